@@ -1,0 +1,3 @@
+module github.com/ptfsh/ptfsh
+
+go 1.26

@@ -1,0 +1,266 @@
+package runtime
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Trait is a set of Flink ArgumentTraits of one argument.
+type Trait uint16
+
+// The argument traits, named as Flink's ArgumentTrait. An argument without
+// a table trait is a scalar argument.
+const (
+	RowSemanticTable Trait = 1 << iota
+	SetSemanticTable
+	OptionalPartitionBy
+	PassColumnsThrough
+	RequireOnTime
+	SupportUpdates
+	RequireUpdateBefore
+	RequireFullDelete
+)
+
+var traitNames = []struct {
+	t    Trait
+	name string
+}{
+	{RowSemanticTable, "ROW_SEMANTIC_TABLE"},
+	{SetSemanticTable, "SET_SEMANTIC_TABLE"},
+	{OptionalPartitionBy, "OPTIONAL_PARTITION_BY"},
+	{PassColumnsThrough, "PASS_COLUMNS_THROUGH"},
+	{RequireOnTime, "REQUIRE_ON_TIME"},
+	{SupportUpdates, "SUPPORT_UPDATES"},
+	{RequireUpdateBefore, "REQUIRE_UPDATE_BEFORE"},
+	{RequireFullDelete, "REQUIRE_FULL_DELETE"},
+}
+
+// ParseTrait parses a trait name such as "SET_SEMANTIC_TABLE".
+func ParseTrait(s string) (Trait, bool) {
+	for _, tn := range traitNames {
+		if tn.name == s {
+			return tn.t, true
+		}
+	}
+	return 0, false
+}
+
+// TraitNames lists the known trait names in declaration order.
+func TraitNames() []string {
+	n := make([]string, len(traitNames))
+	for i, tn := range traitNames {
+		n[i] = tn.name
+	}
+	return n
+}
+
+// Has reports whether all traits of u are in t.
+func (t Trait) Has(u Trait) bool { return t&u == u }
+
+// IsTable reports whether the traits make a table argument.
+func (t Trait) IsTable() bool { return t&(RowSemanticTable|SetSemanticTable) != 0 }
+
+// String lists the traits as Flink's signature does: {TABLE, SET SEMANTIC TABLE, ...}.
+func (t Trait) String() string {
+	var parts []string
+	if t.IsTable() {
+		parts = append(parts, "TABLE")
+	}
+	for _, tn := range traitNames {
+		if t.Has(tn.t) {
+			parts = append(parts, strings.ReplaceAll(tn.name, "_", " "))
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// ArgDecl declares one argument of a PTF, as Flink's @ArgumentHint does.
+type ArgDecl struct {
+	Name string
+	// Traits are the argument's traits; without a table trait the argument
+	// is a scalar argument.
+	Traits Trait
+	// Type is the scalar argument's type, or the declared ROW type of a
+	// typed table argument (columns mapped by position). Nil for a
+	// polymorphic table argument.
+	Type *Type
+	// Optional arguments may be omitted (they are NULL then).
+	Optional bool
+}
+
+// IsTable reports whether the argument is a table argument.
+func (a ArgDecl) IsTable() bool { return a.Traits.IsTable() }
+
+// StateKind is the kind of a state entry.
+type StateKind uint8
+
+// State kinds: a value (POJO or ROW), Flink's ListView or MapView.
+const (
+	ValueState StateKind = iota
+	ListState
+	MapState
+)
+
+// StateDecl declares one state entry, as Flink's @StateHint does.
+type StateDecl struct {
+	Name string
+	Kind StateKind
+	// Type is the ROW type of a typed value entry, ARRAY<T> of a list, or
+	// MAP<K, V> of a map; nil for an untyped value entry.
+	Type *Type
+	// TTL is the entry's time-to-live on processing time. TTLSet tells an
+	// explicit declaration from none: TTLSet with TTL 0 disables TTL.
+	TTL    time.Duration
+	TTLSet bool
+}
+
+// ChangelogMode is the set of row kinds a table or function produces, as
+// Flink's ChangelogMode. KeyOnlyDeletes marks deletes that carry only the key.
+type ChangelogMode struct {
+	kinds          uint8
+	KeyOnlyDeletes bool
+}
+
+// NewChangelogMode returns a mode with the given kinds.
+func NewChangelogMode(kinds ...RowKind) ChangelogMode {
+	var m ChangelogMode
+	for _, k := range kinds {
+		m.kinds |= 1 << k
+	}
+	return m
+}
+
+// Standard changelog modes.
+var (
+	InsertOnly = NewChangelogMode(Insert)
+	RetractAll = NewChangelogMode(Insert, UpdateBefore, UpdateAfter, Delete)
+	UpsertAll  = NewChangelogMode(Insert, UpdateAfter, Delete)
+)
+
+// Contains reports whether kind k is in the mode.
+func (m ChangelogMode) Contains(k RowKind) bool { return m.kinds&(1<<k) != 0 }
+
+// IsInsertOnly reports whether the mode has only INSERT.
+func (m ChangelogMode) IsInsertOnly() bool { return m.kinds == 1<<Insert }
+
+// Kinds returns the kinds in Flink's order.
+func (m ChangelogMode) Kinds() []RowKind {
+	var ks []RowKind
+	for k := Insert; k <= Delete; k++ {
+		if m.Contains(k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// String renders the mode as Flink's ChangelogMode.toString:
+// [INSERT, UPDATE_AFTER, ~DELETE].
+func (m ChangelogMode) String() string {
+	var parts []string
+	for _, k := range m.Kinds() {
+		s := k.String()
+		if k == Delete && m.KeyOnlyDeletes {
+			s = "~" + s
+		}
+		parts = append(parts, s)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// ShortString renders the mode in plan notation: I,UB,UA,D.
+func (m ChangelogMode) ShortString() string {
+	short := map[RowKind]string{Insert: "I", UpdateBefore: "UB", UpdateAfter: "UA", Delete: "D"}
+	var parts []string
+	for _, k := range m.Kinds() {
+		parts = append(parts, short[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+// FuncDef is a loaded PTF: its declaration and a way to instantiate it.
+// A Loader (JavaScript) or Go code (stdlib) makes it.
+type FuncDef struct {
+	// Name is the name the function is registered under.
+	Name string
+	// File is the source file, empty for inline or Go functions.
+	File string
+	// Language is "JAVASCRIPT", "TYPESCRIPT" or "GO".
+	Language string
+	Args     []ArgDecl
+	State    []StateDecl
+	// Output is the declared output type: a ROW type gives named columns,
+	// any other type one column EXPR$0.
+	Output Type
+	// HasOnTimer reports whether the function defines onTimer.
+	HasOnTimer bool
+	// New makes one instance of the function for one call site.
+	New func(spec CallSpec) (PTF, error)
+}
+
+// CallSpec describes a bound call of a PTF: everything an instance may
+// prepare once before rows arrive.
+type CallSpec struct {
+	// Ctx is cancelled when the statement is (Ctrl-C); an instance stops
+	// a running call when it is.
+	Ctx context.Context
+	// UID identifies the call's state.
+	UID string
+	// Args holds each argument's value by declaration index: the bound
+	// scalar value (nil when NULL or omitted) and nil for table arguments.
+	Args []any
+	// Tables holds each table argument's schema by declaration index
+	// (the zero Schema for scalar arguments).
+	Tables []Schema
+	// Output is the function's own output columns (no key prefix, no rowtime).
+	Output Schema
+}
+
+// PTF is one instance of a process table function. The runtime calls it
+// from one goroutine at a time. Errors returned stop the statement.
+type PTF interface {
+	// Eval is called once per input row; ctx.Input() tells which table
+	// argument the row belongs to. A PTF without table arguments is called
+	// once, with an empty row and ctx.Input() == -1.
+	Eval(ctx *Context, row Row) error
+	// OnTimer is called when one of the instance's timers fires.
+	OnTimer(ctx *Context) error
+}
+
+// StateCodec is implemented by a PTF that declares state. Value state is
+// kept live between calls as the instance's own objects (for JavaScript,
+// JS objects): the runtime caches them per partition key and asks the
+// codec only to make a fresh default and to convert at checkpoints.
+type StateCodec interface {
+	// NewState returns a fresh default value for state entry i.
+	NewState(i int) (any, error)
+	// EncodeState converts the live value of entry i to bytes.
+	EncodeState(i int, v any) ([]byte, error)
+	// DecodeState converts bytes written by EncodeState back to a live value.
+	DecodeState(i int, data []byte) (any, error)
+}
+
+// TableSemantics describes a table argument as Flink's TableSemantics does.
+type TableSemantics struct {
+	// DataType is the table's row type.
+	DataType Type
+	// PartitionBy are the indexes of the PARTITION BY columns.
+	PartitionBy []int
+	// OrderBy are the indexes of the ORDER BY columns, Descending their directions.
+	OrderBy    []int
+	Descending []bool
+	// TimeColumn is the index of the on_time column, or -1.
+	TimeColumn int
+	// Changelog is the table's changelog mode as the function receives it.
+	Changelog ChangelogMode
+}
+
+// Loader loads function files. It is the only way a Session reaches a
+// scripting engine.
+type Loader interface {
+	// Load compiles the function in src (read from file, which may be empty
+	// for inline sources) and returns its definition. name is the name the
+	// function is registered under.
+	Load(name, file, src string) (*FuncDef, error)
+}
