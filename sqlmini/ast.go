@@ -1,0 +1,304 @@
+package sqlmini
+
+// The grammar structs below are the AST: participle fills them from their
+// tags. Every node has a Pos. Words in quotes are matched case-insensitively.
+
+// Script is a sequence of statements separated by semicolons.
+type Script struct {
+	Statements []*Statement
+}
+
+// Statement is one SQL statement. Exactly one field besides Pos and Text is set.
+type Statement struct {
+	Pos Pos
+
+	Create   *Create   `parser:"(  @@"`
+	Drop     *Drop     `parser:" | @@"`
+	Show     *Show     `parser:" | @@"`
+	Describe *Describe `parser:" | @@"`
+	Set      *Set      `parser:" | @@"`
+	Reset    *Reset    `parser:" | @@"`
+	Explain  *Explain  `parser:" | @@"`
+	Insert   *Insert   `parser:" | @@"`
+	Query    *Query    `parser:" | @@ )"`
+
+	// Text is the statement's source text, without the final semicolon.
+	Text string
+}
+
+// Name is an identifier, plain or backquoted (the quotes removed).
+type Name struct {
+	Pos   Pos
+	Value Ident `parser:"@(Ident | QIdent)"`
+}
+
+// Ident is an identifier's value.
+type Ident string
+
+// Capture removes backquotes.
+func (i *Ident) Capture(values []string) error {
+	*i = Ident(unquoteIdent(values[0]))
+	return nil
+}
+
+// Str is a string literal's value, quotes removed.
+type Str string
+
+// Capture unquotes a SQL string literal.
+func (s *Str) Capture(values []string) error {
+	*s = Str(unquoteString(values[0]))
+	return nil
+}
+
+// Body is a $$...$$ block's content.
+type Body string
+
+// Capture strips the dollar quotes.
+func (b *Body) Capture(values []string) error {
+	v := values[0]
+	*b = Body(v[2 : len(v)-2])
+	return nil
+}
+
+// Create is CREATE [TEMPORARY] FUNCTION | VIEW | TABLE.
+type Create struct {
+	Pos       Pos
+	Temporary bool            `parser:"'CREATE' @('TEMPORARY' | 'TEMP')? ('SYSTEM')?"`
+	Function  *CreateFunction `parser:"(  'FUNCTION' @@"`
+	View      *CreateView     `parser:" | 'VIEW' @@"`
+	Table     *CreateTable    `parser:" | 'TABLE' @@ )"`
+}
+
+// CreateFunction is the rest of CREATE FUNCTION [IF NOT EXISTS] name
+// AS 'file' [LANGUAGE lang] or LANGUAGE lang AS $$ source $$.
+type CreateFunction struct {
+	Pos         Pos
+	IfNotExists bool  `parser:"@('IF' 'NOT' 'EXISTS')?"`
+	Name        *Name `parser:"@@"`
+	Lang1       *Name `parser:"(  'LANGUAGE' @@ 'AS'"`
+	Body1       *Body `parser:"   @Body"`
+	Body2       *Body `parser:" | 'AS' ( @Body"`
+	Path        *Str  `parser:"        | @String )"`
+	Lang2       *Name `parser:"   ( 'LANGUAGE' @@ )? )"`
+}
+
+// Language returns the declared language, or "" when none was given.
+func (c *CreateFunction) Language() string {
+	if c.Lang1 != nil {
+		return string(c.Lang1.Value)
+	}
+	if c.Lang2 != nil {
+		return string(c.Lang2.Value)
+	}
+	return ""
+}
+
+// Source returns the inline source of a $$ body and whether there is one.
+func (c *CreateFunction) Source() (string, bool) {
+	if c.Body1 != nil {
+		return string(*c.Body1), true
+	}
+	if c.Body2 != nil {
+		return string(*c.Body2), true
+	}
+	return "", false
+}
+
+// CreateView is the rest of CREATE VIEW name [(cols)] AS query.
+type CreateView struct {
+	Pos     Pos
+	Name    *Name   `parser:"@@"`
+	Columns []*Name `parser:"( '(' @@ ( ',' @@ )* ')' )?"`
+	Query   *Query  `parser:"'AS' @@"`
+}
+
+// CreateTable is the rest of CREATE TABLE name (elements) [WITH (options)].
+type CreateTable struct {
+	Pos      Pos
+	Name     *Name           `parser:"@@"`
+	Elements []*TableElement `parser:"'(' @@ ( ',' @@ )* ')'"`
+	Options  []*Option       `parser:"( 'WITH' '(' ( @@ ( ',' @@ )* )? ')' )?"`
+}
+
+// TableElement is a column, a PRIMARY KEY or a WATERMARK declaration.
+type TableElement struct {
+	Pos        Pos
+	PrimaryKey *PrimaryKey `parser:"(  @@"`
+	Watermark  *Watermark  `parser:" | @@"`
+	Column     *ColumnDef  `parser:" | @@ )"`
+}
+
+// PrimaryKey is PRIMARY KEY (cols) NOT ENFORCED.
+type PrimaryKey struct {
+	Pos     Pos
+	Columns []*Name `parser:"'PRIMARY' 'KEY' '(' @@ ( ',' @@ )* ')' 'NOT' 'ENFORCED'"`
+}
+
+// Watermark is WATERMARK FOR col AS expr.
+type Watermark struct {
+	Pos    Pos
+	Column *Name `parser:"'WATERMARK' 'FOR' @@"`
+	Expr   *Expr `parser:"'AS' @@"`
+}
+
+// ColumnDef is name type [PRIMARY KEY NOT ENFORCED].
+type ColumnDef struct {
+	Pos        Pos
+	Name       *Name     `parser:"@@"`
+	Type       *TypeExpr `parser:"@@"`
+	PrimaryKey bool      `parser:"@('PRIMARY' 'KEY' 'NOT' 'ENFORCED')?"`
+}
+
+// Option is 'key' = 'value' in a WITH clause.
+type Option struct {
+	Pos   Pos
+	Key   Str `parser:"@String '='"`
+	Value Str `parser:"@String"`
+}
+
+// Drop is DROP [TEMPORARY] FUNCTION | TABLE | VIEW [IF EXISTS] name.
+type Drop struct {
+	Pos       Pos
+	Temporary bool   `parser:"'DROP' @('TEMPORARY' | 'TEMP')? ('SYSTEM')?"`
+	Kind      string `parser:"@('FUNCTION' | 'TABLE' | 'VIEW')"`
+	IfExists  bool   `parser:"@('IF' 'EXISTS')?"`
+	Name      *Name  `parser:"@@"`
+}
+
+// Show is SHOW FUNCTIONS | SHOW USER FUNCTIONS | SHOW TABLES | SHOW VIEWS.
+type Show struct {
+	Pos  Pos
+	User bool   `parser:"'SHOW' @'USER'?"`
+	What string `parser:"@('FUNCTIONS' | 'TABLES' | 'VIEWS')"`
+}
+
+// Describe is DESCRIBE name (a table, a view or a function).
+type Describe struct {
+	Pos  Pos
+	Name *Name `parser:"('DESCRIBE' | 'DESC') @@"`
+}
+
+// Set is SET ['key' = 'value'].
+type Set struct {
+	Pos   Pos
+	Key   *Str `parser:"'SET' ( @String"`
+	Value *Str `parser:"'=' @String )?"`
+}
+
+// Reset is RESET ['key'].
+type Reset struct {
+	Pos Pos
+	Key *Str `parser:"'RESET' @String?"`
+}
+
+// Explain is EXPLAIN query.
+type Explain struct {
+	Pos   Pos
+	Query *Query `parser:"'EXPLAIN' @@"`
+}
+
+// Insert is INSERT INTO table query.
+type Insert struct {
+	Pos   Pos
+	Table *Name  `parser:"'INSERT' 'INTO' @@"`
+	Query *Query `parser:"@@"`
+}
+
+// Query is [WITH ctes] a select or VALUES, with UNION ALL branches.
+type Query struct {
+	Pos   Pos
+	With  []*CTE     `parser:"( 'WITH' @@ ( ',' @@ )* )?"`
+	Body  *SetExpr   `parser:"@@"`
+	Union []*SetExpr `parser:"( 'UNION' 'ALL' @@ )*"`
+}
+
+// CTE is name [(cols)] AS (query).
+type CTE struct {
+	Pos     Pos
+	Name    *Name   `parser:"@@"`
+	Columns []*Name `parser:"( '(' @@ ( ',' @@ )* ')' )?"`
+	Query   *Query  `parser:"'AS' '(' @@ ')'"`
+}
+
+// SetExpr is a SELECT, a VALUES list or a parenthesized query.
+type SetExpr struct {
+	Pos    Pos
+	Select *Select `parser:"(  @@"`
+	Values *Values `parser:" | @@"`
+	Paren  *Query  `parser:" | '(' @@ ')' )"`
+}
+
+// Values is VALUES (row), (row), ...
+type Values struct {
+	Pos  Pos
+	Rows []*ValuesRow `parser:"'VALUES' @@ ( ',' @@ )*"`
+}
+
+// ValuesRow is one parenthesized row of VALUES.
+type ValuesRow struct {
+	Pos    Pos
+	Values []*Expr `parser:"'(' @@ ( ',' @@ )* ')'"`
+}
+
+// Select is SELECT items FROM source [WHERE] [GROUP BY] [LIMIT].
+type Select struct {
+	Pos      Pos
+	Distinct bool          `parser:"'SELECT' @'DISTINCT'?"`
+	Items    []*SelectItem `parser:"@@ ( ',' @@ )*"`
+	From     *FromItem     `parser:"'FROM' @@"`
+	Where    *Expr         `parser:"( 'WHERE' @@ )?"`
+	GroupBy  []*Expr       `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
+	Limit    *string       `parser:"( 'LIMIT' @Number )?"`
+}
+
+// SelectItem is *, t.*, or an expression with an optional alias.
+type SelectItem struct {
+	Pos   Pos
+	Star  bool  `parser:"(  @'*'"`
+	Expr  *Expr `parser:" | @@"`
+	Alias *Name `parser:"   ( 'AS'? @@ )? )"`
+}
+
+// FromItem is a table, a PTF call, a subquery or VALUES, with an optional alias.
+type FromItem struct {
+	Pos       Pos
+	Call      *Call   `parser:"(  'TABLE' '(' @@ ')'"`
+	Call2     *Call   `parser:" | @@"`
+	Subquery  *Query  `parser:" | '(' @@ ')'"`
+	Table     *Name   `parser:" | @@ )"`
+	Alias     *Name   `parser:"( 'AS'? @@"`
+	AliasCols []*Name `parser:"  ( '(' @@ ( ',' @@ )* ')' )? )?"`
+}
+
+// Call is a PTF call: name(args).
+type Call struct {
+	Pos  Pos
+	Name *Name  `parser:"@@ '('"`
+	Args []*Arg `parser:"( @@ ( ',' @@ )* )? ')'"`
+}
+
+// Arg is a positional or named (name => value) argument of a PTF call.
+type Arg struct {
+	Pos     Pos
+	Name    *Name     `parser:"( @@ '=>' )?"`
+	Table   *TableArg `parser:"(  @@"`
+	Default bool      `parser:" | @'DEFAULT'"`
+	Expr    *Expr     `parser:" | @@ )"`
+}
+
+// TableArg is TABLE t [PARTITION BY cols] [ORDER BY cols].
+type TableArg struct {
+	Pos         Pos
+	Name        *Name        `parser:"'TABLE' ( @@"`
+	Query       *Query       `parser:"        | '(' @@ ')' )"`
+	PartitionBy []*Name      `parser:"( 'PARTITION' 'BY' ( '(' @@ ( ',' @@ )* ')' | @@ ) )?"`
+	OrderBy     []*OrderItem `parser:"( 'ORDER' 'BY' ( '(' @@ ( ',' @@ )* ')' | @@ ) )?"`
+}
+
+// OrderItem is col [ASC | DESC] [NULLS FIRST | NULLS LAST].
+type OrderItem struct {
+	Pos       Pos
+	Column    *Name  `parser:"@@"`
+	Direction string `parser:"@('ASC' | 'DESC')?"`
+	Nulls     string `parser:"( 'NULLS' @('FIRST' | 'LAST') )?"`
+}

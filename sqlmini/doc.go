@@ -1,0 +1,47 @@
+// Package sqlmini is the syntax of ptfsh's SQL dialect: the lexer, the
+// grammar structs (which are the AST), Parse and Split. It knows no function
+// names, tables or types: meaning is the runtime's.
+//
+// # The dialect
+//
+// Flink SQL spelling, as far as ptfsh needs it:
+//
+//	script      = statement { ";" statement } [ ";" ] .
+//	statement   = create | drop | show | describe | set | reset | explain | insert | query .
+//	create      = "CREATE" ["TEMPORARY"] ( "FUNCTION" function | "VIEW" view | "TABLE" table ) .
+//	function    = ["IF" "NOT" "EXISTS"] name ( "AS" (string | body) ["LANGUAGE" name] | "LANGUAGE" name "AS" body ) .
+//	view        = name ["(" name {"," name} ")"] "AS" query .
+//	table       = name "(" element {"," element} ")" ["WITH" "(" option {"," option} ")"] .
+//	element     = "PRIMARY" "KEY" "(" names ")" "NOT" "ENFORCED" | "WATERMARK" "FOR" name "AS" expr | name type ["PRIMARY" "KEY" "NOT" "ENFORCED"] .
+//	drop        = "DROP" ["TEMPORARY"] ("FUNCTION" | "TABLE" | "VIEW") ["IF" "EXISTS"] name .
+//	show        = "SHOW" ["USER"] "FUNCTIONS" | "SHOW" "TABLES" | "SHOW" "VIEWS" .
+//	describe    = ("DESCRIBE" | "DESC") name .
+//	set         = "SET" [string "=" string] .   reset = "RESET" [string] .
+//	explain     = "EXPLAIN" query .              insert = "INSERT" "INTO" name query .
+//	query       = ["WITH" cte {"," cte}] setexpr {"UNION" "ALL" setexpr} .
+//	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .
+//	select      = "SELECT" ["DISTINCT"] item {"," item} "FROM" from ["WHERE" expr] ["GROUP" "BY" exprs] ["LIMIT" number] .
+//	from        = ( "TABLE" "(" call ")" | call | "(" query ")" | name ) [["AS"] name ["(" names ")"]] .
+//	call        = name "(" [arg {"," arg}] ")" .
+//	arg         = [name "=>"] ( "TABLE" (name | "(" query ")") ["PARTITION" "BY" cols] ["ORDER" "BY" orders] | "DEFAULT" | expr ) .
+//
+// Expressions have OR, AND, NOT, comparisons (= <> != < <= > >=), [NOT] IN,
+// IS [NOT] NULL, + - || * / %, literals (numbers, 'strings', TRUE, FALSE,
+// NULL, INTERVAL '5' MINUTE, TIMESTAMP '...', DATE '...'), CAST(x AS type),
+// ROW(...), ARRAY[...], MAP[...], DESCRIPTOR(...), function calls and
+// column references. Types are written as in Flink: INT NOT NULL,
+// VARCHAR(5), DECIMAL(10, 2), TIMESTAMP_LTZ(3), TIMESTAMP(3) WITH LOCAL
+// TIME ZONE, INTERVAL DAY TO SECOND, ARRAY<T>, MAP<K, V>, ROW<a INT, b STRING>.
+//
+// # Words
+//
+// Keywords are case-insensitive. The reserved words (see IsReserved) need
+// backquotes to be used as names: `count`. Comments are -- to the end of the
+// line and /* ... */. A function body may be given inline between $$ and $$.
+//
+// # Positions
+//
+// Every node has a Pos (file, line, column, offset) into the whole source,
+// also when a script is parsed statement by statement, and every error is an
+// *Error whose Error() reads file:line:col: message.
+package sqlmini
