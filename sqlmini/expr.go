@@ -82,7 +82,7 @@ type Primary struct {
 	Row        *Constructor  `parser:" | 'ROW' '(' @@ ')'"`
 	Array      *Constructor  `parser:" | 'ARRAY' '[' @@ ']'"`
 	Map        *Constructor  `parser:" | 'MAP' '[' @@ ']'"`
-	Descriptor []*Name       `parser:" | 'DESCRIPTOR' '(' ( @@ ( ',' @@ )* )? ')'"`
+	Descriptor []*Name       `parser:" | 'DESCRIPTOR' '(' @@ ( ',' @@ )* ')'"`
 	Func       *FuncCall     `parser:" | @@"`
 	Column     *ColumnRef    `parser:" | @@"`
 	Paren      *Expr         `parser:" | '(' @@ ')' )"`
@@ -123,7 +123,7 @@ type FuncCall struct {
 	Name     *Name   `parser:"@@ '('"`
 	Distinct bool    `parser:"@'DISTINCT'?"`
 	Star     bool    `parser:"( @'*'"`
-	Args     []*Expr `parser:" | ( @@ ( ',' @@ )* )? ) ')'"`
+	Args     []*Expr `parser:" | @@ ( ',' @@ )* )? ')'"`
 }
 
 // ColumnRef is a column, optionally qualified: t.col.
@@ -138,7 +138,7 @@ type TypeExpr struct {
 	Interval *IntervalType `parser:"(  'INTERVAL' @@"`
 	Array    *TypeExpr     `parser:" | 'ARRAY' '<' @@ '>'"`
 	Map      *MapType      `parser:" | 'MAP' '<' @@ '>'"`
-	Row      []*FieldType  `parser:" | 'ROW' ( '<' ( @@ ( ',' @@ )* )? '>' | '(' ( @@ ( ',' @@ )* )? ')' )"`
+	Row      []*FieldType  `parser:" | 'ROW' ( '<' @@ ( ',' @@ )* '>' | '(' @@ ( ',' @@ )* ')' )"`
 	Name     string        `parser:" | @(Ident | 'DESCRIPTOR')"`
 	Params   []string      `parser:"   ( '(' @Number ( ',' @Number )* ')' )?"`
 	LTZ      bool          `parser:"   @( 'WITH' 'LOCAL' 'TIME' 'ZONE' )?"`

@@ -35,6 +35,10 @@ var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Body", Pattern: `\$\$(?:[^$]|\$[^$])*\$\$`},
 	{Name: "String", Pattern: `'(?:[^']|'')*'`},
 	{Name: "QIdent", Pattern: "`(?:[^`]|``)*`"},
+	// An opening quote, $$ or /* that the rules above could not close. It
+	// is a token rather than a lexer error so that Split and Complete see
+	// it (without it, an unclosed /* would lex as the operators / and *).
+	{Name: "Unterminated", Pattern: "'|`|\\$\\$|/\\*"},
 	{Name: "Number", Pattern: `(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`},
 	{Name: "Keyword", Pattern: `(?i)\b(?:` + strings.Join(reserved, "|") + `)\b`},
 	{Name: "Ident", Pattern: `[\p{L}_][\p{L}\p{N}_]*`},

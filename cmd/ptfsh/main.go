@@ -1,0 +1,139 @@
+// Command ptfsh runs Process Table Functions written in JavaScript or
+// TypeScript from a small Flink SQL dialect, without a Flink cluster.
+//
+//	ptfsh                      interactive shell
+//	ptfsh -f script.sql        run a script (exit status 1 on the first error)
+//	ptfsh -e "SELECT ..."      run statements given inline
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+type options struct {
+	file, exec, statePath, format, init string
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ptfsh", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	fs.StringVar(&o.file, "f", "", "run the statements of `FILE` and exit")
+	fs.StringVar(&o.exec, "e", "", "run the given `STATEMENTS` and exit")
+	fs.StringVar(&o.statePath, "state", "", "keep state in `FILE` (bbolt) across runs")
+	fs.StringVar(&o.format, "format", "tableau", "result format: tableau, rows, csv or json")
+	fs.StringVar(&o.init, "init", "", "run the statements of `FILE` before the prompt")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: ptfsh [flags]\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "ptfsh: unexpected argument %q (use -f FILE to run a script)\n", fs.Arg(0))
+		return 2
+	}
+
+	store, cleanup, err := openStore(o.statePath)
+	if err != nil {
+		fmt.Fprintf(stderr, "ptfsh: %v\n", err)
+		return 1
+	}
+	defer cleanup()
+
+	engine := script.NewEngine(script.Options{
+		ParseType: runtime.ParseType,
+		FormatRow: runtime.FormatRow,
+		Stdlib:    stdlib.JS,
+		Console:   stderr,
+	})
+	defer engine.Close()
+	sess, err := runtime.NewSession(runtime.Config{
+		Out: stdout, Err: stderr, Loader: engine, Store: store,
+		Format: o.format, Timing: isTerminal(os.Stderr),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "ptfsh: %v\n", err)
+		return 2
+	}
+	stdlib.Register(sess.Catalog())
+
+	if o.init != "" {
+		if code := runFile(sess, o.init, stderr); code != 0 {
+			return code
+		}
+	}
+	switch {
+	case o.file != "":
+		return runFile(sess, o.file, stderr)
+	case o.exec != "":
+		return runSource(sess, "", o.exec, stderr)
+	}
+	return repl(sess, stdin, stdout, stderr)
+}
+
+// runFile runs a script file; the first error ends it with status 1.
+func runFile(sess *runtime.Session, path string, stderr io.Writer) int {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "ptfsh: %v\n", err)
+		return 1
+	}
+	return runSource(sess, path, string(src), stderr)
+}
+
+func runSource(sess *runtime.Session, name, src string, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := sess.Exec(ctx, name, src); err != nil {
+		fmt.Fprint(stderr, runtime.FormatError(err, src))
+		return 1
+	}
+	return 0
+}
+
+// openStore opens the state file, or a temporary one removed at exit.
+func openStore(path string) (state.Store, func(), error) {
+	if path != "" {
+		st, err := state.OpenBolt(path, state.BoltOptions{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, func() { st.Close() }, nil
+	}
+	dir, err := os.MkdirTemp("", "ptfsh-state-")
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return st, func() { st.Close(); os.RemoveAll(dir) }, nil
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/chzyer/readline"
+
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+const (
+	prompt     = "ptfsh> "
+	contPrompt = "     > "
+)
+
+// repl reads statements until end of input. An error is printed and the
+// shell goes on. With a terminal it uses readline (history, line editing);
+// otherwise it reads plain lines without a prompt.
+func repl(sess *runtime.Session, stdin io.Reader, stdout, stderr io.Writer) int {
+	f, isFile := stdin.(*os.File)
+	if !isFile || !isTerminal(f) {
+		return replPlain(sess, stdin, stderr)
+	}
+	home, _ := os.UserHomeDir()
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt:          prompt,
+		HistoryFile:     filepath.Join(home, ".ptfsh_history"),
+		InterruptPrompt: "^C",
+		EOFPrompt:       "",
+		Stdout:          stdout,
+		Stderr:          stderr,
+	})
+	if err != nil {
+		return replPlain(sess, stdin, stderr)
+	}
+	defer rl.Close()
+	fmt.Fprintln(stderr, "ptfsh — Process Table Functions without a cluster. End statements with ';', Ctrl-D quits.")
+	var buf strings.Builder
+	for {
+		line, err := rl.Readline()
+		if errors.Is(err, readline.ErrInterrupt) {
+			buf.Reset()
+			rl.SetPrompt(prompt)
+			continue
+		}
+		if err != nil { // io.EOF: Ctrl-D
+			return 0
+		}
+		buf.WriteString(line)
+		buf.WriteByte('\n')
+		if !sqlmini.Complete(buf.String()) {
+			if strings.TrimSpace(buf.String()) != "" {
+				rl.SetPrompt(contPrompt)
+			} else {
+				buf.Reset()
+			}
+			continue
+		}
+		execInteractive(sess, buf.String(), stderr)
+		buf.Reset()
+		rl.SetPrompt(prompt)
+	}
+}
+
+func replPlain(sess *runtime.Session, stdin io.Reader, stderr io.Writer) int {
+	sc := bufio.NewScanner(stdin)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var buf strings.Builder
+	for sc.Scan() {
+		buf.WriteString(sc.Text())
+		buf.WriteByte('\n')
+		if sqlmini.Complete(buf.String()) {
+			execInteractive(sess, buf.String(), stderr)
+			buf.Reset()
+		}
+	}
+	if strings.TrimSpace(buf.String()) != "" {
+		execInteractive(sess, buf.String(), stderr)
+	}
+	return 0
+}
+
+// execInteractive runs statements with Ctrl-C cancelling them, not the shell.
+func execInteractive(sess *runtime.Session, src string, stderr io.Writer) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := sess.Exec(ctx, "", src); err != nil {
+		fmt.Fprint(stderr, runtime.FormatError(err, src))
+	}
+}

@@ -1,0 +1,389 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// castValue converts a value to type to, as CAST does. NULL stays NULL.
+func castValue(v any, to Type) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	switch to.Kind {
+	case KindNull:
+		return nil, nil
+	case KindBoolean:
+		switch x := v.(type) {
+		case bool:
+			return x, nil
+		case string:
+			switch strings.ToUpper(strings.TrimSpace(x)) {
+			case "TRUE":
+				return true, nil
+			case "FALSE":
+				return false, nil
+			}
+		case int64:
+			return x != 0, nil
+		}
+	case KindTinyInt, KindSmallInt, KindInt, KindBigInt:
+		var n int64
+		switch x := v.(type) {
+		case int64:
+			n = x
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("cannot cast %v to %s", x, to)
+			}
+			n = int64(x)
+		case Decimal:
+			q := new(big.Int).Quo(x.Unscaled, new(big.Int).Exp(bigTen, big.NewInt(int64(x.Scale)), nil))
+			if !q.IsInt64() {
+				return nil, fmt.Errorf("value %s is out of range for %s", FormatValue(x, Type{Kind: KindDecimal}), to)
+			}
+			n = q.Int64()
+		case string:
+			i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("cannot cast '%s' to %s", x, to)
+			}
+			n = i
+		case bool:
+			if x {
+				n = 1
+			}
+		default:
+			return nil, castError(v, to)
+		}
+		lo, hi := intBounds(to.Kind)
+		if n < lo || n > hi {
+			return nil, fmt.Errorf("value %d is out of range for %s", n, to.Nullable())
+		}
+		return n, nil
+	case KindFloat, KindDouble:
+		switch x := v.(type) {
+		case int64:
+			return float64(x), nil
+		case float64:
+			return x, nil
+		case Decimal:
+			return toFloat(x), nil
+		case string:
+			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+			if err != nil {
+				return nil, fmt.Errorf("cannot cast '%s' to %s", x, to)
+			}
+			return f, nil
+		}
+	case KindDecimal:
+		var r *big.Rat
+		switch x := v.(type) {
+		case int64:
+			r = new(big.Rat).SetInt64(x)
+		case float64:
+			r = new(big.Rat)
+			if r.SetFloat64(x) == nil {
+				return nil, fmt.Errorf("cannot cast %v to %s", x, to)
+			}
+		case Decimal:
+			r = x.rat()
+		case string:
+			var ok bool
+			if r, ok = new(big.Rat).SetString(strings.TrimSpace(x)); !ok {
+				return nil, fmt.Errorf("cannot cast '%s' to %s", x, to)
+			}
+		default:
+			return nil, castError(v, to)
+		}
+		return ratToDecimal(r, to)
+	case KindChar, KindVarChar:
+		switch x := v.(type) {
+		case string:
+			return x, nil
+		default:
+			return FormatValue(v, Type{}), nil
+		}
+	case KindBinary, KindVarBinary:
+		switch x := v.(type) {
+		case []byte:
+			return x, nil
+		case string:
+			return []byte(x), nil
+		}
+	case KindTimestamp, KindTimestampLTZ, KindDate, KindTime:
+		switch x := v.(type) {
+		case string:
+			return ParseValue(x, to, ParseOptions{})
+		case Instant:
+			if to.Kind == KindTimestamp {
+				return LocalDateTime(x), nil
+			}
+			if to.Kind == KindTimestampLTZ {
+				return x, nil
+			}
+		case LocalDateTime:
+			if to.Kind == KindTimestampLTZ {
+				return Instant(x), nil
+			}
+			if to.Kind == KindTimestamp {
+				return x, nil
+			}
+		case int64:
+			if to.Kind == KindTimestampLTZ {
+				return Instant{Millis: x}, nil
+			}
+		case Date:
+			if to.Kind == KindDate {
+				return x, nil
+			}
+		case TimeOfDay:
+			if to.Kind == KindTime {
+				return x, nil
+			}
+		}
+	case KindIntervalDayTime:
+		if x, ok := v.(Duration); ok {
+			return x, nil
+		}
+	case KindIntervalYearMonth:
+		if x, ok := v.(Period); ok {
+			return x, nil
+		}
+	case KindArray:
+		if x, ok := v.([]any); ok {
+			out := make([]any, len(x))
+			for i, e := range x {
+				c, err := castValue(e, *to.Elem)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = c
+			}
+			return out, nil
+		}
+	case KindMap:
+		if x, ok := v.(*Map); ok {
+			out := &Map{Keys: make([]any, len(x.Keys)), Values: make([]any, len(x.Values))}
+			for i := range x.Keys {
+				var err error
+				if out.Keys[i], err = castValue(x.Keys[i], *to.Key); err != nil {
+					return nil, err
+				}
+				if out.Values[i], err = castValue(x.Values[i], *to.Elem); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		}
+	case KindRow:
+		if x, ok := v.(Row); ok && len(x.Fields) == len(to.Fields) {
+			out := Row{Kind: x.Kind, Fields: make([]any, len(x.Fields))}
+			for i, f := range x.Fields {
+				c, err := castValue(f, to.Fields[i].Type)
+				if err != nil {
+					return nil, err
+				}
+				out.Fields[i] = c
+			}
+			return out, nil
+		}
+	case KindDescriptor:
+		if x, ok := v.(Descriptor); ok {
+			return x, nil
+		}
+	}
+	return nil, castError(v, to)
+}
+
+func castError(v any, to Type) error {
+	return fmt.Errorf("cannot cast %s to %s", FormatValue(v, Type{}), to.Nullable())
+}
+
+func intBounds(k Kind) (int64, int64) {
+	switch k {
+	case KindTinyInt:
+		return math.MinInt8, math.MaxInt8
+	case KindSmallInt:
+		return math.MinInt16, math.MaxInt16
+	case KindInt:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// ratToDecimal rounds r HALF_UP to the scale of t and checks the precision.
+func ratToDecimal(r *big.Rat, t Type) (any, error) {
+	scale := new(big.Int).Exp(bigTen, big.NewInt(int64(t.Scale)), nil)
+	num := new(big.Int).Mul(r.Num(), scale)
+	q, m := new(big.Int).QuoRem(num, r.Denom(), new(big.Int))
+	// HALF_UP: away from zero when the remainder is at least half.
+	if new(big.Int).Mul(new(big.Int).Abs(m), big.NewInt(2)).Cmp(r.Denom()) >= 0 {
+		if num.Sign() < 0 {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	if len(new(big.Int).Abs(q).String()) > t.Length && q.Sign() != 0 {
+		return nil, fmt.Errorf("value %s does not fit %s", r.FloatString(t.Scale), t.Nullable())
+	}
+	return Decimal{Unscaled: q, Scale: t.Scale}, nil
+}
+
+// canImplicitCast reports whether a value of type from may be passed where
+// to is declared without a CAST: the same root, a widening number, CHAR to
+// VARCHAR, NULL to anything nullable.
+func canImplicitCast(from, to Type) bool {
+	if from.Kind == KindNull {
+		return !to.NotNull
+	}
+	if to.NotNull && !from.NotNull {
+		return false
+	}
+	switch {
+	case from.IsString() && to.IsString():
+		return true
+	case from.IsInteger() && to.IsInteger():
+		return from.Kind <= to.Kind
+	case from.IsInteger() && (to.Kind == KindFloat || to.Kind == KindDouble || to.Kind == KindDecimal):
+		return true
+	case from.Kind == KindFloat && to.Kind == KindDouble:
+		return true
+	case from.Kind == KindDecimal && (to.Kind == KindDecimal || to.Kind == KindDouble):
+		return true
+	case from.IsTime() && to.Kind == from.Kind:
+		return from.Length <= to.Length
+	case from.Kind == KindArray && to.Kind == KindArray:
+		return canImplicitCast(*from.Elem, to.Elem.Nullable())
+	case from.Kind == KindMap && to.Kind == KindMap:
+		return canImplicitCast(*from.Key, to.Key.Nullable()) && canImplicitCast(*from.Elem, to.Elem.Nullable())
+	case from.Kind == KindRow && to.Kind == KindRow:
+		if len(from.Fields) != len(to.Fields) {
+			return false
+		}
+		for i := range from.Fields {
+			if !canImplicitCast(from.Fields[i].Type, to.Fields[i].Type.Nullable()) {
+				return false
+			}
+		}
+		return true
+	}
+	return from.Kind == to.Kind
+}
+
+// scalar functions known to expressions.
+func compileFunc(f *sqlmini.FuncCall, sc *scope) (expr, error) {
+	name := strings.ToUpper(string(f.Name.Value))
+	switch name {
+	case "COUNT", "SUM", "MIN", "MAX", "AVG":
+		return nil, sqlmini.Errorf(f.Pos, "aggregate function %s is only allowed in a SELECT with GROUP BY", name)
+	}
+	args, err := compileList(f.Args, sc)
+	if err != nil {
+		return nil, err
+	}
+	want := func(n int) error {
+		if len(args) != n {
+			return sqlmini.Errorf(f.Pos, "%s takes %d argument(s), got %d", name, n, len(args))
+		}
+		return nil
+	}
+	str1 := func(fn func(string) any, t Type) (expr, error) {
+		if err := want(1); err != nil {
+			return nil, err
+		}
+		a := args[0]
+		if !a.typ().IsString() && a.typ().Kind != KindNull {
+			return nil, sqlmini.Errorf(f.Pos, "%s needs a string, not %s", name, a.typ())
+		}
+		t.NotNull = a.typ().NotNull
+		return &funcExpr{t: t, konst: a.constant(), f: func(row []any) (any, error) {
+			v, err := a.eval(row)
+			if v == nil || err != nil {
+				return nil, err
+			}
+			return fn(v.(string)), nil
+		}}, nil
+	}
+	switch name {
+	case "UPPER":
+		return str1(func(s string) any { return strings.ToUpper(s) }, TypeString)
+	case "LOWER":
+		return str1(func(s string) any { return strings.ToLower(s) }, TypeString)
+	case "TRIM":
+		return str1(func(s string) any { return strings.TrimSpace(s) }, TypeString)
+	case "CHAR_LENGTH", "CHARACTER_LENGTH":
+		return str1(func(s string) any { return int64(len([]rune(s))) }, TypeInt)
+	case "COALESCE":
+		if len(args) == 0 {
+			return nil, sqlmini.Errorf(f.Pos, "COALESCE needs at least one argument")
+		}
+		t := commonType(args)
+		return &funcExpr{t: t, konst: allConstant(args...), f: func(row []any) (any, error) {
+			for _, a := range args {
+				v, err := a.eval(row)
+				if err != nil {
+					return nil, err
+				}
+				if v != nil {
+					return castValue(v, t)
+				}
+			}
+			return nil, nil
+		}}, nil
+	case "ABS":
+		if err := want(1); err != nil {
+			return nil, err
+		}
+		a := args[0]
+		return &funcExpr{t: a.typ(), konst: a.constant(), f: func(row []any) (any, error) {
+			v, err := a.eval(row)
+			switch x := v.(type) {
+			case int64:
+				if x < 0 {
+					return -x, err
+				}
+			case float64:
+				return math.Abs(x), err
+			case Decimal:
+				return Decimal{Unscaled: new(big.Int).Abs(x.Unscaled), Scale: x.Scale}, err
+			}
+			return v, err
+		}}, nil
+	case "TO_TIMESTAMP_LTZ":
+		if len(args) < 1 || len(args) > 2 {
+			return nil, sqlmini.Errorf(f.Pos, "TO_TIMESTAMP_LTZ takes (epoch, precision)")
+		}
+		a := args[0]
+		p := 3
+		if len(args) == 2 {
+			pv, err := args[1].eval(nil)
+			if err != nil || !args[1].constant() {
+				return nil, sqlmini.Errorf(f.Pos, "TO_TIMESTAMP_LTZ precision must be a constant 0 or 3")
+			}
+			p = int(pv.(int64))
+		}
+		t := Type{Kind: KindTimestampLTZ, Length: 3, NotNull: a.typ().NotNull}
+		return &funcExpr{t: t, konst: a.constant(), f: func(row []any) (any, error) {
+			v, err := a.eval(row)
+			if v == nil || err != nil {
+				return nil, err
+			}
+			n, ok := v.(int64)
+			if !ok {
+				return nil, fmt.Errorf("TO_TIMESTAMP_LTZ needs a number")
+			}
+			if p == 0 {
+				n *= 1000
+			}
+			return Instant{Millis: n}, nil
+		}}, nil
+	}
+	return nil, sqlmini.Errorf(f.Pos, "unknown function %s", f.Name.Value)
+}

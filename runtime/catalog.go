@@ -1,0 +1,115 @@
+package runtime
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// TableKind tells how a catalog table produces its rows.
+type TableKind uint8
+
+// Table kinds.
+const (
+	TableView TableKind = iota // a stored query
+	TableFile                  // CREATE TABLE ... WITH ('connector' = 'filesystem')
+)
+
+// Table is a table or view in the catalog.
+type Table struct {
+	Name string
+	Kind TableKind
+	// Schema is the table's columns (for a view, as its query derives them).
+	Schema Schema
+	// Query is a view's query and ColumnNames its declared column names.
+	Query       *sqlmini.Query
+	ColumnNames []string
+	// Options are the WITH options of a file table.
+	Options map[string]string
+	// PrimaryKey lists the primary key columns' indexes.
+	PrimaryKey []int
+	// Watermark is the WATERMARK clause, if any.
+	Watermark *WatermarkSpec
+	// Temporary marks CREATE TEMPORARY.
+	Temporary bool
+	// BaseDir resolves relative paths of a file table.
+	BaseDir string
+	// Pos is where the table was declared.
+	Pos sqlmini.Pos
+}
+
+// WatermarkSpec is a bounded-out-of-orderness watermark: column - delay.
+type WatermarkSpec struct {
+	Column int
+	Delay  Duration
+	Expr   string
+}
+
+// Function is a function in the catalog.
+type Function struct {
+	Def       *FuncDef
+	Temporary bool
+	// BuiltIn marks functions of the standard library.
+	BuiltIn bool
+}
+
+// Catalog holds the tables and functions of a session. Function names are
+// looked up case-insensitively, as in Flink; table names case-sensitively.
+type Catalog struct {
+	tables    map[string]*Table
+	functions map[string]*Function
+}
+
+// NewCatalog returns an empty catalog.
+func NewCatalog() *Catalog {
+	return &Catalog{tables: map[string]*Table{}, functions: map[string]*Function{}}
+}
+
+// RegisterBuiltIn adds a built-in function (the standard library's).
+func (c *Catalog) RegisterBuiltIn(def *FuncDef) {
+	c.functions[strings.ToLower(def.Name)] = &Function{Def: def, BuiltIn: true}
+}
+
+// Function returns the function named name.
+func (c *Catalog) Function(name string) (*Function, bool) {
+	f, ok := c.functions[strings.ToLower(name)]
+	return f, ok
+}
+
+// Table returns the table or view named name.
+func (c *Catalog) Table(name string) (*Table, bool) {
+	t, ok := c.tables[name]
+	return t, ok
+}
+
+func (c *Catalog) addTable(t *Table) { c.tables[t.Name] = t }
+
+func (c *Catalog) addFunction(f *Function) { c.functions[strings.ToLower(f.Def.Name)] = f }
+
+func (c *Catalog) dropFunction(name string) { delete(c.functions, strings.ToLower(name)) }
+
+func (c *Catalog) dropTable(name string) { delete(c.tables, name) }
+
+// TableNames lists tables and views, sorted.
+func (c *Catalog) TableNames() []string {
+	var n []string
+	for k := range c.tables {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// FunctionNames lists function names, sorted; user functions only when user is set.
+func (c *Catalog) FunctionNames(user bool) []string {
+	var n []string
+	for _, f := range c.functions {
+		if user && f.BuiltIn {
+			continue
+		}
+		n = append(n, f.Def.Name)
+	}
+	sort.Slice(n, func(i, j int) bool { return strings.ToLower(n[i]) < strings.ToLower(n[j]) })
+	return n
+}

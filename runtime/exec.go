@@ -1,0 +1,272 @@
+package runtime
+
+import (
+	"context"
+
+	"github.com/ptfsh/ptfsh/state"
+)
+
+type eventKind uint8
+
+const (
+	evRow eventKind = iota
+	evWatermark
+	evEnd
+)
+
+// event is what flows between operators: a row, a watermark, or the end.
+type event struct {
+	kind eventKind
+	row  Row
+	wm   int64
+}
+
+// stream is a running operator: next returns its events in order; after
+// evEnd it is not called again. close releases what open took.
+type stream interface {
+	next() (event, error)
+	close() error
+}
+
+// node is a plan node: a schema, a changelog mode, and a way to run.
+type node interface {
+	schema() Schema
+	changelog() ChangelogMode
+	open(ex *execution) (stream, error)
+	// explain describes the node in one line for EXPLAIN; children()
+	// lists its inputs.
+	explain() string
+	children() []node
+}
+
+// execution holds what one running statement shares between operators.
+type execution struct {
+	ctx   context.Context
+	store state.Store
+	// ptfs are the PTF operators of the statement, flushed at the end.
+	ptfs []*ptfOp
+	// rowsIn counts rows read from sources.
+	rowsIn int64
+}
+
+// valuesNode is a VALUES list or a view over one.
+type valuesNode struct {
+	sch  Schema
+	rows []Row
+}
+
+func (n *valuesNode) schema() Schema           { return n.sch }
+func (n *valuesNode) changelog() ChangelogMode { return InsertOnly }
+func (n *valuesNode) children() []node         { return nil }
+func (n *valuesNode) explain() string {
+	return "Values(tuples=[" + itoa(len(n.rows)) + " rows], fields=" + names(n.sch) + ")"
+}
+
+func (n *valuesNode) open(ex *execution) (stream, error) {
+	return &valuesStream{rows: n.rows, ex: ex}, nil
+}
+
+type valuesStream struct {
+	rows []Row
+	i    int
+	ex   *execution
+}
+
+func (s *valuesStream) next() (event, error) {
+	if s.i >= len(s.rows) {
+		return event{kind: evEnd}, nil
+	}
+	r := s.rows[s.i]
+	s.i++
+	s.ex.rowsIn++
+	return event{kind: evRow, row: r}, nil
+}
+
+func (s *valuesStream) close() error { return nil }
+
+// filterNode keeps the rows for which pred is TRUE.
+type filterNode struct {
+	in   node
+	pred expr
+	text string
+}
+
+func (n *filterNode) schema() Schema           { return n.in.schema() }
+func (n *filterNode) changelog() ChangelogMode { return n.in.changelog() }
+func (n *filterNode) children() []node         { return []node{n.in} }
+func (n *filterNode) explain() string          { return "Filter(condition=[" + n.text + "])" }
+
+func (n *filterNode) open(ex *execution) (stream, error) {
+	in, err := n.in.open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &filterStream{in: in, pred: n.pred}, nil
+}
+
+type filterStream struct {
+	in   stream
+	pred expr
+}
+
+func (s *filterStream) next() (event, error) {
+	for {
+		ev, err := s.in.next()
+		if err != nil || ev.kind != evRow {
+			return ev, err
+		}
+		v, err := s.pred.eval(ev.row.Fields)
+		if err != nil {
+			return ev, err
+		}
+		if v == true {
+			return ev, nil
+		}
+	}
+}
+
+func (s *filterStream) close() error { return s.in.close() }
+
+// projectNode computes new columns.
+type projectNode struct {
+	in    node
+	exprs []expr
+	sch   Schema
+	texts []string
+}
+
+func (n *projectNode) schema() Schema           { return n.sch }
+func (n *projectNode) changelog() ChangelogMode { return n.in.changelog() }
+func (n *projectNode) children() []node         { return []node{n.in} }
+func (n *projectNode) explain() string {
+	return "Calc(select=[" + joinStrings(n.texts) + "])"
+}
+
+func (n *projectNode) open(ex *execution) (stream, error) {
+	in, err := n.in.open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &projectStream{in: in, exprs: n.exprs}, nil
+}
+
+type projectStream struct {
+	in    stream
+	exprs []expr
+}
+
+func (s *projectStream) next() (event, error) {
+	ev, err := s.in.next()
+	if err != nil || ev.kind != evRow {
+		return ev, err
+	}
+	out := make([]any, len(s.exprs))
+	for i, e := range s.exprs {
+		if out[i], err = e.eval(ev.row.Fields); err != nil {
+			return ev, err
+		}
+	}
+	ev.row = Row{Kind: ev.row.Kind, Fields: out}
+	return ev, nil
+}
+
+func (s *projectStream) close() error { return s.in.close() }
+
+// limitNode stops after n rows.
+type limitNode struct {
+	in node
+	n  int64
+}
+
+func (n *limitNode) schema() Schema           { return n.in.schema() }
+func (n *limitNode) changelog() ChangelogMode { return n.in.changelog() }
+func (n *limitNode) children() []node         { return []node{n.in} }
+func (n *limitNode) explain() string          { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
+
+func (n *limitNode) open(ex *execution) (stream, error) {
+	in, err := n.in.open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &limitStream{in: in, left: n.n}, nil
+}
+
+type limitStream struct {
+	in   stream
+	left int64
+}
+
+func (s *limitStream) next() (event, error) {
+	if s.left <= 0 {
+		return event{kind: evEnd}, nil
+	}
+	ev, err := s.in.next()
+	if err == nil && ev.kind == evRow {
+		s.left--
+	}
+	return ev, err
+}
+
+func (s *limitStream) close() error { return s.in.close() }
+
+// unionNode is UNION ALL: its inputs one after another.
+type unionNode struct {
+	ins []node
+}
+
+func (n *unionNode) schema() Schema { return n.ins[0].schema() }
+func (n *unionNode) changelog() ChangelogMode {
+	var m ChangelogMode
+	for _, in := range n.ins {
+		m.kinds |= in.changelog().kinds
+	}
+	return m
+}
+func (n *unionNode) children() []node { return n.ins }
+func (n *unionNode) explain() string  { return "Union(all=[true])" }
+
+func (n *unionNode) open(ex *execution) (stream, error) {
+	s := &unionStream{}
+	for _, in := range n.ins {
+		st, err := in.open(ex)
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		s.ins = append(s.ins, st)
+	}
+	return s, nil
+}
+
+type unionStream struct {
+	ins []stream
+	i   int
+}
+
+func (s *unionStream) next() (event, error) {
+	for s.i < len(s.ins) {
+		ev, err := s.ins[s.i].next()
+		if err != nil {
+			return ev, err
+		}
+		if ev.kind == evEnd {
+			s.i++
+			continue
+		}
+		if ev.kind == evWatermark {
+			continue // watermarks of a union are the minimum; issue of event time
+		}
+		return ev, nil
+	}
+	return event{kind: evEnd}, nil
+}
+
+func (s *unionStream) close() error {
+	var first error
+	for _, in := range s.ins {
+		if err := in.close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

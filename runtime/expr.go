@@ -1,0 +1,642 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// expr is a compiled scalar expression over the fields of one row.
+type expr interface {
+	eval(row []any) (any, error)
+	typ() Type
+	// constant reports whether the expression reads no column.
+	constant() bool
+}
+
+// scope resolves column names while compiling expressions.
+type scope struct {
+	schema Schema
+	alias  string // table alias that may qualify columns
+}
+
+func (s *scope) lookup(ref *sqlmini.ColumnRef) (int, error) {
+	parts := ref.Parts
+	name := string(parts[len(parts)-1].Value)
+	if len(parts) == 2 && s.alias != "" && !strings.EqualFold(string(parts[0].Value), s.alias) {
+		return -1, sqlmini.Errorf(ref.Pos, "unknown table %q in column reference %s", parts[0].Value, joinNames(parts))
+	}
+	if len(parts) > 2 {
+		return -1, sqlmini.Errorf(ref.Pos, "column reference %s has too many parts", joinNames(parts))
+	}
+	i := s.schema.Index(name)
+	if i < 0 {
+		return -1, sqlmini.Errorf(ref.Pos, "column '%s' not found; available columns are: [%s]", name, strings.Join(s.schema.Names(), ", "))
+	}
+	return i, nil
+}
+
+func joinNames(ns []*sqlmini.Name) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = string(n.Value)
+	}
+	return strings.Join(s, ".")
+}
+
+type constExpr struct {
+	v any
+	t Type
+}
+
+func (c *constExpr) eval([]any) (any, error) { return c.v, nil }
+func (c *constExpr) typ() Type               { return c.t }
+func (c *constExpr) constant() bool          { return true }
+
+type colExpr struct {
+	i int
+	t Type
+}
+
+func (c *colExpr) eval(row []any) (any, error) { return row[c.i], nil }
+func (c *colExpr) typ() Type                   { return c.t }
+func (c *colExpr) constant() bool              { return false }
+
+// funcExpr is any other expression: a Go closure over its operands.
+type funcExpr struct {
+	f     func(row []any) (any, error)
+	t     Type
+	konst bool
+}
+
+func (f *funcExpr) eval(row []any) (any, error) { return f.f(row) }
+func (f *funcExpr) typ() Type                   { return f.t }
+func (f *funcExpr) constant() bool              { return f.konst }
+
+func allConstant(es ...expr) bool {
+	for _, e := range es {
+		if !e.constant() {
+			return false
+		}
+	}
+	return true
+}
+
+// compileExpr compiles e against sc (sc may be nil for constant expressions).
+func compileExpr(e *sqlmini.Expr, sc *scope) (expr, error) {
+	left, err := compileAnd(e.Left, sc)
+	if err != nil || len(e.Right) == 0 {
+		return left, err
+	}
+	ops := []expr{left}
+	for _, r := range e.Right {
+		x, err := compileAnd(r, sc)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, x)
+	}
+	if err := requireBoolean(e.Pos, "OR", ops); err != nil {
+		return nil, err
+	}
+	return &funcExpr{t: TypeBoolean, konst: allConstant(ops...), f: func(row []any) (any, error) {
+		sawNull := false
+		for _, o := range ops {
+			v, err := o.eval(row)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				sawNull = true
+			} else if v.(bool) {
+				return true, nil
+			}
+		}
+		if sawNull {
+			return nil, nil
+		}
+		return false, nil
+	}}, nil
+}
+
+func compileAnd(e *sqlmini.AndExpr, sc *scope) (expr, error) {
+	left, err := compileNot(e.Left, sc)
+	if err != nil || len(e.Right) == 0 {
+		return left, err
+	}
+	ops := []expr{left}
+	for _, r := range e.Right {
+		x, err := compileNot(r, sc)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, x)
+	}
+	if err := requireBoolean(e.Pos, "AND", ops); err != nil {
+		return nil, err
+	}
+	return &funcExpr{t: TypeBoolean, konst: allConstant(ops...), f: func(row []any) (any, error) {
+		sawNull := false
+		for _, o := range ops {
+			v, err := o.eval(row)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				sawNull = true
+			} else if !v.(bool) {
+				return false, nil
+			}
+		}
+		if sawNull {
+			return nil, nil
+		}
+		return true, nil
+	}}, nil
+}
+
+func requireBoolean(pos sqlmini.Pos, op string, ops []expr) error {
+	for _, o := range ops {
+		if k := o.typ().Kind; k != KindBoolean && k != KindNull {
+			return sqlmini.Errorf(pos, "%s needs BOOLEAN operands, not %s", op, o.typ())
+		}
+	}
+	return nil
+}
+
+func compileNot(e *sqlmini.NotExpr, sc *scope) (expr, error) {
+	if e.Not == nil {
+		return compilePredicate(e.Pred, sc)
+	}
+	x, err := compileNot(e.Not, sc)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireBoolean(e.Pos, "NOT", []expr{x}); err != nil {
+		return nil, err
+	}
+	return &funcExpr{t: TypeBoolean, konst: x.constant(), f: func(row []any) (any, error) {
+		v, err := x.eval(row)
+		if v == nil || err != nil {
+			return nil, err
+		}
+		return !v.(bool), nil
+	}}, nil
+}
+
+func compilePredicate(p *sqlmini.Predicate, sc *scope) (expr, error) {
+	left, err := compileAdditive(p.Left, sc)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case p.Op != "":
+		right, err := compileAdditive(p.Right, sc)
+		if err != nil {
+			return nil, err
+		}
+		return compileCompare(p.Pos, p.Op, left, right)
+	case p.In != nil:
+		var list []expr
+		for _, a := range p.In {
+			x, err := compileAdditive(a, sc)
+			if err != nil {
+				return nil, err
+			}
+			if !comparable(left.typ(), x.typ()) {
+				return nil, sqlmini.Errorf(a.Pos, "cannot compare %s with %s in IN list", left.typ(), x.typ())
+			}
+			list = append(list, x)
+		}
+		notIn := p.NotIn
+		return &funcExpr{t: TypeBoolean, konst: left.constant() && allConstant(list...), f: func(row []any) (any, error) {
+			v, err := left.eval(row)
+			if v == nil || err != nil {
+				return nil, err
+			}
+			sawNull := false
+			for _, x := range list {
+				w, err := x.eval(row)
+				if err != nil {
+					return nil, err
+				}
+				if w == nil {
+					sawNull = true
+					continue
+				}
+				if compareValues(v, w) == 0 {
+					return !notIn, nil
+				}
+			}
+			if sawNull {
+				return nil, nil
+			}
+			return notIn, nil
+		}}, nil
+	case p.IsNull || p.NotNull:
+		want := p.IsNull
+		return &funcExpr{t: TypeBoolean.AsNotNull(), konst: left.constant(), f: func(row []any) (any, error) {
+			v, err := left.eval(row)
+			if err != nil {
+				return nil, err
+			}
+			return (v == nil) == want, nil
+		}}, nil
+	}
+	return left, nil
+}
+
+// comparable reports whether values of t and u can be compared.
+func comparable(t, u Type) bool {
+	if t.Kind == KindNull || u.Kind == KindNull {
+		return true
+	}
+	switch {
+	case t.IsNumeric() && u.IsNumeric(), t.IsString() && u.IsString(), t.IsTime() && u.IsTime():
+		return true
+	}
+	return t.Kind == u.Kind
+}
+
+func compileCompare(pos sqlmini.Pos, op string, left, right expr) (expr, error) {
+	if !comparable(left.typ(), right.typ()) {
+		return nil, sqlmini.Errorf(pos, "cannot compare %s with %s", left.typ(), right.typ())
+	}
+	var test func(c int) bool
+	switch op {
+	case "=":
+		test = func(c int) bool { return c == 0 }
+	case "<>", "!=":
+		test = func(c int) bool { return c != 0 }
+	case "<":
+		test = func(c int) bool { return c < 0 }
+	case "<=":
+		test = func(c int) bool { return c <= 0 }
+	case ">":
+		test = func(c int) bool { return c > 0 }
+	case ">=":
+		test = func(c int) bool { return c >= 0 }
+	}
+	return &funcExpr{t: TypeBoolean, konst: allConstant(left, right), f: func(row []any) (any, error) {
+		a, err := left.eval(row)
+		if a == nil || err != nil {
+			return nil, err
+		}
+		b, err := right.eval(row)
+		if b == nil || err != nil {
+			return nil, err
+		}
+		return test(compareValues(a, b)), nil
+	}}, nil
+}
+
+// compareValues orders two non-null values of comparable types.
+func compareValues(a, b any) int {
+	switch x := a.(type) {
+	case int64:
+		switch y := b.(type) {
+		case int64:
+			return cmpOrdered(x, y)
+		case float64:
+			return cmpOrdered(float64(x), y)
+		case Decimal:
+			return decimalOf(x).Cmp(y.rat())
+		}
+	case float64:
+		switch y := b.(type) {
+		case int64:
+			return cmpOrdered(x, float64(y))
+		case float64:
+			return cmpOrdered(x, y)
+		case Decimal:
+			f, _ := y.rat().Float64()
+			return cmpOrdered(x, f)
+		}
+	case Decimal:
+		switch y := b.(type) {
+		case int64:
+			return x.rat().Cmp(decimalOf(y))
+		case float64:
+			f, _ := x.rat().Float64()
+			return cmpOrdered(f, y)
+		case Decimal:
+			return x.rat().Cmp(y.rat())
+		}
+	case string:
+		if y, ok := b.(string); ok {
+			return strings.Compare(x, y)
+		}
+	case bool:
+		if y, ok := b.(bool); ok {
+			switch {
+			case x == y:
+				return 0
+			case !x:
+				return -1
+			}
+			return 1
+		}
+	case Instant, LocalDateTime:
+		xm, _ := TimeMillis(x)
+		ym, ok := TimeMillis(b)
+		if ok {
+			if c := cmpOrdered(xm, ym); c != 0 {
+				return c
+			}
+			return cmpOrdered(nanoOf(x), nanoOf(b))
+		}
+	case Date:
+		if y, ok := b.(Date); ok {
+			return cmpOrdered(x, y)
+		}
+	case TimeOfDay:
+		if y, ok := b.(TimeOfDay); ok {
+			return cmpOrdered(x, y)
+		}
+	case Duration:
+		if y, ok := b.(Duration); ok {
+			return cmpOrdered(x, y)
+		}
+	case Period:
+		if y, ok := b.(Period); ok {
+			return cmpOrdered(x, y)
+		}
+	}
+	// Values of other types compare by their printed form: stable, if crude.
+	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
+}
+
+func nanoOf(v any) int32 {
+	switch t := v.(type) {
+	case Instant:
+		return t.NanoOfMilli
+	case LocalDateTime:
+		return t.NanoOfMilli
+	}
+	return 0
+}
+
+func cmpOrdered[T int64 | float64 | int32 | Date | TimeOfDay | Duration | Period](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func decimalOf(i int64) *big.Rat { return new(big.Rat).SetInt64(i) }
+
+func (d Decimal) rat() *big.Rat {
+	r := new(big.Rat).SetInt(d.Unscaled)
+	if d.Scale > 0 {
+		r.Quo(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale)), nil)))
+	}
+	return r
+}
+
+func compileAdditive(a *sqlmini.Additive, sc *scope) (expr, error) {
+	left, err := compileMultiplicative(a.Left, sc)
+	if err != nil {
+		return nil, err
+	}
+	for _, op := range a.Right {
+		right, err := compileMultiplicative(op.Right, sc)
+		if err != nil {
+			return nil, err
+		}
+		if op.Op == "||" {
+			left, err = concatExpr(op.Pos, left, right)
+		} else {
+			left, err = arithExpr(op.Pos, op.Op, left, right)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return left, nil
+}
+
+func compileMultiplicative(m *sqlmini.Multiplicative, sc *scope) (expr, error) {
+	left, err := compileUnary(m.Left, sc)
+	if err != nil {
+		return nil, err
+	}
+	for _, op := range m.Right {
+		right, err := compileUnary(op.Right, sc)
+		if err != nil {
+			return nil, err
+		}
+		if left, err = arithExpr(op.Pos, op.Op, left, right); err != nil {
+			return nil, err
+		}
+	}
+	return left, nil
+}
+
+func compileUnary(u *sqlmini.Unary, sc *scope) (expr, error) {
+	x, err := compilePrimary(u.Primary, sc)
+	if err != nil || !u.Minus {
+		return x, err
+	}
+	if c, ok := x.(*constExpr); ok {
+		switch v := c.v.(type) {
+		case int64:
+			return &constExpr{v: -v, t: c.t}, nil
+		case float64:
+			return &constExpr{v: -v, t: c.t}, nil
+		case Decimal:
+			return &constExpr{v: Decimal{Unscaled: new(big.Int).Neg(v.Unscaled), Scale: v.Scale}, t: c.t}, nil
+		case Duration:
+			return &constExpr{v: -v, t: c.t}, nil
+		case Period:
+			return &constExpr{v: -v, t: c.t}, nil
+		}
+	}
+	zero := &constExpr{v: int64(0), t: TypeInt.AsNotNull()}
+	return arithExpr(u.Pos, "-", zero, x)
+}
+
+// arithExpr compiles + - * / % over numbers, and time ± interval.
+func arithExpr(pos sqlmini.Pos, op string, l, r expr) (expr, error) {
+	lt, rt := l.typ(), r.typ()
+	if lt.IsTime() && rt.Kind == KindIntervalDayTime && (op == "+" || op == "-") {
+		sign := int64(1)
+		if op == "-" {
+			sign = -1
+		}
+		return &funcExpr{t: lt, konst: allConstant(l, r), f: func(row []any) (any, error) {
+			a, err := l.eval(row)
+			if a == nil || err != nil {
+				return nil, err
+			}
+			b, err := r.eval(row)
+			if b == nil || err != nil {
+				return nil, err
+			}
+			d := sign * int64(b.(Duration))
+			switch t := a.(type) {
+			case Instant:
+				t.Millis += d
+				return t, nil
+			case LocalDateTime:
+				t.Millis += d
+				return t, nil
+			}
+			return nil, fmt.Errorf("%s: not a time value", pos)
+		}}, nil
+	}
+	if !lt.IsNumeric() && lt.Kind != KindNull || !rt.IsNumeric() && rt.Kind != KindNull {
+		return nil, sqlmini.Errorf(pos, "cannot apply %s to %s and %s", op, lt, rt)
+	}
+	t := widerNumeric(lt, rt)
+	nullable := !lt.NotNull || !rt.NotNull || op == "/" || op == "%"
+	t.NotNull = !nullable
+	return &funcExpr{t: t, konst: allConstant(l, r), f: func(row []any) (any, error) {
+		a, err := l.eval(row)
+		if a == nil || err != nil {
+			return nil, err
+		}
+		b, err := r.eval(row)
+		if b == nil || err != nil {
+			return nil, err
+		}
+		return arith(pos, op, a, b)
+	}}, nil
+}
+
+func widerNumeric(a, b Type) Type {
+	rank := func(t Type) int {
+		switch t.Kind {
+		case KindTinyInt, KindSmallInt, KindInt:
+			return 1
+		case KindBigInt:
+			return 2
+		case KindDecimal:
+			return 3
+		case KindFloat, KindDouble:
+			return 4
+		}
+		return 0
+	}
+	switch max(rank(a), rank(b)) {
+	case 4:
+		return TypeDouble
+	case 3:
+		return Type{Kind: KindDecimal, Length: 38, Scale: max(a.Scale, b.Scale)}
+	case 2:
+		return TypeBigInt
+	}
+	return TypeInt
+}
+
+func arith(pos sqlmini.Pos, op string, a, b any) (any, error) {
+	if x, ok := a.(int64); ok {
+		if y, ok := b.(int64); ok {
+			switch op {
+			case "+":
+				return x + y, nil
+			case "-":
+				return x - y, nil
+			case "*":
+				return x * y, nil
+			case "/", "%":
+				if y == 0 {
+					return nil, sqlmini.Errorf(pos, "division by zero")
+				}
+				if op == "/" {
+					return x / y, nil
+				}
+				return x % y, nil
+			}
+		}
+	}
+	x, y := toFloat(a), toFloat(b)
+	switch op {
+	case "+":
+		return x + y, nil
+	case "-":
+		return x - y, nil
+	case "*":
+		return x * y, nil
+	case "/":
+		return x / y, nil
+	case "%":
+		return math.Mod(x, y), nil
+	}
+	return nil, sqlmini.Errorf(pos, "unknown operator %s", op)
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	case Decimal:
+		f, _ := x.rat().Float64()
+		return f
+	}
+	return math.NaN()
+}
+
+func concatExpr(pos sqlmini.Pos, l, r expr) (expr, error) {
+	for _, x := range []expr{l, r} {
+		if !x.typ().IsString() && x.typ().Kind != KindNull {
+			return nil, sqlmini.Errorf(pos, "|| needs strings, not %s", x.typ())
+		}
+	}
+	t := TypeString
+	t.NotNull = l.typ().NotNull && r.typ().NotNull
+	return &funcExpr{t: t, konst: allConstant(l, r), f: func(row []any) (any, error) {
+		a, err := l.eval(row)
+		if a == nil || err != nil {
+			return nil, err
+		}
+		b, err := r.eval(row)
+		if b == nil || err != nil {
+			return nil, err
+		}
+		return a.(string) + b.(string), nil
+	}}, nil
+}
+
+// literalNumber types a numeric literal as Flink does: INT, BIGINT,
+// DECIMAL(p, s) for a literal with a point, DOUBLE with an exponent.
+func literalNumber(pos sqlmini.Pos, s string) (expr, error) {
+	if strings.ContainsAny(s, "eE") {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, sqlmini.Errorf(pos, "invalid number %s", s)
+		}
+		return &constExpr{v: f, t: TypeDouble.AsNotNull()}, nil
+	}
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		digits := strings.TrimLeft(s[:i]+s[i+1:], "0")
+		scale := len(s) - i - 1
+		unscaled, ok := new(big.Int).SetString(s[:i]+s[i+1:], 10)
+		if !ok {
+			return nil, sqlmini.Errorf(pos, "invalid number %s", s)
+		}
+		prec := max(len(digits), scale, 1)
+		return &constExpr{v: Decimal{Unscaled: unscaled, Scale: scale}, t: Type{Kind: KindDecimal, Length: prec, Scale: scale, NotNull: true}}, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		// Beyond BIGINT: a DECIMAL, as in Flink.
+		unscaled, ok := new(big.Int).SetString(s, 10)
+		if !ok || len(s) > 38 {
+			return nil, sqlmini.Errorf(pos, "number %s is out of range", s)
+		}
+		return &constExpr{v: Decimal{Unscaled: unscaled}, t: Type{Kind: KindDecimal, Length: len(s), NotNull: true}}, nil
+	}
+	if n >= math.MinInt32 && n <= math.MaxInt32 {
+		return &constExpr{v: n, t: TypeInt.AsNotNull()}, nil
+	}
+	return &constExpr{v: n, t: TypeBigInt.AsNotNull()}, nil
+}

@@ -1,0 +1,348 @@
+package runtime
+
+import (
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
+	switch {
+	case p.Number != nil:
+		return literalNumber(p.Pos, *p.Number)
+	case p.String != nil:
+		s := string(*p.String)
+		return &constExpr{v: s, t: Type{Kind: KindChar, Length: max(len([]rune(s)), 1), NotNull: true}}, nil
+	case p.True, p.False:
+		return &constExpr{v: p.True, t: TypeBoolean.AsNotNull()}, nil
+	case p.Null:
+		return &constExpr{}, nil
+	case p.Interval != nil:
+		return intervalLiteral(p.Interval)
+	case p.Typed != nil:
+		return typedLiteral(p.Typed)
+	case p.Cast != nil:
+		x, err := compileExpr(p.Cast.Expr, sc)
+		if err != nil {
+			return nil, err
+		}
+		to, err := TypeFromAST(p.Cast.Type)
+		if err != nil {
+			return nil, err
+		}
+		if !to.NotNull && x.typ().NotNull {
+			to.NotNull = x.typ().NotNull && x.typ().Kind != KindNull
+		}
+		pos := p.Pos
+		return &funcExpr{t: to, konst: x.constant(), f: func(row []any) (any, error) {
+			v, err := x.eval(row)
+			if err != nil {
+				return nil, err
+			}
+			out, err := castValue(v, to)
+			if err != nil {
+				return nil, sqlmini.Errorf(pos, "%v", err)
+			}
+			return out, nil
+		}}, nil
+	case p.Row != nil:
+		elems, err := compileList(p.Row.Elems, sc)
+		if err != nil {
+			return nil, err
+		}
+		fields := make([]Field, len(elems))
+		for i, e := range elems {
+			fields[i] = Field{Name: "EXPR$" + strconv.Itoa(i), Type: e.typ()}
+		}
+		t := NewRowType(fields...)
+		t.NotNull = true
+		return &funcExpr{t: t, konst: allConstant(elems...), f: func(row []any) (any, error) {
+			vals, err := evalList(elems, row)
+			if err != nil {
+				return nil, err
+			}
+			return Row{Kind: Insert, Fields: vals}, nil
+		}}, nil
+	case p.Array != nil:
+		elems, err := compileList(p.Array.Elems, sc)
+		if err != nil {
+			return nil, err
+		}
+		et := commonType(elems)
+		t := ArrayOf(et)
+		t.NotNull = true
+		return &funcExpr{t: t, konst: allConstant(elems...), f: func(row []any) (any, error) {
+			vals, err := evalList(elems, row)
+			if err != nil {
+				return nil, err
+			}
+			for i := range vals {
+				if vals[i], err = castValue(vals[i], et); err != nil {
+					return nil, err
+				}
+			}
+			return vals, nil
+		}}, nil
+	case p.Map != nil:
+		elems, err := compileList(p.Map.Elems, sc)
+		if err != nil {
+			return nil, err
+		}
+		if len(elems)%2 != 0 {
+			return nil, sqlmini.Errorf(p.Pos, "MAP[...] needs key, value pairs: got %d values", len(elems))
+		}
+		var keys, vals []expr
+		for i := 0; i < len(elems); i += 2 {
+			keys = append(keys, elems[i])
+			vals = append(vals, elems[i+1])
+		}
+		kt, vt := commonType(keys), commonType(vals)
+		t := MapOf(kt, vt)
+		t.NotNull = true
+		return &funcExpr{t: t, konst: allConstant(elems...), f: func(row []any) (any, error) {
+			m := &Map{}
+			for i := range keys {
+				k, err := keys[i].eval(row)
+				if err != nil {
+					return nil, err
+				}
+				v, err := vals[i].eval(row)
+				if err != nil {
+					return nil, err
+				}
+				if k, err = castValue(k, kt); err != nil {
+					return nil, err
+				}
+				if v, err = castValue(v, vt); err != nil {
+					return nil, err
+				}
+				m.Keys = append(m.Keys, k)
+				m.Values = append(m.Values, v)
+			}
+			return m, nil
+		}}, nil
+	case p.Descriptor != nil || isEmptyDescriptor(p):
+		d := make(Descriptor, len(p.Descriptor))
+		for i, n := range p.Descriptor {
+			d[i] = string(n.Value)
+		}
+		return &constExpr{v: d, t: TypeDescriptor.AsNotNull()}, nil
+	case p.Func != nil:
+		return compileFunc(p.Func, sc)
+	case p.Column != nil:
+		if sc == nil {
+			return nil, sqlmini.Errorf(p.Pos, "column %s cannot be used here: a constant is expected", joinNames(p.Column.Parts))
+		}
+		i, err := sc.lookup(p.Column)
+		if err != nil {
+			return nil, err
+		}
+		return &colExpr{i: i, t: sc.schema.Columns[i].Type}, nil
+	case p.Paren != nil:
+		return compileExpr(p.Paren, sc)
+	}
+	return nil, sqlmini.Errorf(p.Pos, "DESCRIPTOR() needs column names")
+}
+
+// isEmptyDescriptor reports DESCRIPTOR() with no names, which leaves every
+// field of the Primary empty.
+func isEmptyDescriptor(p *sqlmini.Primary) bool {
+	return p.Number == nil && p.String == nil && !p.True && !p.False && !p.Null && p.Interval == nil &&
+		p.Typed == nil && p.Cast == nil && p.Row == nil && p.Array == nil && p.Map == nil &&
+		p.Func == nil && p.Column == nil && p.Paren == nil
+}
+
+func compileList(es []*sqlmini.Expr, sc *scope) ([]expr, error) {
+	out := make([]expr, len(es))
+	for i, e := range es {
+		x, err := compileExpr(e, sc)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+func evalList(es []expr, row []any) ([]any, error) {
+	vals := make([]any, len(es))
+	for i, e := range es {
+		v, err := e.eval(row)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return vals, nil
+}
+
+// commonType is the least restrictive type of a list of expressions.
+func commonType(es []expr) Type {
+	var ts []Type
+	for _, e := range es {
+		ts = append(ts, e.typ())
+	}
+	return leastRestrictive(ts)
+}
+
+// leastRestrictive finds the type all of ts convert to, as Flink does for
+// VALUES columns and constructors: strings of one length stay CHAR(n),
+// of different lengths become VARCHAR(max); numbers widen; a NULL makes the
+// result nullable.
+func leastRestrictive(ts []Type) Type {
+	var out Type
+	first := true
+	notNull := true
+	for _, t := range ts {
+		if t.Kind == KindNull {
+			notNull = false
+			continue
+		}
+		notNull = notNull && t.NotNull
+		if first {
+			out, first = t, false
+			continue
+		}
+		switch {
+		case out.IsString() && t.IsString():
+			if out.Kind != t.Kind || out.Length != t.Length {
+				out = Type{Kind: KindVarChar, Length: max(out.Length, t.Length)}
+			}
+		case out.IsNumeric() && t.IsNumeric():
+			if out.Kind == KindDecimal && t.Kind == KindDecimal {
+				intDigits := max(out.Length-out.Scale, t.Length-t.Scale)
+				scale := max(out.Scale, t.Scale)
+				out = Type{Kind: KindDecimal, Length: min(intDigits+scale, 38), Scale: scale}
+			} else if out.Kind != t.Kind {
+				out = widerNumeric(out, t)
+			}
+		}
+	}
+	if first {
+		return Type{} // all NULL
+	}
+	out.NotNull = notNull
+	return out
+}
+
+// intervalLiteral evaluates INTERVAL '5' MINUTE and friends.
+func intervalLiteral(iv *sqlmini.Interval) (expr, error) {
+	unit := strings.ToUpper(iv.Unit)
+	text := strings.TrimSpace(string(iv.Value))
+	neg := iv.Minus
+	if strings.HasPrefix(text, "-") {
+		neg = !neg
+		text = text[1:]
+	}
+	bad := func() (expr, error) {
+		return nil, sqlmini.Errorf(iv.Pos, "invalid interval literal '%s' %s", iv.Value, iv.Unit)
+	}
+	switch unit {
+	case "YEAR", "MONTH":
+		var months int64
+		if iv.To != "" { // '1-2' YEAR TO MONTH
+			y, m, ok := strings.Cut(text, "-")
+			yi, err1 := strconv.ParseInt(y, 10, 32)
+			mi, err2 := strconv.ParseInt(m, 10, 32)
+			if !ok || err1 != nil || err2 != nil {
+				return bad()
+			}
+			months = yi*12 + mi
+		} else {
+			n, err := strconv.ParseInt(text, 10, 32)
+			if err != nil {
+				return bad()
+			}
+			months = n
+			if unit == "YEAR" {
+				months *= 12
+			}
+		}
+		if neg {
+			months = -months
+		}
+		return &constExpr{v: Period(months), t: Type{Kind: KindIntervalYearMonth, NotNull: true}}, nil
+	}
+	unitMillis := map[string]float64{"DAY": 86400000, "HOUR": 3600000, "MINUTE": 60000, "SECOND": 1000}
+	var ms float64
+	if iv.To != "" {
+		// '1 02:03:04.5' DAY TO SECOND, '02:03' HOUR TO MINUTE, ...
+		parts := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ':' })
+		units := []string{"DAY", "HOUR", "MINUTE", "SECOND"}
+		start := -1
+		for i, u := range units {
+			if u == unit {
+				start = i
+			}
+		}
+		if start < 0 || len(parts) > len(units)-start {
+			return bad()
+		}
+		for i, p := range parts {
+			f, err := strconv.ParseFloat(p, 64)
+			if err != nil {
+				return bad()
+			}
+			ms += f * unitMillis[units[start+i]]
+		}
+	} else {
+		f, err := strconv.ParseFloat(text, 64)
+		m, ok := unitMillis[unit]
+		if err != nil || !ok {
+			return bad()
+		}
+		ms = f * m
+	}
+	if neg {
+		ms = -ms
+	}
+	return &constExpr{v: Duration(int64(ms + 0.5*sign(ms))), t: Type{Kind: KindIntervalDayTime, NotNull: true}}, nil
+}
+
+func sign(f float64) float64 {
+	if f < 0 {
+		return -1
+	}
+	return 1
+}
+
+// typedLiteral evaluates TIMESTAMP '...', DATE '...' and TIME '...'.
+func typedLiteral(tl *sqlmini.TypedLiteral) (expr, error) {
+	text := string(tl.Value)
+	var t Type
+	switch strings.ToUpper(tl.Type) {
+	case "TIMESTAMP":
+		t = Type{Kind: KindTimestamp, Length: fractionDigits(text)}
+	case "TIMESTAMP_LTZ":
+		t = Type{Kind: KindTimestampLTZ, Length: fractionDigits(text)}
+	case "DATE":
+		t = Type{Kind: KindDate}
+	case "TIME":
+		t = Type{Kind: KindTime, Length: fractionDigits(text)}
+	}
+	t.NotNull = true
+	v, err := ParseValue(text, t, ParseOptions{})
+	if err != nil {
+		return nil, sqlmini.Errorf(tl.Pos, "invalid %s literal '%s': %v", strings.ToUpper(tl.Type), text, err)
+	}
+	return &constExpr{v: v, t: t}, nil
+}
+
+// fractionDigits is the number of digits after the seconds' point.
+func fractionDigits(s string) int {
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		n := 0
+		for _, c := range s[i+1:] {
+			if c < '0' || c > '9' {
+				break
+			}
+			n++
+		}
+		return n
+	}
+	return 0
+}
+
+var bigTen = big.NewInt(10)

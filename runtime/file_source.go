@@ -1,0 +1,104 @@
+package runtime
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+)
+
+// fileNode reads a file table.
+type fileNode struct {
+	t *Table
+}
+
+func (p *planner) planFileTable(t *Table) (node, error) { return &fileNode{t: t}, nil }
+
+func (n *fileNode) schema() Schema           { return n.t.Schema }
+func (n *fileNode) changelog() ChangelogMode { return InsertOnly }
+func (n *fileNode) children() []node         { return nil }
+func (n *fileNode) explain() string {
+	return "TableSourceScan(table=[[" + n.t.Name + "]], fields=" + names(n.t.Schema) + ")"
+}
+
+func (n *fileNode) open(ex *execution) (stream, error) {
+	r, err := openTableReader(n.t)
+	if err != nil {
+		return nil, err
+	}
+	return &fileStream{r: r, ex: ex}, nil
+}
+
+type fileStream struct {
+	r  RowReader
+	ex *execution
+}
+
+func (s *fileStream) next() (event, error) {
+	r, err := s.r.Next()
+	if err == io.EOF {
+		return event{kind: evEnd}, nil
+	}
+	if err != nil {
+		return event{}, err
+	}
+	s.ex.rowsIn++
+	return event{kind: evRow, row: r}, nil
+}
+
+func (s *fileStream) close() error { return s.r.Close() }
+
+// openTableReader opens the reader of a file table with its WITH options.
+func openTableReader(t *Table) (RowReader, error) {
+	path := t.Options["path"]
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(t.BaseDir, path)
+	}
+	parse := ParseOptions{
+		TimestampPattern: t.Options["timestamp-format.pattern"],
+		TimestampFormat:  t.Options["json.timestamp-format.standard"],
+	}
+	switch t.Options["format"] {
+	case "csv":
+		opts := CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"]}
+		var err error
+		if opts.Header, err = boolOption(t, "csv.header"); err != nil {
+			return nil, err
+		}
+		if opts.IgnoreParseErrors, err = boolOption(t, "csv.ignore-parse-errors"); err != nil {
+			return nil, err
+		}
+		if opts.AllowComments, err = boolOption(t, "csv.allow-comments"); err != nil {
+			return nil, err
+		}
+		if opts.FieldDelimiter, err = charOption(t, "csv.field-delimiter"); err != nil {
+			return nil, err
+		}
+		if opts.QuoteCharacter, err = charOption(t, "csv.quote-character"); err != nil {
+			return nil, err
+		}
+		return OpenCSV(path, t.Schema, opts)
+	case "json":
+		opts := JSONSourceOptions{Parse: parse}
+		var err error
+		if opts.IgnoreParseErrors, err = boolOption(t, "json.ignore-parse-errors"); err != nil {
+			return nil, err
+		}
+		return OpenJSON(path, t.Schema, opts)
+	}
+	return nil, fmt.Errorf("table %s: unsupported format %q", t.Name, t.Options["format"])
+}
+
+// charOption reads a one-character option; '\t' is accepted for a tab.
+func charOption(t *Table, key string) (byte, error) {
+	v, ok := t.Options[key]
+	if !ok {
+		return 0, nil
+	}
+	if v == `\t` {
+		return '\t', nil
+	}
+	if len(v) != 1 {
+		return 0, fmt.Errorf("option '%s' must be one character, not '%s'", key, v)
+	}
+	return v[0], nil
+}

@@ -1,0 +1,949 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// jsonParser reads JSON text straight into the Go values of SQL types: no
+// intermediate tree, and numbers stay exact text until their type is known
+// (a BIGINT of 9007199254740993 stays exact). The JSON file reader and
+// ParseValue's ARRAY, MAP and ROW text share it.
+//
+// It is hand-written rather than built on encoding/json for two reasons:
+// speed (no reflection, no map per object, no allocation for keys or
+// numbers), and positions (every error knows the byte of the offending
+// value, which becomes a line and column).
+type jsonParser struct {
+	data    []byte
+	pos     int
+	vp      *valueParser
+	depth   int
+	scratch []byte // unescaped string contents; valid until the next string
+}
+
+// jsonError is an error at data[pos]: a syntax error or a value that does
+// not read as its type.
+type jsonError struct {
+	pos int
+	msg string
+}
+
+func (e *jsonError) Error() string { return e.msg }
+
+// maxJSONDepth bounds nesting, so that hostile input cannot exhaust the
+// stack.
+const maxJSONDepth = 512
+
+func (p *jsonParser) fail(pos int, msg string) error { return &jsonError{pos: pos, msg: msg} }
+
+func (p *jsonParser) syntax(pos int, what string) error {
+	return &jsonError{pos: pos, msg: "invalid JSON: " + what}
+}
+
+// unexpected reports the byte at pos as unexpected, or the end of input.
+func (p *jsonParser) unexpected(pos int, want string) error {
+	if pos >= len(p.data) {
+		return p.syntax(pos, "unexpected end of input, expected "+want)
+	}
+	c := p.data[pos]
+	if c < 0x20 || c >= 0x7f {
+		return p.syntax(pos, fmt.Sprintf("unexpected byte 0x%02x, expected %s", c, want))
+	}
+	return p.syntax(pos, fmt.Sprintf("unexpected %q, expected %s", rune(c), want))
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+func (p *jsonParser) skipWS() {
+	for p.pos < len(p.data) && isJSONSpace(p.data[p.pos]) {
+		p.pos++
+	}
+}
+
+func (p *jsonParser) enter(pos int) error {
+	p.depth++
+	if p.depth > maxJSONDepth {
+		return p.syntax(pos, fmt.Sprintf("nesting deeper than %d", maxJSONDepth))
+	}
+	return nil
+}
+
+// literal consumes true, false or null.
+func (p *jsonParser) literal(word string) error {
+	if !bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
+		return p.unexpected(p.pos, "a JSON value")
+	}
+	p.pos += len(word)
+	return nil
+}
+
+// str reads a string at p.pos (a '"') and returns its contents, which alias
+// p.data or p.scratch: copy them to keep them.
+func (p *jsonParser) str() ([]byte, error) {
+	start := p.pos
+	i := start + 1
+	for i < len(p.data) {
+		c := p.data[i]
+		if c == '"' {
+			p.pos = i + 1
+			return p.data[start+1 : i], nil
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+		i++
+	}
+	buf := append(p.scratch[:0], p.data[start+1:i]...)
+	for {
+		if i >= len(p.data) {
+			return nil, p.syntax(start, "unterminated string")
+		}
+		c := p.data[i]
+		switch {
+		case c == '"':
+			p.pos = i + 1
+			p.scratch = buf
+			return buf, nil
+		case c < 0x20:
+			return nil, p.syntax(i, fmt.Sprintf("control character 0x%02x in string", c))
+		case c != '\\':
+			buf = append(buf, c)
+			i++
+			continue
+		}
+		if i+1 >= len(p.data) {
+			return nil, p.syntax(start, "unterminated string")
+		}
+		switch e := p.data[i+1]; e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := hex4(p.data[i+2:])
+			if !ok {
+				return nil, p.syntax(i, "invalid \\u escape")
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(0), false
+				if i+1 < len(p.data) && p.data[i] == '\\' && p.data[i+1] == 'u' {
+					r2, ok = hex4(p.data[i+2:])
+				}
+				if d := utf16.DecodeRune(r, r2); ok && d != utf8.RuneError {
+					r = d
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			buf = utf8.AppendRune(buf, r)
+			continue
+		default:
+			return nil, p.syntax(i, fmt.Sprintf("invalid escape \\%c", e))
+		}
+		i += 2
+	}
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// number reads a number by JSON's grammar and returns its text.
+func (p *jsonParser) number() ([]byte, error) {
+	d := p.data
+	start := p.pos
+	i := start
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	digitsFrom := func(j int) int {
+		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
+			j++
+		}
+		return j
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		i = digitsFrom(i)
+	default:
+		return nil, p.unexpected(i, "a digit")
+	}
+	if i < len(d) && d[i] == '.' {
+		j := digitsFrom(i + 1)
+		if j == i+1 {
+			return nil, p.unexpected(j, "a digit")
+		}
+		i = j
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		j := digitsFrom(i)
+		if j == i {
+			return nil, p.unexpected(j, "a digit")
+		}
+		i = j
+	}
+	p.pos = i
+	return d[start:i], nil
+}
+
+// skipValue reads and checks any JSON value.
+func (p *jsonParser) skipValue() error {
+	p.skipWS()
+	if p.pos >= len(p.data) {
+		return p.unexpected(p.pos, "a JSON value")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '"':
+		_, err := p.str()
+		return err
+	case c == '-' || c >= '0' && c <= '9':
+		_, err := p.number()
+		return err
+	case c == 't':
+		return p.literal("true")
+	case c == 'f':
+		return p.literal("false")
+	case c == 'n':
+		return p.literal("null")
+	case c == '[' || c == '{':
+		if err := p.enter(p.pos); err != nil {
+			return err
+		}
+		defer func() { p.depth-- }()
+		close := byte(']')
+		if c == '{' {
+			close = '}'
+		}
+		p.pos++
+		p.skipWS()
+		if p.pos < len(p.data) && p.data[p.pos] == close {
+			p.pos++
+			return nil
+		}
+		for {
+			if c == '{' {
+				if err := p.key(); err != nil {
+					return err
+				}
+			}
+			if err := p.skipValue(); err != nil {
+				return err
+			}
+			if done, err := p.more(close); done || err != nil {
+				return err
+			}
+		}
+	}
+	return p.unexpected(p.pos, "a JSON value")
+}
+
+// key reads an object key and its colon, discarding the key.
+func (p *jsonParser) key() error {
+	_, err := p.keyBytes()
+	return err
+}
+
+// keyBytes reads an object key and its colon. The key aliases p.data or
+// p.scratch.
+func (p *jsonParser) keyBytes() ([]byte, error) {
+	p.skipWS()
+	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		return nil, p.unexpected(p.pos, "a string key")
+	}
+	k, err := p.str()
+	if err != nil {
+		return nil, err
+	}
+	p.skipWS()
+	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		return nil, p.unexpected(p.pos, "':' after the key")
+	}
+	p.pos++
+	return k, nil
+}
+
+// more reads the ',' between members or the closing bracket; done is true
+// after the closing bracket.
+func (p *jsonParser) more(close byte) (done bool, err error) {
+	p.skipWS()
+	if p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+			return false, nil
+		case close:
+			p.pos++
+			return true, nil
+		}
+	}
+	return false, p.unexpected(p.pos, fmt.Sprintf("',' or '%c'", close))
+}
+
+// rawValue reads any value and returns its text.
+func (p *jsonParser) rawValue() ([]byte, error) {
+	p.skipWS()
+	start := p.pos
+	err := p.skipValue()
+	return p.data[start:p.pos], err
+}
+
+// mismatch reports a JSON value of the wrong kind for t (an object for an
+// INT, say), after reading it.
+func (p *jsonParser) mismatch(start int, t *Type) error {
+	p.pos = start
+	raw, err := p.rawValue()
+	if err != nil {
+		return err
+	}
+	return p.fail(start, "cannot parse "+shortJSON(compactJSON(raw))+" as "+t.String())
+}
+
+func shortJSON(s string) string {
+	if len(s) > maxShown {
+		cut := maxShown
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return s[:cut] + "..."
+	}
+	return s
+}
+
+// value reads a value of type t.
+func (p *jsonParser) value(t *Type) (any, error) {
+	p.skipWS()
+	start := p.pos
+	if start >= len(p.data) {
+		return nil, p.unexpected(start, "a JSON value")
+	}
+	c := p.data[start]
+	if c == 'n' {
+		if err := p.literal("null"); err != nil {
+			return nil, err
+		}
+		if t.NotNull {
+			return nil, p.fail(start, "null value for "+t.String())
+		}
+		return nil, nil
+	}
+	switch t.Kind {
+	case KindArray, KindDescriptor:
+		if c == '[' {
+			return p.array(t)
+		}
+	case KindMap:
+		if c == '{' {
+			return p.mapValue(t)
+		}
+		if c == '[' {
+			return p.mapPairs(t)
+		}
+	case KindRow:
+		if c == '{' || c == '[' {
+			return p.row(t)
+		}
+	case KindChar, KindVarChar:
+		if c == '"' {
+			b, err := p.str()
+			return string(b), err
+		}
+		raw, err := p.rawValue() // Flink's JsonNode.asText()/toString()
+		if err != nil {
+			return nil, err
+		}
+		return compactJSON(raw), nil
+	}
+	switch {
+	case c == '"':
+		b, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		v, err := p.vp.parse(string(b), t)
+		if err != nil {
+			return nil, p.fail(start, err.Error())
+		}
+		return v, nil
+	case c == '-' || c >= '0' && c <= '9':
+		num, err := p.number()
+		if err != nil {
+			return nil, err
+		}
+		v, err := p.vp.fromNumber(num, t)
+		if err != nil {
+			return nil, p.fail(start, err.Error())
+		}
+		return v, nil
+	case (c == 't' || c == 'f') && t.Kind == KindBoolean:
+		if c == 't' {
+			return true, p.literal("true")
+		}
+		return false, p.literal("false")
+	}
+	return nil, p.mismatch(start, t)
+}
+
+var descriptorElem = Type{Kind: KindVarChar, Length: MaxLength, NotNull: true}
+
+func (p *jsonParser) array(t *Type) (any, error) {
+	if err := p.enter(p.pos); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	elem := t.Elem
+	if t.Kind == KindDescriptor {
+		elem = &descriptorElem
+	}
+	p.pos++
+	out := []any{}
+	p.skipWS()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+	} else {
+		for {
+			v, err := p.value(elem)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+			if done, err := p.more(']'); err != nil {
+				return nil, err
+			} else if done {
+				break
+			}
+		}
+	}
+	if t.Kind == KindDescriptor {
+		d := make(Descriptor, len(out))
+		for i, v := range out {
+			d[i] = v.(string)
+		}
+		return d, nil
+	}
+	return out, nil
+}
+
+func (p *jsonParser) mapValue(t *Type) (any, error) {
+	if err := p.enter(p.pos); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	p.pos++
+	m := &Map{}
+	var texts []string // key texts, to let a repeated key replace the first
+	p.skipWS()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return m, nil
+	}
+	for {
+		p.skipWS()
+		kpos := p.pos
+		kb, err := p.keyBytes()
+		if err != nil {
+			return nil, err
+		}
+		text := string(kb)
+		var k any = text
+		if !t.Key.IsString() {
+			if k, err = p.vp.parse(text, t.Key); err != nil {
+				return nil, p.fail(kpos, "map key: "+err.Error())
+			}
+		}
+		v, err := p.value(t.Elem)
+		if err != nil {
+			return nil, err
+		}
+		if i := indexOfString(texts, text); i >= 0 {
+			m.Values[i] = v // last one wins, as in Jackson's ObjectNode
+		} else {
+			texts = append(texts, text)
+			m.Keys = append(m.Keys, k)
+			m.Values = append(m.Values, v)
+		}
+		if done, err := p.more('}'); err != nil {
+			return nil, err
+		} else if done {
+			return m, nil
+		}
+	}
+}
+
+// mapPairs reads a MAP written as an array of [key, value] pairs, the form
+// the JSON printer uses for keys that are not strings.
+func (p *jsonParser) mapPairs(t *Type) (any, error) {
+	if err := p.enter(p.pos); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	p.pos++
+	m := &Map{}
+	p.skipWS()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return m, nil
+	}
+	for {
+		p.skipWS()
+		if p.pos >= len(p.data) || p.data[p.pos] != '[' {
+			return nil, p.unexpected(p.pos, "a [key, value] pair")
+		}
+		p.pos++
+		k, err := p.value(t.Key)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.more(']'); err != nil {
+			return nil, err
+		}
+		v, err := p.value(t.Elem)
+		if err != nil {
+			return nil, err
+		}
+		p.skipWS()
+		if p.pos >= len(p.data) || p.data[p.pos] != ']' {
+			return nil, p.unexpected(p.pos, "']' after a [key, value] pair")
+		}
+		p.pos++
+		m.Keys = append(m.Keys, k)
+		m.Values = append(m.Values, v)
+		if done, err := p.more(']'); err != nil {
+			return nil, err
+		} else if done {
+			return m, nil
+		}
+	}
+}
+
+func indexOfString(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// row reads a ROW from an object (fields by name; unknown names ignored,
+// missing ones NULL) or an array (fields by position).
+func (p *jsonParser) row(t *Type) (any, error) {
+	if err := p.enter(p.pos); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	start := p.pos
+	fields := make([]any, len(t.Fields))
+	if p.data[p.pos] == '[' {
+		p.pos++
+		p.skipWS()
+		n := 0
+		if p.pos < len(p.data) && p.data[p.pos] == ']' {
+			p.pos++
+		} else {
+			for {
+				if n >= len(fields) {
+					return nil, p.fail(start, fmt.Sprintf("expected %d fields for %s", len(fields), t))
+				}
+				v, err := p.value(&t.Fields[n].Type)
+				if err != nil {
+					return nil, err
+				}
+				fields[n] = v
+				n++
+				if done, err := p.more(']'); err != nil {
+					return nil, err
+				} else if done {
+					break
+				}
+			}
+		}
+		if n != len(fields) {
+			return nil, p.fail(start, fmt.Sprintf("expected %d fields for %s, found %d", len(fields), t, n))
+		}
+		return Row{Kind: Insert, Fields: fields}, nil
+	}
+	p.pos++
+	p.skipWS()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+	} else {
+		for {
+			kb, err := p.keyBytes()
+			if err != nil {
+				return nil, err
+			}
+			i := -1
+			for j := range t.Fields {
+				if t.Fields[j].Name == string(kb) {
+					i = j
+					break
+				}
+			}
+			if i < 0 {
+				err = p.skipValue()
+			} else {
+				fields[i], err = p.value(&t.Fields[i].Type)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if done, err := p.more('}'); err != nil {
+				return nil, err
+			} else if done {
+				break
+			}
+		}
+	}
+	for i, f := range t.Fields {
+		if fields[i] == nil && f.Type.NotNull {
+			return nil, p.fail(start, fmt.Sprintf("field %q: null value for %s", f.Name, f.Type))
+		}
+	}
+	return Row{Kind: Insert, Fields: fields}, nil
+}
+
+// compactJSON returns valid JSON text without insignificant white space,
+// as Jackson's JsonNode.toString() writes it.
+func compactJSON(raw []byte) string {
+	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+		return string(raw)
+	}
+	out := make([]byte, 0, len(raw))
+	inStr := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inStr:
+			if c == '\\' && i+1 < len(raw) {
+				out = append(out, c)
+				i++
+				c = raw[i]
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case isJSONSpace(c):
+			continue
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+// fromNumber converts the text of a JSON number to type t (not a string
+// type: the caller keeps the text for those).
+func (vp *valueParser) fromNumber(num []byte, t *Type) (any, error) {
+	switch t.Kind {
+	case KindTinyInt, KindSmallInt, KindInt, KindBigInt:
+		if n, ok := atoiBytes(num); ok {
+			if lo, hi := integerRange(t.Kind); n < lo || n > hi {
+				return nil, errIntRange(string(num), t)
+			}
+			return n, nil
+		}
+		s := string(num)
+		return parseIntegerText(s, s, t)
+	case KindFloat, KindDouble:
+		s := string(num)
+		return parseFloatText(s, s, t)
+	case KindDecimal:
+		d, detail, ok := parseDecimal(string(num), t)
+		if !ok {
+			return nil, errValue(string(num), t, detail)
+		}
+		return d, nil
+	case KindTimestamp, KindTimestampLTZ:
+		if vp.format == "" {
+			if n, ok := atoiBytes(num); ok {
+				return makeTimestamp(n, 0, t.Kind == KindTimestampLTZ), nil
+			}
+			return nil, errValue(string(num), t, "expected epoch milliseconds")
+		}
+	case KindIntervalDayTime:
+		if n, ok := atoiBytes(num); ok {
+			return Duration(n), nil
+		}
+	case KindIntervalYearMonth:
+		if n, ok := atoiBytes(num); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
+			return Period(n), nil
+		}
+	}
+	return nil, errValue(string(num), t, "")
+}
+
+// parseJSONText is ParseValue for ARRAY, MAP, ROW and DESCRIPTOR: the JSON
+// text null gives nil.
+func (vp *valueParser) parseJSONText(text string, t *Type) (any, error) {
+	if !utf8.ValidString(text) {
+		return nil, errValue(text, t, "invalid UTF-8")
+	}
+	p := jsonParser{data: []byte(text), vp: vp}
+	v, err := p.value(t)
+	if err == nil {
+		p.skipWS()
+		if p.pos < len(p.data) {
+			err = p.unexpected(p.pos, "the end of the value")
+		}
+	}
+	if err != nil {
+		je := err.(*jsonError)
+		return nil, errValue(text, t, fmt.Sprintf("%s (at byte %d)", je.msg, je.pos+1))
+	}
+	return v, nil
+}
+
+// ConvertJSON converts a decoded JSON value to the Go value of SQL type t
+// (see value.go). It takes what encoding/json produces with UseNumber (nil,
+// bool, json.Number, string, []any, map[string]any) and also float64, Go
+// integers and []byte. Numbers keep their exact text, so json.Number
+// "9007199254740993" is exactly that BIGINT; a float64 is read from its
+// shortest text. Conversions are those of the JSON file reader: strings
+// are read as ParseValue reads text (base64 for BYTES), numbers give
+// integers, floats, decimals, or epoch milliseconds for timestamps; a
+// string type takes any value as its JSON text; ROW takes an object (by
+// field name) or an array (by position); MAP takes an object, its keys
+// converted to the key type, in sorted key order as map[string]any has no
+// order, or an array of [key, value] pairs. nil is NULL, an error for a NOT NULL type.
+func ConvertJSON(v any, t Type, opts ParseOptions) (any, error) {
+	vp, err := compileParseOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return vp.convert(v, &t, 0)
+}
+
+func (vp *valueParser) convert(v any, t *Type, depth int) (any, error) {
+	if depth > maxJSONDepth {
+		return nil, fmt.Errorf("nesting deeper than %d", maxJSONDepth)
+	}
+	if v == nil {
+		if t.NotNull {
+			return nil, fmt.Errorf("null value for %s", t)
+		}
+		return nil, nil
+	}
+	switch x := v.(type) {
+	case string:
+		if t.IsString() {
+			return x, nil
+		}
+		return vp.parse(x, t)
+	case json.Number:
+		return vp.convertNumber(string(x), t)
+	case float64:
+		return vp.convertFloat(x, t)
+	case float32:
+		return vp.convertFloat(float64(x), t)
+	case int:
+		return vp.convertNumber(strconv.FormatInt(int64(x), 10), t)
+	case int64:
+		return vp.convertNumber(strconv.FormatInt(x, 10), t)
+	case int32:
+		return vp.convertNumber(strconv.FormatInt(int64(x), 10), t)
+	case uint64:
+		return vp.convertNumber(strconv.FormatUint(x, 10), t)
+	case bool:
+		switch {
+		case t.Kind == KindBoolean:
+			return x, nil
+		case t.IsString():
+			return strconv.FormatBool(x), nil
+		}
+	case []byte:
+		if t.Kind == KindBinary || t.Kind == KindVarBinary {
+			return bytes.Clone(x), nil
+		}
+	case []any:
+		return vp.convertSlice(x, t, depth)
+	case map[string]any:
+		return vp.convertObject(x, t, depth)
+	default:
+		return nil, fmt.Errorf("cannot convert a Go %T to %s", v, t)
+	}
+	if t.IsString() {
+		return marshalCompact(v), nil
+	}
+	return nil, fmt.Errorf("cannot parse %s as %s", shortJSON(marshalCompact(v)), t)
+}
+
+func (vp *valueParser) convertNumber(text string, t *Type) (any, error) {
+	if t.IsString() {
+		return text, nil
+	}
+	switch t.Kind {
+	case KindArray, KindMap, KindRow, KindDescriptor, KindBoolean:
+		return nil, fmt.Errorf("cannot parse %s as %s", text, t)
+	}
+	return vp.fromNumber([]byte(text), t)
+}
+
+func (vp *valueParser) convertFloat(f float64, t *Type) (any, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		if t.Kind == KindDouble || t.Kind == KindFloat {
+			return f, nil
+		}
+		return nil, fmt.Errorf("cannot parse %v as %s", f, t)
+	}
+	if t.Kind == KindDouble {
+		return f, nil
+	}
+	format := byte('g')
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		format = 'f'
+	}
+	return vp.convertNumber(strconv.FormatFloat(f, format, -1, 64), t)
+}
+
+func (vp *valueParser) convertSlice(x []any, t *Type, depth int) (any, error) {
+	switch t.Kind {
+	case KindArray, KindDescriptor:
+		elem := t.Elem
+		if t.Kind == KindDescriptor {
+			elem = &descriptorElem
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			v, err := vp.convert(e, elem, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("element %d: %w", i, err)
+			}
+			out[i] = v
+		}
+		if t.Kind == KindDescriptor {
+			d := make(Descriptor, len(out))
+			for i, v := range out {
+				d[i] = v.(string)
+			}
+			return d, nil
+		}
+		return out, nil
+	case KindMap:
+		m := &Map{Keys: make([]any, len(x)), Values: make([]any, len(x))}
+		for i, e := range x {
+			pair, ok := e.([]any)
+			if !ok || len(pair) != 2 {
+				return nil, fmt.Errorf("map entry %d: expected a [key, value] pair", i)
+			}
+			k, err := vp.convert(pair[0], t.Key, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("map key %d: %w", i, err)
+			}
+			v, err := vp.convert(pair[1], t.Elem, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("map value %d: %w", i, err)
+			}
+			m.Keys[i], m.Values[i] = k, v
+		}
+		return m, nil
+	case KindRow:
+		if len(x) != len(t.Fields) {
+			return nil, fmt.Errorf("expected %d fields for %s, found %d", len(t.Fields), t, len(x))
+		}
+		fields := make([]any, len(x))
+		for i, e := range x {
+			v, err := vp.convert(e, &t.Fields[i].Type, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %w", t.Fields[i].Name, err)
+			}
+			fields[i] = v
+		}
+		return Row{Kind: Insert, Fields: fields}, nil
+	}
+	if t.IsString() {
+		return marshalCompact(x), nil
+	}
+	return nil, fmt.Errorf("cannot parse %s as %s", shortJSON(marshalCompact(x)), t)
+}
+
+func (vp *valueParser) convertObject(x map[string]any, t *Type, depth int) (any, error) {
+	switch t.Kind {
+	case KindRow:
+		fields := make([]any, len(t.Fields))
+		for i, f := range t.Fields {
+			v, err := vp.convert(x[f.Name], &t.Fields[i].Type, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %w", f.Name, err)
+			}
+			fields[i] = v
+		}
+		return Row{Kind: Insert, Fields: fields}, nil
+	case KindMap:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		m := &Map{Keys: make([]any, len(keys)), Values: make([]any, len(keys))}
+		for i, k := range keys {
+			var kv any = k
+			if !t.Key.IsString() {
+				var err error
+				if kv, err = vp.parse(k, t.Key); err != nil {
+					return nil, fmt.Errorf("map key: %w", err)
+				}
+			}
+			v, err := vp.convert(x[k], t.Elem, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("map value %q: %w", k, err)
+			}
+			m.Keys[i], m.Values[i] = kv, v
+		}
+		return m, nil
+	}
+	if t.IsString() {
+		return marshalCompact(x), nil
+	}
+	return nil, fmt.Errorf("cannot parse %s as %s", shortJSON(marshalCompact(x)), t)
+}
+
+// marshalCompact renders a decoded JSON value as compact JSON text.
+func marshalCompact(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}

@@ -1,0 +1,484 @@
+package runtime
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// The implicit system arguments every PTF has, after its declared ones.
+const (
+	argOnTime = "on_time"
+	argUID    = "uid"
+)
+
+// maxTableArgs is Flink's limit on table arguments.
+const maxTableArgs = 20
+
+var uidPattern = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z\-_0-9]*$`)
+
+// Signature renders a function's effective call signature as Flink's
+// documentation does, system arguments included:
+// f(input => {TABLE, ROW SEMANTIC TABLE}, threshold => INT NOT NULL, on_time => DESCRIPTOR, uid => STRING).
+func Signature(def *FuncDef) string {
+	var parts []string
+	for _, a := range def.Args {
+		var t string
+		switch {
+		case a.IsTable():
+			t = a.Traits.String()
+			if a.Type != nil {
+				t += " " + a.Type.String()
+			}
+		case a.Type != nil:
+			t = a.Type.String()
+		}
+		if a.Optional {
+			t = "[" + t + "]"
+		}
+		parts = append(parts, a.Name+" => "+t)
+	}
+	parts = append(parts, argOnTime+" => DESCRIPTOR", argUID+" => STRING")
+	return def.Name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// boundArg is a call argument matched to its declaration.
+type boundArg struct {
+	arg  *sqlmini.Arg
+	decl int // index into the declared args, or len(Args)+0/1 for on_time/uid
+}
+
+// planCall binds a PTF call: arguments, table semantics, uid and the output.
+func (p *planner) planCall(c *sqlmini.Call) (node, error) {
+	fname := string(c.Name.Value)
+	fn, ok := p.s.cat.Function(fname)
+	if !ok {
+		return nil, sqlmini.Errorf(c.Name.Pos, "No match found for function '%s'%s", fname, p.s.suggestFunction(fname))
+	}
+	def := fn.Def
+	nDecl := len(def.Args)
+	onTimeIdx, uidIdx := nDecl, nDecl+1
+
+	// Match arguments to declarations, by name or by position.
+	bound := make([]*sqlmini.Arg, nDecl+2)
+	sawNamed := false
+	for i, a := range c.Args {
+		if a.Name != nil {
+			sawNamed = true
+			name := string(a.Name.Value)
+			idx := -1
+			for j, d := range def.Args {
+				if d.Name == name {
+					idx = j
+				}
+			}
+			switch name {
+			case argOnTime:
+				idx = onTimeIdx
+			case argUID:
+				idx = uidIdx
+			}
+			if idx < 0 {
+				continue // Flink ignores unknown named arguments
+			}
+			if bound[idx] != nil {
+				return nil, sqlmini.Errorf(a.Pos, "argument '%s' is given twice in the call of '%s'", name, fname)
+			}
+			bound[idx] = a
+			continue
+		}
+		if sawNamed {
+			return nil, sqlmini.Errorf(a.Pos, "Cannot mix positional and named arguments when calling function '%s': a positional argument follows a named one", fname)
+		}
+		if i >= len(bound) {
+			return nil, sqlmini.Errorf(a.Pos, "too many arguments in the call of '%s': it takes %d. Signature: %s", fname, len(bound), Signature(def))
+		}
+		bound[i] = a
+	}
+
+	n := &ptfNode{def: def, fn: fname, args: make([]any, nDecl), mode: InsertOnly}
+	var texts []string
+	for i, d := range def.Args {
+		a := bound[i]
+		if a != nil && a.Default {
+			a = nil
+		}
+		if d.IsTable() {
+			if a == nil {
+				if d.Optional {
+					return nil, sqlmini.Errorf(c.Pos, "Table arguments must not be optional.")
+				}
+				return nil, missingArg(c, def, d)
+			}
+			if a.Table == nil {
+				return nil, sqlmini.Errorf(a.Pos, "Invalid argument value. Argument '%s' expects a table to be passed.", d.Name)
+			}
+			tb, text, err := p.bindTable(c, def, i, a.Table)
+			if err != nil {
+				return nil, err
+			}
+			n.tables = append(n.tables, tb)
+			texts = append(texts, text)
+			continue
+		}
+		if a == nil {
+			if !d.Optional && d.Type != nil && d.Type.NotNull {
+				return nil, missingArg(c, def, d)
+			}
+			if !d.Optional && (bound[i] == nil) {
+				return nil, missingArg(c, def, d)
+			}
+			texts = append(texts, "DEFAULT()")
+			continue
+		}
+		if a.Table != nil {
+			return nil, sqlmini.Errorf(a.Pos, "Invalid argument value. Argument '%s' expects a scalar value, but a table was passed.", d.Name)
+		}
+		v, text, err := bindScalar(a, i, d)
+		if err != nil {
+			return nil, err
+		}
+		n.args[i] = v
+		texts = append(texts, text)
+	}
+	if err := p.checkTables(c, def, n.tables); err != nil {
+		return nil, err
+	}
+
+	// on_time
+	var onTime Descriptor
+	if a := bound[onTimeIdx]; a != nil && !a.Default {
+		x, err := compileExpr(a.Expr, nil)
+		if err != nil || a.Expr == nil {
+			return nil, sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column)")
+		}
+		v, _ := x.eval(nil)
+		d, ok := v.(Descriptor)
+		if !ok {
+			return nil, sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column), not %s", x.typ())
+		}
+		onTime = d
+		texts = append(texts, "DESCRIPTOR("+strings.Join(d, ", ")+")")
+	} else {
+		texts = append(texts, "DEFAULT()")
+	}
+	rowtime, err := p.bindOnTime(c, def, n, onTime)
+	if err != nil {
+		return nil, err
+	}
+
+	// uid
+	if a := bound[uidIdx]; a != nil && !a.Default {
+		var uid any
+		var ok bool
+		if a.Expr != nil {
+			if x, err := compileExpr(a.Expr, nil); err == nil && x.constant() {
+				uid, _ = x.eval(nil)
+			}
+		}
+		s, isStr := uid.(string)
+		if ok = isStr && uidPattern.MatchString(s); !ok {
+			found := "a non-literal"
+			if isStr {
+				found = s
+			}
+			return nil, sqlmini.Errorf(a.Pos, "Invalid unique identifier for process table function. The `uid` argument must be a string literal that follows the pattern [a-zA-Z_][a-zA-Z-_0-9]*. But found: %s", found)
+		}
+		n.uid = s
+		texts = append(texts, "'"+s+"'")
+	} else {
+		texts = append(texts, "DEFAULT()")
+		if hasSetSemantics(n.tables) {
+			if !uidPattern.MatchString(fname) {
+				return nil, sqlmini.Errorf(c.Pos, "Could not derive a unique identifier for process table function '%s'. The function's name does not qualify for a UID. Please provide a custom identifier using the implicit `uid` argument. For example: myFunction(..., uid => 'my-id')", fname)
+			}
+			n.uid = fname
+		}
+	}
+	if n.uid != "" {
+		if prev, dup := p.uids[n.uid]; dup && prev != c {
+			return nil, sqlmini.Errorf(c.Pos, "Duplicate unique identifier '%s' detected among process table functions. Make sure that all PTF calls have an identifier defined that is globally unique.", n.uid)
+		}
+		p.uids[n.uid] = c
+	}
+	if n.uid == "" && len(def.State) > 0 {
+		n.uid = fname // table-less or row-semantic calls keep state under the function's name
+	}
+
+	// Output columns: key prefix (or passed-through columns), function output, rowtime.
+	n.fnOut = outputSchema(def.Output)
+	var cols []Column
+	for _, t := range n.tables {
+		in := t.in.schema()
+		if t.pass {
+			cols = append(cols, in.Columns...)
+			continue
+		}
+		for _, k := range t.partition {
+			c := in.Columns[k]
+			c.TimeAttr = false
+			cols = append(cols, c)
+		}
+	}
+	cols = append(cols, n.fnOut.Columns...)
+	if rowtime != nil {
+		cols = append(cols, *rowtime)
+		n.rowtime = true
+	}
+	nm := make([]string, len(cols))
+	for i, c := range cols {
+		nm[i] = c.Name
+	}
+	for i, u := range uniqueNames(nm) {
+		cols[i].Name = u
+	}
+	n.sch = Schema{Columns: cols}
+	n.text = fname + "(" + strings.Join(texts, ", ") + ")"
+	return n, nil
+}
+
+// outputSchema is a function's own output columns: a ROW type's fields or
+// one column EXPR$0.
+func outputSchema(t Type) Schema {
+	if t.Kind == KindRow {
+		return SchemaOf(t)
+	}
+	return Schema{Columns: []Column{{Name: "EXPR$0", Type: t}}}
+}
+
+func hasSetSemantics(ts []tableBinding) bool {
+	for _, t := range ts {
+		if t.set {
+			return true
+		}
+	}
+	return false
+}
+
+func missingArg(c *sqlmini.Call, def *FuncDef, d ArgDecl) error {
+	return sqlmini.Errorf(c.Pos, "Missing required argument '%s' in the call of function '%s'. Signature: %s", d.Name, string(c.Name.Value), Signature(def))
+}
+
+// bindScalar evaluates a constant scalar argument and converts it to the
+// declared type, with Flink's implicit casts.
+func bindScalar(a *sqlmini.Arg, pos int, d ArgDecl) (any, string, error) {
+	x, err := compileExpr(a.Expr, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	if !x.constant() {
+		return nil, "", sqlmini.Errorf(a.Pos, "argument '%s' must be a constant", d.Name)
+	}
+	v, err := x.eval(nil)
+	if err != nil {
+		return nil, "", sqlmini.Errorf(a.Pos, "argument '%s': %v", d.Name, err)
+	}
+	text := FormatValue(v, x.typ())
+	if s, ok := v.(string); ok {
+		text = "'" + s + "'"
+	}
+	if d.Type == nil {
+		return v, text, nil
+	}
+	if x.typ().Kind == KindNull {
+		if d.Type.NotNull {
+			return nil, "", sqlmini.Errorf(a.Pos, "Invalid argument type at position %d. Data type %s expected but NULL passed.", pos, d.Type)
+		}
+		return nil, text, nil
+	}
+	want := *d.Type
+	if !canImplicitCast(x.typ(), want.Nullable()) {
+		return nil, "", sqlmini.Errorf(a.Pos, "Invalid argument type at position %d. Data type %s expected but %s passed.", pos, want, x.typ())
+	}
+	out, err := castValue(v, want)
+	if err != nil {
+		return nil, "", sqlmini.Errorf(a.Pos, "argument '%s': %v", d.Name, err)
+	}
+	return out, text, nil
+}
+
+// bindTable binds TABLE t [PARTITION BY ...] to table argument decl.
+func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini.TableArg) (tableBinding, string, error) {
+	d := def.Args[decl]
+	var in node
+	var err error
+	name := "subquery"
+	if ta.Name != nil {
+		name = string(ta.Name.Value)
+		in, err = p.planTableRef(ta.Name)
+	} else {
+		in, err = p.planQuery(ta.Query)
+	}
+	if err != nil {
+		return tableBinding{}, "", err
+	}
+	tb := tableBinding{decl: decl, name: d.Name, in: in,
+		set:  d.Traits.Has(SetSemanticTable),
+		pass: d.Traits.Has(PassColumnsThrough)}
+	sch := in.schema()
+	text := "TABLE(" + name + ")"
+	if len(ta.PartitionBy) > 0 {
+		if !tb.set {
+			return tableBinding{}, "", sqlmini.Errorf(ta.PartitionBy[0].Pos, "Only tables with set semantics may be partitioned. Invalid PARTITION BY clause in the %d-th operand of table function '%s'", decl, string(c.Name.Value))
+		}
+		var refs []string
+		for _, col := range ta.PartitionBy {
+			k := sch.Index(string(col.Value))
+			if k < 0 {
+				return tableBinding{}, "", sqlmini.Errorf(col.Pos, "Invalid column '%s' for PARTITION BY clause. Available columns are: %s", col.Value, namesOf(sch))
+			}
+			tb.partition = append(tb.partition, k)
+			refs = append(refs, "$"+itoa(k))
+		}
+		text += " PARTITION BY(" + strings.Join(refs, ", ") + ")"
+	} else if tb.set && !d.Traits.Has(OptionalPartitionBy) {
+		return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' requires a PARTITION BY clause for parallel processing.", d.Name)
+	}
+	if len(ta.OrderBy) > 0 {
+		if !tb.set {
+			return tableBinding{}, "", sqlmini.Errorf(ta.OrderBy[0].Pos, "PARTITION BY or ORDER BY are not supported for table arguments with row semantics.")
+		}
+		return tableBinding{}, "", sqlmini.Errorf(ta.OrderBy[0].Pos, "ORDER BY on table arguments is not supported yet (it comes with event time)")
+	}
+	if in.changelog().IsInsertOnly() == false && !d.Traits.Has(SupportUpdates) {
+		return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' does not support updates, but the input table produces them (%s). Declare the SUPPORT_UPDATES trait to accept them.", d.Name, in.changelog())
+	}
+	// A typed table argument maps columns by position onto its declared row type.
+	if d.Type != nil && d.Type.Kind == KindRow {
+		if len(d.Type.Fields) != sch.Len() || !columnsCast(sch, *d.Type) {
+			var got []string
+			for _, col := range sch.Columns {
+				got = append(got, col.Type.String()+" "+col.Name)
+			}
+			return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "No match found for function signature %s: table argument '%s' expects %s but got (%s)", string(c.Name.Value), d.Name, d.Type, strings.Join(got, ", "))
+		}
+		typed := make([]Column, sch.Len())
+		exprs := make([]expr, sch.Len())
+		for i, f := range d.Type.Fields {
+			typed[i] = Column{Name: f.Name, Type: f.Type}
+			exprs[i] = castTo(&colExpr{i: i, t: sch.Columns[i].Type}, f.Type)
+		}
+		tb.in = &typedNode{projectNode{in: in, exprs: exprs, sch: Schema{Columns: typed}}, sch}
+	}
+	tb.sem = TableSemantics{DataType: sch.RowType(), PartitionBy: tb.partition, TimeColumn: -1, Changelog: in.changelog()}
+	tb.sem.DataType.NotNull = false
+	return tb, text, nil
+}
+
+func columnsCast(s Schema, t Type) bool {
+	for i, col := range s.Columns {
+		if !canImplicitCast(col.Type, t.Fields[i].Type.Nullable()) {
+			return false
+		}
+	}
+	return true
+}
+
+func castTo(x expr, t Type) expr {
+	if x.typ().Equal(t) {
+		return x
+	}
+	return &funcExpr{t: t, f: func(row []any) (any, error) {
+		v, err := x.eval(row)
+		if err != nil {
+			return nil, err
+		}
+		return castValue(v, t)
+	}}
+}
+
+// typedNode is a typed table argument: the rows converted to the declared
+// row type, while the key prefix keeps the original columns.
+type typedNode struct {
+	projectNode
+	orig Schema
+}
+
+// checkTables applies Flink's rules for several table arguments.
+func (p *planner) checkTables(c *sqlmini.Call, def *FuncDef, ts []tableBinding) error {
+	var tables []ArgDecl
+	for _, a := range def.Args {
+		if a.IsTable() {
+			tables = append(tables, a)
+		}
+	}
+	if len(tables) > maxTableArgs {
+		return sqlmini.Errorf(c.Pos, "Unsupported table argument count. Currently, the number of input tables is limited to %d.", maxTableArgs)
+	}
+	if len(tables) > 1 {
+		for _, a := range tables {
+			if !a.Traits.Has(SetSemanticTable) {
+				return sqlmini.Errorf(c.Pos, "All table arguments must use set semantics if multiple table arguments are declared.")
+			}
+		}
+		var sets []string
+		ref := ""
+		mismatch := false
+		for _, t := range ts {
+			var types []string
+			for _, k := range t.partition {
+				types = append(types, t.in.schema().Columns[k].Type.String())
+			}
+			s := "[" + strings.Join(types, ", ") + "]"
+			sets = append(sets, s)
+			if ref == "" {
+				ref = s
+			} else if s != ref {
+				mismatch = true
+			}
+		}
+		if mismatch {
+			return sqlmini.Errorf(c.Pos, "Invalid PARTITION BY columns. The number of columns and their data types must match across all involved table arguments. Given partition key sets: %s", strings.Join(sets, ", "))
+		}
+		return sqlmini.Errorf(c.Pos, "calls with several table arguments are not supported yet")
+	}
+	return nil
+}
+
+// bindOnTime validates on_time and returns the rowtime output column.
+func (p *planner) bindOnTime(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime Descriptor) (*Column, error) {
+	if onTime == nil {
+		for _, a := range def.Args {
+			if a.Traits.Has(RequireOnTime) {
+				return nil, sqlmini.Errorf(c.Pos, "Table argument '%s' requires a time attribute. Please provide one using the implicit `on_time` argument. For example: myFunction(..., on_time => DESCRIPTOR(`my_timestamp`))", a.Name)
+			}
+		}
+		return nil, nil
+	}
+	var unknown []string
+	var col *Column
+	for _, name := range onTime {
+		found := false
+		for i := range n.tables {
+			t := &n.tables[i]
+			k := t.in.schema().Index(name)
+			if k < 0 {
+				continue
+			}
+			found = true
+			tc := t.in.schema().Columns[k]
+			if !tc.Type.IsTime() {
+				return nil, sqlmini.Errorf(c.Pos, "Unsupported data type for time attribute '%s' in table argument '%s'. Only TIMESTAMP(3) or TIMESTAMP_LTZ(3) are supported, but found %s.", name, t.name, tc.Type)
+			}
+			if t.sem.TimeColumn >= 0 {
+				return nil, sqlmini.Errorf(c.Pos, "Ambiguous time attribute found. The `on_time` argument must reference at most one column in a table argument. Currently, the columns in `on_time` point to both '%s' and '%s' in table argument '%s'.", t.in.schema().Columns[t.sem.TimeColumn].Name, name, t.name)
+			}
+			t.sem.TimeColumn = k
+			rt := Column{Name: "rowtime", Type: tc.Type.Nullable(), TimeAttr: true}
+			rt.Type.NotNull = tc.Type.NotNull
+			col = &rt
+		}
+		if !found {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, sqlmini.Errorf(c.Pos, "Invalid time attribute declaration. Each column in the `on_time` argument must reference at least one column in one of the table arguments. Unknown references: [%s]", strings.Join(unknown, ", "))
+	}
+	if col == nil {
+		return nil, fmt.Errorf("on_time needs a table argument")
+	}
+	return col, nil
+}

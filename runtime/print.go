@@ -1,0 +1,788 @@
+package runtime
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Printer writes a query result to an io.Writer in one output format. The
+// caller calls Begin once with the result's schema, Row for every row in
+// order, and End after the last row; Begin may then start another result.
+// A Printer streams: it holds no rows back (the tableau derives its column
+// widths from the types, as Flink's streaming print() does). A Printer is
+// not safe for concurrent use. Each call of Begin, Row or End writes whole
+// lines with at most one Write; write errors are returned as they are.
+type Printer interface {
+	// Begin starts a result with the given columns. Some formats write a
+	// header here; the tableau waits for the first row or End, because an
+	// empty result prints only "Empty set".
+	Begin(s Schema) error
+	// Row writes one row. Its fields must match the schema given to Begin
+	// in number, and hold the Go types of value.go.
+	Row(r Row) error
+	// End finishes the result, writing a footer where the format has one.
+	End() error
+}
+
+// FormatNames lists the output formats NewPrinter knows.
+var FormatNames = []string{"tableau", "changelog", "rows", "csv", "json"}
+
+// NewPrinter returns the printer for a --format name: tableau, changelog,
+// rows, csv or json. CSV and JSON get their default options (no op column).
+func NewPrinter(format string, w io.Writer) (Printer, error) {
+	switch format {
+	case "tableau":
+		return NewTableauPrinter(w), nil
+	case "changelog":
+		return NewChangelogPrinter(w), nil
+	case "rows":
+		return NewRowsPrinter(w), nil
+	case "csv":
+		return NewCSVPrinter(w, CSVOptions{}), nil
+	case "json":
+		return NewJSONPrinter(w, JSONOptions{}), nil
+	}
+	return nil, fmt.Errorf("unknown format %q (valid formats: %s)", format, strings.Join(FormatNames, ", "))
+}
+
+// printerBase holds what every format needs: the writer, the schema and a line
+// buffer reused from row to row.
+type printerBase struct {
+	name   string
+	w      io.Writer
+	schema Schema
+	begun  bool
+	buf    []byte
+}
+
+func (p *printerBase) begin(s Schema) {
+	p.schema = s
+	p.begun = true
+	p.buf = p.buf[:0]
+}
+
+func (p *printerBase) check(r Row) error {
+	if !p.begun {
+		return fmt.Errorf("%s printer: row before begin", p.name)
+	}
+	if len(r.Fields) != len(p.schema.Columns) {
+		return fmt.Errorf("%s printer: row has %d fields, schema has %d columns", p.name, len(r.Fields), len(p.schema.Columns))
+	}
+	return nil
+}
+
+func (p *printerBase) end() error {
+	if !p.begun {
+		return fmt.Errorf("%s printer: end before begin", p.name)
+	}
+	p.begun = false
+	return nil
+}
+
+// flush writes the buffer and empties it.
+func (p *printerBase) flush() error {
+	if len(p.buf) == 0 {
+		return nil
+	}
+	_, err := p.w.Write(p.buf)
+	p.buf = p.buf[:0]
+	return err
+}
+
+// ---- tableau ---------------------------------------------------------------
+
+// tableauMaxWidth is PrintStyle.DEFAULT_MAX_COLUMN_WIDTH (also the SQL
+// client's sql-client.display.max-column-width default).
+const tableauMaxWidth = 30
+
+// NewTableauPrinter returns a printer of Flink's streaming TableResult.print()
+// layout (TableauStyle built by PrintStyle.tableauWithTypeInferredColumnWidths
+// with the row kind printed):
+//
+//	+----+--------------------------------+-------------+
+//	| op |                           name |         sum |
+//	+----+--------------------------------+-------------+
+//	| +I |                            Bob |          23 |
+//	+----+--------------------------------+-------------+
+//	1 row in set
+//
+// Column widths come from the types (TableauStyle.columnWidthsByType): the
+// longer of the name and the type's width, which is 4 for TINYINT, 6
+// SMALLINT, 11 INT, 20 BIGINT, p+2 DECIMAL(p, s), 5 BOOLEAN, 10 DATE, 8 or
+// p+9 TIME(p), 19/23/26/29 TIMESTAMP(p) and TIMESTAMP_LTZ(p) for p = 0,
+// <= 3, <= 6, else, and 30 for every other type; at least 6 to hold <NULL>;
+// the op column is 2 wide. Values are right-aligned; a value wider than its
+// column is cut to width-3 display columns plus "...". Display width counts
+// UTF-16 units plus one for each East Asian Wide or Fullwidth code point
+// (TableauStyle.getStringDisplayWidth). The footer is "N rows in set" ("1
+// row in set"); an empty result prints "Empty set" alone.
+func NewTableauPrinter(w io.Writer) Printer {
+	return &tableauPrinter{printerBase: printerBase{name: "tableau", w: w}}
+}
+
+type tableauPrinter struct {
+	printerBase
+	names  [][]byte
+	widths []int
+	header bool
+	rows   int64
+	cell   []byte
+}
+
+func (p *tableauPrinter) Begin(s Schema) error {
+	p.begin(s)
+	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0])
+	p.header = false
+	p.rows = 0
+	return nil
+}
+
+// tableauColumns returns the names (op first) and the type-derived widths.
+func tableauColumns(s Schema, names [][]byte, widths []int) ([][]byte, []int) {
+	names = append(names, []byte("op"))
+	widths = append(widths, 2)
+	for _, c := range s.Columns {
+		names = append(names, []byte(c.Name))
+		widths = append(widths, max(javaLength(c.Name), tableauTypeWidth(c.Type)))
+	}
+	return names, widths
+}
+
+// tableauTypeWidth is the type part of TableauStyle.columnWidthsByType,
+// including the room for <NULL>.
+func tableauTypeWidth(t Type) int {
+	n := tableauMaxWidth
+	switch t.Kind {
+	case KindTinyInt:
+		n = 4
+	case KindSmallInt:
+		n = 6
+	case KindInt:
+		n = 11
+	case KindBigInt:
+		n = 20
+	case KindDecimal:
+		n = t.Length + 2
+	case KindBoolean:
+		n = 5
+	case KindDate:
+		n = 10
+	case KindTime:
+		n = 8
+		if t.Length > 0 {
+			n = t.Length + 9
+		}
+	case KindTimestamp, KindTimestampLTZ:
+		switch p := t.Length; {
+		case p == 0:
+			n = 19
+		case p <= 3:
+			n = 23
+		case p <= 6:
+			n = 26
+		default:
+			n = 29
+		}
+	}
+	return max(n, len(tableNull))
+}
+
+func (p *tableauPrinter) Row(r Row) error {
+	if err := p.check(r); err != nil {
+		return err
+	}
+	if !p.header {
+		p.appendHeader()
+		p.header = true
+	}
+	p.buf = append(p.buf, '|')
+	p.buf = appendTableauCell(p.buf, []byte(r.Kind.ShortString()), p.widths[0])
+	for i, v := range r.Fields {
+		p.cell = appendTableValue(p.cell[:0], v, p.schema.Columns[i].Type)
+		p.buf = appendTableauCell(p.buf, p.cell, p.widths[i+1])
+	}
+	p.buf = append(p.buf, '\n')
+	p.rows++
+	return p.flush()
+}
+
+func (p *tableauPrinter) End() error {
+	if err := p.end(); err != nil {
+		return err
+	}
+	if p.rows == 0 {
+		p.buf = append(p.buf, "Empty set\n"...)
+		return p.flush()
+	}
+	p.buf = appendBorder(p.buf, p.widths)
+	p.buf = strconv.AppendInt(p.buf, p.rows, 10)
+	if p.rows > 1 {
+		p.buf = append(p.buf, " rows in set\n"...)
+	} else {
+		p.buf = append(p.buf, " row in set\n"...)
+	}
+	return p.flush()
+}
+
+func (p *tableauPrinter) appendHeader() {
+	p.buf = appendBorder(p.buf, p.widths)
+	p.buf = append(p.buf, '|')
+	for i, n := range p.names {
+		p.buf = appendTableauCell(p.buf, n, p.widths[i])
+	}
+	p.buf = append(p.buf, '\n')
+	p.buf = appendBorder(p.buf, p.widths)
+}
+
+// appendBorder appends +----+------+ for the widths.
+func appendBorder(b []byte, widths []int) []byte {
+	b = append(b, '+')
+	for _, w := range widths {
+		for range w + 2 {
+			b = append(b, '-')
+		}
+		b = append(b, '+')
+	}
+	return append(b, '\n')
+}
+
+// appendTableauCell appends " " + the right-aligned or cut value + " |".
+func appendTableauCell(b, s []byte, width int) []byte {
+	b = append(b, ' ')
+	if dw := displayWidth(s); dw <= width {
+		b = appendSpaces(b, width-dw)
+		b = append(b, s...)
+	} else {
+		b = appendTruncated(b, s, width-3)
+		b = append(b, "..."...)
+	}
+	return append(b, " |"...)
+}
+
+// appendTruncated appends the longest prefix of s whose display width fits
+// target, left-padded to target, as TableauStyle.truncateString does. Java
+// walks UTF-16 units, so a prefix may end inside a surrogate pair; Java then
+// writes the lone high surrogate as '?', and so do we.
+func appendTruncated(b, s []byte, target int) []byte {
+	passed, end, half := 0, 0, false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		passed++
+		if isFullWidth(r) {
+			passed++
+		}
+		if passed > target {
+			break
+		}
+		if r >= 0x10000 { // the low surrogate counts one more
+			passed++
+			if passed > target {
+				half = true
+				break
+			}
+		}
+		i += size
+		end = i
+	}
+	sub := displayWidth(s[:end])
+	if half {
+		sub++
+	}
+	b = appendSpaces(b, target-sub)
+	b = append(b, s[:end]...)
+	if half {
+		b = append(b, '?')
+	}
+	return b
+}
+
+func appendSpaces(b []byte, n int) []byte {
+	for range max(n, 0) {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// displayWidth is TableauStyle.getStringDisplayWidth: the UTF-16 length
+// plus one for every wide code point.
+func displayWidth(s []byte) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		i += size
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+		if isFullWidth(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// javaLength is Java's String.length() of s.
+func javaLength(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+// isFullWidth reports whether r has East_Asian_Width W or F, as
+// TableauStyle.isFullWidth asks ICU. The table is Unicode 13 (ICU4J 67, the
+// version Flink bundles), with the UAX #11 default W for the unassigned
+// code points of the CJK ideograph blocks.
+func isFullWidth(r rune) bool {
+	if r < 0x1100 {
+		return false
+	}
+	i := sort.Search(len(wideRanges), func(i int) bool { return wideRanges[i][1] >= r })
+	return i < len(wideRanges) && wideRanges[i][0] <= r
+}
+
+// ---- changelog ---------------------------------------------------------------
+
+// NewChangelogPrinter returns a printer of the Flink SQL client's changelog
+// result mode, which differs from the tableau: the client shows it in a
+// full-screen view (CliChangelogResultView) without borders or footer. This
+// printer writes that view's column header and rows as plain lines: each
+// cell is " " and the value right-aligned in the tableau's type-derived
+// width (CliUtils.normalizeColumn), a longer value cut to width-1 UTF-16
+// units plus "~". Values and <NULL> are as in the tableau.
+func NewChangelogPrinter(w io.Writer) Printer {
+	return &changelogPrinter{printerBase: printerBase{name: "changelog", w: w}}
+}
+
+type changelogPrinter struct {
+	printerBase
+	names  [][]byte
+	widths []int
+	cell   []byte
+}
+
+func (p *changelogPrinter) Begin(s Schema) error {
+	p.begin(s)
+	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0])
+	for i, n := range p.names {
+		p.buf = appendNormalized(p.buf, n, p.widths[i])
+	}
+	p.buf = append(p.buf, '\n')
+	return p.flush()
+}
+
+func (p *changelogPrinter) Row(r Row) error {
+	if err := p.check(r); err != nil {
+		return err
+	}
+	p.buf = appendNormalized(p.buf, []byte(r.Kind.ShortString()), p.widths[0])
+	for i, v := range r.Fields {
+		p.cell = appendTableValue(p.cell[:0], v, p.schema.Columns[i].Type)
+		p.buf = appendNormalized(p.buf, p.cell, p.widths[i+1])
+	}
+	p.buf = append(p.buf, '\n')
+	return p.flush()
+}
+
+func (p *changelogPrinter) End() error { return p.end() }
+
+// appendNormalized appends " " + CliUtils.normalizeColumn(s, width), which
+// measures in UTF-16 units.
+func appendNormalized(b, s []byte, width int) []byte {
+	b = append(b, ' ')
+	n := javaLength(string(s))
+	if n <= width {
+		b = appendSpaces(b, width-n)
+		return append(b, s...)
+	}
+	units := 0
+	for i, r := range string(s) {
+		u := 1
+		if r >= 0x10000 {
+			u = 2
+		}
+		if units+u > width-1 {
+			b = append(b, s[:i]...)
+			if units < width-1 { // half a surrogate pair: Java writes '?'
+				b = append(b, '?')
+			}
+			break
+		}
+		units += u
+	}
+	return append(b, '~')
+}
+
+// ---- rows ------------------------------------------------------------------
+
+// NewRowsPrinter returns a printer of one Row.toString per line, the form
+// Flink's tests compare: +I[Bob, 12], -U[Bob, 1]. It writes no header or
+// footer.
+func NewRowsPrinter(w io.Writer) Printer {
+	return &rowsPrinter{printerBase{name: "rows", w: w}}
+}
+
+type rowsPrinter struct{ printerBase }
+
+func (p *rowsPrinter) Begin(s Schema) error { p.begin(s); return nil }
+
+func (p *rowsPrinter) Row(r Row) error {
+	if err := p.check(r); err != nil {
+		return err
+	}
+	p.buf = appendJavaRow(p.buf, r, p.schema.Columns, nil)
+	p.buf = append(p.buf, '\n')
+	return p.flush()
+}
+
+func (p *rowsPrinter) End() error { return p.end() }
+
+// ---- CSV -------------------------------------------------------------------
+
+// CSVOptions configures NewCSVPrinter.
+type CSVOptions struct {
+	// OpColumn adds a first column named op holding +I, -U, +U or -D.
+	OpColumn bool
+	// OmitHeader leaves out the first line of column names.
+	OmitHeader bool
+}
+
+// NewCSVPrinter returns a printer of RFC 4180 CSV lines ending in "\n": a
+// header of column names, then one record per row. A field holding a comma,
+// a double quote, CR or LF is quoted with inner quotes doubled; NULL is an
+// empty unquoted field and the empty string is "". Values print as text:
+// numbers as Java does (1.5, 1.0E10), DECIMAL plain, TIMESTAMP as
+// 2025-03-27T12:00:00, TIMESTAMP_LTZ as 2025-03-27T12:00:00Z (seconds always,
+// fraction in groups of three when non-zero), DATE 2025-03-27, TIME
+// 12:00:00, intervals as ISO-8601 (PT1S, P1Y2M), BYTES as base64, and ARRAY,
+// MAP, ROW and DESCRIPTOR as their JSON text (see NewJSONPrinter).
+func NewCSVPrinter(w io.Writer, opts CSVOptions) Printer {
+	return &csvPrinter{printerBase: printerBase{name: "csv", w: w}, opts: opts}
+}
+
+type csvPrinter struct {
+	printerBase
+	opts CSVOptions
+	cell []byte
+}
+
+func (p *csvPrinter) Begin(s Schema) error {
+	p.begin(s)
+	if p.opts.OmitHeader {
+		return nil
+	}
+	sep := false
+	if p.opts.OpColumn {
+		p.buf = append(p.buf, "op"...)
+		sep = true
+	}
+	for _, c := range s.Columns {
+		if sep {
+			p.buf = append(p.buf, ',')
+		}
+		sep = true
+		p.buf = appendCSVField(p.buf, []byte(c.Name))
+	}
+	p.buf = append(p.buf, '\n')
+	return p.flush()
+}
+
+func (p *csvPrinter) Row(r Row) error {
+	if err := p.check(r); err != nil {
+		return err
+	}
+	sep := false
+	if p.opts.OpColumn {
+		p.buf = append(p.buf, r.Kind.ShortString()...)
+		sep = true
+	}
+	for i, v := range r.Fields {
+		if sep {
+			p.buf = append(p.buf, ',')
+		}
+		sep = true
+		if v == nil {
+			continue
+		}
+		p.cell = appendText(p.cell[:0], v, p.schema.Columns[i].Type)
+		p.buf = appendCSVField(p.buf, p.cell)
+	}
+	p.buf = append(p.buf, '\n')
+	return p.flush()
+}
+
+func (p *csvPrinter) End() error { return p.end() }
+
+// appendCSVField appends a non-NULL field, quoted when RFC 4180 needs it
+// and when empty (so that it differs from NULL).
+func appendCSVField(b, s []byte) []byte {
+	quote := len(s) == 0
+	for _, c := range s {
+		if c == ',' || c == '"' || c == '\r' || c == '\n' {
+			quote = true
+			break
+		}
+	}
+	if !quote {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for _, c := range s {
+		if c == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, c)
+	}
+	return append(b, '"')
+}
+
+// ---- JSON ------------------------------------------------------------------
+
+// JSONOptions configures NewJSONPrinter.
+type JSONOptions struct {
+	// OpColumn adds a first member "op" holding +I, -U, +U or -D.
+	OpColumn bool
+}
+
+// NewJSONPrinter returns a printer of JSON lines: one object per row whose
+// members are the columns in schema order. Numbers are JSON numbers (BIGINT
+// exact at any size, DOUBLE as Java prints it, DECIMAL in plain form);
+// NaN and the infinities, which JSON lacks, are the strings "NaN",
+// "Infinity" and "-Infinity". Times, dates and intervals are strings as in
+// NewCSVPrinter, BYTES a base64 string, ARRAY and DESCRIPTOR arrays, ROW an
+// object of its fields, and MAP an object when every key is a string, else
+// an array of [key, value] pairs.
+func NewJSONPrinter(w io.Writer, opts JSONOptions) Printer {
+	return &jsonPrinter{printerBase: printerBase{name: "json", w: w}, opts: opts}
+}
+
+type jsonPrinter struct {
+	printerBase
+	opts JSONOptions
+}
+
+func (p *jsonPrinter) Begin(s Schema) error { p.begin(s); return nil }
+
+func (p *jsonPrinter) Row(r Row) error {
+	if err := p.check(r); err != nil {
+		return err
+	}
+	p.buf = append(p.buf, '{')
+	if p.opts.OpColumn {
+		p.buf = append(p.buf, `"op":"`...)
+		p.buf = append(p.buf, r.Kind.ShortString()...)
+		p.buf = append(p.buf, '"')
+	}
+	for i, v := range r.Fields {
+		if i > 0 || p.opts.OpColumn {
+			p.buf = append(p.buf, ',')
+		}
+		c := p.schema.Columns[i]
+		p.buf = appendJSONString(p.buf, c.Name)
+		p.buf = append(p.buf, ':')
+		p.buf = appendJSON(p.buf, v, c.Type)
+	}
+	p.buf = append(p.buf, "}\n"...)
+	return p.flush()
+}
+
+func (p *jsonPrinter) End() error { return p.end() }
+
+// appendJSON appends the JSON encoding of a value of type t.
+func appendJSON(b []byte, v any, t Type) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool, int64:
+		return appendJava(b, v, t)
+	case float64:
+		start := len(b)
+		b = appendJava(b, v, t)
+		if c := b[start]; c == 'N' || c == 'I' || (c == '-' && b[start+1] == 'I') {
+			s := string(b[start:])
+			return appendJSONString(b[:start], s)
+		}
+		return b
+	case Decimal:
+		return appendBigDecimal(b, x, true)
+	case string:
+		return appendJSONString(b, x)
+	case Descriptor:
+		b = append(b, '[')
+		for i, s := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, s)
+		}
+		return append(b, ']')
+	case []any:
+		et := typeOrZero(t.Elem)
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, e, et)
+		}
+		return append(b, ']')
+	case *Map:
+		if x == nil {
+			return append(b, "null"...)
+		}
+		return appendJSONMap(b, x, t)
+	case Row:
+		return appendJSONRow(b, x, t)
+	}
+	start := len(b)
+	b = appendText(b, v, t)
+	s := string(b[start:])
+	return appendJSONString(b[:start], s)
+}
+
+func appendJSONMap(b []byte, m *Map, t Type) []byte {
+	kt, vt := typeOrZero(t.Key), typeOrZero(t.Elem)
+	object := true
+	for _, k := range m.Keys {
+		if _, ok := k.(string); !ok {
+			object = false
+			break
+		}
+	}
+	if object {
+		b = append(b, '{')
+		for i, k := range m.Keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k.(string))
+			b = append(b, ':')
+			b = appendJSON(b, mapValueAt(m, i), vt)
+		}
+		return append(b, '}')
+	}
+	b = append(b, '[')
+	for i, k := range m.Keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = appendJSON(b, k, kt)
+		b = append(b, ',')
+		b = appendJSON(b, mapValueAt(m, i), vt)
+		b = append(b, ']')
+	}
+	return append(b, ']')
+}
+
+// appendJSONRow appends a ROW as an object; fields without a declared name
+// are named f0, f1, ... as Flink names them.
+func appendJSONRow(b []byte, r Row, t Type) []byte {
+	b = append(b, '{')
+	for i, f := range r.Fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if i < len(t.Fields) && t.Fields[i].Name != "" {
+			b = appendJSONString(b, t.Fields[i].Name)
+		} else {
+			b = appendJSONString(b, "f"+strconv.Itoa(i))
+		}
+		b = append(b, ':')
+		b = appendJSON(b, f, rowFieldType(t, i))
+	}
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string, escaping as encoding/json
+// does except for <, > and &.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// wideRanges are the code point ranges of East_Asian_Width W and F, sorted.
+// Generated from golang.org/x/text/width (Unicode 13.0.0) plus the UAX #11
+// defaults for unassigned ideographs; adjacent ranges are merged.
+var wideRanges = [][2]rune{
+	{0x1100, 0x115F}, {0x231A, 0x231B}, {0x2329, 0x232A}, {0x23E9, 0x23EC}, {0x23F0, 0x23F0},
+	{0x23F3, 0x23F3}, {0x25FD, 0x25FE}, {0x2614, 0x2615}, {0x2648, 0x2653}, {0x267F, 0x267F},
+	{0x2693, 0x2693}, {0x26A1, 0x26A1}, {0x26AA, 0x26AB}, {0x26BD, 0x26BE}, {0x26C4, 0x26C5},
+	{0x26CE, 0x26CE}, {0x26D4, 0x26D4}, {0x26EA, 0x26EA}, {0x26F2, 0x26F3}, {0x26F5, 0x26F5},
+	{0x26FA, 0x26FA}, {0x26FD, 0x26FD}, {0x2705, 0x2705}, {0x270A, 0x270B}, {0x2728, 0x2728},
+	{0x274C, 0x274C}, {0x274E, 0x274E}, {0x2753, 0x2755}, {0x2757, 0x2757}, {0x2795, 0x2797},
+	{0x27B0, 0x27B0}, {0x27BF, 0x27BF}, {0x2B1B, 0x2B1C}, {0x2B50, 0x2B50}, {0x2B55, 0x2B55},
+	{0x2E80, 0x2E99}, {0x2E9B, 0x2EF3}, {0x2F00, 0x2FD5}, {0x2FF0, 0x2FFB}, {0x3000, 0x303E},
+	{0x3041, 0x3096}, {0x3099, 0x30FF}, {0x3105, 0x312F}, {0x3131, 0x318E}, {0x3190, 0x31E3},
+	{0x31F0, 0x321E}, {0x3220, 0x3247}, {0x3250, 0x4DBF}, {0x4E00, 0xA48C}, {0xA490, 0xA4C6},
+	{0xA960, 0xA97C}, {0xAC00, 0xD7A3}, {0xF900, 0xFAFF}, {0xFE10, 0xFE19}, {0xFE30, 0xFE52},
+	{0xFE54, 0xFE66}, {0xFE68, 0xFE6B}, {0xFF01, 0xFF60}, {0xFFE0, 0xFFE6}, {0x16FE0, 0x16FE4},
+	{0x16FF0, 0x16FF1}, {0x17000, 0x187F7}, {0x18800, 0x18CD5}, {0x18D00, 0x18D08}, {0x1B000, 0x1B11E},
+	{0x1B150, 0x1B152}, {0x1B164, 0x1B167}, {0x1B170, 0x1B2FB}, {0x1F004, 0x1F004}, {0x1F0CF, 0x1F0CF},
+	{0x1F18E, 0x1F18E}, {0x1F191, 0x1F19A}, {0x1F200, 0x1F202}, {0x1F210, 0x1F23B}, {0x1F240, 0x1F248},
+	{0x1F250, 0x1F251}, {0x1F260, 0x1F265}, {0x1F300, 0x1F320}, {0x1F32D, 0x1F335}, {0x1F337, 0x1F37C},
+	{0x1F37E, 0x1F393}, {0x1F3A0, 0x1F3CA}, {0x1F3CF, 0x1F3D3}, {0x1F3E0, 0x1F3F0}, {0x1F3F4, 0x1F3F4},
+	{0x1F3F8, 0x1F43E}, {0x1F440, 0x1F440}, {0x1F442, 0x1F4FC}, {0x1F4FF, 0x1F53D}, {0x1F54B, 0x1F54E},
+	{0x1F550, 0x1F567}, {0x1F57A, 0x1F57A}, {0x1F595, 0x1F596}, {0x1F5A4, 0x1F5A4}, {0x1F5FB, 0x1F64F},
+	{0x1F680, 0x1F6C5}, {0x1F6CC, 0x1F6CC}, {0x1F6D0, 0x1F6D2}, {0x1F6D5, 0x1F6D7}, {0x1F6EB, 0x1F6EC},
+	{0x1F6F4, 0x1F6FC}, {0x1F7E0, 0x1F7EB}, {0x1F90C, 0x1F93A}, {0x1F93C, 0x1F945}, {0x1F947, 0x1F978},
+	{0x1F97A, 0x1F9CB}, {0x1F9CD, 0x1F9FF}, {0x1FA70, 0x1FA74}, {0x1FA78, 0x1FA7A}, {0x1FA80, 0x1FA86},
+	{0x1FA90, 0x1FAA8}, {0x1FAB0, 0x1FAB6}, {0x1FAC0, 0x1FAC2}, {0x1FAD0, 0x1FAD6}, {0x20000, 0x3FFFF},
+}

@@ -1,0 +1,73 @@
+package runtime_test
+
+import (
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+// prBenchSchema and prBenchRow are a typical PTF output: a key, a string, a
+// number, a decimal and a rowtime.
+var (
+	prBenchSchema = prSchema(
+		prCol("name", runtime.TypeString),
+		prCol("EXPR$0", runtime.TypeString),
+		prCol("cnt", runtime.TypeBigInt),
+		prCol("amount", runtime.Type{Kind: runtime.KindDecimal, Length: 10, Scale: 2}),
+		prCol("score", runtime.TypeDouble),
+		prCol("rowtime", runtime.TypeTimestampLTZ),
+	)
+	prBenchRow = prRow(runtime.Insert, "Alice", "Hello Alice, your 42 time? Nice to see you again!",
+		int64(42), fmtDec(123456, 2), 0.75, runtime.Instant{Millis: 1743076910000})
+)
+
+func BenchmarkTableauPrinter(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			p := runtime.NewTableauPrinter(io.Discard)
+			for b.Loop() {
+				if err := p.Begin(prBenchSchema); err != nil {
+					b.Fatal(err)
+				}
+				for range n {
+					if err := p.Row(prBenchRow); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := p.End(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkFormatRow(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = runtime.FormatRow(prBenchRow, prBenchSchema)
+	}
+}
+
+func BenchmarkPrinters(b *testing.B) {
+	for _, format := range runtime.FormatNames {
+		b.Run("format="+format, func(b *testing.B) {
+			b.ReportAllocs()
+			p, err := runtime.NewPrinter(format, io.Discard)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := p.Begin(prBenchSchema); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if err := p.Row(prBenchRow); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,478 @@
+package runtime_test
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+func prCol(name string, t runtime.Type) runtime.Column { return runtime.Column{Name: name, Type: t} }
+
+func prSchema(cols ...runtime.Column) runtime.Schema { return runtime.Schema{Columns: cols} }
+
+func prRow(k runtime.RowKind, fields ...any) runtime.Row { return runtime.Row{Kind: k, Fields: fields} }
+
+// prAll runs a printer over one result and returns what it wrote.
+func prAll(t *testing.T, newPrinter func(w *bytes.Buffer) runtime.Printer, s runtime.Schema, rows ...runtime.Row) string {
+	t.Helper()
+	var buf bytes.Buffer
+	p := newPrinter(&buf)
+	if err := p.Begin(s); err != nil {
+		t.Fatalf("Begin: %v", err)
+	}
+	for _, r := range rows {
+		if err := p.Row(r); err != nil {
+			t.Fatalf("Row: %v", err)
+		}
+	}
+	if err := p.End(); err != nil {
+		t.Fatalf("End: %v", err)
+	}
+	return buf.String()
+}
+
+func prTableau(w *bytes.Buffer) runtime.Printer { return runtime.NewTableauPrinter(w) }
+
+// prLines joins its arguments with newlines and ends with one.
+func prLines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+func prCheck(t *testing.T, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("output mismatch\n--- got ---\n%s--- want ---\n%s", got, want)
+	}
+}
+
+// The tables of conformance/doc-examples.md, byte for byte; Flink's
+// TableauStyle adds the "N rows in set" footer the documentation omits.
+func TestTableauPrinter_docExamples(t *testing.T) {
+	str := runtime.TypeString
+	for _, tc := range []struct {
+		name  string
+		s     runtime.Schema
+		rows  []runtime.Row
+		table []string
+	}{
+		{
+			name: "Greeting",
+			s:    prSchema(prCol("EXPR$0", str)),
+			rows: []runtime.Row{
+				prRow(runtime.Insert, "Hello Bob!"), prRow(runtime.Insert, "Hello Alice!"), prRow(runtime.Insert, "Hello Bob!"),
+			},
+			table: []string{
+				"+----+--------------------------------+",
+				"| op |                         EXPR$0 |",
+				"+----+--------------------------------+",
+				"| +I |                     Hello Bob! |",
+				"| +I |                   Hello Alice! |",
+				"| +I |                     Hello Bob! |",
+				"+----+--------------------------------+",
+			},
+		},
+		{
+			name: "GreetingWithMemory",
+			s:    prSchema(prCol("name", str), prCol("EXPR$0", str)),
+			rows: []runtime.Row{
+				prRow(runtime.Insert, "Bob", "Hello Bob, your 1 time?"),
+				prRow(runtime.Insert, "Alice", "Hello Alice, your 1 time?"),
+				prRow(runtime.Insert, "Bob", "Hello Bob, your 2 time?"),
+			},
+			table: []string{
+				"+----+--------------------------------+--------------------------------+",
+				"| op |                           name |                         EXPR$0 |",
+				"+----+--------------------------------+--------------------------------+",
+				"| +I |                            Bob |        Hello Bob, your 1 time? |",
+				"| +I |                          Alice |      Hello Alice, your 1 time? |",
+				"| +I |                            Bob |        Hello Bob, your 2 time? |",
+				"+----+--------------------------------+--------------------------------+",
+			},
+		},
+		{
+			name: "GreetingWithLastPurchase (truncation)",
+			s:    prSchema(prCol("name", str), prCol("customer", str), prCol("EXPR$0", str)),
+			rows: []runtime.Row{
+				prRow(runtime.Insert, "Bob", "Bob", "Hello Bob, let me know if I can help!"),
+				prRow(runtime.Insert, "Alice", "Alice", "Hello Alice, here to buy milk again?"),
+				prRow(runtime.Insert, "Bob", "Bob", "Hello Bob, let me know if I can help!"),
+			},
+			table: []string{
+				"+----+--------------------------------+--------------------------------+--------------------------------+",
+				"| op |                           name |                       customer |                         EXPR$0 |",
+				"+----+--------------------------------+--------------------------------+--------------------------------+",
+				"| +I |                            Bob |                            Bob | Hello Bob, let me know if I... |",
+				"| +I |                          Alice |                          Alice | Hello Alice, here to buy mi... |",
+				"| +I |                            Bob |                            Bob | Hello Bob, let me know if I... |",
+				"+----+--------------------------------+--------------------------------+--------------------------------+",
+			},
+		},
+		{
+			name: "ToChangelogFunction",
+			s:    prSchema(prCol("name", str), prCol("flag", str), prCol("sum", runtime.TypeInt)),
+			rows: []runtime.Row{
+				prRow(runtime.Insert, "Bob", "INSERT", int64(23)),
+				prRow(runtime.Insert, "Alice", "INSERT", int64(42)),
+				prRow(runtime.Insert, "Alice", "UPDATE_AFTER", int64(44)),
+			},
+			table: []string{
+				"+----+--------------------------------+--------------------------------+-------------+",
+				"| op |                           name |                           flag |         sum |",
+				"+----+--------------------------------+--------------------------------+-------------+",
+				"| +I |                            Bob |                         INSERT |          23 |",
+				"| +I |                          Alice |                         INSERT |          42 |",
+				"| +I |                          Alice |                   UPDATE_AFTER |          44 |",
+				"+----+--------------------------------+--------------------------------+-------------+",
+			},
+		},
+		{
+			name: "CustomAggregation",
+			s:    prSchema(prCol("name", str), prCol("sum", runtime.TypeInt)),
+			rows: []runtime.Row{
+				prRow(runtime.Insert, "Bob", int64(23)),
+				prRow(runtime.Insert, "Alice", int64(42)),
+				prRow(runtime.UpdateBefore, "Alice", int64(42)),
+				prRow(runtime.UpdateAfter, "Alice", int64(44)),
+				prRow(runtime.Delete, "Bob", int64(23)),
+			},
+			table: []string{
+				"+----+--------------------------------+-------------+",
+				"| op |                           name |         sum |",
+				"+----+--------------------------------+-------------+",
+				"| +I |                            Bob |          23 |",
+				"| +I |                          Alice |          42 |",
+				"| -U |                          Alice |          42 |",
+				"| +U |                          Alice |          44 |",
+				"| -D |                            Bob |          23 |",
+				"+----+--------------------------------+-------------+",
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := prAll(t, prTableau, tc.s, tc.rows...)
+			want := prLines(tc.table...) + strconv.Itoa(len(tc.rows)) + " rows in set\n"
+			prCheck(t, got, want)
+		})
+	}
+}
+
+func TestTableauPrinter_empty(t *testing.T) {
+	got := prAll(t, prTableau, prSchema(prCol("name", runtime.TypeString)))
+	prCheck(t, got, "Empty set\n")
+}
+
+func TestTableauPrinter_oneRow(t *testing.T) {
+	got := prAll(t, prTableau, prSchema(prCol("n", runtime.TypeInt)), prRow(runtime.Insert, int64(1)))
+	prCheck(t, got, prLines(
+		"+----+-------------+",
+		"| op |           n |",
+		"+----+-------------+",
+		"| +I |           1 |",
+		"+----+-------------+",
+		"1 row in set",
+	))
+}
+
+// Widths by type (TableauStyle.columnWidthsByType), <NULL>, and the cast
+// forms of TRUE, timestamps and nested values.
+func TestTableauPrinter_typesAndNulls(t *testing.T) {
+	s := prSchema(
+		prCol("b", runtime.TypeBoolean),
+		prCol("t", runtime.Type{Kind: runtime.KindTinyInt}),
+		prCol("l", runtime.TypeBigInt),
+		prCol("d", runtime.Type{Kind: runtime.KindDecimal, Length: 5, Scale: 2}),
+		prCol("ts", runtime.TypeTimestampLTZ),
+		prCol("dt", runtime.Type{Kind: runtime.KindDate}),
+		prCol("tm", runtime.Type{Kind: runtime.KindTime}),
+		prCol("a", runtime.ArrayOf(runtime.TypeInt)),
+	)
+	got := prAll(t, prTableau, s,
+		prRow(runtime.Insert, true, int64(-128), int64(math.MinInt64), fmtDec(-99999, 2),
+			runtime.Instant{Millis: 1743076800000}, runtime.Date(20174), runtime.TimeOfDay(12*fmtHour),
+			[]any{int64(1), nil}),
+		prRow(runtime.Delete, nil, nil, nil, nil, nil, nil, nil, nil),
+	)
+	prCheck(t, got, prLines(
+		"+----+--------+--------+----------------------+---------+-------------------------+------------+----------+--------------------------------+",
+		"| op |      b |      t |                    l |       d |                      ts |         dt |       tm |                              a |",
+		"+----+--------+--------+----------------------+---------+-------------------------+------------+----------+--------------------------------+",
+		"| +I |   TRUE |   -128 | -9223372036854775808 | -999.99 | 2025-03-27 12:00:00.000 | 2025-03-27 | 12:00:00 |                      [1, NULL] |",
+		"| -D | <NULL> | <NULL> |               <NULL> |  <NULL> |                  <NULL> |     <NULL> |   <NULL> |                         <NULL> |",
+		"+----+--------+--------+----------------------+---------+-------------------------+------------+----------+--------------------------------+",
+		"2 rows in set",
+	))
+}
+
+// A column name longer than its type's width widens the column.
+func TestTableauPrinter_longName(t *testing.T) {
+	got := prAll(t, prTableau, prSchema(prCol("a_rather_long_column_name", runtime.TypeBoolean)),
+		prRow(runtime.Insert, false))
+	prCheck(t, got, prLines(
+		"+----+---------------------------+",
+		"| op | a_rather_long_column_name |",
+		"+----+---------------------------+",
+		"| +I |                     FALSE |",
+		"+----+---------------------------+",
+		"1 row in set",
+	))
+}
+
+// East Asian wide characters count two columns (TableauStyle.isFullWidth);
+// a code point outside the BMP counts its two UTF-16 units, plus one when
+// wide; a cut inside a surrogate pair leaves '?' as Java's encoder does.
+func TestTableauPrinter_wideCharacters(t *testing.T) {
+	s := prSchema(prCol("名字", runtime.TypeString))
+	got := prAll(t, prTableau, s,
+		prRow(runtime.Insert, "你好"),
+		prRow(runtime.Insert, strings.Repeat("你好世界", 4)),
+		prRow(runtime.Insert, "😀"),
+		prRow(runtime.Insert, strings.Repeat("a", 25)+"😀aaaaa"),
+		prRow(runtime.Insert, strings.Repeat("a", 26)+"你"+"aaa"),
+		prRow(runtime.Insert, "ｶﾀｶﾅ"),
+	)
+	prCheck(t, got, prLines(
+		"+----+--------------------------------+",
+		"| op |                           名字 |",
+		"+----+--------------------------------+",
+		"| +I |                           你好 |",
+		"| +I |  你好世界你好世界你好世界你... |",
+		"| +I |                            😀 |",
+		"| +I |  aaaaaaaaaaaaaaaaaaaaaaaaa?... |",
+		"| +I |  aaaaaaaaaaaaaaaaaaaaaaaaaa... |",
+		"| +I |                           ｶﾀｶﾅ |",
+		"+----+--------------------------------+",
+		"6 rows in set",
+	))
+}
+
+func TestTableauPrinter_truncation(t *testing.T) {
+	s := prSchema(prCol("s", runtime.TypeString))
+	got := prAll(t, prTableau, s,
+		prRow(runtime.Insert, strings.Repeat("x", 30)),
+		prRow(runtime.Insert, strings.Repeat("y", 31)),
+	)
+	prCheck(t, got, prLines(
+		"+----+--------------------------------+",
+		"| op |                              s |",
+		"+----+--------------------------------+",
+		"| +I | xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx |",
+		"| +I | yyyyyyyyyyyyyyyyyyyyyyyyyyy... |",
+		"+----+--------------------------------+",
+		"2 rows in set",
+	))
+}
+
+// A printer can print several results in turn.
+func TestTableauPrinter_reuse(t *testing.T) {
+	var buf bytes.Buffer
+	p := runtime.NewTableauPrinter(&buf)
+	for range 2 {
+		if err := p.Begin(prSchema(prCol("n", runtime.TypeInt))); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.End(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prCheck(t, buf.String(), "Empty set\nEmpty set\n")
+}
+
+func TestPrinter_errors(t *testing.T) {
+	for _, format := range runtime.FormatNames {
+		t.Run(format, func(t *testing.T) {
+			p, err := runtime.NewPrinter(format, &bytes.Buffer{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Row(prRow(runtime.Insert, "x")); err == nil || !strings.Contains(err.Error(), "row before begin") {
+				t.Errorf("Row before Begin: err = %v", err)
+			}
+			if err := p.Begin(prSchema(prCol("a", runtime.TypeString))); err != nil {
+				t.Fatal(err)
+			}
+			err = p.Row(prRow(runtime.Insert, "x", "y"))
+			want := format + " printer: row has 2 fields, schema has 1 columns"
+			if err == nil || err.Error() != want {
+				t.Errorf("Row arity: err = %v, want %q", err, want)
+			}
+		})
+	}
+}
+
+type prFailWriter struct{}
+
+func (prFailWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestPrinter_writeError(t *testing.T) {
+	p := runtime.NewRowsPrinter(prFailWriter{})
+	if err := p.Begin(prSchema(prCol("a", runtime.TypeString))); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Row(prRow(runtime.Insert, "x")); err == nil || err.Error() != "disk full" {
+		t.Errorf("err = %v, want disk full", err)
+	}
+}
+
+func TestNewPrinter(t *testing.T) {
+	for _, name := range []string{"tableau", "changelog", "rows", "csv", "json"} {
+		if p, err := runtime.NewPrinter(name, &bytes.Buffer{}); err != nil || p == nil {
+			t.Errorf("NewPrinter(%q) = %v, %v", name, p, err)
+		}
+	}
+	_, err := runtime.NewPrinter("xml", &bytes.Buffer{})
+	want := `unknown format "xml" (valid formats: tableau, changelog, rows, csv, json)`
+	if err == nil || err.Error() != want {
+		t.Errorf("NewPrinter(xml) err = %v, want %q", err, want)
+	}
+}
+
+func TestRowsPrinter(t *testing.T) {
+	s := prSchema(prCol("name", runtime.TypeString), prCol("score", runtime.TypeInt), prCol("ts", runtime.TypeTimestampLTZ))
+	got := prAll(t, func(w *bytes.Buffer) runtime.Printer { return runtime.NewRowsPrinter(w) }, s,
+		prRow(runtime.Insert, "Bob", int64(12), runtime.Instant{Millis: 99999}),
+		prRow(runtime.UpdateBefore, "Bob", int64(1), nil),
+		prRow(runtime.Delete, "Bob", nil, runtime.Instant{Millis: -1}),
+	)
+	prCheck(t, got, prLines(
+		"+I[Bob, 12, 1970-01-01T00:01:39.999Z]",
+		"-U[Bob, 1, null]",
+		"-D[Bob, null, 1969-12-31T23:59:59.999Z]",
+	))
+}
+
+func TestChangelogPrinter(t *testing.T) {
+	s := prSchema(prCol("name", runtime.TypeString), prCol("sum", runtime.TypeInt))
+	got := prAll(t, func(w *bytes.Buffer) runtime.Printer { return runtime.NewChangelogPrinter(w) }, s,
+		prRow(runtime.Insert, "Bob", int64(23)),
+		prRow(runtime.UpdateBefore, strings.Repeat("z", 31), nil),
+	)
+	prCheck(t, got, prLines(
+		" op                           name         sum",
+		" +I                            Bob          23",
+		" -U zzzzzzzzzzzzzzzzzzzzzzzzzzzzz~      <NULL>",
+	))
+}
+
+func TestCSVPrinter(t *testing.T) {
+	s := prSchema(
+		prCol("name", runtime.TypeString),
+		prCol("note", runtime.TypeString),
+		prCol("n", runtime.TypeBigInt),
+		prCol("ts", runtime.TypeTimestampLTZ),
+		prCol("lt", runtime.TypeTimestamp3),
+		prCol("raw", runtime.TypeBytes),
+		prCol("d", runtime.Type{Kind: runtime.KindDecimal, Length: 10, Scale: 2}),
+	)
+	rows := []runtime.Row{
+		prRow(runtime.Insert, "Bob", "a,b", int64(1), runtime.Instant{Millis: 1743076800000},
+			runtime.LocalDateTime{Millis: 1743076800000}, []byte("hi"), fmtDec(1250, 2)),
+		prRow(runtime.UpdateBefore, `say "hi"`, "line1\nline2", nil, runtime.Instant{Millis: 1},
+			runtime.LocalDateTime{Millis: 1}, []byte{}, nil),
+		prRow(runtime.UpdateAfter, "", nil, int64(-3), nil, nil, nil, fmtDec(-5, 2)),
+		prRow(runtime.Delete, "cr\r", " spaced ", nil, nil, nil, nil, nil),
+	}
+	t.Run("op column", func(t *testing.T) {
+		got := prAll(t, func(w *bytes.Buffer) runtime.Printer {
+			return runtime.NewCSVPrinter(w, runtime.CSVOptions{OpColumn: true})
+		}, s, rows...)
+		prCheck(t, got, prLines(
+			"op,name,note,n,ts,lt,raw,d",
+			"+I,Bob,\"a,b\",1,2025-03-27T12:00:00Z,2025-03-27T12:00:00,aGk=,12.50",
+			"-U,\"say \"\"hi\"\"\",\"line1\nline2\",,1970-01-01T00:00:00.001Z,1970-01-01T00:00:00.001,\"\",",
+			"+U,\"\",,-3,,,,-0.05",
+			"-D,\"cr\r\", spaced ,,,,,",
+		))
+	})
+	t.Run("plain", func(t *testing.T) {
+		got := prAll(t, func(w *bytes.Buffer) runtime.Printer {
+			return runtime.NewCSVPrinter(w, runtime.CSVOptions{OmitHeader: true})
+		}, s, rows[2])
+		prCheck(t, got, "\"\",,-3,,,,-0.05\n")
+	})
+}
+
+func TestCSVPrinter_nested(t *testing.T) {
+	s := prSchema(
+		prCol("items", runtime.MapOf(runtime.TypeBigInt, runtime.TypeInt)),
+		prCol("tags", runtime.ArrayOf(runtime.TypeString)),
+		prCol("on", runtime.TypeDescriptor),
+		prCol("iv", runtime.Type{Kind: runtime.KindIntervalDayTime}),
+		prCol("x", runtime.TypeDouble),
+	)
+	got := prAll(t, func(w *bytes.Buffer) runtime.Printer { return runtime.NewCSVPrinter(w, runtime.CSVOptions{}) }, s,
+		prRow(runtime.Insert, &runtime.Map{Keys: []any{int64(2)}, Values: []any{int64(1)}}, []any{"a", nil},
+			runtime.Descriptor{"ts"}, runtime.Duration(90_000), 1e10),
+	)
+	prCheck(t, got, prLines(
+		"items,tags,on,iv,x",
+		`"[[2,1]]","[""a"",null]","[""ts""]",PT1M30S,1.0E10`,
+	))
+}
+
+func TestJSONPrinter(t *testing.T) {
+	rt := runtime.NewRowType(
+		runtime.Field{Name: "city", Type: runtime.TypeString},
+		runtime.Field{Name: "zip", Type: runtime.TypeInt},
+	)
+	s := prSchema(
+		prCol("name", runtime.TypeString),
+		prCol("big", runtime.TypeBigInt),
+		prCol("x", runtime.TypeDouble),
+		prCol("d", runtime.Type{Kind: runtime.KindDecimal, Length: 10, Scale: 2}),
+		prCol("ts", runtime.TypeTimestampLTZ),
+		prCol("ok", runtime.TypeBoolean),
+		prCol("raw", runtime.TypeBytes),
+		prCol("m", runtime.MapOf(runtime.TypeString, runtime.TypeInt)),
+		prCol("k", runtime.MapOf(runtime.TypeBigInt, runtime.TypeInt)),
+		prCol("addr", rt),
+		prCol("tags", runtime.ArrayOf(runtime.TypeString)),
+	)
+	got := prAll(t, func(w *bytes.Buffer) runtime.Printer {
+		return runtime.NewJSONPrinter(w, runtime.JSONOptions{OpColumn: true})
+	}, s,
+		prRow(runtime.Insert, "Bob \"B\"\n\t\x01<&>\u2028", int64(1<<53+1), 0.5, fmtDec(1250, 2),
+			runtime.Instant{Millis: 1743076800000}, true, []byte("hi"),
+			&runtime.Map{Keys: []any{"a", "b"}, Values: []any{int64(1), nil}},
+			&runtime.Map{Keys: []any{int64(2)}, Values: []any{int64(1)}},
+			runtime.NewRow("London", nil), []any{"x", nil}),
+		prRow(runtime.Delete, nil, nil, math.NaN(), nil, nil, nil, nil, nil, nil, nil, nil),
+		prRow(runtime.Insert, "", int64(-1), math.Inf(-1), nil, nil, false, nil, &runtime.Map{}, nil, nil, []any{}),
+	)
+	prCheck(t, got, prLines(
+		`{"op":"+I","name":"Bob \"B\"\n\t\u0001<&>\u2028","big":9007199254740993,"x":0.5,"d":12.50,`+
+			`"ts":"2025-03-27T12:00:00Z","ok":true,"raw":"aGk=","m":{"a":1,"b":null},"k":[[2,1]],`+
+			`"addr":{"city":"London","zip":null},"tags":["x",null]}`,
+		`{"op":"-D","name":null,"big":null,"x":"NaN","d":null,"ts":null,"ok":null,"raw":null,"m":null,"k":null,"addr":null,"tags":null}`,
+		`{"op":"+I","name":"","big":-1,"x":"-Infinity","d":null,"ts":null,"ok":false,"raw":null,"m":{},"k":null,"addr":null,"tags":[]}`,
+	))
+}
+
+func TestJSONPrinter_noOp(t *testing.T) {
+	s := prSchema(prCol("a", runtime.TypeInt), prCol("e", runtime.TypeDouble), prCol("r", runtime.Type{}))
+	got := prAll(t, func(w *bytes.Buffer) runtime.Printer { return runtime.NewJSONPrinter(w, runtime.JSONOptions{}) }, s,
+		prRow(runtime.UpdateAfter, int64(1), 1e21, runtime.NewRow(int64(1), "x")))
+	prCheck(t, got, `{"a":1,"e":1.0E21,"r":{"f0":1,"f1":"x"}}`+"\n")
+}
+
+func ExampleNewTableauPrinter() {
+	p := runtime.NewTableauPrinter(os.Stdout)
+	_ = p.Begin(runtime.Schema{Columns: []runtime.Column{
+		{Name: "name", Type: runtime.TypeString},
+		{Name: "sum", Type: runtime.TypeInt},
+	}})
+	_ = p.Row(runtime.NewRow("Bob", int64(23)))
+	_ = p.Row(runtime.Row{Kind: runtime.Delete, Fields: []any{"Bob", nil}})
+	_ = p.End()
+	// Output:
+	// +----+--------------------------------+-------------+
+	// | op |                           name |         sum |
+	// +----+--------------------------------+-------------+
+	// | +I |                            Bob |          23 |
+	// | -D |                            Bob |      <NULL> |
+	// +----+--------------------------------+-------------+
+	// 2 rows in set
+}

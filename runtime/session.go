@@ -1,0 +1,491 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// Config configures a Session.
+type Config struct {
+	// Out receives results; Err receives notes, counts and timings.
+	Out, Err io.Writer
+	// Loader loads function files (JavaScript, TypeScript).
+	Loader Loader
+	// Store keeps state between statements; the caller owns and closes it.
+	Store state.Store
+	// Format is the result format: tableau (default), rows, csv or json.
+	Format string
+	// BaseDir resolves relative paths of statements given inline (-e, REPL).
+	BaseDir string
+	// Timing prints row counts and timings to Err after each query.
+	Timing bool
+}
+
+// Session runs statements against its catalog. It owns everything a user
+// can observe: SQL, SHOW/DESCRIBE/SET and output formatting. A Session is
+// not safe for concurrent use.
+type Session struct {
+	cfg      Config
+	cat      *Catalog
+	settings map[string]string
+	baseDir  string
+}
+
+// NewSession returns a session with an empty catalog.
+func NewSession(cfg Config) (*Session, error) {
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	if cfg.Err == nil {
+		cfg.Err = io.Discard
+	}
+	if cfg.Store == nil {
+		cfg.Store = state.NewMem()
+	}
+	if cfg.Format == "" {
+		cfg.Format = "tableau"
+	}
+	if cfg.BaseDir == "" {
+		cfg.BaseDir = "."
+	}
+	if _, err := NewPrinter(cfg.Format, io.Discard); err != nil {
+		return nil, err
+	}
+	return &Session{cfg: cfg, cat: NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
+}
+
+// Catalog returns the session's catalog.
+func (s *Session) Catalog() *Catalog { return s.cat }
+
+// Exec runs the statements of src one by one and stops at the first error,
+// which it returns. filename names src in positions; relative paths in the
+// statements resolve against the file's folder when filename is a file,
+// else against Config.BaseDir.
+func (s *Session) Exec(ctx context.Context, filename, src string) error {
+	s.baseDir = s.cfg.BaseDir
+	if filename != "" {
+		if fi, err := os.Stat(filename); err == nil && !fi.IsDir() {
+			s.baseDir = filepath.Dir(filename)
+		}
+	}
+	stmts, perr := sqlmini.Parse(filename, src)
+	for _, st := range stmts {
+		if err := s.ExecStatement(ctx, st); err != nil {
+			if !s.continueOnError() || ctx.Err() != nil {
+				return err
+			}
+			io.WriteString(s.cfg.Err, FormatError(err, src))
+		}
+	}
+	return perr
+}
+
+// continueOnError reports SET 'ptfsh.on-error' = 'continue': a script
+// prints an error and goes on with its next statement.
+func (s *Session) continueOnError() bool {
+	return strings.EqualFold(s.settings["ptfsh.on-error"], "continue")
+}
+
+// ExecStatement runs one parsed statement.
+func (s *Session) ExecStatement(ctx context.Context, st *sqlmini.Statement) (err error) {
+	switch {
+	case st.Create != nil:
+		return s.execCreate(st.Create)
+	case st.Drop != nil:
+		return s.execDrop(st.Drop)
+	case st.Show != nil:
+		return s.execShow(st.Show)
+	case st.Describe != nil:
+		return s.execDescribe(st.Describe)
+	case st.Set != nil:
+		return s.execSet(st.Set)
+	case st.Reset != nil:
+		if st.Reset.Key == nil {
+			s.settings = map[string]string{}
+		} else {
+			delete(s.settings, string(*st.Reset.Key))
+		}
+		return nil
+	case st.Explain != nil:
+		return s.execExplain(st.Explain)
+	case st.Insert != nil:
+		return sqlmini.Errorf(st.Pos, "INSERT INTO is not supported yet: run the query with --format csv or json to write its rows")
+	case st.Query != nil:
+		return s.execQuery(ctx, st)
+	}
+	return sqlmini.Errorf(st.Pos, "unsupported statement")
+}
+
+func (s *Session) execSet(set *sqlmini.Set) error {
+	if set.Key == nil {
+		var keys []string
+		for k := range s.settings {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		rows := make([][]string, len(keys))
+		for i, k := range keys {
+			rows[i] = []string{k, s.settings[k]}
+		}
+		return printMeta(s.cfg.Out, []string{"key", "value"}, rows)
+	}
+	key, val := string(*set.Key), string(*set.Value)
+	switch key {
+	case "sql-client.execution.result-mode", "ptfsh.format":
+		if _, err := NewPrinter(strings.ToLower(val), io.Discard); err != nil {
+			return sqlmini.Errorf(set.Pos, "%v", err)
+		}
+	}
+	s.settings[key] = val
+	return nil
+}
+
+// format is the result format in force.
+func (s *Session) format() string {
+	if f, ok := s.settings["ptfsh.format"]; ok {
+		return strings.ToLower(f)
+	}
+	if f, ok := s.settings["sql-client.execution.result-mode"]; ok {
+		return strings.ToLower(f)
+	}
+	return s.cfg.Format
+}
+
+func (s *Session) path(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(s.baseDir, p)
+}
+
+func (s *Session) execCreate(c *sqlmini.Create) error {
+	switch {
+	case c.Function != nil:
+		return s.createFunction(c, c.Function)
+	case c.View != nil:
+		return s.createView(c, c.View)
+	case c.Table != nil:
+		return s.createTable(c, c.Table)
+	}
+	return sqlmini.Errorf(c.Pos, "unsupported CREATE")
+}
+
+func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) error {
+	name := string(f.Name.Value)
+	if old, ok := s.cat.Function(name); ok {
+		if f.IfNotExists {
+			return nil
+		}
+		if old.BuiltIn {
+			return sqlmini.Errorf(f.Name.Pos, "function '%s' is a built-in function and cannot be replaced", name)
+		}
+		return sqlmini.Errorf(f.Name.Pos, "function '%s' already exists; DROP FUNCTION %s first, or use CREATE FUNCTION IF NOT EXISTS", name, name)
+	}
+	lang := strings.ToUpper(f.Language())
+	switch lang {
+	case "", "JAVASCRIPT", "JS", "TYPESCRIPT":
+	default:
+		return sqlmini.Errorf(f.Pos, "unsupported language %s: ptfsh runs JAVASCRIPT (and TypeScript files)", lang)
+	}
+	if s.cfg.Loader == nil {
+		return sqlmini.Errorf(f.Pos, "no script engine is configured")
+	}
+	var file, src string
+	if body, ok := f.Source(); ok {
+		src = body
+	} else {
+		file = s.path(string(*f.Path))
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return sqlmini.Errorf(f.Pos, "cannot read function file: %v", unwrapPathError(err))
+		}
+		src = string(b)
+	}
+	def, err := s.cfg.Loader.Load(name, file, src)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.Name.Pos, err)
+	}
+	def.Name = name
+	if err := checkDeclaration(def); err != nil {
+		return sqlmini.Errorf(f.Name.Pos, "%v", err)
+	}
+	s.cat.addFunction(&Function{Def: def, Temporary: c.Temporary})
+	return nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// checkDeclaration applies Flink's rules for a PTF's declaration.
+func checkDeclaration(def *FuncDef) error {
+	seen := map[string]bool{}
+	for _, a := range def.Args {
+		if a.Name == argOnTime || a.Name == argUID {
+			return fmt.Errorf("Function signature must not declare system arguments. Reserved argument names are: [on_time, uid]")
+		}
+		if seen[a.Name] {
+			return fmt.Errorf("argument '%s' is declared twice", a.Name)
+		}
+		seen[a.Name] = true
+		if a.Traits.Has(RowSemanticTable | SetSemanticTable) {
+			return fmt.Errorf("argument '%s' cannot have both ROW_SEMANTIC_TABLE and SET_SEMANTIC_TABLE", a.Name)
+		}
+		if a.Traits.Has(SupportUpdates) && a.Type != nil {
+			return fmt.Errorf("Table arguments that support updates must use a row type.")
+		}
+	}
+	return nil
+}
+
+func (s *Session) createView(c *sqlmini.Create, v *sqlmini.CreateView) error {
+	name := string(v.Name.Value)
+	if _, ok := s.cat.Table(name); ok {
+		return sqlmini.Errorf(v.Name.Pos, "table or view '%s' already exists", name)
+	}
+	n, err := newPlanner(s).planQuery(v.Query)
+	if err != nil {
+		return err
+	}
+	t := &Table{Name: name, Kind: TableView, Query: v.Query, Temporary: c.Temporary, Pos: v.Pos, Schema: n.schema()}
+	if len(v.Columns) > 0 {
+		if len(v.Columns) != n.schema().Len() {
+			return sqlmini.Errorf(v.Pos, "view '%s' names %d columns but its query has %d: %s", name, len(v.Columns), n.schema().Len(), namesOf(n.schema()))
+		}
+		cols := make([]Column, len(v.Columns))
+		copy(cols, n.schema().Columns)
+		for i, cn := range v.Columns {
+			t.ColumnNames = append(t.ColumnNames, string(cn.Value))
+			cols[i].Name = string(cn.Value)
+		}
+		t.Schema = Schema{Columns: cols}
+	}
+	s.cat.addTable(t)
+	return nil
+}
+
+func (s *Session) execDrop(d *sqlmini.Drop) error {
+	name := string(d.Name.Value)
+	switch strings.ToUpper(d.Kind) {
+	case "FUNCTION":
+		f, ok := s.cat.Function(name)
+		if !ok {
+			if d.IfExists {
+				return nil
+			}
+			return sqlmini.Errorf(d.Name.Pos, "function '%s' does not exist", name)
+		}
+		if f.BuiltIn {
+			return sqlmini.Errorf(d.Name.Pos, "function '%s' is a built-in function and cannot be dropped", name)
+		}
+		s.cat.dropFunction(name)
+	default:
+		if _, ok := s.cat.Table(name); !ok {
+			if d.IfExists {
+				return nil
+			}
+			return sqlmini.Errorf(d.Name.Pos, "%s '%s' does not exist", strings.ToLower(d.Kind), name)
+		}
+		s.cat.dropTable(name)
+	}
+	return nil
+}
+
+func (s *Session) execShow(sh *sqlmini.Show) error {
+	var header string
+	var names []string
+	switch strings.ToUpper(sh.What) {
+	case "FUNCTIONS":
+		header = "function name"
+		names = s.cat.FunctionNames(sh.User)
+	default:
+		header = "table name"
+		if strings.ToUpper(sh.What) == "VIEWS" {
+			header = "view name"
+		}
+		for _, n := range s.cat.TableNames() {
+			t, _ := s.cat.Table(n)
+			if strings.ToUpper(sh.What) == "VIEWS" && t.Kind != TableView {
+				continue
+			}
+			names = append(names, n)
+		}
+	}
+	rows := make([][]string, len(names))
+	for i, n := range names {
+		rows[i] = []string{n}
+	}
+	return printMeta(s.cfg.Out, []string{header}, rows)
+}
+
+func (s *Session) execDescribe(d *sqlmini.Describe) error {
+	name := string(d.Name.Value)
+	if t, ok := s.cat.Table(name); ok {
+		var rows [][]string
+		pk := map[int]bool{}
+		for _, k := range t.PrimaryKey {
+			pk[k] = true
+		}
+		for i, c := range t.Schema.Columns {
+			typ := c.Type.Nullable().String()
+			if c.TimeAttr {
+				typ += " *ROWTIME*"
+			}
+			null, key, wm := "TRUE", "", ""
+			if c.Type.NotNull {
+				null = "FALSE"
+			}
+			if pk[i] {
+				key = "PRI(" + c.Name + ")"
+			}
+			if t.Watermark != nil && t.Watermark.Column == i {
+				wm = t.Watermark.Expr
+			}
+			rows = append(rows, []string{c.Name, typ, null, key, "", wm})
+		}
+		return printMeta(s.cfg.Out, []string{"name", "type", "null", "key", "extras", "watermark"}, rows)
+	}
+	if f, ok := s.cat.Function(name); ok {
+		def := f.Def
+		kind := "PROCESS_TABLE"
+		lang := def.Language
+		rows := [][]string{
+			{"name", def.Name},
+			{"kind", kind},
+			{"language", lang},
+			{"signature", Signature(def)},
+			{"output", outputSchema(def.Output).RowType().String()},
+		}
+		if def.File != "" {
+			rows = append(rows, []string{"file", def.File})
+		}
+		for _, sd := range def.State {
+			v := "value"
+			switch sd.Kind {
+			case ListState:
+				v = "list"
+			case MapState:
+				v = "map"
+			}
+			if sd.Type != nil {
+				v += " " + sd.Type.String()
+			}
+			if sd.TTLSet {
+				v += " ttl " + sd.TTL.String()
+			}
+			rows = append(rows, []string{"state " + sd.Name, v})
+		}
+		if def.HasOnTimer {
+			rows = append(rows, []string{"onTimer", "yes"})
+		}
+		return printMeta(s.cfg.Out, []string{"info name", "info value"}, rows)
+	}
+	return sqlmini.Errorf(d.Name.Pos, "'%s' is neither a table, a view nor a function%s", name, s.suggestAny(name))
+}
+
+func (s *Session) execExplain(e *sqlmini.Explain) error {
+	n, err := newPlanner(s).planQuery(e.Query)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("== Optimized Execution Plan ==\n")
+	var walk func(n node, depth int)
+	walk = func(n node, depth int) {
+		if depth > 0 {
+			b.WriteString(strings.Repeat("   ", depth-1) + "+- ")
+		}
+		b.WriteString(n.explain() + "\n")
+		for _, c := range n.children() {
+			walk(c, depth+1)
+		}
+	}
+	walk(n, 0)
+	_, err = io.WriteString(s.cfg.Out, b.String())
+	return err
+}
+
+func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
+	start := time.Now()
+	n, err := newPlanner(s).planQuery(st.Query)
+	if err != nil {
+		return err
+	}
+	p, err := NewPrinter(s.format(), s.cfg.Out)
+	if err != nil {
+		return sqlmini.Errorf(st.Pos, "%v", err)
+	}
+	ex := &execution{ctx: ctx, store: s.cfg.Store}
+	str, err := n.open(ex)
+	if err != nil {
+		return positioned(st.Pos, err)
+	}
+	defer str.close()
+	if err := p.Begin(n.schema()); err != nil {
+		return err
+	}
+	var rows int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return sqlmini.Errorf(st.Pos, "statement cancelled")
+		}
+		ev, err := str.next()
+		if err != nil {
+			return positioned(st.Pos, err)
+		}
+		if ev.kind == evEnd {
+			break
+		}
+		if ev.kind != evRow {
+			continue
+		}
+		rows++
+		if err := p.Row(ev.row); err != nil {
+			return err
+		}
+	}
+	if err := p.End(); err != nil {
+		return err
+	}
+	// The end of the statement is a checkpoint: state goes to the store.
+	if err := s.cfg.Store.Update(func(tx state.Tx) error {
+		for _, op := range ex.ptfs {
+			if err := op.flush(tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("writing state: %w", err)
+	}
+	if s.cfg.Timing {
+		fmt.Fprintf(s.cfg.Err, "(%d rows read, %d rows out, %.3f s)\n", ex.rowsIn, rows, time.Since(start).Seconds())
+	}
+	return nil
+}
+
+// positioned puts an error that has no position at pos.
+func positioned(pos sqlmini.Pos, err error) error {
+	var se *sqlmini.Error
+	if errors.As(err, &se) {
+		return err
+	}
+	if strings.HasPrefix(err.Error(), pos.Filename+":") && pos.Filename != "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", pos, err)
+}

@@ -1,0 +1,236 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+)
+
+// RowReader reads the rows of a table source, one at a time. A RowReader
+// is not safe for concurrent use.
+type RowReader interface {
+	// Next returns the next row, or io.EOF after the last one. A
+	// *ParseError reports a bad row that has been consumed: Next may be
+	// called again to read the rows after it. Other errors (reading the
+	// file) are final. After io.EOF, Next returns rows appended to the file
+	// since, if any, so a file that grows can be followed.
+	Next() (Row, error)
+	// Position returns where the reader stands: just after the last row
+	// returned, skipped or reported bad.
+	Position() SourcePos
+	// Close releases the file. It is safe to call more than once.
+	Close() error
+}
+
+// SourcePos is a position in a file source, as checkpoints record it.
+type SourcePos struct {
+	// File is the path the source was opened with.
+	File string
+	// Line is the 1-based number of the line that holds byte Offset: the
+	// line where reading resumes.
+	Line int
+	// Offset is the byte offset just after the last row consumed: after its
+	// line end for CSV and JSON lines, after its closing brace inside a JSON
+	// array.
+	Offset int64
+	// Row is the number of rows returned so far (bad rows not counted).
+	Row int64
+}
+
+// String renders the position as file:line (offset N, row N).
+func (p SourcePos) String() string {
+	return p.File + ":" + strconv.Itoa(p.Line) + " (offset " + strconv.FormatInt(p.Offset, 10) + ", row " + strconv.FormatInt(p.Row, 10) + ")"
+}
+
+// ParseError is a row of a file that cannot be read: bad syntax, a wrong
+// number of fields, or a value that does not parse as its column's type.
+// Its Error() is one line: file:line:col: column "score": cannot parse
+// "abc" as INT.
+type ParseError struct {
+	File string
+	// Line and Col are 1-based; Col counts bytes from the start of the line
+	// to the start of the offending field or value.
+	Line, Col int
+	// Column is the name of the column concerned, empty for an error of the
+	// whole row.
+	Column string
+	// Value is the offending text, when there is one.
+	Value string
+	// Msg says what is wrong, without the position or the column.
+	Msg string
+}
+
+func (e *ParseError) Error() string {
+	s := e.File + ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Col) + ": "
+	if e.Column != "" {
+		s += "column " + strconv.Quote(e.Column) + ": "
+	}
+	return s + e.Msg
+}
+
+// SkipReporter is implemented by readers that can skip bad rows (the
+// readers of OpenCSV and OpenJSON, when told to ignore parse errors).
+type SkipReporter interface {
+	// Skipped returns how many rows were skipped so far and the errors of
+	// the first MaxSkippedKept of them, in file order.
+	Skipped() (n int64, first []ParseError)
+}
+
+// MaxSkippedKept is how many skipped rows a SkipReporter describes.
+const MaxSkippedKept = 5
+
+// skipStats counts skipped rows for SkipReporter.
+type skipStats struct {
+	n     int64
+	first []ParseError
+}
+
+func (s *skipStats) add(e *ParseError) {
+	s.n++
+	if len(s.first) < MaxSkippedKept {
+		s.first = append(s.first, *e)
+	}
+}
+
+// Skipped implements SkipReporter.
+func (s *skipStats) Skipped() (int64, []ParseError) {
+	return s.n, append([]ParseError(nil), s.first...)
+}
+
+var errIsDir = errors.New("is a directory, not a file")
+
+// openSourceFile opens path for reading and moves to resume.Offset. The
+// errors name the path: open x.csv: no such file or directory.
+func openSourceFile(path string, resume SourcePos) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errIsDir}
+	}
+	if resume.Offset < 0 || resume.Line < 0 || resume.Row < 0 {
+		f.Close()
+		return nil, fmt.Errorf("open %s: invalid resume position %s", path, resume)
+	}
+	if resume.Offset > 0 {
+		if st.Mode().IsRegular() && resume.Offset > st.Size() {
+			f.Close()
+			return nil, fmt.Errorf("open %s: cannot resume at offset %d: the file has only %d bytes (truncated or replaced?)", path, resume.Offset, st.Size())
+		}
+		if _, err := f.Seek(resume.Offset, io.SeekStart); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// lineStartBefore returns the offset of the start of the line that holds
+// byte off, reading backwards from it. Resuming readers use it to number
+// columns on their first line.
+func lineStartBefore(f *os.File, off int64) (int64, error) {
+	var buf [4096]byte
+	for end := off; end > 0; {
+		n := int64(len(buf))
+		if n > end {
+			n = end
+		}
+		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
+			return 0, err
+		}
+		for i := n - 1; i >= 0; i-- {
+			if buf[i] == '\n' {
+				return end - n + i + 1, nil
+			}
+		}
+		end -= n
+	}
+	return 0, nil
+}
+
+// utf8BOM starts some files written on Windows; readers skip it.
+const utf8BOM = "\xef\xbb\xbf"
+
+// interner shares the strings of a column whose values repeat (country
+// codes, airport names), saving an allocation per value. It gives up on a
+// column whose values rarely repeat.
+type interner struct {
+	m      map[string]string
+	misses int
+	off    bool
+}
+
+const (
+	internMaxLen     = 32   // longer strings are not shared
+	internMaxEntries = 4096 // distinct values kept per column
+)
+
+func (in *interner) get(b []byte) string {
+	if in.off || len(b) > internMaxLen {
+		return string(b)
+	}
+	if s, ok := in.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if in.m == nil {
+		in.m = make(map[string]string)
+	}
+	if len(in.m) < internMaxEntries {
+		in.m[s] = s
+		return s
+	}
+	if in.misses++; in.misses > internMaxEntries {
+		in.off, in.m = true, nil // mostly distinct values: stop looking
+	}
+	return s
+}
+
+// rowSlab hands out the field slices of rows from larger blocks, one
+// allocation per block instead of one per row. A row keeps its block alive,
+// which costs at most a block's worth of memory per row kept.
+type rowSlab struct {
+	free []any
+}
+
+const slabRows = 128
+
+func (s *rowSlab) fields(n int) []any {
+	if n == 0 {
+		return nil
+	}
+	if len(s.free) < n {
+		s.free = make([]any, n*slabRows)
+	}
+	f := s.free[:n:n]
+	s.free = s.free[n:]
+	return f
+}
+
+// srcColumn is what a reader knows of one column of its schema.
+type srcColumn struct {
+	name   string
+	typ    Type
+	intern *interner // string columns only
+}
+
+func srcColumns(schema Schema) []srcColumn {
+	cols := make([]srcColumn, len(schema.Columns))
+	for i, c := range schema.Columns {
+		cols[i] = srcColumn{name: c.Name, typ: c.Type}
+		if c.Type.IsString() {
+			cols[i].intern = &interner{}
+		}
+	}
+	return cols
+}

@@ -1,0 +1,556 @@
+package runtime_test
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+// writeFile writes content to a new file named name and returns its path.
+func writeFile(t testing.TB, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// readAll reads every row, and the first error other than io.EOF with
+// path shown as its base name.
+func readAll(r runtime.RowReader, path string) (rows []string, err error) {
+	for {
+		row, err := r.Next()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return rows, errors.New(strings.ReplaceAll(err.Error(), path, filepath.Base(path)))
+		}
+		rows = append(rows, showRow(row))
+	}
+}
+
+func schema(cols ...runtime.Column) runtime.Schema { return runtime.Schema{Columns: cols} }
+
+func col(name string, t runtime.Type) runtime.Column { return runtime.Column{Name: name, Type: t} }
+
+var scoreSchema = schema(col("name", runtime.TypeString), col("score", runtime.TypeInt), col("ts", tTS3))
+
+type readerCase struct {
+	name     string
+	schema   runtime.Schema // scoreSchema when empty
+	csv      runtime.CSVSourceOptions
+	json     runtime.JSONSourceOptions
+	content  string
+	want     []string // rows read before the error, if any
+	wantErr  string   // with the file shown as its base name
+	skipped  int64
+	firstBad []string // Error() of the first skipped rows
+}
+
+func (tt readerCase) run(t *testing.T, open func(path string, s runtime.Schema) (runtime.RowReader, error), file string) {
+	t.Helper()
+	s := tt.schema
+	if s.Columns == nil {
+		s = scoreSchema
+	}
+	path := writeFile(t, file, tt.content)
+	r, err := open(path, s)
+	var rows []string
+	if err == nil {
+		defer r.Close()
+		rows, err = readAll(r, path)
+	} else {
+		err = errors.New(strings.ReplaceAll(err.Error(), path, file))
+	}
+	gotErr := ""
+	if err != nil {
+		gotErr = err.Error()
+	}
+	if gotErr != tt.wantErr {
+		t.Errorf("error\n got: %s\nwant: %s", gotErr, tt.wantErr)
+	}
+	if strings.Join(rows, "\n") != strings.Join(tt.want, "\n") {
+		t.Errorf("rows\n got: %s\nwant: %s", strings.Join(rows, "\n      "), strings.Join(tt.want, "\n      "))
+	}
+	if r == nil {
+		return
+	}
+	sr, ok := r.(runtime.SkipReporter)
+	if !ok {
+		t.Fatal("the reader is not a SkipReporter")
+	}
+	n, first := sr.Skipped()
+	var firstText []string
+	for _, e := range first {
+		firstText = append(firstText, strings.ReplaceAll(e.Error(), path, file))
+	}
+	if n != tt.skipped || strings.Join(firstText, "\n") != strings.Join(tt.firstBad, "\n") {
+		t.Errorf("skipped %d %q, want %d %q", n, firstText, tt.skipped, tt.firstBad)
+	}
+}
+
+func TestOpenCSV(t *testing.T) {
+	bob := `+I("Bob", int64(12), 2025-03-27T12:00:00.000)`
+	alice := `+I("Alice", int64(7), 2025-03-27T12:00:00.000)`
+	notNull := schema(col("name", runtime.TypeString.AsNotNull()), col("score", runtime.TypeInt), col("ts", tTS3))
+	tests := []readerCase{
+		{name: "basic", content: "Bob,12,2025-03-27T12:00:00Z\nAlice,7,1743076800000\n", want: []string{bob, alice}},
+		{name: "last line without newline", content: "Bob,12,2025-03-27 12:00:00\nAlice,7,2025-03-27T12:00", want: []string{bob, alice}},
+		{name: "empty file", content: ""},
+		{name: "blank lines", content: "\n\r\nBob,12,2025-03-27 12:00:00\n\n", want: []string{bob}},
+		{name: "crlf", content: "Bob,12,2025-03-27 12:00:00\r\nAlice,7,1743076800000\r\n", want: []string{bob, alice}},
+		{name: "bom", content: "\xef\xbb\xbfBob,12,2025-03-27 12:00:00\n", want: []string{bob}},
+		{name: "nulls and empty strings", content: ",,\n\"\",,\n", want: []string{"+I(NULL, NULL, NULL)", `+I("", NULL, NULL)`}},
+		{name: "quoted empty int", content: "a,\"\",\n", wantErr: `x.csv:1:3: column "score": cannot parse "" as INT`},
+		{name: "quotes", content: "\"a,b\",\"1\",\n\"say \"\"hi\"\"\",2,\n", want: []string{`+I("a,b", int64(1), NULL)`, `+I("say \"hi\"", int64(2), NULL)`}},
+		{name: "quote inside unquoted field", content: "a\"b,1,\n", want: []string{`+I("a\"b", int64(1), NULL)`}},
+		{name: "embedded newlines", content: "\"two\nlines\",1,\n\"crlf\r\nkept\",2,\nc,x,\n",
+			want:    []string{`+I("two\nlines", int64(1), NULL)`, `+I("crlf\r\nkept", int64(2), NULL)`},
+			wantErr: `x.csv:5:3: column "score": cannot parse "x" as INT`},
+		{name: "delimiter", csv: runtime.CSVSourceOptions{FieldDelimiter: ';'}, content: "a,b;1;\n", want: []string{`+I("a,b", int64(1), NULL)`}},
+		{name: "tab delimiter", csv: runtime.CSVSourceOptions{FieldDelimiter: '\t'}, content: "a b\t1\t\n", want: []string{`+I("a b", int64(1), NULL)`}},
+		{name: "quote character", csv: runtime.CSVSourceOptions{QuoteCharacter: '\''}, content: "'a,b',1,\n", want: []string{`+I("a,b", int64(1), NULL)`}},
+		{name: "quotes disabled", csv: runtime.CSVSourceOptions{DisableQuoteCharacter: true}, content: "\"a\",1,\n", want: []string{`+I("\"a\"", int64(1), NULL)`}},
+		{name: "escape", csv: runtime.CSVSourceOptions{EscapeCharacter: '\\'}, content: "a\\,b,1,\n\"q\\\"\",2,\n", want: []string{`+I("a,b", int64(1), NULL)`, `+I("q\"", int64(2), NULL)`}},
+		{name: "comments", csv: runtime.CSVSourceOptions{AllowComments: true}, content: "# a comment\nBob,12,2025-03-27 12:00:00\n#,x,\n", want: []string{bob}},
+		{name: "comments off", content: "# a comment\n", wantErr: `x.csv:1:12: expected 3 fields, found 1`},
+		{name: "null literal", csv: runtime.CSVSourceOptions{NullLiteral: "NULL"}, content: "NULL,NULL,\n\"NULL\",1,\n", want: []string{"+I(NULL, NULL, NULL)", `+I("NULL", int64(1), NULL)`}},
+		{name: "too many fields", content: "a,1,,extra\n", wantErr: `x.csv:1:6: expected 3 fields, found 4`},
+		{name: "too few fields", content: "Bob,12,2025-03-27 12:00:00\nab,1\n", want: []string{bob}, wantErr: `x.csv:2:5: expected 3 fields, found 2`},
+		{name: "unterminated quote", content: "a,\"1\nb,2,\n", wantErr: `x.csv:1:3: column "score": unterminated quoted field`},
+		{name: "text after closing quote", content: "\"a\"b,1,\n", wantErr: `x.csv:1:4: column "name": unexpected 'b' after the closing quote of the field at column 1`},
+		{name: "invalid utf8", content: "ok,1,\na\xff,2,\n", want: []string{`+I("ok", int64(1), NULL)`}, wantErr: `x.csv:2:1: column "name": invalid UTF-8 in "a\xff"`},
+		{name: "int out of range", content: "a,3000000000,\n", wantErr: `x.csv:1:3: column "score": cannot parse "3000000000" as INT: out of range [-2147483648, 2147483647]`},
+		{name: "not a number", content: "a,abc,\n", wantErr: `x.csv:1:3: column "score": cannot parse "abc" as INT`},
+		{name: "bad timestamp", content: "a,1,yesterday\n", wantErr: `x.csv:1:5: column "ts": cannot parse "yesterday" as TIMESTAMP(3): expected yyyy-MM-dd HH:mm:ss, ISO-8601 or epoch milliseconds`},
+		{name: "spaces around numbers", content: "a, 1 ,\n", want: []string{`+I("a", int64(1), NULL)`}},
+		{name: "not null", schema: notNull, content: ",1,\n", wantErr: `x.csv:1:1: column "name": null value (an empty field) for STRING NOT NULL`},
+		{name: "header", csv: runtime.CSVSourceOptions{Header: true}, content: "name,score,ts\nBob,12,2025-03-27 12:00:00\n", want: []string{bob}},
+		{name: "header quoted with bom", csv: runtime.CSVSourceOptions{Header: true}, content: "\xef\xbb\xbf\"name\", score ,ts\r\nBob,12,2025-03-27 12:00:00\r\n", want: []string{bob}},
+		{name: "header mismatch", csv: runtime.CSVSourceOptions{Header: true}, content: "name,points,ts\n", wantErr: `x.csv:1:1: header (name, points, ts) does not match the declared columns (name, score, ts)`},
+		{name: "header short", csv: runtime.CSVSourceOptions{Header: true}, content: "name,score\n", wantErr: `x.csv:1:1: header (name, score) does not match the declared columns (name, score, ts)`},
+		{name: "header on empty file", csv: runtime.CSVSourceOptions{Header: true}, content: ""},
+		{name: "header only", csv: runtime.CSVSourceOptions{Header: true}, content: "name,score,ts"},
+		{name: "timestamp pattern", csv: runtime.CSVSourceOptions{Parse: runtime.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}}, content: "a,1,2001/01/01 00:47\n", want: []string{`+I("a", int64(1), 2001-01-01T00:47:00.000)`}},
+		{name: "bad pattern", csv: runtime.CSVSourceOptions{Parse: runtime.ParseOptions{TimestampPattern: "yyyy-mm"}}, content: "", wantErr: `open x.csv: timestamp pattern "yyyy-mm": needs a year (yyyy), a month (MM) and a day (dd)`},
+		{name: "bad delimiter", csv: runtime.CSVSourceOptions{FieldDelimiter: '\n'}, content: "", wantErr: `open x.csv: field delimiter '\n' must be an ASCII character other than a line break`},
+		{name: "delimiter is quote", csv: runtime.CSVSourceOptions{FieldDelimiter: '"'}, content: "", wantErr: `open x.csv: quote character and field delimiter are both '"'`},
+		{name: "ignore parse errors", csv: runtime.CSVSourceOptions{IgnoreParseErrors: true},
+			content: "a,x,\nBob,12,2025-03-27 12:00:00\nb,1\nc,1,2,3\n\"d,1,\nok\",1,\n\"e\"x,1,\nf,1,never\ng,99999999999,\nAlice,7,2025-03-27 12:00:00\n\"open",
+			want:    []string{bob, `+I("d,1,\nok", int64(1), NULL)`, alice},
+			skipped: 7,
+			firstBad: []string{
+				`x.csv:1:3: column "score": cannot parse "x" as INT`,
+				`x.csv:3:4: expected 3 fields, found 2`,
+				`x.csv:4:7: expected 3 fields, found 4`,
+				`x.csv:7:4: column "name": unexpected 'x' after the closing quote of the field at column 1`,
+				`x.csv:8:5: column "ts": cannot parse "never" as TIMESTAMP(3): expected yyyy-MM-dd HH:mm:ss, ISO-8601 or epoch milliseconds`,
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.run(t, func(path string, s runtime.Schema) (runtime.RowReader, error) {
+				return runtime.OpenCSV(path, s, tt.csv)
+			}, "x.csv")
+		})
+	}
+}
+
+func TestOpenCSV_longLine(t *testing.T) {
+	long := strings.Repeat("x", 200<<10) // longer than the reader's buffer
+	path := writeFile(t, "long.csv", long+",1,\n\""+long+"\n"+long+"\",2,\n")
+	r, err := runtime.OpenCSV(path, scoreSchema, runtime.CSVSourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for i, want := range []string{long, long + "\n" + long} {
+		row, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.Fields[0] != want || row.Fields[1] != int64(i+1) {
+			t.Errorf("row %d: got %d bytes, %v", i, len(row.Fields[0].(string)), row.Fields[1])
+		}
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("got %v, want io.EOF", err)
+	}
+	if pos := r.Position(); pos.Line != 4 || pos.Row != 2 {
+		t.Errorf("position %v, want line 4, row 2", pos)
+	}
+}
+
+func TestOpen_badPaths(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope.csv")
+	openers := map[string]func(string) error{
+		"csv": func(p string) error {
+			_, err := runtime.OpenCSV(p, scoreSchema, runtime.CSVSourceOptions{})
+			return err
+		},
+		"json": func(p string) error {
+			_, err := runtime.OpenJSON(p, scoreSchema, runtime.JSONSourceOptions{})
+			return err
+		},
+	}
+	for name, open := range openers {
+		err := open(missing)
+		if err == nil || err.Error() != "open "+missing+": no such file or directory" || !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s, missing file: got %v", name, err)
+		}
+		err = open(dir)
+		if err == nil || err.Error() != "open "+dir+": is a directory, not a file" {
+			t.Errorf("%s, directory: got %v", name, err)
+		}
+	}
+}
+
+// TestReaders_positionAndResume reads part of a file, reopens it at the
+// position reached, and checks that the rest comes out exactly once.
+func TestReaders_positionAndResume(t *testing.T) {
+	type format struct {
+		name, content string
+		open          func(path string, resume runtime.SourcePos) (runtime.RowReader, error)
+	}
+	openCSV := func(path string, resume runtime.SourcePos) (runtime.RowReader, error) {
+		return runtime.OpenCSV(path, scoreSchema, runtime.CSVSourceOptions{Header: true, Resume: resume})
+	}
+	openJSON := func(path string, resume runtime.SourcePos) (runtime.RowReader, error) {
+		return runtime.OpenJSON(path, scoreSchema, runtime.JSONSourceOptions{Resume: resume})
+	}
+	formats := []format{
+		{"csv", "\xef\xbb\xbfname,score,ts\r\na,1,\r\n\"b\nb\",2,\r\n\r\nc,3,\r\nd,4,", openCSV},
+		{"json lines", "{\"name\":\"a\",\"score\":1}\n\n{\"name\":\"b\",\"score\":2}\r\n{\"name\":\"c\",\"score\":3}\n{\"name\":\"d\",\"score\":4}", openJSON},
+		{"json array", "\xef\xbb\xbf [{\"name\":\"a\",\"score\":1},\n {\"name\":\"b\",\n  \"score\":2} , {\"name\":\"c\",\"score\":3},\n{\"name\":\"d\",\"score\":4}\n]\n", openJSON},
+	}
+	for _, f := range formats {
+		t.Run(f.name, func(t *testing.T) {
+			path := writeFile(t, "resume", f.content)
+			r, err := f.open(path, runtime.SourcePos{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := readAll(r, path)
+			r.Close()
+			if err != nil || len(all) != 4 {
+				t.Fatalf("got %q, %v", all, err)
+			}
+			for cut := 1; cut <= 4; cut++ {
+				r, _ := f.open(path, runtime.SourcePos{})
+				for range cut {
+					if _, err := r.Next(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				pos := r.Position()
+				r.Close()
+				if pos.Row != int64(cut) || pos.File != path {
+					t.Errorf("cut %d: position %v", cut, pos)
+				}
+				r2, err := f.open(path, pos)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rest, err := readAll(r2, path)
+				if err != nil || strings.Join(rest, " ") != strings.Join(all[cut:], " ") {
+					t.Errorf("cut %d at %v: got %q, %v; want %q", cut, pos, rest, err, all[cut:])
+				}
+				if end := r2.Position(); end.Row != 4 || end.Offset != int64(len(f.content)) {
+					t.Errorf("cut %d: end position %v, want row 4 at offset %d", cut, end, len(f.content))
+				}
+				r2.Close()
+			}
+		})
+	}
+}
+
+func TestReaders_resumeErrors(t *testing.T) {
+	path := writeFile(t, "short.csv", "a,1,\n")
+	_, err := runtime.OpenCSV(path, scoreSchema, runtime.CSVSourceOptions{Resume: runtime.SourcePos{Offset: 100, Line: 3}})
+	want := "open " + path + ": cannot resume at offset 100: the file has only 5 bytes (truncated or replaced?)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	// Errors after a resume keep true line and column numbers.
+	path = writeFile(t, "x.json", `[{"score":1}, {"score":2}, {"score":"x"}]`)
+	r, err := runtime.OpenJSON(path, scoreSchema, runtime.JSONSourceOptions{Resume: runtime.SourcePos{Offset: 12, Line: 1, Row: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rows, err := readAll(r, path)
+	if len(rows) != 1 || err == nil || err.Error() != `x.json:1:37: column "score": cannot parse "x" as INT` {
+		t.Errorf("got %q, %v", rows, err)
+	}
+}
+
+// TestReaders_growingFile reads a file that another writer extends: the
+// reader returns io.EOF at the current end, then the appended rows.
+func TestReaders_growingFile(t *testing.T) {
+	for _, format := range []string{"csv", "json"} {
+		t.Run(format, func(t *testing.T) {
+			first, more := "a,1,\nb,2,\n", "c,3,\n"
+			if format == "json" {
+				first, more = "{\"name\":\"a\"}\n{\"name\":\"b\"}\n", "{\"name\":\"c\"}\n"
+			}
+			path := writeFile(t, "grow."+format, first)
+			var r runtime.RowReader
+			var err error
+			if format == "csv" {
+				r, err = runtime.OpenCSV(path, scoreSchema, runtime.CSVSourceOptions{})
+			} else {
+				r, err = runtime.OpenJSON(path, scoreSchema, runtime.JSONSourceOptions{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			rows, _ := readAll(r, path)
+			if len(rows) != 2 {
+				t.Fatalf("first read: %q", rows)
+			}
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(more)
+			f.Close()
+			rows, err = readAll(r, path)
+			if err != nil || len(rows) != 1 || !strings.HasPrefix(rows[0], `+I("c"`) {
+				t.Errorf("after growing: %q, %v", rows, err)
+			}
+			if pos := r.Position(); pos.Row != 3 || pos.Line != 4 {
+				t.Errorf("position %v, want row 3, line 4", pos)
+			}
+		})
+	}
+}
+
+func TestReaders_closeTwice(t *testing.T) {
+	path := writeFile(t, "x.csv", "a,1,\n")
+	r, err := runtime.OpenCSV(path, scoreSchema, runtime.CSVSourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := r.Next(); err == nil || err == io.EOF {
+		t.Errorf("Next after Close: %v", err)
+	}
+}
+
+// sharedData returns the path of a file of ../shared/data, skipping the
+// test when the folder is not there (a clone without the steering repo).
+func sharedData(t *testing.T, name string) string {
+	path := filepath.Join("..", "..", "shared", "data", name)
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s not present: %v", path, err)
+	}
+	return path
+}
+
+var flightsSchema = schema(
+	col("date", tTS3), col("delay", runtime.TypeInt), col("distance", runtime.TypeInt),
+	col("origin", runtime.TypeString), col("destination", runtime.TypeString))
+
+var flightsOpts = runtime.JSONSourceOptions{Parse: runtime.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}}
+
+// countRows reads every row and returns the count and the first row.
+func countRows(t *testing.T, open func() (runtime.RowReader, error)) (int64, string) {
+	t.Helper()
+	r, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var n int64
+	first := ""
+	for {
+		row, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			first = showRow(row)
+		}
+		n++
+	}
+	if pos := r.Position(); pos.Row != n {
+		t.Errorf("position %v after %d rows", pos, n)
+	}
+	return n, first
+}
+
+func TestOpenJSON_flights(t *testing.T) {
+	const first = `+I(2001-01-01T00:47:00.000, int64(66), int64(1750), "DTW", "LAS")`
+	n, got := countRows(t, func() (runtime.RowReader, error) {
+		return runtime.OpenJSON("testdata/flights-300.json", flightsSchema, flightsOpts)
+	})
+	if n != 300 || got != first {
+		t.Errorf("testdata: %d rows, first %s", n, got)
+	}
+	n, got = countRows(t, func() (runtime.RowReader, error) {
+		return runtime.OpenJSON(sharedData(t, "flights-20k.json"), flightsSchema, flightsOpts)
+	})
+	if n != 20000 || got != first {
+		t.Errorf("shared: %d rows, first %s", n, got)
+	}
+}
+
+var stocksSchema = schema(col("symbol", runtime.TypeString), col("date", tDate), col("price", tDecimal(10, 2)))
+
+var stocksOpts = runtime.CSVSourceOptions{Header: true, Parse: runtime.ParseOptions{TimestampPattern: "MMM d yyyy"}}
+
+func TestOpenCSV_stocks(t *testing.T) {
+	const first = `+I("MSFT", 2000-01-01, 3981E-2)`
+	n, got := countRows(t, func() (runtime.RowReader, error) {
+		return runtime.OpenCSV("testdata/stocks-300.csv", stocksSchema, stocksOpts)
+	})
+	if n != 300 || got != first {
+		t.Errorf("testdata: %d rows, first %s", n, got)
+	}
+	n, got = countRows(t, func() (runtime.RowReader, error) {
+		return runtime.OpenCSV(sharedData(t, "stocks.csv"), stocksSchema, stocksOpts)
+	})
+	if n != 560 || got != first {
+		t.Errorf("shared: %d rows, first %s", n, got)
+	}
+}
+
+func TestOpenCSV_moreRealData(t *testing.T) {
+	github := schema(col("time", tLTZ3), col("count", runtime.TypeInt))
+	n, got := countRows(t, func() (runtime.RowReader, error) {
+		return runtime.OpenCSV("testdata/github-100.csv", github,
+			runtime.CSVSourceOptions{Header: true, Parse: runtime.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm:ss"}})
+	})
+	if n != 100 || got != `+I(2015-01-01T01:00:00.000Z, int64(2))` {
+		t.Errorf("github: %d rows, first %s", n, got)
+	}
+	names := []string{"Airport Name", "Aircraft Make Model", "Effect Amount of damage", "Flight Date",
+		"Aircraft Airline Operator", "Origin State", "Phase of flight", "Wildlife Size", "Wildlife Species",
+		"Time of day", "Cost Other", "Cost Repair", "Cost Total $", "Speed IAS in knots"}
+	var cols []runtime.Column
+	for _, name := range names {
+		t := runtime.TypeString
+		switch name {
+		case "Flight Date":
+			t = tDate
+		case "Cost Other", "Cost Repair", "Cost Total $", "Speed IAS in knots":
+			t = runtime.TypeInt
+		}
+		cols = append(cols, col(name, t))
+	}
+	r, err := runtime.OpenCSV("testdata/birdstrikes-50.csv", schema(cols...), runtime.CSVSourceOptions{Header: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rows, err := readAll(r, "")
+	if err != nil || len(rows) != 50 {
+		t.Fatalf("birdstrikes: %d rows, %v", len(rows), err)
+	}
+	want := `+I("BARKSDALE AIR FORCE BASE ARPT", "T-38A", "None", 1990-01-08, "MILITARY", "Louisiana", "Climb", "Large", "Turkey vulture", "Day", int64(0), int64(0), int64(0), int64(300))`
+	if rows[0] != want {
+		t.Errorf("birdstrikes first row\n got: %s\nwant: %s", rows[0], want)
+	}
+	nulls := 0
+	for _, row := range rows {
+		nulls += strings.Count(row, "NULL")
+	}
+	if nulls == 0 {
+		t.Error("birdstrikes: no NULL from the empty fields")
+	}
+}
+
+// fuzzSchema has a column of each family, so that fuzzed text reaches
+// every value parser.
+var fuzzSchema = schema(col("s", runtime.TypeString), col("i", runtime.TypeInt), col("ts", tTS3),
+	col("d", tDecimal(5, 2)), col("a", runtime.ArrayOf(runtime.TypeInt)))
+
+// drain reads r to the end, checking the contract of errors: a
+// *ParseError has a line and a column of at least 1, and a reader that
+// reports one either moves on or keeps reporting it.
+func drain(t *testing.T, r runtime.RowReader) {
+	for {
+		before := r.Position()
+		row, err := r.Next()
+		if err == io.EOF {
+			return
+		}
+		if err == nil {
+			if len(row.Fields) != len(fuzzSchema.Columns) {
+				t.Fatalf("row of %d fields", len(row.Fields))
+			}
+			continue
+		}
+		var pe *runtime.ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("an error that is not a *ParseError: %v", err)
+		}
+		if pe.Line < 1 || pe.Col < 1 {
+			t.Fatalf("bad position in %q", err)
+		}
+		if strings.Contains(pe.Error(), "\n") {
+			t.Fatalf("a multi-line error: %q", err)
+		}
+		if r.Position() == before {
+			return // a final error
+		}
+	}
+}
+
+func FuzzCSV(f *testing.F) {
+	seeds := []string{
+		"", "\n", "\xef\xbb\xbf", "a,1,2025-03-27T12:00:00Z,1.5,[1]\n",
+		"\"a\nb\",\"\",,,\r\n", "\"unterminated", "a\"b,1,x,y,z", "a,99999999999,1,1,[x]",
+		"#c\n,,,,\n", "\"a\"x,1,2,3,4\n", "a\xff,1,,,\n", ",,,,\n,,,,", "\"\"\"\",,,,\r",
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s), byte(0))
+	}
+	// One file per fuzzing process, rewritten for each input: a temporary
+	// folder per input makes fuzzing ten times slower.
+	path := filepath.Join(f.TempDir(), "fuzz.csv")
+	f.Fuzz(func(t *testing.T, data []byte, flags byte) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts := runtime.CSVSourceOptions{
+			Header:            flags&1 != 0,
+			AllowComments:     flags&2 != 0,
+			IgnoreParseErrors: flags&4 != 0,
+		}
+		if flags&8 != 0 {
+			opts.EscapeCharacter = '\\'
+		}
+		if flags&16 != 0 {
+			opts.FieldDelimiter = ';'
+		}
+		r, err := runtime.OpenCSV(path, fuzzSchema, opts)
+		if err != nil {
+			var pe *runtime.ParseError
+			if !errors.As(err, &pe) || pe.Line < 1 {
+				t.Fatalf("open: %v", err)
+			}
+			return
+		}
+		defer r.Close()
+		drain(t, r)
+	})
+}

@@ -1,0 +1,178 @@
+package runtime
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// createTable registers CREATE TABLE ... WITH ('connector' = ...).
+func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error {
+	name := string(ct.Name.Value)
+	if _, ok := s.cat.Table(name); ok {
+		return sqlmini.Errorf(ct.Name.Pos, "table or view '%s' already exists", name)
+	}
+	t := &Table{Name: name, Kind: TableFile, Options: map[string]string{}, Temporary: c.Temporary, BaseDir: s.baseDir, Pos: ct.Pos}
+	var cols []Column
+	var pk []*sqlmini.Name
+	var wm *sqlmini.Watermark
+	for _, el := range ct.Elements {
+		switch {
+		case el.Column != nil:
+			typ, err := TypeFromAST(el.Column.Type)
+			if err != nil {
+				return err
+			}
+			cn := string(el.Column.Name.Value)
+			for _, prev := range cols {
+				if prev.Name == cn {
+					return sqlmini.Errorf(el.Pos, "column '%s' is declared twice", cn)
+				}
+			}
+			cols = append(cols, Column{Name: cn, Type: typ})
+			if el.Column.PrimaryKey {
+				pk = append(pk, el.Column.Name)
+			}
+		case el.PrimaryKey != nil:
+			if len(pk) > 0 {
+				return sqlmini.Errorf(el.Pos, "a table has at most one PRIMARY KEY")
+			}
+			pk = el.PrimaryKey.Columns
+		case el.Watermark != nil:
+			if wm != nil {
+				return sqlmini.Errorf(el.Pos, "a table has at most one WATERMARK declaration")
+			}
+			wm = el.Watermark
+		}
+	}
+	t.Schema = Schema{Columns: cols}
+	for _, k := range pk {
+		i := t.Schema.Index(string(k.Value))
+		if i < 0 {
+			return sqlmini.Errorf(k.Pos, "PRIMARY KEY column '%s' is not a column of %s: %s", k.Value, name, namesOf(t.Schema))
+		}
+		t.PrimaryKey = append(t.PrimaryKey, i)
+		t.Schema.Columns[i].Type.NotNull = true
+	}
+	if wm != nil {
+		spec, err := watermarkSpec(wm, t.Schema)
+		if err != nil {
+			return err
+		}
+		t.Watermark = spec
+		t.Schema.Columns[spec.Column].TimeAttr = true
+	}
+	for _, o := range ct.Options {
+		t.Options[string(o.Key)] = string(o.Value)
+	}
+	if err := checkTableOptions(t, ct); err != nil {
+		return err
+	}
+	s.cat.addTable(t)
+	return nil
+}
+
+// watermarkSpec reads WATERMARK FOR col AS col [- INTERVAL ...].
+func watermarkSpec(w *sqlmini.Watermark, s Schema) (*WatermarkSpec, error) {
+	col := string(w.Column.Value)
+	i := s.Index(col)
+	if i < 0 {
+		return nil, sqlmini.Errorf(w.Column.Pos, "WATERMARK FOR names '%s', which is not a column: %s", col, namesOf(s))
+	}
+	if !s.Columns[i].Type.IsTime() {
+		return nil, sqlmini.Errorf(w.Column.Pos, "WATERMARK FOR needs a TIMESTAMP or TIMESTAMP_LTZ column, but '%s' is %s", col, s.Columns[i].Type)
+	}
+	bad := sqlmini.Errorf(w.Expr.Pos, "a watermark must be `%s` or `%s - INTERVAL 'n' UNIT` (bounded out-of-orderness)", col, col)
+	x, err := compileExpr(w.Expr, &scope{schema: s})
+	if err != nil {
+		return nil, err
+	}
+	spec := &WatermarkSpec{Column: i, Expr: exprText(w.Expr)}
+	switch e := x.(type) {
+	case *colExpr:
+		if e.i != i {
+			return nil, bad
+		}
+		return spec, nil
+	}
+	// col - INTERVAL: check the shape on the AST, then take the delay.
+	add := w.Expr.Left.Left.Pred.Left
+	if w.Expr.Right != nil || len(w.Expr.Left.Right) > 0 || w.Expr.Left.Left.Pred.Op != "" ||
+		len(add.Right) != 1 || add.Right[0].Op != "-" || len(add.Left.Right) > 0 ||
+		add.Left.Left.Primary.Column == nil || joinNames(add.Left.Left.Primary.Column.Parts) != col {
+		return nil, bad
+	}
+	d, err := compileMultiplicative(add.Right[0].Right, nil)
+	if err != nil {
+		return nil, bad
+	}
+	v, _ := d.eval(nil)
+	dur, ok := v.(Duration)
+	if !ok || !d.constant() {
+		return nil, bad
+	}
+	spec.Delay = dur
+	return spec, nil
+}
+
+// tableOptions lists the WITH options ptfsh reads, by connector.
+var tableOptions = map[string][]string{
+	"filesystem": {"connector", "path", "format", "csv.header", "csv.field-delimiter", "csv.ignore-parse-errors",
+		"csv.null-literal", "csv.quote-character", "csv.allow-comments", "json.ignore-parse-errors",
+		"json.timestamp-format.standard", "timestamp-format.pattern", "changelog.op-column", "changelog-mode",
+		"source.produces-delete-by-key"},
+}
+
+func checkTableOptions(t *Table, ct *sqlmini.CreateTable) error {
+	conn, ok := t.Options["connector"]
+	if !ok {
+		return sqlmini.Errorf(ct.Pos, "table '%s' needs a connector: WITH ('connector' = 'filesystem', 'path' = '...', 'format' = 'csv')", t.Name)
+	}
+	known, ok := tableOptions[conn]
+	if !ok {
+		var names []string
+		for k := range tableOptions {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		return sqlmini.Errorf(ct.Pos, "unsupported connector '%s'; available: %s", conn, strings.Join(names, ", "))
+	}
+	for _, o := range ct.Options {
+		k := string(o.Key)
+		found := false
+		for _, kk := range known {
+			found = found || kk == k
+		}
+		if !found {
+			return sqlmini.Errorf(o.Pos, "unsupported option '%s' for connector '%s'; supported: %s", k, conn, strings.Join(known, ", "))
+		}
+	}
+	if t.Options["path"] == "" {
+		return sqlmini.Errorf(ct.Pos, "table '%s' needs a 'path' option", t.Name)
+	}
+	switch f := t.Options["format"]; f {
+	case "csv", "json":
+	case "":
+		return sqlmini.Errorf(ct.Pos, "table '%s' needs a 'format' option: 'csv' or 'json'", t.Name)
+	default:
+		return sqlmini.Errorf(ct.Pos, "unsupported format '%s'; available: csv, json", f)
+	}
+	for _, k := range []string{"changelog.op-column", "changelog-mode", "source.produces-delete-by-key"} {
+		if _, ok := t.Options[k]; ok {
+			return sqlmini.Errorf(ct.Pos, "option '%s' (changelog sources) is not supported yet", k)
+		}
+	}
+	return nil
+}
+
+func boolOption(t *Table, key string) (bool, error) {
+	switch strings.ToLower(t.Options[key]) {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, fmt.Errorf("option '%s' must be 'true' or 'false', not '%s'", key, t.Options[key])
+}

@@ -1,0 +1,286 @@
+package script
+
+import (
+	"encoding/json"
+	"io/fs"
+	"net/url"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// stdlibPrefix is how a function imports a module of the embedded stdlib.
+const stdlibPrefix = "ptfsh/"
+
+// stdlibNamespace is esbuild's namespace for stdlib modules.
+const stdlibNamespace = "ptfsh"
+
+// target is the language level esbuild lowers to: goja runs ES2022 syntax
+// (class fields and private names, static blocks, optional chaining, ??=,
+// BigInt, generators, async functions) but not module syntax.
+const target = api.ES2022
+
+// bundle is the result of turning a function's source into one script.
+type bundle struct {
+	code string
+	sm   *sourceMap
+	// module reports an ES module (the declaration is its default export)
+	// or a CommonJS module (module.exports), as opposed to a plain script
+	// whose completion value is the declaration: ({ ... }).
+	module bool
+	esm    bool
+}
+
+// moduleGlobal is the global variable esbuild's IIFE assigns the module's
+// exports to. Load reads it right after running the bundle and resets it.
+const moduleGlobal = "__ptfsh_module"
+
+// source describes one function source being loaded.
+type source struct {
+	name    string // registered function name
+	display string // file name shown to the user, or "<inline NAME>"
+	absDir  string // directory relative imports resolve against
+	ts      bool   // TypeScript
+	tsx     bool
+	src     string
+}
+
+// build bundles src with its relative and stdlib imports into one script
+// and a source map. Errors are positioned in the user's files.
+func (e *Engine) build(s *source) (*bundle, error) {
+	loader := api.LoaderJS
+	switch {
+	case s.tsx:
+		loader = api.LoaderTSX
+	case s.ts:
+		loader = api.LoaderTS
+	}
+	outfile := filepath.Join(s.absDir, "__ptfsh_out.js")
+	res := api.Build(api.BuildOptions{
+		Stdin: &api.StdinOptions{
+			Contents:   s.src,
+			ResolveDir: s.absDir,
+			Sourcefile: s.display,
+			Loader:     loader,
+		},
+		Bundle:         true,
+		Format:         api.FormatIIFE,
+		GlobalName:     moduleGlobal,
+		Target:         target,
+		Platform:       api.PlatformNeutral,
+		Sourcemap:      api.SourceMapExternal,
+		SourcesContent: api.SourcesContentInclude,
+		Outfile:        outfile,
+		AbsWorkingDir:  s.absDir,
+		Metafile:       true,
+		Write:          false,
+		LogLevel:       api.LogLevelSilent,
+		Charset:        api.CharsetASCII,
+		Plugins:        []api.Plugin{e.importPlugin()},
+	})
+	rename := s.renamer()
+	if len(res.Errors) > 0 {
+		return nil, esbuildError(s.name, res.Errors, rename)
+	}
+	var code, smap []byte
+	for _, f := range res.OutputFiles {
+		if strings.HasSuffix(f.Path, ".map") {
+			smap = f.Contents
+		} else {
+			code = f.Contents
+		}
+	}
+	format := entryFormat(res.Metafile, s.display)
+	if format != "esm" && format != "cjs" {
+		return e.transformScript(s, loader, rename)
+	}
+	sm, err := parseSourceMap(smap, rename)
+	if err != nil {
+		return nil, loadErrorf(s.name, sqlmini.Pos{Filename: s.display}, "%v", err)
+	}
+	return &bundle{code: string(code), sm: sm, module: true, esm: format == "esm"}, nil
+}
+
+// transformScript compiles a plain script (no import or export): its
+// completion value is the declaration. The code is wrapped in a block so
+// that its top-level let, const and class declarations stay local and the
+// same function can be loaded again into the same runtime.
+func (e *Engine) transformScript(s *source, loader api.Loader, rename func(string) string) (*bundle, error) {
+	res := api.Transform(s.src, api.TransformOptions{
+		Loader:         loader,
+		Sourcefile:     s.display,
+		Target:         target,
+		Platform:       api.PlatformNeutral,
+		Sourcemap:      api.SourceMapExternal,
+		SourcesContent: api.SourcesContentInclude,
+		LogLevel:       api.LogLevelSilent,
+		Charset:        api.CharsetASCII,
+	})
+	if len(res.Errors) > 0 {
+		return nil, esbuildError(s.name, res.Errors, rename)
+	}
+	sm, err := parseSourceMap(res.Map, rename)
+	if err != nil {
+		return nil, loadErrorf(s.name, sqlmini.Pos{Filename: s.display}, "%v", err)
+	}
+	sm.lineShift = 1
+	return &bundle{code: "{\n" + string(res.Code) + "\n}", sm: sm}, nil
+}
+
+// renamer returns the function that turns a source name of esbuild (the
+// stdin name, a path relative to the function's directory, or
+// "ptfsh:mod.js") into the name shown to the user.
+func (s *source) renamer() func(string) string {
+	displayDir := ""
+	if !strings.HasPrefix(s.display, "<") {
+		displayDir = path.Dir(filepath.ToSlash(s.display))
+	}
+	return func(name string) string {
+		if u, err := url.PathUnescape(name); err == nil {
+			name = u // esbuild escapes the names in a bundle's source map
+		}
+		switch {
+		case name == s.display || name == "<stdin>":
+			return s.display
+		case strings.HasPrefix(name, stdlibNamespace+":"):
+			return stdlibPrefix + strings.TrimPrefix(name, stdlibNamespace+":")
+		case displayDir != "" && !path.IsAbs(name):
+			return path.Join(displayDir, filepath.ToSlash(name))
+		}
+		return name
+	}
+}
+
+// entryFormat reads the module format esbuild detected for the entry
+// point from the metafile: "esm", "cjs" or "" for a plain script.
+func entryFormat(metafile, entry string) string {
+	var m struct {
+		Inputs map[string]struct {
+			Format string `json:"format"`
+		} `json:"inputs"`
+	}
+	if json.Unmarshal([]byte(metafile), &m) != nil {
+		return ""
+	}
+	return m.Inputs[entry].Format
+}
+
+// esbuildError converts esbuild's first error into an *Error.
+func esbuildError(fn string, msgs []api.Message, rename func(string) string) *Error {
+	m := msgs[0]
+	err := &Error{Func: fn, Msg: m.Text}
+	if m.Detail != nil {
+		if ie, ok := m.Detail.(*importError); ok {
+			err.Msg = ie.msg
+		}
+	}
+	if loc := m.Location; loc != nil {
+		file := loc.File
+		if loc.Namespace == stdlibNamespace {
+			file = stdlibNamespace + ":" + file
+		}
+		err.Pos = sqlmini.Pos{
+			Filename: rename(file),
+			Line:     loc.Line,
+			Column:   byteToRuneColumn(loc.LineText, loc.Column) + 1,
+		}
+	}
+	if !strings.HasPrefix(err.Msg, "SyntaxError") && isSyntaxMessage(m) {
+		err.Msg = "SyntaxError: " + err.Msg
+	}
+	return err
+}
+
+// isSyntaxMessage reports whether an esbuild message is a parse error, as
+// opposed to an import that cannot be resolved or loaded.
+func isSyntaxMessage(m api.Message) bool {
+	if m.PluginName != "" {
+		return false
+	}
+	for _, p := range []string{"Could not resolve", "No loader", "Could not read", "Cannot read"} {
+		if strings.HasPrefix(m.Text, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// importError is the Detail of an error our import plugin raises.
+type importError struct{ msg string }
+
+// importPlugin restricts imports to files beside the function (relative
+// paths) and modules of the embedded stdlib (ptfsh/...), and loads the
+// latter from Options.Stdlib.
+func (e *Engine) importPlugin() api.Plugin {
+	return api.Plugin{
+		Name: "ptfsh-imports",
+		Setup: func(b api.PluginBuild) {
+			b.OnResolve(api.OnResolveOptions{Filter: `.*`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+				return e.resolve(a)
+			})
+			b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: stdlibNamespace}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+				return e.loadStdlib(a)
+			})
+		},
+	}
+}
+
+func (e *Engine) resolve(a api.OnResolveArgs) (api.OnResolveResult, error) {
+	fail := func(msg string) (api.OnResolveResult, error) {
+		return api.OnResolveResult{Errors: []api.Message{{Text: msg, Detail: &importError{msg}}}}, nil
+	}
+	p := a.Path
+	switch a.Kind {
+	case api.ResolveEntryPoint:
+		return api.OnResolveResult{}, nil
+	case api.ResolveJSRequireCall, api.ResolveJSRequireResolve:
+		return fail("require(" + quote(p) + ") is not supported: use import")
+	case api.ResolveJSDynamicImport:
+		return fail("import(" + quote(p) + ") is not supported: use a static import")
+	}
+	relative := strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../")
+	switch {
+	case strings.HasPrefix(p, stdlibPrefix):
+		return e.resolveStdlib(strings.TrimPrefix(p, stdlibPrefix), p, fail)
+	case relative && a.Namespace == stdlibNamespace:
+		return e.resolveStdlib(path.Join(path.Dir(a.Importer), p), p, fail)
+	case relative:
+		return api.OnResolveResult{}, nil // esbuild resolves it beside the importer
+	}
+	return fail("cannot import " + quote(p) + ": a function may import only files beside it (\"./x.js\") and the stdlib (\"ptfsh/...\")")
+}
+
+// resolveStdlib finds module mod (a path inside Options.Stdlib, with or
+// without its extension).
+func (e *Engine) resolveStdlib(mod, orig string, fail func(string) (api.OnResolveResult, error)) (api.OnResolveResult, error) {
+	if e.opts.Stdlib != nil && fs.ValidPath(mod) {
+		for _, cand := range []string{mod, mod + ".js", mod + ".ts", mod + "/index.js", mod + "/index.ts"} {
+			if st, err := fs.Stat(e.opts.Stdlib, cand); err == nil && !st.IsDir() {
+				return api.OnResolveResult{Path: cand, Namespace: stdlibNamespace}, nil
+			}
+		}
+	}
+	return fail("unknown stdlib module " + quote(orig))
+}
+
+func (e *Engine) loadStdlib(a api.OnLoadArgs) (api.OnLoadResult, error) {
+	data, err := fs.ReadFile(e.opts.Stdlib, a.Path)
+	if err != nil {
+		return api.OnLoadResult{}, err
+	}
+	s := string(data)
+	loader := api.LoaderJS
+	if strings.HasSuffix(a.Path, ".ts") {
+		loader = api.LoaderTS
+	}
+	return api.OnLoadResult{Contents: &s, Loader: loader}, nil
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

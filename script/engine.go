@@ -1,0 +1,337 @@
+package script
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// ParseType parses a type string of a declaration ("ROW<url STRING,
+	// click_count BIGINT>", "INT NOT NULL"). Required; the wiring passes
+	// runtime.ParseType.
+	ParseType func(string) (runtime.Type, error)
+	// Seed, when set, makes Math.random deterministic.
+	Seed *int64
+	// Stdlib holds the JavaScript helper modules a function may import as
+	// "ptfsh/NAME" (NAME, NAME.js or NAME.ts in this file system). May be nil.
+	Stdlib fs.FS
+	// BaseDir is the directory relative function files, and the relative
+	// imports of inline functions, resolve against; "" is the working
+	// directory.
+	BaseDir string
+	// FormatRow renders a row of the given columns as Flink's Row.toString
+	// does (+I[Bob, 12]); nil uses a built-in rendering of the common
+	// types. The wiring passes runtime.FormatRow.
+	FormatRow func(runtime.Row, runtime.Schema) string
+	// EvalTimeout interrupts a call of eval or onTimer that runs longer;
+	// 0 means no limit. SetEvalTimeout changes it later.
+	EvalTimeout time.Duration
+	// Console, when set, receives console.log/info/warn/error/debug output,
+	// one line per call. Without it the global scope has no console.
+	Console io.Writer
+}
+
+// Engine loads JavaScript and TypeScript PTFs and runs them. It owns one
+// goja runtime, shared by every function it loads and every instance of
+// them. An Engine is not safe for concurrent use: Load, and the calls of
+// the instances it makes (Eval, OnTimer and the StateCodec methods), must
+// come from one goroutine at a time. Only interrupts (cancellation of a
+// CallSpec's context, the eval timeout) come from other goroutines.
+type Engine struct {
+	opts Options
+	vm   *goja.Runtime
+
+	maps  map[string]*sourceMap // program name → source map
+	progs map[string]string     // program name → code, to keep names unique
+
+	strings stringCache
+	js      jsProtos
+
+	decls   map[*runtime.FuncDef]*decl
+	schemas map[*runtime.Field]*rowSchema // row schemas of ROW types, by their fields
+
+	// mu guards active and callSeq against the goroutines that interrupt.
+	mu       sync.Mutex
+	active   *instance
+	callSeq  uint64
+	timeout  time.Duration
+	watchdog chan struct{} // closed by Close
+}
+
+// NewEngine returns an Engine with a fresh JavaScript runtime.
+func NewEngine(opts Options) *Engine {
+	vm := goja.New()
+	vm.SetFieldNameMapper(goja.UncapFieldNameMapper())
+	if opts.Seed != nil {
+		r := rand.New(rand.NewSource(*opts.Seed))
+		vm.SetRandSource(r.Float64)
+	}
+	e := &Engine{
+		opts:    opts,
+		vm:      vm,
+		maps:    map[string]*sourceMap{},
+		progs:   map[string]string{},
+		decls:   map[*runtime.FuncDef]*decl{},
+		timeout: opts.EvalTimeout,
+	}
+	e.strings.init()
+	e.initJS()
+	if opts.Console != nil {
+		e.installConsole(opts.Console)
+	}
+	e.startWatchdog()
+	return e
+}
+
+// Close stops the Engine's timeout watchdog. The Engine must not be used
+// afterwards.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.watchdog != nil {
+		close(e.watchdog)
+		e.watchdog = nil
+	}
+	return nil
+}
+
+// SetEvalTimeout sets the longest a single call of eval or onTimer may run
+// before it is interrupted (SET 'ptf.eval-timeout'); 0 means no limit.
+func (e *Engine) SetEvalTimeout(d time.Duration) {
+	e.mu.Lock()
+	e.timeout = d
+	e.mu.Unlock()
+	e.startWatchdog()
+}
+
+// Load compiles the function in src and returns its definition; name is
+// the name it is registered under and file the file src was read from
+// ("" for an inline source, shown as "<inline NAME>" in errors). A file
+// ending in .ts (or .mts, .cts, .tsx) is TypeScript. Errors are *Error
+// values positioned in the user's file.
+func (e *Engine) Load(name, file, src string) (*runtime.FuncDef, error) {
+	s, err := e.newSource(name, file, src)
+	if err != nil {
+		return nil, err
+	}
+	b, err := e.build(s)
+	if err != nil {
+		return nil, err
+	}
+	progName := e.programName(s.display, b.code)
+	prg, err := e.compile(s, progName, b)
+	if err != nil {
+		return nil, err
+	}
+	e.maps[progName] = b.sm
+	e.progs[progName] = b.code
+	obj, err := e.run(s, prg, b)
+	if err != nil {
+		return nil, err
+	}
+	d, err := e.parseDecl(s, obj)
+	if err != nil {
+		return nil, err
+	}
+	def := &runtime.FuncDef{
+		Name:       name,
+		File:       file,
+		Language:   "JAVASCRIPT",
+		Args:       d.args,
+		State:      d.state,
+		Output:     d.output,
+		HasOnTimer: d.onTimer != nil,
+	}
+	if s.ts {
+		def.Language = "TYPESCRIPT"
+	}
+	def.New = func(spec runtime.CallSpec) (runtime.PTF, error) { return e.newInstance(d, spec) }
+	e.decls[def] = d
+	return def, nil
+}
+
+// newSource works out the display name, the import directory and the
+// language of a function source.
+func (e *Engine) newSource(name, file, src string) (*source, error) {
+	s := &source{name: name, src: src}
+	base := e.opts.BaseDir
+	if base == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, loadErrorf(name, sqlmini.Pos{}, "%v", err)
+		}
+		base = wd
+	}
+	if file == "" {
+		s.display = "<inline " + name + ">"
+		s.absDir = base
+		return s, nil
+	}
+	abs := file
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(base, file)
+	}
+	s.display = file
+	if filepath.IsAbs(file) && e.opts.BaseDir != "" {
+		if rel, err := filepath.Rel(e.opts.BaseDir, file); err == nil && !strings.HasPrefix(rel, "..") {
+			s.display = rel
+		}
+	}
+	s.absDir = filepath.Dir(abs)
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".ts", ".mts", ".cts":
+		s.ts = true
+	case ".tsx":
+		s.ts, s.tsx = true, true
+	}
+	return s, nil
+}
+
+// programName returns a name for a compiled program that is unique in
+// this Engine unless the code is the same (stack frames find their source
+// map by it).
+func (e *Engine) programName(display, code string) string {
+	name := display
+	for n := 2; ; n++ {
+		if c, ok := e.progs[name]; !ok || c == code {
+			return name
+		}
+		name = display + "#" + strconv.Itoa(n)
+	}
+}
+
+// compile parses and compiles the bundle with goja. A syntax error goja
+// finds (in code esbuild accepted) is mapped back to the user's file.
+func (e *Engine) compile(s *source, progName string, b *bundle) (*goja.Program, error) {
+	ast, err := parser.ParseFile(nil, progName, b.code, 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		var list parser.ErrorList
+		if errors.As(err, &list) && len(list) > 0 {
+			pe := list[0]
+			return nil, e.syntaxError(s, b, pe.Position.Line, pe.Position.Column, pe.Message)
+		}
+		return nil, loadErrorf(s.name, sqlmini.Pos{Filename: s.display}, "SyntaxError: %v", err)
+	}
+	prg, err := goja.CompileAST(ast, false)
+	if err != nil {
+		var cse *goja.CompilerSyntaxError
+		if errors.As(err, &cse) && cse.File != nil {
+			p := cse.File.Position(cse.Offset)
+			return nil, e.syntaxError(s, b, p.Line, p.Column, cse.Message)
+		}
+		return nil, loadErrorf(s.name, sqlmini.Pos{Filename: s.display}, "%v", err)
+	}
+	return prg, nil
+}
+
+func (e *Engine) syntaxError(s *source, b *bundle, line, col int, msg string) *Error {
+	pos := sqlmini.Pos{Filename: s.display}
+	if f, l, c, ok := b.sm.original(line, col); ok {
+		pos = sqlmini.Pos{Filename: f, Line: l, Column: c}
+	}
+	return loadErrorf(s.name, pos, "SyntaxError: %s", msg)
+}
+
+// run runs the compiled bundle once and returns the declaration object.
+func (e *Engine) run(s *source, prg *goja.Program, b *bundle) (*goja.Object, error) {
+	if err := e.enter(nil); err != nil {
+		return nil, err
+	}
+	v, err := e.vm.RunProgram(prg)
+	e.leave()
+	if err != nil {
+		return nil, e.callError(s.name, err)
+	}
+	if b.module {
+		v = e.vm.Get(moduleGlobal)
+		if err := e.vm.Set(moduleGlobal, goja.Undefined()); err != nil {
+			return nil, err
+		}
+		if b.esm {
+			obj, _ := v.(*goja.Object)
+			if obj == nil {
+				v = nil
+			} else {
+				v = obj.Get("default")
+			}
+			if v == nil || goja.IsUndefined(v) {
+				return nil, loadErrorf(s.name, sqlmini.Pos{Filename: s.display, Line: 1, Column: 1},
+					"the module has no default export: write export default { output: ..., eval(ctx, state, args) { ... } }")
+			}
+		}
+	}
+	obj, ok := v.(*goja.Object)
+	if !ok || v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		what := "nothing"
+		if v != nil && !goja.IsUndefined(v) {
+			what = v.String()
+		}
+		return nil, loadErrorf(s.name, sqlmini.Pos{Filename: s.display, Line: 1, Column: 1},
+			"the function's source must end in a declaration object ({ output: ..., eval(ctx, state, args) { ... } }) or export one as default, got %s", what)
+	}
+	return obj, nil
+}
+
+// startWatchdog starts the goroutine that enforces the eval timeout, once.
+// It wakes at a fraction of the timeout and interrupts a call that was
+// already running, under the same sequence number, at the previous ticks
+// for the whole timeout, so a call costs no timer of its own.
+func (e *Engine) startWatchdog() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.timeout <= 0 || e.watchdog != nil {
+		return
+	}
+	stop := make(chan struct{})
+	e.watchdog = stop
+	go func() {
+		var (
+			lastSeq uint64
+			running time.Duration
+		)
+		for {
+			e.mu.Lock()
+			d := e.timeout
+			e.mu.Unlock()
+			tick := min(max(d/10, 10*time.Millisecond), time.Second)
+			if d <= 0 {
+				tick = time.Second
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(tick):
+			}
+			e.mu.Lock()
+			switch {
+			case e.active == nil || d <= 0:
+				running = 0
+			case e.callSeq != lastSeq:
+				lastSeq, running = e.callSeq, 0
+			default:
+				running += tick
+				if running >= d {
+					e.vm.Interrupt(interruptValue{fmt.Errorf("call ran longer than the eval timeout of %v: %w", d, runtime.ErrInterrupted)})
+					running = 0
+				}
+			}
+			e.mu.Unlock()
+		}
+	}()
+}

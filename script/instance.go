@@ -1,0 +1,287 @@
+package script
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/dop251/goja"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+// instance is one call site of a loaded function: runtime.PTF and
+// runtime.StateCodec. The objects eval receives (ctx, state, args) are
+// made once per instance and reused for every call; each is a view of the
+// current call and must not be used after it returns.
+type instance struct {
+	e    *Engine
+	d    *decl
+	spec runtime.CallSpec
+
+	cur      *runtime.Context // the current call's context; nil between calls
+	curInput int              // declaration index of the table argument being processed, or -1
+	curRow   goja.Value       // its row object
+
+	argVals []goja.Value // scalar arguments, converted once; nil for table arguments
+	tables  []*rowSchema // table arguments' row schemas by declaration index
+
+	ctxObj, stateObj, argsObj *goja.Object
+	stateVals                 []goja.Value // state values fetched in the current call
+
+	out      []runtime.Column // output columns
+	outRow   bool             // the output type is a ROW
+	outBuf   []any            // reused field slice for collect
+	semCache map[int]goja.Value
+	timeCtx  *goja.Object
+	stop     func() bool
+}
+
+func (e *Engine) newInstance(d *decl, spec runtime.CallSpec) (*instance, error) {
+	in := &instance{e: e, d: d, spec: spec, curInput: -1}
+	if spec.Ctx == nil {
+		in.spec.Ctx = context.Background()
+	}
+	in.argVals = make([]goja.Value, len(d.args))
+	in.tables = make([]*rowSchema, len(d.args))
+	for i, a := range d.args {
+		if a.IsTable() {
+			if i < len(spec.Tables) && spec.Tables[i].Len() > 0 {
+				in.tables[i] = schemaOfTable(spec.Tables[i])
+			} else if a.Type != nil {
+				in.tables[i] = schemaOfType(a.Type)
+			} else {
+				in.tables[i] = newRowSchema(nil, nil)
+			}
+			continue
+		}
+		var v any
+		if i < len(spec.Args) {
+			v = spec.Args[i]
+		}
+		in.argVals[i] = e.toJS(v, a.Type)
+	}
+	in.out = spec.Output.Columns
+	in.outRow = d.output.Kind == runtime.KindRow
+	if len(in.out) == 0 { // a spec without an output schema: derive it
+		if in.outRow {
+			in.out = runtime.SchemaOf(d.output).Columns
+		} else {
+			in.out = []runtime.Column{{Name: "EXPR$0", Type: d.output}}
+		}
+	}
+	in.outBuf = make([]any, len(in.out))
+	in.stateVals = make([]goja.Value, len(d.state))
+	in.argsObj = e.vm.NewDynamicObject(&argsView{in})
+	in.stateObj = e.vm.NewDynamicObject(&stateView{in})
+	in.ctxObj = in.newCtxObject()
+	vm := e.vm
+	in.stop = context.AfterFunc(in.spec.Ctx, func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.active == in {
+			vm.Interrupt(interruptValue{runtime.ErrInterrupted})
+		}
+	})
+	return in, nil
+}
+
+// Close releases the instance: its context no longer interrupts the
+// runtime. The runtime's operator calls it when the statement ends.
+func (in *instance) Close() error {
+	if in.stop != nil {
+		in.stop()
+	}
+	return nil
+}
+
+// Eval implements runtime.PTF: eval(ctx, state, args) with the row as the
+// property of the table argument ctx.Input() names.
+func (in *instance) Eval(ctx *runtime.Context, row runtime.Row) error {
+	input := ctx.Input()
+	rowVal := goja.Null()
+	if input >= 0 && input < len(in.tables) && in.tables[input] != nil {
+		rowVal = in.e.newRowObject(in.tables[input], row)
+	} else {
+		input = -1
+	}
+	return in.call(ctx, in.d.eval, input, rowVal, "eval")
+}
+
+// OnTimer implements runtime.PTF: onTimer(ctx, state, args), every table
+// argument null. A function without onTimer ignores its timers.
+func (in *instance) OnTimer(ctx *runtime.Context) error {
+	if in.d.onTimer == nil {
+		return nil
+	}
+	return in.call(ctx, in.d.onTimer, -1, goja.Null(), "onTimer")
+}
+
+func (in *instance) call(ctx *runtime.Context, fn goja.Callable, input int, row goja.Value, what string) error {
+	e := in.e
+	if err := e.enter(in); err != nil {
+		return &Error{Func: in.d.name, Msg: what + ": " + err.Error(), Err: err}
+	}
+	in.cur, in.curInput, in.curRow = ctx, input, row
+	_, err := fn(in.d.obj, in.ctxObj, in.stateObj, in.argsObj)
+	in.cur, in.curInput, in.curRow = nil, -1, nil
+	clear(in.stateVals)
+	e.leave()
+	if err != nil {
+		return e.callError(in.d.name, err)
+	}
+	return nil
+}
+
+// enter marks in as the running instance, so that a cancellation of its
+// context or the eval timeout interrupts it and nothing else.
+func (e *Engine) enter(in *instance) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if in != nil {
+		if err := in.spec.Ctx.Err(); err != nil {
+			return fmt.Errorf("%w: %w", runtime.ErrInterrupted, err)
+		}
+	}
+	e.active = in
+	if in == nil {
+		e.active = &loading
+	}
+	e.callSeq++
+	e.vm.ClearInterrupt()
+	return nil
+}
+
+func (e *Engine) leave() {
+	e.mu.Lock()
+	e.active = nil
+	e.vm.ClearInterrupt()
+	e.mu.Unlock()
+}
+
+// loading stands for the top-level code of a function being loaded, so
+// that the eval timeout applies to it too.
+var loading instance
+
+// argsView is the args object: one property per declared argument.
+type argsView struct{ in *instance }
+
+func (a *argsView) Get(key string) goja.Value {
+	in := a.in
+	for i, arg := range in.d.args {
+		if arg.Name != key {
+			continue
+		}
+		if in.tables[i] == nil {
+			return in.argVals[i]
+		}
+		if i == in.curInput {
+			return in.curRow
+		}
+		return goja.Null()
+	}
+	return nil
+}
+
+func (a *argsView) Set(key string, _ goja.Value) bool {
+	panic(a.in.e.vm.NewTypeError("cannot set args.%s: arguments are read-only", key))
+}
+
+func (a *argsView) Has(key string) bool {
+	for _, arg := range a.in.d.args {
+		if arg.Name == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *argsView) Delete(key string) bool {
+	panic(a.in.e.vm.NewTypeError("cannot delete args.%s: arguments are read-only", key))
+}
+
+func (a *argsView) Keys() []string {
+	keys := make([]string, len(a.in.d.args))
+	for i, arg := range a.in.d.args {
+		keys[i] = arg.Name
+	}
+	return keys
+}
+
+// stateView is the state object: one property per declared state entry,
+// the live value of the current key. Assigning a property replaces the
+// entry's value (ctx.SetState).
+type stateView struct{ in *instance }
+
+func (s *stateView) index(key string) int {
+	for i, sd := range s.in.d.state {
+		if sd.Name == key {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *stateView) Get(key string) goja.Value {
+	i := s.index(key)
+	if i < 0 {
+		return nil
+	}
+	in := s.in
+	if v := in.stateVals[i]; v != nil {
+		return v
+	}
+	cur := in.mustCur("state." + key)
+	v, err := cur.State(i)
+	if err != nil {
+		panic(in.e.vm.NewGoError(err))
+	}
+	jv, ok := v.(goja.Value)
+	if !ok {
+		if v != nil {
+			panic(in.e.vm.NewGoError(fmt.Errorf("state %q holds a %T, not a JavaScript value", key, v)))
+		}
+		jv = goja.Null()
+	}
+	in.stateVals[i] = jv
+	return jv
+}
+
+func (s *stateView) Set(key string, v goja.Value) bool {
+	in := s.in
+	i := s.index(key)
+	if i < 0 {
+		panic(in.e.vm.NewTypeError("cannot set state.%s: no state entry %q is declared (declared: %s)", key, key, strings.Join(in.stateNames(), ", ")))
+	}
+	if v == nil {
+		v = goja.Undefined()
+	}
+	in.mustCur("state."+key).SetState(i, v)
+	in.stateVals[i] = v
+	return true
+}
+
+func (s *stateView) Has(key string) bool { return s.index(key) >= 0 }
+
+func (s *stateView) Delete(key string) bool {
+	panic(s.in.e.vm.NewTypeError("cannot delete state.%s: use ctx.clearState(%q)", key, key))
+}
+
+func (s *stateView) Keys() []string { return s.in.stateNames() }
+
+func (in *instance) stateNames() []string {
+	names := make([]string, len(in.d.state))
+	for i, sd := range in.d.state {
+		names[i] = sd.Name
+	}
+	return names
+}
+
+// mustCur returns the current call's context, or throws when the function
+// uses ctx, state or args after its call returned.
+func (in *instance) mustCur(what string) *runtime.Context {
+	if in.cur == nil {
+		panic(in.e.vm.NewTypeError("%s used outside of a call of eval or onTimer", what))
+	}
+	return in.cur
+}

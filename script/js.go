@@ -1,0 +1,403 @@
+package script
+
+import (
+	"fmt"
+	"io"
+	"math/big"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+// jsProtos are the constructors, prototypes and singletons of one goja
+// runtime that conversions and the JS-side API use.
+type jsProtos struct {
+	dateCtor, mapCtor, setCtor, u8Ctor *goja.Object
+	mapSet, setAdd                     goja.Callable
+	mapForEach, setForEach             goja.Callable
+	rowProto                           *goja.Object
+	kinds                              [4]*goja.Object // RowKind singletons by runtime.RowKind
+	kindProto                          *goja.Object
+	listToString                       goja.Value // toString of arrays that print as Java's [a, b]
+	modeProto                          *goja.Object
+}
+
+var (
+	typeTime   = reflect.TypeOf(time.Time{})
+	typeMap    = reflect.TypeOf([][2]any(nil))
+	typeSlice  = reflect.TypeOf([]any(nil))
+	typeBytes  = reflect.TypeOf([]byte(nil))
+	typeBuffer = reflect.TypeOf(goja.ArrayBuffer{})
+	typeBig    = reflect.TypeOf((*big.Int)(nil))
+	typeRow    = reflect.TypeOf((*rowObject)(nil))
+)
+
+func (e *Engine) initJS() {
+	vm := e.vm
+	js := &e.js
+	js.dateCtor = vm.Get("Date").ToObject(vm)
+	js.mapCtor = vm.Get("Map").ToObject(vm)
+	js.setCtor = vm.Get("Set").ToObject(vm)
+	js.u8Ctor = vm.Get("Uint8Array").ToObject(vm)
+	method := func(ctor *goja.Object, name string) goja.Callable {
+		fn, ok := goja.AssertFunction(ctor.Get("prototype").ToObject(vm).Get(name))
+		if !ok {
+			panic("script: no " + name) // goja itself is broken
+		}
+		return fn
+	}
+	js.mapSet = method(js.mapCtor, "set")
+	js.setAdd = method(js.setCtor, "add")
+	js.mapForEach = method(js.mapCtor, "forEach")
+	js.setForEach = method(js.setCtor, "forEach")
+	js.listToString = vm.ToValue(func(call goja.FunctionCall) goja.Value {
+		return vm.ToValue(e.formatJS(call.This))
+	})
+	e.initRowProto()
+	e.initRowKind()
+	e.initModeProto()
+}
+
+// initRowKind installs the global RowKind with Flink's four kinds. Each is
+// a frozen singleton, so row.getKind() === RowKind.DELETE works; String()
+// of one is the enum name and shortString() is +I, -U, +U or -D.
+func (e *Engine) initRowKind() {
+	vm := e.vm
+	proto := vm.NewObject()
+	kindOf := func(this goja.Value) runtime.RowKind {
+		k, ok := e.kindOf(this)
+		if !ok {
+			panic(vm.NewTypeError("not a RowKind"))
+		}
+		return k
+	}
+	_ = proto.Set("toString", func(c goja.FunctionCall) goja.Value { return vm.ToValue(kindOf(c.This).String()) })
+	_ = proto.Set("toJSON", func(c goja.FunctionCall) goja.Value { return vm.ToValue(kindOf(c.This).String()) })
+	_ = proto.Set("name", func(c goja.FunctionCall) goja.Value { return vm.ToValue(kindOf(c.This).String()) })
+	_ = proto.Set("shortString", func(c goja.FunctionCall) goja.Value { return vm.ToValue(kindOf(c.This).ShortString()) })
+	_ = proto.Set("toByteValue", func(c goja.FunctionCall) goja.Value { return vm.ToValue(int(kindOf(c.This))) })
+	e.js.kindProto = proto
+	global := vm.NewObject()
+	for k := runtime.Insert; k <= runtime.Delete; k++ {
+		o := vm.NewObject()
+		_ = o.SetPrototype(proto)
+		e.freeze(o)
+		e.js.kinds[k] = o
+		_ = global.Set(k.String(), o)
+	}
+	_ = global.Set("values", func(goja.FunctionCall) goja.Value {
+		return vm.NewArray(e.js.kinds[0], e.js.kinds[1], e.js.kinds[2], e.js.kinds[3])
+	})
+	e.freeze(global)
+	_ = vm.Set("RowKind", global)
+}
+
+func (e *Engine) freeze(o *goja.Object) {
+	freeze, _ := goja.AssertFunction(e.vm.Get("Object").ToObject(e.vm).Get("freeze"))
+	_, _ = freeze(nil, o)
+}
+
+// kindOf returns the row kind of a RowKind singleton or of a string such
+// as "+U" or "UPDATE_AFTER".
+func (e *Engine) kindOf(v goja.Value) (runtime.RowKind, bool) {
+	if o, ok := v.(*goja.Object); ok {
+		for k, ko := range e.js.kinds {
+			if o == ko {
+				return runtime.RowKind(k), true
+			}
+		}
+		return 0, false
+	}
+	if v != nil && goja.IsString(v) {
+		return runtime.ParseRowKind(v.String())
+	}
+	return 0, false
+}
+
+// initModeProto makes the prototype of changelog mode objects
+// ({ kinds: [...], keyOnlyDeletes }), whose toString is Flink's
+// ChangelogMode.toString: [INSERT, UPDATE_AFTER, ~DELETE].
+func (e *Engine) initModeProto() {
+	vm := e.vm
+	p := vm.NewObject()
+	_ = p.Set("toString", func(c goja.FunctionCall) goja.Value {
+		m, err := e.modeFromJS(c.This)
+		if err != nil {
+			panic(vm.NewTypeError(err.Error()))
+		}
+		return vm.ToValue(m.String())
+	})
+	_ = p.Set("contains", func(c goja.FunctionCall) goja.Value {
+		m, err := e.modeFromJS(c.This)
+		if err != nil {
+			panic(vm.NewTypeError(err.Error()))
+		}
+		k, ok := e.kindOf(c.Argument(0))
+		return vm.ToValue(ok && m.Contains(k))
+	})
+	_ = p.Set("isInsertOnly", func(c goja.FunctionCall) goja.Value {
+		m, err := e.modeFromJS(c.This)
+		if err != nil {
+			panic(vm.NewTypeError(err.Error()))
+		}
+		return vm.ToValue(m.IsInsertOnly())
+	})
+	e.js.modeProto = p
+}
+
+// modeToJS returns a changelog mode object.
+func (e *Engine) modeToJS(m runtime.ChangelogMode) goja.Value {
+	vm := e.vm
+	o := vm.NewObject()
+	_ = o.SetPrototype(e.js.modeProto)
+	var kinds []any
+	for _, k := range m.Kinds() {
+		kinds = append(kinds, k.String())
+	}
+	_ = o.Set("kinds", vm.NewArray(kinds...))
+	_ = o.Set("keyOnlyDeletes", m.KeyOnlyDeletes)
+	return o
+}
+
+// modeFromJS reads a changelog mode: a mode object { kinds: [...],
+// keyOnlyDeletes? } or one of the names "insert-only", "retract",
+// "upsert", "all".
+func (e *Engine) modeFromJS(v goja.Value) (runtime.ChangelogMode, error) {
+	if v != nil && goja.IsString(v) {
+		switch v.String() {
+		case "insert-only":
+			return runtime.InsertOnly, nil
+		case "retract", "all":
+			return runtime.RetractAll, nil
+		case "upsert":
+			return runtime.UpsertAll, nil
+		}
+		return runtime.ChangelogMode{}, fmt.Errorf("unknown changelog mode %q", v.String())
+	}
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return runtime.ChangelogMode{}, fmt.Errorf("not a changelog mode: %s", describe(v))
+	}
+	kv, ok := o.Get("kinds").(*goja.Object)
+	if !ok || kv.ClassName() != "Array" {
+		return runtime.ChangelogMode{}, fmt.Errorf("a changelog mode needs kinds: [\"INSERT\", ...]")
+	}
+	var kinds []runtime.RowKind
+	n := int(kv.Get("length").ToInteger())
+	for i := 0; i < n; i++ {
+		k, ok := e.kindOf(kv.Get(strconv.Itoa(i)))
+		if !ok {
+			return runtime.ChangelogMode{}, fmt.Errorf("unknown row kind %s in a changelog mode", describe(kv.Get(strconv.Itoa(i))))
+		}
+		kinds = append(kinds, k)
+	}
+	m := runtime.NewChangelogMode(kinds...)
+	if kod := o.Get("keyOnlyDeletes"); kod != nil {
+		m.KeyOnlyDeletes = kod.ToBoolean()
+	}
+	return m, nil
+}
+
+// listToJS returns a JS array whose String() is Java's List/int[]
+// rendering, [0, 1], as Flink's tests print partition-by columns.
+func (e *Engine) listToJS(items []any) *goja.Object {
+	a := e.vm.NewArray(items...)
+	_ = a.DefineDataProperty("toString", e.js.listToString, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return a
+}
+
+// formatJS renders a JS value the way Flink's tests print Java values
+// (conformance §3): arrays as [a, b], Maps as {k=v}, rows as +I[a, b],
+// null as null, other values by their own toString.
+func (e *Engine) formatJS(v goja.Value) string {
+	var b strings.Builder
+	e.writeJS(&b, v, 0)
+	return b.String()
+}
+
+func (e *Engine) writeJS(b *strings.Builder, v goja.Value, depth int) {
+	if v == nil || goja.IsNull(v) || goja.IsUndefined(v) {
+		b.WriteString("null")
+		return
+	}
+	o, ok := v.(*goja.Object)
+	if !ok || depth > 32 {
+		b.WriteString(v.String())
+		return
+	}
+	switch et := o.ExportType(); {
+	case et == typeRow:
+		b.WriteString(o.Export().(*rowObject).String())
+	case et == typeSlice && o.ClassName() == "Array":
+		b.WriteByte('[')
+		n := int(o.Get("length").ToInteger())
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			e.writeJS(b, o.Get(strconv.Itoa(i)), depth+1)
+		}
+		b.WriteByte(']')
+	case et == typeMap:
+		b.WriteByte('{')
+		first := true
+		e.forEachEntry(o, func(k, val goja.Value) {
+			if !first {
+				b.WriteString(", ")
+			}
+			first = false
+			e.writeJS(b, k, depth+1)
+			b.WriteByte('=')
+			e.writeJS(b, val, depth+1)
+		})
+		b.WriteByte('}')
+	default:
+		s, _ := e.safeString(o)
+		b.WriteString(s)
+	}
+}
+
+// forEachEntry calls fn for each entry of a JS Map.
+func (e *Engine) forEachEntry(m *goja.Object, fn func(k, v goja.Value)) {
+	cb := e.vm.ToValue(func(c goja.FunctionCall) goja.Value {
+		fn(c.Argument(1), c.Argument(0))
+		return goja.Undefined()
+	})
+	if _, err := e.js.mapForEach(m, cb); err != nil {
+		panic(err)
+	}
+}
+
+// forEachElem calls fn for each element of a JS Set.
+func (e *Engine) forEachElem(s *goja.Object, fn func(v goja.Value)) {
+	cb := e.vm.ToValue(func(c goja.FunctionCall) goja.Value {
+		fn(c.Argument(0))
+		return goja.Undefined()
+	})
+	if _, err := e.js.setForEach(s, cb); err != nil {
+		panic(err)
+	}
+}
+
+// installConsole adds console.log and friends, writing one line per call.
+func (e *Engine) installConsole(w io.Writer) {
+	vm := e.vm
+	c := vm.NewObject()
+	logf := func(call goja.FunctionCall) goja.Value {
+		parts := make([]string, len(call.Arguments))
+		for i, a := range call.Arguments {
+			if goja.IsString(a) {
+				parts[i] = a.String()
+			} else {
+				parts[i] = e.formatJS(a)
+			}
+		}
+		fmt.Fprintln(w, strings.Join(parts, " "))
+		return goja.Undefined()
+	}
+	for _, n := range []string{"log", "info", "warn", "error", "debug"} {
+		_ = c.Set(n, logf)
+	}
+	_ = vm.Set("console", c)
+}
+
+// stringCache interns strings converted to JS: keys, URLs and names that
+// repeat across rows are converted once (PERF-NOTES). It is bounded and
+// simply starts over when full.
+type stringCache struct {
+	m map[string]goja.Value
+}
+
+const (
+	stringCacheSize   = 8192
+	stringCacheMaxLen = 64
+)
+
+func (c *stringCache) init() { c.m = make(map[string]goja.Value, 256) }
+
+func (e *Engine) str(s string) goja.Value {
+	if len(s) > stringCacheMaxLen {
+		return e.vm.ToValue(s)
+	}
+	if v, ok := e.strings.m[s]; ok {
+		return v
+	}
+	if len(e.strings.m) >= stringCacheSize {
+		clear(e.strings.m)
+	}
+	v := e.vm.ToValue(s)
+	e.strings.m[strings.Clone(s)] = v
+	return v
+}
+
+// describe renders a JS value for an error message: strings quoted,
+// numbers as JS prints them, objects by their class, with the JS type:
+// "abc" (string), 1.5 (number), [object Date] (object).
+func describe(v goja.Value) string {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return "undefined"
+	case goja.IsNull(v):
+		return "null"
+	case goja.IsString(v):
+		s := v.String()
+		if len(s) > 40 {
+			s = s[:37] + "..."
+		}
+		return strconv.Quote(s) + " (string)"
+	}
+	if o, ok := v.(*goja.Object); ok {
+		cls := o.ClassName()
+		switch et := o.ExportType(); et {
+		case typeMap:
+			cls = "Map"
+		case typeRow:
+			cls = "Row"
+		case typeBytes:
+			cls = "Uint8Array"
+		case typeSlice:
+			if cls != "Array" {
+				cls = "Set"
+			}
+		}
+		return "[object " + cls + "] (object)"
+	}
+	if _, ok := v.(*goja.Symbol); ok {
+		return v.String() + " (symbol)"
+	}
+	return v.String() + " (" + jsTypeOf(v) + ")"
+}
+
+// jsTypeOf returns the JS typeof of v, for messages.
+func jsTypeOf(v goja.Value) string {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return "undefined"
+	case goja.IsNull(v):
+		return "null"
+	case goja.IsString(v):
+		return "string"
+	case goja.IsNumber(v):
+		return "number"
+	case goja.IsBigInt(v):
+		return "bigint"
+	}
+	switch v.(type) {
+	case *goja.Object:
+		if _, ok := goja.AssertFunction(v); ok {
+			return "function"
+		}
+		return "object"
+	case *goja.Symbol:
+		return "symbol"
+	}
+	if v.ExportType() != nil && v.ExportType().Kind() == reflect.Bool {
+		return "boolean"
+	}
+	return "value"
+}

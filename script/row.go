@@ -1,0 +1,262 @@
+package script
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dop251/goja"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+// rowSchema is the shape of the rows of one table argument or ROW type:
+// field names and types, looked up by name.
+type rowSchema struct {
+	names []string
+	types []runtime.Type
+	index map[string]int // nil for few fields: a linear scan is faster
+	table runtime.Schema
+}
+
+func newRowSchema(names []string, types []runtime.Type) *rowSchema {
+	s := &rowSchema{names: names, types: types}
+	s.table.Columns = make([]runtime.Column, len(names))
+	for i, n := range names {
+		s.table.Columns[i] = runtime.Column{Name: n, Type: types[i]}
+	}
+	if len(names) > 8 {
+		s.index = make(map[string]int, len(names))
+		for i, n := range names {
+			if _, dup := s.index[n]; !dup {
+				s.index[n] = i
+			}
+		}
+	}
+	return s
+}
+
+func schemaOfTable(sc runtime.Schema) *rowSchema {
+	names := make([]string, len(sc.Columns))
+	types := make([]runtime.Type, len(sc.Columns))
+	for i, c := range sc.Columns {
+		names[i], types[i] = c.Name, c.Type
+	}
+	return newRowSchema(names, types)
+}
+
+func schemaOfType(t *runtime.Type) *rowSchema {
+	names := make([]string, len(t.Fields))
+	types := make([]runtime.Type, len(t.Fields))
+	for i, f := range t.Fields {
+		names[i], types[i] = f.Name, f.Type
+	}
+	return newRowSchema(names, types)
+}
+
+func (s *rowSchema) lookup(name string) int {
+	if s.index != nil {
+		if i, ok := s.index[name]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, n := range s.names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// rowObject is a row as JavaScript sees it: a goja DynamicObject whose
+// properties are the row's fields by column name, read from the Go row on
+// access, with Flink's Row methods on its prototype.
+//
+// A rowObject is made per call and holds the Go row it was made for, not a
+// copy: rows are immutable once the runtime hands them to a PTF (see
+// runtime.Row), so a rowObject stays valid, with the same values, after
+// the call returns (when the function kept it in state or a variable).
+// Field values that convert to JS objects (Date, Array, Map, nested rows)
+// are converted once, on first access, so input.ts === input.ts.
+type rowObject struct {
+	e      *Engine
+	schema *rowSchema
+	row    runtime.Row
+	cache  []goja.Value
+}
+
+// newRowObject wraps a Go row.
+func (e *Engine) newRowObject(s *rowSchema, row runtime.Row) *goja.Object {
+	ro := &rowObject{e: e, schema: s, row: row}
+	o := e.vm.NewDynamicObject(ro)
+	_ = o.SetPrototype(e.js.rowProto)
+	return o
+}
+
+func (r *rowObject) String() string { return r.e.formatRow(r.row, r.schema.table) }
+
+// field returns field i as JS.
+func (r *rowObject) field(i int) goja.Value {
+	if i >= len(r.row.Fields) {
+		return goja.Null()
+	}
+	switch v := r.row.Fields[i].(type) {
+	case nil:
+		return goja.Null()
+	case string:
+		return r.e.str(v)
+	case int64:
+		if v >= -maxSafeInt && v <= maxSafeInt {
+			return r.e.vm.ToValue(v)
+		}
+	case bool, float64:
+		return r.e.vm.ToValue(v)
+	}
+	if r.cache == nil {
+		r.cache = make([]goja.Value, len(r.schema.names))
+	} else if c := r.cache[i]; c != nil {
+		return c
+	}
+	var t *runtime.Type
+	if i < len(r.schema.types) {
+		t = &r.schema.types[i]
+	}
+	c := r.e.toJS(r.row.Fields[i], t)
+	r.cache[i] = c
+	return c
+}
+
+// Get implements goja.DynamicObject.
+func (r *rowObject) Get(key string) goja.Value {
+	i := r.schema.lookup(key)
+	if i < 0 {
+		return nil // the prototype's methods
+	}
+	return r.field(i)
+}
+
+// Set implements goja.DynamicObject: rows are read-only.
+func (r *rowObject) Set(key string, _ goja.Value) bool {
+	panic(r.e.vm.NewTypeError("cannot set %q: rows are read-only (copy one with {...row})", key))
+}
+
+// Has implements goja.DynamicObject.
+func (r *rowObject) Has(key string) bool { return r.schema.lookup(key) >= 0 }
+
+// Delete implements goja.DynamicObject: rows are read-only.
+func (r *rowObject) Delete(key string) bool {
+	panic(r.e.vm.NewTypeError("cannot delete %q: rows are read-only", key))
+}
+
+// Keys implements goja.DynamicObject: the column names, in order.
+func (r *rowObject) Keys() []string { return r.schema.names }
+
+// initRowProto makes the prototype of row objects, with Flink's Row
+// methods: getField(i | name), getFieldAs(i | name), getKind(), getArity(),
+// getFieldNames() and toString() (+I[Bob, 12]).
+func (e *Engine) initRowProto() {
+	vm := e.vm
+	p := vm.NewObject()
+	this := func(c goja.FunctionCall, method string) *rowObject {
+		if o, ok := c.This.(*goja.Object); ok && o.ExportType() == typeRow {
+			return o.Export().(*rowObject)
+		}
+		panic(vm.NewTypeError("Row.%s called on %s", method, describe(c.This)))
+	}
+	getField := func(method string) func(goja.FunctionCall) goja.Value {
+		return func(c goja.FunctionCall) goja.Value {
+			r := this(c, method)
+			a := c.Argument(0)
+			if goja.IsNumber(a) {
+				i := a.ToInteger()
+				if float64(i) != a.ToFloat() || i < 0 || i >= int64(len(r.schema.names)) {
+					panic(vm.NewTypeError("%s: index %s out of range for a row of arity %d", method, a.String(), len(r.schema.names)))
+				}
+				return r.field(int(i))
+			}
+			name := a.String()
+			i := r.schema.lookup(name)
+			if i < 0 {
+				panic(vm.NewTypeError("%s: unknown field name %q; the row has %s", method, name, strings.Join(r.schema.names, ", ")))
+			}
+			return r.field(i)
+		}
+	}
+	_ = p.Set("getField", getField("getField"))
+	_ = p.Set("getFieldAs", getField("getFieldAs"))
+	_ = p.Set("getKind", func(c goja.FunctionCall) goja.Value {
+		return e.js.kinds[this(c, "getKind").row.Kind&3]
+	})
+	_ = p.Set("getArity", func(c goja.FunctionCall) goja.Value {
+		return vm.ToValue(len(this(c, "getArity").schema.names))
+	})
+	_ = p.Set("getFieldNames", func(c goja.FunctionCall) goja.Value {
+		names := this(c, "getFieldNames").schema.names
+		items := make([]any, len(names))
+		for i, n := range names {
+			items[i] = n
+		}
+		return vm.NewArray(items...)
+	})
+	_ = p.Set("toString", func(c goja.FunctionCall) goja.Value {
+		r := this(c, "toString")
+		return vm.ToValue(e.formatRow(r.row, r.schema.table))
+	})
+	e.js.rowProto = p
+}
+
+// formatRow renders a row as Flink's Row.toString.
+func (e *Engine) formatRow(r runtime.Row, s runtime.Schema) string {
+	if e.opts.FormatRow != nil {
+		return e.opts.FormatRow(r, s)
+	}
+	return defaultFormatRow(r)
+}
+
+// defaultFormatRow is a stand-in for runtime.FormatRow, used when the
+// Engine is given none: kind, then the fields by Java's toString rules
+// for the common types.
+func defaultFormatRow(r runtime.Row) string {
+	var b strings.Builder
+	b.WriteString(r.Kind.ShortString())
+	b.WriteByte('[')
+	for i, f := range r.Fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(defaultFormatValue(f))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+func defaultFormatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case runtime.Row:
+		return defaultFormatRow(x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = defaultFormatValue(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case runtime.Descriptor:
+		parts := make([]string, len(x))
+		for i, n := range x {
+			parts[i] = "`" + n + "`"
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,681 @@
+package script
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+// State values are live JS objects between calls; they become bytes only
+// at checkpoints. A value is first taken as a node tree (a snapshot that
+// belongs to no runtime), which is then written as JSON. The same trees
+// keep a state entry's declared default, so that every new key gets a
+// fresh deep copy of it.
+//
+// The encoding is one version byte (stateVersion) and a JSON value in
+// which plain JSON stands for itself (null, booleans, finite numbers,
+// strings, arrays, objects) and tagged objects stand for the rest:
+//
+//	{"$u":1}                 undefined
+//	{"$n":"NaN"}             NaN, Infinity, -Infinity, -0
+//	{"$b":"123"}             BigInt
+//	{"$d":1735693200000}     Date ({"$d":null}: an invalid Date)
+//	{"$y":"AQI="}            Uint8Array (base64)
+//	{"$m":[[k,v],...]}       Map
+//	{"$s":[...]}             Set
+//	{"$k":"UPDATE_AFTER"}    a RowKind
+//	{"$r":{"k":0,"t":"T","v":[...]}}  a row object: kind, ROW type (JSON of runtime.Type), fields
+//	{"$o":{...}}             a plain object with a key starting with "$"
+//
+// Objects keep their key order. Class instances become plain objects (their
+// prototype is not kept); functions, symbols and cycles are errors.
+const stateVersion = 1
+
+type (
+	undefNode struct{}
+	numNode   float64 // NaN, ±Inf, -0 (other numbers are float64)
+	bigNode   struct{ v *big.Int }
+	dateNode  struct {
+		ms    float64
+		valid bool
+	}
+	bytesNode []byte
+	arrNode   []node
+	objNode   struct {
+		keys []string
+		vals []node
+	}
+	mapNode  struct{ keys, vals []node }
+	setNode  []node
+	kindNode runtime.RowKind
+	rowNode  struct {
+		kind runtime.RowKind
+		typ  runtime.Type
+		vals []node
+	}
+)
+
+// node is a snapshot of a JS value: nil, bool, float64, string or one of
+// the node types above.
+type node any
+
+const maxDepth = 1000
+
+// snapshot takes a JS value as a node tree.
+func (e *Engine) snapshot(v goja.Value) (node, error) {
+	return e.snap(v, map[*goja.Object]bool{}, 0)
+}
+
+func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (node, error) {
+	if depth > maxDepth {
+		return nil, errors.New("value nested too deeply")
+	}
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return undefNode{}, nil
+	case goja.IsNull(v):
+		return nil, nil
+	}
+	o, ok := v.(*goja.Object)
+	if !ok {
+		if _, ok := v.(*goja.Symbol); ok {
+			return nil, errors.New("cannot keep a symbol in state")
+		}
+		switch x := v.Export().(type) {
+		case bool, string:
+			return x, nil
+		case int64:
+			return float64(x), nil
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) || (x == 0 && math.Signbit(x)) {
+				return numNode(x), nil
+			}
+			return x, nil
+		case *big.Int:
+			return bigNode{x}, nil
+		}
+		return nil, fmt.Errorf("cannot keep %s in state", describe(v))
+	}
+	if onPath[o] {
+		return nil, errors.New("cannot keep a cyclic value in state")
+	}
+	if _, ok := goja.AssertFunction(o); ok {
+		return nil, errors.New("cannot keep a function in state")
+	}
+	if k, ok := e.kindOf(o); ok {
+		return kindNode(k), nil
+	}
+	onPath[o] = true
+	defer delete(onPath, o)
+	child := func(c goja.Value) (node, error) { return e.snap(c, onPath, depth+1) }
+	switch et := o.ExportType(); {
+	case et == typeTime:
+		tm, ok := o.Export().(time.Time)
+		if !ok {
+			return dateNode{}, nil
+		}
+		return dateNode{ms: float64(tm.UnixMilli()), valid: true}, nil
+	case et == typeBig:
+		return bigNode{o.Export().(*big.Int)}, nil
+	case et == typeBytes:
+		return bytesNode(append([]byte(nil), o.Export().([]byte)...)), nil
+	case et == typeRow:
+		r := o.Export().(*rowObject)
+		n := rowNode{kind: r.row.Kind, typ: runtime.NewRowType()}
+		for i, name := range r.schema.names {
+			n.typ.Fields = append(n.typ.Fields, runtime.Field{Name: name, Type: r.schema.types[i]})
+			c, err := child(r.field(i))
+			if err != nil {
+				return nil, err
+			}
+			n.vals = append(n.vals, c)
+		}
+		return n, nil
+	case et == typeMap:
+		var n mapNode
+		var err error
+		e.forEachEntry(o, func(k, v goja.Value) {
+			if err != nil {
+				return
+			}
+			var kn, vn node
+			if kn, err = child(k); err == nil {
+				vn, err = child(v)
+			}
+			n.keys, n.vals = append(n.keys, kn), append(n.vals, vn)
+		})
+		return n, err
+	case et == typeSlice && o.ClassName() == "Array":
+		l := int(o.Get("length").ToInteger())
+		n := make(arrNode, l)
+		for i := range n {
+			c, err := child(o.Get(index(i)))
+			if err != nil {
+				return nil, err
+			}
+			n[i] = c
+		}
+		return n, nil
+	case et == typeSlice:
+		var n setNode
+		var err error
+		e.forEachElem(o, func(v goja.Value) {
+			if err != nil {
+				return
+			}
+			var c node
+			c, err = child(v)
+			n = append(n, c)
+		})
+		return n, err
+	}
+	switch o.ClassName() {
+	case "Object", "Error":
+	default:
+		return nil, fmt.Errorf("cannot keep %s in state", describe(o))
+	}
+	keys := o.Keys()
+	n := objNode{keys: keys, vals: make([]node, len(keys))}
+	for i, k := range keys {
+		c, err := child(o.Get(k))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		n.vals[i] = c
+	}
+	return n, nil
+}
+
+// materialize makes a fresh JS value of a node tree.
+func (e *Engine) materialize(n node) (goja.Value, error) {
+	vm := e.vm
+	switch x := n.(type) {
+	case nil:
+		return goja.Null(), nil
+	case undefNode:
+		return goja.Undefined(), nil
+	case bool:
+		return vm.ToValue(x), nil
+	case float64:
+		return vm.ToValue(x), nil
+	case numNode:
+		return vm.ToValue(float64(x)), nil
+	case string:
+		return e.str(x), nil
+	case bigNode:
+		return vm.ToValue(x.v), nil
+	case dateNode:
+		ms := math.NaN()
+		if x.valid {
+			ms = x.ms
+		}
+		return e.dateToJS(ms), nil
+	case bytesNode:
+		return e.bytesToJS(x), nil
+	case kindNode:
+		return e.js.kinds[x&3], nil
+	case arrNode:
+		items := make([]any, len(x))
+		for i, c := range x {
+			v, err := e.materialize(c)
+			if err != nil {
+				return nil, err
+			}
+			items[i] = v
+		}
+		return vm.NewArray(items...), nil
+	case objNode:
+		o := vm.NewObject()
+		for i, k := range x.keys {
+			v, err := e.materialize(x.vals[i])
+			if err != nil {
+				return nil, err
+			}
+			if err := o.Set(k, v); err != nil {
+				return nil, err
+			}
+		}
+		return o, nil
+	case mapNode:
+		m, err := vm.New(e.js.mapCtor)
+		if err != nil {
+			return nil, err
+		}
+		for i := range x.keys {
+			k, err := e.materialize(x.keys[i])
+			if err != nil {
+				return nil, err
+			}
+			v, err := e.materialize(x.vals[i])
+			if err != nil {
+				return nil, err
+			}
+			if _, err := e.js.mapSet(m, k, v); err != nil {
+				return nil, err
+			}
+		}
+		return m, nil
+	case setNode:
+		s, err := vm.New(e.js.setCtor)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range x {
+			v, err := e.materialize(c)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := e.js.setAdd(s, v); err != nil {
+				return nil, err
+			}
+		}
+		return s, nil
+	case rowNode:
+		fields := make([]any, len(x.vals))
+		for i, c := range x.vals {
+			v, err := e.materialize(c)
+			if err != nil {
+				return nil, err
+			}
+			var ft runtime.Type
+			if i < len(x.typ.Fields) {
+				ft = x.typ.Fields[i].Type
+			}
+			g, cerr := e.fromJS(v, &ft)
+			if cerr != nil {
+				return nil, cerr
+			}
+			fields[i] = g
+		}
+		return e.newRowObject(schemaOfType(&x.typ), runtime.Row{Kind: x.kind, Fields: fields}), nil
+	}
+	return nil, fmt.Errorf("script: unknown state node %T", n)
+}
+
+// encodeNode writes a node tree as tagged JSON.
+func encodeNode(b *bytes.Buffer, n node) error {
+	switch x := n.(type) {
+	case nil:
+		b.WriteString("null")
+	case undefNode:
+		b.WriteString(`{"$u":1}`)
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e21 {
+			b.WriteString(strconv.FormatFloat(x, 'f', -1, 64))
+		} else {
+			b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+		}
+	case numNode:
+		f := float64(x)
+		s := "NaN"
+		switch {
+		case math.IsInf(f, 1):
+			s = "Infinity"
+		case math.IsInf(f, -1):
+			s = "-Infinity"
+		case f == 0:
+			s = "-0"
+		}
+		b.WriteString(`{"$n":"` + s + `"}`)
+	case string:
+		writeJSONString(b, x)
+	case bigNode:
+		b.WriteString(`{"$b":"` + x.v.String() + `"}`)
+	case dateNode:
+		if !x.valid {
+			b.WriteString(`{"$d":null}`)
+		} else {
+			b.WriteString(`{"$d":` + strconv.FormatFloat(x.ms, 'f', -1, 64) + `}`)
+		}
+	case bytesNode:
+		b.WriteString(`{"$y":"` + base64.StdEncoding.EncodeToString(x) + `"}`)
+	case kindNode:
+		b.WriteString(`{"$k":"` + runtime.RowKind(x).String() + `"}`)
+	case arrNode:
+		return encodeList(b, x)
+	case setNode:
+		b.WriteString(`{"$s":`)
+		if err := encodeList(b, x); err != nil {
+			return err
+		}
+		b.WriteByte('}')
+	case mapNode:
+		b.WriteString(`{"$m":[`)
+		for i := range x.keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := encodeList(b, []node{x.keys[i], x.vals[i]}); err != nil {
+				return err
+			}
+		}
+		b.WriteString("]}")
+	case rowNode:
+		t, err := json.Marshal(x.typ)
+		if err != nil {
+			return err
+		}
+		b.WriteString(`{"$r":{"k":` + strconv.Itoa(int(x.kind)) + `,"t":`)
+		writeJSONString(b, string(t))
+		b.WriteString(`,"v":`)
+		if err := encodeList(b, x.vals); err != nil {
+			return err
+		}
+		b.WriteString("}}")
+	case objNode:
+		escape := false
+		for _, k := range x.keys {
+			if strings.HasPrefix(k, "$") {
+				escape = true
+			}
+		}
+		if escape {
+			b.WriteString(`{"$o":`)
+		}
+		b.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSONString(b, k)
+			b.WriteByte(':')
+			if err := encodeNode(b, x.vals[i]); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+		if escape {
+			b.WriteByte('}')
+		}
+	default:
+		return fmt.Errorf("script: unknown state node %T", n)
+	}
+	return nil
+}
+
+func encodeList(b *bytes.Buffer, ns []node) error {
+	b.WriteByte('[')
+	for i, c := range ns {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := encodeNode(b, c); err != nil {
+			return err
+		}
+	}
+	b.WriteByte(']')
+	return nil
+}
+
+func writeJSONString(b *bytes.Buffer, s string) {
+	enc, _ := json.Marshal(s)
+	b.Write(enc)
+}
+
+// decodeNode reads tagged JSON written by encodeNode.
+func decodeNode(data []byte) (node, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	n, err := readNode(d)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("trailing data")
+	}
+	return n, nil
+}
+
+func readNode(d *json.Decoder) (node, error) {
+	tok, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case nil, bool, string:
+		return t, nil
+	case json.Number:
+		return strconv.ParseFloat(string(t), 64)
+	case json.Delim:
+		if t == '[' {
+			var list arrNode
+			for d.More() {
+				c, err := readNode(d)
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, c)
+			}
+			_, err := d.Token()
+			return list, err
+		}
+		return readObject(d)
+	}
+	return nil, fmt.Errorf("unexpected %v", tok)
+}
+
+// readObject reads an object after its '{': a plain object or a tag.
+func readObject(d *json.Decoder) (node, error) {
+	var obj objNode
+	for d.More() {
+		kt, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := kt.(string)
+		if len(obj.keys) == 0 && strings.HasPrefix(k, "$") {
+			n, err := readTagged(d, k)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := d.Token(); err != nil { // '}'
+				return nil, err
+			}
+			return n, nil
+		}
+		c, err := readNode(d)
+		if err != nil {
+			return nil, err
+		}
+		obj.keys, obj.vals = append(obj.keys, k), append(obj.vals, c)
+		return readFields(d, obj)
+	}
+	_, err := d.Token()
+	return obj, err
+}
+
+// readFields reads the remaining fields of a plain object and its '}'.
+func readFields(d *json.Decoder, obj objNode) (node, error) {
+	for d.More() {
+		kt, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := kt.(string)
+		c, err := readNode(d)
+		if err != nil {
+			return nil, err
+		}
+		obj.keys, obj.vals = append(obj.keys, k), append(obj.vals, c)
+	}
+	_, err := d.Token()
+	return obj, err
+}
+
+func readTagged(d *json.Decoder, tag string) (node, error) {
+	if tag == "$o" { // a plain object whose keys may start with "$"
+		if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+			return nil, errors.New("bad $o value")
+		}
+		return readFields(d, objNode{})
+	}
+	c, err := readNode(d)
+	if err != nil {
+		return nil, err
+	}
+	bad := fmt.Errorf("bad %s value", tag)
+	switch tag {
+	case "$u":
+		return undefNode{}, nil
+	case "$n":
+		switch c {
+		case "NaN":
+			return numNode(math.NaN()), nil
+		case "Infinity":
+			return numNode(math.Inf(1)), nil
+		case "-Infinity":
+			return numNode(math.Inf(-1)), nil
+		case "-0":
+			return numNode(math.Copysign(0, -1)), nil
+		}
+	case "$b":
+		if s, ok := c.(string); ok {
+			if b, ok := new(big.Int).SetString(s, 10); ok {
+				return bigNode{b}, nil
+			}
+		}
+	case "$d":
+		if c == nil {
+			return dateNode{}, nil
+		}
+		if f, ok := c.(float64); ok {
+			return dateNode{ms: f, valid: true}, nil
+		}
+	case "$y":
+		if s, ok := c.(string); ok {
+			b, err := base64.StdEncoding.DecodeString(s)
+			if err == nil {
+				return bytesNode(b), nil
+			}
+		}
+	case "$k":
+		if s, ok := c.(string); ok {
+			if k, ok := runtime.ParseRowKind(s); ok {
+				return kindNode(k), nil
+			}
+		}
+	case "$s":
+		if l, ok := c.(arrNode); ok {
+			return setNode(l), nil
+		}
+	case "$m":
+		if l, ok := c.(arrNode); ok {
+			var m mapNode
+			for _, p := range l {
+				pair, ok := p.(arrNode)
+				if !ok || len(pair) != 2 {
+					return nil, bad
+				}
+				m.keys, m.vals = append(m.keys, pair[0]), append(m.vals, pair[1])
+			}
+			return m, nil
+		}
+	case "$r":
+		return readRow(c)
+	}
+	return nil, bad
+}
+
+func readRow(c node) (node, error) {
+	o, ok := c.(objNode)
+	if !ok {
+		return nil, errors.New("bad $r value")
+	}
+	var r rowNode
+	for i, k := range o.keys {
+		switch k {
+		case "k":
+			f, _ := o.vals[i].(float64)
+			r.kind = runtime.RowKind(f)
+		case "t":
+			// The type is encoding/json's encoding of runtime.Type, in a string.
+			s, _ := o.vals[i].(string)
+			if err := json.Unmarshal([]byte(s), &r.typ); err != nil {
+				return nil, fmt.Errorf("bad row type: %w", err)
+			}
+		case "v":
+			l, _ := o.vals[i].(arrNode)
+			r.vals = l
+		}
+	}
+	return r, nil
+}
+
+// NewState implements runtime.StateCodec: a fresh value of state entry i
+// for a new key. It is a deep copy of the declared default; without one,
+// an object with the fields of the entry's ROW type set to null, or {};
+// a list entry starts as [] and a map entry as a new Map.
+func (in *instance) NewState(i int) (any, error) {
+	if i < 0 || i >= len(in.d.state) {
+		return nil, fmt.Errorf("%s: no state entry %d", in.d.name, i)
+	}
+	e := in.e
+	if def := in.d.initial[i].def; def != nil {
+		return e.materialize(def)
+	}
+	sd := in.d.state[i]
+	switch sd.Kind {
+	case runtime.ListState:
+		return e.vm.NewArray(), nil
+	case runtime.MapState:
+		return e.vm.New(e.js.mapCtor)
+	}
+	o := e.vm.NewObject()
+	if sd.Type != nil {
+		for _, f := range sd.Type.Fields {
+			_ = o.Set(f.Name, goja.Null())
+		}
+	}
+	return o, nil
+}
+
+// EncodeState implements runtime.StateCodec.
+func (in *instance) EncodeState(i int, v any) ([]byte, error) {
+	jv, ok := v.(goja.Value)
+	if !ok && v != nil {
+		return nil, fmt.Errorf("%s: state %s: not a JavaScript value: %T", in.d.name, in.stateName(i), v)
+	}
+	n, err := in.e.snapshot(jv)
+	if err != nil {
+		return nil, fmt.Errorf("%s: state %s: %w", in.d.name, in.stateName(i), err)
+	}
+	var b bytes.Buffer
+	b.WriteByte(stateVersion)
+	if err := encodeNode(&b, n); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// DecodeState implements runtime.StateCodec.
+func (in *instance) DecodeState(i int, data []byte) (any, error) {
+	if len(data) == 0 || data[0] != stateVersion {
+		return nil, fmt.Errorf("%s: state %s: unknown encoding", in.d.name, in.stateName(i))
+	}
+	n, err := decodeNode(data[1:])
+	if err != nil {
+		return nil, fmt.Errorf("%s: state %s: %w", in.d.name, in.stateName(i), err)
+	}
+	return in.e.materialize(n)
+}
+
+func (in *instance) stateName(i int) string {
+	if i >= 0 && i < len(in.d.state) {
+		return strconv.Quote(in.d.state[i].Name)
+	}
+	return strconv.Itoa(i)
+}

@@ -1,0 +1,429 @@
+package sqlmini_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// printTests are statements and their canonical String(). FuzzParse uses
+// the inputs as seeds.
+var printTests = []struct {
+	name, in, want string
+}{
+	// CREATE FUNCTION
+	{"function/path", "create function f as 'f.js'", "CREATE FUNCTION f AS 'f.js'"},
+	{"function/path language", "CREATE FUNCTION f AS 'fns/f.js' LANGUAGE JAVASCRIPT", "CREATE FUNCTION f AS 'fns/f.js' LANGUAGE JAVASCRIPT"},
+	{"function/language lower", "create function f as 'f.js' language javascript", "CREATE FUNCTION f AS 'f.js' LANGUAGE JAVASCRIPT"},
+	{"function/temporary if not exists", "CREATE TEMPORARY FUNCTION IF NOT EXISTS sessionize AS 'sessionize.js'", "CREATE TEMPORARY FUNCTION IF NOT EXISTS sessionize AS 'sessionize.js'"},
+	{"function/temp system", "CREATE TEMP SYSTEM FUNCTION f AS 'f.js'", "CREATE TEMPORARY FUNCTION f AS 'f.js'"},
+	{"function/quote in path", "CREATE FUNCTION f AS 'it''s.js'", "CREATE FUNCTION f AS 'it''s.js'"},
+	{"function/body",
+		"CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$\nfunction eval(x) { emit({s: 'a;b', t: \"it's\"}); } // ; --\n$$",
+		"CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$\nfunction eval(x) { emit({s: 'a;b', t: \"it's\"}); } // ; --\n$$"},
+	{"function/body as first", "CREATE FUNCTION f AS $$ x $$ LANGUAGE JAVASCRIPT", "CREATE FUNCTION f AS $$ x $$ LANGUAGE JAVASCRIPT"},
+	{"function/body with dollar", "CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$ var $x = 1; `${$x}` $$", "CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$ var $x = 1; `${$x}` $$"},
+	{"function/empty body", "CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$$$", "CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$$$"},
+	{"function/reserved name", "CREATE FUNCTION `select` AS 'f.js'", "CREATE FUNCTION `select` AS 'f.js'"},
+	{"function/named like a word", "CREATE FUNCTION language AS 'f.js'", "CREATE FUNCTION language AS 'f.js'"},
+
+	// CREATE VIEW
+	{"view/values", "CREATE TEMPORARY VIEW people (name, age) AS VALUES ('Bob', 1), ('Alice', 2)", "CREATE TEMPORARY VIEW people (name, age) AS VALUES ('Bob', 1), ('Alice', 2)"},
+	{"view/select", "create view v as select a, b from t where a > 1", "CREATE VIEW v AS SELECT a, b FROM t WHERE a > 1"},
+
+	// CREATE TABLE
+	{"table/flink",
+		`CREATE TABLE clicks (
+		   ts TIMESTAMP_LTZ(3), user_id STRING, score INT,
+		   PRIMARY KEY (user_id) NOT ENFORCED,
+		   WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+		 ) WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv')`,
+		"CREATE TABLE clicks (ts TIMESTAMP_LTZ(3), user_id STRING, score INT, PRIMARY KEY (user_id) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv')"},
+	{"table/column primary key", "create table t (name string primary key not enforced, n bigint not null, m int null)", "CREATE TABLE t (name STRING PRIMARY KEY NOT ENFORCED, n BIGINT NOT NULL, m INT NULL)"},
+	{"table/composite key", "CREATE TABLE t (a INT, b INT, PRIMARY KEY (a, b) NOT ENFORCED)", "CREATE TABLE t (a INT, b INT, PRIMARY KEY (a, b) NOT ENFORCED)"},
+	{"table/empty with", "CREATE TABLE t (a INT) WITH ()", "CREATE TABLE t (a INT)"},
+	{"table/option quotes", "CREATE TABLE t (a INT) WITH ('csv.quote' = '''')", "CREATE TABLE t (a INT) WITH ('csv.quote' = '''')"},
+	{"table/types",
+		"CREATE TABLE t (a decimal(10, 2), b varchar(5), c timestamp(3) with local time zone, d timestamp without time zone, e interval day(2) to second(3), f array<int not null>, g map<string, array<bigint>>, h row<x int, `from` string> not null, i row(y double), j bytes, k date, l time, m descriptor)",
+		"CREATE TABLE t (a DECIMAL(10, 2), b VARCHAR(5), c TIMESTAMP(3) WITH LOCAL TIME ZONE, d TIMESTAMP WITHOUT TIME ZONE, e INTERVAL DAY TO SECOND, f ARRAY<INT NOT NULL>, g MAP<STRING, ARRAY<BIGINT>>, h ROW<x INT, `from` STRING> NOT NULL, i ROW<y DOUBLE>, j BYTES, k DATE, l TIME, m DESCRIPTOR)"},
+	{"table/columns named like words", "CREATE TABLE t (primary key, watermark int, `table` int)", "CREATE TABLE t (primary KEY, watermark INT, `table` INT)"},
+
+	// DROP, SHOW, DESCRIBE, SET, RESET
+	{"drop/function", "drop temporary function if exists f", "DROP TEMPORARY FUNCTION IF EXISTS f"},
+	{"drop/table", "DROP TABLE t", "DROP TABLE t"},
+	{"drop/view", "drop view if exists v", "DROP VIEW IF EXISTS v"},
+	{"drop/table named if", "DROP TABLE if", "DROP TABLE if"},
+	{"show/functions", "show functions", "SHOW FUNCTIONS"},
+	{"show/user functions", "SHOW USER FUNCTIONS", "SHOW USER FUNCTIONS"},
+	{"show/tables", "Show Tables", "SHOW TABLES"},
+	{"show/views", "SHOW VIEWS", "SHOW VIEWS"},
+	{"describe", "describe clicks", "DESCRIBE clicks"},
+	{"describe/desc", "DESC `order`", "DESCRIBE `order`"},
+	{"set", "set", "SET"},
+	{"set/key value", "SET 'parallelism.default' = '1'", "SET 'parallelism.default' = '1'"},
+	{"reset", "RESET", "RESET"},
+	{"reset/key", "reset 'table.local-time-zone'", "RESET 'table.local-time-zone'"},
+
+	// EXPLAIN, INSERT, queries
+	{"explain", "explain select * from t", "EXPLAIN SELECT * FROM t"},
+	{"insert/select", "INSERT INTO sink SELECT a, b FROM src", "INSERT INTO sink SELECT a, b FROM src"},
+	{"insert/values", "insert into sink values (1, 'a')", "INSERT INTO sink VALUES (1, 'a')"},
+	{"insert/paren", "INSERT INTO sink (SELECT * FROM src)", "INSERT INTO sink (SELECT * FROM src)"},
+	{"select/star", "SELECT * FROM t", "SELECT * FROM t"},
+	{"select/distinct alias", "select distinct a x, b as y from t u", "SELECT DISTINCT a AS x, b AS y FROM t AS u"},
+	{"select/qualified", "SELECT t.a, s.`b c` FROM t", "SELECT t.a, s.`b c` FROM t"},
+	{"select/group by limit", "SELECT a, count(*) AS n FROM t GROUP BY a, b LIMIT 10", "SELECT a, count(*) AS n FROM t GROUP BY a, b LIMIT 10"},
+	{"select/funcs", "SELECT count(DISTINCT a), f(), g(1, 'x'), count(DISTINCT *) FROM t", "SELECT count(DISTINCT a), f(), g(1, 'x'), count(DISTINCT *) FROM t"},
+	{"select/with", "WITH a AS (SELECT * FROM t), b (x, y) AS (SELECT * FROM a) SELECT * FROM b", "WITH a AS (SELECT * FROM t), b (x, y) AS (SELECT * FROM a) SELECT * FROM b"},
+	{"select/union all", "SELECT a FROM t UNION ALL SELECT a FROM u union all values (1)", "SELECT a FROM t UNION ALL SELECT a FROM u UNION ALL VALUES (1)"},
+	{"select/paren union", "(SELECT a FROM t) UNION ALL (SELECT a FROM u)", "(SELECT a FROM t) UNION ALL (SELECT a FROM u)"},
+	{"select/values", "VALUES (1, 'a'), (2, 'b')", "VALUES (1, 'a'), (2, 'b')"},
+	{"select/values table", "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS T(a, b)", "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS T(a, b)"},
+	{"select/subquery", "SELECT * FROM (SELECT a FROM t) s", "SELECT * FROM (SELECT a FROM t) AS s"},
+
+	// PTF calls
+	{"ptf/positional", "SELECT * FROM f(TABLE t, 100, DEFAULT, 'my-ptf')", "SELECT * FROM f(TABLE t, 100, DEFAULT, 'my-ptf')"},
+	{"ptf/named",
+		"SELECT * FROM f(input => TABLE t PARTITION BY (k1, k2) ORDER BY (ts ASC, score DESC NULLS FIRST), threshold => 100, on_time => DESCRIPTOR(ts), uid => 'f-v1')",
+		"SELECT * FROM f(input => TABLE t PARTITION BY (k1, k2) ORDER BY (ts ASC, score DESC NULLS FIRST), threshold => 100, on_time => DESCRIPTOR(ts), uid => 'f-v1')"},
+	{"ptf/single column", "select * from f(table t partition by (k) order by (ts))", "SELECT * FROM f(TABLE t PARTITION BY k ORDER BY ts)"},
+	{"ptf/bare order", "SELECT * FROM f(TABLE t PARTITION BY k ORDER BY ts desc nulls last)", "SELECT * FROM f(TABLE t PARTITION BY k ORDER BY ts DESC NULLS LAST)"},
+	{"ptf/descriptor", "SELECT * FROM f(TABLE t, DESCRIPTOR(a, b))", "SELECT * FROM f(TABLE t, DESCRIPTOR(a, b))"},
+	{"ptf/table function", "SELECT * FROM TABLE(f(TABLE t, x => DEFAULT)) AS r", "SELECT * FROM TABLE(f(TABLE t, x => DEFAULT)) AS r"},
+	{"ptf/table subquery", "SELECT * FROM f(TABLE (SELECT * FROM t WHERE a > 0) PARTITION BY a)", "SELECT * FROM f(TABLE (SELECT * FROM t WHERE a > 0) PARTITION BY a)"},
+	{"ptf/no args", "SELECT * FROM f()", "SELECT * FROM f()"},
+	{"ptf/nested", "SELECT * FROM g(TABLE (SELECT * FROM TABLE(f(TABLE t))))", "SELECT * FROM g(TABLE (SELECT * FROM TABLE(f(TABLE t))))"},
+
+	// expressions
+	{"expr/logic", "SELECT * FROM t WHERE a = 1 and b <> 2 or not c != 3 AND NOT NOT d", "SELECT * FROM t WHERE a = 1 AND b <> 2 OR NOT c != 3 AND NOT NOT d"},
+	{"expr/comparisons", "SELECT * FROM t WHERE a<1 AND a<=2 AND a>3 AND a>=4", "SELECT * FROM t WHERE a < 1 AND a <= 2 AND a > 3 AND a >= 4"},
+	{"expr/in", "SELECT * FROM t WHERE a IN (1, 2) AND b not in ('x') AND c IN (d + 1)", "SELECT * FROM t WHERE a IN (1, 2) AND b NOT IN ('x') AND c IN (d + 1)"},
+	{"expr/is null", "SELECT * FROM t WHERE a is null or b IS NOT NULL", "SELECT * FROM t WHERE a IS NULL OR b IS NOT NULL"},
+	{"expr/arithmetic", "SELECT a+b*c-d/e%f, -a, a - -1, (a + b) * c, -(a) FROM t", "SELECT a + b * c - d / e % f, -a, a - -1, (a + b) * c, -(a) FROM t"},
+	{"expr/concat", "SELECT a||'-'||b FROM t", "SELECT a || '-' || b FROM t"},
+	{"expr/parens", "SELECT * FROM t WHERE (a OR b) AND ((c))", "SELECT * FROM t WHERE (a OR b) AND ((c))"},
+	{"expr/literals", "SELECT 1, 1.5, .5, 1e3, 2.5E-3, 'it''s', '', true, FALSE, null FROM t", "SELECT 1, 1.5, .5, 1e3, 2.5E-3, 'it''s', '', TRUE, FALSE, NULL FROM t"},
+	{"expr/interval", "SELECT interval '5' minute, INTERVAL '1 2' day to hour, INTERVAL -'1' SECOND(3) FROM t", "SELECT INTERVAL '5' MINUTE, INTERVAL '1 2' DAY TO HOUR, INTERVAL -'1' SECOND FROM t"},
+	{"expr/typed", "SELECT * FROM t WHERE ts > timestamp '2025-03-27 12:00:00' AND d = DATE '2025-03-27' AND x = time '12:00' AND y = timestamp_ltz '2025-01-01 00:00:00'", "SELECT * FROM t WHERE ts > TIMESTAMP '2025-03-27 12:00:00' AND d = DATE '2025-03-27' AND x = TIME '12:00' AND y = TIMESTAMP_LTZ '2025-01-01 00:00:00'"},
+	{"expr/cast", "SELECT cast(a as bigint), CAST(b AS ROW<x INT, y ARRAY<STRING>>), CAST(c AS DECIMAL(10,2) NOT NULL) FROM t", "SELECT CAST(a AS BIGINT), CAST(b AS ROW<x INT, y ARRAY<STRING>>), CAST(c AS DECIMAL(10, 2) NOT NULL) FROM t"},
+	{"expr/constructors", "SELECT row(1, 'a'), ROW(), array[1, 2], ARRAY[], map['a', 1, 'b', 2], MAP[] FROM t", "SELECT ROW(1, 'a'), ROW(), ARRAY[1, 2], ARRAY[], MAP['a', 1, 'b', 2], MAP[] FROM t"},
+	{"expr/words as columns", "SELECT timestamp, date, `time`, language, user FROM t", "SELECT timestamp, date, time, language, user FROM t"},
+	{"expr/words as functions", "SELECT date('x'), timestamp(1) FROM t", "SELECT date('x'), timestamp(1) FROM t"},
+
+	// identifiers, comments, case
+	{"ident/reserved", "SELECT `count`, `select`, `a``b`, `a b`, `1a`, ``, `Ünïcode`, Ünïcode FROM `table`", "SELECT count, `select`, `a``b`, `a b`, `1a`, ``, Ünïcode, Ünïcode FROM `table`"},
+	{"ident/keyword prefix", "SELECT `selectä`, selection, `fromé` FROM t", "SELECT `selectä`, selection, `fromé` FROM t"},
+	{"ident/case kept", "SELECT UserId, userid FROM Clicks", "SELECT UserId, userid FROM Clicks"},
+	{"comments", "-- leading\n/* block\n ; */ SELECT /* x */ a -- trailing ;\nFROM t /**/", "SELECT a FROM t"},
+	{"whitespace", "\tSELECT\n\na\r\n,b\fFROM   t", "SELECT a, b FROM t"},
+	{"semicolon", "SELECT a FROM t;", "SELECT a FROM t"},
+}
+
+func parseOne(t *testing.T, src string) *sqlmini.Statement {
+	t.Helper()
+	stmts, err := sqlmini.Parse("x.sql", src)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", src, err)
+	}
+	if len(stmts) != 1 {
+		t.Fatalf("Parse(%q): %d statements, want 1", src, len(stmts))
+	}
+	return stmts[0]
+}
+
+func TestStatement_String(t *testing.T) {
+	for _, tt := range printTests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := parseOne(t, tt.in)
+			got := st.String()
+			if got != tt.want {
+				t.Fatalf("String():\n got %s\nwant %s", got, tt.want)
+			}
+			again := parseOne(t, got)
+			if s := again.String(); s != got {
+				t.Errorf("round trip:\n got %s\nwant %s", s, got)
+			}
+			if d := treeDiff(st, again); d != "" {
+				t.Errorf("round trip changed the tree: %s", d)
+			}
+		})
+	}
+}
+
+func TestScript_String(t *testing.T) {
+	stmts, err := sqlmini.Parse("x.sql", "show tables; select 1 from t\n;describe t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := (&sqlmini.Script{Statements: stmts}).String()
+	want := "SHOW TABLES;\nSELECT 1 FROM t;\nDESCRIBE t;\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestParseExpr_String(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a", "a"},
+		{"a.b.c", "a.b.c"},
+		{"x + 1 > 2 AND NOT y", "x + 1 > 2 AND NOT y"},
+		{"ts - interval '1' second", "ts - INTERVAL '1' SECOND"},
+		{"-1", "-1"},
+		{"f(a, *b)", ""}, // error, checked below
+	}
+	for _, tt := range tests {
+		e, err := sqlmini.ParseExpr(tt.in)
+		if tt.want == "" {
+			if err == nil {
+				t.Errorf("ParseExpr(%q) = %s, want an error", tt.in, e)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseExpr(%q): %v", tt.in, err)
+			continue
+		}
+		if got := e.String(); got != tt.want {
+			t.Errorf("ParseExpr(%q).String() = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseType_String(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"int", "INT"},
+		{"STRING NOT NULL", "STRING NOT NULL"},
+		{"varchar(5)", "VARCHAR(5)"},
+		{"DECIMAL(10,2)", "DECIMAL(10, 2)"},
+		{"timestamp_ltz(3)", "TIMESTAMP_LTZ(3)"},
+		{"TIMESTAMP(3) WITH LOCAL TIME ZONE", "TIMESTAMP(3) WITH LOCAL TIME ZONE"},
+		{"interval day to second(3)", "INTERVAL DAY TO SECOND"},
+		{"ARRAY<ROW<a INT, b MAP<STRING, INT>>>", "ARRAY<ROW<a INT, b MAP<STRING, INT>>>"},
+		{"row(url string, n bigint)", "ROW<url STRING, n BIGINT>"},
+		{"ROW<`select` INT, `a b` STRING NOT NULL>", "ROW<`select` INT, `a b` STRING NOT NULL>"},
+	}
+	for _, tt := range tests {
+		typ, err := sqlmini.ParseType(tt.in)
+		if err != nil {
+			t.Errorf("ParseType(%q): %v", tt.in, err)
+			continue
+		}
+		if got := typ.String(); got != tt.want {
+			t.Errorf("ParseType(%q).String() = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestQuoteIdent(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a", "a"},
+		{"_x1", "_x1"},
+		{"count", "count"},
+		{"from", "`from`"},
+		{"From", "`From`"},
+		{"a b", "`a b`"},
+		{"a`b", "`a``b`"},
+		{"", "``"},
+		{"1a", "`1a`"},
+		{"fromé", "`fromé`"},
+		{"frommage", "frommage"},
+	}
+	for _, tt := range tests {
+		if got := sqlmini.QuoteIdent(tt.in); got != tt.want {
+			t.Errorf("QuoteIdent(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// errorTests are inputs and the exact errors Parse returns for them.
+// FuzzParse uses the inputs as seeds.
+var errorTests = []struct {
+	name, in, want string
+}{
+	{"misspelled keyword", "SELECT * FRM t", `x.sql:1:10: unexpected token "FRM"`},
+	{"misspelled after alias", "SELECT a FRM t", `x.sql:1:14: unexpected token "t"`},
+	{"cut short", "SELECT a FROM", "x.sql:1:14: unexpected end of statement"},
+	{"cut short before semicolon", "SELECT a FROM t WHERE;", "x.sql:1:22: unexpected end of statement (expected Primary)"},
+	{"no FROM", "SELECT 1", "x.sql:1:9: unexpected end of statement"},
+	{"unterminated string", "SELECT * FROM t WHERE a = 'abc", "x.sql:1:27: unterminated string"},
+	{"unterminated string across lines", "SELECT 1 FROM t;\nSELECT 'it''s\nFROM t", "x.sql:2:12: unterminated string"},
+	{"unterminated body", "CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$\nfunction eval() {}\n", "x.sql:1:42: unterminated $$ body"},
+	{"unterminated quoted identifier", "SELECT `a FROM t", "x.sql:1:8: unterminated quoted identifier"},
+	{"unterminated comment", "SELECT a FROM t; /* a;\nb;", "x.sql:1:18: unterminated comment"},
+	{"bad character", "SELECT # FROM t", `x.sql:1:8: unexpected character '#'`},
+	{"lone dollar", "SELECT $x FROM t", `x.sql:1:8: unexpected character '$'`},
+	{"reserved word as name", "SELECT * FROM table", `x.sql:1:20: unexpected end of statement (expected "(" Call ")")`},
+	{"empty descriptor", "SELECT * FROM f(DESCRIPTOR())", `x.sql:1:28: unexpected token ")" (expected Name ("," Name)* ")")`},
+	{"empty row type", "CREATE TABLE t (a ROW())", `x.sql:1:23: unexpected token ")" (expected FieldType ("," FieldType)* ")")`},
+	{"set without value", "SET 'a'", `x.sql:1:8: unexpected end of statement (expected "=" <string>)`},
+	{"comparison chain", "SELECT * FROM t WHERE a = b = c", `x.sql:1:29: unexpected token "="`},
+	{"table arg in expression", "SELECT * FROM f(1 + TABLE t)", `x.sql:1:21: unexpected token "TABLE" (expected Primary)`},
+	{"third statement", "SHOW TABLES;\n-- two\nSELECT * FROM t WHERE;\nSHOW VIEWS", "x.sql:3:22: unexpected end of statement (expected Primary)"},
+	{"third statement indented", "SET;\nRESET;\n  DROP TABLE", "x.sql:3:13: unexpected end of statement (expected Name)"},
+}
+
+func TestParse_errors(t *testing.T) {
+	for _, tt := range errorTests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := sqlmini.Parse("x.sql", tt.in)
+			if err == nil {
+				t.Fatalf("Parse(%q): no error, want %s", tt.in, tt.want)
+			}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("Parse(%q):\n got %s\nwant %s", tt.in, got, tt.want)
+			}
+			var perr *sqlmini.Error
+			if !errors.As(err, &perr) {
+				t.Errorf("error %T is not a *sqlmini.Error", err)
+			}
+		})
+	}
+}
+
+func TestParse_statementsBeforeError(t *testing.T) {
+	stmts, err := sqlmini.Parse("x.sql", "SHOW TABLES; DESCRIBE t; SELECT FROM; SHOW VIEWS")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	var got []string
+	for _, st := range stmts {
+		got = append(got, st.String())
+	}
+	if want := "SHOW TABLES|DESCRIBE t"; strings.Join(got, "|") != want {
+		t.Errorf("statements before the error: %q, want %q", got, want)
+	}
+}
+
+func TestParse_positions(t *testing.T) {
+	src := "SHOW TABLES;\n\n  SELECT a,\n    `b c` FROM f(TABLE t) ; -- done\n"
+	stmts, err := sqlmini.Parse("q.sql", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stmts) != 2 {
+		t.Fatalf("%d statements, want 2", len(stmts))
+	}
+	sel := stmts[1].Query.Body.Select
+	tests := []struct {
+		what string
+		pos  sqlmini.Pos
+		want string
+	}{
+		{"statement 1", stmts[0].Pos, "q.sql:1:1"},
+		{"statement 2", stmts[1].Pos, "q.sql:3:3"},
+		{"select", sel.Pos, "q.sql:3:3"},
+		{"item 1", sel.Items[0].Pos, "q.sql:3:10"},
+		{"item 2", sel.Items[1].Expr.Pos, "q.sql:4:5"},
+		{"call", sel.From.Call2.Pos, "q.sql:4:16"},
+		{"table arg", sel.From.Call2.Args[0].Table.Name.Pos, "q.sql:4:24"},
+	}
+	for _, tt := range tests {
+		if got := tt.pos.String(); got != tt.want {
+			t.Errorf("%s at %s, want %s", tt.what, got, tt.want)
+		}
+	}
+	// Offsets index the whole source.
+	name := sel.From.Call2.Args[0].Table.Name
+	if got := src[name.Pos.Offset : name.Pos.Offset+1]; got != "t" {
+		t.Errorf("offset %d points at %q, want \"t\"", name.Pos.Offset, got)
+	}
+	if got, want := stmts[1].Text, "SELECT a,\n    `b c` FROM f(TABLE t) "; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+}
+
+func TestParseStatement(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"SHOW TABLES;", "SHOW TABLES"},
+		{"SHOW TABLES", "SHOW TABLES"},
+		{"", "1:1: empty statement"},
+		{"-- nothing\n;", "1:1: empty statement"},
+		{"SHOW TABLES; SHOW VIEWS", "1:14: expected one statement, found 2"},
+	}
+	for _, tt := range tests {
+		st, err := sqlmini.ParseStatement("", tt.in)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = st.String()
+		}
+		if got != tt.want {
+			t.Errorf("ParseStatement(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSplit(t *testing.T) {
+	src := "SELECT ';' FROM t; -- a; comment\n" +
+		"CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$\n  a; b;\n$$;\n" +
+		"/* ; */ SHOW `a;b`;;\n" +
+		"  DESCRIBE t\n"
+	pieces, err := sqlmini.Split("s.sql", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`s.sql:1:1 end=17 "SELECT ';' FROM t"`,
+		`s.sql:2:1 end=87 "CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$\n  a; b;\n$$"`,
+		`s.sql:5:9 end=107 "SHOW ` + "`a;b`" + `"`,
+		`s.sql:6:3 end=123 "DESCRIBE t"`,
+	}
+	var got []string
+	for _, p := range pieces {
+		got = append(got, fmt.Sprintf("%s end=%d %q", p.Start, p.End, p.Text))
+		if p.Start.Offset+len(p.Text) > p.End || src[p.Start.Offset:p.Start.Offset+len(p.Text)] != p.Text {
+			t.Errorf("piece %q is not src[%d:]", p.Text, p.Start.Offset)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Split:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestSplit_unterminated(t *testing.T) {
+	pieces, err := sqlmini.Split("s.sql", "SHOW TABLES;\nSELECT 'x FROM t;")
+	if err == nil || err.Error() != "s.sql:2:8: unterminated string" {
+		t.Errorf("err = %v, want s.sql:2:8: unterminated string", err)
+	}
+	if len(pieces) != 1 || pieces[0].Text != "SHOW TABLES" {
+		t.Errorf("pieces = %+v, want SHOW TABLES only", pieces)
+	}
+}
+
+func TestComplete(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"", false},
+		{"  \n", false},
+		{"SELECT 1", false},
+		{"SELECT 1;", true},
+		{"SELECT 1;  \n", true},
+		{"SELECT 1; -- done", true},
+		{"SELECT 1; /* done */", true},
+		{"SELECT 1; /* not done", false},
+		{"SELECT 1; /* not; done;", false},
+		{"SELECT 1 -- ;", false},
+		{"SELECT ';", false},
+		{"SELECT ';'", false},
+		{"SELECT ';';", true},
+		{"SELECT `a;", false},
+		{"CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$ ; ", false},
+		{"CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$ ; \n a; $$", false},
+		{"CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$ ; \n a; $$;", true},
+		{"SELECT 1; SELECT 2", false},
+		{"SELECT #;", true},
+		{"SELECT #", false},
+		{";", true},
+	}
+	for _, tt := range tests {
+		if got := sqlmini.Complete(tt.in); got != tt.want {
+			t.Errorf("Complete(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}

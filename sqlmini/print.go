@@ -1,0 +1,664 @@
+package sqlmini
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Printing back.
+//
+// Every node's String() prints it as canonical SQL on one line: keywords
+// and type names in upper case, single spaces, identifiers backquoted only
+// when they need it (see QuoteIdent), strings re-quoted with '' escaping,
+// $$ bodies kept as they were. Comments and the original spacing are gone.
+// Parsing what String() prints gives a tree that prints the same again.
+//
+// A few spellings are not kept because the AST does not record them: TEMP
+// prints as TEMPORARY, DESC (the statement) as DESCRIBE, ROW(a INT) as
+// ROW<a INT>; SYSTEM in CREATE/DROP TEMPORARY SYSTEM FUNCTION, the
+// precisions of interval units (INTERVAL '1' SECOND(3)) and an empty
+// WITH () are dropped. A node's String() covers the node alone: the
+// structs holding "the rest of" a statement (CreateFunction, CreateView,
+// CreateTable) print without their leading CREATE ... keywords, and AddOp
+// and MulOp print as "+ x".
+
+// formatter is implemented by every node; String() methods wrap it.
+type formatter interface {
+	format(b *strings.Builder)
+}
+
+func str(f formatter) string {
+	var b strings.Builder
+	f.format(&b)
+	return b.String()
+}
+
+// list writes xs separated by ", ".
+func list[T formatter](b *strings.Builder, xs []T) {
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		x.format(b)
+	}
+}
+
+// plainIdent matches the identifiers the lexer reads as one Ident token,
+// unless they begin with a reserved word (keywordPrefix).
+var (
+	plainIdent    = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*$`)
+	keywordPrefix = regexp.MustCompile(`^(?i)(?:` + strings.Join(reserved, "|") + `)\b`)
+)
+
+// QuoteIdent returns name as it must be written in SQL: unchanged when
+// it reads back as the same plain identifier, else between backquotes
+// (with ` doubled). Reserved words, empty names and names with spaces or
+// punctuation are quoted: QuoteIdent("count") is count, QuoteIdent("from")
+// is `from`, QuoteIdent("a b") is `a b`.
+func QuoteIdent(name string) string {
+	if plainIdent.MatchString(name) && !keywordPrefix.MatchString(name) {
+		return name
+	}
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+// QuoteString returns s as a SQL string literal: between single quotes,
+// with each single quote inside doubled.
+func QuoteString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// upper upper-cases ASCII letters only, so that a word read as an
+// identifier cannot turn into a different word (Unicode case mapping
+// can: 'ı' upper-cases to 'I').
+func upper(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'a' <= s[i] && s[i] <= 'z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'a' <= b[j] && b[j] <= 'z' {
+					b[j] -= 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// canon returns the one of words that v spells (v was matched
+// case-insensitively against them), or v upper-cased.
+func canon(v string, words ...string) string {
+	for _, w := range words {
+		if strings.EqualFold(v, w) {
+			return w
+		}
+	}
+	return upper(v)
+}
+
+// String prints the statements, each followed by ";" and a newline.
+func (s *Script) String() string {
+	if s == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, st := range s.Statements {
+		st.format(&b)
+		b.WriteString(";\n")
+	}
+	return b.String()
+}
+
+// String prints the statement without a final semicolon.
+func (s *Statement) String() string { return str(s) }
+
+func (s *Statement) format(b *strings.Builder) {
+	if s == nil {
+		return
+	}
+	switch {
+	case s.Create != nil:
+		s.Create.format(b)
+	case s.Drop != nil:
+		s.Drop.format(b)
+	case s.Show != nil:
+		s.Show.format(b)
+	case s.Describe != nil:
+		s.Describe.format(b)
+	case s.Set != nil:
+		s.Set.format(b)
+	case s.Reset != nil:
+		s.Reset.format(b)
+	case s.Explain != nil:
+		s.Explain.format(b)
+	case s.Insert != nil:
+		s.Insert.format(b)
+	case s.Query != nil:
+		s.Query.format(b)
+	}
+}
+
+// String prints the name, backquoted if it must be (see QuoteIdent).
+func (n *Name) String() string { return str(n) }
+
+func (n *Name) format(b *strings.Builder) {
+	if n == nil {
+		return
+	}
+	b.WriteString(QuoteIdent(string(n.Value)))
+}
+
+// String prints CREATE [TEMPORARY] FUNCTION | VIEW | TABLE ....
+func (c *Create) String() string { return str(c) }
+
+func (c *Create) format(b *strings.Builder) {
+	if c == nil {
+		return
+	}
+	b.WriteString("CREATE ")
+	if c.Temporary {
+		b.WriteString("TEMPORARY ")
+	}
+	switch {
+	case c.Function != nil:
+		b.WriteString("FUNCTION ")
+		c.Function.format(b)
+	case c.View != nil:
+		b.WriteString("VIEW ")
+		c.View.format(b)
+	case c.Table != nil:
+		b.WriteString("TABLE ")
+		c.Table.format(b)
+	}
+}
+
+// String prints the part after CREATE [TEMPORARY] FUNCTION, with the
+// language upper-cased.
+func (c *CreateFunction) String() string { return str(c) }
+
+func (c *CreateFunction) format(b *strings.Builder) {
+	if c == nil {
+		return
+	}
+	if c.IfNotExists {
+		b.WriteString("IF NOT EXISTS ")
+	}
+	c.Name.format(b)
+	lang := func(n *Name) {
+		b.WriteString(" LANGUAGE ")
+		b.WriteString(QuoteIdent(upper(string(n.Value))))
+	}
+	if c.Lang1 != nil {
+		lang(c.Lang1)
+	}
+	b.WriteString(" AS ")
+	switch {
+	case c.Body1 != nil:
+		c.Body1.format(b)
+	case c.Body2 != nil:
+		c.Body2.format(b)
+	case c.Path != nil:
+		b.WriteString(QuoteString(string(*c.Path)))
+	}
+	if c.Lang2 != nil {
+		lang(c.Lang2)
+	}
+}
+
+func (body *Body) format(b *strings.Builder) {
+	b.WriteString("$$")
+	b.WriteString(string(*body))
+	b.WriteString("$$")
+}
+
+// String prints the part after CREATE [TEMPORARY] VIEW.
+func (v *CreateView) String() string { return str(v) }
+
+func (v *CreateView) format(b *strings.Builder) {
+	if v == nil {
+		return
+	}
+	v.Name.format(b)
+	if len(v.Columns) > 0 {
+		b.WriteString(" (")
+		list(b, v.Columns)
+		b.WriteString(")")
+	}
+	b.WriteString(" AS ")
+	v.Query.format(b)
+}
+
+// String prints the part after CREATE [TEMPORARY] TABLE.
+func (t *CreateTable) String() string { return str(t) }
+
+func (t *CreateTable) format(b *strings.Builder) {
+	if t == nil {
+		return
+	}
+	t.Name.format(b)
+	b.WriteString(" (")
+	list(b, t.Elements)
+	b.WriteString(")")
+	if len(t.Options) > 0 {
+		b.WriteString(" WITH (")
+		list(b, t.Options)
+		b.WriteString(")")
+	}
+}
+
+// String prints the column, PRIMARY KEY or WATERMARK declaration.
+func (e *TableElement) String() string { return str(e) }
+
+func (e *TableElement) format(b *strings.Builder) {
+	if e == nil {
+		return
+	}
+	switch {
+	case e.PrimaryKey != nil:
+		e.PrimaryKey.format(b)
+	case e.Watermark != nil:
+		e.Watermark.format(b)
+	case e.Column != nil:
+		e.Column.format(b)
+	}
+}
+
+// String prints PRIMARY KEY (cols) NOT ENFORCED.
+func (k *PrimaryKey) String() string { return str(k) }
+
+func (k *PrimaryKey) format(b *strings.Builder) {
+	if k == nil {
+		return
+	}
+	b.WriteString("PRIMARY KEY (")
+	list(b, k.Columns)
+	b.WriteString(") NOT ENFORCED")
+}
+
+// String prints WATERMARK FOR col AS expr.
+func (w *Watermark) String() string { return str(w) }
+
+func (w *Watermark) format(b *strings.Builder) {
+	if w == nil {
+		return
+	}
+	b.WriteString("WATERMARK FOR ")
+	w.Column.format(b)
+	b.WriteString(" AS ")
+	w.Expr.format(b)
+}
+
+// String prints name type [PRIMARY KEY NOT ENFORCED].
+func (c *ColumnDef) String() string { return str(c) }
+
+func (c *ColumnDef) format(b *strings.Builder) {
+	if c == nil {
+		return
+	}
+	c.Name.format(b)
+	b.WriteString(" ")
+	c.Type.format(b)
+	if c.PrimaryKey {
+		b.WriteString(" PRIMARY KEY NOT ENFORCED")
+	}
+}
+
+// String prints 'key' = 'value'.
+func (o *Option) String() string { return str(o) }
+
+func (o *Option) format(b *strings.Builder) {
+	if o == nil {
+		return
+	}
+	b.WriteString(QuoteString(string(o.Key)))
+	b.WriteString(" = ")
+	b.WriteString(QuoteString(string(o.Value)))
+}
+
+// String prints DROP [TEMPORARY] kind [IF EXISTS] name.
+func (d *Drop) String() string { return str(d) }
+
+func (d *Drop) format(b *strings.Builder) {
+	if d == nil {
+		return
+	}
+	b.WriteString("DROP ")
+	if d.Temporary {
+		b.WriteString("TEMPORARY ")
+	}
+	b.WriteString(canon(d.Kind, "FUNCTION", "TABLE", "VIEW"))
+	b.WriteString(" ")
+	if d.IfExists {
+		b.WriteString("IF EXISTS ")
+	}
+	d.Name.format(b)
+}
+
+// String prints SHOW [USER] FUNCTIONS | TABLES | VIEWS.
+func (s *Show) String() string { return str(s) }
+
+func (s *Show) format(b *strings.Builder) {
+	if s == nil {
+		return
+	}
+	b.WriteString("SHOW ")
+	if s.User {
+		b.WriteString("USER ")
+	}
+	b.WriteString(canon(s.What, "FUNCTIONS", "TABLES", "VIEWS"))
+}
+
+// String prints DESCRIBE name.
+func (d *Describe) String() string { return str(d) }
+
+func (d *Describe) format(b *strings.Builder) {
+	if d == nil {
+		return
+	}
+	b.WriteString("DESCRIBE ")
+	d.Name.format(b)
+}
+
+// String prints SET or SET 'key' = 'value'.
+func (s *Set) String() string { return str(s) }
+
+func (s *Set) format(b *strings.Builder) {
+	if s == nil {
+		return
+	}
+	b.WriteString("SET")
+	if s.Key != nil {
+		b.WriteString(" ")
+		b.WriteString(QuoteString(string(*s.Key)))
+		if s.Value != nil {
+			b.WriteString(" = ")
+			b.WriteString(QuoteString(string(*s.Value)))
+		}
+	}
+}
+
+// String prints RESET ['key'].
+func (r *Reset) String() string { return str(r) }
+
+func (r *Reset) format(b *strings.Builder) {
+	if r == nil {
+		return
+	}
+	b.WriteString("RESET")
+	if r.Key != nil {
+		b.WriteString(" ")
+		b.WriteString(QuoteString(string(*r.Key)))
+	}
+}
+
+// String prints EXPLAIN query.
+func (e *Explain) String() string { return str(e) }
+
+func (e *Explain) format(b *strings.Builder) {
+	if e == nil {
+		return
+	}
+	b.WriteString("EXPLAIN ")
+	e.Query.format(b)
+}
+
+// String prints INSERT INTO table query.
+func (i *Insert) String() string { return str(i) }
+
+func (i *Insert) format(b *strings.Builder) {
+	if i == nil {
+		return
+	}
+	b.WriteString("INSERT INTO ")
+	i.Table.format(b)
+	b.WriteString(" ")
+	i.Query.format(b)
+}
+
+// String prints [WITH ctes] body [UNION ALL body]....
+func (q *Query) String() string { return str(q) }
+
+func (q *Query) format(b *strings.Builder) {
+	if q == nil {
+		return
+	}
+	if len(q.With) > 0 {
+		b.WriteString("WITH ")
+		list(b, q.With)
+		b.WriteString(" ")
+	}
+	q.Body.format(b)
+	for _, u := range q.Union {
+		b.WriteString(" UNION ALL ")
+		u.format(b)
+	}
+}
+
+// String prints name [(cols)] AS (query).
+func (c *CTE) String() string { return str(c) }
+
+func (c *CTE) format(b *strings.Builder) {
+	if c == nil {
+		return
+	}
+	c.Name.format(b)
+	if len(c.Columns) > 0 {
+		b.WriteString(" (")
+		list(b, c.Columns)
+		b.WriteString(")")
+	}
+	b.WriteString(" AS (")
+	c.Query.format(b)
+	b.WriteString(")")
+}
+
+// String prints the SELECT, the VALUES or the parenthesized query.
+func (s *SetExpr) String() string { return str(s) }
+
+func (s *SetExpr) format(b *strings.Builder) {
+	if s == nil {
+		return
+	}
+	switch {
+	case s.Select != nil:
+		s.Select.format(b)
+	case s.Values != nil:
+		s.Values.format(b)
+	case s.Paren != nil:
+		b.WriteString("(")
+		s.Paren.format(b)
+		b.WriteString(")")
+	}
+}
+
+// String prints VALUES (row), ....
+func (v *Values) String() string { return str(v) }
+
+func (v *Values) format(b *strings.Builder) {
+	if v == nil {
+		return
+	}
+	b.WriteString("VALUES ")
+	list(b, v.Rows)
+}
+
+// String prints (v1, v2, ...).
+func (r *ValuesRow) String() string { return str(r) }
+
+func (r *ValuesRow) format(b *strings.Builder) {
+	if r == nil {
+		return
+	}
+	b.WriteString("(")
+	list(b, r.Values)
+	b.WriteString(")")
+}
+
+// String prints SELECT ... FROM ... [WHERE] [GROUP BY] [LIMIT].
+func (s *Select) String() string { return str(s) }
+
+func (s *Select) format(b *strings.Builder) {
+	if s == nil {
+		return
+	}
+	b.WriteString("SELECT ")
+	if s.Distinct {
+		b.WriteString("DISTINCT ")
+	}
+	list(b, s.Items)
+	b.WriteString(" FROM ")
+	s.From.format(b)
+	if s.Where != nil {
+		b.WriteString(" WHERE ")
+		s.Where.format(b)
+	}
+	if len(s.GroupBy) > 0 {
+		b.WriteString(" GROUP BY ")
+		list(b, s.GroupBy)
+	}
+	if s.Limit != nil {
+		b.WriteString(" LIMIT ")
+		b.WriteString(*s.Limit)
+	}
+}
+
+// String prints * or expr [AS alias].
+func (s *SelectItem) String() string { return str(s) }
+
+func (s *SelectItem) format(b *strings.Builder) {
+	if s == nil {
+		return
+	}
+	if s.Star {
+		b.WriteString("*")
+		return
+	}
+	s.Expr.format(b)
+	if s.Alias != nil {
+		b.WriteString(" AS ")
+		s.Alias.format(b)
+	}
+}
+
+// String prints the source with its alias: t AS u, TABLE(f(...)),
+// (VALUES ...) AS T(a, b).
+func (f *FromItem) String() string { return str(f) }
+
+func (f *FromItem) format(b *strings.Builder) {
+	if f == nil {
+		return
+	}
+	switch {
+	case f.Call != nil:
+		b.WriteString("TABLE(")
+		f.Call.format(b)
+		b.WriteString(")")
+	case f.Call2 != nil:
+		f.Call2.format(b)
+	case f.Subquery != nil:
+		b.WriteString("(")
+		f.Subquery.format(b)
+		b.WriteString(")")
+	case f.Table != nil:
+		f.Table.format(b)
+	}
+	if f.Alias != nil {
+		b.WriteString(" AS ")
+		f.Alias.format(b)
+		if len(f.AliasCols) > 0 {
+			b.WriteString("(")
+			list(b, f.AliasCols)
+			b.WriteString(")")
+		}
+	}
+}
+
+// String prints name(args).
+func (c *Call) String() string { return str(c) }
+
+func (c *Call) format(b *strings.Builder) {
+	if c == nil {
+		return
+	}
+	c.Name.format(b)
+	b.WriteString("(")
+	list(b, c.Args)
+	b.WriteString(")")
+}
+
+// String prints [name => ] value.
+func (a *Arg) String() string { return str(a) }
+
+func (a *Arg) format(b *strings.Builder) {
+	if a == nil {
+		return
+	}
+	if a.Name != nil {
+		a.Name.format(b)
+		b.WriteString(" => ")
+	}
+	switch {
+	case a.Table != nil:
+		a.Table.format(b)
+	case a.Default:
+		b.WriteString("DEFAULT")
+	case a.Expr != nil:
+		a.Expr.format(b)
+	}
+}
+
+// String prints TABLE t [PARTITION BY cols] [ORDER BY cols]; a list of
+// more than one column is parenthesized.
+func (t *TableArg) String() string { return str(t) }
+
+func (t *TableArg) format(b *strings.Builder) {
+	if t == nil {
+		return
+	}
+	b.WriteString("TABLE ")
+	if t.Query != nil {
+		b.WriteString("(")
+		t.Query.format(b)
+		b.WriteString(")")
+	} else {
+		t.Name.format(b)
+	}
+	if len(t.PartitionBy) > 0 {
+		b.WriteString(" PARTITION BY ")
+		parenList(b, t.PartitionBy)
+	}
+	if len(t.OrderBy) > 0 {
+		b.WriteString(" ORDER BY ")
+		parenList(b, t.OrderBy)
+	}
+}
+
+// parenList writes one element bare and more between parentheses.
+func parenList[T formatter](b *strings.Builder, xs []T) {
+	if len(xs) == 1 {
+		xs[0].format(b)
+		return
+	}
+	b.WriteString("(")
+	list(b, xs)
+	b.WriteString(")")
+}
+
+// String prints col [ASC | DESC] [NULLS FIRST | NULLS LAST].
+func (o *OrderItem) String() string { return str(o) }
+
+func (o *OrderItem) format(b *strings.Builder) {
+	if o == nil {
+		return
+	}
+	o.Column.format(b)
+	if o.Direction != "" {
+		b.WriteString(" ")
+		b.WriteString(canon(o.Direction, "ASC", "DESC"))
+	}
+	if o.Nulls != "" {
+		b.WriteString(" NULLS ")
+		b.WriteString(canon(o.Nulls, "FIRST", "LAST"))
+	}
+}

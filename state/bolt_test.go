@@ -1,0 +1,408 @@
+package state_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/state/statetest"
+)
+
+func TestBolt(t *testing.T) {
+	statetest.Run(t, statetest.OpenBolt)
+}
+
+// makeStateFile writes a state file with n keys of valueSize bytes in
+// namespace "s" and returns its path.
+func makeStateFile(t *testing.T, n, valueSize int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, err := state.OpenBolt(path, state.BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Update(func(tx state.Tx) error {
+		for i := range n {
+			v := bytes.Repeat([]byte{byte(i)}, valueSize)
+			if err := tx.Put("s", state.AppendUint64(nil, uint64(i)), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestOpenBolt_inUse(t *testing.T) {
+	path := makeStateFile(t, 1, 1)
+	first, err := state.OpenBolt(path, state.BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+
+	for _, opts := range []state.BoltOptions{
+		{Timeout: 50 * time.Millisecond},
+		{Timeout: 50 * time.Millisecond, ReadOnly: true},
+		{Timeout: -1},
+	} {
+		start := time.Now()
+		second, err := state.OpenBolt(path, opts)
+		if err == nil {
+			second.Close()
+			t.Fatalf("second OpenBolt(%+v) succeeded", opts)
+		}
+		if !errors.Is(err, state.ErrInUse) {
+			t.Errorf("second OpenBolt(%+v) = %v; want ErrInUse", opts, err)
+		}
+		if want := "state file " + path + " is in use by another process"; err.Error() != want {
+			t.Errorf("message = %q; want %q", err, want)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("second OpenBolt(%+v) took %v", opts, d)
+		}
+	}
+
+	// The lock goes with Close.
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second, err := state.OpenBolt(path, state.BoltOptions{Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("OpenBolt after Close: %v", err)
+	}
+	second.Close()
+}
+
+func TestOpenBolt_corrupt(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	random := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return b
+	}
+	valid := func(t *testing.T) []byte { return readFile(t, makeStateFile(t, 200, 1000)) }
+	cases := []struct {
+		name string
+		data func(t *testing.T) []byte
+		path func(t *testing.T) string // instead of data, for files made with bbolt
+	}{
+		{name: "random bytes", data: func(*testing.T) []byte { return random(64 << 10) }},
+		{name: "a few random bytes", data: func(*testing.T) []byte { return random(100) }},
+		{name: "text", data: func(*testing.T) []byte { return []byte("user,count\nalice,3\n") }},
+		{name: "truncated to half", data: func(t *testing.T) []byte { b := valid(t); return b[:len(b)/2] }},
+		{name: "truncated to one page", data: func(t *testing.T) []byte { return valid(t)[:5000] }},
+		{name: "truncated to three pages", data: func(t *testing.T) []byte { return valid(t)[:3*4096] }},
+		{name: "meta pages overwritten", data: func(t *testing.T) []byte {
+			b := valid(t)
+			copy(b, random(2*4096))
+			return b
+		}},
+		{name: "a bbolt file of another program", path: func(t *testing.T) string {
+			path := filepath.Join(t.TempDir(), "other.db")
+			if err := state.RawBoltPut(path, "users", []byte("alice"), []byte("3")); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		}},
+		{name: "invalid format version", path: func(t *testing.T) string {
+			path := makeStateFile(t, 1, 1)
+			if err := state.RawBoltPut(path, "__meta", []byte("version"), []byte{1}); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var path string
+			if c.path != nil {
+				path = c.path(t)
+			} else {
+				path = filepath.Join(t.TempDir(), "state.db")
+				if err := os.WriteFile(path, c.data(t), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := readFile(t, path)
+			for _, ro := range []bool{false, true} {
+				st, err := state.OpenBolt(path, state.BoltOptions{ReadOnly: ro})
+				if err == nil {
+					st.Close()
+					t.Fatalf("OpenBolt(ReadOnly: %v) succeeded", ro)
+				}
+				if !errors.Is(err, state.ErrCorrupt) {
+					t.Errorf("OpenBolt(ReadOnly: %v) = %v; want ErrCorrupt", ro, err)
+				}
+				if prefix := "state file " + path + " is corrupt"; !strings.HasPrefix(err.Error(), prefix) {
+					t.Errorf("message = %q; want it to start with %q", err, prefix)
+				}
+			}
+			if !bytes.Equal(readFile(t, path), before) {
+				t.Error("OpenBolt changed the file")
+			}
+		})
+	}
+}
+
+// TestOpenBolt_damagedPages damages the pages after the meta pages. OpenBolt
+// may not notice, but then reading them must fail with ErrCorrupt rather
+// than crash the process.
+func TestOpenBolt_damagedPages(t *testing.T) {
+	path := makeStateFile(t, 2000, 100)
+	b := readFile(t, path)
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := 2 * 4096; i < len(b); i++ {
+		b[i] = byte(r.Uint32())
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := state.OpenBolt(path, state.BoltOptions{})
+	t.Logf("OpenBolt: %v", err)
+	if err != nil {
+		if !errors.Is(err, state.ErrCorrupt) {
+			t.Fatalf("OpenBolt = %v; want ErrCorrupt", err)
+		}
+		if !bytes.Equal(readFile(t, path), b) {
+			t.Error("OpenBolt changed the file")
+		}
+		return
+	}
+	defer st.Close()
+	err = st.View(func(tx state.Tx) error {
+		return tx.Scan("s", nil, func(_, _ []byte) error { return nil })
+	})
+	t.Logf("Scan: %v", err)
+	if !errors.Is(err, state.ErrCorrupt) {
+		t.Errorf("Scan of damaged pages = %v; want ErrCorrupt", err)
+	}
+}
+
+func TestOpenBolt_newerVersion(t *testing.T) {
+	path := makeStateFile(t, 1, 1)
+	if err := state.RawBoltPut(path, "__meta", []byte("version"), binary.BigEndian.AppendUint32(nil, 2)); err != nil {
+		t.Fatal(err)
+	}
+	before := readFile(t, path)
+	_, err := state.OpenBolt(path, state.BoltOptions{})
+	if !errors.Is(err, state.ErrVersion) {
+		t.Fatalf("OpenBolt = %v; want ErrVersion", err)
+	}
+	want := "state file " + path + " has format version 2, newer than version 1 that this ptfsh supports"
+	if err.Error() != want {
+		t.Errorf("message = %q; want %q", err, want)
+	}
+	if !bytes.Equal(readFile(t, path), before) {
+		t.Error("OpenBolt changed the file")
+	}
+}
+
+func TestOpenBolt_reopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, err := state.OpenBolt(path, state.BoltOptions{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Update(func(tx state.Tx) error {
+		if err := tx.Put("b", []byte("k"), []byte("v")); err != nil {
+			return err
+		}
+		if err := tx.Put("a", []byte("empty"), nil); err != nil {
+			return err
+		}
+		return tx.Put("a", []byte("k"), []byte("v2"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, ro := range []bool{true, false} {
+		st, err := state.OpenBolt(path, state.BoltOptions{ReadOnly: ro})
+		if err != nil {
+			t.Fatalf("reopen (ReadOnly: %v): %v", ro, err)
+		}
+		var names []string
+		got := map[string]string{}
+		err = st.View(func(tx state.Tx) error {
+			if names, err = tx.Namespaces(); err != nil {
+				return err
+			}
+			for _, ns := range names {
+				err := tx.Scan(ns, nil, func(k, v []byte) error {
+					got[ns+"/"+string(k)] = string(v)
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+			v, err := tx.Get("a", []byte("empty"))
+			if v == nil {
+				t.Error("empty value read back as absent")
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"a", "b"}, names); diff != "" {
+			t.Errorf("Namespaces (-want +got):\n%s", diff)
+		}
+		want := map[string]string{"a/empty": "", "a/k": "v2", "b/k": "v"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("contents (-want +got):\n%s", diff)
+		}
+		err = st.Update(func(tx state.Tx) error { return tx.Put("c", []byte("k"), nil) })
+		if ro && !errors.Is(err, state.ErrReadOnly) {
+			t.Errorf("Update on a read-only store = %v; want ErrReadOnly", err)
+		}
+		if !ro && err != nil {
+			t.Errorf("Update after reopen: %v", err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestOpenBolt_readOnlyShared(t *testing.T) {
+	path := makeStateFile(t, 1, 1)
+	a, err := state.OpenBolt(path, state.BoltOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := state.OpenBolt(path, state.BoltOptions{ReadOnly: true, Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("second read-only OpenBolt: %v", err)
+	}
+	defer b.Close()
+	_, err = state.OpenBolt(path, state.BoltOptions{Timeout: 50 * time.Millisecond})
+	if !errors.Is(err, state.ErrInUse) {
+		t.Errorf("read-write OpenBolt beside readers = %v; want ErrInUse", err)
+	}
+}
+
+func TestOpenBolt_newFiles(t *testing.T) {
+	dir := t.TempDir()
+
+	missing := filepath.Join(dir, "missing.db")
+	_, err := state.OpenBolt(missing, state.BoltOptions{ReadOnly: true})
+	if err == nil || errors.Is(err, state.ErrCorrupt) {
+		t.Errorf("read-only OpenBolt of a missing file = %v; want an error other than ErrCorrupt", err)
+	}
+	if _, statErr := os.Stat(missing); !errors.Is(statErr, os.ErrNotExist) {
+		t.Error("read-only OpenBolt created the file")
+	}
+
+	// An existing empty file is a new state file, as in bbolt.
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := state.OpenBolt(empty, state.BoltOptions{})
+	if err != nil {
+		t.Fatalf("OpenBolt of an empty file: %v", err)
+	}
+	st.Close()
+	st, err = state.OpenBolt(empty, state.BoltOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("reopening the initialized file: %v", err)
+	}
+	st.Close()
+
+	// A directory that does not exist: an I/O error, not corruption.
+	_, err = state.OpenBolt(filepath.Join(dir, "no", "such", "dir.db"), state.BoltOptions{})
+	if err == nil || errors.Is(err, state.ErrCorrupt) {
+		t.Errorf("OpenBolt in a missing directory = %v", err)
+	}
+}
+
+// TestBolt_damagedBranchPages damages only the branch pages of namespace s,
+// which OpenBolt does not read: the Scan that reaches them must fail with
+// ErrCorrupt, and the store must stay usable, rather than crash the process.
+func TestBolt_damagedBranchPages(t *testing.T) {
+	path := makeStateFile(t, 2000, 100)
+	b := readFile(t, path)
+	// bbolt's page header: id uint64, flags uint16, count uint16, overflow
+	// uint32; the meta page then holds magic, version and page size.
+	pageSize := int(binary.LittleEndian.Uint32(b[16+8:]))
+	const branchPage = 0x01
+	r := rand.New(rand.NewPCG(3, 3))
+	damaged := 0
+	for off := 2 * pageSize; off+pageSize <= len(b); off += pageSize {
+		if binary.LittleEndian.Uint16(b[off+8:]) == branchPage {
+			for i := off; i < off+pageSize; i++ {
+				b[i] = byte(r.Uint32())
+			}
+			damaged++
+		}
+	}
+	if damaged == 0 {
+		t.Fatal("no branch page to damage")
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := state.OpenBolt(path, state.BoltOptions{})
+	if err != nil {
+		t.Fatalf("OpenBolt: %v", err)
+	}
+	defer st.Close()
+	for _, op := range []struct {
+		name string
+		fn   func(tx state.Tx) error
+	}{
+		{"Scan", func(tx state.Tx) error { return tx.Scan("s", nil, func(_, _ []byte) error { return nil }) }},
+		{"Get", func(tx state.Tx) error { _, err := tx.Get("s", state.AppendUint64(nil, 1999)); return err }},
+	} {
+		err := st.View(op.fn)
+		if !errors.Is(err, state.ErrCorrupt) {
+			t.Errorf("%s over damaged pages = %v; want ErrCorrupt", op.name, err)
+		}
+		t.Logf("%s: %v", op.name, err)
+	}
+	// A write that meets the damage is rolled back even if fn ignores the
+	// error, and other namespaces still work.
+	err = st.Update(func(tx state.Tx) error {
+		tx.Put("s", state.AppendUint64(nil, 5000), []byte("x"))
+		return tx.Put("t", []byte("k"), []byte("v"))
+	})
+	if !errors.Is(err, state.ErrCorrupt) {
+		t.Errorf("Update over damaged pages = %v; want ErrCorrupt", err)
+	}
+	err = st.Update(func(tx state.Tx) error { return tx.Put("t", []byte("k"), []byte("v")) })
+	if err != nil {
+		t.Errorf("Update of another namespace: %v", err)
+	}
+}

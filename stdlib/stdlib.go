@@ -1,0 +1,32 @@
+// Package stdlib holds ptfsh's standard library: built-in PTFs written in
+// Go, registered explicitly with Register, and JavaScript helper modules
+// that function files import as "ptfsh/NAME".
+package stdlib
+
+import (
+	"embed"
+	"io/fs"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+//go:embed js
+var jsFiles embed.FS
+
+// JS is the file system of the JavaScript helper modules.
+var JS fs.FS = mustSub(jsFiles, "js")
+
+func mustSub(f embed.FS, dir string) fs.FS {
+	s, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err) // the embedded folder exists at build time
+	}
+	return s
+}
+
+// Register adds the built-in functions to a catalog.
+func Register(c *runtime.Catalog) {
+	// The built-in PTFs (TO_CHANGELOG, FROM_CHANGELOG) come with the
+	// changelog issue; nothing is registered yet.
+	_ = c
+}

@@ -1,0 +1,55 @@
+package tests
+
+import (
+	"go/build"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestImportGraph enforces the package graph of STYLE.md: each engine
+// stays behind its package.
+func TestImportGraph(t *testing.T) {
+	const mod = "github.com/ptfsh/ptfsh/"
+	allowed := map[string][]string{
+		"sqlmini": {"github.com/alecthomas/participle/v2"},
+		"state":   {"go.etcd.io/bbolt"},
+		"runtime": {mod + "state", mod + "sqlmini"},
+		"script":  {mod + "runtime", mod + "sqlmini", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap"},
+		"stdlib":  {mod + "runtime"},
+	}
+	// Engines that must appear in one package only.
+	owners := map[string]string{
+		"github.com/dop251/goja":              "script",
+		"go.etcd.io/bbolt":                    "state",
+		"github.com/alecthomas/participle/v2": "sqlmini",
+	}
+	for pkg, ok := range allowed {
+		p, err := build.ImportDir(filepath.Join("..", pkg), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", pkg, err)
+		}
+		for _, imp := range p.Imports {
+			if !strings.Contains(strings.Split(imp, "/")[0], ".") {
+				continue // the standard library
+			}
+			if !allowedImport(imp, ok) {
+				t.Errorf("package %s imports %s; allowed: %v", pkg, imp, ok)
+			}
+			for engine, owner := range owners {
+				if strings.HasPrefix(imp, engine) && owner != pkg {
+					t.Errorf("package %s imports %s, which only %s may", pkg, imp, owner)
+				}
+			}
+		}
+	}
+}
+
+func allowedImport(imp string, allowed []string) bool {
+	for _, a := range allowed {
+		if imp == a || strings.HasPrefix(imp, a+"/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,129 @@
+// Package tests holds ptfsh's end-to-end tests: script archives with golden
+// outputs, the examples, and checks of the package graph.
+package tests
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
+)
+
+var update = flag.Bool("update", false, "rewrite the want.out sections of the script tests")
+
+// TestScripts runs every testdata/**/*.txtar archive: its files are written
+// to a temporary folder, the statements of query.sql run one by one through
+// a Session (an error is printed and the next statement runs, as in the
+// REPL), and stdout and errors together must equal want.out.
+func TestScripts(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir("testdata", func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".txtar") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no script tests found")
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(file), "testdata/"), ".txtar")
+		t.Run(name, func(t *testing.T) { runArchive(t, file) })
+	}
+}
+
+func runArchive(t *testing.T, file string) {
+	ar, err := txtar.ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var query string
+	wantIdx := -1
+	for i, f := range ar.Files {
+		switch f.Name {
+		case "query.sql":
+			query = string(f.Data)
+		case "want.out":
+			wantIdx = i
+		default:
+			p := filepath.Join(dir, f.Name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if query == "" {
+		t.Fatalf("%s: no query.sql section", file)
+	}
+	got := RunScript(t, dir, query)
+	if *update {
+		if wantIdx < 0 {
+			ar.Files = append(ar.Files, txtar.File{Name: "want.out"})
+			wantIdx = len(ar.Files) - 1
+		}
+		ar.Files[wantIdx].Data = []byte(got)
+		if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if wantIdx < 0 {
+		t.Fatalf("%s: no want.out section (run go test ./tests -update)", file)
+	}
+	if diff := cmp.Diff(string(ar.Files[wantIdx].Data), got); diff != "" {
+		t.Errorf("%s: output differs (-want +got):\n%s", file, diff)
+	}
+}
+
+// RunScript runs the statements of query in a fresh session whose relative
+// paths resolve in dir, and returns stdout and errors interleaved.
+func RunScript(t testing.TB, dir, query string) string {
+	t.Helper()
+	var out bytes.Buffer
+	seed := int64(1)
+	engine := script.NewEngine(script.Options{
+		ParseType: runtime.ParseType,
+		FormatRow: runtime.FormatRow,
+		Stdlib:    stdlib.JS,
+		BaseDir:   dir,
+		Seed:      &seed,
+		Console:   &out,
+	})
+	defer engine.Close()
+	store := state.NewMem()
+	defer store.Close()
+	sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Loader: engine, Store: store, BaseDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdlib.Register(sess.Catalog())
+	stmts, perr := sqlmini.Parse("query.sql", query)
+	for _, st := range stmts {
+		if err := sess.ExecStatement(context.Background(), st); err != nil {
+			out.WriteString(runtime.FormatError(err, query))
+		}
+	}
+	if perr != nil {
+		out.WriteString(runtime.FormatError(perr, query))
+	}
+	return out.String()
+}
