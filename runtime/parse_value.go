@@ -102,10 +102,11 @@ func compileParseOptions(o ParseOptions) (*valueParser, error) {
 }
 
 // ParseValue converts text to the Go value that holds SQL type t in a Row
-// (see value.go). It never returns nil: what text means NULL is the
-// caller's decision (an empty CSV field, a JSON null).
+// (see value.go). What text means NULL is the caller's decision (an empty
+// CSV field, say), so ParseValue returns nil only for the JSON text null
+// of an ARRAY, MAP, ROW or DESCRIPTOR. It is safe for concurrent use.
 //
-// Text is read as Flink's CAST from STRING reads it, with these rules:
+// Text is read much as Flink's CAST from STRING reads it:
 //
 //   - BOOLEAN: true or false, in any case.
 //   - TINYINT, SMALLINT, INT, BIGINT: a decimal integer in the type's range.
@@ -137,7 +138,7 @@ func ParseValue(text string, t Type, opts ParseOptions) (any, error) {
 // valueError is a value that does not read as its type. The reader adds the
 // position and the column name.
 type valueError struct {
-	text   string // the offending text, as shown (already quoted for JSON)
+	text   string // the offending text, quoted and shortened for display
 	typ    string
 	detail string
 }

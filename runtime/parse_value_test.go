@@ -75,8 +75,6 @@ func showRow(r runtime.Row) string {
 	return r.Kind.ShortString() + "(" + strings.Join(parts, ", ") + ")"
 }
 
-func ptr(t runtime.Type) *runtime.Type { return &t }
-
 var (
 	tTinyInt  = runtime.Type{Kind: runtime.KindTinyInt}
 	tSmallInt = runtime.Type{Kind: runtime.KindSmallInt}
@@ -88,8 +86,10 @@ var (
 	tTS3      = runtime.TypeTimestamp3
 )
 
-func tDecimal(p, s int) runtime.Type { return runtime.Type{Kind: runtime.KindDecimal, Length: p, Scale: s} }
-func tTime(p int) runtime.Type       { return runtime.Type{Kind: runtime.KindTime, Length: p} }
+func tDecimal(p, s int) runtime.Type {
+	return runtime.Type{Kind: runtime.KindDecimal, Length: p, Scale: s}
+}
+func tTime(p int) runtime.Type { return runtime.Type{Kind: runtime.KindTime, Length: p} }
 
 func TestParseValue(t *testing.T) {
 	sql := runtime.ParseOptions{TimestampFormat: runtime.TimestampFormatSQL}

@@ -117,6 +117,9 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 			}
 			tb, text, err := p.bindTable(c, def, i, a.Table)
 			if err != nil {
+				if _, ok := err.(errNoSignature); ok {
+					return nil, p.noSignature(c, def, bound)
+				}
 				return nil, err
 			}
 			n.tables = append(n.tables, tb)
@@ -212,6 +215,9 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 	var cols []Column
 	for _, t := range n.tables {
 		in := t.in.schema()
+		if tn, ok := t.in.(*typedNode); ok {
+			in = tn.orig // the key columns keep the table's names and types
+		}
 		if t.pass {
 			cols = append(cols, in.Columns...)
 			continue
@@ -348,11 +354,7 @@ func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini
 	// A typed table argument maps columns by position onto its declared row type.
 	if d.Type != nil && d.Type.Kind == KindRow {
 		if len(d.Type.Fields) != sch.Len() || !columnsCast(sch, *d.Type) {
-			var got []string
-			for _, col := range sch.Columns {
-				got = append(got, col.Type.String()+" "+col.Name)
-			}
-			return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "No match found for function signature %s: table argument '%s' expects %s but got (%s)", string(c.Name.Value), d.Name, d.Type, strings.Join(got, ", "))
+			return tableBinding{}, "", errNoSignature{}
 		}
 		typed := make([]Column, sch.Len())
 		exprs := make([]expr, sch.Len())
@@ -387,6 +389,94 @@ func castTo(x expr, t Type) expr {
 		}
 		return castValue(v, t)
 	}}
+}
+
+// errNoSignature reports a table that does not fit a typed table argument;
+// planCall words it as Flink does, with every argument's type.
+type errNoSignature struct{}
+
+func (errNoSignature) Error() string { return "no match found for function signature" }
+
+// noSignature is Flink's (Calcite's) message for a call no signature fits:
+// No match found for function signature f(<RecordType(CHAR(3) name, BOOLEAN isValid)>, <NUMERIC>, <COLUMN_LIST>, <CHARACTER>).
+func (p *planner) noSignature(c *sqlmini.Call, def *FuncDef, bound []*sqlmini.Arg) error {
+	var ops []string
+	for i, a := range bound {
+		switch {
+		case a != nil && !a.Default && a.Table != nil:
+			var in node
+			var err error
+			if a.Table.Name != nil {
+				in, err = p.planTableRef(a.Table.Name)
+			} else {
+				in, err = p.planQuery(a.Table.Query)
+			}
+			if err != nil {
+				return err
+			}
+			var fields []string
+			for _, col := range in.schema().Columns {
+				fields = append(fields, calciteType(col.Type)+" "+col.Name)
+			}
+			ops = append(ops, "<RecordType("+strings.Join(fields, ", ")+")>")
+		case a != nil && !a.Default && a.Expr != nil:
+			fam := "ANY"
+			if x, err := compileExpr(a.Expr, nil); err == nil {
+				fam = typeFamily(x.typ())
+			}
+			ops = append(ops, "<"+fam+">")
+		case i == len(def.Args):
+			ops = append(ops, "<COLUMN_LIST>")
+		case i == len(def.Args)+1:
+			ops = append(ops, "<CHARACTER>")
+		case def.Args[i].Type != nil:
+			ops = append(ops, "<"+typeFamily(*def.Args[i].Type)+">")
+		default:
+			ops = append(ops, "<ANY>")
+		}
+	}
+	return sqlmini.Errorf(c.Pos, "No match found for function signature %s(%s)", string(c.Name.Value), strings.Join(ops, ", "))
+}
+
+// calciteType spells a type as Calcite prints it in RecordType(...).
+func calciteType(t Type) string {
+	t = t.Nullable()
+	switch t.Kind {
+	case KindInt:
+		return "INTEGER"
+	case KindVarChar:
+		return "VARCHAR(" + itoa(t.Length) + ")"
+	case KindVarBinary:
+		return "VARBINARY(" + itoa(t.Length) + ")"
+	case KindTimestampLTZ:
+		return "TIMESTAMP_WITH_LOCAL_TIME_ZONE(" + itoa(t.Length) + ")"
+	}
+	return t.String()
+}
+
+// typeFamily is Calcite's type family name of t.
+func typeFamily(t Type) string {
+	switch {
+	case t.IsNumeric():
+		return "NUMERIC"
+	case t.IsString():
+		return "CHARACTER"
+	}
+	switch t.Kind {
+	case KindBoolean:
+		return "BOOLEAN"
+	case KindDescriptor:
+		return "COLUMN_LIST"
+	case KindTimestamp, KindTimestampLTZ, KindDate, KindTime:
+		return "DATETIME"
+	case KindIntervalDayTime:
+		return "INTERVAL_DAY_TIME"
+	case KindIntervalYearMonth:
+		return "INTERVAL_YEAR_MONTH"
+	case KindBinary, KindVarBinary:
+		return "BINARY"
+	}
+	return "ANY"
 }
 
 // typedNode is a typed table argument: the rows converted to the declared

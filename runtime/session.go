@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +30,10 @@ type Config struct {
 	BaseDir string
 	// Timing prints row counts and timings to Err after each query.
 	Timing bool
+	// OnSet, when set, sees every SET 'key' = 'value' first; an error
+	// rejects the setting. The wiring uses it for settings of other
+	// packages (ptf.eval-timeout for the script engine).
+	OnSet func(key, value string) error
 }
 
 // Session runs statements against its catalog. It owns everything a user
@@ -144,6 +149,11 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 	case "sql-client.execution.result-mode", "ptfsh.format":
 		if _, err := NewPrinter(strings.ToLower(val), io.Discard); err != nil {
 			return sqlmini.Errorf(set.Pos, "%v", err)
+		}
+	}
+	if s.cfg.OnSet != nil {
+		if err := s.cfg.OnSet(key, val); err != nil {
+			return sqlmini.Errorf(set.Pos, "SET '%s': %v", key, err)
 		}
 	}
 	s.settings[key] = val
@@ -425,7 +435,10 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 	if err != nil {
 		return err
 	}
-	p, err := NewPrinter(s.format(), s.cfg.Out)
+	// Results are buffered: one write per row would cost a system call each.
+	out := bufio.NewWriterSize(s.cfg.Out, 64<<10)
+	defer out.Flush()
+	p, err := NewPrinter(s.format(), out)
 	if err != nil {
 		return sqlmini.Errorf(st.Pos, "%v", err)
 	}

@@ -126,7 +126,7 @@ type stdReader struct {
 	next func() (runtime.Row, error)
 }
 
-func (r *stdReader) Next() (runtime.Row, error)   { return r.next() }
+func (r *stdReader) Next() (runtime.Row, error)  { return r.next() }
 func (r *stdReader) Position() runtime.SourcePos { return runtime.SourcePos{} }
 func (r *stdReader) Close() error                { return r.f.Close() }
 

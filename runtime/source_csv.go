@@ -453,8 +453,12 @@ func (r *csvReader) decode(data []byte) (Row, error) {
 		raw := data[f.start:f.end]
 		if !f.quoted && (len(raw) == 0 || r.opts.NullLiteral != "" && string(raw) == r.opts.NullLiteral) {
 			if c.typ.NotNull {
+				what := "an empty field"
+				if len(raw) > 0 {
+					what = "the null literal"
+				}
 				return Row{}, &ParseError{File: r.path, Line: f.line, Col: f.col, Column: c.name, Value: string(raw),
-					Msg: "null value (an empty field) for " + c.typ.String()}
+					Msg: "null value (" + what + ") for " + c.typ.String()}
 			}
 			continue // out[i] is nil
 		}

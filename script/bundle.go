@@ -94,7 +94,7 @@ func (e *Engine) build(s *source) (*bundle, error) {
 			code = f.Contents
 		}
 	}
-	format := entryFormat(res.Metafile, s.display)
+	format := entryFormat(res.Metafile, s.display, s.absDir)
 	if format != "esm" && format != "cjs" {
 		return e.transformScript(s, loader, rename)
 	}
@@ -157,7 +157,9 @@ func (s *source) renamer() func(string) string {
 
 // entryFormat reads the module format esbuild detected for the entry
 // point from the metafile: "esm", "cjs" or "" for a plain script.
-func entryFormat(metafile, entry string) string {
+// esbuild names the entry in the metafile relative to the working
+// directory when it can, so the name is tried in each spelling.
+func entryFormat(metafile, entry, absDir string) string {
 	var m struct {
 		Inputs map[string]struct {
 			Format string `json:"format"`
@@ -166,7 +168,21 @@ func entryFormat(metafile, entry string) string {
 	if json.Unmarshal([]byte(metafile), &m) != nil {
 		return ""
 	}
-	return m.Inputs[entry].Format
+	names := []string{entry, "<stdin>", filepath.ToSlash(filepath.Base(entry))}
+	if rel, err := filepath.Rel(absDir, entry); err == nil {
+		names = append(names, filepath.ToSlash(rel))
+	}
+	if abs, err := filepath.Abs(entry); err == nil {
+		if rel, err := filepath.Rel(absDir, abs); err == nil {
+			names = append(names, filepath.ToSlash(rel))
+		}
+	}
+	for _, n := range names {
+		if in, ok := m.Inputs[n]; ok {
+			return in.Format
+		}
+	}
+	return ""
 }
 
 // esbuildError converts esbuild's first error into an *Error.

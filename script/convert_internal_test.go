@@ -183,3 +183,35 @@ func TestEngine_str_interns(t *testing.T) {
 		t.Error("long strings are interned")
 	}
 }
+
+func TestTime_conversions(t *testing.T) {
+	e := testEngine(t)
+	in := &instance{e: e}
+	for _, tc := range []struct {
+		ms   int64
+		want string
+	}{
+		{0, "0"}, {-1, "-1"}, {1735693200000, "1735693200000"},
+		{math.MaxInt64, "9007199254740991"}, {math.MinInt64, "-9007199254740991"},
+	} {
+		if got := timeToJS(e.vm, tc.ms).String(); got != tc.want {
+			t.Errorf("timeToJS(%d) = %s, want %s", tc.ms, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		js   string
+		want int64
+	}{
+		{"5", 5}, {"5.9", 5}, {"-0.5", -1}, {"new Date(7)", 7}, {"7n", 7},
+		{"Number.MAX_SAFE_INTEGER", math.MaxInt64}, {"Infinity", math.MaxInt64},
+		{"-Number.MAX_SAFE_INTEGER", math.MinInt64}, {"2n ** 70n", math.MaxInt64},
+	} {
+		v, err := e.vm.RunString(tc.js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := in.timeArg("t", v); got != tc.want {
+			t.Errorf("timeArg(%s) = %d, want %d", tc.js, got, tc.want)
+		}
+	}
+}

@@ -74,7 +74,8 @@ func loadErrorf(fn string, pos sqlmini.Pos, format string, args ...any) *Error {
 }
 
 // interruptValue is what an Engine passes to goja's Interrupt, so that an
-// InterruptedError can tell cancellation from a timeout.
+// InterruptedError can tell cancellation from a timeout. err always wraps
+// runtime.ErrInterrupted.
 type interruptValue struct{ err error }
 
 func (v interruptValue) Error() string { return v.err.Error() }
@@ -92,16 +93,10 @@ func (e *Engine) callError(fn string, err error) error {
 	var exc *goja.Exception
 	switch {
 	case errors.As(err, &intr):
-		stack = intr.Stack()
-		cause = runtime.ErrInterrupted
-		msg = "interrupted"
+		// Our interrupts carry an error that wraps runtime.ErrInterrupted.
+		stack, msg, cause = intr.Stack(), "interrupted", runtime.ErrInterrupted
 		if v, ok := intr.Value().(interruptValue); ok {
-			msg = v.err.Error()
-			if !errors.Is(v.err, runtime.ErrInterrupted) {
-				cause = fmt.Errorf("%w: %w", runtime.ErrInterrupted, v.err)
-			} else {
-				cause = v.err
-			}
+			msg, cause = v.err.Error(), v.err
 		}
 	case errors.As(err, &exc):
 		stack = exc.Stack()
@@ -152,10 +147,7 @@ func (e *Engine) exceptionMessage(exc *goja.Exception) (string, error) {
 		}
 		return "[object " + obj.ClassName() + "]", nil
 	}
-	if goja.IsString(v) {
-		return v.String(), nil
-	}
-	return v.String(), nil
+	return v.String(), nil // throw "text": the text itself
 }
 
 // safeString calls the value's toString, which is user code and may throw.

@@ -459,3 +459,52 @@ func TestInstance_Eval_tableless(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+func TestInstance_Eval_typedTable(t *testing.T) {
+	e := newEvalEngine(t)
+	src := `export default {
+  output: "STRING",
+  args: [{ name: "u", traits: ["SET_SEMANTIC_TABLE"], type: "ROW<s STRING, i INT>" }],
+  eval(ctx, state, { u }) { ctx.collect(u.s + "/" + u.i + "/" + u.name + " " + u); },
+};`
+	h := harness(t, e, "typed.js", src, runtime.HarnessOptions{})
+	if got := process(t, h, runtime.NewRow("Bob", int64(12))); got != "+I[Bob, Bob/12/undefined +I[Bob, 12]]" {
+		t.Errorf("got %s", got)
+	}
+}
+
+// TestEngine_Load_runtimeParseType loads a declaration with the parser the
+// wiring passes.
+func TestEngine_Load_runtimeParseType(t *testing.T) {
+	e := script.NewEngine(script.Options{ParseType: runtime.ParseType})
+	defer e.Close()
+	def, err := e.Load("types", "types.js", `export default {
+  output: "ROW<url STRING, click_count BIGINT>",
+  args: [
+    { name: "t", traits: ["SET_SEMANTIC_TABLE"], type: "ROW<name VARCHAR(5) NOT NULL, score INT NOT NULL>" },
+    { name: "d", type: "INTERVAL DAY TO SECOND" },
+    { name: "m", type: "MAP<BIGINT, INT>" },
+    { name: "c", type: "DESCRIPTOR" },
+  ],
+  state: { s: { type: "ROW<i INT>" } },
+  eval() {},
+};`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	got = append(got, def.Output.String())
+	for _, a := range def.Args {
+		got = append(got, a.Type.String())
+	}
+	got = append(got, def.State[0].Type.String())
+	want := []string{"ROW<`url` STRING, `click_count` BIGINT>", "ROW<`name` VARCHAR(5) NOT NULL, `score` INT NOT NULL>",
+		"INTERVAL DAY TO SECOND", "MAP<BIGINT, INT>", "DESCRIPTOR", "ROW<`i` INT>"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("types\n got %s\nwant %s", strings.Join(got, "; "), strings.Join(want, "; "))
+	}
+	_, err = e.Load("bad", "bad.js", "export default {\n  output: 'STRING',\n  args: [{ name: 'x', type: 'INTT' }],\n  eval() {},\n};\n")
+	if err == nil || !strings.HasPrefix(err.Error(), `bad.js:3:29: bad: argument "x": invalid type "INTT": `) {
+		t.Errorf("err = %v", err)
+	}
+}

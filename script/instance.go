@@ -35,7 +35,14 @@ type instance struct {
 	semCache map[int]goja.Value
 	timeCtx  *goja.Object
 	stop     func() bool
+	callArgs [3]goja.Value // ctx, state, args: passed without allocating a slice per call
 }
+
+var (
+	_ runtime.PTF        = (*instance)(nil)
+	_ runtime.StateCodec = (*instance)(nil)
+	_ runtime.Loader     = (*Engine)(nil)
+)
 
 func (e *Engine) newInstance(d *decl, spec runtime.CallSpec) (*instance, error) {
 	in := &instance{e: e, d: d, spec: spec, curInput: -1}
@@ -46,11 +53,12 @@ func (e *Engine) newInstance(d *decl, spec runtime.CallSpec) (*instance, error) 
 	in.tables = make([]*rowSchema, len(d.args))
 	for i, a := range d.args {
 		if a.IsTable() {
-			if i < len(spec.Tables) && spec.Tables[i].Len() > 0 {
-				in.tables[i] = schemaOfTable(spec.Tables[i])
-			} else if a.Type != nil {
+			switch {
+			case a.Type != nil: // a typed table: the declared fields, mapped by position
 				in.tables[i] = schemaOfType(a.Type)
-			} else {
+			case i < len(spec.Tables):
+				in.tables[i] = schemaOfTable(spec.Tables[i])
+			default:
 				in.tables[i] = newRowSchema(nil, nil)
 			}
 			continue
@@ -75,6 +83,7 @@ func (e *Engine) newInstance(d *decl, spec runtime.CallSpec) (*instance, error) 
 	in.argsObj = e.vm.NewDynamicObject(&argsView{in})
 	in.stateObj = e.vm.NewDynamicObject(&stateView{in})
 	in.ctxObj = in.newCtxObject()
+	in.callArgs = [3]goja.Value{in.ctxObj, in.stateObj, in.argsObj}
 	vm := e.vm
 	in.stop = context.AfterFunc(in.spec.Ctx, func() {
 		e.mu.Lock()
@@ -123,7 +132,7 @@ func (in *instance) call(ctx *runtime.Context, fn goja.Callable, input int, row 
 		return &Error{Func: in.d.name, Msg: what + ": " + err.Error(), Err: err}
 	}
 	in.cur, in.curInput, in.curRow = ctx, input, row
-	_, err := fn(in.d.obj, in.ctxObj, in.stateObj, in.argsObj)
+	_, err := fn(in.d.obj, in.callArgs[:]...)
 	in.cur, in.curInput, in.curRow = nil, -1, nil
 	clear(in.stateVals)
 	e.leave()
@@ -231,7 +240,10 @@ func (s *stateView) Get(key string) goja.Value {
 	if v := in.stateVals[i]; v != nil {
 		return v
 	}
-	cur := in.mustCur("state." + key)
+	if in.cur == nil {
+		in.mustCur("state." + key) // throws
+	}
+	cur := in.cur
 	v, err := cur.State(i)
 	if err != nil {
 		panic(in.e.vm.NewGoError(err))
@@ -256,7 +268,10 @@ func (s *stateView) Set(key string, v goja.Value) bool {
 	if v == nil {
 		v = goja.Undefined()
 	}
-	in.mustCur("state."+key).SetState(i, v)
+	if in.cur == nil {
+		in.mustCur("state." + key) // throws
+	}
+	in.cur.SetState(i, v)
 	in.stateVals[i] = v
 	return true
 }

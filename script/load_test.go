@@ -245,6 +245,11 @@ func TestEngine_Load_errors(t *testing.T) {
 			`changelog must be one of "insert-only", "retract", "upsert", "all" or a function (cctx) => mode, not "sometimes" (string)`},
 		{"on_timer_not_function", "", "({ output: 'STRING', onTimer: 'x', eval() {} })",
 			`onTimer must be a function, not string`},
+		{"unicode_column", "", "const s = \"🎉🎉\"; throw new Error(s)",
+			`<inline unicode_column>:1:23: unicode_column: Error: 🎉🎉`},
+		{"syntax_unicode", "", "const é = 1 +;",
+			`<inline syntax_unicode>:1:14: syntax_unicode: SyntaxError: Unexpected ";"`},
+		{"throw_string", "", "throw 'plain'", `<inline throw_string>:1:1: throw_string: plain`},
 		{"throw_at_load", "x.js", "function check() {\n  throw new TypeError('not ready');\n}\ncheck();\nexport default { output: 'STRING', eval() {} };\n",
 			`x.js:2:9: throw_at_load: TypeError: not ready`},
 		{"throw_in_stdlib", "y.js", "import { boom } from 'ptfsh/fmt';\nboom();\nexport default { output: 'STRING', eval() {} };\n",
@@ -346,5 +351,31 @@ func TestEngine_ChangelogMode_function(t *testing.T) {
 	_, err = e.ChangelogMode(bad, nil, runtime.InsertOnly)
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.js:4:") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestTypeDefinitions(t *testing.T) {
+	if !strings.Contains(script.TypeDefinitions, "interface PTF<") {
+		t.Fatal("ptf.d.ts is not embedded")
+	}
+	// A TypeScript function that uses the declarations compiles.
+	dir := writeFiles(t, map[string]string{"ptf.d.ts": script.TypeDefinitions})
+	e := newEngine(t, dir)
+	src := `/// <reference path="ptf.d.ts" />
+export default {
+  output: "ROW<url STRING, click_count BIGINT>",
+  args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { clicks: { default: { count: 0 } } },
+  eval(ctx, { clicks }, { input }) {
+    clicks.count++;
+    ctx.collect({ url: input.url, click_count: clicks.count }, RowKind.INSERT);
+  },
+} satisfies PTF<{ clicks: { count: number } }, { input: Row }>;
+`
+	if _, err := e.Load("typed", "typed.ts", src); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Load("dts", "ptf.d.ts", script.TypeDefinitions+"\n({ output: 'STRING', eval() {} })"); err != nil {
+		t.Fatalf("ptf.d.ts does not parse: %v", err)
 	}
 }

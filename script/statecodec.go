@@ -468,34 +468,33 @@ func readNode(d *json.Decoder) (node, error) {
 	return nil, fmt.Errorf("unexpected %v", tok)
 }
 
-// readObject reads an object after its '{': a plain object or a tag.
+// readObject reads an object after its '{': a tagged value when its
+// first key starts with "$", else a plain object.
 func readObject(d *json.Decoder) (node, error) {
-	var obj objNode
-	for d.More() {
-		kt, err := d.Token()
-		if err != nil {
-			return nil, err
-		}
-		k, _ := kt.(string)
-		if len(obj.keys) == 0 && strings.HasPrefix(k, "$") {
-			n, err := readTagged(d, k)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := d.Token(); err != nil { // '}'
-				return nil, err
-			}
-			return n, nil
-		}
-		c, err := readNode(d)
-		if err != nil {
-			return nil, err
-		}
-		obj.keys, obj.vals = append(obj.keys, k), append(obj.vals, c)
-		return readFields(d, obj)
+	if !d.More() {
+		_, err := d.Token() // '}'
+		return objNode{}, err
 	}
-	_, err := d.Token()
-	return obj, err
+	kt, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	k, _ := kt.(string)
+	if strings.HasPrefix(k, "$") {
+		n, err := readTagged(d, k)
+		if err != nil {
+			return nil, err
+		}
+		if tok, err := d.Token(); err != nil || tok != json.Delim('}') {
+			return nil, fmt.Errorf("bad %s value", k)
+		}
+		return n, nil
+	}
+	c, err := readNode(d)
+	if err != nil {
+		return nil, err
+	}
+	return readFields(d, objNode{keys: []string{k}, vals: []node{c}})
 }
 
 // readFields reads the remaining fields of a plain object and its '}'.

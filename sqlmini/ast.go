@@ -251,7 +251,8 @@ type Select struct {
 	Limit    *string       `parser:"( 'LIMIT' @Number )?"`
 }
 
-// SelectItem is *, t.*, or an expression with an optional alias.
+// SelectItem is * or an expression with an optional alias. (t.* is not
+// parsed: the grammar has nowhere to put the qualifier.)
 type SelectItem struct {
 	Pos   Pos
 	Star  bool  `parser:"(  @'*'"`

@@ -39,9 +39,25 @@
 // backquotes to be used as names: `count`. Comments are -- to the end of the
 // line and /* ... */. A function body may be given inline between $$ and $$.
 //
+// # Printing
+//
+// Every node's String() prints it back as canonical SQL on one line:
+// keywords and type names upper-case, single spaces, identifiers
+// backquoted only when they must be (QuoteIdent), strings re-quoted
+// (QuoteString), $$ bodies as they were, comments gone. Parsing what
+// String() prints gives the same tree, which prints the same again;
+// FuzzParse checks this. Grammar returns the grammar participle derives
+// from the AST structs, kept in testdata/grammar.ebnf.
+//
 // # Positions
 //
 // Every node has a Pos (file, line, column, offset) into the whole source,
 // also when a script is parsed statement by statement, and every error is an
 // *Error whose Error() reads file:line:col: message.
+//
+// # Caveats
+//
+// A statement may nest brackets, ARRAY/MAP/ROW type parameters and NOTs
+// at most 1000 levels deep: the parser is recursive, and a deeper input
+// could exhaust the goroutine stack. SELECT needs a FROM clause.
 package sqlmini

@@ -2,6 +2,7 @@ package sqlmini
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -18,15 +19,49 @@ var reserved = []string{
 	"SHOW", "TABLE", "TRUE", "UNION", "VALUES", "WHERE", "WITH",
 }
 
-// IsReserved reports whether word (any case) is a reserved word.
-func IsReserved(word string) bool {
-	u := strings.ToUpper(word)
+var reservedSet = func() map[string]bool {
+	m := make(map[string]bool, len(reserved))
 	for _, r := range reserved {
-		if r == u {
-			return true
+		m[r] = true
+	}
+	return m
+}()
+
+// IsReserved reports whether word (any case) is a reserved word. Case is
+// compared as participle compares keywords, by Unicode simple folding
+// (strings.EqualFold).
+func IsReserved(word string) bool {
+	if reservedSet[upper(word)] {
+		return true
+	}
+	for i := 0; i < len(word); i++ {
+		if word[i] >= utf8.RuneSelf { // rare: a word such as ſelect folds to SELECT
+			for _, r := range reserved {
+				if strings.EqualFold(word, r) {
+					return true
+				}
+			}
+			return false
 		}
 	}
 	return false
+}
+
+// upper upper-cases ASCII letters only. The printer uses it for words that
+// must not turn into other words (Unicode upper-cases 'ı' to 'I').
+func upper(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'a' <= s[i] && s[i] <= 'z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'a' <= b[j] && b[j] <= 'z' {
+					b[j] -= 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
@@ -40,8 +75,12 @@ var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
 	// it (without it, an unclosed /* would lex as the operators / and *).
 	{Name: "Unterminated", Pattern: "'|`|\\$\\$|/\\*"},
 	{Name: "Number", Pattern: `(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`},
-	{Name: "Keyword", Pattern: `(?i)\b(?:` + strings.Join(reserved, "|") + `)\b`},
 	{Name: "Ident", Pattern: `[\p{L}_][\p{L}\p{N}_]*`},
+	// Keyword matches no input: lexAll gives this type to the Ident tokens
+	// that are reserved words. A rule matching the words themselves would
+	// need a Unicode word boundary after them, which RE2 lacks (its \b is
+	// ASCII-only, so `notícia` would lex as NOT and ícia).
+	{Name: "Keyword", Pattern: `[^\s\S]`},
 	{Name: "Op", Pattern: `=>|<>|!=|<=|>=|\|\||[-+*/%=<>(),;.\[\]]`},
 })
 

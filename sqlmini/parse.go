@@ -56,7 +56,9 @@ type Piece struct {
 // Split finds the statements of src without parsing them: it cuts at
 // semicolons outside strings, quoted identifiers, comments and $$ bodies.
 // A trailing statement without a semicolon is included. An error reports
-// an unterminated string, identifier, comment or body.
+// an unterminated string, identifier, comment or body, a character that
+// starts no token, or nesting deeper than Parse allows; the pieces before
+// it are returned with it.
 func Split(filename, src string) ([]Piece, error) {
 	pieces, err := split(filename, src)
 	out := make([]Piece, len(pieces))
@@ -76,64 +78,149 @@ type piece struct {
 }
 
 func split(filename, src string) ([]piece, error) {
-	lex, err := sqlLexer.LexString(filename, src)
-	if err != nil {
-		return nil, convertError(err, src)
-	}
-	var (
-		pieces []piece
-		tokens []lexer.Token // of all statements
-		start  = -1          // index in tokens of the current statement's first
-	)
-	for {
-		tok, err := lex.Next()
-		if err != nil {
-			return pieces, convertError(err, src)
-		}
-		if isTrivia(tok) {
-			continue
-		}
-		if tok.Type == unterminatedType {
-			return pieces, Errorf(Pos(tok.Pos), "%s", unterminated(tok.Value))
-		}
+	tokens, err := lexAll(filename, src)
+	var pieces []piece
+	start := 0 // index in tokens of the current statement's first
+	for i, tok := range tokens {
 		end := tok.EOF() || tok.Value == ";" && tok.Type == opType
 		if !end {
-			if start < 0 {
-				start = len(tokens)
-			}
-			tokens = append(tokens, tok)
 			continue
 		}
-		if start >= 0 {
+		if start < i {
 			first := tokens[start].Pos
 			text := src[first.Offset:tok.Pos.Offset]
 			if tok.EOF() {
 				text = strings.TrimRight(text, " \t\r\n")
 			}
-			tokens = append(tokens, lexer.EOFToken(tok.Pos))
+			tokens[i] = lexer.EOFToken(tok.Pos) // the parser stops at the semicolon
 			pieces = append(pieces, piece{
 				Piece:  Piece{Start: Pos(first), End: tok.Pos.Offset, Text: text},
-				tokens: tokens[start:len(tokens):len(tokens)],
+				tokens: tokens[start : i+1 : i+1],
 			})
-			start = -1
 		}
+		start = i + 1
+	}
+	return pieces, err
+}
+
+// lexAll returns the tokens of src, comments and whitespace left out,
+// ending with an EOF token. On an error it returns the tokens before it.
+// Errors are a character no token starts with, an unterminated string,
+// identifier, comment or body, and nesting past maxDepth.
+func lexAll(filename, src string) ([]lexer.Token, error) {
+	lex, err := sqlLexer.LexString(filename, src)
+	if err != nil {
+		return nil, convertError(err, src)
+	}
+	var (
+		tokens []lexer.Token
+		depth  nesting
+	)
+	for {
+		tok, err := lex.Next()
+		if err != nil {
+			return tokens, convertError(err, src)
+		}
+		if isTrivia(tok) {
+			continue
+		}
+		if tok.Type == unterminatedType {
+			return tokens, Errorf(Pos(tok.Pos), "%s", unterminated(tok.Value))
+		}
+		if tok.Type == identType && IsReserved(tok.Value) {
+			tok.Type = keywordType
+		}
+		if !depth.add(tok) {
+			return tokens, Errorf(Pos(tok.Pos), "nested more than %d levels deep", maxDepth)
+		}
+		tokens = append(tokens, tok)
 		if tok.EOF() {
-			return pieces, nil
+			return tokens, nil
 		}
 	}
 }
 
-// parse parses the piece as one statement.
-func (p *piece) parse() (*Statement, error) {
-	peek, err := lexer.Upgrade(&tokenLexer{tokens: p.tokens})
-	if err == nil {
-		var st *Statement
-		if st, err = stmtParser.ParseFromLexer(peek); err == nil {
-			st.Text = p.Text
-			return st, nil
+// maxDepth bounds how deeply brackets, type parameters and NOTs may nest
+// in one statement. participle parses by recursive descent, and a deep
+// enough nesting (some 300,000 parentheses) overflows the goroutine stack,
+// which is a fatal error rather than a panic; no real query comes near.
+const maxDepth = 1000
+
+// nesting tracks the nesting depth of a statement's tokens: open ( and [,
+// < after ARRAY, MAP or ROW, and the current run of NOTs.
+type nesting struct {
+	open []byte
+	nots int
+	prev string
+}
+
+// add takes the next token and reports whether the depth is still allowed.
+func (n *nesting) add(tok lexer.Token) bool {
+	v := tok.Value
+	if tok.Type == opType {
+		switch v {
+		case ";":
+			n.open = n.open[:0]
+		case "(", "[":
+			n.open = append(n.open, v[0])
+		case "<":
+			if strings.EqualFold(n.prev, "ARRAY") || strings.EqualFold(n.prev, "MAP") || strings.EqualFold(n.prev, "ROW") {
+				n.open = append(n.open, '<')
+			}
+		case ">":
+			if k := len(n.open); k > 0 && n.open[k-1] == '<' {
+				n.open = n.open[:k-1]
+			}
+		case ")", "]":
+			k := len(n.open)
+			for k > 0 && n.open[k-1] == '<' {
+				k--
+			}
+			if k > 0 {
+				k--
+			}
+			n.open = n.open[:k]
 		}
 	}
-	return nil, convertError(err, "")
+	if strings.EqualFold(v, "NOT") {
+		n.nots++
+	} else {
+		n.nots = 0
+	}
+	n.prev = v
+	return len(n.open)+n.nots <= maxDepth
+}
+
+// parse parses the piece as one statement.
+func (p *piece) parse() (*Statement, error) {
+	st, err := parseFrom(stmtParser, p.tokens)
+	if err != nil {
+		return nil, err
+	}
+	st.Text = p.Text
+	return st, nil
+}
+
+// parseTokens parses all of src with parser.
+func parseTokens[G any](parser *participle.Parser[G], src string) (*G, error) {
+	tokens, err := lexAll("", src)
+	if err != nil {
+		return nil, err
+	}
+	return parseFrom(parser, tokens)
+}
+
+// parseFrom parses tokens, which end with an EOF token, with parser.
+func parseFrom[G any](parser *participle.Parser[G], tokens []lexer.Token) (*G, error) {
+	peek, err := lexer.Upgrade(&tokenLexer{tokens: tokens})
+	if err != nil {
+		return nil, convertError(err, "")
+	}
+	g, err := parser.ParseFromLexer(peek)
+	if err != nil {
+		return nil, convertError(err, "")
+	}
+	return g, nil
 }
 
 // tokenLexer replays tokens that end with an EOF token.
@@ -191,6 +278,8 @@ var (
 	commentType      = symbols["Comment"]
 	wsType           = symbols["Whitespace"]
 	unterminatedType = symbols["Unterminated"]
+	identType        = symbols["Ident"]
+	keywordType      = symbols["Keyword"]
 )
 
 func isTrivia(t lexer.Token) bool { return t.Type == commentType || t.Type == wsType }
@@ -212,28 +301,16 @@ func ParseStatement(filename, src string) (*Statement, error) {
 
 // ParseType parses a data type such as "ROW<url STRING, n BIGINT>".
 func ParseType(src string) (*TypeExpr, error) {
-	t, err := typeParser.ParseString("", src)
-	if err != nil {
-		return nil, convertError(err, src)
-	}
-	return t, nil
+	return parseTokens(typeParser, src)
 }
 
 // ParseExpr parses a scalar expression.
 func ParseExpr(src string) (*Expr, error) {
-	e, err := exprParser.ParseString("", src)
-	if err != nil {
-		return nil, convertError(err, src)
-	}
-	return e, nil
+	return parseTokens(exprParser, src)
 }
 
 // convertError turns a participle error on src into an *Error with a Pos.
 func convertError(err error, src string) error {
-	var tokErr *participle.UnexpectedTokenError
-	if errors.As(err, &tokErr) && tokErr.Unexpected.Type == unterminatedType {
-		return Errorf(Pos(tokErr.Unexpected.Pos), "%s", unterminated(tokErr.Unexpected.Value))
-	}
 	var perr participle.Error
 	if errors.As(err, &perr) {
 		pos := Pos(perr.Position())

@@ -115,7 +115,7 @@ var printTests = []struct {
 
 	// identifiers, comments, case
 	{"ident/reserved", "SELECT `count`, `select`, `a``b`, `a b`, `1a`, ``, `Ünïcode`, Ünïcode FROM `table`", "SELECT count, `select`, `a``b`, `a b`, `1a`, ``, Ünïcode, Ünïcode FROM `table`"},
-	{"ident/keyword prefix", "SELECT `selectä`, selection, `fromé` FROM t", "SELECT `selectä`, selection, `fromé` FROM t"},
+	{"ident/keyword prefix", "SELECT `selectä`, selection, fromé, `ſelect` FROM notícias WHERE inés IS NULL", "SELECT selectä, selection, fromé, `ſelect` FROM notícias WHERE inés IS NULL"},
 	{"ident/case kept", "SELECT UserId, userid FROM Clicks", "SELECT UserId, userid FROM Clicks"},
 	{"comments", "-- leading\n/* block\n ; */ SELECT /* x */ a -- trailing ;\nFROM t /**/", "SELECT a FROM t"},
 	{"whitespace", "\tSELECT\n\na\r\n,b\fFROM   t", "SELECT a, b FROM t"},
@@ -228,7 +228,8 @@ func TestQuoteIdent(t *testing.T) {
 		{"a`b", "`a``b`"},
 		{"", "``"},
 		{"1a", "`1a`"},
-		{"fromé", "`fromé`"},
+		{"fromé", "fromé"},
+		{"ſelect", "`ſelect`"}, // folds to SELECT
 		{"frommage", "frommage"},
 	}
 	for _, tt := range tests {
@@ -424,6 +425,56 @@ func TestComplete(t *testing.T) {
 	for _, tt := range tests {
 		if got := sqlmini.Complete(tt.in); got != tt.want {
 			t.Errorf("Complete(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParse_nesting(t *testing.T) {
+	deep := func(open, inner, close string, n int) string {
+		return strings.Repeat(open, n) + inner + strings.Repeat(close, n)
+	}
+	tests := []struct {
+		name, in, want string
+	}{
+		{"parens at the limit", "SELECT " + deep("(", "1", ")", 1000) + " FROM t", ""},
+		{"parens past the limit", "SELECT " + deep("(", "1", ")", 1001) + " FROM t", "1:1008: nested more than 1000 levels deep"},
+		{"brackets", "SELECT " + deep("ARRAY[", "1", "]", 1001) + " FROM t", "1:6013: nested more than 1000 levels deep"},
+		{"nots", "SELECT * FROM t WHERE " + deep("NOT ", "a", "", 1001), "1:4023: nested more than 1000 levels deep"},
+		{"types", "CREATE TABLE t (a " + deep("ARRAY<", "INT", ">", 1001) + ")", "1:6018: nested more than 1000 levels deep"},
+		{"comparisons do not nest", "SELECT * FROM t WHERE a < 1" + strings.Repeat(" AND a < 1", 1000), ""},
+		{"statements do not nest", strings.Repeat("SELECT (((1))) FROM (SELECT ((2)) FROM t);", 400), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := sqlmini.Parse("", tt.in)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("got error %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if _, err := sqlmini.ParseType(deep("ARRAY<", "INT", ">", 1001)); err == nil || err.Error() != "1:6006: nested more than 1000 levels deep" {
+		t.Errorf("ParseType: got error %v", err)
+	}
+	if _, err := sqlmini.ParseExpr(deep("-(", "1", ")", 1001)); err == nil || err.Error() != "1:2002: nested more than 1000 levels deep" {
+		t.Errorf("ParseExpr: got error %v", err)
+	}
+}
+
+func TestParseExpr_errors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "1:1: unexpected end of statement (expected Primary)"},
+		{"a +", "1:4: unexpected end of statement (expected Primary)"},
+		{"a\n  AND 'x", "2:7: unterminated string"},
+		{"a ? b", "1:3: unexpected character '?'"},
+	}
+	for _, tt := range tests {
+		_, err := sqlmini.ParseExpr(tt.in)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("ParseExpr(%q): got error %v, want %s", tt.in, err, tt.want)
 		}
 	}
 }

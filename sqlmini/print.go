@@ -43,12 +43,8 @@ func list[T formatter](b *strings.Builder, xs []T) {
 	}
 }
 
-// plainIdent matches the identifiers the lexer reads as one Ident token,
-// unless they begin with a reserved word (keywordPrefix).
-var (
-	plainIdent    = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*$`)
-	keywordPrefix = regexp.MustCompile(`^(?i)(?:` + strings.Join(reserved, "|") + `)\b`)
-)
+// plainIdent matches what the lexer reads as one Ident token.
+var plainIdent = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*$`)
 
 // QuoteIdent returns name as it must be written in SQL: unchanged when
 // it reads back as the same plain identifier, else between backquotes
@@ -56,7 +52,7 @@ var (
 // punctuation are quoted: QuoteIdent("count") is count, QuoteIdent("from")
 // is `from`, QuoteIdent("a b") is `a b`.
 func QuoteIdent(name string) string {
-	if plainIdent.MatchString(name) && !keywordPrefix.MatchString(name) {
+	if plainIdent.MatchString(name) && !IsReserved(name) {
 		return name
 	}
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
@@ -66,24 +62,6 @@ func QuoteIdent(name string) string {
 // with each single quote inside doubled.
 func QuoteString(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
-}
-
-// upper upper-cases ASCII letters only, so that a word read as an
-// identifier cannot turn into a different word (Unicode case mapping
-// can: 'ı' upper-cases to 'I').
-func upper(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'a' <= s[i] && s[i] <= 'z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'a' <= b[j] && b[j] <= 'z' {
-					b[j] -= 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
 }
 
 // canon returns the one of words that v spells (v was matched

@@ -185,7 +185,6 @@ func TestOpenBolt_damagedPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err := state.OpenBolt(path, state.BoltOptions{})
-	t.Logf("OpenBolt: %v", err)
 	if err != nil {
 		if !errors.Is(err, state.ErrCorrupt) {
 			t.Fatalf("OpenBolt = %v; want ErrCorrupt", err)
@@ -199,7 +198,6 @@ func TestOpenBolt_damagedPages(t *testing.T) {
 	err = st.View(func(tx state.Tx) error {
 		return tx.Scan("s", nil, func(_, _ []byte) error { return nil })
 	})
-	t.Logf("Scan: %v", err)
 	if !errors.Is(err, state.ErrCorrupt) {
 		t.Errorf("Scan of damaged pages = %v; want ErrCorrupt", err)
 	}
@@ -340,6 +338,12 @@ func TestOpenBolt_newFiles(t *testing.T) {
 		t.Fatalf("reopening the initialized file: %v", err)
 	}
 	st.Close()
+
+	// A directory: a clear error, not corruption.
+	_, err = state.OpenBolt(dir, state.BoltOptions{})
+	if err == nil || errors.Is(err, state.ErrCorrupt) || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("OpenBolt of a directory = %v", err)
+	}
 
 	// A directory that does not exist: an I/O error, not corruption.
 	_, err = state.OpenBolt(filepath.Join(dir, "no", "such", "dir.db"), state.BoltOptions{})

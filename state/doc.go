@@ -40,11 +40,16 @@ holds the file's format version (FormatVersion). The file is locked while
 open: a second OpenBolt, from this process or another, waits for
 BoltOptions.Timeout and then fails with ErrInUse. A file that is not a state
 file, is truncated or is damaged fails with ErrCorrupt, and one written by a
-newer ptfsh with ErrVersion; OpenBolt does not write to such files.
+newer ptfsh with ErrVersion; OpenBolt does not write to such files. It checks
+the meta pages, the freelist, the file's length and the format version, not
+every page: damage deeper in the file is found when a transaction reads it, and
+that transaction then fails with ErrCorrupt and is rolled back.
 
-Each Update is one bbolt transaction and, unless BoltOptions.NoSync is set,
-one fsync: group the writes of a batch of rows into one Update rather than
-running one per row.
+Each Update is one bbolt transaction, which waits for the disk when it commits
+unless BoltOptions.NoSync is set: group the writes of a batch of rows into one Update rather than
+running one per row. An Update buffers its writes and hands them to bbolt in
+key order when it commits (or before a Scan of the namespace), which keeps a
+large batch of new keys cheap whatever order they arrive in.
 
 # Caveats
 

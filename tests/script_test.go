@@ -98,6 +98,12 @@ func runArchive(t *testing.T, file string) {
 // paths resolve in dir, and returns stdout and errors interleaved.
 func RunScript(t testing.TB, dir, query string) string {
 	t.Helper()
+	return RunScriptNamed(t, dir, "query.sql", query)
+}
+
+// RunScriptNamed is RunScript with the script's file name for positions.
+func RunScriptNamed(t testing.TB, dir, filename, query string) string {
+	t.Helper()
 	var out bytes.Buffer
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
@@ -116,7 +122,7 @@ func RunScript(t testing.TB, dir, query string) string {
 		t.Fatal(err)
 	}
 	stdlib.Register(sess.Catalog())
-	stmts, perr := sqlmini.Parse("query.sql", query)
+	stmts, perr := sqlmini.Parse(filename, query)
 	for _, st := range stmts {
 		if err := sess.ExecStatement(context.Background(), st); err != nil {
 			out.WriteString(runtime.FormatError(err, query))

@@ -15,6 +15,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/script"
@@ -62,15 +64,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer cleanup()
 
 	engine := script.NewEngine(script.Options{
-		ParseType: runtime.ParseType,
-		FormatRow: runtime.FormatRow,
-		Stdlib:    stdlib.JS,
-		Console:   stderr,
+		ParseType:   runtime.ParseType,
+		FormatRow:   runtime.FormatRow,
+		Stdlib:      stdlib.JS,
+		Console:     stderr,
+		EvalTimeout: defaultEvalTimeout,
 	})
 	defer engine.Close()
 	sess, err := runtime.NewSession(runtime.Config{
 		Out: stdout, Err: stderr, Loader: engine, Store: store,
 		Format: o.format, Timing: isTerminal(os.Stderr),
+		OnSet: func(key, value string) error {
+			if key != "ptf.eval-timeout" {
+				return nil
+			}
+			d, err := parseDuration(value)
+			if err != nil {
+				return err
+			}
+			engine.SetEvalTimeout(d)
+			return nil
+		},
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "ptfsh: %v\n", err)
@@ -131,6 +145,31 @@ func openStore(path string) (state.Store, func(), error) {
 		return nil, nil, err
 	}
 	return st, func() { st.Close(); os.RemoveAll(dir) }, nil
+}
+
+// defaultEvalTimeout interrupts a call of eval or onTimer that runs longer.
+const defaultEvalTimeout = 10 * time.Second
+
+// parseDuration reads a duration as Go ("500ms", "10s") or Flink writes it
+// ("10 s", "1 min"); "0" turns the limit off.
+func parseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	if d, err := time.ParseDuration(strings.ReplaceAll(s, " ", "")); err == nil {
+		return d, nil
+	}
+	units := map[string]time.Duration{"ms": time.Millisecond, "s": time.Second, "sec": time.Second, "second": time.Second,
+		"seconds": time.Second, "min": time.Minute, "minute": time.Minute, "minutes": time.Minute, "h": time.Hour, "hour": time.Hour, "hours": time.Hour}
+	var n int64
+	var unit string
+	if _, err := fmt.Sscanf(s, "%d %s", &n, &unit); err == nil {
+		if u, ok := units[strings.ToLower(unit)]; ok {
+			return time.Duration(n) * u, nil
+		}
+	}
+	return 0, fmt.Errorf("invalid duration %q: write it as 10 s, 500 ms or 1 min", s)
 }
 
 func isTerminal(f *os.File) bool {

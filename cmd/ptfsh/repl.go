@@ -89,11 +89,18 @@ func replPlain(sess *runtime.Session, stdin io.Reader, stderr io.Writer) int {
 	return 0
 }
 
-// execInteractive runs statements with Ctrl-C cancelling them, not the shell.
+// execInteractive runs statements with Ctrl-C cancelling them, not the
+// shell. Each statement runs even when one before it failed.
 func execInteractive(sess *runtime.Session, src string, stderr io.Writer) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := sess.Exec(ctx, "", src); err != nil {
-		fmt.Fprint(stderr, runtime.FormatError(err, src))
+	stmts, perr := sqlmini.Parse("", src)
+	for _, st := range stmts {
+		if err := sess.ExecStatement(ctx, st); err != nil {
+			fmt.Fprint(stderr, runtime.FormatError(err, src))
+		}
+	}
+	if perr != nil {
+		fmt.Fprint(stderr, runtime.FormatError(perr, src))
 	}
 }

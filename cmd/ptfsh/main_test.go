@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRun_exec(t *testing.T) {
+	code, out, errs := runCmd(t, "", "--format", "rows", "-e", "CREATE VIEW v(a, b) AS VALUES (1, 'x'), (2, 'y'); SELECT b, a FROM v WHERE a > 1;")
+	if code != 0 || out != "+I[y, 2]\n" || errs != "" {
+		t.Fatalf("code %d, out %q, err %q", code, out, errs)
+	}
+}
+
+func TestRun_fileStopsAtFirstError(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "bad.sql")
+	src := "CREATE VIEW v(a) AS VALUES (1);\n\nSELECT * FROM nowhere;\nSELECT * FROM v;\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "", "-f", script)
+	if code != 1 {
+		t.Fatalf("exit code %d, want 1", code)
+	}
+	if out != "" {
+		t.Errorf("the statement after the error ran: %q", out)
+	}
+	want := script + ":3:15: Object 'nowhere' not found\n | SELECT * FROM nowhere;\n |               ^\n"
+	if errs != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errs, want)
+	}
+}
+
+func TestRun_replGoesOnAfterErrors(t *testing.T) {
+	in := "SELECT * FROM nowhere;\nCREATE VIEW v(a) AS\n  VALUES (1), (2);\nSELECT *\nFROM v; SELECT oops FROM v;\n"
+	code, out, errs := runCmd(t, in, "--format", "rows")
+	if code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	if out != "+I[1]\n+I[2]\n" {
+		t.Errorf("stdout %q", out)
+	}
+	if !strings.Contains(errs, "1:15: Object 'nowhere' not found") || !strings.Contains(errs, "column 'oops' not found") {
+		t.Errorf("stderr %q", errs)
+	}
+}
+
+func TestRun_badFlags(t *testing.T) {
+	if code, _, errs := runCmd(t, "", "--format", "xml", "-e", "SHOW TABLES;"); code != 2 || !strings.Contains(errs, "unknown format") {
+		t.Errorf("code %d, stderr %q", code, errs)
+	}
+	if code, _, _ := runCmd(t, "", "stray"); code != 2 {
+		t.Errorf("a stray argument: code %d, want 2", code)
+	}
+}
+
+func TestRun_stateFileKeepsState(t *testing.T) {
+	dir := t.TempDir()
+	fn := filepath.Join(dir, "count.js")
+	if err := os.WriteFile(fn, []byte(`export default {
+  output: "BIGINT",
+  args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { c: { default: { n: 0 } } },
+  eval(ctx, { c }) { c.n++; ctx.collect(c.n); },
+};`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "state.db")
+	stmts := "CREATE FUNCTION count AS '" + fn + "'; CREATE VIEW v(k) AS VALUES ('a'), ('a'); SELECT * FROM count(TABLE v PARTITION BY k);"
+	var outs []string
+	for i := 0; i < 2; i++ {
+		code, out, errs := runCmd(t, "", "--state", db, "--format", "rows", "-e", stmts)
+		if code != 0 {
+			t.Fatalf("run %d: code %d: %s", i, code, errs)
+		}
+		outs = append(outs, out)
+	}
+	if outs[0] != "+I[a, 1]\n+I[a, 2]\n" || outs[1] != "+I[a, 3]\n+I[a, 4]\n" {
+		t.Errorf("state did not carry over: %q", outs)
+	}
+}

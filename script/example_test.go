@@ -1,0 +1,53 @@
+package script_test
+
+import (
+	"fmt"
+
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/script"
+)
+
+func ExampleEngine_Load() {
+	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, FormatRow: runtime.FormatRow})
+	defer e.Close()
+	def, err := e.Load("greeting_with_memory", "", `({
+  output: "STRING",
+  args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { memory: { default: { counter: 0 } } },
+  eval(ctx, { memory }, { input }) {
+    memory.counter++;
+    ctx.collect("Hello " + input.name + ", your " + memory.counter + " time?");
+  },
+})`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	input := runtime.Schema{Columns: []runtime.Column{{Name: "name", Type: runtime.TypeString}}}
+	h, err := runtime.NewHarness(def, input, runtime.HarnessOptions{PartitionBy: []string{"name"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer h.Close()
+	out, err := h.Process(runtime.NewRow("Bob"), runtime.NewRow("Alice"), runtime.NewRow("Bob"))
+	if err != nil {
+		fmt.Println(err)
+	}
+	for _, r := range out {
+		fmt.Println(runtime.FormatRow(r, h.Schema()))
+	}
+	// Output:
+	// +I[Bob, Hello Bob, your 1 time?]
+	// +I[Alice, Hello Alice, your 1 time?]
+	// +I[Bob, Hello Bob, your 2 time?]
+}
+
+func ExampleError() {
+	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest})
+	defer e.Close()
+	_, err := e.Load("f", "f.js", "export default {\n  output: 'STRING',\n  args: [{ name: 'uid', type: 'STRING' }],\n  eval() {},\n};\n")
+	fmt.Println(err)
+	// Output:
+	// f.js:3:18: f: Function signature must not declare system arguments. Reserved argument names are: [on_time, uid]
+}

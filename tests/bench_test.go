@@ -1,0 +1,69 @@
+package tests
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
+)
+
+// BenchmarkGreetingWithMemory runs the GreetingWithMemory example end to
+// end — CSV source, set semantics, value state in goja, the rows printer —
+// over generated CSV files with 1,000 distinct names.
+func BenchmarkGreetingWithMemory(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("rows=%dk", n/1000), func(b *testing.B) {
+			dir := b.TempDir()
+			writeNames(b, filepath.Join(dir, "names.csv"), n)
+			src, err := os.ReadFile(filepath.Join("..", "examples", "greeting_with_memory.js"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "g.js"), src, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			setup := `CREATE FUNCTION GreetingWithMemory AS 'g.js';
+CREATE TABLE names (name STRING) WITH ('connector' = 'filesystem', 'path' = 'names.csv', 'format' = 'csv');`
+			query := `SELECT * FROM GreetingWithMemory(TABLE names PARTITION BY name);`
+			b.ReportAllocs()
+			for b.Loop() {
+				engine := script.NewEngine(script.Options{ParseType: runtime.ParseType, FormatRow: runtime.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
+				sess, err := runtime.NewSession(runtime.Config{Out: io.Discard, Loader: engine, Store: state.NewMem(), BaseDir: dir, Format: "rows"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := sess.Exec(context.Background(), "", setup); err != nil {
+					b.Fatal(err)
+				}
+				if err := sess.Exec(context.Background(), "", query); err != nil {
+					b.Fatal(err)
+				}
+				engine.Close()
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+func writeNames(b *testing.B, path string, n int) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(w, "user%03d\n", (i*7919)%1000)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+}
