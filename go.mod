@@ -3,16 +3,19 @@ module github.com/ptfsh/ptfsh
 go 1.26.0
 
 require (
-	github.com/alecthomas/participle/v2 v2.1.4 // indirect
-	github.com/chzyer/readline v1.5.1 // indirect
-	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
+	github.com/alecthomas/participle/v2 v2.1.4
+	github.com/chzyer/readline v1.5.1
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/evanw/esbuild v0.28.2
+	github.com/google/go-cmp v0.7.0
+	go.etcd.io/bbolt v1.5.0
+	golang.org/x/tools v0.52.0
+)
+
+require (
+	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
 	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/pprof v0.0.0-20230207041349-798e818bf904 // indirect
-	go.etcd.io/bbolt v1.5.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.3.8 // indirect
-	golang.org/x/tools v0.52.0 // indirect
 )
