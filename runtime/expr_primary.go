@@ -123,7 +123,7 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 			}
 			return m, nil
 		}}, nil
-	case p.Descriptor != nil || isEmptyDescriptor(p):
+	case p.IsDesc:
 		d := make(Descriptor, len(p.Descriptor))
 		for i, n := range p.Descriptor {
 			d[i] = string(n.Value)
@@ -143,15 +143,7 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 	case p.Paren != nil:
 		return compileExpr(p.Paren, sc)
 	}
-	return nil, sqlmini.Errorf(p.Pos, "DESCRIPTOR() needs column names")
-}
-
-// isEmptyDescriptor reports DESCRIPTOR() with no names, which leaves every
-// field of the Primary empty.
-func isEmptyDescriptor(p *sqlmini.Primary) bool {
-	return p.Number == nil && p.String == nil && !p.True && !p.False && !p.Null && p.Interval == nil &&
-		p.Typed == nil && p.Cast == nil && p.Row == nil && p.Array == nil && p.Map == nil &&
-		p.Func == nil && p.Column == nil && p.Paren == nil
+	return nil, sqlmini.Errorf(p.Pos, "unsupported expression")
 }
 
 func compileList(es []*sqlmini.Expr, sc *scope) ([]expr, error) {

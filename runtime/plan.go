@@ -214,6 +214,9 @@ func exprText(e *sqlmini.Expr) string {
 }
 
 func (p *planner) planFrom(f *sqlmini.FromItem) (node, string, error) {
+	if f == nil { // SELECT without FROM: one row of no columns
+		return &valuesNode{rows: []Row{{Kind: Insert}}}, "", nil
+	}
 	var n node
 	var err error
 	alias := ""

@@ -258,19 +258,8 @@ func (r *jsonReader) next() (Row, error) {
 			if c == ',' || c == ']' {
 				return Row{}, r.here(fmt.Sprintf("invalid JSON: unexpected %s, expected an object", showByte(c)))
 			}
-			n, err := r.frame()
-			if err != nil {
-				return Row{}, err
-			}
-			rec := r.buf[r.pos : r.pos+n]
-			line, col0 := r.line, r.base+int64(r.pos)-r.lineStart
-			r.pos += n
-			if k := bytes.Count(rec, []byte{'\n'}); k > 0 {
-				r.line += k
-				r.lineStart = r.base + int64(r.pos-n+bytes.LastIndexByte(rec, '\n')+1)
-			}
 			r.mode = jsonArrayNext
-			return r.parseRecord(rec, line, col0, false)
+			return r.element()
 		case jsonArrayClosed:
 			if c, ok, err := r.peek(); err != nil {
 				return Row{}, err
@@ -316,6 +305,37 @@ func (r *jsonReader) nextLine() (rec []byte, line int, col0 int64, ok bool, err 
 			return rec, line, col0, true, nil
 		}
 	}
+}
+
+// element reads the array element at buf[pos]. It parses the element in
+// place, and frames it (finds its end without parsing it) only when that
+// fails: for an element that goes past the buffer or one that is bad.
+func (r *jsonReader) element() (Row, error) {
+	line, col0 := r.line, r.base+int64(r.pos)-r.lineStart
+	if rec := r.buf[r.pos:r.end]; rec[0] == '{' {
+		row, n, err := r.decodeObject(rec, line, col0, false)
+		if err == nil && utf8.Valid(rec[:n]) {
+			r.advance(n)
+			return row, nil
+		}
+	}
+	n, err := r.frame()
+	if err != nil {
+		return Row{}, err
+	}
+	rec := r.buf[r.pos : r.pos+n]
+	r.advance(n)
+	return r.parseRecord(rec, line, col0, false)
+}
+
+// advance consumes n bytes, counting the line ends among them.
+func (r *jsonReader) advance(n int) {
+	rec := r.buf[r.pos : r.pos+n]
+	if k := bytes.Count(rec, []byte{'\n'}); k > 0 {
+		r.line += k
+		r.lineStart = r.base + int64(r.pos+bytes.LastIndexByte(rec, '\n')+1)
+	}
+	r.pos += n
 }
 
 // frame returns the length of the JSON value at buf[pos], reading more of
@@ -387,11 +407,18 @@ func (r *jsonReader) parseRecord(rec []byte, line int, col0 int64, lines bool) (
 		}
 		return Row{}, r.recordError(rec, line, col0, -1, &jsonError{pos: i, msg: "invalid UTF-8"})
 	}
+	row, _, err := r.decodeObject(rec, line, col0, lines)
+	return row, err
+}
+
+// decodeObject decodes the object at the start of rec (after white space)
+// and returns the bytes it took. The UTF-8 of rec is not checked.
+func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) (Row, int, error) {
 	p := &r.p
 	p.data, p.pos, p.depth = rec, 0, 0
 	p.skipWS()
 	if p.pos >= len(rec) || rec[p.pos] != '{' {
-		return Row{}, r.recordError(rec, line, col0, -1, p.unexpected(p.pos, "a JSON object"))
+		return Row{}, 0, r.recordError(rec, line, col0, -1, p.unexpected(p.pos, "a JSON object"))
 	}
 	objPos := p.pos
 	p.pos++
@@ -406,7 +433,7 @@ func (r *jsonReader) parseRecord(rec []byte, line int, col0 int64, lines bool) (
 		for {
 			k, err := p.keyBytes()
 			if err != nil {
-				return Row{}, r.recordError(rec, line, col0, -1, err)
+				return Row{}, 0, r.recordError(rec, line, col0, -1, err)
 			}
 			i := r.lookup(k, hint)
 			if i < 0 {
@@ -417,11 +444,11 @@ func (r *jsonReader) parseRecord(rec []byte, line int, col0 int64, lines bool) (
 				hint = i + 1
 			}
 			if err != nil {
-				return Row{}, r.recordError(rec, line, col0, i, err)
+				return Row{}, 0, r.recordError(rec, line, col0, i, err)
 			}
 			done, err := p.more('}')
 			if err != nil {
-				return Row{}, r.recordError(rec, line, col0, -1, err)
+				return Row{}, 0, r.recordError(rec, line, col0, -1, err)
 			}
 			if done {
 				break
@@ -431,7 +458,7 @@ func (r *jsonReader) parseRecord(rec []byte, line int, col0 int64, lines bool) (
 	if lines {
 		p.skipWS()
 		if p.pos < len(rec) {
-			return Row{}, r.recordError(rec, line, col0, -1, p.unexpected(p.pos, "the end of the line after the object"))
+			return Row{}, 0, r.recordError(rec, line, col0, -1, p.unexpected(p.pos, "the end of the line after the object"))
 		}
 	}
 	for i, seen := range r.seen {
@@ -444,10 +471,10 @@ func (r *jsonReader) parseRecord(rec []byte, line int, col0 int64, lines bool) (
 				e.Msg += " for " + c.typ.String()
 			}
 			e.Column = c.name
-			return Row{}, e
+			return Row{}, 0, e
 		}
 	}
-	return Row{Kind: Insert, Fields: out}, nil
+	return Row{Kind: Insert, Fields: out}, p.pos, nil
 }
 
 // lookup returns the column of key k, trying hint (the column after the

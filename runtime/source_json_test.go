@@ -1,8 +1,11 @@
 package runtime_test
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ptfsh/ptfsh/runtime"
@@ -194,4 +197,68 @@ func FuzzJSON(f *testing.F) {
 		defer r.Close()
 		drain(t, r)
 	})
+}
+
+func TestOpenJSON_bufferBoundaries(t *testing.T) {
+	// Many small objects, so that some straddle the ends of the reader's
+	// 64 KiB buffer, with bad ones among them.
+	var b strings.Builder
+	b.WriteString("[\n")
+	const n = 20000
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+			if i%7 == 0 {
+				b.WriteString("\n")
+			}
+		}
+		if i%1000 == 999 {
+			fmt.Fprintf(&b, `{"name": "row%d", "score": "bad%d"}`, i, i)
+			continue
+		}
+		fmt.Fprintf(&b, `{"name": "row%d", "score": %d, "pad": "%s"}`, i, i, strings.Repeat("x", i%50))
+	}
+	b.WriteString("\n]")
+	path := writeFile(t, "many.json", b.String())
+	r, err := runtime.OpenJSON(path, scoreSchema, runtime.JSONSourceOptions{IgnoreParseErrors: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	want := 0
+	for {
+		row, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want%1000 == 999 {
+			want++
+		}
+		if row.Fields[0] != fmt.Sprintf("row%d", want) || row.Fields[1] != int64(want) {
+			t.Fatalf("row %d: %s", want, showRow(row))
+		}
+		want++
+	}
+	if want%1000 == 999 {
+		want++ // the last object is a bad one
+	}
+	if want != n {
+		t.Errorf("read up to row %d, want %d", want, n)
+	}
+	skipped, first := r.(runtime.SkipReporter).Skipped()
+	if skipped != n/1000 || len(first) != runtime.MaxSkippedKept {
+		t.Fatalf("skipped %d, %v", skipped, first)
+	}
+	// Check the reported position of the first bad value against the text.
+	lines := strings.Split(b.String(), "\n")
+	e := first[0]
+	if e.Line < 1 || e.Line > len(lines) || !strings.HasPrefix(lines[e.Line-1][e.Col-1:], `"bad999"`) {
+		t.Errorf("error %v does not point at the bad value", &e)
+	}
+	if pos := r.Position(); pos.Offset != int64(b.Len()) || pos.Line != len(lines) || pos.Row != n-n/1000 {
+		t.Errorf("end position %v, want offset %d, line %d", pos, b.Len(), len(lines))
+	}
 }

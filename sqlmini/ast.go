@@ -245,7 +245,7 @@ type Select struct {
 	Pos      Pos
 	Distinct bool          `parser:"'SELECT' @'DISTINCT'?"`
 	Items    []*SelectItem `parser:"@@ ( ',' @@ )*"`
-	From     *FromItem     `parser:"'FROM' @@"`
+	From     *FromItem     `parser:"( 'FROM' @@ )?"`
 	Where    *Expr         `parser:"( 'WHERE' @@ )?"`
 	GroupBy  []*Expr       `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
 	Limit    *string       `parser:"( 'LIMIT' @Number )?"`

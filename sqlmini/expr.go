@@ -82,7 +82,8 @@ type Primary struct {
 	Row        *Constructor  `parser:" | 'ROW' '(' @@ ')'"`
 	Array      *Constructor  `parser:" | 'ARRAY' '[' @@ ']'"`
 	Map        *Constructor  `parser:" | 'MAP' '[' @@ ']'"`
-	Descriptor []*Name       `parser:" | 'DESCRIPTOR' '(' @@ ( ',' @@ )* ')'"`
+	IsDesc     bool          `parser:" | @'DESCRIPTOR' '('"`
+	Descriptor []*Name       `parser:"   ( @@ ( ',' @@ )* )? ')'"`
 	Func       *FuncCall     `parser:" | @@"`
 	Column     *ColumnRef    `parser:" | @@"`
 	Paren      *Expr         `parser:" | '(' @@ ')' )"`

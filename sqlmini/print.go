@@ -20,7 +20,8 @@ import (
 // WITH () are dropped. A node's String() covers the node alone: the
 // structs holding "the rest of" a statement (CreateFunction, CreateView,
 // CreateTable) print without their leading CREATE ... keywords, and AddOp
-// and MulOp print as "+ x".
+// and MulOp print as "+ x". Primary has no String method, as its field
+// String takes the name: print the Unary or Expr around it.
 
 // formatter is implemented by every node; String() methods wrap it.
 type formatter interface {
@@ -485,8 +486,10 @@ func (s *Select) format(b *strings.Builder) {
 		b.WriteString("DISTINCT ")
 	}
 	list(b, s.Items)
-	b.WriteString(" FROM ")
-	s.From.format(b)
+	if s.From != nil {
+		b.WriteString(" FROM ")
+		s.From.format(b)
+	}
 	if s.Where != nil {
 		b.WriteString(" WHERE ")
 		s.Where.format(b)

@@ -176,7 +176,7 @@ func (p *Primary) format(b *strings.Builder) {
 		b.WriteString("MAP[")
 		p.Map.format(b)
 		b.WriteString("]")
-	case p.Descriptor != nil:
+	case p.IsDesc:
 		b.WriteString("DESCRIPTOR(")
 		list(b, p.Descriptor)
 		b.WriteString(")")

@@ -17,15 +17,6 @@ import (
 // skipped; the test fails when one of them starts to pass, so that the list
 // stays honest.
 var knownFailing = map[string]string{
-	"v05_typed_table_as_set_invalid_input": "BLOCKED: the §8 setup view t_type_diff is " +
-		"`SELECT 'Bob' AS name, TRUE AS isValid`, a SELECT without FROM, which sqlmini does not parse",
-	"test_typed_row_semantic_table_ignoring_column_names": "BLOCKED: the §8 setup view t_name_diff is " +
-		"`SELECT 'Bob' AS name, 12 AS different`, a SELECT without FROM, which sqlmini does not parse",
-	"test_typed_set_semantic_table_forwarding_original_column_name": "BLOCKED: the §8 setup view t_name_diff is " +
-		"a SELECT without FROM, which sqlmini does not parse (and with a VALUES view instead, ptfsh names the " +
-		"key column after the typed argument's field, `s STRING`, instead of the table's `name CHAR(3)`)",
-	"test_descriptors": "FAIL: sqlmini does not parse an empty DESCRIPTOR() " +
-		"(sqlmini/expr.go wants at least one name); the parse error points at the wrong token",
 }
 
 // TestConformance checks each archive of testdata/conformance against
