@@ -28,7 +28,8 @@ type Config struct {
 	Format string
 	// BaseDir resolves relative paths of statements given inline (-e, REPL).
 	BaseDir string
-	// Timing prints row counts and timings to Err after each query.
+	// Timing prints row counts and timings to Err after each query, and a
+	// progress line while a long query runs (meant for a terminal).
 	Timing bool
 	// OnSet, when set, sees every SET 'key' = 'value' first; an error
 	// rejects the setting. The wiring uses it for settings of other
@@ -452,6 +453,7 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 		return err
 	}
 	var rows int64
+	lastProgress, progressShown := start, false
 	for {
 		if err := ctx.Err(); err != nil {
 			return sqlmini.Errorf(st.Pos, "statement cancelled")
@@ -470,6 +472,14 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 		if err := p.Row(ev.row); err != nil {
 			return err
 		}
+		if s.cfg.Timing && rows&0xffff == 0 && time.Since(lastProgress) > time.Second {
+			lastProgress = time.Now()
+			fmt.Fprintf(s.cfg.Err, "\r%d rows read, %d rows out, %.0f s ", ex.rowsIn, rows, time.Since(start).Seconds())
+			progressShown = true
+		}
+	}
+	if progressShown {
+		fmt.Fprint(s.cfg.Err, "\r\033[K")
 	}
 	if err := p.End(); err != nil {
 		return err

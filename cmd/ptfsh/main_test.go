@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime"
 )
 
 func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -88,5 +91,36 @@ func TestRun_stateFileKeepsState(t *testing.T) {
 	}
 	if outs[0] != "+I[a, 1]\n+I[a, 2]\n" || outs[1] != "+I[a, 3]\n+I[a, 4]\n" {
 		t.Errorf("state did not carry over: %q", outs)
+	}
+}
+
+func TestCompleter_Do(t *testing.T) {
+	sess, err := runtime.NewSession(runtime.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Exec(context.Background(), "", "CREATE VIEW clicks(a) AS VALUES (1);"); err != nil {
+		t.Fatal(err)
+	}
+	c := completer{cat: sess.Catalog()}
+	tests := []struct {
+		line string
+		want []string
+	}{
+		{"SELECT * FROM cl", []string{"icks"}},
+		{"sel", []string{"ect"}},
+		{"SEL", []string{"ECT"}},
+		{"SELECT * FROM f(u", []string{"ser", "nion", "id =>"}},
+		{"SELECT ", nil},
+	}
+	for _, tt := range tests {
+		got, n := c.Do([]rune(tt.line), len([]rune(tt.line)))
+		var gs []string
+		for _, g := range got {
+			gs = append(gs, string(g))
+		}
+		if strings.Join(gs, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("Do(%q) = %q (%d), want %q", tt.line, gs, n, tt.want)
+		}
 	}
 }

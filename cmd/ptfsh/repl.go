@@ -36,6 +36,7 @@ func repl(sess *runtime.Session, stdin io.Reader, stdout, stderr io.Writer) int 
 		HistoryFile:     filepath.Join(home, ".ptfsh_history"),
 		InterruptPrompt: "^C",
 		EOFPrompt:       "",
+		AutoComplete:    completer{cat: sess.Catalog()},
 		Stdout:          stdout,
 		Stderr:          stderr,
 	})

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+// keywords offered by tab completion, besides tables and functions.
+var keywords = []string{
+	"CREATE", "FUNCTION", "TEMPORARY", "VIEW", "TABLE", "LANGUAGE", "JAVASCRIPT",
+	"DROP", "SHOW", "FUNCTIONS", "TABLES", "VIEWS", "USER", "DESCRIBE", "SELECT",
+	"FROM", "WHERE", "LIMIT", "WITH", "AS", "VALUES", "PARTITION", "ORDER", "BY",
+	"DEFAULT", "DESCRIPTOR", "INTERVAL", "TIMESTAMP", "SET", "RESET", "EXPLAIN",
+	"INSERT", "INTO", "UNION", "ALL", "AND", "OR", "NOT", "IN", "IS", "NULL",
+	"WATERMARK", "FOR", "PRIMARY", "KEY", "ENFORCED", "IF", "EXISTS",
+}
+
+// completer completes the word before the cursor with keywords, table
+// names, function names and the argument names of functions.
+type completer struct {
+	cat *runtime.Catalog
+}
+
+// Do implements readline.AutoCompleter.
+func (c completer) Do(line []rune, pos int) ([][]rune, int) {
+	start := pos
+	for start > 0 && (unicode.IsLetter(line[start-1]) || unicode.IsDigit(line[start-1]) || line[start-1] == '_') {
+		start--
+	}
+	word := string(line[start:pos])
+	if word == "" {
+		return nil, 0
+	}
+	var cands []string
+	upper := strings.ToUpper(word) == word
+	for _, k := range keywords {
+		if !upper {
+			k = strings.ToLower(k)
+		}
+		cands = append(cands, k)
+	}
+	cands = append(cands, c.cat.TableNames()...)
+	for _, f := range c.cat.FunctionNames(false) {
+		cands = append(cands, f)
+		if fn, ok := c.cat.Function(f); ok {
+			for _, a := range fn.Def.Args {
+				cands = append(cands, a.Name+" =>")
+			}
+		}
+	}
+	cands = append(cands, "on_time =>", "uid =>")
+	var out [][]rune
+	seen := map[string]bool{}
+	for _, cand := range cands {
+		if len(cand) > len(word) && strings.HasPrefix(strings.ToLower(cand), strings.ToLower(word)) && !seen[cand] {
+			seen[cand] = true
+			out = append(out, []rune(cand[len(word):]))
+		}
+	}
+	return out, len([]rune(word))
+}
