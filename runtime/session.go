@@ -496,9 +496,19 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 		return fmt.Errorf("writing state: %w", err)
 	}
 	if s.cfg.Timing {
-		fmt.Fprintf(s.cfg.Err, "(%d rows read, %d rows out, %.3f s)\n", ex.rowsIn, rows, time.Since(start).Seconds())
+		if err := out.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(s.cfg.Err, "(%s read, %s out, %.3f s)\n", plural(ex.rowsIn, "row"), plural(rows, "row"), time.Since(start).Seconds())
 	}
 	return nil
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // positioned puts an error that has no position at pos.

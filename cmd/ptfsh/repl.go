@@ -35,10 +35,12 @@ func repl(sess *runtime.Session, stdin io.Reader, stdout, stderr io.Writer) int 
 		Prompt:          prompt,
 		HistoryFile:     filepath.Join(home, ".ptfsh_history"),
 		InterruptPrompt: "^C",
-		EOFPrompt:       "",
-		AutoComplete:    completer{cat: sess.Catalog()},
-		Stdout:          stdout,
-		Stderr:          stderr,
+		// A statement of several lines is one history entry.
+		DisableAutoSaveHistory: true,
+		EOFPrompt:              "",
+		AutoComplete:           completer{cat: sess.Catalog()},
+		Stdout:                 stdout,
+		Stderr:                 stderr,
 	})
 	if err != nil {
 		return replPlain(sess, stdin, stderr)
@@ -66,6 +68,7 @@ func repl(sess *runtime.Session, stdin io.Reader, stdout, stderr io.Writer) int 
 			}
 			continue
 		}
+		saveHistory(rl, buf.String())
 		execInteractive(sess, buf.String(), stderr)
 		buf.Reset()
 		rl.SetPrompt(prompt)
@@ -104,4 +107,17 @@ func execInteractive(sess *runtime.Session, src string, stderr io.Writer) {
 	if perr != nil {
 		fmt.Fprint(stderr, runtime.FormatError(perr, src))
 	}
+}
+
+// saveHistory keeps a statement as one history entry, its lines joined.
+// A $$ body keeps its lines (joining them would let a // comment swallow
+// the code after it).
+func saveHistory(rl *readline.Instance, stmt string) {
+	if strings.Contains(stmt, "$$") {
+		for _, line := range strings.Split(strings.TrimRight(stmt, "\n"), "\n") {
+			rl.SaveHistory(line)
+		}
+		return
+	}
+	rl.SaveHistory(strings.Join(strings.Fields(stmt), " "))
 }
