@@ -12,8 +12,9 @@ type TableKind uint8
 
 // Table kinds.
 const (
-	TableView TableKind = iota // a stored query
-	TableFile                  // CREATE TABLE ... WITH ('connector' = 'filesystem')
+	TableView   TableKind = iota // a stored query
+	TableFile                    // CREATE TABLE ... WITH ('connector' = 'filesystem')
+	TableValues                  // CREATE TABLE t (...) AS VALUES ...
 )
 
 // Table is a table or view in the catalog.
@@ -29,6 +30,8 @@ type Table struct {
 	Options map[string]string
 	// PrimaryKey lists the primary key columns' indexes.
 	PrimaryKey []int
+	// Events are the rows (and watermark steps) of a table given AS VALUES.
+	Events []event
 	// Watermark is the WATERMARK clause, if any.
 	Watermark *WatermarkSpec
 	// Temporary marks CREATE TEMPORARY.

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"time"
 
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -47,39 +48,73 @@ type execution struct {
 	ptfs []*ptfOp
 	// rowsIn counts rows read from sources.
 	rowsIn int64
+	// now is the processing time in epoch milliseconds (for state TTL).
+	now func() int64
+	// defaultTTL is table.exec.state.ttl in milliseconds (0: none).
+	defaultTTL int64
+	// maxTimerFirings stops a runaway onTimer (0: no limit).
+	maxTimerFirings int
+	// notes are said on stderr after the statement.
+	notes []string
 }
 
-// valuesNode is a VALUES list or a view over one.
+// newExecution returns an execution with the defaults: the wall clock and
+// a limit of a million timer firings per watermark.
+func newExecution(ctx context.Context, store state.Store) *execution {
+	return &execution{ctx: ctx, store: store, now: func() int64 { return time.Now().UnixMilli() }, maxTimerFirings: 1_000_000}
+}
+
+// valuesNode is a VALUES list, a view over one, or a table given AS
+// VALUES. Its events are rows and watermark steps written into the data;
+// with a WATERMARK declaration it also emits watermarks after rows.
 type valuesNode struct {
-	sch  Schema
-	rows []Row
+	sch    Schema
+	events []event
+	wm     *WatermarkSpec
+	every  int64
 }
 
 func (n *valuesNode) schema() Schema           { return n.sch }
 func (n *valuesNode) changelog() ChangelogMode { return InsertOnly }
 func (n *valuesNode) children() []node         { return nil }
 func (n *valuesNode) explain() string {
-	return "Values(tuples=[" + itoa(len(n.rows)) + " rows], fields=" + names(n.sch) + ")"
+	return "Values(tuples=[" + itoa(len(n.events)) + " rows], fields=" + names(n.sch) + ")"
 }
 
 func (n *valuesNode) open(ex *execution) (stream, error) {
-	return &valuesStream{rows: n.rows, ex: ex}, nil
+	return &valuesStream{events: n.events, ex: ex, wm: newWMGen(n.wm, n.every)}, nil
 }
 
 type valuesStream struct {
-	rows []Row
-	i    int
-	ex   *execution
+	events  []event
+	i       int
+	ex      *execution
+	wm      *wmGen
+	pending *event
 }
 
 func (s *valuesStream) next() (event, error) {
-	if s.i >= len(s.rows) {
-		return event{kind: evEnd}, nil
+	if s.pending != nil {
+		ev := *s.pending
+		s.pending = nil
+		return ev, nil
 	}
-	r := s.rows[s.i]
-	s.i++
-	s.ex.rowsIn++
-	return event{kind: evRow, row: r}, nil
+	for s.i < len(s.events) {
+		ev := s.events[s.i]
+		s.i++
+		if ev.kind == evWatermark {
+			if s.wm.explicit(ev.wm) {
+				return ev, nil
+			}
+			continue
+		}
+		s.ex.rowsIn++
+		if w, ok := s.wm.observe(ev.row); ok {
+			s.pending = &event{kind: evWatermark, wm: w}
+		}
+		return ev, nil
+	}
+	return event{kind: evEnd}, nil
 }
 
 func (s *valuesStream) close() error { return nil }

@@ -8,10 +8,13 @@ import (
 
 // fileNode reads a file table.
 type fileNode struct {
-	t *Table
+	t     *Table
+	every int64
 }
 
-func (p *planner) planFileTable(t *Table) (node, error) { return &fileNode{t: t}, nil }
+func (p *planner) planFileTable(t *Table) (node, error) {
+	return &fileNode{t: t, every: p.s.watermarkEvery()}, nil
+}
 
 func (n *fileNode) schema() Schema           { return n.t.Schema }
 func (n *fileNode) changelog() ChangelogMode { return InsertOnly }
@@ -25,15 +28,22 @@ func (n *fileNode) open(ex *execution) (stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fileStream{r: r, ex: ex}, nil
+	return &fileStream{r: r, ex: ex, wm: newWMGen(n.t.Watermark, n.every)}, nil
 }
 
 type fileStream struct {
-	r  RowReader
-	ex *execution
+	r       RowReader
+	ex      *execution
+	wm      *wmGen
+	pending bool
+	wmNext  int64
 }
 
 func (s *fileStream) next() (event, error) {
+	if s.pending {
+		s.pending = false
+		return event{kind: evWatermark, wm: s.wmNext}, nil
+	}
 	r, err := s.r.Next()
 	if err == io.EOF {
 		return event{kind: evEnd}, nil
@@ -42,6 +52,9 @@ func (s *fileStream) next() (event, error) {
 		return event{}, err
 	}
 	s.ex.rowsIn++
+	if w, ok := s.wm.observe(r); ok {
+		s.pending, s.wmNext = true, w
+	}
 	return event{kind: evRow, row: r}, nil
 }
 

@@ -77,7 +77,7 @@ func NewHarness(def *FuncDef, input Schema, opts HarnessOptions) (*Harness, erro
 		}
 	}
 	n.sch = Schema{Columns: append(cols, n.fnOut.Columns...)}
-	ex := &execution{ctx: opts.Ctx, store: opts.Store}
+	ex := newExecution(opts.Ctx, opts.Store)
 	st, err := n.open(ex)
 	if err != nil {
 		return nil, err
@@ -110,8 +110,13 @@ func (h *Harness) Process(rows ...Row) ([]Row, error) {
 }
 
 func (h *Harness) drain() []Row {
-	out := append([]Row(nil), h.op.queue[h.op.qi:]...)
-	h.op.queue, h.op.qi = h.op.queue[:0], 0
+	var out []Row
+	for _, ev := range h.op.out[h.op.oi:] {
+		if ev.kind == evRow {
+			out = append(out, ev.row)
+		}
+	}
+	h.op.out, h.op.oi = h.op.out[:0], 0
 	return out
 }
 

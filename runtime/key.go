@@ -1,7 +1,10 @@
 package runtime
 
 import (
+	"fmt"
 	"math/big"
+	"strconv"
+	"strings"
 
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -61,4 +64,78 @@ func appendKeyValue(b []byte, v any) []byte {
 	}
 	// Composite keys (rows, arrays, maps) by their printed form.
 	return state.AppendString(b, FormatValue(v, Type{}))
+}
+
+// decodeKey reverses encodeKey for key columns of the given types.
+func decodeKey(enc []byte, types []Type) ([]any, error) {
+	d := state.NewDecoder(enc)
+	out := make([]any, len(types))
+	for i, t := range types {
+		if d.Peek() == state.KindNull {
+			d.Null()
+			continue
+		}
+		var err error
+		switch t.Kind {
+		case KindBoolean:
+			out[i], err = d.Bool()
+		case KindTinyInt, KindSmallInt, KindInt, KindBigInt:
+			out[i], err = d.Int64()
+		case KindFloat, KindDouble:
+			out[i], err = d.Float64()
+		case KindChar, KindVarChar:
+			out[i], err = d.String()
+		case KindBinary, KindVarBinary:
+			out[i], err = d.Bytes()
+		case KindDate:
+			var n int64
+			n, err = d.Int64()
+			out[i] = Date(n)
+		case KindTime:
+			var n int64
+			n, err = d.Int64()
+			out[i] = TimeOfDay(n)
+		case KindTimestamp, KindTimestampLTZ:
+			var ms, ns int64
+			if ms, err = d.Int64(); err == nil {
+				ns, err = d.Int64()
+			}
+			if t.Kind == KindTimestamp {
+				out[i] = LocalDateTime{Millis: ms, NanoOfMilli: int32(ns)}
+			} else {
+				out[i] = Instant{Millis: ms, NanoOfMilli: int32(ns)}
+			}
+		case KindIntervalDayTime:
+			var n int64
+			n, err = d.Int64()
+			out[i] = Duration(n)
+		case KindIntervalYearMonth:
+			var n int64
+			n, err = d.Int64()
+			out[i] = Period(n)
+		case KindDecimal:
+			if _, err = d.Float64(); err == nil {
+				var s string
+				if s, err = d.String(); err == nil {
+					out[i], err = parseDecimalKey(s)
+				}
+			}
+		default:
+			out[i], err = d.String()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("corrupt partition key: %w", err)
+		}
+	}
+	return out, nil
+}
+
+func parseDecimalKey(s string) (Decimal, error) {
+	mant, exp, ok := strings.Cut(s, "e-")
+	u, ok2 := new(big.Int).SetString(mant, 10)
+	scale, err := strconv.Atoi(exp)
+	if !ok || !ok2 || err != nil {
+		return Decimal{}, fmt.Errorf("bad decimal %q", s)
+	}
+	return Decimal{Unscaled: u, Scale: scale}, nil
 }

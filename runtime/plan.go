@@ -73,43 +73,113 @@ func (p *planner) planSetExpr(se *sqlmini.SetExpr) (node, error) {
 // planValues types VALUES columns as Flink does (see leastRestrictive) and
 // names them EXPR$0, EXPR$1, ...
 func (p *planner) planValues(v *sqlmini.Values) (node, error) {
-	width := len(v.Rows[0].Values)
-	exprs := make([][]expr, len(v.Rows))
-	for i, r := range v.Rows {
-		if len(r.Values) != width {
-			return nil, sqlmini.Errorf(r.Pos, "VALUES rows must have the same number of values: row 1 has %d, row %d has %d", width, i+1, len(r.Values))
-		}
-		for _, e := range r.Values {
-			x, err := compileExpr(e, nil)
-			if err != nil {
-				return nil, err
-			}
-			exprs[i] = append(exprs[i], x)
-		}
+	exprs, width, err := compileValues(v)
+	if err != nil {
+		return nil, err
 	}
 	cols := make([]Column, width)
 	for c := 0; c < width; c++ {
 		var ts []Type
-		for i := range exprs {
-			ts = append(ts, exprs[i][c].typ())
+		for _, es := range exprs {
+			if es != nil {
+				ts = append(ts, es[c].typ())
+			}
 		}
 		cols[c] = Column{Name: "EXPR$" + strconv.Itoa(c), Type: leastRestrictive(ts)}
 	}
-	rows := make([]Row, len(exprs))
+	sch := Schema{Columns: cols}
+	events, err := valuesEvents(v, exprs, sch)
+	if err != nil {
+		return nil, err
+	}
+	return &valuesNode{sch: sch, events: events}, nil
+}
+
+// compileValues compiles the rows of VALUES; watermark steps get nil.
+func compileValues(v *sqlmini.Values) ([][]expr, int, error) {
+	width := -1
+	exprs := make([][]expr, len(v.Rows))
+	for i, r := range v.Rows {
+		if r.Watermark != nil {
+			continue
+		}
+		if width < 0 {
+			width = len(r.Values)
+		}
+		if len(r.Values) != width {
+			return nil, 0, sqlmini.Errorf(r.Pos, "VALUES rows must have the same number of values: the first row has %d, this one %d", width, len(r.Values))
+		}
+		for _, e := range r.Values {
+			x, err := compileExpr(e, nil)
+			if err != nil {
+				return nil, 0, err
+			}
+			exprs[i] = append(exprs[i], x)
+		}
+	}
+	if width < 0 {
+		return nil, 0, sqlmini.Errorf(v.Pos, "VALUES needs at least one row")
+	}
+	return exprs, width, nil
+}
+
+// valuesEvents evaluates VALUES rows into rows of schema sch (casting each
+// value to its column's type) and watermark steps into watermarks.
+func valuesEvents(v *sqlmini.Values, exprs [][]expr, sch Schema) ([]event, error) {
+	events := make([]event, 0, len(exprs))
 	for i, es := range exprs {
-		f := make([]any, width)
+		r := v.Rows[i]
+		if r.Watermark != nil {
+			ts, err := watermarkStep(r.Watermark)
+			if err != nil {
+				return nil, err
+			}
+			events = append(events, event{kind: evWatermark, wm: ts})
+			continue
+		}
+		f := make([]any, len(es))
 		for c, x := range es {
 			val, err := x.eval(nil)
 			if err != nil {
-				return nil, sqlmini.Errorf(v.Rows[i].Values[c].Pos, "%v", err)
+				return nil, sqlmini.Errorf(r.Values[c].Pos, "%v", err)
 			}
-			if f[c], err = castValue(val, cols[c].Type); err != nil {
-				return nil, sqlmini.Errorf(v.Rows[i].Values[c].Pos, "%v", err)
+			col := sch.Columns[c]
+			if val == nil && col.Type.NotNull {
+				return nil, sqlmini.Errorf(r.Values[c].Pos, "column '%s' is %s, but the value is NULL", col.Name, col.Type)
+			}
+			if f[c], err = castValue(val, col.Type); err != nil {
+				return nil, sqlmini.Errorf(r.Values[c].Pos, "column '%s': %v", col.Name, err)
 			}
 		}
-		rows[i] = Row{Kind: Insert, Fields: f}
+		events = append(events, event{kind: evRow, row: Row{Kind: Insert, Fields: f}})
 	}
-	return &valuesNode{sch: Schema{Columns: cols}, rows: rows}, nil
+	return events, nil
+}
+
+// watermarkStep evaluates WATERMARK <time> in VALUES: a TIMESTAMP literal
+// or epoch milliseconds.
+func watermarkStep(e *sqlmini.Expr) (int64, error) {
+	x, err := compileExpr(e, nil)
+	if err != nil {
+		return 0, err
+	}
+	v, err := x.eval(nil)
+	if err != nil {
+		return 0, sqlmini.Errorf(e.Pos, "%v", err)
+	}
+	switch t := v.(type) {
+	case int64:
+		return t, nil
+	case Instant, LocalDateTime:
+		ms, _ := TimeMillis(t)
+		return ms, nil
+	case string:
+		if iv, err := ParseValue(t, TypeTimestampLTZ, ParseOptions{}); err == nil {
+			ms, _ := TimeMillis(iv)
+			return ms, nil
+		}
+	}
+	return 0, sqlmini.Errorf(e.Pos, "a WATERMARK step needs a time: TIMESTAMP '2025-03-27 12:00:00' or epoch milliseconds, not %s", x.typ())
 }
 
 // renameColumns gives a node new column names (a view's or alias's list).
@@ -215,7 +285,7 @@ func exprText(e *sqlmini.Expr) string {
 
 func (p *planner) planFrom(f *sqlmini.FromItem) (node, string, error) {
 	if f == nil { // SELECT without FROM: one row of no columns
-		return &valuesNode{rows: []Row{{Kind: Insert}}}, "", nil
+		return &valuesNode{events: []event{{kind: evRow, row: Row{Kind: Insert}}}}, "", nil
 	}
 	var n node
 	var err error
@@ -278,6 +348,8 @@ func (p *planner) planTable(t *Table) (node, error) {
 		return n, nil
 	case TableFile:
 		return p.planFileTable(t)
+	case TableValues:
+		return &valuesNode{sch: t.Schema, events: t.Events, wm: t.Watermark, every: p.s.watermarkEvery()}, nil
 	}
 	return nil, fmt.Errorf("table %s cannot be read", t.Name)
 }

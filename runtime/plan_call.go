@@ -231,7 +231,14 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 	cols = append(cols, n.fnOut.Columns...)
 	if rowtime != nil {
 		cols = append(cols, *rowtime)
-		n.rowtime = true
+		n.rowtime, n.rowtimeType = true, rowtime.Type
+	}
+	for _, t := range n.tables {
+		var keys []sortKey
+		if len(t.sem.OrderBy) > 0 {
+			keys = sortKeys(t)
+		}
+		n.orderBy = append(n.orderBy, keys)
 	}
 	nm := make([]string, len(cols))
 	for i, c := range cols {
@@ -346,7 +353,21 @@ func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini
 		if !tb.set {
 			return tableBinding{}, "", sqlmini.Errorf(ta.OrderBy[0].Pos, "PARTITION BY or ORDER BY are not supported for table arguments with row semantics.")
 		}
-		return tableBinding{}, "", sqlmini.Errorf(ta.OrderBy[0].Pos, "ORDER BY on table arguments is not supported yet (it comes with event time)")
+		keys, dirs, err := orderBy(d.Name, sch, ta.OrderBy)
+		if err != nil {
+			return tableBinding{}, "", err
+		}
+		tb.sem.OrderBy, tb.sem.Descending = keys, dirs
+		tb.order = ta.OrderBy
+		var refs []string
+		for i, k := range keys {
+			dir := "ASC_NULLS_LAST"
+			if dirs[i] {
+				dir = "DESC_NULLS_FIRST"
+			}
+			refs = append(refs, "$"+itoa(k)+" "+dir)
+		}
+		text += " ORDER BY(" + strings.Join(refs, ", ") + ")"
 	}
 	if in.changelog().IsInsertOnly() == false && !d.Traits.Has(SupportUpdates) {
 		return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' does not support updates, but the input table produces them (%s). Declare the SUPPORT_UPDATES trait to accept them.", d.Name, in.changelog())
@@ -364,7 +385,8 @@ func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini
 		}
 		tb.in = &typedNode{projectNode{in: in, exprs: exprs, sch: Schema{Columns: typed}}, sch}
 	}
-	tb.sem = TableSemantics{DataType: sch.RowType(), PartitionBy: tb.partition, TimeColumn: -1, Changelog: in.changelog()}
+	tb.sem = TableSemantics{DataType: sch.RowType(), PartitionBy: tb.partition, OrderBy: tb.sem.OrderBy,
+		Descending: tb.sem.Descending, TimeColumn: -1, Changelog: in.changelog()}
 	tb.sem.DataType.NotNull = false
 	return tb, text, nil
 }
@@ -486,6 +508,58 @@ type typedNode struct {
 	orig Schema
 }
 
+// orderBy checks ORDER BY of a table argument as Flink does: the first
+// column an ascending time attribute, no column twice.
+func orderBy(arg string, sch Schema, items []*sqlmini.OrderItem) ([]int, []bool, error) {
+	var keys []int
+	var dirs []bool
+	seen := map[string]bool{}
+	for i, it := range items {
+		name := string(it.Column.Value)
+		k := sch.Index(name)
+		if k < 0 {
+			return nil, nil, sqlmini.Errorf(it.Pos, "Invalid column '%s' for ORDER BY clause. Available columns are: %s", name, namesOf(sch))
+		}
+		if seen[name] {
+			return nil, nil, sqlmini.Errorf(it.Pos, "Invalid ORDER BY clause for table argument '%s'. Column '%s' appears more than once in ORDER BY.", arg, name)
+		}
+		seen[name] = true
+		desc := strings.EqualFold(it.Direction, "DESC")
+		col := sch.Columns[k]
+		if i == 0 {
+			if !col.Type.IsTime() || col.Type.Length > 3 {
+				return nil, nil, sqlmini.Errorf(it.Pos, "Invalid ORDER BY clause for table argument '%s'. The first ORDER BY column must be a TIMESTAMP or TIMESTAMP_LTZ column (up to precision 3). However, column '%s' has data type '%s'.", arg, name, col.Type)
+			}
+			if desc {
+				return nil, nil, sqlmini.Errorf(it.Pos, "Invalid ORDER BY clause for table argument '%s'. The first ORDER BY column on a timestamp column must be in ascending order.", arg)
+			}
+			if !col.TimeAttr {
+				return nil, nil, sqlmini.Errorf(it.Pos, "Invalid ORDER BY clause for table argument '%s'. The first ORDER BY column '%s' is not a valid time attribute. Only columns with a watermark declaration qualify for ORDER BY. Also, make sure that the watermarked column is forwarded without any modification.", arg, name)
+			}
+		}
+		keys = append(keys, k)
+		dirs = append(dirs, desc)
+	}
+	return keys, dirs, nil
+}
+
+// sortKeys turns a table argument's ORDER BY after its time column into
+// sort keys (ASC sorts NULLS LAST and DESC NULLS FIRST unless told).
+func sortKeys(t tableBinding) []sortKey {
+	var keys []sortKey
+	for i := 1; i < len(t.sem.OrderBy); i++ {
+		k := sortKey{col: t.sem.OrderBy[i], desc: t.sem.Descending[i], nullsFirst: t.sem.Descending[i]}
+		switch strings.ToUpper(t.order[i].Nulls) {
+		case "FIRST":
+			k.nullsFirst = true
+		case "LAST":
+			k.nullsFirst = false
+		}
+		keys = append(keys, k)
+	}
+	return keys
+}
+
 // checkTables applies Flink's rules for several table arguments.
 func (p *planner) checkTables(c *sqlmini.Call, def *FuncDef, ts []tableBinding) error {
 	var tables []ArgDecl
@@ -549,8 +623,14 @@ func (p *planner) bindOnTime(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime D
 			}
 			found = true
 			tc := t.in.schema().Columns[k]
-			if !tc.Type.IsTime() {
+			if !tc.Type.IsTime() || tc.Type.Length > 3 {
 				return nil, sqlmini.Errorf(c.Pos, "Unsupported data type for time attribute '%s' in table argument '%s'. Only TIMESTAMP(3) or TIMESTAMP_LTZ(3) are supported, but found %s.", name, t.name, tc.Type)
+			}
+			if !tc.TimeAttr {
+				return nil, sqlmini.Errorf(c.Pos, "Invalid time attribute '%s' in table argument '%s': the `on_time` column must be a time attribute. Only columns with a watermark declaration qualify (WATERMARK FOR %s AS %s - INTERVAL ...), and the rowtime column of a PTF's output.", name, t.name, name, name)
+			}
+			if len(t.sem.OrderBy) > 0 && t.sem.OrderBy[0] != k {
+				return nil, sqlmini.Errorf(c.Pos, "Invalid ORDER BY clause for table argument '%s'. The first ORDER BY column '%s' must be the time attribute given in `on_time` ('%s').", t.name, t.in.schema().Columns[t.sem.OrderBy[0]].Name, name)
 			}
 			if t.sem.TimeColumn >= 0 {
 				return nil, sqlmini.Errorf(c.Pos, "Ambiguous time attribute found. The `on_time` argument must reference at most one column in a table argument. Currently, the columns in `on_time` point to both '%s' and '%s' in table argument '%s'.", t.in.schema().Columns[t.sem.TimeColumn].Name, name, t.name)

@@ -1,10 +1,12 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
 )
 
@@ -17,6 +19,7 @@ type tableBinding struct {
 	sem       TableSemantics
 	pass      bool // PASS_COLUMNS_THROUGH
 	set       bool // set semantics
+	order     []*sqlmini.OrderItem
 }
 
 // ptfNode is a bound PTF call.
@@ -30,8 +33,12 @@ type ptfNode struct {
 	sch    Schema // prefix + function columns (+ rowtime)
 	mode   ChangelogMode
 	text   string
-	// rowtime: the output ends with the on_time column of the input row.
-	rowtime bool
+	// rowtime: the output ends with the on_time column of the input row
+	// (or a timer's time), typed rowtimeType.
+	rowtime     bool
+	rowtimeType Type
+	// orderBy are the ORDER BY keys of each table argument (nil: none).
+	orderBy [][]sortKey
 }
 
 func (n *ptfNode) schema() Schema           { return n.sch }
@@ -84,22 +91,49 @@ func (n *ptfNode) open(ex *execution) (stream, error) {
 		op.ins = append(op.ins, st)
 	}
 	op.ended = make([]bool, len(op.ins))
+	op.inWM, op.inHas = make([]int64, len(op.ins)), make([]bool, len(op.ins))
+	op.buffers = make([]*sortBuffer, len(op.ins))
+	for i, t := range n.tables {
+		if len(t.sem.OrderBy) > 0 {
+			op.buffers[i] = newSortBuffer(t.sem.OrderBy[0], n.orderBy[i])
+		}
+	}
+	op.ttl = make([]int64, len(n.def.State))
+	for i, sd := range n.def.State {
+		switch {
+		case sd.TTLSet:
+			op.ttl[i] = sd.TTL.Milliseconds()
+		default:
+			op.ttl[i] = ex.defaultTTL
+		}
+	}
+	if n.uid != "" && hasSetSemantics(n.tables) {
+		if err := op.loadTimers(); err != nil {
+			op.close()
+			return nil, err
+		}
+	}
 	ex.ptfs = append(ex.ptfs, op)
 	return op, nil
 }
 
-// keyState is the live state of one partition key.
+// keyState is the live state of one partition key: its value-state
+// entries and its timers.
 type keyState struct {
 	key     []any
 	enc     []byte
 	vals    []any
 	loaded  []bool
 	cleared []bool
+	touched []int64 // processing time of the last write, for TTL
 	dirty   bool
+	named   map[string]*timer
+	unnamed map[int64]*timer
 }
 
-// ptfOp runs one PTF call: it pulls rows from its inputs, calls Eval, and
-// hands out what the function collected.
+// ptfOp runs one PTF call: it pulls events from its inputs, calls Eval for
+// rows and OnTimer for timers as the watermark passes them, and hands out
+// what the function collected followed by the watermark.
 type ptfOp struct {
 	node   *ptfNode
 	inst   PTF
@@ -109,29 +143,44 @@ type ptfOp struct {
 	ins    []stream
 	ended  []bool
 	turn   int
-	queue  []Row
-	qi     int
+	out    []event
+	oi     int
 	done   bool
 	evaled bool // a PTF without tables ran its one call
 
 	cache  map[string]*keyState
-	stored bool // the store may hold state of this uid
+	stored bool    // the store may hold state of this uid
+	ttl    []int64 // per state entry, milliseconds of processing time; 0: none
+	// loadedTimers: timers came from the store, so saving must rewrite them.
+	loadedTimers bool
+
+	// event time
+	wm      int64 // the operator's watermark: the minimum of its inputs'
+	hasWM   bool
+	inWM    []int64 // each input's watermark (tableWatermark)
+	inHas   []bool
+	timers  timerService
+	buffers []*sortBuffer // per input, for ORDER BY
+	firing  *timer
+	sawWM   bool // a watermark other than the end of input arrived
+	endFire int  // timers fired by the end of input
 
 	// the current call
 	cur  *keyState
 	row  Row
 	bind *tableBinding
+	bi   int // index of bind in node.tables
 }
 
 func (o *ptfOp) next() (event, error) {
 	for {
-		if o.qi < len(o.queue) {
-			r := o.queue[o.qi]
-			o.queue[o.qi] = Row{}
-			o.qi++
-			return event{kind: evRow, row: r}, nil
+		if o.oi < len(o.out) {
+			ev := o.out[o.oi]
+			o.out[o.oi] = event{}
+			o.oi++
+			return ev, nil
 		}
-		o.queue, o.qi = o.queue[:0], 0
+		o.out, o.oi = o.out[:0], 0
 		if o.done {
 			return event{kind: evEnd}, nil
 		}
@@ -171,19 +220,101 @@ func (o *ptfOp) step() error {
 		switch ev.kind {
 		case evEnd:
 			o.ended[i] = true
-			continue
+			return o.inputWatermark(i, MaxWatermark)
 		case evWatermark:
+			o.sawWM = true
+			return o.inputWatermark(i, ev.wm)
+		}
+		if b := o.buffers[i]; b != nil {
+			ts, ok := TimeMillis(ev.row.Fields[b.timeCol])
+			if !ok || (o.inHas[i] && ts <= o.inWM[i]) {
+				b.dropped++ // late (or without time): ORDER BY drops it
+				return nil
+			}
+			b.add(ev.row, ts)
 			return nil
 		}
-		b := &n.tables[i]
-		o.bind, o.row = b, ev.row
-		o.cur = nil
-		if b.set || len(n.def.State) > 0 {
-			o.cur = o.keyState(partitionKey(ev.row, b.partition))
-		}
-		return o.call(ev.row)
+		return o.evalRow(i, ev.row)
 	}
 	o.done = true
+	return nil
+}
+
+// evalRow calls Eval for a row of input i.
+func (o *ptfOp) evalRow(i int, r Row) error {
+	b := &o.node.tables[i]
+	o.bind, o.bi, o.row = b, i, r
+	o.cur = nil
+	if b.set || len(o.node.def.State) > 0 {
+		o.cur = o.keyState(partitionKey(r, b.partition))
+	}
+	return o.call(r)
+}
+
+// inputWatermark advances input i's watermark to w: its ORDER BY buffer
+// hands out the rows due (the function still sees the old watermark),
+// then the operator's watermark, the minimum over the inputs, advances and
+// fires the timers due before it is forwarded.
+func (o *ptfOp) inputWatermark(i int, w int64) error {
+	if o.inHas[i] && w <= o.inWM[i] {
+		return nil
+	}
+	if b := o.buffers[i]; b != nil {
+		for {
+			r, ok := b.pop(w)
+			if !ok {
+				break
+			}
+			if err := o.evalRow(i, r); err != nil {
+				return err
+			}
+		}
+	}
+	o.inWM[i], o.inHas[i] = w, true
+	min := int64(MaxWatermark)
+	for j := range o.ins {
+		if !o.inHas[j] {
+			return nil // an input without a watermark holds the operator's back
+		}
+		if o.inWM[j] < min {
+			min = o.inWM[j]
+		}
+	}
+	if o.hasWM && min <= o.wm {
+		return nil
+	}
+	o.wm, o.hasWM = min, true
+	if err := o.fireTimers(); err != nil {
+		return err
+	}
+	if min != MaxWatermark {
+		o.out = append(o.out, event{kind: evWatermark, wm: min})
+	}
+	return nil
+}
+
+// fireTimers calls OnTimer for every timer due at the current watermark,
+// in time order; timers that onTimer registers at or before it fire in the
+// same pass.
+func (o *ptfOp) fireTimers() error {
+	limit := o.ex.maxTimerFirings
+	fired := 0
+	for t := o.timers.next(o.wm); t != nil; t = o.timers.next(o.wm) {
+		fired++
+		if limit > 0 && fired > limit {
+			return fmt.Errorf("%s: more than %d timers fired at watermark %d: does onTimer keep registering timers in the past? (raise SET 'ptfsh.timers.max-firings' if this is intended)", o.node.fn, limit, o.wm)
+		}
+		if o.wm == MaxWatermark {
+			o.endFire++
+		}
+		o.firing, o.cur, o.bind = t, t.ks, nil
+		err := o.inst.OnTimer(o.ctx)
+		o.endCall(o.cur)
+		o.firing = nil
+		if err != nil {
+			return o.callError(err)
+		}
+	}
 	return nil
 }
 
@@ -207,7 +338,13 @@ func (o *ptfOp) callError(err error) error {
 	if o.cur != nil && len(o.cur.key) > 0 {
 		where = append(where, "key ("+formatFields(o.cur.key)+")")
 	}
-	if o.bind != nil {
+	if o.firing != nil {
+		name := "unnamed timer"
+		if o.firing.named {
+			name = "timer '" + o.firing.name + "'"
+		}
+		where = append(where, fmt.Sprintf("%s at %d", name, o.firing.time))
+	} else if o.bind != nil {
 		where = append(where, "input row "+FormatRow(o.row, o.bind.in.schema()))
 	}
 	if len(where) == 0 {
@@ -249,9 +386,37 @@ func (o *ptfOp) keyState(key []any) *keyState {
 		return ks
 	}
 	n := len(o.node.def.State)
-	ks := &keyState{key: key, enc: enc, vals: make([]any, n), loaded: make([]bool, n), cleared: make([]bool, n)}
+	ks := &keyState{key: key, enc: enc, vals: make([]any, n), loaded: make([]bool, n), cleared: make([]bool, n), touched: make([]int64, n)}
 	o.cache[string(enc)] = ks
 	return ks
+}
+
+// loadTimers reads the timers a previous statement or run left.
+func (o *ptfOp) loadTimers() error {
+	var types []Type
+	for _, t := range o.node.tables {
+		for _, k := range t.partition {
+			types = append(types, t.in.schema().Columns[k].Type)
+		}
+		break // co-partitioned tables share the key's types
+	}
+	err := o.ex.store.View(func(tx state.Tx) error {
+		return o.timers.load(tx, o.node.uid, func(enc []byte) (*keyState, error) {
+			if ks, ok := o.cache[string(enc)]; ok {
+				return ks, nil
+			}
+			key, err := decodeKey(enc, types)
+			if err != nil {
+				return nil, err
+			}
+			return o.keyState(key), nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("%s: reading timers: %w", o.node.fn, err)
+	}
+	o.loadedTimers = o.timers.n > 0
+	return nil
 }
 
 func (o *ptfOp) storeHasState() bool {
@@ -275,6 +440,11 @@ var errStopScan = errors.New("stop scan")
 
 // flush writes every changed state value to the store in one transaction.
 func (o *ptfOp) flush(tx state.Tx) error {
+	if o.node.uid != "" && (o.timers.n > 0 || o.loadedTimers) {
+		if err := o.timers.save(tx, o.node.uid); err != nil {
+			return err
+		}
+	}
 	if o.codec == nil {
 		return nil
 	}
@@ -297,6 +467,9 @@ func (o *ptfOp) flush(tx state.Tx) error {
 			if err != nil {
 				return fmt.Errorf("%s: state %q of key (%s): %w", o.node.fn, sd.Name, formatFields(ks.key), err)
 			}
+			// Each value is stored after the processing time it was last
+			// written at, so that TTL holds across runs.
+			b = append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(b)), uint64(ks.touched[i])), b...)
 			if err := tx.Put(ns, ks.enc, b); err != nil {
 				return err
 			}
@@ -352,9 +525,9 @@ func (o *ptfOp) collect(r Row) error {
 	out = append(out, prefix...)
 	out = append(out, r.Fields...)
 	if n.rowtime {
-		out = append(out, o.row.Fields[o.bind.sem.TimeColumn])
+		out = append(out, o.rowtime())
 	}
-	o.queue = append(o.queue, Row{Kind: r.Kind, Fields: out})
+	o.out = append(o.out, event{kind: evRow, row: Row{Kind: r.Kind, Fields: out}})
 	return nil
 }
 
@@ -390,6 +563,11 @@ func (o *ptfOp) state(i int) (any, error) {
 		return nil, fmt.Errorf("no state entry %d", i)
 	}
 	ks.dirty = true
+	now := o.ex.now()
+	if ttl := o.ttl[i]; ttl > 0 && ks.loaded[i] && ks.vals[i] != nil && now-ks.touched[i] > ttl {
+		ks.vals[i] = nil // expired: never returned, a fresh default instead
+	}
+	ks.touched[i] = now
 	if ks.loaded[i] && ks.vals[i] != nil {
 		return ks.vals[i], nil
 	}
@@ -402,6 +580,13 @@ func (o *ptfOp) state(i int) (any, error) {
 		})
 		if err != nil {
 			return nil, err
+		}
+		if len(data) >= 8 {
+			written := int64(binary.BigEndian.Uint64(data))
+			data = data[8:]
+			if ttl := o.ttl[i]; ttl > 0 && now-written > ttl {
+				data = nil // expired while stored
+			}
 		}
 		if data != nil {
 			v, err := o.codec.DecodeState(i, data)
@@ -448,27 +633,81 @@ func (o *ptfOp) semantics(arg int) (TableSemantics, bool) {
 }
 
 func (o *ptfOp) changelogMode() ChangelogMode { return o.node.mode }
+
+// rowtime is the rowtime output value: the input row's on_time column, or
+// the firing timer's time typed like it.
+func (o *ptfOp) rowtime() any {
+	if o.firing != nil {
+		if o.node.rowtimeType.Kind == KindTimestamp {
+			return LocalDateTime{Millis: o.firing.time}
+		}
+		return Instant{Millis: o.firing.time}
+	}
+	if o.bind == nil || o.bind.sem.TimeColumn < 0 {
+		return nil
+	}
+	return o.row.Fields[o.bind.sem.TimeColumn]
+}
+
 func (o *ptfOp) time() (int64, bool) {
+	if o.firing != nil {
+		return o.firing.time, true
+	}
 	if o.bind == nil || o.bind.sem.TimeColumn < 0 {
 		return 0, false
 	}
 	return TimeMillis(o.row.Fields[o.bind.sem.TimeColumn])
 }
-func (o *ptfOp) currentWatermark() (int64, bool)          { return 0, false }
-func (o *ptfOp) tableWatermark() (int64, bool)            { return 0, false }
-func (o *ptfOp) currentTimer() (string, bool)             { return "", false }
-func (o *ptfOp) clearAllTimers() error                    { return o.timersUnavailable() }
-func (o *ptfOp) registerOnTime(string, bool, int64) error { return o.timersUnavailable() }
-func (o *ptfOp) clearTimer(string, bool, int64) error     { return o.timersUnavailable() }
 
-func (o *ptfOp) timersUnavailable() error {
-	for _, t := range o.node.tables {
-		if !t.set {
-			return fmt.Errorf("Timers are not supported in the current PTF declaration. Timers are only available for table arguments with set semantics (table argument '%s')", t.name)
-		}
-		if t.pass {
-			return fmt.Errorf("Timers are not supported in the current PTF declaration. Timers are disabled for table arguments that pass columns through (table argument '%s')", t.name)
-		}
+func (o *ptfOp) currentWatermark() (int64, bool) { return o.wm, o.hasWM }
+
+func (o *ptfOp) tableWatermark() (int64, bool) {
+	if o.firing != nil || o.bind == nil || !o.inHas[o.bi] {
+		return 0, false
 	}
-	return fmt.Errorf("%w: event-time timers are not implemented yet", ErrNoTimers)
+	return o.inWM[o.bi], true
+}
+
+func (o *ptfOp) currentTimer() (string, bool) {
+	if o.firing == nil || !o.firing.named {
+		return "", false
+	}
+	return o.firing.name, true
+}
+
+func (o *ptfOp) registerOnTime(name string, named bool, ts int64) error {
+	if err := o.timersAllowed(); err != nil {
+		return err
+	}
+	o.timers.register(o.cur, name, named, ts)
+	return nil
+}
+
+func (o *ptfOp) clearTimer(name string, named bool, ts int64) error {
+	if err := o.timersAllowed(); err != nil {
+		return err
+	}
+	o.timers.clear(o.cur, name, named, ts)
+	return nil
+}
+
+func (o *ptfOp) clearAllTimers() error {
+	if err := o.timersAllowed(); err != nil {
+		return err
+	}
+	o.timers.clearKey(o.cur)
+	return nil
+}
+
+// timersAllowed applies Flink's rule: timers only when every table argument
+// has set semantics and none passes columns through.
+func (o *ptfOp) timersAllowed() error {
+	ok := len(o.node.tables) > 0 && o.cur != nil
+	for _, t := range o.node.tables {
+		ok = ok && t.set && !t.pass
+	}
+	if !ok {
+		return fmt.Errorf("%w: Timers are not supported in the current PTF declaration. Note that only PTFs that take set semantic tables support timers. Also timers are not available for advanced traits such as supporting pass-through columns or updates.", ErrNoTimers)
+	}
+	return nil
 }

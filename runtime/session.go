@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -147,6 +148,10 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 	}
 	key, val := string(*set.Key), string(*set.Value)
 	switch key {
+	case "ptfsh.watermark.every-rows":
+		if n, err := strconv.ParseInt(val, 10, 64); err != nil || n < 1 {
+			return sqlmini.Errorf(set.Pos, "'ptfsh.watermark.every-rows' needs a whole number of at least 1, not '%s'", val)
+		}
 	case "sql-client.execution.result-mode", "ptfsh.format":
 		if _, err := NewPrinter(strings.ToLower(val), io.Discard); err != nil {
 			return sqlmini.Errorf(set.Pos, "%v", err)
@@ -159,6 +164,16 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 	}
 	s.settings[key] = val
 	return nil
+}
+
+// watermarkEvery is SET 'ptfsh.watermark.every-rows' (default 1: a
+// watermark after each row, as Flink's tests emit them).
+func (s *Session) watermarkEvery() int64 {
+	n, err := strconv.ParseInt(s.settings["ptfsh.watermark.every-rows"], 10, 64)
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
 }
 
 // format is the result format in force.
@@ -443,7 +458,10 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 	if err != nil {
 		return sqlmini.Errorf(st.Pos, "%v", err)
 	}
-	ex := &execution{ctx: ctx, store: s.cfg.Store}
+	ex, err := s.newExecution(ctx)
+	if err != nil {
+		return sqlmini.Errorf(st.Pos, "%v", err)
+	}
 	str, err := n.open(ex)
 	if err != nil {
 		return positioned(st.Pos, err)
@@ -494,6 +512,14 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 		return nil
 	}); err != nil {
 		return fmt.Errorf("writing state: %w", err)
+	}
+	if notes := timeNotes(ex); len(notes) > 0 {
+		if err := out.Flush(); err != nil {
+			return err
+		}
+		for _, n := range notes {
+			fmt.Fprintln(s.cfg.Err, n)
+		}
 	}
 	if s.cfg.Timing {
 		if err := out.Flush(); err != nil {

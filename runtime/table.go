@@ -67,6 +67,13 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	for _, o := range ct.Options {
 		t.Options[string(o.Key)] = string(o.Value)
 	}
+	if ct.Query != nil {
+		if err := s.tableValues(t, ct); err != nil {
+			return err
+		}
+		s.cat.addTable(t)
+		return nil
+	}
 	if err := checkTableOptions(t, ct); err != nil {
 		return err
 	}
@@ -175,4 +182,34 @@ func boolOption(t *Table, key string) (bool, error) {
 		return true, nil
 	}
 	return false, fmt.Errorf("option '%s' must be 'true' or 'false', not '%s'", key, t.Options[key])
+}
+
+// tableValues reads the rows of CREATE TABLE t (...) AS VALUES ...: typed
+// by the declared columns, with the table's WATERMARK declaration.
+func (s *Session) tableValues(t *Table, ct *sqlmini.CreateTable) error {
+	q := ct.Query
+	if len(q.With) > 0 || len(q.Union) > 0 || q.Body.Values == nil {
+		return sqlmini.Errorf(q.Pos, "CREATE TABLE %s AS takes a VALUES list; for a query use CREATE VIEW", t.Name)
+	}
+	if c, ok := t.Options["connector"]; ok && c != "values" {
+		return sqlmini.Errorf(ct.Pos, "a table given AS VALUES has no connector (or 'connector' = 'values'), not '%s'", c)
+	}
+	for k := range t.Options {
+		if k != "connector" {
+			return sqlmini.Errorf(ct.Pos, "unsupported option '%s' for a table given AS VALUES", k)
+		}
+	}
+	exprs, width, err := compileValues(q.Body.Values)
+	if err != nil {
+		return err
+	}
+	if width != t.Schema.Len() {
+		return sqlmini.Errorf(q.Pos, "table %s has %d columns %s, but its VALUES rows have %d values", t.Name, t.Schema.Len(), namesOf(t.Schema), width)
+	}
+	events, err := valuesEvents(q.Body.Values, exprs, t.Schema)
+	if err != nil {
+		return err
+	}
+	t.Kind, t.Events = TableValues, events
+	return nil
 }

@@ -295,28 +295,6 @@ func kindName(k runtime.StateKind) string {
 	return "value"
 }
 
-// durationRE is Flink's TimeUtils.parseDuration syntax: a number and an
-// optional unit (milliseconds without one).
-var durationRE = regexp.MustCompile(`^\s*(\d+)\s*([a-zµ]*)\s*$`)
-
-var durationUnits = map[string]time.Duration{}
-
-func init() {
-	for unit, names := range map[time.Duration][]string{
-		24 * time.Hour:   {"d", "day", "days"},
-		time.Hour:        {"h", "hour", "hours"},
-		time.Minute:      {"min", "m", "minute", "minutes", "mins"},
-		time.Second:      {"s", "sec", "secs", "second", "seconds"},
-		time.Millisecond: {"ms", "milli", "millis", "millisecond", "milliseconds"},
-		time.Microsecond: {"µs", "micro", "micros", "microsecond", "microseconds"},
-		time.Nanosecond:  {"ns", "nano", "nanos", "nanosecond", "nanoseconds"},
-	} {
-		for _, n := range names {
-			durationUnits[n] = unit
-		}
-	}
-}
-
 // parseTTL parses a ttl: Flink's duration syntax ("1 hour", "5 days",
 // "10 s", "500 ms", "0") or a number of milliseconds.
 func parseTTL(v goja.Value) (time.Duration, error) {
@@ -330,27 +308,7 @@ func parseTTL(v goja.Value) (time.Duration, error) {
 	if !goja.IsString(v) {
 		return 0, fmt.Errorf("want a duration such as \"1 hour\", not %s", jsTypeOf(v))
 	}
-	return parseDuration(v.String())
-}
-
-func parseDuration(s string) (time.Duration, error) {
-	m := durationRE.FindStringSubmatch(strings.ToLower(s))
-	if m == nil {
-		return 0, fmt.Errorf("invalid duration %q: want a number and a unit, such as \"1 hour\", \"5 days\", \"10 s\", \"500 ms\"", s)
-	}
-	unit := time.Millisecond
-	if m[2] != "" {
-		u, ok := durationUnits[m[2]]
-		if !ok {
-			return 0, fmt.Errorf("invalid duration %q: unknown unit %q (use d, h, min, s, ms, µs or ns, or their long names)", s, m[2])
-		}
-		unit = u
-	}
-	n, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil || n > math.MaxInt64/int64(unit) {
-		return 0, fmt.Errorf("invalid duration %q: too large", s)
-	}
-	return time.Duration(n) * unit, nil
+	return runtime.ParseDuration(v.String())
 }
 
 func (d *decl) parseChangelog(v goja.Value, errAt errAtFunc) error {

@@ -219,9 +219,9 @@ func TestParseDuration(t *testing.T) {
 		{"1.5 h", "", true},
 	}
 	for _, tc := range tests {
-		d, err := parseDuration(tc.in)
+		d, err := runtime.ParseDuration(tc.in)
 		if (err != nil) != tc.err || (err == nil && d.String() != tc.want) {
-			t.Errorf("parseDuration(%q) = %v, %v; want %s (error %v)", tc.in, d, err, tc.want, tc.err)
+			t.Errorf("runtime.ParseDuration(%q) = %v, %v; want %s (error %v)", tc.in, d, err, tc.want, tc.err)
 		}
 	}
 }

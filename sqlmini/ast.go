@@ -118,6 +118,8 @@ type CreateTable struct {
 	Name     *Name           `parser:"@@"`
 	Elements []*TableElement `parser:"'(' @@ ( ',' @@ )* ')'"`
 	Options  []*Option       `parser:"( 'WITH' '(' ( @@ ( ',' @@ )* )? ')' )?"`
+	// Query gives the table's rows inline: CREATE TABLE t (...) AS VALUES ...
+	Query *Query `parser:"( 'AS' @@ )?"`
 }
 
 // TableElement is a column, a PRIMARY KEY or a WATERMARK declaration.
@@ -234,10 +236,12 @@ type Values struct {
 	Rows []*ValuesRow `parser:"'VALUES' @@ ( ',' @@ )*"`
 }
 
-// ValuesRow is one parenthesized row of VALUES.
+// ValuesRow is one parenthesized row of VALUES, or a watermark step.
 type ValuesRow struct {
-	Pos    Pos
-	Values []*Expr `parser:"'(' @@ ( ',' @@ )* ')'"`
+	Pos Pos
+	// Watermark is a watermark step written into the data: WATERMARK <time>.
+	Watermark *Expr   `parser:"(  'WATERMARK' @@"`
+	Values    []*Expr `parser:" | '(' @@ ( ',' @@ )* ')' )"`
 }
 
 // Select is SELECT items FROM source [WHERE] [GROUP BY] [LIMIT].

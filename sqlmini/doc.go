@@ -11,7 +11,7 @@
 //	create      = "CREATE" ["TEMPORARY"] ( "FUNCTION" function | "VIEW" view | "TABLE" table ) .
 //	function    = ["IF" "NOT" "EXISTS"] name ( "AS" (string | body) ["LANGUAGE" name] | "LANGUAGE" name "AS" body ) .
 //	view        = name ["(" name {"," name} ")"] "AS" query .
-//	table       = name "(" element {"," element} ")" ["WITH" "(" option {"," option} ")"] .
+//	table       = name "(" element {"," element} ")" ["WITH" "(" option {"," option} ")"] ["AS" query] .
 //	element     = "PRIMARY" "KEY" "(" names ")" "NOT" "ENFORCED" | "WATERMARK" "FOR" name "AS" expr | name type ["PRIMARY" "KEY" "NOT" "ENFORCED"] .
 //	drop        = "DROP" ["TEMPORARY"] ("FUNCTION" | "TABLE" | "VIEW") ["IF" "EXISTS"] name .
 //	show        = "SHOW" ["USER"] "FUNCTIONS" | "SHOW" "TABLES" | "SHOW" "VIEWS" .
@@ -20,6 +20,7 @@
 //	explain     = "EXPLAIN" query .              insert = "INSERT" "INTO" name query .
 //	query       = ["WITH" cte {"," cte}] setexpr {"UNION" "ALL" setexpr} .
 //	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .
+//	row         = "(" expr {"," expr} ")" | "WATERMARK" expr .
 //	select      = "SELECT" ["DISTINCT"] item {"," item} "FROM" from ["WHERE" expr] ["GROUP" "BY" exprs] ["LIMIT" number] .
 //	from        = ( "TABLE" "(" call ")" | call | "(" query ")" | name ) [["AS"] name ["(" names ")"]] .
 //	call        = name "(" [arg {"," arg}] ")" .

@@ -94,6 +94,8 @@ var printTests = []struct {
 	{"ptf/descriptor", "SELECT * FROM f(TABLE t, DESCRIPTOR(a, b))", "SELECT * FROM f(TABLE t, DESCRIPTOR(a, b))"},
 	{"ptf/empty descriptor", "SELECT * FROM f(c => descriptor())", "SELECT * FROM f(c => DESCRIPTOR())"},
 	{"select/no from", "select 1, 'x' as s", "SELECT 1, 'x' AS s"},
+	{"values/watermark step", "VALUES ('Bob', 1), watermark TIMESTAMP '2025-03-27 12:01:00', ('Al', 2)", "VALUES ('Bob', 1), WATERMARK TIMESTAMP '2025-03-27 12:01:00', ('Al', 2)"},
+	{"create table/as values", "CREATE TABLE t (a INT, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts) AS VALUES (1, 0), WATERMARK 5, (2, 3)", "CREATE TABLE t (a INT, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts) AS VALUES (1, 0), WATERMARK 5, (2, 3)"},
 	{"ptf/table function", "SELECT * FROM TABLE(f(TABLE t, x => DEFAULT)) AS r", "SELECT * FROM TABLE(f(TABLE t, x => DEFAULT)) AS r"},
 	{"ptf/table subquery", "SELECT * FROM f(TABLE (SELECT * FROM t WHERE a > 0) PARTITION BY a)", "SELECT * FROM f(TABLE (SELECT * FROM t WHERE a > 0) PARTITION BY a)"},
 	{"ptf/no args", "SELECT * FROM f()", "SELECT * FROM f()"},

@@ -224,6 +224,10 @@ func (t *CreateTable) format(b *strings.Builder) {
 		list(b, t.Options)
 		b.WriteString(")")
 	}
+	if t.Query != nil {
+		b.WriteString(" AS ")
+		t.Query.format(b)
+	}
 }
 
 // String prints the column, PRIMARY KEY or WATERMARK declaration.
@@ -467,6 +471,11 @@ func (r *ValuesRow) String() string { return str(r) }
 
 func (r *ValuesRow) format(b *strings.Builder) {
 	if r == nil {
+		return
+	}
+	if r.Watermark != nil {
+		b.WriteString("WATERMARK ")
+		r.Watermark.format(b)
 		return
 	}
 	b.WriteString("(")

@@ -1,0 +1,81 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+)
+
+// Settings of event and processing time, read when a statement starts.
+const (
+	// SetProcessingTime fixes the processing-time clock (state TTL) at a
+	// time: 'YYYY-MM-DD hh:mm:ss' or epoch milliseconds. Without it the
+	// clock is the wall clock.
+	SetProcessingTime = "ptfsh.processing-time"
+	// SetStateTTL is Flink's default time-to-live of state entries that
+	// declare none.
+	SetStateTTL = "table.exec.state.ttl"
+	// SetMaxTimerFirings stops an onTimer that keeps registering past
+	// timers after this many firings at one watermark.
+	SetMaxTimerFirings = "ptfsh.timers.max-firings"
+)
+
+// newExecution prepares a statement's execution from the settings.
+func (s *Session) newExecution(ctx context.Context) (*execution, error) {
+	ex := newExecution(ctx, s.cfg.Store)
+	if v, ok := s.settings[SetProcessingTime]; ok {
+		ms, err := parseTimeSetting(v)
+		if err != nil {
+			return nil, fmt.Errorf("SET '%s': %w", SetProcessingTime, err)
+		}
+		ex.now = func() int64 { return ms }
+	}
+	if v, ok := s.settings[SetStateTTL]; ok {
+		d, err := ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("SET '%s': %w", SetStateTTL, err)
+		}
+		ex.defaultTTL = d.Milliseconds()
+	}
+	if v, ok := s.settings[SetMaxTimerFirings]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("SET '%s' needs a whole number (0: no limit), not '%s'", SetMaxTimerFirings, v)
+		}
+		ex.maxTimerFirings = n
+	}
+	return ex, nil
+}
+
+// parseTimeSetting reads a time given in a SET: epoch milliseconds or a
+// timestamp as in CSV files (UTC).
+func parseTimeSetting(v string) (int64, error) {
+	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return ms, nil
+	}
+	t, err := ParseValue(v, TypeTimestampLTZ, ParseOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("want epoch milliseconds or a time such as '2025-03-27 12:00:00', not '%s'", v)
+	}
+	ms, _ := TimeMillis(t)
+	return ms, nil
+}
+
+// timeNotes says what a person should know about time after a statement:
+// timers that fired only because the input ended, with no watermark seen.
+func timeNotes(ex *execution) []string {
+	var notes []string
+	for _, op := range ex.ptfs {
+		if op.endFire > 0 && !op.sawWM {
+			notes = append(notes, fmt.Sprintf("note: %s: %s fired at the end of input only: its input has no watermark (declare WATERMARK FOR <column> AS <column> - INTERVAL ... on the table so that timers fire as event time passes)",
+				op.node.fn, plural(int64(op.endFire), "timer")))
+		}
+		for i, b := range op.buffers {
+			if b != nil && b.dropped > 0 {
+				notes = append(notes, fmt.Sprintf("note: %s: ORDER BY dropped %s of table argument '%s' that arrived late (at or before the watermark)",
+					op.node.fn, plural(b.dropped, "row"), op.node.tables[i].name))
+			}
+		}
+	}
+	return notes
+}

@@ -1,0 +1,89 @@
+package runtime
+
+import "container/heap"
+
+// sortKey is one ORDER BY column after the first (time) column.
+type sortKey struct {
+	col        int
+	desc       bool
+	nullsFirst bool
+}
+
+// sortBuffer holds the rows of one table argument with ORDER BY until the
+// watermark passes their time: then they are handed out in ORDER BY order
+// (time ascending, then the further keys, then arrival).
+type sortBuffer struct {
+	timeCol int
+	keys    []sortKey
+	h       sortHeap
+	seq     uint64
+	dropped int64 // late rows dropped
+}
+
+type sortEntry struct {
+	row Row
+	ts  int64
+	seq uint64
+}
+
+type sortHeap struct {
+	entries []sortEntry
+	keys    []sortKey
+}
+
+func (h *sortHeap) Len() int      { return len(h.entries) }
+func (h *sortHeap) Swap(i, j int) { h.entries[i], h.entries[j] = h.entries[j], h.entries[i] }
+func (h *sortHeap) Push(x any)    { h.entries = append(h.entries, x.(sortEntry)) }
+func (h *sortHeap) Pop() any {
+	e := h.entries[len(h.entries)-1]
+	h.entries = h.entries[:len(h.entries)-1]
+	return e
+}
+
+func (h *sortHeap) Less(i, j int) bool {
+	a, b := h.entries[i], h.entries[j]
+	if a.ts != b.ts {
+		return a.ts < b.ts
+	}
+	for _, k := range h.keys {
+		x, y := a.row.Fields[k.col], b.row.Fields[k.col]
+		var c int
+		switch {
+		case x == nil && y == nil:
+			c = 0
+		case x == nil || y == nil:
+			// NULLS FIRST puts a null before any value, whatever the direction.
+			if (x == nil) == k.nullsFirst {
+				return true
+			}
+			return false
+		default:
+			c = compareValues(x, y)
+			if k.desc {
+				c = -c
+			}
+		}
+		if c != 0 {
+			return c < 0
+		}
+	}
+	return a.seq < b.seq
+}
+
+func newSortBuffer(timeCol int, keys []sortKey) *sortBuffer {
+	return &sortBuffer{timeCol: timeCol, keys: keys, h: sortHeap{keys: keys}}
+}
+
+// add buffers a row.
+func (b *sortBuffer) add(r Row, ts int64) {
+	b.seq++
+	heap.Push(&b.h, sortEntry{row: r, ts: ts, seq: b.seq})
+}
+
+// pop hands out the next row whose time is at or before wm.
+func (b *sortBuffer) pop(wm int64) (Row, bool) {
+	if b.h.Len() == 0 || b.h.entries[0].ts > wm {
+		return Row{}, false
+	}
+	return heap.Pop(&b.h).(sortEntry).row, true
+}

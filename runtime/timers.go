@@ -1,0 +1,188 @@
+package runtime
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// timer is one registered event-time timer of one partition key.
+type timer struct {
+	time  int64
+	ks    *keyState
+	name  string
+	named bool
+	seq   uint64
+	dead  bool // replaced or cleared; skipped when popped
+	index int
+}
+
+// timerQueue orders timers by time, then by registration.
+type timerQueue []*timer
+
+func (q timerQueue) Len() int { return len(q) }
+func (q timerQueue) Less(i, j int) bool {
+	if q[i].time != q[j].time {
+		return q[i].time < q[j].time
+	}
+	return q[i].seq < q[j].seq
+}
+func (q timerQueue) Swap(i, j int)     { q[i], q[j] = q[j], q[i]; q[i].index = i; q[j].index = j }
+func (q *timerQueue) Push(x any)       { t := x.(*timer); t.index = len(*q); *q = append(*q, t) }
+func (q *timerQueue) Pop() any         { old := *q; t := old[len(old)-1]; *q = old[:len(old)-1]; return t }
+func (q timerQueue) peek() *timer      { return q[0] }
+func (q *timerQueue) popTimer() *timer { return heap.Pop(q).(*timer) }
+
+// timerService holds the timers of one PTF call site: a queue by time and,
+// per key, the named timers by name and the unnamed ones by time.
+type timerService struct {
+	q   timerQueue
+	seq uint64
+	n   int // live timers
+}
+
+// register adds a timer, replacing a named timer of the same name; an
+// unnamed timer at a time already registered is not added twice.
+func (s *timerService) register(ks *keyState, name string, named bool, ts int64) {
+	if ks.named == nil {
+		ks.named, ks.unnamed = map[string]*timer{}, map[int64]*timer{}
+	}
+	if named {
+		if old, ok := ks.named[name]; ok {
+			if old.time == ts {
+				return
+			}
+			s.kill(old)
+		}
+	} else if _, ok := ks.unnamed[ts]; ok {
+		return
+	}
+	s.seq++
+	t := &timer{time: ts, ks: ks, name: name, named: named, seq: s.seq}
+	if named {
+		ks.named[name] = t
+	} else {
+		ks.unnamed[ts] = t
+	}
+	heap.Push(&s.q, t)
+	s.n++
+	ks.dirty = true
+}
+
+func (s *timerService) kill(t *timer) {
+	if t.dead {
+		return
+	}
+	t.dead = true
+	s.n--
+	if t.named {
+		delete(t.ks.named, t.name)
+	} else {
+		delete(t.ks.unnamed, t.time)
+	}
+	t.ks.dirty = true
+}
+
+// clear removes the named timer, or the unnamed one at ts.
+func (s *timerService) clear(ks *keyState, name string, named bool, ts int64) {
+	if named {
+		if t, ok := ks.named[name]; ok {
+			s.kill(t)
+		}
+		return
+	}
+	if t, ok := ks.unnamed[ts]; ok {
+		s.kill(t)
+	}
+}
+
+// clearKey removes every timer of a key.
+func (s *timerService) clearKey(ks *keyState) {
+	for _, t := range ks.named {
+		s.kill(t)
+	}
+	for _, t := range ks.unnamed {
+		s.kill(t)
+	}
+}
+
+// next pops the earliest live timer due at watermark wm.
+func (s *timerService) next(wm int64) *timer {
+	for s.q.Len() > 0 {
+		t := s.q.peek()
+		if t.dead {
+			s.q.popTimer()
+			continue
+		}
+		if t.time > wm {
+			return nil
+		}
+		s.q.popTimer()
+		s.kill(t)
+		return t
+	}
+	return nil
+}
+
+// timerNamespace is where the timers of uid live in the store.
+func timerNamespace(uid string) string { return "timers/" + uid }
+
+// timerKey encodes a timer as partition key, time, kind and name, so that
+// a key's timers are adjacent and in time order.
+func timerKey(t *timer) []byte {
+	b := append([]byte(nil), t.ks.enc...)
+	b = state.AppendString(b, "\x00timer")
+	b = state.AppendInt64(b, t.time)
+	b = state.AppendBool(b, t.named)
+	return state.AppendString(b, t.name)
+}
+
+// saveTimers replaces the stored timers of uid with the live ones.
+func (s *timerService) save(tx state.Tx, uid string) error {
+	ns := timerNamespace(uid)
+	if err := tx.DeleteNamespace(ns); err != nil {
+		return err
+	}
+	for _, t := range s.q {
+		if t.dead {
+			continue
+		}
+		keyLen := make([]byte, 0, 8)
+		keyLen = state.AppendUint64(keyLen, uint64(len(t.ks.enc)))
+		if err := tx.Put(ns, timerKey(t), append(keyLen, t.ks.enc...)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadTimers reads the stored timers of uid; key resolves a partition key's
+// encoding to its live key state.
+func (s *timerService) load(tx state.Tx, uid string, key func(enc []byte) (*keyState, error)) error {
+	return tx.Scan(timerNamespace(uid), nil, func(k, v []byte) error {
+		d := state.NewDecoder(v)
+		n, err := d.Uint64()
+		if err != nil || int(n) > len(d.Rest()) {
+			return fmt.Errorf("corrupt timer entry of %s", uid)
+		}
+		enc := append([]byte(nil), d.Rest()[:n]...)
+		d = state.NewDecoder(k[len(enc):])
+		if _, err := d.String(); err != nil {
+			return fmt.Errorf("corrupt timer entry of %s: %w", uid, err)
+		}
+		ts, err1 := d.Int64()
+		named, err2 := d.Bool()
+		name, err3 := d.String()
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return fmt.Errorf("corrupt timer entry of %s: %w", uid, err)
+		}
+		ks, err := key(enc)
+		if err != nil {
+			return err
+		}
+		s.register(ks, name, named, ts)
+		return nil
+	})
+}

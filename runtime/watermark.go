@@ -1,0 +1,67 @@
+package runtime
+
+import "math"
+
+// MaxWatermark is the watermark of the end of a bounded input (Flink's
+// Long.MAX_VALUE): it fires every timer left and flushes sort buffers.
+const MaxWatermark = math.MaxInt64
+
+// wmGen emits a table's watermarks as Flink's test harness does with
+// on-event emission: after a row, the WATERMARK expression evaluated on it
+// (column - delay), when that is larger than the last one emitted, so the
+// watermark is monotonic: max(ts) - delay. With every > 1 it emits only
+// after every N rows (coarser, as a periodic assigner would).
+type wmGen struct {
+	col     int   // the time column
+	delay   int64 // milliseconds
+	every   int64 // emit after every N rows (1: each row)
+	rows    int64
+	max     int64 // the largest candidate seen
+	emitted int64 // the last watermark emitted
+	has     bool  // emitted at least one
+	seen    bool  // a candidate is pending
+}
+
+func newWMGen(spec *WatermarkSpec, every int64) *wmGen {
+	if spec == nil {
+		return nil
+	}
+	if every < 1 {
+		every = 1
+	}
+	return &wmGen{col: spec.Column, delay: int64(spec.Delay), every: every, max: math.MinInt64}
+}
+
+// observe takes a row and reports a watermark to emit after it, if any.
+func (g *wmGen) observe(r Row) (int64, bool) {
+	if g == nil {
+		return 0, false
+	}
+	if ts, ok := TimeMillis(r.Fields[g.col]); ok {
+		if c := ts - g.delay; c > g.max {
+			g.max, g.seen = c, true
+		}
+	}
+	g.rows++
+	if g.rows%g.every != 0 || !g.seen || (g.has && g.max <= g.emitted) {
+		return 0, false
+	}
+	g.emitted, g.has, g.seen = g.max, true, false
+	return g.max, true
+}
+
+// explicit records a watermark written into the data; it reports whether
+// it moves the watermark forward (a watermark never goes back).
+func (g *wmGen) explicit(ts int64) bool {
+	if g == nil {
+		return true
+	}
+	if g.has && ts <= g.emitted {
+		return false
+	}
+	g.emitted, g.has = ts, true
+	if ts > g.max {
+		g.max = ts
+	}
+	return true
+}
