@@ -370,7 +370,7 @@ func TestInstance_Eval_goErrors(t *testing.T) {
 	e := newEvalEngine(t)
 	src := `export default {
   output: "STRING",
-  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  args: [{ name: "r", traits: ["ROW_SEMANTIC_TABLE"] }], // timers need set semantics
   eval(ctx, s, { r }) {
     try {
       ctx.timeContext().registerOnTime("t", 5);
