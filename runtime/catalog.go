@@ -51,7 +51,9 @@ type WatermarkSpec struct {
 
 // Function is a function in the catalog.
 type Function struct {
-	Def       *FuncDef
+	Def *FuncDef
+	// Path is the function file as the CREATE FUNCTION statement wrote it.
+	Path      string
 	Temporary bool
 	// BuiltIn marks functions of the standard library.
 	BuiltIn bool
@@ -59,14 +61,18 @@ type Function struct {
 
 // Catalog holds the tables and functions of a session. Function names are
 // looked up case-insensitively, as in Flink; table names case-sensitively.
+//
+// Temporary functions live apart and shadow catalog functions of the same
+// name, as in Flink.
 type Catalog struct {
 	tables    map[string]*Table
 	functions map[string]*Function
+	temps     map[string]*Function
 }
 
 // NewCatalog returns an empty catalog.
 func NewCatalog() *Catalog {
-	return &Catalog{tables: map[string]*Table{}, functions: map[string]*Function{}}
+	return &Catalog{tables: map[string]*Table{}, functions: map[string]*Function{}, temps: map[string]*Function{}}
 }
 
 // RegisterBuiltIn adds a built-in function (the standard library's).
@@ -74,9 +80,24 @@ func (c *Catalog) RegisterBuiltIn(def *FuncDef) {
 	c.functions[strings.ToLower(def.Name)] = &Function{Def: def, BuiltIn: true}
 }
 
-// Function returns the function named name.
+// Function returns the function named name: a temporary one first.
 func (c *Catalog) Function(name string) (*Function, bool) {
+	if f, ok := c.temps[strings.ToLower(name)]; ok {
+		return f, ok
+	}
 	f, ok := c.functions[strings.ToLower(name)]
+	return f, ok
+}
+
+// catalogFunction returns the non-temporary function named name.
+func (c *Catalog) catalogFunction(name string) (*Function, bool) {
+	f, ok := c.functions[strings.ToLower(name)]
+	return f, ok
+}
+
+// temporaryFunction returns the temporary function named name.
+func (c *Catalog) temporaryFunction(name string) (*Function, bool) {
+	f, ok := c.temps[strings.ToLower(name)]
 	return f, ok
 }
 
@@ -88,9 +109,21 @@ func (c *Catalog) Table(name string) (*Table, bool) {
 
 func (c *Catalog) addTable(t *Table) { c.tables[t.Name] = t }
 
-func (c *Catalog) addFunction(f *Function) { c.functions[strings.ToLower(f.Def.Name)] = f }
+func (c *Catalog) addFunction(f *Function) {
+	if f.Temporary {
+		c.temps[strings.ToLower(f.Def.Name)] = f
+		return
+	}
+	c.functions[strings.ToLower(f.Def.Name)] = f
+}
 
-func (c *Catalog) dropFunction(name string) { delete(c.functions, strings.ToLower(name)) }
+func (c *Catalog) dropFunction(name string, temporary bool) {
+	if temporary {
+		delete(c.temps, strings.ToLower(name))
+		return
+	}
+	delete(c.functions, strings.ToLower(name))
+}
 
 func (c *Catalog) dropTable(name string) { delete(c.tables, name) }
 
@@ -107,11 +140,15 @@ func (c *Catalog) TableNames() []string {
 // FunctionNames lists function names, sorted; user functions only when user is set.
 func (c *Catalog) FunctionNames(user bool) []string {
 	var n []string
-	for _, f := range c.functions {
-		if user && f.BuiltIn {
-			continue
+	seen := map[string]bool{}
+	for _, m := range []map[string]*Function{c.temps, c.functions} {
+		for k, f := range m {
+			if (user && f.BuiltIn) || seen[k] {
+				continue
+			}
+			seen[k] = true
+			n = append(n, f.Def.Name)
 		}
-		n = append(n, f.Def.Name)
 	}
 	sort.Slice(n, func(i, j int) bool { return strings.ToLower(n[i]) < strings.ToLower(n[j]) })
 	return n

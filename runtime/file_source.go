@@ -4,16 +4,19 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // fileNode reads a file table.
 type fileNode struct {
 	t     *Table
 	every int64
+	pos   sqlmini.Pos // where the query names the table
 }
 
-func (p *planner) planFileTable(t *Table) (node, error) {
-	return &fileNode{t: t, every: p.s.watermarkEvery()}, nil
+func (p *planner) planFileTable(t *Table, pos sqlmini.Pos) (node, error) {
+	return &fileNode{t: t, every: p.s.watermarkEvery(), pos: pos}, nil
 }
 
 func (n *fileNode) schema() Schema           { return n.t.Schema }
@@ -26,12 +29,13 @@ func (n *fileNode) explain() string {
 func (n *fileNode) open(ex *execution) (stream, error) {
 	r, err := openTableReader(n.t)
 	if err != nil {
-		return nil, err
+		return nil, at(n.pos, fileError(n.t, err))
 	}
-	return &fileStream{r: r, ex: ex, wm: newWMGen(n.t.Watermark, n.every)}, nil
+	return &fileStream{r: r, ex: ex, wm: newWMGen(n.t.Watermark, n.every), n: n}, nil
 }
 
 type fileStream struct {
+	n       *fileNode
 	r       RowReader
 	ex      *execution
 	wm      *wmGen
@@ -49,7 +53,7 @@ func (s *fileStream) next() (event, error) {
 		return event{kind: evEnd}, nil
 	}
 	if err != nil {
-		return event{}, err
+		return event{}, at(s.n.pos, fileError(s.n.t, err))
 	}
 	s.ex.rowsIn++
 	if w, ok := s.wm.observe(r); ok {

@@ -1,12 +1,9 @@
 package runtime
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // printMeta prints the result of SHOW, DESCRIBE and SET as the Flink SQL
@@ -58,16 +55,16 @@ func printMeta(w io.Writer, header []string, rows [][]string) error {
 // when it points into src, the source line with a caret under the column.
 func FormatError(err error, src string) string {
 	msg := err.Error()
-	var se *sqlmini.Error
-	if !errors.As(err, &se) || !se.Pos.IsValid() || src == "" {
+	pos, ok := positionOf(err)
+	if !ok || src == "" {
 		return msg + "\n"
 	}
 	lines := strings.Split(src, "\n")
-	if se.Pos.Line > len(lines) {
+	if pos.Line > len(lines) {
 		return msg + "\n"
 	}
-	text := strings.TrimRight(lines[se.Pos.Line-1], "\r")
-	col := se.Pos.Column - 1
+	text := strings.TrimRight(lines[pos.Line-1], "\r")
+	col := pos.Column - 1
 	if col > len(text) {
 		col = len(text)
 	}

@@ -57,6 +57,40 @@ func (p *planner) planQuery(q *sqlmini.Query) (node, error) {
 		}
 		ins = append(ins, n)
 	}
+	return unionAll(q.Union[0].Pos, ins)
+}
+
+// unionAll types UNION ALL columns as Flink does: each column takes the
+// least restrictive type of its branches, and branches are cast to it.
+func unionAll(pos sqlmini.Pos, ins []node) (node, error) {
+	first := ins[0].schema()
+	cols := make([]Column, first.Len())
+	copy(cols, first.Columns)
+	for c := range cols {
+		var ts []Type
+		for _, in := range ins {
+			t := in.schema().Columns[c].Type
+			if len(ts) > 0 && t.Kind != KindNull && ts[0].Kind != KindNull && !comparable(ts[0], t) {
+				return nil, sqlmini.Errorf(pos, "Type mismatch in column %d of UNION ALL: %s and %s", c+1, ts[0], t)
+			}
+			ts = append(ts, t)
+		}
+		cols[c].Type = leastRestrictive(ts)
+	}
+	for i, in := range ins {
+		var exprs []expr
+		cast := false
+		for c, col := range in.schema().Columns {
+			x := castTo(&colExpr{i: c, t: col.Type}, cols[c].Type)
+			if !col.Type.Equal(cols[c].Type) {
+				cast = true
+			}
+			exprs = append(exprs, x)
+		}
+		if cast {
+			ins[i] = &projectNode{in: in, exprs: exprs, sch: Schema{Columns: cols}, texts: names2(cols)}
+		}
+	}
 	return &unionNode{ins: ins}, nil
 }
 
@@ -180,6 +214,14 @@ func watermarkStep(e *sqlmini.Expr) (int64, error) {
 		}
 	}
 	return 0, sqlmini.Errorf(e.Pos, "a WATERMARK step needs a time: TIMESTAMP '2025-03-27 12:00:00' or epoch milliseconds, not %s", x.typ())
+}
+
+func names2(cols []Column) []string {
+	n := make([]string, len(cols))
+	for i, c := range cols {
+		n[i] = c.Name
+	}
+	return n
 }
 
 // renameColumns gives a node new column names (a view's or alias's list).
@@ -325,10 +367,11 @@ func (p *planner) planTableRef(name *sqlmini.Name) (node, error) {
 	if !ok {
 		return nil, sqlmini.Errorf(name.Pos, "Object '%s' not found%s", nm, p.s.suggestTable(nm))
 	}
-	return p.planTable(t)
+	return p.planTable(t, name.Pos)
 }
 
-func (p *planner) planTable(t *Table) (node, error) {
+// planTable plans a catalog table referenced at pos.
+func (p *planner) planTable(t *Table, pos sqlmini.Pos) (node, error) {
 	switch t.Kind {
 	case TableView:
 		vp := newPlanner(p.s)
@@ -347,7 +390,10 @@ func (p *planner) planTable(t *Table) (node, error) {
 		}
 		return n, nil
 	case TableFile:
-		return p.planFileTable(t)
+		if t.Options["connector"] == "datagen" {
+			return p.planDatagen(t)
+		}
+		return p.planFileTable(t, pos)
 	case TableValues:
 		return &valuesNode{sch: t.Schema, events: t.Events, wm: t.Watermark, every: p.s.watermarkEvery()}, nil
 	}

@@ -98,7 +98,7 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 		bound[i] = a
 	}
 
-	n := &ptfNode{def: def, fn: fname, args: make([]any, nDecl), mode: InsertOnly}
+	n := &ptfNode{def: def, fn: fname, args: make([]any, nDecl), mode: InsertOnly, pos: c.Pos}
 	var texts []string
 	for i, d := range def.Args {
 		a := bound[i]
@@ -127,10 +127,10 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 			continue
 		}
 		if a == nil {
-			if !d.Optional && d.Type != nil && d.Type.NotNull {
-				return nil, missingArg(c, def, d)
-			}
-			if !d.Optional && (bound[i] == nil) {
+			if !d.Optional {
+				if bound[i] != nil {
+					return nil, sqlmini.Errorf(bound[i].Pos, "DEFAULT cannot stand for argument '%s' of function '%s': it is not optional (declare it with optional: true). Signature: %s", d.Name, fname, Signature(def))
+				}
 				return nil, missingArg(c, def, d)
 			}
 			texts = append(texts, "DEFAULT()")

@@ -37,6 +37,8 @@ type ptfNode struct {
 	// (or a timer's time), typed rowtimeType.
 	rowtime     bool
 	rowtimeType Type
+	// pos is where the statement calls the function.
+	pos sqlmini.Pos
 	// orderBy are the ORDER BY keys of each table argument (nil: none).
 	orderBy [][]sortKey
 }
@@ -332,7 +334,7 @@ func (o *ptfOp) call(r Row) error {
 // callError adds the partition key and the input row to a PTF's error.
 func (o *ptfOp) callError(err error) error {
 	if errors.Is(err, ErrInterrupted) {
-		return err
+		return at(o.node.pos, err)
 	}
 	var where []string
 	if o.cur != nil && len(o.cur.key) > 0 {
@@ -348,9 +350,9 @@ func (o *ptfOp) callError(err error) error {
 		where = append(where, "input row "+FormatRow(o.row, o.bind.in.schema()))
 	}
 	if len(where) == 0 {
-		return err
+		return at(o.node.pos, err)
 	}
-	return &CallError{Err: err, Where: strings.Join(where, ", ")}
+	return &PosError{Pos: o.node.pos, Err: &CallError{Err: err, Where: strings.Join(where, ", ")}}
 }
 
 // CallError is a PTF error with the key and row it happened at.

@@ -85,16 +85,19 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 			s.baseDir = filepath.Dir(filename)
 		}
 	}
-	stmts, perr := sqlmini.Parse(filename, src)
-	for _, st := range stmts {
-		if err := s.ExecStatement(ctx, st); err != nil {
+	for _, p := range sqlmini.ParseEach(filename, src) {
+		err := p.Err
+		if err == nil {
+			err = s.ExecStatement(ctx, p.Stmt)
+		}
+		if err != nil {
 			if !s.continueOnError() || ctx.Err() != nil {
 				return err
 			}
 			io.WriteString(s.cfg.Err, FormatError(err, src))
 		}
 	}
-	return perr
+	return nil
 }
 
 // continueOnError reports SET 'ptfsh.on-error' = 'continue': a script
@@ -208,14 +211,22 @@ func (s *Session) execCreate(c *sqlmini.Create) error {
 
 func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) error {
 	name := string(f.Name.Value)
-	if old, ok := s.cat.Function(name); ok {
+	lookup := s.cat.catalogFunction
+	kind := "function"
+	if c.Temporary {
+		lookup, kind = s.cat.temporaryFunction, "temporary function"
+	}
+	if old, ok := lookup(name); ok {
 		if f.IfNotExists {
 			return nil
 		}
 		if old.BuiltIn {
 			return sqlmini.Errorf(f.Name.Pos, "function '%s' is a built-in function and cannot be replaced", name)
 		}
-		return sqlmini.Errorf(f.Name.Pos, "function '%s' already exists; DROP FUNCTION %s first, or use CREATE FUNCTION IF NOT EXISTS", name, name)
+		return sqlmini.Errorf(f.Name.Pos, "%s '%s' already exists; DROP %s %s first, or use CREATE %s IF NOT EXISTS", kind, name, strings.ToUpper(kind), name, strings.ToUpper(kind))
+	}
+	if old, ok := s.cat.catalogFunction(name); ok && old.BuiltIn && !c.Temporary {
+		return sqlmini.Errorf(f.Name.Pos, "function '%s' is a built-in function and cannot be replaced", name)
 	}
 	lang := strings.ToUpper(f.Language())
 	switch lang {
@@ -233,26 +244,32 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 		file = s.path(string(*f.Path))
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return sqlmini.Errorf(f.Pos, "cannot read function file: %v", unwrapPathError(err))
+			return sqlmini.Errorf(f.Pos, "cannot read function file '%s': %v", string(*f.Path), rootCause(err))
 		}
 		src = string(b)
 	}
 	def, err := s.cfg.Loader.Load(name, file, src)
 	if err != nil {
-		return fmt.Errorf("%s: %w", f.Name.Pos, err)
+		return at(f.Name.Pos, err)
 	}
 	def.Name = name
 	if err := checkDeclaration(def); err != nil {
 		return sqlmini.Errorf(f.Name.Pos, "%v", err)
 	}
-	s.cat.addFunction(&Function{Def: def, Temporary: c.Temporary})
+	fn := &Function{Def: def, Temporary: c.Temporary}
+	if f.Path != nil {
+		fn.Path = string(*f.Path)
+	}
+	s.cat.addFunction(fn)
 	return nil
 }
 
-func unwrapPathError(err error) error {
+// rootCause drops the path from an *os.PathError (the caller names the
+// file as the user wrote it): "no such file or directory".
+func rootCause(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+		return pe.Err
 	}
 	return err
 }
@@ -308,7 +325,20 @@ func (s *Session) execDrop(d *sqlmini.Drop) error {
 	name := string(d.Name.Value)
 	switch strings.ToUpper(d.Kind) {
 	case "FUNCTION":
-		f, ok := s.cat.Function(name)
+		if d.Temporary {
+			if _, ok := s.cat.temporaryFunction(name); !ok {
+				if d.IfExists {
+					return nil
+				}
+				return sqlmini.Errorf(d.Name.Pos, "temporary function '%s' does not exist", name)
+			}
+			s.cat.dropFunction(name, true)
+			return nil
+		}
+		f, ok := s.cat.catalogFunction(name)
+		if _, temp := s.cat.temporaryFunction(name); temp {
+			return sqlmini.Errorf(d.Name.Pos, "Could not drop catalog function. A temporary function '%s' does already exist. Please drop the temporary function first.", name)
+		}
 		if !ok {
 			if d.IfExists {
 				return nil
@@ -318,7 +348,7 @@ func (s *Session) execDrop(d *sqlmini.Drop) error {
 		if f.BuiltIn {
 			return sqlmini.Errorf(d.Name.Pos, "function '%s' is a built-in function and cannot be dropped", name)
 		}
-		s.cat.dropFunction(name)
+		s.cat.dropFunction(name, false)
 	default:
 		if _, ok := s.cat.Table(name); !ok {
 			if d.IfExists {
@@ -396,8 +426,8 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			{"signature", Signature(def)},
 			{"output", outputSchema(def.Output).RowType().String()},
 		}
-		if def.File != "" {
-			rows = append(rows, []string{"file", def.File})
+		if f.Path != "" {
+			rows = append(rows, []string{"file", f.Path})
 		}
 		for _, sd := range def.State {
 			v := "value"
@@ -538,13 +568,4 @@ func plural(n int64, word string) string {
 }
 
 // positioned puts an error that has no position at pos.
-func positioned(pos sqlmini.Pos, err error) error {
-	var se *sqlmini.Error
-	if errors.As(err, &se) {
-		return err
-	}
-	if strings.HasPrefix(err.Error(), pos.Filename+":") && pos.Filename != "" {
-		return err
-	}
-	return fmt.Errorf("%s: %w", pos, err)
-}
+func positioned(pos sqlmini.Pos, err error) error { return at(pos, err) }

@@ -96,7 +96,8 @@ func watermarkSpec(w *sqlmini.Watermark, s Schema) (*WatermarkSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := &WatermarkSpec{Column: i, Expr: exprText(w.Expr)}
+	// DESCRIBE shows the expression as Flink does: `ts` - INTERVAL '1' SECOND.
+	spec := &WatermarkSpec{Column: i, Expr: "`" + col + "`" + strings.TrimPrefix(exprText(w.Expr), sqlmini.QuoteIdent(col))}
 	switch e := x.(type) {
 	case *colExpr:
 		if e.i != i {
@@ -130,6 +131,7 @@ var tableOptions = map[string][]string{
 		"csv.null-literal", "csv.quote-character", "csv.allow-comments", "json.ignore-parse-errors",
 		"json.timestamp-format.standard", "timestamp-format.pattern", "changelog.op-column", "changelog-mode",
 		"source.produces-delete-by-key"},
+	"datagen": datagenOptions,
 }
 
 func checkTableOptions(t *Table, ct *sqlmini.CreateTable) error {
@@ -145,6 +147,9 @@ func checkTableOptions(t *Table, ct *sqlmini.CreateTable) error {
 		}
 		sort.Strings(names)
 		return sqlmini.Errorf(ct.Pos, "unsupported connector '%s'; available: %s", conn, strings.Join(names, ", "))
+	}
+	if conn == "datagen" {
+		return checkDatagenOptions(t, ct)
 	}
 	for _, o := range ct.Options {
 		k := string(o.Key)

@@ -75,7 +75,7 @@ var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
 	// it (without it, an unclosed /* would lex as the operators / and *).
 	{Name: "Unterminated", Pattern: "'|`|\\$\\$|/\\*"},
 	{Name: "Number", Pattern: `(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`},
-	{Name: "Ident", Pattern: `[\p{L}_][\p{L}\p{N}_]*`},
+	{Name: "Ident", Pattern: `[\p{L}_][\p{L}\p{N}_$]*`}, // $ as Calcite allows: EXPR$0
 	// Keyword matches no input: lexAll gives this type to the Ident tokens
 	// that are reserved words. A rule matching the words themselves would
 	// need a Unicode word boundary after them, which RE2 lacks (its \b is

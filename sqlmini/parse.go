@@ -46,6 +46,30 @@ func Parse(filename, src string) ([]*Statement, error) {
 	return stmts, err
 }
 
+// Parsed is one statement of ParseEach: its tree, or the syntax error that
+// kept it from parsing.
+type Parsed struct {
+	Stmt *Statement
+	Err  error
+}
+
+// ParseEach parses every statement of src on its own, so that a syntax
+// error in one statement does not hide the others (the REPL and scripts
+// that go on after errors need this). An error that stops the split itself
+// (an unterminated string) ends the list.
+func ParseEach(filename, src string) []Parsed {
+	pieces, err := split(filename, src)
+	out := make([]Parsed, 0, len(pieces)+1)
+	for _, p := range pieces {
+		st, perr := p.parse()
+		out = append(out, Parsed{Stmt: st, Err: perr})
+	}
+	if err != nil {
+		out = append(out, Parsed{Err: err})
+	}
+	return out
+}
+
 // Piece is the source range of one statement found by Split.
 type Piece struct {
 	Start Pos // first token of the statement
@@ -309,6 +333,18 @@ func ParseExpr(src string) (*Expr, error) {
 	return parseTokens(exprParser, src)
 }
 
+// ruleWords names the grammar rules that participle puts in its messages.
+var ruleWords = map[string]string{
+	"Primary":   "a value, a column or an expression",
+	"Expr":      "an expression",
+	"SetExpr":   "a statement: SELECT, VALUES, CREATE, DROP, SHOW, DESCRIBE, SET, RESET, EXPLAIN or INSERT",
+	"FromItem":  "a table, a function call or a subquery",
+	"Name":      "a name",
+	"TypeExpr":  "a data type",
+	"Arg":       "an argument",
+	"ValuesRow": "a parenthesized row",
+}
+
 // convertError turns a participle error on src into an *Error with a Pos.
 func convertError(err error, src string) error {
 	var perr participle.Error
@@ -341,6 +377,15 @@ func unterminated(open string) string {
 // friendly rewrites participle's wording where it reads poorly.
 func friendly(msg string) string {
 	msg = strings.ReplaceAll(msg, `unexpected token "<EOF>"`, "unexpected end of statement")
+	// Name grammar rules the way a person would.
+	for rule, words := range ruleWords {
+		if i := strings.Index(msg, "(expected "+rule); i >= 0 {
+			rest := msg[i+len("(expected ")+len(rule):]
+			if rest == ")" || strings.HasPrefix(rest, " ") {
+				return msg[:i] + "(expected " + words + ")"
+			}
+		}
+	}
 	// participle lists the whole rest of the grammar it expected; past a
 	// short list that is noise to a person.
 	if i := strings.Index(msg, " (expected "); i >= 0 && len(msg)-i > 60 {

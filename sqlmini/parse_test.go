@@ -250,8 +250,8 @@ var errorTests = []struct {
 }{
 	{"misspelled keyword", "SELECT * FRM t", `x.sql:1:10: unexpected token "FRM"`},
 	{"misspelled after alias", "SELECT a FRM t", `x.sql:1:14: unexpected token "t"`},
-	{"cut short", "SELECT a FROM", "x.sql:1:14: unexpected end of statement (expected FromItem)"},
-	{"cut short before semicolon", "SELECT a FROM t WHERE;", "x.sql:1:22: unexpected end of statement (expected Primary)"},
+	{"cut short", "SELECT a FROM", "x.sql:1:14: unexpected end of statement (expected a table, a function call or a subquery)"},
+	{"cut short before semicolon", "SELECT a FROM t WHERE;", "x.sql:1:22: unexpected end of statement (expected a value, a column or an expression)"},
 	{"unterminated string", "SELECT * FROM t WHERE a = 'abc", "x.sql:1:27: unterminated string"},
 	{"unterminated string across lines", "SELECT 1 FROM t;\nSELECT 'it''s\nFROM t", "x.sql:2:12: unterminated string"},
 	{"unterminated body", "CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$\nfunction eval() {}\n", "x.sql:1:42: unterminated $$ body"},
@@ -263,9 +263,9 @@ var errorTests = []struct {
 	{"empty row type", "CREATE TABLE t (a ROW())", `x.sql:1:23: unexpected token ")" (expected FieldType ("," FieldType)* ")")`},
 	{"set without value", "SET 'a'", `x.sql:1:8: unexpected end of statement (expected "=" <string>)`},
 	{"comparison chain", "SELECT * FROM t WHERE a = b = c", `x.sql:1:29: unexpected token "="`},
-	{"table arg in expression", "SELECT * FROM f(1 + TABLE t)", `x.sql:1:21: unexpected token "TABLE" (expected Primary)`},
-	{"third statement", "SHOW TABLES;\n-- two\nSELECT * FROM t WHERE;\nSHOW VIEWS", "x.sql:3:22: unexpected end of statement (expected Primary)"},
-	{"third statement indented", "SET;\nRESET;\n  DROP TABLE", "x.sql:3:13: unexpected end of statement (expected Name)"},
+	{"table arg in expression", "SELECT * FROM f(1 + TABLE t)", `x.sql:1:21: unexpected token "TABLE" (expected a value, a column or an expression)`},
+	{"third statement", "SHOW TABLES;\n-- two\nSELECT * FROM t WHERE;\nSHOW VIEWS", "x.sql:3:22: unexpected end of statement (expected a value, a column or an expression)"},
+	{"third statement indented", "SET;\nRESET;\n  DROP TABLE", "x.sql:3:13: unexpected end of statement (expected a name)"},
 }
 
 func TestParse_errors(t *testing.T) {
@@ -468,8 +468,8 @@ func TestParse_nesting(t *testing.T) {
 
 func TestParseExpr_errors(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"", "1:1: unexpected end of statement (expected Primary)"},
-		{"a +", "1:4: unexpected end of statement (expected Primary)"},
+		{"", "1:1: unexpected end of statement (expected a value, a column or an expression)"},
+		{"a +", "1:4: unexpected end of statement (expected a value, a column or an expression)"},
 		{"a\n  AND 'x", "2:7: unterminated string"},
 		{"a ? b", "1:3: unexpected character '?'"},
 	}

@@ -122,14 +122,14 @@ func RunScriptNamed(t testing.TB, dir, filename, query string) string {
 		t.Fatal(err)
 	}
 	stdlib.Register(sess.Catalog())
-	stmts, perr := sqlmini.Parse(filename, query)
-	for _, st := range stmts {
-		if err := sess.ExecStatement(context.Background(), st); err != nil {
+	for _, p := range sqlmini.ParseEach(filename, query) {
+		err := p.Err
+		if err == nil {
+			err = sess.ExecStatement(context.Background(), p.Stmt)
+		}
+		if err != nil {
 			out.WriteString(runtime.FormatError(err, query))
 		}
-	}
-	if perr != nil {
-		out.WriteString(runtime.FormatError(perr, query))
 	}
 	return out.String()
 }

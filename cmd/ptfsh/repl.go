@@ -98,14 +98,14 @@ func replPlain(sess *runtime.Session, stdin io.Reader, stderr io.Writer) int {
 func execInteractive(sess *runtime.Session, src string, stderr io.Writer) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	stmts, perr := sqlmini.Parse("", src)
-	for _, st := range stmts {
-		if err := sess.ExecStatement(ctx, st); err != nil {
+	for _, p := range sqlmini.ParseEach("", src) {
+		err := p.Err
+		if err == nil {
+			err = sess.ExecStatement(ctx, p.Stmt)
+		}
+		if err != nil {
 			fmt.Fprint(stderr, runtime.FormatError(err, src))
 		}
-	}
-	if perr != nil {
-		fmt.Fprint(stderr, runtime.FormatError(perr, src))
 	}
 }
 
