@@ -304,7 +304,7 @@ func (o *ptfOp) fireTimers() error {
 	for t := o.timers.next(o.wm); t != nil; t = o.timers.next(o.wm) {
 		fired++
 		if limit > 0 && fired > limit {
-			return fmt.Errorf("%s: more than %d timers fired at watermark %d: does onTimer keep registering timers in the past? (raise SET 'ptfsh.timers.max-firings' if this is intended)", o.node.fn, limit, o.wm)
+			return at(o.node.pos, fmt.Errorf("%s: more than %d timers fired at watermark %d: does onTimer keep registering timers in the past? (raise SET 'ptfsh.timers.max-firings' if this is intended)", o.node.fn, limit, o.wm))
 		}
 		if o.wm == MaxWatermark {
 			o.endFire++

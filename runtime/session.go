@@ -151,6 +151,18 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 	}
 	key, val := string(*set.Key), string(*set.Value)
 	switch key {
+	case SetProcessingTime:
+		if _, err := parseTimeSetting(val); err != nil {
+			return sqlmini.Errorf(set.Pos, "SET '%s': %v", key, err)
+		}
+	case SetStateTTL:
+		if _, err := ParseDuration(val); err != nil {
+			return sqlmini.Errorf(set.Pos, "SET '%s': %v", key, err)
+		}
+	case SetMaxTimerFirings:
+		if n, err := strconv.Atoi(val); err != nil || n < 0 {
+			return sqlmini.Errorf(set.Pos, "SET '%s' needs a whole number (0: no limit), not '%s'", key, val)
+		}
 	case "ptfsh.watermark.every-rows":
 		if n, err := strconv.ParseInt(val, 10, 64); err != nil || n < 1 {
 			return sqlmini.Errorf(set.Pos, "'ptfsh.watermark.every-rows' needs a whole number of at least 1, not '%s'", val)
