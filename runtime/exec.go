@@ -56,12 +56,16 @@ type execution struct {
 	maxTimerFirings int
 	// notes are said on stderr after the statement.
 	notes []string
+	// endOfInput: a bounded input ends with the maximum watermark, which
+	// fires every timer left. Without it a statement stops the way Flink's
+	// stop-with-savepoint does (SET 'ptfsh.end-of-input' = 'false').
+	endOfInput bool
 }
 
 // newExecution returns an execution with the defaults: the wall clock and
 // a limit of a million timer firings per watermark.
 func newExecution(ctx context.Context, store state.Store) *execution {
-	return &execution{ctx: ctx, store: store, now: func() int64 { return time.Now().UnixMilli() }, maxTimerFirings: 1_000_000}
+	return &execution{ctx: ctx, store: store, now: func() int64 { return time.Now().UnixMilli() }, maxTimerFirings: 1_000_000, endOfInput: true}
 }
 
 // valuesNode is a VALUES list, a view over one, or a table given AS

@@ -222,6 +222,9 @@ func (o *ptfOp) step() error {
 		switch ev.kind {
 		case evEnd:
 			o.ended[i] = true
+			if !o.ex.endOfInput {
+				return nil // stop as with a savepoint: no final watermark, timers stay
+			}
 			return o.inputWatermark(i, MaxWatermark)
 		case evWatermark:
 			o.sawWM = true

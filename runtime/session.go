@@ -159,6 +159,10 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		if _, err := ParseDuration(val); err != nil {
 			return sqlmini.Errorf(set.Pos, "SET '%s': %v", key, err)
 		}
+	case SetEndOfInput:
+		if _, err := strconv.ParseBool(val); err != nil {
+			return sqlmini.Errorf(set.Pos, "SET '%s' needs 'true' or 'false', not '%s'", key, val)
+		}
 	case SetMaxTimerFirings:
 		if n, err := strconv.Atoi(val); err != nil || n < 0 {
 			return sqlmini.Errorf(set.Pos, "SET '%s' needs a whole number (0: no limit), not '%s'", key, val)

@@ -15,6 +15,10 @@ const (
 	// SetStateTTL is Flink's default time-to-live of state entries that
 	// declare none.
 	SetStateTTL = "table.exec.state.ttl"
+	// SetEndOfInput = 'false' ends a statement after its input without the
+	// maximum watermark, as Flink's stop-with-savepoint: timers and state
+	// stay for the next statement or run with the same uid.
+	SetEndOfInput = "ptfsh.end-of-input"
 	// SetMaxTimerFirings stops an onTimer that keeps registering past
 	// timers after this many firings at one watermark.
 	SetMaxTimerFirings = "ptfsh.timers.max-firings"
@@ -36,6 +40,13 @@ func (s *Session) newExecution(ctx context.Context) (*execution, error) {
 			return nil, fmt.Errorf("SET '%s': %w", SetStateTTL, err)
 		}
 		ex.defaultTTL = d.Milliseconds()
+	}
+	if v, ok := s.settings[SetEndOfInput]; ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("SET '%s' needs 'true' or 'false', not '%s'", SetEndOfInput, v)
+		}
+		ex.endOfInput = b
 	}
 	if v, ok := s.settings[SetMaxTimerFirings]; ok {
 		n, err := strconv.Atoi(v)
@@ -67,7 +78,7 @@ func timeNotes(ex *execution) []string {
 	var notes []string
 	for _, op := range ex.ptfs {
 		if op.endFire > 0 && !op.sawWM {
-			notes = append(notes, fmt.Sprintf("note: %s: %s fired at the end of input only: its input has no watermark (declare WATERMARK FOR <column> AS <column> - INTERVAL ... on the table so that timers fire as event time passes)",
+			notes = append(notes, fmt.Sprintf("note: %s: %s fired only at the end of input, as no watermark arrived before it (declare WATERMARK FOR <column> AS <column> - INTERVAL ... on the table so that timers fire as event time passes)",
 				op.node.fn, plural(int64(op.endFire), "timer")))
 		}
 		for i, b := range op.buffers {
