@@ -16,8 +16,7 @@ import (
 // .txtar) that do not meet Flink's oracle yet, with the reason. They are
 // skipped; the test fails when one of them starts to pass, so that the list
 // stays honest.
-var knownFailing = map[string]string{
-}
+var knownFailing = map[string]string{}
 
 // TestConformance checks each archive of testdata/conformance against
 // Flink's own oracle, written in the archive's comment, independently of
