@@ -338,6 +338,9 @@ func (s *Session) createView(c *sqlmini.Create, v *sqlmini.CreateView) error {
 }
 
 func (s *Session) execDrop(d *sqlmini.Drop) error {
+	if d.State != nil {
+		return s.execDropState(d)
+	}
 	name := string(d.Name.Value)
 	switch strings.ToUpper(d.Kind) {
 	case "FUNCTION":
@@ -378,6 +381,9 @@ func (s *Session) execDrop(d *sqlmini.Drop) error {
 }
 
 func (s *Session) execShow(sh *sqlmini.Show) error {
+	if sh.Inspect != "" {
+		return s.execInspect(sh)
+	}
 	var header string
 	var names []string
 	switch strings.ToUpper(sh.What) {

@@ -162,20 +162,8 @@ func (s *timerService) save(tx state.Tx, uid string) error {
 // encoding to its live key state.
 func (s *timerService) load(tx state.Tx, uid string, key func(enc []byte) (*keyState, error)) error {
 	return tx.Scan(timerNamespace(uid), nil, func(k, v []byte) error {
-		d := state.NewDecoder(v)
-		n, err := d.Uint64()
-		if err != nil || int(n) > len(d.Rest()) {
-			return fmt.Errorf("corrupt timer entry of %s", uid)
-		}
-		enc := append([]byte(nil), d.Rest()[:n]...)
-		d = state.NewDecoder(k[len(enc):])
-		if _, err := d.String(); err != nil {
-			return fmt.Errorf("corrupt timer entry of %s: %w", uid, err)
-		}
-		ts, err1 := d.Int64()
-		named, err2 := d.Bool()
-		name, err3 := d.String()
-		if err := errors.Join(err1, err2, err3); err != nil {
+		enc, name, ts, named, err := decodeTimerEntry(k, v)
+		if err != nil {
 			return fmt.Errorf("corrupt timer entry of %s: %w", uid, err)
 		}
 		ks, err := key(enc)
@@ -185,4 +173,26 @@ func (s *timerService) load(tx state.Tx, uid string, key func(enc []byte) (*keyS
 		s.register(ks, name, named, ts)
 		return nil
 	})
+}
+
+// decodeTimerEntry reads a stored timer: its key's encoding, name, time and
+// whether it is named.
+func decodeTimerEntry(k, v []byte) (enc []byte, name string, ts int64, named bool, err error) {
+	d := state.NewDecoder(v)
+	n, err := d.Uint64()
+	if err != nil || int(n) > len(d.Rest()) || int(n) > len(k) {
+		return nil, "", 0, false, fmt.Errorf("bad key length")
+	}
+	enc = append([]byte(nil), d.Rest()[:n]...)
+	d = state.NewDecoder(k[len(enc):])
+	if _, err := d.String(); err != nil {
+		return nil, "", 0, false, err
+	}
+	ts, err1 := d.Int64()
+	named, err2 := d.Bool()
+	name, err3 := d.String()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, "", 0, false, err
+	}
+	return enc, name, ts, named, nil
 }

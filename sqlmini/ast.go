@@ -161,17 +161,24 @@ type Option struct {
 // Drop is DROP [TEMPORARY] FUNCTION | TABLE | VIEW [IF EXISTS] name.
 type Drop struct {
 	Pos       Pos
-	Temporary bool   `parser:"'DROP' @('TEMPORARY' | 'TEMP')? ('SYSTEM')?"`
-	Kind      string `parser:"@('FUNCTION' | 'TABLE' | 'VIEW')"`
-	IfExists  bool   `parser:"@('IF' 'EXISTS')?"`
-	Name      *Name  `parser:"@@"`
+	Temporary bool `parser:"'DROP' @('TEMPORARY' | 'TEMP')? ('SYSTEM')?"`
+	// State is the uid of DROP STATE FOR 'uid'.
+	State    *Str   `parser:"(  'STATE' 'FOR' @String"`
+	Kind     string `parser:" | @('FUNCTION' | 'TABLE' | 'VIEW')"`
+	IfExists bool   `parser:"   @('IF' 'EXISTS')?"`
+	Name     *Name  `parser:"   @@ )"`
 }
 
-// Show is SHOW FUNCTIONS | SHOW USER FUNCTIONS | SHOW TABLES | SHOW VIEWS.
+// Show is SHOW FUNCTIONS | SHOW USER FUNCTIONS | SHOW TABLES | SHOW VIEWS,
+// or SHOW STATE | TIMERS FOR 'uid' [KEY (values)], which read the store.
 type Show struct {
 	Pos  Pos
-	User bool   `parser:"'SHOW' @'USER'?"`
-	What string `parser:"@('FUNCTIONS' | 'TABLES' | 'VIEWS')"`
+	User bool   `parser:"'SHOW' ( @'USER'?"`
+	What string `parser:"  @('FUNCTIONS' | 'TABLES' | 'VIEWS')"`
+	// Inspect is STATE or TIMERS; UID and Key say whose.
+	Inspect string  `parser:" | @('STATE' | 'TIMERS') 'FOR'"`
+	UID     *Str    `parser:"  @String"`
+	Key     []*Expr `parser:"  ( 'KEY' '(' @@ ( ',' @@ )* ')' )? )"`
 }
 
 // Describe is DESCRIBE name (a table, a view or a function).

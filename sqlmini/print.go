@@ -310,6 +310,10 @@ func (d *Drop) format(b *strings.Builder) {
 	if d.Temporary {
 		b.WriteString("TEMPORARY ")
 	}
+	if d.State != nil {
+		b.WriteString("STATE FOR " + QuoteString(string(*d.State)))
+		return
+	}
 	b.WriteString(canon(d.Kind, "FUNCTION", "TABLE", "VIEW"))
 	b.WriteString(" ")
 	if d.IfExists {
@@ -326,6 +330,15 @@ func (s *Show) format(b *strings.Builder) {
 		return
 	}
 	b.WriteString("SHOW ")
+	if s.Inspect != "" {
+		b.WriteString(canon(s.Inspect, "STATE", "TIMERS") + " FOR " + QuoteString(string(*s.UID)))
+		if len(s.Key) > 0 {
+			b.WriteString(" KEY (")
+			list(b, s.Key)
+			b.WriteString(")")
+		}
+		return
+	}
 	if s.User {
 		b.WriteString("USER ")
 	}

@@ -1,0 +1,164 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// SHOW STATE FOR 'uid', SHOW TIMERS FOR 'uid' and DROP STATE FOR 'uid'
+// read the store directly, for learning and debugging (DESIGN §7).
+
+// execInspect runs SHOW STATE or SHOW TIMERS.
+func (s *Session) execInspect(sh *sqlmini.Show) error {
+	uid := string(*sh.UID)
+	var filter []byte
+	if len(sh.Key) > 0 {
+		var key []any
+		for _, e := range sh.Key {
+			x, err := compileExpr(e, nil)
+			if err != nil {
+				return err
+			}
+			v, err := x.eval(nil)
+			if err != nil || !x.constant() {
+				return sqlmini.Errorf(e.Pos, "KEY values must be constants")
+			}
+			key = append(key, v)
+		}
+		filter = encodeKey(key)
+	}
+	var rows [][]string
+	var header []string
+	err := s.cfg.Store.View(func(tx state.Tx) error {
+		if strings.EqualFold(sh.Inspect, "TIMERS") {
+			header = []string{"key", "timer", "time"}
+			return tx.Scan(timerNamespace(uid), filter, func(k, v []byte) error {
+				enc, name, ts, named, err := decodeTimerEntry(k, v)
+				if err != nil || (filter != nil && !bytes.Equal(enc, filter)) {
+					return err
+				}
+				if !named {
+					name = "(unnamed)"
+				}
+				rows = append(rows, []string{describeKey(enc), name, fmt.Sprintf("%d (%s)", ts, FormatValue(Instant{Millis: ts}, TypeTimestampLTZ))})
+				return nil
+			})
+		}
+		header = []string{"key", "state", "value", "written at"}
+		names, err := tx.Namespaces()
+		if err != nil {
+			return err
+		}
+		prefix := "state/" + uid + "/"
+		for _, ns := range names {
+			if !strings.HasPrefix(ns, prefix) {
+				continue
+			}
+			entry := strings.TrimPrefix(ns, prefix)
+			err := tx.Scan(ns, nil, func(k, v []byte) error {
+				if filter != nil && !bytes.Equal(k, filter) {
+					return nil
+				}
+				written, value := describeValue(v)
+				rows = append(rows, []string{describeKey(k), entry, value, written})
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return sqlmini.Errorf(sh.Pos, "reading the state of '%s': %v", uid, err)
+	}
+	if len(rows) == 0 {
+		what := "state"
+		if strings.EqualFold(sh.Inspect, "TIMERS") {
+			what = "timers"
+		}
+		fmt.Fprintf(s.cfg.Err, "note: no %s stored for uid '%s'\n", what, uid)
+	}
+	return printMeta(s.cfg.Out, header, rows)
+}
+
+// execDropState removes every state entry and timer of a uid.
+func (s *Session) execDropState(d *sqlmini.Drop) error {
+	uid := string(*d.State)
+	return s.cfg.Store.Update(func(tx state.Tx) error {
+		names, err := tx.Namespaces()
+		if err != nil {
+			return err
+		}
+		for _, ns := range names {
+			if strings.HasPrefix(ns, "state/"+uid+"/") || ns == timerNamespace(uid) {
+				if err := tx.DeleteNamespace(ns); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// describeKey renders an encoded partition key without knowing its types.
+func describeKey(enc []byte) string {
+	if len(enc) == 0 {
+		return "()"
+	}
+	d := state.NewDecoder(enc)
+	var parts []string
+	for !d.Done() {
+		switch d.Peek() {
+		case state.KindNull:
+			d.Null()
+			parts = append(parts, "NULL")
+		case state.KindBool:
+			v, _ := d.Bool()
+			parts = append(parts, fmt.Sprint(v))
+		case state.KindInt64:
+			v, _ := d.Int64()
+			parts = append(parts, fmt.Sprint(v))
+		case state.KindUint64:
+			v, _ := d.Uint64()
+			parts = append(parts, fmt.Sprint(v))
+		case state.KindFloat64:
+			v, _ := d.Float64()
+			parts = append(parts, fmt.Sprint(v))
+		case state.KindString:
+			v, _ := d.String()
+			parts = append(parts, v)
+		case state.KindBytes:
+			v, _ := d.Bytes()
+			parts = append(parts, fmt.Sprintf("x'%x'", v))
+		default:
+			return fmt.Sprintf("x'%x'", enc)
+		}
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// describeValue renders a stored state value: the processing time it was
+// written at and the function's encoding, shown as JSON when it is (as
+// script's is: a version byte, then JSON).
+func describeValue(v []byte) (written, value string) {
+	if len(v) < 8 {
+		return "", fmt.Sprintf("x'%x'", v)
+	}
+	ms := int64(binary.BigEndian.Uint64(v))
+	written = FormatValue(Instant{Millis: ms}, TypeTimestampLTZ)
+	body := v[8:]
+	if len(body) > 1 && json.Valid(body[1:]) {
+		return written, string(body[1:])
+	}
+	if json.Valid(body) {
+		return written, string(body)
+	}
+	return written, fmt.Sprintf("x'%x'", body)
+}
