@@ -65,7 +65,9 @@ import (
 //     event time advance row by row.
 //
 // A WATERMARK clause works as on a file table: after each row, the largest
-// time seen minus the delay.
+// time seen minus the delay (SET 'ptfsh.watermark.every-rows' thins them).
+// Without number-of-rows and without a sequence that ends, the table is
+// unbounded, as in Flink: read it with LIMIT, or cancel the statement.
 
 // SetSeed is the session's seed for datagen tables without a 'seed' option.
 const SetSeed = "ptfsh.seed"
@@ -237,6 +239,9 @@ func (o *optionReader) unused(t *Table) error {
 		}
 	}
 	if col == "" {
+		if c := strings.TrimPrefix(k, "fields."); t.Schema.Index(c) >= 0 {
+			return optErr(k, "option '%s' names no property of column '%s'; its options: %s", k, c, strings.Join(o.accepts[c], ", "))
+		}
 		return optErr(k, "option '%s' names no column of %s %s", k, t.Name, namesOf(t.Schema))
 	}
 	ci := t.Schema.Index(col)

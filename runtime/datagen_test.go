@@ -369,6 +369,8 @@ func TestDatagenErrors(t *testing.T) {
 			`option 'fields.a.length' does not apply to column 'a' (INT, kind random); its options: fields.a.kind, fields.a.null-rate, fields.a.min, fields.a.max`},
 		{`(a INT) WITH ('connector' = 'datagen', 'fields.b.min' = '3')`,
 			`option 'fields.b.min' names no column of g [a]`},
+		{`(a INT) WITH ('connector' = 'datagen', 'fields.a' = '3')`,
+			`option 'fields.a' names no property of column 'a'; its options: fields.a.kind, fields.a.null-rate, fields.a.min, fields.a.max`},
 		{`(a INT) WITH ('connector' = 'datagen', 'rows' = '3')`,
 			`unsupported option 'rows' for connector 'datagen'; supported: connector, number-of-rows, rows-per-second, seed, fields.#.kind`},
 		{`(a INT) WITH ('connector' = 'datagen', 'number-of-rows' = '-1')`,

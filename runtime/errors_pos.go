@@ -23,8 +23,8 @@ func (e *PosError) Unwrap() error { return e.Err }
 
 // at places err at pos unless it already has a statement position.
 func at(pos sqlmini.Pos, err error) error {
-	if err == nil {
-		return nil
+	if err == nil || !pos.IsValid() {
+		return err
 	}
 	if _, ok := positionOf(err); ok {
 		return err

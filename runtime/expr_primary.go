@@ -221,7 +221,7 @@ func leastRestrictive(ts []Type) Type {
 
 // intervalLiteral evaluates INTERVAL '5' MINUTE and friends.
 func intervalLiteral(iv *sqlmini.Interval) (expr, error) {
-	unit := strings.ToUpper(iv.Unit)
+	unit := singularUnit(iv.Unit)
 	text := strings.TrimSpace(string(iv.Value))
 	neg := iv.Minus
 	if strings.HasPrefix(text, "-") {
@@ -298,6 +298,17 @@ func sign(f float64) float64 {
 		return -1
 	}
 	return 1
+}
+
+// singularUnit upper-cases an interval unit and accepts the plural forms
+// Flink accepts too (SECONDS, MINUTES, HOURS, DAYS, MONTHS, YEARS).
+func singularUnit(u string) string {
+	u = strings.ToUpper(u)
+	switch u {
+	case "SECONDS", "MINUTES", "HOURS", "DAYS", "MONTHS", "YEARS":
+		return strings.TrimSuffix(u, "S")
+	}
+	return u
 }
 
 // typedLiteral evaluates TIMESTAMP '...', DATE '...' and TIME '...'.

@@ -355,7 +355,7 @@ func (o *ptfOp) callError(err error) error {
 	if len(where) == 0 {
 		return at(o.node.pos, err)
 	}
-	return &PosError{Pos: o.node.pos, Err: &CallError{Err: err, Where: strings.Join(where, ", ")}}
+	return at(o.node.pos, &CallError{Err: err, Where: strings.Join(where, ", ")})
 }
 
 // CallError is a PTF error with the key and row it happened at.

@@ -159,6 +159,10 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		if _, err := ParseDuration(val); err != nil {
 			return sqlmini.Errorf(set.Pos, "SET '%s': %v", key, err)
 		}
+	case "ptfsh.seed":
+		if _, err := strconv.ParseInt(val, 10, 64); err != nil {
+			return sqlmini.Errorf(set.Pos, "SET 'ptfsh.seed' needs a whole number (a 64-bit integer), not '%s'", val)
+		}
 	case SetEndOfInput:
 		if _, err := strconv.ParseBool(val); err != nil {
 			return sqlmini.Errorf(set.Pos, "SET '%s' needs 'true' or 'false', not '%s'", key, val)

@@ -30,7 +30,7 @@ func TypeFromAST(te *sqlmini.TypeExpr) (Type, error) {
 func typeFromAST(te *sqlmini.TypeExpr) (Type, error) {
 	switch {
 	case te.Interval != nil:
-		from := strings.ToUpper(te.Interval.From)
+		from := singularUnit(te.Interval.From)
 		switch from {
 		case "YEAR", "MONTH":
 			return Type{Kind: KindIntervalYearMonth}, nil
