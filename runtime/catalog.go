@@ -28,8 +28,13 @@ type Table struct {
 	ColumnNames []string
 	// Options are the WITH options of a file table.
 	Options map[string]string
-	// PrimaryKey lists the primary key columns' indexes.
+	// PrimaryKey lists the primary key columns' indexes. A table with a
+	// primary key and updates is an upsert source (its upsert key).
 	PrimaryKey []int
+	// Changelog is the changelog mode a file table declares
+	// ('changelog-mode', 'source.produces-delete-by-key'); the zero value
+	// means insert-only.
+	Changelog ChangelogMode
 	// Events are the rows (and watermark steps) of a table given AS VALUES.
 	Events []event
 	// Watermark is the WATERMARK clause, if any.

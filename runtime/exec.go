@@ -40,6 +40,22 @@ type node interface {
 	children() []node
 }
 
+// upsertKeyed is a node whose updates are keyed: each key has at most one
+// live row, and an update or delete of the key replaces or removes it. A
+// GROUP BY's groups, a primary-key source's key, an upsert PTF's PARTITION
+// BY columns. Nodes without it have no upsert key.
+type upsertKeyed interface {
+	upsertKey() []int
+}
+
+// upsertKeyOf returns a node's upsert key (column indexes), or nil.
+func upsertKeyOf(n node) []int {
+	if u, ok := n.(upsertKeyed); ok {
+		return u.upsertKey()
+	}
+	return nil
+}
+
 // execution holds what one running statement shares between operators.
 type execution struct {
 	ctx   context.Context

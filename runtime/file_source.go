@@ -20,7 +20,20 @@ func (p *planner) planFileTable(t *Table, pos sqlmini.Pos) (node, error) {
 }
 
 func (n *fileNode) schema() Schema           { return n.t.Schema }
-func (n *fileNode) changelog() ChangelogMode { return InsertOnly }
+func (n *fileNode) changelog() ChangelogMode {
+	if n.t.Changelog.kinds == 0 {
+		return InsertOnly
+	}
+	return n.t.Changelog
+}
+
+// upsertKey is the table's primary key when it produces updates.
+func (n *fileNode) upsertKey() []int {
+	if n.changelog().IsInsertOnly() {
+		return nil
+	}
+	return n.t.PrimaryKey
+}
 func (n *fileNode) children() []node         { return nil }
 func (n *fileNode) explain() string {
 	return "TableSourceScan(table=[[" + n.t.Name + "]], fields=" + names(n.t.Schema) + ")"
