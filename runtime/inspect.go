@@ -92,18 +92,10 @@ func (s *Session) execInspect(sh *sqlmini.Show) error {
 func (s *Session) execDropState(d *sqlmini.Drop) error {
 	uid := string(*d.State)
 	return s.cfg.Store.Update(func(tx state.Tx) error {
-		names, err := tx.Namespaces()
-		if err != nil {
+		if err := dropUID(tx, uid); err != nil {
 			return err
 		}
-		for _, ns := range names {
-			if strings.HasPrefix(ns, "state/"+uid+"/") || ns == timerNamespace(uid) {
-				if err := tx.DeleteNamespace(ns); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		return tx.Delete(metaNamespace, finishedKey(uid))
 	})
 }
 

@@ -15,10 +15,14 @@ type planner struct {
 	ctes map[string]node
 	// uids collects the uids of the PTF calls of one statement.
 	uids map[string]*sqlmini.Call
+	// required is the changelog mode the statement's consumer accepts (the
+	// printer: every kind, full deletes; a sink may accept key-only
+	// deletes). ChangelogFunctions resolve their output against it.
+	required ChangelogMode
 }
 
 func newPlanner(s *Session) *planner {
-	return &planner{s: s, ctes: map[string]node{}, uids: map[string]*sqlmini.Call{}}
+	return &planner{s: s, ctes: map[string]node{}, uids: map[string]*sqlmini.Call{}, required: RetractAll}
 }
 
 func (p *planner) planQuery(q *sqlmini.Query) (node, error) {
@@ -375,7 +379,7 @@ func (p *planner) planTable(t *Table, pos sqlmini.Pos) (node, error) {
 	switch t.Kind {
 	case TableView:
 		vp := newPlanner(p.s)
-		vp.uids = p.uids
+		vp.uids, vp.required = p.uids, p.required
 		n, err := vp.planQuery(t.Query)
 		if err != nil {
 			return nil, fmt.Errorf("view %s: %w", t.Name, err)

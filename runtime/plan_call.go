@@ -171,6 +171,9 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.bindChangelog(c, def, n, onTime != nil); err != nil {
+		return nil, err
+	}
 
 	// uid
 	if a := bound[uidIdx]; a != nil && !a.Default {
@@ -369,8 +372,15 @@ func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini
 		}
 		text += " ORDER BY(" + strings.Join(refs, ", ") + ")"
 	}
-	if in.changelog().IsInsertOnly() == false && !d.Traits.Has(SupportUpdates) {
-		return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' does not support updates, but the input table produces them (%s). Declare the SUPPORT_UPDATES trait to accept them.", d.Name, in.changelog())
+	if !in.changelog().IsInsertOnly() {
+		if !d.Traits.Has(SupportUpdates) {
+			return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' does not support updates, but the input table produces them (%s). Declare the SUPPORT_UPDATES trait to accept them.", d.Name, in.changelog())
+		}
+		if tb.pass {
+			return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' cannot both support updates and pass columns through.", d.Name)
+		}
+		in = deliverUpdates(in, d.Traits, tb.partition)
+		tb.in = in
 	}
 	// A typed table argument maps columns by position onto its declared row type.
 	if d.Type != nil && d.Type.Kind == KindRow {
@@ -386,7 +396,7 @@ func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini
 		tb.in = &typedNode{projectNode{in: in, exprs: exprs, sch: Schema{Columns: typed}}, sch}
 	}
 	tb.sem = TableSemantics{DataType: sch.RowType(), PartitionBy: tb.partition, OrderBy: tb.sem.OrderBy,
-		Descending: tb.sem.Descending, TimeColumn: -1, Changelog: in.changelog()}
+		Descending: tb.sem.Descending, TimeColumn: -1, Changelog: tb.in.changelog()}
 	tb.sem.DataType.NotNull = false
 	return tb, text, nil
 }
@@ -560,6 +570,100 @@ func sortKeys(t tableBinding) []sortKey {
 	return keys
 }
 
+// bindChangelog resolves the output changelog mode of a ChangelogFunction
+// and applies Flink's rules on updates.
+func (p *planner) bindChangelog(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime bool) error {
+	fname := string(c.Name.Value)
+	updatingIn := false
+	var modes []ChangelogMode
+	for _, t := range n.tables {
+		modes = append(modes, t.sem.Changelog)
+		updatingIn = updatingIn || !t.sem.Changelog.IsInsertOnly()
+	}
+	if def.ChangelogMode != nil {
+		m, err := def.ChangelogMode(modes, p.required)
+		if err != nil {
+			return at(c.Pos, err)
+		}
+		if m.kinds == 0 || !m.Contains(Insert) {
+			return sqlmini.Errorf(c.Pos, "function '%s' declares the changelog mode %s, which has no INSERT", fname, m)
+		}
+		n.mode = m
+	}
+	if (updatingIn || !n.mode.IsInsertOnly()) && onTime {
+		return sqlmini.Errorf(c.Pos, "Time operations using the `on_time` argument are currently not supported for PTFs that consume or produce updates.")
+	}
+	if n.mode.Contains(UpdateAfter) && !n.mode.Contains(UpdateBefore) || n.mode.Contains(Delete) && !n.mode.Contains(UpdateBefore) && n.mode.Contains(UpdateAfter) {
+		// upsert output: keyed by the PARTITION BY columns
+		for _, t := range n.tables {
+			if !t.set {
+				return sqlmini.Errorf(c.Pos, "PTFs that take table arguments with row semantics don't support upsert output. Table argument '%s' of function '%s' must use set semantics.", t.name, fname)
+			}
+		}
+		if len(n.tables) == 0 || len(n.tables[0].partition) == 0 {
+			return sqlmini.Errorf(c.Pos, "function '%s' produces upsert output (%s), whose key is the PARTITION BY columns: call it with PARTITION BY", fname, n.mode)
+		}
+	}
+	return nil
+}
+
+// upsertKey is the key of upsert output: the first table's PARTITION BY
+// columns, which lead the output row.
+func (n *ptfNode) upsertKey() []int {
+	if n.mode.Contains(UpdateBefore) || n.mode.IsInsertOnly() || len(n.tables) == 0 || n.tables[0].pass {
+		return nil
+	}
+	k := make([]int, len(n.tables[0].partition))
+	for i := range k {
+		k[i] = i
+	}
+	return k
+}
+
+// deliverUpdates puts an updating input into the form table argument
+// traits ask for (flink-cases.md §10.11): partitioned by its upsert key, the
+// function gets the upsert form (no -U); otherwise, or with
+// REQUIRE_UPDATE_BEFORE, the retract form; REQUIRE_FULL_DELETE fills
+// deletes that carry only the key.
+func deliverUpdates(in node, traits Trait, partition []int) node {
+	m := in.changelog()
+	key := upsertKeyOf(in)
+	upsertForm := len(key) > 0 && sameColumns(key, partition) && !traits.Has(RequireUpdateBefore)
+	out := m
+	if upsertForm {
+		out.kinds &^= 1 << UpdateBefore
+	} else if m.Contains(UpdateAfter) {
+		out.kinds |= 1 << UpdateBefore
+	}
+	fill := traits.Has(RequireFullDelete) && m.KeyOnlyDeletes
+	if !upsertForm && m.Contains(UpdateAfter) && !m.Contains(UpdateBefore) {
+		fill = fill || m.KeyOnlyDeletes // a retract stream knows its rows
+	}
+	if fill {
+		out.KeyOnlyDeletes = false
+	}
+	if out == m {
+		return in
+	}
+	return &normalizeNode{in: in, key: key, retract: !upsertForm, fullDeletes: fill, mode: out}
+}
+
+func sameColumns(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[int]bool{}
+	for _, x := range a {
+		seen[x] = true
+	}
+	for _, y := range b {
+		if !seen[y] {
+			return false
+		}
+	}
+	return true
+}
+
 // checkTables applies Flink's rules for several table arguments.
 func (p *planner) checkTables(c *sqlmini.Call, def *FuncDef, ts []tableBinding) error {
 	var tables []ArgDecl
@@ -596,7 +700,11 @@ func (p *planner) checkTables(c *sqlmini.Call, def *FuncDef, ts []tableBinding) 
 		if mismatch {
 			return sqlmini.Errorf(c.Pos, "Invalid PARTITION BY columns. The number of columns and their data types must match across all involved table arguments. Given partition key sets: %s", strings.Join(sets, ", "))
 		}
-		return sqlmini.Errorf(c.Pos, "calls with several table arguments are not supported yet")
+		for _, t := range ts {
+			if t.pass {
+				return sqlmini.Errorf(c.Pos, "Pass-through columns are not supported if multiple table arguments are declared. Table argument '%s' passes its columns through.", t.name)
+			}
+		}
 	}
 	return nil
 }

@@ -197,6 +197,11 @@ type FuncDef struct {
 	HasOnTimer bool
 	// New makes one instance of the function for one call site.
 	New func(spec CallSpec) (PTF, error)
+	// ChangelogMode makes the function a ChangelogFunction, as Flink's: it
+	// resolves the output changelog mode of a call from the modes its
+	// table arguments receive (by table position) and the mode the
+	// consumer requires. Nil means an insert-only function.
+	ChangelogMode func(tables []ChangelogMode, required ChangelogMode) (ChangelogMode, error)
 }
 
 // CallSpec describes a bound call of a PTF: everything an instance may

@@ -62,6 +62,54 @@ func (n *ptfNode) explain() string {
 		strings.Join(n.sch.Names(), ",") + "], changelogMode=[" + n.mode.ShortString() + "])"
 }
 
+// metaNamespace holds what the runtime records about each uid.
+const metaNamespace = "meta"
+
+// finishedKey marks a uid whose last statement read its input to the end.
+func finishedKey(uid string) []byte { return []byte("finished/" + uid) }
+
+// startFresh forgets the state of a uid whose last statement finished, as
+// a Flink job that ran to the end of its bounded input leaves nothing to
+// restore: a new query starts afresh. A statement stopped without end of
+// input (SET 'ptfsh.end-of-input' = 'false'), or killed, leaves its state
+// to the next one with the same uid.
+func startFresh(store state.Store, uid string) error {
+	return store.Update(func(tx state.Tx) error {
+		v, err := tx.Get(metaNamespace, finishedKey(uid))
+		if err != nil || v == nil {
+			return err
+		}
+		if err := dropUID(tx, uid); err != nil {
+			return err
+		}
+		return tx.Delete(metaNamespace, finishedKey(uid))
+	})
+}
+
+// markFinished records whether the statement that used uid ended its input.
+func markFinished(tx state.Tx, uid string, finished bool) error {
+	if finished {
+		return tx.Put(metaNamespace, finishedKey(uid), []byte{1})
+	}
+	return tx.Delete(metaNamespace, finishedKey(uid))
+}
+
+// dropUID removes every state entry and timer of a uid.
+func dropUID(tx state.Tx, uid string) error {
+	names, err := tx.Namespaces()
+	if err != nil {
+		return err
+	}
+	for _, ns := range names {
+		if strings.HasPrefix(ns, "state/"+uid+"/") || ns == timerNamespace(uid) {
+			if err := tx.DeleteNamespace(ns); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // stateNamespace is where entry name of uid lives in the store.
 func stateNamespace(uid, name string) string { return "state/" + uid + "/" + name }
 
@@ -76,6 +124,11 @@ func (n *ptfNode) open(ex *execution) (stream, error) {
 	}
 	op := &ptfOp{node: n, inst: inst, ex: ex, cache: map[string]*keyState{}}
 	op.ctx = &Context{h: op}
+	if n.uid != "" {
+		if err := startFresh(ex.store, n.uid); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.fn, err)
+		}
+	}
 	if len(n.def.State) > 0 {
 		codec, ok := inst.(StateCodec)
 		if !ok {
@@ -445,6 +498,11 @@ var errStopScan = errors.New("stop scan")
 
 // flush writes every changed state value to the store in one transaction.
 func (o *ptfOp) flush(tx state.Tx) error {
+	if o.node.uid != "" {
+		if err := markFinished(tx, o.node.uid, o.ex.endOfInput); err != nil {
+			return err
+		}
+	}
 	if o.node.uid != "" && (o.timers.n > 0 || o.loadedTimers) {
 		if err := o.timers.save(tx, o.node.uid); err != nil {
 			return err

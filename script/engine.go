@@ -162,6 +162,11 @@ func (e *Engine) Load(name, file, src string) (*runtime.FuncDef, error) {
 		def.Language = "TYPESCRIPT"
 	}
 	def.New = func(spec runtime.CallSpec) (runtime.PTF, error) { return e.newInstance(d, spec) }
+	if d.changelog.Mode != "" || d.changelog.Func {
+		def.ChangelogMode = func(tables []runtime.ChangelogMode, required runtime.ChangelogMode) (runtime.ChangelogMode, error) {
+			return e.ChangelogMode(def, tables, required)
+		}
+	}
 	e.decls[def] = d
 	return def, nil
 }

@@ -1,0 +1,127 @@
+package runtime
+
+import "fmt"
+
+// normalizeNode brings an updating input into the form a table argument
+// asks for, as Flink's planner does (ChangelogNormalize and friends):
+//
+//   - retract form: every update is -U(old) then +U(new). An upsert input
+//     (no -U) gets its -U from the last row seen for the key.
+//   - upsert form: -U rows are dropped (the consumer is keyed by the
+//     upsert key, so +U alone replaces the row).
+//   - full deletes: a delete that carries only the key gets the last row
+//     seen for the key.
+//
+// It keeps the last row per upsert key in memory.
+type normalizeNode struct {
+	in          node
+	key         []int
+	retract     bool // deliver -U before +U
+	fullDeletes bool // fill key-only deletes
+	mode        ChangelogMode
+}
+
+func (n *normalizeNode) schema() Schema           { return n.in.schema() }
+func (n *normalizeNode) changelog() ChangelogMode { return n.mode }
+func (n *normalizeNode) children() []node         { return []node{n.in} }
+func (n *normalizeNode) upsertKey() []int         { return n.key }
+func (n *normalizeNode) explain() string {
+	return "ChangelogNormalize(key=[" + joinStrings(columnNames(n.in.schema(), n.key)) + "])"
+}
+
+func columnNames(s Schema, cols []int) []string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = s.Columns[c].Name
+	}
+	return names
+}
+
+func (n *normalizeNode) open(ex *execution) (stream, error) {
+	in, err := n.in.open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &normalizeStream{n: n, in: in, last: map[string]Row{}, before: map[string]bool{}}, nil
+}
+
+type normalizeStream struct {
+	n       *normalizeNode
+	in      stream
+	last    map[string]Row
+	before  map[string]bool // keys whose -U came from the input itself
+	pending []event
+}
+
+func (s *normalizeStream) next() (event, error) {
+	for {
+		if len(s.pending) > 0 {
+			ev := s.pending[0]
+			s.pending = s.pending[1:]
+			return ev, nil
+		}
+		ev, err := s.in.next()
+		if err != nil || ev.kind != evRow {
+			return ev, err
+		}
+		if err := s.row(ev.row); err != nil {
+			return event{}, err
+		}
+	}
+}
+
+func (s *normalizeStream) row(r Row) error {
+	n := s.n
+	if len(n.key) == 0 {
+		// Without a key nothing can be looked up: pass the row on, dropping
+		// -U only for an upsert consumer.
+		if r.Kind == UpdateBefore && !n.retract {
+			return nil
+		}
+		s.emit(r)
+		return nil
+	}
+	k := string(encodeKey(partitionKey(r, n.key)))
+	prev, had := s.last[k]
+	switch r.Kind {
+	case Insert, UpdateAfter:
+		s.last[k] = r
+		if n.retract && r.Kind == UpdateAfter && had && !s.sawBefore(k) {
+			s.emit(Row{Kind: UpdateBefore, Fields: prev.Fields})
+		}
+		if r.Kind == UpdateAfter && !had && n.retract {
+			r = Row{Kind: Insert, Fields: r.Fields} // an update of an unknown key inserts it
+		}
+		s.emit(r)
+	case UpdateBefore:
+		if !n.retract {
+			return nil
+		}
+		s.markBefore(k)
+		s.emit(r)
+	case Delete:
+		delete(s.last, k)
+		if n.fullDeletes {
+			if !had {
+				return fmt.Errorf("a delete for key (%s) that was never inserted: cannot fill its columns", formatFields(partitionKey(r, n.key)))
+			}
+			r = Row{Kind: Delete, Fields: prev.Fields}
+		}
+		s.emit(r)
+	}
+	return nil
+}
+
+// sawBefore/markBefore track an input that already sends -U itself, so
+// that no second -U is made up for its +U.
+func (s *normalizeStream) sawBefore(k string) bool {
+	ok := s.before[k]
+	delete(s.before, k)
+	return ok
+}
+
+func (s *normalizeStream) markBefore(k string) { s.before[k] = true }
+
+func (s *normalizeStream) emit(r Row) { s.pending = append(s.pending, event{kind: evRow, row: r}) }
+
+func (s *normalizeStream) close() error { return s.in.close() }
