@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -681,20 +680,32 @@ func (p *planner) checkTables(c *sqlmini.Call, def *FuncDef, ts []tableBinding) 
 				return sqlmini.Errorf(c.Pos, "All table arguments must use set semantics if multiple table arguments are declared.")
 			}
 		}
+		// Keys must have the same number of columns of the same types; the
+		// length of a string and nullability do not matter.
 		var sets []string
-		ref := ""
+		var ref []Type
 		mismatch := false
-		for _, t := range ts {
+		for i, t := range ts {
 			var types []string
+			var kt []Type
 			for _, k := range t.partition {
-				types = append(types, t.in.schema().Columns[k].Type.String())
+				ct := t.in.schema().Columns[k].Type
+				types = append(types, ct.String())
+				kt = append(kt, ct)
 			}
-			s := "[" + strings.Join(types, ", ") + "]"
-			sets = append(sets, s)
-			if ref == "" {
-				ref = s
-			} else if s != ref {
+			sets = append(sets, "["+strings.Join(types, ", ")+"]")
+			if i == 0 {
+				ref = kt
+				continue
+			}
+			if len(kt) != len(ref) {
 				mismatch = true
+				continue
+			}
+			for j := range kt {
+				if !kt[j].SameRoot(ref[j]) {
+					mismatch = true
+				}
 			}
 		}
 		if mismatch {
@@ -756,7 +767,18 @@ func (p *planner) bindOnTime(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime D
 		return nil, sqlmini.Errorf(c.Pos, "Invalid time attribute declaration. Each column in the `on_time` argument must reference at least one column in one of the table arguments. Unknown references: [%s]", strings.Join(unknown, ", "))
 	}
 	if col == nil {
-		return nil, fmt.Errorf("on_time needs a table argument")
+		return nil, sqlmini.Errorf(c.Pos, "the `on_time` argument needs a table argument to take its time from")
+	}
+	if len(n.tables) > 1 {
+		var missing []string
+		for _, t := range n.tables {
+			if t.sem.TimeColumn < 0 {
+				missing = append(missing, t.name)
+			}
+		}
+		if len(missing) > 0 {
+			return nil, sqlmini.Errorf(c.Pos, "Invalid time attribute declaration. If multiple tables are declared, the `on_time` argument must reference a time column for each table argument or none. Missing time attributes for: [%s]", strings.Join(missing, ", "))
+		}
 	}
 	return col, nil
 }
