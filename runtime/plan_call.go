@@ -97,6 +97,13 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 		bound[i] = a
 	}
 
+	preplanned := make([]node, nDecl)
+	if def.Infer != nil {
+		var err error
+		if def, err = p.infer(c, def, bound, preplanned); err != nil {
+			return nil, err
+		}
+	}
 	n := &ptfNode{def: def, fn: fname, args: make([]any, nDecl), mode: InsertOnly, pos: c.Pos}
 	var texts []string
 	for i, d := range def.Args {
@@ -114,7 +121,7 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 			if a.Table == nil {
 				return nil, sqlmini.Errorf(a.Pos, "Invalid argument value. Argument '%s' expects a table to be passed.", d.Name)
 			}
-			tb, text, err := p.bindTable(c, def, i, a.Table)
+			tb, text, err := p.bindTable(c, def, i, a.Table, preplanned[i])
 			if err != nil {
 				if _, ok := err.(errNoSignature); ok {
 					return nil, p.noSignature(c, def, bound)
@@ -315,19 +322,17 @@ func bindScalar(a *sqlmini.Arg, pos int, d ArgDecl) (any, string, error) {
 }
 
 // bindTable binds TABLE t [PARTITION BY ...] to table argument decl.
-func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini.TableArg) (tableBinding, string, error) {
+func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini.TableArg, in node) (tableBinding, string, error) {
 	d := def.Args[decl]
-	var in node
 	var err error
 	name := "subquery"
 	if ta.Name != nil {
 		name = string(ta.Name.Value)
-		in, err = p.planTableRef(ta.Name)
-	} else {
-		in, err = p.planQuery(ta.Query)
 	}
-	if err != nil {
-		return tableBinding{}, "", err
+	if in == nil {
+		if in, err = p.planTable2(ta); err != nil {
+			return tableBinding{}, "", err
+		}
 	}
 	tb := tableBinding{decl: decl, name: d.Name, in: in,
 		set:  d.Traits.Has(SetSemanticTable),
@@ -420,6 +425,56 @@ func castTo(x expr, t Type) expr {
 		}
 		return castValue(v, t)
 	}}
+}
+
+// planTable2 plans the table of TABLE t or TABLE (query).
+func (p *planner) planTable2(ta *sqlmini.TableArg) (node, error) {
+	if ta.Name != nil {
+		return p.planTableRef(ta.Name)
+	}
+	return p.planQuery(ta.Query)
+}
+
+// infer runs a function's Infer on the call's tables and constants and
+// returns the declaration completed for this call. The tables it plans are
+// kept in preplanned, so that each is planned once.
+func (p *planner) infer(c *sqlmini.Call, def *FuncDef, bound []*sqlmini.Arg, preplanned []node) (*FuncDef, error) {
+	n := len(def.Args)
+	info := CallInfo{Args: make([]any, n), Tables: make([]Schema, n), PartitionBy: make([][]string, n),
+		Changelogs: make([]ChangelogMode, n), UpsertKeys: make([][]int, n)}
+	for i := range def.Args {
+		a := bound[i]
+		switch {
+		case a == nil || a.Default:
+		case a.Table != nil:
+			in, err := p.planTable2(a.Table)
+			if err != nil {
+				return nil, err
+			}
+			preplanned[i] = in
+			info.Tables[i], info.Changelogs[i], info.UpsertKeys[i] = in.schema(), in.changelog(), upsertKeyOf(in)
+			for _, col := range a.Table.PartitionBy {
+				info.PartitionBy[i] = append(info.PartitionBy[i], string(col.Value))
+			}
+		case a.Expr != nil:
+			if x, err := compileExpr(a.Expr, nil); err == nil && x.constant() {
+				info.Args[i], _ = x.eval(nil)
+			}
+		}
+	}
+	plan, err := def.Infer(info)
+	if err != nil {
+		return nil, at(c.Pos, err)
+	}
+	d := *def
+	d.Args = append([]ArgDecl(nil), def.Args...)
+	for i, t := range plan.Traits {
+		if i < len(d.Args) && t != 0 {
+			d.Args[i].Traits = t
+		}
+	}
+	d.Output = plan.Output
+	return &d, nil
 }
 
 // errNoSignature reports a table that does not fit a typed table argument;

@@ -202,6 +202,35 @@ type FuncDef struct {
 	// table arguments receive (by table position) and the mode the
 	// consumer requires. Nil means an insert-only function.
 	ChangelogMode func(tables []ChangelogMode, required ChangelogMode) (ChangelogMode, error)
+	// Infer, when set, completes the declaration at each call, as Flink's
+	// type inference of built-in PTFs does: from the tables and constant
+	// arguments it gives the output type and each argument's traits (for
+	// conditional traits, e.g. set semantics only with PARTITION BY). The
+	// standard library's TO_CHANGELOG and FROM_CHANGELOG use it.
+	Infer func(call CallInfo) (CallPlan, error)
+}
+
+// CallInfo describes a call to Infer, by argument declaration index.
+type CallInfo struct {
+	// Args are the constant scalar arguments (nil when absent).
+	Args []any
+	// Tables are the table arguments' schemas and PartitionBy their
+	// PARTITION BY column names (zero for scalar arguments).
+	Tables      []Schema
+	PartitionBy [][]string
+	// Changelogs are the table arguments' changelog modes and UpsertKeys
+	// their upsert keys (column indexes; nil: none).
+	Changelogs []ChangelogMode
+	UpsertKeys [][]int
+}
+
+// CallPlan is what Infer decides for a call.
+type CallPlan struct {
+	// Output is the output type of the call (ROW or scalar).
+	Output Type
+	// Traits replace the declared traits of arguments (by declaration
+	// index); a zero entry keeps the declared ones.
+	Traits []Trait
 }
 
 // CallSpec describes a bound call of a PTF: everything an instance may
