@@ -59,7 +59,7 @@ func (n *ptfNode) explain() string {
 		uid = n.uid
 	}
 	return "ProcessTableFunction(invocation=[" + n.text + "], uid=[" + uid + "], select=[" +
-		strings.Join(n.sch.Names(), ",") + "], changelogMode=[" + n.mode.ShortString() + "])"
+		strings.Join(n.sch.Names(), ",") + "])"
 }
 
 // metaNamespace holds what the runtime records about each uid.

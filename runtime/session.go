@@ -491,7 +491,10 @@ func (s *Session) execExplain(e *sqlmini.Explain) error {
 		if depth > 0 {
 			b.WriteString(strings.Repeat("   ", depth-1) + "+- ")
 		}
-		b.WriteString(n.explain() + "\n")
+		// Each node with its changelog mode, in Flink's plan notation.
+		line := n.explain()
+		line = strings.TrimSuffix(line, ")") + ", changelogMode=[" + n.changelog().ShortString() + "])"
+		b.WriteString(line + "\n")
 		for _, c := range n.children() {
 			walk(c, depth+1)
 		}
