@@ -60,8 +60,12 @@ func upsertKeyOf(n node) []int {
 type execution struct {
 	ctx   context.Context
 	store state.Store
-	// ptfs are the PTF operators of the statement, flushed at the end.
+	// ptfs are the PTF operators of the statement, flushed at checkpoints.
 	ptfs []*ptfOp
+	// sources are the file sources, whose positions go into checkpoints.
+	sources []*fileStream
+	// resetSources: SET 'state.source-positions' = 'reset'.
+	resetSources bool
 	// rowsIn counts rows read from sources.
 	rowsIn int64
 	// now is the processing time in epoch milliseconds (for state TTL).
@@ -76,6 +80,17 @@ type execution struct {
 	// fires every timer left. Without it a statement stops the way Flink's
 	// stop-with-savepoint does (SET 'ptfsh.end-of-input' = 'false').
 	endOfInput bool
+}
+
+// quiescent reports whether no operator holds rows it has not handed on,
+// the moment a checkpoint describes exactly the rows the sink has seen.
+func (ex *execution) quiescent() bool {
+	for _, op := range ex.ptfs {
+		if op.oi < len(op.out) {
+			return false
+		}
+	}
+	return true
 }
 
 // newExecution returns an execution with the defaults: the wall clock and

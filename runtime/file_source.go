@@ -40,11 +40,17 @@ func (n *fileNode) explain() string {
 }
 
 func (n *fileNode) open(ex *execution) (stream, error) {
-	r, err := openTableReader(n.t)
+	resume, err := ex.resumePosition(n.t)
+	if err != nil {
+		return nil, at(n.pos, err)
+	}
+	r, err := openTableReader(n.t, resume)
 	if err != nil {
 		return nil, at(n.pos, fileError(n.t, err))
 	}
-	return &fileStream{r: r, ex: ex, wm: newWMGen(n.t.Watermark, n.every), n: n}, nil
+	fs := &fileStream{r: r, ex: ex, wm: newWMGen(n.t.Watermark, n.every), n: n}
+	ex.sources = append(ex.sources, fs)
+	return fs, nil
 }
 
 type fileStream struct {
@@ -78,18 +84,15 @@ func (s *fileStream) next() (event, error) {
 func (s *fileStream) close() error { return s.r.Close() }
 
 // openTableReader opens the reader of a file table with its WITH options.
-func openTableReader(t *Table) (RowReader, error) {
-	path := t.Options["path"]
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(t.BaseDir, path)
-	}
+func openTableReader(t *Table, resume SourcePos) (RowReader, error) {
+	path := tablePath(t)
 	parse := ParseOptions{
 		TimestampPattern: t.Options["timestamp-format.pattern"],
 		TimestampFormat:  t.Options["json.timestamp-format.standard"],
 	}
 	switch t.Options["format"] {
 	case "csv":
-		opts := CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"]}
+		opts := CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"], Resume: resume}
 		var err error
 		if opts.Header, err = boolOption(t, "csv.header"); err != nil {
 			return nil, err
@@ -108,7 +111,7 @@ func openTableReader(t *Table) (RowReader, error) {
 		}
 		return OpenCSV(path, t.Schema, opts)
 	case "json":
-		opts := JSONSourceOptions{Parse: parse}
+		opts := JSONSourceOptions{Parse: parse, Resume: resume}
 		var err error
 		if opts.IgnoreParseErrors, err = boolOption(t, "json.ignore-parse-errors"); err != nil {
 			return nil, err
@@ -116,6 +119,15 @@ func openTableReader(t *Table) (RowReader, error) {
 		return OpenJSON(path, t.Schema, opts)
 	}
 	return nil, fmt.Errorf("table %s: unsupported format %q", t.Name, t.Options["format"])
+}
+
+// tablePath is a file table's path, resolved against its script's folder.
+func tablePath(t *Table) string {
+	path := t.Options["path"]
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(t.BaseDir, path)
+	}
+	return path
 }
 
 // charOption reads a one-character option; '\t' is accepted for a tab.

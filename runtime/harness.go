@@ -122,7 +122,7 @@ func (h *Harness) drain() []Row {
 
 // Flush writes the live state to the store, as the end of a statement does.
 func (h *Harness) Flush() error {
-	return h.op.ex.store.Update(h.op.flush)
+	return h.op.ex.store.Update(func(tx state.Tx) error { return h.op.flush(tx, false) })
 }
 
 // Close releases the instance.

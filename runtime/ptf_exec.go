@@ -497,9 +497,11 @@ func (o *ptfOp) storeHasState() bool {
 var errStopScan = errors.New("stop scan")
 
 // flush writes every changed state value to the store in one transaction.
-func (o *ptfOp) flush(tx state.Tx) error {
+// flush writes the changed state and the timers to tx; final marks the
+// end of the statement (finished when its input ended).
+func (o *ptfOp) flush(tx state.Tx, final bool) error {
 	if o.node.uid != "" {
-		if err := markFinished(tx, o.node.uid, o.ex.endOfInput); err != nil {
+		if err := markFinished(tx, o.node.uid, final && o.ex.endOfInput); err != nil {
 			return err
 		}
 	}

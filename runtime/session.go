@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -162,6 +161,14 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 	case "ptfsh.seed":
 		if _, err := strconv.ParseInt(val, 10, 64); err != nil {
 			return sqlmini.Errorf(set.Pos, "SET 'ptfsh.seed' needs a whole number (a 64-bit integer), not '%s'", val)
+		}
+	case SetCheckpointRows:
+		if n, err := strconv.ParseInt(val, 10, 64); err != nil || n < 0 {
+			return sqlmini.Errorf(set.Pos, "SET '%s' needs a whole number of rows (0: only at the end), not '%s'", key, val)
+		}
+	case SetSourcePositions:
+		if val != "reset" && val != "keep" {
+			return sqlmini.Errorf(set.Pos, "SET '%s' is 'keep' (resume where the last run stopped) or 'reset', not '%s'", key, val)
 		}
 	case SetEndOfInput:
 		if _, err := strconv.ParseBool(val); err != nil {
@@ -505,7 +512,6 @@ func (s *Session) execExplain(e *sqlmini.Explain) error {
 }
 
 func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
-	start := time.Now()
 	n, err := newPlanner(s).planQuery(st.Query)
 	if err != nil {
 		return err
@@ -517,76 +523,7 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 	if err != nil {
 		return sqlmini.Errorf(st.Pos, "%v", err)
 	}
-	ex, err := s.newExecution(ctx)
-	if err != nil {
-		return sqlmini.Errorf(st.Pos, "%v", err)
-	}
-	str, err := n.open(ex)
-	if err != nil {
-		return positioned(st.Pos, err)
-	}
-	defer str.close()
-	if err := p.Begin(n.schema()); err != nil {
-		return err
-	}
-	var rows int64
-	lastProgress, progressShown := start, false
-	for {
-		if err := ctx.Err(); err != nil {
-			return sqlmini.Errorf(st.Pos, "statement cancelled")
-		}
-		ev, err := str.next()
-		if err != nil {
-			return positioned(st.Pos, err)
-		}
-		if ev.kind == evEnd {
-			break
-		}
-		if ev.kind != evRow {
-			continue
-		}
-		rows++
-		if err := p.Row(ev.row); err != nil {
-			return err
-		}
-		if s.cfg.Timing && rows&0xffff == 0 && time.Since(lastProgress) > time.Second {
-			lastProgress = time.Now()
-			fmt.Fprintf(s.cfg.Err, "\r%d rows read, %d rows out, %.0f s ", ex.rowsIn, rows, time.Since(start).Seconds())
-			progressShown = true
-		}
-	}
-	if progressShown {
-		fmt.Fprint(s.cfg.Err, "\r\033[K")
-	}
-	if err := p.End(); err != nil {
-		return err
-	}
-	// The end of the statement is a checkpoint: state goes to the store.
-	if err := s.cfg.Store.Update(func(tx state.Tx) error {
-		for _, op := range ex.ptfs {
-			if err := op.flush(tx); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		return fmt.Errorf("writing state: %w", err)
-	}
-	if notes := timeNotes(ex); len(notes) > 0 {
-		if err := out.Flush(); err != nil {
-			return err
-		}
-		for _, n := range notes {
-			fmt.Fprintln(s.cfg.Err, n)
-		}
-	}
-	if s.cfg.Timing {
-		if err := out.Flush(); err != nil {
-			return err
-		}
-		fmt.Fprintf(s.cfg.Err, "(%s read, %s out, %.3f s)\n", plural(ex.rowsIn, "row"), plural(rows, "row"), time.Since(start).Seconds())
-	}
-	return nil
+	return s.run(ctx, st.Pos, n, p, out)
 }
 
 func plural(n int64, word string) string {

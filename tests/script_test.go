@@ -104,6 +104,19 @@ func RunScript(t testing.TB, dir, query string) string {
 // RunScriptNamed is RunScript with the script's file name for positions.
 func RunScriptNamed(t testing.TB, dir, filename, query string) string {
 	t.Helper()
+	store := state.NewMem()
+	defer store.Close()
+	return runScript(t, dir, filename, query, store)
+}
+
+// runWithStore runs a script over a given store (a state file kept across runs).
+func runWithStore(t testing.TB, dir, query string, store state.Store) string {
+	t.Helper()
+	return runScript(t, dir, "query.sql", query, store)
+}
+
+func runScript(t testing.TB, dir, filename, query string, store state.Store) string {
+	t.Helper()
 	var out bytes.Buffer
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
@@ -115,8 +128,6 @@ func RunScriptNamed(t testing.TB, dir, filename, query string) string {
 		Console:   &out,
 	})
 	defer engine.Close()
-	store := state.NewMem()
-	defer store.Close()
 	sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Loader: engine, Store: store, BaseDir: dir})
 	if err != nil {
 		t.Fatal(err)

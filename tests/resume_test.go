@@ -1,0 +1,69 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// TestResume_fileGrows runs a statement that stops without end of input
+// three times over one state file while its CSV grows, then rewrites the
+// file: the first runs go on where the last stopped, the rewrite is an
+// error until positions are reset.
+func TestResume_fileGrows(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "c.csv")
+	write := func(s string, flag int) {
+		f, err := os.OpenFile(csv, flag|os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(`export default {
+  output: "ROW<total INT>",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { s: { default: { total: 0 } } },
+  eval(ctx, { s }, { r }) { s.total += r.n; ctx.collect({ total: s.total }); },
+};`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	query := `SET 'ptfsh.end-of-input' = 'false';
+SET 'ptfsh.format' = 'rows';
+CREATE FUNCTION sum AS 'sum.js';
+CREATE TABLE c (name STRING, n INT) WITH ('connector' = 'filesystem', 'path' = 'c.csv', 'format' = 'csv');
+SELECT * FROM sum(TABLE c PARTITION BY name);
+`
+	store, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	run := func(prefix string) string { return runWithStore(t, dir, prefix+query, store) }
+
+	write("alice,10\nbob,20\nalice,30\n", os.O_TRUNC)
+	if got, want := run(""), "+I[alice, 10]\n+I[bob, 20]\n+I[alice, 40]\n"; got != want {
+		t.Fatalf("first run:\n%s\nwant:\n%s", got, want)
+	}
+	write("bob,5\ncarol,1\n", os.O_APPEND)
+	got := run("")
+	if want := "+I[bob, 25]\n+I[carol, 1]\nnote: table 'c' goes on after row 3 (byte 25) of 'c.csv', where the last run stopped\n"; got != want {
+		t.Fatalf("after growing:\n%s\nwant:\n%s", got, want)
+	}
+	if got := run(""); !strings.HasPrefix(got, "note: table 'c' goes on after row 5") {
+		t.Fatalf("unchanged file: %q", got)
+	}
+	write("zed,1\n", os.O_TRUNC)
+	if got := run(""); !strings.Contains(got, "changed since the last checkpoint (at byte 39, row 5), other than by growing") {
+		t.Fatalf("rewritten file: %q", got)
+	}
+	if got := run("SET 'state.source-positions' = 'reset';\n"); got != "+I[zed, 1]\n" {
+		t.Fatalf("after reset: %q", got)
+	}
+}
