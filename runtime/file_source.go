@@ -19,7 +19,7 @@ func (p *planner) planFileTable(t *Table, pos sqlmini.Pos) (node, error) {
 	return &fileNode{t: t, every: p.s.watermarkEvery(), pos: pos}, nil
 }
 
-func (n *fileNode) schema() Schema           { return n.t.Schema }
+func (n *fileNode) schema() Schema { return n.t.Schema }
 func (n *fileNode) changelog() ChangelogMode {
 	if n.t.Changelog.kinds == 0 {
 		return InsertOnly
@@ -34,7 +34,7 @@ func (n *fileNode) upsertKey() []int {
 	}
 	return n.t.PrimaryKey
 }
-func (n *fileNode) children() []node         { return nil }
+func (n *fileNode) children() []node { return nil }
 func (n *fileNode) explain() string {
 	return "TableSourceScan(table=[[" + n.t.Name + "]], fields=" + names(n.t.Schema) + ")"
 }
