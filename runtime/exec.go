@@ -66,6 +66,8 @@ type execution struct {
 	sources []*fileStream
 	// resetSources: SET 'state.source-positions' = 'reset'.
 	resetSources bool
+	// discardIncompatible: SET 'state.on-incompatible' = 'discard'.
+	discardIncompatible bool
 	// rowsIn counts rows read from sources.
 	rowsIn int64
 	// now is the processing time in epoch milliseconds (for state TTL).

@@ -107,7 +107,7 @@ func dropUID(tx state.Tx, uid string) error {
 			}
 		}
 	}
-	return nil
+	return tx.Delete(metaNamespace, schemaKey(uid))
 }
 
 // stateNamespace is where entry name of uid lives in the store.
@@ -126,7 +126,12 @@ func (n *ptfNode) open(ex *execution) (stream, error) {
 	op.ctx = &Context{h: op}
 	if n.uid != "" {
 		if err := startFresh(ex.store, n.uid); err != nil {
-			return nil, fmt.Errorf("%s: %w", n.fn, err)
+			return nil, at(n.pos, fmt.Errorf("%s: %w", n.fn, err))
+		}
+		if len(n.def.State) > 0 {
+			if err := checkEvolution(ex.store, n.fn, n.uid, n.def.State, ex.discardIncompatible); err != nil {
+				return nil, at(n.pos, err)
+			}
 		}
 	}
 	if len(n.def.State) > 0 {

@@ -166,6 +166,10 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		if n, err := strconv.ParseInt(val, 10, 64); err != nil || n < 0 {
 			return sqlmini.Errorf(set.Pos, "SET '%s' needs a whole number of rows (0: only at the end), not '%s'", key, val)
 		}
+	case SetOnIncompatible:
+		if val != "discard" && val != "fail" {
+			return sqlmini.Errorf(set.Pos, "SET '%s' is 'fail' or 'discard', not '%s'", key, val)
+		}
 	case SetSourcePositions:
 		if val != "reset" && val != "keep" {
 			return sqlmini.Errorf(set.Pos, "SET '%s' is 'keep' (resume where the last run stopped) or 'reset', not '%s'", key, val)

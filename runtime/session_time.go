@@ -42,6 +42,7 @@ func (s *Session) newExecution(ctx context.Context) (*execution, error) {
 		ex.defaultTTL = d.Milliseconds()
 	}
 	ex.resetSources = s.settings[SetSourcePositions] == "reset"
+	ex.discardIncompatible = s.settings[SetOnIncompatible] == "discard"
 	if v, ok := s.settings[SetEndOfInput]; ok {
 		b, err := strconv.ParseBool(v)
 		if err != nil {

@@ -1,0 +1,264 @@
+package runtime
+
+import (
+	"math/big"
+	"sort"
+)
+
+// accumulator is the running state of one aggregate call in one group, as
+// Flink's AggregateFunction with retraction: add takes a value of a row
+// that arrives (+I, +U), retract one of a row that leaves (-U, -D). NULL
+// values are ignored by every aggregate but COUNT(*), which is given the
+// row count instead (see countStar).
+type accumulator interface {
+	add(v any)
+	retract(v any)
+	// value is the aggregate's current result, typed as its call.
+	value() any
+}
+
+// newAccumulator returns a fresh accumulator for call c.
+func newAccumulator(c *aggCall) accumulator {
+	var a accumulator
+	switch c.fn {
+	case "COUNT":
+		if c.star {
+			a = &countStar{}
+		} else {
+			a = &countAcc{}
+		}
+	case "SUM":
+		a = newSum(c.argType, c.typ)
+	case "AVG":
+		a = &avgAcc{sum: newSum(c.argType, c.argType), typ: c.typ}
+	case "MIN":
+		a = &extremeAcc{max: false}
+	case "MAX":
+		a = &extremeAcc{max: true}
+	}
+	if c.distinct && !c.star {
+		a = &distinctAcc{inner: a}
+	}
+	return a
+}
+
+// countStar is COUNT(*): the number of rows.
+type countStar struct{ n int64 }
+
+func (a *countStar) add(any)     { a.n++ }
+func (a *countStar) retract(any) { a.n-- }
+func (a *countStar) value() any  { return a.n }
+
+// countAcc is COUNT(x): the number of non-NULL values.
+type countAcc struct{ n int64 }
+
+func (a *countAcc) add(v any) {
+	if v != nil {
+		a.n++
+	}
+}
+
+func (a *countAcc) retract(v any) {
+	if v != nil {
+		a.n--
+	}
+}
+
+func (a *countAcc) value() any { return a.n }
+
+// sumAcc is SUM over numbers: NULL while no non-NULL value is in the
+// group (Flink's SumWithRetractAggFunction counts them). Integers add with
+// the wrap-around of their Java type, FLOAT in float32, DECIMAL exactly.
+type sumAcc struct {
+	typ  Type // the result type
+	n    int64
+	i    int64
+	f    float64
+	d    *big.Rat
+	kind Kind // the argument's kind
+}
+
+func newSum(arg, result Type) *sumAcc {
+	return &sumAcc{typ: result, kind: arg.Kind, d: new(big.Rat)}
+}
+
+func (a *sumAcc) add(v any)     { a.step(v, 1) }
+func (a *sumAcc) retract(v any) { a.step(v, -1) }
+
+func (a *sumAcc) step(v any, sign int64) {
+	if v == nil {
+		return
+	}
+	a.n += sign
+	switch x := v.(type) {
+	case int64:
+		a.i = wrapInt(a.i+sign*x, a.kind)
+	case float64:
+		a.f += float64(sign) * x
+		if a.kind == KindFloat {
+			a.f = float64(float32(a.f))
+		}
+	case Decimal:
+		r := x.rat()
+		if sign < 0 {
+			r.Neg(r)
+		}
+		a.d.Add(a.d, r)
+	}
+}
+
+func (a *sumAcc) value() any {
+	if a.n <= 0 {
+		return nil
+	}
+	switch {
+	case a.kind == KindDecimal:
+		d, err := ratToDecimal(a.d, a.typ)
+		if err != nil {
+			return nil // an overflowing DECIMAL sum is NULL, as in Flink
+		}
+		return d
+	case a.kind == KindFloat || a.kind == KindDouble:
+		return a.f
+	}
+	return a.i
+}
+
+// wrapInt makes v overflow as a Java value of kind k does.
+func wrapInt(v int64, k Kind) int64 {
+	switch k {
+	case KindTinyInt:
+		return int64(int8(v))
+	case KindSmallInt:
+		return int64(int16(v))
+	case KindInt:
+		return int64(int32(v))
+	}
+	return v
+}
+
+// avgAcc is AVG: the sum divided by the count of non-NULL values, in the
+// argument's type as Flink computes it (integer division truncating toward
+// zero; DECIMAL rounded HALF_UP to the result's scale).
+type avgAcc struct {
+	sum *sumAcc
+	typ Type
+}
+
+func (a *avgAcc) add(v any)     { a.sum.add(v) }
+func (a *avgAcc) retract(v any) { a.sum.retract(v) }
+
+func (a *avgAcc) value() any {
+	s := a.sum
+	if s.n <= 0 {
+		return nil
+	}
+	switch s.kind {
+	case KindDecimal:
+		d, err := ratToDecimal(new(big.Rat).Quo(s.d, new(big.Rat).SetInt64(s.n)), a.typ)
+		if err != nil {
+			return nil
+		}
+		return d
+	case KindFloat:
+		return float64(float32(s.f / float64(s.n)))
+	case KindDouble:
+		return s.f / float64(s.n)
+	}
+	// Flink sums integers in a long and casts the quotient back.
+	return wrapInt(s.i/s.n, s.kind)
+}
+
+// multiset holds values with their multiplicities, sorted: what MIN, MAX
+// and DISTINCT need to take a value back out of a group.
+type multiset struct {
+	vals []any
+	n    []int64
+}
+
+// find returns the index of v or where it would go.
+func (m *multiset) find(v any) (int, bool) {
+	i := sort.Search(len(m.vals), func(i int) bool { return compareValues(m.vals[i], v) >= 0 })
+	return i, i < len(m.vals) && compareValues(m.vals[i], v) == 0
+}
+
+// add adds v once and reports whether it is new.
+func (m *multiset) add(v any) bool {
+	i, ok := m.find(v)
+	if ok {
+		m.n[i]++
+		return false
+	}
+	m.vals = append(m.vals, nil)
+	copy(m.vals[i+1:], m.vals[i:])
+	m.vals[i] = v
+	m.n = append(m.n, 0)
+	copy(m.n[i+1:], m.n[i:])
+	m.n[i] = 1
+	return true
+}
+
+// remove takes v out once and reports whether it is gone altogether. A
+// value that is not there is ignored (a retraction of a row never seen).
+func (m *multiset) remove(v any) bool {
+	i, ok := m.find(v)
+	if !ok {
+		return false
+	}
+	if m.n[i]--; m.n[i] > 0 {
+		return false
+	}
+	m.vals = append(m.vals[:i], m.vals[i+1:]...)
+	m.n = append(m.n[:i], m.n[i+1:]...)
+	return true
+}
+
+// extremeAcc is MIN or MAX, with retraction (Flink's
+// MinWithRetractAggFunction keeps the same map of values to counts).
+type extremeAcc struct {
+	max bool
+	set multiset
+}
+
+func (a *extremeAcc) add(v any) {
+	if v != nil {
+		a.set.add(v)
+	}
+}
+
+func (a *extremeAcc) retract(v any) {
+	if v != nil {
+		a.set.remove(v)
+	}
+}
+
+func (a *extremeAcc) value() any {
+	if len(a.set.vals) == 0 {
+		return nil
+	}
+	if a.max {
+		return a.set.vals[len(a.set.vals)-1]
+	}
+	return a.set.vals[0]
+}
+
+// distinctAcc feeds its inner accumulator each distinct value once: when
+// it first enters the group and when its last copy leaves.
+type distinctAcc struct {
+	inner accumulator
+	set   multiset
+}
+
+func (a *distinctAcc) add(v any) {
+	if v != nil && a.set.add(v) {
+		a.inner.add(v)
+	}
+}
+
+func (a *distinctAcc) retract(v any) {
+	if v != nil && a.set.remove(v) {
+		a.inner.retract(v)
+	}
+}
+
+func (a *distinctAcc) value() any { return a.inner.value() }
