@@ -68,6 +68,8 @@ type execution struct {
 	resetSources bool
 	// discardIncompatible: SET 'state.on-incompatible' = 'discard'.
 	discardIncompatible bool
+	// cacheSize is SET 'state.cache-size': live keys per PTF call.
+	cacheSize int
 	// rowsIn counts rows read from sources.
 	rowsIn int64
 	// now is the processing time in epoch milliseconds (for state TTL).
@@ -98,7 +100,7 @@ func (ex *execution) quiescent() bool {
 // newExecution returns an execution with the defaults: the wall clock and
 // a limit of a million timer firings per watermark.
 func newExecution(ctx context.Context, store state.Store) *execution {
-	return &execution{ctx: ctx, store: store, now: func() int64 { return time.Now().UnixMilli() }, maxTimerFirings: 1_000_000, endOfInput: true}
+	return &execution{ctx: ctx, store: store, now: func() int64 { return time.Now().UnixMilli() }, maxTimerFirings: 1_000_000, endOfInput: true, cacheSize: defaultCacheSize}
 }
 
 // valuesNode is a VALUES list, a view over one, or a table given AS

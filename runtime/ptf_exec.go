@@ -101,7 +101,7 @@ func dropUID(tx state.Tx, uid string) error {
 		return err
 	}
 	for _, ns := range names {
-		if strings.HasPrefix(ns, "state/"+uid+"/") || ns == timerNamespace(uid) {
+		if strings.HasPrefix(ns, "state/"+uid+"/") || ns == timerNamespace(uid) || isViewNamespace(ns, uid) {
 			if err := tx.DeleteNamespace(ns); err != nil {
 				return err
 			}
@@ -122,10 +122,13 @@ func (n *ptfNode) open(ex *execution) (stream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", n.fn, err)
 	}
-	op := &ptfOp{node: n, inst: inst, ex: ex, cache: map[string]*keyState{}}
+	op := &ptfOp{node: n, inst: inst, ex: ex, cache: map[string]*keyState{}, spilled: map[string]bool{}}
 	op.ctx = &Context{h: op}
 	if n.uid != "" {
 		if err := startFresh(ex.store, n.uid); err != nil {
+			return nil, at(n.pos, fmt.Errorf("%s: %w", n.fn, err))
+		}
+		if err := clearSpill(ex.store, n.uid); err != nil {
 			return nil, at(n.pos, fmt.Errorf("%s: %w", n.fn, err))
 		}
 		if len(n.def.State) > 0 {
@@ -213,6 +216,16 @@ type ptfOp struct {
 	ttl    []int64 // per state entry, milliseconds of processing time; 0: none
 	// loadedTimers: timers came from the store, so saving must rewrite them.
 	loadedTimers bool
+
+	views viewOverlay // list and map state changed since the last checkpoint (views.go)
+
+	spilled map[string]bool // keys with values in the spill area (cache.go)
+	spills  int64           // keys spilled so far
+	// evictErr is a spill that failed; the call that caused it reports it.
+	evictErr error
+	// loading: timers are being read inside a store transaction, so no
+	// spill (which writes) may happen.
+	loading bool
 
 	// event time
 	wm      int64 // the operator's watermark: the minimum of its inputs'
@@ -382,6 +395,9 @@ func (o *ptfOp) fireTimers() error {
 }
 
 func (o *ptfOp) call(r Row) error {
+	if err := o.evictErr; err != nil {
+		return at(o.node.pos, err)
+	}
 	err := o.inst.Eval(o.ctx, r)
 	if o.cur != nil {
 		o.endCall(o.cur)
@@ -435,6 +451,7 @@ func formatFields(vals []any) string {
 
 // endCall applies clearState requests once the call has returned.
 func (o *ptfOp) endCall(ks *keyState) {
+	o.endCallViews(ks)
 	for i, c := range ks.cleared {
 		if c {
 			ks.vals[i], ks.loaded[i], ks.cleared[i] = nil, true, false
@@ -451,6 +468,9 @@ func (o *ptfOp) keyState(key []any) *keyState {
 	n := len(o.node.def.State)
 	ks := &keyState{key: key, enc: enc, vals: make([]any, n), loaded: make([]bool, n), cleared: make([]bool, n), touched: make([]int64, n)}
 	o.cache[string(enc)] = ks
+	if err := o.maybeEvict(ks); err != nil {
+		o.evictErr = err
+	}
 	return ks
 }
 
@@ -463,6 +483,8 @@ func (o *ptfOp) loadTimers() error {
 		}
 		break // co-partitioned tables share the key's types
 	}
+	o.loading = true
+	defer func() { o.loading = false }()
 	err := o.ex.store.View(func(tx state.Tx) error {
 		return o.timers.load(tx, o.node.uid, func(enc []byte) (*keyState, error) {
 			if ks, ok := o.cache[string(enc)]; ok {
@@ -515,6 +537,9 @@ func (o *ptfOp) flush(tx state.Tx, final bool) error {
 			return err
 		}
 	}
+	if err := o.flushViews(tx); err != nil {
+		return err
+	}
 	if o.codec == nil {
 		return nil
 	}
@@ -546,7 +571,7 @@ func (o *ptfOp) flush(tx state.Tx, final bool) error {
 		}
 		ks.dirty = false
 	}
-	return nil
+	return o.flushSpill(tx)
 }
 
 func (o *ptfOp) close() error {
@@ -645,7 +670,7 @@ func (o *ptfOp) state(i int) (any, error) {
 		var data []byte
 		err := o.ex.store.View(func(tx state.Tx) error {
 			var err error
-			data, err = tx.Get(stateNamespace(o.node.uid, o.node.def.State[i].Name), ks.enc)
+			data, err = o.readStored(tx, i, ks.enc)
 			return err
 		})
 		if err != nil {

@@ -127,8 +127,8 @@ func (s *Session) ExecStatement(ctx context.Context, st *sqlmini.Statement) (err
 		return nil
 	case st.Explain != nil:
 		return s.execExplain(st.Explain)
-	case st.Insert != nil:
-		return sqlmini.Errorf(st.Pos, "INSERT INTO is not supported yet: run the query with --format csv or json to write its rows")
+	case st.Insert != nil, st.StatementSet != nil:
+		return s.execInsert(ctx, st) // sink.go
 	case st.Query != nil:
 		return s.execQuery(ctx, st)
 	}
@@ -165,6 +165,10 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 	case SetCheckpointRows:
 		if n, err := strconv.ParseInt(val, 10, 64); err != nil || n < 0 {
 			return sqlmini.Errorf(set.Pos, "SET '%s' needs a whole number of rows (0: only at the end), not '%s'", key, val)
+		}
+	case SetCacheSize:
+		if n, err := strconv.Atoi(val); err != nil || n < 1 {
+			return sqlmini.Errorf(set.Pos, "SET '%s' needs a number of keys of at least 1, not '%s'", key, val)
 		}
 	case SetOnIncompatible:
 		if val != "discard" && val != "fail" {
@@ -527,6 +531,7 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 	if err != nil {
 		return sqlmini.Errorf(st.Pos, "%v", err)
 	}
+	setUpsertKey(p, upsertKeyOf(n)) // the table mode materialises by it: print_table.go
 	return s.run(ctx, st.Pos, n, p, out)
 }
 

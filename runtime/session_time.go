@@ -43,6 +43,9 @@ func (s *Session) newExecution(ctx context.Context) (*execution, error) {
 	}
 	ex.resetSources = s.settings[SetSourcePositions] == "reset"
 	ex.discardIncompatible = s.settings[SetOnIncompatible] == "discard"
+	if v, ok := s.settings[SetCacheSize]; ok {
+		ex.cacheSize, _ = strconv.Atoi(v)
+	}
 	if v, ok := s.settings[SetEndOfInput]; ok {
 		b, err := strconv.ParseBool(v)
 		if err != nil {

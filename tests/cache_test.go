@@ -1,0 +1,59 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// TestCache_spillKeepsOutput runs a stateful query whose state is ten
+// times (and a hundred times) the value-state cache, over a memory and a
+// bbolt store, with and without checkpoints in between: every run prints
+// what a run with a large cache prints.
+func TestCache_spillKeepsOutput(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 6000; i++ {
+		fmt.Fprintf(&b, "k%04d,%d\n", (i*7919)%1000, i%7)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "k.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(`export default {
+  output: "ROW<total BIGINT, n INT>",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { s: { default: { total: 0, n: 0 } } },
+  eval(ctx, { s }, { r }) { s.total += r.v; s.n++; ctx.collect([s.total, s.n]); },
+};`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	query := `SET 'ptfsh.format' = 'rows';
+CREATE FUNCTION sum AS 'sum.js';
+CREATE TABLE k (key STRING, v INT) WITH ('connector' = 'filesystem', 'path' = 'k.csv', 'format' = 'csv');
+SELECT * FROM sum(TABLE k PARTITION BY key);
+`
+	want := RunScript(t, dir, query)
+	if n := strings.Count(want, "\n"); n != 6000 {
+		t.Fatalf("reference run printed %d lines", n)
+	}
+	for _, tc := range []struct{ cache, every string }{{"100", "0"}, {"100", "1000"}, {"10", "250"}} {
+		for _, kind := range []string{"mem", "bolt"} {
+			var store state.Store = state.NewMem()
+			if kind == "bolt" {
+				var err error
+				if store, err = state.OpenBolt(filepath.Join(t.TempDir(), "s.db"), state.BoltOptions{NoSync: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := runWithStore(t, dir, fmt.Sprintf("SET 'state.cache-size' = '%s';\nSET 'execution.checkpointing.interval-rows' = '%s';\n%s", tc.cache, tc.every, query), store)
+			store.Close()
+			if got != want {
+				t.Errorf("cache %s keys, checkpoint every %s rows, %s store: output differs from the large-cache run", tc.cache, tc.every, kind)
+			}
+		}
+	}
+}
