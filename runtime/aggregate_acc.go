@@ -30,7 +30,7 @@ func newAccumulator(c *aggCall) accumulator {
 	case "SUM":
 		a = newSum(c.argType, c.typ)
 	case "AVG":
-		a = &avgAcc{sum: newSum(c.argType, c.argType), typ: c.typ}
+		a = newAvg(c.argType, c.typ)
 	case "MIN":
 		a = &extremeAcc{max: false}
 	case "MAX":
@@ -141,8 +141,17 @@ func wrapInt(v int64, k Kind) int64 {
 // argument's type as Flink computes it (integer division truncating toward
 // zero; DECIMAL rounded HALF_UP to the result's scale).
 type avgAcc struct {
-	sum *sumAcc
-	typ Type
+	sum  *sumAcc
+	kind Kind // the argument's kind
+	typ  Type // the result type
+}
+
+func newAvg(arg, result Type) *avgAcc {
+	sum := newSum(arg, result)
+	if arg.IsInteger() {
+		sum.kind = KindBigInt // summed in a long, without wrapping
+	}
+	return &avgAcc{sum: sum, kind: arg.Kind, typ: result}
 }
 
 func (a *avgAcc) add(v any)     { a.sum.add(v) }
@@ -153,7 +162,7 @@ func (a *avgAcc) value() any {
 	if s.n <= 0 {
 		return nil
 	}
-	switch s.kind {
+	switch a.kind {
 	case KindDecimal:
 		d, err := ratToDecimal(new(big.Rat).Quo(s.d, new(big.Rat).SetInt64(s.n)), a.typ)
 		if err != nil {
@@ -166,7 +175,7 @@ func (a *avgAcc) value() any {
 		return s.f / float64(s.n)
 	}
 	// Flink sums integers in a long and casts the quotient back.
-	return wrapInt(s.i/s.n, s.kind)
+	return wrapInt(s.i/s.n, a.kind)
 }
 
 // multiset holds values with their multiplicities, sorted: what MIN, MAX

@@ -35,6 +35,12 @@ type Table struct {
 	// ('changelog-mode', 'source.produces-delete-by-key'); the zero value
 	// means insert-only.
 	Changelog ChangelogMode
+	// SourceSchema is the columns a changelog source reads, its op column
+	// included ('changelog.op-column'); empty when they are Schema's.
+	// relaxed are the columns that a delete by key leaves NULL although
+	// they are NOT NULL (see changelog_source.go).
+	SourceSchema Schema
+	relaxed      []int
 	// Events are the rows (and watermark steps) of a table given AS VALUES.
 	Events []event
 	// Watermark is the WATERMARK clause, if any.

@@ -37,6 +37,17 @@ type host interface {
 	clearTimer(name string, named bool, ts int64) error
 	clearAllTimers() error
 	currentTimer() (string, bool)
+
+	// List and map state of the current key (views.go, context_views.go).
+	listSize(i int) (int, error)
+	listSlice(i, from, max int) ([]any, error)
+	listAdd(i int, vs []any) error
+	listClear(i int) error
+	mapGet(i int, k any) (any, bool, error)
+	mapPut(i int, keys, vals []any) error
+	mapRemove(i int, k any) error
+	mapClear(i int) error
+	mapIter(i int) (mapCursor, error)
 }
 
 // Input returns the declaration index of the table argument whose row is

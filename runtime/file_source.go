@@ -44,7 +44,7 @@ func (n *fileNode) open(ex *execution) (stream, error) {
 	if err != nil {
 		return nil, at(n.pos, err)
 	}
-	r, err := openTableReader(n.t, resume)
+	r, err := openSourceReader(n.t, resume) // changelog_source.go
 	if err != nil {
 		return nil, at(n.pos, fileError(n.t, err))
 	}

@@ -57,6 +57,14 @@ func (s *Session) execInspect(sh *sqlmini.Show) error {
 		}
 		prefix := "state/" + uid + "/"
 		for _, ns := range names {
+			if entry, kind, ok := viewEntryOf(ns, uid); ok {
+				vr, err := describeView(tx, ns, entry, kind, filter)
+				if err != nil {
+					return err
+				}
+				rows = append(rows, vr...)
+				continue
+			}
 			if !strings.HasPrefix(ns, prefix) {
 				continue
 			}

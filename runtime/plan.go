@@ -257,9 +257,6 @@ func (n *renameNode) explain() string                    { return n.in.explain()
 func (n *renameNode) open(ex *execution) (stream, error) { return n.in.open(ex) }
 
 func (p *planner) planSelect(sel *sqlmini.Select) (node, error) {
-	if len(sel.GroupBy) > 0 {
-		return nil, sqlmini.Errorf(sel.GroupBy[0].Pos, "GROUP BY is not supported yet")
-	}
 	if sel.Distinct {
 		return nil, sqlmini.Errorf(sel.Pos, "SELECT DISTINCT is not supported yet")
 	}
@@ -277,6 +274,9 @@ func (p *planner) planSelect(sel *sqlmini.Select) (node, error) {
 			return nil, sqlmini.Errorf(sel.Where.Pos, "WHERE needs a BOOLEAN condition, not %s", pred.typ())
 		}
 		in = &filterNode{in: in, pred: pred, text: exprText(sel.Where)}
+	}
+	if len(sel.GroupBy) > 0 || hasAggregate(sel) {
+		return p.planAggregate(sel, in, sc) // GROUP BY: aggregate.go
 	}
 	if !(len(sel.Items) == 1 && sel.Items[0].Star) {
 		var exprs []expr

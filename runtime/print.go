@@ -29,16 +29,18 @@ type Printer interface {
 }
 
 // FormatNames lists the output formats NewPrinter knows.
-var FormatNames = []string{"tableau", "changelog", "rows", "csv", "json"}
+var FormatNames = []string{"tableau", "changelog", "table", "rows", "csv", "json"}
 
 // NewPrinter returns the printer for a --format name: tableau, changelog,
-// rows, csv or json. CSV and JSON get their default options (no op column).
+// table, rows, csv or json. CSV and JSON get their default options (no op column).
 func NewPrinter(format string, w io.Writer) (Printer, error) {
 	switch format {
 	case "tableau":
 		return NewTableauPrinter(w), nil
 	case "changelog":
 		return NewChangelogPrinter(w), nil
+	case "table":
+		return NewTablePrinter(w), nil // print_table.go
 	case "rows":
 		return NewRowsPrinter(w), nil
 	case "csv":

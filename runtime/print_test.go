@@ -324,7 +324,7 @@ func TestNewPrinter(t *testing.T) {
 		}
 	}
 	_, err := runtime.NewPrinter("xml", &bytes.Buffer{})
-	want := `unknown format "xml" (valid formats: tableau, changelog, rows, csv, json)`
+	want := `unknown format "xml" (valid formats: tableau, changelog, table, rows, csv, json)`
 	if err == nil || err.Error() != want {
 		t.Errorf("NewPrinter(xml) err = %v, want %q", err, want)
 	}

@@ -67,14 +67,17 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	for _, o := range ct.Options {
 		t.Options[string(o.Key)] = string(o.Value)
 	}
+	if err := prepareChangelog(t, ct); err != nil { // changelog_source.go
+		return err
+	}
 	if ct.Query != nil {
 		if err := s.tableValues(t, ct); err != nil {
 			return err
 		}
-		s.cat.addTable(t)
-		return nil
+	} else if err := checkTableOptions(t, ct); err != nil {
+		return err
 	}
-	if err := checkTableOptions(t, ct); err != nil {
+	if err := finishChangelog(t, ct); err != nil {
 		return err
 	}
 	s.cat.addTable(t)
@@ -171,11 +174,6 @@ func checkTableOptions(t *Table, ct *sqlmini.CreateTable) error {
 	default:
 		return sqlmini.Errorf(ct.Pos, "unsupported format '%s'; available: csv, json", f)
 	}
-	for _, k := range []string{"changelog.op-column", "changelog-mode", "source.produces-delete-by-key"} {
-		if _, ok := t.Options[k]; ok {
-			return sqlmini.Errorf(ct.Pos, "option '%s' (changelog sources) is not supported yet", k)
-		}
-	}
 	return nil
 }
 
@@ -200,7 +198,7 @@ func (s *Session) tableValues(t *Table, ct *sqlmini.CreateTable) error {
 		return sqlmini.Errorf(ct.Pos, "a table given AS VALUES has no connector (or 'connector' = 'values'), not '%s'", c)
 	}
 	for k := range t.Options {
-		if k != "connector" {
+		if k != "connector" && !isChangelogOption(k) {
 			return sqlmini.Errorf(ct.Pos, "unsupported option '%s' for a table given AS VALUES", k)
 		}
 	}

@@ -12,15 +12,16 @@ type Script struct {
 type Statement struct {
 	Pos Pos
 
-	Create   *Create   `parser:"(  @@"`
-	Drop     *Drop     `parser:" | @@"`
-	Show     *Show     `parser:" | @@"`
-	Describe *Describe `parser:" | @@"`
-	Set      *Set      `parser:" | @@"`
-	Reset    *Reset    `parser:" | @@"`
-	Explain  *Explain  `parser:" | @@"`
-	Insert   *Insert   `parser:" | @@"`
-	Query    *Query    `parser:" | @@ )"`
+	Create       *Create       `parser:"(  @@"`
+	Drop         *Drop         `parser:" | @@"`
+	Show         *Show         `parser:" | @@"`
+	Describe     *Describe     `parser:" | @@"`
+	Set          *Set          `parser:" | @@"`
+	Reset        *Reset        `parser:" | @@"`
+	Explain      *Explain      `parser:" | @@"`
+	StatementSet *StatementSet `parser:" | @@"`
+	Insert       *Insert       `parser:" | @@"`
+	Query        *Query        `parser:" | @@ )"`
 
 	// Text is the statement's source text, without the final semicolon.
 	Text string
@@ -211,6 +212,15 @@ type Insert struct {
 	Pos   Pos
 	Table *Name  `parser:"'INSERT' 'INTO' @@"`
 	Query *Query `parser:"@@"`
+}
+
+// StatementSet is Flink's statement set, EXECUTE STATEMENT SET BEGIN insert;
+// ... END: INSERT statements that run as one job. Each INSERT ends with a
+// semicolon; Split keeps the semicolons between BEGIN and END inside the
+// statement.
+type StatementSet struct {
+	Pos     Pos
+	Inserts []*Insert `parser:"'EXECUTE' 'STATEMENT' 'SET' 'BEGIN' ( @@ ';' )+ 'END'"`
 }
 
 // Query is [WITH ctes] a select or VALUES, with UNION ALL branches.

@@ -7,7 +7,7 @@
 // Flink SQL spelling, as far as ptfsh needs it:
 //
 //	script      = statement { ";" statement } [ ";" ] .
-//	statement   = create | drop | show | describe | set | reset | explain | insert | query .
+//	statement   = create | drop | show | describe | set | reset | explain | stmtset | insert | query .
 //	create      = "CREATE" ["TEMPORARY"] ( "FUNCTION" function | "VIEW" view | "TABLE" table ) .
 //	function    = ["IF" "NOT" "EXISTS"] name ( "AS" (string | body) ["LANGUAGE" name] | "LANGUAGE" name "AS" body ) .
 //	view        = name ["(" name {"," name} ")"] "AS" query .
@@ -18,6 +18,7 @@
 //	describe    = ("DESCRIBE" | "DESC") name .
 //	set         = "SET" [string "=" string] .   reset = "RESET" [string] .
 //	explain     = "EXPLAIN" query .              insert = "INSERT" "INTO" name query .
+//	stmtset     = "EXECUTE" "STATEMENT" "SET" "BEGIN" insert ";" {insert ";"} "END" .
 //	query       = ["WITH" cte {"," cte}] setexpr {"UNION" "ALL" setexpr} .
 //	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .
 //	row         = "(" expr {"," expr} ")" | "WATERMARK" expr .
@@ -33,6 +34,9 @@
 // column references. Types are written as in Flink: INT NOT NULL,
 // VARCHAR(5), DECIMAL(10, 2), TIMESTAMP_LTZ(3), TIMESTAMP(3) WITH LOCAL
 // TIME ZONE, INTERVAL DAY TO SECOND, ARRAY<T>, MAP<K, V>, ROW<a INT, b STRING>.
+//
+// A statement set's INSERTs end with semicolons inside the statement:
+// Split cuts only at the semicolon after its END.
 //
 // # Words
 //

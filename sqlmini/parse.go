@@ -78,7 +78,8 @@ type Piece struct {
 }
 
 // Split finds the statements of src without parsing them: it cuts at
-// semicolons outside strings, quoted identifiers, comments and $$ bodies.
+// semicolons outside strings, quoted identifiers, comments and $$ bodies
+// (and, in EXECUTE STATEMENT SET BEGIN ... END, only at the one after END).
 // A trailing statement without a semicolon is included. An error reports
 // an unterminated string, identifier, comment or body, a character that
 // starts no token, or nesting deeper than Parse allows; the pieces before
@@ -104,9 +105,10 @@ type piece struct {
 func split(filename, src string) ([]piece, error) {
 	tokens, err := lexAll(filename, src)
 	var pieces []piece
+	var ends endTracker
 	start := 0 // index in tokens of the current statement's first
 	for i, tok := range tokens {
-		end := tok.EOF() || tok.Value == ";" && tok.Type == opType
+		end := tok.EOF() || ends.ends(tok)
 		if !end {
 			continue
 		}
@@ -260,11 +262,13 @@ func (l *tokenLexer) Next() (lexer.Token, error) {
 
 // Complete reports whether src ends with a complete statement: its last
 // token (comments aside) is a semicolon outside strings, quoted
-// identifiers, comments and $$ bodies. The REPL reads lines until the
+// identifiers, comments and $$ bodies, and, in a statement set, the one
+// after END. The REPL reads lines until the
 // input is complete. A character the lexer rejects counts as a token, so
 // that "SELECT #;" is complete and Parse can report it.
 func Complete(src string) bool {
-	last := ""
+	var ends endTracker
+	complete := false
 	for off := 0; off < len(src); {
 		lex, err := sqlLexer.LexString("", src[off:])
 		if err != nil {
@@ -279,21 +283,22 @@ func Complete(src string) bool {
 				}
 				at := off + perr.Position().Offset
 				_, n := utf8.DecodeRuneInString(src[at:])
-				off, last = at+n, src[at:at+n]
+				off = at + n
+				complete = ends.ends(lexer.Token{Value: src[at:off]})
 				break
 			}
 			if tok.EOF() {
-				return last == ";"
+				return complete
 			}
 			if tok.Type == unterminatedType {
 				return false // inside a string, body or comment: read on
 			}
 			if !isTrivia(tok) {
-				last = tok.Value
+				complete = ends.ends(tok)
 			}
 		}
 	}
-	return last == ";"
+	return complete
 }
 
 var (

@@ -72,6 +72,11 @@ var printTests = []struct {
 	{"insert/select", "INSERT INTO sink SELECT a, b FROM src", "INSERT INTO sink SELECT a, b FROM src"},
 	{"insert/values", "insert into sink values (1, 'a')", "INSERT INTO sink VALUES (1, 'a')"},
 	{"insert/paren", "INSERT INTO sink (SELECT * FROM src)", "INSERT INTO sink (SELECT * FROM src)"},
+	{"statement set",
+		"execute statement set begin\n  insert into a select * from t;\n  INSERT INTO b VALUES (1, ';');\nend",
+		"EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM t; INSERT INTO b VALUES (1, ';'); END"},
+	{"statement set/one insert", "EXECUTE STATEMENT SET BEGIN INSERT INTO `end` SELECT * FROM `end`; END;", "EXECUTE STATEMENT SET BEGIN INSERT INTO end SELECT * FROM end; END"},
+	{"statement set/table named end", "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM end; INSERT INTO b SELECT end FROM t; END", "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM end; INSERT INTO b SELECT end FROM t; END"},
 	{"select/star", "SELECT * FROM t", "SELECT * FROM t"},
 	{"select/distinct alias", "select distinct a x, b as y from t u", "SELECT DISTINCT a AS x, b AS y FROM t AS u"},
 	{"select/qualified", "SELECT t.a, s.`b c` FROM t", "SELECT t.a, s.`b c` FROM t"},
@@ -269,6 +274,9 @@ var errorTests = []struct {
 	{"table arg in expression", "SELECT * FROM f(1 + TABLE t)", `x.sql:1:21: unexpected token "TABLE" (expected a value, a column or an expression)`},
 	{"third statement", "SHOW TABLES;\n-- two\nSELECT * FROM t WHERE;\nSHOW VIEWS", "x.sql:3:22: unexpected end of statement (expected a value, a column or an expression)"},
 	{"third statement indented", "SET;\nRESET;\n  DROP TABLE", "x.sql:3:13: unexpected end of statement (expected a name)"},
+	{"statement set without END", "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM t;", `x.sql:1:59: unexpected end of statement (expected "END")`},
+	{"statement set without semicolon", "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM t END;", `x.sql:1:63: unexpected end of statement (expected "END")`}, // END is t's alias
+	{"statement set of a query", "EXECUTE STATEMENT SET BEGIN SELECT * FROM t; END;", `x.sql:1:29: unexpected token "SELECT" (expected (Insert ";")+ "END")`},
 }
 
 func TestParse_errors(t *testing.T) {
@@ -390,6 +398,37 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+func TestSplit_statementSet(t *testing.T) {
+	src := "SET 'a' = 'b';\nEXECUTE STATEMENT SET\nBEGIN\n  INSERT INTO a SELECT * FROM t;\n  INSERT INTO b SELECT * FROM end;\nEND;\nSHOW TABLES"
+	pieces, err := sqlmini.Split("s.sql", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range pieces {
+		got = append(got, fmt.Sprintf("%s %q", p.Start, p.Text))
+	}
+	want := []string{
+		`s.sql:1:1 "SET 'a' = 'b'"`,
+		`s.sql:2:1 "EXECUTE STATEMENT SET\nBEGIN\n  INSERT INTO a SELECT * FROM t;\n  INSERT INTO b SELECT * FROM end;\nEND"`,
+		`s.sql:7:1 "SHOW TABLES"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Split:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	stmts, err := sqlmini.Parse("s.sql", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := stmts[1].StatementSet
+	if set == nil || len(set.Inserts) != 2 {
+		t.Fatalf("statement 2 = %s, want a statement set of two INSERTs", stmts[1])
+	}
+	if got := set.Inserts[1].Pos.String(); got != "s.sql:5:3" {
+		t.Errorf("second INSERT at %s, want s.sql:5:3", got)
+	}
+}
+
 func TestSplit_unterminated(t *testing.T) {
 	pieces, err := sqlmini.Split("s.sql", "SHOW TABLES;\nSELECT 'x FROM t;")
 	if err == nil || err.Error() != "s.sql:2:8: unterminated string" {
@@ -426,6 +465,12 @@ func TestComplete(t *testing.T) {
 		{"SELECT #;", true},
 		{"SELECT #", false},
 		{";", true},
+		{"EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1;", false},
+		{"EXECUTE STATEMENT SET BEGIN\nINSERT INTO a SELECT 1;\nINSERT INTO b SELECT 2;\nEND", false},
+		{"EXECUTE STATEMENT SET BEGIN\nINSERT INTO a SELECT 1;\nINSERT INTO b SELECT 2;\nEND;", true},
+		{"execute statement set begin insert into a select * from end; ", false},
+		{"EXECUTE STATEMENT SET BEGIN END; SELECT 1;", true},
+		{"EXECUTE INSERT INTO a SELECT 1;", true},
 	}
 	for _, tt := range tests {
 		if got := sqlmini.Complete(tt.in); got != tt.want {

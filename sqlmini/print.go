@@ -111,6 +111,8 @@ func (s *Statement) format(b *strings.Builder) {
 		s.Reset.format(b)
 	case s.Explain != nil:
 		s.Explain.format(b)
+	case s.StatementSet != nil:
+		s.StatementSet.format(b)
 	case s.Insert != nil:
 		s.Insert.format(b)
 	case s.Query != nil:
@@ -410,6 +412,21 @@ func (i *Insert) format(b *strings.Builder) {
 	i.Table.format(b)
 	b.WriteString(" ")
 	i.Query.format(b)
+}
+
+// String prints EXECUTE STATEMENT SET BEGIN insert; ... END on one line.
+func (s *StatementSet) String() string { return str(s) }
+
+func (s *StatementSet) format(b *strings.Builder) {
+	if s == nil {
+		return
+	}
+	b.WriteString("EXECUTE STATEMENT SET BEGIN ")
+	for _, in := range s.Inserts {
+		in.format(b)
+		b.WriteString("; ")
+	}
+	b.WriteString("END")
 }
 
 // String prints [WITH ctes] body [UNION ALL body]....

@@ -24,9 +24,10 @@ func mustSub(f embed.FS, dir string) fs.FS {
 	return s
 }
 
-// Register adds the built-in functions to a catalog.
+// Register adds the built-in functions to a catalog: TO_CHANGELOG and
+// FROM_CHANGELOG. Each call makes new definitions, so that catalogs share
+// nothing.
 func Register(c *runtime.Catalog) {
-	// The built-in PTFs (TO_CHANGELOG, FROM_CHANGELOG) come with the
-	// changelog issue; nothing is registered yet.
-	_ = c
+	c.RegisterBuiltIn(ToChangelog())
+	c.RegisterBuiltIn(FromChangelog())
 }

@@ -1,0 +1,744 @@
+package runtime
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// GROUP BY: Flink's GroupAggregate in streaming mode. Each input row
+// updates its group at once and the group's result row changes with it:
+// +I for a new group, -U(old) then +U(new) when its aggregates change,
+// nothing when they do not, -D(old) when a retraction empties the group.
+// The result is an updating table whose upsert key is the GROUP BY
+// columns. Groups live in memory for the statement.
+
+// aggCall is one aggregate call of a SELECT: COUNT, SUM, MIN, MAX or AVG.
+type aggCall struct {
+	fn       string // upper case
+	star     bool   // COUNT(*)
+	distinct bool
+	arg      expr // over the input row; nil for COUNT(*)
+	argType  Type
+	typ      Type   // the result type
+	text     string // as EXPLAIN prints it: COUNT(*), SUM(score)
+}
+
+// aggregateFuncs are the aggregate functions GROUP BY knows.
+var aggregateFuncs = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true}
+
+// hasAggregate reports whether a SELECT's items call an aggregate
+// function, which makes it an aggregation even without GROUP BY.
+func hasAggregate(sel *sqlmini.Select) bool {
+	for _, it := range sel.Items {
+		if it.Expr != nil && findAggregate(it.Expr) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// findAggregate returns the first aggregate call inside an expression.
+// It walks the AST by reflection, which keeps it in step with the grammar.
+func findAggregate(e *sqlmini.Expr) *sqlmini.FuncCall {
+	var walk func(v reflect.Value) *sqlmini.FuncCall
+	walk = func(v reflect.Value) *sqlmini.FuncCall {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() {
+				return nil
+			}
+			if f, ok := v.Interface().(*sqlmini.FuncCall); ok && aggregateFuncs[strings.ToUpper(string(f.Name.Value))] {
+				return f
+			}
+			return walk(v.Elem())
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if f := walk(v.Field(i)); f != nil {
+					return f
+				}
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				if f := walk(v.Index(i)); f != nil {
+					return f
+				}
+			}
+		}
+		return nil
+	}
+	return walk(reflect.ValueOf(e))
+}
+
+// planAggregate plans a SELECT with GROUP BY, or with aggregate calls and
+// no GROUP BY (one group of all rows). in is the FROM input after WHERE;
+// sc resolves its columns. LIMIT applies to the result.
+func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *scope) (node, error) {
+	m := in.changelog()
+	if m.KeyOnlyDeletes || m.Contains(UpdateAfter) && !m.Contains(UpdateBefore) {
+		// An upsert input: its -U rows and full deletes come from the last
+		// row of each key, as Flink's ChangelogNormalize makes them.
+		if len(upsertKeyOf(in)) == 0 {
+			return nil, sqlmini.Errorf(sel.Pos, "GROUP BY over an upsert input (%s) needs its upsert key: declare a PRIMARY KEY on the table", m)
+		}
+		in = deliverUpdates(in, RequireUpdateBefore|RequireFullDelete, nil)
+	}
+	a := &aggPlanner{sc: sc, ctext: map[string]int{}}
+	for _, g := range sel.GroupBy {
+		if f := findAggregate(g); f != nil {
+			return nil, sqlmini.Errorf(f.Pos, "Aggregate expression is illegal in GROUP BY clause")
+		}
+		x, err := compileExpr(g, sc)
+		if err != nil {
+			return nil, err
+		}
+		col := -1
+		if ce, ok := x.(*colExpr); ok {
+			col = ce.i
+		}
+		a.gtext = append(a.gtext, g.String())
+		a.gx = append(a.gx, x)
+		a.gcol = append(a.gcol, col)
+	}
+	global := len(sel.GroupBy) == 0
+	var outs []expr
+	var cols []Column
+	var texts []string
+	for _, it := range sel.Items {
+		if it.Star {
+			for i, c := range sc.schema.Columns {
+				g := a.groupOfColumn(i)
+				if g < 0 {
+					return nil, sqlmini.Errorf(it.Pos, "Expression '%s' is not being grouped", c.Name)
+				}
+				outs = append(outs, &colExpr{i: g, t: a.gx[g].typ()})
+				cols = append(cols, Column{Name: c.Name, Type: c.Type})
+				texts = append(texts, c.Name)
+			}
+			continue
+		}
+		e, err := a.expr(it.Expr)
+		if err != nil {
+			return nil, err
+		}
+		x, err := compileExpr(e, &scope{schema: a.inter(global)})
+		if err != nil {
+			return nil, err
+		}
+		name := "EXPR$" + strconv.Itoa(len(cols))
+		if ce, ok := x.(*colExpr); ok && ce.i < len(a.gcol) && a.gcol[ce.i] >= 0 {
+			name = sc.schema.Columns[a.gcol[ce.i]].Name
+		}
+		if it.Alias != nil {
+			name = string(it.Alias.Value)
+		}
+		text := exprText(it.Expr)
+		if text != name {
+			text += " AS " + name
+		}
+		outs = append(outs, x)
+		cols = append(cols, Column{Name: name, Type: x.typ()})
+		texts = append(texts, text)
+	}
+	n := &aggregateNode{in: in, groups: a.gx, calls: a.calls, outs: outs, sch: Schema{Columns: cols},
+		mode: NewChangelogMode(Insert, UpdateBefore, UpdateAfter)}
+	if im := in.changelog(); im.Contains(UpdateBefore) || im.Contains(Delete) {
+		n.mode = RetractAll // a retraction may empty a group
+	}
+	if !global {
+		n.key = aggregateKey(outs, len(a.gx))
+	}
+	var gnames []string
+	for i, t := range a.gtext {
+		if c := a.gcol[i]; c >= 0 {
+			t = sc.schema.Columns[c].Name
+		}
+		gnames = append(gnames, t)
+	}
+	n.text = "GroupAggregate("
+	if !global {
+		n.text += "groupBy=[" + joinStrings(gnames) + "], "
+	}
+	n.text += "select=[" + joinStrings(texts) + "])"
+	if sel.Limit != nil {
+		lim, err := strconv.ParseInt(*sel.Limit, 10, 64)
+		if err != nil || lim < 0 {
+			return nil, sqlmini.Errorf(sel.Pos, "LIMIT needs a whole number, not %s", *sel.Limit)
+		}
+		return &groupLimitNode{in: n, n: lim}, nil
+	}
+	return n, nil
+}
+
+// groupLimitNode is LIMIT n over an aggregation: the changes of the first
+// n groups, in the order they first appear (the rows of the first n rows
+// of the result table). A group that is deleted frees its place for a
+// group that appears later. (Flink's streaming LIMIT is a rank without
+// order, which may also bring back a group seen before; ptfsh does not.)
+type groupLimitNode struct {
+	in *aggregateNode
+	n  int64
+}
+
+func (n *groupLimitNode) schema() Schema           { return n.in.schema() }
+func (n *groupLimitNode) changelog() ChangelogMode { return n.in.changelog() }
+func (n *groupLimitNode) children() []node         { return []node{n.in} }
+func (n *groupLimitNode) upsertKey() []int         { return n.in.upsertKey() }
+func (n *groupLimitNode) explain() string          { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
+
+func (n *groupLimitNode) open(ex *execution) (stream, error) {
+	in, err := n.in.open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &groupLimitStream{n: n, in: in, admitted: map[string]int{}}, nil
+}
+
+type groupLimitStream struct {
+	n  *groupLimitNode
+	in stream
+	// admitted counts the admitted groups by upsert key (or, without one,
+	// by output row); total is their number.
+	admitted  map[string]int
+	total     int64
+	replacing bool // a -U of an admitted group passed: its +U follows
+}
+
+func (s *groupLimitStream) next() (event, error) {
+	for {
+		ev, err := s.in.next()
+		if err != nil || ev.kind != evRow {
+			return ev, err
+		}
+		// Without an upsert key (the GROUP BY values are not all selected,
+		// or there is no GROUP BY) a group is known by its output row.
+		var k string
+		if key := s.n.upsertKey(); key != nil {
+			k = string(encodeKey(partitionKey(ev.row, key)))
+		} else {
+			k = string(encodeKey(ev.row.Fields))
+		}
+		kind := ev.row.Kind
+		if s.admitted[k] > 0 {
+			if kind == Delete || kind == UpdateBefore {
+				s.remove(k)
+				s.replacing = kind == UpdateBefore
+			}
+			return ev, nil
+		}
+		switch {
+		case kind == UpdateAfter && s.replacing, kind == Insert && s.total < s.n.n:
+			s.replacing = false
+			s.admitted[k]++
+			s.total++
+			return ev, nil
+		}
+	}
+}
+
+func (s *groupLimitStream) remove(k string) {
+	if s.admitted[k]--; s.admitted[k] == 0 {
+		delete(s.admitted, k)
+	}
+	s.total--
+}
+
+func (s *groupLimitStream) close() error { return s.in.close() }
+
+// aggregateKey is the upsert key of an aggregation's output: the columns
+// that carry the group's values, if every group value is output.
+func aggregateKey(outs []expr, groups int) []int {
+	key := make([]int, groups)
+	for g := range key {
+		key[g] = -1
+		for j, x := range outs {
+			if ce, ok := x.(*colExpr); ok && ce.i == g {
+				key[g] = j
+				break
+			}
+		}
+		if key[g] < 0 {
+			return nil
+		}
+	}
+	return key
+}
+
+// aggPlanner rewrites the SELECT items of an aggregation so that they read
+// the row of a group rather than an input row: GROUP BY expressions and
+// aggregate calls become references to the group row's columns, which are
+// the group values then the aggregate results, under names no query can
+// spell. The AST is copied along the rewritten paths, never changed: a
+// view's query is planned again each time it is read.
+type aggPlanner struct {
+	sc    *scope   // the input's columns
+	gtext []string // GROUP BY expressions as printed
+	gx    []expr   // and compiled over the input
+	gcol  []int    // the input column of a GROUP BY column, else -1
+	calls []*aggCall
+	ctext map[string]int // calls by text, to compute each once
+}
+
+func groupName(i int) string { return "\x00g" + strconv.Itoa(i) }
+func aggName(i int) string   { return "\x00a" + strconv.Itoa(i) }
+
+// inter is the schema of a group row: the group values, then the
+// aggregate results.
+func (a *aggPlanner) inter(global bool) Schema {
+	var cols []Column
+	for i, x := range a.gx {
+		cols = append(cols, Column{Name: groupName(i), Type: x.typ()})
+	}
+	for i, c := range a.calls {
+		t := c.typ
+		if global && c.fn != "COUNT" {
+			t.NotNull = false // no group: NULL over no rows
+		}
+		cols = append(cols, Column{Name: aggName(i), Type: t})
+	}
+	return Schema{Columns: cols}
+}
+
+// group returns the GROUP BY expression printed as text, or -1.
+func (a *aggPlanner) group(text string) int {
+	for i, t := range a.gtext {
+		if t == text {
+			return i
+		}
+	}
+	return -1
+}
+
+// groupOfColumn returns the GROUP BY expression that is input column i.
+func (a *aggPlanner) groupOfColumn(i int) int {
+	for g, c := range a.gcol {
+		if c == i {
+			return g
+		}
+	}
+	return -1
+}
+
+// ref is a column reference to a group row column.
+func ref(pos sqlmini.Pos, name string) *sqlmini.Primary {
+	return &sqlmini.Primary{Pos: pos, Column: &sqlmini.ColumnRef{Pos: pos, Parts: []*sqlmini.Name{{Pos: pos, Value: sqlmini.Ident(name)}}}}
+}
+
+// nilOrMake keeps an empty list of the AST nil, as the parser leaves it:
+// the compiler tells some forms apart by a nil list (an IN list).
+func nilOrMake[T any](n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return make([]T, n)
+}
+
+func (a *aggPlanner) expr(e *sqlmini.Expr) (*sqlmini.Expr, error) {
+	if e == nil {
+		return nil, nil
+	}
+	if g := a.group(e.String()); g >= 0 {
+		return &sqlmini.Expr{Pos: e.Pos, Left: &sqlmini.AndExpr{Pos: e.Pos, Left: &sqlmini.NotExpr{Pos: e.Pos,
+			Pred: &sqlmini.Predicate{Pos: e.Pos, Left: &sqlmini.Additive{Pos: e.Pos, Left: &sqlmini.Multiplicative{Pos: e.Pos,
+				Left: &sqlmini.Unary{Pos: e.Pos, Primary: ref(e.Pos, groupName(g))}}}}}}}, nil
+	}
+	c := *e
+	var err error
+	if c.Left, err = a.and(e.Left); err != nil {
+		return nil, err
+	}
+	c.Right = nilOrMake[*sqlmini.AndExpr](len(e.Right))
+	for i, r := range e.Right {
+		if c.Right[i], err = a.and(r); err != nil {
+			return nil, err
+		}
+	}
+	return &c, nil
+}
+
+func (a *aggPlanner) and(e *sqlmini.AndExpr) (*sqlmini.AndExpr, error) {
+	c := *e
+	var err error
+	if c.Left, err = a.not(e.Left); err != nil {
+		return nil, err
+	}
+	c.Right = nilOrMake[*sqlmini.NotExpr](len(e.Right))
+	for i, r := range e.Right {
+		if c.Right[i], err = a.not(r); err != nil {
+			return nil, err
+		}
+	}
+	return &c, nil
+}
+
+func (a *aggPlanner) not(e *sqlmini.NotExpr) (*sqlmini.NotExpr, error) {
+	c := *e
+	var err error
+	if e.Not != nil {
+		c.Not, err = a.not(e.Not)
+		return &c, err
+	}
+	c.Pred, err = a.pred(e.Pred)
+	return &c, err
+}
+
+func (a *aggPlanner) pred(p *sqlmini.Predicate) (*sqlmini.Predicate, error) {
+	c := *p
+	var err error
+	if c.Left, err = a.add(p.Left); err != nil {
+		return nil, err
+	}
+	if p.Right != nil {
+		if c.Right, err = a.add(p.Right); err != nil {
+			return nil, err
+		}
+	}
+	c.In = nilOrMake[*sqlmini.Additive](len(p.In))
+	for i, x := range p.In {
+		if c.In[i], err = a.add(x); err != nil {
+			return nil, err
+		}
+	}
+	return &c, nil
+}
+
+func (a *aggPlanner) add(e *sqlmini.Additive) (*sqlmini.Additive, error) {
+	c := *e
+	var err error
+	if c.Left, err = a.mul(e.Left); err != nil {
+		return nil, err
+	}
+	c.Right = nilOrMake[*sqlmini.AddOp](len(e.Right))
+	for i, op := range e.Right {
+		o := *op
+		if o.Right, err = a.mul(op.Right); err != nil {
+			return nil, err
+		}
+		c.Right[i] = &o
+	}
+	return &c, nil
+}
+
+func (a *aggPlanner) mul(e *sqlmini.Multiplicative) (*sqlmini.Multiplicative, error) {
+	c := *e
+	var err error
+	if c.Left, err = a.unary(e.Left); err != nil {
+		return nil, err
+	}
+	c.Right = nilOrMake[*sqlmini.MulOp](len(e.Right))
+	for i, op := range e.Right {
+		o := *op
+		if o.Right, err = a.unary(op.Right); err != nil {
+			return nil, err
+		}
+		c.Right[i] = &o
+	}
+	return &c, nil
+}
+
+func (a *aggPlanner) unary(u *sqlmini.Unary) (*sqlmini.Unary, error) {
+	if g := a.group(u.String()); g >= 0 {
+		return &sqlmini.Unary{Pos: u.Pos, Primary: ref(u.Pos, groupName(g))}, nil
+	}
+	c := *u
+	var err error
+	c.Primary, err = a.primary(u.Primary)
+	return &c, err
+}
+
+func (a *aggPlanner) exprs(es []*sqlmini.Expr) ([]*sqlmini.Expr, error) {
+	out := nilOrMake[*sqlmini.Expr](len(es))
+	for i, e := range es {
+		var err error
+		if out[i], err = a.expr(e); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (a *aggPlanner) constructor(k *sqlmini.Constructor) (*sqlmini.Constructor, error) {
+	c := *k
+	var err error
+	c.Elems, err = a.exprs(k.Elems)
+	return &c, err
+}
+
+func (a *aggPlanner) primary(p *sqlmini.Primary) (*sqlmini.Primary, error) {
+	c := *p
+	var err error
+	switch {
+	case p.Func != nil && aggregateFuncs[strings.ToUpper(string(p.Func.Name.Value))]:
+		i, err := a.call(p.Func)
+		if err != nil {
+			return nil, err
+		}
+		return ref(p.Pos, aggName(i)), nil
+	case p.Func != nil:
+		f := *p.Func
+		f.Args, err = a.exprs(p.Func.Args)
+		c.Func = &f
+	case p.Column != nil:
+		i, err := a.sc.lookup(p.Column)
+		if err != nil {
+			return nil, err
+		}
+		g := a.groupOfColumn(i)
+		if g < 0 {
+			return nil, sqlmini.Errorf(p.Pos, "Expression '%s' is not being grouped", joinNames(p.Column.Parts))
+		}
+		return ref(p.Pos, groupName(g)), nil
+	case p.Cast != nil:
+		k := *p.Cast
+		k.Expr, err = a.expr(p.Cast.Expr)
+		c.Cast = &k
+	case p.Row != nil:
+		c.Row, err = a.constructor(p.Row)
+	case p.Array != nil:
+		c.Array, err = a.constructor(p.Array)
+	case p.Map != nil:
+		c.Map, err = a.constructor(p.Map)
+	case p.Paren != nil:
+		c.Paren, err = a.expr(p.Paren)
+	}
+	return &c, err
+}
+
+// call compiles an aggregate call over the input and returns its index
+// among the group row's aggregates. Result types are Flink's: COUNT is
+// BIGINT NOT NULL; SUM and AVG keep an integer or approximate type (AVG
+// of INT is INT), SUM of DECIMAL(p, s) is DECIMAL(38, s) and AVG
+// DECIMAL(38, max(6, s)); MIN and MAX keep the type. With GROUP BY the
+// result is nullable when the argument is.
+func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
+	name := strings.ToUpper(string(f.Name.Value))
+	for _, arg := range f.Args {
+		if inner := findAggregate(arg); inner != nil {
+			return 0, sqlmini.Errorf(inner.Pos, "Aggregate expressions cannot be nested")
+		}
+	}
+	c := &aggCall{fn: name, star: f.Star, distinct: f.Distinct}
+	switch {
+	case f.Star && name != "COUNT":
+		return 0, sqlmini.Errorf(f.Pos, "%s(*) is not allowed: only COUNT takes *", name)
+	case f.Star:
+		c.typ = TypeBigInt.AsNotNull()
+		c.text = "COUNT(*)"
+	case len(f.Args) != 1:
+		return 0, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
+	default:
+		x, err := compileExpr(f.Args[0], a.sc)
+		if err != nil {
+			return 0, err
+		}
+		c.arg, c.argType = x, x.typ()
+		if c.typ, err = aggregateType(name, c.argType); err != nil {
+			return 0, sqlmini.Errorf(f.Pos, "%v", err)
+		}
+		c.text = name + "("
+		if f.Distinct {
+			c.text += "DISTINCT "
+		}
+		c.text += exprText(f.Args[0]) + ")"
+	}
+	if i, ok := a.ctext[c.text]; ok {
+		return i, nil
+	}
+	a.calls = append(a.calls, c)
+	a.ctext[c.text] = len(a.calls) - 1
+	return len(a.calls) - 1, nil
+}
+
+// aggregateType is the result type of fn over arg, or Calcite's message.
+func aggregateType(fn string, arg Type) (Type, error) {
+	bad := func(form string) (Type, error) {
+		return Type{}, &aggTypeError{fn: fn, arg: arg, form: form}
+	}
+	switch fn {
+	case "COUNT":
+		return TypeBigInt.AsNotNull(), nil
+	case "SUM", "AVG":
+		if !arg.IsNumeric() {
+			return bad("NUMERIC")
+		}
+		if arg.Kind == KindDecimal {
+			scale := arg.Scale
+			if fn == "AVG" {
+				scale = max(6, scale)
+			}
+			return Type{Kind: KindDecimal, Length: 38, Scale: scale, NotNull: arg.NotNull}, nil
+		}
+		return arg, nil
+	}
+	switch arg.Kind { // MIN, MAX
+	case KindNull, KindArray, KindMap, KindRow, KindDescriptor, KindBinary, KindVarBinary:
+		return bad("COMPARABLE_TYPE")
+	}
+	return arg, nil
+}
+
+// aggTypeError is Calcite's message for an aggregate over a wrong type.
+type aggTypeError struct {
+	fn, form string
+	arg      Type
+}
+
+func (e *aggTypeError) Error() string {
+	return "Cannot apply '" + e.fn + "' to arguments of type '" + e.fn + "(<" + e.arg.Nullable().String() +
+		">)'. Supported form(s): '" + e.fn + "(<" + e.form + ">)'"
+}
+
+// aggregateNode is a GROUP BY (or a SELECT of aggregates alone). Its
+// output row is computed from the group row [group values..., aggregate
+// results...] by outs.
+type aggregateNode struct {
+	in     node
+	groups []expr // GROUP BY expressions over the input row
+	calls  []*aggCall
+	outs   []expr // output columns over the group row
+	sch    Schema
+	key    []int
+	mode   ChangelogMode
+	text   string
+}
+
+func (n *aggregateNode) schema() Schema           { return n.sch }
+func (n *aggregateNode) changelog() ChangelogMode { return n.mode }
+func (n *aggregateNode) children() []node         { return []node{n.in} }
+func (n *aggregateNode) explain() string          { return n.text }
+
+// upsertKey is the output columns of the GROUP BY values, when all are
+// selected.
+func (n *aggregateNode) upsertKey() []int { return n.key }
+
+func (n *aggregateNode) open(ex *execution) (stream, error) {
+	in, err := n.in.open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &aggregateStream{n: n, in: in, groups: map[string]*aggGroup{}}, nil
+}
+
+// aggGroup is the state of one group.
+type aggGroup struct {
+	keys []any
+	accs []accumulator
+	rows int64 // rows in the group: it ends when a retraction empties it
+	vals []any // the aggregate results last emitted
+	out  []any // the row last emitted, nil before the first
+}
+
+type aggregateStream struct {
+	n       *aggregateNode
+	in      stream
+	groups  map[string]*aggGroup
+	pending []event
+}
+
+func (s *aggregateStream) next() (event, error) {
+	for {
+		if len(s.pending) > 0 {
+			ev := s.pending[0]
+			s.pending = s.pending[1:]
+			return ev, nil
+		}
+		ev, err := s.in.next()
+		if err != nil || ev.kind != evRow {
+			return ev, err // watermarks pass, as Flink forwards them
+		}
+		if err := s.row(ev.row); err != nil {
+			return event{}, err
+		}
+	}
+}
+
+func (s *aggregateStream) row(r Row) error {
+	n := s.n
+	keys := make([]any, len(n.groups))
+	for i, g := range n.groups {
+		v, err := g.eval(r.Fields)
+		if err != nil {
+			return err
+		}
+		keys[i] = v
+	}
+	k := string(encodeKey(keys))
+	retract := r.Kind == UpdateBefore || r.Kind == Delete
+	g := s.groups[k]
+	if g == nil {
+		if retract {
+			return nil // the retraction of a group never seen: ignored, as in Flink
+		}
+		g = &aggGroup{keys: keys, accs: make([]accumulator, len(n.calls))}
+		for i, c := range n.calls {
+			g.accs[i] = newAccumulator(c)
+		}
+		s.groups[k] = g
+	}
+	for i, c := range n.calls {
+		var v any
+		if c.arg != nil {
+			var err error
+			if v, err = c.arg.eval(r.Fields); err != nil {
+				return err
+			}
+		}
+		if retract {
+			g.accs[i].retract(v)
+		} else {
+			g.accs[i].add(v)
+		}
+	}
+	if retract {
+		g.rows--
+	} else {
+		g.rows++
+	}
+	if g.rows <= 0 {
+		delete(s.groups, k)
+		s.emit(Delete, g.out)
+		return nil
+	}
+	vals := make([]any, len(n.calls))
+	for i, acc := range g.accs {
+		vals[i] = acc.value()
+	}
+	if g.out != nil && sameValues(vals, g.vals) {
+		return nil // unchanged: Flink emits nothing
+	}
+	grow := append(append(make([]any, 0, len(keys)+len(vals)), keys...), vals...)
+	out := make([]any, len(n.outs))
+	for i, x := range n.outs {
+		v, err := x.eval(grow)
+		if err != nil {
+			return err
+		}
+		out[i] = v
+	}
+	if g.out == nil {
+		s.emit(Insert, out)
+	} else {
+		s.emit(UpdateBefore, g.out)
+		s.emit(UpdateAfter, out)
+	}
+	g.vals, g.out = vals, out
+	return nil
+}
+
+func (s *aggregateStream) emit(k RowKind, fields []any) {
+	s.pending = append(s.pending, event{kind: evRow, row: Row{Kind: k, Fields: fields}})
+}
+
+func (s *aggregateStream) close() error { return s.in.close() }
+
+// sameValues reports whether two aggregate results are equal.
+func sameValues(a, b []any) bool {
+	for i := range a {
+		if (a[i] == nil) != (b[i] == nil) || a[i] != nil && compareValues(a[i], b[i]) != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,551 @@
+package runtime
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// Changelog sources (DESIGN §3): a file table, or a table given AS VALUES,
+// whose rows carry their row kind in a column.
+//
+//	CREATE TABLE t (op STRING, name STRING, score INT, PRIMARY KEY (name) NOT ENFORCED)
+//	WITH (..., 'changelog.op-column' = 'op',        -- +I/-U/+U/-D or INSERT/...; not a column of the rows
+//	           'changelog-mode' = 'I,UA,D',          -- the kinds the table declares
+//	           'source.produces-delete-by-key' = 'true');  -- deletes carry only the key
+//
+// The op column is declared among the columns, where it stands in the
+// file (or in each VALUES row), and is consumed: the table's columns are
+// the others. Without 'changelog-mode' a table with an op column declares
+// every kind, or I,UA,D (an upsert source) when it has a PRIMARY KEY. A
+// row whose kind the mode does not declare is an error at its file line
+// (or VALUES row). With 'source.produces-delete-by-key' the non-key
+// columns of a delete read as NULL, whatever the row holds.
+
+// Table options of changelog sources.
+const (
+	optOpColumn     = "changelog.op-column"
+	optChangelog    = "changelog-mode"
+	optDeleteByKey  = "source.produces-delete-by-key"
+	modeSyntaxHint  = "kinds I, UB, UA and D separated by commas, e.g. 'I,UA,D'"
+	kindSyntaxHint  = "+I, -U, +U, -D (or INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE)"
+	notNullByKeyMsg = "NULL in a NOT NULL column (only a delete of 'source.produces-delete-by-key' leaves it NULL)"
+)
+
+// isChangelogOption reports whether key is one of the changelog options.
+func isChangelogOption(key string) bool {
+	return key == optOpColumn || key == optChangelog || key == optDeleteByKey
+}
+
+// optionPos is where the WITH clause sets key, or the statement.
+func optionPos(ct *sqlmini.CreateTable, key string) sqlmini.Pos {
+	for _, o := range ct.Options {
+		if string(o.Key) == key {
+			return o.Pos
+		}
+	}
+	return ct.Pos
+}
+
+// ParseChangelogMode reads a 'changelog-mode' value: kinds I, UB, UA and
+// D (or INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE) separated by commas,
+// in any case and order.
+func ParseChangelogMode(s string) (ChangelogMode, error) {
+	var kinds []RowKind
+	for _, part := range strings.Split(s, ",") {
+		var k RowKind
+		switch strings.ToUpper(strings.TrimSpace(part)) {
+		case "I", "INSERT":
+			k = Insert
+		case "UB", "UPDATE_BEFORE":
+			k = UpdateBefore
+		case "UA", "UPDATE_AFTER":
+			k = UpdateAfter
+		case "D", "DELETE":
+			k = Delete
+		default:
+			return ChangelogMode{}, fmt.Errorf("invalid 'changelog-mode' value '%s': give %s", s, modeSyntaxHint)
+		}
+		kinds = append(kinds, k)
+	}
+	return NewChangelogMode(kinds...), nil
+}
+
+// parseOpCode reads the row kind of an op column value.
+func parseOpCode(s string) (RowKind, bool) {
+	return ParseRowKind(strings.ToUpper(strings.TrimSpace(s)))
+}
+
+// prepareChangelog reads the changelog options of CREATE TABLE, before
+// its rows are typed: it sets t.Changelog and, for deletes by key, reads
+// the non-key columns as nullable. finishChangelog then takes the op
+// column out.
+func prepareChangelog(t *Table, ct *sqlmini.CreateTable) error {
+	opName, hasOp := t.Options[optOpColumn]
+	modeText, hasMode := t.Options[optChangelog]
+	byKey, err := boolOption(t, optDeleteByKey)
+	if err != nil {
+		return sqlmini.Errorf(optionPos(ct, optDeleteByKey), "%v", err)
+	}
+	if !hasOp && !hasMode && !byKey {
+		return nil
+	}
+	mode := InsertOnly
+	switch {
+	case hasMode:
+		if mode, err = ParseChangelogMode(modeText); err != nil {
+			return sqlmini.Errorf(optionPos(ct, optChangelog), "%v", err)
+		}
+	case hasOp && len(t.PrimaryKey) > 0:
+		mode = UpsertAll
+	case hasOp:
+		mode = RetractAll
+	}
+	name := t.Name
+	switch {
+	case mode.Contains(UpdateAfter) && !mode.Contains(UpdateBefore) && len(t.PrimaryKey) == 0:
+		return sqlmini.Errorf(optionPos(ct, optChangelog), "Table '%s' produces a changelog stream contains UPDATE_AFTER, no UPDATE_BEFORE. This requires to define primary key constraint on the table.", name)
+	case mode.Contains(UpdateBefore) && !mode.Contains(UpdateAfter):
+		return sqlmini.Errorf(optionPos(ct, optChangelog), "Invalid source for table '%s': a changelog cannot contain UPDATE_BEFORE but no UPDATE_AFTER", name)
+	}
+	if byKey {
+		if !mode.Contains(Delete) {
+			return sqlmini.Errorf(optionPos(ct, optDeleteByKey), "'%s' needs deletes: the changelog mode %s has no DELETE (D)", optDeleteByKey, mode)
+		}
+		if len(t.PrimaryKey) == 0 {
+			return sqlmini.Errorf(optionPos(ct, optDeleteByKey), "'%s' needs a PRIMARY KEY: a delete that carries only the key must have one", optDeleteByKey)
+		}
+		mode.KeyOnlyDeletes = true
+		key := map[int]bool{}
+		for _, k := range t.PrimaryKey {
+			key[k] = true
+		}
+		for i := range t.Schema.Columns {
+			if !key[i] && t.Schema.Columns[i].Type.NotNull {
+				t.Schema.Columns[i].Type.NotNull = false
+				t.relaxed = append(t.relaxed, i)
+			}
+		}
+	}
+	t.Changelog = mode
+	if !hasOp {
+		return nil
+	}
+	op := t.Schema.Index(opName)
+	pos := optionPos(ct, optOpColumn)
+	switch {
+	case op < 0:
+		return sqlmini.Errorf(pos, "'%s' names '%s', which is not a column of %s: %s", optOpColumn, opName, name, namesOf(t.Schema))
+	case !t.Schema.Columns[op].Type.IsString():
+		return sqlmini.Errorf(pos, "the op column '%s' must be a STRING, not %s", opName, t.Schema.Columns[op].Type)
+	case t.Watermark != nil && t.Watermark.Column == op:
+		return sqlmini.Errorf(pos, "the op column '%s' cannot be the WATERMARK column", opName)
+	}
+	for _, k := range t.PrimaryKey {
+		if k == op {
+			return sqlmini.Errorf(pos, "the op column '%s' cannot be part of the PRIMARY KEY", opName)
+		}
+	}
+	return nil
+}
+
+// finishChangelog takes the op column out of a table whose rows are read
+// (AS VALUES: typed into t.Events): the declared columns become the
+// source's, the others the table's, and VALUES rows get their kinds.
+func finishChangelog(t *Table, ct *sqlmini.CreateTable) error {
+	op := -1
+	if name, ok := t.Options[optOpColumn]; ok {
+		op = t.Schema.Index(name)
+		full := t.Schema
+		cols := make([]Column, 0, full.Len()-1)
+		cols = append(cols, full.Columns[:op]...)
+		cols = append(cols, full.Columns[op+1:]...)
+		// The file is read with the declared columns, op included, and
+		// the relaxed nullability; the table keeps the declared types.
+		t.SourceSchema = full
+		t.Schema = Schema{Columns: cols}
+		shift := func(i int) int {
+			if i > op {
+				return i - 1
+			}
+			return i
+		}
+		for i, k := range t.PrimaryKey {
+			t.PrimaryKey[i] = shift(k)
+		}
+		for i, k := range t.relaxed {
+			t.relaxed[i] = shift(k)
+		}
+		if t.Watermark != nil {
+			t.Watermark.Column = shift(t.Watermark.Column)
+		}
+	}
+	if t.Kind != TableValues {
+		return t.restoreNotNull(nil, nil)
+	}
+	vals := ct.Query.Body.Values
+	for i := range t.Events {
+		ev := &t.Events[i]
+		if ev.kind != evRow || op < 0 {
+			continue
+		}
+		kind, err := t.opKind(ev.row.Fields[op])
+		if err != nil {
+			return sqlmini.Errorf(vals.Rows[i].Values[op].Pos, "%v", err)
+		}
+		f := make([]any, 0, len(ev.row.Fields)-1)
+		f = append(f, ev.row.Fields[:op]...)
+		f = append(f, ev.row.Fields[op+1:]...)
+		ev.row = Row{Kind: kind, Fields: f}
+	}
+	return t.restoreNotNull(t.Events, func(i, col int) sqlmini.Pos {
+		if op >= 0 && col >= op {
+			col++
+		}
+		return vals.Rows[i].Values[col].Pos
+	})
+}
+
+// restoreNotNull gives the relaxed columns their NOT NULL back and checks
+// rows: only the deletes by key may hold NULL there (and hold NULL in
+// every non-key column). at places an error at row i, column col.
+func (t *Table) restoreNotNull(events []event, at func(i, col int) sqlmini.Pos) error {
+	for _, c := range t.relaxed {
+		t.Schema.Columns[c].Type.NotNull = true
+	}
+	for i := range events {
+		ev := &events[i]
+		if ev.kind != evRow {
+			continue
+		}
+		if ev.row.Kind == Delete && t.Changelog.KeyOnlyDeletes {
+			ev.row.Fields = t.keyOnly(ev.row.Fields)
+			continue
+		}
+		for _, c := range t.relaxed {
+			if ev.row.Fields[c] == nil {
+				return sqlmini.Errorf(at(i, c), "column '%s' is %s, but the value is NULL", t.Schema.Columns[c].Name, t.Schema.Columns[c].Type)
+			}
+		}
+	}
+	return nil
+}
+
+// keyOnly returns the fields of a delete by key: NULL but in key columns.
+func (t *Table) keyOnly(fields []any) []any {
+	out := make([]any, len(fields))
+	for _, k := range t.PrimaryKey {
+		out[k] = fields[k]
+	}
+	return out
+}
+
+// opKind reads an op column value and checks it against the table's mode.
+func (t *Table) opKind(v any) (RowKind, error) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, fmt.Errorf("NULL op code: every changelog row needs a row kind, %s", kindSyntaxHint)
+	}
+	k, ok := parseOpCode(s)
+	if !ok {
+		return 0, fmt.Errorf("invalid op code '%s': a row kind is %s", s, kindSyntaxHint)
+	}
+	if !t.Changelog.Contains(k) {
+		return 0, fmt.Errorf("row kind %s (%s) is not in the changelog mode %s of table '%s'; declare it in '%s' (now '%s')",
+			k.ShortString(), k, t.Changelog, t.Name, optChangelog, t.Changelog.ShortString())
+	}
+	return k, nil
+}
+
+// sourceNode is a table given AS VALUES that declares a changelog: its
+// rows carry their kinds, and a PRIMARY KEY is its upsert key.
+type sourceNode struct {
+	*valuesNode
+	mode ChangelogMode
+	key  []int
+}
+
+func (n *sourceNode) changelog() ChangelogMode { return n.mode }
+func (n *sourceNode) upsertKey() []int         { return n.key }
+
+// changelogValues plans the rows of a table given AS VALUES.
+func changelogValues(t *Table, n *valuesNode) node {
+	if t.Changelog.kinds == 0 || t.Changelog.IsInsertOnly() {
+		return n
+	}
+	return &sourceNode{valuesNode: n, mode: t.Changelog, key: t.PrimaryKey}
+}
+
+// openSourceReader opens a file table's reader: for a changelog source
+// one over the declared columns (op included) whose rows take their kinds
+// from the op column, which it drops.
+func openSourceReader(t *Table, resume SourcePos) (RowReader, error) {
+	if t.SourceSchema.Len() == 0 {
+		return openTableReader(t, resume)
+	}
+	ft := *t
+	ft.Schema = t.SourceSchema
+	r, err := openTableReader(&ft, resume)
+	if err != nil {
+		return nil, err
+	}
+	c := &changelogReader{r: r, t: t, op: t.SourceSchema.Index(t.Options[optOpColumn])}
+	c.json = t.Options["format"] == "json"
+	c.path = tablePath(t)
+	c.delim, c.quote = ',', '"'
+	if d, _ := charOption(t, "csv.field-delimiter"); d != 0 {
+		c.delim = d
+	}
+	if q, _ := charOption(t, "csv.quote-character"); q != 0 {
+		c.quote = q
+	}
+	c.comments, _ = boolOption(t, "csv.allow-comments")
+	if c.json {
+		c.ignore, _ = boolOption(t, "json.ignore-parse-errors")
+	} else {
+		c.ignore, _ = boolOption(t, "csv.ignore-parse-errors")
+	}
+	return c, nil
+}
+
+// changelogReader reads a changelog file: it reads rows with the op
+// column, gives each its kind and drops the column. Its bad rows are
+// *ParseErrors at the file, line and column of the op value; with the
+// format's ignore-parse-errors they are skipped and counted.
+type changelogReader struct {
+	r        RowReader
+	t        *Table
+	op       int // the op column's index in the file's rows
+	path     string
+	json     bool
+	delim    byte
+	quote    byte
+	comments bool
+	ignore   bool
+	skipStats
+}
+
+// Next implements RowReader.
+func (c *changelogReader) Next() (Row, error) {
+	for {
+		prev := c.r.Position()
+		row, err := c.r.Next()
+		if err != nil {
+			return Row{}, err
+		}
+		out, perr := c.convert(row, prev)
+		if perr == nil {
+			return out, nil
+		}
+		if !c.ignore {
+			return Row{}, perr
+		}
+		c.skipStats.add(perr)
+	}
+}
+
+func (c *changelogReader) convert(row Row, prev SourcePos) (Row, *ParseError) {
+	t := c.t
+	kind, err := t.opKind(row.Fields[c.op])
+	if err != nil {
+		v, _ := row.Fields[c.op].(string)
+		return Row{}, c.errorAt(prev, c.op, &ParseError{Column: t.Options[optOpColumn], Value: v, Msg: err.Error()})
+	}
+	f := make([]any, 0, len(row.Fields)-1)
+	f = append(f, row.Fields[:c.op]...)
+	f = append(f, row.Fields[c.op+1:]...)
+	if kind == Delete && t.Changelog.KeyOnlyDeletes {
+		return Row{Kind: kind, Fields: t.keyOnly(f)}, nil
+	}
+	for _, col := range t.relaxed {
+		if f[col] == nil {
+			i := col
+			if i >= c.op {
+				i++
+			}
+			return Row{}, c.errorAt(prev, i, &ParseError{Column: t.Schema.Columns[col].Name, Msg: notNullByKeyMsg})
+		}
+	}
+	return Row{Kind: kind, Fields: f}, nil
+}
+
+// Position implements RowReader.
+func (c *changelogReader) Position() SourcePos { return c.r.Position() }
+
+// Close implements RowReader.
+func (c *changelogReader) Close() error { return c.r.Close() }
+
+// Skipped implements SkipReporter: the rows the file reader skipped and
+// the rows with a bad op value, the first ones in file order.
+func (c *changelogReader) Skipped() (int64, []ParseError) {
+	n, first := c.skipStats.Skipped()
+	if sr, ok := c.r.(SkipReporter); ok {
+		m, more := sr.Skipped()
+		n += m
+		first = append(first, more...)
+		sortParseErrors(first)
+		if len(first) > MaxSkippedKept {
+			first = first[:MaxSkippedKept]
+		}
+	}
+	return n, first
+}
+
+func sortParseErrors(es []ParseError) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && (es[j].Line < es[j-1].Line || es[j].Line == es[j-1].Line && es[j].Col < es[j-1].Col); j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
+// errorAt fills in where a bad row's field stands: the row is the text
+// between prev and the reader's position now, read again from the file
+// (errors are rare, so their cost does not matter). Field field of the
+// file's columns is found by counting CSV fields or by its JSON key; when
+// it cannot be found the error points at the start of the row.
+func (c *changelogReader) errorAt(prev SourcePos, field int, e *ParseError) *ParseError {
+	e.File, e.Line, e.Col = c.path, max(prev.Line, 1), 1
+	cur := c.r.Position()
+	n := cur.Offset - prev.Offset
+	if n <= 0 || n > 64<<20 {
+		return e
+	}
+	f, err := os.Open(c.path)
+	if err != nil {
+		return e
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, prev.Offset); err != nil && err != io.EOF {
+		return e
+	}
+	start, err := lineStartBefore(f, prev.Offset)
+	if err != nil {
+		return e
+	}
+	w := &walker{b: buf, line: e.Line, col: int(prev.Offset-start) + 1}
+	if prev.Offset == 0 && strings.HasPrefix(string(buf), utf8BOM) {
+		w.i = len(utf8BOM)
+	}
+	w.skipSeparators(c.json, c.comments)
+	e.Line, e.Col = w.line, w.col
+	var ok bool
+	if c.json {
+		ok = w.findJSONValue(c.t.SourceSchema.Columns[field].Name)
+	} else {
+		ok = w.findCSVField(field, c.delim, c.quote)
+	}
+	if ok {
+		e.Line, e.Col = w.line, w.col
+	}
+	return e
+}
+
+// walker steps through the bytes of a row, keeping line and column.
+type walker struct {
+	b         []byte
+	i         int
+	line, col int
+}
+
+func (w *walker) step() {
+	if w.b[w.i] == '\n' {
+		w.line++
+		w.col = 1
+	} else if w.b[w.i]&0xC0 != 0x80 { // count runes, not UTF-8 continuation bytes
+		w.col++
+	}
+	w.i++
+}
+
+// skipSeparators moves to the first byte of the row: past blank lines
+// (and comments), and for JSON past white space, commas and '['.
+func (w *walker) skipSeparators(json, comments bool) {
+	for w.i < len(w.b) {
+		switch c := w.b[w.i]; {
+		case c == '\n' || c == '\r':
+		case json && (c == ' ' || c == '\t' || c == ',' || c == '['):
+		case !json && comments && c == '#' && w.col == 1:
+			for w.i < len(w.b) && w.b[w.i] != '\n' {
+				w.step()
+			}
+			continue
+		default:
+			return
+		}
+		w.step()
+	}
+}
+
+// findCSVField moves to the start of CSV field n of the record.
+func (w *walker) findCSVField(n int, delim, quote byte) bool {
+	for k := 0; w.i < len(w.b); k++ {
+		if k == n {
+			return true
+		}
+		quoted := false
+		for w.i < len(w.b) {
+			c := w.b[w.i]
+			if c == quote {
+				quoted = !quoted
+			} else if !quoted && (c == '\n' || c == '\r') {
+				return false
+			} else if !quoted && c == delim {
+				w.step()
+				break
+			}
+			w.step()
+		}
+	}
+	return false
+}
+
+// findJSONValue moves to the value of the member named key of the object
+// the row is.
+func (w *walker) findJSONValue(key string) bool {
+	depth := 0
+	for w.i < len(w.b) {
+		c := w.b[w.i]
+		switch c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			start := w.i + 1
+			w.step()
+			for w.i < len(w.b) && w.b[w.i] != '"' {
+				if w.b[w.i] == '\\' {
+					w.step()
+				}
+				if w.i < len(w.b) {
+					w.step()
+				}
+			}
+			name := string(w.b[start:min(w.i, len(w.b))])
+			if w.i < len(w.b) {
+				w.step()
+			}
+			if depth != 1 || name != key {
+				continue
+			}
+			for w.i < len(w.b) && strings.IndexByte(" \t\r\n", w.b[w.i]) >= 0 {
+				w.step()
+			}
+			if w.i >= len(w.b) || w.b[w.i] != ':' {
+				continue
+			}
+			w.step()
+			for w.i < len(w.b) && strings.IndexByte(" \t\r\n", w.b[w.i]) >= 0 {
+				w.step()
+			}
+			return w.i < len(w.b)
+		}
+		w.step()
+	}
+	return false
+}

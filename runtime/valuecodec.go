@@ -1,0 +1,371 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+)
+
+// The elements of list state and the values (and keys) of map state are
+// stored with a compact, self-describing encoding of runtime values
+// (value.go): one tag byte, then the payload. Being self-describing, it
+// needs no declared type to be read back, so SHOW STATE can print what a
+// store holds without the function that wrote it.
+//
+//	tag  value           payload
+//	 0   NULL            none
+//	 1   false           none
+//	 2   true            none
+//	 3   int64           zig-zag varint
+//	 4   float64         8 bytes, little-endian IEEE 754 bits
+//	 5   Decimal         varint scale, sign byte (0 or 1), uvarint length, big-endian magnitude
+//	 6   string          uvarint length, UTF-8 bytes
+//	 7   []byte          uvarint length, bytes
+//	 8   Date            varint days
+//	 9   TimeOfDay       varint nanoseconds
+//	10   LocalDateTime   varint millis, varint nano-of-milli
+//	11   Instant         varint millis, varint nano-of-milli
+//	12   Duration        varint millis
+//	13   Period          varint months
+//	14   []any (ARRAY)   uvarint count, elements
+//	15   *Map            uvarint count, key and value of each entry in order
+//	16   Row             kind byte, uvarint count, fields
+//	17   Descriptor      uvarint count, each name as uvarint length + bytes
+//
+// The encoding is not order-preserving: map keys are ordered by the
+// store's key encoding (encodeKey), not by this one.
+const (
+	vtNull byte = iota
+	vtFalse
+	vtTrue
+	vtInt
+	vtFloat
+	vtDecimal
+	vtString
+	vtBytes
+	vtDate
+	vtTime
+	vtTimestamp
+	vtInstant
+	vtDuration
+	vtPeriod
+	vtArray
+	vtMap
+	vtRow
+	vtDescriptor
+)
+
+// maxValueDepth bounds the nesting of a decoded value, so that a damaged
+// record cannot exhaust the stack.
+const maxValueDepth = 256
+
+var errValueTruncated = errors.New("truncated value")
+
+// appendValue appends the encoding of v to b. It fails for a Go type that
+// is not a runtime value.
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, vtNull), nil
+	case bool:
+		if x {
+			return append(b, vtTrue), nil
+		}
+		return append(b, vtFalse), nil
+	case int64:
+		return binary.AppendVarint(append(b, vtInt), x), nil
+	case float64:
+		return binary.LittleEndian.AppendUint64(append(b, vtFloat), math.Float64bits(x)), nil
+	case Decimal:
+		b = binary.AppendVarint(append(b, vtDecimal), int64(x.Scale))
+		var mag []byte
+		sign := byte(0)
+		if x.Unscaled != nil {
+			mag = x.Unscaled.Bytes()
+			if x.Unscaled.Sign() < 0 {
+				sign = 1
+			}
+		}
+		b = binary.AppendUvarint(append(b, sign), uint64(len(mag)))
+		return append(b, mag...), nil
+	case string:
+		return append(binary.AppendUvarint(append(b, vtString), uint64(len(x))), x...), nil
+	case []byte:
+		return append(binary.AppendUvarint(append(b, vtBytes), uint64(len(x))), x...), nil
+	case Date:
+		return binary.AppendVarint(append(b, vtDate), int64(x)), nil
+	case TimeOfDay:
+		return binary.AppendVarint(append(b, vtTime), int64(x)), nil
+	case LocalDateTime:
+		return binary.AppendVarint(binary.AppendVarint(append(b, vtTimestamp), x.Millis), int64(x.NanoOfMilli)), nil
+	case Instant:
+		return binary.AppendVarint(binary.AppendVarint(append(b, vtInstant), x.Millis), int64(x.NanoOfMilli)), nil
+	case Duration:
+		return binary.AppendVarint(append(b, vtDuration), int64(x)), nil
+	case Period:
+		return binary.AppendVarint(append(b, vtPeriod), int64(x)), nil
+	case []any:
+		b = binary.AppendUvarint(append(b, vtArray), uint64(len(x)))
+		for _, el := range x {
+			var err error
+			if b, err = appendValue(b, el); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
+	case *Map:
+		if x == nil {
+			return append(b, vtNull), nil
+		}
+		b = binary.AppendUvarint(append(b, vtMap), uint64(len(x.Keys)))
+		for i, k := range x.Keys {
+			var val any
+			if i < len(x.Values) {
+				val = x.Values[i]
+			}
+			var err error
+			if b, err = appendValue(b, k); err != nil {
+				return nil, err
+			}
+			if b, err = appendValue(b, val); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
+	case Row:
+		b = binary.AppendUvarint(append(b, vtRow, byte(x.Kind)), uint64(len(x.Fields)))
+		for _, f := range x.Fields {
+			var err error
+			if b, err = appendValue(b, f); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
+	case Descriptor:
+		b = binary.AppendUvarint(append(b, vtDescriptor), uint64(len(x)))
+		for _, n := range x {
+			b = append(binary.AppendUvarint(b, uint64(len(n))), n...)
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("cannot store a %T in list or map state", v)
+}
+
+// readValue decodes one value from the front of b and returns the rest.
+func readValue(b []byte) (any, []byte, error) {
+	return readValueDepth(b, 0)
+}
+
+func readValueDepth(b []byte, depth int) (any, []byte, error) {
+	if len(b) == 0 {
+		return nil, nil, errValueTruncated
+	}
+	if depth > maxValueDepth {
+		return nil, nil, errors.New("value nested too deeply")
+	}
+	tag, b := b[0], b[1:]
+	varint := func() (int64, error) {
+		v, n := binary.Varint(b)
+		if n <= 0 {
+			return 0, errValueTruncated
+		}
+		b = b[n:]
+		return v, nil
+	}
+	count := func() (int, error) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 || v > uint64(len(b)-n) { // every element takes a byte at least
+			return 0, errValueTruncated
+		}
+		b = b[n:]
+		return int(v), nil
+	}
+	bytesOf := func() ([]byte, error) {
+		n, err := count()
+		if err != nil {
+			return nil, err
+		}
+		out := b[:n:n]
+		b = b[n:]
+		return out, nil
+	}
+	switch tag {
+	case vtNull:
+		return nil, b, nil
+	case vtFalse:
+		return false, b, nil
+	case vtTrue:
+		return true, b, nil
+	case vtInt:
+		v, err := varint()
+		return v, b, err
+	case vtFloat:
+		if len(b) < 8 {
+			return nil, nil, errValueTruncated
+		}
+		return math.Float64frombits(binary.LittleEndian.Uint64(b)), b[8:], nil
+	case vtDecimal:
+		scale, err := varint()
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(b) == 0 {
+			return nil, nil, errValueTruncated
+		}
+		sign := b[0]
+		b = b[1:]
+		mag, err := bytesOf()
+		if err != nil {
+			return nil, nil, err
+		}
+		u := new(big.Int).SetBytes(mag)
+		if sign == 1 {
+			u.Neg(u)
+		}
+		return Decimal{Unscaled: u, Scale: int(scale)}, b, nil
+	case vtString:
+		s, err := bytesOf()
+		return string(s), b, err
+	case vtBytes:
+		s, err := bytesOf()
+		if err != nil {
+			return nil, nil, err
+		}
+		return append([]byte{}, s...), b, nil
+	case vtDate, vtTime, vtDuration, vtPeriod:
+		v, err := varint()
+		if err != nil {
+			return nil, nil, err
+		}
+		switch tag {
+		case vtDate:
+			return Date(v), b, nil
+		case vtTime:
+			return TimeOfDay(v), b, nil
+		case vtDuration:
+			return Duration(v), b, nil
+		}
+		return Period(v), b, nil
+	case vtTimestamp, vtInstant:
+		ms, err := varint()
+		if err != nil {
+			return nil, nil, err
+		}
+		ns, err := varint()
+		if err != nil {
+			return nil, nil, err
+		}
+		if tag == vtTimestamp {
+			return LocalDateTime{Millis: ms, NanoOfMilli: int32(ns)}, b, nil
+		}
+		return Instant{Millis: ms, NanoOfMilli: int32(ns)}, b, nil
+	case vtArray:
+		n, err := count()
+		if err != nil {
+			return nil, nil, err
+		}
+		out := make([]any, n)
+		for i := range out {
+			if out[i], b, err = readValueDepth(b, depth+1); err != nil {
+				return nil, nil, err
+			}
+		}
+		return out, b, nil
+	case vtMap:
+		n, err := count()
+		if err != nil {
+			return nil, nil, err
+		}
+		m := &Map{Keys: make([]any, n), Values: make([]any, n)}
+		for i := 0; i < n; i++ {
+			if m.Keys[i], b, err = readValueDepth(b, depth+1); err != nil {
+				return nil, nil, err
+			}
+			if m.Values[i], b, err = readValueDepth(b, depth+1); err != nil {
+				return nil, nil, err
+			}
+		}
+		return m, b, nil
+	case vtRow:
+		if len(b) == 0 {
+			return nil, nil, errValueTruncated
+		}
+		kind := RowKind(b[0])
+		b = b[1:]
+		n, err := count()
+		if err != nil {
+			return nil, nil, err
+		}
+		r := Row{Kind: kind, Fields: make([]any, n)}
+		for i := range r.Fields {
+			if r.Fields[i], b, err = readValueDepth(b, depth+1); err != nil {
+				return nil, nil, err
+			}
+		}
+		return r, b, nil
+	case vtDescriptor:
+		n, err := count()
+		if err != nil {
+			return nil, nil, err
+		}
+		d := make(Descriptor, n)
+		for i := range d {
+			s, err := bytesOf()
+			if err != nil {
+				return nil, nil, err
+			}
+			d[i] = string(s)
+		}
+		return d, b, nil
+	}
+	return nil, nil, fmt.Errorf("unknown value tag %d", tag)
+}
+
+// checkValueKind reports whether v, a non-NULL value, has the Go type of
+// SQL type t (value.go); a zero t accepts anything. Only the outer value
+// is checked: element types of arrays, maps and rows are not.
+func checkValueKind(v any, t Type) error {
+	ok := true
+	switch t.Kind {
+	case KindNull:
+		return nil
+	case KindBoolean:
+		_, ok = v.(bool)
+	case KindTinyInt, KindSmallInt, KindInt, KindBigInt:
+		_, ok = v.(int64)
+	case KindFloat, KindDouble:
+		_, ok = v.(float64)
+	case KindDecimal:
+		_, ok = v.(Decimal)
+	case KindChar, KindVarChar:
+		_, ok = v.(string)
+	case KindBinary, KindVarBinary:
+		_, ok = v.([]byte)
+	case KindDate:
+		_, ok = v.(Date)
+	case KindTime:
+		_, ok = v.(TimeOfDay)
+	case KindTimestamp:
+		_, ok = v.(LocalDateTime)
+	case KindTimestampLTZ:
+		_, ok = v.(Instant)
+	case KindIntervalDayTime:
+		_, ok = v.(Duration)
+	case KindIntervalYearMonth:
+		_, ok = v.(Period)
+	case KindArray:
+		_, ok = v.([]any)
+	case KindMap:
+		_, ok = v.(*Map)
+	case KindRow:
+		_, ok = v.(Row)
+	case KindDescriptor:
+		_, ok = v.(Descriptor)
+	}
+	if !ok {
+		return fmt.Errorf("a %T is not a value of type %s", v, t)
+	}
+	return nil
+}

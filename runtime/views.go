@@ -1,0 +1,889 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"iter"
+	"sort"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// List and map state in the store (see context_views.go for the API).
+//
+// Namespaces are list/<uid>/<entry> and map/<uid>/<entry>. Every key
+// starts with the partition key's encoding (encodeKey), which is
+// prefix-free among the keys of one call (they have the same columns), so
+// one key's elements or entries are one prefix scan.
+//
+// A list of partition key K is
+//
+//	K + 0x00              meta: 8-byte processing time of the last add, uvarint head, uvarint end
+//	K + AppendInt64(p)    the element at physical index p, head <= p < end: 8-byte write time + value
+//
+// Elements are appended at end; the list's index i is physical index
+// head+i. head moves past elements that expired (TTL), which are deleted
+// at the next checkpoint; as elements are appended in processing-time
+// order, expired ones are always a prefix. A cleared list starts again at
+// physical index 0.
+//
+// A map entry of key k is K + appendKeyValue(k) (order-preserving, so
+// iteration in key order is a prefix scan) holding the 8-byte write time,
+// the value and then the key (valuecodec.go), so that keys of every type
+// read back exactly.
+//
+// Changes wait in an overlay (viewOverlay) until the next checkpoint
+// writes them in its transaction; reads look at the overlay first, then
+// the store (one read transaction per read; iterating a map holds one read
+// transaction until the iteration ends or the call returns). After a
+// checkpoint the overlay is empty again, so memory holds at most one
+// checkpoint interval of changes.
+
+func listNamespace(uid, name string) string { return "list/" + uid + "/" + name }
+func mapNamespace(uid, name string) string  { return "map/" + uid + "/" + name }
+
+// isViewNamespace reports whether ns holds list or map state of uid.
+func isViewNamespace(ns, uid string) bool {
+	return strings.HasPrefix(ns, "list/"+uid+"/") || strings.HasPrefix(ns, "map/"+uid+"/")
+}
+
+// viewOverlay is the list and map state a PTF call site changed since its
+// last checkpoint. The zero value is ready to use.
+type viewOverlay struct {
+	keys map[string]*keyViews // by encoded partition key
+	// exists is, per state entry, 1 when the store may hold its namespace,
+	// -1 when it does not, 0 before the first look.
+	exists []int8
+	// open are the map iterators of the current call, closed when it returns.
+	open []*mapIter
+	// pending counts the elements and entries waiting for a checkpoint.
+	pending int
+
+	lastKS *keyState // the key looked up last, and its views
+	lastKV *keyViews
+}
+
+// keyViews are the list and map changes of one partition key, by state
+// entry index (nil: not used since the last checkpoint).
+type keyViews struct {
+	lists []*listDelta
+	maps  []*mapDelta
+}
+
+// listDelta is one list of one key: what the store holds (head, n) and
+// what was added since the last checkpoint.
+type listDelta struct {
+	head       int64    // physical index of the first live element
+	n          int64    // physical end of the stored elements
+	storedHead int64    // head as the store has it: elements before it are gone
+	last       int64    // processing time of the last add
+	added      [][]byte // records (write time + value) at physical n, n+1, ...
+	cleared    bool     // the store's elements go at the next checkpoint
+	dirty      bool
+	headTime   int64 // write time of the element at head, when headKnown
+	headKnown  bool
+}
+
+func (d *listDelta) end() int64 { return d.n + int64(len(d.added)) }
+
+// mapDelta is one map of one key: the entries written since the last
+// checkpoint, by encoded map key (a nil record is a removal).
+type mapDelta struct {
+	writes   map[string][]byte
+	cleared  bool            // the store's entries go at the next checkpoint
+	expired  map[string]bool // stored entries found expired, deleted at the checkpoint
+	sorted   []string        // the keys of writes in order, when sortedOK
+	sortedOK bool
+	gen      int // counts clears, so that iterators notice them
+}
+
+// viewsPending returns the number of list elements and map entries waiting
+// for a checkpoint (for a checkpoint policy that bounds memory).
+func (o *ptfOp) viewsPending() int { return o.views.pending }
+
+// viewKey returns the views of the current key, checking that state entry
+// i is of kind.
+func (o *ptfOp) viewKey(i int, kind StateKind) (*keyViews, error) {
+	ks := o.cur
+	if ks == nil {
+		return nil, errors.New("state is only available for tables with set semantics")
+	}
+	decls := o.node.def.State
+	if i < 0 || i >= len(decls) {
+		return nil, fmt.Errorf("no state entry %d", i)
+	}
+	if decls[i].Kind != kind {
+		return nil, fmt.Errorf("state entry %q is %s state, not %s state", decls[i].Name, stateKindName(decls[i].Kind), stateKindName(kind))
+	}
+	v := &o.views
+	if ks == v.lastKS && v.lastKV != nil {
+		return v.lastKV, nil
+	}
+	kv := v.keys[string(ks.enc)]
+	if kv == nil {
+		if v.keys == nil {
+			v.keys = map[string]*keyViews{}
+		}
+		kv = &keyViews{}
+		v.keys[string(ks.enc)] = kv
+	}
+	v.lastKS, v.lastKV = ks, kv
+	return kv, nil
+}
+
+func stateKindName(k StateKind) string {
+	return [...]string{"value", "list", "map"}[k]
+}
+
+// viewStored reports whether the store may hold state entry i's namespace.
+func (o *ptfOp) viewStored(i int) (bool, error) {
+	v := &o.views
+	if len(v.exists) != len(o.node.def.State) {
+		v.exists = make([]int8, len(o.node.def.State))
+	}
+	if v.exists[i] == 0 {
+		var names []string
+		if err := o.ex.store.View(func(tx state.Tx) (err error) {
+			names, err = tx.Namespaces()
+			return err
+		}); err != nil {
+			return false, err
+		}
+		for j := range v.exists {
+			v.exists[j] = -1
+			if ns := o.viewNamespace(j); ns != "" {
+				if k := sort.SearchStrings(names, ns); k < len(names) && names[k] == ns {
+					v.exists[j] = 1
+				}
+			}
+		}
+	}
+	return v.exists[i] == 1, nil
+}
+
+// viewNamespace is the namespace of list or map entry i ("" for value state).
+func (o *ptfOp) viewNamespace(i int) string {
+	sd := o.node.def.State[i]
+	switch sd.Kind {
+	case ListState:
+		return listNamespace(o.node.uid, sd.Name)
+	case MapState:
+		return mapNamespace(o.node.uid, sd.Name)
+	}
+	return ""
+}
+
+// viewError names the entry and key of a failed list or map operation
+// on the store.
+func (o *ptfOp) viewError(i int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("state %q: %w", o.node.def.State[i].Name, err)
+}
+
+// elemType returns the declared element (list) or key and value (map) types.
+func (o *ptfOp) viewTypes(i int) (key, val Type) {
+	t := o.node.def.State[i].Type
+	if t == nil {
+		return Type{}, Type{}
+	}
+	return typeOrZero(t.Key), typeOrZero(t.Elem)
+}
+
+// record prefixes an encoded value with its write time.
+func newRecord(at int64, v any, extra ...any) ([]byte, error) {
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, 24), uint64(at))
+	b, err := appendValue(b, v)
+	for _, x := range extra {
+		if err != nil {
+			break
+		}
+		b, err = appendValue(b, x)
+	}
+	return b, err
+}
+
+// recordTime returns the write time of a record.
+func recordTime(rec []byte) int64 {
+	if len(rec) < 8 {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(rec))
+}
+
+// recordValue decodes the value of a record (and the rest: a map's key).
+func recordValue(rec []byte) (any, []byte, error) {
+	if len(rec) < 8 {
+		return nil, nil, errValueTruncated
+	}
+	return readValue(rec[8:])
+}
+
+func expired(ttl, now, at int64) bool { return ttl > 0 && now-at > ttl }
+
+// ---- lists
+
+func listMetaKey(enc []byte) []byte { return state.AppendNull(bytes.Clone(enc)) }
+
+func listElemKey(enc []byte, p int64) []byte {
+	return state.AppendInt64(append(make([]byte, 0, len(enc)+9), enc...), p)
+}
+
+// list returns list entry i of the current key, reading its meta record
+// the first time since the last checkpoint.
+func (o *ptfOp) list(i int) (*listDelta, error) {
+	kv, err := o.viewKey(i, ListState)
+	if err != nil {
+		return nil, err
+	}
+	if kv.lists == nil {
+		kv.lists = make([]*listDelta, len(o.node.def.State))
+	}
+	if d := kv.lists[i]; d != nil {
+		return d, nil
+	}
+	d := &listDelta{}
+	stored, err := o.viewStored(i)
+	if err != nil {
+		return nil, o.viewError(i, err)
+	}
+	if stored {
+		var meta []byte
+		err := o.ex.store.View(func(tx state.Tx) (err error) {
+			meta, err = tx.Get(o.viewNamespace(i), listMetaKey(o.cur.enc))
+			return err
+		})
+		if err != nil {
+			return nil, o.viewError(i, err)
+		}
+		if meta != nil {
+			if d.last, d.head, d.n, err = decodeListMeta(meta); err != nil {
+				return nil, o.viewError(i, err)
+			}
+			d.storedHead = d.head
+		}
+	}
+	kv.lists[i] = d
+	return d, nil
+}
+
+func decodeListMeta(b []byte) (last, head, end int64, err error) {
+	if len(b) < 8 {
+		return 0, 0, 0, errors.New("corrupt list meta record")
+	}
+	last = int64(binary.BigEndian.Uint64(b))
+	h, n1 := binary.Uvarint(b[8:])
+	e, n2 := binary.Uvarint(b[8+max(n1, 0):])
+	if n1 <= 0 || n2 <= 0 || h > e {
+		return 0, 0, 0, errors.New("corrupt list meta record")
+	}
+	return last, int64(h), int64(e), nil
+}
+
+func encodeListMeta(last, head, end int64) []byte {
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, 20), uint64(last))
+	return binary.AppendUvarint(binary.AppendUvarint(b, uint64(head)), uint64(end))
+}
+
+// expireList moves the head of list i past the elements whose TTL ran out.
+func (o *ptfOp) expireList(i int, d *listDelta) error {
+	ttl := o.ttl[i]
+	if ttl <= 0 || d.head >= d.end() {
+		return nil
+	}
+	now := o.ex.now()
+	if expired(ttl, now, d.last) { // the newest element is gone: all are
+		d.head, d.headKnown, d.dirty = d.end(), false, true
+		return nil
+	}
+	for d.head < d.end() {
+		if !d.headKnown {
+			if d.head >= d.n {
+				d.headTime = recordTime(d.added[d.head-d.n])
+			} else {
+				recs, err := o.readList(i, d.head, d.head+1)
+				if err != nil {
+					return err
+				}
+				d.headTime = recordTime(recs[0])
+			}
+			d.headKnown = true
+		}
+		if !expired(ttl, now, d.headTime) {
+			break
+		}
+		d.head, d.headKnown, d.dirty = d.head+1, false, true
+	}
+	return nil
+}
+
+// readList reads the stored records of physical indexes [from, to) of the
+// current key's list i, in one read transaction.
+func (o *ptfOp) readList(i int, from, to int64) ([][]byte, error) {
+	ns, enc := o.viewNamespace(i), o.cur.enc
+	recs := make([][]byte, 0, to-from)
+	err := o.ex.store.View(func(tx state.Tx) error {
+		key := listElemKey(enc, 0)
+		for p := from; p < to; p++ {
+			key = state.AppendInt64(key[:len(enc)], p)
+			rec, err := tx.Get(ns, key)
+			if err != nil {
+				return err
+			}
+			if rec == nil {
+				return fmt.Errorf("element %d of key (%s) is missing from the store", p, formatFields(o.cur.key))
+			}
+			recs = append(recs, rec)
+		}
+		return nil
+	})
+	return recs, o.viewError(i, err)
+}
+
+func (o *ptfOp) listSize(i int) (int, error) {
+	d, err := o.list(i)
+	if err != nil {
+		return 0, err
+	}
+	if err := o.expireList(i, d); err != nil {
+		return 0, err
+	}
+	return int(d.end() - d.head), nil
+}
+
+func (o *ptfOp) listSlice(i, from, max int) ([]any, error) {
+	d, err := o.list(i)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.expireList(i, d); err != nil {
+		return nil, err
+	}
+	if from < 0 || max <= 0 {
+		return nil, nil
+	}
+	p := d.head + int64(from)
+	end := min(p+int64(max), d.end())
+	if p >= end {
+		return nil, nil
+	}
+	out := make([]any, 0, end-p)
+	decode := func(rec []byte) error {
+		v, _, err := recordValue(rec)
+		if err != nil {
+			return o.viewError(i, err)
+		}
+		out = append(out, v)
+		return nil
+	}
+	if p < d.n {
+		recs, err := o.readList(i, p, min(end, d.n))
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range recs {
+			if err := decode(rec); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for q := max64(p, d.n); q < end; q++ {
+		if err := decode(d.added[q-d.n]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+func (o *ptfOp) listAdd(i int, vs []any) error {
+	d, err := o.list(i)
+	if err != nil {
+		return err
+	}
+	_, elem := o.viewTypes(i)
+	for _, v := range vs {
+		if v == nil {
+			return ErrNullElement
+		}
+		if err := checkValueKind(v, elem); err != nil {
+			return o.viewError(i, err)
+		}
+	}
+	now := o.ex.now()
+	for _, v := range vs {
+		rec, err := newRecord(now, v)
+		if err != nil {
+			return o.viewError(i, err)
+		}
+		d.added = append(d.added, rec)
+	}
+	d.last = max(d.last, now)
+	d.dirty = true
+	o.views.pending += len(vs)
+	return nil
+}
+
+func (o *ptfOp) listClear(i int) error {
+	d, err := o.list(i)
+	if err != nil {
+		return err
+	}
+	o.clearList(d)
+	return nil
+}
+
+func (o *ptfOp) clearList(d *listDelta) {
+	o.views.pending -= len(d.added)
+	*d = listDelta{cleared: true, dirty: true}
+}
+
+// flushList writes list d of key enc to tx.
+func flushList(tx state.Tx, ns string, enc []byte, d *listDelta) error {
+	if !d.dirty {
+		return nil
+	}
+	if d.cleared {
+		if err := deletePrefix(tx, ns, enc); err != nil {
+			return err
+		}
+	} else {
+		for p := d.storedHead; p < min(d.head, d.n); p++ {
+			if err := tx.Delete(ns, listElemKey(enc, p)); err != nil {
+				return err
+			}
+		}
+	}
+	for j, rec := range d.added {
+		if p := d.n + int64(j); p >= d.head {
+			if err := tx.Put(ns, listElemKey(enc, p), rec); err != nil {
+				return err
+			}
+		}
+	}
+	if d.head >= d.end() {
+		return tx.Delete(ns, listMetaKey(enc))
+	}
+	return tx.Put(ns, listMetaKey(enc), encodeListMeta(d.last, d.head, d.end()))
+}
+
+// deletePrefix deletes every key of ns that starts with prefix.
+func deletePrefix(tx state.Tx, ns string, prefix []byte) error {
+	var keys [][]byte
+	if err := tx.Scan(ns, prefix, func(k, _ []byte) error {
+		keys = append(keys, bytes.Clone(k))
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := tx.Delete(ns, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---- maps
+
+// mapKeyOf checks and encodes a map key.
+func (o *ptfOp) mapKeyOf(i int, k any) (string, error) {
+	if k == nil {
+		return "", ErrNullKey
+	}
+	kt, _ := o.viewTypes(i)
+	if err := checkValueKind(k, kt); err != nil {
+		return "", o.viewError(i, fmt.Errorf("key: %w", err))
+	}
+	return string(appendKeyValue(nil, k)), nil
+}
+
+func (o *ptfOp) mapDelta(i int) (*mapDelta, error) {
+	kv, err := o.viewKey(i, MapState)
+	if err != nil {
+		return nil, err
+	}
+	if kv.maps == nil {
+		kv.maps = make([]*mapDelta, len(o.node.def.State))
+	}
+	d := kv.maps[i]
+	if d == nil {
+		d = &mapDelta{writes: map[string][]byte{}}
+		kv.maps[i] = d
+	}
+	return d, nil
+}
+
+func (d *mapDelta) noteExpired(ek string) {
+	if d.expired == nil {
+		d.expired = map[string]bool{}
+	}
+	d.expired[ek] = true
+}
+
+func (o *ptfOp) mapGet(i int, k any) (any, bool, error) {
+	d, err := o.mapDelta(i)
+	if err != nil {
+		return nil, false, err
+	}
+	ek, err := o.mapKeyOf(i, k)
+	if err != nil {
+		return nil, false, err
+	}
+	now := o.ex.now()
+	rec, ok := d.writes[ek]
+	if !ok && !d.cleared {
+		stored, err := o.viewStored(i)
+		if err != nil {
+			return nil, false, o.viewError(i, err)
+		}
+		if stored {
+			err := o.ex.store.View(func(tx state.Tx) (err error) {
+				rec, err = tx.Get(o.viewNamespace(i), append(bytes.Clone(o.cur.enc), ek...))
+				return err
+			})
+			if err != nil {
+				return nil, false, o.viewError(i, err)
+			}
+			if rec != nil && expired(o.ttl[i], now, recordTime(rec)) {
+				d.noteExpired(ek)
+				rec = nil
+			}
+		}
+	}
+	if rec == nil || expired(o.ttl[i], now, recordTime(rec)) {
+		return nil, false, nil
+	}
+	v, _, err := recordValue(rec)
+	if err != nil {
+		return nil, false, o.viewError(i, err)
+	}
+	return v, true, nil
+}
+
+func (o *ptfOp) mapPut(i int, keys, vals []any) error {
+	d, err := o.mapDelta(i)
+	if err != nil {
+		return err
+	}
+	_, vt := o.viewTypes(i)
+	eks := make([]string, len(keys))
+	for j, k := range keys {
+		if eks[j], err = o.mapKeyOf(i, k); err != nil {
+			return err
+		}
+		if j < len(vals) && vals[j] != nil {
+			if err := checkValueKind(vals[j], vt); err != nil {
+				return o.viewError(i, fmt.Errorf("value: %w", err))
+			}
+		}
+	}
+	now := o.ex.now()
+	for j, k := range keys {
+		var v any
+		if j < len(vals) {
+			v = vals[j]
+		}
+		rec, err := newRecord(now, v, k)
+		if err != nil {
+			return o.viewError(i, err)
+		}
+		o.setMapWrite(d, eks[j], rec)
+	}
+	return nil
+}
+
+func (o *ptfOp) setMapWrite(d *mapDelta, ek string, rec []byte) {
+	if _, ok := d.writes[ek]; !ok {
+		d.sortedOK = false
+		o.views.pending++
+	}
+	d.writes[ek] = rec
+}
+
+func (o *ptfOp) mapRemove(i int, k any) error {
+	d, err := o.mapDelta(i)
+	if err != nil {
+		return err
+	}
+	ek, err := o.mapKeyOf(i, k)
+	if err != nil {
+		return err
+	}
+	o.setMapWrite(d, ek, nil)
+	return nil
+}
+
+func (o *ptfOp) mapClear(i int) error {
+	d, err := o.mapDelta(i)
+	if err != nil {
+		return err
+	}
+	o.clearMap(d)
+	return nil
+}
+
+func (o *ptfOp) clearMap(d *mapDelta) {
+	o.views.pending -= len(d.writes)
+	d.writes, d.cleared, d.expired, d.sorted, d.sortedOK = map[string][]byte{}, true, nil, nil, false
+	d.gen++
+}
+
+// flushMap writes map d of key enc to tx.
+func flushMap(tx state.Tx, ns string, enc []byte, d *mapDelta) error {
+	if d.cleared {
+		if err := deletePrefix(tx, ns, enc); err != nil {
+			return err
+		}
+	}
+	key := func(ek string) []byte { return append(append(make([]byte, 0, len(enc)+len(ek)), enc...), ek...) }
+	for ek := range d.expired {
+		if _, ok := d.writes[ek]; !ok && !d.cleared {
+			if err := tx.Delete(ns, key(ek)); err != nil {
+				return err
+			}
+		}
+	}
+	for ek, rec := range d.writes {
+		var err error
+		if rec == nil {
+			err = tx.Delete(ns, key(ek))
+		} else {
+			err = tx.Put(ns, key(ek), rec)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mapIter is a map iteration: a merge, in key order, of the store's
+// entries (read in batches by a scan that runs as a coroutine, holding
+// one read transaction) and the overlay's.
+type mapIter struct {
+	o      *ptfOp
+	i      int
+	d      *mapDelta
+	ttl    int64
+	now    int64
+	gen    int
+	after  string // encoded key of the last entry visited ("" before the first)
+	buf    []storeEntry
+	pull   func() ([]storeEntry, bool)
+	stop   func()
+	err    error // of the store's scan
+	closed bool
+}
+
+type storeEntry struct {
+	ek  string
+	rec []byte
+}
+
+const mapScanBatch = 256
+
+func (o *ptfOp) mapIter(i int) (mapCursor, error) {
+	d, err := o.mapDelta(i)
+	if err != nil {
+		return nil, err
+	}
+	it := &mapIter{o: o, i: i, d: d, ttl: o.ttl[i], now: o.ex.now(), gen: d.gen}
+	stored, err := o.viewStored(i)
+	if err != nil {
+		return nil, o.viewError(i, err)
+	}
+	if stored && !d.cleared {
+		ns, enc := o.viewNamespace(i), bytes.Clone(o.cur.enc)
+		store := o.ex.store
+		seq := func(yield func([]storeEntry) bool) {
+			var batch []storeEntry
+			err := store.View(func(tx state.Tx) error {
+				return tx.Scan(ns, enc, func(k, v []byte) error {
+					batch = append(batch, storeEntry{string(k[len(enc):]), bytes.Clone(v)})
+					if len(batch) == mapScanBatch {
+						if !yield(batch) {
+							return errStopScan
+						}
+						batch = nil
+					}
+					return nil
+				})
+			})
+			switch {
+			case errors.Is(err, errStopScan):
+			case err != nil:
+				it.err = err
+			case len(batch) > 0:
+				yield(batch)
+			}
+		}
+		it.pull, it.stop = iter.Pull(seq)
+	}
+	o.views.open = append(o.views.open, it)
+	return it, nil
+}
+
+func (it *mapIter) next() (k, v any, ok bool, err error) {
+	d := it.d
+	for !it.closed {
+		if it.gen != d.gen { // cleared: the store's entries are gone
+			it.dropStore()
+			it.gen = d.gen
+		}
+		var s *storeEntry
+		if len(it.buf) == 0 && it.pull != nil {
+			if it.buf, ok = it.pull(); !ok {
+				it.dropStore()
+				if it.err != nil {
+					err := it.o.viewError(it.i, it.err)
+					it.close()
+					return nil, nil, false, err
+				}
+			}
+		}
+		if len(it.buf) > 0 {
+			s = &it.buf[0]
+		}
+		if !d.sortedOK {
+			d.sorted = d.sorted[:0]
+			for ek := range d.writes {
+				d.sorted = append(d.sorted, ek)
+			}
+			sort.Strings(d.sorted)
+			d.sortedOK = true
+		}
+		w := sort.SearchStrings(d.sorted, it.after)
+		if w < len(d.sorted) && d.sorted[w] == it.after {
+			w++
+		}
+		var rec []byte
+		switch {
+		case s != nil && (w == len(d.sorted) || s.ek < d.sorted[w]):
+			it.after, rec = s.ek, s.rec
+			it.buf = it.buf[1:]
+			if expired(it.ttl, it.now, recordTime(rec)) {
+				d.noteExpired(s.ek)
+				continue
+			}
+		case w < len(d.sorted):
+			it.after = d.sorted[w]
+			if s != nil && s.ek == it.after {
+				it.buf = it.buf[1:]
+			}
+			rec = d.writes[it.after]
+			if rec == nil || expired(it.ttl, it.now, recordTime(rec)) {
+				continue
+			}
+		default:
+			it.close()
+			return nil, nil, false, nil
+		}
+		v, rest, err := recordValue(rec)
+		if err == nil {
+			k, _, err = readValue(rest)
+		}
+		if err != nil {
+			it.close()
+			return nil, nil, false, it.o.viewError(it.i, err)
+		}
+		return k, v, true, nil
+	}
+	return nil, nil, false, nil
+}
+
+func (it *mapIter) dropStore() {
+	if it.stop != nil {
+		it.stop()
+	}
+	it.pull, it.stop, it.buf = nil, nil, nil
+}
+
+func (it *mapIter) close() {
+	it.dropStore()
+	it.closed = true
+}
+
+// ---- the operator's hooks (ptf_exec.go)
+
+// endCallViews runs when a call returns: it closes the call's map
+// iterators (and their read transactions) and empties the list and map
+// entries that ClearState cleared.
+func (o *ptfOp) endCallViews(ks *keyState) {
+	v := &o.views
+	for _, it := range v.open {
+		it.close()
+	}
+	v.open = v.open[:0]
+	for i, c := range ks.cleared {
+		if !c || o.node.def.State[i].Kind == ValueState {
+			continue
+		}
+		saved := o.cur
+		o.cur = ks
+		switch o.node.def.State[i].Kind {
+		case ListState:
+			if d, err := o.list(i); err == nil {
+				o.clearList(d)
+			}
+		case MapState:
+			if d, err := o.mapDelta(i); err == nil {
+				o.clearMap(d)
+			}
+		}
+		o.cur = saved
+	}
+}
+
+// flushViews writes the list and map changes to tx (one checkpoint) and
+// empties the overlay.
+func (o *ptfOp) flushViews(tx state.Tx) error {
+	v := &o.views
+	if len(v.keys) == 0 {
+		return nil
+	}
+	for enc, kv := range v.keys {
+		for i, d := range kv.lists {
+			if d == nil {
+				continue
+			}
+			if err := flushList(tx, o.viewNamespace(i), []byte(enc), d); err != nil {
+				return o.viewError(i, err)
+			}
+		}
+		for i, d := range kv.maps {
+			if d == nil {
+				continue
+			}
+			if err := flushMap(tx, o.viewNamespace(i), []byte(enc), d); err != nil {
+				return o.viewError(i, err)
+			}
+		}
+	}
+	// The checkpoint may have created namespaces: a changed entry's
+	// namespace may exist now.
+	for _, kv := range v.keys {
+		for i, d := range kv.lists {
+			if d != nil && len(v.exists) > i {
+				v.exists[i] = 1
+			}
+		}
+		for i, d := range kv.maps {
+			if d != nil && len(v.exists) > i {
+				v.exists[i] = 1
+			}
+		}
+	}
+	v.keys, v.lastKS, v.lastKV, v.pending = nil, nil, nil, 0
+	return nil
+}

@@ -1,0 +1,364 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/state/statetest"
+)
+
+func TestValueCodec_roundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		v    any
+	}{
+		{"null", nil},
+		{"false", false},
+		{"true", true},
+		{"int", int64(42)},
+		{"int_negative", int64(-7)},
+		{"int_min", int64(math.MinInt64)},
+		{"int_max", int64(math.MaxInt64)},
+		{"double", 1.5},
+		{"double_negative_zero", math.Copysign(0, -1)},
+		{"double_inf", math.Inf(-1)},
+		{"decimal", Decimal{Unscaled: big.NewInt(12345), Scale: 2}},
+		{"decimal_negative", Decimal{Unscaled: big.NewInt(-5), Scale: 3}},
+		{"decimal_zero", Decimal{Unscaled: big.NewInt(0), Scale: 0}},
+		{"decimal_big", Decimal{Unscaled: new(big.Int).Lsh(big.NewInt(-3), 100), Scale: 38}},
+		{"string", "Bob"},
+		{"string_empty", ""},
+		{"string_unicode", "gr\u00fc\u00dfe \U0001F600\x00"},
+		{"bytes", []byte{0, 1, 255}},
+		{"bytes_empty", []byte{}},
+		{"date", Date(-1)},
+		{"time", TimeOfDay(86399999999999)},
+		{"timestamp", LocalDateTime{Millis: 1735693200000, NanoOfMilli: 999999}},
+		{"timestamp_ltz", Instant{Millis: -1, NanoOfMilli: 1}},
+		{"interval_day_time", Duration(-1000)},
+		{"interval_year_month", Period(14)},
+		{"array", []any{int64(1), nil, "x"}},
+		{"array_empty", []any{}},
+		{"map", &Map{Keys: []any{"A", "B"}, Values: []any{int64(1), nil}}},
+		{"map_empty", &Map{Keys: []any{}, Values: []any{}}},
+		{"row", Row{Kind: UpdateAfter, Fields: []any{"Bob", int64(12), Row{Fields: []any{nil}}}}},
+		{"descriptor", Descriptor{"a", "b"}},
+		{"nested", []any{&Map{Keys: []any{int64(1)}, Values: []any{[]any{Instant{Millis: 5}}}}}},
+	}
+	cmpDecimal := cmp.Comparer(func(a, b Decimal) bool { return a.Scale == b.Scale && a.Unscaled.Cmp(b.Unscaled) == 0 })
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := appendValue([]byte{0xAA}, tc.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, rest, err := readValue(append(b[1:], 0xBB))
+			if err != nil {
+				t.Fatalf("readValue(%x): %v", b, err)
+			}
+			if string(rest) != "\xbb" {
+				t.Errorf("rest = %x, want bb", rest)
+			}
+			if f, ok := tc.v.(float64); ok {
+				if g, _ := got.(float64); math.Float64bits(g) != math.Float64bits(f) {
+					t.Errorf("got %v, want %v", got, f)
+				}
+				return
+			}
+			if diff := cmp.Diff(tc.v, got, cmpDecimal); diff != "" {
+				t.Errorf("round trip (-want +got):\n%s", diff)
+			}
+			// Every prefix of the encoding is truncated.
+			for n := 1; n < len(b)-1; n++ {
+				if _, _, err := readValue(b[1 : 1+n]); err == nil {
+					t.Errorf("readValue of %d of %d bytes did not fail", n, len(b)-1)
+				}
+			}
+		})
+	}
+}
+
+func TestValueCodec_errors(t *testing.T) {
+	if _, err := appendValue(nil, struct{}{}); err == nil {
+		t.Error("appendValue(struct{}{}) did not fail")
+	}
+	if _, err := appendValue(nil, []any{1}); err == nil { // a Go int is not a runtime value
+		t.Error("appendValue([]any{1}) did not fail")
+	}
+	if _, _, err := readValue([]byte{99}); err == nil || !strings.Contains(err.Error(), "unknown value tag") {
+		t.Errorf("readValue(unknown tag) = %v", err)
+	}
+	if _, _, err := readValue(nil); !errors.Is(err, errValueTruncated) {
+		t.Errorf("readValue(nil) = %v", err)
+	}
+	deep := []byte{}
+	for range maxValueDepth + 2 {
+		deep = append(deep, vtArray, 1)
+	}
+	if _, _, err := readValue(append(deep, vtNull)); err == nil {
+		t.Error("a value nested too deeply was read")
+	}
+}
+
+func TestCheckValueKind(t *testing.T) {
+	if err := checkValueKind("x", TypeString); err != nil {
+		t.Error(err)
+	}
+	if err := checkValueKind(int64(1), Type{}); err != nil {
+		t.Error(err)
+	}
+	if err := checkValueKind("x", TypeInt); err == nil || err.Error() != "a string is not a value of type INT" {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// ttlHarness runs a Go PTF with list l and map m under a TTL of 10 ms on a
+// clock the test moves.
+func ttlHarness(t *testing.T, st state.Store, clock *int64, eval func(*Context, Row) error) *Harness {
+	t.Helper()
+	lt, mt := ArrayOf(TypeString), MapOf(TypeString, TypeInt)
+	def := &FuncDef{
+		Name: "ttl", Language: "GO",
+		Args: []ArgDecl{{Name: "r", Traits: SetSemanticTable}},
+		State: []StateDecl{
+			{Name: "l", Kind: ListState, Type: &lt, TTL: 10 * time.Millisecond, TTLSet: true},
+			{Name: "m", Kind: MapState, Type: &mt, TTL: 10 * time.Millisecond, TTLSet: true},
+		},
+		Output: TypeString,
+		New:    func(CallSpec) (PTF, error) { return &goTestPTF{eval}, nil },
+	}
+	in := Schema{Columns: []Column{{Name: "name", Type: TypeString}, {Name: "v", Type: TypeString}}}
+	h, err := NewHarness(def, in, HarnessOptions{PartitionBy: []string{"name"}, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.op.ex.now = func() int64 { return *clock }
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+type goTestPTF struct{ eval func(*Context, Row) error }
+
+func (p *goTestPTF) Eval(ctx *Context, r Row) error       { return p.eval(ctx, r) }
+func (p *goTestPTF) OnTimer(*Context) error               { return nil }
+func (p *goTestPTF) NewState(int) (any, error)            { return nil, nil }
+func (p *goTestPTF) EncodeState(int, any) ([]byte, error) { return nil, nil }
+func (p *goTestPTF) DecodeState(int, []byte) (any, error) { return nil, nil }
+
+// countKeys counts the keys of a namespace.
+func countKeys(t *testing.T, st state.Store, ns string) int {
+	t.Helper()
+	n := 0
+	if err := st.View(func(tx state.Tx) error {
+		return tx.Scan(ns, nil, func(_, _ []byte) error { n++; return nil })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Each element and entry expires on its own, counted from when it was
+// written; expired ones are deleted at the next checkpoint.
+func TestViews_TTL(t *testing.T) {
+	for _, open := range []func(*testing.T) state.Store{statetest.OpenMem, statetest.OpenBolt} {
+		st := open(t)
+		var clock int64 = 1000
+		h := ttlHarness(t, st, &clock, func(ctx *Context, r Row) error {
+			l, m := ctx.List(0), ctx.Map(1)
+			if v := r.Fields[1].(string); v != "" {
+				if err := l.Add(v); err != nil {
+					return err
+				}
+				if err := m.Put(v, int64(len(v))); err != nil {
+					return err
+				}
+			}
+			var parts []string
+			if err := l.Range(func(i int, v any) bool { parts = append(parts, v.(string)); return true }); err != nil {
+				return err
+			}
+			n, err := l.Size()
+			if err != nil {
+				return err
+			}
+			first, _ := l.Get(0)
+			var keys []string
+			if err := m.Range(func(k, v any) bool { keys = append(keys, k.(string)); return true }); err != nil {
+				return err
+			}
+			_, hasA, err := m.Get("a")
+			if err != nil {
+				return err
+			}
+			return ctx.Collect(Row{Fields: []any{fmt.Sprintf("%d %v first=%v map=%v a=%v", n, parts, first, keys, hasA)}})
+		})
+		step := func(at int64, v string) string {
+			clock = at
+			out, err := h.Process(Row{Fields: []any{"Bob", v}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out[0].Fields[1].(string)
+		}
+		var got []string
+		got = append(got, step(1000, "a"), step(1005, "b"))
+		if err := h.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, step(1008, "c"), step(1012, ""))
+		if err := h.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if n := countKeys(t, st, listNamespace("ttl", "l")); n != 3 { // meta, b, c
+			t.Errorf("%d list keys after the checkpoint, want 3", n)
+		}
+		if n := countKeys(t, st, mapNamespace("ttl", "m")); n != 2 { // b, c
+			t.Errorf("%d map keys after the checkpoint, want 2", n)
+		}
+		got = append(got, step(1016, ""), step(1019, "d"), step(1030, ""))
+		if err := h.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if n := countKeys(t, st, listNamespace("ttl", "l")); n != 0 {
+			t.Errorf("%d list keys after everything expired, want 0", n)
+		}
+		got = append(got, step(1031, "e"))
+		want := []string{
+			"1 [a] first=a map=[a] a=true",
+			"2 [a b] first=a map=[a b] a=true",
+			"3 [a b c] first=a map=[a b c] a=true",
+			"2 [b c] first=b map=[b c] a=false",
+			"1 [c] first=c map=[c] a=false",
+			"1 [d] first=d map=[d] a=false", // c (1008) expired at 1019
+			"0 [] first=<nil> map=[] a=false",
+			"1 [e] first=e map=[e] a=false",
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("output (-want +got):\n%s", diff)
+		}
+	}
+}
+
+// 100k elements of one key: after a checkpoint the overlay holds none of
+// them, and reading the list (size, get, iteration) does not load it.
+func TestListView_large(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	const n = 100_000
+	for _, open := range []func(*testing.T) state.Store{statetest.OpenMem, statetest.OpenBolt} {
+		st := open(t)
+		var clock int64
+		read := false
+		var summary string
+		h := ttlHarness(t, st, &clock, func(ctx *Context, r Row) error {
+			l := ctx.List(0)
+			if !read {
+				return l.Add(r.Fields[1])
+			}
+			size, err := l.Size()
+			if err != nil {
+				return err
+			}
+			last, err := l.Get(size - 1)
+			if err != nil {
+				return err
+			}
+			count := 0
+			if err := l.Range(func(i int, v any) bool {
+				if v != fmt.Sprint(i) {
+					summary = fmt.Sprintf("element %d is %v", i, v)
+					return false
+				}
+				count++
+				return true
+			}); err != nil {
+				return err
+			}
+			summary += fmt.Sprintf("size %d last %v iterated %d", size, last, count)
+			return nil
+		})
+		h.op.ttl = []int64{0, 0}
+		batch := make([]Row, 0, 1000)
+		for i := 0; i < n; i++ {
+			batch = append(batch, Row{Fields: []any{"Bob", fmt.Sprint(i)}})
+			if len(batch) == cap(batch) {
+				if _, err := h.Process(batch...); err != nil {
+					t.Fatal(err)
+				}
+				batch = batch[:0]
+			}
+		}
+		if got := h.op.viewsPending(); got != n {
+			t.Errorf("pending = %d before the checkpoint, want %d", got, n)
+		}
+		if err := h.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if v := h.op.views; v.keys != nil || v.pending != 0 {
+			t.Fatalf("the overlay holds %d keys, %d pending after the checkpoint", len(v.keys), v.pending)
+		}
+		read = true
+		if _, err := h.Process(Row{Fields: []any{"Bob", ""}}); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("size %d last %d iterated %d", n, n-1, n); summary != want {
+			t.Errorf("got %q, want %q", summary, want)
+		}
+		d := h.op.views.keys[string(encodeKey([]any{"Bob"}))].lists[0]
+		if len(d.added) != 0 || d.n != n {
+			t.Errorf("after reading, the overlay holds %d elements, n = %d", len(d.added), d.n)
+		}
+	}
+}
+
+func TestDescribeView_manyElements(t *testing.T) {
+	st := statetest.OpenMem(t)
+	var clock int64
+	h := ttlHarness(t, st, &clock, func(ctx *Context, r Row) error {
+		for i := 0; i < 25; i++ {
+			if err := ctx.List(0).Add(fmt.Sprint(i)); err != nil {
+				return err
+			}
+		}
+		return ctx.Map(1).Put(r.Fields[1], int64(1))
+	})
+	h.op.ttl = []int64{0, 0}
+	if _, err := h.Process(Row{Fields: []any{"Bob", "k"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]string
+	err := st.View(func(tx state.Tx) error {
+		var err error
+		rows, err = describeView(tx, listNamespace("ttl", "l"), "l", ListState, nil)
+		if err != nil {
+			return err
+		}
+		mrows, err := describeView(tx, mapNamespace("ttl", "m"), "m", MapState, encodeKey([]any{"Bob"}))
+		rows = append(rows, mrows...)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != maxShownElements+2 {
+		t.Fatalf("%d rows: %v", len(rows), rows)
+	}
+	if got := rows[maxShownElements]; got[0] != "(Bob)" || got[2] != "(5 more)" {
+		t.Errorf("summary row = %v", got)
+	}
+	if got := rows[maxShownElements+1]; got[1] != "m[k]" || got[2] != "1" {
+		t.Errorf("map row = %v", got)
+	}
+}

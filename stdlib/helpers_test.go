@@ -1,0 +1,110 @@
+package stdlib_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+// call describes a call of a built-in for its Infer: the input table, its
+// PARTITION BY columns, changelog mode and upsert key, and the constant
+// scalar arguments by name.
+type call struct {
+	in          runtime.Schema
+	partitionBy []string
+	mode        runtime.ChangelogMode // zero: insert-only
+	upsertKey   []int
+	args        map[string]any
+}
+
+// info builds the CallInfo the planner would give def's Infer for c.
+func (c call) info(def *runtime.FuncDef) runtime.CallInfo {
+	n := len(def.Args)
+	ci := runtime.CallInfo{Args: make([]any, n), Tables: make([]runtime.Schema, n), PartitionBy: make([][]string, n),
+		Changelogs: make([]runtime.ChangelogMode, n), UpsertKeys: make([][]int, n)}
+	mode := c.mode
+	if len(mode.Kinds()) == 0 {
+		mode = runtime.InsertOnly
+	}
+	for i, a := range def.Args {
+		if a.IsTable() {
+			ci.Tables[i], ci.PartitionBy[i], ci.Changelogs[i], ci.UpsertKeys[i] = c.in, c.partitionBy, mode, c.upsertKey
+			continue
+		}
+		ci.Args[i] = c.args[a.Name]
+	}
+	return ci
+}
+
+// specialize completes def for c as the planner does with Infer's plan,
+// so that a Harness runs the call: the returned definition has the call's
+// output type and traits.
+func specialize(t *testing.T, def *runtime.FuncDef, c call) *runtime.FuncDef {
+	t.Helper()
+	plan, err := def.Infer(c.info(def))
+	if err != nil {
+		t.Fatalf("Infer: %v", err)
+	}
+	d := *def
+	d.Args = append([]runtime.ArgDecl(nil), def.Args...)
+	for i, tr := range plan.Traits {
+		if tr != 0 {
+			d.Args[i].Traits = tr
+		}
+	}
+	d.Output = plan.Output
+	return &d
+}
+
+// harness binds def, specialized for c, to rows of c.in.
+func harness(t *testing.T, def *runtime.FuncDef, c call) *runtime.Harness {
+	t.Helper()
+	h, err := runtime.NewHarness(specialize(t, def, c), c.in, runtime.HarnessOptions{PartitionBy: c.partitionBy, Args: c.args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// format prints rows as Flink's Row.toString, one a line.
+func format(rows []runtime.Row, s runtime.Schema) string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = runtime.FormatRow(r, s)
+	}
+	return strings.Join(out, "\n")
+}
+
+// row makes a row of the given kind.
+func row(k runtime.RowKind, fields ...any) runtime.Row { return runtime.Row{Kind: k, Fields: fields} }
+
+// schema makes a schema from "name TYPE" pairs of a few simple types.
+func schema(cols ...string) runtime.Schema {
+	types := map[string]runtime.Type{
+		"STRING": runtime.TypeString, "INT": runtime.TypeInt, "BIGINT": runtime.TypeBigInt,
+		"STRING NOT NULL": runtime.TypeString.AsNotNull(), "BIGINT NOT NULL": runtime.TypeBigInt.AsNotNull(),
+		"INT NOT NULL": runtime.TypeInt.AsNotNull(),
+	}
+	var s runtime.Schema
+	for _, c := range cols {
+		name, typ, _ := strings.Cut(c, " ")
+		t, ok := types[typ]
+		if !ok {
+			panic("schema: unknown type " + typ)
+		}
+		s.Columns = append(s.Columns, runtime.Column{Name: name, Type: t})
+	}
+	return s
+}
+
+// mapping makes an op_mapping MAP literal's value from key, value pairs.
+func mapping(kv ...string) *runtime.Map {
+	m := &runtime.Map{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m.Keys = append(m.Keys, kv[i])
+		m.Values = append(m.Values, kv[i+1])
+	}
+	return m
+}
