@@ -4,7 +4,8 @@ import "errors"
 
 // Errors a PTF instance may branch on.
 var (
-	// ErrInterrupted reports a call stopped by cancellation (Ctrl-C) or a timeout.
+	// ErrInterrupted reports a call stopped by cancellation (Ctrl-C); a call
+	// stopped by a limit (the eval timeout, ...) reports ErrLimit.
 	ErrInterrupted = errors.New("interrupted")
 	// ErrNoTimers reports a timer operation where timers are not available.
 	ErrNoTimers = errors.New("timers are not available")

@@ -69,6 +69,7 @@ func (s *fileStream) next() (event, error) {
 	}
 	r, err := s.r.Next()
 	if err == io.EOF {
+		s.reportSkipped() // skips.go
 		return event{kind: evEnd}, nil
 	}
 	if err != nil {

@@ -51,34 +51,6 @@ func printMeta(w io.Writer, header []string, rows [][]string) error {
 	return err
 }
 
-// FormatError renders an error for a person: its one-line message and,
-// when it points into src, the source line with a caret under the column.
-func FormatError(err error, src string) string {
-	msg := err.Error()
-	pos, ok := positionOf(err)
-	if !ok || src == "" {
-		return msg + "\n"
-	}
-	lines := strings.Split(src, "\n")
-	if pos.Line > len(lines) {
-		return msg + "\n"
-	}
-	text := strings.TrimRight(lines[pos.Line-1], "\r")
-	col := pos.Column - 1
-	if col > len(text) {
-		col = len(text)
-	}
-	pad := make([]byte, 0, col)
-	for _, c := range []byte(text[:col]) {
-		if c == '\t' {
-			pad = append(pad, '\t')
-		} else {
-			pad = append(pad, ' ')
-		}
-	}
-	return msg + "\n | " + text + "\n | " + string(pad) + "^\n"
-}
-
 // suggestTable proposes a table name close to a misspelled one.
 func (s *Session) suggestTable(name string) string {
 	return suggest(name, s.cat.TableNames())

@@ -1,6 +1,10 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ptfsh/ptfsh/state"
+)
 
 // normalizeNode brings an updating input into the form a table argument
 // asks for, as Flink's planner does (ChangelogNormalize and friends):
@@ -19,6 +23,9 @@ type normalizeNode struct {
 	retract     bool // deliver -U before +U
 	fullDeletes bool // fill key-only deletes
 	mode        ChangelogMode
+	// id names the state of this input: the consuming call's uid and
+	// table argument (empty: the state lives for one statement only).
+	id string
 }
 
 func (n *normalizeNode) schema() Schema           { return n.in.schema() }
@@ -42,7 +49,13 @@ func (n *normalizeNode) open(ex *execution) (stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &normalizeStream{n: n, in: in, last: map[string]Row{}, before: map[string]bool{}}, nil
+	ns := &normalizeStream{n: n, in: in, last: map[string]Row{}, before: map[string]bool{}, dirty: map[string]bool{}}
+	if err := ns.load(ex.store); err != nil {
+		in.close()
+		return nil, err
+	}
+	ex.normalizers = append(ex.normalizers, ns)
+	return ns, nil
 }
 
 type normalizeStream struct {
@@ -50,6 +63,7 @@ type normalizeStream struct {
 	in      stream
 	last    map[string]Row
 	before  map[string]bool // keys whose -U came from the input itself
+	dirty   map[string]bool // keys changed since the last checkpoint
 	pending []event
 }
 
@@ -83,6 +97,9 @@ func (s *normalizeStream) row(r Row) error {
 	}
 	k := string(encodeKey(partitionKey(r, n.key)))
 	prev, had := s.last[k]
+	if r.Kind != UpdateBefore {
+		s.dirty[k] = true
+	}
 	switch r.Kind {
 	case Insert, UpdateAfter:
 		s.last[k] = r
@@ -125,3 +142,58 @@ func (s *normalizeStream) markBefore(k string) { s.before[k] = true }
 func (s *normalizeStream) emit(r Row) { s.pending = append(s.pending, event{kind: evRow, row: r}) }
 
 func (s *normalizeStream) close() error { return s.in.close() }
+
+// The last row per key is state: it goes into checkpoints under the
+// consuming call's uid and comes back on the next statement with that uid
+// (Flink keeps ChangelogNormalize's state in savepoints).
+
+func normalizeNamespace(id string) string { return "normalize/" + id }
+
+// load reads the rows a previous statement left.
+func (s *normalizeStream) load(store state.Store) error {
+	if s.n.id == "" {
+		return nil
+	}
+	return store.View(func(tx state.Tx) error {
+		return tx.Scan(normalizeNamespace(s.n.id), nil, func(k, v []byte) error {
+			f, rest, err := readValue(v)
+			if err != nil || len(rest) != 0 {
+				return fmt.Errorf("corrupt normalisation state of %s", s.n.id)
+			}
+			fields, _ := f.([]any)
+			s.last[string(k)] = Row{Kind: Insert, Fields: fields}
+			return nil
+		})
+	})
+}
+
+// checkpoint writes the keys changed since the last checkpoint; a finished
+// statement leaves nothing (the next one starts afresh).
+func (s *normalizeStream) checkpoint(tx state.Tx, finished bool) error {
+	if s.n.id == "" {
+		return nil
+	}
+	ns := normalizeNamespace(s.n.id)
+	if finished {
+		s.dirty = map[string]bool{}
+		return tx.DeleteNamespace(ns)
+	}
+	for k := range s.dirty {
+		r, ok := s.last[k]
+		if !ok {
+			if err := tx.Delete(ns, []byte(k)); err != nil {
+				return err
+			}
+			continue
+		}
+		b, err := appendValue(nil, r.Fields)
+		if err != nil {
+			return err
+		}
+		if err := tx.Put(ns, []byte(k), b); err != nil {
+			return err
+		}
+	}
+	s.dirty = map[string]bool{}
+	return nil
+}

@@ -218,6 +218,15 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 	if n.uid == "" && len(def.State) > 0 {
 		n.uid = fname // table-less or row-semantic calls keep state under the function's name
 	}
+	for _, t := range n.tables {
+		if nz, ok := t.in.(*normalizeNode); ok {
+			id := n.uid
+			if id == "" {
+				id = fname
+			}
+			nz.id = id + "/" + t.name
+		}
+	}
 
 	// Output columns: key prefix (or passed-through columns), function output, rowtime.
 	n.fnOut = outputSchema(def.Output)

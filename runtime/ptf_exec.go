@@ -101,7 +101,8 @@ func dropUID(tx state.Tx, uid string) error {
 		return err
 	}
 	for _, ns := range names {
-		if strings.HasPrefix(ns, "state/"+uid+"/") || ns == timerNamespace(uid) || isViewNamespace(ns, uid) {
+		if strings.HasPrefix(ns, "state/"+uid+"/") || ns == timerNamespace(uid) || isViewNamespace(ns, uid) ||
+			strings.HasPrefix(ns, normalizeNamespace(uid+"/")) {
 			if err := tx.DeleteNamespace(ns); err != nil {
 				return err
 			}

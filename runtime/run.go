@@ -132,6 +132,11 @@ func (s *Session) checkpoint(ex *execution, sink Sink, final bool) error {
 				return err
 			}
 		}
+		for _, nz := range ex.normalizers {
+			if err := nz.checkpoint(tx, final && ex.endOfInput); err != nil {
+				return err
+			}
+		}
 		for _, src := range ex.sources {
 			if err := src.checkpoint(tx, final && ex.endOfInput); err != nil {
 				return err

@@ -118,7 +118,7 @@ func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (node, *fileSink, 
 	if reads(n, path) {
 		return nil, nil, sqlmini.Errorf(pos, "INSERT INTO '%s' reads the table it writes ('%s'); write to another table", name, t.Options["path"])
 	}
-	sk := &fileSink{t: t, path: path, query: n.schema(), store: s.cfg.Store, errOut: s.cfg.Err,
+	sk := &fileSink{t: t, path: path, pos: pos, query: n.schema(), store: s.cfg.Store, errOut: s.cfg.Err,
 		dropNulls: strings.EqualFold(s.settings[SetNotNullEnforcer], "DROP"), op: -1}
 	if opName, ok := t.Options[optOpColumn]; ok {
 		sk.op = t.SourceSchema.Index(opName)
@@ -211,8 +211,9 @@ func reads(n node, path string) bool {
 type fileSink struct {
 	t         *Table
 	path      string
-	query     Schema // the query's columns
-	op        int    // the op column's place in the file's rows, or -1
+	pos       sqlmini.Pos // the table's name in the INSERT, where errors point
+	query     Schema      // the query's columns
+	op        int         // the op column's place in the file's rows, or -1
 	store     state.Store
 	errOut    io.Writer
 	dropNulls bool
@@ -289,7 +290,9 @@ func (k *fileSink) fail(err error) error {
 
 // Row writes one row: cast to the table's columns, with its kind in the
 // op column.
-func (k *fileSink) Row(r Row) error {
+func (k *fileSink) Row(r Row) error { return at(k.pos, k.row(r)) }
+
+func (k *fileSink) row(r Row) error {
 	f := k.fields[:0]
 	for i, c := range k.t.Schema.Columns {
 		if len(f) == k.op {

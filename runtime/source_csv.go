@@ -160,12 +160,18 @@ func (r *csvReader) checkOptions() error {
 
 // checkHeader reads the first line and compares it with the column names.
 func (r *csvReader) checkHeader(schema Schema) error {
-	line, err := r.readLine()
-	if err != nil {
-		return r.ioError(err)
-	}
-	if len(line) == 0 {
-		return nil // an empty file has no header and no rows
+	var line []byte
+	for {
+		var err error
+		if line, err = r.readLine(); err != nil {
+			return r.ioError(err)
+		}
+		if len(line) == 0 {
+			return nil // an empty file has no header and no rows
+		}
+		if content, _ := cutEOL(line); len(content) > 0 {
+			break // blank lines before the header are skipped, as blank lines are
+		}
 	}
 	data, err := r.split(line)
 	if err != nil {
@@ -180,7 +186,7 @@ func (r *csvReader) checkHeader(schema Schema) error {
 	}
 	want := schema.Names()
 	if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
-		return &ParseError{File: r.path, Line: 1, Col: 1,
+		return &ParseError{File: r.path, Line: r.line, Col: 1,
 			Msg: fmt.Sprintf("header (%s) does not match the declared columns (%s)", strings.Join(got, ", "), strings.Join(want, ", "))}
 	}
 	return nil
@@ -437,12 +443,20 @@ func (r *csvReader) fieldError(f *csvField, i int, msg string) error {
 func (r *csvReader) decode(data []byte) (Row, error) {
 	n := len(r.cols)
 	if len(r.fields) != n {
-		e := &ParseError{File: r.path, Msg: fmt.Sprintf("expected %d fields, found %d", n, len(r.fields))}
+		e := &ParseError{File: r.path}
+		fields := "fields"
+		if n == 1 {
+			fields = "field"
+		}
+		count := fmt.Sprintf("expected %d %s%s, found %d", n, fields, r.columnList(), len(r.fields))
 		if len(r.fields) > n {
-			e.Line, e.Col = r.fields[n].line, r.fields[n].col
+			extra := &r.fields[n]
+			e.Line, e.Col, e.Value = extra.line, extra.col, string(data[extra.start:extra.end])
+			e.Msg = "unexpected extra field " + quoteText(e.Value) + ": " + count
 		} else {
 			last := r.fields[len(r.fields)-1]
-			e.Line, e.Col = last.endLine, last.end1
+			e.Line, e.Col, e.Column = last.endLine, last.end1, r.cols[len(r.fields)].name
+			e.Msg = "missing value: " + count
 		}
 		return Row{}, e
 	}
@@ -469,6 +483,19 @@ func (r *csvReader) decode(data []byte) (Row, error) {
 		out[i] = v
 	}
 	return Row{Kind: Insert, Fields: out}, nil
+}
+
+// columnList names the columns for a message about the number of fields:
+// " (name, score)", or "" for a wide table.
+func (r *csvReader) columnList() string {
+	if len(r.cols) > 8 {
+		return ""
+	}
+	names := make([]string, len(r.cols))
+	for i, c := range r.cols {
+		names[i] = c.name
+	}
+	return " (" + strings.Join(names, ", ") + ")"
 }
 
 // value reads one non-NULL field, with fast paths for the common types.

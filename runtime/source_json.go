@@ -396,19 +396,21 @@ func (r *jsonReader) frame() (int, error) {
 // parseRecord decodes one object. rec starts on line at byte col0 (0-based)
 // of that line. In JSON lines, only white space may follow the object.
 func (r *jsonReader) parseRecord(rec []byte, line int, col0 int64, lines bool) (Row, error) {
-	if !utf8.Valid(rec) {
-		i := 0
-		for i < len(rec) {
-			c, size := utf8.DecodeRune(rec[i:])
-			if c == utf8.RuneError && size <= 1 {
-				break
-			}
-			i += size
-		}
-		return Row{}, r.recordError(rec, line, col0, -1, &jsonError{pos: i, msg: "invalid UTF-8"})
-	}
 	row, _, err := r.decodeObject(rec, line, col0, lines)
-	return row, err
+	if err != nil || utf8.Valid(rec) {
+		return row, err
+	}
+	// Invalid UTF-8 outside the values of string columns (those are
+	// checked with their column): in a key or a field no column reads.
+	i := 0
+	for i < len(rec) {
+		c, size := utf8.DecodeRune(rec[i:])
+		if c == utf8.RuneError && size <= 1 {
+			break
+		}
+		i += size
+	}
+	return Row{}, r.recordError(rec, line, col0, -1, &jsonError{pos: i, msg: fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", rec[min(i, len(rec)-1)])})
 }
 
 // decodeObject decodes the object at the start of rec (after white space)
@@ -503,9 +505,13 @@ func (r *jsonReader) value(c *srcColumn) (any, error) {
 	p := &r.p
 	p.skipWS()
 	if c.intern != nil && p.pos < len(p.data) && p.data[p.pos] == '"' {
+		start := p.pos
 		b, err := p.str()
 		if err != nil {
 			return nil, err
+		}
+		if !utf8.Valid(b) {
+			return nil, &jsonError{pos: start, msg: "invalid UTF-8 in " + quoteText(string(b))}
 		}
 		return c.intern.get(b), nil
 	}

@@ -1,0 +1,125 @@
+package runtime
+
+import (
+	"errors"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrLimit reports a call stopped by one of the limits on a function: the
+// eval timeout, the call-stack depth, the memory guard or the rows per call
+// (SET 'ptf.eval-timeout', 'ptf.max-call-depth', 'ptf.max-memory',
+// 'ptf.max-rows-per-call'). Unlike ErrInterrupted it is the function's
+// doing, so the error names the key and the row it stopped at.
+var ErrLimit = errors.New("limit exceeded")
+
+// SourceError is an error that points into the source of a function:
+// script.Error implements it (the interface lives here so that runtime
+// does not import script). FormatError shows the source line and the
+// stack it gives.
+type SourceError interface {
+	error
+	// SourceLine returns the line of the function's source the error
+	// points at, without its line end, and the 1-based column in it,
+	// counted in characters; false when the source is not known.
+	SourceLine() (line string, col int, ok bool)
+	// JSStack returns the JavaScript stack, one indented frame a line
+	// ("    at eval (f.js:3:9)"); "" when there is none.
+	JSStack() string
+}
+
+// FormatError renders an error for a person. The first line is Error(),
+// which is one line; what follows depends on the error:
+//
+//   - an error in a function's source (a SourceError: a JS exception, a
+//     syntax error, a limit) shows that source line with a caret under the
+//     column; other errors placed in src (a *sqlmini.Error, a *PosError)
+//     show the line of src with a caret;
+//   - an error of a call (a *CallError) says where on a line of its own,
+//     "at key (Bob), input row +I[Bob, 12]", instead of in the first line;
+//   - then the JavaScript stack, if any.
+//
+// Example:
+//
+//	query.sql:4:15: rules.js:3:11: check_score: RangeError: score 142 is too high
+//	 |     throw new RangeError(`score ${row.score} is too high`);
+//	 |           ^
+//	at key (Alice), input row +I[Alice, 142]
+//	    at checkScore (rules.js:3:11)
+//	    at eval (check.js:7:17)
+func FormatError(err error, src string) string {
+	msg := err.Error()
+	where := ""
+	var ce *CallError
+	if errors.As(err, &ce) {
+		if cut := " (at " + ce.Where + ")"; strings.Contains(msg, cut) {
+			msg = strings.Replace(msg, cut, "", 1)
+			where = ce.Where
+		}
+	}
+	var b strings.Builder
+	b.WriteString(msg + "\n")
+	var srcErr SourceError
+	shown := false
+	if errors.As(err, &srcErr) {
+		if line, col, ok := srcErr.SourceLine(); ok {
+			writeCaret(&b, line, col, caretWidth)
+			shown = true
+		}
+	}
+	if pos, ok := positionOf(err); !shown && ok && src != "" {
+		lines := strings.Split(src, "\n")
+		if pos.Line <= len(lines) {
+			writeCaret(&b, lines[pos.Line-1], pos.Column, 0)
+		}
+	}
+	if where != "" {
+		b.WriteString("at " + where + "\n")
+	}
+	if srcErr != nil {
+		if st := srcErr.JSStack(); st != "" {
+			b.WriteString(strings.TrimRight(st, "\n") + "\n")
+		}
+	}
+	return b.String()
+}
+
+// caretWidth is how much of a long line of a function's source (minified
+// code) is shown around the column.
+const caretWidth = 100
+
+// writeCaret writes a source line and a caret under its 1-based column
+// (in characters); tabs stay tabs so that the caret lines up. A line
+// longer than width characters (0: no limit) is cut around the column.
+func writeCaret(b *strings.Builder, text string, col, width int) {
+	text = strings.TrimRight(text, "\r\n")
+	runes := []rune(text)
+	col = min(max(col-1, 0), len(runes))
+	prefix, suffix := "", ""
+	if width > 0 && len(runes) > width {
+		start := max(col-width/2, 0)
+		end := min(start+width, len(runes))
+		start = max(end-width, 0)
+		if start > 0 {
+			prefix = "..."
+		}
+		if end < len(runes) {
+			suffix = "..."
+		}
+		runes, col = runes[start:end], col-start
+	}
+	pad := make([]byte, 0, col+len(prefix))
+	pad = append(pad, strings.Repeat(" ", len(prefix))...)
+	for _, r := range runes[:col] {
+		if r == '\t' {
+			pad = append(pad, '\t')
+		} else {
+			pad = append(pad, ' ')
+		}
+	}
+	line := prefix + string(runes) + suffix
+	if !utf8.ValidString(line) {
+		line = strings.ToValidUTF8(line, "\uFFFD")
+	}
+	b.WriteString(" | " + line + "\n | " + string(pad) + "^\n")
+}

@@ -1,0 +1,96 @@
+package runtime
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ptfsh/ptfsh/state"
+)
+
+func sinkTable(dir string) *Table {
+	return &Table{Name: "s", Kind: TableFile, BaseDir: dir,
+		Schema:  Schema{Columns: []Column{{Name: "n", Type: TypeInt}}},
+		Options: map[string]string{"connector": "filesystem", "path": "s.csv", "format": "csv"}}
+}
+
+func readSinkFile(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "s.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A sink that did not end (an error, or a kill) is cut back to its last
+// checkpoint; one that ended leaves no record behind.
+func TestFileSink_checkpoints(t *testing.T) {
+	dir := t.TempDir()
+	store := state.NewMem()
+	var notes bytes.Buffer
+	newSink := func() *fileSink {
+		tb := sinkTable(dir)
+		return &fileSink{t: tb, path: tablePath(tb), store: store, errOut: &notes, op: -1}
+	}
+	row := func(n int64) Row { return Row{Kind: Insert, Fields: []any{n}} }
+
+	// A statement writes 1, checkpoints, writes 2 and fails.
+	k := newSink()
+	if err := k.Begin(Schema{}); err != nil {
+		t.Fatal(err)
+	}
+	k.Row(row(1))
+	if err := store.Update(k.Checkpoint); err != nil {
+		t.Fatal(err)
+	}
+	k.Row(row(2))
+	k.w.Flush()
+	if got := readSinkFile(t, dir); got != "1\n2\n" {
+		t.Fatalf("before close: %q", got)
+	}
+	k.close()
+	if got := readSinkFile(t, dir); got != "1\n" {
+		t.Errorf("after a failure: %q, want the checkpointed \"1\\n\"", got)
+	}
+
+	// A killed statement: its record stays, and the file grew past it.
+	k = newSink()
+	if err := k.Begin(Schema{}); err != nil {
+		t.Fatal(err)
+	}
+	k.Row(row(3))
+	k.w.Flush()
+	k.f.Close() // killed: no close, no checkpoint
+	notes.Reset()
+	k = newSink()
+	if err := k.Begin(Schema{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readSinkFile(t, dir); got != "1\n" {
+		t.Errorf("after a kill: %q, want \"1\\n\"", got)
+	}
+	if want := "note: table 's': 's.csv' cut back to byte 2, where the last checkpoint of an unfinished INSERT left it\n"; notes.String() != want {
+		t.Errorf("note %q, want %q", notes.String(), want)
+	}
+
+	// A statement that ends: its rows stay and its record goes.
+	k.Row(row(4))
+	if err := k.End(); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Update(k.Checkpoint); err != nil {
+		t.Fatal(err)
+	}
+	k.close()
+	if got := readSinkFile(t, dir); got != "1\n4\n" {
+		t.Errorf("after an end: %q", got)
+	}
+	store.View(func(tx state.Tx) error {
+		if b, _ := tx.Get(sinkNamespace, k.key()); b != nil {
+			t.Errorf("record left after the end: %s", b)
+		}
+		return nil
+	})
+}

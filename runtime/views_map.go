@@ -1,0 +1,331 @@
+package runtime
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"iter"
+	"sort"
+
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// Map state: Flink's MapView in the store (the layout is in views.go).
+
+// mapKeyOf checks and encodes a map key.
+func (o *ptfOp) mapKeyOf(i int, k any) (string, error) {
+	if k == nil {
+		return "", ErrNullKey
+	}
+	kt, _ := o.viewTypes(i)
+	if err := checkValueKind(k, kt); err != nil {
+		return "", o.viewError(i, fmt.Errorf("key: %w", err))
+	}
+	return string(appendKeyValue(nil, k)), nil
+}
+
+func (o *ptfOp) mapDelta(i int) (*mapDelta, error) {
+	kv, err := o.viewKey(i, MapState)
+	if err != nil {
+		return nil, err
+	}
+	if kv.maps == nil {
+		kv.maps = make([]*mapDelta, len(o.node.def.State))
+	}
+	d := kv.maps[i]
+	if d == nil {
+		d = &mapDelta{writes: map[string][]byte{}}
+		kv.maps[i] = d
+	}
+	return d, nil
+}
+
+func (d *mapDelta) noteExpired(ek string) {
+	if d.expired == nil {
+		d.expired = map[string]bool{}
+	}
+	d.expired[ek] = true
+}
+
+func (o *ptfOp) mapGet(i int, k any) (any, bool, error) {
+	d, err := o.mapDelta(i)
+	if err != nil {
+		return nil, false, err
+	}
+	ek, err := o.mapKeyOf(i, k)
+	if err != nil {
+		return nil, false, err
+	}
+	now := o.ex.now()
+	rec, ok := d.writes[ek]
+	if !ok && !d.cleared {
+		stored, err := o.viewStored(i)
+		if err != nil {
+			return nil, false, o.viewError(i, err)
+		}
+		if stored {
+			err := o.ex.store.View(func(tx state.Tx) (err error) {
+				rec, err = tx.Get(o.viewNamespace(i), append(bytes.Clone(o.cur.enc), ek...))
+				return err
+			})
+			if err != nil {
+				return nil, false, o.viewError(i, err)
+			}
+			if rec != nil && expired(o.ttl[i], now, recordTime(rec)) {
+				d.noteExpired(ek)
+				rec = nil
+			}
+		}
+	}
+	if rec == nil || expired(o.ttl[i], now, recordTime(rec)) {
+		return nil, false, nil
+	}
+	v, _, err := recordValue(rec)
+	if err != nil {
+		return nil, false, o.viewError(i, err)
+	}
+	return v, true, nil
+}
+
+func (o *ptfOp) mapPut(i int, keys, vals []any) error {
+	d, err := o.mapDelta(i)
+	if err != nil {
+		return err
+	}
+	_, vt := o.viewTypes(i)
+	eks := make([]string, len(keys))
+	for j, k := range keys {
+		if eks[j], err = o.mapKeyOf(i, k); err != nil {
+			return err
+		}
+		if j < len(vals) && vals[j] != nil {
+			if err := checkValueKind(vals[j], vt); err != nil {
+				return o.viewError(i, fmt.Errorf("value: %w", err))
+			}
+		}
+	}
+	now := o.ex.now()
+	for j, k := range keys {
+		var v any
+		if j < len(vals) {
+			v = vals[j]
+		}
+		rec, err := newRecord(now, v, k)
+		if err != nil {
+			return o.viewError(i, err)
+		}
+		o.setMapWrite(d, eks[j], rec)
+	}
+	return nil
+}
+
+func (o *ptfOp) setMapWrite(d *mapDelta, ek string, rec []byte) {
+	if _, ok := d.writes[ek]; !ok {
+		d.sortedOK = false
+		o.views.pending++
+	}
+	d.writes[ek] = rec
+}
+
+func (o *ptfOp) mapRemove(i int, k any) error {
+	d, err := o.mapDelta(i)
+	if err != nil {
+		return err
+	}
+	ek, err := o.mapKeyOf(i, k)
+	if err != nil {
+		return err
+	}
+	o.setMapWrite(d, ek, nil)
+	return nil
+}
+
+func (o *ptfOp) mapClear(i int) error {
+	d, err := o.mapDelta(i)
+	if err != nil {
+		return err
+	}
+	o.clearMap(d)
+	return nil
+}
+
+func (o *ptfOp) clearMap(d *mapDelta) {
+	o.views.pending -= len(d.writes)
+	d.writes, d.cleared, d.expired, d.sorted, d.sortedOK = map[string][]byte{}, true, nil, nil, false
+	d.gen++
+}
+
+// flushMap writes map d of key enc to tx.
+func flushMap(tx state.Tx, ns string, enc []byte, d *mapDelta) error {
+	if d.cleared {
+		if err := deletePrefix(tx, ns, enc); err != nil {
+			return err
+		}
+	}
+	key := func(ek string) []byte { return append(append(make([]byte, 0, len(enc)+len(ek)), enc...), ek...) }
+	for ek := range d.expired {
+		if _, ok := d.writes[ek]; !ok && !d.cleared {
+			if err := tx.Delete(ns, key(ek)); err != nil {
+				return err
+			}
+		}
+	}
+	for ek, rec := range d.writes {
+		var err error
+		if rec == nil {
+			err = tx.Delete(ns, key(ek))
+		} else {
+			err = tx.Put(ns, key(ek), rec)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mapIter is a map iteration: a merge, in key order, of the store's
+// entries (read in batches by a scan that runs as a coroutine, holding
+// one read transaction) and the overlay's.
+type mapIter struct {
+	o      *ptfOp
+	i      int
+	d      *mapDelta
+	ttl    int64
+	now    int64
+	gen    int
+	after  string // encoded key of the last entry visited ("" before the first)
+	buf    []storeEntry
+	pull   func() ([]storeEntry, bool)
+	stop   func()
+	err    error // of the store's scan
+	closed bool
+}
+
+type storeEntry struct {
+	ek  string
+	rec []byte
+}
+
+const mapScanBatch = 256
+
+func (o *ptfOp) mapIter(i int) (mapCursor, error) {
+	d, err := o.mapDelta(i)
+	if err != nil {
+		return nil, err
+	}
+	it := &mapIter{o: o, i: i, d: d, ttl: o.ttl[i], now: o.ex.now(), gen: d.gen}
+	stored, err := o.viewStored(i)
+	if err != nil {
+		return nil, o.viewError(i, err)
+	}
+	if stored && !d.cleared {
+		ns, enc := o.viewNamespace(i), bytes.Clone(o.cur.enc)
+		store := o.ex.store
+		seq := func(yield func([]storeEntry) bool) {
+			var batch []storeEntry
+			err := store.View(func(tx state.Tx) error {
+				return tx.Scan(ns, enc, func(k, v []byte) error {
+					batch = append(batch, storeEntry{string(k[len(enc):]), bytes.Clone(v)})
+					if len(batch) == mapScanBatch {
+						if !yield(batch) {
+							return errStopScan
+						}
+						batch = nil
+					}
+					return nil
+				})
+			})
+			switch {
+			case errors.Is(err, errStopScan):
+			case err != nil:
+				it.err = err
+			case len(batch) > 0:
+				yield(batch)
+			}
+		}
+		it.pull, it.stop = iter.Pull(seq)
+	}
+	o.views.open = append(o.views.open, it)
+	return it, nil
+}
+
+func (it *mapIter) next() (k, v any, ok bool, err error) {
+	d := it.d
+	for !it.closed {
+		if it.gen != d.gen { // cleared: the store's entries are gone
+			it.dropStore()
+			it.gen = d.gen
+		}
+		var s *storeEntry
+		if len(it.buf) == 0 && it.pull != nil {
+			if it.buf, ok = it.pull(); !ok {
+				it.dropStore()
+				if it.err != nil {
+					err := it.o.viewError(it.i, it.err)
+					it.close()
+					return nil, nil, false, err
+				}
+			}
+		}
+		if len(it.buf) > 0 {
+			s = &it.buf[0]
+		}
+		if !d.sortedOK {
+			d.sorted = d.sorted[:0]
+			for ek := range d.writes {
+				d.sorted = append(d.sorted, ek)
+			}
+			sort.Strings(d.sorted)
+			d.sortedOK = true
+		}
+		w := sort.SearchStrings(d.sorted, it.after)
+		if w < len(d.sorted) && d.sorted[w] == it.after {
+			w++
+		}
+		var rec []byte
+		switch {
+		case s != nil && (w == len(d.sorted) || s.ek < d.sorted[w]):
+			it.after, rec = s.ek, s.rec
+			it.buf = it.buf[1:]
+			if expired(it.ttl, it.now, recordTime(rec)) {
+				d.noteExpired(s.ek)
+				continue
+			}
+		case w < len(d.sorted):
+			it.after = d.sorted[w]
+			if s != nil && s.ek == it.after {
+				it.buf = it.buf[1:]
+			}
+			rec = d.writes[it.after]
+			if rec == nil || expired(it.ttl, it.now, recordTime(rec)) {
+				continue
+			}
+		default:
+			it.close()
+			return nil, nil, false, nil
+		}
+		v, rest, err := recordValue(rec)
+		if err == nil {
+			k, _, err = readValue(rest)
+		}
+		if err != nil {
+			it.close()
+			return nil, nil, false, it.o.viewError(it.i, err)
+		}
+		return k, v, true, nil
+	}
+	return nil, nil, false, nil
+}
+
+func (it *mapIter) dropStore() {
+	if it.stop != nil {
+		it.stop()
+	}
+	it.pull, it.stop, it.buf = nil, nil, nil
+}
+
+func (it *mapIter) close() {
+	it.dropStore()
+	it.closed = true
+}
