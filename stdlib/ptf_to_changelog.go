@@ -310,8 +310,8 @@ func (f *toChangelog) bind(ctx *runtime.Context) error {
 	}
 	// The upsert key columns are the ones Infer left NOT NULL: the runtime
 	// does not hand the upsert key to an instance (CallSpec and
-	// TableSemantics lack it), so its output type carries the mark. A
-	// nullable upsert key column is therefore nulled on partial deletes.
+	// TableSemantics lack it), so its output type carries the mark; Infer
+	// rejects partial deletes that would have to keep a nullable key column.
 	f.keep = make([]bool, len(f.cols))
 	for i := range f.cols {
 		f.keep[i] = f.output.Columns[1+i].Type.NotNull

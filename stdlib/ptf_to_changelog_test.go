@@ -81,6 +81,9 @@ func TestToChangelogInfer(t *testing.T) {
 			err: "Invalid 'produces_full_deletes' for TO_CHANGELOG: the active 'op_mapping' does not map DELETE rows"},
 		{name: "partial deletes without any key", call: call{in: idName, mode: retract, args: map[string]any{"produces_full_deletes": false}},
 			err: "Invalid 'produces_full_deletes=false' for TO_CHANGELOG: the input has no upsert key and the call has no PARTITION BY, so the function has no identifying columns to preserve on DELETE rows. Remove the argument (the default emits full DELETE rows) or add a PARTITION BY."},
+		{name: "partial deletes cannot tell a nullable upsert key yet", call: call{in: schema("id INT", "name STRING"), mode: upsert, upsertKey: []int{0},
+			args: map[string]any{"produces_full_deletes": false}},
+			err: "TO_CHANGELOG with produces_full_deletes => false cannot keep the nullable upsert key column 'id' on DELETE rows yet"},
 	}
 	def := stdlib.ToChangelog()
 	for _, tt := range tests {
