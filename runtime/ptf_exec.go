@@ -102,7 +102,7 @@ func dropUID(tx state.Tx, uid string) error {
 	}
 	for _, ns := range names {
 		if strings.HasPrefix(ns, "state/"+uid+"/") || ns == timerNamespace(uid) || isViewNamespace(ns, uid) ||
-			strings.HasPrefix(ns, normalizeNamespace(uid+"/")) {
+			strings.HasPrefix(ns, normalizeNamespace(uid+"/")) || strings.HasPrefix(ns, sortBufferNamespace(uid, "")) {
 			if err := tx.DeleteNamespace(ns); err != nil {
 				return err
 			}
@@ -160,6 +160,13 @@ func (n *ptfNode) open(ex *execution) (stream, error) {
 	for i, t := range n.tables {
 		if len(t.sem.OrderBy) > 0 {
 			op.buffers[i] = newSortBuffer(t.sem.OrderBy[0], n.orderBy[i])
+			if n.uid != "" {
+				b := op.buffers[i]
+				if err := ex.store.View(func(tx state.Tx) error { return b.load(tx, sortBufferNamespace(n.uid, t.name)) }); err != nil {
+					op.close()
+					return nil, at(n.pos, err)
+				}
+			}
 		}
 	}
 	op.ttl = make([]int64, len(n.def.State))
@@ -540,6 +547,13 @@ func (o *ptfOp) flush(tx state.Tx, final bool) error {
 	}
 	if err := o.flushViews(tx); err != nil {
 		return err
+	}
+	for i, b := range o.buffers {
+		if b != nil && o.node.uid != "" {
+			if err := b.save(tx, sortBufferNamespace(o.node.uid, o.node.tables[i].name)); err != nil {
+				return err
+			}
+		}
 	}
 	if o.codec == nil {
 		return nil

@@ -1,6 +1,11 @@
 package runtime
 
-import "container/heap"
+import (
+	"container/heap"
+	"fmt"
+
+	"github.com/ptfsh/ptfsh/state"
+)
 
 // sortKey is one ORDER BY column after the first (time) column.
 type sortKey struct {
@@ -86,4 +91,46 @@ func (b *sortBuffer) pop(wm int64) (Row, bool) {
 		return Row{}, false
 	}
 	return heap.Pop(&b.h).(sortEntry).row, true
+}
+
+// An ORDER BY buffer is state: its rows go into checkpoints under the
+// call's uid and table argument, and come back on the next statement with
+// that uid (Flink keeps them in savepoints).
+
+func sortBufferNamespace(uid, arg string) string { return "sortbuf/" + uid + "/" + arg }
+
+// save replaces the stored rows of the buffer with the buffered ones.
+func (b *sortBuffer) save(tx state.Tx, ns string) error {
+	if err := tx.DeleteNamespace(ns); err != nil {
+		return err
+	}
+	for _, e := range b.h.entries {
+		k := state.AppendInt64(state.AppendInt64(nil, e.ts), int64(e.seq))
+		v, err := appendValue(nil, e.row.Fields)
+		if err != nil {
+			return err
+		}
+		if err := tx.Put(ns, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// load adds the stored rows of a buffer.
+func (b *sortBuffer) load(tx state.Tx, ns string) error {
+	return tx.Scan(ns, nil, func(k, v []byte) error {
+		d := state.NewDecoder(k)
+		ts, err := d.Int64()
+		if err != nil {
+			return fmt.Errorf("corrupt ORDER BY buffer %s: %w", ns, err)
+		}
+		f, rest, err := readValue(v)
+		fields, ok := f.([]any)
+		if err != nil || len(rest) != 0 || !ok {
+			return fmt.Errorf("corrupt ORDER BY buffer %s", ns)
+		}
+		b.add(Row{Kind: Insert, Fields: fields}, ts)
+		return nil
+	})
 }
