@@ -31,6 +31,9 @@ type Config struct {
 	// Timing prints row counts and timings to Err after each query, and a
 	// progress line while a long query runs (meant for a terminal).
 	Timing bool
+	// OpenStore opens a state file for SET 'state.path' = 'FILE'; nil
+	// refuses that setting.
+	OpenStore func(path string) (state.Store, error)
 	// OnSet, when set, sees every SET 'key' = 'value' first; an error
 	// rejects the setting. The wiring uses it for settings of other
 	// packages (ptf.eval-timeout for the script engine).
@@ -42,6 +45,7 @@ type Config struct {
 // not safe for concurrent use.
 type Session struct {
 	cfg      Config
+	ownStore bool // the store came from SET 'state.path': the session closes it
 	cat      *Catalog
 	settings map[string]string
 	baseDir  string
@@ -68,6 +72,16 @@ func NewSession(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	return &Session{cfg: cfg, cat: NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
+}
+
+// Close closes what the session opened itself (a state file of SET
+// 'state.path'). The caller closes Config.Store.
+func (s *Session) Close() error {
+	if s.ownStore {
+		s.ownStore = false
+		return s.cfg.Store.Close()
+	}
+	return nil
 }
 
 // Catalog returns the session's catalog.
@@ -166,6 +180,18 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		if n, err := strconv.ParseInt(val, 10, 64); err != nil || n < 0 {
 			return sqlmini.Errorf(set.Pos, "SET '%s' needs a whole number of rows (0: only at the end), not '%s'", key, val)
 		}
+	case "state.path":
+		if s.cfg.OpenStore == nil {
+			return sqlmini.Errorf(set.Pos, "SET 'state.path' is not available here; start ptfsh with --state FILE")
+		}
+		st, err := s.cfg.OpenStore(s.path(val))
+		if err != nil {
+			return sqlmini.Errorf(set.Pos, "SET 'state.path': %v", err)
+		}
+		if s.ownStore {
+			s.cfg.Store.Close()
+		}
+		s.cfg.Store, s.ownStore = st, true
 	case SetCacheSize:
 		if n, err := strconv.Atoi(val); err != nil || n < 1 {
 			return sqlmini.Errorf(set.Pos, "SET '%s' needs a number of keys of at least 1, not '%s'", key, val)

@@ -16,7 +16,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/ptfsh/ptfsh/runtime"
@@ -36,7 +35,7 @@ func main() {
 }
 
 type options struct {
-	file, exec, statePath, format, init string
+	file, exec, statePath, format, init, seed string
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -48,6 +47,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.statePath, "state", "", "keep state in `FILE` (bbolt) across runs")
 	fs.StringVar(&o.format, "format", "tableau", "result format: tableau, rows, csv or json")
 	fs.StringVar(&o.init, "init", "", "run the statements of `FILE` before the prompt")
+	fs.StringVar(&o.seed, "seed", "", "make Math.random and Date.now deterministic with `N` (SET 'ptfsh.seed')")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ptfsh [flags]\n\nflags:\n")
 		fs.PrintDefaults()
@@ -71,32 +71,34 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer cleanup()
 
 	engine := script.NewEngine(script.Options{
-		ParseType:   runtime.ParseType,
-		FormatRow:   runtime.FormatRow,
-		Stdlib:      stdlib.JS,
-		Console:     stderr,
-		EvalTimeout: defaultEvalTimeout,
+		ParseType:      runtime.ParseType,
+		FormatRow:      runtime.FormatRow,
+		Stdlib:         stdlib.JS,
+		Console:        stderr,
+		EvalTimeout:    defaultEvalTimeout,
+		MaxRowsPerCall: script.DefaultMaxRowsPerCall,
+		MaxMemory:      script.DefaultMaxMemory,
 	})
 	defer engine.Close()
+	if o.seed != "" {
+		if err := engine.Set("ptfsh.seed", o.seed); err != nil {
+			fmt.Fprintf(stderr, "ptfsh: --seed: %v\n", err)
+			return 2
+		}
+	}
 	sess, err := runtime.NewSession(runtime.Config{
 		Out: stdout, Err: stderr, Loader: engine, Store: store,
 		Format: o.format, Timing: isTerminal(os.Stderr),
-		OnSet: func(key, value string) error {
-			if key != "ptf.eval-timeout" {
-				return nil
-			}
-			d, err := parseDuration(value)
-			if err != nil {
-				return err
-			}
-			engine.SetEvalTimeout(d)
-			return nil
-		},
+		OpenStore: func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
+		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
+		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine.
+		OnSet: engine.Set,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "ptfsh: %v\n", err)
 		return 2
 	}
+	defer sess.Close()
 	stdlib.Register(sess.Catalog())
 
 	if o.init != "" {
@@ -156,28 +158,6 @@ func openStore(path string) (state.Store, func(), error) {
 
 // defaultEvalTimeout interrupts a call of eval or onTimer that runs longer.
 const defaultEvalTimeout = 10 * time.Second
-
-// parseDuration reads a duration as Go ("500ms", "10s") or Flink writes it
-// ("10 s", "1 min"); "0" turns the limit off.
-func parseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "0" {
-		return 0, nil
-	}
-	if d, err := time.ParseDuration(strings.ReplaceAll(s, " ", "")); err == nil {
-		return d, nil
-	}
-	units := map[string]time.Duration{"ms": time.Millisecond, "s": time.Second, "sec": time.Second, "second": time.Second,
-		"seconds": time.Second, "min": time.Minute, "minute": time.Minute, "minutes": time.Minute, "h": time.Hour, "hour": time.Hour, "hours": time.Hour}
-	var n int64
-	var unit string
-	if _, err := fmt.Sscanf(s, "%d %s", &n, &unit); err == nil {
-		if u, ok := units[strings.ToLower(unit)]; ok {
-			return time.Duration(n) * u, nil
-		}
-	}
-	return 0, fmt.Errorf("invalid duration %q: write it as 10 s, 500 ms or 1 min", s)
-}
 
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
