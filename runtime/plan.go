@@ -399,7 +399,7 @@ func (p *planner) planTable(t *Table, pos sqlmini.Pos) (node, error) {
 		}
 		return p.planFileTable(t, pos)
 	case TableValues:
-		return &valuesNode{sch: t.Schema, events: t.Events, wm: t.Watermark, every: p.s.watermarkEvery()}, nil
+		return changelogValues(t, &valuesNode{sch: t.Schema, events: t.Events, wm: t.Watermark, every: p.s.watermarkEvery()}), nil // changelog_source.go
 	}
 	return nil, fmt.Errorf("table %s cannot be read", t.Name)
 }
