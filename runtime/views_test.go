@@ -20,14 +20,20 @@ import (
 // row. It is a StateCodec only because the runtime asks one of every PTF
 // that declares state; list and map state never use it.
 type viewPTF struct {
-	eval func(ctx *runtime.Context, r runtime.Row) error
+	eval    func(ctx *runtime.Context, r runtime.Row) error
+	onTimer func(ctx *runtime.Context) error
 }
 
 func (p *viewPTF) Eval(ctx *runtime.Context, r runtime.Row) error { return p.eval(ctx, r) }
-func (p *viewPTF) OnTimer(*runtime.Context) error                 { return nil }
-func (p *viewPTF) NewState(int) (any, error)                      { return nil, nil }
-func (p *viewPTF) EncodeState(int, any) ([]byte, error)           { return nil, nil }
-func (p *viewPTF) DecodeState(int, []byte) (any, error)           { return nil, nil }
+func (p *viewPTF) OnTimer(ctx *runtime.Context) error {
+	if p.onTimer == nil {
+		return nil
+	}
+	return p.onTimer(ctx)
+}
+func (p *viewPTF) NewState(int) (any, error)            { return nil, nil }
+func (p *viewPTF) EncodeState(int, any) ([]byte, error) { return nil, nil }
+func (p *viewPTF) DecodeState(int, []byte) (any, error) { return nil, nil }
 
 var (
 	listOfString   = runtime.ArrayOf(runtime.TypeString)
@@ -573,5 +579,53 @@ SHOW STATE FOR 'views' KEY ('Alice');`)
 				t.Errorf("after DROP STATE:\n%s", out.String())
 			}
 		})
+	}
+}
+
+// onTimer sees the list and map of the timer's key.
+func TestSession_views_onTimer(t *testing.T) {
+	var out bytes.Buffer
+	sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Format: "rows"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := viewFunc(nil)
+	def.Args[0].Traits |= runtime.RequireOnTime
+	def.HasOnTimer = true
+	def.New = func(runtime.CallSpec) (runtime.PTF, error) {
+		return &viewPTF{
+			eval: func(ctx *runtime.Context, r runtime.Row) error {
+				if err := ctx.List(0).Add(r.Fields[1]); err != nil {
+					return err
+				}
+				ts, _ := ctx.Time()
+				return ctx.RegisterOnTime("flush", ts+10)
+			},
+			onTimer: func(ctx *runtime.Context) error {
+				s, err := listString(ctx.List(0))
+				if err != nil {
+					return err
+				}
+				if err := ctx.List(0).Clear(); err != nil {
+					return err
+				}
+				return collectf(ctx, "%s", s)
+			},
+		}, nil
+	}
+	sess.Catalog().RegisterBuiltIn(def)
+	err = sess.Exec(context.Background(), "", `CREATE TABLE t (name STRING, v STRING, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts)
+AS VALUES ('Bob', 'a', 0), ('Alice', 'x', 1), ('Bob', 'b', 5), ('Bob', 'c', 20), ('Alice', 'y', 30);
+SELECT * FROM views(r => TABLE t PARTITION BY name, on_time => DESCRIPTOR(ts));`)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	// Bob's named timer moves from 10 to 15 to 30 before a watermark passes it.
+	want := `+I[Alice, [x], 1970-01-01T00:00:00.011Z]
++I[Bob, [a, b, c], 1970-01-01T00:00:00.030Z]
++I[Alice, [y], 1970-01-01T00:00:00.040Z]
+`
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
 	}
 }

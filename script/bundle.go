@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -80,7 +81,7 @@ func (e *Engine) build(s *source) (*bundle, error) {
 		Write:          false,
 		LogLevel:       api.LogLevelSilent,
 		Charset:        api.CharsetASCII,
-		Plugins:        []api.Plugin{e.importPlugin()},
+		Plugins:        []api.Plugin{e.importPlugin(s)},
 	})
 	rename := s.renamer()
 	if len(res.Errors) > 0 {
@@ -204,6 +205,7 @@ func esbuildError(fn string, msgs []api.Message, rename func(string) string) *Er
 			Line:     loc.Line,
 			Column:   byteToRuneColumn(loc.LineText, loc.Column) + 1,
 		}
+		err.Line = loc.LineText
 	}
 	if !strings.HasPrefix(err.Msg, "SyntaxError") && isSyntaxMessage(m) {
 		err.Msg = "SyntaxError: " + err.Msg
@@ -229,23 +231,26 @@ func isSyntaxMessage(m api.Message) bool {
 type importError struct{ msg string }
 
 // importPlugin restricts imports to files beside the function (relative
-// paths) and modules of the embedded stdlib (ptfsh/...), and loads the
-// latter from Options.Stdlib.
-func (e *Engine) importPlugin() api.Plugin {
+// paths that stay inside the function's folder) and modules of the
+// embedded stdlib (ptfsh/...), and loads the latter from Options.Stdlib.
+func (e *Engine) importPlugin(s *source) api.Plugin {
 	return api.Plugin{
 		Name: "ptfsh-imports",
 		Setup: func(b api.PluginBuild) {
 			b.OnResolve(api.OnResolveOptions{Filter: `.*`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
-				return e.resolve(a)
+				return e.resolve(a, s)
 			})
 			b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: stdlibNamespace}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
 				return e.loadStdlib(a)
+			})
+			b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "file"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+				return checkUTF8File(a, s)
 			})
 		},
 	}
 }
 
-func (e *Engine) resolve(a api.OnResolveArgs) (api.OnResolveResult, error) {
+func (e *Engine) resolve(a api.OnResolveArgs, s *source) (api.OnResolveResult, error) {
 	fail := func(msg string) (api.OnResolveResult, error) {
 		return api.OnResolveResult{Errors: []api.Message{{Text: msg, Detail: &importError{msg}}}}, nil
 	}
@@ -254,7 +259,10 @@ func (e *Engine) resolve(a api.OnResolveArgs) (api.OnResolveResult, error) {
 	case api.ResolveEntryPoint:
 		return api.OnResolveResult{}, nil
 	case api.ResolveJSRequireCall, api.ResolveJSRequireResolve:
-		return fail("require(" + quote(p) + ") is not supported: use import")
+		if strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || strings.HasPrefix(p, stdlibPrefix) {
+			return fail("require(" + quote(p) + ") is not supported: use import")
+		}
+		return fail("require(" + quote(p) + ") is not supported: " + importRule)
 	case api.ResolveJSDynamicImport:
 		return fail("import(" + quote(p) + ") is not supported: use a static import")
 	}
@@ -264,10 +272,22 @@ func (e *Engine) resolve(a api.OnResolveArgs) (api.OnResolveResult, error) {
 		return e.resolveStdlib(strings.TrimPrefix(p, stdlibPrefix), p, fail)
 	case relative && a.Namespace == stdlibNamespace:
 		return e.resolveStdlib(path.Join(path.Dir(a.Importer), p), p, fail)
+	case relative && !inside(s.absDir, filepath.Join(a.ResolveDir, filepath.FromSlash(p))):
+		return fail("cannot import " + quote(p) + ": it is outside the function's folder; " + importRule)
 	case relative:
 		return api.OnResolveResult{}, nil // esbuild resolves it beside the importer
 	}
-	return fail("cannot import " + quote(p) + ": a function may import only files beside it (\"./x.js\") and the stdlib (\"ptfsh/...\")")
+	return fail("cannot import " + quote(p) + ": " + importRule)
+}
+
+// importRule says what a function may import, for the errors of imports.
+const importRule = `a function may import only files in its folder ("./x.js") and the stdlib ("ptfsh/...")`
+
+// inside reports whether path is dir or a path under it (by name: a
+// symbolic link inside dir is the folder owner's choice and is followed).
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // resolveStdlib finds module mod (a path inside Options.Stdlib, with or
@@ -281,6 +301,28 @@ func (e *Engine) resolveStdlib(mod, orig string, fail func(string) (api.OnResolv
 		}
 	}
 	return fail("unknown stdlib module " + quote(orig))
+}
+
+// checkUTF8File rejects an imported file that is not UTF-8 (esbuild loops
+// forever on one that ends inside a UTF-8 sequence), and otherwise leaves
+// the loading to esbuild.
+func checkUTF8File(a api.OnLoadArgs, s *source) (api.OnLoadResult, error) {
+	data, err := os.ReadFile(a.Path)
+	if err != nil {
+		return api.OnLoadResult{}, nil // esbuild reports it
+	}
+	bad, ok := firstInvalidUTF8(string(data))
+	if !ok {
+		return api.OnLoadResult{}, nil
+	}
+	name := a.Path
+	if rel, err := filepath.Rel(s.absDir, a.Path); err == nil {
+		name = filepath.ToSlash(rel)
+	}
+	msg := bad.message()
+	return api.OnLoadResult{Errors: []api.Message{{Text: msg, Detail: &importError{msg}, Location: &api.Location{
+		File: name, Line: bad.line, Column: len(bad.before), LineText: bad.text,
+	}}}}, nil
 }
 
 func (e *Engine) loadStdlib(a api.OnLoadArgs) (api.OnLoadResult, error) {

@@ -78,6 +78,9 @@ func (in *instance) throw(err error) {
 func (in *instance) collect(c goja.FunctionCall) goja.Value {
 	vm := in.e.vm
 	cur := in.mustCur("ctx.collect")
+	if !in.countRow() {
+		return goja.Undefined() // the call is stopped
+	}
 	kind := runtime.Insert
 	if len(c.Arguments) > 1 && !goja.IsUndefined(c.Arguments[1]) {
 		k, ok := in.e.kindOf(c.Arguments[1])

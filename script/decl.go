@@ -272,6 +272,14 @@ func (e *Engine) parseState(d *decl, v goja.Value, errAt errAtFunc) error {
 			}
 			init.def = n
 		}
+		if sd.Kind != runtime.ValueState { // Flink's ListView<T> and MapView<K, V>: typed, empty at first
+			if sd.Type == nil {
+				return errAt(name, "state entry %q: a %s entry needs a type, %s", name, kindName(sd.Kind), map[runtime.StateKind]string{runtime.ListState: "ARRAY<T>", runtime.MapState: "MAP<K, V>"}[sd.Kind])
+			}
+			if init.def != nil {
+				return errAt(name, "state entry %q: a %s entry starts empty and takes no default", name, kindName(sd.Kind))
+			}
+		}
 		if tv := eo.Get("ttl"); tv != nil && !goja.IsUndefined(tv) && !goja.IsNull(tv) {
 			ttl, err := parseTTL(tv)
 			if err != nil {

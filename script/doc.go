@@ -51,9 +51,29 @@
 // from call to call: a function must not use them after its call returns
 // (doing so throws a TypeError).
 //
-// List and map state (kind "list" and "map", Flink's ListView and MapView)
-// are declared and validated, but for now eval receives a plain Array or
-// Map that lives in memory like a value entry.
+// List and map state (kind "list" with type ARRAY<T>, kind "map" with type
+// MAP<K, V>: Flink's ListView and MapView) reach eval as view objects with
+// Flink's method names, not as live values (views.go). Every method goes
+// through runtime.Context.List or Map, so elements and entries are read and
+// written one at a time in the state store and a list or map may outgrow
+// memory:
+//
+//   - a list view has get() (an iterable, as Flink's), get(i), getList() (an
+//     Array of all elements), setList(items), add(v), addAll(items), clear(),
+//     size(), isEmpty(), and is iterable (for..of reads it in batches);
+//   - a map view has get(k) (null when absent, as Flink's), put(k, v),
+//     putAll(map), remove(k), contains(k), keys(), values(), entries()
+//     (iterators in key order), getMap() (a Map of all entries),
+//     setMap(map), clear(), size(), isEmpty(), and iterates as entries.
+//
+// Values convert by the declared element, key and value types, strictly,
+// as collect's do. A null or undefined list element, and a null map key,
+// throw a TypeError with Flink's message ("List views don't support null
+// values.", "Map views don't support null keys."); addAll and putAll then
+// add nothing. Map values may be null. A view, like ctx, is valid only
+// during the call it was given to, and so is an iterator taken from it.
+// Assigning state.l = ... for a view entry throws; ctx.clearState("l")
+// empties it when the call returns, as Flink's clearState does.
 //
 // # How values convert
 //
@@ -98,9 +118,9 @@
 // # State encoding
 //
 // The runtime keeps state live as JS values and asks the instance, as a
-// runtime.StateCodec, for a fresh default (NewState: a deep copy of the
-// declared default, an object of nulls for a ROW type, {} otherwise, [] for
-// a list and a Map for a map entry) and to convert at checkpoints
+// runtime.StateCodec, for a fresh default of a value entry (NewState: a
+// deep copy of the declared default, an object of nulls for a ROW type, {}
+// otherwise) and to convert at checkpoints
 // (EncodeState and DecodeState). The encoding is a version byte and JSON
 // with tags for what JSON lacks (undefined, NaN and infinities, -0,
 // BigInt, Date, Map, Set, Uint8Array, RowKind, row objects); see
@@ -115,32 +135,102 @@
 //
 //	greeting.js:14:5: greeting: TypeError: Cannot read property 'x' of undefined
 //
-// Load errors are esbuild's and goja's syntax errors, import errors and
-// declaration errors (these point at the offending literal found in the
-// source). A JS exception in a call keeps the JS stack, mapped the same
-// way, in Error.Stack (Detail prints both). An error the runtime returned
-// inside a call (collect's row kind check, timers) is thrown into
-// JavaScript as a GoError, which the function may catch; uncaught, the
-// *Error unwraps to it, so errors.Is works through the function.
+// Load errors are esbuild's and goja's syntax errors, import errors,
+// invalid UTF-8 (a source must be UTF-8 text; esbuild would loop forever on
+// one that ends inside a UTF-8 sequence) and declaration errors (these
+// point at the offending literal found in the source). A JS exception in a
+// call keeps the JS stack, mapped the same way, in Error.Stack (Detail
+// prints both); a stack deeper than 16 frames keeps its 10 innermost and 6
+// outermost frames and counts the others. Error.Line keeps the line of
+// source the error points at. *Error implements runtime.SourceError, so
+// runtime.FormatError shows that line with a caret and the stack under the
+// one-line message, with the partition key and the input row the runtime
+// adds:
 //
-// # Interrupts and timeouts
+//	query.sql:4:15: rules.js:3:11: check_score: RangeError: score 142 is too high
+//	 |     throw new RangeError(`score ${row.score} is too high`);
+//	 |           ^
+//	at key (Alice), input row +I[Alice, 142]
+//	    at checkScore (rules.js:3:11)
+//	    at eval (check.js:7:17)
 //
-// Cancelling the context of a CallSpec interrupts the instance's running
-// call (context.AfterFunc, registered once per instance); the call fails
-// with an *Error that wraps runtime.ErrInterrupted and points at the line
-// it was running. Options.EvalTimeout (SET 'ptf.eval-timeout', see
-// Engine.SetEvalTimeout) interrupts a call that runs longer; a watchdog
-// goroutine checks the running call at a tenth of the timeout, so a call
-// costs no timer of its own. The top-level code of a function being
-// loaded is subject to the timeout too.
+// An error the runtime returned inside a call (collect's row kind check,
+// timers) is thrown into JavaScript as a GoError, which the function may
+// catch; uncaught, the *Error unwraps to it, so errors.Is works through
+// the function.
+//
+// # Limits
+//
+// A function may loop, recurse, allocate or emit without end; each of
+// these stops the call with an *Error that wraps runtime.ErrLimit, names
+// the limit and says how to raise it, and that the function cannot catch
+// (goja's Interrupt, or its stack overflow). The runtime then adds the key
+// and the row, and the statement fails. Engine.Set applies the settings:
+//
+//   - SET 'ptf.eval-timeout' (Options.EvalTimeout, SetEvalTimeout; the
+//     ptfsh command's default is 10 s): a watchdog goroutine checks the
+//     running call at a tenth of the timeout, so a call costs no timer of
+//     its own. The top-level code of a function being loaded is subject to
+//     it too.
+//   - SET 'ptf.max-call-depth' (Options.MaxCallDepth, SetMaxCallDepth;
+//     default DefaultMaxCallDepth, 5,000): goja's SetMaxCallStackSize.
+//     Without it, recursion through built-ins would end the process with
+//     Go's stack overflow. goja unwinds such an overflow in time
+//     quadratic in the depth (about a second at 5,000).
+//   - SET 'ptf.max-rows-per-call' (Options.MaxRowsPerCall,
+//     SetMaxRowsPerCall; the command's default is DefaultMaxRowsPerCall, a
+//     million): the row after the last allowed one stops the call, even
+//     if the function catches what collect throws.
+//   - SET 'ptf.max-memory' (Options.MaxMemory, SetMaxMemory; the command's
+//     default is DefaultMaxMemory, 1 gb): the memory guard. goja has no
+//     allocation limit, so a goroutine samples the Go heap every 20 ms
+//     (runtime/metrics). A call that runs through a whole sample interval
+//     gets a baseline: the guard forces a garbage collection and takes the
+//     live heap. When the heap has grown by more than the limit since, the
+//     guard collects again and stops the call if it still keeps more than
+//     the limit over its baseline; a call that makes only garbage is left
+//     alone. What it cannot do: see allocations in calls shorter than a
+//     sample interval (they are bounded by their speed), count what a call
+//     allocated before its baseline (it may overshoot the limit by what it
+//     allocates in about three intervals), stop a single built-in call that
+//     allocates at once (new Uint8Array(1e9), "x".repeat(2 ** 30),
+//     new Array(1e8).fill(0): goja checks interrupts between instructions,
+//     not inside built-ins), or catch growth spread over many calls (a
+//     global array that each call extends a little). It measures the whole
+//     process, so other goroutines' allocations during a call count too.
+//     Forcing collections costs a little time in calls that run longer
+//     than 20 ms; SET 'ptf.max-memory' = '0' turns the guard off.
+//
+// Cancelling the context of a CallSpec (Ctrl-C in the shell) interrupts
+// the instance's running call (context.AfterFunc, registered once per
+// instance); the call fails with an *Error that wraps
+// runtime.ErrInterrupted, not ErrLimit, and points at the line it was
+// running.
+//
+// A call stopped by a limit fails its statement, which writes no state
+// after its last checkpoint: the runtime writes state to the store only at
+// checkpoints (every 'execution.checkpointing.interval-rows' source rows,
+// and at the end of a statement that succeeds).
 //
 // # Sandbox
 //
-// The global scope is goja's: the ECMAScript built-ins and nothing else —
-// no require, process, module, fetch, setTimeout, file, network or
-// environment access. ptfsh adds RowKind, and console (log, info, warn,
-// error, debug) only when Options.Console is set. Math.random is seeded by
-// Options.Seed for deterministic runs.
+// The global scope is goja's: the ECMAScript built-ins (and goja's GoError)
+// and nothing else — no require, process, module, fetch, setTimeout, file,
+// network or environment access. ptfsh adds RowKind, and console (log,
+// info, warn, error, debug) only when Options.Console is set. Imports
+// resolve only to files in the function's folder or below it ("./x.js";
+// "../x.js" is an error, symbolic links inside the folder are followed)
+// and to the stdlib ("ptfsh/NAME"); require() and import() of anything
+// else are load errors.
+//
+// With a seed (Options.Seed, SET 'ptfsh.seed', Engine.SetSeed),
+// Math.random draws from a generator seeded with it and Date.now(), new
+// Date() and Date() read SeededNow (2025-01-01T00:00:00Z), which does not
+// advance. Date's local-time methods still use the machine's time zone.
+//
+// The sandbox shields the machine from a function, not functions from each
+// other: every function of an Engine shares one goja runtime and its
+// global scope, so one may change a built-in's prototype under another.
 //
 // # Goroutines
 //

@@ -2,16 +2,15 @@ package script
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
@@ -26,7 +25,8 @@ type Options struct {
 	// click_count BIGINT>", "INT NOT NULL"). Required; the wiring passes
 	// runtime.ParseType.
 	ParseType func(string) (runtime.Type, error)
-	// Seed, when set, makes Math.random deterministic.
+	// Seed, when set, makes Math.random, Date.now() and new Date()
+	// deterministic (see SetSeed).
 	Seed *int64
 	// Stdlib holds the JavaScript helper modules a function may import as
 	// "ptfsh/NAME" (NAME, NAME.js or NAME.ts in this file system). May be nil.
@@ -45,6 +45,15 @@ type Options struct {
 	// Console, when set, receives console.log/info/warn/error/debug output,
 	// one line per call. Without it the global scope has no console.
 	Console io.Writer
+	// MaxCallDepth is the deepest JavaScript call stack a call may have;
+	// 0 means DefaultMaxCallDepth. SetMaxCallDepth changes it later.
+	MaxCallDepth int
+	// MaxRowsPerCall is how many rows one call may collect; 0 means no
+	// limit. SetMaxRowsPerCall changes it later.
+	MaxRowsPerCall int64
+	// MaxMemory is how many bytes of new memory one call may keep; 0 means
+	// no limit. SetMaxMemory changes it later.
+	MaxMemory int64
 }
 
 // Engine loads JavaScript and TypeScript PTFs and runs them. It owns one
@@ -66,47 +75,59 @@ type Engine struct {
 	decls   map[*runtime.FuncDef]*decl
 	schemas map[*runtime.Field]*rowSchema // row schemas of ROW types, by their fields
 
-	// mu guards active and callSeq against the goroutines that interrupt.
-	mu       sync.Mutex
-	active   *instance
-	callSeq  uint64
-	timeout  time.Duration
-	watchdog chan struct{} // closed by Close
+	// Limits only the calling goroutine reads (see limits.go).
+	maxRows  int64
+	maxDepth int
+
+	// mu guards active, callSeq and the limits the watchdogs read against
+	// the goroutines that interrupt.
+	mu        sync.Mutex
+	active    *instance
+	callSeq   uint64
+	timeout   time.Duration
+	maxMemory int64
+	watchdog  chan struct{} // closed by Close
+	memGuard  chan struct{} // closed by Close
 }
 
 // NewEngine returns an Engine with a fresh JavaScript runtime.
 func NewEngine(opts Options) *Engine {
 	vm := goja.New()
 	vm.SetFieldNameMapper(goja.UncapFieldNameMapper())
-	if opts.Seed != nil {
-		r := rand.New(rand.NewSource(*opts.Seed))
-		vm.SetRandSource(r.Float64)
-	}
 	e := &Engine{
-		opts:    opts,
-		vm:      vm,
-		maps:    map[string]*sourceMap{},
-		progs:   map[string]string{},
-		decls:   map[*runtime.FuncDef]*decl{},
-		timeout: opts.EvalTimeout,
+		opts:      opts,
+		vm:        vm,
+		maps:      map[string]*sourceMap{},
+		progs:     map[string]string{},
+		decls:     map[*runtime.FuncDef]*decl{},
+		timeout:   opts.EvalTimeout,
+		maxRows:   max(opts.MaxRowsPerCall, 0),
+		maxMemory: max(opts.MaxMemory, 0),
 	}
+	if opts.Seed != nil {
+		e.SetSeed(*opts.Seed)
+	}
+	e.SetMaxCallDepth(opts.MaxCallDepth)
 	e.strings.init()
 	e.initJS()
 	if opts.Console != nil {
 		e.installConsole(opts.Console)
 	}
 	e.startWatchdog()
+	e.startMemoryGuard()
 	return e
 }
 
-// Close stops the Engine's timeout watchdog. The Engine must not be used
-// afterwards.
+// Close stops the Engine's timeout watchdog and memory guard. The Engine
+// must not be used afterwards.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.watchdog != nil {
-		close(e.watchdog)
-		e.watchdog = nil
+	for _, c := range []*chan struct{}{&e.watchdog, &e.memGuard} {
+		if *c != nil {
+			close(*c)
+			*c = nil
+		}
 	}
 	return nil
 }
@@ -126,28 +147,42 @@ func (e *Engine) SetEvalTimeout(d time.Duration) {
 // ending in .ts (or .mts, .cts, .tsx) is TypeScript. Errors are *Error
 // values positioned in the user's file.
 func (e *Engine) Load(name, file, src string) (*runtime.FuncDef, error) {
+	def, s, err := e.load(name, file, src)
+	if err != nil {
+		return nil, e.withLine(err, s)
+	}
+	return def, nil
+}
+
+func (e *Engine) load(name, file, src string) (*runtime.FuncDef, *source, error) {
 	s, err := e.newSource(name, file, src)
 	if err != nil {
-		return nil, err
+		return nil, s, err
+	}
+	if bad, ok := firstInvalidUTF8(src); ok {
+		// esbuild loops forever on a source that ends inside a UTF-8 sequence.
+		err := loadErrorf(name, sqlmini.Pos{Filename: s.display, Line: bad.line, Column: utf8.RuneCountInString(bad.before) + 1}, "%s", bad.message())
+		err.Line = bad.text
+		return nil, s, err
 	}
 	b, err := e.build(s)
 	if err != nil {
-		return nil, err
+		return nil, s, err
 	}
 	progName := e.programName(s.display, b.code)
 	prg, err := e.compile(s, progName, b)
 	if err != nil {
-		return nil, err
+		return nil, s, err
 	}
 	e.maps[progName] = b.sm
 	e.progs[progName] = b.code
 	obj, err := e.run(s, prg, b)
 	if err != nil {
-		return nil, err
+		return nil, s, err
 	}
 	d, err := e.parseDecl(s, obj)
 	if err != nil {
-		return nil, err
+		return nil, s, err
 	}
 	def := &runtime.FuncDef{
 		Name:       name,
@@ -168,7 +203,26 @@ func (e *Engine) Load(name, file, src string) (*runtime.FuncDef, error) {
 		}
 	}
 	e.decls[def] = d
-	return def, nil
+	return def, s, nil
+}
+
+// withLine adds the line of source an *Error of loading s points at.
+func (e *Engine) withLine(err error, s *source) error {
+	var se *Error
+	if !errors.As(err, &se) || se.Line != "" || se.Pos.Line <= 0 {
+		return err
+	}
+	if s != nil && se.Pos.Filename == s.display {
+		se.Line = nthLine(s.src, se.Pos.Line)
+		return err
+	}
+	for _, m := range e.maps {
+		if t := m.lineText(se.Pos.Filename, se.Pos.Line); t != "" {
+			se.Line = t
+			break
+		}
+	}
+	return err
 }
 
 // newSource works out the display name, the import directory and the
@@ -250,7 +304,9 @@ func (e *Engine) syntaxError(s *source, b *bundle, line, col int, msg string) *E
 	if f, l, c, ok := b.sm.original(line, col); ok {
 		pos = sqlmini.Pos{Filename: f, Line: l, Column: c}
 	}
-	return loadErrorf(s.name, pos, "SyntaxError: %s", msg)
+	err := loadErrorf(s.name, pos, "SyntaxError: %s", msg)
+	err.Line = b.sm.lineText(pos.Filename, pos.Line)
+	return err
 }
 
 // run runs the compiled bundle once and returns the declaration object.
@@ -332,7 +388,7 @@ func (e *Engine) startWatchdog() {
 			default:
 				running += tick
 				if running >= d {
-					e.vm.Interrupt(interruptValue{fmt.Errorf("call ran longer than the eval timeout of %v: %w", d, runtime.ErrInterrupted)})
+					e.vm.Interrupt(interruptValue{timeoutError(d)})
 					running = 0
 				}
 			}

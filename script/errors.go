@@ -19,8 +19,10 @@ import (
 //	greeting.js:14:5: greeting: TypeError: Cannot read property 'x' of undefined
 //
 // Pos points into the user's own file (through the source map of the
-// compiled code), or into a file it imports. Stack keeps the JavaScript
-// stack for display; Detail returns the message with it.
+// compiled code), or into a file it imports. Line keeps that line of
+// source and Stack the JavaScript stack for display: Detail returns the
+// message with the stack, and runtime.FormatError shows both (Error
+// implements runtime.SourceError).
 type Error struct {
 	// Pos is the position in the user's source; Pos.Line is 0 when unknown.
 	// An inline function's file is "<inline NAME>".
@@ -30,14 +32,32 @@ type Error struct {
 	// Msg is the message: "TypeError: ..." for a JavaScript error, the Go
 	// error's text for an error raised by the runtime inside a call.
 	Msg string
-	// Stack is the JavaScript stack, one frame a line ("at eval (f.js:3:9)"),
-	// mapped to the user's files; empty for load errors.
+	// Line is the line of source Pos points at, without its line end; ""
+	// when it is not known.
+	Line string
+	// Stack is the JavaScript stack, one frame a line ("    at eval
+	// (f.js:3:9)"), mapped to the user's files; empty for load errors. A
+	// deep stack keeps its innermost and outermost frames only.
 	Stack string
-	// Err is the underlying error, if any: runtime.ErrInterrupted for an
-	// interrupted call, or the Go error a runtime call (collect, timers)
-	// returned and the function did not catch.
+	// Err is the underlying error, if any: one that wraps
+	// runtime.ErrInterrupted for a cancelled call, runtime.ErrLimit for a
+	// call stopped by a limit, or the Go error a runtime call (collect,
+	// timers) returned and the function did not catch.
 	Err error
 }
+
+var _ runtime.SourceError = (*Error)(nil)
+
+// SourceLine implements runtime.SourceError: Line and Pos.Column.
+func (e *Error) SourceLine() (line string, col int, ok bool) {
+	if e.Pos.Line <= 0 || e.Line == "" {
+		return "", 0, false
+	}
+	return e.Line, e.Pos.Column, true
+}
+
+// JSStack implements runtime.SourceError: Stack.
+func (e *Error) JSStack() string { return e.Stack }
 
 // Error returns file:line:col: func: message.
 func (e *Error) Error() string {
@@ -74,8 +94,8 @@ func loadErrorf(fn string, pos sqlmini.Pos, format string, args ...any) *Error {
 }
 
 // interruptValue is what an Engine passes to goja's Interrupt, so that an
-// InterruptedError can tell cancellation from a timeout. err always wraps
-// runtime.ErrInterrupted.
+// InterruptedError can tell cancellation from a limit. err wraps
+// runtime.ErrInterrupted (cancellation) or runtime.ErrLimit.
 type interruptValue struct{ err error }
 
 func (v interruptValue) Error() string { return v.err.Error() }
@@ -91,13 +111,18 @@ func (e *Engine) callError(fn string, err error) error {
 	)
 	var intr *goja.InterruptedError
 	var exc *goja.Exception
+	var so *goja.StackOverflowError
 	switch {
 	case errors.As(err, &intr):
-		// Our interrupts carry an error that wraps runtime.ErrInterrupted.
+		// Our interrupts carry an error that wraps runtime.ErrInterrupted
+		// or runtime.ErrLimit.
 		stack, msg, cause = intr.Stack(), "interrupted", runtime.ErrInterrupted
 		if v, ok := intr.Value().(interruptValue); ok {
 			msg, cause = v.err.Error(), v.err
 		}
+	case errors.As(err, &so):
+		cause = depthError(e.maxDepth)
+		stack, msg = so.Stack(), cause.Error()
 	case errors.As(err, &exc):
 		stack = exc.Stack()
 		msg, cause = e.exceptionMessage(exc)
@@ -105,30 +130,53 @@ func (e *Engine) callError(fn string, err error) error {
 		return &Error{Func: fn, Msg: err.Error(), Err: err}
 	}
 	out := &Error{Func: fn, Msg: msg, Err: cause}
-	var sb strings.Builder
-	for i := range stack {
+	var frames []string
+	for i := 0; i < len(stack); i++ {
+		if i == maxFramesHead && len(stack) > maxFramesShown {
+			tail := len(stack) - (maxFramesShown - maxFramesHead)
+			frames = append(frames, "    ... "+strconv.Itoa(tail-i)+" more frames")
+			i = tail
+		}
 		f := &stack[i]
-		pos, ok := e.framePos(f)
+		pos, line, ok := e.framePos(f)
 		if ok && out.Pos.Line == 0 {
-			out.Pos = pos
+			out.Pos, out.Line = pos, line
 		}
 		name := f.FuncName()
-		sb.WriteString("    at ")
 		switch {
-		case ok:
-			if name != "" && name != "<anonymous>" {
-				sb.WriteString(name + " (" + posString(pos) + ")")
-			} else {
-				sb.WriteString(posString(pos))
-			}
+		case !ok && f.SrcName() == "<native>" && strings.Contains(name, "/"):
+			// A Go function of ours (ctx.collect, a timer method), named
+			// by its Go path: the frame under it shows the call.
+		case !ok && f.SrcName() == "<native>":
+			frames = append(frames, "    at "+name+" (native)")
+		case !ok:
+			frames = append(frames, "    at "+name+" ("+f.SrcName()+", generated code)")
+		case name != "" && name != "<anonymous>":
+			frames = append(frames, "    at "+name+" ("+posString(pos)+")")
 		default:
-			sb.WriteString(name + " (native)")
+			frames = append(frames, "    at "+posString(pos))
 		}
-		sb.WriteByte('\n')
 	}
-	out.Stack = strings.TrimSuffix(sb.String(), "\n")
+	if out.Pos.Line == 0 {
+		// The innermost frames are cut from a deep stack: position the error
+		// at the first frame that maps, even among them.
+		for i := range stack {
+			if pos, line, ok := e.framePos(&stack[i]); ok {
+				out.Pos, out.Line = pos, line
+				break
+			}
+		}
+	}
+	out.Stack = strings.Join(frames, "\n")
 	return out
 }
+
+// A stack deeper than maxFramesShown shows its maxFramesHead innermost
+// frames and the rest of maxFramesShown outermost ones (where eval is).
+const (
+	maxFramesShown = 16
+	maxFramesHead  = 10
+)
 
 // exceptionMessage renders a thrown value: "TypeError: msg" for Error
 // objects (Error.prototype.toString), the Go error's text for a GoError
@@ -160,32 +208,24 @@ func posString(p sqlmini.Pos) string {
 	return p.Filename + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column)
 }
 
-// framePos maps a stack frame to the user's file.
-func (e *Engine) framePos(f *goja.StackFrame) (sqlmini.Pos, bool) {
+// framePos maps a stack frame to the user's file, and returns the line of
+// source it points at ("" when unknown).
+func (e *Engine) framePos(f *goja.StackFrame) (sqlmini.Pos, string, bool) {
 	name := f.SrcName()
 	if name == "<native>" {
-		return sqlmini.Pos{}, false
+		return sqlmini.Pos{}, "", false
 	}
 	gp := f.Position()
-	if p, ok := e.mapPosition(name, gp.Line, gp.Column); ok {
-		return p, true
+	if m := e.maps[name]; m != nil {
+		if file, l, c, ok := m.original(gp.Line, gp.Column); ok {
+			return sqlmini.Pos{Filename: file, Line: l, Column: c}, m.lineText(file, l), true
+		}
+		// Code esbuild added (module helpers): its position is not in any
+		// file of the user's.
+		return sqlmini.Pos{}, "", false
 	}
 	if gp.Line == 0 {
-		return sqlmini.Pos{}, false
+		return sqlmini.Pos{}, "", false
 	}
-	return sqlmini.Pos{Filename: name, Line: gp.Line, Column: gp.Column}, true
-}
-
-// mapPosition maps a position of the program named prog (1-based line and
-// column) to the user's source.
-func (e *Engine) mapPosition(prog string, line, col int) (sqlmini.Pos, bool) {
-	m := e.maps[prog]
-	if m == nil {
-		return sqlmini.Pos{}, false
-	}
-	file, l, c, ok := m.original(line, col)
-	if !ok {
-		return sqlmini.Pos{}, false
-	}
-	return sqlmini.Pos{Filename: file, Line: l, Column: c}, true
+	return sqlmini.Pos{Filename: name, Line: gp.Line, Column: gp.Column}, "", true
 }

@@ -204,7 +204,7 @@ func TestInstance_Eval_state(t *testing.T) {
 			`ctx.collect(a.n + "/" + b.n); a.n++; b.n++; if (a.n === 2) ctx.clearAllState();`,
 			"+I[Bob, 0/10]\n+I[Bob, 1/11]\n+I[Bob, 0/10]\n+I[Bob, 1/11]"},
 		{"list_and_map", `l: { kind: "list", type: "ARRAY<STRING>" }, m: { kind: "map", type: "MAP<STRING, INT>" }`,
-			`l.push(input.name); m.set(input.name, (m.get(input.name) ?? 0) + 1); ctx.collect(l.length + " " + m.get("Bob"));`,
+			`l.add(input.name); m.put(input.name, (m.get(input.name) ?? 0) + 1); ctx.collect(l.size() + " " + m.get("Bob"));`,
 			"+I[Bob, 1 1]\n+I[Bob, 2 2]\n+I[Bob, 3 3]\n+I[Bob, 4 4]"},
 	}
 	for _, tc := range tests {
@@ -423,7 +423,7 @@ func TestInstance_Eval_interrupt(t *testing.T) {
 		e.SetEvalTimeout(60 * time.Millisecond)
 		h := harness(t, e, "loop.js", src, runtime.HarnessOptions{})
 		_, err := h.Process(runtime.NewRow("loop", int64(1)))
-		if !errors.Is(err, runtime.ErrInterrupted) || !strings.Contains(err.Error(), "eval timeout of 60ms") {
+		if !errors.Is(err, runtime.ErrLimit) || errors.Is(err, runtime.ErrInterrupted) || !strings.Contains(err.Error(), "eval timeout of 60ms") {
 			t.Fatalf("err = %v", err)
 		}
 		// The runtime is usable again.

@@ -27,7 +27,8 @@ type instance struct {
 	tables  []*rowSchema // table arguments' row schemas by declaration index
 
 	ctxObj, stateObj, argsObj *goja.Object
-	stateVals                 []goja.Value // state values fetched in the current call
+	stateVals                 []goja.Value   // state values fetched in the current call
+	views                     []*goja.Object // list and map view objects by state entry (views.go)
 
 	out      []runtime.Column // output columns
 	outRow   bool             // the output type is a ROW
@@ -36,6 +37,7 @@ type instance struct {
 	timeCtx  *goja.Object
 	stop     func() bool
 	callArgs [3]goja.Value // ctx, state, args: passed without allocating a slice per call
+	rows     int64         // rows collected by the current call
 }
 
 var (
@@ -89,7 +91,7 @@ func (e *Engine) newInstance(d *decl, spec runtime.CallSpec) (*instance, error) 
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		if e.active == in {
-			vm.Interrupt(interruptValue{runtime.ErrInterrupted})
+			vm.Interrupt(interruptValue{errCancelled})
 		}
 	})
 	return in, nil
@@ -131,7 +133,7 @@ func (in *instance) call(ctx *runtime.Context, fn goja.Callable, input int, row 
 	if err := e.enter(in); err != nil {
 		return &Error{Func: in.d.name, Msg: what + ": " + err.Error(), Err: err}
 	}
-	in.cur, in.curInput, in.curRow = ctx, input, row
+	in.cur, in.curInput, in.curRow, in.rows = ctx, input, row, 0
 	_, err := fn(in.d.obj, in.callArgs[:]...)
 	in.cur, in.curInput, in.curRow = nil, -1, nil
 	clear(in.stateVals)
@@ -148,8 +150,8 @@ func (e *Engine) enter(in *instance) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if in != nil {
-		if err := in.spec.Ctx.Err(); err != nil {
-			return fmt.Errorf("%w: %w", runtime.ErrInterrupted, err)
+		if in.spec.Ctx.Err() != nil {
+			return errCancelled
 		}
 	}
 	e.active = in
@@ -167,6 +169,10 @@ func (e *Engine) leave() {
 	e.vm.ClearInterrupt()
 	e.mu.Unlock()
 }
+
+// errCancelled is the error of a call whose statement was cancelled
+// (Ctrl-C in the shell).
+var errCancelled = fmt.Errorf("%w: the statement was cancelled", runtime.ErrInterrupted)
 
 // loading stands for the top-level code of a function being loaded, so
 // that the eval timeout applies to it too.
@@ -243,6 +249,9 @@ func (s *stateView) Get(key string) goja.Value {
 	if in.cur == nil {
 		in.mustCur("state." + key) // throws
 	}
+	if in.d.state[i].Kind != runtime.ValueState {
+		return in.viewObject(i)
+	}
 	cur := in.cur
 	v, err := cur.State(i)
 	if err != nil {
@@ -270,6 +279,9 @@ func (s *stateView) Set(key string, v goja.Value) bool {
 	}
 	if in.cur == nil {
 		in.mustCur("state." + key) // throws
+	}
+	if k := in.d.state[i].Kind; k != runtime.ValueState {
+		panic(in.e.vm.NewTypeError("cannot set state.%s: it is a %s view; change it with its methods (clear, %s)", key, kindName(k), map[runtime.StateKind]string{runtime.ListState: "add, addAll, setList", runtime.MapState: "put, putAll, setMap"}[k]))
 	}
 	in.cur.SetState(i, v)
 	in.stateVals[i] = v

@@ -167,6 +167,8 @@ export default { output: "STRING", eval(ctx) { ctx.collect(bang("x") + twice(2))
 func TestEngine_Load_errors(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"bad_helper.js": "export function f() {\n  return 1 +;\n}\n",
+		"latin1.js":     "// r\xe9sum\xe9\nexport const f = 1;\n",
+		"sub/inner.js":  "export const g = 2;\n",
 	})
 	tests := []struct {
 		name, file, src string
@@ -181,13 +183,13 @@ func TestEngine_Load_errors(t *testing.T) {
 		{"syntax_import", "i.js", "import { f } from './bad_helper.js';\nexport default { output: 'STRING', eval() { f() } };\n",
 			`bad_helper.js:2:13: syntax_import: SyntaxError: Unexpected ";"`},
 		{"bare_import", "b.js", "import _ from \"lodash\";\nexport default { output: 'STRING', eval() {} };\n",
-			`b.js:1:15: bare_import: cannot import "lodash": a function may import only files beside it ("./x.js") and the stdlib ("ptfsh/...")`},
+			`b.js:1:15: bare_import: cannot import "lodash": a function may import only files in its folder ("./x.js") and the stdlib ("ptfsh/...")`},
 		{"absolute_import", "b.js", "import x from \"/etc/passwd\";\nexport default { output: 'STRING', eval() {} };\n",
 			`b.js:1:15: absolute_import: cannot import "/etc/passwd"`},
 		{"node_import", "b.js", "import fs from \"node:fs\";\nexport default { output: 'STRING', eval() {} };\n",
 			`b.js:1:16: node_import: cannot import "node:fs"`},
 		{"require", "r.js", "const fs = require('fs');\nmodule.exports = { output: 'STRING', eval() {} };\n",
-			`r.js:1:20: require: require("fs") is not supported: use import`},
+			`r.js:1:20: require: require("fs") is not supported: a function may import only files in its folder`},
 		{"unknown_stdlib", "u.js", "import { x } from 'ptfsh/nope';\nexport default { output: 'STRING', eval() {} };\n",
 			`u.js:1:19: unknown_stdlib: unknown stdlib module "ptfsh/nope"`},
 		{"missing_file", "m.js", "import { x } from './nope.js';\nexport default { output: 'STRING', eval() {} };\n",
@@ -250,6 +252,16 @@ func TestEngine_Load_errors(t *testing.T) {
 		{"syntax_unicode", "", "const é = 1 +;",
 			`<inline syntax_unicode>:1:14: syntax_unicode: SyntaxError: Unexpected ";"`},
 		{"throw_string", "", "throw 'plain'", `<inline throw_string>:1:1: throw_string: plain`},
+		// esbuild loops forever on a source that ends inside a UTF-8
+		// sequence (found by FuzzLoad): invalid UTF-8 is a load error.
+		{"invalid_utf8_end", "", "// count_clicks.js \xe2",
+			`<inline invalid_utf8_end>:1:20: invalid_utf8_end: invalid UTF-8 (byte 0xe2): a function's source must be UTF-8 text`},
+		{"invalid_utf8", "u.js", "export default {\n  output: 'STRING', // caf\xe9\n  eval() {},\n};\n",
+			`u.js:2:27: invalid_utf8: invalid UTF-8 (byte 0xe9)`},
+		{"invalid_utf8_import", "i.js", "import { f } from './latin1.js';\nexport default { output: 'STRING', eval() { f } };\n",
+			`latin1.js:1:5: invalid_utf8_import: invalid UTF-8 (byte 0xe9): a function's source must be UTF-8 text`},
+		{"import_parent", "sub/p.js", "import { f } from '../bad_helper.js';\nexport default { output: 'STRING', eval() { f } };\n",
+			`sub/p.js:1:19: import_parent: cannot import "../bad_helper.js": it is outside the function's folder`},
 		{"throw_at_load", "x.js", "function check() {\n  throw new TypeError('not ready');\n}\ncheck();\nexport default { output: 'STRING', eval() {} };\n",
 			`x.js:2:9: throw_at_load: TypeError: not ready`},
 		{"throw_in_stdlib", "y.js", "import { boom } from 'ptfsh/fmt';\nboom();\nexport default { output: 'STRING', eval() {} };\n",
@@ -273,6 +285,16 @@ func TestEngine_Load_errors(t *testing.T) {
 				t.Errorf("error has several lines: %q", err)
 			}
 		})
+	}
+}
+
+// TestEngine_Load_importSubfolder imports a file from a folder under the
+// function's own: allowed, as files beside it are.
+func TestEngine_Load_importSubfolder(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"lib/inner.js": "export const g = 2;\n"})
+	e := newEngine(t, dir)
+	if _, err := e.Load("p", "p.js", "import { g } from './lib/inner.js';\nexport default { output: 'INT', eval(ctx) { ctx.collect(g); } };\n"); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -305,8 +327,8 @@ func TestEngine_Load_timeout(t *testing.T) {
 	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, EvalTimeout: 50 * time.Millisecond})
 	defer e.Close()
 	_, err := e.Load("loop", "loop.js", "while (true) {}\nexport default { output: 'STRING', eval() {} };\n")
-	if !errors.Is(err, runtime.ErrInterrupted) {
-		t.Fatalf("err = %v, want ErrInterrupted", err)
+	if !errors.Is(err, runtime.ErrLimit) {
+		t.Fatalf("err = %v, want ErrLimit", err)
 	}
 	if !strings.HasPrefix(err.Error(), "loop.js:1:") || !strings.Contains(err.Error(), "eval timeout of 50ms") {
 		t.Errorf("err = %v", err)

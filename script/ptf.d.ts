@@ -56,21 +56,74 @@ type StateDecl =
       ttl?: Duration;
     }
   | {
-      /** Flink's ListView. For now eval receives a plain Array. */
+      /** Flink's ListView: eval receives a ListView, empty for a new key. */
       kind: "list";
-      /** ARRAY<T> */
-      type?: SqlType;
-      default?: unknown[];
+      /** ARRAY<T>, the element type (required). */
+      type: SqlType;
+      /** Applies to each element, counted from when it was added. */
       ttl?: Duration;
     }
   | {
-      /** Flink's MapView. For now eval receives a plain Map. */
+      /** Flink's MapView: eval receives a MapView, empty for a new key. */
       kind: "map";
-      /** MAP<K, V> */
-      type?: SqlType;
-      default?: Map<unknown, unknown>;
+      /** MAP<K, V>, the key and value types (required). */
+      type: SqlType;
+      /** Applies to each entry, counted from when it was put. */
       ttl?: Duration;
     };
+
+/**
+ * Flink's ListView: list state whose elements live in the state store and
+ * are read and written one at a time, so it may outgrow memory. Elements
+ * convert by the declared ARRAY<T> type. null and undefined elements throw
+ * a TypeError ("List views don't support null values."). Valid only during
+ * the call it was given to, as are its iterators.
+ */
+interface ListView<T = any> extends Iterable<T> {
+  /** Flink's get(): the elements, read lazily as they are iterated. */
+  get(): Iterable<T>;
+  /** The element at index i (a RangeError beyond the end). */
+  get(i: number): T;
+  /** Flink's getList(): every element in an Array (reads the whole list). */
+  getList(): T[];
+  /** Flink's setList(): replaces the elements. */
+  setList(items: Iterable<T>): void;
+  add(value: T): void;
+  /** Adds the elements in order; with a null among them it adds none and throws. */
+  addAll(items: Iterable<T>): void;
+  clear(): void;
+  size(): number;
+  isEmpty(): boolean;
+}
+
+/**
+ * Flink's MapView: map state whose entries live in the state store and are
+ * read and written one at a time, so it may outgrow memory. Keys and values
+ * convert by the declared MAP<K, V> type; iteration is in key order
+ * (numbers by value, strings by their UTF-8 bytes). A null or undefined key
+ * throws a TypeError ("Map views don't support null keys."); values may be
+ * null. Valid only during the call it was given to, as are its iterators.
+ */
+interface MapView<K = any, V = any> extends Iterable<[K, V | null]> {
+  /** The value of key, or null when the map has no such key (as Flink's). */
+  get(key: K): V | null;
+  put(key: K, value: V | null): void;
+  /** Puts every entry; with a null key among them it puts none and throws. */
+  putAll(entries: Map<K, V | null> | Record<string, V | null>): void;
+  remove(key: K): void;
+  contains(key: K): boolean;
+  keys(): IterableIterator<K>;
+  values(): IterableIterator<V | null>;
+  entries(): IterableIterator<[K, V | null]>;
+  /** Flink's getMap(): every entry in a Map (reads the whole map). */
+  getMap(): Map<K, V | null>;
+  /** Flink's setMap(): replaces the entries. */
+  setMap(entries: Map<K, V | null> | Record<string, V | null>): void;
+  clear(): void;
+  /** The number of entries (reads them all). */
+  size(): number;
+  isEmpty(): boolean;
+}
 
 /** Flink's RowKind; a global. String(kind) is the enum name ("UPDATE_AFTER"). */
 interface RowKind {
@@ -175,7 +228,7 @@ interface Context {
    * Row. A value of the wrong type is an error naming the column.
    */
   collect(value: unknown, kind?: RowKindLike): void;
-  /** Clears the entry when the call returns: the next call sees a fresh default. */
+  /** Clears the entry when the call returns: the next call sees a fresh default (an empty list or map view). */
   clearState(name: string): void;
   clearAllState(): void;
   clearAllTimers(): void;
@@ -213,7 +266,8 @@ interface PTF<S = Record<string, any>, A = Record<string, any>> {
   /**
    * Called for each input row (once for a function without table
    * arguments). state has one property per entry, live for the current
-   * key: change it in place or assign a new value. args has one property
+   * key: change a value entry in place or assign a new value; a list or
+   * map entry is a ListView or MapView, changed through its methods. args has one property
    * per argument: scalars, and the row of the table being processed
    * (the other table arguments are null).
    */

@@ -3,6 +3,7 @@ package script
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"unicode/utf16"
@@ -192,4 +193,79 @@ func byteToRuneColumn(line string, col int) int {
 		return utf8.RuneCountInString(line) + col - len(line)
 	}
 	return utf8.RuneCountInString(line[:col])
+}
+
+// lineText returns line (1-based) of source file, "" when the map does not
+// carry that source's text.
+func (m *sourceMap) lineText(file string, line int) string {
+	for i, name := range m.sources {
+		if name == file && m.contents[i] != "" {
+			return nthLine(m.contents[i], line)
+		}
+	}
+	return ""
+}
+
+// nthLine returns line n (1-based) of text without its line end; "" when
+// text is shorter. Lines end as JavaScript's do: LF, CR, CRLF, U+2028 or
+// U+2029.
+func nthLine(text string, n int) string {
+	start := 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch r {
+		case '\r', '\n', '\u2028', '\u2029':
+			if n == 1 {
+				return text[start:i]
+			}
+			if r == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+				size = 2
+			}
+			n--
+			start = i + size
+		}
+		i += size
+	}
+	if n == 1 {
+		return text[start:]
+	}
+	return ""
+}
+
+// badUTF8 locates the first byte of a text that is not UTF-8.
+type badUTF8 struct {
+	b      byte
+	line   int    // 1-based, in JavaScript's lines
+	before string // the line up to the byte, made valid
+	text   string // the whole line, made valid (U+FFFD for bad bytes)
+}
+
+// firstInvalidUTF8 finds the first byte of text that is not UTF-8.
+func firstInvalidUTF8(text string) (badUTF8, bool) {
+	if utf8.ValidString(text) {
+		return badUTF8{}, false
+	}
+	line, start := 1, 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			full := nthLine(text[start:], 1)
+			return badUTF8{b: text[i], line: line,
+				before: strings.ToValidUTF8(text[start:i], "\uFFFD"),
+				text:   strings.ToValidUTF8(full, "\uFFFD")}, true
+		case r == '\r' || r == '\n' || r == '\u2028' || r == '\u2029':
+			if r == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+				size = 2
+			}
+			line++
+			start = i + size
+		}
+		i += size
+	}
+	return badUTF8{}, false
+}
+
+func (b badUTF8) message() string {
+	return fmt.Sprintf("invalid UTF-8 (byte 0x%02x): a function's source must be UTF-8 text", b.b)
 }

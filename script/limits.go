@@ -1,0 +1,290 @@
+package script
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	goruntime "runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+// Limits on one call of eval or onTimer (the top-level code of a function
+// being loaded counts as a call too). Each stops the call with an *Error
+// that wraps runtime.ErrLimit, names the limit and says how to raise it.
+const (
+	// DefaultMaxCallDepth is the JavaScript call-stack depth used when
+	// Options.MaxCallDepth is 0 (Node allows about 11,000 frames). goja
+	// unwinds a stack overflow that recursed through built-ins (a map
+	// callback, a getter, toString) in time quadratic in the depth: about
+	// a second at 5,000, four at 10,000.
+	DefaultMaxCallDepth = 5_000
+	// MaxCallDepthLimit is the largest depth SetMaxCallDepth accepts: a
+	// frame called through a built-in (Array.prototype.map, a getter) also
+	// costs Go stack, and Go's stack is limited to 1 GB.
+	MaxCallDepthLimit = 100_000
+	// DefaultMaxRowsPerCall is what the ptfsh command sets for
+	// 'ptf.max-rows-per-call'.
+	DefaultMaxRowsPerCall = 1_000_000
+	// DefaultMaxMemory is what the ptfsh command sets for 'ptf.max-memory'.
+	DefaultMaxMemory = 1 << 30
+)
+
+// SeededNow is what Date.now() and new Date() return in an Engine with a
+// seed (Options.Seed, SET 'ptfsh.seed'): 2025-01-01T00:00:00Z. The seeded
+// clock does not advance.
+var SeededNow = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// limitError is the error of a call stopped by a limit. It matches
+// runtime.ErrLimit with errors.Is, and its text is the whole message.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string        { return e.msg }
+func (e *limitError) Is(target error) bool { return target == runtime.ErrLimit }
+
+func timeoutError(d time.Duration) error {
+	return &limitError{fmt.Sprintf("call ran longer than the eval timeout of %v; to allow more, SET 'ptf.eval-timeout' to a longer duration ('0' for no limit)", d)}
+}
+
+func rowsError(n int64) error {
+	return &limitError{fmt.Sprintf("call collected more than %d rows; to allow more, SET 'ptf.max-rows-per-call' to a larger number ('0' for no limit)", n)}
+}
+
+func depthError(n int) error {
+	return &limitError{fmt.Sprintf("call stack exceeded %d nested calls (infinite recursion?); to allow deeper, SET 'ptf.max-call-depth' to a larger number", n)}
+}
+
+func memoryError(n int64) error {
+	return &limitError{fmt.Sprintf("call kept more than %s of new memory; to allow more, SET 'ptf.max-memory' to a larger size such as '4 gb' ('0' for no limit)", formatSize(n))}
+}
+
+// Set applies a setting of a session (SET 'key' = 'value') that concerns
+// the Engine, and ignores other keys (nil). It is meant for
+// runtime.Config.OnSet. The keys:
+//
+//	ptf.eval-timeout       a duration: "10 s", "500 ms", "1 min", "0" (no limit); see SetEvalTimeout
+//	ptf.max-memory         a size: "512 mb", "2 gb", bytes, "0" (no limit); see SetMaxMemory
+//	ptf.max-rows-per-call  a number of rows, "0" (no limit); see SetMaxRowsPerCall
+//	ptf.max-call-depth     a number of nested calls, 1 to MaxCallDepthLimit; see SetMaxCallDepth
+//	ptfsh.seed             an integer; see SetSeed
+//
+// Set must not be called while a call of the Engine runs.
+func (e *Engine) Set(key, value string) error {
+	value = strings.TrimSpace(value)
+	switch key {
+	case "ptf.eval-timeout":
+		d, err := runtime.ParseDuration(value)
+		if err != nil {
+			if gd, gerr := time.ParseDuration(value); gerr == nil && gd >= 0 {
+				d, err = gd, nil // Go's spelling: 1m30s
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("invalid duration %q: want a number and a unit, such as \"10 s\", \"500 ms\" or \"1 min\", or 0 for no limit", value)
+		}
+		e.SetEvalTimeout(d)
+	case "ptf.max-memory":
+		n, err := parseSize(value)
+		if err != nil {
+			return err
+		}
+		e.SetMaxMemory(n)
+	case "ptf.max-rows-per-call":
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("invalid number of rows %q: want a whole number such as 100000, or 0 for no limit", value)
+		}
+		e.SetMaxRowsPerCall(n)
+	case "ptf.max-call-depth":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 || n > MaxCallDepthLimit {
+			return fmt.Errorf("invalid call depth %q: want a whole number from 1 to %d", value, MaxCallDepthLimit)
+		}
+		e.SetMaxCallDepth(n)
+	case "ptfsh.seed":
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil {
+			return fmt.Errorf("invalid seed %q: want a whole number", value)
+		}
+		e.SetSeed(n)
+	}
+	return nil
+}
+
+// SetSeed makes the Engine deterministic from now on: Math.random draws
+// from a generator seeded with seed (the same seed gives the same numbers),
+// and Date.now(), new Date() and Date() read SeededNow.
+func (e *Engine) SetSeed(seed int64) {
+	r := rand.New(rand.NewSource(seed))
+	e.vm.SetRandSource(r.Float64)
+	e.vm.SetTimeSource(func() time.Time { return SeededNow })
+}
+
+// SetMaxRowsPerCall sets how many rows one call may collect; 0 means no
+// limit. The row after the last allowed one stops the call (the function
+// cannot catch this).
+func (e *Engine) SetMaxRowsPerCall(n int64) { e.maxRows = max(n, 0) }
+
+// SetMaxCallDepth sets the deepest JavaScript call stack a call may have
+// (goja's SetMaxCallStackSize); n <= 0 means DefaultMaxCallDepth. Deeper
+// recursion stops the call.
+func (e *Engine) SetMaxCallDepth(n int) {
+	if n <= 0 {
+		n = DefaultMaxCallDepth
+	}
+	n = min(n, MaxCallDepthLimit)
+	e.maxDepth = n
+	e.vm.SetMaxCallStackSize(n)
+}
+
+// SetMaxMemory sets the memory guard: a call that keeps more than n bytes
+// of new memory is stopped; 0 turns the guard off. See the package
+// documentation (# Limits) for how it measures and what it cannot see.
+func (e *Engine) SetMaxMemory(n int64) {
+	e.mu.Lock()
+	e.maxMemory = max(n, 0)
+	e.mu.Unlock()
+	e.startMemoryGuard()
+}
+
+// countRow counts a collected row against the rows-per-call limit; false
+// means the limit is passed and the call has been stopped.
+func (in *instance) countRow() bool {
+	e := in.e
+	in.rows++
+	if e.maxRows > 0 && in.rows > e.maxRows {
+		// Interrupt, not throw: the function must not catch it and return
+		// the rows so far as if it had finished.
+		e.vm.Interrupt(interruptValue{rowsError(e.maxRows)})
+		return false
+	}
+	return true
+}
+
+// memoryTick is how often the memory guard samples the heap.
+const memoryTick = 20 * time.Millisecond
+
+// startMemoryGuard starts the goroutine of the memory guard, once.
+func (e *Engine) startMemoryGuard() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.maxMemory <= 0 || e.memGuard != nil {
+		return
+	}
+	stop := make(chan struct{})
+	e.memGuard = stop
+	go e.guardMemory(stop)
+}
+
+// guardMemory is the memory guard. goja cannot limit allocations, so the
+// guard watches the Go heap from outside the call:
+//
+//   - A call is measured once it has run for a full tick: the guard forces
+//     a garbage collection and takes the live heap as the call's baseline.
+//     Short calls (the usual per-row eval) cost nothing.
+//   - Every tick after that it reads the heap's size, live and garbage
+//     together (cheap, runtime/metrics). When that has grown by more than
+//     the limit, it forces a collection and reads the live heap again: if
+//     the call still keeps more than the limit over its baseline, the call
+//     is interrupted. A call that only makes garbage is left alone.
+func (e *Engine) guardMemory(stop chan struct{}) {
+	samples := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/heap/live:bytes"},
+	}
+	read := func(i int) int64 {
+		metrics.Read(samples)
+		if samples[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return int64(min(samples[i].Value.Uint64(), math.MaxInt64))
+	}
+	heap := func() int64 { return read(0) }
+	live := func() int64 { goruntime.GC(); return read(1) }
+	var (
+		seq      uint64
+		ticks    int   // ticks the call numbered seq has been seen running
+		base     int64 // its baseline: the live heap when it was first measured
+		lastLive int64 // the live heap at the last forced collection
+	)
+	tick := time.NewTicker(memoryTick)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		e.mu.Lock()
+		limit, cur, running := e.maxMemory, e.callSeq, e.active != nil
+		e.mu.Unlock()
+		if limit <= 0 || !running {
+			ticks = 0
+			continue
+		}
+		if cur != seq || ticks == 0 {
+			seq, ticks = cur, 1
+			continue
+		}
+		if ticks++; ticks == 2 {
+			base = live()
+			lastLive = base
+			continue
+		}
+		if h := heap(); h-base <= limit || h-lastLive <= limit/2 {
+			continue
+		}
+		lastLive = live()
+		if lastLive-base <= limit {
+			continue
+		}
+		e.mu.Lock()
+		if e.active != nil && e.callSeq == seq {
+			e.vm.Interrupt(interruptValue{memoryError(limit)})
+		}
+		e.mu.Unlock()
+	}
+}
+
+// parseSize reads a memory size as Flink writes one: a number and a unit
+// (b, kb, mb, gb, tb, or k, m, g, t; 1 kb = 1024 bytes), or a number of
+// bytes. "0" turns a limit off.
+func parseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("invalid size %q: want a number and a unit, such as \"512 mb\" or \"2 gb\", or 0 for no limit", s)
+	}
+	units := map[string]int64{"": 1, "b": 1, "bytes": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
+		"m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
+		"t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+	u, ok := units[strings.TrimSpace(t[i:])]
+	if !ok {
+		return 0, fmt.Errorf("invalid size %q: unknown unit %q (use b, kb, mb, gb or tb)", s, strings.TrimSpace(t[i:]))
+	}
+	if n > math.MaxInt64/u {
+		return 0, fmt.Errorf("invalid size %q: too large", s)
+	}
+	return n * u, nil
+}
+
+// formatSize renders a size in the largest unit that divides it: 64 mb.
+func formatSize(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"tb", 1 << 40}, {"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
