@@ -104,6 +104,14 @@ func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (node, *fileSink, 
 			return nil, nil, sqlmini.Errorf(pos, "table '%s' cannot be written: its option '%s' is only read (a sink writes the format's defaults)", name, o)
 		}
 	}
+	// A sink that takes deletes by key lets ChangelogFunctions emit them
+	// ('sink.supports-delete-by-key', Flink's values-sink option).
+	p.required = RetractAll
+	if byKey, err := boolOption(t, "sink.supports-delete-by-key"); err != nil {
+		return nil, nil, sqlmini.Errorf(pos, "%v", err)
+	} else if byKey {
+		p.required.KeyOnlyDeletes = true
+	}
 	n, err := p.planQuery(ins.Query)
 	if err != nil {
 		return nil, nil, err
@@ -163,13 +171,18 @@ func sinkChangelog(t *Table, n node, pos sqlmini.Pos) (node, error) {
 		return nil, sqlmini.Errorf(pos, "Table sink '%s' doesn't support consuming update changes which is produced by node %s; give the table an op column ('%s') to write them with their row kinds",
 			t.Name, updatingNode(n).explain(), optOpColumn)
 	}
+	byKey, _ := boolOption(t, "sink.supports-delete-by-key")
 	if len(t.PrimaryKey) > 0 {
-		n = deliverUpdates(n, RequireFullDelete, t.PrimaryKey)
+		traits := RequireFullDelete
+		if byKey {
+			traits = 0 // the sink takes deletes that carry only the key
+		}
+		n = deliverUpdates(n, traits, t.PrimaryKey)
 	} else {
 		n = deliverUpdates(n, RequireUpdateBefore|RequireFullDelete, nil)
 	}
 	m = n.changelog()
-	if m.KeyOnlyDeletes {
+	if m.KeyOnlyDeletes && !(byKey && len(t.PrimaryKey) > 0) {
 		return nil, sqlmini.Errorf(pos, "table '%s' needs full deletes, but the query's deletes carry only the key and it has no upsert key to fill them", t.Name)
 	}
 	if declared, ok := t.Options[optChangelog]; ok {

@@ -133,7 +133,7 @@ var tableOptions = map[string][]string{
 	"filesystem": {"connector", "path", "format", "csv.header", "csv.field-delimiter", "csv.ignore-parse-errors",
 		"csv.null-literal", "csv.quote-character", "csv.allow-comments", "json.ignore-parse-errors",
 		"json.timestamp-format.standard", "timestamp-format.pattern", "changelog.op-column", "changelog-mode",
-		"source.produces-delete-by-key"},
+		"source.produces-delete-by-key", "sink.supports-delete-by-key"},
 	"datagen": datagenOptions,
 }
 

@@ -204,7 +204,7 @@ func (in *instance) newListView(i int) *goja.Object {
 		})
 		return out
 	}
-	iterate := func(l runtime.ListView, what string) *goja.Object {
+	iterate := func(what string) *goja.Object {
 		pos, buf := 0, []any(nil)
 		return in.newIterator(func() (goja.Value, bool) {
 			if len(buf) == 0 {
@@ -224,7 +224,8 @@ func (in *instance) newListView(i int) *goja.Object {
 	iterable := func(what string) *goja.Object {
 		obj := vm.NewObject()
 		_ = obj.DefineDataPropertySymbol(goja.SymIterator, vm.ToValue(func(goja.FunctionCall) goja.Value {
-			return iterate(in.mustCur(what).List(i), what)
+			in.mustCur(what)
+			return iterate(what)
 		}), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 		return obj
 	}
@@ -295,8 +296,8 @@ func (in *instance) newListView(i int) *goja.Object {
 		return vm.ToValue(n == 0)
 	})
 	_ = o.DefineDataPropertySymbol(goja.SymIterator, vm.ToValue(func(goja.FunctionCall) goja.Value {
-		l, what := list("[Symbol.iterator]")
-		return iterate(l, what)
+		_, what := list("[Symbol.iterator]")
+		return iterate(what)
 	}), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	return o
 }
