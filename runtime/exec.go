@@ -64,6 +64,8 @@ type execution struct {
 	ptfs []*ptfOp
 	// sources are the file sources, whose positions go into checkpoints.
 	sources []*fileStream
+	// tees are the running shared calls (fanout.go).
+	tees map[node]*teeShared
 	// normalizers keep the last row per key of updating inputs.
 	normalizers []*normalizeStream
 	// resetSources: SET 'state.source-positions' = 'reset'.

@@ -13,8 +13,11 @@ import (
 type planner struct {
 	s    *Session
 	ctes map[string]node
-	// uids collects the uids of the PTF calls of one statement.
-	uids map[string]*sqlmini.Call
+	// uids collects the uids of the PTF calls of one statement, and shared
+	// their plans, so that an identical call with the same uid is the
+	// same instance.
+	uids   map[string]*sqlmini.Call
+	shared map[string]*teeNode
 	// required is the changelog mode the statement's consumer accepts (the
 	// printer: every kind, full deletes; a sink may accept key-only
 	// deletes). ChangelogFunctions resolve their output against it.
@@ -22,7 +25,7 @@ type planner struct {
 }
 
 func newPlanner(s *Session) *planner {
-	return &planner{s: s, ctes: map[string]node{}, uids: map[string]*sqlmini.Call{}, required: RetractAll}
+	return &planner{s: s, ctes: map[string]node{}, uids: map[string]*sqlmini.Call{}, shared: map[string]*teeNode{}, required: RetractAll}
 }
 
 func (p *planner) planQuery(q *sqlmini.Query) (node, error) {
@@ -379,7 +382,7 @@ func (p *planner) planTable(t *Table, pos sqlmini.Pos) (node, error) {
 	switch t.Kind {
 	case TableView:
 		vp := newPlanner(p.s)
-		vp.uids, vp.required = p.uids, p.required
+		vp.uids, vp.shared, vp.required = p.uids, p.shared, p.required
 		n, err := vp.planQuery(t.Query)
 		if err != nil {
 			return nil, fmt.Errorf("view %s: %w", t.Name, err)

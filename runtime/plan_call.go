@@ -210,8 +210,11 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 		}
 	}
 	if n.uid != "" {
-		if prev, dup := p.uids[n.uid]; dup && prev != c {
+		if prev, dup := p.uids[n.uid]; dup && prev.String() != c.String() {
 			return nil, sqlmini.Errorf(c.Pos, "Duplicate unique identifier '%s' detected among process table functions. Make sure that all PTF calls have an identifier defined that is globally unique.", n.uid)
+		}
+		if t, ok := p.shared[n.uid]; ok {
+			return t, nil // an identical call: the same instance (fan-out)
 		}
 		p.uids[n.uid] = c
 	}
@@ -267,6 +270,11 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 	}
 	n.sch = Schema{Columns: cols}
 	n.text = fname + "(" + strings.Join(texts, ", ") + ")"
+	if n.uid != "" && hasSetSemantics(n.tables) {
+		t := &teeNode{in: n, text: c.String()}
+		p.shared[n.uid] = t
+		return t, nil
+	}
 	return n, nil
 }
 
