@@ -13,6 +13,9 @@ const (
 	evRow eventKind = iota
 	evWatermark
 	evEnd
+	// evTick carries nothing: an operator that consumed many rows without
+	// output hands control back, so that the driver can take a checkpoint.
+	evTick
 )
 
 // event is what flows between operators: a row, a watermark, or the end.

@@ -229,6 +229,7 @@ type ptfOp struct {
 
 	spilled map[string]bool // keys with values in the spill area (cache.go)
 	spills  int64           // keys spilled so far
+	quiet int // input rows since the last output or tick
 	// evictErr is a spill that failed; the call that caused it reports it.
 	evictErr error
 	// loading: timers are being read inside a store transaction, so no
@@ -308,6 +309,9 @@ func (o *ptfOp) step() error {
 		case evWatermark:
 			o.sawWM = true
 			return o.inputWatermark(i, ev.wm)
+		case evTick:
+			o.out = append(o.out, ev)
+			return nil
 		}
 		if b := o.buffers[i]; b != nil {
 			ts, ok := TimeMillis(ev.row.Fields[b.timeCol])
@@ -316,13 +320,34 @@ func (o *ptfOp) step() error {
 				return nil
 			}
 			b.add(ev.row, ts)
+			o.quietRow()
 			return nil
 		}
-		return o.evalRow(i, ev.row)
+		before := len(o.out)
+		if err := o.evalRow(i, ev.row); err != nil {
+			return err
+		}
+		if len(o.out) == before {
+			o.quietRow()
+		}
+		return nil
 	}
 	o.done = true
 	return nil
 }
+
+// quietRow counts an input row that gave no output, and every quietRows
+// of them hands control back with an evTick.
+func (o *ptfOp) quietRow() {
+	if o.quiet++; o.quiet >= quietRows {
+		o.quiet = 0
+		o.out = append(o.out, event{kind: evTick})
+	}
+}
+
+// quietRows is how many input rows without output an operator consumes
+// before it hands control back with an evTick.
+const quietRows = 1024
 
 // evalRow calls Eval for a row of input i.
 func (o *ptfOp) evalRow(i int, r Row) error {
