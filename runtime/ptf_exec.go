@@ -229,7 +229,7 @@ type ptfOp struct {
 
 	spilled map[string]bool // keys with values in the spill area (cache.go)
 	spills  int64           // keys spilled so far
-	quiet int // input rows since the last output or tick
+	quiet   int             // input rows since the last output or tick
 	// evictErr is a spill that failed; the call that caused it reports it.
 	evictErr error
 	// loading: timers are being read inside a store transaction, so no

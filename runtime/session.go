@@ -38,6 +38,9 @@ type Config struct {
 	// rejects the setting. The wiring uses it for settings of other
 	// packages (ptf.eval-timeout for the script engine).
 	OnSet func(key, value string) error
+	// OnReset sees every RESET (key "" for all), so that settings kept
+	// elsewhere go back to their defaults too.
+	OnReset func(key string)
 }
 
 // Session runs statements against its catalog. It owns everything a user
@@ -133,10 +136,17 @@ func (s *Session) ExecStatement(ctx context.Context, st *sqlmini.Statement) (err
 	case st.Set != nil:
 		return s.execSet(st.Set)
 	case st.Reset != nil:
-		if st.Reset.Key == nil {
+		key := ""
+		if st.Reset.Key != nil {
+			key = string(*st.Reset.Key)
+		}
+		if key == "" {
 			s.settings = map[string]string{}
 		} else {
-			delete(s.settings, string(*st.Reset.Key))
+			delete(s.settings, key)
+		}
+		if s.cfg.OnReset != nil {
+			s.cfg.OnReset(key)
 		}
 		return nil
 	case st.Explain != nil:

@@ -288,3 +288,24 @@ func formatSize(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
 }
+
+// Reset puts an engine setting back to the value the engine was made with
+// (RESET 'key'); an empty key resets them all. Unknown keys are ignored.
+func (e *Engine) Reset(key string) {
+	all := key == ""
+	if all || key == "ptf.eval-timeout" {
+		e.SetEvalTimeout(e.opts.EvalTimeout)
+	}
+	if all || key == "ptf.max-memory" {
+		e.SetMaxMemory(max(e.opts.MaxMemory, 0))
+	}
+	if all || key == "ptf.max-rows-per-call" {
+		e.SetMaxRowsPerCall(e.opts.MaxRowsPerCall)
+	}
+	if all || key == "ptf.max-call-depth" {
+		e.SetMaxCallDepth(e.opts.MaxCallDepth)
+	}
+	if (all || key == "ptfsh.seed") && e.opts.Seed != nil {
+		e.SetSeed(*e.opts.Seed)
+	}
+}

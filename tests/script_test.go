@@ -128,7 +128,7 @@ func runScript(t testing.TB, dir, filename, query string, store state.Store) str
 		Console:   &out,
 	})
 	defer engine.Close()
-	sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Loader: engine, Store: store, BaseDir: dir, OnSet: engine.Set})
+	sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Loader: engine, Store: store, BaseDir: dir, OnSet: engine.Set, OnReset: engine.Reset})
 	if err != nil {
 		t.Fatal(err)
 	}

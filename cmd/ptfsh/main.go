@@ -92,7 +92,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		OpenStore: func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
 		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine.
-		OnSet: engine.Set,
+		OnSet: engine.Set, OnReset: engine.Reset,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "ptfsh: %v\n", err)
