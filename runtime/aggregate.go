@@ -191,6 +191,7 @@ func (n *groupLimitNode) upsertKey() []int         { return n.in.upsertKey() }
 func (n *groupLimitNode) explain() string          { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
 
 func (n *groupLimitNode) open(ex *execution) (stream, error) {
+	ex.noCheckpoints("GROUP BY keeps its groups in memory")
 	in, err := n.in.open(ex)
 	if err != nil {
 		return nil, err

@@ -537,6 +537,7 @@ func (n *datagenNode) explain() string {
 }
 
 func (n *datagenNode) open(ex *execution) (stream, error) {
+	ex.noCheckpoints("a datagen source has no position to resume from")
 	s := &datagenStream{n: n, ex: ex, left: n.spec.rows, wm: newWMGen(n.t.Watermark, n.every)}
 	for _, g := range n.spec.fields {
 		s.gens = append(s.gens, newGenState(g, n.seed))

@@ -67,6 +67,8 @@ type execution struct {
 	ptfs []*ptfOp
 	// sources are the file sources, whose positions go into checkpoints.
 	sources []*fileStream
+	// uncheckpointable says why no checkpoint may be taken before the end.
+	uncheckpointable string
 	// tees are the running shared calls (fanout.go).
 	tees map[node]*teeShared
 	// normalizers keep the last row per key of updating inputs.
@@ -91,6 +93,16 @@ type execution struct {
 	// fires every timer left. Without it a statement stops the way Flink's
 	// stop-with-savepoint does (SET 'ptfsh.end-of-input' = 'false').
 	endOfInput bool
+}
+
+// noCheckpoints turns off checkpoints during the statement: an operator
+// whose state is not part of checkpoints is in the plan, so a restart
+// after a crash must begin from the statement's start (where the last
+// complete checkpoint left everything) to stay exactly-once.
+func (ex *execution) noCheckpoints(why string) {
+	if ex.uncheckpointable == "" {
+		ex.uncheckpointable = why
+	}
 }
 
 // quiescent reports whether no operator holds rows it has not handed on,

@@ -78,7 +78,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, o
 				return err
 			}
 		}
-		if every > 0 && ex.rowsIn-lastCkpt >= every && ex.quiescent() {
+		if every > 0 && ex.uncheckpointable == "" && ex.rowsIn-lastCkpt >= every && ex.quiescent() {
 			if err := s.checkpoint(ex, sink, false); err != nil {
 				return err
 			}
