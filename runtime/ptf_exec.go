@@ -230,6 +230,7 @@ type ptfOp struct {
 	spilled map[string]bool // keys with values in the spill area (cache.go)
 	spills  int64           // keys spilled so far
 	quiet   int             // input rows since the last output or tick
+	heads   []*event        // with on_time: the next row of each input, by time
 	// evictErr is a spill that failed; the call that caused it reports it.
 	evictErr error
 	// loading: timers are being read inside a store transaction, so no
@@ -287,6 +288,9 @@ func (o *ptfOp) step() error {
 		}
 		return o.call(Row{})
 	}
+	if o.node.rowtime && len(o.ins) > 1 {
+		return o.stepByTime()
+	}
 	// Inputs take turns row by row, so that several table arguments
 	// interleave deterministically.
 	for tries := 0; tries < len(o.ins); tries++ {
@@ -299,40 +303,85 @@ func (o *ptfOp) step() error {
 		if err != nil {
 			return err
 		}
-		switch ev.kind {
-		case evEnd:
-			o.ended[i] = true
-			if !o.ex.endOfInput {
-				return nil // stop as with a savepoint: no final watermark, timers stay
-			}
-			return o.inputWatermark(i, MaxWatermark)
-		case evWatermark:
-			o.sawWM = true
-			return o.inputWatermark(i, ev.wm)
-		case evTick:
-			o.out = append(o.out, ev)
-			return nil
-		}
-		if b := o.buffers[i]; b != nil {
-			ts, ok := TimeMillis(ev.row.Fields[b.timeCol])
-			if !ok || (o.inHas[i] && ts <= o.inWM[i]) {
-				b.dropped++ // late (or without time): ORDER BY drops it
-				return nil
-			}
-			b.add(ev.row, ts)
-			o.quietRow()
-			return nil
-		}
-		before := len(o.out)
-		if err := o.evalRow(i, ev.row); err != nil {
-			return err
-		}
-		if len(o.out) == before {
-			o.quietRow()
-		}
-		return nil
+		return o.process(i, ev)
 	}
 	o.done = true
+	return nil
+}
+
+// stepByTime interleaves several inputs by event time (with on_time): of
+// the rows waiting at the head of each input, the earliest goes first
+// (ties to the earlier input). Watermarks and ends are handled as they come.
+func (o *ptfOp) stepByTime() error {
+	if o.heads == nil {
+		o.heads = make([]*event, len(o.ins))
+	}
+	for i := range o.ins {
+		if o.ended[i] || o.heads[i] != nil {
+			continue
+		}
+		ev, err := o.ins[i].next()
+		if err != nil {
+			return err
+		}
+		if ev.kind == evRow {
+			o.heads[i] = &ev
+			continue
+		}
+		return o.process(i, ev)
+	}
+	best, bestTs := -1, int64(0)
+	for i, h := range o.heads {
+		if h == nil {
+			continue
+		}
+		ts, _ := TimeMillis(h.row.Fields[o.node.tables[i].sem.TimeColumn])
+		if best < 0 || ts < bestTs {
+			best, bestTs = i, ts
+		}
+	}
+	if best < 0 {
+		o.done = true
+		return nil
+	}
+	ev := *o.heads[best]
+	o.heads[best] = nil
+	return o.process(best, ev)
+}
+
+// process handles one event of input i.
+func (o *ptfOp) process(i int, ev event) error {
+	switch ev.kind {
+	case evEnd:
+		o.ended[i] = true
+		if !o.ex.endOfInput {
+			return nil // stop as with a savepoint: no final watermark, timers stay
+		}
+		return o.inputWatermark(i, MaxWatermark)
+	case evWatermark:
+		o.sawWM = true
+		return o.inputWatermark(i, ev.wm)
+	case evTick:
+		o.out = append(o.out, ev)
+		return nil
+	}
+	if b := o.buffers[i]; b != nil {
+		ts, ok := TimeMillis(ev.row.Fields[b.timeCol])
+		if !ok || (o.inHas[i] && ts <= o.inWM[i]) {
+			b.dropped++ // late (or without time): ORDER BY drops it
+			return nil
+		}
+		b.add(ev.row, ts)
+		o.quietRow()
+		return nil
+	}
+	before := len(o.out)
+	if err := o.evalRow(i, ev.row); err != nil {
+		return err
+	}
+	if len(o.out) == before {
+		o.quietRow()
+	}
 	return nil
 }
 
