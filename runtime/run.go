@@ -96,9 +96,11 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, o
 	if err := sink.End(); err != nil {
 		return err
 	}
+	ckStart := time.Now()
 	if err := s.checkpoint(ex, sink, true); err != nil {
 		return err
 	}
+	ckTime := time.Since(ckStart)
 	flush := func() error {
 		if out != nil {
 			return out.Flush()
@@ -117,7 +119,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, o
 		if err := flush(); err != nil {
 			return err
 		}
-		fmt.Fprintf(s.cfg.Err, "(%s read, %s out, %.3f s)\n", plural(ex.rowsIn, "row"), plural(rows, "row"), time.Since(start).Seconds())
+		fmt.Fprintf(s.cfg.Err, "(%s read, %s out, %.3f s; final checkpoint %.3f s)\n", plural(ex.rowsIn, "row"), plural(rows, "row"), time.Since(start).Seconds(), ckTime.Seconds())
 	}
 	return nil
 }
