@@ -61,7 +61,7 @@ func castValue(v any, to Type) (any, error) {
 		default:
 			return nil, castError(v, to)
 		}
-		lo, hi := intBounds(to.Kind)
+		lo, hi := integerRange(to.Kind)
 		if n < lo || n > hi {
 			return nil, fmt.Errorf("value %d is out of range for %s", n, to.Nullable())
 		}
@@ -203,18 +203,6 @@ func castValue(v any, to Type) (any, error) {
 
 func castError(v any, to Type) error {
 	return fmt.Errorf("cannot cast %s to %s", FormatValue(v, Type{}), to.Nullable())
-}
-
-func intBounds(k Kind) (int64, int64) {
-	switch k {
-	case KindTinyInt:
-		return math.MinInt8, math.MaxInt8
-	case KindSmallInt:
-		return math.MinInt16, math.MaxInt16
-	case KindInt:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
 }
 
 // ratToDecimal rounds r HALF_UP to the scale of t and checks the precision.

@@ -296,7 +296,7 @@ func (o *optionReader) random(col, path string, t Type) (*genSpec, error) {
 	case KindBoolean, KindDate, KindTime:
 	case KindTinyInt, KindSmallInt, KindInt, KindBigInt, KindIntervalYearMonth, KindIntervalDayTime:
 		o.accept(col, minKey, maxKey)
-		lo, hi := intBounds(t.Kind)
+		lo, hi := integerRange(t.Kind)
 		what := fmt.Sprintf("a whole number between %d and %d (%s)", lo, hi, t.Nullable())
 		if t.Kind == KindIntervalYearMonth {
 			lo, hi, what = math.MinInt32, math.MaxInt32, "a whole number of months"
@@ -460,7 +460,7 @@ func (o *optionReader) sequence(col, path string, t Type) (*genSpec, error) {
 		what := "a whole number"
 		switch t.Kind {
 		case KindTinyInt, KindSmallInt, KindInt:
-			lo, hi = intBounds(t.Kind)
+			lo, hi = integerRange(t.Kind)
 			what = fmt.Sprintf("a whole number between %d and %d (%s)", lo, hi, t.Nullable())
 		case KindDecimal:
 			p, s := decimalPrecision(&t)

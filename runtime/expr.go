@@ -100,9 +100,16 @@ func compileExpr(e *sqlmini.Expr, sc *scope) (expr, error) {
 		}
 		ops = append(ops, x)
 	}
-	if err := requireBoolean(e.Pos, "OR", ops); err != nil {
+	return logical(e.Pos, "OR", ops)
+}
+
+// logical compiles OR (the first TRUE wins) or AND (the first FALSE wins)
+// with SQL's three-valued logic: NULL when no operand decides and one is NULL.
+func logical(pos sqlmini.Pos, op string, ops []expr) (expr, error) {
+	if err := requireBoolean(pos, op, ops); err != nil {
 		return nil, err
 	}
+	decides := op == "OR" // the value that settles the result
 	return &funcExpr{t: TypeBoolean, konst: allConstant(ops...), f: func(row []any) (any, error) {
 		sawNull := false
 		for _, o := range ops {
@@ -112,14 +119,14 @@ func compileExpr(e *sqlmini.Expr, sc *scope) (expr, error) {
 			}
 			if v == nil {
 				sawNull = true
-			} else if v.(bool) {
-				return true, nil
+			} else if v.(bool) == decides {
+				return decides, nil
 			}
 		}
 		if sawNull {
 			return nil, nil
 		}
-		return false, nil
+		return !decides, nil
 	}}, nil
 }
 
@@ -136,27 +143,7 @@ func compileAnd(e *sqlmini.AndExpr, sc *scope) (expr, error) {
 		}
 		ops = append(ops, x)
 	}
-	if err := requireBoolean(e.Pos, "AND", ops); err != nil {
-		return nil, err
-	}
-	return &funcExpr{t: TypeBoolean, konst: allConstant(ops...), f: func(row []any) (any, error) {
-		sawNull := false
-		for _, o := range ops {
-			v, err := o.eval(row)
-			if err != nil {
-				return nil, err
-			}
-			if v == nil {
-				sawNull = true
-			} else if !v.(bool) {
-				return false, nil
-			}
-		}
-		if sawNull {
-			return nil, nil
-		}
-		return true, nil
-	}}, nil
+	return logical(e.Pos, "AND", ops)
 }
 
 func requireBoolean(pos sqlmini.Pos, op string, ops []expr) error {
