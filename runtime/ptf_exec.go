@@ -303,6 +303,9 @@ func (o *ptfOp) step() error {
 		if err != nil {
 			return err
 		}
+		if ev.kind == evWatermark || ev.kind == evTick {
+			o.turn-- // only rows take turns: the input keeps its turn
+		}
 		return o.process(i, ev)
 	}
 	o.done = true
