@@ -33,6 +33,9 @@ func (n *normalizeNode) changelog() ChangelogMode { return n.mode }
 func (n *normalizeNode) children() []node         { return []node{n.in} }
 func (n *normalizeNode) upsertKey() []int         { return n.key }
 func (n *normalizeNode) explain() string {
+	if !n.retract && !n.fullDeletes {
+		return "DropUpdateBefore(key=[" + joinStrings(columnNames(n.in.schema(), n.key)) + "])"
+	}
 	return "ChangelogNormalize(key=[" + joinStrings(columnNames(n.in.schema(), n.key)) + "])"
 }
 
@@ -86,6 +89,13 @@ func (s *normalizeStream) next() (event, error) {
 
 func (s *normalizeStream) row(r Row) error {
 	n := s.n
+	if !n.retract && !n.fullDeletes {
+		// The upsert form needs no memory: -U rows are simply dropped.
+		if r.Kind != UpdateBefore {
+			s.emit(r)
+		}
+		return nil
+	}
 	if len(n.key) == 0 {
 		// Without a key nothing can be looked up: pass the row on, dropping
 		// -U only for an upsert consumer.

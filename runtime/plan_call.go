@@ -97,6 +97,9 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 		bound[i] = a
 	}
 
+	if err := checkShape(c, def); err != nil {
+		return nil, err
+	}
 	preplanned := make([]node, nDecl)
 	if def.Infer != nil {
 		var err error
@@ -395,10 +398,10 @@ func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini
 	}
 	if !in.changelog().IsInsertOnly() {
 		if !d.Traits.Has(SupportUpdates) {
-			return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' does not support updates, but the input table produces them (%s). Declare the SUPPORT_UPDATES trait to accept them.", d.Name, in.changelog())
+			return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "StreamPhysicalProcessTableFunction doesn't support consuming update changes which is produced by node %s. Table argument '%s' receives an updating table (%s): declare the SUPPORT_UPDATES trait to accept it.", updatingNode(in).explain(), d.Name, in.changelog())
 		}
 		if tb.pass {
-			return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' cannot both support updates and pass columns through.", d.Name)
+			return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "Signatures with updating inputs must not pass columns through. Table argument '%s' passes its columns through.", d.Name)
 		}
 		in = deliverUpdates(in, d.Traits, tb.partition)
 		tb.in = in
@@ -733,6 +736,35 @@ func sameColumns(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// checkShape applies the rules on a signature's table arguments that need
+// no table: at most 20, all with set semantics when there are several, and
+// then none passing columns through.
+func checkShape(c *sqlmini.Call, def *FuncDef) error {
+	var tables []ArgDecl
+	for _, a := range def.Args {
+		if a.IsTable() {
+			tables = append(tables, a)
+		}
+	}
+	if len(tables) > maxTableArgs {
+		return sqlmini.Errorf(c.Pos, "Unsupported table argument count. Currently, the number of input tables is limited to %d.", maxTableArgs)
+	}
+	if len(tables) < 2 {
+		return nil
+	}
+	for _, a := range tables {
+		if !a.Traits.Has(SetSemanticTable) {
+			return sqlmini.Errorf(c.Pos, "All table arguments must use set semantics if multiple table arguments are declared.")
+		}
+	}
+	for _, a := range tables {
+		if a.Traits.Has(PassColumnsThrough) {
+			return sqlmini.Errorf(c.Pos, "Pass-through columns are not supported if multiple table arguments are declared.")
+		}
+	}
+	return nil
 }
 
 // checkTables applies Flink's rules for several table arguments.

@@ -230,6 +230,9 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		if _, err := NewPrinter(strings.ToLower(val), io.Discard); err != nil {
 			return sqlmini.Errorf(set.Pos, "%v", err)
 		}
+		// The last of the two format settings wins.
+		delete(s.settings, "sql-client.execution.result-mode")
+		delete(s.settings, "ptfsh.format")
 	}
 	if s.cfg.OnSet != nil {
 		if err := s.cfg.OnSet(key, val); err != nil {
