@@ -243,11 +243,19 @@ func (t *Table) keyOnly(fields []any) []any {
 	return out
 }
 
+// kindWatermarkStep is the kind a changelog reader gives a row whose op is
+// WATERMARK: not a row but a watermark step at the row's time attribute
+// (the file's way of writing time into the data, as VALUES does).
+const kindWatermarkStep RowKind = 255
+
 // opKind reads an op column value and checks it against the table's mode.
 func (t *Table) opKind(v any) (RowKind, error) {
 	s, ok := v.(string)
 	if !ok {
 		return 0, fmt.Errorf("NULL op code: every changelog row needs a row kind, %s", kindSyntaxHint)
+	}
+	if strings.EqualFold(strings.TrimSpace(s), "WATERMARK") && t.Watermark != nil {
+		return kindWatermarkStep, nil // time written into the data: a step at the row's time
 	}
 	k, ok := parseOpCode(s)
 	if !ok {
@@ -357,6 +365,9 @@ func (c *changelogReader) convert(row Row, prev SourcePos) (Row, *ParseError) {
 	f := make([]any, 0, len(row.Fields)-1)
 	f = append(f, row.Fields[:c.op]...)
 	f = append(f, row.Fields[c.op+1:]...)
+	if kind == kindWatermarkStep {
+		return Row{Kind: kind, Fields: f}, nil
+	}
 	if kind == Delete && t.Changelog.KeyOnlyDeletes {
 		return Row{Kind: kind, Fields: t.keyOnly(f)}, nil
 	}

@@ -68,6 +68,14 @@ func (s *fileStream) next() (event, error) {
 		return event{kind: evWatermark, wm: s.wmNext}, nil
 	}
 	r, err := s.r.Next()
+	for err == nil && r.Kind == kindWatermarkStep {
+		// A watermark step written into the file (its op column says WATERMARK).
+		ms, ok := TimeMillis(r.Fields[s.n.t.Watermark.Column])
+		if ok && s.wm.explicit(ms) {
+			return event{kind: evWatermark, wm: ms}, nil
+		}
+		r, err = s.r.Next() // a step without a time, or one going back
+	}
 	if err == io.EOF {
 		s.reportSkipped() // skips.go
 		return event{kind: evEnd}, nil
