@@ -1,0 +1,44 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+// upper is a Go-native PTF with row semantics: it emits its input's name in
+// upper case. A JavaScript function satisfies the same runtime.PTF contract.
+type upper struct{}
+
+func (upper) Eval(ctx *runtime.Context, row runtime.Row) error {
+	name, _ := row.Fields[0].(string)
+	return ctx.Collect(runtime.NewRow(fmt.Sprintf("%s!", name)))
+}
+
+func (upper) OnTimer(*runtime.Context) error { return nil }
+
+// ExampleSession_Exec registers a Go PTF and calls it from SQL.
+func ExampleSession_Exec() {
+	sess, err := runtime.NewSession(runtime.Config{Out: os.Stdout, Format: "rows"})
+	if err != nil {
+		panic(err)
+	}
+	sess.Catalog().RegisterBuiltIn(&runtime.FuncDef{
+		Name:     "Shout",
+		Language: "GO",
+		Args:     []runtime.ArgDecl{{Name: "input", Traits: runtime.RowSemanticTable}},
+		Output:   runtime.TypeString,
+		New:      func(runtime.CallSpec) (runtime.PTF, error) { return upper{}, nil },
+	})
+	err = sess.Exec(context.Background(), "", `
+		CREATE VIEW Names(name) AS VALUES ('Bob'), ('Alice');
+		SELECT * FROM Shout(TABLE Names);`)
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// +I[Bob!]
+	// +I[Alice!]
+}
