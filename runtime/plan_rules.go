@@ -1,0 +1,387 @@
+package runtime
+
+import (
+	"strings"
+
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// Flink's rules on PTF calls that need more than binding the arguments:
+// table shapes, time attributes, ORDER BY, changelogs, error wording.
+
+// checkShape applies the rules on a signature's table arguments that need
+// no table: at most 20, all with set semantics when there are several, and
+// then none passing columns through.
+func checkShape(c *sqlmini.Call, def *FuncDef) error {
+	var tables []ArgDecl
+	for _, a := range def.Args {
+		if a.IsTable() {
+			tables = append(tables, a)
+		}
+	}
+	if len(tables) > maxTableArgs {
+		return sqlmini.Errorf(c.Pos, "Unsupported table argument count. Currently, the number of input tables is limited to %d.", maxTableArgs)
+	}
+	if len(tables) < 2 {
+		return nil
+	}
+	for _, a := range tables {
+		if !a.Traits.Has(SetSemanticTable) {
+			return sqlmini.Errorf(c.Pos, "All table arguments must use set semantics if multiple table arguments are declared.")
+		}
+	}
+	for _, a := range tables {
+		if a.Traits.Has(PassColumnsThrough) {
+			return sqlmini.Errorf(c.Pos, "Pass-through columns are not supported if multiple table arguments are declared.")
+		}
+	}
+	return nil
+}
+
+// checkTables applies Flink's rules for several table arguments.
+func (p *planner) checkTables(c *sqlmini.Call, def *FuncDef, ts []tableBinding) error {
+	var tables []ArgDecl
+	for _, a := range def.Args {
+		if a.IsTable() {
+			tables = append(tables, a)
+		}
+	}
+	if len(tables) > maxTableArgs {
+		return sqlmini.Errorf(c.Pos, "Unsupported table argument count. Currently, the number of input tables is limited to %d.", maxTableArgs)
+	}
+	if len(tables) > 1 {
+		for _, a := range tables {
+			if !a.Traits.Has(SetSemanticTable) {
+				return sqlmini.Errorf(c.Pos, "All table arguments must use set semantics if multiple table arguments are declared.")
+			}
+		}
+		// Keys must have the same number of columns of the same types; the
+		// length of a string and nullability do not matter.
+		var sets []string
+		var ref []Type
+		mismatch := false
+		for i, t := range ts {
+			var types []string
+			var kt []Type
+			for _, k := range t.partition {
+				ct := t.in.schema().Columns[k].Type
+				types = append(types, ct.String())
+				kt = append(kt, ct)
+			}
+			sets = append(sets, "["+strings.Join(types, ", ")+"]")
+			if i == 0 {
+				ref = kt
+				continue
+			}
+			if len(kt) != len(ref) {
+				mismatch = true
+				continue
+			}
+			for j := range kt {
+				if !kt[j].SameRoot(ref[j]) {
+					mismatch = true
+				}
+			}
+		}
+		if mismatch {
+			return sqlmini.Errorf(c.Pos, "Invalid PARTITION BY columns. The number of columns and their data types must match across all involved table arguments. Given partition key sets: %s", strings.Join(sets, ", "))
+		}
+		for _, t := range ts {
+			if t.pass {
+				return sqlmini.Errorf(c.Pos, "Pass-through columns are not supported if multiple table arguments are declared. Table argument '%s' passes its columns through.", t.name)
+			}
+		}
+	}
+	return nil
+}
+
+// orderBy checks ORDER BY of a table argument as Flink does: the first
+// column an ascending time attribute, no column twice.
+func orderBy(arg string, sch Schema, items []*sqlmini.OrderItem) ([]int, []bool, error) {
+	var keys []int
+	var dirs []bool
+	seen := map[string]bool{}
+	for i, it := range items {
+		name := string(it.Column.Value)
+		k := sch.Index(name)
+		if k < 0 {
+			return nil, nil, sqlmini.Errorf(it.Pos, "Invalid column '%s' for ORDER BY clause. Available columns are: %s", name, namesOf(sch))
+		}
+		if seen[name] {
+			return nil, nil, sqlmini.Errorf(it.Pos, "Invalid ORDER BY clause for table argument '%s'. Column '%s' appears more than once in ORDER BY.", arg, name)
+		}
+		seen[name] = true
+		desc := strings.EqualFold(it.Direction, "DESC")
+		col := sch.Columns[k]
+		if i == 0 {
+			if !col.Type.IsTime() || col.Type.Length > 3 {
+				return nil, nil, sqlmini.Errorf(it.Pos, "Invalid ORDER BY clause for table argument '%s'. The first ORDER BY column must be a TIMESTAMP or TIMESTAMP_LTZ column (up to precision 3). However, column '%s' has data type '%s'.", arg, name, col.Type)
+			}
+			if desc {
+				return nil, nil, sqlmini.Errorf(it.Pos, "Invalid ORDER BY clause for table argument '%s'. The first ORDER BY column on a timestamp column must be in ascending order.", arg)
+			}
+			if !col.TimeAttr {
+				return nil, nil, sqlmini.Errorf(it.Pos, "Invalid ORDER BY clause for table argument '%s'. The first ORDER BY column '%s' is not a valid time attribute. Only columns with a watermark declaration qualify for ORDER BY. Also, make sure that the watermarked column is forwarded without any modification.", arg, name)
+			}
+		}
+		keys = append(keys, k)
+		dirs = append(dirs, desc)
+	}
+	return keys, dirs, nil
+}
+
+// sortKeys turns a table argument's ORDER BY after its time column into
+// sort keys (ASC sorts NULLS LAST and DESC NULLS FIRST unless told).
+func sortKeys(t tableBinding) []sortKey {
+	var keys []sortKey
+	for i := 1; i < len(t.sem.OrderBy); i++ {
+		k := sortKey{col: t.sem.OrderBy[i], desc: t.sem.Descending[i], nullsFirst: t.sem.Descending[i]}
+		switch strings.ToUpper(t.order[i].Nulls) {
+		case "FIRST":
+			k.nullsFirst = true
+		case "LAST":
+			k.nullsFirst = false
+		}
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// bindOnTime validates on_time and returns the rowtime output column.
+func (p *planner) bindOnTime(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime Descriptor) (*Column, error) {
+	if onTime == nil {
+		for _, a := range def.Args {
+			if a.Traits.Has(RequireOnTime) {
+				return nil, sqlmini.Errorf(c.Pos, "Table argument '%s' requires a time attribute. Please provide one using the implicit `on_time` argument. For example: myFunction(..., on_time => DESCRIPTOR(`my_timestamp`))", a.Name)
+			}
+		}
+		return nil, nil
+	}
+	var unknown []string
+	var col *Column
+	for _, name := range onTime {
+		found := false
+		for i := range n.tables {
+			t := &n.tables[i]
+			k := t.in.schema().Index(name)
+			if k < 0 {
+				continue
+			}
+			found = true
+			tc := t.in.schema().Columns[k]
+			if !tc.Type.IsTime() || tc.Type.Length > 3 {
+				return nil, sqlmini.Errorf(c.Pos, "Unsupported data type for time attribute '%s' in table argument '%s'. Only TIMESTAMP(3) or TIMESTAMP_LTZ(3) are supported, but found %s.", name, t.name, tc.Type)
+			}
+			if !tc.TimeAttr {
+				return nil, sqlmini.Errorf(c.Pos, "Invalid time attribute '%s' in table argument '%s': the `on_time` column must be a time attribute. Only columns with a watermark declaration qualify (WATERMARK FOR %s AS %s - INTERVAL ...), and the rowtime column of a PTF's output.", name, t.name, name, name)
+			}
+			if len(t.sem.OrderBy) > 0 && t.sem.OrderBy[0] != k {
+				return nil, sqlmini.Errorf(c.Pos, "Invalid ORDER BY clause for table argument '%s'. The first ORDER BY column '%s' must be the time attribute given in `on_time` ('%s').", t.name, t.in.schema().Columns[t.sem.OrderBy[0]].Name, name)
+			}
+			if t.sem.TimeColumn >= 0 {
+				return nil, sqlmini.Errorf(c.Pos, "Ambiguous time attribute found. The `on_time` argument must reference at most one column in a table argument. Currently, the columns in `on_time` point to both '%s' and '%s' in table argument '%s'.", t.in.schema().Columns[t.sem.TimeColumn].Name, name, t.name)
+			}
+			t.sem.TimeColumn = k
+			rt := Column{Name: "rowtime", Type: tc.Type.Nullable(), TimeAttr: true}
+			rt.Type.NotNull = tc.Type.NotNull
+			col = &rt
+		}
+		if !found {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, sqlmini.Errorf(c.Pos, "Invalid time attribute declaration. Each column in the `on_time` argument must reference at least one column in one of the table arguments. Unknown references: [%s]", strings.Join(unknown, ", "))
+	}
+	if col == nil {
+		return nil, sqlmini.Errorf(c.Pos, "the `on_time` argument needs a table argument to take its time from")
+	}
+	if len(n.tables) > 1 {
+		var missing []string
+		for _, t := range n.tables {
+			if t.sem.TimeColumn < 0 {
+				missing = append(missing, t.name)
+			}
+		}
+		if len(missing) > 0 {
+			return nil, sqlmini.Errorf(c.Pos, "Invalid time attribute declaration. If multiple tables are declared, the `on_time` argument must reference a time column for each table argument or none. Missing time attributes for: [%s]", strings.Join(missing, ", "))
+		}
+	}
+	return col, nil
+}
+
+// bindChangelog resolves the output changelog mode of a ChangelogFunction
+// and applies Flink's rules on updates.
+func (p *planner) bindChangelog(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime bool) error {
+	fname := string(c.Name.Value)
+	updatingIn := false
+	var modes []ChangelogMode
+	for _, t := range n.tables {
+		modes = append(modes, t.sem.Changelog)
+		updatingIn = updatingIn || !t.sem.Changelog.IsInsertOnly()
+	}
+	if def.ChangelogMode != nil {
+		m, err := def.ChangelogMode(modes, p.required)
+		if err != nil {
+			return at(c.Pos, err)
+		}
+		if m.kinds == 0 || !m.Contains(Insert) {
+			return sqlmini.Errorf(c.Pos, "function '%s' declares the changelog mode %s, which has no INSERT", fname, m)
+		}
+		n.mode = m
+	}
+	if (updatingIn || !n.mode.IsInsertOnly()) && onTime {
+		return sqlmini.Errorf(c.Pos, "Time operations using the `on_time` argument are currently not supported for PTFs that consume or produce updates.")
+	}
+	if n.mode.Contains(UpdateAfter) && !n.mode.Contains(UpdateBefore) || n.mode.Contains(Delete) && !n.mode.Contains(UpdateBefore) && n.mode.Contains(UpdateAfter) {
+		// upsert output: keyed by the PARTITION BY columns
+		for _, t := range n.tables {
+			if !t.set {
+				return sqlmini.Errorf(c.Pos, "PTFs that take table arguments with row semantics don't support upsert output. Table argument '%s' of function '%s' must use set semantics.", t.name, fname)
+			}
+		}
+		if len(n.tables) == 0 || len(n.tables[0].partition) == 0 {
+			return sqlmini.Errorf(c.Pos, "function '%s' produces upsert output (%s), whose key is the PARTITION BY columns: call it with PARTITION BY", fname, n.mode)
+		}
+	}
+	return nil
+}
+
+// upsertKey is the key of upsert output: the first table's PARTITION BY
+// columns, which lead the output row.
+func (n *ptfNode) upsertKey() []int {
+	if n.mode.Contains(UpdateBefore) || n.mode.IsInsertOnly() || len(n.tables) == 0 || n.tables[0].pass {
+		return nil
+	}
+	k := make([]int, len(n.tables[0].partition))
+	for i := range k {
+		k[i] = i
+	}
+	return k
+}
+
+// deliverUpdates puts an updating input into the form table argument
+// traits ask for (flink-cases.md §10.11): partitioned by its upsert key, the
+// function gets the upsert form (no -U); otherwise, or with
+// REQUIRE_UPDATE_BEFORE, the retract form; REQUIRE_FULL_DELETE fills
+// deletes that carry only the key.
+func deliverUpdates(in node, traits Trait, partition []int) node {
+	m := in.changelog()
+	key := upsertKeyOf(in)
+	upsertForm := len(key) > 0 && sameColumns(key, partition) && !traits.Has(RequireUpdateBefore)
+	out := m
+	if upsertForm {
+		out.kinds &^= 1 << UpdateBefore
+	} else if m.Contains(UpdateAfter) {
+		out.kinds |= 1 << UpdateBefore
+	}
+	fill := traits.Has(RequireFullDelete) && m.KeyOnlyDeletes
+	if !upsertForm && m.Contains(UpdateAfter) && !m.Contains(UpdateBefore) {
+		fill = fill || m.KeyOnlyDeletes // a retract stream knows its rows
+	}
+	if fill {
+		out.KeyOnlyDeletes = false
+	}
+	if out == m {
+		return in
+	}
+	return &normalizeNode{in: in, key: key, retract: !upsertForm, fullDeletes: fill, mode: out}
+}
+
+func sameColumns(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[int]bool{}
+	for _, x := range a {
+		seen[x] = true
+	}
+	for _, y := range b {
+		if !seen[y] {
+			return false
+		}
+	}
+	return true
+}
+
+// noSignature is Flink's (Calcite's) message for a call no signature fits:
+// No match found for function signature f(<RecordType(CHAR(3) name, BOOLEAN isValid)>, <NUMERIC>, <COLUMN_LIST>, <CHARACTER>).
+func (p *planner) noSignature(c *sqlmini.Call, def *FuncDef, bound []*sqlmini.Arg) error {
+	var ops []string
+	for i, a := range bound {
+		switch {
+		case a != nil && !a.Default && a.Table != nil:
+			var in node
+			var err error
+			if a.Table.Name != nil {
+				in, err = p.planTableRef(a.Table.Name)
+			} else {
+				in, err = p.planQuery(a.Table.Query)
+			}
+			if err != nil {
+				return err
+			}
+			var fields []string
+			for _, col := range in.schema().Columns {
+				fields = append(fields, calciteType(col.Type)+" "+col.Name)
+			}
+			ops = append(ops, "<RecordType("+strings.Join(fields, ", ")+")>")
+		case a != nil && !a.Default && a.Expr != nil:
+			fam := "ANY"
+			if x, err := compileExpr(a.Expr, nil); err == nil {
+				fam = typeFamily(x.typ())
+			}
+			ops = append(ops, "<"+fam+">")
+		case i == len(def.Args):
+			ops = append(ops, "<COLUMN_LIST>")
+		case i == len(def.Args)+1:
+			ops = append(ops, "<CHARACTER>")
+		case def.Args[i].Type != nil:
+			ops = append(ops, "<"+typeFamily(*def.Args[i].Type)+">")
+		default:
+			ops = append(ops, "<ANY>")
+		}
+	}
+	return sqlmini.Errorf(c.Pos, "No match found for function signature %s(%s)", string(c.Name.Value), strings.Join(ops, ", "))
+}
+
+// calciteType spells a type as Calcite prints it in RecordType(...).
+func calciteType(t Type) string {
+	t = t.Nullable()
+	switch t.Kind {
+	case KindInt:
+		return "INTEGER"
+	case KindVarChar:
+		return "VARCHAR(" + itoa(t.Length) + ")"
+	case KindVarBinary:
+		return "VARBINARY(" + itoa(t.Length) + ")"
+	case KindTimestampLTZ:
+		return "TIMESTAMP_WITH_LOCAL_TIME_ZONE(" + itoa(t.Length) + ")"
+	}
+	return t.String()
+}
+
+// typeFamily is Calcite's type family name of t.
+func typeFamily(t Type) string {
+	switch {
+	case t.IsNumeric():
+		return "NUMERIC"
+	case t.IsString():
+		return "CHARACTER"
+	}
+	switch t.Kind {
+	case KindBoolean:
+		return "BOOLEAN"
+	case KindDescriptor:
+		return "COLUMN_LIST"
+	case KindTimestamp, KindTimestampLTZ, KindDate, KindTime:
+		return "DATETIME"
+	case KindIntervalDayTime:
+		return "INTERVAL_DAY_TIME"
+	case KindIntervalYearMonth:
+		return "INTERVAL_YEAR_MONTH"
+	case KindBinary, KindVarBinary:
+		return "BINARY"
+	}
+	return "ANY"
+}

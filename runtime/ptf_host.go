@@ -1,0 +1,227 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// The PTF operator's side of Context (the host interface of context.go):
+// what a call of eval or onTimer asks of the runtime.
+
+func (o *ptfOp) input() int { return o.inputIndex() }
+
+func (o *ptfOp) inputIndex() int {
+	if o.bind == nil {
+		return -1
+	}
+	return o.bind.decl
+}
+
+func (o *ptfOp) key() []any {
+	if o.cur == nil {
+		return nil
+	}
+	return o.cur.key
+}
+
+func (o *ptfOp) collect(r Row) error {
+	n := o.node
+	if !n.mode.Contains(r.Kind) {
+		return fmt.Errorf("Invalid row kind received: %s. Expected produced changelog mode: %s", r.Kind, n.mode)
+	}
+	if len(r.Fields) != n.fnOut.Len() {
+		return fmt.Errorf("collect: expected %d output column(s) %v, got %d value(s)", n.fnOut.Len(), n.fnOut.Names(), len(r.Fields))
+	}
+	prefix := o.prefix()
+	out := make([]any, 0, n.sch.Len())
+	out = append(out, prefix...)
+	out = append(out, r.Fields...)
+	if n.rowtime {
+		out = append(out, o.rowtime())
+	}
+	o.out = append(o.out, event{kind: evRow, row: Row{Kind: r.Kind, Fields: out}})
+	return nil
+}
+
+// prefix returns the key columns (or pass-through columns) of the output.
+func (o *ptfOp) prefix() []any {
+	n := o.node
+	if len(n.tables) == 0 {
+		return nil
+	}
+	if o.bind != nil && o.bind.pass {
+		return o.row.Fields
+	}
+	var p []any
+	for _, t := range n.tables {
+		if !t.set || len(t.partition) == 0 {
+			continue
+		}
+		if o.cur != nil && len(o.cur.key) == len(t.partition) {
+			p = append(p, o.cur.key...)
+		} else {
+			p = append(p, make([]any, len(t.partition))...)
+		}
+	}
+	return p
+}
+
+func (o *ptfOp) state(i int) (any, error) {
+	ks := o.cur
+	if ks == nil {
+		return nil, fmt.Errorf("state is only available for tables with set semantics")
+	}
+	if i < 0 || i >= len(ks.vals) {
+		return nil, fmt.Errorf("no state entry %d", i)
+	}
+	ks.dirty = true
+	now := o.ex.now()
+	if ttl := o.ttl[i]; ttl > 0 && ks.loaded[i] && ks.vals[i] != nil && now-ks.touched[i] > ttl {
+		ks.vals[i] = nil // expired: never returned, a fresh default instead
+	}
+	ks.touched[i] = now
+	if ks.loaded[i] && ks.vals[i] != nil {
+		return ks.vals[i], nil
+	}
+	if !ks.loaded[i] && o.stored {
+		var data []byte
+		err := o.ex.store.View(func(tx state.Tx) error {
+			var err error
+			data, err = o.readStored(tx, i, ks.enc)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(data) >= 8 {
+			written := int64(binary.BigEndian.Uint64(data))
+			data = data[8:]
+			if ttl := o.ttl[i]; ttl > 0 && now-written > ttl {
+				data = nil // expired while stored
+			}
+		}
+		if data != nil {
+			v, err := o.codec.DecodeState(i, data)
+			if err != nil {
+				return nil, fmt.Errorf("state %q: %w", o.node.def.State[i].Name, err)
+			}
+			ks.vals[i], ks.loaded[i] = v, true
+			return v, nil
+		}
+	}
+	v, err := o.codec.NewState(i)
+	if err != nil {
+		return nil, err
+	}
+	ks.vals[i], ks.loaded[i] = v, true
+	return v, nil
+}
+
+func (o *ptfOp) setState(i int, v any) {
+	if ks := o.cur; ks != nil && i >= 0 && i < len(ks.vals) {
+		ks.vals[i], ks.loaded[i], ks.dirty = v, true, true
+	}
+}
+
+func (o *ptfOp) clearState(i int) {
+	if ks := o.cur; ks != nil && i >= 0 && i < len(ks.vals) {
+		ks.cleared[i], ks.dirty = true, true
+	}
+}
+
+func (o *ptfOp) clearAllState() {
+	for i := range o.node.def.State {
+		o.clearState(i)
+	}
+}
+
+func (o *ptfOp) semantics(arg int) (TableSemantics, bool) {
+	for _, t := range o.node.tables {
+		if t.decl == arg {
+			return t.sem, true
+		}
+	}
+	return TableSemantics{}, false
+}
+
+func (o *ptfOp) changelogMode() ChangelogMode { return o.node.mode }
+
+// rowtime is the rowtime output value: the input row's on_time column, or
+// the firing timer's time typed like it.
+func (o *ptfOp) rowtime() any {
+	if o.firing != nil {
+		if o.node.rowtimeType.Kind == KindTimestamp {
+			return LocalDateTime{Millis: o.firing.time}
+		}
+		return Instant{Millis: o.firing.time}
+	}
+	if o.bind == nil || o.bind.sem.TimeColumn < 0 {
+		return nil
+	}
+	return o.row.Fields[o.bind.sem.TimeColumn]
+}
+
+func (o *ptfOp) time() (int64, bool) {
+	if o.firing != nil {
+		return o.firing.time, true
+	}
+	if o.bind == nil || o.bind.sem.TimeColumn < 0 {
+		return 0, false
+	}
+	return TimeMillis(o.row.Fields[o.bind.sem.TimeColumn])
+}
+
+func (o *ptfOp) currentWatermark() (int64, bool) { return o.wm, o.hasWM }
+
+func (o *ptfOp) tableWatermark() (int64, bool) {
+	if o.firing != nil || o.bind == nil || !o.inHas[o.bi] {
+		return 0, false
+	}
+	return o.inWM[o.bi], true
+}
+
+func (o *ptfOp) currentTimer() (string, bool) {
+	if o.firing == nil || !o.firing.named {
+		return "", false
+	}
+	return o.firing.name, true
+}
+
+func (o *ptfOp) registerOnTime(name string, named bool, ts int64) error {
+	if err := o.timersAllowed(); err != nil {
+		return err
+	}
+	o.timers.register(o.cur, name, named, ts)
+	return nil
+}
+
+func (o *ptfOp) clearTimer(name string, named bool, ts int64) error {
+	if err := o.timersAllowed(); err != nil {
+		return err
+	}
+	o.timers.clear(o.cur, name, named, ts)
+	return nil
+}
+
+func (o *ptfOp) clearAllTimers() error {
+	if err := o.timersAllowed(); err != nil {
+		return err
+	}
+	o.timers.clearKey(o.cur)
+	return nil
+}
+
+// timersAllowed applies Flink's rule: timers only when every table argument
+// has set semantics and none passes columns through.
+func (o *ptfOp) timersAllowed() error {
+	ok := len(o.node.tables) > 0 && o.cur != nil
+	for _, t := range o.node.tables {
+		ok = ok && t.set && !t.pass
+	}
+	if !ok {
+		return fmt.Errorf("%w: Timers are not supported in the current PTF declaration. Note that only PTFs that take set semantic tables support timers. Also timers are not available for advanced traits such as supporting pass-through columns or updates.", ErrNoTimers)
+	}
+	return nil
+}
