@@ -134,8 +134,10 @@ func TestHostileFunctions(t *testing.T) {
 			limit: true},
 		// The promise queue grows, so the memory guard could win the race
 		// with the timeout on a slow machine: this case checks the timeout.
+		// The interrupt may land between promise jobs, where no JS frame has
+		// a position: "f.js:8:?:" accepts the message with or without one.
 		{name: "promise_loop", set: "SET 'ptf.max-memory' = '0';", body: `const spin = () => Promise.resolve().then(spin); spin();`,
-			err:   `query.sql:1:15: f.js:8:*: f: call ran longer than the eval timeout of 300ms; to allow more, SET 'ptf.eval-timeout' to a longer duration ('0' for no limit) (at key (Eve), input row +I[Eve])`,
+			err:   `query.sql:1:15: f.js:8:?: f: call ran longer than the eval timeout of 300ms; to allow more, SET 'ptf.eval-timeout' to a longer duration ('0' for no limit) (at key (Eve), input row +I[Eve])`,
 			limit: true},
 		{name: "deep_recursion", body: `const down = (n) => down(n + 1) + 1; down(0);`,
 			err:   `query.sql:1:15: f.js:8:27: f: call stack exceeded 5000 nested calls (infinite recursion?); to allow deeper, SET 'ptf.max-call-depth' to a larger number (at key (Eve), input row +I[Eve])`,
@@ -232,6 +234,10 @@ func errorText(err error, dir, want string) string {
 	got := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
 	if strings.Contains(want, "f.js:8:*:") {
 		got = regexp.MustCompile(`f\.js:8:\d+:`).ReplaceAllString(got, "f.js:8:*:")
+	}
+	if strings.Contains(want, "f.js:8:?:") {
+		got = regexp.MustCompile(`f\.js:8:\d+: `).ReplaceAllString(got, "")
+		got = strings.Replace(got, "query.sql:1:15: f: ", "query.sql:1:15: f.js:8:?: f: ", 1)
 	}
 	return got
 }
