@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/ptfsh/ptfsh/state"
@@ -67,6 +68,8 @@ type execution struct {
 	ptfs []*ptfOp
 	// sources are the file sources, whose positions go into checkpoints.
 	sources []*fileStream
+	// trace receives the trace of each call when tracing is on (trace.go).
+	trace io.Writer
 	// uncheckpointable says why no checkpoint may be taken before the end.
 	uncheckpointable string
 	// tees are the running shared calls (fanout.go).

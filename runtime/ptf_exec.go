@@ -231,6 +231,7 @@ type ptfOp struct {
 	spills  int64           // keys spilled so far
 	quiet   int             // input rows since the last output or tick
 	heads   []*event        // with on_time: the next row of each input, by time
+	tr      *callTrace      // the call being traced (trace.go)
 	// evictErr is a spill that failed; the call that caused it reports it.
 	evictErr error
 	// loading: timers are being read inside a store transaction, so no
@@ -469,8 +470,10 @@ func (o *ptfOp) fireTimers() error {
 			o.endFire++
 		}
 		o.firing, o.cur, o.bind = t, t.ks, nil
+		o.traceStart()
 		err := o.inst.OnTimer(o.ctx)
 		o.endCall(o.cur)
+		o.traceEnd(err)
 		o.firing = nil
 		if err != nil {
 			return o.callError(err)
@@ -483,10 +486,12 @@ func (o *ptfOp) call(r Row) error {
 	if err := o.evictErr; err != nil {
 		return at(o.node.pos, err)
 	}
+	o.traceStart()
 	err := o.inst.Eval(o.ctx, r)
 	if o.cur != nil {
 		o.endCall(o.cur)
 	}
+	o.traceEnd(err)
 	if err != nil {
 		return o.callError(err)
 	}

@@ -42,6 +42,9 @@ func (o *ptfOp) collect(r Row) error {
 		out = append(out, o.rowtime())
 	}
 	o.out = append(o.out, event{kind: evRow, row: Row{Kind: r.Kind, Fields: out}})
+	if o.tr != nil {
+		o.traceEvent("emitted %s", FormatRow(Row{Kind: r.Kind, Fields: out}, n.sch))
+	}
 	return nil
 }
 
@@ -194,6 +197,7 @@ func (o *ptfOp) registerOnTime(name string, named bool, ts int64) error {
 		return err
 	}
 	o.timers.register(o.cur, name, named, ts)
+	o.traceEvent("registered %s at %s", timerName(name, named), traceTime(ts))
 	return nil
 }
 
@@ -202,6 +206,11 @@ func (o *ptfOp) clearTimer(name string, named bool, ts int64) error {
 		return err
 	}
 	o.timers.clear(o.cur, name, named, ts)
+	if named {
+		o.traceEvent("cleared timer '%s'", name)
+	} else {
+		o.traceEvent("cleared unnamed timer at %s", traceTime(ts))
+	}
 	return nil
 }
 
@@ -210,6 +219,7 @@ func (o *ptfOp) clearAllTimers() error {
 		return err
 	}
 	o.timers.clearKey(o.cur)
+	o.traceEvent("cleared all timers")
 	return nil
 }
 
@@ -224,4 +234,11 @@ func (o *ptfOp) timersAllowed() error {
 		return fmt.Errorf("%w: Timers are not supported in the current PTF declaration. Note that only PTFs that take set semantic tables support timers. Also timers are not available for advanced traits such as supporting pass-through columns or updates.", ErrNoTimers)
 	}
 	return nil
+}
+
+func timerName(name string, named bool) string {
+	if named {
+		return "timer '" + name + "'"
+	}
+	return "unnamed timer"
 }

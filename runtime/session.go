@@ -31,6 +31,8 @@ type Config struct {
 	// Timing prints row counts and timings to Err after each query, and a
 	// progress line while a long query runs (meant for a terminal).
 	Timing bool
+	// Trace shows every call of eval and onTimer on Err (--trace).
+	Trace bool
 	// OpenStore opens a state file for SET 'state.path' = 'FILE'; nil
 	// refuses that setting.
 	OpenStore func(path string) (state.Store, error)
@@ -202,6 +204,10 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 			s.cfg.Store.Close()
 		}
 		s.cfg.Store, s.ownStore = st, true
+	case SetTrace:
+		if !strings.EqualFold(val, "on") && !strings.EqualFold(val, "off") {
+			return sqlmini.Errorf(set.Pos, "SET '%s' is 'on' or 'off', not '%s'", key, val)
+		}
 	case SetCacheSize:
 		if n, err := strconv.Atoi(val); err != nil || n < 1 {
 			return sqlmini.Errorf(set.Pos, "SET '%s' needs a number of keys of at least 1, not '%s'", key, val)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Settings of event and processing time, read when a statement starts.
@@ -42,6 +43,9 @@ func (s *Session) newExecution(ctx context.Context) (*execution, error) {
 		ex.defaultTTL = d.Milliseconds()
 	}
 	ex.resetSources = s.settings[SetSourcePositions] == "reset"
+	if s.cfg.Trace || strings.EqualFold(s.settings[SetTrace], "on") {
+		ex.trace = s.cfg.Err
+	}
 	ex.discardIncompatible = s.settings[SetOnIncompatible] == "discard"
 	if v, ok := s.settings[SetCacheSize]; ok {
 		ex.cacheSize, _ = strconv.Atoi(v)

@@ -36,6 +36,7 @@ func main() {
 
 type options struct {
 	file, exec, statePath, format, init, seed string
+	trace                                     bool
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -45,7 +46,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.file, "f", "", "run the statements of `FILE` and exit")
 	fs.StringVar(&o.exec, "e", "", "run the given `STATEMENTS` and exit")
 	fs.StringVar(&o.statePath, "state", "", "keep state in `FILE` (bbolt) across runs")
-	fs.StringVar(&o.format, "format", "tableau", "result format: tableau, rows, csv or json")
+	fs.StringVar(&o.format, "format", "tableau", "result format: tableau, changelog, table, rows, csv or json")
+	fs.BoolVar(&o.trace, "trace", false, "show every call of eval and onTimer: key, row, watermark, state, timers, rows")
 	fs.StringVar(&o.init, "init", "", "run the statements of `FILE` before the prompt")
 	fs.StringVar(&o.seed, "seed", "", "make Math.random and Date.now deterministic with `N` (SET 'ptfsh.seed')")
 	fs.Usage = func() {
@@ -88,7 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	sess, err := runtime.NewSession(runtime.Config{
 		Out: stdout, Err: stderr, Loader: engine, Store: store,
-		Format: o.format, Timing: isTerminal(os.Stderr),
+		Format: o.format, Timing: isTerminal(os.Stderr), Trace: o.trace,
 		OpenStore: func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
 		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine.

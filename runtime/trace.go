@@ -1,0 +1,132 @@
+package runtime
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// Tracing (--trace, SET 'ptfsh.trace' = 'on') shows each call of eval and
+// onTimer as it happens, for learning and debugging (DESIGN §7): the key,
+// the input row or the timer, the watermark, the state before and after,
+// the timers registered and cleared, and the rows emitted.
+
+// SetTrace turns tracing on ('on') or off.
+const SetTrace = "ptfsh.trace"
+
+// callTrace collects what one call did.
+type callTrace struct {
+	w      io.Writer
+	before string
+	events []string
+}
+
+// traceStart opens the trace of a call; a no-op unless tracing.
+func (o *ptfOp) traceStart() {
+	if o.ex.trace == nil {
+		return
+	}
+	o.tr = &callTrace{w: o.ex.trace, before: o.describeState(o.cur)}
+}
+
+// traceEvent records a timer registered or cleared, or a row emitted.
+func (o *ptfOp) traceEvent(format string, args ...any) {
+	if o.tr != nil {
+		o.tr.events = append(o.tr.events, fmt.Sprintf(format, args...))
+	}
+}
+
+// traceEnd prints the call.
+func (o *ptfOp) traceEnd(err error) {
+	tr := o.tr
+	if tr == nil {
+		return
+	}
+	o.tr = nil
+	var b strings.Builder
+	wm := "null"
+	if o.hasWM {
+		wm = traceTime(o.wm)
+	}
+	key := "()"
+	if o.cur != nil {
+		key = "(" + formatFields(o.cur.key) + ")"
+	}
+	switch {
+	case o.firing != nil:
+		name := "unnamed timer"
+		if o.firing.named {
+			name = "timer '" + o.firing.name + "'"
+		}
+		fmt.Fprintf(&b, "trace %s onTimer key %s %s at %s, watermark %s\n", o.node.fn, key, name, traceTime(o.firing.time), wm)
+	case o.bind != nil:
+		fmt.Fprintf(&b, "trace %s eval key %s row %s, watermark %s\n", o.node.fn, key, FormatRow(o.row, o.bind.in.schema()), wm)
+	default:
+		fmt.Fprintf(&b, "trace %s eval, watermark %s\n", o.node.fn, wm)
+	}
+	if len(o.node.def.State) > 0 {
+		fmt.Fprintf(&b, "  state before: %s\n", tr.before)
+	}
+	for _, e := range tr.events {
+		fmt.Fprintf(&b, "  %s\n", e)
+	}
+	if len(o.node.def.State) > 0 {
+		fmt.Fprintf(&b, "  state after:  %s\n", o.describeState(o.cur))
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "  failed: %v\n", err)
+	}
+	io.WriteString(tr.w, b.String())
+}
+
+// traceTime shows an event time as an instant; the maximum watermark is
+// the end of input.
+func traceTime(ms int64) string {
+	if ms == MaxWatermark {
+		return "end of input"
+	}
+	return FormatValue(Instant{Millis: ms}, TypeTimestampLTZ)
+}
+
+// describeState shows a key's value state without changing it: live
+// values encoded, others as stored, or (default).
+func (o *ptfOp) describeState(ks *keyState) string {
+	if ks == nil || o.codec == nil {
+		return "-"
+	}
+	var parts []string
+	for i, sd := range o.node.def.State {
+		if sd.Kind != ValueState {
+			parts = append(parts, sd.Name+"=("+[...]string{"value", "list", "map"}[sd.Kind]+" view)")
+			continue
+		}
+		v := "(default)"
+		switch {
+		case ks.loaded[i] && ks.vals[i] != nil:
+			if b, err := o.codec.EncodeState(i, ks.vals[i]); err == nil {
+				v = readable(b)
+			}
+		case !ks.loaded[i] && o.stored:
+			_ = o.ex.store.View(func(tx state.Tx) error {
+				b, err := o.readStored(tx, i, ks.enc)
+				if err == nil && len(b) > 8 {
+					v = readable(b[8:]) // after the 8-byte write time
+				}
+				return nil
+			})
+		}
+		parts = append(parts, sd.Name+"="+v)
+	}
+	return strings.Join(parts, " ")
+}
+
+// readable shows an encoded state value: script's encoding is a version
+// byte and JSON.
+func readable(b []byte) string {
+	if len(b) > 1 && (b[1] == '{' || b[1] == '[' || b[1] == '"') {
+		return string(b[1:])
+	}
+	return fmt.Sprintf("x'%x'", b)
+}
