@@ -4,6 +4,7 @@
 //	ptfsh                      interactive shell
 //	ptfsh -f script.sql        run a script (exit status 1 on the first error)
 //	ptfsh -e "SELECT ..."      run statements given inline
+//	ptfsh test [PATH...]       run PTF test files (.txtar) and show diffs
 package main
 
 import (
@@ -40,6 +41,9 @@ type options struct {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "test" {
+		return runTests(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("ptfsh", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options

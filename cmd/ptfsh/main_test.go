@@ -130,3 +130,37 @@ func TestCompleter_Do(t *testing.T) {
 		}
 	}
 }
+
+func TestRun_testCommand(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "greet.txtar")
+	archive := `-- g.js --
+export default { output: "STRING", args: [{ name: "r", traits: ["ROW_SEMANTIC_TABLE"] }],
+  eval(ctx, s, { r }) { ctx.collect("Hi " + r.name); } };
+-- query.sql --
+SET 'ptfsh.format' = 'rows';
+CREATE FUNCTION g AS 'g.js';
+CREATE VIEW v(name) AS VALUES ('Bob');
+SELECT * FROM g(TABLE v);
+-- want.out --
++I[Hello Bob]
+`
+	if err := os.WriteFile(file, []byte(archive), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCmd(t, "", "test", dir)
+	if code != 1 || !strings.Contains(out, "FAIL  "+file) || !strings.Contains(out, "  -  +I[Hello Bob]\n  +  +I[Hi Bob]\n") ||
+		!strings.HasSuffix(out, "0 passed, 1 failed\n") {
+		t.Fatalf("failing test: code %d, output:\n%s", code, out)
+	}
+	if code, out, _ := runCmd(t, "", "test", "-update", file); code != 0 {
+		t.Fatalf("-update: code %d\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, "", "test", file)
+	if code != 0 || out != "ok    "+file+"\n1 passed, 0 failed\n" {
+		t.Fatalf("after -update: code %d, output:\n%s", code, out)
+	}
+	if code, _, errs := runCmd(t, "", "test", filepath.Join(dir, "nope")); code != 2 || !strings.Contains(errs, "no such file") {
+		t.Fatalf("missing path: code %d, %s", code, errs)
+	}
+}

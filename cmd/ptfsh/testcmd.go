@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
+)
+
+// runTests is `ptfsh test [-update] [PATH...]`: each PATH is a test file
+// (.txtar) or a folder of them. A test file holds the files a test needs
+// (functions, data), a `-- query.sql --` section whose statements run one
+// by one (an error is printed and the next runs, as in the shell), and a
+// `-- want.out --` section with what they must print, results and errors
+// together. A failing test shows a diff; -update rewrites want.out.
+func runTests(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ptfsh test", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	update := fs.Bool("update", false, "rewrite the want.out section of each test with what it printed")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: ptfsh test [-update] [PATH...]   (PATH: a .txtar test file or a folder of them; default .)\n")
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	var files []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "ptfsh test: %v\n", err)
+			return 2
+		}
+		if !fi.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		_ = filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".txtar") {
+				files = append(files, path)
+			}
+			return err
+		})
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		fmt.Fprintf(stderr, "ptfsh test: no .txtar test files in %s\n", strings.Join(paths, ", "))
+		return 2
+	}
+	failed := 0
+	for _, f := range files {
+		ok, msg := runTestFile(f, *update)
+		if ok {
+			fmt.Fprintf(stdout, "ok    %s\n", f)
+			continue
+		}
+		failed++
+		fmt.Fprintf(stdout, "FAIL  %s\n%s", f, msg)
+	}
+	fmt.Fprintf(stdout, "%d passed, %d failed\n", len(files)-failed, failed)
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// runTestFile runs one test file and reports whether it passed, with a
+// diff or an error when it did not.
+func runTestFile(file string, update bool) (bool, string) {
+	ar, err := txtar.ParseFile(file)
+	if err != nil {
+		return false, fmt.Sprintf("  %v\n", err)
+	}
+	dir, err := os.MkdirTemp("", "ptfsh-test-")
+	if err != nil {
+		return false, fmt.Sprintf("  %v\n", err)
+	}
+	defer os.RemoveAll(dir)
+	var query string
+	want := -1
+	for i, f := range ar.Files {
+		switch f.Name {
+		case "query.sql":
+			query = string(f.Data)
+		case "want.out":
+			want = i
+		default:
+			p := filepath.Join(dir, filepath.FromSlash(f.Name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return false, fmt.Sprintf("  %v\n", err)
+			}
+			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+				return false, fmt.Sprintf("  %v\n", err)
+			}
+		}
+	}
+	if query == "" {
+		return false, "  no -- query.sql -- section\n"
+	}
+	got := strings.ReplaceAll(runTestQuery(dir, query), dir+string(filepath.Separator), "")
+	if update {
+		if want < 0 {
+			ar.Files = append(ar.Files, txtar.File{Name: "want.out"})
+			want = len(ar.Files) - 1
+		}
+		ar.Files[want].Data = []byte(got)
+		if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+			return false, fmt.Sprintf("  %v\n", err)
+		}
+		return true, ""
+	}
+	if want < 0 {
+		return false, "  no -- want.out -- section (run ptfsh test -update to write it, then check it)\n"
+	}
+	if w := string(ar.Files[want].Data); w != got {
+		return false, lineDiff(w, got)
+	}
+	return true, ""
+}
+
+// runTestQuery runs a test's statements in a fresh session over a memory
+// store, with a fixed seed, and returns what they printed.
+func runTestQuery(dir, query string) string {
+	var out bytes.Buffer
+	seed := int64(1)
+	engine := script.NewEngine(script.Options{
+		ParseType: runtime.ParseType, FormatRow: runtime.FormatRow, Stdlib: stdlib.JS,
+		BaseDir: dir, Seed: &seed, Console: &out, EvalTimeout: defaultEvalTimeout,
+	})
+	defer engine.Close()
+	store := state.NewMem()
+	defer store.Close()
+	sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Loader: engine, Store: store,
+		BaseDir: dir, OnSet: engine.Set, OnReset: engine.Reset})
+	if err != nil {
+		return err.Error() + "\n"
+	}
+	stdlib.Register(sess.Catalog())
+	for _, p := range sqlmini.ParseEach("query.sql", query) {
+		err := p.Err
+		if err == nil {
+			err = sess.ExecStatement(context.Background(), p.Stmt)
+		}
+		if err != nil {
+			out.WriteString(runtime.FormatError(err, query))
+		}
+	}
+	return out.String()
+}
+
+// lineDiff shows how got differs from want, line by line: "-" lines are
+// wanted and missing, "+" lines printed and not wanted.
+func lineDiff(want, got string) string {
+	a, b := strings.Split(want, "\n"), strings.Split(got, "\n")
+	// Longest common subsequence of lines; test outputs are small.
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var d strings.Builder
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			d.WriteString("     " + a[i] + "\n")
+			i, j = i+1, j+1
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			d.WriteString("  -  " + a[i] + "\n")
+			i++
+		default:
+			d.WriteString("  +  " + b[j] + "\n")
+			j++
+		}
+	}
+	return d.String()
+}
