@@ -28,6 +28,13 @@ type Printer interface {
 	End() error
 }
 
+// aborter is a Printer that can close a result cut short by an error: the
+// tableau draws its bottom border (without a footer, since the count is not
+// the result's), so that the error prints below a whole table.
+type aborter interface {
+	abort()
+}
+
 // FormatNames lists the output formats NewPrinter knows.
 var FormatNames = []string{"tableau", "changelog", "table", "rows", "csv", "json"}
 
@@ -228,6 +235,14 @@ func (p *tableauPrinter) End() error {
 		p.buf = append(p.buf, " row in set\n"...)
 	}
 	return p.flush()
+}
+
+func (p *tableauPrinter) abort() {
+	if p.begun && p.header {
+		p.buf = appendBorder(p.buf, p.widths)
+		p.flush() // a write error here would hide the error that stopped the statement
+	}
+	p.begun = false
 }
 
 func (p *tableauPrinter) appendHeader() {

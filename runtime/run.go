@@ -41,7 +41,7 @@ const defaultCheckpointRows = 100_000
 // takes a checkpoint every N source rows when no operator holds rows it
 // has not handed on, and a final one at the end. out, if not nil, is
 // flushed before notes go to stderr.
-func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, out *bufio.Writer) error {
+func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, out *bufio.Writer) (err error) {
 	start := time.Now()
 	ex, err := s.newExecution(ctx)
 	if err != nil {
@@ -55,12 +55,27 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, o
 	if err := sink.Begin(n.schema()); err != nil {
 		return err
 	}
+	lastProgress, progressShown := start, false
+	ended := false
+	defer func() {
+		if err == nil {
+			return
+		}
+		if progressShown {
+			fmt.Fprint(s.cfg.Err, "\r\033[K")
+		}
+		if a, ok := sink.(aborter); ok && !ended {
+			a.abort()
+		}
+		if out != nil {
+			out.Flush() // the rows before the error go out before it
+		}
+	}()
 	every := int64(defaultCheckpointRows)
 	if v, ok := s.settings[SetCheckpointRows]; ok {
 		every, _ = strconv.ParseInt(v, 10, 64)
 	}
 	var rows, lastCkpt int64
-	lastProgress, progressShown := start, false
 	for {
 		if err := ctx.Err(); err != nil {
 			return sqlmini.Errorf(pos, "statement cancelled")
@@ -92,7 +107,9 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, o
 	}
 	if progressShown {
 		fmt.Fprint(s.cfg.Err, "\r\033[K")
+		progressShown = false
 	}
+	ended = true
 	if err := sink.End(); err != nil {
 		return err
 	}
