@@ -342,3 +342,25 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// Bundle returns the function in src (read from file, as for Load) as one
+// self-contained script, imports included, whose completion value is the
+// declaration object. It is for other JavaScript hosts: ptfsh export flink
+// runs it in GraalJS. Imported stdlib modules are bundled too.
+func (e *Engine) Bundle(name, file, src string) (string, error) {
+	s, err := e.newSource(name, file, src)
+	if err != nil {
+		return "", err
+	}
+	b, err := e.build(s)
+	if err != nil {
+		return "", e.withLine(err, s)
+	}
+	switch {
+	case b.esm:
+		return b.code + "\n" + moduleGlobal + ".default;\n", nil
+	case b.module:
+		return b.code + "\n" + moduleGlobal + ";\n", nil
+	}
+	return b.code + "\n", nil
+}

@@ -5,6 +5,7 @@
 //	ptfsh -f script.sql        run a script (exit status 1 on the first error)
 //	ptfsh -e "SELECT ..."      run statements given inline
 //	ptfsh test [PATH...]       run PTF test files (.txtar) and show diffs
+//	ptfsh export flink FUNC.js emit a Maven project running FUNC.js on Flink
 package main
 
 import (
@@ -44,6 +45,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "test" {
 		return runTests(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "export" {
+		return runExport(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("ptfsh", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
@@ -55,7 +59,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.init, "init", "", "run the statements of `FILE` before the prompt")
 	fs.StringVar(&o.seed, "seed", "", "make Math.random and Date.now deterministic with `N` (SET 'ptfsh.seed')")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ptfsh [flags]\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: ptfsh [flags]\n       ptfsh test [-update] [PATH...]\n       ptfsh export flink FUNC.js [-o DIR] [--script SCRIPT.sql]\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

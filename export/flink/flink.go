@@ -1,0 +1,371 @@
+// Package flink writes a Maven project that runs a JavaScript PTF on
+// Apache Flink: a generated ProcessTableFunction class per function that
+// carries the function's declaration as annotations, a generic bridge that
+// runs the bundled JavaScript in GraalJS, the SQL that registers it, and
+// JUnit tests that run the SELECTs ptfsh ran on a Flink mini cluster and
+// compare the rows with ptfsh's.
+//
+// The package knows nothing of goja or the SQL session: the wiring
+// (cmd/ptfsh) loads the function, bundles its source and runs the script,
+// and hands the results over in a Project.
+//
+// # Value state
+//
+// Each value state entry is declared to Flink as ROW<json STRING> and holds
+// the JSON text of the JavaScript object: parsed before eval, written back
+// after it. A new key starts from a copy of the entry's default. This keeps
+// the JavaScript semantics (any object shape) at the cost of Flink's typed
+// state (no state schema evolution, no queryable fields).
+//
+// # Unsupported
+//
+// Check refuses, with a message that names the feature and the file,
+// what the bridge cannot run as ptfsh does: MapView and ListView state,
+// typed value state, state TTL, onTimer and REQUIRE_ON_TIME, changelog
+// functions and the update traits, and argument or output types other than
+// BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE and STRING.
+package flink
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+	"unicode"
+
+	"github.com/ptfsh/ptfsh/runtime"
+)
+
+//go:embed templates
+var templates embed.FS
+
+// Case is one SELECT ptfsh ran: the statements it needs, the SELECT last,
+// and the rows ptfsh printed in Row.toString form.
+type Case struct {
+	// Name names the case's files (a Java-friendly identifier).
+	Name string
+	// Statements are the setup statements then the SELECT, without the
+	// final semicolons.
+	Statements []string
+	// Rows are the expected rows, one per line, as --format rows prints them.
+	Rows []string
+}
+
+// Project is what Write writes.
+type Project struct {
+	// Def is the loaded function; Def.Name is the SQL name it is registered under.
+	Def *runtime.FuncDef
+	// File is the function's file as the user named it (for messages and comments).
+	File string
+	// Script is the bundled JavaScript: a script whose completion value is
+	// the declaration object.
+	Script string
+	// Cases are the SELECTs to check on Flink; may be empty.
+	Cases []Case
+}
+
+// Check reports the first feature of def that the exported project could
+// not run as ptfsh does, naming the feature and file.
+func Check(def *runtime.FuncDef, file string) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%s: export flink: %s is not supported yet", file, fmt.Sprintf(format, args...))
+	}
+	if def.ChangelogMode != nil || def.Infer != nil {
+		return fail("a changelog function (changelog: ...)")
+	}
+	if def.HasOnTimer {
+		return fail("onTimer (timers)")
+	}
+	for _, a := range def.Args {
+		for _, tr := range []struct {
+			t    runtime.Trait
+			name string
+		}{
+			{runtime.RequireOnTime, "REQUIRE_ON_TIME"},
+			{runtime.SupportUpdates, "SUPPORT_UPDATES"},
+			{runtime.RequireUpdateBefore, "REQUIRE_UPDATE_BEFORE"},
+			{runtime.RequireFullDelete, "REQUIRE_FULL_DELETE"},
+		} {
+			if a.Traits.Has(tr.t) {
+				return fail("the trait %s (argument %q)", tr.name, a.Name)
+			}
+		}
+		if a.IsTable() {
+			if a.Type != nil {
+				return fail("a typed table argument (argument %q: %s)", a.Name, a.Type)
+			}
+			continue
+		}
+		if a.Type == nil || javaClass(*a.Type) == "" {
+			return fail("the scalar argument type %s (argument %q)", typeName(a.Type), a.Name)
+		}
+	}
+	for _, s := range def.State {
+		switch {
+		case s.Kind == runtime.MapState:
+			return fail("MapView state (state %q)", s.Name)
+		case s.Kind == runtime.ListState:
+			return fail("ListView state (state %q)", s.Name)
+		case s.Type != nil:
+			return fail("typed value state (state %q: %s)", s.Name, s.Type)
+		case s.TTLSet:
+			return fail("state TTL (state %q)", s.Name)
+		}
+	}
+	if def.Output.Kind == runtime.KindRow {
+		for _, f := range def.Output.Fields {
+			if javaClass(f.Type) == "" {
+				return fail("the output field type %s (field %q)", f.Type, f.Name)
+			}
+		}
+	} else if javaClass(def.Output) == "" {
+		return fail("the output type %s", def.Output)
+	}
+	return nil
+}
+
+func typeName(t *runtime.Type) string {
+	if t == nil {
+		return "(none)"
+	}
+	return t.String()
+}
+
+// javaClass is the Java class of a supported scalar type, "" otherwise.
+func javaClass(t runtime.Type) string {
+	switch t.Kind {
+	case runtime.KindBoolean:
+		return "Boolean"
+	case runtime.KindTinyInt:
+		return "Byte"
+	case runtime.KindSmallInt:
+		return "Short"
+	case runtime.KindInt:
+		return "Integer"
+	case runtime.KindBigInt:
+		return "Long"
+	case runtime.KindFloat:
+		return "Float"
+	case runtime.KindDouble:
+		return "Double"
+	case runtime.KindVarChar:
+		if t.Length == runtime.MaxLength {
+			return "String"
+		}
+	}
+	return ""
+}
+
+// kindName is the bridge's name for a supported type.
+func kindName(t runtime.Type) string {
+	switch t.Kind {
+	case runtime.KindVarChar:
+		return "STRING"
+	default:
+		return strings.Fields(t.Nullable().String())[0]
+	}
+}
+
+// ClassName is the Java class name of a function: its SQL name with the
+// first letter upper-cased and any other character than letters, digits and
+// _ dropped.
+func ClassName(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if i == 0 {
+				r = unicode.ToUpper(r)
+			}
+			b.WriteRune(r)
+		}
+	}
+	s := b.String()
+	if s == "" || !unicode.IsLetter(rune(s[0])) {
+		s = "Fn" + s
+	}
+	return s
+}
+
+// resourceName is the class path resource of the bundled script.
+func resourceName(def *runtime.FuncDef) string {
+	return "/ptfsh/" + ClassName(def.Name) + ".js"
+}
+
+type classArg struct{ Hint, JavaClass, Param string }
+type classState struct{ Name, Param, TTL string }
+
+// ClassSource returns the Java source of the generated ProcessTableFunction
+// of p's function. Call Check first.
+func ClassSource(p Project) (string, error) {
+	def := p.Def
+	data := struct {
+		Class, File, Resource, Output, OutClass string
+		OutNames, OutKinds, ArgNames            string
+		States                                  []classState
+		Args                                    []classArg
+		StateParams, ArgParams                  string
+	}{
+		Class: ClassName(def.Name), File: filepath.ToSlash(p.File), Resource: resourceName(def),
+		Output: javaString(def.Output.String()),
+	}
+	used := map[string]bool{"ctx": true, "v": true}
+	param := func(name string) string {
+		p := javaIdent(name)
+		for used[p] || javaKeywords[p] {
+			p += "_"
+		}
+		used[p] = true
+		return p
+	}
+	var argNames, argParams, stateParams []string
+	for _, s := range def.State {
+		cs := classState{Name: javaString(s.Name), Param: param("state_" + s.Name)}
+		data.States = append(data.States, cs)
+		stateParams = append(stateParams, cs.Param)
+	}
+	for _, a := range def.Args {
+		ca := classArg{Param: param(a.Name)}
+		var traits []string
+		for _, tn := range runtime.TraitNames() {
+			t, _ := runtime.ParseTrait(tn)
+			if a.Traits.Has(t) {
+				traits = append(traits, "ArgumentTrait."+tn)
+			}
+		}
+		if a.IsTable() {
+			ca.JavaClass = "Row"
+			ca.Hint = fmt.Sprintf("@ArgumentHint(value = {%s}, name = \"%s\"", strings.Join(traits, ", "), javaString(a.Name))
+		} else {
+			ca.JavaClass = javaClass(*a.Type)
+			ca.Hint = fmt.Sprintf("@ArgumentHint(name = \"%s\", type = @DataTypeHint(\"%s\")", javaString(a.Name), javaString(a.Type.String()))
+		}
+		if a.Optional {
+			ca.Hint += ", isOptional = true"
+		}
+		ca.Hint += ")"
+		data.Args = append(data.Args, ca)
+		argNames = append(argNames, `"`+javaString(a.Name)+`"`)
+		argParams = append(argParams, ca.Param)
+	}
+	if def.Output.Kind == runtime.KindRow {
+		data.OutClass = "Row"
+		var names, kinds []string
+		for _, f := range def.Output.Fields {
+			names = append(names, `"`+javaString(f.Name)+`"`)
+			kinds = append(kinds, `"`+kindName(f.Type)+`"`)
+		}
+		data.OutNames = "{" + strings.Join(names, ", ") + "}"
+		data.OutKinds = "{" + strings.Join(kinds, ", ") + "}"
+	} else {
+		data.OutClass = javaClass(def.Output)
+		data.OutNames = "null"
+		data.OutKinds = `{"` + kindName(def.Output) + `"}`
+	}
+	data.ArgNames = "{" + strings.Join(argNames, ", ") + "}"
+	data.ArgParams = strings.Join(argParams, ", ")
+	data.StateParams = strings.Join(stateParams, ", ")
+	return execTemplate("Function.java.tmpl", data)
+}
+
+func execTemplate(name string, data any) (string, error) {
+	t, err := template.ParseFS(templates, "templates/"+name)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func javaIdent(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r)):
+			b.WriteRune(r)
+		default:
+			b.WriteRune('_')
+		}
+	}
+	return b.String()
+}
+
+// javaString escapes s for a Java string literal.
+func javaString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
+	return r.Replace(s)
+}
+
+var javaKeywords = map[string]bool{}
+
+func init() {
+	for _, k := range strings.Fields(`abstract assert boolean break byte case catch char class const continue
+		default do double else enum extends final finally float for goto if implements import instanceof
+		int interface long native new package private protected public return short static strictfp super
+		switch synchronized this throw throws transient try void volatile while true false null var record yield`) {
+		javaKeywords[k] = true
+	}
+}
+
+// Write writes the Maven project of p into dir (created if needed). It
+// checks the function first and writes nothing when Check fails.
+func Write(dir string, p Project) error {
+	if err := Check(p.Def, p.File); err != nil {
+		return err
+	}
+	class, err := ClassSource(p)
+	if err != nil {
+		return err
+	}
+	cls := ClassName(p.Def.Name)
+	pom, err := execTemplate("pom.xml.tmpl", struct{ Artifact string }{strings.ToLower(strings.ReplaceAll(cls, "_", "-")) + "-flink"})
+	if err != nil {
+		return err
+	}
+	reg, err := execTemplate("register.sql.tmpl", struct{ Name, Class string }{p.Def.Name, cls})
+	if err != nil {
+		return err
+	}
+	bridge, err := templates.ReadFile("templates/JsFunction.java")
+	if err != nil {
+		return err
+	}
+	test, err := templates.ReadFile("templates/ExportedCasesTest.java")
+	if err != nil {
+		return err
+	}
+	files := map[string]string{
+		"pom.xml": pom,
+		"src/main/java/ptfsh/flink/JsFunction.java":        string(bridge),
+		"src/main/java/ptfsh/flink/" + cls + ".java":       class,
+		"src/main/resources" + resourceName(p.Def):         p.Script,
+		"src/main/resources/ptfsh/register.sql":            reg,
+		"src/test/java/ptfsh/flink/ExportedCasesTest.java": string(test),
+	}
+	var index strings.Builder
+	for _, c := range p.Cases {
+		index.WriteString(c.Name + "\n")
+		files["src/test/resources/ptfsh/cases/"+c.Name+".sql"] = strings.Join(c.Statements, ";\n") + ";\n"
+		rows := strings.Join(c.Rows, "\n")
+		if rows != "" {
+			rows += "\n"
+		}
+		files["src/test/resources/ptfsh/cases/"+c.Name+".out"] = rows
+	}
+	files["src/test/resources/ptfsh/cases/index.txt"] = index.String()
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
