@@ -159,7 +159,10 @@ func functionName(absFile, scriptFile, scriptSrc string) string {
 // the SELECT, and the rows ptfsh printed. Other statements (CREATE
 // FUNCTION, SET, SHOW, ...) run in ptfsh only.
 func exportCases(name, absFile, scriptFile, src string) ([]flink.Case, error) {
-	dir := filepath.Dir(scriptFile)
+	dir, err := filepath.Abs(filepath.Dir(scriptFile))
+	if err != nil {
+		return nil, err
+	}
 	var out bytes.Buffer
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
