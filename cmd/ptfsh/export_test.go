@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRunExport_errors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no target", []string{}, 2, "usage: ptfsh export flink"},
+		{"unknown target", []string{"spark", "f.js"}, 2, "usage: ptfsh export flink"},
+		{"no file", []string{"flink"}, 2, "usage: ptfsh export flink"},
+		{"timers", []string{"flink", "../../examples/ping_later.js", "-o", filepath.Join(dir, "p")}, 1,
+			"ptfsh: ../../examples/ping_later.js: export flink: onTimer (timers) is not supported yet"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(append([]string{"export"}, tc.args...), nil, &out, &errb); code != tc.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.code, errb.String())
+			}
+			if !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("stderr %q, want it to contain %q", errb.String(), tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p")); err == nil {
+		t.Errorf("a failed export wrote a project")
+	}
+}
+
+// TestRunExport_flinkEndToEnd exports greeting_with_memory.js with a
+// script and runs the project's tests on a Flink mini cluster, offline
+// (Flink 2.3, GraalJS and the plugins must be in ~/.m2).
+func TestRunExport_flinkEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Maven and a Flink mini cluster; skipped with -short")
+	}
+	mvn, err := exec.LookPath("mvn")
+	if err != nil {
+		t.Skip("mvn is not on PATH")
+	}
+	dir := t.TempDir()
+	sql := filepath.Join(dir, "script.sql")
+	err = os.WriteFile(sql, []byte(`CREATE FUNCTION GreetingWithMemory AS '`+abs(t, "../../examples/greeting_with_memory.js")+`';
+CREATE VIEW people (name) AS VALUES ('Bob'), ('Alice'), ('Bob');
+SELECT * FROM GreetingWithMemory(input => TABLE people PARTITION BY name);
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(dir, "proj")
+	var out, errb bytes.Buffer
+	if code := run([]string{"export", "flink", "../../examples/greeting_with_memory.js", "-o", proj, "--script", sql}, nil, &out, &errb); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errb.String())
+	}
+	rows, err := os.ReadFile(filepath.Join(proj, "src/test/resources/ptfsh/cases/case01.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "+I[Bob, Hello Bob, your 1 time?]\n+I[Alice, Hello Alice, your 1 time?]\n+I[Bob, Hello Bob, your 2 time?]\n"
+	if string(rows) != want {
+		t.Errorf("case01.out = %q, want %q", rows, want)
+	}
+	cmd := exec.Command(mvn, "-o", "-q", "test")
+	cmd.Dir = proj
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mvn -o -q test: %v\n%s", err, b)
+	}
+}
+
+func abs(t *testing.T, path string) string {
+	t.Helper()
+	p, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

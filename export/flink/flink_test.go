@@ -1,0 +1,137 @@
+package flink_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ptfsh/ptfsh/export/flink"
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/script"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func load(t *testing.T, name, file, src string) *runtime.FuncDef {
+	t.Helper()
+	e := script.NewEngine(script.Options{ParseType: runtime.ParseType})
+	t.Cleanup(func() { e.Close() })
+	def, err := e.Load(name, file, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def
+}
+
+func TestClassSource_golden(t *testing.T) {
+	for _, tc := range []struct{ name, file string }{
+		{"GreetingWithMemory", "greeting_with_memory.js"},
+		{"TableFilter", "table_filter.js"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join("..", "..", "examples", tc.file)
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			def := load(t, tc.name, path, string(src))
+			if err := flink.Check(def, "examples/"+tc.file); err != nil {
+				t.Fatal(err)
+			}
+			got, err := flink.ClassSource(flink.Project{Def: def, File: "examples/" + tc.file})
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", tc.name+".java")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(string(want), got); d != "" {
+				t.Errorf("%s (-want +got; go test -update rewrites it):\n%s", golden, d)
+			}
+		})
+	}
+}
+
+func TestCheck_unsupported(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"map state", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+			state: { seen: { kind: "map", type: "MAP<STRING, INT>" } }, eval() {} })`, `f.js: export flink: MapView state (state "seen") is not supported yet`},
+		{"list state", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+			state: { seen: { kind: "list", type: "ARRAY<STRING>" } }, eval() {} })`, `ListView state (state "seen")`},
+		{"timers", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+			eval() {}, onTimer() {} })`, `onTimer (timers)`},
+		{"on time", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE", "REQUIRE_ON_TIME"] }],
+			eval() {} })`, `the trait REQUIRE_ON_TIME (argument "input")`},
+		{"updates", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE", "SUPPORT_UPDATES"] }],
+			eval() {} })`, `the trait SUPPORT_UPDATES (argument "input")`},
+		{"changelog", `({ output: "STRING", changelog: "upsert", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+			eval() {} })`, `a changelog function`},
+		{"ttl", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+			state: { s: { default: {}, ttl: "1 hour" } }, eval() {} })`, `state TTL (state "s")`},
+		{"output type", `({ output: "ROW<t TIMESTAMP(3)>", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
+			eval() {} })`, `the output field type TIMESTAMP(3) (field "t")`},
+		{"scalar type", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }, { name: "d", type: "DECIMAL(4, 1)" }],
+			eval() {} })`, `the scalar argument type DECIMAL(4, 1) (argument "d")`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			def := load(t, "F", "", tc.src)
+			err := flink.Check(def, "f.js")
+			if err == nil {
+				t.Fatalf("Check: no error, want %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "f.js: ") {
+				t.Errorf("Check: %v, want it to name f.js and contain %q", err, tc.want)
+			}
+			if err := flink.Write(t.TempDir()+"/p", flink.Project{Def: def, File: "f.js"}); err == nil {
+				t.Errorf("Write: no error for an unsupported feature")
+			}
+		})
+	}
+}
+
+func TestWrite_files(t *testing.T) {
+	def := load(t, "Greeting", "", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
+		eval(ctx, s, { input }) { ctx.collect("Hello " + input.name); } })`)
+	dir := t.TempDir()
+	err := flink.Write(dir, flink.Project{Def: def, File: "g.js", Script: "({})\n", Cases: []flink.Case{{
+		Name: "case01", Statements: []string{"CREATE VIEW v(name) AS VALUES ('Bob')", "SELECT * FROM Greeting(input => TABLE v)"},
+		Rows: []string{"+I[Hello Bob]"},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"src/main/resources/ptfsh/register.sql":     "CREATE TEMPORARY SYSTEM FUNCTION Greeting AS 'ptfsh.flink.Greeting';\n",
+		"src/main/resources/ptfsh/Greeting.js":      "({})\n",
+		"src/test/resources/ptfsh/cases/index.txt":  "case01\n",
+		"src/test/resources/ptfsh/cases/case01.sql": "CREATE VIEW v(name) AS VALUES ('Bob');\nSELECT * FROM Greeting(input => TABLE v);\n",
+		"src/test/resources/ptfsh/cases/case01.out": "+I[Hello Bob]\n",
+	} {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	for _, name := range []string{"pom.xml", "src/main/java/ptfsh/flink/JsFunction.java", "src/main/java/ptfsh/flink/Greeting.java", "src/test/java/ptfsh/flink/ExportedCasesTest.java"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+}
