@@ -157,7 +157,8 @@ func functionName(absFile, scriptFile, scriptSrc string) string {
 // exportCases runs the script in ptfsh with --format rows and returns a
 // case per SELECT: the CREATE VIEW and CREATE TABLE statements before it,
 // the SELECT, and the rows ptfsh printed. Other statements (CREATE
-// FUNCTION, SET, SHOW, ...) run in ptfsh only.
+// FUNCTION, SET, SHOW, ...) run in ptfsh only, but for SET
+// 'ptfsh.format', which is skipped.
 func exportCases(name, absFile, scriptFile, src string) ([]flink.Case, error) {
 	dir, err := filepath.Abs(filepath.Dir(scriptFile))
 	if err != nil {
@@ -200,6 +201,9 @@ func exportCases(name, absFile, scriptFile, src string) ([]flink.Case, error) {
 			return nil, p.Err
 		}
 		st := p.Stmt
+		if st.Set != nil && st.Set.Key != nil && strings.EqualFold(string(*st.Set.Key), "ptfsh.format") {
+			continue // the cases need --format rows
+		}
 		out.Reset()
 		if err := sess.ExecStatement(ctx, st); err != nil {
 			return nil, fmt.Errorf("%s", strings.TrimRight(runtime.FormatError(err, src), "\n"))
