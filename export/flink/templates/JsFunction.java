@@ -4,6 +4,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.Period;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -25,8 +32,11 @@ import org.graalvm.polyglot.proxy.ProxyExecutable;
  * close(). Not safe for concurrent use (a Flink function instance is called
  * from one thread).
  *
- * <p>Rows and scalar arguments reach JavaScript as JSON (numbers, strings,
- * booleans, null; other values as their toString). Each value state entry is
+ * <p>Rows and scalar arguments reach JavaScript as JSON, typed as ptfsh
+ * types them: numbers (DECIMAL too), strings, booleans, null, Date for
+ * DATE, TIMESTAMP and TIMESTAMP_LTZ, milliseconds for TIME and
+ * day-time intervals, months for year-month intervals. Other values
+ * (arrays, maps, rows, bytes, BIGINT beyond 2^53) fail the call. Each value state entry is
  * kept by Flink as ROW&lt;json STRING&gt;: the JSON text of the JS object,
  * parsed before eval and written back after it; a new key starts from a
  * copy of the entry's default.
@@ -82,7 +92,7 @@ public final class JsFunction implements AutoCloseable {
             "      clearState(n) { if (!names.includes(n)) throw new Error('unknown state entry ' + n); st[n] = fresh(n); reset[n] = st[n]; },",
             "      clearAllState() { names.forEach((n) => this.clearState(n)); },",
             "    };",
-            "    decl.eval(ctx, st, JSON.parse(argsJson));",
+            "    decl.eval(ctx, st, JSON.parse(argsJson, (k, v) => v !== null && typeof v === 'object' && '$ptfshDate' in v ? new Date(v.$ptfshDate) : v));",
             "    return names.map((n) => reset[n] !== undefined && reset[n] === st[n] && JSON.stringify(st[n]) === JSON.stringify(fresh(n)) ? null : JSON.stringify(st[n]));",
             "  };",
             "})");
@@ -187,6 +197,10 @@ public final class JsFunction implements AutoCloseable {
     private static void writeValue(StringBuilder b, Object v) {
         if (v == null) {
             b.append("null");
+        } else if (v instanceof Long && Math.abs((Long) v) > MAX_SAFE_INT) {
+            // ptfsh gives a BigInt there; JSON would round it.
+            throw new UnsupportedOperationException("ptfsh export flink: the BIGINT " + v
+                    + " is beyond 2^53 and is not converted to JavaScript yet");
         } else if (v instanceof Boolean || v instanceof Integer || v instanceof Long
                 || v instanceof Short || v instanceof Byte) {
             b.append(v);
@@ -199,9 +213,33 @@ public final class JsFunction implements AutoCloseable {
             }
         } else if (v instanceof BigDecimal) {
             b.append(((BigDecimal) v).toPlainString());
+        } else if (v instanceof String) {
+            quote(b, (String) v);
+        } else if (v instanceof LocalDateTime) {
+            // ptfsh: a Date, the wall-clock time read as UTC
+            date(b, ((LocalDateTime) v).toInstant(ZoneOffset.UTC).toEpochMilli());
+        } else if (v instanceof Instant) {
+            date(b, ((Instant) v).toEpochMilli());
+        } else if (v instanceof LocalDate) {
+            date(b, ((LocalDate) v).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli());
+        } else if (v instanceof LocalTime) {
+            b.append(((LocalTime) v).toNanoOfDay() / 1_000_000); // ms since midnight
+        } else if (v instanceof Duration) {
+            b.append(((Duration) v).toMillis());
+        } else if (v instanceof Period) {
+            b.append(((Period) v).toTotalMonths());
         } else {
-            quote(b, v.toString());
+            // Arrays, maps, rows and bytes are not converted yet: fail
+            // rather than hand JavaScript something ptfsh would not.
+            throw new UnsupportedOperationException("ptfsh export flink: a value of class "
+                    + v.getClass().getName() + " is not converted to JavaScript yet");
         }
+    }
+
+    private static final long MAX_SAFE_INT = (1L << 53) - 1;
+
+    private static void date(StringBuilder b, long ms) {
+        b.append("{\"$ptfshDate\":").append(ms).append('}');
     }
 
     private static void quote(StringBuilder b, String s) {
