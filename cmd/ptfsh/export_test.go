@@ -39,8 +39,9 @@ func TestRunExport_errors(t *testing.T) {
 }
 
 // TestRunExport_flinkEndToEnd exports greeting_with_memory.js with a
-// script and runs the project's tests on a Flink mini cluster, offline
-// (Flink 2.3, GraalJS and the plugins must be in ~/.m2).
+// script and runs the project's tests on a Flink mini cluster. Maven reads
+// Flink 2.3, GraalJS and its plugins from ~/.m2 and downloads only what is
+// missing there (the first run on a fresh machine needs the network).
 func TestRunExport_flinkEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Maven and a Flink mini cluster; skipped with -short")
@@ -71,10 +72,10 @@ SELECT * FROM GreetingWithMemory(input => TABLE people PARTITION BY name);
 	if string(rows) != want {
 		t.Errorf("case01.out = %q, want %q", rows, want)
 	}
-	cmd := exec.Command(mvn, "-o", "-q", "test")
+	cmd := exec.Command(mvn, "-B", "-q", "test")
 	cmd.Dir = proj
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("mvn -o -q test: %v\n%s", err, b)
+		t.Fatalf("mvn -B -q test: %v\n%s", err, b)
 	}
 }
 
