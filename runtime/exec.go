@@ -96,6 +96,9 @@ type execution struct {
 	// fires every timer left. Without it a statement stops the way Flink's
 	// stop-with-savepoint does (SET 'ptfsh.end-of-input' = 'false').
 	endOfInput bool
+	// parallelism is SET 'parallelism.default' (--parallelism): how many
+	// workers a call that qualifies runs on (parallel.go).
+	parallelism int
 }
 
 // noCheckpoints turns off checkpoints during the statement: an operator
@@ -122,7 +125,7 @@ func (ex *execution) quiescent() bool {
 // newExecution returns an execution with the defaults: the wall clock and
 // a limit of a million timer firings per watermark.
 func newExecution(ctx context.Context, store state.Store) *execution {
-	return &execution{ctx: ctx, store: store, now: func() int64 { return time.Now().UnixMilli() }, maxTimerFirings: 1_000_000, endOfInput: true, cacheSize: defaultCacheSize}
+	return &execution{ctx: ctx, store: store, now: func() int64 { return time.Now().UnixMilli() }, maxTimerFirings: 1_000_000, endOfInput: true, cacheSize: defaultCacheSize, parallelism: 1}
 }
 
 // valuesNode is a VALUES list, a view over one, or a table given AS

@@ -197,6 +197,11 @@ type FuncDef struct {
 	HasOnTimer bool
 	// New makes one instance of the function for one call site.
 	New func(spec CallSpec) (PTF, error)
+	// NewIsolated, when set, makes an instance that shares nothing with
+	// other instances (a JavaScript runtime of its own), so that instances
+	// made by it may run on separate goroutines (--parallelism). Nil: the
+	// function's calls run on one goroutine.
+	NewIsolated func(spec CallSpec) (PTF, error)
 	// ChangelogMode makes the function a ChangelogFunction, as Flink's: it
 	// resolves the output changelog mode of a call from the modes its
 	// table arguments receive (by table position) and the mode the

@@ -184,6 +184,21 @@ func (n *ptfNode) open(ex *execution) (stream, error) {
 			return nil, err
 		}
 	}
+	if ex.parallelism > 1 {
+		why := parallelReason(n, ex)
+		if why == "" && op.timers.n > 0 {
+			why = "timers of an earlier run"
+		}
+		if why == "" {
+			if err := op.openWorkers(spec, ex.parallelism); err != nil {
+				op.close()
+				return nil, at(n.pos, err)
+			}
+			ex.notes = append(ex.notes, fmt.Sprintf("note: %s ran on %d workers (parallelism %d)", n.fn, ex.parallelism, ex.parallelism))
+		} else {
+			ex.notes = append(ex.notes, fmt.Sprintf("note: %s ran on 1 worker (parallelism %d): %s", n.fn, ex.parallelism, why))
+		}
+	}
 	ex.ptfs = append(ex.ptfs, op)
 	return op, nil
 }
@@ -249,6 +264,11 @@ type ptfOp struct {
 	sawWM   bool // a watermark other than the end of input arrived
 	endFire int  // timers fired by the end of input
 
+	// par runs the call on several workers (parallel.go); worker marks
+	// one of them.
+	par    *parState
+	worker bool
+
 	// the current call
 	cur  *keyState
 	row  Row
@@ -258,6 +278,15 @@ type ptfOp struct {
 
 func (o *ptfOp) next() (event, error) {
 	for {
+		if o.par != nil {
+			at := o.oi
+			if at >= len(o.out) {
+				at = -1
+			}
+			if err := o.par.replayConsole(at); err != nil {
+				return event{}, err
+			}
+		}
 		if o.oi < len(o.out) {
 			ev := o.out[o.oi]
 			o.out[o.oi] = event{}
@@ -288,6 +317,9 @@ func (o *ptfOp) step() error {
 			o.cur = o.keyState(nil)
 		}
 		return o.call(Row{})
+	}
+	if o.par != nil {
+		return o.stepParallel()
 	}
 	if o.node.rowtime && len(o.ins) > 1 {
 		return o.stepByTime()
@@ -622,11 +654,23 @@ func (o *ptfOp) flush(tx state.Tx, final bool) error {
 			return err
 		}
 	}
-	if o.node.uid != "" && (o.timers.n > 0 || o.loadedTimers) {
+	if o.node.uid != "" && o.par != nil {
+		if err := o.par.saveTimers(tx, o.node.uid); err != nil {
+			return err
+		}
+		if err := o.par.flush(tx); err != nil {
+			return err
+		}
+	} else if o.node.uid != "" && (o.timers.n > 0 || o.loadedTimers) {
 		if err := o.timers.save(tx, o.node.uid); err != nil {
 			return err
 		}
 	}
+	return o.flushState(tx)
+}
+
+// flushState writes the operator's changed state (not its timers) to tx.
+func (o *ptfOp) flushState(tx state.Tx) error {
 	if err := o.flushViews(tx); err != nil {
 		return err
 	}
@@ -680,6 +724,11 @@ func (o *ptfOp) close() error {
 	}
 	if c, ok := o.inst.(interface{ Close() error }); ok {
 		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if o.par != nil {
+		if err := o.par.close(); err != nil && first == nil {
 			first = err
 		}
 	}

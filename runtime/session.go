@@ -40,6 +40,10 @@ type Config struct {
 	// rejects the setting. The wiring uses it for settings of other
 	// packages (ptf.eval-timeout for the script engine).
 	OnSet func(key, value string) error
+	// Parallelism is the default of SET 'parallelism.default'
+	// (--parallelism): how many workers a PTF call that qualifies runs on.
+	// 0 means 1.
+	Parallelism int
 	// OnReset sees every RESET (key "" for all), so that settings kept
 	// elsewhere go back to their defaults too.
 	OnReset func(key string)
@@ -223,6 +227,10 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 	case SetEndOfInput:
 		if _, err := strconv.ParseBool(val); err != nil {
 			return sqlmini.Errorf(set.Pos, "SET '%s' needs 'true' or 'false', not '%s'", key, val)
+		}
+	case SetParallelism:
+		if _, err := parseParallelism(val); err != nil {
+			return sqlmini.Errorf(set.Pos, "%v", err)
 		}
 	case SetMaxTimerFirings:
 		if n, err := strconv.Atoi(val); err != nil || n < 0 {

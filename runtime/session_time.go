@@ -57,6 +57,14 @@ func (s *Session) newExecution(ctx context.Context) (*execution, error) {
 		}
 		ex.endOfInput = b
 	}
+	ex.parallelism = max(s.cfg.Parallelism, 1)
+	if v, ok := s.settings[SetParallelism]; ok {
+		n, err := parseParallelism(v)
+		if err != nil {
+			return nil, err
+		}
+		ex.parallelism = n
+	}
 	if v, ok := s.settings[SetMaxTimerFirings]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {

@@ -145,6 +145,12 @@ func (s *timerService) save(tx state.Tx, uid string) error {
 	if err := tx.DeleteNamespace(ns); err != nil {
 		return err
 	}
+	return s.put(tx, uid)
+}
+
+// put writes the live timers of uid, adding to those stored.
+func (s *timerService) put(tx state.Tx, uid string) error {
+	ns := timerNamespace(uid)
 	for _, t := range s.q {
 		if t.dead {
 			continue

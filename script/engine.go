@@ -75,6 +75,9 @@ type Engine struct {
 	decls   map[*runtime.FuncDef]*decl
 	schemas map[*runtime.Field]*rowSchema // row schemas of ROW types, by their fields
 
+	// seed is the last SetSeed, which isolated instances copy (isolated.go).
+	seed *int64
+
 	// Limits only the calling goroutine reads (see limits.go).
 	maxRows  int64
 	maxDepth int
@@ -197,6 +200,7 @@ func (e *Engine) load(name, file, src string) (*runtime.FuncDef, *source, error)
 		def.Language = "TYPESCRIPT"
 	}
 	def.New = func(spec runtime.CallSpec) (runtime.PTF, error) { return e.newInstance(d, spec) }
+	def.NewIsolated = func(spec runtime.CallSpec) (runtime.PTF, error) { return e.newIsolated(name, file, src, spec) }
 	if d.changelog.Mode != "" || d.changelog.Func {
 		def.ChangelogMode = func(tables []runtime.ChangelogMode, required runtime.ChangelogMode) (runtime.ChangelogMode, error) {
 			return e.ChangelogMode(def, tables, required)

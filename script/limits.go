@@ -119,6 +119,7 @@ func (e *Engine) Set(key, value string) error {
 // from a generator seeded with seed (the same seed gives the same numbers),
 // and Date.now(), new Date() and Date() read SeededNow.
 func (e *Engine) SetSeed(seed int64) {
+	e.seed = &seed
 	r := rand.New(rand.NewSource(seed))
 	e.vm.SetRandSource(r.Float64)
 	e.vm.SetTimeSource(func() time.Time { return SeededNow })

@@ -48,6 +48,31 @@ func TestScripts(t *testing.T) {
 }
 
 func runArchive(t *testing.T, file string) {
+	ar, dir, query, wantIdx := extractArchive(t, file)
+	got := RunScript(t, dir, query)
+	if *update {
+		if wantIdx < 0 {
+			ar.Files = append(ar.Files, txtar.File{Name: "want.out"})
+			wantIdx = len(ar.Files) - 1
+		}
+		ar.Files[wantIdx].Data = []byte(got)
+		if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if wantIdx < 0 {
+		t.Fatalf("%s: no want.out section (run go test ./tests -update)", file)
+	}
+	if diff := cmp.Diff(string(ar.Files[wantIdx].Data), got); diff != "" {
+		t.Errorf("%s: output differs (-want +got):\n%s", file, diff)
+	}
+}
+
+// extractArchive writes the files of a script archive to a temporary
+// folder and returns the archive, the folder, query.sql and the index of
+// want.out (-1: none).
+func extractArchive(t *testing.T, file string) (*txtar.Archive, string, string, int) {
 	ar, err := txtar.ParseFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -74,24 +99,7 @@ func runArchive(t *testing.T, file string) {
 	if query == "" {
 		t.Fatalf("%s: no query.sql section", file)
 	}
-	got := RunScript(t, dir, query)
-	if *update {
-		if wantIdx < 0 {
-			ar.Files = append(ar.Files, txtar.File{Name: "want.out"})
-			wantIdx = len(ar.Files) - 1
-		}
-		ar.Files[wantIdx].Data = []byte(got)
-		if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if wantIdx < 0 {
-		t.Fatalf("%s: no want.out section (run go test ./tests -update)", file)
-	}
-	if diff := cmp.Diff(string(ar.Files[wantIdx].Data), got); diff != "" {
-		t.Errorf("%s: output differs (-want +got):\n%s", file, diff)
-	}
+	return ar, dir, query, wantIdx
 }
 
 // RunScript runs the statements of query in a fresh session whose relative
@@ -117,6 +125,12 @@ func runWithStore(t testing.TB, dir, query string, store state.Store) string {
 
 func runScript(t testing.TB, dir, filename, query string, store state.Store) string {
 	t.Helper()
+	return runScriptParallel(t, dir, filename, query, store, 1)
+}
+
+// runScriptParallel is runScript with --parallelism par.
+func runScriptParallel(t testing.TB, dir, filename, query string, store state.Store, par int) string {
+	t.Helper()
 	var out bytes.Buffer
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
@@ -128,7 +142,7 @@ func runScript(t testing.TB, dir, filename, query string, store state.Store) str
 		Console:   &out,
 	})
 	defer engine.Close()
-	sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Loader: engine, Store: store, BaseDir: dir, OnSet: engine.Set, OnReset: engine.Reset})
+	sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Loader: engine, Store: store, BaseDir: dir, OnSet: engine.Set, OnReset: engine.Reset, Parallelism: par})
 	if err != nil {
 		t.Fatal(err)
 	}

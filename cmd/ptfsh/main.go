@@ -39,6 +39,7 @@ func main() {
 type options struct {
 	file, exec, statePath, format, init, seed string
 	trace                                     bool
+	parallelism                               int
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -56,6 +57,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.statePath, "state", "", "keep state in `FILE` (bbolt) across runs")
 	fs.StringVar(&o.format, "format", "tableau", "result format: tableau, changelog, table, rows, csv or json")
 	fs.BoolVar(&o.trace, "trace", false, "show every call of eval and onTimer: key, row, watermark, state, timers, rows")
+	fs.IntVar(&o.parallelism, "parallelism", 1, "run PTF calls partitioned by key on `N` workers, each with its own JavaScript runtime (SET 'parallelism.default'); output order stays that of parallelism 1")
 	fs.StringVar(&o.init, "init", "", "run the statements of `FILE` before the prompt")
 	fs.StringVar(&o.seed, "seed", "", "make Math.random and Date.now deterministic with `N` (SET 'ptfsh.seed')")
 	fs.Usage = func() {
@@ -66,6 +68,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		return 2
+	}
+	if o.parallelism < 1 {
+		fmt.Fprintf(stderr, "ptfsh: --parallelism needs a whole number of at least 1, not %d\n", o.parallelism)
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -99,6 +105,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sess, err := runtime.NewSession(runtime.Config{
 		Out: stdout, Err: stderr, Loader: engine, Store: store,
 		Format: o.format, Timing: isTerminal(os.Stderr), Trace: o.trace,
+		Parallelism: o.parallelism,
 		OpenStore: func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
 		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine.
