@@ -392,4 +392,3 @@ func parseParallelism(v string) (int, error) {
 	}
 	return n, nil
 }
-

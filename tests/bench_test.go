@@ -20,37 +20,47 @@ import (
 // over generated CSV files with 1,000 distinct names.
 func BenchmarkGreetingWithMemory(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("rows=%dk", n/1000), func(b *testing.B) {
-			dir := b.TempDir()
-			writeNames(b, filepath.Join(dir, "names.csv"), n)
-			src, err := os.ReadFile(filepath.Join("..", "examples", "greeting_with_memory.js"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "g.js"), src, 0o644); err != nil {
-				b.Fatal(err)
-			}
-			setup := `CREATE FUNCTION GreetingWithMemory AS 'g.js';
-CREATE TABLE names (name STRING) WITH ('connector' = 'filesystem', 'path' = 'names.csv', 'format' = 'csv');`
-			query := `SELECT * FROM GreetingWithMemory(TABLE names PARTITION BY name);`
-			b.ReportAllocs()
-			for b.Loop() {
-				engine := script.NewEngine(script.Options{ParseType: runtime.ParseType, FormatRow: runtime.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
-				sess, err := runtime.NewSession(runtime.Config{Out: io.Discard, Loader: engine, Store: state.NewMem(), BaseDir: dir, Format: "rows"})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := sess.Exec(context.Background(), "", setup); err != nil {
-					b.Fatal(err)
-				}
-				if err := sess.Exec(context.Background(), "", query); err != nil {
-					b.Fatal(err)
-				}
-				engine.Close()
-			}
-			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-		})
+		b.Run(fmt.Sprintf("rows=%dk", n/1000), func(b *testing.B) { benchGreeting(b, n, 1) })
 	}
+}
+
+// BenchmarkGreetingWithMemoryParallel is BenchmarkGreetingWithMemory at
+// --parallelism 1 and 2 over 1M rows.
+func BenchmarkGreetingWithMemoryParallel(b *testing.B) {
+	for _, par := range []int{1, 2} {
+		b.Run(fmt.Sprintf("rows=1000k/parallelism=%d", par), func(b *testing.B) { benchGreeting(b, 1_000_000, par) })
+	}
+}
+
+func benchGreeting(b *testing.B, n, par int) {
+	dir := b.TempDir()
+	writeNames(b, filepath.Join(dir, "names.csv"), n)
+	src, err := os.ReadFile(filepath.Join("..", "examples", "greeting_with_memory.js"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "g.js"), src, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	setup := `CREATE FUNCTION GreetingWithMemory AS 'g.js';
+CREATE TABLE names (name STRING) WITH ('connector' = 'filesystem', 'path' = 'names.csv', 'format' = 'csv');`
+	query := `SELECT * FROM GreetingWithMemory(TABLE names PARTITION BY name);`
+	b.ReportAllocs()
+	for b.Loop() {
+		engine := script.NewEngine(script.Options{ParseType: runtime.ParseType, FormatRow: runtime.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
+		sess, err := runtime.NewSession(runtime.Config{Out: io.Discard, Loader: engine, Store: state.NewMem(), BaseDir: dir, Format: "rows", Parallelism: par})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := sess.Exec(context.Background(), "", setup); err != nil {
+			b.Fatal(err)
+		}
+		if err := sess.Exec(context.Background(), "", query); err != nil {
+			b.Fatal(err)
+		}
+		engine.Close()
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
 func writeNames(b *testing.B, path string, n int) {

@@ -106,7 +106,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Out: stdout, Err: stderr, Loader: engine, Store: store,
 		Format: o.format, Timing: isTerminal(os.Stderr), Trace: o.trace,
 		Parallelism: o.parallelism,
-		OpenStore: func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
+		OpenStore:   func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
 		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine.
 		OnSet: engine.Set, OnReset: engine.Reset,
