@@ -1,15 +1,23 @@
 package tests
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	goruntime "runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 // workerNote matches the end-of-statement note that says how many workers
@@ -92,5 +100,190 @@ func TestParallelEquivalence(t *testing.T) {
 	t.Logf("%d PTF calls ran on 2 workers", parallelCalls)
 	if parallelCalls == 0 {
 		t.Error("no PTF call ran on more than one worker: the equivalence test proves nothing")
+	}
+}
+
+// parScript writes fn.js and a CSV of n rows (key k<i mod keys>, i) to a
+// temporary folder and returns it with a query over them.
+func parScript(t *testing.T, js string, n, keys int) (dir, query string) {
+	t.Helper()
+	dir = t.TempDir()
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "k%d,%d\n", (i*7919)%keys, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fn.js"), []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, `SET 'ptfsh.format' = 'rows';
+CREATE FUNCTION fn AS 'fn.js';
+CREATE TABLE c (k STRING, i INT) WITH ('connector' = 'filesystem', 'path' = 'c.csv', 'format' = 'csv');
+SELECT * FROM fn(TABLE c PARTITION BY k);
+`
+}
+
+// runAt runs query in dir over a fresh store at parallelism par.
+func runAt(t *testing.T, dir, query string, par int) string {
+	t.Helper()
+	store := state.NewMem()
+	defer store.Close()
+	return runScriptParallel(t, dir, "query.sql", query, store, par)
+}
+
+// waitGoroutines waits until no more than n goroutines run (engines stop
+// their watchdogs asynchronously) and fails if that does not happen.
+func waitGoroutines(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for goruntime.NumGoroutine() > n {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines left, want at most %d:\n%s", goruntime.NumGoroutine(), n, buf[:goruntime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestParallelOrder runs a function that emits zero, one or two rows per
+// input row over several batches (parBatch is 4096 events) of many keys:
+// parallelism 2 gives the output of parallelism 1 row for row, console
+// output included.
+func TestParallelOrder(t *testing.T) {
+	dir, query := parScript(t, `export default {
+  output: "ROW<n INT, i INT>",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { s: { default: { n: 0 } } },
+  eval(ctx, { s }, { r }) {
+    s.n++;
+    if (r.i % 3 === 0) return;
+    ctx.collect({ n: s.n, i: r.i });
+    if (r.i % 5 === 0) ctx.collect({ n: -s.n, i: r.i });
+    if (r.i % 1000 === 1) console.log("row", r.i, "of", r.k);
+  },
+};`, 10_000, 97)
+	want := runAt(t, dir, query, 1)
+	got := runAt(t, dir, query, 2)
+	got, n := stripWorkerNotes(got)
+	if n != 1 {
+		t.Fatalf("the call did not run on 2 workers:\n%s", got[max(0, len(got)-300):])
+	}
+	if got != want {
+		t.Fatalf("parallelism 2 differs from 1 (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	if !strings.Contains(want, "row 9001 of") {
+		t.Fatal("console output missing")
+	}
+}
+
+// TestParallelError makes the call throw at row 5000 (one key) while the
+// other worker is busy with slow rows, and again at row 6000 of another
+// key: the statement stops with the message of parallelism 1 (the first
+// failing row), after the same outputs, and leaves no goroutine behind.
+func TestParallelError(t *testing.T) {
+	dir, query := parScript(t, `export default {
+  output: "INT",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  eval(ctx, _, { r }) {
+    if (r.i === 5000) throw new Error("boom at " + r.i);
+    if (r.i === 6000) throw new Error("late boom at " + r.i);
+    if (r.i > 4000) { let x = 0; for (let j = 0; j < 3000; j++) x += j; }
+    ctx.collect(r.i);
+  },
+};`, 8_000, 13)
+	before := goruntime.NumGoroutine()
+	want := runAt(t, dir, query, 1)
+	if !strings.Contains(want, "boom at 5000") {
+		t.Fatalf("parallelism 1 did not fail at row 5000:\n%s", want[max(0, len(want)-500):])
+	}
+	for range 3 {
+		start := time.Now()
+		got, _ := stripWorkerNotes(runAt(t, dir, query, 2))
+		t.Logf("parallelism 2: %v", time.Since(start))
+		if got != want {
+			t.Fatalf("parallelism 2 differs from 1 (-want +got):\n%s", cmp.Diff(want, got))
+		}
+	}
+	start := time.Now()
+	waitGoroutines(t, before)
+	t.Logf("goroutines gone after %v", time.Since(start))
+}
+
+// TestParallelCancel cancels a statement whose call loops forever in one
+// worker: it stops, and its goroutines with it.
+func TestParallelCancel(t *testing.T) {
+	dir, query := parScript(t, `export default {
+  output: "INT",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  eval(ctx, _, { r }) {
+    if (r.i === 100) for (;;) {}
+    ctx.collect(r.i);
+  },
+};`, 1_000, 7)
+	before := goruntime.NumGoroutine()
+	engine := script.NewEngine(script.Options{ParseType: runtime.ParseType, FormatRow: runtime.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
+	defer engine.Close()
+	store := state.NewMem()
+	defer store.Close()
+	sess, err := runtime.NewSession(runtime.Config{Out: io.Discard, Err: io.Discard, Loader: engine, Store: store, BaseDir: dir, Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- sess.Exec(ctx, "", query) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "cancelled") {
+			t.Fatalf("err = %v, want an interruption", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the statement did not stop after cancellation")
+	}
+	sess.Close()
+	engine.Close()
+	waitGoroutines(t, before)
+}
+
+// TestParallelResume keeps state across statements (no end of input) and
+// switches parallelism between them: 2 then 1, and 1 then 2, give what 1
+// then 1 gives, since state keys do not depend on the parallelism.
+func TestParallelResume(t *testing.T) {
+	js := `export default {
+  output: "ROW<total INT>",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { s: { default: { total: 0 } } },
+  eval(ctx, { s }, { r }) { s.total += r.i; ctx.collect({ total: s.total }); },
+};`
+	run := func(pars [2]int) string {
+		dir, query := parScript(t, js, 3_000, 11)
+		query = "SET 'ptfsh.end-of-input' = 'false';\n" + query
+		store, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		first, _ := stripWorkerNotes(runScriptParallel(t, dir, "query.sql", query, store, pars[0]))
+		var b strings.Builder
+		for i := 3_000; i < 5_000; i++ {
+			fmt.Fprintf(&b, "k%d,%d\n", (i*7919)%11, i)
+		}
+		f, err := os.OpenFile(filepath.Join(dir, "c.csv"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(b.String())
+		f.Close()
+		second, _ := stripWorkerNotes(runScriptParallel(t, dir, "query.sql", query, store, pars[1]))
+		return first + "----\n" + second
+	}
+	want := run([2]int{1, 1})
+	for _, pars := range [][2]int{{2, 1}, {1, 2}, {2, 2}} {
+		if got := run(pars); got != want {
+			t.Errorf("parallelism %d then %d differs from 1 then 1 (-want +got):\n%s", pars[0], pars[1], cmp.Diff(want, got))
+		}
 	}
 }
