@@ -44,7 +44,7 @@ const parBatch = 4096
 func parallelReason(n *ptfNode, ex *execution) string {
 	switch {
 	case n.def.NewIsolated == nil:
-		return "its instances share a runtime"
+		return "its instances cannot run apart (no isolated runtime, e.g. a built-in function)"
 	case len(n.tables) != 1:
 		return "it does not take exactly one table argument"
 	case !n.tables[0].set || len(n.tables[0].partition) == 0:

@@ -36,6 +36,11 @@ func (e *Engine) newIsolated(name, file, src string, spec runtime.CallSpec) (run
 		opts.Console = buf
 	}
 	child := NewEngine(opts)
+	// The same program names as the parent's, so that stack traces and
+	// error positions read the same.
+	for k, v := range e.progs {
+		child.progs[k] = v
+	}
 	def, err := child.Load(name, file, src)
 	if err != nil {
 		child.Close()

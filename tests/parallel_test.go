@@ -24,6 +24,9 @@ import (
 // a PTF call ran on; it appears only at parallelism > 1.
 var workerNote = regexp.MustCompile(`(?m)^note: \S+ ran on (\d+) workers?( \(parallelism \d+\)[^\n]*)?\n`)
 
+// fallbackNote matches the note of a call that ran on one worker, with why.
+var fallbackNote = regexp.MustCompile(`(?m)^note: \S+ ran on 1 worker \(parallelism \d+\): ([^\n]*)$`)
+
 // stripWorkerNotes removes the worker notes and counts the calls that ran
 // on more than one worker.
 func stripWorkerNotes(s string) (string, int) {
@@ -54,7 +57,11 @@ func TestParallelEquivalence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fallbacks := map[string]int{}
 	check := func(t *testing.T, name, want, got string) {
+		for _, m := range fallbackNote.FindAllStringSubmatch(got, -1) {
+			fallbacks[m[1]]++
+		}
 		got, n := stripWorkerNotes(got)
 		parallelCalls += n
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -97,7 +104,7 @@ func TestParallelEquivalence(t *testing.T) {
 			check(t, path, string(want), runScriptParallel(t, dir, filepath.Base(path), string(src), store, 2))
 		})
 	}
-	t.Logf("%d PTF calls ran on 2 workers", parallelCalls)
+	t.Logf("%d PTF calls ran on 2 workers; on 1 worker: %v", parallelCalls, fallbacks)
 	if parallelCalls == 0 {
 		t.Error("no PTF call ran on more than one worker: the equivalence test proves nothing")
 	}
@@ -285,5 +292,33 @@ func TestParallelResume(t *testing.T) {
 		if got := run(pars); got != want {
 			t.Errorf("parallelism %d then %d differs from 1 then 1 (-want +got):\n%s", pars[0], pars[1], cmp.Diff(want, got))
 		}
+	}
+}
+
+// TestParallelSet sets the parallelism with Flink's option name.
+func TestParallelSet(t *testing.T) {
+	dir, query := parScript(t, `export default {
+  output: "INT",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  eval(ctx, _, { r }) { ctx.collect(r.i); },
+};`, 10, 3)
+	got := runAt(t, dir, "SET 'parallelism.default' = '2';\n"+query, 1)
+	if !strings.Contains(got, "note: fn ran on 2 workers (parallelism 2)\n") {
+		t.Errorf("no note of 2 workers:\n%s", got)
+	}
+	got = runAt(t, dir, "SET 'parallelism.default' = '0';\n", 1)
+	if !strings.Contains(got, "SET 'parallelism.default' needs a whole number of at least 1, not '0'") {
+		t.Errorf("SET 'parallelism.default' = '0': %s", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fn2.js"), []byte(`export default {
+  output: "INT",
+  args: [{ name: "r", traits: ["ROW_SEMANTIC_TABLE"] }],
+  eval(ctx, _, { r }) { ctx.collect(r.i); },
+};`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = runAt(t, dir, "SET 'parallelism.default' = '2';\nCREATE FUNCTION fn2 AS 'fn2.js';\n"+strings.Replace(query, "fn(TABLE c PARTITION BY k)", "fn2(TABLE c)", 1), 1)
+	if !strings.Contains(got, "note: fn2 ran on 1 worker (parallelism 2): its table argument has no PARTITION BY\n") {
+		t.Errorf("no note of the fallback:\n%s", got)
 	}
 }
