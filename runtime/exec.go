@@ -118,6 +118,12 @@ func (ex *execution) quiescent() bool {
 		if op.oi < len(op.out) {
 			return false
 		}
+		// A parallel call that failed has handed out the rows before the
+		// failing one, but its workers may have run rows after it: no
+		// checkpoint may record that.
+		if op.par != nil && op.par.inErr != nil {
+			return false
+		}
 	}
 	return true
 }

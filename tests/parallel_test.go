@@ -171,17 +171,21 @@ func TestParallelOrder(t *testing.T) {
     if (r.i % 1000 === 1) console.log("row", r.i, "of", r.k);
   },
 };`, 10_000, 97)
-	want := runAt(t, dir, query, 1)
-	got := runAt(t, dir, query, 2)
-	got, n := stripWorkerNotes(got)
-	if n != 1 {
-		t.Fatalf("the call did not run on 2 workers:\n%s", got[max(0, len(got)-300):])
-	}
-	if got != want {
-		t.Fatalf("parallelism 2 differs from 1 (-want +got):\n%s", cmp.Diff(want, got))
-	}
-	if !strings.Contains(want, "row 9001 of") {
-		t.Fatal("console output missing")
+	// A cache of 5 keys per worker makes the workers spill to the store
+	// at once.
+	for _, prefix := range []string{"", "SET 'state.cache-size' = '5';\n"} {
+		want := runAt(t, dir, prefix+query, 1)
+		got := runAt(t, dir, prefix+query, 2)
+		got, n := stripWorkerNotes(got)
+		if n != 1 {
+			t.Fatalf("the call did not run on 2 workers:\n%s", got[max(0, len(got)-300):])
+		}
+		if got != want {
+			t.Fatalf("%sparallelism 2 differs from 1 (-want +got):\n%s", prefix, cmp.Diff(want, got))
+		}
+		if !strings.Contains(want, "row 9001 of") {
+			t.Fatal("console output missing")
+		}
 	}
 }
 
@@ -265,9 +269,9 @@ func TestParallelResume(t *testing.T) {
   state: { s: { default: { total: 0 } } },
   eval(ctx, { s }, { r }) { s.total += r.i; ctx.collect({ total: s.total }); },
 };`
-	run := func(pars [2]int) string {
+	run := func(pars [2]int, prefix string) string {
 		dir, query := parScript(t, js, 3_000, 11)
-		query = "SET 'ptfsh.end-of-input' = 'false';\n" + query
+		query = prefix + "SET 'ptfsh.end-of-input' = 'false';\n" + query
 		store, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
 		if err != nil {
 			t.Fatal(err)
@@ -287,10 +291,13 @@ func TestParallelResume(t *testing.T) {
 		second, _ := stripWorkerNotes(runScriptParallel(t, dir, "query.sql", query, store, pars[1]))
 		return first + "----\n" + second
 	}
-	want := run([2]int{1, 1})
-	for _, pars := range [][2]int{{2, 1}, {1, 2}, {2, 2}} {
-		if got := run(pars); got != want {
-			t.Errorf("parallelism %d then %d differs from 1 then 1 (-want +got):\n%s", pars[0], pars[1], cmp.Diff(want, got))
+	// With a cache of 3 keys the workers spill to the state file.
+	for _, prefix := range []string{"", "SET 'state.cache-size' = '3';\n"} {
+		want := run([2]int{1, 1}, prefix)
+		for _, pars := range [][2]int{{2, 1}, {1, 2}, {2, 2}} {
+			if got := run(pars, prefix); got != want {
+				t.Errorf("%sparallelism %d then %d differs from 1 then 1 (-want +got):\n%s", prefix, pars[0], pars[1], cmp.Diff(want, got))
+			}
 		}
 	}
 }
