@@ -50,5 +50,11 @@
 // # Goroutines
 //
 // A Session and everything it runs belong to one goroutine at a time. The
-// PTF instances it creates are called from that goroutine only.
+// PTF instances it creates are called from that goroutine only, with one
+// exception: at a parallelism above 1 (SET 'parallelism.default'), a call
+// that qualifies runs on N worker goroutines, each with its own instance
+// made by FuncDef.NewIsolated, its own state cache and its own output; the
+// statement's goroutine waits for all of them after every batch of input
+// and hands their outputs on in input order (parallel.go). Each instance
+// is still called from one goroutine at a time.
 package runtime

@@ -39,10 +39,10 @@ func stripWorkerNotes(s string) (string, int) {
 	return workerNote.ReplaceAllString(s, ""), n
 }
 
-// TestParallelEquivalence runs every script archive and example at
+// TestParallelism_equivalence runs every script archive and example at
 // parallelism 2 and requires the output of parallelism 1 (want.out, the
 // .out files), the worker notes aside.
-func TestParallelEquivalence(t *testing.T) {
+func TestParallelism_equivalence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every script test again")
 	}
@@ -154,11 +154,11 @@ func waitGoroutines(t *testing.T, n int) {
 	}
 }
 
-// TestParallelOrder runs a function that emits zero, one or two rows per
+// TestParallelism_order runs a function that emits zero, one or two rows per
 // input row over several batches (parBatch is 4096 events) of many keys:
 // parallelism 2 gives the output of parallelism 1 row for row, console
 // output included.
-func TestParallelOrder(t *testing.T) {
+func TestParallelism_order(t *testing.T) {
 	dir, query := parScript(t, `export default {
   output: "ROW<n INT, i INT>",
   args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
@@ -189,11 +189,11 @@ func TestParallelOrder(t *testing.T) {
 	}
 }
 
-// TestParallelError makes the call throw at row 5000 (one key) while the
+// TestParallelism_error makes the call throw at row 5000 (one key) while the
 // other worker is busy with slow rows, and again at row 6000 of another
 // key: the statement stops with the message of parallelism 1 (the first
 // failing row), after the same outputs, and leaves no goroutine behind.
-func TestParallelError(t *testing.T) {
+func TestParallelism_error(t *testing.T) {
 	dir, query := parScript(t, `export default {
   output: "INT",
   args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
@@ -222,9 +222,9 @@ func TestParallelError(t *testing.T) {
 	t.Logf("goroutines gone after %v", time.Since(start))
 }
 
-// TestParallelCancel cancels a statement whose call loops forever in one
+// TestParallelism_cancel cancels a statement whose call loops forever in one
 // worker: it stops, and its goroutines with it.
-func TestParallelCancel(t *testing.T) {
+func TestParallelism_cancel(t *testing.T) {
 	dir, query := parScript(t, `export default {
   output: "INT",
   args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
@@ -259,10 +259,10 @@ func TestParallelCancel(t *testing.T) {
 	waitGoroutines(t, before)
 }
 
-// TestParallelResume keeps state across statements (no end of input) and
+// TestParallelism_resume keeps state across statements (no end of input) and
 // switches parallelism between them: 2 then 1, and 1 then 2, give what 1
 // then 1 gives, since state keys do not depend on the parallelism.
-func TestParallelResume(t *testing.T) {
+func TestParallelism_resume(t *testing.T) {
 	js := `export default {
   output: "ROW<total INT>",
   args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
@@ -302,8 +302,8 @@ func TestParallelResume(t *testing.T) {
 	}
 }
 
-// TestParallelSet sets the parallelism with Flink's option name.
-func TestParallelSet(t *testing.T) {
+// TestParallelism_set sets the parallelism with Flink's option name.
+func TestParallelism_set(t *testing.T) {
 	dir, query := parScript(t, `export default {
   output: "INT",
   args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
