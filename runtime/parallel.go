@@ -215,17 +215,17 @@ func (o *ptfOp) stepParallel() error {
 	// Hand out in input order, up to the earliest failure.
 	for i := range p.items {
 		it := &p.items[i]
+		if it.ev.kind == evRow && len(it.con) > 0 {
+			if cb, ok := p.workers[it.w].inst.(consoleBuffer); ok {
+				p.cons = append(p.cons, parConsole{at: len(o.out), b: it.con, cb: cb})
+			}
+		}
 		if i == stopAt {
-			break
+			break // what the failing call printed goes out, not what it collected
 		}
 		switch it.ev.kind {
 		case evRow:
 			w := p.workers[it.w]
-			if len(it.con) > 0 {
-				if cb, ok := w.inst.(consoleBuffer); ok {
-					p.cons = append(p.cons, parConsole{at: len(o.out), b: it.con, cb: cb})
-				}
-			}
 			if it.hi == it.lo {
 				o.quietRow()
 			}

@@ -198,7 +198,7 @@ func TestParallelism_error(t *testing.T) {
   output: "INT",
   args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
   eval(ctx, _, { r }) {
-    if (r.i === 5000) throw new Error("boom at " + r.i);
+    if (r.i === 5000) { console.log("about to fail"); ctx.collect(-1); throw new Error("boom at " + r.i); }
     if (r.i === 6000) throw new Error("late boom at " + r.i);
     if (r.i > 4000) { let x = 0; for (let j = 0; j < 3000; j++) x += j; }
     ctx.collect(r.i);
@@ -206,7 +206,7 @@ func TestParallelism_error(t *testing.T) {
 };`, 8_000, 13)
 	before := goruntime.NumGoroutine()
 	want := runAt(t, dir, query, 1)
-	if !strings.Contains(want, "boom at 5000") {
+	if !strings.Contains(want, "boom at 5000") || !strings.Contains(want, "about to fail") {
 		t.Fatalf("parallelism 1 did not fail at row 5000:\n%s", want[max(0, len(want)-500):])
 	}
 	for range 3 {
