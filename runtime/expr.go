@@ -88,19 +88,25 @@ func allConstant(es ...expr) bool {
 
 // compileExpr compiles e against sc (sc may be nil for constant expressions).
 func compileExpr(e *sqlmini.Expr, sc *scope) (expr, error) {
-	left, err := compileAnd(e.Left, sc)
-	if err != nil || len(e.Right) == 0 {
-		return left, err
+	return compileLogical(e.Pos, "OR", e.Left, e.Right, sc, compileAnd)
+}
+
+// compileLogical compiles left op right[0] op right[1] ..., each operand
+// by operand; a single operand is itself.
+func compileLogical[T any](pos sqlmini.Pos, op string, left T, right []T, sc *scope, operand func(T, *scope) (expr, error)) (expr, error) {
+	first, err := operand(left, sc)
+	if err != nil || len(right) == 0 {
+		return first, err
 	}
-	ops := []expr{left}
-	for _, r := range e.Right {
-		x, err := compileAnd(r, sc)
+	ops := []expr{first}
+	for _, r := range right {
+		x, err := operand(r, sc)
 		if err != nil {
 			return nil, err
 		}
 		ops = append(ops, x)
 	}
-	return logical(e.Pos, "OR", ops)
+	return logical(pos, op, ops)
 }
 
 // logical compiles OR (the first TRUE wins) or AND (the first FALSE wins)
@@ -131,19 +137,7 @@ func logical(pos sqlmini.Pos, op string, ops []expr) (expr, error) {
 }
 
 func compileAnd(e *sqlmini.AndExpr, sc *scope) (expr, error) {
-	left, err := compileNot(e.Left, sc)
-	if err != nil || len(e.Right) == 0 {
-		return left, err
-	}
-	ops := []expr{left}
-	for _, r := range e.Right {
-		x, err := compileNot(r, sc)
-		if err != nil {
-			return nil, err
-		}
-		ops = append(ops, x)
-	}
-	return logical(e.Pos, "AND", ops)
+	return compileLogical(e.Pos, "AND", e.Left, e.Right, sc, compileNot)
 }
 
 func requireBoolean(pos sqlmini.Pos, op string, ops []expr) error {

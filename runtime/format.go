@@ -173,34 +173,45 @@ func appendJava(b []byte, v any, t Type) []byte {
 	case Descriptor:
 		return appendColumnList(b, x)
 	case []any:
-		et := typeOrZero(t.Elem)
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendJava(b, e, et)
-		}
-		return append(b, ']')
+		return appendArray(b, x, t, appendJava)
 	case *Map:
 		if x == nil {
 			return append(b, "null"...)
 		}
-		kt, vt := typeOrZero(t.Key), typeOrZero(t.Elem)
-		b = append(b, '{')
-		for i, k := range x.Keys {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendJava(b, k, kt)
-			b = append(b, '=')
-			b = appendJava(b, mapValueAt(x, i), vt)
-		}
-		return append(b, '}')
+		return appendMap(b, x, t, appendJava)
 	case Row:
 		return appendJavaRow(b, x, nil, t.Fields)
 	}
 	return fmt.Append(b, v)
+}
+
+// appendArray appends [e1, e2] with each element printed by elem.
+func appendArray(b []byte, x []any, t Type, elem func([]byte, any, Type) []byte) []byte {
+	et := typeOrZero(t.Elem)
+	b = append(b, '[')
+	for i, e := range x {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = elem(b, e, et)
+	}
+	return append(b, ']')
+}
+
+// appendMap appends {k1=v1, k2=v2} (Java's AbstractMap.toString) with keys
+// and values printed by elem.
+func appendMap(b []byte, x *Map, t Type, elem func([]byte, any, Type) []byte) []byte {
+	kt, vt := typeOrZero(t.Key), typeOrZero(t.Elem)
+	b = append(b, '{')
+	for i, k := range x.Keys {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = elem(b, k, kt)
+		b = append(b, '=')
+		b = elem(b, mapValueAt(x, i), vt)
+	}
+	return append(b, '}')
 }
 
 // mapValueAt returns the value of entry i of m, nil if m.Values is short.
@@ -249,30 +260,12 @@ func appendCast(b []byte, v any, t Type) []byte {
 	case Period:
 		return appendCastYearMonth(b, int64(x))
 	case []any:
-		et := typeOrZero(t.Elem)
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendCast(b, e, et)
-		}
-		return append(b, ']')
+		return appendArray(b, x, t, appendCast)
 	case *Map:
 		if x == nil {
 			return append(b, "NULL"...)
 		}
-		kt, vt := typeOrZero(t.Key), typeOrZero(t.Elem)
-		b = append(b, '{')
-		for i, k := range x.Keys {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendCast(b, k, kt)
-			b = append(b, '=')
-			b = appendCast(b, mapValueAt(x, i), vt)
-		}
-		return append(b, '}')
+		return appendMap(b, x, t, appendCast)
 	case Row:
 		return appendCastRow(b, x, t)
 	}
