@@ -87,3 +87,35 @@ func abs(t *testing.T, path string) string {
 	}
 	return p
 }
+
+// TestRunExport_skipsOtherFunctions exports one function with the
+// quickstart, which calls five: only the SELECT of the exported function
+// becomes a case (with the views it needs), and each SELECT of another
+// function is named in a note.
+func TestRunExport_skipsOtherFunctions(t *testing.T) {
+	proj := filepath.Join(t.TempDir(), "p")
+	var out, errb bytes.Buffer
+	args := []string{"export", "flink", "../../examples/greeting_with_memory.js", "-o", proj, "--script", "../../examples/quickstart.sql"}
+	if code := run(args, nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	cases := filepath.Join(proj, "src/test/resources/ptfsh/cases")
+	sql, err := os.ReadFile(filepath.Join(cases, "case01.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSQL := "CREATE VIEW Names(name) AS VALUES ('Bob'), ('Alice'), ('Bob');\nSELECT * FROM GreetingWithMemory(TABLE Names PARTITION BY name);\n"
+	if string(sql) != wantSQL {
+		t.Errorf("case01.sql = %q, want %q", sql, wantSQL)
+	}
+	if _, err := os.Stat(filepath.Join(cases, "case02.sql")); err == nil {
+		t.Errorf("a SELECT of another function became case02")
+	}
+	notes := errb.String()
+	if n := strings.Count(notes, "which is not exported with GreetingWithMemory"); n != 8 {
+		t.Errorf("%d skip notes, want 8:\n%s", n, notes)
+	}
+	if want := "note: ../../examples/quickstart.sql:17: skipped, it calls Greeting,"; !strings.Contains(notes, want) {
+		t.Errorf("notes lack %q:\n%s", want, notes)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -59,14 +60,14 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, exportUsage)
 		return 2
 	}
-	if err := exportFlink(files[0], dir, scriptFile, name, stdout); err != nil {
+	if err := exportFlink(files[0], dir, scriptFile, name, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "ptfsh: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func exportFlink(file, dir, scriptFile, name string, stdout io.Writer) error {
+func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) error {
 	absFile, err := filepath.Abs(file)
 	if err != nil {
 		return err
@@ -108,7 +109,7 @@ func exportFlink(file, dir, scriptFile, name string, stdout io.Writer) error {
 	}
 	p := flink.Project{Def: def, File: file, Script: code}
 	if scriptFile != "" {
-		p.Cases, err = exportCases(name, absFile, scriptFile, scriptSrc)
+		p.Cases, err = exportCases(name, absFile, scriptFile, scriptSrc, stderr)
 		if err != nil {
 			return err
 		}
@@ -155,11 +156,12 @@ func functionName(absFile, scriptFile, scriptSrc string) string {
 }
 
 // exportCases runs the script in ptfsh with --format rows and returns a
-// case per SELECT: the CREATE VIEW and CREATE TABLE statements before it,
+// case per SELECT that calls no other function the script creates (those
+// are skipped with a note: the project registers only the exported one): the CREATE VIEW and CREATE TABLE statements before it,
 // the SELECT, and the rows ptfsh printed. Other statements (CREATE
 // FUNCTION, SET, SHOW, ...) run in ptfsh only, but for SET
 // 'ptfsh.format', which is skipped.
-func exportCases(name, absFile, scriptFile, src string) ([]flink.Case, error) {
+func exportCases(name, absFile, scriptFile, src string, notes io.Writer) ([]flink.Case, error) {
 	dir, err := filepath.Abs(filepath.Dir(scriptFile))
 	if err != nil {
 		return nil, err
@@ -194,6 +196,7 @@ func exportCases(name, absFile, scriptFile, src string) ([]flink.Case, error) {
 			return nil, err
 		}
 	}
+	others := otherFunctions(parsed, name)
 	var setup []string
 	var cases []flink.Case
 	for _, p := range parsed {
@@ -203,6 +206,12 @@ func exportCases(name, absFile, scriptFile, src string) ([]flink.Case, error) {
 		st := p.Stmt
 		if st.Set != nil && st.Set.Key != nil && strings.EqualFold(string(*st.Set.Key), "ptfsh.format") {
 			continue // the cases need --format rows
+		}
+		if st.Query != nil {
+			if f := callsOneOf(st.Text, others); f != "" {
+				fmt.Fprintf(notes, "note: %s:%d: skipped, it calls %s, which is not exported with %s\n", scriptFile, st.Pos.Line, f, name)
+				continue
+			}
 		}
 		out.Reset()
 		if err := sess.ExecStatement(ctx, st); err != nil {
@@ -223,4 +232,32 @@ func exportCases(name, absFile, scriptFile, src string) ([]flink.Case, error) {
 		}
 	}
 	return cases, nil
+}
+
+// otherFunctions returns the names of the functions the script creates,
+// but for name.
+func otherFunctions(parsed []sqlmini.Parsed, name string) []string {
+	var names []string
+	for _, p := range parsed {
+		if p.Err != nil || p.Stmt.Create == nil || p.Stmt.Create.Function == nil {
+			continue
+		}
+		if n := string(p.Stmt.Create.Function.Name.Value); !strings.EqualFold(n, name) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// callsOneOf returns the first of names that the query text calls
+// (the name, as a whole word in any case, then an opening parenthesis),
+// or "".
+func callsOneOf(text string, names []string) string {
+	for _, n := range names {
+		re := regexp.MustCompile(`(?i)(^|[^\w$])` + regexp.QuoteMeta(n) + `\s*\(`)
+		if re.MatchString(text) {
+			return n
+		}
+	}
+	return ""
 }
