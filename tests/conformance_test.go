@@ -2,14 +2,12 @@ package tests
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
 )
 
 // knownFailing lists the conformance archives (by file name without
@@ -118,35 +116,12 @@ func parseOracle(comment string) (oracle, error) {
 // departs from the oracle (nothing when it conforms).
 func checkConformance(t *testing.T, file string) []string {
 	t.Helper()
-	ar, err := txtar.ParseFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := parseOracle(string(ar.Comment))
+	test, dir := extractArchive(t, file)
+	o, err := parseOracle(test.Comment())
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	dir := t.TempDir()
-	var query string
-	for _, f := range ar.Files {
-		switch f.Name {
-		case "query.sql":
-			query = string(f.Data)
-		case "want.out":
-		default:
-			p := filepath.Join(dir, f.Name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if query == "" {
-		t.Fatalf("%s: no query.sql section", file)
-	}
-	out := RunScript(t, dir, query)
+	out := RunScript(t, dir, test.Query)
 
 	var problems []string
 	if o.hasRows {

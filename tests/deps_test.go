@@ -20,6 +20,8 @@ func TestImportGraph(t *testing.T) {
 		// export/flink writes Java and SQL text; the wiring hands it the
 		// loaded function, so it needs no engine.
 		"export/flink": {mod + "runtime"},
+		// testarchive reads the txtar test files of ptfsh test and tests/.
+		"internal/testarchive": {"golang.org/x/tools/txtar"},
 	}
 	// Engines that must appear in one package only.
 	owners := map[string]string{

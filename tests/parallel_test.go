@@ -71,13 +71,14 @@ func TestParallelism_equivalence(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(file), "testdata/"), ".txtar")
 		t.Run(name, func(t *testing.T) {
-			ar, dir, query, wantIdx := extractArchive(t, file)
-			if wantIdx < 0 {
+			test, dir := extractArchive(t, file)
+			want, ok := test.Want()
+			if !ok {
 				t.Skip("no want.out")
 			}
 			store := state.NewMem()
 			defer store.Close()
-			check(t, file, string(ar.Files[wantIdx].Data), runScriptParallel(t, dir, "query.sql", query, store, 2))
+			check(t, file, want, runScriptParallel(t, dir, "query.sql", test.Query, store, 2))
 		})
 	}
 	scripts, err := filepath.Glob(filepath.Join("..", "examples", "*.sql"))

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
 
+	"github.com/ptfsh/ptfsh/internal/testarchive"
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -48,58 +48,36 @@ func TestScripts(t *testing.T) {
 }
 
 func runArchive(t *testing.T, file string) {
-	ar, dir, query, wantIdx := extractArchive(t, file)
-	got := RunScript(t, dir, query)
+	test, dir := extractArchive(t, file)
+	got := RunScript(t, dir, test.Query)
 	if *update {
-		if wantIdx < 0 {
-			ar.Files = append(ar.Files, txtar.File{Name: "want.out"})
-			wantIdx = len(ar.Files) - 1
-		}
-		ar.Files[wantIdx].Data = []byte(got)
-		if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+		if err := test.Update(got); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	if wantIdx < 0 {
+	want, ok := test.Want()
+	if !ok {
 		t.Fatalf("%s: no want.out section (run go test ./tests -update)", file)
 	}
-	if diff := cmp.Diff(string(ar.Files[wantIdx].Data), got); diff != "" {
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("%s: output differs (-want +got):\n%s", file, diff)
 	}
 }
 
-// extractArchive writes the files of a script archive to a temporary
-// folder and returns the archive, the folder, query.sql and the index of
-// want.out (-1: none).
-func extractArchive(t *testing.T, file string) (*txtar.Archive, string, string, int) {
-	ar, err := txtar.ParseFile(file)
+// extractArchive reads a script archive and writes its files to a
+// temporary folder.
+func extractArchive(t *testing.T, file string) (*testarchive.Test, string) {
+	t.Helper()
+	test, err := testarchive.Read(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	var query string
-	wantIdx := -1
-	for i, f := range ar.Files {
-		switch f.Name {
-		case "query.sql":
-			query = string(f.Data)
-		case "want.out":
-			wantIdx = i
-		default:
-			p := filepath.Join(dir, f.Name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+	if err := test.Extract(dir); err != nil {
+		t.Fatal(err)
 	}
-	if query == "" {
-		t.Fatalf("%s: no query.sql section", file)
-	}
-	return ar, dir, query, wantIdx
+	return test, dir
 }
 
 // RunScript runs the statements of query in a fresh session whose relative

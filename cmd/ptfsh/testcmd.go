@@ -11,8 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/tools/txtar"
-
+	"github.com/ptfsh/ptfsh/internal/testarchive"
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -83,7 +82,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 // runTestFile runs one test file and reports whether it passed, with a
 // diff or an error when it did not.
 func runTestFile(file string, update bool) (bool, string) {
-	ar, err := txtar.ParseFile(file)
+	test, err := testarchive.Read(file)
 	if err != nil {
 		return false, fmt.Sprintf("  %v\n", err)
 	}
@@ -92,44 +91,22 @@ func runTestFile(file string, update bool) (bool, string) {
 		return false, fmt.Sprintf("  %v\n", err)
 	}
 	defer os.RemoveAll(dir)
-	var query string
-	want := -1
-	for i, f := range ar.Files {
-		switch f.Name {
-		case "query.sql":
-			query = string(f.Data)
-		case "want.out":
-			want = i
-		default:
-			p := filepath.Join(dir, filepath.FromSlash(f.Name))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return false, fmt.Sprintf("  %v\n", err)
-			}
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				return false, fmt.Sprintf("  %v\n", err)
-			}
-		}
+	if err := test.Extract(dir); err != nil {
+		return false, fmt.Sprintf("  %v\n", err)
 	}
-	if query == "" {
-		return false, "  no -- query.sql -- section\n"
-	}
-	got := strings.ReplaceAll(runTestQuery(dir, query), dir+string(filepath.Separator), "")
+	got := strings.ReplaceAll(runTestQuery(dir, test.Query), dir+string(filepath.Separator), "")
 	if update {
-		if want < 0 {
-			ar.Files = append(ar.Files, txtar.File{Name: "want.out"})
-			want = len(ar.Files) - 1
-		}
-		ar.Files[want].Data = []byte(got)
-		if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+		if err := test.Update(got); err != nil {
 			return false, fmt.Sprintf("  %v\n", err)
 		}
 		return true, ""
 	}
-	if want < 0 {
+	want, ok := test.Want()
+	if !ok {
 		return false, "  no -- want.out -- section (run ptfsh test -update to write it, then check it)\n"
 	}
-	if w := string(ar.Files[want].Data); w != got {
-		return false, lineDiff(w, got)
+	if want != got {
+		return false, lineDiff(want, got)
 	}
 	return true, ""
 }

@@ -1,0 +1,91 @@
+// Package testarchive reads the test files of `ptfsh test` and of the
+// project's own golden tests: txtar archives whose `-- query.sql --`
+// section holds the statements, `-- want.out --` what they print, and
+// every other section a file the statements use (functions, data).
+package testarchive
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/tools/txtar"
+)
+
+// Test is one test file.
+type Test struct {
+	// File is the archive's path.
+	File string
+	// Query is the query.sql section.
+	Query string
+
+	ar   *txtar.Archive
+	want int // index of want.out in ar.Files; -1: none
+}
+
+// Read parses the test file at path. A file without a query.sql section
+// is an error.
+func Read(path string) (*Test, error) {
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		return nil, err
+	}
+	t := &Test{File: path, ar: ar, want: -1}
+	hasQuery := false
+	for i, f := range ar.Files {
+		switch f.Name {
+		case "query.sql":
+			t.Query, hasQuery = string(f.Data), true
+		case "want.out":
+			t.want = i
+		}
+	}
+	if !hasQuery || t.Query == "" {
+		return nil, fmt.Errorf("%s: no -- query.sql -- section", path)
+	}
+	return t, nil
+}
+
+// Extract writes the archive's other sections under dir. A section name
+// must be a relative path that stays inside dir (no "..", not absolute).
+func (t *Test) Extract(dir string) error {
+	for _, f := range t.ar.Files {
+		if f.Name == "query.sql" || f.Name == "want.out" {
+			continue
+		}
+		if !filepath.IsLocal(filepath.FromSlash(f.Name)) {
+			return fmt.Errorf("%s: section %q: a file name must be a relative path inside the test's folder", t.File, f.Name)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Comment returns the text before the first section (the test's
+// description; the conformance archives keep Flink's expected rows there).
+func (t *Test) Comment() string { return string(t.ar.Comment) }
+
+// Want returns the want.out section, and false when there is none.
+func (t *Test) Want() (string, bool) {
+	if t.want < 0 {
+		return "", false
+	}
+	return string(t.ar.Files[t.want].Data), true
+}
+
+// Update sets the want.out section to out (adding it at the end when
+// missing) and rewrites the file.
+func (t *Test) Update(out string) error {
+	if t.want < 0 {
+		t.ar.Files = append(t.ar.Files, txtar.File{Name: "want.out"})
+		t.want = len(t.ar.Files) - 1
+	}
+	t.ar.Files[t.want].Data = []byte(out)
+	return os.WriteFile(t.File, txtar.Format(t.ar), 0o644)
+}
