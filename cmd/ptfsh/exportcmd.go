@@ -16,7 +16,6 @@ import (
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/sqlmini"
-	"github.com/ptfsh/ptfsh/state"
 	"github.com/ptfsh/ptfsh/stdlib"
 )
 
@@ -156,32 +155,24 @@ func functionName(absFile, scriptFile, scriptSrc string) string {
 }
 
 // exportCases runs the script in ptfsh with --format rows and returns a
-// case per SELECT that calls no other function the script creates (those
-// are skipped with a note: the project registers only the exported one): the CREATE VIEW and CREATE TABLE statements before it,
-// the SELECT, and the rows ptfsh printed. Other statements (CREATE
-// FUNCTION, SET, SHOW, ...) run in ptfsh only, but for SET
-// 'ptfsh.format', which is skipped.
+// case per SELECT: the CREATE VIEW and CREATE TABLE statements before it,
+// the SELECT, and the rows ptfsh printed. A SELECT that calls another
+// function the script creates is skipped with a note to notes (the project
+// registers only the exported function). Other statements (CREATE
+// FUNCTION, SET, SHOW, ...) run in ptfsh only, but for SET 'ptfsh.format',
+// which is skipped.
 func exportCases(name, absFile, scriptFile, src string, notes io.Writer) ([]flink.Case, error) {
 	dir, err := filepath.Abs(filepath.Dir(scriptFile))
 	if err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
-	seed := int64(1)
-	engine := script.NewEngine(script.Options{
-		ParseType: runtime.ParseType, FormatRow: runtime.FormatRow, Stdlib: stdlib.JS,
-		BaseDir: dir, Seed: &seed, EvalTimeout: defaultEvalTimeout,
-	})
-	defer engine.Close()
-	store := state.NewMem()
-	defer store.Close()
-	sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Loader: engine, Store: store,
-		BaseDir: dir, Format: "rows", OnSet: engine.Set, OnReset: engine.Reset})
+	// console.log goes to stderr: in out a line could pass for a row.
+	sess, closeAll, err := newScriptSession(dir, "rows", &out, notes)
 	if err != nil {
 		return nil, err
 	}
-	defer sess.Close()
-	stdlib.Register(sess.Catalog())
+	defer closeAll()
 	ctx := context.Background()
 	parsed := sqlmini.ParseEach(scriptFile, src)
 	declared := false

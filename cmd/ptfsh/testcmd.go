@@ -115,20 +115,11 @@ func runTestFile(file string, update bool) (bool, string) {
 // store, with a fixed seed, and returns what they printed.
 func runTestQuery(dir, query string) string {
 	var out bytes.Buffer
-	seed := int64(1)
-	engine := script.NewEngine(script.Options{
-		ParseType: runtime.ParseType, FormatRow: runtime.FormatRow, Stdlib: stdlib.JS,
-		BaseDir: dir, Seed: &seed, Console: &out, EvalTimeout: defaultEvalTimeout,
-	})
-	defer engine.Close()
-	store := state.NewMem()
-	defer store.Close()
-	sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Loader: engine, Store: store,
-		BaseDir: dir, OnSet: engine.Set, OnReset: engine.Reset})
+	sess, closeAll, err := newScriptSession(dir, "", &out, &out)
 	if err != nil {
 		return err.Error() + "\n"
 	}
-	stdlib.Register(sess.Catalog())
+	defer closeAll()
 	for _, p := range sqlmini.ParseEach("query.sql", query) {
 		err := p.Err
 		if err == nil {
@@ -139,6 +130,33 @@ func runTestQuery(dir, query string) string {
 		}
 	}
 	return out.String()
+}
+
+// newScriptSession returns a session as ptfsh test and ptfsh export run
+// scripts in: a memory store, Math.random and Date.now seeded with 1,
+// relative paths resolved in dir, results and errors to out, console.log
+// to console, in format (the default when empty). closeAll closes the
+// session, its store and its engine.
+func newScriptSession(dir, format string, out, console io.Writer) (sess *runtime.Session, closeAll func(), err error) {
+	seed := int64(1)
+	engine := script.NewEngine(script.Options{
+		ParseType: runtime.ParseType, FormatRow: runtime.FormatRow, Stdlib: stdlib.JS,
+		BaseDir: dir, Seed: &seed, Console: console, EvalTimeout: defaultEvalTimeout,
+	})
+	store := state.NewMem()
+	sess, err = runtime.NewSession(runtime.Config{Out: out, Err: out, Loader: engine, Store: store,
+		BaseDir: dir, Format: format, OnSet: engine.Set, OnReset: engine.Reset})
+	if err != nil {
+		store.Close()
+		engine.Close()
+		return nil, nil, err
+	}
+	stdlib.Register(sess.Catalog())
+	return sess, func() {
+		sess.Close()
+		store.Close()
+		engine.Close()
+	}, nil
 }
 
 // lineDiff shows how got differs from want, line by line: "-" lines are
