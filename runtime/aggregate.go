@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -23,8 +24,8 @@ type aggCall struct {
 	star     bool   // COUNT(*)
 	distinct bool
 	arg      expr // over the input row; nil for COUNT(*)
-	argType  Type
-	typ      Type   // the result type
+	argType  types.Type
+	typ      types.Type   // the result type
 	text     string // as EXPLAIN prints it: COUNT(*), SUM(score)
 }
 
@@ -79,7 +80,7 @@ func findAggregate(e *sqlmini.Expr) *sqlmini.FuncCall {
 // sc resolves its columns. LIMIT applies to the result.
 func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *scope) (node, error) {
 	m := in.changelog()
-	if m.KeyOnlyDeletes || m.Contains(UpdateAfter) && !m.Contains(UpdateBefore) {
+	if m.KeyOnlyDeletes || m.Contains(types.UpdateAfter) && !m.Contains(types.UpdateBefore) {
 		// An upsert input: its -U rows and full deletes come from the last
 		// row of each key, as Flink's ChangelogNormalize makes them.
 		if len(upsertKeyOf(in)) == 0 {
@@ -106,7 +107,7 @@ func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *scope) (node, 
 	}
 	global := len(sel.GroupBy) == 0
 	var outs []expr
-	var cols []Column
+	var cols []types.Column
 	var texts []string
 	for _, it := range sel.Items {
 		if it.Star {
@@ -116,7 +117,7 @@ func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *scope) (node, 
 					return nil, sqlmini.Errorf(it.Pos, "Expression '%s' is not being grouped", c.Name)
 				}
 				outs = append(outs, &colExpr{i: g, t: a.gx[g].typ()})
-				cols = append(cols, Column{Name: c.Name, Type: c.Type})
+				cols = append(cols, types.Column{Name: c.Name, Type: c.Type})
 				texts = append(texts, c.Name)
 			}
 			continue
@@ -141,12 +142,12 @@ func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *scope) (node, 
 			text += " AS " + name
 		}
 		outs = append(outs, x)
-		cols = append(cols, Column{Name: name, Type: x.typ()})
+		cols = append(cols, types.Column{Name: name, Type: x.typ()})
 		texts = append(texts, text)
 	}
-	n := &aggregateNode{in: in, groups: a.gx, calls: a.calls, outs: outs, sch: Schema{Columns: cols},
-		mode: NewChangelogMode(Insert, UpdateBefore, UpdateAfter)}
-	if im := in.changelog(); im.Contains(UpdateBefore) || im.Contains(Delete) {
+	n := &aggregateNode{in: in, groups: a.gx, calls: a.calls, outs: outs, sch: types.Schema{Columns: cols},
+		mode: NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter)}
+	if im := in.changelog(); im.Contains(types.UpdateBefore) || im.Contains(types.Delete) {
 		n.mode = RetractAll // a retraction may empty a group
 	}
 	if !global {
@@ -184,7 +185,7 @@ type groupLimitNode struct {
 	n  int64
 }
 
-func (n *groupLimitNode) schema() Schema           { return n.in.schema() }
+func (n *groupLimitNode) schema() types.Schema           { return n.in.schema() }
 func (n *groupLimitNode) changelog() ChangelogMode { return n.in.changelog() }
 func (n *groupLimitNode) children() []node         { return []node{n.in} }
 func (n *groupLimitNode) upsertKey() []int         { return n.in.upsertKey() }
@@ -225,14 +226,14 @@ func (s *groupLimitStream) next() (event, error) {
 		}
 		kind := ev.row.Kind
 		if s.admitted[k] > 0 {
-			if kind == Delete || kind == UpdateBefore {
+			if kind == types.Delete || kind == types.UpdateBefore {
 				s.remove(k)
-				s.replacing = kind == UpdateBefore
+				s.replacing = kind == types.UpdateBefore
 			}
 			return ev, nil
 		}
 		switch {
-		case kind == UpdateAfter && s.replacing, kind == Insert && s.total < s.n.n:
+		case kind == types.UpdateAfter && s.replacing, kind == types.Insert && s.total < s.n.n:
 			s.replacing = false
 			s.admitted[k]++
 			s.total++
@@ -289,19 +290,19 @@ func aggName(i int) string   { return "\x00a" + strconv.Itoa(i) }
 
 // inter is the schema of a group row: the group values, then the
 // aggregate results.
-func (a *aggPlanner) inter(global bool) Schema {
-	var cols []Column
+func (a *aggPlanner) inter(global bool) types.Schema {
+	var cols []types.Column
 	for i, x := range a.gx {
-		cols = append(cols, Column{Name: groupName(i), Type: x.typ()})
+		cols = append(cols, types.Column{Name: groupName(i), Type: x.typ()})
 	}
 	for i, c := range a.calls {
 		t := c.typ
 		if global && c.fn != "COUNT" {
 			t.NotNull = false // no group: NULL over no rows
 		}
-		cols = append(cols, Column{Name: aggName(i), Type: t})
+		cols = append(cols, types.Column{Name: aggName(i), Type: t})
 	}
-	return Schema{Columns: cols}
+	return types.Schema{Columns: cols}
 }
 
 // group returns the GROUP BY expression printed as text, or -1.
@@ -527,7 +528,7 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 	case f.Star && name != "COUNT":
 		return 0, sqlmini.Errorf(f.Pos, "%s(*) is not allowed: only COUNT takes *", name)
 	case f.Star:
-		c.typ = TypeBigInt.AsNotNull()
+		c.typ = types.TypeBigInt.AsNotNull()
 		c.text = "COUNT(*)"
 	case len(f.Args) != 1:
 		return 0, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
@@ -538,7 +539,7 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 		}
 		c.arg, c.argType = x, x.typ()
 		if c.typ, err = aggregateType(name, c.argType); err != nil {
-			return 0, sqlmini.Errorf(f.Pos, "%v", err)
+			return 0, sqlmini.Errorf(f.Pos, "%w", err)
 		}
 		c.text = name + "("
 		if f.Distinct {
@@ -555,28 +556,28 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 }
 
 // aggregateType is the result type of fn over arg, or Calcite's message.
-func aggregateType(fn string, arg Type) (Type, error) {
-	bad := func(form string) (Type, error) {
-		return Type{}, &aggTypeError{fn: fn, arg: arg, form: form}
+func aggregateType(fn string, arg types.Type) (types.Type, error) {
+	bad := func(form string) (types.Type, error) {
+		return types.Type{}, &aggTypeError{fn: fn, arg: arg, form: form}
 	}
 	switch fn {
 	case "COUNT":
-		return TypeBigInt.AsNotNull(), nil
+		return types.TypeBigInt.AsNotNull(), nil
 	case "SUM", "AVG":
 		if !arg.IsNumeric() {
 			return bad("NUMERIC")
 		}
-		if arg.Kind == KindDecimal {
+		if arg.Kind == types.KindDecimal {
 			scale := arg.Scale
 			if fn == "AVG" {
 				scale = max(6, scale)
 			}
-			return Type{Kind: KindDecimal, Length: 38, Scale: scale, NotNull: arg.NotNull}, nil
+			return types.Type{Kind: types.KindDecimal, Length: 38, Scale: scale, NotNull: arg.NotNull}, nil
 		}
 		return arg, nil
 	}
 	switch arg.Kind { // MIN, MAX
-	case KindNull, KindArray, KindMap, KindRow, KindDescriptor, KindBinary, KindVarBinary:
+	case types.KindNull, types.KindArray, types.KindMap, types.KindRow, types.KindDescriptor, types.KindBinary, types.KindVarBinary:
 		return bad("COMPARABLE_TYPE")
 	}
 	return arg, nil
@@ -585,7 +586,7 @@ func aggregateType(fn string, arg Type) (Type, error) {
 // aggTypeError is Calcite's message for an aggregate over a wrong type.
 type aggTypeError struct {
 	fn, form string
-	arg      Type
+	arg      types.Type
 }
 
 func (e *aggTypeError) Error() string {
@@ -601,13 +602,13 @@ type aggregateNode struct {
 	groups []expr // GROUP BY expressions over the input row
 	calls  []*aggCall
 	outs   []expr // output columns over the group row
-	sch    Schema
+	sch    types.Schema
 	key    []int
 	mode   ChangelogMode
 	text   string
 }
 
-func (n *aggregateNode) schema() Schema           { return n.sch }
+func (n *aggregateNode) schema() types.Schema           { return n.sch }
 func (n *aggregateNode) changelog() ChangelogMode { return n.mode }
 func (n *aggregateNode) children() []node         { return []node{n.in} }
 func (n *aggregateNode) explain() string          { return n.text }
@@ -662,7 +663,7 @@ func (s *aggregateStream) next() (event, error) {
 	}
 }
 
-func (s *aggregateStream) row(r Row) error {
+func (s *aggregateStream) row(r types.Row) error {
 	n := s.n
 	keys := make([]any, len(n.groups))
 	for i, g := range n.groups {
@@ -673,7 +674,7 @@ func (s *aggregateStream) row(r Row) error {
 		keys[i] = v
 	}
 	k := string(encodeKey(keys))
-	retract := r.Kind == UpdateBefore || r.Kind == Delete
+	retract := r.Kind == types.UpdateBefore || r.Kind == types.Delete
 	g := s.groups[k]
 	if g == nil {
 		if retract {
@@ -706,7 +707,7 @@ func (s *aggregateStream) row(r Row) error {
 	}
 	if g.rows <= 0 {
 		delete(s.groups, k)
-		s.emit(Delete, g.out)
+		s.emit(types.Delete, g.out)
 		return nil
 	}
 	vals := make([]any, len(n.calls))
@@ -726,17 +727,17 @@ func (s *aggregateStream) row(r Row) error {
 		out[i] = v
 	}
 	if g.out == nil {
-		s.emit(Insert, out)
+		s.emit(types.Insert, out)
 	} else {
-		s.emit(UpdateBefore, g.out)
-		s.emit(UpdateAfter, out)
+		s.emit(types.UpdateBefore, g.out)
+		s.emit(types.UpdateAfter, out)
 	}
 	g.vals, g.out = vals, out
 	return nil
 }
 
-func (s *aggregateStream) emit(k RowKind, fields []any) {
-	s.pending = append(s.pending, event{kind: evRow, row: Row{Kind: k, Fields: fields}})
+func (s *aggregateStream) emit(k types.RowKind, fields []any) {
+	s.pending = append(s.pending, event{kind: evRow, row: types.Row{Kind: k, Fields: fields}})
 }
 
 func (s *aggregateStream) close() error { return s.in.close() }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"math/big"
 	"sort"
 )
@@ -70,15 +71,15 @@ func (a *countAcc) value() any { return a.n }
 // group (Flink's SumWithRetractAggFunction counts them). Integers add with
 // the wrap-around of their Java type, FLOAT in float32, DECIMAL exactly.
 type sumAcc struct {
-	typ  Type // the result type
+	typ  types.Type // the result type
 	n    int64
 	i    int64
 	f    float64
 	d    *big.Rat
-	kind Kind // the argument's kind
+	kind types.Kind // the argument's kind
 }
 
-func newSum(arg, result Type) *sumAcc {
+func newSum(arg, result types.Type) *sumAcc {
 	return &sumAcc{typ: result, kind: arg.Kind, d: new(big.Rat)}
 }
 
@@ -95,11 +96,11 @@ func (a *sumAcc) step(v any, sign int64) {
 		a.i = wrapInt(a.i+sign*x, a.kind)
 	case float64:
 		a.f += float64(sign) * x
-		if a.kind == KindFloat {
+		if a.kind == types.KindFloat {
 			a.f = float64(float32(a.f))
 		}
-	case Decimal:
-		r := x.rat()
+	case types.Decimal:
+		r := x.Rat()
 		if sign < 0 {
 			r.Neg(r)
 		}
@@ -112,26 +113,26 @@ func (a *sumAcc) value() any {
 		return nil
 	}
 	switch {
-	case a.kind == KindDecimal:
+	case a.kind == types.KindDecimal:
 		d, err := ratToDecimal(a.d, a.typ)
 		if err != nil {
 			return nil // an overflowing DECIMAL sum is NULL, as in Flink
 		}
 		return d
-	case a.kind == KindFloat || a.kind == KindDouble:
+	case a.kind == types.KindFloat || a.kind == types.KindDouble:
 		return a.f
 	}
 	return a.i
 }
 
 // wrapInt makes v overflow as a Java value of kind k does.
-func wrapInt(v int64, k Kind) int64 {
+func wrapInt(v int64, k types.Kind) int64 {
 	switch k {
-	case KindTinyInt:
+	case types.KindTinyInt:
 		return int64(int8(v))
-	case KindSmallInt:
+	case types.KindSmallInt:
 		return int64(int16(v))
-	case KindInt:
+	case types.KindInt:
 		return int64(int32(v))
 	}
 	return v
@@ -142,14 +143,14 @@ func wrapInt(v int64, k Kind) int64 {
 // zero; DECIMAL rounded HALF_UP to the result's scale).
 type avgAcc struct {
 	sum  *sumAcc
-	kind Kind // the argument's kind
-	typ  Type // the result type
+	kind types.Kind // the argument's kind
+	typ  types.Type // the result type
 }
 
-func newAvg(arg, result Type) *avgAcc {
+func newAvg(arg, result types.Type) *avgAcc {
 	sum := newSum(arg, result)
 	if arg.IsInteger() {
-		sum.kind = KindBigInt // summed in a long, without wrapping
+		sum.kind = types.KindBigInt // summed in a long, without wrapping
 	}
 	return &avgAcc{sum: sum, kind: arg.Kind, typ: result}
 }
@@ -163,15 +164,15 @@ func (a *avgAcc) value() any {
 		return nil
 	}
 	switch a.kind {
-	case KindDecimal:
+	case types.KindDecimal:
 		d, err := ratToDecimal(new(big.Rat).Quo(s.d, new(big.Rat).SetInt64(s.n)), a.typ)
 		if err != nil {
 			return nil
 		}
 		return d
-	case KindFloat:
+	case types.KindFloat:
 		return float64(float32(s.f / float64(s.n)))
-	case KindDouble:
+	case types.KindDouble:
 		return s.f / float64(s.n)
 	}
 	// Flink sums integers in a long and casts the quotient back.

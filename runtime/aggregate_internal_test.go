@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"math/big"
 	"testing"
 
@@ -16,13 +17,13 @@ type aggStep struct {
 func aggAdd(v any) aggStep     { return aggStep{v: v} }
 func aggRetract(v any) aggStep { return aggStep{v: v, retract: true} }
 
-func aggDec(unscaled int64, scale int) Decimal {
-	return Decimal{Unscaled: big.NewInt(unscaled), Scale: scale}
+func aggDec(unscaled int64, scale int) types.Decimal {
+	return types.Decimal{Unscaled: big.NewInt(unscaled), Scale: scale}
 }
 
 func TestAccumulator_value(t *testing.T) {
-	intT, tiny := TypeInt.AsNotNull(), Type{Kind: KindTinyInt}
-	dec2 := Type{Kind: KindDecimal, Length: 10, Scale: 2}
+	intT, tiny := types.TypeInt.AsNotNull(), types.Type{Kind: types.KindTinyInt}
+	dec2 := types.Type{Kind: types.KindDecimal, Length: 10, Scale: 2}
 	tests := []struct {
 		name  string
 		call  aggCall
@@ -37,28 +38,28 @@ func TestAccumulator_value(t *testing.T) {
 			[]aggStep{aggAdd(nil), aggAdd(int64(3)), aggAdd(int64(4)), aggRetract(int64(3)), aggRetract(int64(4))}, []any{nil, int64(3), int64(7), int64(4), nil}},
 		{"sum of TINYINT wraps as Java does", aggCall{fn: "SUM", argType: tiny, typ: tiny},
 			[]aggStep{aggAdd(int64(100)), aggAdd(int64(100))}, []any{int64(100), int64(-56)}},
-		{"sum of DECIMAL is exact", aggCall{fn: "SUM", argType: dec2, typ: Type{Kind: KindDecimal, Length: 38, Scale: 2}},
+		{"sum of DECIMAL is exact", aggCall{fn: "SUM", argType: dec2, typ: types.Type{Kind: types.KindDecimal, Length: 38, Scale: 2}},
 			[]aggStep{aggAdd(aggDec(110, 2)), aggAdd(aggDec(220, 2)), aggRetract(aggDec(110, 2))}, []any{aggDec(110, 2), aggDec(330, 2), aggDec(220, 2)}},
 		{"avg of INT truncates toward zero in INT", aggCall{fn: "AVG", argType: intT, typ: intT},
 			[]aggStep{aggAdd(int64(1)), aggAdd(int64(2)), aggAdd(int64(-9))}, []any{int64(1), int64(1), int64(-2)}},
 		{"avg of TINYINT sums without wrapping", aggCall{fn: "AVG", argType: tiny, typ: tiny},
 			[]aggStep{aggAdd(int64(100)), aggAdd(int64(100))}, []any{int64(100), int64(100)}},
-		{"avg of DECIMAL rounds half up to scale 6", aggCall{fn: "AVG", argType: dec2, typ: Type{Kind: KindDecimal, Length: 38, Scale: 6}},
+		{"avg of DECIMAL rounds half up to scale 6", aggCall{fn: "AVG", argType: dec2, typ: types.Type{Kind: types.KindDecimal, Length: 38, Scale: 6}},
 			[]aggStep{aggAdd(aggDec(100, 2)), aggAdd(aggDec(0, 2)), aggAdd(aggDec(0, 2))}, []any{aggDec(1000000, 6), aggDec(500000, 6), aggDec(333333, 6)}},
-		{"avg of DOUBLE", aggCall{fn: "AVG", argType: TypeDouble, typ: TypeDouble},
+		{"avg of DOUBLE", aggCall{fn: "AVG", argType: types.TypeDouble, typ: types.TypeDouble},
 			[]aggStep{aggAdd(1.0), aggAdd(2.0), aggRetract(1.0)}, []any{1.0, 1.5, 2.0}},
-		{"min takes back a retracted minimum", aggCall{fn: "MIN", argType: TypeString},
+		{"min takes back a retracted minimum", aggCall{fn: "MIN", argType: types.TypeString},
 			[]aggStep{aggAdd("b"), aggAdd("a"), aggAdd("a"), aggRetract("a"), aggRetract("a"), aggRetract("b")}, []any{"b", "a", "a", "a", "b", nil}},
 		{"max ignores a retraction never added", aggCall{fn: "MAX", argType: intT},
 			[]aggStep{aggAdd(int64(5)), aggRetract(int64(9)), aggAdd(int64(7)), aggRetract(int64(7))}, []any{int64(5), int64(5), int64(7), int64(5)}},
-		{"count distinct", aggCall{fn: "COUNT", argType: TypeString, distinct: true},
+		{"count distinct", aggCall{fn: "COUNT", argType: types.TypeString, distinct: true},
 			[]aggStep{aggAdd("a"), aggAdd("a"), aggAdd("b"), aggRetract("a"), aggRetract("a")}, []any{int64(1), int64(1), int64(2), int64(2), int64(1)}},
 		{"sum distinct", aggCall{fn: "SUM", argType: intT, typ: intT, distinct: true},
 			[]aggStep{aggAdd(int64(2)), aggAdd(int64(2)), aggAdd(int64(3))}, []any{int64(2), int64(2), int64(5)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.call.typ.Kind == KindNull {
+			if tt.call.typ.Kind == types.KindNull {
 				tt.call.typ = tt.call.argType
 			}
 			acc := newAccumulator(&tt.call)
@@ -71,7 +72,7 @@ func TestAccumulator_value(t *testing.T) {
 				}
 				got = append(got, acc.value())
 			}
-			if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b Decimal) bool { return a.Scale == b.Scale && a.Unscaled.Cmp(b.Unscaled) == 0 })); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b types.Decimal) bool { return a.Scale == b.Scale && a.Unscaled.Cmp(b.Unscaled) == 0 })); diff != "" {
 				t.Errorf("values (-want +got):\n%s", diff)
 			}
 		})
@@ -79,21 +80,21 @@ func TestAccumulator_value(t *testing.T) {
 }
 
 func TestAggregateType(t *testing.T) {
-	dec := Type{Kind: KindDecimal, Length: 10, Scale: 2, NotNull: true}
+	dec := types.Type{Kind: types.KindDecimal, Length: 10, Scale: 2, NotNull: true}
 	tests := []struct {
 		fn   string
-		arg  Type
+		arg  types.Type
 		want string
 	}{
-		{"COUNT", TypeString, "BIGINT NOT NULL"},
-		{"SUM", TypeInt.AsNotNull(), "INT NOT NULL"},
+		{"COUNT", types.TypeString, "BIGINT NOT NULL"},
+		{"SUM", types.TypeInt.AsNotNull(), "INT NOT NULL"},
 		{"SUM", dec, "DECIMAL(38, 2) NOT NULL"},
-		{"AVG", TypeInt, "INT"},
+		{"AVG", types.TypeInt, "INT"},
 		{"AVG", dec, "DECIMAL(38, 6) NOT NULL"},
-		{"AVG", Type{Kind: KindDecimal, Length: 20, Scale: 10}, "DECIMAL(38, 10)"},
-		{"MIN", TypeTimestampLTZ, "TIMESTAMP_LTZ(3)"},
-		{"SUM", TypeString, "Cannot apply 'SUM' to arguments of type 'SUM(<STRING>)'. Supported form(s): 'SUM(<NUMERIC>)'"},
-		{"MAX", ArrayOf(TypeInt), "Cannot apply 'MAX' to arguments of type 'MAX(<ARRAY<INT>>)'. Supported form(s): 'MAX(<COMPARABLE_TYPE>)'"},
+		{"AVG", types.Type{Kind: types.KindDecimal, Length: 20, Scale: 10}, "DECIMAL(38, 10)"},
+		{"MIN", types.TypeTimestampLTZ, "TIMESTAMP_LTZ(3)"},
+		{"SUM", types.TypeString, "Cannot apply 'SUM' to arguments of type 'SUM(<STRING>)'. Supported form(s): 'SUM(<NUMERIC>)'"},
+		{"MAX", types.ArrayOf(types.TypeInt), "Cannot apply 'MAX' to arguments of type 'MAX(<ARRAY<INT>>)'. Supported form(s): 'MAX(<COMPARABLE_TYPE>)'"},
 	}
 	for _, tt := range tests {
 		typ, err := aggregateType(tt.fn, tt.arg)

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math"
 	"math/big"
@@ -11,14 +12,14 @@ import (
 )
 
 // castValue converts a value to type to, as CAST does. NULL stays NULL.
-func castValue(v any, to Type) (any, error) {
+func castValue(v any, to types.Type) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
 	switch to.Kind {
-	case KindNull:
+	case types.KindNull:
 		return nil, nil
-	case KindBoolean:
+	case types.KindBoolean:
 		switch x := v.(type) {
 		case bool:
 			return x, nil
@@ -32,7 +33,7 @@ func castValue(v any, to Type) (any, error) {
 		case int64:
 			return x != 0, nil
 		}
-	case KindTinyInt, KindSmallInt, KindInt, KindBigInt:
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		var n int64
 		switch x := v.(type) {
 		case int64:
@@ -42,10 +43,10 @@ func castValue(v any, to Type) (any, error) {
 				return nil, fmt.Errorf("cannot cast %v to %s", x, to)
 			}
 			n = int64(x)
-		case Decimal:
+		case types.Decimal:
 			q := new(big.Int).Quo(x.Unscaled, new(big.Int).Exp(bigTen, big.NewInt(int64(x.Scale)), nil))
 			if !q.IsInt64() {
-				return nil, fmt.Errorf("value %s is out of range for %s", FormatValue(x, Type{Kind: KindDecimal}), to)
+				return nil, fmt.Errorf("value %s is out of range for %s", types.FormatValue(x, types.Type{Kind: types.KindDecimal}), to)
 			}
 			n = q.Int64()
 		case string:
@@ -66,13 +67,13 @@ func castValue(v any, to Type) (any, error) {
 			return nil, fmt.Errorf("value %d is out of range for %s", n, to.Nullable())
 		}
 		return n, nil
-	case KindFloat, KindDouble:
+	case types.KindFloat, types.KindDouble:
 		switch x := v.(type) {
 		case int64:
 			return float64(x), nil
 		case float64:
 			return x, nil
-		case Decimal:
+		case types.Decimal:
 			return toFloat(x), nil
 		case string:
 			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
@@ -81,7 +82,7 @@ func castValue(v any, to Type) (any, error) {
 			}
 			return f, nil
 		}
-	case KindDecimal:
+	case types.KindDecimal:
 		var r *big.Rat
 		switch x := v.(type) {
 		case int64:
@@ -91,8 +92,8 @@ func castValue(v any, to Type) (any, error) {
 			if r.SetFloat64(x) == nil {
 				return nil, fmt.Errorf("cannot cast %v to %s", x, to)
 			}
-		case Decimal:
-			r = x.rat()
+		case types.Decimal:
+			r = x.Rat()
 		case string:
 			var ok bool
 			if r, ok = new(big.Rat).SetString(strings.TrimSpace(x)); !ok {
@@ -102,60 +103,60 @@ func castValue(v any, to Type) (any, error) {
 			return nil, castError(v, to)
 		}
 		return ratToDecimal(r, to)
-	case KindChar, KindVarChar:
+	case types.KindChar, types.KindVarChar:
 		switch x := v.(type) {
 		case string:
 			return x, nil
 		default:
-			return FormatValue(v, Type{}), nil
+			return types.FormatValue(v, types.Type{}), nil
 		}
-	case KindBinary, KindVarBinary:
+	case types.KindBinary, types.KindVarBinary:
 		switch x := v.(type) {
 		case []byte:
 			return x, nil
 		case string:
 			return []byte(x), nil
 		}
-	case KindTimestamp, KindTimestampLTZ, KindDate, KindTime:
+	case types.KindTimestamp, types.KindTimestampLTZ, types.KindDate, types.KindTime:
 		switch x := v.(type) {
 		case string:
 			return ParseValue(x, to, ParseOptions{})
-		case Instant:
-			if to.Kind == KindTimestamp {
-				return LocalDateTime(x), nil
+		case types.Instant:
+			if to.Kind == types.KindTimestamp {
+				return types.LocalDateTime(x), nil
 			}
-			if to.Kind == KindTimestampLTZ {
+			if to.Kind == types.KindTimestampLTZ {
 				return x, nil
 			}
-		case LocalDateTime:
-			if to.Kind == KindTimestampLTZ {
-				return Instant(x), nil
+		case types.LocalDateTime:
+			if to.Kind == types.KindTimestampLTZ {
+				return types.Instant(x), nil
 			}
-			if to.Kind == KindTimestamp {
+			if to.Kind == types.KindTimestamp {
 				return x, nil
 			}
 		case int64:
-			if to.Kind == KindTimestampLTZ {
-				return Instant{Millis: x}, nil
+			if to.Kind == types.KindTimestampLTZ {
+				return types.Instant{Millis: x}, nil
 			}
-		case Date:
-			if to.Kind == KindDate {
+		case types.Date:
+			if to.Kind == types.KindDate {
 				return x, nil
 			}
-		case TimeOfDay:
-			if to.Kind == KindTime {
+		case types.TimeOfDay:
+			if to.Kind == types.KindTime {
 				return x, nil
 			}
 		}
-	case KindIntervalDayTime:
-		if x, ok := v.(Duration); ok {
+	case types.KindIntervalDayTime:
+		if x, ok := v.(types.Duration); ok {
 			return x, nil
 		}
-	case KindIntervalYearMonth:
-		if x, ok := v.(Period); ok {
+	case types.KindIntervalYearMonth:
+		if x, ok := v.(types.Period); ok {
 			return x, nil
 		}
-	case KindArray:
+	case types.KindArray:
 		if x, ok := v.([]any); ok {
 			out := make([]any, len(x))
 			for i, e := range x {
@@ -167,9 +168,9 @@ func castValue(v any, to Type) (any, error) {
 			}
 			return out, nil
 		}
-	case KindMap:
-		if x, ok := v.(*Map); ok {
-			out := &Map{Keys: make([]any, len(x.Keys)), Values: make([]any, len(x.Values))}
+	case types.KindMap:
+		if x, ok := v.(*types.Map); ok {
+			out := &types.Map{Keys: make([]any, len(x.Keys)), Values: make([]any, len(x.Values))}
 			for i := range x.Keys {
 				var err error
 				if out.Keys[i], err = castValue(x.Keys[i], *to.Key); err != nil {
@@ -181,9 +182,9 @@ func castValue(v any, to Type) (any, error) {
 			}
 			return out, nil
 		}
-	case KindRow:
-		if x, ok := v.(Row); ok && len(x.Fields) == len(to.Fields) {
-			out := Row{Kind: x.Kind, Fields: make([]any, len(x.Fields))}
+	case types.KindRow:
+		if x, ok := v.(types.Row); ok && len(x.Fields) == len(to.Fields) {
+			out := types.Row{Kind: x.Kind, Fields: make([]any, len(x.Fields))}
 			for i, f := range x.Fields {
 				c, err := castValue(f, to.Fields[i].Type)
 				if err != nil {
@@ -193,20 +194,20 @@ func castValue(v any, to Type) (any, error) {
 			}
 			return out, nil
 		}
-	case KindDescriptor:
-		if x, ok := v.(Descriptor); ok {
+	case types.KindDescriptor:
+		if x, ok := v.(types.Descriptor); ok {
 			return x, nil
 		}
 	}
 	return nil, castError(v, to)
 }
 
-func castError(v any, to Type) error {
-	return fmt.Errorf("cannot cast %s to %s", FormatValue(v, Type{}), to.Nullable())
+func castError(v any, to types.Type) error {
+	return fmt.Errorf("cannot cast %s to %s", types.FormatValue(v, types.Type{}), to.Nullable())
 }
 
 // ratToDecimal rounds r HALF_UP to the scale of t and checks the precision.
-func ratToDecimal(r *big.Rat, t Type) (any, error) {
+func ratToDecimal(r *big.Rat, t types.Type) (any, error) {
 	scale := new(big.Int).Exp(bigTen, big.NewInt(int64(t.Scale)), nil)
 	num := new(big.Int).Mul(r.Num(), scale)
 	q, m := new(big.Int).QuoRem(num, r.Denom(), new(big.Int))
@@ -221,14 +222,14 @@ func ratToDecimal(r *big.Rat, t Type) (any, error) {
 	if len(new(big.Int).Abs(q).String()) > t.Length && q.Sign() != 0 {
 		return nil, fmt.Errorf("value %s does not fit %s", r.FloatString(t.Scale), t.Nullable())
 	}
-	return Decimal{Unscaled: q, Scale: t.Scale}, nil
+	return types.Decimal{Unscaled: q, Scale: t.Scale}, nil
 }
 
 // canImplicitCast reports whether a value of type from may be passed where
 // to is declared without a CAST: the same root, a widening number, CHAR to
 // VARCHAR, NULL to anything nullable.
-func canImplicitCast(from, to Type) bool {
-	if from.Kind == KindNull {
+func canImplicitCast(from, to types.Type) bool {
+	if from.Kind == types.KindNull {
 		return !to.NotNull
 	}
 	if to.NotNull && !from.NotNull {
@@ -239,19 +240,19 @@ func canImplicitCast(from, to Type) bool {
 		return true
 	case from.IsInteger() && to.IsInteger():
 		return from.Kind <= to.Kind
-	case from.IsInteger() && (to.Kind == KindFloat || to.Kind == KindDouble || to.Kind == KindDecimal):
+	case from.IsInteger() && (to.Kind == types.KindFloat || to.Kind == types.KindDouble || to.Kind == types.KindDecimal):
 		return true
-	case from.Kind == KindFloat && to.Kind == KindDouble:
+	case from.Kind == types.KindFloat && to.Kind == types.KindDouble:
 		return true
-	case from.Kind == KindDecimal && (to.Kind == KindDecimal || to.Kind == KindDouble):
+	case from.Kind == types.KindDecimal && (to.Kind == types.KindDecimal || to.Kind == types.KindDouble):
 		return true
 	case from.IsTime() && to.Kind == from.Kind:
 		return from.Length <= to.Length
-	case from.Kind == KindArray && to.Kind == KindArray:
+	case from.Kind == types.KindArray && to.Kind == types.KindArray:
 		return canImplicitCast(*from.Elem, to.Elem.Nullable())
-	case from.Kind == KindMap && to.Kind == KindMap:
+	case from.Kind == types.KindMap && to.Kind == types.KindMap:
 		return canImplicitCast(*from.Key, to.Key.Nullable()) && canImplicitCast(*from.Elem, to.Elem.Nullable())
-	case from.Kind == KindRow && to.Kind == KindRow:
+	case from.Kind == types.KindRow && to.Kind == types.KindRow:
 		if len(from.Fields) != len(to.Fields) {
 			return false
 		}
@@ -282,12 +283,12 @@ func compileFunc(f *sqlmini.FuncCall, sc *scope) (expr, error) {
 		}
 		return nil
 	}
-	str1 := func(fn func(string) any, t Type) (expr, error) {
+	str1 := func(fn func(string) any, t types.Type) (expr, error) {
 		if err := want(1); err != nil {
 			return nil, err
 		}
 		a := args[0]
-		if !a.typ().IsString() && a.typ().Kind != KindNull {
+		if !a.typ().IsString() && a.typ().Kind != types.KindNull {
 			return nil, sqlmini.Errorf(f.Pos, "%s needs a string, not %s", name, a.typ())
 		}
 		t.NotNull = a.typ().NotNull
@@ -301,13 +302,13 @@ func compileFunc(f *sqlmini.FuncCall, sc *scope) (expr, error) {
 	}
 	switch name {
 	case "UPPER":
-		return str1(func(s string) any { return strings.ToUpper(s) }, TypeString)
+		return str1(func(s string) any { return strings.ToUpper(s) }, types.TypeString)
 	case "LOWER":
-		return str1(func(s string) any { return strings.ToLower(s) }, TypeString)
+		return str1(func(s string) any { return strings.ToLower(s) }, types.TypeString)
 	case "TRIM":
-		return str1(func(s string) any { return strings.TrimSpace(s) }, TypeString)
+		return str1(func(s string) any { return strings.TrimSpace(s) }, types.TypeString)
 	case "CHAR_LENGTH", "CHARACTER_LENGTH":
-		return str1(func(s string) any { return int64(len([]rune(s))) }, TypeInt)
+		return str1(func(s string) any { return int64(len([]rune(s))) }, types.TypeInt)
 	case "COALESCE":
 		if len(args) == 0 {
 			return nil, sqlmini.Errorf(f.Pos, "COALESCE needs at least one argument")
@@ -339,8 +340,8 @@ func compileFunc(f *sqlmini.FuncCall, sc *scope) (expr, error) {
 				}
 			case float64:
 				return math.Abs(x), err
-			case Decimal:
-				return Decimal{Unscaled: new(big.Int).Abs(x.Unscaled), Scale: x.Scale}, err
+			case types.Decimal:
+				return types.Decimal{Unscaled: new(big.Int).Abs(x.Unscaled), Scale: x.Scale}, err
 			}
 			return v, err
 		}}, nil
@@ -357,7 +358,7 @@ func compileFunc(f *sqlmini.FuncCall, sc *scope) (expr, error) {
 			}
 			p = int(pv.(int64))
 		}
-		t := Type{Kind: KindTimestampLTZ, Length: 3, NotNull: a.typ().NotNull}
+		t := types.Type{Kind: types.KindTimestampLTZ, Length: 3, NotNull: a.typ().NotNull}
 		return &funcExpr{t: t, konst: a.constant(), f: func(row []any) (any, error) {
 			v, err := a.eval(row)
 			if v == nil || err != nil {
@@ -370,7 +371,7 @@ func compileFunc(f *sqlmini.FuncCall, sc *scope) (expr, error) {
 			if p == 0 {
 				n *= 1000
 			}
-			return Instant{Millis: n}, nil
+			return types.Instant{Millis: n}, nil
 		}}, nil
 	}
 	return nil, sqlmini.Errorf(f.Pos, "unknown function %s", f.Name.Value)

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"sort"
 	"strings"
 
@@ -22,7 +23,7 @@ type Table struct {
 	Name string
 	Kind TableKind
 	// Schema is the table's columns (for a view, as its query derives them).
-	Schema Schema
+	Schema types.Schema
 	// Query is a view's query and ColumnNames its declared column names.
 	Query       *sqlmini.Query
 	ColumnNames []string
@@ -39,7 +40,7 @@ type Table struct {
 	// included ('changelog.op-column'); empty when they are Schema's.
 	// relaxed are the columns that a delete by key leaves NULL although
 	// they are NOT NULL (see changelog_source.go).
-	SourceSchema Schema
+	SourceSchema types.Schema
 	relaxed      []int
 	// Events are the rows (and watermark steps) of a table given AS VALUES.
 	Events []event
@@ -56,7 +57,7 @@ type Table struct {
 // WatermarkSpec is a bounded-out-of-orderness watermark: column - delay.
 type WatermarkSpec struct {
 	Column int
-	Delay  Duration
+	Delay  types.Duration
 	Expr   string
 }
 

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"io"
 	"os"
@@ -54,18 +55,18 @@ func optionPos(ct *sqlmini.CreateTable, key string) sqlmini.Pos {
 // D (or INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE) separated by commas,
 // in any case and order.
 func ParseChangelogMode(s string) (ChangelogMode, error) {
-	var kinds []RowKind
+	var kinds []types.RowKind
 	for _, part := range strings.Split(s, ",") {
-		var k RowKind
+		var k types.RowKind
 		switch strings.ToUpper(strings.TrimSpace(part)) {
 		case "I", "INSERT":
-			k = Insert
+			k = types.Insert
 		case "UB", "UPDATE_BEFORE":
-			k = UpdateBefore
+			k = types.UpdateBefore
 		case "UA", "UPDATE_AFTER":
-			k = UpdateAfter
+			k = types.UpdateAfter
 		case "D", "DELETE":
-			k = Delete
+			k = types.Delete
 		default:
 			return ChangelogMode{}, fmt.Errorf("invalid 'changelog-mode' value '%s': give %s", s, modeSyntaxHint)
 		}
@@ -75,8 +76,8 @@ func ParseChangelogMode(s string) (ChangelogMode, error) {
 }
 
 // parseOpCode reads the row kind of an op column value.
-func parseOpCode(s string) (RowKind, bool) {
-	return ParseRowKind(strings.ToUpper(strings.TrimSpace(s)))
+func parseOpCode(s string) (types.RowKind, bool) {
+	return types.ParseRowKind(strings.ToUpper(strings.TrimSpace(s)))
 }
 
 // prepareChangelog reads the changelog options of CREATE TABLE, before
@@ -88,7 +89,7 @@ func prepareChangelog(t *Table, ct *sqlmini.CreateTable) error {
 	modeText, hasMode := t.Options[optChangelog]
 	byKey, err := boolOption(t, optDeleteByKey)
 	if err != nil {
-		return sqlmini.Errorf(optionPos(ct, optDeleteByKey), "%v", err)
+		return sqlmini.Errorf(optionPos(ct, optDeleteByKey), "%w", err)
 	}
 	if !hasOp && !hasMode && !byKey {
 		return nil
@@ -97,7 +98,7 @@ func prepareChangelog(t *Table, ct *sqlmini.CreateTable) error {
 	switch {
 	case hasMode:
 		if mode, err = ParseChangelogMode(modeText); err != nil {
-			return sqlmini.Errorf(optionPos(ct, optChangelog), "%v", err)
+			return sqlmini.Errorf(optionPos(ct, optChangelog), "%w", err)
 		}
 	case hasOp && len(t.PrimaryKey) > 0:
 		mode = UpsertAll
@@ -106,13 +107,13 @@ func prepareChangelog(t *Table, ct *sqlmini.CreateTable) error {
 	}
 	name := t.Name
 	switch {
-	case mode.Contains(UpdateAfter) && !mode.Contains(UpdateBefore) && len(t.PrimaryKey) == 0:
+	case mode.Contains(types.UpdateAfter) && !mode.Contains(types.UpdateBefore) && len(t.PrimaryKey) == 0:
 		return sqlmini.Errorf(optionPos(ct, optChangelog), "Table '%s' produces a changelog stream contains UPDATE_AFTER, no UPDATE_BEFORE. This requires to define primary key constraint on the table.", name)
-	case mode.Contains(UpdateBefore) && !mode.Contains(UpdateAfter):
+	case mode.Contains(types.UpdateBefore) && !mode.Contains(types.UpdateAfter):
 		return sqlmini.Errorf(optionPos(ct, optChangelog), "Invalid source for table '%s': a changelog cannot contain UPDATE_BEFORE but no UPDATE_AFTER", name)
 	}
 	if byKey {
-		if !mode.Contains(Delete) {
+		if !mode.Contains(types.Delete) {
 			return sqlmini.Errorf(optionPos(ct, optDeleteByKey), "'%s' needs deletes: the changelog mode %s has no DELETE (D)", optDeleteByKey, mode)
 		}
 		if len(t.PrimaryKey) == 0 {
@@ -160,13 +161,13 @@ func finishChangelog(t *Table, ct *sqlmini.CreateTable) error {
 	if name, ok := t.Options[optOpColumn]; ok {
 		op = t.Schema.Index(name)
 		full := t.Schema
-		cols := make([]Column, 0, full.Len()-1)
+		cols := make([]types.Column, 0, full.Len()-1)
 		cols = append(cols, full.Columns[:op]...)
 		cols = append(cols, full.Columns[op+1:]...)
 		// The file is read with the declared columns, op included, and
 		// the relaxed nullability; the table keeps the declared types.
 		t.SourceSchema = full
-		t.Schema = Schema{Columns: cols}
+		t.Schema = types.Schema{Columns: cols}
 		shift := func(i int) int {
 			if i > op {
 				return i - 1
@@ -194,12 +195,12 @@ func finishChangelog(t *Table, ct *sqlmini.CreateTable) error {
 		}
 		kind, err := t.opKind(ev.row.Fields[op])
 		if err != nil {
-			return sqlmini.Errorf(vals.Rows[i].Values[op].Pos, "%v", err)
+			return sqlmini.Errorf(vals.Rows[i].Values[op].Pos, "%w", err)
 		}
 		f := make([]any, 0, len(ev.row.Fields)-1)
 		f = append(f, ev.row.Fields[:op]...)
 		f = append(f, ev.row.Fields[op+1:]...)
-		ev.row = Row{Kind: kind, Fields: f}
+		ev.row = types.Row{Kind: kind, Fields: f}
 	}
 	return t.restoreNotNull(t.Events, func(i, col int) sqlmini.Pos {
 		if op >= 0 && col >= op {
@@ -221,7 +222,7 @@ func (t *Table) restoreNotNull(events []event, at func(i, col int) sqlmini.Pos) 
 		if ev.kind != evRow {
 			continue
 		}
-		if ev.row.Kind == Delete && t.Changelog.KeyOnlyDeletes {
+		if ev.row.Kind == types.Delete && t.Changelog.KeyOnlyDeletes {
 			ev.row.Fields = t.keyOnly(ev.row.Fields)
 			continue
 		}
@@ -246,10 +247,10 @@ func (t *Table) keyOnly(fields []any) []any {
 // kindWatermarkStep is the kind a changelog reader gives a row whose op is
 // WATERMARK: not a row but a watermark step at the row's time attribute
 // (the file's way of writing time into the data, as VALUES does).
-const kindWatermarkStep RowKind = 255
+const kindWatermarkStep types.RowKind = 255
 
 // opKind reads an op column value and checks it against the table's mode.
-func (t *Table) opKind(v any) (RowKind, error) {
+func (t *Table) opKind(v any) (types.RowKind, error) {
 	s, ok := v.(string)
 	if !ok {
 		return 0, fmt.Errorf("NULL op code: every changelog row needs a row kind, %s", kindSyntaxHint)
@@ -337,39 +338,39 @@ type changelogReader struct {
 }
 
 // Next implements RowReader.
-func (c *changelogReader) Next() (Row, error) {
+func (c *changelogReader) Next() (types.Row, error) {
 	for {
 		prev := c.r.Position()
 		row, err := c.r.Next()
 		if err != nil {
-			return Row{}, err
+			return types.Row{}, err
 		}
 		out, perr := c.convert(row, prev)
 		if perr == nil {
 			return out, nil
 		}
 		if !c.ignore {
-			return Row{}, perr
+			return types.Row{}, perr
 		}
 		c.skipStats.add(perr)
 	}
 }
 
-func (c *changelogReader) convert(row Row, prev SourcePos) (Row, *ParseError) {
+func (c *changelogReader) convert(row types.Row, prev SourcePos) (types.Row, *ParseError) {
 	t := c.t
 	kind, err := t.opKind(row.Fields[c.op])
 	if err != nil {
 		v, _ := row.Fields[c.op].(string)
-		return Row{}, c.errorAt(prev, c.op, &ParseError{Column: t.Options[optOpColumn], Value: v, Msg: err.Error()})
+		return types.Row{}, c.errorAt(prev, c.op, &ParseError{Column: t.Options[optOpColumn], Value: v, Msg: err.Error()})
 	}
 	f := make([]any, 0, len(row.Fields)-1)
 	f = append(f, row.Fields[:c.op]...)
 	f = append(f, row.Fields[c.op+1:]...)
 	if kind == kindWatermarkStep {
-		return Row{Kind: kind, Fields: f}, nil
+		return types.Row{Kind: kind, Fields: f}, nil
 	}
-	if kind == Delete && t.Changelog.KeyOnlyDeletes {
-		return Row{Kind: kind, Fields: t.keyOnly(f)}, nil
+	if kind == types.Delete && t.Changelog.KeyOnlyDeletes {
+		return types.Row{Kind: kind, Fields: t.keyOnly(f)}, nil
 	}
 	for _, col := range t.relaxed {
 		if f[col] == nil {
@@ -377,10 +378,10 @@ func (c *changelogReader) convert(row Row, prev SourcePos) (Row, *ParseError) {
 			if i >= c.op {
 				i++
 			}
-			return Row{}, c.errorAt(prev, i, &ParseError{Column: t.Schema.Columns[col].Name, Msg: notNullByKeyMsg})
+			return types.Row{}, c.errorAt(prev, i, &ParseError{Column: t.Schema.Columns[col].Name, Msg: notNullByKeyMsg})
 		}
 	}
-	return Row{Kind: kind, Fields: f}, nil
+	return types.Row{Kind: kind, Fields: f}, nil
 }
 
 // Position implements RowReader.

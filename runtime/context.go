@@ -1,5 +1,6 @@
 package runtime
 
+import "github.com/ptfsh/ptfsh/runtime/types"
 import "errors"
 
 // Errors a PTF instance may branch on.
@@ -24,7 +25,7 @@ type Context struct {
 type host interface {
 	input() int
 	key() []any
-	collect(r Row) error
+	collect(r types.Row) error
 	state(i int) (any, error)
 	setState(i int, v any)
 	clearState(i int)
@@ -62,7 +63,7 @@ func (c *Context) Key() []any { return c.h.key() }
 // Collect emits one output row of the function's own columns (no key
 // prefix, no rowtime); r.Kind is its change kind. The runtime copies what
 // it keeps, so r may be reused after Collect returns.
-func (c *Context) Collect(r Row) error { return c.h.collect(r) }
+func (c *Context) Collect(r types.Row) error { return c.h.collect(r) }
 
 // State returns the live value of value-state entry i for the current key,
 // creating a fresh default on first use.

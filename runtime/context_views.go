@@ -1,5 +1,6 @@
 package runtime
 
+import "github.com/ptfsh/ptfsh/runtime/types"
 import "errors"
 
 // List and map state: Flink's ListView and MapView.
@@ -126,7 +127,7 @@ func (m MapView) Put(k, v any) error { return m.h.mapPut(m.i, []any{k}, []any{v}
 
 // PutAll puts every entry of entries in order. If one of its keys is NULL
 // it puts none and returns ErrNullKey.
-func (m MapView) PutAll(entries *Map) error {
+func (m MapView) PutAll(entries *types.Map) error {
 	if entries == nil {
 		return nil
 	}

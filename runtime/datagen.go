@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -97,7 +98,7 @@ func checkDatagenOptions(t *Table, ct *sqlmini.CreateTable) error {
 				}
 			}
 		}
-		return sqlmini.Errorf(pos, "%v", err)
+		return sqlmini.Errorf(pos, "%w", err)
 	}
 	return nil
 }
@@ -125,7 +126,7 @@ type datagenSpec struct {
 // genSpec generates the values of one column or nested field.
 type genSpec struct {
 	path     string // "fields.a", "fields.a.element", ...
-	typ      Type
+	typ      types.Type
 	seq      bool
 	nullRate float64
 	// random numbers: [lo, hi] (integers, intervals) or [flo, fhi].
@@ -254,7 +255,7 @@ func (o *optionReader) unused(t *Table) error {
 }
 
 // nullRate reads fields.X.null-rate.
-func (o *optionReader) nullRate(col, path string, t Type) (float64, error) {
+func (o *optionReader) nullRate(col, path string, t types.Type) (float64, error) {
 	key := path + ".null-rate"
 	o.accept(col, key)
 	v, ok := o.get(key)
@@ -285,7 +286,7 @@ func (o *optionReader) intOption(key string, lo, hi int64, what string) (int64, 
 }
 
 // random reads the options of a random generator for type t at path.
-func (o *optionReader) random(col, path string, t Type) (*genSpec, error) {
+func (o *optionReader) random(col, path string, t types.Type) (*genSpec, error) {
 	g := &genSpec{path: path, typ: t}
 	var err error
 	if g.nullRate, err = o.nullRate(col, path, t); err != nil {
@@ -293,18 +294,18 @@ func (o *optionReader) random(col, path string, t Type) (*genSpec, error) {
 	}
 	minKey, maxKey := path+".min", path+".max"
 	switch t.Kind {
-	case KindBoolean, KindDate, KindTime:
-	case KindTinyInt, KindSmallInt, KindInt, KindBigInt, KindIntervalYearMonth, KindIntervalDayTime:
+	case types.KindBoolean, types.KindDate, types.KindTime:
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt, types.KindIntervalYearMonth, types.KindIntervalDayTime:
 		o.accept(col, minKey, maxKey)
 		lo, hi := integerRange(t.Kind)
 		what := fmt.Sprintf("a whole number between %d and %d (%s)", lo, hi, t.Nullable())
-		if t.Kind == KindIntervalYearMonth {
+		if t.Kind == types.KindIntervalYearMonth {
 			lo, hi, what = math.MinInt32, math.MaxInt32, "a whole number of months"
-		} else if t.Kind == KindIntervalDayTime {
+		} else if t.Kind == types.KindIntervalDayTime {
 			what = "a whole number of milliseconds"
 		}
 		g.lo, g.hi = lo, hi
-		if t.Kind == KindIntervalYearMonth {
+		if t.Kind == types.KindIntervalYearMonth {
 			g.lo, g.hi = 0, 120000 // Flink's defaults
 		}
 		if n, ok, err := o.intOption(minKey, lo, hi, what); err != nil {
@@ -320,11 +321,11 @@ func (o *optionReader) random(col, path string, t Type) (*genSpec, error) {
 		if g.lo > g.hi {
 			return nil, optErr(minKey, "option '%s' (%d) is larger than '%s' (%d)", minKey, g.lo, maxKey, g.hi)
 		}
-	case KindFloat, KindDouble, KindDecimal:
+	case types.KindFloat, types.KindDouble, types.KindDecimal:
 		o.accept(col, minKey, maxKey)
 		// Flink's defaults: the smallest positive number to the largest.
 		g.flo, g.fhi = math.SmallestNonzeroFloat64, math.MaxFloat64
-		if t.Kind == KindFloat {
+		if t.Kind == types.KindFloat {
 			g.flo, g.fhi = math.SmallestNonzeroFloat32, math.MaxFloat32
 		}
 		for _, k := range []string{minKey, maxKey} {
@@ -345,7 +346,7 @@ func (o *optionReader) random(col, path string, t Type) (*genSpec, error) {
 		if g.flo > g.fhi {
 			return nil, optErr(minKey, "option '%s' (%g) is larger than '%s' (%g)", minKey, g.flo, maxKey, g.fhi)
 		}
-		if t.Kind == KindDecimal {
+		if t.Kind == types.KindDecimal {
 			p, s := decimalPrecision(&t)
 			largest := math.Pow(10, float64(p-s)) - math.Pow(10, -float64(s))
 			g.flo, g.fhi = math.Max(g.flo, -largest), math.Min(g.fhi, largest)
@@ -353,13 +354,13 @@ func (o *optionReader) random(col, path string, t Type) (*genSpec, error) {
 				return nil, optErr(minKey, "options '%s' and '%s' leave no value of %s", minKey, maxKey, t.Nullable())
 			}
 		}
-	case KindChar, KindBinary:
+	case types.KindChar, types.KindBinary:
 		g.length = t.Length
-	case KindVarChar, KindVarBinary:
+	case types.KindVarChar, types.KindVarBinary:
 		lenKey, varKey := path+".length", path+".var-len"
 		o.accept(col, lenKey, varKey)
 		g.length = t.Length
-		if t.Length == MaxLength {
+		if t.Length == types.MaxLength {
 			g.length = 100
 		}
 		if n, ok, err := o.intOption(lenKey, 0, int64(t.Length), fmt.Sprintf("a whole number between 0 and %d (%s)", t.Length, t.Nullable())); err != nil {
@@ -379,17 +380,17 @@ func (o *optionReader) random(col, path string, t Type) (*genSpec, error) {
 				return nil, optErr(varKey, "option '%s' must be 'true' or 'false', not '%s'", varKey, v)
 			}
 		}
-	case KindTimestamp, KindTimestampLTZ:
+	case types.KindTimestamp, types.KindTimestampLTZ:
 		key := path + ".max-past"
 		o.accept(col, key)
 		if v, ok := o.get(key); ok {
-			d, err := ParseDuration(v)
+			d, err := types.ParseDuration(v)
 			if err != nil {
 				return nil, optErr(key, "option '%s': %v", key, err)
 			}
 			g.maxPast = d.Milliseconds()
 		}
-	case KindArray, KindMap:
+	case types.KindArray, types.KindMap:
 		lenKey := path + ".length"
 		o.accept(col, lenKey)
 		g.length = 3
@@ -398,7 +399,7 @@ func (o *optionReader) random(col, path string, t Type) (*genSpec, error) {
 		} else if ok {
 			g.length = int(n)
 		}
-		if t.Kind == KindArray {
+		if t.Kind == types.KindArray {
 			if g.elem, err = o.random(col, path+".element", *t.Elem); err != nil {
 				return nil, err
 			}
@@ -410,7 +411,7 @@ func (o *optionReader) random(col, path string, t Type) (*genSpec, error) {
 				return nil, err
 			}
 		}
-	case KindRow:
+	case types.KindRow:
 		for _, f := range t.Fields {
 			s, err := o.random(col, path+"."+f.Name, f.Type)
 			if err != nil {
@@ -425,7 +426,7 @@ func (o *optionReader) random(col, path string, t Type) (*genSpec, error) {
 }
 
 // sequence reads the options of a sequence generator for column col.
-func (o *optionReader) sequence(col, path string, t Type) (*genSpec, error) {
+func (o *optionReader) sequence(col, path string, t types.Type) (*genSpec, error) {
 	g := &genSpec{path: path, typ: t, seq: true, step: 1}
 	startKey, endKey := path+".start", path+".end"
 	o.accept(col, startKey, endKey)
@@ -447,7 +448,7 @@ func (o *optionReader) sequence(col, path string, t Type) (*genSpec, error) {
 			g.hasEnd = true
 		}
 		if v, ok := o.get(stepKey); ok {
-			d, err := ParseDuration(v)
+			d, err := types.ParseDuration(v)
 			if err != nil {
 				return nil, optErr(stepKey, "option '%s': %v", stepKey, err)
 			}
@@ -459,17 +460,17 @@ func (o *optionReader) sequence(col, path string, t Type) (*genSpec, error) {
 		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 		what := "a whole number"
 		switch t.Kind {
-		case KindTinyInt, KindSmallInt, KindInt:
+		case types.KindTinyInt, types.KindSmallInt, types.KindInt:
 			lo, hi = integerRange(t.Kind)
 			what = fmt.Sprintf("a whole number between %d and %d (%s)", lo, hi, t.Nullable())
-		case KindDecimal:
+		case types.KindDecimal:
 			p, s := decimalPrecision(&t)
 			if p-s < 19 {
 				hi = int64(math.Pow10(p-s)) - 1
 				lo = -hi
 			}
 			what = fmt.Sprintf("a whole number between %d and %d (%s)", lo, hi, t.Nullable())
-		case KindBigInt, KindFloat, KindDouble, KindChar, KindVarChar, KindBinary, KindVarBinary:
+		case types.KindBigInt, types.KindFloat, types.KindDouble, types.KindChar, types.KindVarChar, types.KindBinary, types.KindVarBinary:
 		default:
 			return nil, optErr(path+".kind", "column '%s' is %s, which has no sequence generator: kind 'sequence' works for %s", col, t.Nullable(), sequenceTypes)
 		}
@@ -525,7 +526,7 @@ func (p *planner) planDatagen(t *Table) (node, error) {
 	return n, nil
 }
 
-func (n *datagenNode) schema() Schema           { return n.t.Schema }
+func (n *datagenNode) schema() types.Schema           { return n.t.Schema }
 func (n *datagenNode) changelog() ChangelogMode { return InsertOnly }
 func (n *datagenNode) children() []node         { return nil }
 func (n *datagenNode) explain() string {
@@ -609,7 +610,7 @@ func (s *datagenStream) next() (event, error) {
 		s.left--
 	}
 	s.ex.rowsIn++
-	r := Row{Kind: Insert, Fields: f}
+	r := types.Row{Kind: types.Insert, Fields: f}
 	if w, ok := s.wm.observe(r); ok {
 		s.pending, s.wmNext = true, w
 	}
@@ -629,57 +630,57 @@ func (g *genState) value(base int64) any {
 	}
 	t := sp.typ
 	switch t.Kind {
-	case KindBoolean:
+	case types.KindBoolean:
 		return g.r.IntN(2) == 1
-	case KindTinyInt, KindSmallInt, KindInt, KindBigInt:
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		return randInt(g.r, sp.lo, sp.hi)
-	case KindIntervalYearMonth:
-		return Period(randInt(g.r, sp.lo, sp.hi))
-	case KindIntervalDayTime:
-		return Duration(randInt(g.r, sp.lo, sp.hi))
-	case KindFloat:
+	case types.KindIntervalYearMonth:
+		return types.Period(randInt(g.r, sp.lo, sp.hi))
+	case types.KindIntervalDayTime:
+		return types.Duration(randInt(g.r, sp.lo, sp.hi))
+	case types.KindFloat:
 		return float64(float32(randFloat(g.r, sp.flo, sp.fhi)))
-	case KindDouble:
+	case types.KindDouble:
 		return randFloat(g.r, sp.flo, sp.fhi)
-	case KindDecimal:
+	case types.KindDecimal:
 		r := new(big.Rat).SetFloat64(randFloat(g.r, sp.flo, sp.fhi))
 		p, s := decimalPrecision(&t)
-		d, err := ratToDecimal(r, Type{Kind: KindDecimal, Length: p, Scale: s})
+		d, err := ratToDecimal(r, types.Type{Kind: types.KindDecimal, Length: p, Scale: s})
 		if err != nil { // cannot happen: the bounds fit the precision
 			return nil
 		}
 		return d
-	case KindChar, KindVarChar:
+	case types.KindChar, types.KindVarChar:
 		return randHex(g.r, g.length())
-	case KindBinary, KindVarBinary:
+	case types.KindBinary, types.KindVarBinary:
 		b := make([]byte, g.length())
 		for i := range b {
 			b[i] = byte(g.r.Uint32())
 		}
 		return b
-	case KindDate:
-		return Date(floorDiv(base, 86400000))
-	case KindTime:
+	case types.KindDate:
+		return types.Date(floorDiv(base, 86400000))
+	case types.KindTime:
 		ms := base - floorDiv(base, 86400000)*86400000
-		return TimeOfDay(truncMillis(ms, t.Length) * 1e6)
-	case KindTimestamp, KindTimestampLTZ:
+		return types.TimeOfDay(truncMillis(ms, t.Length) * 1e6)
+	case types.KindTimestamp, types.KindTimestampLTZ:
 		ms := base
 		if sp.maxPast > 0 {
 			ms -= g.r.Int64N(sp.maxPast)
 		}
-		return makeTimestamp(truncMillis(ms, t.Length), 0, t.Kind == KindTimestampLTZ)
-	case KindArray:
+		return makeTimestamp(truncMillis(ms, t.Length), 0, t.Kind == types.KindTimestampLTZ)
+	case types.KindArray:
 		a := make([]any, sp.length)
 		for i := range a {
 			a[i] = g.elem.value(base)
 		}
 		return a
-	case KindMap:
-		m := &Map{}
+	case types.KindMap:
+		m := &types.Map{}
 		seen := map[string]bool{}
 		for i := 0; i < sp.length; i++ {
 			k, v := g.key.value(base), g.val.value(base)
-			ks := FormatValue(k, *t.Key)
+			ks := types.FormatValue(k, *t.Key)
 			if seen[ks] { // a map holds a key once, as Flink's HashMap does
 				continue
 			}
@@ -687,12 +688,12 @@ func (g *genState) value(base int64) any {
 			m.Keys, m.Values = append(m.Keys, k), append(m.Values, v)
 		}
 		return m
-	case KindRow:
+	case types.KindRow:
 		f := make([]any, len(g.sub))
 		for i, s := range g.sub {
 			f[i] = s.value(base)
 		}
-		return Row{Kind: Insert, Fields: f}
+		return types.Row{Kind: types.Insert, Fields: f}
 	}
 	return nil
 }
@@ -718,22 +719,22 @@ func (g *genState) sequenceValue() any {
 	}
 	t := sp.typ
 	switch t.Kind {
-	case KindTinyInt, KindSmallInt, KindInt, KindBigInt:
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		return v
-	case KindFloat:
+	case types.KindFloat:
 		return float64(float32(v))
-	case KindDouble:
+	case types.KindDouble:
 		return float64(v)
-	case KindDecimal:
+	case types.KindDecimal:
 		_, s := decimalPrecision(&t)
 		u := new(big.Int).Mul(big.NewInt(v), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s)), nil))
-		return Decimal{Unscaled: u, Scale: s}
-	case KindChar, KindVarChar:
+		return types.Decimal{Unscaled: u, Scale: s}
+	case types.KindChar, types.KindVarChar:
 		return strconv.FormatInt(v, 10)
-	case KindBinary, KindVarBinary:
+	case types.KindBinary, types.KindVarBinary:
 		return binary.BigEndian.AppendUint64(nil, uint64(v))
-	case KindTimestamp, KindTimestampLTZ:
-		return makeTimestamp(truncMillis(v, t.Length), 0, t.Kind == KindTimestampLTZ)
+	case types.KindTimestamp, types.KindTimestampLTZ:
+		return makeTimestamp(truncMillis(v, t.Length), 0, t.Kind == types.KindTimestampLTZ)
 	}
 	return nil
 }

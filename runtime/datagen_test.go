@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"context"
 	"strconv"
@@ -61,7 +62,7 @@ func dgEvents(t *testing.T, s *Session, name string) []string {
 		case evWatermark:
 			evs = append(evs, "WM "+strconv.FormatInt(ev.wm, 10))
 		default:
-			evs = append(evs, FormatRow(ev.row, n.schema()))
+			evs = append(evs, types.FormatRow(ev.row, n.schema()))
 		}
 	}
 }
@@ -184,7 +185,7 @@ func TestDatagenRandomRanges(t *testing.T) {
 		f := ev.row.Fields
 		check := func(ok bool, col string) {
 			if !ok {
-				t.Fatalf("row %d: %s out of range: %s", rows, col, FormatRow(ev.row, n.schema()))
+				t.Fatalf("row %d: %s out of range: %s", rows, col, types.FormatRow(ev.row, n.schema()))
 			}
 		}
 		i := f[0].(int64)
@@ -194,7 +195,7 @@ func TestDatagenRandomRanges(t *testing.T) {
 		check(f[2].(int64) >= 9223372036854775806, "b")
 		check(f[3].(float64) >= -1.5 && f[3].(float64) <= 1.5, "f")
 		check(f[4].(float64) >= 10 && f[4].(float64) <= 10.5, "d")
-		dec := f[5].(Decimal)
+		dec := f[5].(types.Decimal)
 		check(dec.Scale == 1 && dec.Unscaled.Int64() >= -9999 && dec.Unscaled.Int64() <= 9999, "dec")
 		hex := func(v any, n int) bool {
 			s := v.(string)
@@ -207,16 +208,16 @@ func TestDatagenRandomRanges(t *testing.T) {
 		seenLen[len(vl)] = true
 		check(hex(f[9], 4), "c")
 		check(len(f[10].([]byte)) == 3, "bs")
-		check(f[11].(Period) >= 12 && f[11].(Period) <= 24, "ym")
+		check(f[11].(types.Period) >= 12 && f[11].(types.Period) <= 24, "ym")
 		if f[12] == nil {
 			nulls++
 		}
-		ts := f[13].(LocalDateTime).Millis
+		ts := f[13].(types.LocalDateTime).Millis
 		check(ts > datagenEpoch-600000 && ts <= datagenEpoch, "ts")
-		lt := f[14].(Instant).Millis
+		lt := f[14].(types.Instant).Millis
 		check(lt > datagenEpoch-3600000 && lt <= datagenEpoch && lt%1000 == 0, "lt (TIMESTAMP_LTZ(0) has whole seconds)")
-		check(f[15].(Date) == Date(datagenEpoch/86400000), "dt")
-		check(f[16].(TimeOfDay) == 0, "tm")
+		check(f[15].(types.Date) == types.Date(datagenEpoch/86400000), "dt")
+		check(f[16].(types.TimeOfDay) == 0, "tm")
 		seenBool[f[17].(bool)] = true
 	}
 	if rows != 2000 {
@@ -285,11 +286,11 @@ func TestDatagenTimestampSequenceAndWatermarks(t *testing.T) {
 			last = ms
 			continue
 		}
-		v, err := ParseValue(strings.TrimSuffix(strings.TrimPrefix(e, "+I["), "]"), TypeTimestamp3, ParseOptions{})
+		v, err := ParseValue(strings.TrimSuffix(strings.TrimPrefix(e, "+I["), "]"), types.TypeTimestamp3, ParseOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ms, _ := TimeMillis(v)
+		ms, _ := types.TimeMillis(v)
 		rowMax = max(rowMax, ms)
 	}
 	if last == int64(-1<<63) {

@@ -44,7 +44,7 @@
 // # Errors
 //
 // Errors read file:line:col: message, with the position of the statement
-// part they come from (*sqlmini.Error at planning, *PosError at run time);
+// part they come from (*types.Error, at planning and at run time);
 // FormatError adds the source line and a caret for a person.
 //
 // # Goroutines

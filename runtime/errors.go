@@ -33,7 +33,7 @@ type SourceError interface {
 //
 //   - an error in a function's source (a SourceError: a JS exception, a
 //     syntax error, a limit) shows that source line with a caret under the
-//     column; other errors placed in src (a *sqlmini.Error, a *PosError)
+//     column; other errors placed in src (a *types.Error)
 //     show the line of src with a caret;
 //   - an error of a call (a *CallError) says where on a line of its own,
 //     "at key (Bob), input row +I[Bob, 12]", instead of in the first line;

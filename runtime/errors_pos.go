@@ -5,46 +5,16 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
-// PosError is a runtime error placed at the part of the statement it came
-// from: the PTF call whose function failed, or the table whose file could
-// not be read. Its Error() is one line, pos: message.
-type PosError struct {
-	Pos sqlmini.Pos
-	Err error
-}
-
-func (e *PosError) Error() string { return e.Pos.String() + ": " + e.Err.Error() }
-
-// Unwrap returns the underlying error.
-func (e *PosError) Unwrap() error { return e.Err }
-
 // at places err at pos unless it already has a statement position.
-func at(pos sqlmini.Pos, err error) error {
-	if err == nil || !pos.IsValid() {
-		return err
-	}
-	if _, ok := positionOf(err); ok {
-		return err
-	}
-	return &PosError{Pos: pos, Err: err}
-}
+func at(pos sqlmini.Pos, err error) error { return types.At(pos, err) }
 
-// positionOf finds the statement position of an error: the outermost
-// *PosError or *sqlmini.Error in its chain.
-func positionOf(err error) (sqlmini.Pos, bool) {
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		switch x := e.(type) {
-		case *PosError:
-			return x.Pos, x.Pos.IsValid()
-		case *sqlmini.Error:
-			return x.Pos, x.Pos.IsValid()
-		}
-	}
-	return sqlmini.Pos{}, false
-}
+// positionOf finds the statement position of an error: that of the outermost
+// *types.Error in its chain.
+func positionOf(err error) (sqlmini.Pos, bool) { return types.PositionOf(err) }
 
 // fileError words a source error with the path as the table declares it,
 // not the resolved one, so messages read the same on every machine.

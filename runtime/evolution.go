@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -95,8 +96,8 @@ func incompatible(before, now []storedEntry) string {
 }
 
 // rowGrows reports whether now is before with nullable fields added at the end.
-func rowGrows(before, now Type) bool {
-	if before.Kind != KindRow || now.Kind != KindRow || len(now.Fields) < len(before.Fields) {
+func rowGrows(before, now types.Type) bool {
+	if before.Kind != types.KindRow || now.Kind != types.KindRow || len(now.Fields) < len(before.Fields) {
 		return false
 	}
 	for i, f := range before.Fields {

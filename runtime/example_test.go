@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"fmt"
 	"os"
@@ -12,9 +13,9 @@ import (
 // upper case. A JavaScript function satisfies the same runtime.PTF contract.
 type upper struct{}
 
-func (upper) Eval(ctx *runtime.Context, row runtime.Row) error {
+func (upper) Eval(ctx *runtime.Context, row types.Row) error {
 	name, _ := row.Fields[0].(string)
-	return ctx.Collect(runtime.NewRow(fmt.Sprintf("%s!", name)))
+	return ctx.Collect(types.NewRow(fmt.Sprintf("%s!", name)))
 }
 
 func (upper) OnTimer(*runtime.Context) error { return nil }
@@ -29,7 +30,7 @@ func ExampleSession_Exec() {
 		Name:     "Shout",
 		Language: "GO",
 		Args:     []runtime.ArgDecl{{Name: "input", Traits: runtime.RowSemanticTable}},
-		Output:   runtime.TypeString,
+		Output:   types.TypeString,
 		New:      func(runtime.CallSpec) (runtime.PTF, error) { return upper{}, nil },
 	})
 	err = sess.Exec(context.Background(), "", `

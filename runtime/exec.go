@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"io"
 	"time"
@@ -22,7 +23,7 @@ const (
 // event is what flows between operators: a row, a watermark, or the end.
 type event struct {
 	kind eventKind
-	row  Row
+	row  types.Row
 	wm   int64
 }
 
@@ -35,7 +36,7 @@ type stream interface {
 
 // node is a plan node: a schema, a changelog mode, and a way to run.
 type node interface {
-	schema() Schema
+	schema() types.Schema
 	changelog() ChangelogMode
 	open(ex *execution) (stream, error)
 	// explain describes the node in one line for EXPLAIN; children()
@@ -138,13 +139,13 @@ func newExecution(ctx context.Context, store state.Store) *execution {
 // VALUES. Its events are rows and watermark steps written into the data;
 // with a WATERMARK declaration it also emits watermarks after rows.
 type valuesNode struct {
-	sch    Schema
+	sch    types.Schema
 	events []event
 	wm     *WatermarkSpec
 	every  int64
 }
 
-func (n *valuesNode) schema() Schema           { return n.sch }
+func (n *valuesNode) schema() types.Schema           { return n.sch }
 func (n *valuesNode) changelog() ChangelogMode { return InsertOnly }
 func (n *valuesNode) children() []node         { return nil }
 func (n *valuesNode) explain() string {
@@ -196,7 +197,7 @@ type filterNode struct {
 	text string
 }
 
-func (n *filterNode) schema() Schema           { return n.in.schema() }
+func (n *filterNode) schema() types.Schema           { return n.in.schema() }
 func (n *filterNode) changelog() ChangelogMode { return n.in.changelog() }
 func (n *filterNode) children() []node         { return []node{n.in} }
 func (n *filterNode) explain() string          { return "Filter(condition=[" + n.text + "])" }
@@ -236,11 +237,11 @@ func (s *filterStream) close() error { return s.in.close() }
 type projectNode struct {
 	in    node
 	exprs []expr
-	sch   Schema
+	sch   types.Schema
 	texts []string
 }
 
-func (n *projectNode) schema() Schema           { return n.sch }
+func (n *projectNode) schema() types.Schema           { return n.sch }
 func (n *projectNode) changelog() ChangelogMode { return n.in.changelog() }
 func (n *projectNode) children() []node         { return []node{n.in} }
 func (n *projectNode) explain() string {
@@ -271,7 +272,7 @@ func (s *projectStream) next() (event, error) {
 			return ev, err
 		}
 	}
-	ev.row = Row{Kind: ev.row.Kind, Fields: out}
+	ev.row = types.Row{Kind: ev.row.Kind, Fields: out}
 	return ev, nil
 }
 
@@ -283,7 +284,7 @@ type limitNode struct {
 	n  int64
 }
 
-func (n *limitNode) schema() Schema           { return n.in.schema() }
+func (n *limitNode) schema() types.Schema           { return n.in.schema() }
 func (n *limitNode) changelog() ChangelogMode { return n.in.changelog() }
 func (n *limitNode) children() []node         { return []node{n.in} }
 func (n *limitNode) explain() string          { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
@@ -319,7 +320,7 @@ type unionNode struct {
 	ins []node
 }
 
-func (n *unionNode) schema() Schema { return n.ins[0].schema() }
+func (n *unionNode) schema() types.Schema { return n.ins[0].schema() }
 func (n *unionNode) changelog() ChangelogMode {
 	var m ChangelogMode
 	for _, in := range n.ins {

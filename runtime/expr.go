@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math"
 	"math/big"
@@ -13,14 +14,14 @@ import (
 // expr is a compiled scalar expression over the fields of one row.
 type expr interface {
 	eval(row []any) (any, error)
-	typ() Type
+	typ() types.Type
 	// constant reports whether the expression reads no column.
 	constant() bool
 }
 
 // scope resolves column names while compiling expressions.
 type scope struct {
-	schema Schema
+	schema types.Schema
 	alias  string // table alias that may qualify columns
 }
 
@@ -50,31 +51,31 @@ func joinNames(ns []*sqlmini.Name) string {
 
 type constExpr struct {
 	v any
-	t Type
+	t types.Type
 }
 
 func (c *constExpr) eval([]any) (any, error) { return c.v, nil }
-func (c *constExpr) typ() Type               { return c.t }
+func (c *constExpr) typ() types.Type               { return c.t }
 func (c *constExpr) constant() bool          { return true }
 
 type colExpr struct {
 	i int
-	t Type
+	t types.Type
 }
 
 func (c *colExpr) eval(row []any) (any, error) { return row[c.i], nil }
-func (c *colExpr) typ() Type                   { return c.t }
+func (c *colExpr) typ() types.Type                   { return c.t }
 func (c *colExpr) constant() bool              { return false }
 
 // funcExpr is any other expression: a Go closure over its operands.
 type funcExpr struct {
 	f     func(row []any) (any, error)
-	t     Type
+	t     types.Type
 	konst bool
 }
 
 func (f *funcExpr) eval(row []any) (any, error) { return f.f(row) }
-func (f *funcExpr) typ() Type                   { return f.t }
+func (f *funcExpr) typ() types.Type                   { return f.t }
 func (f *funcExpr) constant() bool              { return f.konst }
 
 func allConstant(es ...expr) bool {
@@ -116,7 +117,7 @@ func logical(pos sqlmini.Pos, op string, ops []expr) (expr, error) {
 		return nil, err
 	}
 	decides := op == "OR" // the value that settles the result
-	return &funcExpr{t: TypeBoolean, konst: allConstant(ops...), f: func(row []any) (any, error) {
+	return &funcExpr{t: types.TypeBoolean, konst: allConstant(ops...), f: func(row []any) (any, error) {
 		sawNull := false
 		for _, o := range ops {
 			v, err := o.eval(row)
@@ -142,7 +143,7 @@ func compileAnd(e *sqlmini.AndExpr, sc *scope) (expr, error) {
 
 func requireBoolean(pos sqlmini.Pos, op string, ops []expr) error {
 	for _, o := range ops {
-		if k := o.typ().Kind; k != KindBoolean && k != KindNull {
+		if k := o.typ().Kind; k != types.KindBoolean && k != types.KindNull {
 			return sqlmini.Errorf(pos, "%s needs BOOLEAN operands, not %s", op, o.typ())
 		}
 	}
@@ -160,7 +161,7 @@ func compileNot(e *sqlmini.NotExpr, sc *scope) (expr, error) {
 	if err := requireBoolean(e.Pos, "NOT", []expr{x}); err != nil {
 		return nil, err
 	}
-	return &funcExpr{t: TypeBoolean, konst: x.constant(), f: func(row []any) (any, error) {
+	return &funcExpr{t: types.TypeBoolean, konst: x.constant(), f: func(row []any) (any, error) {
 		v, err := x.eval(row)
 		if v == nil || err != nil {
 			return nil, err
@@ -194,7 +195,7 @@ func compilePredicate(p *sqlmini.Predicate, sc *scope) (expr, error) {
 			list = append(list, x)
 		}
 		notIn := p.NotIn
-		return &funcExpr{t: TypeBoolean, konst: left.constant() && allConstant(list...), f: func(row []any) (any, error) {
+		return &funcExpr{t: types.TypeBoolean, konst: left.constant() && allConstant(list...), f: func(row []any) (any, error) {
 			v, err := left.eval(row)
 			if v == nil || err != nil {
 				return nil, err
@@ -220,7 +221,7 @@ func compilePredicate(p *sqlmini.Predicate, sc *scope) (expr, error) {
 		}}, nil
 	case p.IsNull || p.NotNull:
 		want := p.IsNull
-		return &funcExpr{t: TypeBoolean.AsNotNull(), konst: left.constant(), f: func(row []any) (any, error) {
+		return &funcExpr{t: types.TypeBoolean.AsNotNull(), konst: left.constant(), f: func(row []any) (any, error) {
 			v, err := left.eval(row)
 			if err != nil {
 				return nil, err
@@ -232,8 +233,8 @@ func compilePredicate(p *sqlmini.Predicate, sc *scope) (expr, error) {
 }
 
 // comparable reports whether values of t and u can be compared.
-func comparable(t, u Type) bool {
-	if t.Kind == KindNull || u.Kind == KindNull {
+func comparable(t, u types.Type) bool {
+	if t.Kind == types.KindNull || u.Kind == types.KindNull {
 		return true
 	}
 	switch {
@@ -262,7 +263,7 @@ func compileCompare(pos sqlmini.Pos, op string, left, right expr) (expr, error) 
 	case ">=":
 		test = func(c int) bool { return c >= 0 }
 	}
-	return &funcExpr{t: TypeBoolean, konst: allConstant(left, right), f: func(row []any) (any, error) {
+	return &funcExpr{t: types.TypeBoolean, konst: allConstant(left, right), f: func(row []any) (any, error) {
 		a, err := left.eval(row)
 		if a == nil || err != nil {
 			return nil, err
@@ -284,8 +285,8 @@ func compareValues(a, b any) int {
 			return cmpOrdered(x, y)
 		case float64:
 			return cmpOrdered(float64(x), y)
-		case Decimal:
-			return decimalOf(x).Cmp(y.rat())
+		case types.Decimal:
+			return decimalOf(x).Cmp(y.Rat())
 		}
 	case float64:
 		switch y := b.(type) {
@@ -293,19 +294,19 @@ func compareValues(a, b any) int {
 			return cmpOrdered(x, float64(y))
 		case float64:
 			return cmpOrdered(x, y)
-		case Decimal:
-			f, _ := y.rat().Float64()
+		case types.Decimal:
+			f, _ := y.Rat().Float64()
 			return cmpOrdered(x, f)
 		}
-	case Decimal:
+	case types.Decimal:
 		switch y := b.(type) {
 		case int64:
-			return x.rat().Cmp(decimalOf(y))
+			return x.Rat().Cmp(decimalOf(y))
 		case float64:
-			f, _ := x.rat().Float64()
+			f, _ := x.Rat().Float64()
 			return cmpOrdered(f, y)
-		case Decimal:
-			return x.rat().Cmp(y.rat())
+		case types.Decimal:
+			return x.Rat().Cmp(y.Rat())
 		}
 	case string:
 		if y, ok := b.(string); ok {
@@ -321,29 +322,29 @@ func compareValues(a, b any) int {
 			}
 			return 1
 		}
-	case Instant, LocalDateTime:
-		xm, _ := TimeMillis(x)
-		ym, ok := TimeMillis(b)
+	case types.Instant, types.LocalDateTime:
+		xm, _ := types.TimeMillis(x)
+		ym, ok := types.TimeMillis(b)
 		if ok {
 			if c := cmpOrdered(xm, ym); c != 0 {
 				return c
 			}
 			return cmpOrdered(nanoOf(x), nanoOf(b))
 		}
-	case Date:
-		if y, ok := b.(Date); ok {
+	case types.Date:
+		if y, ok := b.(types.Date); ok {
 			return cmpOrdered(x, y)
 		}
-	case TimeOfDay:
-		if y, ok := b.(TimeOfDay); ok {
+	case types.TimeOfDay:
+		if y, ok := b.(types.TimeOfDay); ok {
 			return cmpOrdered(x, y)
 		}
-	case Duration:
-		if y, ok := b.(Duration); ok {
+	case types.Duration:
+		if y, ok := b.(types.Duration); ok {
 			return cmpOrdered(x, y)
 		}
-	case Period:
-		if y, ok := b.(Period); ok {
+	case types.Period:
+		if y, ok := b.(types.Period); ok {
 			return cmpOrdered(x, y)
 		}
 	}
@@ -353,15 +354,15 @@ func compareValues(a, b any) int {
 
 func nanoOf(v any) int32 {
 	switch t := v.(type) {
-	case Instant:
+	case types.Instant:
 		return t.NanoOfMilli
-	case LocalDateTime:
+	case types.LocalDateTime:
 		return t.NanoOfMilli
 	}
 	return 0
 }
 
-func cmpOrdered[T int64 | float64 | int32 | Date | TimeOfDay | Duration | Period](a, b T) int {
+func cmpOrdered[T int64 | float64 | int32 | types.Date | types.TimeOfDay | types.Duration | types.Period](a, b T) int {
 	switch {
 	case a < b:
 		return -1
@@ -372,14 +373,6 @@ func cmpOrdered[T int64 | float64 | int32 | Date | TimeOfDay | Duration | Period
 }
 
 func decimalOf(i int64) *big.Rat { return new(big.Rat).SetInt64(i) }
-
-func (d Decimal) rat() *big.Rat {
-	r := new(big.Rat).SetInt(d.Unscaled)
-	if d.Scale > 0 {
-		r.Quo(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale)), nil)))
-	}
-	return r
-}
 
 func compileAdditive(a *sqlmini.Additive, sc *scope) (expr, error) {
 	left, err := compileMultiplicative(a.Left, sc)
@@ -431,22 +424,22 @@ func compileUnary(u *sqlmini.Unary, sc *scope) (expr, error) {
 			return &constExpr{v: -v, t: c.t}, nil
 		case float64:
 			return &constExpr{v: -v, t: c.t}, nil
-		case Decimal:
-			return &constExpr{v: Decimal{Unscaled: new(big.Int).Neg(v.Unscaled), Scale: v.Scale}, t: c.t}, nil
-		case Duration:
+		case types.Decimal:
+			return &constExpr{v: types.Decimal{Unscaled: new(big.Int).Neg(v.Unscaled), Scale: v.Scale}, t: c.t}, nil
+		case types.Duration:
 			return &constExpr{v: -v, t: c.t}, nil
-		case Period:
+		case types.Period:
 			return &constExpr{v: -v, t: c.t}, nil
 		}
 	}
-	zero := &constExpr{v: int64(0), t: TypeInt.AsNotNull()}
+	zero := &constExpr{v: int64(0), t: types.TypeInt.AsNotNull()}
 	return arithExpr(u.Pos, "-", zero, x)
 }
 
 // arithExpr compiles + - * / % over numbers, and time ± interval.
 func arithExpr(pos sqlmini.Pos, op string, l, r expr) (expr, error) {
 	lt, rt := l.typ(), r.typ()
-	if lt.IsTime() && rt.Kind == KindIntervalDayTime && (op == "+" || op == "-") {
+	if lt.IsTime() && rt.Kind == types.KindIntervalDayTime && (op == "+" || op == "-") {
 		sign := int64(1)
 		if op == "-" {
 			sign = -1
@@ -460,19 +453,19 @@ func arithExpr(pos sqlmini.Pos, op string, l, r expr) (expr, error) {
 			if b == nil || err != nil {
 				return nil, err
 			}
-			d := sign * int64(b.(Duration))
+			d := sign * int64(b.(types.Duration))
 			switch t := a.(type) {
-			case Instant:
+			case types.Instant:
 				t.Millis += d
 				return t, nil
-			case LocalDateTime:
+			case types.LocalDateTime:
 				t.Millis += d
 				return t, nil
 			}
 			return nil, fmt.Errorf("%s: not a time value", pos)
 		}}, nil
 	}
-	if !lt.IsNumeric() && lt.Kind != KindNull || !rt.IsNumeric() && rt.Kind != KindNull {
+	if !lt.IsNumeric() && lt.Kind != types.KindNull || !rt.IsNumeric() && rt.Kind != types.KindNull {
 		return nil, sqlmini.Errorf(pos, "cannot apply %s to %s and %s", op, lt, rt)
 	}
 	t := widerNumeric(lt, rt)
@@ -491,29 +484,29 @@ func arithExpr(pos sqlmini.Pos, op string, l, r expr) (expr, error) {
 	}}, nil
 }
 
-func widerNumeric(a, b Type) Type {
-	rank := func(t Type) int {
+func widerNumeric(a, b types.Type) types.Type {
+	rank := func(t types.Type) int {
 		switch t.Kind {
-		case KindTinyInt, KindSmallInt, KindInt:
+		case types.KindTinyInt, types.KindSmallInt, types.KindInt:
 			return 1
-		case KindBigInt:
+		case types.KindBigInt:
 			return 2
-		case KindDecimal:
+		case types.KindDecimal:
 			return 3
-		case KindFloat, KindDouble:
+		case types.KindFloat, types.KindDouble:
 			return 4
 		}
 		return 0
 	}
 	switch max(rank(a), rank(b)) {
 	case 4:
-		return TypeDouble
+		return types.TypeDouble
 	case 3:
-		return Type{Kind: KindDecimal, Length: 38, Scale: max(a.Scale, b.Scale)}
+		return types.Type{Kind: types.KindDecimal, Length: 38, Scale: max(a.Scale, b.Scale)}
 	case 2:
-		return TypeBigInt
+		return types.TypeBigInt
 	}
-	return TypeInt
+	return types.TypeInt
 }
 
 func arith(pos sqlmini.Pos, op string, a, b any) (any, error) {
@@ -559,8 +552,8 @@ func toFloat(v any) float64 {
 		return float64(x)
 	case float64:
 		return x
-	case Decimal:
-		f, _ := x.rat().Float64()
+	case types.Decimal:
+		f, _ := x.Rat().Float64()
 		return f
 	}
 	return math.NaN()
@@ -568,11 +561,11 @@ func toFloat(v any) float64 {
 
 func concatExpr(pos sqlmini.Pos, l, r expr) (expr, error) {
 	for _, x := range []expr{l, r} {
-		if !x.typ().IsString() && x.typ().Kind != KindNull {
+		if !x.typ().IsString() && x.typ().Kind != types.KindNull {
 			return nil, sqlmini.Errorf(pos, "|| needs strings, not %s", x.typ())
 		}
 	}
-	t := TypeString
+	t := types.TypeString
 	t.NotNull = l.typ().NotNull && r.typ().NotNull
 	return &funcExpr{t: t, konst: allConstant(l, r), f: func(row []any) (any, error) {
 		a, err := l.eval(row)
@@ -595,7 +588,7 @@ func literalNumber(pos sqlmini.Pos, s string) (expr, error) {
 		if err != nil {
 			return nil, sqlmini.Errorf(pos, "invalid number %s", s)
 		}
-		return &constExpr{v: f, t: TypeDouble.AsNotNull()}, nil
+		return &constExpr{v: f, t: types.TypeDouble.AsNotNull()}, nil
 	}
 	if i := strings.IndexByte(s, '.'); i >= 0 {
 		digits := strings.TrimLeft(s[:i]+s[i+1:], "0")
@@ -605,7 +598,7 @@ func literalNumber(pos sqlmini.Pos, s string) (expr, error) {
 			return nil, sqlmini.Errorf(pos, "invalid number %s", s)
 		}
 		prec := max(len(digits), scale, 1)
-		return &constExpr{v: Decimal{Unscaled: unscaled, Scale: scale}, t: Type{Kind: KindDecimal, Length: prec, Scale: scale, NotNull: true}}, nil
+		return &constExpr{v: types.Decimal{Unscaled: unscaled, Scale: scale}, t: types.Type{Kind: types.KindDecimal, Length: prec, Scale: scale, NotNull: true}}, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
@@ -614,10 +607,10 @@ func literalNumber(pos sqlmini.Pos, s string) (expr, error) {
 		if !ok || len(s) > 38 {
 			return nil, sqlmini.Errorf(pos, "number %s is out of range", s)
 		}
-		return &constExpr{v: Decimal{Unscaled: unscaled}, t: Type{Kind: KindDecimal, Length: len(s), NotNull: true}}, nil
+		return &constExpr{v: types.Decimal{Unscaled: unscaled}, t: types.Type{Kind: types.KindDecimal, Length: len(s), NotNull: true}}, nil
 	}
 	if n >= math.MinInt32 && n <= math.MaxInt32 {
-		return &constExpr{v: n, t: TypeInt.AsNotNull()}, nil
+		return &constExpr{v: n, t: types.TypeInt.AsNotNull()}, nil
 	}
-	return &constExpr{v: n, t: TypeBigInt.AsNotNull()}, nil
+	return &constExpr{v: n, t: types.TypeBigInt.AsNotNull()}, nil
 }

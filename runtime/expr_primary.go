@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"math/big"
 	"strconv"
 	"strings"
@@ -14,9 +15,9 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 		return literalNumber(p.Pos, *p.Number)
 	case p.String != nil:
 		s := string(*p.String)
-		return &constExpr{v: s, t: Type{Kind: KindChar, Length: max(len([]rune(s)), 1), NotNull: true}}, nil
+		return &constExpr{v: s, t: types.Type{Kind: types.KindChar, Length: max(len([]rune(s)), 1), NotNull: true}}, nil
 	case p.True, p.False:
-		return &constExpr{v: p.True, t: TypeBoolean.AsNotNull()}, nil
+		return &constExpr{v: p.True, t: types.TypeBoolean.AsNotNull()}, nil
 	case p.Null:
 		return &constExpr{}, nil
 	case p.Interval != nil:
@@ -33,7 +34,7 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 			return nil, err
 		}
 		if !to.NotNull && x.typ().NotNull {
-			to.NotNull = x.typ().NotNull && x.typ().Kind != KindNull
+			to.NotNull = x.typ().NotNull && x.typ().Kind != types.KindNull
 		}
 		pos := p.Pos
 		return &funcExpr{t: to, konst: x.constant(), f: func(row []any) (any, error) {
@@ -43,7 +44,7 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 			}
 			out, err := castValue(v, to)
 			if err != nil {
-				return nil, sqlmini.Errorf(pos, "%v", err)
+				return nil, sqlmini.Errorf(pos, "%w", err)
 			}
 			return out, nil
 		}}, nil
@@ -52,18 +53,18 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		fields := make([]Field, len(elems))
+		fields := make([]types.Field, len(elems))
 		for i, e := range elems {
-			fields[i] = Field{Name: "EXPR$" + strconv.Itoa(i), Type: e.typ()}
+			fields[i] = types.Field{Name: "EXPR$" + strconv.Itoa(i), Type: e.typ()}
 		}
-		t := NewRowType(fields...)
+		t := types.NewRowType(fields...)
 		t.NotNull = true
 		return &funcExpr{t: t, konst: allConstant(elems...), f: func(row []any) (any, error) {
 			vals, err := evalList(elems, row)
 			if err != nil {
 				return nil, err
 			}
-			return Row{Kind: Insert, Fields: vals}, nil
+			return types.Row{Kind: types.Insert, Fields: vals}, nil
 		}}, nil
 	case p.Array != nil:
 		elems, err := compileList(p.Array.Elems, sc)
@@ -71,7 +72,7 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 			return nil, err
 		}
 		et := commonType(elems)
-		t := ArrayOf(et)
+		t := types.ArrayOf(et)
 		t.NotNull = true
 		return &funcExpr{t: t, konst: allConstant(elems...), f: func(row []any) (any, error) {
 			vals, err := evalList(elems, row)
@@ -99,10 +100,10 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 			vals = append(vals, elems[i+1])
 		}
 		kt, vt := commonType(keys), commonType(vals)
-		t := MapOf(kt, vt)
+		t := types.MapOf(kt, vt)
 		t.NotNull = true
 		return &funcExpr{t: t, konst: allConstant(elems...), f: func(row []any) (any, error) {
-			m := &Map{}
+			m := &types.Map{}
 			for i := range keys {
 				k, err := keys[i].eval(row)
 				if err != nil {
@@ -124,11 +125,11 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 			return m, nil
 		}}, nil
 	case p.IsDesc:
-		d := make(Descriptor, len(p.Descriptor))
+		d := make(types.Descriptor, len(p.Descriptor))
 		for i, n := range p.Descriptor {
 			d[i] = string(n.Value)
 		}
-		return &constExpr{v: d, t: TypeDescriptor.AsNotNull()}, nil
+		return &constExpr{v: d, t: types.TypeDescriptor.AsNotNull()}, nil
 	case p.Func != nil:
 		return compileFunc(p.Func, sc)
 	case p.Column != nil:
@@ -171,8 +172,8 @@ func evalList(es []expr, row []any) ([]any, error) {
 }
 
 // commonType is the least restrictive type of a list of expressions.
-func commonType(es []expr) Type {
-	var ts []Type
+func commonType(es []expr) types.Type {
+	var ts []types.Type
 	for _, e := range es {
 		ts = append(ts, e.typ())
 	}
@@ -183,12 +184,12 @@ func commonType(es []expr) Type {
 // VALUES columns and constructors: strings of one length stay CHAR(n),
 // of different lengths become VARCHAR(max); numbers widen; a NULL makes the
 // result nullable.
-func leastRestrictive(ts []Type) Type {
-	var out Type
+func leastRestrictive(ts []types.Type) types.Type {
+	var out types.Type
 	first := true
 	notNull := true
 	for _, t := range ts {
-		if t.Kind == KindNull {
+		if t.Kind == types.KindNull {
 			notNull = false
 			continue
 		}
@@ -200,20 +201,20 @@ func leastRestrictive(ts []Type) Type {
 		switch {
 		case out.IsString() && t.IsString():
 			if out.Kind != t.Kind || out.Length != t.Length {
-				out = Type{Kind: KindVarChar, Length: max(out.Length, t.Length)}
+				out = types.Type{Kind: types.KindVarChar, Length: max(out.Length, t.Length)}
 			}
 		case out.IsNumeric() && t.IsNumeric():
-			if out.Kind == KindDecimal && t.Kind == KindDecimal {
+			if out.Kind == types.KindDecimal && t.Kind == types.KindDecimal {
 				intDigits := max(out.Length-out.Scale, t.Length-t.Scale)
 				scale := max(out.Scale, t.Scale)
-				out = Type{Kind: KindDecimal, Length: min(intDigits+scale, 38), Scale: scale}
+				out = types.Type{Kind: types.KindDecimal, Length: min(intDigits+scale, 38), Scale: scale}
 			} else if out.Kind != t.Kind {
 				out = widerNumeric(out, t)
 			}
 		}
 	}
 	if first {
-		return Type{} // all NULL
+		return types.Type{} // all NULL
 	}
 	out.NotNull = notNull
 	return out
@@ -255,7 +256,7 @@ func intervalLiteral(iv *sqlmini.Interval) (expr, error) {
 		if neg {
 			months = -months
 		}
-		return &constExpr{v: Period(months), t: Type{Kind: KindIntervalYearMonth, NotNull: true}}, nil
+		return &constExpr{v: types.Period(months), t: types.Type{Kind: types.KindIntervalYearMonth, NotNull: true}}, nil
 	}
 	unitMillis := map[string]float64{"DAY": 86400000, "HOUR": 3600000, "MINUTE": 60000, "SECOND": 1000}
 	var ms float64
@@ -290,7 +291,7 @@ func intervalLiteral(iv *sqlmini.Interval) (expr, error) {
 	if neg {
 		ms = -ms
 	}
-	return &constExpr{v: Duration(int64(ms + 0.5*sign(ms))), t: Type{Kind: KindIntervalDayTime, NotNull: true}}, nil
+	return &constExpr{v: types.Duration(int64(ms + 0.5*sign(ms))), t: types.Type{Kind: types.KindIntervalDayTime, NotNull: true}}, nil
 }
 
 func sign(f float64) float64 {
@@ -314,16 +315,16 @@ func singularUnit(u string) string {
 // typedLiteral evaluates TIMESTAMP '...', DATE '...' and TIME '...'.
 func typedLiteral(tl *sqlmini.TypedLiteral) (expr, error) {
 	text := string(tl.Value)
-	var t Type
+	var t types.Type
 	switch strings.ToUpper(tl.Type) {
 	case "TIMESTAMP":
-		t = Type{Kind: KindTimestamp, Length: fractionDigits(text)}
+		t = types.Type{Kind: types.KindTimestamp, Length: fractionDigits(text)}
 	case "TIMESTAMP_LTZ":
-		t = Type{Kind: KindTimestampLTZ, Length: fractionDigits(text)}
+		t = types.Type{Kind: types.KindTimestampLTZ, Length: fractionDigits(text)}
 	case "DATE":
-		t = Type{Kind: KindDate}
+		t = types.Type{Kind: types.KindDate}
 	case "TIME":
-		t = Type{Kind: KindTime, Length: fractionDigits(text)}
+		t = types.Type{Kind: types.KindTime, Length: fractionDigits(text)}
 	}
 	t.NotNull = true
 	v, err := ParseValue(text, t, ParseOptions{})

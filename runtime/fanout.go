@@ -1,5 +1,7 @@
 package runtime
 
+import "github.com/ptfsh/ptfsh/runtime/types"
+
 // Fan-out: two identical calls with the same uid are one stateful instance
 // whose output feeds both places, as Flink merges them into one operator
 // (testUidPipelineMergeIntoOneFunction). The instance runs once; each
@@ -11,7 +13,7 @@ type teeNode struct {
 	text string // the call as written, to match identical calls
 }
 
-func (n *teeNode) schema() Schema           { return n.in.schema() }
+func (n *teeNode) schema() types.Schema           { return n.in.schema() }
 func (n *teeNode) changelog() ChangelogMode { return n.in.changelog() }
 func (n *teeNode) children() []node         { return n.in.children() }
 func (n *teeNode) explain() string          { return n.in.explain() }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -19,7 +20,7 @@ func (p *planner) planFileTable(t *Table, pos sqlmini.Pos) (node, error) {
 	return &fileNode{t: t, every: p.s.watermarkEvery(), pos: pos}, nil
 }
 
-func (n *fileNode) schema() Schema { return n.t.Schema }
+func (n *fileNode) schema() types.Schema { return n.t.Schema }
 func (n *fileNode) changelog() ChangelogMode {
 	if n.t.Changelog.kinds == 0 {
 		return InsertOnly
@@ -70,7 +71,7 @@ func (s *fileStream) next() (event, error) {
 	r, err := s.r.Next()
 	for err == nil && r.Kind == kindWatermarkStep {
 		// A watermark step written into the file (its op column says WATERMARK).
-		ms, ok := TimeMillis(r.Fields[s.n.t.Watermark.Column])
+		ms, ok := types.TimeMillis(r.Fields[s.n.t.Watermark.Column])
 		if ok && s.wm.explicit(ms) {
 			return event{kind: evWatermark, wm: ms}, nil
 		}

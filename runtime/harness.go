@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"fmt"
 
@@ -14,7 +15,7 @@ import (
 type Harness struct {
 	op  *ptfOp
 	in  *feedStream
-	out Schema
+	out types.Schema
 }
 
 // HarnessOptions configure a Harness.
@@ -33,7 +34,7 @@ type HarnessOptions struct {
 
 // NewHarness binds def's first table argument to rows of schema input (or,
 // for a function without table arguments, calls it once per Process).
-func NewHarness(def *FuncDef, input Schema, opts HarnessOptions) (*Harness, error) {
+func NewHarness(def *FuncDef, input types.Schema, opts HarnessOptions) (*Harness, error) {
 	if opts.Store == nil {
 		opts.Store = state.NewMem()
 	}
@@ -66,7 +67,7 @@ func NewHarness(def *FuncDef, input Schema, opts HarnessOptions) (*Harness, erro
 		n.tables = append(n.tables, tb)
 	}
 	n.fnOut = outputSchema(def.Output)
-	var cols []Column
+	var cols []types.Column
 	for _, t := range n.tables {
 		if t.pass {
 			cols = append(cols, input.Columns...)
@@ -76,7 +77,7 @@ func NewHarness(def *FuncDef, input Schema, opts HarnessOptions) (*Harness, erro
 			cols = append(cols, input.Columns[k])
 		}
 	}
-	n.sch = Schema{Columns: append(cols, n.fnOut.Columns...)}
+	n.sch = types.Schema{Columns: append(cols, n.fnOut.Columns...)}
 	ex := newExecution(opts.Ctx, opts.Store)
 	st, err := n.open(ex)
 	if err != nil {
@@ -90,10 +91,10 @@ func NewHarness(def *FuncDef, input Schema, opts HarnessOptions) (*Harness, erro
 }
 
 // Schema returns the output columns (key prefix and function output).
-func (h *Harness) Schema() Schema { return h.out }
+func (h *Harness) Schema() types.Schema { return h.out }
 
 // Process runs eval for each row and returns the rows collected.
-func (h *Harness) Process(rows ...Row) ([]Row, error) {
+func (h *Harness) Process(rows ...types.Row) ([]types.Row, error) {
 	h.in.rows = append(h.in.rows, rows...)
 	if len(h.op.node.tables) == 0 {
 		h.op.evaled = false
@@ -109,8 +110,8 @@ func (h *Harness) Process(rows ...Row) ([]Row, error) {
 	return h.drain(), nil
 }
 
-func (h *Harness) drain() []Row {
-	var out []Row
+func (h *Harness) drain() []types.Row {
+	var out []types.Row
 	for _, ev := range h.op.out[h.op.oi:] {
 		if ev.kind == evRow {
 			out = append(out, ev.row)
@@ -130,7 +131,7 @@ func (h *Harness) Close() error { return h.op.close() }
 
 // feedStream hands out the rows given to a Harness.
 type feedStream struct {
-	rows []Row
+	rows []types.Row
 }
 
 func (f *feedStream) next() (event, error) {

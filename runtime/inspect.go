@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -46,7 +47,7 @@ func (s *Session) execInspect(sh *sqlmini.Show) error {
 				if !named {
 					name = "(unnamed)"
 				}
-				rows = append(rows, []string{describeKey(enc), name, fmt.Sprintf("%d (%s)", ts, FormatValue(Instant{Millis: ts}, TypeTimestampLTZ))})
+				rows = append(rows, []string{describeKey(enc), name, fmt.Sprintf("%d (%s)", ts, types.FormatValue(types.Instant{Millis: ts}, types.TypeTimestampLTZ))})
 				return nil
 			})
 		}
@@ -84,7 +85,7 @@ func (s *Session) execInspect(sh *sqlmini.Show) error {
 		return nil
 	})
 	if err != nil {
-		return sqlmini.Errorf(sh.Pos, "reading the state of '%s': %v", uid, err)
+		return sqlmini.Errorf(sh.Pos, "reading the state of '%s': %w", uid, err)
 	}
 	if len(rows) == 0 {
 		what := "state"
@@ -152,7 +153,7 @@ func describeValue(v []byte) (written, value string) {
 		return "", fmt.Sprintf("x'%x'", v)
 	}
 	ms := int64(binary.BigEndian.Uint64(v))
-	written = FormatValue(Instant{Millis: ms}, TypeTimestampLTZ)
+	written = types.FormatValue(types.Instant{Millis: ms}, types.TypeTimestampLTZ)
 	body := v[8:]
 	if len(body) > 1 && json.Valid(body[1:]) {
 		return written, string(body[1:])

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -10,7 +11,7 @@ import (
 )
 
 // partitionKey picks the PARTITION BY values of a row.
-func partitionKey(r Row, cols []int) []any {
+func partitionKey(r types.Row, cols []int) []any {
 	if len(cols) == 0 {
 		return nil
 	}
@@ -45,75 +46,75 @@ func appendKeyValue(b []byte, v any) []byte {
 		return state.AppendString(b, x)
 	case []byte:
 		return state.AppendBytes(b, x)
-	case Decimal:
+	case types.Decimal:
 		f, _ := new(big.Rat).SetFrac(x.Unscaled, new(big.Int).Exp(bigTen, big.NewInt(int64(x.Scale)), nil)).Float64()
 		b = state.AppendFloat64(b, f)
 		return state.AppendString(b, x.Unscaled.String()+"e-"+itoa(x.Scale))
-	case Date:
+	case types.Date:
 		return state.AppendInt64(b, int64(x))
-	case TimeOfDay:
+	case types.TimeOfDay:
 		return state.AppendInt64(b, int64(x))
-	case Instant:
+	case types.Instant:
 		return state.AppendInt64(state.AppendInt64(b, x.Millis), int64(x.NanoOfMilli))
-	case LocalDateTime:
+	case types.LocalDateTime:
 		return state.AppendInt64(state.AppendInt64(b, x.Millis), int64(x.NanoOfMilli))
-	case Duration:
+	case types.Duration:
 		return state.AppendInt64(b, int64(x))
-	case Period:
+	case types.Period:
 		return state.AppendInt64(b, int64(x))
 	}
 	// Composite keys (rows, arrays, maps) by their printed form.
-	return state.AppendString(b, FormatValue(v, Type{}))
+	return state.AppendString(b, types.FormatValue(v, types.Type{}))
 }
 
 // decodeKey reverses encodeKey for key columns of the given types.
-func decodeKey(enc []byte, types []Type) ([]any, error) {
+func decodeKey(enc []byte, kinds []types.Type) ([]any, error) {
 	d := state.NewDecoder(enc)
-	out := make([]any, len(types))
-	for i, t := range types {
+	out := make([]any, len(kinds))
+	for i, t := range kinds {
 		if d.Peek() == state.KindNull {
 			d.Null()
 			continue
 		}
 		var err error
 		switch t.Kind {
-		case KindBoolean:
+		case types.KindBoolean:
 			out[i], err = d.Bool()
-		case KindTinyInt, KindSmallInt, KindInt, KindBigInt:
+		case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 			out[i], err = d.Int64()
-		case KindFloat, KindDouble:
+		case types.KindFloat, types.KindDouble:
 			out[i], err = d.Float64()
-		case KindChar, KindVarChar:
+		case types.KindChar, types.KindVarChar:
 			out[i], err = d.String()
-		case KindBinary, KindVarBinary:
+		case types.KindBinary, types.KindVarBinary:
 			out[i], err = d.Bytes()
-		case KindDate:
+		case types.KindDate:
 			var n int64
 			n, err = d.Int64()
-			out[i] = Date(n)
-		case KindTime:
+			out[i] = types.Date(n)
+		case types.KindTime:
 			var n int64
 			n, err = d.Int64()
-			out[i] = TimeOfDay(n)
-		case KindTimestamp, KindTimestampLTZ:
+			out[i] = types.TimeOfDay(n)
+		case types.KindTimestamp, types.KindTimestampLTZ:
 			var ms, ns int64
 			if ms, err = d.Int64(); err == nil {
 				ns, err = d.Int64()
 			}
-			if t.Kind == KindTimestamp {
-				out[i] = LocalDateTime{Millis: ms, NanoOfMilli: int32(ns)}
+			if t.Kind == types.KindTimestamp {
+				out[i] = types.LocalDateTime{Millis: ms, NanoOfMilli: int32(ns)}
 			} else {
-				out[i] = Instant{Millis: ms, NanoOfMilli: int32(ns)}
+				out[i] = types.Instant{Millis: ms, NanoOfMilli: int32(ns)}
 			}
-		case KindIntervalDayTime:
+		case types.KindIntervalDayTime:
 			var n int64
 			n, err = d.Int64()
-			out[i] = Duration(n)
-		case KindIntervalYearMonth:
+			out[i] = types.Duration(n)
+		case types.KindIntervalYearMonth:
 			var n int64
 			n, err = d.Int64()
-			out[i] = Period(n)
-		case KindDecimal:
+			out[i] = types.Period(n)
+		case types.KindDecimal:
 			if _, err = d.Float64(); err == nil {
 				var s string
 				if s, err = d.String(); err == nil {
@@ -130,12 +131,12 @@ func decodeKey(enc []byte, types []Type) ([]any, error) {
 	return out, nil
 }
 
-func parseDecimalKey(s string) (Decimal, error) {
+func parseDecimalKey(s string) (types.Decimal, error) {
 	mant, exp, ok := strings.Cut(s, "e-")
 	u, ok2 := new(big.Int).SetString(mant, 10)
 	scale, err := strconv.Atoi(exp)
 	if !ok || !ok2 || err != nil {
-		return Decimal{}, fmt.Errorf("bad decimal %q", s)
+		return types.Decimal{}, fmt.Errorf("bad decimal %q", s)
 	}
-	return Decimal{Unscaled: u, Scale: scale}, nil
+	return types.Decimal{Unscaled: u, Scale: scale}, nil
 }

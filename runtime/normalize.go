@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 
 	"github.com/ptfsh/ptfsh/state"
@@ -28,7 +29,7 @@ type normalizeNode struct {
 	id string
 }
 
-func (n *normalizeNode) schema() Schema           { return n.in.schema() }
+func (n *normalizeNode) schema() types.Schema           { return n.in.schema() }
 func (n *normalizeNode) changelog() ChangelogMode { return n.mode }
 func (n *normalizeNode) children() []node         { return []node{n.in} }
 func (n *normalizeNode) upsertKey() []int         { return n.key }
@@ -39,7 +40,7 @@ func (n *normalizeNode) explain() string {
 	return "ChangelogNormalize(key=[" + joinStrings(columnNames(n.in.schema(), n.key)) + "])"
 }
 
-func columnNames(s Schema, cols []int) []string {
+func columnNames(s types.Schema, cols []int) []string {
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = s.Columns[c].Name
@@ -52,7 +53,7 @@ func (n *normalizeNode) open(ex *execution) (stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	ns := &normalizeStream{n: n, in: in, last: map[string]Row{}, before: map[string]bool{}, dirty: map[string]bool{}}
+	ns := &normalizeStream{n: n, in: in, last: map[string]types.Row{}, before: map[string]bool{}, dirty: map[string]bool{}}
 	if err := ns.load(ex.store); err != nil {
 		in.close()
 		return nil, err
@@ -64,7 +65,7 @@ func (n *normalizeNode) open(ex *execution) (stream, error) {
 type normalizeStream struct {
 	n       *normalizeNode
 	in      stream
-	last    map[string]Row
+	last    map[string]types.Row
 	before  map[string]bool // keys whose -U came from the input itself
 	dirty   map[string]bool // keys changed since the last checkpoint
 	pending []event
@@ -87,11 +88,11 @@ func (s *normalizeStream) next() (event, error) {
 	}
 }
 
-func (s *normalizeStream) row(r Row) error {
+func (s *normalizeStream) row(r types.Row) error {
 	n := s.n
 	if !n.retract && !n.fullDeletes {
 		// The upsert form needs no memory: -U rows are simply dropped.
-		if r.Kind != UpdateBefore {
+		if r.Kind != types.UpdateBefore {
 			s.emit(r)
 		}
 		return nil
@@ -99,7 +100,7 @@ func (s *normalizeStream) row(r Row) error {
 	if len(n.key) == 0 {
 		// Without a key nothing can be looked up: pass the row on, dropping
 		// -U only for an upsert consumer.
-		if r.Kind == UpdateBefore && !n.retract {
+		if r.Kind == types.UpdateBefore && !n.retract {
 			return nil
 		}
 		s.emit(r)
@@ -107,32 +108,32 @@ func (s *normalizeStream) row(r Row) error {
 	}
 	k := string(encodeKey(partitionKey(r, n.key)))
 	prev, had := s.last[k]
-	if r.Kind != UpdateBefore {
+	if r.Kind != types.UpdateBefore {
 		s.dirty[k] = true
 	}
 	switch r.Kind {
-	case Insert, UpdateAfter:
+	case types.Insert, types.UpdateAfter:
 		s.last[k] = r
-		if n.retract && r.Kind == UpdateAfter && had && !s.sawBefore(k) {
-			s.emit(Row{Kind: UpdateBefore, Fields: prev.Fields})
+		if n.retract && r.Kind == types.UpdateAfter && had && !s.sawBefore(k) {
+			s.emit(types.Row{Kind: types.UpdateBefore, Fields: prev.Fields})
 		}
-		if r.Kind == UpdateAfter && !had && n.retract {
-			r = Row{Kind: Insert, Fields: r.Fields} // an update of an unknown key inserts it
+		if r.Kind == types.UpdateAfter && !had && n.retract {
+			r = types.Row{Kind: types.Insert, Fields: r.Fields} // an update of an unknown key inserts it
 		}
 		s.emit(r)
-	case UpdateBefore:
+	case types.UpdateBefore:
 		if !n.retract {
 			return nil
 		}
 		s.markBefore(k)
 		s.emit(r)
-	case Delete:
+	case types.Delete:
 		delete(s.last, k)
 		if n.fullDeletes {
 			if !had {
 				return fmt.Errorf("a delete for key (%s) that was never inserted: cannot fill its columns", formatFields(partitionKey(r, n.key)))
 			}
-			r = Row{Kind: Delete, Fields: prev.Fields}
+			r = types.Row{Kind: types.Delete, Fields: prev.Fields}
 		}
 		s.emit(r)
 	}
@@ -149,7 +150,7 @@ func (s *normalizeStream) sawBefore(k string) bool {
 
 func (s *normalizeStream) markBefore(k string) { s.before[k] = true }
 
-func (s *normalizeStream) emit(r Row) { s.pending = append(s.pending, event{kind: evRow, row: r}) }
+func (s *normalizeStream) emit(r types.Row) { s.pending = append(s.pending, event{kind: evRow, row: r}) }
 
 func (s *normalizeStream) close() error { return s.in.close() }
 
@@ -171,7 +172,7 @@ func (s *normalizeStream) load(store state.Store) error {
 				return fmt.Errorf("corrupt normalisation state of %s", s.n.id)
 			}
 			fields, _ := f.([]any)
-			s.last[string(k)] = Row{Kind: Insert, Fields: fields}
+			s.last[string(k)] = types.Row{Kind: types.Insert, Fields: fields}
 			return nil
 		})
 	})

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -162,7 +163,7 @@ func (o *ptfOp) openWorkers(spec CallSpec, n int) error {
 }
 
 // workerOf picks the worker of a row by a hash of its partition key.
-func (p *parState) workerOf(r Row, cols []int) int {
+func (p *parState) workerOf(r types.Row, cols []int) int {
 	h := fnv.New32a()
 	h.Write(encodeKey(partitionKey(r, cols)))
 	return int(h.Sum32() % uint32(len(p.workers)))

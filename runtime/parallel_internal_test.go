@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"context"
 	"errors"
@@ -21,7 +22,7 @@ type probe struct {
 	fail  func(key string, i int) error
 }
 
-func (p probe) Eval(ctx *Context, row Row) error {
+func (p probe) Eval(ctx *Context, row types.Row) error {
 	key := row.Fields[0].(string)
 	i, err := strconv.Atoi(row.Fields[1].(string))
 	if err != nil {
@@ -33,7 +34,7 @@ func (p probe) Eval(ctx *Context, row Row) error {
 	if err := p.fail(key, i); err != nil {
 		return err
 	}
-	return ctx.Collect(NewRow(int64(i)))
+	return ctx.Collect(types.NewRow(int64(i)))
 }
 
 func (probe) OnTimer(*Context) error { return nil }
@@ -50,7 +51,7 @@ func runProbe(t *testing.T, p probe, keyOf func(i int) string, n, par int) strin
 	def := &FuncDef{
 		Name: "Probe", Language: "GO",
 		Args:   []ArgDecl{{Name: "input", Traits: SetSemanticTable}},
-		Output: TypeBigInt,
+		Output: types.TypeBigInt,
 		New:    func(CallSpec) (PTF, error) { return p, nil },
 	}
 	def.NewIsolated = def.New
@@ -70,7 +71,7 @@ func runProbe(t *testing.T, p probe, keyOf func(i int) string, n, par int) strin
 // keysOnWorkers returns two keys that go to different workers of two.
 func keysOnWorkers(t *testing.T) (a, b string) {
 	p := &parState{workers: make([]*ptfOp, 2)}
-	w := func(k string) int { return p.workerOf(Row{Fields: []any{k}}, []int{0}) }
+	w := func(k string) int { return p.workerOf(types.Row{Fields: []any{k}}, []int{0}) }
 	for i := 0; i < 100; i++ {
 		k := "k" + strconv.Itoa(i)
 		if w(k) == 0 && a == "" {

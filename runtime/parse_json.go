@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"fmt"
 	"math"
@@ -326,7 +327,7 @@ func (p *jsonParser) rawValue() ([]byte, error) {
 
 // mismatch reports a JSON value of the wrong kind for t (an object for an
 // INT, say), after reading it.
-func (p *jsonParser) mismatch(start int, t *Type) error {
+func (p *jsonParser) mismatch(start int, t *types.Type) error {
 	p.pos = start
 	raw, err := p.rawValue()
 	if err != nil {
@@ -347,7 +348,7 @@ func shortJSON(s string) string {
 }
 
 // value reads a value of type t.
-func (p *jsonParser) value(t *Type) (any, error) {
+func (p *jsonParser) value(t *types.Type) (any, error) {
 	p.skipWS()
 	start := p.pos
 	if start >= len(p.data) {
@@ -364,22 +365,22 @@ func (p *jsonParser) value(t *Type) (any, error) {
 		return nil, nil
 	}
 	switch t.Kind {
-	case KindArray, KindDescriptor:
+	case types.KindArray, types.KindDescriptor:
 		if c == '[' {
 			return p.array(t)
 		}
-	case KindMap:
+	case types.KindMap:
 		if c == '{' {
 			return p.mapValue(t)
 		}
 		if c == '[' {
 			return p.mapPairs(t)
 		}
-	case KindRow:
+	case types.KindRow:
 		if c == '{' || c == '[' {
 			return p.row(t)
 		}
-	case KindChar, KindVarChar:
+	case types.KindChar, types.KindVarChar:
 		if c == '"' {
 			b, err := p.str()
 			return string(b), err
@@ -411,7 +412,7 @@ func (p *jsonParser) value(t *Type) (any, error) {
 			return nil, p.fail(start, err.Error())
 		}
 		return v, nil
-	case (c == 't' || c == 'f') && t.Kind == KindBoolean:
+	case (c == 't' || c == 'f') && t.Kind == types.KindBoolean:
 		if c == 't' {
 			return true, p.literal("true")
 		}
@@ -420,15 +421,15 @@ func (p *jsonParser) value(t *Type) (any, error) {
 	return nil, p.mismatch(start, t)
 }
 
-var descriptorElem = Type{Kind: KindVarChar, Length: MaxLength, NotNull: true}
+var descriptorElem = types.Type{Kind: types.KindVarChar, Length: types.MaxLength, NotNull: true}
 
-func (p *jsonParser) array(t *Type) (any, error) {
+func (p *jsonParser) array(t *types.Type) (any, error) {
 	if err := p.enter(p.pos); err != nil {
 		return nil, err
 	}
 	defer func() { p.depth-- }()
 	elem := t.Elem
-	if t.Kind == KindDescriptor {
+	if t.Kind == types.KindDescriptor {
 		elem = &descriptorElem
 	}
 	p.pos++
@@ -450,8 +451,8 @@ func (p *jsonParser) array(t *Type) (any, error) {
 			}
 		}
 	}
-	if t.Kind == KindDescriptor {
-		d := make(Descriptor, len(out))
+	if t.Kind == types.KindDescriptor {
+		d := make(types.Descriptor, len(out))
 		for i, v := range out {
 			d[i] = v.(string)
 		}
@@ -460,13 +461,13 @@ func (p *jsonParser) array(t *Type) (any, error) {
 	return out, nil
 }
 
-func (p *jsonParser) mapValue(t *Type) (any, error) {
+func (p *jsonParser) mapValue(t *types.Type) (any, error) {
 	if err := p.enter(p.pos); err != nil {
 		return nil, err
 	}
 	defer func() { p.depth-- }()
 	p.pos++
-	m := &Map{}
+	m := &types.Map{}
 	var texts []string // key texts, to let a repeated key replace the first
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
@@ -508,13 +509,13 @@ func (p *jsonParser) mapValue(t *Type) (any, error) {
 
 // mapPairs reads a MAP written as an array of [key, value] pairs, the form
 // the JSON printer uses for keys that are not strings.
-func (p *jsonParser) mapPairs(t *Type) (any, error) {
+func (p *jsonParser) mapPairs(t *types.Type) (any, error) {
 	if err := p.enter(p.pos); err != nil {
 		return nil, err
 	}
 	defer func() { p.depth-- }()
 	p.pos++
-	m := &Map{}
+	m := &types.Map{}
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
@@ -563,7 +564,7 @@ func indexOfString(list []string, s string) int {
 
 // row reads a ROW from an object (fields by name; unknown names ignored,
 // missing ones NULL) or an array (fields by position).
-func (p *jsonParser) row(t *Type) (any, error) {
+func (p *jsonParser) row(t *types.Type) (any, error) {
 	if err := p.enter(p.pos); err != nil {
 		return nil, err
 	}
@@ -597,7 +598,7 @@ func (p *jsonParser) row(t *Type) (any, error) {
 		if n != len(fields) {
 			return nil, p.fail(start, fmt.Sprintf("expected %d fields for %s, found %d", len(fields), t, n))
 		}
-		return Row{Kind: Insert, Fields: fields}, nil
+		return types.Row{Kind: types.Insert, Fields: fields}, nil
 	}
 	p.pos++
 	p.skipWS()
@@ -636,7 +637,7 @@ func (p *jsonParser) row(t *Type) (any, error) {
 			return nil, p.fail(start, fmt.Sprintf("field %q: null value for %s", f.Name, f.Type))
 		}
 	}
-	return Row{Kind: Insert, Fields: fields}, nil
+	return types.Row{Kind: types.Insert, Fields: fields}, nil
 }
 
 // compactJSON returns valid JSON text without insignificant white space,
@@ -670,9 +671,9 @@ func compactJSON(raw []byte) string {
 
 // fromNumber converts the text of a JSON number to type t (not a string
 // type: the caller keeps the text for those).
-func (vp *valueParser) fromNumber(num []byte, t *Type) (any, error) {
+func (vp *valueParser) fromNumber(num []byte, t *types.Type) (any, error) {
 	switch t.Kind {
-	case KindTinyInt, KindSmallInt, KindInt, KindBigInt:
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		if n, ok := atoiBytes(num); ok {
 			if lo, hi := integerRange(t.Kind); n < lo || n > hi {
 				return nil, errIntRange(string(num), t)
@@ -681,29 +682,29 @@ func (vp *valueParser) fromNumber(num []byte, t *Type) (any, error) {
 		}
 		s := string(num)
 		return parseIntegerText(s, s, t)
-	case KindFloat, KindDouble:
+	case types.KindFloat, types.KindDouble:
 		s := string(num)
 		return parseFloatText(s, s, t)
-	case KindDecimal:
+	case types.KindDecimal:
 		d, detail, ok := parseDecimal(string(num), t)
 		if !ok {
 			return nil, errValue(string(num), t, detail)
 		}
 		return d, nil
-	case KindTimestamp, KindTimestampLTZ:
+	case types.KindTimestamp, types.KindTimestampLTZ:
 		if vp.format == "" {
 			if n, ok := atoiBytes(num); ok {
-				return makeTimestamp(n, 0, t.Kind == KindTimestampLTZ), nil
+				return makeTimestamp(n, 0, t.Kind == types.KindTimestampLTZ), nil
 			}
 			return nil, errValue(string(num), t, "expected epoch milliseconds")
 		}
-	case KindIntervalDayTime:
+	case types.KindIntervalDayTime:
 		if n, ok := atoiBytes(num); ok {
-			return Duration(n), nil
+			return types.Duration(n), nil
 		}
-	case KindIntervalYearMonth:
+	case types.KindIntervalYearMonth:
 		if n, ok := atoiBytes(num); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
-			return Period(n), nil
+			return types.Period(n), nil
 		}
 	}
 	return nil, errValue(string(num), t, "")
@@ -711,7 +712,7 @@ func (vp *valueParser) fromNumber(num []byte, t *Type) (any, error) {
 
 // parseJSONText is ParseValue for ARRAY, MAP, ROW and DESCRIPTOR: the JSON
 // text null gives nil.
-func (vp *valueParser) parseJSONText(text string, t *Type) (any, error) {
+func (vp *valueParser) parseJSONText(text string, t *types.Type) (any, error) {
 	if !utf8.ValidString(text) {
 		return nil, errValue(text, t, "invalid UTF-8")
 	}

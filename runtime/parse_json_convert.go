@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -21,7 +22,7 @@ import (
 // field name) or an array (by position); MAP takes an object, its keys
 // converted to the key type, in sorted key order as map[string]any has no
 // order, or an array of [key, value] pairs. nil is NULL, an error for a NOT NULL type.
-func ConvertJSON(v any, t Type, opts ParseOptions) (any, error) {
+func ConvertJSON(v any, t types.Type, opts ParseOptions) (any, error) {
 	vp, err := compileParseOptions(opts)
 	if err != nil {
 		return nil, err
@@ -29,7 +30,7 @@ func ConvertJSON(v any, t Type, opts ParseOptions) (any, error) {
 	return vp.convert(v, &t, 0)
 }
 
-func (vp *valueParser) convert(v any, t *Type, depth int) (any, error) {
+func (vp *valueParser) convert(v any, t *types.Type, depth int) (any, error) {
 	if depth > maxJSONDepth {
 		return nil, fmt.Errorf("nesting deeper than %d", maxJSONDepth)
 	}
@@ -61,13 +62,13 @@ func (vp *valueParser) convert(v any, t *Type, depth int) (any, error) {
 		return vp.convertNumber(strconv.FormatUint(x, 10), t)
 	case bool:
 		switch {
-		case t.Kind == KindBoolean:
+		case t.Kind == types.KindBoolean:
 			return x, nil
 		case t.IsString():
 			return strconv.FormatBool(x), nil
 		}
 	case []byte:
-		if t.Kind == KindBinary || t.Kind == KindVarBinary {
+		if t.Kind == types.KindBinary || t.Kind == types.KindVarBinary {
 			return bytes.Clone(x), nil
 		}
 	case []any:
@@ -83,25 +84,25 @@ func (vp *valueParser) convert(v any, t *Type, depth int) (any, error) {
 	return nil, fmt.Errorf("cannot parse %s as %s", shortJSON(marshalCompact(v)), t)
 }
 
-func (vp *valueParser) convertNumber(text string, t *Type) (any, error) {
+func (vp *valueParser) convertNumber(text string, t *types.Type) (any, error) {
 	if t.IsString() {
 		return text, nil
 	}
 	switch t.Kind {
-	case KindArray, KindMap, KindRow, KindDescriptor, KindBoolean:
+	case types.KindArray, types.KindMap, types.KindRow, types.KindDescriptor, types.KindBoolean:
 		return nil, fmt.Errorf("cannot parse %s as %s", text, t)
 	}
 	return vp.fromNumber([]byte(text), t)
 }
 
-func (vp *valueParser) convertFloat(f float64, t *Type) (any, error) {
+func (vp *valueParser) convertFloat(f float64, t *types.Type) (any, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		if t.Kind == KindDouble || t.Kind == KindFloat {
+		if t.Kind == types.KindDouble || t.Kind == types.KindFloat {
 			return f, nil
 		}
 		return nil, fmt.Errorf("cannot parse %v as %s", f, t)
 	}
-	if t.Kind == KindDouble {
+	if t.Kind == types.KindDouble {
 		return f, nil
 	}
 	format := byte('g')
@@ -111,11 +112,11 @@ func (vp *valueParser) convertFloat(f float64, t *Type) (any, error) {
 	return vp.convertNumber(strconv.FormatFloat(f, format, -1, 64), t)
 }
 
-func (vp *valueParser) convertSlice(x []any, t *Type, depth int) (any, error) {
+func (vp *valueParser) convertSlice(x []any, t *types.Type, depth int) (any, error) {
 	switch t.Kind {
-	case KindArray, KindDescriptor:
+	case types.KindArray, types.KindDescriptor:
 		elem := t.Elem
-		if t.Kind == KindDescriptor {
+		if t.Kind == types.KindDescriptor {
 			elem = &descriptorElem
 		}
 		out := make([]any, len(x))
@@ -126,16 +127,16 @@ func (vp *valueParser) convertSlice(x []any, t *Type, depth int) (any, error) {
 			}
 			out[i] = v
 		}
-		if t.Kind == KindDescriptor {
-			d := make(Descriptor, len(out))
+		if t.Kind == types.KindDescriptor {
+			d := make(types.Descriptor, len(out))
 			for i, v := range out {
 				d[i] = v.(string)
 			}
 			return d, nil
 		}
 		return out, nil
-	case KindMap:
-		m := &Map{Keys: make([]any, len(x)), Values: make([]any, len(x))}
+	case types.KindMap:
+		m := &types.Map{Keys: make([]any, len(x)), Values: make([]any, len(x))}
 		for i, e := range x {
 			pair, ok := e.([]any)
 			if !ok || len(pair) != 2 {
@@ -152,7 +153,7 @@ func (vp *valueParser) convertSlice(x []any, t *Type, depth int) (any, error) {
 			m.Keys[i], m.Values[i] = k, v
 		}
 		return m, nil
-	case KindRow:
+	case types.KindRow:
 		if len(x) != len(t.Fields) {
 			return nil, fmt.Errorf("expected %d fields for %s, found %d", len(t.Fields), t, len(x))
 		}
@@ -164,7 +165,7 @@ func (vp *valueParser) convertSlice(x []any, t *Type, depth int) (any, error) {
 			}
 			fields[i] = v
 		}
-		return Row{Kind: Insert, Fields: fields}, nil
+		return types.Row{Kind: types.Insert, Fields: fields}, nil
 	}
 	if t.IsString() {
 		return marshalCompact(x), nil
@@ -172,9 +173,9 @@ func (vp *valueParser) convertSlice(x []any, t *Type, depth int) (any, error) {
 	return nil, fmt.Errorf("cannot parse %s as %s", shortJSON(marshalCompact(x)), t)
 }
 
-func (vp *valueParser) convertObject(x map[string]any, t *Type, depth int) (any, error) {
+func (vp *valueParser) convertObject(x map[string]any, t *types.Type, depth int) (any, error) {
 	switch t.Kind {
-	case KindRow:
+	case types.KindRow:
 		fields := make([]any, len(t.Fields))
 		for i, f := range t.Fields {
 			v, err := vp.convert(x[f.Name], &t.Fields[i].Type, depth+1)
@@ -183,14 +184,14 @@ func (vp *valueParser) convertObject(x map[string]any, t *Type, depth int) (any,
 			}
 			fields[i] = v
 		}
-		return Row{Kind: Insert, Fields: fields}, nil
-	case KindMap:
+		return types.Row{Kind: types.Insert, Fields: fields}, nil
+	case types.KindMap:
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		m := &Map{Keys: make([]any, len(keys)), Values: make([]any, len(keys))}
+		m := &types.Map{Keys: make([]any, len(keys)), Values: make([]any, len(keys))}
 		for i, k := range keys {
 			var kv any = k
 			if !t.Key.IsString() {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"strconv"
 	"strings"
@@ -201,7 +202,7 @@ func parseOffset(s string) (int, bool) {
 }
 
 // parseTimeOfDay reads HH:mm[:ss[.fraction]] truncated to precision p.
-func parseTimeOfDay(s string, p int) (TimeOfDay, bool) {
+func parseTimeOfDay(s string, p int) (types.TimeOfDay, bool) {
 	var c civilTime
 	var i int
 	var ok bool
@@ -226,18 +227,18 @@ func parseTimeOfDay(s string, p int) (TimeOfDay, bool) {
 		return 0, false
 	}
 	ns := int64(c.hour*3600+c.minute*60+c.sec)*1e9 + int64(truncNanos(c.nano, p))
-	return TimeOfDay(ns), true
+	return types.TimeOfDay(ns), true
 }
 
 // parseDate reads DATE text (s is text trimmed).
-func (vp *valueParser) parseDate(text, s string, t *Type) (any, error) {
+func (vp *valueParser) parseDate(text, s string, t *types.Type) (any, error) {
 	st := lenientISOStyle
 	if c, ok := parseISO(s, st); ok {
-		return Date(daysFromCivil(c.year, c.month, c.day)), nil
+		return types.Date(daysFromCivil(c.year, c.month, c.day)), nil
 	}
 	if vp.pattern != nil {
 		if c, ok := vp.pattern.parse(s); ok {
-			return Date(daysFromCivil(c.year, c.month, c.day)), nil
+			return types.Date(daysFromCivil(c.year, c.month, c.day)), nil
 		}
 		return nil, errValue(text, t, "expected yyyy-MM-dd or pattern "+strconv.Quote(vp.pattern.src))
 	}
@@ -246,11 +247,11 @@ func (vp *valueParser) parseDate(text, s string, t *Type) (any, error) {
 
 // parseTimestamp reads TIMESTAMP or TIMESTAMP_LTZ text (s is text trimmed).
 // A TIMESTAMP with a zone offset is converted to UTC, the session time zone.
-func (vp *valueParser) parseTimestamp(text, s string, t *Type) (any, error) {
+func (vp *valueParser) parseTimestamp(text, s string, t *types.Type) (any, error) {
 	var c civilTime
 	var ok bool
 	var expect string
-	ltz := t.Kind == KindTimestampLTZ
+	ltz := t.Kind == types.KindTimestampLTZ
 	switch {
 	case vp.pattern != nil:
 		c, ok = vp.pattern.parse(s)
@@ -285,9 +286,9 @@ func (vp *valueParser) parseTimestamp(text, s string, t *Type) (any, error) {
 
 func makeTimestamp(ms int64, nano int32, ltz bool) any {
 	if ltz {
-		return Instant{Millis: ms, NanoOfMilli: nano}
+		return types.Instant{Millis: ms, NanoOfMilli: nano}
 	}
-	return LocalDateTime{Millis: ms, NanoOfMilli: nano}
+	return types.LocalDateTime{Millis: ms, NanoOfMilli: nano}
 }
 
 // epochMillis reads s as epoch milliseconds: an optional minus sign and

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -127,7 +128,7 @@ func compileParseOptions(o ParseOptions) (*valueParser, error) {
 //
 // Leading and trailing white space is ignored for every type but strings.
 // An error says what was expected: cannot parse "abc" as INT.
-func ParseValue(text string, t Type, opts ParseOptions) (any, error) {
+func ParseValue(text string, t types.Type, opts ParseOptions) (any, error) {
 	vp, err := compileParseOptions(opts)
 	if err != nil {
 		return nil, err
@@ -167,12 +168,12 @@ func quoteText(text string) string {
 	return strconv.Quote(text)
 }
 
-func errValue(text string, t *Type, detail string) error {
+func errValue(text string, t *types.Type, detail string) error {
 	return &valueError{text: quoteText(text), typ: t.String(), detail: detail}
 }
 
 // parse is ParseValue with compiled options.
-func (vp *valueParser) parse(text string, t *Type) (any, error) {
+func (vp *valueParser) parse(text string, t *types.Type) (any, error) {
 	if t.IsString() {
 		return text, nil
 	}
@@ -182,10 +183,10 @@ func (vp *valueParser) parse(text string, t *Type) (any, error) {
 // parseScalar is parse for every type but strings. It keeps no reference
 // to text, so that a reader's string(bytes) conversion for the call can
 // stay off the heap.
-func (vp *valueParser) parseScalar(text string, t *Type) (any, error) {
+func (vp *valueParser) parseScalar(text string, t *types.Type) (any, error) {
 	s := strings.TrimSpace(text)
 	switch t.Kind {
-	case KindBoolean:
+	case types.KindBoolean:
 		switch {
 		case strings.EqualFold(s, "true"):
 			return true, nil
@@ -193,17 +194,17 @@ func (vp *valueParser) parseScalar(text string, t *Type) (any, error) {
 			return false, nil
 		}
 		return nil, errValue(text, t, "")
-	case KindTinyInt, KindSmallInt, KindInt, KindBigInt:
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		return parseIntegerText(text, s, t)
-	case KindFloat, KindDouble:
+	case types.KindFloat, types.KindDouble:
 		return parseFloatText(text, s, t)
-	case KindDecimal:
+	case types.KindDecimal:
 		d, detail, ok := parseDecimal(s, t)
 		if !ok {
 			return nil, errValue(text, t, detail)
 		}
 		return d, nil
-	case KindBinary, KindVarBinary:
+	case types.KindBinary, types.KindVarBinary:
 		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
 			return b, nil
 		}
@@ -211,51 +212,51 @@ func (vp *valueParser) parseScalar(text string, t *Type) (any, error) {
 			return b, nil
 		}
 		return nil, errValue(text, t, "expected base64")
-	case KindDate:
+	case types.KindDate:
 		return vp.parseDate(text, s, t)
-	case KindTime:
+	case types.KindTime:
 		if tod, ok := parseTimeOfDay(s, t.Length); ok {
 			return tod, nil
 		}
 		return nil, errValue(text, t, "expected HH:mm:ss")
-	case KindTimestamp, KindTimestampLTZ:
+	case types.KindTimestamp, types.KindTimestampLTZ:
 		return vp.parseTimestamp(text, s, t)
-	case KindIntervalDayTime:
+	case types.KindIntervalDayTime:
 		if d, ok := parseDayTimeInterval(s); ok {
 			return d, nil
 		}
 		return nil, errValue(text, t, "expected milliseconds, +D HH:mm:ss.SSS or an ISO-8601 duration")
-	case KindIntervalYearMonth:
+	case types.KindIntervalYearMonth:
 		if p, ok := parseYearMonthInterval(s); ok {
 			return p, nil
 		}
 		return nil, errValue(text, t, "expected months, +Y-MM or an ISO-8601 period")
-	case KindArray, KindMap, KindRow, KindDescriptor:
+	case types.KindArray, types.KindMap, types.KindRow, types.KindDescriptor:
 		return vp.parseJSONText(text, t)
 	}
 	return nil, errValue(text, t, "")
 }
 
 // integerRange returns the range of an integer kind.
-func integerRange(k Kind) (lo, hi int64) {
+func integerRange(k types.Kind) (lo, hi int64) {
 	switch k {
-	case KindTinyInt:
+	case types.KindTinyInt:
 		return math.MinInt8, math.MaxInt8
-	case KindSmallInt:
+	case types.KindSmallInt:
 		return math.MinInt16, math.MaxInt16
-	case KindInt:
+	case types.KindInt:
 		return math.MinInt32, math.MaxInt32
 	}
 	return math.MinInt64, math.MaxInt64
 }
 
-func errIntRange(text string, t *Type) error {
+func errIntRange(text string, t *types.Type) error {
 	lo, hi := integerRange(t.Kind)
 	return errValue(text, t, fmt.Sprintf("out of range [%d, %d]", lo, hi))
 }
 
 // parseIntegerText reads s (text trimmed) as an integer of t's kind.
-func parseIntegerText(text, s string, t *Type) (any, error) {
+func parseIntegerText(text, s string, t *types.Type) (any, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) {
@@ -296,9 +297,9 @@ func atoiBytes(b []byte) (int64, bool) {
 
 // parseFloatText reads s (text trimmed) as FLOAT or DOUBLE. Java's spellings
 // NaN and [+-]Infinity are accepted, as Go's inf and nan are.
-func parseFloatText(text, s string, t *Type) (any, error) {
+func parseFloatText(text, s string, t *types.Type) (any, error) {
 	bits := 64
-	if t.Kind == KindFloat {
+	if t.Kind == types.KindFloat {
 		bits = 32
 	}
 	f, err := strconv.ParseFloat(s, bits)
@@ -312,7 +313,7 @@ func parseFloatText(text, s string, t *Type) (any, error) {
 }
 
 // decimalPrecision returns the precision and scale of a DECIMAL type.
-func decimalPrecision(t *Type) (p, s int) {
+func decimalPrecision(t *types.Type) (p, s int) {
 	if t.Length == 0 {
 		return 10, 0
 	}
@@ -337,7 +338,7 @@ const maxDecimalExponent = 1000
 // parseDecimal reads s as DECIMAL(p, s), as Java's new BigDecimal(s)
 // followed by setScale(s, HALF_UP) and a precision check. detail explains
 // a failure.
-func parseDecimal(s string, t *Type) (d Decimal, detail string, ok bool) {
+func parseDecimal(s string, t *types.Type) (d types.Decimal, detail string, ok bool) {
 	prec, scale := decimalPrecision(t)
 	neg := false
 	i := 0
@@ -370,22 +371,22 @@ scan:
 		break scan
 	}
 	if !seenDigit {
-		return Decimal{}, "", false
+		return types.Decimal{}, "", false
 	}
 	exp := 0
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		e, err := strconv.Atoi(s[i+1:])
 		if err != nil {
-			return Decimal{}, "", false
+			return types.Decimal{}, "", false
 		}
 		if e > maxDecimalExponent || e < -maxDecimalExponent {
-			return Decimal{}, fmt.Sprintf("out of range [-%s, %s]", decimalRange(prec, scale), decimalRange(prec, scale)), false
+			return types.Decimal{}, fmt.Sprintf("out of range [-%s, %s]", decimalRange(prec, scale), decimalRange(prec, scale)), false
 		}
 		exp = e
 		i = len(s)
 	}
 	if i != len(s) {
-		return Decimal{}, "", false
+		return types.Decimal{}, "", false
 	}
 	// The value is digits × 10^(exp-frac); the unscaled value at the
 	// target scale is digits × 10^k.
@@ -393,7 +394,7 @@ scan:
 	outOfRange := fmt.Sprintf("out of range [-%s, %s]", decimalRange(prec, scale), decimalRange(prec, scale))
 	if k >= 0 {
 		if len(scanDigits) > 0 && len(scanDigits)+k > prec {
-			return Decimal{}, outOfRange, false
+			return types.Decimal{}, outOfRange, false
 		}
 		for j := 0; j < k && len(scanDigits) > 0; j++ {
 			scanDigits = append(scanDigits, '0')
@@ -412,12 +413,12 @@ scan:
 			scanDigits = incrementDigits(scanDigits)
 		}
 		if len(scanDigits) > prec {
-			return Decimal{}, outOfRange, false
+			return types.Decimal{}, outOfRange, false
 		}
 	}
 	u := new(big.Int)
 	if len(scanDigits) == 0 {
-		return Decimal{Unscaled: u, Scale: scale}, "", true
+		return types.Decimal{Unscaled: u, Scale: scale}, "", true
 	}
 	if len(scanDigits) <= 18 {
 		n, _ := strconv.ParseInt(string(scanDigits), 10, 64)
@@ -428,7 +429,7 @@ scan:
 	if neg {
 		u.Neg(u)
 	}
-	return Decimal{Unscaled: u, Scale: scale}, "", true
+	return types.Decimal{Unscaled: u, Scale: scale}, "", true
 }
 
 // incrementDigits adds one to a decimal digit string.
@@ -445,12 +446,12 @@ func incrementDigits(d []byte) []byte {
 
 // parseDayTimeInterval reads milliseconds, Flink's "+D HH:mm:ss.SSS" or an
 // ISO-8601 duration such as P1DT2H or PT0.5S.
-func parseDayTimeInterval(s string) (Duration, bool) {
+func parseDayTimeInterval(s string) (types.Duration, bool) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return Duration(n), true
+		return types.Duration(n), true
 	}
 	if ms, ok := parseISODuration(s, false); ok {
-		return Duration(ms), true
+		return types.Duration(ms), true
 	}
 	neg := false
 	if s != "" && (s[0] == '+' || s[0] == '-') {
@@ -473,17 +474,17 @@ func parseDayTimeInterval(s string) (Duration, bool) {
 	if neg {
 		ms = -ms
 	}
-	return Duration(ms), true
+	return types.Duration(ms), true
 }
 
 // parseYearMonthInterval reads months, Flink's "+Y-MM" or an ISO-8601
 // period such as P1Y2M.
-func parseYearMonthInterval(s string) (Period, bool) {
+func parseYearMonthInterval(s string) (types.Period, bool) {
 	if n, err := strconv.ParseInt(s, 10, 32); err == nil {
-		return Period(n), true
+		return types.Period(n), true
 	}
 	if m, ok := parseISODuration(s, true); ok && m >= math.MinInt32 && m <= math.MaxInt32 {
-		return Period(m), true
+		return types.Period(m), true
 	}
 	neg := false
 	if s != "" && (s[0] == '+' || s[0] == '-') {
@@ -503,7 +504,7 @@ func parseYearMonthInterval(s string) (Period, bool) {
 	if neg {
 		n = -n
 	}
-	return Period(n), true
+	return types.Period(n), true
 }
 
 // parseISODuration reads an ISO-8601 duration: with months set, P[nY][nM]

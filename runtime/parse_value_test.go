@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -22,23 +23,23 @@ func show(v any) string {
 		return fmt.Sprintf("%q", x)
 	case int64, float64, bool:
 		return fmt.Sprintf("%T(%v)", x, x)
-	case runtime.Decimal:
+	case types.Decimal:
 		return fmt.Sprintf("%sE-%d", x.Unscaled, x.Scale)
 	case []byte:
 		return fmt.Sprintf("bytes(%q)", x)
-	case runtime.Date:
+	case types.Date:
 		return time.Unix(int64(x)*86400, 0).UTC().Format("2006-01-02")
-	case runtime.TimeOfDay:
+	case types.TimeOfDay:
 		return time.Unix(0, int64(x)).UTC().Format("15:04:05.000000000")
-	case runtime.LocalDateTime:
+	case types.LocalDateTime:
 		return showTime(x.Millis, x.NanoOfMilli, "")
-	case runtime.Instant:
+	case types.Instant:
 		return showTime(x.Millis, x.NanoOfMilli, "Z")
-	case runtime.Duration:
+	case types.Duration:
 		return fmt.Sprintf("%dms", int64(x))
-	case runtime.Period:
+	case types.Period:
 		return fmt.Sprintf("%dmonths", int32(x))
-	case runtime.Descriptor:
+	case types.Descriptor:
 		return fmt.Sprintf("descriptor%q", []string(x))
 	case []any:
 		parts := make([]string, len(x))
@@ -46,13 +47,13 @@ func show(v any) string {
 			parts[i] = show(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
-	case *runtime.Map:
+	case *types.Map:
 		parts := make([]string, x.Len())
 		for i := range x.Keys {
 			parts[i] = show(x.Keys[i]) + "=" + show(x.Values[i])
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
-	case runtime.Row:
+	case types.Row:
 		return showRow(x)
 	}
 	return fmt.Sprintf("?%T(%v)", v, v)
@@ -67,7 +68,7 @@ func showTime(ms int64, nano int32, zone string) string {
 	return s + zone
 }
 
-func showRow(r runtime.Row) string {
+func showRow(r types.Row) string {
 	parts := make([]string, len(r.Fields))
 	for i, f := range r.Fields {
 		parts[i] = show(f)
@@ -76,57 +77,57 @@ func showRow(r runtime.Row) string {
 }
 
 var (
-	tTinyInt  = runtime.Type{Kind: runtime.KindTinyInt}
-	tSmallInt = runtime.Type{Kind: runtime.KindSmallInt}
-	tFloat    = runtime.Type{Kind: runtime.KindFloat}
-	tDate     = runtime.Type{Kind: runtime.KindDate}
-	tTS6      = runtime.Type{Kind: runtime.KindTimestamp, Length: 6}
-	tTS0      = runtime.Type{Kind: runtime.KindTimestamp, Length: 0}
-	tLTZ3     = runtime.TypeTimestampLTZ
-	tTS3      = runtime.TypeTimestamp3
+	tTinyInt  = types.Type{Kind: types.KindTinyInt}
+	tSmallInt = types.Type{Kind: types.KindSmallInt}
+	tFloat    = types.Type{Kind: types.KindFloat}
+	tDate     = types.Type{Kind: types.KindDate}
+	tTS6      = types.Type{Kind: types.KindTimestamp, Length: 6}
+	tTS0      = types.Type{Kind: types.KindTimestamp, Length: 0}
+	tLTZ3     = types.TypeTimestampLTZ
+	tTS3      = types.TypeTimestamp3
 )
 
-func tDecimal(p, s int) runtime.Type {
-	return runtime.Type{Kind: runtime.KindDecimal, Length: p, Scale: s}
+func tDecimal(p, s int) types.Type {
+	return types.Type{Kind: types.KindDecimal, Length: p, Scale: s}
 }
-func tTime(p int) runtime.Type { return runtime.Type{Kind: runtime.KindTime, Length: p} }
+func tTime(p int) types.Type { return types.Type{Kind: types.KindTime, Length: p} }
 
 func TestParseValue(t *testing.T) {
 	sql := runtime.ParseOptions{TimestampFormat: runtime.TimestampFormatSQL}
 	iso := runtime.ParseOptions{TimestampFormat: runtime.TimestampFormatISO8601}
 	pat := func(p string) runtime.ParseOptions { return runtime.ParseOptions{TimestampPattern: p} }
-	row := runtime.NewRowType(runtime.Field{Name: "a", Type: runtime.TypeInt}, runtime.Field{Name: "b", Type: runtime.TypeString})
+	row := types.NewRowType(types.Field{Name: "a", Type: types.TypeInt}, types.Field{Name: "b", Type: types.TypeString})
 	tests := []struct {
 		name string
 		text string
-		typ  runtime.Type
+		typ  types.Type
 		opts runtime.ParseOptions
 		want string // show(value), or the error message
 	}{
-		{"bool true", "true", runtime.TypeBoolean, runtime.ParseOptions{}, "bool(true)"},
-		{"bool any case", " FaLsE ", runtime.TypeBoolean, runtime.ParseOptions{}, "bool(false)"},
-		{"bool yes", "yes", runtime.TypeBoolean, runtime.ParseOptions{}, `cannot parse "yes" as BOOLEAN`},
+		{"bool true", "true", types.TypeBoolean, runtime.ParseOptions{}, "bool(true)"},
+		{"bool any case", " FaLsE ", types.TypeBoolean, runtime.ParseOptions{}, "bool(false)"},
+		{"bool yes", "yes", types.TypeBoolean, runtime.ParseOptions{}, `cannot parse "yes" as BOOLEAN`},
 		{"tinyint max", "127", tTinyInt, runtime.ParseOptions{}, "int64(127)"},
 		{"tinyint min", "-128", tTinyInt, runtime.ParseOptions{}, "int64(-128)"},
 		{"tinyint over", "128", tTinyInt, runtime.ParseOptions{}, `cannot parse "128" as TINYINT: out of range [-128, 127]`},
 		{"smallint over", "-32769", tSmallInt, runtime.ParseOptions{}, `cannot parse "-32769" as SMALLINT: out of range [-32768, 32767]`},
-		{"int", " 42 ", runtime.TypeInt, runtime.ParseOptions{}, "int64(42)"},
-		{"int plus", "+7", runtime.TypeInt, runtime.ParseOptions{}, "int64(7)"},
-		{"int over", "2147483648", runtime.TypeInt, runtime.ParseOptions{}, `cannot parse "2147483648" as INT: out of range [-2147483648, 2147483647]`},
-		{"int abc", "abc", runtime.TypeInt, runtime.ParseOptions{}, `cannot parse "abc" as INT`},
-		{"int fraction", "1.0", runtime.TypeInt, runtime.ParseOptions{}, `cannot parse "1.0" as INT`},
-		{"int empty", "", runtime.TypeInt, runtime.ParseOptions{}, `cannot parse "" as INT`},
-		{"int not null", "3", runtime.TypeInt.AsNotNull(), runtime.ParseOptions{}, "int64(3)"},
-		{"bigint max", "9223372036854775807", runtime.TypeBigInt, runtime.ParseOptions{}, "int64(9223372036854775807)"},
-		{"bigint exact", "9007199254740993", runtime.TypeBigInt, runtime.ParseOptions{}, "int64(9007199254740993)"},
-		{"bigint over", "9223372036854775808", runtime.TypeBigInt, runtime.ParseOptions{}, `cannot parse "9223372036854775808" as BIGINT: out of range [-9223372036854775808, 9223372036854775807]`},
+		{"int", " 42 ", types.TypeInt, runtime.ParseOptions{}, "int64(42)"},
+		{"int plus", "+7", types.TypeInt, runtime.ParseOptions{}, "int64(7)"},
+		{"int over", "2147483648", types.TypeInt, runtime.ParseOptions{}, `cannot parse "2147483648" as INT: out of range [-2147483648, 2147483647]`},
+		{"int abc", "abc", types.TypeInt, runtime.ParseOptions{}, `cannot parse "abc" as INT`},
+		{"int fraction", "1.0", types.TypeInt, runtime.ParseOptions{}, `cannot parse "1.0" as INT`},
+		{"int empty", "", types.TypeInt, runtime.ParseOptions{}, `cannot parse "" as INT`},
+		{"int not null", "3", types.TypeInt.AsNotNull(), runtime.ParseOptions{}, "int64(3)"},
+		{"bigint max", "9223372036854775807", types.TypeBigInt, runtime.ParseOptions{}, "int64(9223372036854775807)"},
+		{"bigint exact", "9007199254740993", types.TypeBigInt, runtime.ParseOptions{}, "int64(9007199254740993)"},
+		{"bigint over", "9223372036854775808", types.TypeBigInt, runtime.ParseOptions{}, `cannot parse "9223372036854775808" as BIGINT: out of range [-9223372036854775808, 9223372036854775807]`},
 		{"float", "0.1", tFloat, runtime.ParseOptions{}, "float64(0.10000000149011612)"},
 		{"float over", "3.5e38", tFloat, runtime.ParseOptions{}, `cannot parse "3.5e38" as FLOAT: out of range`},
-		{"double", "1.5e3", runtime.TypeDouble, runtime.ParseOptions{}, "float64(1500)"},
-		{"double nan", "NaN", runtime.TypeDouble, runtime.ParseOptions{}, "float64(NaN)"},
-		{"double -inf", "-Infinity", runtime.TypeDouble, runtime.ParseOptions{}, "float64(-Inf)"},
-		{"double over", "1e309", runtime.TypeDouble, runtime.ParseOptions{}, `cannot parse "1e309" as DOUBLE: out of range`},
-		{"double bad", "1,5", runtime.TypeDouble, runtime.ParseOptions{}, `cannot parse "1,5" as DOUBLE`},
+		{"double", "1.5e3", types.TypeDouble, runtime.ParseOptions{}, "float64(1500)"},
+		{"double nan", "NaN", types.TypeDouble, runtime.ParseOptions{}, "float64(NaN)"},
+		{"double -inf", "-Infinity", types.TypeDouble, runtime.ParseOptions{}, "float64(-Inf)"},
+		{"double over", "1e309", types.TypeDouble, runtime.ParseOptions{}, `cannot parse "1e309" as DOUBLE: out of range`},
+		{"double bad", "1,5", types.TypeDouble, runtime.ParseOptions{}, `cannot parse "1,5" as DOUBLE`},
 		{"decimal round down", "123.454", tDecimal(5, 2), runtime.ParseOptions{}, "12345E-2"},
 		{"decimal half up", "123.455", tDecimal(5, 2), runtime.ParseOptions{}, "12346E-2"},
 		{"decimal negative half up", "-1.005", tDecimal(5, 2), runtime.ParseOptions{}, "-101E-2"},
@@ -140,15 +141,15 @@ func TestParseValue(t *testing.T) {
 		{"decimal all scale", "-0.0005", tDecimal(3, 3), runtime.ParseOptions{}, "-1E-3"},
 		{"decimal all scale over", "0.9995", tDecimal(3, 3), runtime.ParseOptions{}, `cannot parse "0.9995" as DECIMAL(3, 3): out of range [-0.999, 0.999]`},
 		{"decimal 38", "12345678901234567890123456789012345678", tDecimal(38, 0), runtime.ParseOptions{}, "12345678901234567890123456789012345678E-0"},
-		{"decimal default", "12.5", runtime.Type{Kind: runtime.KindDecimal}, runtime.ParseOptions{}, "13E-0"},
+		{"decimal default", "12.5", types.Type{Kind: types.KindDecimal}, runtime.ParseOptions{}, "13E-0"},
 		{"decimal bad", "1.2.3", tDecimal(5, 2), runtime.ParseOptions{}, `cannot parse "1.2.3" as DECIMAL(5, 2)`},
 		{"decimal huge exponent", "1e999999", tDecimal(5, 2), runtime.ParseOptions{}, `cannot parse "1e999999" as DECIMAL(5, 2): out of range [-999.99, 999.99]`},
-		{"string kept", " a b ", runtime.TypeString, runtime.ParseOptions{}, `" a b "`},
-		{"varchar not truncated", "abcd", runtime.Type{Kind: runtime.KindVarChar, Length: 2}, runtime.ParseOptions{}, `"abcd"`},
-		{"char", "ab", runtime.Type{Kind: runtime.KindChar, Length: 3}, runtime.ParseOptions{}, `"ab"`},
-		{"bytes", "aGVsbG8=", runtime.TypeBytes, runtime.ParseOptions{}, `bytes("hello")`},
-		{"bytes unpadded", "aGVsbG8", runtime.TypeBytes, runtime.ParseOptions{}, `bytes("hello")`},
-		{"bytes bad", "!!", runtime.TypeBytes, runtime.ParseOptions{}, `cannot parse "!!" as BYTES: expected base64`},
+		{"string kept", " a b ", types.TypeString, runtime.ParseOptions{}, `" a b "`},
+		{"varchar not truncated", "abcd", types.Type{Kind: types.KindVarChar, Length: 2}, runtime.ParseOptions{}, `"abcd"`},
+		{"char", "ab", types.Type{Kind: types.KindChar, Length: 3}, runtime.ParseOptions{}, `"ab"`},
+		{"bytes", "aGVsbG8=", types.TypeBytes, runtime.ParseOptions{}, `bytes("hello")`},
+		{"bytes unpadded", "aGVsbG8", types.TypeBytes, runtime.ParseOptions{}, `bytes("hello")`},
+		{"bytes bad", "!!", types.TypeBytes, runtime.ParseOptions{}, `cannot parse "!!" as BYTES: expected base64`},
 		{"date", "2025-03-27", tDate, runtime.ParseOptions{}, "2025-03-27"},
 		{"date short fields", "2025-3-7", tDate, runtime.ParseOptions{}, "2025-03-07"},
 		{"date leap", "2024-02-29", tDate, runtime.ParseOptions{}, "2024-02-29"},
@@ -203,35 +204,35 @@ func TestParseValue(t *testing.T) {
 		{"pattern quote", "2025'03'27", tTS3, pat("yyyy''MM''dd"), "2025-03-27T00:00:00.000"},
 		{"pattern two digit year", "27/03/25", tTS3, pat("dd/MM/yy"), "2025-03-27T00:00:00.000"},
 		{"pattern invalid day", "2001/02/30 00:47", tTS3, pat("yyyy/MM/dd HH:mm"), `cannot parse "2001/02/30 00:47" as TIMESTAMP(3): expected pattern "yyyy/MM/dd HH:mm"`},
-		{"interval millis", "1500", runtime.Type{Kind: runtime.KindIntervalDayTime}, runtime.ParseOptions{}, "1500ms"},
-		{"interval iso", "PT1H30M", runtime.Type{Kind: runtime.KindIntervalDayTime}, runtime.ParseOptions{}, "5400000ms"},
-		{"interval iso days", "P1DT0.5S", runtime.Type{Kind: runtime.KindIntervalDayTime}, runtime.ParseOptions{}, "86400500ms"},
-		{"interval flink", "-1 02:03:04.500", runtime.Type{Kind: runtime.KindIntervalDayTime}, runtime.ParseOptions{}, "-93784500ms"},
-		{"interval bad", "soon", runtime.Type{Kind: runtime.KindIntervalDayTime}, runtime.ParseOptions{}, `cannot parse "soon" as INTERVAL DAY TO SECOND: expected milliseconds, +D HH:mm:ss.SSS or an ISO-8601 duration`},
-		{"period months", "14", runtime.Type{Kind: runtime.KindIntervalYearMonth}, runtime.ParseOptions{}, "14months"},
-		{"period iso", "P1Y2M", runtime.Type{Kind: runtime.KindIntervalYearMonth}, runtime.ParseOptions{}, "14months"},
-		{"period flink", "-0-06", runtime.Type{Kind: runtime.KindIntervalYearMonth}, runtime.ParseOptions{}, "-6months"},
-		{"array", "[1, 2, null]", runtime.ArrayOf(runtime.TypeInt), runtime.ParseOptions{}, "[int64(1), int64(2), NULL]"},
-		{"array empty", " [] ", runtime.ArrayOf(runtime.TypeInt), runtime.ParseOptions{}, "[]"},
-		{"array null", "null", runtime.ArrayOf(runtime.TypeInt), runtime.ParseOptions{}, "NULL"},
-		{"array nested", `[["a"], [], ["b\u00e9", "\ud83d\ude00"]]`, runtime.ArrayOf(runtime.ArrayOf(runtime.TypeString)), runtime.ParseOptions{}, `[["a"], [], ["bé", "😀"]]`},
-		{"array of timestamps", `["2025-03-27 12:00:00", 0]`, runtime.ArrayOf(tTS3), runtime.ParseOptions{}, "[2025-03-27T12:00:00.000, 1970-01-01T00:00:00.000]"},
-		{"array bad element", `[1,"x"]`, runtime.ArrayOf(runtime.TypeInt), runtime.ParseOptions{}, `cannot parse "[1,\"x\"]" as ARRAY<INT>: cannot parse "x" as INT (at byte 4)`},
-		{"array not closed", `[1,2`, runtime.ArrayOf(runtime.TypeInt), runtime.ParseOptions{}, `cannot parse "[1,2" as ARRAY<INT>: invalid JSON: unexpected end of input, expected ',' or ']' (at byte 5)`},
-		{"array trailing", `[1] x`, runtime.ArrayOf(runtime.TypeInt), runtime.ParseOptions{}, `cannot parse "[1] x" as ARRAY<INT>: invalid JSON: unexpected 'x', expected the end of the value (at byte 5)`},
-		{"array not null element", `[1,null]`, runtime.ArrayOf(runtime.TypeInt.AsNotNull()), runtime.ParseOptions{}, `cannot parse "[1,null]" as ARRAY<INT NOT NULL>: null value for INT NOT NULL (at byte 4)`},
-		{"map", `{"a": 1, "b": 2, "a": 3}`, runtime.MapOf(runtime.TypeString, runtime.TypeInt), runtime.ParseOptions{}, `{"a"=int64(3), "b"=int64(2)}`},
-		{"map int keys", `{"1": "x", "20": "y"}`, runtime.MapOf(runtime.TypeInt, runtime.TypeString), runtime.ParseOptions{}, `{int64(1)="x", int64(20)="y"}`},
-		{"map pairs", `[[1, "x"], [2, null]]`, runtime.MapOf(runtime.TypeInt, runtime.TypeString), runtime.ParseOptions{}, `{int64(1)="x", int64(2)=NULL}`},
-		{"map bad key", `{"one": 1}`, runtime.MapOf(runtime.TypeInt, runtime.TypeInt), runtime.ParseOptions{}, `cannot parse "{\"one\": 1}" as MAP<INT, INT>: map key: cannot parse "one" as INT (at byte 2)`},
+		{"interval millis", "1500", types.Type{Kind: types.KindIntervalDayTime}, runtime.ParseOptions{}, "1500ms"},
+		{"interval iso", "PT1H30M", types.Type{Kind: types.KindIntervalDayTime}, runtime.ParseOptions{}, "5400000ms"},
+		{"interval iso days", "P1DT0.5S", types.Type{Kind: types.KindIntervalDayTime}, runtime.ParseOptions{}, "86400500ms"},
+		{"interval flink", "-1 02:03:04.500", types.Type{Kind: types.KindIntervalDayTime}, runtime.ParseOptions{}, "-93784500ms"},
+		{"interval bad", "soon", types.Type{Kind: types.KindIntervalDayTime}, runtime.ParseOptions{}, `cannot parse "soon" as INTERVAL DAY TO SECOND: expected milliseconds, +D HH:mm:ss.SSS or an ISO-8601 duration`},
+		{"period months", "14", types.Type{Kind: types.KindIntervalYearMonth}, runtime.ParseOptions{}, "14months"},
+		{"period iso", "P1Y2M", types.Type{Kind: types.KindIntervalYearMonth}, runtime.ParseOptions{}, "14months"},
+		{"period flink", "-0-06", types.Type{Kind: types.KindIntervalYearMonth}, runtime.ParseOptions{}, "-6months"},
+		{"array", "[1, 2, null]", types.ArrayOf(types.TypeInt), runtime.ParseOptions{}, "[int64(1), int64(2), NULL]"},
+		{"array empty", " [] ", types.ArrayOf(types.TypeInt), runtime.ParseOptions{}, "[]"},
+		{"array null", "null", types.ArrayOf(types.TypeInt), runtime.ParseOptions{}, "NULL"},
+		{"array nested", `[["a"], [], ["b\u00e9", "\ud83d\ude00"]]`, types.ArrayOf(types.ArrayOf(types.TypeString)), runtime.ParseOptions{}, `[["a"], [], ["bé", "😀"]]`},
+		{"array of timestamps", `["2025-03-27 12:00:00", 0]`, types.ArrayOf(tTS3), runtime.ParseOptions{}, "[2025-03-27T12:00:00.000, 1970-01-01T00:00:00.000]"},
+		{"array bad element", `[1,"x"]`, types.ArrayOf(types.TypeInt), runtime.ParseOptions{}, `cannot parse "[1,\"x\"]" as ARRAY<INT>: cannot parse "x" as INT (at byte 4)`},
+		{"array not closed", `[1,2`, types.ArrayOf(types.TypeInt), runtime.ParseOptions{}, `cannot parse "[1,2" as ARRAY<INT>: invalid JSON: unexpected end of input, expected ',' or ']' (at byte 5)`},
+		{"array trailing", `[1] x`, types.ArrayOf(types.TypeInt), runtime.ParseOptions{}, `cannot parse "[1] x" as ARRAY<INT>: invalid JSON: unexpected 'x', expected the end of the value (at byte 5)`},
+		{"array not null element", `[1,null]`, types.ArrayOf(types.TypeInt.AsNotNull()), runtime.ParseOptions{}, `cannot parse "[1,null]" as ARRAY<INT NOT NULL>: null value for INT NOT NULL (at byte 4)`},
+		{"map", `{"a": 1, "b": 2, "a": 3}`, types.MapOf(types.TypeString, types.TypeInt), runtime.ParseOptions{}, `{"a"=int64(3), "b"=int64(2)}`},
+		{"map int keys", `{"1": "x", "20": "y"}`, types.MapOf(types.TypeInt, types.TypeString), runtime.ParseOptions{}, `{int64(1)="x", int64(20)="y"}`},
+		{"map pairs", `[[1, "x"], [2, null]]`, types.MapOf(types.TypeInt, types.TypeString), runtime.ParseOptions{}, `{int64(1)="x", int64(2)=NULL}`},
+		{"map bad key", `{"one": 1}`, types.MapOf(types.TypeInt, types.TypeInt), runtime.ParseOptions{}, `cannot parse "{\"one\": 1}" as MAP<INT, INT>: map key: cannot parse "one" as INT (at byte 2)`},
 		{"row object", `{"b": "x", "c": [1, {"d": null}], "a": 1}`, row, runtime.ParseOptions{}, `+I(int64(1), "x")`},
 		{"row missing field", `{"a": 1}`, row, runtime.ParseOptions{}, `+I(int64(1), NULL)`},
 		{"row array", `[1, "x"]`, row, runtime.ParseOptions{}, `+I(int64(1), "x")`},
 		{"row array short", `[1]`, row, runtime.ParseOptions{}, "cannot parse \"[1]\" as ROW<`a` INT, `b` STRING>: expected 2 fields for ROW<`a` INT, `b` STRING>, found 1 (at byte 1)"},
 		{"row string field takes json", `{"b": {"x": [1, 2]}}`, row, runtime.ParseOptions{}, `+I(NULL, "{\"x\":[1,2]}")`},
-		{"descriptor", `["a", "b"]`, runtime.TypeDescriptor, runtime.ParseOptions{}, `descriptor["a" "b"]`},
-		{"json invalid utf8", "[\"\xff\"]", runtime.ArrayOf(runtime.TypeString), runtime.ParseOptions{}, `cannot parse "[\"\xff\"]" as ARRAY<STRING>: invalid UTF-8`},
-		{"long text shortened", strings.Repeat("9", 80), runtime.TypeInt, runtime.ParseOptions{}, `cannot parse "` + strings.Repeat("9", 64) + `"... as INT: out of range [-2147483648, 2147483647]`},
+		{"descriptor", `["a", "b"]`, types.TypeDescriptor, runtime.ParseOptions{}, `descriptor["a" "b"]`},
+		{"json invalid utf8", "[\"\xff\"]", types.ArrayOf(types.TypeString), runtime.ParseOptions{}, `cannot parse "[\"\xff\"]" as ARRAY<STRING>: invalid UTF-8`},
+		{"long text shortened", strings.Repeat("9", 80), types.TypeInt, runtime.ParseOptions{}, `cannot parse "` + strings.Repeat("9", 64) + `"... as INT: out of range [-2147483648, 2147483647]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,15 +252,15 @@ func TestParseValue_exactTypes(t *testing.T) {
 	// The Go type of each SQL type, as value.go documents it.
 	tests := []struct {
 		text string
-		typ  runtime.Type
+		typ  types.Type
 		want any
 	}{
 		{"1", tTinyInt, int64(1)},
 		{"1.5", tFloat, float64(1.5)},
-		{"2025-03-27", tDate, runtime.Date(20174)},
-		{"00:00:01", tTime(0), runtime.TimeOfDay(1e9)},
-		{"2025-03-27T12:00:00.123456Z", tTS6, runtime.LocalDateTime{Millis: 1743076800123, NanoOfMilli: 456000}},
-		{"2025-03-27T12:00:00.123456Z", runtime.Type{Kind: runtime.KindTimestampLTZ, Length: 9}, runtime.Instant{Millis: 1743076800123, NanoOfMilli: 456000}},
+		{"2025-03-27", tDate, types.Date(20174)},
+		{"00:00:01", tTime(0), types.TimeOfDay(1e9)},
+		{"2025-03-27T12:00:00.123456Z", tTS6, types.LocalDateTime{Millis: 1743076800123, NanoOfMilli: 456000}},
+		{"2025-03-27T12:00:00.123456Z", types.Type{Kind: types.KindTimestampLTZ, Length: 9}, types.Instant{Millis: 1743076800123, NanoOfMilli: 456000}},
 	}
 	for _, tt := range tests {
 		v, err := runtime.ParseValue(tt.text, tt.typ, runtime.ParseOptions{})
@@ -268,7 +269,7 @@ func TestParseValue_exactTypes(t *testing.T) {
 		}
 	}
 	d, err := runtime.ParseValue("-12.30", tDecimal(10, 2), runtime.ParseOptions{})
-	if err != nil || d.(runtime.Decimal).Unscaled.Cmp(big.NewInt(-1230)) != 0 || d.(runtime.Decimal).Scale != 2 {
+	if err != nil || d.(types.Decimal).Unscaled.Cmp(big.NewInt(-1230)) != 0 || d.(types.Decimal).Scale != 2 {
 		t.Errorf("DECIMAL: got %#v, %v", d, err)
 	}
 }
@@ -297,7 +298,7 @@ func TestParseOptions_Validate(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%+v: got %q, want %q", tt.opts, got, tt.want)
 		}
-		if _, perr := runtime.ParseValue("1", runtime.TypeInt, tt.opts); (perr != nil) != (err != nil) {
+		if _, perr := runtime.ParseValue("1", types.TypeInt, tt.opts); (perr != nil) != (err != nil) {
 			t.Errorf("%+v: ParseValue error %v disagrees with Validate", tt.opts, perr)
 		}
 	}
@@ -316,48 +317,48 @@ func decodeJSON(t *testing.T, text string) any {
 }
 
 func TestConvertJSON(t *testing.T) {
-	row := runtime.NewRowType(runtime.Field{Name: "a", Type: runtime.TypeBigInt}, runtime.Field{Name: "b", Type: runtime.TypeString})
+	row := types.NewRowType(types.Field{Name: "a", Type: types.TypeBigInt}, types.Field{Name: "b", Type: types.TypeString})
 	tests := []struct {
 		name string
 		v    any
-		typ  runtime.Type
+		typ  types.Type
 		want string
 	}{
-		{"bigint exact", json.Number("9007199254740993"), runtime.TypeBigInt, "int64(9007199254740993)"},
-		{"int range", json.Number("2147483648"), runtime.TypeInt, `cannot parse "2147483648" as INT: out of range [-2147483648, 2147483647]`},
-		{"int from fraction", json.Number("1.5"), runtime.TypeInt, `cannot parse "1.5" as INT`},
-		{"int from string", "42", runtime.TypeInt, "int64(42)"},
-		{"int from float64", float64(3), runtime.TypeInt, "int64(3)"},
-		{"int from Go int", 7, runtime.TypeInt, "int64(7)"},
-		{"int from bool", true, runtime.TypeInt, "cannot parse true as INT"},
+		{"bigint exact", json.Number("9007199254740993"), types.TypeBigInt, "int64(9007199254740993)"},
+		{"int range", json.Number("2147483648"), types.TypeInt, `cannot parse "2147483648" as INT: out of range [-2147483648, 2147483647]`},
+		{"int from fraction", json.Number("1.5"), types.TypeInt, `cannot parse "1.5" as INT`},
+		{"int from string", "42", types.TypeInt, "int64(42)"},
+		{"int from float64", float64(3), types.TypeInt, "int64(3)"},
+		{"int from Go int", 7, types.TypeInt, "int64(7)"},
+		{"int from bool", true, types.TypeInt, "cannot parse true as INT"},
 		{"decimal exact", json.Number("12345678901234567890.125"), tDecimal(25, 2), "1234567890123456789013E-2"},
 		{"decimal from float64", 0.1, tDecimal(2, 1), "1E-1"},
-		{"double", json.Number("1e2"), runtime.TypeDouble, "float64(100)"},
+		{"double", json.Number("1e2"), types.TypeDouble, "float64(100)"},
 		{"float", json.Number("0.1"), tFloat, "float64(0.10000000149011612)"},
-		{"string from number", json.Number("1.50"), runtime.TypeString, `"1.50"`},
-		{"string from bool", false, runtime.TypeString, `"false"`},
-		{"string from object", map[string]any{"b": json.Number("1"), "a": []any{"<x>"}}, runtime.TypeString, `"{\"a\":[\"<x>\"],\"b\":1}"`},
-		{"bool", true, runtime.TypeBoolean, "bool(true)"},
-		{"bool from string", "TRUE", runtime.TypeBoolean, "bool(true)"},
-		{"bytes base64", "aGk=", runtime.TypeBytes, `bytes("hi")`},
-		{"bytes raw", []byte("hi"), runtime.TypeBytes, `bytes("hi")`},
+		{"string from number", json.Number("1.50"), types.TypeString, `"1.50"`},
+		{"string from bool", false, types.TypeString, `"false"`},
+		{"string from object", map[string]any{"b": json.Number("1"), "a": []any{"<x>"}}, types.TypeString, `"{\"a\":[\"<x>\"],\"b\":1}"`},
+		{"bool", true, types.TypeBoolean, "bool(true)"},
+		{"bool from string", "TRUE", types.TypeBoolean, "bool(true)"},
+		{"bytes base64", "aGk=", types.TypeBytes, `bytes("hi")`},
+		{"bytes raw", []byte("hi"), types.TypeBytes, `bytes("hi")`},
 		{"timestamp text", "2025-03-27T12:00:00Z", tLTZ3, "2025-03-27T12:00:00.000Z"},
 		{"timestamp millis", json.Number("1743076800000"), tTS3, "2025-03-27T12:00:00.000"},
 		{"timestamp fraction", json.Number("1.5"), tTS3, `cannot parse "1.5" as TIMESTAMP(3): expected epoch milliseconds`},
 		{"date", "2025-03-27", tDate, "2025-03-27"},
-		{"null", nil, runtime.TypeInt, "NULL"},
-		{"null not null", nil, runtime.TypeInt.AsNotNull(), "null value for INT NOT NULL"},
-		{"array", []any{json.Number("1"), nil, "3"}, runtime.ArrayOf(runtime.TypeInt), "[int64(1), NULL, int64(3)]"},
-		{"array bad", []any{json.Number("1"), "x"}, runtime.ArrayOf(runtime.TypeInt), `element 1: cannot parse "x" as INT`},
-		{"array from object", map[string]any{}, runtime.ArrayOf(runtime.TypeInt), "cannot parse {} as ARRAY<INT>"},
-		{"map sorted", map[string]any{"b": json.Number("1"), "a": json.Number("2")}, runtime.MapOf(runtime.TypeString, runtime.TypeInt), `{"a"=int64(2), "b"=int64(1)}`},
-		{"map int keys", map[string]any{"10": "x", "9": "y"}, runtime.MapOf(runtime.TypeInt, runtime.TypeString), `{int64(10)="x", int64(9)="y"}`},
-		{"map pairs", []any{[]any{json.Number("1"), "x"}}, runtime.MapOf(runtime.TypeInt, runtime.TypeString), `{int64(1)="x"}`},
+		{"null", nil, types.TypeInt, "NULL"},
+		{"null not null", nil, types.TypeInt.AsNotNull(), "null value for INT NOT NULL"},
+		{"array", []any{json.Number("1"), nil, "3"}, types.ArrayOf(types.TypeInt), "[int64(1), NULL, int64(3)]"},
+		{"array bad", []any{json.Number("1"), "x"}, types.ArrayOf(types.TypeInt), `element 1: cannot parse "x" as INT`},
+		{"array from object", map[string]any{}, types.ArrayOf(types.TypeInt), "cannot parse {} as ARRAY<INT>"},
+		{"map sorted", map[string]any{"b": json.Number("1"), "a": json.Number("2")}, types.MapOf(types.TypeString, types.TypeInt), `{"a"=int64(2), "b"=int64(1)}`},
+		{"map int keys", map[string]any{"10": "x", "9": "y"}, types.MapOf(types.TypeInt, types.TypeString), `{int64(10)="x", int64(9)="y"}`},
+		{"map pairs", []any{[]any{json.Number("1"), "x"}}, types.MapOf(types.TypeInt, types.TypeString), `{int64(1)="x"}`},
 		{"row object", map[string]any{"a": json.Number("9007199254740993"), "z": true}, row, `+I(int64(9007199254740993), NULL)`},
 		{"row array", []any{json.Number("1"), "x"}, row, `+I(int64(1), "x")`},
 		{"row bad field", map[string]any{"a": "x"}, row, `field "a": cannot parse "x" as BIGINT`},
-		{"descriptor", []any{"a", "b"}, runtime.TypeDescriptor, `descriptor["a" "b"]`},
-		{"go struct", struct{}{}, runtime.TypeInt, "cannot convert a Go struct {} to INT"},
+		{"descriptor", []any{"a", "b"}, types.TypeDescriptor, `descriptor["a" "b"]`},
+		{"go struct", struct{}{}, types.TypeInt, "cannot convert a Go struct {} to INT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -376,13 +377,13 @@ func TestConvertJSON(t *testing.T) {
 // TestConvertJSON_agreesWithParseValue checks that the two ways into a
 // composite value (decoded JSON and JSON text) give the same values.
 func TestConvertJSON_agreesWithParseValue(t *testing.T) {
-	rowType := runtime.NewRowType(
-		runtime.Field{Name: "id", Type: runtime.TypeBigInt},
-		runtime.Field{Name: "price", Type: tDecimal(10, 2)},
-		runtime.Field{Name: "at", Type: tLTZ3},
-		runtime.Field{Name: "tags", Type: runtime.ArrayOf(runtime.TypeString)},
-		runtime.Field{Name: "attrs", Type: runtime.MapOf(runtime.TypeString, runtime.TypeDouble)},
-		runtime.Field{Name: "raw", Type: runtime.TypeString},
+	rowType := types.NewRowType(
+		types.Field{Name: "id", Type: types.TypeBigInt},
+		types.Field{Name: "price", Type: tDecimal(10, 2)},
+		types.Field{Name: "at", Type: tLTZ3},
+		types.Field{Name: "tags", Type: types.ArrayOf(types.TypeString)},
+		types.Field{Name: "attrs", Type: types.MapOf(types.TypeString, types.TypeDouble)},
+		types.Field{Name: "raw", Type: types.TypeString},
 	)
 	texts := []string{
 		`{"id": 9007199254740993, "price": "19.999", "at": "2025-03-27T12:00:00Z", "tags": ["a", "b"], "attrs": {"w": 1.5}, "raw": [1, {"x": null}]}`,
@@ -405,16 +406,16 @@ func TestConvertJSON_agreesWithParseValue(t *testing.T) {
 
 func TestParseValue_jsonDepth(t *testing.T) {
 	deep := strings.Repeat("[", 600) + strings.Repeat("]", 600)
-	typ := runtime.TypeString
+	typ := types.TypeString
 	for range 600 {
-		typ = runtime.ArrayOf(typ)
+		typ = types.ArrayOf(typ)
 	}
 	_, err := runtime.ParseValue(deep, typ, runtime.ParseOptions{})
 	if err == nil || !strings.Contains(err.Error(), "nesting deeper than 512") {
 		t.Errorf("got %v, want a nesting error", err)
 	}
 	// Deep values skipped as unknown fields are bounded too.
-	row := runtime.NewRowType(runtime.Field{Name: "a", Type: runtime.TypeInt})
+	row := types.NewRowType(types.Field{Name: "a", Type: types.TypeInt})
 	_, err = runtime.ParseValue(`{"x":`+deep+`}`, row, runtime.ParseOptions{})
 	if err == nil || !strings.Contains(err.Error(), "nesting deeper than 512") {
 		t.Errorf("got %v, want a nesting error", err)
@@ -422,7 +423,7 @@ func TestParseValue_jsonDepth(t *testing.T) {
 }
 
 func TestParseValue_bytesRoundTrip(t *testing.T) {
-	v, err := runtime.ParseValue("AAECAwQ=", runtime.TypeBytes, runtime.ParseOptions{})
+	v, err := runtime.ParseValue("AAECAwQ=", types.TypeBytes, runtime.ParseOptions{})
 	if err != nil || !bytes.Equal(v.([]byte), []byte{0, 1, 2, 3, 4}) {
 		t.Errorf("got %v, %v", v, err)
 	}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"strconv"
 	"strings"
@@ -71,13 +72,13 @@ func (p *planner) planQuery(q *sqlmini.Query) (node, error) {
 // least restrictive type of its branches, and branches are cast to it.
 func unionAll(pos sqlmini.Pos, ins []node) (node, error) {
 	first := ins[0].schema()
-	cols := make([]Column, first.Len())
+	cols := make([]types.Column, first.Len())
 	copy(cols, first.Columns)
 	for c := range cols {
-		var ts []Type
+		var ts []types.Type
 		for _, in := range ins {
 			t := in.schema().Columns[c].Type
-			if len(ts) > 0 && t.Kind != KindNull && ts[0].Kind != KindNull && !comparable(ts[0], t) {
+			if len(ts) > 0 && t.Kind != types.KindNull && ts[0].Kind != types.KindNull && !comparable(ts[0], t) {
 				return nil, sqlmini.Errorf(pos, "Type mismatch in column %d of UNION ALL: %s and %s", c+1, ts[0], t)
 			}
 			ts = append(ts, t)
@@ -95,7 +96,7 @@ func unionAll(pos sqlmini.Pos, ins []node) (node, error) {
 			exprs = append(exprs, x)
 		}
 		if cast {
-			ins[i] = &projectNode{in: in, exprs: exprs, sch: Schema{Columns: cols}, texts: names2(cols)}
+			ins[i] = &projectNode{in: in, exprs: exprs, sch: types.Schema{Columns: cols}, texts: names2(cols)}
 		}
 	}
 	return &unionNode{ins: ins}, nil
@@ -118,17 +119,17 @@ func (p *planner) planValues(v *sqlmini.Values) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols := make([]Column, width)
+	cols := make([]types.Column, width)
 	for c := 0; c < width; c++ {
-		var ts []Type
+		var ts []types.Type
 		for _, es := range exprs {
 			if es != nil {
 				ts = append(ts, es[c].typ())
 			}
 		}
-		cols[c] = Column{Name: "EXPR$" + strconv.Itoa(c), Type: leastRestrictive(ts)}
+		cols[c] = types.Column{Name: "EXPR$" + strconv.Itoa(c), Type: leastRestrictive(ts)}
 	}
-	sch := Schema{Columns: cols}
+	sch := types.Schema{Columns: cols}
 	events, err := valuesEvents(v, exprs, sch)
 	if err != nil {
 		return nil, err
@@ -166,7 +167,7 @@ func compileValues(v *sqlmini.Values) ([][]expr, int, error) {
 
 // valuesEvents evaluates VALUES rows into rows of schema sch (casting each
 // value to its column's type) and watermark steps into watermarks.
-func valuesEvents(v *sqlmini.Values, exprs [][]expr, sch Schema) ([]event, error) {
+func valuesEvents(v *sqlmini.Values, exprs [][]expr, sch types.Schema) ([]event, error) {
 	events := make([]event, 0, len(exprs))
 	for i, es := range exprs {
 		r := v.Rows[i]
@@ -182,17 +183,17 @@ func valuesEvents(v *sqlmini.Values, exprs [][]expr, sch Schema) ([]event, error
 		for c, x := range es {
 			val, err := x.eval(nil)
 			if err != nil {
-				return nil, sqlmini.Errorf(r.Values[c].Pos, "%v", err)
+				return nil, sqlmini.Errorf(r.Values[c].Pos, "%w", err)
 			}
 			col := sch.Columns[c]
 			if val == nil && col.Type.NotNull {
 				return nil, sqlmini.Errorf(r.Values[c].Pos, "column '%s' is %s, but the value is NULL", col.Name, col.Type)
 			}
 			if f[c], err = castValue(val, col.Type); err != nil {
-				return nil, sqlmini.Errorf(r.Values[c].Pos, "column '%s': %v", col.Name, err)
+				return nil, sqlmini.Errorf(r.Values[c].Pos, "column '%s': %w", col.Name, err)
 			}
 		}
-		events = append(events, event{kind: evRow, row: Row{Kind: Insert, Fields: f}})
+		events = append(events, event{kind: evRow, row: types.Row{Kind: types.Insert, Fields: f}})
 	}
 	return events, nil
 }
@@ -206,24 +207,24 @@ func watermarkStep(e *sqlmini.Expr) (int64, error) {
 	}
 	v, err := x.eval(nil)
 	if err != nil {
-		return 0, sqlmini.Errorf(e.Pos, "%v", err)
+		return 0, sqlmini.Errorf(e.Pos, "%w", err)
 	}
 	switch t := v.(type) {
 	case int64:
 		return t, nil
-	case Instant, LocalDateTime:
-		ms, _ := TimeMillis(t)
+	case types.Instant, types.LocalDateTime:
+		ms, _ := types.TimeMillis(t)
 		return ms, nil
 	case string:
-		if iv, err := ParseValue(t, TypeTimestampLTZ, ParseOptions{}); err == nil {
-			ms, _ := TimeMillis(iv)
+		if iv, err := ParseValue(t, types.TypeTimestampLTZ, ParseOptions{}); err == nil {
+			ms, _ := types.TimeMillis(iv)
 			return ms, nil
 		}
 	}
 	return 0, sqlmini.Errorf(e.Pos, "a WATERMARK step needs a time: TIMESTAMP '2025-03-27 12:00:00' or epoch milliseconds, not %s", x.typ())
 }
 
-func names2(cols []Column) []string {
+func names2(cols []types.Column) []string {
 	n := make([]string, len(cols))
 	for i, c := range cols {
 		n[i] = c.Name
@@ -237,23 +238,23 @@ func renameColumns(n node, names []*sqlmini.Name, pos sqlmini.Pos) (node, error)
 	if len(names) != s.Len() {
 		return nil, sqlmini.Errorf(pos, "%d column names given for %d columns %s", len(names), s.Len(), namesOf(s))
 	}
-	cols := make([]Column, s.Len())
+	cols := make([]types.Column, s.Len())
 	copy(cols, s.Columns)
 	for i, nm := range names {
 		cols[i].Name = string(nm.Value)
 	}
-	return &renameNode{in: n, sch: Schema{Columns: cols}}, nil
+	return &renameNode{in: n, sch: types.Schema{Columns: cols}}, nil
 }
 
-func namesOf(s Schema) string { return "[" + strings.Join(s.Names(), ", ") + "]" }
+func namesOf(s types.Schema) string { return "[" + strings.Join(s.Names(), ", ") + "]" }
 
 // renameNode is its input with other column names.
 type renameNode struct {
 	in  node
-	sch Schema
+	sch types.Schema
 }
 
-func (n *renameNode) schema() Schema                     { return n.sch }
+func (n *renameNode) schema() types.Schema                     { return n.sch }
 func (n *renameNode) changelog() ChangelogMode           { return n.in.changelog() }
 func (n *renameNode) children() []node                   { return n.in.children() }
 func (n *renameNode) explain() string                    { return n.in.explain() }
@@ -273,7 +274,7 @@ func (p *planner) planSelect(sel *sqlmini.Select) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if k := pred.typ().Kind; k != KindBoolean && k != KindNull {
+		if k := pred.typ().Kind; k != types.KindBoolean && k != types.KindNull {
 			return nil, sqlmini.Errorf(sel.Where.Pos, "WHERE needs a BOOLEAN condition, not %s", pred.typ())
 		}
 		in = &filterNode{in: in, pred: pred, text: exprText(sel.Where)}
@@ -283,7 +284,7 @@ func (p *planner) planSelect(sel *sqlmini.Select) (node, error) {
 	}
 	if !(len(sel.Items) == 1 && sel.Items[0].Star) {
 		var exprs []expr
-		var cols []Column
+		var cols []types.Column
 		var texts []string
 		for _, it := range sel.Items {
 			if it.Star {
@@ -299,7 +300,7 @@ func (p *planner) planSelect(sel *sqlmini.Select) (node, error) {
 				return nil, err
 			}
 			name := "EXPR$" + strconv.Itoa(len(cols))
-			col := Column{Type: x.typ()}
+			col := types.Column{Type: x.typ()}
 			if ce, ok := x.(*colExpr); ok {
 				name = sc.schema.Columns[ce.i].Name
 				col.TimeAttr = sc.schema.Columns[ce.i].TimeAttr
@@ -312,7 +313,7 @@ func (p *planner) planSelect(sel *sqlmini.Select) (node, error) {
 			cols = append(cols, col)
 			texts = append(texts, exprText(it.Expr))
 		}
-		in = &projectNode{in: in, exprs: exprs, sch: Schema{Columns: cols}, texts: texts}
+		in = &projectNode{in: in, exprs: exprs, sch: types.Schema{Columns: cols}, texts: texts}
 	}
 	if sel.Limit != nil {
 		n, err := strconv.ParseInt(*sel.Limit, 10, 64)
@@ -334,7 +335,7 @@ func exprText(e *sqlmini.Expr) string {
 
 func (p *planner) planFrom(f *sqlmini.FromItem) (node, string, error) {
 	if f == nil { // SELECT without FROM: one row of no columns
-		return &valuesNode{events: []event{{kind: evRow, row: Row{Kind: Insert}}}}, "", nil
+		return &valuesNode{events: []event{{kind: evRow, row: types.Row{Kind: types.Insert}}}}, "", nil
 	}
 	var n node
 	var err error
@@ -388,12 +389,12 @@ func (p *planner) planTable(t *Table, pos sqlmini.Pos) (node, error) {
 			return nil, fmt.Errorf("view %s: %w", t.Name, err)
 		}
 		if len(t.ColumnNames) > 0 {
-			cols := make([]Column, n.schema().Len())
+			cols := make([]types.Column, n.schema().Len())
 			copy(cols, n.schema().Columns)
 			for i := range cols {
 				cols[i].Name = t.ColumnNames[i]
 			}
-			n = &renameNode{in: n, sch: Schema{Columns: cols}}
+			n = &renameNode{in: n, sch: types.Schema{Columns: cols}}
 		}
 		return n, nil
 	case TableFile:

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"regexp"
 	"strings"
 
@@ -160,14 +161,14 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 	}
 
 	// on_time
-	var onTime Descriptor
+	var onTime types.Descriptor
 	if a := bound[onTimeIdx]; a != nil && !a.Default {
 		x, err := compileExpr(a.Expr, nil)
 		if err != nil || a.Expr == nil {
 			return nil, sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column)")
 		}
 		v, _ := x.eval(nil)
-		d, ok := v.(Descriptor)
+		d, ok := v.(types.Descriptor)
 		if !ok {
 			return nil, sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column), not %s", x.typ())
 		}
@@ -236,7 +237,7 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 
 	// Output columns: key prefix (or passed-through columns), function output, rowtime.
 	n.fnOut = outputSchema(def.Output)
-	var cols []Column
+	var cols []types.Column
 	for _, t := range n.tables {
 		in := t.in.schema()
 		if tn, ok := t.in.(*typedNode); ok {
@@ -271,7 +272,7 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 	for i, u := range uniqueNames(nm) {
 		cols[i].Name = u
 	}
-	n.sch = Schema{Columns: cols}
+	n.sch = types.Schema{Columns: cols}
 	n.text = fname + "(" + strings.Join(texts, ", ") + ")"
 	if n.uid != "" && hasSetSemantics(n.tables) {
 		t := &teeNode{in: n, text: c.String()}
@@ -283,11 +284,11 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 
 // outputSchema is a function's own output columns: a ROW type's fields or
 // one column EXPR$0.
-func outputSchema(t Type) Schema {
-	if t.Kind == KindRow {
-		return SchemaOf(t)
+func outputSchema(t types.Type) types.Schema {
+	if t.Kind == types.KindRow {
+		return types.SchemaOf(t)
 	}
-	return Schema{Columns: []Column{{Name: "EXPR$0", Type: t}}}
+	return types.Schema{Columns: []types.Column{{Name: "EXPR$0", Type: t}}}
 }
 
 func hasSetSemantics(ts []tableBinding) bool {
@@ -315,16 +316,16 @@ func bindScalar(a *sqlmini.Arg, pos int, d ArgDecl) (any, string, error) {
 	}
 	v, err := x.eval(nil)
 	if err != nil {
-		return nil, "", sqlmini.Errorf(a.Pos, "argument '%s': %v", d.Name, err)
+		return nil, "", sqlmini.Errorf(a.Pos, "argument '%s': %w", d.Name, err)
 	}
-	text := FormatValue(v, x.typ())
+	text := types.FormatValue(v, x.typ())
 	if s, ok := v.(string); ok {
 		text = "'" + s + "'"
 	}
 	if d.Type == nil {
 		return v, text, nil
 	}
-	if x.typ().Kind == KindNull {
+	if x.typ().Kind == types.KindNull {
 		if d.Type.NotNull {
 			return nil, "", sqlmini.Errorf(a.Pos, "Invalid argument type at position %d. Data type %s expected but NULL passed.", pos, d.Type)
 		}
@@ -336,7 +337,7 @@ func bindScalar(a *sqlmini.Arg, pos int, d ArgDecl) (any, string, error) {
 	}
 	out, err := castValue(v, want)
 	if err != nil {
-		return nil, "", sqlmini.Errorf(a.Pos, "argument '%s': %v", d.Name, err)
+		return nil, "", sqlmini.Errorf(a.Pos, "argument '%s': %w", d.Name, err)
 	}
 	return out, text, nil
 }
@@ -407,17 +408,17 @@ func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini
 		tb.in = in
 	}
 	// A typed table argument maps columns by position onto its declared row type.
-	if d.Type != nil && d.Type.Kind == KindRow {
+	if d.Type != nil && d.Type.Kind == types.KindRow {
 		if len(d.Type.Fields) != sch.Len() || !columnsCast(sch, *d.Type) {
 			return tableBinding{}, "", errNoSignature{}
 		}
-		typed := make([]Column, sch.Len())
+		typed := make([]types.Column, sch.Len())
 		exprs := make([]expr, sch.Len())
 		for i, f := range d.Type.Fields {
-			typed[i] = Column{Name: f.Name, Type: f.Type}
+			typed[i] = types.Column{Name: f.Name, Type: f.Type}
 			exprs[i] = castTo(&colExpr{i: i, t: sch.Columns[i].Type}, f.Type)
 		}
-		tb.in = &typedNode{projectNode{in: in, exprs: exprs, sch: Schema{Columns: typed}}, sch}
+		tb.in = &typedNode{projectNode{in: in, exprs: exprs, sch: types.Schema{Columns: typed}}, sch}
 	}
 	tb.sem = TableSemantics{DataType: sch.RowType(), PartitionBy: tb.partition, OrderBy: tb.sem.OrderBy,
 		Descending: tb.sem.Descending, TimeColumn: -1, Changelog: tb.in.changelog()}
@@ -425,7 +426,7 @@ func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini
 	return tb, text, nil
 }
 
-func columnsCast(s Schema, t Type) bool {
+func columnsCast(s types.Schema, t types.Type) bool {
 	for i, col := range s.Columns {
 		if !canImplicitCast(col.Type, t.Fields[i].Type.Nullable()) {
 			return false
@@ -434,7 +435,7 @@ func columnsCast(s Schema, t Type) bool {
 	return true
 }
 
-func castTo(x expr, t Type) expr {
+func castTo(x expr, t types.Type) expr {
 	if x.typ().Equal(t) {
 		return x
 	}
@@ -460,7 +461,7 @@ func (p *planner) planTable2(ta *sqlmini.TableArg) (node, error) {
 // kept in preplanned, so that each is planned once.
 func (p *planner) infer(c *sqlmini.Call, def *FuncDef, bound []*sqlmini.Arg, preplanned []node) (*FuncDef, error) {
 	n := len(def.Args)
-	info := CallInfo{Args: make([]any, n), Tables: make([]Schema, n), PartitionBy: make([][]string, n),
+	info := CallInfo{Args: make([]any, n), Tables: make([]types.Schema, n), PartitionBy: make([][]string, n),
 		Changelogs: make([]ChangelogMode, n), UpsertKeys: make([][]int, n)}
 	for i := range def.Args {
 		a := bound[i]
@@ -507,5 +508,5 @@ func (errNoSignature) Error() string { return "no match found for function signa
 // row type, while the key prefix keeps the original columns.
 type typedNode struct {
 	projectNode
-	orig Schema
+	orig types.Schema
 }

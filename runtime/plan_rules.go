@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -58,17 +59,17 @@ func (p *planner) checkTables(c *sqlmini.Call, def *FuncDef, ts []tableBinding) 
 		// Keys must have the same number of columns of the same types; the
 		// length of a string and nullability do not matter.
 		var sets []string
-		var ref []Type
+		var ref []types.Type
 		mismatch := false
 		for i, t := range ts {
-			var types []string
-			var kt []Type
+			var typeNames []string
+			var kt []types.Type
 			for _, k := range t.partition {
 				ct := t.in.schema().Columns[k].Type
-				types = append(types, ct.String())
+				typeNames = append(typeNames, ct.String())
 				kt = append(kt, ct)
 			}
-			sets = append(sets, "["+strings.Join(types, ", ")+"]")
+			sets = append(sets, "["+strings.Join(typeNames, ", ")+"]")
 			if i == 0 {
 				ref = kt
 				continue
@@ -97,7 +98,7 @@ func (p *planner) checkTables(c *sqlmini.Call, def *FuncDef, ts []tableBinding) 
 
 // orderBy checks ORDER BY of a table argument as Flink does: the first
 // column an ascending time attribute, no column twice.
-func orderBy(arg string, sch Schema, items []*sqlmini.OrderItem) ([]int, []bool, error) {
+func orderBy(arg string, sch types.Schema, items []*sqlmini.OrderItem) ([]int, []bool, error) {
 	var keys []int
 	var dirs []bool
 	seen := map[string]bool{}
@@ -148,7 +149,7 @@ func sortKeys(t tableBinding) []sortKey {
 }
 
 // bindOnTime validates on_time and returns the rowtime output column.
-func (p *planner) bindOnTime(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime Descriptor) (*Column, error) {
+func (p *planner) bindOnTime(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime types.Descriptor) (*types.Column, error) {
 	if onTime == nil {
 		for _, a := range def.Args {
 			if a.Traits.Has(RequireOnTime) {
@@ -158,7 +159,7 @@ func (p *planner) bindOnTime(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime D
 		return nil, nil
 	}
 	var unknown []string
-	var col *Column
+	var col *types.Column
 	for _, name := range onTime {
 		found := false
 		for i := range n.tables {
@@ -182,7 +183,7 @@ func (p *planner) bindOnTime(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime D
 				return nil, sqlmini.Errorf(c.Pos, "Ambiguous time attribute found. The `on_time` argument must reference at most one column in a table argument. Currently, the columns in `on_time` point to both '%s' and '%s' in table argument '%s'.", t.in.schema().Columns[t.sem.TimeColumn].Name, name, t.name)
 			}
 			t.sem.TimeColumn = k
-			rt := Column{Name: "rowtime", Type: tc.Type.Nullable(), TimeAttr: true}
+			rt := types.Column{Name: "rowtime", Type: tc.Type.Nullable(), TimeAttr: true}
 			rt.Type.NotNull = tc.Type.NotNull
 			col = &rt
 		}
@@ -225,7 +226,7 @@ func (p *planner) bindChangelog(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTim
 		if err != nil {
 			return at(c.Pos, err)
 		}
-		if m.kinds == 0 || !m.Contains(Insert) {
+		if m.kinds == 0 || !m.Contains(types.Insert) {
 			return sqlmini.Errorf(c.Pos, "function '%s' declares the changelog mode %s, which has no INSERT", fname, m)
 		}
 		n.mode = m
@@ -233,7 +234,7 @@ func (p *planner) bindChangelog(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTim
 	if (updatingIn || !n.mode.IsInsertOnly()) && onTime {
 		return sqlmini.Errorf(c.Pos, "Time operations using the `on_time` argument are currently not supported for PTFs that consume or produce updates.")
 	}
-	if n.mode.Contains(UpdateAfter) && !n.mode.Contains(UpdateBefore) || n.mode.Contains(Delete) && !n.mode.Contains(UpdateBefore) && n.mode.Contains(UpdateAfter) {
+	if n.mode.Contains(types.UpdateAfter) && !n.mode.Contains(types.UpdateBefore) || n.mode.Contains(types.Delete) && !n.mode.Contains(types.UpdateBefore) && n.mode.Contains(types.UpdateAfter) {
 		// upsert output: keyed by the PARTITION BY columns
 		for _, t := range n.tables {
 			if !t.set {
@@ -250,7 +251,7 @@ func (p *planner) bindChangelog(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTim
 // upsertKey is the key of upsert output: the first table's PARTITION BY
 // columns, which lead the output row.
 func (n *ptfNode) upsertKey() []int {
-	if n.mode.Contains(UpdateBefore) || n.mode.IsInsertOnly() || len(n.tables) == 0 || n.tables[0].pass {
+	if n.mode.Contains(types.UpdateBefore) || n.mode.IsInsertOnly() || len(n.tables) == 0 || n.tables[0].pass {
 		return nil
 	}
 	k := make([]int, len(n.tables[0].partition))
@@ -271,12 +272,12 @@ func deliverUpdates(in node, traits Trait, partition []int) node {
 	upsertForm := len(key) > 0 && sameColumns(key, partition) && !traits.Has(RequireUpdateBefore)
 	out := m
 	if upsertForm {
-		out.kinds &^= 1 << UpdateBefore
-	} else if m.Contains(UpdateAfter) {
-		out.kinds |= 1 << UpdateBefore
+		out.kinds &^= 1 << types.UpdateBefore
+	} else if m.Contains(types.UpdateAfter) {
+		out.kinds |= 1 << types.UpdateBefore
 	}
 	fill := traits.Has(RequireFullDelete) && m.KeyOnlyDeletes
-	if !upsertForm && m.Contains(UpdateAfter) && !m.Contains(UpdateBefore) {
+	if !upsertForm && m.Contains(types.UpdateAfter) && !m.Contains(types.UpdateBefore) {
 		fill = fill || m.KeyOnlyDeletes // a retract stream knows its rows
 	}
 	if fill {
@@ -346,23 +347,23 @@ func (p *planner) noSignature(c *sqlmini.Call, def *FuncDef, bound []*sqlmini.Ar
 }
 
 // calciteType spells a type as Calcite prints it in RecordType(...).
-func calciteType(t Type) string {
+func calciteType(t types.Type) string {
 	t = t.Nullable()
 	switch t.Kind {
-	case KindInt:
+	case types.KindInt:
 		return "INTEGER"
-	case KindVarChar:
+	case types.KindVarChar:
 		return "VARCHAR(" + itoa(t.Length) + ")"
-	case KindVarBinary:
+	case types.KindVarBinary:
 		return "VARBINARY(" + itoa(t.Length) + ")"
-	case KindTimestampLTZ:
+	case types.KindTimestampLTZ:
 		return "TIMESTAMP_WITH_LOCAL_TIME_ZONE(" + itoa(t.Length) + ")"
 	}
 	return t.String()
 }
 
 // typeFamily is Calcite's type family name of t.
-func typeFamily(t Type) string {
+func typeFamily(t types.Type) string {
 	switch {
 	case t.IsNumeric():
 		return "NUMERIC"
@@ -370,17 +371,17 @@ func typeFamily(t Type) string {
 		return "CHARACTER"
 	}
 	switch t.Kind {
-	case KindBoolean:
+	case types.KindBoolean:
 		return "BOOLEAN"
-	case KindDescriptor:
+	case types.KindDescriptor:
 		return "COLUMN_LIST"
-	case KindTimestamp, KindTimestampLTZ, KindDate, KindTime:
+	case types.KindTimestamp, types.KindTimestampLTZ, types.KindDate, types.KindTime:
 		return "DATETIME"
-	case KindIntervalDayTime:
+	case types.KindIntervalDayTime:
 		return "INTERVAL_DAY_TIME"
-	case KindIntervalYearMonth:
+	case types.KindIntervalYearMonth:
 		return "INTERVAL_YEAR_MONTH"
-	case KindBinary, KindVarBinary:
+	case types.KindBinary, types.KindVarBinary:
 		return "BINARY"
 	}
 	return "ANY"

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"io"
 	"sort"
@@ -20,10 +21,10 @@ type Printer interface {
 	// Begin starts a result with the given columns. Some formats write a
 	// header here; the tableau waits for the first row or End, because an
 	// empty result prints only "Empty set".
-	Begin(s Schema) error
+	Begin(s types.Schema) error
 	// Row writes one row. Its fields must match the schema given to Begin
 	// in number, and hold the Go types of value.go.
-	Row(r Row) error
+	Row(r types.Row) error
 	// End finishes the result, writing a footer where the format has one.
 	End() error
 }
@@ -63,18 +64,18 @@ func NewPrinter(format string, w io.Writer) (Printer, error) {
 type printerBase struct {
 	name   string
 	w      io.Writer
-	schema Schema
+	schema types.Schema
 	begun  bool
 	buf    []byte
 }
 
-func (p *printerBase) begin(s Schema) {
+func (p *printerBase) begin(s types.Schema) {
 	p.schema = s
 	p.begun = true
 	p.buf = p.buf[:0]
 }
 
-func (p *printerBase) check(r Row) error {
+func (p *printerBase) check(r types.Row) error {
 	if !p.begun {
 		return fmt.Errorf("%s printer: row before begin", p.name)
 	}
@@ -142,7 +143,7 @@ type tableauPrinter struct {
 	cell   []byte
 }
 
-func (p *tableauPrinter) Begin(s Schema) error {
+func (p *tableauPrinter) Begin(s types.Schema) error {
 	p.begin(s)
 	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0])
 	p.header = false
@@ -151,7 +152,7 @@ func (p *tableauPrinter) Begin(s Schema) error {
 }
 
 // tableauColumns returns the names (op first) and the type-derived widths.
-func tableauColumns(s Schema, names [][]byte, widths []int) ([][]byte, []int) {
+func tableauColumns(s types.Schema, names [][]byte, widths []int) ([][]byte, []int) {
 	names = append(names, []byte("op"))
 	widths = append(widths, 2)
 	for _, c := range s.Columns {
@@ -163,29 +164,29 @@ func tableauColumns(s Schema, names [][]byte, widths []int) ([][]byte, []int) {
 
 // tableauTypeWidth is the type part of TableauStyle.columnWidthsByType,
 // including the room for <NULL>.
-func tableauTypeWidth(t Type) int {
+func tableauTypeWidth(t types.Type) int {
 	n := tableauMaxWidth
 	switch t.Kind {
-	case KindTinyInt:
+	case types.KindTinyInt:
 		n = 4
-	case KindSmallInt:
+	case types.KindSmallInt:
 		n = 6
-	case KindInt:
+	case types.KindInt:
 		n = 11
-	case KindBigInt:
+	case types.KindBigInt:
 		n = 20
-	case KindDecimal:
+	case types.KindDecimal:
 		n = t.Length + 2
-	case KindBoolean:
+	case types.KindBoolean:
 		n = 5
-	case KindDate:
+	case types.KindDate:
 		n = 10
-	case KindTime:
+	case types.KindTime:
 		n = 8
 		if t.Length > 0 {
 			n = t.Length + 9
 		}
-	case KindTimestamp, KindTimestampLTZ:
+	case types.KindTimestamp, types.KindTimestampLTZ:
 		switch p := t.Length; {
 		case p == 0:
 			n = 19
@@ -197,10 +198,10 @@ func tableauTypeWidth(t Type) int {
 			n = 29
 		}
 	}
-	return max(n, len(tableNull))
+	return max(n, len(types.TableNull))
 }
 
-func (p *tableauPrinter) Row(r Row) error {
+func (p *tableauPrinter) Row(r types.Row) error {
 	if err := p.check(r); err != nil {
 		return err
 	}
@@ -211,7 +212,7 @@ func (p *tableauPrinter) Row(r Row) error {
 	p.buf = append(p.buf, '|')
 	p.buf = appendTableauCell(p.buf, []byte(r.Kind.ShortString()), p.widths[0])
 	for i, v := range r.Fields {
-		p.cell = appendTableValue(p.cell[:0], v, p.schema.Columns[i].Type)
+		p.cell = types.AppendTableValue(p.cell[:0], v, p.schema.Columns[i].Type)
 		p.buf = appendTableauCell(p.buf, p.cell, p.widths[i+1])
 	}
 	p.buf = append(p.buf, '\n')
@@ -391,7 +392,7 @@ type changelogPrinter struct {
 	cell   []byte
 }
 
-func (p *changelogPrinter) Begin(s Schema) error {
+func (p *changelogPrinter) Begin(s types.Schema) error {
 	p.begin(s)
 	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0])
 	for i, n := range p.names {
@@ -401,13 +402,13 @@ func (p *changelogPrinter) Begin(s Schema) error {
 	return p.flush()
 }
 
-func (p *changelogPrinter) Row(r Row) error {
+func (p *changelogPrinter) Row(r types.Row) error {
 	if err := p.check(r); err != nil {
 		return err
 	}
 	p.buf = appendNormalized(p.buf, []byte(r.Kind.ShortString()), p.widths[0])
 	for i, v := range r.Fields {
-		p.cell = appendTableValue(p.cell[:0], v, p.schema.Columns[i].Type)
+		p.cell = types.AppendTableValue(p.cell[:0], v, p.schema.Columns[i].Type)
 		p.buf = appendNormalized(p.buf, p.cell, p.widths[i+1])
 	}
 	p.buf = append(p.buf, '\n')
@@ -454,13 +455,13 @@ func NewRowsPrinter(w io.Writer) Printer {
 
 type rowsPrinter struct{ printerBase }
 
-func (p *rowsPrinter) Begin(s Schema) error { p.begin(s); return nil }
+func (p *rowsPrinter) Begin(s types.Schema) error { p.begin(s); return nil }
 
-func (p *rowsPrinter) Row(r Row) error {
+func (p *rowsPrinter) Row(r types.Row) error {
 	if err := p.check(r); err != nil {
 		return err
 	}
-	p.buf = appendJavaRow(p.buf, r, p.schema.Columns, nil)
+	p.buf = types.AppendJavaRow(p.buf, r, p.schema.Columns, nil)
 	p.buf = append(p.buf, '\n')
 	return p.flush()
 }
@@ -496,7 +497,7 @@ type csvPrinter struct {
 	cell []byte
 }
 
-func (p *csvPrinter) Begin(s Schema) error {
+func (p *csvPrinter) Begin(s types.Schema) error {
 	p.begin(s)
 	if p.opts.OmitHeader {
 		return nil
@@ -517,7 +518,7 @@ func (p *csvPrinter) Begin(s Schema) error {
 	return p.flush()
 }
 
-func (p *csvPrinter) Row(r Row) error {
+func (p *csvPrinter) Row(r types.Row) error {
 	if err := p.check(r); err != nil {
 		return err
 	}
@@ -534,7 +535,7 @@ func (p *csvPrinter) Row(r Row) error {
 		if v == nil {
 			continue
 		}
-		p.cell = appendText(p.cell[:0], v, p.schema.Columns[i].Type)
+		p.cell = types.AppendText(p.cell[:0], v, p.schema.Columns[i].Type)
 		p.buf = appendCSVField(p.buf, p.cell)
 	}
 	p.buf = append(p.buf, '\n')
@@ -591,9 +592,9 @@ type jsonPrinter struct {
 	opts JSONOptions
 }
 
-func (p *jsonPrinter) Begin(s Schema) error { p.begin(s); return nil }
+func (p *jsonPrinter) Begin(s types.Schema) error { p.begin(s); return nil }
 
-func (p *jsonPrinter) Row(r Row) error {
+func (p *jsonPrinter) Row(r types.Row) error {
 	if err := p.check(r); err != nil {
 		return err
 	}
@@ -608,172 +609,15 @@ func (p *jsonPrinter) Row(r Row) error {
 			p.buf = append(p.buf, ',')
 		}
 		c := p.schema.Columns[i]
-		p.buf = appendJSONString(p.buf, c.Name)
+		p.buf = types.AppendJSONString(p.buf, c.Name)
 		p.buf = append(p.buf, ':')
-		p.buf = appendJSON(p.buf, v, c.Type)
+		p.buf = types.AppendJSON(p.buf, v, c.Type)
 	}
 	p.buf = append(p.buf, "}\n"...)
 	return p.flush()
 }
 
 func (p *jsonPrinter) End() error { return p.end() }
-
-// appendJSON appends the JSON encoding of a value of type t.
-func appendJSON(b []byte, v any, t Type) []byte {
-	switch x := v.(type) {
-	case nil:
-		return append(b, "null"...)
-	case bool, int64:
-		return appendJava(b, v, t)
-	case float64:
-		start := len(b)
-		b = appendJava(b, v, t)
-		if c := b[start]; c == 'N' || c == 'I' || (c == '-' && b[start+1] == 'I') {
-			s := string(b[start:])
-			return appendJSONString(b[:start], s)
-		}
-		return b
-	case Decimal:
-		return appendBigDecimal(b, x, true)
-	case string:
-		return appendJSONString(b, x)
-	case Descriptor:
-		b = append(b, '[')
-		for i, s := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, s)
-		}
-		return append(b, ']')
-	case []any:
-		et := typeOrZero(t.Elem)
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSON(b, e, et)
-		}
-		return append(b, ']')
-	case *Map:
-		if x == nil {
-			return append(b, "null"...)
-		}
-		return appendJSONMap(b, x, t)
-	case Row:
-		return appendJSONRow(b, x, t)
-	}
-	start := len(b)
-	b = appendText(b, v, t)
-	s := string(b[start:])
-	return appendJSONString(b[:start], s)
-}
-
-func appendJSONMap(b []byte, m *Map, t Type) []byte {
-	kt, vt := typeOrZero(t.Key), typeOrZero(t.Elem)
-	object := true
-	for _, k := range m.Keys {
-		if _, ok := k.(string); !ok {
-			object = false
-			break
-		}
-	}
-	if object {
-		b = append(b, '{')
-		for i, k := range m.Keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, k.(string))
-			b = append(b, ':')
-			b = appendJSON(b, mapValueAt(m, i), vt)
-		}
-		return append(b, '}')
-	}
-	b = append(b, '[')
-	for i, k := range m.Keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '[')
-		b = appendJSON(b, k, kt)
-		b = append(b, ',')
-		b = appendJSON(b, mapValueAt(m, i), vt)
-		b = append(b, ']')
-	}
-	return append(b, ']')
-}
-
-// appendJSONRow appends a ROW as an object; fields without a declared name
-// are named f0, f1, ... as Flink names them.
-func appendJSONRow(b []byte, r Row, t Type) []byte {
-	b = append(b, '{')
-	for i, f := range r.Fields {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if i < len(t.Fields) && t.Fields[i].Name != "" {
-			b = appendJSONString(b, t.Fields[i].Name)
-		} else {
-			b = appendJSONString(b, "f"+strconv.Itoa(i))
-		}
-		b = append(b, ':')
-		b = appendJSON(b, f, rowFieldType(t, i))
-	}
-	return append(b, '}')
-}
-
-// appendJSONString appends s as a JSON string, escaping as encoding/json
-// does except for <, > and &.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
 
 // wideRanges are the code point ranges of East_Asian_Width W and F, sorted.
 // Generated from golang.org/x/text/width (Unicode 13.0.0) plus the UAX #11

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"io"
 	"testing"
@@ -12,15 +13,15 @@ import (
 // number, a decimal and a rowtime.
 var (
 	prBenchSchema = prSchema(
-		prCol("name", runtime.TypeString),
-		prCol("EXPR$0", runtime.TypeString),
-		prCol("cnt", runtime.TypeBigInt),
-		prCol("amount", runtime.Type{Kind: runtime.KindDecimal, Length: 10, Scale: 2}),
-		prCol("score", runtime.TypeDouble),
-		prCol("rowtime", runtime.TypeTimestampLTZ),
+		prCol("name", types.TypeString),
+		prCol("EXPR$0", types.TypeString),
+		prCol("cnt", types.TypeBigInt),
+		prCol("amount", types.Type{Kind: types.KindDecimal, Length: 10, Scale: 2}),
+		prCol("score", types.TypeDouble),
+		prCol("rowtime", types.TypeTimestampLTZ),
 	)
-	prBenchRow = prRow(runtime.Insert, "Alice", "Hello Alice, your 42 time? Nice to see you again!",
-		int64(42), fmtDec(123456, 2), 0.75, runtime.Instant{Millis: 1743076910000})
+	prBenchRow = prRow(types.Insert, "Alice", "Hello Alice, your 42 time? Nice to see you again!",
+		int64(42), fmtDec(123456, 2), 0.75, types.Instant{Millis: 1743076910000})
 )
 
 func BenchmarkTableauPrinter(b *testing.B) {
@@ -48,7 +49,7 @@ func BenchmarkTableauPrinter(b *testing.B) {
 func BenchmarkFormatRow(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = runtime.FormatRow(prBenchRow, prBenchSchema)
+		_ = types.FormatRow(prBenchRow, prBenchSchema)
 	}
 }
 

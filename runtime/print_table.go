@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"io"
 	"strconv"
 )
@@ -62,7 +63,7 @@ func setUpsertKey(p Printer, key []int) {
 	}
 }
 
-func (p *tablePrinter) Begin(s Schema) error {
+func (p *tablePrinter) Begin(s types.Schema) error {
 	p.begin(s)
 	p.rows, p.gone, p.index, p.live = nil, nil, map[string][]int{}, 0
 	p.widths = p.widths[:0]
@@ -72,7 +73,7 @@ func (p *tablePrinter) Begin(s Schema) error {
 	return nil
 }
 
-func (p *tablePrinter) Row(r Row) error {
+func (p *tablePrinter) Row(r types.Row) error {
 	if err := p.check(r); err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func (p *tablePrinter) Row(r Row) error {
 		k = string(encodeKey(r.Fields))
 	}
 	switch r.Kind {
-	case Insert, UpdateAfter:
+	case types.Insert, types.UpdateAfter:
 		if p.key != nil {
 			p.removeNewest(k)
 		}
@@ -136,7 +137,7 @@ func (p *tablePrinter) End() error {
 		}
 		p.buf = append(p.buf, '|')
 		for c, v := range r {
-			p.cell = appendTableValue(p.cell[:0], v, p.schema.Columns[c].Type)
+			p.cell = types.AppendTableValue(p.cell[:0], v, p.schema.Columns[c].Type)
 			p.buf = appendTableauCell(p.buf, p.cell, p.widths[c])
 		}
 		p.buf = append(p.buf, '\n')

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"testing"
 
@@ -10,18 +11,18 @@ import (
 )
 
 func TestTablePrinter_materialises(t *testing.T) {
-	sch := runtime.Schema{Columns: []runtime.Column{
-		{Name: "name", Type: runtime.TypeString},
-		{Name: "n", Type: runtime.TypeBigInt},
+	sch := types.Schema{Columns: []types.Column{
+		{Name: "name", Type: types.TypeString},
+		{Name: "n", Type: types.TypeBigInt},
 	}}
-	row := func(k runtime.RowKind, name string, n int64) runtime.Row {
-		return runtime.Row{Kind: k, Fields: []any{name, n}}
+	row := func(k types.RowKind, name string, n int64) types.Row {
+		return types.Row{Kind: k, Fields: []any{name, n}}
 	}
 	const (
-		I  = runtime.Insert
-		UB = runtime.UpdateBefore
-		UA = runtime.UpdateAfter
-		D  = runtime.Delete
+		I  = types.Insert
+		UB = types.UpdateBefore
+		UA = types.UpdateAfter
+		D  = types.Delete
 	)
 	header := "+--------------------------------+----------------------+\n" +
 		"|                           name |                    n |\n" +
@@ -30,25 +31,25 @@ func TestTablePrinter_materialises(t *testing.T) {
 	tests := []struct {
 		name string
 		key  []int
-		rows []runtime.Row
+		rows []types.Row
 		want string
 	}{
 		{"empty", nil, nil, "Empty set\n"},
-		{"everything retracted", nil, []runtime.Row{row(I, "Bob", 1), row(D, "Bob", 1)}, "Empty set\n"},
+		{"everything retracted", nil, []types.Row{row(I, "Bob", 1), row(D, "Bob", 1)}, "Empty set\n"},
 		{"retract stream: an update moves the row to the end", nil,
-			[]runtime.Row{row(I, "Bob", 1), row(I, "Alice", 1), row(UB, "Bob", 1), row(UA, "Bob", 2)},
+			[]types.Row{row(I, "Bob", 1), row(I, "Alice", 1), row(UB, "Bob", 1), row(UA, "Bob", 2)},
 			header +
 				"|                          Alice |                    1 |\n" +
 				"|                            Bob |                    2 |\n" +
 				footer + "2 rows in set\n"},
 		{"duplicates: a retraction takes the newest copy", nil,
-			[]runtime.Row{row(I, "Bob", 1), row(I, "Al", 2), row(I, "Bob", 1), row(D, "Bob", 1), row(D, "Nobody", 0)},
+			[]types.Row{row(I, "Bob", 1), row(I, "Al", 2), row(I, "Bob", 1), row(D, "Bob", 1), row(D, "Nobody", 0)},
 			header +
 				"|                            Bob |                    1 |\n" +
 				"|                             Al |                    2 |\n" +
 				footer + "2 rows in set\n"},
 		{"upsert stream by key: +U replaces, a key-only delete removes", []int{0},
-			[]runtime.Row{row(I, "Alice", 1), row(I, "Bob", 2), row(UA, "Alice", 10), {Kind: D, Fields: []any{"Bob", nil}}},
+			[]types.Row{row(I, "Alice", 1), row(I, "Bob", 2), row(UA, "Alice", 10), {Kind: D, Fields: []any{"Bob", nil}}},
 			header +
 				"|                          Alice |                   10 |\n" +
 				footer + "1 row in set\n"},

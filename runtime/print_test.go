@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"errors"
 	"math"
@@ -12,14 +13,14 @@ import (
 	"github.com/ptfsh/ptfsh/runtime"
 )
 
-func prCol(name string, t runtime.Type) runtime.Column { return runtime.Column{Name: name, Type: t} }
+func prCol(name string, t types.Type) types.Column { return types.Column{Name: name, Type: t} }
 
-func prSchema(cols ...runtime.Column) runtime.Schema { return runtime.Schema{Columns: cols} }
+func prSchema(cols ...types.Column) types.Schema { return types.Schema{Columns: cols} }
 
-func prRow(k runtime.RowKind, fields ...any) runtime.Row { return runtime.Row{Kind: k, Fields: fields} }
+func prRow(k types.RowKind, fields ...any) types.Row { return types.Row{Kind: k, Fields: fields} }
 
 // prAll runs a printer over one result and returns what it wrote.
-func prAll(t *testing.T, newPrinter func(w *bytes.Buffer) runtime.Printer, s runtime.Schema, rows ...runtime.Row) string {
+func prAll(t *testing.T, newPrinter func(w *bytes.Buffer) runtime.Printer, s types.Schema, rows ...types.Row) string {
 	t.Helper()
 	var buf bytes.Buffer
 	p := newPrinter(&buf)
@@ -52,18 +53,18 @@ func prCheck(t *testing.T, got, want string) {
 // The tables of conformance/doc-examples.md, byte for byte; Flink's
 // TableauStyle adds the "N rows in set" footer the documentation omits.
 func TestTableauPrinter_docExamples(t *testing.T) {
-	str := runtime.TypeString
+	str := types.TypeString
 	for _, tc := range []struct {
 		name  string
-		s     runtime.Schema
-		rows  []runtime.Row
+		s     types.Schema
+		rows  []types.Row
 		table []string
 	}{
 		{
 			name: "Greeting",
 			s:    prSchema(prCol("EXPR$0", str)),
-			rows: []runtime.Row{
-				prRow(runtime.Insert, "Hello Bob!"), prRow(runtime.Insert, "Hello Alice!"), prRow(runtime.Insert, "Hello Bob!"),
+			rows: []types.Row{
+				prRow(types.Insert, "Hello Bob!"), prRow(types.Insert, "Hello Alice!"), prRow(types.Insert, "Hello Bob!"),
 			},
 			table: []string{
 				"+----+--------------------------------+",
@@ -78,10 +79,10 @@ func TestTableauPrinter_docExamples(t *testing.T) {
 		{
 			name: "GreetingWithMemory",
 			s:    prSchema(prCol("name", str), prCol("EXPR$0", str)),
-			rows: []runtime.Row{
-				prRow(runtime.Insert, "Bob", "Hello Bob, your 1 time?"),
-				prRow(runtime.Insert, "Alice", "Hello Alice, your 1 time?"),
-				prRow(runtime.Insert, "Bob", "Hello Bob, your 2 time?"),
+			rows: []types.Row{
+				prRow(types.Insert, "Bob", "Hello Bob, your 1 time?"),
+				prRow(types.Insert, "Alice", "Hello Alice, your 1 time?"),
+				prRow(types.Insert, "Bob", "Hello Bob, your 2 time?"),
 			},
 			table: []string{
 				"+----+--------------------------------+--------------------------------+",
@@ -96,10 +97,10 @@ func TestTableauPrinter_docExamples(t *testing.T) {
 		{
 			name: "GreetingWithLastPurchase (truncation)",
 			s:    prSchema(prCol("name", str), prCol("customer", str), prCol("EXPR$0", str)),
-			rows: []runtime.Row{
-				prRow(runtime.Insert, "Bob", "Bob", "Hello Bob, let me know if I can help!"),
-				prRow(runtime.Insert, "Alice", "Alice", "Hello Alice, here to buy milk again?"),
-				prRow(runtime.Insert, "Bob", "Bob", "Hello Bob, let me know if I can help!"),
+			rows: []types.Row{
+				prRow(types.Insert, "Bob", "Bob", "Hello Bob, let me know if I can help!"),
+				prRow(types.Insert, "Alice", "Alice", "Hello Alice, here to buy milk again?"),
+				prRow(types.Insert, "Bob", "Bob", "Hello Bob, let me know if I can help!"),
 			},
 			table: []string{
 				"+----+--------------------------------+--------------------------------+--------------------------------+",
@@ -113,11 +114,11 @@ func TestTableauPrinter_docExamples(t *testing.T) {
 		},
 		{
 			name: "ToChangelogFunction",
-			s:    prSchema(prCol("name", str), prCol("flag", str), prCol("sum", runtime.TypeInt)),
-			rows: []runtime.Row{
-				prRow(runtime.Insert, "Bob", "INSERT", int64(23)),
-				prRow(runtime.Insert, "Alice", "INSERT", int64(42)),
-				prRow(runtime.Insert, "Alice", "UPDATE_AFTER", int64(44)),
+			s:    prSchema(prCol("name", str), prCol("flag", str), prCol("sum", types.TypeInt)),
+			rows: []types.Row{
+				prRow(types.Insert, "Bob", "INSERT", int64(23)),
+				prRow(types.Insert, "Alice", "INSERT", int64(42)),
+				prRow(types.Insert, "Alice", "UPDATE_AFTER", int64(44)),
 			},
 			table: []string{
 				"+----+--------------------------------+--------------------------------+-------------+",
@@ -131,13 +132,13 @@ func TestTableauPrinter_docExamples(t *testing.T) {
 		},
 		{
 			name: "CustomAggregation",
-			s:    prSchema(prCol("name", str), prCol("sum", runtime.TypeInt)),
-			rows: []runtime.Row{
-				prRow(runtime.Insert, "Bob", int64(23)),
-				prRow(runtime.Insert, "Alice", int64(42)),
-				prRow(runtime.UpdateBefore, "Alice", int64(42)),
-				prRow(runtime.UpdateAfter, "Alice", int64(44)),
-				prRow(runtime.Delete, "Bob", int64(23)),
+			s:    prSchema(prCol("name", str), prCol("sum", types.TypeInt)),
+			rows: []types.Row{
+				prRow(types.Insert, "Bob", int64(23)),
+				prRow(types.Insert, "Alice", int64(42)),
+				prRow(types.UpdateBefore, "Alice", int64(42)),
+				prRow(types.UpdateAfter, "Alice", int64(44)),
+				prRow(types.Delete, "Bob", int64(23)),
 			},
 			table: []string{
 				"+----+--------------------------------+-------------+",
@@ -161,12 +162,12 @@ func TestTableauPrinter_docExamples(t *testing.T) {
 }
 
 func TestTableauPrinter_empty(t *testing.T) {
-	got := prAll(t, prTableau, prSchema(prCol("name", runtime.TypeString)))
+	got := prAll(t, prTableau, prSchema(prCol("name", types.TypeString)))
 	prCheck(t, got, "Empty set\n")
 }
 
 func TestTableauPrinter_oneRow(t *testing.T) {
-	got := prAll(t, prTableau, prSchema(prCol("n", runtime.TypeInt)), prRow(runtime.Insert, int64(1)))
+	got := prAll(t, prTableau, prSchema(prCol("n", types.TypeInt)), prRow(types.Insert, int64(1)))
 	prCheck(t, got, prLines(
 		"+----+-------------+",
 		"| op |           n |",
@@ -181,20 +182,20 @@ func TestTableauPrinter_oneRow(t *testing.T) {
 // forms of TRUE, timestamps and nested values.
 func TestTableauPrinter_typesAndNulls(t *testing.T) {
 	s := prSchema(
-		prCol("b", runtime.TypeBoolean),
-		prCol("t", runtime.Type{Kind: runtime.KindTinyInt}),
-		prCol("l", runtime.TypeBigInt),
-		prCol("d", runtime.Type{Kind: runtime.KindDecimal, Length: 5, Scale: 2}),
-		prCol("ts", runtime.TypeTimestampLTZ),
-		prCol("dt", runtime.Type{Kind: runtime.KindDate}),
-		prCol("tm", runtime.Type{Kind: runtime.KindTime}),
-		prCol("a", runtime.ArrayOf(runtime.TypeInt)),
+		prCol("b", types.TypeBoolean),
+		prCol("t", types.Type{Kind: types.KindTinyInt}),
+		prCol("l", types.TypeBigInt),
+		prCol("d", types.Type{Kind: types.KindDecimal, Length: 5, Scale: 2}),
+		prCol("ts", types.TypeTimestampLTZ),
+		prCol("dt", types.Type{Kind: types.KindDate}),
+		prCol("tm", types.Type{Kind: types.KindTime}),
+		prCol("a", types.ArrayOf(types.TypeInt)),
 	)
 	got := prAll(t, prTableau, s,
-		prRow(runtime.Insert, true, int64(-128), int64(math.MinInt64), fmtDec(-99999, 2),
-			runtime.Instant{Millis: 1743076800000}, runtime.Date(20174), runtime.TimeOfDay(12*fmtHour),
+		prRow(types.Insert, true, int64(-128), int64(math.MinInt64), fmtDec(-99999, 2),
+			types.Instant{Millis: 1743076800000}, types.Date(20174), types.TimeOfDay(12*fmtHour),
 			[]any{int64(1), nil}),
-		prRow(runtime.Delete, nil, nil, nil, nil, nil, nil, nil, nil),
+		prRow(types.Delete, nil, nil, nil, nil, nil, nil, nil, nil),
 	)
 	prCheck(t, got, prLines(
 		"+----+--------+--------+----------------------+---------+-------------------------+------------+----------+--------------------------------+",
@@ -209,8 +210,8 @@ func TestTableauPrinter_typesAndNulls(t *testing.T) {
 
 // A column name longer than its type's width widens the column.
 func TestTableauPrinter_longName(t *testing.T) {
-	got := prAll(t, prTableau, prSchema(prCol("a_rather_long_column_name", runtime.TypeBoolean)),
-		prRow(runtime.Insert, false))
+	got := prAll(t, prTableau, prSchema(prCol("a_rather_long_column_name", types.TypeBoolean)),
+		prRow(types.Insert, false))
 	prCheck(t, got, prLines(
 		"+----+---------------------------+",
 		"| op | a_rather_long_column_name |",
@@ -225,14 +226,14 @@ func TestTableauPrinter_longName(t *testing.T) {
 // a code point outside the BMP counts its two UTF-16 units, plus one when
 // wide; a cut inside a surrogate pair leaves '?' as Java's encoder does.
 func TestTableauPrinter_wideCharacters(t *testing.T) {
-	s := prSchema(prCol("名字", runtime.TypeString))
+	s := prSchema(prCol("名字", types.TypeString))
 	got := prAll(t, prTableau, s,
-		prRow(runtime.Insert, "你好"),
-		prRow(runtime.Insert, strings.Repeat("你好世界", 4)),
-		prRow(runtime.Insert, "😀"),
-		prRow(runtime.Insert, strings.Repeat("a", 25)+"😀aaaaa"),
-		prRow(runtime.Insert, strings.Repeat("a", 26)+"你"+"aaa"),
-		prRow(runtime.Insert, "ｶﾀｶﾅ"),
+		prRow(types.Insert, "你好"),
+		prRow(types.Insert, strings.Repeat("你好世界", 4)),
+		prRow(types.Insert, "😀"),
+		prRow(types.Insert, strings.Repeat("a", 25)+"😀aaaaa"),
+		prRow(types.Insert, strings.Repeat("a", 26)+"你"+"aaa"),
+		prRow(types.Insert, "ｶﾀｶﾅ"),
 	)
 	prCheck(t, got, prLines(
 		"+----+--------------------------------+",
@@ -250,10 +251,10 @@ func TestTableauPrinter_wideCharacters(t *testing.T) {
 }
 
 func TestTableauPrinter_truncation(t *testing.T) {
-	s := prSchema(prCol("s", runtime.TypeString))
+	s := prSchema(prCol("s", types.TypeString))
 	got := prAll(t, prTableau, s,
-		prRow(runtime.Insert, strings.Repeat("x", 30)),
-		prRow(runtime.Insert, strings.Repeat("y", 31)),
+		prRow(types.Insert, strings.Repeat("x", 30)),
+		prRow(types.Insert, strings.Repeat("y", 31)),
 	)
 	prCheck(t, got, prLines(
 		"+----+--------------------------------+",
@@ -271,7 +272,7 @@ func TestTableauPrinter_reuse(t *testing.T) {
 	var buf bytes.Buffer
 	p := runtime.NewTableauPrinter(&buf)
 	for range 2 {
-		if err := p.Begin(prSchema(prCol("n", runtime.TypeInt))); err != nil {
+		if err := p.Begin(prSchema(prCol("n", types.TypeInt))); err != nil {
 			t.Fatal(err)
 		}
 		if err := p.End(); err != nil {
@@ -288,13 +289,13 @@ func TestPrinter_errors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := p.Row(prRow(runtime.Insert, "x")); err == nil || !strings.Contains(err.Error(), "row before begin") {
+			if err := p.Row(prRow(types.Insert, "x")); err == nil || !strings.Contains(err.Error(), "row before begin") {
 				t.Errorf("Row before Begin: err = %v", err)
 			}
-			if err := p.Begin(prSchema(prCol("a", runtime.TypeString))); err != nil {
+			if err := p.Begin(prSchema(prCol("a", types.TypeString))); err != nil {
 				t.Fatal(err)
 			}
-			err = p.Row(prRow(runtime.Insert, "x", "y"))
+			err = p.Row(prRow(types.Insert, "x", "y"))
 			want := format + " printer: row has 2 fields, schema has 1 columns"
 			if err == nil || err.Error() != want {
 				t.Errorf("Row arity: err = %v, want %q", err, want)
@@ -309,10 +310,10 @@ func (prFailWriter) Write([]byte) (int, error) { return 0, errors.New("disk full
 
 func TestPrinter_writeError(t *testing.T) {
 	p := runtime.NewRowsPrinter(prFailWriter{})
-	if err := p.Begin(prSchema(prCol("a", runtime.TypeString))); err != nil {
+	if err := p.Begin(prSchema(prCol("a", types.TypeString))); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Row(prRow(runtime.Insert, "x")); err == nil || err.Error() != "disk full" {
+	if err := p.Row(prRow(types.Insert, "x")); err == nil || err.Error() != "disk full" {
 		t.Errorf("err = %v, want disk full", err)
 	}
 }
@@ -331,11 +332,11 @@ func TestNewPrinter(t *testing.T) {
 }
 
 func TestRowsPrinter(t *testing.T) {
-	s := prSchema(prCol("name", runtime.TypeString), prCol("score", runtime.TypeInt), prCol("ts", runtime.TypeTimestampLTZ))
+	s := prSchema(prCol("name", types.TypeString), prCol("score", types.TypeInt), prCol("ts", types.TypeTimestampLTZ))
 	got := prAll(t, func(w *bytes.Buffer) runtime.Printer { return runtime.NewRowsPrinter(w) }, s,
-		prRow(runtime.Insert, "Bob", int64(12), runtime.Instant{Millis: 99999}),
-		prRow(runtime.UpdateBefore, "Bob", int64(1), nil),
-		prRow(runtime.Delete, "Bob", nil, runtime.Instant{Millis: -1}),
+		prRow(types.Insert, "Bob", int64(12), types.Instant{Millis: 99999}),
+		prRow(types.UpdateBefore, "Bob", int64(1), nil),
+		prRow(types.Delete, "Bob", nil, types.Instant{Millis: -1}),
 	)
 	prCheck(t, got, prLines(
 		"+I[Bob, 12, 1970-01-01T00:01:39.999Z]",
@@ -345,10 +346,10 @@ func TestRowsPrinter(t *testing.T) {
 }
 
 func TestChangelogPrinter(t *testing.T) {
-	s := prSchema(prCol("name", runtime.TypeString), prCol("sum", runtime.TypeInt))
+	s := prSchema(prCol("name", types.TypeString), prCol("sum", types.TypeInt))
 	got := prAll(t, func(w *bytes.Buffer) runtime.Printer { return runtime.NewChangelogPrinter(w) }, s,
-		prRow(runtime.Insert, "Bob", int64(23)),
-		prRow(runtime.UpdateBefore, strings.Repeat("z", 31), nil),
+		prRow(types.Insert, "Bob", int64(23)),
+		prRow(types.UpdateBefore, strings.Repeat("z", 31), nil),
 	)
 	prCheck(t, got, prLines(
 		" op                           name         sum",
@@ -359,21 +360,21 @@ func TestChangelogPrinter(t *testing.T) {
 
 func TestCSVPrinter(t *testing.T) {
 	s := prSchema(
-		prCol("name", runtime.TypeString),
-		prCol("note", runtime.TypeString),
-		prCol("n", runtime.TypeBigInt),
-		prCol("ts", runtime.TypeTimestampLTZ),
-		prCol("lt", runtime.TypeTimestamp3),
-		prCol("raw", runtime.TypeBytes),
-		prCol("d", runtime.Type{Kind: runtime.KindDecimal, Length: 10, Scale: 2}),
+		prCol("name", types.TypeString),
+		prCol("note", types.TypeString),
+		prCol("n", types.TypeBigInt),
+		prCol("ts", types.TypeTimestampLTZ),
+		prCol("lt", types.TypeTimestamp3),
+		prCol("raw", types.TypeBytes),
+		prCol("d", types.Type{Kind: types.KindDecimal, Length: 10, Scale: 2}),
 	)
-	rows := []runtime.Row{
-		prRow(runtime.Insert, "Bob", "a,b", int64(1), runtime.Instant{Millis: 1743076800000},
-			runtime.LocalDateTime{Millis: 1743076800000}, []byte("hi"), fmtDec(1250, 2)),
-		prRow(runtime.UpdateBefore, `say "hi"`, "line1\nline2", nil, runtime.Instant{Millis: 1},
-			runtime.LocalDateTime{Millis: 1}, []byte{}, nil),
-		prRow(runtime.UpdateAfter, "", nil, int64(-3), nil, nil, nil, fmtDec(-5, 2)),
-		prRow(runtime.Delete, "cr\r", " spaced ", nil, nil, nil, nil, nil),
+	rows := []types.Row{
+		prRow(types.Insert, "Bob", "a,b", int64(1), types.Instant{Millis: 1743076800000},
+			types.LocalDateTime{Millis: 1743076800000}, []byte("hi"), fmtDec(1250, 2)),
+		prRow(types.UpdateBefore, `say "hi"`, "line1\nline2", nil, types.Instant{Millis: 1},
+			types.LocalDateTime{Millis: 1}, []byte{}, nil),
+		prRow(types.UpdateAfter, "", nil, int64(-3), nil, nil, nil, fmtDec(-5, 2)),
+		prRow(types.Delete, "cr\r", " spaced ", nil, nil, nil, nil, nil),
 	}
 	t.Run("op column", func(t *testing.T) {
 		got := prAll(t, func(w *bytes.Buffer) runtime.Printer {
@@ -397,15 +398,15 @@ func TestCSVPrinter(t *testing.T) {
 
 func TestCSVPrinter_nested(t *testing.T) {
 	s := prSchema(
-		prCol("items", runtime.MapOf(runtime.TypeBigInt, runtime.TypeInt)),
-		prCol("tags", runtime.ArrayOf(runtime.TypeString)),
-		prCol("on", runtime.TypeDescriptor),
-		prCol("iv", runtime.Type{Kind: runtime.KindIntervalDayTime}),
-		prCol("x", runtime.TypeDouble),
+		prCol("items", types.MapOf(types.TypeBigInt, types.TypeInt)),
+		prCol("tags", types.ArrayOf(types.TypeString)),
+		prCol("on", types.TypeDescriptor),
+		prCol("iv", types.Type{Kind: types.KindIntervalDayTime}),
+		prCol("x", types.TypeDouble),
 	)
 	got := prAll(t, func(w *bytes.Buffer) runtime.Printer { return runtime.NewCSVPrinter(w, runtime.CSVOptions{}) }, s,
-		prRow(runtime.Insert, &runtime.Map{Keys: []any{int64(2)}, Values: []any{int64(1)}}, []any{"a", nil},
-			runtime.Descriptor{"ts"}, runtime.Duration(90_000), 1e10),
+		prRow(types.Insert, &types.Map{Keys: []any{int64(2)}, Values: []any{int64(1)}}, []any{"a", nil},
+			types.Descriptor{"ts"}, types.Duration(90_000), 1e10),
 	)
 	prCheck(t, got, prLines(
 		"items,tags,on,iv,x",
@@ -414,33 +415,33 @@ func TestCSVPrinter_nested(t *testing.T) {
 }
 
 func TestJSONPrinter(t *testing.T) {
-	rt := runtime.NewRowType(
-		runtime.Field{Name: "city", Type: runtime.TypeString},
-		runtime.Field{Name: "zip", Type: runtime.TypeInt},
+	rt := types.NewRowType(
+		types.Field{Name: "city", Type: types.TypeString},
+		types.Field{Name: "zip", Type: types.TypeInt},
 	)
 	s := prSchema(
-		prCol("name", runtime.TypeString),
-		prCol("big", runtime.TypeBigInt),
-		prCol("x", runtime.TypeDouble),
-		prCol("d", runtime.Type{Kind: runtime.KindDecimal, Length: 10, Scale: 2}),
-		prCol("ts", runtime.TypeTimestampLTZ),
-		prCol("ok", runtime.TypeBoolean),
-		prCol("raw", runtime.TypeBytes),
-		prCol("m", runtime.MapOf(runtime.TypeString, runtime.TypeInt)),
-		prCol("k", runtime.MapOf(runtime.TypeBigInt, runtime.TypeInt)),
+		prCol("name", types.TypeString),
+		prCol("big", types.TypeBigInt),
+		prCol("x", types.TypeDouble),
+		prCol("d", types.Type{Kind: types.KindDecimal, Length: 10, Scale: 2}),
+		prCol("ts", types.TypeTimestampLTZ),
+		prCol("ok", types.TypeBoolean),
+		prCol("raw", types.TypeBytes),
+		prCol("m", types.MapOf(types.TypeString, types.TypeInt)),
+		prCol("k", types.MapOf(types.TypeBigInt, types.TypeInt)),
 		prCol("addr", rt),
-		prCol("tags", runtime.ArrayOf(runtime.TypeString)),
+		prCol("tags", types.ArrayOf(types.TypeString)),
 	)
 	got := prAll(t, func(w *bytes.Buffer) runtime.Printer {
 		return runtime.NewJSONPrinter(w, runtime.JSONOptions{OpColumn: true})
 	}, s,
-		prRow(runtime.Insert, "Bob \"B\"\n\t\x01<&>\u2028", int64(1<<53+1), 0.5, fmtDec(1250, 2),
-			runtime.Instant{Millis: 1743076800000}, true, []byte("hi"),
-			&runtime.Map{Keys: []any{"a", "b"}, Values: []any{int64(1), nil}},
-			&runtime.Map{Keys: []any{int64(2)}, Values: []any{int64(1)}},
-			runtime.NewRow("London", nil), []any{"x", nil}),
-		prRow(runtime.Delete, nil, nil, math.NaN(), nil, nil, nil, nil, nil, nil, nil, nil),
-		prRow(runtime.Insert, "", int64(-1), math.Inf(-1), nil, nil, false, nil, &runtime.Map{}, nil, nil, []any{}),
+		prRow(types.Insert, "Bob \"B\"\n\t\x01<&>\u2028", int64(1<<53+1), 0.5, fmtDec(1250, 2),
+			types.Instant{Millis: 1743076800000}, true, []byte("hi"),
+			&types.Map{Keys: []any{"a", "b"}, Values: []any{int64(1), nil}},
+			&types.Map{Keys: []any{int64(2)}, Values: []any{int64(1)}},
+			types.NewRow("London", nil), []any{"x", nil}),
+		prRow(types.Delete, nil, nil, math.NaN(), nil, nil, nil, nil, nil, nil, nil, nil),
+		prRow(types.Insert, "", int64(-1), math.Inf(-1), nil, nil, false, nil, &types.Map{}, nil, nil, []any{}),
 	)
 	prCheck(t, got, prLines(
 		`{"op":"+I","name":"Bob \"B\"\n\t\u0001<&>\u2028","big":9007199254740993,"x":0.5,"d":12.50,`+
@@ -452,20 +453,20 @@ func TestJSONPrinter(t *testing.T) {
 }
 
 func TestJSONPrinter_noOp(t *testing.T) {
-	s := prSchema(prCol("a", runtime.TypeInt), prCol("e", runtime.TypeDouble), prCol("r", runtime.Type{}))
+	s := prSchema(prCol("a", types.TypeInt), prCol("e", types.TypeDouble), prCol("r", types.Type{}))
 	got := prAll(t, func(w *bytes.Buffer) runtime.Printer { return runtime.NewJSONPrinter(w, runtime.JSONOptions{}) }, s,
-		prRow(runtime.UpdateAfter, int64(1), 1e21, runtime.NewRow(int64(1), "x")))
+		prRow(types.UpdateAfter, int64(1), 1e21, types.NewRow(int64(1), "x")))
 	prCheck(t, got, `{"a":1,"e":1.0E21,"r":{"f0":1,"f1":"x"}}`+"\n")
 }
 
 func ExampleNewTableauPrinter() {
 	p := runtime.NewTableauPrinter(os.Stdout)
-	_ = p.Begin(runtime.Schema{Columns: []runtime.Column{
-		{Name: "name", Type: runtime.TypeString},
-		{Name: "sum", Type: runtime.TypeInt},
+	_ = p.Begin(types.Schema{Columns: []types.Column{
+		{Name: "name", Type: types.TypeString},
+		{Name: "sum", Type: types.TypeInt},
 	}})
-	_ = p.Row(runtime.NewRow("Bob", int64(23)))
-	_ = p.Row(runtime.Row{Kind: runtime.Delete, Fields: []any{"Bob", nil}})
+	_ = p.Row(types.NewRow("Bob", int64(23)))
+	_ = p.Row(types.Row{Kind: types.Delete, Fields: []any{"Bob", nil}})
 	_ = p.End()
 	// Output:
 	// +----+--------------------------------+-------------+

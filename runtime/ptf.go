@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"strings"
 	"time"
@@ -84,7 +85,7 @@ type ArgDecl struct {
 	// Type is the scalar argument's type, or the declared ROW type of a
 	// typed table argument (columns mapped by position). Nil for a
 	// polymorphic table argument.
-	Type *Type
+	Type *types.Type
 	// Optional arguments may be omitted (they are NULL then).
 	Optional bool
 }
@@ -108,7 +109,7 @@ type StateDecl struct {
 	Kind StateKind
 	// Type is the ROW type of a typed value entry, ARRAY<T> of a list, or
 	// MAP<K, V> of a map; nil for an untyped value entry.
-	Type *Type
+	Type *types.Type
 	// TTL is the entry's time-to-live on processing time. TTLSet tells an
 	// explicit declaration from none: TTLSet with TTL 0 disables TTL.
 	TTL    time.Duration
@@ -123,7 +124,7 @@ type ChangelogMode struct {
 }
 
 // NewChangelogMode returns a mode with the given kinds.
-func NewChangelogMode(kinds ...RowKind) ChangelogMode {
+func NewChangelogMode(kinds ...types.RowKind) ChangelogMode {
 	var m ChangelogMode
 	for _, k := range kinds {
 		m.kinds |= 1 << k
@@ -133,21 +134,21 @@ func NewChangelogMode(kinds ...RowKind) ChangelogMode {
 
 // Standard changelog modes.
 var (
-	InsertOnly = NewChangelogMode(Insert)
-	RetractAll = NewChangelogMode(Insert, UpdateBefore, UpdateAfter, Delete)
-	UpsertAll  = NewChangelogMode(Insert, UpdateAfter, Delete)
+	InsertOnly = NewChangelogMode(types.Insert)
+	RetractAll = NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter, types.Delete)
+	UpsertAll  = NewChangelogMode(types.Insert, types.UpdateAfter, types.Delete)
 )
 
 // Contains reports whether kind k is in the mode.
-func (m ChangelogMode) Contains(k RowKind) bool { return m.kinds&(1<<k) != 0 }
+func (m ChangelogMode) Contains(k types.RowKind) bool { return m.kinds&(1<<k) != 0 }
 
 // IsInsertOnly reports whether the mode has only INSERT.
-func (m ChangelogMode) IsInsertOnly() bool { return m.kinds == 1<<Insert }
+func (m ChangelogMode) IsInsertOnly() bool { return m.kinds == 1<<types.Insert }
 
 // Kinds returns the kinds in Flink's order.
-func (m ChangelogMode) Kinds() []RowKind {
-	var ks []RowKind
-	for k := Insert; k <= Delete; k++ {
+func (m ChangelogMode) Kinds() []types.RowKind {
+	var ks []types.RowKind
+	for k := types.Insert; k <= types.Delete; k++ {
 		if m.Contains(k) {
 			ks = append(ks, k)
 		}
@@ -161,7 +162,7 @@ func (m ChangelogMode) String() string {
 	var parts []string
 	for _, k := range m.Kinds() {
 		s := k.String()
-		if k == Delete && m.KeyOnlyDeletes {
+		if k == types.Delete && m.KeyOnlyDeletes {
 			s = "~" + s
 		}
 		parts = append(parts, s)
@@ -171,7 +172,7 @@ func (m ChangelogMode) String() string {
 
 // ShortString renders the mode in plan notation: I,UB,UA,D.
 func (m ChangelogMode) ShortString() string {
-	short := map[RowKind]string{Insert: "I", UpdateBefore: "UB", UpdateAfter: "UA", Delete: "D"}
+	short := map[types.RowKind]string{types.Insert: "I", types.UpdateBefore: "UB", types.UpdateAfter: "UA", types.Delete: "D"}
 	var parts []string
 	for _, k := range m.Kinds() {
 		parts = append(parts, short[k])
@@ -192,7 +193,7 @@ type FuncDef struct {
 	State    []StateDecl
 	// Output is the declared output type: a ROW type gives named columns,
 	// any other type one column EXPR$0.
-	Output Type
+	Output types.Type
 	// HasOnTimer reports whether the function defines onTimer.
 	HasOnTimer bool
 	// New makes one instance of the function for one call site.
@@ -221,7 +222,7 @@ type CallInfo struct {
 	Args []any
 	// Tables are the table arguments' schemas and PartitionBy their
 	// PARTITION BY column names (zero for scalar arguments).
-	Tables      []Schema
+	Tables      []types.Schema
 	PartitionBy [][]string
 	// Changelogs are the table arguments' changelog modes and UpsertKeys
 	// their upsert keys (column indexes; nil: none).
@@ -232,7 +233,7 @@ type CallInfo struct {
 // CallPlan is what Infer decides for a call.
 type CallPlan struct {
 	// Output is the output type of the call (ROW or scalar).
-	Output Type
+	Output types.Type
 	// Traits replace the declared traits of arguments (by declaration
 	// index); a zero entry keeps the declared ones.
 	Traits []Trait
@@ -251,9 +252,9 @@ type CallSpec struct {
 	Args []any
 	// Tables holds each table argument's schema by declaration index
 	// (the zero Schema for scalar arguments).
-	Tables []Schema
+	Tables []types.Schema
 	// Output is the function's own output columns (no key prefix, no rowtime).
-	Output Schema
+	Output types.Schema
 }
 
 // PTF is one instance of a process table function. The runtime calls it
@@ -262,7 +263,7 @@ type PTF interface {
 	// Eval is called once per input row; ctx.Input() tells which table
 	// argument the row belongs to. A PTF without table arguments is called
 	// once, with an empty row and ctx.Input() == -1.
-	Eval(ctx *Context, row Row) error
+	Eval(ctx *Context, row types.Row) error
 	// OnTimer is called when one of the instance's timers fires.
 	OnTimer(ctx *Context) error
 }
@@ -283,7 +284,7 @@ type StateCodec interface {
 // TableSemantics describes a table argument as Flink's TableSemantics does.
 type TableSemantics struct {
 	// DataType is the table's row type.
-	DataType Type
+	DataType types.Type
 	// PartitionBy are the indexes of the PARTITION BY columns.
 	PartitionBy []int
 	// OrderBy are the indexes of the ORDER BY columns, Descending their directions.

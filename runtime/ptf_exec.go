@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -29,21 +30,21 @@ type ptfNode struct {
 	uid    string
 	args   []any
 	tables []tableBinding
-	fnOut  Schema // the function's own columns
-	sch    Schema // prefix + function columns (+ rowtime)
+	fnOut  types.Schema // the function's own columns
+	sch    types.Schema // prefix + function columns (+ rowtime)
 	mode   ChangelogMode
 	text   string
 	// rowtime: the output ends with the on_time column of the input row
 	// (or a timer's time), typed rowtimeType.
 	rowtime     bool
-	rowtimeType Type
+	rowtimeType types.Type
 	// pos is where the statement calls the function.
 	pos sqlmini.Pos
 	// orderBy are the ORDER BY keys of each table argument (nil: none).
 	orderBy [][]sortKey
 }
 
-func (n *ptfNode) schema() Schema           { return n.sch }
+func (n *ptfNode) schema() types.Schema           { return n.sch }
 func (n *ptfNode) changelog() ChangelogMode { return n.mode }
 func (n *ptfNode) children() []node {
 	var c []node
@@ -115,7 +116,7 @@ func dropUID(tx state.Tx, uid string) error {
 func stateNamespace(uid, name string) string { return "state/" + uid + "/" + name }
 
 func (n *ptfNode) open(ex *execution) (stream, error) {
-	spec := CallSpec{Ctx: ex.ctx, UID: n.uid, Args: n.args, Tables: make([]Schema, len(n.def.Args)), Output: n.fnOut}
+	spec := CallSpec{Ctx: ex.ctx, UID: n.uid, Args: n.args, Tables: make([]types.Schema, len(n.def.Args)), Output: n.fnOut}
 	for _, t := range n.tables {
 		spec.Tables[t.decl] = t.in.schema()
 	}
@@ -271,7 +272,7 @@ type ptfOp struct {
 
 	// the current call
 	cur  *keyState
-	row  Row
+	row  types.Row
 	bind *tableBinding
 	bi   int // index of bind in node.tables
 }
@@ -316,7 +317,7 @@ func (o *ptfOp) step() error {
 		if len(n.def.State) > 0 {
 			o.cur = o.keyState(nil)
 		}
-		return o.call(Row{})
+		return o.call(types.Row{})
 	}
 	if o.par != nil {
 		return o.stepParallel()
@@ -371,7 +372,7 @@ func (o *ptfOp) stepByTime() error {
 		if h == nil {
 			continue
 		}
-		ts, _ := TimeMillis(h.row.Fields[o.node.tables[i].sem.TimeColumn])
+		ts, _ := types.TimeMillis(h.row.Fields[o.node.tables[i].sem.TimeColumn])
 		if best < 0 || ts < bestTs {
 			best, bestTs = i, ts
 		}
@@ -402,7 +403,7 @@ func (o *ptfOp) process(i int, ev event) error {
 		return nil
 	}
 	if b := o.buffers[i]; b != nil {
-		ts, ok := TimeMillis(ev.row.Fields[b.timeCol])
+		ts, ok := types.TimeMillis(ev.row.Fields[b.timeCol])
 		if !ok || (o.inHas[i] && ts <= o.inWM[i]) {
 			b.dropped++ // late (or without time): ORDER BY drops it
 			return nil
@@ -435,7 +436,7 @@ func (o *ptfOp) quietRow() {
 const quietRows = 1024
 
 // evalRow calls Eval for a row of input i.
-func (o *ptfOp) evalRow(i int, r Row) error {
+func (o *ptfOp) evalRow(i int, r types.Row) error {
 	b := &o.node.tables[i]
 	o.bind, o.bi, o.row = b, i, r
 	o.cur = nil
@@ -514,7 +515,7 @@ func (o *ptfOp) fireTimers() error {
 	return nil
 }
 
-func (o *ptfOp) call(r Row) error {
+func (o *ptfOp) call(r types.Row) error {
 	if err := o.evictErr; err != nil {
 		return at(o.node.pos, err)
 	}
@@ -546,7 +547,7 @@ func (o *ptfOp) callError(err error) error {
 		}
 		where = append(where, fmt.Sprintf("%s at %d", name, o.firing.time))
 	} else if o.bind != nil {
-		where = append(where, "input row "+FormatRow(o.row, o.bind.in.schema()))
+		where = append(where, "input row "+types.FormatRow(o.row, o.bind.in.schema()))
 	}
 	if len(where) == 0 {
 		return at(o.node.pos, err)
@@ -566,7 +567,7 @@ func (e *CallError) Unwrap() error { return e.Err }
 func formatFields(vals []any) string {
 	s := make([]string, len(vals))
 	for i, v := range vals {
-		s[i] = FormatValue(v, Type{})
+		s[i] = types.FormatValue(v, types.Type{})
 	}
 	return strings.Join(s, ", ")
 }
@@ -598,7 +599,7 @@ func (o *ptfOp) keyState(key []any) *keyState {
 
 // loadTimers reads the timers a previous statement or run left.
 func (o *ptfOp) loadTimers() error {
-	var types []Type
+	var types []types.Type
 	for _, t := range o.node.tables {
 		for _, k := range t.partition {
 			types = append(types, t.in.schema().Columns[k].Type)

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"encoding/binary"
 	"fmt"
 
@@ -26,7 +27,7 @@ func (o *ptfOp) key() []any {
 	return o.cur.key
 }
 
-func (o *ptfOp) collect(r Row) error {
+func (o *ptfOp) collect(r types.Row) error {
 	n := o.node
 	if !n.mode.Contains(r.Kind) {
 		return fmt.Errorf("Invalid row kind received: %s. Expected produced changelog mode: %s", r.Kind, n.mode)
@@ -41,9 +42,9 @@ func (o *ptfOp) collect(r Row) error {
 	if n.rowtime {
 		out = append(out, o.rowtime())
 	}
-	o.out = append(o.out, event{kind: evRow, row: Row{Kind: r.Kind, Fields: out}})
+	o.out = append(o.out, event{kind: evRow, row: types.Row{Kind: r.Kind, Fields: out}})
 	if o.tr != nil {
-		o.traceEvent("emitted %s", FormatRow(Row{Kind: r.Kind, Fields: out}, n.sch))
+		o.traceEvent("emitted %s", types.FormatRow(types.Row{Kind: r.Kind, Fields: out}, n.sch))
 	}
 	return nil
 }
@@ -155,10 +156,10 @@ func (o *ptfOp) changelogMode() ChangelogMode { return o.node.mode }
 // the firing timer's time typed like it.
 func (o *ptfOp) rowtime() any {
 	if o.firing != nil {
-		if o.node.rowtimeType.Kind == KindTimestamp {
-			return LocalDateTime{Millis: o.firing.time}
+		if o.node.rowtimeType.Kind == types.KindTimestamp {
+			return types.LocalDateTime{Millis: o.firing.time}
 		}
-		return Instant{Millis: o.firing.time}
+		return types.Instant{Millis: o.firing.time}
 	}
 	if o.bind == nil || o.bind.sem.TimeColumn < 0 {
 		return nil
@@ -173,7 +174,7 @@ func (o *ptfOp) time() (int64, bool) {
 	if o.bind == nil || o.bind.sem.TimeColumn < 0 {
 		return 0, false
 	}
-	return TimeMillis(o.row.Fields[o.bind.sem.TimeColumn])
+	return types.TimeMillis(o.row.Fields[o.bind.sem.TimeColumn])
 }
 
 func (o *ptfOp) currentWatermark() (int64, bool) { return o.wm, o.hasWM }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bufio"
 	"context"
 	"fmt"
@@ -14,8 +15,8 @@ import (
 // Sink receives the rows of a running query: a Printer, or the file sink
 // of an INSERT INTO.
 type Sink interface {
-	Begin(s Schema) error
-	Row(r Row) error
+	Begin(s types.Schema) error
+	Row(r types.Row) error
 	End() error
 }
 
@@ -45,7 +46,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, o
 	start := time.Now()
 	ex, err := s.newExecution(ctx)
 	if err != nil {
-		return sqlmini.Errorf(pos, "%v", err)
+		return sqlmini.Errorf(pos, "%w", err)
 	}
 	str, err := n.open(ex)
 	if err != nil {

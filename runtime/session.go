@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bufio"
 	"context"
 	"errors"
@@ -182,11 +183,11 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 	switch key {
 	case SetProcessingTime:
 		if _, err := parseTimeSetting(val); err != nil {
-			return sqlmini.Errorf(set.Pos, "SET '%s': %v", key, err)
+			return sqlmini.Errorf(set.Pos, "SET '%s': %w", key, err)
 		}
 	case SetStateTTL:
-		if _, err := ParseDuration(val); err != nil {
-			return sqlmini.Errorf(set.Pos, "SET '%s': %v", key, err)
+		if _, err := types.ParseDuration(val); err != nil {
+			return sqlmini.Errorf(set.Pos, "SET '%s': %w", key, err)
 		}
 	case "ptfsh.seed":
 		if _, err := strconv.ParseInt(val, 10, 64); err != nil {
@@ -202,7 +203,7 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		}
 		st, err := s.cfg.OpenStore(s.path(val))
 		if err != nil {
-			return sqlmini.Errorf(set.Pos, "SET 'state.path': %v", err)
+			return sqlmini.Errorf(set.Pos, "SET 'state.path': %w", err)
 		}
 		if s.ownStore {
 			s.cfg.Store.Close()
@@ -230,7 +231,7 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		}
 	case SetParallelism:
 		if _, err := parseParallelism(val); err != nil {
-			return sqlmini.Errorf(set.Pos, "%v", err)
+			return sqlmini.Errorf(set.Pos, "%w", err)
 		}
 	case SetMaxTimerFirings:
 		if n, err := strconv.Atoi(val); err != nil || n < 0 {
@@ -242,7 +243,7 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		}
 	case "sql-client.execution.result-mode", "ptfsh.format":
 		if _, err := NewPrinter(strings.ToLower(val), io.Discard); err != nil {
-			return sqlmini.Errorf(set.Pos, "%v", err)
+			return sqlmini.Errorf(set.Pos, "%w", err)
 		}
 		// The last of the two format settings wins.
 		delete(s.settings, "sql-client.execution.result-mode")
@@ -250,7 +251,7 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 	}
 	if s.cfg.OnSet != nil {
 		if err := s.cfg.OnSet(key, val); err != nil {
-			return sqlmini.Errorf(set.Pos, "SET '%s': %v", key, err)
+			return sqlmini.Errorf(set.Pos, "SET '%s': %w", key, err)
 		}
 	}
 	s.settings[key] = val
@@ -342,7 +343,7 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 	}
 	def.Name = name
 	if err := checkDeclaration(def); err != nil {
-		return sqlmini.Errorf(f.Name.Pos, "%v", err)
+		return sqlmini.Errorf(f.Name.Pos, "%w", err)
 	}
 	fn := &Function{Def: def, Temporary: c.Temporary}
 	if f.Path != nil {
@@ -397,13 +398,13 @@ func (s *Session) createView(c *sqlmini.Create, v *sqlmini.CreateView) error {
 		if len(v.Columns) != n.schema().Len() {
 			return sqlmini.Errorf(v.Pos, "view '%s' names %d columns but its query has %d: %s", name, len(v.Columns), n.schema().Len(), namesOf(n.schema()))
 		}
-		cols := make([]Column, len(v.Columns))
+		cols := make([]types.Column, len(v.Columns))
 		copy(cols, n.schema().Columns)
 		for i, cn := range v.Columns {
 			t.ColumnNames = append(t.ColumnNames, string(cn.Value))
 			cols[i].Name = string(cn.Value)
 		}
-		t.Schema = Schema{Columns: cols}
+		t.Schema = types.Schema{Columns: cols}
 	}
 	s.cat.addTable(t)
 	return nil
@@ -582,7 +583,7 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 	defer out.Flush()
 	p, err := NewPrinter(s.format(), out)
 	if err != nil {
-		return sqlmini.Errorf(st.Pos, "%v", err)
+		return sqlmini.Errorf(st.Pos, "%w", err)
 	}
 	setUpsertKey(p, upsertKeyOf(n)) // the table mode materialises by it: print_table.go
 	return s.run(ctx, st.Pos, n, p, out)

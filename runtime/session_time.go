@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"fmt"
 	"strconv"
@@ -36,7 +37,7 @@ func (s *Session) newExecution(ctx context.Context) (*execution, error) {
 		ex.now = func() int64 { return ms }
 	}
 	if v, ok := s.settings[SetStateTTL]; ok {
-		d, err := ParseDuration(v)
+		d, err := types.ParseDuration(v)
 		if err != nil {
 			return nil, fmt.Errorf("SET '%s': %w", SetStateTTL, err)
 		}
@@ -81,11 +82,11 @@ func parseTimeSetting(v string) (int64, error) {
 	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return ms, nil
 	}
-	t, err := ParseValue(v, TypeTimestampLTZ, ParseOptions{})
+	t, err := ParseValue(v, types.TypeTimestampLTZ, ParseOptions{})
 	if err != nil {
 		return 0, fmt.Errorf("want epoch milliseconds or a time such as '2025-03-27 12:00:00', not '%s'", v)
 	}
-	ms, _ := TimeMillis(t)
+	ms, _ := types.TimeMillis(t)
 	return ms, nil
 }
 

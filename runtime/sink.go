@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bufio"
 	"context"
 	"encoding/json"
@@ -108,7 +109,7 @@ func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (node, *fileSink, 
 	// ('sink.supports-delete-by-key', Flink's values-sink option).
 	p.required = RetractAll
 	if byKey, err := boolOption(t, "sink.supports-delete-by-key"); err != nil {
-		return nil, nil, sqlmini.Errorf(pos, "%v", err)
+		return nil, nil, sqlmini.Errorf(pos, "%w", err)
 	} else if byKey {
 		p.required.KeyOnlyDeletes = true
 	}
@@ -136,9 +137,9 @@ func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (node, *fileSink, 
 
 // checkSinkColumns checks that the query's columns fit the table's, by
 // position, with Flink's message.
-func checkSinkColumns(t *Table, q Schema, pos sqlmini.Pos) error {
+func checkSinkColumns(t *Table, q types.Schema, pos sqlmini.Pos) error {
 	sch := t.Schema
-	show := func(s Schema) string {
+	show := func(s types.Schema) string {
 		parts := make([]string, s.Len())
 		for i, c := range s.Columns {
 			parts[i] = c.Name + ": " + c.Type.String()
@@ -225,7 +226,7 @@ type fileSink struct {
 	t         *Table
 	path      string
 	pos       sqlmini.Pos // the table's name in the INSERT, where errors point
-	query     Schema      // the query's columns
+	query     types.Schema      // the query's columns
 	op        int         // the op column's place in the file's rows, or -1
 	store     state.Store
 	errOut    io.Writer
@@ -250,7 +251,7 @@ func (k *fileSink) key() []byte { return []byte(k.t.Name + "\x00" + k.t.Options[
 // Begin opens the file for appending, first cutting it back to the last
 // checkpoint of a statement that did not end, and records its length: a
 // statement killed before its first checkpoint is cut back to it too.
-func (k *fileSink) Begin(Schema) error {
+func (k *fileSink) Begin(types.Schema) error {
 	var rec *sinkRecord
 	err := k.store.View(func(tx state.Tx) error {
 		b, err := tx.Get(sinkNamespace, k.key())
@@ -303,9 +304,9 @@ func (k *fileSink) fail(err error) error {
 
 // Row writes one row: cast to the table's columns, with its kind in the
 // op column.
-func (k *fileSink) Row(r Row) error { return at(k.pos, k.row(r)) }
+func (k *fileSink) Row(r types.Row) error { return at(k.pos, k.row(r)) }
 
-func (k *fileSink) row(r Row) error {
+func (k *fileSink) row(r types.Row) error {
 	f := k.fields[:0]
 	for i, c := range k.t.Schema.Columns {
 		if len(f) == k.op {
@@ -315,7 +316,7 @@ func (k *fileSink) row(r Row) error {
 		if err != nil {
 			return fmt.Errorf("table '%s', column '%s': %w", k.t.Name, c.Name, err)
 		}
-		if v == nil && c.Type.NotNull && !(r.Kind == Delete && k.t.Changelog.KeyOnlyDeletes) {
+		if v == nil && c.Type.NotNull && !(r.Kind == types.Delete && k.t.Changelog.KeyOnlyDeletes) {
 			if k.dropNulls {
 				return nil
 			}
@@ -326,7 +327,7 @@ func (k *fileSink) row(r Row) error {
 	if len(f) == k.op {
 		f = append(f, r.Kind.ShortString())
 	}
-	if err := k.p.Row(Row{Kind: Insert, Fields: f}); err != nil {
+	if err := k.p.Row(types.Row{Kind: types.Insert, Fields: f}); err != nil {
 		return k.fail(err)
 	}
 	return nil
@@ -394,7 +395,7 @@ type statementSetNode struct {
 	active int // the query whose rows are flowing
 }
 
-func (n *statementSetNode) schema() Schema           { return Schema{} }
+func (n *statementSetNode) schema() types.Schema           { return types.Schema{} }
 func (n *statementSetNode) changelog() ChangelogMode { return InsertOnly }
 func (n *statementSetNode) children() []node         { return n.ins }
 func (n *statementSetNode) explain() string          { return "StatementSet()" }
@@ -444,16 +445,16 @@ type setSink struct {
 	sinks []*fileSink
 }
 
-func (s *setSink) Begin(Schema) error {
+func (s *setSink) Begin(types.Schema) error {
 	for _, k := range s.sinks {
-		if err := k.Begin(Schema{}); err != nil {
+		if err := k.Begin(types.Schema{}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *setSink) Row(r Row) error { return s.sinks[s.node.active].Row(r) }
+func (s *setSink) Row(r types.Row) error { return s.sinks[s.node.active].Row(r) }
 
 func (s *setSink) End() error {
 	for _, k := range s.sinks {

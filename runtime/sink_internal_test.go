@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -11,7 +12,7 @@ import (
 
 func sinkTable(dir string) *Table {
 	return &Table{Name: "s", Kind: TableFile, BaseDir: dir,
-		Schema:  Schema{Columns: []Column{{Name: "n", Type: TypeInt}}},
+		Schema:  types.Schema{Columns: []types.Column{{Name: "n", Type: types.TypeInt}}},
 		Options: map[string]string{"connector": "filesystem", "path": "s.csv", "format": "csv"}}
 }
 
@@ -34,11 +35,11 @@ func TestFileSink_checkpoints(t *testing.T) {
 		tb := sinkTable(dir)
 		return &fileSink{t: tb, path: tablePath(tb), store: store, errOut: &notes, op: -1}
 	}
-	row := func(n int64) Row { return Row{Kind: Insert, Fields: []any{n}} }
+	row := func(n int64) types.Row { return types.Row{Kind: types.Insert, Fields: []any{n}} }
 
 	// A statement writes 1, checkpoints, writes 2 and fails.
 	k := newSink()
-	if err := k.Begin(Schema{}); err != nil {
+	if err := k.Begin(types.Schema{}); err != nil {
 		t.Fatal(err)
 	}
 	k.Row(row(1))
@@ -57,7 +58,7 @@ func TestFileSink_checkpoints(t *testing.T) {
 
 	// A killed statement: its record stays, and the file grew past it.
 	k = newSink()
-	if err := k.Begin(Schema{}); err != nil {
+	if err := k.Begin(types.Schema{}); err != nil {
 		t.Fatal(err)
 	}
 	k.Row(row(3))
@@ -65,7 +66,7 @@ func TestFileSink_checkpoints(t *testing.T) {
 	k.f.Close() // killed: no close, no checkpoint
 	notes.Reset()
 	k = newSink()
-	if err := k.Begin(Schema{}); err != nil {
+	if err := k.Begin(types.Schema{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readSinkFile(t, dir); got != "1\n" {

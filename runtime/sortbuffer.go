@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"container/heap"
 	"fmt"
 
@@ -26,7 +27,7 @@ type sortBuffer struct {
 }
 
 type sortEntry struct {
-	row Row
+	row types.Row
 	ts  int64
 	seq uint64
 }
@@ -80,15 +81,15 @@ func newSortBuffer(timeCol int, keys []sortKey) *sortBuffer {
 }
 
 // add buffers a row.
-func (b *sortBuffer) add(r Row, ts int64) {
+func (b *sortBuffer) add(r types.Row, ts int64) {
 	b.seq++
 	heap.Push(&b.h, sortEntry{row: r, ts: ts, seq: b.seq})
 }
 
 // pop hands out the next row whose time is at or before wm.
-func (b *sortBuffer) pop(wm int64) (Row, bool) {
+func (b *sortBuffer) pop(wm int64) (types.Row, bool) {
 	if b.h.Len() == 0 || b.h.entries[0].ts > wm {
-		return Row{}, false
+		return types.Row{}, false
 	}
 	return heap.Pop(&b.h).(sortEntry).row, true
 }
@@ -130,7 +131,7 @@ func (b *sortBuffer) load(tx state.Tx, ns string) error {
 		if err != nil || len(rest) != 0 || !ok {
 			return fmt.Errorf("corrupt ORDER BY buffer %s", ns)
 		}
-		b.add(Row{Kind: Insert, Fields: fields}, ts)
+		b.add(types.Row{Kind: types.Insert, Fields: fields}, ts)
 		return nil
 	})
 }

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
@@ -16,8 +17,8 @@ import (
 
 // benchSchema is a click stream: a timestamp, two strings (one repeating
 // a lot, one mostly distinct), an INT and a DOUBLE.
-var benchSchema = schema(col("ts", tLTZ3), col("user_id", runtime.TypeString), col("url", runtime.TypeString),
-	col("score", runtime.TypeInt), col("price", runtime.TypeDouble))
+var benchSchema = schema(col("ts", tLTZ3), col("user_id", types.TypeString), col("url", types.TypeString),
+	col("score", types.TypeInt), col("price", types.TypeDouble))
 
 const benchRows = 100_000
 
@@ -123,10 +124,10 @@ func BenchmarkJSONReader(b *testing.B) {
 // same value conversions as the real readers.
 type stdReader struct {
 	f    *os.File
-	next func() (runtime.Row, error)
+	next func() (types.Row, error)
 }
 
-func (r *stdReader) Next() (runtime.Row, error)  { return r.next() }
+func (r *stdReader) Next() (types.Row, error)  { return r.next() }
 func (r *stdReader) Position() runtime.SourcePos { return runtime.SourcePos{} }
 func (r *stdReader) Close() error                { return r.f.Close() }
 
@@ -137,10 +138,10 @@ func openStdCSV(path string) (runtime.RowReader, error) {
 	}
 	cr := csv.NewReader(bufio.NewReaderSize(f, 64<<10))
 	cr.ReuseRecord = true
-	return &stdReader{f: f, next: func() (runtime.Row, error) {
+	return &stdReader{f: f, next: func() (types.Row, error) {
 		rec, err := cr.Read()
 		if err != nil {
-			return runtime.Row{}, err
+			return types.Row{}, err
 		}
 		fields := make([]any, len(rec))
 		for i, s := range rec {
@@ -148,13 +149,13 @@ func openStdCSV(path string) (runtime.RowReader, error) {
 				continue
 			}
 			if fields[i], err = runtime.ParseValue(s, benchSchema.Columns[i].Type, runtime.ParseOptions{}); err != nil {
-				return runtime.Row{}, err
+				return types.Row{}, err
 			}
 			if str, ok := fields[i].(string); ok {
 				fields[i] = strings.Clone(str) // the record is reused
 			}
 		}
-		return runtime.NewRow(fields...), nil
+		return types.NewRow(fields...), nil
 	}}, nil
 }
 
@@ -165,18 +166,18 @@ func openStdJSON(path string) (runtime.RowReader, error) {
 	}
 	dec := json.NewDecoder(bufio.NewReaderSize(f, 64<<10))
 	dec.UseNumber()
-	return &stdReader{f: f, next: func() (runtime.Row, error) {
+	return &stdReader{f: f, next: func() (types.Row, error) {
 		var obj map[string]any
 		if err := dec.Decode(&obj); err != nil {
-			return runtime.Row{}, err
+			return types.Row{}, err
 		}
 		fields := make([]any, len(benchSchema.Columns))
 		for i, c := range benchSchema.Columns {
 			var err error
 			if fields[i], err = runtime.ConvertJSON(obj[c.Name], c.Type, runtime.ParseOptions{}); err != nil {
-				return runtime.Row{}, err
+				return types.Row{}, err
 			}
 		}
-		return runtime.NewRow(fields...), nil
+		return types.NewRow(fields...), nil
 	}}, nil
 }

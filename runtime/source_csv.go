@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bufio"
 	"bytes"
 	"fmt"
@@ -88,7 +89,7 @@ type csvField struct {
 // *ParseError such as x.csv:3:7: column "score": cannot parse "abc" as
 // INT, whose column is the byte column where the field starts. The caller
 // closes the reader.
-func OpenCSV(path string, schema Schema, opts CSVSourceOptions) (RowReader, error) {
+func OpenCSV(path string, schema types.Schema, opts CSVSourceOptions) (RowReader, error) {
 	vp, err := compileParseOptions(opts.Parse)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -159,7 +160,7 @@ func (r *csvReader) checkOptions() error {
 }
 
 // checkHeader reads the first line and compares it with the column names.
-func (r *csvReader) checkHeader(schema Schema) error {
+func (r *csvReader) checkHeader(schema types.Schema) error {
 	var line []byte
 	for {
 		var err error
@@ -193,9 +194,9 @@ func (r *csvReader) checkHeader(schema Schema) error {
 }
 
 // Next implements RowReader.
-func (r *csvReader) Next() (Row, error) {
+func (r *csvReader) Next() (types.Row, error) {
 	if r.err != nil {
-		return Row{}, r.err
+		return types.Row{}, r.err
 	}
 	for {
 		row, err := r.next()
@@ -207,7 +208,7 @@ func (r *csvReader) Next() (Row, error) {
 			r.skipStats.add(pe)
 			continue
 		}
-		return Row{}, err
+		return types.Row{}, err
 	}
 }
 
@@ -273,14 +274,14 @@ func cutEOL(line []byte) (content, eol []byte) {
 	return line[:n], line[n:]
 }
 
-func (r *csvReader) next() (Row, error) {
+func (r *csvReader) next() (types.Row, error) {
 	for {
 		line, err := r.readLine()
 		if err != nil {
-			return Row{}, r.ioError(err)
+			return types.Row{}, r.ioError(err)
 		}
 		if len(line) == 0 {
-			return Row{}, io.EOF
+			return types.Row{}, io.EOF
 		}
 		content, _ := cutEOL(line)
 		if len(content) == 0 || r.opts.AllowComments && content[0] == '#' {
@@ -288,7 +289,7 @@ func (r *csvReader) next() (Row, error) {
 		}
 		data, err := r.split(line)
 		if err != nil {
-			return Row{}, err
+			return types.Row{}, err
 		}
 		return r.decode(data)
 	}
@@ -440,7 +441,7 @@ func (r *csvReader) fieldError(f *csvField, i int, msg string) error {
 }
 
 // decode turns the fields of a record into a row.
-func (r *csvReader) decode(data []byte) (Row, error) {
+func (r *csvReader) decode(data []byte) (types.Row, error) {
 	n := len(r.cols)
 	if len(r.fields) != n {
 		e := &ParseError{File: r.path}
@@ -458,7 +459,7 @@ func (r *csvReader) decode(data []byte) (Row, error) {
 			e.Line, e.Col, e.Column = last.endLine, last.end1, r.cols[len(r.fields)].name
 			e.Msg = "missing value: " + count
 		}
-		return Row{}, e
+		return types.Row{}, e
 	}
 	out := r.slab.fields(n)
 	for i := range r.fields {
@@ -471,18 +472,18 @@ func (r *csvReader) decode(data []byte) (Row, error) {
 				if len(raw) > 0 {
 					what = "the null literal"
 				}
-				return Row{}, &ParseError{File: r.path, Line: f.line, Col: f.col, Column: c.name, Value: string(raw),
+				return types.Row{}, &ParseError{File: r.path, Line: f.line, Col: f.col, Column: c.name, Value: string(raw),
 					Msg: "null value (" + what + ") for " + c.typ.String()}
 			}
 			continue // out[i] is nil
 		}
 		v, err := r.value(c, raw)
 		if err != nil {
-			return Row{}, &ParseError{File: r.path, Line: f.line, Col: f.col, Column: c.name, Value: string(raw), Msg: err.Error()}
+			return types.Row{}, &ParseError{File: r.path, Line: f.line, Col: f.col, Column: c.name, Value: string(raw), Msg: err.Error()}
 		}
 		out[i] = v
 	}
-	return Row{Kind: Insert, Fields: out}, nil
+	return types.Row{Kind: types.Insert, Fields: out}, nil
 }
 
 // columnList names the columns for a message about the number of fields:
@@ -501,18 +502,18 @@ func (r *csvReader) columnList() string {
 // value reads one non-NULL field, with fast paths for the common types.
 func (r *csvReader) value(c *srcColumn, raw []byte) (any, error) {
 	switch c.typ.Kind {
-	case KindChar, KindVarChar:
+	case types.KindChar, types.KindVarChar:
 		if !utf8.Valid(raw) {
 			return nil, fmt.Errorf("invalid UTF-8 in %s", quoteText(string(raw)))
 		}
 		return c.intern.get(raw), nil
-	case KindTinyInt, KindSmallInt, KindInt, KindBigInt:
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		if n, ok := atoiBytes(raw); ok {
 			if lo, hi := integerRange(c.typ.Kind); n >= lo && n <= hi {
 				return n, nil
 			}
 		}
-	case KindDouble:
+	case types.KindDouble:
 		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
 			return f, nil
 		}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +18,7 @@ type RowReader interface {
 	// called again to read the rows after it. Other errors (reading the
 	// file) are final. After io.EOF, Next returns rows appended to the file
 	// since, if any, so a file that grows can be followed.
-	Next() (Row, error)
+	Next() (types.Row, error)
 	// Position returns where the reader stands: just after the last row
 	// returned, skipped or reported bad.
 	Position() SourcePos
@@ -220,11 +221,11 @@ func (s *rowSlab) fields(n int) []any {
 // srcColumn is what a reader knows of one column of its schema.
 type srcColumn struct {
 	name   string
-	typ    Type
+	typ    types.Type
 	intern *interner // string columns only
 }
 
-func srcColumns(schema Schema) []srcColumn {
+func srcColumns(schema types.Schema) []srcColumn {
 	cols := make([]srcColumn, len(schema.Columns))
 	for i, c := range schema.Columns {
 		cols[i] = srcColumn{name: c.Name, typ: c.Type}

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"io"
 	"io/fs"
@@ -37,15 +38,15 @@ func readAll(r runtime.RowReader, path string) (rows []string, err error) {
 	}
 }
 
-func schema(cols ...runtime.Column) runtime.Schema { return runtime.Schema{Columns: cols} }
+func schema(cols ...types.Column) types.Schema { return types.Schema{Columns: cols} }
 
-func col(name string, t runtime.Type) runtime.Column { return runtime.Column{Name: name, Type: t} }
+func col(name string, t types.Type) types.Column { return types.Column{Name: name, Type: t} }
 
-var scoreSchema = schema(col("name", runtime.TypeString), col("score", runtime.TypeInt), col("ts", tTS3))
+var scoreSchema = schema(col("name", types.TypeString), col("score", types.TypeInt), col("ts", tTS3))
 
 type readerCase struct {
 	name     string
-	schema   runtime.Schema // scoreSchema when empty
+	schema   types.Schema // scoreSchema when empty
 	csv      runtime.CSVSourceOptions
 	json     runtime.JSONSourceOptions
 	content  string
@@ -55,7 +56,7 @@ type readerCase struct {
 	firstBad []string // Error() of the first skipped rows
 }
 
-func (tt readerCase) run(t *testing.T, open func(path string, s runtime.Schema) (runtime.RowReader, error), file string) {
+func (tt readerCase) run(t *testing.T, open func(path string, s types.Schema) (runtime.RowReader, error), file string) {
 	t.Helper()
 	s := tt.schema
 	if s.Columns == nil {
@@ -100,7 +101,7 @@ func (tt readerCase) run(t *testing.T, open func(path string, s runtime.Schema) 
 func TestOpenCSV(t *testing.T) {
 	bob := `+I("Bob", int64(12), 2025-03-27T12:00:00.000)`
 	alice := `+I("Alice", int64(7), 2025-03-27T12:00:00.000)`
-	notNull := schema(col("name", runtime.TypeString.AsNotNull()), col("score", runtime.TypeInt), col("ts", tTS3))
+	notNull := schema(col("name", types.TypeString.AsNotNull()), col("score", types.TypeInt), col("ts", tTS3))
 	tests := []readerCase{
 		{name: "basic", content: "Bob,12,2025-03-27T12:00:00Z\nAlice,7,1743076800000\n", want: []string{bob, alice}},
 		{name: "last line without newline", content: "Bob,12,2025-03-27 12:00:00\nAlice,7,2025-03-27T12:00", want: []string{bob, alice}},
@@ -157,7 +158,7 @@ func TestOpenCSV(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.run(t, func(path string, s runtime.Schema) (runtime.RowReader, error) {
+			tt.run(t, func(path string, s types.Schema) (runtime.RowReader, error) {
 				return runtime.OpenCSV(path, s, tt.csv)
 			}, "x.csv")
 		})
@@ -363,8 +364,8 @@ func sharedData(t *testing.T, name string) string {
 }
 
 var flightsSchema = schema(
-	col("date", tTS3), col("delay", runtime.TypeInt), col("distance", runtime.TypeInt),
-	col("origin", runtime.TypeString), col("destination", runtime.TypeString))
+	col("date", tTS3), col("delay", types.TypeInt), col("distance", types.TypeInt),
+	col("origin", types.TypeString), col("destination", types.TypeString))
 
 var flightsOpts = runtime.JSONSourceOptions{Parse: runtime.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}}
 
@@ -413,7 +414,7 @@ func TestOpenJSON_flights(t *testing.T) {
 	}
 }
 
-var stocksSchema = schema(col("symbol", runtime.TypeString), col("date", tDate), col("price", tDecimal(10, 2)))
+var stocksSchema = schema(col("symbol", types.TypeString), col("date", tDate), col("price", tDecimal(10, 2)))
 
 var stocksOpts = runtime.CSVSourceOptions{Header: true, Parse: runtime.ParseOptions{TimestampPattern: "MMM d yyyy"}}
 
@@ -434,7 +435,7 @@ func TestOpenCSV_stocks(t *testing.T) {
 }
 
 func TestOpenCSV_moreRealData(t *testing.T) {
-	github := schema(col("time", tLTZ3), col("count", runtime.TypeInt))
+	github := schema(col("time", tLTZ3), col("count", types.TypeInt))
 	n, got := countRows(t, func() (runtime.RowReader, error) {
 		return runtime.OpenCSV("testdata/github-100.csv", github,
 			runtime.CSVSourceOptions{Header: true, Parse: runtime.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm:ss"}})
@@ -445,14 +446,14 @@ func TestOpenCSV_moreRealData(t *testing.T) {
 	names := []string{"Airport Name", "Aircraft Make Model", "Effect Amount of damage", "Flight Date",
 		"Aircraft Airline Operator", "Origin State", "Phase of flight", "Wildlife Size", "Wildlife Species",
 		"Time of day", "Cost Other", "Cost Repair", "Cost Total $", "Speed IAS in knots"}
-	var cols []runtime.Column
+	var cols []types.Column
 	for _, name := range names {
-		t := runtime.TypeString
+		t := types.TypeString
 		switch name {
 		case "Flight Date":
 			t = tDate
 		case "Cost Other", "Cost Repair", "Cost Total $", "Speed IAS in knots":
-			t = runtime.TypeInt
+			t = types.TypeInt
 		}
 		cols = append(cols, col(name, t))
 	}
@@ -480,8 +481,8 @@ func TestOpenCSV_moreRealData(t *testing.T) {
 
 // fuzzSchema has a column of each family, so that fuzzed text reaches
 // every value parser.
-var fuzzSchema = schema(col("s", runtime.TypeString), col("i", runtime.TypeInt), col("ts", tTS3),
-	col("d", tDecimal(5, 2)), col("a", runtime.ArrayOf(runtime.TypeInt)))
+var fuzzSchema = schema(col("s", types.TypeString), col("i", types.TypeInt), col("ts", tTS3),
+	col("d", tDecimal(5, 2)), col("a", types.ArrayOf(types.TypeInt)))
 
 // drain reads r to the end, checking the contract of errors: a
 // *ParseError has a line and a column of at least 1, and a reader that

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"fmt"
 	"io"
@@ -74,7 +75,7 @@ const (
 // numbers. A bad value is a *ParseError at the line and column of the
 // value; a JSON array that is not well formed between its elements cannot
 // be skipped and stops the reader. The caller closes the reader.
-func OpenJSON(path string, schema Schema, opts JSONSourceOptions) (RowReader, error) {
+func OpenJSON(path string, schema types.Schema, opts JSONSourceOptions) (RowReader, error) {
 	vp, err := compileParseOptions(opts.Parse)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -112,9 +113,9 @@ func OpenJSON(path string, schema Schema, opts JSONSourceOptions) (RowReader, er
 }
 
 // Next implements RowReader.
-func (r *jsonReader) Next() (Row, error) {
+func (r *jsonReader) Next() (types.Row, error) {
 	if r.err != nil {
-		return Row{}, r.err
+		return types.Row{}, r.err
 	}
 	for {
 		row, err := r.next()
@@ -126,7 +127,7 @@ func (r *jsonReader) Next() (Row, error) {
 			r.skipStats.add(pe)
 			continue
 		}
-		return Row{}, err
+		return types.Row{}, err
 	}
 }
 
@@ -202,7 +203,7 @@ func (r *jsonReader) here(msg string) error {
 	return r.err
 }
 
-func (r *jsonReader) next() (Row, error) {
+func (r *jsonReader) next() (types.Row, error) {
 	for {
 		switch r.mode {
 		case jsonDetect:
@@ -211,7 +212,7 @@ func (r *jsonReader) next() (Row, error) {
 				if err == nil {
 					err = io.EOF // maybe the file grows: detect again next time
 				}
-				return Row{}, err
+				return types.Row{}, err
 			}
 			switch c {
 			case '[':
@@ -225,7 +226,7 @@ func (r *jsonReader) next() (Row, error) {
 		case jsonLines:
 			rec, line, col0, ok, err := r.nextLine()
 			if !ok {
-				return Row{}, err
+				return types.Row{}, err
 			}
 			if len(bytes.TrimLeft(rec, " \t\r\n")) == 0 {
 				continue
@@ -234,10 +235,10 @@ func (r *jsonReader) next() (Row, error) {
 		case jsonArrayFirst, jsonArrayNext:
 			c, ok, err := r.peek()
 			if err != nil {
-				return Row{}, err
+				return types.Row{}, err
 			}
 			if !ok {
-				return Row{}, r.here("unexpected end of file: the JSON array is not closed")
+				return types.Row{}, r.here("unexpected end of file: the JSON array is not closed")
 			}
 			if c == ']' {
 				r.pos++
@@ -246,27 +247,27 @@ func (r *jsonReader) next() (Row, error) {
 			}
 			if r.mode == jsonArrayNext {
 				if c != ',' {
-					return Row{}, r.here(fmt.Sprintf("invalid JSON: unexpected %s, expected ',' or ']' in the array", showByte(c)))
+					return types.Row{}, r.here(fmt.Sprintf("invalid JSON: unexpected %s, expected ',' or ']' in the array", showByte(c)))
 				}
 				r.pos++
 				if c, ok, err = r.peek(); err != nil {
-					return Row{}, err
+					return types.Row{}, err
 				} else if !ok {
-					return Row{}, r.here("unexpected end of file: the JSON array is not closed")
+					return types.Row{}, r.here("unexpected end of file: the JSON array is not closed")
 				}
 			}
 			if c == ',' || c == ']' {
-				return Row{}, r.here(fmt.Sprintf("invalid JSON: unexpected %s, expected an object", showByte(c)))
+				return types.Row{}, r.here(fmt.Sprintf("invalid JSON: unexpected %s, expected an object", showByte(c)))
 			}
 			r.mode = jsonArrayNext
 			return r.element()
 		case jsonArrayClosed:
 			if c, ok, err := r.peek(); err != nil {
-				return Row{}, err
+				return types.Row{}, err
 			} else if ok {
-				return Row{}, r.here(fmt.Sprintf("invalid JSON: unexpected %s after the top-level array", showByte(c)))
+				return types.Row{}, r.here(fmt.Sprintf("invalid JSON: unexpected %s after the top-level array", showByte(c)))
 			}
-			return Row{}, io.EOF
+			return types.Row{}, io.EOF
 		}
 	}
 }
@@ -310,7 +311,7 @@ func (r *jsonReader) nextLine() (rec []byte, line int, col0 int64, ok bool, err 
 // element reads the array element at buf[pos]. It parses the element in
 // place, and frames it (finds its end without parsing it) only when that
 // fails: for an element that goes past the buffer or one that is bad.
-func (r *jsonReader) element() (Row, error) {
+func (r *jsonReader) element() (types.Row, error) {
 	line, col0 := r.line, r.base+int64(r.pos)-r.lineStart
 	if rec := r.buf[r.pos:r.end]; rec[0] == '{' {
 		row, n, err := r.decodeObject(rec, line, col0, false)
@@ -321,7 +322,7 @@ func (r *jsonReader) element() (Row, error) {
 	}
 	n, err := r.frame()
 	if err != nil {
-		return Row{}, err
+		return types.Row{}, err
 	}
 	rec := r.buf[r.pos : r.pos+n]
 	r.advance(n)
@@ -395,7 +396,7 @@ func (r *jsonReader) frame() (int, error) {
 
 // parseRecord decodes one object. rec starts on line at byte col0 (0-based)
 // of that line. In JSON lines, only white space may follow the object.
-func (r *jsonReader) parseRecord(rec []byte, line int, col0 int64, lines bool) (Row, error) {
+func (r *jsonReader) parseRecord(rec []byte, line int, col0 int64, lines bool) (types.Row, error) {
 	row, _, err := r.decodeObject(rec, line, col0, lines)
 	if err != nil || utf8.Valid(rec) {
 		return row, err
@@ -410,17 +411,17 @@ func (r *jsonReader) parseRecord(rec []byte, line int, col0 int64, lines bool) (
 		}
 		i += size
 	}
-	return Row{}, r.recordError(rec, line, col0, -1, &jsonError{pos: i, msg: fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", rec[min(i, len(rec)-1)])})
+	return types.Row{}, r.recordError(rec, line, col0, -1, &jsonError{pos: i, msg: fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", rec[min(i, len(rec)-1)])})
 }
 
 // decodeObject decodes the object at the start of rec (after white space)
 // and returns the bytes it took. The UTF-8 of rec is not checked.
-func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) (Row, int, error) {
+func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) (types.Row, int, error) {
 	p := &r.p
 	p.data, p.pos, p.depth = rec, 0, 0
 	p.skipWS()
 	if p.pos >= len(rec) || rec[p.pos] != '{' {
-		return Row{}, 0, r.recordError(rec, line, col0, -1, p.unexpected(p.pos, "a JSON object"))
+		return types.Row{}, 0, r.recordError(rec, line, col0, -1, p.unexpected(p.pos, "a JSON object"))
 	}
 	objPos := p.pos
 	p.pos++
@@ -435,7 +436,7 @@ func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) 
 		for {
 			k, err := p.keyBytes()
 			if err != nil {
-				return Row{}, 0, r.recordError(rec, line, col0, -1, err)
+				return types.Row{}, 0, r.recordError(rec, line, col0, -1, err)
 			}
 			i := r.lookup(k, hint)
 			if i < 0 {
@@ -446,11 +447,11 @@ func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) 
 				hint = i + 1
 			}
 			if err != nil {
-				return Row{}, 0, r.recordError(rec, line, col0, i, err)
+				return types.Row{}, 0, r.recordError(rec, line, col0, i, err)
 			}
 			done, err := p.more('}')
 			if err != nil {
-				return Row{}, 0, r.recordError(rec, line, col0, -1, err)
+				return types.Row{}, 0, r.recordError(rec, line, col0, -1, err)
 			}
 			if done {
 				break
@@ -460,7 +461,7 @@ func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) 
 	if lines {
 		p.skipWS()
 		if p.pos < len(rec) {
-			return Row{}, 0, r.recordError(rec, line, col0, -1, p.unexpected(p.pos, "the end of the line after the object"))
+			return types.Row{}, 0, r.recordError(rec, line, col0, -1, p.unexpected(p.pos, "the end of the line after the object"))
 		}
 	}
 	for i, seen := range r.seen {
@@ -473,10 +474,10 @@ func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) 
 				e.Msg += " for " + c.typ.String()
 			}
 			e.Column = c.name
-			return Row{}, 0, e
+			return types.Row{}, 0, e
 		}
 	}
-	return Row{Kind: Insert, Fields: out}, p.pos, nil
+	return types.Row{Kind: types.Insert, Fields: out}, p.pos, nil
 }
 
 // lookup returns the column of key k, trying hint (the column after the

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"io"
 	"os"
@@ -14,11 +15,11 @@ import (
 func TestOpenJSON(t *testing.T) {
 	bob := `+I("Bob", int64(12), 2025-03-27T12:00:00.000)`
 	alice := `+I("Alice", NULL, NULL)`
-	big := schema(col("id", runtime.TypeBigInt), col("amount", tDecimal(38, 10)), col("ratio", runtime.TypeDouble))
-	nested := schema(col("tags", runtime.ArrayOf(runtime.TypeInt)),
-		col("attrs", runtime.MapOf(runtime.TypeString, runtime.TypeString)),
-		col("pt", runtime.NewRowType(runtime.Field{Name: "x", Type: runtime.TypeInt}, runtime.Field{Name: "y", Type: runtime.TypeInt})))
-	text := schema(col("s", runtime.TypeString))
+	big := schema(col("id", types.TypeBigInt), col("amount", tDecimal(38, 10)), col("ratio", types.TypeDouble))
+	nested := schema(col("tags", types.ArrayOf(types.TypeInt)),
+		col("attrs", types.MapOf(types.TypeString, types.TypeString)),
+		col("pt", types.NewRowType(types.Field{Name: "x", Type: types.TypeInt}, types.Field{Name: "y", Type: types.TypeInt})))
+	text := schema(col("s", types.TypeString))
 	times := schema(col("ts", tTS3), col("ltz", tLTZ3), col("d", tDate))
 	sqlFormat := runtime.JSONSourceOptions{Parse: runtime.ParseOptions{TimestampFormat: runtime.TimestampFormatSQL}}
 	isoFormat := runtime.JSONSourceOptions{Parse: runtime.ParseOptions{TimestampFormat: runtime.TimestampFormatISO8601}}
@@ -67,8 +68,8 @@ func TestOpenJSON(t *testing.T) {
 		{name: "invalid utf8", content: "{\"name\": \"a\xffb\"}", wantErr: `x.json:1:10: column "name": invalid UTF-8 in "a\xffb"`},
 		{name: "invalid utf8 in a key", content: "{\"n\xffme\": \"ab\", \"score\": 1}", wantErr: `x.json:1:4: invalid UTF-8 (byte 0xff)`},
 		{name: "fail on missing field", json: runtime.JSONSourceOptions{FailOnMissingField: true}, content: `{"name": "a", "score": 1}`, wantErr: `x.json:1:1: column "ts": missing field`},
-		{name: "not null missing", schema: schema(col("id", runtime.TypeInt.AsNotNull())), content: "{}", wantErr: `x.json:1:1: column "id": missing field for INT NOT NULL`},
-		{name: "not null null", schema: schema(col("id", runtime.TypeInt.AsNotNull())), content: `{"id": null}`, wantErr: `x.json:1:8: column "id": null value for INT NOT NULL`},
+		{name: "not null missing", schema: schema(col("id", types.TypeInt.AsNotNull())), content: "{}", wantErr: `x.json:1:1: column "id": missing field for INT NOT NULL`},
+		{name: "not null null", schema: schema(col("id", types.TypeInt.AsNotNull())), content: `{"id": null}`, wantErr: `x.json:1:8: column "id": null value for INT NOT NULL`},
 		{name: "duplicate key last wins", content: `{"score": 1, "score": 2}`, want: []string{"+I(NULL, int64(2), NULL)"}},
 		{name: "times default", schema: times, content: `{"ts": "2025-03-27 12:00:00.5", "ltz": "2025-03-27T12:00:00+01:00", "d": "2025-03-27"}` + "\n" + `{"ts": 1743076800000, "ltz": 0}`,
 			want: []string{"+I(2025-03-27T12:00:00.500, 2025-03-27T11:00:00.000Z, 2025-03-27)", "+I(2025-03-27T12:00:00.000, 1970-01-01T00:00:00.000Z, NULL)"}},
@@ -106,7 +107,7 @@ func TestOpenJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.run(t, func(path string, s runtime.Schema) (runtime.RowReader, error) {
+			tt.run(t, func(path string, s types.Schema) (runtime.RowReader, error) {
 				return runtime.OpenJSON(path, s, tt.json)
 			}, "x.json")
 		})
@@ -115,11 +116,11 @@ func TestOpenJSON(t *testing.T) {
 
 func TestOpenJSON_wideSchema(t *testing.T) {
 	// More than 16 columns: fields are found through a map.
-	var cols []runtime.Column
+	var cols []types.Column
 	content := "{"
 	for i := range 40 {
 		name := string(rune('a'+i%26)) + string(rune('a'+i/26))
-		cols = append(cols, col(name, runtime.TypeInt))
+		cols = append(cols, col(name, types.TypeInt))
 		if i > 0 {
 			content += ","
 		}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"sort"
 	"strings"
@@ -15,7 +16,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 		return sqlmini.Errorf(ct.Name.Pos, "table or view '%s' already exists", name)
 	}
 	t := &Table{Name: name, Kind: TableFile, Options: map[string]string{}, Temporary: c.Temporary, BaseDir: s.baseDir, Pos: ct.Pos}
-	var cols []Column
+	var cols []types.Column
 	var pk []*sqlmini.Name
 	var wm *sqlmini.Watermark
 	for _, el := range ct.Elements {
@@ -31,7 +32,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 					return sqlmini.Errorf(el.Pos, "column '%s' is declared twice", cn)
 				}
 			}
-			cols = append(cols, Column{Name: cn, Type: typ})
+			cols = append(cols, types.Column{Name: cn, Type: typ})
 			if el.Column.PrimaryKey {
 				pk = append(pk, el.Column.Name)
 			}
@@ -47,7 +48,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 			wm = el.Watermark
 		}
 	}
-	t.Schema = Schema{Columns: cols}
+	t.Schema = types.Schema{Columns: cols}
 	for _, k := range pk {
 		i := t.Schema.Index(string(k.Value))
 		if i < 0 {
@@ -85,7 +86,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 }
 
 // watermarkSpec reads WATERMARK FOR col AS col [- INTERVAL ...].
-func watermarkSpec(w *sqlmini.Watermark, s Schema) (*WatermarkSpec, error) {
+func watermarkSpec(w *sqlmini.Watermark, s types.Schema) (*WatermarkSpec, error) {
 	col := string(w.Column.Value)
 	i := s.Index(col)
 	if i < 0 {
@@ -120,7 +121,7 @@ func watermarkSpec(w *sqlmini.Watermark, s Schema) (*WatermarkSpec, error) {
 		return nil, bad
 	}
 	v, _ := d.eval(nil)
-	dur, ok := v.(Duration)
+	dur, ok := v.(types.Duration)
 	if !ok || !d.constant() {
 		return nil, bad
 	}

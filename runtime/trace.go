@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"io"
 	"strings"
@@ -62,7 +63,7 @@ func (o *ptfOp) traceEnd(err error) {
 		}
 		fmt.Fprintf(&b, "trace %s onTimer key %s %s at %s, watermark %s\n", o.node.fn, key, name, traceTime(o.firing.time), wm)
 	case o.bind != nil:
-		fmt.Fprintf(&b, "trace %s eval key %s row %s, watermark %s\n", o.node.fn, key, FormatRow(o.row, o.bind.in.schema()), wm)
+		fmt.Fprintf(&b, "trace %s eval key %s row %s, watermark %s\n", o.node.fn, key, types.FormatRow(o.row, o.bind.in.schema()), wm)
 	default:
 		fmt.Fprintf(&b, "trace %s eval, watermark %s\n", o.node.fn, wm)
 	}
@@ -87,7 +88,7 @@ func traceTime(ms int64) string {
 	if ms == MaxWatermark {
 		return "end of input"
 	}
-	return FormatValue(Instant{Millis: ms}, TypeTimestampLTZ)
+	return types.FormatValue(types.Instant{Millis: ms}, types.TypeTimestampLTZ)
 }
 
 // describeState shows a key's value state without changing it: live

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"strconv"
 	"strings"
 
@@ -9,67 +10,67 @@ import (
 
 // ParseType parses a type string as written in SQL or in a JS declaration,
 // e.g. "ROW<url STRING, click_count BIGINT>" or "INT NOT NULL".
-func ParseType(s string) (Type, error) {
+func ParseType(s string) (types.Type, error) {
 	te, err := sqlmini.ParseType(s)
 	if err != nil {
-		return Type{}, err
+		return types.Type{}, err
 	}
 	return TypeFromAST(te)
 }
 
 // TypeFromAST converts a parsed type to a Type.
-func TypeFromAST(te *sqlmini.TypeExpr) (Type, error) {
+func TypeFromAST(te *sqlmini.TypeExpr) (types.Type, error) {
 	t, err := typeFromAST(te)
 	if err != nil {
-		return Type{}, err
+		return types.Type{}, err
 	}
 	t.NotNull = te.NotNull
 	return t, nil
 }
 
-func typeFromAST(te *sqlmini.TypeExpr) (Type, error) {
+func typeFromAST(te *sqlmini.TypeExpr) (types.Type, error) {
 	switch {
 	case te.Interval != nil:
 		from := singularUnit(te.Interval.From)
 		switch from {
 		case "YEAR", "MONTH":
-			return Type{Kind: KindIntervalYearMonth}, nil
+			return types.Type{Kind: types.KindIntervalYearMonth}, nil
 		case "DAY", "HOUR", "MINUTE", "SECOND":
-			return Type{Kind: KindIntervalDayTime}, nil
+			return types.Type{Kind: types.KindIntervalDayTime}, nil
 		}
-		return Type{}, sqlmini.Errorf(te.Interval.Pos, "unknown interval unit %s", te.Interval.From)
+		return types.Type{}, sqlmini.Errorf(te.Interval.Pos, "unknown interval unit %s", te.Interval.From)
 	case te.Array != nil:
 		e, err := TypeFromAST(te.Array)
 		if err != nil {
-			return Type{}, err
+			return types.Type{}, err
 		}
-		return ArrayOf(e), nil
+		return types.ArrayOf(e), nil
 	case te.Map != nil:
 		k, err := TypeFromAST(te.Map.Key)
 		if err != nil {
-			return Type{}, err
+			return types.Type{}, err
 		}
 		v, err := TypeFromAST(te.Map.Value)
 		if err != nil {
-			return Type{}, err
+			return types.Type{}, err
 		}
-		return MapOf(k, v), nil
+		return types.MapOf(k, v), nil
 	case te.Row != nil:
-		fields := make([]Field, len(te.Row))
+		fields := make([]types.Field, len(te.Row))
 		for i, f := range te.Row {
 			ft, err := TypeFromAST(f.Type)
 			if err != nil {
-				return Type{}, err
+				return types.Type{}, err
 			}
-			fields[i] = Field{Name: string(f.Name.Value), Type: ft}
+			fields[i] = types.Field{Name: string(f.Name.Value), Type: ft}
 		}
-		return NewRowType(fields...), nil
+		return types.NewRowType(fields...), nil
 	}
 	params := make([]int, len(te.Params))
 	for i, p := range te.Params {
 		n, err := strconv.Atoi(p)
 		if err != nil {
-			return Type{}, sqlmini.Errorf(te.Pos, "invalid type parameter %s", p)
+			return types.Type{}, sqlmini.Errorf(te.Pos, "invalid type parameter %s", p)
 		}
 		params[i] = n
 	}
@@ -80,61 +81,61 @@ func typeFromAST(te *sqlmini.TypeExpr) (Type, error) {
 		return def
 	}
 	name := strings.ToUpper(te.Name)
-	var t Type
+	var t types.Type
 	switch name {
 	case "BOOLEAN", "BOOL":
-		t = Type{Kind: KindBoolean}
+		t = types.Type{Kind: types.KindBoolean}
 	case "TINYINT":
-		t = Type{Kind: KindTinyInt}
+		t = types.Type{Kind: types.KindTinyInt}
 	case "SMALLINT":
-		t = Type{Kind: KindSmallInt}
+		t = types.Type{Kind: types.KindSmallInt}
 	case "INT", "INTEGER":
-		t = Type{Kind: KindInt}
+		t = types.Type{Kind: types.KindInt}
 	case "BIGINT":
-		t = Type{Kind: KindBigInt}
+		t = types.Type{Kind: types.KindBigInt}
 	case "FLOAT", "REAL":
-		t = Type{Kind: KindFloat}
+		t = types.Type{Kind: types.KindFloat}
 	case "DOUBLE":
-		t = Type{Kind: KindDouble}
+		t = types.Type{Kind: types.KindDouble}
 	case "DECIMAL", "DEC", "NUMERIC":
-		t = Type{Kind: KindDecimal, Length: param(10)}
+		t = types.Type{Kind: types.KindDecimal, Length: param(10)}
 		if len(params) > 1 {
 			t.Scale = params[1]
 		}
 		if t.Length < 1 || t.Length > 38 || t.Scale < 0 || t.Scale > t.Length {
-			return Type{}, sqlmini.Errorf(te.Pos, "invalid DECIMAL(%d, %d): precision must be 1 to 38 and scale 0 to precision", t.Length, t.Scale)
+			return types.Type{}, sqlmini.Errorf(te.Pos, "invalid DECIMAL(%d, %d): precision must be 1 to 38 and scale 0 to precision", t.Length, t.Scale)
 		}
 	case "CHAR":
-		t = Type{Kind: KindChar, Length: param(1)}
+		t = types.Type{Kind: types.KindChar, Length: param(1)}
 	case "VARCHAR":
-		t = Type{Kind: KindVarChar, Length: param(1)}
+		t = types.Type{Kind: types.KindVarChar, Length: param(1)}
 	case "STRING":
-		t = TypeString
+		t = types.TypeString
 	case "BINARY":
-		t = Type{Kind: KindBinary, Length: param(1)}
+		t = types.Type{Kind: types.KindBinary, Length: param(1)}
 	case "VARBINARY":
-		t = Type{Kind: KindVarBinary, Length: param(1)}
+		t = types.Type{Kind: types.KindVarBinary, Length: param(1)}
 	case "BYTES":
-		t = TypeBytes
+		t = types.TypeBytes
 	case "DATE":
-		t = Type{Kind: KindDate}
+		t = types.Type{Kind: types.KindDate}
 	case "TIME":
-		t = Type{Kind: KindTime, Length: param(0)}
+		t = types.Type{Kind: types.KindTime, Length: param(0)}
 	case "TIMESTAMP":
-		t = Type{Kind: KindTimestamp, Length: param(6)}
+		t = types.Type{Kind: types.KindTimestamp, Length: param(6)}
 		if te.LTZ {
-			t.Kind = KindTimestampLTZ
+			t.Kind = types.KindTimestampLTZ
 		}
 	case "TIMESTAMP_LTZ":
-		t = Type{Kind: KindTimestampLTZ, Length: param(6)}
+		t = types.Type{Kind: types.KindTimestampLTZ, Length: param(6)}
 	case "DESCRIPTOR":
-		t = TypeDescriptor
+		t = types.TypeDescriptor
 	default:
-		return Type{}, sqlmini.Errorf(te.Pos, "unknown data type %s", te.Name)
+		return types.Type{}, sqlmini.Errorf(te.Pos, "unknown data type %s", te.Name)
 	}
-	if t.IsTime() || t.Kind == KindTime {
+	if t.IsTime() || t.Kind == types.KindTime {
 		if t.Length < 0 || t.Length > 9 {
-			return Type{}, sqlmini.Errorf(te.Pos, "%s precision must be 0 to 9, not %d", name, t.Length)
+			return types.Type{}, sqlmini.Errorf(te.Pos, "%s precision must be 0 to 9, not %d", name, t.Length)
 		}
 	}
 	return t, nil

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"strconv"
 	"strings"
 )
@@ -9,7 +10,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 
 func joinStrings(s []string) string { return strings.Join(s, ", ") }
 
-func names(s Schema) string { return "[" + strings.Join(s.Names(), ", ") + "]" }
+func names(s types.Schema) string { return "[" + strings.Join(s.Names(), ", ") + "]" }
 
 // uniqueNames makes names unique as Flink does: the second and later
 // occurrences of a name get the suffixes 0, 1, ... (skipping names taken).

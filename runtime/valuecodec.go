@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -78,7 +79,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return binary.AppendVarint(append(b, vtInt), x), nil
 	case float64:
 		return binary.LittleEndian.AppendUint64(append(b, vtFloat), math.Float64bits(x)), nil
-	case Decimal:
+	case types.Decimal:
 		b = binary.AppendVarint(append(b, vtDecimal), int64(x.Scale))
 		var mag []byte
 		sign := byte(0)
@@ -94,17 +95,17 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return append(binary.AppendUvarint(append(b, vtString), uint64(len(x))), x...), nil
 	case []byte:
 		return append(binary.AppendUvarint(append(b, vtBytes), uint64(len(x))), x...), nil
-	case Date:
+	case types.Date:
 		return binary.AppendVarint(append(b, vtDate), int64(x)), nil
-	case TimeOfDay:
+	case types.TimeOfDay:
 		return binary.AppendVarint(append(b, vtTime), int64(x)), nil
-	case LocalDateTime:
+	case types.LocalDateTime:
 		return binary.AppendVarint(binary.AppendVarint(append(b, vtTimestamp), x.Millis), int64(x.NanoOfMilli)), nil
-	case Instant:
+	case types.Instant:
 		return binary.AppendVarint(binary.AppendVarint(append(b, vtInstant), x.Millis), int64(x.NanoOfMilli)), nil
-	case Duration:
+	case types.Duration:
 		return binary.AppendVarint(append(b, vtDuration), int64(x)), nil
-	case Period:
+	case types.Period:
 		return binary.AppendVarint(append(b, vtPeriod), int64(x)), nil
 	case []any:
 		b = binary.AppendUvarint(append(b, vtArray), uint64(len(x)))
@@ -115,7 +116,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			}
 		}
 		return b, nil
-	case *Map:
+	case *types.Map:
 		if x == nil {
 			return append(b, vtNull), nil
 		}
@@ -134,7 +135,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			}
 		}
 		return b, nil
-	case Row:
+	case types.Row:
 		b = binary.AppendUvarint(append(b, vtRow, byte(x.Kind)), uint64(len(x.Fields)))
 		for _, f := range x.Fields {
 			var err error
@@ -143,7 +144,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			}
 		}
 		return b, nil
-	case Descriptor:
+	case types.Descriptor:
 		b = binary.AppendUvarint(append(b, vtDescriptor), uint64(len(x)))
 		for _, n := range x {
 			b = append(binary.AppendUvarint(b, uint64(len(n))), n...)
@@ -224,7 +225,7 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 		if sign == 1 {
 			u.Neg(u)
 		}
-		return Decimal{Unscaled: u, Scale: int(scale)}, b, nil
+		return types.Decimal{Unscaled: u, Scale: int(scale)}, b, nil
 	case vtString:
 		s, err := bytesOf()
 		return string(s), b, err
@@ -241,13 +242,13 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 		}
 		switch tag {
 		case vtDate:
-			return Date(v), b, nil
+			return types.Date(v), b, nil
 		case vtTime:
-			return TimeOfDay(v), b, nil
+			return types.TimeOfDay(v), b, nil
 		case vtDuration:
-			return Duration(v), b, nil
+			return types.Duration(v), b, nil
 		}
-		return Period(v), b, nil
+		return types.Period(v), b, nil
 	case vtTimestamp, vtInstant:
 		ms, err := varint()
 		if err != nil {
@@ -258,9 +259,9 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 			return nil, nil, err
 		}
 		if tag == vtTimestamp {
-			return LocalDateTime{Millis: ms, NanoOfMilli: int32(ns)}, b, nil
+			return types.LocalDateTime{Millis: ms, NanoOfMilli: int32(ns)}, b, nil
 		}
-		return Instant{Millis: ms, NanoOfMilli: int32(ns)}, b, nil
+		return types.Instant{Millis: ms, NanoOfMilli: int32(ns)}, b, nil
 	case vtArray:
 		n, err := count()
 		if err != nil {
@@ -278,7 +279,7 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		m := &Map{Keys: make([]any, n), Values: make([]any, n)}
+		m := &types.Map{Keys: make([]any, n), Values: make([]any, n)}
 		for i := 0; i < n; i++ {
 			if m.Keys[i], b, err = readValueDepth(b, depth+1); err != nil {
 				return nil, nil, err
@@ -292,13 +293,13 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 		if len(b) == 0 {
 			return nil, nil, errValueTruncated
 		}
-		kind := RowKind(b[0])
+		kind := types.RowKind(b[0])
 		b = b[1:]
 		n, err := count()
 		if err != nil {
 			return nil, nil, err
 		}
-		r := Row{Kind: kind, Fields: make([]any, n)}
+		r := types.Row{Kind: kind, Fields: make([]any, n)}
 		for i := range r.Fields {
 			if r.Fields[i], b, err = readValueDepth(b, depth+1); err != nil {
 				return nil, nil, err
@@ -310,7 +311,7 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		d := make(Descriptor, n)
+		d := make(types.Descriptor, n)
 		for i := range d {
 			s, err := bytesOf()
 			if err != nil {
@@ -326,43 +327,43 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 // checkValueKind reports whether v, a non-NULL value, has the Go type of
 // SQL type t (value.go); a zero t accepts anything. Only the outer value
 // is checked: element types of arrays, maps and rows are not.
-func checkValueKind(v any, t Type) error {
+func checkValueKind(v any, t types.Type) error {
 	ok := true
 	switch t.Kind {
-	case KindNull:
+	case types.KindNull:
 		return nil
-	case KindBoolean:
+	case types.KindBoolean:
 		_, ok = v.(bool)
-	case KindTinyInt, KindSmallInt, KindInt, KindBigInt:
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		_, ok = v.(int64)
-	case KindFloat, KindDouble:
+	case types.KindFloat, types.KindDouble:
 		_, ok = v.(float64)
-	case KindDecimal:
-		_, ok = v.(Decimal)
-	case KindChar, KindVarChar:
+	case types.KindDecimal:
+		_, ok = v.(types.Decimal)
+	case types.KindChar, types.KindVarChar:
 		_, ok = v.(string)
-	case KindBinary, KindVarBinary:
+	case types.KindBinary, types.KindVarBinary:
 		_, ok = v.([]byte)
-	case KindDate:
-		_, ok = v.(Date)
-	case KindTime:
-		_, ok = v.(TimeOfDay)
-	case KindTimestamp:
-		_, ok = v.(LocalDateTime)
-	case KindTimestampLTZ:
-		_, ok = v.(Instant)
-	case KindIntervalDayTime:
-		_, ok = v.(Duration)
-	case KindIntervalYearMonth:
-		_, ok = v.(Period)
-	case KindArray:
+	case types.KindDate:
+		_, ok = v.(types.Date)
+	case types.KindTime:
+		_, ok = v.(types.TimeOfDay)
+	case types.KindTimestamp:
+		_, ok = v.(types.LocalDateTime)
+	case types.KindTimestampLTZ:
+		_, ok = v.(types.Instant)
+	case types.KindIntervalDayTime:
+		_, ok = v.(types.Duration)
+	case types.KindIntervalYearMonth:
+		_, ok = v.(types.Period)
+	case types.KindArray:
 		_, ok = v.([]any)
-	case KindMap:
-		_, ok = v.(*Map)
-	case KindRow:
-		_, ok = v.(Row)
-	case KindDescriptor:
-		_, ok = v.(Descriptor)
+	case types.KindMap:
+		_, ok = v.(*types.Map)
+	case types.KindRow:
+		_, ok = v.(types.Row)
+	case types.KindDescriptor:
+		_, ok = v.(types.Descriptor)
 	}
 	if !ok {
 		return fmt.Errorf("a %T is not a value of type %s", v, t)

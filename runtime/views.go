@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -185,12 +186,12 @@ func (o *ptfOp) viewError(i int, err error) error {
 }
 
 // elemType returns the declared element (list) or key and value (map) types.
-func (o *ptfOp) viewTypes(i int) (key, val Type) {
+func (o *ptfOp) viewTypes(i int) (key, val types.Type) {
 	t := o.node.def.State[i].Type
 	if t == nil {
-		return Type{}, Type{}
+		return types.Type{}, types.Type{}
 	}
-	return typeOrZero(t.Key), typeOrZero(t.Elem)
+	return types.TypeOrZero(t.Key), types.TypeOrZero(t.Elem)
 }
 
 // record prefixes an encoded value with its write time.

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -16,10 +17,10 @@ func BenchmarkViews(b *testing.B) {
 	const n = 100_000
 	evals := []struct {
 		name string
-		eval func(ctx *runtime.Context, r runtime.Row) error
+		eval func(ctx *runtime.Context, r types.Row) error
 	}{
-		{"list_add", func(ctx *runtime.Context, r runtime.Row) error { return ctx.List(0).Add(r.Fields[1]) }},
-		{"list_add_size", func(ctx *runtime.Context, r runtime.Row) error {
+		{"list_add", func(ctx *runtime.Context, r types.Row) error { return ctx.List(0).Add(r.Fields[1]) }},
+		{"list_add_size", func(ctx *runtime.Context, r types.Row) error {
 			l := ctx.List(0)
 			if err := l.Add(r.Fields[1]); err != nil {
 				return err
@@ -27,7 +28,7 @@ func BenchmarkViews(b *testing.B) {
 			_, err := l.Size()
 			return err
 		}},
-		{"map_get_put", func(ctx *runtime.Context, r runtime.Row) error {
+		{"map_get_put", func(ctx *runtime.Context, r types.Row) error {
 			m := ctx.Map(1)
 			v, _, err := m.Get(r.Fields[1])
 			if err != nil {
@@ -38,9 +39,9 @@ func BenchmarkViews(b *testing.B) {
 		}},
 	}
 	for _, keys := range []int{1, 1000} {
-		rs := make([]runtime.Row, n)
+		rs := make([]types.Row, n)
 		for i := range rs {
-			rs[i] = runtime.Row{Fields: []any{fmt.Sprint("k", i%keys), fmt.Sprint("v", i%5000)}}
+			rs[i] = types.Row{Fields: []any{fmt.Sprint("k", i%keys), fmt.Sprint("v", i%5000)}}
 		}
 		for _, ev := range evals {
 			for _, st := range []struct {
@@ -100,7 +101,7 @@ func BenchmarkViews_storeReads(b *testing.B) {
 		}
 		var phase string
 		var i int
-		h, err := runtime.NewHarness(viewFunc(func(ctx *runtime.Context, r runtime.Row) error {
+		h, err := runtime.NewHarness(viewFunc(func(ctx *runtime.Context, r types.Row) error {
 			l, m := ctx.List(0), ctx.Map(1)
 			switch phase {
 			case "fill":
@@ -129,7 +130,7 @@ func BenchmarkViews_storeReads(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		row := runtime.Row{Fields: []any{"Bob", ""}}
+		row := types.Row{Fields: []any{"Bob", ""}}
 		phase = "fill"
 		if _, err := h.Process(row); err != nil {
 			b.Fatal(err)

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"fmt"
 	"strings"
@@ -53,9 +54,9 @@ func describeView(tx state.Tx, ns, entry string, kind StateKind, filter []byte) 
 		shown++
 		value := fmt.Sprintf("x'%x'", rec)
 		if v, _, err := recordValue(rec); err == nil {
-			value = FormatValue(v, Type{})
+			value = types.FormatValue(v, types.Type{})
 		}
-		rows = append(rows, []string{describeKey(enc), label, value, FormatValue(Instant{Millis: recordTime(rec)}, TypeTimestampLTZ)})
+		rows = append(rows, []string{describeKey(enc), label, value, types.FormatValue(types.Instant{Millis: recordTime(rec)}, types.TypeTimestampLTZ)})
 	}
 	err := tx.Scan(ns, filter, func(k, v []byte) error {
 		if kind == ListState {
@@ -90,7 +91,7 @@ func describeView(tx state.Tx, ns, entry string, kind StateKind, filter []byte) 
 				if !bytes.HasSuffix(k, ek) {
 					return fmt.Errorf("map state %q: key x'%x' does not match its record", entry, k)
 				}
-				add(k[:len(k)-len(ek)], entry+"["+FormatValue(key, Type{})+"]", v)
+				add(k[:len(k)-len(ek)], entry+"["+types.FormatValue(key, types.Type{})+"]", v)
 				return nil
 			}
 		}

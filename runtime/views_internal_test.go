@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"fmt"
 	"math"
@@ -30,30 +31,30 @@ func TestValueCodec_roundTrip(t *testing.T) {
 		{"double", 1.5},
 		{"double_negative_zero", math.Copysign(0, -1)},
 		{"double_inf", math.Inf(-1)},
-		{"decimal", Decimal{Unscaled: big.NewInt(12345), Scale: 2}},
-		{"decimal_negative", Decimal{Unscaled: big.NewInt(-5), Scale: 3}},
-		{"decimal_zero", Decimal{Unscaled: big.NewInt(0), Scale: 0}},
-		{"decimal_big", Decimal{Unscaled: new(big.Int).Lsh(big.NewInt(-3), 100), Scale: 38}},
+		{"decimal", types.Decimal{Unscaled: big.NewInt(12345), Scale: 2}},
+		{"decimal_negative", types.Decimal{Unscaled: big.NewInt(-5), Scale: 3}},
+		{"decimal_zero", types.Decimal{Unscaled: big.NewInt(0), Scale: 0}},
+		{"decimal_big", types.Decimal{Unscaled: new(big.Int).Lsh(big.NewInt(-3), 100), Scale: 38}},
 		{"string", "Bob"},
 		{"string_empty", ""},
 		{"string_unicode", "gr\u00fc\u00dfe \U0001F600\x00"},
 		{"bytes", []byte{0, 1, 255}},
 		{"bytes_empty", []byte{}},
-		{"date", Date(-1)},
-		{"time", TimeOfDay(86399999999999)},
-		{"timestamp", LocalDateTime{Millis: 1735693200000, NanoOfMilli: 999999}},
-		{"timestamp_ltz", Instant{Millis: -1, NanoOfMilli: 1}},
-		{"interval_day_time", Duration(-1000)},
-		{"interval_year_month", Period(14)},
+		{"date", types.Date(-1)},
+		{"time", types.TimeOfDay(86399999999999)},
+		{"timestamp", types.LocalDateTime{Millis: 1735693200000, NanoOfMilli: 999999}},
+		{"timestamp_ltz", types.Instant{Millis: -1, NanoOfMilli: 1}},
+		{"interval_day_time", types.Duration(-1000)},
+		{"interval_year_month", types.Period(14)},
 		{"array", []any{int64(1), nil, "x"}},
 		{"array_empty", []any{}},
-		{"map", &Map{Keys: []any{"A", "B"}, Values: []any{int64(1), nil}}},
-		{"map_empty", &Map{Keys: []any{}, Values: []any{}}},
-		{"row", Row{Kind: UpdateAfter, Fields: []any{"Bob", int64(12), Row{Fields: []any{nil}}}}},
-		{"descriptor", Descriptor{"a", "b"}},
-		{"nested", []any{&Map{Keys: []any{int64(1)}, Values: []any{[]any{Instant{Millis: 5}}}}}},
+		{"map", &types.Map{Keys: []any{"A", "B"}, Values: []any{int64(1), nil}}},
+		{"map_empty", &types.Map{Keys: []any{}, Values: []any{}}},
+		{"row", types.Row{Kind: types.UpdateAfter, Fields: []any{"Bob", int64(12), types.Row{Fields: []any{nil}}}}},
+		{"descriptor", types.Descriptor{"a", "b"}},
+		{"nested", []any{&types.Map{Keys: []any{int64(1)}, Values: []any{[]any{types.Instant{Millis: 5}}}}}},
 	}
-	cmpDecimal := cmp.Comparer(func(a, b Decimal) bool { return a.Scale == b.Scale && a.Unscaled.Cmp(b.Unscaled) == 0 })
+	cmpDecimal := cmp.Comparer(func(a, b types.Decimal) bool { return a.Scale == b.Scale && a.Unscaled.Cmp(b.Unscaled) == 0 })
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := appendValue([]byte{0xAA}, tc.v)
@@ -109,22 +110,22 @@ func TestValueCodec_errors(t *testing.T) {
 }
 
 func TestCheckValueKind(t *testing.T) {
-	if err := checkValueKind("x", TypeString); err != nil {
+	if err := checkValueKind("x", types.TypeString); err != nil {
 		t.Error(err)
 	}
-	if err := checkValueKind(int64(1), Type{}); err != nil {
+	if err := checkValueKind(int64(1), types.Type{}); err != nil {
 		t.Error(err)
 	}
-	if err := checkValueKind("x", TypeInt); err == nil || err.Error() != "a string is not a value of type INT" {
+	if err := checkValueKind("x", types.TypeInt); err == nil || err.Error() != "a string is not a value of type INT" {
 		t.Errorf("err = %v", err)
 	}
 }
 
 // ttlHarness runs a Go PTF with list l and map m under a TTL of 10 ms on a
 // clock the test moves.
-func ttlHarness(t *testing.T, st state.Store, clock *int64, eval func(*Context, Row) error) *Harness {
+func ttlHarness(t *testing.T, st state.Store, clock *int64, eval func(*Context, types.Row) error) *Harness {
 	t.Helper()
-	lt, mt := ArrayOf(TypeString), MapOf(TypeString, TypeInt)
+	lt, mt := types.ArrayOf(types.TypeString), types.MapOf(types.TypeString, types.TypeInt)
 	def := &FuncDef{
 		Name: "ttl", Language: "GO",
 		Args: []ArgDecl{{Name: "r", Traits: SetSemanticTable}},
@@ -132,10 +133,10 @@ func ttlHarness(t *testing.T, st state.Store, clock *int64, eval func(*Context, 
 			{Name: "l", Kind: ListState, Type: &lt, TTL: 10 * time.Millisecond, TTLSet: true},
 			{Name: "m", Kind: MapState, Type: &mt, TTL: 10 * time.Millisecond, TTLSet: true},
 		},
-		Output: TypeString,
+		Output: types.TypeString,
 		New:    func(CallSpec) (PTF, error) { return &goTestPTF{eval}, nil },
 	}
-	in := Schema{Columns: []Column{{Name: "name", Type: TypeString}, {Name: "v", Type: TypeString}}}
+	in := types.Schema{Columns: []types.Column{{Name: "name", Type: types.TypeString}, {Name: "v", Type: types.TypeString}}}
 	h, err := NewHarness(def, in, HarnessOptions{PartitionBy: []string{"name"}, Store: st})
 	if err != nil {
 		t.Fatal(err)
@@ -145,9 +146,9 @@ func ttlHarness(t *testing.T, st state.Store, clock *int64, eval func(*Context, 
 	return h
 }
 
-type goTestPTF struct{ eval func(*Context, Row) error }
+type goTestPTF struct{ eval func(*Context, types.Row) error }
 
-func (p *goTestPTF) Eval(ctx *Context, r Row) error       { return p.eval(ctx, r) }
+func (p *goTestPTF) Eval(ctx *Context, r types.Row) error       { return p.eval(ctx, r) }
 func (p *goTestPTF) OnTimer(*Context) error               { return nil }
 func (p *goTestPTF) NewState(int) (any, error)            { return nil, nil }
 func (p *goTestPTF) EncodeState(int, any) ([]byte, error) { return nil, nil }
@@ -171,7 +172,7 @@ func TestViews_TTL(t *testing.T) {
 	for _, open := range []func(*testing.T) state.Store{statetest.OpenMem, statetest.OpenBolt} {
 		st := open(t)
 		var clock int64 = 1000
-		h := ttlHarness(t, st, &clock, func(ctx *Context, r Row) error {
+		h := ttlHarness(t, st, &clock, func(ctx *Context, r types.Row) error {
 			l, m := ctx.List(0), ctx.Map(1)
 			if v := r.Fields[1].(string); v != "" {
 				if err := l.Add(v); err != nil {
@@ -198,11 +199,11 @@ func TestViews_TTL(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			return ctx.Collect(Row{Fields: []any{fmt.Sprintf("%d %v first=%v map=%v a=%v", n, parts, first, keys, hasA)}})
+			return ctx.Collect(types.Row{Fields: []any{fmt.Sprintf("%d %v first=%v map=%v a=%v", n, parts, first, keys, hasA)}})
 		})
 		step := func(at int64, v string) string {
 			clock = at
-			out, err := h.Process(Row{Fields: []any{"Bob", v}})
+			out, err := h.Process(types.Row{Fields: []any{"Bob", v}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -259,7 +260,7 @@ func TestListView_large(t *testing.T) {
 		var clock int64
 		read := false
 		var summary string
-		h := ttlHarness(t, st, &clock, func(ctx *Context, r Row) error {
+		h := ttlHarness(t, st, &clock, func(ctx *Context, r types.Row) error {
 			l := ctx.List(0)
 			if !read {
 				return l.Add(r.Fields[1])
@@ -287,9 +288,9 @@ func TestListView_large(t *testing.T) {
 			return nil
 		})
 		h.op.ttl = []int64{0, 0}
-		batch := make([]Row, 0, 1000)
+		batch := make([]types.Row, 0, 1000)
 		for i := 0; i < n; i++ {
-			batch = append(batch, Row{Fields: []any{"Bob", fmt.Sprint(i)}})
+			batch = append(batch, types.Row{Fields: []any{"Bob", fmt.Sprint(i)}})
 			if len(batch) == cap(batch) {
 				if _, err := h.Process(batch...); err != nil {
 					t.Fatal(err)
@@ -307,7 +308,7 @@ func TestListView_large(t *testing.T) {
 			t.Fatalf("the overlay holds %d keys, %d pending after the checkpoint", len(v.keys), v.pending)
 		}
 		read = true
-		if _, err := h.Process(Row{Fields: []any{"Bob", ""}}); err != nil {
+		if _, err := h.Process(types.Row{Fields: []any{"Bob", ""}}); err != nil {
 			t.Fatal(err)
 		}
 		if want := fmt.Sprintf("size %d last %d iterated %d", n, n-1, n); summary != want {
@@ -323,7 +324,7 @@ func TestListView_large(t *testing.T) {
 func TestDescribeView_manyElements(t *testing.T) {
 	st := statetest.OpenMem(t)
 	var clock int64
-	h := ttlHarness(t, st, &clock, func(ctx *Context, r Row) error {
+	h := ttlHarness(t, st, &clock, func(ctx *Context, r types.Row) error {
 		for i := 0; i < 25; i++ {
 			if err := ctx.List(0).Add(fmt.Sprint(i)); err != nil {
 				return err
@@ -332,7 +333,7 @@ func TestDescribeView_manyElements(t *testing.T) {
 		return ctx.Map(1).Put(r.Fields[1], int64(1))
 	})
 	h.op.ttl = []int64{0, 0}
-	if _, err := h.Process(Row{Fields: []any{"Bob", "k"}}); err != nil {
+	if _, err := h.Process(types.Row{Fields: []any{"Bob", "k"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.Flush(); err != nil {

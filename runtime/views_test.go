@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"context"
 	"errors"
@@ -20,11 +21,11 @@ import (
 // row. It is a StateCodec only because the runtime asks one of every PTF
 // that declares state; list and map state never use it.
 type viewPTF struct {
-	eval    func(ctx *runtime.Context, r runtime.Row) error
+	eval    func(ctx *runtime.Context, r types.Row) error
 	onTimer func(ctx *runtime.Context) error
 }
 
-func (p *viewPTF) Eval(ctx *runtime.Context, r runtime.Row) error { return p.eval(ctx, r) }
+func (p *viewPTF) Eval(ctx *runtime.Context, r types.Row) error { return p.eval(ctx, r) }
 func (p *viewPTF) OnTimer(ctx *runtime.Context) error {
 	if p.onTimer == nil {
 		return nil
@@ -36,14 +37,14 @@ func (p *viewPTF) EncodeState(int, any) ([]byte, error) { return nil, nil }
 func (p *viewPTF) DecodeState(int, []byte) (any, error) { return nil, nil }
 
 var (
-	listOfString   = runtime.ArrayOf(runtime.TypeString)
-	mapStringToInt = runtime.MapOf(runtime.TypeString, runtime.TypeInt)
-	viewInput      = runtime.Schema{Columns: []runtime.Column{{Name: "name", Type: runtime.TypeString}, {Name: "v", Type: runtime.TypeString}}}
+	listOfString   = types.ArrayOf(types.TypeString)
+	mapStringToInt = types.MapOf(types.TypeString, types.TypeInt)
+	viewInput      = types.Schema{Columns: []types.Column{{Name: "name", Type: types.TypeString}, {Name: "v", Type: types.TypeString}}}
 )
 
 // viewFunc declares state l ARRAY<STRING> (a list) and m MAP<STRING, INT>
 // (a map) on a set-semantic table r.
-func viewFunc(eval func(ctx *runtime.Context, r runtime.Row) error) *runtime.FuncDef {
+func viewFunc(eval func(ctx *runtime.Context, r types.Row) error) *runtime.FuncDef {
 	return &runtime.FuncDef{
 		Name:     "views",
 		Language: "GO",
@@ -52,7 +53,7 @@ func viewFunc(eval func(ctx *runtime.Context, r runtime.Row) error) *runtime.Fun
 			{Name: "l", Kind: runtime.ListState, Type: &listOfString},
 			{Name: "m", Kind: runtime.MapState, Type: &mapStringToInt},
 		},
-		Output: runtime.TypeString,
+		Output: types.TypeString,
 		New:    func(runtime.CallSpec) (runtime.PTF, error) { return &viewPTF{eval: eval}, nil },
 	}
 }
@@ -65,15 +66,15 @@ var stores = []struct {
 	{"bolt", statetest.OpenBolt},
 }
 
-func rows(kvs ...string) []runtime.Row {
-	var out []runtime.Row
+func rows(kvs ...string) []types.Row {
+	var out []types.Row
 	for i := 0; i+1 < len(kvs); i += 2 {
-		out = append(out, runtime.Row{Fields: []any{kvs[i], kvs[i+1]}})
+		out = append(out, types.Row{Fields: []any{kvs[i], kvs[i+1]}})
 	}
 	return out
 }
 
-func newViewHarness(t *testing.T, st state.Store, eval func(*runtime.Context, runtime.Row) error) *runtime.Harness {
+func newViewHarness(t *testing.T, st state.Store, eval func(*runtime.Context, types.Row) error) *runtime.Harness {
 	t.Helper()
 	h, err := runtime.NewHarness(viewFunc(eval), viewInput, runtime.HarnessOptions{PartitionBy: []string{"name"}, Store: st})
 	if err != nil {
@@ -84,7 +85,7 @@ func newViewHarness(t *testing.T, st state.Store, eval func(*runtime.Context, ru
 }
 
 // process runs rows and renders what was collected, one line per row.
-func process(t *testing.T, h *runtime.Harness, rs ...runtime.Row) string {
+func process(t *testing.T, h *runtime.Harness, rs ...types.Row) string {
 	t.Helper()
 	out, err := h.Process(rs...)
 	if err != nil {
@@ -92,13 +93,13 @@ func process(t *testing.T, h *runtime.Harness, rs ...runtime.Row) string {
 	}
 	var b strings.Builder
 	for _, r := range out {
-		b.WriteString(runtime.FormatValue(r.Fields[0], runtime.Type{}) + ": " + runtime.FormatValue(r.Fields[1], runtime.Type{}) + "\n")
+		b.WriteString(types.FormatValue(r.Fields[0], types.Type{}) + ": " + types.FormatValue(r.Fields[1], types.Type{}) + "\n")
 	}
 	return b.String()
 }
 
 func collectf(ctx *runtime.Context, format string, args ...any) error {
-	return ctx.Collect(runtime.Row{Fields: []any{fmt.Sprintf(format, args...)}})
+	return ctx.Collect(types.Row{Fields: []any{fmt.Sprintf(format, args...)}})
 }
 
 // listString renders a list with Range.
@@ -112,7 +113,7 @@ func listString(l runtime.ListView) (string, error) {
 }
 
 // appendEval shows the list and its size, then adds the row's v.
-func appendEval(ctx *runtime.Context, r runtime.Row) error {
+func appendEval(ctx *runtime.Context, r types.Row) error {
 	l := ctx.List(0)
 	s, err := listString(l)
 	if err != nil {
@@ -163,7 +164,7 @@ Alice: 2 [x, y]
 func TestListView_Get(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
-			h := newViewHarness(t, st.open(t), func(ctx *runtime.Context, r runtime.Row) error {
+			h := newViewHarness(t, st.open(t), func(ctx *runtime.Context, r types.Row) error {
 				l := ctx.List(0)
 				if err := l.Add(r.Fields[1]); err != nil {
 					return err
@@ -211,7 +212,7 @@ Bob: a d [b c] list index 4 out of range (size 4)
 func TestListView_ClearState(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
-			h := newViewHarness(t, st.open(t), func(ctx *runtime.Context, r runtime.Row) error {
+			h := newViewHarness(t, st.open(t), func(ctx *runtime.Context, r types.Row) error {
 				l := ctx.List(0)
 				s, err := listString(l)
 				if err != nil {
@@ -258,7 +259,7 @@ Bob: []
 func TestListView_Clear(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
-			h := newViewHarness(t, st.open(t), func(ctx *runtime.Context, r runtime.Row) error {
+			h := newViewHarness(t, st.open(t), func(ctx *runtime.Context, r types.Row) error {
 				l := ctx.List(0)
 				if r.Fields[1] == "clear" {
 					if err := l.Clear(); err != nil {
@@ -303,7 +304,7 @@ Bob: [p, q, d, e]
 func mapString(m runtime.MapView) (string, error) {
 	var parts []string
 	err := m.Range(func(k, v any) bool {
-		parts = append(parts, fmt.Sprintf("%v=%v", k, runtime.FormatValue(v, runtime.Type{})))
+		parts = append(parts, fmt.Sprintf("%v=%v", k, types.FormatValue(v, types.Type{})))
 		return true
 	})
 	if err != nil {
@@ -319,7 +320,7 @@ func mapString(m runtime.MapView) (string, error) {
 
 // mapEval runs the command in v: "put k n", "putnull k", "del k",
 // "clear", "get k", then shows the map.
-func mapEval(ctx *runtime.Context, r runtime.Row) error {
+func mapEval(ctx *runtime.Context, r types.Row) error {
 	m := ctx.Map(1)
 	cmd := strings.Fields(r.Fields[1].(string))
 	var note string
@@ -331,7 +332,7 @@ func mapEval(ctx *runtime.Context, r runtime.Row) error {
 			return err
 		}
 	case "putall":
-		if err := m.PutAll(&runtime.Map{Keys: []any{cmd[1], cmd[2]}, Values: []any{int64(1), int64(2)}}); err != nil {
+		if err := m.PutAll(&types.Map{Keys: []any{cmd[1], cmd[2]}, Values: []any{int64(1), int64(2)}}); err != nil {
 			return err
 		}
 	case "putnull":
@@ -415,11 +416,11 @@ Bob: {q=1} size 1 empty false get q = 1 true true
 }
 
 func TestMapView_nullKeys(t *testing.T) {
-	h := newViewHarness(t, statetest.OpenMem(t), func(ctx *runtime.Context, r runtime.Row) error {
+	h := newViewHarness(t, statetest.OpenMem(t), func(ctx *runtime.Context, r types.Row) error {
 		m := ctx.Map(1)
 		checks := []error{
 			m.Put(nil, int64(42)),
-			m.PutAll(&runtime.Map{Keys: []any{"key", nil}, Values: []any{int64(42), int64(42)}}),
+			m.PutAll(&types.Map{Keys: []any{"key", nil}, Values: []any{int64(42), int64(42)}}),
 			m.Remove(nil),
 		}
 		_, _, err := m.Get(nil)
@@ -450,7 +451,7 @@ func TestMapView_nullKeys(t *testing.T) {
 func TestMapView_Range_changing(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
-			h := newViewHarness(t, st.open(t), func(ctx *runtime.Context, r runtime.Row) error {
+			h := newViewHarness(t, st.open(t), func(ctx *runtime.Context, r types.Row) error {
 				m := ctx.Map(1)
 				if r.Fields[1] == "fill" {
 					for _, k := range []string{"b", "d", "f"} {
@@ -489,7 +490,7 @@ func TestMapView_Range_changing(t *testing.T) {
 }
 
 func TestContext_List_wrongKind(t *testing.T) {
-	h := newViewHarness(t, statetest.OpenMem(t), func(ctx *runtime.Context, r runtime.Row) error {
+	h := newViewHarness(t, statetest.OpenMem(t), func(ctx *runtime.Context, r types.Row) error {
 		_, err1 := ctx.List(1).Size()
 		_, _, err2 := ctx.Map(0).Get("x")
 		return collectf(ctx, "%v; %v", err1, err2)
@@ -512,7 +513,7 @@ func TestSession_views(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sess.Catalog().RegisterBuiltIn(viewFunc(func(ctx *runtime.Context, r runtime.Row) error {
+			sess.Catalog().RegisterBuiltIn(viewFunc(func(ctx *runtime.Context, r types.Row) error {
 				if err := appendEval(ctx, r); err != nil {
 					return err
 				}
@@ -594,7 +595,7 @@ func TestSession_views_onTimer(t *testing.T) {
 	def.HasOnTimer = true
 	def.New = func(runtime.CallSpec) (runtime.PTF, error) {
 		return &viewPTF{
-			eval: func(ctx *runtime.Context, r runtime.Row) error {
+			eval: func(ctx *runtime.Context, r types.Row) error {
 				if err := ctx.List(0).Add(r.Fields[1]); err != nil {
 					return err
 				}

@@ -1,5 +1,6 @@
 package runtime
 
+import "github.com/ptfsh/ptfsh/runtime/types"
 import "math"
 
 // MaxWatermark is the watermark of the end of a bounded input (Flink's
@@ -33,11 +34,11 @@ func newWMGen(spec *WatermarkSpec, every int64) *wmGen {
 }
 
 // observe takes a row and reports a watermark to emit after it, if any.
-func (g *wmGen) observe(r Row) (int64, bool) {
+func (g *wmGen) observe(r types.Row) (int64, bool) {
 	if g == nil {
 		return 0, false
 	}
-	if ts, ok := TimeMillis(r.Fields[g.col]); ok {
+	if ts, ok := types.TimeMillis(r.Fields[g.col]); ok {
 		if c := ts - g.delay; c > g.max {
 			g.max, g.seen = c, true
 		}

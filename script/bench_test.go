@@ -1,6 +1,7 @@
 package script_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"testing"
 
@@ -39,9 +40,9 @@ func BenchmarkEval(b *testing.B) {
 	} {
 		for _, n := range []int{1000, 100_000} {
 			b.Run(fmt.Sprintf("%s/rows=%dk", fn.name, n/1000), func(b *testing.B) {
-				rows := make([]runtime.Row, n)
+				rows := make([]types.Row, n)
 				for i := range rows {
-					rows[i] = runtime.NewRow(fmt.Sprintf("user%03d", i%1000), int64(i%7))
+					rows[i] = types.NewRow(fmt.Sprintf("user%03d", i%1000), int64(i%7))
 				}
 				e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest})
 				defer e.Close()

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math"
 	"math/big"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/dop251/goja"
 
-	"github.com/ptfsh/ptfsh/runtime"
 )
 
 // All conversions between Go row values (runtime/value.go) and JavaScript
@@ -39,7 +39,7 @@ import (
 const maxSafeInt = 1<<53 - 1
 
 // toJS converts a Go value of SQL type t (nil when unknown) to JavaScript.
-func (e *Engine) toJS(v any, t *runtime.Type) goja.Value {
+func (e *Engine) toJS(v any, t *types.Type) goja.Value {
 	vm := e.vm
 	switch x := v.(type) {
 	case nil:
@@ -60,23 +60,23 @@ func (e *Engine) toJS(v any, t *runtime.Type) goja.Value {
 		return e.str(x)
 	case []byte:
 		return e.bytesToJS(x)
-	case runtime.Decimal:
+	case types.Decimal:
 		return vm.ToValue(decimalFloat(x))
-	case runtime.Date:
+	case types.Date:
 		return e.dateToJS(float64(int64(x) * 86400000))
-	case runtime.TimeOfDay:
+	case types.TimeOfDay:
 		return vm.ToValue(float64(x) / 1e6)
-	case runtime.LocalDateTime:
+	case types.LocalDateTime:
 		return e.dateToJS(float64(x.Millis))
-	case runtime.Instant:
+	case types.Instant:
 		return e.dateToJS(float64(x.Millis))
-	case runtime.Duration:
+	case types.Duration:
 		return e.intToJS(int64(x))
-	case runtime.Period:
+	case types.Period:
 		return vm.ToValue(int64(x))
 	case []any:
-		var et *runtime.Type
-		if t != nil && t.Kind == runtime.KindArray {
+		var et *types.Type
+		if t != nil && t.Kind == types.KindArray {
 			et = t.Elem
 		}
 		items := make([]any, len(x))
@@ -84,9 +84,9 @@ func (e *Engine) toJS(v any, t *runtime.Type) goja.Value {
 			items[i] = e.toJS(el, et)
 		}
 		return vm.NewArray(items...)
-	case *runtime.Map:
-		var kt, vt *runtime.Type
-		if t != nil && t.Kind == runtime.KindMap {
+	case *types.Map:
+		var kt, vt *types.Type
+		if t != nil && t.Kind == types.KindMap {
 			kt, vt = t.Key, t.Elem
 		}
 		m, err := vm.New(e.js.mapCtor)
@@ -103,9 +103,9 @@ func (e *Engine) toJS(v any, t *runtime.Type) goja.Value {
 			}
 		}
 		return m
-	case runtime.Row:
+	case types.Row:
 		return e.newRowObject(e.schemaFor(t, len(x.Fields)), x)
-	case runtime.Descriptor:
+	case types.Descriptor:
 		items := make([]any, len(x))
 		for i, n := range x {
 			items[i] = n
@@ -141,28 +141,28 @@ func (e *Engine) bytesToJS(b []byte) goja.Value {
 
 // schemaFor returns the row schema of a ROW type, cached by its fields;
 // without a ROW type the fields are named f0, f1, ... as Flink names them.
-func (e *Engine) schemaFor(t *runtime.Type, arity int) *rowSchema {
-	if t != nil && t.Kind == runtime.KindRow && len(t.Fields) > 0 {
+func (e *Engine) schemaFor(t *types.Type, arity int) *rowSchema {
+	if t != nil && t.Kind == types.KindRow && len(t.Fields) > 0 {
 		key := &t.Fields[0]
 		if s, ok := e.schemas[key]; ok && len(s.names) == len(t.Fields) {
 			return s
 		}
 		s := schemaOfType(t)
 		if e.schemas == nil {
-			e.schemas = map[*runtime.Field]*rowSchema{}
+			e.schemas = map[*types.Field]*rowSchema{}
 		}
 		e.schemas[key] = s
 		return s
 	}
 	names := make([]string, arity)
-	types := make([]runtime.Type, arity)
+	types := make([]types.Type, arity)
 	for i := range names {
 		names[i] = "f" + strconv.Itoa(i)
 	}
 	return newRowSchema(names, types)
 }
 
-func decimalFloat(d runtime.Decimal) float64 {
+func decimalFloat(d types.Decimal) float64 {
 	if d.Unscaled == nil {
 		return 0
 	}
@@ -205,18 +205,18 @@ func (c *convError) in(p string) *convError {
 	return c
 }
 
-func cannotUse(v goja.Value, t *runtime.Type) *convError {
+func cannotUse(v goja.Value, t *types.Type) *convError {
 	return &convError{what: describe(v), typ: t.String()}
 }
 
-func cannotUseWhy(v goja.Value, t *runtime.Type, why string) *convError {
+func cannotUseWhy(v goja.Value, t *types.Type, why string) *convError {
 	return &convError{what: describe(v), typ: t.String(), why: why}
 }
 
 // fromJS converts a JavaScript value to a Go value of SQL type t. It is
 // strict: a number is not a string, a fraction is not an integer, and a
 // value out of the type's range is an error.
-func (e *Engine) fromJS(v goja.Value, t *runtime.Type) (any, *convError) {
+func (e *Engine) fromJS(v goja.Value, t *types.Type) (any, *convError) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		if t.NotNull {
 			return nil, cannotUse(v, t)
@@ -228,11 +228,11 @@ func (e *Engine) fromJS(v goja.Value, t *runtime.Type) (any, *convError) {
 	}
 	x := v.Export()
 	switch t.Kind {
-	case runtime.KindBoolean:
+	case types.KindBoolean:
 		if b, ok := x.(bool); ok {
 			return b, nil
 		}
-	case runtime.KindTinyInt, runtime.KindSmallInt, runtime.KindInt, runtime.KindBigInt:
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		if i, ok := exactInt(x); ok {
 			lo, hi := intRange(t.Kind)
 			if i >= lo && i <= hi {
@@ -240,12 +240,12 @@ func (e *Engine) fromJS(v goja.Value, t *runtime.Type) (any, *convError) {
 			}
 			return nil, cannotUseWhy(v, t, "out of range")
 		}
-	case runtime.KindFloat, runtime.KindDouble:
+	case types.KindFloat, types.KindDouble:
 		switch n := x.(type) {
 		case int64:
 			return float64(n), nil
 		case float64:
-			if t.Kind == runtime.KindFloat {
+			if t.Kind == types.KindFloat {
 				return float64(float32(n)), nil
 			}
 			return n, nil
@@ -253,26 +253,26 @@ func (e *Engine) fromJS(v goja.Value, t *runtime.Type) (any, *convError) {
 			f, _ := new(big.Float).SetInt(n).Float64()
 			return f, nil
 		}
-	case runtime.KindDecimal:
+	case types.KindDecimal:
 		if d, ok := decimalFromJS(x, t); ok {
 			return d, nil
 		}
-	case runtime.KindChar, runtime.KindVarChar:
+	case types.KindChar, types.KindVarChar:
 		if s, ok := x.(string); ok && goja.IsString(v) {
 			return s, nil
 		}
-	case runtime.KindDate:
+	case types.KindDate:
 		if ms, ok := numberMillis(x); ok {
-			return runtime.Date(floorDiv(ms, 86400000)), nil
+			return types.Date(floorDiv(ms, 86400000)), nil
 		}
-	case runtime.KindTime:
+	case types.KindTime:
 		if f, ok := x.(float64); ok && f >= 0 && f < 86400000 {
-			return runtime.TimeOfDay(math.Round(f * 1e6)), nil
+			return types.TimeOfDay(math.Round(f * 1e6)), nil
 		}
 		if i, ok := x.(int64); ok && i >= 0 && i < 86400000 {
-			return runtime.TimeOfDay(i * 1e6), nil
+			return types.TimeOfDay(i * 1e6), nil
 		}
-	case runtime.KindTimestamp, runtime.KindTimestampLTZ:
+	case types.KindTimestamp, types.KindTimestampLTZ:
 		if f, ok := x.(float64); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
 			ms := math.Floor(f)
 			return timeValue(t, int64(ms), int32(math.Round((f-ms)*1e6))), nil
@@ -280,59 +280,59 @@ func (e *Engine) fromJS(v goja.Value, t *runtime.Type) (any, *convError) {
 		if i, ok := exactInt(x); ok {
 			return timeValue(t, i, 0), nil
 		}
-	case runtime.KindIntervalDayTime:
+	case types.KindIntervalDayTime:
 		if i, ok := exactInt(x); ok {
-			return runtime.Duration(i), nil
+			return types.Duration(i), nil
 		}
-	case runtime.KindIntervalYearMonth:
+	case types.KindIntervalYearMonth:
 		if i, ok := exactInt(x); ok && i >= math.MinInt32 && i <= math.MaxInt32 {
-			return runtime.Period(i), nil
+			return types.Period(i), nil
 		}
 	}
 	return nil, cannotUse(v, t)
 }
 
-func timeValue(t *runtime.Type, ms int64, nano int32) any {
-	if t.Kind == runtime.KindTimestamp {
-		return runtime.LocalDateTime{Millis: ms, NanoOfMilli: nano}
+func timeValue(t *types.Type, ms int64, nano int32) any {
+	if t.Kind == types.KindTimestamp {
+		return types.LocalDateTime{Millis: ms, NanoOfMilli: nano}
 	}
-	return runtime.Instant{Millis: ms, NanoOfMilli: nano}
+	return types.Instant{Millis: ms, NanoOfMilli: nano}
 }
 
 // objectFromJS converts a JS object (Date, Array, Map, row, plain object,
 // Uint8Array, ...) to a value of type t.
-func (e *Engine) objectFromJS(o *goja.Object, t *runtime.Type) (any, *convError) {
+func (e *Engine) objectFromJS(o *goja.Object, t *types.Type) (any, *convError) {
 	et := o.ExportType()
 	switch t.Kind {
-	case runtime.KindDate, runtime.KindTimestamp, runtime.KindTimestampLTZ:
+	case types.KindDate, types.KindTimestamp, types.KindTimestampLTZ:
 		if et == typeTime {
 			tm, ok := o.Export().(time.Time)
 			if !ok {
 				return nil, cannotUseWhy(o, t, "invalid Date")
 			}
 			ms := tm.UnixMilli()
-			if t.Kind == runtime.KindDate {
-				return runtime.Date(floorDiv(ms, 86400000)), nil
+			if t.Kind == types.KindDate {
+				return types.Date(floorDiv(ms, 86400000)), nil
 			}
 			return timeValue(t, ms, 0), nil
 		}
-	case runtime.KindBigInt, runtime.KindInt, runtime.KindSmallInt, runtime.KindTinyInt,
-		runtime.KindDouble, runtime.KindFloat, runtime.KindDecimal:
+	case types.KindBigInt, types.KindInt, types.KindSmallInt, types.KindTinyInt,
+		types.KindDouble, types.KindFloat, types.KindDecimal:
 		if et == typeBig { // Object(10n)
 			return e.fromJS(e.vm.ToValue(o.Export()), t)
 		}
-	case runtime.KindBinary, runtime.KindVarBinary:
+	case types.KindBinary, types.KindVarBinary:
 		switch et {
 		case typeBytes:
 			return append([]byte(nil), o.Export().([]byte)...), nil
 		case typeBuffer:
 			return append([]byte(nil), o.Export().(goja.ArrayBuffer).Bytes()...), nil
 		}
-	case runtime.KindArray, runtime.KindDescriptor:
+	case types.KindArray, types.KindDescriptor:
 		if et == typeSlice && o.ClassName() == "Array" {
 			elem := t.Elem
-			if t.Kind == runtime.KindDescriptor {
-				elem = &runtime.Type{Kind: runtime.KindVarChar, Length: runtime.MaxLength, NotNull: true}
+			if t.Kind == types.KindDescriptor {
+				elem = &types.Type{Kind: types.KindVarChar, Length: types.MaxLength, NotNull: true}
 			}
 			n := int(o.Get("length").ToInteger())
 			out := make([]any, n)
@@ -343,8 +343,8 @@ func (e *Engine) objectFromJS(o *goja.Object, t *runtime.Type) (any, *convError)
 				}
 				out[i] = x
 			}
-			if t.Kind == runtime.KindDescriptor {
-				d := make(runtime.Descriptor, n)
+			if t.Kind == types.KindDescriptor {
+				d := make(types.Descriptor, n)
 				for i, x := range out {
 					d[i] = x.(string)
 				}
@@ -352,16 +352,16 @@ func (e *Engine) objectFromJS(o *goja.Object, t *runtime.Type) (any, *convError)
 			}
 			return out, nil
 		}
-	case runtime.KindMap:
+	case types.KindMap:
 		return e.mapFromJS(o, et, t)
-	case runtime.KindRow:
+	case types.KindRow:
 		return e.rowFromJS(o, et, t)
 	}
 	return nil, cannotUse(o, t)
 }
 
-func (e *Engine) mapFromJS(o *goja.Object, et reflect.Type, t *runtime.Type) (any, *convError) {
-	m := &runtime.Map{}
+func (e *Engine) mapFromJS(o *goja.Object, et reflect.Type, t *types.Type) (any, *convError) {
+	m := &types.Map{}
 	var cerr *convError
 	switch {
 	case et == typeMap:
@@ -402,9 +402,9 @@ func (e *Engine) mapFromJS(o *goja.Object, et reflect.Type, t *runtime.Type) (an
 
 // rowFromJS converts an object by field name, an array by position, or a
 // row object by field name.
-func (e *Engine) rowFromJS(o *goja.Object, et reflect.Type, t *runtime.Type) (any, *convError) {
+func (e *Engine) rowFromJS(o *goja.Object, et reflect.Type, t *types.Type) (any, *convError) {
 	fields := make([]any, len(t.Fields))
-	kind := runtime.Insert
+	kind := types.Insert
 	switch {
 	case et == typeSlice && o.ClassName() == "Array":
 		n := int(o.Get("length").ToInteger())
@@ -432,7 +432,7 @@ func (e *Engine) rowFromJS(o *goja.Object, et reflect.Type, t *runtime.Type) (an
 	default:
 		return nil, cannotUse(o, t)
 	}
-	return runtime.Row{Kind: kind, Fields: fields}, nil
+	return types.Row{Kind: kind, Fields: fields}, nil
 }
 
 // exactInt returns an exported JS number or BigInt as an int64 if it is a
@@ -466,13 +466,13 @@ func numberMillis(x any) (int64, bool) {
 	return 0, false
 }
 
-func intRange(k runtime.Kind) (int64, int64) {
+func intRange(k types.Kind) (int64, int64) {
 	switch k {
-	case runtime.KindTinyInt:
+	case types.KindTinyInt:
 		return math.MinInt8, math.MaxInt8
-	case runtime.KindSmallInt:
+	case types.KindSmallInt:
 		return math.MinInt16, math.MaxInt16
-	case runtime.KindInt:
+	case types.KindInt:
 		return math.MinInt32, math.MaxInt32
 	}
 	return math.MinInt64, math.MaxInt64
@@ -488,14 +488,14 @@ func floorDiv(a, b int64) int64 {
 
 // decimalFromJS converts a number, a BigInt or a numeric string to
 // DECIMAL(p, s), rounding half up to the scale; false when it does not fit.
-func decimalFromJS(x any, t *runtime.Type) (runtime.Decimal, bool) {
+func decimalFromJS(x any, t *types.Type) (types.Decimal, bool) {
 	var s string
 	switch n := x.(type) {
 	case int64:
 		s = strconv.FormatInt(n, 10)
 	case float64:
 		if math.IsNaN(n) || math.IsInf(n, 0) {
-			return runtime.Decimal{}, false
+			return types.Decimal{}, false
 		}
 		s = strconv.FormatFloat(n, 'f', -1, 64)
 	case *big.Int:
@@ -503,11 +503,11 @@ func decimalFromJS(x any, t *runtime.Type) (runtime.Decimal, bool) {
 	case string:
 		s = strings.TrimSpace(n)
 	default:
-		return runtime.Decimal{}, false
+		return types.Decimal{}, false
 	}
 	r, ok := new(big.Rat).SetString(s)
 	if !ok {
-		return runtime.Decimal{}, false
+		return types.Decimal{}, false
 	}
 	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Scale)), nil)
 	r.Mul(r, new(big.Rat).SetInt(scale))
@@ -522,9 +522,9 @@ func decimalFromJS(x any, t *runtime.Type) (runtime.Decimal, bool) {
 		}
 	}
 	if t.Length > 0 && len(new(big.Int).Abs(q).String()) > t.Length {
-		return runtime.Decimal{}, false
+		return types.Decimal{}, false
 	}
-	return runtime.Decimal{Unscaled: q, Scale: t.Scale}, true
+	return types.Decimal{Unscaled: q, Scale: t.Scale}, true
 }
 
 var indexes = func() []string {

@@ -1,12 +1,12 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"math"
 	"math/big"
 	"reflect"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime"
 )
 
 func testEngine(t testing.TB) *Engine {
@@ -16,7 +16,7 @@ func testEngine(t testing.TB) *Engine {
 	return e
 }
 
-func mustType(t testing.TB, s string) runtime.Type {
+func mustType(t testing.TB, s string) types.Type {
 	t.Helper()
 	typ, err := ParseTypeForTest(s)
 	if err != nil {
@@ -25,8 +25,8 @@ func mustType(t testing.TB, s string) runtime.Type {
 	return typ
 }
 
-func dec(unscaled int64, scale int) runtime.Decimal {
-	return runtime.Decimal{Unscaled: big.NewInt(unscaled), Scale: scale}
+func dec(unscaled int64, scale int) types.Decimal {
+	return types.Decimal{Unscaled: big.NewInt(unscaled), Scale: scale}
 }
 
 // TestConvert_roundTrip converts Go values to JS, checks what JS sees, and
@@ -53,24 +53,24 @@ func TestConvert_roundTrip(t *testing.T) {
 		{"unicode", "STRING", "Zoë 🎉", "v === 'Zoë 🎉' && v.length === 6"},
 		{"varchar", "VARCHAR(5)", "", "v === ''"},
 		{"bytes", "BYTES", []byte{1, 255}, "v instanceof Uint8Array && v.length === 2 && v[1] === 255"},
-		{"date", "DATE", runtime.Date(20174), "v instanceof Date && v.toISOString() === '2025-03-27T00:00:00.000Z'"},
-		{"date_before_epoch", "DATE", runtime.Date(-1), "v.toISOString() === '1969-12-31T00:00:00.000Z'"},
-		{"time", "TIME(3)", runtime.TimeOfDay(3723004000000), "v === 3723004"},
-		{"timestamp", "TIMESTAMP(3)", runtime.LocalDateTime{Millis: 1735693200000}, "v instanceof Date && v.getTime() === 1735693200000"},
-		{"timestamp_ltz", "TIMESTAMP_LTZ(3)", runtime.Instant{Millis: -1}, "v.toISOString() === '1969-12-31T23:59:59.999Z'"},
-		{"interval_day", "INTERVAL DAY TO SECOND", runtime.Duration(1000), "v === 1000"},
-		{"interval_year", "INTERVAL YEAR TO MONTH", runtime.Period(14), "v === 14"},
+		{"date", "DATE", types.Date(20174), "v instanceof Date && v.toISOString() === '2025-03-27T00:00:00.000Z'"},
+		{"date_before_epoch", "DATE", types.Date(-1), "v.toISOString() === '1969-12-31T00:00:00.000Z'"},
+		{"time", "TIME(3)", types.TimeOfDay(3723004000000), "v === 3723004"},
+		{"timestamp", "TIMESTAMP(3)", types.LocalDateTime{Millis: 1735693200000}, "v instanceof Date && v.getTime() === 1735693200000"},
+		{"timestamp_ltz", "TIMESTAMP_LTZ(3)", types.Instant{Millis: -1}, "v.toISOString() === '1969-12-31T23:59:59.999Z'"},
+		{"interval_day", "INTERVAL DAY TO SECOND", types.Duration(1000), "v === 1000"},
+		{"interval_year", "INTERVAL YEAR TO MONTH", types.Period(14), "v === 14"},
 		{"array", "ARRAY<INT>", []any{int64(1), nil, int64(3)}, "Array.isArray(v) && v.length === 3 && v[1] === null"},
 		{"array_of_strings", "ARRAY<STRING>", []any{"a", "b"}, "v.join() === 'a,b'"},
-		{"map", "MAP<STRING, INT>", &runtime.Map{Keys: []any{"A", "B"}, Values: []any{int64(1), nil}},
+		{"map", "MAP<STRING, INT>", &types.Map{Keys: []any{"A", "B"}, Values: []any{int64(1), nil}},
 			"v instanceof Map && v.get('A') === 1 && v.get('B') === null && [...v.keys()].join() === 'A,B'"},
-		{"map_int_keys", "MAP<BIGINT, INT>", &runtime.Map{Keys: []any{int64(7)}, Values: []any{int64(1)}}, "v.get(7) === 1"},
-		{"row", "ROW<name STRING, score INT>", runtime.Row{Fields: []any{"Bob", int64(12)}},
+		{"map_int_keys", "MAP<BIGINT, INT>", &types.Map{Keys: []any{int64(7)}, Values: []any{int64(1)}}, "v.get(7) === 1"},
+		{"row", "ROW<name STRING, score INT>", types.Row{Fields: []any{"Bob", int64(12)}},
 			"v.name === 'Bob' && v.score === 12 && v.getField(1) === 12 && v.getArity() === 2 && String(v) === '+I[Bob, 12]'"},
 		{"nested_row", "ROW<r ROW<b BOOLEAN, s STRING>, a ARRAY<ROW<x INT>>>",
-			runtime.Row{Fields: []any{runtime.Row{Fields: []any{true, "s"}}, []any{runtime.Row{Fields: []any{int64(1)}}}}},
+			types.Row{Fields: []any{types.Row{Fields: []any{true, "s"}}, []any{types.Row{Fields: []any{int64(1)}}}}},
 			"v.r.b === true && v.a[0].x === 1 && v.r === v.r"},
-		{"descriptor", "DESCRIPTOR", runtime.Descriptor{"a", "b"}, "Array.isArray(v) && v.join() === 'a,b'"},
+		{"descriptor", "DESCRIPTOR", types.Descriptor{"a", "b"}, "Array.isArray(v) && v.join() === 'a,b'"},
 	}
 	e := testEngine(t)
 	for _, tc := range tests {
@@ -112,16 +112,16 @@ func TestConvert_fromJS(t *testing.T) {
 		{"bigint_literal", "BIGINT", "123n", int64(123), ""},
 		{"double_from_int", "DOUBLE", "3", 3.0, ""},
 		{"decimal_round", "DECIMAL(6, 2)", "1.005 * 1000", dec(100500, 2), ""},
-		{"decimal_string", "DECIMAL(20, 3)", "'12345678901234567.891'", runtime.Decimal{Unscaled: mustBig("12345678901234567891"), Scale: 3}, ""},
+		{"decimal_string", "DECIMAL(20, 3)", "'12345678901234567.891'", types.Decimal{Unscaled: mustBig("12345678901234567891"), Scale: 3}, ""},
 		{"decimal_half_up", "DECIMAL(4, 1)", "2.25", dec(23, 1), ""},
-		{"date_from_number", "DATE", "86400000 * 2 + 5", runtime.Date(2), ""},
-		{"timestamp_from_number", "TIMESTAMP_LTZ(3)", "1.5", runtime.Instant{Millis: 1, NanoOfMilli: 500000}, ""},
-		{"timestamp_from_date", "TIMESTAMP(3)", "new Date(Date.UTC(2025, 0, 1, 1))", runtime.LocalDateTime{Millis: 1735693200000}, ""},
-		{"row_from_array", "ROW<a INT, b STRING>", "[1, 'x']", runtime.Row{Fields: []any{int64(1), "x"}}, ""},
-		{"row_from_object_missing", "ROW<a INT, b STRING>", "({ b: 'x' })", runtime.Row{Fields: []any{nil, "x"}}, ""},
-		{"map_from_object", "MAP<STRING, INT>", "({ A: 1 })", &runtime.Map{Keys: []any{"A"}, Values: []any{int64(1)}}, ""},
+		{"date_from_number", "DATE", "86400000 * 2 + 5", types.Date(2), ""},
+		{"timestamp_from_number", "TIMESTAMP_LTZ(3)", "1.5", types.Instant{Millis: 1, NanoOfMilli: 500000}, ""},
+		{"timestamp_from_date", "TIMESTAMP(3)", "new Date(Date.UTC(2025, 0, 1, 1))", types.LocalDateTime{Millis: 1735693200000}, ""},
+		{"row_from_array", "ROW<a INT, b STRING>", "[1, 'x']", types.Row{Fields: []any{int64(1), "x"}}, ""},
+		{"row_from_object_missing", "ROW<a INT, b STRING>", "({ b: 'x' })", types.Row{Fields: []any{nil, "x"}}, ""},
+		{"map_from_object", "MAP<STRING, INT>", "({ A: 1 })", &types.Map{Keys: []any{"A"}, Values: []any{int64(1)}}, ""},
 		{"bytes_from_buffer", "BYTES", "new Uint8Array([1, 2]).buffer", []byte{1, 2}, ""},
-		{"descriptor", "DESCRIPTOR", "['a']", runtime.Descriptor{"a"}, ""},
+		{"descriptor", "DESCRIPTOR", "['a']", types.Descriptor{"a"}, ""},
 
 		{"string_as_bigint", "BIGINT", "'abc'", nil, `cannot use "abc" (string)`},
 		{"fraction_as_int", "INT", "1.5", nil, `cannot use 1.5 (number)`},

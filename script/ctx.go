@@ -1,6 +1,7 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math"
 	"math/big"
@@ -81,7 +82,7 @@ func (in *instance) collect(c goja.FunctionCall) goja.Value {
 	if !in.countRow() {
 		return goja.Undefined() // the call is stopped
 	}
-	kind := runtime.Insert
+	kind := types.Insert
 	if len(c.Arguments) > 1 && !goja.IsUndefined(c.Arguments[1]) {
 		k, ok := in.e.kindOf(c.Arguments[1])
 		if !ok {
@@ -92,7 +93,7 @@ func (in *instance) collect(c goja.FunctionCall) goja.Value {
 	if err := in.toOutput(c.Argument(0)); err != nil {
 		panic(vm.NewTypeError("collect: %s", err.Error()))
 	}
-	in.throw(cur.Collect(runtime.Row{Kind: kind, Fields: in.outBuf}))
+	in.throw(cur.Collect(types.Row{Kind: kind, Fields: in.outBuf}))
 	return goja.Undefined()
 }
 
@@ -145,7 +146,7 @@ func (in *instance) toOutput(v goja.Value) error {
 	return nil
 }
 
-func colNames(cols []runtime.Column) []string {
+func colNames(cols []types.Column) []string {
 	n := make([]string, len(cols))
 	for i, c := range cols {
 		n[i] = c.Name
@@ -370,7 +371,7 @@ func (e *Engine) ChangelogMode(def *runtime.FuncDef, tables []runtime.ChangelogM
 	if err != nil {
 		return runtime.ChangelogMode{}, &Error{Func: d.name, Msg: "changelog: " + err.Error()}
 	}
-	if m.Contains(runtime.Delete) && !m.Contains(runtime.UpdateBefore) && goja.IsString(v) {
+	if m.Contains(types.Delete) && !m.Contains(types.UpdateBefore) && goja.IsString(v) {
 		m.KeyOnlyDeletes = required.KeyOnlyDeletes // "upsert": deletes as the consumer needs them
 	}
 	return m, nil

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math"
 	"regexp"
@@ -21,7 +22,7 @@ type decl struct {
 	src     string // the user's source, to position declaration errors
 
 	obj     *goja.Object // the declaration; eval and onTimer run with it as this
-	output  runtime.Type
+	output  types.Type
 	args    []runtime.ArgDecl
 	state   []runtime.StateDecl
 	initial []stateInit
@@ -107,9 +108,9 @@ func (e *Engine) parseDecl(s *source, obj *goja.Object) (*decl, error) {
 
 type errAtFunc func(lit string, format string, args ...any) error
 
-func (e *Engine) parseType(s string) (runtime.Type, error) {
+func (e *Engine) parseType(s string) (types.Type, error) {
 	if e.opts.ParseType == nil {
-		return runtime.Type{}, fmt.Errorf("no type parser configured")
+		return types.Type{}, fmt.Errorf("no type parser configured")
 	}
 	return e.opts.ParseType(s)
 }
@@ -175,7 +176,7 @@ func (e *Engine) parseArgs(d *decl, v goja.Value, errAt errAtFunc) error {
 			if err != nil {
 				return errAt(tv.String(), "argument %q: invalid type %q: %v", name, tv.String(), err)
 			}
-			if a.IsTable() && t.Kind != runtime.KindRow {
+			if a.IsTable() && t.Kind != types.KindRow {
 				return errAt(tv.String(), "table argument %q: type must be a ROW<...> type, not %s", name, t)
 			}
 			a.Type = &t
@@ -259,9 +260,9 @@ func (e *Engine) parseState(d *decl, v goja.Value, errAt errAtFunc) error {
 			if err != nil {
 				return errAt(tv.String(), "state entry %q: invalid type %q: %v", name, tv.String(), err)
 			}
-			want := map[runtime.StateKind]runtime.Kind{runtime.ValueState: runtime.KindRow, runtime.ListState: runtime.KindArray, runtime.MapState: runtime.KindMap}[sd.Kind]
+			want := map[runtime.StateKind]types.Kind{runtime.ValueState: types.KindRow, runtime.ListState: types.KindArray, runtime.MapState: types.KindMap}[sd.Kind]
 			if t.Kind != want {
-				return errAt(tv.String(), "state entry %q: a %s entry needs a %s type, not %s", name, kindName(sd.Kind), map[runtime.Kind]string{runtime.KindRow: "ROW<...>", runtime.KindArray: "ARRAY<T>", runtime.KindMap: "MAP<K, V>"}[want], t)
+				return errAt(tv.String(), "state entry %q: a %s entry needs a %s type, not %s", name, kindName(sd.Kind), map[types.Kind]string{types.KindRow: "ROW<...>", types.KindArray: "ARRAY<T>", types.KindMap: "MAP<K, V>"}[want], t)
 			}
 			sd.Type = &t
 		}
@@ -316,7 +317,7 @@ func parseTTL(v goja.Value) (time.Duration, error) {
 	if !goja.IsString(v) {
 		return 0, fmt.Errorf("want a duration such as \"1 hour\", not %s", jsTypeOf(v))
 	}
-	return runtime.ParseDuration(v.String())
+	return types.ParseDuration(v.String())
 }
 
 func (d *decl) parseChangelog(v goja.Value, errAt errAtFunc) error {

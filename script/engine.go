@@ -1,6 +1,7 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"io"
 	"io/fs"
@@ -24,7 +25,7 @@ type Options struct {
 	// ParseType parses a type string of a declaration ("ROW<url STRING,
 	// click_count BIGINT>", "INT NOT NULL"). Required; the wiring passes
 	// runtime.ParseType.
-	ParseType func(string) (runtime.Type, error)
+	ParseType func(string) (types.Type, error)
 	// Seed, when set, makes Math.random, Date.now() and new Date()
 	// deterministic (see SetSeed).
 	Seed *int64
@@ -38,7 +39,7 @@ type Options struct {
 	// FormatRow renders a row of the given columns as Flink's Row.toString
 	// does (+I[Bob, 12]); nil uses a built-in rendering of the common
 	// types. The wiring passes runtime.FormatRow.
-	FormatRow func(runtime.Row, runtime.Schema) string
+	FormatRow func(types.Row, types.Schema) string
 	// EvalTimeout interrupts a call of eval or onTimer that runs longer;
 	// 0 means no limit. SetEvalTimeout changes it later.
 	EvalTimeout time.Duration
@@ -73,7 +74,7 @@ type Engine struct {
 	js      jsProtos
 
 	decls   map[*runtime.FuncDef]*decl
-	schemas map[*runtime.Field]*rowSchema // row schemas of ROW types, by their fields
+	schemas map[*types.Field]*rowSchema // row schemas of ROW types, by their fields
 
 	// seed is the last SetSeed, which isolated instances copy (isolated.go).
 	seed *int64

@@ -1,6 +1,7 @@
 package script_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"errors"
 	"strings"
@@ -12,15 +13,15 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-var names = runtime.Schema{Columns: []runtime.Column{
-	{Name: "name", Type: runtime.TypeString},
-	{Name: "score", Type: runtime.TypeInt},
+var names = types.Schema{Columns: []types.Column{
+	{Name: "name", Type: types.TypeString},
+	{Name: "score", Type: types.TypeInt},
 }}
 
-func nameRows(vals ...any) []runtime.Row {
-	var rows []runtime.Row
+func nameRows(vals ...any) []types.Row {
+	var rows []types.Row
 	for i := 0; i+1 < len(vals); i += 2 {
-		rows = append(rows, runtime.NewRow(vals[i], vals[i+1]))
+		rows = append(rows, types.NewRow(vals[i], vals[i+1]))
 	}
 	return rows
 }
@@ -50,15 +51,15 @@ func harness(t *testing.T, e *script.Engine, file, src string, opts runtime.Harn
 	return h
 }
 
-func formatRows(rows []runtime.Row, s runtime.Schema) string {
+func formatRows(rows []types.Row, s types.Schema) string {
 	var out []string
 	for _, r := range rows {
-		out = append(out, runtime.FormatRow(r, s))
+		out = append(out, types.FormatRow(r, s))
 	}
 	return strings.Join(out, "\n")
 }
 
-func process(t *testing.T, h *runtime.Harness, rows ...runtime.Row) string {
+func process(t *testing.T, h *runtime.Harness, rows ...types.Row) string {
 	t.Helper()
 	out, err := h.Process(rows...)
 	if err != nil {
@@ -69,7 +70,7 @@ func process(t *testing.T, h *runtime.Harness, rows ...runtime.Row) string {
 
 func newEvalEngine(t *testing.T) *script.Engine {
 	t.Helper()
-	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, FormatRow: runtime.FormatRow})
+	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, FormatRow: types.FormatRow})
 	t.Cleanup(func() { e.Close() })
 	return e
 }
@@ -151,7 +152,7 @@ func TestInstance_Eval_collect(t *testing.T) {
 				"        " + tc.body + ";\n" +
 				"  },\n};\n"
 			h := harness(t, e, "greeting.js", src, runtime.HarnessOptions{})
-			out, err := h.Process(runtime.NewRow("Bob", int64(12)))
+			out, err := h.Process(types.NewRow("Bob", int64(12)))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %s", err, tc.err)
@@ -270,7 +271,7 @@ func TestInstance_Eval_row(t *testing.T) {
   },
 };`
 	h := harness(t, e, "f.js", src, runtime.HarnessOptions{Args: map[string]any{"i": int64(7)}})
-	got := process(t, h, runtime.Row{Kind: runtime.UpdateAfter, Fields: []any{"Bob", int64(12)}})
+	got := process(t, h, types.Row{Kind: types.UpdateAfter, Fields: []any{"Bob", int64(12)}})
 	want := "+I[Bob, Bob 12 Bob 2 UPDATE_AFTER +U true +U[Bob, 12] {\"name\":\"Bob\",\"score\":12} name|score {\"name\":\"Bob\",\"score\":12} true 7 " +
 		"[0] [INSERT] ROW<`name` STRING, `score` INT> -1 [INSERT]  ]"
 	if got != want {
@@ -302,7 +303,7 @@ func TestInstance_Eval_rowErrors(t *testing.T) {
   },
 };`
 			h := harness(t, e, "f.js", src, runtime.HarnessOptions{})
-			_, err := h.Process(runtime.NewRow("Bob", int64(1)))
+			_, err := h.Process(types.NewRow("Bob", int64(1)))
 			if err == nil || !strings.Contains(err.Error(), "f.js:7:") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want f.js:7:...: %s", err, tc.want)
 			}
@@ -343,7 +344,7 @@ export default {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	_, err = h.Process(runtime.NewRow("Bob", int64(1)))
+	_, err = h.Process(types.NewRow("Bob", int64(1)))
 	var se *script.Error
 	if !errors.As(err, &se) {
 		t.Fatalf("err %T %v is not a *script.Error", err, err)
@@ -354,7 +355,7 @@ export default {
 	if !strings.Contains(se.Stack, "at eval (greeting.ts:11:27)") || !strings.Contains(se.Detail(), "\n    at ") {
 		t.Errorf("stack = %q", se.Stack)
 	}
-	_, err = h.Process(runtime.NewRow("Alice", int64(1)))
+	_, err = h.Process(types.NewRow("Alice", int64(1)))
 	if !errors.As(err, &se) {
 		t.Fatalf("err %T %v", err, err)
 	}
@@ -381,7 +382,7 @@ func TestInstance_Eval_goErrors(t *testing.T) {
   },
 };`
 	h := harness(t, e, "timers.js", src, runtime.HarnessOptions{})
-	out, err := h.Process(runtime.NewRow("Bob", int64(1)))
+	out, err := h.Process(types.NewRow("Bob", int64(1)))
 	if !errors.Is(err, runtime.ErrNoTimers) {
 		t.Fatalf("err = %v, want ErrNoTimers", err)
 	}
@@ -407,12 +408,12 @@ func TestInstance_Eval_interrupt(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		h := harness(t, e, "loop.js", src, runtime.HarnessOptions{Ctx: ctx})
 		time.AfterFunc(50*time.Millisecond, cancel)
-		_, err := h.Process(runtime.NewRow("loop", int64(1)))
+		_, err := h.Process(types.NewRow("loop", int64(1)))
 		if !errors.Is(err, runtime.ErrInterrupted) || !strings.HasPrefix(err.Error(), "loop.js:5:") {
 			t.Fatalf("err = %v", err)
 		}
 		// A cancelled statement does not run further calls.
-		_, err = h.Process(runtime.NewRow("Bob", int64(1)))
+		_, err = h.Process(types.NewRow("Bob", int64(1)))
 		if !errors.Is(err, runtime.ErrInterrupted) {
 			t.Fatalf("after cancel: %v", err)
 		}
@@ -422,12 +423,12 @@ func TestInstance_Eval_interrupt(t *testing.T) {
 		defer e.Close()
 		e.SetEvalTimeout(60 * time.Millisecond)
 		h := harness(t, e, "loop.js", src, runtime.HarnessOptions{})
-		_, err := h.Process(runtime.NewRow("loop", int64(1)))
+		_, err := h.Process(types.NewRow("loop", int64(1)))
 		if !errors.Is(err, runtime.ErrLimit) || errors.Is(err, runtime.ErrInterrupted) || !strings.Contains(err.Error(), "eval timeout of 60ms") {
 			t.Fatalf("err = %v", err)
 		}
 		// The runtime is usable again.
-		if got := process(t, h, runtime.NewRow("Bob", int64(1))); got != "+I[Bob]" {
+		if got := process(t, h, types.NewRow("Bob", int64(1))); got != "+I[Bob]" {
 			t.Errorf("after timeout: %s", got)
 		}
 	})
@@ -447,9 +448,9 @@ func TestInstance_Eval_tableless(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := runtime.NewHarness(def, runtime.Schema{}, runtime.HarnessOptions{Args: map[string]any{
-		"i": int64(42), "b": true, "d": runtime.Duration(1000),
-		"m": &runtime.Map{Keys: []any{"A"}, Values: []any{"1"}},
+	h, err := runtime.NewHarness(def, types.Schema{}, runtime.HarnessOptions{Args: map[string]any{
+		"i": int64(42), "b": true, "d": types.Duration(1000),
+		"m": &types.Map{Keys: []any{"A"}, Values: []any{"1"}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -468,7 +469,7 @@ func TestInstance_Eval_typedTable(t *testing.T) {
   eval(ctx, state, { u }) { ctx.collect(u.s + "/" + u.i + "/" + u.name + " " + u); },
 };`
 	h := harness(t, e, "typed.js", src, runtime.HarnessOptions{})
-	if got := process(t, h, runtime.NewRow("Bob", int64(12))); got != "+I[Bob, Bob/12/undefined +I[Bob, 12]]" {
+	if got := process(t, h, types.NewRow("Bob", int64(12))); got != "+I[Bob, Bob/12/undefined +I[Bob, 12]]" {
 		t.Errorf("got %s", got)
 	}
 }

@@ -1,6 +1,7 @@
 package script_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 
 	"github.com/ptfsh/ptfsh/runtime"
@@ -8,7 +9,7 @@ import (
 )
 
 func ExampleEngine_Load() {
-	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, FormatRow: runtime.FormatRow})
+	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, FormatRow: types.FormatRow})
 	defer e.Close()
 	def, err := e.Load("greeting_with_memory", "", `({
   output: "STRING",
@@ -23,19 +24,19 @@ func ExampleEngine_Load() {
 		fmt.Println(err)
 		return
 	}
-	input := runtime.Schema{Columns: []runtime.Column{{Name: "name", Type: runtime.TypeString}}}
+	input := types.Schema{Columns: []types.Column{{Name: "name", Type: types.TypeString}}}
 	h, err := runtime.NewHarness(def, input, runtime.HarnessOptions{PartitionBy: []string{"name"}})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer h.Close()
-	out, err := h.Process(runtime.NewRow("Bob"), runtime.NewRow("Alice"), runtime.NewRow("Bob"))
+	out, err := h.Process(types.NewRow("Bob"), types.NewRow("Alice"), types.NewRow("Bob"))
 	if err != nil {
 		fmt.Println(err)
 	}
 	for _, r := range out {
-		fmt.Println(runtime.FormatRow(r, h.Schema()))
+		fmt.Println(types.FormatRow(r, h.Schema()))
 	}
 	// Output:
 	// +I[Bob, Hello Bob, your 1 time?]

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"fmt"
 	"strings"
@@ -30,7 +31,7 @@ type instance struct {
 	stateVals                 []goja.Value   // state values fetched in the current call
 	views                     []*goja.Object // list and map view objects by state entry (views.go)
 
-	out      []runtime.Column // output columns
+	out      []types.Column // output columns
 	outRow   bool             // the output type is a ROW
 	outBuf   []any            // reused field slice for collect
 	semCache map[int]goja.Value
@@ -72,12 +73,12 @@ func (e *Engine) newInstance(d *decl, spec runtime.CallSpec) (*instance, error) 
 		in.argVals[i] = e.toJS(v, a.Type)
 	}
 	in.out = spec.Output.Columns
-	in.outRow = d.output.Kind == runtime.KindRow
+	in.outRow = d.output.Kind == types.KindRow
 	if len(in.out) == 0 { // a spec without an output schema: derive it
 		if in.outRow {
-			in.out = runtime.SchemaOf(d.output).Columns
+			in.out = types.SchemaOf(d.output).Columns
 		} else {
-			in.out = []runtime.Column{{Name: "EXPR$0", Type: d.output}}
+			in.out = []types.Column{{Name: "EXPR$0", Type: d.output}}
 		}
 	}
 	in.outBuf = make([]any, len(in.out))
@@ -108,7 +109,7 @@ func (in *instance) Close() error {
 
 // Eval implements runtime.PTF: eval(ctx, state, args) with the row as the
 // property of the table argument ctx.Input() names.
-func (in *instance) Eval(ctx *runtime.Context, row runtime.Row) error {
+func (in *instance) Eval(ctx *runtime.Context, row types.Row) error {
 	input := ctx.Input()
 	rowVal := goja.Null()
 	if input >= 0 && input < len(in.tables) && in.tables[input] != nil {

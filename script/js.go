@@ -1,6 +1,7 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"io"
 	"math/big"
@@ -69,7 +70,7 @@ func (e *Engine) initJS() {
 func (e *Engine) initRowKind() {
 	vm := e.vm
 	proto := vm.NewObject()
-	kindOf := func(this goja.Value) runtime.RowKind {
+	kindOf := func(this goja.Value) types.RowKind {
 		k, ok := e.kindOf(this)
 		if !ok {
 			panic(vm.NewTypeError("not a RowKind"))
@@ -83,7 +84,7 @@ func (e *Engine) initRowKind() {
 	_ = proto.Set("toByteValue", func(c goja.FunctionCall) goja.Value { return vm.ToValue(int(kindOf(c.This))) })
 	e.js.kindProto = proto
 	global := vm.NewObject()
-	for k := runtime.Insert; k <= runtime.Delete; k++ {
+	for k := types.Insert; k <= types.Delete; k++ {
 		o := vm.NewObject()
 		_ = o.SetPrototype(proto)
 		e.freeze(o)
@@ -104,17 +105,17 @@ func (e *Engine) freeze(o *goja.Object) {
 
 // kindOf returns the row kind of a RowKind singleton or of a string such
 // as "+U" or "UPDATE_AFTER".
-func (e *Engine) kindOf(v goja.Value) (runtime.RowKind, bool) {
+func (e *Engine) kindOf(v goja.Value) (types.RowKind, bool) {
 	if o, ok := v.(*goja.Object); ok {
 		for k, ko := range e.js.kinds {
 			if o == ko {
-				return runtime.RowKind(k), true
+				return types.RowKind(k), true
 			}
 		}
 		return 0, false
 	}
 	if v != nil && goja.IsString(v) {
-		return runtime.ParseRowKind(v.String())
+		return types.ParseRowKind(v.String())
 	}
 	return 0, false
 }
@@ -187,7 +188,7 @@ func (e *Engine) modeFromJS(v goja.Value) (runtime.ChangelogMode, error) {
 	if !ok || kv.ClassName() != "Array" {
 		return runtime.ChangelogMode{}, fmt.Errorf("a changelog mode needs kinds: [\"INSERT\", ...]")
 	}
-	var kinds []runtime.RowKind
+	var kinds []types.RowKind
 	n := int(kv.Get("length").ToInteger())
 	for i := 0; i < n; i++ {
 		k, ok := e.kindOf(kv.Get(strconv.Itoa(i)))

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math"
 	"math/rand"
@@ -77,7 +78,7 @@ func (e *Engine) Set(key, value string) error {
 	value = strings.TrimSpace(value)
 	switch key {
 	case "ptf.eval-timeout":
-		d, err := runtime.ParseDuration(value)
+		d, err := types.ParseDuration(value)
 		if err != nil {
 			if gd, gerr := time.ParseDuration(value); gerr == nil && gd >= 0 {
 				d, err = gd, nil // Go's spelling: 1m30s

@@ -1,6 +1,7 @@
 package script_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func scalarHarness(t *testing.T, e *script.Engine, src string) *runtime.Harness 
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := runtime.NewHarness(def, runtime.Schema{}, runtime.HarnessOptions{})
+	h, err := runtime.NewHarness(def, types.Schema{}, runtime.HarnessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

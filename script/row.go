@@ -1,29 +1,29 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/dop251/goja"
 
-	"github.com/ptfsh/ptfsh/runtime"
 )
 
 // rowSchema is the shape of the rows of one table argument or ROW type:
 // field names and types, looked up by name.
 type rowSchema struct {
 	names []string
-	types []runtime.Type
+	types []types.Type
 	index map[string]int // nil for few fields: a linear scan is faster
-	table runtime.Schema
+	table types.Schema
 }
 
-func newRowSchema(names []string, types []runtime.Type) *rowSchema {
-	s := &rowSchema{names: names, types: types}
-	s.table.Columns = make([]runtime.Column, len(names))
+func newRowSchema(names []string, fieldTypes []types.Type) *rowSchema {
+	s := &rowSchema{names: names, types: fieldTypes}
+	s.table.Columns = make([]types.Column, len(names))
 	for i, n := range names {
-		s.table.Columns[i] = runtime.Column{Name: n, Type: types[i]}
+		s.table.Columns[i] = types.Column{Name: n, Type: fieldTypes[i]}
 	}
 	if len(names) > 8 {
 		s.index = make(map[string]int, len(names))
@@ -36,18 +36,18 @@ func newRowSchema(names []string, types []runtime.Type) *rowSchema {
 	return s
 }
 
-func schemaOfTable(sc runtime.Schema) *rowSchema {
+func schemaOfTable(sc types.Schema) *rowSchema {
 	names := make([]string, len(sc.Columns))
-	types := make([]runtime.Type, len(sc.Columns))
+	types := make([]types.Type, len(sc.Columns))
 	for i, c := range sc.Columns {
 		names[i], types[i] = c.Name, c.Type
 	}
 	return newRowSchema(names, types)
 }
 
-func schemaOfType(t *runtime.Type) *rowSchema {
+func schemaOfType(t *types.Type) *rowSchema {
 	names := make([]string, len(t.Fields))
-	types := make([]runtime.Type, len(t.Fields))
+	types := make([]types.Type, len(t.Fields))
 	for i, f := range t.Fields {
 		names[i], types[i] = f.Name, f.Type
 	}
@@ -82,12 +82,12 @@ func (s *rowSchema) lookup(name string) int {
 type rowObject struct {
 	e      *Engine
 	schema *rowSchema
-	row    runtime.Row
+	row    types.Row
 	cache  []goja.Value
 }
 
 // newRowObject wraps a Go row.
-func (e *Engine) newRowObject(s *rowSchema, row runtime.Row) *goja.Object {
+func (e *Engine) newRowObject(s *rowSchema, row types.Row) *goja.Object {
 	ro := &rowObject{e: e, schema: s, row: row}
 	o := e.vm.NewDynamicObject(ro)
 	_ = o.SetPrototype(e.js.rowProto)
@@ -118,7 +118,7 @@ func (r *rowObject) field(i int) goja.Value {
 	} else if c := r.cache[i]; c != nil {
 		return c
 	}
-	var t *runtime.Type
+	var t *types.Type
 	if i < len(r.schema.types) {
 		t = &r.schema.types[i]
 	}
@@ -207,7 +207,7 @@ func (e *Engine) initRowProto() {
 }
 
 // formatRow renders a row as Flink's Row.toString.
-func (e *Engine) formatRow(r runtime.Row, s runtime.Schema) string {
+func (e *Engine) formatRow(r types.Row, s types.Schema) string {
 	if e.opts.FormatRow != nil {
 		return e.opts.FormatRow(r, s)
 	}
@@ -217,7 +217,7 @@ func (e *Engine) formatRow(r runtime.Row, s runtime.Schema) string {
 // defaultFormatRow is a stand-in for runtime.FormatRow, used when the
 // Engine is given none: kind, then the fields by Java's toString rules
 // for the common types.
-func defaultFormatRow(r runtime.Row) string {
+func defaultFormatRow(r types.Row) string {
 	var b strings.Builder
 	b.WriteString(r.Kind.ShortString())
 	b.WriteByte('[')
@@ -243,7 +243,7 @@ func defaultFormatValue(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case bool:
 		return strconv.FormatBool(x)
-	case runtime.Row:
+	case types.Row:
 		return defaultFormatRow(x)
 	case []any:
 		parts := make([]string, len(x))
@@ -251,7 +251,7 @@ func defaultFormatValue(v any) string {
 			parts[i] = defaultFormatValue(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
-	case runtime.Descriptor:
+	case types.Descriptor:
 		parts := make([]string, len(x))
 		for i, n := range x {
 			parts[i] = "`" + n + "`"

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -59,10 +60,10 @@ type (
 	}
 	mapNode  struct{ keys, vals []node }
 	setNode  []node
-	kindNode runtime.RowKind
+	kindNode types.RowKind
 	rowNode  struct {
-		kind runtime.RowKind
-		typ  runtime.Type
+		kind types.RowKind
+		typ  types.Type
 		vals []node
 	}
 )
@@ -133,9 +134,9 @@ func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (no
 		return bytesNode(append([]byte(nil), o.Export().([]byte)...)), nil
 	case et == typeRow:
 		r := o.Export().(*rowObject)
-		n := rowNode{kind: r.row.Kind, typ: runtime.NewRowType()}
+		n := rowNode{kind: r.row.Kind, typ: types.NewRowType()}
 		for i, name := range r.schema.names {
-			n.typ.Fields = append(n.typ.Fields, runtime.Field{Name: name, Type: r.schema.types[i]})
+			n.typ.Fields = append(n.typ.Fields, types.Field{Name: name, Type: r.schema.types[i]})
 			c, err := child(r.field(i))
 			if err != nil {
 				return nil, err
@@ -289,7 +290,7 @@ func (e *Engine) materialize(n node) (goja.Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			var ft runtime.Type
+			var ft types.Type
 			if i < len(x.typ.Fields) {
 				ft = x.typ.Fields[i].Type
 			}
@@ -299,7 +300,7 @@ func (e *Engine) materialize(n node) (goja.Value, error) {
 			}
 			fields[i] = g
 		}
-		return e.newRowObject(schemaOfType(&x.typ), runtime.Row{Kind: x.kind, Fields: fields}), nil
+		return e.newRowObject(schemaOfType(&x.typ), types.Row{Kind: x.kind, Fields: fields}), nil
 	}
 	return nil, fmt.Errorf("script: unknown state node %T", n)
 }
@@ -344,7 +345,7 @@ func encodeNode(b *bytes.Buffer, n node) error {
 	case bytesNode:
 		b.WriteString(`{"$y":"` + base64.StdEncoding.EncodeToString(x) + `"}`)
 	case kindNode:
-		b.WriteString(`{"$k":"` + runtime.RowKind(x).String() + `"}`)
+		b.WriteString(`{"$k":"` + types.RowKind(x).String() + `"}`)
 	case arrNode:
 		return encodeList(b, x)
 	case setNode:
@@ -563,7 +564,7 @@ func readTagged(d *json.Decoder, tag string) (node, error) {
 		}
 	case "$k":
 		if s, ok := c.(string); ok {
-			if k, ok := runtime.ParseRowKind(s); ok {
+			if k, ok := types.ParseRowKind(s); ok {
 				return kindNode(k), nil
 			}
 		}
@@ -599,7 +600,7 @@ func readRow(c node) (node, error) {
 		switch k {
 		case "k":
 			f, _ := o.vals[i].(float64)
-			r.kind = runtime.RowKind(f)
+			r.kind = types.RowKind(f)
 		case "t":
 			// The type is encoding/json's encoding of runtime.Type, in a string.
 			s, _ := o.vals[i].(string)

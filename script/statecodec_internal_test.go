@@ -1,6 +1,7 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"strings"
 	"testing"
@@ -147,7 +148,7 @@ func TestInstance_EncodeState(t *testing.T) {
 func TestInstance_EncodeState_row(t *testing.T) {
 	e, in := testCodec(t)
 	typ := mustType(t, "ROW<name STRING, ts TIMESTAMP_LTZ(3), n BIGINT>")
-	row := e.newRowObject(schemaOfType(&typ), runtime.Row{Kind: runtime.UpdateAfter, Fields: []any{"Bob", runtime.Instant{Millis: 5}, int64(1) << 60}})
+	row := e.newRowObject(schemaOfType(&typ), types.Row{Kind: types.UpdateAfter, Fields: []any{"Bob", types.Instant{Millis: 5}, int64(1) << 60}})
 	data, err := in.EncodeState(0, e.vm.NewArray(row))
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +220,7 @@ func TestParseDuration(t *testing.T) {
 		{"1.5 h", "", true},
 	}
 	for _, tc := range tests {
-		d, err := runtime.ParseDuration(tc.in)
+		d, err := types.ParseDuration(tc.in)
 		if (err != nil) != tc.err || (err == nil && d.String() != tc.want) {
 			t.Errorf("runtime.ParseDuration(%q) = %v, %v; want %s (error %v)", tc.in, d, err, tc.want, tc.err)
 		}

@@ -1,24 +1,24 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
 
-	"github.com/ptfsh/ptfsh/runtime"
 )
 
 // ParseTypeForTest is a minimal parser of Flink type strings for the tests of
 // this package; the wiring passes runtime.ParseType.
-func ParseTypeForTest(s string) (runtime.Type, error) {
+func ParseTypeForTest(s string) (types.Type, error) {
 	p := &typeParser{toks: tokenizeType(s)}
 	t, err := p.typ()
 	if err != nil {
-		return runtime.Type{}, err
+		return types.Type{}, err
 	}
 	if p.i < len(p.toks) {
-		return runtime.Type{}, fmt.Errorf("unexpected %q", p.toks[p.i])
+		return types.Type{}, fmt.Errorf("unexpected %q", p.toks[p.i])
 	}
 	return t, nil
 }
@@ -102,7 +102,7 @@ func (p *typeParser) params() ([]int, error) {
 	}
 }
 
-func (p *typeParser) typ() (runtime.Type, error) {
+func (p *typeParser) typ() (types.Type, error) {
 	t, err := p.base()
 	if err != nil {
 		return t, err
@@ -117,11 +117,11 @@ func (p *typeParser) typ() (runtime.Type, error) {
 	return t, nil
 }
 
-func (p *typeParser) base() (runtime.Type, error) {
+func (p *typeParser) base() (types.Type, error) {
 	w := strings.ToUpper(p.next())
 	ps, err := p.params()
 	if err != nil {
-		return runtime.Type{}, err
+		return types.Type{}, err
 	}
 	param := func(i, def int) int {
 		if i < len(ps) {
@@ -131,39 +131,39 @@ func (p *typeParser) base() (runtime.Type, error) {
 	}
 	switch w {
 	case "BOOLEAN":
-		return runtime.Type{Kind: runtime.KindBoolean}, nil
+		return types.Type{Kind: types.KindBoolean}, nil
 	case "TINYINT":
-		return runtime.Type{Kind: runtime.KindTinyInt}, nil
+		return types.Type{Kind: types.KindTinyInt}, nil
 	case "SMALLINT":
-		return runtime.Type{Kind: runtime.KindSmallInt}, nil
+		return types.Type{Kind: types.KindSmallInt}, nil
 	case "INT", "INTEGER":
-		return runtime.Type{Kind: runtime.KindInt}, nil
+		return types.Type{Kind: types.KindInt}, nil
 	case "BIGINT":
-		return runtime.Type{Kind: runtime.KindBigInt}, nil
+		return types.Type{Kind: types.KindBigInt}, nil
 	case "FLOAT":
-		return runtime.Type{Kind: runtime.KindFloat}, nil
+		return types.Type{Kind: types.KindFloat}, nil
 	case "DOUBLE":
-		return runtime.Type{Kind: runtime.KindDouble}, nil
+		return types.Type{Kind: types.KindDouble}, nil
 	case "DECIMAL":
-		return runtime.Type{Kind: runtime.KindDecimal, Length: param(0, 10), Scale: param(1, 0)}, nil
+		return types.Type{Kind: types.KindDecimal, Length: param(0, 10), Scale: param(1, 0)}, nil
 	case "STRING":
-		return runtime.TypeString, nil
+		return types.TypeString, nil
 	case "VARCHAR":
-		return runtime.Type{Kind: runtime.KindVarChar, Length: param(0, 1)}, nil
+		return types.Type{Kind: types.KindVarChar, Length: param(0, 1)}, nil
 	case "CHAR":
-		return runtime.Type{Kind: runtime.KindChar, Length: param(0, 1)}, nil
+		return types.Type{Kind: types.KindChar, Length: param(0, 1)}, nil
 	case "BYTES":
-		return runtime.TypeBytes, nil
+		return types.TypeBytes, nil
 	case "DATE":
-		return runtime.Type{Kind: runtime.KindDate}, nil
+		return types.Type{Kind: types.KindDate}, nil
 	case "TIME":
-		return runtime.Type{Kind: runtime.KindTime, Length: param(0, 0)}, nil
+		return types.Type{Kind: types.KindTime, Length: param(0, 0)}, nil
 	case "TIMESTAMP":
-		return runtime.Type{Kind: runtime.KindTimestamp, Length: param(0, 6)}, nil
+		return types.Type{Kind: types.KindTimestamp, Length: param(0, 6)}, nil
 	case "TIMESTAMP_LTZ":
-		return runtime.Type{Kind: runtime.KindTimestampLTZ, Length: param(0, 6)}, nil
+		return types.Type{Kind: types.KindTimestampLTZ, Length: param(0, 6)}, nil
 	case "DESCRIPTOR":
-		return runtime.TypeDescriptor, nil
+		return types.TypeDescriptor, nil
 	case "INTERVAL":
 		from := strings.ToUpper(p.next())
 		if strings.EqualFold(p.peek(), "TO") {
@@ -171,52 +171,52 @@ func (p *typeParser) base() (runtime.Type, error) {
 			p.next()
 		}
 		if from == "YEAR" || from == "MONTH" {
-			return runtime.Type{Kind: runtime.KindIntervalYearMonth}, nil
+			return types.Type{Kind: types.KindIntervalYearMonth}, nil
 		}
-		return runtime.Type{Kind: runtime.KindIntervalDayTime}, nil
+		return types.Type{Kind: types.KindIntervalDayTime}, nil
 	case "ARRAY":
 		if err := p.expect("<"); err != nil {
-			return runtime.Type{}, err
+			return types.Type{}, err
 		}
 		el, err := p.typ()
 		if err != nil {
-			return runtime.Type{}, err
+			return types.Type{}, err
 		}
-		return runtime.ArrayOf(el), p.expect(">")
+		return types.ArrayOf(el), p.expect(">")
 	case "MAP":
 		if err := p.expect("<"); err != nil {
-			return runtime.Type{}, err
+			return types.Type{}, err
 		}
 		k, err := p.typ()
 		if err != nil {
-			return runtime.Type{}, err
+			return types.Type{}, err
 		}
 		if err := p.expect(","); err != nil {
-			return runtime.Type{}, err
+			return types.Type{}, err
 		}
 		v, err := p.typ()
 		if err != nil {
-			return runtime.Type{}, err
+			return types.Type{}, err
 		}
-		return runtime.MapOf(k, v), p.expect(">")
+		return types.MapOf(k, v), p.expect(">")
 	case "ROW":
 		if err := p.expect("<"); err != nil {
-			return runtime.Type{}, err
+			return types.Type{}, err
 		}
-		var fields []runtime.Field
+		var fields []types.Field
 		for p.peek() != ">" {
 			name := p.next()
 			ft, err := p.typ()
 			if err != nil {
-				return runtime.Type{}, err
+				return types.Type{}, err
 			}
-			fields = append(fields, runtime.Field{Name: name, Type: ft})
+			fields = append(fields, types.Field{Name: name, Type: ft})
 			if p.peek() == "," {
 				p.next()
 			}
 		}
 		p.next()
-		return runtime.NewRowType(fields...), nil
+		return types.NewRowType(fields...), nil
 	}
-	return runtime.Type{}, fmt.Errorf("unknown type %q", w)
+	return types.Type{}, fmt.Errorf("unknown type %q", w)
 }

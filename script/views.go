@@ -1,6 +1,7 @@
 package script
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"fmt"
 	"math"
@@ -85,7 +86,7 @@ func isNullish(v goja.Value) bool { return v == nil || goja.IsNull(v) || goja.Is
 
 // fromJSAs converts v to a value of type t for a view method, throwing a
 // TypeError that names the method and the role of the value.
-func (in *instance) fromJSAs(v goja.Value, t *runtime.Type, what, role string) any {
+func (in *instance) fromJSAs(v goja.Value, t *types.Type, what, role string) any {
 	x, cerr := in.e.fromJS(v, t)
 	if cerr != nil {
 		panic(in.e.vm.NewTypeError("%s: %s (%s): %s", what, role, t, cerr.Error()))
@@ -181,12 +182,12 @@ func (in *instance) newIterator(pull func() (goja.Value, bool), done func()) *go
 func (in *instance) newListView(i int) *goja.Object {
 	vm := in.e.vm
 	name := in.d.state[i].Name
-	var elem *runtime.Type
+	var elem *types.Type
 	if t := in.d.state[i].Type; t != nil {
 		elem = t.Elem
 	}
 	if elem == nil {
-		elem = &runtime.Type{}
+		elem = &types.Type{}
 	}
 	o := vm.NewObject()
 	list := func(method string) (runtime.ListView, string) {
@@ -309,14 +310,14 @@ func (in *instance) newMapView(i int) *goja.Object {
 	name := in.d.state[i].Name
 	mt := in.d.state[i].Type
 	if mt == nil {
-		mt = &runtime.Type{Kind: runtime.KindMap}
+		mt = &types.Type{Kind: types.KindMap}
 	}
 	kt, vt := mt.Key, mt.Elem
 	if kt == nil {
-		kt = &runtime.Type{}
+		kt = &types.Type{}
 	}
 	if vt == nil {
-		vt = &runtime.Type{}
+		vt = &types.Type{}
 	}
 	o := vm.NewObject()
 	view := func(method string) (runtime.MapView, string) {
@@ -331,7 +332,7 @@ func (in *instance) newMapView(i int) *goja.Object {
 	}
 	// entries converts a JS Map or object, refusing null keys before
 	// anything is put.
-	entries := func(what string, v goja.Value) *runtime.Map {
+	entries := func(what string, v goja.Value) *types.Map {
 		if mo, ok := v.(*goja.Object); ok && mo.ExportType() == typeMap {
 			in.e.forEachEntry(mo, func(k, _ goja.Value) {
 				if isNullish(k) {
@@ -339,7 +340,7 @@ func (in *instance) newMapView(i int) *goja.Object {
 				}
 			})
 		}
-		m, ok := in.fromJSAs(v, mt, what, "map").(*runtime.Map)
+		m, ok := in.fromJSAs(v, mt, what, "map").(*types.Map)
 		if !ok {
 			panic(vm.NewTypeError("%s: %s is not a Map", what, describe(v)))
 		}

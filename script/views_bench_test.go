@@ -1,6 +1,7 @@
 package script_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -39,9 +40,9 @@ func BenchmarkViews(b *testing.B) {
 	const n = 100_000
 	for _, fn := range []struct{ name, src string }{{"listAppend", listAppend}, {"mapCount", mapCount}} {
 		for _, keys := range []int{1, 1000} {
-			rows := make([]runtime.Row, n)
+			rows := make([]types.Row, n)
 			for i := range rows {
-				rows[i] = runtime.NewRow(fmt.Sprintf("user%03d", i%keys), int64(i%7))
+				rows[i] = types.NewRow(fmt.Sprintf("user%03d", i%keys), int64(i%7))
 			}
 			for _, st := range []string{"mem", "bolt"} {
 				b.Run(fmt.Sprintf("%s/keys=%d/%s/rows=100k", fn.name, keys, st), func(b *testing.B) {

@@ -1,38 +1,19 @@
 package sqlmini
 
-import "fmt"
+import "github.com/ptfsh/ptfsh/runtime/types"
 
-// Pos is a position in a SQL source. It has the same fields as participle's
-// lexer.Position, so participle fills Pos fields of grammar nodes itself.
-// Line and Column are 1-based; Offset is a 0-based byte offset.
-type Pos struct {
-	Filename string
-	Offset   int
-	Line     int
-	Column   int
-}
+// Pos is a position in a SQL source: the one position type of ptfsh,
+// defined with the values every stage shares (runtime/types). It has the same
+// fields as participle's lexer.Position, so participle fills the Pos fields of
+// grammar nodes itself.
+type Pos = types.Pos
 
-// String renders the position as file:line:col (or line:col without a file).
-func (p Pos) String() string {
-	if p.Filename == "" {
-		return fmt.Sprintf("%d:%d", p.Line, p.Column)
-	}
-	return fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
-}
+// Error is an error at a position in a SQL source (types.Error). Its
+// Error() is one line: file:line:col: message.
+type Error = types.Error
 
-// IsValid reports whether the position points somewhere.
-func (p Pos) IsValid() bool { return p.Line > 0 }
-
-// Error is an error at a position in a SQL source. Its Error() is one line:
-// file:line:col: message.
-type Error struct {
-	Pos Pos
-	Msg string
-}
-
-func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
-
-// Errorf returns an *Error at pos.
+// Errorf returns an *Error at pos; %w keeps the cause for errors.Is and
+// errors.As.
 func Errorf(pos Pos, format string, args ...any) *Error {
-	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	return types.Errorf(pos, format, args...)
 }

@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"strings"
 
@@ -21,10 +22,10 @@ var kindNames = []string{"INSERT", "UPDATE_BEFORE", "UPDATE_AFTER", "DELETE"}
 var validKinds = "[" + strings.Join(kindNames, ", ") + "]"
 
 // parseKind parses a change operation name (INSERT, ...), case-sensitively.
-func parseKind(s string) (runtime.RowKind, bool) {
+func parseKind(s string) (types.RowKind, bool) {
 	for i, n := range kindNames {
 		if n == s {
-			return runtime.RowKind(i), true
+			return types.RowKind(i), true
 		}
 	}
 	return 0, false
@@ -34,7 +35,7 @@ func parseKind(s string) (runtime.RowKind, bool) {
 // or "op" when the argument is absent. A value of another type is left to
 // the planner's type check, which rejects it.
 func opColumn(arg any) (string, error) {
-	d, ok := arg.(runtime.Descriptor)
+	d, ok := arg.(types.Descriptor)
 	if !ok {
 		return defaultOpColumn, nil
 	}
@@ -54,7 +55,7 @@ type mapEntry struct {
 // key as in Flink's (Java) map. ok is false when the argument is absent or
 // is not a map of strings, which the planner's type check rejects.
 func opMapping(arg any) (entries []mapEntry, ok bool) {
-	m, isMap := arg.(*runtime.Map)
+	m, isMap := arg.(*types.Map)
 	if !isMap {
 		return nil, false
 	}
@@ -109,7 +110,7 @@ func nullable(s *string) string {
 
 // kindList renders kinds as Flink prints a set or list of RowKinds:
 // [INSERT, DELETE].
-func kindList(kinds []runtime.RowKind) string {
+func kindList(kinds []types.RowKind) string {
 	names := make([]string, len(kinds))
 	for i, k := range kinds {
 		names[i] = k.String()
@@ -119,7 +120,7 @@ func kindList(kinds []runtime.RowKind) string {
 
 // tableArg is a call's table argument as Infer sees it.
 type tableArg struct {
-	sch runtime.Schema
+	sch types.Schema
 	// partition are the PARTITION BY columns (indexes); names the table
 	// lacks are left out, for the planner reports them.
 	partition []int

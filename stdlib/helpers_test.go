@@ -1,6 +1,7 @@
 package stdlib_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"strings"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 // PARTITION BY columns, changelog mode and upsert key, and the constant
 // scalar arguments by name.
 type call struct {
-	in          runtime.Schema
+	in          types.Schema
 	partitionBy []string
 	mode        runtime.ChangelogMode // zero: insert-only
 	upsertKey   []int
@@ -21,7 +22,7 @@ type call struct {
 // info builds the CallInfo the planner would give def's Infer for c.
 func (c call) info(def *runtime.FuncDef) runtime.CallInfo {
 	n := len(def.Args)
-	ci := runtime.CallInfo{Args: make([]any, n), Tables: make([]runtime.Schema, n), PartitionBy: make([][]string, n),
+	ci := runtime.CallInfo{Args: make([]any, n), Tables: make([]types.Schema, n), PartitionBy: make([][]string, n),
 		Changelogs: make([]runtime.ChangelogMode, n), UpsertKeys: make([][]int, n)}
 	mode := c.mode
 	if len(mode.Kinds()) == 0 {
@@ -69,39 +70,39 @@ func harness(t *testing.T, def *runtime.FuncDef, c call) *runtime.Harness {
 }
 
 // format prints rows as Flink's Row.toString, one a line.
-func format(rows []runtime.Row, s runtime.Schema) string {
+func format(rows []types.Row, s types.Schema) string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = runtime.FormatRow(r, s)
+		out[i] = types.FormatRow(r, s)
 	}
 	return strings.Join(out, "\n")
 }
 
 // row makes a row of the given kind.
-func row(k runtime.RowKind, fields ...any) runtime.Row { return runtime.Row{Kind: k, Fields: fields} }
+func row(k types.RowKind, fields ...any) types.Row { return types.Row{Kind: k, Fields: fields} }
 
 // schema makes a schema from "name TYPE" pairs of a few simple types.
-func schema(cols ...string) runtime.Schema {
-	types := map[string]runtime.Type{
-		"STRING": runtime.TypeString, "INT": runtime.TypeInt, "BIGINT": runtime.TypeBigInt,
-		"STRING NOT NULL": runtime.TypeString.AsNotNull(), "BIGINT NOT NULL": runtime.TypeBigInt.AsNotNull(),
-		"INT NOT NULL": runtime.TypeInt.AsNotNull(),
+func schema(cols ...string) types.Schema {
+	byName := map[string]types.Type{
+		"STRING": types.TypeString, "INT": types.TypeInt, "BIGINT": types.TypeBigInt,
+		"STRING NOT NULL": types.TypeString.AsNotNull(), "BIGINT NOT NULL": types.TypeBigInt.AsNotNull(),
+		"INT NOT NULL": types.TypeInt.AsNotNull(),
 	}
-	var s runtime.Schema
+	var s types.Schema
 	for _, c := range cols {
 		name, typ, _ := strings.Cut(c, " ")
-		t, ok := types[typ]
+		t, ok := byName[typ]
 		if !ok {
 			panic("schema: unknown type " + typ)
 		}
-		s.Columns = append(s.Columns, runtime.Column{Name: name, Type: t})
+		s.Columns = append(s.Columns, types.Column{Name: name, Type: t})
 	}
 	return s
 }
 
 // mapping makes an op_mapping MAP literal's value from key, value pairs.
-func mapping(kv ...string) *runtime.Map {
-	m := &runtime.Map{}
+func mapping(kv ...string) *types.Map {
+	m := &types.Map{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m.Keys = append(m.Keys, kv[i])
 		m.Values = append(m.Values, kv[i+1])

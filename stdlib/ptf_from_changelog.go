@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"fmt"
 	"strings"
@@ -36,11 +37,11 @@ func FromChangelog() *runtime.FuncDef {
 		Language: "GO",
 		Args: []runtime.ArgDecl{
 			{Name: "input", Traits: runtime.RowSemanticTable},
-			{Name: "op", Type: &runtime.TypeDescriptor, Optional: true},
-			{Name: "op_mapping", Type: ptrTo(runtime.MapOf(runtime.TypeString, runtime.TypeString)), Optional: true},
-			{Name: "error_handling", Type: &runtime.TypeString, Optional: true},
+			{Name: "op", Type: &types.TypeDescriptor, Optional: true},
+			{Name: "op_mapping", Type: ptrTo(types.MapOf(types.TypeString, types.TypeString)), Optional: true},
+			{Name: "error_handling", Type: &types.TypeString, Optional: true},
 		},
-		Output:        runtime.NewRowType(),
+		Output:        types.NewRowType(),
 		Infer:         f.infer,
 		ChangelogMode: f.changelogMode,
 		New:           newFromChangelog,
@@ -68,16 +69,16 @@ func (d *fromChangelogDef) changelogMode([]runtime.ChangelogMode, runtime.Change
 // fromMapping is a parsed op_mapping of FROM_CHANGELOG: the kind of each op
 // code, and the codes in the order the mapping gives them.
 type fromMapping struct {
-	kinds map[string]runtime.RowKind
+	kinds map[string]types.RowKind
 	codes []string
 	// has tells which kinds the mapping produces.
 	has [4]bool
 }
 
 func defaultFromMapping() fromMapping {
-	m := fromMapping{kinds: map[string]runtime.RowKind{}}
+	m := fromMapping{kinds: map[string]types.RowKind{}}
 	for k, name := range kindNames {
-		m.kinds[name] = runtime.RowKind(k)
+		m.kinds[name] = types.RowKind(k)
 		m.codes = append(m.codes, name)
 		m.has[k] = true
 	}
@@ -88,7 +89,7 @@ func defaultFromMapping() fromMapping {
 // does: kind names as values, each at most once; comma-separated op codes
 // as keys.
 func parseFromMapping(entries []mapEntry) (fromMapping, error) {
-	m := fromMapping{kinds: map[string]runtime.RowKind{}}
+	m := fromMapping{kinds: map[string]types.RowKind{}}
 	for _, e := range entries {
 		name := strings.TrimSpace(nullable(e.value))
 		k, ok := parseKind(name)
@@ -119,7 +120,7 @@ func parseFromMapping(entries []mapEntry) (fromMapping, error) {
 // upsert tells whether the mapping describes an upsert changelog: updates
 // without their before-images.
 func (m fromMapping) upsert() bool {
-	return m.has[runtime.UpdateAfter] && !m.has[runtime.UpdateBefore]
+	return m.has[types.UpdateAfter] && !m.has[types.UpdateBefore]
 }
 
 // fromCall is what FROM_CHANGELOG reads from the constant arguments of a call.
@@ -131,7 +132,7 @@ type fromCall struct {
 
 // readFromCall reads and checks the scalar arguments (by declaration
 // index) against the input's columns.
-func readFromCall(args []any, in runtime.Schema, partitioned bool) (fromCall, error) {
+func readFromCall(args []any, in types.Schema, partitioned bool) (fromCall, error) {
 	c := fromCall{mapping: defaultFromMapping()}
 	var err error
 	if c.opName, err = opColumn(args[fromOp]); err != nil {
@@ -170,7 +171,7 @@ func (d *fromChangelogDef) infer(call runtime.CallInfo) (runtime.CallPlan, error
 	d.mode = runtime.RetractAll
 	t, ok := tableArgOf(call, fromInput)
 	if !ok {
-		return runtime.CallPlan{Output: runtime.NewRowType()}, nil
+		return runtime.CallPlan{Output: types.NewRowType()}, nil
 	}
 	in, partition := t.sch, t.partition
 	c, err := readFromCall(call.Args, in, t.partitioned)
@@ -180,19 +181,19 @@ func (d *fromChangelogDef) infer(call runtime.CallInfo) (runtime.CallPlan, error
 	if t.partitioned && c.mapping.upsert() {
 		d.mode = runtime.UpsertAll // full deletes: each row carries all its columns
 	}
-	var fields []runtime.Field
+	var fields []types.Field
 	for _, i := range outputColumns(in.Len(), partition, in.Index(c.opName)) {
-		fields = append(fields, runtime.Field{Name: in.Columns[i].Name, Type: in.Columns[i].Type})
+		fields = append(fields, types.Field{Name: in.Columns[i].Name, Type: in.Columns[i].Type})
 	}
 	traits := make([]runtime.Trait, len(call.Args))
 	traits[fromInput] = t.traits()
-	return runtime.CallPlan{Output: runtime.NewRowType(fields...), Traits: traits}, nil
+	return runtime.CallPlan{Output: types.NewRowType(fields...), Traits: traits}, nil
 }
 
 // fromChangelog is one call of FROM_CHANGELOG.
 type fromChangelog struct {
 	call  fromCall
-	in    runtime.Schema
+	in    types.Schema
 	op    int // the op column
 	out   int // output columns
 	bound bool
@@ -210,7 +211,7 @@ func newFromChangelog(spec runtime.CallSpec) (runtime.PTF, error) {
 }
 
 // Eval emits the row, without its op column, as the change its op code names.
-func (f *fromChangelog) Eval(ctx *runtime.Context, row runtime.Row) error {
+func (f *fromChangelog) Eval(ctx *runtime.Context, row types.Row) error {
 	if !f.bound {
 		f.cols = outputColumns(f.in.Len(), partitionOf(ctx, fromInput), f.op)
 		if len(f.cols) != f.out {
@@ -229,11 +230,11 @@ func (f *fromChangelog) Eval(ctx *runtime.Context, row runtime.Row) error {
 	for i, c := range f.cols {
 		f.buf[i] = row.Fields[c]
 	}
-	return ctx.Collect(runtime.Row{Kind: kind, Fields: f.buf})
+	return ctx.Collect(types.Row{Kind: kind, Fields: f.buf})
 }
 
 // kind returns the change kind an op code names, or Flink's runtime error.
-func (f *fromChangelog) kind(op any) (runtime.RowKind, error) {
+func (f *fromChangelog) kind(op any) (types.RowKind, error) {
 	if op == nil {
 		return 0, errors.New("Received NULL op code. Every changelog row must carry an operation code.")
 	}

@@ -1,10 +1,10 @@
 package stdlib
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"strings"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime"
 )
 
 // TestFromChangelogKinds checks the kind each op code names, which
@@ -15,16 +15,16 @@ func TestFromChangelogKinds(t *testing.T) {
 	tests := []struct {
 		name    string
 		mapping []mapEntry // nil: the default mapping
-		codes   map[string]runtime.RowKind
+		codes   map[string]types.RowKind
 		err     string
 	}{
-		{name: "default", codes: map[string]runtime.RowKind{
-			"INSERT": runtime.Insert, "UPDATE_BEFORE": runtime.UpdateBefore, "UPDATE_AFTER": runtime.UpdateAfter, "DELETE": runtime.Delete}},
+		{name: "default", codes: map[string]types.RowKind{
+			"INSERT": types.Insert, "UPDATE_BEFORE": types.UpdateBefore, "UPDATE_AFTER": types.UpdateAfter, "DELETE": types.Delete}},
 		{name: "comma-separated codes, trimmed", mapping: []mapEntry{
 			{key: str("c, r"), value: str("INSERT")}, {key: str(" u "), value: str(" UPDATE_AFTER")}, {key: str("d"), value: str("DELETE")}},
-			codes: map[string]runtime.RowKind{"c": runtime.Insert, "r": runtime.Insert, "u": runtime.UpdateAfter, "d": runtime.Delete}},
+			codes: map[string]types.RowKind{"c": types.Insert, "r": types.Insert, "u": types.UpdateAfter, "d": types.Delete}},
 		{name: "deletion flag", mapping: []mapEntry{{key: str("false"), value: str("INSERT")}, {key: str("true"), value: str("DELETE")}},
-			codes: map[string]runtime.RowKind{"false": runtime.Insert, "true": runtime.Delete}},
+			codes: map[string]types.RowKind{"false": types.Insert, "true": types.Delete}},
 		{name: "a code twice", mapping: []mapEntry{{key: str("a"), value: str("INSERT")}, {key: str("a, b"), value: str("DELETE")}},
 			err: "Duplicate key a (attempted merging values INSERT and DELETE)"},
 		{name: "NULL kind", mapping: []mapEntry{{key: str("a"), value: nil}},
@@ -77,12 +77,12 @@ func TestSplitNames(t *testing.T) {
 }
 
 func TestOpMappingLastEntryWins(t *testing.T) {
-	m := &runtime.Map{Keys: []any{"INSERT", "DELETE", "INSERT"}, Values: []any{"a", "b", "c"}}
+	m := &types.Map{Keys: []any{"INSERT", "DELETE", "INSERT"}, Values: []any{"a", "b", "c"}}
 	entries, ok := opMapping(m)
 	if !ok || len(entries) != 2 || *entries[0].key != "INSERT" || *entries[0].value != "c" || *entries[1].value != "b" {
 		t.Fatalf("opMapping = %v, %v", entries, ok)
 	}
-	if _, ok := opMapping(&runtime.Map{Keys: []any{int64(1)}, Values: []any{"a"}}); ok {
+	if _, ok := opMapping(&types.Map{Keys: []any{int64(1)}, Values: []any{"a"}}); ok {
 		t.Error("a map of integers is no op_mapping")
 	}
 }

@@ -1,6 +1,7 @@
 package stdlib_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"strings"
 	"testing"
 
@@ -26,22 +27,22 @@ func TestFromChangelogInfer(t *testing.T) {
 			output: "ROW<`id` INT, `name` STRING>", traits: "{TABLE, ROW SEMANTIC TABLE}", mode: "[INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]"},
 		{name: "partitioned", call: call{in: schema("name STRING", "id INT", "op STRING"), partitionBy: []string{"id"}},
 			output: "ROW<`name` STRING>", traits: "{TABLE, SET SEMANTIC TABLE}", mode: "[INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]"},
-		{name: "custom op column", call: call{in: schema("id INT", "operation STRING", "name STRING"), args: map[string]any{"op": runtime.Descriptor{"operation"}}},
+		{name: "custom op column", call: call{in: schema("id INT", "operation STRING", "name STRING"), args: map[string]any{"op": types.Descriptor{"operation"}}},
 			output: "ROW<`id` INT, `name` STRING>", traits: "{TABLE, ROW SEMANTIC TABLE}", mode: "[INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]"},
 		{name: "upsert mapping with PARTITION BY", call: call{in: schema("name STRING", "id INT", "op STRING"), partitionBy: []string{"id"},
 			args: map[string]any{"op_mapping": mapping("INSERT", "INSERT", "UPDATE_AFTER", "UPDATE_AFTER", "DELETE", "DELETE")}},
 			output: "ROW<`name` STRING>", traits: "{TABLE, SET SEMANTIC TABLE}", mode: "[INSERT, UPDATE_AFTER, DELETE]"},
 		{name: "deletion flag", call: call{in: schema("id INT", "deleted STRING", "name STRING"), partitionBy: []string{"id"},
-			args: map[string]any{"op": runtime.Descriptor{"deleted"}, "op_mapping": mapping("false", "INSERT", "true", "DELETE")}},
+			args: map[string]any{"op": types.Descriptor{"deleted"}, "op_mapping": mapping("false", "INSERT", "true", "DELETE")}},
 			output: "ROW<`name` STRING>", traits: "{TABLE, SET SEMANTIC TABLE}", mode: "[INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]"},
 		{name: "error handling SKIP", call: call{in: idOpName, args: map[string]any{"error_handling": "SKIP"}},
 			output: "ROW<`id` INT, `name` STRING>", traits: "{TABLE, ROW SEMANTIC TABLE}", mode: "[INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]"},
 
-		{name: "descriptor of two columns", call: call{in: idOpName, args: map[string]any{"op": runtime.Descriptor{"a", "b"}}},
+		{name: "descriptor of two columns", call: call{in: idOpName, args: map[string]any{"op": types.Descriptor{"a", "b"}}},
 			err: "The descriptor for argument 'op' must contain exactly one column name."},
-		{name: "missing op column", call: call{in: idOpName, args: map[string]any{"op": runtime.Descriptor{"kind"}}},
+		{name: "missing op column", call: call{in: idOpName, args: map[string]any{"op": types.Descriptor{"kind"}}},
 			err: "The op column 'kind' does not exist in the input schema."},
-		{name: "op column not a string", call: call{in: idOpName, args: map[string]any{"op": runtime.Descriptor{"id"}}},
+		{name: "op column not a string", call: call{in: idOpName, args: map[string]any{"op": types.Descriptor{"id"}}},
 			err: "The op column 'id' must be of STRING type, but was 'INT'."},
 		{name: "unknown change operation", call: call{in: idOpName, args: map[string]any{"op_mapping": mapping("c", "CREATE")}},
 			err: "Invalid target mapping for argument 'op_mapping'. Unknown change operation: 'CREATE'. Valid values are: [INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]."},
@@ -92,31 +93,31 @@ func TestFromChangelogEval(t *testing.T) {
 	tests := []struct {
 		name string
 		call call
-		rows []runtime.Row
+		rows []types.Row
 		want string
 		err  string
 	}{
 		{name: "the op column is consumed", call: call{in: idOpName},
-			rows: []runtime.Row{runtime.NewRow(int64(1), "INSERT", "Alice"), runtime.NewRow(int64(2), "INSERT", "Bob")},
+			rows: []types.Row{types.NewRow(int64(1), "INSERT", "Alice"), types.NewRow(int64(2), "INSERT", "Bob")},
 			want: "+I[1, Alice]\n+I[2, Bob]"},
 		{name: "partition keys lead", call: call{in: schema("name STRING", "id INT", "op STRING"), partitionBy: []string{"id"}},
-			rows: []runtime.Row{runtime.NewRow("Alice", int64(1), "INSERT")},
+			rows: []types.Row{types.NewRow("Alice", int64(1), "INSERT")},
 			want: "+I[1, Alice]"},
 		{name: "comma-separated codes", call: call{in: idOpName, args: map[string]any{"op_mapping": mapping("c, r", "INSERT", "d", "DELETE")}},
-			rows: []runtime.Row{runtime.NewRow(int64(1), "c", "Alice"), runtime.NewRow(int64(2), "r", "Bob")},
+			rows: []types.Row{types.NewRow(int64(1), "c", "Alice"), types.NewRow(int64(2), "r", "Bob")},
 			want: "+I[1, Alice]\n+I[2, Bob]"},
 		{name: "NULL op code fails", call: call{in: idOpName},
-			rows: []runtime.Row{runtime.NewRow(int64(1), nil, "Alice")},
+			rows: []types.Row{types.NewRow(int64(1), nil, "Alice")},
 			err:  "Received NULL op code. Every changelog row must carry an operation code."},
 		{name: "unknown op code fails", call: call{in: idOpName},
-			rows: []runtime.Row{runtime.NewRow(int64(1), "UNKNOWN", "Alice")},
+			rows: []types.Row{types.NewRow(int64(1), "UNKNOWN", "Alice")},
 			err:  "Received invalid op code 'UNKNOWN'. Defined op codes are: [INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]."},
 		{name: "the message lists the mapping's codes", call: call{in: idOpName, args: map[string]any{"op_mapping": mapping("c, r", "INSERT", "d", "DELETE")}},
-			rows: []runtime.Row{runtime.NewRow(int64(1), "u", "Alice")},
+			rows: []types.Row{types.NewRow(int64(1), "u", "Alice")},
 			err:  "Received invalid op code 'u'. Defined op codes are: [c, r, d]."},
 		{name: "SKIP drops unknown and NULL op codes", call: call{in: idOpName, args: map[string]any{"error_handling": "SKIP"}},
-			rows: []runtime.Row{runtime.NewRow(int64(1), "INSERT", "Alice"), runtime.NewRow(int64(2), nil, "Bob"),
-				runtime.NewRow(int64(3), "UNKNOWN", "Carol"), runtime.NewRow(int64(4), "INSERT", "Dan")},
+			rows: []types.Row{types.NewRow(int64(1), "INSERT", "Alice"), types.NewRow(int64(2), nil, "Bob"),
+				types.NewRow(int64(3), "UNKNOWN", "Carol"), types.NewRow(int64(4), "INSERT", "Dan")},
 			want: "+I[1, Alice]\n+I[4, Dan]"},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"fmt"
 
@@ -32,9 +33,9 @@ func ToChangelog() *runtime.FuncDef {
 		Language: "GO",
 		Args: []runtime.ArgDecl{
 			{Name: "input", Traits: runtime.RowSemanticTable | runtime.SupportUpdates},
-			{Name: "op", Type: &runtime.TypeDescriptor, Optional: true},
-			{Name: "op_mapping", Type: ptrTo(runtime.MapOf(runtime.TypeString, runtime.TypeString)), Optional: true},
-			{Name: "produces_full_deletes", Type: &runtime.TypeBoolean, Optional: true},
+			{Name: "op", Type: &types.TypeDescriptor, Optional: true},
+			{Name: "op_mapping", Type: ptrTo(types.MapOf(types.TypeString, types.TypeString)), Optional: true},
+			{Name: "produces_full_deletes", Type: &types.TypeBoolean, Optional: true},
 		},
 		Output: toDeclaredOutput(),
 		Infer:  inferToChangelog,
@@ -44,8 +45,8 @@ func ToChangelog() *runtime.FuncDef {
 
 // toDeclaredOutput is the output TO_CHANGELOG declares before a call
 // completes it with the input's columns.
-func toDeclaredOutput() runtime.Type {
-	return runtime.NewRowType(runtime.Field{Name: defaultOpColumn, Type: runtime.TypeString})
+func toDeclaredOutput() types.Type {
+	return types.NewRowType(types.Field{Name: defaultOpColumn, Type: types.TypeString})
 }
 
 func ptrTo[T any](v T) *T { return &v }
@@ -115,7 +116,7 @@ func readToCall(args []any) (toCall, error) {
 	if b, ok := args[toProducesFullDeletes].(bool); ok {
 		c.fullDeletes, c.explicit = b, true
 	}
-	if c.explicit && c.fullDeletes && !c.mapping.mapped[runtime.Delete] {
+	if c.explicit && c.fullDeletes && !c.mapping.mapped[types.Delete] {
 		return c, errors.New("Invalid 'produces_full_deletes' for TO_CHANGELOG: the active 'op_mapping' does not map DELETE rows, so no DELETE rows are emitted. Remove the 'produces_full_deletes' argument or add a DELETE entry to 'op_mapping'.")
 	}
 	return c, nil
@@ -139,10 +140,10 @@ func inferToChangelog(call runtime.CallInfo) (runtime.CallPlan, error) {
 	// are mapped and must be full.
 	in, partition := t.sch, t.partition
 	traits := t.traits() | runtime.SupportUpdates
-	if c.mapping.mapped[runtime.UpdateBefore] {
+	if c.mapping.mapped[types.UpdateBefore] {
 		traits |= runtime.RequireUpdateBefore
 	}
-	if c.fullDeletes && c.mapping.mapped[runtime.Delete] {
+	if c.fullDeletes && c.mapping.mapped[types.Delete] {
 		traits |= runtime.RequireFullDelete
 	}
 
@@ -158,8 +159,8 @@ func inferToChangelog(call runtime.CallInfo) (runtime.CallPlan, error) {
 	}
 	received := receivedKinds(mode, upsertKey, partition, traits)
 	if c.custom {
-		var missing []runtime.RowKind
-		for k := runtime.Insert; k <= runtime.Delete; k++ {
+		var missing []types.RowKind
+		for k := types.Insert; k <= types.Delete; k++ {
 			if c.mapping.mapped[k] && !contains(received, k) {
 				missing = append(missing, k)
 			}
@@ -168,7 +169,7 @@ func inferToChangelog(call runtime.CallInfo) (runtime.CallPlan, error) {
 			return runtime.CallPlan{}, fmt.Errorf("Invalid 'op_mapping' for TO_CHANGELOG: the input table only produces %s and does not produce %s. Remove those entries from the mapping.", kindList(received), kindList(missing))
 		}
 	}
-	if c.explicit && c.fullDeletes && !contains(received, runtime.Delete) {
+	if c.explicit && c.fullDeletes && !contains(received, types.Delete) {
 		return runtime.CallPlan{}, fmt.Errorf("Invalid 'produces_full_deletes' for TO_CHANGELOG: the input table only produces %s and never emits DELETE rows. Remove the 'produces_full_deletes' argument.", kindList(received))
 	}
 	if c.explicit && !c.fullDeletes && len(partition) == 0 && len(upsertKey) == 0 {
@@ -182,7 +183,7 @@ func inferToChangelog(call runtime.CallInfo) (runtime.CallPlan, error) {
 	for _, k := range upsertKey {
 		key[k] = true
 	}
-	fields := []runtime.Field{{Name: c.opName, Type: runtime.TypeString}}
+	fields := []types.Field{{Name: c.opName, Type: types.TypeString}}
 	for _, i := range outputColumns(in.Len(), partition, -1) {
 		col := in.Columns[i]
 		t := col.Type
@@ -195,31 +196,31 @@ func inferToChangelog(call runtime.CallInfo) (runtime.CallPlan, error) {
 			// (see toChangelog.bind), so it cannot keep this one.
 			return runtime.CallPlan{}, fmt.Errorf("TO_CHANGELOG with produces_full_deletes => false cannot keep the nullable upsert key column '%s' on DELETE rows yet: PARTITION BY the upsert key, or give the input a NOT NULL key", col.Name)
 		}
-		fields = append(fields, runtime.Field{Name: col.Name, Type: t})
+		fields = append(fields, types.Field{Name: col.Name, Type: t})
 	}
 	traitsByArg := make([]runtime.Trait, len(call.Args))
 	traitsByArg[toInput] = traits
-	return runtime.CallPlan{Output: runtime.NewRowType(fields...), Traits: traitsByArg}, nil
+	return runtime.CallPlan{Output: types.NewRowType(fields...), Traits: traitsByArg}, nil
 }
 
 // receivedKinds are the kinds a table argument with traits receives from
 // an input with the given mode, upsert key and partitioning: the planner
 // drops -U when the call is partitioned by the upsert key and does not
 // require -U, and adds it to updates otherwise (flink-cases.md §10.11).
-func receivedKinds(mode runtime.ChangelogMode, upsertKey, partition []int, traits runtime.Trait) []runtime.RowKind {
+func receivedKinds(mode runtime.ChangelogMode, upsertKey, partition []int, traits runtime.Trait) []types.RowKind {
 	kinds := mode.Kinds()
 	if len(kinds) == 0 {
-		return []runtime.RowKind{runtime.Insert}
+		return []types.RowKind{types.Insert}
 	}
 	if mode.IsInsertOnly() {
 		return kinds
 	}
 	upsertForm := len(upsertKey) > 0 && sameSet(upsertKey, partition) && !traits.Has(runtime.RequireUpdateBefore)
-	var out []runtime.RowKind
-	for k := runtime.Insert; k <= runtime.Delete; k++ {
+	var out []types.RowKind
+	for k := types.Insert; k <= types.Delete; k++ {
 		switch {
-		case k == runtime.UpdateBefore && upsertForm:
-		case k == runtime.UpdateBefore && mode.Contains(runtime.UpdateAfter):
+		case k == types.UpdateBefore && upsertForm:
+		case k == types.UpdateBefore && mode.Contains(types.UpdateAfter):
 			out = append(out, k)
 		case mode.Contains(k):
 			out = append(out, k)
@@ -244,7 +245,7 @@ func sameSet(a, b []int) bool {
 	return true
 }
 
-func contains(kinds []runtime.RowKind, k runtime.RowKind) bool {
+func contains(kinds []types.RowKind, k types.RowKind) bool {
 	for _, x := range kinds {
 		if x == k {
 			return true
@@ -256,7 +257,7 @@ func contains(kinds []runtime.RowKind, k runtime.RowKind) bool {
 // toChangelog is one call of TO_CHANGELOG.
 type toChangelog struct {
 	call   toCall
-	output runtime.Schema
+	output types.Schema
 	width  int // input columns
 	// cols are the input columns of the output after op, and keep tells
 	// which of them a DELETE row keeps without full deletes; both are
@@ -276,7 +277,7 @@ func newToChangelog(spec runtime.CallSpec) (runtime.PTF, error) {
 }
 
 // Eval appends the row as an INSERT carrying its kind's op code.
-func (f *toChangelog) Eval(ctx *runtime.Context, row runtime.Row) error {
+func (f *toChangelog) Eval(ctx *runtime.Context, row types.Row) error {
 	if !f.bound {
 		if err := f.bind(ctx); err != nil {
 			return err
@@ -289,7 +290,7 @@ func (f *toChangelog) Eval(ctx *runtime.Context, row runtime.Row) error {
 	if code == nil {
 		return nil // unmapped kinds are dropped
 	}
-	partial := row.Kind == runtime.Delete && !f.call.fullDeletes
+	partial := row.Kind == types.Delete && !f.call.fullDeletes
 	f.buf[0] = *code
 	for i, c := range f.cols {
 		if partial && !f.keep[i] {
@@ -298,7 +299,7 @@ func (f *toChangelog) Eval(ctx *runtime.Context, row runtime.Row) error {
 			f.buf[1+i] = row.Fields[c]
 		}
 	}
-	return ctx.Collect(runtime.Row{Kind: runtime.Insert, Fields: f.buf})
+	return ctx.Collect(types.Row{Kind: types.Insert, Fields: f.buf})
 }
 
 // bind works out the output columns once the runtime tells the

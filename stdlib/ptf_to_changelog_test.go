@@ -1,6 +1,7 @@
 package stdlib_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"strings"
 	"testing"
 
@@ -40,11 +41,11 @@ func TestToChangelogInfer(t *testing.T) {
 			output: "ROW<`op` STRING, `name` STRING NOT NULL, `score` BIGINT>",
 			traits: "{TABLE, SET SEMANTIC TABLE, SUPPORT UPDATES, REQUIRE UPDATE BEFORE, REQUIRE FULL DELETE}"},
 		{name: "mapping without UPDATE_BEFORE and DELETE needs neither", call: call{in: nameScore, partitionBy: []string{"name"}, mode: upsertByKey, upsertKey: []int{0},
-			args: map[string]any{"op": runtime.Descriptor{"op"}, "op_mapping": mapping("INSERT,UPDATE_AFTER", "U")}},
+			args: map[string]any{"op": types.Descriptor{"op"}, "op_mapping": mapping("INSERT,UPDATE_AFTER", "U")}},
 			output: "ROW<`op` STRING, `score` BIGINT>",
 			traits: "{TABLE, SET SEMANTIC TABLE, SUPPORT UPDATES}"},
 		{name: "custom op column", call: call{in: nameScore, mode: retract, upsertKey: []int{0},
-			args: map[string]any{"op": runtime.Descriptor{"op_code"}, "op_mapping": mapping("INSERT", "I", "UPDATE_AFTER", "U")}},
+			args: map[string]any{"op": types.Descriptor{"op_code"}, "op_mapping": mapping("INSERT", "I", "UPDATE_AFTER", "U")}},
 			output: "ROW<`op_code` STRING, `name` STRING NOT NULL, `score` BIGINT>",
 			traits: "{TABLE, ROW SEMANTIC TABLE, SUPPORT UPDATES}"},
 		{name: "partial deletes keep the upsert key and widen the rest", call: call{in: schema("name STRING NOT NULL", "score BIGINT NOT NULL"), mode: retract, upsertKey: []int{0},
@@ -64,7 +65,7 @@ func TestToChangelogInfer(t *testing.T) {
 			output: "ROW<`op` STRING, `name` STRING NOT NULL, `score` BIGINT>",
 			traits: "{TABLE, ROW SEMANTIC TABLE, SUPPORT UPDATES, REQUIRE UPDATE BEFORE, REQUIRE FULL DELETE}"},
 
-		{name: "descriptor of two columns", call: call{in: idName, args: map[string]any{"op": runtime.Descriptor{"a", "b"}}},
+		{name: "descriptor of two columns", call: call{in: idName, args: map[string]any{"op": types.Descriptor{"a", "b"}}},
 			err: "The descriptor for argument 'op' must contain exactly one column name."},
 		{name: "unknown change operation", call: call{in: idName, args: map[string]any{"op_mapping": mapping("INVALID_KIND", "X")}},
 			err: "Invalid target mapping for argument 'op_mapping'. Unknown change operation: 'INVALID_KIND'. Operations are case-sensitive. Valid values are: [INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE]."},
@@ -109,39 +110,39 @@ func TestToChangelogInfer(t *testing.T) {
 }
 
 func TestToChangelogEval(t *testing.T) {
-	changes := []runtime.Row{
-		row(runtime.Insert, "Alice", int64(10)),
-		row(runtime.Insert, "Bob", int64(20)),
-		row(runtime.UpdateBefore, "Alice", int64(10)),
-		row(runtime.UpdateAfter, "Alice", int64(30)),
-		row(runtime.Delete, "Bob", int64(20)),
+	changes := []types.Row{
+		row(types.Insert, "Alice", int64(10)),
+		row(types.Insert, "Bob", int64(20)),
+		row(types.UpdateBefore, "Alice", int64(10)),
+		row(types.UpdateAfter, "Alice", int64(30)),
+		row(types.Delete, "Bob", int64(20)),
 	}
 	tests := []struct {
 		name string
 		call call
-		rows []runtime.Row
+		rows []types.Row
 		want string
 	}{
 		{name: "insert-only input", call: call{in: idName},
-			rows: []runtime.Row{row(runtime.Insert, int64(1), "Alice"), row(runtime.Insert, int64(2), "Bob")},
+			rows: []types.Row{row(types.Insert, int64(1), "Alice"), row(types.Insert, int64(2), "Bob")},
 			want: "+I[INSERT, 1, Alice]\n+I[INSERT, 2, Bob]"},
 		{name: "every kind by its name", call: call{in: nameScore, mode: retract, upsertKey: []int{0}}, rows: changes,
 			want: "+I[INSERT, Alice, 10]\n+I[INSERT, Bob, 20]\n+I[UPDATE_BEFORE, Alice, 10]\n+I[UPDATE_AFTER, Alice, 30]\n+I[DELETE, Bob, 20]"},
 		{name: "unmapped kinds are dropped", call: call{in: nameScore, mode: retract, upsertKey: []int{0},
-			args: map[string]any{"op": runtime.Descriptor{"op_code"}, "op_mapping": mapping("INSERT", "I", "UPDATE_AFTER", "U")}}, rows: changes,
+			args: map[string]any{"op": types.Descriptor{"op_code"}, "op_mapping": mapping("INSERT", "I", "UPDATE_AFTER", "U")}}, rows: changes,
 			want: "+I[I, Alice, 10]\n+I[I, Bob, 20]\n+I[U, Alice, 30]"},
 		{name: "comma-separated kinds share a code", call: call{in: nameScore, mode: retract, upsertKey: []int{0},
-			args: map[string]any{"op": runtime.Descriptor{"deleted"}, "op_mapping": mapping("INSERT, UPDATE_AFTER", "false", "DELETE", "true")}}, rows: changes,
+			args: map[string]any{"op": types.Descriptor{"deleted"}, "op_mapping": mapping("INSERT, UPDATE_AFTER", "false", "DELETE", "true")}}, rows: changes,
 			want: "+I[false, Alice, 10]\n+I[false, Bob, 20]\n+I[false, Alice, 30]\n+I[true, Bob, 20]"},
 		{name: "partition keys lead, the other columns keep their order", call: call{in: nameIDScore, partitionBy: []string{"id"}, mode: retract, upsertKey: []int{0}},
-			rows: []runtime.Row{row(runtime.Insert, "Alice", "EU", int64(10)), row(runtime.UpdateBefore, "Alice", "EU", int64(10)), row(runtime.UpdateAfter, "Alice", "EU", int64(30))},
+			rows: []types.Row{row(types.Insert, "Alice", "EU", int64(10)), row(types.UpdateBefore, "Alice", "EU", int64(10)), row(types.UpdateAfter, "Alice", "EU", int64(30))},
 			want: "+I[EU, INSERT, Alice, 10]\n+I[EU, UPDATE_BEFORE, Alice, 10]\n+I[EU, UPDATE_AFTER, Alice, 30]"},
 		{name: "partial deletes keep the upsert key", call: call{in: nameScore, mode: retract, upsertKey: []int{0},
 			args: map[string]any{"produces_full_deletes": false}}, rows: changes,
 			want: "+I[INSERT, Alice, 10]\n+I[INSERT, Bob, 20]\n+I[UPDATE_BEFORE, Alice, 10]\n+I[UPDATE_AFTER, Alice, 30]\n+I[DELETE, Bob, null]"},
 		{name: "partial deletes with PARTITION BY null the other columns", call: call{in: nameScore, partitionBy: []string{"name"}, mode: retract, upsertKey: []int{0},
 			args: map[string]any{"produces_full_deletes": false}},
-			rows: []runtime.Row{row(runtime.Insert, "Alice", int64(10)), row(runtime.Delete, "Alice", int64(10))},
+			rows: []types.Row{row(types.Insert, "Alice", int64(10)), row(types.Delete, "Alice", int64(10))},
 			want: "+I[Alice, INSERT, 10]\n+I[Alice, DELETE, null]"},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"fmt"
 	"os"
@@ -40,14 +41,14 @@ type growPTF struct {
 	at, from, to int // on row at, append lines from..to-1
 }
 
-func (g *growPTF) Eval(ctx *runtime.Context, row runtime.Row) error {
+func (g *growPTF) Eval(ctx *runtime.Context, row types.Row) error {
 	id := row.Fields[1].(int64)
 	if int(id) == g.at {
 		if err := appendLines(g.path, g.from, g.to); err != nil {
 			return err
 		}
 	}
-	return ctx.Collect(runtime.Row{Kind: runtime.Insert, Fields: []any{id}})
+	return ctx.Collect(types.Row{Kind: types.Insert, Fields: []any{id}})
 }
 
 func (g *growPTF) OnTimer(*runtime.Context) error { return nil }
@@ -90,7 +91,7 @@ func TestFileGrowsWhileRead(t *testing.T) {
 		}
 		g := &growPTF{path: path, at: 10, from: first + 1, to: 2*first + 1}
 		h.sess.Catalog().RegisterBuiltIn(&runtime.FuncDef{
-			Name: "grow", Language: "GO", Output: runtime.TypeBigInt,
+			Name: "grow", Language: "GO", Output: types.TypeBigInt,
 			Args: []runtime.ArgDecl{{Name: "input", Traits: runtime.RowSemanticTable}},
 			New:  func(runtime.CallSpec) (runtime.PTF, error) { return g, nil },
 		})

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bufio"
 	"context"
 	"fmt"
@@ -47,7 +48,7 @@ CREATE TABLE names (name STRING) WITH ('connector' = 'filesystem', 'path' = 'nam
 	query := `SELECT * FROM GreetingWithMemory(TABLE names PARTITION BY name);`
 	b.ReportAllocs()
 	for b.Loop() {
-		engine := script.NewEngine(script.Options{ParseType: runtime.ParseType, FormatRow: runtime.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
+		engine := script.NewEngine(script.Options{ParseType: runtime.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
 		sess, err := runtime.NewSession(runtime.Config{Out: io.Discard, Loader: engine, Store: state.NewMem(), BaseDir: dir, Format: "rows", Parallelism: par})
 		if err != nil {
 			b.Fatal(err)

@@ -12,14 +12,15 @@ import (
 func TestImportGraph(t *testing.T) {
 	const mod = "github.com/ptfsh/ptfsh/"
 	allowed := map[string][]string{
-		"sqlmini": {"github.com/alecthomas/participle/v2"},
-		"state":   {"go.etcd.io/bbolt"},
-		"runtime": {mod + "state", mod + "sqlmini"},
-		"script":  {mod + "runtime", mod + "sqlmini", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap"},
-		"stdlib":  {mod + "runtime"},
+		"runtime/types": {},
+		"sqlmini":       {"github.com/alecthomas/participle/v2", mod + "runtime/types"},
+		"state":         {"go.etcd.io/bbolt"},
+		"runtime":       {mod + "state", mod + "sqlmini", mod + "runtime/types"},
+		"script":        {mod + "runtime", mod + "runtime/types", mod + "sqlmini", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap"},
+		"stdlib":        {mod + "runtime", mod + "runtime/types"},
 		// export/flink writes Java and SQL text; the wiring hands it the
 		// loaded function, so it needs no engine.
-		"export/flink": {mod + "runtime"},
+		"export/flink": {mod + "runtime", mod + "runtime/types"},
 		// testarchive reads the txtar test files of ptfsh test and tests/.
 		"internal/testarchive": {"golang.org/x/tools/txtar"},
 	}

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"context"
 	"errors"
@@ -36,7 +37,7 @@ func newHostileSession(t *testing.T) *hostileSession {
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
 		ParseType:      runtime.ParseType,
-		FormatRow:      runtime.FormatRow,
+		FormatRow:      types.FormatRow,
 		Stdlib:         stdlib.JS,
 		BaseDir:        h.dir,
 		Seed:           &seed,

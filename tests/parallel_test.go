@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"fmt"
 	"io"
@@ -235,7 +236,7 @@ func TestParallelism_cancel(t *testing.T) {
   },
 };`, 1_000, 7)
 	before := goruntime.NumGoroutine()
-	engine := script.NewEngine(script.Options{ParseType: runtime.ParseType, FormatRow: runtime.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
+	engine := script.NewEngine(script.Options{ParseType: runtime.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
 	defer engine.Close()
 	store := state.NewMem()
 	defer store.Close()

@@ -3,6 +3,7 @@
 package tests
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"context"
 	"flag"
@@ -113,7 +114,7 @@ func runScriptParallel(t testing.TB, dir, filename, query string, store state.St
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
 		ParseType: runtime.ParseType,
-		FormatRow: runtime.FormatRow,
+		FormatRow: types.FormatRow,
 		Stdlib:    stdlib.JS,
 		BaseDir:   dir,
 		Seed:      &seed,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"context"
 	"flag"
@@ -91,7 +92,7 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 	}
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
-		ParseType: runtime.ParseType, FormatRow: runtime.FormatRow, Stdlib: stdlib.JS,
+		ParseType: runtime.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS,
 		Seed: &seed, EvalTimeout: defaultEvalTimeout,
 	})
 	defer engine.Close()

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"errors"
 	"flag"
@@ -88,7 +89,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	engine := script.NewEngine(script.Options{
 		ParseType:      runtime.ParseType,
-		FormatRow:      runtime.FormatRow,
+		FormatRow:      types.FormatRow,
 		Stdlib:         stdlib.JS,
 		Console:        stderr,
 		EvalTimeout:    defaultEvalTimeout,

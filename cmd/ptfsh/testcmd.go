@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"context"
 	"flag"
@@ -140,7 +141,7 @@ func runTestQuery(dir, query string) string {
 func newScriptSession(dir, format string, out, console io.Writer) (sess *runtime.Session, closeAll func(), err error) {
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
-		ParseType: runtime.ParseType, FormatRow: runtime.FormatRow, Stdlib: stdlib.JS,
+		ParseType: runtime.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS,
 		BaseDir: dir, Seed: &seed, Console: console, EvalTimeout: defaultEvalTimeout,
 	})
 	store := state.NewMem()

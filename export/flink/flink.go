@@ -27,6 +27,7 @@
 package flink
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"embed"
 	"fmt"
@@ -115,7 +116,7 @@ func Check(def *runtime.FuncDef, file string) error {
 			return fail("state TTL (state %q)", s.Name)
 		}
 	}
-	if def.Output.Kind == runtime.KindRow {
+	if def.Output.Kind == types.KindRow {
 		for _, f := range def.Output.Fields {
 			if javaClass(f.Type) == "" {
 				return fail("the output field type %s (field %q)", f.Type, f.Name)
@@ -127,7 +128,7 @@ func Check(def *runtime.FuncDef, file string) error {
 	return nil
 }
 
-func typeName(t *runtime.Type) string {
+func typeName(t *types.Type) string {
 	if t == nil {
 		return "(none)"
 	}
@@ -135,24 +136,24 @@ func typeName(t *runtime.Type) string {
 }
 
 // javaClass is the Java class of a supported scalar type, "" otherwise.
-func javaClass(t runtime.Type) string {
+func javaClass(t types.Type) string {
 	switch t.Kind {
-	case runtime.KindBoolean:
+	case types.KindBoolean:
 		return "Boolean"
-	case runtime.KindTinyInt:
+	case types.KindTinyInt:
 		return "Byte"
-	case runtime.KindSmallInt:
+	case types.KindSmallInt:
 		return "Short"
-	case runtime.KindInt:
+	case types.KindInt:
 		return "Integer"
-	case runtime.KindBigInt:
+	case types.KindBigInt:
 		return "Long"
-	case runtime.KindFloat:
+	case types.KindFloat:
 		return "Float"
-	case runtime.KindDouble:
+	case types.KindDouble:
 		return "Double"
-	case runtime.KindVarChar:
-		if t.Length == runtime.MaxLength {
+	case types.KindVarChar:
+		if t.Length == types.MaxLength {
 			return "String"
 		}
 	}
@@ -160,9 +161,9 @@ func javaClass(t runtime.Type) string {
 }
 
 // kindName is the bridge's name for a supported type.
-func kindName(t runtime.Type) string {
+func kindName(t types.Type) string {
 	switch t.Kind {
-	case runtime.KindVarChar:
+	case types.KindVarChar:
 		return "STRING"
 	default:
 		return strings.Fields(t.Nullable().String())[0]
@@ -250,7 +251,7 @@ func ClassSource(p Project) (string, error) {
 		argNames = append(argNames, `"`+javaString(a.Name)+`"`)
 		argParams = append(argParams, ca.Param)
 	}
-	if def.Output.Kind == runtime.KindRow {
+	if def.Output.Kind == types.KindRow {
 		data.OutClass = "Row"
 		var names, kinds []string
 		for _, f := range def.Output.Fields {

@@ -1,4 +1,4 @@
-package runtime
+package types
 
 // RowKind is the change a row carries in a changelog, as Flink's RowKind.
 type RowKind uint8

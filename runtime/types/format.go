@@ -1,4 +1,4 @@
-package runtime
+package types
 
 import (
 	"encoding/base64"
@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file prints values the two ways Flink does.
@@ -49,7 +50,7 @@ import (
 // upper case).
 
 // tableNull is PrintStyle.NULL_VALUE, the tableau's top-level NULL.
-const tableNull = "<NULL>"
+const TableNull = "<NULL>"
 
 // FormatValue renders v, a value of SQL type t, as Flink's Row.toString
 // prints it (conformance/flink-cases.md §3): null, raw strings, 1.0E10,
@@ -71,7 +72,7 @@ func FormatValue(v any, t Type) string {
 // FormatRow renders r as Flink's Row.toString does, e.g. +I[Bob, 12], using
 // the column types of s.
 func FormatRow(r Row, s Schema) string {
-	return string(appendJavaRow(nil, r, s.Columns, nil))
+	return string(AppendJavaRow(nil, r, s.Columns, nil))
 }
 
 // FormatTableValue renders v, a value of SQL type t, as a cell of Flink's
@@ -79,19 +80,19 @@ func FormatRow(r Row, s Schema) string {
 // 2025-03-27 12:00:00.000, +0 00:00:01.000, x'0102', [1, NULL], (a, 1).
 // See the comment at the top of format.go for the rule of each type.
 func FormatTableValue(v any, t Type) string {
-	return string(appendTableValue(nil, v, t))
+	return string(AppendTableValue(nil, v, t))
 }
 
 // appendTableValue appends a tableau cell: <NULL> or the CAST form.
-func appendTableValue(b []byte, v any, t Type) []byte {
+func AppendTableValue(b []byte, v any, t Type) []byte {
 	if v == nil {
-		return append(b, tableNull...)
+		return append(b, TableNull...)
 	}
 	return appendCast(b, v, t)
 }
 
 // typeOrZero returns *p or the zero Type.
-func typeOrZero(p *Type) Type {
+func TypeOrZero(p *Type) Type {
 	if p == nil {
 		return Type{}
 	}
@@ -108,7 +109,7 @@ func rowFieldType(t Type, i int) Type {
 
 // appendJavaRow appends Row.toString of r: the kind, then the fields in
 // brackets. Column types come from cols, else from fields.
-func appendJavaRow(b []byte, r Row, cols []Column, fields []Field) []byte {
+func AppendJavaRow(b []byte, r Row, cols []Column, fields []Field) []byte {
 	b = append(b, r.Kind.ShortString()...)
 	b = append(b, '[')
 	for i, f := range r.Fields {
@@ -180,14 +181,14 @@ func appendJava(b []byte, v any, t Type) []byte {
 		}
 		return appendMap(b, x, t, appendJava)
 	case Row:
-		return appendJavaRow(b, x, nil, t.Fields)
+		return AppendJavaRow(b, x, nil, t.Fields)
 	}
 	return fmt.Append(b, v)
 }
 
 // appendArray appends [e1, e2] with each element printed by elem.
 func appendArray(b []byte, x []any, t Type, elem func([]byte, any, Type) []byte) []byte {
-	et := typeOrZero(t.Elem)
+	et := TypeOrZero(t.Elem)
 	b = append(b, '[')
 	for i, e := range x {
 		if i > 0 {
@@ -201,7 +202,7 @@ func appendArray(b []byte, x []any, t Type, elem func([]byte, any, Type) []byte)
 // appendMap appends {k1=v1, k2=v2} (Java's AbstractMap.toString) with keys
 // and values printed by elem.
 func appendMap(b []byte, x *Map, t Type, elem func([]byte, any, Type) []byte) []byte {
-	kt, vt := typeOrZero(t.Key), typeOrZero(t.Elem)
+	kt, vt := TypeOrZero(t.Key), TypeOrZero(t.Elem)
 	b = append(b, '{')
 	for i, k := range x.Keys {
 		if i > 0 {
@@ -447,7 +448,7 @@ func appendBigDecimal(b []byte, d Decimal, plain bool) []byte {
 // as Java prints them, DECIMAL plain, times in ISO-8601 with seconds always
 // (2025-03-27T12:00:00, 2025-03-27T12:00:00Z), intervals as Java's Duration
 // and Period, BYTES in base64, nested values as JSON.
-func appendText(b []byte, v any, t Type) []byte {
+func AppendText(b []byte, v any, t Type) []byte {
 	switch x := v.(type) {
 	case string:
 		return append(b, x...)
@@ -464,7 +465,7 @@ func appendText(b []byte, v any, t Type) []byte {
 	case Instant:
 		return appendInstant(b, x)
 	case []any, *Map, Row, Descriptor:
-		return appendJSON(b, v, t)
+		return AppendJSON(b, v, t)
 	}
 	return appendJava(b, v, t)
 }
@@ -776,4 +777,161 @@ func appendCastYearMonth(b []byte, months int64) []byte {
 	b = strconv.AppendInt(b, months/12, 10)
 	b = append(b, '-')
 	return appendZeroPadded(b, months%12, 2)
+}
+
+// appendJSON appends the JSON encoding of a value of type t.
+func AppendJSON(b []byte, v any, t Type) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool, int64:
+		return appendJava(b, v, t)
+	case float64:
+		start := len(b)
+		b = appendJava(b, v, t)
+		if c := b[start]; c == 'N' || c == 'I' || (c == '-' && b[start+1] == 'I') {
+			s := string(b[start:])
+			return AppendJSONString(b[:start], s)
+		}
+		return b
+	case Decimal:
+		return appendBigDecimal(b, x, true)
+	case string:
+		return AppendJSONString(b, x)
+	case Descriptor:
+		b = append(b, '[')
+		for i, s := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSONString(b, s)
+		}
+		return append(b, ']')
+	case []any:
+		et := TypeOrZero(t.Elem)
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSON(b, e, et)
+		}
+		return append(b, ']')
+	case *Map:
+		if x == nil {
+			return append(b, "null"...)
+		}
+		return appendJSONMap(b, x, t)
+	case Row:
+		return appendJSONRow(b, x, t)
+	}
+	start := len(b)
+	b = AppendText(b, v, t)
+	s := string(b[start:])
+	return AppendJSONString(b[:start], s)
+}
+
+func appendJSONMap(b []byte, m *Map, t Type) []byte {
+	kt, vt := TypeOrZero(t.Key), TypeOrZero(t.Elem)
+	object := true
+	for _, k := range m.Keys {
+		if _, ok := k.(string); !ok {
+			object = false
+			break
+		}
+	}
+	if object {
+		b = append(b, '{')
+		for i, k := range m.Keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSONString(b, k.(string))
+			b = append(b, ':')
+			b = AppendJSON(b, mapValueAt(m, i), vt)
+		}
+		return append(b, '}')
+	}
+	b = append(b, '[')
+	for i, k := range m.Keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = AppendJSON(b, k, kt)
+		b = append(b, ',')
+		b = AppendJSON(b, mapValueAt(m, i), vt)
+		b = append(b, ']')
+	}
+	return append(b, ']')
+}
+
+// appendJSONString appends s as a JSON string, escaping as encoding/json
+// does except for <, > and &.
+func AppendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendJSONRow appends a ROW as an object; fields without a declared name
+// are named f0, f1, ... as Flink names them.
+func appendJSONRow(b []byte, r Row, t Type) []byte {
+	b = append(b, '{')
+	for i, f := range r.Fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if i < len(t.Fields) && t.Fields[i].Name != "" {
+			b = AppendJSONString(b, t.Fields[i].Name)
+		} else {
+			b = AppendJSONString(b, "f"+strconv.Itoa(i))
+		}
+		b = append(b, ':')
+		b = AppendJSON(b, f, rowFieldType(t, i))
+	}
+	return append(b, '}')
 }

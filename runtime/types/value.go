@@ -1,4 +1,4 @@
-package runtime
+package types
 
 import "math/big"
 
@@ -81,4 +81,12 @@ func TimeMillis(v any) (int64, bool) {
 		return t.Millis, true
 	}
 	return 0, false
+}
+
+func (d Decimal) Rat() *big.Rat {
+	r := new(big.Rat).SetInt(d.Unscaled)
+	if d.Scale > 0 {
+		r.Quo(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale)), nil)))
+	}
+	return r
 }
