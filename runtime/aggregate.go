@@ -1,11 +1,12 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -25,8 +26,8 @@ type aggCall struct {
 	distinct bool
 	arg      expr // over the input row; nil for COUNT(*)
 	argType  types.Type
-	typ      types.Type   // the result type
-	text     string // as EXPLAIN prints it: COUNT(*), SUM(score)
+	typ      types.Type // the result type
+	text     string     // as EXPLAIN prints it: COUNT(*), SUM(score)
 }
 
 // aggregateFuncs are the aggregate functions GROUP BY knows.
@@ -185,7 +186,7 @@ type groupLimitNode struct {
 	n  int64
 }
 
-func (n *groupLimitNode) schema() types.Schema           { return n.in.schema() }
+func (n *groupLimitNode) schema() types.Schema     { return n.in.schema() }
 func (n *groupLimitNode) changelog() ChangelogMode { return n.in.changelog() }
 func (n *groupLimitNode) children() []node         { return []node{n.in} }
 func (n *groupLimitNode) upsertKey() []int         { return n.in.upsertKey() }
@@ -608,7 +609,7 @@ type aggregateNode struct {
 	text   string
 }
 
-func (n *aggregateNode) schema() types.Schema           { return n.sch }
+func (n *aggregateNode) schema() types.Schema     { return n.sch }
 func (n *aggregateNode) changelog() ChangelogMode { return n.mode }
 func (n *aggregateNode) children() []node         { return []node{n.in} }
 func (n *aggregateNode) explain() string          { return n.text }

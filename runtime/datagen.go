@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -11,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -526,7 +527,7 @@ func (p *planner) planDatagen(t *Table) (node, error) {
 	return n, nil
 }
 
-func (n *datagenNode) schema() types.Schema           { return n.t.Schema }
+func (n *datagenNode) schema() types.Schema     { return n.t.Schema }
 func (n *datagenNode) changelog() ChangelogMode { return InsertOnly }
 func (n *datagenNode) children() []node         { return nil }
 func (n *datagenNode) explain() string {

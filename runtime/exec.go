@@ -1,10 +1,11 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"io"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -145,7 +146,7 @@ type valuesNode struct {
 	every  int64
 }
 
-func (n *valuesNode) schema() types.Schema           { return n.sch }
+func (n *valuesNode) schema() types.Schema     { return n.sch }
 func (n *valuesNode) changelog() ChangelogMode { return InsertOnly }
 func (n *valuesNode) children() []node         { return nil }
 func (n *valuesNode) explain() string {
@@ -197,7 +198,7 @@ type filterNode struct {
 	text string
 }
 
-func (n *filterNode) schema() types.Schema           { return n.in.schema() }
+func (n *filterNode) schema() types.Schema     { return n.in.schema() }
 func (n *filterNode) changelog() ChangelogMode { return n.in.changelog() }
 func (n *filterNode) children() []node         { return []node{n.in} }
 func (n *filterNode) explain() string          { return "Filter(condition=[" + n.text + "])" }
@@ -241,7 +242,7 @@ type projectNode struct {
 	texts []string
 }
 
-func (n *projectNode) schema() types.Schema           { return n.sch }
+func (n *projectNode) schema() types.Schema     { return n.sch }
 func (n *projectNode) changelog() ChangelogMode { return n.in.changelog() }
 func (n *projectNode) children() []node         { return []node{n.in} }
 func (n *projectNode) explain() string {
@@ -284,7 +285,7 @@ type limitNode struct {
 	n  int64
 }
 
-func (n *limitNode) schema() types.Schema           { return n.in.schema() }
+func (n *limitNode) schema() types.Schema     { return n.in.schema() }
 func (n *limitNode) changelog() ChangelogMode { return n.in.changelog() }
 func (n *limitNode) children() []node         { return []node{n.in} }
 func (n *limitNode) explain() string          { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }

@@ -1,12 +1,13 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -55,7 +56,7 @@ type constExpr struct {
 }
 
 func (c *constExpr) eval([]any) (any, error) { return c.v, nil }
-func (c *constExpr) typ() types.Type               { return c.t }
+func (c *constExpr) typ() types.Type         { return c.t }
 func (c *constExpr) constant() bool          { return true }
 
 type colExpr struct {
@@ -64,7 +65,7 @@ type colExpr struct {
 }
 
 func (c *colExpr) eval(row []any) (any, error) { return row[c.i], nil }
-func (c *colExpr) typ() types.Type                   { return c.t }
+func (c *colExpr) typ() types.Type             { return c.t }
 func (c *colExpr) constant() bool              { return false }
 
 // funcExpr is any other expression: a Go closure over its operands.
@@ -75,7 +76,7 @@ type funcExpr struct {
 }
 
 func (f *funcExpr) eval(row []any) (any, error) { return f.f(row) }
-func (f *funcExpr) typ() types.Type                   { return f.t }
+func (f *funcExpr) typ() types.Type             { return f.t }
 func (f *funcExpr) constant() bool              { return f.konst }
 
 func allConstant(es ...expr) bool {

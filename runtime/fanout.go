@@ -13,7 +13,7 @@ type teeNode struct {
 	text string // the call as written, to match identical calls
 }
 
-func (n *teeNode) schema() types.Schema           { return n.in.schema() }
+func (n *teeNode) schema() types.Schema     { return n.in.schema() }
 func (n *teeNode) changelog() ChangelogMode { return n.in.changelog() }
 func (n *teeNode) children() []node         { return n.in.children() }
 func (n *teeNode) explain() string          { return n.in.explain() }

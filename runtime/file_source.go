@@ -1,10 +1,11 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"io"
 	"path/filepath"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/sqlmini"
 )

@@ -1,12 +1,12 @@
 package runtime_test
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math"
 	"math/big"
 	"testing"
 
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 func fmtDec(unscaled int64, scale int) types.Decimal {

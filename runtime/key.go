@@ -1,11 +1,12 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/state"
 )

@@ -1,8 +1,9 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -29,7 +30,7 @@ type normalizeNode struct {
 	id string
 }
 
-func (n *normalizeNode) schema() types.Schema           { return n.in.schema() }
+func (n *normalizeNode) schema() types.Schema     { return n.in.schema() }
 func (n *normalizeNode) changelog() ChangelogMode { return n.mode }
 func (n *normalizeNode) children() []node         { return []node{n.in} }
 func (n *normalizeNode) upsertKey() []int         { return n.key }
@@ -150,7 +151,9 @@ func (s *normalizeStream) sawBefore(k string) bool {
 
 func (s *normalizeStream) markBefore(k string) { s.before[k] = true }
 
-func (s *normalizeStream) emit(r types.Row) { s.pending = append(s.pending, event{kind: evRow, row: r}) }
+func (s *normalizeStream) emit(r types.Row) {
+	s.pending = append(s.pending, event{kind: evRow, row: r})
+}
 
 func (s *normalizeStream) close() error { return s.in.close() }
 

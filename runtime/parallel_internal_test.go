@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"context"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // probe is a Go PTF for the parallel tests: it emits its input row's

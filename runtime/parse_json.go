@@ -1,12 +1,13 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"fmt"
 	"math"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // jsonParser reads JSON text straight into the Go values of SQL types: no

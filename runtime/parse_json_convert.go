@@ -1,13 +1,14 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // ConvertJSON converts a decoded JSON value to the Go value of SQL type t

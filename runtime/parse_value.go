@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // Timestamp formats of ParseOptions.TimestampFormat, Flink's values of

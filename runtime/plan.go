@@ -1,10 +1,11 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -254,7 +255,7 @@ type renameNode struct {
 	sch types.Schema
 }
 
-func (n *renameNode) schema() types.Schema                     { return n.sch }
+func (n *renameNode) schema() types.Schema               { return n.sch }
 func (n *renameNode) changelog() ChangelogMode           { return n.in.changelog() }
 func (n *renameNode) children() []node                   { return n.in.children() }
 func (n *renameNode) explain() string                    { return n.in.explain() }

@@ -1,13 +1,14 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // Printer writes a query result to an io.Writer in one output format. The

@@ -1,9 +1,10 @@
 package runtime_test
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/google/go-cmp/cmp"
 

@@ -1,10 +1,11 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"strings"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // Trait is a set of Flink ArgumentTraits of one argument.

@@ -1,11 +1,12 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -44,7 +45,7 @@ type ptfNode struct {
 	orderBy [][]sortKey
 }
 
-func (n *ptfNode) schema() types.Schema           { return n.sch }
+func (n *ptfNode) schema() types.Schema     { return n.sch }
 func (n *ptfNode) changelog() ChangelogMode { return n.mode }
 func (n *ptfNode) children() []node {
 	var c []node

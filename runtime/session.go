@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bufio"
 	"context"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"

@@ -1,11 +1,12 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // Settings of event and processing time, read when a statement starts.

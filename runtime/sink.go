@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bufio"
 	"context"
 	"encoding/json"
@@ -9,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -225,9 +226,9 @@ func reads(n node, path string) bool {
 type fileSink struct {
 	t         *Table
 	path      string
-	pos       sqlmini.Pos // the table's name in the INSERT, where errors point
-	query     types.Schema      // the query's columns
-	op        int         // the op column's place in the file's rows, or -1
+	pos       sqlmini.Pos  // the table's name in the INSERT, where errors point
+	query     types.Schema // the query's columns
+	op        int          // the op column's place in the file's rows, or -1
 	store     state.Store
 	errOut    io.Writer
 	dropNulls bool
@@ -395,7 +396,7 @@ type statementSetNode struct {
 	active int // the query whose rows are flowing
 }
 
-func (n *statementSetNode) schema() types.Schema           { return types.Schema{} }
+func (n *statementSetNode) schema() types.Schema     { return types.Schema{} }
 func (n *statementSetNode) changelog() ChangelogMode { return InsertOnly }
 func (n *statementSetNode) children() []node         { return n.ins }
 func (n *statementSetNode) explain() string          { return "StatementSet()" }

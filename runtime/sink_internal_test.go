@@ -1,11 +1,12 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/state"
 )

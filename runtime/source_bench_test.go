@@ -1,7 +1,6 @@
 package runtime_test
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 )
@@ -127,7 +128,7 @@ type stdReader struct {
 	next func() (types.Row, error)
 }
 
-func (r *stdReader) Next() (types.Row, error)  { return r.next() }
+func (r *stdReader) Next() (types.Row, error)    { return r.next() }
 func (r *stdReader) Position() runtime.SourcePos { return runtime.SourcePos{} }
 func (r *stdReader) Close() error                { return r.f.Close() }
 

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bufio"
 	"bytes"
 	"fmt"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // CSVSourceOptions configures OpenCSV. The zero value reads Flink's

@@ -1,13 +1,14 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"strconv"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // RowReader reads the rows of a table source, one at a time. A RowReader

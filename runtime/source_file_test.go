@@ -1,7 +1,6 @@
 package runtime_test
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"io"
 	"io/fs"
@@ -9,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 )

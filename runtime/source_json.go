@@ -1,12 +1,13 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"unicode/utf8"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // JSONSourceOptions configures OpenJSON.

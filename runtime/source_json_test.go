@@ -1,13 +1,14 @@
 package runtime_test
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 )

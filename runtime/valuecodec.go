@@ -1,12 +1,13 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/big"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // The elements of list state and the values (and keys) of map state are

@@ -1,10 +1,11 @@
 package runtime_test
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/state"

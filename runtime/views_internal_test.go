@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -146,9 +147,11 @@ func ttlHarness(t *testing.T, st state.Store, clock *int64, eval func(*Context, 
 	return h
 }
 
-type goTestPTF struct{ eval func(*Context, types.Row) error }
+type goTestPTF struct {
+	eval func(*Context, types.Row) error
+}
 
-func (p *goTestPTF) Eval(ctx *Context, r types.Row) error       { return p.eval(ctx, r) }
+func (p *goTestPTF) Eval(ctx *Context, r types.Row) error { return p.eval(ctx, r) }
 func (p *goTestPTF) OnTimer(*Context) error               { return nil }
 func (p *goTestPTF) NewState(int) (any, error)            { return nil, nil }
 func (p *goTestPTF) EncodeState(int, any) ([]byte, error) { return nil, nil }

@@ -1,9 +1,10 @@
 package script_test
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/script"

@@ -1,7 +1,6 @@
 package script
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math"
 	"math/big"
@@ -10,8 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dop251/goja"
+	"github.com/ptfsh/ptfsh/runtime/types"
 
+	"github.com/dop251/goja"
 )
 
 // All conversions between Go row values (runtime/value.go) and JavaScript

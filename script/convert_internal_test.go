@@ -1,12 +1,12 @@
 package script
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"math"
 	"math/big"
 	"reflect"
 	"testing"
 
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 func testEngine(t testing.TB) *Engine {

@@ -1,13 +1,14 @@
 package script
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/dop251/goja"
 

@@ -1,7 +1,6 @@
 package script
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"io"
 	"io/fs"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"

@@ -1,12 +1,13 @@
 package script_test
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/script"

@@ -1,8 +1,9 @@
 package script_test
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/script"

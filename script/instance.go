@@ -1,10 +1,11 @@
 package script
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/dop251/goja"
 
@@ -32,8 +33,8 @@ type instance struct {
 	views                     []*goja.Object // list and map view objects by state entry (views.go)
 
 	out      []types.Column // output columns
-	outRow   bool             // the output type is a ROW
-	outBuf   []any            // reused field slice for collect
+	outRow   bool           // the output type is a ROW
+	outBuf   []any          // reused field slice for collect
 	semCache map[int]goja.Value
 	timeCtx  *goja.Object
 	stop     func() bool

@@ -1,7 +1,6 @@
 package script
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"io"
 	"math/big"
@@ -9,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/dop251/goja"
 

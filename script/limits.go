@@ -1,7 +1,6 @@
 package script
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"math"
 	"math/rand"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 )

@@ -1,11 +1,12 @@
 package script_test
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/script"

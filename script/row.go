@@ -1,13 +1,13 @@
 package script
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/dop251/goja"
+	"github.com/ptfsh/ptfsh/runtime/types"
 
+	"github.com/dop251/goja"
 )
 
 // rowSchema is the shape of the rows of one table argument or ROW type:

@@ -1,7 +1,6 @@
 package script
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/dop251/goja"
 

@@ -1,10 +1,11 @@
 package script
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/dop251/goja"
 

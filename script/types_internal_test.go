@@ -1,12 +1,12 @@
 package script
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // ParseTypeForTest is a minimal parser of Flink type strings for the tests of

@@ -1,9 +1,10 @@
 package stdlib
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 )

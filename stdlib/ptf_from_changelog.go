@@ -1,10 +1,11 @@
 package stdlib
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 )

@@ -1,10 +1,10 @@
 package stdlib
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"strings"
 	"testing"
 
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // TestFromChangelogKinds checks the kind each op code names, which

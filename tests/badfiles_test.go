@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 )

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"context"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/google/go-cmp/cmp"
 

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/google/go-cmp/cmp"
 

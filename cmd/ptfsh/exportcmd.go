@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"context"
 	"flag"
@@ -12,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/export/flink"
 	"github.com/ptfsh/ptfsh/runtime"

@@ -9,7 +9,6 @@
 package main
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"context"
 	"errors"
 	"flag"
@@ -20,6 +19,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/script"

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"context"
 	"flag"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/internal/testarchive"
 	"github.com/ptfsh/ptfsh/runtime"

@@ -27,7 +27,6 @@
 package flink
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"bytes"
 	"embed"
 	"fmt"
@@ -36,6 +35,8 @@ import (
 	"strings"
 	"text/template"
 	"unicode"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 
 	"github.com/ptfsh/ptfsh/runtime"
 )
