@@ -1,11 +1,10 @@
 package runtime
 
 import (
+	"github.com/google/go-cmp/cmp"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"math/big"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // aggStep is one change fed to an accumulator: a value added or retracted.

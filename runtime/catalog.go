@@ -2,10 +2,9 @@ package runtime
 
 import (
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 	"sort"
 	"strings"
-
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // TableKind tells how a catalog table produces its rows.

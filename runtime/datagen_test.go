@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/state"
 )
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )

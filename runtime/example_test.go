@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // upper is a Go-native PTF with row semantics: it emits its input's name in

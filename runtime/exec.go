@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/state"
 )
 

@@ -2,11 +2,10 @@ package runtime
 
 import (
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 	"math/big"
 	"strconv"
 	"strings"
-
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/state"
 )
 

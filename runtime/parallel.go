@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/state"
 )
 

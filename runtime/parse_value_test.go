@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // show renders a row value with its Go type, so that tables of expected

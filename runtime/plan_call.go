@@ -2,10 +2,9 @@ package runtime
 
 import (
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 	"regexp"
 	"strings"
-
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // The implicit system arguments every PTF has, after its declared ones.

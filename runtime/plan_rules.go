@@ -2,9 +2,8 @@ package runtime
 
 import (
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"strings"
-
 	"github.com/ptfsh/ptfsh/sqlmini"
+	"strings"
 )
 
 // Flink's rules on PTF calls that need more than binding the arguments:

@@ -5,9 +5,8 @@ import (
 	"io"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // prBenchSchema and prBenchRow are a typical PTF output: a key, a string, a

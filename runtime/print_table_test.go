@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 func TestTablePrinter_materialises(t *testing.T) {

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 func prCol(name string, t types.Type) types.Column { return types.Column{Name: name, Type: t} }

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 func TestOpenJSON(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/state"
 )
 

@@ -2,10 +2,9 @@ package runtime
 
 import (
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 	"strconv"
 	"strings"
-
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // ParseType parses a type string as written in SQL or in a JS declaration,

@@ -9,10 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/google/go-cmp/cmp"
-
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 	"github.com/ptfsh/ptfsh/state/statetest"
 )

@@ -9,11 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 	"github.com/ptfsh/ptfsh/state/statetest"
 )

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
-
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 

@@ -5,7 +5,6 @@ import (
 	"testing/fstest"
 
 	"github.com/dop251/goja"
-
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/script"
 )

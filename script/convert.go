@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/dop251/goja"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // All conversions between Go row values (runtime/value.go) and JavaScript

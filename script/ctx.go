@@ -7,11 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/dop251/goja"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // newCtxObject makes the ctx object of an instance: Flink's Context

@@ -12,12 +12,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 

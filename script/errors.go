@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/dop251/goja"
-
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )

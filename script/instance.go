@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/dop251/goja"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // instance is one call site of a loaded function: runtime.PTF and

@@ -9,11 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/dop251/goja"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // jsProtos are the constructors, prototypes and singletons of one goja

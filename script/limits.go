@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // Limits on one call of eval or onTimer (the top-level code of a function

@@ -5,9 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/dop251/goja"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // rowSchema is the shape of the rows of one table argument or ROW type:

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/dop251/goja"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // List and map state reach JavaScript as view objects with the methods of

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/ptfsh/ptfsh/state"
 	"github.com/ptfsh/ptfsh/state/statetest"
 )

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
-
 	"github.com/ptfsh/ptfsh/state"
 )
 

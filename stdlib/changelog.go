@@ -4,9 +4,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // What TO_CHANGELOG and FROM_CHANGELOG share: the op column, the

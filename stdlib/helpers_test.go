@@ -1,11 +1,10 @@
 package stdlib_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"strings"
 	"testing"
-
-	"github.com/ptfsh/ptfsh/runtime"
 )
 
 // call describes a call of a built-in for its Infer: the input table, its

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // FROM_CHANGELOG's arguments, by declaration index.

@@ -1,14 +1,12 @@
 package stdlib_test
 
 import (
+	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/stdlib"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 // idOpName is the CDC stream of most FROM_CHANGELOG programs.

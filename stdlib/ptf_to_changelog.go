@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // TO_CHANGELOG's arguments, by declaration index.

@@ -9,9 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // growLine is line i of a growing file: 16 bytes, so that 256 lines fill

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/chzyer/readline"
-
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )

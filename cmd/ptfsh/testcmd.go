@@ -11,10 +11,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/internal/testarchive"
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"

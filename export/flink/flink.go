@@ -36,9 +36,8 @@ import (
 	"text/template"
 	"unicode"
 
-	"github.com/ptfsh/ptfsh/runtime/types"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 //go:embed templates

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/ptfsh/ptfsh/export/flink"
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/script"
