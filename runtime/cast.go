@@ -2,13 +2,13 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 	"math"
 	"math/big"
 	"strconv"
 	"strings"
-
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // castValue converts a value to type to, as CAST does. NULL stays NULL.
@@ -62,7 +62,7 @@ func castValue(v any, to types.Type) (any, error) {
 		default:
 			return nil, castError(v, to)
 		}
-		lo, hi := integerRange(to.Kind)
+		lo, hi := format.IntegerRange(to.Kind)
 		if n < lo || n > hi {
 			return nil, fmt.Errorf("value %d is out of range for %s", n, to.Nullable())
 		}
@@ -120,7 +120,7 @@ func castValue(v any, to types.Type) (any, error) {
 	case types.KindTimestamp, types.KindTimestampLTZ, types.KindDate, types.KindTime:
 		switch x := v.(type) {
 		case string:
-			return ParseValue(x, to, ParseOptions{})
+			return format.ParseValue(x, to, format.ParseOptions{})
 		case types.Instant:
 			if to.Kind == types.KindTimestamp {
 				return types.LocalDateTime(x), nil

@@ -2,12 +2,12 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 	"io"
 	"os"
 	"strings"
-
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // Changelog sources (DESIGN §3): a file table, or a table given AS VALUES,
@@ -291,7 +291,7 @@ func changelogValues(t *Table, n *valuesNode) node {
 // openSourceReader opens a file table's reader: for a changelog source
 // one over the declared columns (op included) whose rows take their kinds
 // from the op column, which it drops.
-func openSourceReader(t *Table, resume SourcePos) (RowReader, error) {
+func openSourceReader(t *Table, resume format.SourcePos) (format.RowReader, error) {
 	if t.SourceSchema.Len() == 0 {
 		return openTableReader(t, resume)
 	}
@@ -325,7 +325,7 @@ func openSourceReader(t *Table, resume SourcePos) (RowReader, error) {
 // *ParseErrors at the file, line and column of the op value; with the
 // format's ignore-parse-errors they are skipped and counted.
 type changelogReader struct {
-	r        RowReader
+	r        format.RowReader
 	t        *Table
 	op       int // the op column's index in the file's rows
 	path     string
@@ -334,7 +334,7 @@ type changelogReader struct {
 	quote    byte
 	comments bool
 	ignore   bool
-	skipStats
+	format.SkipStats
 }
 
 // Next implements RowReader.
@@ -352,16 +352,16 @@ func (c *changelogReader) Next() (types.Row, error) {
 		if !c.ignore {
 			return types.Row{}, perr
 		}
-		c.skipStats.add(perr)
+		c.SkipStats.Add(perr)
 	}
 }
 
-func (c *changelogReader) convert(row types.Row, prev SourcePos) (types.Row, *ParseError) {
+func (c *changelogReader) convert(row types.Row, prev format.SourcePos) (types.Row, *format.ParseError) {
 	t := c.t
 	kind, err := t.opKind(row.Fields[c.op])
 	if err != nil {
 		v, _ := row.Fields[c.op].(string)
-		return types.Row{}, c.errorAt(prev, c.op, &ParseError{Column: t.Options[optOpColumn], Value: v, Msg: err.Error()})
+		return types.Row{}, c.errorAt(prev, c.op, &format.ParseError{Column: t.Options[optOpColumn], Value: v, Msg: err.Error()})
 	}
 	f := make([]any, 0, len(row.Fields)-1)
 	f = append(f, row.Fields[:c.op]...)
@@ -378,35 +378,35 @@ func (c *changelogReader) convert(row types.Row, prev SourcePos) (types.Row, *Pa
 			if i >= c.op {
 				i++
 			}
-			return types.Row{}, c.errorAt(prev, i, &ParseError{Column: t.Schema.Columns[col].Name, Msg: notNullByKeyMsg})
+			return types.Row{}, c.errorAt(prev, i, &format.ParseError{Column: t.Schema.Columns[col].Name, Msg: notNullByKeyMsg})
 		}
 	}
 	return types.Row{Kind: kind, Fields: f}, nil
 }
 
 // Position implements RowReader.
-func (c *changelogReader) Position() SourcePos { return c.r.Position() }
+func (c *changelogReader) Position() format.SourcePos { return c.r.Position() }
 
 // Close implements RowReader.
 func (c *changelogReader) Close() error { return c.r.Close() }
 
 // Skipped implements SkipReporter: the rows the file reader skipped and
 // the rows with a bad op value, the first ones in file order.
-func (c *changelogReader) Skipped() (int64, []ParseError) {
-	n, first := c.skipStats.Skipped()
-	if sr, ok := c.r.(SkipReporter); ok {
+func (c *changelogReader) Skipped() (int64, []format.ParseError) {
+	n, first := c.SkipStats.Skipped()
+	if sr, ok := c.r.(format.SkipReporter); ok {
 		m, more := sr.Skipped()
 		n += m
 		first = append(first, more...)
 		sortParseErrors(first)
-		if len(first) > MaxSkippedKept {
-			first = first[:MaxSkippedKept]
+		if len(first) > format.MaxSkippedKept {
+			first = first[:format.MaxSkippedKept]
 		}
 	}
 	return n, first
 }
 
-func sortParseErrors(es []ParseError) {
+func sortParseErrors(es []format.ParseError) {
 	for i := 1; i < len(es); i++ {
 		for j := i; j > 0 && (es[j].Line < es[j-1].Line || es[j].Line == es[j-1].Line && es[j].Col < es[j-1].Col); j-- {
 			es[j], es[j-1] = es[j-1], es[j]
@@ -419,7 +419,7 @@ func sortParseErrors(es []ParseError) {
 // (errors are rare, so their cost does not matter). Field field of the
 // file's columns is found by counting CSV fields or by its JSON key; when
 // it cannot be found the error points at the start of the row.
-func (c *changelogReader) errorAt(prev SourcePos, field int, e *ParseError) *ParseError {
+func (c *changelogReader) errorAt(prev format.SourcePos, field int, e *format.ParseError) *format.ParseError {
 	e.File, e.Line, e.Col = c.path, max(prev.Line, 1), 1
 	cur := c.r.Position()
 	n := cur.Offset - prev.Offset
@@ -435,13 +435,13 @@ func (c *changelogReader) errorAt(prev SourcePos, field int, e *ParseError) *Par
 	if _, err := f.ReadAt(buf, prev.Offset); err != nil && err != io.EOF {
 		return e
 	}
-	start, err := lineStartBefore(f, prev.Offset)
+	start, err := format.LineStartBefore(f, prev.Offset)
 	if err != nil {
 		return e
 	}
 	w := &walker{b: buf, line: e.Line, col: int(prev.Offset-start) + 1}
-	if prev.Offset == 0 && strings.HasPrefix(string(buf), utf8BOM) {
-		w.i = len(utf8BOM)
+	if prev.Offset == 0 && strings.HasPrefix(string(buf), format.Utf8BOM) {
+		w.i = len(format.Utf8BOM)
 	}
 	w.skipSeparators(c.json, c.comments)
 	e.Line, e.Col = w.line, w.col

@@ -3,6 +3,9 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 	"hash/fnv"
 	"math"
 	"math/big"
@@ -10,9 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // The 'datagen' connector generates rows, as Flink's DataGen SQL connector
@@ -297,7 +297,7 @@ func (o *optionReader) random(col, path string, t types.Type) (*genSpec, error) 
 	case types.KindBoolean, types.KindDate, types.KindTime:
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt, types.KindIntervalYearMonth, types.KindIntervalDayTime:
 		o.accept(col, minKey, maxKey)
-		lo, hi := integerRange(t.Kind)
+		lo, hi := format.IntegerRange(t.Kind)
 		what := fmt.Sprintf("a whole number between %d and %d (%s)", lo, hi, t.Nullable())
 		if t.Kind == types.KindIntervalYearMonth {
 			lo, hi, what = math.MinInt32, math.MaxInt32, "a whole number of months"
@@ -347,7 +347,7 @@ func (o *optionReader) random(col, path string, t types.Type) (*genSpec, error) 
 			return nil, optErr(minKey, "option '%s' (%g) is larger than '%s' (%g)", minKey, g.flo, maxKey, g.fhi)
 		}
 		if t.Kind == types.KindDecimal {
-			p, s := decimalPrecision(&t)
+			p, s := format.DecimalPrecision(&t)
 			largest := math.Pow(10, float64(p-s)) - math.Pow(10, -float64(s))
 			g.flo, g.fhi = math.Max(g.flo, -largest), math.Min(g.fhi, largest)
 			if g.flo > g.fhi {
@@ -461,10 +461,10 @@ func (o *optionReader) sequence(col, path string, t types.Type) (*genSpec, error
 		what := "a whole number"
 		switch t.Kind {
 		case types.KindTinyInt, types.KindSmallInt, types.KindInt:
-			lo, hi = integerRange(t.Kind)
+			lo, hi = format.IntegerRange(t.Kind)
 			what = fmt.Sprintf("a whole number between %d and %d (%s)", lo, hi, t.Nullable())
 		case types.KindDecimal:
-			p, s := decimalPrecision(&t)
+			p, s := format.DecimalPrecision(&t)
 			if p-s < 19 {
 				hi = int64(math.Pow10(p-s)) - 1
 				lo = -hi
@@ -644,7 +644,7 @@ func (g *genState) value(base int64) any {
 		return randFloat(g.r, sp.flo, sp.fhi)
 	case types.KindDecimal:
 		r := new(big.Rat).SetFloat64(randFloat(g.r, sp.flo, sp.fhi))
-		p, s := decimalPrecision(&t)
+		p, s := format.DecimalPrecision(&t)
 		d, err := ratToDecimal(r, types.Type{Kind: types.KindDecimal, Length: p, Scale: s})
 		if err != nil { // cannot happen: the bounds fit the precision
 			return nil
@@ -668,7 +668,7 @@ func (g *genState) value(base int64) any {
 		if sp.maxPast > 0 {
 			ms -= g.r.Int64N(sp.maxPast)
 		}
-		return makeTimestamp(truncMillis(ms, t.Length), 0, t.Kind == types.KindTimestampLTZ)
+		return format.MakeTimestamp(truncMillis(ms, t.Length), 0, t.Kind == types.KindTimestampLTZ)
 	case types.KindArray:
 		a := make([]any, sp.length)
 		for i := range a {
@@ -726,7 +726,7 @@ func (g *genState) sequenceValue() any {
 	case types.KindDouble:
 		return float64(v)
 	case types.KindDecimal:
-		_, s := decimalPrecision(&t)
+		_, s := format.DecimalPrecision(&t)
 		u := new(big.Int).Mul(big.NewInt(v), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s)), nil))
 		return types.Decimal{Unscaled: u, Scale: s}
 	case types.KindChar, types.KindVarChar:
@@ -734,7 +734,7 @@ func (g *genState) sequenceValue() any {
 	case types.KindBinary, types.KindVarBinary:
 		return binary.BigEndian.AppendUint64(nil, uint64(v))
 	case types.KindTimestamp, types.KindTimestampLTZ:
-		return makeTimestamp(truncMillis(v, t.Length), 0, t.Kind == types.KindTimestampLTZ)
+		return format.MakeTimestamp(truncMillis(v, t.Length), 0, t.Kind == types.KindTimestampLTZ)
 	}
 	return nil
 }

@@ -3,12 +3,12 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/state"
 )
 
 // dgRun runs SQL statements in a new session with the rows format and
@@ -286,7 +286,7 @@ func TestDatagenTimestampSequenceAndWatermarks(t *testing.T) {
 			last = ms
 			continue
 		}
-		v, err := ParseValue(strings.TrimSuffix(strings.TrimPrefix(e, "+I["), "]"), types.TypeTimestamp3, ParseOptions{})
+		v, err := format.ParseValue(strings.TrimSuffix(strings.TrimPrefix(e, "+I["), "]"), types.TypeTimestamp3, format.ParseOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,10 +3,10 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"os"
-
+	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
+	"os"
 )
 
 // at places err at pos unless it already has a statement position.
@@ -20,7 +20,7 @@ func positionOf(err error) (sqlmini.Pos, bool) { return types.PositionOf(err) }
 // not the resolved one, so messages read the same on every machine.
 func fileError(t *Table, err error) error {
 	written := t.Options["path"]
-	var pe *ParseError
+	var pe *format.ParseError
 	if errors.As(err, &pe) {
 		c := *pe
 		c.File = written

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"math/big"
@@ -326,7 +327,7 @@ func typedLiteral(tl *sqlmini.TypedLiteral) (expr, error) {
 		t = types.Type{Kind: types.KindTime, Length: fractionDigits(text)}
 	}
 	t.NotNull = true
-	v, err := ParseValue(text, t, ParseOptions{})
+	v, err := format.ParseValue(text, t, format.ParseOptions{})
 	if err != nil {
 		return nil, sqlmini.Errorf(tl.Pos, "invalid %s literal '%s': %v", strings.ToUpper(tl.Type), text, err)
 	}

@@ -2,11 +2,11 @@ package runtime
 
 import (
 	"fmt"
-	"io"
-	"path/filepath"
-
+	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
+	"io"
+	"path/filepath"
 )
 
 // fileNode reads a file table.
@@ -56,7 +56,7 @@ func (n *fileNode) open(ex *execution) (stream, error) {
 
 type fileStream struct {
 	n       *fileNode
-	r       RowReader
+	r       format.RowReader
 	ex      *execution
 	wm      *wmGen
 	pending bool
@@ -94,15 +94,15 @@ func (s *fileStream) next() (event, error) {
 func (s *fileStream) close() error { return s.r.Close() }
 
 // openTableReader opens the reader of a file table with its WITH options.
-func openTableReader(t *Table, resume SourcePos) (RowReader, error) {
+func openTableReader(t *Table, resume format.SourcePos) (format.RowReader, error) {
 	path := tablePath(t)
-	parse := ParseOptions{
+	parse := format.ParseOptions{
 		TimestampPattern: t.Options["timestamp-format.pattern"],
 		TimestampFormat:  t.Options["json.timestamp-format.standard"],
 	}
 	switch t.Options["format"] {
 	case "csv":
-		opts := CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"], Resume: resume}
+		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"], Resume: resume}
 		var err error
 		if opts.Header, err = boolOption(t, "csv.header"); err != nil {
 			return nil, err
@@ -119,14 +119,14 @@ func openTableReader(t *Table, resume SourcePos) (RowReader, error) {
 		if opts.QuoteCharacter, err = charOption(t, "csv.quote-character"); err != nil {
 			return nil, err
 		}
-		return OpenCSV(path, t.Schema, opts)
+		return format.OpenCSV(path, t.Schema, opts)
 	case "json":
-		opts := JSONSourceOptions{Parse: parse, Resume: resume}
+		opts := format.JSONSourceOptions{Parse: parse, Resume: resume}
 		var err error
 		if opts.IgnoreParseErrors, err = boolOption(t, "json.ignore-parse-errors"); err != nil {
 			return nil, err
 		}
-		return OpenJSON(path, t.Schema, opts)
+		return format.OpenJSON(path, t.Schema, opts)
 	}
 	return nil, fmt.Errorf("table %s: unsupported format %q", t.Name, t.Options["format"])
 }

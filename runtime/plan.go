@@ -2,11 +2,11 @@ package runtime
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
-
+	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
+	"strconv"
+	"strings"
 )
 
 // planner turns a query's AST into a tree of plan nodes, resolving names
@@ -216,7 +216,7 @@ func watermarkStep(e *sqlmini.Expr) (int64, error) {
 		ms, _ := types.TimeMillis(t)
 		return ms, nil
 	case string:
-		if iv, err := ParseValue(t, types.TypeTimestampLTZ, ParseOptions{}); err == nil {
+		if iv, err := format.ParseValue(t, types.TypeTimestampLTZ, format.ParseOptions{}); err == nil {
 			ms, _ := types.TimeMillis(iv)
 			return ms, nil
 		}

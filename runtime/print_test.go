@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/big"
 	"os"
 	"strconv"
 	"strings"
@@ -476,4 +477,10 @@ func ExampleNewTableauPrinter() {
 	// | -D |                            Bob |      <NULL> |
 	// +----+--------------------------------+-------------+
 	// 2 rows in set
+}
+
+const fmtHour = int64(3_600_000_000_000) // nanoseconds
+
+func fmtDec(unscaled int64, scale int) types.Decimal {
+	return types.Decimal{Unscaled: big.NewInt(unscaled), Scale: scale}
 }

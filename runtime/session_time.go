@@ -3,10 +3,10 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"strconv"
 	"strings"
-
-	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // Settings of event and processing time, read when a statement starts.
@@ -83,7 +83,7 @@ func parseTimeSetting(v string) (int64, error) {
 	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return ms, nil
 	}
-	t, err := ParseValue(v, types.TypeTimestampLTZ, ParseOptions{})
+	t, err := format.ParseValue(v, types.TypeTimestampLTZ, format.ParseOptions{})
 	if err != nil {
 		return 0, fmt.Errorf("want epoch milliseconds or a time such as '2025-03-27 12:00:00', not '%s'", v)
 	}

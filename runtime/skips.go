@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/format"
 	"fmt"
 	"strings"
 )
@@ -15,7 +16,7 @@ import (
 //	  scores.csv:2:7: column "score": cannot parse "x" as INT
 //	  scores.csv:3:6: column "score": missing value: expected 2 fields (name, score), found 1
 func (s *fileStream) reportSkipped() {
-	sr, ok := s.r.(SkipReporter)
+	sr, ok := s.r.(format.SkipReporter)
 	if !ok || s.n == nil || s.ex == nil {
 		return
 	}

@@ -5,10 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/state"
 	"io"
 	"os"
-
-	"github.com/ptfsh/ptfsh/state"
 )
 
 // File sources remember, at each checkpoint, how far they read, so that a
@@ -78,7 +78,7 @@ func (s *fileStream) checkpoint(tx state.Tx, finished bool) error {
 
 // resumePosition returns where a file table's source goes on, or the zero
 // position to read it from the start.
-func (ex *execution) resumePosition(t *Table) (SourcePos, error) {
+func (ex *execution) resumePosition(t *Table) (format.SourcePos, error) {
 	var rec *sourceRecord
 	err := ex.store.View(func(tx state.Tx) error {
 		b, err := tx.Get(sourceNamespace, sourceKey(t))
@@ -89,10 +89,10 @@ func (ex *execution) resumePosition(t *Table) (SourcePos, error) {
 		return json.Unmarshal(b, rec)
 	})
 	if err != nil {
-		return SourcePos{}, fmt.Errorf("table '%s': reading its checkpointed position: %w", t.Name, err)
+		return format.SourcePos{}, fmt.Errorf("table '%s': reading its checkpointed position: %w", t.Name, err)
 	}
 	if rec == nil || rec.Offset == 0 {
-		return SourcePos{}, nil
+		return format.SourcePos{}, nil
 	}
 	path := tablePath(t)
 	fi, err := os.Stat(path)
@@ -102,11 +102,11 @@ func (ex *execution) resumePosition(t *Table) (SourcePos, error) {
 	}
 	if err != nil || fp != rec.Fingerprint {
 		if ex.resetSources {
-			return SourcePos{}, nil
+			return format.SourcePos{}, nil
 		}
-		return SourcePos{}, fmt.Errorf("table '%s': the file '%s' changed since the last checkpoint (at byte %d, row %d), other than by growing; SET '%s' = 'reset' to read it again from the start",
+		return format.SourcePos{}, fmt.Errorf("table '%s': the file '%s' changed since the last checkpoint (at byte %d, row %d), other than by growing; SET '%s' = 'reset' to read it again from the start",
 			t.Name, t.Options["path"], rec.Offset, rec.Row, SetSourcePositions)
 	}
 	ex.notes = append(ex.notes, fmt.Sprintf("note: table '%s' goes on after row %d (byte %d) of '%s', where the last run stopped", t.Name, rec.Row, rec.Offset, t.Options["path"]))
-	return SourcePos{File: path, Offset: rec.Offset, Line: rec.Line, Row: rec.Row}, nil
+	return format.SourcePos{File: path, Offset: rec.Offset, Line: rec.Line, Row: rec.Row}, nil
 }

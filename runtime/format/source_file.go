@@ -1,4 +1,4 @@
-package runtime
+package format
 
 import (
 	"errors"
@@ -85,12 +85,12 @@ type SkipReporter interface {
 const MaxSkippedKept = 5
 
 // skipStats counts skipped rows for SkipReporter.
-type skipStats struct {
+type SkipStats struct {
 	n     int64
 	first []ParseError
 }
 
-func (s *skipStats) add(e *ParseError) {
+func (s *SkipStats) Add(e *ParseError) {
 	s.n++
 	if len(s.first) < MaxSkippedKept {
 		s.first = append(s.first, *e)
@@ -98,7 +98,7 @@ func (s *skipStats) add(e *ParseError) {
 }
 
 // Skipped implements SkipReporter.
-func (s *skipStats) Skipped() (int64, []ParseError) {
+func (s *SkipStats) Skipped() (int64, []ParseError) {
 	return s.n, append([]ParseError(nil), s.first...)
 }
 
@@ -140,7 +140,7 @@ func openSourceFile(path string, resume SourcePos) (*os.File, error) {
 // lineStartBefore returns the offset of the start of the line that holds
 // byte off, reading backwards from it. Resuming readers use it to number
 // columns on their first line.
-func lineStartBefore(f *os.File, off int64) (int64, error) {
+func LineStartBefore(f *os.File, off int64) (int64, error) {
 	var buf [4096]byte
 	for end := off; end > 0; {
 		n := int64(len(buf))
@@ -161,7 +161,7 @@ func lineStartBefore(f *os.File, off int64) (int64, error) {
 }
 
 // utf8BOM starts some files written on Windows; readers skip it.
-const utf8BOM = "\xef\xbb\xbf"
+const Utf8BOM = "\xef\xbb\xbf"
 
 // interner shares the strings of a column whose values repeat (country
 // codes, airport names), saving an allocation per value. It gives up on a

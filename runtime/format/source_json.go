@@ -1,4 +1,4 @@
-package runtime
+package format
 
 import (
 	"bytes"
@@ -50,7 +50,7 @@ type jsonReader struct {
 	mode      byte  // see the jsonMode constants
 
 	rows int64
-	skipStats
+	SkipStats
 	slab rowSlab
 	seen []bool
 	err  error // a final error
@@ -96,7 +96,7 @@ func OpenJSON(path string, schema types.Schema, opts JSONSourceOptions) (RowRead
 	if res := opts.Resume; res.Offset > 0 {
 		r.base, r.rows = res.Offset, res.Row
 		r.line = max(res.Line, 1)
-		if r.lineStart, err = lineStartBefore(r.f, res.Offset); err != nil {
+		if r.lineStart, err = LineStartBefore(r.f, res.Offset); err != nil {
 			r.f.Close()
 			return nil, fmt.Errorf("open %s: %w", path, err)
 		}
@@ -106,8 +106,8 @@ func OpenJSON(path string, schema types.Schema, opts JSONSourceOptions) (RowRead
 		r.f.Close()
 		return nil, err
 	}
-	if bytes.HasPrefix(r.buf[:r.end], []byte(utf8BOM)) {
-		r.pos = len(utf8BOM)
+	if bytes.HasPrefix(r.buf[:r.end], []byte(Utf8BOM)) {
+		r.pos = len(Utf8BOM)
 		r.lineStart = int64(r.pos)
 	}
 	return r, nil
@@ -125,7 +125,7 @@ func (r *jsonReader) Next() (types.Row, error) {
 			return row, nil
 		}
 		if pe, ok := err.(*ParseError); ok && r.opts.IgnoreParseErrors && r.err == nil {
-			r.skipStats.add(pe)
+			r.SkipStats.Add(pe)
 			continue
 		}
 		return types.Row{}, err

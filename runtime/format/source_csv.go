@@ -1,4 +1,4 @@
-package runtime
+package format
 
 import (
 	"bufio"
@@ -63,7 +63,7 @@ type csvReader struct {
 	midLine bool  // the last line read had no line end
 	offset  int64 // bytes read so far
 	rows    int64
-	skipStats
+	SkipStats
 	slab rowSlab
 	err  error // a final error
 
@@ -118,9 +118,9 @@ func OpenCSV(path string, schema types.Schema, opts CSVSourceOptions) (RowReader
 		r.line = max(opts.Resume.Line-1, 0)
 		return r, nil
 	}
-	if b, _ := r.br.Peek(len(utf8BOM)); string(b) == utf8BOM {
-		r.br.Discard(len(utf8BOM))
-		r.offset = int64(len(utf8BOM))
+	if b, _ := r.br.Peek(len(Utf8BOM)); string(b) == Utf8BOM {
+		r.br.Discard(len(Utf8BOM))
+		r.offset = int64(len(Utf8BOM))
 	}
 	if opts.Header {
 		if err := r.checkHeader(schema); err != nil {
@@ -206,7 +206,7 @@ func (r *csvReader) Next() (types.Row, error) {
 			return row, nil
 		}
 		if pe, ok := err.(*ParseError); ok && r.opts.IgnoreParseErrors {
-			r.skipStats.add(pe)
+			r.SkipStats.Add(pe)
 			continue
 		}
 		return types.Row{}, err
@@ -510,7 +510,7 @@ func (r *csvReader) value(c *srcColumn, raw []byte) (any, error) {
 		return c.intern.get(raw), nil
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		if n, ok := atoiBytes(raw); ok {
-			if lo, hi := integerRange(c.typ.Kind); n >= lo && n <= hi {
+			if lo, hi := IntegerRange(c.typ.Kind); n >= lo && n <= hi {
 				return n, nil
 			}
 		}

@@ -1,18 +1,17 @@
-package runtime_test
+package format_test
 
 import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // benchSchema is a click stream: a timestamp, two strings (one repeating
@@ -24,15 +23,15 @@ const benchRows = 100_000
 
 // writeBenchFile writes benchRows generated rows in the given format:
 // "csv", "jsonl" or "json" (one array).
-func writeBenchFile(b *testing.B, format string) (path string, size int64) {
+func writeBenchFile(b *testing.B, ext string) (path string, size int64) {
 	b.Helper()
-	path = filepath.Join(b.TempDir(), "clicks."+format)
+	path = filepath.Join(b.TempDir(), "clicks."+ext)
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	w := bufio.NewWriter(f)
-	if format == "json" {
+	if ext == "json" {
 		w.WriteString("[\n")
 	}
 	for i := range benchRows {
@@ -40,18 +39,18 @@ func writeBenchFile(b *testing.B, format string) (path string, size int64) {
 		user := fmt.Sprintf("user%d", i%500)
 		url := fmt.Sprintf("/product/%d?ref=%d", i*7919%100_000, i%13)
 		score, price := i%1000, float64(i%10_000)/100
-		switch format {
+		switch ext {
 		case "csv":
 			fmt.Fprintf(w, "%s,%s,%s,%d,%g\n", ts, user, url, score, price)
 		default:
 			sep := "\n"
-			if format == "json" && i < benchRows-1 {
+			if ext == "json" && i < benchRows-1 {
 				sep = ",\n"
 			}
 			fmt.Fprintf(w, `{"ts":"%s","user_id":"%s","url":"%s","score":%d,"price":%g}%s`, ts, user, url, score, price, sep)
 		}
 	}
-	if format == "json" {
+	if ext == "json" {
 		w.WriteString("]\n")
 	}
 	if err := w.Flush(); err != nil {
@@ -63,7 +62,7 @@ func writeBenchFile(b *testing.B, format string) (path string, size int64) {
 }
 
 // benchRead reads the whole file once per iteration and reports rows/s.
-func benchRead(b *testing.B, size int64, open func() (runtime.RowReader, error)) {
+func benchRead(b *testing.B, size int64, open func() (format.RowReader, error)) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -93,22 +92,22 @@ func benchRead(b *testing.B, size int64, open func() (runtime.RowReader, error))
 func BenchmarkCSVReader(b *testing.B) {
 	path, size := writeBenchFile(b, "csv")
 	b.Run("rows=100k", func(b *testing.B) {
-		benchRead(b, size, func() (runtime.RowReader, error) {
-			return runtime.OpenCSV(path, benchSchema, runtime.CSVSourceOptions{})
+		benchRead(b, size, func() (format.RowReader, error) {
+			return format.OpenCSV(path, benchSchema, format.CSVSourceOptions{})
 		})
 	})
 	// The same rows through encoding/csv and ParseValue, for comparison.
 	b.Run("rows=100k/encoding-csv", func(b *testing.B) {
-		benchRead(b, size, func() (runtime.RowReader, error) { return openStdCSV(path) })
+		benchRead(b, size, func() (format.RowReader, error) { return openStdCSV(path) })
 	})
 }
 
 func BenchmarkJSONReader(b *testing.B) {
-	for _, format := range []string{"jsonl", "json"} {
-		path, size := writeBenchFile(b, format)
-		b.Run("rows=100k/"+format, func(b *testing.B) {
-			benchRead(b, size, func() (runtime.RowReader, error) {
-				return runtime.OpenJSON(path, benchSchema, runtime.JSONSourceOptions{})
+	for _, ext := range []string{"jsonl", "json"} {
+		path, size := writeBenchFile(b, ext)
+		b.Run("rows=100k/"+ext, func(b *testing.B) {
+			benchRead(b, size, func() (format.RowReader, error) {
+				return format.OpenJSON(path, benchSchema, format.JSONSourceOptions{})
 			})
 		})
 	}
@@ -116,7 +115,7 @@ func BenchmarkJSONReader(b *testing.B) {
 	// comparison.
 	path, size := writeBenchFile(b, "jsonl")
 	b.Run("rows=100k/jsonl/encoding-json", func(b *testing.B) {
-		benchRead(b, size, func() (runtime.RowReader, error) { return openStdJSON(path) })
+		benchRead(b, size, func() (format.RowReader, error) { return openStdJSON(path) })
 	})
 }
 
@@ -128,10 +127,10 @@ type stdReader struct {
 }
 
 func (r *stdReader) Next() (types.Row, error)    { return r.next() }
-func (r *stdReader) Position() runtime.SourcePos { return runtime.SourcePos{} }
+func (r *stdReader) Position() format.SourcePos { return format.SourcePos{} }
 func (r *stdReader) Close() error                { return r.f.Close() }
 
-func openStdCSV(path string) (runtime.RowReader, error) {
+func openStdCSV(path string) (format.RowReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -148,7 +147,7 @@ func openStdCSV(path string) (runtime.RowReader, error) {
 			if s == "" {
 				continue
 			}
-			if fields[i], err = runtime.ParseValue(s, benchSchema.Columns[i].Type, runtime.ParseOptions{}); err != nil {
+			if fields[i], err = format.ParseValue(s, benchSchema.Columns[i].Type, format.ParseOptions{}); err != nil {
 				return types.Row{}, err
 			}
 			if str, ok := fields[i].(string); ok {
@@ -159,7 +158,7 @@ func openStdCSV(path string) (runtime.RowReader, error) {
 	}}, nil
 }
 
-func openStdJSON(path string) (runtime.RowReader, error) {
+func openStdJSON(path string) (format.RowReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -174,7 +173,7 @@ func openStdJSON(path string) (runtime.RowReader, error) {
 		fields := make([]any, len(benchSchema.Columns))
 		for i, c := range benchSchema.Columns {
 			var err error
-			if fields[i], err = runtime.ConvertJSON(obj[c.Name], c.Type, runtime.ParseOptions{}); err != nil {
+			if fields[i], err = format.ConvertJSON(obj[c.Name], c.Type, format.ParseOptions{}); err != nil {
 				return types.Row{}, err
 			}
 		}

@@ -1,4 +1,4 @@
-package runtime
+package format
 
 import (
 	"bytes"
@@ -676,7 +676,7 @@ func (vp *valueParser) fromNumber(num []byte, t *types.Type) (any, error) {
 	switch t.Kind {
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		if n, ok := atoiBytes(num); ok {
-			if lo, hi := integerRange(t.Kind); n < lo || n > hi {
+			if lo, hi := IntegerRange(t.Kind); n < lo || n > hi {
 				return nil, errIntRange(string(num), t)
 			}
 			return n, nil
@@ -695,7 +695,7 @@ func (vp *valueParser) fromNumber(num []byte, t *types.Type) (any, error) {
 	case types.KindTimestamp, types.KindTimestampLTZ:
 		if vp.format == "" {
 			if n, ok := atoiBytes(num); ok {
-				return makeTimestamp(n, 0, t.Kind == types.KindTimestampLTZ), nil
+				return MakeTimestamp(n, 0, t.Kind == types.KindTimestampLTZ), nil
 			}
 			return nil, errValue(string(num), t, "expected epoch milliseconds")
 		}

@@ -1,16 +1,15 @@
-package runtime_test
+package format_test
 
 import (
 	"errors"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // writeFile writes content to a new file named name and returns its path.
@@ -25,7 +24,7 @@ func writeFile(t testing.TB, name, content string) string {
 
 // readAll reads every row, and the first error other than io.EOF with
 // path shown as its base name.
-func readAll(r runtime.RowReader, path string) (rows []string, err error) {
+func readAll(r format.RowReader, path string) (rows []string, err error) {
 	for {
 		row, err := r.Next()
 		if err == io.EOF {
@@ -47,8 +46,8 @@ var scoreSchema = schema(col("name", types.TypeString), col("score", types.TypeI
 type readerCase struct {
 	name     string
 	schema   types.Schema // scoreSchema when empty
-	csv      runtime.CSVSourceOptions
-	json     runtime.JSONSourceOptions
+	csv      format.CSVSourceOptions
+	json     format.JSONSourceOptions
 	content  string
 	want     []string // rows read before the error, if any
 	wantErr  string   // with the file shown as its base name
@@ -56,7 +55,7 @@ type readerCase struct {
 	firstBad []string // Error() of the first skipped rows
 }
 
-func (tt readerCase) run(t *testing.T, open func(path string, s types.Schema) (runtime.RowReader, error), file string) {
+func (tt readerCase) run(t *testing.T, open func(path string, s types.Schema) (format.RowReader, error), file string) {
 	t.Helper()
 	s := tt.schema
 	if s.Columns == nil {
@@ -84,7 +83,7 @@ func (tt readerCase) run(t *testing.T, open func(path string, s types.Schema) (r
 	if r == nil {
 		return
 	}
-	sr, ok := r.(runtime.SkipReporter)
+	sr, ok := r.(format.SkipReporter)
 	if !ok {
 		t.Fatal("the reader is not a SkipReporter")
 	}
@@ -116,14 +115,14 @@ func TestOpenCSV(t *testing.T) {
 		{name: "embedded newlines", content: "\"two\nlines\",1,\n\"crlf\r\nkept\",2,\nc,x,\n",
 			want:    []string{`+I("two\nlines", int64(1), NULL)`, `+I("crlf\r\nkept", int64(2), NULL)`},
 			wantErr: `x.csv:5:3: column "score": cannot parse "x" as INT`},
-		{name: "delimiter", csv: runtime.CSVSourceOptions{FieldDelimiter: ';'}, content: "a,b;1;\n", want: []string{`+I("a,b", int64(1), NULL)`}},
-		{name: "tab delimiter", csv: runtime.CSVSourceOptions{FieldDelimiter: '\t'}, content: "a b\t1\t\n", want: []string{`+I("a b", int64(1), NULL)`}},
-		{name: "quote character", csv: runtime.CSVSourceOptions{QuoteCharacter: '\''}, content: "'a,b',1,\n", want: []string{`+I("a,b", int64(1), NULL)`}},
-		{name: "quotes disabled", csv: runtime.CSVSourceOptions{DisableQuoteCharacter: true}, content: "\"a\",1,\n", want: []string{`+I("\"a\"", int64(1), NULL)`}},
-		{name: "escape", csv: runtime.CSVSourceOptions{EscapeCharacter: '\\'}, content: "a\\,b,1,\n\"q\\\"\",2,\n", want: []string{`+I("a,b", int64(1), NULL)`, `+I("q\"", int64(2), NULL)`}},
-		{name: "comments", csv: runtime.CSVSourceOptions{AllowComments: true}, content: "# a comment\nBob,12,2025-03-27 12:00:00\n#,x,\n", want: []string{bob}},
+		{name: "delimiter", csv: format.CSVSourceOptions{FieldDelimiter: ';'}, content: "a,b;1;\n", want: []string{`+I("a,b", int64(1), NULL)`}},
+		{name: "tab delimiter", csv: format.CSVSourceOptions{FieldDelimiter: '\t'}, content: "a b\t1\t\n", want: []string{`+I("a b", int64(1), NULL)`}},
+		{name: "quote character", csv: format.CSVSourceOptions{QuoteCharacter: '\''}, content: "'a,b',1,\n", want: []string{`+I("a,b", int64(1), NULL)`}},
+		{name: "quotes disabled", csv: format.CSVSourceOptions{DisableQuoteCharacter: true}, content: "\"a\",1,\n", want: []string{`+I("\"a\"", int64(1), NULL)`}},
+		{name: "escape", csv: format.CSVSourceOptions{EscapeCharacter: '\\'}, content: "a\\,b,1,\n\"q\\\"\",2,\n", want: []string{`+I("a,b", int64(1), NULL)`, `+I("q\"", int64(2), NULL)`}},
+		{name: "comments", csv: format.CSVSourceOptions{AllowComments: true}, content: "# a comment\nBob,12,2025-03-27 12:00:00\n#,x,\n", want: []string{bob}},
 		{name: "comments off", content: "# a comment\n", wantErr: `x.csv:1:12: column "score": missing value: expected 3 fields (name, score, ts), found 1`},
-		{name: "null literal", csv: runtime.CSVSourceOptions{NullLiteral: "NULL"}, content: "NULL,NULL,\n\"NULL\",1,\n", want: []string{"+I(NULL, NULL, NULL)", `+I("NULL", int64(1), NULL)`}},
+		{name: "null literal", csv: format.CSVSourceOptions{NullLiteral: "NULL"}, content: "NULL,NULL,\n\"NULL\",1,\n", want: []string{"+I(NULL, NULL, NULL)", `+I("NULL", int64(1), NULL)`}},
 		{name: "too many fields", content: "a,1,,extra\n", wantErr: `x.csv:1:6: unexpected extra field "extra": expected 3 fields (name, score, ts), found 4`},
 		{name: "too few fields", content: "Bob,12,2025-03-27 12:00:00\nab,1\n", want: []string{bob}, wantErr: `x.csv:2:5: column "ts": missing value: expected 3 fields (name, score, ts), found 2`},
 		{name: "unterminated quote", content: "a,\"1\nb,2,\n", wantErr: `x.csv:1:3: column "score": unterminated quoted field`},
@@ -134,17 +133,17 @@ func TestOpenCSV(t *testing.T) {
 		{name: "bad timestamp", content: "a,1,yesterday\n", wantErr: `x.csv:1:5: column "ts": cannot parse "yesterday" as TIMESTAMP(3): expected yyyy-MM-dd HH:mm:ss, ISO-8601 or epoch milliseconds`},
 		{name: "spaces around numbers", content: "a, 1 ,\n", want: []string{`+I("a", int64(1), NULL)`}},
 		{name: "not null", schema: notNull, content: ",1,\n", wantErr: `x.csv:1:1: column "name": null value (an empty field) for STRING NOT NULL`},
-		{name: "header", csv: runtime.CSVSourceOptions{Header: true}, content: "name,score,ts\nBob,12,2025-03-27 12:00:00\n", want: []string{bob}},
-		{name: "header quoted with bom", csv: runtime.CSVSourceOptions{Header: true}, content: "\xef\xbb\xbf\"name\", score ,ts\r\nBob,12,2025-03-27 12:00:00\r\n", want: []string{bob}},
-		{name: "header mismatch", csv: runtime.CSVSourceOptions{Header: true}, content: "name,points,ts\n", wantErr: `x.csv:1:1: header (name, points, ts) does not match the declared columns (name, score, ts)`},
-		{name: "header short", csv: runtime.CSVSourceOptions{Header: true}, content: "name,score\n", wantErr: `x.csv:1:1: header (name, score) does not match the declared columns (name, score, ts)`},
-		{name: "header on empty file", csv: runtime.CSVSourceOptions{Header: true}, content: ""},
-		{name: "header only", csv: runtime.CSVSourceOptions{Header: true}, content: "name,score,ts"},
-		{name: "timestamp pattern", csv: runtime.CSVSourceOptions{Parse: runtime.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}}, content: "a,1,2001/01/01 00:47\n", want: []string{`+I("a", int64(1), 2001-01-01T00:47:00.000)`}},
-		{name: "bad pattern", csv: runtime.CSVSourceOptions{Parse: runtime.ParseOptions{TimestampPattern: "yyyy-mm"}}, content: "", wantErr: `open x.csv: timestamp pattern "yyyy-mm": needs a year (yyyy), a month (MM) and a day (dd)`},
-		{name: "bad delimiter", csv: runtime.CSVSourceOptions{FieldDelimiter: '\n'}, content: "", wantErr: `open x.csv: field delimiter '\n' must be an ASCII character other than a line break`},
-		{name: "delimiter is quote", csv: runtime.CSVSourceOptions{FieldDelimiter: '"'}, content: "", wantErr: `open x.csv: quote character and field delimiter are both '"'`},
-		{name: "ignore parse errors", csv: runtime.CSVSourceOptions{IgnoreParseErrors: true},
+		{name: "header", csv: format.CSVSourceOptions{Header: true}, content: "name,score,ts\nBob,12,2025-03-27 12:00:00\n", want: []string{bob}},
+		{name: "header quoted with bom", csv: format.CSVSourceOptions{Header: true}, content: "\xef\xbb\xbf\"name\", score ,ts\r\nBob,12,2025-03-27 12:00:00\r\n", want: []string{bob}},
+		{name: "header mismatch", csv: format.CSVSourceOptions{Header: true}, content: "name,points,ts\n", wantErr: `x.csv:1:1: header (name, points, ts) does not match the declared columns (name, score, ts)`},
+		{name: "header short", csv: format.CSVSourceOptions{Header: true}, content: "name,score\n", wantErr: `x.csv:1:1: header (name, score) does not match the declared columns (name, score, ts)`},
+		{name: "header on empty file", csv: format.CSVSourceOptions{Header: true}, content: ""},
+		{name: "header only", csv: format.CSVSourceOptions{Header: true}, content: "name,score,ts"},
+		{name: "timestamp pattern", csv: format.CSVSourceOptions{Parse: format.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}}, content: "a,1,2001/01/01 00:47\n", want: []string{`+I("a", int64(1), 2001-01-01T00:47:00.000)`}},
+		{name: "bad pattern", csv: format.CSVSourceOptions{Parse: format.ParseOptions{TimestampPattern: "yyyy-mm"}}, content: "", wantErr: `open x.csv: timestamp pattern "yyyy-mm": needs a year (yyyy), a month (MM) and a day (dd)`},
+		{name: "bad delimiter", csv: format.CSVSourceOptions{FieldDelimiter: '\n'}, content: "", wantErr: `open x.csv: field delimiter '\n' must be an ASCII character other than a line break`},
+		{name: "delimiter is quote", csv: format.CSVSourceOptions{FieldDelimiter: '"'}, content: "", wantErr: `open x.csv: quote character and field delimiter are both '"'`},
+		{name: "ignore parse errors", csv: format.CSVSourceOptions{IgnoreParseErrors: true},
 			content: "a,x,\nBob,12,2025-03-27 12:00:00\nb,1\nc,1,2,3\n\"d,1,\nok\",1,\n\"e\"x,1,\nf,1,never\ng,99999999999,\nAlice,7,2025-03-27 12:00:00\n\"open",
 			want:    []string{bob, `+I("d,1,\nok", int64(1), NULL)`, alice},
 			skipped: 7,
@@ -158,8 +157,8 @@ func TestOpenCSV(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.run(t, func(path string, s types.Schema) (runtime.RowReader, error) {
-				return runtime.OpenCSV(path, s, tt.csv)
+			tt.run(t, func(path string, s types.Schema) (format.RowReader, error) {
+				return format.OpenCSV(path, s, tt.csv)
 			}, "x.csv")
 		})
 	}
@@ -168,7 +167,7 @@ func TestOpenCSV(t *testing.T) {
 func TestOpenCSV_longLine(t *testing.T) {
 	long := strings.Repeat("x", 200<<10) // longer than the reader's buffer
 	path := writeFile(t, "long.csv", long+",1,\n\""+long+"\n"+long+"\",2,\n")
-	r, err := runtime.OpenCSV(path, scoreSchema, runtime.CSVSourceOptions{})
+	r, err := format.OpenCSV(path, scoreSchema, format.CSVSourceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,11 +194,11 @@ func TestOpen_badPaths(t *testing.T) {
 	missing := filepath.Join(dir, "nope.csv")
 	openers := map[string]func(string) error{
 		"csv": func(p string) error {
-			_, err := runtime.OpenCSV(p, scoreSchema, runtime.CSVSourceOptions{})
+			_, err := format.OpenCSV(p, scoreSchema, format.CSVSourceOptions{})
 			return err
 		},
 		"json": func(p string) error {
-			_, err := runtime.OpenJSON(p, scoreSchema, runtime.JSONSourceOptions{})
+			_, err := format.OpenJSON(p, scoreSchema, format.JSONSourceOptions{})
 			return err
 		},
 	}
@@ -218,17 +217,17 @@ func TestOpen_badPaths(t *testing.T) {
 // TestReaders_positionAndResume reads part of a file, reopens it at the
 // position reached, and checks that the rest comes out exactly once.
 func TestReaders_positionAndResume(t *testing.T) {
-	type format struct {
+	type reader struct {
 		name, content string
-		open          func(path string, resume runtime.SourcePos) (runtime.RowReader, error)
+		open          func(path string, resume format.SourcePos) (format.RowReader, error)
 	}
-	openCSV := func(path string, resume runtime.SourcePos) (runtime.RowReader, error) {
-		return runtime.OpenCSV(path, scoreSchema, runtime.CSVSourceOptions{Header: true, Resume: resume})
+	openCSV := func(path string, resume format.SourcePos) (format.RowReader, error) {
+		return format.OpenCSV(path, scoreSchema, format.CSVSourceOptions{Header: true, Resume: resume})
 	}
-	openJSON := func(path string, resume runtime.SourcePos) (runtime.RowReader, error) {
-		return runtime.OpenJSON(path, scoreSchema, runtime.JSONSourceOptions{Resume: resume})
+	openJSON := func(path string, resume format.SourcePos) (format.RowReader, error) {
+		return format.OpenJSON(path, scoreSchema, format.JSONSourceOptions{Resume: resume})
 	}
-	formats := []format{
+	formats := []reader{
 		{"csv", "\xef\xbb\xbfname,score,ts\r\na,1,\r\n\"b\nb\",2,\r\n\r\nc,3,\r\nd,4,", openCSV},
 		{"json lines", "{\"name\":\"a\",\"score\":1}\n\n{\"name\":\"b\",\"score\":2}\r\n{\"name\":\"c\",\"score\":3}\n{\"name\":\"d\",\"score\":4}", openJSON},
 		{"json array", "\xef\xbb\xbf [{\"name\":\"a\",\"score\":1},\n {\"name\":\"b\",\n  \"score\":2} , {\"name\":\"c\",\"score\":3},\n{\"name\":\"d\",\"score\":4}\n]\n", openJSON},
@@ -236,7 +235,7 @@ func TestReaders_positionAndResume(t *testing.T) {
 	for _, f := range formats {
 		t.Run(f.name, func(t *testing.T) {
 			path := writeFile(t, "resume", f.content)
-			r, err := f.open(path, runtime.SourcePos{})
+			r, err := f.open(path, format.SourcePos{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,7 +245,7 @@ func TestReaders_positionAndResume(t *testing.T) {
 				t.Fatalf("got %q, %v", all, err)
 			}
 			for cut := 1; cut <= 4; cut++ {
-				r, _ := f.open(path, runtime.SourcePos{})
+				r, _ := f.open(path, format.SourcePos{})
 				for range cut {
 					if _, err := r.Next(); err != nil {
 						t.Fatal(err)
@@ -276,14 +275,14 @@ func TestReaders_positionAndResume(t *testing.T) {
 
 func TestReaders_resumeErrors(t *testing.T) {
 	path := writeFile(t, "short.csv", "a,1,\n")
-	_, err := runtime.OpenCSV(path, scoreSchema, runtime.CSVSourceOptions{Resume: runtime.SourcePos{Offset: 100, Line: 3}})
+	_, err := format.OpenCSV(path, scoreSchema, format.CSVSourceOptions{Resume: format.SourcePos{Offset: 100, Line: 3}})
 	want := "open " + path + ": cannot resume at offset 100: the file has only 5 bytes (truncated or replaced?)"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 	// Errors after a resume keep true line and column numbers.
 	path = writeFile(t, "x.json", `[{"score":1}, {"score":2}, {"score":"x"}]`)
-	r, err := runtime.OpenJSON(path, scoreSchema, runtime.JSONSourceOptions{Resume: runtime.SourcePos{Offset: 12, Line: 1, Row: 1}})
+	r, err := format.OpenJSON(path, scoreSchema, format.JSONSourceOptions{Resume: format.SourcePos{Offset: 12, Line: 1, Row: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,19 +296,19 @@ func TestReaders_resumeErrors(t *testing.T) {
 // TestReaders_growingFile reads a file that another writer extends: the
 // reader returns io.EOF at the current end, then the appended rows.
 func TestReaders_growingFile(t *testing.T) {
-	for _, format := range []string{"csv", "json"} {
-		t.Run(format, func(t *testing.T) {
+	for _, ext := range []string{"csv", "json"} {
+		t.Run(ext, func(t *testing.T) {
 			first, more := "a,1,\nb,2,\n", "c,3,\n"
-			if format == "json" {
+			if ext == "json" {
 				first, more = "{\"name\":\"a\"}\n{\"name\":\"b\"}\n", "{\"name\":\"c\"}\n"
 			}
-			path := writeFile(t, "grow."+format, first)
-			var r runtime.RowReader
+			path := writeFile(t, "grow."+ext, first)
+			var r format.RowReader
 			var err error
-			if format == "csv" {
-				r, err = runtime.OpenCSV(path, scoreSchema, runtime.CSVSourceOptions{})
+			if ext == "csv" {
+				r, err = format.OpenCSV(path, scoreSchema, format.CSVSourceOptions{})
 			} else {
-				r, err = runtime.OpenJSON(path, scoreSchema, runtime.JSONSourceOptions{})
+				r, err = format.OpenJSON(path, scoreSchema, format.JSONSourceOptions{})
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -338,7 +337,7 @@ func TestReaders_growingFile(t *testing.T) {
 
 func TestReaders_closeTwice(t *testing.T) {
 	path := writeFile(t, "x.csv", "a,1,\n")
-	r, err := runtime.OpenCSV(path, scoreSchema, runtime.CSVSourceOptions{})
+	r, err := format.OpenCSV(path, scoreSchema, format.CSVSourceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,10 +366,10 @@ var flightsSchema = schema(
 	col("date", tTS3), col("delay", types.TypeInt), col("distance", types.TypeInt),
 	col("origin", types.TypeString), col("destination", types.TypeString))
 
-var flightsOpts = runtime.JSONSourceOptions{Parse: runtime.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}}
+var flightsOpts = format.JSONSourceOptions{Parse: format.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}}
 
 // countRows reads every row and returns the count and the first row.
-func countRows(t *testing.T, open func() (runtime.RowReader, error)) (int64, string) {
+func countRows(t *testing.T, open func() (format.RowReader, error)) (int64, string) {
 	t.Helper()
 	r, err := open()
 	if err != nil {
@@ -400,14 +399,14 @@ func countRows(t *testing.T, open func() (runtime.RowReader, error)) (int64, str
 
 func TestOpenJSON_flights(t *testing.T) {
 	const first = `+I(2001-01-01T00:47:00.000, int64(66), int64(1750), "DTW", "LAS")`
-	n, got := countRows(t, func() (runtime.RowReader, error) {
-		return runtime.OpenJSON("testdata/flights-300.json", flightsSchema, flightsOpts)
+	n, got := countRows(t, func() (format.RowReader, error) {
+		return format.OpenJSON("testdata/flights-300.json", flightsSchema, flightsOpts)
 	})
 	if n != 300 || got != first {
 		t.Errorf("testdata: %d rows, first %s", n, got)
 	}
-	n, got = countRows(t, func() (runtime.RowReader, error) {
-		return runtime.OpenJSON(sharedData(t, "flights-20k.json"), flightsSchema, flightsOpts)
+	n, got = countRows(t, func() (format.RowReader, error) {
+		return format.OpenJSON(sharedData(t, "flights-20k.json"), flightsSchema, flightsOpts)
 	})
 	if n != 20000 || got != first {
 		t.Errorf("shared: %d rows, first %s", n, got)
@@ -416,18 +415,18 @@ func TestOpenJSON_flights(t *testing.T) {
 
 var stocksSchema = schema(col("symbol", types.TypeString), col("date", tDate), col("price", tDecimal(10, 2)))
 
-var stocksOpts = runtime.CSVSourceOptions{Header: true, Parse: runtime.ParseOptions{TimestampPattern: "MMM d yyyy"}}
+var stocksOpts = format.CSVSourceOptions{Header: true, Parse: format.ParseOptions{TimestampPattern: "MMM d yyyy"}}
 
 func TestOpenCSV_stocks(t *testing.T) {
 	const first = `+I("MSFT", 2000-01-01, 3981E-2)`
-	n, got := countRows(t, func() (runtime.RowReader, error) {
-		return runtime.OpenCSV("testdata/stocks-300.csv", stocksSchema, stocksOpts)
+	n, got := countRows(t, func() (format.RowReader, error) {
+		return format.OpenCSV("testdata/stocks-300.csv", stocksSchema, stocksOpts)
 	})
 	if n != 300 || got != first {
 		t.Errorf("testdata: %d rows, first %s", n, got)
 	}
-	n, got = countRows(t, func() (runtime.RowReader, error) {
-		return runtime.OpenCSV(sharedData(t, "stocks.csv"), stocksSchema, stocksOpts)
+	n, got = countRows(t, func() (format.RowReader, error) {
+		return format.OpenCSV(sharedData(t, "stocks.csv"), stocksSchema, stocksOpts)
 	})
 	if n != 560 || got != first {
 		t.Errorf("shared: %d rows, first %s", n, got)
@@ -436,9 +435,9 @@ func TestOpenCSV_stocks(t *testing.T) {
 
 func TestOpenCSV_moreRealData(t *testing.T) {
 	github := schema(col("time", tLTZ3), col("count", types.TypeInt))
-	n, got := countRows(t, func() (runtime.RowReader, error) {
-		return runtime.OpenCSV("testdata/github-100.csv", github,
-			runtime.CSVSourceOptions{Header: true, Parse: runtime.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm:ss"}})
+	n, got := countRows(t, func() (format.RowReader, error) {
+		return format.OpenCSV("testdata/github-100.csv", github,
+			format.CSVSourceOptions{Header: true, Parse: format.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm:ss"}})
 	})
 	if n != 100 || got != `+I(2015-01-01T01:00:00.000Z, int64(2))` {
 		t.Errorf("github: %d rows, first %s", n, got)
@@ -457,7 +456,7 @@ func TestOpenCSV_moreRealData(t *testing.T) {
 		}
 		cols = append(cols, col(name, t))
 	}
-	r, err := runtime.OpenCSV("testdata/birdstrikes-50.csv", schema(cols...), runtime.CSVSourceOptions{Header: true})
+	r, err := format.OpenCSV("testdata/birdstrikes-50.csv", schema(cols...), format.CSVSourceOptions{Header: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +486,7 @@ var fuzzSchema = schema(col("s", types.TypeString), col("i", types.TypeInt), col
 // drain reads r to the end, checking the contract of errors: a
 // *ParseError has a line and a column of at least 1, and a reader that
 // reports one either moves on or keeps reporting it.
-func drain(t *testing.T, r runtime.RowReader) {
+func drain(t *testing.T, r format.RowReader) {
 	for {
 		before := r.Position()
 		row, err := r.Next()
@@ -500,7 +499,7 @@ func drain(t *testing.T, r runtime.RowReader) {
 			}
 			continue
 		}
-		var pe *runtime.ParseError
+		var pe *format.ParseError
 		if !errors.As(err, &pe) {
 			t.Fatalf("an error that is not a *ParseError: %v", err)
 		}
@@ -532,7 +531,7 @@ func FuzzCSV(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		opts := runtime.CSVSourceOptions{
+		opts := format.CSVSourceOptions{
 			Header:            flags&1 != 0,
 			AllowComments:     flags&2 != 0,
 			IgnoreParseErrors: flags&4 != 0,
@@ -543,9 +542,9 @@ func FuzzCSV(f *testing.F) {
 		if flags&16 != 0 {
 			opts.FieldDelimiter = ';'
 		}
-		r, err := runtime.OpenCSV(path, fuzzSchema, opts)
+		r, err := format.OpenCSV(path, fuzzSchema, opts)
 		if err != nil {
-			var pe *runtime.ParseError
+			var pe *format.ParseError
 			if !errors.As(err, &pe) || pe.Line < 1 {
 				t.Fatalf("open: %v", err)
 			}

@@ -1,4 +1,4 @@
-package runtime
+package format
 
 import (
 	"encoding/base64"
@@ -239,7 +239,7 @@ func (vp *valueParser) parseScalar(text string, t *types.Type) (any, error) {
 }
 
 // integerRange returns the range of an integer kind.
-func integerRange(k types.Kind) (lo, hi int64) {
+func IntegerRange(k types.Kind) (lo, hi int64) {
 	switch k {
 	case types.KindTinyInt:
 		return math.MinInt8, math.MaxInt8
@@ -252,7 +252,7 @@ func integerRange(k types.Kind) (lo, hi int64) {
 }
 
 func errIntRange(text string, t *types.Type) error {
-	lo, hi := integerRange(t.Kind)
+	lo, hi := IntegerRange(t.Kind)
 	return errValue(text, t, fmt.Sprintf("out of range [%d, %d]", lo, hi))
 }
 
@@ -265,7 +265,7 @@ func parseIntegerText(text, s string, t *types.Type) (any, error) {
 		}
 		return nil, errValue(text, t, "")
 	}
-	if lo, hi := integerRange(t.Kind); n < lo || n > hi {
+	if lo, hi := IntegerRange(t.Kind); n < lo || n > hi {
 		return nil, errIntRange(text, t)
 	}
 	return n, nil
@@ -314,7 +314,7 @@ func parseFloatText(text, s string, t *types.Type) (any, error) {
 }
 
 // decimalPrecision returns the precision and scale of a DECIMAL type.
-func decimalPrecision(t *types.Type) (p, s int) {
+func DecimalPrecision(t *types.Type) (p, s int) {
 	if t.Length == 0 {
 		return 10, 0
 	}
@@ -340,7 +340,7 @@ const maxDecimalExponent = 1000
 // followed by setScale(s, HALF_UP) and a precision check. detail explains
 // a failure.
 func parseDecimal(s string, t *types.Type) (d types.Decimal, detail string, ok bool) {
-	prec, scale := decimalPrecision(t)
+	prec, scale := DecimalPrecision(t)
 	neg := false
 	i := 0
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {

@@ -1,4 +1,4 @@
-package runtime_test
+package types_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package runtime
+package format
 
 import (
 	"fmt"
@@ -273,7 +273,7 @@ func (vp *valueParser) parseTimestamp(text, s string, t *types.Type) (any, error
 		c, ok = parseISO(s, st)
 	default:
 		if n, isInt := epochMillis(s); isInt {
-			return makeTimestamp(n, 0, ltz), nil
+			return MakeTimestamp(n, 0, ltz), nil
 		}
 		c, ok = parseISO(s, lenientISOStyle)
 		expect = "expected yyyy-MM-dd HH:mm:ss, ISO-8601 or epoch milliseconds"
@@ -282,10 +282,10 @@ func (vp *valueParser) parseTimestamp(text, s string, t *types.Type) (any, error
 		return nil, errValue(text, t, expect)
 	}
 	ms, nano := c.epoch(t.Length)
-	return makeTimestamp(ms, nano, ltz), nil
+	return MakeTimestamp(ms, nano, ltz), nil
 }
 
-func makeTimestamp(ms int64, nano int32, ltz bool) any {
+func MakeTimestamp(ms int64, nano int32, ltz bool) any {
 	if ltz {
 		return types.Instant{Millis: ms, NanoOfMilli: nano}
 	}

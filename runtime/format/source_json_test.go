@@ -1,15 +1,14 @@
-package runtime_test
+package format_test
 
 import (
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 func TestOpenJSON(t *testing.T) {
@@ -21,8 +20,8 @@ func TestOpenJSON(t *testing.T) {
 		col("pt", types.NewRowType(types.Field{Name: "x", Type: types.TypeInt}, types.Field{Name: "y", Type: types.TypeInt})))
 	text := schema(col("s", types.TypeString))
 	times := schema(col("ts", tTS3), col("ltz", tLTZ3), col("d", tDate))
-	sqlFormat := runtime.JSONSourceOptions{Parse: runtime.ParseOptions{TimestampFormat: runtime.TimestampFormatSQL}}
-	isoFormat := runtime.JSONSourceOptions{Parse: runtime.ParseOptions{TimestampFormat: runtime.TimestampFormatISO8601}}
+	sqlFormat := format.JSONSourceOptions{Parse: format.ParseOptions{TimestampFormat: format.TimestampFormatSQL}}
+	isoFormat := format.JSONSourceOptions{Parse: format.ParseOptions{TimestampFormat: format.TimestampFormatISO8601}}
 	tests := []readerCase{
 		{name: "lines", content: "{\"name\":\"Bob\",\"score\":12,\"ts\":\"2025-03-27T12:00:00Z\"}\n{\"name\":\"Alice\"}\n", want: []string{bob, alice}},
 		{name: "lines any field order, unknown fields, blank lines", content: "\n  \n{\"extra\":{\"deep\":[1,{\"a\":null}]},\"ts\":1743076800000,\"score\":12,\"name\":\"Bob\"}\n\n", want: []string{bob}},
@@ -67,7 +66,7 @@ func TestOpenJSON(t *testing.T) {
 		{name: "after array", content: `[{"name": "Alice"}] {}`, want: []string{alice}, wantErr: `x.json:1:21: invalid JSON: unexpected '{' after the top-level array`},
 		{name: "invalid utf8", content: "{\"name\": \"a\xffb\"}", wantErr: `x.json:1:10: column "name": invalid UTF-8 in "a\xffb"`},
 		{name: "invalid utf8 in a key", content: "{\"n\xffme\": \"ab\", \"score\": 1}", wantErr: `x.json:1:4: invalid UTF-8 (byte 0xff)`},
-		{name: "fail on missing field", json: runtime.JSONSourceOptions{FailOnMissingField: true}, content: `{"name": "a", "score": 1}`, wantErr: `x.json:1:1: column "ts": missing field`},
+		{name: "fail on missing field", json: format.JSONSourceOptions{FailOnMissingField: true}, content: `{"name": "a", "score": 1}`, wantErr: `x.json:1:1: column "ts": missing field`},
 		{name: "not null missing", schema: schema(col("id", types.TypeInt.AsNotNull())), content: "{}", wantErr: `x.json:1:1: column "id": missing field for INT NOT NULL`},
 		{name: "not null null", schema: schema(col("id", types.TypeInt.AsNotNull())), content: `{"id": null}`, wantErr: `x.json:1:8: column "id": null value for INT NOT NULL`},
 		{name: "duplicate key last wins", content: `{"score": 1, "score": 2}`, want: []string{"+I(NULL, int64(2), NULL)"}},
@@ -79,10 +78,10 @@ func TestOpenJSON(t *testing.T) {
 		{name: "times iso", schema: times, json: isoFormat, content: `{"ts": "2025-03-27T12:00:00", "ltz": "2025-03-27T12:00:00.5Z"}` + "\n" + `{"ltz": 0}`,
 			want:    []string{"+I(2025-03-27T12:00:00.000, 2025-03-27T12:00:00.500Z, NULL)"},
 			wantErr: `x.json:2:9: column "ltz": cannot parse "0" as TIMESTAMP_LTZ(3)`},
-		{name: "times pattern", schema: times, json: runtime.JSONSourceOptions{Parse: runtime.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}},
+		{name: "times pattern", schema: times, json: format.JSONSourceOptions{Parse: format.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}},
 			content: `{"ts": "2001/01/01 00:47", "ltz": 1000, "d": "2001-01-02"}`,
 			want:    []string{"+I(2001-01-01T00:47:00.000, 1970-01-01T00:00:01.000Z, 2001-01-02)"}},
-		{name: "ignore parse errors lines", json: runtime.JSONSourceOptions{IgnoreParseErrors: true},
+		{name: "ignore parse errors lines", json: format.JSONSourceOptions{IgnoreParseErrors: true},
 			content: "{\"score\": \"x\"}\n{\"name\":\"Bob\",\"score\":12,\"ts\":\"2025-03-27T12:00:00Z\"}\nnot json\n{\"score\": 1,\n{\"name\": \"Alice\"}\n[]\n{\"ts\": \"bad\"}\n{\"name\": \"\xff\"}\n",
 			want:    []string{bob, alice},
 			skipped: 6,
@@ -93,7 +92,7 @@ func TestOpenJSON(t *testing.T) {
 				`x.json:6:1: invalid JSON: unexpected '[', expected a JSON object`,
 				`x.json:7:8: column "ts": cannot parse "bad" as TIMESTAMP(3): expected yyyy-MM-dd HH:mm:ss, ISO-8601 or epoch milliseconds`,
 			}},
-		{name: "ignore parse errors array", json: runtime.JSONSourceOptions{IgnoreParseErrors: true},
+		{name: "ignore parse errors array", json: format.JSONSourceOptions{IgnoreParseErrors: true},
 			content: `[{"score": "x"}, 5, {"name": "Alice"}, {"name": 1, "name":}, "s", {"name": "Alice"} {}]`,
 			want:    []string{alice, alice},
 			skipped: 4,
@@ -107,8 +106,8 @@ func TestOpenJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.run(t, func(path string, s types.Schema) (runtime.RowReader, error) {
-				return runtime.OpenJSON(path, s, tt.json)
+			tt.run(t, func(path string, s types.Schema) (format.RowReader, error) {
+				return format.OpenJSON(path, s, tt.json)
 			}, "x.json")
 		})
 	}
@@ -128,7 +127,7 @@ func TestOpenJSON_wideSchema(t *testing.T) {
 	}
 	content += `,"zz":1}`
 	path := writeFile(t, "wide.json", content)
-	r, err := runtime.OpenJSON(path, schema(cols...), runtime.JSONSourceOptions{})
+	r, err := format.OpenJSON(path, schema(cols...), format.JSONSourceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +152,7 @@ func TestOpenJSON_largeObjects(t *testing.T) {
 	obj := `{"name":"` + string(long) + `","score":1}`
 	for name, content := range map[string]string{"array": "[" + obj + "," + obj + "]", "lines": obj + "\n" + obj} {
 		path := writeFile(t, "large.json", content)
-		r, err := runtime.OpenJSON(path, scoreSchema, runtime.JSONSourceOptions{})
+		r, err := format.OpenJSON(path, scoreSchema, format.JSONSourceOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +191,7 @@ func FuzzJSON(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r, err := runtime.OpenJSON(path, fuzzSchema, runtime.JSONSourceOptions{IgnoreParseErrors: ignore})
+		r, err := format.OpenJSON(path, fuzzSchema, format.JSONSourceOptions{IgnoreParseErrors: ignore})
 		if err != nil {
 			t.Fatalf("open: %v", err)
 		}
@@ -222,7 +221,7 @@ func TestOpenJSON_bufferBoundaries(t *testing.T) {
 	}
 	b.WriteString("\n]")
 	path := writeFile(t, "many.json", b.String())
-	r, err := runtime.OpenJSON(path, scoreSchema, runtime.JSONSourceOptions{IgnoreParseErrors: true})
+	r, err := format.OpenJSON(path, scoreSchema, format.JSONSourceOptions{IgnoreParseErrors: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,8 +249,8 @@ func TestOpenJSON_bufferBoundaries(t *testing.T) {
 	if want != n {
 		t.Errorf("read up to row %d, want %d", want, n)
 	}
-	skipped, first := r.(runtime.SkipReporter).Skipped()
-	if skipped != n/1000 || len(first) != runtime.MaxSkippedKept {
+	skipped, first := r.(format.SkipReporter).Skipped()
+	if skipped != n/1000 || len(first) != format.MaxSkippedKept {
 		t.Fatalf("skipped %d, %v", skipped, first)
 	}
 	// Check the reported position of the first bad value against the text.
