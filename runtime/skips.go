@@ -1,9 +1,10 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/format"
 	"fmt"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/format"
 )
 
 // reportSkipped adds to the statement's notes (said on stderr after its

@@ -12,12 +12,13 @@ import (
 func TestImportGraph(t *testing.T) {
 	const mod = "github.com/ptfsh/ptfsh/"
 	allowed := map[string][]string{
-		"runtime/types": {},
-		"sqlmini":       {"github.com/alecthomas/participle/v2", mod + "runtime/types"},
-		"state":         {"go.etcd.io/bbolt"},
-		"runtime":       {mod + "state", mod + "sqlmini", mod + "runtime/types"},
-		"script":        {mod + "runtime", mod + "runtime/types", mod + "sqlmini", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap"},
-		"stdlib":        {mod + "runtime", mod + "runtime/types"},
+		"runtime/types":  {},
+		"sqlmini":        {"github.com/alecthomas/participle/v2", mod + "runtime/types"},
+		"state":          {"go.etcd.io/bbolt"},
+		"runtime/format": {mod + "runtime/types"},
+		"runtime":        {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format"},
+		"script":         {mod + "runtime", mod + "runtime/types", mod + "sqlmini", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap"},
+		"stdlib":         {mod + "runtime", mod + "runtime/types"},
 		// export/flink writes Java and SQL text; the wiring hands it the
 		// loaded function, so it needs no engine.
 		"export/flink": {mod + "runtime", mod + "runtime/types"},

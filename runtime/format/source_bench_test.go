@@ -5,13 +5,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // benchSchema is a click stream: a timestamp, two strings (one repeating
@@ -126,9 +127,9 @@ type stdReader struct {
 	next func() (types.Row, error)
 }
 
-func (r *stdReader) Next() (types.Row, error)    { return r.next() }
+func (r *stdReader) Next() (types.Row, error)   { return r.next() }
 func (r *stdReader) Position() format.SourcePos { return format.SourcePos{} }
-func (r *stdReader) Close() error                { return r.f.Close() }
+func (r *stdReader) Close() error               { return r.f.Close() }
 
 func openStdCSV(path string) (format.RowReader, error) {
 	f, err := os.Open(path)
