@@ -2,12 +2,12 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 	"reflect"
 	"strconv"
 	"strings"
-
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // GROUP BY: Flink's GroupAggregate in streaming mode. Each input row
@@ -86,7 +86,7 @@ func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *scope) (node, 
 		if len(upsertKeyOf(in)) == 0 {
 			return nil, sqlmini.Errorf(sel.Pos, "GROUP BY over an upsert input (%s) needs its upsert key: declare a PRIMARY KEY on the table", m)
 		}
-		in = deliverUpdates(in, RequireUpdateBefore|RequireFullDelete, nil)
+		in = deliverUpdates(in, ptf.RequireUpdateBefore|ptf.RequireFullDelete, nil)
 	}
 	a := &aggPlanner{sc: sc, ctext: map[string]int{}}
 	for _, g := range sel.GroupBy {
@@ -146,9 +146,9 @@ func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *scope) (node, 
 		texts = append(texts, text)
 	}
 	n := &aggregateNode{in: in, groups: a.gx, calls: a.calls, outs: outs, sch: types.Schema{Columns: cols},
-		mode: NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter)}
+		mode: types.NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter)}
 	if im := in.changelog(); im.Contains(types.UpdateBefore) || im.Contains(types.Delete) {
-		n.mode = RetractAll // a retraction may empty a group
+		n.mode = types.RetractAll // a retraction may empty a group
 	}
 	if !global {
 		n.key = aggregateKey(outs, len(a.gx))
@@ -186,7 +186,7 @@ type groupLimitNode struct {
 }
 
 func (n *groupLimitNode) schema() types.Schema     { return n.in.schema() }
-func (n *groupLimitNode) changelog() ChangelogMode { return n.in.changelog() }
+func (n *groupLimitNode) changelog() types.ChangelogMode { return n.in.changelog() }
 func (n *groupLimitNode) children() []node         { return []node{n.in} }
 func (n *groupLimitNode) upsertKey() []int         { return n.in.upsertKey() }
 func (n *groupLimitNode) explain() string          { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
@@ -604,12 +604,12 @@ type aggregateNode struct {
 	outs   []expr // output columns over the group row
 	sch    types.Schema
 	key    []int
-	mode   ChangelogMode
+	mode   types.ChangelogMode
 	text   string
 }
 
 func (n *aggregateNode) schema() types.Schema     { return n.sch }
-func (n *aggregateNode) changelog() ChangelogMode { return n.mode }
+func (n *aggregateNode) changelog() types.ChangelogMode { return n.mode }
 func (n *aggregateNode) children() []node         { return []node{n.in} }
 func (n *aggregateNode) explain() string          { return n.text }
 

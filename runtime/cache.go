@@ -3,9 +3,9 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
-	"strings"
-
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/state"
+	"strings"
 )
 
 // The value-state cache. Live state objects stay in memory per partition
@@ -46,7 +46,7 @@ func (o *ptfOp) maybeEvict(keep *keyState) error {
 	err := o.ex.store.Update(func(tx state.Tx) error {
 		for _, ks := range victims {
 			for i, sd := range o.node.def.State {
-				if !ks.loaded[i] || !ks.dirty || sd.Kind != ValueState {
+				if !ks.loaded[i] || !ks.dirty || sd.Kind != ptf.ValueState {
 					continue
 				}
 				var b []byte
@@ -112,7 +112,7 @@ func (o *ptfOp) flushSpill(tx state.Tx) error {
 	for enc := range o.spilled {
 		live := o.cache[enc]
 		for i, sd := range o.node.def.State {
-			if sd.Kind != ValueState {
+			if sd.Kind != ptf.ValueState {
 				continue
 			}
 			sns, ns := spillNamespace(o.node.uid, sd.Name), stateNamespace(o.node.uid, sd.Name)

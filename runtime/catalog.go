@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"sort"
@@ -34,7 +35,7 @@ type Table struct {
 	// Changelog is the changelog mode a file table declares
 	// ('changelog-mode', 'source.produces-delete-by-key'); the zero value
 	// means insert-only.
-	Changelog ChangelogMode
+	Changelog types.ChangelogMode
 	// SourceSchema is the columns a changelog source reads, its op column
 	// included ('changelog.op-column'); empty when they are Schema's.
 	// relaxed are the columns that a delete by key leaves NULL although
@@ -62,7 +63,7 @@ type WatermarkSpec struct {
 
 // Function is a function in the catalog.
 type Function struct {
-	Def *FuncDef
+	Def *ptf.FuncDef
 	// Path is the function file as the CREATE FUNCTION statement wrote it.
 	Path      string
 	Temporary bool
@@ -87,7 +88,7 @@ func NewCatalog() *Catalog {
 }
 
 // RegisterBuiltIn adds a built-in function (the standard library's).
-func (c *Catalog) RegisterBuiltIn(def *FuncDef) {
+func (c *Catalog) RegisterBuiltIn(def *ptf.FuncDef) {
 	c.functions[strings.ToLower(def.Name)] = &Function{Def: def, BuiltIn: true}
 }
 

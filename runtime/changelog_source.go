@@ -54,7 +54,7 @@ func optionPos(ct *sqlmini.CreateTable, key string) sqlmini.Pos {
 // ParseChangelogMode reads a 'changelog-mode' value: kinds I, UB, UA and
 // D (or INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE) separated by commas,
 // in any case and order.
-func ParseChangelogMode(s string) (ChangelogMode, error) {
+func ParseChangelogMode(s string) (types.ChangelogMode, error) {
 	var kinds []types.RowKind
 	for _, part := range strings.Split(s, ",") {
 		var k types.RowKind
@@ -68,11 +68,11 @@ func ParseChangelogMode(s string) (ChangelogMode, error) {
 		case "D", "DELETE":
 			k = types.Delete
 		default:
-			return ChangelogMode{}, fmt.Errorf("invalid 'changelog-mode' value '%s': give %s", s, modeSyntaxHint)
+			return types.ChangelogMode{}, fmt.Errorf("invalid 'changelog-mode' value '%s': give %s", s, modeSyntaxHint)
 		}
 		kinds = append(kinds, k)
 	}
-	return NewChangelogMode(kinds...), nil
+	return types.NewChangelogMode(kinds...), nil
 }
 
 // parseOpCode reads the row kind of an op column value.
@@ -94,16 +94,16 @@ func prepareChangelog(t *Table, ct *sqlmini.CreateTable) error {
 	if !hasOp && !hasMode && !byKey {
 		return nil
 	}
-	mode := InsertOnly
+	mode := types.InsertOnly
 	switch {
 	case hasMode:
 		if mode, err = ParseChangelogMode(modeText); err != nil {
 			return sqlmini.Errorf(optionPos(ct, optChangelog), "%w", err)
 		}
 	case hasOp && len(t.PrimaryKey) > 0:
-		mode = UpsertAll
+		mode = types.UpsertAll
 	case hasOp:
-		mode = RetractAll
+		mode = types.RetractAll
 	}
 	name := t.Name
 	switch {
@@ -273,16 +273,16 @@ func (t *Table) opKind(v any) (types.RowKind, error) {
 // rows carry their kinds, and a PRIMARY KEY is its upsert key.
 type sourceNode struct {
 	*valuesNode
-	mode ChangelogMode
+	mode types.ChangelogMode
 	key  []int
 }
 
-func (n *sourceNode) changelog() ChangelogMode { return n.mode }
+func (n *sourceNode) changelog() types.ChangelogMode { return n.mode }
 func (n *sourceNode) upsertKey() []int         { return n.key }
 
 // changelogValues plans the rows of a table given AS VALUES.
 func changelogValues(t *Table, n *valuesNode) node {
-	if t.Changelog.kinds == 0 || t.Changelog.IsInsertOnly() {
+	if t.Changelog.IsEmpty() || t.Changelog.IsInsertOnly() {
 		return n
 	}
 	return &sourceNode{valuesNode: n, mode: t.Changelog, key: t.PrimaryKey}

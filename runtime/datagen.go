@@ -527,7 +527,7 @@ func (p *planner) planDatagen(t *Table) (node, error) {
 }
 
 func (n *datagenNode) schema() types.Schema     { return n.t.Schema }
-func (n *datagenNode) changelog() ChangelogMode { return InsertOnly }
+func (n *datagenNode) changelog() types.ChangelogMode { return types.InsertOnly }
 func (n *datagenNode) children() []node         { return nil }
 func (n *datagenNode) explain() string {
 	rows := "unbounded"

@@ -1,32 +1,11 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"errors"
 	"strings"
 	"unicode/utf8"
 )
-
-// ErrLimit reports a call stopped by one of the limits on a function: the
-// eval timeout, the call-stack depth, the memory guard or the rows per call
-// (SET 'ptf.eval-timeout', 'ptf.max-call-depth', 'ptf.max-memory',
-// 'ptf.max-rows-per-call'). Unlike ErrInterrupted it is the function's
-// doing, so the error names the key and the row it stopped at.
-var ErrLimit = errors.New("limit exceeded")
-
-// SourceError is an error that points into the source of a function:
-// script.Error implements it (the interface lives here so that runtime
-// does not import script). FormatError shows the source line and the
-// stack it gives.
-type SourceError interface {
-	error
-	// SourceLine returns the line of the function's source the error
-	// points at, without its line end, and the 1-based column in it,
-	// counted in characters; false when the source is not known.
-	SourceLine() (line string, col int, ok bool)
-	// JSStack returns the JavaScript stack, one indented frame a line
-	// ("    at eval (f.js:3:9)"); "" when there is none.
-	JSStack() string
-}
 
 // FormatError renders an error for a person. The first line is Error(),
 // which is one line; what follows depends on the error:
@@ -59,7 +38,7 @@ func FormatError(err error, src string) string {
 	}
 	var b strings.Builder
 	b.WriteString(msg + "\n")
-	var srcErr SourceError
+	var srcErr ptf.SourceError
 	shown := false
 	if errors.As(err, &srcErr) {
 		if line, col, ok := srcErr.SourceLine(); ok {

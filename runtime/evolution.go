@@ -3,10 +3,10 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
-
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
+	"strings"
 )
 
 // Query evolution: a changed function keeps its state under the same uid
@@ -26,7 +26,7 @@ type storedEntry struct {
 	Type string `json:"type,omitempty"`
 }
 
-func stateSchema(decls []StateDecl) []storedEntry {
+func stateSchema(decls []ptf.StateDecl) []storedEntry {
 	out := make([]storedEntry, len(decls))
 	for i, d := range decls {
 		out[i] = storedEntry{Name: d.Name, Kind: [...]string{"value", "list", "map"}[d.Kind]}
@@ -40,7 +40,7 @@ func stateSchema(decls []StateDecl) []storedEntry {
 // checkEvolution compares a call's state declaration with the one its uid
 // was stored with; on an incompatible change it fails, or with
 // discard it drops the uid's state. It records the new declaration.
-func checkEvolution(store state.Store, fn, uid string, decls []StateDecl, discard bool) error {
+func checkEvolution(store state.Store, fn, uid string, decls []ptf.StateDecl, discard bool) error {
 	return store.Update(func(tx state.Tx) error {
 		now := stateSchema(decls)
 		b, err := tx.Get(metaNamespace, schemaKey(uid))
@@ -85,8 +85,8 @@ func incompatible(before, now []storedEntry) string {
 			if b.Type == n.Type || b.Type == "" || n.Type == "" {
 				continue
 			}
-			bt, err1 := ParseType(b.Type)
-			nt, err2 := ParseType(n.Type)
+			bt, err1 := ptf.ParseType(b.Type)
+			nt, err2 := ptf.ParseType(n.Type)
 			if err1 != nil || err2 != nil || !rowGrows(bt, nt) {
 				return fmt.Sprintf("entry '%s' changed from %s to %s", b.Name, b.Type, n.Type)
 			}

@@ -3,22 +3,22 @@ package runtime_test
 import (
 	"context"
 	"fmt"
-	"os"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"os"
 )
 
 // upper is a Go-native PTF with row semantics: it emits its input's name in
 // upper case. A JavaScript function satisfies the same runtime.PTF contract.
 type upper struct{}
 
-func (upper) Eval(ctx *runtime.Context, row types.Row) error {
+func (upper) Eval(ctx *ptf.Context, row types.Row) error {
 	name, _ := row.Fields[0].(string)
 	return ctx.Collect(types.NewRow(fmt.Sprintf("%s!", name)))
 }
 
-func (upper) OnTimer(*runtime.Context) error { return nil }
+func (upper) OnTimer(*ptf.Context) error { return nil }
 
 // ExampleSession_Exec registers a Go PTF and calls it from SQL.
 func ExampleSession_Exec() {
@@ -26,12 +26,12 @@ func ExampleSession_Exec() {
 	if err != nil {
 		panic(err)
 	}
-	sess.Catalog().RegisterBuiltIn(&runtime.FuncDef{
+	sess.Catalog().RegisterBuiltIn(&ptf.FuncDef{
 		Name:     "Shout",
 		Language: "GO",
-		Args:     []runtime.ArgDecl{{Name: "input", Traits: runtime.RowSemanticTable}},
+		Args:     []ptf.ArgDecl{{Name: "input", Traits: ptf.RowSemanticTable}},
 		Output:   types.TypeString,
-		New:      func(runtime.CallSpec) (runtime.PTF, error) { return upper{}, nil },
+		New:      func(ptf.CallSpec) (ptf.PTF, error) { return upper{}, nil },
 	})
 	err = sess.Exec(context.Background(), "", `
 		CREATE VIEW Names(name) AS VALUES ('Bob'), ('Alice');

@@ -37,7 +37,7 @@ type stream interface {
 // node is a plan node: a schema, a changelog mode, and a way to run.
 type node interface {
 	schema() types.Schema
-	changelog() ChangelogMode
+	changelog() types.ChangelogMode
 	open(ex *execution) (stream, error)
 	// explain describes the node in one line for EXPLAIN; children()
 	// lists its inputs.
@@ -146,7 +146,7 @@ type valuesNode struct {
 }
 
 func (n *valuesNode) schema() types.Schema     { return n.sch }
-func (n *valuesNode) changelog() ChangelogMode { return InsertOnly }
+func (n *valuesNode) changelog() types.ChangelogMode { return types.InsertOnly }
 func (n *valuesNode) children() []node         { return nil }
 func (n *valuesNode) explain() string {
 	return "Values(tuples=[" + itoa(len(n.events)) + " rows], fields=" + names(n.sch) + ")"
@@ -198,7 +198,7 @@ type filterNode struct {
 }
 
 func (n *filterNode) schema() types.Schema     { return n.in.schema() }
-func (n *filterNode) changelog() ChangelogMode { return n.in.changelog() }
+func (n *filterNode) changelog() types.ChangelogMode { return n.in.changelog() }
 func (n *filterNode) children() []node         { return []node{n.in} }
 func (n *filterNode) explain() string          { return "Filter(condition=[" + n.text + "])" }
 
@@ -242,7 +242,7 @@ type projectNode struct {
 }
 
 func (n *projectNode) schema() types.Schema     { return n.sch }
-func (n *projectNode) changelog() ChangelogMode { return n.in.changelog() }
+func (n *projectNode) changelog() types.ChangelogMode { return n.in.changelog() }
 func (n *projectNode) children() []node         { return []node{n.in} }
 func (n *projectNode) explain() string {
 	return "Calc(select=[" + joinStrings(n.texts) + "])"
@@ -285,7 +285,7 @@ type limitNode struct {
 }
 
 func (n *limitNode) schema() types.Schema     { return n.in.schema() }
-func (n *limitNode) changelog() ChangelogMode { return n.in.changelog() }
+func (n *limitNode) changelog() types.ChangelogMode { return n.in.changelog() }
 func (n *limitNode) children() []node         { return []node{n.in} }
 func (n *limitNode) explain() string          { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
 
@@ -321,10 +321,10 @@ type unionNode struct {
 }
 
 func (n *unionNode) schema() types.Schema { return n.ins[0].schema() }
-func (n *unionNode) changelog() ChangelogMode {
-	var m ChangelogMode
+func (n *unionNode) changelog() types.ChangelogMode {
+	var m types.ChangelogMode
 	for _, in := range n.ins {
-		m.kinds |= in.changelog().kinds
+		m = m.Union(in.changelog())
 	}
 	return m
 }

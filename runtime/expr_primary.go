@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"math/big"
@@ -29,7 +30,7 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		to, err := TypeFromAST(p.Cast.Type)
+		to, err := ptf.TypeFromAST(p.Cast.Type)
 		if err != nil {
 			return nil, err
 		}
@@ -222,7 +223,7 @@ func leastRestrictive(ts []types.Type) types.Type {
 
 // intervalLiteral evaluates INTERVAL '5' MINUTE and friends.
 func intervalLiteral(iv *sqlmini.Interval) (expr, error) {
-	unit := singularUnit(iv.Unit)
+	unit := types.SingularUnit(iv.Unit)
 	text := strings.TrimSpace(string(iv.Value))
 	neg := iv.Minus
 	if strings.HasPrefix(text, "-") {
@@ -299,17 +300,6 @@ func sign(f float64) float64 {
 		return -1
 	}
 	return 1
-}
-
-// singularUnit upper-cases an interval unit and accepts the plural forms
-// Flink accepts too (SECONDS, MINUTES, HOURS, DAYS, MONTHS, YEARS).
-func singularUnit(u string) string {
-	u = strings.ToUpper(u)
-	switch u {
-	case "SECONDS", "MINUTES", "HOURS", "DAYS", "MONTHS", "YEARS":
-		return strings.TrimSuffix(u, "S")
-	}
-	return u
 }
 
 // typedLiteral evaluates TIMESTAMP '...', DATE '...' and TIME '...'.

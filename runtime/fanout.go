@@ -14,7 +14,7 @@ type teeNode struct {
 }
 
 func (n *teeNode) schema() types.Schema     { return n.in.schema() }
-func (n *teeNode) changelog() ChangelogMode { return n.in.changelog() }
+func (n *teeNode) changelog() types.ChangelogMode { return n.in.changelog() }
 func (n *teeNode) children() []node         { return n.in.children() }
 func (n *teeNode) explain() string          { return n.in.explain() }
 func (n *teeNode) upsertKey() []int         { return upsertKeyOf(n.in) }

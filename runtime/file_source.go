@@ -21,9 +21,9 @@ func (p *planner) planFileTable(t *Table, pos sqlmini.Pos) (node, error) {
 }
 
 func (n *fileNode) schema() types.Schema { return n.t.Schema }
-func (n *fileNode) changelog() ChangelogMode {
-	if n.t.Changelog.kinds == 0 {
-		return InsertOnly
+func (n *fileNode) changelog() types.ChangelogMode {
+	if n.t.Changelog.IsEmpty() {
+		return types.InsertOnly
 	}
 	return n.t.Changelog
 }

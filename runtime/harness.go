@@ -3,7 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
-
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -34,14 +34,14 @@ type HarnessOptions struct {
 
 // NewHarness binds def's first table argument to rows of schema input (or,
 // for a function without table arguments, calls it once per Process).
-func NewHarness(def *FuncDef, input types.Schema, opts HarnessOptions) (*Harness, error) {
+func NewHarness(def *ptf.FuncDef, input types.Schema, opts HarnessOptions) (*Harness, error) {
 	if opts.Store == nil {
 		opts.Store = state.NewMem()
 	}
 	if opts.Ctx == nil {
 		opts.Ctx = context.Background()
 	}
-	n := &ptfNode{def: def, fn: def.Name, uid: opts.UID, args: make([]any, len(def.Args)), mode: InsertOnly}
+	n := &ptfNode{def: def, fn: def.Name, uid: opts.UID, args: make([]any, len(def.Args)), mode: types.InsertOnly}
 	if n.uid == "" {
 		n.uid = def.Name
 	}
@@ -55,7 +55,7 @@ func NewHarness(def *FuncDef, input types.Schema, opts HarnessOptions) (*Harness
 			return nil, fmt.Errorf("harness: %s has several table arguments", def.Name)
 		}
 		tb := tableBinding{decl: i, name: a.Name, in: &valuesNode{sch: input},
-			set: a.Traits.Has(SetSemanticTable), pass: a.Traits.Has(PassColumnsThrough)}
+			set: a.Traits.Has(ptf.SetSemanticTable), pass: a.Traits.Has(ptf.PassColumnsThrough)}
 		for _, c := range opts.PartitionBy {
 			k := input.Index(c)
 			if k < 0 {
@@ -63,7 +63,7 @@ func NewHarness(def *FuncDef, input types.Schema, opts HarnessOptions) (*Harness
 			}
 			tb.partition = append(tb.partition, k)
 		}
-		tb.sem = TableSemantics{DataType: input.RowType(), PartitionBy: tb.partition, TimeColumn: -1, Changelog: InsertOnly}
+		tb.sem = ptf.TableSemantics{DataType: input.RowType(), PartitionBy: tb.partition, TimeColumn: -1, Changelog: types.InsertOnly}
 		n.tables = append(n.tables, tb)
 	}
 	n.fnOut = outputSchema(def.Output)

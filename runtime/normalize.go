@@ -23,14 +23,14 @@ type normalizeNode struct {
 	key         []int
 	retract     bool // deliver -U before +U
 	fullDeletes bool // fill key-only deletes
-	mode        ChangelogMode
+	mode        types.ChangelogMode
 	// id names the state of this input: the consuming call's uid and
 	// table argument (empty: the state lives for one statement only).
 	id string
 }
 
 func (n *normalizeNode) schema() types.Schema     { return n.in.schema() }
-func (n *normalizeNode) changelog() ChangelogMode { return n.mode }
+func (n *normalizeNode) changelog() types.ChangelogMode { return n.mode }
 func (n *normalizeNode) children() []node         { return []node{n.in} }
 func (n *normalizeNode) upsertKey() []int         { return n.key }
 func (n *normalizeNode) explain() string {

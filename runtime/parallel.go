@@ -2,13 +2,13 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 	"hash/fnv"
 	"strconv"
 	"sync"
 	"sync/atomic"
-
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/state"
 )
 
 // Parallel PTF calls (--parallelism N, SET 'parallelism.default').
@@ -64,7 +64,7 @@ func parallelReason(n *ptfNode, ex *execution) string {
 		return "state TTL"
 	}
 	for _, sd := range n.def.State {
-		if sd.Kind != ValueState {
+		if sd.Kind != ptf.ValueState {
 			return "ListView/MapView state"
 		}
 		if sd.TTLSet && sd.TTL > 0 {
@@ -135,7 +135,7 @@ type consoleBuffer interface {
 }
 
 // openWorkers makes the n workers of op.
-func (o *ptfOp) openWorkers(spec CallSpec, n int) error {
+func (o *ptfOp) openWorkers(spec ptf.CallSpec, n int) error {
 	p := &parState{idx: make([][]int, n), errs: make([]parErr, n)}
 	o.par = p
 	for i := 0; i < n; i++ {
@@ -144,10 +144,10 @@ func (o *ptfOp) openWorkers(spec CallSpec, n int) error {
 			return fmt.Errorf("%s: %w", o.node.fn, err)
 		}
 		w := &ptfOp{node: o.node, inst: inst, ex: o.ex, cache: map[string]*keyState{}, spilled: map[string]bool{}, worker: true}
-		w.ctx = &Context{h: w}
+		w.ctx = ptf.NewContext(w)
 		p.workers = append(p.workers, w)
 		if len(o.node.def.State) > 0 {
-			codec, ok := inst.(StateCodec)
+			codec, ok := inst.(ptf.StateCodec)
 			if !ok {
 				return fmt.Errorf("%s declares state but its instance cannot keep state", o.node.fn)
 			}
@@ -305,7 +305,7 @@ func (o *ptfOp) runWorker(wi int, stop *atomic.Int64) error {
 			return nil
 		}
 		if err := o.ex.ctx.Err(); err != nil {
-			return fail(i, at(o.node.pos, ErrInterrupted))
+			return fail(i, at(o.node.pos, ptf.ErrInterrupted))
 		}
 		it := &p.items[i]
 		if it.ev.kind == evWatermark {

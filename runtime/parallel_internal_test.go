@@ -5,14 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"math/rand"
 	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // probe is a Go PTF for the parallel tests: it emits its input row's
@@ -23,7 +23,7 @@ type probe struct {
 	fail  func(key string, i int) error
 }
 
-func (p probe) Eval(ctx *Context, row types.Row) error {
+func (p probe) Eval(ctx *ptf.Context, row types.Row) error {
 	key := row.Fields[0].(string)
 	i, err := strconv.Atoi(row.Fields[1].(string))
 	if err != nil {
@@ -38,7 +38,7 @@ func (p probe) Eval(ctx *Context, row types.Row) error {
 	return ctx.Collect(types.NewRow(int64(i)))
 }
 
-func (probe) OnTimer(*Context) error { return nil }
+func (probe) OnTimer(*ptf.Context) error { return nil }
 
 // runProbe runs probe over rows (key, i) for i in 0..n-1 at parallelism par.
 func runProbe(t *testing.T, p probe, keyOf func(i int) string, n, par int) string {
@@ -49,11 +49,11 @@ func runProbe(t *testing.T, p probe, keyOf func(i int) string, n, par int) strin
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	def := &FuncDef{
+	def := &ptf.FuncDef{
 		Name: "Probe", Language: "GO",
-		Args:   []ArgDecl{{Name: "input", Traits: SetSemanticTable}},
+		Args:   []ptf.ArgDecl{{Name: "input", Traits: ptf.SetSemanticTable}},
 		Output: types.TypeBigInt,
-		New:    func(CallSpec) (PTF, error) { return p, nil },
+		New:    func(ptf.CallSpec) (ptf.PTF, error) { return p, nil },
 	}
 	def.NewIsolated = def.New
 	sess.Catalog().RegisterBuiltIn(def)

@@ -22,11 +22,11 @@ type planner struct {
 	// required is the changelog mode the statement's consumer accepts (the
 	// printer: every kind, full deletes; a sink may accept key-only
 	// deletes). ChangelogFunctions resolve their output against it.
-	required ChangelogMode
+	required types.ChangelogMode
 }
 
 func newPlanner(s *Session) *planner {
-	return &planner{s: s, ctes: map[string]node{}, uids: map[string]*sqlmini.Call{}, shared: map[string]*teeNode{}, required: RetractAll}
+	return &planner{s: s, ctes: map[string]node{}, uids: map[string]*sqlmini.Call{}, shared: map[string]*teeNode{}, required: types.RetractAll}
 }
 
 func (p *planner) planQuery(q *sqlmini.Query) (node, error) {
@@ -255,7 +255,7 @@ type renameNode struct {
 }
 
 func (n *renameNode) schema() types.Schema               { return n.sch }
-func (n *renameNode) changelog() ChangelogMode           { return n.in.changelog() }
+func (n *renameNode) changelog() types.ChangelogMode           { return n.in.changelog() }
 func (n *renameNode) children() []node                   { return n.in.children() }
 func (n *renameNode) explain() string                    { return n.in.explain() }
 func (n *renameNode) open(ex *execution) (stream, error) { return n.in.open(ex) }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"regexp"
@@ -21,7 +22,7 @@ var uidPattern = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z\-_0-9]*$`)
 // Signature renders a function's effective call signature as Flink's
 // documentation does, system arguments included:
 // f(input => {TABLE, ROW SEMANTIC TABLE}, threshold => INT NOT NULL, on_time => DESCRIPTOR, uid => STRING).
-func Signature(def *FuncDef) string {
+func Signature(def *ptf.FuncDef) string {
 	var parts []string
 	for _, a := range def.Args {
 		var t string
@@ -107,7 +108,7 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 			return nil, err
 		}
 	}
-	n := &ptfNode{def: def, fn: fname, args: make([]any, nDecl), mode: InsertOnly, pos: c.Pos}
+	n := &ptfNode{def: def, fn: fname, args: make([]any, nDecl), mode: types.InsertOnly, pos: c.Pos}
 	var texts []string
 	for i, d := range def.Args {
 		a := bound[i]
@@ -299,13 +300,13 @@ func hasSetSemantics(ts []tableBinding) bool {
 	return false
 }
 
-func missingArg(c *sqlmini.Call, def *FuncDef, d ArgDecl) error {
+func missingArg(c *sqlmini.Call, def *ptf.FuncDef, d ptf.ArgDecl) error {
 	return sqlmini.Errorf(c.Pos, "Missing required argument '%s' in the call of function '%s'. Signature: %s", d.Name, string(c.Name.Value), Signature(def))
 }
 
 // bindScalar evaluates a constant scalar argument and converts it to the
 // declared type, with Flink's implicit casts.
-func bindScalar(a *sqlmini.Arg, pos int, d ArgDecl) (any, string, error) {
+func bindScalar(a *sqlmini.Arg, pos int, d ptf.ArgDecl) (any, string, error) {
 	x, err := compileExpr(a.Expr, nil)
 	if err != nil {
 		return nil, "", err
@@ -342,7 +343,7 @@ func bindScalar(a *sqlmini.Arg, pos int, d ArgDecl) (any, string, error) {
 }
 
 // bindTable binds TABLE t [PARTITION BY ...] to table argument decl.
-func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini.TableArg, in node) (tableBinding, string, error) {
+func (p *planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sqlmini.TableArg, in node) (tableBinding, string, error) {
 	d := def.Args[decl]
 	var err error
 	name := "subquery"
@@ -355,8 +356,8 @@ func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini
 		}
 	}
 	tb := tableBinding{decl: decl, name: d.Name, in: in,
-		set:  d.Traits.Has(SetSemanticTable),
-		pass: d.Traits.Has(PassColumnsThrough)}
+		set:  d.Traits.Has(ptf.SetSemanticTable),
+		pass: d.Traits.Has(ptf.PassColumnsThrough)}
 	sch := in.schema()
 	text := "TABLE(" + name + ")"
 	if len(ta.PartitionBy) > 0 {
@@ -373,7 +374,7 @@ func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini
 			refs = append(refs, "$"+itoa(k))
 		}
 		text += " PARTITION BY(" + strings.Join(refs, ", ") + ")"
-	} else if tb.set && !d.Traits.Has(OptionalPartitionBy) {
+	} else if tb.set && !d.Traits.Has(ptf.OptionalPartitionBy) {
 		return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' requires a PARTITION BY clause for parallel processing.", d.Name)
 	}
 	if len(ta.OrderBy) > 0 {
@@ -397,7 +398,7 @@ func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini
 		text += " ORDER BY(" + strings.Join(refs, ", ") + ")"
 	}
 	if !in.changelog().IsInsertOnly() {
-		if !d.Traits.Has(SupportUpdates) {
+		if !d.Traits.Has(ptf.SupportUpdates) {
 			return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "StreamPhysicalProcessTableFunction doesn't support consuming update changes which is produced by node %s. Table argument '%s' receives an updating table (%s): declare the SUPPORT_UPDATES trait to accept it.", updatingNode(in).explain(), d.Name, in.changelog())
 		}
 		if tb.pass {
@@ -419,7 +420,7 @@ func (p *planner) bindTable(c *sqlmini.Call, def *FuncDef, decl int, ta *sqlmini
 		}
 		tb.in = &typedNode{projectNode{in: in, exprs: exprs, sch: types.Schema{Columns: typed}}, sch}
 	}
-	tb.sem = TableSemantics{DataType: sch.RowType(), PartitionBy: tb.partition, OrderBy: tb.sem.OrderBy,
+	tb.sem = ptf.TableSemantics{DataType: sch.RowType(), PartitionBy: tb.partition, OrderBy: tb.sem.OrderBy,
 		Descending: tb.sem.Descending, TimeColumn: -1, Changelog: tb.in.changelog()}
 	tb.sem.DataType.NotNull = false
 	return tb, text, nil
@@ -458,10 +459,10 @@ func (p *planner) planTable2(ta *sqlmini.TableArg) (node, error) {
 // infer runs a function's Infer on the call's tables and constants and
 // returns the declaration completed for this call. The tables it plans are
 // kept in preplanned, so that each is planned once.
-func (p *planner) infer(c *sqlmini.Call, def *FuncDef, bound []*sqlmini.Arg, preplanned []node) (*FuncDef, error) {
+func (p *planner) infer(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmini.Arg, preplanned []node) (*ptf.FuncDef, error) {
 	n := len(def.Args)
-	info := CallInfo{Args: make([]any, n), Tables: make([]types.Schema, n), PartitionBy: make([][]string, n),
-		Changelogs: make([]ChangelogMode, n), UpsertKeys: make([][]int, n)}
+	info := ptf.CallInfo{Args: make([]any, n), Tables: make([]types.Schema, n), PartitionBy: make([][]string, n),
+		Changelogs: make([]types.ChangelogMode, n), UpsertKeys: make([][]int, n)}
 	for i := range def.Args {
 		a := bound[i]
 		switch {
@@ -487,7 +488,7 @@ func (p *planner) infer(c *sqlmini.Call, def *FuncDef, bound []*sqlmini.Arg, pre
 		return nil, at(c.Pos, err)
 	}
 	d := *def
-	d.Args = append([]ArgDecl(nil), def.Args...)
+	d.Args = append([]ptf.ArgDecl(nil), def.Args...)
 	for i, t := range plan.Traits {
 		if i < len(d.Args) && t != 0 {
 			d.Args[i].Traits = t

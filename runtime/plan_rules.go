@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"strings"
@@ -12,8 +13,8 @@ import (
 // checkShape applies the rules on a signature's table arguments that need
 // no table: at most 20, all with set semantics when there are several, and
 // then none passing columns through.
-func checkShape(c *sqlmini.Call, def *FuncDef) error {
-	var tables []ArgDecl
+func checkShape(c *sqlmini.Call, def *ptf.FuncDef) error {
+	var tables []ptf.ArgDecl
 	for _, a := range def.Args {
 		if a.IsTable() {
 			tables = append(tables, a)
@@ -26,12 +27,12 @@ func checkShape(c *sqlmini.Call, def *FuncDef) error {
 		return nil
 	}
 	for _, a := range tables {
-		if !a.Traits.Has(SetSemanticTable) {
+		if !a.Traits.Has(ptf.SetSemanticTable) {
 			return sqlmini.Errorf(c.Pos, "All table arguments must use set semantics if multiple table arguments are declared.")
 		}
 	}
 	for _, a := range tables {
-		if a.Traits.Has(PassColumnsThrough) {
+		if a.Traits.Has(ptf.PassColumnsThrough) {
 			return sqlmini.Errorf(c.Pos, "Pass-through columns are not supported if multiple table arguments are declared.")
 		}
 	}
@@ -39,8 +40,8 @@ func checkShape(c *sqlmini.Call, def *FuncDef) error {
 }
 
 // checkTables applies Flink's rules for several table arguments.
-func (p *planner) checkTables(c *sqlmini.Call, def *FuncDef, ts []tableBinding) error {
-	var tables []ArgDecl
+func (p *planner) checkTables(c *sqlmini.Call, def *ptf.FuncDef, ts []tableBinding) error {
+	var tables []ptf.ArgDecl
 	for _, a := range def.Args {
 		if a.IsTable() {
 			tables = append(tables, a)
@@ -51,7 +52,7 @@ func (p *planner) checkTables(c *sqlmini.Call, def *FuncDef, ts []tableBinding) 
 	}
 	if len(tables) > 1 {
 		for _, a := range tables {
-			if !a.Traits.Has(SetSemanticTable) {
+			if !a.Traits.Has(ptf.SetSemanticTable) {
 				return sqlmini.Errorf(c.Pos, "All table arguments must use set semantics if multiple table arguments are declared.")
 			}
 		}
@@ -148,10 +149,10 @@ func sortKeys(t tableBinding) []sortKey {
 }
 
 // bindOnTime validates on_time and returns the rowtime output column.
-func (p *planner) bindOnTime(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime types.Descriptor) (*types.Column, error) {
+func (p *planner) bindOnTime(c *sqlmini.Call, def *ptf.FuncDef, n *ptfNode, onTime types.Descriptor) (*types.Column, error) {
 	if onTime == nil {
 		for _, a := range def.Args {
-			if a.Traits.Has(RequireOnTime) {
+			if a.Traits.Has(ptf.RequireOnTime) {
 				return nil, sqlmini.Errorf(c.Pos, "Table argument '%s' requires a time attribute. Please provide one using the implicit `on_time` argument. For example: myFunction(..., on_time => DESCRIPTOR(`my_timestamp`))", a.Name)
 			}
 		}
@@ -212,10 +213,10 @@ func (p *planner) bindOnTime(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime t
 
 // bindChangelog resolves the output changelog mode of a ChangelogFunction
 // and applies Flink's rules on updates.
-func (p *planner) bindChangelog(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTime bool) error {
+func (p *planner) bindChangelog(c *sqlmini.Call, def *ptf.FuncDef, n *ptfNode, onTime bool) error {
 	fname := string(c.Name.Value)
 	updatingIn := false
-	var modes []ChangelogMode
+	var modes []types.ChangelogMode
 	for _, t := range n.tables {
 		modes = append(modes, t.sem.Changelog)
 		updatingIn = updatingIn || !t.sem.Changelog.IsInsertOnly()
@@ -225,7 +226,7 @@ func (p *planner) bindChangelog(c *sqlmini.Call, def *FuncDef, n *ptfNode, onTim
 		if err != nil {
 			return at(c.Pos, err)
 		}
-		if m.kinds == 0 || !m.Contains(types.Insert) {
+		if m.IsEmpty() || !m.Contains(types.Insert) {
 			return sqlmini.Errorf(c.Pos, "function '%s' declares the changelog mode %s, which has no INSERT", fname, m)
 		}
 		n.mode = m
@@ -265,17 +266,17 @@ func (n *ptfNode) upsertKey() []int {
 // function gets the upsert form (no -U); otherwise, or with
 // REQUIRE_UPDATE_BEFORE, the retract form; REQUIRE_FULL_DELETE fills
 // deletes that carry only the key.
-func deliverUpdates(in node, traits Trait, partition []int) node {
+func deliverUpdates(in node, traits ptf.Trait, partition []int) node {
 	m := in.changelog()
 	key := upsertKeyOf(in)
-	upsertForm := len(key) > 0 && sameColumns(key, partition) && !traits.Has(RequireUpdateBefore)
+	upsertForm := len(key) > 0 && sameColumns(key, partition) && !traits.Has(ptf.RequireUpdateBefore)
 	out := m
 	if upsertForm {
-		out.kinds &^= 1 << types.UpdateBefore
+		out = out.Without(types.UpdateBefore)
 	} else if m.Contains(types.UpdateAfter) {
-		out.kinds |= 1 << types.UpdateBefore
+		out = out.With(types.UpdateBefore)
 	}
-	fill := traits.Has(RequireFullDelete) && m.KeyOnlyDeletes
+	fill := traits.Has(ptf.RequireFullDelete) && m.KeyOnlyDeletes
 	if !upsertForm && m.Contains(types.UpdateAfter) && !m.Contains(types.UpdateBefore) {
 		fill = fill || m.KeyOnlyDeletes // a retract stream knows its rows
 	}
@@ -306,7 +307,7 @@ func sameColumns(a, b []int) bool {
 
 // noSignature is Flink's (Calcite's) message for a call no signature fits:
 // No match found for function signature f(<RecordType(CHAR(3) name, BOOLEAN isValid)>, <NUMERIC>, <COLUMN_LIST>, <CHARACTER>).
-func (p *planner) noSignature(c *sqlmini.Call, def *FuncDef, bound []*sqlmini.Arg) error {
+func (p *planner) noSignature(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmini.Arg) error {
 	var ops []string
 	for i, a := range bound {
 		switch {

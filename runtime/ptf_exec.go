@@ -4,11 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
-
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
+	"strings"
 )
 
 // tableBinding is one table argument of a bound PTF call.
@@ -17,7 +17,7 @@ type tableBinding struct {
 	name      string // argument name
 	in        node
 	partition []int
-	sem       TableSemantics
+	sem       ptf.TableSemantics
 	pass      bool // PASS_COLUMNS_THROUGH
 	set       bool // set semantics
 	order     []*sqlmini.OrderItem
@@ -25,14 +25,14 @@ type tableBinding struct {
 
 // ptfNode is a bound PTF call.
 type ptfNode struct {
-	def    *FuncDef
+	def    *ptf.FuncDef
 	fn     string // the name it was called by
 	uid    string
 	args   []any
 	tables []tableBinding
 	fnOut  types.Schema // the function's own columns
 	sch    types.Schema // prefix + function columns (+ rowtime)
-	mode   ChangelogMode
+	mode   types.ChangelogMode
 	text   string
 	// rowtime: the output ends with the on_time column of the input row
 	// (or a timer's time), typed rowtimeType.
@@ -45,7 +45,7 @@ type ptfNode struct {
 }
 
 func (n *ptfNode) schema() types.Schema     { return n.sch }
-func (n *ptfNode) changelog() ChangelogMode { return n.mode }
+func (n *ptfNode) changelog() types.ChangelogMode { return n.mode }
 func (n *ptfNode) children() []node {
 	var c []node
 	for _, t := range n.tables {
@@ -116,7 +116,7 @@ func dropUID(tx state.Tx, uid string) error {
 func stateNamespace(uid, name string) string { return "state/" + uid + "/" + name }
 
 func (n *ptfNode) open(ex *execution) (stream, error) {
-	spec := CallSpec{Ctx: ex.ctx, UID: n.uid, Args: n.args, Tables: make([]types.Schema, len(n.def.Args)), Output: n.fnOut}
+	spec := ptf.CallSpec{Ctx: ex.ctx, UID: n.uid, Args: n.args, Tables: make([]types.Schema, len(n.def.Args)), Output: n.fnOut}
 	for _, t := range n.tables {
 		spec.Tables[t.decl] = t.in.schema()
 	}
@@ -125,7 +125,7 @@ func (n *ptfNode) open(ex *execution) (stream, error) {
 		return nil, fmt.Errorf("%s: %w", n.fn, err)
 	}
 	op := &ptfOp{node: n, inst: inst, ex: ex, cache: map[string]*keyState{}, spilled: map[string]bool{}}
-	op.ctx = &Context{h: op}
+	op.ctx = ptf.NewContext(op)
 	if n.uid != "" {
 		if err := startFresh(ex.store, n.uid); err != nil {
 			return nil, at(n.pos, fmt.Errorf("%s: %w", n.fn, err))
@@ -140,7 +140,7 @@ func (n *ptfNode) open(ex *execution) (stream, error) {
 		}
 	}
 	if len(n.def.State) > 0 {
-		codec, ok := inst.(StateCodec)
+		codec, ok := inst.(ptf.StateCodec)
 		if !ok {
 			return nil, fmt.Errorf("%s declares state but its instance cannot keep state", n.fn)
 		}
@@ -223,10 +223,10 @@ type keyState struct {
 // what the function collected followed by the watermark.
 type ptfOp struct {
 	node   *ptfNode
-	inst   PTF
-	codec  StateCodec
+	inst   ptf.PTF
+	codec  ptf.StateCodec
 	ex     *execution
-	ctx    *Context
+	ctx    *ptf.Context
 	ins    []stream
 	ended  []bool
 	turn   int
@@ -533,7 +533,7 @@ func (o *ptfOp) call(r types.Row) error {
 
 // callError adds the partition key and the input row to a PTF's error.
 func (o *ptfOp) callError(err error) error {
-	if errors.Is(err, ErrInterrupted) {
+	if errors.Is(err, ptf.ErrInterrupted) {
 		return at(o.node.pos, err)
 	}
 	var where []string

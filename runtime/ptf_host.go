@@ -3,7 +3,7 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
-
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -11,7 +11,7 @@ import (
 // The PTF operator's side of Context (the host interface of context.go):
 // what a call of eval or onTimer asks of the runtime.
 
-func (o *ptfOp) input() int { return o.inputIndex() }
+func (o *ptfOp) Input() int { return o.inputIndex() }
 
 func (o *ptfOp) inputIndex() int {
 	if o.bind == nil {
@@ -20,14 +20,14 @@ func (o *ptfOp) inputIndex() int {
 	return o.bind.decl
 }
 
-func (o *ptfOp) key() []any {
+func (o *ptfOp) Key() []any {
 	if o.cur == nil {
 		return nil
 	}
 	return o.cur.key
 }
 
-func (o *ptfOp) collect(r types.Row) error {
+func (o *ptfOp) Collect(r types.Row) error {
 	n := o.node
 	if !n.mode.Contains(r.Kind) {
 		return fmt.Errorf("Invalid row kind received: %s. Expected produced changelog mode: %s", r.Kind, n.mode)
@@ -72,7 +72,7 @@ func (o *ptfOp) prefix() []any {
 	return p
 }
 
-func (o *ptfOp) state(i int) (any, error) {
+func (o *ptfOp) State(i int) (any, error) {
 	ks := o.cur
 	if ks == nil {
 		return nil, fmt.Errorf("state is only available for tables with set semantics")
@@ -123,34 +123,34 @@ func (o *ptfOp) state(i int) (any, error) {
 	return v, nil
 }
 
-func (o *ptfOp) setState(i int, v any) {
+func (o *ptfOp) SetState(i int, v any) {
 	if ks := o.cur; ks != nil && i >= 0 && i < len(ks.vals) {
 		ks.vals[i], ks.loaded[i], ks.dirty = v, true, true
 	}
 }
 
-func (o *ptfOp) clearState(i int) {
+func (o *ptfOp) ClearState(i int) {
 	if ks := o.cur; ks != nil && i >= 0 && i < len(ks.vals) {
 		ks.cleared[i], ks.dirty = true, true
 	}
 }
 
-func (o *ptfOp) clearAllState() {
+func (o *ptfOp) ClearAllState() {
 	for i := range o.node.def.State {
-		o.clearState(i)
+		o.ClearState(i)
 	}
 }
 
-func (o *ptfOp) semantics(arg int) (TableSemantics, bool) {
+func (o *ptfOp) Semantics(arg int) (ptf.TableSemantics, bool) {
 	for _, t := range o.node.tables {
 		if t.decl == arg {
 			return t.sem, true
 		}
 	}
-	return TableSemantics{}, false
+	return ptf.TableSemantics{}, false
 }
 
-func (o *ptfOp) changelogMode() ChangelogMode { return o.node.mode }
+func (o *ptfOp) ChangelogMode() types.ChangelogMode { return o.node.mode }
 
 // rowtime is the rowtime output value: the input row's on_time column, or
 // the firing timer's time typed like it.
@@ -167,7 +167,7 @@ func (o *ptfOp) rowtime() any {
 	return o.row.Fields[o.bind.sem.TimeColumn]
 }
 
-func (o *ptfOp) time() (int64, bool) {
+func (o *ptfOp) Time() (int64, bool) {
 	if o.firing != nil {
 		return o.firing.time, true
 	}
@@ -177,23 +177,23 @@ func (o *ptfOp) time() (int64, bool) {
 	return types.TimeMillis(o.row.Fields[o.bind.sem.TimeColumn])
 }
 
-func (o *ptfOp) currentWatermark() (int64, bool) { return o.wm, o.hasWM }
+func (o *ptfOp) CurrentWatermark() (int64, bool) { return o.wm, o.hasWM }
 
-func (o *ptfOp) tableWatermark() (int64, bool) {
+func (o *ptfOp) TableWatermark() (int64, bool) {
 	if o.firing != nil || o.bind == nil || !o.inHas[o.bi] {
 		return 0, false
 	}
 	return o.inWM[o.bi], true
 }
 
-func (o *ptfOp) currentTimer() (string, bool) {
+func (o *ptfOp) CurrentTimer() (string, bool) {
 	if o.firing == nil || !o.firing.named {
 		return "", false
 	}
 	return o.firing.name, true
 }
 
-func (o *ptfOp) registerOnTime(name string, named bool, ts int64) error {
+func (o *ptfOp) RegisterOnTime(name string, named bool, ts int64) error {
 	if err := o.timersAllowed(); err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func (o *ptfOp) registerOnTime(name string, named bool, ts int64) error {
 	return nil
 }
 
-func (o *ptfOp) clearTimer(name string, named bool, ts int64) error {
+func (o *ptfOp) ClearTimer(name string, named bool, ts int64) error {
 	if err := o.timersAllowed(); err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (o *ptfOp) clearTimer(name string, named bool, ts int64) error {
 	return nil
 }
 
-func (o *ptfOp) clearAllTimers() error {
+func (o *ptfOp) ClearAllTimers() error {
 	if err := o.timersAllowed(); err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func (o *ptfOp) timersAllowed() error {
 		ok = ok && t.set && !t.pass
 	}
 	if !ok {
-		return fmt.Errorf("%w: Timers are not supported in the current PTF declaration. Note that only PTFs that take set semantic tables support timers. Also timers are not available for advanced traits such as supporting pass-through columns or updates.", ErrNoTimers)
+		return fmt.Errorf("%w: Timers are not supported in the current PTF declaration. Note that only PTFs that take set semantic tables support timers. Also timers are not available for advanced traits such as supporting pass-through columns or updates.", ptf.ErrNoTimers)
 	}
 	return nil
 }

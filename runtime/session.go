@@ -5,16 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/state"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
-	"github.com/ptfsh/ptfsh/state"
 )
 
 // Config configures a Session.
@@ -22,7 +22,7 @@ type Config struct {
 	// Out receives results; Err receives notes, counts and timings.
 	Out, Err io.Writer
 	// Loader loads function files (JavaScript, TypeScript).
-	Loader Loader
+	Loader ptf.Loader
 	// Store keeps state between statements; the caller owns and closes it.
 	Store state.Store
 	// Format is the result format: tableau (default), rows, csv or json.
@@ -364,7 +364,7 @@ func rootCause(err error) error {
 }
 
 // checkDeclaration applies Flink's rules for a PTF's declaration.
-func checkDeclaration(def *FuncDef) error {
+func checkDeclaration(def *ptf.FuncDef) error {
 	seen := map[string]bool{}
 	for _, a := range def.Args {
 		if a.Name == argOnTime || a.Name == argUID {
@@ -374,10 +374,10 @@ func checkDeclaration(def *FuncDef) error {
 			return fmt.Errorf("argument '%s' is declared twice", a.Name)
 		}
 		seen[a.Name] = true
-		if a.Traits.Has(RowSemanticTable | SetSemanticTable) {
+		if a.Traits.Has(ptf.RowSemanticTable | ptf.SetSemanticTable) {
 			return fmt.Errorf("argument '%s' cannot have both ROW_SEMANTIC_TABLE and SET_SEMANTIC_TABLE", a.Name)
 		}
-		if a.Traits.Has(SupportUpdates) && a.Type != nil {
+		if a.Traits.Has(ptf.SupportUpdates) && a.Type != nil {
 			return fmt.Errorf("Table arguments that support updates must use a row type.")
 		}
 	}
@@ -527,9 +527,9 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 		for _, sd := range def.State {
 			v := "value"
 			switch sd.Kind {
-			case ListState:
+			case ptf.ListState:
 				v = "list"
-			case MapState:
+			case ptf.MapState:
 				v = "map"
 			}
 			if sd.Type != nil {

@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"strings"
-
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
+	"io"
+	"os"
+	"strings"
 )
 
 // INSERT INTO a file table, and EXECUTE STATEMENT SET BEGIN ... END.
@@ -107,7 +107,7 @@ func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (node, *fileSink, 
 	}
 	// A sink that takes deletes by key lets ChangelogFunctions emit them
 	// ('sink.supports-delete-by-key', Flink's values-sink option).
-	p.required = RetractAll
+	p.required = types.RetractAll
 	if byKey, err := boolOption(t, "sink.supports-delete-by-key"); err != nil {
 		return nil, nil, sqlmini.Errorf(pos, "%w", err)
 	} else if byKey {
@@ -174,13 +174,13 @@ func sinkChangelog(t *Table, n node, pos sqlmini.Pos) (node, error) {
 	}
 	byKey, _ := boolOption(t, "sink.supports-delete-by-key")
 	if len(t.PrimaryKey) > 0 {
-		traits := RequireFullDelete
+		traits := ptf.RequireFullDelete
 		if byKey {
 			traits = 0 // the sink takes deletes that carry only the key
 		}
 		n = deliverUpdates(n, traits, t.PrimaryKey)
 	} else {
-		n = deliverUpdates(n, RequireUpdateBefore|RequireFullDelete, nil)
+		n = deliverUpdates(n, ptf.RequireUpdateBefore|ptf.RequireFullDelete, nil)
 	}
 	m = n.changelog()
 	if m.KeyOnlyDeletes && !(byKey && len(t.PrimaryKey) > 0) {
@@ -396,7 +396,7 @@ type statementSetNode struct {
 }
 
 func (n *statementSetNode) schema() types.Schema     { return types.Schema{} }
-func (n *statementSetNode) changelog() ChangelogMode { return InsertOnly }
+func (n *statementSetNode) changelog() types.ChangelogMode { return types.InsertOnly }
 func (n *statementSetNode) children() []node         { return n.ins }
 func (n *statementSetNode) explain() string          { return "StatementSet()" }
 

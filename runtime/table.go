@@ -2,11 +2,11 @@ package runtime
 
 import (
 	"fmt"
-	"sort"
-	"strings"
-
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
+	"sort"
+	"strings"
 )
 
 // createTable registers CREATE TABLE ... WITH ('connector' = ...).
@@ -22,7 +22,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	for _, el := range ct.Elements {
 		switch {
 		case el.Column != nil:
-			typ, err := TypeFromAST(el.Column.Type)
+			typ, err := ptf.TypeFromAST(el.Column.Type)
 			if err != nil {
 				return err
 			}

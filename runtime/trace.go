@@ -2,11 +2,11 @@ package runtime
 
 import (
 	"fmt"
-	"io"
-	"strings"
-
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
+	"io"
+	"strings"
 )
 
 // Tracing (--trace, SET 'ptfsh.trace' = 'on') shows each call of eval and
@@ -99,7 +99,7 @@ func (o *ptfOp) describeState(ks *keyState) string {
 	}
 	var parts []string
 	for i, sd := range o.node.def.State {
-		if sd.Kind != ValueState {
+		if sd.Kind != ptf.ValueState {
 			parts = append(parts, sd.Name+"=("+[...]string{"value", "list", "map"}[sd.Kind]+" view)")
 			continue
 		}

@@ -5,11 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
-
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
+	"sort"
+	"strings"
 )
 
 // List and map state in the store (see context_views.go for the API).
@@ -106,7 +106,7 @@ func (o *ptfOp) viewsPending() int { return o.views.pending }
 
 // viewKey returns the views of the current key, checking that state entry
 // i is of kind.
-func (o *ptfOp) viewKey(i int, kind StateKind) (*keyViews, error) {
+func (o *ptfOp) viewKey(i int, kind ptf.StateKind) (*keyViews, error) {
 	ks := o.cur
 	if ks == nil {
 		return nil, errors.New("state is only available for tables with set semantics")
@@ -134,7 +134,7 @@ func (o *ptfOp) viewKey(i int, kind StateKind) (*keyViews, error) {
 	return kv, nil
 }
 
-func stateKindName(k StateKind) string {
+func stateKindName(k ptf.StateKind) string {
 	return [...]string{"value", "list", "map"}[k]
 }
 
@@ -168,9 +168,9 @@ func (o *ptfOp) viewStored(i int) (bool, error) {
 func (o *ptfOp) viewNamespace(i int) string {
 	sd := o.node.def.State[i]
 	switch sd.Kind {
-	case ListState:
+	case ptf.ListState:
 		return listNamespace(o.node.uid, sd.Name)
-	case MapState:
+	case ptf.MapState:
 		return mapNamespace(o.node.uid, sd.Name)
 	}
 	return ""
@@ -236,7 +236,7 @@ func listElemKey(enc []byte, p int64) []byte {
 // list returns list entry i of the current key, reading its meta record
 // the first time since the last checkpoint.
 func (o *ptfOp) list(i int) (*listDelta, error) {
-	kv, err := o.viewKey(i, ListState)
+	kv, err := o.viewKey(i, ptf.ListState)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +344,7 @@ func (o *ptfOp) readList(i int, from, to int64) ([][]byte, error) {
 	return recs, o.viewError(i, err)
 }
 
-func (o *ptfOp) listSize(i int) (int, error) {
+func (o *ptfOp) ListSize(i int) (int, error) {
 	d, err := o.list(i)
 	if err != nil {
 		return 0, err
@@ -355,7 +355,7 @@ func (o *ptfOp) listSize(i int) (int, error) {
 	return int(d.end() - d.head), nil
 }
 
-func (o *ptfOp) listSlice(i, from, max int) ([]any, error) {
+func (o *ptfOp) ListSlice(i, from, max int) ([]any, error) {
 	d, err := o.list(i)
 	if err != nil {
 		return nil, err
@@ -406,7 +406,7 @@ func max64(a, b int64) int64 {
 	return b
 }
 
-func (o *ptfOp) listAdd(i int, vs []any) error {
+func (o *ptfOp) ListAdd(i int, vs []any) error {
 	d, err := o.list(i)
 	if err != nil {
 		return err
@@ -414,7 +414,7 @@ func (o *ptfOp) listAdd(i int, vs []any) error {
 	_, elem := o.viewTypes(i)
 	for _, v := range vs {
 		if v == nil {
-			return ErrNullElement
+			return ptf.ErrNullElement
 		}
 		if err := checkValueKind(v, elem); err != nil {
 			return o.viewError(i, err)
@@ -434,7 +434,7 @@ func (o *ptfOp) listAdd(i int, vs []any) error {
 	return nil
 }
 
-func (o *ptfOp) listClear(i int) error {
+func (o *ptfOp) ListClear(i int) error {
 	d, err := o.list(i)
 	if err != nil {
 		return err
@@ -502,21 +502,21 @@ func deletePrefix(tx state.Tx, ns string, prefix []byte) error {
 func (o *ptfOp) endCallViews(ks *keyState) {
 	v := &o.views
 	for _, it := range v.open {
-		it.close()
+		it.Close()
 	}
 	v.open = v.open[:0]
 	for i, c := range ks.cleared {
-		if !c || o.node.def.State[i].Kind == ValueState {
+		if !c || o.node.def.State[i].Kind == ptf.ValueState {
 			continue
 		}
 		saved := o.cur
 		o.cur = ks
 		switch o.node.def.State[i].Kind {
-		case ListState:
+		case ptf.ListState:
 			if d, err := o.list(i); err == nil {
 				o.clearList(d)
 			}
-		case MapState:
+		case ptf.MapState:
 			if d, err := o.mapDelta(i); err == nil {
 				o.clearMap(d)
 			}

@@ -2,12 +2,12 @@ package runtime_test
 
 import (
 	"fmt"
-	"path/filepath"
-	"testing"
-
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
+	"path/filepath"
+	"testing"
 )
 
 // BenchmarkViews runs Go PTFs with list and map state over 100k rows, with
@@ -17,10 +17,10 @@ func BenchmarkViews(b *testing.B) {
 	const n = 100_000
 	evals := []struct {
 		name string
-		eval func(ctx *runtime.Context, r types.Row) error
+		eval func(ctx *ptf.Context, r types.Row) error
 	}{
-		{"list_add", func(ctx *runtime.Context, r types.Row) error { return ctx.List(0).Add(r.Fields[1]) }},
-		{"list_add_size", func(ctx *runtime.Context, r types.Row) error {
+		{"list_add", func(ctx *ptf.Context, r types.Row) error { return ctx.List(0).Add(r.Fields[1]) }},
+		{"list_add_size", func(ctx *ptf.Context, r types.Row) error {
 			l := ctx.List(0)
 			if err := l.Add(r.Fields[1]); err != nil {
 				return err
@@ -28,7 +28,7 @@ func BenchmarkViews(b *testing.B) {
 			_, err := l.Size()
 			return err
 		}},
-		{"map_get_put", func(ctx *runtime.Context, r types.Row) error {
+		{"map_get_put", func(ctx *ptf.Context, r types.Row) error {
 			m := ctx.Map(1)
 			v, _, err := m.Get(r.Fields[1])
 			if err != nil {
@@ -101,7 +101,7 @@ func BenchmarkViews_storeReads(b *testing.B) {
 		}
 		var phase string
 		var i int
-		h, err := runtime.NewHarness(viewFunc(func(ctx *runtime.Context, r types.Row) error {
+		h, err := runtime.NewHarness(viewFunc(func(ctx *ptf.Context, r types.Row) error {
 			l, m := ctx.List(0), ctx.Map(1)
 			switch phase {
 			case "fill":

@@ -3,10 +3,10 @@ package runtime
 import (
 	"bytes"
 	"fmt"
-	"strings"
-
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
+	"strings"
 )
 
 // SHOW STATE rows of list and map state (the layout is in views.go).
@@ -17,21 +17,21 @@ const maxShownElements = 20
 
 // viewEntryOf splits a list or map namespace of uid into its entry name
 // and kind; false for other namespaces.
-func viewEntryOf(ns, uid string) (entry string, kind StateKind, ok bool) {
+func viewEntryOf(ns, uid string) (entry string, kind ptf.StateKind, ok bool) {
 	if rest, found := strings.CutPrefix(ns, "list/"+uid+"/"); found {
-		return rest, ListState, true
+		return rest, ptf.ListState, true
 	}
 	if rest, found := strings.CutPrefix(ns, "map/"+uid+"/"); found {
-		return rest, MapState, true
+		return rest, ptf.MapState, true
 	}
-	return "", ValueState, false
+	return "", ptf.ValueState, false
 }
 
 // describeView returns SHOW STATE rows (key, state, value, written at) for
 // list or map namespace ns: one per element (s[0], s[1], ...) or entry
 // (m[key]), at most maxShownElements per key. filter, if not nil, is the
 // encoded partition key to show.
-func describeView(tx state.Tx, ns, entry string, kind StateKind, filter []byte) ([][]string, error) {
+func describeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []byte) ([][]string, error) {
 	var rows [][]string
 	var group []byte // the partition key being read
 	var head int64   // its list's head
@@ -59,7 +59,7 @@ func describeView(tx state.Tx, ns, entry string, kind StateKind, filter []byte) 
 		rows = append(rows, []string{describeKey(enc), label, value, types.FormatValue(types.Instant{Millis: recordTime(rec)}, types.TypeTimestampLTZ)})
 	}
 	err := tx.Scan(ns, filter, func(k, v []byte) error {
-		if kind == ListState {
+		if kind == ptf.ListState {
 			// A key's meta record comes first (0x00 sorts before the index
 			// tag), then its elements.
 			n := len(group)

@@ -3,16 +3,16 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/state/statetest"
 	"math"
 	"math/big"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/state/statetest"
 )
 
 func TestValueCodec_roundTrip(t *testing.T) {
@@ -122,18 +122,18 @@ func TestCheckValueKind(t *testing.T) {
 
 // ttlHarness runs a Go PTF with list l and map m under a TTL of 10 ms on a
 // clock the test moves.
-func ttlHarness(t *testing.T, st state.Store, clock *int64, eval func(*Context, types.Row) error) *Harness {
+func ttlHarness(t *testing.T, st state.Store, clock *int64, eval func(*ptf.Context, types.Row) error) *Harness {
 	t.Helper()
 	lt, mt := types.ArrayOf(types.TypeString), types.MapOf(types.TypeString, types.TypeInt)
-	def := &FuncDef{
+	def := &ptf.FuncDef{
 		Name: "ttl", Language: "GO",
-		Args: []ArgDecl{{Name: "r", Traits: SetSemanticTable}},
-		State: []StateDecl{
-			{Name: "l", Kind: ListState, Type: &lt, TTL: 10 * time.Millisecond, TTLSet: true},
-			{Name: "m", Kind: MapState, Type: &mt, TTL: 10 * time.Millisecond, TTLSet: true},
+		Args: []ptf.ArgDecl{{Name: "r", Traits: ptf.SetSemanticTable}},
+		State: []ptf.StateDecl{
+			{Name: "l", Kind: ptf.ListState, Type: &lt, TTL: 10 * time.Millisecond, TTLSet: true},
+			{Name: "m", Kind: ptf.MapState, Type: &mt, TTL: 10 * time.Millisecond, TTLSet: true},
 		},
 		Output: types.TypeString,
-		New:    func(CallSpec) (PTF, error) { return &goTestPTF{eval}, nil },
+		New:    func(ptf.CallSpec) (ptf.PTF, error) { return &goTestPTF{eval}, nil },
 	}
 	in := types.Schema{Columns: []types.Column{{Name: "name", Type: types.TypeString}, {Name: "v", Type: types.TypeString}}}
 	h, err := NewHarness(def, in, HarnessOptions{PartitionBy: []string{"name"}, Store: st})
@@ -146,11 +146,11 @@ func ttlHarness(t *testing.T, st state.Store, clock *int64, eval func(*Context, 
 }
 
 type goTestPTF struct {
-	eval func(*Context, types.Row) error
+	eval func(*ptf.Context, types.Row) error
 }
 
-func (p *goTestPTF) Eval(ctx *Context, r types.Row) error { return p.eval(ctx, r) }
-func (p *goTestPTF) OnTimer(*Context) error               { return nil }
+func (p *goTestPTF) Eval(ctx *ptf.Context, r types.Row) error { return p.eval(ctx, r) }
+func (p *goTestPTF) OnTimer(*ptf.Context) error               { return nil }
 func (p *goTestPTF) NewState(int) (any, error)            { return nil, nil }
 func (p *goTestPTF) EncodeState(int, any) ([]byte, error) { return nil, nil }
 func (p *goTestPTF) DecodeState(int, []byte) (any, error) { return nil, nil }
@@ -173,7 +173,7 @@ func TestViews_TTL(t *testing.T) {
 	for _, open := range []func(*testing.T) state.Store{statetest.OpenMem, statetest.OpenBolt} {
 		st := open(t)
 		var clock int64 = 1000
-		h := ttlHarness(t, st, &clock, func(ctx *Context, r types.Row) error {
+		h := ttlHarness(t, st, &clock, func(ctx *ptf.Context, r types.Row) error {
 			l, m := ctx.List(0), ctx.Map(1)
 			if v := r.Fields[1].(string); v != "" {
 				if err := l.Add(v); err != nil {
@@ -261,7 +261,7 @@ func TestListView_large(t *testing.T) {
 		var clock int64
 		read := false
 		var summary string
-		h := ttlHarness(t, st, &clock, func(ctx *Context, r types.Row) error {
+		h := ttlHarness(t, st, &clock, func(ctx *ptf.Context, r types.Row) error {
 			l := ctx.List(0)
 			if !read {
 				return l.Add(r.Fields[1])
@@ -325,7 +325,7 @@ func TestListView_large(t *testing.T) {
 func TestDescribeView_manyElements(t *testing.T) {
 	st := statetest.OpenMem(t)
 	var clock int64
-	h := ttlHarness(t, st, &clock, func(ctx *Context, r types.Row) error {
+	h := ttlHarness(t, st, &clock, func(ctx *ptf.Context, r types.Row) error {
 		for i := 0; i < 25; i++ {
 			if err := ctx.List(0).Add(fmt.Sprint(i)); err != nil {
 				return err
@@ -343,11 +343,11 @@ func TestDescribeView_manyElements(t *testing.T) {
 	var rows [][]string
 	err := st.View(func(tx state.Tx) error {
 		var err error
-		rows, err = describeView(tx, listNamespace("ttl", "l"), "l", ListState, nil)
+		rows, err = describeView(tx, listNamespace("ttl", "l"), "l", ptf.ListState, nil)
 		if err != nil {
 			return err
 		}
-		mrows, err := describeView(tx, mapNamespace("ttl", "m"), "m", MapState, encodeKey([]any{"Bob"}))
+		mrows, err := describeView(tx, mapNamespace("ttl", "m"), "m", ptf.MapState, encodeKey([]any{"Bob"}))
 		rows = append(rows, mrows...)
 		return err
 	})

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/state"
 	"iter"
 	"sort"
-
-	"github.com/ptfsh/ptfsh/state"
 )
 
 // Map state: Flink's MapView in the store (the layout is in views.go).
@@ -15,7 +15,7 @@ import (
 // mapKeyOf checks and encodes a map key.
 func (o *ptfOp) mapKeyOf(i int, k any) (string, error) {
 	if k == nil {
-		return "", ErrNullKey
+		return "", ptf.ErrNullKey
 	}
 	kt, _ := o.viewTypes(i)
 	if err := checkValueKind(k, kt); err != nil {
@@ -25,7 +25,7 @@ func (o *ptfOp) mapKeyOf(i int, k any) (string, error) {
 }
 
 func (o *ptfOp) mapDelta(i int) (*mapDelta, error) {
-	kv, err := o.viewKey(i, MapState)
+	kv, err := o.viewKey(i, ptf.MapState)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (d *mapDelta) noteExpired(ek string) {
 	d.expired[ek] = true
 }
 
-func (o *ptfOp) mapGet(i int, k any) (any, bool, error) {
+func (o *ptfOp) MapGet(i int, k any) (any, bool, error) {
 	d, err := o.mapDelta(i)
 	if err != nil {
 		return nil, false, err
@@ -87,7 +87,7 @@ func (o *ptfOp) mapGet(i int, k any) (any, bool, error) {
 	return v, true, nil
 }
 
-func (o *ptfOp) mapPut(i int, keys, vals []any) error {
+func (o *ptfOp) MapPut(i int, keys, vals []any) error {
 	d, err := o.mapDelta(i)
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func (o *ptfOp) setMapWrite(d *mapDelta, ek string, rec []byte) {
 	d.writes[ek] = rec
 }
 
-func (o *ptfOp) mapRemove(i int, k any) error {
+func (o *ptfOp) MapRemove(i int, k any) error {
 	d, err := o.mapDelta(i)
 	if err != nil {
 		return err
@@ -140,7 +140,7 @@ func (o *ptfOp) mapRemove(i int, k any) error {
 	return nil
 }
 
-func (o *ptfOp) mapClear(i int) error {
+func (o *ptfOp) MapClear(i int) error {
 	d, err := o.mapDelta(i)
 	if err != nil {
 		return err
@@ -209,7 +209,7 @@ type storeEntry struct {
 
 const mapScanBatch = 256
 
-func (o *ptfOp) mapIter(i int) (mapCursor, error) {
+func (o *ptfOp) MapIter(i int) (ptf.MapCursor, error) {
 	d, err := o.mapDelta(i)
 	if err != nil {
 		return nil, err
@@ -250,7 +250,7 @@ func (o *ptfOp) mapIter(i int) (mapCursor, error) {
 	return it, nil
 }
 
-func (it *mapIter) next() (k, v any, ok bool, err error) {
+func (it *mapIter) Next() (k, v any, ok bool, err error) {
 	d := it.d
 	for !it.closed {
 		if it.gen != d.gen { // cleared: the store's entries are gone
@@ -263,7 +263,7 @@ func (it *mapIter) next() (k, v any, ok bool, err error) {
 				it.dropStore()
 				if it.err != nil {
 					err := it.o.viewError(it.i, it.err)
-					it.close()
+					it.Close()
 					return nil, nil, false, err
 				}
 			}
@@ -302,7 +302,7 @@ func (it *mapIter) next() (k, v any, ok bool, err error) {
 				continue
 			}
 		default:
-			it.close()
+			it.Close()
 			return nil, nil, false, nil
 		}
 		v, rest, err := recordValue(rec)
@@ -310,7 +310,7 @@ func (it *mapIter) next() (k, v any, ok bool, err error) {
 			k, _, err = readValue(rest)
 		}
 		if err != nil {
-			it.close()
+			it.Close()
 			return nil, nil, false, it.o.viewError(it.i, err)
 		}
 		return k, v, true, nil
@@ -325,7 +325,7 @@ func (it *mapIter) dropStore() {
 	it.pull, it.stop, it.buf = nil, nil, nil
 }
 
-func (it *mapIter) close() {
+func (it *mapIter) Close() {
 	it.dropStore()
 	it.closed = true
 }

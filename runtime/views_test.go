@@ -5,27 +5,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
-	"testing"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 	"github.com/ptfsh/ptfsh/state/statetest"
+	"regexp"
+	"strings"
+	"testing"
 )
 
 // viewPTF is a Go PTF for the tests of list and map state: eval runs per
 // row. It is a StateCodec only because the runtime asks one of every PTF
 // that declares state; list and map state never use it.
 type viewPTF struct {
-	eval    func(ctx *runtime.Context, r types.Row) error
-	onTimer func(ctx *runtime.Context) error
+	eval    func(ctx *ptf.Context, r types.Row) error
+	onTimer func(ctx *ptf.Context) error
 }
 
-func (p *viewPTF) Eval(ctx *runtime.Context, r types.Row) error { return p.eval(ctx, r) }
-func (p *viewPTF) OnTimer(ctx *runtime.Context) error {
+func (p *viewPTF) Eval(ctx *ptf.Context, r types.Row) error { return p.eval(ctx, r) }
+func (p *viewPTF) OnTimer(ctx *ptf.Context) error {
 	if p.onTimer == nil {
 		return nil
 	}
@@ -43,17 +43,17 @@ var (
 
 // viewFunc declares state l ARRAY<STRING> (a list) and m MAP<STRING, INT>
 // (a map) on a set-semantic table r.
-func viewFunc(eval func(ctx *runtime.Context, r types.Row) error) *runtime.FuncDef {
-	return &runtime.FuncDef{
+func viewFunc(eval func(ctx *ptf.Context, r types.Row) error) *ptf.FuncDef {
+	return &ptf.FuncDef{
 		Name:     "views",
 		Language: "GO",
-		Args:     []runtime.ArgDecl{{Name: "r", Traits: runtime.SetSemanticTable}},
-		State: []runtime.StateDecl{
-			{Name: "l", Kind: runtime.ListState, Type: &listOfString},
-			{Name: "m", Kind: runtime.MapState, Type: &mapStringToInt},
+		Args:     []ptf.ArgDecl{{Name: "r", Traits: ptf.SetSemanticTable}},
+		State: []ptf.StateDecl{
+			{Name: "l", Kind: ptf.ListState, Type: &listOfString},
+			{Name: "m", Kind: ptf.MapState, Type: &mapStringToInt},
 		},
 		Output: types.TypeString,
-		New:    func(runtime.CallSpec) (runtime.PTF, error) { return &viewPTF{eval: eval}, nil },
+		New:    func(ptf.CallSpec) (ptf.PTF, error) { return &viewPTF{eval: eval}, nil },
 	}
 }
 
@@ -73,7 +73,7 @@ func rows(kvs ...string) []types.Row {
 	return out
 }
 
-func newViewHarness(t *testing.T, st state.Store, eval func(*runtime.Context, types.Row) error) *runtime.Harness {
+func newViewHarness(t *testing.T, st state.Store, eval func(*ptf.Context, types.Row) error) *runtime.Harness {
 	t.Helper()
 	h, err := runtime.NewHarness(viewFunc(eval), viewInput, runtime.HarnessOptions{PartitionBy: []string{"name"}, Store: st})
 	if err != nil {
@@ -97,12 +97,12 @@ func process(t *testing.T, h *runtime.Harness, rs ...types.Row) string {
 	return b.String()
 }
 
-func collectf(ctx *runtime.Context, format string, args ...any) error {
+func collectf(ctx *ptf.Context, format string, args ...any) error {
 	return ctx.Collect(types.Row{Fields: []any{fmt.Sprintf(format, args...)}})
 }
 
 // listString renders a list with Range.
-func listString(l runtime.ListView) (string, error) {
+func listString(l ptf.ListView) (string, error) {
 	var parts []string
 	err := l.Range(func(i int, v any) bool {
 		parts = append(parts, fmt.Sprint(v))
@@ -112,7 +112,7 @@ func listString(l runtime.ListView) (string, error) {
 }
 
 // appendEval shows the list and its size, then adds the row's v.
-func appendEval(ctx *runtime.Context, r types.Row) error {
+func appendEval(ctx *ptf.Context, r types.Row) error {
 	l := ctx.List(0)
 	s, err := listString(l)
 	if err != nil {
@@ -163,7 +163,7 @@ Alice: 2 [x, y]
 func TestListView_Get(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
-			h := newViewHarness(t, st.open(t), func(ctx *runtime.Context, r types.Row) error {
+			h := newViewHarness(t, st.open(t), func(ctx *ptf.Context, r types.Row) error {
 				l := ctx.List(0)
 				if err := l.Add(r.Fields[1]); err != nil {
 					return err
@@ -178,7 +178,7 @@ func TestListView_Get(t *testing.T) {
 					return err
 				}
 				_, errOut := l.Get(n)
-				var ie *runtime.IndexError
+				var ie *ptf.IndexError
 				if !errors.As(errOut, &ie) {
 					return fmt.Errorf("Get(%d) = %v, want an IndexError", n, errOut)
 				}
@@ -211,7 +211,7 @@ Bob: a d [b c] list index 4 out of range (size 4)
 func TestListView_ClearState(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
-			h := newViewHarness(t, st.open(t), func(ctx *runtime.Context, r types.Row) error {
+			h := newViewHarness(t, st.open(t), func(ctx *ptf.Context, r types.Row) error {
 				l := ctx.List(0)
 				s, err := listString(l)
 				if err != nil {
@@ -224,10 +224,10 @@ func TestListView_ClearState(t *testing.T) {
 				if err := l.Add(fmt.Sprint(n)); err != nil {
 					return err
 				}
-				if err := l.Add(nil); !errors.Is(err, runtime.ErrNullElement) {
+				if err := l.Add(nil); !errors.Is(err, ptf.ErrNullElement) {
 					return fmt.Errorf("Add(nil) = %v", err)
 				}
-				if err := l.AddAll([]any{"item0", nil}); !errors.Is(err, runtime.ErrNullElement) {
+				if err := l.AddAll([]any{"item0", nil}); !errors.Is(err, ptf.ErrNullElement) {
 					return fmt.Errorf("AddAll with a NULL = %v", err)
 				}
 				if n == 2 {
@@ -258,7 +258,7 @@ Bob: []
 func TestListView_Clear(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
-			h := newViewHarness(t, st.open(t), func(ctx *runtime.Context, r types.Row) error {
+			h := newViewHarness(t, st.open(t), func(ctx *ptf.Context, r types.Row) error {
 				l := ctx.List(0)
 				if r.Fields[1] == "clear" {
 					if err := l.Clear(); err != nil {
@@ -300,7 +300,7 @@ Bob: [p, q, d, e]
 }
 
 // mapString renders a map with Range, its size and IsEmpty.
-func mapString(m runtime.MapView) (string, error) {
+func mapString(m ptf.MapView) (string, error) {
 	var parts []string
 	err := m.Range(func(k, v any) bool {
 		parts = append(parts, fmt.Sprintf("%v=%v", k, types.FormatValue(v, types.Type{})))
@@ -319,7 +319,7 @@ func mapString(m runtime.MapView) (string, error) {
 
 // mapEval runs the command in v: "put k n", "putnull k", "del k",
 // "clear", "get k", then shows the map.
-func mapEval(ctx *runtime.Context, r types.Row) error {
+func mapEval(ctx *ptf.Context, r types.Row) error {
 	m := ctx.Map(1)
 	cmd := strings.Fields(r.Fields[1].(string))
 	var note string
@@ -415,7 +415,7 @@ Bob: {q=1} size 1 empty false get q = 1 true true
 }
 
 func TestMapView_nullKeys(t *testing.T) {
-	h := newViewHarness(t, statetest.OpenMem(t), func(ctx *runtime.Context, r types.Row) error {
+	h := newViewHarness(t, statetest.OpenMem(t), func(ctx *ptf.Context, r types.Row) error {
 		m := ctx.Map(1)
 		checks := []error{
 			m.Put(nil, int64(42)),
@@ -427,7 +427,7 @@ func TestMapView_nullKeys(t *testing.T) {
 		_, err = m.Contains(nil)
 		checks = append(checks, err)
 		for i, err := range checks {
-			if !errors.Is(err, runtime.ErrNullKey) {
+			if !errors.Is(err, ptf.ErrNullKey) {
 				return fmt.Errorf("check %d: %v, want ErrNullKey", i, err)
 			}
 		}
@@ -450,7 +450,7 @@ func TestMapView_nullKeys(t *testing.T) {
 func TestMapView_Range_changing(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
-			h := newViewHarness(t, st.open(t), func(ctx *runtime.Context, r types.Row) error {
+			h := newViewHarness(t, st.open(t), func(ctx *ptf.Context, r types.Row) error {
 				m := ctx.Map(1)
 				if r.Fields[1] == "fill" {
 					for _, k := range []string{"b", "d", "f"} {
@@ -489,7 +489,7 @@ func TestMapView_Range_changing(t *testing.T) {
 }
 
 func TestContext_List_wrongKind(t *testing.T) {
-	h := newViewHarness(t, statetest.OpenMem(t), func(ctx *runtime.Context, r types.Row) error {
+	h := newViewHarness(t, statetest.OpenMem(t), func(ctx *ptf.Context, r types.Row) error {
 		_, err1 := ctx.List(1).Size()
 		_, _, err2 := ctx.Map(0).Get("x")
 		return collectf(ctx, "%v; %v", err1, err2)
@@ -512,7 +512,7 @@ func TestSession_views(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sess.Catalog().RegisterBuiltIn(viewFunc(func(ctx *runtime.Context, r types.Row) error {
+			sess.Catalog().RegisterBuiltIn(viewFunc(func(ctx *ptf.Context, r types.Row) error {
 				if err := appendEval(ctx, r); err != nil {
 					return err
 				}
@@ -590,18 +590,18 @@ func TestSession_views_onTimer(t *testing.T) {
 		t.Fatal(err)
 	}
 	def := viewFunc(nil)
-	def.Args[0].Traits |= runtime.RequireOnTime
+	def.Args[0].Traits |= ptf.RequireOnTime
 	def.HasOnTimer = true
-	def.New = func(runtime.CallSpec) (runtime.PTF, error) {
+	def.New = func(ptf.CallSpec) (ptf.PTF, error) {
 		return &viewPTF{
-			eval: func(ctx *runtime.Context, r types.Row) error {
+			eval: func(ctx *ptf.Context, r types.Row) error {
 				if err := ctx.List(0).Add(r.Fields[1]); err != nil {
 					return err
 				}
 				ts, _ := ctx.Time()
 				return ctx.RegisterOnTime("flush", ts+10)
 			},
-			onTimer: func(ctx *runtime.Context) error {
+			onTimer: func(ctx *ptf.Context) error {
 				s, err := listString(ctx.List(0))
 				if err != nil {
 					return err

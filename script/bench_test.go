@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 )
@@ -51,7 +52,7 @@ func BenchmarkEval(b *testing.B) {
 					b.Fatal(err)
 				}
 				opts := runtime.HarnessOptions{}
-				if def.Args[0].Traits.Has(runtime.SetSemanticTable) {
+				if def.Args[0].Traits.Has(ptf.SetSemanticTable) {
 					opts.PartitionBy = []string{"name"}
 				}
 				h, err := runtime.NewHarness(def, names, opts)

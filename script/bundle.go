@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
-	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // stdlibPrefix is how a function imports a module of the embedded stdlib.
@@ -100,7 +100,7 @@ func (e *Engine) build(s *source) (*bundle, error) {
 	}
 	sm, err := parseSourceMap(smap, rename)
 	if err != nil {
-		return nil, loadErrorf(s.name, sqlmini.Pos{Filename: s.display}, "%v", err)
+		return nil, loadErrorf(s.name, types.Pos{Filename: s.display}, "%v", err)
 	}
 	return &bundle{code: string(code), sm: sm, module: true, esm: format == "esm"}, nil
 }
@@ -125,7 +125,7 @@ func (e *Engine) transformScript(s *source, loader api.Loader, rename func(strin
 	}
 	sm, err := parseSourceMap(res.Map, rename)
 	if err != nil {
-		return nil, loadErrorf(s.name, sqlmini.Pos{Filename: s.display}, "%v", err)
+		return nil, loadErrorf(s.name, types.Pos{Filename: s.display}, "%v", err)
 	}
 	sm.lineShift = 1
 	return &bundle{code: "{\n" + string(res.Code) + "\n}", sm: sm}, nil
@@ -199,7 +199,7 @@ func esbuildError(fn string, msgs []api.Message, rename func(string) string) *Er
 		if loc.Namespace == stdlibNamespace {
 			file = stdlibNamespace + ":" + file
 		}
-		err.Pos = sqlmini.Pos{
+		err.Pos = types.Pos{
 			Filename: rename(file),
 			Line:     loc.Line,
 			Column:   byteToRuneColumn(loc.LineText, loc.Column) + 1,

@@ -5,7 +5,7 @@ import (
 	"testing/fstest"
 
 	"github.com/dop251/goja"
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/script"
 )
 
@@ -13,7 +13,7 @@ import (
 // script by another JavaScript host, ends in the declaration object.
 func TestEngine_Bundle_completionValue(t *testing.T) {
 	e := script.NewEngine(script.Options{
-		ParseType: runtime.ParseType,
+		ParseType: ptf.ParseType,
 		Stdlib:    fstest.MapFS{"greet.js": {Data: []byte(`export const hi = (n) => "Hi " + n;`)}},
 	})
 	defer e.Close()

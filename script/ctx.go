@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -322,7 +322,7 @@ func clampTime(f float64, i int64) int64 {
 
 // Changelog returns the changelog declaration of a function this Engine
 // loaded; false if def is not one of its functions.
-func (e *Engine) Changelog(def *runtime.FuncDef) (Changelog, bool) {
+func (e *Engine) Changelog(def *ptf.FuncDef) (Changelog, bool) {
 	d, ok := e.decls[def]
 	if !ok {
 		return Changelog{}, false
@@ -335,10 +335,10 @@ func (e *Engine) Changelog(def *runtime.FuncDef) (Changelog, bool) {
 // modes of its table arguments (by table position) and required the mode
 // the consumer requires. Without a declaration the output is insert-only;
 // "upsert" deletes by key when the consumer accepts that.
-func (e *Engine) ChangelogMode(def *runtime.FuncDef, tables []runtime.ChangelogMode, required runtime.ChangelogMode) (runtime.ChangelogMode, error) {
+func (e *Engine) ChangelogMode(def *ptf.FuncDef, tables []types.ChangelogMode, required types.ChangelogMode) (types.ChangelogMode, error) {
 	d, ok := e.decls[def]
 	if !ok {
-		return runtime.ChangelogMode{}, fmt.Errorf("%s is not a JavaScript function", def.Name)
+		return types.ChangelogMode{}, fmt.Errorf("%s is not a JavaScript function", def.Name)
 	}
 	var v goja.Value
 	if d.clFunc != nil {
@@ -353,22 +353,22 @@ func (e *Engine) ChangelogMode(def *runtime.FuncDef, tables []runtime.ChangelogM
 		})
 		_ = cctx.Set("getRequiredChangelogMode", func(goja.FunctionCall) goja.Value { return e.modeToJS(required) })
 		if err := e.enter(nil); err != nil {
-			return runtime.ChangelogMode{}, err
+			return types.ChangelogMode{}, err
 		}
 		res, err := d.clFunc(d.obj, cctx)
 		e.leave()
 		if err != nil {
-			return runtime.ChangelogMode{}, e.callError(d.name, err)
+			return types.ChangelogMode{}, e.callError(d.name, err)
 		}
 		v = res
 	} else if d.changelog.Mode != "" {
 		v = e.vm.ToValue(d.changelog.Mode)
 	} else {
-		return runtime.InsertOnly, nil
+		return types.InsertOnly, nil
 	}
 	m, err := e.modeFromJS(v)
 	if err != nil {
-		return runtime.ChangelogMode{}, &Error{Func: d.name, Msg: "changelog: " + err.Error()}
+		return types.ChangelogMode{}, &Error{Func: d.name, Msg: "changelog: " + err.Error()}
 	}
 	if m.Contains(types.Delete) && !m.Contains(types.UpdateBefore) && goja.IsString(v) {
 		m.KeyOnlyDeletes = required.KeyOnlyDeletes // "upsert": deletes as the consumer needs them

@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // decl is a loaded function's declaration (DESIGN §4).
@@ -22,8 +21,8 @@ type decl struct {
 
 	obj     *goja.Object // the declaration; eval and onTimer run with it as this
 	output  types.Type
-	args    []runtime.ArgDecl
-	state   []runtime.StateDecl
+	args    []ptf.ArgDecl
+	state   []ptf.StateDecl
 	initial []stateInit
 	eval    goja.Callable
 	onTimer goja.Callable
@@ -144,7 +143,7 @@ func (e *Engine) parseArgs(d *decl, v goja.Value, errAt errAtFunc) error {
 			return errAt(name, "duplicate argument name %q", name)
 		}
 		seen[name] = true
-		a := runtime.ArgDecl{Name: name}
+		a := ptf.ArgDecl{Name: name}
 		if tv := ao.Get("traits"); tv != nil && !goja.IsUndefined(tv) && !goja.IsNull(tv) {
 			to, ok := tv.(*goja.Object)
 			if !ok || to.ClassName() != "Array" {
@@ -153,13 +152,13 @@ func (e *Engine) parseArgs(d *decl, v goja.Value, errAt errAtFunc) error {
 			tn := int(to.Get("length").ToInteger())
 			for j := 0; j < tn; j++ {
 				s := to.Get(strconv.Itoa(j))
-				tr, ok := runtime.ParseTrait(s.String())
+				tr, ok := ptf.ParseTrait(s.String())
 				if !ok || !goja.IsString(s) {
 					if s.String() == "SCALAR" {
 						continue
 					}
 					return errAt(s.String(), "argument %q: unknown trait %q; valid traits are %s",
-						name, s.String(), strings.Join(runtime.TraitNames(), ", "))
+						name, s.String(), strings.Join(ptf.TraitNames(), ", "))
 				}
 				a.Traits |= tr
 			}
@@ -192,31 +191,31 @@ func (e *Engine) parseArgs(d *decl, v goja.Value, errAt errAtFunc) error {
 
 // checkTraits rejects trait sets that cannot describe an argument (the
 // planner checks how arguments combine).
-func checkTraits(name string, t runtime.Trait) error {
-	if t.Has(runtime.RowSemanticTable | runtime.SetSemanticTable) {
+func checkTraits(name string, t ptf.Trait) error {
+	if t.Has(ptf.RowSemanticTable | ptf.SetSemanticTable) {
 		return fmt.Errorf("argument %q: ROW_SEMANTIC_TABLE and SET_SEMANTIC_TABLE exclude each other", name)
 	}
-	tableOnly := []runtime.Trait{runtime.OptionalPartitionBy, runtime.PassColumnsThrough, runtime.RequireOnTime,
-		runtime.SupportUpdates, runtime.RequireUpdateBefore, runtime.RequireFullDelete}
+	tableOnly := []ptf.Trait{ptf.OptionalPartitionBy, ptf.PassColumnsThrough, ptf.RequireOnTime,
+		ptf.SupportUpdates, ptf.RequireUpdateBefore, ptf.RequireFullDelete}
 	for _, tr := range tableOnly {
 		if t.Has(tr) && !t.IsTable() {
 			return fmt.Errorf("argument %q: trait %s needs a table argument (add ROW_SEMANTIC_TABLE or SET_SEMANTIC_TABLE)", name, traitName(tr))
 		}
 	}
-	if t.Has(runtime.OptionalPartitionBy) && !t.Has(runtime.SetSemanticTable) {
+	if t.Has(ptf.OptionalPartitionBy) && !t.Has(ptf.SetSemanticTable) {
 		return fmt.Errorf("argument %q: trait OPTIONAL_PARTITION_BY needs SET_SEMANTIC_TABLE", name)
 	}
-	for _, tr := range []runtime.Trait{runtime.RequireUpdateBefore, runtime.RequireFullDelete} {
-		if t.Has(tr) && !t.Has(runtime.SupportUpdates) {
+	for _, tr := range []ptf.Trait{ptf.RequireUpdateBefore, ptf.RequireFullDelete} {
+		if t.Has(tr) && !t.Has(ptf.SupportUpdates) {
 			return fmt.Errorf("argument %q: trait %s needs SUPPORT_UPDATES", name, traitName(tr))
 		}
 	}
 	return nil
 }
 
-func traitName(t runtime.Trait) string {
-	for _, n := range runtime.TraitNames() {
-		if tr, _ := runtime.ParseTrait(n); tr == t {
+func traitName(t ptf.Trait) string {
+	for _, n := range ptf.TraitNames() {
+		if tr, _ := ptf.ParseTrait(n); tr == t {
 			return n
 		}
 	}
@@ -233,7 +232,7 @@ func (e *Engine) parseState(d *decl, v goja.Value, errAt errAtFunc) error {
 	}
 	for _, name := range so.Keys() {
 		ev := so.Get(name)
-		sd := runtime.StateDecl{Name: name}
+		sd := ptf.StateDecl{Name: name}
 		var init stateInit
 		eo, ok := ev.(*goja.Object)
 		if !ok || eo.ClassName() != "Object" {
@@ -242,11 +241,11 @@ func (e *Engine) parseState(d *decl, v goja.Value, errAt errAtFunc) error {
 		if kv := eo.Get("kind"); kv != nil && !goja.IsUndefined(kv) {
 			switch kv.String() {
 			case "value":
-				sd.Kind = runtime.ValueState
+				sd.Kind = ptf.ValueState
 			case "list":
-				sd.Kind = runtime.ListState
+				sd.Kind = ptf.ListState
 			case "map":
-				sd.Kind = runtime.MapState
+				sd.Kind = ptf.MapState
 			default:
 				return errAt(kv.String(), "state entry %q: unknown kind %q; valid kinds are value, list, map", name, kv.String())
 			}
@@ -259,7 +258,7 @@ func (e *Engine) parseState(d *decl, v goja.Value, errAt errAtFunc) error {
 			if err != nil {
 				return errAt(tv.String(), "state entry %q: invalid type %q: %v", name, tv.String(), err)
 			}
-			want := map[runtime.StateKind]types.Kind{runtime.ValueState: types.KindRow, runtime.ListState: types.KindArray, runtime.MapState: types.KindMap}[sd.Kind]
+			want := map[ptf.StateKind]types.Kind{ptf.ValueState: types.KindRow, ptf.ListState: types.KindArray, ptf.MapState: types.KindMap}[sd.Kind]
 			if t.Kind != want {
 				return errAt(tv.String(), "state entry %q: a %s entry needs a %s type, not %s", name, kindName(sd.Kind), map[types.Kind]string{types.KindRow: "ROW<...>", types.KindArray: "ARRAY<T>", types.KindMap: "MAP<K, V>"}[want], t)
 			}
@@ -272,9 +271,9 @@ func (e *Engine) parseState(d *decl, v goja.Value, errAt errAtFunc) error {
 			}
 			init.def = n
 		}
-		if sd.Kind != runtime.ValueState { // Flink's ListView<T> and MapView<K, V>: typed, empty at first
+		if sd.Kind != ptf.ValueState { // Flink's ListView<T> and MapView<K, V>: typed, empty at first
 			if sd.Type == nil {
-				return errAt(name, "state entry %q: a %s entry needs a type, %s", name, kindName(sd.Kind), map[runtime.StateKind]string{runtime.ListState: "ARRAY<T>", runtime.MapState: "MAP<K, V>"}[sd.Kind])
+				return errAt(name, "state entry %q: a %s entry needs a type, %s", name, kindName(sd.Kind), map[ptf.StateKind]string{ptf.ListState: "ARRAY<T>", ptf.MapState: "MAP<K, V>"}[sd.Kind])
 			}
 			if init.def != nil {
 				return errAt(name, "state entry %q: a %s entry starts empty and takes no default", name, kindName(sd.Kind))
@@ -293,11 +292,11 @@ func (e *Engine) parseState(d *decl, v goja.Value, errAt errAtFunc) error {
 	return nil
 }
 
-func kindName(k runtime.StateKind) string {
+func kindName(k ptf.StateKind) string {
 	switch k {
-	case runtime.ListState:
+	case ptf.ListState:
 		return "list"
-	case runtime.MapState:
+	case ptf.MapState:
 		return "map"
 	}
 	return "value"
@@ -352,7 +351,7 @@ func quoteAll(ss []string) []string {
 // literal lit in the user's source ("lit", 'lit' or `lit`), else the
 // first occurrence of lit as a word, else the start of the declaration.
 // It is a text search, not a parse: good enough to point at the line.
-func (d *decl) locate(lit string) sqlmini.Pos {
+func (d *decl) locate(lit string) types.Pos {
 	src := d.src
 	off := -1
 	if lit != "" {
@@ -373,9 +372,9 @@ func (d *decl) locate(lit string) sqlmini.Pos {
 		off = strings.Index(src, "export default")
 	}
 	if off < 0 {
-		return sqlmini.Pos{Filename: d.display, Line: 1, Column: 1}
+		return types.Pos{Filename: d.display, Line: 1, Column: 1}
 	}
 	line := 1 + strings.Count(src[:off], "\n")
 	ls := strings.LastIndexByte(src[:off], '\n') + 1
-	return sqlmini.Pos{Filename: d.display, Offset: off, Line: line, Column: byteToRuneColumn(src[ls:], off-ls) + 1}
+	return types.Pos{Filename: d.display, Offset: off, Line: line, Column: byteToRuneColumn(src[ls:], off-ls) + 1}
 }

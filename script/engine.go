@@ -14,9 +14,8 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // Options configure an Engine.
@@ -72,7 +71,7 @@ type Engine struct {
 	strings stringCache
 	js      jsProtos
 
-	decls   map[*runtime.FuncDef]*decl
+	decls   map[*ptf.FuncDef]*decl
 	schemas map[*types.Field]*rowSchema // row schemas of ROW types, by their fields
 
 	// seed is the last SetSeed, which isolated instances copy (isolated.go).
@@ -102,7 +101,7 @@ func NewEngine(opts Options) *Engine {
 		vm:        vm,
 		maps:      map[string]*sourceMap{},
 		progs:     map[string]string{},
-		decls:     map[*runtime.FuncDef]*decl{},
+		decls:     map[*ptf.FuncDef]*decl{},
 		timeout:   opts.EvalTimeout,
 		maxRows:   max(opts.MaxRowsPerCall, 0),
 		maxMemory: max(opts.MaxMemory, 0),
@@ -149,7 +148,7 @@ func (e *Engine) SetEvalTimeout(d time.Duration) {
 // ("" for an inline source, shown as "<inline NAME>" in errors). A file
 // ending in .ts (or .mts, .cts, .tsx) is TypeScript. Errors are *Error
 // values positioned in the user's file.
-func (e *Engine) Load(name, file, src string) (*runtime.FuncDef, error) {
+func (e *Engine) Load(name, file, src string) (*ptf.FuncDef, error) {
 	def, s, err := e.load(name, file, src)
 	if err != nil {
 		return nil, e.withLine(err, s)
@@ -157,14 +156,14 @@ func (e *Engine) Load(name, file, src string) (*runtime.FuncDef, error) {
 	return def, nil
 }
 
-func (e *Engine) load(name, file, src string) (*runtime.FuncDef, *source, error) {
+func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 	s, err := e.newSource(name, file, src)
 	if err != nil {
 		return nil, s, err
 	}
 	if bad, ok := firstInvalidUTF8(src); ok {
 		// esbuild loops forever on a source that ends inside a UTF-8 sequence.
-		err := loadErrorf(name, sqlmini.Pos{Filename: s.display, Line: bad.line, Column: utf8.RuneCountInString(bad.before) + 1}, "%s", bad.message())
+		err := loadErrorf(name, types.Pos{Filename: s.display, Line: bad.line, Column: utf8.RuneCountInString(bad.before) + 1}, "%s", bad.message())
 		err.Line = bad.text
 		return nil, s, err
 	}
@@ -187,7 +186,7 @@ func (e *Engine) load(name, file, src string) (*runtime.FuncDef, *source, error)
 	if err != nil {
 		return nil, s, err
 	}
-	def := &runtime.FuncDef{
+	def := &ptf.FuncDef{
 		Name:       name,
 		File:       file,
 		Language:   "JAVASCRIPT",
@@ -199,10 +198,10 @@ func (e *Engine) load(name, file, src string) (*runtime.FuncDef, *source, error)
 	if s.ts {
 		def.Language = "TYPESCRIPT"
 	}
-	def.New = func(spec runtime.CallSpec) (runtime.PTF, error) { return e.newInstance(d, spec) }
-	def.NewIsolated = func(spec runtime.CallSpec) (runtime.PTF, error) { return e.newIsolated(name, file, src, spec) }
+	def.New = func(spec ptf.CallSpec) (ptf.PTF, error) { return e.newInstance(d, spec) }
+	def.NewIsolated = func(spec ptf.CallSpec) (ptf.PTF, error) { return e.newIsolated(name, file, src, spec) }
 	if d.changelog.Mode != "" || d.changelog.Func {
-		def.ChangelogMode = func(tables []runtime.ChangelogMode, required runtime.ChangelogMode) (runtime.ChangelogMode, error) {
+		def.ChangelogMode = func(tables []types.ChangelogMode, required types.ChangelogMode) (types.ChangelogMode, error) {
 			return e.ChangelogMode(def, tables, required)
 		}
 	}
@@ -237,7 +236,7 @@ func (e *Engine) newSource(name, file, src string) (*source, error) {
 	if base == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, loadErrorf(name, sqlmini.Pos{}, "%v", err)
+			return nil, loadErrorf(name, types.Pos{}, "%v", err)
 		}
 		base = wd
 	}
@@ -289,7 +288,7 @@ func (e *Engine) compile(s *source, progName string, b *bundle) (*goja.Program, 
 			pe := list[0]
 			return nil, e.syntaxError(s, b, pe.Position.Line, pe.Position.Column, pe.Message)
 		}
-		return nil, loadErrorf(s.name, sqlmini.Pos{Filename: s.display}, "SyntaxError: %v", err)
+		return nil, loadErrorf(s.name, types.Pos{Filename: s.display}, "SyntaxError: %v", err)
 	}
 	prg, err := goja.CompileAST(ast, false)
 	if err != nil {
@@ -298,15 +297,15 @@ func (e *Engine) compile(s *source, progName string, b *bundle) (*goja.Program, 
 			p := cse.File.Position(cse.Offset)
 			return nil, e.syntaxError(s, b, p.Line, p.Column, cse.Message)
 		}
-		return nil, loadErrorf(s.name, sqlmini.Pos{Filename: s.display}, "%v", err)
+		return nil, loadErrorf(s.name, types.Pos{Filename: s.display}, "%v", err)
 	}
 	return prg, nil
 }
 
 func (e *Engine) syntaxError(s *source, b *bundle, line, col int, msg string) *Error {
-	pos := sqlmini.Pos{Filename: s.display}
+	pos := types.Pos{Filename: s.display}
 	if f, l, c, ok := b.sm.original(line, col); ok {
-		pos = sqlmini.Pos{Filename: f, Line: l, Column: c}
+		pos = types.Pos{Filename: f, Line: l, Column: c}
 	}
 	err := loadErrorf(s.name, pos, "SyntaxError: %s", msg)
 	err.Line = b.sm.lineText(pos.Filename, pos.Line)
@@ -336,7 +335,7 @@ func (e *Engine) run(s *source, prg *goja.Program, b *bundle) (*goja.Object, err
 				v = obj.Get("default")
 			}
 			if v == nil || goja.IsUndefined(v) {
-				return nil, loadErrorf(s.name, sqlmini.Pos{Filename: s.display, Line: 1, Column: 1},
+				return nil, loadErrorf(s.name, types.Pos{Filename: s.display, Line: 1, Column: 1},
 					"the module has no default export: write export default { output: ..., eval(ctx, state, args) { ... } }")
 			}
 		}
@@ -347,7 +346,7 @@ func (e *Engine) run(s *source, prg *goja.Program, b *bundle) (*goja.Object, err
 		if v != nil && !goja.IsUndefined(v) {
 			what = v.String()
 		}
-		return nil, loadErrorf(s.name, sqlmini.Pos{Filename: s.display, Line: 1, Column: 1},
+		return nil, loadErrorf(s.name, types.Pos{Filename: s.display, Line: 1, Column: 1},
 			"the function's source must end in a declaration object ({ output: ..., eval(ctx, state, args) { ... } }) or export one as default, got %s", what)
 	}
 	return obj, nil

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/dop251/goja"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // Error is an error in a JavaScript function: a syntax error or an invalid
@@ -25,7 +25,7 @@ import (
 type Error struct {
 	// Pos is the position in the user's source; Pos.Line is 0 when unknown.
 	// An inline function's file is "<inline NAME>".
-	Pos sqlmini.Pos
+	Pos types.Pos
 	// Func is the name the function is registered under.
 	Func string
 	// Msg is the message: "TypeError: ..." for a JavaScript error, the Go
@@ -45,7 +45,7 @@ type Error struct {
 	Err error
 }
 
-var _ runtime.SourceError = (*Error)(nil)
+var _ ptf.SourceError = (*Error)(nil)
 
 // SourceLine implements runtime.SourceError: Line and Pos.Column.
 func (e *Error) SourceLine() (line string, col int, ok bool) {
@@ -88,7 +88,7 @@ func (e *Error) Detail() string {
 }
 
 // loadErrorf returns a load error of function fn at pos.
-func loadErrorf(fn string, pos sqlmini.Pos, format string, args ...any) *Error {
+func loadErrorf(fn string, pos types.Pos, format string, args ...any) *Error {
 	return &Error{Pos: pos, Func: fn, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -115,7 +115,7 @@ func (e *Engine) callError(fn string, err error) error {
 	case errors.As(err, &intr):
 		// Our interrupts carry an error that wraps runtime.ErrInterrupted
 		// or runtime.ErrLimit.
-		stack, msg, cause = intr.Stack(), "interrupted", runtime.ErrInterrupted
+		stack, msg, cause = intr.Stack(), "interrupted", ptf.ErrInterrupted
 		if v, ok := intr.Value().(interruptValue); ok {
 			msg, cause = v.err.Error(), v.err
 		}
@@ -203,28 +203,28 @@ func (e *Engine) safeString(v goja.Value) (s string, ok bool) {
 	return s, exc == nil
 }
 
-func posString(p sqlmini.Pos) string {
+func posString(p types.Pos) string {
 	return p.Filename + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column)
 }
 
 // framePos maps a stack frame to the user's file, and returns the line of
 // source it points at ("" when unknown).
-func (e *Engine) framePos(f *goja.StackFrame) (sqlmini.Pos, string, bool) {
+func (e *Engine) framePos(f *goja.StackFrame) (types.Pos, string, bool) {
 	name := f.SrcName()
 	if name == "<native>" {
-		return sqlmini.Pos{}, "", false
+		return types.Pos{}, "", false
 	}
 	gp := f.Position()
 	if m := e.maps[name]; m != nil {
 		if file, l, c, ok := m.original(gp.Line, gp.Column); ok {
-			return sqlmini.Pos{Filename: file, Line: l, Column: c}, m.lineText(file, l), true
+			return types.Pos{Filename: file, Line: l, Column: c}, m.lineText(file, l), true
 		}
 		// Code esbuild added (module helpers): its position is not in any
 		// file of the user's.
-		return sqlmini.Pos{}, "", false
+		return types.Pos{}, "", false
 	}
 	if gp.Line == 0 {
-		return sqlmini.Pos{}, "", false
+		return types.Pos{}, "", false
 	}
-	return sqlmini.Pos{Filename: name, Line: gp.Line, Column: gp.Column}, "", true
+	return types.Pos{Filename: name, Line: gp.Line, Column: gp.Column}, "", true
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/state"
@@ -39,7 +40,7 @@ func harness(t *testing.T, e *script.Engine, file, src string, opts runtime.Harn
 		t.Fatal(err)
 	}
 	for _, a := range def.Args {
-		if a.Traits.Has(runtime.SetSemanticTable) && opts.PartitionBy == nil {
+		if a.Traits.Has(ptf.SetSemanticTable) && opts.PartitionBy == nil {
 			opts.PartitionBy = []string{"name"}
 		}
 	}
@@ -383,7 +384,7 @@ func TestInstance_Eval_goErrors(t *testing.T) {
 };`
 	h := harness(t, e, "timers.js", src, runtime.HarnessOptions{})
 	out, err := h.Process(types.NewRow("Bob", int64(1)))
-	if !errors.Is(err, runtime.ErrNoTimers) {
+	if !errors.Is(err, ptf.ErrNoTimers) {
 		t.Fatalf("err = %v, want ErrNoTimers", err)
 	}
 	if !strings.HasPrefix(err.Error(), "timers.js:10:23: timers: ") {
@@ -409,12 +410,12 @@ func TestInstance_Eval_interrupt(t *testing.T) {
 		h := harness(t, e, "loop.js", src, runtime.HarnessOptions{Ctx: ctx})
 		time.AfterFunc(50*time.Millisecond, cancel)
 		_, err := h.Process(types.NewRow("loop", int64(1)))
-		if !errors.Is(err, runtime.ErrInterrupted) || !strings.HasPrefix(err.Error(), "loop.js:5:") {
+		if !errors.Is(err, ptf.ErrInterrupted) || !strings.HasPrefix(err.Error(), "loop.js:5:") {
 			t.Fatalf("err = %v", err)
 		}
 		// A cancelled statement does not run further calls.
 		_, err = h.Process(types.NewRow("Bob", int64(1)))
-		if !errors.Is(err, runtime.ErrInterrupted) {
+		if !errors.Is(err, ptf.ErrInterrupted) {
 			t.Fatalf("after cancel: %v", err)
 		}
 	})
@@ -424,7 +425,7 @@ func TestInstance_Eval_interrupt(t *testing.T) {
 		e.SetEvalTimeout(60 * time.Millisecond)
 		h := harness(t, e, "loop.js", src, runtime.HarnessOptions{})
 		_, err := h.Process(types.NewRow("loop", int64(1)))
-		if !errors.Is(err, runtime.ErrLimit) || errors.Is(err, runtime.ErrInterrupted) || !strings.Contains(err.Error(), "eval timeout of 60ms") {
+		if !errors.Is(err, ptf.ErrLimit) || errors.Is(err, ptf.ErrInterrupted) || !strings.Contains(err.Error(), "eval timeout of 60ms") {
 			t.Fatalf("err = %v", err)
 		}
 		// The runtime is usable again.
@@ -477,7 +478,7 @@ func TestInstance_Eval_typedTable(t *testing.T) {
 // TestEngine_Load_runtimeParseType loads a declaration with the parser the
 // wiring passes.
 func TestEngine_Load_runtimeParseType(t *testing.T) {
-	e := script.NewEngine(script.Options{ParseType: runtime.ParseType})
+	e := script.NewEngine(script.Options{ParseType: ptf.ParseType})
 	defer e.Close()
 	def, err := e.Load("types", "types.js", `export default {
   output: "ROW<url STRING, click_count BIGINT>",

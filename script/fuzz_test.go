@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/stdlib"
 )
@@ -52,7 +52,7 @@ func FuzzLoad(f *testing.F) {
 		}
 		seed := int64(1)
 		e := script.NewEngine(script.Options{
-			ParseType:   runtime.ParseType,
+			ParseType:   ptf.ParseType,
 			Stdlib:      stdlib.JS,
 			BaseDir:     dir,
 			Seed:        &seed,

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/dop251/goja"
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -17,11 +17,11 @@ import (
 type instance struct {
 	e    *Engine
 	d    *decl
-	spec runtime.CallSpec
+	spec ptf.CallSpec
 
-	cur      *runtime.Context // the current call's context; nil between calls
-	curInput int              // declaration index of the table argument being processed, or -1
-	curRow   goja.Value       // its row object
+	cur      *ptf.Context // the current call's context; nil between calls
+	curInput int          // declaration index of the table argument being processed, or -1
+	curRow   goja.Value   // its row object
 
 	argVals []goja.Value // scalar arguments, converted once; nil for table arguments
 	tables  []*rowSchema // table arguments' row schemas by declaration index
@@ -41,12 +41,12 @@ type instance struct {
 }
 
 var (
-	_ runtime.PTF        = (*instance)(nil)
-	_ runtime.StateCodec = (*instance)(nil)
-	_ runtime.Loader     = (*Engine)(nil)
+	_ ptf.PTF        = (*instance)(nil)
+	_ ptf.StateCodec = (*instance)(nil)
+	_ ptf.Loader     = (*Engine)(nil)
 )
 
-func (e *Engine) newInstance(d *decl, spec runtime.CallSpec) (*instance, error) {
+func (e *Engine) newInstance(d *decl, spec ptf.CallSpec) (*instance, error) {
 	in := &instance{e: e, d: d, spec: spec, curInput: -1}
 	if spec.Ctx == nil {
 		in.spec.Ctx = context.Background()
@@ -108,7 +108,7 @@ func (in *instance) Close() error {
 
 // Eval implements runtime.PTF: eval(ctx, state, args) with the row as the
 // property of the table argument ctx.Input() names.
-func (in *instance) Eval(ctx *runtime.Context, row types.Row) error {
+func (in *instance) Eval(ctx *ptf.Context, row types.Row) error {
 	input := ctx.Input()
 	rowVal := goja.Null()
 	if input >= 0 && input < len(in.tables) && in.tables[input] != nil {
@@ -121,14 +121,14 @@ func (in *instance) Eval(ctx *runtime.Context, row types.Row) error {
 
 // OnTimer implements runtime.PTF: onTimer(ctx, state, args), every table
 // argument null. A function without onTimer ignores its timers.
-func (in *instance) OnTimer(ctx *runtime.Context) error {
+func (in *instance) OnTimer(ctx *ptf.Context) error {
 	if in.d.onTimer == nil {
 		return nil
 	}
 	return in.call(ctx, in.d.onTimer, -1, goja.Null(), "onTimer")
 }
 
-func (in *instance) call(ctx *runtime.Context, fn goja.Callable, input int, row goja.Value, what string) error {
+func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, row goja.Value, what string) error {
 	e := in.e
 	if err := e.enter(in); err != nil {
 		return &Error{Func: in.d.name, Msg: what + ": " + err.Error(), Err: err}
@@ -172,7 +172,7 @@ func (e *Engine) leave() {
 
 // errCancelled is the error of a call whose statement was cancelled
 // (Ctrl-C in the shell).
-var errCancelled = fmt.Errorf("%w: the statement was cancelled", runtime.ErrInterrupted)
+var errCancelled = fmt.Errorf("%w: the statement was cancelled", ptf.ErrInterrupted)
 
 // loading stands for the top-level code of a function being loaded, so
 // that the eval timeout applies to it too.
@@ -249,7 +249,7 @@ func (s *stateView) Get(key string) goja.Value {
 	if in.cur == nil {
 		in.mustCur("state." + key) // throws
 	}
-	if in.d.state[i].Kind != runtime.ValueState {
+	if in.d.state[i].Kind != ptf.ValueState {
 		return in.viewObject(i)
 	}
 	cur := in.cur
@@ -280,8 +280,8 @@ func (s *stateView) Set(key string, v goja.Value) bool {
 	if in.cur == nil {
 		in.mustCur("state." + key) // throws
 	}
-	if k := in.d.state[i].Kind; k != runtime.ValueState {
-		panic(in.e.vm.NewTypeError("cannot set state.%s: it is a %s view; change it with its methods (clear, %s)", key, kindName(k), map[runtime.StateKind]string{runtime.ListState: "add, addAll, setList", runtime.MapState: "put, putAll, setMap"}[k]))
+	if k := in.d.state[i].Kind; k != ptf.ValueState {
+		panic(in.e.vm.NewTypeError("cannot set state.%s: it is a %s view; change it with its methods (clear, %s)", key, kindName(k), map[ptf.StateKind]string{ptf.ListState: "add, addAll, setList", ptf.MapState: "put, putAll, setMap"}[k]))
 	}
 	in.cur.SetState(i, v)
 	in.stateVals[i] = v
@@ -306,7 +306,7 @@ func (in *instance) stateNames() []string {
 
 // mustCur returns the current call's context, or throws when the function
 // uses ctx, state or args after its call returned.
-func (in *instance) mustCur(what string) *runtime.Context {
+func (in *instance) mustCur(what string) *ptf.Context {
 	if in.cur == nil {
 		panic(in.e.vm.NewTypeError("%s used outside of a call of eval or onTimer", what))
 	}

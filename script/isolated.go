@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 )
 
 // isolated is an instance with a JavaScript runtime of its own: a child
@@ -24,7 +24,7 @@ type isolated struct {
 	buf    *bytes.Buffer
 }
 
-func (e *Engine) newIsolated(name, file, src string, spec runtime.CallSpec) (runtime.PTF, error) {
+func (e *Engine) newIsolated(name, file, src string, spec ptf.CallSpec) (ptf.PTF, error) {
 	opts := e.opts
 	e.mu.Lock()
 	opts.EvalTimeout, opts.MaxMemory = e.timeout, e.maxMemory

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
-	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -151,7 +150,7 @@ func (e *Engine) initModeProto() {
 }
 
 // modeToJS returns a changelog mode object.
-func (e *Engine) modeToJS(m runtime.ChangelogMode) goja.Value {
+func (e *Engine) modeToJS(m types.ChangelogMode) goja.Value {
 	vm := e.vm
 	o := vm.NewObject()
 	_ = o.SetPrototype(e.js.modeProto)
@@ -167,36 +166,36 @@ func (e *Engine) modeToJS(m runtime.ChangelogMode) goja.Value {
 // modeFromJS reads a changelog mode: a mode object { kinds: [...],
 // keyOnlyDeletes? } or one of the names "insert-only", "retract",
 // "upsert", "all".
-func (e *Engine) modeFromJS(v goja.Value) (runtime.ChangelogMode, error) {
+func (e *Engine) modeFromJS(v goja.Value) (types.ChangelogMode, error) {
 	if v != nil && goja.IsString(v) {
 		switch v.String() {
 		case "insert-only":
-			return runtime.InsertOnly, nil
+			return types.InsertOnly, nil
 		case "retract", "all":
-			return runtime.RetractAll, nil
+			return types.RetractAll, nil
 		case "upsert":
-			return runtime.UpsertAll, nil
+			return types.UpsertAll, nil
 		}
-		return runtime.ChangelogMode{}, fmt.Errorf("unknown changelog mode %q", v.String())
+		return types.ChangelogMode{}, fmt.Errorf("unknown changelog mode %q", v.String())
 	}
 	o, ok := v.(*goja.Object)
 	if !ok {
-		return runtime.ChangelogMode{}, fmt.Errorf("not a changelog mode: %s", describe(v))
+		return types.ChangelogMode{}, fmt.Errorf("not a changelog mode: %s", describe(v))
 	}
 	kv, ok := o.Get("kinds").(*goja.Object)
 	if !ok || kv.ClassName() != "Array" {
-		return runtime.ChangelogMode{}, fmt.Errorf("a changelog mode needs kinds: [\"INSERT\", ...]")
+		return types.ChangelogMode{}, fmt.Errorf("a changelog mode needs kinds: [\"INSERT\", ...]")
 	}
 	var kinds []types.RowKind
 	n := int(kv.Get("length").ToInteger())
 	for i := 0; i < n; i++ {
 		k, ok := e.kindOf(kv.Get(strconv.Itoa(i)))
 		if !ok {
-			return runtime.ChangelogMode{}, fmt.Errorf("unknown row kind %s in a changelog mode", describe(kv.Get(strconv.Itoa(i))))
+			return types.ChangelogMode{}, fmt.Errorf("unknown row kind %s in a changelog mode", describe(kv.Get(strconv.Itoa(i))))
 		}
 		kinds = append(kinds, k)
 	}
-	m := runtime.NewChangelogMode(kinds...)
+	m := types.NewChangelogMode(kinds...)
 	if kod := o.Get("keyOnlyDeletes"); kod != nil {
 		m.KeyOnlyDeletes = kod.ToBoolean()
 	}

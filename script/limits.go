@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -45,7 +45,7 @@ var SeededNow = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 type limitError struct{ msg string }
 
 func (e *limitError) Error() string        { return e.msg }
-func (e *limitError) Is(target error) bool { return target == runtime.ErrLimit }
+func (e *limitError) Is(target error) bool { return target == ptf.ErrLimit }
 
 func timeoutError(d time.Duration) error {
 	return &limitError{fmt.Sprintf("call ran longer than the eval timeout of %v; to allow more, SET 'ptf.eval-timeout' to a longer duration ('0' for no limit)", d)}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 )
@@ -75,7 +76,7 @@ func TestEngine_SetMaxRowsPerCall(t *testing.T) {
 	e.SetMaxRowsPerCall(4)
 	_, err := h.Process()
 	want := "f.js:3:47: f: call collected more than 4 rows; to allow more, SET 'ptf.max-rows-per-call' to a larger number ('0' for no limit)"
-	if err == nil || err.Error() != want || !errors.Is(err, runtime.ErrLimit) {
+	if err == nil || err.Error() != want || !errors.Is(err, ptf.ErrLimit) {
 		t.Errorf("over the limit: %v\nwant %s", err, want)
 	}
 	// The count starts again with each call.
@@ -97,7 +98,7 @@ export default { output: "INT", eval(ctx) { ctx.collect(depth(300)); } };`)
 	e.SetMaxCallDepth(200)
 	_, err := h.Process()
 	var se *script.Error
-	if !errors.As(err, &se) || !errors.Is(err, runtime.ErrLimit) || !strings.Contains(se.Msg, "exceeded 200 nested calls") {
+	if !errors.As(err, &se) || !errors.Is(err, ptf.ErrLimit) || !strings.Contains(se.Msg, "exceeded 200 nested calls") {
 		t.Fatalf("err = %v", err)
 	}
 	if !strings.Contains(se.Stack, " more frames\n") || strings.Count(se.Stack, "\n") != 16 {
@@ -121,7 +122,7 @@ func TestEngine_SetMaxMemory(t *testing.T) {
   },
 };`)
 	_, err := keep.Process()
-	if !errors.Is(err, runtime.ErrLimit) || !strings.Contains(err.Error(), "call kept more than 16 mb of new memory; to allow more, SET 'ptf.max-memory'") {
+	if !errors.Is(err, ptf.ErrLimit) || !strings.Contains(err.Error(), "call kept more than 16 mb of new memory; to allow more, SET 'ptf.max-memory'") {
 		t.Fatalf("err = %v", err)
 	}
 	garbage := scalarHarness(t, e, `export default {

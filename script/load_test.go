@@ -9,7 +9,8 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 )
 
@@ -81,7 +82,7 @@ func TestEngine_Load_declaration(t *testing.T) {
 	if len(def.Args) != 2 {
 		t.Fatalf("args = %+v", def.Args)
 	}
-	if a := def.Args[0]; a.Name != "input" || a.Traits != runtime.SetSemanticTable || a.Type != nil || !a.IsTable() {
+	if a := def.Args[0]; a.Name != "input" || a.Traits != ptf.SetSemanticTable || a.Type != nil || !a.IsTable() {
 		t.Errorf("arg 0 = %+v", a)
 	}
 	if a := def.Args[1]; a.Name != "min_view_time" || a.Traits != 0 || a.Type == nil || a.Type.String() != "INT" || !a.Optional {
@@ -89,15 +90,15 @@ func TestEngine_Load_declaration(t *testing.T) {
 	}
 	want := []struct {
 		name   string
-		kind   runtime.StateKind
+		kind   ptf.StateKind
 		typ    string
 		ttl    time.Duration
 		ttlSet bool
 	}{
-		{"clicks", runtime.ValueState, "", time.Hour, true},
-		{"last", runtime.ValueState, "ROW<`url` STRING>", 0, true},
-		{"seen", runtime.MapState, "MAP<STRING, INT>", 0, false},
-		{"log", runtime.ListState, "ARRAY<STRING>", 0, false},
+		{"clicks", ptf.ValueState, "", time.Hour, true},
+		{"last", ptf.ValueState, "ROW<`url` STRING>", 0, true},
+		{"seen", ptf.MapState, "MAP<STRING, INT>", 0, false},
+		{"log", ptf.ListState, "ARRAY<STRING>", 0, false},
 	}
 	if len(def.State) != len(want) {
 		t.Fatalf("state = %+v", def.State)
@@ -116,7 +117,7 @@ func TestEngine_Load_declaration(t *testing.T) {
 	if !ok || cl.Mode != "upsert" || cl.Func {
 		t.Errorf("changelog = %+v %v", cl, ok)
 	}
-	mode, err := e.ChangelogMode(def, []runtime.ChangelogMode{runtime.InsertOnly}, runtime.ChangelogMode{KeyOnlyDeletes: true})
+	mode, err := e.ChangelogMode(def, []types.ChangelogMode{types.InsertOnly}, types.ChangelogMode{KeyOnlyDeletes: true})
 	if err != nil || mode.String() != "[INSERT, UPDATE_AFTER, ~DELETE]" {
 		t.Errorf("changelog mode = %v, %v", mode, err)
 	}
@@ -327,7 +328,7 @@ func TestEngine_Load_timeout(t *testing.T) {
 	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, EvalTimeout: 50 * time.Millisecond})
 	defer e.Close()
 	_, err := e.Load("loop", "loop.js", "while (true) {}\nexport default { output: 'STRING', eval() {} };\n")
-	if !errors.Is(err, runtime.ErrLimit) {
+	if !errors.Is(err, ptf.ErrLimit) {
 		t.Fatalf("err = %v, want ErrLimit", err)
 	}
 	if !strings.HasPrefix(err.Error(), "loop.js:1:") || !strings.Contains(err.Error(), "eval timeout of 50ms") {
@@ -354,14 +355,14 @@ func TestEngine_ChangelogMode_function(t *testing.T) {
 		t.Errorf("changelog = %+v", cl)
 	}
 	for _, tc := range []struct {
-		table, required runtime.ChangelogMode
+		table, required types.ChangelogMode
 		want            string
 	}{
-		{runtime.InsertOnly, runtime.RetractAll, "[INSERT]"},
-		{runtime.RetractAll, runtime.ChangelogMode{KeyOnlyDeletes: true}, "[INSERT, UPDATE_AFTER, ~DELETE]"},
-		{runtime.RetractAll, runtime.RetractAll, "[INSERT, UPDATE_AFTER, DELETE]"},
+		{types.InsertOnly, types.RetractAll, "[INSERT]"},
+		{types.RetractAll, types.ChangelogMode{KeyOnlyDeletes: true}, "[INSERT, UPDATE_AFTER, ~DELETE]"},
+		{types.RetractAll, types.RetractAll, "[INSERT, UPDATE_AFTER, DELETE]"},
 	} {
-		m, err := e.ChangelogMode(def, []runtime.ChangelogMode{tc.table}, tc.required)
+		m, err := e.ChangelogMode(def, []types.ChangelogMode{tc.table}, tc.required)
 		if err != nil || m.String() != tc.want {
 			t.Errorf("ChangelogMode(%v, %v) = %v, %v; want %s", tc.table, tc.required, m, err, tc.want)
 		}
@@ -370,7 +371,7 @@ func TestEngine_ChangelogMode_function(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.ChangelogMode(bad, nil, runtime.InsertOnly)
+	_, err = e.ChangelogMode(bad, nil, types.InsertOnly)
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.js:4:") {
 		t.Errorf("err = %v", err)
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -628,9 +628,9 @@ func (in *instance) NewState(i int) (any, error) {
 	}
 	sd := in.d.state[i]
 	switch sd.Kind {
-	case runtime.ListState:
+	case ptf.ListState:
 		return e.vm.NewArray(), nil
-	case runtime.MapState:
+	case ptf.MapState:
 		return e.vm.New(e.js.mapCtor)
 	}
 	o := e.vm.NewObject()

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/dop251/goja"
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -31,11 +31,11 @@ func testCodec(t *testing.T) (*Engine, *instance) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := def.New(runtime.CallSpec{})
+	p, err := def.New(ptf.CallSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := p.(runtime.StateCodec); !ok {
+	if _, ok := p.(ptf.StateCodec); !ok {
 		t.Fatal("instance is not a StateCodec")
 	}
 	return e, p.(*instance)

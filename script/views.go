@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/dop251/goja"
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -44,7 +44,7 @@ func (in *instance) viewObject(i int) goja.Value {
 		return o
 	}
 	var o *goja.Object
-	if in.d.state[i].Kind == runtime.ListState {
+	if in.d.state[i].Kind == ptf.ListState {
 		o = in.newListView(i)
 	} else {
 		o = in.newMapView(i)
@@ -66,9 +66,9 @@ func (in *instance) viewThrow(what string, err error) {
 		return
 	}
 	vm := in.e.vm
-	var ie *runtime.IndexError
+	var ie *ptf.IndexError
 	switch {
-	case errors.Is(err, runtime.ErrNullElement), errors.Is(err, runtime.ErrNullKey):
+	case errors.Is(err, ptf.ErrNullElement), errors.Is(err, ptf.ErrNullKey):
 		panic(vm.NewTypeError(err.Error()))
 	case errors.As(err, &ie):
 		ctor := vm.Get("RangeError")
@@ -189,7 +189,7 @@ func (in *instance) newListView(i int) *goja.Object {
 		elem = &types.Type{}
 	}
 	o := vm.NewObject()
-	list := func(method string) (runtime.ListView, string) {
+	list := func(method string) (ptf.ListView, string) {
 		what := name + "." + method
 		return in.mustCur(what).List(i), what
 	}
@@ -198,7 +198,7 @@ func (in *instance) newListView(i int) *goja.Object {
 		var out []any
 		in.forEachJS(v, what, func(x goja.Value) {
 			if isNullish(x) {
-				panic(vm.NewTypeError(runtime.ErrNullElement.Error()))
+				panic(vm.NewTypeError(ptf.ErrNullElement.Error()))
 			}
 			out = append(out, in.fromJSAs(x, elem, what, "element"))
 		})
@@ -241,7 +241,7 @@ func (in *instance) newListView(i int) *goja.Object {
 		}
 		if f < 0 || f > math.MaxInt32 {
 			n, _ := l.Size()
-			in.viewThrow(what, &runtime.IndexError{Index: int(max(min(f, math.MaxInt32), math.MinInt32)), Size: n})
+			in.viewThrow(what, &ptf.IndexError{Index: int(max(min(f, math.MaxInt32), math.MinInt32)), Size: n})
 		}
 		v, err := l.Get(int(f))
 		in.viewThrow(what, err)
@@ -268,7 +268,7 @@ func (in *instance) newListView(i int) *goja.Object {
 		l, what := list("add")
 		v := c.Argument(0)
 		if isNullish(v) {
-			panic(vm.NewTypeError(runtime.ErrNullElement.Error()))
+			panic(vm.NewTypeError(ptf.ErrNullElement.Error()))
 		}
 		in.viewThrow(what, l.Add(in.fromJSAs(v, elem, what, "element")))
 		return goja.Undefined()
@@ -319,13 +319,13 @@ func (in *instance) newMapView(i int) *goja.Object {
 		vt = &types.Type{}
 	}
 	o := vm.NewObject()
-	view := func(method string) (runtime.MapView, string) {
+	view := func(method string) (ptf.MapView, string) {
 		what := name + "." + method
 		return in.mustCur(what).Map(i), what
 	}
 	key := func(what string, k goja.Value) any {
 		if isNullish(k) {
-			panic(vm.NewTypeError(runtime.ErrNullKey.Error()))
+			panic(vm.NewTypeError(ptf.ErrNullKey.Error()))
 		}
 		return in.fromJSAs(k, kt, what, "key")
 	}
@@ -335,7 +335,7 @@ func (in *instance) newMapView(i int) *goja.Object {
 		if mo, ok := v.(*goja.Object); ok && mo.ExportType() == typeMap {
 			in.e.forEachEntry(mo, func(k, _ goja.Value) {
 				if isNullish(k) {
-					panic(vm.NewTypeError(runtime.ErrNullKey.Error()))
+					panic(vm.NewTypeError(ptf.ErrNullKey.Error()))
 				}
 			})
 		}
@@ -345,7 +345,7 @@ func (in *instance) newMapView(i int) *goja.Object {
 		}
 		return m
 	}
-	iterate := func(m runtime.MapView, what, kind string) *goja.Object {
+	iterate := func(m ptf.MapView, what, kind string) *goja.Object {
 		it, err := m.Iterator()
 		in.viewThrow(what, err)
 		return in.newIterator(func() (goja.Value, bool) {

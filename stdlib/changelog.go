@@ -2,10 +2,9 @@ package stdlib
 
 import (
 	"errors"
-	"strings"
-
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"strings"
 )
 
 // What TO_CHANGELOG and FROM_CHANGELOG share: the op column, the
@@ -130,7 +129,7 @@ type tableArg struct {
 
 // tableArgOf returns table argument i of a call; false when the call
 // passes no table there, which the planner reports in its own words.
-func tableArgOf(call runtime.CallInfo, i int) (tableArg, bool) {
+func tableArgOf(call ptf.CallInfo, i int) (tableArg, bool) {
 	if i >= len(call.Tables) || call.Tables[i].Len() == 0 {
 		return tableArg{}, false
 	}
@@ -148,11 +147,11 @@ func tableArgOf(call runtime.CallInfo, i int) (tableArg, bool) {
 
 // traits are the table traits of an argument that has set semantics
 // exactly when the call partitions it.
-func (t tableArg) traits() runtime.Trait {
+func (t tableArg) traits() ptf.Trait {
 	if t.partitioned {
-		return runtime.SetSemanticTable
+		return ptf.SetSemanticTable
 	}
-	return runtime.RowSemanticTable
+	return ptf.RowSemanticTable
 }
 
 // outputColumns returns the indexes of the input columns that a call's
@@ -174,7 +173,7 @@ func outputColumns(n int, partition []int, skip int) []int {
 
 // partitionOf returns the PARTITION BY columns of the instance's table
 // argument as the runtime bound them.
-func partitionOf(ctx *runtime.Context, arg int) []int {
+func partitionOf(ctx *ptf.Context, arg int) []int {
 	sem, ok := ctx.TableSemantics(arg)
 	if !ok {
 		return nil

@@ -1,6 +1,7 @@
 package stdlib_test
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"strings"
@@ -13,19 +14,19 @@ import (
 type call struct {
 	in          types.Schema
 	partitionBy []string
-	mode        runtime.ChangelogMode // zero: insert-only
+	mode        types.ChangelogMode // zero: insert-only
 	upsertKey   []int
 	args        map[string]any
 }
 
 // info builds the CallInfo the planner would give def's Infer for c.
-func (c call) info(def *runtime.FuncDef) runtime.CallInfo {
+func (c call) info(def *ptf.FuncDef) ptf.CallInfo {
 	n := len(def.Args)
-	ci := runtime.CallInfo{Args: make([]any, n), Tables: make([]types.Schema, n), PartitionBy: make([][]string, n),
-		Changelogs: make([]runtime.ChangelogMode, n), UpsertKeys: make([][]int, n)}
+	ci := ptf.CallInfo{Args: make([]any, n), Tables: make([]types.Schema, n), PartitionBy: make([][]string, n),
+		Changelogs: make([]types.ChangelogMode, n), UpsertKeys: make([][]int, n)}
 	mode := c.mode
 	if len(mode.Kinds()) == 0 {
-		mode = runtime.InsertOnly
+		mode = types.InsertOnly
 	}
 	for i, a := range def.Args {
 		if a.IsTable() {
@@ -40,14 +41,14 @@ func (c call) info(def *runtime.FuncDef) runtime.CallInfo {
 // specialize completes def for c as the planner does with Infer's plan,
 // so that a Harness runs the call: the returned definition has the call's
 // output type and traits.
-func specialize(t *testing.T, def *runtime.FuncDef, c call) *runtime.FuncDef {
+func specialize(t *testing.T, def *ptf.FuncDef, c call) *ptf.FuncDef {
 	t.Helper()
 	plan, err := def.Infer(c.info(def))
 	if err != nil {
 		t.Fatalf("Infer: %v", err)
 	}
 	d := *def
-	d.Args = append([]runtime.ArgDecl(nil), def.Args...)
+	d.Args = append([]ptf.ArgDecl(nil), def.Args...)
 	for i, tr := range plan.Traits {
 		if tr != 0 {
 			d.Args[i].Traits = tr
@@ -58,7 +59,7 @@ func specialize(t *testing.T, def *runtime.FuncDef, c call) *runtime.FuncDef {
 }
 
 // harness binds def, specialized for c, to rows of c.in.
-func harness(t *testing.T, def *runtime.FuncDef, c call) *runtime.Harness {
+func harness(t *testing.T, def *ptf.FuncDef, c call) *runtime.Harness {
 	t.Helper()
 	h, err := runtime.NewHarness(specialize(t, def, c), c.in, runtime.HarnessOptions{PartitionBy: c.partitionBy, Args: c.args})
 	if err != nil {

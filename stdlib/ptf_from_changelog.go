@@ -3,10 +3,9 @@ package stdlib
 import (
 	"errors"
 	"fmt"
-	"strings"
-
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"strings"
 )
 
 // FROM_CHANGELOG's arguments, by declaration index.
@@ -30,13 +29,13 @@ const (
 // column, as a retract changelog; partitioned, with a mapping that has
 // UPDATE_AFTER but not UPDATE_BEFORE, as an upsert changelog keyed by the
 // PARTITION BY columns.
-func FromChangelog() *runtime.FuncDef {
-	f := &fromChangelogDef{mode: runtime.RetractAll}
-	return &runtime.FuncDef{
+func FromChangelog() *ptf.FuncDef {
+	f := &fromChangelogDef{mode: types.RetractAll}
+	return &ptf.FuncDef{
 		Name:     "FROM_CHANGELOG",
 		Language: "GO",
-		Args: []runtime.ArgDecl{
-			{Name: "input", Traits: runtime.RowSemanticTable},
+		Args: []ptf.ArgDecl{
+			{Name: "input", Traits: ptf.RowSemanticTable},
 			{Name: "op", Type: &types.TypeDescriptor, Optional: true},
 			{Name: "op_mapping", Type: ptrTo(types.MapOf(types.TypeString, types.TypeString)), Optional: true},
 			{Name: "error_handling", Type: &types.TypeString, Optional: true},
@@ -59,10 +58,10 @@ func FromChangelog() *runtime.FuncDef {
 // ChangelogMode that follows. Each Register makes its own FuncDef, so
 // sessions do not share it.
 type fromChangelogDef struct {
-	mode runtime.ChangelogMode
+	mode types.ChangelogMode
 }
 
-func (d *fromChangelogDef) changelogMode([]runtime.ChangelogMode, runtime.ChangelogMode) (runtime.ChangelogMode, error) {
+func (d *fromChangelogDef) changelogMode([]types.ChangelogMode, types.ChangelogMode) (types.ChangelogMode, error) {
 	return d.mode, nil
 }
 
@@ -167,27 +166,27 @@ func readFromCall(args []any, in types.Schema, partitioned bool) (fromCall, erro
 
 // infer completes FROM_CHANGELOG's declaration for a call: set semantics
 // with PARTITION BY, the output columns, and the output changelog mode.
-func (d *fromChangelogDef) infer(call runtime.CallInfo) (runtime.CallPlan, error) {
-	d.mode = runtime.RetractAll
+func (d *fromChangelogDef) infer(call ptf.CallInfo) (ptf.CallPlan, error) {
+	d.mode = types.RetractAll
 	t, ok := tableArgOf(call, fromInput)
 	if !ok {
-		return runtime.CallPlan{Output: types.NewRowType()}, nil
+		return ptf.CallPlan{Output: types.NewRowType()}, nil
 	}
 	in, partition := t.sch, t.partition
 	c, err := readFromCall(call.Args, in, t.partitioned)
 	if err != nil {
-		return runtime.CallPlan{}, err
+		return ptf.CallPlan{}, err
 	}
 	if t.partitioned && c.mapping.upsert() {
-		d.mode = runtime.UpsertAll // full deletes: each row carries all its columns
+		d.mode = types.UpsertAll // full deletes: each row carries all its columns
 	}
 	var fields []types.Field
 	for _, i := range outputColumns(in.Len(), partition, in.Index(c.opName)) {
 		fields = append(fields, types.Field{Name: in.Columns[i].Name, Type: in.Columns[i].Type})
 	}
-	traits := make([]runtime.Trait, len(call.Args))
+	traits := make([]ptf.Trait, len(call.Args))
 	traits[fromInput] = t.traits()
-	return runtime.CallPlan{Output: types.NewRowType(fields...), Traits: traits}, nil
+	return ptf.CallPlan{Output: types.NewRowType(fields...), Traits: traits}, nil
 }
 
 // fromChangelog is one call of FROM_CHANGELOG.
@@ -201,7 +200,7 @@ type fromChangelog struct {
 	buf   []any
 }
 
-func newFromChangelog(spec runtime.CallSpec) (runtime.PTF, error) {
+func newFromChangelog(spec ptf.CallSpec) (ptf.PTF, error) {
 	in := spec.Tables[fromInput]
 	c, err := readFromCall(spec.Args, in, true)
 	if err != nil {
@@ -211,7 +210,7 @@ func newFromChangelog(spec runtime.CallSpec) (runtime.PTF, error) {
 }
 
 // Eval emits the row, without its op column, as the change its op code names.
-func (f *fromChangelog) Eval(ctx *runtime.Context, row types.Row) error {
+func (f *fromChangelog) Eval(ctx *ptf.Context, row types.Row) error {
 	if !f.bound {
 		f.cols = outputColumns(f.in.Len(), partitionOf(ctx, fromInput), f.op)
 		if len(f.cols) != f.out {
@@ -247,4 +246,4 @@ func (f *fromChangelog) kind(op any) (types.RowKind, error) {
 }
 
 // OnTimer is never called: FROM_CHANGELOG registers no timers.
-func (f *fromChangelog) OnTimer(*runtime.Context) error { return nil }
+func (f *fromChangelog) OnTimer(*ptf.Context) error { return nil }

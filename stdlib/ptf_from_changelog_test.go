@@ -2,7 +2,6 @@ package stdlib_test
 
 import (
 	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/stdlib"
 	"strings"
@@ -73,7 +72,7 @@ func TestFromChangelogInfer(t *testing.T) {
 				t.Errorf("traits %s, want %s", got, tt.traits)
 			}
 			// The planner asks for the output mode right after Infer.
-			m, err := def.ChangelogMode([]runtime.ChangelogMode{runtime.InsertOnly}, runtime.RetractAll)
+			m, err := def.ChangelogMode([]types.ChangelogMode{types.InsertOnly}, types.RetractAll)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,8 +3,7 @@ package stdlib
 import (
 	"errors"
 	"fmt"
-
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -27,12 +26,12 @@ const (
 //
 // The output is [PARTITION BY columns] + op + the other input columns.
 // Kinds the mapping leaves out are dropped.
-func ToChangelog() *runtime.FuncDef {
-	return &runtime.FuncDef{
+func ToChangelog() *ptf.FuncDef {
+	return &ptf.FuncDef{
 		Name:     "TO_CHANGELOG",
 		Language: "GO",
-		Args: []runtime.ArgDecl{
-			{Name: "input", Traits: runtime.RowSemanticTable | runtime.SupportUpdates},
+		Args: []ptf.ArgDecl{
+			{Name: "input", Traits: ptf.RowSemanticTable | ptf.SupportUpdates},
 			{Name: "op", Type: &types.TypeDescriptor, Optional: true},
 			{Name: "op_mapping", Type: ptrTo(types.MapOf(types.TypeString, types.TypeString)), Optional: true},
 			{Name: "produces_full_deletes", Type: &types.TypeBoolean, Optional: true},
@@ -125,31 +124,31 @@ func readToCall(args []any) (toCall, error) {
 // inferToChangelog completes TO_CHANGELOG's declaration for a call: the
 // conditional traits of its table argument, Flink's checks against the
 // input's changelog, and the output type.
-func inferToChangelog(call runtime.CallInfo) (runtime.CallPlan, error) {
+func inferToChangelog(call ptf.CallInfo) (ptf.CallPlan, error) {
 	t, ok := tableArgOf(call, toInput)
 	if !ok {
-		return runtime.CallPlan{Output: toDeclaredOutput()}, nil
+		return ptf.CallPlan{Output: toDeclaredOutput()}, nil
 	}
 	c, err := readToCall(call.Args)
 	if err != nil {
-		return runtime.CallPlan{}, err
+		return ptf.CallPlan{}, err
 	}
 
 	// Conditional traits: the input arrives with -U rows only when the
 	// mapping names UPDATE_BEFORE, with full deletes only when DELETE rows
 	// are mapped and must be full.
 	in, partition := t.sch, t.partition
-	traits := t.traits() | runtime.SupportUpdates
+	traits := t.traits() | ptf.SupportUpdates
 	if c.mapping.mapped[types.UpdateBefore] {
-		traits |= runtime.RequireUpdateBefore
+		traits |= ptf.RequireUpdateBefore
 	}
 	if c.fullDeletes && c.mapping.mapped[types.Delete] {
-		traits |= runtime.RequireFullDelete
+		traits |= ptf.RequireFullDelete
 	}
 
 	// Checks against the changelog the function receives (Flink makes
 	// them when it specializes the function).
-	var mode runtime.ChangelogMode
+	var mode types.ChangelogMode
 	if toInput < len(call.Changelogs) {
 		mode = call.Changelogs[toInput]
 	}
@@ -166,14 +165,14 @@ func inferToChangelog(call runtime.CallInfo) (runtime.CallPlan, error) {
 			}
 		}
 		if len(missing) > 0 {
-			return runtime.CallPlan{}, fmt.Errorf("Invalid 'op_mapping' for TO_CHANGELOG: the input table only produces %s and does not produce %s. Remove those entries from the mapping.", kindList(received), kindList(missing))
+			return ptf.CallPlan{}, fmt.Errorf("Invalid 'op_mapping' for TO_CHANGELOG: the input table only produces %s and does not produce %s. Remove those entries from the mapping.", kindList(received), kindList(missing))
 		}
 	}
 	if c.explicit && c.fullDeletes && !contains(received, types.Delete) {
-		return runtime.CallPlan{}, fmt.Errorf("Invalid 'produces_full_deletes' for TO_CHANGELOG: the input table only produces %s and never emits DELETE rows. Remove the 'produces_full_deletes' argument.", kindList(received))
+		return ptf.CallPlan{}, fmt.Errorf("Invalid 'produces_full_deletes' for TO_CHANGELOG: the input table only produces %s and never emits DELETE rows. Remove the 'produces_full_deletes' argument.", kindList(received))
 	}
 	if c.explicit && !c.fullDeletes && len(partition) == 0 && len(upsertKey) == 0 {
-		return runtime.CallPlan{}, errors.New("Invalid 'produces_full_deletes=false' for TO_CHANGELOG: the input has no upsert key and the call has no PARTITION BY, so the function has no identifying columns to preserve on DELETE rows. Remove the argument (the default emits full DELETE rows) or add a PARTITION BY.")
+		return ptf.CallPlan{}, errors.New("Invalid 'produces_full_deletes=false' for TO_CHANGELOG: the input has no upsert key and the call has no PARTITION BY, so the function has no identifying columns to preserve on DELETE rows. Remove the argument (the default emits full DELETE rows) or add a PARTITION BY.")
 	}
 
 	// Output: op, then the input columns but the partition keys. Without
@@ -194,20 +193,20 @@ func inferToChangelog(call runtime.CallInfo) (runtime.CallPlan, error) {
 		case !t.NotNull:
 			// The instance tells the key columns by their NOT NULL type
 			// (see toChangelog.bind), so it cannot keep this one.
-			return runtime.CallPlan{}, fmt.Errorf("TO_CHANGELOG with produces_full_deletes => false cannot keep the nullable upsert key column '%s' on DELETE rows yet: PARTITION BY the upsert key, or give the input a NOT NULL key", col.Name)
+			return ptf.CallPlan{}, fmt.Errorf("TO_CHANGELOG with produces_full_deletes => false cannot keep the nullable upsert key column '%s' on DELETE rows yet: PARTITION BY the upsert key, or give the input a NOT NULL key", col.Name)
 		}
 		fields = append(fields, types.Field{Name: col.Name, Type: t})
 	}
-	traitsByArg := make([]runtime.Trait, len(call.Args))
+	traitsByArg := make([]ptf.Trait, len(call.Args))
 	traitsByArg[toInput] = traits
-	return runtime.CallPlan{Output: types.NewRowType(fields...), Traits: traitsByArg}, nil
+	return ptf.CallPlan{Output: types.NewRowType(fields...), Traits: traitsByArg}, nil
 }
 
 // receivedKinds are the kinds a table argument with traits receives from
 // an input with the given mode, upsert key and partitioning: the planner
 // drops -U when the call is partitioned by the upsert key and does not
 // require -U, and adds it to updates otherwise (flink-cases.md §10.11).
-func receivedKinds(mode runtime.ChangelogMode, upsertKey, partition []int, traits runtime.Trait) []types.RowKind {
+func receivedKinds(mode types.ChangelogMode, upsertKey, partition []int, traits ptf.Trait) []types.RowKind {
 	kinds := mode.Kinds()
 	if len(kinds) == 0 {
 		return []types.RowKind{types.Insert}
@@ -215,7 +214,7 @@ func receivedKinds(mode runtime.ChangelogMode, upsertKey, partition []int, trait
 	if mode.IsInsertOnly() {
 		return kinds
 	}
-	upsertForm := len(upsertKey) > 0 && sameSet(upsertKey, partition) && !traits.Has(runtime.RequireUpdateBefore)
+	upsertForm := len(upsertKey) > 0 && sameSet(upsertKey, partition) && !traits.Has(ptf.RequireUpdateBefore)
 	var out []types.RowKind
 	for k := types.Insert; k <= types.Delete; k++ {
 		switch {
@@ -268,7 +267,7 @@ type toChangelog struct {
 	buf   []any
 }
 
-func newToChangelog(spec runtime.CallSpec) (runtime.PTF, error) {
+func newToChangelog(spec ptf.CallSpec) (ptf.PTF, error) {
 	c, err := readToCall(spec.Args)
 	if err != nil {
 		return nil, err
@@ -277,7 +276,7 @@ func newToChangelog(spec runtime.CallSpec) (runtime.PTF, error) {
 }
 
 // Eval appends the row as an INSERT carrying its kind's op code.
-func (f *toChangelog) Eval(ctx *runtime.Context, row types.Row) error {
+func (f *toChangelog) Eval(ctx *ptf.Context, row types.Row) error {
 	if !f.bound {
 		if err := f.bind(ctx); err != nil {
 			return err
@@ -304,7 +303,7 @@ func (f *toChangelog) Eval(ctx *runtime.Context, row types.Row) error {
 
 // bind works out the output columns once the runtime tells the
 // partitioning.
-func (f *toChangelog) bind(ctx *runtime.Context) error {
+func (f *toChangelog) bind(ctx *ptf.Context) error {
 	f.cols = outputColumns(f.width, partitionOf(ctx, toInput), -1)
 	if len(f.cols)+1 != f.output.Len() {
 		return fmt.Errorf("TO_CHANGELOG: the call's output %v does not fit its input: was it planned without its Infer?", f.output.Names())
@@ -323,4 +322,4 @@ func (f *toChangelog) bind(ctx *runtime.Context) error {
 }
 
 // OnTimer is never called: TO_CHANGELOG registers no timers.
-func (f *toChangelog) OnTimer(*runtime.Context) error { return nil }
+func (f *toChangelog) OnTimer(*ptf.Context) error { return nil }

@@ -2,7 +2,6 @@ package stdlib_test
 
 import (
 	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/stdlib"
 	"strings"
@@ -18,10 +17,10 @@ var (
 	// nameIDScore partitions by its middle column.
 	nameIDScore = schema("name STRING NOT NULL", "id STRING", "score BIGINT")
 
-	retract = runtime.RetractAll
-	upsert  = runtime.UpsertAll
+	retract = types.RetractAll
+	upsert  = types.UpsertAll
 	// upsertByKey is an upsert source whose deletes carry only the key.
-	upsertByKey = func() runtime.ChangelogMode { m := runtime.UpsertAll; m.KeyOnlyDeletes = true; return m }()
+	upsertByKey = func() types.ChangelogMode { m := types.UpsertAll; m.KeyOnlyDeletes = true; return m }()
 )
 
 func TestToChangelogInfer(t *testing.T) {

@@ -1,13 +1,14 @@
 // Package stdlib holds ptfsh's standard library: built-in PTFs written in
-// Go, registered explicitly with Register, and JavaScript helper modules
-// that function files import as "ptfsh/NAME".
+// Go, which the assembly registers in each session's catalog (BuiltIns), and
+// JavaScript helper modules that function files import as "ptfsh/NAME". It
+// depends only on the PTF contract (runtime/ptf), not on the SQL engine.
 package stdlib
 
 import (
 	"embed"
 	"io/fs"
 
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 )
 
 //go:embed js
@@ -24,10 +25,8 @@ func mustSub(f embed.FS, dir string) fs.FS {
 	return s
 }
 
-// Register adds the built-in functions to a catalog: TO_CHANGELOG and
-// FROM_CHANGELOG. Each call makes new definitions, so that catalogs share
-// nothing.
-func Register(c *runtime.Catalog) {
-	c.RegisterBuiltIn(ToChangelog())
-	c.RegisterBuiltIn(FromChangelog())
+// BuiltIns returns the built-in functions: TO_CHANGELOG and FROM_CHANGELOG.
+// Each call makes new definitions, so that catalogs share nothing.
+func BuiltIns() []*ptf.FuncDef {
+	return []*ptf.FuncDef{ToChangelog(), FromChangelog()}
 }

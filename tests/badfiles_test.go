@@ -3,14 +3,14 @@ package tests
 import (
 	"context"
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // growLine is line i of a growing file: 16 bytes, so that 256 lines fill
@@ -41,7 +41,7 @@ type growPTF struct {
 	at, from, to int // on row at, append lines from..to-1
 }
 
-func (g *growPTF) Eval(ctx *runtime.Context, row types.Row) error {
+func (g *growPTF) Eval(ctx *ptf.Context, row types.Row) error {
 	id := row.Fields[1].(int64)
 	if int(id) == g.at {
 		if err := appendLines(g.path, g.from, g.to); err != nil {
@@ -51,7 +51,7 @@ func (g *growPTF) Eval(ctx *runtime.Context, row types.Row) error {
 	return ctx.Collect(types.Row{Kind: types.Insert, Fields: []any{id}})
 }
 
-func (g *growPTF) OnTimer(*runtime.Context) error { return nil }
+func (g *growPTF) OnTimer(*ptf.Context) error { return nil }
 
 // checkGrowRows checks that out (rows as +I[r000001, 1]) are the lines
 // 1, 2, ... of a growing file, each whole and read once, and returns how
@@ -90,10 +90,10 @@ func TestFileGrowsWhileRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := &growPTF{path: path, at: 10, from: first + 1, to: 2*first + 1}
-		h.sess.Catalog().RegisterBuiltIn(&runtime.FuncDef{
+		h.sess.Catalog().RegisterBuiltIn(&ptf.FuncDef{
 			Name: "grow", Language: "GO", Output: types.TypeBigInt,
-			Args: []runtime.ArgDecl{{Name: "input", Traits: runtime.RowSemanticTable}},
-			New:  func(runtime.CallSpec) (runtime.PTF, error) { return g, nil },
+			Args: []ptf.ArgDecl{{Name: "input", Traits: ptf.RowSemanticTable}},
+			New:  func(ptf.CallSpec) (ptf.PTF, error) { return g, nil },
 		})
 		h.mustExec(`CREATE TABLE grow (name STRING, id BIGINT)
 WITH ('connector' = 'filesystem', 'path' = 'grow.csv', 'format' = 'csv');`)

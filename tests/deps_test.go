@@ -12,16 +12,20 @@ import (
 func TestImportGraph(t *testing.T) {
 	const mod = "github.com/ptfsh/ptfsh/"
 	allowed := map[string][]string{
-		"runtime/types":  {},
+		// The leaf: types, values, rows, positions and the positioned error.
+		"runtime/types": {},
+		// The PTF contract: what a function is and what a call sees.
+		"runtime/ptf":    {mod + "runtime/types", mod + "sqlmini"},
 		"sqlmini":        {"github.com/alecthomas/participle/v2", mod + "runtime/types"},
 		"state":          {"go.etcd.io/bbolt"},
 		"runtime/format": {mod + "runtime/types"},
-		"runtime":        {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format"},
-		"script":         {mod + "runtime", mod + "runtime/types", mod + "sqlmini", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap"},
-		"stdlib":         {mod + "runtime", mod + "runtime/types"},
+		"runtime":        {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format"},
+		// script, stdlib and export/flink see the contract, never the engine.
+		"script": {mod + "runtime/types", mod + "runtime/ptf", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap"},
+		"stdlib": {mod + "runtime/types", mod + "runtime/ptf"},
 		// export/flink writes Java and SQL text; the wiring hands it the
 		// loaded function, so it needs no engine.
-		"export/flink": {mod + "runtime", mod + "runtime/types"},
+		"export/flink": {mod + "runtime/types", mod + "runtime/ptf"},
 		// testarchive reads the txtar test files of ptfsh test and tests/.
 		"internal/testarchive": {"golang.org/x/tools/txtar"},
 	}

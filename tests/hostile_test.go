@@ -4,6 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,14 +19,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/sqlmini"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 // hostileSession is a session as the ptfsh command makes one, with small
@@ -35,7 +35,7 @@ func newHostileSession(t *testing.T) *hostileSession {
 	h := &hostileSession{t: t, dir: t.TempDir()}
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
-		ParseType:      runtime.ParseType,
+		ParseType:      ptf.ParseType,
 		FormatRow:      types.FormatRow,
 		Stdlib:         stdlib.JS,
 		BaseDir:        h.dir,
@@ -55,7 +55,9 @@ func newHostileSession(t *testing.T) *hostileSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdlib.Register(h.sess.Catalog())
+	for _, f := range stdlib.BuiltIns() {
+		h.sess.Catalog().RegisterBuiltIn(f)
+	}
 	// A statement that reads its input to the end finishes, and the next
 	// one with the same uid starts afresh (as a Flink job would): keep the
 	// state from statement to statement, as a savepoint does.
@@ -213,7 +215,7 @@ CREATE VIEW bad(name) AS VALUES ('Bob'), ('Alice'), ('Eve');`)
 			if got := errorText(err, h.dir, tc.err); got != tc.err {
 				t.Errorf("error\n got %s\nwant %s", got, tc.err)
 			}
-			if errors.Is(err, runtime.ErrLimit) != tc.limit {
+			if errors.Is(err, ptf.ErrLimit) != tc.limit {
 				t.Errorf("errors.Is(err, ErrLimit) = %v, want %v", !tc.limit, tc.limit)
 			}
 			if strings.Contains(err.Error(), "\n") {
@@ -263,7 +265,7 @@ CREATE VIEW bad(name) AS VALUES ('Bob'), ('Eve');`)
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("cancelling took %v", d)
 	}
-	if !errors.Is(err, runtime.ErrInterrupted) || errors.Is(err, runtime.ErrLimit) {
+	if !errors.Is(err, ptf.ErrInterrupted) || errors.Is(err, ptf.ErrLimit) {
 		t.Fatalf("err = %v, want ErrInterrupted", err)
 	}
 	want := "query.sql:1:15: f.js:8:*: f: interrupted: the statement was cancelled"

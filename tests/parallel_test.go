@@ -3,6 +3,13 @@ package tests
 import (
 	"context"
 	"fmt"
+	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,13 +18,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 // workerNote matches the end-of-statement note that says how many workers
@@ -235,7 +235,7 @@ func TestParallelism_cancel(t *testing.T) {
   },
 };`, 1_000, 7)
 	before := goruntime.NumGoroutine()
-	engine := script.NewEngine(script.Options{ParseType: runtime.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
+	engine := script.NewEngine(script.Options{ParseType: ptf.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
 	defer engine.Close()
 	store := state.NewMem()
 	defer store.Close()

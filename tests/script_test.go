@@ -6,19 +6,19 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/ptfsh/ptfsh/internal/testarchive"
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
 	"github.com/ptfsh/ptfsh/stdlib"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
 )
 
 var update = flag.Bool("update", false, "rewrite the want.out sections of the script tests")
@@ -112,7 +112,7 @@ func runScriptParallel(t testing.TB, dir, filename, query string, store state.St
 	var out bytes.Buffer
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
-		ParseType: runtime.ParseType,
+		ParseType: ptf.ParseType,
 		FormatRow: types.FormatRow,
 		Stdlib:    stdlib.JS,
 		BaseDir:   dir,
@@ -124,7 +124,9 @@ func runScriptParallel(t testing.TB, dir, filename, query string, store state.St
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdlib.Register(sess.Catalog())
+	for _, f := range stdlib.BuiltIns() {
+		sess.Catalog().RegisterBuiltIn(f)
+	}
 	for _, p := range sqlmini.ParseEach(filename, query) {
 		err := p.Err
 		if err == nil {

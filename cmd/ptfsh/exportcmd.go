@@ -5,19 +5,19 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/ptfsh/ptfsh/export/flink"
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/stdlib"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode"
-
-	"github.com/ptfsh/ptfsh/export/flink"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/sqlmini"
-	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 const exportUsage = `usage: ptfsh export flink FUNC.js [-o DIR] [--name NAME] [--script SCRIPT.sql]
@@ -92,7 +92,7 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 	}
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
-		ParseType: runtime.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS,
+		ParseType: ptf.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS,
 		Seed: &seed, EvalTimeout: defaultEvalTimeout,
 	})
 	defer engine.Close()

@@ -13,18 +13,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"time"
-
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 func main() {
@@ -88,7 +88,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer cleanup()
 
 	engine := script.NewEngine(script.Options{
-		ParseType:      runtime.ParseType,
+		ParseType:      ptf.ParseType,
 		FormatRow:      types.FormatRow,
 		Stdlib:         stdlib.JS,
 		Console:        stderr,
@@ -117,7 +117,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer sess.Close()
-	stdlib.Register(sess.Catalog())
+	for _, f := range stdlib.BuiltIns() {
+		sess.Catalog().RegisterBuiltIn(f)
+	}
 
 	if o.init != "" {
 		if code := runFile(sess, o.init, stderr); code != 0 {

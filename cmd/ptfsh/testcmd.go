@@ -5,19 +5,19 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-
 	"github.com/ptfsh/ptfsh/internal/testarchive"
 	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
 	"github.com/ptfsh/ptfsh/stdlib"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 )
 
 // runTests is `ptfsh test [-update] [PATH...]`: each PATH is a test file
@@ -141,7 +141,7 @@ func runTestQuery(dir, query string) string {
 func newScriptSession(dir, format string, out, console io.Writer) (sess *runtime.Session, closeAll func(), err error) {
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
-		ParseType: runtime.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS,
+		ParseType: ptf.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS,
 		BaseDir: dir, Seed: &seed, Console: console, EvalTimeout: defaultEvalTimeout,
 	})
 	store := state.NewMem()
@@ -152,7 +152,9 @@ func newScriptSession(dir, format string, out, console io.Writer) (sess *runtime
 		engine.Close()
 		return nil, nil, err
 	}
-	stdlib.Register(sess.Catalog())
+	for _, f := range stdlib.BuiltIns() {
+		sess.Catalog().RegisterBuiltIn(f)
+	}
 	return sess, func() {
 		sess.Close()
 		store.Close()

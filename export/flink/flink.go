@@ -30,14 +30,13 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/template"
 	"unicode"
-
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 //go:embed templates
@@ -58,7 +57,7 @@ type Case struct {
 // Project is what Write writes.
 type Project struct {
 	// Def is the loaded function; Def.Name is the SQL name it is registered under.
-	Def *runtime.FuncDef
+	Def *ptf.FuncDef
 	// File is the function's file as the user named it (for messages and comments).
 	File string
 	// Script is the bundled JavaScript: a script whose completion value is
@@ -70,7 +69,7 @@ type Project struct {
 
 // Check reports the first feature of def that the exported project could
 // not run as ptfsh does, naming the feature and file.
-func Check(def *runtime.FuncDef, file string) error {
+func Check(def *ptf.FuncDef, file string) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%s: export flink: %s is not supported yet", file, fmt.Sprintf(format, args...))
 	}
@@ -82,13 +81,13 @@ func Check(def *runtime.FuncDef, file string) error {
 	}
 	for _, a := range def.Args {
 		for _, tr := range []struct {
-			t    runtime.Trait
+			t    ptf.Trait
 			name string
 		}{
-			{runtime.RequireOnTime, "REQUIRE_ON_TIME"},
-			{runtime.SupportUpdates, "SUPPORT_UPDATES"},
-			{runtime.RequireUpdateBefore, "REQUIRE_UPDATE_BEFORE"},
-			{runtime.RequireFullDelete, "REQUIRE_FULL_DELETE"},
+			{ptf.RequireOnTime, "REQUIRE_ON_TIME"},
+			{ptf.SupportUpdates, "SUPPORT_UPDATES"},
+			{ptf.RequireUpdateBefore, "REQUIRE_UPDATE_BEFORE"},
+			{ptf.RequireFullDelete, "REQUIRE_FULL_DELETE"},
 		} {
 			if a.Traits.Has(tr.t) {
 				return fail("the trait %s (argument %q)", tr.name, a.Name)
@@ -106,9 +105,9 @@ func Check(def *runtime.FuncDef, file string) error {
 	}
 	for _, s := range def.State {
 		switch {
-		case s.Kind == runtime.MapState:
+		case s.Kind == ptf.MapState:
 			return fail("MapView state (state %q)", s.Name)
-		case s.Kind == runtime.ListState:
+		case s.Kind == ptf.ListState:
 			return fail("ListView state (state %q)", s.Name)
 		case s.Type != nil:
 			return fail("typed value state (state %q: %s)", s.Name, s.Type)
@@ -191,7 +190,7 @@ func ClassName(name string) string {
 }
 
 // resourceName is the class path resource of the bundled script.
-func resourceName(def *runtime.FuncDef) string {
+func resourceName(def *ptf.FuncDef) string {
 	return "/ptfsh/" + ClassName(def.Name) + ".js"
 }
 
@@ -230,8 +229,8 @@ func ClassSource(p Project) (string, error) {
 	for _, a := range def.Args {
 		ca := classArg{Param: param(a.Name)}
 		var traits []string
-		for _, tn := range runtime.TraitNames() {
-			t, _ := runtime.ParseTrait(tn)
+		for _, tn := range ptf.TraitNames() {
+			t, _ := ptf.ParseTrait(tn)
 			if a.Traits.Has(t) {
 				traits = append(traits, "ArgumentTrait."+tn)
 			}

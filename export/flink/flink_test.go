@@ -2,22 +2,21 @@ package flink_test
 
 import (
 	"flag"
+	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/export/flink"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/script"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/export/flink"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/script"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-func load(t *testing.T, name, file, src string) *runtime.FuncDef {
+func load(t *testing.T, name, file, src string) *ptf.FuncDef {
 	t.Helper()
-	e := script.NewEngine(script.Options{ParseType: runtime.ParseType})
+	e := script.NewEngine(script.Options{ParseType: ptf.ParseType})
 	t.Cleanup(func() { e.Close() })
 	def, err := e.Load(name, file, src)
 	if err != nil {

@@ -53,3 +53,14 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	return time.Duration(n) * unit, nil
 }
+
+// SingularUnit upper-cases an interval unit and accepts the plural forms
+// Flink accepts too (SECONDS, MINUTES, HOURS, DAYS, MONTHS, YEARS).
+func SingularUnit(u string) string {
+	u = strings.ToUpper(u)
+	switch u {
+	case "SECONDS", "MINUTES", "HOURS", "DAYS", "MONTHS", "YEARS":
+		return strings.TrimSuffix(u, "S")
+	}
+	return u
+}

@@ -1,10 +1,11 @@
-package runtime
+package ptf
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // ParseType parses a type string as written in SQL or in a JS declaration,
@@ -30,7 +31,7 @@ func TypeFromAST(te *sqlmini.TypeExpr) (types.Type, error) {
 func typeFromAST(te *sqlmini.TypeExpr) (types.Type, error) {
 	switch {
 	case te.Interval != nil:
-		from := singularUnit(te.Interval.From)
+		from := types.SingularUnit(te.Interval.From)
 		switch from {
 		case "YEAR", "MONTH":
 			return types.Type{Kind: types.KindIntervalYearMonth}, nil

@@ -1,7 +1,11 @@
-package runtime
+package ptf
 
-import "github.com/ptfsh/ptfsh/runtime/types"
-import "errors"
+import (
+	"errors"
+	"strconv"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
+)
 
 // List and map state: Flink's ListView and MapView.
 //
@@ -31,7 +35,7 @@ var (
 // ListView is list-state entry i of the current call's partition key. It
 // is valid only during the call it was taken in.
 type ListView struct {
-	h host
+	h Host
 	i int
 }
 
@@ -40,17 +44,17 @@ type ListView struct {
 func (c *Context) List(i int) ListView { return ListView{c.h, i} }
 
 // Size returns the number of elements.
-func (l ListView) Size() (int, error) { return l.h.listSize(l.i) }
+func (l ListView) Size() (int, error) { return l.h.ListSize(l.i) }
 
 // Get returns the element at index (0-based); an index out of range is an
 // error.
 func (l ListView) Get(index int) (any, error) {
-	vs, err := l.h.listSlice(l.i, index, 1)
+	vs, err := l.h.ListSlice(l.i, index, 1)
 	if err != nil {
 		return nil, err
 	}
 	if index < 0 || len(vs) == 0 {
-		n, _ := l.h.listSize(l.i)
+		n, _ := l.h.ListSize(l.i)
 		return nil, &IndexError{Index: index, Size: n}
 	}
 	return vs[0], nil
@@ -59,24 +63,24 @@ func (l ListView) Get(index int) (any, error) {
 // Slice returns up to max elements from index from on: fewer at the end of
 // the list, none beyond it. It reads the store once, so iterating with it
 // in batches is cheaper than Get per element.
-func (l ListView) Slice(from, max int) ([]any, error) { return l.h.listSlice(l.i, from, max) }
+func (l ListView) Slice(from, max int) ([]any, error) { return l.h.ListSlice(l.i, from, max) }
 
 // Add appends v; a NULL is ErrNullElement.
-func (l ListView) Add(v any) error { return l.h.listAdd(l.i, []any{v}) }
+func (l ListView) Add(v any) error { return l.h.ListAdd(l.i, []any{v}) }
 
 // AddAll appends vs in order. If one of them is NULL it adds none and
 // returns ErrNullElement.
-func (l ListView) AddAll(vs []any) error { return l.h.listAdd(l.i, vs) }
+func (l ListView) AddAll(vs []any) error { return l.h.ListAdd(l.i, vs) }
 
 // Clear removes every element at once.
-func (l ListView) Clear() error { return l.h.listClear(l.i) }
+func (l ListView) Clear() error { return l.h.ListClear(l.i) }
 
 // Range calls fn for each element in order until fn returns false.
 // Elements added while it runs are visited too; fn may use the list.
 func (l ListView) Range(fn func(index int, v any) bool) error {
 	const batch = 256
 	for i := 0; ; {
-		vs, err := l.h.listSlice(l.i, i, batch)
+		vs, err := l.h.ListSlice(l.i, i, batch)
 		if err != nil || len(vs) == 0 {
 			return err
 		}
@@ -95,7 +99,7 @@ type IndexError struct {
 }
 
 func (e *IndexError) Error() string {
-	return "list index " + itoa(e.Index) + " out of range (size " + itoa(e.Size) + ")"
+	return "list index " + strconv.Itoa(e.Index) + " out of range (size " + strconv.Itoa(e.Size) + ")"
 }
 
 // MapView is map-state entry i of the current call's partition key. It is
@@ -103,7 +107,7 @@ func (e *IndexError) Error() string {
 // order: the order of the store's key encoding (numbers by value, strings
 // by their UTF-8 bytes, NULL-free since keys cannot be NULL).
 type MapView struct {
-	h host
+	h Host
 	i int
 }
 
@@ -113,17 +117,17 @@ func (c *Context) Map(i int) MapView { return MapView{c.h, i} }
 
 // Get returns the value of key k and whether the map has k (a NULL value
 // is found with a nil value).
-func (m MapView) Get(k any) (any, bool, error) { return m.h.mapGet(m.i, k) }
+func (m MapView) Get(k any) (any, bool, error) { return m.h.MapGet(m.i, k) }
 
 // Contains reports whether the map has key k.
 func (m MapView) Contains(k any) (bool, error) {
-	_, ok, err := m.h.mapGet(m.i, k)
+	_, ok, err := m.h.MapGet(m.i, k)
 	return ok, err
 }
 
 // Put sets the value of key k; a NULL key is ErrNullKey, a NULL value is
 // allowed.
-func (m MapView) Put(k, v any) error { return m.h.mapPut(m.i, []any{k}, []any{v}) }
+func (m MapView) Put(k, v any) error { return m.h.MapPut(m.i, []any{k}, []any{v}) }
 
 // PutAll puts every entry of entries in order. If one of its keys is NULL
 // it puts none and returns ErrNullKey.
@@ -131,14 +135,14 @@ func (m MapView) PutAll(entries *types.Map) error {
 	if entries == nil {
 		return nil
 	}
-	return m.h.mapPut(m.i, entries.Keys, entries.Values)
+	return m.h.MapPut(m.i, entries.Keys, entries.Values)
 }
 
 // Remove removes key k; removing an absent key does nothing.
-func (m MapView) Remove(k any) error { return m.h.mapRemove(m.i, k) }
+func (m MapView) Remove(k any) error { return m.h.MapRemove(m.i, k) }
 
 // Clear removes every entry at once.
-func (m MapView) Clear() error { return m.h.mapClear(m.i) }
+func (m MapView) Clear() error { return m.h.MapClear(m.i) }
 
 // Size returns the number of entries. It reads them all.
 func (m MapView) Size() (int, error) {
@@ -178,7 +182,7 @@ func (m MapView) Range(fn func(k, v any) bool) error {
 // that pull entries one at a time (a JavaScript for..of). Close it when
 // done; the runtime closes those left open when the call returns.
 func (m MapView) Iterator() (*MapIterator, error) {
-	c, err := m.h.mapIter(m.i)
+	c, err := m.h.MapIter(m.i)
 	if err != nil {
 		return nil, err
 	}
@@ -187,17 +191,17 @@ func (m MapView) Iterator() (*MapIterator, error) {
 
 // MapIterator pulls the entries of a MapView in key order.
 type MapIterator struct {
-	c mapCursor
+	c MapCursor
 }
 
 // Next returns the next entry; ok is false at the end.
-func (it *MapIterator) Next() (k, v any, ok bool, err error) { return it.c.next() }
+func (it *MapIterator) Next() (k, v any, ok bool, err error) { return it.c.Next() }
 
 // Close releases the iterator; Next then reports the end.
-func (it *MapIterator) Close() { it.c.close() }
+func (it *MapIterator) Close() { it.c.Close() }
 
-// mapCursor is the host's side of a MapIterator.
-type mapCursor interface {
-	next() (k, v any, ok bool, err error)
-	close()
+// MapCursor is the host's side of a MapIterator.
+type MapCursor interface {
+	Next() (k, v any, ok bool, err error)
+	Close()
 }

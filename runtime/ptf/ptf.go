@@ -1,4 +1,4 @@
-package runtime
+package ptf
 
 import (
 	"context"
@@ -117,70 +117,6 @@ type StateDecl struct {
 	TTLSet bool
 }
 
-// ChangelogMode is the set of row kinds a table or function produces, as
-// Flink's ChangelogMode. KeyOnlyDeletes marks deletes that carry only the key.
-type ChangelogMode struct {
-	kinds          uint8
-	KeyOnlyDeletes bool
-}
-
-// NewChangelogMode returns a mode with the given kinds.
-func NewChangelogMode(kinds ...types.RowKind) ChangelogMode {
-	var m ChangelogMode
-	for _, k := range kinds {
-		m.kinds |= 1 << k
-	}
-	return m
-}
-
-// Standard changelog modes.
-var (
-	InsertOnly = NewChangelogMode(types.Insert)
-	RetractAll = NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter, types.Delete)
-	UpsertAll  = NewChangelogMode(types.Insert, types.UpdateAfter, types.Delete)
-)
-
-// Contains reports whether kind k is in the mode.
-func (m ChangelogMode) Contains(k types.RowKind) bool { return m.kinds&(1<<k) != 0 }
-
-// IsInsertOnly reports whether the mode has only INSERT.
-func (m ChangelogMode) IsInsertOnly() bool { return m.kinds == 1<<types.Insert }
-
-// Kinds returns the kinds in Flink's order.
-func (m ChangelogMode) Kinds() []types.RowKind {
-	var ks []types.RowKind
-	for k := types.Insert; k <= types.Delete; k++ {
-		if m.Contains(k) {
-			ks = append(ks, k)
-		}
-	}
-	return ks
-}
-
-// String renders the mode as Flink's ChangelogMode.toString:
-// [INSERT, UPDATE_AFTER, ~DELETE].
-func (m ChangelogMode) String() string {
-	var parts []string
-	for _, k := range m.Kinds() {
-		s := k.String()
-		if k == types.Delete && m.KeyOnlyDeletes {
-			s = "~" + s
-		}
-		parts = append(parts, s)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-// ShortString renders the mode in plan notation: I,UB,UA,D.
-func (m ChangelogMode) ShortString() string {
-	short := map[types.RowKind]string{types.Insert: "I", types.UpdateBefore: "UB", types.UpdateAfter: "UA", types.Delete: "D"}
-	var parts []string
-	for _, k := range m.Kinds() {
-		parts = append(parts, short[k])
-	}
-	return strings.Join(parts, ",")
-}
-
 // FuncDef is a loaded PTF: its declaration and a way to instantiate it.
 // A Loader (JavaScript) or Go code (stdlib) makes it.
 type FuncDef struct {
@@ -208,7 +144,7 @@ type FuncDef struct {
 	// resolves the output changelog mode of a call from the modes its
 	// table arguments receive (by table position) and the mode the
 	// consumer requires. Nil means an insert-only function.
-	ChangelogMode func(tables []ChangelogMode, required ChangelogMode) (ChangelogMode, error)
+	ChangelogMode func(tables []types.ChangelogMode, required types.ChangelogMode) (types.ChangelogMode, error)
 	// Infer, when set, completes the declaration at each call, as Flink's
 	// type inference of built-in PTFs does: from the tables and constant
 	// arguments it gives the output type and each argument's traits (for
@@ -227,7 +163,7 @@ type CallInfo struct {
 	PartitionBy [][]string
 	// Changelogs are the table arguments' changelog modes and UpsertKeys
 	// their upsert keys (column indexes; nil: none).
-	Changelogs []ChangelogMode
+	Changelogs []types.ChangelogMode
 	UpsertKeys [][]int
 }
 
@@ -294,7 +230,7 @@ type TableSemantics struct {
 	// TimeColumn is the index of the on_time column, or -1.
 	TimeColumn int
 	// Changelog is the table's changelog mode as the function receives it.
-	Changelog ChangelogMode
+	Changelog types.ChangelogMode
 }
 
 // Loader loads function files. It is the only way a Session reaches a
