@@ -2,12 +2,13 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // GROUP BY: Flink's GroupAggregate in streaming mode. Each input row
@@ -185,11 +186,11 @@ type groupLimitNode struct {
 	n  int64
 }
 
-func (n *groupLimitNode) schema() types.Schema     { return n.in.schema() }
+func (n *groupLimitNode) schema() types.Schema           { return n.in.schema() }
 func (n *groupLimitNode) changelog() types.ChangelogMode { return n.in.changelog() }
-func (n *groupLimitNode) children() []node         { return []node{n.in} }
-func (n *groupLimitNode) upsertKey() []int         { return n.in.upsertKey() }
-func (n *groupLimitNode) explain() string          { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
+func (n *groupLimitNode) children() []node               { return []node{n.in} }
+func (n *groupLimitNode) upsertKey() []int               { return n.in.upsertKey() }
+func (n *groupLimitNode) explain() string                { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
 
 func (n *groupLimitNode) open(ex *execution) (stream, error) {
 	ex.noCheckpoints("GROUP BY keeps its groups in memory")
@@ -608,10 +609,10 @@ type aggregateNode struct {
 	text   string
 }
 
-func (n *aggregateNode) schema() types.Schema     { return n.sch }
+func (n *aggregateNode) schema() types.Schema           { return n.sch }
 func (n *aggregateNode) changelog() types.ChangelogMode { return n.mode }
-func (n *aggregateNode) children() []node         { return []node{n.in} }
-func (n *aggregateNode) explain() string          { return n.text }
+func (n *aggregateNode) children() []node               { return []node{n.in} }
+func (n *aggregateNode) explain() string                { return n.text }
 
 // upsertKey is the output columns of the GROUP BY values, when all are
 // selected.

@@ -2,12 +2,13 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // Changelog sources (DESIGN §3): a file table, or a table given AS VALUES,
@@ -278,7 +279,7 @@ type sourceNode struct {
 }
 
 func (n *sourceNode) changelog() types.ChangelogMode { return n.mode }
-func (n *sourceNode) upsertKey() []int         { return n.key }
+func (n *sourceNode) upsertKey() []int               { return n.key }
 
 // changelogValues plans the rows of a table given AS VALUES.
 func changelogValues(t *Table, n *valuesNode) node {

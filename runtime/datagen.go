@@ -3,9 +3,6 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 	"hash/fnv"
 	"math"
 	"math/big"
@@ -13,6 +10,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // The 'datagen' connector generates rows, as Flink's DataGen SQL connector
@@ -526,9 +527,9 @@ func (p *planner) planDatagen(t *Table) (node, error) {
 	return n, nil
 }
 
-func (n *datagenNode) schema() types.Schema     { return n.t.Schema }
+func (n *datagenNode) schema() types.Schema           { return n.t.Schema }
 func (n *datagenNode) changelog() types.ChangelogMode { return types.InsertOnly }
-func (n *datagenNode) children() []node         { return nil }
+func (n *datagenNode) children() []node               { return nil }
 func (n *datagenNode) explain() string {
 	rows := "unbounded"
 	if n.spec.rows >= 0 {

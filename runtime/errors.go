@@ -1,10 +1,11 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"errors"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 )
 
 // FormatError renders an error for a person. The first line is Error(),

@@ -145,9 +145,9 @@ type valuesNode struct {
 	every  int64
 }
 
-func (n *valuesNode) schema() types.Schema     { return n.sch }
+func (n *valuesNode) schema() types.Schema           { return n.sch }
 func (n *valuesNode) changelog() types.ChangelogMode { return types.InsertOnly }
-func (n *valuesNode) children() []node         { return nil }
+func (n *valuesNode) children() []node               { return nil }
 func (n *valuesNode) explain() string {
 	return "Values(tuples=[" + itoa(len(n.events)) + " rows], fields=" + names(n.sch) + ")"
 }
@@ -197,10 +197,10 @@ type filterNode struct {
 	text string
 }
 
-func (n *filterNode) schema() types.Schema     { return n.in.schema() }
+func (n *filterNode) schema() types.Schema           { return n.in.schema() }
 func (n *filterNode) changelog() types.ChangelogMode { return n.in.changelog() }
-func (n *filterNode) children() []node         { return []node{n.in} }
-func (n *filterNode) explain() string          { return "Filter(condition=[" + n.text + "])" }
+func (n *filterNode) children() []node               { return []node{n.in} }
+func (n *filterNode) explain() string                { return "Filter(condition=[" + n.text + "])" }
 
 func (n *filterNode) open(ex *execution) (stream, error) {
 	in, err := n.in.open(ex)
@@ -241,9 +241,9 @@ type projectNode struct {
 	texts []string
 }
 
-func (n *projectNode) schema() types.Schema     { return n.sch }
+func (n *projectNode) schema() types.Schema           { return n.sch }
 func (n *projectNode) changelog() types.ChangelogMode { return n.in.changelog() }
-func (n *projectNode) children() []node         { return []node{n.in} }
+func (n *projectNode) children() []node               { return []node{n.in} }
 func (n *projectNode) explain() string {
 	return "Calc(select=[" + joinStrings(n.texts) + "])"
 }
@@ -284,10 +284,10 @@ type limitNode struct {
 	n  int64
 }
 
-func (n *limitNode) schema() types.Schema     { return n.in.schema() }
+func (n *limitNode) schema() types.Schema           { return n.in.schema() }
 func (n *limitNode) changelog() types.ChangelogMode { return n.in.changelog() }
-func (n *limitNode) children() []node         { return []node{n.in} }
-func (n *limitNode) explain() string          { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
+func (n *limitNode) children() []node               { return []node{n.in} }
+func (n *limitNode) explain() string                { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
 
 func (n *limitNode) open(ex *execution) (stream, error) {
 	in, err := n.in.open(ex)

@@ -13,11 +13,11 @@ type teeNode struct {
 	text string // the call as written, to match identical calls
 }
 
-func (n *teeNode) schema() types.Schema     { return n.in.schema() }
+func (n *teeNode) schema() types.Schema           { return n.in.schema() }
 func (n *teeNode) changelog() types.ChangelogMode { return n.in.changelog() }
-func (n *teeNode) children() []node         { return n.in.children() }
-func (n *teeNode) explain() string          { return n.in.explain() }
-func (n *teeNode) upsertKey() []int         { return upsertKeyOf(n.in) }
+func (n *teeNode) children() []node               { return n.in.children() }
+func (n *teeNode) explain() string                { return n.in.explain() }
+func (n *teeNode) upsertKey() []int               { return upsertKeyOf(n.in) }
 
 // teeShared is the running instance behind a teeNode's consumers.
 type teeShared struct {

@@ -29,10 +29,10 @@ type normalizeNode struct {
 	id string
 }
 
-func (n *normalizeNode) schema() types.Schema     { return n.in.schema() }
+func (n *normalizeNode) schema() types.Schema           { return n.in.schema() }
 func (n *normalizeNode) changelog() types.ChangelogMode { return n.mode }
-func (n *normalizeNode) children() []node         { return []node{n.in} }
-func (n *normalizeNode) upsertKey() []int         { return n.key }
+func (n *normalizeNode) children() []node               { return []node{n.in} }
+func (n *normalizeNode) upsertKey() []int               { return n.key }
 func (n *normalizeNode) explain() string {
 	if !n.retract && !n.fullDeletes {
 		return "DropUpdateBefore(key=[" + joinStrings(columnNames(n.in.schema(), n.key)) + "])"

@@ -2,11 +2,12 @@ package runtime
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
-	"strconv"
-	"strings"
 )
 
 // planner turns a query's AST into a tree of plan nodes, resolving names
@@ -255,7 +256,7 @@ type renameNode struct {
 }
 
 func (n *renameNode) schema() types.Schema               { return n.sch }
-func (n *renameNode) changelog() types.ChangelogMode           { return n.in.changelog() }
+func (n *renameNode) changelog() types.ChangelogMode     { return n.in.changelog() }
 func (n *renameNode) children() []node                   { return n.in.children() }
 func (n *renameNode) explain() string                    { return n.in.explain() }
 func (n *renameNode) open(ex *execution) (stream, error) { return n.in.open(ex) }

@@ -4,11 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
+
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
-	"strings"
 )
 
 // tableBinding is one table argument of a bound PTF call.
@@ -44,7 +45,7 @@ type ptfNode struct {
 	orderBy [][]sortKey
 }
 
-func (n *ptfNode) schema() types.Schema     { return n.sch }
+func (n *ptfNode) schema() types.Schema           { return n.sch }
 func (n *ptfNode) changelog() types.ChangelogMode { return n.mode }
 func (n *ptfNode) children() []node {
 	var c []node

@@ -5,13 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"strings"
+
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
-	"io"
-	"os"
-	"strings"
 )
 
 // INSERT INTO a file table, and EXECUTE STATEMENT SET BEGIN ... END.
@@ -395,10 +396,10 @@ type statementSetNode struct {
 	active int // the query whose rows are flowing
 }
 
-func (n *statementSetNode) schema() types.Schema     { return types.Schema{} }
+func (n *statementSetNode) schema() types.Schema           { return types.Schema{} }
 func (n *statementSetNode) changelog() types.ChangelogMode { return types.InsertOnly }
-func (n *statementSetNode) children() []node         { return n.ins }
-func (n *statementSetNode) explain() string          { return "StatementSet()" }
+func (n *statementSetNode) children() []node               { return n.ins }
+func (n *statementSetNode) explain() string                { return "StatementSet()" }
 
 func (n *statementSetNode) open(ex *execution) (stream, error) {
 	s := &setStream{n: n}

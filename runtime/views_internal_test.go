@@ -3,16 +3,17 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/state/statetest"
 	"math"
 	"math/big"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/state/statetest"
 )
 
 func TestValueCodec_roundTrip(t *testing.T) {
@@ -151,9 +152,9 @@ type goTestPTF struct {
 
 func (p *goTestPTF) Eval(ctx *ptf.Context, r types.Row) error { return p.eval(ctx, r) }
 func (p *goTestPTF) OnTimer(*ptf.Context) error               { return nil }
-func (p *goTestPTF) NewState(int) (any, error)            { return nil, nil }
-func (p *goTestPTF) EncodeState(int, any) ([]byte, error) { return nil, nil }
-func (p *goTestPTF) DecodeState(int, []byte) (any, error) { return nil, nil }
+func (p *goTestPTF) NewState(int) (any, error)                { return nil, nil }
+func (p *goTestPTF) EncodeState(int, any) ([]byte, error)     { return nil, nil }
+func (p *goTestPTF) DecodeState(int, []byte) (any, error)     { return nil, nil }
 
 // countKeys counts the keys of a namespace.
 func countKeys(t *testing.T, st state.Store, ns string) int {

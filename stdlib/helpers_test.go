@@ -1,11 +1,12 @@
 package stdlib_test
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"strings"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // call describes a call of a built-in for its Infer: the input table, its
