@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -221,9 +222,9 @@ func (s *groupLimitStream) next() (event, error) {
 		// or there is no GROUP BY) a group is known by its output row.
 		var k string
 		if key := s.n.upsertKey(); key != nil {
-			k = string(encodeKey(partitionKey(ev.row, key)))
+			k = string(keycodec.Encode(keycodec.Pick(ev.row, key)))
 		} else {
-			k = string(encodeKey(ev.row.Fields))
+			k = string(keycodec.Encode(ev.row.Fields))
 		}
 		kind := ev.row.Kind
 		if s.admitted[k] > 0 {
@@ -674,7 +675,7 @@ func (s *aggregateStream) row(r types.Row) error {
 		}
 		keys[i] = v
 	}
-	k := string(encodeKey(keys))
+	k := string(keycodec.Encode(keys))
 	retract := r.Kind == types.UpdateBefore || r.Kind == types.Delete
 	g := s.groups[k]
 	if g == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -32,7 +33,7 @@ func (s *Session) execInspect(sh *sqlmini.Show) error {
 			}
 			key = append(key, v)
 		}
-		filter = encodeKey(key)
+		filter = keycodec.Encode(key)
 	}
 	var rows [][]string
 	var header []string

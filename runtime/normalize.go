@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -106,7 +107,7 @@ func (s *normalizeStream) row(r types.Row) error {
 		s.emit(r)
 		return nil
 	}
-	k := string(encodeKey(partitionKey(r, n.key)))
+	k := string(keycodec.Encode(keycodec.Pick(r, n.key)))
 	prev, had := s.last[k]
 	if r.Kind != types.UpdateBefore {
 		s.dirty[k] = true
@@ -131,7 +132,7 @@ func (s *normalizeStream) row(r types.Row) error {
 		delete(s.last, k)
 		if n.fullDeletes {
 			if !had {
-				return fmt.Errorf("a delete for key (%s) that was never inserted: cannot fill its columns", formatFields(partitionKey(r, n.key)))
+				return fmt.Errorf("a delete for key (%s) that was never inserted: cannot fill its columns", formatFields(keycodec.Pick(r, n.key)))
 			}
 			r = types.Row{Kind: types.Delete, Fields: prev.Fields}
 		}

@@ -2,13 +2,15 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/state"
 	"hash/fnv"
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // Parallel PTF calls (--parallelism N, SET 'parallelism.default').
@@ -165,7 +167,7 @@ func (o *ptfOp) openWorkers(spec ptf.CallSpec, n int) error {
 // workerOf picks the worker of a row by a hash of its partition key.
 func (p *parState) workerOf(r types.Row, cols []int) int {
 	h := fnv.New32a()
-	h.Write(encodeKey(partitionKey(r, cols)))
+	h.Write(keycodec.Encode(keycodec.Pick(r, cols)))
 	return int(h.Sum32() % uint32(len(p.workers)))
 }
 

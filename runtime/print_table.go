@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"io"
 	"strconv"
@@ -79,9 +80,9 @@ func (p *tablePrinter) Row(r types.Row) error {
 	}
 	var k string
 	if p.key != nil {
-		k = string(encodeKey(partitionKey(r, p.key)))
+		k = string(keycodec.Encode(keycodec.Pick(r, p.key)))
 	} else {
-		k = string(encodeKey(r.Fields))
+		k = string(keycodec.Encode(r.Fields))
 	}
 	switch r.Kind {
 	case types.Insert, types.UpdateAfter:

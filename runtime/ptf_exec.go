@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -442,7 +443,7 @@ func (o *ptfOp) evalRow(i int, r types.Row) error {
 	o.bind, o.bi, o.row = b, i, r
 	o.cur = nil
 	if b.set || len(o.node.def.State) > 0 {
-		o.cur = o.keyState(partitionKey(r, b.partition))
+		o.cur = o.keyState(keycodec.Pick(r, b.partition))
 	}
 	return o.call(r)
 }
@@ -585,7 +586,7 @@ func (o *ptfOp) endCall(ks *keyState) {
 }
 
 func (o *ptfOp) keyState(key []any) *keyState {
-	enc := encodeKey(key)
+	enc := keycodec.Encode(key)
 	if ks, ok := o.cache[string(enc)]; ok {
 		return ks
 	}
@@ -614,7 +615,7 @@ func (o *ptfOp) loadTimers() error {
 			if ks, ok := o.cache[string(enc)]; ok {
 				return ks, nil
 			}
-			key, err := decodeKey(enc, types)
+			key, err := keycodec.Decode(enc, types)
 			if err != nil {
 				return nil, err
 			}

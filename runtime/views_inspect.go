@@ -3,10 +3,12 @@ package runtime
 import (
 	"bytes"
 	"fmt"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
-	"strings"
 )
 
 // SHOW STATE rows of list and map state (the layout is in views.go).
@@ -87,7 +89,7 @@ func describeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []by
 		if err == nil {
 			var key any
 			if key, _, err = readValue(rest); err == nil {
-				ek := appendKeyValue(nil, key)
+				ek := keycodec.AppendValue(nil, key)
 				if !bytes.HasSuffix(k, ek) {
 					return fmt.Errorf("map state %q: key x'%x' does not match its record", entry, k)
 				}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
@@ -316,7 +317,7 @@ func TestListView_large(t *testing.T) {
 		if want := fmt.Sprintf("size %d last %d iterated %d", n, n-1, n); summary != want {
 			t.Errorf("got %q, want %q", summary, want)
 		}
-		d := h.op.views.keys[string(encodeKey([]any{"Bob"}))].lists[0]
+		d := h.op.views.keys[string(keycodec.Encode([]any{"Bob"}))].lists[0]
 		if len(d.added) != 0 || d.n != n {
 			t.Errorf("after reading, the overlay holds %d elements, n = %d", len(d.added), d.n)
 		}
@@ -348,7 +349,7 @@ func TestDescribeView_manyElements(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		mrows, err := describeView(tx, mapNamespace("ttl", "m"), "m", ptf.MapState, encodeKey([]any{"Bob"}))
+		mrows, err := describeView(tx, mapNamespace("ttl", "m"), "m", ptf.MapState, keycodec.Encode([]any{"Bob"}))
 		rows = append(rows, mrows...)
 		return err
 	})

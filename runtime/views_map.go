@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/state"
 	"iter"
 	"sort"
+
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // Map state: Flink's MapView in the store (the layout is in views.go).
@@ -21,7 +23,7 @@ func (o *ptfOp) mapKeyOf(i int, k any) (string, error) {
 	if err := checkValueKind(k, kt); err != nil {
 		return "", o.viewError(i, fmt.Errorf("key: %w", err))
 	}
-	return string(appendKeyValue(nil, k)), nil
+	return string(keycodec.AppendValue(nil, k)), nil
 }
 
 func (o *ptfOp) mapDelta(i int) (*mapDelta, error) {

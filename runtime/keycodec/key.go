@@ -1,4 +1,8 @@
-package runtime
+// Package keycodec encodes partition keys with the store's order-preserving
+// encoding (state.Append…), so that keys sort like their values and a key's
+// bytes identify it: the one key format of state, timers, sort buffers and
+// the table printer.
+package keycodec
 
 import (
 	"fmt"
@@ -11,7 +15,7 @@ import (
 )
 
 // partitionKey picks the PARTITION BY values of a row.
-func partitionKey(r types.Row, cols []int) []any {
+func Pick(r types.Row, cols []int) []any {
 	if len(cols) == 0 {
 		return nil
 	}
@@ -24,15 +28,15 @@ func partitionKey(r types.Row, cols []int) []any {
 
 // encodeKey encodes key values with the store's order-preserving encoding,
 // so that keys sort like their values and a key's bytes identify it.
-func encodeKey(key []any) []byte {
+func Encode(key []any) []byte {
 	var b []byte
 	for _, v := range key {
-		b = appendKeyValue(b, v)
+		b = AppendValue(b, v)
 	}
 	return b
 }
 
-func appendKeyValue(b []byte, v any) []byte {
+func AppendValue(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:
 		return state.AppendNull(b)
@@ -47,9 +51,9 @@ func appendKeyValue(b []byte, v any) []byte {
 	case []byte:
 		return state.AppendBytes(b, x)
 	case types.Decimal:
-		f, _ := new(big.Rat).SetFrac(x.Unscaled, new(big.Int).Exp(bigTen, big.NewInt(int64(x.Scale)), nil)).Float64()
+		f, _ := new(big.Rat).SetFrac(x.Unscaled, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(x.Scale)), nil)).Float64()
 		b = state.AppendFloat64(b, f)
-		return state.AppendString(b, x.Unscaled.String()+"e-"+itoa(x.Scale))
+		return state.AppendString(b, x.Unscaled.String()+"e-"+strconv.Itoa(x.Scale))
 	case types.Date:
 		return state.AppendInt64(b, int64(x))
 	case types.TimeOfDay:
@@ -68,7 +72,7 @@ func appendKeyValue(b []byte, v any) []byte {
 }
 
 // decodeKey reverses encodeKey for key columns of the given types.
-func decodeKey(enc []byte, kinds []types.Type) ([]any, error) {
+func Decode(enc []byte, kinds []types.Type) ([]any, error) {
 	d := state.NewDecoder(enc)
 	out := make([]any, len(kinds))
 	for i, t := range kinds {
