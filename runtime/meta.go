@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/format"
 )
 
 // printMeta prints the result of SHOW, DESCRIBE and SET as the Flink SQL
@@ -15,11 +17,11 @@ func printMeta(w io.Writer, header []string, rows [][]string) error {
 	}
 	widths := make([]int, len(header))
 	for i, h := range header {
-		widths[i] = displayWidth([]byte(h))
+		widths[i] = format.DisplayWidth([]byte(h))
 	}
 	for _, r := range rows {
 		for i, v := range r {
-			widths[i] = max(widths[i], displayWidth([]byte(v)))
+			widths[i] = max(widths[i], format.DisplayWidth([]byte(v)))
 		}
 	}
 	var b strings.Builder
@@ -31,7 +33,7 @@ func printMeta(w io.Writer, header []string, rows [][]string) error {
 	}
 	line := func(vals []string) {
 		for i, v := range vals {
-			b.WriteString("| " + strings.Repeat(" ", widths[i]-displayWidth([]byte(v))) + v + " ")
+			b.WriteString("| " + strings.Repeat(" ", widths[i]-format.DisplayWidth([]byte(v))) + v + " ")
 		}
 		b.WriteString("|\n")
 	}

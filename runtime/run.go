@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -65,8 +66,8 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, o
 		if progressShown {
 			fmt.Fprint(s.cfg.Err, "\r\033[K")
 		}
-		if a, ok := sink.(aborter); ok && !ended {
-			a.abort()
+		if a, ok := sink.(format.Aborter); ok && !ended {
+			a.Abort()
 		}
 		if out != nil {
 			out.Flush() // the rows before the error go out before it

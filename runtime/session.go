@@ -5,16 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
-	"github.com/ptfsh/ptfsh/state"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // Config configures a Session.
@@ -78,7 +80,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.BaseDir == "" {
 		cfg.BaseDir = "."
 	}
-	if _, err := NewPrinter(cfg.Format, io.Discard); err != nil {
+	if _, err := format.NewPrinter(cfg.Format, io.Discard); err != nil {
 		return nil, err
 	}
 	return &Session{cfg: cfg, cat: NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
@@ -242,7 +244,7 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 			return sqlmini.Errorf(set.Pos, "'ptfsh.watermark.every-rows' needs a whole number of at least 1, not '%s'", val)
 		}
 	case "sql-client.execution.result-mode", "ptfsh.format":
-		if _, err := NewPrinter(strings.ToLower(val), io.Discard); err != nil {
+		if _, err := format.NewPrinter(strings.ToLower(val), io.Discard); err != nil {
 			return sqlmini.Errorf(set.Pos, "%w", err)
 		}
 		// The last of the two format settings wins.
@@ -581,11 +583,11 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 	// Results are buffered: one write per row would cost a system call each.
 	out := bufio.NewWriterSize(s.cfg.Out, 64<<10)
 	defer out.Flush()
-	p, err := NewPrinter(s.format(), out)
+	p, err := format.NewPrinter(s.format(), out)
 	if err != nil {
 		return sqlmini.Errorf(st.Pos, "%w", err)
 	}
-	setUpsertKey(p, upsertKeyOf(n)) // the table mode materialises by it: print_table.go
+	format.SetUpsertKey(p, upsertKeyOf(n)) // the table mode materialises by it: print_table.go
 	return s.run(ctx, st.Pos, n, p, out)
 }
 

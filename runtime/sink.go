@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -235,7 +236,7 @@ type fileSink struct {
 
 	f         *os.File
 	w         *bufio.Writer
-	p         Printer
+	p         format.Printer
 	committed int64 // the file's length at the last checkpoint
 	ended     bool  // End was called
 	done      bool  // and the final checkpoint made the rows durable
@@ -291,9 +292,9 @@ func (k *fileSink) Begin(types.Schema) error {
 	}
 	k.w = bufio.NewWriterSize(k.f, 64<<10)
 	if k.t.Options["format"] == "json" {
-		k.p = NewJSONPrinter(k.w, JSONOptions{})
+		k.p = format.NewJSONPrinter(k.w, format.JSONOptions{})
 	} else {
-		k.p = NewCSVPrinter(k.w, CSVOptions{OmitHeader: !header || size > 0})
+		k.p = format.NewCSVPrinter(k.w, format.CSVOptions{OmitHeader: !header || size > 0})
 	}
 	k.fields = make([]any, file.Len())
 	return k.p.Begin(file)

@@ -15,11 +15,12 @@ func TestImportGraph(t *testing.T) {
 		// The leaf: types, values, rows, positions and the positioned error.
 		"runtime/types": {},
 		// The PTF contract: what a function is and what a call sees.
-		"runtime/ptf":    {mod + "runtime/types", mod + "sqlmini"},
-		"sqlmini":        {"github.com/alecthomas/participle/v2", mod + "runtime/types"},
-		"state":          {"go.etcd.io/bbolt"},
-		"runtime/format": {mod + "runtime/types"},
-		"runtime":        {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format"},
+		"runtime/ptf":      {mod + "runtime/types", mod + "sqlmini"},
+		"sqlmini":          {"github.com/alecthomas/participle/v2", mod + "runtime/types"},
+		"state":            {"go.etcd.io/bbolt"},
+		"runtime/keycodec": {mod + "runtime/types", mod + "state"},
+		"runtime/format":   {mod + "runtime/types", mod + "runtime/keycodec"},
+		"runtime":          {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "runtime/keycodec"},
 		// script, stdlib and export/flink see the contract, never the engine.
 		"script": {mod + "runtime/types", mod + "runtime/ptf", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap"},
 		"stdlib": {mod + "runtime/types", mod + "runtime/ptf"},

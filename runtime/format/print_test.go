@@ -1,4 +1,4 @@
-package runtime_test
+package format_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -21,7 +21,7 @@ func prSchema(cols ...types.Column) types.Schema { return types.Schema{Columns: 
 func prRow(k types.RowKind, fields ...any) types.Row { return types.Row{Kind: k, Fields: fields} }
 
 // prAll runs a printer over one result and returns what it wrote.
-func prAll(t *testing.T, newPrinter func(w *bytes.Buffer) runtime.Printer, s types.Schema, rows ...types.Row) string {
+func prAll(t *testing.T, newPrinter func(w *bytes.Buffer) format.Printer, s types.Schema, rows ...types.Row) string {
 	t.Helper()
 	var buf bytes.Buffer
 	p := newPrinter(&buf)
@@ -39,7 +39,7 @@ func prAll(t *testing.T, newPrinter func(w *bytes.Buffer) runtime.Printer, s typ
 	return buf.String()
 }
 
-func prTableau(w *bytes.Buffer) runtime.Printer { return runtime.NewTableauPrinter(w) }
+func prTableau(w *bytes.Buffer) format.Printer { return format.NewTableauPrinter(w) }
 
 // prLines joins its arguments with newlines and ends with one.
 func prLines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
@@ -271,7 +271,7 @@ func TestTableauPrinter_truncation(t *testing.T) {
 // A printer can print several results in turn.
 func TestTableauPrinter_reuse(t *testing.T) {
 	var buf bytes.Buffer
-	p := runtime.NewTableauPrinter(&buf)
+	p := format.NewTableauPrinter(&buf)
 	for range 2 {
 		if err := p.Begin(prSchema(prCol("n", types.TypeInt))); err != nil {
 			t.Fatal(err)
@@ -284,9 +284,9 @@ func TestTableauPrinter_reuse(t *testing.T) {
 }
 
 func TestPrinter_errors(t *testing.T) {
-	for _, format := range runtime.FormatNames {
-		t.Run(format, func(t *testing.T) {
-			p, err := runtime.NewPrinter(format, &bytes.Buffer{})
+	for _, name := range format.FormatNames {
+		t.Run(name, func(t *testing.T) {
+			p, err := format.NewPrinter(name, &bytes.Buffer{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -297,7 +297,7 @@ func TestPrinter_errors(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = p.Row(prRow(types.Insert, "x", "y"))
-			want := format + " printer: row has 2 fields, schema has 1 columns"
+			want := name + " printer: row has 2 fields, schema has 1 columns"
 			if err == nil || err.Error() != want {
 				t.Errorf("Row arity: err = %v, want %q", err, want)
 			}
@@ -310,7 +310,7 @@ type prFailWriter struct{}
 func (prFailWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
 func TestPrinter_writeError(t *testing.T) {
-	p := runtime.NewRowsPrinter(prFailWriter{})
+	p := format.NewRowsPrinter(prFailWriter{})
 	if err := p.Begin(prSchema(prCol("a", types.TypeString))); err != nil {
 		t.Fatal(err)
 	}
@@ -321,11 +321,11 @@ func TestPrinter_writeError(t *testing.T) {
 
 func TestNewPrinter(t *testing.T) {
 	for _, name := range []string{"tableau", "changelog", "rows", "csv", "json"} {
-		if p, err := runtime.NewPrinter(name, &bytes.Buffer{}); err != nil || p == nil {
+		if p, err := format.NewPrinter(name, &bytes.Buffer{}); err != nil || p == nil {
 			t.Errorf("NewPrinter(%q) = %v, %v", name, p, err)
 		}
 	}
-	_, err := runtime.NewPrinter("xml", &bytes.Buffer{})
+	_, err := format.NewPrinter("xml", &bytes.Buffer{})
 	want := `unknown format "xml" (valid formats: tableau, changelog, table, rows, csv, json)`
 	if err == nil || err.Error() != want {
 		t.Errorf("NewPrinter(xml) err = %v, want %q", err, want)
@@ -334,7 +334,7 @@ func TestNewPrinter(t *testing.T) {
 
 func TestRowsPrinter(t *testing.T) {
 	s := prSchema(prCol("name", types.TypeString), prCol("score", types.TypeInt), prCol("ts", types.TypeTimestampLTZ))
-	got := prAll(t, func(w *bytes.Buffer) runtime.Printer { return runtime.NewRowsPrinter(w) }, s,
+	got := prAll(t, func(w *bytes.Buffer) format.Printer { return format.NewRowsPrinter(w) }, s,
 		prRow(types.Insert, "Bob", int64(12), types.Instant{Millis: 99999}),
 		prRow(types.UpdateBefore, "Bob", int64(1), nil),
 		prRow(types.Delete, "Bob", nil, types.Instant{Millis: -1}),
@@ -348,7 +348,7 @@ func TestRowsPrinter(t *testing.T) {
 
 func TestChangelogPrinter(t *testing.T) {
 	s := prSchema(prCol("name", types.TypeString), prCol("sum", types.TypeInt))
-	got := prAll(t, func(w *bytes.Buffer) runtime.Printer { return runtime.NewChangelogPrinter(w) }, s,
+	got := prAll(t, func(w *bytes.Buffer) format.Printer { return format.NewChangelogPrinter(w) }, s,
 		prRow(types.Insert, "Bob", int64(23)),
 		prRow(types.UpdateBefore, strings.Repeat("z", 31), nil),
 	)
@@ -378,8 +378,8 @@ func TestCSVPrinter(t *testing.T) {
 		prRow(types.Delete, "cr\r", " spaced ", nil, nil, nil, nil, nil),
 	}
 	t.Run("op column", func(t *testing.T) {
-		got := prAll(t, func(w *bytes.Buffer) runtime.Printer {
-			return runtime.NewCSVPrinter(w, runtime.CSVOptions{OpColumn: true})
+		got := prAll(t, func(w *bytes.Buffer) format.Printer {
+			return format.NewCSVPrinter(w, format.CSVOptions{OpColumn: true})
 		}, s, rows...)
 		prCheck(t, got, prLines(
 			"op,name,note,n,ts,lt,raw,d",
@@ -390,8 +390,8 @@ func TestCSVPrinter(t *testing.T) {
 		))
 	})
 	t.Run("plain", func(t *testing.T) {
-		got := prAll(t, func(w *bytes.Buffer) runtime.Printer {
-			return runtime.NewCSVPrinter(w, runtime.CSVOptions{OmitHeader: true})
+		got := prAll(t, func(w *bytes.Buffer) format.Printer {
+			return format.NewCSVPrinter(w, format.CSVOptions{OmitHeader: true})
 		}, s, rows[2])
 		prCheck(t, got, "\"\",,-3,,,,-0.05\n")
 	})
@@ -405,7 +405,7 @@ func TestCSVPrinter_nested(t *testing.T) {
 		prCol("iv", types.Type{Kind: types.KindIntervalDayTime}),
 		prCol("x", types.TypeDouble),
 	)
-	got := prAll(t, func(w *bytes.Buffer) runtime.Printer { return runtime.NewCSVPrinter(w, runtime.CSVOptions{}) }, s,
+	got := prAll(t, func(w *bytes.Buffer) format.Printer { return format.NewCSVPrinter(w, format.CSVOptions{}) }, s,
 		prRow(types.Insert, &types.Map{Keys: []any{int64(2)}, Values: []any{int64(1)}}, []any{"a", nil},
 			types.Descriptor{"ts"}, types.Duration(90_000), 1e10),
 	)
@@ -433,8 +433,8 @@ func TestJSONPrinter(t *testing.T) {
 		prCol("addr", rt),
 		prCol("tags", types.ArrayOf(types.TypeString)),
 	)
-	got := prAll(t, func(w *bytes.Buffer) runtime.Printer {
-		return runtime.NewJSONPrinter(w, runtime.JSONOptions{OpColumn: true})
+	got := prAll(t, func(w *bytes.Buffer) format.Printer {
+		return format.NewJSONPrinter(w, format.JSONOptions{OpColumn: true})
 	}, s,
 		prRow(types.Insert, "Bob \"B\"\n\t\x01<&>\u2028", int64(1<<53+1), 0.5, fmtDec(1250, 2),
 			types.Instant{Millis: 1743076800000}, true, []byte("hi"),
@@ -455,13 +455,13 @@ func TestJSONPrinter(t *testing.T) {
 
 func TestJSONPrinter_noOp(t *testing.T) {
 	s := prSchema(prCol("a", types.TypeInt), prCol("e", types.TypeDouble), prCol("r", types.Type{}))
-	got := prAll(t, func(w *bytes.Buffer) runtime.Printer { return runtime.NewJSONPrinter(w, runtime.JSONOptions{}) }, s,
+	got := prAll(t, func(w *bytes.Buffer) format.Printer { return format.NewJSONPrinter(w, format.JSONOptions{}) }, s,
 		prRow(types.UpdateAfter, int64(1), 1e21, types.NewRow(int64(1), "x")))
 	prCheck(t, got, `{"a":1,"e":1.0E21,"r":{"f0":1,"f1":"x"}}`+"\n")
 }
 
 func ExampleNewTableauPrinter() {
-	p := runtime.NewTableauPrinter(os.Stdout)
+	p := format.NewTableauPrinter(os.Stdout)
 	_ = p.Begin(types.Schema{Columns: []types.Column{
 		{Name: "name", Type: types.TypeString},
 		{Name: "sum", Type: types.TypeInt},

@@ -1,11 +1,11 @@
-package runtime_test
+package format_test
 
 import (
 	"bytes"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -56,7 +56,7 @@ func TestTablePrinter_materialises(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			p, err := runtime.NewPrinter("table", &out)
+			p, err := format.NewPrinter("table", &out)
 			if err != nil {
 				t.Fatal(err)
 			}

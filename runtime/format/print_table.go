@@ -1,4 +1,4 @@
-package runtime
+package format
 
 import (
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
@@ -58,7 +58,7 @@ type upsertKeySetter interface {
 }
 
 // setUpsertKey gives a printer that wants it the upsert key of a result.
-func setUpsertKey(p Printer, key []int) {
+func SetUpsertKey(p Printer, key []int) {
 	if s, ok := p.(upsertKeySetter); ok {
 		s.SetUpsertKey(key)
 	}

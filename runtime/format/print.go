@@ -1,4 +1,4 @@
-package runtime
+package format
 
 import (
 	"fmt"
@@ -33,8 +33,8 @@ type Printer interface {
 // aborter is a Printer that can close a result cut short by an error: the
 // tableau draws its bottom border (without a footer, since the count is not
 // the result's), so that the error prints below a whole table.
-type aborter interface {
-	abort()
+type Aborter interface {
+	Abort()
 }
 
 // FormatNames lists the output formats NewPrinter knows.
@@ -239,7 +239,7 @@ func (p *tableauPrinter) End() error {
 	return p.flush()
 }
 
-func (p *tableauPrinter) abort() {
+func (p *tableauPrinter) Abort() {
 	if p.begun && p.header {
 		p.buf = appendBorder(p.buf, p.widths)
 		p.flush() // a write error here would hide the error that stopped the statement
@@ -272,7 +272,7 @@ func appendBorder(b []byte, widths []int) []byte {
 // appendTableauCell appends " " + the right-aligned or cut value + " |".
 func appendTableauCell(b, s []byte, width int) []byte {
 	b = append(b, ' ')
-	if dw := displayWidth(s); dw <= width {
+	if dw := DisplayWidth(s); dw <= width {
 		b = appendSpaces(b, width-dw)
 		b = append(b, s...)
 	} else {
@@ -307,7 +307,7 @@ func appendTruncated(b, s []byte, target int) []byte {
 		i += size
 		end = i
 	}
-	sub := displayWidth(s[:end])
+	sub := DisplayWidth(s[:end])
 	if half {
 		sub++
 	}
@@ -328,7 +328,7 @@ func appendSpaces(b []byte, n int) []byte {
 
 // displayWidth is TableauStyle.getStringDisplayWidth: the UTF-16 length
 // plus one for every wide code point.
-func displayWidth(s []byte) int {
+func DisplayWidth(s []byte) int {
 	n := 0
 	for i := 0; i < len(s); {
 		if s[i] < utf8.RuneSelf {

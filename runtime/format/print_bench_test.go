@@ -1,11 +1,11 @@
-package runtime_test
+package format_test
 
 import (
 	"fmt"
 	"io"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -28,7 +28,7 @@ func BenchmarkTableauPrinter(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
 		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
-			p := runtime.NewTableauPrinter(io.Discard)
+			p := format.NewTableauPrinter(io.Discard)
 			for b.Loop() {
 				if err := p.Begin(prBenchSchema); err != nil {
 					b.Fatal(err)
@@ -54,10 +54,10 @@ func BenchmarkFormatRow(b *testing.B) {
 }
 
 func BenchmarkPrinters(b *testing.B) {
-	for _, format := range runtime.FormatNames {
-		b.Run("format="+format, func(b *testing.B) {
+	for _, name := range format.FormatNames {
+		b.Run("format="+name, func(b *testing.B) {
 			b.ReportAllocs()
-			p, err := runtime.NewPrinter(format, io.Discard)
+			p, err := format.NewPrinter(name, io.Discard)
 			if err != nil {
 				b.Fatal(err)
 			}
