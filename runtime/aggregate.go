@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -25,7 +26,7 @@ type aggCall struct {
 	fn       string // upper case
 	star     bool   // COUNT(*)
 	distinct bool
-	arg      expr // over the input row; nil for COUNT(*)
+	arg      expr.Expr // over the input row; nil for COUNT(*)
 	argType  types.Type
 	typ      types.Type // the result type
 	text     string     // as EXPLAIN prints it: COUNT(*), SUM(score)
@@ -80,7 +81,7 @@ func findAggregate(e *sqlmini.Expr) *sqlmini.FuncCall {
 // planAggregate plans a SELECT with GROUP BY, or with aggregate calls and
 // no GROUP BY (one group of all rows). in is the FROM input after WHERE;
 // sc resolves its columns. LIMIT applies to the result.
-func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *scope) (node, error) {
+func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *expr.Scope) (node, error) {
 	m := in.changelog()
 	if m.KeyOnlyDeletes || m.Contains(types.UpdateAfter) && !m.Contains(types.UpdateBefore) {
 		// An upsert input: its -U rows and full deletes come from the last
@@ -95,30 +96,30 @@ func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *scope) (node, 
 		if f := findAggregate(g); f != nil {
 			return nil, sqlmini.Errorf(f.Pos, "Aggregate expression is illegal in GROUP BY clause")
 		}
-		x, err := compileExpr(g, sc)
+		x, err := expr.Compile(g, sc)
 		if err != nil {
 			return nil, err
 		}
 		col := -1
-		if ce, ok := x.(*colExpr); ok {
-			col = ce.i
+		if ce, ok := x.(*expr.Column); ok {
+			col = ce.Index
 		}
 		a.gtext = append(a.gtext, g.String())
 		a.gx = append(a.gx, x)
 		a.gcol = append(a.gcol, col)
 	}
 	global := len(sel.GroupBy) == 0
-	var outs []expr
+	var outs []expr.Expr
 	var cols []types.Column
 	var texts []string
 	for _, it := range sel.Items {
 		if it.Star {
-			for i, c := range sc.schema.Columns {
+			for i, c := range sc.Schema.Columns {
 				g := a.groupOfColumn(i)
 				if g < 0 {
 					return nil, sqlmini.Errorf(it.Pos, "Expression '%s' is not being grouped", c.Name)
 				}
-				outs = append(outs, &colExpr{i: g, t: a.gx[g].typ()})
+				outs = append(outs, &expr.Column{Index: g, T: a.gx[g].Type()})
 				cols = append(cols, types.Column{Name: c.Name, Type: c.Type})
 				texts = append(texts, c.Name)
 			}
@@ -128,13 +129,13 @@ func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *scope) (node, 
 		if err != nil {
 			return nil, err
 		}
-		x, err := compileExpr(e, &scope{schema: a.inter(global)})
+		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global)})
 		if err != nil {
 			return nil, err
 		}
 		name := "EXPR$" + strconv.Itoa(len(cols))
-		if ce, ok := x.(*colExpr); ok && ce.i < len(a.gcol) && a.gcol[ce.i] >= 0 {
-			name = sc.schema.Columns[a.gcol[ce.i]].Name
+		if ce, ok := x.(*expr.Column); ok && ce.Index < len(a.gcol) && a.gcol[ce.Index] >= 0 {
+			name = sc.Schema.Columns[a.gcol[ce.Index]].Name
 		}
 		if it.Alias != nil {
 			name = string(it.Alias.Value)
@@ -144,7 +145,7 @@ func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *scope) (node, 
 			text += " AS " + name
 		}
 		outs = append(outs, x)
-		cols = append(cols, types.Column{Name: name, Type: x.typ()})
+		cols = append(cols, types.Column{Name: name, Type: x.Type()})
 		texts = append(texts, text)
 	}
 	n := &aggregateNode{in: in, groups: a.gx, calls: a.calls, outs: outs, sch: types.Schema{Columns: cols},
@@ -158,7 +159,7 @@ func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *scope) (node, 
 	var gnames []string
 	for i, t := range a.gtext {
 		if c := a.gcol[i]; c >= 0 {
-			t = sc.schema.Columns[c].Name
+			t = sc.Schema.Columns[c].Name
 		}
 		gnames = append(gnames, t)
 	}
@@ -255,12 +256,12 @@ func (s *groupLimitStream) close() error { return s.in.close() }
 
 // aggregateKey is the upsert key of an aggregation's output: the columns
 // that carry the group's values, if every group value is output.
-func aggregateKey(outs []expr, groups int) []int {
+func aggregateKey(outs []expr.Expr, groups int) []int {
 	key := make([]int, groups)
 	for g := range key {
 		key[g] = -1
 		for j, x := range outs {
-			if ce, ok := x.(*colExpr); ok && ce.i == g {
+			if ce, ok := x.(*expr.Column); ok && ce.Index == g {
 				key[g] = j
 				break
 			}
@@ -279,10 +280,10 @@ func aggregateKey(outs []expr, groups int) []int {
 // spell. The AST is copied along the rewritten paths, never changed: a
 // view's query is planned again each time it is read.
 type aggPlanner struct {
-	sc    *scope   // the input's columns
-	gtext []string // GROUP BY expressions as printed
-	gx    []expr   // and compiled over the input
-	gcol  []int    // the input column of a GROUP BY column, else -1
+	sc    *expr.Scope // the input's columns
+	gtext []string    // GROUP BY expressions as printed
+	gx    []expr.Expr // and compiled over the input
+	gcol  []int       // the input column of a GROUP BY column, else -1
 	calls []*aggCall
 	ctext map[string]int // calls by text, to compute each once
 }
@@ -295,7 +296,7 @@ func aggName(i int) string   { return "\x00a" + strconv.Itoa(i) }
 func (a *aggPlanner) inter(global bool) types.Schema {
 	var cols []types.Column
 	for i, x := range a.gx {
-		cols = append(cols, types.Column{Name: groupName(i), Type: x.typ()})
+		cols = append(cols, types.Column{Name: groupName(i), Type: x.Type()})
 	}
 	for i, c := range a.calls {
 		t := c.typ
@@ -487,13 +488,13 @@ func (a *aggPlanner) primary(p *sqlmini.Primary) (*sqlmini.Primary, error) {
 		f.Args, err = a.exprs(p.Func.Args)
 		c.Func = &f
 	case p.Column != nil:
-		i, err := a.sc.lookup(p.Column)
+		i, err := a.sc.Lookup(p.Column)
 		if err != nil {
 			return nil, err
 		}
 		g := a.groupOfColumn(i)
 		if g < 0 {
-			return nil, sqlmini.Errorf(p.Pos, "Expression '%s' is not being grouped", joinNames(p.Column.Parts))
+			return nil, sqlmini.Errorf(p.Pos, "Expression '%s' is not being grouped", expr.JoinNames(p.Column.Parts))
 		}
 		return ref(p.Pos, groupName(g)), nil
 	case p.Cast != nil:
@@ -535,11 +536,11 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 	case len(f.Args) != 1:
 		return 0, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
 	default:
-		x, err := compileExpr(f.Args[0], a.sc)
+		x, err := expr.Compile(f.Args[0], a.sc)
 		if err != nil {
 			return 0, err
 		}
-		c.arg, c.argType = x, x.typ()
+		c.arg, c.argType = x, x.Type()
 		if c.typ, err = aggregateType(name, c.argType); err != nil {
 			return 0, sqlmini.Errorf(f.Pos, "%w", err)
 		}
@@ -601,9 +602,9 @@ func (e *aggTypeError) Error() string {
 // results...] by outs.
 type aggregateNode struct {
 	in     node
-	groups []expr // GROUP BY expressions over the input row
+	groups []expr.Expr // GROUP BY expressions over the input row
 	calls  []*aggCall
-	outs   []expr // output columns over the group row
+	outs   []expr.Expr // output columns over the group row
 	sch    types.Schema
 	key    []int
 	mode   types.ChangelogMode
@@ -669,7 +670,7 @@ func (s *aggregateStream) row(r types.Row) error {
 	n := s.n
 	keys := make([]any, len(n.groups))
 	for i, g := range n.groups {
-		v, err := g.eval(r.Fields)
+		v, err := g.Eval(r.Fields)
 		if err != nil {
 			return err
 		}
@@ -692,7 +693,7 @@ func (s *aggregateStream) row(r types.Row) error {
 		var v any
 		if c.arg != nil {
 			var err error
-			if v, err = c.arg.eval(r.Fields); err != nil {
+			if v, err = c.arg.Eval(r.Fields); err != nil {
 				return err
 			}
 		}
@@ -722,7 +723,7 @@ func (s *aggregateStream) row(r types.Row) error {
 	grow := append(append(make([]any, 0, len(keys)+len(vals)), keys...), vals...)
 	out := make([]any, len(n.outs))
 	for i, x := range n.outs {
-		v, err := x.eval(grow)
+		v, err := x.Eval(grow)
 		if err != nil {
 			return err
 		}
@@ -747,7 +748,7 @@ func (s *aggregateStream) close() error { return s.in.close() }
 // sameValues reports whether two aggregate results are equal.
 func sameValues(a, b []any) bool {
 	for i := range a {
-		if (a[i] == nil) != (b[i] == nil) || a[i] != nil && compareValues(a[i], b[i]) != 0 {
+		if (a[i] == nil) != (b[i] == nil) || a[i] != nil && expr.CompareValues(a[i], b[i]) != 0 {
 			return false
 		}
 	}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"math/big"
 	"sort"
@@ -114,7 +115,7 @@ func (a *sumAcc) value() any {
 	}
 	switch {
 	case a.kind == types.KindDecimal:
-		d, err := ratToDecimal(a.d, a.typ)
+		d, err := expr.RatToDecimal(a.d, a.typ)
 		if err != nil {
 			return nil // an overflowing DECIMAL sum is NULL, as in Flink
 		}
@@ -165,7 +166,7 @@ func (a *avgAcc) value() any {
 	}
 	switch a.kind {
 	case types.KindDecimal:
-		d, err := ratToDecimal(new(big.Rat).Quo(s.d, new(big.Rat).SetInt64(s.n)), a.typ)
+		d, err := expr.RatToDecimal(new(big.Rat).Quo(s.d, new(big.Rat).SetInt64(s.n)), a.typ)
 		if err != nil {
 			return nil
 		}
@@ -188,8 +189,8 @@ type multiset struct {
 
 // find returns the index of v or where it would go.
 func (m *multiset) find(v any) (int, bool) {
-	i := sort.Search(len(m.vals), func(i int) bool { return compareValues(m.vals[i], v) >= 0 })
-	return i, i < len(m.vals) && compareValues(m.vals[i], v) == 0
+	i := sort.Search(len(m.vals), func(i int) bool { return expr.CompareValues(m.vals[i], v) >= 0 })
+	return i, i < len(m.vals) && expr.CompareValues(m.vals[i], v) == 0
 }
 
 // add adds v once and reports whether it is new.

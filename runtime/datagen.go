@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -646,7 +647,7 @@ func (g *genState) value(base int64) any {
 	case types.KindDecimal:
 		r := new(big.Rat).SetFloat64(randFloat(g.r, sp.flo, sp.fhi))
 		p, s := format.DecimalPrecision(&t)
-		d, err := ratToDecimal(r, types.Type{Kind: types.KindDecimal, Length: p, Scale: s})
+		d, err := expr.RatToDecimal(r, types.Type{Kind: types.KindDecimal, Length: p, Scale: s})
 		if err != nil { // cannot happen: the bounds fit the precision
 			return nil
 		}

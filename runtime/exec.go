@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -193,7 +194,7 @@ func (s *valuesStream) close() error { return nil }
 // filterNode keeps the rows for which pred is TRUE.
 type filterNode struct {
 	in   node
-	pred expr
+	pred expr.Expr
 	text string
 }
 
@@ -212,7 +213,7 @@ func (n *filterNode) open(ex *execution) (stream, error) {
 
 type filterStream struct {
 	in   stream
-	pred expr
+	pred expr.Expr
 }
 
 func (s *filterStream) next() (event, error) {
@@ -221,7 +222,7 @@ func (s *filterStream) next() (event, error) {
 		if err != nil || ev.kind != evRow {
 			return ev, err
 		}
-		v, err := s.pred.eval(ev.row.Fields)
+		v, err := s.pred.Eval(ev.row.Fields)
 		if err != nil {
 			return ev, err
 		}
@@ -236,7 +237,7 @@ func (s *filterStream) close() error { return s.in.close() }
 // projectNode computes new columns.
 type projectNode struct {
 	in    node
-	exprs []expr
+	exprs []expr.Expr
 	sch   types.Schema
 	texts []string
 }
@@ -258,7 +259,7 @@ func (n *projectNode) open(ex *execution) (stream, error) {
 
 type projectStream struct {
 	in    stream
-	exprs []expr
+	exprs []expr.Expr
 }
 
 func (s *projectStream) next() (event, error) {
@@ -268,7 +269,7 @@ func (s *projectStream) next() (event, error) {
 	}
 	out := make([]any, len(s.exprs))
 	for i, e := range s.exprs {
-		if out[i], err = e.eval(ev.row.Fields); err != nil {
+		if out[i], err = e.Eval(ev.row.Fields); err != nil {
 			return ev, err
 		}
 	}

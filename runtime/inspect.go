@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -23,12 +24,12 @@ func (s *Session) execInspect(sh *sqlmini.Show) error {
 	if len(sh.Key) > 0 {
 		var key []any
 		for _, e := range sh.Key {
-			x, err := compileExpr(e, nil)
+			x, err := expr.Compile(e, nil)
 			if err != nil {
 				return err
 			}
-			v, err := x.eval(nil)
-			if err != nil || !x.constant() {
+			v, err := x.Eval(nil)
+			if err != nil || !x.IsConstant() {
 				return sqlmini.Errorf(e.Pos, "KEY values must be constants")
 			}
 			key = append(key, v)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -79,18 +80,18 @@ func unionAll(pos sqlmini.Pos, ins []node) (node, error) {
 		var ts []types.Type
 		for _, in := range ins {
 			t := in.schema().Columns[c].Type
-			if len(ts) > 0 && t.Kind != types.KindNull && ts[0].Kind != types.KindNull && !comparable(ts[0], t) {
+			if len(ts) > 0 && t.Kind != types.KindNull && ts[0].Kind != types.KindNull && !expr.Comparable(ts[0], t) {
 				return nil, sqlmini.Errorf(pos, "Type mismatch in column %d of UNION ALL: %s and %s", c+1, ts[0], t)
 			}
 			ts = append(ts, t)
 		}
-		cols[c].Type = leastRestrictive(ts)
+		cols[c].Type = expr.LeastRestrictive(ts)
 	}
 	for i, in := range ins {
-		var exprs []expr
+		var exprs []expr.Expr
 		cast := false
 		for c, col := range in.schema().Columns {
-			x := castTo(&colExpr{i: c, t: col.Type}, cols[c].Type)
+			x := expr.CastTo(&expr.Column{Index: c, T: col.Type}, cols[c].Type)
 			if !col.Type.Equal(cols[c].Type) {
 				cast = true
 			}
@@ -125,10 +126,10 @@ func (p *planner) planValues(v *sqlmini.Values) (node, error) {
 		var ts []types.Type
 		for _, es := range exprs {
 			if es != nil {
-				ts = append(ts, es[c].typ())
+				ts = append(ts, es[c].Type())
 			}
 		}
-		cols[c] = types.Column{Name: "EXPR$" + strconv.Itoa(c), Type: leastRestrictive(ts)}
+		cols[c] = types.Column{Name: "EXPR$" + strconv.Itoa(c), Type: expr.LeastRestrictive(ts)}
 	}
 	sch := types.Schema{Columns: cols}
 	events, err := valuesEvents(v, exprs, sch)
@@ -139,9 +140,9 @@ func (p *planner) planValues(v *sqlmini.Values) (node, error) {
 }
 
 // compileValues compiles the rows of VALUES; watermark steps get nil.
-func compileValues(v *sqlmini.Values) ([][]expr, int, error) {
+func compileValues(v *sqlmini.Values) ([][]expr.Expr, int, error) {
 	width := -1
-	exprs := make([][]expr, len(v.Rows))
+	exprs := make([][]expr.Expr, len(v.Rows))
 	for i, r := range v.Rows {
 		if r.Watermark != nil {
 			continue
@@ -153,7 +154,7 @@ func compileValues(v *sqlmini.Values) ([][]expr, int, error) {
 			return nil, 0, sqlmini.Errorf(r.Pos, "VALUES rows must have the same number of values: the first row has %d, this one %d", width, len(r.Values))
 		}
 		for _, e := range r.Values {
-			x, err := compileExpr(e, nil)
+			x, err := expr.Compile(e, nil)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -168,7 +169,7 @@ func compileValues(v *sqlmini.Values) ([][]expr, int, error) {
 
 // valuesEvents evaluates VALUES rows into rows of schema sch (casting each
 // value to its column's type) and watermark steps into watermarks.
-func valuesEvents(v *sqlmini.Values, exprs [][]expr, sch types.Schema) ([]event, error) {
+func valuesEvents(v *sqlmini.Values, exprs [][]expr.Expr, sch types.Schema) ([]event, error) {
 	events := make([]event, 0, len(exprs))
 	for i, es := range exprs {
 		r := v.Rows[i]
@@ -182,7 +183,7 @@ func valuesEvents(v *sqlmini.Values, exprs [][]expr, sch types.Schema) ([]event,
 		}
 		f := make([]any, len(es))
 		for c, x := range es {
-			val, err := x.eval(nil)
+			val, err := x.Eval(nil)
 			if err != nil {
 				return nil, sqlmini.Errorf(r.Values[c].Pos, "%w", err)
 			}
@@ -190,7 +191,7 @@ func valuesEvents(v *sqlmini.Values, exprs [][]expr, sch types.Schema) ([]event,
 			if val == nil && col.Type.NotNull {
 				return nil, sqlmini.Errorf(r.Values[c].Pos, "column '%s' is %s, but the value is NULL", col.Name, col.Type)
 			}
-			if f[c], err = castValue(val, col.Type); err != nil {
+			if f[c], err = expr.CastValue(val, col.Type); err != nil {
 				return nil, sqlmini.Errorf(r.Values[c].Pos, "column '%s': %w", col.Name, err)
 			}
 		}
@@ -202,11 +203,11 @@ func valuesEvents(v *sqlmini.Values, exprs [][]expr, sch types.Schema) ([]event,
 // watermarkStep evaluates WATERMARK <time> in VALUES: a TIMESTAMP literal
 // or epoch milliseconds.
 func watermarkStep(e *sqlmini.Expr) (int64, error) {
-	x, err := compileExpr(e, nil)
+	x, err := expr.Compile(e, nil)
 	if err != nil {
 		return 0, err
 	}
-	v, err := x.eval(nil)
+	v, err := x.Eval(nil)
 	if err != nil {
 		return 0, sqlmini.Errorf(e.Pos, "%w", err)
 	}
@@ -222,7 +223,7 @@ func watermarkStep(e *sqlmini.Expr) (int64, error) {
 			return ms, nil
 		}
 	}
-	return 0, sqlmini.Errorf(e.Pos, "a WATERMARK step needs a time: TIMESTAMP '2025-03-27 12:00:00' or epoch milliseconds, not %s", x.typ())
+	return 0, sqlmini.Errorf(e.Pos, "a WATERMARK step needs a time: TIMESTAMP '2025-03-27 12:00:00' or epoch milliseconds, not %s", x.Type())
 }
 
 func names2(cols []types.Column) []string {
@@ -269,14 +270,14 @@ func (p *planner) planSelect(sel *sqlmini.Select) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &scope{schema: in.schema(), alias: alias}
+	sc := &expr.Scope{Schema: in.schema(), Alias: alias}
 	if sel.Where != nil {
-		pred, err := compileExpr(sel.Where, sc)
+		pred, err := expr.Compile(sel.Where, sc)
 		if err != nil {
 			return nil, err
 		}
-		if k := pred.typ().Kind; k != types.KindBoolean && k != types.KindNull {
-			return nil, sqlmini.Errorf(sel.Where.Pos, "WHERE needs a BOOLEAN condition, not %s", pred.typ())
+		if k := pred.Type().Kind; k != types.KindBoolean && k != types.KindNull {
+			return nil, sqlmini.Errorf(sel.Where.Pos, "WHERE needs a BOOLEAN condition, not %s", pred.Type())
 		}
 		in = &filterNode{in: in, pred: pred, text: exprText(sel.Where)}
 	}
@@ -284,27 +285,27 @@ func (p *planner) planSelect(sel *sqlmini.Select) (node, error) {
 		return p.planAggregate(sel, in, sc) // GROUP BY: aggregate.go
 	}
 	if !(len(sel.Items) == 1 && sel.Items[0].Star) {
-		var exprs []expr
+		var exprs []expr.Expr
 		var cols []types.Column
 		var texts []string
 		for _, it := range sel.Items {
 			if it.Star {
-				for i, c := range sc.schema.Columns {
-					exprs = append(exprs, &colExpr{i: i, t: c.Type})
+				for i, c := range sc.Schema.Columns {
+					exprs = append(exprs, &expr.Column{Index: i, T: c.Type})
 					cols = append(cols, c)
 					texts = append(texts, c.Name)
 				}
 				continue
 			}
-			x, err := compileExpr(it.Expr, sc)
+			x, err := expr.Compile(it.Expr, sc)
 			if err != nil {
 				return nil, err
 			}
 			name := "EXPR$" + strconv.Itoa(len(cols))
-			col := types.Column{Type: x.typ()}
-			if ce, ok := x.(*colExpr); ok {
-				name = sc.schema.Columns[ce.i].Name
-				col.TimeAttr = sc.schema.Columns[ce.i].TimeAttr
+			col := types.Column{Type: x.Type()}
+			if ce, ok := x.(*expr.Column); ok {
+				name = sc.Schema.Columns[ce.Index].Name
+				col.TimeAttr = sc.Schema.Columns[ce.Index].TimeAttr
 			}
 			if it.Alias != nil {
 				name = string(it.Alias.Value)

@@ -1,11 +1,13 @@
 package runtime
 
 import (
+	"regexp"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
-	"regexp"
-	"strings"
 )
 
 // The implicit system arguments every PTF has, after its declared ones.
@@ -163,14 +165,14 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 	// on_time
 	var onTime types.Descriptor
 	if a := bound[onTimeIdx]; a != nil && !a.Default {
-		x, err := compileExpr(a.Expr, nil)
+		x, err := expr.Compile(a.Expr, nil)
 		if err != nil || a.Expr == nil {
 			return nil, sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column)")
 		}
-		v, _ := x.eval(nil)
+		v, _ := x.Eval(nil)
 		d, ok := v.(types.Descriptor)
 		if !ok {
-			return nil, sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column), not %s", x.typ())
+			return nil, sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column), not %s", x.Type())
 		}
 		onTime = d
 		texts = append(texts, "DESCRIPTOR("+strings.Join(d, ", ")+")")
@@ -190,8 +192,8 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 		var uid any
 		var ok bool
 		if a.Expr != nil {
-			if x, err := compileExpr(a.Expr, nil); err == nil && x.constant() {
-				uid, _ = x.eval(nil)
+			if x, err := expr.Compile(a.Expr, nil); err == nil && x.IsConstant() {
+				uid, _ = x.Eval(nil)
 			}
 		}
 		s, isStr := uid.(string)
@@ -307,35 +309,35 @@ func missingArg(c *sqlmini.Call, def *ptf.FuncDef, d ptf.ArgDecl) error {
 // bindScalar evaluates a constant scalar argument and converts it to the
 // declared type, with Flink's implicit casts.
 func bindScalar(a *sqlmini.Arg, pos int, d ptf.ArgDecl) (any, string, error) {
-	x, err := compileExpr(a.Expr, nil)
+	x, err := expr.Compile(a.Expr, nil)
 	if err != nil {
 		return nil, "", err
 	}
-	if !x.constant() {
+	if !x.IsConstant() {
 		return nil, "", sqlmini.Errorf(a.Pos, "argument '%s' must be a constant", d.Name)
 	}
-	v, err := x.eval(nil)
+	v, err := x.Eval(nil)
 	if err != nil {
 		return nil, "", sqlmini.Errorf(a.Pos, "argument '%s': %w", d.Name, err)
 	}
-	text := types.FormatValue(v, x.typ())
+	text := types.FormatValue(v, x.Type())
 	if s, ok := v.(string); ok {
 		text = "'" + s + "'"
 	}
 	if d.Type == nil {
 		return v, text, nil
 	}
-	if x.typ().Kind == types.KindNull {
+	if x.Type().Kind == types.KindNull {
 		if d.Type.NotNull {
 			return nil, "", sqlmini.Errorf(a.Pos, "Invalid argument type at position %d. Data type %s expected but NULL passed.", pos, d.Type)
 		}
 		return nil, text, nil
 	}
 	want := *d.Type
-	if !canImplicitCast(x.typ(), want.Nullable()) {
-		return nil, "", sqlmini.Errorf(a.Pos, "Invalid argument type at position %d. Data type %s expected but %s passed.", pos, want, x.typ())
+	if !expr.CanImplicitCast(x.Type(), want.Nullable()) {
+		return nil, "", sqlmini.Errorf(a.Pos, "Invalid argument type at position %d. Data type %s expected but %s passed.", pos, want, x.Type())
 	}
-	out, err := castValue(v, want)
+	out, err := expr.CastValue(v, want)
 	if err != nil {
 		return nil, "", sqlmini.Errorf(a.Pos, "argument '%s': %w", d.Name, err)
 	}
@@ -413,10 +415,10 @@ func (p *planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sql
 			return tableBinding{}, "", errNoSignature{}
 		}
 		typed := make([]types.Column, sch.Len())
-		exprs := make([]expr, sch.Len())
+		exprs := make([]expr.Expr, sch.Len())
 		for i, f := range d.Type.Fields {
 			typed[i] = types.Column{Name: f.Name, Type: f.Type}
-			exprs[i] = castTo(&colExpr{i: i, t: sch.Columns[i].Type}, f.Type)
+			exprs[i] = expr.CastTo(&expr.Column{Index: i, T: sch.Columns[i].Type}, f.Type)
 		}
 		tb.in = &typedNode{projectNode{in: in, exprs: exprs, sch: types.Schema{Columns: typed}}, sch}
 	}
@@ -428,24 +430,11 @@ func (p *planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sql
 
 func columnsCast(s types.Schema, t types.Type) bool {
 	for i, col := range s.Columns {
-		if !canImplicitCast(col.Type, t.Fields[i].Type.Nullable()) {
+		if !expr.CanImplicitCast(col.Type, t.Fields[i].Type.Nullable()) {
 			return false
 		}
 	}
 	return true
-}
-
-func castTo(x expr, t types.Type) expr {
-	if x.typ().Equal(t) {
-		return x
-	}
-	return &funcExpr{t: t, f: func(row []any) (any, error) {
-		v, err := x.eval(row)
-		if err != nil {
-			return nil, err
-		}
-		return castValue(v, t)
-	}}
 }
 
 // planTable2 plans the table of TABLE t or TABLE (query).
@@ -478,8 +467,8 @@ func (p *planner) infer(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmini.Arg,
 				info.PartitionBy[i] = append(info.PartitionBy[i], string(col.Value))
 			}
 		case a.Expr != nil:
-			if x, err := compileExpr(a.Expr, nil); err == nil && x.constant() {
-				info.Args[i], _ = x.eval(nil)
+			if x, err := expr.Compile(a.Expr, nil); err == nil && x.IsConstant() {
+				info.Args[i], _ = x.Eval(nil)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -329,8 +330,8 @@ func (p *planner) noSignature(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmin
 			ops = append(ops, "<RecordType("+strings.Join(fields, ", ")+")>")
 		case a != nil && !a.Default && a.Expr != nil:
 			fam := "ANY"
-			if x, err := compileExpr(a.Expr, nil); err == nil {
-				fam = typeFamily(x.typ())
+			if x, err := expr.Compile(a.Expr, nil); err == nil {
+				fam = typeFamily(x.Type())
 			}
 			ops = append(ops, "<"+fam+">")
 		case i == len(def.Args):

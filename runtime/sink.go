@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -156,7 +157,7 @@ func checkSinkColumns(t *Table, q types.Schema, pos sqlmini.Pos) error {
 		return fail("Different number of columns.")
 	}
 	for i, c := range sch.Columns {
-		if !canImplicitCast(q.Columns[i].Type, c.Type.Nullable()) {
+		if !expr.CanImplicitCast(q.Columns[i].Type, c.Type.Nullable()) {
 			return fail(fmt.Sprintf("Incompatible types for sink column '%s' at position %d.", c.Name, i))
 		}
 	}
@@ -314,7 +315,7 @@ func (k *fileSink) row(r types.Row) error {
 		if len(f) == k.op {
 			f = append(f, r.Kind.ShortString())
 		}
-		v, err := castValue(r.Fields[i], c.Type.Nullable())
+		v, err := expr.CastValue(r.Fields[i], c.Type.Nullable())
 		if err != nil {
 			return fmt.Errorf("table '%s', column '%s': %w", k.t.Name, c.Name, err)
 		}

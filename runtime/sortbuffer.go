@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -64,7 +65,7 @@ func (h *sortHeap) Less(i, j int) bool {
 			}
 			return false
 		default:
-			c = compareValues(x, y)
+			c = expr.CompareValues(x, y)
 			if k.desc {
 				c = -c
 			}

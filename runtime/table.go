@@ -2,11 +2,13 @@ package runtime
 
 import (
 	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
-	"sort"
-	"strings"
 )
 
 // createTable registers CREATE TABLE ... WITH ('connector' = ...).
@@ -96,15 +98,15 @@ func watermarkSpec(w *sqlmini.Watermark, s types.Schema) (*WatermarkSpec, error)
 		return nil, sqlmini.Errorf(w.Column.Pos, "WATERMARK FOR needs a TIMESTAMP or TIMESTAMP_LTZ column, but '%s' is %s", col, s.Columns[i].Type)
 	}
 	bad := sqlmini.Errorf(w.Expr.Pos, "a watermark must be `%s` or `%s - INTERVAL 'n' UNIT` (bounded out-of-orderness)", col, col)
-	x, err := compileExpr(w.Expr, &scope{schema: s})
+	x, err := expr.Compile(w.Expr, &expr.Scope{Schema: s})
 	if err != nil {
 		return nil, err
 	}
 	// DESCRIBE shows the expression as Flink does: `ts` - INTERVAL '1' SECOND.
 	spec := &WatermarkSpec{Column: i, Expr: "`" + col + "`" + strings.TrimPrefix(exprText(w.Expr), sqlmini.QuoteIdent(col))}
 	switch e := x.(type) {
-	case *colExpr:
-		if e.i != i {
+	case *expr.Column:
+		if e.Index != i {
 			return nil, bad
 		}
 		return spec, nil
@@ -113,16 +115,16 @@ func watermarkSpec(w *sqlmini.Watermark, s types.Schema) (*WatermarkSpec, error)
 	add := w.Expr.Left.Left.Pred.Left
 	if w.Expr.Right != nil || len(w.Expr.Left.Right) > 0 || w.Expr.Left.Left.Pred.Op != "" ||
 		len(add.Right) != 1 || add.Right[0].Op != "-" || len(add.Left.Right) > 0 ||
-		add.Left.Left.Primary.Column == nil || joinNames(add.Left.Left.Primary.Column.Parts) != col {
+		add.Left.Left.Primary.Column == nil || expr.JoinNames(add.Left.Left.Primary.Column.Parts) != col {
 		return nil, bad
 	}
-	d, err := compileMultiplicative(add.Right[0].Right, nil)
+	d, err := expr.CompileMultiplicative(add.Right[0].Right, nil)
 	if err != nil {
 		return nil, bad
 	}
-	v, _ := d.eval(nil)
+	v, _ := d.Eval(nil)
 	dur, ok := v.(types.Duration)
-	if !ok || !d.constant() {
+	if !ok || !d.IsConstant() {
 		return nil, bad
 	}
 	spec.Delay = dur

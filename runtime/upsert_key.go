@@ -1,5 +1,7 @@
 package runtime
 
+import "github.com/ptfsh/ptfsh/runtime/expr"
+
 // Upsert keys through the relational nodes of exec.go and plan.go, so
 // that a GROUP BY or a primary-key source keeps its key under a view's
 // column names, a WHERE and a projection that keeps the key columns (a
@@ -24,7 +26,7 @@ func (n *projectNode) upsertKey() []int {
 	for k, c := range in {
 		key[k] = -1
 		for j, x := range n.exprs {
-			if ce, ok := x.(*colExpr); ok && ce.i == c {
+			if ce, ok := x.(*expr.Column); ok && ce.Index == c {
 				key[k] = j
 				break
 			}

@@ -1,4 +1,4 @@
-package runtime
+package expr
 
 import (
 	"github.com/ptfsh/ptfsh/runtime/format"
@@ -10,23 +10,23 @@ import (
 	"strings"
 )
 
-func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
+func compilePrimary(p *sqlmini.Primary, sc *Scope) (Expr, error) {
 	switch {
 	case p.Number != nil:
 		return literalNumber(p.Pos, *p.Number)
 	case p.String != nil:
 		s := string(*p.String)
-		return &constExpr{v: s, t: types.Type{Kind: types.KindChar, Length: max(len([]rune(s)), 1), NotNull: true}}, nil
+		return &Constant{v: s, t: types.Type{Kind: types.KindChar, Length: max(len([]rune(s)), 1), NotNull: true}}, nil
 	case p.True, p.False:
-		return &constExpr{v: p.True, t: types.TypeBoolean.AsNotNull()}, nil
+		return &Constant{v: p.True, t: types.TypeBoolean.AsNotNull()}, nil
 	case p.Null:
-		return &constExpr{}, nil
+		return &Constant{}, nil
 	case p.Interval != nil:
 		return intervalLiteral(p.Interval)
 	case p.Typed != nil:
 		return typedLiteral(p.Typed)
 	case p.Cast != nil:
-		x, err := compileExpr(p.Cast.Expr, sc)
+		x, err := Compile(p.Cast.Expr, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -34,16 +34,16 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !to.NotNull && x.typ().NotNull {
-			to.NotNull = x.typ().NotNull && x.typ().Kind != types.KindNull
+		if !to.NotNull && x.Type().NotNull {
+			to.NotNull = x.Type().NotNull && x.Type().Kind != types.KindNull
 		}
 		pos := p.Pos
-		return &funcExpr{t: to, konst: x.constant(), f: func(row []any) (any, error) {
-			v, err := x.eval(row)
+		return &funcExpr{t: to, konst: x.IsConstant(), f: func(row []any) (any, error) {
+			v, err := x.Eval(row)
 			if err != nil {
 				return nil, err
 			}
-			out, err := castValue(v, to)
+			out, err := CastValue(v, to)
 			if err != nil {
 				return nil, sqlmini.Errorf(pos, "%w", err)
 			}
@@ -56,7 +56,7 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 		}
 		fields := make([]types.Field, len(elems))
 		for i, e := range elems {
-			fields[i] = types.Field{Name: "EXPR$" + strconv.Itoa(i), Type: e.typ()}
+			fields[i] = types.Field{Name: "EXPR$" + strconv.Itoa(i), Type: e.Type()}
 		}
 		t := types.NewRowType(fields...)
 		t.NotNull = true
@@ -81,7 +81,7 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 				return nil, err
 			}
 			for i := range vals {
-				if vals[i], err = castValue(vals[i], et); err != nil {
+				if vals[i], err = CastValue(vals[i], et); err != nil {
 					return nil, err
 				}
 			}
@@ -95,7 +95,7 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 		if len(elems)%2 != 0 {
 			return nil, sqlmini.Errorf(p.Pos, "MAP[...] needs key, value pairs: got %d values", len(elems))
 		}
-		var keys, vals []expr
+		var keys, vals []Expr
 		for i := 0; i < len(elems); i += 2 {
 			keys = append(keys, elems[i])
 			vals = append(vals, elems[i+1])
@@ -106,18 +106,18 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 		return &funcExpr{t: t, konst: allConstant(elems...), f: func(row []any) (any, error) {
 			m := &types.Map{}
 			for i := range keys {
-				k, err := keys[i].eval(row)
+				k, err := keys[i].Eval(row)
 				if err != nil {
 					return nil, err
 				}
-				v, err := vals[i].eval(row)
+				v, err := vals[i].Eval(row)
 				if err != nil {
 					return nil, err
 				}
-				if k, err = castValue(k, kt); err != nil {
+				if k, err = CastValue(k, kt); err != nil {
 					return nil, err
 				}
-				if v, err = castValue(v, vt); err != nil {
+				if v, err = CastValue(v, vt); err != nil {
 					return nil, err
 				}
 				m.Keys = append(m.Keys, k)
@@ -130,28 +130,28 @@ func compilePrimary(p *sqlmini.Primary, sc *scope) (expr, error) {
 		for i, n := range p.Descriptor {
 			d[i] = string(n.Value)
 		}
-		return &constExpr{v: d, t: types.TypeDescriptor.AsNotNull()}, nil
+		return &Constant{v: d, t: types.TypeDescriptor.AsNotNull()}, nil
 	case p.Func != nil:
 		return compileFunc(p.Func, sc)
 	case p.Column != nil:
 		if sc == nil {
-			return nil, sqlmini.Errorf(p.Pos, "column %s cannot be used here: a constant is expected", joinNames(p.Column.Parts))
+			return nil, sqlmini.Errorf(p.Pos, "column %s cannot be used here: a constant is expected", JoinNames(p.Column.Parts))
 		}
-		i, err := sc.lookup(p.Column)
+		i, err := sc.Lookup(p.Column)
 		if err != nil {
 			return nil, err
 		}
-		return &colExpr{i: i, t: sc.schema.Columns[i].Type}, nil
+		return &Column{Index: i, T: sc.Schema.Columns[i].Type}, nil
 	case p.Paren != nil:
-		return compileExpr(p.Paren, sc)
+		return Compile(p.Paren, sc)
 	}
 	return nil, sqlmini.Errorf(p.Pos, "unsupported expression")
 }
 
-func compileList(es []*sqlmini.Expr, sc *scope) ([]expr, error) {
-	out := make([]expr, len(es))
+func compileList(es []*sqlmini.Expr, sc *Scope) ([]Expr, error) {
+	out := make([]Expr, len(es))
 	for i, e := range es {
-		x, err := compileExpr(e, sc)
+		x, err := Compile(e, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -160,10 +160,10 @@ func compileList(es []*sqlmini.Expr, sc *scope) ([]expr, error) {
 	return out, nil
 }
 
-func evalList(es []expr, row []any) ([]any, error) {
+func evalList(es []Expr, row []any) ([]any, error) {
 	vals := make([]any, len(es))
 	for i, e := range es {
-		v, err := e.eval(row)
+		v, err := e.Eval(row)
 		if err != nil {
 			return nil, err
 		}
@@ -173,19 +173,19 @@ func evalList(es []expr, row []any) ([]any, error) {
 }
 
 // commonType is the least restrictive type of a list of expressions.
-func commonType(es []expr) types.Type {
+func commonType(es []Expr) types.Type {
 	var ts []types.Type
 	for _, e := range es {
-		ts = append(ts, e.typ())
+		ts = append(ts, e.Type())
 	}
-	return leastRestrictive(ts)
+	return LeastRestrictive(ts)
 }
 
 // leastRestrictive finds the type all of ts convert to, as Flink does for
 // VALUES columns and constructors: strings of one length stay CHAR(n),
 // of different lengths become VARCHAR(max); numbers widen; a NULL makes the
 // result nullable.
-func leastRestrictive(ts []types.Type) types.Type {
+func LeastRestrictive(ts []types.Type) types.Type {
 	var out types.Type
 	first := true
 	notNull := true
@@ -222,7 +222,7 @@ func leastRestrictive(ts []types.Type) types.Type {
 }
 
 // intervalLiteral evaluates INTERVAL '5' MINUTE and friends.
-func intervalLiteral(iv *sqlmini.Interval) (expr, error) {
+func intervalLiteral(iv *sqlmini.Interval) (Expr, error) {
 	unit := types.SingularUnit(iv.Unit)
 	text := strings.TrimSpace(string(iv.Value))
 	neg := iv.Minus
@@ -230,7 +230,7 @@ func intervalLiteral(iv *sqlmini.Interval) (expr, error) {
 		neg = !neg
 		text = text[1:]
 	}
-	bad := func() (expr, error) {
+	bad := func() (Expr, error) {
 		return nil, sqlmini.Errorf(iv.Pos, "invalid interval literal '%s' %s", iv.Value, iv.Unit)
 	}
 	switch unit {
@@ -257,7 +257,7 @@ func intervalLiteral(iv *sqlmini.Interval) (expr, error) {
 		if neg {
 			months = -months
 		}
-		return &constExpr{v: types.Period(months), t: types.Type{Kind: types.KindIntervalYearMonth, NotNull: true}}, nil
+		return &Constant{v: types.Period(months), t: types.Type{Kind: types.KindIntervalYearMonth, NotNull: true}}, nil
 	}
 	unitMillis := map[string]float64{"DAY": 86400000, "HOUR": 3600000, "MINUTE": 60000, "SECOND": 1000}
 	var ms float64
@@ -292,7 +292,7 @@ func intervalLiteral(iv *sqlmini.Interval) (expr, error) {
 	if neg {
 		ms = -ms
 	}
-	return &constExpr{v: types.Duration(int64(ms + 0.5*sign(ms))), t: types.Type{Kind: types.KindIntervalDayTime, NotNull: true}}, nil
+	return &Constant{v: types.Duration(int64(ms + 0.5*sign(ms))), t: types.Type{Kind: types.KindIntervalDayTime, NotNull: true}}, nil
 }
 
 func sign(f float64) float64 {
@@ -303,7 +303,7 @@ func sign(f float64) float64 {
 }
 
 // typedLiteral evaluates TIMESTAMP '...', DATE '...' and TIME '...'.
-func typedLiteral(tl *sqlmini.TypedLiteral) (expr, error) {
+func typedLiteral(tl *sqlmini.TypedLiteral) (Expr, error) {
 	text := string(tl.Value)
 	var t types.Type
 	switch strings.ToUpper(tl.Type) {
@@ -321,7 +321,7 @@ func typedLiteral(tl *sqlmini.TypedLiteral) (expr, error) {
 	if err != nil {
 		return nil, sqlmini.Errorf(tl.Pos, "invalid %s literal '%s': %v", strings.ToUpper(tl.Type), text, err)
 	}
-	return &constExpr{v: v, t: t}, nil
+	return &Constant{v: v, t: t}, nil
 }
 
 // fractionDigits is the number of digits after the seconds' point.

@@ -1,4 +1,4 @@
-package runtime
+package expr
 
 import (
 	"fmt"
@@ -11,37 +11,37 @@ import (
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
-// expr is a compiled scalar expression over the fields of one row.
-type expr interface {
-	eval(row []any) (any, error)
-	typ() types.Type
-	// constant reports whether the expression reads no column.
-	constant() bool
+// Expr is a compiled scalar expression over the fields of one row.
+type Expr interface {
+	Eval(row []any) (any, error)
+	Type() types.Type
+	// IsConstant reports whether the expression reads no column.
+	IsConstant() bool
 }
 
-// scope resolves column names while compiling expressions.
-type scope struct {
-	schema types.Schema
-	alias  string // table alias that may qualify columns
+// Scope resolves column names while compiling expressions.
+type Scope struct {
+	Schema types.Schema
+	Alias  string // table alias that may qualify columns
 }
 
-func (s *scope) lookup(ref *sqlmini.ColumnRef) (int, error) {
+func (s *Scope) Lookup(ref *sqlmini.ColumnRef) (int, error) {
 	parts := ref.Parts
 	name := string(parts[len(parts)-1].Value)
-	if len(parts) == 2 && s.alias != "" && !strings.EqualFold(string(parts[0].Value), s.alias) {
-		return -1, sqlmini.Errorf(ref.Pos, "unknown table %q in column reference %s", parts[0].Value, joinNames(parts))
+	if len(parts) == 2 && s.Alias != "" && !strings.EqualFold(string(parts[0].Value), s.Alias) {
+		return -1, sqlmini.Errorf(ref.Pos, "unknown table %q in column reference %s", parts[0].Value, JoinNames(parts))
 	}
 	if len(parts) > 2 {
-		return -1, sqlmini.Errorf(ref.Pos, "column reference %s has too many parts", joinNames(parts))
+		return -1, sqlmini.Errorf(ref.Pos, "column reference %s has too many parts", JoinNames(parts))
 	}
-	i := s.schema.Index(name)
+	i := s.Schema.Index(name)
 	if i < 0 {
-		return -1, sqlmini.Errorf(ref.Pos, "column '%s' not found; available columns are: [%s]", name, strings.Join(s.schema.Names(), ", "))
+		return -1, sqlmini.Errorf(ref.Pos, "column '%s' not found; available columns are: [%s]", name, strings.Join(s.Schema.Names(), ", "))
 	}
 	return i, nil
 }
 
-func joinNames(ns []*sqlmini.Name) string {
+func JoinNames(ns []*sqlmini.Name) string {
 	s := make([]string, len(ns))
 	for i, n := range ns {
 		s[i] = string(n.Value)
@@ -49,23 +49,23 @@ func joinNames(ns []*sqlmini.Name) string {
 	return strings.Join(s, ".")
 }
 
-type constExpr struct {
+type Constant struct {
 	v any
 	t types.Type
 }
 
-func (c *constExpr) eval([]any) (any, error) { return c.v, nil }
-func (c *constExpr) typ() types.Type         { return c.t }
-func (c *constExpr) constant() bool          { return true }
+func (c *Constant) Eval([]any) (any, error) { return c.v, nil }
+func (c *Constant) Type() types.Type        { return c.t }
+func (c *Constant) IsConstant() bool        { return true }
 
-type colExpr struct {
-	i int
-	t types.Type
+type Column struct {
+	Index int
+	T     types.Type
 }
 
-func (c *colExpr) eval(row []any) (any, error) { return row[c.i], nil }
-func (c *colExpr) typ() types.Type             { return c.t }
-func (c *colExpr) constant() bool              { return false }
+func (c *Column) Eval(row []any) (any, error) { return row[c.Index], nil }
+func (c *Column) Type() types.Type            { return c.T }
+func (c *Column) IsConstant() bool            { return false }
 
 // funcExpr is any other expression: a Go closure over its operands.
 type funcExpr struct {
@@ -74,32 +74,32 @@ type funcExpr struct {
 	konst bool
 }
 
-func (f *funcExpr) eval(row []any) (any, error) { return f.f(row) }
-func (f *funcExpr) typ() types.Type             { return f.t }
-func (f *funcExpr) constant() bool              { return f.konst }
+func (f *funcExpr) Eval(row []any) (any, error) { return f.f(row) }
+func (f *funcExpr) Type() types.Type            { return f.t }
+func (f *funcExpr) IsConstant() bool            { return f.konst }
 
-func allConstant(es ...expr) bool {
+func allConstant(es ...Expr) bool {
 	for _, e := range es {
-		if !e.constant() {
+		if !e.IsConstant() {
 			return false
 		}
 	}
 	return true
 }
 
-// compileExpr compiles e against sc (sc may be nil for constant expressions).
-func compileExpr(e *sqlmini.Expr, sc *scope) (expr, error) {
+// Compile compiles e against sc (sc may be nil for constant expressions).
+func Compile(e *sqlmini.Expr, sc *Scope) (Expr, error) {
 	return compileLogical(e.Pos, "OR", e.Left, e.Right, sc, compileAnd)
 }
 
 // compileLogical compiles left op right[0] op right[1] ..., each operand
 // by operand; a single operand is itself.
-func compileLogical[T any](pos sqlmini.Pos, op string, left T, right []T, sc *scope, operand func(T, *scope) (expr, error)) (expr, error) {
+func compileLogical[T any](pos sqlmini.Pos, op string, left T, right []T, sc *Scope, operand func(T, *Scope) (Expr, error)) (Expr, error) {
 	first, err := operand(left, sc)
 	if err != nil || len(right) == 0 {
 		return first, err
 	}
-	ops := []expr{first}
+	ops := []Expr{first}
 	for _, r := range right {
 		x, err := operand(r, sc)
 		if err != nil {
@@ -112,7 +112,7 @@ func compileLogical[T any](pos sqlmini.Pos, op string, left T, right []T, sc *sc
 
 // logical compiles OR (the first TRUE wins) or AND (the first FALSE wins)
 // with SQL's three-valued logic: NULL when no operand decides and one is NULL.
-func logical(pos sqlmini.Pos, op string, ops []expr) (expr, error) {
+func logical(pos sqlmini.Pos, op string, ops []Expr) (Expr, error) {
 	if err := requireBoolean(pos, op, ops); err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func logical(pos sqlmini.Pos, op string, ops []expr) (expr, error) {
 	return &funcExpr{t: types.TypeBoolean, konst: allConstant(ops...), f: func(row []any) (any, error) {
 		sawNull := false
 		for _, o := range ops {
-			v, err := o.eval(row)
+			v, err := o.Eval(row)
 			if err != nil {
 				return nil, err
 			}
@@ -137,20 +137,20 @@ func logical(pos sqlmini.Pos, op string, ops []expr) (expr, error) {
 	}}, nil
 }
 
-func compileAnd(e *sqlmini.AndExpr, sc *scope) (expr, error) {
+func compileAnd(e *sqlmini.AndExpr, sc *Scope) (Expr, error) {
 	return compileLogical(e.Pos, "AND", e.Left, e.Right, sc, compileNot)
 }
 
-func requireBoolean(pos sqlmini.Pos, op string, ops []expr) error {
+func requireBoolean(pos sqlmini.Pos, op string, ops []Expr) error {
 	for _, o := range ops {
-		if k := o.typ().Kind; k != types.KindBoolean && k != types.KindNull {
-			return sqlmini.Errorf(pos, "%s needs BOOLEAN operands, not %s", op, o.typ())
+		if k := o.Type().Kind; k != types.KindBoolean && k != types.KindNull {
+			return sqlmini.Errorf(pos, "%s needs BOOLEAN operands, not %s", op, o.Type())
 		}
 	}
 	return nil
 }
 
-func compileNot(e *sqlmini.NotExpr, sc *scope) (expr, error) {
+func compileNot(e *sqlmini.NotExpr, sc *Scope) (Expr, error) {
 	if e.Not == nil {
 		return compilePredicate(e.Pred, sc)
 	}
@@ -158,11 +158,11 @@ func compileNot(e *sqlmini.NotExpr, sc *scope) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := requireBoolean(e.Pos, "NOT", []expr{x}); err != nil {
+	if err := requireBoolean(e.Pos, "NOT", []Expr{x}); err != nil {
 		return nil, err
 	}
-	return &funcExpr{t: types.TypeBoolean, konst: x.constant(), f: func(row []any) (any, error) {
-		v, err := x.eval(row)
+	return &funcExpr{t: types.TypeBoolean, konst: x.IsConstant(), f: func(row []any) (any, error) {
+		v, err := x.Eval(row)
 		if v == nil || err != nil {
 			return nil, err
 		}
@@ -170,7 +170,7 @@ func compileNot(e *sqlmini.NotExpr, sc *scope) (expr, error) {
 	}}, nil
 }
 
-func compilePredicate(p *sqlmini.Predicate, sc *scope) (expr, error) {
+func compilePredicate(p *sqlmini.Predicate, sc *Scope) (Expr, error) {
 	left, err := compileAdditive(p.Left, sc)
 	if err != nil {
 		return nil, err
@@ -183,26 +183,26 @@ func compilePredicate(p *sqlmini.Predicate, sc *scope) (expr, error) {
 		}
 		return compileCompare(p.Pos, p.Op, left, right)
 	case p.In != nil:
-		var list []expr
+		var list []Expr
 		for _, a := range p.In {
 			x, err := compileAdditive(a, sc)
 			if err != nil {
 				return nil, err
 			}
-			if !comparable(left.typ(), x.typ()) {
-				return nil, sqlmini.Errorf(a.Pos, "cannot compare %s with %s in IN list", left.typ(), x.typ())
+			if !Comparable(left.Type(), x.Type()) {
+				return nil, sqlmini.Errorf(a.Pos, "cannot compare %s with %s in IN list", left.Type(), x.Type())
 			}
 			list = append(list, x)
 		}
 		notIn := p.NotIn
-		return &funcExpr{t: types.TypeBoolean, konst: left.constant() && allConstant(list...), f: func(row []any) (any, error) {
-			v, err := left.eval(row)
+		return &funcExpr{t: types.TypeBoolean, konst: left.IsConstant() && allConstant(list...), f: func(row []any) (any, error) {
+			v, err := left.Eval(row)
 			if v == nil || err != nil {
 				return nil, err
 			}
 			sawNull := false
 			for _, x := range list {
-				w, err := x.eval(row)
+				w, err := x.Eval(row)
 				if err != nil {
 					return nil, err
 				}
@@ -210,7 +210,7 @@ func compilePredicate(p *sqlmini.Predicate, sc *scope) (expr, error) {
 					sawNull = true
 					continue
 				}
-				if compareValues(v, w) == 0 {
+				if CompareValues(v, w) == 0 {
 					return !notIn, nil
 				}
 			}
@@ -221,8 +221,8 @@ func compilePredicate(p *sqlmini.Predicate, sc *scope) (expr, error) {
 		}}, nil
 	case p.IsNull || p.NotNull:
 		want := p.IsNull
-		return &funcExpr{t: types.TypeBoolean.AsNotNull(), konst: left.constant(), f: func(row []any) (any, error) {
-			v, err := left.eval(row)
+		return &funcExpr{t: types.TypeBoolean.AsNotNull(), konst: left.IsConstant(), f: func(row []any) (any, error) {
+			v, err := left.Eval(row)
 			if err != nil {
 				return nil, err
 			}
@@ -233,7 +233,7 @@ func compilePredicate(p *sqlmini.Predicate, sc *scope) (expr, error) {
 }
 
 // comparable reports whether values of t and u can be compared.
-func comparable(t, u types.Type) bool {
+func Comparable(t, u types.Type) bool {
 	if t.Kind == types.KindNull || u.Kind == types.KindNull {
 		return true
 	}
@@ -244,9 +244,9 @@ func comparable(t, u types.Type) bool {
 	return t.Kind == u.Kind
 }
 
-func compileCompare(pos sqlmini.Pos, op string, left, right expr) (expr, error) {
-	if !comparable(left.typ(), right.typ()) {
-		return nil, sqlmini.Errorf(pos, "cannot compare %s with %s", left.typ(), right.typ())
+func compileCompare(pos sqlmini.Pos, op string, left, right Expr) (Expr, error) {
+	if !Comparable(left.Type(), right.Type()) {
+		return nil, sqlmini.Errorf(pos, "cannot compare %s with %s", left.Type(), right.Type())
 	}
 	var test func(c int) bool
 	switch op {
@@ -264,20 +264,20 @@ func compileCompare(pos sqlmini.Pos, op string, left, right expr) (expr, error) 
 		test = func(c int) bool { return c >= 0 }
 	}
 	return &funcExpr{t: types.TypeBoolean, konst: allConstant(left, right), f: func(row []any) (any, error) {
-		a, err := left.eval(row)
+		a, err := left.Eval(row)
 		if a == nil || err != nil {
 			return nil, err
 		}
-		b, err := right.eval(row)
+		b, err := right.Eval(row)
 		if b == nil || err != nil {
 			return nil, err
 		}
-		return test(compareValues(a, b)), nil
+		return test(CompareValues(a, b)), nil
 	}}, nil
 }
 
 // compareValues orders two non-null values of comparable types.
-func compareValues(a, b any) int {
+func CompareValues(a, b any) int {
 	switch x := a.(type) {
 	case int64:
 		switch y := b.(type) {
@@ -374,13 +374,13 @@ func cmpOrdered[T int64 | float64 | int32 | types.Date | types.TimeOfDay | types
 
 func decimalOf(i int64) *big.Rat { return new(big.Rat).SetInt64(i) }
 
-func compileAdditive(a *sqlmini.Additive, sc *scope) (expr, error) {
-	left, err := compileMultiplicative(a.Left, sc)
+func compileAdditive(a *sqlmini.Additive, sc *Scope) (Expr, error) {
+	left, err := CompileMultiplicative(a.Left, sc)
 	if err != nil {
 		return nil, err
 	}
 	for _, op := range a.Right {
-		right, err := compileMultiplicative(op.Right, sc)
+		right, err := CompileMultiplicative(op.Right, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -396,7 +396,7 @@ func compileAdditive(a *sqlmini.Additive, sc *scope) (expr, error) {
 	return left, nil
 }
 
-func compileMultiplicative(m *sqlmini.Multiplicative, sc *scope) (expr, error) {
+func CompileMultiplicative(m *sqlmini.Multiplicative, sc *Scope) (Expr, error) {
 	left, err := compileUnary(m.Left, sc)
 	if err != nil {
 		return nil, err
@@ -413,43 +413,43 @@ func compileMultiplicative(m *sqlmini.Multiplicative, sc *scope) (expr, error) {
 	return left, nil
 }
 
-func compileUnary(u *sqlmini.Unary, sc *scope) (expr, error) {
+func compileUnary(u *sqlmini.Unary, sc *Scope) (Expr, error) {
 	x, err := compilePrimary(u.Primary, sc)
 	if err != nil || !u.Minus {
 		return x, err
 	}
-	if c, ok := x.(*constExpr); ok {
+	if c, ok := x.(*Constant); ok {
 		switch v := c.v.(type) {
 		case int64:
-			return &constExpr{v: -v, t: c.t}, nil
+			return &Constant{v: -v, t: c.t}, nil
 		case float64:
-			return &constExpr{v: -v, t: c.t}, nil
+			return &Constant{v: -v, t: c.t}, nil
 		case types.Decimal:
-			return &constExpr{v: types.Decimal{Unscaled: new(big.Int).Neg(v.Unscaled), Scale: v.Scale}, t: c.t}, nil
+			return &Constant{v: types.Decimal{Unscaled: new(big.Int).Neg(v.Unscaled), Scale: v.Scale}, t: c.t}, nil
 		case types.Duration:
-			return &constExpr{v: -v, t: c.t}, nil
+			return &Constant{v: -v, t: c.t}, nil
 		case types.Period:
-			return &constExpr{v: -v, t: c.t}, nil
+			return &Constant{v: -v, t: c.t}, nil
 		}
 	}
-	zero := &constExpr{v: int64(0), t: types.TypeInt.AsNotNull()}
+	zero := &Constant{v: int64(0), t: types.TypeInt.AsNotNull()}
 	return arithExpr(u.Pos, "-", zero, x)
 }
 
 // arithExpr compiles + - * / % over numbers, and time ± interval.
-func arithExpr(pos sqlmini.Pos, op string, l, r expr) (expr, error) {
-	lt, rt := l.typ(), r.typ()
+func arithExpr(pos sqlmini.Pos, op string, l, r Expr) (Expr, error) {
+	lt, rt := l.Type(), r.Type()
 	if lt.IsTime() && rt.Kind == types.KindIntervalDayTime && (op == "+" || op == "-") {
 		sign := int64(1)
 		if op == "-" {
 			sign = -1
 		}
 		return &funcExpr{t: lt, konst: allConstant(l, r), f: func(row []any) (any, error) {
-			a, err := l.eval(row)
+			a, err := l.Eval(row)
 			if a == nil || err != nil {
 				return nil, err
 			}
-			b, err := r.eval(row)
+			b, err := r.Eval(row)
 			if b == nil || err != nil {
 				return nil, err
 			}
@@ -472,11 +472,11 @@ func arithExpr(pos sqlmini.Pos, op string, l, r expr) (expr, error) {
 	nullable := !lt.NotNull || !rt.NotNull || op == "/" || op == "%"
 	t.NotNull = !nullable
 	return &funcExpr{t: t, konst: allConstant(l, r), f: func(row []any) (any, error) {
-		a, err := l.eval(row)
+		a, err := l.Eval(row)
 		if a == nil || err != nil {
 			return nil, err
 		}
-		b, err := r.eval(row)
+		b, err := r.Eval(row)
 		if b == nil || err != nil {
 			return nil, err
 		}
@@ -559,20 +559,20 @@ func toFloat(v any) float64 {
 	return math.NaN()
 }
 
-func concatExpr(pos sqlmini.Pos, l, r expr) (expr, error) {
-	for _, x := range []expr{l, r} {
-		if !x.typ().IsString() && x.typ().Kind != types.KindNull {
-			return nil, sqlmini.Errorf(pos, "|| needs strings, not %s", x.typ())
+func concatExpr(pos sqlmini.Pos, l, r Expr) (Expr, error) {
+	for _, x := range []Expr{l, r} {
+		if !x.Type().IsString() && x.Type().Kind != types.KindNull {
+			return nil, sqlmini.Errorf(pos, "|| needs strings, not %s", x.Type())
 		}
 	}
 	t := types.TypeString
-	t.NotNull = l.typ().NotNull && r.typ().NotNull
+	t.NotNull = l.Type().NotNull && r.Type().NotNull
 	return &funcExpr{t: t, konst: allConstant(l, r), f: func(row []any) (any, error) {
-		a, err := l.eval(row)
+		a, err := l.Eval(row)
 		if a == nil || err != nil {
 			return nil, err
 		}
-		b, err := r.eval(row)
+		b, err := r.Eval(row)
 		if b == nil || err != nil {
 			return nil, err
 		}
@@ -582,13 +582,13 @@ func concatExpr(pos sqlmini.Pos, l, r expr) (expr, error) {
 
 // literalNumber types a numeric literal as Flink does: INT, BIGINT,
 // DECIMAL(p, s) for a literal with a point, DOUBLE with an exponent.
-func literalNumber(pos sqlmini.Pos, s string) (expr, error) {
+func literalNumber(pos sqlmini.Pos, s string) (Expr, error) {
 	if strings.ContainsAny(s, "eE") {
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return nil, sqlmini.Errorf(pos, "invalid number %s", s)
 		}
-		return &constExpr{v: f, t: types.TypeDouble.AsNotNull()}, nil
+		return &Constant{v: f, t: types.TypeDouble.AsNotNull()}, nil
 	}
 	if i := strings.IndexByte(s, '.'); i >= 0 {
 		digits := strings.TrimLeft(s[:i]+s[i+1:], "0")
@@ -598,7 +598,7 @@ func literalNumber(pos sqlmini.Pos, s string) (expr, error) {
 			return nil, sqlmini.Errorf(pos, "invalid number %s", s)
 		}
 		prec := max(len(digits), scale, 1)
-		return &constExpr{v: types.Decimal{Unscaled: unscaled, Scale: scale}, t: types.Type{Kind: types.KindDecimal, Length: prec, Scale: scale, NotNull: true}}, nil
+		return &Constant{v: types.Decimal{Unscaled: unscaled, Scale: scale}, t: types.Type{Kind: types.KindDecimal, Length: prec, Scale: scale, NotNull: true}}, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
@@ -607,10 +607,10 @@ func literalNumber(pos sqlmini.Pos, s string) (expr, error) {
 		if !ok || len(s) > 38 {
 			return nil, sqlmini.Errorf(pos, "number %s is out of range", s)
 		}
-		return &constExpr{v: types.Decimal{Unscaled: unscaled}, t: types.Type{Kind: types.KindDecimal, Length: len(s), NotNull: true}}, nil
+		return &Constant{v: types.Decimal{Unscaled: unscaled}, t: types.Type{Kind: types.KindDecimal, Length: len(s), NotNull: true}}, nil
 	}
 	if n >= math.MinInt32 && n <= math.MaxInt32 {
-		return &constExpr{v: n, t: types.TypeInt.AsNotNull()}, nil
+		return &Constant{v: n, t: types.TypeInt.AsNotNull()}, nil
 	}
-	return &constExpr{v: n, t: types.TypeBigInt.AsNotNull()}, nil
+	return &Constant{v: n, t: types.TypeBigInt.AsNotNull()}, nil
 }

@@ -1,4 +1,4 @@
-package runtime
+package expr
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 )
 
 // castValue converts a value to type to, as CAST does. NULL stays NULL.
-func castValue(v any, to types.Type) (any, error) {
+func CastValue(v any, to types.Type) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -102,7 +102,7 @@ func castValue(v any, to types.Type) (any, error) {
 		default:
 			return nil, castError(v, to)
 		}
-		return ratToDecimal(r, to)
+		return RatToDecimal(r, to)
 	case types.KindChar, types.KindVarChar:
 		switch x := v.(type) {
 		case string:
@@ -160,7 +160,7 @@ func castValue(v any, to types.Type) (any, error) {
 		if x, ok := v.([]any); ok {
 			out := make([]any, len(x))
 			for i, e := range x {
-				c, err := castValue(e, *to.Elem)
+				c, err := CastValue(e, *to.Elem)
 				if err != nil {
 					return nil, err
 				}
@@ -173,10 +173,10 @@ func castValue(v any, to types.Type) (any, error) {
 			out := &types.Map{Keys: make([]any, len(x.Keys)), Values: make([]any, len(x.Values))}
 			for i := range x.Keys {
 				var err error
-				if out.Keys[i], err = castValue(x.Keys[i], *to.Key); err != nil {
+				if out.Keys[i], err = CastValue(x.Keys[i], *to.Key); err != nil {
 					return nil, err
 				}
-				if out.Values[i], err = castValue(x.Values[i], *to.Elem); err != nil {
+				if out.Values[i], err = CastValue(x.Values[i], *to.Elem); err != nil {
 					return nil, err
 				}
 			}
@@ -186,7 +186,7 @@ func castValue(v any, to types.Type) (any, error) {
 		if x, ok := v.(types.Row); ok && len(x.Fields) == len(to.Fields) {
 			out := types.Row{Kind: x.Kind, Fields: make([]any, len(x.Fields))}
 			for i, f := range x.Fields {
-				c, err := castValue(f, to.Fields[i].Type)
+				c, err := CastValue(f, to.Fields[i].Type)
 				if err != nil {
 					return nil, err
 				}
@@ -207,7 +207,7 @@ func castError(v any, to types.Type) error {
 }
 
 // ratToDecimal rounds r HALF_UP to the scale of t and checks the precision.
-func ratToDecimal(r *big.Rat, t types.Type) (any, error) {
+func RatToDecimal(r *big.Rat, t types.Type) (any, error) {
 	scale := new(big.Int).Exp(bigTen, big.NewInt(int64(t.Scale)), nil)
 	num := new(big.Int).Mul(r.Num(), scale)
 	q, m := new(big.Int).QuoRem(num, r.Denom(), new(big.Int))
@@ -228,7 +228,7 @@ func ratToDecimal(r *big.Rat, t types.Type) (any, error) {
 // canImplicitCast reports whether a value of type from may be passed where
 // to is declared without a CAST: the same root, a widening number, CHAR to
 // VARCHAR, NULL to anything nullable.
-func canImplicitCast(from, to types.Type) bool {
+func CanImplicitCast(from, to types.Type) bool {
 	if from.Kind == types.KindNull {
 		return !to.NotNull
 	}
@@ -249,15 +249,15 @@ func canImplicitCast(from, to types.Type) bool {
 	case from.IsTime() && to.Kind == from.Kind:
 		return from.Length <= to.Length
 	case from.Kind == types.KindArray && to.Kind == types.KindArray:
-		return canImplicitCast(*from.Elem, to.Elem.Nullable())
+		return CanImplicitCast(*from.Elem, to.Elem.Nullable())
 	case from.Kind == types.KindMap && to.Kind == types.KindMap:
-		return canImplicitCast(*from.Key, to.Key.Nullable()) && canImplicitCast(*from.Elem, to.Elem.Nullable())
+		return CanImplicitCast(*from.Key, to.Key.Nullable()) && CanImplicitCast(*from.Elem, to.Elem.Nullable())
 	case from.Kind == types.KindRow && to.Kind == types.KindRow:
 		if len(from.Fields) != len(to.Fields) {
 			return false
 		}
 		for i := range from.Fields {
-			if !canImplicitCast(from.Fields[i].Type, to.Fields[i].Type.Nullable()) {
+			if !CanImplicitCast(from.Fields[i].Type, to.Fields[i].Type.Nullable()) {
 				return false
 			}
 		}
@@ -267,7 +267,7 @@ func canImplicitCast(from, to types.Type) bool {
 }
 
 // scalar functions known to expressions.
-func compileFunc(f *sqlmini.FuncCall, sc *scope) (expr, error) {
+func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
 	name := strings.ToUpper(string(f.Name.Value))
 	switch name {
 	case "COUNT", "SUM", "MIN", "MAX", "AVG":
@@ -283,17 +283,17 @@ func compileFunc(f *sqlmini.FuncCall, sc *scope) (expr, error) {
 		}
 		return nil
 	}
-	str1 := func(fn func(string) any, t types.Type) (expr, error) {
+	str1 := func(fn func(string) any, t types.Type) (Expr, error) {
 		if err := want(1); err != nil {
 			return nil, err
 		}
 		a := args[0]
-		if !a.typ().IsString() && a.typ().Kind != types.KindNull {
-			return nil, sqlmini.Errorf(f.Pos, "%s needs a string, not %s", name, a.typ())
+		if !a.Type().IsString() && a.Type().Kind != types.KindNull {
+			return nil, sqlmini.Errorf(f.Pos, "%s needs a string, not %s", name, a.Type())
 		}
-		t.NotNull = a.typ().NotNull
-		return &funcExpr{t: t, konst: a.constant(), f: func(row []any) (any, error) {
-			v, err := a.eval(row)
+		t.NotNull = a.Type().NotNull
+		return &funcExpr{t: t, konst: a.IsConstant(), f: func(row []any) (any, error) {
+			v, err := a.Eval(row)
 			if v == nil || err != nil {
 				return nil, err
 			}
@@ -316,12 +316,12 @@ func compileFunc(f *sqlmini.FuncCall, sc *scope) (expr, error) {
 		t := commonType(args)
 		return &funcExpr{t: t, konst: allConstant(args...), f: func(row []any) (any, error) {
 			for _, a := range args {
-				v, err := a.eval(row)
+				v, err := a.Eval(row)
 				if err != nil {
 					return nil, err
 				}
 				if v != nil {
-					return castValue(v, t)
+					return CastValue(v, t)
 				}
 			}
 			return nil, nil
@@ -331,8 +331,8 @@ func compileFunc(f *sqlmini.FuncCall, sc *scope) (expr, error) {
 			return nil, err
 		}
 		a := args[0]
-		return &funcExpr{t: a.typ(), konst: a.constant(), f: func(row []any) (any, error) {
-			v, err := a.eval(row)
+		return &funcExpr{t: a.Type(), konst: a.IsConstant(), f: func(row []any) (any, error) {
+			v, err := a.Eval(row)
 			switch x := v.(type) {
 			case int64:
 				if x < 0 {
@@ -352,15 +352,15 @@ func compileFunc(f *sqlmini.FuncCall, sc *scope) (expr, error) {
 		a := args[0]
 		p := 3
 		if len(args) == 2 {
-			pv, err := args[1].eval(nil)
-			if err != nil || !args[1].constant() {
+			pv, err := args[1].Eval(nil)
+			if err != nil || !args[1].IsConstant() {
 				return nil, sqlmini.Errorf(f.Pos, "TO_TIMESTAMP_LTZ precision must be a constant 0 or 3")
 			}
 			p = int(pv.(int64))
 		}
-		t := types.Type{Kind: types.KindTimestampLTZ, Length: 3, NotNull: a.typ().NotNull}
-		return &funcExpr{t: t, konst: a.constant(), f: func(row []any) (any, error) {
-			v, err := a.eval(row)
+		t := types.Type{Kind: types.KindTimestampLTZ, Length: 3, NotNull: a.Type().NotNull}
+		return &funcExpr{t: t, konst: a.IsConstant(), f: func(row []any) (any, error) {
+			v, err := a.Eval(row)
 			if v == nil || err != nil {
 				return nil, err
 			}
@@ -375,4 +375,17 @@ func compileFunc(f *sqlmini.FuncCall, sc *scope) (expr, error) {
 		}}, nil
 	}
 	return nil, sqlmini.Errorf(f.Pos, "unknown function %s", f.Name.Value)
+}
+
+func CastTo(x Expr, t types.Type) Expr {
+	if x.Type().Equal(t) {
+		return x
+	}
+	return &funcExpr{t: t, f: func(row []any) (any, error) {
+		v, err := x.Eval(row)
+		if err != nil {
+			return nil, err
+		}
+		return CastValue(v, t)
+	}}
 }
