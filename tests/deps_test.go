@@ -20,7 +20,7 @@ func TestImportGraph(t *testing.T) {
 		"state":            {"go.etcd.io/bbolt"},
 		"runtime/keycodec": {mod + "runtime/types", mod + "state"},
 		"runtime/format":   {mod + "runtime/types", mod + "runtime/keycodec"},
-		"runtime/expr":     {mod + "runtime/types", mod + "runtime/format", mod + "sqlmini"},
+		"runtime/expr":     {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "sqlmini"},
 		"runtime":          {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "runtime/keycodec", mod + "runtime/expr"},
 		// script, stdlib and export/flink see the contract, never the engine.
 		"script": {mod + "runtime/types", mod + "runtime/ptf", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap"},
