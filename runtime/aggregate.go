@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -20,17 +21,6 @@ import (
 // The result is an updating table whose upsert key is the GROUP BY
 // columns. Groups live in memory for the statement: they are not part of
 // checkpoints, so a GROUP BY refuses SET 'ptfsh.end-of-input' = 'false'.
-
-// aggCall is one aggregate call of a SELECT: COUNT, SUM, MIN, MAX or AVG.
-type aggCall struct {
-	fn       string // upper case
-	star     bool   // COUNT(*)
-	distinct bool
-	arg      expr.Expr // over the input row; nil for COUNT(*)
-	argType  types.Type
-	typ      types.Type // the result type
-	text     string     // as EXPLAIN prints it: COUNT(*), SUM(score)
-}
 
 // aggregateFuncs are the aggregate functions GROUP BY knows.
 var aggregateFuncs = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true}
@@ -81,12 +71,12 @@ func findAggregate(e *sqlmini.Expr) *sqlmini.FuncCall {
 // planAggregate plans a SELECT with GROUP BY, or with aggregate calls and
 // no GROUP BY (one group of all rows). in is the FROM input after WHERE;
 // sc resolves its columns. LIMIT applies to the result.
-func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *expr.Scope) (node, error) {
-	m := in.changelog()
+func (p *planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scope) (exec.Node, error) {
+	m := in.Changelog()
 	if m.KeyOnlyDeletes || m.Contains(types.UpdateAfter) && !m.Contains(types.UpdateBefore) {
 		// An upsert input: its -U rows and full deletes come from the last
 		// row of each key, as Flink's ChangelogNormalize makes them.
-		if len(upsertKeyOf(in)) == 0 {
+		if len(exec.UpsertKeyOf(in)) == 0 {
 			return nil, sqlmini.Errorf(sel.Pos, "GROUP BY over an upsert input (%s) needs its upsert key: declare a PRIMARY KEY on the table", m)
 		}
 		in = deliverUpdates(in, ptf.RequireUpdateBefore|ptf.RequireFullDelete, nil)
@@ -150,7 +140,7 @@ func (p *planner) planAggregate(sel *sqlmini.Select, in node, sc *expr.Scope) (n
 	}
 	n := &aggregateNode{in: in, groups: a.gx, calls: a.calls, outs: outs, sch: types.Schema{Columns: cols},
 		mode: types.NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter)}
-	if im := in.changelog(); im.Contains(types.UpdateBefore) || im.Contains(types.Delete) {
+	if im := in.Changelog(); im.Contains(types.UpdateBefore) || im.Contains(types.Delete) {
 		n.mode = types.RetractAll // a retraction may empty a group
 	}
 	if !global {
@@ -188,15 +178,15 @@ type groupLimitNode struct {
 	n  int64
 }
 
-func (n *groupLimitNode) schema() types.Schema           { return n.in.schema() }
-func (n *groupLimitNode) changelog() types.ChangelogMode { return n.in.changelog() }
-func (n *groupLimitNode) children() []node               { return []node{n.in} }
-func (n *groupLimitNode) upsertKey() []int               { return n.in.upsertKey() }
-func (n *groupLimitNode) explain() string                { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
+func (n *groupLimitNode) Schema() types.Schema           { return n.in.Schema() }
+func (n *groupLimitNode) Changelog() types.ChangelogMode { return n.in.Changelog() }
+func (n *groupLimitNode) Children() []exec.Node          { return []exec.Node{n.in} }
+func (n *groupLimitNode) UpsertKey() []int               { return n.in.UpsertKey() }
+func (n *groupLimitNode) Explain() string                { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
 
-func (n *groupLimitNode) open(ex *execution) (stream, error) {
-	ex.noCheckpoints("GROUP BY keeps its groups in memory")
-	in, err := n.in.open(ex)
+func (n *groupLimitNode) Open(ex *exec.Execution) (exec.Stream, error) {
+	ex.NoCheckpoints("GROUP BY keeps its groups in memory")
+	in, err := n.in.Open(ex)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +195,7 @@ func (n *groupLimitNode) open(ex *execution) (stream, error) {
 
 type groupLimitStream struct {
 	n  *groupLimitNode
-	in stream
+	in exec.Stream
 	// admitted counts the admitted groups by upsert key (or, without one,
 	// by output row); total is their number.
 	admitted  map[string]int
@@ -213,21 +203,21 @@ type groupLimitStream struct {
 	replacing bool // a -U of an admitted group passed: its +U follows
 }
 
-func (s *groupLimitStream) next() (event, error) {
+func (s *groupLimitStream) Next() (exec.Event, error) {
 	for {
-		ev, err := s.in.next()
-		if err != nil || ev.kind != evRow {
+		ev, err := s.in.Next()
+		if err != nil || ev.Kind != exec.EvRow {
 			return ev, err
 		}
 		// Without an upsert key (the GROUP BY values are not all selected,
 		// or there is no GROUP BY) a group is known by its output row.
 		var k string
-		if key := s.n.upsertKey(); key != nil {
-			k = string(keycodec.Encode(keycodec.Pick(ev.row, key)))
+		if key := s.n.UpsertKey(); key != nil {
+			k = string(keycodec.Encode(keycodec.Pick(ev.Row, key)))
 		} else {
-			k = string(keycodec.Encode(ev.row.Fields))
+			k = string(keycodec.Encode(ev.Row.Fields))
 		}
-		kind := ev.row.Kind
+		kind := ev.Row.Kind
 		if s.admitted[k] > 0 {
 			if kind == types.Delete || kind == types.UpdateBefore {
 				s.remove(k)
@@ -252,7 +242,7 @@ func (s *groupLimitStream) remove(k string) {
 	s.total--
 }
 
-func (s *groupLimitStream) close() error { return s.in.close() }
+func (s *groupLimitStream) Close() error { return s.in.Close() }
 
 // aggregateKey is the upsert key of an aggregation's output: the columns
 // that carry the group's values, if every group value is output.
@@ -284,7 +274,7 @@ type aggPlanner struct {
 	gtext []string    // GROUP BY expressions as printed
 	gx    []expr.Expr // and compiled over the input
 	gcol  []int       // the input column of a GROUP BY column, else -1
-	calls []*aggCall
+	calls []*exec.AggCall
 	ctext map[string]int // calls by text, to compute each once
 }
 
@@ -299,8 +289,8 @@ func (a *aggPlanner) inter(global bool) types.Schema {
 		cols = append(cols, types.Column{Name: groupName(i), Type: x.Type()})
 	}
 	for i, c := range a.calls {
-		t := c.typ
-		if global && c.fn != "COUNT" {
+		t := c.Typ
+		if global && c.Fn != "COUNT" {
 			t.NotNull = false // no group: NULL over no rows
 		}
 		cols = append(cols, types.Column{Name: aggName(i), Type: t})
@@ -526,13 +516,13 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 			return 0, sqlmini.Errorf(inner.Pos, "Aggregate expressions cannot be nested")
 		}
 	}
-	c := &aggCall{fn: name, star: f.Star, distinct: f.Distinct}
+	c := &exec.AggCall{Fn: name, Star: f.Star, Distinct: f.Distinct}
 	switch {
 	case f.Star && name != "COUNT":
 		return 0, sqlmini.Errorf(f.Pos, "%s(*) is not allowed: only COUNT takes *", name)
 	case f.Star:
-		c.typ = types.TypeBigInt.AsNotNull()
-		c.text = "COUNT(*)"
+		c.Typ = types.TypeBigInt.AsNotNull()
+		c.Text = "COUNT(*)"
 	case len(f.Args) != 1:
 		return 0, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
 	default:
@@ -540,21 +530,21 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		c.arg, c.argType = x, x.Type()
-		if c.typ, err = aggregateType(name, c.argType); err != nil {
+		c.Arg, c.ArgType = x, x.Type()
+		if c.Typ, err = aggregateType(name, c.ArgType); err != nil {
 			return 0, sqlmini.Errorf(f.Pos, "%w", err)
 		}
-		c.text = name + "("
+		c.Text = name + "("
 		if f.Distinct {
-			c.text += "DISTINCT "
+			c.Text += "DISTINCT "
 		}
-		c.text += exprText(f.Args[0]) + ")"
+		c.Text += exprText(f.Args[0]) + ")"
 	}
-	if i, ok := a.ctext[c.text]; ok {
+	if i, ok := a.ctext[c.Text]; ok {
 		return i, nil
 	}
 	a.calls = append(a.calls, c)
-	a.ctext[c.text] = len(a.calls) - 1
+	a.ctext[c.Text] = len(a.calls) - 1
 	return len(a.calls) - 1, nil
 }
 
@@ -601,9 +591,9 @@ func (e *aggTypeError) Error() string {
 // output row is computed from the group row [group values..., aggregate
 // results...] by outs.
 type aggregateNode struct {
-	in     node
+	in     exec.Node
 	groups []expr.Expr // GROUP BY expressions over the input row
-	calls  []*aggCall
+	calls  []*exec.AggCall
 	outs   []expr.Expr // output columns over the group row
 	sch    types.Schema
 	key    []int
@@ -611,22 +601,22 @@ type aggregateNode struct {
 	text   string
 }
 
-func (n *aggregateNode) schema() types.Schema           { return n.sch }
-func (n *aggregateNode) changelog() types.ChangelogMode { return n.mode }
-func (n *aggregateNode) children() []node               { return []node{n.in} }
-func (n *aggregateNode) explain() string                { return n.text }
+func (n *aggregateNode) Schema() types.Schema           { return n.sch }
+func (n *aggregateNode) Changelog() types.ChangelogMode { return n.mode }
+func (n *aggregateNode) Children() []exec.Node          { return []exec.Node{n.in} }
+func (n *aggregateNode) Explain() string                { return n.text }
 
 // upsertKey is the output columns of the GROUP BY values, when all are
 // selected.
-func (n *aggregateNode) upsertKey() []int { return n.key }
+func (n *aggregateNode) UpsertKey() []int { return n.key }
 
-func (n *aggregateNode) open(ex *execution) (stream, error) {
-	if !ex.endOfInput {
+func (n *aggregateNode) Open(ex *exec.Execution) (exec.Stream, error) {
+	if !ex.EndOfInput {
 		// The groups are not part of checkpoints (yet): a statement that
 		// goes on in the next would start them empty, and be wrong.
 		return nil, fmt.Errorf("GROUP BY keeps its groups in memory for one statement, so it cannot stop with SET '%s' = 'false' and go on in the next", SetEndOfInput)
 	}
-	in, err := n.in.open(ex)
+	in, err := n.in.Open(ex)
 	if err != nil {
 		return nil, err
 	}
@@ -636,7 +626,7 @@ func (n *aggregateNode) open(ex *execution) (stream, error) {
 // aggGroup is the state of one group.
 type aggGroup struct {
 	keys []any
-	accs []accumulator
+	accs []exec.Accumulator
 	rows int64 // rows in the group: it ends when a retraction empties it
 	vals []any // the aggregate results last emitted
 	out  []any // the row last emitted, nil before the first
@@ -644,24 +634,24 @@ type aggGroup struct {
 
 type aggregateStream struct {
 	n       *aggregateNode
-	in      stream
+	in      exec.Stream
 	groups  map[string]*aggGroup
-	pending []event
+	pending []exec.Event
 }
 
-func (s *aggregateStream) next() (event, error) {
+func (s *aggregateStream) Next() (exec.Event, error) {
 	for {
 		if len(s.pending) > 0 {
 			ev := s.pending[0]
 			s.pending = s.pending[1:]
 			return ev, nil
 		}
-		ev, err := s.in.next()
-		if err != nil || ev.kind != evRow {
+		ev, err := s.in.Next()
+		if err != nil || ev.Kind != exec.EvRow {
 			return ev, err // watermarks pass, as Flink forwards them
 		}
-		if err := s.row(ev.row); err != nil {
-			return event{}, err
+		if err := s.row(ev.Row); err != nil {
+			return exec.Event{}, err
 		}
 	}
 }
@@ -683,24 +673,24 @@ func (s *aggregateStream) row(r types.Row) error {
 		if retract {
 			return nil // the retraction of a group never seen: ignored, as in Flink
 		}
-		g = &aggGroup{keys: keys, accs: make([]accumulator, len(n.calls))}
+		g = &aggGroup{keys: keys, accs: make([]exec.Accumulator, len(n.calls))}
 		for i, c := range n.calls {
-			g.accs[i] = newAccumulator(c)
+			g.accs[i] = exec.NewAccumulator(c)
 		}
 		s.groups[k] = g
 	}
 	for i, c := range n.calls {
 		var v any
-		if c.arg != nil {
+		if c.Arg != nil {
 			var err error
-			if v, err = c.arg.Eval(r.Fields); err != nil {
+			if v, err = c.Arg.Eval(r.Fields); err != nil {
 				return err
 			}
 		}
 		if retract {
-			g.accs[i].retract(v)
+			g.accs[i].Retract(v)
 		} else {
-			g.accs[i].add(v)
+			g.accs[i].Add(v)
 		}
 	}
 	if retract {
@@ -715,7 +705,7 @@ func (s *aggregateStream) row(r types.Row) error {
 	}
 	vals := make([]any, len(n.calls))
 	for i, acc := range g.accs {
-		vals[i] = acc.value()
+		vals[i] = acc.Value()
 	}
 	if g.out != nil && sameValues(vals, g.vals) {
 		return nil // unchanged: Flink emits nothing
@@ -740,10 +730,10 @@ func (s *aggregateStream) row(r types.Row) error {
 }
 
 func (s *aggregateStream) emit(k types.RowKind, fields []any) {
-	s.pending = append(s.pending, event{kind: evRow, row: types.Row{Kind: k, Fields: fields}})
+	s.pending = append(s.pending, exec.Event{Kind: exec.EvRow, Row: types.Row{Kind: k, Fields: fields}})
 }
 
-func (s *aggregateStream) close() error { return s.in.close() }
+func (s *aggregateStream) Close() error { return s.in.Close() }
 
 // sameValues reports whether two aggregate results are equal.
 func sameValues(a, b []any) bool {

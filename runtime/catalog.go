@@ -1,11 +1,13 @@
 package runtime
 
 import (
+	"sort"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
-	"sort"
-	"strings"
 )
 
 // TableKind tells how a catalog table produces its rows.
@@ -43,22 +45,15 @@ type Table struct {
 	SourceSchema types.Schema
 	relaxed      []int
 	// Events are the rows (and watermark steps) of a table given AS VALUES.
-	Events []event
+	Events []exec.Event
 	// Watermark is the WATERMARK clause, if any.
-	Watermark *WatermarkSpec
+	Watermark *exec.WatermarkSpec
 	// Temporary marks CREATE TEMPORARY.
 	Temporary bool
 	// BaseDir resolves relative paths of a file table.
 	BaseDir string
 	// Pos is where the table was declared.
 	Pos sqlmini.Pos
-}
-
-// WatermarkSpec is a bounded-out-of-orderness watermark: column - delay.
-type WatermarkSpec struct {
-	Column int
-	Delay  types.Duration
-	Expr   string
 }
 
 // Function is a function in the catalog.

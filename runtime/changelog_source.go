@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -191,17 +192,17 @@ func finishChangelog(t *Table, ct *sqlmini.CreateTable) error {
 	vals := ct.Query.Body.Values
 	for i := range t.Events {
 		ev := &t.Events[i]
-		if ev.kind != evRow || op < 0 {
+		if ev.Kind != exec.EvRow || op < 0 {
 			continue
 		}
-		kind, err := t.opKind(ev.row.Fields[op])
+		kind, err := t.opKind(ev.Row.Fields[op])
 		if err != nil {
 			return sqlmini.Errorf(vals.Rows[i].Values[op].Pos, "%w", err)
 		}
-		f := make([]any, 0, len(ev.row.Fields)-1)
-		f = append(f, ev.row.Fields[:op]...)
-		f = append(f, ev.row.Fields[op+1:]...)
-		ev.row = types.Row{Kind: kind, Fields: f}
+		f := make([]any, 0, len(ev.Row.Fields)-1)
+		f = append(f, ev.Row.Fields[:op]...)
+		f = append(f, ev.Row.Fields[op+1:]...)
+		ev.Row = types.Row{Kind: kind, Fields: f}
 	}
 	return t.restoreNotNull(t.Events, func(i, col int) sqlmini.Pos {
 		if op >= 0 && col >= op {
@@ -214,21 +215,21 @@ func finishChangelog(t *Table, ct *sqlmini.CreateTable) error {
 // restoreNotNull gives the relaxed columns their NOT NULL back and checks
 // rows: only the deletes by key may hold NULL there (and hold NULL in
 // every non-key column). at places an error at row i, column col.
-func (t *Table) restoreNotNull(events []event, at func(i, col int) sqlmini.Pos) error {
+func (t *Table) restoreNotNull(events []exec.Event, at func(i, col int) sqlmini.Pos) error {
 	for _, c := range t.relaxed {
 		t.Schema.Columns[c].Type.NotNull = true
 	}
 	for i := range events {
 		ev := &events[i]
-		if ev.kind != evRow {
+		if ev.Kind != exec.EvRow {
 			continue
 		}
-		if ev.row.Kind == types.Delete && t.Changelog.KeyOnlyDeletes {
-			ev.row.Fields = t.keyOnly(ev.row.Fields)
+		if ev.Row.Kind == types.Delete && t.Changelog.KeyOnlyDeletes {
+			ev.Row.Fields = t.keyOnly(ev.Row.Fields)
 			continue
 		}
 		for _, c := range t.relaxed {
-			if ev.row.Fields[c] == nil {
+			if ev.Row.Fields[c] == nil {
 				return sqlmini.Errorf(at(i, c), "column '%s' is %s, but the value is NULL", t.Schema.Columns[c].Name, t.Schema.Columns[c].Type)
 			}
 		}
@@ -273,20 +274,20 @@ func (t *Table) opKind(v any) (types.RowKind, error) {
 // sourceNode is a table given AS VALUES that declares a changelog: its
 // rows carry their kinds, and a PRIMARY KEY is its upsert key.
 type sourceNode struct {
-	*valuesNode
+	*exec.ValuesNode
 	mode types.ChangelogMode
 	key  []int
 }
 
-func (n *sourceNode) changelog() types.ChangelogMode { return n.mode }
-func (n *sourceNode) upsertKey() []int               { return n.key }
+func (n *sourceNode) Changelog() types.ChangelogMode { return n.mode }
+func (n *sourceNode) UpsertKey() []int               { return n.key }
 
 // changelogValues plans the rows of a table given AS VALUES.
-func changelogValues(t *Table, n *valuesNode) node {
+func changelogValues(t *Table, n *exec.ValuesNode) exec.Node {
 	if t.Changelog.IsEmpty() || t.Changelog.IsInsertOnly() {
 		return n
 	}
-	return &sourceNode{valuesNode: n, mode: t.Changelog, key: t.PrimaryKey}
+	return &sourceNode{ValuesNode: n, mode: t.Changelog, key: t.PrimaryKey}
 }
 
 // openSourceReader opens a file table's reader: for a changelog source

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -509,7 +510,7 @@ type datagenNode struct {
 
 // planDatagen reads the table's options (checked at CREATE TABLE) and the
 // session's seed and clock.
-func (p *planner) planDatagen(t *Table) (node, error) {
+func (p *planner) planDatagen(t *Table) (exec.Node, error) {
 	spec, err := parseDatagen(t)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Name, err)
@@ -528,10 +529,10 @@ func (p *planner) planDatagen(t *Table) (node, error) {
 	return n, nil
 }
 
-func (n *datagenNode) schema() types.Schema           { return n.t.Schema }
-func (n *datagenNode) changelog() types.ChangelogMode { return types.InsertOnly }
-func (n *datagenNode) children() []node               { return nil }
-func (n *datagenNode) explain() string {
+func (n *datagenNode) Schema() types.Schema           { return n.t.Schema }
+func (n *datagenNode) Changelog() types.ChangelogMode { return types.InsertOnly }
+func (n *datagenNode) Children() []exec.Node          { return nil }
+func (n *datagenNode) Explain() string {
 	rows := "unbounded"
 	if n.spec.rows >= 0 {
 		rows = strconv.FormatInt(n.spec.rows, 10)
@@ -539,9 +540,9 @@ func (n *datagenNode) explain() string {
 	return "TableSourceScan(table=[[" + n.t.Name + "]], fields=" + names(n.t.Schema) + ", datagen=[rows=" + rows + ", seed=" + strconv.FormatInt(n.seed, 10) + "])"
 }
 
-func (n *datagenNode) open(ex *execution) (stream, error) {
-	ex.noCheckpoints("a datagen source has no position to resume from")
-	s := &datagenStream{n: n, ex: ex, left: n.spec.rows, wm: newWMGen(n.t.Watermark, n.every)}
+func (n *datagenNode) Open(ex *exec.Execution) (exec.Stream, error) {
+	ex.NoCheckpoints("a datagen source has no position to resume from")
+	s := &datagenStream{n: n, ex: ex, left: n.spec.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}
 	for _, g := range n.spec.fields {
 		s.gens = append(s.gens, newGenState(g, n.seed))
 	}
@@ -577,31 +578,31 @@ func newGenState(g *genSpec, seed int64) *genState {
 
 type datagenStream struct {
 	n       *datagenNode
-	ex      *execution
+	ex      *exec.Execution
 	gens    []*genState
 	left    int64 // rows still to make; -1 unbounded
-	wm      *wmGen
+	wm      *exec.WmGen
 	pending bool
 	wmNext  int64
 	count   int64
 }
 
-func (s *datagenStream) next() (event, error) {
+func (s *datagenStream) Next() (exec.Event, error) {
 	if s.pending {
 		s.pending = false
-		return event{kind: evWatermark, wm: s.wmNext}, nil
+		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
 	}
 	if s.left == 0 {
-		return event{kind: evEnd}, nil
+		return exec.Event{Kind: exec.EvEnd}, nil
 	}
 	for _, g := range s.gens { // the first sequence to end ends the table
 		if g.spec.seq && g.done {
-			return event{kind: evEnd}, nil
+			return exec.Event{Kind: exec.EvEnd}, nil
 		}
 	}
-	if s.count++; s.count&1023 == 0 && s.ex.ctx != nil {
-		if err := s.ex.ctx.Err(); err != nil {
-			return event{}, err
+	if s.count++; s.count&1023 == 0 && s.ex.Ctx != nil {
+		if err := s.ex.Ctx.Err(); err != nil {
+			return exec.Event{}, err
 		}
 	}
 	f := make([]any, len(s.gens))
@@ -611,15 +612,15 @@ func (s *datagenStream) next() (event, error) {
 	if s.left > 0 {
 		s.left--
 	}
-	s.ex.rowsIn++
+	s.ex.RowsIn++
 	r := types.Row{Kind: types.Insert, Fields: f}
-	if w, ok := s.wm.observe(r); ok {
+	if w, ok := s.wm.Observe(r); ok {
 		s.pending, s.wmNext = true, w
 	}
-	return event{kind: evRow, row: r}, nil
+	return exec.Event{Kind: exec.EvRow, Row: r}, nil
 }
 
-func (s *datagenStream) close() error { return nil }
+func (s *datagenStream) Close() error { return nil }
 
 // value makes the generator's next value.
 func (g *genState) value(base int64) any {

@@ -3,12 +3,14 @@ package runtime
 import (
 	"bytes"
 	"context"
-	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/state"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // dgRun runs SQL statements in a new session with the rows format and
@@ -45,24 +47,24 @@ func dgEvents(t *testing.T, s *Session, name string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := n.open(newExecution(context.Background(), state.NewMem()))
+	st, err := n.Open(exec.NewExecution(context.Background(), state.NewMem()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.close()
+	defer st.Close()
 	var evs []string
 	for {
-		ev, err := st.next()
+		ev, err := st.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
-		switch ev.kind {
-		case evEnd:
+		switch ev.Kind {
+		case exec.EvEnd:
 			return evs
-		case evWatermark:
-			evs = append(evs, "WM "+strconv.FormatInt(ev.wm, 10))
+		case exec.EvWatermark:
+			evs = append(evs, "WM "+strconv.FormatInt(ev.Wm, 10))
 		default:
-			evs = append(evs, types.FormatRow(ev.row, n.schema()))
+			evs = append(evs, types.FormatRow(ev.Row, n.Schema()))
 		}
 	}
 }
@@ -167,25 +169,25 @@ func TestDatagenRandomRanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, _ := n.open(newExecution(context.Background(), state.NewMem()))
+	st, _ := n.Open(exec.NewExecution(context.Background(), state.NewMem()))
 	seenI, seenLen, seenBool := map[int64]bool{}, map[int]bool{}, map[bool]bool{}
 	nulls, rows := 0, 0
 	for {
-		ev, err := st.next()
+		ev, err := st.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev.kind == evEnd {
+		if ev.Kind == exec.EvEnd {
 			break
 		}
-		if ev.kind != evRow {
+		if ev.Kind != exec.EvRow {
 			t.Fatalf("a watermark without a WATERMARK clause")
 		}
 		rows++
-		f := ev.row.Fields
+		f := ev.Row.Fields
 		check := func(ok bool, col string) {
 			if !ok {
-				t.Fatalf("row %d: %s out of range: %s", rows, col, types.FormatRow(ev.row, n.schema()))
+				t.Fatalf("row %d: %s out of range: %s", rows, col, types.FormatRow(ev.Row, n.Schema()))
 			}
 		}
 		i := f[0].(int64)
@@ -309,15 +311,15 @@ func TestDatagenUnboundedStopsAtLimitAndCancel(t *testing.T) {
 	tb, _ := s.cat.Table("g")
 	n, _ := newPlanner(s).planDatagen(tb)
 	ctx, cancel := context.WithCancel(context.Background())
-	st, _ := n.open(newExecution(ctx, state.NewMem()))
+	st, _ := n.Open(exec.NewExecution(ctx, state.NewMem()))
 	for i := 0; i < 5000; i++ {
-		if _, err := st.next(); err != nil {
+		if _, err := st.Next(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	cancel()
 	for i := 0; i < 5000; i++ {
-		if _, err := st.next(); err != nil {
+		if _, err := st.Next(); err != nil {
 			return
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // FormatError renders an error for a person. The first line is Error(),
@@ -30,7 +32,7 @@ import (
 func FormatError(err error, src string) string {
 	msg := err.Error()
 	where := ""
-	var ce *CallError
+	var ce *exec.CallError
 	if errors.As(err, &ce) {
 		if cut := " (at " + ce.Where + ")"; strings.Contains(msg, cut) {
 			msg = strings.Replace(msg, cut, "", 1)
@@ -47,7 +49,7 @@ func FormatError(err error, src string) string {
 			shown = true
 		}
 	}
-	if pos, ok := positionOf(err); !shown && ok && src != "" {
+	if pos, ok := types.PositionOf(err); !shown && ok && src != "" {
 		lines := strings.Split(src, "\n")
 		if pos.Line <= len(lines) {
 			writeCaret(&b, lines[pos.Line-1], pos.Column, 0)

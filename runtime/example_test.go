@@ -3,10 +3,11 @@ package runtime_test
 import (
 	"context"
 	"fmt"
+	"os"
+
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"os"
 )
 
 // upper is a Go-native PTF with row semantics: it emits its input's name in

@@ -1,12 +1,16 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
-	"io"
-	"path/filepath"
 )
 
 // fileNode reads a file table.
@@ -16,12 +20,12 @@ type fileNode struct {
 	pos   sqlmini.Pos // where the query names the table
 }
 
-func (p *planner) planFileTable(t *Table, pos sqlmini.Pos) (node, error) {
+func (p *planner) planFileTable(t *Table, pos sqlmini.Pos) (exec.Node, error) {
 	return &fileNode{t: t, every: p.s.watermarkEvery(), pos: pos}, nil
 }
 
-func (n *fileNode) schema() types.Schema { return n.t.Schema }
-func (n *fileNode) changelog() types.ChangelogMode {
+func (n *fileNode) Schema() types.Schema { return n.t.Schema }
+func (n *fileNode) Changelog() types.ChangelogMode {
 	if n.t.Changelog.IsEmpty() {
 		return types.InsertOnly
 	}
@@ -29,69 +33,69 @@ func (n *fileNode) changelog() types.ChangelogMode {
 }
 
 // upsertKey is the table's primary key when it produces updates.
-func (n *fileNode) upsertKey() []int {
-	if n.changelog().IsInsertOnly() {
+func (n *fileNode) UpsertKey() []int {
+	if n.Changelog().IsInsertOnly() {
 		return nil
 	}
 	return n.t.PrimaryKey
 }
-func (n *fileNode) children() []node { return nil }
-func (n *fileNode) explain() string {
+func (n *fileNode) Children() []exec.Node { return nil }
+func (n *fileNode) Explain() string {
 	return "TableSourceScan(table=[[" + n.t.Name + "]], fields=" + names(n.t.Schema) + ")"
 }
 
-func (n *fileNode) open(ex *execution) (stream, error) {
-	resume, err := ex.resumePosition(n.t)
+func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
+	resume, err := resumePosition(ex, n.t)
 	if err != nil {
-		return nil, at(n.pos, err)
+		return nil, types.At(n.pos, err)
 	}
 	r, err := openSourceReader(n.t, resume) // changelog_source.go
 	if err != nil {
-		return nil, at(n.pos, fileError(n.t, err))
+		return nil, types.At(n.pos, fileError(n.t, err))
 	}
-	fs := &fileStream{r: r, ex: ex, wm: newWMGen(n.t.Watermark, n.every), n: n}
-	ex.sources = append(ex.sources, fs)
+	fs := &fileStream{r: r, ex: ex, wm: exec.NewWMGen(n.t.Watermark, n.every), n: n}
+	ex.Sources = append(ex.Sources, fs)
 	return fs, nil
 }
 
 type fileStream struct {
 	n       *fileNode
 	r       format.RowReader
-	ex      *execution
-	wm      *wmGen
+	ex      *exec.Execution
+	wm      *exec.WmGen
 	pending bool
 	wmNext  int64
 }
 
-func (s *fileStream) next() (event, error) {
+func (s *fileStream) Next() (exec.Event, error) {
 	if s.pending {
 		s.pending = false
-		return event{kind: evWatermark, wm: s.wmNext}, nil
+		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
 	}
 	r, err := s.r.Next()
 	for err == nil && r.Kind == kindWatermarkStep {
 		// A watermark step written into the file (its op column says WATERMARK).
 		ms, ok := types.TimeMillis(r.Fields[s.n.t.Watermark.Column])
-		if ok && s.wm.explicit(ms) {
-			return event{kind: evWatermark, wm: ms}, nil
+		if ok && s.wm.Explicit(ms) {
+			return exec.Event{Kind: exec.EvWatermark, Wm: ms}, nil
 		}
 		r, err = s.r.Next() // a step without a time, or one going back
 	}
 	if err == io.EOF {
 		s.reportSkipped() // skips.go
-		return event{kind: evEnd}, nil
+		return exec.Event{Kind: exec.EvEnd}, nil
 	}
 	if err != nil {
-		return event{}, at(s.n.pos, fileError(s.n.t, err))
+		return exec.Event{}, types.At(s.n.pos, fileError(s.n.t, err))
 	}
-	s.ex.rowsIn++
-	if w, ok := s.wm.observe(r); ok {
+	s.ex.RowsIn++
+	if w, ok := s.wm.Observe(r); ok {
 		s.pending, s.wmNext = true, w
 	}
-	return event{kind: evRow, row: r}, nil
+	return exec.Event{Kind: exec.EvRow, Row: r}, nil
 }
 
-func (s *fileStream) close() error { return s.r.Close() }
+func (s *fileStream) Close() error { return s.r.Close() }
 
 // openTableReader opens the reader of a file table with its WITH options.
 func openTableReader(t *Table, resume format.SourcePos) (format.RowReader, error) {
@@ -153,4 +157,21 @@ func charOption(t *Table, key string) (byte, error) {
 		return 0, fmt.Errorf("option '%s' must be one character, not '%s'", key, v)
 	}
 	return v[0], nil
+}
+
+// fileError words a source error with the path as the table declares it,
+// not the resolved one, so messages read the same on every machine.
+func fileError(t *Table, err error) error {
+	written := t.Options["path"]
+	var pe *format.ParseError
+	if errors.As(err, &pe) {
+		c := *pe
+		c.File = written
+		return &c
+	}
+	var oe *os.PathError
+	if errors.As(err, &oe) {
+		return fmt.Errorf("table '%s': cannot read '%s': %w", t.Name, written, oe.Err)
+	}
+	return fmt.Errorf("table '%s': %w", t.Name, err)
 }

@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"fmt"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
@@ -13,7 +15,7 @@ import (
 // implementations (script's JS instances, stdlib's Go PTFs). It keeps
 // state between Process calls.
 type Harness struct {
-	op  *ptfOp
+	op  *exec.PtfOp
 	in  *feedStream
 	out types.Schema
 }
@@ -41,53 +43,53 @@ func NewHarness(def *ptf.FuncDef, input types.Schema, opts HarnessOptions) (*Har
 	if opts.Ctx == nil {
 		opts.Ctx = context.Background()
 	}
-	n := &ptfNode{def: def, fn: def.Name, uid: opts.UID, args: make([]any, len(def.Args)), mode: types.InsertOnly}
-	if n.uid == "" {
-		n.uid = def.Name
+	n := &exec.PtfNode{Def: def, Fn: def.Name, Uid: opts.UID, Args: make([]any, len(def.Args)), Mode: types.InsertOnly}
+	if n.Uid == "" {
+		n.Uid = def.Name
 	}
 	feed := &feedStream{}
 	for i, a := range def.Args {
 		if !a.IsTable() {
-			n.args[i] = opts.Args[a.Name]
+			n.Args[i] = opts.Args[a.Name]
 			continue
 		}
-		if len(n.tables) > 0 {
+		if len(n.Tables) > 0 {
 			return nil, fmt.Errorf("harness: %s has several table arguments", def.Name)
 		}
-		tb := tableBinding{decl: i, name: a.Name, in: &valuesNode{sch: input},
-			set: a.Traits.Has(ptf.SetSemanticTable), pass: a.Traits.Has(ptf.PassColumnsThrough)}
+		tb := exec.TableBinding{Decl: i, Name: a.Name, In: &exec.ValuesNode{Sch: input},
+			Set: a.Traits.Has(ptf.SetSemanticTable), Pass: a.Traits.Has(ptf.PassColumnsThrough)}
 		for _, c := range opts.PartitionBy {
 			k := input.Index(c)
 			if k < 0 {
 				return nil, fmt.Errorf("harness: no column %q to partition by", c)
 			}
-			tb.partition = append(tb.partition, k)
+			tb.Partition = append(tb.Partition, k)
 		}
-		tb.sem = ptf.TableSemantics{DataType: input.RowType(), PartitionBy: tb.partition, TimeColumn: -1, Changelog: types.InsertOnly}
-		n.tables = append(n.tables, tb)
+		tb.Sem = ptf.TableSemantics{DataType: input.RowType(), PartitionBy: tb.Partition, TimeColumn: -1, Changelog: types.InsertOnly}
+		n.Tables = append(n.Tables, tb)
 	}
-	n.fnOut = outputSchema(def.Output)
+	n.FnOut = outputSchema(def.Output)
 	var cols []types.Column
-	for _, t := range n.tables {
-		if t.pass {
+	for _, t := range n.Tables {
+		if t.Pass {
 			cols = append(cols, input.Columns...)
 			continue
 		}
-		for _, k := range t.partition {
+		for _, k := range t.Partition {
 			cols = append(cols, input.Columns[k])
 		}
 	}
-	n.sch = types.Schema{Columns: append(cols, n.fnOut.Columns...)}
-	ex := newExecution(opts.Ctx, opts.Store)
-	st, err := n.open(ex)
+	n.Sch = types.Schema{Columns: append(cols, n.FnOut.Columns...)}
+	ex := exec.NewExecution(opts.Ctx, opts.Store)
+	st, err := n.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	op := st.(*ptfOp)
-	if len(op.ins) == 1 {
-		op.ins[0] = feed
+	op := st.(*exec.PtfOp)
+	if len(op.Ins) == 1 {
+		op.Ins[0] = feed
 	}
-	return &Harness{op: op, in: feed, out: n.sch}, nil
+	return &Harness{op: op, in: feed, out: n.Sch}, nil
 }
 
 // Schema returns the output columns (key prefix and function output).
@@ -96,14 +98,14 @@ func (h *Harness) Schema() types.Schema { return h.out }
 // Process runs eval for each row and returns the rows collected.
 func (h *Harness) Process(rows ...types.Row) ([]types.Row, error) {
 	h.in.rows = append(h.in.rows, rows...)
-	if len(h.op.node.tables) == 0 {
-		h.op.evaled = false
-		if err := h.op.step(); err != nil {
+	if len(h.op.Node.Tables) == 0 {
+		h.op.Evaled = false
+		if err := h.op.Step(); err != nil {
 			return nil, err
 		}
 	}
 	for len(h.in.rows) > 0 {
-		if err := h.op.step(); err != nil {
+		if err := h.op.Step(); err != nil {
 			return h.drain(), err
 		}
 	}
@@ -112,35 +114,35 @@ func (h *Harness) Process(rows ...types.Row) ([]types.Row, error) {
 
 func (h *Harness) drain() []types.Row {
 	var out []types.Row
-	for _, ev := range h.op.out[h.op.oi:] {
-		if ev.kind == evRow {
-			out = append(out, ev.row)
+	for _, ev := range h.op.Out[h.op.Oi:] {
+		if ev.Kind == exec.EvRow {
+			out = append(out, ev.Row)
 		}
 	}
-	h.op.out, h.op.oi = h.op.out[:0], 0
+	h.op.Out, h.op.Oi = h.op.Out[:0], 0
 	return out
 }
 
 // Flush writes the live state to the store, as the end of a statement does.
 func (h *Harness) Flush() error {
-	return h.op.ex.store.Update(func(tx state.Tx) error { return h.op.flush(tx, false) })
+	return h.op.Ex.Store.Update(func(tx state.Tx) error { return h.op.Flush(tx, false) })
 }
 
 // Close releases the instance.
-func (h *Harness) Close() error { return h.op.close() }
+func (h *Harness) Close() error { return h.op.Close() }
 
 // feedStream hands out the rows given to a Harness.
 type feedStream struct {
 	rows []types.Row
 }
 
-func (f *feedStream) next() (event, error) {
+func (f *feedStream) Next() (exec.Event, error) {
 	if len(f.rows) == 0 {
-		return event{kind: evWatermark}, nil
+		return exec.Event{Kind: exec.EvWatermark}, nil
 	}
 	r := f.rows[0]
 	f.rows = f.rows[1:]
-	return event{kind: evRow, row: r}, nil
+	return exec.Event{Kind: exec.EvRow, Row: r}, nil
 }
 
-func (f *feedStream) close() error { return nil }
+func (f *feedStream) Close() error { return nil }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -41,15 +42,15 @@ func (s *Session) execInspect(sh *sqlmini.Show) error {
 	err := s.cfg.Store.View(func(tx state.Tx) error {
 		if strings.EqualFold(sh.Inspect, "TIMERS") {
 			header = []string{"key", "timer", "time"}
-			return tx.Scan(timerNamespace(uid), filter, func(k, v []byte) error {
-				enc, name, ts, named, err := decodeTimerEntry(k, v)
+			return tx.Scan(exec.TimerNamespace(uid), filter, func(k, v []byte) error {
+				enc, name, ts, named, err := exec.DecodeTimerEntry(k, v)
 				if err != nil || (filter != nil && !bytes.Equal(enc, filter)) {
 					return err
 				}
 				if !named {
 					name = "(unnamed)"
 				}
-				rows = append(rows, []string{describeKey(enc), name, fmt.Sprintf("%d (%s)", ts, types.FormatValue(types.Instant{Millis: ts}, types.TypeTimestampLTZ))})
+				rows = append(rows, []string{exec.DescribeKey(enc), name, fmt.Sprintf("%d (%s)", ts, types.FormatValue(types.Instant{Millis: ts}, types.TypeTimestampLTZ))})
 				return nil
 			})
 		}
@@ -60,8 +61,8 @@ func (s *Session) execInspect(sh *sqlmini.Show) error {
 		}
 		prefix := "state/" + uid + "/"
 		for _, ns := range names {
-			if entry, kind, ok := viewEntryOf(ns, uid); ok {
-				vr, err := describeView(tx, ns, entry, kind, filter)
+			if entry, kind, ok := exec.ViewEntryOf(ns, uid); ok {
+				vr, err := exec.DescribeView(tx, ns, entry, kind, filter)
 				if err != nil {
 					return err
 				}
@@ -77,7 +78,7 @@ func (s *Session) execInspect(sh *sqlmini.Show) error {
 					return nil
 				}
 				written, value := describeValue(v)
-				rows = append(rows, []string{describeKey(k), entry, value, written})
+				rows = append(rows, []string{exec.DescribeKey(k), entry, value, written})
 				return nil
 			})
 			if err != nil {
@@ -103,48 +104,11 @@ func (s *Session) execInspect(sh *sqlmini.Show) error {
 func (s *Session) execDropState(d *sqlmini.Drop) error {
 	uid := string(*d.State)
 	return s.cfg.Store.Update(func(tx state.Tx) error {
-		if err := dropUID(tx, uid); err != nil {
+		if err := exec.DropUID(tx, uid); err != nil {
 			return err
 		}
-		return tx.Delete(metaNamespace, finishedKey(uid))
+		return tx.Delete(exec.MetaNamespace, exec.FinishedKey(uid))
 	})
-}
-
-// describeKey renders an encoded partition key without knowing its types.
-func describeKey(enc []byte) string {
-	if len(enc) == 0 {
-		return "()"
-	}
-	d := state.NewDecoder(enc)
-	var parts []string
-	for !d.Done() {
-		switch d.Peek() {
-		case state.KindNull:
-			d.Null()
-			parts = append(parts, "NULL")
-		case state.KindBool:
-			v, _ := d.Bool()
-			parts = append(parts, fmt.Sprint(v))
-		case state.KindInt64:
-			v, _ := d.Int64()
-			parts = append(parts, fmt.Sprint(v))
-		case state.KindUint64:
-			v, _ := d.Uint64()
-			parts = append(parts, fmt.Sprint(v))
-		case state.KindFloat64:
-			v, _ := d.Float64()
-			parts = append(parts, fmt.Sprint(v))
-		case state.KindString:
-			v, _ := d.String()
-			parts = append(parts, v)
-		case state.KindBytes:
-			v, _ := d.Bytes()
-			parts = append(parts, fmt.Sprintf("x'%x'", v))
-		default:
-			return fmt.Sprintf("x'%x'", enc)
-		}
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // describeValue renders a stored state value: the processing time it was

@@ -5,14 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"math/rand"
 	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // probe is a Go PTF for the parallel tests: it emits its input row's
@@ -71,8 +73,8 @@ func runProbe(t *testing.T, p probe, keyOf func(i int) string, n, par int) strin
 
 // keysOnWorkers returns two keys that go to different workers of two.
 func keysOnWorkers(t *testing.T) (a, b string) {
-	p := &parState{workers: make([]*ptfOp, 2)}
-	w := func(k string) int { return p.workerOf(types.Row{Fields: []any{k}}, []int{0}) }
+	p := &exec.ParState{Workers: make([]*exec.PtfOp, 2)}
+	w := func(k string) int { return p.WorkerOf(types.Row{Fields: []any{k}}, []int{0}) }
 	for i := 0; i < 100; i++ {
 		k := "k" + strconv.Itoa(i)
 		if w(k) == 0 && a == "" {

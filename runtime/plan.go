@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -15,12 +16,12 @@ import (
 // against the catalog and the query's WITH clauses.
 type planner struct {
 	s    *Session
-	ctes map[string]node
+	ctes map[string]exec.Node
 	// uids collects the uids of the PTF calls of one statement, and shared
 	// their plans, so that an identical call with the same uid is the
 	// same instance.
 	uids   map[string]*sqlmini.Call
-	shared map[string]*teeNode
+	shared map[string]*exec.TeeNode
 	// required is the changelog mode the statement's consumer accepts (the
 	// printer: every kind, full deletes; a sink may accept key-only
 	// deletes). ChangelogFunctions resolve their output against it.
@@ -28,13 +29,13 @@ type planner struct {
 }
 
 func newPlanner(s *Session) *planner {
-	return &planner{s: s, ctes: map[string]node{}, uids: map[string]*sqlmini.Call{}, shared: map[string]*teeNode{}, required: types.RetractAll}
+	return &planner{s: s, ctes: map[string]exec.Node{}, uids: map[string]*sqlmini.Call{}, shared: map[string]*exec.TeeNode{}, required: types.RetractAll}
 }
 
-func (p *planner) planQuery(q *sqlmini.Query) (node, error) {
+func (p *planner) planQuery(q *sqlmini.Query) (exec.Node, error) {
 	if len(q.With) > 0 {
 		saved := p.ctes
-		p.ctes = make(map[string]node, len(saved)+len(q.With))
+		p.ctes = make(map[string]exec.Node, len(saved)+len(q.With))
 		for k, v := range saved {
 			p.ctes[k] = v
 		}
@@ -56,14 +57,14 @@ func (p *planner) planQuery(q *sqlmini.Query) (node, error) {
 	if err != nil || len(q.Union) == 0 {
 		return first, err
 	}
-	ins := []node{first}
+	ins := []exec.Node{first}
 	for _, u := range q.Union {
 		n, err := p.planSetExpr(u)
 		if err != nil {
 			return nil, err
 		}
-		if n.schema().Len() != first.schema().Len() {
-			return nil, sqlmini.Errorf(u.Pos, "UNION ALL branches have %d and %d columns", first.schema().Len(), n.schema().Len())
+		if n.Schema().Len() != first.Schema().Len() {
+			return nil, sqlmini.Errorf(u.Pos, "UNION ALL branches have %d and %d columns", first.Schema().Len(), n.Schema().Len())
 		}
 		ins = append(ins, n)
 	}
@@ -72,14 +73,14 @@ func (p *planner) planQuery(q *sqlmini.Query) (node, error) {
 
 // unionAll types UNION ALL columns as Flink does: each column takes the
 // least restrictive type of its branches, and branches are cast to it.
-func unionAll(pos sqlmini.Pos, ins []node) (node, error) {
-	first := ins[0].schema()
+func unionAll(pos sqlmini.Pos, ins []exec.Node) (exec.Node, error) {
+	first := ins[0].Schema()
 	cols := make([]types.Column, first.Len())
 	copy(cols, first.Columns)
 	for c := range cols {
 		var ts []types.Type
 		for _, in := range ins {
-			t := in.schema().Columns[c].Type
+			t := in.Schema().Columns[c].Type
 			if len(ts) > 0 && t.Kind != types.KindNull && ts[0].Kind != types.KindNull && !expr.Comparable(ts[0], t) {
 				return nil, sqlmini.Errorf(pos, "Type mismatch in column %d of UNION ALL: %s and %s", c+1, ts[0], t)
 			}
@@ -90,7 +91,7 @@ func unionAll(pos sqlmini.Pos, ins []node) (node, error) {
 	for i, in := range ins {
 		var exprs []expr.Expr
 		cast := false
-		for c, col := range in.schema().Columns {
+		for c, col := range in.Schema().Columns {
 			x := expr.CastTo(&expr.Column{Index: c, T: col.Type}, cols[c].Type)
 			if !col.Type.Equal(cols[c].Type) {
 				cast = true
@@ -98,13 +99,13 @@ func unionAll(pos sqlmini.Pos, ins []node) (node, error) {
 			exprs = append(exprs, x)
 		}
 		if cast {
-			ins[i] = &projectNode{in: in, exprs: exprs, sch: types.Schema{Columns: cols}, texts: names2(cols)}
+			ins[i] = &exec.ProjectNode{In: in, Exprs: exprs, Sch: types.Schema{Columns: cols}, Texts: names2(cols)}
 		}
 	}
-	return &unionNode{ins: ins}, nil
+	return &exec.UnionNode{Ins: ins}, nil
 }
 
-func (p *planner) planSetExpr(se *sqlmini.SetExpr) (node, error) {
+func (p *planner) planSetExpr(se *sqlmini.SetExpr) (exec.Node, error) {
 	switch {
 	case se.Select != nil:
 		return p.planSelect(se.Select)
@@ -116,7 +117,7 @@ func (p *planner) planSetExpr(se *sqlmini.SetExpr) (node, error) {
 
 // planValues types VALUES columns as Flink does (see leastRestrictive) and
 // names them EXPR$0, EXPR$1, ...
-func (p *planner) planValues(v *sqlmini.Values) (node, error) {
+func (p *planner) planValues(v *sqlmini.Values) (exec.Node, error) {
 	exprs, width, err := compileValues(v)
 	if err != nil {
 		return nil, err
@@ -136,7 +137,7 @@ func (p *planner) planValues(v *sqlmini.Values) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &valuesNode{sch: sch, events: events}, nil
+	return &exec.ValuesNode{Sch: sch, Events: events}, nil
 }
 
 // compileValues compiles the rows of VALUES; watermark steps get nil.
@@ -169,8 +170,8 @@ func compileValues(v *sqlmini.Values) ([][]expr.Expr, int, error) {
 
 // valuesEvents evaluates VALUES rows into rows of schema sch (casting each
 // value to its column's type) and watermark steps into watermarks.
-func valuesEvents(v *sqlmini.Values, exprs [][]expr.Expr, sch types.Schema) ([]event, error) {
-	events := make([]event, 0, len(exprs))
+func valuesEvents(v *sqlmini.Values, exprs [][]expr.Expr, sch types.Schema) ([]exec.Event, error) {
+	events := make([]exec.Event, 0, len(exprs))
 	for i, es := range exprs {
 		r := v.Rows[i]
 		if r.Watermark != nil {
@@ -178,7 +179,7 @@ func valuesEvents(v *sqlmini.Values, exprs [][]expr.Expr, sch types.Schema) ([]e
 			if err != nil {
 				return nil, err
 			}
-			events = append(events, event{kind: evWatermark, wm: ts})
+			events = append(events, exec.Event{Kind: exec.EvWatermark, Wm: ts})
 			continue
 		}
 		f := make([]any, len(es))
@@ -195,7 +196,7 @@ func valuesEvents(v *sqlmini.Values, exprs [][]expr.Expr, sch types.Schema) ([]e
 				return nil, sqlmini.Errorf(r.Values[c].Pos, "column '%s': %w", col.Name, err)
 			}
 		}
-		events = append(events, event{kind: evRow, row: types.Row{Kind: types.Insert, Fields: f}})
+		events = append(events, exec.Event{Kind: exec.EvRow, Row: types.Row{Kind: types.Insert, Fields: f}})
 	}
 	return events, nil
 }
@@ -235,8 +236,8 @@ func names2(cols []types.Column) []string {
 }
 
 // renameColumns gives a node new column names (a view's or alias's list).
-func renameColumns(n node, names []*sqlmini.Name, pos sqlmini.Pos) (node, error) {
-	s := n.schema()
+func renameColumns(n exec.Node, names []*sqlmini.Name, pos sqlmini.Pos) (exec.Node, error) {
+	s := n.Schema()
 	if len(names) != s.Len() {
 		return nil, sqlmini.Errorf(pos, "%d column names given for %d columns %s", len(names), s.Len(), namesOf(s))
 	}
@@ -245,24 +246,12 @@ func renameColumns(n node, names []*sqlmini.Name, pos sqlmini.Pos) (node, error)
 	for i, nm := range names {
 		cols[i].Name = string(nm.Value)
 	}
-	return &renameNode{in: n, sch: types.Schema{Columns: cols}}, nil
+	return &exec.RenameNode{In: n, Sch: types.Schema{Columns: cols}}, nil
 }
 
 func namesOf(s types.Schema) string { return "[" + strings.Join(s.Names(), ", ") + "]" }
 
-// renameNode is its input with other column names.
-type renameNode struct {
-	in  node
-	sch types.Schema
-}
-
-func (n *renameNode) schema() types.Schema               { return n.sch }
-func (n *renameNode) changelog() types.ChangelogMode     { return n.in.changelog() }
-func (n *renameNode) children() []node                   { return n.in.children() }
-func (n *renameNode) explain() string                    { return n.in.explain() }
-func (n *renameNode) open(ex *execution) (stream, error) { return n.in.open(ex) }
-
-func (p *planner) planSelect(sel *sqlmini.Select) (node, error) {
+func (p *planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 	if sel.Distinct {
 		return nil, sqlmini.Errorf(sel.Pos, "SELECT DISTINCT is not supported yet")
 	}
@@ -270,7 +259,7 @@ func (p *planner) planSelect(sel *sqlmini.Select) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &expr.Scope{Schema: in.schema(), Alias: alias}
+	sc := &expr.Scope{Schema: in.Schema(), Alias: alias}
 	if sel.Where != nil {
 		pred, err := expr.Compile(sel.Where, sc)
 		if err != nil {
@@ -279,7 +268,7 @@ func (p *planner) planSelect(sel *sqlmini.Select) (node, error) {
 		if k := pred.Type().Kind; k != types.KindBoolean && k != types.KindNull {
 			return nil, sqlmini.Errorf(sel.Where.Pos, "WHERE needs a BOOLEAN condition, not %s", pred.Type())
 		}
-		in = &filterNode{in: in, pred: pred, text: exprText(sel.Where)}
+		in = &exec.FilterNode{In: in, Pred: pred, Text: exprText(sel.Where)}
 	}
 	if len(sel.GroupBy) > 0 || hasAggregate(sel) {
 		return p.planAggregate(sel, in, sc) // GROUP BY: aggregate.go
@@ -315,14 +304,14 @@ func (p *planner) planSelect(sel *sqlmini.Select) (node, error) {
 			cols = append(cols, col)
 			texts = append(texts, exprText(it.Expr))
 		}
-		in = &projectNode{in: in, exprs: exprs, sch: types.Schema{Columns: cols}, texts: texts}
+		in = &exec.ProjectNode{In: in, Exprs: exprs, Sch: types.Schema{Columns: cols}, Texts: texts}
 	}
 	if sel.Limit != nil {
 		n, err := strconv.ParseInt(*sel.Limit, 10, 64)
 		if err != nil || n < 0 {
 			return nil, sqlmini.Errorf(sel.Pos, "LIMIT needs a whole number, not %s", *sel.Limit)
 		}
-		in = &limitNode{in: in, n: n}
+		in = &exec.LimitNode{In: in, N: n}
 	}
 	return in, nil
 }
@@ -335,11 +324,11 @@ func exprText(e *sqlmini.Expr) string {
 	return "expr"
 }
 
-func (p *planner) planFrom(f *sqlmini.FromItem) (node, string, error) {
+func (p *planner) planFrom(f *sqlmini.FromItem) (exec.Node, string, error) {
 	if f == nil { // SELECT without FROM: one row of no columns
-		return &valuesNode{events: []event{{kind: evRow, row: types.Row{Kind: types.Insert}}}}, "", nil
+		return &exec.ValuesNode{Events: []exec.Event{{Kind: exec.EvRow, Row: types.Row{Kind: types.Insert}}}}, "", nil
 	}
-	var n node
+	var n exec.Node
 	var err error
 	alias := ""
 	switch {
@@ -368,7 +357,7 @@ func (p *planner) planFrom(f *sqlmini.FromItem) (node, string, error) {
 }
 
 // planTableRef resolves a table name: a WITH query, a view or a table.
-func (p *planner) planTableRef(name *sqlmini.Name) (node, error) {
+func (p *planner) planTableRef(name *sqlmini.Name) (exec.Node, error) {
 	nm := string(name.Value)
 	if n, ok := p.ctes[nm]; ok {
 		return n, nil
@@ -381,7 +370,7 @@ func (p *planner) planTableRef(name *sqlmini.Name) (node, error) {
 }
 
 // planTable plans a catalog table referenced at pos.
-func (p *planner) planTable(t *Table, pos sqlmini.Pos) (node, error) {
+func (p *planner) planTable(t *Table, pos sqlmini.Pos) (exec.Node, error) {
 	switch t.Kind {
 	case TableView:
 		vp := newPlanner(p.s)
@@ -391,12 +380,12 @@ func (p *planner) planTable(t *Table, pos sqlmini.Pos) (node, error) {
 			return nil, fmt.Errorf("view %s: %w", t.Name, err)
 		}
 		if len(t.ColumnNames) > 0 {
-			cols := make([]types.Column, n.schema().Len())
-			copy(cols, n.schema().Columns)
+			cols := make([]types.Column, n.Schema().Len())
+			copy(cols, n.Schema().Columns)
 			for i := range cols {
 				cols[i].Name = t.ColumnNames[i]
 			}
-			n = &renameNode{in: n, sch: types.Schema{Columns: cols}}
+			n = &exec.RenameNode{In: n, Sch: types.Schema{Columns: cols}}
 		}
 		return n, nil
 	case TableFile:
@@ -405,7 +394,7 @@ func (p *planner) planTable(t *Table, pos sqlmini.Pos) (node, error) {
 		}
 		return p.planFileTable(t, pos)
 	case TableValues:
-		return changelogValues(t, &valuesNode{sch: t.Schema, events: t.Events, wm: t.Watermark, every: p.s.watermarkEvery()}), nil // changelog_source.go
+		return changelogValues(t, &exec.ValuesNode{Sch: t.Schema, Events: t.Events, Wm: t.Watermark, Every: p.s.watermarkEvery()}), nil // changelog_source.go
 	}
 	return nil, fmt.Errorf("table %s cannot be read", t.Name)
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -53,7 +54,7 @@ type boundArg struct {
 }
 
 // planCall binds a PTF call: arguments, table semantics, uid and the output.
-func (p *planner) planCall(c *sqlmini.Call) (node, error) {
+func (p *planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 	fname := string(c.Name.Value)
 	fn, ok := p.s.cat.Function(fname)
 	if !ok {
@@ -103,14 +104,14 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 	if err := checkShape(c, def); err != nil {
 		return nil, err
 	}
-	preplanned := make([]node, nDecl)
+	preplanned := make([]exec.Node, nDecl)
 	if def.Infer != nil {
 		var err error
 		if def, err = p.infer(c, def, bound, preplanned); err != nil {
 			return nil, err
 		}
 	}
-	n := &ptfNode{def: def, fn: fname, args: make([]any, nDecl), mode: types.InsertOnly, pos: c.Pos}
+	n := &exec.PtfNode{Def: def, Fn: fname, Args: make([]any, nDecl), Mode: types.InsertOnly, Pos: c.Pos}
 	var texts []string
 	for i, d := range def.Args {
 		a := bound[i]
@@ -134,7 +135,7 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 				}
 				return nil, err
 			}
-			n.tables = append(n.tables, tb)
+			n.Tables = append(n.Tables, tb)
 			texts = append(texts, text)
 			continue
 		}
@@ -155,10 +156,10 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.args[i] = v
+		n.Args[i] = v
 		texts = append(texts, text)
 	}
-	if err := p.checkTables(c, def, n.tables); err != nil {
+	if err := p.checkTables(c, def, n.Tables); err != nil {
 		return nil, err
 	}
 
@@ -204,68 +205,68 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 			}
 			return nil, sqlmini.Errorf(a.Pos, "Invalid unique identifier for process table function. The `uid` argument must be a string literal that follows the pattern [a-zA-Z_][a-zA-Z-_0-9]*. But found: %s", found)
 		}
-		n.uid = s
+		n.Uid = s
 		texts = append(texts, "'"+s+"'")
 	} else {
 		texts = append(texts, "DEFAULT()")
-		if hasSetSemantics(n.tables) {
+		if exec.HasSetSemantics(n.Tables) {
 			if !uidPattern.MatchString(fname) {
 				return nil, sqlmini.Errorf(c.Pos, "Could not derive a unique identifier for process table function '%s'. The function's name does not qualify for a UID. Please provide a custom identifier using the implicit `uid` argument. For example: myFunction(..., uid => 'my-id')", fname)
 			}
-			n.uid = fname
+			n.Uid = fname
 		}
 	}
-	if n.uid != "" {
-		if prev, dup := p.uids[n.uid]; dup && prev.String() != c.String() {
-			return nil, sqlmini.Errorf(c.Pos, "Duplicate unique identifier '%s' detected among process table functions. Make sure that all PTF calls have an identifier defined that is globally unique.", n.uid)
+	if n.Uid != "" {
+		if prev, dup := p.uids[n.Uid]; dup && prev.String() != c.String() {
+			return nil, sqlmini.Errorf(c.Pos, "Duplicate unique identifier '%s' detected among process table functions. Make sure that all PTF calls have an identifier defined that is globally unique.", n.Uid)
 		}
-		if t, ok := p.shared[n.uid]; ok {
+		if t, ok := p.shared[n.Uid]; ok {
 			return t, nil // an identical call: the same instance (fan-out)
 		}
-		p.uids[n.uid] = c
+		p.uids[n.Uid] = c
 	}
-	if n.uid == "" && len(def.State) > 0 {
-		n.uid = fname // table-less or row-semantic calls keep state under the function's name
+	if n.Uid == "" && len(def.State) > 0 {
+		n.Uid = fname // table-less or row-semantic calls keep state under the function's name
 	}
-	for _, t := range n.tables {
-		if nz, ok := t.in.(*normalizeNode); ok {
-			id := n.uid
+	for _, t := range n.Tables {
+		if nz, ok := t.In.(*exec.NormalizeNode); ok {
+			id := n.Uid
 			if id == "" {
 				id = fname
 			}
-			nz.id = id + "/" + t.name
+			nz.Id = id + "/" + t.Name
 		}
 	}
 
 	// Output columns: key prefix (or passed-through columns), function output, rowtime.
-	n.fnOut = outputSchema(def.Output)
+	n.FnOut = outputSchema(def.Output)
 	var cols []types.Column
-	for _, t := range n.tables {
-		in := t.in.schema()
-		if tn, ok := t.in.(*typedNode); ok {
+	for _, t := range n.Tables {
+		in := t.In.Schema()
+		if tn, ok := t.In.(*typedNode); ok {
 			in = tn.orig // the key columns keep the table's names and types
 		}
-		if t.pass {
+		if t.Pass {
 			cols = append(cols, in.Columns...)
 			continue
 		}
-		for _, k := range t.partition {
+		for _, k := range t.Partition {
 			c := in.Columns[k]
 			c.TimeAttr = false
 			cols = append(cols, c)
 		}
 	}
-	cols = append(cols, n.fnOut.Columns...)
+	cols = append(cols, n.FnOut.Columns...)
 	if rowtime != nil {
 		cols = append(cols, *rowtime)
-		n.rowtime, n.rowtimeType = true, rowtime.Type
+		n.Rowtime, n.RowtimeType = true, rowtime.Type
 	}
-	for _, t := range n.tables {
-		var keys []sortKey
-		if len(t.sem.OrderBy) > 0 {
+	for _, t := range n.Tables {
+		var keys []exec.SortKey
+		if len(t.Sem.OrderBy) > 0 {
 			keys = sortKeys(t)
 		}
-		n.orderBy = append(n.orderBy, keys)
+		n.OrderBy = append(n.OrderBy, keys)
 	}
 	nm := make([]string, len(cols))
 	for i, c := range cols {
@@ -274,11 +275,11 @@ func (p *planner) planCall(c *sqlmini.Call) (node, error) {
 	for i, u := range uniqueNames(nm) {
 		cols[i].Name = u
 	}
-	n.sch = types.Schema{Columns: cols}
-	n.text = fname + "(" + strings.Join(texts, ", ") + ")"
-	if n.uid != "" && hasSetSemantics(n.tables) {
-		t := &teeNode{in: n, text: c.String()}
-		p.shared[n.uid] = t
+	n.Sch = types.Schema{Columns: cols}
+	n.Text = fname + "(" + strings.Join(texts, ", ") + ")"
+	if n.Uid != "" && exec.HasSetSemantics(n.Tables) {
+		t := &exec.TeeNode{In: n, Text: c.String()}
+		p.shared[n.Uid] = t
 		return t, nil
 	}
 	return n, nil
@@ -291,15 +292,6 @@ func outputSchema(t types.Type) types.Schema {
 		return types.SchemaOf(t)
 	}
 	return types.Schema{Columns: []types.Column{{Name: "EXPR$0", Type: t}}}
-}
-
-func hasSetSemantics(ts []tableBinding) bool {
-	for _, t := range ts {
-		if t.set {
-			return true
-		}
-	}
-	return false
 }
 
 func missingArg(c *sqlmini.Call, def *ptf.FuncDef, d ptf.ArgDecl) error {
@@ -345,7 +337,7 @@ func bindScalar(a *sqlmini.Arg, pos int, d ptf.ArgDecl) (any, string, error) {
 }
 
 // bindTable binds TABLE t [PARTITION BY ...] to table argument decl.
-func (p *planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sqlmini.TableArg, in node) (tableBinding, string, error) {
+func (p *planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sqlmini.TableArg, in exec.Node) (exec.TableBinding, string, error) {
 	d := def.Args[decl]
 	var err error
 	name := "subquery"
@@ -354,41 +346,43 @@ func (p *planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sql
 	}
 	if in == nil {
 		if in, err = p.planTable2(ta); err != nil {
-			return tableBinding{}, "", err
+			return exec.TableBinding{}, "", err
 		}
 	}
-	tb := tableBinding{decl: decl, name: d.Name, in: in,
-		set:  d.Traits.Has(ptf.SetSemanticTable),
-		pass: d.Traits.Has(ptf.PassColumnsThrough)}
-	sch := in.schema()
+	tb := exec.TableBinding{Decl: decl, Name: d.Name, In: in,
+		Set:  d.Traits.Has(ptf.SetSemanticTable),
+		Pass: d.Traits.Has(ptf.PassColumnsThrough)}
+	sch := in.Schema()
 	text := "TABLE(" + name + ")"
 	if len(ta.PartitionBy) > 0 {
-		if !tb.set {
-			return tableBinding{}, "", sqlmini.Errorf(ta.PartitionBy[0].Pos, "Only tables with set semantics may be partitioned. Invalid PARTITION BY clause in the %d-th operand of table function '%s'", decl, string(c.Name.Value))
+		if !tb.Set {
+			return exec.TableBinding{}, "", sqlmini.Errorf(ta.PartitionBy[0].Pos, "Only tables with set semantics may be partitioned. Invalid PARTITION BY clause in the %d-th operand of table function '%s'", decl, string(c.Name.Value))
 		}
 		var refs []string
 		for _, col := range ta.PartitionBy {
 			k := sch.Index(string(col.Value))
 			if k < 0 {
-				return tableBinding{}, "", sqlmini.Errorf(col.Pos, "Invalid column '%s' for PARTITION BY clause. Available columns are: %s", col.Value, namesOf(sch))
+				return exec.TableBinding{}, "", sqlmini.Errorf(col.Pos, "Invalid column '%s' for PARTITION BY clause. Available columns are: %s", col.Value, namesOf(sch))
 			}
-			tb.partition = append(tb.partition, k)
+			tb.Partition = append(tb.Partition, k)
 			refs = append(refs, "$"+itoa(k))
 		}
 		text += " PARTITION BY(" + strings.Join(refs, ", ") + ")"
-	} else if tb.set && !d.Traits.Has(ptf.OptionalPartitionBy) {
-		return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' requires a PARTITION BY clause for parallel processing.", d.Name)
+	} else if tb.Set && !d.Traits.Has(ptf.OptionalPartitionBy) {
+		return exec.TableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' requires a PARTITION BY clause for parallel processing.", d.Name)
 	}
 	if len(ta.OrderBy) > 0 {
-		if !tb.set {
-			return tableBinding{}, "", sqlmini.Errorf(ta.OrderBy[0].Pos, "PARTITION BY or ORDER BY are not supported for table arguments with row semantics.")
+		if !tb.Set {
+			return exec.TableBinding{}, "", sqlmini.Errorf(ta.OrderBy[0].Pos, "PARTITION BY or ORDER BY are not supported for table arguments with row semantics.")
 		}
 		keys, dirs, err := orderBy(d.Name, sch, ta.OrderBy)
 		if err != nil {
-			return tableBinding{}, "", err
+			return exec.TableBinding{}, "", err
 		}
-		tb.sem.OrderBy, tb.sem.Descending = keys, dirs
-		tb.order = ta.OrderBy
+		tb.Sem.OrderBy, tb.Sem.Descending = keys, dirs
+		for _, o := range ta.OrderBy {
+			tb.OrderNulls = append(tb.OrderNulls, o.Nulls)
+		}
 		var refs []string
 		for i, k := range keys {
 			dir := "ASC_NULLS_LAST"
@@ -399,20 +393,20 @@ func (p *planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sql
 		}
 		text += " ORDER BY(" + strings.Join(refs, ", ") + ")"
 	}
-	if !in.changelog().IsInsertOnly() {
+	if !in.Changelog().IsInsertOnly() {
 		if !d.Traits.Has(ptf.SupportUpdates) {
-			return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "StreamPhysicalProcessTableFunction doesn't support consuming update changes which is produced by node %s. Table argument '%s' receives an updating table (%s): declare the SUPPORT_UPDATES trait to accept it.", updatingNode(in).explain(), d.Name, in.changelog())
+			return exec.TableBinding{}, "", sqlmini.Errorf(ta.Pos, "StreamPhysicalProcessTableFunction doesn't support consuming update changes which is produced by node %s. Table argument '%s' receives an updating table (%s): declare the SUPPORT_UPDATES trait to accept it.", updatingNode(in).Explain(), d.Name, in.Changelog())
 		}
-		if tb.pass {
-			return tableBinding{}, "", sqlmini.Errorf(ta.Pos, "Signatures with updating inputs must not pass columns through. Table argument '%s' passes its columns through.", d.Name)
+		if tb.Pass {
+			return exec.TableBinding{}, "", sqlmini.Errorf(ta.Pos, "Signatures with updating inputs must not pass columns through. Table argument '%s' passes its columns through.", d.Name)
 		}
-		in = deliverUpdates(in, d.Traits, tb.partition)
-		tb.in = in
+		in = deliverUpdates(in, d.Traits, tb.Partition)
+		tb.In = in
 	}
 	// A typed table argument maps columns by position onto its declared row type.
 	if d.Type != nil && d.Type.Kind == types.KindRow {
 		if len(d.Type.Fields) != sch.Len() || !columnsCast(sch, *d.Type) {
-			return tableBinding{}, "", errNoSignature{}
+			return exec.TableBinding{}, "", errNoSignature{}
 		}
 		typed := make([]types.Column, sch.Len())
 		exprs := make([]expr.Expr, sch.Len())
@@ -420,11 +414,11 @@ func (p *planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sql
 			typed[i] = types.Column{Name: f.Name, Type: f.Type}
 			exprs[i] = expr.CastTo(&expr.Column{Index: i, T: sch.Columns[i].Type}, f.Type)
 		}
-		tb.in = &typedNode{projectNode{in: in, exprs: exprs, sch: types.Schema{Columns: typed}}, sch}
+		tb.In = &typedNode{exec.ProjectNode{In: in, Exprs: exprs, Sch: types.Schema{Columns: typed}}, sch}
 	}
-	tb.sem = ptf.TableSemantics{DataType: sch.RowType(), PartitionBy: tb.partition, OrderBy: tb.sem.OrderBy,
-		Descending: tb.sem.Descending, TimeColumn: -1, Changelog: tb.in.changelog()}
-	tb.sem.DataType.NotNull = false
+	tb.Sem = ptf.TableSemantics{DataType: sch.RowType(), PartitionBy: tb.Partition, OrderBy: tb.Sem.OrderBy,
+		Descending: tb.Sem.Descending, TimeColumn: -1, Changelog: tb.In.Changelog()}
+	tb.Sem.DataType.NotNull = false
 	return tb, text, nil
 }
 
@@ -438,7 +432,7 @@ func columnsCast(s types.Schema, t types.Type) bool {
 }
 
 // planTable2 plans the table of TABLE t or TABLE (query).
-func (p *planner) planTable2(ta *sqlmini.TableArg) (node, error) {
+func (p *planner) planTable2(ta *sqlmini.TableArg) (exec.Node, error) {
 	if ta.Name != nil {
 		return p.planTableRef(ta.Name)
 	}
@@ -448,7 +442,7 @@ func (p *planner) planTable2(ta *sqlmini.TableArg) (node, error) {
 // infer runs a function's Infer on the call's tables and constants and
 // returns the declaration completed for this call. The tables it plans are
 // kept in preplanned, so that each is planned once.
-func (p *planner) infer(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmini.Arg, preplanned []node) (*ptf.FuncDef, error) {
+func (p *planner) infer(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmini.Arg, preplanned []exec.Node) (*ptf.FuncDef, error) {
 	n := len(def.Args)
 	info := ptf.CallInfo{Args: make([]any, n), Tables: make([]types.Schema, n), PartitionBy: make([][]string, n),
 		Changelogs: make([]types.ChangelogMode, n), UpsertKeys: make([][]int, n)}
@@ -462,7 +456,7 @@ func (p *planner) infer(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmini.Arg,
 				return nil, err
 			}
 			preplanned[i] = in
-			info.Tables[i], info.Changelogs[i], info.UpsertKeys[i] = in.schema(), in.changelog(), upsertKeyOf(in)
+			info.Tables[i], info.Changelogs[i], info.UpsertKeys[i] = in.Schema(), in.Changelog(), exec.UpsertKeyOf(in)
 			for _, col := range a.Table.PartitionBy {
 				info.PartitionBy[i] = append(info.PartitionBy[i], string(col.Value))
 			}
@@ -474,7 +468,7 @@ func (p *planner) infer(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmini.Arg,
 	}
 	plan, err := def.Infer(info)
 	if err != nil {
-		return nil, at(c.Pos, err)
+		return nil, types.At(c.Pos, err)
 	}
 	d := *def
 	d.Args = append([]ptf.ArgDecl(nil), def.Args...)
@@ -496,6 +490,6 @@ func (errNoSignature) Error() string { return "no match found for function signa
 // typedNode is a typed table argument: the rows converted to the declared
 // row type, while the key prefix keeps the original columns.
 type typedNode struct {
-	projectNode
+	exec.ProjectNode
 	orig types.Schema
 }

@@ -1,11 +1,13 @@
 package runtime
 
 import (
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
-	"strings"
 )
 
 // Flink's rules on PTF calls that need more than binding the arguments:
@@ -41,7 +43,7 @@ func checkShape(c *sqlmini.Call, def *ptf.FuncDef) error {
 }
 
 // checkTables applies Flink's rules for several table arguments.
-func (p *planner) checkTables(c *sqlmini.Call, def *ptf.FuncDef, ts []tableBinding) error {
+func (p *planner) checkTables(c *sqlmini.Call, def *ptf.FuncDef, ts []exec.TableBinding) error {
 	var tables []ptf.ArgDecl
 	for _, a := range def.Args {
 		if a.IsTable() {
@@ -65,8 +67,8 @@ func (p *planner) checkTables(c *sqlmini.Call, def *ptf.FuncDef, ts []tableBindi
 		for i, t := range ts {
 			var typeNames []string
 			var kt []types.Type
-			for _, k := range t.partition {
-				ct := t.in.schema().Columns[k].Type
+			for _, k := range t.Partition {
+				ct := t.In.Schema().Columns[k].Type
 				typeNames = append(typeNames, ct.String())
 				kt = append(kt, ct)
 			}
@@ -89,8 +91,8 @@ func (p *planner) checkTables(c *sqlmini.Call, def *ptf.FuncDef, ts []tableBindi
 			return sqlmini.Errorf(c.Pos, "Invalid PARTITION BY columns. The number of columns and their data types must match across all involved table arguments. Given partition key sets: %s", strings.Join(sets, ", "))
 		}
 		for _, t := range ts {
-			if t.pass {
-				return sqlmini.Errorf(c.Pos, "Pass-through columns are not supported if multiple table arguments are declared. Table argument '%s' passes its columns through.", t.name)
+			if t.Pass {
+				return sqlmini.Errorf(c.Pos, "Pass-through columns are not supported if multiple table arguments are declared. Table argument '%s' passes its columns through.", t.Name)
 			}
 		}
 	}
@@ -134,15 +136,15 @@ func orderBy(arg string, sch types.Schema, items []*sqlmini.OrderItem) ([]int, [
 
 // sortKeys turns a table argument's ORDER BY after its time column into
 // sort keys (ASC sorts NULLS LAST and DESC NULLS FIRST unless told).
-func sortKeys(t tableBinding) []sortKey {
-	var keys []sortKey
-	for i := 1; i < len(t.sem.OrderBy); i++ {
-		k := sortKey{col: t.sem.OrderBy[i], desc: t.sem.Descending[i], nullsFirst: t.sem.Descending[i]}
-		switch strings.ToUpper(t.order[i].Nulls) {
+func sortKeys(t exec.TableBinding) []exec.SortKey {
+	var keys []exec.SortKey
+	for i := 1; i < len(t.Sem.OrderBy); i++ {
+		k := exec.SortKey{Col: t.Sem.OrderBy[i], Desc: t.Sem.Descending[i], NullsFirst: t.Sem.Descending[i]}
+		switch strings.ToUpper(t.OrderNulls[i]) {
 		case "FIRST":
-			k.nullsFirst = true
+			k.NullsFirst = true
 		case "LAST":
-			k.nullsFirst = false
+			k.NullsFirst = false
 		}
 		keys = append(keys, k)
 	}
@@ -150,7 +152,7 @@ func sortKeys(t tableBinding) []sortKey {
 }
 
 // bindOnTime validates on_time and returns the rowtime output column.
-func (p *planner) bindOnTime(c *sqlmini.Call, def *ptf.FuncDef, n *ptfNode, onTime types.Descriptor) (*types.Column, error) {
+func (p *planner) bindOnTime(c *sqlmini.Call, def *ptf.FuncDef, n *exec.PtfNode, onTime types.Descriptor) (*types.Column, error) {
 	if onTime == nil {
 		for _, a := range def.Args {
 			if a.Traits.Has(ptf.RequireOnTime) {
@@ -163,27 +165,27 @@ func (p *planner) bindOnTime(c *sqlmini.Call, def *ptf.FuncDef, n *ptfNode, onTi
 	var col *types.Column
 	for _, name := range onTime {
 		found := false
-		for i := range n.tables {
-			t := &n.tables[i]
-			k := t.in.schema().Index(name)
+		for i := range n.Tables {
+			t := &n.Tables[i]
+			k := t.In.Schema().Index(name)
 			if k < 0 {
 				continue
 			}
 			found = true
-			tc := t.in.schema().Columns[k]
+			tc := t.In.Schema().Columns[k]
 			if !tc.Type.IsTime() || tc.Type.Length > 3 {
-				return nil, sqlmini.Errorf(c.Pos, "Unsupported data type for time attribute '%s' in table argument '%s'. Only TIMESTAMP(3) or TIMESTAMP_LTZ(3) are supported, but found %s.", name, t.name, tc.Type)
+				return nil, sqlmini.Errorf(c.Pos, "Unsupported data type for time attribute '%s' in table argument '%s'. Only TIMESTAMP(3) or TIMESTAMP_LTZ(3) are supported, but found %s.", name, t.Name, tc.Type)
 			}
 			if !tc.TimeAttr {
-				return nil, sqlmini.Errorf(c.Pos, "Invalid time attribute '%s' in table argument '%s': the `on_time` column must be a time attribute. Only columns with a watermark declaration qualify (WATERMARK FOR %s AS %s - INTERVAL ...), and the rowtime column of a PTF's output.", name, t.name, name, name)
+				return nil, sqlmini.Errorf(c.Pos, "Invalid time attribute '%s' in table argument '%s': the `on_time` column must be a time attribute. Only columns with a watermark declaration qualify (WATERMARK FOR %s AS %s - INTERVAL ...), and the rowtime column of a PTF's output.", name, t.Name, name, name)
 			}
-			if len(t.sem.OrderBy) > 0 && t.sem.OrderBy[0] != k {
-				return nil, sqlmini.Errorf(c.Pos, "Invalid ORDER BY clause for table argument '%s'. The first ORDER BY column '%s' must be the time attribute given in `on_time` ('%s').", t.name, t.in.schema().Columns[t.sem.OrderBy[0]].Name, name)
+			if len(t.Sem.OrderBy) > 0 && t.Sem.OrderBy[0] != k {
+				return nil, sqlmini.Errorf(c.Pos, "Invalid ORDER BY clause for table argument '%s'. The first ORDER BY column '%s' must be the time attribute given in `on_time` ('%s').", t.Name, t.In.Schema().Columns[t.Sem.OrderBy[0]].Name, name)
 			}
-			if t.sem.TimeColumn >= 0 {
-				return nil, sqlmini.Errorf(c.Pos, "Ambiguous time attribute found. The `on_time` argument must reference at most one column in a table argument. Currently, the columns in `on_time` point to both '%s' and '%s' in table argument '%s'.", t.in.schema().Columns[t.sem.TimeColumn].Name, name, t.name)
+			if t.Sem.TimeColumn >= 0 {
+				return nil, sqlmini.Errorf(c.Pos, "Ambiguous time attribute found. The `on_time` argument must reference at most one column in a table argument. Currently, the columns in `on_time` point to both '%s' and '%s' in table argument '%s'.", t.In.Schema().Columns[t.Sem.TimeColumn].Name, name, t.Name)
 			}
-			t.sem.TimeColumn = k
+			t.Sem.TimeColumn = k
 			rt := types.Column{Name: "rowtime", Type: tc.Type.Nullable(), TimeAttr: true}
 			rt.Type.NotNull = tc.Type.NotNull
 			col = &rt
@@ -198,11 +200,11 @@ func (p *planner) bindOnTime(c *sqlmini.Call, def *ptf.FuncDef, n *ptfNode, onTi
 	if col == nil {
 		return nil, sqlmini.Errorf(c.Pos, "the `on_time` argument needs a table argument to take its time from")
 	}
-	if len(n.tables) > 1 {
+	if len(n.Tables) > 1 {
 		var missing []string
-		for _, t := range n.tables {
-			if t.sem.TimeColumn < 0 {
-				missing = append(missing, t.name)
+		for _, t := range n.Tables {
+			if t.Sem.TimeColumn < 0 {
+				missing = append(missing, t.Name)
 			}
 		}
 		if len(missing) > 0 {
@@ -214,52 +216,39 @@ func (p *planner) bindOnTime(c *sqlmini.Call, def *ptf.FuncDef, n *ptfNode, onTi
 
 // bindChangelog resolves the output changelog mode of a ChangelogFunction
 // and applies Flink's rules on updates.
-func (p *planner) bindChangelog(c *sqlmini.Call, def *ptf.FuncDef, n *ptfNode, onTime bool) error {
+func (p *planner) bindChangelog(c *sqlmini.Call, def *ptf.FuncDef, n *exec.PtfNode, onTime bool) error {
 	fname := string(c.Name.Value)
 	updatingIn := false
 	var modes []types.ChangelogMode
-	for _, t := range n.tables {
-		modes = append(modes, t.sem.Changelog)
-		updatingIn = updatingIn || !t.sem.Changelog.IsInsertOnly()
+	for _, t := range n.Tables {
+		modes = append(modes, t.Sem.Changelog)
+		updatingIn = updatingIn || !t.Sem.Changelog.IsInsertOnly()
 	}
 	if def.ChangelogMode != nil {
 		m, err := def.ChangelogMode(modes, p.required)
 		if err != nil {
-			return at(c.Pos, err)
+			return types.At(c.Pos, err)
 		}
 		if m.IsEmpty() || !m.Contains(types.Insert) {
 			return sqlmini.Errorf(c.Pos, "function '%s' declares the changelog mode %s, which has no INSERT", fname, m)
 		}
-		n.mode = m
+		n.Mode = m
 	}
-	if (updatingIn || !n.mode.IsInsertOnly()) && onTime {
+	if (updatingIn || !n.Mode.IsInsertOnly()) && onTime {
 		return sqlmini.Errorf(c.Pos, "Time operations using the `on_time` argument are currently not supported for PTFs that consume or produce updates.")
 	}
-	if n.mode.Contains(types.UpdateAfter) && !n.mode.Contains(types.UpdateBefore) || n.mode.Contains(types.Delete) && !n.mode.Contains(types.UpdateBefore) && n.mode.Contains(types.UpdateAfter) {
+	if n.Mode.Contains(types.UpdateAfter) && !n.Mode.Contains(types.UpdateBefore) || n.Mode.Contains(types.Delete) && !n.Mode.Contains(types.UpdateBefore) && n.Mode.Contains(types.UpdateAfter) {
 		// upsert output: keyed by the PARTITION BY columns
-		for _, t := range n.tables {
-			if !t.set {
-				return sqlmini.Errorf(c.Pos, "PTFs that take table arguments with row semantics don't support upsert output. Table argument '%s' of function '%s' must use set semantics.", t.name, fname)
+		for _, t := range n.Tables {
+			if !t.Set {
+				return sqlmini.Errorf(c.Pos, "PTFs that take table arguments with row semantics don't support upsert output. Table argument '%s' of function '%s' must use set semantics.", t.Name, fname)
 			}
 		}
-		if len(n.tables) == 0 || len(n.tables[0].partition) == 0 {
-			return sqlmini.Errorf(c.Pos, "function '%s' produces upsert output (%s), whose key is the PARTITION BY columns: call it with PARTITION BY", fname, n.mode)
+		if len(n.Tables) == 0 || len(n.Tables[0].Partition) == 0 {
+			return sqlmini.Errorf(c.Pos, "function '%s' produces upsert output (%s), whose key is the PARTITION BY columns: call it with PARTITION BY", fname, n.Mode)
 		}
 	}
 	return nil
-}
-
-// upsertKey is the key of upsert output: the first table's PARTITION BY
-// columns, which lead the output row.
-func (n *ptfNode) upsertKey() []int {
-	if n.mode.Contains(types.UpdateBefore) || n.mode.IsInsertOnly() || len(n.tables) == 0 || n.tables[0].pass {
-		return nil
-	}
-	k := make([]int, len(n.tables[0].partition))
-	for i := range k {
-		k[i] = i
-	}
-	return k
 }
 
 // deliverUpdates puts an updating input into the form table argument
@@ -267,9 +256,9 @@ func (n *ptfNode) upsertKey() []int {
 // function gets the upsert form (no -U); otherwise, or with
 // REQUIRE_UPDATE_BEFORE, the retract form; REQUIRE_FULL_DELETE fills
 // deletes that carry only the key.
-func deliverUpdates(in node, traits ptf.Trait, partition []int) node {
-	m := in.changelog()
-	key := upsertKeyOf(in)
+func deliverUpdates(in exec.Node, traits ptf.Trait, partition []int) exec.Node {
+	m := in.Changelog()
+	key := exec.UpsertKeyOf(in)
 	upsertForm := len(key) > 0 && sameColumns(key, partition) && !traits.Has(ptf.RequireUpdateBefore)
 	out := m
 	if upsertForm {
@@ -287,7 +276,7 @@ func deliverUpdates(in node, traits ptf.Trait, partition []int) node {
 	if out == m {
 		return in
 	}
-	return &normalizeNode{in: in, key: key, retract: !upsertForm, fullDeletes: fill, mode: out}
+	return &exec.NormalizeNode{In: in, Key: key, Retract: !upsertForm, FullDeletes: fill, Mode: out}
 }
 
 func sameColumns(a, b []int) bool {
@@ -313,7 +302,7 @@ func (p *planner) noSignature(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmin
 	for i, a := range bound {
 		switch {
 		case a != nil && !a.Default && a.Table != nil:
-			var in node
+			var in exec.Node
 			var err error
 			if a.Table.Name != nil {
 				in, err = p.planTableRef(a.Table.Name)
@@ -324,7 +313,7 @@ func (p *planner) noSignature(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmin
 				return err
 			}
 			var fields []string
-			for _, col := range in.schema().Columns {
+			for _, col := range in.Schema().Columns {
 				fields = append(fields, calciteType(col.Type)+" "+col.Name)
 			}
 			ops = append(ops, "<RecordType("+strings.Join(fields, ", ")+")>")

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -43,18 +44,18 @@ const defaultCheckpointRows = 100_000
 // takes a checkpoint every N source rows when no operator holds rows it
 // has not handed on, and a final one at the end. out, if not nil, is
 // flushed before notes go to stderr.
-func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, out *bufio.Writer) (err error) {
+func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Sink, out *bufio.Writer) (err error) {
 	start := time.Now()
 	ex, err := s.newExecution(ctx)
 	if err != nil {
 		return sqlmini.Errorf(pos, "%w", err)
 	}
-	str, err := n.open(ex)
+	str, err := n.Open(ex)
 	if err != nil {
 		return positioned(pos, err)
 	}
-	defer str.close()
-	if err := sink.Begin(n.schema()); err != nil {
+	defer str.Close()
+	if err := sink.Begin(n.Schema()); err != nil {
 		return err
 	}
 	lastProgress, progressShown := start, false
@@ -82,28 +83,28 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, o
 		if err := ctx.Err(); err != nil {
 			return sqlmini.Errorf(pos, "statement cancelled")
 		}
-		ev, err := str.next()
+		ev, err := str.Next()
 		if err != nil {
 			return positioned(pos, err)
 		}
-		if ev.kind == evEnd {
+		if ev.Kind == exec.EvEnd {
 			break
 		}
-		if ev.kind == evRow {
+		if ev.Kind == exec.EvRow {
 			rows++
-			if err := sink.Row(ev.row); err != nil {
+			if err := sink.Row(ev.Row); err != nil {
 				return err
 			}
 		}
-		if every > 0 && ex.uncheckpointable == "" && ex.rowsIn-lastCkpt >= every && ex.quiescent() {
+		if every > 0 && ex.Uncheckpointable == "" && ex.RowsIn-lastCkpt >= every && ex.Quiescent() {
 			if err := s.checkpoint(ex, sink, false); err != nil {
 				return err
 			}
-			lastCkpt = ex.rowsIn
+			lastCkpt = ex.RowsIn
 		}
 		if s.cfg.Timing && rows&0xffff == 0 && time.Since(lastProgress) > time.Second {
 			lastProgress = time.Now()
-			fmt.Fprintf(s.cfg.Err, "\r%d rows read, %d rows out, %.0f s ", ex.rowsIn, rows, time.Since(start).Seconds())
+			fmt.Fprintf(s.cfg.Err, "\r%d rows read, %d rows out, %.0f s ", ex.RowsIn, rows, time.Since(start).Seconds())
 			progressShown = true
 		}
 	}
@@ -126,7 +127,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, o
 		}
 		return nil
 	}
-	if notes := append(timeNotes(ex), ex.notes...); len(notes) > 0 {
+	if notes := append(timeNotes(ex), ex.Notes...); len(notes) > 0 {
 		if err := flush(); err != nil {
 			return err
 		}
@@ -138,7 +139,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, o
 		if err := flush(); err != nil {
 			return err
 		}
-		fmt.Fprintf(s.cfg.Err, "(%s read, %s out, %.3f s; final checkpoint %.3f s)\n", plural(ex.rowsIn, "row"), plural(rows, "row"), time.Since(start).Seconds(), ckTime.Seconds())
+		fmt.Fprintf(s.cfg.Err, "(%s read, %s out, %.3f s; final checkpoint %.3f s)\n", plural(ex.RowsIn, "row"), plural(rows, "row"), time.Since(start).Seconds(), ckTime.Seconds())
 	}
 	return nil
 }
@@ -146,20 +147,20 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n node, sink Sink, o
 // checkpoint writes, in one transaction, the state and timers of every PTF
 // call, the position of every file source and the sink's progress. A
 // final checkpoint at the end of input also marks the statement finished.
-func (s *Session) checkpoint(ex *execution, sink Sink, final bool) error {
+func (s *Session) checkpoint(ex *exec.Execution, sink Sink, final bool) error {
 	err := s.cfg.Store.Update(func(tx state.Tx) error {
-		for _, op := range ex.ptfs {
-			if err := op.flush(tx, final); err != nil {
+		for _, op := range ex.Ptfs {
+			if err := op.Flush(tx, final); err != nil {
 				return err
 			}
 		}
-		for _, nz := range ex.normalizers {
-			if err := nz.checkpoint(tx, final && ex.endOfInput); err != nil {
+		for _, nz := range ex.Normalizers {
+			if err := nz.Checkpoint(tx, final && ex.EndOfInput); err != nil {
 				return err
 			}
 		}
-		for _, src := range ex.sources {
-			if err := src.checkpoint(tx, final && ex.endOfInput); err != nil {
+		for _, src := range ex.Sources {
+			if err := src.Checkpoint(tx, final && ex.EndOfInput); err != nil {
 				return err
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -211,15 +212,15 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 			s.cfg.Store.Close()
 		}
 		s.cfg.Store, s.ownStore = st, true
-	case SetTrace:
+	case exec.SetTrace:
 		if !strings.EqualFold(val, "on") && !strings.EqualFold(val, "off") {
 			return sqlmini.Errorf(set.Pos, "SET '%s' is 'on' or 'off', not '%s'", key, val)
 		}
-	case SetCacheSize:
+	case exec.SetCacheSize:
 		if n, err := strconv.Atoi(val); err != nil || n < 1 {
 			return sqlmini.Errorf(set.Pos, "SET '%s' needs a number of keys of at least 1, not '%s'", key, val)
 		}
-	case SetOnIncompatible:
+	case exec.SetOnIncompatible:
 		if val != "discard" && val != "fail" {
 			return sqlmini.Errorf(set.Pos, "SET '%s' is 'fail' or 'discard', not '%s'", key, val)
 		}
@@ -231,8 +232,8 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		if _, err := strconv.ParseBool(val); err != nil {
 			return sqlmini.Errorf(set.Pos, "SET '%s' needs 'true' or 'false', not '%s'", key, val)
 		}
-	case SetParallelism:
-		if _, err := parseParallelism(val); err != nil {
+	case exec.SetParallelism:
+		if _, err := exec.ParseParallelism(val); err != nil {
 			return sqlmini.Errorf(set.Pos, "%w", err)
 		}
 	case SetMaxTimerFirings:
@@ -341,7 +342,7 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 	}
 	def, err := s.cfg.Loader.Load(name, file, src)
 	if err != nil {
-		return at(f.Name.Pos, err)
+		return types.At(f.Name.Pos, err)
 	}
 	def.Name = name
 	if err := checkDeclaration(def); err != nil {
@@ -395,13 +396,13 @@ func (s *Session) createView(c *sqlmini.Create, v *sqlmini.CreateView) error {
 	if err != nil {
 		return err
 	}
-	t := &Table{Name: name, Kind: TableView, Query: v.Query, Temporary: c.Temporary, Pos: v.Pos, Schema: n.schema()}
+	t := &Table{Name: name, Kind: TableView, Query: v.Query, Temporary: c.Temporary, Pos: v.Pos, Schema: n.Schema()}
 	if len(v.Columns) > 0 {
-		if len(v.Columns) != n.schema().Len() {
-			return sqlmini.Errorf(v.Pos, "view '%s' names %d columns but its query has %d: %s", name, len(v.Columns), n.schema().Len(), namesOf(n.schema()))
+		if len(v.Columns) != n.Schema().Len() {
+			return sqlmini.Errorf(v.Pos, "view '%s' names %d columns but its query has %d: %s", name, len(v.Columns), n.Schema().Len(), namesOf(n.Schema()))
 		}
 		cols := make([]types.Column, len(v.Columns))
-		copy(cols, n.schema().Columns)
+		copy(cols, n.Schema().Columns)
 		for i, cn := range v.Columns {
 			t.ColumnNames = append(t.ColumnNames, string(cn.Value))
 			cols[i].Name = string(cn.Value)
@@ -557,16 +558,16 @@ func (s *Session) execExplain(e *sqlmini.Explain) error {
 	}
 	var b strings.Builder
 	b.WriteString("== Optimized Execution Plan ==\n")
-	var walk func(n node, depth int)
-	walk = func(n node, depth int) {
+	var walk func(n exec.Node, depth int)
+	walk = func(n exec.Node, depth int) {
 		if depth > 0 {
 			b.WriteString(strings.Repeat("   ", depth-1) + "+- ")
 		}
 		// Each node with its changelog mode, in Flink's plan notation.
-		line := n.explain()
-		line = strings.TrimSuffix(line, ")") + ", changelogMode=[" + n.changelog().ShortString() + "])"
+		line := n.Explain()
+		line = strings.TrimSuffix(line, ")") + ", changelogMode=[" + n.Changelog().ShortString() + "])"
 		b.WriteString(line + "\n")
-		for _, c := range n.children() {
+		for _, c := range n.Children() {
 			walk(c, depth+1)
 		}
 	}
@@ -587,7 +588,7 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 	if err != nil {
 		return sqlmini.Errorf(st.Pos, "%w", err)
 	}
-	format.SetUpsertKey(p, upsertKeyOf(n)) // the table mode materialises by it: print_table.go
+	format.SetUpsertKey(p, exec.UpsertKeyOf(n)) // the table mode materialises by it: print_table.go
 	return s.run(ctx, st.Pos, n, p, out)
 }
 
@@ -599,4 +600,4 @@ func plural(n int64, word string) string {
 }
 
 // positioned puts an error that has no position at pos.
-func positioned(pos sqlmini.Pos, err error) error { return at(pos, err) }
+func positioned(pos sqlmini.Pos, err error) error { return types.At(pos, err) }

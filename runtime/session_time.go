@@ -3,10 +3,12 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // Settings of event and processing time, read when a statement starts.
@@ -28,51 +30,51 @@ const (
 )
 
 // newExecution prepares a statement's execution from the settings.
-func (s *Session) newExecution(ctx context.Context) (*execution, error) {
-	ex := newExecution(ctx, s.cfg.Store)
+func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
+	ex := exec.NewExecution(ctx, s.cfg.Store)
 	if v, ok := s.settings[SetProcessingTime]; ok {
 		ms, err := parseTimeSetting(v)
 		if err != nil {
 			return nil, fmt.Errorf("SET '%s': %w", SetProcessingTime, err)
 		}
-		ex.now = func() int64 { return ms }
+		ex.Now = func() int64 { return ms }
 	}
 	if v, ok := s.settings[SetStateTTL]; ok {
 		d, err := types.ParseDuration(v)
 		if err != nil {
 			return nil, fmt.Errorf("SET '%s': %w", SetStateTTL, err)
 		}
-		ex.defaultTTL = d.Milliseconds()
+		ex.DefaultTTL = d.Milliseconds()
 	}
-	ex.resetSources = s.settings[SetSourcePositions] == "reset"
-	if s.cfg.Trace || strings.EqualFold(s.settings[SetTrace], "on") {
-		ex.trace = s.cfg.Err
+	ex.ResetSources = s.settings[SetSourcePositions] == "reset"
+	if s.cfg.Trace || strings.EqualFold(s.settings[exec.SetTrace], "on") {
+		ex.Trace = s.cfg.Err
 	}
-	ex.discardIncompatible = s.settings[SetOnIncompatible] == "discard"
-	if v, ok := s.settings[SetCacheSize]; ok {
-		ex.cacheSize, _ = strconv.Atoi(v)
+	ex.DiscardIncompatible = s.settings[exec.SetOnIncompatible] == "discard"
+	if v, ok := s.settings[exec.SetCacheSize]; ok {
+		ex.CacheSize, _ = strconv.Atoi(v)
 	}
 	if v, ok := s.settings[SetEndOfInput]; ok {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			return nil, fmt.Errorf("SET '%s' needs 'true' or 'false', not '%s'", SetEndOfInput, v)
 		}
-		ex.endOfInput = b
+		ex.EndOfInput = b
 	}
-	ex.parallelism = max(s.cfg.Parallelism, 1)
-	if v, ok := s.settings[SetParallelism]; ok {
-		n, err := parseParallelism(v)
+	ex.Parallelism = max(s.cfg.Parallelism, 1)
+	if v, ok := s.settings[exec.SetParallelism]; ok {
+		n, err := exec.ParseParallelism(v)
 		if err != nil {
 			return nil, err
 		}
-		ex.parallelism = n
+		ex.Parallelism = n
 	}
 	if v, ok := s.settings[SetMaxTimerFirings]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			return nil, fmt.Errorf("SET '%s' needs a whole number (0: no limit), not '%s'", SetMaxTimerFirings, v)
 		}
-		ex.maxTimerFirings = n
+		ex.MaxTimerFirings = n
 	}
 	return ex, nil
 }
@@ -93,17 +95,17 @@ func parseTimeSetting(v string) (int64, error) {
 
 // timeNotes says what a person should know about time after a statement:
 // timers that fired only because the input ended, with no watermark seen.
-func timeNotes(ex *execution) []string {
+func timeNotes(ex *exec.Execution) []string {
 	var notes []string
-	for _, op := range ex.ptfs {
-		if op.endFire > 0 && !op.sawWM {
+	for _, op := range ex.Ptfs {
+		if op.EndFire > 0 && !op.SawWM {
 			notes = append(notes, fmt.Sprintf("note: %s: %s fired only at the end of input, as no watermark arrived before it (declare WATERMARK FOR <column> AS <column> - INTERVAL ... on the table so that timers fire as event time passes)",
-				op.node.fn, plural(int64(op.endFire), "timer")))
+				op.Node.Fn, plural(int64(op.EndFire), "timer")))
 		}
-		for i, b := range op.buffers {
-			if b != nil && b.dropped > 0 {
+		for i, b := range op.Buffers {
+			if b != nil && b.Dropped > 0 {
 				notes = append(notes, fmt.Sprintf("note: %s: ORDER BY dropped %s of table argument '%s' that arrived late (at or before the watermark)",
-					op.node.fn, plural(b.dropped, "row"), op.node.tables[i].name))
+					op.Node.Fn, plural(b.Dropped, "row"), op.Node.Tables[i].Name))
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -55,7 +56,7 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 		inserts = st.StatementSet.Inserts
 	}
 	p := newPlanner(s)
-	var nodes []node
+	var nodes []exec.Node
 	var sinks []*fileSink
 	defer func() {
 		for _, sk := range sinks {
@@ -84,7 +85,7 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 
 // planInsert plans one INSERT INTO: the query, with the casts and the
 // changelog form the table takes, and the table's file sink.
-func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (node, *fileSink, error) {
+func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (exec.Node, *fileSink, error) {
 	name := string(ins.Table.Value)
 	pos := ins.Table.Pos
 	t, ok := s.cat.Table(name)
@@ -120,7 +121,7 @@ func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (node, *fileSink, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkSinkColumns(t, n.schema(), pos); err != nil {
+	if err := checkSinkColumns(t, n.Schema(), pos); err != nil {
 		return nil, nil, err
 	}
 	if n, err = sinkChangelog(t, n, pos); err != nil {
@@ -130,7 +131,7 @@ func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (node, *fileSink, 
 	if reads(n, path) {
 		return nil, nil, sqlmini.Errorf(pos, "INSERT INTO '%s' reads the table it writes ('%s'); write to another table", name, t.Options["path"])
 	}
-	sk := &fileSink{t: t, path: path, pos: pos, query: n.schema(), store: s.cfg.Store, errOut: s.cfg.Err,
+	sk := &fileSink{t: t, path: path, pos: pos, query: n.Schema(), store: s.cfg.Store, errOut: s.cfg.Err,
 		dropNulls: strings.EqualFold(s.settings[SetNotNullEnforcer], "DROP"), op: -1}
 	if opName, ok := t.Options[optOpColumn]; ok {
 		sk.op = t.SourceSchema.Index(opName)
@@ -166,14 +167,14 @@ func checkSinkColumns(t *Table, q types.Schema, pos sqlmini.Pos) error {
 
 // sinkChangelog puts an updating query into the form the table takes, or
 // says why it cannot take it.
-func sinkChangelog(t *Table, n node, pos sqlmini.Pos) (node, error) {
-	m := n.changelog()
+func sinkChangelog(t *Table, n exec.Node, pos sqlmini.Pos) (exec.Node, error) {
+	m := n.Changelog()
 	if m.IsInsertOnly() {
 		return n, nil
 	}
 	if _, ok := t.Options[optOpColumn]; !ok {
 		return nil, sqlmini.Errorf(pos, "Table sink '%s' doesn't support consuming update changes which is produced by node %s; give the table an op column ('%s') to write them with their row kinds",
-			t.Name, updatingNode(n).explain(), optOpColumn)
+			t.Name, updatingNode(n).Explain(), optOpColumn)
 	}
 	byKey, _ := boolOption(t, "sink.supports-delete-by-key")
 	if len(t.PrimaryKey) > 0 {
@@ -185,7 +186,7 @@ func sinkChangelog(t *Table, n node, pos sqlmini.Pos) (node, error) {
 	} else {
 		n = deliverUpdates(n, ptf.RequireUpdateBefore|ptf.RequireFullDelete, nil)
 	}
-	m = n.changelog()
+	m = n.Changelog()
 	if m.KeyOnlyDeletes && !(byKey && len(t.PrimaryKey) > 0) {
 		return nil, sqlmini.Errorf(pos, "table '%s' needs full deletes, but the query's deletes carry only the key and it has no upsert key to fill them", t.Name)
 	}
@@ -201,9 +202,9 @@ func sinkChangelog(t *Table, n node, pos sqlmini.Pos) (node, error) {
 
 // updatingNode returns the node that first produces updates: the deepest
 // updating node whose inputs are insert-only.
-func updatingNode(n node) node {
-	for _, c := range n.children() {
-		if !c.changelog().IsInsertOnly() {
+func updatingNode(n exec.Node) exec.Node {
+	for _, c := range n.Children() {
+		if !c.Changelog().IsInsertOnly() {
 			return updatingNode(c)
 		}
 	}
@@ -211,11 +212,11 @@ func updatingNode(n node) node {
 }
 
 // reads reports whether a plan reads the file at path.
-func reads(n node, path string) bool {
+func reads(n exec.Node, path string) bool {
 	if f, ok := n.(*fileNode); ok && tablePath(f.t) == path {
 		return true
 	}
-	for _, c := range n.children() {
+	for _, c := range n.Children() {
 		if reads(c, path) {
 			return true
 		}
@@ -307,7 +308,7 @@ func (k *fileSink) fail(err error) error {
 
 // Row writes one row: cast to the table's columns, with its kind in the
 // op column.
-func (k *fileSink) Row(r types.Row) error { return at(k.pos, k.row(r)) }
+func (k *fileSink) Row(r types.Row) error { return types.At(k.pos, k.row(r)) }
 
 func (k *fileSink) row(r types.Row) error {
 	f := k.fields[:0]
@@ -394,21 +395,21 @@ func (k *fileSink) close() {
 // statementSetNode runs the queries of a statement set one after the
 // other in one execution; setSink hands each row to its INSERT's sink.
 type statementSetNode struct {
-	ins    []node
+	ins    []exec.Node
 	active int // the query whose rows are flowing
 }
 
-func (n *statementSetNode) schema() types.Schema           { return types.Schema{} }
-func (n *statementSetNode) changelog() types.ChangelogMode { return types.InsertOnly }
-func (n *statementSetNode) children() []node               { return n.ins }
-func (n *statementSetNode) explain() string                { return "StatementSet()" }
+func (n *statementSetNode) Schema() types.Schema           { return types.Schema{} }
+func (n *statementSetNode) Changelog() types.ChangelogMode { return types.InsertOnly }
+func (n *statementSetNode) Children() []exec.Node          { return n.ins }
+func (n *statementSetNode) Explain() string                { return "StatementSet()" }
 
-func (n *statementSetNode) open(ex *execution) (stream, error) {
+func (n *statementSetNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	s := &setStream{n: n}
 	for _, in := range n.ins {
-		st, err := in.open(ex)
+		st, err := in.Open(ex)
 		if err != nil {
-			s.close()
+			s.Close()
 			return nil, err
 		}
 		s.ins = append(s.ins, st)
@@ -418,24 +419,24 @@ func (n *statementSetNode) open(ex *execution) (stream, error) {
 
 type setStream struct {
 	n   *statementSetNode
-	ins []stream
+	ins []exec.Stream
 }
 
-func (s *setStream) next() (event, error) {
+func (s *setStream) Next() (exec.Event, error) {
 	for s.n.active < len(s.ins) {
-		ev, err := s.ins[s.n.active].next()
-		if err != nil || ev.kind != evEnd {
+		ev, err := s.ins[s.n.active].Next()
+		if err != nil || ev.Kind != exec.EvEnd {
 			return ev, err
 		}
 		s.n.active++
 	}
-	return event{kind: evEnd}, nil
+	return exec.Event{Kind: exec.EvEnd}, nil
 }
 
-func (s *setStream) close() error {
+func (s *setStream) Close() error {
 	var first error
 	for _, in := range s.ins {
-		if err := in.close(); err != nil && first == nil {
+		if err := in.Close(); err != nil && first == nil {
 			first = err
 		}
 	}

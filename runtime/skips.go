@@ -43,5 +43,5 @@ func (s *fileStream) reportSkipped() {
 	if more := n - int64(len(first)); len(first) > 0 && more > 0 {
 		fmt.Fprintf(&b, "\n  and %d more", more)
 	}
-	s.ex.notes = append(s.ex.notes, b.String())
+	s.ex.Notes = append(s.ex.Notes, b.String())
 }

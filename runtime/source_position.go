@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/state"
 	"io"
 	"os"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // File sources remember, at each checkpoint, how far they read, so that a
@@ -59,7 +61,7 @@ func fingerprint(path string, n int64) (string, error) {
 
 // checkpoint records the source's position; at the end of a finished
 // statement it forgets it (the next run reads the file from the start).
-func (s *fileStream) checkpoint(tx state.Tx, finished bool) error {
+func (s *fileStream) Checkpoint(tx state.Tx, finished bool) error {
 	key := sourceKey(s.n.t)
 	if finished {
 		return tx.Delete(sourceNamespace, key)
@@ -78,9 +80,9 @@ func (s *fileStream) checkpoint(tx state.Tx, finished bool) error {
 
 // resumePosition returns where a file table's source goes on, or the zero
 // position to read it from the start.
-func (ex *execution) resumePosition(t *Table) (format.SourcePos, error) {
+func resumePosition(ex *exec.Execution, t *Table) (format.SourcePos, error) {
 	var rec *sourceRecord
-	err := ex.store.View(func(tx state.Tx) error {
+	err := ex.Store.View(func(tx state.Tx) error {
 		b, err := tx.Get(sourceNamespace, sourceKey(t))
 		if err != nil || b == nil {
 			return err
@@ -101,12 +103,12 @@ func (ex *execution) resumePosition(t *Table) (format.SourcePos, error) {
 		fp, err = fingerprint(path, rec.Offset)
 	}
 	if err != nil || fp != rec.Fingerprint {
-		if ex.resetSources {
+		if ex.ResetSources {
 			return format.SourcePos{}, nil
 		}
 		return format.SourcePos{}, fmt.Errorf("table '%s': the file '%s' changed since the last checkpoint (at byte %d, row %d), other than by growing; SET '%s' = 'reset' to read it again from the start",
 			t.Name, t.Options["path"], rec.Offset, rec.Row, SetSourcePositions)
 	}
-	ex.notes = append(ex.notes, fmt.Sprintf("note: table '%s' goes on after row %d (byte %d) of '%s', where the last run stopped", t.Name, rec.Row, rec.Offset, t.Options["path"]))
+	ex.Notes = append(ex.Notes, fmt.Sprintf("note: table '%s' goes on after row %d (byte %d) of '%s', where the last run stopped", t.Name, rec.Row, rec.Offset, t.Options["path"]))
 	return format.SourcePos{File: path, Offset: rec.Offset, Line: rec.Line, Row: rec.Row}, nil
 }

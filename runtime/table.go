@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -88,7 +89,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 }
 
 // watermarkSpec reads WATERMARK FOR col AS col [- INTERVAL ...].
-func watermarkSpec(w *sqlmini.Watermark, s types.Schema) (*WatermarkSpec, error) {
+func watermarkSpec(w *sqlmini.Watermark, s types.Schema) (*exec.WatermarkSpec, error) {
 	col := string(w.Column.Value)
 	i := s.Index(col)
 	if i < 0 {
@@ -103,7 +104,7 @@ func watermarkSpec(w *sqlmini.Watermark, s types.Schema) (*WatermarkSpec, error)
 		return nil, err
 	}
 	// DESCRIBE shows the expression as Flink does: `ts` - INTERVAL '1' SECOND.
-	spec := &WatermarkSpec{Column: i, Expr: "`" + col + "`" + strings.TrimPrefix(exprText(w.Expr), sqlmini.QuoteIdent(col))}
+	spec := &exec.WatermarkSpec{Column: i, Expr: "`" + col + "`" + strings.TrimPrefix(exprText(w.Expr), sqlmini.QuoteIdent(col))}
 	switch e := x.(type) {
 	case *expr.Column:
 		if e.Index != i {

@@ -1,9 +1,10 @@
 package runtime
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -2,12 +2,13 @@ package runtime_test
 
 import (
 	"fmt"
+	"path/filepath"
+	"testing"
+
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
-	"path/filepath"
-	"testing"
 )
 
 // BenchmarkViews runs Go PTFs with list and map state over 100k rows, with

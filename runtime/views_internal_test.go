@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -58,11 +59,11 @@ func TestValueCodec_roundTrip(t *testing.T) {
 	cmpDecimal := cmp.Comparer(func(a, b types.Decimal) bool { return a.Scale == b.Scale && a.Unscaled.Cmp(b.Unscaled) == 0 })
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := appendValue([]byte{0xAA}, tc.v)
+			b, err := exec.AppendValue([]byte{0xAA}, tc.v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, rest, err := readValue(append(b[1:], 0xBB))
+			got, rest, err := exec.ReadValue(append(b[1:], 0xBB))
 			if err != nil {
 				t.Fatalf("readValue(%x): %v", b, err)
 			}
@@ -80,7 +81,7 @@ func TestValueCodec_roundTrip(t *testing.T) {
 			}
 			// Every prefix of the encoding is truncated.
 			for n := 1; n < len(b)-1; n++ {
-				if _, _, err := readValue(b[1 : 1+n]); err == nil {
+				if _, _, err := exec.ReadValue(b[1 : 1+n]); err == nil {
 					t.Errorf("readValue of %d of %d bytes did not fail", n, len(b)-1)
 				}
 			}
@@ -89,35 +90,35 @@ func TestValueCodec_roundTrip(t *testing.T) {
 }
 
 func TestValueCodec_errors(t *testing.T) {
-	if _, err := appendValue(nil, struct{}{}); err == nil {
+	if _, err := exec.AppendValue(nil, struct{}{}); err == nil {
 		t.Error("appendValue(struct{}{}) did not fail")
 	}
-	if _, err := appendValue(nil, []any{1}); err == nil { // a Go int is not a runtime value
+	if _, err := exec.AppendValue(nil, []any{1}); err == nil { // a Go int is not a runtime value
 		t.Error("appendValue([]any{1}) did not fail")
 	}
-	if _, _, err := readValue([]byte{99}); err == nil || !strings.Contains(err.Error(), "unknown value tag") {
+	if _, _, err := exec.ReadValue([]byte{99}); err == nil || !strings.Contains(err.Error(), "unknown value tag") {
 		t.Errorf("readValue(unknown tag) = %v", err)
 	}
-	if _, _, err := readValue(nil); !errors.Is(err, errValueTruncated) {
+	if _, _, err := exec.ReadValue(nil); !errors.Is(err, exec.ErrValueTruncated) {
 		t.Errorf("readValue(nil) = %v", err)
 	}
 	deep := []byte{}
-	for range maxValueDepth + 2 {
-		deep = append(deep, vtArray, 1)
+	for range exec.MaxValueDepth + 2 {
+		deep = append(deep, exec.VtArray, 1)
 	}
-	if _, _, err := readValue(append(deep, vtNull)); err == nil {
+	if _, _, err := exec.ReadValue(append(deep, exec.VtNull)); err == nil {
 		t.Error("a value nested too deeply was read")
 	}
 }
 
 func TestCheckValueKind(t *testing.T) {
-	if err := checkValueKind("x", types.TypeString); err != nil {
+	if err := exec.CheckValueKind("x", types.TypeString); err != nil {
 		t.Error(err)
 	}
-	if err := checkValueKind(int64(1), types.Type{}); err != nil {
+	if err := exec.CheckValueKind(int64(1), types.Type{}); err != nil {
 		t.Error(err)
 	}
-	if err := checkValueKind("x", types.TypeInt); err == nil || err.Error() != "a string is not a value of type INT" {
+	if err := exec.CheckValueKind("x", types.TypeInt); err == nil || err.Error() != "a string is not a value of type INT" {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -142,7 +143,7 @@ func ttlHarness(t *testing.T, st state.Store, clock *int64, eval func(*ptf.Conte
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.op.ex.now = func() int64 { return *clock }
+	h.op.Ex.Now = func() int64 { return *clock }
 	t.Cleanup(func() { h.Close() })
 	return h
 }
@@ -221,17 +222,17 @@ func TestViews_TTL(t *testing.T) {
 		if err := h.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		if n := countKeys(t, st, listNamespace("ttl", "l")); n != 3 { // meta, b, c
+		if n := countKeys(t, st, exec.ListNamespace("ttl", "l")); n != 3 { // meta, b, c
 			t.Errorf("%d list keys after the checkpoint, want 3", n)
 		}
-		if n := countKeys(t, st, mapNamespace("ttl", "m")); n != 2 { // b, c
+		if n := countKeys(t, st, exec.MapNamespace("ttl", "m")); n != 2 { // b, c
 			t.Errorf("%d map keys after the checkpoint, want 2", n)
 		}
 		got = append(got, step(1016, ""), step(1019, "d"), step(1030, ""))
 		if err := h.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		if n := countKeys(t, st, listNamespace("ttl", "l")); n != 0 {
+		if n := countKeys(t, st, exec.ListNamespace("ttl", "l")); n != 0 {
 			t.Errorf("%d list keys after everything expired, want 0", n)
 		}
 		got = append(got, step(1031, "e"))
@@ -290,7 +291,7 @@ func TestListView_large(t *testing.T) {
 			summary += fmt.Sprintf("size %d last %v iterated %d", size, last, count)
 			return nil
 		})
-		h.op.ttl = []int64{0, 0}
+		h.op.Ttl = []int64{0, 0}
 		batch := make([]types.Row, 0, 1000)
 		for i := 0; i < n; i++ {
 			batch = append(batch, types.Row{Fields: []any{"Bob", fmt.Sprint(i)}})
@@ -301,14 +302,14 @@ func TestListView_large(t *testing.T) {
 				batch = batch[:0]
 			}
 		}
-		if got := h.op.viewsPending(); got != n {
+		if got := h.op.ViewsPending(); got != n {
 			t.Errorf("pending = %d before the checkpoint, want %d", got, n)
 		}
 		if err := h.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		if v := h.op.views; v.keys != nil || v.pending != 0 {
-			t.Fatalf("the overlay holds %d keys, %d pending after the checkpoint", len(v.keys), v.pending)
+		if v := h.op.Views; v.Keys != nil || v.Pending != 0 {
+			t.Fatalf("the overlay holds %d keys, %d pending after the checkpoint", len(v.Keys), v.Pending)
 		}
 		read = true
 		if _, err := h.Process(types.Row{Fields: []any{"Bob", ""}}); err != nil {
@@ -317,9 +318,9 @@ func TestListView_large(t *testing.T) {
 		if want := fmt.Sprintf("size %d last %d iterated %d", n, n-1, n); summary != want {
 			t.Errorf("got %q, want %q", summary, want)
 		}
-		d := h.op.views.keys[string(keycodec.Encode([]any{"Bob"}))].lists[0]
-		if len(d.added) != 0 || d.n != n {
-			t.Errorf("after reading, the overlay holds %d elements, n = %d", len(d.added), d.n)
+		d := h.op.Views.Keys[string(keycodec.Encode([]any{"Bob"}))].Lists[0]
+		if len(d.Added) != 0 || d.N != n {
+			t.Errorf("after reading, the overlay holds %d elements, n = %d", len(d.Added), d.N)
 		}
 	}
 }
@@ -335,7 +336,7 @@ func TestDescribeView_manyElements(t *testing.T) {
 		}
 		return ctx.Map(1).Put(r.Fields[1], int64(1))
 	})
-	h.op.ttl = []int64{0, 0}
+	h.op.Ttl = []int64{0, 0}
 	if _, err := h.Process(types.Row{Fields: []any{"Bob", "k"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -345,24 +346,24 @@ func TestDescribeView_manyElements(t *testing.T) {
 	var rows [][]string
 	err := st.View(func(tx state.Tx) error {
 		var err error
-		rows, err = describeView(tx, listNamespace("ttl", "l"), "l", ptf.ListState, nil)
+		rows, err = exec.DescribeView(tx, exec.ListNamespace("ttl", "l"), "l", ptf.ListState, nil)
 		if err != nil {
 			return err
 		}
-		mrows, err := describeView(tx, mapNamespace("ttl", "m"), "m", ptf.MapState, keycodec.Encode([]any{"Bob"}))
+		mrows, err := exec.DescribeView(tx, exec.MapNamespace("ttl", "m"), "m", ptf.MapState, keycodec.Encode([]any{"Bob"}))
 		rows = append(rows, mrows...)
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != maxShownElements+2 {
+	if len(rows) != exec.MaxShownElements+2 {
 		t.Fatalf("%d rows: %v", len(rows), rows)
 	}
-	if got := rows[maxShownElements]; got[0] != "(Bob)" || got[2] != "(5 more)" {
+	if got := rows[exec.MaxShownElements]; got[0] != "(Bob)" || got[2] != "(5 more)" {
 		t.Errorf("summary row = %v", got)
 	}
-	if got := rows[maxShownElements+1]; got[1] != "m[k]" || got[2] != "1" {
+	if got := rows[exec.MaxShownElements+1]; got[1] != "m[k]" || got[2] != "1" {
 		t.Errorf("map row = %v", got)
 	}
 }

@@ -21,7 +21,8 @@ func TestImportGraph(t *testing.T) {
 		"runtime/keycodec": {mod + "runtime/types", mod + "state"},
 		"runtime/format":   {mod + "runtime/types", mod + "runtime/keycodec"},
 		"runtime/expr":     {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "sqlmini"},
-		"runtime":          {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "runtime/keycodec", mod + "runtime/expr"},
+		"runtime/exec":     {mod + "state", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "runtime/keycodec", mod + "runtime/expr"},
+		"runtime":          {mod + "runtime/exec", mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "runtime/keycodec", mod + "runtime/expr"},
 		// script, stdlib and export/flink see the contract, never the engine.
 		"script": {mod + "runtime/types", mod + "runtime/ptf", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap"},
 		"stdlib": {mod + "runtime/types", mod + "runtime/ptf"},

@@ -1,11 +1,12 @@
-package runtime
+package exec
 
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
+
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/state"
-	"strings"
 )
 
 // The value-state cache. Live state objects stay in memory per partition
@@ -27,8 +28,8 @@ func spillNamespace(uid, name string) string { return "spill/" + uid + "/" + nam
 
 // maybeEvict spills a quarter of the cache when it holds more keys than
 // allowed. The key being processed and the one just added stay.
-func (o *ptfOp) maybeEvict(keep *keyState) error {
-	limit := o.ex.cacheSize
+func (o *PtfOp) maybeEvict(keep *keyState) error {
+	limit := o.Ex.CacheSize
 	if limit <= 0 || len(o.cache) <= limit || o.codec == nil || o.loading {
 		return nil
 	}
@@ -43,9 +44,9 @@ func (o *ptfOp) maybeEvict(keep *keyState) error {
 			break
 		}
 	}
-	err := o.ex.store.Update(func(tx state.Tx) error {
+	err := o.Ex.Store.Update(func(tx state.Tx) error {
 		for _, ks := range victims {
-			for i, sd := range o.node.def.State {
+			for i, sd := range o.Node.Def.State {
 				if !ks.loaded[i] || !ks.dirty || sd.Kind != ptf.ValueState {
 					continue
 				}
@@ -53,13 +54,13 @@ func (o *ptfOp) maybeEvict(keep *keyState) error {
 				if ks.vals[i] != nil {
 					enc, err := o.codec.EncodeState(i, ks.vals[i])
 					if err != nil {
-						return fmt.Errorf("%s: state %q of key (%s): %w", o.node.fn, sd.Name, formatFields(ks.key), err)
+						return fmt.Errorf("%s: state %q of key (%s): %w", o.Node.Fn, sd.Name, formatFields(ks.key), err)
 					}
 					b = append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(enc)), uint64(ks.touched[i])), enc...)
 				} else {
 					b = []byte{} // a tombstone: cleared since the checkpoint
 				}
-				if err := tx.Put(spillNamespace(o.node.uid, sd.Name), ks.enc, b); err != nil {
+				if err := tx.Put(spillNamespace(o.Node.Uid, sd.Name), ks.enc, b); err != nil {
 					return err
 				}
 				o.spilled[string(ks.enc)] = true
@@ -86,10 +87,10 @@ func (o *ptfOp) maybeEvict(keep *keyState) error {
 
 // readStored reads entry i of a key from the spill area, else from the
 // checkpointed state. A tombstone reads as absent.
-func (o *ptfOp) readStored(tx state.Tx, i int, enc []byte) ([]byte, error) {
-	name := o.node.def.State[i].Name
+func (o *PtfOp) readStored(tx state.Tx, i int, enc []byte) ([]byte, error) {
+	name := o.Node.Def.State[i].Name
 	if o.spilled[string(enc)] {
-		b, err := tx.Get(spillNamespace(o.node.uid, name), enc)
+		b, err := tx.Get(spillNamespace(o.Node.Uid, name), enc)
 		if err != nil {
 			return nil, err
 		}
@@ -100,22 +101,22 @@ func (o *ptfOp) readStored(tx state.Tx, i int, enc []byte) ([]byte, error) {
 			return b, nil
 		}
 	}
-	return tx.Get(stateNamespace(o.node.uid, name), enc)
+	return tx.Get(stateNamespace(o.Node.Uid, name), enc)
 }
 
 // flushSpill moves spilled values into the checkpointed state: a key that
 // is live again was written from memory already, so its spill is dropped.
-func (o *ptfOp) flushSpill(tx state.Tx) error {
+func (o *PtfOp) flushSpill(tx state.Tx) error {
 	if len(o.spilled) == 0 {
 		return nil
 	}
 	for enc := range o.spilled {
 		live := o.cache[enc]
-		for i, sd := range o.node.def.State {
+		for i, sd := range o.Node.Def.State {
 			if sd.Kind != ptf.ValueState {
 				continue
 			}
-			sns, ns := spillNamespace(o.node.uid, sd.Name), stateNamespace(o.node.uid, sd.Name)
+			sns, ns := spillNamespace(o.Node.Uid, sd.Name), stateNamespace(o.Node.Uid, sd.Name)
 			b, err := tx.Get(sns, []byte(enc))
 			if err != nil {
 				return err

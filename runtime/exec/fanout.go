@@ -1,4 +1,4 @@
-package runtime
+package exec
 
 import "github.com/ptfsh/ptfsh/runtime/types"
 
@@ -8,36 +8,36 @@ import "github.com/ptfsh/ptfsh/runtime/types"
 // consumer gets every event, queued until it pulls.
 
 // teeNode is one consumer of a shared call.
-type teeNode struct {
-	in   node   // the call, planned once
-	text string // the call as written, to match identical calls
+type TeeNode struct {
+	In   Node   // the call, planned once
+	Text string // the call as written, to match identical calls
 }
 
-func (n *teeNode) schema() types.Schema           { return n.in.schema() }
-func (n *teeNode) changelog() types.ChangelogMode { return n.in.changelog() }
-func (n *teeNode) children() []node               { return n.in.children() }
-func (n *teeNode) explain() string                { return n.in.explain() }
-func (n *teeNode) upsertKey() []int               { return upsertKeyOf(n.in) }
+func (n *TeeNode) Schema() types.Schema           { return n.In.Schema() }
+func (n *TeeNode) Changelog() types.ChangelogMode { return n.In.Changelog() }
+func (n *TeeNode) Children() []Node               { return n.In.Children() }
+func (n *TeeNode) Explain() string                { return n.In.Explain() }
+func (n *TeeNode) UpsertKey() []int               { return UpsertKeyOf(n.In) }
 
 // teeShared is the running instance behind a teeNode's consumers.
 type teeShared struct {
-	in     stream
-	queues [][]event
+	in     Stream
+	queues [][]Event
 	open   int // consumers not yet closed
 }
 
-func (n *teeNode) open(ex *execution) (stream, error) {
+func (n *TeeNode) Open(ex *Execution) (Stream, error) {
 	if ex.tees == nil {
-		ex.tees = map[node]*teeShared{}
+		ex.tees = map[Node]*teeShared{}
 	}
-	sh, ok := ex.tees[n.in]
+	sh, ok := ex.tees[n.In]
 	if !ok {
-		in, err := n.in.open(ex)
+		in, err := n.In.Open(ex)
 		if err != nil {
 			return nil, err
 		}
 		sh = &teeShared{in: in}
-		ex.tees[n.in] = sh
+		ex.tees[n.In] = sh
 	}
 	sh.queues = append(sh.queues, nil)
 	sh.open++
@@ -49,14 +49,14 @@ type teeStream struct {
 	id int
 }
 
-func (s *teeStream) next() (event, error) {
+func (s *teeStream) Next() (Event, error) {
 	q := s.sh.queues[s.id]
 	if len(q) > 0 {
 		ev := q[0]
 		s.sh.queues[s.id] = q[1:]
 		return ev, nil
 	}
-	ev, err := s.sh.in.next()
+	ev, err := s.sh.in.Next()
 	if err != nil {
 		return ev, err
 	}
@@ -68,10 +68,10 @@ func (s *teeStream) next() (event, error) {
 	return ev, nil
 }
 
-func (s *teeStream) close() error {
+func (s *teeStream) Close() error {
 	s.sh.open--
 	if s.sh.open == 0 {
-		return s.sh.in.close()
+		return s.sh.in.Close()
 	}
 	return nil
 }

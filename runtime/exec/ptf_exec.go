@@ -1,4 +1,4 @@
-package runtime
+package exec
 
 import (
 	"encoding/binary"
@@ -9,67 +9,66 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
 )
 
 // tableBinding is one table argument of a bound PTF call.
-type tableBinding struct {
-	decl      int    // index in FuncDef.Args
-	name      string // argument name
-	in        node
-	partition []int
-	sem       ptf.TableSemantics
-	pass      bool // PASS_COLUMNS_THROUGH
-	set       bool // set semantics
-	order     []*sqlmini.OrderItem
+type TableBinding struct {
+	Decl       int    // index in FuncDef.Args
+	Name       string // argument name
+	In         Node
+	Partition  []int
+	Sem        ptf.TableSemantics
+	Pass       bool     // PASS_COLUMNS_THROUGH
+	Set        bool     // set semantics
+	OrderNulls []string // NULLS FIRST/LAST of each ORDER BY column as written ("" when not)
 }
 
 // ptfNode is a bound PTF call.
-type ptfNode struct {
-	def    *ptf.FuncDef
-	fn     string // the name it was called by
-	uid    string
-	args   []any
-	tables []tableBinding
-	fnOut  types.Schema // the function's own columns
-	sch    types.Schema // prefix + function columns (+ rowtime)
-	mode   types.ChangelogMode
-	text   string
+type PtfNode struct {
+	Def    *ptf.FuncDef
+	Fn     string // the name it was called by
+	Uid    string
+	Args   []any
+	Tables []TableBinding
+	FnOut  types.Schema // the function's own columns
+	Sch    types.Schema // prefix + function columns (+ rowtime)
+	Mode   types.ChangelogMode
+	Text   string
 	// rowtime: the output ends with the on_time column of the input row
 	// (or a timer's time), typed rowtimeType.
-	rowtime     bool
-	rowtimeType types.Type
+	Rowtime     bool
+	RowtimeType types.Type
 	// pos is where the statement calls the function.
-	pos sqlmini.Pos
+	Pos types.Pos
 	// orderBy are the ORDER BY keys of each table argument (nil: none).
-	orderBy [][]sortKey
+	OrderBy [][]SortKey
 }
 
-func (n *ptfNode) schema() types.Schema           { return n.sch }
-func (n *ptfNode) changelog() types.ChangelogMode { return n.mode }
-func (n *ptfNode) children() []node {
-	var c []node
-	for _, t := range n.tables {
-		c = append(c, t.in)
+func (n *PtfNode) Schema() types.Schema           { return n.Sch }
+func (n *PtfNode) Changelog() types.ChangelogMode { return n.Mode }
+func (n *PtfNode) Children() []Node {
+	var c []Node
+	for _, t := range n.Tables {
+		c = append(c, t.In)
 	}
 	return c
 }
 
-func (n *ptfNode) explain() string {
+func (n *PtfNode) Explain() string {
 	uid := "null"
-	if n.uid != "" {
-		uid = n.uid
+	if n.Uid != "" {
+		uid = n.Uid
 	}
-	return "ProcessTableFunction(invocation=[" + n.text + "], uid=[" + uid + "], select=[" +
-		strings.Join(n.sch.Names(), ",") + "])"
+	return "ProcessTableFunction(invocation=[" + n.Text + "], uid=[" + uid + "], select=[" +
+		strings.Join(n.Sch.Names(), ",") + "])"
 }
 
 // metaNamespace holds what the runtime records about each uid.
-const metaNamespace = "meta"
+const MetaNamespace = "meta"
 
 // finishedKey marks a uid whose last statement read its input to the end.
-func finishedKey(uid string) []byte { return []byte("finished/" + uid) }
+func FinishedKey(uid string) []byte { return []byte("finished/" + uid) }
 
 // startFresh forgets the state of a uid whose last statement finished, as
 // a Flink job that ran to the end of its bounded input leaves nothing to
@@ -78,131 +77,131 @@ func finishedKey(uid string) []byte { return []byte("finished/" + uid) }
 // to the next one with the same uid.
 func startFresh(store state.Store, uid string) error {
 	return store.Update(func(tx state.Tx) error {
-		v, err := tx.Get(metaNamespace, finishedKey(uid))
+		v, err := tx.Get(MetaNamespace, FinishedKey(uid))
 		if err != nil || v == nil {
 			return err
 		}
-		if err := dropUID(tx, uid); err != nil {
+		if err := DropUID(tx, uid); err != nil {
 			return err
 		}
-		return tx.Delete(metaNamespace, finishedKey(uid))
+		return tx.Delete(MetaNamespace, FinishedKey(uid))
 	})
 }
 
 // markFinished records whether the statement that used uid ended its input.
 func markFinished(tx state.Tx, uid string, finished bool) error {
 	if finished {
-		return tx.Put(metaNamespace, finishedKey(uid), []byte{1})
+		return tx.Put(MetaNamespace, FinishedKey(uid), []byte{1})
 	}
-	return tx.Delete(metaNamespace, finishedKey(uid))
+	return tx.Delete(MetaNamespace, FinishedKey(uid))
 }
 
 // dropUID removes every state entry and timer of a uid.
-func dropUID(tx state.Tx, uid string) error {
+func DropUID(tx state.Tx, uid string) error {
 	names, err := tx.Namespaces()
 	if err != nil {
 		return err
 	}
 	for _, ns := range names {
-		if strings.HasPrefix(ns, "state/"+uid+"/") || ns == timerNamespace(uid) || isViewNamespace(ns, uid) ||
+		if strings.HasPrefix(ns, "state/"+uid+"/") || ns == TimerNamespace(uid) || isViewNamespace(ns, uid) ||
 			strings.HasPrefix(ns, normalizeNamespace(uid+"/")) || strings.HasPrefix(ns, sortBufferNamespace(uid, "")) {
 			if err := tx.DeleteNamespace(ns); err != nil {
 				return err
 			}
 		}
 	}
-	return tx.Delete(metaNamespace, schemaKey(uid))
+	return tx.Delete(MetaNamespace, schemaKey(uid))
 }
 
 // stateNamespace is where entry name of uid lives in the store.
 func stateNamespace(uid, name string) string { return "state/" + uid + "/" + name }
 
-func (n *ptfNode) open(ex *execution) (stream, error) {
-	spec := ptf.CallSpec{Ctx: ex.ctx, UID: n.uid, Args: n.args, Tables: make([]types.Schema, len(n.def.Args)), Output: n.fnOut}
-	for _, t := range n.tables {
-		spec.Tables[t.decl] = t.in.schema()
+func (n *PtfNode) Open(ex *Execution) (Stream, error) {
+	spec := ptf.CallSpec{Ctx: ex.Ctx, UID: n.Uid, Args: n.Args, Tables: make([]types.Schema, len(n.Def.Args)), Output: n.FnOut}
+	for _, t := range n.Tables {
+		spec.Tables[t.Decl] = t.In.Schema()
 	}
-	inst, err := n.def.New(spec)
+	inst, err := n.Def.New(spec)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", n.fn, err)
+		return nil, fmt.Errorf("%s: %w", n.Fn, err)
 	}
-	op := &ptfOp{node: n, inst: inst, ex: ex, cache: map[string]*keyState{}, spilled: map[string]bool{}}
+	op := &PtfOp{Node: n, inst: inst, Ex: ex, cache: map[string]*keyState{}, spilled: map[string]bool{}}
 	op.ctx = ptf.NewContext(op)
-	if n.uid != "" {
-		if err := startFresh(ex.store, n.uid); err != nil {
-			return nil, at(n.pos, fmt.Errorf("%s: %w", n.fn, err))
+	if n.Uid != "" {
+		if err := startFresh(ex.Store, n.Uid); err != nil {
+			return nil, types.At(n.Pos, fmt.Errorf("%s: %w", n.Fn, err))
 		}
-		if err := clearSpill(ex.store, n.uid); err != nil {
-			return nil, at(n.pos, fmt.Errorf("%s: %w", n.fn, err))
+		if err := clearSpill(ex.Store, n.Uid); err != nil {
+			return nil, types.At(n.Pos, fmt.Errorf("%s: %w", n.Fn, err))
 		}
-		if len(n.def.State) > 0 {
-			if err := checkEvolution(ex.store, n.fn, n.uid, n.def.State, ex.discardIncompatible); err != nil {
-				return nil, at(n.pos, err)
+		if len(n.Def.State) > 0 {
+			if err := checkEvolution(ex.Store, n.Fn, n.Uid, n.Def.State, ex.DiscardIncompatible); err != nil {
+				return nil, types.At(n.Pos, err)
 			}
 		}
 	}
-	if len(n.def.State) > 0 {
+	if len(n.Def.State) > 0 {
 		codec, ok := inst.(ptf.StateCodec)
 		if !ok {
-			return nil, fmt.Errorf("%s declares state but its instance cannot keep state", n.fn)
+			return nil, fmt.Errorf("%s declares state but its instance cannot keep state", n.Fn)
 		}
 		op.codec = codec
 		op.stored = op.storeHasState()
 	}
-	for _, t := range n.tables {
-		st, err := t.in.open(ex)
+	for _, t := range n.Tables {
+		st, err := t.In.Open(ex)
 		if err != nil {
-			op.close()
+			op.Close()
 			return nil, err
 		}
-		op.ins = append(op.ins, st)
+		op.Ins = append(op.Ins, st)
 	}
-	op.ended = make([]bool, len(op.ins))
-	op.inWM, op.inHas = make([]int64, len(op.ins)), make([]bool, len(op.ins))
-	op.buffers = make([]*sortBuffer, len(op.ins))
-	for i, t := range n.tables {
-		if len(t.sem.OrderBy) > 0 {
-			op.buffers[i] = newSortBuffer(t.sem.OrderBy[0], n.orderBy[i])
-			if n.uid != "" {
-				b := op.buffers[i]
-				if err := ex.store.View(func(tx state.Tx) error { return b.load(tx, sortBufferNamespace(n.uid, t.name)) }); err != nil {
-					op.close()
-					return nil, at(n.pos, err)
+	op.ended = make([]bool, len(op.Ins))
+	op.inWM, op.inHas = make([]int64, len(op.Ins)), make([]bool, len(op.Ins))
+	op.Buffers = make([]*sortBuffer, len(op.Ins))
+	for i, t := range n.Tables {
+		if len(t.Sem.OrderBy) > 0 {
+			op.Buffers[i] = newSortBuffer(t.Sem.OrderBy[0], n.OrderBy[i])
+			if n.Uid != "" {
+				b := op.Buffers[i]
+				if err := ex.Store.View(func(tx state.Tx) error { return b.load(tx, sortBufferNamespace(n.Uid, t.Name)) }); err != nil {
+					op.Close()
+					return nil, types.At(n.Pos, err)
 				}
 			}
 		}
 	}
-	op.ttl = make([]int64, len(n.def.State))
-	for i, sd := range n.def.State {
+	op.Ttl = make([]int64, len(n.Def.State))
+	for i, sd := range n.Def.State {
 		switch {
 		case sd.TTLSet:
-			op.ttl[i] = sd.TTL.Milliseconds()
+			op.Ttl[i] = sd.TTL.Milliseconds()
 		default:
-			op.ttl[i] = ex.defaultTTL
+			op.Ttl[i] = ex.DefaultTTL
 		}
 	}
-	if n.uid != "" && hasSetSemantics(n.tables) {
+	if n.Uid != "" && HasSetSemantics(n.Tables) {
 		if err := op.loadTimers(); err != nil {
-			op.close()
+			op.Close()
 			return nil, err
 		}
 	}
-	if ex.parallelism > 1 {
+	if ex.Parallelism > 1 {
 		why := parallelReason(n, ex)
 		if why == "" && op.timers.n > 0 {
 			why = "timers of an earlier run"
 		}
 		if why == "" {
-			if err := op.openWorkers(spec, ex.parallelism); err != nil {
-				op.close()
-				return nil, at(n.pos, err)
+			if err := op.openWorkers(spec, ex.Parallelism); err != nil {
+				op.Close()
+				return nil, types.At(n.Pos, err)
 			}
-			ex.notes = append(ex.notes, fmt.Sprintf("note: %s ran on %d workers (parallelism %d)", n.fn, ex.parallelism, ex.parallelism))
+			ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on %d workers (parallelism %d)", n.Fn, ex.Parallelism, ex.Parallelism))
 		} else {
-			ex.notes = append(ex.notes, fmt.Sprintf("note: %s ran on 1 worker (parallelism %d): %s", n.fn, ex.parallelism, why))
+			ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on 1 worker (parallelism %d): %s", n.Fn, ex.Parallelism, why))
 		}
 	}
-	ex.ptfs = append(ex.ptfs, op)
+	ex.Ptfs = append(ex.Ptfs, op)
 	return op, nil
 }
 
@@ -223,32 +222,32 @@ type keyState struct {
 // ptfOp runs one PTF call: it pulls events from its inputs, calls Eval for
 // rows and OnTimer for timers as the watermark passes them, and hands out
 // what the function collected followed by the watermark.
-type ptfOp struct {
-	node   *ptfNode
+type PtfOp struct {
+	Node   *PtfNode
 	inst   ptf.PTF
 	codec  ptf.StateCodec
-	ex     *execution
+	Ex     *Execution
 	ctx    *ptf.Context
-	ins    []stream
+	Ins    []Stream
 	ended  []bool
 	turn   int
-	out    []event
-	oi     int
+	Out    []Event
+	Oi     int
 	done   bool
-	evaled bool // a PTF without tables ran its one call
+	Evaled bool // a PTF without tables ran its one call
 
 	cache  map[string]*keyState
 	stored bool    // the store may hold state of this uid
-	ttl    []int64 // per state entry, milliseconds of processing time; 0: none
+	Ttl    []int64 // per state entry, milliseconds of processing time; 0: none
 	// loadedTimers: timers came from the store, so saving must rewrite them.
 	loadedTimers bool
 
-	views viewOverlay // list and map state changed since the last checkpoint (views.go)
+	Views viewOverlay // list and map state changed since the last checkpoint (views.go)
 
 	spilled map[string]bool // keys with values in the spill area (cache.go)
 	spills  int64           // keys spilled so far
 	quiet   int             // input rows since the last output or tick
-	heads   []*event        // with on_time: the next row of each input, by time
+	heads   []*Event        // with on_time: the next row of each input, by time
 	tr      *callTrace      // the call being traced (trace.go)
 	// evictErr is a spill that failed; the call that caused it reports it.
 	evictErr error
@@ -262,61 +261,61 @@ type ptfOp struct {
 	inWM    []int64 // each input's watermark (tableWatermark)
 	inHas   []bool
 	timers  timerService
-	buffers []*sortBuffer // per input, for ORDER BY
+	Buffers []*sortBuffer // per input, for ORDER BY
 	firing  *timer
-	sawWM   bool // a watermark other than the end of input arrived
-	endFire int  // timers fired by the end of input
+	SawWM   bool // a watermark other than the end of input arrived
+	EndFire int  // timers fired by the end of input
 
 	// par runs the call on several workers (parallel.go); worker marks
 	// one of them.
-	par    *parState
+	par    *ParState
 	worker bool
 
 	// the current call
 	cur  *keyState
 	row  types.Row
-	bind *tableBinding
+	bind *TableBinding
 	bi   int // index of bind in node.tables
 }
 
-func (o *ptfOp) next() (event, error) {
+func (o *PtfOp) Next() (Event, error) {
 	for {
 		if o.par != nil {
-			at := o.oi
-			if at >= len(o.out) {
+			at := o.Oi
+			if at >= len(o.Out) {
 				at = -1
 			}
 			if err := o.par.replayConsole(at); err != nil {
-				return event{}, err
+				return Event{}, err
 			}
 		}
-		if o.oi < len(o.out) {
-			ev := o.out[o.oi]
-			o.out[o.oi] = event{}
-			o.oi++
+		if o.Oi < len(o.Out) {
+			ev := o.Out[o.Oi]
+			o.Out[o.Oi] = Event{}
+			o.Oi++
 			return ev, nil
 		}
-		o.out, o.oi = o.out[:0], 0
+		o.Out, o.Oi = o.Out[:0], 0
 		if o.done {
-			return event{kind: evEnd}, nil
+			return Event{Kind: EvEnd}, nil
 		}
-		if err := o.step(); err != nil {
-			return event{}, err
+		if err := o.Step(); err != nil {
+			return Event{}, err
 		}
 	}
 }
 
 // step processes one input event (or the single call of a table-less PTF).
-func (o *ptfOp) step() error {
-	n := o.node
-	if len(n.tables) == 0 {
-		if o.evaled {
+func (o *PtfOp) Step() error {
+	n := o.Node
+	if len(n.Tables) == 0 {
+		if o.Evaled {
 			o.done = true
 			return nil
 		}
-		o.evaled = true
+		o.Evaled = true
 		o.cur, o.bind = nil, nil
-		if len(n.def.State) > 0 {
+		if len(n.Def.State) > 0 {
 			o.cur = o.keyState(nil)
 		}
 		return o.call(types.Row{})
@@ -324,22 +323,22 @@ func (o *ptfOp) step() error {
 	if o.par != nil {
 		return o.stepParallel()
 	}
-	if o.node.rowtime && len(o.ins) > 1 {
+	if o.Node.Rowtime && len(o.Ins) > 1 {
 		return o.stepByTime()
 	}
 	// Inputs take turns row by row, so that several table arguments
 	// interleave deterministically.
-	for tries := 0; tries < len(o.ins); tries++ {
-		i := o.turn % len(o.ins)
+	for tries := 0; tries < len(o.Ins); tries++ {
+		i := o.turn % len(o.Ins)
 		o.turn++
 		if o.ended[i] {
 			continue
 		}
-		ev, err := o.ins[i].next()
+		ev, err := o.Ins[i].Next()
 		if err != nil {
 			return err
 		}
-		if ev.kind == evWatermark || ev.kind == evTick {
+		if ev.Kind == EvWatermark || ev.Kind == evTick {
 			o.turn-- // only rows take turns: the input keeps its turn
 		}
 		return o.process(i, ev)
@@ -351,19 +350,19 @@ func (o *ptfOp) step() error {
 // stepByTime interleaves several inputs by event time (with on_time): of
 // the rows waiting at the head of each input, the earliest goes first
 // (ties to the earlier input). Watermarks and ends are handled as they come.
-func (o *ptfOp) stepByTime() error {
+func (o *PtfOp) stepByTime() error {
 	if o.heads == nil {
-		o.heads = make([]*event, len(o.ins))
+		o.heads = make([]*Event, len(o.Ins))
 	}
-	for i := range o.ins {
+	for i := range o.Ins {
 		if o.ended[i] || o.heads[i] != nil {
 			continue
 		}
-		ev, err := o.ins[i].next()
+		ev, err := o.Ins[i].Next()
 		if err != nil {
 			return err
 		}
-		if ev.kind == evRow {
+		if ev.Kind == EvRow {
 			o.heads[i] = &ev
 			continue
 		}
@@ -374,7 +373,7 @@ func (o *ptfOp) stepByTime() error {
 		if h == nil {
 			continue
 		}
-		ts, _ := types.TimeMillis(h.row.Fields[o.node.tables[i].sem.TimeColumn])
+		ts, _ := types.TimeMillis(h.Row.Fields[o.Node.Tables[i].Sem.TimeColumn])
 		if best < 0 || ts < bestTs {
 			best, bestTs = i, ts
 		}
@@ -389,36 +388,36 @@ func (o *ptfOp) stepByTime() error {
 }
 
 // process handles one event of input i.
-func (o *ptfOp) process(i int, ev event) error {
-	switch ev.kind {
-	case evEnd:
+func (o *PtfOp) process(i int, ev Event) error {
+	switch ev.Kind {
+	case EvEnd:
 		o.ended[i] = true
-		if !o.ex.endOfInput {
+		if !o.Ex.EndOfInput {
 			return nil // stop as with a savepoint: no final watermark, timers stay
 		}
 		return o.inputWatermark(i, MaxWatermark)
-	case evWatermark:
-		o.sawWM = true
-		return o.inputWatermark(i, ev.wm)
+	case EvWatermark:
+		o.SawWM = true
+		return o.inputWatermark(i, ev.Wm)
 	case evTick:
-		o.out = append(o.out, ev)
+		o.Out = append(o.Out, ev)
 		return nil
 	}
-	if b := o.buffers[i]; b != nil {
-		ts, ok := types.TimeMillis(ev.row.Fields[b.timeCol])
+	if b := o.Buffers[i]; b != nil {
+		ts, ok := types.TimeMillis(ev.Row.Fields[b.timeCol])
 		if !ok || (o.inHas[i] && ts <= o.inWM[i]) {
-			b.dropped++ // late (or without time): ORDER BY drops it
+			b.Dropped++ // late (or without time): ORDER BY drops it
 			return nil
 		}
-		b.add(ev.row, ts)
+		b.Add(ev.Row, ts)
 		o.quietRow()
 		return nil
 	}
-	before := len(o.out)
-	if err := o.evalRow(i, ev.row); err != nil {
+	before := len(o.Out)
+	if err := o.evalRow(i, ev.Row); err != nil {
 		return err
 	}
-	if len(o.out) == before {
+	if len(o.Out) == before {
 		o.quietRow()
 	}
 	return nil
@@ -426,10 +425,10 @@ func (o *ptfOp) process(i int, ev event) error {
 
 // quietRow counts an input row that gave no output, and every quietRows
 // of them hands control back with an evTick.
-func (o *ptfOp) quietRow() {
+func (o *PtfOp) quietRow() {
 	if o.quiet++; o.quiet >= quietRows {
 		o.quiet = 0
-		o.out = append(o.out, event{kind: evTick})
+		o.Out = append(o.Out, Event{Kind: evTick})
 	}
 }
 
@@ -438,12 +437,12 @@ func (o *ptfOp) quietRow() {
 const quietRows = 1024
 
 // evalRow calls Eval for a row of input i.
-func (o *ptfOp) evalRow(i int, r types.Row) error {
-	b := &o.node.tables[i]
+func (o *PtfOp) evalRow(i int, r types.Row) error {
+	b := &o.Node.Tables[i]
 	o.bind, o.bi, o.row = b, i, r
 	o.cur = nil
-	if b.set || len(o.node.def.State) > 0 {
-		o.cur = o.keyState(keycodec.Pick(r, b.partition))
+	if b.Set || len(o.Node.Def.State) > 0 {
+		o.cur = o.keyState(keycodec.Pick(r, b.Partition))
 	}
 	return o.call(r)
 }
@@ -452,11 +451,11 @@ func (o *ptfOp) evalRow(i int, r types.Row) error {
 // hands out the rows due (the function still sees the old watermark),
 // then the operator's watermark, the minimum over the inputs, advances and
 // fires the timers due before it is forwarded.
-func (o *ptfOp) inputWatermark(i int, w int64) error {
+func (o *PtfOp) inputWatermark(i int, w int64) error {
 	if o.inHas[i] && w <= o.inWM[i] {
 		return nil
 	}
-	if b := o.buffers[i]; b != nil {
+	if b := o.Buffers[i]; b != nil {
 		for {
 			r, ok := b.pop(w)
 			if !ok {
@@ -469,7 +468,7 @@ func (o *ptfOp) inputWatermark(i int, w int64) error {
 	}
 	o.inWM[i], o.inHas[i] = w, true
 	min := int64(MaxWatermark)
-	for j := range o.ins {
+	for j := range o.Ins {
 		if !o.inHas[j] {
 			return nil // an input without a watermark holds the operator's back
 		}
@@ -485,7 +484,7 @@ func (o *ptfOp) inputWatermark(i int, w int64) error {
 		return err
 	}
 	if min != MaxWatermark {
-		o.out = append(o.out, event{kind: evWatermark, wm: min})
+		o.Out = append(o.Out, Event{Kind: EvWatermark, Wm: min})
 	}
 	return nil
 }
@@ -493,16 +492,16 @@ func (o *ptfOp) inputWatermark(i int, w int64) error {
 // fireTimers calls OnTimer for every timer due at the current watermark,
 // in time order; timers that onTimer registers at or before it fire in the
 // same pass.
-func (o *ptfOp) fireTimers() error {
-	limit := o.ex.maxTimerFirings
+func (o *PtfOp) fireTimers() error {
+	limit := o.Ex.MaxTimerFirings
 	fired := 0
-	for t := o.timers.next(o.wm); t != nil; t = o.timers.next(o.wm) {
+	for t := o.timers.Next(o.wm); t != nil; t = o.timers.Next(o.wm) {
 		fired++
 		if limit > 0 && fired > limit {
-			return at(o.node.pos, fmt.Errorf("%s: more than %d timers fired at watermark %d: does onTimer keep registering timers in the past? (raise SET 'ptfsh.timers.max-firings' if this is intended)", o.node.fn, limit, o.wm))
+			return types.At(o.Node.Pos, fmt.Errorf("%s: more than %d timers fired at watermark %d: does onTimer keep registering timers in the past? (raise SET 'ptfsh.timers.max-firings' if this is intended)", o.Node.Fn, limit, o.wm))
 		}
 		if o.wm == MaxWatermark {
-			o.endFire++
+			o.EndFire++
 		}
 		o.firing, o.cur, o.bind = t, t.ks, nil
 		o.traceStart()
@@ -517,9 +516,9 @@ func (o *ptfOp) fireTimers() error {
 	return nil
 }
 
-func (o *ptfOp) call(r types.Row) error {
+func (o *PtfOp) call(r types.Row) error {
 	if err := o.evictErr; err != nil {
-		return at(o.node.pos, err)
+		return types.At(o.Node.Pos, err)
 	}
 	o.traceStart()
 	err := o.inst.Eval(o.ctx, r)
@@ -534,9 +533,9 @@ func (o *ptfOp) call(r types.Row) error {
 }
 
 // callError adds the partition key and the input row to a PTF's error.
-func (o *ptfOp) callError(err error) error {
+func (o *PtfOp) callError(err error) error {
 	if errors.Is(err, ptf.ErrInterrupted) {
-		return at(o.node.pos, err)
+		return types.At(o.Node.Pos, err)
 	}
 	var where []string
 	if o.cur != nil && len(o.cur.key) > 0 {
@@ -549,12 +548,12 @@ func (o *ptfOp) callError(err error) error {
 		}
 		where = append(where, fmt.Sprintf("%s at %d", name, o.firing.time))
 	} else if o.bind != nil {
-		where = append(where, "input row "+types.FormatRow(o.row, o.bind.in.schema()))
+		where = append(where, "input row "+types.FormatRow(o.row, o.bind.In.Schema()))
 	}
 	if len(where) == 0 {
-		return at(o.node.pos, err)
+		return types.At(o.Node.Pos, err)
 	}
-	return at(o.node.pos, &CallError{Err: err, Where: strings.Join(where, ", ")})
+	return types.At(o.Node.Pos, &CallError{Err: err, Where: strings.Join(where, ", ")})
 }
 
 // CallError is a PTF error with the key and row it happened at.
@@ -575,7 +574,7 @@ func formatFields(vals []any) string {
 }
 
 // endCall applies clearState requests once the call has returned.
-func (o *ptfOp) endCall(ks *keyState) {
+func (o *PtfOp) endCall(ks *keyState) {
 	o.endCallViews(ks)
 	for i, c := range ks.cleared {
 		if c {
@@ -585,12 +584,12 @@ func (o *ptfOp) endCall(ks *keyState) {
 	}
 }
 
-func (o *ptfOp) keyState(key []any) *keyState {
+func (o *PtfOp) keyState(key []any) *keyState {
 	enc := keycodec.Encode(key)
 	if ks, ok := o.cache[string(enc)]; ok {
 		return ks
 	}
-	n := len(o.node.def.State)
+	n := len(o.Node.Def.State)
 	ks := &keyState{key: key, enc: enc, vals: make([]any, n), loaded: make([]bool, n), cleared: make([]bool, n), touched: make([]int64, n)}
 	o.cache[string(enc)] = ks
 	if err := o.maybeEvict(ks); err != nil {
@@ -600,18 +599,18 @@ func (o *ptfOp) keyState(key []any) *keyState {
 }
 
 // loadTimers reads the timers a previous statement or run left.
-func (o *ptfOp) loadTimers() error {
+func (o *PtfOp) loadTimers() error {
 	var types []types.Type
-	for _, t := range o.node.tables {
-		for _, k := range t.partition {
-			types = append(types, t.in.schema().Columns[k].Type)
+	for _, t := range o.Node.Tables {
+		for _, k := range t.Partition {
+			types = append(types, t.In.Schema().Columns[k].Type)
 		}
 		break // co-partitioned tables share the key's types
 	}
 	o.loading = true
 	defer func() { o.loading = false }()
-	err := o.ex.store.View(func(tx state.Tx) error {
-		return o.timers.load(tx, o.node.uid, func(enc []byte) (*keyState, error) {
+	err := o.Ex.Store.View(func(tx state.Tx) error {
+		return o.timers.load(tx, o.Node.Uid, func(enc []byte) (*keyState, error) {
 			if ks, ok := o.cache[string(enc)]; ok {
 				return ks, nil
 			}
@@ -623,17 +622,17 @@ func (o *ptfOp) loadTimers() error {
 		})
 	})
 	if err != nil {
-		return fmt.Errorf("%s: reading timers: %w", o.node.fn, err)
+		return fmt.Errorf("%s: reading timers: %w", o.Node.Fn, err)
 	}
 	o.loadedTimers = o.timers.n > 0
 	return nil
 }
 
-func (o *ptfOp) storeHasState() bool {
+func (o *PtfOp) storeHasState() bool {
 	found := false
-	_ = o.ex.store.View(func(tx state.Tx) error {
-		for _, sd := range o.node.def.State {
-			_ = tx.Scan(stateNamespace(o.node.uid, sd.Name), nil, func(k, v []byte) error {
+	_ = o.Ex.Store.View(func(tx state.Tx) error {
+		for _, sd := range o.Node.Def.State {
+			_ = tx.Scan(stateNamespace(o.Node.Uid, sd.Name), nil, func(k, v []byte) error {
 				found = true
 				return errStopScan
 			})
@@ -651,21 +650,21 @@ var errStopScan = errors.New("stop scan")
 // flush writes every changed state value to the store in one transaction.
 // flush writes the changed state and the timers to tx; final marks the
 // end of the statement (finished when its input ended).
-func (o *ptfOp) flush(tx state.Tx, final bool) error {
-	if o.node.uid != "" {
-		if err := markFinished(tx, o.node.uid, final && o.ex.endOfInput); err != nil {
+func (o *PtfOp) Flush(tx state.Tx, final bool) error {
+	if o.Node.Uid != "" {
+		if err := markFinished(tx, o.Node.Uid, final && o.Ex.EndOfInput); err != nil {
 			return err
 		}
 	}
-	if o.node.uid != "" && o.par != nil {
-		if err := o.par.saveTimers(tx, o.node.uid); err != nil {
+	if o.Node.Uid != "" && o.par != nil {
+		if err := o.par.saveTimers(tx, o.Node.Uid); err != nil {
 			return err
 		}
-		if err := o.par.flush(tx); err != nil {
+		if err := o.par.Flush(tx); err != nil {
 			return err
 		}
-	} else if o.node.uid != "" && (o.timers.n > 0 || o.loadedTimers) {
-		if err := o.timers.save(tx, o.node.uid); err != nil {
+	} else if o.Node.Uid != "" && (o.timers.n > 0 || o.loadedTimers) {
+		if err := o.timers.save(tx, o.Node.Uid); err != nil {
 			return err
 		}
 	}
@@ -673,13 +672,13 @@ func (o *ptfOp) flush(tx state.Tx, final bool) error {
 }
 
 // flushState writes the operator's changed state (not its timers) to tx.
-func (o *ptfOp) flushState(tx state.Tx) error {
+func (o *PtfOp) flushState(tx state.Tx) error {
 	if err := o.flushViews(tx); err != nil {
 		return err
 	}
-	for i, b := range o.buffers {
-		if b != nil && o.node.uid != "" {
-			if err := b.save(tx, sortBufferNamespace(o.node.uid, o.node.tables[i].name)); err != nil {
+	for i, b := range o.Buffers {
+		if b != nil && o.Node.Uid != "" {
+			if err := b.save(tx, sortBufferNamespace(o.Node.Uid, o.Node.Tables[i].Name)); err != nil {
 				return err
 			}
 		}
@@ -691,11 +690,11 @@ func (o *ptfOp) flushState(tx state.Tx) error {
 		if !ks.dirty {
 			continue
 		}
-		for i, sd := range o.node.def.State {
+		for i, sd := range o.Node.Def.State {
 			if !ks.loaded[i] {
 				continue
 			}
-			ns := stateNamespace(o.node.uid, sd.Name)
+			ns := stateNamespace(o.Node.Uid, sd.Name)
 			if ks.vals[i] == nil {
 				if err := tx.Delete(ns, ks.enc); err != nil {
 					return err
@@ -704,7 +703,7 @@ func (o *ptfOp) flushState(tx state.Tx) error {
 			}
 			b, err := o.codec.EncodeState(i, ks.vals[i])
 			if err != nil {
-				return fmt.Errorf("%s: state %q of key (%s): %w", o.node.fn, sd.Name, formatFields(ks.key), err)
+				return fmt.Errorf("%s: state %q of key (%s): %w", o.Node.Fn, sd.Name, formatFields(ks.key), err)
 			}
 			// Each value is stored after the processing time it was last
 			// written at, so that TTL holds across runs.
@@ -718,10 +717,10 @@ func (o *ptfOp) flushState(tx state.Tx) error {
 	return o.flushSpill(tx)
 }
 
-func (o *ptfOp) close() error {
+func (o *PtfOp) Close() error {
 	var first error
-	for _, in := range o.ins {
-		if err := in.close(); err != nil && first == nil {
+	for _, in := range o.Ins {
+		if err := in.Close(); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -731,7 +730,7 @@ func (o *ptfOp) close() error {
 		}
 	}
 	if o.par != nil {
-		if err := o.par.close(); err != nil && first == nil {
+		if err := o.par.Close(); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -739,3 +738,25 @@ func (o *ptfOp) close() error {
 }
 
 // host implementation
+
+// upsertKey is the key of upsert output: the first table's PARTITION BY
+// columns, which lead the output row.
+func (n *PtfNode) UpsertKey() []int {
+	if n.Mode.Contains(types.UpdateBefore) || n.Mode.IsInsertOnly() || len(n.Tables) == 0 || n.Tables[0].Pass {
+		return nil
+	}
+	k := make([]int, len(n.Tables[0].Partition))
+	for i := range k {
+		k[i] = i
+	}
+	return k
+}
+
+func HasSetSemantics(ts []TableBinding) bool {
+	for _, t := range ts {
+		if t.Set {
+			return true
+		}
+	}
+	return false
+}

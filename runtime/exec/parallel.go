@@ -1,4 +1,4 @@
-package runtime
+package exec
 
 import (
 	"fmt"
@@ -44,28 +44,28 @@ const parBatch = 4096
 
 // parallelReason says why call n runs on one worker ("" when it may run on
 // several).
-func parallelReason(n *ptfNode, ex *execution) string {
+func parallelReason(n *PtfNode, ex *Execution) string {
 	switch {
-	case n.def.NewIsolated == nil:
+	case n.Def.NewIsolated == nil:
 		return "its instances cannot run apart (no isolated runtime, e.g. a built-in function)"
-	case len(n.tables) != 1:
+	case len(n.Tables) != 1:
 		return "it does not take exactly one table argument"
-	case !n.tables[0].set || len(n.tables[0].partition) == 0:
+	case !n.Tables[0].Set || len(n.Tables[0].Partition) == 0:
 		return "its table argument has no PARTITION BY"
-	case len(n.tables[0].sem.OrderBy) > 0:
+	case len(n.Tables[0].Sem.OrderBy) > 0:
 		return "ORDER BY"
-	case n.rowtime || n.tables[0].sem.TimeColumn >= 0:
+	case n.Rowtime || n.Tables[0].Sem.TimeColumn >= 0:
 		return "on_time"
-	case n.def.HasOnTimer:
+	case n.Def.HasOnTimer:
 		return "it has onTimer"
-	case !n.tables[0].in.changelog().IsInsertOnly() || !n.mode.IsInsertOnly():
+	case !n.Tables[0].In.Changelog().IsInsertOnly() || !n.Mode.IsInsertOnly():
 		return "updating input or output"
-	case ex.trace != nil:
+	case ex.Trace != nil:
 		return "tracing"
-	case ex.defaultTTL > 0:
+	case ex.DefaultTTL > 0:
 		return "state TTL"
 	}
-	for _, sd := range n.def.State {
+	for _, sd := range n.Def.State {
 		if sd.Kind != ptf.ValueState {
 			return "ListView/MapView state"
 		}
@@ -79,7 +79,7 @@ func parallelReason(n *ptfNode, ex *execution) string {
 // parItem is one event of a batch: a row for worker w, or a watermark or
 // tick for everyone.
 type parItem struct {
-	ev  event
+	ev  Event
 	w   int // worker of a row
 	lo  int // the row's outputs: out[lo:hi] of its worker
 	hi  int
@@ -87,12 +87,12 @@ type parItem struct {
 }
 
 // parState is the coordinator's side of a parallel call.
-type parState struct {
-	workers []*ptfOp
+type ParState struct {
+	Workers []*PtfOp
 	items   []parItem
 	idx     [][]int // per worker, indexes into items of its events
 	errs    []parErr
-	end     *event // the event that ended the input (evEnd), once read
+	end     *Event // the event that ended the input (evEnd), once read
 	inErr   error  // an input or call error, reported after the batch's outputs
 	// cons is console output of the calls, to replay as the outputs
 	// before which the calls printed it are handed out.
@@ -102,7 +102,7 @@ type parState struct {
 
 // replayConsole writes the console output due before out[at] (all of it
 // when at < 0).
-func (p *parState) replayConsole(at int) error {
+func (p *ParState) replayConsole(at int) error {
 	for p.ci < len(p.cons) && (at < 0 || p.cons[p.ci].at <= at) {
 		c := p.cons[p.ci]
 		p.cons[p.ci] = parConsole{}
@@ -137,43 +137,43 @@ type consoleBuffer interface {
 }
 
 // openWorkers makes the n workers of op.
-func (o *ptfOp) openWorkers(spec ptf.CallSpec, n int) error {
-	p := &parState{idx: make([][]int, n), errs: make([]parErr, n)}
+func (o *PtfOp) openWorkers(spec ptf.CallSpec, n int) error {
+	p := &ParState{idx: make([][]int, n), errs: make([]parErr, n)}
 	o.par = p
 	for i := 0; i < n; i++ {
-		inst, err := o.node.def.NewIsolated(spec)
+		inst, err := o.Node.Def.NewIsolated(spec)
 		if err != nil {
-			return fmt.Errorf("%s: %w", o.node.fn, err)
+			return fmt.Errorf("%s: %w", o.Node.Fn, err)
 		}
-		w := &ptfOp{node: o.node, inst: inst, ex: o.ex, cache: map[string]*keyState{}, spilled: map[string]bool{}, worker: true}
+		w := &PtfOp{Node: o.Node, inst: inst, Ex: o.Ex, cache: map[string]*keyState{}, spilled: map[string]bool{}, worker: true}
 		w.ctx = ptf.NewContext(w)
-		p.workers = append(p.workers, w)
-		if len(o.node.def.State) > 0 {
+		p.Workers = append(p.Workers, w)
+		if len(o.Node.Def.State) > 0 {
 			codec, ok := inst.(ptf.StateCodec)
 			if !ok {
-				return fmt.Errorf("%s declares state but its instance cannot keep state", o.node.fn)
+				return fmt.Errorf("%s declares state but its instance cannot keep state", o.Node.Fn)
 			}
 			w.codec = codec
 			w.stored = o.stored
 		}
 		w.ended = []bool{false}
 		w.inWM, w.inHas = []int64{0}, []bool{false}
-		w.buffers = []*sortBuffer{nil}
-		w.ttl = o.ttl
+		w.Buffers = []*sortBuffer{nil}
+		w.Ttl = o.Ttl
 	}
 	return nil
 }
 
 // workerOf picks the worker of a row by a hash of its partition key.
-func (p *parState) workerOf(r types.Row, cols []int) int {
+func (p *ParState) WorkerOf(r types.Row, cols []int) int {
 	h := fnv.New32a()
 	h.Write(keycodec.Encode(keycodec.Pick(r, cols)))
-	return int(h.Sum32() % uint32(len(p.workers)))
+	return int(h.Sum32() % uint32(len(p.Workers)))
 }
 
 // stepParallel reads a batch, runs it on the workers and hands out its
 // outputs in input order.
-func (o *ptfOp) stepParallel() error {
+func (o *PtfOp) stepParallel() error {
 	p := o.par
 	if p.inErr != nil {
 		return p.inErr
@@ -192,22 +192,22 @@ func (o *ptfOp) stepParallel() error {
 	for w := range p.idx {
 		p.idx[w] = p.idx[w][:0]
 	}
-	cols := o.node.tables[0].partition
+	cols := o.Node.Tables[0].Partition
 	for len(p.items) < parBatch {
-		ev, err := o.ins[0].next()
+		ev, err := o.Ins[0].Next()
 		if err != nil {
 			p.inErr = err
 			break
 		}
-		if ev.kind == evEnd {
+		if ev.Kind == EvEnd {
 			p.end = &ev
 			break
 		}
 		it := parItem{ev: ev, w: -1}
-		if ev.kind == evRow {
-			it.w = p.workerOf(ev.row, cols)
+		if ev.Kind == EvRow {
+			it.w = p.WorkerOf(ev.Row, cols)
 			p.idx[it.w] = append(p.idx[it.w], len(p.items))
-		} else if ev.kind == evWatermark {
+		} else if ev.Kind == EvWatermark {
 			for w := range p.idx {
 				p.idx[w] = append(p.idx[w], len(p.items))
 			}
@@ -218,30 +218,30 @@ func (o *ptfOp) stepParallel() error {
 	// Hand out in input order, up to the earliest failure.
 	for i := range p.items {
 		it := &p.items[i]
-		if it.ev.kind == evRow && len(it.con) > 0 {
-			if cb, ok := p.workers[it.w].inst.(consoleBuffer); ok {
-				p.cons = append(p.cons, parConsole{at: len(o.out), b: it.con, cb: cb})
+		if it.ev.Kind == EvRow && len(it.con) > 0 {
+			if cb, ok := p.Workers[it.w].inst.(consoleBuffer); ok {
+				p.cons = append(p.cons, parConsole{at: len(o.Out), b: it.con, cb: cb})
 			}
 		}
 		if i == stopAt {
 			break // what the failing call printed goes out, not what it collected
 		}
-		switch it.ev.kind {
-		case evRow:
-			w := p.workers[it.w]
+		switch it.ev.Kind {
+		case EvRow:
+			w := p.Workers[it.w]
 			if it.hi == it.lo {
 				o.quietRow()
 			}
-			o.out = append(o.out, w.out[it.lo:it.hi]...)
+			o.Out = append(o.Out, w.Out[it.lo:it.hi]...)
 		default:
 			if err := o.process(0, it.ev); err != nil {
 				return err
 			}
 		}
 	}
-	for _, w := range p.workers {
-		clear(w.out)
-		w.out = w.out[:0]
+	for _, w := range p.Workers {
+		clear(w.Out)
+		w.Out = w.Out[:0]
 	}
 	if stopAt >= 0 {
 		// The outputs before the failing row go out first, as at
@@ -258,12 +258,12 @@ func (o *ptfOp) stepParallel() error {
 
 // runBatch runs the batch's items on the workers concurrently and returns
 // the index of the earliest item that failed (-1: none).
-func (o *ptfOp) runBatch() int {
+func (o *PtfOp) runBatch() int {
 	p := o.par
 	var stop atomic.Int64
 	stop.Store(int64(len(p.items)))
 	var wg sync.WaitGroup
-	for w := range p.workers {
+	for w := range p.Workers {
 		p.errs[w] = parErr{}
 		if len(p.idx[w]) == 0 {
 			continue
@@ -294,9 +294,9 @@ func (o *ptfOp) runBatch() int {
 
 // runWorker runs worker w's items of the batch in order; it stops at its
 // first error or before an item past the stop mark.
-func (o *ptfOp) runWorker(wi int, stop *atomic.Int64) error {
+func (o *PtfOp) runWorker(wi int, stop *atomic.Int64) error {
 	p := o.par
-	w := p.workers[wi]
+	w := p.Workers[wi]
 	cb, _ := w.inst.(consoleBuffer)
 	fail := func(seq int, err error) error {
 		p.errs[wi] = parErr{seq: seq, err: err}
@@ -306,17 +306,17 @@ func (o *ptfOp) runWorker(wi int, stop *atomic.Int64) error {
 		if int64(i) > stop.Load() {
 			return nil
 		}
-		if err := o.ex.ctx.Err(); err != nil {
-			return fail(i, at(o.node.pos, ptf.ErrInterrupted))
+		if err := o.Ex.Ctx.Err(); err != nil {
+			return fail(i, types.At(o.Node.Pos, ptf.ErrInterrupted))
 		}
 		it := &p.items[i]
-		if it.ev.kind == evWatermark {
-			w.workerWatermark(it.ev.wm)
+		if it.ev.Kind == EvWatermark {
+			w.workerWatermark(it.ev.Wm)
 			continue
 		}
-		it.lo = len(w.out)
-		err := w.evalRow(0, it.ev.row)
-		it.hi = len(w.out)
+		it.lo = len(w.Out)
+		err := w.evalRow(0, it.ev.Row)
+		it.hi = len(w.Out)
 		if cb != nil {
 			it.con = cb.TakeConsole()
 		}
@@ -330,21 +330,21 @@ func (o *ptfOp) runWorker(wi int, stop *atomic.Int64) error {
 // workerWatermark advances a worker's watermark: ctx.currentWatermark
 // reads it, and timers it passes are dropped (parallel calls have no
 // onTimer, so firing them does nothing).
-func (w *ptfOp) workerWatermark(wm int64) {
+func (w *PtfOp) workerWatermark(wm int64) {
 	if w.hasWM && wm <= w.wm {
 		return
 	}
 	w.wm, w.hasWM = wm, true
 	w.inWM[0], w.inHas[0] = wm, true
-	for t := w.timers.next(wm); t != nil; t = w.timers.next(wm) {
+	for t := w.timers.Next(wm); t != nil; t = w.timers.Next(wm) {
 	}
 }
 
 // dropWorkerTimers applies the coordinator's watermark (the end of input)
 // to the workers.
-func (o *ptfOp) dropWorkerTimers() {
+func (o *PtfOp) dropWorkerTimers() {
 	if o.hasWM {
-		for _, w := range o.par.workers {
+		for _, w := range o.par.Workers {
 			w.workerWatermark(o.wm)
 		}
 	}
@@ -352,11 +352,11 @@ func (o *ptfOp) dropWorkerTimers() {
 
 // saveTimers replaces the stored timers of the call with those the
 // workers hold (registered without onTimer, they wait for a watermark).
-func (p *parState) saveTimers(tx state.Tx, uid string) error {
-	if err := tx.DeleteNamespace(timerNamespace(uid)); err != nil {
+func (p *ParState) saveTimers(tx state.Tx, uid string) error {
+	if err := tx.DeleteNamespace(TimerNamespace(uid)); err != nil {
 		return err
 	}
-	for _, w := range p.workers {
+	for _, w := range p.Workers {
 		if err := w.timers.put(tx, uid); err != nil {
 			return err
 		}
@@ -365,8 +365,8 @@ func (p *parState) saveTimers(tx state.Tx, uid string) error {
 }
 
 // flush writes the workers' state to tx.
-func (p *parState) flush(tx state.Tx) error {
-	for _, w := range p.workers {
+func (p *ParState) Flush(tx state.Tx) error {
+	for _, w := range p.Workers {
 		if err := w.flushState(tx); err != nil {
 			return err
 		}
@@ -375,9 +375,9 @@ func (p *parState) flush(tx state.Tx) error {
 }
 
 // close closes the workers' instances.
-func (p *parState) close() error {
+func (p *ParState) Close() error {
 	var first error
-	for _, w := range p.workers {
+	for _, w := range p.Workers {
 		if c, ok := w.inst.(interface{ Close() error }); ok {
 			if err := c.Close(); err != nil && first == nil {
 				first = err
@@ -388,7 +388,7 @@ func (p *parState) close() error {
 }
 
 // parallelism parses SET 'parallelism.default'.
-func parseParallelism(v string) (int, error) {
+func ParseParallelism(v string) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
 		return 0, fmt.Errorf("SET '%s' needs a whole number of at least 1, not '%s'", SetParallelism, v)

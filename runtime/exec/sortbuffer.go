@@ -1,4 +1,4 @@
-package runtime
+package exec
 
 import (
 	"container/heap"
@@ -10,10 +10,10 @@ import (
 )
 
 // sortKey is one ORDER BY column after the first (time) column.
-type sortKey struct {
-	col        int
-	desc       bool
-	nullsFirst bool
+type SortKey struct {
+	Col        int
+	Desc       bool
+	NullsFirst bool
 }
 
 // sortBuffer holds the rows of one table argument with ORDER BY until the
@@ -21,10 +21,10 @@ type sortKey struct {
 // (time ascending, then the further keys, then arrival).
 type sortBuffer struct {
 	timeCol int
-	keys    []sortKey
+	keys    []SortKey
 	h       sortHeap
 	seq     uint64
-	dropped int64 // late rows dropped
+	Dropped int64 // late rows dropped
 }
 
 type sortEntry struct {
@@ -35,7 +35,7 @@ type sortEntry struct {
 
 type sortHeap struct {
 	entries []sortEntry
-	keys    []sortKey
+	keys    []SortKey
 }
 
 func (h *sortHeap) Len() int      { return len(h.entries) }
@@ -53,20 +53,20 @@ func (h *sortHeap) Less(i, j int) bool {
 		return a.ts < b.ts
 	}
 	for _, k := range h.keys {
-		x, y := a.row.Fields[k.col], b.row.Fields[k.col]
+		x, y := a.row.Fields[k.Col], b.row.Fields[k.Col]
 		var c int
 		switch {
 		case x == nil && y == nil:
 			c = 0
 		case x == nil || y == nil:
 			// NULLS FIRST puts a null before any value, whatever the direction.
-			if (x == nil) == k.nullsFirst {
+			if (x == nil) == k.NullsFirst {
 				return true
 			}
 			return false
 		default:
 			c = expr.CompareValues(x, y)
-			if k.desc {
+			if k.Desc {
 				c = -c
 			}
 		}
@@ -77,12 +77,12 @@ func (h *sortHeap) Less(i, j int) bool {
 	return a.seq < b.seq
 }
 
-func newSortBuffer(timeCol int, keys []sortKey) *sortBuffer {
+func newSortBuffer(timeCol int, keys []SortKey) *sortBuffer {
 	return &sortBuffer{timeCol: timeCol, keys: keys, h: sortHeap{keys: keys}}
 }
 
 // add buffers a row.
-func (b *sortBuffer) add(r types.Row, ts int64) {
+func (b *sortBuffer) Add(r types.Row, ts int64) {
 	b.seq++
 	heap.Push(&b.h, sortEntry{row: r, ts: ts, seq: b.seq})
 }
@@ -108,7 +108,7 @@ func (b *sortBuffer) save(tx state.Tx, ns string) error {
 	}
 	for _, e := range b.h.entries {
 		k := state.AppendInt64(state.AppendInt64(nil, e.ts), int64(e.seq))
-		v, err := appendValue(nil, e.row.Fields)
+		v, err := AppendValue(nil, e.row.Fields)
 		if err != nil {
 			return err
 		}
@@ -127,12 +127,12 @@ func (b *sortBuffer) load(tx state.Tx, ns string) error {
 		if err != nil {
 			return fmt.Errorf("corrupt ORDER BY buffer %s: %w", ns, err)
 		}
-		f, rest, err := readValue(v)
+		f, rest, err := ReadValue(v)
 		fields, ok := f.([]any)
 		if err != nil || len(rest) != 0 || !ok {
 			return fmt.Errorf("corrupt ORDER BY buffer %s", ns)
 		}
-		b.add(types.Row{Kind: types.Insert, Fields: fields}, ts)
+		b.Add(types.Row{Kind: types.Insert, Fields: fields}, ts)
 		return nil
 	})
 }

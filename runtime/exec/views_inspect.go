@@ -1,4 +1,4 @@
-package runtime
+package exec
 
 import (
 	"bytes"
@@ -15,11 +15,11 @@ import (
 
 // maxShownElements is how many elements of one list or map SHOW STATE
 // prints; a row then says how many more there are.
-const maxShownElements = 20
+const MaxShownElements = 20
 
 // viewEntryOf splits a list or map namespace of uid into its entry name
 // and kind; false for other namespaces.
-func viewEntryOf(ns, uid string) (entry string, kind ptf.StateKind, ok bool) {
+func ViewEntryOf(ns, uid string) (entry string, kind ptf.StateKind, ok bool) {
 	if rest, found := strings.CutPrefix(ns, "list/"+uid+"/"); found {
 		return rest, ptf.ListState, true
 	}
@@ -33,14 +33,14 @@ func viewEntryOf(ns, uid string) (entry string, kind ptf.StateKind, ok bool) {
 // list or map namespace ns: one per element (s[0], s[1], ...) or entry
 // (m[key]), at most maxShownElements per key. filter, if not nil, is the
 // encoded partition key to show.
-func describeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []byte) ([][]string, error) {
+func DescribeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []byte) ([][]string, error) {
 	var rows [][]string
 	var group []byte // the partition key being read
 	var head int64   // its list's head
 	shown, more := 0, 0
 	endGroup := func() {
 		if more > 0 {
-			rows = append(rows, []string{describeKey(group), entry, fmt.Sprintf("(%d more)", more), ""})
+			rows = append(rows, []string{DescribeKey(group), entry, fmt.Sprintf("(%d more)", more), ""})
 		}
 		shown, more = 0, 0
 	}
@@ -49,7 +49,7 @@ func describeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []by
 			endGroup()
 			group = bytes.Clone(enc)
 		}
-		if shown == maxShownElements {
+		if shown == MaxShownElements {
 			more++
 			return
 		}
@@ -58,7 +58,7 @@ func describeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []by
 		if v, _, err := recordValue(rec); err == nil {
 			value = types.FormatValue(v, types.Type{})
 		}
-		rows = append(rows, []string{describeKey(enc), label, value, types.FormatValue(types.Instant{Millis: recordTime(rec)}, types.TypeTimestampLTZ)})
+		rows = append(rows, []string{DescribeKey(enc), label, value, types.FormatValue(types.Instant{Millis: recordTime(rec)}, types.TypeTimestampLTZ)})
 	}
 	err := tx.Scan(ns, filter, func(k, v []byte) error {
 		if kind == ptf.ListState {
@@ -88,7 +88,7 @@ func describeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []by
 		_, rest, err := recordValue(v)
 		if err == nil {
 			var key any
-			if key, _, err = readValue(rest); err == nil {
+			if key, _, err = ReadValue(rest); err == nil {
 				ek := keycodec.AppendValue(nil, key)
 				if !bytes.HasSuffix(k, ek) {
 					return fmt.Errorf("map state %q: key x'%x' does not match its record", entry, k)
@@ -101,4 +101,41 @@ func describeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []by
 	})
 	endGroup()
 	return rows, err
+}
+
+// describeKey renders an encoded partition key without knowing its types.
+func DescribeKey(enc []byte) string {
+	if len(enc) == 0 {
+		return "()"
+	}
+	d := state.NewDecoder(enc)
+	var parts []string
+	for !d.Done() {
+		switch d.Peek() {
+		case state.KindNull:
+			d.Null()
+			parts = append(parts, "NULL")
+		case state.KindBool:
+			v, _ := d.Bool()
+			parts = append(parts, fmt.Sprint(v))
+		case state.KindInt64:
+			v, _ := d.Int64()
+			parts = append(parts, fmt.Sprint(v))
+		case state.KindUint64:
+			v, _ := d.Uint64()
+			parts = append(parts, fmt.Sprint(v))
+		case state.KindFloat64:
+			v, _ := d.Float64()
+			parts = append(parts, fmt.Sprint(v))
+		case state.KindString:
+			v, _ := d.String()
+			parts = append(parts, v)
+		case state.KindBytes:
+			v, _ := d.Bytes()
+			parts = append(parts, fmt.Sprintf("x'%x'", v))
+		default:
+			return fmt.Sprintf("x'%x'", enc)
+		}
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }

@@ -1,4 +1,4 @@
-package runtime
+package exec
 
 import (
 	"container/heap"
@@ -109,7 +109,7 @@ func (s *timerService) clearKey(ks *keyState) {
 }
 
 // next pops the earliest live timer due at watermark wm.
-func (s *timerService) next(wm int64) *timer {
+func (s *timerService) Next(wm int64) *timer {
 	for s.q.Len() > 0 {
 		t := s.q.peek()
 		if t.dead {
@@ -127,7 +127,7 @@ func (s *timerService) next(wm int64) *timer {
 }
 
 // timerNamespace is where the timers of uid live in the store.
-func timerNamespace(uid string) string { return "timers/" + uid }
+func TimerNamespace(uid string) string { return "timers/" + uid }
 
 // timerKey encodes a timer as partition key, time, kind and name, so that
 // a key's timers are adjacent and in time order.
@@ -141,7 +141,7 @@ func timerKey(t *timer) []byte {
 
 // saveTimers replaces the stored timers of uid with the live ones.
 func (s *timerService) save(tx state.Tx, uid string) error {
-	ns := timerNamespace(uid)
+	ns := TimerNamespace(uid)
 	if err := tx.DeleteNamespace(ns); err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func (s *timerService) save(tx state.Tx, uid string) error {
 
 // put writes the live timers of uid, adding to those stored.
 func (s *timerService) put(tx state.Tx, uid string) error {
-	ns := timerNamespace(uid)
+	ns := TimerNamespace(uid)
 	for _, t := range s.q {
 		if t.dead {
 			continue
@@ -167,8 +167,8 @@ func (s *timerService) put(tx state.Tx, uid string) error {
 // loadTimers reads the stored timers of uid; key resolves a partition key's
 // encoding to its live key state.
 func (s *timerService) load(tx state.Tx, uid string, key func(enc []byte) (*keyState, error)) error {
-	return tx.Scan(timerNamespace(uid), nil, func(k, v []byte) error {
-		enc, name, ts, named, err := decodeTimerEntry(k, v)
+	return tx.Scan(TimerNamespace(uid), nil, func(k, v []byte) error {
+		enc, name, ts, named, err := DecodeTimerEntry(k, v)
 		if err != nil {
 			return fmt.Errorf("corrupt timer entry of %s: %w", uid, err)
 		}
@@ -183,7 +183,7 @@ func (s *timerService) load(tx state.Tx, uid string, key func(enc []byte) (*keyS
 
 // decodeTimerEntry reads a stored timer: its key's encoding, name, time and
 // whether it is named.
-func decodeTimerEntry(k, v []byte) (enc []byte, name string, ts int64, named bool, err error) {
+func DecodeTimerEntry(k, v []byte) (enc []byte, name string, ts int64, named bool, err error) {
 	d := state.NewDecoder(v)
 	n, err := d.Uint64()
 	if err != nil || int(n) > len(d.Rest()) || int(n) > len(k) {

@@ -1,4 +1,4 @@
-package runtime
+package exec
 
 import (
 	"bytes"
@@ -15,24 +15,24 @@ import (
 // Map state: Flink's MapView in the store (the layout is in views.go).
 
 // mapKeyOf checks and encodes a map key.
-func (o *ptfOp) mapKeyOf(i int, k any) (string, error) {
+func (o *PtfOp) mapKeyOf(i int, k any) (string, error) {
 	if k == nil {
 		return "", ptf.ErrNullKey
 	}
 	kt, _ := o.viewTypes(i)
-	if err := checkValueKind(k, kt); err != nil {
+	if err := CheckValueKind(k, kt); err != nil {
 		return "", o.viewError(i, fmt.Errorf("key: %w", err))
 	}
 	return string(keycodec.AppendValue(nil, k)), nil
 }
 
-func (o *ptfOp) mapDelta(i int) (*mapDelta, error) {
+func (o *PtfOp) mapDelta(i int) (*mapDelta, error) {
 	kv, err := o.viewKey(i, ptf.MapState)
 	if err != nil {
 		return nil, err
 	}
 	if kv.maps == nil {
-		kv.maps = make([]*mapDelta, len(o.node.def.State))
+		kv.maps = make([]*mapDelta, len(o.Node.Def.State))
 	}
 	d := kv.maps[i]
 	if d == nil {
@@ -49,7 +49,7 @@ func (d *mapDelta) noteExpired(ek string) {
 	d.expired[ek] = true
 }
 
-func (o *ptfOp) MapGet(i int, k any) (any, bool, error) {
+func (o *PtfOp) MapGet(i int, k any) (any, bool, error) {
 	d, err := o.mapDelta(i)
 	if err != nil {
 		return nil, false, err
@@ -58,7 +58,7 @@ func (o *ptfOp) MapGet(i int, k any) (any, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	now := o.ex.now()
+	now := o.Ex.Now()
 	rec, ok := d.writes[ek]
 	if !ok && !d.cleared {
 		stored, err := o.viewStored(i)
@@ -66,20 +66,20 @@ func (o *ptfOp) MapGet(i int, k any) (any, bool, error) {
 			return nil, false, o.viewError(i, err)
 		}
 		if stored {
-			err := o.ex.store.View(func(tx state.Tx) (err error) {
+			err := o.Ex.Store.View(func(tx state.Tx) (err error) {
 				rec, err = tx.Get(o.viewNamespace(i), append(bytes.Clone(o.cur.enc), ek...))
 				return err
 			})
 			if err != nil {
 				return nil, false, o.viewError(i, err)
 			}
-			if rec != nil && expired(o.ttl[i], now, recordTime(rec)) {
+			if rec != nil && expired(o.Ttl[i], now, recordTime(rec)) {
 				d.noteExpired(ek)
 				rec = nil
 			}
 		}
 	}
-	if rec == nil || expired(o.ttl[i], now, recordTime(rec)) {
+	if rec == nil || expired(o.Ttl[i], now, recordTime(rec)) {
 		return nil, false, nil
 	}
 	v, _, err := recordValue(rec)
@@ -89,7 +89,7 @@ func (o *ptfOp) MapGet(i int, k any) (any, bool, error) {
 	return v, true, nil
 }
 
-func (o *ptfOp) MapPut(i int, keys, vals []any) error {
+func (o *PtfOp) MapPut(i int, keys, vals []any) error {
 	d, err := o.mapDelta(i)
 	if err != nil {
 		return err
@@ -101,12 +101,12 @@ func (o *ptfOp) MapPut(i int, keys, vals []any) error {
 			return err
 		}
 		if j < len(vals) && vals[j] != nil {
-			if err := checkValueKind(vals[j], vt); err != nil {
+			if err := CheckValueKind(vals[j], vt); err != nil {
 				return o.viewError(i, fmt.Errorf("value: %w", err))
 			}
 		}
 	}
-	now := o.ex.now()
+	now := o.Ex.Now()
 	for j, k := range keys {
 		var v any
 		if j < len(vals) {
@@ -121,15 +121,15 @@ func (o *ptfOp) MapPut(i int, keys, vals []any) error {
 	return nil
 }
 
-func (o *ptfOp) setMapWrite(d *mapDelta, ek string, rec []byte) {
+func (o *PtfOp) setMapWrite(d *mapDelta, ek string, rec []byte) {
 	if _, ok := d.writes[ek]; !ok {
 		d.sortedOK = false
-		o.views.pending++
+		o.Views.Pending++
 	}
 	d.writes[ek] = rec
 }
 
-func (o *ptfOp) MapRemove(i int, k any) error {
+func (o *PtfOp) MapRemove(i int, k any) error {
 	d, err := o.mapDelta(i)
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func (o *ptfOp) MapRemove(i int, k any) error {
 	return nil
 }
 
-func (o *ptfOp) MapClear(i int) error {
+func (o *PtfOp) MapClear(i int) error {
 	d, err := o.mapDelta(i)
 	if err != nil {
 		return err
@@ -151,8 +151,8 @@ func (o *ptfOp) MapClear(i int) error {
 	return nil
 }
 
-func (o *ptfOp) clearMap(d *mapDelta) {
-	o.views.pending -= len(d.writes)
+func (o *PtfOp) clearMap(d *mapDelta) {
+	o.Views.Pending -= len(d.writes)
 	d.writes, d.cleared, d.expired, d.sorted, d.sortedOK = map[string][]byte{}, true, nil, nil, false
 	d.gen++
 }
@@ -190,7 +190,7 @@ func flushMap(tx state.Tx, ns string, enc []byte, d *mapDelta) error {
 // entries (read in batches by a scan that runs as a coroutine, holding
 // one read transaction) and the overlay's.
 type mapIter struct {
-	o      *ptfOp
+	o      *PtfOp
 	i      int
 	d      *mapDelta
 	ttl    int64
@@ -211,19 +211,19 @@ type storeEntry struct {
 
 const mapScanBatch = 256
 
-func (o *ptfOp) MapIter(i int) (ptf.MapCursor, error) {
+func (o *PtfOp) MapIter(i int) (ptf.MapCursor, error) {
 	d, err := o.mapDelta(i)
 	if err != nil {
 		return nil, err
 	}
-	it := &mapIter{o: o, i: i, d: d, ttl: o.ttl[i], now: o.ex.now(), gen: d.gen}
+	it := &mapIter{o: o, i: i, d: d, ttl: o.Ttl[i], now: o.Ex.Now(), gen: d.gen}
 	stored, err := o.viewStored(i)
 	if err != nil {
 		return nil, o.viewError(i, err)
 	}
 	if stored && !d.cleared {
 		ns, enc := o.viewNamespace(i), bytes.Clone(o.cur.enc)
-		store := o.ex.store
+		store := o.Ex.Store
 		seq := func(yield func([]storeEntry) bool) {
 			var batch []storeEntry
 			err := store.View(func(tx state.Tx) error {
@@ -248,7 +248,7 @@ func (o *ptfOp) MapIter(i int) (ptf.MapCursor, error) {
 		}
 		it.pull, it.stop = iter.Pull(seq)
 	}
-	o.views.open = append(o.views.open, it)
+	o.Views.open = append(o.Views.open, it)
 	return it, nil
 }
 
@@ -309,7 +309,7 @@ func (it *mapIter) Next() (k, v any, ok bool, err error) {
 		}
 		v, rest, err := recordValue(rec)
 		if err == nil {
-			k, _, err = readValue(rest)
+			k, _, err = ReadValue(rest)
 		}
 		if err != nil {
 			it.Close()

@@ -1,8 +1,9 @@
-package runtime
+package exec
 
 import (
 	"encoding/binary"
 	"fmt"
+
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
@@ -11,68 +12,68 @@ import (
 // The PTF operator's side of Context (the host interface of context.go):
 // what a call of eval or onTimer asks of the runtime.
 
-func (o *ptfOp) Input() int { return o.inputIndex() }
+func (o *PtfOp) Input() int { return o.inputIndex() }
 
-func (o *ptfOp) inputIndex() int {
+func (o *PtfOp) inputIndex() int {
 	if o.bind == nil {
 		return -1
 	}
-	return o.bind.decl
+	return o.bind.Decl
 }
 
-func (o *ptfOp) Key() []any {
+func (o *PtfOp) Key() []any {
 	if o.cur == nil {
 		return nil
 	}
 	return o.cur.key
 }
 
-func (o *ptfOp) Collect(r types.Row) error {
-	n := o.node
-	if !n.mode.Contains(r.Kind) {
-		return fmt.Errorf("Invalid row kind received: %s. Expected produced changelog mode: %s", r.Kind, n.mode)
+func (o *PtfOp) Collect(r types.Row) error {
+	n := o.Node
+	if !n.Mode.Contains(r.Kind) {
+		return fmt.Errorf("Invalid row kind received: %s. Expected produced changelog mode: %s", r.Kind, n.Mode)
 	}
-	if len(r.Fields) != n.fnOut.Len() {
-		return fmt.Errorf("collect: expected %d output column(s) %v, got %d value(s)", n.fnOut.Len(), n.fnOut.Names(), len(r.Fields))
+	if len(r.Fields) != n.FnOut.Len() {
+		return fmt.Errorf("collect: expected %d output column(s) %v, got %d value(s)", n.FnOut.Len(), n.FnOut.Names(), len(r.Fields))
 	}
 	prefix := o.prefix()
-	out := make([]any, 0, n.sch.Len())
+	out := make([]any, 0, n.Sch.Len())
 	out = append(out, prefix...)
 	out = append(out, r.Fields...)
-	if n.rowtime {
+	if n.Rowtime {
 		out = append(out, o.rowtime())
 	}
-	o.out = append(o.out, event{kind: evRow, row: types.Row{Kind: r.Kind, Fields: out}})
+	o.Out = append(o.Out, Event{Kind: EvRow, Row: types.Row{Kind: r.Kind, Fields: out}})
 	if o.tr != nil {
-		o.traceEvent("emitted %s", types.FormatRow(types.Row{Kind: r.Kind, Fields: out}, n.sch))
+		o.traceEvent("emitted %s", types.FormatRow(types.Row{Kind: r.Kind, Fields: out}, n.Sch))
 	}
 	return nil
 }
 
 // prefix returns the key columns (or pass-through columns) of the output.
-func (o *ptfOp) prefix() []any {
-	n := o.node
-	if len(n.tables) == 0 {
+func (o *PtfOp) prefix() []any {
+	n := o.Node
+	if len(n.Tables) == 0 {
 		return nil
 	}
-	if o.bind != nil && o.bind.pass {
+	if o.bind != nil && o.bind.Pass {
 		return o.row.Fields
 	}
 	var p []any
-	for _, t := range n.tables {
-		if !t.set || len(t.partition) == 0 {
+	for _, t := range n.Tables {
+		if !t.Set || len(t.Partition) == 0 {
 			continue
 		}
-		if o.cur != nil && len(o.cur.key) == len(t.partition) {
+		if o.cur != nil && len(o.cur.key) == len(t.Partition) {
 			p = append(p, o.cur.key...)
 		} else {
-			p = append(p, make([]any, len(t.partition))...)
+			p = append(p, make([]any, len(t.Partition))...)
 		}
 	}
 	return p
 }
 
-func (o *ptfOp) State(i int) (any, error) {
+func (o *PtfOp) State(i int) (any, error) {
 	ks := o.cur
 	if ks == nil {
 		return nil, fmt.Errorf("state is only available for tables with set semantics")
@@ -81,8 +82,8 @@ func (o *ptfOp) State(i int) (any, error) {
 		return nil, fmt.Errorf("no state entry %d", i)
 	}
 	ks.dirty = true
-	now := o.ex.now()
-	if ttl := o.ttl[i]; ttl > 0 && ks.loaded[i] && ks.vals[i] != nil && now-ks.touched[i] > ttl {
+	now := o.Ex.Now()
+	if ttl := o.Ttl[i]; ttl > 0 && ks.loaded[i] && ks.vals[i] != nil && now-ks.touched[i] > ttl {
 		ks.vals[i] = nil // expired: never returned, a fresh default instead
 	}
 	ks.touched[i] = now
@@ -91,7 +92,7 @@ func (o *ptfOp) State(i int) (any, error) {
 	}
 	if !ks.loaded[i] && o.stored {
 		var data []byte
-		err := o.ex.store.View(func(tx state.Tx) error {
+		err := o.Ex.Store.View(func(tx state.Tx) error {
 			var err error
 			data, err = o.readStored(tx, i, ks.enc)
 			return err
@@ -102,14 +103,14 @@ func (o *ptfOp) State(i int) (any, error) {
 		if len(data) >= 8 {
 			written := int64(binary.BigEndian.Uint64(data))
 			data = data[8:]
-			if ttl := o.ttl[i]; ttl > 0 && now-written > ttl {
+			if ttl := o.Ttl[i]; ttl > 0 && now-written > ttl {
 				data = nil // expired while stored
 			}
 		}
 		if data != nil {
 			v, err := o.codec.DecodeState(i, data)
 			if err != nil {
-				return nil, fmt.Errorf("state %q: %w", o.node.def.State[i].Name, err)
+				return nil, fmt.Errorf("state %q: %w", o.Node.Def.State[i].Name, err)
 			}
 			ks.vals[i], ks.loaded[i] = v, true
 			return v, nil
@@ -123,77 +124,77 @@ func (o *ptfOp) State(i int) (any, error) {
 	return v, nil
 }
 
-func (o *ptfOp) SetState(i int, v any) {
+func (o *PtfOp) SetState(i int, v any) {
 	if ks := o.cur; ks != nil && i >= 0 && i < len(ks.vals) {
 		ks.vals[i], ks.loaded[i], ks.dirty = v, true, true
 	}
 }
 
-func (o *ptfOp) ClearState(i int) {
+func (o *PtfOp) ClearState(i int) {
 	if ks := o.cur; ks != nil && i >= 0 && i < len(ks.vals) {
 		ks.cleared[i], ks.dirty = true, true
 	}
 }
 
-func (o *ptfOp) ClearAllState() {
-	for i := range o.node.def.State {
+func (o *PtfOp) ClearAllState() {
+	for i := range o.Node.Def.State {
 		o.ClearState(i)
 	}
 }
 
-func (o *ptfOp) Semantics(arg int) (ptf.TableSemantics, bool) {
-	for _, t := range o.node.tables {
-		if t.decl == arg {
-			return t.sem, true
+func (o *PtfOp) Semantics(arg int) (ptf.TableSemantics, bool) {
+	for _, t := range o.Node.Tables {
+		if t.Decl == arg {
+			return t.Sem, true
 		}
 	}
 	return ptf.TableSemantics{}, false
 }
 
-func (o *ptfOp) ChangelogMode() types.ChangelogMode { return o.node.mode }
+func (o *PtfOp) ChangelogMode() types.ChangelogMode { return o.Node.Mode }
 
 // rowtime is the rowtime output value: the input row's on_time column, or
 // the firing timer's time typed like it.
-func (o *ptfOp) rowtime() any {
+func (o *PtfOp) rowtime() any {
 	if o.firing != nil {
-		if o.node.rowtimeType.Kind == types.KindTimestamp {
+		if o.Node.RowtimeType.Kind == types.KindTimestamp {
 			return types.LocalDateTime{Millis: o.firing.time}
 		}
 		return types.Instant{Millis: o.firing.time}
 	}
-	if o.bind == nil || o.bind.sem.TimeColumn < 0 {
+	if o.bind == nil || o.bind.Sem.TimeColumn < 0 {
 		return nil
 	}
-	return o.row.Fields[o.bind.sem.TimeColumn]
+	return o.row.Fields[o.bind.Sem.TimeColumn]
 }
 
-func (o *ptfOp) Time() (int64, bool) {
+func (o *PtfOp) Time() (int64, bool) {
 	if o.firing != nil {
 		return o.firing.time, true
 	}
-	if o.bind == nil || o.bind.sem.TimeColumn < 0 {
+	if o.bind == nil || o.bind.Sem.TimeColumn < 0 {
 		return 0, false
 	}
-	return types.TimeMillis(o.row.Fields[o.bind.sem.TimeColumn])
+	return types.TimeMillis(o.row.Fields[o.bind.Sem.TimeColumn])
 }
 
-func (o *ptfOp) CurrentWatermark() (int64, bool) { return o.wm, o.hasWM }
+func (o *PtfOp) CurrentWatermark() (int64, bool) { return o.wm, o.hasWM }
 
-func (o *ptfOp) TableWatermark() (int64, bool) {
+func (o *PtfOp) TableWatermark() (int64, bool) {
 	if o.firing != nil || o.bind == nil || !o.inHas[o.bi] {
 		return 0, false
 	}
 	return o.inWM[o.bi], true
 }
 
-func (o *ptfOp) CurrentTimer() (string, bool) {
+func (o *PtfOp) CurrentTimer() (string, bool) {
 	if o.firing == nil || !o.firing.named {
 		return "", false
 	}
 	return o.firing.name, true
 }
 
-func (o *ptfOp) RegisterOnTime(name string, named bool, ts int64) error {
+func (o *PtfOp) RegisterOnTime(name string, named bool, ts int64) error {
 	if err := o.timersAllowed(); err != nil {
 		return err
 	}
@@ -202,7 +203,7 @@ func (o *ptfOp) RegisterOnTime(name string, named bool, ts int64) error {
 	return nil
 }
 
-func (o *ptfOp) ClearTimer(name string, named bool, ts int64) error {
+func (o *PtfOp) ClearTimer(name string, named bool, ts int64) error {
 	if err := o.timersAllowed(); err != nil {
 		return err
 	}
@@ -215,7 +216,7 @@ func (o *ptfOp) ClearTimer(name string, named bool, ts int64) error {
 	return nil
 }
 
-func (o *ptfOp) ClearAllTimers() error {
+func (o *PtfOp) ClearAllTimers() error {
 	if err := o.timersAllowed(); err != nil {
 		return err
 	}
@@ -226,10 +227,10 @@ func (o *ptfOp) ClearAllTimers() error {
 
 // timersAllowed applies Flink's rule: timers only when every table argument
 // has set semantics and none passes columns through.
-func (o *ptfOp) timersAllowed() error {
-	ok := len(o.node.tables) > 0 && o.cur != nil
-	for _, t := range o.node.tables {
-		ok = ok && t.set && !t.pass
+func (o *PtfOp) timersAllowed() error {
+	ok := len(o.Node.Tables) > 0 && o.cur != nil
+	for _, t := range o.Node.Tables {
+		ok = ok && t.Set && !t.Pass
 	}
 	if !ok {
 		return fmt.Errorf("%w: Timers are not supported in the current PTF declaration. Note that only PTFs that take set semantic tables support timers. Also timers are not available for advanced traits such as supporting pass-through columns or updates.", ptf.ErrNoTimers)

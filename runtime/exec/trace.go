@@ -1,12 +1,13 @@
-package runtime
+package exec
 
 import (
 	"fmt"
+	"io"
+	"strings"
+
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
-	"io"
-	"strings"
 )
 
 // Tracing (--trace, SET 'ptfsh.trace' = 'on') shows each call of eval and
@@ -25,22 +26,22 @@ type callTrace struct {
 }
 
 // traceStart opens the trace of a call; a no-op unless tracing.
-func (o *ptfOp) traceStart() {
-	if o.ex.trace == nil {
+func (o *PtfOp) traceStart() {
+	if o.Ex.Trace == nil {
 		return
 	}
-	o.tr = &callTrace{w: o.ex.trace, before: o.describeState(o.cur)}
+	o.tr = &callTrace{w: o.Ex.Trace, before: o.describeState(o.cur)}
 }
 
 // traceEvent records a timer registered or cleared, or a row emitted.
-func (o *ptfOp) traceEvent(format string, args ...any) {
+func (o *PtfOp) traceEvent(format string, args ...any) {
 	if o.tr != nil {
 		o.tr.events = append(o.tr.events, fmt.Sprintf(format, args...))
 	}
 }
 
 // traceEnd prints the call.
-func (o *ptfOp) traceEnd(err error) {
+func (o *PtfOp) traceEnd(err error) {
 	tr := o.tr
 	if tr == nil {
 		return
@@ -61,19 +62,19 @@ func (o *ptfOp) traceEnd(err error) {
 		if o.firing.named {
 			name = "timer '" + o.firing.name + "'"
 		}
-		fmt.Fprintf(&b, "trace %s onTimer key %s %s at %s, watermark %s\n", o.node.fn, key, name, traceTime(o.firing.time), wm)
+		fmt.Fprintf(&b, "trace %s onTimer key %s %s at %s, watermark %s\n", o.Node.Fn, key, name, traceTime(o.firing.time), wm)
 	case o.bind != nil:
-		fmt.Fprintf(&b, "trace %s eval key %s row %s, watermark %s\n", o.node.fn, key, types.FormatRow(o.row, o.bind.in.schema()), wm)
+		fmt.Fprintf(&b, "trace %s eval key %s row %s, watermark %s\n", o.Node.Fn, key, types.FormatRow(o.row, o.bind.In.Schema()), wm)
 	default:
-		fmt.Fprintf(&b, "trace %s eval, watermark %s\n", o.node.fn, wm)
+		fmt.Fprintf(&b, "trace %s eval, watermark %s\n", o.Node.Fn, wm)
 	}
-	if len(o.node.def.State) > 0 {
+	if len(o.Node.Def.State) > 0 {
 		fmt.Fprintf(&b, "  state before: %s\n", tr.before)
 	}
 	for _, e := range tr.events {
 		fmt.Fprintf(&b, "  %s\n", e)
 	}
-	if len(o.node.def.State) > 0 {
+	if len(o.Node.Def.State) > 0 {
 		fmt.Fprintf(&b, "  state after:  %s\n", o.describeState(o.cur))
 	}
 	if err != nil {
@@ -93,12 +94,12 @@ func traceTime(ms int64) string {
 
 // describeState shows a key's value state without changing it: live
 // values encoded, others as stored, or (default).
-func (o *ptfOp) describeState(ks *keyState) string {
+func (o *PtfOp) describeState(ks *keyState) string {
 	if ks == nil || o.codec == nil {
 		return "-"
 	}
 	var parts []string
-	for i, sd := range o.node.def.State {
+	for i, sd := range o.Node.Def.State {
 		if sd.Kind != ptf.ValueState {
 			parts = append(parts, sd.Name+"=("+[...]string{"value", "list", "map"}[sd.Kind]+" view)")
 			continue
@@ -110,7 +111,7 @@ func (o *ptfOp) describeState(ks *keyState) string {
 				v = readable(b)
 			}
 		case !ks.loaded[i] && o.stored:
-			_ = o.ex.store.View(func(tx state.Tx) error {
+			_ = o.Ex.Store.View(func(tx state.Tx) error {
 				b, err := o.readStored(tx, i, ks.enc)
 				if err == nil && len(b) > 8 {
 					v = readable(b[8:]) // after the 8-byte write time

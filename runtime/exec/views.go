@@ -1,15 +1,16 @@
-package runtime
+package exec
 
 import (
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
+
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
-	"sort"
-	"strings"
 )
 
 // List and map state in the store (see context_views.go for the API).
@@ -42,8 +43,8 @@ import (
 // checkpoint the overlay is empty again, so memory holds at most one
 // checkpoint interval of changes.
 
-func listNamespace(uid, name string) string { return "list/" + uid + "/" + name }
-func mapNamespace(uid, name string) string  { return "map/" + uid + "/" + name }
+func ListNamespace(uid, name string) string { return "list/" + uid + "/" + name }
+func MapNamespace(uid, name string) string  { return "map/" + uid + "/" + name }
 
 // isViewNamespace reports whether ns holds list or map state of uid.
 func isViewNamespace(ns, uid string) bool {
@@ -53,14 +54,14 @@ func isViewNamespace(ns, uid string) bool {
 // viewOverlay is the list and map state a PTF call site changed since its
 // last checkpoint. The zero value is ready to use.
 type viewOverlay struct {
-	keys map[string]*keyViews // by encoded partition key
+	Keys map[string]*keyViews // by encoded partition key
 	// exists is, per state entry, 1 when the store may hold its namespace,
 	// -1 when it does not, 0 before the first look.
 	exists []int8
 	// open are the map iterators of the current call, closed when it returns.
 	open []*mapIter
 	// pending counts the elements and entries waiting for a checkpoint.
-	pending int
+	Pending int
 
 	lastKS *keyState // the key looked up last, and its views
 	lastKV *keyViews
@@ -69,7 +70,7 @@ type viewOverlay struct {
 // keyViews are the list and map changes of one partition key, by state
 // entry index (nil: not used since the last checkpoint).
 type keyViews struct {
-	lists []*listDelta
+	Lists []*listDelta
 	maps  []*mapDelta
 }
 
@@ -77,17 +78,17 @@ type keyViews struct {
 // what was added since the last checkpoint.
 type listDelta struct {
 	head       int64    // physical index of the first live element
-	n          int64    // physical end of the stored elements
+	N          int64    // physical end of the stored elements
 	storedHead int64    // head as the store has it: elements before it are gone
 	last       int64    // processing time of the last add
-	added      [][]byte // records (write time + value) at physical n, n+1, ...
+	Added      [][]byte // records (write time + value) at physical n, n+1, ...
 	cleared    bool     // the store's elements go at the next checkpoint
 	dirty      bool
 	headTime   int64 // write time of the element at head, when headKnown
 	headKnown  bool
 }
 
-func (d *listDelta) end() int64 { return d.n + int64(len(d.added)) }
+func (d *listDelta) end() int64 { return d.N + int64(len(d.Added)) }
 
 // mapDelta is one map of one key: the entries written since the last
 // checkpoint, by encoded map key (a nil record is a removal).
@@ -102,33 +103,33 @@ type mapDelta struct {
 
 // viewsPending returns the number of list elements and map entries waiting
 // for a checkpoint (for a checkpoint policy that bounds memory).
-func (o *ptfOp) viewsPending() int { return o.views.pending }
+func (o *PtfOp) ViewsPending() int { return o.Views.Pending }
 
 // viewKey returns the views of the current key, checking that state entry
 // i is of kind.
-func (o *ptfOp) viewKey(i int, kind ptf.StateKind) (*keyViews, error) {
+func (o *PtfOp) viewKey(i int, kind ptf.StateKind) (*keyViews, error) {
 	ks := o.cur
 	if ks == nil {
 		return nil, errors.New("state is only available for tables with set semantics")
 	}
-	decls := o.node.def.State
+	decls := o.Node.Def.State
 	if i < 0 || i >= len(decls) {
 		return nil, fmt.Errorf("no state entry %d", i)
 	}
 	if decls[i].Kind != kind {
 		return nil, fmt.Errorf("state entry %q is %s state, not %s state", decls[i].Name, stateKindName(decls[i].Kind), stateKindName(kind))
 	}
-	v := &o.views
+	v := &o.Views
 	if ks == v.lastKS && v.lastKV != nil {
 		return v.lastKV, nil
 	}
-	kv := v.keys[string(ks.enc)]
+	kv := v.Keys[string(ks.enc)]
 	if kv == nil {
-		if v.keys == nil {
-			v.keys = map[string]*keyViews{}
+		if v.Keys == nil {
+			v.Keys = map[string]*keyViews{}
 		}
 		kv = &keyViews{}
-		v.keys[string(ks.enc)] = kv
+		v.Keys[string(ks.enc)] = kv
 	}
 	v.lastKS, v.lastKV = ks, kv
 	return kv, nil
@@ -139,14 +140,14 @@ func stateKindName(k ptf.StateKind) string {
 }
 
 // viewStored reports whether the store may hold state entry i's namespace.
-func (o *ptfOp) viewStored(i int) (bool, error) {
-	v := &o.views
-	if len(v.exists) != len(o.node.def.State) {
-		v.exists = make([]int8, len(o.node.def.State))
+func (o *PtfOp) viewStored(i int) (bool, error) {
+	v := &o.Views
+	if len(v.exists) != len(o.Node.Def.State) {
+		v.exists = make([]int8, len(o.Node.Def.State))
 	}
 	if v.exists[i] == 0 {
 		var names []string
-		if err := o.ex.store.View(func(tx state.Tx) (err error) {
+		if err := o.Ex.Store.View(func(tx state.Tx) (err error) {
 			names, err = tx.Namespaces()
 			return err
 		}); err != nil {
@@ -165,29 +166,29 @@ func (o *ptfOp) viewStored(i int) (bool, error) {
 }
 
 // viewNamespace is the namespace of list or map entry i ("" for value state).
-func (o *ptfOp) viewNamespace(i int) string {
-	sd := o.node.def.State[i]
+func (o *PtfOp) viewNamespace(i int) string {
+	sd := o.Node.Def.State[i]
 	switch sd.Kind {
 	case ptf.ListState:
-		return listNamespace(o.node.uid, sd.Name)
+		return ListNamespace(o.Node.Uid, sd.Name)
 	case ptf.MapState:
-		return mapNamespace(o.node.uid, sd.Name)
+		return MapNamespace(o.Node.Uid, sd.Name)
 	}
 	return ""
 }
 
 // viewError names the entry and key of a failed list or map operation
 // on the store.
-func (o *ptfOp) viewError(i int, err error) error {
+func (o *PtfOp) viewError(i int, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("state %q: %w", o.node.def.State[i].Name, err)
+	return fmt.Errorf("state %q: %w", o.Node.Def.State[i].Name, err)
 }
 
 // elemType returns the declared element (list) or key and value (map) types.
-func (o *ptfOp) viewTypes(i int) (key, val types.Type) {
-	t := o.node.def.State[i].Type
+func (o *PtfOp) viewTypes(i int) (key, val types.Type) {
+	t := o.Node.Def.State[i].Type
 	if t == nil {
 		return types.Type{}, types.Type{}
 	}
@@ -197,12 +198,12 @@ func (o *ptfOp) viewTypes(i int) (key, val types.Type) {
 // record prefixes an encoded value with its write time.
 func newRecord(at int64, v any, extra ...any) ([]byte, error) {
 	b := binary.BigEndian.AppendUint64(make([]byte, 0, 24), uint64(at))
-	b, err := appendValue(b, v)
+	b, err := AppendValue(b, v)
 	for _, x := range extra {
 		if err != nil {
 			break
 		}
-		b, err = appendValue(b, x)
+		b, err = AppendValue(b, x)
 	}
 	return b, err
 }
@@ -218,9 +219,9 @@ func recordTime(rec []byte) int64 {
 // recordValue decodes the value of a record (and the rest: a map's key).
 func recordValue(rec []byte) (any, []byte, error) {
 	if len(rec) < 8 {
-		return nil, nil, errValueTruncated
+		return nil, nil, ErrValueTruncated
 	}
-	return readValue(rec[8:])
+	return ReadValue(rec[8:])
 }
 
 func expired(ttl, now, at int64) bool { return ttl > 0 && now-at > ttl }
@@ -235,15 +236,15 @@ func listElemKey(enc []byte, p int64) []byte {
 
 // list returns list entry i of the current key, reading its meta record
 // the first time since the last checkpoint.
-func (o *ptfOp) list(i int) (*listDelta, error) {
+func (o *PtfOp) list(i int) (*listDelta, error) {
 	kv, err := o.viewKey(i, ptf.ListState)
 	if err != nil {
 		return nil, err
 	}
-	if kv.lists == nil {
-		kv.lists = make([]*listDelta, len(o.node.def.State))
+	if kv.Lists == nil {
+		kv.Lists = make([]*listDelta, len(o.Node.Def.State))
 	}
-	if d := kv.lists[i]; d != nil {
+	if d := kv.Lists[i]; d != nil {
 		return d, nil
 	}
 	d := &listDelta{}
@@ -253,7 +254,7 @@ func (o *ptfOp) list(i int) (*listDelta, error) {
 	}
 	if stored {
 		var meta []byte
-		err := o.ex.store.View(func(tx state.Tx) (err error) {
+		err := o.Ex.Store.View(func(tx state.Tx) (err error) {
 			meta, err = tx.Get(o.viewNamespace(i), listMetaKey(o.cur.enc))
 			return err
 		})
@@ -261,13 +262,13 @@ func (o *ptfOp) list(i int) (*listDelta, error) {
 			return nil, o.viewError(i, err)
 		}
 		if meta != nil {
-			if d.last, d.head, d.n, err = decodeListMeta(meta); err != nil {
+			if d.last, d.head, d.N, err = decodeListMeta(meta); err != nil {
 				return nil, o.viewError(i, err)
 			}
 			d.storedHead = d.head
 		}
 	}
-	kv.lists[i] = d
+	kv.Lists[i] = d
 	return d, nil
 }
 
@@ -290,20 +291,20 @@ func encodeListMeta(last, head, end int64) []byte {
 }
 
 // expireList moves the head of list i past the elements whose TTL ran out.
-func (o *ptfOp) expireList(i int, d *listDelta) error {
-	ttl := o.ttl[i]
+func (o *PtfOp) expireList(i int, d *listDelta) error {
+	ttl := o.Ttl[i]
 	if ttl <= 0 || d.head >= d.end() {
 		return nil
 	}
-	now := o.ex.now()
+	now := o.Ex.Now()
 	if expired(ttl, now, d.last) { // the newest element is gone: all are
 		d.head, d.headKnown, d.dirty = d.end(), false, true
 		return nil
 	}
 	for d.head < d.end() {
 		if !d.headKnown {
-			if d.head >= d.n {
-				d.headTime = recordTime(d.added[d.head-d.n])
+			if d.head >= d.N {
+				d.headTime = recordTime(d.Added[d.head-d.N])
 			} else {
 				recs, err := o.readList(i, d.head, d.head+1)
 				if err != nil {
@@ -323,10 +324,10 @@ func (o *ptfOp) expireList(i int, d *listDelta) error {
 
 // readList reads the stored records of physical indexes [from, to) of the
 // current key's list i, in one read transaction.
-func (o *ptfOp) readList(i int, from, to int64) ([][]byte, error) {
+func (o *PtfOp) readList(i int, from, to int64) ([][]byte, error) {
 	ns, enc := o.viewNamespace(i), o.cur.enc
 	recs := make([][]byte, 0, to-from)
-	err := o.ex.store.View(func(tx state.Tx) error {
+	err := o.Ex.Store.View(func(tx state.Tx) error {
 		key := listElemKey(enc, 0)
 		for p := from; p < to; p++ {
 			key = state.AppendInt64(key[:len(enc)], p)
@@ -344,7 +345,7 @@ func (o *ptfOp) readList(i int, from, to int64) ([][]byte, error) {
 	return recs, o.viewError(i, err)
 }
 
-func (o *ptfOp) ListSize(i int) (int, error) {
+func (o *PtfOp) ListSize(i int) (int, error) {
 	d, err := o.list(i)
 	if err != nil {
 		return 0, err
@@ -355,7 +356,7 @@ func (o *ptfOp) ListSize(i int) (int, error) {
 	return int(d.end() - d.head), nil
 }
 
-func (o *ptfOp) ListSlice(i, from, max int) ([]any, error) {
+func (o *PtfOp) ListSlice(i, from, max int) ([]any, error) {
 	d, err := o.list(i)
 	if err != nil {
 		return nil, err
@@ -380,8 +381,8 @@ func (o *ptfOp) ListSlice(i, from, max int) ([]any, error) {
 		out = append(out, v)
 		return nil
 	}
-	if p < d.n {
-		recs, err := o.readList(i, p, min(end, d.n))
+	if p < d.N {
+		recs, err := o.readList(i, p, min(end, d.N))
 		if err != nil {
 			return nil, err
 		}
@@ -391,8 +392,8 @@ func (o *ptfOp) ListSlice(i, from, max int) ([]any, error) {
 			}
 		}
 	}
-	for q := max64(p, d.n); q < end; q++ {
-		if err := decode(d.added[q-d.n]); err != nil {
+	for q := max64(p, d.N); q < end; q++ {
+		if err := decode(d.Added[q-d.N]); err != nil {
 			return nil, err
 		}
 	}
@@ -406,7 +407,7 @@ func max64(a, b int64) int64 {
 	return b
 }
 
-func (o *ptfOp) ListAdd(i int, vs []any) error {
+func (o *PtfOp) ListAdd(i int, vs []any) error {
 	d, err := o.list(i)
 	if err != nil {
 		return err
@@ -416,25 +417,25 @@ func (o *ptfOp) ListAdd(i int, vs []any) error {
 		if v == nil {
 			return ptf.ErrNullElement
 		}
-		if err := checkValueKind(v, elem); err != nil {
+		if err := CheckValueKind(v, elem); err != nil {
 			return o.viewError(i, err)
 		}
 	}
-	now := o.ex.now()
+	now := o.Ex.Now()
 	for _, v := range vs {
 		rec, err := newRecord(now, v)
 		if err != nil {
 			return o.viewError(i, err)
 		}
-		d.added = append(d.added, rec)
+		d.Added = append(d.Added, rec)
 	}
 	d.last = max(d.last, now)
 	d.dirty = true
-	o.views.pending += len(vs)
+	o.Views.Pending += len(vs)
 	return nil
 }
 
-func (o *ptfOp) ListClear(i int) error {
+func (o *PtfOp) ListClear(i int) error {
 	d, err := o.list(i)
 	if err != nil {
 		return err
@@ -443,8 +444,8 @@ func (o *ptfOp) ListClear(i int) error {
 	return nil
 }
 
-func (o *ptfOp) clearList(d *listDelta) {
-	o.views.pending -= len(d.added)
+func (o *PtfOp) clearList(d *listDelta) {
+	o.Views.Pending -= len(d.Added)
 	*d = listDelta{cleared: true, dirty: true}
 }
 
@@ -458,14 +459,14 @@ func flushList(tx state.Tx, ns string, enc []byte, d *listDelta) error {
 			return err
 		}
 	} else {
-		for p := d.storedHead; p < min(d.head, d.n); p++ {
+		for p := d.storedHead; p < min(d.head, d.N); p++ {
 			if err := tx.Delete(ns, listElemKey(enc, p)); err != nil {
 				return err
 			}
 		}
 	}
-	for j, rec := range d.added {
-		if p := d.n + int64(j); p >= d.head {
+	for j, rec := range d.Added {
+		if p := d.N + int64(j); p >= d.head {
 			if err := tx.Put(ns, listElemKey(enc, p), rec); err != nil {
 				return err
 			}
@@ -499,19 +500,19 @@ func deletePrefix(tx state.Tx, ns string, prefix []byte) error {
 // endCallViews runs when a call returns: it closes the call's map
 // iterators (and their read transactions) and empties the list and map
 // entries that ClearState cleared.
-func (o *ptfOp) endCallViews(ks *keyState) {
-	v := &o.views
+func (o *PtfOp) endCallViews(ks *keyState) {
+	v := &o.Views
 	for _, it := range v.open {
 		it.Close()
 	}
 	v.open = v.open[:0]
 	for i, c := range ks.cleared {
-		if !c || o.node.def.State[i].Kind == ptf.ValueState {
+		if !c || o.Node.Def.State[i].Kind == ptf.ValueState {
 			continue
 		}
 		saved := o.cur
 		o.cur = ks
-		switch o.node.def.State[i].Kind {
+		switch o.Node.Def.State[i].Kind {
 		case ptf.ListState:
 			if d, err := o.list(i); err == nil {
 				o.clearList(d)
@@ -527,13 +528,13 @@ func (o *ptfOp) endCallViews(ks *keyState) {
 
 // flushViews writes the list and map changes to tx (one checkpoint) and
 // empties the overlay.
-func (o *ptfOp) flushViews(tx state.Tx) error {
-	v := &o.views
-	if len(v.keys) == 0 {
+func (o *PtfOp) flushViews(tx state.Tx) error {
+	v := &o.Views
+	if len(v.Keys) == 0 {
 		return nil
 	}
-	for enc, kv := range v.keys {
-		for i, d := range kv.lists {
+	for enc, kv := range v.Keys {
+		for i, d := range kv.Lists {
 			if d == nil {
 				continue
 			}
@@ -552,8 +553,8 @@ func (o *ptfOp) flushViews(tx state.Tx) error {
 	}
 	// The checkpoint may have created namespaces: a changed entry's
 	// namespace may exist now.
-	for _, kv := range v.keys {
-		for i, d := range kv.lists {
+	for _, kv := range v.Keys {
+		for i, d := range kv.Lists {
 			if d != nil && len(v.exists) > i {
 				v.exists[i] = 1
 			}
@@ -564,6 +565,6 @@ func (o *ptfOp) flushViews(tx state.Tx) error {
 			}
 		}
 	}
-	v.keys, v.lastKS, v.lastKV, v.pending = nil, nil, nil, 0
+	v.Keys, v.lastKS, v.lastKV, v.Pending = nil, nil, nil, 0
 	return nil
 }

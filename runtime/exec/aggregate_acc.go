@@ -1,10 +1,11 @@
-package runtime
+package exec
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/expr"
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"math/big"
 	"sort"
+
+	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // accumulator is the running state of one aggregate call in one group, as
@@ -12,33 +13,33 @@ import (
 // that arrives (+I, +U), retract one of a row that leaves (-U, -D). NULL
 // values are ignored by every aggregate but COUNT(*), which is given the
 // row count instead (see countStar).
-type accumulator interface {
-	add(v any)
-	retract(v any)
+type Accumulator interface {
+	Add(v any)
+	Retract(v any)
 	// value is the aggregate's current result, typed as its call.
-	value() any
+	Value() any
 }
 
 // newAccumulator returns a fresh accumulator for call c.
-func newAccumulator(c *aggCall) accumulator {
-	var a accumulator
-	switch c.fn {
+func NewAccumulator(c *AggCall) Accumulator {
+	var a Accumulator
+	switch c.Fn {
 	case "COUNT":
-		if c.star {
+		if c.Star {
 			a = &countStar{}
 		} else {
 			a = &countAcc{}
 		}
 	case "SUM":
-		a = newSum(c.argType, c.typ)
+		a = newSum(c.ArgType, c.Typ)
 	case "AVG":
-		a = newAvg(c.argType, c.typ)
+		a = newAvg(c.ArgType, c.Typ)
 	case "MIN":
 		a = &extremeAcc{max: false}
 	case "MAX":
 		a = &extremeAcc{max: true}
 	}
-	if c.distinct && !c.star {
+	if c.Distinct && !c.Star {
 		a = &distinctAcc{inner: a}
 	}
 	return a
@@ -47,26 +48,26 @@ func newAccumulator(c *aggCall) accumulator {
 // countStar is COUNT(*): the number of rows.
 type countStar struct{ n int64 }
 
-func (a *countStar) add(any)     { a.n++ }
-func (a *countStar) retract(any) { a.n-- }
-func (a *countStar) value() any  { return a.n }
+func (a *countStar) Add(any)     { a.n++ }
+func (a *countStar) Retract(any) { a.n-- }
+func (a *countStar) Value() any  { return a.n }
 
 // countAcc is COUNT(x): the number of non-NULL values.
 type countAcc struct{ n int64 }
 
-func (a *countAcc) add(v any) {
+func (a *countAcc) Add(v any) {
 	if v != nil {
 		a.n++
 	}
 }
 
-func (a *countAcc) retract(v any) {
+func (a *countAcc) Retract(v any) {
 	if v != nil {
 		a.n--
 	}
 }
 
-func (a *countAcc) value() any { return a.n }
+func (a *countAcc) Value() any { return a.n }
 
 // sumAcc is SUM over numbers: NULL while no non-NULL value is in the
 // group (Flink's SumWithRetractAggFunction counts them). Integers add with
@@ -84,10 +85,10 @@ func newSum(arg, result types.Type) *sumAcc {
 	return &sumAcc{typ: result, kind: arg.Kind, d: new(big.Rat)}
 }
 
-func (a *sumAcc) add(v any)     { a.step(v, 1) }
-func (a *sumAcc) retract(v any) { a.step(v, -1) }
+func (a *sumAcc) Add(v any)     { a.Step(v, 1) }
+func (a *sumAcc) Retract(v any) { a.Step(v, -1) }
 
-func (a *sumAcc) step(v any, sign int64) {
+func (a *sumAcc) Step(v any, sign int64) {
 	if v == nil {
 		return
 	}
@@ -109,7 +110,7 @@ func (a *sumAcc) step(v any, sign int64) {
 	}
 }
 
-func (a *sumAcc) value() any {
+func (a *sumAcc) Value() any {
 	if a.n <= 0 {
 		return nil
 	}
@@ -156,10 +157,10 @@ func newAvg(arg, result types.Type) *avgAcc {
 	return &avgAcc{sum: sum, kind: arg.Kind, typ: result}
 }
 
-func (a *avgAcc) add(v any)     { a.sum.add(v) }
-func (a *avgAcc) retract(v any) { a.sum.retract(v) }
+func (a *avgAcc) Add(v any)     { a.sum.Add(v) }
+func (a *avgAcc) Retract(v any) { a.sum.Retract(v) }
 
-func (a *avgAcc) value() any {
+func (a *avgAcc) Value() any {
 	s := a.sum
 	if s.n <= 0 {
 		return nil
@@ -194,7 +195,7 @@ func (m *multiset) find(v any) (int, bool) {
 }
 
 // add adds v once and reports whether it is new.
-func (m *multiset) add(v any) bool {
+func (m *multiset) Add(v any) bool {
 	i, ok := m.find(v)
 	if ok {
 		m.n[i]++
@@ -231,19 +232,19 @@ type extremeAcc struct {
 	set multiset
 }
 
-func (a *extremeAcc) add(v any) {
+func (a *extremeAcc) Add(v any) {
 	if v != nil {
-		a.set.add(v)
+		a.set.Add(v)
 	}
 }
 
-func (a *extremeAcc) retract(v any) {
+func (a *extremeAcc) Retract(v any) {
 	if v != nil {
 		a.set.remove(v)
 	}
 }
 
-func (a *extremeAcc) value() any {
+func (a *extremeAcc) Value() any {
 	if len(a.set.vals) == 0 {
 		return nil
 	}
@@ -256,20 +257,31 @@ func (a *extremeAcc) value() any {
 // distinctAcc feeds its inner accumulator each distinct value once: when
 // it first enters the group and when its last copy leaves.
 type distinctAcc struct {
-	inner accumulator
+	inner Accumulator
 	set   multiset
 }
 
-func (a *distinctAcc) add(v any) {
-	if v != nil && a.set.add(v) {
-		a.inner.add(v)
+func (a *distinctAcc) Add(v any) {
+	if v != nil && a.set.Add(v) {
+		a.inner.Add(v)
 	}
 }
 
-func (a *distinctAcc) retract(v any) {
+func (a *distinctAcc) Retract(v any) {
 	if v != nil && a.set.remove(v) {
-		a.inner.retract(v)
+		a.inner.Retract(v)
 	}
 }
 
-func (a *distinctAcc) value() any { return a.inner.value() }
+func (a *distinctAcc) Value() any { return a.inner.Value() }
+
+// aggCall is one aggregate call of a SELECT: COUNT, SUM, MIN, MAX or AVG.
+type AggCall struct {
+	Fn       string // upper case
+	Star     bool   // COUNT(*)
+	Distinct bool
+	Arg      expr.Expr // over the input row; nil for COUNT(*)
+	ArgType  types.Type
+	Typ      types.Type // the result type
+	Text     string     // as EXPLAIN prints it: COUNT(*), SUM(score)
+}

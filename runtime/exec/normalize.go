@@ -1,7 +1,8 @@
-package runtime
+package exec
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -19,26 +20,26 @@ import (
 //     seen for the key.
 //
 // It keeps the last row per upsert key in memory.
-type normalizeNode struct {
-	in          node
-	key         []int
-	retract     bool // deliver -U before +U
-	fullDeletes bool // fill key-only deletes
-	mode        types.ChangelogMode
+type NormalizeNode struct {
+	In          Node
+	Key         []int
+	Retract     bool // deliver -U before +U
+	FullDeletes bool // fill key-only deletes
+	Mode        types.ChangelogMode
 	// id names the state of this input: the consuming call's uid and
 	// table argument (empty: the state lives for one statement only).
-	id string
+	Id string
 }
 
-func (n *normalizeNode) schema() types.Schema           { return n.in.schema() }
-func (n *normalizeNode) changelog() types.ChangelogMode { return n.mode }
-func (n *normalizeNode) children() []node               { return []node{n.in} }
-func (n *normalizeNode) upsertKey() []int               { return n.key }
-func (n *normalizeNode) explain() string {
-	if !n.retract && !n.fullDeletes {
-		return "DropUpdateBefore(key=[" + joinStrings(columnNames(n.in.schema(), n.key)) + "])"
+func (n *NormalizeNode) Schema() types.Schema           { return n.In.Schema() }
+func (n *NormalizeNode) Changelog() types.ChangelogMode { return n.Mode }
+func (n *NormalizeNode) Children() []Node               { return []Node{n.In} }
+func (n *NormalizeNode) UpsertKey() []int               { return n.Key }
+func (n *NormalizeNode) Explain() string {
+	if !n.Retract && !n.FullDeletes {
+		return "DropUpdateBefore(key=[" + strings.Join(columnNames(n.In.Schema(), n.Key), ", ") + "])"
 	}
-	return "ChangelogNormalize(key=[" + joinStrings(columnNames(n.in.schema(), n.key)) + "])"
+	return "ChangelogNormalize(key=[" + strings.Join(columnNames(n.In.Schema(), n.Key), ", ") + "])"
 }
 
 func columnNames(s types.Schema, cols []int) []string {
@@ -49,65 +50,65 @@ func columnNames(s types.Schema, cols []int) []string {
 	return names
 }
 
-func (n *normalizeNode) open(ex *execution) (stream, error) {
-	in, err := n.in.open(ex)
+func (n *NormalizeNode) Open(ex *Execution) (Stream, error) {
+	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
 	ns := &normalizeStream{n: n, in: in, last: map[string]types.Row{}, before: map[string]bool{}, dirty: map[string]bool{}}
-	if err := ns.load(ex.store); err != nil {
-		in.close()
+	if err := ns.load(ex.Store); err != nil {
+		in.Close()
 		return nil, err
 	}
-	ex.normalizers = append(ex.normalizers, ns)
+	ex.Normalizers = append(ex.Normalizers, ns)
 	return ns, nil
 }
 
 type normalizeStream struct {
-	n       *normalizeNode
-	in      stream
+	n       *NormalizeNode
+	in      Stream
 	last    map[string]types.Row
 	before  map[string]bool // keys whose -U came from the input itself
 	dirty   map[string]bool // keys changed since the last checkpoint
-	pending []event
+	pending []Event
 }
 
-func (s *normalizeStream) next() (event, error) {
+func (s *normalizeStream) Next() (Event, error) {
 	for {
 		if len(s.pending) > 0 {
 			ev := s.pending[0]
 			s.pending = s.pending[1:]
 			return ev, nil
 		}
-		ev, err := s.in.next()
-		if err != nil || ev.kind != evRow {
+		ev, err := s.in.Next()
+		if err != nil || ev.Kind != EvRow {
 			return ev, err
 		}
-		if err := s.row(ev.row); err != nil {
-			return event{}, err
+		if err := s.row(ev.Row); err != nil {
+			return Event{}, err
 		}
 	}
 }
 
 func (s *normalizeStream) row(r types.Row) error {
 	n := s.n
-	if !n.retract && !n.fullDeletes {
+	if !n.Retract && !n.FullDeletes {
 		// The upsert form needs no memory: -U rows are simply dropped.
 		if r.Kind != types.UpdateBefore {
 			s.emit(r)
 		}
 		return nil
 	}
-	if len(n.key) == 0 {
+	if len(n.Key) == 0 {
 		// Without a key nothing can be looked up: pass the row on, dropping
 		// -U only for an upsert consumer.
-		if r.Kind == types.UpdateBefore && !n.retract {
+		if r.Kind == types.UpdateBefore && !n.Retract {
 			return nil
 		}
 		s.emit(r)
 		return nil
 	}
-	k := string(keycodec.Encode(keycodec.Pick(r, n.key)))
+	k := string(keycodec.Encode(keycodec.Pick(r, n.Key)))
 	prev, had := s.last[k]
 	if r.Kind != types.UpdateBefore {
 		s.dirty[k] = true
@@ -115,24 +116,24 @@ func (s *normalizeStream) row(r types.Row) error {
 	switch r.Kind {
 	case types.Insert, types.UpdateAfter:
 		s.last[k] = r
-		if n.retract && r.Kind == types.UpdateAfter && had && !s.sawBefore(k) {
+		if n.Retract && r.Kind == types.UpdateAfter && had && !s.sawBefore(k) {
 			s.emit(types.Row{Kind: types.UpdateBefore, Fields: prev.Fields})
 		}
-		if r.Kind == types.UpdateAfter && !had && n.retract {
+		if r.Kind == types.UpdateAfter && !had && n.Retract {
 			r = types.Row{Kind: types.Insert, Fields: r.Fields} // an update of an unknown key inserts it
 		}
 		s.emit(r)
 	case types.UpdateBefore:
-		if !n.retract {
+		if !n.Retract {
 			return nil
 		}
 		s.markBefore(k)
 		s.emit(r)
 	case types.Delete:
 		delete(s.last, k)
-		if n.fullDeletes {
+		if n.FullDeletes {
 			if !had {
-				return fmt.Errorf("a delete for key (%s) that was never inserted: cannot fill its columns", formatFields(keycodec.Pick(r, n.key)))
+				return fmt.Errorf("a delete for key (%s) that was never inserted: cannot fill its columns", formatFields(keycodec.Pick(r, n.Key)))
 			}
 			r = types.Row{Kind: types.Delete, Fields: prev.Fields}
 		}
@@ -152,10 +153,10 @@ func (s *normalizeStream) sawBefore(k string) bool {
 func (s *normalizeStream) markBefore(k string) { s.before[k] = true }
 
 func (s *normalizeStream) emit(r types.Row) {
-	s.pending = append(s.pending, event{kind: evRow, row: r})
+	s.pending = append(s.pending, Event{Kind: EvRow, Row: r})
 }
 
-func (s *normalizeStream) close() error { return s.in.close() }
+func (s *normalizeStream) Close() error { return s.in.Close() }
 
 // The last row per key is state: it goes into checkpoints under the
 // consuming call's uid and comes back on the next statement with that uid
@@ -165,14 +166,14 @@ func normalizeNamespace(id string) string { return "normalize/" + id }
 
 // load reads the rows a previous statement left.
 func (s *normalizeStream) load(store state.Store) error {
-	if s.n.id == "" {
+	if s.n.Id == "" {
 		return nil
 	}
 	return store.View(func(tx state.Tx) error {
-		return tx.Scan(normalizeNamespace(s.n.id), nil, func(k, v []byte) error {
-			f, rest, err := readValue(v)
+		return tx.Scan(normalizeNamespace(s.n.Id), nil, func(k, v []byte) error {
+			f, rest, err := ReadValue(v)
 			if err != nil || len(rest) != 0 {
-				return fmt.Errorf("corrupt normalisation state of %s", s.n.id)
+				return fmt.Errorf("corrupt normalisation state of %s", s.n.Id)
 			}
 			fields, _ := f.([]any)
 			s.last[string(k)] = types.Row{Kind: types.Insert, Fields: fields}
@@ -183,11 +184,11 @@ func (s *normalizeStream) load(store state.Store) error {
 
 // checkpoint writes the keys changed since the last checkpoint; a finished
 // statement leaves nothing (the next one starts afresh).
-func (s *normalizeStream) checkpoint(tx state.Tx, finished bool) error {
-	if s.n.id == "" {
+func (s *normalizeStream) Checkpoint(tx state.Tx, finished bool) error {
+	if s.n.Id == "" {
 		return nil
 	}
-	ns := normalizeNamespace(s.n.id)
+	ns := normalizeNamespace(s.n.Id)
 	if finished {
 		s.dirty = map[string]bool{}
 		return tx.DeleteNamespace(ns)
@@ -200,7 +201,7 @@ func (s *normalizeStream) checkpoint(tx state.Tx, finished bool) error {
 			}
 			continue
 		}
-		b, err := appendValue(nil, r.Fields)
+		b, err := AppendValue(nil, r.Fields)
 		if err != nil {
 			return err
 		}

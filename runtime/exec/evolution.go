@@ -1,12 +1,13 @@
-package runtime
+package exec
 
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
-	"strings"
 )
 
 // Query evolution: a changed function keeps its state under the same uid
@@ -43,7 +44,7 @@ func stateSchema(decls []ptf.StateDecl) []storedEntry {
 func checkEvolution(store state.Store, fn, uid string, decls []ptf.StateDecl, discard bool) error {
 	return store.Update(func(tx state.Tx) error {
 		now := stateSchema(decls)
-		b, err := tx.Get(metaNamespace, schemaKey(uid))
+		b, err := tx.Get(MetaNamespace, schemaKey(uid))
 		if err != nil {
 			return err
 		}
@@ -56,7 +57,7 @@ func checkEvolution(store state.Store, fn, uid string, decls []ptf.StateDecl, di
 				if !discard {
 					return fmt.Errorf("%s: the state of uid '%s' does not fit the function any more: %s. Keep the old declaration, give the call another uid (uid => '...'), or SET '%s' = 'discard' to start this uid afresh", fn, uid, why, SetOnIncompatible)
 				}
-				if err := dropUID(tx, uid); err != nil {
+				if err := DropUID(tx, uid); err != nil {
 					return err
 				}
 			}
@@ -65,7 +66,7 @@ func checkEvolution(store state.Store, fn, uid string, decls []ptf.StateDecl, di
 		if err != nil {
 			return err
 		}
-		return tx.Put(metaNamespace, schemaKey(uid), nb)
+		return tx.Put(MetaNamespace, schemaKey(uid), nb)
 	})
 }
 

@@ -1,4 +1,4 @@
-package runtime
+package exec
 
 import "github.com/ptfsh/ptfsh/runtime/expr"
 
@@ -10,22 +10,22 @@ import "github.com/ptfsh/ptfsh/runtime/expr"
 // to keep the changelog work out of files others are changing.
 
 // upsertKey is the input's: renaming keeps the columns in place.
-func (n *renameNode) upsertKey() []int { return upsertKeyOf(n.in) }
+func (n *RenameNode) UpsertKey() []int { return UpsertKeyOf(n.In) }
 
 // upsertKey is the input's: a filter removes rows, not columns.
-func (n *filterNode) upsertKey() []int { return upsertKeyOf(n.in) }
+func (n *FilterNode) UpsertKey() []int { return UpsertKeyOf(n.In) }
 
 // upsertKey is the input's key mapped to the output columns that copy
 // its columns, or nil when one of them is not selected as it is.
-func (n *projectNode) upsertKey() []int {
-	in := upsertKeyOf(n.in)
+func (n *ProjectNode) UpsertKey() []int {
+	in := UpsertKeyOf(n.In)
 	if in == nil {
 		return nil
 	}
 	key := make([]int, len(in))
 	for k, c := range in {
 		key[k] = -1
-		for j, x := range n.exprs {
+		for j, x := range n.Exprs {
 			if ce, ok := x.(*expr.Column); ok && ce.Index == c {
 				key[k] = j
 				break

@@ -1,7 +1,10 @@
-package runtime
+package exec
 
-import "github.com/ptfsh/ptfsh/runtime/types"
-import "math"
+import (
+	"math"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
+)
 
 // MaxWatermark is the watermark of the end of a bounded input (Flink's
 // Long.MAX_VALUE): it fires every timer left and flushes sort buffers.
@@ -12,7 +15,7 @@ const MaxWatermark = math.MaxInt64
 // (column - delay), when that is larger than the last one emitted, so the
 // watermark is monotonic: max(ts) - delay. With every > 1 it emits only
 // after every N rows (coarser, as a periodic assigner would).
-type wmGen struct {
+type WmGen struct {
 	col     int   // the time column
 	delay   int64 // milliseconds
 	every   int64 // emit after every N rows (1: each row)
@@ -23,18 +26,18 @@ type wmGen struct {
 	seen    bool  // a candidate is pending
 }
 
-func newWMGen(spec *WatermarkSpec, every int64) *wmGen {
+func NewWMGen(spec *WatermarkSpec, every int64) *WmGen {
 	if spec == nil {
 		return nil
 	}
 	if every < 1 {
 		every = 1
 	}
-	return &wmGen{col: spec.Column, delay: int64(spec.Delay), every: every, max: math.MinInt64}
+	return &WmGen{col: spec.Column, delay: int64(spec.Delay), every: every, max: math.MinInt64}
 }
 
 // observe takes a row and reports a watermark to emit after it, if any.
-func (g *wmGen) observe(r types.Row) (int64, bool) {
+func (g *WmGen) Observe(r types.Row) (int64, bool) {
 	if g == nil {
 		return 0, false
 	}
@@ -53,7 +56,7 @@ func (g *wmGen) observe(r types.Row) (int64, bool) {
 
 // explicit records a watermark written into the data; it reports whether
 // it moves the watermark forward (a watermark never goes back).
-func (g *wmGen) explicit(ts int64) bool {
+func (g *WmGen) Explicit(ts int64) bool {
 	if g == nil {
 		return true
 	}
@@ -65,4 +68,11 @@ func (g *wmGen) explicit(ts int64) bool {
 		g.max = ts
 	}
 	return true
+}
+
+// WatermarkSpec is a bounded-out-of-orderness watermark: column - delay.
+type WatermarkSpec struct {
+	Column int
+	Delay  types.Duration
+	Expr   string
 }

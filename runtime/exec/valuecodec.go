@@ -1,4 +1,4 @@
-package runtime
+package exec
 
 import (
 	"encoding/binary"
@@ -39,7 +39,7 @@ import (
 // The encoding is not order-preserving: map keys are ordered by the
 // store's key encoding (encodeKey), not by this one.
 const (
-	vtNull byte = iota
+	VtNull byte = iota
 	vtFalse
 	vtTrue
 	vtInt
@@ -53,7 +53,7 @@ const (
 	vtInstant
 	vtDuration
 	vtPeriod
-	vtArray
+	VtArray
 	vtMap
 	vtRow
 	vtDescriptor
@@ -61,16 +61,16 @@ const (
 
 // maxValueDepth bounds the nesting of a decoded value, so that a damaged
 // record cannot exhaust the stack.
-const maxValueDepth = 256
+const MaxValueDepth = 256
 
-var errValueTruncated = errors.New("truncated value")
+var ErrValueTruncated = errors.New("truncated value")
 
 // appendValue appends the encoding of v to b. It fails for a Go type that
 // is not a runtime value.
-func appendValue(b []byte, v any) ([]byte, error) {
+func AppendValue(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
-		return append(b, vtNull), nil
+		return append(b, VtNull), nil
 	case bool:
 		if x {
 			return append(b, vtTrue), nil
@@ -109,17 +109,17 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	case types.Period:
 		return binary.AppendVarint(append(b, vtPeriod), int64(x)), nil
 	case []any:
-		b = binary.AppendUvarint(append(b, vtArray), uint64(len(x)))
+		b = binary.AppendUvarint(append(b, VtArray), uint64(len(x)))
 		for _, el := range x {
 			var err error
-			if b, err = appendValue(b, el); err != nil {
+			if b, err = AppendValue(b, el); err != nil {
 				return nil, err
 			}
 		}
 		return b, nil
 	case *types.Map:
 		if x == nil {
-			return append(b, vtNull), nil
+			return append(b, VtNull), nil
 		}
 		b = binary.AppendUvarint(append(b, vtMap), uint64(len(x.Keys)))
 		for i, k := range x.Keys {
@@ -128,10 +128,10 @@ func appendValue(b []byte, v any) ([]byte, error) {
 				val = x.Values[i]
 			}
 			var err error
-			if b, err = appendValue(b, k); err != nil {
+			if b, err = AppendValue(b, k); err != nil {
 				return nil, err
 			}
-			if b, err = appendValue(b, val); err != nil {
+			if b, err = AppendValue(b, val); err != nil {
 				return nil, err
 			}
 		}
@@ -140,7 +140,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		b = binary.AppendUvarint(append(b, vtRow, byte(x.Kind)), uint64(len(x.Fields)))
 		for _, f := range x.Fields {
 			var err error
-			if b, err = appendValue(b, f); err != nil {
+			if b, err = AppendValue(b, f); err != nil {
 				return nil, err
 			}
 		}
@@ -156,22 +156,22 @@ func appendValue(b []byte, v any) ([]byte, error) {
 }
 
 // readValue decodes one value from the front of b and returns the rest.
-func readValue(b []byte) (any, []byte, error) {
+func ReadValue(b []byte) (any, []byte, error) {
 	return readValueDepth(b, 0)
 }
 
 func readValueDepth(b []byte, depth int) (any, []byte, error) {
 	if len(b) == 0 {
-		return nil, nil, errValueTruncated
+		return nil, nil, ErrValueTruncated
 	}
-	if depth > maxValueDepth {
+	if depth > MaxValueDepth {
 		return nil, nil, errors.New("value nested too deeply")
 	}
 	tag, b := b[0], b[1:]
 	varint := func() (int64, error) {
 		v, n := binary.Varint(b)
 		if n <= 0 {
-			return 0, errValueTruncated
+			return 0, ErrValueTruncated
 		}
 		b = b[n:]
 		return v, nil
@@ -179,7 +179,7 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 	count := func() (int, error) {
 		v, n := binary.Uvarint(b)
 		if n <= 0 || v > uint64(len(b)-n) { // every element takes a byte at least
-			return 0, errValueTruncated
+			return 0, ErrValueTruncated
 		}
 		b = b[n:]
 		return int(v), nil
@@ -194,7 +194,7 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 		return out, nil
 	}
 	switch tag {
-	case vtNull:
+	case VtNull:
 		return nil, b, nil
 	case vtFalse:
 		return false, b, nil
@@ -205,7 +205,7 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 		return v, b, err
 	case vtFloat:
 		if len(b) < 8 {
-			return nil, nil, errValueTruncated
+			return nil, nil, ErrValueTruncated
 		}
 		return math.Float64frombits(binary.LittleEndian.Uint64(b)), b[8:], nil
 	case vtDecimal:
@@ -214,7 +214,7 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 			return nil, nil, err
 		}
 		if len(b) == 0 {
-			return nil, nil, errValueTruncated
+			return nil, nil, ErrValueTruncated
 		}
 		sign := b[0]
 		b = b[1:]
@@ -263,7 +263,7 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 			return types.LocalDateTime{Millis: ms, NanoOfMilli: int32(ns)}, b, nil
 		}
 		return types.Instant{Millis: ms, NanoOfMilli: int32(ns)}, b, nil
-	case vtArray:
+	case VtArray:
 		n, err := count()
 		if err != nil {
 			return nil, nil, err
@@ -292,7 +292,7 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 		return m, b, nil
 	case vtRow:
 		if len(b) == 0 {
-			return nil, nil, errValueTruncated
+			return nil, nil, ErrValueTruncated
 		}
 		kind := types.RowKind(b[0])
 		b = b[1:]
@@ -328,7 +328,7 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 // checkValueKind reports whether v, a non-NULL value, has the Go type of
 // SQL type t (value.go); a zero t accepts anything. Only the outer value
 // is checked: element types of arrays, maps and rows are not.
-func checkValueKind(v any, t types.Type) error {
+func CheckValueKind(v any, t types.Type) error {
 	ok := true
 	switch t.Kind {
 	case types.KindNull:

@@ -1,0 +1,403 @@
+package exec
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
+)
+
+type eventKind uint8
+
+const (
+	EvRow eventKind = iota
+	EvWatermark
+	EvEnd
+	// evTick carries nothing: an operator that consumed many rows without
+	// output hands control back, so that the driver can take a checkpoint.
+	evTick
+)
+
+// event is what flows between operators: a row, a watermark, or the end.
+type Event struct {
+	Kind eventKind
+	Row  types.Row
+	Wm   int64
+}
+
+// stream is a running operator: next returns its events in order; after
+// evEnd it is not called again. close releases what open took.
+type Stream interface {
+	Next() (Event, error)
+	Close() error
+}
+
+// node is a plan node: a schema, a changelog mode, and a way to run.
+type Node interface {
+	Schema() types.Schema
+	Changelog() types.ChangelogMode
+	Open(ex *Execution) (Stream, error)
+	// explain describes the node in one line for EXPLAIN; children()
+	// lists its inputs.
+	Explain() string
+	Children() []Node
+}
+
+// UpsertKeyed is a node whose updates are keyed: each key has at most one
+// live row, and an update or delete of the key replaces or removes it. A
+// GROUP BY's groups, a primary-key source's key, an upsert PTF's PARTITION
+// BY columns. Nodes without it have no upsert key.
+type UpsertKeyed interface {
+	UpsertKey() []int
+}
+
+// upsertKeyOf returns a node's upsert key (column indexes), or nil.
+func UpsertKeyOf(n Node) []int {
+	if u, ok := n.(UpsertKeyed); ok {
+		return u.UpsertKey()
+	}
+	return nil
+}
+
+// sourceCheckpointer is a running source whose read position goes into
+// checkpoints (a file source).
+type sourceCheckpointer interface {
+	Checkpoint(tx state.Tx, final bool) error
+}
+
+// execution holds what one running statement shares between operators.
+type Execution struct {
+	Ctx   context.Context
+	Store state.Store
+	// ptfs are the PTF operators of the statement, flushed at checkpoints.
+	Ptfs []*PtfOp
+	// sources are the file sources, whose positions go into checkpoints.
+	Sources []sourceCheckpointer
+	// trace receives the trace of each call when tracing is on (trace.go).
+	Trace io.Writer
+	// uncheckpointable says why no checkpoint may be taken before the end.
+	Uncheckpointable string
+	// tees are the running shared calls (fanout.go).
+	tees map[Node]*teeShared
+	// normalizers keep the last row per key of updating inputs.
+	Normalizers []*normalizeStream
+	// resetSources: SET 'state.source-positions' = 'reset'.
+	ResetSources bool
+	// discardIncompatible: SET 'state.on-incompatible' = 'discard'.
+	DiscardIncompatible bool
+	// cacheSize is SET 'state.cache-size': live keys per PTF call.
+	CacheSize int
+	// rowsIn counts rows read from sources.
+	RowsIn int64
+	// now is the processing time in epoch milliseconds (for state TTL).
+	Now func() int64
+	// defaultTTL is table.exec.state.ttl in milliseconds (0: none).
+	DefaultTTL int64
+	// maxTimerFirings stops a runaway onTimer (0: no limit).
+	MaxTimerFirings int
+	// notes are said on stderr after the statement.
+	Notes []string
+	// endOfInput: a bounded input ends with the maximum watermark, which
+	// fires every timer left. Without it a statement stops the way Flink's
+	// stop-with-savepoint does (SET 'ptfsh.end-of-input' = 'false').
+	EndOfInput bool
+	// parallelism is SET 'parallelism.default' (--parallelism): how many
+	// workers a call that qualifies runs on (parallel.go).
+	Parallelism int
+}
+
+// noCheckpoints turns off checkpoints during the statement: an operator
+// whose state is not part of checkpoints is in the plan, so a restart
+// after a crash must begin from the statement's start (where the last
+// complete checkpoint left everything) to stay exactly-once.
+func (ex *Execution) NoCheckpoints(why string) {
+	if ex.Uncheckpointable == "" {
+		ex.Uncheckpointable = why
+	}
+}
+
+// quiescent reports whether no operator holds rows it has not handed on,
+// the moment a checkpoint describes exactly the rows the sink has seen.
+func (ex *Execution) Quiescent() bool {
+	for _, op := range ex.Ptfs {
+		if op.Oi < len(op.Out) {
+			return false
+		}
+		// A parallel call that failed has handed out the rows before the
+		// failing one, but its workers may have run rows after it: no
+		// checkpoint may record that.
+		if op.par != nil && op.par.inErr != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// newExecution returns an execution with the defaults: the wall clock and
+// a limit of a million timer firings per watermark.
+func NewExecution(ctx context.Context, store state.Store) *Execution {
+	return &Execution{Ctx: ctx, Store: store, Now: func() int64 { return time.Now().UnixMilli() }, MaxTimerFirings: 1_000_000, EndOfInput: true, CacheSize: defaultCacheSize, Parallelism: 1}
+}
+
+// valuesNode is a VALUES list, a view over one, or a table given AS
+// VALUES. Its events are rows and watermark steps written into the data;
+// with a WATERMARK declaration it also emits watermarks after rows.
+type ValuesNode struct {
+	Sch    types.Schema
+	Events []Event
+	Wm     *WatermarkSpec
+	Every  int64
+}
+
+func (n *ValuesNode) Schema() types.Schema           { return n.Sch }
+func (n *ValuesNode) Changelog() types.ChangelogMode { return types.InsertOnly }
+func (n *ValuesNode) Children() []Node               { return nil }
+func (n *ValuesNode) Explain() string {
+	return "Values(tuples=[" + strconv.Itoa(len(n.Events)) + " rows], fields=" + "[" + strings.Join(n.Sch.Names(), ", ") + "]" + ")"
+}
+
+func (n *ValuesNode) Open(ex *Execution) (Stream, error) {
+	return &valuesStream{events: n.Events, ex: ex, wm: NewWMGen(n.Wm, n.Every)}, nil
+}
+
+type valuesStream struct {
+	events  []Event
+	i       int
+	ex      *Execution
+	wm      *WmGen
+	pending *Event
+}
+
+func (s *valuesStream) Next() (Event, error) {
+	if s.pending != nil {
+		ev := *s.pending
+		s.pending = nil
+		return ev, nil
+	}
+	for s.i < len(s.events) {
+		ev := s.events[s.i]
+		s.i++
+		if ev.Kind == EvWatermark {
+			if s.wm.Explicit(ev.Wm) {
+				return ev, nil
+			}
+			continue
+		}
+		s.ex.RowsIn++
+		if w, ok := s.wm.Observe(ev.Row); ok {
+			s.pending = &Event{Kind: EvWatermark, Wm: w}
+		}
+		return ev, nil
+	}
+	return Event{Kind: EvEnd}, nil
+}
+
+func (s *valuesStream) Close() error { return nil }
+
+// filterNode keeps the rows for which pred is TRUE.
+type FilterNode struct {
+	In   Node
+	Pred expr.Expr
+	Text string
+}
+
+func (n *FilterNode) Schema() types.Schema           { return n.In.Schema() }
+func (n *FilterNode) Changelog() types.ChangelogMode { return n.In.Changelog() }
+func (n *FilterNode) Children() []Node               { return []Node{n.In} }
+func (n *FilterNode) Explain() string                { return "Filter(condition=[" + n.Text + "])" }
+
+func (n *FilterNode) Open(ex *Execution) (Stream, error) {
+	in, err := n.In.Open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &filterStream{in: in, pred: n.Pred}, nil
+}
+
+type filterStream struct {
+	in   Stream
+	pred expr.Expr
+}
+
+func (s *filterStream) Next() (Event, error) {
+	for {
+		ev, err := s.in.Next()
+		if err != nil || ev.Kind != EvRow {
+			return ev, err
+		}
+		v, err := s.pred.Eval(ev.Row.Fields)
+		if err != nil {
+			return ev, err
+		}
+		if v == true {
+			return ev, nil
+		}
+	}
+}
+
+func (s *filterStream) Close() error { return s.in.Close() }
+
+// projectNode computes new columns.
+type ProjectNode struct {
+	In    Node
+	Exprs []expr.Expr
+	Sch   types.Schema
+	Texts []string
+}
+
+func (n *ProjectNode) Schema() types.Schema           { return n.Sch }
+func (n *ProjectNode) Changelog() types.ChangelogMode { return n.In.Changelog() }
+func (n *ProjectNode) Children() []Node               { return []Node{n.In} }
+func (n *ProjectNode) Explain() string {
+	return "Calc(select=[" + strings.Join(n.Texts, ", ") + "])"
+}
+
+func (n *ProjectNode) Open(ex *Execution) (Stream, error) {
+	in, err := n.In.Open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &projectStream{in: in, exprs: n.Exprs}, nil
+}
+
+type projectStream struct {
+	in    Stream
+	exprs []expr.Expr
+}
+
+func (s *projectStream) Next() (Event, error) {
+	ev, err := s.in.Next()
+	if err != nil || ev.Kind != EvRow {
+		return ev, err
+	}
+	out := make([]any, len(s.exprs))
+	for i, e := range s.exprs {
+		if out[i], err = e.Eval(ev.Row.Fields); err != nil {
+			return ev, err
+		}
+	}
+	ev.Row = types.Row{Kind: ev.Row.Kind, Fields: out}
+	return ev, nil
+}
+
+func (s *projectStream) Close() error { return s.in.Close() }
+
+// limitNode stops after n rows.
+type LimitNode struct {
+	In Node
+	N  int64
+}
+
+func (n *LimitNode) Schema() types.Schema           { return n.In.Schema() }
+func (n *LimitNode) Changelog() types.ChangelogMode { return n.In.Changelog() }
+func (n *LimitNode) Children() []Node               { return []Node{n.In} }
+func (n *LimitNode) Explain() string                { return "Limit(fetch=[" + strconv.Itoa(int(n.N)) + "])" }
+
+func (n *LimitNode) Open(ex *Execution) (Stream, error) {
+	in, err := n.In.Open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &limitStream{in: in, left: n.N}, nil
+}
+
+type limitStream struct {
+	in   Stream
+	left int64
+}
+
+func (s *limitStream) Next() (Event, error) {
+	if s.left <= 0 {
+		return Event{Kind: EvEnd}, nil
+	}
+	ev, err := s.in.Next()
+	if err == nil && ev.Kind == EvRow {
+		s.left--
+	}
+	return ev, err
+}
+
+func (s *limitStream) Close() error { return s.in.Close() }
+
+// unionNode is UNION ALL: its inputs one after another.
+type UnionNode struct {
+	Ins []Node
+}
+
+func (n *UnionNode) Schema() types.Schema { return n.Ins[0].Schema() }
+func (n *UnionNode) Changelog() types.ChangelogMode {
+	var m types.ChangelogMode
+	for _, in := range n.Ins {
+		m = m.Union(in.Changelog())
+	}
+	return m
+}
+func (n *UnionNode) Children() []Node { return n.Ins }
+func (n *UnionNode) Explain() string  { return "Union(all=[true])" }
+
+func (n *UnionNode) Open(ex *Execution) (Stream, error) {
+	s := &unionStream{}
+	for _, in := range n.Ins {
+		st, err := in.Open(ex)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.ins = append(s.ins, st)
+	}
+	return s, nil
+}
+
+type unionStream struct {
+	ins []Stream
+	i   int
+}
+
+func (s *unionStream) Next() (Event, error) {
+	for s.i < len(s.ins) {
+		ev, err := s.ins[s.i].Next()
+		if err != nil {
+			return ev, err
+		}
+		if ev.Kind == EvEnd {
+			s.i++
+			continue
+		}
+		if ev.Kind == EvWatermark {
+			continue // watermarks of a union are the minimum; issue of event time
+		}
+		return ev, nil
+	}
+	return Event{Kind: EvEnd}, nil
+}
+
+func (s *unionStream) Close() error {
+	var first error
+	for _, in := range s.ins {
+		if err := in.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// renameNode is its input with other column names.
+type RenameNode struct {
+	In  Node
+	Sch types.Schema
+}
+
+func (n *RenameNode) Schema() types.Schema { return n.Sch }
+
+func (n *RenameNode) Changelog() types.ChangelogMode { return n.In.Changelog() }
+
+func (n *RenameNode) Children() []Node { return n.In.Children() }
+
+func (n *RenameNode) Explain() string { return n.In.Explain() }
+
+func (n *RenameNode) Open(ex *Execution) (Stream, error) { return n.In.Open(ex) }
