@@ -77,7 +77,7 @@ func run(c config, stdout, stderr io.Writer) error {
 	if c.rows < 1 || c.rounds < 1 || c.keys < 1 {
 		return errors.New("-rows, -rounds and -keys need 1 or more")
 	}
-	ws, err := selectWorkloads(c.only)
+	ws, err := selectWorkloads(c)
 	if err != nil {
 		return err
 	}
@@ -103,13 +103,13 @@ func run(c config, stdout, stderr io.Writer) error {
 	return bench(c, env, ws, stdout, stderr)
 }
 
-func selectWorkloads(only string) ([]workload, error) {
-	all := workloads()
-	if only == "" {
+func selectWorkloads(c config) ([]workload, error) {
+	all := workloads(c)
+	if c.only == "" {
 		return all, nil
 	}
 	var ws []workload
-	for _, name := range strings.Split(only, ",") {
+	for _, name := range strings.Split(c.only, ",") {
 		name = strings.TrimSpace(name)
 		found := false
 		for _, w := range all {

@@ -1,5 +1,7 @@
 package main
 
+import "fmt"
+
 // The benchmark's workloads and the engines that run them.
 
 // dataSet names a generated input file.
@@ -45,7 +47,8 @@ var (
 
 const clickColumns = "user_id:STRING,url:STRING,view_time:INT,ts:TIMESTAMP"
 
-func workloads() []workload {
+// workloads are the suite; B's title gives its key count (-keys).
+func workloads(c config) []workload {
 	keyed := func(name, title string, d dataSet) workload {
 		w := workload{
 			name: name, title: title, data: d,
@@ -75,7 +78,7 @@ func workloads() []workload {
 			ref:     "node",
 		},
 		keyed("B-1k", "B keyed count, 1k keys", dataSet{kind: "clicks", format: "csv", keys: 1_000}),
-		keyed("B", "B keyed count", clicks),
+		keyed("B", "B keyed count, "+count(c.keys)+" keys", clicks),
 		keyed("B-1M", "B keyed count, 1M keys", dataSet{kind: "clicks", format: "csv", keys: 1_000_000}),
 		{
 			name: "C", title: "C greeting with memory", data: clicks,
@@ -111,4 +114,15 @@ func workloads() []workload {
 			ref: "ptfsh, checkpoint every 100k rows (default)",
 		},
 	}
+}
+
+// count prints a key count: 1k, 100k, 1M, 2500.
+func count(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1_000 && n%1_000 == 0:
+		return fmt.Sprintf("%dk", n/1_000)
+	}
+	return fmt.Sprint(n)
 }
