@@ -1,0 +1,153 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// result is an engine's runs of one workload.
+type result struct {
+	engine string
+	runs   []measurement
+}
+
+// bench runs each workload's engines round-robin for c.rounds rounds
+// (round r starts with engine r, so that no engine always goes first) and
+// prints the table.
+func bench(c config, e *env, ws []workload, stdout, stderr io.Writer) error {
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer devNull.Close()
+	started := time.Now()
+	tables := make([][]result, len(ws))
+	for wi, w := range ws {
+		dir, err := prepare(c, e, w)
+		if err != nil {
+			return err
+		}
+		var engines []engine
+		for _, en := range w.engines {
+			if en.available(e) {
+				engines = append(engines, en)
+			}
+		}
+		results := make([]result, len(engines))
+		for i, en := range engines {
+			results[i].engine = en.name
+		}
+		for r := range c.rounds {
+			for k := range engines {
+				i := (r + k) % len(engines)
+				m, err := runOnce(c, e, w, engines[i], dir, devNull)
+				if err != nil {
+					return err
+				}
+				results[i].runs = append(results[i].runs, m)
+				fmt.Fprintf(stderr, "%-8s round %d/%d  %-44s %7.2f s  %9s rows/s  %5.0f MiB\n", w.name, r+1, c.rounds,
+					engines[i].name, m.wall.Seconds(), rate(float64(c.rows)/m.wall.Seconds()), float64(m.rssKiB)/1024)
+			}
+		}
+		tables[wi] = results
+	}
+	fmt.Fprintf(stdout, "ptfsh benchmark, %s: %s input rows per workload, %d round(s), users %s (skew %g, seed %d); %s/%s, %d CPUs, %s, node %s; took %s\n\n",
+		started.Format("2006-01-02"), thousands(c.rows), c.rounds, thousands(c.keys), c.skew, c.seed,
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), e.goVersion, orNone(e.nodeVersion), time.Since(started).Round(time.Second))
+	fmt.Fprintln(stdout, "| workload | engine | rows/s (median) | min–max | peak RSS (median) | ratio |")
+	fmt.Fprintln(stdout, "|---|---|---:|---:|---:|---:|")
+	for wi, w := range ws {
+		var ref float64
+		for _, r := range tables[wi] {
+			if r.engine == w.ref {
+				ref = r.median(c.rows)
+			}
+		}
+		for _, r := range tables[wi] {
+			rates := r.rates(c.rows)
+			ratio := "–"
+			if ref > 0 {
+				ratio = fmt.Sprintf("%.2f× %s", r.median(c.rows)/ref, shortRef(w.ref))
+			}
+			title := w.title
+			if r.engine != tables[wi][0].engine {
+				title = "" // the workload's first row names it
+			}
+			fmt.Fprintf(stdout, "| %s | %s | %s | %s–%s | %.0f MiB | %s |\n", title, r.engine,
+				rate(median(rates)), rate(slices.Min(rates)), rate(slices.Max(rates)), r.medianRSS()/1024, ratio)
+		}
+	}
+	return nil
+}
+
+func (r result) rates(rows int) []float64 {
+	var rs []float64
+	for _, m := range r.runs {
+		rs = append(rs, float64(rows)/m.wall.Seconds())
+	}
+	return rs
+}
+
+func (r result) median(rows int) float64 { return median(r.rates(rows)) }
+
+func (r result) medianRSS() float64 {
+	var rs []float64
+	for _, m := range r.runs {
+		rs = append(rs, float64(m.rssKiB))
+	}
+	return median(rs)
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// rate prints rows per second: 245k, 2.67M.
+func rate(r float64) string {
+	switch {
+	case r >= 1e6:
+		return fmt.Sprintf("%.2fM", r/1e6)
+	case r >= 1e3:
+		return fmt.Sprintf("%.0fk", r/1e3)
+	}
+	return fmt.Sprintf("%.0f", r)
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func shortRef(ref string) string {
+	if ref == "node" {
+		return "node"
+	}
+	return "default"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "not found"
+	}
+	return s
+}

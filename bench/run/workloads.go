@@ -1,0 +1,128 @@
+package main
+
+import "fmt"
+
+// The benchmark's workloads and the engines that run them.
+
+// dataSet names a generated input file.
+type dataSet struct {
+	kind   string // clicks or flights
+	format string // csv or jsonl
+	keys   int    // distinct users or airports; 0 for the run's -keys
+}
+
+// file is the name the workload scripts give the data.
+func (d dataSet) file() string { return d.kind + "." + d.format }
+
+type workload struct {
+	name    string // for -only and the table
+	title   string
+	data    dataSet
+	script  string   // the ptfsh script, in bench/workloads
+	fn      string   // the function file, from the repository's root
+	node    []string // the Node harness's arguments besides --fn and --input
+	plain   []string // bench/plain's arguments besides the input file
+	engines []engine
+	ref     string // the engine the ratio column divides by
+}
+
+// An engine is one way to run a workload: ptfsh (with flags or a
+// preamble), the Node harness or the plain Go program.
+type engine struct {
+	name     string
+	kind     string   // "ptfsh", "node" or "go"
+	flags    []string // more ptfsh flags
+	preamble string   // statements run before the script (written into a copy of it)
+	script   string   // another script of bench/workloads instead of the workload's
+	state    bool     // --state FILE, a fresh file in the run folder for every run
+	sinkFile string   // the script INSERTs INTO this file instead of printing to stdout
+}
+
+var (
+	ptfsh     = engine{name: "ptfsh", kind: "ptfsh"}
+	ptfshPar2 = engine{name: "ptfsh --parallelism 2", kind: "ptfsh", flags: []string{"--parallelism", "2"}}
+	nodeJS    = engine{name: "node", kind: "node"}
+	plainGo   = engine{name: "go", kind: "go"}
+)
+
+const clickColumns = "user_id:STRING,url:STRING,view_time:INT,ts:TIMESTAMP"
+
+// workloads are the suite; B's title gives its key count (-keys).
+func workloads(c config) []workload {
+	keyed := func(name, title string, d dataSet) workload {
+		w := workload{
+			name: name, title: title, data: d,
+			script: "keyed_count.sql", fn: "bench/workloads/keyed_count.js",
+			node:    []string{"--columns", clickColumns, "--partition", "user_id"},
+			plain:   []string{"-workload", "count"},
+			engines: []engine{ptfsh, ptfshPar2, nodeJS, plainGo},
+			ref:     "node",
+		}
+		if d.format == "jsonl" {
+			w.script = "keyed_count_jsonl.sql"
+			w.node = append(w.node, "--format", "jsonl")
+			w.plain = append(w.plain, "-format", "jsonl")
+		}
+		return w
+	}
+	clicks := dataSet{kind: "clicks", format: "csv"}
+	return []workload{
+		{
+			name: "A", title: "A row filter (view_time >= 500, row semantics)", data: clicks,
+			script: "row_filter.sql", fn: "bench/workloads/row_filter.js",
+			node:  []string{"--columns", clickColumns, "--scalar", "min_view_time=500"},
+			plain: []string{"-workload", "filter"},
+			// A call with row semantics runs on one worker at any
+			// parallelism, so --parallelism 2 is left out.
+			engines: []engine{ptfsh, nodeJS, plainGo},
+			ref:     "node",
+		},
+		keyed("B-1k", "B keyed count, 1k keys", dataSet{kind: "clicks", format: "csv", keys: 1_000}),
+		keyed("B", "B keyed count, "+count(c.keys)+" keys", clicks),
+		keyed("B-1M", "B keyed count, 1M keys", dataSet{kind: "clicks", format: "csv", keys: 1_000_000}),
+		{
+			name: "C", title: "C greeting with memory", data: clicks,
+			script: "greeting.sql", fn: "bench/workloads/greeting.js",
+			node:    []string{"--columns", clickColumns, "--partition", "user_id"},
+			plain:   []string{"-workload", "greeting"},
+			engines: []engine{ptfsh, ptfshPar2, nodeJS, plainGo},
+			ref:     "node",
+		},
+		keyed("B-jsonl", "B keyed count, JSON lines input", dataSet{kind: "clicks", format: "jsonl"}),
+		{
+			name: "F", title: "flights no-departure alert (event time, timers)",
+			data:   dataSet{kind: "flights", format: "csv"},
+			script: "flights.sql", fn: "examples/no_departure_alert.js",
+			node: []string{"--columns", "date:TIMESTAMP,delay:INT,distance:INT,origin:STRING,destination:STRING",
+				"--partition", "origin", "--on-time", "date", "--watermark-delay", "60000"},
+			plain: []string{"-workload", "alert"},
+			// on_time keeps a call on one worker: no --parallelism 2.
+			engines: []engine{ptfsh, nodeJS, plainGo},
+			ref:     "node",
+		},
+		{
+			name: "B-ckpt", title: "B keyed count: checkpoints and sinks", data: clicks,
+			script: "keyed_count.sql", fn: "bench/workloads/keyed_count.js",
+			engines: []engine{
+				{name: "ptfsh, checkpoint every 100k rows (default)", kind: "ptfsh"},
+				{name: "ptfsh, interval-rows 0 (only at the end)", kind: "ptfsh",
+					preamble: "SET 'execution.checkpointing.interval-rows' = '0';\n"},
+				{name: "ptfsh --state FILE (fsync)", kind: "ptfsh", state: true},
+				{name: "ptfsh, INSERT INTO a csv file", kind: "ptfsh",
+					script: "keyed_count_insert.sql", sinkFile: "counts.csv"},
+			},
+			ref: "ptfsh, checkpoint every 100k rows (default)",
+		},
+	}
+}
+
+// count prints a key count: 1k, 100k, 1M, 2500.
+func count(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1_000 && n%1_000 == 0:
+		return fmt.Sprintf("%dk", n/1_000)
+	}
+	return fmt.Sprint(n)
+}
