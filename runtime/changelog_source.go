@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -86,7 +87,7 @@ func parseOpCode(s string) (types.RowKind, bool) {
 // its rows are typed: it sets t.Changelog and, for deletes by key, reads
 // the non-key columns as nullable. finishChangelog then takes the op
 // column out.
-func prepareChangelog(t *Table, ct *sqlmini.CreateTable) error {
+func prepareChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	opName, hasOp := t.Options[optOpColumn]
 	modeText, hasMode := t.Options[optChangelog]
 	byKey, err := boolOption(t, optDeleteByKey)
@@ -129,7 +130,7 @@ func prepareChangelog(t *Table, ct *sqlmini.CreateTable) error {
 		for i := range t.Schema.Columns {
 			if !key[i] && t.Schema.Columns[i].Type.NotNull {
 				t.Schema.Columns[i].Type.NotNull = false
-				t.relaxed = append(t.relaxed, i)
+				t.Relaxed = append(t.Relaxed, i)
 			}
 		}
 	}
@@ -158,7 +159,7 @@ func prepareChangelog(t *Table, ct *sqlmini.CreateTable) error {
 // finishChangelog takes the op column out of a table whose rows are read
 // (AS VALUES: typed into t.Events): the declared columns become the
 // source's, the others the table's, and VALUES rows get their kinds.
-func finishChangelog(t *Table, ct *sqlmini.CreateTable) error {
+func finishChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	op := -1
 	if name, ok := t.Options[optOpColumn]; ok {
 		op = t.Schema.Index(name)
@@ -179,15 +180,15 @@ func finishChangelog(t *Table, ct *sqlmini.CreateTable) error {
 		for i, k := range t.PrimaryKey {
 			t.PrimaryKey[i] = shift(k)
 		}
-		for i, k := range t.relaxed {
-			t.relaxed[i] = shift(k)
+		for i, k := range t.Relaxed {
+			t.Relaxed[i] = shift(k)
 		}
 		if t.Watermark != nil {
 			t.Watermark.Column = shift(t.Watermark.Column)
 		}
 	}
-	if t.Kind != TableValues {
-		return t.restoreNotNull(nil, nil)
+	if t.Kind != catalog.TableValues {
+		return restoreNotNull(t, nil, nil)
 	}
 	vals := ct.Query.Body.Values
 	for i := range t.Events {
@@ -195,7 +196,7 @@ func finishChangelog(t *Table, ct *sqlmini.CreateTable) error {
 		if ev.Kind != exec.EvRow || op < 0 {
 			continue
 		}
-		kind, err := t.opKind(ev.Row.Fields[op])
+		kind, err := opKind(t, ev.Row.Fields[op])
 		if err != nil {
 			return sqlmini.Errorf(vals.Rows[i].Values[op].Pos, "%w", err)
 		}
@@ -204,7 +205,7 @@ func finishChangelog(t *Table, ct *sqlmini.CreateTable) error {
 		f = append(f, ev.Row.Fields[op+1:]...)
 		ev.Row = types.Row{Kind: kind, Fields: f}
 	}
-	return t.restoreNotNull(t.Events, func(i, col int) sqlmini.Pos {
+	return restoreNotNull(t, t.Events, func(i, col int) sqlmini.Pos {
 		if op >= 0 && col >= op {
 			col++
 		}
@@ -215,8 +216,8 @@ func finishChangelog(t *Table, ct *sqlmini.CreateTable) error {
 // restoreNotNull gives the relaxed columns their NOT NULL back and checks
 // rows: only the deletes by key may hold NULL there (and hold NULL in
 // every non-key column). at places an error at row i, column col.
-func (t *Table) restoreNotNull(events []exec.Event, at func(i, col int) sqlmini.Pos) error {
-	for _, c := range t.relaxed {
+func restoreNotNull(t *catalog.Table, events []exec.Event, at func(i, col int) sqlmini.Pos) error {
+	for _, c := range t.Relaxed {
 		t.Schema.Columns[c].Type.NotNull = true
 	}
 	for i := range events {
@@ -225,10 +226,10 @@ func (t *Table) restoreNotNull(events []exec.Event, at func(i, col int) sqlmini.
 			continue
 		}
 		if ev.Row.Kind == types.Delete && t.Changelog.KeyOnlyDeletes {
-			ev.Row.Fields = t.keyOnly(ev.Row.Fields)
+			ev.Row.Fields = keyOnly(t, ev.Row.Fields)
 			continue
 		}
-		for _, c := range t.relaxed {
+		for _, c := range t.Relaxed {
 			if ev.Row.Fields[c] == nil {
 				return sqlmini.Errorf(at(i, c), "column '%s' is %s, but the value is NULL", t.Schema.Columns[c].Name, t.Schema.Columns[c].Type)
 			}
@@ -238,7 +239,7 @@ func (t *Table) restoreNotNull(events []exec.Event, at func(i, col int) sqlmini.
 }
 
 // keyOnly returns the fields of a delete by key: NULL but in key columns.
-func (t *Table) keyOnly(fields []any) []any {
+func keyOnly(t *catalog.Table, fields []any) []any {
 	out := make([]any, len(fields))
 	for _, k := range t.PrimaryKey {
 		out[k] = fields[k]
@@ -252,7 +253,7 @@ func (t *Table) keyOnly(fields []any) []any {
 const kindWatermarkStep types.RowKind = 255
 
 // opKind reads an op column value and checks it against the table's mode.
-func (t *Table) opKind(v any) (types.RowKind, error) {
+func opKind(t *catalog.Table, v any) (types.RowKind, error) {
 	s, ok := v.(string)
 	if !ok {
 		return 0, fmt.Errorf("NULL op code: every changelog row needs a row kind, %s", kindSyntaxHint)
@@ -283,7 +284,7 @@ func (n *sourceNode) Changelog() types.ChangelogMode { return n.mode }
 func (n *sourceNode) UpsertKey() []int               { return n.key }
 
 // changelogValues plans the rows of a table given AS VALUES.
-func changelogValues(t *Table, n *exec.ValuesNode) exec.Node {
+func changelogValues(t *catalog.Table, n *exec.ValuesNode) exec.Node {
 	if t.Changelog.IsEmpty() || t.Changelog.IsInsertOnly() {
 		return n
 	}
@@ -293,7 +294,7 @@ func changelogValues(t *Table, n *exec.ValuesNode) exec.Node {
 // openSourceReader opens a file table's reader: for a changelog source
 // one over the declared columns (op included) whose rows take their kinds
 // from the op column, which it drops.
-func openSourceReader(t *Table, resume format.SourcePos) (format.RowReader, error) {
+func openSourceReader(t *catalog.Table, resume format.SourcePos) (format.RowReader, error) {
 	if t.SourceSchema.Len() == 0 {
 		return openTableReader(t, resume)
 	}
@@ -328,7 +329,7 @@ func openSourceReader(t *Table, resume format.SourcePos) (format.RowReader, erro
 // format's ignore-parse-errors they are skipped and counted.
 type changelogReader struct {
 	r        format.RowReader
-	t        *Table
+	t        *catalog.Table
 	op       int // the op column's index in the file's rows
 	path     string
 	json     bool
@@ -360,7 +361,7 @@ func (c *changelogReader) Next() (types.Row, error) {
 
 func (c *changelogReader) convert(row types.Row, prev format.SourcePos) (types.Row, *format.ParseError) {
 	t := c.t
-	kind, err := t.opKind(row.Fields[c.op])
+	kind, err := opKind(t, row.Fields[c.op])
 	if err != nil {
 		v, _ := row.Fields[c.op].(string)
 		return types.Row{}, c.errorAt(prev, c.op, &format.ParseError{Column: t.Options[optOpColumn], Value: v, Msg: err.Error()})
@@ -372,9 +373,9 @@ func (c *changelogReader) convert(row types.Row, prev format.SourcePos) (types.R
 		return types.Row{Kind: kind, Fields: f}, nil
 	}
 	if kind == types.Delete && t.Changelog.KeyOnlyDeletes {
-		return types.Row{Kind: kind, Fields: t.keyOnly(f)}, nil
+		return types.Row{Kind: kind, Fields: keyOnly(t, f)}, nil
 	}
-	for _, col := range t.relaxed {
+	for _, col := range t.Relaxed {
 		if f[col] == nil {
 			i := col
 			if i >= c.op {

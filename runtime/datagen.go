@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
@@ -91,7 +92,7 @@ const sequenceTypes = "TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL, C
 
 // checkDatagenOptions validates the WITH options of a datagen table at
 // CREATE TABLE, pointing at the option in error.
-func checkDatagenOptions(t *Table, ct *sqlmini.CreateTable) error {
+func checkDatagenOptions(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	if _, err := parseDatagen(t); err != nil {
 		pos := ct.Pos
 		if oe, ok := err.(*datagenOptionError); ok {
@@ -167,7 +168,7 @@ func (o *optionReader) accept(col string, keys ...string) {
 }
 
 // parseDatagen reads the options of a datagen table.
-func parseDatagen(t *Table) (*datagenSpec, error) {
+func parseDatagen(t *catalog.Table) (*datagenSpec, error) {
 	o := &optionReader{opts: t.Options, used: map[string]bool{"connector": true}, accepts: map[string][]string{}}
 	spec := &datagenSpec{rows: -1}
 	if v, ok := o.get("number-of-rows"); ok {
@@ -220,7 +221,7 @@ func parseDatagen(t *Table) (*datagenSpec, error) {
 }
 
 // unused reports the first option (in sorted order) that nothing read.
-func (o *optionReader) unused(t *Table) error {
+func (o *optionReader) unused(t *catalog.Table) error {
 	var keys []string
 	for k := range o.opts {
 		if !o.used[k] {
@@ -501,7 +502,7 @@ func (o *optionReader) sequence(col, path string, t types.Type) (*genSpec, error
 
 // datagenNode reads a datagen table.
 type datagenNode struct {
-	t     *Table
+	t     *catalog.Table
 	spec  *datagenSpec
 	seed  int64
 	base  int64 // the end of the window of random times
@@ -510,7 +511,7 @@ type datagenNode struct {
 
 // planDatagen reads the table's options (checked at CREATE TABLE) and the
 // session's seed and clock.
-func (p *planner) planDatagen(t *Table) (exec.Node, error) {
+func (p *planner) planDatagen(t *catalog.Table) (exec.Node, error) {
 	spec, err := parseDatagen(t)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Name, err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -15,12 +16,12 @@ import (
 
 // fileNode reads a file table.
 type fileNode struct {
-	t     *Table
+	t     *catalog.Table
 	every int64
 	pos   sqlmini.Pos // where the query names the table
 }
 
-func (p *planner) planFileTable(t *Table, pos sqlmini.Pos) (exec.Node, error) {
+func (p *planner) planFileTable(t *catalog.Table, pos sqlmini.Pos) (exec.Node, error) {
 	return &fileNode{t: t, every: p.s.watermarkEvery(), pos: pos}, nil
 }
 
@@ -98,7 +99,7 @@ func (s *fileStream) Next() (exec.Event, error) {
 func (s *fileStream) Close() error { return s.r.Close() }
 
 // openTableReader opens the reader of a file table with its WITH options.
-func openTableReader(t *Table, resume format.SourcePos) (format.RowReader, error) {
+func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReader, error) {
 	path := tablePath(t)
 	parse := format.ParseOptions{
 		TimestampPattern: t.Options["timestamp-format.pattern"],
@@ -136,7 +137,7 @@ func openTableReader(t *Table, resume format.SourcePos) (format.RowReader, error
 }
 
 // tablePath is a file table's path, resolved against its script's folder.
-func tablePath(t *Table) string {
+func tablePath(t *catalog.Table) string {
 	path := t.Options["path"]
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(t.BaseDir, path)
@@ -145,7 +146,7 @@ func tablePath(t *Table) string {
 }
 
 // charOption reads a one-character option; '\t' is accepted for a tab.
-func charOption(t *Table, key string) (byte, error) {
+func charOption(t *catalog.Table, key string) (byte, error) {
 	v, ok := t.Options[key]
 	if !ok {
 		return 0, nil
@@ -161,7 +162,7 @@ func charOption(t *Table, key string) (byte, error) {
 
 // fileError words a source error with the path as the table declares it,
 // not the resolved one, so messages read the same on every machine.
-func fileError(t *Table, err error) error {
+func fileError(t *catalog.Table, err error) error {
 	written := t.Options["path"]
 	var pe *format.ParseError
 	if errors.As(err, &pe) {

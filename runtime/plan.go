@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
@@ -370,9 +371,9 @@ func (p *planner) planTableRef(name *sqlmini.Name) (exec.Node, error) {
 }
 
 // planTable plans a catalog table referenced at pos.
-func (p *planner) planTable(t *Table, pos sqlmini.Pos) (exec.Node, error) {
+func (p *planner) planTable(t *catalog.Table, pos sqlmini.Pos) (exec.Node, error) {
 	switch t.Kind {
-	case TableView:
+	case catalog.TableView:
 		vp := newPlanner(p.s)
 		vp.uids, vp.shared, vp.required = p.uids, p.shared, p.required
 		n, err := vp.planQuery(t.Query)
@@ -388,12 +389,12 @@ func (p *planner) planTable(t *Table, pos sqlmini.Pos) (exec.Node, error) {
 			n = &exec.RenameNode{In: n, Sch: types.Schema{Columns: cols}}
 		}
 		return n, nil
-	case TableFile:
+	case catalog.TableFile:
 		if t.Options["connector"] == "datagen" {
 			return p.planDatagen(t)
 		}
 		return p.planFileTable(t, pos)
-	case TableValues:
+	case catalog.TableValues:
 		return changelogValues(t, &exec.ValuesNode{Sch: t.Schema, Events: t.Events, Wm: t.Watermark, Every: p.s.watermarkEvery()}), nil // changelog_source.go
 	}
 	return nil, fmt.Errorf("table %s cannot be read", t.Name)

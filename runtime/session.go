@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -59,7 +60,7 @@ type Config struct {
 type Session struct {
 	cfg      Config
 	ownStore bool // the store came from SET 'state.path': the session closes it
-	cat      *Catalog
+	cat      *catalog.Catalog
 	settings map[string]string
 	baseDir  string
 }
@@ -84,7 +85,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if _, err := format.NewPrinter(cfg.Format, io.Discard); err != nil {
 		return nil, err
 	}
-	return &Session{cfg: cfg, cat: NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
+	return &Session{cfg: cfg, cat: catalog.NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
 }
 
 // Close closes what the session opened itself (a state file of SET
@@ -98,7 +99,7 @@ func (s *Session) Close() error {
 }
 
 // Catalog returns the session's catalog.
-func (s *Session) Catalog() *Catalog { return s.cat }
+func (s *Session) Catalog() *catalog.Catalog { return s.cat }
 
 // Exec runs the statements of src one by one and stops at the first error,
 // which it returns. filename names src in positions; relative paths in the
@@ -303,10 +304,10 @@ func (s *Session) execCreate(c *sqlmini.Create) error {
 
 func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) error {
 	name := string(f.Name.Value)
-	lookup := s.cat.catalogFunction
+	lookup := s.cat.CatalogFunction
 	kind := "function"
 	if c.Temporary {
-		lookup, kind = s.cat.temporaryFunction, "temporary function"
+		lookup, kind = s.cat.TemporaryFunction, "temporary function"
 	}
 	if old, ok := lookup(name); ok {
 		if f.IfNotExists {
@@ -317,7 +318,7 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 		}
 		return sqlmini.Errorf(f.Name.Pos, "%s '%s' already exists; DROP %s %s first, or use CREATE %s IF NOT EXISTS", kind, name, strings.ToUpper(kind), name, strings.ToUpper(kind))
 	}
-	if old, ok := s.cat.catalogFunction(name); ok && old.BuiltIn && !c.Temporary {
+	if old, ok := s.cat.CatalogFunction(name); ok && old.BuiltIn && !c.Temporary {
 		return sqlmini.Errorf(f.Name.Pos, "function '%s' is a built-in function and cannot be replaced", name)
 	}
 	lang := strings.ToUpper(f.Language())
@@ -348,11 +349,11 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 	if err := checkDeclaration(def); err != nil {
 		return sqlmini.Errorf(f.Name.Pos, "%w", err)
 	}
-	fn := &Function{Def: def, Temporary: c.Temporary}
+	fn := &catalog.Function{Def: def, Temporary: c.Temporary}
 	if f.Path != nil {
 		fn.Path = string(*f.Path)
 	}
-	s.cat.addFunction(fn)
+	s.cat.AddFunction(fn)
 	return nil
 }
 
@@ -396,7 +397,7 @@ func (s *Session) createView(c *sqlmini.Create, v *sqlmini.CreateView) error {
 	if err != nil {
 		return err
 	}
-	t := &Table{Name: name, Kind: TableView, Query: v.Query, Temporary: c.Temporary, Pos: v.Pos, Schema: n.Schema()}
+	t := &catalog.Table{Name: name, Kind: catalog.TableView, Query: v.Query, Temporary: c.Temporary, Pos: v.Pos, Schema: n.Schema()}
 	if len(v.Columns) > 0 {
 		if len(v.Columns) != n.Schema().Len() {
 			return sqlmini.Errorf(v.Pos, "view '%s' names %d columns but its query has %d: %s", name, len(v.Columns), n.Schema().Len(), namesOf(n.Schema()))
@@ -409,7 +410,7 @@ func (s *Session) createView(c *sqlmini.Create, v *sqlmini.CreateView) error {
 		}
 		t.Schema = types.Schema{Columns: cols}
 	}
-	s.cat.addTable(t)
+	s.cat.AddTable(t)
 	return nil
 }
 
@@ -421,17 +422,17 @@ func (s *Session) execDrop(d *sqlmini.Drop) error {
 	switch strings.ToUpper(d.Kind) {
 	case "FUNCTION":
 		if d.Temporary {
-			if _, ok := s.cat.temporaryFunction(name); !ok {
+			if _, ok := s.cat.TemporaryFunction(name); !ok {
 				if d.IfExists {
 					return nil
 				}
 				return sqlmini.Errorf(d.Name.Pos, "temporary function '%s' does not exist", name)
 			}
-			s.cat.dropFunction(name, true)
+			s.cat.DropFunction(name, true)
 			return nil
 		}
-		f, ok := s.cat.catalogFunction(name)
-		if _, temp := s.cat.temporaryFunction(name); temp {
+		f, ok := s.cat.CatalogFunction(name)
+		if _, temp := s.cat.TemporaryFunction(name); temp {
 			return sqlmini.Errorf(d.Name.Pos, "Could not drop catalog function. A temporary function '%s' does already exist. Please drop the temporary function first.", name)
 		}
 		if !ok {
@@ -443,7 +444,7 @@ func (s *Session) execDrop(d *sqlmini.Drop) error {
 		if f.BuiltIn {
 			return sqlmini.Errorf(d.Name.Pos, "function '%s' is a built-in function and cannot be dropped", name)
 		}
-		s.cat.dropFunction(name, false)
+		s.cat.DropFunction(name, false)
 	default:
 		if _, ok := s.cat.Table(name); !ok {
 			if d.IfExists {
@@ -451,7 +452,7 @@ func (s *Session) execDrop(d *sqlmini.Drop) error {
 			}
 			return sqlmini.Errorf(d.Name.Pos, "%s '%s' does not exist", strings.ToLower(d.Kind), name)
 		}
-		s.cat.dropTable(name)
+		s.cat.DropTable(name)
 	}
 	return nil
 }
@@ -473,7 +474,7 @@ func (s *Session) execShow(sh *sqlmini.Show) error {
 		}
 		for _, n := range s.cat.TableNames() {
 			t, _ := s.cat.Table(n)
-			if strings.ToUpper(sh.What) == "VIEWS" && t.Kind != TableView {
+			if strings.ToUpper(sh.What) == "VIEWS" && t.Kind != catalog.TableView {
 				continue
 			}
 			names = append(names, n)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
@@ -94,9 +95,9 @@ func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (exec.Node, *fileS
 	}
 	what := ""
 	switch {
-	case t.Kind == TableView:
+	case t.Kind == catalog.TableView:
 		what = "a view"
-	case t.Kind == TableValues:
+	case t.Kind == catalog.TableValues:
 		what = "a table given AS VALUES"
 	case t.Options["connector"] != "filesystem":
 		what = "a '" + t.Options["connector"] + "' table"
@@ -141,7 +142,7 @@ func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (exec.Node, *fileS
 
 // checkSinkColumns checks that the query's columns fit the table's, by
 // position, with Flink's message.
-func checkSinkColumns(t *Table, q types.Schema, pos sqlmini.Pos) error {
+func checkSinkColumns(t *catalog.Table, q types.Schema, pos sqlmini.Pos) error {
 	sch := t.Schema
 	show := func(s types.Schema) string {
 		parts := make([]string, s.Len())
@@ -167,7 +168,7 @@ func checkSinkColumns(t *Table, q types.Schema, pos sqlmini.Pos) error {
 
 // sinkChangelog puts an updating query into the form the table takes, or
 // says why it cannot take it.
-func sinkChangelog(t *Table, n exec.Node, pos sqlmini.Pos) (exec.Node, error) {
+func sinkChangelog(t *catalog.Table, n exec.Node, pos sqlmini.Pos) (exec.Node, error) {
 	m := n.Changelog()
 	if m.IsInsertOnly() {
 		return n, nil
@@ -227,7 +228,7 @@ func reads(n exec.Node, path string) bool {
 // fileSink writes the rows of an INSERT INTO to its table's file. It is a
 // CheckpointSink.
 type fileSink struct {
-	t         *Table
+	t         *catalog.Table
 	path      string
 	pos       sqlmini.Pos  // the table's name in the INSERT, where errors point
 	query     types.Schema // the query's columns

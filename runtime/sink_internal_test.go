@@ -6,12 +6,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
 
-func sinkTable(dir string) *Table {
-	return &Table{Name: "s", Kind: TableFile, BaseDir: dir,
+func sinkTable(dir string) *catalog.Table {
+	return &catalog.Table{Name: "s", Kind: catalog.TableFile, BaseDir: dir,
 		Schema:  types.Schema{Columns: []types.Column{{Name: "n", Type: types.TypeInt}}},
 		Options: map[string]string{"connector": "filesystem", "path": "s.csv", "format": "csv"}}
 }

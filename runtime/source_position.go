@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/state"
@@ -33,7 +34,7 @@ type sourceRecord struct {
 	Fingerprint string `json:"fingerprint"`
 }
 
-func sourceKey(t *Table) []byte { return []byte(t.Name + "\x00" + t.Options["path"]) }
+func sourceKey(t *catalog.Table) []byte { return []byte(t.Name + "\x00" + t.Options["path"]) }
 
 // fingerprint hashes what identifies the first n bytes of a file: its
 // first 64 KiB and the 4 KiB before n. Cheap at every checkpoint, and it
@@ -80,7 +81,7 @@ func (s *fileStream) Checkpoint(tx state.Tx, finished bool) error {
 
 // resumePosition returns where a file table's source goes on, or the zero
 // position to read it from the start.
-func resumePosition(ex *exec.Execution, t *Table) (format.SourcePos, error) {
+func resumePosition(ex *exec.Execution, t *catalog.Table) (format.SourcePos, error) {
 	var rec *sourceRecord
 	err := ex.Store.View(func(tx state.Tx) error {
 		b, err := tx.Get(sourceNamespace, sourceKey(t))

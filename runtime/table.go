@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -18,7 +19,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	if _, ok := s.cat.Table(name); ok {
 		return sqlmini.Errorf(ct.Name.Pos, "table or view '%s' already exists", name)
 	}
-	t := &Table{Name: name, Kind: TableFile, Options: map[string]string{}, Temporary: c.Temporary, BaseDir: s.baseDir, Pos: ct.Pos}
+	t := &catalog.Table{Name: name, Kind: catalog.TableFile, Options: map[string]string{}, Temporary: c.Temporary, BaseDir: s.baseDir, Pos: ct.Pos}
 	var cols []types.Column
 	var pk []*sqlmini.Name
 	var wm *sqlmini.Watermark
@@ -84,7 +85,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	if err := finishChangelog(t, ct); err != nil {
 		return err
 	}
-	s.cat.addTable(t)
+	s.cat.AddTable(t)
 	return nil
 }
 
@@ -141,7 +142,7 @@ var tableOptions = map[string][]string{
 	"datagen": datagenOptions,
 }
 
-func checkTableOptions(t *Table, ct *sqlmini.CreateTable) error {
+func checkTableOptions(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	conn, ok := t.Options["connector"]
 	if !ok {
 		return sqlmini.Errorf(ct.Pos, "table '%s' needs a connector: WITH ('connector' = 'filesystem', 'path' = '...', 'format' = 'csv')", t.Name)
@@ -181,7 +182,7 @@ func checkTableOptions(t *Table, ct *sqlmini.CreateTable) error {
 	return nil
 }
 
-func boolOption(t *Table, key string) (bool, error) {
+func boolOption(t *catalog.Table, key string) (bool, error) {
 	switch strings.ToLower(t.Options[key]) {
 	case "", "false":
 		return false, nil
@@ -193,7 +194,7 @@ func boolOption(t *Table, key string) (bool, error) {
 
 // tableValues reads the rows of CREATE TABLE t (...) AS VALUES ...: typed
 // by the declared columns, with the table's WATERMARK declaration.
-func (s *Session) tableValues(t *Table, ct *sqlmini.CreateTable) error {
+func (s *Session) tableValues(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	q := ct.Query
 	if len(q.With) > 0 || len(q.Union) > 0 || q.Body.Values == nil {
 		return sqlmini.Errorf(q.Pos, "CREATE TABLE %s AS takes a VALUES list; for a query use CREATE VIEW", t.Name)
@@ -217,6 +218,6 @@ func (s *Session) tableValues(t *Table, ct *sqlmini.CreateTable) error {
 	if err != nil {
 		return err
 	}
-	t.Kind, t.Events = TableValues, events
+	t.Kind, t.Events = catalog.TableValues, events
 	return nil
 }

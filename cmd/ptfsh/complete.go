@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/catalog"
 )
 
 // keywords offered by tab completion, besides tables and functions.
@@ -20,7 +20,7 @@ var keywords = []string{
 // completer completes the word before the cursor with keywords, table
 // names, function names and the argument names of functions.
 type completer struct {
-	cat *runtime.Catalog
+	cat *catalog.Catalog
 }
 
 // Do implements readline.AutoCompleter.

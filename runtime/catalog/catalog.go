@@ -1,4 +1,4 @@
-package runtime
+package catalog
 
 import (
 	"sort"
@@ -43,7 +43,7 @@ type Table struct {
 	// relaxed are the columns that a delete by key leaves NULL although
 	// they are NOT NULL (see changelog_source.go).
 	SourceSchema types.Schema
-	relaxed      []int
+	Relaxed      []int
 	// Events are the rows (and watermark steps) of a table given AS VALUES.
 	Events []exec.Event
 	// Watermark is the WATERMARK clause, if any.
@@ -97,13 +97,13 @@ func (c *Catalog) Function(name string) (*Function, bool) {
 }
 
 // catalogFunction returns the non-temporary function named name.
-func (c *Catalog) catalogFunction(name string) (*Function, bool) {
+func (c *Catalog) CatalogFunction(name string) (*Function, bool) {
 	f, ok := c.functions[strings.ToLower(name)]
 	return f, ok
 }
 
 // temporaryFunction returns the temporary function named name.
-func (c *Catalog) temporaryFunction(name string) (*Function, bool) {
+func (c *Catalog) TemporaryFunction(name string) (*Function, bool) {
 	f, ok := c.temps[strings.ToLower(name)]
 	return f, ok
 }
@@ -114,9 +114,9 @@ func (c *Catalog) Table(name string) (*Table, bool) {
 	return t, ok
 }
 
-func (c *Catalog) addTable(t *Table) { c.tables[t.Name] = t }
+func (c *Catalog) AddTable(t *Table) { c.tables[t.Name] = t }
 
-func (c *Catalog) addFunction(f *Function) {
+func (c *Catalog) AddFunction(f *Function) {
 	if f.Temporary {
 		c.temps[strings.ToLower(f.Def.Name)] = f
 		return
@@ -124,7 +124,7 @@ func (c *Catalog) addFunction(f *Function) {
 	c.functions[strings.ToLower(f.Def.Name)] = f
 }
 
-func (c *Catalog) dropFunction(name string, temporary bool) {
+func (c *Catalog) DropFunction(name string, temporary bool) {
 	if temporary {
 		delete(c.temps, strings.ToLower(name))
 		return
@@ -132,7 +132,7 @@ func (c *Catalog) dropFunction(name string, temporary bool) {
 	delete(c.functions, strings.ToLower(name))
 }
 
-func (c *Catalog) dropTable(name string) { delete(c.tables, name) }
+func (c *Catalog) DropTable(name string) { delete(c.tables, name) }
 
 // TableNames lists tables and views, sorted.
 func (c *Catalog) TableNames() []string {
