@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -43,7 +44,7 @@ func dgEvents(t *testing.T, s *Session, name string) []string {
 	if !ok {
 		t.Fatalf("no table %s", name)
 	}
-	n, err := newPlanner(s).planDatagen(tb)
+	n, err := connector.NewDatagenNode(tb, s.sourceEnv())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestDatagenRandomRanges(t *testing.T) {
 		'fields.bs.length' = '3', 'fields.ym.min' = '12', 'fields.ym.max' = '24', 'fields.n.null-rate' = '0.25',
 		'fields.ts.max-past' = '10 min', 'fields.lt.max-past' = '1 h');`)
 	tb, _ := s.cat.Table("g")
-	n, err := newPlanner(s).planDatagen(tb)
+	n, err := connector.NewDatagenNode(tb, s.sourceEnv())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,10 +216,10 @@ func TestDatagenRandomRanges(t *testing.T) {
 			nulls++
 		}
 		ts := f[13].(types.LocalDateTime).Millis
-		check(ts > datagenEpoch-600000 && ts <= datagenEpoch, "ts")
+		check(ts > connector.DatagenEpoch-600000 && ts <= connector.DatagenEpoch, "ts")
 		lt := f[14].(types.Instant).Millis
-		check(lt > datagenEpoch-3600000 && lt <= datagenEpoch && lt%1000 == 0, "lt (TIMESTAMP_LTZ(0) has whole seconds)")
-		check(f[15].(types.Date) == types.Date(datagenEpoch/86400000), "dt")
+		check(lt > connector.DatagenEpoch-3600000 && lt <= connector.DatagenEpoch && lt%1000 == 0, "lt (TIMESTAMP_LTZ(0) has whole seconds)")
+		check(f[15].(types.Date) == types.Date(connector.DatagenEpoch/86400000), "dt")
 		check(f[16].(types.TimeOfDay) == 0, "tm")
 		seenBool[f[17].(bool)] = true
 	}
@@ -309,7 +310,7 @@ func TestDatagenUnboundedStopsAtLimitAndCancel(t *testing.T) {
 	}
 	s := newDGSession(t, `CREATE TABLE g (a INT) WITH ('connector' = 'datagen');`)
 	tb, _ := s.cat.Table("g")
-	n, _ := newPlanner(s).planDatagen(tb)
+	n, _ := connector.NewDatagenNode(tb, s.sourceEnv())
 	ctx, cancel := context.WithCancel(context.Background())
 	st, _ := n.Open(exec.NewExecution(ctx, state.NewMem()))
 	for i := 0; i < 5000; i++ {

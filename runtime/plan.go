@@ -3,9 +3,9 @@ package runtime
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
@@ -240,7 +240,7 @@ func names2(cols []types.Column) []string {
 func renameColumns(n exec.Node, names []*sqlmini.Name, pos sqlmini.Pos) (exec.Node, error) {
 	s := n.Schema()
 	if len(names) != s.Len() {
-		return nil, sqlmini.Errorf(pos, "%d column names given for %d columns %s", len(names), s.Len(), namesOf(s))
+		return nil, sqlmini.Errorf(pos, "%d column names given for %d columns %s", len(names), s.Len(), s.ColumnList())
 	}
 	cols := make([]types.Column, s.Len())
 	copy(cols, s.Columns)
@@ -249,8 +249,6 @@ func renameColumns(n exec.Node, names []*sqlmini.Name, pos sqlmini.Pos) (exec.No
 	}
 	return &exec.RenameNode{In: n, Sch: types.Schema{Columns: cols}}, nil
 }
-
-func namesOf(s types.Schema) string { return "[" + strings.Join(s.Names(), ", ") + "]" }
 
 func (p *planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 	if sel.Distinct {
@@ -389,13 +387,17 @@ func (p *planner) planTable(t *catalog.Table, pos sqlmini.Pos) (exec.Node, error
 			n = &exec.RenameNode{In: n, Sch: types.Schema{Columns: cols}}
 		}
 		return n, nil
-	case catalog.TableFile:
-		if t.Options["connector"] == "datagen" {
-			return p.planDatagen(t)
-		}
-		return p.planFileTable(t, pos)
-	case catalog.TableValues:
-		return changelogValues(t, &exec.ValuesNode{Sch: t.Schema, Events: t.Events, Wm: t.Watermark, Every: p.s.watermarkEvery()}), nil // changelog_source.go
 	}
-	return nil, fmt.Errorf("table %s cannot be read", t.Name)
+	c, err := connector.Of(t)
+	if err != nil {
+		return nil, err
+	}
+	return c.Scan(t, p.s.sourceEnv(), pos)
+}
+
+// sourceEnv is what sources take from the session's settings.
+func (s *Session) sourceEnv() connector.Env {
+	seed, hasSeed := s.settings[connector.SetSeed]
+	pt, hasPT := s.settings[SetProcessingTime]
+	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT}
 }

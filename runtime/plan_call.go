@@ -362,7 +362,7 @@ func (p *planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sql
 		for _, col := range ta.PartitionBy {
 			k := sch.Index(string(col.Value))
 			if k < 0 {
-				return exec.TableBinding{}, "", sqlmini.Errorf(col.Pos, "Invalid column '%s' for PARTITION BY clause. Available columns are: %s", col.Value, namesOf(sch))
+				return exec.TableBinding{}, "", sqlmini.Errorf(col.Pos, "Invalid column '%s' for PARTITION BY clause. Available columns are: %s", col.Value, sch.ColumnList())
 			}
 			tb.Partition = append(tb.Partition, k)
 			refs = append(refs, "$"+itoa(k))

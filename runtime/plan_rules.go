@@ -109,7 +109,7 @@ func orderBy(arg string, sch types.Schema, items []*sqlmini.OrderItem) ([]int, [
 		name := string(it.Column.Value)
 		k := sch.Index(name)
 		if k < 0 {
-			return nil, nil, sqlmini.Errorf(it.Pos, "Invalid column '%s' for ORDER BY clause. Available columns are: %s", name, namesOf(sch))
+			return nil, nil, sqlmini.Errorf(it.Pos, "Invalid column '%s' for ORDER BY clause. Available columns are: %s", name, sch.ColumnList())
 		}
 		if seen[name] {
 			return nil, nil, sqlmini.Errorf(it.Pos, "Invalid ORDER BY clause for table argument '%s'. Column '%s' appears more than once in ORDER BY.", arg, name)

@@ -3,7 +3,6 @@ package runtime
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -186,7 +186,7 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 	key, val := string(*set.Key), string(*set.Value)
 	switch key {
 	case SetProcessingTime:
-		if _, err := parseTimeSetting(val); err != nil {
+		if _, err := format.ParseTimeSetting(val); err != nil {
 			return sqlmini.Errorf(set.Pos, "SET '%s': %w", key, err)
 		}
 	case SetStateTTL:
@@ -225,7 +225,7 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		if val != "discard" && val != "fail" {
 			return sqlmini.Errorf(set.Pos, "SET '%s' is 'fail' or 'discard', not '%s'", key, val)
 		}
-	case SetSourcePositions:
+	case connector.SetSourcePositions:
 		if val != "reset" && val != "keep" {
 			return sqlmini.Errorf(set.Pos, "SET '%s' is 'keep' (resume where the last run stopped) or 'reset', not '%s'", key, val)
 		}
@@ -337,7 +337,7 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 		file = s.path(string(*f.Path))
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return sqlmini.Errorf(f.Pos, "cannot read function file '%s': %v", string(*f.Path), rootCause(err))
+			return sqlmini.Errorf(f.Pos, "cannot read function file '%s': %v", string(*f.Path), connector.RootCause(err))
 		}
 		src = string(b)
 	}
@@ -355,16 +355,6 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 	}
 	s.cat.AddFunction(fn)
 	return nil
-}
-
-// rootCause drops the path from an *os.PathError (the caller names the
-// file as the user wrote it): "no such file or directory".
-func rootCause(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // checkDeclaration applies Flink's rules for a PTF's declaration.
@@ -400,7 +390,7 @@ func (s *Session) createView(c *sqlmini.Create, v *sqlmini.CreateView) error {
 	t := &catalog.Table{Name: name, Kind: catalog.TableView, Query: v.Query, Temporary: c.Temporary, Pos: v.Pos, Schema: n.Schema()}
 	if len(v.Columns) > 0 {
 		if len(v.Columns) != n.Schema().Len() {
-			return sqlmini.Errorf(v.Pos, "view '%s' names %d columns but its query has %d: %s", name, len(v.Columns), n.Schema().Len(), namesOf(n.Schema()))
+			return sqlmini.Errorf(v.Pos, "view '%s' names %d columns but its query has %d: %s", name, len(v.Columns), n.Schema().Len(), n.Schema().ColumnList())
 		}
 		cols := make([]types.Column, len(v.Columns))
 		copy(cols, n.Schema().Columns)

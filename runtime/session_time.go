@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -33,7 +34,7 @@ const (
 func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 	ex := exec.NewExecution(ctx, s.cfg.Store)
 	if v, ok := s.settings[SetProcessingTime]; ok {
-		ms, err := parseTimeSetting(v)
+		ms, err := format.ParseTimeSetting(v)
 		if err != nil {
 			return nil, fmt.Errorf("SET '%s': %w", SetProcessingTime, err)
 		}
@@ -46,7 +47,7 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 		}
 		ex.DefaultTTL = d.Milliseconds()
 	}
-	ex.ResetSources = s.settings[SetSourcePositions] == "reset"
+	ex.ResetSources = s.settings[connector.SetSourcePositions] == "reset"
 	if s.cfg.Trace || strings.EqualFold(s.settings[exec.SetTrace], "on") {
 		ex.Trace = s.cfg.Err
 	}
@@ -77,20 +78,6 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 		ex.MaxTimerFirings = n
 	}
 	return ex, nil
-}
-
-// parseTimeSetting reads a time given in a SET: epoch milliseconds or a
-// timestamp as in CSV files (UTC).
-func parseTimeSetting(v string) (int64, error) {
-	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return ms, nil
-	}
-	t, err := format.ParseValue(v, types.TypeTimestampLTZ, format.ParseOptions{})
-	if err != nil {
-		return 0, fmt.Errorf("want epoch milliseconds or a time such as '2025-03-27 12:00:00', not '%s'", v)
-	}
-	ms, _ := types.TimeMillis(t)
-	return ms, nil
 }
 
 // timeNotes says what a person should know about time after a statement:

@@ -1,18 +1,14 @@
 package runtime
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
-	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -37,12 +33,6 @@ import (
 // an error) has its file cut back to the last checkpoint when an INSERT
 // into the table runs again, so that no row is written twice.
 
-// SetNotNullEnforcer is Flink's option for NULLs in NOT NULL sink columns:
-// ERROR (the default) or DROP.
-const SetNotNullEnforcer = "table.exec.sink.not-null-enforcer"
-
-const sinkNamespace = "sinks"
-
 // sinkWriteOptions are read options a sink cannot honour when it writes.
 var sinkWriteOptions = []string{"csv.field-delimiter", "csv.quote-character", "csv.null-literal",
 	"timestamp-format.pattern", "json.timestamp-format.standard"}
@@ -58,10 +48,10 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 	}
 	p := newPlanner(s)
 	var nodes []exec.Node
-	var sinks []*fileSink
+	var sinks []*connector.FileSink
 	defer func() {
 		for _, sk := range sinks {
-			sk.close()
+			sk.Close()
 		}
 	}()
 	written := map[string]bool{}
@@ -70,10 +60,10 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 		if err != nil {
 			return err
 		}
-		if written[sk.path] {
-			return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.t.Name)
+		if written[sk.Path()] {
+			return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
 		}
-		written[sk.path] = true
+		written[sk.Path()] = true
 		nodes = append(nodes, n)
 		sinks = append(sinks, sk)
 	}
@@ -86,7 +76,7 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 
 // planInsert plans one INSERT INTO: the query, with the casts and the
 // changelog form the table takes, and the table's file sink.
-func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (exec.Node, *fileSink, error) {
+func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (exec.Node, *connector.FileSink, error) {
 	name := string(ins.Table.Value)
 	pos := ins.Table.Pos
 	t, ok := s.cat.Table(name)
@@ -113,7 +103,7 @@ func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (exec.Node, *fileS
 	// A sink that takes deletes by key lets ChangelogFunctions emit them
 	// ('sink.supports-delete-by-key', Flink's values-sink option).
 	p.required = types.RetractAll
-	if byKey, err := boolOption(t, "sink.supports-delete-by-key"); err != nil {
+	if byKey, err := connector.BoolOption(t, "sink.supports-delete-by-key"); err != nil {
 		return nil, nil, sqlmini.Errorf(pos, "%w", err)
 	} else if byKey {
 		p.required.KeyOnlyDeletes = true
@@ -128,15 +118,11 @@ func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (exec.Node, *fileS
 	if n, err = sinkChangelog(t, n, pos); err != nil {
 		return nil, nil, err
 	}
-	path := tablePath(t)
-	if reads(n, path) {
+	path := connector.TablePath(t)
+	if connector.Reads(n, path) {
 		return nil, nil, sqlmini.Errorf(pos, "INSERT INTO '%s' reads the table it writes ('%s'); write to another table", name, t.Options["path"])
 	}
-	sk := &fileSink{t: t, path: path, pos: pos, query: n.Schema(), store: s.cfg.Store, errOut: s.cfg.Err,
-		dropNulls: strings.EqualFold(s.settings[SetNotNullEnforcer], "DROP"), op: -1}
-	if opName, ok := t.Options[optOpColumn]; ok {
-		sk.op = t.SourceSchema.Index(opName)
-	}
+	sk := connector.NewFileSink(t, pos, n.Schema(), s.cfg.Store, s.cfg.Err, strings.EqualFold(s.settings[connector.SetNotNullEnforcer], "DROP"))
 	return n, sk, nil
 }
 
@@ -173,11 +159,11 @@ func sinkChangelog(t *catalog.Table, n exec.Node, pos sqlmini.Pos) (exec.Node, e
 	if m.IsInsertOnly() {
 		return n, nil
 	}
-	if _, ok := t.Options[optOpColumn]; !ok {
+	if _, ok := t.Options[connector.OptOpColumn]; !ok {
 		return nil, sqlmini.Errorf(pos, "Table sink '%s' doesn't support consuming update changes which is produced by node %s; give the table an op column ('%s') to write them with their row kinds",
-			t.Name, updatingNode(n).Explain(), optOpColumn)
+			t.Name, updatingNode(n).Explain(), connector.OptOpColumn)
 	}
-	byKey, _ := boolOption(t, "sink.supports-delete-by-key")
+	byKey, _ := connector.BoolOption(t, "sink.supports-delete-by-key")
 	if len(t.PrimaryKey) > 0 {
 		traits := ptf.RequireFullDelete
 		if byKey {
@@ -191,10 +177,10 @@ func sinkChangelog(t *catalog.Table, n exec.Node, pos sqlmini.Pos) (exec.Node, e
 	if m.KeyOnlyDeletes && !(byKey && len(t.PrimaryKey) > 0) {
 		return nil, sqlmini.Errorf(pos, "table '%s' needs full deletes, but the query's deletes carry only the key and it has no upsert key to fill them", t.Name)
 	}
-	if declared, ok := t.Options[optChangelog]; ok {
+	if declared, ok := t.Options[connector.OptChangelog]; ok {
 		for _, k := range m.Kinds() {
 			if !t.Changelog.Contains(k) {
-				return nil, sqlmini.Errorf(pos, "table '%s' declares the changelog mode %s ('%s' = '%s'), but the query produces %s", t.Name, t.Changelog, optChangelog, declared, m)
+				return nil, sqlmini.Errorf(pos, "table '%s' declares the changelog mode %s ('%s' = '%s'), but the query produces %s", t.Name, t.Changelog, connector.OptChangelog, declared, m)
 			}
 		}
 	}
@@ -210,187 +196,6 @@ func updatingNode(n exec.Node) exec.Node {
 		}
 	}
 	return n
-}
-
-// reads reports whether a plan reads the file at path.
-func reads(n exec.Node, path string) bool {
-	if f, ok := n.(*fileNode); ok && tablePath(f.t) == path {
-		return true
-	}
-	for _, c := range n.Children() {
-		if reads(c, path) {
-			return true
-		}
-	}
-	return false
-}
-
-// fileSink writes the rows of an INSERT INTO to its table's file. It is a
-// CheckpointSink.
-type fileSink struct {
-	t         *catalog.Table
-	path      string
-	pos       sqlmini.Pos  // the table's name in the INSERT, where errors point
-	query     types.Schema // the query's columns
-	op        int          // the op column's place in the file's rows, or -1
-	store     state.Store
-	errOut    io.Writer
-	dropNulls bool
-
-	f         *os.File
-	w         *bufio.Writer
-	p         format.Printer
-	committed int64 // the file's length at the last checkpoint
-	ended     bool  // End was called
-	done      bool  // and the final checkpoint made the rows durable
-	fields    []any
-}
-
-// sinkRecord is a file sink's checkpointed length.
-type sinkRecord struct {
-	Offset int64 `json:"offset"`
-}
-
-func (k *fileSink) key() []byte { return []byte(k.t.Name + "\x00" + k.t.Options["path"]) }
-
-// Begin opens the file for appending, first cutting it back to the last
-// checkpoint of a statement that did not end, and records its length: a
-// statement killed before its first checkpoint is cut back to it too.
-func (k *fileSink) Begin(types.Schema) error {
-	var rec *sinkRecord
-	err := k.store.View(func(tx state.Tx) error {
-		b, err := tx.Get(sinkNamespace, k.key())
-		if err != nil || b == nil {
-			return err
-		}
-		rec = &sinkRecord{}
-		return json.Unmarshal(b, rec)
-	})
-	if err != nil {
-		return fmt.Errorf("table '%s': reading its checkpointed length: %w", k.t.Name, err)
-	}
-	if k.f, err = os.OpenFile(k.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
-		return k.fail(err)
-	}
-	st, err := k.f.Stat()
-	if err != nil {
-		return k.fail(err)
-	}
-	size := st.Size()
-	if rec != nil && size > rec.Offset {
-		if err := k.f.Truncate(rec.Offset); err != nil {
-			return k.fail(err)
-		}
-		fmt.Fprintf(k.errOut, "note: table '%s': '%s' cut back to byte %d, where the last checkpoint of an unfinished INSERT left it\n", k.t.Name, k.t.Options["path"], rec.Offset)
-		size = rec.Offset
-	}
-	k.committed = size
-	if err := k.store.Update(func(tx state.Tx) error { return k.record(tx) }); err != nil {
-		return fmt.Errorf("table '%s': recording its length: %w", k.t.Name, err)
-	}
-	header, _ := boolOption(k.t, "csv.header")
-	file := k.t.Schema
-	if k.t.SourceSchema.Len() > 0 {
-		file = k.t.SourceSchema
-	}
-	k.w = bufio.NewWriterSize(k.f, 64<<10)
-	if k.t.Options["format"] == "json" {
-		k.p = format.NewJSONPrinter(k.w, format.JSONOptions{})
-	} else {
-		k.p = format.NewCSVPrinter(k.w, format.CSVOptions{OmitHeader: !header || size > 0})
-	}
-	k.fields = make([]any, file.Len())
-	return k.p.Begin(file)
-}
-
-func (k *fileSink) fail(err error) error {
-	return fmt.Errorf("table '%s': cannot write '%s': %w", k.t.Name, k.t.Options["path"], rootCause(err))
-}
-
-// Row writes one row: cast to the table's columns, with its kind in the
-// op column.
-func (k *fileSink) Row(r types.Row) error { return types.At(k.pos, k.row(r)) }
-
-func (k *fileSink) row(r types.Row) error {
-	f := k.fields[:0]
-	for i, c := range k.t.Schema.Columns {
-		if len(f) == k.op {
-			f = append(f, r.Kind.ShortString())
-		}
-		v, err := expr.CastValue(r.Fields[i], c.Type.Nullable())
-		if err != nil {
-			return fmt.Errorf("table '%s', column '%s': %w", k.t.Name, c.Name, err)
-		}
-		if v == nil && c.Type.NotNull && !(r.Kind == types.Delete && k.t.Changelog.KeyOnlyDeletes) {
-			if k.dropNulls {
-				return nil
-			}
-			return fmt.Errorf("Column '%s' is NOT NULL, however, a null value is being written into it. You can set job configuration '%s'='DROP' to suppress this exception and drop such records silently.", c.Name, SetNotNullEnforcer)
-		}
-		f = append(f, v)
-	}
-	if len(f) == k.op {
-		f = append(f, r.Kind.ShortString())
-	}
-	if err := k.p.Row(types.Row{Kind: types.Insert, Fields: f}); err != nil {
-		return k.fail(err)
-	}
-	return nil
-}
-
-// End finishes the file's rows; the final checkpoint makes them durable.
-func (k *fileSink) End() error {
-	k.ended = true
-	if err := k.p.End(); err != nil {
-		return k.fail(err)
-	}
-	return nil
-}
-
-// Checkpoint implements CheckpointSink: the rows written so far go to the
-// disk and the file's length to the store. After End the record goes: the
-// statement ended, and a later INSERT appends to what is there.
-func (k *fileSink) Checkpoint(tx state.Tx) error {
-	if err := k.w.Flush(); err != nil {
-		return k.fail(err)
-	}
-	if err := k.f.Sync(); err != nil {
-		return k.fail(err)
-	}
-	st, err := k.f.Stat()
-	if err != nil {
-		return k.fail(err)
-	}
-	k.committed = st.Size()
-	if k.ended {
-		k.done = true
-		return tx.Delete(sinkNamespace, k.key())
-	}
-	return k.record(tx)
-}
-
-func (k *fileSink) record(tx state.Tx) error {
-	b, err := json.Marshal(sinkRecord{Offset: k.committed})
-	if err != nil {
-		return err
-	}
-	return tx.Put(sinkNamespace, k.key(), b)
-}
-
-// close closes the file. A statement that failed has its rows since the
-// last checkpoint taken back out, as its state goes back to that
-// checkpoint: running it again writes them once.
-func (k *fileSink) close() {
-	if k.f == nil {
-		return
-	}
-	if !k.done {
-		if st, err := k.f.Stat(); err == nil && st.Size() > k.committed && k.f.Truncate(k.committed) == nil {
-			fmt.Fprintf(k.errOut, "note: table '%s': the rows written to '%s' since the last checkpoint were taken out again\n", k.t.Name, k.t.Options["path"])
-		}
-	}
-	k.f.Close()
-	k.f = nil
 }
 
 // statementSetNode runs the queries of a statement set one after the
@@ -447,7 +252,7 @@ func (s *setStream) Close() error {
 // setSink is the sinks of a statement set.
 type setSink struct {
 	node  *statementSetNode
-	sinks []*fileSink
+	sinks []*connector.FileSink
 }
 
 func (s *setSink) Begin(types.Schema) error {

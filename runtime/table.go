@@ -1,11 +1,10 @@
 package runtime
 
 import (
-	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -19,7 +18,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	if _, ok := s.cat.Table(name); ok {
 		return sqlmini.Errorf(ct.Name.Pos, "table or view '%s' already exists", name)
 	}
-	t := &catalog.Table{Name: name, Kind: catalog.TableFile, Options: map[string]string{}, Temporary: c.Temporary, BaseDir: s.baseDir, Pos: ct.Pos}
+	t := &catalog.Table{Name: name, Kind: catalog.TableConnector, Options: map[string]string{}, Temporary: c.Temporary, BaseDir: s.baseDir, Pos: ct.Pos}
 	var cols []types.Column
 	var pk []*sqlmini.Name
 	var wm *sqlmini.Watermark
@@ -56,7 +55,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	for _, k := range pk {
 		i := t.Schema.Index(string(k.Value))
 		if i < 0 {
-			return sqlmini.Errorf(k.Pos, "PRIMARY KEY column '%s' is not a column of %s: %s", k.Value, name, namesOf(t.Schema))
+			return sqlmini.Errorf(k.Pos, "PRIMARY KEY column '%s' is not a column of %s: %s", k.Value, name, t.Schema.ColumnList())
 		}
 		t.PrimaryKey = append(t.PrimaryKey, i)
 		t.Schema.Columns[i].Type.NotNull = true
@@ -72,7 +71,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	for _, o := range ct.Options {
 		t.Options[string(o.Key)] = string(o.Value)
 	}
-	if err := prepareChangelog(t, ct); err != nil { // changelog_source.go
+	if err := connector.PrepareChangelog(t, ct); err != nil { // changelog_source.go
 		return err
 	}
 	if ct.Query != nil {
@@ -82,7 +81,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	} else if err := checkTableOptions(t, ct); err != nil {
 		return err
 	}
-	if err := finishChangelog(t, ct); err != nil {
+	if err := connector.FinishChangelog(t, ct); err != nil {
 		return err
 	}
 	s.cat.AddTable(t)
@@ -94,7 +93,7 @@ func watermarkSpec(w *sqlmini.Watermark, s types.Schema) (*exec.WatermarkSpec, e
 	col := string(w.Column.Value)
 	i := s.Index(col)
 	if i < 0 {
-		return nil, sqlmini.Errorf(w.Column.Pos, "WATERMARK FOR names '%s', which is not a column: %s", col, namesOf(s))
+		return nil, sqlmini.Errorf(w.Column.Pos, "WATERMARK FOR names '%s', which is not a column: %s", col, s.ColumnList())
 	}
 	if !s.Columns[i].Type.IsTime() {
 		return nil, sqlmini.Errorf(w.Column.Pos, "WATERMARK FOR needs a TIMESTAMP or TIMESTAMP_LTZ column, but '%s' is %s", col, s.Columns[i].Type)
@@ -133,63 +132,16 @@ func watermarkSpec(w *sqlmini.Watermark, s types.Schema) (*exec.WatermarkSpec, e
 	return spec, nil
 }
 
-// tableOptions lists the WITH options ptfsh reads, by connector.
-var tableOptions = map[string][]string{
-	"filesystem": {"connector", "path", "format", "csv.header", "csv.field-delimiter", "csv.ignore-parse-errors",
-		"csv.null-literal", "csv.quote-character", "csv.allow-comments", "json.ignore-parse-errors",
-		"json.timestamp-format.standard", "timestamp-format.pattern", "changelog.op-column", "changelog-mode",
-		"source.produces-delete-by-key", "sink.supports-delete-by-key"},
-	"datagen": datagenOptions,
-}
-
 func checkTableOptions(t *catalog.Table, ct *sqlmini.CreateTable) error {
-	conn, ok := t.Options["connector"]
+	name, ok := t.Options["connector"]
 	if !ok {
 		return sqlmini.Errorf(ct.Pos, "table '%s' needs a connector: WITH ('connector' = 'filesystem', 'path' = '...', 'format' = 'csv')", t.Name)
 	}
-	known, ok := tableOptions[conn]
-	if !ok {
-		var names []string
-		for k := range tableOptions {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		return sqlmini.Errorf(ct.Pos, "unsupported connector '%s'; available: %s", conn, strings.Join(names, ", "))
+	c, ok := connector.Lookup(name)
+	if !ok || name == "values" {
+		return sqlmini.Errorf(ct.Pos, "unsupported connector '%s'; available: %s", name, strings.Join(connector.Names(), ", "))
 	}
-	if conn == "datagen" {
-		return checkDatagenOptions(t, ct)
-	}
-	for _, o := range ct.Options {
-		k := string(o.Key)
-		found := false
-		for _, kk := range known {
-			found = found || kk == k
-		}
-		if !found {
-			return sqlmini.Errorf(o.Pos, "unsupported option '%s' for connector '%s'; supported: %s", k, conn, strings.Join(known, ", "))
-		}
-	}
-	if t.Options["path"] == "" {
-		return sqlmini.Errorf(ct.Pos, "table '%s' needs a 'path' option", t.Name)
-	}
-	switch f := t.Options["format"]; f {
-	case "csv", "json":
-	case "":
-		return sqlmini.Errorf(ct.Pos, "table '%s' needs a 'format' option: 'csv' or 'json'", t.Name)
-	default:
-		return sqlmini.Errorf(ct.Pos, "unsupported format '%s'; available: csv, json", f)
-	}
-	return nil
-}
-
-func boolOption(t *catalog.Table, key string) (bool, error) {
-	switch strings.ToLower(t.Options[key]) {
-	case "", "false":
-		return false, nil
-	case "true":
-		return true, nil
-	}
-	return false, fmt.Errorf("option '%s' must be 'true' or 'false', not '%s'", key, t.Options[key])
+	return c.Validate(t, ct)
 }
 
 // tableValues reads the rows of CREATE TABLE t (...) AS VALUES ...: typed
@@ -199,20 +151,16 @@ func (s *Session) tableValues(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	if len(q.With) > 0 || len(q.Union) > 0 || q.Body.Values == nil {
 		return sqlmini.Errorf(q.Pos, "CREATE TABLE %s AS takes a VALUES list; for a query use CREATE VIEW", t.Name)
 	}
-	if c, ok := t.Options["connector"]; ok && c != "values" {
-		return sqlmini.Errorf(ct.Pos, "a table given AS VALUES has no connector (or 'connector' = 'values'), not '%s'", c)
-	}
-	for k := range t.Options {
-		if k != "connector" && !isChangelogOption(k) {
-			return sqlmini.Errorf(ct.Pos, "unsupported option '%s' for a table given AS VALUES", k)
-		}
+	values, _ := connector.Lookup("values")
+	if err := values.Validate(t, ct); err != nil {
+		return err
 	}
 	exprs, width, err := compileValues(q.Body.Values)
 	if err != nil {
 		return err
 	}
 	if width != t.Schema.Len() {
-		return sqlmini.Errorf(q.Pos, "table %s has %d columns %s, but its VALUES rows have %d values", t.Name, t.Schema.Len(), namesOf(t.Schema), width)
+		return sqlmini.Errorf(q.Pos, "table %s has %d columns %s, but its VALUES rows have %d values", t.Name, t.Schema.Len(), t.Schema.ColumnList(), width)
 	}
 	events, err := valuesEvents(q.Body.Values, exprs, t.Schema)
 	if err != nil {

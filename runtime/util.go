@@ -3,15 +3,11 @@ package runtime
 import (
 	"strconv"
 	"strings"
-
-	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func joinStrings(s []string) string { return strings.Join(s, ", ") }
-
-func names(s types.Schema) string { return "[" + strings.Join(s.Names(), ", ") + "]" }
 
 // uniqueNames makes names unique as Flink does: the second and later
 // occurrences of a name get the suffixes 0, 1, ... (skipping names taken).

@@ -15,9 +15,9 @@ type TableKind uint8
 
 // Table kinds.
 const (
-	TableView   TableKind = iota // a stored query
-	TableFile                    // CREATE TABLE ... WITH ('connector' = 'filesystem')
-	TableValues                  // CREATE TABLE t (...) AS VALUES ...
+	TableView      TableKind = iota // a stored query
+	TableConnector                  // CREATE TABLE ... WITH ('connector' = ...): filesystem or datagen
+	TableValues                     // CREATE TABLE t (...) AS VALUES ...
 )
 
 // Table is a table or view in the catalog.

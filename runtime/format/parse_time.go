@@ -542,3 +542,17 @@ func (p *timePattern) parse(s string) (c civilTime, ok bool) {
 	}
 	return c, i == len(s) && c.valid()
 }
+
+// ParseTimeSetting reads a time given in a SET: epoch milliseconds or a
+// timestamp as in CSV files (UTC).
+func ParseTimeSetting(v string) (int64, error) {
+	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return ms, nil
+	}
+	t, err := ParseValue(v, types.TypeTimestampLTZ, ParseOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("want epoch milliseconds or a time such as '2025-03-27 12:00:00', not '%s'", v)
+	}
+	ms, _ := types.TimeMillis(t)
+	return ms, nil
+}

@@ -1,5 +1,7 @@
 package types
 
+import "strings"
+
 // RowKind is the change a row carries in a changelog, as Flink's RowKind.
 type RowKind uint8
 
@@ -99,6 +101,9 @@ func (s Schema) Index(name string) int {
 	}
 	return -1
 }
+
+// ColumnList renders the column names as Flink's messages list them: [a, b].
+func (s Schema) ColumnList() string { return "[" + strings.Join(s.Names(), ", ") + "]" }
 
 // Names returns the column names.
 func (s Schema) Names() []string {

@@ -1,4 +1,4 @@
-package runtime
+package connector
 
 import (
 	"encoding/binary"
@@ -79,11 +79,11 @@ const SetSeed = "ptfsh.seed"
 
 // datagenEpoch ends the window of random timestamps when
 // 'ptfsh.processing-time' is not set: 2025-01-01 00:00:00 UTC.
-const datagenEpoch = 1735689600000
+const DatagenEpoch = 1735689600000
 
 // datagenOptions lists the options of the datagen connector; '#' stands
 // for a column name (or a nested field's path).
-var datagenOptions = []string{"connector", "number-of-rows", "rows-per-second", "seed",
+var DatagenOptions = []string{"connector", "number-of-rows", "rows-per-second", "seed",
 	"fields.#.kind", "fields.#.min", "fields.#.max", "fields.#.max-past", "fields.#.length", "fields.#.var-len",
 	"fields.#.null-rate", "fields.#.start", "fields.#.end", "fields.#.step"}
 
@@ -92,7 +92,7 @@ const sequenceTypes = "TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL, C
 
 // checkDatagenOptions validates the WITH options of a datagen table at
 // CREATE TABLE, pointing at the option in error.
-func checkDatagenOptions(t *catalog.Table, ct *sqlmini.CreateTable) error {
+func CheckDatagenOptions(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	if _, err := parseDatagen(t); err != nil {
 		pos := ct.Pos
 		if oe, ok := err.(*datagenOptionError); ok {
@@ -234,7 +234,7 @@ func (o *optionReader) unused(t *catalog.Table) error {
 	sort.Strings(keys)
 	k := keys[0]
 	if !strings.HasPrefix(k, "fields.") {
-		return optErr(k, "unsupported option '%s' for connector 'datagen'; supported: %s", k, strings.Join(datagenOptions, ", "))
+		return optErr(k, "unsupported option '%s' for connector 'datagen'; supported: %s", k, strings.Join(DatagenOptions, ", "))
 	}
 	// The column whose name is the longest prefix of the key.
 	col := ""
@@ -247,7 +247,7 @@ func (o *optionReader) unused(t *catalog.Table) error {
 		if c := strings.TrimPrefix(k, "fields."); t.Schema.Index(c) >= 0 {
 			return optErr(k, "option '%s' names no property of column '%s'; its options: %s", k, c, strings.Join(o.accepts[c], ", "))
 		}
-		return optErr(k, "option '%s' names no column of %s %s", k, t.Name, namesOf(t.Schema))
+		return optErr(k, "option '%s' names no column of %s %s", k, t.Name, t.Schema.ColumnList())
 	}
 	ci := t.Schema.Index(col)
 	kind := "random"
@@ -442,11 +442,11 @@ func (o *optionReader) sequence(col, path string, t types.Type) (*genSpec, error
 			return nil, optErr(path+".kind", "a sequence needs option '%s' (epoch milliseconds or a time such as '2025-03-27 12:00:00')", startKey)
 		}
 		var err error
-		if g.start, err = parseTimeSetting(strings.TrimSpace(v)); err != nil {
+		if g.start, err = format.ParseTimeSetting(strings.TrimSpace(v)); err != nil {
 			return nil, optErr(startKey, "option '%s': %v", startKey, err)
 		}
 		if v, ok := o.get(endKey); ok {
-			if g.end, err = parseTimeSetting(strings.TrimSpace(v)); err != nil {
+			if g.end, err = format.ParseTimeSetting(strings.TrimSpace(v)); err != nil {
 				return nil, optErr(endKey, "option '%s': %v", endKey, err)
 			}
 			g.hasEnd = true
@@ -509,22 +509,22 @@ type datagenNode struct {
 	every int64
 }
 
-// planDatagen reads the table's options (checked at CREATE TABLE) and the
-// session's seed and clock.
-func (p *planner) planDatagen(t *catalog.Table) (exec.Node, error) {
+// NewDatagenNode reads the table's options (checked at CREATE TABLE) and
+// the session's seed and clock.
+func NewDatagenNode(t *catalog.Table, env Env) (exec.Node, error) {
 	spec, err := parseDatagen(t)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Name, err)
 	}
-	n := &datagenNode{t: t, spec: spec, seed: spec.seed, base: datagenEpoch, every: p.s.watermarkEvery()}
-	if v, ok := p.s.settings[SetSeed]; ok && !spec.hasSeed {
-		if n.seed, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64); err != nil {
-			return nil, fmt.Errorf("SET '%s' needs a whole number (a 64-bit integer), not '%s'", SetSeed, v)
+	n := &datagenNode{t: t, spec: spec, seed: spec.seed, base: DatagenEpoch, every: env.WatermarkEvery}
+	if env.HasSeed && !spec.hasSeed {
+		if n.seed, err = strconv.ParseInt(strings.TrimSpace(env.Seed), 10, 64); err != nil {
+			return nil, fmt.Errorf("SET '%s' needs a whole number (a 64-bit integer), not '%s'", SetSeed, env.Seed)
 		}
 	}
-	if v, ok := p.s.settings[SetProcessingTime]; ok {
-		if n.base, err = parseTimeSetting(v); err != nil {
-			return nil, fmt.Errorf("SET '%s': %w", SetProcessingTime, err)
+	if env.HasProcessingTime {
+		if n.base, err = format.ParseTimeSetting(env.ProcessingTime); err != nil {
+			return nil, fmt.Errorf("SET '%s': %w", "ptfsh.processing-time", err)
 		}
 	}
 	return n, nil
@@ -538,7 +538,7 @@ func (n *datagenNode) Explain() string {
 	if n.spec.rows >= 0 {
 		rows = strconv.FormatInt(n.spec.rows, 10)
 	}
-	return "TableSourceScan(table=[[" + n.t.Name + "]], fields=" + names(n.t.Schema) + ", datagen=[rows=" + rows + ", seed=" + strconv.FormatInt(n.seed, 10) + "])"
+	return "TableSourceScan(table=[[" + n.t.Name + "]], fields=" + n.t.Schema.ColumnList() + ", datagen=[rows=" + rows + ", seed=" + strconv.FormatInt(n.seed, 10) + "])"
 }
 
 func (n *datagenNode) Open(ex *exec.Execution) (exec.Stream, error) {

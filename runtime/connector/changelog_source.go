@@ -1,4 +1,4 @@
-package runtime
+package connector
 
 import (
 	"fmt"
@@ -31,8 +31,8 @@ import (
 
 // Table options of changelog sources.
 const (
-	optOpColumn     = "changelog.op-column"
-	optChangelog    = "changelog-mode"
+	OptOpColumn     = "changelog.op-column"
+	OptChangelog    = "changelog-mode"
 	optDeleteByKey  = "source.produces-delete-by-key"
 	modeSyntaxHint  = "kinds I, UB, UA and D separated by commas, e.g. 'I,UA,D'"
 	kindSyntaxHint  = "+I, -U, +U, -D (or INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE)"
@@ -40,8 +40,8 @@ const (
 )
 
 // isChangelogOption reports whether key is one of the changelog options.
-func isChangelogOption(key string) bool {
-	return key == optOpColumn || key == optChangelog || key == optDeleteByKey
+func IsChangelogOption(key string) bool {
+	return key == OptOpColumn || key == OptChangelog || key == optDeleteByKey
 }
 
 // optionPos is where the WITH clause sets key, or the statement.
@@ -87,10 +87,10 @@ func parseOpCode(s string) (types.RowKind, bool) {
 // its rows are typed: it sets t.Changelog and, for deletes by key, reads
 // the non-key columns as nullable. finishChangelog then takes the op
 // column out.
-func prepareChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
-	opName, hasOp := t.Options[optOpColumn]
-	modeText, hasMode := t.Options[optChangelog]
-	byKey, err := boolOption(t, optDeleteByKey)
+func PrepareChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
+	opName, hasOp := t.Options[OptOpColumn]
+	modeText, hasMode := t.Options[OptChangelog]
+	byKey, err := BoolOption(t, optDeleteByKey)
 	if err != nil {
 		return sqlmini.Errorf(optionPos(ct, optDeleteByKey), "%w", err)
 	}
@@ -101,7 +101,7 @@ func prepareChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	switch {
 	case hasMode:
 		if mode, err = ParseChangelogMode(modeText); err != nil {
-			return sqlmini.Errorf(optionPos(ct, optChangelog), "%w", err)
+			return sqlmini.Errorf(optionPos(ct, OptChangelog), "%w", err)
 		}
 	case hasOp && len(t.PrimaryKey) > 0:
 		mode = types.UpsertAll
@@ -111,9 +111,9 @@ func prepareChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	name := t.Name
 	switch {
 	case mode.Contains(types.UpdateAfter) && !mode.Contains(types.UpdateBefore) && len(t.PrimaryKey) == 0:
-		return sqlmini.Errorf(optionPos(ct, optChangelog), "Table '%s' produces a changelog stream contains UPDATE_AFTER, no UPDATE_BEFORE. This requires to define primary key constraint on the table.", name)
+		return sqlmini.Errorf(optionPos(ct, OptChangelog), "Table '%s' produces a changelog stream contains UPDATE_AFTER, no UPDATE_BEFORE. This requires to define primary key constraint on the table.", name)
 	case mode.Contains(types.UpdateBefore) && !mode.Contains(types.UpdateAfter):
-		return sqlmini.Errorf(optionPos(ct, optChangelog), "Invalid source for table '%s': a changelog cannot contain UPDATE_BEFORE but no UPDATE_AFTER", name)
+		return sqlmini.Errorf(optionPos(ct, OptChangelog), "Invalid source for table '%s': a changelog cannot contain UPDATE_BEFORE but no UPDATE_AFTER", name)
 	}
 	if byKey {
 		if !mode.Contains(types.Delete) {
@@ -139,10 +139,10 @@ func prepareChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
 		return nil
 	}
 	op := t.Schema.Index(opName)
-	pos := optionPos(ct, optOpColumn)
+	pos := optionPos(ct, OptOpColumn)
 	switch {
 	case op < 0:
-		return sqlmini.Errorf(pos, "'%s' names '%s', which is not a column of %s: %s", optOpColumn, opName, name, namesOf(t.Schema))
+		return sqlmini.Errorf(pos, "'%s' names '%s', which is not a column of %s: %s", OptOpColumn, opName, name, t.Schema.ColumnList())
 	case !t.Schema.Columns[op].Type.IsString():
 		return sqlmini.Errorf(pos, "the op column '%s' must be a STRING, not %s", opName, t.Schema.Columns[op].Type)
 	case t.Watermark != nil && t.Watermark.Column == op:
@@ -159,9 +159,9 @@ func prepareChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
 // finishChangelog takes the op column out of a table whose rows are read
 // (AS VALUES: typed into t.Events): the declared columns become the
 // source's, the others the table's, and VALUES rows get their kinds.
-func finishChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
+func FinishChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	op := -1
-	if name, ok := t.Options[optOpColumn]; ok {
+	if name, ok := t.Options[OptOpColumn]; ok {
 		op = t.Schema.Index(name)
 		full := t.Schema
 		cols := make([]types.Column, 0, full.Len()-1)
@@ -267,7 +267,7 @@ func opKind(t *catalog.Table, v any) (types.RowKind, error) {
 	}
 	if !t.Changelog.Contains(k) {
 		return 0, fmt.Errorf("row kind %s (%s) is not in the changelog mode %s of table '%s'; declare it in '%s' (now '%s')",
-			k.ShortString(), k, t.Changelog, t.Name, optChangelog, t.Changelog.ShortString())
+			k.ShortString(), k, t.Changelog, t.Name, OptChangelog, t.Changelog.ShortString())
 	}
 	return k, nil
 }
@@ -284,7 +284,7 @@ func (n *sourceNode) Changelog() types.ChangelogMode { return n.mode }
 func (n *sourceNode) UpsertKey() []int               { return n.key }
 
 // changelogValues plans the rows of a table given AS VALUES.
-func changelogValues(t *catalog.Table, n *exec.ValuesNode) exec.Node {
+func ChangelogValues(t *catalog.Table, n *exec.ValuesNode) exec.Node {
 	if t.Changelog.IsEmpty() || t.Changelog.IsInsertOnly() {
 		return n
 	}
@@ -304,9 +304,9 @@ func openSourceReader(t *catalog.Table, resume format.SourcePos) (format.RowRead
 	if err != nil {
 		return nil, err
 	}
-	c := &changelogReader{r: r, t: t, op: t.SourceSchema.Index(t.Options[optOpColumn])}
+	c := &changelogReader{r: r, t: t, op: t.SourceSchema.Index(t.Options[OptOpColumn])}
 	c.json = t.Options["format"] == "json"
-	c.path = tablePath(t)
+	c.path = TablePath(t)
 	c.delim, c.quote = ',', '"'
 	if d, _ := charOption(t, "csv.field-delimiter"); d != 0 {
 		c.delim = d
@@ -314,11 +314,11 @@ func openSourceReader(t *catalog.Table, resume format.SourcePos) (format.RowRead
 	if q, _ := charOption(t, "csv.quote-character"); q != 0 {
 		c.quote = q
 	}
-	c.comments, _ = boolOption(t, "csv.allow-comments")
+	c.comments, _ = BoolOption(t, "csv.allow-comments")
 	if c.json {
-		c.ignore, _ = boolOption(t, "json.ignore-parse-errors")
+		c.ignore, _ = BoolOption(t, "json.ignore-parse-errors")
 	} else {
-		c.ignore, _ = boolOption(t, "csv.ignore-parse-errors")
+		c.ignore, _ = BoolOption(t, "csv.ignore-parse-errors")
 	}
 	return c, nil
 }
@@ -364,7 +364,7 @@ func (c *changelogReader) convert(row types.Row, prev format.SourcePos) (types.R
 	kind, err := opKind(t, row.Fields[c.op])
 	if err != nil {
 		v, _ := row.Fields[c.op].(string)
-		return types.Row{}, c.errorAt(prev, c.op, &format.ParseError{Column: t.Options[optOpColumn], Value: v, Msg: err.Error()})
+		return types.Row{}, c.errorAt(prev, c.op, &format.ParseError{Column: t.Options[OptOpColumn], Value: v, Msg: err.Error()})
 	}
 	f := make([]any, 0, len(row.Fields)-1)
 	f = append(f, row.Fields[:c.op]...)

@@ -1,4 +1,4 @@
-package runtime
+package connector
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -21,8 +22,10 @@ type fileNode struct {
 	pos   sqlmini.Pos // where the query names the table
 }
 
-func (p *planner) planFileTable(t *catalog.Table, pos sqlmini.Pos) (exec.Node, error) {
-	return &fileNode{t: t, every: p.s.watermarkEvery(), pos: pos}, nil
+// NewFileNode returns the node that reads file table t, which the query
+// names at pos; every is the number of rows between generated watermarks.
+func NewFileNode(t *catalog.Table, every int64, pos sqlmini.Pos) exec.Node {
+	return &fileNode{t: t, every: every, pos: pos}
 }
 
 func (n *fileNode) Schema() types.Schema { return n.t.Schema }
@@ -42,7 +45,7 @@ func (n *fileNode) UpsertKey() []int {
 }
 func (n *fileNode) Children() []exec.Node { return nil }
 func (n *fileNode) Explain() string {
-	return "TableSourceScan(table=[[" + n.t.Name + "]], fields=" + names(n.t.Schema) + ")"
+	return "TableSourceScan(table=[[" + n.t.Name + "]], fields=" + n.t.Schema.ColumnList() + ")"
 }
 
 func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
@@ -100,7 +103,7 @@ func (s *fileStream) Close() error { return s.r.Close() }
 
 // openTableReader opens the reader of a file table with its WITH options.
 func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReader, error) {
-	path := tablePath(t)
+	path := TablePath(t)
 	parse := format.ParseOptions{
 		TimestampPattern: t.Options["timestamp-format.pattern"],
 		TimestampFormat:  t.Options["json.timestamp-format.standard"],
@@ -109,13 +112,13 @@ func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReade
 	case "csv":
 		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"], Resume: resume}
 		var err error
-		if opts.Header, err = boolOption(t, "csv.header"); err != nil {
+		if opts.Header, err = BoolOption(t, "csv.header"); err != nil {
 			return nil, err
 		}
-		if opts.IgnoreParseErrors, err = boolOption(t, "csv.ignore-parse-errors"); err != nil {
+		if opts.IgnoreParseErrors, err = BoolOption(t, "csv.ignore-parse-errors"); err != nil {
 			return nil, err
 		}
-		if opts.AllowComments, err = boolOption(t, "csv.allow-comments"); err != nil {
+		if opts.AllowComments, err = BoolOption(t, "csv.allow-comments"); err != nil {
 			return nil, err
 		}
 		if opts.FieldDelimiter, err = charOption(t, "csv.field-delimiter"); err != nil {
@@ -128,7 +131,7 @@ func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReade
 	case "json":
 		opts := format.JSONSourceOptions{Parse: parse, Resume: resume}
 		var err error
-		if opts.IgnoreParseErrors, err = boolOption(t, "json.ignore-parse-errors"); err != nil {
+		if opts.IgnoreParseErrors, err = BoolOption(t, "json.ignore-parse-errors"); err != nil {
 			return nil, err
 		}
 		return format.OpenJSON(path, t.Schema, opts)
@@ -137,7 +140,7 @@ func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReade
 }
 
 // tablePath is a file table's path, resolved against its script's folder.
-func tablePath(t *catalog.Table) string {
+func TablePath(t *catalog.Table) string {
 	path := t.Options["path"]
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(t.BaseDir, path)
@@ -175,4 +178,14 @@ func fileError(t *catalog.Table, err error) error {
 		return fmt.Errorf("table '%s': cannot read '%s': %w", t.Name, written, oe.Err)
 	}
 	return fmt.Errorf("table '%s': %w", t.Name, err)
+}
+
+func BoolOption(t *catalog.Table, key string) (bool, error) {
+	switch strings.ToLower(t.Options[key]) {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, fmt.Errorf("option '%s' must be 'true' or 'false', not '%s'", key, t.Options[key])
 }

@@ -1,4 +1,4 @@
-package runtime
+package connector
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 )
 
 func sinkTable(dir string) *catalog.Table {
-	return &catalog.Table{Name: "s", Kind: catalog.TableFile, BaseDir: dir,
+	return &catalog.Table{Name: "s", Kind: catalog.TableConnector, BaseDir: dir,
 		Schema:  types.Schema{Columns: []types.Column{{Name: "n", Type: types.TypeInt}}},
 		Options: map[string]string{"connector": "filesystem", "path": "s.csv", "format": "csv"}}
 }
@@ -32,9 +32,9 @@ func TestFileSink_checkpoints(t *testing.T) {
 	dir := t.TempDir()
 	store := state.NewMem()
 	var notes bytes.Buffer
-	newSink := func() *fileSink {
+	newSink := func() *FileSink {
 		tb := sinkTable(dir)
-		return &fileSink{t: tb, path: tablePath(tb), store: store, errOut: &notes, op: -1}
+		return &FileSink{t: tb, path: TablePath(tb), store: store, errOut: &notes, op: -1}
 	}
 	row := func(n int64) types.Row { return types.Row{Kind: types.Insert, Fields: []any{n}} }
 
@@ -52,7 +52,7 @@ func TestFileSink_checkpoints(t *testing.T) {
 	if got := readSinkFile(t, dir); got != "1\n2\n" {
 		t.Fatalf("before close: %q", got)
 	}
-	k.close()
+	k.Close()
 	if got := readSinkFile(t, dir); got != "1\n" {
 		t.Errorf("after a failure: %q, want the checkpointed \"1\\n\"", got)
 	}
@@ -85,7 +85,7 @@ func TestFileSink_checkpoints(t *testing.T) {
 	if err := store.Update(k.Checkpoint); err != nil {
 		t.Fatal(err)
 	}
-	k.close()
+	k.Close()
 	if got := readSinkFile(t, dir); got != "1\n4\n" {
 		t.Errorf("after an end: %q", got)
 	}

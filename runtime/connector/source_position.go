@@ -1,4 +1,4 @@
-package runtime
+package connector
 
 import (
 	"crypto/sha256"
@@ -68,7 +68,7 @@ func (s *fileStream) Checkpoint(tx state.Tx, finished bool) error {
 		return tx.Delete(sourceNamespace, key)
 	}
 	pos := s.r.Position()
-	fp, err := fingerprint(tablePath(s.n.t), pos.Offset)
+	fp, err := fingerprint(TablePath(s.n.t), pos.Offset)
 	if err != nil {
 		return fmt.Errorf("table '%s': %w", s.n.t.Name, err)
 	}
@@ -97,7 +97,7 @@ func resumePosition(ex *exec.Execution, t *catalog.Table) (format.SourcePos, err
 	if rec == nil || rec.Offset == 0 {
 		return format.SourcePos{}, nil
 	}
-	path := tablePath(t)
+	path := TablePath(t)
 	fi, err := os.Stat(path)
 	fp := ""
 	if err == nil && fi.Size() >= rec.Offset {

@@ -1,0 +1,168 @@
+package connector
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// Env is what a source takes from the session when a query reads it.
+type Env struct {
+	// WatermarkEvery is the number of rows between generated watermarks
+	// ('ptfsh.watermark.every-rows').
+	WatermarkEvery int64
+	// Seed and ProcessingTime are the settings 'ptfsh.seed' and
+	// 'ptfsh.processing-time' as written; Has… is false when not set.
+	Seed              string
+	HasSeed           bool
+	ProcessingTime    string
+	HasProcessingTime bool
+}
+
+// A Factory is one connector, named by a table's 'connector' option: the
+// WITH options it reads, how CREATE TABLE checks them, and how a query
+// reads the table. Sinks are the filesystem connector's (NewFileSink).
+type Factory interface {
+	// Name is the value of the 'connector' option.
+	Name() string
+	// Options lists the WITH options the connector reads.
+	Options() []string
+	// Validate checks a table's options at CREATE TABLE, with positions in
+	// the statement ct.
+	Validate(t *catalog.Table, ct *sqlmini.CreateTable) error
+	// Scan returns the node that reads t for a query that names it at pos.
+	Scan(t *catalog.Table, env Env, pos sqlmini.Pos) (exec.Node, error)
+}
+
+// factories are the connectors of ptfsh; 'values' is the connector of a
+// table given AS VALUES.
+var factories = map[string]Factory{
+	"filesystem": filesystem{},
+	"datagen":    datagen{},
+	"values":     values{},
+}
+
+// Lookup returns the connector of the given name.
+func Lookup(name string) (Factory, bool) {
+	f, ok := factories[name]
+	return f, ok
+}
+
+// Names lists the connectors a CREATE TABLE ... WITH may name, sorted.
+func Names() []string {
+	var names []string
+	for k := range factories {
+		if k != "values" {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Of returns the connector of a catalog table: its 'connector' option, or
+// 'values' for a table given AS VALUES.
+func Of(t *catalog.Table) (Factory, error) {
+	name := t.Options["connector"]
+	if t.Kind == catalog.TableValues {
+		name = "values"
+	}
+	f, ok := factories[name]
+	if !ok {
+		return nil, fmt.Errorf("table %s cannot be read", t.Name)
+	}
+	return f, nil
+}
+
+// checkOptions refuses WITH options that connector f does not read.
+func checkOptions(f Factory, ct *sqlmini.CreateTable) error {
+	known := f.Options()
+	for _, o := range ct.Options {
+		k := string(o.Key)
+		found := false
+		for _, kk := range known {
+			found = found || kk == k
+		}
+		if !found {
+			return sqlmini.Errorf(o.Pos, "unsupported option '%s' for connector '%s'; supported: %s", k, f.Name(), strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// filesystem reads and writes CSV and JSON-lines files, as Flink's
+// filesystem connector, and changelogs with an op column.
+type filesystem struct{}
+
+func (filesystem) Name() string { return "filesystem" }
+
+func (filesystem) Options() []string {
+	return []string{"connector", "path", "format", "csv.header", "csv.field-delimiter", "csv.ignore-parse-errors",
+		"csv.null-literal", "csv.quote-character", "csv.allow-comments", "json.ignore-parse-errors",
+		"json.timestamp-format.standard", "timestamp-format.pattern", "changelog.op-column", "changelog-mode",
+		"source.produces-delete-by-key", "sink.supports-delete-by-key"}
+}
+
+func (f filesystem) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
+	if err := checkOptions(f, ct); err != nil {
+		return err
+	}
+	if t.Options["path"] == "" {
+		return sqlmini.Errorf(ct.Pos, "table '%s' needs a 'path' option", t.Name)
+	}
+	switch f := t.Options["format"]; f {
+	case "csv", "json":
+	case "":
+		return sqlmini.Errorf(ct.Pos, "table '%s' needs a 'format' option: 'csv' or 'json'", t.Name)
+	default:
+		return sqlmini.Errorf(ct.Pos, "unsupported format '%s'; available: csv, json", f)
+	}
+	return nil
+}
+
+func (filesystem) Scan(t *catalog.Table, env Env, pos sqlmini.Pos) (exec.Node, error) {
+	return NewFileNode(t, env.WatermarkEvery, pos), nil
+}
+
+// datagen generates rows, as Flink's DataGen connector (datagen.go).
+type datagen struct{}
+
+func (datagen) Name() string      { return "datagen" }
+func (datagen) Options() []string { return DatagenOptions }
+
+func (datagen) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
+	return CheckDatagenOptions(t, ct)
+}
+
+func (datagen) Scan(t *catalog.Table, env Env, _ sqlmini.Pos) (exec.Node, error) {
+	return NewDatagenNode(t, env)
+}
+
+// values is a table given AS VALUES: its rows live in the catalog.
+type values struct{}
+
+func (values) Name() string { return "values" }
+
+func (values) Options() []string {
+	return []string{"connector", OptOpColumn, OptChangelog, "source.produces-delete-by-key"}
+}
+
+func (values) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
+	if c, ok := t.Options["connector"]; ok && c != "values" {
+		return sqlmini.Errorf(ct.Pos, "a table given AS VALUES has no connector (or 'connector' = 'values'), not '%s'", c)
+	}
+	for k := range t.Options {
+		if k != "connector" && !IsChangelogOption(k) {
+			return sqlmini.Errorf(ct.Pos, "unsupported option '%s' for a table given AS VALUES", k)
+		}
+	}
+	return nil
+}
+
+func (values) Scan(t *catalog.Table, env Env, _ sqlmini.Pos) (exec.Node, error) {
+	return ChangelogValues(t, &exec.ValuesNode{Sch: t.Schema, Events: t.Events, Wm: t.Watermark, Every: env.WatermarkEvery}), nil
+}

@@ -1,0 +1,233 @@
+package connector
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// reads reports whether a plan reads the file at path.
+func Reads(n exec.Node, path string) bool {
+	if f, ok := n.(*fileNode); ok && TablePath(f.t) == path {
+		return true
+	}
+	for _, c := range n.Children() {
+		if Reads(c, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileSink writes the rows of an INSERT INTO to its table's file. It is a
+// CheckpointSink.
+type FileSink struct {
+	t         *catalog.Table
+	path      string
+	pos       sqlmini.Pos  // the table's name in the INSERT, where errors point
+	query     types.Schema // the query's columns
+	op        int          // the op column's place in the file's rows, or -1
+	store     state.Store
+	errOut    io.Writer
+	dropNulls bool
+
+	f         *os.File
+	w         *bufio.Writer
+	p         format.Printer
+	committed int64 // the file's length at the last checkpoint
+	ended     bool  // End was called
+	done      bool  // and the final checkpoint made the rows durable
+	fields    []any
+}
+
+// NewFileSink returns the sink of INSERT INTO file table t, named at pos
+// in the statement, for a query with the given columns. Its checkpointed
+// length lives in store; notes (a file cut back) go to notes; dropNulls is
+// 'table.exec.sink.not-null-enforcer' = 'DROP'.
+func NewFileSink(t *catalog.Table, pos sqlmini.Pos, query types.Schema, store state.Store, notes io.Writer, dropNulls bool) *FileSink {
+	k := &FileSink{t: t, path: TablePath(t), pos: pos, query: query, store: store, errOut: notes, dropNulls: dropNulls, op: -1}
+	if opName, ok := t.Options[OptOpColumn]; ok {
+		k.op = t.SourceSchema.Index(opName)
+	}
+	return k
+}
+
+// Table is the table the sink writes.
+func (k *FileSink) Table() *catalog.Table { return k.t }
+
+// Path is the file the sink writes, resolved.
+func (k *FileSink) Path() string { return k.path }
+
+// sinkRecord is a file sink's checkpointed length.
+type sinkRecord struct {
+	Offset int64 `json:"offset"`
+}
+
+func (k *FileSink) key() []byte { return []byte(k.t.Name + "\x00" + k.t.Options["path"]) }
+
+// Begin opens the file for appending, first cutting it back to the last
+// checkpoint of a statement that did not end, and records its length: a
+// statement killed before its first checkpoint is cut back to it too.
+func (k *FileSink) Begin(types.Schema) error {
+	var rec *sinkRecord
+	err := k.store.View(func(tx state.Tx) error {
+		b, err := tx.Get(sinkNamespace, k.key())
+		if err != nil || b == nil {
+			return err
+		}
+		rec = &sinkRecord{}
+		return json.Unmarshal(b, rec)
+	})
+	if err != nil {
+		return fmt.Errorf("table '%s': reading its checkpointed length: %w", k.t.Name, err)
+	}
+	if k.f, err = os.OpenFile(k.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		return k.fail(err)
+	}
+	st, err := k.f.Stat()
+	if err != nil {
+		return k.fail(err)
+	}
+	size := st.Size()
+	if rec != nil && size > rec.Offset {
+		if err := k.f.Truncate(rec.Offset); err != nil {
+			return k.fail(err)
+		}
+		fmt.Fprintf(k.errOut, "note: table '%s': '%s' cut back to byte %d, where the last checkpoint of an unfinished INSERT left it\n", k.t.Name, k.t.Options["path"], rec.Offset)
+		size = rec.Offset
+	}
+	k.committed = size
+	if err := k.store.Update(func(tx state.Tx) error { return k.record(tx) }); err != nil {
+		return fmt.Errorf("table '%s': recording its length: %w", k.t.Name, err)
+	}
+	header, _ := BoolOption(k.t, "csv.header")
+	file := k.t.Schema
+	if k.t.SourceSchema.Len() > 0 {
+		file = k.t.SourceSchema
+	}
+	k.w = bufio.NewWriterSize(k.f, 64<<10)
+	if k.t.Options["format"] == "json" {
+		k.p = format.NewJSONPrinter(k.w, format.JSONOptions{})
+	} else {
+		k.p = format.NewCSVPrinter(k.w, format.CSVOptions{OmitHeader: !header || size > 0})
+	}
+	k.fields = make([]any, file.Len())
+	return k.p.Begin(file)
+}
+
+func (k *FileSink) fail(err error) error {
+	return fmt.Errorf("table '%s': cannot write '%s': %w", k.t.Name, k.t.Options["path"], RootCause(err))
+}
+
+// Row writes one row: cast to the table's columns, with its kind in the
+// op column.
+func (k *FileSink) Row(r types.Row) error { return types.At(k.pos, k.row(r)) }
+
+func (k *FileSink) row(r types.Row) error {
+	f := k.fields[:0]
+	for i, c := range k.t.Schema.Columns {
+		if len(f) == k.op {
+			f = append(f, r.Kind.ShortString())
+		}
+		v, err := expr.CastValue(r.Fields[i], c.Type.Nullable())
+		if err != nil {
+			return fmt.Errorf("table '%s', column '%s': %w", k.t.Name, c.Name, err)
+		}
+		if v == nil && c.Type.NotNull && !(r.Kind == types.Delete && k.t.Changelog.KeyOnlyDeletes) {
+			if k.dropNulls {
+				return nil
+			}
+			return fmt.Errorf("Column '%s' is NOT NULL, however, a null value is being written into it. You can set job configuration '%s'='DROP' to suppress this exception and drop such records silently.", c.Name, SetNotNullEnforcer)
+		}
+		f = append(f, v)
+	}
+	if len(f) == k.op {
+		f = append(f, r.Kind.ShortString())
+	}
+	if err := k.p.Row(types.Row{Kind: types.Insert, Fields: f}); err != nil {
+		return k.fail(err)
+	}
+	return nil
+}
+
+// End finishes the file's rows; the final checkpoint makes them durable.
+func (k *FileSink) End() error {
+	k.ended = true
+	if err := k.p.End(); err != nil {
+		return k.fail(err)
+	}
+	return nil
+}
+
+// Checkpoint implements CheckpointSink: the rows written so far go to the
+// disk and the file's length to the store. After End the record goes: the
+// statement ended, and a later INSERT appends to what is there.
+func (k *FileSink) Checkpoint(tx state.Tx) error {
+	if err := k.w.Flush(); err != nil {
+		return k.fail(err)
+	}
+	if err := k.f.Sync(); err != nil {
+		return k.fail(err)
+	}
+	st, err := k.f.Stat()
+	if err != nil {
+		return k.fail(err)
+	}
+	k.committed = st.Size()
+	if k.ended {
+		k.done = true
+		return tx.Delete(sinkNamespace, k.key())
+	}
+	return k.record(tx)
+}
+
+func (k *FileSink) record(tx state.Tx) error {
+	b, err := json.Marshal(sinkRecord{Offset: k.committed})
+	if err != nil {
+		return err
+	}
+	return tx.Put(sinkNamespace, k.key(), b)
+}
+
+// close closes the file. A statement that failed has its rows since the
+// last checkpoint taken back out, as its state goes back to that
+// checkpoint: running it again writes them once.
+func (k *FileSink) Close() {
+	if k.f == nil {
+		return
+	}
+	if !k.done {
+		if st, err := k.f.Stat(); err == nil && st.Size() > k.committed && k.f.Truncate(k.committed) == nil {
+			fmt.Fprintf(k.errOut, "note: table '%s': the rows written to '%s' since the last checkpoint were taken out again\n", k.t.Name, k.t.Options["path"])
+		}
+	}
+	k.f.Close()
+	k.f = nil
+}
+
+// SetNotNullEnforcer is Flink's option for NULLs in NOT NULL sink columns:
+// ERROR (the default) or DROP.
+const SetNotNullEnforcer = "table.exec.sink.not-null-enforcer"
+
+const sinkNamespace = "sinks"
+
+// rootCause drops the path from an *os.PathError (the caller names the
+// file as the user wrote it): "no such file or directory".
+func RootCause(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
