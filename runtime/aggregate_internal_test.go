@@ -1,12 +1,12 @@
 package runtime
 
 import (
-	"math/big"
-	"testing"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"math/big"
+	"testing"
 )
 
 // aggStep is one change fed to an accumulator: a value added or retracted.
@@ -98,7 +98,7 @@ func TestAggregateType(t *testing.T) {
 		{"MAX", types.ArrayOf(types.TypeInt), "Cannot apply 'MAX' to arguments of type 'MAX(<ARRAY<INT>>)'. Supported form(s): 'MAX(<COMPARABLE_TYPE>)'"},
 	}
 	for _, tt := range tests {
-		typ, err := aggregateType(tt.fn, tt.arg)
+		typ, err := plan.AggregateType(tt.fn, tt.arg)
 		got := typ.String()
 		if err != nil {
 			got = err.Error()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
@@ -68,7 +69,7 @@ func NewHarness(def *ptf.FuncDef, input types.Schema, opts HarnessOptions) (*Har
 		tb.Sem = ptf.TableSemantics{DataType: input.RowType(), PartitionBy: tb.Partition, TimeColumn: -1, Changelog: types.InsertOnly}
 		n.Tables = append(n.Tables, tb)
 	}
-	n.FnOut = outputSchema(def.Output)
+	n.FnOut = plan.OutputSchema(def.Output)
 	var cols []types.Column
 	for _, t := range n.Tables {
 		if t.Pass {

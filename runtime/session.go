@@ -15,6 +15,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -361,7 +362,7 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 func checkDeclaration(def *ptf.FuncDef) error {
 	seen := map[string]bool{}
 	for _, a := range def.Args {
-		if a.Name == argOnTime || a.Name == argUID {
+		if a.Name == plan.ArgOnTime || a.Name == plan.ArgUID {
 			return fmt.Errorf("Function signature must not declare system arguments. Reserved argument names are: [on_time, uid]")
 		}
 		if seen[a.Name] {
@@ -383,7 +384,7 @@ func (s *Session) createView(c *sqlmini.Create, v *sqlmini.CreateView) error {
 	if _, ok := s.cat.Table(name); ok {
 		return sqlmini.Errorf(v.Name.Pos, "table or view '%s' already exists", name)
 	}
-	n, err := newPlanner(s).planQuery(v.Query)
+	n, err := plan.New(s.cat, s.sourceEnv()).Query(v.Query)
 	if err != nil {
 		return err
 	}
@@ -512,8 +513,8 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			{"name", def.Name},
 			{"kind", kind},
 			{"language", lang},
-			{"signature", Signature(def)},
-			{"output", outputSchema(def.Output).RowType().String()},
+			{"signature", plan.Signature(def)},
+			{"output", plan.OutputSchema(def.Output).RowType().String()},
 		}
 		if f.Path != "" {
 			rows = append(rows, []string{"file", f.Path})
@@ -539,11 +540,11 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 		}
 		return printMeta(s.cfg.Out, []string{"info name", "info value"}, rows)
 	}
-	return sqlmini.Errorf(d.Name.Pos, "'%s' is neither a table, a view nor a function%s", name, s.suggestAny(name))
+	return sqlmini.Errorf(d.Name.Pos, "'%s' is neither a table, a view nor a function%s", name, s.cat.SuggestAny(name))
 }
 
 func (s *Session) execExplain(e *sqlmini.Explain) error {
-	n, err := newPlanner(s).planQuery(e.Query)
+	n, err := plan.New(s.cat, s.sourceEnv()).Query(e.Query)
 	if err != nil {
 		return err
 	}
@@ -568,7 +569,7 @@ func (s *Session) execExplain(e *sqlmini.Explain) error {
 }
 
 func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
-	n, err := newPlanner(s).planQuery(st.Query)
+	n, err := plan.New(s.cat, s.sourceEnv()).Query(st.Query)
 	if err != nil {
 		return err
 	}
@@ -592,3 +593,10 @@ func plural(n int64, word string) string {
 
 // positioned puts an error that has no position at pos.
 func positioned(pos sqlmini.Pos, err error) error { return types.At(pos, err) }
+
+// sourceEnv is what sources take from the session's settings.
+func (s *Session) sourceEnv() connector.Env {
+	seed, hasSeed := s.settings[connector.SetSeed]
+	pt, hasPT := s.settings[SetProcessingTime]
+	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT}
+}

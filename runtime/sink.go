@@ -9,6 +9,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -46,7 +47,7 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 	if st.StatementSet != nil {
 		inserts = st.StatementSet.Inserts
 	}
-	p := newPlanner(s)
+	p := plan.New(s.cat, s.sourceEnv())
 	var nodes []exec.Node
 	var sinks []*connector.FileSink
 	defer func() {
@@ -76,12 +77,12 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 
 // planInsert plans one INSERT INTO: the query, with the casts and the
 // changelog form the table takes, and the table's file sink.
-func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (exec.Node, *connector.FileSink, error) {
+func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, *connector.FileSink, error) {
 	name := string(ins.Table.Value)
 	pos := ins.Table.Pos
 	t, ok := s.cat.Table(name)
 	if !ok {
-		return nil, nil, sqlmini.Errorf(pos, "Object '%s' not found%s", name, s.suggestTable(name))
+		return nil, nil, sqlmini.Errorf(pos, "Object '%s' not found%s", name, s.cat.SuggestTable(name))
 	}
 	what := ""
 	switch {
@@ -102,13 +103,13 @@ func (s *Session) planInsert(p *planner, ins *sqlmini.Insert) (exec.Node, *conne
 	}
 	// A sink that takes deletes by key lets ChangelogFunctions emit them
 	// ('sink.supports-delete-by-key', Flink's values-sink option).
-	p.required = types.RetractAll
+	p.Required = types.RetractAll
 	if byKey, err := connector.BoolOption(t, "sink.supports-delete-by-key"); err != nil {
 		return nil, nil, sqlmini.Errorf(pos, "%w", err)
 	} else if byKey {
-		p.required.KeyOnlyDeletes = true
+		p.Required.KeyOnlyDeletes = true
 	}
-	n, err := p.planQuery(ins.Query)
+	n, err := p.Query(ins.Query)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -161,7 +162,7 @@ func sinkChangelog(t *catalog.Table, n exec.Node, pos sqlmini.Pos) (exec.Node, e
 	}
 	if _, ok := t.Options[connector.OptOpColumn]; !ok {
 		return nil, sqlmini.Errorf(pos, "Table sink '%s' doesn't support consuming update changes which is produced by node %s; give the table an op column ('%s') to write them with their row kinds",
-			t.Name, updatingNode(n).Explain(), connector.OptOpColumn)
+			t.Name, plan.UpdatingNode(n).Explain(), connector.OptOpColumn)
 	}
 	byKey, _ := connector.BoolOption(t, "sink.supports-delete-by-key")
 	if len(t.PrimaryKey) > 0 {
@@ -169,9 +170,9 @@ func sinkChangelog(t *catalog.Table, n exec.Node, pos sqlmini.Pos) (exec.Node, e
 		if byKey {
 			traits = 0 // the sink takes deletes that carry only the key
 		}
-		n = deliverUpdates(n, traits, t.PrimaryKey)
+		n = plan.DeliverUpdates(n, traits, t.PrimaryKey)
 	} else {
-		n = deliverUpdates(n, ptf.RequireUpdateBefore|ptf.RequireFullDelete, nil)
+		n = plan.DeliverUpdates(n, ptf.RequireUpdateBefore|ptf.RequireFullDelete, nil)
 	}
 	m = n.Changelog()
 	if m.KeyOnlyDeletes && !(byKey && len(t.PrimaryKey) > 0) {
@@ -185,17 +186,6 @@ func sinkChangelog(t *catalog.Table, n exec.Node, pos sqlmini.Pos) (exec.Node, e
 		}
 	}
 	return n, nil
-}
-
-// updatingNode returns the node that first produces updates: the deepest
-// updating node whose inputs are insert-only.
-func updatingNode(n exec.Node) exec.Node {
-	for _, c := range n.Children() {
-		if !c.Changelog().IsInsertOnly() {
-			return updatingNode(c)
-		}
-	}
-	return n
 }
 
 // statementSetNode runs the queries of a statement set one after the

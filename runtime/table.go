@@ -1,15 +1,15 @@
 package runtime
 
 import (
-	"strings"
-
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
+	"strings"
 )
 
 // createTable registers CREATE TABLE ... WITH ('connector' = ...).
@@ -104,7 +104,7 @@ func watermarkSpec(w *sqlmini.Watermark, s types.Schema) (*exec.WatermarkSpec, e
 		return nil, err
 	}
 	// DESCRIBE shows the expression as Flink does: `ts` - INTERVAL '1' SECOND.
-	spec := &exec.WatermarkSpec{Column: i, Expr: "`" + col + "`" + strings.TrimPrefix(exprText(w.Expr), sqlmini.QuoteIdent(col))}
+	spec := &exec.WatermarkSpec{Column: i, Expr: "`" + col + "`" + strings.TrimPrefix(plan.ExprText(w.Expr), sqlmini.QuoteIdent(col))}
 	switch e := x.(type) {
 	case *expr.Column:
 		if e.Index != i {
@@ -155,14 +155,14 @@ func (s *Session) tableValues(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	if err := values.Validate(t, ct); err != nil {
 		return err
 	}
-	exprs, width, err := compileValues(q.Body.Values)
+	exprs, width, err := plan.CompileValues(q.Body.Values)
 	if err != nil {
 		return err
 	}
 	if width != t.Schema.Len() {
 		return sqlmini.Errorf(q.Pos, "table %s has %d columns %s, but its VALUES rows have %d values", t.Name, t.Schema.Len(), t.Schema.ColumnList(), width)
 	}
-	events, err := valuesEvents(q.Body.Values, exprs, t.Schema)
+	events, err := plan.ValuesEvents(q.Body.Values, exprs, t.Schema)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -159,4 +160,53 @@ func (c *Catalog) FunctionNames(user bool) []string {
 	}
 	sort.Slice(n, func(i, j int) bool { return strings.ToLower(n[i]) < strings.ToLower(n[j]) })
 	return n
+}
+
+// SuggestTable proposes a table name close to a misspelled one: " (did you
+// mean 'x'?)", or "".
+func (c *Catalog) SuggestTable(name string) string {
+	return suggest(name, c.TableNames())
+}
+
+// SuggestFunction proposes a function name close to a misspelled one.
+func (c *Catalog) SuggestFunction(name string) string {
+	return suggest(name, c.FunctionNames(false))
+}
+
+// SuggestAny proposes a table or function name close to a misspelled one.
+func (c *Catalog) SuggestAny(name string) string {
+	return suggest(name, append(c.TableNames(), c.FunctionNames(false)...))
+}
+
+func suggest(name string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean '%s'?)", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -1,4 +1,4 @@
-package runtime
+package plan
 
 import (
 	"strings"
@@ -43,7 +43,7 @@ func checkShape(c *sqlmini.Call, def *ptf.FuncDef) error {
 }
 
 // checkTables applies Flink's rules for several table arguments.
-func (p *planner) checkTables(c *sqlmini.Call, def *ptf.FuncDef, ts []exec.TableBinding) error {
+func (p *Planner) checkTables(c *sqlmini.Call, def *ptf.FuncDef, ts []exec.TableBinding) error {
 	var tables []ptf.ArgDecl
 	for _, a := range def.Args {
 		if a.IsTable() {
@@ -152,7 +152,7 @@ func sortKeys(t exec.TableBinding) []exec.SortKey {
 }
 
 // bindOnTime validates on_time and returns the rowtime output column.
-func (p *planner) bindOnTime(c *sqlmini.Call, def *ptf.FuncDef, n *exec.PtfNode, onTime types.Descriptor) (*types.Column, error) {
+func (p *Planner) bindOnTime(c *sqlmini.Call, def *ptf.FuncDef, n *exec.PtfNode, onTime types.Descriptor) (*types.Column, error) {
 	if onTime == nil {
 		for _, a := range def.Args {
 			if a.Traits.Has(ptf.RequireOnTime) {
@@ -216,7 +216,7 @@ func (p *planner) bindOnTime(c *sqlmini.Call, def *ptf.FuncDef, n *exec.PtfNode,
 
 // bindChangelog resolves the output changelog mode of a ChangelogFunction
 // and applies Flink's rules on updates.
-func (p *planner) bindChangelog(c *sqlmini.Call, def *ptf.FuncDef, n *exec.PtfNode, onTime bool) error {
+func (p *Planner) bindChangelog(c *sqlmini.Call, def *ptf.FuncDef, n *exec.PtfNode, onTime bool) error {
 	fname := string(c.Name.Value)
 	updatingIn := false
 	var modes []types.ChangelogMode
@@ -225,7 +225,7 @@ func (p *planner) bindChangelog(c *sqlmini.Call, def *ptf.FuncDef, n *exec.PtfNo
 		updatingIn = updatingIn || !t.Sem.Changelog.IsInsertOnly()
 	}
 	if def.ChangelogMode != nil {
-		m, err := def.ChangelogMode(modes, p.required)
+		m, err := def.ChangelogMode(modes, p.Required)
 		if err != nil {
 			return types.At(c.Pos, err)
 		}
@@ -256,7 +256,7 @@ func (p *planner) bindChangelog(c *sqlmini.Call, def *ptf.FuncDef, n *exec.PtfNo
 // function gets the upsert form (no -U); otherwise, or with
 // REQUIRE_UPDATE_BEFORE, the retract form; REQUIRE_FULL_DELETE fills
 // deletes that carry only the key.
-func deliverUpdates(in exec.Node, traits ptf.Trait, partition []int) exec.Node {
+func DeliverUpdates(in exec.Node, traits ptf.Trait, partition []int) exec.Node {
 	m := in.Changelog()
 	key := exec.UpsertKeyOf(in)
 	upsertForm := len(key) > 0 && sameColumns(key, partition) && !traits.Has(ptf.RequireUpdateBefore)
@@ -297,7 +297,7 @@ func sameColumns(a, b []int) bool {
 
 // noSignature is Flink's (Calcite's) message for a call no signature fits:
 // No match found for function signature f(<RecordType(CHAR(3) name, BOOLEAN isValid)>, <NUMERIC>, <COLUMN_LIST>, <CHARACTER>).
-func (p *planner) noSignature(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmini.Arg) error {
+func (p *Planner) noSignature(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmini.Arg) error {
 	var ops []string
 	for i, a := range bound {
 		switch {
@@ -307,7 +307,7 @@ func (p *planner) noSignature(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmin
 			if a.Table.Name != nil {
 				in, err = p.planTableRef(a.Table.Name)
 			} else {
-				in, err = p.planQuery(a.Table.Query)
+				in, err = p.Query(a.Table.Query)
 			}
 			if err != nil {
 				return err
@@ -375,4 +375,15 @@ func typeFamily(t types.Type) string {
 		return "BINARY"
 	}
 	return "ANY"
+}
+
+// updatingNode returns the node that first produces updates: the deepest
+// updating node whose inputs are insert-only.
+func UpdatingNode(n exec.Node) exec.Node {
+	for _, c := range n.Children() {
+		if !c.Changelog().IsInsertOnly() {
+			return UpdatingNode(c)
+		}
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package runtime
+package plan
 
 import (
 	"fmt"
@@ -15,8 +15,9 @@ import (
 
 // planner turns a query's AST into a tree of plan nodes, resolving names
 // against the catalog and the query's WITH clauses.
-type planner struct {
-	s    *Session
+type Planner struct {
+	cat  *catalog.Catalog
+	env  connector.Env // what sources take from the session
 	ctes map[string]exec.Node
 	// uids collects the uids of the PTF calls of one statement, and shared
 	// their plans, so that an identical call with the same uid is the
@@ -26,14 +27,14 @@ type planner struct {
 	// required is the changelog mode the statement's consumer accepts (the
 	// printer: every kind, full deletes; a sink may accept key-only
 	// deletes). ChangelogFunctions resolve their output against it.
-	required types.ChangelogMode
+	Required types.ChangelogMode
 }
 
-func newPlanner(s *Session) *planner {
-	return &planner{s: s, ctes: map[string]exec.Node{}, uids: map[string]*sqlmini.Call{}, shared: map[string]*exec.TeeNode{}, required: types.RetractAll}
+func New(cat *catalog.Catalog, env connector.Env) *Planner {
+	return &Planner{cat: cat, env: env, ctes: map[string]exec.Node{}, uids: map[string]*sqlmini.Call{}, shared: map[string]*exec.TeeNode{}, Required: types.RetractAll}
 }
 
-func (p *planner) planQuery(q *sqlmini.Query) (exec.Node, error) {
+func (p *Planner) Query(q *sqlmini.Query) (exec.Node, error) {
 	if len(q.With) > 0 {
 		saved := p.ctes
 		p.ctes = make(map[string]exec.Node, len(saved)+len(q.With))
@@ -42,7 +43,7 @@ func (p *planner) planQuery(q *sqlmini.Query) (exec.Node, error) {
 		}
 		defer func() { p.ctes = saved }()
 		for _, cte := range q.With {
-			n, err := p.planQuery(cte.Query)
+			n, err := p.Query(cte.Query)
 			if err != nil {
 				return nil, err
 			}
@@ -106,20 +107,20 @@ func unionAll(pos sqlmini.Pos, ins []exec.Node) (exec.Node, error) {
 	return &exec.UnionNode{Ins: ins}, nil
 }
 
-func (p *planner) planSetExpr(se *sqlmini.SetExpr) (exec.Node, error) {
+func (p *Planner) planSetExpr(se *sqlmini.SetExpr) (exec.Node, error) {
 	switch {
 	case se.Select != nil:
 		return p.planSelect(se.Select)
 	case se.Values != nil:
 		return p.planValues(se.Values)
 	}
-	return p.planQuery(se.Paren)
+	return p.Query(se.Paren)
 }
 
 // planValues types VALUES columns as Flink does (see leastRestrictive) and
 // names them EXPR$0, EXPR$1, ...
-func (p *planner) planValues(v *sqlmini.Values) (exec.Node, error) {
-	exprs, width, err := compileValues(v)
+func (p *Planner) planValues(v *sqlmini.Values) (exec.Node, error) {
+	exprs, width, err := CompileValues(v)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func (p *planner) planValues(v *sqlmini.Values) (exec.Node, error) {
 		cols[c] = types.Column{Name: "EXPR$" + strconv.Itoa(c), Type: expr.LeastRestrictive(ts)}
 	}
 	sch := types.Schema{Columns: cols}
-	events, err := valuesEvents(v, exprs, sch)
+	events, err := ValuesEvents(v, exprs, sch)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func (p *planner) planValues(v *sqlmini.Values) (exec.Node, error) {
 }
 
 // compileValues compiles the rows of VALUES; watermark steps get nil.
-func compileValues(v *sqlmini.Values) ([][]expr.Expr, int, error) {
+func CompileValues(v *sqlmini.Values) ([][]expr.Expr, int, error) {
 	width := -1
 	exprs := make([][]expr.Expr, len(v.Rows))
 	for i, r := range v.Rows {
@@ -171,7 +172,7 @@ func compileValues(v *sqlmini.Values) ([][]expr.Expr, int, error) {
 
 // valuesEvents evaluates VALUES rows into rows of schema sch (casting each
 // value to its column's type) and watermark steps into watermarks.
-func valuesEvents(v *sqlmini.Values, exprs [][]expr.Expr, sch types.Schema) ([]exec.Event, error) {
+func ValuesEvents(v *sqlmini.Values, exprs [][]expr.Expr, sch types.Schema) ([]exec.Event, error) {
 	events := make([]exec.Event, 0, len(exprs))
 	for i, es := range exprs {
 		r := v.Rows[i]
@@ -250,7 +251,7 @@ func renameColumns(n exec.Node, names []*sqlmini.Name, pos sqlmini.Pos) (exec.No
 	return &exec.RenameNode{In: n, Sch: types.Schema{Columns: cols}}, nil
 }
 
-func (p *planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
+func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 	if sel.Distinct {
 		return nil, sqlmini.Errorf(sel.Pos, "SELECT DISTINCT is not supported yet")
 	}
@@ -267,7 +268,7 @@ func (p *planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		if k := pred.Type().Kind; k != types.KindBoolean && k != types.KindNull {
 			return nil, sqlmini.Errorf(sel.Where.Pos, "WHERE needs a BOOLEAN condition, not %s", pred.Type())
 		}
-		in = &exec.FilterNode{In: in, Pred: pred, Text: exprText(sel.Where)}
+		in = &exec.FilterNode{In: in, Pred: pred, Text: ExprText(sel.Where)}
 	}
 	if len(sel.GroupBy) > 0 || hasAggregate(sel) {
 		return p.planAggregate(sel, in, sc) // GROUP BY: aggregate.go
@@ -301,7 +302,7 @@ func (p *planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 			col.Name = name
 			exprs = append(exprs, x)
 			cols = append(cols, col)
-			texts = append(texts, exprText(it.Expr))
+			texts = append(texts, ExprText(it.Expr))
 		}
 		in = &exec.ProjectNode{In: in, Exprs: exprs, Sch: types.Schema{Columns: cols}, Texts: texts}
 	}
@@ -316,14 +317,14 @@ func (p *planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 }
 
 // exprText prints an expression for EXPLAIN and messages.
-func exprText(e *sqlmini.Expr) string {
+func ExprText(e *sqlmini.Expr) string {
 	if s, ok := any(e).(fmt.Stringer); ok {
 		return s.String()
 	}
 	return "expr"
 }
 
-func (p *planner) planFrom(f *sqlmini.FromItem) (exec.Node, string, error) {
+func (p *Planner) planFrom(f *sqlmini.FromItem) (exec.Node, string, error) {
 	if f == nil { // SELECT without FROM: one row of no columns
 		return &exec.ValuesNode{Events: []exec.Event{{Kind: exec.EvRow, Row: types.Row{Kind: types.Insert}}}}, "", nil
 	}
@@ -336,7 +337,7 @@ func (p *planner) planFrom(f *sqlmini.FromItem) (exec.Node, string, error) {
 	case f.Call2 != nil:
 		n, err = p.planCall(f.Call2)
 	case f.Subquery != nil:
-		n, err = p.planQuery(f.Subquery)
+		n, err = p.Query(f.Subquery)
 	default:
 		alias = string(f.Table.Value)
 		n, err = p.planTableRef(f.Table)
@@ -356,25 +357,25 @@ func (p *planner) planFrom(f *sqlmini.FromItem) (exec.Node, string, error) {
 }
 
 // planTableRef resolves a table name: a WITH query, a view or a table.
-func (p *planner) planTableRef(name *sqlmini.Name) (exec.Node, error) {
+func (p *Planner) planTableRef(name *sqlmini.Name) (exec.Node, error) {
 	nm := string(name.Value)
 	if n, ok := p.ctes[nm]; ok {
 		return n, nil
 	}
-	t, ok := p.s.cat.Table(nm)
+	t, ok := p.cat.Table(nm)
 	if !ok {
-		return nil, sqlmini.Errorf(name.Pos, "Object '%s' not found%s", nm, p.s.suggestTable(nm))
+		return nil, sqlmini.Errorf(name.Pos, "Object '%s' not found%s", nm, p.cat.SuggestTable(nm))
 	}
 	return p.planTable(t, name.Pos)
 }
 
 // planTable plans a catalog table referenced at pos.
-func (p *planner) planTable(t *catalog.Table, pos sqlmini.Pos) (exec.Node, error) {
+func (p *Planner) planTable(t *catalog.Table, pos sqlmini.Pos) (exec.Node, error) {
 	switch t.Kind {
 	case catalog.TableView:
-		vp := newPlanner(p.s)
-		vp.uids, vp.shared, vp.required = p.uids, p.shared, p.required
-		n, err := vp.planQuery(t.Query)
+		vp := New(p.cat, p.env)
+		vp.uids, vp.shared, vp.Required = p.uids, p.shared, p.Required
+		n, err := vp.Query(t.Query)
 		if err != nil {
 			return nil, fmt.Errorf("view %s: %w", t.Name, err)
 		}
@@ -392,12 +393,5 @@ func (p *planner) planTable(t *catalog.Table, pos sqlmini.Pos) (exec.Node, error
 	if err != nil {
 		return nil, err
 	}
-	return c.Scan(t, p.s.sourceEnv(), pos)
-}
-
-// sourceEnv is what sources take from the session's settings.
-func (s *Session) sourceEnv() connector.Env {
-	seed, hasSeed := s.settings[connector.SetSeed]
-	pt, hasPT := s.settings[SetProcessingTime]
-	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT}
+	return c.Scan(t, p.env, pos)
 }

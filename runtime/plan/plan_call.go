@@ -1,4 +1,4 @@
-package runtime
+package plan
 
 import (
 	"regexp"
@@ -13,8 +13,8 @@ import (
 
 // The implicit system arguments every PTF has, after its declared ones.
 const (
-	argOnTime = "on_time"
-	argUID    = "uid"
+	ArgOnTime = "on_time"
+	ArgUID    = "uid"
 )
 
 // maxTableArgs is Flink's limit on table arguments.
@@ -43,7 +43,7 @@ func Signature(def *ptf.FuncDef) string {
 		}
 		parts = append(parts, a.Name+" => "+t)
 	}
-	parts = append(parts, argOnTime+" => DESCRIPTOR", argUID+" => STRING")
+	parts = append(parts, ArgOnTime+" => DESCRIPTOR", ArgUID+" => STRING")
 	return def.Name + "(" + strings.Join(parts, ", ") + ")"
 }
 
@@ -54,11 +54,11 @@ type boundArg struct {
 }
 
 // planCall binds a PTF call: arguments, table semantics, uid and the output.
-func (p *planner) planCall(c *sqlmini.Call) (exec.Node, error) {
+func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 	fname := string(c.Name.Value)
-	fn, ok := p.s.cat.Function(fname)
+	fn, ok := p.cat.Function(fname)
 	if !ok {
-		return nil, sqlmini.Errorf(c.Name.Pos, "No match found for function '%s'%s", fname, p.s.suggestFunction(fname))
+		return nil, sqlmini.Errorf(c.Name.Pos, "No match found for function '%s'%s", fname, p.cat.SuggestFunction(fname))
 	}
 	def := fn.Def
 	nDecl := len(def.Args)
@@ -78,9 +78,9 @@ func (p *planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 				}
 			}
 			switch name {
-			case argOnTime:
+			case ArgOnTime:
 				idx = onTimeIdx
-			case argUID:
+			case ArgUID:
 				idx = uidIdx
 			}
 			if idx < 0 {
@@ -239,7 +239,7 @@ func (p *planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 	}
 
 	// Output columns: key prefix (or passed-through columns), function output, rowtime.
-	n.FnOut = outputSchema(def.Output)
+	n.FnOut = OutputSchema(def.Output)
 	var cols []types.Column
 	for _, t := range n.Tables {
 		in := t.In.Schema()
@@ -287,7 +287,7 @@ func (p *planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 
 // outputSchema is a function's own output columns: a ROW type's fields or
 // one column EXPR$0.
-func outputSchema(t types.Type) types.Schema {
+func OutputSchema(t types.Type) types.Schema {
 	if t.Kind == types.KindRow {
 		return types.SchemaOf(t)
 	}
@@ -337,7 +337,7 @@ func bindScalar(a *sqlmini.Arg, pos int, d ptf.ArgDecl) (any, string, error) {
 }
 
 // bindTable binds TABLE t [PARTITION BY ...] to table argument decl.
-func (p *planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sqlmini.TableArg, in exec.Node) (exec.TableBinding, string, error) {
+func (p *Planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sqlmini.TableArg, in exec.Node) (exec.TableBinding, string, error) {
 	d := def.Args[decl]
 	var err error
 	name := "subquery"
@@ -395,12 +395,12 @@ func (p *planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sql
 	}
 	if !in.Changelog().IsInsertOnly() {
 		if !d.Traits.Has(ptf.SupportUpdates) {
-			return exec.TableBinding{}, "", sqlmini.Errorf(ta.Pos, "StreamPhysicalProcessTableFunction doesn't support consuming update changes which is produced by node %s. Table argument '%s' receives an updating table (%s): declare the SUPPORT_UPDATES trait to accept it.", updatingNode(in).Explain(), d.Name, in.Changelog())
+			return exec.TableBinding{}, "", sqlmini.Errorf(ta.Pos, "StreamPhysicalProcessTableFunction doesn't support consuming update changes which is produced by node %s. Table argument '%s' receives an updating table (%s): declare the SUPPORT_UPDATES trait to accept it.", UpdatingNode(in).Explain(), d.Name, in.Changelog())
 		}
 		if tb.Pass {
 			return exec.TableBinding{}, "", sqlmini.Errorf(ta.Pos, "Signatures with updating inputs must not pass columns through. Table argument '%s' passes its columns through.", d.Name)
 		}
-		in = deliverUpdates(in, d.Traits, tb.Partition)
+		in = DeliverUpdates(in, d.Traits, tb.Partition)
 		tb.In = in
 	}
 	// A typed table argument maps columns by position onto its declared row type.
@@ -432,17 +432,17 @@ func columnsCast(s types.Schema, t types.Type) bool {
 }
 
 // planTable2 plans the table of TABLE t or TABLE (query).
-func (p *planner) planTable2(ta *sqlmini.TableArg) (exec.Node, error) {
+func (p *Planner) planTable2(ta *sqlmini.TableArg) (exec.Node, error) {
 	if ta.Name != nil {
 		return p.planTableRef(ta.Name)
 	}
-	return p.planQuery(ta.Query)
+	return p.Query(ta.Query)
 }
 
 // infer runs a function's Infer on the call's tables and constants and
 // returns the declaration completed for this call. The tables it plans are
 // kept in preplanned, so that each is planned once.
-func (p *planner) infer(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmini.Arg, preplanned []exec.Node) (*ptf.FuncDef, error) {
+func (p *Planner) infer(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmini.Arg, preplanned []exec.Node) (*ptf.FuncDef, error) {
 	n := len(def.Args)
 	info := ptf.CallInfo{Args: make([]any, n), Tables: make([]types.Schema, n), PartitionBy: make([][]string, n),
 		Changelogs: make([]types.ChangelogMode, n), UpsertKeys: make([][]int, n)}

@@ -1,4 +1,4 @@
-package runtime
+package plan
 
 import (
 	"fmt"
@@ -71,7 +71,7 @@ func findAggregate(e *sqlmini.Expr) *sqlmini.FuncCall {
 // planAggregate plans a SELECT with GROUP BY, or with aggregate calls and
 // no GROUP BY (one group of all rows). in is the FROM input after WHERE;
 // sc resolves its columns. LIMIT applies to the result.
-func (p *planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scope) (exec.Node, error) {
+func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scope) (exec.Node, error) {
 	m := in.Changelog()
 	if m.KeyOnlyDeletes || m.Contains(types.UpdateAfter) && !m.Contains(types.UpdateBefore) {
 		// An upsert input: its -U rows and full deletes come from the last
@@ -79,7 +79,7 @@ func (p *planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if len(exec.UpsertKeyOf(in)) == 0 {
 			return nil, sqlmini.Errorf(sel.Pos, "GROUP BY over an upsert input (%s) needs its upsert key: declare a PRIMARY KEY on the table", m)
 		}
-		in = deliverUpdates(in, ptf.RequireUpdateBefore|ptf.RequireFullDelete, nil)
+		in = DeliverUpdates(in, ptf.RequireUpdateBefore|ptf.RequireFullDelete, nil)
 	}
 	a := &aggPlanner{sc: sc, ctext: map[string]int{}}
 	for _, g := range sel.GroupBy {
@@ -130,7 +130,7 @@ func (p *planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if it.Alias != nil {
 			name = string(it.Alias.Value)
 		}
-		text := exprText(it.Expr)
+		text := ExprText(it.Expr)
 		if text != name {
 			text += " AS " + name
 		}
@@ -531,14 +531,14 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 			return 0, err
 		}
 		c.Arg, c.ArgType = x, x.Type()
-		if c.Typ, err = aggregateType(name, c.ArgType); err != nil {
+		if c.Typ, err = AggregateType(name, c.ArgType); err != nil {
 			return 0, sqlmini.Errorf(f.Pos, "%w", err)
 		}
 		c.Text = name + "("
 		if f.Distinct {
 			c.Text += "DISTINCT "
 		}
-		c.Text += exprText(f.Args[0]) + ")"
+		c.Text += ExprText(f.Args[0]) + ")"
 	}
 	if i, ok := a.ctext[c.Text]; ok {
 		return i, nil
@@ -549,7 +549,7 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 }
 
 // aggregateType is the result type of fn over arg, or Calcite's message.
-func aggregateType(fn string, arg types.Type) (types.Type, error) {
+func AggregateType(fn string, arg types.Type) (types.Type, error) {
 	bad := func(form string) (types.Type, error) {
 		return types.Type{}, &aggTypeError{fn: fn, arg: arg, form: form}
 	}
@@ -614,7 +614,7 @@ func (n *aggregateNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if !ex.EndOfInput {
 		// The groups are not part of checkpoints (yet): a statement that
 		// goes on in the next would start them empty, and be wrong.
-		return nil, fmt.Errorf("GROUP BY keeps its groups in memory for one statement, so it cannot stop with SET '%s' = 'false' and go on in the next", SetEndOfInput)
+		return nil, fmt.Errorf("GROUP BY keeps its groups in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
 	}
 	in, err := n.in.Open(ex)
 	if err != nil {
