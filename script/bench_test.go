@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 )
@@ -51,11 +51,11 @@ func BenchmarkEval(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				opts := runtime.HarnessOptions{}
+				opts := session.HarnessOptions{}
 				if def.Args[0].Traits.Has(ptf.SetSemanticTable) {
 					opts.PartitionBy = []string{"name"}
 				}
-				h, err := runtime.NewHarness(def, names, opts)
+				h, err := session.NewHarness(def, names, opts)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -3,14 +3,15 @@ package tests
 import (
 	"context"
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // growLine is line i of a growing file: 16 bytes, so that 256 lines fill
@@ -168,7 +169,7 @@ WITH ('connector' = 'filesystem', 'path' = 'bad.csv', 'format' = 'csv');`)
 		t.Fatal("no error")
 	}
 	want := "query.sql:1:15: bad.csv:2:7: column \"score\": cannot parse \"x\" as INT\n | SELECT * FROM bad;\n |               ^\n"
-	if got := runtime.FormatError(err, src); got != want {
+	if got := session.FormatError(err, src); got != want {
 		t.Errorf("FormatError:\n got %q\nwant %q", got, want)
 	}
 	if got := h.mustExec("SELECT 1 AS one;"); got != "+I[1]\n" {

@@ -4,16 +4,17 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 // BenchmarkGreetingWithMemory runs the GreetingWithMemory example end to
@@ -49,7 +50,7 @@ CREATE TABLE names (name STRING) WITH ('connector' = 'filesystem', 'path' = 'nam
 	b.ReportAllocs()
 	for b.Loop() {
 		engine := script.NewEngine(script.Options{ParseType: ptf.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
-		sess, err := runtime.NewSession(runtime.Config{Out: io.Discard, Loader: engine, Store: state.NewMem(), BaseDir: dir, Format: "rows", Parallelism: par})
+		sess, err := session.NewSession(session.Config{Out: io.Discard, Loader: engine, Store: state.NewMem(), BaseDir: dir, Format: "rows", Parallelism: par})
 		if err != nil {
 			b.Fatal(err)
 		}

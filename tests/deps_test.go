@@ -2,57 +2,92 @@ package tests
 
 import (
 	"go/build"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
 
-// TestImportGraph enforces the package graph of STYLE.md: each engine
-// stays behind its package.
+const mod = "github.com/ptfsh/ptfsh/"
+
+// layers is the import graph of the README's Layout section: each package
+// and the packages of the module (and engines) it may import. A package
+// of the module that is not listed fails the test, so that a new package
+// takes its place in the picture on purpose.
+var layers = map[string][]string{
+	// The leaf: types, values, rows, positions and the positioned error.
+	"runtime/types": {},
+	// sqlmini owns the syntax; it takes its position type from the leaf.
+	"sqlmini": {"github.com/alecthomas/participle/v2", mod + "runtime/types"},
+	// state owns keyed bytes; bbolt stays behind it.
+	"state": {"go.etcd.io/bbolt"},
+	// statetest is the conformance suite every store passes.
+	"state/statetest": {mod + "state"},
+	// The PTF contract: what a function is and what a call sees.
+	"runtime/ptf":      {mod + "runtime/types", mod + "sqlmini"},
+	"runtime/keycodec": {mod + "runtime/types", mod + "state"},
+	"runtime/format":   {mod + "runtime/types", mod + "runtime/keycodec"},
+	"runtime/expr":     {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "sqlmini"},
+	"runtime/exec": {mod + "state", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
+		mod + "runtime/keycodec", mod + "runtime/expr"},
+	"runtime/catalog": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini"},
+	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format",
+		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog"},
+	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
+		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "runtime/connector"},
+	"runtime/session": {mod + "state", mod + "sqlmini", mod + "runtime/"},
+	// script, stdlib and export/flink see the contract, never the engine.
+	"script": {mod + "runtime/types", mod + "runtime/ptf", "github.com/dop251/goja", "github.com/evanw/esbuild",
+		"github.com/go-sourcemap/sourcemap"},
+	"stdlib":       {mod + "runtime/types", mod + "runtime/ptf"},
+	"export/flink": {mod + "runtime/types", mod + "runtime/ptf"},
+	// assembly is the one place that builds engine, store, session and stdlib.
+	"assembly": {mod + "runtime/", mod + "script", mod + "state", mod + "stdlib", mod + "sqlmini"},
+	// testarchive reads the txtar test files of ptfsh test and tests/.
+	"internal/testarchive": {"golang.org/x/tools/txtar"},
+	// The wiring: the command, the benchmark tools.
+	"cmd/ptfsh":          {mod, "github.com/chzyer/readline"},
+	"bench/internal/gen": {},
+	"bench/gen":          {mod + "bench/internal/gen"},
+	"bench/plain":        {},
+	"bench/run":          {mod + "bench/internal/gen"},
+}
+
+// engines must appear in one package only.
+var engines = map[string]string{
+	"github.com/dop251/goja":              "script",
+	"go.etcd.io/bbolt":                    "state",
+	"github.com/alecthomas/participle/v2": "sqlmini",
+	"github.com/chzyer/readline":          "cmd/ptfsh",
+}
+
+// TestImportGraph enforces the package graph: each engine stays behind its
+// package, imports flow one way, and no package is named runtime (it would
+// shadow Go's).
 func TestImportGraph(t *testing.T) {
-	const mod = "github.com/ptfsh/ptfsh/"
-	allowed := map[string][]string{
-		// The leaf: types, values, rows, positions and the positioned error.
-		"runtime/types": {},
-		// The PTF contract: what a function is and what a call sees.
-		"runtime/ptf":       {mod + "runtime/types", mod + "sqlmini"},
-		"sqlmini":           {"github.com/alecthomas/participle/v2", mod + "runtime/types"},
-		"state":             {"go.etcd.io/bbolt"},
-		"runtime/keycodec":  {mod + "runtime/types", mod + "state"},
-		"runtime/format":    {mod + "runtime/types", mod + "runtime/keycodec"},
-		"runtime/expr":      {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "sqlmini"},
-		"runtime/exec":      {mod + "state", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "runtime/keycodec", mod + "runtime/expr"},
-		"runtime/catalog":   {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini"},
-		"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format", mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog"},
-		"runtime":           {mod + "runtime/exec", mod + "runtime/catalog", mod + "runtime/connector", mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "runtime/keycodec", mod + "runtime/expr"},
-		// script, stdlib and export/flink see the contract, never the engine.
-		"script": {mod + "runtime/types", mod + "runtime/ptf", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap"},
-		"stdlib": {mod + "runtime/types", mod + "runtime/ptf"},
-		// export/flink writes Java and SQL text; the wiring hands it the
-		// loaded function, so it needs no engine.
-		"export/flink": {mod + "runtime/types", mod + "runtime/ptf"},
-		// testarchive reads the txtar test files of ptfsh test and tests/.
-		"internal/testarchive": {"golang.org/x/tools/txtar"},
-	}
-	// Engines that must appear in one package only.
-	owners := map[string]string{
-		"github.com/dop251/goja":              "script",
-		"go.etcd.io/bbolt":                    "state",
-		"github.com/alecthomas/participle/v2": "sqlmini",
-	}
-	for pkg, ok := range allowed {
+	for _, pkg := range modulePackages(t) {
+		allowed, ok := layers[pkg]
+		if !ok {
+			t.Errorf("package %s is not in the import graph of tests/deps_test.go (and the README's Layout): give it its place", pkg)
+			continue
+		}
 		p, err := build.ImportDir(filepath.Join("..", pkg), 0)
 		if err != nil {
 			t.Fatalf("%s: %v", pkg, err)
+		}
+		if p.Name == "runtime" {
+			t.Errorf("package %s is named runtime, which shadows Go's runtime package", pkg)
 		}
 		for _, imp := range p.Imports {
 			if !strings.Contains(strings.Split(imp, "/")[0], ".") {
 				continue // the standard library
 			}
-			if !allowedImport(imp, ok) {
-				t.Errorf("package %s imports %s; allowed: %v", pkg, imp, ok)
+			if !allowedImport(imp, allowed) {
+				t.Errorf("package %s imports %s; allowed: %v", pkg, imp, allowed)
 			}
-			for engine, owner := range owners {
+			for engine, owner := range engines {
 				if strings.HasPrefix(imp, engine) && owner != pkg {
 					t.Errorf("package %s imports %s, which only %s may", pkg, imp, owner)
 				}
@@ -61,9 +96,47 @@ func TestImportGraph(t *testing.T) {
 	}
 }
 
+// modulePackages lists the module's folders that hold a Go package (test
+// files aside), relative to the module root, sorted.
+func modulePackages(t *testing.T) []string {
+	var pkgs []string
+	root := ".."
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "examples" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
+				rel, _ := filepath.Rel(root, path)
+				if rel != "tests" && rel != "." {
+					pkgs = append(pkgs, filepath.ToSlash(rel))
+				}
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(pkgs)
+	return pkgs
+}
+
 func allowedImport(imp string, allowed []string) bool {
 	for _, a := range allowed {
-		if imp == a || strings.HasPrefix(imp, a+"/") {
+		if imp == a || strings.HasPrefix(imp, a+"/") || strings.HasSuffix(a, "/") && strings.HasPrefix(imp, a) {
 			return true
 		}
 	}

@@ -4,14 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/sqlmini"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,6 +11,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 // hostileSession is a session as the ptfsh command makes one, with small
@@ -26,7 +27,7 @@ import (
 type hostileSession struct {
 	t    *testing.T
 	dir  string
-	sess *runtime.Session
+	sess *session.Session
 	out  bytes.Buffer
 }
 
@@ -50,7 +51,7 @@ func newHostileSession(t *testing.T) *hostileSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	h.sess, err = runtime.NewSession(runtime.Config{Out: &h.out, Err: &h.out, Loader: engine, Store: store,
+	h.sess, err = session.NewSession(session.Config{Out: &h.out, Err: &h.out, Loader: engine, Store: store,
 		BaseDir: h.dir, Format: "rows", OnSet: engine.Set})
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +128,7 @@ func TestHostileFunctions(t *testing.T) {
 		// an interrupt stops a call depends on timing: "f.js:8:*:" stands
 		// for any column of line 8.
 		err   string
-		limit bool // err wraps runtime.ErrLimit
+		limit bool // err wraps session.ErrLimit
 	}{
 		{name: "throw", body: `throw new Error("no Eve here");`,
 			err: `query.sql:1:15: f.js:8:13: f: Error: no Eve here (at key (Eve), input row +I[Eve])`},

@@ -3,13 +3,6 @@ package tests
 import (
 	"context"
 	"fmt"
-	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,6 +11,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 // workerNote matches the end-of-statement note that says how many workers
@@ -239,7 +240,7 @@ func TestParallelism_cancel(t *testing.T) {
 	defer engine.Close()
 	store := state.NewMem()
 	defer store.Close()
-	sess, err := runtime.NewSession(runtime.Config{Out: io.Discard, Err: io.Discard, Loader: engine, Store: store, BaseDir: dir, Parallelism: 2})
+	sess, err := session.NewSession(session.Config{Out: io.Discard, Err: io.Discard, Loader: engine, Store: store, BaseDir: dir, Parallelism: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,19 +6,20 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/ptfsh/ptfsh/internal/testarchive"
-	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
 	"github.com/ptfsh/ptfsh/stdlib"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
 )
 
 var update = flag.Bool("update", false, "rewrite the want.out sections of the script tests")
@@ -120,7 +121,7 @@ func runScriptParallel(t testing.TB, dir, filename, query string, store state.St
 		Console:   &out,
 	})
 	defer engine.Close()
-	sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Loader: engine, Store: store, BaseDir: dir, OnSet: engine.Set, OnReset: engine.Reset, Parallelism: par})
+	sess, err := session.NewSession(session.Config{Out: &out, Err: &out, Loader: engine, Store: store, BaseDir: dir, OnSet: engine.Set, OnReset: engine.Reset, Parallelism: par})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func runScriptParallel(t testing.TB, dir, filename, query string, store state.St
 			err = sess.ExecStatement(context.Background(), p.Stmt)
 		}
 		if err != nil {
-			out.WriteString(runtime.FormatError(err, query))
+			out.WriteString(session.FormatError(err, query))
 		}
 	}
 	return out.String()

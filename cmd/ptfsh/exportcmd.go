@@ -5,19 +5,20 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/ptfsh/ptfsh/export/flink"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/sqlmini"
-	"github.com/ptfsh/ptfsh/stdlib"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/ptfsh/ptfsh/export/flink"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 const exportUsage = `usage: ptfsh export flink FUNC.js [-o DIR] [--name NAME] [--script SCRIPT.sql]
@@ -98,7 +99,7 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 	defer engine.Close()
 	def, err := engine.Load(name, file, string(src))
 	if err != nil {
-		return fmt.Errorf("%s", runtime.FormatError(err, string(src)))
+		return fmt.Errorf("%s", session.FormatError(err, string(src)))
 	}
 	if err := flink.Check(def, file); err != nil {
 		return err
@@ -207,7 +208,7 @@ func exportCases(name, absFile, scriptFile, src string, notes io.Writer) ([]flin
 		}
 		out.Reset()
 		if err := sess.ExecStatement(ctx, st); err != nil {
-			return nil, fmt.Errorf("%s", strings.TrimRight(runtime.FormatError(err, src), "\n"))
+			return nil, fmt.Errorf("%s", strings.TrimRight(session.FormatError(err, src), "\n"))
 		}
 		switch {
 		case st.Create != nil && (st.Create.View != nil || st.Create.Table != nil):

@@ -13,18 +13,19 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 func main() {
@@ -103,7 +104,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	sess, err := runtime.NewSession(runtime.Config{
+	sess, err := session.NewSession(session.Config{
 		Out: stdout, Err: stderr, Loader: engine, Store: store,
 		Format: o.format, Timing: isTerminal(os.Stderr), Trace: o.trace,
 		Parallelism: o.parallelism,
@@ -136,7 +137,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // runFile runs a script file; the first error ends it with status 1.
-func runFile(sess *runtime.Session, path string, stderr io.Writer) int {
+func runFile(sess *session.Session, path string, stderr io.Writer) int {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "ptfsh: %v\n", err)
@@ -145,11 +146,11 @@ func runFile(sess *runtime.Session, path string, stderr io.Writer) int {
 	return runSource(sess, path, string(src), stderr)
 }
 
-func runSource(sess *runtime.Session, name, src string, stderr io.Writer) int {
+func runSource(sess *session.Session, name, src string, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := sess.Exec(ctx, name, src); err != nil {
-		fmt.Fprint(stderr, runtime.FormatError(err, src))
+		fmt.Fprint(stderr, session.FormatError(err, src))
 		return 1
 	}
 	return 0

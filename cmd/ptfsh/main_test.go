@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/session"
 )
 
 func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -101,7 +101,7 @@ func TestRun_stateFileKeepsState(t *testing.T) {
 }
 
 func TestCompleter_Do(t *testing.T) {
-	sess, err := runtime.NewSession(runtime.Config{})
+	sess, err := session.NewSession(session.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

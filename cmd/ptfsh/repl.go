@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/chzyer/readline"
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
@@ -24,7 +24,7 @@ const (
 // repl reads statements until end of input. An error is printed and the
 // shell goes on. With a terminal it uses readline (history, line editing);
 // otherwise it reads plain lines without a prompt.
-func repl(sess *runtime.Session, stdin io.Reader, stdout, stderr io.Writer) int {
+func repl(sess *session.Session, stdin io.Reader, stdout, stderr io.Writer) int {
 	f, isFile := stdin.(*os.File)
 	if !isFile || !isTerminal(f) {
 		return replPlain(sess, stdin, stderr)
@@ -74,7 +74,7 @@ func repl(sess *runtime.Session, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 }
 
-func replPlain(sess *runtime.Session, stdin io.Reader, stderr io.Writer) int {
+func replPlain(sess *session.Session, stdin io.Reader, stderr io.Writer) int {
 	sc := bufio.NewScanner(stdin)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	var buf strings.Builder
@@ -94,7 +94,7 @@ func replPlain(sess *runtime.Session, stdin io.Reader, stderr io.Writer) int {
 
 // execInteractive runs statements with Ctrl-C cancelling them, not the
 // shell. Each statement runs even when one before it failed.
-func execInteractive(sess *runtime.Session, src string, stderr io.Writer) {
+func execInteractive(sess *session.Session, src string, stderr io.Writer) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	for _, p := range sqlmini.ParseEach("", src) {
@@ -103,7 +103,7 @@ func execInteractive(sess *runtime.Session, src string, stderr io.Writer) {
 			err = sess.ExecStatement(ctx, p.Stmt)
 		}
 		if err != nil {
-			fmt.Fprint(stderr, runtime.FormatError(err, src))
+			fmt.Fprint(stderr, session.FormatError(err, src))
 		}
 	}
 }

@@ -5,19 +5,20 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/ptfsh/ptfsh/internal/testarchive"
-	"github.com/ptfsh/ptfsh/runtime"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/sqlmini"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/internal/testarchive"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 // runTests is `ptfsh test [-update] [PATH...]`: each PATH is a test file
@@ -127,7 +128,7 @@ func runTestQuery(dir, query string) string {
 			err = sess.ExecStatement(context.Background(), p.Stmt)
 		}
 		if err != nil {
-			out.WriteString(runtime.FormatError(err, query))
+			out.WriteString(session.FormatError(err, query))
 		}
 	}
 	return out.String()
@@ -138,14 +139,14 @@ func runTestQuery(dir, query string) string {
 // relative paths resolved in dir, results and errors to out, console.log
 // to console, in format (the default when empty). closeAll closes the
 // session, its store and its engine.
-func newScriptSession(dir, format string, out, console io.Writer) (sess *runtime.Session, closeAll func(), err error) {
+func newScriptSession(dir, format string, out, console io.Writer) (sess *session.Session, closeAll func(), err error) {
 	seed := int64(1)
 	engine := script.NewEngine(script.Options{
 		ParseType: ptf.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS,
 		BaseDir: dir, Seed: &seed, Console: console, EvalTimeout: defaultEvalTimeout,
 	})
 	store := state.NewMem()
-	sess, err = runtime.NewSession(runtime.Config{Out: out, Err: out, Loader: engine, Store: store,
+	sess, err = session.NewSession(session.Config{Out: out, Err: out, Loader: engine, Store: store,
 		BaseDir: dir, Format: format, OnSet: engine.Set, OnReset: engine.Reset})
 	if err != nil {
 		store.Close()

@@ -1,14 +1,12 @@
 package plan
 
 import (
-	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
-	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -138,13 +136,13 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		cols = append(cols, types.Column{Name: name, Type: x.Type()})
 		texts = append(texts, text)
 	}
-	n := &aggregateNode{in: in, groups: a.gx, calls: a.calls, outs: outs, sch: types.Schema{Columns: cols},
-		mode: types.NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter)}
+	n := &exec.AggregateNode{In: in, Groups: a.gx, Calls: a.calls, Outs: outs, Sch: types.Schema{Columns: cols},
+		Mode: types.NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter)}
 	if im := in.Changelog(); im.Contains(types.UpdateBefore) || im.Contains(types.Delete) {
-		n.mode = types.RetractAll // a retraction may empty a group
+		n.Mode = types.RetractAll // a retraction may empty a group
 	}
 	if !global {
-		n.key = aggregateKey(outs, len(a.gx))
+		n.Key = aggregateKey(outs, len(a.gx))
 	}
 	var gnames []string
 	for i, t := range a.gtext {
@@ -153,96 +151,20 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		}
 		gnames = append(gnames, t)
 	}
-	n.text = "GroupAggregate("
+	n.Text = "GroupAggregate("
 	if !global {
-		n.text += "groupBy=[" + joinStrings(gnames) + "], "
+		n.Text += "groupBy=[" + joinStrings(gnames) + "], "
 	}
-	n.text += "select=[" + joinStrings(texts) + "])"
+	n.Text += "select=[" + joinStrings(texts) + "])"
 	if sel.Limit != nil {
 		lim, err := strconv.ParseInt(*sel.Limit, 10, 64)
 		if err != nil || lim < 0 {
 			return nil, sqlmini.Errorf(sel.Pos, "LIMIT needs a whole number, not %s", *sel.Limit)
 		}
-		return &groupLimitNode{in: n, n: lim}, nil
+		return &exec.GroupLimitNode{In: n, N: lim}, nil
 	}
 	return n, nil
 }
-
-// groupLimitNode is LIMIT n over an aggregation: the changes of the first
-// n groups, in the order they first appear (the rows of the first n rows
-// of the result table). A group that is deleted frees its place for a
-// group that appears later. (Flink's streaming LIMIT is a rank without
-// order, which may also bring back a group seen before; ptfsh does not.)
-type groupLimitNode struct {
-	in *aggregateNode
-	n  int64
-}
-
-func (n *groupLimitNode) Schema() types.Schema           { return n.in.Schema() }
-func (n *groupLimitNode) Changelog() types.ChangelogMode { return n.in.Changelog() }
-func (n *groupLimitNode) Children() []exec.Node          { return []exec.Node{n.in} }
-func (n *groupLimitNode) UpsertKey() []int               { return n.in.UpsertKey() }
-func (n *groupLimitNode) Explain() string                { return "Limit(fetch=[" + itoa(int(n.n)) + "])" }
-
-func (n *groupLimitNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	ex.NoCheckpoints("GROUP BY keeps its groups in memory")
-	in, err := n.in.Open(ex)
-	if err != nil {
-		return nil, err
-	}
-	return &groupLimitStream{n: n, in: in, admitted: map[string]int{}}, nil
-}
-
-type groupLimitStream struct {
-	n  *groupLimitNode
-	in exec.Stream
-	// admitted counts the admitted groups by upsert key (or, without one,
-	// by output row); total is their number.
-	admitted  map[string]int
-	total     int64
-	replacing bool // a -U of an admitted group passed: its +U follows
-}
-
-func (s *groupLimitStream) Next() (exec.Event, error) {
-	for {
-		ev, err := s.in.Next()
-		if err != nil || ev.Kind != exec.EvRow {
-			return ev, err
-		}
-		// Without an upsert key (the GROUP BY values are not all selected,
-		// or there is no GROUP BY) a group is known by its output row.
-		var k string
-		if key := s.n.UpsertKey(); key != nil {
-			k = string(keycodec.Encode(keycodec.Pick(ev.Row, key)))
-		} else {
-			k = string(keycodec.Encode(ev.Row.Fields))
-		}
-		kind := ev.Row.Kind
-		if s.admitted[k] > 0 {
-			if kind == types.Delete || kind == types.UpdateBefore {
-				s.remove(k)
-				s.replacing = kind == types.UpdateBefore
-			}
-			return ev, nil
-		}
-		switch {
-		case kind == types.UpdateAfter && s.replacing, kind == types.Insert && s.total < s.n.n:
-			s.replacing = false
-			s.admitted[k]++
-			s.total++
-			return ev, nil
-		}
-	}
-}
-
-func (s *groupLimitStream) remove(k string) {
-	if s.admitted[k]--; s.admitted[k] == 0 {
-		delete(s.admitted, k)
-	}
-	s.total--
-}
-
-func (s *groupLimitStream) Close() error { return s.in.Close() }
 
 // aggregateKey is the upsert key of an aggregation's output: the columns
 // that carry the group's values, if every group value is output.
@@ -585,162 +507,4 @@ type aggTypeError struct {
 func (e *aggTypeError) Error() string {
 	return "Cannot apply '" + e.fn + "' to arguments of type '" + e.fn + "(<" + e.arg.Nullable().String() +
 		">)'. Supported form(s): '" + e.fn + "(<" + e.form + ">)'"
-}
-
-// aggregateNode is a GROUP BY (or a SELECT of aggregates alone). Its
-// output row is computed from the group row [group values..., aggregate
-// results...] by outs.
-type aggregateNode struct {
-	in     exec.Node
-	groups []expr.Expr // GROUP BY expressions over the input row
-	calls  []*exec.AggCall
-	outs   []expr.Expr // output columns over the group row
-	sch    types.Schema
-	key    []int
-	mode   types.ChangelogMode
-	text   string
-}
-
-func (n *aggregateNode) Schema() types.Schema           { return n.sch }
-func (n *aggregateNode) Changelog() types.ChangelogMode { return n.mode }
-func (n *aggregateNode) Children() []exec.Node          { return []exec.Node{n.in} }
-func (n *aggregateNode) Explain() string                { return n.text }
-
-// upsertKey is the output columns of the GROUP BY values, when all are
-// selected.
-func (n *aggregateNode) UpsertKey() []int { return n.key }
-
-func (n *aggregateNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if !ex.EndOfInput {
-		// The groups are not part of checkpoints (yet): a statement that
-		// goes on in the next would start them empty, and be wrong.
-		return nil, fmt.Errorf("GROUP BY keeps its groups in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
-	}
-	in, err := n.in.Open(ex)
-	if err != nil {
-		return nil, err
-	}
-	return &aggregateStream{n: n, in: in, groups: map[string]*aggGroup{}}, nil
-}
-
-// aggGroup is the state of one group.
-type aggGroup struct {
-	keys []any
-	accs []exec.Accumulator
-	rows int64 // rows in the group: it ends when a retraction empties it
-	vals []any // the aggregate results last emitted
-	out  []any // the row last emitted, nil before the first
-}
-
-type aggregateStream struct {
-	n       *aggregateNode
-	in      exec.Stream
-	groups  map[string]*aggGroup
-	pending []exec.Event
-}
-
-func (s *aggregateStream) Next() (exec.Event, error) {
-	for {
-		if len(s.pending) > 0 {
-			ev := s.pending[0]
-			s.pending = s.pending[1:]
-			return ev, nil
-		}
-		ev, err := s.in.Next()
-		if err != nil || ev.Kind != exec.EvRow {
-			return ev, err // watermarks pass, as Flink forwards them
-		}
-		if err := s.row(ev.Row); err != nil {
-			return exec.Event{}, err
-		}
-	}
-}
-
-func (s *aggregateStream) row(r types.Row) error {
-	n := s.n
-	keys := make([]any, len(n.groups))
-	for i, g := range n.groups {
-		v, err := g.Eval(r.Fields)
-		if err != nil {
-			return err
-		}
-		keys[i] = v
-	}
-	k := string(keycodec.Encode(keys))
-	retract := r.Kind == types.UpdateBefore || r.Kind == types.Delete
-	g := s.groups[k]
-	if g == nil {
-		if retract {
-			return nil // the retraction of a group never seen: ignored, as in Flink
-		}
-		g = &aggGroup{keys: keys, accs: make([]exec.Accumulator, len(n.calls))}
-		for i, c := range n.calls {
-			g.accs[i] = exec.NewAccumulator(c)
-		}
-		s.groups[k] = g
-	}
-	for i, c := range n.calls {
-		var v any
-		if c.Arg != nil {
-			var err error
-			if v, err = c.Arg.Eval(r.Fields); err != nil {
-				return err
-			}
-		}
-		if retract {
-			g.accs[i].Retract(v)
-		} else {
-			g.accs[i].Add(v)
-		}
-	}
-	if retract {
-		g.rows--
-	} else {
-		g.rows++
-	}
-	if g.rows <= 0 {
-		delete(s.groups, k)
-		s.emit(types.Delete, g.out)
-		return nil
-	}
-	vals := make([]any, len(n.calls))
-	for i, acc := range g.accs {
-		vals[i] = acc.Value()
-	}
-	if g.out != nil && sameValues(vals, g.vals) {
-		return nil // unchanged: Flink emits nothing
-	}
-	grow := append(append(make([]any, 0, len(keys)+len(vals)), keys...), vals...)
-	out := make([]any, len(n.outs))
-	for i, x := range n.outs {
-		v, err := x.Eval(grow)
-		if err != nil {
-			return err
-		}
-		out[i] = v
-	}
-	if g.out == nil {
-		s.emit(types.Insert, out)
-	} else {
-		s.emit(types.UpdateBefore, g.out)
-		s.emit(types.UpdateAfter, out)
-	}
-	g.vals, g.out = vals, out
-	return nil
-}
-
-func (s *aggregateStream) emit(k types.RowKind, fields []any) {
-	s.pending = append(s.pending, exec.Event{Kind: exec.EvRow, Row: types.Row{Kind: k, Fields: fields}})
-}
-
-func (s *aggregateStream) Close() error { return s.in.Close() }
-
-// sameValues reports whether two aggregate results are equal.
-func sameValues(a, b []any) bool {
-	for i := range a {
-		if (a[i] == nil) != (b[i] == nil) || a[i] != nil && expr.CompareValues(a[i], b[i]) != 0 {
-			return false
-		}
-	}
-	return true
 }

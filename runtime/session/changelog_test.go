@@ -1,4 +1,4 @@
-package runtime_test
+package session_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime"
+	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/state"
 )
 
@@ -24,7 +24,7 @@ func clRun(t *testing.T, dir string, files map[string]string, src string) string
 		}
 	}
 	var out bytes.Buffer
-	s, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Format: "rows", BaseDir: dir})
+	s, err := session.NewSession(session.Config{Out: &out, Err: &out, Format: "rows", BaseDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestSession_insert_rollsBack(t *testing.T) {
 	dir := t.TempDir()
 	store := state.NewMem()
 	var out bytes.Buffer
-	s, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Format: "rows", BaseDir: dir, Store: store})
+	s, err := session.NewSession(session.Config{Out: &out, Err: &out, Format: "rows", BaseDir: dir, Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}

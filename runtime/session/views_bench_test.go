@@ -1,12 +1,12 @@
-package runtime_test
+package session_test
 
 import (
 	"fmt"
 	"path/filepath"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -62,7 +62,7 @@ func BenchmarkViews(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						h, err := runtime.NewHarness(viewFunc(ev.eval), viewInput, runtime.HarnessOptions{PartitionBy: []string{"name"}, Store: store})
+						h, err := session.NewHarness(viewFunc(ev.eval), viewInput, session.HarnessOptions{PartitionBy: []string{"name"}, Store: store})
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -102,7 +102,7 @@ func BenchmarkViews_storeReads(b *testing.B) {
 		}
 		var phase string
 		var i int
-		h, err := runtime.NewHarness(viewFunc(func(ctx *ptf.Context, r types.Row) error {
+		h, err := session.NewHarness(viewFunc(func(ctx *ptf.Context, r types.Row) error {
 			l, m := ctx.List(0), ctx.Map(1)
 			switch phase {
 			case "fill":
@@ -127,7 +127,7 @@ func BenchmarkViews_storeReads(b *testing.B) {
 				return m.Range(func(_, _ any) bool { return true })
 			}
 			return nil
-		}), viewInput, runtime.HarnessOptions{PartitionBy: []string{"name"}, Store: store})
+		}), viewInput, session.HarnessOptions{PartitionBy: []string{"name"}, Store: store})
 		if err != nil {
 			b.Fatal(err)
 		}

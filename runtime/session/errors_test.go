@@ -1,4 +1,4 @@
-package runtime_test
+package session_test
 
 import (
 	"errors"
@@ -7,12 +7,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
-// jsError is a runtime.SourceError as script.Error is one.
+// jsError is a session.SourceError as script.Error is one.
 type jsError struct {
 	msg, line, stack string
 	col              int
@@ -59,7 +59,7 @@ at key (Alice), input row +I[Alice, 142]
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := runtime.FormatError(tc.err, src)
+			got := session.FormatError(tc.err, src)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got)\n%s", diff)
 			}

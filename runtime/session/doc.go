@@ -57,4 +57,4 @@
 // statement's goroutine waits for all of them after every batch of input
 // and hands their outputs on in input order (parallel.go). Each instance
 // is still called from one goroutine at a time.
-package runtime
+package session

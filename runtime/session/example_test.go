@@ -1,17 +1,17 @@
-package runtime_test
+package session_test
 
 import (
 	"context"
 	"fmt"
 	"os"
 
-	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // upper is a Go-native PTF with row semantics: it emits its input's name in
-// upper case. A JavaScript function satisfies the same runtime.PTF contract.
+// upper case. A JavaScript function satisfies the same session.PTF contract.
 type upper struct{}
 
 func (upper) Eval(ctx *ptf.Context, row types.Row) error {
@@ -23,7 +23,7 @@ func (upper) OnTimer(*ptf.Context) error { return nil }
 
 // ExampleSession_Exec registers a Go PTF and calls it from SQL.
 func ExampleSession_Exec() {
-	sess, err := runtime.NewSession(runtime.Config{Out: os.Stdout, Format: "rows"})
+	sess, err := session.NewSession(session.Config{Out: os.Stdout, Format: "rows"})
 	if err != nil {
 		panic(err)
 	}

@@ -1,4 +1,4 @@
-package runtime_test
+package session_test
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 	"github.com/ptfsh/ptfsh/state/statetest"
@@ -74,9 +74,9 @@ func rows(kvs ...string) []types.Row {
 	return out
 }
 
-func newViewHarness(t *testing.T, st state.Store, eval func(*ptf.Context, types.Row) error) *runtime.Harness {
+func newViewHarness(t *testing.T, st state.Store, eval func(*ptf.Context, types.Row) error) *session.Harness {
 	t.Helper()
-	h, err := runtime.NewHarness(viewFunc(eval), viewInput, runtime.HarnessOptions{PartitionBy: []string{"name"}, Store: st})
+	h, err := session.NewHarness(viewFunc(eval), viewInput, session.HarnessOptions{PartitionBy: []string{"name"}, Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func newViewHarness(t *testing.T, st state.Store, eval func(*ptf.Context, types.
 }
 
 // process runs rows and renders what was collected, one line per row.
-func process(t *testing.T, h *runtime.Harness, rs ...types.Row) string {
+func process(t *testing.T, h *session.Harness, rs ...types.Row) string {
 	t.Helper()
 	out, err := h.Process(rs...)
 	if err != nil {
@@ -509,7 +509,7 @@ func TestSession_views(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			var out bytes.Buffer
-			sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Store: st.open(t), Format: "rows"})
+			sess, err := session.NewSession(session.Config{Out: &out, Err: &out, Store: st.open(t), Format: "rows"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -586,7 +586,7 @@ SHOW STATE FOR 'views' KEY ('Alice');`)
 // onTimer sees the list and map of the timer's key.
 func TestSession_views_onTimer(t *testing.T) {
 	var out bytes.Buffer
-	sess, err := runtime.NewSession(runtime.Config{Out: &out, Err: &out, Format: "rows"})
+	sess, err := session.NewSession(session.Config{Out: &out, Err: &out, Format: "rows"})
 	if err != nil {
 		t.Fatal(err)
 	}
