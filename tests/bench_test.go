@@ -9,12 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/session"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
+	"github.com/ptfsh/ptfsh/assembly"
 )
 
 // BenchmarkGreetingWithMemory runs the GreetingWithMemory example end to
@@ -49,18 +44,18 @@ CREATE TABLE names (name STRING) WITH ('connector' = 'filesystem', 'path' = 'nam
 	query := `SELECT * FROM GreetingWithMemory(TABLE names PARTITION BY name);`
 	b.ReportAllocs()
 	for b.Loop() {
-		engine := script.NewEngine(script.Options{ParseType: ptf.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
-		sess, err := session.NewSession(session.Config{Out: io.Discard, Loader: engine, Store: state.NewMem(), BaseDir: dir, Format: "rows", Parallelism: par})
+		sh, err := assembly.New(assembly.Options{Out: io.Discard, Memory: true, BaseDir: dir, Format: "rows", Parallelism: par})
 		if err != nil {
 			b.Fatal(err)
 		}
+		sess := sh.Session
 		if err := sess.Exec(context.Background(), "", setup); err != nil {
 			b.Fatal(err)
 		}
 		if err := sess.Exec(context.Background(), "", query); err != nil {
 			b.Fatal(err)
 		}
-		engine.Close()
+		sh.Close()
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }

@@ -13,13 +13,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/session"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/sqlmini"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 // hostileSession is a session as the ptfsh command makes one, with small
@@ -35,30 +32,14 @@ func newHostileSession(t *testing.T) *hostileSession {
 	t.Helper()
 	h := &hostileSession{t: t, dir: t.TempDir()}
 	seed := int64(1)
-	engine := script.NewEngine(script.Options{
-		ParseType:      ptf.ParseType,
-		FormatRow:      types.FormatRow,
-		Stdlib:         stdlib.JS,
-		BaseDir:        h.dir,
-		Seed:           &seed,
-		EvalTimeout:    300 * time.Millisecond,
-		MaxRowsPerCall: 1000,
-		MaxMemory:      64 << 20,
-	})
-	t.Cleanup(func() { engine.Close() })
-	store, err := state.OpenBolt(filepath.Join(h.dir, "state.db"), state.BoltOptions{NoSync: true})
+	sh, err := assembly.New(assembly.Options{Out: &h.out, StatePath: filepath.Join(h.dir, "state.db"), NoSync: true,
+		BaseDir: h.dir, Format: "rows", Seed: &seed,
+		EvalTimeout: 300 * time.Millisecond, MaxRowsPerCall: 1000, MaxMemory: 64 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	h.sess, err = session.NewSession(session.Config{Out: &h.out, Err: &h.out, Loader: engine, Store: store,
-		BaseDir: h.dir, Format: "rows", OnSet: engine.Set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range stdlib.BuiltIns() {
-		h.sess.Catalog().RegisterBuiltIn(f)
-	}
+	t.Cleanup(sh.Close)
+	h.sess = sh.Session
 	// A statement that reads its input to the end finishes, and the next
 	// one with the same uid starts afresh (as a Flink job would): keep the
 	// state from statement to statement, as a savepoint does.

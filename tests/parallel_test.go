@@ -13,12 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/session"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 // workerNote matches the end-of-statement note that says how many workers
@@ -236,14 +232,11 @@ func TestParallelism_cancel(t *testing.T) {
   },
 };`, 1_000, 7)
 	before := goruntime.NumGoroutine()
-	engine := script.NewEngine(script.Options{ParseType: ptf.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS, BaseDir: dir})
-	defer engine.Close()
-	store := state.NewMem()
-	defer store.Close()
-	sess, err := session.NewSession(session.Config{Out: io.Discard, Err: io.Discard, Loader: engine, Store: store, BaseDir: dir, Parallelism: 2})
+	sh, err := assembly.New(assembly.Options{Out: io.Discard, Memory: true, BaseDir: dir, Parallelism: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
+	sess := sh.Session
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
@@ -256,8 +249,7 @@ func TestParallelism_cancel(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the statement did not stop after cancellation")
 	}
-	sess.Close()
-	engine.Close()
+	sh.Close()
 	waitGoroutines(t, before)
 }
 

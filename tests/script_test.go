@@ -12,14 +12,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/internal/testarchive"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/session"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 var update = flag.Bool("update", false, "rewrite the want.out sections of the script tests")
@@ -112,30 +107,11 @@ func runScriptParallel(t testing.TB, dir, filename, query string, store state.St
 	t.Helper()
 	var out bytes.Buffer
 	seed := int64(1)
-	engine := script.NewEngine(script.Options{
-		ParseType: ptf.ParseType,
-		FormatRow: types.FormatRow,
-		Stdlib:    stdlib.JS,
-		BaseDir:   dir,
-		Seed:      &seed,
-		Console:   &out,
-	})
-	defer engine.Close()
-	sess, err := session.NewSession(session.Config{Out: &out, Err: &out, Loader: engine, Store: store, BaseDir: dir, OnSet: engine.Set, OnReset: engine.Reset, Parallelism: par})
+	sh, err := assembly.New(assembly.Options{Out: &out, Store: store, BaseDir: dir, Seed: &seed, Parallelism: par})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range stdlib.BuiltIns() {
-		sess.Catalog().RegisterBuiltIn(f)
-	}
-	for _, p := range sqlmini.ParseEach(filename, query) {
-		err := p.Err
-		if err == nil {
-			err = sess.ExecStatement(context.Background(), p.Stmt)
-		}
-		if err != nil {
-			out.WriteString(session.FormatError(err, query))
-		}
-	}
+	defer sh.Close()
+	sh.RunEach(context.Background(), filename, query, &out)
 	return out.String()
 }

@@ -12,13 +12,10 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/export/flink"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/session"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/sqlmini"
-	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 const exportUsage = `usage: ptfsh export flink FUNC.js [-o DIR] [--name NAME] [--script SCRIPT.sql]
@@ -92,11 +89,12 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 		dir = name + "-flink"
 	}
 	seed := int64(1)
-	engine := script.NewEngine(script.Options{
-		ParseType: ptf.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS,
-		Seed: &seed, EvalTimeout: defaultEvalTimeout,
-	})
-	defer engine.Close()
+	sh, err := assembly.New(assembly.Options{Memory: true, Seed: &seed, EvalTimeout: assembly.DefaultEvalTimeout})
+	if err != nil {
+		return err
+	}
+	defer sh.Close()
+	engine := sh.Engine
 	def, err := engine.Load(name, file, string(src))
 	if err != nil {
 		return fmt.Errorf("%s", session.FormatError(err, string(src)))
@@ -170,11 +168,12 @@ func exportCases(name, absFile, scriptFile, src string, notes io.Writer) ([]flin
 	}
 	var out bytes.Buffer
 	// console.log goes to stderr: in out a line could pass for a row.
-	sess, closeAll, err := newScriptSession(dir, "rows", &out, notes)
+	sh, err := newScriptSession(dir, "rows", &out, notes)
 	if err != nil {
 		return nil, err
 	}
-	defer closeAll()
+	defer sh.Close()
+	sess := sh.Session
 	ctx := context.Background()
 	parsed := sqlmini.ParseEach(scriptFile, src)
 	declared := false

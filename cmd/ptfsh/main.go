@@ -16,16 +16,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
-	"time"
 
-	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/runtime/session"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 func main() {
@@ -81,46 +75,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	store, cleanup, err := openStore(o.statePath)
+	sh, err := assembly.New(assembly.Options{
+		Out: stdout, Err: stderr, StatePath: o.statePath,
+		Format: o.format, Timing: isTerminal(os.Stderr), Trace: o.trace,
+		Parallelism: o.parallelism,
+	}.ShellLimits())
 	if err != nil {
 		fmt.Fprintf(stderr, "ptfsh: %v\n", err)
-		return 1
+		var se *assembly.StoreError
+		if errors.As(err, &se) {
+			return 1
+		}
+		return 2
 	}
-	defer cleanup()
-
-	engine := script.NewEngine(script.Options{
-		ParseType:      ptf.ParseType,
-		FormatRow:      types.FormatRow,
-		Stdlib:         stdlib.JS,
-		Console:        stderr,
-		EvalTimeout:    defaultEvalTimeout,
-		MaxRowsPerCall: script.DefaultMaxRowsPerCall,
-		MaxMemory:      script.DefaultMaxMemory,
-	})
-	defer engine.Close()
+	defer sh.Close()
 	if o.seed != "" {
-		if err := engine.Set("ptfsh.seed", o.seed); err != nil {
+		if err := sh.Engine.Set("ptfsh.seed", o.seed); err != nil {
 			fmt.Fprintf(stderr, "ptfsh: --seed: %v\n", err)
 			return 2
 		}
 	}
-	sess, err := session.NewSession(session.Config{
-		Out: stdout, Err: stderr, Loader: engine, Store: store,
-		Format: o.format, Timing: isTerminal(os.Stderr), Trace: o.trace,
-		Parallelism: o.parallelism,
-		OpenStore:   func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
-		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
-		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine.
-		OnSet: engine.Set, OnReset: engine.Reset,
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "ptfsh: %v\n", err)
-		return 2
-	}
-	defer sess.Close()
-	for _, f := range stdlib.BuiltIns() {
-		sess.Catalog().RegisterBuiltIn(f)
-	}
+	sess := sh.Session
 
 	if o.init != "" {
 		if code := runFile(sess, o.init, stderr); code != 0 {
@@ -155,30 +130,6 @@ func runSource(sess *session.Session, name, src string, stderr io.Writer) int {
 	}
 	return 0
 }
-
-// openStore opens the state file, or a temporary one removed at exit.
-func openStore(path string) (state.Store, func(), error) {
-	if path != "" {
-		st, err := state.OpenBolt(path, state.BoltOptions{})
-		if err != nil {
-			return nil, nil, err
-		}
-		return st, func() { st.Close() }, nil
-	}
-	dir, err := os.MkdirTemp("", "ptfsh-state-")
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	return st, func() { st.Close(); os.RemoveAll(dir) }, nil
-}
-
-// defaultEvalTimeout interrupts a call of eval or onTimer that runs longer.
-const defaultEvalTimeout = 10 * time.Second
 
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()

@@ -11,14 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/internal/testarchive"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/session"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/script"
-	"github.com/ptfsh/ptfsh/sqlmini"
-	"github.com/ptfsh/ptfsh/state"
-	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 // runTests is `ptfsh test [-update] [PATH...]`: each PATH is a test file
@@ -117,50 +111,23 @@ func runTestFile(file string, update bool) (bool, string) {
 // store, with a fixed seed, and returns what they printed.
 func runTestQuery(dir, query string) string {
 	var out bytes.Buffer
-	sess, closeAll, err := newScriptSession(dir, "", &out, &out)
+	sh, err := newScriptSession(dir, "", &out, &out)
 	if err != nil {
 		return err.Error() + "\n"
 	}
-	defer closeAll()
-	for _, p := range sqlmini.ParseEach("query.sql", query) {
-		err := p.Err
-		if err == nil {
-			err = sess.ExecStatement(context.Background(), p.Stmt)
-		}
-		if err != nil {
-			out.WriteString(session.FormatError(err, query))
-		}
-	}
+	defer sh.Close()
+	sh.RunEach(context.Background(), "query.sql", query, &out)
 	return out.String()
 }
 
-// newScriptSession returns a session as ptfsh test and ptfsh export run
+// newScriptSession returns a shell as ptfsh test and ptfsh export run
 // scripts in: a memory store, Math.random and Date.now seeded with 1,
 // relative paths resolved in dir, results and errors to out, console.log
-// to console, in format (the default when empty). closeAll closes the
-// session, its store and its engine.
-func newScriptSession(dir, format string, out, console io.Writer) (sess *session.Session, closeAll func(), err error) {
+// to console, in format (the default when empty).
+func newScriptSession(dir, format string, out, console io.Writer) (*assembly.Shell, error) {
 	seed := int64(1)
-	engine := script.NewEngine(script.Options{
-		ParseType: ptf.ParseType, FormatRow: types.FormatRow, Stdlib: stdlib.JS,
-		BaseDir: dir, Seed: &seed, Console: console, EvalTimeout: defaultEvalTimeout,
-	})
-	store := state.NewMem()
-	sess, err = session.NewSession(session.Config{Out: out, Err: out, Loader: engine, Store: store,
-		BaseDir: dir, Format: format, OnSet: engine.Set, OnReset: engine.Reset})
-	if err != nil {
-		store.Close()
-		engine.Close()
-		return nil, nil, err
-	}
-	for _, f := range stdlib.BuiltIns() {
-		sess.Catalog().RegisterBuiltIn(f)
-	}
-	return sess, func() {
-		sess.Close()
-		store.Close()
-		engine.Close()
-	}, nil
+	return assembly.New(assembly.Options{Out: out, Err: out, Console: console, Memory: true,
+		BaseDir: dir, Format: format, Seed: &seed, EvalTimeout: assembly.DefaultEvalTimeout})
 }
 
 // lineDiff shows how got differs from want, line by line: "-" lines are

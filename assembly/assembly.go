@@ -1,0 +1,200 @@
+// Package assembly builds a ptfsh shell: the script engine (goja), the
+// state store (bbolt or memory), the session and the standard library,
+// wired the one way that the command (REPL, -f, -e), ptfsh test, ptfsh
+// export and the tests all use. It is the only package besides cmd/ptfsh
+// that knows every other one.
+//
+// # Use
+//
+//	sh, err := assembly.New(assembly.Options{Out: os.Stdout, Err: os.Stderr})
+//	if err != nil { ... }
+//	defer sh.Close()
+//	err = sh.Session.Exec(ctx, "script.sql", src)
+//
+// # Stores
+//
+// Options.Store, when set, is used and not closed. Otherwise Memory gives a
+// memory store, StatePath a bbolt file kept across runs, and neither a
+// bbolt file in a temporary folder removed by Close.
+package assembly
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/stdlib"
+)
+
+// DefaultEvalTimeout interrupts a call of eval or onTimer that runs longer
+// (SET 'ptf.eval-timeout'): the shell's default.
+const DefaultEvalTimeout = 10 * time.Second
+
+// Options says how to build a shell. The zero value prints nowhere and keeps
+// state in a temporary bbolt file.
+type Options struct {
+	// Out receives results; Err notes, counts, timings and errors (Out when
+	// nil); Console the console.log output of functions (Err when nil).
+	Out, Err, Console io.Writer
+
+	// Store, when set, keeps state; the caller closes it.
+	Store state.Store
+	// Memory keeps state in memory (tests, ptfsh test, ptfsh export).
+	Memory bool
+	// StatePath is a state file kept across runs (--state); "" is a
+	// temporary file removed by Close.
+	StatePath string
+	// NoSync skips fsync at commits of a state file (tests).
+	NoSync bool
+
+	// BaseDir resolves relative paths of statements and function files.
+	BaseDir string
+	// Format is the result format (--format); "" is tableau.
+	Format string
+	// Timing prints counts, timings and progress on Err (a terminal).
+	Timing bool
+	// Trace shows every call of eval and onTimer (--trace).
+	Trace bool
+	// Parallelism is --parallelism (0 means 1).
+	Parallelism int
+	// Seed makes Math.random and Date deterministic (--seed).
+	Seed *int64
+
+	// The limits on a call of a function (SET 'ptf.…' changes them later);
+	// 0 means none. See script.Options.
+	EvalTimeout    time.Duration
+	MaxRowsPerCall int64
+	MaxMemory      int64
+	MaxCallDepth   int
+}
+
+// ShellLimits sets the limits the interactive shell and scripts run with.
+func (o Options) ShellLimits() Options {
+	o.EvalTimeout = DefaultEvalTimeout
+	o.MaxRowsPerCall = script.DefaultMaxRowsPerCall
+	o.MaxMemory = script.DefaultMaxMemory
+	return o
+}
+
+// StoreError is a state store that could not be opened (the command exits
+// with status 1 for it, and 2 for options it cannot take).
+type StoreError struct{ Err error }
+
+func (e *StoreError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the store's error (state.ErrInUse, state.ErrCorrupt, ...).
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// Shell is a session with the engine and store it runs on.
+type Shell struct {
+	Session *session.Session
+	Engine  *script.Engine
+	Store   state.Store
+
+	closeStore func()
+}
+
+// New builds a shell. Close releases it.
+func New(o Options) (*Shell, error) {
+	if o.Err == nil {
+		o.Err = o.Out
+	}
+	if o.Console == nil {
+		o.Console = o.Err
+	}
+	store, closeStore, err := openStore(o)
+	if err != nil {
+		return nil, &StoreError{Err: err}
+	}
+	engine := script.NewEngine(script.Options{
+		ParseType:      ptf.ParseType,
+		FormatRow:      types.FormatRow,
+		Stdlib:         stdlib.JS,
+		BaseDir:        o.BaseDir,
+		Seed:           o.Seed,
+		Console:        o.Console,
+		EvalTimeout:    o.EvalTimeout,
+		MaxRowsPerCall: o.MaxRowsPerCall,
+		MaxMemory:      o.MaxMemory,
+		MaxCallDepth:   o.MaxCallDepth,
+	})
+	sess, err := session.NewSession(session.Config{
+		Out: o.Out, Err: o.Err, Loader: engine, Store: store,
+		Format: o.Format, BaseDir: o.BaseDir, Timing: o.Timing, Trace: o.Trace,
+		Parallelism: o.Parallelism,
+		OpenStore:   func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
+		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
+		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine.
+		OnSet: engine.Set, OnReset: engine.Reset,
+	})
+	if err != nil {
+		engine.Close()
+		closeStore()
+		return nil, err
+	}
+	for _, f := range stdlib.BuiltIns() {
+		sess.Catalog().RegisterBuiltIn(f)
+	}
+	return &Shell{Session: sess, Engine: engine, Store: store, closeStore: closeStore}, nil
+}
+
+// Close closes the session, the engine and the store the shell opened.
+func (s *Shell) Close() {
+	s.Session.Close()
+	s.Engine.Close()
+	s.closeStore()
+}
+
+// RunEach runs the statements of src one by one, as a test file or an
+// export reads a script: an error is written to w with its source line
+// and caret, and the next statement runs. It returns the number of
+// statements that failed.
+func (s *Shell) RunEach(ctx context.Context, name, src string, w io.Writer) int {
+	failed := 0
+	for _, p := range sqlmini.ParseEach(name, src) {
+		err := p.Err
+		if err == nil {
+			err = s.Session.ExecStatement(ctx, p.Stmt)
+		}
+		if err != nil {
+			failed++
+			io.WriteString(w, session.FormatError(err, src))
+		}
+	}
+	return failed
+}
+
+// openStore opens the store the options ask for and says how to close it.
+func openStore(o Options) (state.Store, func(), error) {
+	switch {
+	case o.Store != nil:
+		return o.Store, func() {}, nil
+	case o.Memory:
+		st := state.NewMem()
+		return st, func() { st.Close() }, nil
+	case o.StatePath != "":
+		st, err := state.OpenBolt(o.StatePath, state.BoltOptions{NoSync: o.NoSync})
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, func() { st.Close() }, nil
+	}
+	dir, err := os.MkdirTemp("", "ptfsh-state-")
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return st, func() { st.Close(); os.RemoveAll(dir) }, nil
+}
