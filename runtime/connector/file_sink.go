@@ -82,7 +82,7 @@ func (k *FileSink) key() []byte { return []byte(k.t.Name + "\x00" + k.t.Options[
 func (k *FileSink) Begin(types.Schema) error {
 	var rec *sinkRecord
 	err := k.store.View(func(tx state.Tx) error {
-		b, err := tx.Get(sinkNamespace, k.key())
+		b, err := tx.Get(exec.SinkNamespace, k.key())
 		if err != nil || b == nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func (k *FileSink) Checkpoint(tx state.Tx) error {
 	k.committed = st.Size()
 	if k.ended {
 		k.done = true
-		return tx.Delete(sinkNamespace, k.key())
+		return tx.Delete(exec.SinkNamespace, k.key())
 	}
 	return k.record(tx)
 }
@@ -197,7 +197,7 @@ func (k *FileSink) record(tx state.Tx) error {
 	if err != nil {
 		return err
 	}
-	return tx.Put(sinkNamespace, k.key(), b)
+	return tx.Put(exec.SinkNamespace, k.key(), b)
 }
 
 // close closes the file. A statement that failed has its rows since the
@@ -219,8 +219,6 @@ func (k *FileSink) Close() {
 // SetNotNullEnforcer is Flink's option for NULLs in NOT NULL sink columns:
 // ERROR (the default) or DROP.
 const SetNotNullEnforcer = "table.exec.sink.not-null-enforcer"
-
-const sinkNamespace = "sinks"
 
 // rootCause drops the path from an *os.PathError (the caller names the
 // file as the user wrote it): "no such file or directory".

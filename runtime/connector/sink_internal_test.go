@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -90,7 +91,7 @@ func TestFileSink_checkpoints(t *testing.T) {
 		t.Errorf("after an end: %q", got)
 	}
 	store.View(func(tx state.Tx) error {
-		if b, _ := tx.Get(sinkNamespace, k.key()); b != nil {
+		if b, _ := tx.Get(exec.SinkNamespace, k.key()); b != nil {
 			t.Errorf("record left after the end: %s", b)
 		}
 		return nil

@@ -24,8 +24,6 @@ import (
 // beginning instead of failing when a file changed other than by growing.
 const SetSourcePositions = "state.source-positions"
 
-const sourceNamespace = "sources"
-
 // sourceRecord is a file source's checkpointed position.
 type sourceRecord struct {
 	Offset      int64  `json:"offset"`
@@ -65,7 +63,7 @@ func fingerprint(path string, n int64) (string, error) {
 func (s *fileStream) Checkpoint(tx state.Tx, finished bool) error {
 	key := sourceKey(s.n.t)
 	if finished {
-		return tx.Delete(sourceNamespace, key)
+		return tx.Delete(exec.SourceNamespace, key)
 	}
 	pos := s.r.Position()
 	fp, err := fingerprint(TablePath(s.n.t), pos.Offset)
@@ -76,7 +74,7 @@ func (s *fileStream) Checkpoint(tx state.Tx, finished bool) error {
 	if err != nil {
 		return err
 	}
-	return tx.Put(sourceNamespace, key, b)
+	return tx.Put(exec.SourceNamespace, key, b)
 }
 
 // resumePosition returns where a file table's source goes on, or the zero
@@ -84,7 +82,7 @@ func (s *fileStream) Checkpoint(tx state.Tx, finished bool) error {
 func resumePosition(ex *exec.Execution, t *catalog.Table) (format.SourcePos, error) {
 	var rec *sourceRecord
 	err := ex.Store.View(func(tx state.Tx) error {
-		b, err := tx.Get(sourceNamespace, sourceKey(t))
+		b, err := tx.Get(exec.SourceNamespace, sourceKey(t))
 		if err != nil || b == nil {
 			return err
 		}

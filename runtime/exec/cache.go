@@ -24,8 +24,6 @@ const SetCacheSize = "state.cache-size"
 // for small state) while most workloads never spill.
 const defaultCacheSize = 100_000
 
-func spillNamespace(uid, name string) string { return "spill/" + uid + "/" + name }
-
 // maybeEvict spills a quarter of the cache when it holds more keys than
 // allowed. The key being processed and the one just added stay.
 func (o *PtfOp) maybeEvict(keep *keyState) error {

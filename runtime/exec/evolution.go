@@ -18,8 +18,6 @@ import (
 // state changed incompatibly, instead of failing.
 const SetOnIncompatible = "state.on-incompatible"
 
-func schemaKey(uid string) []byte { return []byte("schema/" + uid) }
-
 // storedEntry is one state entry as the metadata records it.
 type storedEntry struct {
 	Name string `json:"name"`

@@ -162,8 +162,6 @@ func (s *normalizeStream) Close() error { return s.in.Close() }
 // consuming call's uid and comes back on the next statement with that uid
 // (Flink keeps ChangelogNormalize's state in savepoints).
 
-func normalizeNamespace(id string) string { return "normalize/" + id }
-
 // load reads the rows a previous statement left.
 func (s *normalizeStream) load(store state.Store) error {
 	if s.n.Id == "" {

@@ -64,12 +64,6 @@ func (n *PtfNode) Explain() string {
 		strings.Join(n.Sch.Names(), ",") + "])"
 }
 
-// metaNamespace holds what the runtime records about each uid.
-const MetaNamespace = "meta"
-
-// finishedKey marks a uid whose last statement read its input to the end.
-func FinishedKey(uid string) []byte { return []byte("finished/" + uid) }
-
 // startFresh forgets the state of a uid whose last statement finished, as
 // a Flink job that ran to the end of its bounded input leaves nothing to
 // restore: a new query starts afresh. A statement stopped without end of
@@ -95,26 +89,6 @@ func markFinished(tx state.Tx, uid string, finished bool) error {
 	}
 	return tx.Delete(MetaNamespace, FinishedKey(uid))
 }
-
-// dropUID removes every state entry and timer of a uid.
-func DropUID(tx state.Tx, uid string) error {
-	names, err := tx.Namespaces()
-	if err != nil {
-		return err
-	}
-	for _, ns := range names {
-		if strings.HasPrefix(ns, "state/"+uid+"/") || ns == TimerNamespace(uid) || isViewNamespace(ns, uid) ||
-			strings.HasPrefix(ns, normalizeNamespace(uid+"/")) || strings.HasPrefix(ns, sortBufferNamespace(uid, "")) {
-			if err := tx.DeleteNamespace(ns); err != nil {
-				return err
-			}
-		}
-	}
-	return tx.Delete(MetaNamespace, schemaKey(uid))
-}
-
-// stateNamespace is where entry name of uid lives in the store.
-func stateNamespace(uid, name string) string { return "state/" + uid + "/" + name }
 
 func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 	spec := ptf.CallSpec{Ctx: ex.Ctx, UID: n.Uid, Args: n.Args, Tables: make([]types.Schema, len(n.Def.Args)), Output: n.FnOut}

@@ -99,8 +99,6 @@ func (b *sortBuffer) pop(wm int64) (types.Row, bool) {
 // call's uid and table argument, and come back on the next statement with
 // that uid (Flink keeps them in savepoints).
 
-func sortBufferNamespace(uid, arg string) string { return "sortbuf/" + uid + "/" + arg }
-
 // save replaces the stored rows of the buffer with the buffered ones.
 func (b *sortBuffer) save(tx state.Tx, ns string) error {
 	if err := tx.DeleteNamespace(ns); err != nil {

@@ -126,9 +126,6 @@ func (s *timerService) Next(wm int64) *timer {
 	return nil
 }
 
-// timerNamespace is where the timers of uid live in the store.
-func TimerNamespace(uid string) string { return "timers/" + uid }
-
 // timerKey encodes a timer as partition key, time, kind and name, so that
 // a key's timers are adjacent and in time order.
 func timerKey(t *timer) []byte {

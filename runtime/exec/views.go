@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -42,14 +41,6 @@ import (
 // transaction until the iteration ends or the call returns). After a
 // checkpoint the overlay is empty again, so memory holds at most one
 // checkpoint interval of changes.
-
-func ListNamespace(uid, name string) string { return "list/" + uid + "/" + name }
-func MapNamespace(uid, name string) string  { return "map/" + uid + "/" + name }
-
-// isViewNamespace reports whether ns holds list or map state of uid.
-func isViewNamespace(ns, uid string) bool {
-	return strings.HasPrefix(ns, "list/"+uid+"/") || strings.HasPrefix(ns, "map/"+uid+"/")
-}
 
 // viewOverlay is the list and map state a PTF call site changed since its
 // last checkpoint. The zero value is ready to use.

@@ -1,0 +1,77 @@
+package exec
+
+import (
+	"strings"
+
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// The store's namespaces, all of them: what ptfsh keeps in a state file
+// (see the state package for how a namespace holds keys). Per function uid:
+//
+//	state/UID/NAME     value state entry NAME, by partition key
+//	spill/UID/NAME     value state spilled from the cache since the last checkpoint
+//	list/UID/NAME      ListView entries, by partition key and index
+//	map/UID/NAME       MapView entries, by partition key and map key
+//	timers/UID         timers, by partition key
+//	sortbuf/UID/ARG    ORDER BY buffers of table argument ARG
+//	normalize/ID       the last row per key of an updating input
+//
+// And for the whole file:
+//
+//	meta               per uid: its state schema (schema/UID) and whether its
+//	                   last statement finished (finished/UID)
+//	sources            how far each file source read (runtime/connector)
+//	sinks              how long each file sink's file was at the checkpoint
+
+// metaNamespace holds what the runtime records about each uid.
+const MetaNamespace = "meta"
+
+// finishedKey marks a uid whose last statement read its input to the end.
+func FinishedKey(uid string) []byte { return []byte("finished/" + uid) }
+
+// dropUID removes every state entry and timer of a uid.
+func DropUID(tx state.Tx, uid string) error {
+	names, err := tx.Namespaces()
+	if err != nil {
+		return err
+	}
+	for _, ns := range names {
+		if strings.HasPrefix(ns, "state/"+uid+"/") || ns == TimerNamespace(uid) || isViewNamespace(ns, uid) ||
+			strings.HasPrefix(ns, normalizeNamespace(uid+"/")) || strings.HasPrefix(ns, sortBufferNamespace(uid, "")) {
+			if err := tx.DeleteNamespace(ns); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.Delete(MetaNamespace, schemaKey(uid))
+}
+
+// stateNamespace is where entry name of uid lives in the store.
+func stateNamespace(uid, name string) string { return "state/" + uid + "/" + name }
+
+func spillNamespace(uid, name string) string { return "spill/" + uid + "/" + name }
+
+// timerNamespace is where the timers of uid live in the store.
+func TimerNamespace(uid string) string { return "timers/" + uid }
+
+func ListNamespace(uid, name string) string { return "list/" + uid + "/" + name }
+
+func MapNamespace(uid, name string) string { return "map/" + uid + "/" + name }
+
+// isViewNamespace reports whether ns holds list or map state of uid.
+func isViewNamespace(ns, uid string) bool {
+	return strings.HasPrefix(ns, "list/"+uid+"/") || strings.HasPrefix(ns, "map/"+uid+"/")
+}
+
+func sortBufferNamespace(uid, arg string) string { return "sortbuf/" + uid + "/" + arg }
+
+func normalizeNamespace(id string) string { return "normalize/" + id }
+
+func schemaKey(uid string) []byte { return []byte("schema/" + uid) }
+
+// SourceNamespace holds the checkpointed positions of file sources.
+const SourceNamespace = "sources"
+
+// SinkNamespace holds the checkpointed lengths of file sinks.
+const SinkNamespace = "sinks"
