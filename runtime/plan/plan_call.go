@@ -61,10 +61,82 @@ func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 		return nil, sqlmini.Errorf(c.Name.Pos, "No match found for function '%s'%s", fname, p.cat.SuggestFunction(fname))
 	}
 	def := fn.Def
+	bound, err := matchArgs(c, def)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkShape(c, def); err != nil {
+		return nil, err
+	}
+	preplanned := make([]exec.Node, len(def.Args))
+	if def.Infer != nil {
+		if def, err = p.infer(c, def, bound, preplanned); err != nil {
+			return nil, err
+		}
+	}
+	n := &exec.PtfNode{Def: def, Fn: fname, Args: make([]any, len(def.Args)), Mode: types.InsertOnly, Pos: c.Pos}
+	texts, err := p.bindDeclared(c, n, bound, preplanned)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkTables(c, def, n.Tables); err != nil {
+		return nil, err
+	}
+	onTime, text, err := onTimeArg(bound[len(def.Args)])
+	if err != nil {
+		return nil, err
+	}
+	texts = append(texts, text)
+	rowtime, err := p.bindOnTime(c, def, n, onTime)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.bindChangelog(c, def, n, onTime != nil); err != nil {
+		return nil, err
+	}
+	text, err = bindUID(c, n, bound[len(def.Args)+1])
+	if err != nil {
+		return nil, err
+	}
+	texts = append(texts, text)
+	if n.Uid != "" {
+		if prev, dup := p.uids[n.Uid]; dup && prev.String() != c.String() {
+			return nil, sqlmini.Errorf(c.Pos, "Duplicate unique identifier '%s' detected among process table functions. Make sure that all PTF calls have an identifier defined that is globally unique.", n.Uid)
+		}
+		if t, ok := p.shared[n.Uid]; ok {
+			return t, nil // an identical call: the same instance (fan-out)
+		}
+		p.uids[n.Uid] = c
+	}
+	if n.Uid == "" && len(def.State) > 0 {
+		n.Uid = fname // table-less or row-semantic calls keep state under the function's name
+	}
+	for _, t := range n.Tables {
+		if nz, ok := t.In.(*exec.NormalizeNode); ok {
+			id := n.Uid
+			if id == "" {
+				id = fname
+			}
+			nz.Id = id + "/" + t.Name
+		}
+	}
+	outputColumns(n, rowtime)
+	n.Text = fname + "(" + strings.Join(texts, ", ") + ")"
+	if n.Uid != "" && exec.HasSetSemantics(n.Tables) {
+		t := &exec.TeeNode{In: n, Text: c.String()}
+		p.shared[n.Uid] = t
+		return t, nil
+	}
+	return n, nil
+}
+
+// matchArgs matches the arguments of a call to the declarations, by name or
+// by position: bound[i] is the argument of declaration i, then on_time and
+// uid (nil when not given).
+func matchArgs(c *sqlmini.Call, def *ptf.FuncDef) ([]*sqlmini.Arg, error) {
+	fname := string(c.Name.Value)
 	nDecl := len(def.Args)
 	onTimeIdx, uidIdx := nDecl, nDecl+1
-
-	// Match arguments to declarations, by name or by position.
 	bound := make([]*sqlmini.Arg, nDecl+2)
 	sawNamed := false
 	for i, a := range c.Args {
@@ -100,18 +172,14 @@ func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 		}
 		bound[i] = a
 	}
+	return bound, nil
+}
 
-	if err := checkShape(c, def); err != nil {
-		return nil, err
-	}
-	preplanned := make([]exec.Node, nDecl)
-	if def.Infer != nil {
-		var err error
-		if def, err = p.infer(c, def, bound, preplanned); err != nil {
-			return nil, err
-		}
-	}
-	n := &exec.PtfNode{Def: def, Fn: fname, Args: make([]any, nDecl), Mode: types.InsertOnly, Pos: c.Pos}
+// bindDeclared binds the declared arguments of call n: tables into
+// n.Tables, scalars into n.Args. It returns each argument as EXPLAIN
+// shows it.
+func (p *Planner) bindDeclared(c *sqlmini.Call, n *exec.PtfNode, bound []*sqlmini.Arg, preplanned []exec.Node) ([]string, error) {
+	def, fname := n.Def, n.Fn
 	var texts []string
 	for i, d := range def.Args {
 		a := bound[i]
@@ -159,87 +227,61 @@ func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 		n.Args[i] = v
 		texts = append(texts, text)
 	}
-	if err := p.checkTables(c, def, n.Tables); err != nil {
-		return nil, err
-	}
+	return texts, nil
+}
 
-	// on_time
-	var onTime types.Descriptor
-	if a := bound[onTimeIdx]; a != nil && !a.Default {
-		x, err := expr.Compile(a.Expr, nil)
-		if err != nil || a.Expr == nil {
-			return nil, sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column)")
-		}
-		v, _ := x.Eval(nil)
-		d, ok := v.(types.Descriptor)
-		if !ok {
-			return nil, sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column), not %s", x.Type())
-		}
-		onTime = d
-		texts = append(texts, "DESCRIPTOR("+strings.Join(d, ", ")+")")
-	} else {
-		texts = append(texts, "DEFAULT()")
+// onTimeArg reads the on_time argument: a DESCRIPTOR of columns, or nil.
+func onTimeArg(a *sqlmini.Arg) (types.Descriptor, string, error) {
+	if a == nil || a.Default {
+		return nil, "DEFAULT()", nil
 	}
-	rowtime, err := p.bindOnTime(c, def, n, onTime)
-	if err != nil {
-		return nil, err
+	x, err := expr.Compile(a.Expr, nil)
+	if err != nil || a.Expr == nil {
+		return nil, "", sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column)")
 	}
-	if err := p.bindChangelog(c, def, n, onTime != nil); err != nil {
-		return nil, err
+	v, _ := x.Eval(nil)
+	d, ok := v.(types.Descriptor)
+	if !ok {
+		return nil, "", sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column), not %s", x.Type())
 	}
+	return d, "DESCRIPTOR(" + strings.Join(d, ", ") + ")", nil
+}
 
-	// uid
-	if a := bound[uidIdx]; a != nil && !a.Default {
-		var uid any
-		var ok bool
-		if a.Expr != nil {
-			if x, err := expr.Compile(a.Expr, nil); err == nil && x.IsConstant() {
-				uid, _ = x.Eval(nil)
-			}
-		}
-		s, isStr := uid.(string)
-		if ok = isStr && uidPattern.MatchString(s); !ok {
-			found := "a non-literal"
-			if isStr {
-				found = s
-			}
-			return nil, sqlmini.Errorf(a.Pos, "Invalid unique identifier for process table function. The `uid` argument must be a string literal that follows the pattern [a-zA-Z_][a-zA-Z-_0-9]*. But found: %s", found)
-		}
-		n.Uid = s
-		texts = append(texts, "'"+s+"'")
-	} else {
-		texts = append(texts, "DEFAULT()")
+// bindUID sets n.Uid from the uid argument a, or derives it from the
+// function's name for set semantics, as Flink does.
+func bindUID(c *sqlmini.Call, n *exec.PtfNode, a *sqlmini.Arg) (string, error) {
+	if a == nil || a.Default {
 		if exec.HasSetSemantics(n.Tables) {
-			if !uidPattern.MatchString(fname) {
-				return nil, sqlmini.Errorf(c.Pos, "Could not derive a unique identifier for process table function '%s'. The function's name does not qualify for a UID. Please provide a custom identifier using the implicit `uid` argument. For example: myFunction(..., uid => 'my-id')", fname)
+			if !uidPattern.MatchString(n.Fn) {
+				return "", sqlmini.Errorf(c.Pos, "Could not derive a unique identifier for process table function '%s'. The function's name does not qualify for a UID. Please provide a custom identifier using the implicit `uid` argument. For example: myFunction(..., uid => 'my-id')", n.Fn)
 			}
-			n.Uid = fname
+			n.Uid = n.Fn
+		}
+		return "DEFAULT()", nil
+	}
+	var uid any
+	if a.Expr != nil {
+		if x, err := expr.Compile(a.Expr, nil); err == nil && x.IsConstant() {
+			uid, _ = x.Eval(nil)
 		}
 	}
-	if n.Uid != "" {
-		if prev, dup := p.uids[n.Uid]; dup && prev.String() != c.String() {
-			return nil, sqlmini.Errorf(c.Pos, "Duplicate unique identifier '%s' detected among process table functions. Make sure that all PTF calls have an identifier defined that is globally unique.", n.Uid)
+	s, isStr := uid.(string)
+	if !isStr || !uidPattern.MatchString(s) {
+		found := "a non-literal"
+		if isStr {
+			found = s
 		}
-		if t, ok := p.shared[n.Uid]; ok {
-			return t, nil // an identical call: the same instance (fan-out)
-		}
-		p.uids[n.Uid] = c
+		return "", sqlmini.Errorf(a.Pos, "Invalid unique identifier for process table function. The `uid` argument must be a string literal that follows the pattern [a-zA-Z_][a-zA-Z-_0-9]*. But found: %s", found)
 	}
-	if n.Uid == "" && len(def.State) > 0 {
-		n.Uid = fname // table-less or row-semantic calls keep state under the function's name
-	}
-	for _, t := range n.Tables {
-		if nz, ok := t.In.(*exec.NormalizeNode); ok {
-			id := n.Uid
-			if id == "" {
-				id = fname
-			}
-			nz.Id = id + "/" + t.Name
-		}
-	}
+	n.Uid = s
+	return "'" + s + "'", nil
+}
 
-	// Output columns: key prefix (or passed-through columns), function output, rowtime.
-	n.FnOut = OutputSchema(def.Output)
+// outputColumns sets the output of call n: the key prefix (or the columns
+// passed through), the function's own columns, and rowtime; and the ORDER
+// BY sort keys of each table argument.
+func outputColumns(n *exec.PtfNode, rowtime *types.Column) {
+	n.FnOut = OutputSchema(n.Def.Output)
 	var cols []types.Column
 	for _, t := range n.Tables {
 		in := t.In.Schema()
@@ -276,13 +318,6 @@ func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 		cols[i].Name = u
 	}
 	n.Sch = types.Schema{Columns: cols}
-	n.Text = fname + "(" + strings.Join(texts, ", ") + ")"
-	if n.Uid != "" && exec.HasSetSemantics(n.Tables) {
-		t := &exec.TeeNode{In: n, Text: c.String()}
-		p.shared[n.Uid] = t
-		return t, nil
-	}
-	return n, nil
 }
 
 // outputSchema is a function's own output columns: a ROW type's fields or
