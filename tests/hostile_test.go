@@ -259,7 +259,7 @@ CREATE VIEW bad(name) AS VALUES ('Bob'), ('Eve');`)
 	}
 }
 
-// TestFailedStatement_keepsState checks DESIGN §10 for a statement that
+// TestFailedStatement_keepsState checks docs/design.md §10 for a statement that
 // fails: state is written to the store only at checkpoints (every
 // 'execution.checkpointing.interval-rows' source rows, and at the end of a
 // statement that succeeds), so a failure leaves the state of every key as

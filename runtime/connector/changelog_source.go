@@ -13,7 +13,7 @@ import (
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
-// Changelog sources (DESIGN §3): a file table, or a table given AS VALUES,
+// Changelog sources (docs/design.md §3): a file table, or a table given AS VALUES,
 // whose rows carry their row kind in a column.
 //
 //	CREATE TABLE t (op STRING, name STRING, score INT, PRIMARY KEY (name) NOT ENFORCED)

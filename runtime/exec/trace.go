@@ -11,7 +11,7 @@ import (
 )
 
 // Tracing (--trace, SET 'ptfsh.trace' = 'on') shows each call of eval and
-// onTimer as it happens, for learning and debugging (DESIGN §7): the key,
+// onTimer as it happens, for learning and debugging (docs/design.md §7): the key,
 // the input row or the timer, the watermark, the state before and after,
 // the timers registered and cleared, and the rows emitted.
 

@@ -2,14 +2,15 @@ package format_test
 
 import (
 	"errors"
-	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // writeFile writes content to a new file named name and returns its path.
@@ -352,14 +353,9 @@ func TestReaders_closeTwice(t *testing.T) {
 	}
 }
 
-// sharedData returns the path of a file of ../shared/data, skipping the
-// test when the folder is not there (a clone without the steering repo).
-func sharedData(t *testing.T, name string) string {
-	path := filepath.Join("..", "..", "shared", "data", name)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not present: %v", path, err)
-	}
-	return path
+// exampleData returns the path of a whole data set of examples/data.
+func exampleData(name string) string {
+	return filepath.Join("..", "..", "examples", "data", name)
 }
 
 var flightsSchema = schema(
@@ -406,10 +402,10 @@ func TestOpenJSON_flights(t *testing.T) {
 		t.Errorf("testdata: %d rows, first %s", n, got)
 	}
 	n, got = countRows(t, func() (format.RowReader, error) {
-		return format.OpenJSON(sharedData(t, "flights-20k.json"), flightsSchema, flightsOpts)
+		return format.OpenJSON(exampleData("flights-20k.json"), flightsSchema, flightsOpts)
 	})
 	if n != 20000 || got != first {
-		t.Errorf("shared: %d rows, first %s", n, got)
+		t.Errorf("whole file: %d rows, first %s", n, got)
 	}
 }
 
@@ -426,10 +422,10 @@ func TestOpenCSV_stocks(t *testing.T) {
 		t.Errorf("testdata: %d rows, first %s", n, got)
 	}
 	n, got = countRows(t, func() (format.RowReader, error) {
-		return format.OpenCSV(sharedData(t, "stocks.csv"), stocksSchema, stocksOpts)
+		return format.OpenCSV(exampleData("stocks.csv"), stocksSchema, stocksOpts)
 	})
 	if n != 560 || got != first {
-		t.Errorf("shared: %d rows, first %s", n, got)
+		t.Errorf("whole file: %d rows, first %s", n, got)
 	}
 }
 

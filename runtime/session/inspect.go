@@ -16,7 +16,7 @@ import (
 )
 
 // SHOW STATE FOR 'uid', SHOW TIMERS FOR 'uid' and DROP STATE FOR 'uid'
-// read the store directly, for learning and debugging (DESIGN §7).
+// read the store directly, for learning and debugging (docs/design.md §7).
 
 // execInspect runs SHOW STATE or SHOW TIMERS.
 func (s *Session) execInspect(sh *sqlmini.Show) error {

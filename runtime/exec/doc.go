@@ -1,0 +1,42 @@
+// Package exec runs a planned query: a tree of Nodes, each of which opens
+// a Stream of Events (rows, watermarks, the end). The driver in
+// runtime/session pulls events from the root.
+//
+// # Operators
+//
+// The PTF operator (PtfOp, ptf_exec.go) calls PTF.Eval for each row and
+// PTF.OnTimer for each timer the watermark passes, through a ptf.Context
+// it serves as the ptf.Host (ptf_host.go). Its keyed state lives in a
+// bounded cache of live objects per partition key that spills to the store
+// (cache.go); list and map state go through the store (views.go,
+// views_map.go); timers are kept per key in time order (timers.go); ORDER
+// BY buffers rows until the watermark passes them (sortbuffer.go). The
+// other operators: filter, project, union, values, fan-out of identical
+// calls (fanout.go), changelog normalisation (normalize.go) and GROUP BY
+// with its accumulators (aggregate_op.go, aggregate_acc.go).
+//
+// # Time
+//
+// Sources emit watermarks from their WATERMARK declaration (max(ts) -
+// delay, after each row) or from steps written into the data. With several
+// inputs an operator's watermark is their minimum. The end of a bounded
+// input is the watermark MaxWatermark.
+//
+// # State and checkpoints
+//
+// At checkpoints (every N source rows and at the end of a statement) the
+// changed state, timers, ORDER BY buffers, list and map entries and the
+// sources' positions go to the store in one transaction (the session drives
+// it; each operator has a flush). namespaces.go maps every namespace of a
+// state file.
+//
+// # Goroutines
+//
+// An Execution and everything it runs belong to one goroutine at a time,
+// with one exception: at a parallelism above 1, a call that qualifies runs
+// on N worker goroutines, each with its own instance made by
+// FuncDef.NewIsolated, its own state cache and its own output; the
+// operator waits for all of them after every batch of input and hands
+// their outputs on in input order (parallel.go). Each instance is still
+// called from one goroutine at a time.
+package exec

@@ -1,0 +1,18 @@
+// Package format reads and writes the formats of ptfsh's tables and
+// results.
+//
+// # Reading
+//
+// OpenCSV and OpenJSON return a RowReader over a CSV or JSON-lines (or
+// JSON array) file that decodes each field straight into the Go value of
+// its SQL type (ParseValue, the JSON decoder of parse_json.go), with
+// file:line:col in every ParseError. A reader can resume at a SourcePos,
+// which is how a file source goes on after a checkpoint.
+//
+// # Printing
+//
+// A Printer writes a query's result in one output format: tableau (the
+// Flink SQL client's print() layout, byte for byte), changelog, table
+// (materialised), rows (Flink's Row.toString, as its tests compare), csv
+// and json. NewPrinter picks one by name.
+package format

@@ -1,0 +1,8 @@
+// Package plan turns a query's AST (sqlmini) into a tree of runtime/exec
+// nodes, resolving names against the catalog and the query's WITH clauses.
+// It applies Flink's rules for PTF calls (plan_call.go binds the arguments;
+// plan_rules.go checks the shape of a call, its time attribute and infers
+// changelog modes) and plans GROUP BY (aggregate.go). A Planner sees the
+// catalog and what sources take from the session's settings
+// (connector.Env), not the session itself.
+package plan
