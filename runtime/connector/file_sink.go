@@ -46,8 +46,10 @@ type FileSink struct {
 	w         *bufio.Writer
 	p         format.Printer
 	committed int64 // the file's length at the last checkpoint
+	pending   int64 // the length a checkpoint under way records (Committed makes it committed)
 	ended     bool  // End was called
 	done      bool  // and the final checkpoint made the rows durable
+	special   bool  // not a regular file (/dev/null, a pipe): no sync, nothing to cut back
 	fields    []any
 }
 
@@ -99,8 +101,9 @@ func (k *FileSink) Begin(types.Schema) error {
 	if err != nil {
 		return k.fail(err)
 	}
+	k.special = !st.Mode().IsRegular()
 	size := st.Size()
-	if rec != nil && size > rec.Offset {
+	if rec != nil && size > rec.Offset && !k.special {
 		if err := k.f.Truncate(rec.Offset); err != nil {
 			return k.fail(err)
 		}
@@ -172,10 +175,16 @@ func (k *FileSink) End() error {
 
 // Checkpoint implements CheckpointSink: the rows written so far go to the
 // disk and the file's length to the store. After End the record goes: the
-// statement ended, and a later INSERT appends to what is there.
+// statement ended, and a later INSERT appends to what is there. The length
+// counts as committed only once the store's transaction commits
+// (Committed): a checkpoint that fails leaves the last one in force, and
+// the rows after it are cut out when the statement fails.
 func (k *FileSink) Checkpoint(tx state.Tx) error {
 	if err := k.w.Flush(); err != nil {
 		return k.fail(err)
+	}
+	if k.special {
+		return nil
 	}
 	if err := k.f.Sync(); err != nil {
 		return k.fail(err)
@@ -184,12 +193,22 @@ func (k *FileSink) Checkpoint(tx state.Tx) error {
 	if err != nil {
 		return k.fail(err)
 	}
-	k.committed = st.Size()
+	k.pending = st.Size()
 	if k.ended {
-		k.done = true
 		return tx.Delete(exec.SinkNamespace, k.key())
 	}
-	return k.record(tx)
+	b, err := json.Marshal(sinkRecord{Offset: k.pending})
+	if err != nil {
+		return err
+	}
+	return tx.Put(exec.SinkNamespace, k.key(), b)
+}
+
+// Committed is called when the transaction of the last Checkpoint has
+// committed.
+func (k *FileSink) Committed() {
+	k.committed = k.pending
+	k.done = k.ended
 }
 
 func (k *FileSink) record(tx state.Tx) error {
@@ -207,7 +226,7 @@ func (k *FileSink) Close() {
 	if k.f == nil {
 		return
 	}
-	if !k.done {
+	if !k.done && !k.special {
 		if st, err := k.f.Stat(); err == nil && st.Size() > k.committed && k.f.Truncate(k.committed) == nil {
 			fmt.Fprintf(k.errOut, "note: table '%s': the rows written to '%s' since the last checkpoint were taken out again\n", k.t.Name, k.t.Options["path"])
 		}

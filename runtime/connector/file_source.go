@@ -49,7 +49,9 @@ func (n *fileNode) Explain() string {
 }
 
 func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	resume, err := resumePosition(ex, n.t)
+	read := ex.SourceReads[sourceKeyOf(n.t)]
+	ex.SourceReads[sourceKeyOf(n.t)]++
+	resume, hash, wm, err := resumePosition(ex, n.t, read)
 	if err != nil {
 		return nil, types.At(n.pos, err)
 	}
@@ -57,13 +59,22 @@ func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, types.At(n.pos, fileError(n.t, err))
 	}
-	fs := &fileStream{r: r, ex: ex, wm: exec.NewWMGen(n.t.Watermark, n.every), n: n}
+	fs := &fileStream{r: r, ex: ex, wm: exec.NewWMGen(n.t.Watermark, n.every), n: n, read: read, hash: hash}
+	if wm != nil && fs.wm != nil {
+		fs.wm.Restore(wm.Gen)
+		fs.pending, fs.wmNext = wm.Pending, wm.Next
+	}
 	ex.Sources = append(ex.Sources, fs)
 	return fs, nil
 }
 
+// sourceKeyOf names a file table among the reads of one statement.
+func sourceKeyOf(t *catalog.Table) string { return t.Name + "\x00" + t.Options["path"] }
+
 type fileStream struct {
 	n       *fileNode
+	read    int          // which read of the table in the statement (sourceKey)
+	hash    prefixHasher // of the bytes read up to the last checkpoint
 	r       format.RowReader
 	ex      *exec.Execution
 	wm      *exec.WmGen
@@ -86,6 +97,9 @@ func (s *fileStream) Next() (exec.Event, error) {
 		r, err = s.r.Next() // a step without a time, or one going back
 	}
 	if err == io.EOF {
+		if fi, serr := os.Stat(TablePath(s.n.t)); serr == nil && fi.Mode().IsRegular() && fi.Size() < s.r.Position().Offset {
+			return exec.Event{}, types.At(s.n.pos, s.changed(errShrank))
+		}
 		s.reportSkipped() // skips.go
 		return exec.Event{Kind: exec.EvEnd}, nil
 	}

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,6 +39,13 @@ func TestFileSink_checkpoints(t *testing.T) {
 		return &FileSink{t: tb, path: TablePath(tb), store: store, errOut: &notes, op: -1}
 	}
 	row := func(n int64) types.Row { return types.Row{Kind: types.Insert, Fields: []any{n}} }
+	checkpoint := func(k *FileSink) {
+		t.Helper()
+		if err := store.Update(k.Checkpoint); err != nil {
+			t.Fatal(err)
+		}
+		k.Committed()
+	}
 
 	// A statement writes 1, checkpoints, writes 2 and fails.
 	k := newSink()
@@ -45,9 +53,7 @@ func TestFileSink_checkpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	k.Row(row(1))
-	if err := store.Update(k.Checkpoint); err != nil {
-		t.Fatal(err)
-	}
+	checkpoint(k)
 	k.Row(row(2))
 	k.w.Flush()
 	if got := readSinkFile(t, dir); got != "1\n2\n" {
@@ -83,9 +89,7 @@ func TestFileSink_checkpoints(t *testing.T) {
 	if err := k.End(); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Update(k.Checkpoint); err != nil {
-		t.Fatal(err)
-	}
+	checkpoint(k)
 	k.Close()
 	if got := readSinkFile(t, dir); got != "1\n4\n" {
 		t.Errorf("after an end: %q", got)
@@ -96,4 +100,37 @@ func TestFileSink_checkpoints(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestFileSink_failedCommit: a checkpoint whose transaction does not commit
+// (a full disk) leaves the last committed length in force, so the failed
+// statement's file is cut back to it.
+func TestFileSink_failedCommit(t *testing.T) {
+	dir := t.TempDir()
+	store := state.NewMem()
+	var notes bytes.Buffer
+	tb := sinkTable(dir)
+	k := NewFileSink(tb, types.Pos{}, types.Schema{}, store, &notes, false)
+	if err := k.Begin(types.Schema{}); err != nil {
+		t.Fatal(err)
+	}
+	k.Row(types.Row{Kind: types.Insert, Fields: []any{int64(1)}})
+	if err := store.Update(k.Checkpoint); err != nil {
+		t.Fatal(err)
+	}
+	k.Committed()
+	k.Row(types.Row{Kind: types.Insert, Fields: []any{int64(2)}})
+	full := errors.New("no space left on device")
+	if err := store.Update(func(tx state.Tx) error {
+		if err := k.Checkpoint(tx); err != nil {
+			return err
+		}
+		return full // the commit fails after the sink flushed its rows
+	}); !errors.Is(err, full) {
+		t.Fatalf("err = %v", err)
+	}
+	k.Close() // the statement fails
+	if got := readSinkFile(t, dir); got != "1\n" {
+		t.Errorf("after a failed commit: %q, want the committed \"1\\n\"", got)
+	}
 }

@@ -4,9 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -17,8 +20,19 @@ import (
 // File sources remember, at each checkpoint, how far they read, so that a
 // statement stopped without end of input (or killed) goes on after that
 // position when it runs again. A file source is the same across runs when
-// its table name and path are. It resumes only when the file grew by
-// appending: a fingerprint of the part already read must still match.
+// its table name and path are, and, when one statement reads a table more
+// than once (a self-union, a statement set), when it is the same read of
+// it: the reads are counted in the order the plan opens them. It resumes
+// only when the file grew by appending: a SHA-256 of every byte already
+// read must still match. A file that shrinks while it is read is an error.
+//
+// A checkpoint taken while the statement runs also keeps the source's
+// watermark generator (the largest time seen, the last watermark, a
+// watermark due after the last row), so that a killed statement, run
+// again, emits the watermarks an uninterrupted run emits. The final
+// checkpoint of a statement stopped without end of input keeps only the
+// position: the next statement starts its watermarks afresh, as a Flink
+// job restored from a savepoint does.
 
 // SetSourcePositions = 'reset' makes file sources start again from the
 // beginning instead of failing when a file changed other than by growing.
@@ -26,17 +40,69 @@ const SetSourcePositions = "state.source-positions"
 
 // sourceRecord is a file source's checkpointed position.
 type sourceRecord struct {
-	Offset      int64  `json:"offset"`
-	Line        int    `json:"line"`
-	Row         int64  `json:"row"`
-	Fingerprint string `json:"fingerprint"`
+	Offset int64 `json:"offset"`
+	Line   int   `json:"line"`
+	Row    int64 `json:"row"`
+	// Hash is the SHA-256 of the file's first Offset bytes, hex.
+	Hash string `json:"sha256,omitempty"`
+	// Fingerprint is the older, partial check (the first 64 KiB and the 4
+	// KiB before Offset) of state files written before Hash; still read.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// WM is the watermark generator of a statement that was still running.
+	WM *sourceWM `json:"wm,omitempty"`
 }
 
-func sourceKey(t *catalog.Table) []byte { return []byte(t.Name + "\x00" + t.Options["path"]) }
+// sourceWM is a running source's watermark state.
+type sourceWM struct {
+	Gen     exec.WmState `json:"gen"`
+	Pending bool         `json:"pending"` // a watermark is due after the last row
+	Next    int64        `json:"next"`
+}
 
-// fingerprint hashes what identifies the first n bytes of a file: its
-// first 64 KiB and the 4 KiB before n. Cheap at every checkpoint, and it
-// catches a file rewritten or cut (not a change in its middle).
+// sourceKey names the read'th read (from 0) of table t in a statement.
+func sourceKey(t *catalog.Table, read int) []byte {
+	k := t.Name + "\x00" + t.Options["path"]
+	if read > 0 {
+		k += "\x00" + strconv.Itoa(read)
+	}
+	return []byte(k)
+}
+
+// prefixHasher hashes the first bytes of a file as a source reads it.
+type prefixHasher struct {
+	h      hash.Hash
+	hashed int64 // bytes hashed so far
+}
+
+// extend hashes the file's bytes up to n.
+func (p *prefixHasher) extend(path string, n int64) error {
+	if p.h == nil {
+		p.h = sha256.New()
+	}
+	if n <= p.hashed {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := io.CopyN(p.h, io.NewSectionReader(f, p.hashed, n-p.hashed), n-p.hashed); err != nil {
+		if err == io.EOF {
+			return errShrank
+		}
+		return err
+	}
+	p.hashed = n
+	return nil
+}
+
+func (p *prefixHasher) sum() string { return hex.EncodeToString(p.h.Sum(nil)) }
+
+var errShrank = errors.New("the file is shorter than what was read of it")
+
+// fingerprint hashes what identifies the first n bytes of a file the old
+// way: its first 64 KiB and the 4 KiB before n.
 func fingerprint(path string, n int64) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -58,31 +124,45 @@ func fingerprint(path string, n int64) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// checkpoint records the source's position; at the end of a finished
+// Checkpoint records the source's position; at the end of a finished
 // statement it forgets it (the next run reads the file from the start).
-func (s *fileStream) Checkpoint(tx state.Tx, finished bool) error {
-	key := sourceKey(s.n.t)
+// final marks the last checkpoint of a statement (finished or stopped).
+func (s *fileStream) Checkpoint(tx state.Tx, finished, final bool) error {
+	key := sourceKey(s.n.t, s.read)
 	if finished {
 		return tx.Delete(exec.SourceNamespace, key)
 	}
 	pos := s.r.Position()
-	fp, err := fingerprint(TablePath(s.n.t), pos.Offset)
-	if err != nil {
-		return fmt.Errorf("table '%s': %w", s.n.t.Name, err)
+	if err := s.hash.extend(TablePath(s.n.t), pos.Offset); err != nil {
+		return s.changed(err)
 	}
-	b, err := json.Marshal(sourceRecord{Offset: pos.Offset, Line: pos.Line, Row: pos.Row, Fingerprint: fp})
+	rec := sourceRecord{Offset: pos.Offset, Line: pos.Line, Row: pos.Row, Hash: s.hash.sum()}
+	if !final && s.wm != nil {
+		rec.WM = &sourceWM{Gen: s.wm.State(), Pending: s.pending, Next: s.wmNext}
+	}
+	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
 	return tx.Put(exec.SourceNamespace, key, b)
 }
 
-// resumePosition returns where a file table's source goes on, or the zero
-// position to read it from the start.
-func resumePosition(ex *exec.Execution, t *catalog.Table) (format.SourcePos, error) {
+// changed words an error of a file that changed while it was read.
+func (s *fileStream) changed(err error) error {
+	if errors.Is(err, errShrank) {
+		return fmt.Errorf("table '%s': the file '%s' was cut shorter while it was read (row %d); run the statement again on the whole file",
+			s.n.t.Name, s.n.t.Options["path"], s.r.Position().Row)
+	}
+	return fmt.Errorf("table '%s': %w", s.n.t.Name, err)
+}
+
+// resumePosition returns where the read'th read of a file table goes on
+// (the zero position: from the start), with the hash of what it read and
+// the watermark state of a statement that was running.
+func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.SourcePos, prefixHasher, *sourceWM, error) {
 	var rec *sourceRecord
 	err := ex.Store.View(func(tx state.Tx) error {
-		b, err := tx.Get(exec.SourceNamespace, sourceKey(t))
+		b, err := tx.Get(exec.SourceNamespace, sourceKey(t, read))
 		if err != nil || b == nil {
 			return err
 		}
@@ -90,24 +170,29 @@ func resumePosition(ex *exec.Execution, t *catalog.Table) (format.SourcePos, err
 		return json.Unmarshal(b, rec)
 	})
 	if err != nil {
-		return format.SourcePos{}, fmt.Errorf("table '%s': reading its checkpointed position: %w", t.Name, err)
+		return format.SourcePos{}, prefixHasher{}, nil, fmt.Errorf("table '%s': reading its checkpointed position: %w", t.Name, err)
 	}
 	if rec == nil || rec.Offset == 0 {
-		return format.SourcePos{}, nil
+		return format.SourcePos{}, prefixHasher{}, nil, nil
 	}
 	path := TablePath(t)
-	fi, err := os.Stat(path)
-	fp := ""
-	if err == nil && fi.Size() >= rec.Offset {
-		fp, err = fingerprint(path, rec.Offset)
-	}
-	if err != nil || fp != rec.Fingerprint {
-		if ex.ResetSources {
-			return format.SourcePos{}, nil
+	var ph prefixHasher
+	same := false
+	if fi, err := os.Stat(path); err == nil && fi.Size() >= rec.Offset {
+		if rec.Hash != "" {
+			same = ph.extend(path, rec.Offset) == nil && ph.sum() == rec.Hash
+		} else {
+			fp, err := fingerprint(path, rec.Offset)
+			same = err == nil && fp == rec.Fingerprint && ph.extend(path, rec.Offset) == nil
 		}
-		return format.SourcePos{}, fmt.Errorf("table '%s': the file '%s' changed since the last checkpoint (at byte %d, row %d), other than by growing; SET '%s' = 'reset' to read it again from the start",
+	}
+	if !same {
+		if ex.ResetSources {
+			return format.SourcePos{}, prefixHasher{}, nil, nil
+		}
+		return format.SourcePos{}, prefixHasher{}, nil, fmt.Errorf("table '%s': the file '%s' changed since the last checkpoint (at byte %d, row %d), other than by growing; SET '%s' = 'reset' to read it again from the start",
 			t.Name, t.Options["path"], rec.Offset, rec.Row, SetSourcePositions)
 	}
 	ex.Notes = append(ex.Notes, fmt.Sprintf("note: table '%s' goes on after row %d (byte %d) of '%s', where the last run stopped", t.Name, rec.Row, rec.Offset, t.Options["path"]))
-	return format.SourcePos{File: path, Offset: rec.Offset, Line: rec.Line, Row: rec.Row}, nil
+	return format.SourcePos{File: path, Offset: rec.Offset, Line: rec.Line, Row: rec.Row}, ph, rec.WM, nil
 }

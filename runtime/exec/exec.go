@@ -67,7 +67,10 @@ func UpsertKeyOf(n Node) []int {
 // sourceCheckpointer is a running source whose read position goes into
 // checkpoints (a file source).
 type sourceCheckpointer interface {
-	Checkpoint(tx state.Tx, final bool) error
+	// Checkpoint records the source's position in tx; finished: the
+	// statement read its input to the end (the position goes); final: the
+	// statement's last checkpoint.
+	Checkpoint(tx state.Tx, finished, final bool) error
 }
 
 // execution holds what one running statement shares between operators.
@@ -78,6 +81,9 @@ type Execution struct {
 	Ptfs []*PtfOp
 	// sources are the file sources, whose positions go into checkpoints.
 	Sources []sourceCheckpointer
+	// SourceReads counts the reads of each file table the statement has
+	// opened, so that each read keeps a position of its own.
+	SourceReads map[string]int
 	// trace receives the trace of each call when tracing is on (trace.go).
 	Trace io.Writer
 	// uncheckpointable says why no checkpoint may be taken before the end.
@@ -141,7 +147,7 @@ func (ex *Execution) Quiescent() bool {
 // newExecution returns an execution with the defaults: the wall clock and
 // a limit of a million timer firings per watermark.
 func NewExecution(ctx context.Context, store state.Store) *Execution {
-	return &Execution{Ctx: ctx, Store: store, Now: func() int64 { return time.Now().UnixMilli() }, MaxTimerFirings: 1_000_000, EndOfInput: true, CacheSize: defaultCacheSize, Parallelism: 1}
+	return &Execution{Ctx: ctx, Store: store, Now: func() int64 { return time.Now().UnixMilli() }, MaxTimerFirings: 1_000_000, EndOfInput: true, CacheSize: defaultCacheSize, Parallelism: 1, SourceReads: map[string]int{}}
 }
 
 // valuesNode is a VALUES list, a view over one, or a table given AS

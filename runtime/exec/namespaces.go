@@ -19,8 +19,9 @@ import (
 //
 // And for the whole file:
 //
-//	meta               per uid: its state schema (schema/UID) and whether its
-//	                   last statement finished (finished/UID)
+//	meta               per uid: its state schema (schema/UID), whether its
+//	                   last statement finished (finished/UID), and the event
+//	                   time of a statement still running (wm/UID)
 //	sources            how far each file source read (runtime/connector)
 //	sinks              how long each file sink's file was at the checkpoint
 
@@ -43,6 +44,9 @@ func DropUID(tx state.Tx, uid string) error {
 				return err
 			}
 		}
+	}
+	if err := tx.Delete(MetaNamespace, wmKey(uid)); err != nil {
+		return err
 	}
 	return tx.Delete(MetaNamespace, schemaKey(uid))
 }
@@ -75,3 +79,6 @@ const SourceNamespace = "sources"
 
 // SinkNamespace holds the checkpointed lengths of file sinks.
 const SinkNamespace = "sinks"
+
+// wmKey holds the watermarks of a uid's operator while its statement runs.
+func wmKey(uid string) []byte { return []byte("wm/" + uid) }

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -160,6 +161,12 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 			return nil, err
 		}
 	}
+	if n.Uid != "" {
+		if err := op.loadWatermarks(); err != nil {
+			op.Close()
+			return nil, types.At(n.Pos, err)
+		}
+	}
 	if ex.Parallelism > 1 {
 		why := parallelReason(n, ex)
 		if why == "" && op.timers.n > 0 {
@@ -170,6 +177,7 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 				op.Close()
 				return nil, types.At(n.Pos, err)
 			}
+			op.dropWorkerTimers() // the workers start at the restored watermark
 			ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on %d workers (parallelism %d)", n.Fn, ex.Parallelism, ex.Parallelism))
 		} else {
 			ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on 1 worker (parallelism %d): %s", n.Fn, ex.Parallelism, why))
@@ -629,6 +637,9 @@ func (o *PtfOp) Flush(tx state.Tx, final bool) error {
 		if err := markFinished(tx, o.Node.Uid, final && o.Ex.EndOfInput); err != nil {
 			return err
 		}
+		if err := o.saveWatermarks(tx, final); err != nil {
+			return err
+		}
 	}
 	if o.Node.Uid != "" && o.par != nil {
 		if err := o.par.saveTimers(tx, o.Node.Uid); err != nil {
@@ -733,4 +744,51 @@ func HasSetSemantics(ts []TableBinding) bool {
 		}
 	}
 	return false
+}
+
+// opWatermarks is what a checkpoint keeps of an operator's event time while
+// its statement runs, so that a killed statement run again sees the
+// watermarks an uninterrupted run sees. The last checkpoint of a statement
+// drops it: a statement stopped without end of input hands the next one its
+// state and timers but not its watermark, as a Flink job restored from a
+// savepoint starts without one.
+type opWatermarks struct {
+	WM    int64   `json:"wm"`
+	Has   bool    `json:"has"`
+	In    []int64 `json:"in"`
+	InHas []bool  `json:"inHas"`
+	SawWM bool    `json:"sawWM"`
+}
+
+func (o *PtfOp) saveWatermarks(tx state.Tx, final bool) error {
+	if final {
+		return tx.Delete(MetaNamespace, wmKey(o.Node.Uid))
+	}
+	b, err := json.Marshal(opWatermarks{WM: o.wm, Has: o.hasWM, In: o.inWM, InHas: o.inHas, SawWM: o.SawWM})
+	if err != nil {
+		return err
+	}
+	return tx.Put(MetaNamespace, wmKey(o.Node.Uid), b)
+}
+
+func (o *PtfOp) loadWatermarks() error {
+	var w *opWatermarks
+	err := o.Ex.Store.View(func(tx state.Tx) error {
+		b, err := tx.Get(MetaNamespace, wmKey(o.Node.Uid))
+		if err != nil || b == nil {
+			return err
+		}
+		w = &opWatermarks{}
+		return json.Unmarshal(b, w)
+	})
+	if err != nil {
+		return fmt.Errorf("%s: reading its checkpointed watermarks: %w", o.Node.Fn, err)
+	}
+	if w == nil || len(w.In) != len(o.inWM) || len(w.InHas) != len(o.inHas) {
+		return nil // none, or a call with other inputs: start without
+	}
+	o.wm, o.hasWM, o.SawWM = w.WM, w.Has, w.SawWM
+	copy(o.inWM, w.In)
+	copy(o.inHas, w.InHas)
+	return nil
 }

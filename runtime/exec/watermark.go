@@ -36,6 +36,25 @@ func NewWMGen(spec *WatermarkSpec, every int64) *WmGen {
 	return &WmGen{col: spec.Column, delay: int64(spec.Delay), every: every, max: math.MinInt64}
 }
 
+// WmState is what a checkpoint keeps of a watermark generator.
+type WmState struct {
+	Rows    int64 `json:"rows"`
+	Max     int64 `json:"max"`
+	Emitted int64 `json:"emitted"`
+	Has     bool  `json:"has"`
+	Seen    bool  `json:"seen"`
+}
+
+// State returns the generator's state for a checkpoint.
+func (g *WmGen) State() WmState {
+	return WmState{Rows: g.rows, Max: g.max, Emitted: g.emitted, Has: g.has, Seen: g.seen}
+}
+
+// Restore takes the generator back to a checkpointed state.
+func (g *WmGen) Restore(s WmState) {
+	g.rows, g.max, g.emitted, g.has, g.seen = s.Rows, s.Max, s.Emitted, s.Has, s.Seen
+}
+
 // observe takes a row and reports a watermark to emit after it, if any.
 func (g *WmGen) Observe(r types.Row) (int64, bool) {
 	if g == nil {

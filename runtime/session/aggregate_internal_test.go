@@ -1,12 +1,13 @@
 package session
 
 import (
+	"math/big"
+	"testing"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"math/big"
-	"testing"
 )
 
 // aggStep is one change fed to an accumulator: a value added or retracted.

@@ -30,6 +30,9 @@ type CheckpointSink interface {
 	// Checkpoint makes the rows written so far durable and records the
 	// sink's position in tx.
 	Checkpoint(tx state.Tx) error
+	// Committed says that the transaction of the last Checkpoint
+	// committed: the position it recorded is now the one to go back to.
+	Committed()
 }
 
 // SetCheckpointRows is the number of source rows between checkpoints.
@@ -160,7 +163,7 @@ func (s *Session) checkpoint(ex *exec.Execution, sink Sink, final bool) error {
 			}
 		}
 		for _, src := range ex.Sources {
-			if err := src.Checkpoint(tx, final && ex.EndOfInput); err != nil {
+			if err := src.Checkpoint(tx, final && ex.EndOfInput, final); err != nil {
 				return err
 			}
 		}
@@ -171,6 +174,9 @@ func (s *Session) checkpoint(ex *exec.Execution, sink Sink, final bool) error {
 	})
 	if err != nil {
 		return fmt.Errorf("writing a checkpoint: %w", err)
+	}
+	if cs, ok := sink.(CheckpointSink); ok {
+		cs.Committed()
 	}
 	return nil
 }

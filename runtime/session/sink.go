@@ -273,3 +273,10 @@ func (s *setSink) Checkpoint(tx state.Tx) error {
 	}
 	return nil
 }
+
+// Committed tells every sink that the checkpoint committed.
+func (s *setSink) Committed() {
+	for _, k := range s.sinks {
+		k.Committed()
+	}
+}

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"strings"
+
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -9,7 +11,6 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
-	"strings"
 )
 
 // createTable registers CREATE TABLE ... WITH ('connector' = ...).
