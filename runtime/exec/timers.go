@@ -152,9 +152,11 @@ func (s *timerService) put(tx state.Tx, uid string) error {
 		if t.dead {
 			continue
 		}
-		keyLen := make([]byte, 0, 8)
-		keyLen = state.AppendUint64(keyLen, uint64(len(t.ks.enc)))
-		if err := tx.Put(ns, timerKey(t), append(keyLen, t.ks.enc...)); err != nil {
+		v := make([]byte, 0, 16+len(t.ks.enc))
+		v = state.AppendUint64(v, uint64(len(t.ks.enc)))
+		v = append(v, t.ks.enc...)
+		v = state.AppendUint64(v, t.seq) // the order of registration, for timers of one time
+		if err := tx.Put(ns, timerKey(t), v); err != nil {
 			return err
 		}
 	}
@@ -164,7 +166,8 @@ func (s *timerService) put(tx state.Tx, uid string) error {
 // loadTimers reads the stored timers of uid; key resolves a partition key's
 // encoding to its live key state.
 func (s *timerService) load(tx state.Tx, uid string, key func(enc []byte) (*keyState, error)) error {
-	return tx.Scan(TimerNamespace(uid), nil, func(k, v []byte) error {
+	var maxSeq uint64
+	err := tx.Scan(TimerNamespace(uid), nil, func(k, v []byte) error {
 		enc, name, ts, named, err := DecodeTimerEntry(k, v)
 		if err != nil {
 			return fmt.Errorf("corrupt timer entry of %s: %w", uid, err)
@@ -174,8 +177,43 @@ func (s *timerService) load(tx state.Tx, uid string, key func(enc []byte) (*keyS
 			return err
 		}
 		s.register(ks, name, named, ts)
+		if seq := timerSeq(v, enc); seq > 0 {
+			t := ks.unnamed[ts]
+			if named {
+				t = ks.named[name]
+			}
+			t.seq = seq
+			maxSeq = max(maxSeq, seq)
+		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	// Timers of one time fire in the order they were registered, as in a
+	// run that was never stopped.
+	heap.Init(&s.q)
+	s.seq = max(s.seq, maxSeq)
+	return nil
+}
+
+// timerSeq reads the registration order stored after a timer's key (0 in
+// entries written before it was kept).
+func timerSeq(v, enc []byte) uint64 {
+	d := state.NewDecoder(v)
+	if _, err := d.Uint64(); err != nil {
+		return 0
+	}
+	rest := d.Rest()
+	if len(rest) < len(enc)+1 {
+		return 0
+	}
+	d = state.NewDecoder(rest[len(enc):])
+	seq, err := d.Uint64()
+	if err != nil {
+		return 0
+	}
+	return seq
 }
 
 // decodeTimerEntry reads a stored timer: its key's encoding, name, time and

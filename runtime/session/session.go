@@ -113,10 +113,21 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 			s.baseDir = filepath.Dir(filename)
 		}
 	}
-	for _, p := range sqlmini.ParseEach(filename, src) {
+	progress, err := s.startScript(filename)
+	if err != nil {
+		return err
+	}
+	for i, p := range sqlmini.ParseEach(filename, src) {
 		err := p.Err
+		if err == nil && progress.skip(i, p.Stmt) {
+			fmt.Fprintf(s.cfg.Err, "note: %s: skipped: it finished in an earlier run of this script over the same state file, which did not complete\n", p.Stmt.Pos)
+			continue
+		}
 		if err == nil {
 			err = s.ExecStatement(ctx, p.Stmt)
+		}
+		if err == nil {
+			err = progress.finished(i, p.Stmt)
 		}
 		if err != nil {
 			if !s.continueOnError() || ctx.Err() != nil {
@@ -125,7 +136,7 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 			io.WriteString(s.cfg.Err, FormatError(err, src))
 		}
 	}
-	return nil
+	return progress.complete()
 }
 
 // continueOnError reports SET 'ptfsh.on-error' = 'continue': a script

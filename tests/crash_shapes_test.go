@@ -1,0 +1,246 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// crashShapes are scripts of the shapes that exactly-once must hold for:
+// a table read twice in one statement, a statement set, a script of
+// several INSERTs, event time with timers and ORDER BY, and parallelism 2.
+// Each writes file sinks named *.csv in its folder.
+var crashShapes = []struct {
+	name   string
+	flags  []string
+	script string
+}{
+	{name: "self_union", script: `
+CREATE VIEW twice AS SELECT user_id, v FROM clicks UNION ALL SELECT user_id, v FROM clicks;
+CREATE TABLE totals (user_id STRING, total BIGINT, n INT) WITH ('connector' = 'filesystem', 'path' = 'totals.csv', 'format' = 'csv');
+INSERT INTO totals SELECT * FROM sum(TABLE twice PARTITION BY user_id);
+`},
+	{name: "statement_set", script: `
+CREATE TABLE totals (user_id STRING, total BIGINT, n INT) WITH ('connector' = 'filesystem', 'path' = 'totals.csv', 'format' = 'csv');
+CREATE TABLE big (user_id STRING, v INT) WITH ('connector' = 'filesystem', 'path' = 'big.csv', 'format' = 'csv');
+EXECUTE STATEMENT SET BEGIN
+INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
+INSERT INTO big SELECT user_id, v FROM clicks WHERE v > 90;
+END;
+`},
+	{name: "two_inserts", script: `
+CREATE TABLE totals (user_id STRING, total BIGINT, n INT) WITH ('connector' = 'filesystem', 'path' = 'totals.csv', 'format' = 'csv');
+CREATE TABLE big (user_id STRING, v INT) WITH ('connector' = 'filesystem', 'path' = 'big.csv', 'format' = 'csv');
+INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
+INSERT INTO big SELECT user_id, v FROM clicks WHERE v > 90;
+`},
+	{name: "event_time", script: `
+CREATE FUNCTION quiet AS 'quiet.js';
+CREATE TABLE timed (user_id STRING, v INT, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv');
+CREATE TABLE alerts (user_id STRING, last_v INT, n INT, rowtime TIMESTAMP_LTZ(3)) WITH ('connector' = 'filesystem', 'path' = 'alerts.csv', 'format' = 'csv');
+INSERT INTO alerts SELECT * FROM quiet(TABLE timed PARTITION BY user_id ORDER BY ts, on_time => DESCRIPTOR(ts));
+`},
+	{name: "parallel", flags: []string{"--parallelism", "2"}, script: `
+CREATE TABLE totals (user_id STRING, total BIGINT, n INT) WITH ('connector' = 'filesystem', 'path' = 'totals.csv', 'format' = 'csv');
+INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
+`},
+}
+
+const crashSum = `export default {
+  output: "ROW<total BIGINT, n INT>",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { s: { default: { total: 0, n: 0 } } },
+  eval(ctx, { s }, { r }) { s.total += r.v; s.n++; ctx.collect([s.total, s.n]); },
+};`
+
+// quiet alerts when a user was quiet for 20 s of event time after a row,
+// with the count of rows so far; ORDER BY ts drops late rows.
+const crashQuiet = `export default {
+  output: "ROW<last_v INT, n INT>",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE", "REQUIRE_ON_TIME"] }],
+  state: { s: { default: { last: 0, n: 0 } } },
+  eval(ctx, { s }, { r }) {
+    s.last = r.v; s.n++;
+    ctx.timeContext().registerOnTime("quiet", ctx.timeContext().time() + 20000);
+  },
+  onTimer(ctx, { s }) {
+    if (ctx.timeContext().currentWatermark() === Number.MAX_SAFE_INTEGER) return;
+    ctx.collect({ last_v: s.last, n: s.n });
+  },
+};`
+
+var buildOnce struct {
+	sync.Once
+	bin string
+	err error
+	out []byte
+}
+
+// ptfshBinary builds cmd/ptfsh once for the tests that run it as a process.
+// PTFSH_TEST_BIN names a binary to use instead (to run the crash tests
+// against another build).
+func ptfshBinary(t *testing.T) string {
+	t.Helper()
+	if bin := os.Getenv("PTFSH_TEST_BIN"); bin != "" {
+		return bin
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ptfsh-bin-")
+		if err != nil {
+			buildOnce.err = err
+			return
+		}
+		buildOnce.bin = filepath.Join(dir, "ptfsh")
+		buildOnce.out, buildOnce.err = exec.Command("go", "build", "-o", buildOnce.bin, "../cmd/ptfsh").CombinedOutput()
+	})
+	if buildOnce.err != nil {
+		t.Fatalf("building ptfsh: %v\n%s", buildOnce.err, buildOnce.out)
+	}
+	return buildOnce.bin
+}
+
+// TestCrash_scriptShapes kills each shape of script with SIGKILL at ten
+// seeded moments, running it again after each kill with the same command
+// and state file, then once more to the end; every sink file must equal an
+// uninterrupted run's, byte for byte.
+func TestCrash_scriptShapes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the crash test runs each shape about a dozen times")
+	}
+	bin := ptfshBinary(t)
+	work := t.TempDir()
+	const rows = 500_000
+	var data bytes.Buffer
+	w := bufio.NewWriter(&data)
+	start := int64(1_767_225_600_000) // 2026-01-01
+	for i := 0; i < rows; i++ {
+		// Times move forward by 1 s on average, some rows late by up to 8 s.
+		ts := start + int64(i)*1000 - int64((i*7)%9)*1000
+		fmt.Fprintf(w, "u%03d,%d,%d\n", (i*7919)%300, i%100, ts)
+	}
+	w.Flush()
+	for _, shape := range crashShapes {
+		t.Run(shape.name, func(t *testing.T) {
+			setup := func(dir string) {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				files := map[string]string{
+					"clicks.csv": data.String(),
+					"sum.js":     crashSum,
+					"quiet.js":   crashQuiet,
+					"job.sql": `SET 'execution.checkpointing.interval-rows' = '5000';
+CREATE FUNCTION sum AS 'sum.js';
+CREATE TABLE clicks (user_id STRING, v INT, ts BIGINT) WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv');
+` + shape.script,
+				}
+				for name, content := range files {
+					if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			run := func(dir string, kill time.Duration) (killed bool) {
+				args := append([]string{"--state", filepath.Join(dir, "state.db")}, shape.flags...)
+				cmd := exec.Command(bin, append(args, "-f", filepath.Join(dir, "job.sql"))...)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				if kill > 0 {
+					select {
+					case err := <-done:
+						if err != nil {
+							t.Fatalf("run failed before the kill: %v\n%s", err, stderr.String())
+						}
+						return false
+					case <-time.After(kill):
+						_ = cmd.Process.Signal(syscall.SIGKILL)
+						<-done
+						return true
+					}
+				}
+				if err := <-done; err != nil {
+					t.Fatalf("run failed: %v\n%s", err, stderr.String())
+				}
+				return false
+			}
+			ref := filepath.Join(work, shape.name, "ref")
+			setup(ref)
+			began := time.Now()
+			run(ref, 0)
+			whole := time.Since(began)
+
+			crash := filepath.Join(work, shape.name, "crash")
+			setup(crash)
+			rng := rand.New(rand.NewPCG(2026, uint64(len(shape.name))))
+			kills, finished := 0, false
+			for i := 0; i < 10; i++ {
+				at := 30*time.Millisecond + time.Duration(rng.Int64N(int64(whole)/5+1))
+				if !run(crash, at) {
+					finished = true // it finished before its kill
+					break
+				}
+				kills++
+			}
+			if !finished {
+				run(crash, 0) // what is left
+			}
+			want, got := sinkFiles(t, ref), sinkFiles(t, crash)
+			if len(want) == 0 {
+				t.Fatal("the uninterrupted run wrote no sink file")
+			}
+			for name, w := range want {
+				if g := got[name]; g != w {
+					t.Errorf("after %d kills %s differs from an uninterrupted run: %d lines, want %d (%s)",
+						kills, name, strings.Count(g, "\n"), strings.Count(w, "\n"), firstDiff(g, w))
+				}
+			}
+			t.Logf("%d kills; an uninterrupted run took %v", kills, whole)
+		})
+	}
+}
+
+// sinkFiles reads the sink files (every *.csv but the input) of a folder.
+func sinkFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+	sort.Strings(names)
+	out := map[string]string{}
+	for _, n := range names {
+		if filepath.Base(n) == "clicks.csv" {
+			continue
+		}
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(n)] = string(b)
+	}
+	return out
+}
+
+// firstDiff says where two texts first differ, by line.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) && i < len(w); i++ {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d: %q, want %q", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("one ends at line %d", min(len(g), len(w)))
+}
