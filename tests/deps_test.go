@@ -25,6 +25,8 @@ var layers = map[string][]string{
 	"state": {"go.etcd.io/bbolt"},
 	// statetest is the conformance suite every store passes.
 	"state/statetest": {mod + "state"},
+	// The table of SET's keys: defaults, docs and parsers.
+	"runtime/settings": {mod + "runtime/types"},
 	// The PTF contract: what a function is and what a call sees.
 	"runtime/ptf":      {mod + "runtime/types", mod + "sqlmini"},
 	"runtime/keycodec": {mod + "runtime/types", mod + "state"},
