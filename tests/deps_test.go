@@ -41,7 +41,7 @@ var layers = map[string][]string{
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "runtime/connector"},
 	"runtime/session": {mod + "state", mod + "sqlmini", mod + "runtime/"},
 	// script, stdlib and export/flink see the contract, never the engine.
-	"script": {mod + "runtime/types", mod + "runtime/ptf", "github.com/dop251/goja", "github.com/evanw/esbuild",
+	"script": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/settings", "github.com/dop251/goja", "github.com/evanw/esbuild",
 		"github.com/go-sourcemap/sourcemap"},
 	"stdlib":       {mod + "runtime/types", mod + "runtime/ptf"},
 	"export/flink": {mod + "runtime/types", mod + "runtime/ptf"},
