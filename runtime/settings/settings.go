@@ -145,7 +145,7 @@ var table = []Setting{{
 	// (format.ParseTimeSetting), which the session applies.
 }, {
 	Key:   "ptfsh.seed",
-	Doc:   "a whole number that makes Math.random, Date.now and datagen tables deterministic (--seed for the functions); unset: random",
+	Doc:   "a whole number that makes Math.random, Date.now and datagen tables deterministic (--seed seeds the functions only); unset: random",
 	Owner: "script, runtime/connector",
 	Parse: func(v string) (any, error) {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -250,14 +250,14 @@ var ignored = []Ignored{
 	{"execution.checkpointing.interval", "ptfsh checkpoints by source rows: execution.checkpointing.interval-rows"},
 	{"execution.runtime-mode", "ptfsh runs every statement in streaming mode"},
 	{"pipeline.name", "ptfsh runs no named jobs"},
-	{"restart-strategy.type", "a failed statement is not restarted; run it again to go on from its last checkpoint"},
+	{"restart-strategy.type", "a failed statement stops; ptfsh does not restart it"},
 	{"sql-client.display.max-column-width", "tableau columns are 30 characters wide, as Flink's print()"},
-	{"sql-client.execution.max-table-result.rows", "the table mode prints its whole result at the end"},
+	{"sql-client.execution.max-table-result.rows", "the table mode keeps and prints every row"},
 	{"sql-client.verbose", "errors always show their position and cause"},
 	{"state.backend.type", "state lives in memory or in a bbolt file: state.path"},
 	{"table.dml-sync", "INSERT INTO always runs to its end before the next statement"},
-	{"table.exec.mini-batch.enabled", "ptfsh hands on each row as it comes, without mini-batches"},
-	{"table.exec.source.idle-timeout", "ptfsh reads every input to its end in a fixed order; no source is idle"},
+	{"table.exec.mini-batch.enabled", "ptfsh has no mini-batch aggregation"},
+	{"table.exec.source.idle-timeout", "ptfsh reads files, VALUES and datagen without waiting, so no source is ever idle"},
 	{"table.local-time-zone", "the session time zone of ptfsh is UTC"},
 }
 
