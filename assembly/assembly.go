@@ -132,8 +132,9 @@ func New(o Options) (*Shell, error) {
 		Parallelism: o.Parallelism,
 		OpenStore:   func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
-		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine.
-		OnSet: engine.Set, OnReset: engine.Reset,
+		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine,
+		// which says their values in force for SET;.
+		OnSet: engine.Set, OnReset: engine.Reset, Current: engine.Setting,
 	})
 	if err != nil {
 		engine.Close()

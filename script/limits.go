@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/runtime/settings"
 )
 
 // Limits on one call of eval or onTimer (the top-level code of a function
@@ -27,7 +27,7 @@ const (
 	// MaxCallDepthLimit is the largest depth SetMaxCallDepth accepts: a
 	// frame called through a built-in (Array.prototype.map, a getter) also
 	// costs Go stack, and Go's stack is limited to 1 GB.
-	MaxCallDepthLimit = 100_000
+	MaxCallDepthLimit = settings.MaxCallDepthLimit
 	// DefaultMaxRowsPerCall is what the ptfsh command sets for
 	// 'ptf.max-rows-per-call'.
 	DefaultMaxRowsPerCall = 1_000_000
@@ -60,12 +60,12 @@ func depthError(n int) error {
 }
 
 func memoryError(n int64) error {
-	return &limitError{fmt.Sprintf("call kept more than %s of new memory; to allow more, SET 'ptf.max-memory' to a larger size such as '4 gb' ('0' for no limit)", formatSize(n))}
+	return &limitError{fmt.Sprintf("call kept more than %s of new memory; to allow more, SET 'ptf.max-memory' to a larger size such as '4 gb' ('0' for no limit)", settings.FormatSize(n))}
 }
 
 // Set applies a setting of a session (SET 'key' = 'value') that concerns
 // the Engine, and ignores other keys (nil). It is meant for
-// runtime.Config.OnSet. The keys:
+// session.Config.OnSet. The keys, whose values runtime/settings parses:
 //
 //	ptf.eval-timeout       a duration: "10 s", "500 ms", "1 min", "0" (no limit); see SetEvalTimeout
 //	ptf.max-memory         a size: "512 mb", "2 gb", bytes, "0" (no limit); see SetMaxMemory
@@ -76,44 +76,59 @@ func memoryError(n int64) error {
 // Set must not be called while a call of the Engine runs.
 func (e *Engine) Set(key, value string) error {
 	value = strings.TrimSpace(value)
-	switch key {
-	case "ptf.eval-timeout":
-		d, err := types.ParseDuration(value)
-		if err != nil {
-			if gd, gerr := time.ParseDuration(value); gerr == nil && gd >= 0 {
-				d, err = gd, nil // Go's spelling: 1m30s
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("invalid duration %q: want a number and a unit, such as \"10 s\", \"500 ms\" or \"1 min\", or 0 for no limit", value)
-		}
-		e.SetEvalTimeout(d)
-	case "ptf.max-memory":
-		n, err := parseSize(value)
-		if err != nil {
-			return err
-		}
-		e.SetMaxMemory(n)
-	case "ptf.max-rows-per-call":
-		n, err := strconv.ParseInt(value, 10, 64)
-		if err != nil || n < 0 {
-			return fmt.Errorf("invalid number of rows %q: want a whole number such as 100000, or 0 for no limit", value)
-		}
-		e.SetMaxRowsPerCall(n)
-	case "ptf.max-call-depth":
-		n, err := strconv.Atoi(value)
-		if err != nil || n < 1 || n > MaxCallDepthLimit {
-			return fmt.Errorf("invalid call depth %q: want a whole number from 1 to %d", value, MaxCallDepthLimit)
-		}
-		e.SetMaxCallDepth(n)
-	case "ptfsh.seed":
+	if key == "ptfsh.seed" {
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err != nil {
 			return fmt.Errorf("invalid seed %q: want a whole number", value)
 		}
 		e.SetSeed(n)
+		return nil
+	}
+	s, ok := settings.Lookup(key)
+	if !ok || !strings.HasPrefix(key, "ptf.") {
+		return nil
+	}
+	v, err := s.Parse(value)
+	if err != nil {
+		return err
+	}
+	switch key {
+	case "ptf.eval-timeout":
+		e.SetEvalTimeout(v.(time.Duration))
+	case "ptf.max-memory":
+		e.SetMaxMemory(v.(int64))
+	case "ptf.max-rows-per-call":
+		e.SetMaxRowsPerCall(v.(int64))
+	case "ptf.max-call-depth":
+		e.SetMaxCallDepth(v.(int))
 	}
 	return nil
+}
+
+// Setting returns the value in force of an engine setting (see Set), as
+// SET would write it; ok is false for other keys and for 'ptfsh.seed'
+// without a seed. It is meant for session.Config.Current.
+func (e *Engine) Setting(key string) (value string, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch key {
+	case "ptf.eval-timeout":
+		return settings.FormatDuration(e.timeout), true
+	case "ptf.max-memory":
+		if e.maxMemory == 0 {
+			return "0", true
+		}
+		return settings.FormatSize(e.maxMemory), true
+	case "ptf.max-rows-per-call":
+		return strconv.FormatInt(e.maxRows, 10), true
+	case "ptf.max-call-depth":
+		return strconv.Itoa(e.maxDepth), true
+	case "ptfsh.seed":
+		if e.seed != nil {
+			return strconv.FormatInt(*e.seed, 10), true
+		}
+	}
+	return "", false
 }
 
 // SetSeed makes the Engine deterministic from now on: Math.random draws
@@ -250,45 +265,6 @@ func (e *Engine) guardMemory(stop chan struct{}) {
 		}
 		e.mu.Unlock()
 	}
-}
-
-// parseSize reads a memory size as Flink writes one: a number and a unit
-// (b, kb, mb, gb, tb, or k, m, g, t; 1 kb = 1024 bytes), or a number of
-// bytes. "0" turns a limit off.
-func parseSize(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	n, err := strconv.ParseInt(t[:i], 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("invalid size %q: want a number and a unit, such as \"512 mb\" or \"2 gb\", or 0 for no limit", s)
-	}
-	units := map[string]int64{"": 1, "b": 1, "bytes": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
-		"m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
-		"t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
-	u, ok := units[strings.TrimSpace(t[i:])]
-	if !ok {
-		return 0, fmt.Errorf("invalid size %q: unknown unit %q (use b, kb, mb, gb or tb)", s, strings.TrimSpace(t[i:]))
-	}
-	if n > math.MaxInt64/u {
-		return 0, fmt.Errorf("invalid size %q: too large", s)
-	}
-	return n * u, nil
-}
-
-// formatSize renders a size in the largest unit that divides it: 64 mb.
-func formatSize(n int64) string {
-	for _, u := range []struct {
-		name string
-		size int64
-	}{{"tb", 1 << 40}, {"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return strconv.FormatInt(n/u.size, 10) + " " + u.name
-		}
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // Reset puts an engine setting back to the value the engine was made with

@@ -25,6 +25,8 @@ var layers = map[string][]string{
 	"state": {"go.etcd.io/bbolt"},
 	// statetest is the conformance suite every store passes.
 	"state/statetest": {mod + "state"},
+	// The table of SET's keys: defaults, docs and parsers.
+	"runtime/settings": {mod + "runtime/types"},
 	// The PTF contract: what a function is and what a call sees.
 	"runtime/ptf":      {mod + "runtime/types", mod + "sqlmini"},
 	"runtime/keycodec": {mod + "runtime/types", mod + "state"},
@@ -39,7 +41,7 @@ var layers = map[string][]string{
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "runtime/connector"},
 	"runtime/session": {mod + "state", mod + "sqlmini", mod + "runtime/"},
 	// script, stdlib and export/flink see the contract, never the engine.
-	"script": {mod + "runtime/types", mod + "runtime/ptf", "github.com/dop251/goja", "github.com/evanw/esbuild",
+	"script": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/settings", "github.com/dop251/goja", "github.com/evanw/esbuild",
 		"github.com/go-sourcemap/sourcemap"},
 	"stdlib":       {mod + "runtime/types", mod + "runtime/ptf"},
 	"export/flink": {mod + "runtime/types", mod + "runtime/ptf"},

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/settings"
 )
 
 // keywords offered by tab completion, besides tables and functions.
@@ -17,14 +19,30 @@ var keywords = []string{
 	"WATERMARK", "FOR", "PRIMARY", "KEY", "ENFORCED", "IF", "EXISTS",
 }
 
+// setKey and setValue match a SET or RESET whose quoted key, and a SET
+// whose quoted value, is being typed.
+var (
+	setKey   = regexp.MustCompile(`(?i)\b(?:SET|RESET)\s+'([^']*)$`)
+	setValue = regexp.MustCompile(`(?i)\bSET\s+'([^']*)'\s*=\s*'([^']*)$`)
+)
+
 // completer completes the word before the cursor with keywords, table
-// names, function names and the argument names of functions.
+// names, function names and the argument names of functions, and inside
+// SET '...' with setting keys and the values of enumerations.
 type completer struct {
 	cat *catalog.Catalog
 }
 
 // Do implements readline.AutoCompleter.
 func (c completer) Do(line []rune, pos int) ([][]rune, int) {
+	before := string(line[:pos])
+	if m := setValue.FindStringSubmatch(before); m != nil {
+		s, _ := settings.Lookup(m[1])
+		return completeQuoted(m[2], s.Values)
+	}
+	if m := setKey.FindStringSubmatch(before); m != nil {
+		return completeQuoted(m[1], settings.Keys())
+	}
 	start := pos
 	for start > 0 && (unicode.IsLetter(line[start-1]) || unicode.IsDigit(line[start-1]) || line[start-1] == '_') {
 		start--
@@ -60,4 +78,17 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 		}
 	}
 	return out, len([]rune(word))
+}
+
+// completeQuoted completes the start of a quoted key or value with the
+// candidates it begins (case matters, as it does for keys), each closed
+// with its quote.
+func completeQuoted(typed string, cands []string) ([][]rune, int) {
+	var out [][]rune
+	for _, c := range cands {
+		if strings.HasPrefix(c, typed) {
+			out = append(out, []rune(c[len(typed):]+"'"))
+		}
+	}
+	return out, len([]rune(typed))
 }

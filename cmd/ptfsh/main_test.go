@@ -118,6 +118,13 @@ func TestCompleter_Do(t *testing.T) {
 		{"SEL", []string{"ECT"}},
 		{"SELECT * FROM f(u", []string{"ser", "nion", "id =>"}},
 		{"SELECT ", nil},
+		{"SET 'state.ca", []string{"che-size'"}},
+		{"set 'ptfsh.t", []string{"imers.max-firings'", "race'"}},
+		{"RESET 'table.exec.s", []string{"ink.not-null-enforcer'", "ource.idle-timeout'", "tate.ttl'"}},
+		{"SET 'ptfsh.trace' = '", []string{"on'", "off'"}},
+		{"SET 'state.on-incompatible' = 'd", []string{"iscard'"}},
+		{"SET 'state.cache-size' = '", nil},
+		{"SET 'nothing", nil},
 	}
 	for _, tt := range tests {
 		got, n := c.Do([]rune(tt.line), len([]rune(tt.line)))

@@ -17,6 +17,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -53,6 +54,10 @@ type Config struct {
 	// OnReset sees every RESET (key "" for all), so that settings kept
 	// elsewhere go back to their defaults too.
 	OnReset func(key string)
+	// Current, when set, gives the value in force of a setting kept
+	// elsewhere (the script engine's limits and seed), which SET; shows
+	// for a key that no SET gave; ok false leaves the table's default.
+	Current func(key string) (value string, ok bool)
 }
 
 // Session runs statements against its catalog. It owns everything a user
@@ -142,7 +147,8 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 // continueOnError reports SET 'ptfsh.on-error' = 'continue': a script
 // prints an error and goes on with its next statement.
 func (s *Session) continueOnError() bool {
-	return strings.EqualFold(s.settings["ptfsh.on-error"], "continue")
+	v, _ := settings.Get[string](s.settings, "ptfsh.on-error")
+	return v == "continue"
 }
 
 // ExecStatement runs one parsed statement.
@@ -162,6 +168,9 @@ func (s *Session) ExecStatement(ctx context.Context, st *sqlmini.Statement) (err
 		key := ""
 		if st.Reset.Key != nil {
 			key = string(*st.Reset.Key)
+			if err := settings.Known(key); err != nil {
+				return sqlmini.Errorf(st.Reset.Pos, "%w", err)
+			}
 		}
 		if key == "" {
 			s.settings = map[string]string{}
@@ -182,36 +191,26 @@ func (s *Session) ExecStatement(ctx context.Context, st *sqlmini.Statement) (err
 	return sqlmini.Errorf(st.Pos, "unsupported statement")
 }
 
+// execSet runs SET 'key' = 'value' and SET;. A key must be one of the
+// settings table (runtime/settings), whose parser checks the value; a
+// Flink option that ptfsh ignores is taken with a note.
 func (s *Session) execSet(set *sqlmini.Set) error {
 	if set.Key == nil {
-		var keys []string
-		for k := range s.settings {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		rows := make([][]string, len(keys))
-		for i, k := range keys {
-			rows[i] = []string{k, s.settings[k]}
-		}
-		return printMeta(s.cfg.Out, []string{"key", "value"}, rows)
+		return s.listSettings()
 	}
 	key, val := string(*set.Key), string(*set.Value)
+	if reason, ok := settings.IgnoredReason(key); ok {
+		fmt.Fprintf(s.cfg.Err, "note: ptfsh ignores '%s' (%s)\n", key, reason)
+		s.settings[key] = val
+		return nil
+	}
+	if _, err := settings.Check(key, val); err != nil {
+		return sqlmini.Errorf(set.Pos, "%w", err)
+	}
 	switch key {
 	case SetProcessingTime:
 		if _, err := format.ParseTimeSetting(val); err != nil {
 			return sqlmini.Errorf(set.Pos, "SET '%s': %w", key, err)
-		}
-	case SetStateTTL:
-		if _, err := types.ParseDuration(val); err != nil {
-			return sqlmini.Errorf(set.Pos, "SET '%s': %w", key, err)
-		}
-	case "ptfsh.seed":
-		if _, err := strconv.ParseInt(val, 10, 64); err != nil {
-			return sqlmini.Errorf(set.Pos, "SET 'ptfsh.seed' needs a whole number (a 64-bit integer), not '%s'", val)
-		}
-	case SetCheckpointRows:
-		if n, err := strconv.ParseInt(val, 10, 64); err != nil || n < 0 {
-			return sqlmini.Errorf(set.Pos, "SET '%s' needs a whole number of rows (0: only at the end), not '%s'", key, val)
 		}
 	case "state.path":
 		if s.cfg.OpenStore == nil {
@@ -225,42 +224,7 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 			s.cfg.Store.Close()
 		}
 		s.cfg.Store, s.ownStore = st, true
-	case exec.SetTrace:
-		if !strings.EqualFold(val, "on") && !strings.EqualFold(val, "off") {
-			return sqlmini.Errorf(set.Pos, "SET '%s' is 'on' or 'off', not '%s'", key, val)
-		}
-	case exec.SetCacheSize:
-		if n, err := strconv.Atoi(val); err != nil || n < 1 {
-			return sqlmini.Errorf(set.Pos, "SET '%s' needs a number of keys of at least 1, not '%s'", key, val)
-		}
-	case exec.SetOnIncompatible:
-		if val != "discard" && val != "fail" {
-			return sqlmini.Errorf(set.Pos, "SET '%s' is 'fail' or 'discard', not '%s'", key, val)
-		}
-	case connector.SetSourcePositions:
-		if val != "reset" && val != "keep" {
-			return sqlmini.Errorf(set.Pos, "SET '%s' is 'keep' (resume where the last run stopped) or 'reset', not '%s'", key, val)
-		}
-	case SetEndOfInput:
-		if _, err := strconv.ParseBool(val); err != nil {
-			return sqlmini.Errorf(set.Pos, "SET '%s' needs 'true' or 'false', not '%s'", key, val)
-		}
-	case exec.SetParallelism:
-		if _, err := exec.ParseParallelism(val); err != nil {
-			return sqlmini.Errorf(set.Pos, "%w", err)
-		}
-	case SetMaxTimerFirings:
-		if n, err := strconv.Atoi(val); err != nil || n < 0 {
-			return sqlmini.Errorf(set.Pos, "SET '%s' needs a whole number (0: no limit), not '%s'", key, val)
-		}
-	case "ptfsh.watermark.every-rows":
-		if n, err := strconv.ParseInt(val, 10, 64); err != nil || n < 1 {
-			return sqlmini.Errorf(set.Pos, "'ptfsh.watermark.every-rows' needs a whole number of at least 1, not '%s'", val)
-		}
 	case "sql-client.execution.result-mode", "ptfsh.format":
-		if _, err := format.NewPrinter(strings.ToLower(val), io.Discard); err != nil {
-			return sqlmini.Errorf(set.Pos, "%w", err)
-		}
 		// The last of the two format settings wins.
 		delete(s.settings, "sql-client.execution.result-mode")
 		delete(s.settings, "ptfsh.format")
@@ -274,14 +238,56 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 	return nil
 }
 
+// listSettings is SET;: every setting with its value in force, as the
+// Flink SQL client lists its configuration, and the ignored Flink options
+// that were set.
+func (s *Session) listSettings() error {
+	var rows [][]string
+	for _, st := range settings.All() {
+		rows = append(rows, []string{st.Key, s.settingText(st)})
+	}
+	for _, ig := range settings.IgnoredKeys() {
+		if v, ok := s.settings[ig.Key]; ok {
+			rows = append(rows, []string{ig.Key, v})
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
+	return printMeta(s.cfg.Out, []string{"key", "value"}, rows)
+}
+
+// settingText is the value in force of a setting as SET; shows it: what
+// SET gave; else what the session was made with (--format, --parallelism,
+// --trace) or what Config.Current reports (the script engine's limits and
+// seed); else the table's default.
+func (s *Session) settingText(st settings.Setting) string {
+	if v, ok := s.settings[st.Key]; ok {
+		return v
+	}
+	switch st.Key {
+	case "ptfsh.format", "sql-client.execution.result-mode":
+		return s.format()
+	case exec.SetParallelism:
+		return strconv.Itoa(max(s.cfg.Parallelism, 1))
+	case exec.SetTrace:
+		if s.cfg.Trace {
+			return "on"
+		}
+	}
+	if s.cfg.Current != nil {
+		if v, ok := s.cfg.Current(st.Key); ok {
+			return v
+		}
+	}
+	return st.Default
+}
+
 // watermarkEvery is SET 'ptfsh.watermark.every-rows' (default 1: a
 // watermark after each row, as Flink's tests emit them).
 func (s *Session) watermarkEvery() int64 {
-	n, err := strconv.ParseInt(s.settings["ptfsh.watermark.every-rows"], 10, 64)
-	if err != nil || n < 1 {
-		return 1
+	if n, ok := settings.Get[int64](s.settings, "ptfsh.watermark.every-rows"); ok {
+		return n
 	}
-	return n
+	return 1
 }
 
 // format is the result format in force.

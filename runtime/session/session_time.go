@@ -3,13 +3,12 @@ package session
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/runtime/settings"
 )
 
 // Settings of event and processing time, read when a statement starts.
@@ -40,43 +39,22 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 		}
 		ex.Now = func() int64 { return ms }
 	}
-	if v, ok := s.settings[SetStateTTL]; ok {
-		d, err := types.ParseDuration(v)
-		if err != nil {
-			return nil, fmt.Errorf("SET '%s': %w", SetStateTTL, err)
-		}
-		ex.DefaultTTL = d.Milliseconds()
-	}
-	ex.ResetSources = s.settings[connector.SetSourcePositions] == "reset"
-	if s.cfg.Trace || strings.EqualFold(s.settings[exec.SetTrace], "on") {
+	ttl, _ := settings.Get[time.Duration](s.settings, SetStateTTL)
+	ex.DefaultTTL = ttl.Milliseconds()
+	positions, _ := settings.Get[string](s.settings, connector.SetSourcePositions)
+	ex.ResetSources = positions == "reset"
+	if trace, _ := settings.Get[bool](s.settings, exec.SetTrace); trace || s.cfg.Trace {
 		ex.Trace = s.cfg.Err
 	}
-	ex.DiscardIncompatible = s.settings[exec.SetOnIncompatible] == "discard"
-	if v, ok := s.settings[exec.SetCacheSize]; ok {
-		ex.CacheSize, _ = strconv.Atoi(v)
-	}
-	if v, ok := s.settings[SetEndOfInput]; ok {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("SET '%s' needs 'true' or 'false', not '%s'", SetEndOfInput, v)
-		}
-		ex.EndOfInput = b
-	}
+	incompatible, _ := settings.Get[string](s.settings, exec.SetOnIncompatible)
+	ex.DiscardIncompatible = incompatible == "discard"
+	ex.CacheSize, _ = settings.Get[int](s.settings, exec.SetCacheSize)
+	ex.EndOfInput, _ = settings.Get[bool](s.settings, SetEndOfInput)
 	ex.Parallelism = max(s.cfg.Parallelism, 1)
-	if v, ok := s.settings[exec.SetParallelism]; ok {
-		n, err := exec.ParseParallelism(v)
-		if err != nil {
-			return nil, err
-		}
-		ex.Parallelism = n
+	if _, ok := s.settings[exec.SetParallelism]; ok {
+		ex.Parallelism, _ = settings.Get[int](s.settings, exec.SetParallelism)
 	}
-	if v, ok := s.settings[SetMaxTimerFirings]; ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("SET '%s' needs a whole number (0: no limit), not '%s'", SetMaxTimerFirings, v)
-		}
-		ex.MaxTimerFirings = n
-	}
+	ex.MaxTimerFirings, _ = settings.Get[int](s.settings, SetMaxTimerFirings)
 	return ex, nil
 }
 

@@ -1,0 +1,538 @@
+// Package settings is the table of every key that SET accepts: its
+// default, what it does, the package that reads it, and the parser that
+// checks a value and gives its typed form. SET of a key that is not in the
+// table is an error that suggests the closest key, except for the Flink
+// options that ptfsh accepts and ignores (Ignored), which SET takes with a
+// note. The README's Settings section is this table:
+// tests/settings_doc_test.go keeps the two equal.
+//
+// The package is a leaf (the standard library and runtime/types only), so
+// that any package may read the table.
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/types"
+)
+
+// Setting is one key of SET.
+type Setting struct {
+	Key string
+	// Default is the value in force while the key is not set, as the
+	// README lists it; "" means none (Doc says what happens then). For
+	// keys that flags of the ptfsh command also set (--format,
+	// --parallelism, --trace, the limits), it is the command's default;
+	// SET; shows the value in force.
+	Default string
+	// Doc says in one line what the setting does (the README's column).
+	Doc string
+	// Owner is the package that reads the setting.
+	Owner string
+	// Values are the values of an enumeration (tab completion offers
+	// them); nil for other settings.
+	Values []string
+	// Parse checks a value and returns its typed form, the type that Get
+	// is asked for; nil takes any text (a string). Its error says what the
+	// setting needs: a Need reads "SET 'key' <need>, not 'value'", any
+	// other error "SET 'key': <error>".
+	Parse func(string) (any, error)
+}
+
+// Need is a parse error that says what a setting needs, such as "is 'on'
+// or 'off'": Check shows it as SET 'key' is 'on' or 'off', not 'value'.
+type Need string
+
+func (n Need) Error() string { return string(n) }
+
+// MaxCallDepthLimit is the largest 'ptf.max-call-depth': a frame called
+// through a JavaScript built-in costs Go stack too, and Go's stack is
+// limited to 1 GB.
+const MaxCallDepthLimit = 100_000
+
+// formats are the result formats of runtime/format (format.FormatNames).
+var formats = []string{"tableau", "changelog", "table", "rows", "csv", "json"}
+
+// table lists every setting, sorted by key.
+var table = []Setting{{
+	Key:     "execution.checkpointing.interval-rows",
+	Default: "100000",
+	Doc:     "source rows between checkpoints of state and file sinks; 0: only at the end of a statement",
+	Owner:   "runtime/session",
+	Parse:   wholeNumber[int64]("needs a whole number of rows (0: only at the end)", 0, math.MaxInt64),
+}, {
+	Key:     "parallelism.default",
+	Default: "1",
+	Doc:     "how many workers a PTF call partitioned by key runs on (--parallelism; see Parallelism)",
+	Owner:   "runtime/exec",
+	Parse:   wholeNumber[int]("needs a whole number of at least 1", 1, math.MaxInt),
+}, {
+	Key:     "ptf.eval-timeout",
+	Default: "10 s",
+	Doc:     "stops a call of eval or onTimer that runs longer; 0: no limit",
+	Owner:   "script",
+	Parse:   func(v string) (any, error) { return ParseEvalTimeout(v) },
+}, {
+	Key:     "ptf.max-call-depth",
+	Default: "5000",
+	Doc:     fmt.Sprintf("stops a call that recurses deeper (1 to %d)", MaxCallDepthLimit),
+	Owner:   "script",
+	Parse: func(v string) (any, error) {
+		v = strings.TrimSpace(v)
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxCallDepthLimit {
+			return nil, fmt.Errorf("invalid call depth %q: want a whole number from 1 to %d", v, MaxCallDepthLimit)
+		}
+		return n, nil
+	},
+}, {
+	Key:     "ptf.max-memory",
+	Default: "1 gb",
+	Doc:     "stops a call that keeps more new memory (b, kb, mb, gb, tb); 0: no limit",
+	Owner:   "script",
+	Parse:   func(v string) (any, error) { return ParseSize(strings.TrimSpace(v)) },
+}, {
+	Key:     "ptf.max-rows-per-call",
+	Default: "1000000",
+	Doc:     "stops a call that collects more rows; 0: no limit",
+	Owner:   "script",
+	Parse: func(v string) (any, error) {
+		v = strings.TrimSpace(v)
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("invalid number of rows %q: want a whole number such as 100000, or 0 for no limit", v)
+		}
+		return n, nil
+	},
+}, {
+	Key:     "ptfsh.end-of-input",
+	Default: "true",
+	Doc:     "false: a statement ends after its input without the final watermark, and timers and state stay for the next run (Flink's stop-with-savepoint)",
+	Owner:   "runtime/session",
+	Values:  []string{"true", "false"},
+	Parse: func(v string) (any, error) {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, Need("needs 'true' or 'false'")
+		}
+		return b, nil
+	},
+}, {
+	Key:     "ptfsh.format",
+	Default: "tableau",
+	Doc:     "the result format: " + strings.Join(formats, ", ") + " (--format)",
+	Owner:   "runtime/session",
+	Values:  formats,
+	Parse:   parseFormat,
+}, {
+	Key:     "ptfsh.on-error",
+	Default: "stop",
+	Doc:     "continue: a script prints an error and goes on with its next statement",
+	Owner:   "runtime/session",
+	Values:  []string{"stop", "continue"},
+	Parse:   oneOf(false, "stop", "continue"),
+}, {
+	Key:   "ptfsh.processing-time",
+	Doc:   "fixes the processing-time clock (state TTL, datagen) at epoch milliseconds or a time such as '2025-03-27 12:00:00'; unset: the wall clock",
+	Owner: "runtime/session",
+	// Parse is nil: the time parser is runtime/format's
+	// (format.ParseTimeSetting), which the session applies.
+}, {
+	Key:   "ptfsh.seed",
+	Doc:   "a whole number that makes Math.random, Date.now and datagen tables deterministic (--seed seeds the functions only); unset: random",
+	Owner: "script, runtime/connector",
+	Parse: func(v string) (any, error) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, Need("needs a whole number (a 64-bit integer)")
+		}
+		return n, nil
+	},
+}, {
+	Key:     "ptfsh.timers.max-firings",
+	Default: "1000000",
+	Doc:     "stops an onTimer that keeps registering past timers after this many firings at one watermark; 0: no limit",
+	Owner:   "runtime/exec",
+	Parse:   wholeNumber[int]("needs a whole number (0: no limit)", 0, math.MaxInt),
+}, {
+	Key:     "ptfsh.trace",
+	Default: "off",
+	Doc:     "on: shows every call of eval and onTimer on stderr (--trace)",
+	Owner:   "runtime/exec",
+	Values:  []string{"on", "off"},
+	Parse: func(v string) (any, error) {
+		switch {
+		case strings.EqualFold(v, "on"):
+			return true, nil
+		case strings.EqualFold(v, "off"):
+			return false, nil
+		}
+		return nil, Need("is 'on' or 'off'")
+	},
+}, {
+	Key:     "ptfsh.watermark.every-rows",
+	Default: "1",
+	Doc:     "a source with a watermark emits it after this many rows",
+	Owner:   "runtime/connector",
+	Parse:   wholeNumber[int64]("needs a whole number of at least 1", 1, math.MaxInt64),
+}, {
+	Key:     "sql-client.execution.result-mode",
+	Default: "tableau",
+	Doc:     "the Flink SQL client's name for ptfsh.format (the later SET of the two wins)",
+	Owner:   "runtime/session",
+	Values:  formats,
+	Parse:   parseFormat,
+}, {
+	Key:     "state.cache-size",
+	Default: "100000",
+	Doc:     "partition keys whose value state a call keeps as JS objects; the others wait in the store",
+	Owner:   "runtime/exec",
+	Parse:   wholeNumber[int]("needs a number of keys of at least 1", 1, math.MaxInt),
+}, {
+	Key:     "state.on-incompatible",
+	Default: "fail",
+	Doc:     "discard: a uid whose stored state no longer fits the function's declaration starts afresh",
+	Owner:   "runtime/exec",
+	Values:  []string{"fail", "discard"},
+	Parse:   oneOf(true, "fail", "discard"),
+}, {
+	Key:   "state.path",
+	Doc:   "keeps state in this bbolt file from now on (as --state); unset: the store the shell started with",
+	Owner: "runtime/session",
+	// Parse is nil: the session opens the file.
+}, {
+	Key:     "state.source-positions",
+	Default: "keep",
+	Doc:     "reset: a file source whose file changed other than by growing starts again from the beginning instead of failing",
+	Owner:   "runtime/connector",
+	Values:  []string{"keep", "reset"},
+	Parse: func(v string) (any, error) {
+		if v != "keep" && v != "reset" {
+			return nil, Need("is 'keep' (resume where the last run stopped) or 'reset'")
+		}
+		return v, nil
+	},
+}, {
+	Key:     "table.exec.sink.not-null-enforcer",
+	Default: "ERROR",
+	Doc:     "DROP: INSERT INTO drops a row with NULL in a NOT NULL column instead of failing",
+	Owner:   "runtime/connector",
+	Values:  []string{"ERROR", "DROP"},
+	Parse: func(v string) (any, error) {
+		if u := strings.ToUpper(v); u == "ERROR" || u == "DROP" {
+			return u, nil
+		}
+		return nil, Need("is 'ERROR' or 'DROP'")
+	},
+}, {
+	Key:     "table.exec.state.ttl",
+	Default: "0 ms",
+	Doc:     "the time-to-live of state entries that declare none, on processing time; 0: kept for ever",
+	Owner:   "runtime/session",
+	Parse:   func(v string) (any, error) { return types.ParseDuration(v) },
+}}
+
+// Ignored is a Flink option that SET accepts with a note and ptfsh
+// ignores.
+type Ignored struct {
+	Key    string
+	Reason string // why ptfsh has no use for it
+}
+
+// ignored lists the Flink options ptfsh accepts and ignores, sorted by key.
+var ignored = []Ignored{
+	{"execution.checkpointing.interval", "ptfsh checkpoints by source rows: execution.checkpointing.interval-rows"},
+	{"execution.runtime-mode", "ptfsh runs every statement in streaming mode"},
+	{"pipeline.name", "ptfsh runs no named jobs"},
+	{"restart-strategy.type", "a failed statement stops; ptfsh does not restart it"},
+	{"sql-client.display.max-column-width", "tableau columns are 30 characters wide, as Flink's print()"},
+	{"sql-client.execution.max-table-result.rows", "the table mode keeps and prints every row"},
+	{"sql-client.verbose", "errors always show their position and cause"},
+	{"state.backend.type", "state lives in memory or in a bbolt file: state.path"},
+	{"table.dml-sync", "INSERT INTO always runs to its end before the next statement"},
+	{"table.exec.mini-batch.enabled", "ptfsh has no mini-batch aggregation"},
+	{"table.exec.source.idle-timeout", "ptfsh reads files, VALUES and datagen without waiting, so no source is ever idle"},
+	{"table.local-time-zone", "the session time zone of ptfsh is UTC"},
+}
+
+// All returns every setting, sorted by key.
+func All() []Setting { return append([]Setting(nil), table...) }
+
+// Lookup returns the setting of key.
+func Lookup(key string) (Setting, bool) {
+	i := sort.Search(len(table), func(i int) bool { return table[i].Key >= key })
+	if i < len(table) && table[i].Key == key {
+		return table[i], true
+	}
+	return Setting{}, false
+}
+
+// IgnoredKeys returns the Flink options ptfsh accepts and ignores, sorted
+// by key.
+func IgnoredKeys() []Ignored { return append([]Ignored(nil), ignored...) }
+
+// IgnoredReason says why ptfsh ignores the Flink option key; ok is false
+// for any other key.
+func IgnoredReason(key string) (reason string, ok bool) {
+	for _, ig := range ignored {
+		if ig.Key == key {
+			return ig.Reason, true
+		}
+	}
+	return "", false
+}
+
+// Keys returns the keys SET accepts: the settings and the ignored Flink
+// options, sorted.
+func Keys() []string {
+	keys := make([]string, 0, len(table)+len(ignored))
+	for _, s := range table {
+		keys = append(keys, s.Key)
+	}
+	for _, ig := range ignored {
+		keys = append(keys, ig.Key)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// UnknownError is SET or RESET of a key that is neither a setting nor an
+// ignored Flink option.
+type UnknownError struct {
+	Key        string
+	Suggestion string // the closest key, or ""
+}
+
+func (e *UnknownError) Error() string {
+	if e.Suggestion != "" {
+		return fmt.Sprintf("unknown setting '%s' (did you mean '%s'?); SET; lists the settings", e.Key, e.Suggestion)
+	}
+	return fmt.Sprintf("unknown setting '%s'; SET; lists the settings", e.Key)
+}
+
+// Known returns nil for a setting or an ignored Flink option, and an
+// *UnknownError, with the closest key, for any other key.
+func Known(key string) error {
+	if _, ok := Lookup(key); ok {
+		return nil
+	}
+	if _, ok := IgnoredReason(key); ok {
+		return nil
+	}
+	return &UnknownError{Key: key, Suggestion: Suggest(key)}
+}
+
+// Check checks SET 'key' = 'value' and returns the typed value: the text
+// itself for a setting without a parser and for an ignored Flink option.
+// The error of a bad value names the key; a key that is neither has
+// Known's error.
+func Check(key, value string) (any, error) {
+	s, ok := Lookup(key)
+	if !ok {
+		if err := Known(key); err != nil {
+			return nil, err
+		}
+		return value, nil
+	}
+	return s.Check(value)
+}
+
+// Check checks a value of the setting and returns its typed form.
+func (s Setting) Check(value string) (any, error) {
+	if s.Parse == nil {
+		return value, nil
+	}
+	v, err := s.Parse(value)
+	if err == nil {
+		return v, nil
+	}
+	var need Need
+	if errors.As(err, &need) {
+		return nil, fmt.Errorf("SET '%s' %s, not '%s'", s.Key, need, value)
+	}
+	return nil, fmt.Errorf("SET '%s': %w", s.Key, err)
+}
+
+// Get returns the typed value of key in set (the texts SET stored, which
+// Check accepted), or of its default when the key is not set; ok is false
+// when it is neither set nor has a default. T must be the type the key's
+// parser returns (string for a key without a parser); another type, or a
+// key that is not a setting, panics: it is a mistake of the program.
+func Get[T any](set map[string]string, key string) (v T, ok bool) {
+	s, found := Lookup(key)
+	if !found {
+		panic(fmt.Sprintf("settings.Get: '%s' is not a setting", key))
+	}
+	text, isSet := set[key]
+	if !isSet {
+		if s.Default == "" {
+			return v, false
+		}
+		text = s.Default
+	}
+	x, err := s.Check(text)
+	if err != nil {
+		return v, false
+	}
+	return x.(T), true
+}
+
+// Suggest returns the key closest to a misspelled one, or "" when none is
+// close: an edit distance of at most 2 (3 for keys longer than 15
+// characters), ignoring case, or a key that ends in ".name".
+func Suggest(name string) string {
+	lower := strings.ToLower(name)
+	best, bestD := "", 3
+	if len(name) > 15 {
+		bestD = 4
+	}
+	for _, k := range Keys() {
+		if d := editDistance(lower, strings.ToLower(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" && lower != "" {
+		for _, k := range Keys() {
+			if strings.HasSuffix(k, "."+lower) {
+				return k
+			}
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// wholeNumber parses a whole number from lo to hi; need says what a bad
+// value misses.
+func wholeNumber[T int | int64](need string, lo, hi T) func(string) (any, error) {
+	return func(v string) (any, error) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || T(n) < lo || T(n) > hi || int64(T(n)) != n {
+			return nil, Need(need)
+		}
+		return T(n), nil
+	}
+}
+
+// oneOf accepts one of values (ignoring case unless exact) and returns it
+// as listed.
+func oneOf(exact bool, values ...string) func(string) (any, error) {
+	return func(v string) (any, error) {
+		for _, x := range values {
+			if v == x || !exact && strings.EqualFold(v, x) {
+				return x, nil
+			}
+		}
+		quoted := make([]string, len(values))
+		for i, x := range values {
+			quoted[i] = "'" + x + "'"
+		}
+		return nil, Need("is " + strings.Join(quoted[:len(quoted)-1], ", ") + " or " + quoted[len(quoted)-1])
+	}
+}
+
+func parseFormat(v string) (any, error) {
+	f := strings.ToLower(v)
+	for _, x := range formats {
+		if f == x {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown format %q (valid formats: %s)", f, strings.Join(formats, ", "))
+}
+
+// ParseEvalTimeout reads 'ptf.eval-timeout': Flink's duration syntax
+// ("10 s", "500 ms", "1 min") or Go's (1m30s); "0" is no limit.
+func ParseEvalTimeout(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	d, err := types.ParseDuration(v)
+	if err != nil {
+		if gd, gerr := time.ParseDuration(v); gerr == nil && gd >= 0 {
+			return gd, nil // Go's spelling: 1m30s
+		}
+		return 0, fmt.Errorf("invalid duration %q: want a number and a unit, such as \"10 s\", \"500 ms\" or \"1 min\", or 0 for no limit", v)
+	}
+	return d, nil
+}
+
+// FormatDuration writes a duration in Flink's syntax with the largest unit
+// that divides it ("10 s", "1 min"); 0 is "0".
+func FormatDuration(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	for _, u := range []struct {
+		name string
+		d    time.Duration
+	}{{"d", 24 * time.Hour}, {"h", time.Hour}, {"min", time.Minute}, {"s", time.Second}, {"ms", time.Millisecond}, {"µs", time.Microsecond}} {
+		if d%u.d == 0 {
+			return strconv.FormatInt(int64(d/u.d), 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(int64(d), 10) + " ns"
+}
+
+// ParseSize reads a memory size as Flink writes one: a number and a unit
+// (b, kb, mb, gb, tb, or k, m, g, t; 1 kb = 1024 bytes), or a number of
+// bytes. "0" turns a limit off.
+func ParseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("invalid size %q: want a number and a unit, such as \"512 mb\" or \"2 gb\", or 0 for no limit", s)
+	}
+	units := map[string]int64{"": 1, "b": 1, "bytes": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
+		"m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
+		"t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+	u, ok := units[strings.TrimSpace(t[i:])]
+	if !ok {
+		return 0, fmt.Errorf("invalid size %q: unknown unit %q (use b, kb, mb, gb or tb)", s, strings.TrimSpace(t[i:]))
+	}
+	if n > math.MaxInt64/u {
+		return 0, fmt.Errorf("invalid size %q: too large", s)
+	}
+	return n * u, nil
+}
+
+// FormatSize renders a size in the largest unit that divides it: 64 mb.
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"tb", 1 << 40}, {"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
