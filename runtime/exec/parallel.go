@@ -294,7 +294,14 @@ func (o *PtfOp) runBatch() int {
 
 // runWorker runs worker w's items of the batch in order; it stops at its
 // first error or before an item past the stop mark.
-func (o *PtfOp) runWorker(wi int, stop *atomic.Int64) error {
+func (o *PtfOp) runWorker(wi int, stop *atomic.Int64) (err error) {
+	defer func() {
+		// A panic on a worker goroutine would end the process: it becomes
+		// the worker's error instead (a bug of ptfsh, reported as one).
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error on parallel worker %d: %v; this is a bug in ptfsh: please report it with the statement and this message", wi, r)
+		}
+	}()
 	p := o.par
 	w := p.Workers[wi]
 	cb, _ := w.inst.(consoleBuffer)

@@ -235,6 +235,12 @@ func onTimeArg(a *sqlmini.Arg) (types.Descriptor, string, error) {
 	if a == nil || a.Default {
 		return nil, "DEFAULT()", nil
 	}
+	if a.Table != nil {
+		return nil, "", sqlmini.Errorf(a.Pos, "Invalid argument value. Argument '%s' expects a scalar value, but a table was passed.", ArgOnTime)
+	}
+	if a.Expr == nil {
+		return nil, "", sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column)")
+	}
 	x, err := expr.Compile(a.Expr, nil)
 	if err != nil || a.Expr == nil {
 		return nil, "", sqlmini.Errorf(a.Pos, "the on_time argument needs a DESCRIPTOR(column)")

@@ -151,8 +151,19 @@ func (s *Session) continueOnError() bool {
 	return v == "continue"
 }
 
-// ExecStatement runs one parsed statement.
+// ExecStatement runs one parsed statement. A panic inside (a bug of
+// ptfsh) becomes an *InternalError at the statement, so that the shell
+// goes on.
 func (s *Session) ExecStatement(ctx context.Context, st *sqlmini.Statement) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = types.At(st.Pos, newInternalError(r))
+		}
+	}()
+	return s.execStatement(ctx, st)
+}
+
+func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) error {
 	switch {
 	case st.Create != nil:
 		return s.execCreate(st.Create)
