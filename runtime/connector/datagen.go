@@ -596,6 +596,11 @@ func (s *datagenStream) Next() (exec.Event, error) {
 	if s.left == 0 {
 		return exec.Event{Kind: exec.EvEnd}, nil
 	}
+	if s.ex.RowsIn&1023 == 0 {
+		if err := s.ex.CheckCancelled(); err != nil {
+			return exec.Event{}, err
+		}
+	}
 	for _, g := range s.gens { // the first sequence to end ends the table
 		if g.spec.seq && g.done {
 			return exec.Event{Kind: exec.EvEnd}, nil

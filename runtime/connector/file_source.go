@@ -107,6 +107,11 @@ func (s *fileStream) Next() (exec.Event, error) {
 		return exec.Event{}, types.At(s.n.pos, fileError(s.n.t, err))
 	}
 	s.ex.RowsIn++
+	if s.ex.RowsIn&1023 == 0 {
+		if err := s.ex.CheckCancelled(); err != nil {
+			return exec.Event{}, err
+		}
+	}
 	if w, ok := s.wm.Observe(r); ok {
 		s.pending, s.wmNext = true, w
 	}

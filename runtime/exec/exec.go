@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -71,6 +72,19 @@ type sourceCheckpointer interface {
 	// statement read its input to the end (the position goes); final: the
 	// statement's last checkpoint.
 	Checkpoint(tx state.Tx, finished, final bool) error
+}
+
+// ErrCancelled is what a source returns when the statement was cancelled
+// (Ctrl-C) while it read.
+var ErrCancelled = errors.New("statement cancelled")
+
+// CheckCancelled is what a source calls every so many rows, so that a
+// query whose operators drop every row still stops at once on Ctrl-C.
+func (ex *Execution) CheckCancelled() error {
+	if ex.Ctx != nil && ex.Ctx.Err() != nil {
+		return ErrCancelled
+	}
+	return nil
 }
 
 // execution holds what one running statement shares between operators.

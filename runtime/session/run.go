@@ -3,6 +3,7 @@ package session
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -88,6 +89,9 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		}
 		ev, err := str.Next()
 		if err != nil {
+			if errors.Is(err, exec.ErrCancelled) {
+				return sqlmini.Errorf(pos, "statement cancelled")
+			}
 			return positioned(pos, err)
 		}
 		if ev.Kind == exec.EvEnd {
