@@ -157,7 +157,7 @@ var table = []Setting{{
 }, {
 	Key:     "ptfsh.timers.max-firings",
 	Default: "1000000",
-	Doc:     "stops an onTimer that keeps registering past timers after this many firings at one watermark; 0: no limit",
+	Doc:     "stops an onTimer that keeps registering past timers after this many firings, at one watermark, of timers it registered; 0: no limit",
 	Owner:   "runtime/exec",
 	Parse:   wholeNumber[int]("needs a whole number (0: no limit)", 0, math.MaxInt),
 }, {
