@@ -11,6 +11,9 @@
 // Schema; value.go lists which Go type holds which SQL type. FormatValue
 // and FormatRow print them as Flink's Row.toString does; the printers
 // (tableau, changelog, table, rows, csv, json) print a query's result.
+// Session.Query returns it as data instead (a Result: the schema and the
+// rows with their kinds, collected by a Collector sink), for code that
+// needs the rows rather than their text: tests, ptfsh export.
 //
 // # Planning and running
 //
