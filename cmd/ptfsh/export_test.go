@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/export/flink"
+	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 func TestRunExport_errors(t *testing.T) {
@@ -117,5 +120,73 @@ func TestRunExport_skipsOtherFunctions(t *testing.T) {
 	}
 	if want := "note: ../../examples/quickstart.sql:17: skipped, it calls Greeting,"; !strings.Contains(notes, want) {
 		t.Errorf("notes lack %q:\n%s", want, notes)
+	}
+}
+
+// TestRunExport_craftedNames exports a function under names that try to
+// break out of SQL and Java: declared by the script, and given by --name
+// to a script that only calls it (which the export registers itself).
+// register.sql holds one statement registering the very name, the case
+// files hold the script's statements, and the Java class name is plain.
+func TestRunExport_craftedNames(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		declare bool
+	}{
+		{"f`; DROP TABLE x; --", true},
+		{"it's\n'); DROP TABLE y; --", false},
+		{"g\"); System.exit(1); //\\u000a", true},
+	} {
+		dir := t.TempDir()
+		js := filepath.Join(dir, "g.js")
+		if err := os.WriteFile(js, []byte(`export default { output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
+  eval(ctx, s, { input }) { ctx.collect("Hello " + input.name); } };
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		q := sqlmini.QuoteIdent(tc.name)
+		view := "CREATE VIEW v(name) AS VALUES ('Bob')"
+		sel := "SELECT * FROM " + q + "(TABLE v)"
+		src := view + ";\n" + sel + ";\n"
+		args := []string{"export", "flink", js, "-o", filepath.Join(dir, "p"), "--script", filepath.Join(dir, "s.sql")}
+		if tc.declare {
+			src = "CREATE FUNCTION " + q + " AS 'g.js';\n" + src
+		} else {
+			args = append(args, "--name", tc.name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "s.sql"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		if code := run(args, nil, &out, &errb); code != 0 {
+			t.Fatalf("%q: exit %d: %s", tc.name, code, errb.String())
+		}
+		read := func(name string) string {
+			b, err := os.ReadFile(filepath.Join(dir, "p", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		reg := read("src/main/resources/ptfsh/register.sql")
+		stmts, err := sqlmini.Parse("register.sql", reg)
+		if err != nil || len(stmts) != 1 || stmts[0].Create == nil || stmts[0].Create.Function == nil {
+			t.Fatalf("%q: register.sql %q is not one CREATE FUNCTION (%v)", tc.name, reg, err)
+		}
+		cls := flink.ClassName(tc.name)
+		f := stmts[0].Create.Function
+		if string(f.Name.Value) != tc.name || string(*f.Path) != "ptfsh.flink."+cls {
+			t.Errorf("%q: register.sql %q", tc.name, reg)
+		}
+		if got, want := read("src/test/resources/ptfsh/cases/case01.sql"), view+";\n"+sel+";\n"; got != want {
+			t.Errorf("%q: case01.sql = %q, want %q", tc.name, got, want)
+		}
+		if got := read("src/test/resources/ptfsh/cases/case01.out"); got != "+I[Hello Bob]\n" {
+			t.Errorf("%q: case01.out = %q", tc.name, got)
+		}
+		java := read("src/main/java/ptfsh/flink/" + cls + ".java")
+		if !strings.Contains(java, "public class "+cls+" extends") || strings.Contains(java, "System.exit") {
+			t.Errorf("%q: %s.java:\n%s", tc.name, cls, java)
+		}
 	}
 }
