@@ -25,6 +25,8 @@ func TestRunExport_errors(t *testing.T) {
 		{"no file", []string{"flink"}, 2, "usage: ptfsh export flink"},
 		{"timers", []string{"flink", "../../examples/ping_later.js", "-o", filepath.Join(dir, "p")}, 1,
 			"ptfsh: ../../examples/ping_later.js: export flink: onTimer (timers) is not supported yet"},
+		{"a name Flink cannot write", []string{"flink", "../../examples/greeting.js", "-o", filepath.Join(dir, "p"), "--name", "a\n'b"}, 1,
+			`ptfsh: ../../examples/greeting.js: export flink: the function name "a\n'b" cannot be written in Flink SQL`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
@@ -42,9 +44,12 @@ func TestRunExport_errors(t *testing.T) {
 }
 
 // TestRunExport_flinkEndToEnd exports greeting_with_memory.js with a
-// script and runs the project's tests on a Flink mini cluster. Maven reads
-// Flink 2.3, GraalJS and its plugins from ~/.m2 and downloads only what is
-// missing there (the first run on a fresh machine needs the network).
+// script and runs the project's tests on a Flink mini cluster: once as
+// it is, once under a name and with data that hold quotes, semicolons and
+// comment starts (Flink must read register.sql and the case as ptfsh
+// wrote them). Maven reads Flink 2.3, GraalJS and its plugins from ~/.m2
+// and downloads only what is missing there (the first run on a fresh
+// machine needs the network).
 func TestRunExport_flinkEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Maven and a Flink mini cluster; skipped with -short")
@@ -53,32 +58,40 @@ func TestRunExport_flinkEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Skip("mvn is not on PATH")
 	}
-	dir := t.TempDir()
-	sql := filepath.Join(dir, "script.sql")
-	err = os.WriteFile(sql, []byte(`CREATE FUNCTION GreetingWithMemory AS '`+abs(t, "../../examples/greeting_with_memory.js")+`';
-CREATE VIEW people (name) AS VALUES ('Bob'), ('Alice'), ('Bob');
-SELECT * FROM GreetingWithMemory(input => TABLE people PARTITION BY name);
+	for _, tc := range []struct{ test, name, alice, uid string }{
+		{"plain", "GreetingWithMemory", "Alice", ""},
+		{"crafted", "Greeting`With; 'Memory' --/*", "Al;ice' --", ", uid => 'g'"},
+	} {
+		t.Run(tc.test, func(t *testing.T) {
+			dir := t.TempDir()
+			sql := filepath.Join(dir, "script.sql")
+			q := sqlmini.QuoteIdent(tc.name)
+			err := os.WriteFile(sql, []byte(`CREATE FUNCTION `+q+` AS '`+abs(t, "../../examples/greeting_with_memory.js")+`';
+CREATE VIEW people (name) AS VALUES ('Bob'), (`+sqlmini.QuoteString(tc.alice)+`), ('Bob');
+SELECT * FROM `+q+`(input => TABLE people PARTITION BY name`+tc.uid+`);
 `), 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proj := filepath.Join(dir, "proj")
-	var out, errb bytes.Buffer
-	if code := run([]string{"export", "flink", "../../examples/greeting_with_memory.js", "-o", proj, "--script", sql}, nil, &out, &errb); code != 0 {
-		t.Fatalf("export: exit %d: %s", code, errb.String())
-	}
-	rows, err := os.ReadFile(filepath.Join(proj, "src/test/resources/ptfsh/cases/case01.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "+I[Bob, Hello Bob, your 1 time?]\n+I[Alice, Hello Alice, your 1 time?]\n+I[Bob, Hello Bob, your 2 time?]\n"
-	if string(rows) != want {
-		t.Errorf("case01.out = %q, want %q", rows, want)
-	}
-	cmd := exec.Command(mvn, "-B", "-q", "test")
-	cmd.Dir = proj
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("mvn -B -q test: %v\n%s", err, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			proj := filepath.Join(dir, "proj")
+			var out, errb bytes.Buffer
+			if code := run([]string{"export", "flink", "../../examples/greeting_with_memory.js", "-o", proj, "--script", sql}, nil, &out, &errb); code != 0 {
+				t.Fatalf("export: exit %d: %s", code, errb.String())
+			}
+			rows, err := os.ReadFile(filepath.Join(proj, "src/test/resources/ptfsh/cases/case01.out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "+I[Bob, Hello Bob, your 1 time?]\n+I[" + tc.alice + ", Hello " + tc.alice + ", your 1 time?]\n+I[Bob, Hello Bob, your 2 time?]\n"
+			if string(rows) != want {
+				t.Errorf("case01.out = %q, want %q", rows, want)
+			}
+			cmd := exec.Command(mvn, "-B", "-q", "test")
+			cmd.Dir = proj
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("mvn -B -q test: %v\n%s", err, b)
+			}
+		})
 	}
 }
 
@@ -126,6 +139,7 @@ func TestRunExport_skipsOtherFunctions(t *testing.T) {
 // TestRunExport_craftedNames exports a function under names that try to
 // break out of SQL and Java: declared by the script, and given by --name
 // to a script that only calls it (which the export registers itself).
+// (A name with a line break is refused: TestRunExport_errors.)
 // register.sql holds one statement registering the very name, the case
 // files hold the script's statements, and the Java class name is plain.
 func TestRunExport_craftedNames(t *testing.T) {
@@ -134,8 +148,8 @@ func TestRunExport_craftedNames(t *testing.T) {
 		declare bool
 	}{
 		{"f`; DROP TABLE x; --", true},
-		{"it's\n'); DROP TABLE y; --", false},
-		{"g\"); System.exit(1); //\\u000a", true},
+		{"it's'); DROP TABLE y; --", false},
+		{"g\"); System.exit(1); //\\u000a /*", true},
 	} {
 		dir := t.TempDir()
 		js := filepath.Join(dir, "g.js")

@@ -30,6 +30,10 @@
 //     text in a comment has its backslashes doubled and */ broken;
 //   - the Maven artifact is the class name in lower case.
 //
+// Names Flink cannot take are refused by Check: a function name with a
+// line break (Flink's quoted names hold none), and argument and state
+// names that do not follow [a-zA-Z_$][a-zA-Z_$0-9]* (Flink's rule).
+//
 // The test reads the statements of register.sql and of each case back by
 // splitting them at the semicolons outside quotes and comments, as
 // sqlmini.Split does.
@@ -59,6 +63,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"text/template"
 	"unicode"
@@ -99,6 +104,9 @@ func Check(def *ptf.FuncDef, file string) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%s: export flink: %s is not supported yet", file, fmt.Sprintf(format, args...))
 	}
+	if strings.ContainsAny(def.Name, "\r\n") {
+		return fmt.Errorf("%s: export flink: the function name %q cannot be written in Flink SQL: its quoted names hold no line breaks", file, def.Name)
+	}
 	if def.ChangelogMode != nil || def.Infer != nil {
 		return fail("a changelog function (changelog: ...)")
 	}
@@ -106,6 +114,9 @@ func Check(def *ptf.FuncDef, file string) error {
 		return fail("onTimer (timers)")
 	}
 	for _, a := range def.Args {
+		if !flinkName.MatchString(a.Name) {
+			return fmt.Errorf("%s: export flink: Invalid argument name '%s'. An argument must follow the pattern %s.", file, a.Name, flinkNamePattern)
+		}
 		for _, tr := range []struct {
 			t    ptf.Trait
 			name string
@@ -130,6 +141,9 @@ func Check(def *ptf.FuncDef, file string) error {
 		}
 	}
 	for _, s := range def.State {
+		if !flinkName.MatchString(s.Name) {
+			return fmt.Errorf("%s: export flink: Invalid state name '%s'. A state entry must follow the pattern %s.", file, s.Name, flinkNamePattern)
+		}
 		switch {
 		case s.Kind == ptf.MapState:
 			return fail("MapView state (state %q)", s.Name)
@@ -152,6 +166,12 @@ func Check(def *ptf.FuncDef, file string) error {
 	}
 	return nil
 }
+
+// flinkName is the pattern Flink requires of the names of arguments and
+// state entries (StaticArgument.checkName, the state names of a PTF).
+const flinkNamePattern = `[a-zA-Z_$][a-zA-Z_$0-9]*`
+
+var flinkName = regexp.MustCompile(`^` + flinkNamePattern + `$`)
 
 func typeName(t *types.Type) string {
 	if t == nil {

@@ -18,8 +18,44 @@ import (
 // code they are written into.
 var craftedNames = []string{
 	"f`; DROP TABLE x; --",
+	"it's'); DROP TABLE y; --",
+	"g\"); System.exit(1); // \\u000a /*",
+}
+
+// lineBreakNames try with line breaks too. Flink's quoted names cannot
+// hold them, so Check refuses them; the generated Java is safe anyway.
+var lineBreakNames = []string{
 	"it's\n'; DROP TABLE y; --",
 	"g\"); System.exit(1); //\r\n\\u000a/*",
+}
+
+// TestCheck_names: names Flink would refuse are refused before anything
+// is written, with Flink's message for argument and state names.
+func TestCheck_names(t *testing.T) {
+	for _, name := range lineBreakNames {
+		def := load(t, name, "", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }], eval() {} })`)
+		err := flink.Check(def, "g.js")
+		if err == nil || !strings.Contains(err.Error(), "cannot be written in Flink SQL: its quoted names hold no line breaks") {
+			t.Errorf("Check(%q) = %v", name, err)
+		}
+	}
+	for _, tc := range []struct{ decl, want string }{
+		{`({ output: "STRING", args: [{ name: "in\"put", traits: ["ROW_SEMANTIC_TABLE"] }], eval() {} })`,
+			`g.js: export flink: Invalid argument name 'in"put'. An argument must follow the pattern [a-zA-Z_$][a-zA-Z_$0-9]*.`},
+		{`({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }, { name: "1st", type: "INT" }], eval() {} })`,
+			`Invalid argument name '1st'`},
+		{`({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }], state: { "a b": { default: {} } }, eval() {} })`,
+			`g.js: export flink: Invalid state name 'a b'. A state entry must follow the pattern [a-zA-Z_$][a-zA-Z_$0-9]*.`},
+	} {
+		def := load(t, "F", "", tc.decl)
+		if err := flink.Check(def, "g.js"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Check: %v, want %q", err, tc.want)
+		}
+	}
+	def := load(t, "F", "", `({ output: "STRING", args: [{ name: "$in_1", traits: ["SET_SEMANTIC_TABLE"] }], state: { _s$2: { default: {} } }, eval() {} })`)
+	if err := flink.Check(def, "g.js"); err != nil {
+		t.Errorf("Check: %v", err)
+	}
 }
 
 // TestWrite_craftedNames: register.sql holds one statement, which
@@ -64,6 +100,8 @@ func TestWrite_craftedNames(t *testing.T) {
 // arguments, state entries and output fields that hold quotes, line
 // breaks, comment ends and \u escapes stay inside the string literals
 // and comments of the Java source, and the literals hold them exactly.
+// (Check refuses such argument and state names, as Flink does; the
+// source is safe without it.)
 func TestClassSource_craftedNames(t *testing.T) {
 	args := []string{`input"; System.exit(1); //`, "n\nSystem.exit(2);\x01"}
 	state := `s"\u000a System.exit(3);`
@@ -72,7 +110,7 @@ func TestClassSource_craftedNames(t *testing.T) {
 		args: [{ name: %s, traits: ["SET_SEMANTIC_TABLE"] }, { name: %s, type: "INT" }],
 		state: { %s: { default: {} } }, eval() {} })`,
 		jsString(output), jsString(args[0]), jsString(args[1]), jsString(state))
-	for _, name := range craftedNames {
+	for _, name := range append(craftedNames, lineBreakNames...) {
 		def := load(t, name, "", decl)
 		src, err := flink.ClassSource(flink.Project{Def: def, File: "evil*/ System.exit(4); /*\\u000a\n.js"})
 		if err != nil {
