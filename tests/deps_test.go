@@ -43,8 +43,10 @@ var layers = map[string][]string{
 	// script, stdlib and export/flink see the contract, never the engine.
 	"script": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/settings", "github.com/dop251/goja", "github.com/evanw/esbuild",
 		"github.com/go-sourcemap/sourcemap"},
-	"stdlib":       {mod + "runtime/types", mod + "runtime/ptf"},
-	"export/flink": {mod + "runtime/types", mod + "runtime/ptf"},
+	"stdlib": {mod + "runtime/types", mod + "runtime/ptf"},
+	// export/flink reads a script's syntax (sqlmini, which the contract
+	// already sees) to choose its test cases; the wiring runs the script.
+	"export/flink": {mod + "runtime/types", mod + "runtime/ptf", mod + "sqlmini"},
 	// assembly is the one place that builds engine, store, session and stdlib.
 	"assembly": {mod + "runtime/", mod + "script", mod + "state", mod + "stdlib", mod + "sqlmini"},
 	// testarchive reads the txtar test files of ptfsh test and tests/.

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/export/flink"
+	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 func TestRunExport_errors(t *testing.T) {
@@ -22,6 +25,8 @@ func TestRunExport_errors(t *testing.T) {
 		{"no file", []string{"flink"}, 2, "usage: ptfsh export flink"},
 		{"timers", []string{"flink", "../../examples/ping_later.js", "-o", filepath.Join(dir, "p")}, 1,
 			"ptfsh: ../../examples/ping_later.js: export flink: onTimer (timers) is not supported yet"},
+		{"a name Flink cannot write", []string{"flink", "../../examples/greeting.js", "-o", filepath.Join(dir, "p"), "--name", "a\n'b"}, 1,
+			`ptfsh: ../../examples/greeting.js: export flink: the function name "a\n'b" cannot be written in Flink SQL`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
@@ -39,9 +44,12 @@ func TestRunExport_errors(t *testing.T) {
 }
 
 // TestRunExport_flinkEndToEnd exports greeting_with_memory.js with a
-// script and runs the project's tests on a Flink mini cluster. Maven reads
-// Flink 2.3, GraalJS and its plugins from ~/.m2 and downloads only what is
-// missing there (the first run on a fresh machine needs the network).
+// script and runs the project's tests on a Flink mini cluster: once as
+// it is, once under a name and with data that hold quotes, semicolons and
+// comment starts (Flink must read register.sql and the case as ptfsh
+// wrote them). Maven reads Flink 2.3, GraalJS and its plugins from ~/.m2
+// and downloads only what is missing there (the first run on a fresh
+// machine needs the network).
 func TestRunExport_flinkEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Maven and a Flink mini cluster; skipped with -short")
@@ -50,32 +58,40 @@ func TestRunExport_flinkEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Skip("mvn is not on PATH")
 	}
-	dir := t.TempDir()
-	sql := filepath.Join(dir, "script.sql")
-	err = os.WriteFile(sql, []byte(`CREATE FUNCTION GreetingWithMemory AS '`+abs(t, "../../examples/greeting_with_memory.js")+`';
-CREATE VIEW people (name) AS VALUES ('Bob'), ('Alice'), ('Bob');
-SELECT * FROM GreetingWithMemory(input => TABLE people PARTITION BY name);
+	for _, tc := range []struct{ test, name, alice, uid string }{
+		{"plain", "GreetingWithMemory", "Alice", ""},
+		{"crafted", "Greeting`With; 'Memory' --/*", "Al;ice' --", ", uid => 'g'"},
+	} {
+		t.Run(tc.test, func(t *testing.T) {
+			dir := t.TempDir()
+			sql := filepath.Join(dir, "script.sql")
+			q := sqlmini.QuoteIdent(tc.name)
+			err := os.WriteFile(sql, []byte(`CREATE FUNCTION `+q+` AS '`+abs(t, "../../examples/greeting_with_memory.js")+`';
+CREATE VIEW people (name) AS VALUES ('Bob'), (`+sqlmini.QuoteString(tc.alice)+`), ('Bob');
+SELECT * FROM `+q+`(input => TABLE people PARTITION BY name`+tc.uid+`);
 `), 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proj := filepath.Join(dir, "proj")
-	var out, errb bytes.Buffer
-	if code := run([]string{"export", "flink", "../../examples/greeting_with_memory.js", "-o", proj, "--script", sql}, nil, &out, &errb); code != 0 {
-		t.Fatalf("export: exit %d: %s", code, errb.String())
-	}
-	rows, err := os.ReadFile(filepath.Join(proj, "src/test/resources/ptfsh/cases/case01.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "+I[Bob, Hello Bob, your 1 time?]\n+I[Alice, Hello Alice, your 1 time?]\n+I[Bob, Hello Bob, your 2 time?]\n"
-	if string(rows) != want {
-		t.Errorf("case01.out = %q, want %q", rows, want)
-	}
-	cmd := exec.Command(mvn, "-B", "-q", "test")
-	cmd.Dir = proj
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("mvn -B -q test: %v\n%s", err, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			proj := filepath.Join(dir, "proj")
+			var out, errb bytes.Buffer
+			if code := run([]string{"export", "flink", "../../examples/greeting_with_memory.js", "-o", proj, "--script", sql}, nil, &out, &errb); code != 0 {
+				t.Fatalf("export: exit %d: %s", code, errb.String())
+			}
+			rows, err := os.ReadFile(filepath.Join(proj, "src/test/resources/ptfsh/cases/case01.out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "+I[Bob, Hello Bob, your 1 time?]\n+I[" + tc.alice + ", Hello " + tc.alice + ", your 1 time?]\n+I[Bob, Hello Bob, your 2 time?]\n"
+			if string(rows) != want {
+				t.Errorf("case01.out = %q, want %q", rows, want)
+			}
+			cmd := exec.Command(mvn, "-B", "-q", "test")
+			cmd.Dir = proj
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("mvn -B -q test: %v\n%s", err, b)
+			}
+		})
 	}
 }
 
@@ -117,5 +133,74 @@ func TestRunExport_skipsOtherFunctions(t *testing.T) {
 	}
 	if want := "note: ../../examples/quickstart.sql:17: skipped, it calls Greeting,"; !strings.Contains(notes, want) {
 		t.Errorf("notes lack %q:\n%s", want, notes)
+	}
+}
+
+// TestRunExport_craftedNames exports a function under names that try to
+// break out of SQL and Java: declared by the script, and given by --name
+// to a script that only calls it (which the export registers itself).
+// (A name with a line break is refused: TestRunExport_errors.)
+// register.sql holds one statement registering the very name, the case
+// files hold the script's statements, and the Java class name is plain.
+func TestRunExport_craftedNames(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		declare bool
+	}{
+		{"f`; DROP TABLE x; --", true},
+		{"it's'); DROP TABLE y; --", false},
+		{"g\"); System.exit(1); //\\u000a /*", true},
+	} {
+		dir := t.TempDir()
+		js := filepath.Join(dir, "g.js")
+		if err := os.WriteFile(js, []byte(`export default { output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
+  eval(ctx, s, { input }) { ctx.collect("Hello " + input.name); } };
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		q := sqlmini.QuoteIdent(tc.name)
+		view := "CREATE VIEW v(name) AS VALUES ('Bob')"
+		sel := "SELECT * FROM " + q + "(TABLE v)"
+		src := view + ";\n" + sel + ";\n"
+		args := []string{"export", "flink", js, "-o", filepath.Join(dir, "p"), "--script", filepath.Join(dir, "s.sql")}
+		if tc.declare {
+			src = "CREATE FUNCTION " + q + " AS 'g.js';\n" + src
+		} else {
+			args = append(args, "--name", tc.name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "s.sql"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		if code := run(args, nil, &out, &errb); code != 0 {
+			t.Fatalf("%q: exit %d: %s", tc.name, code, errb.String())
+		}
+		read := func(name string) string {
+			b, err := os.ReadFile(filepath.Join(dir, "p", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		reg := read("src/main/resources/ptfsh/register.sql")
+		stmts, err := sqlmini.Parse("register.sql", reg)
+		if err != nil || len(stmts) != 1 || stmts[0].Create == nil || stmts[0].Create.Function == nil {
+			t.Fatalf("%q: register.sql %q is not one CREATE FUNCTION (%v)", tc.name, reg, err)
+		}
+		cls := flink.ClassName(tc.name)
+		f := stmts[0].Create.Function
+		if string(f.Name.Value) != tc.name || string(*f.Path) != "ptfsh.flink."+cls {
+			t.Errorf("%q: register.sql %q", tc.name, reg)
+		}
+		if got, want := read("src/test/resources/ptfsh/cases/case01.sql"), view+";\n"+sel+";\n"; got != want {
+			t.Errorf("%q: case01.sql = %q, want %q", tc.name, got, want)
+		}
+		if got := read("src/test/resources/ptfsh/cases/case01.out"); got != "+I[Hello Bob]\n" {
+			t.Errorf("%q: case01.out = %q", tc.name, got)
+		}
+		java := read("src/main/java/ptfsh/flink/" + cls + ".java")
+		if !strings.Contains(java, "public class "+cls+" extends") || strings.Contains(java, "System.exit") {
+			t.Errorf("%q: %s.java:\n%s", tc.name, cls, java)
+		}
 	}
 }

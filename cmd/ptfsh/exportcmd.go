@@ -1,20 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"unicode"
 
 	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/export/flink"
 	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
@@ -83,7 +82,7 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 		scriptSrc = string(b)
 	}
 	if name == "" {
-		name = functionName(absFile, scriptFile, scriptSrc)
+		name = flink.FunctionName(absFile, scriptFile, scriptSrc)
 	}
 	if dir == "" {
 		dir = name + "-flink"
@@ -108,7 +107,20 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 	}
 	p := flink.Project{Def: def, File: file, Script: code}
 	if scriptFile != "" {
-		p.Cases, err = exportCases(name, absFile, scriptFile, scriptSrc, stderr)
+		scriptDir, err := filepath.Abs(filepath.Dir(scriptFile))
+		if err != nil {
+			return err
+		}
+		// Results come back as data (sessionRunner); what statements print
+		// (SHOW, notes) is not part of a case. console.log goes to stderr.
+		ssh, err := newScriptSession(scriptDir, "", io.Discard, stderr)
+		if err != nil {
+			return err
+		}
+		defer ssh.Close()
+		r := sessionRunner{sess: ssh.Session, src: scriptSrc}
+		p.Cases, err = flink.Cases(context.Background(), r, flink.Script{
+			Path: scriptFile, Source: scriptSrc, Name: name, File: absFile, Notes: stderr})
 		if err != nil {
 			return err
 		}
@@ -120,136 +132,29 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 	return nil
 }
 
-// functionName is the name of the script's CREATE FUNCTION of the file,
-// else the file's base name in CamelCase (greeting_with_memory.js:
-// GreetingWithMemory).
-func functionName(absFile, scriptFile, scriptSrc string) string {
-	for _, p := range sqlmini.ParseEach(scriptFile, scriptSrc) {
-		if p.Err != nil || p.Stmt.Create == nil || p.Stmt.Create.Function == nil || p.Stmt.Create.Function.Path == nil {
-			continue
-		}
-		f := p.Stmt.Create.Function
-		path := string(*f.Path)
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(filepath.Dir(scriptFile), path)
-		}
-		if abs, err := filepath.Abs(path); err == nil && abs == absFile {
-			return string(f.Name.Value)
-		}
-	}
-	base := strings.TrimSuffix(filepath.Base(absFile), filepath.Ext(absFile))
-	var b strings.Builder
-	up := true
-	for _, r := range base {
-		if r == '_' || r == '-' || r == '.' {
-			up = true
-			continue
-		}
-		if up {
-			r = unicode.ToUpper(r)
-			up = false
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+// sessionRunner runs the statements of export's script in a ptfsh
+// session for flink.Cases, and gives errors with the script line and a
+// caret.
+type sessionRunner struct {
+	sess *session.Session
+	src  string
 }
 
-// exportCases runs the script in ptfsh with --format rows and returns a
-// case per SELECT: the CREATE VIEW and CREATE TABLE statements before it,
-// the SELECT, and the rows ptfsh printed. A SELECT that calls another
-// function the script creates is skipped with a note to notes (the project
-// registers only the exported function). Other statements (CREATE
-// FUNCTION, SET, SHOW, ...) run in ptfsh only, but for SET 'ptfsh.format',
-// which is skipped.
-func exportCases(name, absFile, scriptFile, src string, notes io.Writer) ([]flink.Case, error) {
-	dir, err := filepath.Abs(filepath.Dir(scriptFile))
+func (r sessionRunner) Exec(ctx context.Context, st *sqlmini.Statement) error {
+	return r.fail(r.sess.ExecStatement(ctx, st))
+}
+
+func (r sessionRunner) Query(ctx context.Context, st *sqlmini.Statement) (types.Schema, []types.Row, error) {
+	res, err := r.sess.Query(ctx, st)
 	if err != nil {
-		return nil, err
+		return types.Schema{}, nil, r.fail(err)
 	}
-	var out bytes.Buffer
-	// console.log goes to stderr: in out a line could pass for a row.
-	sh, err := newScriptSession(dir, "rows", &out, notes)
-	if err != nil {
-		return nil, err
-	}
-	defer sh.Close()
-	sess := sh.Session
-	ctx := context.Background()
-	parsed := sqlmini.ParseEach(scriptFile, src)
-	declared := false
-	for _, p := range parsed {
-		if p.Err == nil && p.Stmt.Create != nil && p.Stmt.Create.Function != nil && strings.EqualFold(string(p.Stmt.Create.Function.Name.Value), name) {
-			declared = true
-		}
-	}
-	if !declared {
-		reg := fmt.Sprintf("CREATE TEMPORARY FUNCTION %s AS '%s'", name, strings.ReplaceAll(absFile, "'", "''"))
-		if err := sess.Exec(ctx, "", reg); err != nil {
-			return nil, err
-		}
-	}
-	others := otherFunctions(parsed, name)
-	var setup []string
-	var cases []flink.Case
-	for _, p := range parsed {
-		if p.Err != nil {
-			return nil, p.Err
-		}
-		st := p.Stmt
-		if st.Set != nil && st.Set.Key != nil && strings.EqualFold(string(*st.Set.Key), "ptfsh.format") {
-			continue // the cases need --format rows
-		}
-		if st.Query != nil {
-			if f := callsOneOf(st.Text, others); f != "" {
-				fmt.Fprintf(notes, "note: %s:%d: skipped, it calls %s, which is not exported with %s\n", scriptFile, st.Pos.Line, f, name)
-				continue
-			}
-		}
-		out.Reset()
-		if err := sess.ExecStatement(ctx, st); err != nil {
-			return nil, fmt.Errorf("%s", strings.TrimRight(session.FormatError(err, src), "\n"))
-		}
-		switch {
-		case st.Create != nil && (st.Create.View != nil || st.Create.Table != nil):
-			setup = append(setup, st.Text)
-		case st.Query != nil:
-			var rows []string
-			for _, l := range strings.Split(out.String(), "\n") {
-				if len(l) > 3 && (l[0] == '+' || l[0] == '-') && l[2] == '[' {
-					rows = append(rows, l)
-				}
-			}
-			stmts := append(append([]string(nil), setup...), st.Text)
-			cases = append(cases, flink.Case{Name: fmt.Sprintf("case%02d", len(cases)+1), Statements: stmts, Rows: rows})
-		}
-	}
-	return cases, nil
+	return res.Schema, res.Rows, nil
 }
 
-// otherFunctions returns the names of the functions the script creates,
-// but for name.
-func otherFunctions(parsed []sqlmini.Parsed, name string) []string {
-	var names []string
-	for _, p := range parsed {
-		if p.Err != nil || p.Stmt.Create == nil || p.Stmt.Create.Function == nil {
-			continue
-		}
-		if n := string(p.Stmt.Create.Function.Name.Value); !strings.EqualFold(n, name) {
-			names = append(names, n)
-		}
+func (r sessionRunner) fail(err error) error {
+	if err == nil {
+		return nil
 	}
-	return names
-}
-
-// callsOneOf returns the first of names that the query text calls
-// (the name, as a whole word in any case, then an opening parenthesis),
-// or "".
-func callsOneOf(text string, names []string) string {
-	for _, n := range names {
-		re := regexp.MustCompile(`(?i)(^|[^\w$])` + regexp.QuoteMeta(n) + `\s*\(`)
-		if re.MatchString(text) {
-			return n
-		}
-	}
-	return ""
+	return errors.New(strings.TrimRight(session.FormatError(err, r.src), "\n"))
 }

@@ -6,8 +6,37 @@
 // compare the rows with ptfsh's.
 //
 // The package knows nothing of goja or the SQL session: the wiring
-// (cmd/ptfsh) loads the function, bundles its source and runs the script,
-// and hands the results over in a Project.
+// (cmd/ptfsh) loads the function and bundles its source, and runs the
+// script's statements through a Runner for Cases, which decides what
+// becomes a test case; Write writes the Project.
+//
+// # Names in generated code
+//
+// Names come from the user (the function's SQL name, its arguments, state
+// entries and output fields) and are never pasted into generated code as
+// they are:
+//
+//   - in SQL, an identifier is always between backquotes, a backquote
+//     inside written twice, and a string literal between single quotes,
+//     a quote inside doubled; the statement that registers the function in
+//     ptfsh is built as a syntax tree, not as text;
+//   - in Java, a string literal escapes \, ", and control characters
+//     (\n, \r, \t, else octal: Java would turn a \u escape into the
+//     character itself before reading the literal); a Java identifier
+//     keeps the ASCII letters, digits and _ of the name (a class name
+//     starts with an upper-case letter, "Fn" put before a name that does
+//     not, "Function" after one that a generated file or java.lang uses;
+//     a parameter gets _ for the other characters and after keywords);
+//     text in a comment has its backslashes doubled and */ broken;
+//   - the Maven artifact is the class name in lower case.
+//
+// Names Flink cannot take are refused by Check: a function name with a
+// line break (Flink's quoted names hold none), and argument and state
+// names that do not follow [a-zA-Z_$][a-zA-Z_$0-9]* (Flink's rule).
+//
+// The test reads the statements of register.sql and of each case back by
+// splitting them at the semicolons outside quotes and comments, as
+// sqlmini.Split does.
 //
 // # Value state
 //
@@ -34,6 +63,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"text/template"
 	"unicode"
@@ -43,14 +73,15 @@ import (
 var templates embed.FS
 
 // Case is one SELECT ptfsh ran: the statements it needs, the SELECT last,
-// and the rows ptfsh printed in Row.toString form.
+// and the rows ptfsh gave in Row.toString form. Cases makes them.
 type Case struct {
 	// Name names the case's files (a Java-friendly identifier).
 	Name string
 	// Statements are the setup statements then the SELECT, without the
 	// final semicolons.
 	Statements []string
-	// Rows are the expected rows, one per line, as --format rows prints them.
+	// Rows are the expected rows as Flink's Row.toString prints them
+	// (types.FormatRow: +I[Bob, 12]), the lines of --format rows.
 	Rows []string
 }
 
@@ -73,6 +104,9 @@ func Check(def *ptf.FuncDef, file string) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%s: export flink: %s is not supported yet", file, fmt.Sprintf(format, args...))
 	}
+	if strings.ContainsAny(def.Name, "\r\n") {
+		return fmt.Errorf("%s: export flink: the function name %q cannot be written in Flink SQL: its quoted names hold no line breaks", file, def.Name)
+	}
 	if def.ChangelogMode != nil || def.Infer != nil {
 		return fail("a changelog function (changelog: ...)")
 	}
@@ -80,6 +114,9 @@ func Check(def *ptf.FuncDef, file string) error {
 		return fail("onTimer (timers)")
 	}
 	for _, a := range def.Args {
+		if !flinkName.MatchString(a.Name) {
+			return fmt.Errorf("%s: export flink: Invalid argument name '%s'. An argument must follow the pattern %s.", file, a.Name, flinkNamePattern)
+		}
 		for _, tr := range []struct {
 			t    ptf.Trait
 			name string
@@ -104,6 +141,9 @@ func Check(def *ptf.FuncDef, file string) error {
 		}
 	}
 	for _, s := range def.State {
+		if !flinkName.MatchString(s.Name) {
+			return fmt.Errorf("%s: export flink: Invalid state name '%s'. A state entry must follow the pattern %s.", file, s.Name, flinkNamePattern)
+		}
 		switch {
 		case s.Kind == ptf.MapState:
 			return fail("MapView state (state %q)", s.Name)
@@ -126,6 +166,12 @@ func Check(def *ptf.FuncDef, file string) error {
 	}
 	return nil
 }
+
+// flinkName is the pattern Flink requires of the names of arguments and
+// state entries (StaticArgument.checkName, the state names of a PTF).
+const flinkNamePattern = `[a-zA-Z_$][a-zA-Z_$0-9]*`
+
+var flinkName = regexp.MustCompile(`^` + flinkNamePattern + `$`)
 
 func typeName(t *types.Type) string {
 	if t == nil {
@@ -169,24 +215,45 @@ func kindName(t types.Type) string {
 	}
 }
 
-// ClassName is the Java class name of a function: its SQL name with the
-// first letter upper-cased and any other character than letters, digits and
-// _ dropped.
+// ClassName is the Java class name of a function: the ASCII letters,
+// digits and _ of its SQL name, the first letter upper-cased; "Fn" comes
+// first when that does not start with a letter, and "Function" last when
+// it is a name the project's Java uses otherwise (JsFunction, Row,
+// String, ...). So any name gives a valid and harmless class name, the
+// name of its file too.
 func ClassName(name string) string {
 	var b strings.Builder
-	for i, r := range name {
-		if r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if i == 0 {
+	for _, r := range name {
+		if r == '_' || isASCIILetter(r) || '0' <= r && r <= '9' {
+			if b.Len() == 0 {
 				r = unicode.ToUpper(r)
 			}
 			b.WriteRune(r)
 		}
 	}
 	s := b.String()
-	if s == "" || !unicode.IsLetter(rune(s[0])) {
+	if s == "" || !isASCIILetter(rune(s[0])) {
 		s = "Fn" + s
 	}
+	if javaTakenClasses[s] {
+		s += "Function"
+	}
 	return s
+}
+
+func isASCIILetter(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' }
+
+// javaTakenClasses are the simple class names that the generated class
+// and its neighbours use: a class of that name in package ptfsh.flink
+// would hide them (or overwrite a generated file).
+var javaTakenClasses = map[string]bool{}
+
+func init() {
+	for _, c := range strings.Fields(`JsFunction ExportedCasesTest ArgumentHint ArgumentTrait DataTypeHint
+		StateHint FunctionContext ProcessTableFunction Row Context Object String Boolean Byte Short
+		Integer Long Float Double Exception Override System Math Class Void Character Number`) {
+		javaTakenClasses[c] = true
+	}
 }
 
 // resourceName is the class path resource of the bundled script.
@@ -208,8 +275,8 @@ func ClassSource(p Project) (string, error) {
 		Args                                    []classArg
 		StateParams, ArgParams                  string
 	}{
-		Class: ClassName(def.Name), File: filepath.ToSlash(p.File), Resource: resourceName(def),
-		Output: javaString(def.Output.String()),
+		Class: ClassName(def.Name), File: javaComment(filepath.ToSlash(p.File)), Resource: resourceName(def),
+		Output: javaString(flinkType(def.Output)),
 	}
 	used := map[string]bool{"ctx": true, "v": true}
 	param := func(name string) string {
@@ -240,7 +307,7 @@ func ClassSource(p Project) (string, error) {
 			ca.Hint = fmt.Sprintf("@ArgumentHint(value = {%s}, name = \"%s\"", strings.Join(traits, ", "), javaString(a.Name))
 		} else {
 			ca.JavaClass = javaClass(*a.Type)
-			ca.Hint = fmt.Sprintf("@ArgumentHint(name = \"%s\", type = @DataTypeHint(\"%s\")", javaString(a.Name), javaString(a.Type.String()))
+			ca.Hint = fmt.Sprintf("@ArgumentHint(name = \"%s\", type = @DataTypeHint(\"%s\")", javaString(a.Name), javaString(flinkType(*a.Type)))
 		}
 		if a.Optional {
 			ca.Hint += ", isOptional = true"
@@ -282,23 +349,93 @@ func execTemplate(name string, data any) (string, error) {
 	return b.String(), nil
 }
 
+// javaIdent is a Java identifier for a name: its ASCII letters, digits
+// (but for the first character) and _, each other character as _. The
+// caller adds _ after keywords (javaKeywords, _ included).
 func javaIdent(s string) string {
 	var b strings.Builder
-	for i, r := range s {
+	for _, r := range s {
 		switch {
-		case r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r)):
+		case r == '_' || isASCIILetter(r) || (b.Len() > 0 && '0' <= r && r <= '9'):
 			b.WriteRune(r)
 		default:
 			b.WriteRune('_')
 		}
 	}
+	if b.Len() == 0 {
+		return "arg"
+	}
 	return b.String()
 }
 
-// javaString escapes s for a Java string literal.
+// javaString escapes s for the inside of a Java string literal: \, " and
+// the control characters. These get \n, \r, \t or an octal escape of
+// three digits, never \u: Java replaces a \u escape by its character
+// before it reads the literal, so \u000a would end the line.
 func javaString(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
-	return r.Replace(s)
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\%03o`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// javaComment makes s safe inside a Java comment: backslashes doubled (no
+// \u escape can make a line break), */ broken up and control characters
+// shown as ?.
+func javaComment(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	s = strings.ReplaceAll(s, "*/", `*\/`)
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// sqlIdent quotes name as a Flink SQL identifier: always between
+// backquotes (Flink reserves more words than ptfsh), backquotes inside
+// doubled.
+func sqlIdent(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+
+// sqlString quotes s as a Flink SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// flinkType is t as Flink's type parser reads it in @DataTypeHint:
+// Type.String, with the backquotes in the names of ROW fields doubled.
+func flinkType(t types.Type) string {
+	if t.Kind != types.KindRow {
+		return t.String()
+	}
+	var b strings.Builder
+	b.WriteString("ROW<")
+	for i, f := range t.Fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(sqlIdent(f.Name) + " " + flinkType(f.Type))
+	}
+	b.WriteString(">")
+	if t.NotNull {
+		b.WriteString(" NOT NULL")
+	}
+	return b.String()
 }
 
 var javaKeywords = map[string]bool{}
@@ -307,7 +444,8 @@ func init() {
 	for _, k := range strings.Fields(`abstract assert boolean break byte case catch char class const continue
 		default do double else enum extends final finally float for goto if implements import instanceof
 		int interface long native new package private protected public return short static strictfp super
-		switch synchronized this throw throws transient try void volatile while true false null var record yield`) {
+		switch synchronized this throw throws transient try void volatile while true false null var record yield
+		sealed permits _`) {
 		javaKeywords[k] = true
 	}
 }
@@ -327,7 +465,7 @@ func Write(dir string, p Project) error {
 	if err != nil {
 		return err
 	}
-	reg, err := execTemplate("register.sql.tmpl", struct{ Name, Class string }{p.Def.Name, cls})
+	reg, err := execTemplate("register.sql.tmpl", struct{ Name, Class string }{sqlIdent(p.Def.Name), sqlString("ptfsh.flink." + cls)})
 	if err != nil {
 		return err
 	}

@@ -113,7 +113,7 @@ func TestWrite_files(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{
-		"src/main/resources/ptfsh/register.sql":     "CREATE TEMPORARY SYSTEM FUNCTION Greeting AS 'ptfsh.flink.Greeting';\n",
+		"src/main/resources/ptfsh/register.sql":     "CREATE TEMPORARY SYSTEM FUNCTION `Greeting` AS 'ptfsh.flink.Greeting';\n",
 		"src/main/resources/ptfsh/Greeting.js":      "({})\n",
 		"src/test/resources/ptfsh/cases/index.txt":  "case01\n",
 		"src/test/resources/ptfsh/cases/case01.sql": "CREATE VIEW v(name) AS VALUES ('Bob');\nSELECT * FROM Greeting(input => TABLE v);\n",

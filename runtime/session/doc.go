@@ -16,6 +16,10 @@
 // writes a checkpoint: the state of every PTF operator, normalisation
 // state, source positions and sink lengths, in one transaction.
 //
+// Query returns a query's result as data instead of printing it (a Result:
+// the schema and the rows with their kinds, collected by a Collector sink),
+// for code that needs the rows rather than their text: tests, ptfsh export.
+//
 // # Errors
 //
 // Errors read file:line:col: message (*types.Error), with the position of

@@ -65,15 +65,45 @@ public class ExportedCasesTest {
         assertEquals(String.join("\n", want), String.join("\n", got), name + ": " + query);
     }
 
-    // statements splits on the ";\n" that ends each statement ptfsh wrote.
-    private static List<String> statements(String sql) {
+    // statements splits the statements ptfsh wrote, each ended by ";", at
+    // the semicolons outside strings ('it''s'), quoted names (`a``b`) and
+    // comments, as ptfsh splits a script: a name or a string may hold ";"
+    // and line breaks.
+    static List<String> statements(String sql) {
         List<String> out = new ArrayList<>();
-        for (String s : sql.split(";\\s*\n")) {
-            if (!s.trim().isEmpty()) {
-                out.add(s.trim());
+        StringBuilder cur = new StringBuilder();
+        int i = 0;
+        while (i < sql.length()) {
+            char c = sql.charAt(i);
+            int end = i + 1;
+            if (c == '\'' || c == '`') {
+                // A doubled quote closes and opens again: the scan goes on.
+                int close = sql.indexOf(c, i + 1);
+                end = close < 0 ? sql.length() : close + 1;
+            } else if (sql.startsWith("--", i)) {
+                int nl = sql.indexOf('\n', i);
+                end = nl < 0 ? sql.length() : nl;
+            } else if (sql.startsWith("/*", i)) {
+                int close = sql.indexOf("*/", i + 2);
+                end = close < 0 ? sql.length() : close + 2;
+            } else if (c == ';') {
+                addStatement(out, cur);
+                i = end;
+                continue;
             }
+            cur.append(sql, i, end);
+            i = end;
         }
+        addStatement(out, cur);
         return out;
+    }
+
+    private static void addStatement(List<String> out, StringBuilder cur) {
+        String s = cur.toString().trim();
+        if (!s.isEmpty()) {
+            out.add(s);
+        }
+        cur.setLength(0);
     }
 
     private static String read(String resource) throws IOException {
