@@ -294,6 +294,15 @@ type boltStore struct {
 	readOnly bool
 	format   uint32 // the file's format version: how values are stored
 	closed   atomic.Bool
+
+	// broken is set when bbolt panicked where it may have left its own
+	// state inconsistent: in Begin, Commit or Rollback. Later transactions
+	// fail with it rather than risk writing through that state.
+	broken atomic.Pointer[error]
+	// leaked is set when bbolt may still hold one of its locks after such
+	// a panic. Close then releases the file itself, since bbolt's DB.Close
+	// would wait for that lock forever.
+	leaked atomic.Bool
 }
 
 // corruptFile returns an error wrapping ErrCorrupt for the file at path.
@@ -324,6 +333,14 @@ func (s *boltStore) guard(op func() error) (err error) {
 		}
 	}()
 	return op()
+}
+
+// fail records that bbolt's state can no longer be trusted.
+func (s *boltStore) fail(err error, leaked bool) {
+	s.broken.CompareAndSwap(nil, &err)
+	if leaked {
+		s.leaked.Store(true)
+	}
 }
 
 func (s *boltStore) View(fn func(Tx) error) error {
@@ -360,13 +377,20 @@ func (s *boltStore) run(writable bool, fn func(Tx) error) error {
 // txn runs fn in a bbolt transaction that it manages itself, rather than
 // with bbolt's DB.View and DB.Update, so that bbolt's calls can be guarded
 // while fn's panics pass through untouched. A writable transaction commits
-// if fn returns nil.
+// if fn returns nil. Whatever happens, the transaction is over when txn
+// returns, or the store is marked so that Close does not wait for it.
 func (s *boltStore) txn(writable bool, fn func(*bbolt.Tx) error) (err error) {
+	if p := s.broken.Load(); p != nil {
+		return fmt.Errorf("state: %s: an earlier transaction failed: %w", opName(writable), *p)
+	}
 	var btx *bbolt.Tx
 	if err := s.guard(func() (err error) {
 		btx, err = s.db.Begin(writable)
 		return err
 	}); err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			s.fail(err, true) // a panic in Begin may leave bbolt's locks held
+		}
 		if errors.Is(err, berrors.ErrDatabaseNotOpen) {
 			return fmt.Errorf("state: %s: %w", opName(writable), ErrClosed)
 		}
@@ -374,19 +398,35 @@ func (s *boltStore) txn(writable bool, fn func(*bbolt.Tx) error) (err error) {
 	}
 	committed := false
 	defer func() {
-		if !committed {
-			if rerr := s.guard(btx.Rollback); rerr != nil && err == nil {
-				err = rerr
-			}
+		if committed {
+			return
+		}
+		rerr := s.guard(btx.Rollback)
+		switch {
+		case btx.DB() != nil:
+			// Rollback panicked before it released bbolt's locks.
+			s.fail(rerr, true)
+		case errors.Is(rerr, ErrCorrupt):
+			s.fail(rerr, false)
+		case errors.Is(rerr, berrors.ErrTxClosed):
+			rerr = nil // a failed Commit has rolled back already
+		}
+		if rerr != nil && err == nil {
+			err = rerr
 		}
 	}()
 	if err := fn(btx); err != nil || !writable {
 		return err
 	}
-	committed = true
 	if err := s.guard(btx.Commit); err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			// A panic in the commit: bbolt's list of free pages may now be
+			// wrong, and the deferred Rollback releases its lock.
+			s.fail(err, false)
+		}
 		return fmt.Errorf("state: commit %s: %w", s.path, err)
 	}
+	committed = true
 	return nil
 }
 
@@ -397,9 +437,24 @@ func opName(writable bool) string {
 	return "view"
 }
 
+// Close closes the database and the file. If bbolt may still hold one of
+// its locks after a panic, it unlocks and closes the file itself; bbolt's
+// memory map of the file then stays until the process exits.
 func (s *boltStore) Close() error {
-	s.closed.Store(true)
-	if err := s.db.Close(); err != nil {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	var err error
+	if !s.leaked.Load() {
+		err = s.guard(s.db.Close)
+		if err == nil {
+			return nil
+		}
+	}
+	if cerr := releaseFile(s.file); cerr != nil && err == nil && !errors.Is(cerr, fs.ErrClosed) {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("state: close %s: %w", s.path, err)
 	}
 	return nil
