@@ -33,29 +33,43 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// crcByte continues the CRC-32C sum with the byte b, as crc32.Update would.
+// Passing a small buffer to crc32.Update instead would allocate it: the
+// buffer escapes through the function variable crc32 calls.
+func crcByte(sum uint32, b byte) uint32 {
+	sum = ^sum
+	sum = castagnoli[byte(sum)^b] ^ (sum >> 8)
+	return ^sum
+}
+
+// crcUvarint continues the CRC-32C sum with the uvarint encoding of n.
+func crcUvarint(sum uint32, n int) uint32 {
+	x := uint64(n)
+	for x >= 0x80 {
+		sum = crcByte(sum, byte(x)|0x80)
+		x >>= 7
+	}
+	return crcByte(sum, byte(x))
+}
+
 // nsSum is the checksum of a namespace's part of the values' checksums; the
 // bbolt store computes it once per namespace and transaction.
 func nsSum(ns string) uint32 {
-	var n [binary.MaxVarintLen64]byte
-	sum := crc32.Update(0, castagnoli, binary.AppendUvarint(n[:0], uint64(len(ns))))
-	return crc32.Update(sum, castagnoli, []byte(ns))
+	return crc32.Update(crcUvarint(0, len(ns)), castagnoli, []byte(ns))
 }
 
 // valueSum is the checksum stored with value under key in the namespace
 // whose nsSum is ns.
-func valueSum(ns uint32, key []byte, format byte, value []byte) uint32 {
-	var n [binary.MaxVarintLen64 + 1]byte
-	sum := crc32.Update(ns, castagnoli, binary.AppendUvarint(n[:0], uint64(len(key))))
-	sum = crc32.Update(sum, castagnoli, key)
-	sum = crc32.Update(sum, castagnoli, []byte{format})
-	return crc32.Update(sum, castagnoli, value)
+func valueSum(ns uint32, key []byte, value []byte) uint32 {
+	sum := crc32.Update(crcUvarint(ns, len(key)), castagnoli, key)
+	return crc32.Update(crcByte(sum, valueCRC32C), castagnoli, value)
 }
 
 // sealValue returns the stored form of value, in a new slice.
 func sealValue(ns uint32, key, value []byte) []byte {
 	b := make([]byte, valueHeaderSize, valueHeaderSize+len(value))
 	b[0] = valueCRC32C
-	binary.BigEndian.PutUint32(b[1:], valueSum(ns, key, valueCRC32C, value))
+	binary.BigEndian.PutUint32(b[1:], valueSum(ns, key, value))
 	return append(b, value...)
 }
 
@@ -70,7 +84,7 @@ func openValue(ns uint32, key, stored []byte) ([]byte, error) {
 		return nil, fmt.Errorf("the stored value has an unknown format 0x%02x", stored[0])
 	}
 	value := stored[valueHeaderSize:]
-	if binary.BigEndian.Uint32(stored[1:]) != valueSum(ns, key, stored[0], value) {
+	if binary.BigEndian.Uint32(stored[1:]) != valueSum(ns, key, value) {
 		return nil, fmt.Errorf("the stored value fails its checksum")
 	}
 	return value, nil

@@ -2,6 +2,10 @@ package state_test
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/ptfsh/ptfsh/state"
@@ -35,6 +39,40 @@ func FuzzValue(f *testing.F) {
 			t.Fatalf("OpenValue(%x) = %q, which seals as %x", stored, got, state.SealValue(sum, key, got))
 		}
 	})
+}
+
+// TestSealValue checks the stored form against the layout documented in
+// value.go, computed with crc32.Checksum over the bytes it names.
+func TestSealValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	random := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return b
+	}
+	castagnoli := crc32.MakeTable(crc32.Castagnoli)
+	for _, n := range []int{0, 1, 127, 128, 300, 20_000} {
+		ns, key, value := string(random(n%200)), random(1+n), random(n)
+		var in []byte
+		in = binary.AppendUvarint(in, uint64(len(ns)))
+		in = append(in, ns...)
+		in = binary.AppendUvarint(in, uint64(len(key)))
+		in = append(in, key...)
+		in = append(in, 0x01)
+		in = append(in, value...)
+		want := binary.BigEndian.AppendUint32([]byte{0x01}, crc32.Checksum(in, castagnoli))
+		want = append(want, value...)
+		if got := state.SealValue(state.NSSum(ns), key, value); !bytes.Equal(got, want) {
+			t.Errorf("SealValue of a %d-byte key and value: header %x; want %x", n, got[:5], want[:5])
+		}
+	}
+	// The stored form is part of the file format: it must not change.
+	got := state.SealValue(state.NSSum("state/count/counter"), state.AppendString(nil, "alice"), []byte(`{"count":1000}`))
+	if want := "01b3ce89bc"; fmt.Sprintf("%x", got[:5]) != want {
+		t.Errorf("stored header %x; want %s", got[:5], want)
+	}
 }
 
 func TestDescribeNamespace(t *testing.T) {
