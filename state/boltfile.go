@@ -331,6 +331,10 @@ func (c *boltChecker) elements(what string, b []byte, inline bool) (leaf bool, e
 	if data > len(b) {
 		return false, nil, nil, c.problem("%s has %d elements, more than fit", what, count)
 	}
+	elems = make([]leafElem, 0, count)
+	if !leaf {
+		children = make([]uint64, 0, count)
+	}
 	off := data
 	for i := range count {
 		e := b[boltHeaderSize+i*boltElemSize:]
