@@ -177,7 +177,7 @@ func openLocked(path string, f *os.File, created bool, opts BoltOptions, timeout
 	case info.IsDir():
 		return nil, fmt.Errorf("state: open %s: is a directory", path)
 	case info.Size() == 0 && !created:
-		return nil, corruptFile(path, errors.New("the file is empty (0 bytes); OpenBolt only creates a state file where no file exists"))
+		return nil, corruptFile(path, errors.New("the file is empty (0 bytes); only a missing file is started as a new state file"))
 	}
 
 	check := boltCheck{fresh: true}
