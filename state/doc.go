@@ -45,9 +45,9 @@ another namespace, fails it.
 The file is locked while open: a second OpenBolt, from this process or
 another, waits for BoltOptions.Timeout and then fails with ErrInUse.
 
-Only a missing file is created. A file that exists is read in full, before
-bbolt reads it and before anything is written to it, and must pass these
-checks: both meta pages pass bbolt's checksum; the file is as long as they
+Only a missing file is created. Of a file that exists, every page in use is
+read, before bbolt reads any and before anything is written to the file,
+and must pass these checks: both meta pages pass bbolt's checksum; the file is as long as they
 say; every page that the root reaches has its own id and a known type, is
 reached once and is not also on the freelist (so there are no cycles and no
 freed pages with old values), and holds its elements as bbolt lays them out
@@ -56,8 +56,8 @@ lead lookups to them; the freelist lists pages in range, once each; and
 every value passes its checksum. A file that is empty (0 bytes), is not a
 state file, or is truncated or damaged anywhere fails with an error wrapping
 ErrCorrupt; one written by a newer ptfsh fails with ErrVersion. In both
-cases the file is left as it was, and unlocked. The check reads the whole
-file, so opening takes time in proportion to its size.
+cases the file is left as it was, and unlocked. Opening takes time in
+proportion to the size of the state (BenchmarkOpenBolt measures it).
 
 Errors say where the damage is: the file, the namespace (with the function
 uid and the state name, for the namespaces runtime makes) and the key, or,
