@@ -3,6 +3,7 @@ package state_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -84,6 +85,40 @@ func BenchmarkStore(b *testing.B) {
 				reportPerKey(b, n)
 			})
 		}
+	}
+}
+
+// BenchmarkOpenBolt measures OpenBolt and Close of a file of n keys of 32
+// bytes, which OpenBolt reads in full.
+func BenchmarkOpenBolt(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("keys=%dk", n/1000), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "bench.db")
+			st, err := state.OpenBolt(path, state.BoltOptions{NoSync: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			value := make([]byte, 32)
+			must(b, st.Update(func(tx state.Tx) error {
+				for _, k := range benchKeys(n) {
+					if err := tx.Put("bench", k, value); err != nil {
+						return err
+					}
+				}
+				return nil
+			}))
+			must(b, st.Close())
+			for b.Loop() {
+				st, err := state.OpenBolt(path, state.BoltOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				must(b, st.Close())
+			}
+			if info, err := os.Stat(path); err == nil {
+				b.ReportMetric(float64(info.Size())/(1<<20), "MiB")
+			}
+		})
 	}
 }
 

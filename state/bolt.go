@@ -25,22 +25,25 @@ import (
 // The bbolt store's own metadata lives in a bucket that Namespaces hides.
 const (
 	metaBucket = reservedNS + "meta" // "__meta"
-	versionKey = "version"           // big-endian uint32 in metaBucket
+	versionKey = "version"           // a big-endian uint32 in metaBucket, stored as values are
 )
 
 // FormatVersion is the version of the state file format this build of ptfsh
-// writes. OpenBolt reads files of this version or older, and refuses newer
-// ones with ErrVersion.
-const FormatVersion uint32 = 1
+// writes. OpenBolt reads files of this version and version 1, which it
+// upgrades, and refuses newer ones with ErrVersion.
+//
+// Version 1 stored values as they were given. Version 2 stores each value
+// behind a header with a CRC-32C of its namespace, key and bytes (value.go).
+const FormatVersion uint32 = 2
 
 // DefaultBoltTimeout is how long OpenBolt waits for the file lock when
 // BoltOptions.Timeout is zero.
 const DefaultBoltTimeout = time.Second
 
-// Our limits must be bbolt's.
+// Our limits must be bbolt's, for values with their header.
 const (
 	_ = uint(bbolt.MaxKeySize-maxKeySize) + uint(maxKeySize-bbolt.MaxKeySize)
-	_ = uint(bbolt.MaxValueSize-maxValueSize) + uint(maxValueSize-bbolt.MaxValueSize)
+	_ = uint(bbolt.MaxValueSize-(maxValueSize+valueHeaderSize)) + uint(maxValueSize+valueHeaderSize-bbolt.MaxValueSize)
 )
 
 // BoltOptions configures OpenBolt. The zero value is ready to use.
@@ -60,128 +63,261 @@ type BoltOptions struct {
 	ReadOnly bool
 }
 
-// OpenBolt opens the state file at path, creating it if it does not exist or
-// is empty, and returns a Store backed by it, with one bbolt bucket per
+// OpenBolt opens the state file at path, creating it if no file exists
+// there, and returns a Store backed by it, with one bbolt bucket per
 // namespace. Close the store to release the file.
 //
-// OpenBolt checks the file before it writes anything to it: a file held by
-// another process gives an error wrapping ErrInUse, a file that is not a
-// state file, or is truncated or damaged, gives one wrapping ErrCorrupt, and
-// a file of a newer format version gives one wrapping ErrVersion. In all
-// three cases the file is left untouched.
+// OpenBolt locks the file and reads all of it before bbolt does (see
+// boltfile.go): a file held by another process gives an error wrapping
+// ErrInUse; a file that is empty, is not a state file, or is truncated or
+// damaged anywhere gives one wrapping ErrCorrupt that says where; a file of
+// a newer format version gives one wrapping ErrVersion. In these cases the
+// file is left untouched and unlocked. A file of format version 1 is
+// upgraded to the current version when it is opened for writing, and read
+// as it is when opened with ReadOnly.
 func OpenBolt(path string, opts BoltOptions) (Store, error) {
 	timeout := opts.Timeout
 	switch {
 	case timeout == 0:
 		timeout = DefaultBoltTimeout
 	case timeout < 0:
-		// bbolt waits forever for 0; any positive timeout shorter than its
-		// 50ms retry interval gives up after the first attempt.
-		timeout = time.Nanosecond
+		timeout = 0 // one attempt
 	}
-
-	info, err := os.Stat(path)
-	exists := err == nil && info.Size() > 0
-	switch {
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("state: open %s: %w", path, err)
-	case err == nil && info.IsDir():
-		return nil, fmt.Errorf("state: open %s: is a directory", path)
-	}
-	if opts.ReadOnly && !exists {
-		if err == nil {
-			err = errors.New("file is empty")
-		}
-		return nil, fmt.Errorf("state: open %s read-only: %w", path, err)
-	}
-
-	if exists {
-		// Validate with a read-only open first: it takes a shared lock and
-		// never writes, while a read-write open may write to the file (bbolt
-		// rewrites a missing freelist) before we could look at it.
-		// PreLoadFreelist makes it read the freelist page too.
-		s, err := openBolt(path, &bbolt.Options{Timeout: timeout, ReadOnly: true, PreLoadFreelist: true})
-		if err != nil {
-			return nil, err
-		}
-		if _, err := s.validate(); err != nil {
-			s.db.Close()
-			return nil, err
-		}
-		if opts.ReadOnly {
-			return s, nil
-		}
-		if err := s.db.Close(); err != nil {
-			return nil, fmt.Errorf("state: open %s: %w", path, err)
-		}
-	}
-
-	s, err := openBolt(path, &bbolt.Options{Timeout: timeout, NoSync: opts.NoSync})
+	f, created, err := openStateFile(path, opts.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
-	// Validate again: the file may have changed between the two opens, or
-	// been created by another process after os.Stat.
-	fresh, err := s.validate()
-	if err == nil && fresh {
-		err = s.db.Update(func(tx *bbolt.Tx) error {
-			b, err := tx.CreateBucketIfNotExists([]byte(metaBucket))
-			if err != nil {
-				return err
-			}
-			return b.Put([]byte(versionKey), binary.BigEndian.AppendUint32(nil, FormatVersion))
-		})
-		if err != nil {
-			err = fmt.Errorf("state: initialize %s: %w", path, err)
-		}
-	}
+	s, err := openLocked(path, f, created, opts, timeout)
 	if err != nil {
-		s.db.Close()
+		if created {
+			// Leave no empty file behind: it would be refused next time.
+			os.Remove(path)
+		}
+		releaseFile(f)
 		return nil, err
 	}
 	return s, nil
 }
 
-// openBolt opens the bbolt file and maps its errors to ours.
-func openBolt(path string, bopts *bbolt.Options) (*boltStore, error) {
-	s := &boltStore{path: path, readOnly: bopts.ReadOnly}
-	var db *bbolt.DB
-	err := s.guard(func() (err error) {
-		db, err = bbolt.Open(path, 0o600, bopts)
+// openStateFile opens the file at path, creating it when opening for
+// writing and no file exists there; created says whether it did.
+func openStateFile(path string, readOnly bool) (f *os.File, created bool, err error) {
+	if readOnly {
+		f, err = os.Open(path)
+		if err != nil {
+			return nil, false, fmt.Errorf("state: open %s read-only: %w", path, pathErr(err))
+		}
+		return f, false, nil
+	}
+	f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		return f, true, nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.OpenFile(path, os.O_RDWR, 0)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("state: open %s: %w", path, pathErr(err))
+	}
+	return f, false, nil
+}
+
+// releaseFile unlocks and closes f, which bbolt may have closed already.
+// Closing alone would not do if bbolt has mapped the file: the mapping
+// keeps the open file, and with it the lock, until it is unmapped.
+func releaseFile(f *os.File) error {
+	unlockFile(f)
+	return f.Close()
+}
+
+// pathErr drops the operation and path that an *fs.PathError repeats.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// waitForCreator is how long OpenBolt waits when it finds an empty file, in
+// case another process has just created it and is about to lock it.
+const waitForCreator = 50 * time.Millisecond
+
+// openLocked locks f, checks it, and opens it with bbolt. On error the
+// caller closes f.
+func openLocked(path string, f *os.File, created bool, opts BoltOptions, timeout time.Duration) (*boltStore, error) {
+	lock := func() error {
+		err := lockFile(f, !opts.ReadOnly, timeout)
+		switch {
+		case errors.Is(err, errLockTimeout):
+			return &fileError{path: path, msg: "is in use by another process", kind: ErrInUse}
+		case err != nil:
+			return fmt.Errorf("state: lock %s: %w", path, err)
+		}
+		return nil
+	}
+	if err := lock(); err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil && info.Size() == 0 && !created {
+		// Another OpenBolt may have created the file and not locked it yet.
+		if err := unlockFile(f); err != nil {
+			return nil, fmt.Errorf("state: lock %s: %w", path, err)
+		}
+		time.Sleep(waitForCreator)
+		if err := lock(); err != nil {
+			return nil, err
+		}
+		info, err = f.Stat()
+	}
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("state: open %s: %w", path, pathErr(err))
+	case info.IsDir():
+		return nil, fmt.Errorf("state: open %s: is a directory", path)
+	case info.Size() == 0 && !created:
+		return nil, corruptFile(path, errors.New("the file is empty (0 bytes); only a missing file is started as a new state file"))
+	}
+
+	check := boltCheck{fresh: true}
+	if !created {
+		if check, err = checkBoltFile(f, info.Size()); err != nil {
+			if problem := (*fileProblem)(nil); errors.As(err, &problem) {
+				return nil, corruptFile(path, err)
+			}
+			return nil, fmt.Errorf("state: read %s: %w", path, err)
+		}
+		if check.version > FormatVersion {
+			return nil, &fileError{
+				path: path, kind: ErrVersion,
+				msg: fmt.Sprintf("has format version %d, newer than version %d that this ptfsh supports", check.version, FormatVersion),
+			}
+		}
+	}
+
+	s := &boltStore{path: path, file: f, readOnly: opts.ReadOnly, format: check.version}
+	bopts := &bbolt.Options{
+		Timeout: timeout, ReadOnly: opts.ReadOnly, NoSync: opts.NoSync,
+		// bbolt uses the file OpenBolt has locked and checked.
+		OpenFile: func(string, int, fs.FileMode) (*os.File, error) { return f, nil },
+	}
+	err = s.guard(func() (err error) {
+		s.db, err = bbolt.Open(path, 0o600, bopts)
 		return err
 	})
 	var errno syscall.Errno
 	switch {
 	case err == nil:
-		s.db = db
-		return s, nil
 	case errors.Is(err, ErrCorrupt):
 		return nil, err // a panic caught by guard
 	case errors.Is(err, berrors.ErrTimeout):
 		return nil, &fileError{path: path, msg: "is in use by another process", kind: ErrInUse}
 	case errors.As(err, new(*fs.PathError)), errors.As(err, &errno):
-		// The file could not be opened, locked, read or mapped: an I/O
-		// problem, not a statement about the file's contents.
 		return nil, fmt.Errorf("state: open %s: %w", path, err)
 	default:
-		// Everything else bbolt.Open reports is about the contents: no valid
-		// meta page (ErrInvalid, ErrChecksum, ErrVersionMismatch) or a file
-		// shorter than two pages ("file size too small").
 		return nil, s.corrupt(err)
 	}
+
+	switch {
+	case check.fresh && opts.ReadOnly:
+		s.format = FormatVersion // nothing to read
+	case check.fresh:
+		err = s.txn(true, func(tx *bbolt.Tx) error {
+			b, err := tx.CreateBucketIfNotExists([]byte(metaBucket))
+			if err != nil {
+				return err
+			}
+			return b.Put([]byte(versionKey), versionValue(FormatVersion))
+		})
+		if err != nil {
+			err = fmt.Errorf("state: initialize %s: %w", path, err)
+		}
+		s.format = FormatVersion
+	case check.version < FormatVersion && !opts.ReadOnly:
+		if err = s.txn(true, s.upgrade); err != nil {
+			err = fmt.Errorf("state: upgrade %s to format version %d: %w", path, FormatVersion, err)
+		}
+		s.format = FormatVersion
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// versionValue is the stored value of the format version v.
+func versionValue(v uint32) []byte {
+	return sealValue(nsSum(metaBucket), []byte(versionKey), binary.BigEndian.AppendUint32(nil, v))
+}
+
+// upgrade rewrites a file of format version 1, whose values have no
+// header, in the current format, in one transaction.
+func (s *boltStore) upgrade(tx *bbolt.Tx) error {
+	var names [][]byte
+	err := tx.ForEach(func(name []byte, _ *bbolt.Bucket) error {
+		if !bytes.HasPrefix(name, []byte(reservedNS)) {
+			names = append(names, bytes.Clone(name))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		b := tx.Bucket(name)
+		sum := nsSum(string(name))
+		var keys, values [][]byte
+		err := b.ForEach(func(k, v []byte) error {
+			keys = append(keys, bytes.Clone(k))
+			values = append(values, sealValue(sum, k, v))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for i, k := range keys {
+			if err := b.Put(k, values[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.Bucket([]byte(metaBucket)).Put([]byte(versionKey), versionValue(FormatVersion))
 }
 
 // boltStore is the bbolt Store.
 type boltStore struct {
 	db       *bbolt.DB
+	file     *os.File // the file bbolt has open, locked by OpenBolt
 	path     string
 	readOnly bool
+	format   uint32 // the file's format version: how values are stored
 	closed   atomic.Bool
+
+	// broken is set when bbolt panicked where it may have left its own
+	// state inconsistent: in Begin, Commit or Rollback. Later transactions
+	// fail with it rather than risk writing through that state.
+	broken atomic.Pointer[error]
+	// leaked is set when bbolt may still hold one of its locks after such
+	// a panic. Close then releases the file itself, since bbolt's DB.Close
+	// would wait for that lock forever.
+	leaked atomic.Bool
+}
+
+// corruptFile returns an error wrapping ErrCorrupt for the file at path.
+func corruptFile(path string, cause error) error {
+	return &fileError{path: path, msg: "is corrupt", kind: ErrCorrupt, cause: cause}
 }
 
 // corrupt returns an error wrapping ErrCorrupt for this store's file.
 func (s *boltStore) corrupt(cause error) error {
-	return &fileError{path: s.path, msg: "is corrupt", kind: ErrCorrupt, cause: cause}
+	return corruptFile(s.path, cause)
+}
+
+// corruptAt returns an error wrapping ErrCorrupt about key in namespace ns.
+func (s *boltStore) corruptAt(ns string, key []byte, msg string) error {
+	return s.corrupt(&fileProblem{ns: ns, key: bytes.Clone(key), msg: msg})
 }
 
 // guard runs op, a call into bbolt, and turns a panic or a memory fault
@@ -199,43 +335,12 @@ func (s *boltStore) guard(op func() error) (err error) {
 	return op()
 }
 
-// validate checks the open file's format. It reports fresh for a bbolt file
-// with no buckets at all, which OpenBolt initializes.
-func (s *boltStore) validate() (fresh bool, err error) {
-	info, err := os.Stat(s.path)
-	if err != nil {
-		return false, fmt.Errorf("state: open %s: %w", s.path, err)
+// fail records that bbolt's state can no longer be trusted.
+func (s *boltStore) fail(err error, leaked bool) {
+	s.broken.CompareAndSwap(nil, &err)
+	if leaked {
+		s.leaked.Store(true)
 	}
-	err = s.guard(func() error {
-		return s.db.View(func(tx *bbolt.Tx) error {
-			// bbolt maps the file and trusts its meta page; reading a page
-			// beyond the end of a truncated file would fault.
-			if tx.Size() > info.Size() {
-				return s.corrupt(fmt.Errorf("truncated: %d bytes, want at least %d", info.Size(), tx.Size()))
-			}
-			meta := tx.Bucket([]byte(metaBucket))
-			if meta == nil {
-				k, _ := tx.Cursor().First()
-				if k != nil {
-					return s.corrupt(fmt.Errorf("a bbolt file without a %s bucket, not written by ptfsh", metaBucket))
-				}
-				fresh = true
-				return nil
-			}
-			v := meta.Get([]byte(versionKey))
-			if len(v) != 4 || binary.BigEndian.Uint32(v) == 0 {
-				return s.corrupt(fmt.Errorf("invalid format version %x", v))
-			}
-			if ver := binary.BigEndian.Uint32(v); ver > FormatVersion {
-				return &fileError{
-					path: s.path, kind: ErrVersion,
-					msg: fmt.Sprintf("has format version %d, newer than version %d that this ptfsh supports", ver, FormatVersion),
-				}
-			}
-			return nil
-		})
-	})
-	return fresh, err
 }
 
 func (s *boltStore) View(fn func(Tx) error) error {
@@ -249,48 +354,79 @@ func (s *boltStore) Update(fn func(Tx) error) error {
 	return s.run(true, fn)
 }
 
-// run is View and Update. It manages the bbolt transaction itself, rather
-// than with bbolt's DB.View and DB.Update, so that bbolt's calls can be
-// guarded while fn's panics pass through untouched.
-func (s *boltStore) run(writable bool, fn func(Tx) error) (err error) {
+// run is View and Update.
+func (s *boltStore) run(writable bool, fn func(Tx) error) error {
+	if s.closed.Load() {
+		return fmt.Errorf("state: %s: %w", opName(writable), ErrClosed)
+	}
+	return s.txn(writable, func(btx *bbolt.Tx) error {
+		t := &boltTx{s: s, tx: btx, writable: writable}
+		defer func() { t.done = true }()
+		if err := fn(t); err != nil || !writable {
+			return err
+		}
+		if err := t.flushAll(); err != nil {
+			return err
+		}
+		// fn may have ignored an error from a damaged page; do not commit
+		// a transaction that may have been cut short inside bbolt.
+		return t.corrupt
+	})
+}
+
+// txn runs fn in a bbolt transaction that it manages itself, rather than
+// with bbolt's DB.View and DB.Update, so that bbolt's calls can be guarded
+// while fn's panics pass through untouched. A writable transaction commits
+// if fn returns nil. Whatever happens, the transaction is over when txn
+// returns, or the store is marked so that Close does not wait for it.
+func (s *boltStore) txn(writable bool, fn func(*bbolt.Tx) error) (err error) {
+	if p := s.broken.Load(); p != nil {
+		return fmt.Errorf("state: %s: an earlier transaction failed: %w", opName(writable), *p)
+	}
 	var btx *bbolt.Tx
 	if err := s.guard(func() (err error) {
 		btx, err = s.db.Begin(writable)
 		return err
 	}); err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			s.fail(err, true) // a panic in Begin may leave bbolt's locks held
+		}
 		if errors.Is(err, berrors.ErrDatabaseNotOpen) {
 			return fmt.Errorf("state: %s: %w", opName(writable), ErrClosed)
 		}
 		return fmt.Errorf("state: %s: %w", opName(writable), err)
 	}
-	t := &boltTx{s: s, tx: btx, writable: writable}
 	committed := false
 	defer func() {
-		t.done = true
-		if !committed {
-			if rerr := s.guard(btx.Rollback); rerr != nil && err == nil {
-				err = rerr
-			}
+		if committed {
+			return
+		}
+		rerr := s.guard(btx.Rollback)
+		switch {
+		case btx.DB() != nil:
+			// Rollback panicked before it released bbolt's locks.
+			s.fail(rerr, true)
+		case errors.Is(rerr, ErrCorrupt):
+			s.fail(rerr, false)
+		case errors.Is(rerr, berrors.ErrTxClosed):
+			rerr = nil // a failed Commit has rolled back already
+		}
+		if rerr != nil && err == nil {
+			err = rerr
 		}
 	}()
-	if err := fn(t); err != nil {
+	if err := fn(btx); err != nil || !writable {
 		return err
 	}
-	if !writable {
-		return nil
-	}
-	if err := t.flushAll(); err != nil {
-		return err
-	}
-	if t.corrupt != nil {
-		// fn ignored an error from a damaged page; do not commit a
-		// transaction that may have been cut short inside bbolt.
-		return t.corrupt
-	}
-	committed = true
 	if err := s.guard(btx.Commit); err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			// A panic in the commit: bbolt's list of free pages may now be
+			// wrong, and the deferred Rollback releases its lock.
+			s.fail(err, false)
+		}
 		return fmt.Errorf("state: commit %s: %w", s.path, err)
 	}
+	committed = true
 	return nil
 }
 
@@ -301,9 +437,24 @@ func opName(writable bool) string {
 	return "view"
 }
 
+// Close closes the database and the file. If bbolt may still hold one of
+// its locks after a panic, it unlocks and closes the file itself; bbolt's
+// memory map of the file then stays until the process exits.
 func (s *boltStore) Close() error {
-	s.closed.Store(true)
-	if err := s.db.Close(); err != nil {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	var err error
+	if !s.leaked.Load() {
+		err = s.guard(s.db.Close)
+		if err == nil {
+			return nil
+		}
+	}
+	if cerr := releaseFile(s.file); cerr != nil && err == nil && !errors.Is(cerr, fs.ErrClosed) {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("state: close %s: %w", s.path, err)
 	}
 	return nil
@@ -330,7 +481,8 @@ type boltTx struct {
 // boltNS is a namespace as one transaction sees it.
 type boltNS struct {
 	b      *bbolt.Bucket
-	writes map[string][]byte // buffered writes: key → value, or nil to delete
+	sum    uint32            // nsSum of its name, for the values' checksums
+	writes map[string][]byte // buffered writes: key → stored value, or nil to delete
 }
 
 // call runs op through the store's guard and remembers corruption.
@@ -360,7 +512,7 @@ func (t *boltTx) space(ns string, create bool) (*boltNS, error) {
 	if t.spaces == nil {
 		t.spaces = make(map[string]*boltNS)
 	}
-	sp := &boltNS{b: b}
+	sp := &boltNS{b: b, sum: nsSum(ns)}
 	t.spaces[ns] = sp
 	return sp, nil
 }
@@ -379,7 +531,7 @@ func (t *boltTx) flush(ns string) error {
 				err = sp.b.Delete([]byte(k))
 			} else {
 				// bbolt copies the key but keeps v until the commit; v is
-				// our own copy, made by Put.
+				// our own, made by Put.
 				err = sp.b.Put([]byte(k), v)
 			}
 			if err != nil {
@@ -408,17 +560,41 @@ func (t *boltTx) Get(ns string, key []byte) (v []byte, err error) {
 	}
 	if sp := t.spaces[ns]; sp != nil {
 		if v, ok := sp.writes[string(key)]; ok {
-			return bytes.Clone(v), nil // nil for a deletion
+			if v == nil {
+				return nil, nil // deleted
+			}
+			return bytes.Clone(v[valueHeaderSize:]), nil
 		}
 	}
 	err = t.call(func() error {
 		sp, err := t.space(ns, false)
-		if sp != nil {
-			v = bytes.Clone(sp.b.Get(key)) // bbolt's slice dies with the transaction
+		if sp == nil || err != nil {
+			return err
 		}
+		stored := sp.b.Get(key)
+		if stored == nil {
+			return nil
+		}
+		value, err := t.open(ns, sp, key, stored)
+		// bbolt's slice dies with the transaction. An empty value is a
+		// non-nil empty slice, which Clone keeps.
+		v = bytes.Clone(value)
 		return err
 	})
 	return v, err
+}
+
+// open checks the value stored under key in namespace ns and returns the
+// value it holds, which aliases stored.
+func (t *boltTx) open(ns string, sp *boltNS, key, stored []byte) ([]byte, error) {
+	if t.s.format < 2 {
+		return stored, nil // format 1: no header, nothing to check
+	}
+	value, err := openValue(sp.sum, key, stored)
+	if err != nil {
+		return nil, t.s.corruptAt(ns, key, err.Error())
+	}
+	return value, nil
 }
 
 func (t *boltTx) Put(ns string, key, value []byte) error {
@@ -438,9 +614,10 @@ func (t *boltTx) Put(ns string, key, value []byte) error {
 	if sp.writes == nil {
 		sp.writes = make(map[string][]byte)
 	}
-	// Copy the value: the caller may reuse it, and bbolt keeps a reference
-	// until the commit. Never store nil, which marks a deletion.
-	sp.writes[string(key)] = append(make([]byte, 0, len(value)), value...)
+	// sealValue copies the value: the caller may reuse it, and bbolt keeps
+	// a reference until the commit. It never returns nil, which marks a
+	// deletion.
+	sp.writes[string(key)] = sealValue(sp.sum, key, value)
 	return nil
 }
 
@@ -496,28 +673,43 @@ func (t *boltTx) Scan(ns string, prefix []byte, fn func(key, value []byte) error
 	if err := t.flush(ns); err != nil {
 		return err
 	}
+	var sp *boltNS
 	var c *bbolt.Cursor
-	var k, v []byte
+	var k, v, prev []byte
 	kbuf := make([]byte, 0, scanBufSize)
 	vbuf := make([]byte, 0, scanBufSize)
-	// step moves the cursor and copies the pair out of bbolt's memory, which
-	// fn must not see: writing to it would fault.
+	// step moves the cursor, checks the pair, and copies it out of bbolt's
+	// memory, which fn must not see: writing to it would fault.
 	step := func(first bool) error {
 		if first {
-			sp, err := t.space(ns, false)
-			if sp == nil || err != nil {
+			var err error
+			if sp, err = t.space(ns, false); sp == nil || err != nil {
 				return err
 			}
 			c = sp.b.Cursor()
 			k, v = c.Seek(prefix)
 		} else {
+			prev = k // bbolt's slice, which fn cannot have changed
 			k, v = c.Next()
 		}
-		if k != nil && !bytes.HasPrefix(k, prefix) {
+		if k == nil || !bytes.HasPrefix(k, prefix) {
 			k = nil
+			return nil
+		}
+		switch {
+		case prev != nil && bytes.Compare(k, prev) <= 0:
+			// Damaged pages can lead the cursor back; stop rather than
+			// visit keys again, or forever.
+			return t.s.corruptAt(ns, prev, "the next key, "+describeKey(k)+", is out of order")
+		case v == nil:
+			return t.s.corruptAt(ns, k, "a namespace inside a namespace")
+		}
+		value, err := t.open(ns, sp, k, v)
+		if err != nil {
+			return err
 		}
 		kbuf = append(kbuf[:0], k...)
-		vbuf = append(vbuf[:0], v...)
+		vbuf = append(vbuf[:0], value...)
 		return nil
 	}
 	if err := t.call(func() error { return step(true) }); err != nil || k == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -204,17 +205,20 @@ func TestOpenBolt_damagedPages(t *testing.T) {
 
 func TestOpenBolt_newerVersion(t *testing.T) {
 	path := makeStateFile(t, 1, 1)
-	if err := state.RawBoltPut(path, "__meta", []byte("version"), binary.BigEndian.AppendUint32(nil, 2)); err != nil {
+	if err := state.RawBoltPut(path, "__meta", []byte("version"), state.VersionValue(state.FormatVersion+1)); err != nil {
 		t.Fatal(err)
 	}
 	before := readFile(t, path)
-	_, err := state.OpenBolt(path, state.BoltOptions{})
-	if !errors.Is(err, state.ErrVersion) {
-		t.Fatalf("OpenBolt = %v; want ErrVersion", err)
-	}
-	want := "state file " + path + " has format version 2, newer than version 1 that this ptfsh supports"
-	if err.Error() != want {
-		t.Errorf("message = %q; want %q", err, want)
+	for _, ro := range []bool{false, true} {
+		_, err := state.OpenBolt(path, state.BoltOptions{ReadOnly: ro})
+		if !errors.Is(err, state.ErrVersion) {
+			t.Fatalf("OpenBolt(ReadOnly: %v) = %v; want ErrVersion", ro, err)
+		}
+		want := fmt.Sprintf("state file %s has format version %d, newer than version %d that this ptfsh supports",
+			path, state.FormatVersion+1, state.FormatVersion)
+		if err.Error() != want {
+			t.Errorf("message = %q; want %q", err, want)
+		}
 	}
 	if !bytes.Equal(readFile(t, path), before) {
 		t.Error("OpenBolt changed the file")
@@ -322,19 +326,34 @@ func TestOpenBolt_newFiles(t *testing.T) {
 		t.Error("read-only OpenBolt created the file")
 	}
 
-	// An existing empty file is a new state file, as in bbolt.
+	// An existing empty file is not a new state file: it may be one whose
+	// contents were lost, and starting afresh would lose its state for good.
 	empty := filepath.Join(dir, "empty.db")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, err := state.OpenBolt(empty, state.BoltOptions{})
+	for _, ro := range []bool{false, true} {
+		_, err := state.OpenBolt(empty, state.BoltOptions{ReadOnly: ro})
+		if !errors.Is(err, state.ErrCorrupt) {
+			t.Errorf("OpenBolt(ReadOnly: %v) of an empty file = %v; want ErrCorrupt", ro, err)
+		} else if want := "state file " + empty + " is corrupt: the file is empty (0 bytes)"; !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("message = %q; want it to start with %q", err, want)
+		}
+	}
+	if b := readFile(t, empty); len(b) != 0 {
+		t.Errorf("OpenBolt wrote %d bytes to the empty file", len(b))
+	}
+
+	// A missing file is new, and it is created with the format version.
+	fresh := filepath.Join(dir, "fresh.db")
+	st, err := state.OpenBolt(fresh, state.BoltOptions{})
 	if err != nil {
-		t.Fatalf("OpenBolt of an empty file: %v", err)
+		t.Fatalf("OpenBolt of a missing file: %v", err)
 	}
 	st.Close()
-	st, err = state.OpenBolt(empty, state.BoltOptions{ReadOnly: true})
+	st, err = state.OpenBolt(fresh, state.BoltOptions{ReadOnly: true})
 	if err != nil {
-		t.Fatalf("reopening the initialized file: %v", err)
+		t.Fatalf("reopening the new file: %v", err)
 	}
 	st.Close()
 
@@ -351,37 +370,76 @@ func TestOpenBolt_newFiles(t *testing.T) {
 	}
 }
 
-// TestBolt_damagedBranchPages damages only the branch pages of namespace s,
-// which OpenBolt does not read: the Scan that reaches them must fail with
-// ErrCorrupt, and the store must stay usable, rather than crash the process.
-func TestBolt_damagedBranchPages(t *testing.T) {
-	path := makeStateFile(t, 2000, 100)
+// damageBranchPages overwrites the branch pages of the file at path (the
+// pages between the root and the leaves of large namespaces) with random
+// bytes, in place, and returns how many it damaged.
+func damageBranchPages(t *testing.T, path string) int {
+	t.Helper()
 	b := readFile(t, path)
 	// bbolt's page header: id uint64, flags uint16, count uint16, overflow
 	// uint32; the meta page then holds magic, version and page size.
 	pageSize := int(binary.LittleEndian.Uint32(b[16+8:]))
 	const branchPage = 0x01
 	r := rand.New(rand.NewPCG(3, 3))
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
 	damaged := 0
 	for off := 2 * pageSize; off+pageSize <= len(b); off += pageSize {
-		if binary.LittleEndian.Uint16(b[off+8:]) == branchPage {
-			for i := off; i < off+pageSize; i++ {
-				b[i] = byte(r.Uint32())
-			}
-			damaged++
+		if binary.LittleEndian.Uint16(b[off+8:]) != branchPage {
+			continue
 		}
+		page := make([]byte, pageSize)
+		for i := range page {
+			page[i] = byte(r.Uint32())
+		}
+		if _, err := f.WriteAt(page, int64(off)); err != nil {
+			t.Fatal(err)
+		}
+		damaged++
 	}
 	if damaged == 0 {
 		t.Fatal("no branch page to damage")
 	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
+	return damaged
+}
+
+// TestOpenBolt_damagedBranchPages damages only the branch pages of
+// namespace s: OpenBolt reads them, and refuses the file.
+func TestOpenBolt_damagedBranchPages(t *testing.T) {
+	path := makeStateFile(t, 2000, 100)
+	damageBranchPages(t, path)
+	_, err := state.OpenBolt(path, state.BoltOptions{})
+	if !errors.Is(err, state.ErrCorrupt) {
+		t.Fatalf("OpenBolt = %v; want ErrCorrupt", err)
 	}
+	if want := "state file " + path + ` is corrupt: namespace "s", `; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("message = %q; want it to start with %q", err, want)
+	}
+	// The file is not left locked.
+	st, err := state.OpenBolt(path, state.BoltOptions{Timeout: -1})
+	if !errors.Is(err, state.ErrCorrupt) {
+		t.Errorf("second OpenBolt = %v; want ErrCorrupt", err)
+	}
+	if err == nil {
+		st.Close()
+	}
+}
+
+// TestBolt_damagedAfterOpen damages the branch pages of namespace s while
+// the store is open, which OpenBolt cannot have seen: the Scan and Get that
+// reach them must fail with ErrCorrupt, and the store must stay usable,
+// rather than crash the process or hang.
+func TestBolt_damagedAfterOpen(t *testing.T) {
+	path := makeStateFile(t, 2000, 100)
 	st, err := state.OpenBolt(path, state.BoltOptions{})
 	if err != nil {
 		t.Fatalf("OpenBolt: %v", err)
 	}
 	defer st.Close()
+	damageBranchPages(t, path)
 	for _, op := range []struct {
 		name string
 		fn   func(tx state.Tx) error
@@ -408,4 +466,142 @@ func TestBolt_damagedBranchPages(t *testing.T) {
 	if err != nil {
 		t.Errorf("Update of another namespace: %v", err)
 	}
+	done := make(chan error)
+	go func() { done <- st.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close hangs")
+	}
+}
+
+// TestBolt_damagedValue changes one digit of a counter, as in ptfsh issue
+// 10 where a counter of 1000 read back as 9000: before OpenBolt (which
+// refuses the file) and while the store is open (Get and Scan fail). Each
+// error names the file, the function's uid, the state and the key.
+func TestBolt_damagedValue(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, err := state.OpenBolt(path, state.BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ns = "state/count/counter"
+	key := state.AppendString(nil, "alice")
+	err = st.Update(func(tx state.Tx) error {
+		for i := range 100 {
+			if err := tx.Put(ns, state.AppendString(nil, fmt.Sprint("user", i)), []byte("1")); err != nil {
+				return err
+			}
+		}
+		return tx.Put(ns, key, []byte(`{"count":1000}`))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	b := readFile(t, path)
+	off := bytes.Index(b, []byte(`{"count":1000}`))
+	if off < 0 || bytes.Count(b, []byte(`{"count":1000}`)) != 1 {
+		t.Fatal("the value is not in the file once")
+	}
+	off += len(`{"count":`)
+	flip := func() {
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteAt([]byte{b[off] ^ '1' ^ '9'}, int64(off)); err != nil {
+			t.Fatal(err)
+		}
+		b[off] ^= '1' ^ '9'
+	}
+	want := "state file " + path + ` is corrupt: state "counter" of function uid "count" (namespace "state/count/counter"), ` +
+		`key ("alice"): the stored value fails its checksum`
+
+	flip() // 1000 → 9000
+	_, err = state.OpenBolt(path, state.BoltOptions{})
+	if !errors.Is(err, state.ErrCorrupt) || err.Error() != want {
+		t.Errorf("OpenBolt =\n%v\nwant\n%s", err, want)
+	}
+
+	flip() // back to 1000
+	st, err = state.OpenBolt(path, state.BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	flip() // 1000 → 9000 behind the store's back
+	err = st.View(func(tx state.Tx) error {
+		v, err := tx.Get(ns, key)
+		if v != nil {
+			t.Errorf("Get returned %q with its error", v)
+		}
+		return err
+	})
+	if !errors.Is(err, state.ErrCorrupt) || err.Error() != want {
+		t.Errorf("Get =\n%v\nwant\n%s", err, want)
+	}
+	err = st.View(func(tx state.Tx) error {
+		return tx.Scan(ns, nil, func(k, v []byte) error {
+			if bytes.Equal(k, key) {
+				t.Errorf("Scan passed the damaged value %q", v)
+			}
+			return nil
+		})
+	})
+	if !errors.Is(err, state.ErrCorrupt) || err.Error() != want {
+		t.Errorf("Scan =\n%v\nwant\n%s", err, want)
+	}
+}
+
+// TestOpenBolt_formatVersion1 opens a file of format version 1, whose values
+// have no checksum: read-only it reads as it is; opened for writing it is
+// upgraded, once, to the current format, with the same content.
+func TestOpenBolt_formatVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.db")
+	want := content{}
+	raw := func(ns string, key []byte, value string) {
+		if err := state.RawBoltPut(path, ns, key, []byte(value)); err != nil {
+			t.Fatal(err)
+		}
+		if ns != "__meta" {
+			want.put(ns, key, value)
+		}
+	}
+	raw("__meta", []byte("version"), "\x00\x00\x00\x01")
+	for i := range 20 {
+		raw("state/count/counter", state.AppendString(nil, fmt.Sprint("user", i)), fmt.Sprint(1000+i))
+	}
+	raw("timers/count", state.AppendInt64(nil, 5), "")
+	before := readFile(t, path)
+
+	check := func(opts state.BoltOptions) {
+		t.Helper()
+		st, err := state.OpenBolt(path, opts)
+		if err != nil {
+			t.Fatalf("OpenBolt(%+v): %v", opts, err)
+		}
+		defer st.Close()
+		got, err := readAll(st, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := got.diff(want); d != "" {
+			t.Errorf("OpenBolt(%+v): %s", opts, d)
+		}
+	}
+	check(state.BoltOptions{ReadOnly: true})
+	if !bytes.Equal(readFile(t, path), before) {
+		t.Fatal("a read-only OpenBolt changed the file")
+	}
+	check(state.BoltOptions{})
+	if !bytes.Contains(readFile(t, path), state.VersionValue(state.FormatVersion)) {
+		t.Errorf("the file is not at format version %d after a read-write OpenBolt", state.FormatVersion)
+	}
+	check(state.BoltOptions{ReadOnly: true})
+	check(state.BoltOptions{})
 }

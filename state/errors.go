@@ -20,11 +20,14 @@ var (
 	// "state file PATH is in use by another process".
 	ErrInUse = errors.New("state file is in use by another process")
 
-	// ErrCorrupt is returned when a state file is not a bbolt file, is
-	// truncated, or holds pages that cannot be read. OpenBolt never writes
-	// to a file it reports as corrupt. Corruption deep inside a file may only
-	// be found when the damaged pages are read; the transaction that finds it
-	// fails with this error and is rolled back.
+	// ErrCorrupt is returned when a state file is empty, is not a state
+	// file, is truncated or is damaged. OpenBolt reads the whole file and
+	// refuses it, without writing to it; Get and Scan check every value they
+	// read, and the transaction that finds damage fails with this error and
+	// is rolled back. The message names the file and, where it can, the
+	// namespace and the key: "state file PATH is corrupt: state "counter" of
+	// function uid "count" (namespace "state/count/counter"), key ("alice"):
+	// the stored value fails its checksum".
 	ErrCorrupt = errors.New("state file is corrupt")
 
 	// ErrVersion is returned by OpenBolt for a state file written with a

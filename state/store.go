@@ -70,11 +70,12 @@ type Tx interface {
 	Namespaces() ([]string, error)
 }
 
-// Limits shared by both stores. They are bbolt's, enforced by the memory
-// store too so that code tested against one behaves the same on the other.
+// Limits shared by both stores. They are bbolt's (less the header the bbolt
+// store adds to each value), enforced by the memory store too so that code
+// tested against one behaves the same on the other.
 const (
-	maxKeySize   = 32 << 10  // bytes in a key or a namespace name
-	maxValueSize = 1<<31 - 2 // bytes in a value
+	maxKeySize   = 32 << 10                    // bytes in a key or a namespace name
+	maxValueSize = 1<<31 - 2 - valueHeaderSize // bytes in a value
 )
 
 // reservedNS begins the names of namespaces that belong to the store itself,
