@@ -121,7 +121,9 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 			return nil, fmt.Errorf("%s declares state but its instance cannot keep state", n.Fn)
 		}
 		op.codec = codec
-		op.stored = op.storeHasState()
+		if op.stored, err = op.storeHasState(); err != nil {
+			return nil, types.At(n.Pos, fmt.Errorf("%s: %w", n.Fn, err))
+		}
 	}
 	for _, t := range n.Tables {
 		st, err := t.In.Open(ex)
@@ -615,21 +617,27 @@ func (o *PtfOp) loadTimers() error {
 	return nil
 }
 
-func (o *PtfOp) storeHasState() bool {
+// storeHasState reports whether the store holds value state of the call's
+// uid. An error of the store (a damaged file) is the statement's: taken
+// for "no state", it would let the next checkpoint overwrite the state.
+func (o *PtfOp) storeHasState() (bool, error) {
 	found := false
-	_ = o.Ex.Store.View(func(tx state.Tx) error {
+	err := o.Ex.Store.View(func(tx state.Tx) error {
 		for _, sd := range o.Node.Def.State {
-			_ = tx.Scan(stateNamespace(o.Node.Uid, sd.Name), nil, func(k, v []byte) error {
+			err := tx.Scan(stateNamespace(o.Node.Uid, sd.Name), nil, func(k, v []byte) error {
 				found = true
 				return errStopScan
 			})
+			if err != nil && !errors.Is(err, errStopScan) {
+				return err
+			}
 			if found {
 				return nil
 			}
 		}
 		return nil
 	})
-	return found
+	return found, err
 }
 
 var errStopScan = errors.New("stop scan")

@@ -111,13 +111,16 @@ func (o *PtfOp) describeState(ks *keyState) string {
 				v = readable(b)
 			}
 		case !ks.loaded[i] && o.stored:
-			_ = o.Ex.Store.View(func(tx state.Tx) error {
+			err := o.Ex.Store.View(func(tx state.Tx) error {
 				b, err := o.readStored(tx, i, ks.enc)
 				if err == nil && len(b) > 8 {
 					v = readable(b[8:]) // after the 8-byte write time
 				}
-				return nil
+				return err
 			})
+			if err != nil {
+				v = "(unreadable: " + err.Error() + ")" // the call that reads it reports the error
+			}
 		}
 		parts = append(parts, sd.Name+"="+v)
 	}
