@@ -40,7 +40,7 @@ SELECT * FROM sum(TABLE k PARTITION BY key);
 	if n := strings.Count(want, "\n"); n != 6000 {
 		t.Fatalf("reference run printed %d lines", n)
 	}
-	for _, tc := range []struct{ cache, every string }{{"100", "0"}, {"100", "1000"}, {"10", "250"}} {
+	for _, tc := range []struct{ cache, bytes, every string }{{"100", "256 mb", "0"}, {"100", "256 mb", "1000"}, {"10", "256 mb", "250"}, {"10", "2 kb", "0"}, {"10", "2 kb", "250"}} {
 		for _, kind := range []string{"mem", "bolt"} {
 			var store state.Store = state.NewMem()
 			if kind == "bolt" {
@@ -49,10 +49,10 @@ SELECT * FROM sum(TABLE k PARTITION BY key);
 					t.Fatal(err)
 				}
 			}
-			got := runWithStore(t, dir, fmt.Sprintf("SET 'state.cache-size' = '%s';\nSET 'execution.checkpointing.interval-rows' = '%s';\n%s", tc.cache, tc.every, query), store)
+			got := runWithStore(t, dir, fmt.Sprintf("SET 'state.cache-size' = '%s';\nSET 'state.cache-bytes' = '%s';\nSET 'execution.checkpointing.interval-rows' = '%s';\n%s", tc.cache, tc.bytes, tc.every, query), store)
 			store.Close()
 			if got != want {
-				t.Errorf("cache %s keys, checkpoint every %s rows, %s store: output differs from the large-cache run", tc.cache, tc.every, kind)
+				t.Errorf("cache %s keys and %s, checkpoint every %s rows, %s store: output differs from the large-cache run", tc.cache, tc.bytes, tc.every, kind)
 			}
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/runtime/session"
@@ -29,7 +30,28 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
+}
+
+// profiled runs f with a CPU profile written to $PTFSH_CPUPROFILE, when
+// set (go tool pprof reads it): how the benchmarks are profiled.
+func profiled(f func() int) int {
+	path := os.Getenv("PTFSH_CPUPROFILE")
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ptfsh: PTFSH_CPUPROFILE: %v\n", err)
+		return 2
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		fmt.Fprintf(os.Stderr, "ptfsh: PTFSH_CPUPROFILE: %v\n", err)
+		return 2
+	}
+	defer pprof.StopCPUProfile()
+	return f()
 }
 
 type options struct {

@@ -118,7 +118,7 @@ func TestCompleter_Do(t *testing.T) {
 		{"SEL", []string{"ECT"}},
 		{"SELECT * FROM f(u", []string{"ser", "nion", "id =>"}},
 		{"SELECT ", nil},
-		{"SET 'state.ca", []string{"che-size'"}},
+		{"SET 'state.cache-s", []string{"ize'"}},
 		{"set 'ptfsh.t", []string{"imers.max-firings'", "race'"}},
 		{"RESET 'table.exec.s", []string{"ink.not-null-enforcer'", "ource.idle-timeout'", "tate.ttl'"}},
 		{"SET 'ptfsh.trace' = '", []string{"on'", "off'"}},

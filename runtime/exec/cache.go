@@ -9,32 +9,70 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// The value-state cache. Live state objects stay in memory per partition
-// key (no re-encoding per row), up to SET 'state.cache-size' keys. Past
-// that, a batch of keys is encoded and spilled to the store, in a spill
-// area apart from the checkpointed state: spilled values are newer than
-// the last checkpoint, and a restart after a crash must not see them. The
-// next checkpoint moves them into place.
+// The value-state cache has three tiers. Live state objects (the
+// function's own JavaScript objects) stay in memory per partition key, up to
+// SET 'state.cache-size' keys: the hot keys, used with no encoding per row.
+// Past that, the keys not used since the last look (a second chance, as the
+// CLOCK algorithm gives) are encoded into compact records kept in memory,
+// the warm tier (PtfOp.warm): tens of bytes a key instead of about a
+// kilobyte of live objects. A key used again is decoded back. Past
+// SET 'state.cache-bytes' of records, the warm tier goes to the store, in a spill
+// area apart from the checkpointed state: spilled values are newer than the
+// last checkpoint, and a restart after a crash must not see them. The next
+// checkpoint writes the changed warm records and moves the spilled ones into
+// place.
 
 // SetCacheSize is the number of partition keys whose value state stays
 // live in memory per PTF call.
 const SetCacheSize = "state.cache-size"
 
-// defaultCacheSize keeps memory bounded (about 1 KB of JS objects per key
-// for small state) while most workloads never spill.
-const defaultCacheSize = 100_000
+// defaultCacheSize keeps the live objects of 20,000 keys (about 1 KB each
+// for small state); the rest wait encoded in the warm tier.
+const defaultCacheSize = 20_000
 
-// maybeEvict spills a quarter of the cache when it holds more keys than
-// allowed. The key being processed and the one just added stay.
+// SetCacheBytes is how many bytes of encoded state a call keeps in memory
+// (the warm tier) before it spills them to the store.
+const SetCacheBytes = "state.cache-bytes"
+
+// defaultCacheBytes bounds the warm tier of a call.
+const defaultCacheBytes = 256 << 20
+
+// warmEntry is the value state of a key evicted from the live cache.
+type warmEntry struct {
+	// vals holds, per state entry, nil (not loaded: the store has it, if
+	// anything), an empty slice (cleared) or the 8-byte write time and
+	// the encoding, as the store keeps it.
+	vals  [][]byte
+	dirty bool // changed since the last checkpoint
+}
+
+func (w *warmEntry) size() int64 {
+	n := int64(64 + 24*len(w.vals))
+	for _, b := range w.vals {
+		n += int64(len(b))
+	}
+	return n
+}
+
+// maybeEvict moves a quarter of the live keys to the warm tier when the
+// cache holds more than allowed: keys not used since the last eviction
+// first. The key being processed and the one just added stay.
 func (o *PtfOp) maybeEvict(keep *keyState) error {
 	limit := o.Ex.CacheSize
 	if limit <= 0 || len(o.cache) <= limit || o.codec == nil || o.loading {
 		return nil
 	}
 	batch := max(limit/4, 1)
-	var victims []*keyState
+	var victims, second []*keyState
 	for _, ks := range o.cache {
-		if ks == o.cur || ks == keep {
+		if ks == o.cur || ks == keep || ks.warm {
+			continue
+		}
+		if ks.ref {
+			ks.ref = false
+			if len(second) < batch {
+				second = append(second, ks)
+			}
 			continue
 		}
 		victims = append(victims, ks)
@@ -42,26 +80,95 @@ func (o *PtfOp) maybeEvict(keep *keyState) error {
 			break
 		}
 	}
-	err := o.Ex.Store.Update(func(tx state.Tx) error {
-		for _, ks := range victims {
+	for i := 0; len(victims) < batch && i < len(second); i++ {
+		victims = append(victims, second[i])
+	}
+	if o.warm == nil {
+		o.warm = map[string]*warmEntry{}
+	}
+	for _, ks := range victims {
+		if ks.dirty {
+			w := &warmEntry{vals: make([][]byte, len(ks.vals)), dirty: true}
 			for i, sd := range o.Node.Def.State {
-				if !ks.loaded[i] || !ks.dirty || sd.Kind != ptf.ValueState {
+				if !ks.loaded[i] || sd.Kind != ptf.ValueState {
 					continue
 				}
-				var b []byte
+				b := []byte{} // cleared since the checkpoint
 				if ks.vals[i] != nil {
 					enc, err := o.codec.EncodeState(i, ks.vals[i])
 					if err != nil {
 						return fmt.Errorf("%s: state %q of key (%s): %w", o.Node.Fn, sd.Name, formatFields(ks.key), err)
 					}
 					b = append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(enc)), uint64(ks.touched[i])), enc...)
-				} else {
-					b = []byte{} // a tombstone: cleared since the checkpoint
 				}
-				if err := tx.Put(spillNamespace(o.Node.Uid, sd.Name), ks.enc, b); err != nil {
+				w.vals[i] = b
+			}
+			o.warm[string(ks.enc)] = w
+			o.warmBytes += w.size()
+		}
+		for i := range ks.vals {
+			ks.vals[i], ks.loaded[i] = nil, false
+		}
+		ks.dirty = false
+		if len(ks.named) == 0 && len(ks.unnamed) == 0 {
+			delete(o.cache, string(ks.enc)) // timers keep their key state
+		} else {
+			ks.warm = true
+		}
+	}
+	o.spills += int64(len(victims))
+	if o.warmBytes > o.Ex.CacheBytes {
+		return o.spillWarm()
+	}
+	return nil
+}
+
+// promote decodes the warm record of a key back into its live state.
+func (o *PtfOp) promote(ks *keyState) {
+	ks.warm = false
+	w := o.warm[string(ks.enc)]
+	if w == nil {
+		return
+	}
+	delete(o.warm, string(ks.enc))
+	o.warmBytes -= w.size()
+	for i, b := range w.vals {
+		if b == nil || ks.loaded[i] {
+			continue
+		}
+		if len(b) < 8 {
+			ks.vals[i], ks.loaded[i] = nil, true
+			continue
+		}
+		v, err := o.codec.DecodeState(i, b[8:])
+		if err != nil {
+			o.evictErr = fmt.Errorf("%s: state %q of key (%s): %w", o.Node.Fn, o.Node.Def.State[i].Name, formatFields(ks.key), err)
+			continue
+		}
+		// The write time goes back too: State applies the TTL to it.
+		ks.vals[i], ks.loaded[i], ks.touched[i] = v, true, int64(binary.BigEndian.Uint64(b))
+	}
+	if w.dirty {
+		ks.dirty = true
+	}
+}
+
+// spillWarm writes the changed warm records to the spill area and empties
+// the warm tier.
+func (o *PtfOp) spillWarm() error {
+	err := o.Ex.Store.Update(func(tx state.Tx) error {
+		for enc, w := range o.warm {
+			if !w.dirty {
+				continue
+			}
+			for i, b := range w.vals {
+				if b == nil {
+					continue
+				}
+				if err := tx.Put(spillNamespace(o.Node.Uid, o.Node.Def.State[i].Name), []byte(enc), b); err != nil {
 					return err
 				}
-				o.spilled[string(ks.enc)] = true
+				o.spilled[enc] = true
 			}
 		}
 		return nil
@@ -69,17 +176,36 @@ func (o *PtfOp) maybeEvict(keep *keyState) error {
 	if err != nil {
 		return fmt.Errorf("spilling state: %w", err)
 	}
-	for _, ks := range victims {
-		for i := range ks.vals {
-			ks.vals[i], ks.loaded[i] = nil, false
-		}
-		ks.dirty = false
-		if len(ks.named) == 0 && len(ks.unnamed) == 0 {
-			delete(o.cache, string(ks.enc)) // timers keep their key state
-		}
-	}
+	o.warm, o.warmBytes = map[string]*warmEntry{}, 0
 	o.stored = true
-	o.spills += int64(len(victims))
+	return nil
+}
+
+// flushWarm writes the changed warm records to the checkpointed state; they
+// stay in memory, unchanged since.
+func (o *PtfOp) flushWarm(tx state.Tx) error {
+	for enc, w := range o.warm {
+		if !w.dirty {
+			continue
+		}
+		for i, b := range w.vals {
+			if b == nil {
+				continue
+			}
+			ns := stateNamespace(o.Node.Uid, o.Node.Def.State[i].Name)
+			var err error
+			if len(b) == 0 {
+				err = tx.Delete(ns, []byte(enc))
+			} else {
+				err = tx.Put(ns, []byte(enc), b)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		w.dirty = false
+		o.stored = true
+	}
 	return nil
 }
 
@@ -109,7 +235,7 @@ func (o *PtfOp) flushSpill(tx state.Tx) error {
 		return nil
 	}
 	for enc := range o.spilled {
-		live := o.cache[enc]
+		live, warm := o.cache[enc], o.warm[enc]
 		for i, sd := range o.Node.Def.State {
 			if sd.Kind != ptf.ValueState {
 				continue
@@ -125,8 +251,8 @@ func (o *PtfOp) flushSpill(tx state.Tx) error {
 			if err := tx.Delete(sns, []byte(enc)); err != nil {
 				return err
 			}
-			if live != nil && live.loaded[i] {
-				continue
+			if live != nil && live.loaded[i] || warm != nil && warm.vals[i] != nil {
+				continue // written from memory already
 			}
 			if len(b) == 0 {
 				err = tx.Delete(ns, []byte(enc))

@@ -112,6 +112,8 @@ type Execution struct {
 	DiscardIncompatible bool
 	// cacheSize is SET 'state.cache-size': live keys per PTF call.
 	CacheSize int
+	// CacheBytes is SET 'state.cache-bytes': encoded state kept in memory per call.
+	CacheBytes int64
 	// rowsIn counts rows read from sources.
 	RowsIn int64
 	// now is the processing time in epoch milliseconds (for state TTL).
@@ -161,7 +163,7 @@ func (ex *Execution) Quiescent() bool {
 // newExecution returns an execution with the defaults: the wall clock and
 // a limit of a million timer firings per watermark.
 func NewExecution(ctx context.Context, store state.Store) *Execution {
-	return &Execution{Ctx: ctx, Store: store, Now: func() int64 { return time.Now().UnixMilli() }, MaxTimerFirings: 1_000_000, EndOfInput: true, CacheSize: defaultCacheSize, Parallelism: 1, SourceReads: map[string]int{}}
+	return &Execution{Ctx: ctx, Store: store, Now: func() int64 { return time.Now().UnixMilli() }, MaxTimerFirings: 1_000_000, EndOfInput: true, CacheSize: defaultCacheSize, CacheBytes: defaultCacheBytes, Parallelism: 1, SourceReads: map[string]int{}}
 }
 
 // valuesNode is a VALUES list, a view over one, or a table given AS

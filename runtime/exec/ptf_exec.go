@@ -199,6 +199,8 @@ type keyState struct {
 	cleared []bool
 	touched []int64 // processing time of the last write, for TTL
 	dirty   bool
+	ref     bool // used since the cache last looked for keys to evict (second chance)
+	warm    bool // evicted but kept for its timers: its values wait in PtfOp.warm
 	named   map[string]*timer
 	unnamed map[int64]*timer
 }
@@ -228,11 +230,13 @@ type PtfOp struct {
 
 	Views viewOverlay // list and map state changed since the last checkpoint (views.go)
 
-	spilled map[string]bool // keys with values in the spill area (cache.go)
-	spills  int64           // keys spilled so far
-	quiet   int             // input rows since the last output or tick
-	heads   []*Event        // with on_time: the next row of each input, by time
-	tr      *callTrace      // the call being traced (trace.go)
+	warm      map[string]*warmEntry // evicted keys' state, encoded in memory (cache.go)
+	warmBytes int64
+	spilled   map[string]bool // keys with values in the spill area (cache.go)
+	spills    int64           // keys spilled so far
+	quiet     int             // input rows since the last output or tick
+	heads     []*Event        // with on_time: the next row of each input, by time
+	tr        *callTrace      // the call being traced (trace.go)
 	// evictErr is a spill that failed; the call that caused it reports it.
 	evictErr error
 	// loading: timers are being read inside a store transaction, so no
@@ -492,6 +496,9 @@ func (o *PtfOp) fireTimers() error {
 		if o.wm == MaxWatermark {
 			o.EndFire++
 		}
+		if t.ks.warm {
+			o.promote(t.ks)
+		}
 		o.firing, o.cur, o.bind = t, t.ks, nil
 		o.traceStart()
 		err := o.inst.OnTimer(o.ctx)
@@ -576,11 +583,18 @@ func (o *PtfOp) endCall(ks *keyState) {
 func (o *PtfOp) keyState(key []any) *keyState {
 	enc := keycodec.Encode(key)
 	if ks, ok := o.cache[string(enc)]; ok {
+		ks.ref = true
+		if ks.warm {
+			o.promote(ks)
+		}
 		return ks
 	}
 	n := len(o.Node.Def.State)
-	ks := &keyState{key: key, enc: enc, vals: make([]any, n), loaded: make([]bool, n), cleared: make([]bool, n), touched: make([]int64, n)}
+	ks := &keyState{key: key, enc: enc, vals: make([]any, n), loaded: make([]bool, n), cleared: make([]bool, n), touched: make([]int64, n), ref: true}
 	o.cache[string(enc)] = ks
+	if len(o.warm) > 0 {
+		o.promote(ks)
+	}
 	if err := o.maybeEvict(ks); err != nil {
 		o.evictErr = err
 	}
@@ -711,6 +725,9 @@ func (o *PtfOp) flushState(tx state.Tx) error {
 			}
 		}
 		ks.dirty = false
+	}
+	if err := o.flushWarm(tx); err != nil {
+		return err
 	}
 	return o.flushSpill(tx)
 }

@@ -49,6 +49,7 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 	incompatible, _ := settings.Get[string](s.settings, exec.SetOnIncompatible)
 	ex.DiscardIncompatible = incompatible == "discard"
 	ex.CacheSize, _ = settings.Get[int](s.settings, exec.SetCacheSize)
+	ex.CacheBytes, _ = settings.Get[int64](s.settings, exec.SetCacheBytes)
 	ex.EndOfInput, _ = settings.Get[bool](s.settings, SetEndOfInput)
 	ex.Parallelism = max(s.cfg.Parallelism, 1)
 	if _, ok := s.settings[exec.SetParallelism]; ok {

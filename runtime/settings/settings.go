@@ -189,9 +189,15 @@ var table = []Setting{{
 	Values:  formats,
 	Parse:   parseFormat,
 }, {
+	Key:     "state.cache-bytes",
+	Default: "256 mb",
+	Doc:     "bytes of encoded value state a call keeps in memory for the keys not live (b, kb, mb, gb); past it they go to the store",
+	Owner:   "runtime/exec",
+	Parse:   func(v string) (any, error) { return ParseSize(strings.TrimSpace(v)) },
+}, {
 	Key:     "state.cache-size",
-	Default: "100000",
-	Doc:     "partition keys whose value state a call keeps as JS objects; the others wait in the store",
+	Default: "20000",
+	Doc:     "partition keys whose value state a call keeps as live JS objects; the others wait encoded in memory (256 MiB a call), then in the store",
 	Owner:   "runtime/exec",
 	Parse:   wholeNumber[int]("needs a number of keys of at least 1", 1, math.MaxInt),
 }, {
