@@ -34,7 +34,8 @@ func main() {
 }
 
 // profiled runs f with a CPU profile written to $PTFSH_CPUPROFILE, when
-// set (go tool pprof reads it): how the benchmarks are profiled.
+// set (go tool pprof reads it), and then the allocations to
+// $PTFSH_MEMPROFILE, when set: how the benchmarks are profiled.
 func profiled(f func() int) int {
 	path := os.Getenv("PTFSH_CPUPROFILE")
 	if path == "" {
@@ -51,7 +52,14 @@ func profiled(f func() int) int {
 		return 2
 	}
 	defer pprof.StopCPUProfile()
-	return f()
+	code := f()
+	if mem := os.Getenv("PTFSH_MEMPROFILE"); mem != "" {
+		if out, err := os.Create(mem); err == nil {
+			pprof.Lookup("allocs").WriteTo(out, 0)
+			out.Close()
+		}
+	}
+	return code
 }
 
 type options struct {
