@@ -41,19 +41,61 @@ SELECT * FROM sum(TABLE k PARTITION BY key);
 		t.Fatalf("reference run printed %d lines", n)
 	}
 	for _, tc := range []struct{ cache, bytes, every string }{{"100", "256 mb", "0"}, {"100", "256 mb", "1000"}, {"10", "256 mb", "250"}, {"10", "2 kb", "0"}, {"10", "2 kb", "250"}} {
-		for _, kind := range []string{"mem", "bolt"} {
+		for _, kind := range []string{"mem", "bolt", "bolt-parallel"} {
 			var store state.Store = state.NewMem()
-			if kind == "bolt" {
+			if kind != "mem" {
 				var err error
 				if store, err = state.OpenBolt(filepath.Join(t.TempDir(), "s.db"), state.BoltOptions{NoSync: true}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			got := runWithStore(t, dir, fmt.Sprintf("SET 'state.cache-size' = '%s';\nSET 'state.cache-bytes' = '%s';\nSET 'execution.checkpointing.interval-rows' = '%s';\n%s", tc.cache, tc.bytes, tc.every, query), store)
+			par := 1
+			if kind == "bolt-parallel" {
+				par = 2
+			}
+			got := runScriptParallel(t, dir, "query.sql", fmt.Sprintf("SET 'state.cache-size' = '%s';\nSET 'state.cache-bytes' = '%s';\nSET 'execution.checkpointing.interval-rows' = '%s';\n%s", tc.cache, tc.bytes, tc.every, query), store, par)
+			got, _ = stripWorkerNotes(got)
 			store.Close()
 			if got != want {
 				t.Errorf("cache %s keys and %s, checkpoint every %s rows, %s store: output differs from the large-cache run", tc.cache, tc.bytes, tc.every, kind)
 			}
+		}
+	}
+}
+
+// TestCache_cleanEvictionAfterCheckpoint: keys that a checkpoint wrote and
+// that were evicted unchanged since must read back from the store. The first
+// rows use few keys (no eviction before the first checkpoint), the rest many.
+func TestCache_cleanEvictionAfterCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&b, "k%04d,%d\n", i%20, i%7)
+	}
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, "k%04d,%d\n", (i*7919)%500, i%7)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "k.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(`export default {
+  output: "ROW<total BIGINT, n INT>",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { s: { default: { total: 0, n: 0 } } },
+  eval(ctx, { s }, { r }) { s.total += r.v; s.n++; ctx.collect([s.total, s.n]); },
+};`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	query := `SET 'ptfsh.format' = 'rows';
+CREATE FUNCTION sum AS 'sum.js';
+CREATE TABLE k (key STRING, v INT) WITH ('connector' = 'filesystem', 'path' = 'k.csv', 'format' = 'csv');
+SELECT * FROM sum(TABLE k PARTITION BY key);
+`
+	want := RunScript(t, dir, query)
+	for _, par := range []int{1, 2} {
+		got, _ := stripWorkerNotes(runScriptParallel(t, dir, "query.sql", "SET 'state.cache-size' = '50';\nSET 'execution.checkpointing.interval-rows' = '300';\n"+query, state.NewMem(), par))
+		if got != want {
+			t.Errorf("parallelism %d: the output differs from a run with a large cache", par)
 		}
 	}
 }

@@ -112,6 +112,10 @@ type Execution struct {
 	DiscardIncompatible bool
 	// cacheSize is SET 'state.cache-size': live keys per PTF call.
 	CacheSize int
+	// CheckpointEvery is the source rows between checkpoints (0: only at
+	// the end) and LastCheckpoint the rows read at the last one; the
+	// session's driver keeps them.
+	CheckpointEvery, LastCheckpoint int64
 	// CacheBytes is SET 'state.cache-bytes': encoded state kept in memory per call.
 	CacheBytes int64
 	// rowsIn counts rows read from sources.
@@ -153,11 +157,18 @@ func (ex *Execution) Quiescent() bool {
 		// A parallel call that failed has handed out the rows before the
 		// failing one, but its workers may have run rows after it: no
 		// checkpoint may record that.
-		if op.par != nil && op.par.inErr != nil {
-			return false
+		if op.par != nil && (op.par.inErr != nil || op.par.inflight != nil) {
+			return false // a batch runs on the workers
 		}
 	}
 	return true
+}
+
+// CheckpointDue reports whether reading extra more source rows would pass
+// the next checkpoint: a parallel call then reads no batch ahead, so that
+// its workers are idle when the checkpoint is taken.
+func (ex *Execution) CheckpointDue(extra int64) bool {
+	return ex.CheckpointEvery > 0 && ex.Uncheckpointable == "" && ex.RowsIn+extra >= ex.LastCheckpoint+ex.CheckpointEvery
 }
 
 // newExecution returns an execution with the defaults: the wall clock and

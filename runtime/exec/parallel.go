@@ -19,7 +19,7 @@ import (
 // Each worker is a ptfOp of its own with an isolated instance
 // (FuncDef.NewIsolated: a JavaScript runtime of its own), its own state
 // cache and its own output. The call's operator (the coordinator) reads
-// its input in batches of up to parBatch events, ending a batch at the end
+// its input in batches of up to parWork events, ending a batch at the end
 // of the input. A row goes to the worker hash(partition key) mod N;
 // watermarks go to every worker. The workers run the batch concurrently,
 // each its own rows in input order, and the coordinator then hands out
@@ -27,9 +27,13 @@ import (
 // i emitted, then those of row i+1. The output is therefore the same as at
 // parallelism 1, row for row.
 //
-// Between batches every worker is idle, so checkpoints (taken between
-// events the coordinator hands out) see all workers drained. State is
-// kept under the same keys as at parallelism 1 (the partition key).
+// The batches go through a pipeline: while the workers run batch k, the
+// coordinator reads batch k+1; it starts k+1 on the workers before it
+// hands out the outputs of k, so that reading, running and printing
+// overlap. Before a checkpoint is due the coordinator reads no batch ahead:
+// checkpoints are taken when no batch runs, so they see every worker
+// drained. State is kept under the same keys as at parallelism 1 (the
+// partition key).
 //
 // An error in a worker stops that worker; the others stop before rows
 // after the failing one, but finish the rows before it, so the error the
@@ -39,7 +43,7 @@ import (
 // SetParallelism is Flink's option for the default parallelism.
 const SetParallelism = "parallelism.default"
 
-// parBatch is how many input events a parallel call reads before it runs them.
+// parWork is how many input events a parallel call reads before it runs them.
 const parBatch = 4096
 
 // parallelReason says why call n runs on one worker ("" when it may run on
@@ -86,18 +90,46 @@ type parItem struct {
 	con []byte // console output of the row's call
 }
 
+// parWork is a batch of input events and what the workers made of it.
+type parWork struct {
+	items []parItem
+	idx   [][]int   // per worker, indexes into items of its events
+	errs  []parErr  // per worker, its first error
+	outs  [][]Event // per worker, the rows its calls collected
+	end   *Event    // the end of input, read in this batch
+	inErr error     // an input error that ended the batch's reading
+	stop  chan int  // the earliest failing item (-1: none), once the workers are done
+}
+
 // parState is the coordinator's side of a parallel call.
 type ParState struct {
-	Workers []*PtfOp
-	items   []parItem
-	idx     [][]int // per worker, indexes into items of its events
-	errs    []parErr
-	end     *Event // the event that ended the input (evEnd), once read
-	inErr   error  // an input or call error, reported after the batch's outputs
+	Workers  []*PtfOp
+	inflight *parWork // running on the workers
+	spare    *parWork // handed out, to reuse
+	end      *Event   // the end of input, handled after the last batch
+	inErr    error    // an input or call error, reported after the outputs before it
 	// cons is console output of the calls, to replay as the outputs
 	// before which the calls printed it are handed out.
 	cons []parConsole
 	ci   int
+}
+
+// batch returns an empty batch.
+func (p *ParState) batch() *parWork {
+	b := p.spare
+	p.spare = nil
+	if b == nil {
+		n := len(p.Workers)
+		b = &parWork{idx: make([][]int, n), errs: make([]parErr, n), outs: make([][]Event, n)}
+	}
+	b.items, b.end, b.inErr = b.items[:0], nil, nil
+	for w := range b.idx {
+		b.idx[w], b.errs[w] = b.idx[w][:0], parErr{}
+		clear(b.outs[w])
+		b.outs[w] = b.outs[w][:0]
+	}
+	b.stop = make(chan int, 1)
+	return b
 }
 
 // replayConsole writes the console output due before out[at] (all of it
@@ -138,7 +170,7 @@ type consoleBuffer interface {
 
 // openWorkers makes the n workers of op.
 func (o *PtfOp) openWorkers(spec ptf.CallSpec, n int) error {
-	p := &ParState{idx: make([][]int, n), errs: make([]parErr, n)}
+	p := &ParState{}
 	o.par = p
 	for i := 0; i < n; i++ {
 		inst, err := o.Node.Def.NewIsolated(spec)
@@ -171,53 +203,50 @@ func (p *ParState) WorkerOf(r types.Row, cols []int) int {
 	return int(h.Sum32() % uint32(len(p.Workers)))
 }
 
-// stepParallel reads a batch, runs it on the workers and hands out its
-// outputs in input order.
+// stepParallel hands out the outputs of the next batch in input order,
+// with the batch after it already running (see the pipeline above).
 func (o *PtfOp) stepParallel() error {
 	p := o.par
 	if p.inErr != nil {
 		return p.inErr
 	}
-	if p.end != nil {
-		ev := *p.end
-		p.end = nil
-		if err := o.process(0, ev); err != nil {
-			return err
-		}
-		o.dropWorkerTimers()
-		o.done = true
-		return nil
-	}
-	p.items = p.items[:0]
-	for w := range p.idx {
-		p.idx[w] = p.idx[w][:0]
-	}
-	cols := o.Node.Tables[0].Partition
-	for len(p.items) < parBatch {
-		ev, err := o.Ins[0].Next()
-		if err != nil {
-			p.inErr = err
-			break
-		}
-		if ev.Kind == EvEnd {
-			p.end = &ev
-			break
-		}
-		it := parItem{ev: ev, w: -1}
-		if ev.Kind == EvRow {
-			it.w = p.WorkerOf(ev.Row, cols)
-			p.idx[it.w] = append(p.idx[it.w], len(p.items))
-		} else if ev.Kind == EvWatermark {
-			for w := range p.idx {
-				p.idx[w] = append(p.idx[w], len(p.items))
+	if p.inflight == nil {
+		if p.end != nil {
+			ev := *p.end
+			p.end = nil
+			if err := o.process(0, ev); err != nil {
+				return err
 			}
+			o.dropWorkerTimers()
+			o.done = true
+			return nil
 		}
-		p.items = append(p.items, it)
+		b := p.batch()
+		o.readBatch(b)
+		o.startBatch(b)
+		p.inflight = b
 	}
-	stopAt := o.runBatch()
+	cur := p.inflight
+	var next *parWork
+	if cur.end == nil && cur.inErr == nil && !o.Ex.CheckpointDue(parBatch) {
+		next = p.batch()
+		o.readBatch(next) // while the workers run cur
+	}
+	stopAt := <-cur.stop
+	for w, wk := range p.Workers {
+		cur.outs[w], wk.Out = wk.Out, nil
+	}
+	p.inflight = nil
+	if stopAt < 0 && next != nil {
+		o.startBatch(next) // it runs while cur is handed out
+		p.inflight = next
+	}
+	if cur.end != nil {
+		p.end = cur.end
+	}
 	// Hand out in input order, up to the earliest failure.
-	for i := range p.items {
-		it := &p.items[i]
+	for i := range cur.items {
+		it := &cur.items[i]
 		if it.ev.Kind == EvRow && len(it.con) > 0 {
 			if cb, ok := p.Workers[it.w].inst.(consoleBuffer); ok {
 				p.cons = append(p.cons, parConsole{at: len(o.Out), b: it.con, cb: cb})
@@ -228,25 +257,24 @@ func (o *PtfOp) stepParallel() error {
 		}
 		switch it.ev.Kind {
 		case EvRow:
-			w := p.Workers[it.w]
 			if it.hi == it.lo {
 				o.quietRow()
 			}
-			o.Out = append(o.Out, w.Out[it.lo:it.hi]...)
+			o.Out = append(o.Out, cur.outs[it.w][it.lo:it.hi]...)
 		default:
 			if err := o.process(0, it.ev); err != nil {
 				return err
 			}
 		}
 	}
-	for _, w := range p.Workers {
-		clear(w.Out)
-		w.Out = w.Out[:0]
+	p.spare = cur
+	if cur.inErr != nil {
+		p.inErr = cur.inErr
 	}
 	if stopAt >= 0 {
 		// The outputs before the failing row go out first, as at
 		// parallelism 1; the next step reports the error.
-		for _, e := range p.errs {
+		for _, e := range cur.errs {
 			if e.err != nil && e.seq == stopAt {
 				p.inErr = e.err
 			}
@@ -256,67 +284,98 @@ func (o *PtfOp) stepParallel() error {
 	return nil
 }
 
-// runBatch runs the batch's items on the workers concurrently and returns
-// the index of the earliest item that failed (-1: none).
-func (o *PtfOp) runBatch() int {
+// readBatch reads up to parWork events of the input into b.
+func (o *PtfOp) readBatch(b *parWork) {
+	p := o.par
+	cols := o.Node.Tables[0].Partition
+	for len(b.items) < parBatch {
+		ev, err := o.Ins[0].Next()
+		if err != nil {
+			b.inErr = err
+			break
+		}
+		if ev.Kind == EvEnd {
+			b.end = &ev
+			break
+		}
+		it := parItem{ev: ev, w: -1}
+		if ev.Kind == EvRow {
+			it.w = p.WorkerOf(ev.Row, cols)
+			b.idx[it.w] = append(b.idx[it.w], len(b.items))
+		} else if ev.Kind == EvWatermark {
+			for w := range b.idx {
+				b.idx[w] = append(b.idx[w], len(b.items))
+			}
+		}
+		b.items = append(b.items, it)
+	}
+}
+
+// startBatch runs b's items on the workers concurrently; b.stop receives
+// the index of the earliest item that failed (-1: none) when all are done.
+func (o *PtfOp) startBatch(b *parWork) {
 	p := o.par
 	var stop atomic.Int64
-	stop.Store(int64(len(p.items)))
+	stop.Store(int64(len(b.items)))
 	var wg sync.WaitGroup
-	for w := range p.Workers {
-		p.errs[w] = parErr{}
-		if len(p.idx[w]) == 0 {
+	for w, wk := range p.Workers {
+		wk.Out = b.outs[w][:0]
+		if len(b.idx[w]) == 0 {
 			continue
 		}
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			if err := o.runWorker(w, &stop); err != nil {
+			if err := o.runWorker(w, b, &stop); err != nil {
 				// lower the stop mark to the failing item
 				for {
 					cur := stop.Load()
-					if int64(p.errs[w].seq) >= cur || stop.CompareAndSwap(cur, int64(p.errs[w].seq)) {
+					if int64(b.errs[w].seq) >= cur || stop.CompareAndSwap(cur, int64(b.errs[w].seq)) {
 						break
 					}
 				}
 			}
 		}(w)
 	}
-	wg.Wait()
-	first := -1
-	for _, e := range p.errs {
-		if e.err != nil && (first < 0 || e.seq < first) {
-			first = e.seq
+	go func() {
+		wg.Wait()
+		first := -1
+		for _, e := range b.errs {
+			if e.err != nil && (first < 0 || e.seq < first) {
+				first = e.seq
+			}
 		}
-	}
-	return first
+		b.stop <- first
+	}()
 }
 
-// runWorker runs worker w's items of the batch in order; it stops at its
+// runWorker runs worker w's items of batch b in order; it stops at its
 // first error or before an item past the stop mark.
-func (o *PtfOp) runWorker(wi int, stop *atomic.Int64) (err error) {
+func (o *PtfOp) runWorker(wi int, b *parWork, stop *atomic.Int64) (err error) {
+	current := len(b.items)
 	defer func() {
 		// A panic on a worker goroutine would end the process: it becomes
 		// the worker's error instead (a bug of ptfsh, reported as one).
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error on parallel worker %d: %v; this is a bug in ptfsh: please report it with the statement and this message", wi, r)
+			b.errs[wi] = parErr{seq: current, err: err}
 		}
 	}()
-	p := o.par
-	w := p.Workers[wi]
+	w := o.par.Workers[wi]
 	cb, _ := w.inst.(consoleBuffer)
 	fail := func(seq int, err error) error {
-		p.errs[wi] = parErr{seq: seq, err: err}
+		b.errs[wi] = parErr{seq: seq, err: err}
 		return err
 	}
-	for _, i := range p.idx[wi] {
+	for _, i := range b.idx[wi] {
 		if int64(i) > stop.Load() {
 			return nil
 		}
 		if err := o.Ex.Ctx.Err(); err != nil {
 			return fail(i, types.At(o.Node.Pos, ptf.ErrInterrupted))
 		}
-		it := &p.items[i]
+		current = i
+		it := &b.items[i]
 		if it.ev.Kind == EvWatermark {
 			w.workerWatermark(it.ev.Wm)
 			continue
@@ -383,6 +442,10 @@ func (p *ParState) Flush(tx state.Tx) error {
 
 // close closes the workers' instances.
 func (p *ParState) Close() error {
+	if p.inflight != nil {
+		<-p.inflight.stop // a statement that stopped: let the running batch end
+		p.inflight = nil
+	}
 	var first error
 	for _, w := range p.Workers {
 		if c, ok := w.inst.(interface{ Close() error }); ok {

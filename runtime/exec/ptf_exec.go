@@ -723,6 +723,7 @@ func (o *PtfOp) flushState(tx state.Tx) error {
 			if err := tx.Put(ns, ks.enc, b); err != nil {
 				return err
 			}
+			o.stored = true // a key evicted clean later reads it back
 		}
 		ks.dirty = false
 	}

@@ -82,7 +82,8 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	if v, ok := s.settings[SetCheckpointRows]; ok {
 		every, _ = strconv.ParseInt(v, 10, 64)
 	}
-	var rows, lastCkpt int64
+	var rows int64
+	ex.CheckpointEvery = every
 	for {
 		if err := ctx.Err(); err != nil {
 			return sqlmini.Errorf(pos, "statement cancelled")
@@ -103,11 +104,11 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 				return err
 			}
 		}
-		if every > 0 && ex.Uncheckpointable == "" && ex.RowsIn-lastCkpt >= every && ex.Quiescent() {
+		if every > 0 && ex.Uncheckpointable == "" && ex.RowsIn-ex.LastCheckpoint >= every && ex.Quiescent() {
 			if err := s.checkpoint(ex, sink, false); err != nil {
 				return err
 			}
-			lastCkpt = ex.RowsIn
+			ex.LastCheckpoint = ex.RowsIn
 		}
 		if s.cfg.Timing && rows&0xffff == 0 && time.Since(lastProgress) > time.Second {
 			lastProgress = time.Now()
