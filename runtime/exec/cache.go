@@ -57,15 +57,15 @@ func (w *warmEntry) size() int64 {
 // maybeEvict moves a quarter of the live keys to the warm tier when the
 // cache holds more than allowed: keys not used since the last eviction
 // first. The key being processed and the one just added stay.
-func (o *PtfOp) maybeEvict(keep *keyState) error {
-	limit := o.Ex.CacheSize
-	if limit <= 0 || len(o.cache) <= limit || o.codec == nil || o.loading {
+func (s *keyedState) maybeEvict(keep, cur *keyState) error {
+	limit := s.ex.CacheSize
+	if limit <= 0 || len(s.cache) <= limit || s.codec == nil || s.loading {
 		return nil
 	}
 	batch := max(limit/4, 1)
 	var victims, second []*keyState
-	for _, ks := range o.cache {
-		if ks == o.cur || ks == keep || ks.warm {
+	for _, ks := range s.cache {
+		if ks == cur || ks == keep || ks.warm {
 			continue
 		}
 		if ks.ref {
@@ -83,55 +83,55 @@ func (o *PtfOp) maybeEvict(keep *keyState) error {
 	for i := 0; len(victims) < batch && i < len(second); i++ {
 		victims = append(victims, second[i])
 	}
-	if o.warm == nil {
-		o.warm = map[string]*warmEntry{}
+	if s.warm == nil {
+		s.warm = map[string]*warmEntry{}
 	}
 	for _, ks := range victims {
 		if ks.dirty {
 			w := &warmEntry{vals: make([][]byte, len(ks.vals)), dirty: true}
-			for i, sd := range o.Node.Def.State {
+			for i, sd := range s.decls {
 				if !ks.loaded[i] || sd.Kind != ptf.ValueState {
 					continue
 				}
 				b := []byte{} // cleared since the checkpoint
 				if ks.vals[i] != nil {
-					enc, err := o.codec.EncodeState(i, ks.vals[i])
+					enc, err := s.codec.EncodeState(i, ks.vals[i])
 					if err != nil {
-						return fmt.Errorf("%s: state %q of key (%s): %w", o.Node.Fn, sd.Name, formatFields(ks.key), err)
+						return fmt.Errorf("%s: state %q of key (%s): %w", s.fn, sd.Name, formatFields(ks.key), err)
 					}
 					b = append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(enc)), uint64(ks.touched[i])), enc...)
 				}
 				w.vals[i] = b
 			}
-			o.warm[string(ks.enc)] = w
-			o.warmBytes += w.size()
+			s.warm[string(ks.enc)] = w
+			s.warmBytes += w.size()
 		}
 		for i := range ks.vals {
 			ks.vals[i], ks.loaded[i] = nil, false
 		}
 		ks.dirty = false
 		if len(ks.named) == 0 && len(ks.unnamed) == 0 {
-			delete(o.cache, string(ks.enc)) // timers keep their key state
+			delete(s.cache, string(ks.enc)) // timers keep their key state
 		} else {
 			ks.warm = true
 		}
 	}
-	o.spills += int64(len(victims))
-	if o.warmBytes > o.Ex.CacheBytes {
-		return o.spillWarm()
+	s.spills += int64(len(victims))
+	if s.warmBytes > s.ex.CacheBytes {
+		return s.spillWarm()
 	}
 	return nil
 }
 
 // promote decodes the warm record of a key back into its live state.
-func (o *PtfOp) promote(ks *keyState) {
+func (s *keyedState) promote(ks *keyState) {
 	ks.warm = false
-	w := o.warm[string(ks.enc)]
+	w := s.warm[string(ks.enc)]
 	if w == nil {
 		return
 	}
-	delete(o.warm, string(ks.enc))
-	o.warmBytes -= w.size()
+	delete(s.warm, string(ks.enc))
+	s.warmBytes -= w.size()
 	for i, b := range w.vals {
 		if b == nil || ks.loaded[i] {
 			continue
@@ -140,9 +140,9 @@ func (o *PtfOp) promote(ks *keyState) {
 			ks.vals[i], ks.loaded[i] = nil, true
 			continue
 		}
-		v, err := o.codec.DecodeState(i, b[8:])
+		v, err := s.codec.DecodeState(i, b[8:])
 		if err != nil {
-			o.evictErr = fmt.Errorf("%s: state %q of key (%s): %w", o.Node.Fn, o.Node.Def.State[i].Name, formatFields(ks.key), err)
+			s.evictErr = fmt.Errorf("%s: state %q of key (%s): %w", s.fn, s.decls[i].Name, formatFields(ks.key), err)
 			continue
 		}
 		// The write time goes back too: State applies the TTL to it.
@@ -155,9 +155,9 @@ func (o *PtfOp) promote(ks *keyState) {
 
 // spillWarm writes the changed warm records to the spill area and empties
 // the warm tier.
-func (o *PtfOp) spillWarm() error {
-	err := o.Ex.Store.Update(func(tx state.Tx) error {
-		for enc, w := range o.warm {
+func (s *keyedState) spillWarm() error {
+	err := s.ex.Store.Update(func(tx state.Tx) error {
+		for enc, w := range s.warm {
 			if !w.dirty {
 				continue
 			}
@@ -165,10 +165,10 @@ func (o *PtfOp) spillWarm() error {
 				if b == nil {
 					continue
 				}
-				if err := tx.Put(spillNamespace(o.Node.Uid, o.Node.Def.State[i].Name), []byte(enc), b); err != nil {
+				if err := tx.Put(spillNamespace(s.uid, s.decls[i].Name), []byte(enc), b); err != nil {
 					return err
 				}
-				o.spilled[enc] = true
+				s.spilled[enc] = true
 			}
 		}
 		return nil
@@ -176,15 +176,15 @@ func (o *PtfOp) spillWarm() error {
 	if err != nil {
 		return fmt.Errorf("spilling state: %w", err)
 	}
-	o.warm, o.warmBytes = map[string]*warmEntry{}, 0
-	o.stored = true
+	s.warm, s.warmBytes = map[string]*warmEntry{}, 0
+	s.stored = true
 	return nil
 }
 
 // flushWarm writes the changed warm records to the checkpointed state; they
 // stay in memory, unchanged since.
-func (o *PtfOp) flushWarm(tx state.Tx) error {
-	for enc, w := range o.warm {
+func (s *keyedState) flushWarm(tx state.Tx) error {
+	for enc, w := range s.warm {
 		if !w.dirty {
 			continue
 		}
@@ -192,7 +192,7 @@ func (o *PtfOp) flushWarm(tx state.Tx) error {
 			if b == nil {
 				continue
 			}
-			ns := stateNamespace(o.Node.Uid, o.Node.Def.State[i].Name)
+			ns := stateNamespace(s.uid, s.decls[i].Name)
 			var err error
 			if len(b) == 0 {
 				err = tx.Delete(ns, []byte(enc))
@@ -204,17 +204,17 @@ func (o *PtfOp) flushWarm(tx state.Tx) error {
 			}
 		}
 		w.dirty = false
-		o.stored = true
+		s.stored = true
 	}
 	return nil
 }
 
 // readStored reads entry i of a key from the spill area, else from the
 // checkpointed state. A tombstone reads as absent.
-func (o *PtfOp) readStored(tx state.Tx, i int, enc []byte) ([]byte, error) {
-	name := o.Node.Def.State[i].Name
-	if o.spilled[string(enc)] {
-		b, err := tx.Get(spillNamespace(o.Node.Uid, name), enc)
+func (s *keyedState) readStored(tx state.Tx, i int, enc []byte) ([]byte, error) {
+	name := s.decls[i].Name
+	if s.spilled[string(enc)] {
+		b, err := tx.Get(spillNamespace(s.uid, name), enc)
 		if err != nil {
 			return nil, err
 		}
@@ -225,22 +225,22 @@ func (o *PtfOp) readStored(tx state.Tx, i int, enc []byte) ([]byte, error) {
 			return b, nil
 		}
 	}
-	return tx.Get(stateNamespace(o.Node.Uid, name), enc)
+	return tx.Get(stateNamespace(s.uid, name), enc)
 }
 
 // flushSpill moves spilled values into the checkpointed state: a key that
 // is live again was written from memory already, so its spill is dropped.
-func (o *PtfOp) flushSpill(tx state.Tx) error {
-	if len(o.spilled) == 0 {
+func (s *keyedState) flushSpill(tx state.Tx) error {
+	if len(s.spilled) == 0 {
 		return nil
 	}
-	for enc := range o.spilled {
-		live, warm := o.cache[enc], o.warm[enc]
-		for i, sd := range o.Node.Def.State {
+	for enc := range s.spilled {
+		live, warm := s.cache[enc], s.warm[enc]
+		for i, sd := range s.decls {
 			if sd.Kind != ptf.ValueState {
 				continue
 			}
-			sns, ns := spillNamespace(o.Node.Uid, sd.Name), stateNamespace(o.Node.Uid, sd.Name)
+			sns, ns := spillNamespace(s.uid, sd.Name), stateNamespace(s.uid, sd.Name)
 			b, err := tx.Get(sns, []byte(enc))
 			if err != nil {
 				return err
@@ -264,7 +264,7 @@ func (o *PtfOp) flushSpill(tx state.Tx) error {
 			}
 		}
 	}
-	o.spilled = map[string]bool{}
+	s.spilled = map[string]bool{}
 	return nil
 }
 

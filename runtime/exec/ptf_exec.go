@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -100,7 +99,7 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", n.Fn, err)
 	}
-	op := &PtfOp{Node: n, inst: inst, Ex: ex, cache: map[string]*keyState{}, spilled: map[string]bool{}}
+	op := &PtfOp{Node: n, inst: inst, Ex: ex, keyedState: newKeyedState(n, ex)}
 	op.ctx = ptf.NewContext(op)
 	if n.Uid != "" {
 		if err := startFresh(ex.Store, n.Uid); err != nil {
@@ -209,9 +208,10 @@ type keyState struct {
 // rows and OnTimer for timers as the watermark passes them, and hands out
 // what the function collected followed by the watermark.
 type PtfOp struct {
+	keyedState // value state by partition key (keyed.go, cache.go)
+
 	Node   *PtfNode
 	inst   ptf.PTF
-	codec  ptf.StateCodec
 	Ex     *Execution
 	ctx    *ptf.Context
 	Ins    []Stream
@@ -222,26 +222,15 @@ type PtfOp struct {
 	done   bool
 	Evaled bool // a PTF without tables ran its one call
 
-	cache  map[string]*keyState
-	stored bool    // the store may hold state of this uid
-	Ttl    []int64 // per state entry, milliseconds of processing time; 0: none
+	Ttl []int64 // per state entry, milliseconds of processing time; 0: none
 	// loadedTimers: timers came from the store, so saving must rewrite them.
 	loadedTimers bool
 
 	Views viewOverlay // list and map state changed since the last checkpoint (views.go)
 
-	warm      map[string]*warmEntry // evicted keys' state, encoded in memory (cache.go)
-	warmBytes int64
-	spilled   map[string]bool // keys with values in the spill area (cache.go)
-	spills    int64           // keys spilled so far
-	quiet     int             // input rows since the last output or tick
-	heads     []*Event        // with on_time: the next row of each input, by time
-	tr        *callTrace      // the call being traced (trace.go)
-	// evictErr is a spill that failed; the call that caused it reports it.
-	evictErr error
-	// loading: timers are being read inside a store transaction, so no
-	// spill (which writes) may happen.
-	loading bool
+	quiet int        // input rows since the last output or tick
+	heads []*Event   // with on_time: the next row of each input, by time
+	tr    *callTrace // the call being traced (trace.go)
 
 	// event time
 	wm      int64 // the operator's watermark: the minimum of its inputs'
@@ -580,26 +569,7 @@ func (o *PtfOp) endCall(ks *keyState) {
 	}
 }
 
-func (o *PtfOp) keyState(key []any) *keyState {
-	enc := keycodec.Encode(key)
-	if ks, ok := o.cache[string(enc)]; ok {
-		ks.ref = true
-		if ks.warm {
-			o.promote(ks)
-		}
-		return ks
-	}
-	n := len(o.Node.Def.State)
-	ks := &keyState{key: key, enc: enc, vals: make([]any, n), loaded: make([]bool, n), cleared: make([]bool, n), touched: make([]int64, n), ref: true}
-	o.cache[string(enc)] = ks
-	if len(o.warm) > 0 {
-		o.promote(ks)
-	}
-	if err := o.maybeEvict(ks); err != nil {
-		o.evictErr = err
-	}
-	return ks
-}
+func (o *PtfOp) keyState(key []any) *keyState { return o.lookup(key, o.cur) }
 
 // loadTimers reads the timers a previous statement or run left.
 func (o *PtfOp) loadTimers() error {
@@ -629,29 +599,6 @@ func (o *PtfOp) loadTimers() error {
 	}
 	o.loadedTimers = o.timers.n > 0
 	return nil
-}
-
-// storeHasState reports whether the store holds value state of the call's
-// uid. An error of the store (a damaged file) is the statement's: taken
-// for "no state", it would let the next checkpoint overwrite the state.
-func (o *PtfOp) storeHasState() (bool, error) {
-	found := false
-	err := o.Ex.Store.View(func(tx state.Tx) error {
-		for _, sd := range o.Node.Def.State {
-			err := tx.Scan(stateNamespace(o.Node.Uid, sd.Name), nil, func(k, v []byte) error {
-				found = true
-				return errStopScan
-			})
-			if err != nil && !errors.Is(err, errStopScan) {
-				return err
-			}
-			if found {
-				return nil
-			}
-		}
-		return nil
-	})
-	return found, err
 }
 
 var errStopScan = errors.New("stop scan")
@@ -695,42 +642,7 @@ func (o *PtfOp) flushState(tx state.Tx) error {
 			}
 		}
 	}
-	if o.codec == nil {
-		return nil
-	}
-	for _, ks := range o.cache {
-		if !ks.dirty {
-			continue
-		}
-		for i, sd := range o.Node.Def.State {
-			if !ks.loaded[i] {
-				continue
-			}
-			ns := stateNamespace(o.Node.Uid, sd.Name)
-			if ks.vals[i] == nil {
-				if err := tx.Delete(ns, ks.enc); err != nil {
-					return err
-				}
-				continue
-			}
-			b, err := o.codec.EncodeState(i, ks.vals[i])
-			if err != nil {
-				return fmt.Errorf("%s: state %q of key (%s): %w", o.Node.Fn, sd.Name, formatFields(ks.key), err)
-			}
-			// Each value is stored after the processing time it was last
-			// written at, so that TTL holds across runs.
-			b = append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(b)), uint64(ks.touched[i])), b...)
-			if err := tx.Put(ns, ks.enc, b); err != nil {
-				return err
-			}
-			o.stored = true // a key evicted clean later reads it back
-		}
-		ks.dirty = false
-	}
-	if err := o.flushWarm(tx); err != nil {
-		return err
-	}
-	return o.flushSpill(tx)
+	return o.flushValues(tx)
 }
 
 func (o *PtfOp) Close() error {
