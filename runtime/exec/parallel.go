@@ -177,7 +177,7 @@ func (o *PtfOp) openWorkers(spec ptf.CallSpec, n int) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.Node.Fn, err)
 		}
-		w := &PtfOp{Node: o.Node, inst: inst, Ex: o.Ex, keyedState: newKeyedState(o.Node, o.Ex), worker: true}
+		w := &PtfOp{Node: o.Node, inst: inst, Ex: o.Ex, keyedState: newKeyedState(o.Node, o.Ex)}
 		w.ctx = ptf.NewContext(w)
 		p.Workers = append(p.Workers, w)
 		if len(o.Node.Def.State) > 0 {

@@ -243,10 +243,10 @@ type PtfOp struct {
 	SawWM   bool // a watermark other than the end of input arrived
 	EndFire int  // timers fired by the end of input
 
-	// par runs the call on several workers (parallel.go); worker marks
-	// one of them.
-	par    *ParState
-	worker bool
+	// par, when set, runs the call's rows on several workers, each an
+	// ordinary PtfOp with an instance of its own (parallel.go); this
+	// operator then reads, hands out and keeps the call's event time.
+	par *ParState
 
 	// the current call
 	cur  *keyState
