@@ -232,16 +232,10 @@ type PtfOp struct {
 	heads []*Event   // with on_time: the next row of each input, by time
 	tr    *callTrace // the call being traced (trace.go)
 
-	// event time
-	wm      int64 // the operator's watermark: the minimum of its inputs'
-	hasWM   bool
-	inWM    []int64 // each input's watermark (tableWatermark)
-	inHas   []bool
-	timers  timerService
-	Buffers []*sortBuffer // per input, for ORDER BY
-	firing  *timer
-	SawWM   bool // a watermark other than the end of input arrived
-	EndFire int  // timers fired by the end of input
+	eventClock               // the operator's watermarks (watermark.go)
+	timers     timerService  // timers by time and by key (timers.go)
+	Buffers    []*sortBuffer // per input, for ORDER BY (sortbuffer.go)
+	firing     *timer        // the timer whose onTimer runs
 
 	// par, when set, runs the call's rows on several workers, each an
 	// ordinary PtfOp with an instance of its own (parallel.go); this
