@@ -61,10 +61,12 @@ func (b *Body) Capture(values []string) error {
 	return nil
 }
 
-// Create is CREATE [TEMPORARY] FUNCTION | VIEW | TABLE.
+// Create is CREATE [OR REPLACE] [TEMPORARY] FUNCTION | VIEW | TABLE.
 type Create struct {
-	Pos       Pos
-	Temporary bool            `parser:"'CREATE' @('TEMPORARY' | 'TEMP')? ('SYSTEM')?"`
+	Pos Pos
+	// OrReplace replaces a function, view or table of the same name.
+	OrReplace bool            `parser:"'CREATE' @('OR' 'REPLACE')?"`
+	Temporary bool            `parser:"@('TEMPORARY' | 'TEMP')? ('SYSTEM')?"`
 	Function  *CreateFunction `parser:"(  'FUNCTION' @@"`
 	View      *CreateView     `parser:" | 'VIEW' @@"`
 	Table     *CreateTable    `parser:" | 'TABLE' @@ )"`

@@ -8,7 +8,7 @@
 //
 //	script      = statement { ";" statement } [ ";" ] .
 //	statement   = create | drop | show | describe | set | reset | explain | stmtset | insert | query .
-//	create      = "CREATE" ["TEMPORARY"] ( "FUNCTION" function | "VIEW" view | "TABLE" table ) .
+//	create      = "CREATE" ["OR" "REPLACE"] ["TEMPORARY"] ( "FUNCTION" function | "VIEW" view | "TABLE" table ) .
 //	function    = ["IF" "NOT" "EXISTS"] name ( "AS" (string | body) ["LANGUAGE" name] | "LANGUAGE" name "AS" body ) .
 //	view        = name ["(" name {"," name} ")"] "AS" query .
 //	table       = name "(" element {"," element} ")" ["WITH" "(" option {"," option} ")"] ["AS" query] .

@@ -19,6 +19,8 @@ var printTests = []struct {
 	{"function/path language", "CREATE FUNCTION f AS 'fns/f.js' LANGUAGE JAVASCRIPT", "CREATE FUNCTION f AS 'fns/f.js' LANGUAGE JAVASCRIPT"},
 	{"function/language lower", "create function f as 'f.js' language javascript", "CREATE FUNCTION f AS 'f.js' LANGUAGE JAVASCRIPT"},
 	{"function/temporary if not exists", "CREATE TEMPORARY FUNCTION IF NOT EXISTS sessionize AS 'sessionize.js'", "CREATE TEMPORARY FUNCTION IF NOT EXISTS sessionize AS 'sessionize.js'"},
+	{"function/or replace", "create or replace temporary function f as 'f.js'", "CREATE OR REPLACE TEMPORARY FUNCTION f AS 'f.js'"},
+	{"view/or replace", "CREATE OR REPLACE VIEW v AS VALUES (1)", "CREATE OR REPLACE VIEW v AS VALUES (1)"},
 	{"function/temp system", "CREATE TEMP SYSTEM FUNCTION f AS 'f.js'", "CREATE TEMPORARY FUNCTION f AS 'f.js'"},
 	{"function/quote in path", "CREATE FUNCTION f AS 'it''s.js'", "CREATE FUNCTION f AS 'it''s.js'"},
 	{"function/body",

@@ -130,7 +130,7 @@ func (n *Name) format(b *strings.Builder) {
 	b.WriteString(QuoteIdent(string(n.Value)))
 }
 
-// String prints CREATE [TEMPORARY] FUNCTION | VIEW | TABLE ....
+// String prints CREATE [OR REPLACE] [TEMPORARY] FUNCTION | VIEW | TABLE ....
 func (c *Create) String() string { return str(c) }
 
 func (c *Create) format(b *strings.Builder) {
@@ -138,6 +138,9 @@ func (c *Create) format(b *strings.Builder) {
 		return
 	}
 	b.WriteString("CREATE ")
+	if c.OrReplace {
+		b.WriteString("OR REPLACE ")
+	}
 	if c.Temporary {
 		b.WriteString("TEMPORARY ")
 	}

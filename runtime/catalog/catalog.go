@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -55,6 +56,8 @@ type Table struct {
 	BaseDir string
 	// Pos is where the table was declared.
 	Pos sqlmini.Pos
+	// Create is the statement that created the table or view (SHOW CREATE).
+	Create *sqlmini.Create
 }
 
 // Function is a function in the catalog.
@@ -65,6 +68,22 @@ type Function struct {
 	Temporary bool
 	// BuiltIn marks functions of the standard library.
 	BuiltIn bool
+	// Files are the files the function was loaded from, as they were then:
+	// its file first, then the files of its folder that it imports. The
+	// session reloads the function when one of them changes. Empty for
+	// inline and built-in functions.
+	Files []FileStamp
+	// Create is the statement that created the function (SHOW CREATE).
+	Create *sqlmini.Create
+}
+
+// FileStamp is a file as it was when it was read: its modification time
+// and size, or Missing.
+type FileStamp struct {
+	Path    string // absolute
+	ModTime time.Time
+	Size    int64
+	Missing bool
 }
 
 // Catalog holds the tables and functions of a session. Function names are
@@ -143,6 +162,23 @@ func (c *Catalog) TableNames() []string {
 	}
 	sort.Strings(n)
 	return n
+}
+
+// Functions lists the user functions, temporary ones first, each group
+// sorted by name.
+func (c *Catalog) Functions() []*Function {
+	var out []*Function
+	for _, m := range []map[string]*Function{c.temps, c.functions} {
+		start := len(out)
+		for _, f := range m {
+			if !f.BuiltIn {
+				out = append(out, f)
+			}
+		}
+		group := out[start:]
+		sort.Slice(group, func(i, j int) bool { return strings.ToLower(group[i].Def.Name) < strings.ToLower(group[j].Def.Name) })
+	}
+	return out
 }
 
 // FunctionNames lists function names, sorted; user functions only when user is set.

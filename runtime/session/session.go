@@ -164,6 +164,7 @@ func (s *Session) ExecStatement(ctx context.Context, st *sqlmini.Statement) (err
 }
 
 func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) error {
+	s.reloadChanged()
 	switch {
 	case st.Create != nil:
 		return s.execCreate(st.Create)
@@ -333,6 +334,9 @@ func (s *Session) execCreate(c *sqlmini.Create) error {
 
 func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) error {
 	name := string(f.Name.Value)
+	if c.OrReplace && f.IfNotExists {
+		return sqlmini.Errorf(f.Pos, "CREATE OR REPLACE and IF NOT EXISTS cannot be used together")
+	}
 	lookup := s.cat.CatalogFunction
 	kind := "function"
 	if c.Temporary {
@@ -345,7 +349,9 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 		if old.BuiltIn {
 			return sqlmini.Errorf(f.Name.Pos, "function '%s' is a built-in function and cannot be replaced", name)
 		}
-		return sqlmini.Errorf(f.Name.Pos, "%s '%s' already exists; DROP %s %s first, or use CREATE %s IF NOT EXISTS", kind, name, strings.ToUpper(kind), name, strings.ToUpper(kind))
+		if !c.OrReplace {
+			return sqlmini.Errorf(f.Name.Pos, "%s '%s' already exists; DROP %s %s first, or use CREATE %s IF NOT EXISTS", kind, name, strings.ToUpper(kind), name, strings.ToUpper(kind))
+		}
 	}
 	if old, ok := s.cat.CatalogFunction(name); ok && old.BuiltIn && !c.Temporary {
 		return sqlmini.Errorf(f.Name.Pos, "function '%s' is a built-in function and cannot be replaced", name)
@@ -359,29 +365,39 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 	if s.cfg.Loader == nil {
 		return sqlmini.Errorf(f.Pos, "no script engine is configured")
 	}
-	var file, src string
+	fn := &catalog.Function{Temporary: c.Temporary, Create: c}
+	var def *ptf.FuncDef
 	if body, ok := f.Source(); ok {
-		src = body
+		d, err := s.cfg.Loader.Load(name, "", body)
+		if err != nil {
+			return types.At(f.Name.Pos, err)
+		}
+		def = d
+		def.Name = name
+		if err := checkDeclaration(def); err != nil {
+			return sqlmini.Errorf(f.Name.Pos, "%w", err)
+		}
 	} else {
-		file = s.path(string(*f.Path))
+		fn.Path = string(*f.Path)
+		file := s.path(fn.Path)
+		if abs, err := filepath.Abs(file); err == nil {
+			fn.Files = watchFiles(abs) // before the files are read
+		}
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return sqlmini.Errorf(f.Pos, "cannot read function file '%s': %v", string(*f.Path), connector.RootCause(err))
+			return sqlmini.Errorf(f.Pos, "cannot read function file '%s': %v", fn.Path, connector.RootCause(err))
 		}
-		src = string(b)
+		d, err := s.cfg.Loader.Load(name, file, string(b))
+		if err != nil {
+			return types.At(f.Name.Pos, err)
+		}
+		def = d
+		def.Name = name
+		if err := checkDeclaration(def); err != nil {
+			return sqlmini.Errorf(f.Name.Pos, "%w", err)
+		}
 	}
-	def, err := s.cfg.Loader.Load(name, file, src)
-	if err != nil {
-		return types.At(f.Name.Pos, err)
-	}
-	def.Name = name
-	if err := checkDeclaration(def); err != nil {
-		return sqlmini.Errorf(f.Name.Pos, "%w", err)
-	}
-	fn := &catalog.Function{Def: def, Temporary: c.Temporary}
-	if f.Path != nil {
-		fn.Path = string(*f.Path)
-	}
+	fn.Def = def
 	s.cat.AddFunction(fn)
 	return nil
 }
@@ -409,14 +425,14 @@ func checkDeclaration(def *ptf.FuncDef) error {
 
 func (s *Session) createView(c *sqlmini.Create, v *sqlmini.CreateView) error {
 	name := string(v.Name.Value)
-	if _, ok := s.cat.Table(name); ok {
-		return sqlmini.Errorf(v.Name.Pos, "table or view '%s' already exists", name)
+	if err := s.checkNewTable(c, v.Name, true); err != nil {
+		return err
 	}
 	n, err := plan.New(s.cat, s.sourceEnv()).Query(v.Query)
 	if err != nil {
 		return err
 	}
-	t := &catalog.Table{Name: name, Kind: catalog.TableView, Query: v.Query, Temporary: c.Temporary, Pos: v.Pos, Schema: n.Schema()}
+	t := &catalog.Table{Name: name, Kind: catalog.TableView, Query: v.Query, Temporary: c.Temporary, Pos: v.Pos, Schema: n.Schema(), Create: c}
 	if len(v.Columns) > 0 {
 		if len(v.Columns) != n.Schema().Len() {
 			return sqlmini.Errorf(v.Pos, "view '%s' names %d columns but its query has %d: %s", name, len(v.Columns), n.Schema().Len(), n.Schema().ColumnList())
@@ -430,6 +446,27 @@ func (s *Session) createView(c *sqlmini.Create, v *sqlmini.CreateView) error {
 		t.Schema = types.Schema{Columns: cols}
 	}
 	s.cat.AddTable(t)
+	return nil
+}
+
+// checkNewTable checks that a view (view) or table of CREATE may take
+// its name: none has it, or CREATE OR REPLACE replaces one of its kind.
+func (s *Session) checkNewTable(c *sqlmini.Create, n *sqlmini.Name, view bool) error {
+	name := string(n.Value)
+	old, ok := s.cat.Table(name)
+	if !ok {
+		return nil
+	}
+	if !c.OrReplace {
+		return sqlmini.Errorf(n.Pos, "table or view '%s' already exists", name)
+	}
+	if isView := old.Kind == catalog.TableView; isView != view {
+		what, other := "a table", "VIEW"
+		if isView {
+			what, other = "a view", "TABLE"
+		}
+		return sqlmini.Errorf(n.Pos, "'%s' is %s: CREATE OR REPLACE %s cannot replace it; DROP it first", name, what, other)
+	}
 	return nil
 }
 

@@ -16,10 +16,10 @@ import (
 // createTable registers CREATE TABLE ... WITH ('connector' = ...).
 func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error {
 	name := string(ct.Name.Value)
-	if _, ok := s.cat.Table(name); ok {
-		return sqlmini.Errorf(ct.Name.Pos, "table or view '%s' already exists", name)
+	if err := s.checkNewTable(c, ct.Name, false); err != nil {
+		return err
 	}
-	t := &catalog.Table{Name: name, Kind: catalog.TableConnector, Options: map[string]string{}, Temporary: c.Temporary, BaseDir: s.baseDir, Pos: ct.Pos}
+	t := &catalog.Table{Name: name, Kind: catalog.TableConnector, Options: map[string]string{}, Temporary: c.Temporary, BaseDir: s.baseDir, Pos: ct.Pos, Create: c}
 	var cols []types.Column
 	var pk []*sqlmini.Name
 	var wm *sqlmini.Watermark
