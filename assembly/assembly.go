@@ -20,6 +20,7 @@ package assembly
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -63,6 +64,8 @@ type Options struct {
 	Timing bool
 	// Trace shows every call of eval and onTimer (--trace).
 	Trace bool
+	// Echo prints each statement of a script before its result (--echo).
+	Echo bool
 	// Parallelism is --parallelism (0 means 1).
 	Parallelism int
 	// Seed makes Math.random and Date deterministic (--seed).
@@ -128,7 +131,7 @@ func New(o Options) (*Shell, error) {
 	})
 	sess, err := session.NewSession(session.Config{
 		Out: o.Out, Err: o.Err, Loader: engine, Store: store,
-		Format: o.Format, BaseDir: o.BaseDir, Timing: o.Timing, Trace: o.Trace,
+		Format: o.Format, BaseDir: o.BaseDir, Timing: o.Timing, Trace: o.Trace, Echo: o.Echo,
 		Parallelism: o.Parallelism,
 		OpenStore:   func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
@@ -156,14 +159,17 @@ func (s *Shell) Close() {
 
 // RunEach runs the statements of src one by one, as a test file or an
 // export reads a script: an error is written to w with its source line
-// and caret, and the next statement runs. It returns the number of
-// statements that failed.
+// and caret, and the next statement runs; QUIT or EXIT ends it. It
+// returns the number of statements that failed.
 func (s *Shell) RunEach(ctx context.Context, name, src string, w io.Writer) int {
 	failed := 0
 	for _, p := range sqlmini.ParseEach(name, src) {
 		err := p.Err
 		if err == nil {
 			err = s.Session.ExecStatement(ctx, p.Stmt)
+			if errors.Is(err, session.ErrQuit) {
+				break
+			}
 		}
 		if err != nil {
 			failed++

@@ -21,6 +21,7 @@ type Statement struct {
 	Explain      *Explain      `parser:" | @@"`
 	StatementSet *StatementSet `parser:" | @@"`
 	Insert       *Insert       `parser:" | @@"`
+	Command      *Command      `parser:" | @@"`
 	Query        *Query        `parser:" | @@ )"`
 
 	// Text is the statement's source text, without the final semicolon.
@@ -172,22 +173,40 @@ type Drop struct {
 	Name     *Name  `parser:"   @@ )"`
 }
 
-// Show is SHOW FUNCTIONS | SHOW USER FUNCTIONS | SHOW TABLES | SHOW VIEWS,
-// or SHOW STATE | TIMERS FOR 'uid' [KEY (values)], which read the store.
+// Show is SHOW [USER] FUNCTIONS | TABLES | VIEWS [[NOT] LIKE | ILIKE
+// 'pattern'], SHOW CREATE TABLE | VIEW | FUNCTION name, or SHOW STATE |
+// TIMERS FOR 'uid' [KEY (values)], which read the store.
 type Show struct {
 	Pos  Pos
 	User bool   `parser:"'SHOW' ( @'USER'?"`
 	What string `parser:"  @('FUNCTIONS' | 'TABLES' | 'VIEWS')"`
+	// NotLike, Like (LIKE or ILIKE) and Pattern filter the names as
+	// Flink's SQL LIKE does.
+	NotLike bool   `parser:"  ( @'NOT'?"`
+	Like    string `parser:"    @('LIKE' | 'ILIKE')"`
+	Pattern *Str   `parser:"    @String )?"`
+	// CreateOf is TABLE, VIEW or FUNCTION in SHOW CREATE, of Name.
+	CreateOf string `parser:" | 'CREATE' @('TABLE' | 'VIEW' | 'FUNCTION')"`
+	Name     *Name  `parser:"  @@"`
 	// Inspect is STATE or TIMERS; UID and Key say whose.
 	Inspect string  `parser:" | @('STATE' | 'TIMERS') 'FOR'"`
 	UID     *Str    `parser:"  @String"`
 	Key     []*Expr `parser:"  ( 'KEY' '(' @@ ( ',' @@ )* ')' )? )"`
 }
 
-// Describe is DESCRIBE name (a table, a view or a function).
+// Describe is DESCRIBE name (a table, a view or a function), or
+// DESCRIBE FUNCTION [EXTENDED] name (Flink's function metadata).
 type Describe struct {
+	Pos      Pos
+	Function bool  `parser:"('DESCRIBE' | 'DESC') ( @'FUNCTION'"`
+	Extended bool  `parser:"  @'EXTENDED'? )?"`
+	Name     *Name `parser:"@@"`
+}
+
+// Command is a statement of the shell itself: HELP, QUIT or EXIT.
+type Command struct {
 	Pos  Pos
-	Name *Name `parser:"('DESCRIBE' | 'DESC') @@"`
+	Word string `parser:"@('HELP' | 'QUIT' | 'EXIT')"`
 }
 
 // Set is SET ['key' = 'value'].
@@ -203,10 +222,10 @@ type Reset struct {
 	Key *Str `parser:"'RESET' @String?"`
 }
 
-// Explain is EXPLAIN query.
+// Explain is EXPLAIN [PLAN FOR] query.
 type Explain struct {
 	Pos   Pos
-	Query *Query `parser:"'EXPLAIN' @@"`
+	Query *Query `parser:"'EXPLAIN' ( 'PLAN' 'FOR' )? @@"`
 }
 
 // Insert is INSERT INTO table query.

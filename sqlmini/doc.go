@@ -7,17 +7,20 @@
 // Flink SQL spelling, as far as ptfsh needs it:
 //
 //	script      = statement { ";" statement } [ ";" ] .
-//	statement   = create | drop | show | describe | set | reset | explain | stmtset | insert | query .
+//	statement   = create | drop | show | describe | set | reset | explain | stmtset | insert | command | query .
 //	create      = "CREATE" ["OR" "REPLACE"] ["TEMPORARY"] ( "FUNCTION" function | "VIEW" view | "TABLE" table ) .
 //	function    = ["IF" "NOT" "EXISTS"] name ( "AS" (string | body) ["LANGUAGE" name] | "LANGUAGE" name "AS" body ) .
 //	view        = name ["(" name {"," name} ")"] "AS" query .
 //	table       = name "(" element {"," element} ")" ["WITH" "(" option {"," option} ")"] ["AS" query] .
 //	element     = "PRIMARY" "KEY" "(" names ")" "NOT" "ENFORCED" | "WATERMARK" "FOR" name "AS" expr | name type ["PRIMARY" "KEY" "NOT" "ENFORCED"] .
-//	drop        = "DROP" ["TEMPORARY"] ("FUNCTION" | "TABLE" | "VIEW") ["IF" "EXISTS"] name .
-//	show        = "SHOW" ["USER"] "FUNCTIONS" | "SHOW" "TABLES" | "SHOW" "VIEWS" .
-//	describe    = ("DESCRIBE" | "DESC") name .
+//	drop        = "DROP" ["TEMPORARY"] ("FUNCTION" | "TABLE" | "VIEW") ["IF" "EXISTS"] name | "DROP" "STATE" "FOR" string .
+//	show        = "SHOW" ["USER"] ("FUNCTIONS" | "TABLES" | "VIEWS") [["NOT"] ("LIKE" | "ILIKE") string]
+//	            | "SHOW" "CREATE" ("TABLE" | "VIEW" | "FUNCTION") name
+//	            | "SHOW" ("STATE" | "TIMERS") "FOR" string ["KEY" "(" expr {"," expr} ")"] .
+//	describe    = ("DESCRIBE" | "DESC") ["FUNCTION" ["EXTENDED"]] name .
 //	set         = "SET" [string "=" string] .   reset = "RESET" [string] .
-//	explain     = "EXPLAIN" query .              insert = "INSERT" "INTO" name query .
+//	explain     = "EXPLAIN" ["PLAN" "FOR"] query .   insert = "INSERT" "INTO" name query .
+//	command     = "HELP" | "QUIT" | "EXIT" .
 //	stmtset     = "EXECUTE" "STATEMENT" "SET" "BEGIN" insert ";" {insert ";"} "END" .
 //	query       = ["WITH" cte {"," cte}] setexpr {"UNION" "ALL" setexpr} .
 //	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .

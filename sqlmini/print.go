@@ -14,7 +14,8 @@ import (
 // Parsing what String() prints gives a tree that prints the same again.
 //
 // A few spellings are not kept because the AST does not record them: TEMP
-// prints as TEMPORARY, DESC (the statement) as DESCRIBE, ROW(a INT) as
+// prints as TEMPORARY, DESC (the statement) as DESCRIBE, EXPLAIN PLAN FOR
+// as EXPLAIN, ROW(a INT) as
 // ROW<a INT>; SYSTEM in CREATE/DROP TEMPORARY SYSTEM FUNCTION, the
 // precisions of interval units (INTERVAL '1' SECOND(3)) and an empty
 // WITH () are dropped. A node's String() covers the node alone: the
@@ -115,6 +116,8 @@ func (s *Statement) format(b *strings.Builder) {
 		s.StatementSet.format(b)
 	case s.Insert != nil:
 		s.Insert.format(b)
+	case s.Command != nil:
+		s.Command.format(b)
 	case s.Query != nil:
 		s.Query.format(b)
 	}
@@ -344,13 +347,24 @@ func (s *Show) format(b *strings.Builder) {
 		}
 		return
 	}
+	if s.CreateOf != "" {
+		b.WriteString("CREATE " + canon(s.CreateOf, "TABLE", "VIEW", "FUNCTION") + " ")
+		s.Name.format(b)
+		return
+	}
 	if s.User {
 		b.WriteString("USER ")
 	}
 	b.WriteString(canon(s.What, "FUNCTIONS", "TABLES", "VIEWS"))
+	if s.Pattern != nil {
+		if s.NotLike {
+			b.WriteString(" NOT")
+		}
+		b.WriteString(" " + canon(s.Like, "LIKE", "ILIKE") + " " + QuoteString(string(*s.Pattern)))
+	}
 }
 
-// String prints DESCRIBE name.
+// String prints DESCRIBE [FUNCTION [EXTENDED]] name.
 func (d *Describe) String() string { return str(d) }
 
 func (d *Describe) format(b *strings.Builder) {
@@ -358,7 +372,28 @@ func (d *Describe) format(b *strings.Builder) {
 		return
 	}
 	b.WriteString("DESCRIBE ")
+	if d.Function {
+		b.WriteString("FUNCTION ")
+		if d.Extended {
+			b.WriteString("EXTENDED ")
+		}
+	}
+	// A name spelled as the word that may follow would read as that word.
+	if n := d.Name; n != nil && (strings.EqualFold(string(n.Value), "FUNCTION") || strings.EqualFold(string(n.Value), "EXTENDED")) {
+		b.WriteString("`" + string(n.Value) + "`")
+		return
+	}
 	d.Name.format(b)
+}
+
+// String prints HELP, QUIT or EXIT.
+func (c *Command) String() string { return str(c) }
+
+func (c *Command) format(b *strings.Builder) {
+	if c == nil {
+		return
+	}
+	b.WriteString(canon(c.Word, "HELP", "QUIT", "EXIT"))
 }
 
 // String prints SET or SET 'key' = 'value'.

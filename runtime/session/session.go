@@ -3,6 +3,7 @@ package session
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,6 +41,9 @@ type Config struct {
 	Timing bool
 	// Trace shows every call of eval and onTimer on Err (--trace).
 	Trace bool
+	// Echo is the default of SET 'ptfsh.echo' (--echo): a script prints
+	// each statement before its result.
+	Echo bool
 	// OpenStore opens a state file for SET 'state.path' = 'FILE'; nil
 	// refuses that setting.
 	OpenStore func(path string) (state.Store, error)
@@ -69,6 +73,8 @@ type Session struct {
 	cat      *catalog.Catalog
 	settings map[string]string
 	baseDir  string
+	// interactive: statements come from a person at the REPL.
+	interactive bool
 }
 
 // NewSession returns a session with an empty catalog.
@@ -112,12 +118,7 @@ func (s *Session) Catalog() *catalog.Catalog { return s.cat }
 // statements resolve against the file's folder when filename is a file,
 // else against Config.BaseDir.
 func (s *Session) Exec(ctx context.Context, filename, src string) error {
-	s.baseDir = s.cfg.BaseDir
-	if filename != "" {
-		if fi, err := os.Stat(filename); err == nil && !fi.IsDir() {
-			s.baseDir = filepath.Dir(filename)
-		}
-	}
+	defer s.useBaseDir(filename)()
 	progress, err := s.startScript(filename)
 	if err != nil {
 		return err
@@ -130,6 +131,9 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 		}
 		if err == nil {
 			err = s.ExecStatement(ctx, p.Stmt)
+			if errors.Is(err, ErrQuit) {
+				break
+			}
 		}
 		if err == nil {
 			err = progress.finished(i, p.Stmt)
@@ -144,6 +148,41 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 	return progress.complete()
 }
 
+// ExecEach runs the statements of src one by one as the REPL does: an
+// error is written to w with its source line and caret, and the next
+// statement runs. QUIT or EXIT ends it with ErrQuit. Relative paths
+// resolve as in Exec. The shell runs its rc file with it.
+func (s *Session) ExecEach(ctx context.Context, filename, src string, w io.Writer) error {
+	defer s.useBaseDir(filename)()
+	for _, p := range sqlmini.ParseEach(filename, src) {
+		err := p.Err
+		if err == nil {
+			err = s.ExecStatement(ctx, p.Stmt)
+		}
+		if errors.Is(err, ErrQuit) {
+			return err
+		}
+		if err != nil {
+			io.WriteString(w, FormatError(err, src))
+		}
+	}
+	return nil
+}
+
+// useBaseDir makes relative paths resolve against the folder of the file
+// filename, or Config.BaseDir when it names no file, until the function
+// it returns puts back the folder in use before.
+func (s *Session) useBaseDir(filename string) (restore func()) {
+	prev := s.baseDir
+	s.baseDir = s.cfg.BaseDir
+	if filename != "" {
+		if fi, err := os.Stat(filename); err == nil && !fi.IsDir() {
+			s.baseDir = filepath.Dir(filename)
+		}
+	}
+	return func() { s.baseDir = prev }
+}
+
 // continueOnError reports SET 'ptfsh.on-error' = 'continue': a script
 // prints an error and goes on with its next statement.
 func (s *Session) continueOnError() bool {
@@ -153,14 +192,38 @@ func (s *Session) continueOnError() bool {
 
 // ExecStatement runs one parsed statement. A panic inside (a bug of
 // ptfsh) becomes an *InternalError at the statement, so that the shell
-// goes on.
+// goes on. A statement stopped by ctx (Ctrl-C) fails with "statement
+// cancelled", whatever part of it was running; QUIT and EXIT return
+// ErrQuit.
 func (s *Session) ExecStatement(ctx context.Context, st *sqlmini.Statement) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = types.At(st.Pos, newInternalError(r))
 		}
 	}()
-	return s.execStatement(ctx, st)
+	echo := !s.interactive && s.echo() // as it was before the statement
+	if echo {
+		s.announce(st)
+	}
+	err = s.execStatement(ctx, st)
+	switch {
+	case err == nil && (echo || s.interactive):
+		s.succeeded(st)
+	case ctx.Err() != nil && !errors.Is(err, ErrQuit):
+		err = cancelled(st.Pos, err)
+	}
+	return err
+}
+
+// cancelled is the one error of a statement stopped by Ctrl-C, at the
+// part of the statement that was running (a PTF call, or the statement).
+// Its cause stays in the chain, so that FormatError shows the line of a
+// function that was stopped, and its stack.
+func cancelled(pos sqlmini.Pos, err error) error {
+	if p, ok := types.PositionOf(err); ok && p.Filename == pos.Filename {
+		pos = p
+	}
+	return &types.Error{Pos: pos, Msg: "statement cancelled", Err: err}
 }
 
 func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) error {
@@ -197,6 +260,8 @@ func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) erro
 		return s.execExplain(st.Explain)
 	case st.Insert != nil, st.StatementSet != nil:
 		return s.execInsert(ctx, st) // sink.go
+	case st.Command != nil:
+		return s.execCommand(st.Command)
 	case st.Query != nil:
 		return s.execQuery(ctx, st)
 	}
@@ -282,6 +347,10 @@ func (s *Session) settingText(st settings.Setting) string {
 		return strconv.Itoa(max(s.cfg.Parallelism, 1))
 	case exec.SetTrace:
 		if s.cfg.Trace {
+			return "on"
+		}
+	case SetEcho:
+		if s.cfg.Echo {
 			return "on"
 		}
 	}
@@ -517,6 +586,9 @@ func (s *Session) execShow(sh *sqlmini.Show) error {
 	if sh.Inspect != "" {
 		return s.execInspect(sh)
 	}
+	if sh.CreateOf != "" {
+		return s.showCreate(sh)
+	}
 	var header string
 	var names []string
 	switch strings.ToUpper(sh.What) {
@@ -536,6 +608,7 @@ func (s *Session) execShow(sh *sqlmini.Show) error {
 			names = append(names, n)
 		}
 	}
+	names = filterLike(sh, names)
 	rows := make([][]string, len(names))
 	for i, n := range names {
 		rows[i] = []string{n}
@@ -544,6 +617,9 @@ func (s *Session) execShow(sh *sqlmini.Show) error {
 }
 
 func (s *Session) execDescribe(d *sqlmini.Describe) error {
+	if d.Function {
+		return s.describeFunction(d)
+	}
 	name := string(d.Name.Value)
 	if t, ok := s.cat.Table(name); ok {
 		var rows [][]string

@@ -111,6 +111,13 @@ var table = []Setting{{
 		return n, nil
 	},
 }, {
+	Key:     "ptfsh.echo",
+	Default: "off",
+	Doc:     "on: a script prints each statement on stderr before its result, and the Flink SQL client's [INFO] line after a statement without one (--echo)",
+	Owner:   "runtime/session",
+	Values:  []string{"on", "off"},
+	Parse:   onOff,
+}, {
 	Key:     "ptfsh.end-of-input",
 	Default: "true",
 	Doc:     "false: a statement ends after its input without the final watermark, and timers and state stay for the next run (Flink's stop-with-savepoint)",
@@ -166,15 +173,7 @@ var table = []Setting{{
 	Doc:     "on: shows every call of eval and onTimer on stderr (--trace)",
 	Owner:   "runtime/exec",
 	Values:  []string{"on", "off"},
-	Parse: func(v string) (any, error) {
-		switch {
-		case strings.EqualFold(v, "on"):
-			return true, nil
-		case strings.EqualFold(v, "off"):
-			return false, nil
-		}
-		return nil, Need("is 'on' or 'off'")
-	},
+	Parse:   onOff,
 }, {
 	Key:     "ptfsh.watermark.every-rows",
 	Default: "1",
@@ -461,6 +460,17 @@ func oneOf(exact bool, values ...string) func(string) (any, error) {
 		}
 		return nil, Need("is " + strings.Join(quoted[:len(quoted)-1], ", ") + " or " + quoted[len(quoted)-1])
 	}
+}
+
+// onOff parses 'on' or 'off' (any case) as a bool.
+func onOff(v string) (any, error) {
+	switch {
+	case strings.EqualFold(v, "on"):
+		return true, nil
+	case strings.EqualFold(v, "off"):
+		return false, nil
+	}
+	return nil, Need("is 'on' or 'off'")
 }
 
 func parseFormat(v string) (any, error) {

@@ -1,0 +1,112 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/settings"
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// The statements of the shell itself (HELP, QUIT, EXIT), the Flink SQL
+// client's success messages, and the echo of a script's statements.
+
+// ErrQuit is what ExecStatement returns for QUIT and EXIT: the caller
+// ends the script or the REPL (Exec and RunEach stop, without an error).
+var ErrQuit = errors.New("quit")
+
+// SetEcho is the setting that prints each statement of a script before
+// its result (--echo).
+const SetEcho = "ptfsh.echo"
+
+// Flink SQL client's messages for a statement that succeeded without a
+// result (CliStrings.MESSAGE_EXECUTE_STATEMENT and, for INSERT with
+// 'table.dml-sync', MESSAGE_FINISH_STATEMENT), after "[INFO] ".
+const (
+	infoExecuted = "[INFO] Execute statement succeeded."
+	infoInserted = "[INFO] Complete execution of the SQL update statement."
+)
+
+// SetInteractive says that statements come from a person at the REPL: a
+// statement that succeeds without a result says so, as the Flink SQL
+// client does ([INFO] Execute statement succeeded.).
+func (s *Session) SetInteractive(on bool) { s.interactive = on }
+
+// echo reports SET 'ptfsh.echo' = 'on', or --echo while it is not set.
+func (s *Session) echo() bool {
+	if _, set := s.settings[SetEcho]; !set {
+		return s.cfg.Echo
+	}
+	on, _ := settings.Get[bool](s.settings, SetEcho)
+	return on
+}
+
+// announce writes the statement before it runs, for a script that
+// echoes its statements: the prompt, then its lines as typed.
+func (s *Session) announce(st *sqlmini.Statement) {
+	text := strings.ReplaceAll(st.Text, "\n", "\n"+ContinuationPrompt)
+	fmt.Fprintf(s.cfg.Err, "%s%s;\n", Prompt, text)
+}
+
+// The REPL's prompts, which an echoed statement shows too.
+const (
+	Prompt             = "ptfsh> "
+	ContinuationPrompt = "     > "
+)
+
+// succeeded writes the Flink SQL client's message for a statement that
+// succeeded without a result, at the REPL and in a script that echoes its
+// statements. It goes to stderr, so that the results of a script stay
+// alone on stdout.
+func (s *Session) succeeded(st *sqlmini.Statement) {
+	switch {
+	case st.Create != nil, st.Drop != nil, st.Reset != nil, st.Set != nil && st.Set.Key != nil:
+		fmt.Fprintln(s.cfg.Err, infoExecuted)
+	case st.Insert != nil, st.StatementSet != nil:
+		fmt.Fprintln(s.cfg.Err, infoInserted)
+	}
+}
+
+// execCommand runs HELP, QUIT and EXIT.
+func (s *Session) execCommand(c *sqlmini.Command) error {
+	if strings.EqualFold(c.Word, "HELP") {
+		_, err := io.WriteString(s.cfg.Out, helpText)
+		return err
+	}
+	return ErrQuit
+}
+
+// helpText is what HELP prints: the statements, where the settings and
+// the grammar are, and the keys of the shell.
+const helpText = `The statements of ptfsh (Flink SQL; each ends with ';' and may span lines):
+
+  CREATE [OR REPLACE] [TEMPORARY] FUNCTION [IF NOT EXISTS] f AS 'f.js'
+                                  registers a PTF from a JavaScript or TypeScript file
+                                  (reloaded when the file or a file it imports changes)
+  CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$ ... $$
+                                  registers a PTF written inline
+  CREATE [OR REPLACE] VIEW v [(cols)] AS query
+  CREATE [OR REPLACE] TABLE t (cols) WITH ('connector' = 'filesystem' | 'datagen', ...)
+  CREATE TABLE t (cols) AS VALUES (...), WATERMARK ..., (...)
+                                  rows inline, with watermark steps
+  DROP [TEMPORARY] FUNCTION | VIEW | TABLE [IF EXISTS] name
+  SHOW [USER] FUNCTIONS | TABLES | VIEWS [[NOT] LIKE 'pat%']
+  SHOW CREATE TABLE | VIEW | FUNCTION name
+                                  the statement that creates it
+  DESCRIBE name                   the columns of a table or view, a function's declaration
+  DESCRIBE FUNCTION [EXTENDED] f  Flink's function metadata
+  SELECT ... FROM t | f(TABLE t PARTITION BY k, arg => value, ...) [WHERE ...] [GROUP BY ...] [LIMIT n]
+  INSERT INTO t query             EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END
+  EXPLAIN [PLAN FOR] query        the plan, with each node's changelog mode
+  SHOW STATE | TIMERS FOR 'uid' [KEY (values)]
+  DROP STATE FOR 'uid'            what the state store holds for a call, and forgetting it
+  SET 'key' = 'value'             RESET ['key'];  SET; lists every setting with its value
+  HELP                            this text
+  QUIT, EXIT                      ends the shell or the script
+
+The README's SQL section and sqlmini/doc.go have the whole grammar.
+Keys: Tab completes, Up and Down recall statements, Ctrl-R searches them,
+Ctrl-C cancels the statement that runs (or the one being typed), Ctrl-D quits.
+`
