@@ -38,20 +38,12 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&scriptFile, "script", "", "run `SCRIPT.sql` and turn its SELECTs into tests")
 	fs.StringVar(&name, "name", "", "the SQL `NAME` of the function (default: from the script's CREATE FUNCTION or the file name)")
 	fs.Usage = func() { fmt.Fprint(stderr, exportUsage+"\nflags:\n"); fs.PrintDefaults() }
-	var files []string
-	rest := args[1:]
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if err == flag.ErrHelp {
-				return 0
-			}
-			return 2
+	files, err := parseInterspersed(fs, args[1:])
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
 		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		rest = fs.Args()[1:]
+		return 2
 	}
 	if len(files) != 1 {
 		fmt.Fprint(stderr, exportUsage)

@@ -6,6 +6,9 @@
 //	ptfsh -e "SELECT ..."      run statements given inline
 //	ptfsh test [PATH...]       run PTF test files (.txtar) and show diffs
 //	ptfsh export flink FUNC.js emit a Maven project running FUNC.js on Flink
+//	ptfsh init [DIR]           start a project: a function, a script, a test, types for editors
+//	ptfsh check FUNC.ts        type-check a function with tsc
+//	ptfsh --version            the version and how the binary was built
 package main
 
 import (
@@ -64,7 +67,7 @@ func profiled(f func() int) int {
 
 type options struct {
 	file, exec, statePath, format, init, seed string
-	trace                                     bool
+	trace, echo, version                      bool
 	parallelism                               int
 }
 
@@ -86,8 +89,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.parallelism, "parallelism", 1, "run PTF calls partitioned by key on `N` workers, each with its own JavaScript runtime (SET 'parallelism.default'); output order stays that of parallelism 1")
 	fs.StringVar(&o.init, "init", "", "run the statements of `FILE` before the prompt")
 	fs.StringVar(&o.seed, "seed", "", "make Math.random and Date.now deterministic with `N` (SET 'ptfsh.seed')")
+	fs.BoolVar(&o.echo, "echo", false, "print each statement of a script on stderr before its result (SET 'ptfsh.echo')")
+	fs.BoolVar(&o.version, "version", false, "print the version and how the binary was built, and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ptfsh [flags]\n       ptfsh test [-update] [PATH...]\n       ptfsh export flink FUNC.js [-o DIR] [--script SCRIPT.sql]\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: ptfsh [flags]\n       ptfsh test [-update] [PATH...]\n       ptfsh export flink FUNC.js [-o DIR] [--script SCRIPT.sql]\n       ptfsh init [DIR]\n       ptfsh check FUNC.ts\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -95,6 +100,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 0
 		}
 		return 2
+	}
+	if o.version {
+		fmt.Fprintln(stdout, versionLine())
+		return 0
 	}
 	if o.parallelism < 1 {
 		fmt.Fprintf(stderr, "ptfsh: --parallelism needs a whole number of at least 1, not %d\n", o.parallelism)
@@ -108,7 +117,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sh, err := assembly.New(assembly.Options{
 		Out: stdout, Err: stderr, StatePath: o.statePath,
 		Format: o.format, Timing: isTerminal(os.Stderr), Trace: o.trace,
-		Parallelism: o.parallelism,
+		Parallelism: o.parallelism, Echo: o.echo,
 	}.ShellLimits())
 	if err != nil {
 		fmt.Fprintf(stderr, "ptfsh: %v\n", err)

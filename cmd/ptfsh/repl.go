@@ -17,12 +17,18 @@ import (
 )
 
 const (
-	prompt     = "ptfsh> "
-	contPrompt = "     > "
+	prompt     = session.Prompt
+	contPrompt = session.ContinuationPrompt
 )
 
-// repl reads statements until end of input. An error is printed and the
-// shell goes on. With a terminal it uses readline (history, line editing);
+// rcFile is read at the start of the interactive shell, in the home
+// folder: statements that set a session up (functions, tables, settings).
+const rcFile = ".ptfshrc"
+
+// repl reads statements until end of input, QUIT or EXIT. An error is
+// printed and the shell goes on. With a terminal it uses readline
+// (history, line editing), runs ~/.ptfshrc first, and says when a
+// statement without a result succeeded, as the Flink SQL client does;
 // otherwise it reads plain lines without a prompt.
 func repl(sess *session.Session, stdin io.Reader, stdout, stderr io.Writer) int {
 	f, isFile := stdin.(*os.File)
@@ -45,7 +51,13 @@ func repl(sess *session.Session, stdin io.Reader, stdout, stderr io.Writer) int 
 		return replPlain(sess, stdin, stderr)
 	}
 	defer rl.Close()
-	fmt.Fprintln(stderr, "ptfsh — Process Table Functions without a cluster. End statements with ';', Ctrl-D quits.")
+	fmt.Fprintln(stderr, "ptfsh — Process Table Functions without a cluster. End statements with ';'; HELP; lists them, Ctrl-D quits.")
+	if home != "" {
+		if quit := runRC(sess, filepath.Join(home, rcFile), stderr); quit {
+			return 0
+		}
+	}
+	sess.SetInteractive(true)
 	var buf strings.Builder
 	for {
 		line, err := rl.Readline()
@@ -68,10 +80,30 @@ func repl(sess *session.Session, stdin io.Reader, stdout, stderr io.Writer) int 
 			continue
 		}
 		saveHistory(rl, buf.String())
-		execInteractive(sess, buf.String(), stderr)
+		if quit := execInteractive(sess, buf.String(), stderr); quit {
+			return 0
+		}
 		buf.Reset()
 		rl.SetPrompt(prompt)
 	}
+}
+
+// runRC runs the statements of the rc file at path, if there is one, as
+// the REPL runs statements: an error is printed with the file's name and
+// position, and the next statement runs. Relative paths in it resolve
+// against its folder. It reports whether the file said QUIT or EXIT.
+func runRC(sess *session.Session, path string, stderr io.Writer) (quit bool) {
+	src, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ptfsh: %v\n", err)
+		return false
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return errors.Is(sess.ExecEach(ctx, path, string(src), stderr), session.ErrQuit)
 }
 
 func replPlain(sess *session.Session, stdin io.Reader, stderr io.Writer) int {
@@ -82,7 +114,9 @@ func replPlain(sess *session.Session, stdin io.Reader, stderr io.Writer) int {
 		buf.WriteString(sc.Text())
 		buf.WriteByte('\n')
 		if sqlmini.Complete(buf.String()) {
-			execInteractive(sess, buf.String(), stderr)
+			if quit := execInteractive(sess, buf.String(), stderr); quit {
+				return 0
+			}
 			buf.Reset()
 		}
 	}
@@ -93,8 +127,9 @@ func replPlain(sess *session.Session, stdin io.Reader, stderr io.Writer) int {
 }
 
 // execInteractive runs statements with Ctrl-C cancelling them, not the
-// shell. Each statement runs even when one before it failed.
-func execInteractive(sess *session.Session, src string, stderr io.Writer) {
+// shell. Each statement runs even when one before it failed; QUIT or
+// EXIT ends them, and the shell (quit).
+func execInteractive(sess *session.Session, src string, stderr io.Writer) (quit bool) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	for _, p := range sqlmini.ParseEach("", src) {
@@ -102,21 +137,30 @@ func execInteractive(sess *session.Session, src string, stderr io.Writer) {
 		if err == nil {
 			err = sess.ExecStatement(ctx, p.Stmt)
 		}
+		if errors.Is(err, session.ErrQuit) {
+			return true
+		}
 		if err != nil {
 			fmt.Fprint(stderr, session.FormatError(err, src))
 		}
 	}
+	return false
 }
 
-// saveHistory keeps a statement as one history entry, its lines joined.
-// A $$ body keeps its lines (joining them would let a // comment swallow
-// the code after it).
+// saveHistory keeps what was typed for a statement as one history entry
+// (the history file keeps an entry a line): its lines joined so that
+// they read as the same statement (see sqlmini.OneLine), so that Up
+// recalls it whole and Enter runs it again. Where that cannot be (a $$
+// body of several lines: JavaScript gives meaning to its line breaks),
+// each line is an entry.
 func saveHistory(rl *readline.Instance, stmt string) {
-	if strings.Contains(stmt, "$$") {
-		for _, line := range strings.Split(strings.TrimRight(stmt, "\n"), "\n") {
+	if line, ok := sqlmini.OneLine(stmt); ok {
+		if line != "" {
 			rl.SaveHistory(line)
 		}
 		return
 	}
-	rl.SaveHistory(strings.Join(strings.Fields(stmt), " "))
+	for _, line := range strings.Split(strings.TrimRight(stmt, "\n"), "\n") {
+		rl.SaveHistory(line)
+	}
 }

@@ -15,7 +15,8 @@ import (
 	"github.com/ptfsh/ptfsh/internal/testarchive"
 )
 
-// runTests is `ptfsh test [-update] [PATH...]`: each PATH is a test file
+// runTests is `ptfsh test [-update] [PATH...]` (flags anywhere on the
+// line: ptfsh test x.txtar -update): each PATH is a test file
 // (.txtar) or a folder of them. A test file holds the files a test needs
 // (functions, data), a `-- query.sql --` section whose statements run one
 // by one (an error is printed and the next runs, as in the shell), and a
@@ -28,10 +29,13 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ptfsh test [-update] [PATH...]   (PATH: a .txtar test file or a folder of them; default .)\n")
 	}
-	if err := fs.Parse(args); err != nil {
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
 		return 2
 	}
-	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -118,6 +122,27 @@ func runTestQuery(dir, query string) string {
 	defer sh.Close()
 	sh.RunEach(context.Background(), "query.sql", query, &out)
 	return out.String()
+}
+
+// parseInterspersed parses the flags of args wherever they stand among
+// the other arguments, which it returns in order (all that follows "--"
+// is taken as it is).
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
 }
 
 // newScriptSession returns a shell as ptfsh test and ptfsh export run
