@@ -58,6 +58,9 @@ type Options struct {
 
 	// BaseDir resolves relative paths of statements and function files.
 	BaseDir string
+	// FunctionDir is where CREATE FUNCTION finds a function file that is
+	// not in BaseDir (ptfsh test: the test file's folder).
+	FunctionDir string
 	// Format is the result format (--format); "" is tableau.
 	Format string
 	// Timing prints counts, timings and progress on Err (a terminal).
@@ -131,7 +134,7 @@ func New(o Options) (*Shell, error) {
 	})
 	sess, err := session.NewSession(session.Config{
 		Out: o.Out, Err: o.Err, Loader: engine, Store: store,
-		Format: o.Format, BaseDir: o.BaseDir, Timing: o.Timing, Trace: o.Trace, Echo: o.Echo,
+		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Trace: o.Trace, Echo: o.Echo,
 		Parallelism: o.Parallelism,
 		OpenStore:   func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',

@@ -105,7 +105,7 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 		}
 		// Results come back as data (sessionRunner); what statements print
 		// (SHOW, notes) is not part of a case. console.log goes to stderr.
-		ssh, err := newScriptSession(scriptDir, "", io.Discard, stderr)
+		ssh, err := newScriptSession(scriptDir, "", "", io.Discard, stderr)
 		if err != nil {
 			return err
 		}

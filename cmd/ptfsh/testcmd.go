@@ -94,7 +94,13 @@ func runTestFile(file string, update bool) (bool, string) {
 	if err := test.Extract(dir); err != nil {
 		return false, fmt.Sprintf("  %v\n", err)
 	}
-	got := strings.ReplaceAll(runTestQuery(dir, test.Query), dir+string(filepath.Separator), "")
+	home, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		return false, fmt.Sprintf("  %v\n", err)
+	}
+	got := runTestQuery(dir, home, test.Query)
+	got = strings.ReplaceAll(got, dir+string(filepath.Separator), "")
+	got = strings.ReplaceAll(got, home+string(filepath.Separator), "")
 	if update {
 		if err := test.Update(got); err != nil {
 			return false, fmt.Sprintf("  %v\n", err)
@@ -112,10 +118,12 @@ func runTestFile(file string, update bool) (bool, string) {
 }
 
 // runTestQuery runs a test's statements in a fresh session over a memory
-// store, with a fixed seed, and returns what they printed.
-func runTestQuery(dir, query string) string {
+// store, with a fixed seed, and returns what they printed. Relative paths
+// resolve in dir, where the test's files are; a function file that is not
+// there is looked for in home, the test file's folder.
+func runTestQuery(dir, home, query string) string {
 	var out bytes.Buffer
-	sh, err := newScriptSession(dir, "", &out, &out)
+	sh, err := newScriptSession(dir, home, "", &out, &out)
 	if err != nil {
 		return err.Error() + "\n"
 	}
@@ -147,12 +155,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // newScriptSession returns a shell as ptfsh test and ptfsh export run
 // scripts in: a memory store, Math.random and Date.now seeded with 1,
-// relative paths resolved in dir, results and errors to out, console.log
-// to console, in format (the default when empty).
-func newScriptSession(dir, format string, out, console io.Writer) (*assembly.Shell, error) {
+// relative paths resolved in dir (function files also in functionDir,
+// when set), results and errors to out, console.log to console, in
+// format (the default when empty).
+func newScriptSession(dir, functionDir, format string, out, console io.Writer) (*assembly.Shell, error) {
 	seed := int64(1)
 	return assembly.New(assembly.Options{Out: out, Err: out, Console: console, Memory: true,
-		BaseDir: dir, Format: format, Seed: &seed, EvalTimeout: assembly.DefaultEvalTimeout})
+		BaseDir: dir, FunctionDir: functionDir, Format: format, Seed: &seed, EvalTimeout: assembly.DefaultEvalTimeout})
 }
 
 // lineDiff shows how got differs from want, line by line: "-" lines are

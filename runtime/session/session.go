@@ -36,6 +36,11 @@ type Config struct {
 	Format string
 	// BaseDir resolves relative paths of statements given inline (-e, REPL).
 	BaseDir string
+	// FunctionDir, when set, is where CREATE FUNCTION ... AS 'f.js' looks
+	// for a function file that is not in the statement's folder (ptfsh
+	// test: the folder of the test file, so that a test calls the
+	// functions beside it).
+	FunctionDir string
 	// Timing prints row counts and timings to Err after each query, and a
 	// progress line while a long query runs (meant for a terminal).
 	Timing bool
@@ -449,6 +454,13 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 	} else {
 		fn.Path = string(*f.Path)
 		file := s.path(fn.Path)
+		if s.cfg.FunctionDir != "" && !filepath.IsAbs(fn.Path) {
+			if _, err := os.Stat(file); err != nil {
+				if alt := filepath.Join(s.cfg.FunctionDir, fn.Path); fileExists(alt) {
+					file = alt
+				}
+			}
+		}
 		if abs, err := filepath.Abs(file); err == nil {
 			fn.Files = watchFiles(abs) // before the files are read
 		}
@@ -469,6 +481,11 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 	fn.Def = def
 	s.cat.AddFunction(fn)
 	return nil
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
 }
 
 // checkDeclaration applies Flink's rules for a PTF's declaration.

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRun_init: ptfsh init writes a project whose script runs, whose
+// test passes against the function beside it, and which it does not
+// overwrite.
+func TestRun_init(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "proj")
+	code, out, errs := runCmd(t, "", "init", dir)
+	if code != 0 || errs != "" {
+		t.Fatalf("init: code %d\n%s%s", code, out, errs)
+	}
+	for _, f := range []string{"hello.js", "hello.sql", "hello.txtar", "ptf.d.ts", "globals.d.ts", "tsconfig.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("init did not write %s: %v", f, err)
+		}
+	}
+	code, out, errs = runCmd(t, "", "--format", "rows", "-f", filepath.Join(dir, "hello.sql"))
+	if code != 0 || out != "+I[Bob, Hello Bob, 1]\n+I[Alice, Hello Alice, 1]\n+I[Bob, Hello Bob, 2]\n" {
+		t.Errorf("hello.sql: code %d, out %q, err %q", code, out, errs)
+	}
+	test := filepath.Join(dir, "hello.txtar")
+	if code, out, _ := runCmd(t, "", "test", dir); code != 0 || out != "ok    "+test+"\n1 passed, 0 failed\n" {
+		t.Errorf("ptfsh test: code %d\n%s", code, out)
+	}
+	// The test calls the function beside it: an edit shows in its diff,
+	// with the function's file named as in the folder.
+	js := filepath.Join(dir, "hello.js")
+	src, _ := os.ReadFile(js)
+	os.WriteFile(js, []byte(strings.Replace(string(src), "`Hello ", "`Hi ", 1)), 0o644)
+	if code, out, _ := runCmd(t, "", "test", test); code != 1 || !strings.Contains(out, "  +  +I[Bob, Hi Bob, 1]\n") {
+		t.Errorf("ptfsh test after an edit: code %d\n%s", code, out)
+	}
+	os.WriteFile(js, []byte("export default {"), 0o644)
+	if _, out, _ := runCmd(t, "", "test", test); !strings.Contains(out, "  +  query.sql:2:17: hello.js:1:17: hello: SyntaxError") {
+		t.Errorf("ptfsh test of a broken function:\n%s", out)
+	}
+	if code, _, errs := runCmd(t, "", "init", dir); code != 1 || !strings.Contains(errs, "already has hello.js") {
+		t.Errorf("init over a project: code %d, %s", code, errs)
+	}
+}
+
+// TestRun_check: ptfsh check runs tsc on a function (skipped without
+// tsc), and says how to get tsc when it is not on PATH.
+func TestRun_check(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, _ := runCmd(t, "", "init", dir); code != 0 {
+		t.Fatal("init failed")
+	}
+	t.Run("without tsc", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		code, _, errs := runCmd(t, "", "check", filepath.Join(dir, "hello.js"))
+		if code != 2 || !strings.Contains(errs, "tsc (TypeScript's compiler) is not on PATH") || !strings.Contains(errs, "npm install -g typescript") {
+			t.Errorf("code %d, stderr %q", code, errs)
+		}
+	})
+	if _, err := exec.LookPath("tsc"); err != nil {
+		t.Skip("tsc is not on PATH (npm install -g typescript)")
+	}
+	js := filepath.Join(dir, "hello.js")
+	if code, out, errs := runCmd(t, "", "check", js); code != 0 || !strings.Contains(out, "no type errors") {
+		t.Fatalf("check of the template: code %d\n%s%s", code, out, errs)
+	}
+	src, _ := os.ReadFile(js)
+	os.WriteFile(js, []byte(strings.Replace(string(src), "seen.count++;", "seen.count = \"many\";", 1)), 0o644)
+	if code, out, _ := runCmd(t, "", "check", js); code != 1 || !strings.Contains(out, "error TS2322") {
+		t.Errorf("check of a state of the wrong type: code %d\n%s", code, out)
+	}
+	// Without a tsconfig.json the file is checked alone against ptf.d.ts.
+	alone := filepath.Join(t.TempDir(), "f.ts")
+	os.WriteFile(alone, []byte(`export default {
+  output: "STRING",
+  args: [{ name: "input", traits: ["ROW_SEMANTIC"] }],
+  eval(ctx, state, { input }) { ctx.collect("Hi " + input.name); },
+} satisfies PTF<{}, { input: Row }>;
+`), 0o644)
+	if code, out, _ := runCmd(t, "", "check", alone); code != 1 || !strings.Contains(out, alone+"(3,36): error TS2322") {
+		t.Errorf("check of a file alone: code %d\n%s", code, out)
+	}
+}
