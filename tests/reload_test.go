@@ -184,3 +184,22 @@ SELECT * FROM greet(TABLE t);`, "+I[Hi Alice]\n+I[Hi Dave]\n")
 	r.expect(`CREATE OR REPLACE VIEW t AS VALUES (1);`,
 		"1:24: 't' is a table: CREATE OR REPLACE VIEW cannot replace it; DROP it first\n | CREATE OR REPLACE VIEW t AS VALUES (1);\n |                        ^\n")
 }
+
+// TestReload_viewOverChangedFunction: a view calls the version of a
+// function in force; one whose declared columns no longer fit the
+// function's new output is an error, not a crash.
+func TestReload_viewOverChangedFunction(t *testing.T) {
+	r := newReloadShell(t)
+	r.write("greet.js", greetJS("Hello"))
+	r.expect(`CREATE FUNCTION greet AS 'greet.js';
+CREATE VIEW w AS SELECT * FROM greet(TABLE v);
+CREATE VIEW named(g) AS SELECT * FROM greet(TABLE v);
+SELECT * FROM w;`, "+I[Hello Bob]\n")
+	two := strings.Replace(greetJS("Hi"), `output: "STRING"`, `output: "ROW<a STRING, b STRING>"`, 1)
+	r.write("greet.js", strings.Replace(two, `ctx.collect("Hi " + input.name)`, `ctx.collect({ a: "Hi " + input.name, b: null })`, 1))
+	r.expect(`SELECT * FROM w;`, "note: reloaded greet.js\n+I[Hi Bob, null]\n")
+	got := r.run(`SELECT * FROM named;`)
+	if !strings.Contains(got, "view 'named' names 1 columns but its query now has 2: [a, b]") {
+		t.Errorf("got:\n%s", got)
+	}
+}

@@ -380,6 +380,11 @@ func (p *Planner) planTable(t *catalog.Table, pos sqlmini.Pos) (exec.Node, error
 			return nil, fmt.Errorf("view %s: %w", t.Name, err)
 		}
 		if len(t.ColumnNames) > 0 {
+			if len(t.ColumnNames) != n.Schema().Len() {
+				// Its query changed under it: a function was replaced or
+				// reloaded with another output.
+				return nil, sqlmini.Errorf(pos, "view '%s' names %d columns but its query now has %d: %s", t.Name, len(t.ColumnNames), n.Schema().Len(), n.Schema().ColumnList())
+			}
 			cols := make([]types.Column, n.Schema().Len())
 			copy(cols, n.Schema().Columns)
 			for i := range cols {
