@@ -155,8 +155,8 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 
 // ExecEach runs the statements of src one by one as the REPL does: an
 // error is written to w with its source line and caret, and the next
-// statement runs. QUIT or EXIT ends it with ErrQuit. Relative paths
-// resolve as in Exec. The shell runs its rc file with it.
+// statement runs. QUIT or EXIT ends it with ErrQuit, Ctrl-C (ctx) with
+// the context's error. Relative paths resolve as in Exec. The shell runs its rc file with it.
 func (s *Session) ExecEach(ctx context.Context, filename, src string, w io.Writer) error {
 	defer s.useBaseDir(filename)()
 	for _, p := range sqlmini.ParseEach(filename, src) {
@@ -169,6 +169,9 @@ func (s *Session) ExecEach(ctx context.Context, filename, src string, w io.Write
 		}
 		if err != nil {
 			io.WriteString(w, FormatError(err, src))
+			if ctx.Err() != nil { // Ctrl-C stops the rest too
+				return ctx.Err()
+			}
 		}
 	}
 	return nil
