@@ -2,7 +2,9 @@ package script_test
 
 import (
 	"fmt"
+	goruntime "runtime"
 	"testing"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -75,4 +77,31 @@ func BenchmarkEval(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkLoad loads a function (GreetingWithMemory) again and again into
+// one Engine, as CREATE FUNCTION does: esbuild, compiling, running the top
+// level in a realm of its own, reading the declaration. live-B/fn is the
+// heap each loaded function keeps (its realm, program and source map).
+func BenchmarkLoad(b *testing.B) {
+	var ms0, ms1 goruntime.MemStats
+	time.Sleep(50 * time.Millisecond) // the goroutines of the last run's Engine end
+	goruntime.GC()
+	goruntime.ReadMemStats(&ms0)
+	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest})
+	defer e.Close()
+	var defs []*ptf.FuncDef
+	b.ReportAllocs()
+	for b.Loop() {
+		def, err := e.Load("greeting", "greeting.js", greetingWithMemory)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defs = append(defs, def)
+	}
+	b.StopTimer()
+	goruntime.GC()
+	goruntime.ReadMemStats(&ms1)
+	b.ReportMetric(float64(int64(ms1.HeapAlloc)-int64(ms0.HeapAlloc))/float64(len(defs)), "live-B/fn")
+	goruntime.KeepAlive(defs)
 }

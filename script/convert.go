@@ -38,7 +38,7 @@ import (
 const maxSafeInt = 1<<53 - 1
 
 // toJS converts a Go value of SQL type t (nil when unknown) to JavaScript.
-func (e *Engine) toJS(v any, t *types.Type) goja.Value {
+func (e *realm) toJS(v any, t *types.Type) goja.Value {
 	vm := e.vm
 	switch x := v.(type) {
 	case nil:
@@ -114,14 +114,14 @@ func (e *Engine) toJS(v any, t *types.Type) goja.Value {
 	return vm.ToValue(v)
 }
 
-func (e *Engine) intToJS(i int64) goja.Value {
+func (e *realm) intToJS(i int64) goja.Value {
 	if i > maxSafeInt || i < -maxSafeInt {
 		return e.vm.ToValue(big.NewInt(i))
 	}
 	return e.vm.ToValue(i)
 }
 
-func (e *Engine) dateToJS(ms float64) goja.Value {
+func (e *realm) dateToJS(ms float64) goja.Value {
 	d, err := e.vm.New(e.js.dateCtor, e.vm.ToValue(ms))
 	if err != nil {
 		panic(err)
@@ -129,7 +129,7 @@ func (e *Engine) dateToJS(ms float64) goja.Value {
 	return d
 }
 
-func (e *Engine) bytesToJS(b []byte) goja.Value {
+func (e *realm) bytesToJS(b []byte) goja.Value {
 	buf := e.vm.NewArrayBuffer(append([]byte(nil), b...))
 	u, err := e.vm.New(e.js.u8Ctor, e.vm.ToValue(buf))
 	if err != nil {
@@ -215,7 +215,7 @@ func cannotUseWhy(v goja.Value, t *types.Type, why string) *convError {
 // fromJS converts a JavaScript value to a Go value of SQL type t. It is
 // strict: a number is not a string, a fraction is not an integer, and a
 // value out of the type's range is an error.
-func (e *Engine) fromJS(v goja.Value, t *types.Type) (any, *convError) {
+func (e *realm) fromJS(v goja.Value, t *types.Type) (any, *convError) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		if t.NotNull {
 			return nil, cannotUse(v, t)
@@ -300,7 +300,7 @@ func timeValue(t *types.Type, ms int64, nano int32) any {
 
 // objectFromJS converts a JS object (Date, Array, Map, row, plain object,
 // Uint8Array, ...) to a value of type t.
-func (e *Engine) objectFromJS(o *goja.Object, t *types.Type) (any, *convError) {
+func (e *realm) objectFromJS(o *goja.Object, t *types.Type) (any, *convError) {
 	et := o.ExportType()
 	switch t.Kind {
 	case types.KindDate, types.KindTimestamp, types.KindTimestampLTZ:
@@ -359,7 +359,7 @@ func (e *Engine) objectFromJS(o *goja.Object, t *types.Type) (any, *convError) {
 	return nil, cannotUse(o, t)
 }
 
-func (e *Engine) mapFromJS(o *goja.Object, et reflect.Type, t *types.Type) (any, *convError) {
+func (e *realm) mapFromJS(o *goja.Object, et reflect.Type, t *types.Type) (any, *convError) {
 	m := &types.Map{}
 	var cerr *convError
 	switch {
@@ -401,7 +401,7 @@ func (e *Engine) mapFromJS(o *goja.Object, et reflect.Type, t *types.Type) (any,
 
 // rowFromJS converts an object by field name, an array by position, or a
 // row object by field name.
-func (e *Engine) rowFromJS(o *goja.Object, et reflect.Type, t *types.Type) (any, *convError) {
+func (e *realm) rowFromJS(o *goja.Object, et reflect.Type, t *types.Type) (any, *convError) {
 	fields := make([]any, len(t.Fields))
 	kind := types.Insert
 	switch {

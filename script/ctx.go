@@ -340,6 +340,10 @@ func (e *Engine) ChangelogMode(def *ptf.FuncDef, tables []types.ChangelogMode, r
 	if !ok {
 		return types.ChangelogMode{}, fmt.Errorf("%s is not a JavaScript function", def.Name)
 	}
+	return d.rt.changelogMode(d, tables, required)
+}
+
+func (e *realm) changelogMode(d *decl, tables []types.ChangelogMode, required types.ChangelogMode) (types.ChangelogMode, error) {
 	var v goja.Value
 	if d.clFunc != nil {
 		vm := e.vm
@@ -352,7 +356,7 @@ func (e *Engine) ChangelogMode(def *ptf.FuncDef, tables []types.ChangelogMode, r
 			return e.modeToJS(tables[i])
 		})
 		_ = cctx.Set("getRequiredChangelogMode", func(goja.FunctionCall) goja.Value { return e.modeToJS(required) })
-		if err := e.enter(nil); err != nil {
+		if err := e.enter(e, nil); err != nil {
 			return types.ChangelogMode{}, err
 		}
 		res, err := d.clFunc(d.obj, cctx)

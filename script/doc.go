@@ -5,8 +5,9 @@
 //
 // # Basics
 //
-// An Engine owns one goja runtime (one per session) and implements
-// runtime.Loader. Load compiles a function once:
+// An Engine (one per session) implements runtime.Loader and gives every
+// function it loads a goja runtime of its own, its realm. Load compiles a
+// function once:
 //
 //	e := script.NewEngine(script.Options{ParseType: runtime.ParseType, FormatRow: runtime.FormatRow})
 //	def, err := e.Load("count_clicks", "count_clicks.js", src)
@@ -224,13 +225,18 @@
 // else are load errors.
 //
 // With a seed (Options.Seed, SET 'ptfsh.seed', Engine.SetSeed),
-// Math.random draws from a generator seeded with it and Date.now(), new
+// Math.random draws from a generator seeded with it (one per function) and Date.now(), new
 // Date() and Date() read SeededNow (2025-01-01T00:00:00Z), which does not
 // advance. Date's local-time methods still use the machine's time zone.
 //
-// The sandbox shields the machine from a function, not functions from each
-// other: every function of an Engine shares one goja runtime and its
-// global scope, so one may change a built-in's prototype under another.
+// Each function runs in a realm of its own (realm.go): its own goja
+// runtime, global scope and built-ins, shared only by the instances of
+// that function. What one function does to its globals or to a built-in
+// (Object.prototype, Array.prototype.join) does not reach another, a
+// function whose load fails leaves nothing behind, and a function sees
+// the same built-ins at any parallelism. A realm costs about 85 KB of
+// memory and 0.3 ms of load time (BenchmarkLoad: 1.5 ms a load against
+// 1.2 ms with one shared runtime).
 //
 // # Goroutines
 //

@@ -55,27 +55,27 @@ type Options struct {
 	MaxMemory int64
 }
 
-// Engine loads JavaScript and TypeScript PTFs and runs them. It owns one
-// goja runtime, shared by every function it loads and every instance of
-// them. An Engine is not safe for concurrent use: Load, and the calls of
-// the instances it makes (Eval, OnTimer and the StateCodec methods), must
-// come from one goroutine at a time. Only interrupts (cancellation of a
-// CallSpec's context, the eval timeout) come from other goroutines.
+// Engine loads JavaScript and TypeScript PTFs and runs them. Each
+// function it loads gets a JavaScript realm (a goja runtime) of its own,
+// shared by the instances of that function (realm.go). An Engine is not
+// safe for concurrent use: Load, and the calls of the instances it makes
+// (Eval, OnTimer and the StateCodec methods), must come from one goroutine
+// at a time. Only interrupts (cancellation of a CallSpec's context, the
+// eval timeout) come from other goroutines.
 type Engine struct {
 	opts Options
-	vm   *goja.Runtime
 
 	maps  map[string]*sourceMap // program name → source map
 	progs map[string]string     // program name → code, to keep names unique
 
-	strings stringCache
-	js      jsProtos
-
 	decls   map[*ptf.FuncDef]*decl
 	schemas map[*types.Field]*rowSchema // row schemas of ROW types, by their fields
 
-	// seed is the last SetSeed, which isolated instances copy (isolated.go).
-	seed *int64
+	// seed is the last SetSeed, which isolated instances copy (isolated.go);
+	// seedGen counts the SetSeed calls, so that each realm takes a new seed
+	// once (realm.apply).
+	seed    *int64
+	seedGen int
 
 	// Limits only the calling goroutine reads (see limits.go).
 	maxRows  int64
@@ -85,6 +85,7 @@ type Engine struct {
 	// the goroutines that interrupt.
 	mu        sync.Mutex
 	active    *instance
+	activeRT  *realm // the realm active runs in
 	callSeq   uint64
 	timeout   time.Duration
 	maxMemory int64
@@ -92,13 +93,11 @@ type Engine struct {
 	memGuard  chan struct{} // closed by Close
 }
 
-// NewEngine returns an Engine with a fresh JavaScript runtime.
+// NewEngine returns an Engine. It makes a JavaScript realm for each
+// function it loads.
 func NewEngine(opts Options) *Engine {
-	vm := goja.New()
-	vm.SetFieldNameMapper(goja.UncapFieldNameMapper())
 	e := &Engine{
 		opts:      opts,
-		vm:        vm,
 		maps:      map[string]*sourceMap{},
 		progs:     map[string]string{},
 		decls:     map[*ptf.FuncDef]*decl{},
@@ -110,11 +109,6 @@ func NewEngine(opts Options) *Engine {
 		e.SetSeed(*opts.Seed)
 	}
 	e.SetMaxCallDepth(opts.MaxCallDepth)
-	e.strings.init()
-	e.initJS()
-	if opts.Console != nil {
-		e.installConsole(opts.Console)
-	}
 	e.startWatchdog()
 	e.startMemoryGuard()
 	return e
@@ -178,11 +172,14 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 	}
 	e.maps[progName] = b.sm
 	e.progs[progName] = b.code
-	obj, err := e.run(s, prg, b)
+	// A realm of its own: a load that fails takes what its code did to
+	// its globals with it.
+	rt := e.newRealm()
+	obj, err := rt.run(s, prg, b)
 	if err != nil {
 		return nil, s, err
 	}
-	d, err := e.parseDecl(s, obj)
+	d, err := rt.parseDecl(s, obj)
 	if err != nil {
 		return nil, s, err
 	}
@@ -198,7 +195,7 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 	if s.ts {
 		def.Language = "TYPESCRIPT"
 	}
-	def.New = func(spec ptf.CallSpec) (ptf.PTF, error) { return e.newInstance(d, spec) }
+	def.New = func(spec ptf.CallSpec) (ptf.PTF, error) { return rt.newInstance(d, spec) }
 	def.NewIsolated = func(spec ptf.CallSpec) (ptf.PTF, error) { return e.newIsolated(name, file, src, spec) }
 	if d.changelog.Mode != "" || d.changelog.Func {
 		def.ChangelogMode = func(tables []types.ChangelogMode, required types.ChangelogMode) (types.ChangelogMode, error) {
@@ -313,8 +310,8 @@ func (e *Engine) syntaxError(s *source, b *bundle, line, col int, msg string) *E
 }
 
 // run runs the compiled bundle once and returns the declaration object.
-func (e *Engine) run(s *source, prg *goja.Program, b *bundle) (*goja.Object, error) {
-	if err := e.enter(nil); err != nil {
+func (e *realm) run(s *source, prg *goja.Program, b *bundle) (*goja.Object, error) {
+	if err := e.enter(e, nil); err != nil {
 		return nil, err
 	}
 	v, err := e.vm.RunProgram(prg)
@@ -391,7 +388,7 @@ func (e *Engine) startWatchdog() {
 			default:
 				running += tick
 				if running >= d {
-					e.vm.Interrupt(interruptValue{timeoutError(d)})
+					e.activeRT.vm.Interrupt(interruptValue{timeoutError(d)})
 					running = 0
 				}
 			}

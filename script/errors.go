@@ -102,7 +102,7 @@ func (v interruptValue) Unwrap() error { return v.err }
 
 // callError converts an error returned by a goja call into an *Error with
 // the position of the innermost JavaScript frame.
-func (e *Engine) callError(fn string, err error) error {
+func (e *realm) callError(fn string, err error) error {
 	var (
 		stack []goja.StackFrame
 		msg   string
@@ -180,7 +180,7 @@ const (
 // exceptionMessage renders a thrown value: "TypeError: msg" for Error
 // objects (Error.prototype.toString), the Go error's text for a GoError
 // raised by a runtime call, and the value itself for anything else.
-func (e *Engine) exceptionMessage(exc *goja.Exception) (string, error) {
+func (e *realm) exceptionMessage(exc *goja.Exception) (string, error) {
 	v := exc.Value()
 	if v == nil {
 		return "exception", nil
@@ -198,7 +198,7 @@ func (e *Engine) exceptionMessage(exc *goja.Exception) (string, error) {
 }
 
 // safeString calls the value's toString, which is user code and may throw.
-func (e *Engine) safeString(v goja.Value) (s string, ok bool) {
+func (e *realm) safeString(v goja.Value) (s string, ok bool) {
 	exc := e.vm.Try(func() { s = v.String() })
 	return s, exc == nil
 }

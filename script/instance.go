@@ -15,7 +15,7 @@ import (
 // made once per instance and reused for every call; each is a view of the
 // current call and must not be used after it returns.
 type instance struct {
-	e    *Engine
+	e    *realm
 	d    *decl
 	spec ptf.CallSpec
 
@@ -46,7 +46,7 @@ var (
 	_ ptf.Loader     = (*Engine)(nil)
 )
 
-func (e *Engine) newInstance(d *decl, spec ptf.CallSpec) (*instance, error) {
+func (e *realm) newInstance(d *decl, spec ptf.CallSpec) (*instance, error) {
 	in := &instance{e: e, d: d, spec: spec, curInput: -1}
 	if spec.Ctx == nil {
 		in.spec.Ctx = context.Background()
@@ -130,7 +130,7 @@ func (in *instance) OnTimer(ctx *ptf.Context) error {
 
 func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, row goja.Value, what string) error {
 	e := in.e
-	if err := e.enter(in); err != nil {
+	if err := e.enter(e, in); err != nil {
 		return &Error{Func: in.d.name, Msg: what + ": " + err.Error(), Err: err}
 	}
 	in.cur, in.curInput, in.curRow, in.rows = ctx, input, row, 0
@@ -144,9 +144,10 @@ func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, row goja
 	return nil
 }
 
-// enter marks in as the running instance, so that a cancellation of its
-// context or the eval timeout interrupts it and nothing else.
-func (e *Engine) enter(in *instance) error {
+// enter marks in, running in realm rt, as the running instance, so that
+// a cancellation of its context or the eval timeout interrupts it and
+// nothing else. in is nil for code that runs for no instance (loading).
+func (e *Engine) enter(rt *realm, in *instance) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if in != nil {
@@ -154,19 +155,22 @@ func (e *Engine) enter(in *instance) error {
 			return errCancelled
 		}
 	}
-	e.active = in
+	rt.apply()
+	e.active, e.activeRT = in, rt
 	if in == nil {
 		e.active = &loading
 	}
 	e.callSeq++
-	e.vm.ClearInterrupt()
+	rt.vm.ClearInterrupt()
 	return nil
 }
 
 func (e *Engine) leave() {
 	e.mu.Lock()
-	e.active = nil
-	e.vm.ClearInterrupt()
+	if e.activeRT != nil {
+		e.activeRT.vm.ClearInterrupt()
+	}
+	e.active, e.activeRT = nil, nil
 	e.mu.Unlock()
 }
 

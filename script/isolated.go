@@ -49,7 +49,8 @@ func (e *Engine) newIsolated(name, file, src string, spec ptf.CallSpec) (ptf.PTF
 	if buf != nil {
 		buf.Reset() // what the top level printed was printed by the first load
 	}
-	in, err := child.newInstance(child.decls[def], spec)
+	d := child.decls[def]
+	in, err := d.rt.newInstance(d, spec)
 	if err != nil {
 		child.Close()
 		return nil, err

@@ -3,7 +3,6 @@ package script
 import (
 	"fmt"
 	"math"
-	"math/rand"
 	goruntime "runtime"
 	"runtime/metrics"
 	"strconv"
@@ -116,14 +115,13 @@ func (e *Engine) Set(key, value string) error {
 	return nil
 }
 
-// SetSeed makes the Engine deterministic from now on: Math.random draws
-// from a generator seeded with seed (the same seed gives the same numbers),
-// and Date.now(), new Date() and Date() read SeededNow.
+// SetSeed makes the Engine deterministic from now on: in every function,
+// Math.random draws from a generator of its own seeded with seed (the same
+// seed gives the same numbers), and Date.now(), new Date() and Date() read
+// SeededNow.
 func (e *Engine) SetSeed(seed int64) {
 	e.seed = &seed
-	r := rand.New(rand.NewSource(seed))
-	e.vm.SetRandSource(r.Float64)
-	e.vm.SetTimeSource(func() time.Time { return SeededNow })
+	e.seedGen++
 }
 
 // SetMaxRowsPerCall sets how many rows one call may collect; 0 means no
@@ -139,8 +137,7 @@ func (e *Engine) SetMaxCallDepth(n int) {
 		n = DefaultMaxCallDepth
 	}
 	n = min(n, MaxCallDepthLimit)
-	e.maxDepth = n
-	e.vm.SetMaxCallStackSize(n)
+	e.maxDepth = n // realms take it when a call enters them (realm.apply)
 }
 
 // SetMaxMemory sets the memory guard: a call that keeps more than n bytes
@@ -246,7 +243,7 @@ func (e *Engine) guardMemory(stop chan struct{}) {
 		}
 		e.mu.Lock()
 		if e.active != nil && e.callSeq == seq {
-			e.vm.Interrupt(interruptValue{memoryError(limit)})
+			e.activeRT.vm.Interrupt(interruptValue{memoryError(limit)})
 		}
 		e.mu.Unlock()
 	}

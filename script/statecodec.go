@@ -74,11 +74,11 @@ type node any
 const maxDepth = 1000
 
 // snapshot takes a JS value as a node tree.
-func (e *Engine) snapshot(v goja.Value) (node, error) {
+func (e *realm) snapshot(v goja.Value) (node, error) {
 	return e.snap(v, map[*goja.Object]bool{}, 0)
 }
 
-func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (node, error) {
+func (e *realm) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (node, error) {
 	if depth > maxDepth {
 		return nil, errors.New("value nested too deeply")
 	}
@@ -199,7 +199,7 @@ func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (no
 }
 
 // materialize makes a fresh JS value of a node tree.
-func (e *Engine) materialize(n node) (goja.Value, error) {
+func (e *realm) materialize(n node) (goja.Value, error) {
 	vm := e.vm
 	switch x := n.(type) {
 	case nil:

@@ -24,7 +24,9 @@ const codecDecl = `export default {
   eval() {},
 };`
 
-func testCodec(t *testing.T) (*Engine, *instance) {
+// testCodec loads a function with state of each kind and returns its
+// realm and an instance.
+func testCodec(t *testing.T) (*realm, *instance) {
 	t.Helper()
 	e := testEngine(t)
 	def, err := e.Load("codec", "codec.js", codecDecl)
@@ -38,7 +40,7 @@ func testCodec(t *testing.T) (*Engine, *instance) {
 	if _, ok := p.(ptf.StateCodec); !ok {
 		t.Fatal("instance is not a StateCodec")
 	}
-	return e, p.(*instance)
+	return p.(*instance).e, p.(*instance)
 }
 
 func TestInstance_NewState(t *testing.T) {
