@@ -105,3 +105,29 @@ func BenchmarkLoad(b *testing.B) {
 	b.ReportMetric(float64(int64(ms1.HeapAlloc)-int64(ms0.HeapAlloc))/float64(len(defs)), "live-B/fn")
 	goruntime.KeepAlive(defs)
 }
+
+// BenchmarkEncodeState encodes a small state value, as a checkpoint does
+// for each key that changed (outside a call: under the guard of a call).
+func BenchmarkEncodeState(b *testing.B) {
+	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, EvalTimeout: 10 * time.Second, MaxMemory: 1 << 30})
+	defer e.Close()
+	def, err := e.Load("g", "g.js", greetingWithMemory)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := def.New(ptf.CallSpec{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	codec := p.(ptf.StateCodec)
+	v, err := codec.NewState(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := codec.EncodeState(0, v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

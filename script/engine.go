@@ -1,6 +1,7 @@
 package script
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -77,6 +79,9 @@ type Engine struct {
 	seed    *int64
 	seedGen int
 
+	// loadCtx is the context of the LoadContext running, if any.
+	loadCtx context.Context
+
 	// Limits only the calling goroutine reads (see limits.go).
 	maxRows  int64
 	maxDepth int
@@ -87,6 +92,8 @@ type Engine struct {
 	active    *instance
 	activeRT  *realm // the realm active runs in
 	callSeq   uint64
+	intr      error       // the interrupt of the running call (interruptLocked)
+	stopping  atomic.Bool // intr is set: Go loops over JavaScript values stop
 	timeout   time.Duration
 	maxMemory int64
 	watchdog  chan struct{} // closed by Close
@@ -175,11 +182,7 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 	// A realm of its own: a load that fails takes what its code did to
 	// its globals with it.
 	rt := e.newRealm()
-	obj, err := rt.run(s, prg, b)
-	if err != nil {
-		return nil, s, err
-	}
-	d, err := rt.parseDecl(s, obj)
+	d, err := rt.run(s, prg, b)
 	if err != nil {
 		return nil, s, err
 	}
@@ -204,6 +207,16 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 	}
 	e.decls[def] = d
 	return def, s, nil
+}
+
+// LoadContext is Load under ctx: cancelling ctx (Ctrl-C) interrupts the
+// function's top-level code and the reading of its declaration, as it
+// interrupts a call. (runtime.Session calls Load, which has no context;
+// Load runs under the eval timeout only.)
+func (e *Engine) LoadContext(ctx context.Context, name, file, src string) (*ptf.FuncDef, error) {
+	e.loadCtx = ctx
+	defer func() { e.loadCtx = nil }()
+	return e.Load(name, file, src)
 }
 
 // withLine adds the line of source an *Error of loading s points at.
@@ -309,16 +322,55 @@ func (e *Engine) syntaxError(s *source, b *bundle, line, col int, msg string) *E
 	return err
 }
 
-// run runs the compiled bundle once and returns the declaration object.
-func (e *realm) run(s *source, prg *goja.Program, b *bundle) (*goja.Object, error) {
+// run runs the compiled bundle once and reads the declaration it
+// defines. Both run as a call: the declaration object is the function's
+// own (a getter, a Proxy), and the eval timeout applies to the top-level
+// code and the reading together.
+func (e *realm) run(s *source, prg *goja.Program, b *bundle) (*decl, error) {
 	if err := e.enter(e, nil); err != nil {
 		return nil, err
 	}
+	defer e.leave()
+	if ctx := e.loadCtx; ctx != nil {
+		if ctx.Err() != nil {
+			return nil, &Error{Func: s.name, Msg: errCancelled.Error(), Err: errCancelled}
+		}
+		stop := context.AfterFunc(ctx, func() {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			if e.activeRT == e {
+				e.interruptLocked(errCancelled)
+			}
+		})
+		defer stop()
+	}
 	v, err := e.vm.RunProgram(prg)
-	e.leave()
 	if err != nil {
 		return nil, e.callError(s.name, err)
 	}
+	var (
+		d    *decl
+		derr error
+	)
+	err = e.protect(func() {
+		var obj *goja.Object
+		if obj, derr = e.declObject(s, b, v); derr == nil {
+			d, derr = e.parseDecl(s, obj)
+		}
+	})
+	if err != nil {
+		return nil, e.callError(s.name, err)
+	}
+	if ie := e.interrupted(); derr != nil && ie != nil && !errors.Is(derr, ie) {
+		// A Go loop over the declaration's values gave up: report why.
+		return nil, &Error{Func: s.name, Pos: types.Pos{Filename: s.display}, Msg: ie.Error(), Err: ie}
+	}
+	return d, derr
+}
+
+// declObject finds the declaration object: the module's default export,
+// module.exports, or the value of a plain script's last expression.
+func (e *realm) declObject(s *source, b *bundle, v goja.Value) (*goja.Object, error) {
 	if b.module {
 		v = e.vm.Get(moduleGlobal)
 		if err := e.vm.Set(moduleGlobal, goja.Undefined()); err != nil {
@@ -388,7 +440,7 @@ func (e *Engine) startWatchdog() {
 			default:
 				running += tick
 				if running >= d {
-					e.activeRT.vm.Interrupt(interruptValue{timeoutError(d)})
+					e.interruptLocked(timeoutError(d))
 					running = 0
 				}
 			}

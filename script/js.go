@@ -96,6 +96,12 @@ func (e *realm) initRowKind() {
 	_ = vm.Set("RowKind", global)
 }
 
+// define gives o, an object ptfsh made, an own property, as an object
+// literal does: no setter the function put on Object.prototype runs.
+func (e *realm) define(o *goja.Object, name string, v any) {
+	_ = o.DefineDataProperty(name, e.vm.ToValue(v), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+}
+
 func (e *realm) freeze(o *goja.Object) {
 	freeze, _ := goja.AssertFunction(e.vm.Get("Object").ToObject(e.vm).Get("freeze"))
 	_, _ = freeze(nil, o)
@@ -158,8 +164,8 @@ func (e *realm) modeToJS(m types.ChangelogMode) goja.Value {
 	for _, k := range m.Kinds() {
 		kinds = append(kinds, k.String())
 	}
-	_ = o.Set("kinds", vm.NewArray(kinds...))
-	_ = o.Set("keyOnlyDeletes", m.KeyOnlyDeletes)
+	e.define(o, "kinds", vm.NewArray(kinds...))
+	e.define(o, "keyOnlyDeletes", m.KeyOnlyDeletes)
 	return o
 }
 
@@ -256,8 +262,11 @@ func (e *realm) writeJS(b *strings.Builder, v goja.Value, depth int) {
 		})
 		b.WriteByte('}')
 	default:
-		s, _ := e.safeString(o)
-		b.WriteString(s)
+		if s, err := e.safeString(o); err == nil {
+			b.WriteString(s)
+		} else {
+			b.WriteString("[object " + o.ClassName() + "]")
+		}
 	}
 }
 

@@ -158,7 +158,7 @@ func (in *instance) countRow() bool {
 	if e.maxRows > 0 && in.rows > e.maxRows {
 		// Interrupt, not throw: the function must not catch it and return
 		// the rows so far as if it had finished.
-		e.vm.Interrupt(interruptValue{rowsError(e.maxRows)})
+		e.interrupt(rowsError(e.maxRows))
 		return false
 	}
 	return true
@@ -243,7 +243,7 @@ func (e *Engine) guardMemory(stop chan struct{}) {
 		}
 		e.mu.Lock()
 		if e.active != nil && e.callSeq == seq {
-			e.activeRT.vm.Interrupt(interruptValue{memoryError(limit)})
+			e.interruptLocked(memoryError(limit))
 		}
 		e.mu.Unlock()
 	}

@@ -237,13 +237,16 @@ func (e *realm) materialize(n node) (goja.Value, error) {
 		}
 		return vm.NewArray(items...), nil
 	case objNode:
+		// Defined, not set: as an object literal or JSON.parse makes them,
+		// so that no setter of Object.prototype runs and a "__proto__" key
+		// stays a key.
 		o := vm.NewObject()
 		for i, k := range x.keys {
 			v, err := e.materialize(x.vals[i])
 			if err != nil {
 				return nil, err
 			}
-			if err := o.Set(k, v); err != nil {
+			if err := o.DefineDataProperty(k, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE); err != nil {
 				return nil, err
 			}
 		}
@@ -623,23 +626,35 @@ func (in *instance) NewState(i int) (any, error) {
 		return nil, fmt.Errorf("%s: no state entry %d", in.d.name, i)
 	}
 	e := in.e
-	if def := in.d.initial[i].def; def != nil {
-		return e.materialize(def)
-	}
-	sd := in.d.state[i]
-	switch sd.Kind {
-	case ptf.ListState:
-		return e.vm.NewArray(), nil
-	case ptf.MapState:
-		return e.vm.New(e.js.mapCtor)
-	}
-	o := e.vm.NewObject()
-	if sd.Type != nil {
-		for _, f := range sd.Type.Fields {
-			_ = o.Set(f.Name, goja.Null())
+	var v goja.Value
+	err := e.guard(in.d.name, in, func() error {
+		var err error
+		if def := in.d.initial[i].def; def != nil {
+			v, err = e.materialize(def)
+			return err
 		}
+		sd := in.d.state[i]
+		switch sd.Kind {
+		case ptf.ListState:
+			v = e.vm.NewArray()
+			return nil
+		case ptf.MapState:
+			v, err = e.vm.New(e.js.mapCtor)
+			return err
+		}
+		o := e.vm.NewObject()
+		if sd.Type != nil {
+			for _, f := range sd.Type.Fields {
+				_ = o.DefineDataProperty(f.Name, goja.Null(), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+			}
+		}
+		v = o
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return o, nil
+	return v, nil
 }
 
 // EncodeState implements runtime.StateCodec.
@@ -648,9 +663,16 @@ func (in *instance) EncodeState(i int, v any) ([]byte, error) {
 	if !ok && v != nil {
 		return nil, fmt.Errorf("%s: state %s: not a JavaScript value: %T", in.d.name, in.stateName(i), v)
 	}
-	n, err := in.e.snapshot(jv)
+	// Reading the value runs the function's code (a getter, a Proxy trap):
+	// as a call, under its limits.
+	var n node
+	err := in.e.guard(in.d.name, in, func() error {
+		var err error
+		n, err = in.e.snapshot(jv)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: state %s: %w", in.d.name, in.stateName(i), err)
+		return nil, in.stateError(i, err)
 	}
 	var b bytes.Buffer
 	b.WriteByte(stateVersion)
@@ -669,7 +691,29 @@ func (in *instance) DecodeState(i int, data []byte) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: state %s: %w", in.d.name, in.stateName(i), err)
 	}
-	return in.e.materialize(n)
+	var v goja.Value
+	err = in.e.guard(in.d.name, in, func() error {
+		var err error
+		v, err = in.e.materialize(n)
+		return err
+	})
+	if err != nil {
+		return nil, in.stateError(i, err)
+	}
+	return v, nil
+}
+
+// stateError names the state entry in an error of encoding or decoding
+// it: an *Error of the function's JavaScript (positioned in its source)
+// gets the entry's name in its message, any other error both names.
+func (in *instance) stateError(i int, err error) error {
+	var se *Error
+	if errors.As(err, &se) && se.Func == in.d.name {
+		c := *se
+		c.Msg = "state " + in.stateName(i) + ": " + se.Msg
+		return &c
+	}
+	return fmt.Errorf("%s: state %s: %w", in.d.name, in.stateName(i), err)
 }
 
 func (in *instance) stateName(i int) string {

@@ -150,8 +150,8 @@ func (in *instance) newIterator(pull func() (goja.Value, bool), done func()) *go
 	}
 	result := func(v goja.Value, isDone bool) goja.Value {
 		r := vm.NewObject()
-		_ = r.Set("value", v)
-		_ = r.Set("done", isDone)
+		in.e.define(r, "value", v)
+		in.e.define(r, "done", isDone)
 		return r
 	}
 	call := in.e.callSeq

@@ -82,6 +82,7 @@ CREATE VIEW bad(name) AS VALUES ('Bob'), ('Eve');`)
 		t.Errorf("the statement took %v, want at most %v", took, limit)
 	}
 	msg := strings.ReplaceAll(err.Error(), h.dir+string(filepath.Separator), "")
+	t.Logf("%v: %s", took, msg)
 	for _, w := range tc.want {
 		if !strings.Contains(msg, w) {
 			t.Errorf("error lacks %q:\n%s", w, msg)
