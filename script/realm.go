@@ -58,6 +58,7 @@ func (e *Engine) newRealm() *realm {
 		return goja.Undefined()
 	}))
 	rt.initJS()
+	rt.wrapRegExp()
 	if e.opts.Console != nil {
 		rt.installConsole(e.opts.Console)
 	}

@@ -24,7 +24,9 @@ func TestImportGraph(t *testing.T) {
 		"runtime/exec":     {mod + "state", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "runtime/keycodec", mod + "runtime/expr"},
 		"runtime":          {mod + "runtime/exec", mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "runtime/keycodec", mod + "runtime/expr"},
 		// script, stdlib and export/flink see the contract, never the engine.
-		"script": {mod + "runtime/types", mod + "runtime/ptf", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap"},
+		// regexp2 is goja's backtracking regex engine: script sets its
+		// match deadline (regex.go).
+		"script": {mod + "runtime/types", mod + "runtime/ptf", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/go-sourcemap/sourcemap", "github.com/dlclark/regexp2/v2"},
 		"stdlib": {mod + "runtime/types", mod + "runtime/ptf"},
 		// export/flink writes Java and SQL text; the wiring hands it the
 		// loaded function, so it needs no engine.
