@@ -2,6 +2,7 @@ package script
 
 import (
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"net/url"
 	"os"
@@ -243,7 +244,7 @@ func (e *Engine) importPlugin(s *source) api.Plugin {
 				return e.loadStdlib(a)
 			})
 			b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "file"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
-				return checkUTF8File(a, s)
+				return e.checkFile(a, s)
 			})
 		},
 	}
@@ -274,6 +275,14 @@ func (e *Engine) resolve(a api.OnResolveArgs, s *source) (api.OnResolveResult, e
 	case relative && !inside(s.absDir, filepath.Join(a.ResolveDir, filepath.FromSlash(p))):
 		return fail("cannot import " + quote(p) + ": it is outside the function's folder; " + importRule)
 	case relative:
+		// A named pipe or a device would block esbuild or feed it without
+		// end; said here, the error points at the import. (A path esbuild
+		// completes, "./x" for x.js, is checked when it is loaded.)
+		if st, err := os.Stat(filepath.Join(a.ResolveDir, filepath.FromSlash(p))); err == nil && !st.IsDir() {
+			if err := notRegular(st.Mode()); err != nil {
+				return fail("cannot import " + quote(p) + ": " + path.Base(p) + " " + err.Error())
+			}
+		}
 		return api.OnResolveResult{}, nil // esbuild resolves it beside the importer
 	}
 	return fail("cannot import " + quote(p) + ": " + importRule)
@@ -302,21 +311,26 @@ func (e *Engine) resolveStdlib(mod, orig string, fail func(string) (api.OnResolv
 	return fail("unknown stdlib module " + quote(orig))
 }
 
-// checkUTF8File rejects an imported file that is not UTF-8 (esbuild loops
-// forever on one that ends inside a UTF-8 sequence), and otherwise leaves
-// the loading to esbuild.
-func checkUTF8File(a api.OnLoadArgs, s *source) (api.OnLoadResult, error) {
-	data, err := os.ReadFile(a.Path)
+// checkFile rejects an imported file that is not a regular file (a named
+// pipe, a device), is larger than 'ptf.max-source-size', or is not UTF-8
+// (esbuild loops forever on one that ends inside a UTF-8 sequence), and
+// otherwise leaves the loading to esbuild.
+func (e *Engine) checkFile(a api.OnLoadArgs, s *source) (api.OnLoadResult, error) {
+	name := a.Path
+	if rel, err := filepath.Rel(s.absDir, a.Path); err == nil {
+		name = filepath.ToSlash(rel)
+	}
+	data, err := readRegularFile(a.Path, e.maxSource)
 	if err != nil {
-		return api.OnLoadResult{}, nil // esbuild reports it
+		if !isFileError(err) {
+			return api.OnLoadResult{}, nil // esbuild reports it
+		}
+		msg := "cannot import " + quote(name) + ": " + name + " " + errors.Unwrap(err).Error()
+		return api.OnLoadResult{Errors: []api.Message{{Text: msg, Detail: &importError{msg}}}}, nil
 	}
 	bad, ok := firstInvalidUTF8(string(data))
 	if !ok {
 		return api.OnLoadResult{}, nil
-	}
-	name := a.Path
-	if rel, err := filepath.Rel(s.absDir, a.Path); err == nil {
-		name = filepath.ToSlash(rel)
 	}
 	msg := bad.message()
 	return api.OnLoadResult{Errors: []api.Message{{Text: msg, Detail: &importError{msg}, Location: &api.Location{

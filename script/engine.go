@@ -55,6 +55,10 @@ type Options struct {
 	// MaxMemory is how many bytes of new memory one call may keep; 0 means
 	// no limit. SetMaxMemory changes it later.
 	MaxMemory int64
+	// MaxSourceSize is the largest function source, and the largest file
+	// a function may import, in bytes; 0 means DefaultMaxSourceSize.
+	// SetMaxSourceSize changes it later.
+	MaxSourceSize int64
 }
 
 // Engine loads JavaScript and TypeScript PTFs and runs them. Each
@@ -83,8 +87,9 @@ type Engine struct {
 	loadCtx context.Context
 
 	// Limits only the calling goroutine reads (see limits.go).
-	maxRows  int64
-	maxDepth int
+	maxRows   int64
+	maxDepth  int
+	maxSource int64
 
 	// mu guards active, callSeq and the limits the watchdogs read against
 	// the goroutines that interrupt.
@@ -116,6 +121,7 @@ func NewEngine(opts Options) *Engine {
 		e.SetSeed(*opts.Seed)
 	}
 	e.SetMaxCallDepth(opts.MaxCallDepth)
+	e.SetMaxSourceSize(opts.MaxSourceSize)
 	e.startWatchdog()
 	e.startMemoryGuard()
 	return e
@@ -161,6 +167,9 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 	s, err := e.newSource(name, file, src)
 	if err != nil {
 		return nil, s, err
+	}
+	if int64(len(src)) > e.maxSource {
+		return nil, s, loadErrorf(name, types.Pos{Filename: s.display}, "%s", sourceSizeError(len(src), e.maxSource))
 	}
 	if bad, ok := firstInvalidUTF8(src); ok {
 		// esbuild loops forever on a source that ends inside a UTF-8 sequence.

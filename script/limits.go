@@ -32,6 +32,9 @@ const (
 	DefaultMaxRowsPerCall = 1_000_000
 	// DefaultMaxMemory is what the ptfsh command sets for 'ptf.max-memory'.
 	DefaultMaxMemory = 1 << 30
+	// DefaultMaxSourceSize is the largest function source and imported
+	// file ('ptf.max-source-size') when Options.MaxSourceSize is 0.
+	DefaultMaxSourceSize = 16 << 20
 )
 
 // SeededNow is what Date.now() and new Date() return in an Engine with a
@@ -70,6 +73,7 @@ func memoryError(n int64) error {
 //	ptf.max-memory         a size: "512 mb", "2 gb", bytes, "0" (no limit); see SetMaxMemory
 //	ptf.max-rows-per-call  a number of rows, "0" (no limit); see SetMaxRowsPerCall
 //	ptf.max-call-depth     a number of nested calls, 1 to MaxCallDepthLimit; see SetMaxCallDepth
+//	ptf.max-source-size    a size: the largest function file or imported file; see SetMaxSourceSize
 //	ptfsh.seed             an integer; see SetSeed
 //
 // Set must not be called while a call of the Engine runs.
@@ -105,6 +109,15 @@ func (e *Engine) Set(key, value string) error {
 			return fmt.Errorf("invalid call depth %q: want a whole number from 1 to %d", value, MaxCallDepthLimit)
 		}
 		e.SetMaxCallDepth(n)
+	case "ptf.max-source-size":
+		n, err := parseSize(value)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("invalid size %q: a function source needs some bytes (the default is %s)", value, formatSize(DefaultMaxSourceSize))
+		}
+		e.SetMaxSourceSize(n)
 	case "ptfsh.seed":
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err != nil {
@@ -138,6 +151,20 @@ func (e *Engine) SetMaxCallDepth(n int) {
 	}
 	n = min(n, MaxCallDepthLimit)
 	e.maxDepth = n // realms take it when a call enters them (realm.apply)
+}
+
+// SetMaxSourceSize sets the largest function source, and the largest
+// file a function may import, in bytes; n <= 0 means
+// DefaultMaxSourceSize. ReadSource reads no more of a function file.
+func (e *Engine) SetMaxSourceSize(n int64) {
+	if n <= 0 {
+		n = DefaultMaxSourceSize
+	}
+	e.maxSource = n
+}
+
+func sourceSizeError(n int, limit int64) string {
+	return fmt.Sprintf("the source is larger than %s (%d bytes); to allow more, SET 'ptf.max-source-size' to a larger size", formatSize(limit), n)
 }
 
 // SetMaxMemory sets the memory guard: a call that keeps more than n bytes
@@ -303,6 +330,9 @@ func (e *Engine) Reset(key string) {
 	}
 	if all || key == "ptf.max-call-depth" {
 		e.SetMaxCallDepth(e.opts.MaxCallDepth)
+	}
+	if all || key == "ptf.max-source-size" {
+		e.SetMaxSourceSize(e.opts.MaxSourceSize)
 	}
 	if (all || key == "ptfsh.seed") && e.opts.Seed != nil {
 		e.SetSeed(*e.opts.Seed)
