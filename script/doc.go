@@ -222,7 +222,18 @@
 // resolve only to files in the function's folder or below it ("./x.js";
 // "../x.js" is an error, symbolic links inside the folder are followed)
 // and to the stdlib ("ptfsh/NAME"); require() and import() of anything
-// else are load errors.
+// else are load errors. An imported file is code (.js, .mjs, .cjs, .jsx,
+// .ts, .mts, .cts, .tsx) or data (.txt, .json, .csv, .tsv, .md: text, or
+// JSON for .json); a text or JSON import (import t from "./t.txt" with {
+// type: "text" }) reads only data files. No import reads a file or folder
+// whose name starts with a dot (.env, .ssh/id_rsa), a file without an
+// extension, a named pipe or a device, or a file larger than
+// 'ptf.max-source-size' (16 MiB by default; the function's own source
+// too). A function given inline (CREATE FUNCTION f AS $$ ... $$) imports
+// only the stdlib, unless SET 'ptf.inline-import-dir' (Options.
+// InlineImportDir, SetInlineImportDir) names the folder whose files it
+// may import, by the same rules: by default its folder would be the
+// working directory, with its .env files, keys and histories.
 //
 // With a seed (Options.Seed, SET 'ptfsh.seed', Engine.SetSeed),
 // Math.random draws from a generator seeded with it (one per function) and Date.now(), new

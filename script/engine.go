@@ -59,6 +59,10 @@ type Options struct {
 	// a function may import, in bytes; 0 means DefaultMaxSourceSize.
 	// SetMaxSourceSize changes it later.
 	MaxSourceSize int64
+	// InlineImportDir is the folder whose files functions given inline
+	// (no file) may import, relative to BaseDir; "" (the default) lets
+	// them import only the stdlib. SET 'ptf.inline-import-dir' changes it.
+	InlineImportDir string
 }
 
 // Engine loads JavaScript and TypeScript PTFs and runs them. Each
@@ -90,6 +94,7 @@ type Engine struct {
 	maxRows   int64
 	maxDepth  int
 	maxSource int64
+	inlineDir string // absolute; "" for none
 
 	// mu guards active, callSeq and the limits the watchdogs read against
 	// the goroutines that interrupt.
@@ -122,6 +127,9 @@ func NewEngine(opts Options) *Engine {
 	}
 	e.SetMaxCallDepth(opts.MaxCallDepth)
 	e.SetMaxSourceSize(opts.MaxSourceSize)
+	if opts.InlineImportDir != "" {
+		e.inlineDir = e.absPath(opts.InlineImportDir)
+	}
 	e.startWatchdog()
 	e.startMemoryGuard()
 	return e
@@ -260,8 +268,14 @@ func (e *Engine) newSource(name, file, src string) (*source, error) {
 		base = wd
 	}
 	if file == "" {
+		// An inline function imports files only of the folder SET
+		// 'ptf.inline-import-dir' names (none by default: the working
+		// directory holds .env files, keys, histories).
 		s.display = "<inline " + name + ">"
-		s.absDir = base
+		s.absDir, s.inline = base, true
+		if e.inlineDir != "" {
+			s.absDir = e.inlineDir
+		}
 		return s, nil
 	}
 	abs := file

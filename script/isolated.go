@@ -30,7 +30,7 @@ func (e *Engine) newIsolated(name, file, src string, spec ptf.CallSpec) (ptf.PTF
 	opts.EvalTimeout, opts.MaxMemory = e.timeout, e.maxMemory
 	e.mu.Unlock()
 	opts.MaxRowsPerCall, opts.MaxCallDepth, opts.Seed = e.maxRows, e.maxDepth, e.seed
-	opts.MaxSourceSize = e.maxSource
+	opts.MaxSourceSize, opts.InlineImportDir = e.maxSource, e.inlineDir
 	var buf *bytes.Buffer
 	if opts.Console != nil {
 		buf = &bytes.Buffer{}

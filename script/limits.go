@@ -3,6 +3,8 @@ package script
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"runtime/metrics"
 	"strconv"
@@ -74,6 +76,7 @@ func memoryError(n int64) error {
 //	ptf.max-rows-per-call  a number of rows, "0" (no limit); see SetMaxRowsPerCall
 //	ptf.max-call-depth     a number of nested calls, 1 to MaxCallDepthLimit; see SetMaxCallDepth
 //	ptf.max-source-size    a size: the largest function file or imported file; see SetMaxSourceSize
+//	ptf.inline-import-dir  a folder whose files inline functions may import, "" for none; see SetInlineImportDir
 //	ptfsh.seed             an integer; see SetSeed
 //
 // Set must not be called while a call of the Engine runs.
@@ -118,6 +121,8 @@ func (e *Engine) Set(key, value string) error {
 			return fmt.Errorf("invalid size %q: a function source needs some bytes (the default is %s)", value, formatSize(DefaultMaxSourceSize))
 		}
 		e.SetMaxSourceSize(n)
+	case "ptf.inline-import-dir":
+		return e.SetInlineImportDir(value)
 	case "ptfsh.seed":
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err != nil {
@@ -161,6 +166,35 @@ func (e *Engine) SetMaxSourceSize(n int64) {
 		n = DefaultMaxSourceSize
 	}
 	e.maxSource = n
+}
+
+// SetInlineImportDir lets functions given inline (CREATE FUNCTION ...
+// AS $$ ... $$) import the files of dir (a relative path is taken from
+// Options.BaseDir), with the rules of a function file's imports; "" (the
+// default) lets them import only the stdlib.
+func (e *Engine) SetInlineImportDir(dir string) error {
+	if dir == "" {
+		e.inlineDir = ""
+		return nil
+	}
+	abs := e.absPath(dir)
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return fmt.Errorf("invalid folder %q: not a folder", dir)
+	}
+	e.inlineDir = abs
+	return nil
+}
+
+// absPath resolves path against Options.BaseDir (or the working directory).
+func (e *Engine) absPath(path string) string {
+	if !filepath.IsAbs(path) {
+		base := e.opts.BaseDir
+		if base == "" {
+			base, _ = os.Getwd()
+		}
+		path = filepath.Join(base, path)
+	}
+	return filepath.Clean(path)
 }
 
 func sourceSizeError(n int, limit int64) string {
@@ -333,6 +367,12 @@ func (e *Engine) Reset(key string) {
 	}
 	if all || key == "ptf.max-source-size" {
 		e.SetMaxSourceSize(e.opts.MaxSourceSize)
+	}
+	if all || key == "ptf.inline-import-dir" {
+		e.inlineDir = ""
+		if e.opts.InlineImportDir != "" {
+			e.inlineDir = e.absPath(e.opts.InlineImportDir)
+		}
 	}
 	if (all || key == "ptfsh.seed") && e.opts.Seed != nil {
 		e.SetSeed(*e.opts.Seed)
