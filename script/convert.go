@@ -174,11 +174,14 @@ func decimalFloat(d types.Decimal) float64 {
 // in; the type is shown only inside a path (the caller names the
 // outermost type itself).
 type convError struct {
-	path []string
-	what string
-	typ  string
-	why  string
+	path  []string
+	what  string
+	typ   string
+	why   string
+	cause error // a limit the value passed (errors.Is(err, runtime.ErrLimit))
 }
+
+func (c *convError) Unwrap() error { return c.cause }
 
 func (c *convError) Error() string {
 	var b strings.Builder
@@ -322,10 +325,18 @@ func (e *realm) objectFromJS(o *goja.Object, t *types.Type) (any, *convError) {
 		}
 	case types.KindBinary, types.KindVarBinary:
 		switch et {
-		case typeBytes:
-			return append([]byte(nil), o.Export().([]byte)...), nil
-		case typeBuffer:
-			return append([]byte(nil), o.Export().(goja.ArrayBuffer).Bytes()...), nil
+		case typeBytes, typeBuffer:
+			var b []byte // the array's own bytes, not a copy
+			if et == typeBytes {
+				b = o.Export().([]byte)
+			} else {
+				b = o.Export().(goja.ArrayBuffer).Bytes()
+			}
+			if int64(len(b)) > e.convBudget() {
+				err := e.tooLarge(fmt.Sprintf("%d bytes", len(b)), "use", "")
+				return nil, &convError{why: err.Error(), cause: err}
+			}
+			return append([]byte(nil), b...), nil
 		}
 	case types.KindArray, types.KindDescriptor:
 		if et == typeSlice && o.ClassName() == "Array" {
@@ -333,9 +344,19 @@ func (e *realm) objectFromJS(o *goja.Object, t *types.Type) (any, *convError) {
 			if t.Kind == types.KindDescriptor {
 				elem = &types.Type{Kind: types.KindVarChar, Length: types.MaxLength, NotNull: true}
 			}
-			n := int(o.Get("length").ToInteger())
+			// A sparse array's length costs goja nothing: check it before
+			// Go allocates for every element.
+			l := o.Get("length").ToInteger()
+			if 16*l > e.convBudget() {
+				err := e.tooLarge(fmt.Sprintf("an array of %d elements", l), "use", "")
+				return nil, &convError{why: err.Error(), cause: err}
+			}
+			n := int(l)
 			out := make([]any, n)
 			for i := 0; i < n; i++ {
+				if i&4095 == 4095 && e.stopping.Load() {
+					return nil, &convError{why: "the call was interrupted"}
+				}
 				x, err := e.fromJS(o.Get(index(i)), elem)
 				if err != nil {
 					return nil, err.in("[" + strconv.Itoa(i) + "]")

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -90,6 +91,12 @@ func (in *instance) collect(c goja.FunctionCall) goja.Value {
 		kind = k
 	}
 	if err := in.toOutput(c.Argument(0)); err != nil {
+		if errors.Is(err, ptf.ErrLimit) {
+			// A value too large to convert: a limit, which the function
+			// cannot catch, not a TypeError.
+			in.e.interrupt(&limitError{"collect: " + err.Error()})
+			return goja.Undefined()
+		}
 		panic(vm.NewTypeError("collect: %s", err.Error()))
 	}
 	in.throw(cur.Collect(types.Row{Kind: kind, Fields: in.outBuf}))

@@ -216,6 +216,9 @@ func (e *realm) listToJS(items []any) *goja.Object {
 	return a
 }
 
+// maxFormatElems is how many elements of an array formatJS shows.
+const maxFormatElems = 10_000
+
 // formatJS renders a JS value the way Flink's tests print Java values
 // (conformance §3): arrays as [a, b], Maps as {k=v}, rows as +I[a, b],
 // null as null, other values by their own toString.
@@ -240,12 +243,16 @@ func (e *realm) writeJS(b *strings.Builder, v goja.Value, depth int) {
 		b.WriteString(o.Export().(*rowObject).String())
 	case et == typeSlice && o.ClassName() == "Array":
 		b.WriteByte('[')
-		n := int(o.Get("length").ToInteger())
-		for i := 0; i < n; i++ {
+		n := o.Get("length").ToInteger() // a sparse array may claim 2^32-1
+		for i := int64(0); i < n; i++ {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			e.writeJS(b, o.Get(strconv.Itoa(i)), depth+1)
+			if i == maxFormatElems || e.stopping.Load() {
+				fmt.Fprintf(b, "... (%d more)", n-i)
+				break
+			}
+			e.writeJS(b, o.Get(strconv.FormatInt(i, 10)), depth+1)
 		}
 		b.WriteByte(']')
 	case et == typeMap:

@@ -158,6 +158,39 @@ func (e *Engine) SetMaxCallDepth(n int) {
 	e.maxDepth = n // realms take it when a call enters them (realm.apply)
 }
 
+// maxConvert is the most one value may take when ptfsh converts it (a
+// collected value, a state value) with no memory limit set: beyond it,
+// Go's allocation would end the process instead of failing the call.
+const maxConvert = 4 << 30
+
+// convBudget is how many bytes one converted value may take: the memory
+// limit (the call could not keep more), or maxConvert.
+func (e *Engine) convBudget() int64 {
+	e.mu.Lock()
+	m := e.maxMemory
+	e.mu.Unlock()
+	if m > 0 && m < maxConvert {
+		return m
+	}
+	return maxConvert
+}
+
+// tooLarge is the limit error of a value (what: "an array of 4294967295
+// elements") larger than convBudget: "cannot keep ... in state".
+func (e *Engine) tooLarge(what, verb, where string) error {
+	e.mu.Lock()
+	m := e.maxMemory
+	e.mu.Unlock()
+	msg := "cannot " + verb + " " + what
+	if where != "" {
+		msg += " " + where
+	}
+	if m > 0 && m < maxConvert {
+		return &limitError{fmt.Sprintf("%s: it would take more than the %s 'ptf.max-memory' allows; to allow more, SET 'ptf.max-memory' to a larger size such as '4 gb'", msg, formatSize(m))}
+	}
+	return &limitError{fmt.Sprintf("%s: it would take more than %s, the most ptfsh converts at once (whatever 'ptf.max-memory' says)", msg, formatSize(maxConvert))}
+}
+
 // SetMaxSourceSize sets the largest function source, and the largest
 // file a function may import, in bytes; n <= 0 means
 // DefaultMaxSourceSize. ReadSource reads no more of a function file.
@@ -295,10 +328,18 @@ func (e *Engine) guardMemory(stop chan struct{}) {
 			lastLive = base
 			continue
 		}
-		if h := heap(); h-base <= limit || h-lastLive <= limit/2 {
+		// The live heap of Go's own last collection is free to read and
+		// needs no stop-the-world: when it is over, stop the call now.
+		// (A forced collection waits for the stop-the-world, which a
+		// built-in copying gigabytes, "s + s", holds off for seconds.)
+		if l := read(1); l-base > limit {
+			lastLive = l
+		} else if h := heap(); h-base <= limit || h-lastLive <= limit/2 {
 			continue
 		}
-		lastLive = live()
+		if lastLive-base <= limit {
+			lastLive = live()
+		}
 		if lastLive-base <= limit {
 			continue
 		}

@@ -59,6 +59,7 @@ func (e *Engine) newRealm() *realm {
 	}))
 	rt.initJS()
 	rt.wrapRegExp()
+	rt.wrapAllocators()
 	if e.opts.Console != nil {
 		rt.installConsole(e.opts.Console)
 	}

@@ -170,7 +170,9 @@ func TestInstance_EncodeState_row(t *testing.T) {
 
 func TestInstance_EncodeState_errors(t *testing.T) {
 	tests := []struct{ name, js, want string }{
-		{"function", "({ f() {} })", `codec: state "counter": f: cannot keep a function in state`},
+		{"function", "({ f() {} })", `f: cannot keep a function in state`},
+		{"nested", "({ a: { b: [1, { f() {} }] } })", `a.b[1].f: cannot keep a function in state`},
+		{"map", "new Map([['k', { f() {} }]])", `["k"].f: cannot keep a function in state`},
 		{"cycle", "(() => { const o = {}; o.self = o; return o; })()", `cannot keep a cyclic value in state`},
 		{"symbol", "[Symbol('s')]", `cannot keep a symbol in state`},
 		{"regexp", "/x/", `cannot keep [object RegExp] (object) in state`},
