@@ -56,6 +56,9 @@ func TestHostileJS_outsideEval(t *testing.T) {
 };`}, set: createF, stmt: selectBad, want: []string{"f.js:4:", timeoutMsg}, limit: true},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { runHostileCase(t, tc) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each waits for a limit on a session of its own
+			runHostileCase(t, tc)
+		})
 	}
 }

@@ -41,7 +41,10 @@ func TestHostileJS_regex(t *testing.T) {
 			want: []string{"f.js:8:", regexMsg}, limit: true},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { runHostileCase(t, tc) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each waits for a limit on a session of its own
+			runHostileCase(t, tc)
+		})
 	}
 	// A lookahead that does not backtrack badly works as before.
 	t.Run("fine", func(t *testing.T) {
