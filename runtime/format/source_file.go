@@ -127,12 +127,21 @@ func notRegularFile(m fs.FileMode) error {
 // grow their buffers without bound.
 const MaxLineBytes = 64 << 20
 
-// LineTooLong is the error of a line longer than MaxLineBytes, line line
-// of file: "line 3 of big.csv is longer than 64 MiB, the longest line a
-// file table reads". It is final: the rest of the line is not read.
-func LineTooLong(file string, line int) error {
-	return fmt.Errorf("line %d of %s is longer than %d MiB, the longest line a file table reads", line, file, MaxLineBytes>>20)
+// LineTooLongError is the error of a line longer than MaxLineBytes, line
+// Line of File: "line 3 of big.csv is longer than 64 MiB, the longest
+// line a file table reads". It is final: the rest of the line is not
+// read, and a reader returns it as it is (it names the file).
+type LineTooLongError struct {
+	File string
+	Line int
 }
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("line %d of %s is longer than %d MiB, the longest line a file table reads", e.Line, e.File, MaxLineBytes>>20)
+}
+
+// LineTooLong returns a *LineTooLongError.
+func LineTooLong(file string, line int) error { return &LineTooLongError{File: file, Line: line} }
 
 // openSourceFile opens path for reading and moves to resume.Offset. The
 // errors name the path: open x.csv: no such file or directory. path must
