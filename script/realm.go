@@ -104,11 +104,21 @@ func (rt *realm) protect(fn func()) error {
 // limits of a call: fn runs protected, the eval timeout and the memory
 // guard watch it, and cancelling the context of instance in (nil for
 // none) interrupts it. The error of fn, or of the JavaScript it ran, is
-// returned as an *Error of function name. Inside a call (state made or
-// read while eval runs) fn just runs: the call's limits already apply.
+// returned as an *Error of function name. Inside a call of the realm
+// (state made or read while eval runs) fn just runs: the call's limits
+// already apply.
 func (rt *realm) guard(name string, in *instance, fn func() error) error {
 	if rt.active != nil { // only this goroutine sets active
-		return fn()
+		if rt.activeRT == rt {
+			return fn()
+		}
+		// Another function's call is running, under its limits: this
+		// one's code runs protected at least.
+		var ferr error
+		if err := rt.protect(func() { ferr = fn() }); err != nil {
+			return rt.callError(name, err)
+		}
+		return ferr
 	}
 	if err := rt.enter(rt, in); err != nil {
 		return &Error{Func: name, Msg: err.Error(), Err: err}
