@@ -2,7 +2,9 @@ package script_test
 
 import (
 	"fmt"
+	goruntime "runtime"
 	"testing"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/session"
@@ -73,6 +75,59 @@ func BenchmarkEval(b *testing.B) {
 				}
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 			})
+		}
+	}
+}
+
+// BenchmarkLoad loads a function (GreetingWithMemory) again and again into
+// one Engine, as CREATE FUNCTION does: esbuild, compiling, running the top
+// level in a realm of its own, reading the declaration. live-B/fn is the
+// heap each loaded function keeps (its realm, program and source map).
+func BenchmarkLoad(b *testing.B) {
+	var ms0, ms1 goruntime.MemStats
+	time.Sleep(50 * time.Millisecond) // the goroutines of the last run's Engine end
+	goruntime.GC()
+	goruntime.ReadMemStats(&ms0)
+	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest})
+	defer e.Close()
+	var defs []*ptf.FuncDef
+	b.ReportAllocs()
+	for b.Loop() {
+		def, err := e.Load("greeting", "greeting.js", greetingWithMemory)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defs = append(defs, def)
+	}
+	b.StopTimer()
+	goruntime.GC()
+	goruntime.ReadMemStats(&ms1)
+	b.ReportMetric(float64(int64(ms1.HeapAlloc)-int64(ms0.HeapAlloc))/float64(len(defs)), "live-B/fn")
+	goruntime.KeepAlive(defs)
+}
+
+// BenchmarkEncodeState encodes a small state value, as a checkpoint does
+// for each key that changed (outside a call: under the guard of a call).
+func BenchmarkEncodeState(b *testing.B) {
+	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, EvalTimeout: 10 * time.Second, MaxMemory: 1 << 30})
+	defer e.Close()
+	def, err := e.Load("g", "g.js", greetingWithMemory)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := def.New(ptf.CallSpec{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	codec := p.(ptf.StateCodec)
+	v, err := codec.NewState(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := codec.EncodeState(0, v); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

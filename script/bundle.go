@@ -2,11 +2,13 @@ package script
 
 import (
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -46,6 +48,7 @@ type source struct {
 	absDir  string // directory relative imports resolve against
 	ts      bool   // TypeScript
 	tsx     bool
+	inline  bool // given inline (CREATE FUNCTION ... AS $$ ... $$), not read from a file
 	src     string
 }
 
@@ -80,6 +83,7 @@ func (e *Engine) build(s *source) (*bundle, error) {
 		Write:          false,
 		LogLevel:       api.LogLevelSilent,
 		Charset:        api.CharsetASCII,
+		Loader:         dataLoaders,
 		Plugins:        []api.Plugin{e.importPlugin(s)},
 	})
 	rename := s.renamer()
@@ -243,7 +247,7 @@ func (e *Engine) importPlugin(s *source) api.Plugin {
 				return e.loadStdlib(a)
 			})
 			b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "file"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
-				return checkUTF8File(a, s)
+				return e.checkFile(a, s)
 			})
 		},
 	}
@@ -266,6 +270,9 @@ func (e *Engine) resolve(a api.OnResolveArgs, s *source) (api.OnResolveResult, e
 		return fail("import(" + quote(p) + ") is not supported: use a static import")
 	}
 	relative := strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../")
+	if relative && a.Namespace != stdlibNamespace && s.inline && e.inlineDir == "" {
+		return fail("cannot import " + quote(p) + `: an inline function imports only the stdlib ("ptfsh/..."); to let inline functions import the files of a folder, SET 'ptf.inline-import-dir' to it`)
+	}
 	switch {
 	case strings.HasPrefix(p, stdlibPrefix):
 		return e.resolveStdlib(strings.TrimPrefix(p, stdlibPrefix), p, fail)
@@ -274,9 +281,59 @@ func (e *Engine) resolve(a api.OnResolveArgs, s *source) (api.OnResolveResult, e
 	case relative && !inside(s.absDir, filepath.Join(a.ResolveDir, filepath.FromSlash(p))):
 		return fail("cannot import " + quote(p) + ": it is outside the function's folder; " + importRule)
 	case relative:
+		// Said here, an error points at the import. (A path esbuild
+		// completes, "./x" for x.js, is checked again when it is loaded.)
+		target := filepath.Join(a.ResolveDir, filepath.FromSlash(p))
+		st, err := os.Stat(target)
+		exists := err == nil && !st.IsDir()
+		if msg := importFileRule(s.absDir, target, a.With, exists); msg != "" {
+			return fail("cannot import " + quote(p) + ": " + msg)
+		}
+		// A named pipe or a device would block esbuild or feed it without
+		// end.
+		if exists {
+			if err := notRegular(st.Mode()); err != nil {
+				return fail("cannot import " + quote(p) + ": " + path.Base(p) + " " + err.Error())
+			}
+		}
 		return api.OnResolveResult{}, nil // esbuild resolves it beside the importer
 	}
 	return fail("cannot import " + quote(p) + ": " + importRule)
+}
+
+// What a function may import from its folder: code, and data files,
+// which a text or JSON import (import t from "./t.txt" with { type:
+// "text" }) reads as they are. Nothing else: not a dotfile or a file in a
+// dot-folder (.env, .ssh/id_rsa, .git/config), not a file without an
+// extension, whatever its import attributes.
+var (
+	codeExts = []string{".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"}
+	dataExts = []string{".txt", ".json", ".csv", ".tsv", ".md"}
+	// dataLoaders are esbuild's loaders of the data files it has none for.
+	dataLoaders = map[string]api.Loader{".txt": api.LoaderText, ".csv": api.LoaderText, ".tsv": api.LoaderText, ".md": api.LoaderText}
+)
+
+// importFileRule checks an imported file, target, against the rules above
+// and returns what is wrong, or "". root is the function's folder. final
+// reports that target is the file itself, not a path esbuild may still
+// complete with an extension.
+func importFileRule(root, target string, with map[string]string, final bool) string {
+	if rel, err := filepath.Rel(root, target); err == nil && inside(root, target) {
+		for _, c := range strings.Split(filepath.ToSlash(rel), "/") {
+			if strings.HasPrefix(c, ".") && c != "." {
+				return "files and folders whose names start with a dot are never imported"
+			}
+		}
+	}
+	ext := strings.ToLower(filepath.Ext(target))
+	isData, isCode := slices.Contains(dataExts, ext), slices.Contains(codeExts, ext)
+	switch {
+	case with["type"] != "" && !isData:
+		return "a " + quote(with["type"]) + " import reads only data files (" + strings.Join(dataExts, ", ") + ")"
+	case (final || ext != "") && !isData && !isCode && (final || with["type"] != ""):
+		return "a function imports only code (" + strings.Join(codeExts, ", ") + ") and data files (" + strings.Join(dataExts, ", ") + ")"
+	}
+	return ""
 }
 
 // importRule says what a function may import, for the errors of imports.
@@ -302,21 +359,30 @@ func (e *Engine) resolveStdlib(mod, orig string, fail func(string) (api.OnResolv
 	return fail("unknown stdlib module " + quote(orig))
 }
 
-// checkUTF8File rejects an imported file that is not UTF-8 (esbuild loops
-// forever on one that ends inside a UTF-8 sequence), and otherwise leaves
-// the loading to esbuild.
-func checkUTF8File(a api.OnLoadArgs, s *source) (api.OnLoadResult, error) {
-	data, err := os.ReadFile(a.Path)
+// checkFile rejects an imported file that is not a regular file (a named
+// pipe, a device), is larger than 'ptf.max-source-size', or is not UTF-8
+// (esbuild loops forever on one that ends inside a UTF-8 sequence), and
+// otherwise leaves the loading to esbuild.
+func (e *Engine) checkFile(a api.OnLoadArgs, s *source) (api.OnLoadResult, error) {
+	name := a.Path
+	if rel, err := filepath.Rel(s.absDir, a.Path); err == nil {
+		name = filepath.ToSlash(rel)
+	}
+	if msg := importFileRule(s.absDir, a.Path, a.With, true); msg != "" {
+		msg = "cannot import " + quote(name) + ": " + msg
+		return api.OnLoadResult{Errors: []api.Message{{Text: msg, Detail: &importError{msg}}}}, nil
+	}
+	data, err := readRegularFile(a.Path, e.maxSource)
 	if err != nil {
-		return api.OnLoadResult{}, nil // esbuild reports it
+		if !isFileError(err) {
+			return api.OnLoadResult{}, nil // esbuild reports it
+		}
+		msg := "cannot import " + quote(name) + ": " + name + " " + errors.Unwrap(err).Error()
+		return api.OnLoadResult{Errors: []api.Message{{Text: msg, Detail: &importError{msg}}}}, nil
 	}
 	bad, ok := firstInvalidUTF8(string(data))
 	if !ok {
 		return api.OnLoadResult{}, nil
-	}
-	name := a.Path
-	if rel, err := filepath.Rel(s.absDir, a.Path); err == nil {
-		name = filepath.ToSlash(rel)
 	}
 	msg := bad.message()
 	return api.OnLoadResult{Errors: []api.Message{{Text: msg, Detail: &importError{msg}, Location: &api.Location{

@@ -38,7 +38,7 @@ import (
 const maxSafeInt = 1<<53 - 1
 
 // toJS converts a Go value of SQL type t (nil when unknown) to JavaScript.
-func (e *Engine) toJS(v any, t *types.Type) goja.Value {
+func (e *realm) toJS(v any, t *types.Type) goja.Value {
 	vm := e.vm
 	switch x := v.(type) {
 	case nil:
@@ -114,14 +114,14 @@ func (e *Engine) toJS(v any, t *types.Type) goja.Value {
 	return vm.ToValue(v)
 }
 
-func (e *Engine) intToJS(i int64) goja.Value {
+func (e *realm) intToJS(i int64) goja.Value {
 	if i > maxSafeInt || i < -maxSafeInt {
 		return e.vm.ToValue(big.NewInt(i))
 	}
 	return e.vm.ToValue(i)
 }
 
-func (e *Engine) dateToJS(ms float64) goja.Value {
+func (e *realm) dateToJS(ms float64) goja.Value {
 	d, err := e.vm.New(e.js.dateCtor, e.vm.ToValue(ms))
 	if err != nil {
 		panic(err)
@@ -129,7 +129,7 @@ func (e *Engine) dateToJS(ms float64) goja.Value {
 	return d
 }
 
-func (e *Engine) bytesToJS(b []byte) goja.Value {
+func (e *realm) bytesToJS(b []byte) goja.Value {
 	buf := e.vm.NewArrayBuffer(append([]byte(nil), b...))
 	u, err := e.vm.New(e.js.u8Ctor, e.vm.ToValue(buf))
 	if err != nil {
@@ -174,11 +174,14 @@ func decimalFloat(d types.Decimal) float64 {
 // in; the type is shown only inside a path (the caller names the
 // outermost type itself).
 type convError struct {
-	path []string
-	what string
-	typ  string
-	why  string
+	path  []string
+	what  string
+	typ   string
+	why   string
+	cause error // a limit the value passed (errors.Is(err, runtime.ErrLimit))
 }
+
+func (c *convError) Unwrap() error { return c.cause }
 
 func (c *convError) Error() string {
 	var b strings.Builder
@@ -215,7 +218,7 @@ func cannotUseWhy(v goja.Value, t *types.Type, why string) *convError {
 // fromJS converts a JavaScript value to a Go value of SQL type t. It is
 // strict: a number is not a string, a fraction is not an integer, and a
 // value out of the type's range is an error.
-func (e *Engine) fromJS(v goja.Value, t *types.Type) (any, *convError) {
+func (e *realm) fromJS(v goja.Value, t *types.Type) (any, *convError) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		if t.NotNull {
 			return nil, cannotUse(v, t)
@@ -300,7 +303,7 @@ func timeValue(t *types.Type, ms int64, nano int32) any {
 
 // objectFromJS converts a JS object (Date, Array, Map, row, plain object,
 // Uint8Array, ...) to a value of type t.
-func (e *Engine) objectFromJS(o *goja.Object, t *types.Type) (any, *convError) {
+func (e *realm) objectFromJS(o *goja.Object, t *types.Type) (any, *convError) {
 	et := o.ExportType()
 	switch t.Kind {
 	case types.KindDate, types.KindTimestamp, types.KindTimestampLTZ:
@@ -322,10 +325,18 @@ func (e *Engine) objectFromJS(o *goja.Object, t *types.Type) (any, *convError) {
 		}
 	case types.KindBinary, types.KindVarBinary:
 		switch et {
-		case typeBytes:
-			return append([]byte(nil), o.Export().([]byte)...), nil
-		case typeBuffer:
-			return append([]byte(nil), o.Export().(goja.ArrayBuffer).Bytes()...), nil
+		case typeBytes, typeBuffer:
+			var b []byte // the array's own bytes, not a copy
+			if et == typeBytes {
+				b = o.Export().([]byte)
+			} else {
+				b = o.Export().(goja.ArrayBuffer).Bytes()
+			}
+			if int64(len(b)) > e.convBudget() {
+				err := e.tooLarge(fmt.Sprintf("%d bytes", len(b)), "use", "")
+				return nil, &convError{why: err.Error(), cause: err}
+			}
+			return append([]byte(nil), b...), nil
 		}
 	case types.KindArray, types.KindDescriptor:
 		if et == typeSlice && o.ClassName() == "Array" {
@@ -333,9 +344,19 @@ func (e *Engine) objectFromJS(o *goja.Object, t *types.Type) (any, *convError) {
 			if t.Kind == types.KindDescriptor {
 				elem = &types.Type{Kind: types.KindVarChar, Length: types.MaxLength, NotNull: true}
 			}
-			n := int(o.Get("length").ToInteger())
+			// A sparse array's length costs goja nothing: check it before
+			// Go allocates for every element.
+			l := o.Get("length").ToInteger()
+			if 16*l > e.convBudget() {
+				err := e.tooLarge(fmt.Sprintf("an array of %d elements", l), "use", "")
+				return nil, &convError{why: err.Error(), cause: err}
+			}
+			n := int(l)
 			out := make([]any, n)
 			for i := 0; i < n; i++ {
+				if i&4095 == 4095 && e.stopping.Load() {
+					return nil, &convError{why: "the call was interrupted"}
+				}
 				x, err := e.fromJS(o.Get(index(i)), elem)
 				if err != nil {
 					return nil, err.in("[" + strconv.Itoa(i) + "]")
@@ -359,7 +380,7 @@ func (e *Engine) objectFromJS(o *goja.Object, t *types.Type) (any, *convError) {
 	return nil, cannotUse(o, t)
 }
 
-func (e *Engine) mapFromJS(o *goja.Object, et reflect.Type, t *types.Type) (any, *convError) {
+func (e *realm) mapFromJS(o *goja.Object, et reflect.Type, t *types.Type) (any, *convError) {
 	m := &types.Map{}
 	var cerr *convError
 	switch {
@@ -401,7 +422,7 @@ func (e *Engine) mapFromJS(o *goja.Object, et reflect.Type, t *types.Type) (any,
 
 // rowFromJS converts an object by field name, an array by position, or a
 // row object by field name.
-func (e *Engine) rowFromJS(o *goja.Object, et reflect.Type, t *types.Type) (any, *convError) {
+func (e *realm) rowFromJS(o *goja.Object, et reflect.Type, t *types.Type) (any, *convError) {
 	fields := make([]any, len(t.Fields))
 	kind := types.Insert
 	switch {

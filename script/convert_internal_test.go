@@ -9,11 +9,12 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
-func testEngine(t testing.TB) *Engine {
+// testEngine returns a realm of a new Engine, where conversions run.
+func testEngine(t testing.TB) *realm {
 	t.Helper()
 	e := NewEngine(Options{ParseType: ParseTypeForTest})
 	t.Cleanup(func() { e.Close() })
-	return e
+	return e.newRealm()
 }
 
 func mustType(t testing.TB, s string) types.Type {

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -18,7 +19,7 @@ func (in *instance) newCtxObject() *goja.Object {
 	vm := in.e.vm
 	o := vm.NewObject()
 	set := func(name string, fn func(goja.FunctionCall) goja.Value) {
-		_ = o.Set(name, fn)
+		in.e.define(o, name, fn)
 	}
 	set("collect", in.collect)
 	set("clearState", func(c goja.FunctionCall) goja.Value {
@@ -90,6 +91,12 @@ func (in *instance) collect(c goja.FunctionCall) goja.Value {
 		kind = k
 	}
 	if err := in.toOutput(c.Argument(0)); err != nil {
+		if errors.Is(err, ptf.ErrLimit) {
+			// A value too large to convert: a limit, which the function
+			// cannot catch, not a TypeError.
+			in.e.interrupt(&limitError{"collect: " + err.Error()})
+			return goja.Undefined()
+		}
 		panic(vm.NewTypeError("collect: %s", err.Error()))
 	}
 	in.throw(cur.Collect(types.Row{Kind: kind, Fields: in.outBuf}))
@@ -179,15 +186,15 @@ func (in *instance) tableSemanticsFor(c goja.FunctionCall) goja.Value {
 	o := vm.NewObject()
 	dataType := vm.NewObject()
 	typeString := ts.DataType.String()
-	_ = dataType.Set("toString", func(goja.FunctionCall) goja.Value { return vm.ToValue(typeString) })
+	in.e.define(dataType, "toString", func(goja.FunctionCall) goja.Value { return vm.ToValue(typeString) })
 	var fields []any
 	for _, f := range ts.DataType.Fields {
 		fo := vm.NewObject()
-		_ = fo.Set("name", f.Name)
-		_ = fo.Set("type", f.Type.String())
+		in.e.define(fo, "name", f.Name)
+		in.e.define(fo, "type", f.Type.String())
 		fields = append(fields, fo)
 	}
-	_ = dataType.Set("fields", vm.NewArray(fields...))
+	in.e.define(dataType, "fields", vm.NewArray(fields...))
 	ints := func(xs []int) []any {
 		out := make([]any, len(xs))
 		for i, x := range xs {
@@ -195,10 +202,10 @@ func (in *instance) tableSemanticsFor(c goja.FunctionCall) goja.Value {
 		}
 		return out
 	}
-	_ = o.Set("dataType", func(goja.FunctionCall) goja.Value { return dataType })
-	_ = o.Set("partitionByColumns", func(goja.FunctionCall) goja.Value { return e.listToJS(ints(ts.PartitionBy)) })
-	_ = o.Set("orderByColumns", func(goja.FunctionCall) goja.Value { return e.listToJS(ints(ts.OrderBy)) })
-	_ = o.Set("orderByDirections", func(goja.FunctionCall) goja.Value {
+	in.e.define(o, "dataType", func(goja.FunctionCall) goja.Value { return dataType })
+	in.e.define(o, "partitionByColumns", func(goja.FunctionCall) goja.Value { return e.listToJS(ints(ts.PartitionBy)) })
+	in.e.define(o, "orderByColumns", func(goja.FunctionCall) goja.Value { return e.listToJS(ints(ts.OrderBy)) })
+	in.e.define(o, "orderByDirections", func(goja.FunctionCall) goja.Value {
 		dirs := make([]any, len(ts.OrderBy))
 		for i := range dirs {
 			dirs[i] = "ASCENDING"
@@ -208,8 +215,8 @@ func (in *instance) tableSemanticsFor(c goja.FunctionCall) goja.Value {
 		}
 		return e.listToJS(dirs)
 	})
-	_ = o.Set("timeColumn", func(goja.FunctionCall) goja.Value { return vm.ToValue(ts.TimeColumn) })
-	_ = o.Set("changelogMode", func(goja.FunctionCall) goja.Value { return e.modeToJS(ts.Changelog) })
+	in.e.define(o, "timeColumn", func(goja.FunctionCall) goja.Value { return vm.ToValue(ts.TimeColumn) })
+	in.e.define(o, "changelogMode", func(goja.FunctionCall) goja.Value { return e.modeToJS(ts.Changelog) })
 	if in.semCache == nil {
 		in.semCache = map[int]goja.Value{}
 	}
@@ -228,14 +235,14 @@ func (in *instance) newTimeContext() *goja.Object {
 		}
 		return timeToJS(vm, ts)
 	}
-	_ = o.Set("time", func(goja.FunctionCall) goja.Value { return timeOf(in.mustCur("time").Time()) })
-	_ = o.Set("currentWatermark", func(goja.FunctionCall) goja.Value {
+	in.e.define(o, "time", func(goja.FunctionCall) goja.Value { return timeOf(in.mustCur("time").Time()) })
+	in.e.define(o, "currentWatermark", func(goja.FunctionCall) goja.Value {
 		return timeOf(in.mustCur("currentWatermark").CurrentWatermark())
 	})
-	_ = o.Set("tableWatermark", func(goja.FunctionCall) goja.Value {
+	in.e.define(o, "tableWatermark", func(goja.FunctionCall) goja.Value {
 		return timeOf(in.mustCur("tableWatermark").TableWatermark())
 	})
-	_ = o.Set("registerOnTime", func(c goja.FunctionCall) goja.Value {
+	in.e.define(o, "registerOnTime", func(c goja.FunctionCall) goja.Value {
 		cur := in.mustCur("registerOnTime")
 		switch len(c.Arguments) {
 		case 1:
@@ -250,7 +257,7 @@ func (in *instance) newTimeContext() *goja.Object {
 		}
 		return goja.Undefined()
 	})
-	_ = o.Set("clearTimer", func(c goja.FunctionCall) goja.Value {
+	in.e.define(o, "clearTimer", func(c goja.FunctionCall) goja.Value {
 		cur := in.mustCur("clearTimer")
 		a := c.Argument(0)
 		if goja.IsString(a) {
@@ -260,7 +267,7 @@ func (in *instance) newTimeContext() *goja.Object {
 		}
 		return goja.Undefined()
 	})
-	_ = o.Set("clearAllTimers", func(goja.FunctionCall) goja.Value {
+	in.e.define(o, "clearAllTimers", func(goja.FunctionCall) goja.Value {
 		in.throw(in.mustCur("clearAllTimers").ClearAllTimers())
 		return goja.Undefined()
 	})
@@ -340,38 +347,45 @@ func (e *Engine) ChangelogMode(def *ptf.FuncDef, tables []types.ChangelogMode, r
 	if !ok {
 		return types.ChangelogMode{}, fmt.Errorf("%s is not a JavaScript function", def.Name)
 	}
-	var v goja.Value
-	if d.clFunc != nil {
+	return d.rt.changelogMode(d, tables, required)
+}
+
+func (e *realm) changelogMode(d *decl, tables []types.ChangelogMode, required types.ChangelogMode) (types.ChangelogMode, error) {
+	if d.clFunc == nil {
+		if d.changelog.Mode == "" {
+			return types.InsertOnly, nil
+		}
+		m, err := e.modeFromJS(e.vm.ToValue(d.changelog.Mode))
+		if err != nil {
+			return types.ChangelogMode{}, &Error{Func: d.name, Msg: "changelog: " + err.Error()}
+		}
+		if m.Contains(types.Delete) && !m.Contains(types.UpdateBefore) {
+			m.KeyOnlyDeletes = required.KeyOnlyDeletes // "upsert": deletes as the consumer needs them
+		}
+		return m, nil
+	}
+	// The function form runs as a call, and so does reading what it
+	// returns (the result is the function's object: a getter, a Proxy).
+	var m types.ChangelogMode
+	err := e.guard(d.name, nil, func() error {
 		vm := e.vm
 		cctx := vm.NewObject()
-		_ = cctx.Set("getTableChangelogMode", func(c goja.FunctionCall) goja.Value {
+		e.define(cctx, "getTableChangelogMode", func(c goja.FunctionCall) goja.Value {
 			i := int(c.Argument(0).ToInteger())
 			if i < 0 || i >= len(tables) {
 				panic(vm.NewTypeError("getTableChangelogMode: no table argument %d", i))
 			}
 			return e.modeToJS(tables[i])
 		})
-		_ = cctx.Set("getRequiredChangelogMode", func(goja.FunctionCall) goja.Value { return e.modeToJS(required) })
-		if err := e.enter(nil); err != nil {
-			return types.ChangelogMode{}, err
-		}
+		e.define(cctx, "getRequiredChangelogMode", func(goja.FunctionCall) goja.Value { return e.modeToJS(required) })
 		res, err := d.clFunc(d.obj, cctx)
-		e.leave()
 		if err != nil {
-			return types.ChangelogMode{}, e.callError(d.name, err)
+			return e.callError(d.name, err)
 		}
-		v = res
-	} else if d.changelog.Mode != "" {
-		v = e.vm.ToValue(d.changelog.Mode)
-	} else {
-		return types.InsertOnly, nil
-	}
-	m, err := e.modeFromJS(v)
-	if err != nil {
-		return types.ChangelogMode{}, &Error{Func: d.name, Msg: "changelog: " + err.Error()}
-	}
-	if m.Contains(types.Delete) && !m.Contains(types.UpdateBefore) && goja.IsString(v) {
-		m.KeyOnlyDeletes = required.KeyOnlyDeletes // "upsert": deletes as the consumer needs them
-	}
-	return m, nil
+		if m, err = e.modeFromJS(res); err != nil {
+			return &Error{Func: d.name, Msg: "changelog: " + err.Error()}
+		}
+		return nil
+	})
+	return m, err
 }

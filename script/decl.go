@@ -18,6 +18,7 @@ type decl struct {
 	name    string
 	display string
 	src     string // the user's source, to position declaration errors
+	rt      *realm // the function's realm
 
 	obj     *goja.Object // the declaration; eval and onTimer run with it as this
 	output  types.Type
@@ -54,8 +55,8 @@ var changelogModes = []string{"insert-only", "retract", "upsert", "all"}
 // parseDecl reads and validates the declaration object. Properties other
 // than output, args, state, eval, onTimer and changelog are allowed
 // (helpers the function calls through this) and ignored.
-func (e *Engine) parseDecl(s *source, obj *goja.Object) (*decl, error) {
-	d := &decl{name: s.name, display: s.display, src: s.src, obj: obj}
+func (e *realm) parseDecl(s *source, obj *goja.Object) (*decl, error) {
+	d := &decl{name: s.name, display: s.display, src: s.src, obj: obj, rt: e}
 	errAt := func(lit string, format string, args ...any) error {
 		return loadErrorf(s.name, d.locate(lit), format, args...)
 	}
@@ -113,7 +114,7 @@ func (e *Engine) parseType(s string) (types.Type, error) {
 	return e.opts.ParseType(s)
 }
 
-func (e *Engine) parseArgs(d *decl, v goja.Value, errAt errAtFunc) error {
+func (e *realm) parseArgs(d *decl, v goja.Value, errAt errAtFunc) error {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return nil
 	}
@@ -222,7 +223,7 @@ func traitName(t ptf.Trait) string {
 	return "?"
 }
 
-func (e *Engine) parseState(d *decl, v goja.Value, errAt errAtFunc) error {
+func (e *realm) parseState(d *decl, v goja.Value, errAt errAtFunc) error {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return nil
 	}

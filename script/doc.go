@@ -1,14 +1,17 @@
 // Package script loads Process Table Functions written in JavaScript or
 // TypeScript and runs them on goja. It is the only package that imports
-// goja (and esbuild): the runtime reaches it through runtime.Loader,
-// runtime.PTF and runtime.StateCodec.
+// goja (and esbuild, and regexp2, goja's backtracking regex engine): the
+// runtime reaches it through runtime.Loader, runtime.PTF and
+// runtime.StateCodec.
 //
 // # Basics
 //
-// An Engine owns one goja runtime (one per session) and implements
-// runtime.Loader. Load compiles a function once:
+// An Engine (one per session) implements runtime.Loader and gives every
+// function it loads a goja runtime of its own, its realm. Load compiles a
+// function once:
 //
 //	e := script.NewEngine(script.Options{ParseType: runtime.ParseType, FormatRow: runtime.FormatRow})
+//	src, err := e.ReadSource("count_clicks.js") // a regular file, at most 'ptf.max-source-size'
 //	def, err := e.Load("count_clicks", "count_clicks.js", src)
 //	ptf, err := def.New(spec) // one instance per call site: runtime.PTF and runtime.StateCodec
 //
@@ -125,7 +128,10 @@
 // with tags for what JSON lacks (undefined, NaN and infinities, -0,
 // BigInt, Date, Map, Set, Uint8Array, RowKind, row objects); see
 // statecodec.go. Class instances come back as plain objects; functions,
-// symbols and cycles cannot be kept in state.
+// symbols and cycles cannot be kept in state, nor a value nested deeper
+// than 1,000 levels or larger than the memory limit. Such an error names
+// where in the value it is, in one line: "a.b[3].f: cannot keep a
+// function in state".
 //
 // # Errors
 //
@@ -170,8 +176,7 @@
 //   - SET 'ptf.eval-timeout' (Options.EvalTimeout, SetEvalTimeout; the
 //     ptfsh command's default is 10 s): a watchdog goroutine checks the
 //     running call at a tenth of the timeout, so a call costs no timer of
-//     its own. The top-level code of a function being loaded is subject to
-//     it too.
+//     its own.
 //   - SET 'ptf.max-call-depth' (Options.MaxCallDepth, SetMaxCallDepth;
 //     default DefaultMaxCallDepth, 5,000): goja's SetMaxCallStackSize.
 //     Without it, recursion through built-ins would end the process with
@@ -182,30 +187,73 @@
 //     million): the row after the last allowed one stops the call, even
 //     if the function catches what collect throws.
 //   - SET 'ptf.max-memory' (Options.MaxMemory, SetMaxMemory; the command's
-//     default is DefaultMaxMemory, 1 gb): the memory guard. goja has no
-//     allocation limit, so a goroutine samples the Go heap every 20 ms
-//     (runtime/metrics). A call that runs through a whole sample interval
-//     gets a baseline: the guard forces a garbage collection and takes the
-//     live heap. When the heap has grown by more than the limit since, the
-//     guard collects again and stops the call if it still keeps more than
-//     the limit over its baseline; a call that makes only garbage is left
-//     alone. What it cannot do: see allocations in calls shorter than a
-//     sample interval (they are bounded by their speed), count what a call
-//     allocated before its baseline (it may overshoot the limit by what it
-//     allocates in about three intervals), stop a single built-in call that
-//     allocates at once (new Uint8Array(1e9), "x".repeat(2 ** 30),
-//     new Array(1e8).fill(0): goja checks interrupts between instructions,
-//     not inside built-ins), or catch growth spread over many calls (a
-//     global array that each call extends a little). It measures the whole
-//     process, so other goroutines' allocations during a call count too.
-//     Forcing collections costs a little time in calls that run longer
-//     than 20 ms; SET 'ptf.max-memory' = '0' turns the guard off.
+//     default is DefaultMaxMemory, 1 gb): the memory guard, below.
+//   - SET 'ptf.max-source-size' (Options.MaxSourceSize, SetMaxSourceSize;
+//     default DefaultMaxSourceSize, 16 mb): the largest function source
+//     and imported file (see Sandbox).
+//
+// Every piece of the function's JavaScript that ptfsh runs, not only eval
+// and onTimer, runs as a call under these limits, and JavaScript reached
+// from Go code (a getter, a Proxy trap, a toString, a setter) runs
+// protected (realm.protect), so that what it throws is an error and never
+// a Go panic: the top-level code and the reading of the declaration
+// (getters and Proxies in it and in state defaults) at load; the changelog
+// function and the reading of the mode it returns; the reading of a state
+// value at a checkpoint (EncodeState), and NewState and DecodeState; the
+// rendering of a thrown value (its toString, an Error's message getter),
+// which counts against the call that threw it. Objects ptfsh makes for a
+// function (ctx, its helpers, state defaults, decoded state) get their
+// properties defined, as a literal does, so no setter the function put on
+// Object.prototype runs.
 //
 // Cancelling the context of a CallSpec (Ctrl-C in the shell) interrupts
 // the instance's running call (context.AfterFunc, registered once per
-// instance); the call fails with an *Error that wraps
-// runtime.ErrInterrupted, not ErrLimit, and points at the line it was
-// running.
+// instance), and its state reading at checkpoints; the call fails with an
+// *Error that wraps runtime.ErrInterrupted, not ErrLimit, and points at
+// the line it was running. Load has no context: LoadContext takes one
+// (the session does not pass it yet, so Ctrl-C does not reach a load,
+// only the eval timeout does), and neither has ChangelogMode, which the
+// planner calls (the eval timeout only).
+//
+// A regular expression that needs goja's backtracking engine (lookahead,
+// lookbehind, backreferences) runs each match under a deadline of 0.8 s
+// (regexp2.DefaultMatchTimeout, set for the process; regexp2 notices it
+// 0.1 to 0.2 s late): goja checks interrupts between instructions, never
+// inside a match, so without it /^(?=(a+)+$)/ ran for minutes through the
+// eval timeout and Ctrl-C. A call of exec, test, match, matchAll,
+// replace, search or split that needs a second on such a pattern stops
+// the function's call with a limit error (goja would answer a timed-out
+// match with "no match"); an interrupted call stops within about a second
+// of its limit. This limit has no setting (regexp2 reads the deadline
+// when it compiles a pattern).
+//
+// The memory guard. goja has no allocation limit, so a goroutine samples
+// the Go heap every 20 ms (runtime/metrics). A call that runs through a
+// whole sample interval gets a baseline: the guard forces a garbage
+// collection and takes the live heap. When the live heap of Go's own last
+// collection, or failing that of one the guard forces once the heap has
+// grown by more than the limit, is more than the limit over the baseline,
+// the guard stops the call; a call that makes only garbage is left alone.
+// Before it allocates, a conversion (collect, a view method, a state
+// value at a checkpoint) checks the size of an array (by its length, which
+// a sparse array claims for free), a string or a Uint8Array against the
+// limit (or 4 GB with none, beyond which Go's allocation would end the
+// process), and so do String.prototype.repeat, padStart and padEnd and
+// Array.prototype.fill: passing it is a limit error. What the guard
+// cannot do: see allocations in calls shorter than a sample interval
+// (they are bounded by their speed), count what a call allocated before
+// its baseline, stop a built-in call that allocates at once and whose
+// size is not known from its arguments (s + s on a large string,
+// JSON.stringify, Array.prototype.join, new Uint8Array(1e9): goja checks
+// interrupts between instructions, and a copy of gigabytes also holds
+// off the collection the guard forces), or catch growth spread over many
+// calls (a global array that each call extends a little). Measured with
+// a 1 gb limit: pushing strings, objects or arrays in a loop stops at a
+// peak of 1.3 to 1.7 GB; doubling a kept string (s = s + s) stops only
+// after 15 s at an 8 GB peak. It measures the whole process, so other
+// goroutines' allocations during a call count too. Forcing collections
+// costs a little time in calls that run longer than 20 ms;
+// SET 'ptf.max-memory' = '0' turns the guard off.
 //
 // A call stopped by a limit fails its statement, which writes no state
 // after its last checkpoint: the runtime writes state to the store only at
@@ -221,16 +269,32 @@
 // resolve only to files in the function's folder or below it ("./x.js";
 // "../x.js" is an error, symbolic links inside the folder are followed)
 // and to the stdlib ("ptfsh/NAME"); require() and import() of anything
-// else are load errors.
+// else are load errors. An imported file is code (.js, .mjs, .cjs, .jsx,
+// .ts, .mts, .cts, .tsx) or data (.txt, .json, .csv, .tsv, .md: text, or
+// JSON for .json); a text or JSON import (import t from "./t.txt" with {
+// type: "text" }) reads only data files. No import reads a file or folder
+// whose name starts with a dot (.env, .ssh/id_rsa), a file without an
+// extension, a named pipe or a device, or a file larger than
+// 'ptf.max-source-size' (16 MiB by default; the function's own source
+// too). A function given inline (CREATE FUNCTION f AS $$ ... $$) imports
+// only the stdlib, unless SET 'ptf.inline-import-dir' (Options.
+// InlineImportDir, SetInlineImportDir) names the folder whose files it
+// may import, by the same rules: by default its folder would be the
+// working directory, with its .env files, keys and histories.
 //
 // With a seed (Options.Seed, SET 'ptfsh.seed', Engine.SetSeed),
-// Math.random draws from a generator seeded with it and Date.now(), new
+// Math.random draws from a generator seeded with it (one per function) and Date.now(), new
 // Date() and Date() read SeededNow (2025-01-01T00:00:00Z), which does not
 // advance. Date's local-time methods still use the machine's time zone.
 //
-// The sandbox shields the machine from a function, not functions from each
-// other: every function of an Engine shares one goja runtime and its
-// global scope, so one may change a built-in's prototype under another.
+// Each function runs in a realm of its own (realm.go): its own goja
+// runtime, global scope and built-ins, shared only by the instances of
+// that function. What one function does to its globals or to a built-in
+// (Object.prototype, Array.prototype.join) does not reach another, a
+// function whose load fails leaves nothing behind, and a function sees
+// the same built-ins at any parallelism. A realm costs about 85 KB of
+// memory and 0.3 ms of load time (BenchmarkLoad: 1.5 ms a load against
+// 1.2 ms with one shared runtime).
 //
 // # Goroutines
 //

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -53,52 +55,66 @@ type Options struct {
 	// MaxMemory is how many bytes of new memory one call may keep; 0 means
 	// no limit. SetMaxMemory changes it later.
 	MaxMemory int64
+	// MaxSourceSize is the largest function source, and the largest file
+	// a function may import, in bytes; 0 means DefaultMaxSourceSize.
+	// SetMaxSourceSize changes it later.
+	MaxSourceSize int64
+	// InlineImportDir is the folder whose files functions given inline
+	// (no file) may import, relative to BaseDir; "" (the default) lets
+	// them import only the stdlib. SET 'ptf.inline-import-dir' changes it.
+	InlineImportDir string
 }
 
-// Engine loads JavaScript and TypeScript PTFs and runs them. It owns one
-// goja runtime, shared by every function it loads and every instance of
-// them. An Engine is not safe for concurrent use: Load, and the calls of
-// the instances it makes (Eval, OnTimer and the StateCodec methods), must
-// come from one goroutine at a time. Only interrupts (cancellation of a
-// CallSpec's context, the eval timeout) come from other goroutines.
+// Engine loads JavaScript and TypeScript PTFs and runs them. Each
+// function it loads gets a JavaScript realm (a goja runtime) of its own,
+// shared by the instances of that function (realm.go). An Engine is not
+// safe for concurrent use: Load, and the calls of the instances it makes
+// (Eval, OnTimer and the StateCodec methods), must come from one goroutine
+// at a time. Only interrupts (cancellation of a CallSpec's context, the
+// eval timeout) come from other goroutines.
 type Engine struct {
 	opts Options
-	vm   *goja.Runtime
 
 	maps  map[string]*sourceMap // program name → source map
 	progs map[string]string     // program name → code, to keep names unique
 
-	strings stringCache
-	js      jsProtos
-
 	decls   map[*ptf.FuncDef]*decl
 	schemas map[*types.Field]*rowSchema // row schemas of ROW types, by their fields
 
-	// seed is the last SetSeed, which isolated instances copy (isolated.go).
-	seed *int64
+	// seed is the last SetSeed, which isolated instances copy (isolated.go);
+	// seedGen counts the SetSeed calls, so that each realm takes a new seed
+	// once (realm.apply).
+	seed    *int64
+	seedGen int
+
+	// loadCtx is the context of the LoadContext running, if any.
+	loadCtx context.Context
 
 	// Limits only the calling goroutine reads (see limits.go).
-	maxRows  int64
-	maxDepth int
+	maxRows   int64
+	maxDepth  int
+	maxSource int64
+	inlineDir string // absolute; "" for none
 
 	// mu guards active, callSeq and the limits the watchdogs read against
 	// the goroutines that interrupt.
 	mu        sync.Mutex
 	active    *instance
+	activeRT  *realm // the realm active runs in
 	callSeq   uint64
+	intr      error       // the interrupt of the running call (interruptLocked)
+	stopping  atomic.Bool // intr is set: Go loops over JavaScript values stop
 	timeout   time.Duration
 	maxMemory int64
 	watchdog  chan struct{} // closed by Close
 	memGuard  chan struct{} // closed by Close
 }
 
-// NewEngine returns an Engine with a fresh JavaScript runtime.
+// NewEngine returns an Engine. It makes a JavaScript realm for each
+// function it loads.
 func NewEngine(opts Options) *Engine {
-	vm := goja.New()
-	vm.SetFieldNameMapper(goja.UncapFieldNameMapper())
 	e := &Engine{
 		opts:      opts,
-		vm:        vm,
 		maps:      map[string]*sourceMap{},
 		progs:     map[string]string{},
 		decls:     map[*ptf.FuncDef]*decl{},
@@ -110,10 +126,9 @@ func NewEngine(opts Options) *Engine {
 		e.SetSeed(*opts.Seed)
 	}
 	e.SetMaxCallDepth(opts.MaxCallDepth)
-	e.strings.init()
-	e.initJS()
-	if opts.Console != nil {
-		e.installConsole(opts.Console)
+	e.SetMaxSourceSize(opts.MaxSourceSize)
+	if opts.InlineImportDir != "" {
+		e.inlineDir = e.absPath(opts.InlineImportDir)
 	}
 	e.startWatchdog()
 	e.startMemoryGuard()
@@ -161,6 +176,9 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 	if err != nil {
 		return nil, s, err
 	}
+	if int64(len(src)) > e.maxSource {
+		return nil, s, loadErrorf(name, types.Pos{Filename: s.display}, "%s", sourceSizeError(len(src), e.maxSource))
+	}
 	if bad, ok := firstInvalidUTF8(src); ok {
 		// esbuild loops forever on a source that ends inside a UTF-8 sequence.
 		err := loadErrorf(name, types.Pos{Filename: s.display, Line: bad.line, Column: utf8.RuneCountInString(bad.before) + 1}, "%s", bad.message())
@@ -178,11 +196,10 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 	}
 	e.maps[progName] = b.sm
 	e.progs[progName] = b.code
-	obj, err := e.run(s, prg, b)
-	if err != nil {
-		return nil, s, err
-	}
-	d, err := e.parseDecl(s, obj)
+	// A realm of its own: a load that fails takes what its code did to
+	// its globals with it.
+	rt := e.newRealm()
+	d, err := rt.run(s, prg, b)
 	if err != nil {
 		return nil, s, err
 	}
@@ -198,7 +215,7 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 	if s.ts {
 		def.Language = "TYPESCRIPT"
 	}
-	def.New = func(spec ptf.CallSpec) (ptf.PTF, error) { return e.newInstance(d, spec) }
+	def.New = func(spec ptf.CallSpec) (ptf.PTF, error) { return rt.newInstance(d, spec) }
 	def.NewIsolated = func(spec ptf.CallSpec) (ptf.PTF, error) { return e.newIsolated(name, file, src, spec) }
 	if d.changelog.Mode != "" || d.changelog.Func {
 		def.ChangelogMode = func(tables []types.ChangelogMode, required types.ChangelogMode) (types.ChangelogMode, error) {
@@ -207,6 +224,16 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 	}
 	e.decls[def] = d
 	return def, s, nil
+}
+
+// LoadContext is Load under ctx: cancelling ctx (Ctrl-C) interrupts the
+// function's top-level code and the reading of its declaration, as it
+// interrupts a call. (runtime.Session calls Load, which has no context;
+// Load runs under the eval timeout only.)
+func (e *Engine) LoadContext(ctx context.Context, name, file, src string) (*ptf.FuncDef, error) {
+	e.loadCtx = ctx
+	defer func() { e.loadCtx = nil }()
+	return e.Load(name, file, src)
 }
 
 // withLine adds the line of source an *Error of loading s points at.
@@ -241,8 +268,14 @@ func (e *Engine) newSource(name, file, src string) (*source, error) {
 		base = wd
 	}
 	if file == "" {
+		// An inline function imports files only of the folder SET
+		// 'ptf.inline-import-dir' names (none by default: the working
+		// directory holds .env files, keys, histories).
 		s.display = "<inline " + name + ">"
-		s.absDir = base
+		s.absDir, s.inline = base, true
+		if e.inlineDir != "" {
+			s.absDir = e.inlineDir
+		}
 		return s, nil
 	}
 	abs := file
@@ -312,16 +345,55 @@ func (e *Engine) syntaxError(s *source, b *bundle, line, col int, msg string) *E
 	return err
 }
 
-// run runs the compiled bundle once and returns the declaration object.
-func (e *Engine) run(s *source, prg *goja.Program, b *bundle) (*goja.Object, error) {
-	if err := e.enter(nil); err != nil {
+// run runs the compiled bundle once and reads the declaration it
+// defines. Both run as a call: the declaration object is the function's
+// own (a getter, a Proxy), and the eval timeout applies to the top-level
+// code and the reading together.
+func (e *realm) run(s *source, prg *goja.Program, b *bundle) (*decl, error) {
+	if err := e.enter(e, nil); err != nil {
 		return nil, err
 	}
+	defer e.leave()
+	if ctx := e.loadCtx; ctx != nil {
+		if ctx.Err() != nil {
+			return nil, &Error{Func: s.name, Msg: errCancelled.Error(), Err: errCancelled}
+		}
+		stop := context.AfterFunc(ctx, func() {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			if e.activeRT == e {
+				e.interruptLocked(errCancelled)
+			}
+		})
+		defer stop()
+	}
 	v, err := e.vm.RunProgram(prg)
-	e.leave()
 	if err != nil {
 		return nil, e.callError(s.name, err)
 	}
+	var (
+		d    *decl
+		derr error
+	)
+	err = e.protect(func() {
+		var obj *goja.Object
+		if obj, derr = e.declObject(s, b, v); derr == nil {
+			d, derr = e.parseDecl(s, obj)
+		}
+	})
+	if err != nil {
+		return nil, e.callError(s.name, err)
+	}
+	if ie := e.interrupted(); derr != nil && ie != nil && !errors.Is(derr, ie) {
+		// A Go loop over the declaration's values gave up: report why.
+		return nil, &Error{Func: s.name, Pos: types.Pos{Filename: s.display}, Msg: ie.Error(), Err: ie}
+	}
+	return d, derr
+}
+
+// declObject finds the declaration object: the module's default export,
+// module.exports, or the value of a plain script's last expression.
+func (e *realm) declObject(s *source, b *bundle, v goja.Value) (*goja.Object, error) {
 	if b.module {
 		v = e.vm.Get(moduleGlobal)
 		if err := e.vm.Set(moduleGlobal, goja.Undefined()); err != nil {
@@ -391,7 +463,7 @@ func (e *Engine) startWatchdog() {
 			default:
 				running += tick
 				if running >= d {
-					e.vm.Interrupt(interruptValue{timeoutError(d)})
+					e.interruptLocked(timeoutError(d))
 					running = 0
 				}
 			}

@@ -102,7 +102,7 @@ func (v interruptValue) Unwrap() error { return v.err }
 
 // callError converts an error returned by a goja call into an *Error with
 // the position of the innermost JavaScript frame.
-func (e *Engine) callError(fn string, err error) error {
+func (e *realm) callError(fn string, err error) error {
 	var (
 		stack []goja.StackFrame
 		msg   string
@@ -124,7 +124,13 @@ func (e *Engine) callError(fn string, err error) error {
 		stack, msg = so.Stack(), cause.Error()
 	case errors.As(err, &exc):
 		stack = exc.Stack()
-		msg, cause = e.exceptionMessage(exc)
+		var serr error
+		msg, cause, serr = e.exceptionMessage(exc)
+		if serr != nil {
+			// Rendering the thrown value ran out of time or stack (its
+			// toString or message getter loops): that is the error.
+			return e.callError(fn, serr)
+		}
 	default:
 		return &Error{Func: fn, Msg: err.Error(), Err: err}
 	}
@@ -179,28 +185,44 @@ const (
 
 // exceptionMessage renders a thrown value: "TypeError: msg" for Error
 // objects (Error.prototype.toString), the Go error's text for a GoError
-// raised by a runtime call, and the value itself for anything else.
-func (e *Engine) exceptionMessage(exc *goja.Exception) (string, error) {
+// raised by a runtime call, and the value itself for anything else. The
+// rendering runs the value's toString (and an Error's name and message
+// getters), the function's code: an interrupt or a stack overflow in it
+// is returned as stop, and callError reports that instead.
+func (e *realm) exceptionMessage(exc *goja.Exception) (msg string, cause, stop error) {
 	v := exc.Value()
 	if v == nil {
-		return "exception", nil
+		return "exception", nil, nil
 	}
 	if obj, ok := v.(*goja.Object); ok {
 		if goErr := exc.Unwrap(); goErr != nil {
-			return goErr.Error(), goErr
+			return goErr.Error(), goErr, nil
 		}
-		if s, ok := e.safeString(obj); ok {
-			return s, nil
+		s, err := e.safeString(obj)
+		if err == nil {
+			return s, nil, nil
 		}
-		return "[object " + obj.ClassName() + "]", nil
+		if !isException(err) {
+			return "", nil, err
+		}
+		return "[object " + obj.ClassName() + "]", nil, nil
 	}
-	return v.String(), nil // throw "text": the text itself
+	return v.String(), nil, nil // throw "text": the text itself
 }
 
-// safeString calls the value's toString, which is user code and may throw.
-func (e *Engine) safeString(v goja.Value) (s string, ok bool) {
-	exc := e.vm.Try(func() { s = v.String() })
-	return s, exc == nil
+// safeString calls the value's toString, which is the function's code and
+// may throw, loop or recurse: it runs protected (see protect), under the
+// limits of the call it runs in.
+func (e *realm) safeString(v goja.Value) (s string, err error) {
+	err = e.protect(func() { s = v.String() })
+	return s, err
+}
+
+// isException reports whether err (from protect) is a value the
+// JavaScript threw, as opposed to an interrupt or a stack overflow.
+func isException(err error) bool {
+	var exc *goja.Exception
+	return errors.As(err, &exc)
 }
 
 func posString(p types.Pos) string {

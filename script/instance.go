@@ -15,7 +15,7 @@ import (
 // made once per instance and reused for every call; each is a view of the
 // current call and must not be used after it returns.
 type instance struct {
-	e    *Engine
+	e    *realm
 	d    *decl
 	spec ptf.CallSpec
 
@@ -46,7 +46,7 @@ var (
 	_ ptf.Loader     = (*Engine)(nil)
 )
 
-func (e *Engine) newInstance(d *decl, spec ptf.CallSpec) (*instance, error) {
+func (e *realm) newInstance(d *decl, spec ptf.CallSpec) (*instance, error) {
 	in := &instance{e: e, d: d, spec: spec, curInput: -1}
 	if spec.Ctx == nil {
 		in.spec.Ctx = context.Background()
@@ -86,12 +86,12 @@ func (e *Engine) newInstance(d *decl, spec ptf.CallSpec) (*instance, error) {
 	in.stateObj = e.vm.NewDynamicObject(&stateView{in})
 	in.ctxObj = in.newCtxObject()
 	in.callArgs = [3]goja.Value{in.ctxObj, in.stateObj, in.argsObj}
-	vm := e.vm
+	eng := e.Engine
 	in.stop = context.AfterFunc(in.spec.Ctx, func() {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if e.active == in {
-			vm.Interrupt(interruptValue{errCancelled})
+		eng.mu.Lock()
+		defer eng.mu.Unlock()
+		if eng.active == in {
+			eng.interruptLocked(errCancelled)
 		}
 	})
 	return in, nil
@@ -130,23 +130,26 @@ func (in *instance) OnTimer(ctx *ptf.Context) error {
 
 func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, row goja.Value, what string) error {
 	e := in.e
-	if err := e.enter(in); err != nil {
+	if err := e.enter(e, in); err != nil {
 		return &Error{Func: in.d.name, Msg: what + ": " + err.Error(), Err: err}
 	}
 	in.cur, in.curInput, in.curRow, in.rows = ctx, input, row, 0
 	_, err := fn(in.d.obj, in.callArgs[:]...)
 	in.cur, in.curInput, in.curRow = nil, -1, nil
 	clear(in.stateVals)
-	e.leave()
 	if err != nil {
-		return e.callError(in.d.name, err)
+		// Before leaving: rendering a thrown value runs its toString, which
+		// is the function's code and counts against the call's limits.
+		err = e.callError(in.d.name, err)
 	}
-	return nil
+	e.leave()
+	return err
 }
 
-// enter marks in as the running instance, so that a cancellation of its
-// context or the eval timeout interrupts it and nothing else.
-func (e *Engine) enter(in *instance) error {
+// enter marks in, running in realm rt, as the running instance, so that
+// a cancellation of its context or the eval timeout interrupts it and
+// nothing else. in is nil for code that runs for no instance (loading).
+func (e *Engine) enter(rt *realm, in *instance) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if in != nil {
@@ -154,20 +157,56 @@ func (e *Engine) enter(in *instance) error {
 			return errCancelled
 		}
 	}
-	e.active = in
+	rt.apply()
+	e.active, e.activeRT = in, rt
 	if in == nil {
 		e.active = &loading
 	}
 	e.callSeq++
-	e.vm.ClearInterrupt()
+	e.intr = nil
+	e.stopping.Store(false)
+	rt.vm.ClearInterrupt()
 	return nil
 }
 
 func (e *Engine) leave() {
 	e.mu.Lock()
-	e.active = nil
-	e.vm.ClearInterrupt()
+	if e.activeRT != nil {
+		e.activeRT.vm.ClearInterrupt()
+	}
+	e.active, e.activeRT = nil, nil
+	e.intr = nil
+	e.stopping.Store(false)
 	e.mu.Unlock()
+}
+
+// interruptLocked stops the running JavaScript with err (which wraps
+// runtime.ErrLimit or runtime.ErrInterrupted). The first interrupt of a
+// call wins: a timeout that fires while a cancelled call unwinds does not
+// turn it into a timeout. Go code that loops over JavaScript values
+// (conversions, state encoding) polls e.stopping, since goja checks for
+// interrupts only between JavaScript instructions. e.mu must be held.
+func (e *Engine) interruptLocked(err error) {
+	if e.activeRT == nil || e.intr != nil {
+		return
+	}
+	e.intr = err
+	e.stopping.Store(true)
+	e.activeRT.vm.Interrupt(interruptValue{err})
+}
+
+// interrupt is interruptLocked for the goroutine that runs the call.
+func (e *Engine) interrupt(err error) {
+	e.mu.Lock()
+	e.interruptLocked(err)
+	e.mu.Unlock()
+}
+
+// interrupted returns the interrupt of the running call, if any.
+func (e *Engine) interrupted() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.intr
 }
 
 // errCancelled is the error of a call whose statement was cancelled

@@ -30,6 +30,7 @@ func (e *Engine) newIsolated(name, file, src string, spec ptf.CallSpec) (ptf.PTF
 	opts.EvalTimeout, opts.MaxMemory = e.timeout, e.maxMemory
 	e.mu.Unlock()
 	opts.MaxRowsPerCall, opts.MaxCallDepth, opts.Seed = e.maxRows, e.maxDepth, e.seed
+	opts.MaxSourceSize, opts.InlineImportDir = e.maxSource, e.inlineDir
 	var buf *bytes.Buffer
 	if opts.Console != nil {
 		buf = &bytes.Buffer{}
@@ -49,7 +50,8 @@ func (e *Engine) newIsolated(name, file, src string, spec ptf.CallSpec) (ptf.PTF
 	if buf != nil {
 		buf.Reset() // what the top level printed was printed by the first load
 	}
-	in, err := child.newInstance(child.decls[def], spec)
+	d := child.decls[def]
+	in, err := d.rt.newInstance(d, spec)
 	if err != nil {
 		child.Close()
 		return nil, err

@@ -3,7 +3,8 @@ package script
 import (
 	"fmt"
 	"math"
-	"math/rand"
+	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"runtime/metrics"
 	"strconv"
@@ -33,6 +34,9 @@ const (
 	DefaultMaxRowsPerCall = 1_000_000
 	// DefaultMaxMemory is what the ptfsh command sets for 'ptf.max-memory'.
 	DefaultMaxMemory = 1 << 30
+	// DefaultMaxSourceSize is the largest function source and imported
+	// file ('ptf.max-source-size') when Options.MaxSourceSize is 0.
+	DefaultMaxSourceSize = 16 << 20
 )
 
 // SeededNow is what Date.now() and new Date() return in an Engine with a
@@ -71,6 +75,8 @@ func memoryError(n int64) error {
 //	ptf.max-memory         a size: "512 mb", "2 gb", bytes, "0" (no limit); see SetMaxMemory
 //	ptf.max-rows-per-call  a number of rows, "0" (no limit); see SetMaxRowsPerCall
 //	ptf.max-call-depth     a number of nested calls, 1 to MaxCallDepthLimit; see SetMaxCallDepth
+//	ptf.max-source-size    a size: the largest function file or imported file; see SetMaxSourceSize
+//	ptf.inline-import-dir  a folder whose files inline functions may import, "" for none; see SetInlineImportDir
 //	ptfsh.seed             an integer; see SetSeed
 //
 // Set must not be called while a call of the Engine runs.
@@ -101,6 +107,10 @@ func (e *Engine) Set(key, value string) error {
 		e.SetMaxRowsPerCall(v.(int64))
 	case "ptf.max-call-depth":
 		e.SetMaxCallDepth(v.(int))
+	case "ptf.max-source-size":
+		e.SetMaxSourceSize(v.(int64))
+	case "ptf.inline-import-dir":
+		return e.SetInlineImportDir(v.(string))
 	}
 	return nil
 }
@@ -123,6 +133,10 @@ func (e *Engine) Setting(key string) (value string, ok bool) {
 		return strconv.FormatInt(e.maxRows, 10), true
 	case "ptf.max-call-depth":
 		return strconv.Itoa(e.maxDepth), true
+	case "ptf.max-source-size":
+		return settings.FormatSize(e.maxSource), true
+	case "ptf.inline-import-dir":
+		return e.inlineDir, true
 	case "ptfsh.seed":
 		if e.seed != nil {
 			return strconv.FormatInt(*e.seed, 10), true
@@ -131,14 +145,13 @@ func (e *Engine) Setting(key string) (value string, ok bool) {
 	return "", false
 }
 
-// SetSeed makes the Engine deterministic from now on: Math.random draws
-// from a generator seeded with seed (the same seed gives the same numbers),
-// and Date.now(), new Date() and Date() read SeededNow.
+// SetSeed makes the Engine deterministic from now on: in every function,
+// Math.random draws from a generator of its own seeded with seed (the same
+// seed gives the same numbers), and Date.now(), new Date() and Date() read
+// SeededNow.
 func (e *Engine) SetSeed(seed int64) {
 	e.seed = &seed
-	r := rand.New(rand.NewSource(seed))
-	e.vm.SetRandSource(r.Float64)
-	e.vm.SetTimeSource(func() time.Time { return SeededNow })
+	e.seedGen++
 }
 
 // SetMaxRowsPerCall sets how many rows one call may collect; 0 means no
@@ -154,8 +167,83 @@ func (e *Engine) SetMaxCallDepth(n int) {
 		n = DefaultMaxCallDepth
 	}
 	n = min(n, MaxCallDepthLimit)
-	e.maxDepth = n
-	e.vm.SetMaxCallStackSize(n)
+	e.maxDepth = n // realms take it when a call enters them (realm.apply)
+}
+
+// maxConvert is the most one value may take when ptfsh converts it (a
+// collected value, a state value) with no memory limit set: beyond it,
+// Go's allocation would end the process instead of failing the call.
+const maxConvert = 4 << 30
+
+// convBudget is how many bytes one converted value may take: the memory
+// limit (the call could not keep more), or maxConvert.
+func (e *Engine) convBudget() int64 {
+	e.mu.Lock()
+	m := e.maxMemory
+	e.mu.Unlock()
+	if m > 0 && m < maxConvert {
+		return m
+	}
+	return maxConvert
+}
+
+// tooLarge is the limit error of a value (what: "an array of 4294967295
+// elements") larger than convBudget: "cannot keep ... in state".
+func (e *Engine) tooLarge(what, verb, where string) error {
+	e.mu.Lock()
+	m := e.maxMemory
+	e.mu.Unlock()
+	msg := "cannot " + verb + " " + what
+	if where != "" {
+		msg += " " + where
+	}
+	if m > 0 && m < maxConvert {
+		return &limitError{fmt.Sprintf("%s: it would take more than the %s 'ptf.max-memory' allows; to allow more, SET 'ptf.max-memory' to a larger size such as '4 gb'", msg, settings.FormatSize(m))}
+	}
+	return &limitError{fmt.Sprintf("%s: it would take more than %s, the most ptfsh converts at once (whatever 'ptf.max-memory' says)", msg, settings.FormatSize(maxConvert))}
+}
+
+// SetMaxSourceSize sets the largest function source, and the largest
+// file a function may import, in bytes; n <= 0 means
+// DefaultMaxSourceSize. ReadSource reads no more of a function file.
+func (e *Engine) SetMaxSourceSize(n int64) {
+	if n <= 0 {
+		n = DefaultMaxSourceSize
+	}
+	e.maxSource = n
+}
+
+// SetInlineImportDir lets functions given inline (CREATE FUNCTION ...
+// AS $$ ... $$) import the files of dir (a relative path is taken from
+// Options.BaseDir), with the rules of a function file's imports; "" (the
+// default) lets them import only the stdlib.
+func (e *Engine) SetInlineImportDir(dir string) error {
+	if dir == "" {
+		e.inlineDir = ""
+		return nil
+	}
+	abs := e.absPath(dir)
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return fmt.Errorf("invalid folder %q: not a folder", dir)
+	}
+	e.inlineDir = abs
+	return nil
+}
+
+// absPath resolves path against Options.BaseDir (or the working directory).
+func (e *Engine) absPath(path string) string {
+	if !filepath.IsAbs(path) {
+		base := e.opts.BaseDir
+		if base == "" {
+			base, _ = os.Getwd()
+		}
+		path = filepath.Join(base, path)
+	}
+	return filepath.Clean(path)
+}
+
+func sourceSizeError(n int, limit int64) string {
+	return fmt.Sprintf("the source is larger than %s (%d bytes); to allow more, SET 'ptf.max-source-size' to a larger size", settings.FormatSize(limit), n)
 }
 
 // SetMaxMemory sets the memory guard: a call that keeps more than n bytes
@@ -176,7 +264,7 @@ func (in *instance) countRow() bool {
 	if e.maxRows > 0 && in.rows > e.maxRows {
 		// Interrupt, not throw: the function must not catch it and return
 		// the rows so far as if it had finished.
-		e.vm.Interrupt(interruptValue{rowsError(e.maxRows)})
+		e.interrupt(rowsError(e.maxRows))
 		return false
 	}
 	return true
@@ -252,16 +340,24 @@ func (e *Engine) guardMemory(stop chan struct{}) {
 			lastLive = base
 			continue
 		}
-		if h := heap(); h-base <= limit || h-lastLive <= limit/2 {
+		// The live heap of Go's own last collection is free to read and
+		// needs no stop-the-world: when it is over, stop the call now.
+		// (A forced collection waits for the stop-the-world, which a
+		// built-in copying gigabytes, "s + s", holds off for seconds.)
+		if l := read(1); l-base > limit {
+			lastLive = l
+		} else if h := heap(); h-base <= limit || h-lastLive <= limit/2 {
 			continue
 		}
-		lastLive = live()
+		if lastLive-base <= limit {
+			lastLive = live()
+		}
 		if lastLive-base <= limit {
 			continue
 		}
 		e.mu.Lock()
 		if e.active != nil && e.callSeq == seq {
-			e.vm.Interrupt(interruptValue{memoryError(limit)})
+			e.interruptLocked(memoryError(limit))
 		}
 		e.mu.Unlock()
 	}
@@ -282,6 +378,15 @@ func (e *Engine) Reset(key string) {
 	}
 	if all || key == "ptf.max-call-depth" {
 		e.SetMaxCallDepth(e.opts.MaxCallDepth)
+	}
+	if all || key == "ptf.max-source-size" {
+		e.SetMaxSourceSize(e.opts.MaxSourceSize)
+	}
+	if all || key == "ptf.inline-import-dir" {
+		e.inlineDir = ""
+		if e.opts.InlineImportDir != "" {
+			e.inlineDir = e.absPath(e.opts.InlineImportDir)
+		}
 	}
 	if (all || key == "ptfsh.seed") && e.opts.Seed != nil {
 		e.SetSeed(*e.opts.Seed)

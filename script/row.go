@@ -79,14 +79,14 @@ func (s *rowSchema) lookup(name string) int {
 // Field values that convert to JS objects (Date, Array, Map, nested rows)
 // are converted once, on first access, so input.ts === input.ts.
 type rowObject struct {
-	e      *Engine
+	e      *realm
 	schema *rowSchema
 	row    types.Row
 	cache  []goja.Value
 }
 
 // newRowObject wraps a Go row.
-func (e *Engine) newRowObject(s *rowSchema, row types.Row) *goja.Object {
+func (e *realm) newRowObject(s *rowSchema, row types.Row) *goja.Object {
 	ro := &rowObject{e: e, schema: s, row: row}
 	o := e.vm.NewDynamicObject(ro)
 	_ = o.SetPrototype(e.js.rowProto)
@@ -154,7 +154,7 @@ func (r *rowObject) Keys() []string { return r.schema.names }
 // initRowProto makes the prototype of row objects, with Flink's Row
 // methods: getField(i | name), getFieldAs(i | name), getKind(), getArity(),
 // getFieldNames() and toString() (+I[Bob, 12]).
-func (e *Engine) initRowProto() {
+func (e *realm) initRowProto() {
 	vm := e.vm
 	p := vm.NewObject()
 	this := func(c goja.FunctionCall, method string) *rowObject {

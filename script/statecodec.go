@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/dop251/goja"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -73,14 +74,96 @@ type node any
 
 const maxDepth = 1000
 
-// snapshot takes a JS value as a node tree.
-func (e *Engine) snapshot(v goja.Value) (node, error) {
-	return e.snap(v, map[*goja.Object]bool{}, 0)
+// snapshot takes a JS value as a node tree. The tree may take at most the
+// conversion budget (convBudget): a sparse array of 2^32-1 elements costs
+// goja nothing, but a node per element would end the process with Go's
+// out-of-memory error. Its errors name where in the value they happened:
+// "a.b[3]: cannot keep a function in state".
+func (e *realm) snapshot(v goja.Value) (node, error) {
+	sn := snapper{e: e, onPath: map[*goja.Object]bool{}, budget: e.convBudget()}
+	return sn.snap(v, 0)
 }
 
-func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (node, error) {
+type snapper struct {
+	e      *realm
+	onPath map[*goja.Object]bool
+	budget int64 // bytes the tree may still take (an estimate)
+	steps  int
+}
+
+// charge takes n bytes for what (described in the error) from the budget.
+func (sn *snapper) charge(n int64, what string) error {
+	if n > sn.budget {
+		return sn.e.tooLarge(what, "keep", "in state")
+	}
+	sn.budget -= n
+	return nil
+}
+
+// tick counts a step of a loop over a value and reports whether the call
+// was interrupted (goja checks interrupts between instructions only, and
+// these loops are Go code).
+func (sn *snapper) tick() error {
+	if sn.steps++; sn.steps&1023 == 0 && sn.e.stopping.Load() {
+		return errors.New("interrupted")
+	}
+	return nil
+}
+
+// pathError is an error at a place inside a value: path holds the keys,
+// indexes and entries leading to it, innermost first.
+type pathError struct {
+	path []string
+	err  error
+}
+
+// maxPathShown is how many outer steps of a path an error shows.
+const maxPathShown = 8
+
+func (p *pathError) Error() string {
+	var b strings.Builder
+	for i := len(p.path) - 1; i >= 0; i-- {
+		if len(p.path)-i > maxPathShown {
+			b.WriteString("...")
+			break
+		}
+		seg := p.path[i]
+		if i < len(p.path)-1 && !strings.HasPrefix(seg, "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(seg)
+	}
+	return b.String() + ": " + p.err.Error()
+}
+
+func (p *pathError) Unwrap() error { return p.err }
+
+// at puts err at step seg of a path (an object key, "[3]").
+func at(seg string, err error) error {
+	if pe, ok := err.(*pathError); ok {
+		pe.path = append(pe.path, seg)
+		return pe
+	}
+	return &pathError{path: []string{seg}, err: err}
+}
+
+// pathKey renders an object key as a step of a path.
+func pathKey(k string) string {
+	if k != "" && strings.IndexFunc(k, func(r rune) bool {
+		return !(r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	}) < 0 {
+		return k
+	}
+	return "[" + strconv.Quote(k) + "]"
+}
+
+func (sn *snapper) snap(v goja.Value, depth int) (node, error) {
+	e := sn.e
 	if depth > maxDepth {
-		return nil, errors.New("value nested too deeply")
+		return nil, fmt.Errorf("cannot keep a value nested deeper than %d levels in state", maxDepth)
+	}
+	if err := sn.charge(16, "a value"); err != nil {
+		return nil, err
 	}
 	switch {
 	case v == nil || goja.IsUndefined(v):
@@ -92,6 +175,12 @@ func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (no
 	if !ok {
 		if _, ok := v.(*goja.Symbol); ok {
 			return nil, errors.New("cannot keep a symbol in state")
+		}
+		if str, ok := v.(goja.String); ok {
+			// Charged before Export, which copies a non-ASCII string.
+			if err := sn.charge(2*int64(str.Length()), fmt.Sprintf("a string of %d characters", str.Length())); err != nil {
+				return nil, err
+			}
 		}
 		switch x := v.Export().(type) {
 		case bool, string:
@@ -108,7 +197,7 @@ func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (no
 		}
 		return nil, fmt.Errorf("cannot keep %s in state", describe(v))
 	}
-	if onPath[o] {
+	if sn.onPath[o] {
 		return nil, errors.New("cannot keep a cyclic value in state")
 	}
 	if _, ok := goja.AssertFunction(o); ok {
@@ -117,9 +206,9 @@ func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (no
 	if k, ok := e.kindOf(o); ok {
 		return kindNode(k), nil
 	}
-	onPath[o] = true
-	defer delete(onPath, o)
-	child := func(c goja.Value) (node, error) { return e.snap(c, onPath, depth+1) }
+	sn.onPath[o] = true
+	defer delete(sn.onPath, o)
+	child := func(c goja.Value) (node, error) { return sn.snap(c, depth+1) }
 	switch et := o.ExportType(); {
 	case et == typeTime:
 		tm, ok := o.Export().(time.Time)
@@ -130,7 +219,11 @@ func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (no
 	case et == typeBig:
 		return bigNode{o.Export().(*big.Int)}, nil
 	case et == typeBytes:
-		return bytesNode(append([]byte(nil), o.Export().([]byte)...)), nil
+		b := o.Export().([]byte) // the array's own bytes, not a copy
+		if err := sn.charge(2*int64(len(b)), fmt.Sprintf("a Uint8Array of %d bytes", len(b))); err != nil {
+			return nil, err
+		}
+		return bytesNode(append([]byte(nil), b...)), nil
 	case et == typeRow:
 		r := o.Export().(*rowObject)
 		n := rowNode{kind: r.row.Kind, typ: types.NewRowType()}
@@ -138,7 +231,7 @@ func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (no
 			n.typ.Fields = append(n.typ.Fields, types.Field{Name: name, Type: r.schema.types[i]})
 			c, err := child(r.field(i))
 			if err != nil {
-				return nil, err
+				return nil, at(pathKey(name), err)
 			}
 			n.vals = append(n.vals, c)
 		}
@@ -150,20 +243,34 @@ func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (no
 			if err != nil {
 				return
 			}
+			if err = sn.tick(); err != nil {
+				return
+			}
 			var kn, vn node
-			if kn, err = child(k); err == nil {
-				vn, err = child(v)
+			if kn, err = child(k); err != nil {
+				err = at("(a map key)", err)
+				return
+			}
+			if vn, err = child(v); err != nil {
+				err = at("["+describeKey(k)+"]", err)
+				return
 			}
 			n.keys, n.vals = append(n.keys, kn), append(n.vals, vn)
 		})
 		return n, err
 	case et == typeSlice && o.ClassName() == "Array":
-		l := int(o.Get("length").ToInteger())
+		l := o.Get("length").ToInteger()
+		if err := sn.charge(16*l, fmt.Sprintf("an array of %d elements", l)); err != nil {
+			return nil, err
+		}
 		n := make(arrNode, l)
 		for i := range n {
+			if err := sn.tick(); err != nil {
+				return nil, err
+			}
 			c, err := child(o.Get(index(i)))
 			if err != nil {
-				return nil, err
+				return nil, at("["+strconv.Itoa(i)+"]", err)
 			}
 			n[i] = c
 		}
@@ -175,8 +282,13 @@ func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (no
 			if err != nil {
 				return
 			}
+			if err = sn.tick(); err != nil {
+				return
+			}
 			var c node
-			c, err = child(v)
+			if c, err = child(v); err != nil {
+				err = at("(a set element)", err)
+			}
 			n = append(n, c)
 		})
 		return n, err
@@ -187,19 +299,37 @@ func (e *Engine) snap(v goja.Value, onPath map[*goja.Object]bool, depth int) (no
 		return nil, fmt.Errorf("cannot keep %s in state", describe(o))
 	}
 	keys := o.Keys()
+	if err := sn.charge(32*int64(len(keys)), fmt.Sprintf("an object of %d keys", len(keys))); err != nil {
+		return nil, err
+	}
 	n := objNode{keys: keys, vals: make([]node, len(keys))}
 	for i, k := range keys {
+		if err := sn.tick(); err != nil {
+			return nil, err
+		}
 		c, err := child(o.Get(k))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k, err)
+			return nil, at(pathKey(k), err)
 		}
 		n.vals[i] = c
 	}
 	return n, nil
 }
 
+// describeKey renders a map key in a path: a string quoted, a number as
+// it is, an object by its class.
+func describeKey(k goja.Value) string {
+	if _, ok := k.(*goja.Object); ok || k == nil {
+		return describe(k)
+	}
+	if goja.IsString(k) {
+		return strconv.Quote(k.String())
+	}
+	return k.String()
+}
+
 // materialize makes a fresh JS value of a node tree.
-func (e *Engine) materialize(n node) (goja.Value, error) {
+func (e *realm) materialize(n node) (goja.Value, error) {
 	vm := e.vm
 	switch x := n.(type) {
 	case nil:
@@ -237,13 +367,16 @@ func (e *Engine) materialize(n node) (goja.Value, error) {
 		}
 		return vm.NewArray(items...), nil
 	case objNode:
+		// Defined, not set: as an object literal or JSON.parse makes them,
+		// so that no setter of Object.prototype runs and a "__proto__" key
+		// stays a key.
 		o := vm.NewObject()
 		for i, k := range x.keys {
 			v, err := e.materialize(x.vals[i])
 			if err != nil {
 				return nil, err
 			}
-			if err := o.Set(k, v); err != nil {
+			if err := o.DefineDataProperty(k, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE); err != nil {
 				return nil, err
 			}
 		}
@@ -623,23 +756,35 @@ func (in *instance) NewState(i int) (any, error) {
 		return nil, fmt.Errorf("%s: no state entry %d", in.d.name, i)
 	}
 	e := in.e
-	if def := in.d.initial[i].def; def != nil {
-		return e.materialize(def)
-	}
-	sd := in.d.state[i]
-	switch sd.Kind {
-	case ptf.ListState:
-		return e.vm.NewArray(), nil
-	case ptf.MapState:
-		return e.vm.New(e.js.mapCtor)
-	}
-	o := e.vm.NewObject()
-	if sd.Type != nil {
-		for _, f := range sd.Type.Fields {
-			_ = o.Set(f.Name, goja.Null())
+	var v goja.Value
+	err := e.guard(in.d.name, in, func() error {
+		var err error
+		if def := in.d.initial[i].def; def != nil {
+			v, err = e.materialize(def)
+			return err
 		}
+		sd := in.d.state[i]
+		switch sd.Kind {
+		case ptf.ListState:
+			v = e.vm.NewArray()
+			return nil
+		case ptf.MapState:
+			v, err = e.vm.New(e.js.mapCtor)
+			return err
+		}
+		o := e.vm.NewObject()
+		if sd.Type != nil {
+			for _, f := range sd.Type.Fields {
+				_ = o.DefineDataProperty(f.Name, goja.Null(), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+			}
+		}
+		v = o
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return o, nil
+	return v, nil
 }
 
 // EncodeState implements runtime.StateCodec.
@@ -648,9 +793,17 @@ func (in *instance) EncodeState(i int, v any) ([]byte, error) {
 	if !ok && v != nil {
 		return nil, fmt.Errorf("%s: state %s: not a JavaScript value: %T", in.d.name, in.stateName(i), v)
 	}
-	n, err := in.e.snapshot(jv)
+	// Reading the value runs the function's code (a getter, a Proxy trap):
+	// as a call, under its limits.
+	var n node
+	err := in.e.guard(in.d.name, in, func() error {
+		var err error
+		n, err = in.e.snapshot(jv)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: state %s: %w", in.d.name, in.stateName(i), err)
+		// Bare: the runtime names the function, the entry and the key.
+		return nil, err
 	}
 	var b bytes.Buffer
 	b.WriteByte(stateVersion)
@@ -669,7 +822,29 @@ func (in *instance) DecodeState(i int, data []byte) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: state %s: %w", in.d.name, in.stateName(i), err)
 	}
-	return in.e.materialize(n)
+	var v goja.Value
+	err = in.e.guard(in.d.name, in, func() error {
+		var err error
+		v, err = in.e.materialize(n)
+		return err
+	})
+	if err != nil {
+		return nil, in.stateError(i, err)
+	}
+	return v, nil
+}
+
+// stateError names the state entry in an error of encoding or decoding
+// it: an *Error of the function's JavaScript (positioned in its source)
+// gets the entry's name in its message, any other error both names.
+func (in *instance) stateError(i int, err error) error {
+	var se *Error
+	if errors.As(err, &se) && se.Func == in.d.name {
+		c := *se
+		c.Msg = "state " + in.stateName(i) + ": " + se.Msg
+		return &c
+	}
+	return fmt.Errorf("%s: state %s: %w", in.d.name, in.stateName(i), err)
 }
 
 func (in *instance) stateName(i int) string {

@@ -24,7 +24,9 @@ const codecDecl = `export default {
   eval() {},
 };`
 
-func testCodec(t *testing.T) (*Engine, *instance) {
+// testCodec loads a function with state of each kind and returns its
+// realm and an instance.
+func testCodec(t *testing.T) (*realm, *instance) {
 	t.Helper()
 	e := testEngine(t)
 	def, err := e.Load("codec", "codec.js", codecDecl)
@@ -38,7 +40,7 @@ func testCodec(t *testing.T) (*Engine, *instance) {
 	if _, ok := p.(ptf.StateCodec); !ok {
 		t.Fatal("instance is not a StateCodec")
 	}
-	return e, p.(*instance)
+	return p.(*instance).e, p.(*instance)
 }
 
 func TestInstance_NewState(t *testing.T) {
@@ -168,7 +170,9 @@ func TestInstance_EncodeState_row(t *testing.T) {
 
 func TestInstance_EncodeState_errors(t *testing.T) {
 	tests := []struct{ name, js, want string }{
-		{"function", "({ f() {} })", `codec: state "counter": f: cannot keep a function in state`},
+		{"function", "({ f() {} })", `f: cannot keep a function in state`},
+		{"nested", "({ a: { b: [1, { f() {} }] } })", `a.b[1].f: cannot keep a function in state`},
+		{"map", "new Map([['k', { f() {} }]])", `["k"].f: cannot keep a function in state`},
 		{"cycle", "(() => { const o = {}; o.self = o; return o; })()", `cannot keep a cyclic value in state`},
 		{"symbol", "[Symbol('s')]", `cannot keep a symbol in state`},
 		{"regexp", "/x/", `cannot keep [object RegExp] (object) in state`},

@@ -88,7 +88,11 @@ func isNullish(v goja.Value) bool { return v == nil || goja.IsNull(v) || goja.Is
 func (in *instance) fromJSAs(v goja.Value, t *types.Type, what, role string) any {
 	x, cerr := in.e.fromJS(v, t)
 	if cerr != nil {
-		panic(in.e.vm.NewTypeError("%s: %s (%s): %s", what, role, t, cerr.Error()))
+		msg := fmt.Sprintf("%s: %s (%s): %s", what, role, t, cerr.Error())
+		if errors.Is(cerr, ptf.ErrLimit) {
+			in.e.interrupt(&limitError{msg}) // too large to convert: a limit
+		}
+		panic(in.e.vm.NewTypeError("%s", msg))
 	}
 	return x
 }
@@ -150,8 +154,8 @@ func (in *instance) newIterator(pull func() (goja.Value, bool), done func()) *go
 	}
 	result := func(v goja.Value, isDone bool) goja.Value {
 		r := vm.NewObject()
-		_ = r.Set("value", v)
-		_ = r.Set("done", isDone)
+		in.e.define(r, "value", v)
+		in.e.define(r, "done", isDone)
 		return r
 	}
 	call := in.e.callSeq

@@ -41,7 +41,9 @@ var layers = map[string][]string{
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "runtime/connector"},
 	"runtime/session": {mod + "state", mod + "sqlmini", mod + "runtime/"},
 	// script, stdlib and export/flink see the contract, never the engine.
-	"script": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/settings", "github.com/dop251/goja", "github.com/evanw/esbuild",
+	// regexp2 is goja's backtracking regex engine: script sets its match
+	// deadline.
+	"script": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/settings", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/dlclark/regexp2/v2",
 		"github.com/go-sourcemap/sourcemap"},
 	"stdlib": {mod + "runtime/types", mod + "runtime/ptf"},
 	// export/flink reads a script's syntax (sqlmini, which the contract

@@ -104,9 +104,54 @@ func (s *SkipStats) Skipped() (int64, []ParseError) {
 
 var errIsDir = errors.New("is a directory, not a file")
 
+// notRegularFile is the error of a table file that is a named pipe, a
+// device or another special file: reading a named pipe blocks until
+// something writes to it, and /dev/zero never ends, so a file table reads
+// only regular files (a symbolic link to one is followed).
+func notRegularFile(m fs.FileMode) error {
+	what := "a special file"
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return errors.New("is " + what + ", not a regular file")
+}
+
+// MaxLineBytes is the longest line (a CSV record, a JSON line, a JSON
+// array element) a file table should read: the readers are to stop at a
+// longer one with LineTooLong, so that a file without line ends cannot
+// grow their buffers without bound.
+const MaxLineBytes = 64 << 20
+
+// LineTooLongError is the error of a line longer than MaxLineBytes, line
+// Line of File: "line 3 of big.csv is longer than 64 MiB, the longest
+// line a file table reads". It is final: the rest of the line is not
+// read, and a reader returns it as it is (it names the file).
+type LineTooLongError struct {
+	File string
+	Line int
+}
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("line %d of %s is longer than %d MiB, the longest line a file table reads", e.Line, e.File, MaxLineBytes>>20)
+}
+
+// LineTooLong returns a *LineTooLongError.
+func LineTooLong(file string, line int) error { return &LineTooLongError{File: file, Line: line} }
+
 // openSourceFile opens path for reading and moves to resume.Offset. The
-// errors name the path: open x.csv: no such file or directory.
+// errors name the path: open x.csv: no such file or directory. path must
+// be a regular file, or a symbolic link to one.
 func openSourceFile(path string, resume SourcePos) (*os.File, error) {
+	// Stat before opening: opening a named pipe blocks until a writer
+	// comes.
+	if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: notRegularFile(st.Mode())}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -119,6 +164,10 @@ func openSourceFile(path string, resume SourcePos) (*os.File, error) {
 	if st.IsDir() {
 		f.Close()
 		return nil, &fs.PathError{Op: "open", Path: path, Err: errIsDir}
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: notRegularFile(st.Mode())}
 	}
 	if resume.Offset < 0 || resume.Line < 0 || resume.Row < 0 {
 		f.Close()

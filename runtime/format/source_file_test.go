@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -212,6 +214,49 @@ func TestOpen_badPaths(t *testing.T) {
 		if err == nil || err.Error() != "open "+dir+": is a directory, not a file" {
 			t.Errorf("%s, directory: got %v", name, err)
 		}
+	}
+}
+
+// TestOpen_notRegular: a named pipe would block the open until a writer
+// comes, and a device such as /dev/zero (or a symbolic link to it) never
+// ends: both are refused at once, naming the file.
+func TestOpen_notRegular(t *testing.T) {
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "pipe.csv")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	zero := filepath.Join(dir, "zero.json")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{pipe, "open " + pipe + ": is a named pipe, not a regular file"},
+		{zero, "open " + zero + ": is a device, not a regular file"},
+	} {
+		done := make(chan error, 2)
+		go func() {
+			_, err := format.OpenCSV(tc.path, scoreSchema, format.CSVSourceOptions{})
+			done <- err
+			_, err = format.OpenJSON(tc.path, scoreSchema, format.JSONSourceOptions{})
+			done <- err
+		}()
+		for range 2 {
+			select {
+			case err := <-done:
+				if err == nil || err.Error() != tc.want {
+					t.Errorf("got %v, want %s", err, tc.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: the open hangs", tc.path)
+			}
+		}
+	}
+}
+
+func TestLineTooLong(t *testing.T) {
+	if got, want := format.LineTooLong("big.csv", 3).Error(), "line 3 of big.csv is longer than 64 MiB, the longest line a file table reads"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func watchFiles(abs string) []catalog.FileStamp {
 		if files[i].Missing {
 			continue
 		}
-		src, err := os.ReadFile(files[i].Path)
+		src, err := readRegular(files[i].Path)
 		if err != nil {
 			continue
 		}
@@ -70,7 +71,7 @@ func resolveImport(dir, spec string) string {
 	p := filepath.Join(dir, filepath.FromSlash(spec))
 	isFile := func(p string) bool {
 		fi, err := os.Stat(p)
-		return err == nil && !fi.IsDir()
+		return err == nil && fi.Mode().IsRegular()
 	}
 	if isFile(p) {
 		return p
@@ -154,11 +155,11 @@ func (s *Session) reload(fn *catalog.Function, which string) {
 // loadFile reads and loads the function file (a path as the engine was
 // first given it) under name, and checks its declaration.
 func (s *Session) loadFile(name, file string) (*ptf.FuncDef, error) {
-	b, err := os.ReadFile(file)
+	src, err := s.readFunctionFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read function file '%s': %v", file, connector.RootCause(err))
 	}
-	def, err := s.cfg.Loader.Load(name, file, string(b))
+	def, err := s.load(context.Background(), name, file, src)
 	if err != nil {
 		return nil, err
 	}
@@ -167,4 +168,42 @@ func (s *Session) loadFile(name, file string) (*ptf.FuncDef, error) {
 		return nil, err
 	}
 	return def, nil
+}
+
+// maxScanned is the most of a file the import scan reads.
+const maxScanned = 16 << 20
+
+// readRegular reads a regular file of at most maxScanned bytes: a named
+// pipe or a device is never opened (it could block or never end).
+func readRegular(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxScanned {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, maxScanned)
+	}
+	return os.ReadFile(path)
+}
+
+// readFunctionFile reads a function file the way its loader wants it read
+// (script: a regular file, at most 'ptf.max-source-size'), else as a
+// regular file of bounded size: never a pipe or a device.
+func (s *Session) readFunctionFile(file string) (string, error) {
+	if r, ok := s.cfg.Loader.(interface{ ReadSource(string) (string, error) }); ok {
+		return r.ReadSource(file)
+	}
+	b, err := readRegular(file)
+	return string(b), err
+}
+
+// load loads a function through the loader, with ctx when it takes one
+// (script: Ctrl-C reaches the function's top-level code).
+func (s *Session) load(ctx context.Context, name, file, src string) (*ptf.FuncDef, error) {
+	if l, ok := s.cfg.Loader.(interface {
+		LoadContext(context.Context, string, string, string) (*ptf.FuncDef, error)
+	}); ok {
+		return l.LoadContext(ctx, name, file, src)
+	}
+	return s.cfg.Loader.Load(name, file, src)
 }

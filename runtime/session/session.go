@@ -238,7 +238,7 @@ func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) erro
 	s.reloadChanged()
 	switch {
 	case st.Create != nil:
-		return s.execCreate(st.Create)
+		return s.execCreate(ctx, st.Create)
 	case st.Drop != nil:
 		return s.execDrop(st.Drop)
 	case st.Show != nil:
@@ -397,10 +397,10 @@ func (s *Session) path(p string) string {
 	return filepath.Join(s.baseDir, p)
 }
 
-func (s *Session) execCreate(c *sqlmini.Create) error {
+func (s *Session) execCreate(ctx context.Context, c *sqlmini.Create) error {
 	switch {
 	case c.Function != nil:
-		return s.createFunction(c, c.Function)
+		return s.createFunction(ctx, c, c.Function)
 	case c.View != nil:
 		return s.createView(c, c.View)
 	case c.Table != nil:
@@ -409,7 +409,7 @@ func (s *Session) execCreate(c *sqlmini.Create) error {
 	return sqlmini.Errorf(c.Pos, "unsupported CREATE")
 }
 
-func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) error {
+func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlmini.CreateFunction) error {
 	name := string(f.Name.Value)
 	if c.OrReplace && f.IfNotExists {
 		return sqlmini.Errorf(f.Pos, "CREATE OR REPLACE and IF NOT EXISTS cannot be used together")
@@ -445,7 +445,7 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 	fn := &catalog.Function{Temporary: c.Temporary, Create: c}
 	var def *ptf.FuncDef
 	if body, ok := f.Source(); ok {
-		d, err := s.cfg.Loader.Load(name, "", body)
+		d, err := s.load(ctx, name, "", body)
 		if err != nil {
 			return types.At(f.Name.Pos, err)
 		}
@@ -467,11 +467,11 @@ func (s *Session) createFunction(c *sqlmini.Create, f *sqlmini.CreateFunction) e
 		if abs, err := filepath.Abs(file); err == nil {
 			fn.Files = watchFiles(abs) // before the files are read
 		}
-		b, err := os.ReadFile(file)
+		src, err := s.readFunctionFile(file)
 		if err != nil {
 			return sqlmini.Errorf(f.Pos, "cannot read function file '%s': %v", fn.Path, connector.RootCause(err))
 		}
-		d, err := s.cfg.Loader.Load(name, file, string(b))
+		d, err := s.load(ctx, name, file, src)
 		if err != nil {
 			return types.At(f.Name.Pos, err)
 		}

@@ -79,6 +79,12 @@ var table = []Setting{{
 	Owner:   "script",
 	Parse:   func(v string) (any, error) { return ParseEvalTimeout(v) },
 }, {
+	Key:     "ptf.inline-import-dir",
+	Default: "",
+	Doc:     "a folder whose code and data files functions written inline ($$ ... $$) may import; unset: only the stdlib",
+	Owner:   "script",
+	Parse:   func(v string) (any, error) { return strings.TrimSpace(v), nil },
+}, {
 	Key:     "ptf.max-call-depth",
 	Default: "5000",
 	Doc:     fmt.Sprintf("stops a call that recurses deeper (1 to %d)", MaxCallDepthLimit),
@@ -109,6 +115,18 @@ var table = []Setting{{
 			return nil, fmt.Errorf("invalid number of rows %q: want a whole number such as 100000, or 0 for no limit", v)
 		}
 		return n, nil
+	},
+}, {
+	Key:     "ptf.max-source-size",
+	Default: "16 mb",
+	Doc:     "the largest function file or file it imports (b, kb, mb, gb)",
+	Owner:   "script",
+	Parse: func(v string) (any, error) {
+		n, err := ParseSize(strings.TrimSpace(v))
+		if err == nil && n == 0 {
+			return nil, fmt.Errorf("a function source needs some bytes (the default is 16 mb)")
+		}
+		return n, err
 	},
 }, {
 	Key:     "ptfsh.echo",
