@@ -26,6 +26,11 @@ import (
 // only when the file grew by appending: a SHA-256 of every byte already
 // read must still match. A file that shrinks while it is read is an error.
 //
+// A Parquet file (parquet.go) cannot grow, and its position is a row
+// index, not a byte offset: its hash is of the file's size and footer
+// (format.ParquetFooter), which describe every column chunk, and it
+// resumes only when they are the same.
+//
 // A checkpoint taken while the statement runs also keeps the source's
 // watermark generator (the largest time seen, the last watermark, a
 // watermark due after the last row), so that a killed statement, run
@@ -133,10 +138,24 @@ func (s *fileStream) Checkpoint(tx state.Tx, finished, final bool) error {
 		return tx.Delete(exec.SourceNamespace, key)
 	}
 	pos := s.r.Position()
-	if err := s.hash.extend(TablePath(s.n.t), pos.Offset); err != nil {
-		return s.changed(err)
+	var sum string
+	if IsParquet(s.n.t) {
+		// The position is a row index: the hash is of the file's footer.
+		if s.identity == "" {
+			id, err := parquetIdentity(TablePath(s.n.t))
+			if err != nil {
+				return s.changed(err)
+			}
+			s.identity = id
+		}
+		sum = s.identity
+	} else {
+		if err := s.hash.extend(TablePath(s.n.t), pos.Offset); err != nil {
+			return s.changed(err)
+		}
+		sum = s.hash.sum()
 	}
-	rec := sourceRecord{Offset: pos.Offset, Line: pos.Line, Row: pos.Row, Hash: s.hash.sum()}
+	rec := sourceRecord{Offset: pos.Offset, Line: pos.Line, Row: pos.Row, Hash: sum}
 	if !final && s.wm != nil {
 		rec.WM = &sourceWM{Gen: s.wm.State(), Pending: s.pending, Next: s.wmNext}
 	}
@@ -178,7 +197,18 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 	path := TablePath(t)
 	var ph prefixHasher
 	same := false
-	if fi, err := os.Stat(path); err == nil && fi.Size() >= rec.Offset {
+	if IsParquet(t) {
+		// A row index, and the hash of the file's footer (parquet.go).
+		id, err := parquetIdentity(path)
+		if same = err == nil && id == rec.Hash; !same && ex.ResetSources {
+			return format.SourcePos{}, prefixHasher{}, nil, nil
+		} else if !same {
+			return format.SourcePos{}, prefixHasher{}, nil, fmt.Errorf("table '%s': the file '%s' changed since the last checkpoint (after row %d); SET '%s' = 'reset' to read it again from the start",
+				t.Name, t.Options["path"], rec.Row, SetSourcePositions)
+		}
+		ex.Notes = append(ex.Notes, fmt.Sprintf("note: table '%s' goes on after row %d of '%s', where the last run stopped", t.Name, rec.Offset, t.Options["path"]))
+		return format.SourcePos{File: path, Offset: rec.Offset, Row: rec.Row}, ph, rec.WM, nil
+	} else if fi, err := os.Stat(path); err == nil && fi.Size() >= rec.Offset {
 		if rec.Hash != "" {
 			same = ph.extend(path, rec.Offset) == nil && ph.sum() == rec.Hash
 		} else {
