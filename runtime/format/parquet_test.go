@@ -251,3 +251,55 @@ func TestParquetFooter(t *testing.T) {
 		t.Error("a CSV file has a Parquet footer")
 	}
 }
+
+// TestParquet_damagedFiles reads copies of a file with bytes overwritten
+// or cut off at many places: each read ends in rows, io.EOF or an error,
+// never a panic (parquet-go's panics on bad input are recovered).
+func TestParquet_damagedFiles(t *testing.T) {
+	s := schema(col("i", tBigInt), col("s", tString), col("d", tDec), col("ts", tTS6))
+	var rows [][]string
+	for i := 0; i < 300; i++ {
+		rows = append(rows, []string{fmt.Sprint(i * 7919), fmt.Sprint("name", i%13), fmt.Sprint(i, ".25"), "2025-03-27 12:00:00.123456"})
+	}
+	path := writeParquet(t, s, rows...)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.parquet")
+	try := func(b []byte) {
+		t.Helper()
+		if err := os.WriteFile(bad, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := format.OpenParquet(bad, s, format.ParquetSourceOptions{})
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		last := ""
+		for n := 0; n < 10*len(rows); n++ {
+			_, err := r.Next()
+			switch {
+			case err == io.EOF:
+				return
+			case err != nil && err.Error() == last:
+				return // a final error: it stays
+			case err != nil:
+				last = err.Error()
+			}
+		}
+		t.Errorf("a damaged file gives more rows than it has")
+	}
+	step := max(len(orig)/97, 1)
+	for at := 0; at < len(orig); at += step {
+		for _, v := range []byte{0x00, 0xff, 0x7f} {
+			b := append([]byte(nil), orig...)
+			for k := at; k < min(at+4, len(b)); k++ {
+				b[k] = v
+			}
+			try(b)
+		}
+		try(orig[:at])
+	}
+}
