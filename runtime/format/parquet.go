@@ -161,6 +161,10 @@ func OpenParquet(path string, schema types.Schema, opts ParquetSourceOptions) (r
 		f.Close()
 		return nil, &ParseError{File: path, Msg: "not a Parquet file: the file is empty"}
 	}
+	if err := checkParquetTail(f, st.Size()); err != nil {
+		f.Close()
+		return nil, &ParseError{File: path, Msg: "not a Parquet file: " + err.Error()}
+	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(256<<10))
 	if err != nil {
 		f.Close()
@@ -176,6 +180,10 @@ func OpenParquet(path string, schema types.Schema, opts ParquetSourceOptions) (r
 			f.Close()
 			return nil, err
 		}
+	}
+	if err := r.checkChunks(st.Size()); err != nil {
+		f.Close()
+		return nil, err
 	}
 	if res.Offset > pf.NumRows() {
 		f.Close()
@@ -194,6 +202,59 @@ func OpenParquet(path string, schema types.Schema, opts ParquetSourceOptions) (r
 		}
 	}
 	return r, nil
+}
+
+// checkParquetTail checks the end of a file before parquet-go reads its
+// footer, whose length it would otherwise allocate as the file says (4
+// GB for a damaged file of 50 bytes): the magic bytes, and a footer that
+// fits in the file. Encrypted files are not read.
+func checkParquetTail(f *os.File, size int64) error {
+	var tail [8]byte
+	if size < 12 {
+		return fmt.Errorf("it has only %d bytes", size)
+	}
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	switch string(tail[4:]) {
+	case "PAR1":
+	case "PARE":
+		return errors.New("it is encrypted, which ptfsh does not read")
+	default:
+		return fmt.Errorf("it does not end with Parquet's magic bytes PAR1 (but %q)", tail[4:])
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("its footer of %d bytes does not fit in its %d bytes (damaged?)", n, size)
+	}
+	return nil
+}
+
+// checkChunks checks what the footer says of the declared columns' chunks
+// before any is read: each lies within the file, and holds as many values
+// as its row group has rows (the columns are flat).
+func (r *parquetReader) checkChunks(size int64) error {
+	md := r.pf.Metadata()
+	for g, rg := range md.RowGroups {
+		if rg.NumRows < 0 {
+			return &ParseError{File: r.path, Msg: fmt.Sprintf("not a readable Parquet file: row group %d has %d rows", g, rg.NumRows)}
+		}
+		for i := range r.cols {
+			c := &r.cols[i]
+			if c.leaf >= len(rg.Columns) {
+				return &ParseError{File: r.path, Column: c.name, Msg: fmt.Sprintf("not a readable Parquet file: row group %d has no chunk for the column", g)}
+			}
+			cm := &rg.Columns[c.leaf].MetaData
+			start := cm.DataPageOffset
+			if cm.DictionaryPageOffset > 0 && cm.DictionaryPageOffset < start {
+				start = cm.DictionaryPageOffset
+			}
+			if start < 4 || cm.TotalCompressedSize < 0 || start+cm.TotalCompressedSize > size || cm.NumValues != rg.NumRows {
+				return &ParseError{File: r.path, Column: c.name, Msg: fmt.Sprintf("not a readable Parquet file: the chunk of row group %d (%d values at byte %d, %d bytes) does not fit the file or the row group (%d rows)",
+					g, cm.NumValues, start, cm.TotalCompressedSize, rg.NumRows)}
+			}
+		}
+	}
+	return nil
 }
 
 // fileColumns lists the top-level column names of the file.
@@ -677,6 +738,9 @@ func ParquetColumns(path string) (names []string, err error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
+	}
+	if err := checkParquetTail(f, st.Size()); err != nil {
+		return nil, &ParseError{File: path, Msg: "not a Parquet file: " + err.Error()}
 	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {

@@ -291,6 +291,13 @@ func TestParquet_damagedFiles(t *testing.T) {
 		}
 		t.Errorf("a damaged file gives more rows than it has")
 	}
+	// A footer length of 4 GB in a file of 16 bytes: refused before any
+	// allocation of that size.
+	huge := writeFile(t, "huge.parquet", "PAR1\x15\x06\x15,\xff\xff\xff\xffPAR1")
+	if _, err := format.OpenParquet(huge, s, format.ParquetSourceOptions{}); err == nil ||
+		!strings.HasSuffix(err.Error(), "not a Parquet file: its footer of 4294967295 bytes does not fit in its 16 bytes (damaged?)") {
+		t.Errorf("a 4 GB footer: %v", err)
+	}
 	step := max(len(orig)/97, 1)
 	for at := 0; at < len(orig); at += step {
 		for _, v := range []byte{0x00, 0xff, 0x7f} {
@@ -302,4 +309,41 @@ func TestParquet_damagedFiles(t *testing.T) {
 		}
 		try(orig[:at])
 	}
+}
+
+// FuzzParquet reads arbitrary bytes as a Parquet file: rows, io.EOF or
+// an error, never a panic. (It runs slowly under go test -fuzz: parquet-go
+// is a large package to instrument; .ci/run does not smoke it.)
+func FuzzParquet(f *testing.F) {
+	s := schema(col("i", tBigInt), col("s", tString), col("d", tDec), col("ts", tTS6), col("b", tBool))
+	path := writeParquet(f, s, []string{"1", "a", "1.25", "2025-03-27 12:00:00.123456", "true"},
+		[]string{"NULL", "bb", "NULL", "1969-12-31 23:59:59", "NULL"}, []string{"-7", "a", "-0.01", "NULL", "false"})
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "fuzz.parquet")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := format.OpenParquet(p, s, format.ParquetSourceOptions{})
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		last := ""
+		for n := 0; n < 100000; n++ {
+			_, err := r.Next()
+			if err == io.EOF || err != nil && err.Error() == last {
+				return
+			}
+			if err != nil {
+				last = err.Error()
+			}
+		}
+	})
 }
