@@ -104,6 +104,22 @@ func parquetIdentity(path string) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
+// resumeParquet returns where a parquet source goes on after the
+// checkpoint rec (source_position.go's resumePosition): after its row,
+// when the file's size and footer are what the checkpoint saw.
+func resumeParquet(ex *exec.Execution, t *catalog.Table, rec *sourceRecord) (format.SourcePos, prefixHasher, *sourceWM, error) {
+	path := TablePath(t)
+	if id, err := parquetIdentity(path); err != nil || id != rec.Hash {
+		if ex.ResetSources {
+			return format.SourcePos{}, prefixHasher{}, nil, nil
+		}
+		return format.SourcePos{}, prefixHasher{}, nil, fmt.Errorf("table '%s': the file '%s' changed since the last checkpoint (after row %d); SET '%s' = 'reset' to read it again from the start",
+			t.Name, t.Options["path"], rec.Offset, SetSourcePositions)
+	}
+	ex.Notes = append(ex.Notes, fmt.Sprintf("note: table '%s' goes on after row %d of '%s', where the last run stopped", t.Name, rec.Offset, t.Options["path"]))
+	return format.SourcePos{File: path, Offset: rec.Offset, Row: rec.Row}, prefixHasher{}, rec.WM, nil
+}
+
 // parquetSink is the part of a FileSink that writes a parquet table.
 type parquetSink struct {
 	k       *FileSink

@@ -138,18 +138,8 @@ func (s *fileStream) Checkpoint(tx state.Tx, finished, final bool) error {
 		return tx.Delete(exec.SourceNamespace, key)
 	}
 	pos := s.r.Position()
-	var sum string
-	if IsParquet(s.n.t) {
-		// The position is a row index: the hash is of the file's footer.
-		if s.identity == "" {
-			id, err := parquetIdentity(TablePath(s.n.t))
-			if err != nil {
-				return s.changed(err)
-			}
-			s.identity = id
-		}
-		sum = s.identity
-	} else {
+	sum := s.identity // a Parquet file: the hash of its footer, taken when it was opened
+	if !IsParquet(s.n.t) {
 		if err := s.hash.extend(TablePath(s.n.t), pos.Offset); err != nil {
 			return s.changed(err)
 		}
@@ -198,17 +188,9 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 	var ph prefixHasher
 	same := false
 	if IsParquet(t) {
-		// A row index, and the hash of the file's footer (parquet.go).
-		id, err := parquetIdentity(path)
-		if same = err == nil && id == rec.Hash; !same && ex.ResetSources {
-			return format.SourcePos{}, prefixHasher{}, nil, nil
-		} else if !same {
-			return format.SourcePos{}, prefixHasher{}, nil, fmt.Errorf("table '%s': the file '%s' changed since the last checkpoint (after row %d); SET '%s' = 'reset' to read it again from the start",
-				t.Name, t.Options["path"], rec.Row, SetSourcePositions)
-		}
-		ex.Notes = append(ex.Notes, fmt.Sprintf("note: table '%s' goes on after row %d of '%s', where the last run stopped", t.Name, rec.Offset, t.Options["path"]))
-		return format.SourcePos{File: path, Offset: rec.Offset, Row: rec.Row}, ph, rec.WM, nil
-	} else if fi, err := os.Stat(path); err == nil && fi.Size() >= rec.Offset {
+		return resumeParquet(ex, t, rec) // parquet.go: a row index and the footer's hash
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() >= rec.Offset {
 		if rec.Hash != "" {
 			same = ph.extend(path, rec.Offset) == nil && ph.sum() == rec.Hash
 		} else {
