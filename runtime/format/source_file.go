@@ -18,7 +18,8 @@ type RowReader interface {
 	// *ParseError reports a bad row that has been consumed: Next may be
 	// called again to read the rows after it. Other errors (reading the
 	// file) are final. After io.EOF, Next returns rows appended to the file
-	// since, if any, so a file that grows can be followed.
+	// since, if any, so a file that grows can be followed (CSV and JSON; a
+	// Parquet file cannot grow).
 	Next() (types.Row, error)
 	// Position returns where the reader stands: just after the last row
 	// returned, skipped or reported bad.
