@@ -347,3 +347,50 @@ func FuzzParquet(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParquetReader reads the rows of BenchmarkCSVReader from a
+// Parquet file written by ParquetWriter: every column, and one of them.
+func BenchmarkParquetReader(b *testing.B) {
+	csvPath, _ := writeBenchFile(b, "csv")
+	src, err := format.OpenCSV(csvPath, benchSchema, format.CSVSourceOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "clicks.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := format.NewParquetWriter(f, benchSchema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for {
+		row, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Write(row.Fields); err != nil {
+			b.Fatal(err)
+		}
+	}
+	src.Close()
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	st, _ := f.Stat()
+	f.Close()
+	b.Run("rows=100k", func(b *testing.B) {
+		benchRead(b, st.Size(), func() (format.RowReader, error) {
+			return format.OpenParquet(path, benchSchema, format.ParquetSourceOptions{})
+		})
+	})
+	b.Run("rows=100k/one-column", func(b *testing.B) {
+		benchRead(b, st.Size(), func() (format.RowReader, error) {
+			return format.OpenParquet(path, schema(col("score", types.TypeInt)), format.ParquetSourceOptions{})
+		})
+	})
+}
