@@ -29,6 +29,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -77,7 +78,6 @@ type pqColumn struct {
 	unit     int64        // time units per second (TIME, TIMESTAMP)
 	scaleBy  *big.Int     // DECIMAL: 10^(declared scale - file scale)
 	limit    *big.Int     // DECIMAL: 10^precision
-	bits     int          // unsigned: the file's bit width
 	ltz      bool
 
 	pages parquet.Pages
@@ -300,7 +300,7 @@ func (r *parquetReader) bind(c *pqColumn) error {
 	intFile := (c.kind == parquet.Int32 || c.kind == parquet.Int64) && (ltv == nil || isIntLogical(ltv))
 	unsigned := false
 	if it, ok := ltv.(*pqformat.IntType); ok && !it.IsSigned {
-		unsigned, c.bits = true, int(it.BitWidth)
+		unsigned = true
 	}
 	switch {
 	case t.Kind == types.KindBoolean && c.kind == parquet.Boolean:
@@ -587,10 +587,15 @@ func (r *parquetReader) convert(ci int, src []parquet.Value, dst []any, at int) 
 				dst[j] = v.Double()
 			}
 		case pqString:
+			b := v.ByteArray()
+			if !utf8.Valid(b) {
+				bad(j, v, "invalid UTF-8 for "+c.typ.String())
+				continue
+			}
 			if c.intern != nil {
-				dst[j] = c.intern.get(v.ByteArray())
+				dst[j] = c.intern.get(b)
 			} else {
-				dst[j] = string(v.ByteArray())
+				dst[j] = string(b)
 			}
 		case pqBytes:
 			dst[j] = append([]byte(nil), v.ByteArray()...)
@@ -818,8 +823,9 @@ type pqOut struct {
 	size     int   // DECIMAL as FIXED_LEN_BYTE_ARRAY: bytes
 }
 
-// ParquetColumnType returns the Parquet type a column of type t is written
-// as, or an error for a type a Parquet file of ptfsh cannot hold.
+// parquetNode returns the Parquet node a column of type t is written as,
+// and how its values are, or an error for a type a Parquet file of ptfsh
+// cannot hold.
 func parquetNode(t types.Type) (parquet.Node, pqOut, error) {
 	o := pqOut{typ: t}
 	var n parquet.Node

@@ -179,6 +179,24 @@ t.parquet: row 3: column "n": null value for INT NOT NULL
 	}
 }
 
+func TestParquet_invalidUTF8(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "u.parquet")
+	f, _ := os.Create(path)
+	w, err := format.NewParquetWriter(f, schema(col("s", tString)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]any{"ok"})
+	w.Write([]any{"bad \xff"})
+	w.Close()
+	f.Close()
+	r := openParquet(t, path, schema(col("s", tString)), format.SourcePos{})
+	r.Next()
+	if _, err := r.Next(); err == nil || !strings.HasSuffix(err.Error(), `u.parquet: row 2: column "s": invalid UTF-8 for STRING`) {
+		t.Errorf("got %v", err)
+	}
+}
+
 // TestParquet_resume reads a file of several row groups, stops at every
 // position of a sample and resumes there: the rows after it follow.
 func TestParquet_resume(t *testing.T) {
