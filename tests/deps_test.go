@@ -30,8 +30,9 @@ var layers = map[string][]string{
 	// The PTF contract: what a function is and what a call sees.
 	"runtime/ptf":      {mod + "runtime/types", mod + "sqlmini"},
 	"runtime/keycodec": {mod + "runtime/types", mod + "state"},
-	"runtime/format":   {mod + "runtime/types", mod + "runtime/keycodec"},
-	"runtime/expr":     {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "sqlmini"},
+	// format reads and writes Parquet with parquet-go (runtime/format/parquet.go).
+	"runtime/format": {mod + "runtime/types", mod + "runtime/keycodec", "github.com/parquet-go/parquet-go"},
+	"runtime/expr":   {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "sqlmini"},
 	"runtime/exec": {mod + "state", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
 		mod + "runtime/keycodec", mod + "runtime/expr"},
 	"runtime/catalog": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini"},
@@ -67,6 +68,7 @@ var engines = map[string]string{
 	"go.etcd.io/bbolt":                    "state",
 	"github.com/alecthomas/participle/v2": "sqlmini",
 	"github.com/chzyer/readline":          "cmd/ptfsh",
+	"github.com/parquet-go/parquet-go":    "runtime/format",
 }
 
 // TestImportGraph enforces the package graph: each engine stays behind its
@@ -147,4 +149,27 @@ func allowedImport(imp string, allowed []string) bool {
 		}
 	}
 	return false
+}
+
+// TestParquetBehindOneFile: parquet-go is imported by one file, the
+// Parquet reader and writer of runtime/format (tests included).
+func TestParquetBehindOneFile(t *testing.T) {
+	const engine, owner = "github.com/parquet-go/parquet-go", "runtime/format/parquet.go"
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("..", path)
+		if strings.Contains(string(b), `"`+engine) && filepath.ToSlash(rel) != owner && filepath.ToSlash(rel) != "tests/deps_test.go" {
+			t.Errorf("%s imports %s, which only %s may", rel, engine, owner)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -94,8 +94,9 @@ func checkOptions(f Factory, ct *sqlmini.CreateTable) error {
 	return nil
 }
 
-// filesystem reads and writes CSV and JSON-lines files, as Flink's
-// filesystem connector, and changelogs with an op column.
+// filesystem reads and writes CSV, JSON-lines and Parquet files, as
+// Flink's filesystem connector, and changelogs with an op column (CSV and
+// JSON).
 type filesystem struct{}
 
 func (filesystem) Name() string { return "filesystem" }
@@ -116,10 +117,12 @@ func (f filesystem) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	}
 	switch f := t.Options["format"]; f {
 	case "csv", "json":
+	case FormatParquet:
+		return validateParquet(t, ct) // parquet.go
 	case "":
-		return sqlmini.Errorf(ct.Pos, "table '%s' needs a 'format' option: 'csv' or 'json'", t.Name)
+		return sqlmini.Errorf(ct.Pos, "table '%s' needs a 'format' option: 'csv', 'json' or 'parquet'", t.Name)
 	default:
-		return sqlmini.Errorf(ct.Pos, "unsupported format '%s'; available: csv, json", f)
+		return sqlmini.Errorf(ct.Pos, "unsupported format '%s'; available: csv, json, parquet", f)
 	}
 	return nil
 }

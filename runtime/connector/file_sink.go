@@ -51,6 +51,7 @@ type FileSink struct {
 	done      bool  // and the final checkpoint made the rows durable
 	special   bool  // not a regular file (/dev/null, a pipe): no sync, nothing to cut back
 	fields    []any
+	pq        *parquetSink // the parquet part of a parquet table's sink (parquet.go)
 }
 
 // NewFileSink returns the sink of INSERT INTO file table t, named at pos
@@ -61,6 +62,9 @@ func NewFileSink(t *catalog.Table, pos sqlmini.Pos, query types.Schema, store st
 	k := &FileSink{t: t, path: TablePath(t), pos: pos, query: query, store: store, errOut: notes, dropNulls: dropNulls, op: -1}
 	if opName, ok := t.Options[OptOpColumn]; ok {
 		k.op = t.SourceSchema.Index(opName)
+	}
+	if IsParquet(t) {
+		k.pq = &parquetSink{k: k}
 	}
 	return k
 }
@@ -82,6 +86,9 @@ func (k *FileSink) key() []byte { return []byte(k.t.Name + "\x00" + k.t.Options[
 // checkpoint of a statement that did not end, and records its length: a
 // statement killed before its first checkpoint is cut back to it too.
 func (k *FileSink) Begin(types.Schema) error {
+	if k.pq != nil {
+		return k.pq.begin()
+	}
 	var rec *sinkRecord
 	err := k.store.View(func(tx state.Tx) error {
 		b, err := tx.Get(exec.SinkNamespace, k.key())
@@ -180,6 +187,9 @@ func (k *FileSink) End() error {
 // (Committed): a checkpoint that fails leaves the last one in force, and
 // the rows after it are cut out when the statement fails.
 func (k *FileSink) Checkpoint(tx state.Tx) error {
+	if k.pq != nil {
+		return k.pq.checkpoint(tx)
+	}
 	if err := k.w.Flush(); err != nil {
 		return k.fail(err)
 	}
@@ -207,6 +217,10 @@ func (k *FileSink) Checkpoint(tx state.Tx) error {
 // Committed is called when the transaction of the last Checkpoint has
 // committed.
 func (k *FileSink) Committed() {
+	if k.pq != nil {
+		k.pq.committed()
+		return
+	}
 	k.committed = k.pending
 	k.done = k.ended
 }
@@ -223,6 +237,10 @@ func (k *FileSink) record(tx state.Tx) error {
 // last checkpoint taken back out, as its state goes back to that
 // checkpoint: running it again writes them once.
 func (k *FileSink) Close() {
+	if k.pq != nil {
+		k.pq.close()
+		return
+	}
 	if k.f == nil {
 		return
 	}

@@ -60,6 +60,13 @@ func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 		return nil, types.At(n.pos, fileError(n.t, err))
 	}
 	fs := &fileStream{r: r, ex: ex, wm: exec.NewWMGen(n.t.Watermark, n.every), n: n, read: read, hash: hash}
+	if IsParquet(n.t) {
+		// What checkpoints hash: the file as it was opened.
+		if fs.identity, err = parquetIdentity(TablePath(n.t)); err != nil {
+			r.Close()
+			return nil, types.At(n.pos, fileError(n.t, err))
+		}
+	}
 	if wm != nil && fs.wm != nil {
 		fs.wm.Restore(wm.Gen)
 		fs.pending, fs.wmNext = wm.Pending, wm.Next
@@ -72,14 +79,17 @@ func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 func sourceKeyOf(t *catalog.Table) string { return t.Name + "\x00" + t.Options["path"] }
 
 type fileStream struct {
-	n       *fileNode
-	read    int          // which read of the table in the statement (sourceKey)
-	hash    prefixHasher // of the bytes read up to the last checkpoint
-	r       format.RowReader
-	ex      *exec.Execution
-	wm      *exec.WmGen
-	pending bool
-	wmNext  int64
+	n    *fileNode
+	read int          // which read of the table in the statement (sourceKey)
+	hash prefixHasher // of the bytes read up to the last checkpoint
+	// identity is the hash of a Parquet file's footer, which its
+	// checkpoints keep instead (source_position.go).
+	identity string
+	r        format.RowReader
+	ex       *exec.Execution
+	wm       *exec.WmGen
+	pending  bool
+	wmNext   int64
 }
 
 func (s *fileStream) Next() (exec.Event, error) {
@@ -97,7 +107,7 @@ func (s *fileStream) Next() (exec.Event, error) {
 		r, err = s.r.Next() // a step without a time, or one going back
 	}
 	if err == io.EOF {
-		if fi, serr := os.Stat(TablePath(s.n.t)); serr == nil && fi.Mode().IsRegular() && fi.Size() < s.r.Position().Offset {
+		if fi, serr := os.Stat(TablePath(s.n.t)); serr == nil && fi.Mode().IsRegular() && fi.Size() < s.r.Position().Offset && !IsParquet(s.n.t) {
 			return exec.Event{}, types.At(s.n.pos, s.changed(errShrank))
 		}
 		s.reportSkipped() // skips.go
@@ -154,6 +164,8 @@ func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReade
 			return nil, err
 		}
 		return format.OpenJSON(path, t.Schema, opts)
+	case FormatParquet:
+		return format.OpenParquet(path, t.Schema, format.ParquetSourceOptions{Resume: resume})
 	}
 	return nil, fmt.Errorf("table %s: unsupported format %q", t.Name, t.Options["format"])
 }

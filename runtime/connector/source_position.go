@@ -26,6 +26,11 @@ import (
 // only when the file grew by appending: a SHA-256 of every byte already
 // read must still match. A file that shrinks while it is read is an error.
 //
+// A Parquet file (parquet.go) cannot grow, and its position is a row
+// index, not a byte offset: its hash is of the file's size and footer
+// (format.ParquetFooter), which describe every column chunk, and it
+// resumes only when they are the same.
+//
 // A checkpoint taken while the statement runs also keeps the source's
 // watermark generator (the largest time seen, the last watermark, a
 // watermark due after the last row), so that a killed statement, run
@@ -133,10 +138,14 @@ func (s *fileStream) Checkpoint(tx state.Tx, finished, final bool) error {
 		return tx.Delete(exec.SourceNamespace, key)
 	}
 	pos := s.r.Position()
-	if err := s.hash.extend(TablePath(s.n.t), pos.Offset); err != nil {
-		return s.changed(err)
+	sum := s.identity // a Parquet file: the hash of its footer, taken when it was opened
+	if !IsParquet(s.n.t) {
+		if err := s.hash.extend(TablePath(s.n.t), pos.Offset); err != nil {
+			return s.changed(err)
+		}
+		sum = s.hash.sum()
 	}
-	rec := sourceRecord{Offset: pos.Offset, Line: pos.Line, Row: pos.Row, Hash: s.hash.sum()}
+	rec := sourceRecord{Offset: pos.Offset, Line: pos.Line, Row: pos.Row, Hash: sum}
 	if !final && s.wm != nil {
 		rec.WM = &sourceWM{Gen: s.wm.State(), Pending: s.pending, Next: s.wmNext}
 	}
@@ -178,6 +187,9 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 	path := TablePath(t)
 	var ph prefixHasher
 	same := false
+	if IsParquet(t) {
+		return resumeParquet(ex, t, rec) // parquet.go: a row index and the footer's hash
+	}
 	if fi, err := os.Stat(path); err == nil && fi.Size() >= rec.Offset {
 		if rec.Hash != "" {
 			same = ph.extend(path, rec.Offset) == nil && ph.sum() == rec.Hash

@@ -6,8 +6,16 @@
 // OpenCSV and OpenJSON return a RowReader over a CSV or JSON-lines (or
 // JSON array) file that decodes each field straight into the Go value of
 // its SQL type (ParseValue, the JSON decoder of parse_json.go), with
-// file:line:col in every ParseError. A reader can resume at a SourcePos,
-// which is how a file source goes on after a checkpoint.
+// file:line:col in every ParseError. OpenParquet reads the declared
+// columns of a Parquet file, a row group at a time, with file: row N in
+// its ParseErrors (parquet.go, the one importer of parquet-go). A reader
+// can resume at a SourcePos, which is how a file source goes on after a
+// checkpoint: a byte offset for CSV and JSON, a row index for Parquet.
+//
+// # Writing
+//
+// The Printers below write CSV and JSON files as well as results;
+// ParquetWriter writes Parquet files.
 //
 // # Printing
 //

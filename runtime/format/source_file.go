@@ -18,7 +18,8 @@ type RowReader interface {
 	// *ParseError reports a bad row that has been consumed: Next may be
 	// called again to read the rows after it. Other errors (reading the
 	// file) are final. After io.EOF, Next returns rows appended to the file
-	// since, if any, so a file that grows can be followed.
+	// since, if any, so a file that grows can be followed (CSV and JSON; a
+	// Parquet file cannot grow).
 	Next() (types.Row, error)
 	// Position returns where the reader stands: just after the last row
 	// returned, skipped or reported bad.
@@ -36,7 +37,8 @@ type SourcePos struct {
 	Line int
 	// Offset is the byte offset just after the last row consumed: after its
 	// line end for CSV and JSON lines, after its closing brace inside a JSON
-	// array.
+	// array. For Parquet it is a row index, not a byte offset: the number
+	// of rows consumed from the start of the file (Line is then 0).
 	Offset int64
 	// Row is the number of rows returned so far (bad rows not counted).
 	Row int64
@@ -50,12 +52,15 @@ func (p SourcePos) String() string {
 // ParseError is a row of a file that cannot be read: bad syntax, a wrong
 // number of fields, or a value that does not parse as its column's type.
 // Its Error() is one line: file:line:col: column "score": cannot parse
-// "abc" as INT.
+// "abc" as INT (file: row N: ... for a Parquet file).
 type ParseError struct {
 	File string
 	// Line and Col are 1-based; Col counts bytes from the start of the line
 	// to the start of the offending field or value.
 	Line, Col int
+	// Row is the 1-based row of a file that has no lines (Parquet), when
+	// Line is 0. Both 0: an error of the whole file (its schema).
+	Row int64
 	// Column is the name of the column concerned, empty for an error of the
 	// whole row.
 	Column string
@@ -66,7 +71,13 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	s := e.File + ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Col) + ": "
+	s := e.File + ": "
+	switch {
+	case e.Line > 0:
+		s = e.File + ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Col) + ": "
+	case e.Row > 0:
+		s = e.File + ": row " + strconv.FormatInt(e.Row, 10) + ": "
+	}
 	if e.Column != "" {
 		s += "column " + strconv.Quote(e.Column) + ": "
 	}

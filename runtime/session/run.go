@@ -36,6 +36,13 @@ type CheckpointSink interface {
 	Committed()
 }
 
+// noCheckpointer is a sink that cannot take a checkpoint before the end of
+// its statement (a parquet file sink: its file is written whole at the
+// end). NoCheckpoints says why, or "" when it can.
+type noCheckpointer interface {
+	NoCheckpoints() string
+}
+
 // SetCheckpointRows is the number of source rows between checkpoints.
 const SetCheckpointRows = "execution.checkpointing.interval-rows"
 
@@ -53,6 +60,11 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	ex, err := s.newExecution(ctx)
 	if err != nil {
 		return sqlmini.Errorf(pos, "%w", err)
+	}
+	if nc, ok := sink.(noCheckpointer); ok {
+		if why := nc.NoCheckpoints(); why != "" {
+			ex.NoCheckpoints(why)
+		}
 	}
 	str, err := n.Open(ex)
 	if err != nil {

@@ -20,7 +20,8 @@ import (
 //
 // A file table is a sink as well as a source: INSERT INTO appends the
 // query's rows to its file (csv or json lines), as Flink's INSERT INTO adds
-// to a table. The query's columns map to the table's by position, with
+// to a table; a parquet file is rewritten whole, with its rows and then
+// the query's, at the end of the statement (connector/parquet.go). The query's columns map to the table's by position, with
 // implicit casts (Flink's rule); a NOT NULL column that gets a NULL is an
 // error, or the row is dropped with SET 'table.exec.sink.not-null-enforcer'
 // = 'DROP'. An updating query needs an op column ('changelog.op-column'),
@@ -160,6 +161,10 @@ func sinkChangelog(t *catalog.Table, n exec.Node, pos sqlmini.Pos) (exec.Node, e
 	if m.IsInsertOnly() {
 		return n, nil
 	}
+	if connector.IsParquet(t) {
+		return nil, sqlmini.Errorf(pos, "Table sink '%s' doesn't support consuming update changes which is produced by node %s; a parquet table holds insert-only rows: write the changelog to a csv or json table with an op column ('%s')",
+			t.Name, plan.UpdatingNode(n).Explain(), connector.OptOpColumn)
+	}
 	if _, ok := t.Options[connector.OptOpColumn]; !ok {
 		return nil, sqlmini.Errorf(pos, "Table sink '%s' doesn't support consuming update changes which is produced by node %s; give the table an op column ('%s') to write them with their row kinds",
 			t.Name, plan.UpdatingNode(n).Explain(), connector.OptOpColumn)
@@ -272,6 +277,17 @@ func (s *setSink) Checkpoint(tx state.Tx) error {
 		}
 	}
 	return nil
+}
+
+// NoCheckpoints says why the statement set can take no checkpoint before
+// its end: one of its sinks cannot.
+func (s *setSink) NoCheckpoints() string {
+	for _, k := range s.sinks {
+		if why := k.NoCheckpoints(); why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 // Committed tells every sink that the checkpoint committed.
