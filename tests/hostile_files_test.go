@@ -38,6 +38,10 @@ export default { output: "STRING", eval(ctx) { ctx.collect(String(x)); } };
 		stmt string
 		want string
 	}{
+		{name: "function_fifo", make: func(t *testing.T, dir string) { fifo(t, dir, "f.js") },
+			stmt: createF, want: "cannot read function file 'f.js': is a named pipe, not a regular file"},
+		{name: "function_dev_zero", make: func(t *testing.T, dir string) { zero(t, dir, "f.js") },
+			stmt: createF, want: "cannot read function file 'f.js': is a device, not a regular file"},
 		{name: "import_fifo", make: func(t *testing.T, dir string) {
 			fifo(t, dir, "pipe.js")
 			os.WriteFile(filepath.Join(dir, "f.js"), []byte(importer("pipe.js")), 0o644)

@@ -35,7 +35,6 @@ import (
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding"
 	pqformat "github.com/parquet-go/parquet-go/format"
-
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 

@@ -234,6 +234,10 @@ func (r *csvReader) Close() error {
 }
 
 func (r *csvReader) ioError(err error) error {
+	if _, ok := err.(*LineTooLongError); ok {
+		r.err = err // it names the file
+		return r.err
+	}
 	r.err = fmt.Errorf("read %s: %w", r.path, err)
 	return r.err
 }
@@ -247,6 +251,9 @@ func (r *csvReader) readLine() ([]byte, error) {
 		for err == bufio.ErrBufferFull {
 			line, err = r.br.ReadSlice('\n')
 			r.long = append(r.long, line...)
+			if len(r.long) > MaxLineBytes {
+				return nil, LineTooLong(r.path, r.line+1)
+			}
 		}
 		line = r.long
 	}
@@ -325,6 +332,9 @@ func (r *csvReader) splitQuoted(line []byte) ([]byte, error) {
 	pos := 0
 	// nextLine continues a field on the next line, its line break kept.
 	nextLine := func(f *csvField) error {
+		if len(r.rec) > MaxLineBytes { // a quoted field over many lines
+			return r.ioError(LineTooLong(r.path, f.line))
+		}
 		r.rec = append(r.rec, eol...)
 		if len(eol) == 0 {
 			return r.fieldError(f, len(r.fields), "unterminated quoted field")

@@ -595,3 +595,40 @@ func FuzzCSV(f *testing.F) {
 		drain(t, r)
 	})
 }
+
+// TestReaders_lineTooLong: a file with a line past MaxLineBytes (a file of
+// zeros without a line end, a quoted field that never closes) stops with
+// the line's number instead of growing memory without bound.
+func TestReaders_lineTooLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes three 65 MiB files")
+	}
+	big := strings.Repeat("x", format.MaxLineBytes+1)
+	for _, tc := range []struct{ name, content string }{
+		{"plain.csv", "a,1,\n" + big + "\n"},
+		{"quoted.csv", "a,1,\n\"" + big},
+		{"lines.json", "{\"name\":\"a\"}\n{\"name\":\"" + big + "\"}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, tc.name, tc.content)
+			var r format.RowReader
+			var err error
+			if strings.HasSuffix(tc.name, ".csv") {
+				r, err = format.OpenCSV(path, scoreSchema, format.CSVSourceOptions{})
+			} else {
+				r, err = format.OpenJSON(path, scoreSchema, format.JSONSourceOptions{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			for err == nil {
+				_, err = r.Next()
+			}
+			var lt *format.LineTooLongError
+			if !errors.As(err, &lt) || lt.Line != 2 {
+				t.Fatalf("err = %v, want line 2 too long", err)
+			}
+		})
+	}
+}

@@ -158,6 +158,10 @@ func (r *jsonReader) fill() (bool, error) {
 		r.pos = 0
 	}
 	if r.end == len(r.buf) {
+		if r.end >= MaxLineBytes { // one line, or one array element, holds it all
+			r.err = LineTooLong(r.path, r.line)
+			return false, r.err
+		}
 		nb := make([]byte, 2*len(r.buf))
 		copy(nb, r.buf[:r.end])
 		r.buf = nb
