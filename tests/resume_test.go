@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,5 +66,51 @@ SELECT * FROM sum(TABLE c PARTITION BY name);
 	}
 	if got := run("SET 'state.source-positions' = 'reset';\n"); got != "+I[zed, 1]\n" {
 		t.Fatalf("after reset: %q", got)
+	}
+}
+
+// TestResume_fileChangedInTheMiddle: a change inside the part of a file a
+// statement already read (past the first 64 KiB and before the last 4 KiB
+// read, where a partial fingerprint would not look) stops the resumed
+// statement instead of going on with a wrong count.
+func TestResume_fileChangedInTheMiddle(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 20_000; i++ {
+		fmt.Fprintf(&b, "k%03d,%d\n", i%100, i%7)
+	}
+	data := b.String()
+	csv := filepath.Join(dir, "c.csv")
+	if err := os.WriteFile(csv, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(`export default {
+  output: "ROW<total INT>",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { s: { default: { total: 0 } } },
+  eval(ctx, { s }, { r }) { s.total += r.n; ctx.collect({ total: s.total }); },
+};`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	query := `SET 'ptfsh.end-of-input' = 'false';
+SET 'ptfsh.format' = 'rows';
+CREATE FUNCTION sum AS 'sum.js';
+CREATE TABLE c (name STRING, n INT) WITH ('connector' = 'filesystem', 'path' = 'c.csv', 'format' = 'csv');
+SELECT * FROM sum(TABLE c PARTITION BY name) WHERE total < 0;
+`
+	store, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	runWithStore(t, dir, query, store)
+	// One digit changes at about byte 100,000 of some 160,000 read.
+	i := strings.Index(data[100_000:], ",") + 100_000 + 1
+	changed := data[:i] + "9" + data[i+1:]
+	if err := os.WriteFile(csv, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := runWithStore(t, dir, query, store); !strings.Contains(got, "changed since the last checkpoint") {
+		t.Fatalf("a file changed inside its read part resumed: %q", got)
 	}
 }
