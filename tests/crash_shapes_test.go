@@ -153,31 +153,7 @@ CREATE TABLE clicks (user_id STRING, v INT, ts BIGINT) WITH ('connector' = 'file
 			}
 			run := func(dir string, kill time.Duration) (killed bool) {
 				args := append([]string{"--state", filepath.Join(dir, "state.db")}, shape.flags...)
-				cmd := exec.Command(bin, append(args, "-f", filepath.Join(dir, "job.sql"))...)
-				var stderr bytes.Buffer
-				cmd.Stderr = &stderr
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				done := make(chan error, 1)
-				go func() { done <- cmd.Wait() }()
-				if kill > 0 {
-					select {
-					case err := <-done:
-						if err != nil {
-							t.Fatalf("run failed before the kill: %v\n%s", err, stderr.String())
-						}
-						return false
-					case <-time.After(kill):
-						_ = cmd.Process.Signal(syscall.SIGKILL)
-						<-done
-						return true
-					}
-				}
-				if err := <-done; err != nil {
-					t.Fatalf("run failed: %v\n%s", err, stderr.String())
-				}
-				return false
+				return runKilled(t, bin, append(args, "-f", filepath.Join(dir, "job.sql")), kill)
 			}
 			ref := filepath.Join(work, shape.name, "ref")
 			setup(ref)
@@ -243,4 +219,36 @@ func firstDiff(got, want string) string {
 		}
 	}
 	return fmt.Sprintf("one ends at line %d", min(len(g), len(w)))
+}
+
+// runKilled runs ptfsh with args and, when kill > 0, kills it with SIGKILL
+// after kill unless it ended before; it reports whether it was killed. A
+// run that fails fails the test.
+func runKilled(t *testing.T, bin string, args []string, kill time.Duration) (killed bool) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	if kill > 0 {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("run failed before the kill: %v\n%s", err, stderr.String())
+			}
+			return false
+		case <-time.After(kill):
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			<-done
+			return true
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("run failed: %v\n%s", err, stderr.String())
+	}
+	return false
 }

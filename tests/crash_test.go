@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -68,31 +67,7 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 		return script
 	}
 	run := func(dir string, kill time.Duration) (killed bool) {
-		cmd := exec.Command(bin, "--state", filepath.Join(dir, "state.db"), "-f", filepath.Join(dir, "job.sql"))
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		if kill > 0 {
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("run failed before the kill: %v\n%s", err, stderr.String())
-				}
-				return false
-			case <-time.After(kill):
-				_ = cmd.Process.Signal(syscall.SIGKILL)
-				<-done
-				return true
-			}
-		}
-		if err := <-done; err != nil {
-			t.Fatalf("run failed: %v\n%s", err, stderr.String())
-		}
-		return false
+		return runKilled(t, bin, []string{"--state", filepath.Join(dir, "state.db"), "-f", filepath.Join(dir, "job.sql")}, kill)
 	}
 
 	ref := filepath.Join(work, "ref")
