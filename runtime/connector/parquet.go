@@ -22,7 +22,7 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// Parquet tables: 'format' = 'parquet' (runtime/format/parquet.go reads
+// Parquet tables: 'format' = 'parquet' (runtime/format/parquet_read.go reads
 // and writes the files).
 //
 // A source reads the declared columns by name; its checkpointed position

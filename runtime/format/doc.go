@@ -8,7 +8,7 @@
 // its SQL type (ParseValue, the JSON decoder of parse_json.go), with
 // file:line:col in every ParseError. OpenParquet reads the declared
 // columns of a Parquet file, a row group at a time, with file: row N in
-// its ParseErrors (parquet.go, the one importer of parquet-go). A reader
+// its ParseErrors (parquet_read.go and parquet_write.go, the only importers of parquet-go). A reader
 // can resume at a SourcePos, which is how a file source goes on after a
 // checkpoint: a byte offset for CSV and JSON, a row index for Parquet.
 //
