@@ -294,6 +294,9 @@ func (s *stateView) Get(key string) goja.Value {
 	cur := in.cur
 	v, err := cur.State(i)
 	if err != nil {
+		// The state could not be read (a damaged value, a store error): not
+		// the function's to catch. The interrupt stops the call with it.
+		in.e.interrupt(err)
 		panic(in.e.vm.NewGoError(err))
 	}
 	jv, ok := v.(goja.Value)
