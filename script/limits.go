@@ -300,6 +300,7 @@ func (e *Engine) guardMemory(stop chan struct{}) {
 	samples := []metrics.Sample{
 		{Name: "/memory/classes/heap/objects:bytes"},
 		{Name: "/gc/heap/live:bytes"},
+		{Name: "/gc/cycles/total:gc-cycles"},
 	}
 	read := func(i int) int64 {
 		metrics.Read(samples)
@@ -315,6 +316,11 @@ func (e *Engine) guardMemory(stop chan struct{}) {
 		ticks    int   // ticks the call numbered seq has been seen running
 		base     int64 // its baseline: the live heap when it was first measured
 		lastLive int64 // the live heap at the last forced collection
+		// overCycle is the collection whose live heap first read over the
+		// limit: objects allocated while a collection marks count as live
+		// in it, so a call that only makes garbage fast can read over it
+		// once; over it again in a later collection, it keeps the memory.
+		overCycle int64
 	)
 	tick := time.NewTicker(memoryTick)
 	defer tick.Stop()
@@ -332,7 +338,7 @@ func (e *Engine) guardMemory(stop chan struct{}) {
 			continue
 		}
 		if cur != seq || ticks == 0 {
-			seq, ticks = cur, 1
+			seq, ticks, overCycle = cur, 1, 0
 			continue
 		}
 		if ticks++; ticks == 2 {
@@ -344,10 +350,15 @@ func (e *Engine) guardMemory(stop chan struct{}) {
 		// needs no stop-the-world: when it is over, stop the call now.
 		// (A forced collection waits for the stop-the-world, which a
 		// built-in copying gigabytes, "s + s", holds off for seconds.)
-		if l := read(1); l-base > limit {
+		if l, n := read(1), read(2); l-base > limit && overCycle != 0 && n > overCycle {
 			lastLive = l
-		} else if h := heap(); h-base <= limit || h-lastLive <= limit/2 {
-			continue
+		} else {
+			if l-base > limit && overCycle == 0 {
+				overCycle = n
+			}
+			if h := heap(); h-base <= limit || h-lastLive <= limit/2 {
+				continue
+			}
 		}
 		if lastLive-base <= limit {
 			lastLive = live()
