@@ -60,6 +60,9 @@ export default { output: "STRING", eval(ctx) { ctx.collect(String(x)); } };
 		{name: "table_dev_zero", make: func(t *testing.T, dir string) { zero(t, dir, "zero.json") },
 			stmt: "CREATE TABLE z (a STRING) WITH ('connector' = 'filesystem', 'path' = 'zero.json', 'format' = 'json'); SELECT * FROM z;",
 			want: "table 'z': cannot read 'zero.json': is a device, not a regular file"},
+		{name: "table_fifo_parquet", make: func(t *testing.T, dir string) { fifo(t, dir, "pipe.parquet") },
+			stmt: "CREATE TABLE q (a STRING) WITH ('connector' = 'filesystem', 'path' = 'pipe.parquet', 'format' = 'parquet'); SELECT * FROM q;",
+			want: "table 'q': cannot read 'pipe.parquet': is a named pipe, not a regular file"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

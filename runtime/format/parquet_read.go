@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"math/big"
 	"os"
@@ -141,7 +140,9 @@ func OpenParquet(path string, schema types.Schema, opts ParquetSourceOptions) (r
 	if res.Offset < 0 || res.Row < 0 || res.Line < 0 {
 		return nil, fmt.Errorf("open %s: invalid resume position %s", path, res)
 	}
-	f, err := os.Open(path)
+	// As the text readers open theirs: a directory, a named pipe or a
+	// device is an error, not a hang (the position is a row, not a byte).
+	f, err := openSourceFile(path, SourcePos{})
 	if err != nil {
 		return nil, err
 	}
@@ -149,10 +150,6 @@ func OpenParquet(path string, schema types.Schema, opts ParquetSourceOptions) (r
 	if err != nil {
 		f.Close()
 		return nil, err
-	}
-	if st.IsDir() {
-		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: errIsDir}
 	}
 	if st.Size() == 0 {
 		f.Close()
