@@ -374,16 +374,36 @@ func (n *UnionNode) Children() []Node { return n.Ins }
 func (n *UnionNode) Explain() string  { return "Union(all=[true])" }
 
 func (n *UnionNode) Open(ex *Execution) (Stream, error) {
-	s := &unionStream{}
-	for _, in := range n.Ins {
-		st, err := in.Open(ex)
+	ins, err := OpenAll(ex, n.Ins)
+	if err != nil {
+		return nil, err
+	}
+	return &unionStream{ins: ins}, nil
+}
+
+// OpenAll opens nodes in order; when one fails it closes those it opened.
+func OpenAll(ex *Execution, nodes []Node) ([]Stream, error) {
+	var ins []Stream
+	for _, n := range nodes {
+		st, err := n.Open(ex)
 		if err != nil {
-			s.Close()
+			CloseAll(ins)
 			return nil, err
 		}
-		s.ins = append(s.ins, st)
+		ins = append(ins, st)
 	}
-	return s, nil
+	return ins, nil
+}
+
+// CloseAll closes every stream and returns the first error.
+func CloseAll(ins []Stream) error {
+	var first error
+	for _, in := range ins {
+		if err := in.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 type unionStream struct {
@@ -409,15 +429,7 @@ func (s *unionStream) Next() (Event, error) {
 	return Event{Kind: EvEnd}, nil
 }
 
-func (s *unionStream) Close() error {
-	var first error
-	for _, in := range s.ins {
-		if err := in.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
+func (s *unionStream) Close() error { return CloseAll(s.ins) }
 
 // renameNode is its input with other column names.
 type RenameNode struct {

@@ -206,16 +206,11 @@ func (n *statementSetNode) Children() []exec.Node          { return n.ins }
 func (n *statementSetNode) Explain() string                { return "StatementSet()" }
 
 func (n *statementSetNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	s := &setStream{n: n}
-	for _, in := range n.ins {
-		st, err := in.Open(ex)
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		s.ins = append(s.ins, st)
+	ins, err := exec.OpenAll(ex, n.ins)
+	if err != nil {
+		return nil, err
 	}
-	return s, nil
+	return &setStream{n: n, ins: ins}, nil
 }
 
 type setStream struct {
@@ -234,15 +229,7 @@ func (s *setStream) Next() (exec.Event, error) {
 	return exec.Event{Kind: exec.EvEnd}, nil
 }
 
-func (s *setStream) Close() error {
-	var first error
-	for _, in := range s.ins {
-		if err := in.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
+func (s *setStream) Close() error { return exec.CloseAll(s.ins) }
 
 // setSink is the sinks of a statement set.
 type setSink struct {
