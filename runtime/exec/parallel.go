@@ -3,7 +3,6 @@ package exec
 import (
 	"fmt"
 	"hash/fnv"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -455,13 +454,4 @@ func (p *ParState) Close() error {
 		}
 	}
 	return first
-}
-
-// parallelism parses SET 'parallelism.default'.
-func ParseParallelism(v string) (int, error) {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("SET '%s' needs a whole number of at least 1, not '%s'", SetParallelism, v)
-	}
-	return n, nil
 }
