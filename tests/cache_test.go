@@ -23,12 +23,7 @@ func TestCache_spillKeepsOutput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "k.csv"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(`export default {
-  output: "ROW<total BIGINT, n INT>",
-  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
-  state: { s: { default: { total: 0, n: 0 } } },
-  eval(ctx, { s }, { r }) { s.total += r.v; s.n++; ctx.collect([s.total, s.n]); },
-};`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(crashSum), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	query := `SET 'ptfsh.format' = 'rows';
@@ -78,12 +73,7 @@ func TestCache_cleanEvictionAfterCheckpoint(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "k.csv"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(`export default {
-  output: "ROW<total BIGINT, n INT>",
-  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
-  state: { s: { default: { total: 0, n: 0 } } },
-  eval(ctx, { s }, { r }) { s.total += r.v; s.n++; ctx.collect([s.total, s.n]); },
-};`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(crashSum), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	query := `SET 'ptfsh.format' = 'rows';

@@ -57,6 +57,8 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 `},
 }
 
+// crashSum keeps a running total and count of column v per key (the
+// crash and cache tests share it).
 const crashSum = `export default {
   output: "ROW<total BIGINT, n INT>",
   args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],

@@ -27,12 +27,7 @@ func TestResume_fileGrows(t *testing.T) {
 		}
 		f.Close()
 	}
-	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(`export default {
-  output: "ROW<total INT>",
-  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
-  state: { s: { default: { total: 0 } } },
-  eval(ctx, { s }, { r }) { s.total += r.n; ctx.collect({ total: s.total }); },
-};`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(resumeSum), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	query := `SET 'ptfsh.end-of-input' = 'false';
@@ -84,12 +79,7 @@ func TestResume_fileChangedInTheMiddle(t *testing.T) {
 	if err := os.WriteFile(csv, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(`export default {
-  output: "ROW<total INT>",
-  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
-  state: { s: { default: { total: 0 } } },
-  eval(ctx, { s }, { r }) { s.total += r.n; ctx.collect({ total: s.total }); },
-};`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(resumeSum), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	query := `SET 'ptfsh.end-of-input' = 'false';
@@ -114,3 +104,11 @@ SELECT * FROM sum(TABLE c PARTITION BY name) WHERE total < 0;
 		t.Fatalf("a file changed inside its read part resumed: %q", got)
 	}
 }
+
+// resumeSum keeps a running total of column n per key.
+const resumeSum = `export default {
+  output: "ROW<total INT>",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { s: { default: { total: 0 } } },
+  eval(ctx, { s }, { r }) { s.total += r.n; ctx.collect({ total: s.total }); },
+};`
