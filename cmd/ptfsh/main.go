@@ -19,7 +19,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"runtime/pprof"
 
 	"github.com/ptfsh/ptfsh/assembly"
@@ -27,40 +26,37 @@ import (
 )
 
 func main() {
-	// goja allocates on every call; a less eager collector measured 30 %
-	// less CPU on the GreetingWithMemory benchmark (see README). GOGC
-	// still wins when it is set.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	tuneGC() // gc.go
 	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
 }
 
 // profiled runs f with a CPU profile written to $PTFSH_CPUPROFILE, when
-// set (go tool pprof reads it), and then the allocations to
-// $PTFSH_MEMPROFILE, when set: how the benchmarks are profiled.
+// set (go tool pprof reads it), and the allocations (and the heap in use
+// at the last collection) to $PTFSH_MEMPROFILE, when set, each without
+// the other: how the benchmarks are profiled.
 func profiled(f func() int) int {
-	path := os.Getenv("PTFSH_CPUPROFILE")
-	if path == "" {
-		return f()
+	if path := os.Getenv("PTFSH_CPUPROFILE"); path != "" {
+		out, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "ptfsh: PTFSH_CPUPROFILE: %v\n", err)
+			return 2
+		}
+		defer out.Close()
+		if err := pprof.StartCPUProfile(out); err != nil {
+			fmt.Fprintf(os.Stderr, "ptfsh: PTFSH_CPUPROFILE: %v\n", err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
 	}
-	out, err := os.Create(path)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "ptfsh: PTFSH_CPUPROFILE: %v\n", err)
-		return 2
-	}
-	defer out.Close()
-	if err := pprof.StartCPUProfile(out); err != nil {
-		fmt.Fprintf(os.Stderr, "ptfsh: PTFSH_CPUPROFILE: %v\n", err)
-		return 2
-	}
-	defer pprof.StopCPUProfile()
 	code := f()
 	if mem := os.Getenv("PTFSH_MEMPROFILE"); mem != "" {
-		if out, err := os.Create(mem); err == nil {
-			pprof.Lookup("allocs").WriteTo(out, 0)
-			out.Close()
+		out, err := os.Create(mem)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "ptfsh: PTFSH_MEMPROFILE: %v\n", err)
+			return 2
 		}
+		pprof.Lookup("allocs").WriteTo(out, 0)
+		out.Close()
 	}
 	return code
 }
