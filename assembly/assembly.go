@@ -116,7 +116,7 @@ func New(o Options) (*Shell, error) {
 	if o.Console == nil {
 		o.Console = o.Err
 	}
-	store, closeStore, err := openStore(o)
+	store, closeStore, scratch, err := openStore(o)
 	if err != nil {
 		return nil, &StoreError{Err: err}
 	}
@@ -133,7 +133,7 @@ func New(o Options) (*Shell, error) {
 		MaxCallDepth:   o.MaxCallDepth,
 	})
 	sess, err := session.NewSession(session.Config{
-		Out: o.Out, Err: o.Err, Loader: engine, Store: store,
+		Out: o.Out, Err: o.Err, Loader: engine, Store: store, Scratch: scratch,
 		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Trace: o.Trace, Echo: o.Echo,
 		Parallelism: o.Parallelism,
 		OpenStore:   func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
@@ -182,29 +182,30 @@ func (s *Shell) RunEach(ctx context.Context, name, src string, w io.Writer) int 
 	return failed
 }
 
-// openStore opens the store the options ask for and says how to close it.
-func openStore(o Options) (state.Store, func(), error) {
+// openStore opens the store the options ask for and says how to close it,
+// and whether it is a scratch store (a temporary file no run resumes from).
+func openStore(o Options) (st state.Store, closeStore func(), scratch bool, err error) {
 	switch {
 	case o.Store != nil:
-		return o.Store, func() {}, nil
+		return o.Store, func() {}, false, nil
 	case o.Memory:
 		st := state.NewMem()
-		return st, func() { st.Close() }, nil
+		return st, func() { st.Close() }, false, nil
 	case o.StatePath != "":
 		st, err := state.OpenBolt(o.StatePath, state.BoltOptions{NoSync: o.NoSync})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
-		return st, func() { st.Close() }, nil
+		return st, func() { st.Close() }, false, nil
 	}
 	dir, err := os.MkdirTemp("", "ptfsh-state-")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	st, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
+	st, err = state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
 	if err != nil {
 		os.RemoveAll(dir)
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	return st, func() { st.Close(); os.RemoveAll(dir) }, nil
+	return st, func() { st.Close(); os.RemoveAll(dir) }, true, nil
 }

@@ -94,6 +94,11 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	if v, ok := s.settings[SetCheckpointRows]; ok {
 		every, _ = strconv.ParseInt(v, 10, 64)
 	}
+	if s.cfg.Scratch {
+		// A checkpoint into a scratch store serves no restart: only the
+		// final one, which the next statements read, is taken.
+		every = 0
+	}
 	var rows int64
 	ex.CheckpointEvery = every
 	for {

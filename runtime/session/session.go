@@ -32,6 +32,11 @@ type Config struct {
 	Loader ptf.Loader
 	// Store keeps state between statements; the caller owns and closes it.
 	Store state.Store
+	// Scratch says Store is a temporary file that no later run can open
+	// (ptfsh without --state): no run resumes from it, so a statement
+	// takes only its final checkpoint, which later statements and SHOW
+	// STATE read. SET 'state.path' replaces it with a real state file.
+	Scratch bool
 	// Format is the result format: tableau (default), rows, csv or json.
 	Format string
 	// BaseDir resolves relative paths of statements given inline (-e, REPL).
@@ -309,6 +314,7 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 			s.cfg.Store.Close()
 		}
 		s.cfg.Store, s.ownStore = st, true
+		s.cfg.Scratch = false
 	case "sql-client.execution.result-mode", "ptfsh.format":
 		// The last of the two format settings wins.
 		delete(s.settings, "sql-client.execution.result-mode")
