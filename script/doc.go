@@ -124,10 +124,13 @@
 // runtime.StateCodec, for a fresh default of a value entry (NewState: a
 // deep copy of the declared default, an object of nulls for a ROW type, {}
 // otherwise) and to convert at checkpoints
-// (EncodeState and DecodeState). The encoding is a version byte and JSON
-// with tags for what JSON lacks (undefined, NaN and infinities, -0,
-// BigInt, Date, Map, Set, Uint8Array, RowKind, row objects); see
-// statecodec.go. Class instances come back as plain objects; functions,
+// (EncodeState and DecodeState). The encoding is a version byte and a
+// compact binary tree of tagged values (statecodec_bin.go) that holds
+// what JSON holds and what it lacks (undefined, NaN and infinities, -0,
+// BigInt, Date, Map, Set, Uint8Array, RowKind, row objects); values
+// written by earlier versions as JSON with tags (statecodec.go) still
+// read, and SHOW STATE and the trace show either as that JSON
+// (DescribeState). Class instances come back as plain objects; functions,
 // symbols and cycles cannot be kept in state, nor a value nested deeper
 // than 1,000 levels or larger than the memory limit. Such an error names
 // where in the value it is, in one line: "a.b[3].f: cannot keep a

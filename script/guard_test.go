@@ -107,7 +107,14 @@ export default {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(back[1:]) != `{"__proto__":{"polluted":1},"a":2}` {
-		t.Errorf("encoded again: %s", back[1:])
+	again, err := codec.DecodeState(0, back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := again.(*goja.Object).Keys(); strings.Join(got, ",") != "__proto__,a" {
+		t.Errorf("encoded again, the keys are %q", got)
+	}
+	if got := again.(*goja.Object).Get("polluted"); got != nil && !goja.IsUndefined(got) {
+		t.Errorf("a decoded __proto__ key set the prototype: polluted = %v", got)
 	}
 }

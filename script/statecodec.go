@@ -21,12 +21,12 @@ import (
 
 // State values are live JS objects between calls; they become bytes only
 // at checkpoints. A value is first taken as a node tree (a snapshot that
-// belongs to no runtime), which is then written as JSON. The same trees
-// keep a state entry's declared default, so that every new key gets a
-// fresh deep copy of it.
+// belongs to no runtime), which is then written in the binary encoding of
+// statecodec_bin.go. The same trees keep a state entry's declared default,
+// so that every new key gets a fresh deep copy of it.
 //
-// The encoding is one version byte (stateVersion) and a JSON value in
-// which plain JSON stands for itself (null, booleans, finite numbers,
+// The encoding written before the binary one, still read, is one version
+// byte (stateVersion) and a JSON value in which plain JSON stands for itself (null, booleans, finite numbers,
 // strings, arrays, objects) and tagged objects stand for the rest:
 //
 //	{"$u":1}                 undefined
@@ -80,13 +80,16 @@ const maxDepth = 1000
 // out-of-memory error. Its errors name where in the value they happened:
 // "a.b[3]: cannot keep a function in state".
 func (e *realm) snapshot(v goja.Value) (node, error) {
-	sn := snapper{e: e, onPath: map[*goja.Object]bool{}, budget: e.convBudget()}
+	sn := snapper{e: e, onPath: make([]*goja.Object, 0, 8), budget: e.convBudget()}
 	return sn.snap(v, 0)
 }
 
 type snapper struct {
-	e      *realm
-	onPath map[*goja.Object]bool
+	e *realm
+	// onPath are the objects from the root to the one being taken: a
+	// value met again among them is a cycle (a shared one elsewhere is
+	// not). A slice, as values are shallow far more often than deep.
+	onPath []*goja.Object
 	budget int64 // bytes the tree may still take (an estimate)
 	steps  int
 }
@@ -98,6 +101,24 @@ func (sn *snapper) charge(n int64, what string) error {
 	}
 	sn.budget -= n
 	return nil
+}
+
+// chargef is charge with the description made only when it is needed.
+func (sn *snapper) chargef(n int64, format string, arg int64) error {
+	if n > sn.budget {
+		return sn.charge(n, fmt.Sprintf(format, arg))
+	}
+	sn.budget -= n
+	return nil
+}
+
+func (sn *snapper) onPathHas(o *goja.Object) bool {
+	for _, p := range sn.onPath {
+		if p == o {
+			return true
+		}
+	}
+	return false
 }
 
 // tick counts a step of a loop over a value and reports whether the call
@@ -178,7 +199,7 @@ func (sn *snapper) snap(v goja.Value, depth int) (node, error) {
 		}
 		if str, ok := v.(goja.String); ok {
 			// Charged before Export, which copies a non-ASCII string.
-			if err := sn.charge(2*int64(str.Length()), fmt.Sprintf("a string of %d characters", str.Length())); err != nil {
+			if err := sn.chargef(2*int64(str.Length()), "a string of %d characters", int64(str.Length())); err != nil {
 				return nil, err
 			}
 		}
@@ -197,7 +218,7 @@ func (sn *snapper) snap(v goja.Value, depth int) (node, error) {
 		}
 		return nil, fmt.Errorf("cannot keep %s in state", describe(v))
 	}
-	if sn.onPath[o] {
+	if sn.onPathHas(o) {
 		return nil, errors.New("cannot keep a cyclic value in state")
 	}
 	if _, ok := goja.AssertFunction(o); ok {
@@ -206,8 +227,8 @@ func (sn *snapper) snap(v goja.Value, depth int) (node, error) {
 	if k, ok := e.kindOf(o); ok {
 		return kindNode(k), nil
 	}
-	sn.onPath[o] = true
-	defer delete(sn.onPath, o)
+	sn.onPath = append(sn.onPath, o)
+	defer func() { sn.onPath = sn.onPath[:len(sn.onPath)-1] }()
 	child := func(c goja.Value) (node, error) { return sn.snap(c, depth+1) }
 	switch et := o.ExportType(); {
 	case et == typeTime:
@@ -220,7 +241,7 @@ func (sn *snapper) snap(v goja.Value, depth int) (node, error) {
 		return bigNode{o.Export().(*big.Int)}, nil
 	case et == typeBytes:
 		b := o.Export().([]byte) // the array's own bytes, not a copy
-		if err := sn.charge(2*int64(len(b)), fmt.Sprintf("a Uint8Array of %d bytes", len(b))); err != nil {
+		if err := sn.chargef(2*int64(len(b)), "a Uint8Array of %d bytes", int64(len(b))); err != nil {
 			return nil, err
 		}
 		return bytesNode(append([]byte(nil), b...)), nil
@@ -260,7 +281,7 @@ func (sn *snapper) snap(v goja.Value, depth int) (node, error) {
 		return n, err
 	case et == typeSlice && o.ClassName() == "Array":
 		l := o.Get("length").ToInteger()
-		if err := sn.charge(16*l, fmt.Sprintf("an array of %d elements", l)); err != nil {
+		if err := sn.chargef(16*l, "an array of %d elements", l); err != nil {
 			return nil, err
 		}
 		n := make(arrNode, l)
@@ -299,7 +320,7 @@ func (sn *snapper) snap(v goja.Value, depth int) (node, error) {
 		return nil, fmt.Errorf("cannot keep %s in state", describe(o))
 	}
 	keys := o.Keys()
-	if err := sn.charge(32*int64(len(keys)), fmt.Sprintf("an object of %d keys", len(keys))); err != nil {
+	if err := sn.chargef(32*int64(len(keys)), "an object of %d keys", int64(len(keys))); err != nil {
 		return nil, err
 	}
 	n := objNode{keys: keys, vals: make([]node, len(keys))}
@@ -805,20 +826,54 @@ func (in *instance) EncodeState(i int, v any) ([]byte, error) {
 		// Bare: the runtime names the function, the entry and the key.
 		return nil, err
 	}
-	var b bytes.Buffer
-	b.WriteByte(stateVersion)
-	if err := encodeNode(&b, n); err != nil {
-		return nil, err
+	return appendBin([]byte{stateBinary}, n)
+}
+
+// DescribeState implements ptf.StateDescriber: the value as the JSON
+// encoding writes it (tagged objects for what JSON lacks), for either
+// encoding.
+func (in *instance) DescribeState(data []byte) (string, bool) { return describeState(data) }
+
+// DescribeState implements ptf.StateDescriber for the state of every
+// function the engine loads.
+func (e *Engine) DescribeState(data []byte) (string, bool) { return describeState(data) }
+
+func describeState(data []byte) (string, bool) {
+	if len(data) == 0 {
+		return "", false
 	}
-	return b.Bytes(), nil
+	var n node
+	var err error
+	switch data[0] {
+	case stateBinary:
+		n, err = decodeBin(data[1:])
+	case stateVersion:
+		n, err = decodeNode(data[1:])
+	default:
+		return "", false
+	}
+	if err != nil {
+		return "", false
+	}
+	var b bytes.Buffer
+	if err := encodeNode(&b, n); err != nil {
+		return "", false
+	}
+	return b.String(), true
 }
 
 // DecodeState implements runtime.StateCodec.
 func (in *instance) DecodeState(i int, data []byte) (any, error) {
-	if len(data) == 0 || data[0] != stateVersion {
+	var n node
+	var err error
+	switch {
+	case len(data) > 0 && data[0] == stateBinary:
+		n, err = decodeBin(data[1:])
+	case len(data) > 0 && data[0] == stateVersion: // written before the binary encoding
+		n, err = decodeNode(data[1:])
+	default:
 		return nil, fmt.Errorf("%s: state %s: unknown encoding", in.d.name, in.stateName(i))
 	}
-	n, err := decodeNode(data[1:])
 	if err != nil {
 		return nil, fmt.Errorf("%s: state %s: %w", in.d.name, in.stateName(i), err)
 	}

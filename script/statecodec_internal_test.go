@@ -2,6 +2,9 @@ package script
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -113,34 +116,50 @@ func TestInstance_EncodeState(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if data[0] != stateVersion {
+			if data[0] != stateBinary {
 				t.Errorf("version byte = %d", data[0])
 			}
-			if tc.json != "" && string(data[1:]) != tc.json {
-				t.Errorf("encoding\n got %s\nwant %s", data[1:], tc.json)
+			// The tree the bytes hold, shown as the JSON encoding writes it;
+			// the JSON form (written before the binary one) must read back too.
+			n, err := decodeBin(data[1:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var js bytes.Buffer
+			if err := encodeNode(&js, n); err != nil {
+				t.Fatal(err)
+			}
+			if tc.json != "" && js.String() != tc.json {
+				t.Errorf("encoding\n got %s\nwant %s", js.String(), tc.json)
+			}
+			for _, enc := range [][]byte{data, append([]byte{stateVersion}, js.Bytes()...)} {
+				d, err := in.DecodeState(0, enc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := e.vm.Set("d", d); err != nil {
+					t.Fatal(err)
+				}
+				if tc.check != "" {
+					ok, err := e.vm.RunString(tc.check)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !ok.ToBoolean() {
+						t.Errorf("version %d: %s is false for %s", enc[0], tc.check, e.formatJS(d.(goja.Value)))
+					}
+				}
 			}
 			d, err := in.DecodeState(0, data)
 			if err != nil {
 				t.Fatal(err)
-			}
-			if err := e.vm.Set("d", d); err != nil {
-				t.Fatal(err)
-			}
-			if tc.check != "" {
-				ok, err := e.vm.RunString(tc.check)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !ok.ToBoolean() {
-					t.Errorf("%s is false for %s", tc.check, e.formatJS(d.(goja.Value)))
-				}
 			}
 			again, err := in.EncodeState(0, d)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(again, data) {
-				t.Errorf("re-encoding differs:\n%s\n%s", data[1:], again[1:])
+				t.Errorf("re-encoding differs:\n%q\n%q", data[1:], again[1:])
 			}
 		})
 	}
@@ -228,4 +247,79 @@ func TestParseDuration(t *testing.T) {
 			t.Errorf("runtime.ParseDuration(%q) = %v, %v; want %s (error %v)", tc.in, d, err, tc.want, tc.err)
 		}
 	}
+}
+
+func TestDecodeBin_damaged(t *testing.T) {
+	good, err := appendBin(nil, objNode{keys: []string{"count", "tags"}, vals: []node{float64(3), arrNode{"a", nil}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeBin(good); err != nil {
+		t.Fatalf("good value: %v", err)
+	}
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "ends early"},
+		{"cut", good[:len(good)-1], "ends early"},
+		{"trailing", append(append([]byte{}, good...), 0), "1 bytes after its end"},
+		{"unknown_tag", []byte{200}, "unknown tag 200"},
+		{"huge_count", []byte{binArray, 0xff, 0xff, 0xff, 0xff, 0x0f}, "ends early"},
+		{"huge_string", []byte{binString, 0x80, 0x80, 0x80, 0x80, 0x01, 'a'}, "ends early"},
+		{"short_float", []byte{binFloat, 1, 2}, "ends early"},
+		{"bad_kind", []byte{binKind, 9}, "bad row kind 9"},
+		{"bad_big", []byte{binBig, 1, 'x'}, "bad BigInt"},
+		{"int_out_of_range", binary.AppendVarint([]byte{binInt}, 1<<60), "bad integer"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := decodeBin(tc.data)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	deep := bytes.Repeat([]byte{binArray, 1}, maxDepth+2)
+	if _, err := decodeBin(append(deep, binNull)); err == nil || !strings.Contains(err.Error(), "nested deeper") {
+		t.Errorf("deep value: %v", err)
+	}
+}
+
+// FuzzDecodeState feeds damaged bytes to the binary state decoder: it
+// never panics nor allocates beyond its input, and what it accepts
+// encodes again to bytes that decode to the same encoding.
+func FuzzDecodeState(f *testing.F) {
+	for _, n := range []node{
+		nil, undefNode{}, true, float64(-7), 1.5, numNode(math.NaN()), "zoë", bigNode{big.NewInt(-12)},
+		dateNode{ms: 5, valid: true}, dateNode{}, bytesNode{1, 2}, kindNode(types.Delete),
+		arrNode{float64(1), arrNode{}}, setNode{"a"}, mapNode{keys: []node{"k"}, vals: []node{nil}},
+		objNode{keys: []string{"$u", "a"}, vals: []node{float64(1), objNode{}}},
+		rowNode{kind: types.UpdateAfter, typ: types.NewRowType(), vals: []node{}},
+	} {
+		b, err := appendBin(nil, n)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := decodeBin(data)
+		if err != nil {
+			return
+		}
+		enc, err := appendBin(nil, n)
+		if err != nil {
+			t.Fatalf("decoded %q, cannot encode it again: %v", data, err)
+		}
+		n2, err := decodeBin(enc)
+		if err != nil {
+			t.Fatalf("re-encoded %q does not decode: %v", enc, err)
+		}
+		enc2, _ := appendBin(nil, n2)
+		if !bytes.Equal(enc, enc2) {
+			t.Fatalf("encodings differ:\n%q\n%q", enc, enc2)
+		}
+	})
 }

@@ -108,13 +108,13 @@ func (o *PtfOp) describeState(ks *keyState) string {
 		switch {
 		case ks.loaded[i] && ks.vals[i] != nil:
 			if b, err := o.codec.EncodeState(i, ks.vals[i]); err == nil {
-				v = readable(b)
+				v = readable(o.codec, b)
 			}
 		case !ks.loaded[i] && o.stored:
 			err := o.Ex.Store.View(func(tx state.Tx) error {
 				b, err := o.readStored(tx, i, ks.enc)
 				if err == nil && len(b) > 8 {
-					v = readable(b[8:]) // after the 8-byte write time
+					v = readable(o.codec, b[8:]) // after the 8-byte write time
 				}
 				return err
 			})
@@ -127,11 +127,13 @@ func (o *PtfOp) describeState(ks *keyState) string {
 	return strings.Join(parts, " ")
 }
 
-// readable shows an encoded state value: script's encoding is a version
-// byte and JSON.
-func readable(b []byte) string {
-	if len(b) > 1 && (b[1] == '{' || b[1] == '[' || b[1] == '"') {
-		return string(b[1:])
+// readable shows an encoded state value as its codec renders it, else as
+// hex.
+func readable(codec ptf.StateCodec, b []byte) string {
+	if d, ok := codec.(ptf.StateDescriber); ok {
+		if s, ok := d.DescribeState(b); ok {
+			return s
+		}
 	}
 	return fmt.Sprintf("x'%x'", b)
 }

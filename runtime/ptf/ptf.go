@@ -218,6 +218,15 @@ type StateCodec interface {
 	DecodeState(i int, data []byte) (any, error)
 }
 
+// StateDescriber is implemented by a StateCodec, and by a Loader whose
+// functions' codecs share one encoding, that can show encoded state to a
+// person (SHOW STATE, the trace). DescribeState renders bytes written by
+// EncodeState as text (script's: JSON with tagged values); ok is false
+// for bytes it cannot read, which are then shown as hex.
+type StateDescriber interface {
+	DescribeState(data []byte) (text string, ok bool)
+}
+
 // TableSemantics describes a table argument as Flink's TableSemantics does.
 type TableSemantics struct {
 	// DataType is the table's row type.

@@ -10,6 +10,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -77,7 +78,7 @@ func (s *Session) execInspect(sh *sqlmini.Show) error {
 				if filter != nil && !bytes.Equal(k, filter) {
 					return nil
 				}
-				written, value := describeValue(v)
+				written, value := describeValue(s.cfg.Loader, v)
 				rows = append(rows, []string{exec.DescribeKey(k), entry, value, written})
 				return nil
 			})
@@ -112,15 +113,20 @@ func (s *Session) execDropState(d *sqlmini.Drop) error {
 }
 
 // describeValue renders a stored state value: the processing time it was
-// written at and the function's encoding, shown as JSON when it is (as
-// script's is: a version byte, then JSON).
-func describeValue(v []byte) (written, value string) {
+// written at and the function's encoding, as the loader shows it (script:
+// JSON), else as JSON when it is JSON, else as hex.
+func describeValue(loader ptf.Loader, v []byte) (written, value string) {
 	if len(v) < 8 {
 		return "", fmt.Sprintf("x'%x'", v)
 	}
 	ms := int64(binary.BigEndian.Uint64(v))
 	written = types.FormatValue(types.Instant{Millis: ms}, types.TypeTimestampLTZ)
 	body := v[8:]
+	if d, ok := loader.(ptf.StateDescriber); ok {
+		if text, ok := d.DescribeState(body); ok {
+			return written, text
+		}
+	}
 	if len(body) > 1 && json.Valid(body[1:]) {
 		return written, string(body[1:])
 	}
