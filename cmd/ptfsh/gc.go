@@ -1,0 +1,68 @@
+package main
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+)
+
+// The collector's pacing. goja allocates on every call, so a lazy
+// collector (GOGC=400) saves about a third of the CPU of a stateful
+// function; but it lets the heap grow to five times what is live, most
+// of it garbage. A soft memory limit that follows the live heap, three
+// times it and never under gcFloor, keeps the speed of GOGC=400 while
+// the live heap is small and bounds the peak to about three times it
+// when it is large. GOGC or GOMEMLIMIT in the environment win: then
+// ptfsh leaves the collector as they set it.
+const (
+	gcPercent   = 400
+	gcFloor     = 128 << 20 // bytes
+	gcLiveTimes = 3
+)
+
+func tuneGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(gcPercent)
+	debug.SetMemoryLimit(gcFloor)
+	armGCHook(newLiveLimit())
+}
+
+// liveLimit sets the memory limit from the live heap after a collection.
+type liveLimit struct {
+	sample []metrics.Sample
+	last   int64
+}
+
+func newLiveLimit() *liveLimit {
+	return &liveLimit{sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}, last: gcFloor}
+}
+
+// update reads the live heap and moves the limit when it changed by more
+// than an eighth.
+func (l *liveLimit) update() {
+	metrics.Read(l.sample)
+	if l.sample[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	live := int64(min(l.sample[0].Value.Uint64(), math.MaxInt64/gcLiveTimes))
+	limit := max(gcFloor, gcLiveTimes*live)
+	if d := limit - l.last; d > l.last/8 || -d > l.last/8 {
+		debug.SetMemoryLimit(limit)
+		l.last = limit
+	}
+}
+
+// armGCHook runs l.update after each collection: a finalizer runs once
+// the object it guards is found unreachable, so an object that re-arms
+// itself from its finalizer sees every cycle.
+func armGCHook(l *liveLimit) {
+	sentinel := new([16]byte)
+	runtime.SetFinalizer(sentinel, func(*[16]byte) {
+		l.update()
+		armGCHook(l)
+	})
+}
