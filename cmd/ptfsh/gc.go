@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync/atomic"
 )
 
 // The collector's pacing. goja allocates on every call, so a lazy
@@ -35,6 +36,7 @@ func tuneGC() {
 type liveLimit struct {
 	sample []metrics.Sample
 	last   int64
+	off    atomic.Bool // the hook stops re-arming (tests)
 }
 
 func newLiveLimit() *liveLimit {
@@ -62,6 +64,9 @@ func (l *liveLimit) update() {
 func armGCHook(l *liveLimit) {
 	sentinel := new([16]byte)
 	runtime.SetFinalizer(sentinel, func(*[16]byte) {
+		if l.off.Load() {
+			return
+		}
 		l.update()
 		armGCHook(l)
 	})

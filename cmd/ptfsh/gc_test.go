@@ -1,0 +1,43 @@
+package main
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// TestLiveLimit: the limit follows three times the live heap, never under
+// the floor, and the hook sees collections.
+func TestLiveLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	l := newLiveLimit()
+	debug.SetMemoryLimit(gcFloor)
+	keep := make([][]byte, 0, 64)
+	for range 64 {
+		keep = append(keep, make([]byte, 1<<20)) // 64 MiB live: 192 MiB limit
+	}
+	runtime.GC()
+	l.update()
+	if got := debug.SetMemoryLimit(-1); got < 3*64<<20 {
+		t.Errorf("with 64 MiB live, limit = %d MiB, want at least 192", got>>20)
+	}
+	runtime.KeepAlive(keep)
+	keep = nil
+	runtime.GC()
+	l.update()
+	if got := debug.SetMemoryLimit(-1); got != gcFloor {
+		t.Errorf("with little live, limit = %d MiB, want the floor %d", got>>20, gcFloor>>20)
+	}
+	armGCHook(l)
+	defer l.off.Store(true)
+	l.last = 1 // any live heap moves the limit
+	debug.SetMemoryLimit(1 << 40)
+	for i := 0; i < 50 && debug.SetMemoryLimit(-1) == 1<<40; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // finalizers run on their own goroutine
+	}
+	if got := debug.SetMemoryLimit(-1); got != gcFloor {
+		t.Errorf("after collections, limit = %d, want the floor set by the hook", got)
+	}
+}
