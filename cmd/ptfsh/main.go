@@ -8,6 +8,7 @@
 //	ptfsh export flink FUNC.js emit a Maven project running FUNC.js on Flink
 //	ptfsh init [DIR]           start a project: a function, a script, a test, types for editors
 //	ptfsh check FUNC.ts        type-check a function with tsc
+//	ptfsh watch SCRIPT.sql     rerun a script when it or a file it uses changes; show the output's diff
 //	ptfsh --version            the version and how the binary was built
 package main
 
@@ -80,6 +81,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "check" {
 		return runCheck(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "watch" {
+		return runWatch(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("ptfsh", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
@@ -94,7 +98,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.echo, "echo", false, "print each statement of a script on stderr before its result (SET 'ptfsh.echo')")
 	fs.BoolVar(&o.version, "version", false, "print the version and how the binary was built, and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ptfsh [flags]\n       ptfsh test [-update] [PATH...]\n       ptfsh export flink FUNC.js [-o DIR] [--script SCRIPT.sql]\n       ptfsh init [DIR]\n       ptfsh check FUNC.ts\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: ptfsh [flags]\n       ptfsh test [-update] [PATH...]\n       ptfsh export flink FUNC.js [-o DIR] [--script SCRIPT.sql]\n       ptfsh init [DIR]\n       ptfsh check FUNC.ts\n       ptfsh watch [--format F] SCRIPT.sql\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
