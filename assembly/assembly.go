@@ -116,6 +116,15 @@ func New(o Options) (*Shell, error) {
 	if o.Console == nil {
 		o.Console = o.Err
 	}
+	if o.BaseDir != "" && !filepath.IsAbs(o.BaseDir) {
+		// The script engine (esbuild) resolves imports from an absolute
+		// folder only.
+		abs, err := filepath.Abs(o.BaseDir)
+		if err != nil {
+			return nil, err
+		}
+		o.BaseDir = abs
+	}
 	store, closeStore, scratch, err := openStore(o)
 	if err != nil {
 		return nil, &StoreError{Err: err}
