@@ -105,7 +105,7 @@ func DescribeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []by
 
 // describeKey renders an encoded partition key without knowing its types.
 func DescribeKey(enc []byte) string {
-	if len(enc) == 0 {
+	if len(enc) == 0 || bytes.Equal(enc, keycodec.Empty) {
 		return "()"
 	}
 	d := state.NewDecoder(enc)

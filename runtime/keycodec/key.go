@@ -26,9 +26,18 @@ func Pick(r types.Row, cols []int) []any {
 	return k
 }
 
+// Empty is the encoding of the empty key (a call without PARTITION BY
+// whose function keeps state, OPTIONAL_PARTITION_BY): the store refuses
+// empty keys, and Flink keeps such state under one key too. 0x01 starts no
+// element of the store's encoding, so it is no other key.
+var Empty = []byte{0x01}
+
 // encodeKey encodes key values with the store's order-preserving encoding,
 // so that keys sort like their values and a key's bytes identify it.
 func Encode(key []any) []byte {
+	if len(key) == 0 {
+		return []byte{Empty[0]}
+	}
 	var b []byte
 	for _, v := range key {
 		b = AppendValue(b, v)
