@@ -222,10 +222,12 @@ type Reset struct {
 	Key *Str `parser:"'RESET' @String?"`
 }
 
-// Explain is EXPLAIN [PLAN FOR] query.
+// Explain is EXPLAIN [PLAN FOR] query, or EXPLAIN TIMELINE query, which
+// runs the query and draws what happened in time.
 type Explain struct {
-	Pos   Pos
-	Query *Query `parser:"'EXPLAIN' ( 'PLAN' 'FOR' )? @@"`
+	Pos      Pos
+	Timeline bool   `parser:"'EXPLAIN' ( 'PLAN' 'FOR' | @'TIMELINE' )?"`
+	Query    *Query `parser:"@@"`
 }
 
 // Insert is INSERT INTO table query.

@@ -19,7 +19,7 @@
 //	            | "SHOW" ("STATE" | "TIMERS") "FOR" string ["KEY" "(" expr {"," expr} ")"] .
 //	describe    = ("DESCRIBE" | "DESC") ["FUNCTION" ["EXTENDED"]] name .
 //	set         = "SET" [string "=" string] .   reset = "RESET" [string] .
-//	explain     = "EXPLAIN" ["PLAN" "FOR"] query .   insert = "INSERT" "INTO" name query .
+//	explain     = "EXPLAIN" ["PLAN" "FOR" | "TIMELINE"] query .   insert = "INSERT" "INTO" name query .
 //	command     = "HELP" | "QUIT" | "EXIT" .
 //	stmtset     = "EXECUTE" "STATEMENT" "SET" "BEGIN" insert ";" {insert ";"} "END" .
 //	query       = ["WITH" cte {"," cte}] setexpr {"UNION" "ALL" setexpr} .

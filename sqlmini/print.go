@@ -428,7 +428,7 @@ func (r *Reset) format(b *strings.Builder) {
 	}
 }
 
-// String prints EXPLAIN query.
+// String prints EXPLAIN [TIMELINE] query.
 func (e *Explain) String() string { return str(e) }
 
 func (e *Explain) format(b *strings.Builder) {
@@ -436,6 +436,9 @@ func (e *Explain) format(b *strings.Builder) {
 		return
 	}
 	b.WriteString("EXPLAIN ")
+	if e.Timeline {
+		b.WriteString("TIMELINE ")
+	}
 	e.Query.format(b)
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
+	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -80,6 +81,8 @@ type Session struct {
 	baseDir  string
 	// interactive: statements come from a person at the REPL.
 	interactive bool
+	// explaining is the record of the EXPLAIN TIMELINE that runs (timeline.go).
+	explaining *timeline.Record
 }
 
 // NewSession returns a session with an empty catalog.
@@ -264,6 +267,8 @@ func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) erro
 			s.cfg.OnReset(key)
 		}
 		return nil
+	case st.Explain != nil && st.Explain.Timeline:
+		return s.explainTimeline(ctx, st.Explain) // timeline.go
 	case st.Explain != nil:
 		return s.execExplain(st.Explain)
 	case st.Insert != nil, st.StatementSet != nil:

@@ -43,7 +43,11 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 	ex.DefaultTTL = ttl.Milliseconds()
 	positions, _ := settings.Get[string](s.settings, connector.SetSourcePositions)
 	ex.ResetSources = positions == "reset"
-	if trace, _ := settings.Get[bool](s.settings, exec.SetTrace); trace || s.cfg.Trace {
+	ex.TraceFilter.Key, _ = settings.Get[string](s.settings, exec.SetTraceKey)
+	ex.TraceFilter.Function, _ = settings.Get[string](s.settings, exec.SetTraceFunction)
+	ex.TraceFilter.Late, _ = settings.Get[bool](s.settings, exec.SetTraceLate)
+	filtered := ex.TraceFilter != exec.TraceFilter{}
+	if trace, _ := settings.Get[bool](s.settings, exec.SetTrace); trace || s.cfg.Trace || filtered {
 		ex.Trace = s.cfg.Err
 	}
 	incompatible, _ := settings.Get[string](s.settings, exec.SetOnIncompatible)

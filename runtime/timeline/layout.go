@@ -177,6 +177,9 @@ func (cc *callChart) watermarkLine(hasTime bool) string {
 	}
 	from, to := cc.wm[0].Time, cc.wm[len(cc.wm)-1].Time
 	s := fmt.Sprintf("watermark %s → %s in %s", FormatTime(from), FormatTime(to), plural(len(cc.wm), "step"))
+	if len(cc.wm) == 1 {
+		s = "watermark " + FormatTime(from) + " (one step)"
+	}
 	if cc.endOfInput {
 		s += ", then end of input"
 	}
