@@ -308,7 +308,7 @@ var ignored = []Ignored{
 	{"state.backend.type", "state lives in memory or in a bbolt file: state.path"},
 	{"table.dml-sync", "INSERT INTO always runs to its end before the next statement"},
 	{"table.exec.mini-batch.enabled", "ptfsh has no mini-batch aggregation"},
-	{"table.exec.source.idle-timeout", "ptfsh reads files, VALUES and datagen without waiting, so no source is ever idle"},
+	{"table.exec.source.idle-timeout", "unsupported: ptfsh never marks an input idle; an input without rows holds the call's watermark back until it ends, and a paced datagen input ('rows-per-second') makes the others wait for it"},
 	{"table.local-time-zone", "the session time zone of ptfsh is UTC"},
 }
 
