@@ -47,6 +47,9 @@ type Config struct {
 	Timing bool
 	// Trace shows every call of eval and onTimer on Err (--trace).
 	Trace bool
+	// TraceFilter is the default of the trace's filters (--trace-key,
+	// --trace-function, --trace-late); one that is set turns the trace on.
+	TraceFilter exec.TraceFilter
 	// Echo is the default of SET 'ptfsh.echo' (--echo): a script prints
 	// each statement before its result.
 	Echo bool
@@ -360,6 +363,14 @@ func (s *Session) settingText(st settings.Setting) string {
 		return strconv.Itoa(max(s.cfg.Parallelism, 1))
 	case exec.SetTrace:
 		if s.cfg.Trace {
+			return "on"
+		}
+	case exec.SetTraceKey:
+		return s.cfg.TraceFilter.Key
+	case exec.SetTraceFunction:
+		return s.cfg.TraceFilter.Function
+	case exec.SetTraceLate:
+		if s.cfg.TraceFilter.Late {
 			return "on"
 		}
 	case SetEcho:

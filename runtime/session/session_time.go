@@ -43,9 +43,16 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 	ex.DefaultTTL = ttl.Milliseconds()
 	positions, _ := settings.Get[string](s.settings, connector.SetSourcePositions)
 	ex.ResetSources = positions == "reset"
-	ex.TraceFilter.Key, _ = settings.Get[string](s.settings, exec.SetTraceKey)
-	ex.TraceFilter.Function, _ = settings.Get[string](s.settings, exec.SetTraceFunction)
-	ex.TraceFilter.Late, _ = settings.Get[bool](s.settings, exec.SetTraceLate)
+	ex.TraceFilter = s.cfg.TraceFilter // --trace-key and the like, unless SET
+	if _, set := s.settings[exec.SetTraceKey]; set {
+		ex.TraceFilter.Key, _ = settings.Get[string](s.settings, exec.SetTraceKey)
+	}
+	if _, set := s.settings[exec.SetTraceFunction]; set {
+		ex.TraceFilter.Function, _ = settings.Get[string](s.settings, exec.SetTraceFunction)
+	}
+	if _, set := s.settings[exec.SetTraceLate]; set {
+		ex.TraceFilter.Late, _ = settings.Get[bool](s.settings, exec.SetTraceLate)
+	}
 	filtered := ex.TraceFilter != exec.TraceFilter{}
 	if trace, _ := settings.Get[bool](s.settings, exec.SetTrace); trace || s.cfg.Trace || filtered {
 		ex.Trace = s.cfg.Err
