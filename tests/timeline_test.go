@@ -115,7 +115,7 @@ func TestTimelineParallel(t *testing.T) {
 CREATE VIEW v(id) AS VALUES ('a'), ('b'), ('a');
 EXPLAIN TIMELINE SELECT * FROM echo(input => TABLE v PARTITION BY id);`, store, 4)
 	for _, want := range []string{
-		"note: the timeline runs PTF calls on 1 worker (parallelism 4), so that its events come in the order they happen",
+		"note: echo ran on 1 worker (parallelism 4): a timeline",
 		"no event times",
 		"2 keys; 3 rows in; 3 rows out",
 	} {

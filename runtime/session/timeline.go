@@ -77,8 +77,8 @@ func (c *countSink) End() error               { return nil }
 
 // startTimeline gives a statement's execution the record of its time
 // events when EXPLAIN TIMELINE or SET 'ptfsh.timeline' asks for one, and
-// returns it (nil: none). A timeline runs the calls on one worker, so that
-// the events come in the order they happen.
+// returns it (nil: none). A timeline runs each call on one worker, so
+// that its events come in the order they happen (exec.parallelReason).
 func (s *Session) startTimeline(ex *exec.Execution) *timeline.Record {
 	rec := s.explaining
 	if rec == nil && s.timelineFile() != "" {
@@ -88,10 +88,6 @@ func (s *Session) startTimeline(ex *exec.Execution) *timeline.Record {
 		return nil
 	}
 	ex.Timeline = rec
-	if ex.Parallelism > 1 {
-		ex.Notes = append(ex.Notes, fmt.Sprintf("note: the timeline runs PTF calls on 1 worker (parallelism %d), so that its events come in the order they happen", ex.Parallelism))
-		ex.Parallelism = 1
-	}
 	return rec
 }
 
