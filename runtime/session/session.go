@@ -86,6 +86,10 @@ type Session struct {
 	interactive bool
 	// explaining is the record of the EXPLAIN TIMELINE that runs (timeline.go).
 	explaining *timeline.Record
+	// running is the query that runs on streams, stepping its run while
+	// one runs (stream.go).
+	running  *runningQuery
+	stepping *stepRun
 }
 
 // NewSession returns a session with an empty catalog.
@@ -278,6 +282,8 @@ func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) erro
 		return s.execInsert(ctx, st) // sink.go
 	case st.Command != nil:
 		return s.execCommand(st.Command)
+	case st.Advance != nil:
+		return s.advance(ctx, st.Advance) // stream.go
 	case st.Query != nil:
 		return s.execQuery(ctx, st)
 	}
@@ -421,6 +427,8 @@ func (s *Session) execCreate(ctx context.Context, c *sqlmini.Create) error {
 		return s.createView(c, c.View)
 	case c.Table != nil:
 		return s.createTable(c, c.Table)
+	case c.Stream != nil:
+		return s.createStream(c, c.Stream) // stream.go
 	}
 	return sqlmini.Errorf(c.Pos, "unsupported CREATE")
 }
@@ -614,6 +622,7 @@ func (s *Session) execDrop(d *sqlmini.Drop) error {
 			return sqlmini.Errorf(d.Name.Pos, "%s '%s' does not exist", strings.ToLower(d.Kind), name)
 		}
 		s.cat.DropTable(name)
+		s.streamDropped(name) // stream.go
 	}
 	return nil
 }
@@ -749,6 +758,9 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 	n, err := plan.New(s.cat, s.sourceEnv()).Query(st.Query)
 	if err != nil {
 		return err
+	}
+	if scans := streamScans(n); len(scans) > 0 {
+		return s.startRunning(ctx, st, scans) // stream.go: it keeps running
 	}
 	// Results are buffered: one write per row would cost a system call each.
 	out := bufio.NewWriterSize(s.cfg.Out, 64<<10)

@@ -62,6 +62,12 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 	ex.CacheSize, _ = settings.Get[int](s.settings, exec.SetCacheSize)
 	ex.CacheBytes, _ = settings.Get[int64](s.settings, exec.SetCacheBytes)
 	ex.EndOfInput, _ = settings.Get[bool](s.settings, SetEndOfInput)
+	if s.stepping != nil { // a step of a query on streams (stream.go)
+		ex.EndOfInput = false
+		if ex.Trace != nil {
+			s.stepping.gate.w, ex.Trace = ex.Trace, s.stepping.gate
+		}
+	}
 	ex.Parallelism = max(s.cfg.Parallelism, 1)
 	if _, ok := s.settings[exec.SetParallelism]; ok {
 		ex.Parallelism, _ = settings.Get[int](s.settings, exec.SetParallelism)

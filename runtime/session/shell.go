@@ -91,6 +91,10 @@ const helpText = `The statements of ptfsh (Flink SQL; each ends with ';' and may
   CREATE [OR REPLACE] TABLE t (cols) WITH ('connector' = 'filesystem' | 'datagen', ...)
   CREATE TABLE t (cols) AS VALUES (...), WATERMARK ..., (...)
                                   rows inline, with watermark steps
+  CREATE STREAM s (cols, WATERMARK FOR ts AS ...)
+  INSERT INTO s VALUES (...)      ADVANCE WATERMARK s TO TIMESTAMP '...' | END
+                                  a stream fed step by step: a query on it keeps running and
+                                  prints what each step emits
   DROP [TEMPORARY] FUNCTION | VIEW | TABLE [IF EXISTS] name
   SHOW [USER] FUNCTIONS | TABLES | VIEWS [[NOT] LIKE 'pat%']
   SHOW CREATE TABLE | VIEW | FUNCTION name

@@ -35,7 +35,7 @@ func (s *Session) explainTimeline(ctx context.Context, e *sqlmini.Explain) error
 	var sink countSink
 	runErr := s.run(ctx, e.Pos, n, &sink, nil) // it notes a failure in rec
 	var b bytes.Buffer
-	if len(rec.Events) == 0 && runErr == nil && !hasPTF(n) {
+	if len(rec.Events) == 0 && runErr == nil && len(planPTFs(n)) == 0 {
 		rec.Notes = append(rec.Notes, "the query calls no PTF: a timeline shows the rows, watermarks and timers of PTF calls")
 	}
 	if err := timeline.Text(&b, rec); err != nil {
@@ -46,19 +46,6 @@ func (s *Session) explainTimeline(ctx context.Context, e *sqlmini.Explain) error
 		return err
 	}
 	return runErr
-}
-
-// hasPTF reports whether a plan calls a PTF.
-func hasPTF(n exec.Node) bool {
-	if _, ok := n.(*exec.PtfNode); ok {
-		return true
-	}
-	for _, c := range n.Children() {
-		if hasPTF(c) {
-			return true
-		}
-	}
-	return false
 }
 
 func firstLine(s string) string {
