@@ -102,24 +102,25 @@ func (o *PtfOp) noteRow(i int, r types.Row, dropped bool) {
 		key = formatFields(keycodec.Pick(r, b.Partition))
 	}
 	ts, hasTS := o.rowTime(i, r)
+	if dropped && o.Ex.Trace != nil && o.traceShows(key, true) {
+		why := "it has no time"
+		if hasTS {
+			why = lateBy(ts, o.inWM[i])
+		}
+		fmt.Fprintf(o.Ex.Trace, "trace %s ORDER BY dropped row %d of %s: %s %s\n", o.Node.Fn, t.rows[i], o.sourceName(i), why, types.FormatRow(r, b.In.Schema()))
+	}
+	if o.Ex.Timeline == nil {
+		return
+	}
 	ev := timeline.Event{Kind: timeline.RowIn, Call: o.Node.Fn, Input: o.sourceName(i), Key: key, Time: ts, HasTime: hasTS,
 		WM: o.wm, HasWM: o.hasWM, Row: types.FormatRow(r, b.In.Schema())}
 	switch {
 	case dropped:
 		ev.Kind, ev.WM, ev.HasWM = timeline.DroppedRow, o.inWM[i], o.inHas[i]
-		if o.Ex.Trace != nil && o.traceShows(key, true) {
-			why := "it has no time"
-			if hasTS {
-				why = lateBy(ts, o.inWM[i])
-			}
-			fmt.Fprintf(o.Ex.Trace, "trace %s ORDER BY dropped row %d of %s: %s %s\n", o.Node.Fn, t.rows[i], o.sourceName(i), why, ev.Row)
-		}
 	case hasTS && o.hasWM && ts <= o.wm:
 		ev.Kind = timeline.LateRow
 	}
-	if o.Ex.Timeline != nil {
-		o.Ex.Timeline.Add(ev)
-	}
+	o.Ex.Timeline.Add(ev)
 }
 
 // lateBy says how late a row at ts is for watermark wm.

@@ -105,7 +105,7 @@ func layout(r *Record) *chart {
 		}
 		l := keyLanes[e.Call][e.Key]
 		if l == nil {
-			label := e.Key
+			label := printable(e.Key)
 			if label == "" {
 				label = "(no key)"
 			}
@@ -184,6 +184,17 @@ func (cc *callChart) watermarkLine(hasTime bool) string {
 		s += ", then end of input"
 	}
 	return s
+}
+
+// printable replaces the control characters of a key (a newline would
+// break a lane of the terminal drawing) with '·'.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '·'
+		}
+		return r
+	}, s)
 }
 
 func plural(n int, word string) string {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // The picture: a label column, then the time axis PlotWidth wide, one lane
@@ -83,6 +84,7 @@ const svgStyle = `
 text { font-family: monospace, sans-serif; font-size: 12px; fill: #1a202c; }
 text.title { font-size: 14px; font-weight: bold; }
 text.small { font-size: 11px; fill: #4a5568; }
+text.summary { paint-order: stroke; stroke: #ffffff; stroke-width: 3px; }
 .grid { stroke: #edf2f7; }
 .axis line, .axis path { stroke: #718096; }
 .lane-bg { fill: #edf2f7; opacity: 0.5; }
@@ -376,7 +378,17 @@ func legend(b *strings.Builder, top int, c *chart) {
 	b.WriteString("</g>\n")
 }
 
-func esc(s string) string { return html.EscapeString(s) }
+// esc makes text safe inside XML: markup escaped, and the characters XML
+// does not allow (control characters, invalid UTF-8) shown as '·'.
+func esc(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == utf8.RuneError || r == 0xfffe || r == 0xffff {
+			return '·'
+		}
+		return r
+	}, s)
+	return html.EscapeString(s)
+}
 
 // short cuts s to n characters.
 func short(s string, n int) string {

@@ -240,6 +240,26 @@ func TestExtremeTimes(t *testing.T) {
 	}
 }
 
+// TestHostileKeys: a key with a newline or an escape keeps its lane on
+// one line; markup in a key is text in the SVG.
+func TestHostileKeys(t *testing.T) {
+	r := &Record{}
+	for _, k := range []string{"a\nb", "\x1b[31mred", "<script>alert(1)</script>", strings.Repeat("long", 40)} {
+		r.Add(Event{Kind: RowIn, Call: "f", Key: k, Time: base, HasTime: true, Row: k})
+	}
+	var b bytes.Buffer
+	Text(&b, r)
+	if strings.Contains(b.String(), "\x1b") || !strings.Contains(b.String(), "  a·b ") {
+		t.Errorf("control characters reach the terminal:\n%q", b.String())
+	}
+	b.Reset()
+	SVG(&b, r)
+	checkXML(t, "hostile", b.Bytes())
+	if strings.Contains(b.String(), "<script>alert") {
+		t.Errorf("markup of a key reaches the SVG")
+	}
+}
+
 func TestFormat(t *testing.T) {
 	for ms, want := range map[int64]string{base: "2025-03-27 12:00:00", base + 250: "2025-03-27 12:00:00.250", End: "end of input"} {
 		if got := FormatTime(ms); got != want {
