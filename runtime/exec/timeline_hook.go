@@ -48,6 +48,16 @@ type opTime struct {
 	timeCol []int   // each input's time column (-1: none)
 }
 
+// callName names the call in the timeline: the function, and its uid
+// when that is another name, so that two calls of one function in a query
+// have lanes of their own.
+func (o *PtfOp) callName() string {
+	if o.Node.Uid != "" && o.Node.Uid != o.Node.Fn {
+		return o.Node.Fn + " (uid " + o.Node.Uid + ")"
+	}
+	return o.Node.Fn
+}
+
 // timeOn reports whether anyone listens to time events.
 func (o *PtfOp) timeOn() bool { return o.Ex.Timeline != nil || o.Ex.Trace != nil }
 
@@ -112,7 +122,7 @@ func (o *PtfOp) noteRow(i int, r types.Row, dropped bool) {
 	if o.Ex.Timeline == nil {
 		return
 	}
-	ev := timeline.Event{Kind: timeline.RowIn, Call: o.Node.Fn, Input: o.sourceName(i), Key: key, Time: ts, HasTime: hasTS,
+	ev := timeline.Event{Kind: timeline.RowIn, Call: o.callName(), Input: o.sourceName(i), Key: key, Time: ts, HasTime: hasTS,
 		WM: o.wm, HasWM: o.hasWM, Row: types.FormatRow(r, b.In.Schema())}
 	switch {
 	case dropped:
@@ -154,7 +164,7 @@ func (o *PtfOp) noteWatermark(i int, prev int64, had bool) {
 		return
 	}
 	if o.Ex.Timeline != nil {
-		o.Ex.Timeline.Add(timeline.Event{Kind: timeline.Watermark, Call: o.Node.Fn, Time: o.wm, HasTime: true, WM: prev, HasWM: had})
+		o.Ex.Timeline.Add(timeline.Event{Kind: timeline.Watermark, Call: o.callName(), Time: o.wm, HasTime: true, WM: prev, HasWM: had})
 	}
 	if o.Ex.Trace == nil || !o.traceShows("", false) || o.Ex.TraceFilter.Late {
 		return
@@ -185,7 +195,7 @@ func (o *PtfOp) noteTimer(kind timeline.Kind, name string, named bool, ts int64)
 	if !named {
 		name = ""
 	}
-	o.Ex.Timeline.Add(timeline.Event{Kind: kind, Call: o.Node.Fn, Key: key, Time: ts, HasTime: true, WM: o.wm, HasWM: o.hasWM, Name: name})
+	o.Ex.Timeline.Add(timeline.Event{Kind: kind, Call: o.callName(), Key: key, Time: ts, HasTime: true, WM: o.wm, HasWM: o.hasWM, Name: name})
 }
 
 // noteTimersCleared records the timers of the current key that a clear
@@ -257,7 +267,7 @@ func (o *PtfOp) noteOut(r types.Row) {
 	if o.cur != nil {
 		key = formatFields(o.cur.key)
 	}
-	o.Ex.Timeline.Add(timeline.Event{Kind: timeline.RowOut, Call: o.Node.Fn, Key: key, Time: ts, HasTime: ok, WM: o.wm, HasWM: o.hasWM,
+	o.Ex.Timeline.Add(timeline.Event{Kind: timeline.RowOut, Call: o.callName(), Key: key, Time: ts, HasTime: ok, WM: o.wm, HasWM: o.hasWM,
 		Row: types.FormatRow(r, o.Node.Sch)})
 }
 
