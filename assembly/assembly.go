@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -67,6 +68,9 @@ type Options struct {
 	Timing bool
 	// Trace shows every call of eval and onTimer (--trace).
 	Trace bool
+	// TraceFilter narrows the trace and turns it on (--trace-key,
+	// --trace-function, --trace-late).
+	TraceFilter exec.TraceFilter
 	// Echo prints each statement of a script before its result (--echo).
 	Echo bool
 	// Parallelism is --parallelism (0 means 1).
@@ -143,7 +147,7 @@ func New(o Options) (*Shell, error) {
 	})
 	sess, err := session.NewSession(session.Config{
 		Out: o.Out, Err: o.Err, Loader: engine, Store: store, Scratch: scratch,
-		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Trace: o.Trace, Echo: o.Echo,
+		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Trace: o.Trace, TraceFilter: o.TraceFilter, Echo: o.Echo,
 		Parallelism: o.Parallelism,
 		OpenStore:   func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',

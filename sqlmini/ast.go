@@ -22,6 +22,7 @@ type Statement struct {
 	StatementSet *StatementSet `parser:" | @@"`
 	Insert       *Insert       `parser:" | @@"`
 	Command      *Command      `parser:" | @@"`
+	Advance      *Advance      `parser:" | @@"`
 	Query        *Query        `parser:" | @@ )"`
 
 	// Text is the statement's source text, without the final semicolon.
@@ -62,7 +63,8 @@ func (b *Body) Capture(values []string) error {
 	return nil
 }
 
-// Create is CREATE [OR REPLACE] [TEMPORARY] FUNCTION | VIEW | TABLE.
+// Create is CREATE [OR REPLACE] [TEMPORARY] FUNCTION | VIEW | TABLE |
+// STREAM.
 type Create struct {
 	Pos Pos
 	// OrReplace replaces a function, view or table of the same name.
@@ -70,7 +72,10 @@ type Create struct {
 	Temporary bool            `parser:"@('TEMPORARY' | 'TEMP')? ('SYSTEM')?"`
 	Function  *CreateFunction `parser:"(  'FUNCTION' @@"`
 	View      *CreateView     `parser:" | 'VIEW' @@"`
-	Table     *CreateTable    `parser:" | 'TABLE' @@ )"`
+	Table     *CreateTable    `parser:" | 'TABLE' @@"`
+	// Stream is CREATE STREAM s (columns, WATERMARK ...): a table that
+	// INSERT INTO s VALUES and ADVANCE WATERMARK feed step by step.
+	Stream *CreateTable `parser:" | 'STREAM' @@ )"`
 }
 
 // CreateFunction is the rest of CREATE FUNCTION [IF NOT EXISTS] name
@@ -222,10 +227,21 @@ type Reset struct {
 	Key *Str `parser:"'RESET' @String?"`
 }
 
-// Explain is EXPLAIN [PLAN FOR] query.
+// Explain is EXPLAIN [PLAN FOR] query, or EXPLAIN TIMELINE query, which
+// runs the query and draws what happened in time.
 type Explain struct {
-	Pos   Pos
-	Query *Query `parser:"'EXPLAIN' ( 'PLAN' 'FOR' )? @@"`
+	Pos      Pos
+	Timeline bool   `parser:"'EXPLAIN' ( 'PLAN' 'FOR' | @'TIMELINE' )?"`
+	Query    *Query `parser:"@@"`
+}
+
+// Advance is ADVANCE WATERMARK stream TO time | END: a watermark step of
+// a stream (END: the end of input, which fires every timer left).
+type Advance struct {
+	Pos    Pos
+	Stream *Name `parser:"'ADVANCE' 'WATERMARK' @@ 'TO'"`
+	End    bool  `parser:"( @'END'"`
+	To     *Expr `parser:"| @@ )"`
 }
 
 // Insert is INSERT INTO table query.

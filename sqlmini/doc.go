@@ -7,8 +7,8 @@
 // Flink SQL spelling, as far as ptfsh needs it:
 //
 //	script      = statement { ";" statement } [ ";" ] .
-//	statement   = create | drop | show | describe | set | reset | explain | stmtset | insert | command | query .
-//	create      = "CREATE" ["OR" "REPLACE"] ["TEMPORARY"] ( "FUNCTION" function | "VIEW" view | "TABLE" table ) .
+//	statement   = create | drop | show | describe | set | reset | explain | stmtset | insert | command | advance | query .
+//	create      = "CREATE" ["OR" "REPLACE"] ["TEMPORARY"] ( "FUNCTION" function | "VIEW" view | "TABLE" table | "STREAM" table ) .
 //	function    = ["IF" "NOT" "EXISTS"] name ( "AS" (string | body) ["LANGUAGE" name] | "LANGUAGE" name "AS" body ) .
 //	view        = name ["(" name {"," name} ")"] "AS" query .
 //	table       = name "(" element {"," element} ")" ["WITH" "(" option {"," option} ")"] ["AS" query] .
@@ -19,8 +19,9 @@
 //	            | "SHOW" ("STATE" | "TIMERS") "FOR" string ["KEY" "(" expr {"," expr} ")"] .
 //	describe    = ("DESCRIBE" | "DESC") ["FUNCTION" ["EXTENDED"]] name .
 //	set         = "SET" [string "=" string] .   reset = "RESET" [string] .
-//	explain     = "EXPLAIN" ["PLAN" "FOR"] query .   insert = "INSERT" "INTO" name query .
+//	explain     = "EXPLAIN" ["PLAN" "FOR" | "TIMELINE"] query .   insert = "INSERT" "INTO" name query .
 //	command     = "HELP" | "QUIT" | "EXIT" .
+//	advance     = "ADVANCE" "WATERMARK" name "TO" ( "END" | expr ) .
 //	stmtset     = "EXECUTE" "STATEMENT" "SET" "BEGIN" insert ";" {insert ";"} "END" .
 //	query       = ["WITH" cte {"," cte}] setexpr {"UNION" "ALL" setexpr} .
 //	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .

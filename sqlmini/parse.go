@@ -342,7 +342,7 @@ func ParseExpr(src string) (*Expr, error) {
 var ruleWords = map[string]string{
 	"Primary":   "a value, a column or an expression",
 	"Expr":      "an expression",
-	"SetExpr":   "a statement: SELECT, VALUES, CREATE, DROP, SHOW, DESCRIBE, SET, RESET, EXPLAIN or INSERT",
+	"SetExpr":   "a statement: SELECT, VALUES, CREATE, DROP, SHOW, DESCRIBE, SET, RESET, EXPLAIN, INSERT or ADVANCE",
 	"FromItem":  "a table, a function call or a subquery",
 	"Name":      "a name",
 	"TypeExpr":  "a data type",

@@ -83,6 +83,16 @@ var printTests = []struct {
 	// EXPLAIN, INSERT, queries
 	{"explain", "explain select * from t", "EXPLAIN SELECT * FROM t"},
 	{"explain/plan for", "EXPLAIN PLAN FOR SELECT * FROM t", "EXPLAIN SELECT * FROM t"},
+	{"explain/timeline", "explain timeline select * from f(table t partition by k, on_time => descriptor(ts))", "EXPLAIN TIMELINE SELECT * FROM f(TABLE t PARTITION BY k, on_time => DESCRIPTOR(ts))"},
+	{"explain/timeline with", "EXPLAIN Timeline WITH a AS (SELECT * FROM t) SELECT * FROM a", "EXPLAIN TIMELINE WITH a AS (SELECT * FROM t) SELECT * FROM a"},
+	{"explain/timeline as name", "EXPLAIN SELECT * FROM timeline", "EXPLAIN SELECT * FROM timeline"},
+	// streams, stepped by hand
+	{"create stream", "create stream s (id STRING, ts TIMESTAMP_LTZ(3), watermark for ts as ts - interval '1' second)", "CREATE STREAM s (id STRING, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)"},
+	{"create stream/temporary", "CREATE OR REPLACE TEMPORARY STREAM `stream` (a INT)", "CREATE OR REPLACE TEMPORARY STREAM stream (a INT)"},
+	{"advance", "advance watermark s to timestamp '2025-03-27 12:00:10'", "ADVANCE WATERMARK s TO TIMESTAMP '2025-03-27 12:00:10'"},
+	{"advance/millis", "ADVANCE WATERMARK `my s` TO 1000 + 5", "ADVANCE WATERMARK `my s` TO 1000 + 5"},
+	{"advance/end", "Advance Watermark s To End", "ADVANCE WATERMARK s TO END"},
+	{"advance/end as column", "ADVANCE WATERMARK s TO `end`", "ADVANCE WATERMARK s TO `end`"},
 	{"insert/select", "INSERT INTO sink SELECT a, b FROM src", "INSERT INTO sink SELECT a, b FROM src"},
 	{"insert/values", "insert into sink values (1, 'a')", "INSERT INTO sink VALUES (1, 'a')"},
 	{"insert/paren", "INSERT INTO sink (SELECT * FROM src)", "INSERT INTO sink (SELECT * FROM src)"},
@@ -271,6 +281,9 @@ var errorTests = []struct {
 	name, in, want string
 }{
 	{"misspelled keyword", "SELECT * FRM t", `x.sql:1:10: unexpected token "FRM"`},
+	{"advance without TO", "ADVANCE WATERMARK s", `x.sql:1:20: unexpected end of statement (expected "TO" ("END" | Expr))`},
+	{"advance without a stream", "ADVANCE WATERMARK TO END", `x.sql:1:22: unexpected token "END" (expected "TO" ("END" | Expr))`},
+	{"explain timeline without a query", "EXPLAIN TIMELINE", `x.sql:1:17: unexpected end of statement (expected a statement: SELECT, VALUES, CREATE, DROP, SHOW, DESCRIBE, SET, RESET, EXPLAIN, INSERT or ADVANCE)`},
 	{"misspelled after alias", "SELECT a FRM t", `x.sql:1:14: unexpected token "t"`},
 	{"cut short", "SELECT a FROM", "x.sql:1:14: unexpected end of statement (expected a table, a function call or a subquery)"},
 	{"cut short before semicolon", "SELECT a FROM t WHERE;", "x.sql:1:22: unexpected end of statement (expected a value, a column or an expression)"},

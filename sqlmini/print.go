@@ -118,6 +118,8 @@ func (s *Statement) format(b *strings.Builder) {
 		s.Insert.format(b)
 	case s.Command != nil:
 		s.Command.format(b)
+	case s.Advance != nil:
+		s.Advance.format(b)
 	case s.Query != nil:
 		s.Query.format(b)
 	}
@@ -157,7 +159,31 @@ func (c *Create) format(b *strings.Builder) {
 	case c.Table != nil:
 		b.WriteString("TABLE ")
 		c.Table.format(b)
+	case c.Stream != nil:
+		b.WriteString("STREAM ")
+		c.Stream.format(b)
 	}
+}
+
+// String prints ADVANCE WATERMARK stream TO time | END.
+func (a *Advance) String() string { return str(a) }
+
+func (a *Advance) format(b *strings.Builder) {
+	if a == nil {
+		return
+	}
+	b.WriteString("ADVANCE WATERMARK ")
+	a.Stream.format(b)
+	if a.End {
+		b.WriteString(" TO END")
+		return
+	}
+	b.WriteString(" TO ")
+	if to := a.To.String(); strings.EqualFold(to, "end") {
+		b.WriteString("`" + to + "`") // a column named end, not the end of input
+		return
+	}
+	a.To.format(b)
 }
 
 // String prints the part after CREATE [TEMPORARY] FUNCTION, with the
@@ -428,7 +454,7 @@ func (r *Reset) format(b *strings.Builder) {
 	}
 }
 
-// String prints EXPLAIN query.
+// String prints EXPLAIN [TIMELINE] query.
 func (e *Explain) String() string { return str(e) }
 
 func (e *Explain) format(b *strings.Builder) {
@@ -436,6 +462,9 @@ func (e *Explain) format(b *strings.Builder) {
 		return
 	}
 	b.WriteString("EXPLAIN ")
+	if e.Timeline {
+		b.WriteString("TIMELINE ")
+	}
 	e.Query.format(b)
 }
 

@@ -34,8 +34,10 @@ var layers = map[string][]string{
 	"runtime/format": {mod + "runtime/types", mod + "runtime/keycodec", "github.com/parquet-go/parquet-go"},
 	"runtime/expr":   {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "sqlmini"},
 	"runtime/exec": {mod + "state", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
-		mod + "runtime/keycodec", mod + "runtime/expr"},
-	"runtime/catalog": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini"},
+		mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
+	// The timeline of a query's time events and its drawings (text, SVG, HTML): a leaf.
+	"runtime/timeline": {},
+	"runtime/catalog":  {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini"},
 	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog"},
 	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",

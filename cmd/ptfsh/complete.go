@@ -17,7 +17,7 @@ var keywords = []string{
 	"DEFAULT", "DESCRIPTOR", "INTERVAL", "TIMESTAMP", "SET", "RESET", "EXPLAIN",
 	"INSERT", "INTO", "UNION", "ALL", "AND", "OR", "NOT", "IN", "IS", "NULL",
 	"WATERMARK", "FOR", "PRIMARY", "KEY", "ENFORCED", "IF", "EXISTS",
-	"OR", "REPLACE", "EXTENDED", "LIKE", "ILIKE", "PLAN", "HELP", "QUIT", "EXIT",
+	"OR", "REPLACE", "EXTENDED", "LIKE", "ILIKE", "PLAN", "TIMELINE", "STREAM", "ADVANCE", "END", "HELP", "QUIT", "EXIT",
 }
 
 // setKey and setValue match a SET or RESET whose quoted key, and a SET

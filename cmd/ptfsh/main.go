@@ -23,6 +23,7 @@ import (
 	"runtime/pprof"
 
 	"github.com/ptfsh/ptfsh/assembly"
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/session"
 )
 
@@ -65,6 +66,8 @@ func profiled(f func() int) int {
 type options struct {
 	file, exec, statePath, format, init, seed string
 	trace, echo, version                      bool
+	traceKey, traceFunction                   string
+	traceLate                                 bool
 	parallelism                               int
 }
 
@@ -92,6 +95,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.statePath, "state", "", "keep state in `FILE` (bbolt) across runs")
 	fs.StringVar(&o.format, "format", "tableau", "result format: tableau, changelog, table, rows, csv or json")
 	fs.BoolVar(&o.trace, "trace", false, "show every call of eval and onTimer: key, row, watermark, state, timers, rows")
+	fs.StringVar(&o.traceKey, "trace-key", "", "trace only the calls for partition key `KEY` (Bob; 'Bob, 3' for two columns); turns --trace on (SET 'ptfsh.trace.key')")
+	fs.StringVar(&o.traceFunction, "trace-function", "", "trace only the calls of function `F`; turns --trace on (SET 'ptfsh.trace.function')")
+	fs.BoolVar(&o.traceLate, "trace-late", false, "trace only eval of late rows and the rows ORDER BY drops; turns --trace on (SET 'ptfsh.trace.late')")
 	fs.IntVar(&o.parallelism, "parallelism", 1, "run PTF calls partitioned by key on `N` workers, each with its own JavaScript runtime (SET 'parallelism.default'); output order stays that of parallelism 1")
 	fs.StringVar(&o.init, "init", "", "run the statements of `FILE` before the prompt")
 	fs.StringVar(&o.seed, "seed", "", "make Math.random and Date.now deterministic with `N` (SET 'ptfsh.seed')")
@@ -123,6 +129,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sh, err := assembly.New(assembly.Options{
 		Out: stdout, Err: stderr, StatePath: o.statePath,
 		Format: o.format, Timing: isTerminal(os.Stderr), Trace: o.trace,
+		TraceFilter: exec.TraceFilter{Key: o.traceKey, Function: o.traceFunction, Late: o.traceLate},
 		Parallelism: o.parallelism, Echo: o.echo,
 	}.ShellLimits())
 	if err != nil {

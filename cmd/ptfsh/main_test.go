@@ -25,6 +25,32 @@ func TestRun_exec(t *testing.T) {
 	}
 }
 
+// TestRun_traceFilters: --trace-key, --trace-function and --trace-late
+// narrow the trace and turn it on.
+func TestRun_traceFilters(t *testing.T) {
+	script := `CREATE FUNCTION f LANGUAGE JAVASCRIPT AS $$ export default { output: "STRING",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE", "REQUIRE_ON_TIME"] }],
+  eval(ctx, s, { r }) { ctx.collect(r.k); } }; $$;
+CREATE TABLE t (k STRING, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts)
+AS VALUES ('a', 1000), ('b', 3000), ('a', 2000);
+SELECT * FROM f(r => TABLE t PARTITION BY k, on_time => DESCRIPTOR(ts));`
+	for _, tt := range []struct {
+		flags []string
+		evals int
+		want  string
+	}{
+		{[]string{"--trace"}, 3, "trace f watermark 1970-01-01 00:00:01 → 1970-01-01 00:00:03 (after row 2 of t)"},
+		{[]string{"--trace-key", "b"}, 1, "trace f eval key (b)"},
+		{[]string{"--trace-function", "g"}, 0, ""},
+		{[]string{"--trace-late"}, 1, "  late: ts 1970-01-01 00:00:02 < watermark 1970-01-01 00:00:03\n"},
+	} {
+		code, _, errs := runCmd(t, "", append(tt.flags, "--format", "rows", "-e", script)...)
+		if code != 0 || strings.Count(errs, "eval key") != tt.evals || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: code %d, %d evals traced, want %d with %q:\n%s", tt.flags, code, strings.Count(errs, "eval key"), tt.evals, tt.want, errs)
+		}
+	}
+}
+
 func TestRun_fileStopsAtFirstError(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "bad.sql")
@@ -119,7 +145,7 @@ func TestCompleter_Do(t *testing.T) {
 		{"SELECT * FROM f(u", []string{"ser", "nion", "id =>"}},
 		{"SELECT ", nil},
 		{"SET 'state.cache-s", []string{"ize'"}},
-		{"set 'ptfsh.t", []string{"imers.max-firings'", "race'"}},
+		{"set 'ptfsh.t", []string{"imeline'", "imers.max-firings'", "race'", "race.function'", "race.key'", "race.late'"}},
 		{"RESET 'table.exec.s", []string{"ink.not-null-enforcer'", "ource.idle-timeout'", "tate.ttl'"}},
 		{"SET 'ptfsh.trace' = '", []string{"on'", "off'"}},
 		{"SET 'state.on-incompatible' = 'd", []string{"iscard'"}},

@@ -46,8 +46,12 @@ type Table struct {
 	// they are NOT NULL (see changelog_source.go).
 	SourceSchema types.Schema
 	Relaxed      []int
-	// Events are the rows (and watermark steps) of a table given AS VALUES.
+	// Events are the rows (and watermark steps) of a table given AS VALUES,
+	// or of a stream so far.
 	Events []exec.Event
+	// Stream marks CREATE STREAM: a table of Kind TableValues whose events
+	// INSERT INTO and ADVANCE WATERMARK add, step by step.
+	Stream bool
 	// Watermark is the WATERMARK clause, if any.
 	Watermark *exec.WatermarkSpec
 	// Temporary marks CREATE TEMPORARY.

@@ -187,7 +187,7 @@ func FinishChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
 			t.Watermark.Column = shift(t.Watermark.Column)
 		}
 	}
-	if t.Kind != catalog.TableValues {
+	if t.Kind != catalog.TableValues || t.Stream {
 		return restoreNotNull(t, nil, nil)
 	}
 	vals := ct.Query.Body.Values

@@ -167,5 +167,8 @@ func (values) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
 }
 
 func (values) Scan(t *catalog.Table, env Env, _ sqlmini.Pos) (exec.Node, error) {
+	if t.Stream {
+		return NewStreamScan(t, env), nil // stream.go
+	}
 	return ChangelogValues(t, &exec.ValuesNode{Sch: t.Schema, Events: t.Events, Wm: t.Watermark, Every: env.WatermarkEvery}), nil
 }

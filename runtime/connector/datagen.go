@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -39,9 +40,9 @@ import (
 //	  'seed' = '42'                          -- ptfsh: the random seed
 //	);
 //
-// Options, as in Flink: number-of-rows; rows-per-second (accepted and
-// ignored: ptfsh generates as fast as it can, so that a script or a test
-// never waits); fields.NAME.kind = random | sequence; for random numbers
+// Options, as in Flink: number-of-rows; rows-per-second (a pace a class
+// can watch: the rows come at that rate of wall-clock time, without it as
+// fast as ptfsh can make them); fields.NAME.kind = random | sequence; for random numbers
 // (TINYINT to BIGINT, FLOAT, DOUBLE, DECIMAL, INTERVALs) fields.NAME.min and
 // .max, inclusive, defaulting to Flink's bounds; for random strings and
 // bytes fields.NAME.length (default the declared length, 100 for STRING and
@@ -122,6 +123,7 @@ func optErr(key, format string, args ...any) error {
 // datagenSpec is a datagen table's options, read and checked.
 type datagenSpec struct {
 	rows    int64 // number-of-rows; -1 unbounded
+	rate    int64 // rows-per-second; 0: as fast as possible
 	seed    int64
 	hasSeed bool
 	fields  []*genSpec
@@ -179,11 +181,11 @@ func parseDatagen(t *catalog.Table) (*datagenSpec, error) {
 		spec.rows = n
 	}
 	if v, ok := o.get("rows-per-second"); ok {
-		// Accepted as in Flink, and ignored: ptfsh generates as fast as it can.
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil || n < 1 {
-			return nil, optErr("rows-per-second", "option 'rows-per-second' needs a whole number of at least 1, not '%s' (ptfsh accepts it and generates as fast as it can)", v)
+		if err != nil || n < 1 || n > maxRowsPerSecond {
+			return nil, optErr("rows-per-second", "option 'rows-per-second' needs a whole number from 1 to %d (the pace of the rows; leave it out for as fast as possible), not '%s'", maxRowsPerSecond, v)
 		}
+		spec.rate = n
 	}
 	if v, ok := o.get("seed"); ok {
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
@@ -538,7 +540,11 @@ func (n *datagenNode) Explain() string {
 	if n.spec.rows >= 0 {
 		rows = strconv.FormatInt(n.spec.rows, 10)
 	}
-	return "TableSourceScan(table=[[" + n.t.Name + "]], fields=" + n.t.Schema.ColumnList() + ", datagen=[rows=" + rows + ", seed=" + strconv.FormatInt(n.seed, 10) + "])"
+	pace := ""
+	if n.spec.rate > 0 {
+		pace = ", rows-per-second=" + strconv.FormatInt(n.spec.rate, 10)
+	}
+	return "TableSourceScan(table=[[" + n.t.Name + "]], fields=" + n.t.Schema.ColumnList() + ", datagen=[rows=" + rows + ", seed=" + strconv.FormatInt(n.seed, 10) + pace + "])"
 }
 
 func (n *datagenNode) Open(ex *exec.Execution) (exec.Stream, error) {
@@ -586,6 +592,42 @@ type datagenStream struct {
 	pending bool
 	wmNext  int64
 	count   int64
+	made    int64     // rows made, for the pace
+	start   time.Time // when the first row was made (with a pace)
+}
+
+// maxRowsPerSecond is the fastest pace rows-per-second takes.
+const maxRowsPerSecond = 1_000_000_000
+
+// pace waits, with rows-per-second, until the next row is due: row k
+// comes k/rate seconds after the first, so a slow consumer does not make
+// the rows come faster later. Cancelling the statement stops the wait.
+func (s *datagenStream) pace() error {
+	rate := s.n.spec.rate
+	if rate <= 0 {
+		return nil
+	}
+	if s.made == 0 {
+		s.start = time.Now()
+	}
+	due := s.start.Add(time.Duration(float64(s.made) / float64(rate) * float64(time.Second)))
+	s.made++
+	wait := time.Until(due)
+	if wait <= 0 {
+		return nil
+	}
+	var done <-chan struct{}
+	if s.ex.Ctx != nil {
+		done = s.ex.Ctx.Done()
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-done:
+		return exec.ErrCancelled
+	}
 }
 
 func (s *datagenStream) Next() (exec.Event, error) {
@@ -610,6 +652,9 @@ func (s *datagenStream) Next() (exec.Event, error) {
 		if err := s.ex.Ctx.Err(); err != nil {
 			return exec.Event{}, err
 		}
+	}
+	if err := s.pace(); err != nil {
+		return exec.Event{}, err
 	}
 	f := make([]any, len(s.gens))
 	for i, g := range s.gens {

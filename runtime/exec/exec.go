@@ -100,6 +100,11 @@ type Execution struct {
 	SourceReads map[string]int
 	// trace receives the trace of each call when tracing is on (trace.go).
 	Trace io.Writer
+	// TraceFilter narrows the trace: a key, a function, late rows only.
+	TraceFilter TraceFilter
+	// Timeline, when set, receives the time events of the PTF calls
+	// (EXPLAIN TIMELINE, SET 'ptfsh.timeline'; timeline_hook.go).
+	Timeline TimeRecorder
 	// uncheckpointable says why no checkpoint may be taken before the end.
 	Uncheckpointable string
 	// tees are the running shared calls (fanout.go).

@@ -16,6 +16,7 @@ import (
 type TableBinding struct {
 	Decl       int    // index in FuncDef.Args
 	Name       string // argument name
+	Source     string // the table as the call names it ("subquery" for one)
 	In         Node
 	Partition  []int
 	Sem        ptf.TableSemantics
@@ -231,6 +232,7 @@ type PtfOp struct {
 	quiet int        // input rows since the last output or tick
 	heads []*Event   // with on_time: the next row of each input, by time
 	tr    *callTrace // the call being traced (trace.go)
+	tl    *opTime    // for time events: the timeline, the trace (timeline_hook.go)
 
 	eventClock               // the operator's watermarks (watermark.go)
 	timers     timerService  // timers by time and by key (timers.go)
@@ -378,12 +380,15 @@ func (o *PtfOp) process(i int, ev Event) error {
 		ts, ok := types.TimeMillis(ev.Row.Fields[b.timeCol])
 		if !ok || (o.inHas[i] && ts <= o.inWM[i]) {
 			b.Dropped++ // late (or without time): ORDER BY drops it
+			o.noteRow(i, ev.Row, true)
 			return nil
 		}
+		o.noteRow(i, ev.Row, false)
 		b.Add(ev.Row, ts)
 		o.quietRow()
 		return nil
 	}
+	o.noteRow(i, ev.Row, false)
 	before := len(o.Out)
 	if err := o.evalRow(i, ev.Row); err != nil {
 		return err
@@ -450,7 +455,9 @@ func (o *PtfOp) inputWatermark(i int, w int64) error {
 	if o.hasWM && min <= o.wm {
 		return nil
 	}
+	prev, had := o.wm, o.hasWM
 	o.wm, o.hasWM = min, true
+	o.noteWatermark(i, prev, had)
 	if err := o.fireTimers(); err != nil {
 		return err
 	}

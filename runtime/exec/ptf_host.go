@@ -44,6 +44,7 @@ func (o *PtfOp) Collect(r types.Row) error {
 		out = append(out, o.rowtime())
 	}
 	o.Out = append(o.Out, Event{Kind: EvRow, Row: types.Row{Kind: r.Kind, Fields: out}})
+	o.noteOut(types.Row{Kind: r.Kind, Fields: out})
 	if o.tr != nil {
 		o.traceEvent("emitted %s", types.FormatRow(types.Row{Kind: r.Kind, Fields: out}, n.Sch))
 	}
@@ -198,6 +199,7 @@ func (o *PtfOp) RegisterOnTime(name string, named bool, ts int64) error {
 	if err := o.timersAllowed(); err != nil {
 		return err
 	}
+	o.noteTimerSet(name, named, ts)
 	o.timers.register(o.cur, name, named, ts)
 	o.traceEvent("registered %s at %s", timerName(name, named), traceTime(ts))
 	return nil
@@ -207,6 +209,7 @@ func (o *PtfOp) ClearTimer(name string, named bool, ts int64) error {
 	if err := o.timersAllowed(); err != nil {
 		return err
 	}
+	o.noteTimersCleared(name, named, ts, false)
 	o.timers.clear(o.cur, name, named, ts)
 	if named {
 		o.traceEvent("cleared timer '%s'", name)
@@ -220,6 +223,7 @@ func (o *PtfOp) ClearAllTimers() error {
 	if err := o.timersAllowed(); err != nil {
 		return err
 	}
+	o.noteTimersCleared("", false, 0, true)
 	o.timers.clearKey(o.cur)
 	o.traceEvent("cleared all timers")
 	return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -22,15 +23,25 @@ const SetTrace = "ptfsh.trace"
 type callTrace struct {
 	w      io.Writer
 	before string
+	late   string // why the row is late, or ""
 	events []string
 }
 
 // traceStart opens the trace of a call; a no-op unless tracing.
 func (o *PtfOp) traceStart() {
+	o.noteCall() // the timeline (timeline_hook.go)
 	if o.Ex.Trace == nil {
 		return
 	}
-	o.tr = &callTrace{w: o.Ex.Trace, before: o.describeState(o.cur)}
+	late := o.lateReason()
+	key := ""
+	if o.cur != nil {
+		key = formatFields(o.cur.key)
+	}
+	if !o.traceShows(key, late != "") || (o.Ex.TraceFilter.Key != "" && o.cur == nil) {
+		return // filtered out: not traced
+	}
+	o.tr = &callTrace{w: o.Ex.Trace, before: o.describeState(o.cur), late: late}
 }
 
 // traceEvent records a timer registered or cleared, or a row emitted.
@@ -62,11 +73,18 @@ func (o *PtfOp) traceEnd(err error) {
 		if o.firing.named {
 			name = "timer '" + o.firing.name + "'"
 		}
-		fmt.Fprintf(&b, "trace %s onTimer key %s %s at %s, watermark %s\n", o.Node.Fn, key, name, traceTime(o.firing.time), wm)
+		why := "watermark " + wm + " passed it"
+		if o.wm == MaxWatermark {
+			why = "end of input: the last watermark fires every timer left"
+		}
+		fmt.Fprintf(&b, "trace %s onTimer key %s: %s fired at %s (%s)\n", o.Node.Fn, key, name, traceTime(o.firing.time), why)
 	case o.bind != nil:
 		fmt.Fprintf(&b, "trace %s eval key %s row %s, watermark %s\n", o.Node.Fn, key, types.FormatRow(o.row, o.bind.In.Schema()), wm)
 	default:
 		fmt.Fprintf(&b, "trace %s eval, watermark %s\n", o.Node.Fn, wm)
+	}
+	if tr.late != "" {
+		fmt.Fprintf(&b, "  %s\n", tr.late)
 	}
 	if len(o.Node.Def.State) > 0 {
 		fmt.Fprintf(&b, "  state before: %s\n", tr.before)
@@ -83,14 +101,9 @@ func (o *PtfOp) traceEnd(err error) {
 	io.WriteString(tr.w, b.String())
 }
 
-// traceTime shows an event time as an instant; the maximum watermark is
-// the end of input.
-func traceTime(ms int64) string {
-	if ms == MaxWatermark {
-		return "end of input"
-	}
-	return types.FormatValue(types.Instant{Millis: ms}, types.TypeTimestampLTZ)
-}
+// traceTime shows an event time as a timestamp in the session time zone
+// (UTC), 2025-03-27 12:00:05; the maximum watermark is the end of input.
+func traceTime(ms int64) string { return timeline.FormatTime(ms) }
 
 // describeState shows a key's value state without changing it: live
 // values encoded, others as stored, or (default).

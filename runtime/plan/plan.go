@@ -203,6 +203,11 @@ func ValuesEvents(v *sqlmini.Values, exprs [][]expr.Expr, sch types.Schema) ([]e
 	return events, nil
 }
 
+// WatermarkStep evaluates the time of a watermark step (WATERMARK <time>
+// in VALUES, ADVANCE WATERMARK s TO <time>): a TIMESTAMP literal or epoch
+// milliseconds.
+func WatermarkStep(e *sqlmini.Expr) (int64, error) { return watermarkStep(e) }
+
 // watermarkStep evaluates WATERMARK <time> in VALUES: a TIMESTAMP literal
 // or epoch milliseconds.
 func watermarkStep(e *sqlmini.Expr) (int64, error) {

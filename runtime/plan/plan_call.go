@@ -390,7 +390,7 @@ func (p *Planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sql
 			return exec.TableBinding{}, "", err
 		}
 	}
-	tb := exec.TableBinding{Decl: decl, Name: d.Name, In: in,
+	tb := exec.TableBinding{Decl: decl, Name: d.Name, Source: name, In: in,
 		Set:  d.Traits.Has(ptf.SetSemanticTable),
 		Pass: d.Traits.Has(ptf.PassColumnsThrough)}
 	sch := in.Schema()

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -380,7 +381,7 @@ func TestDatagenErrors(t *testing.T) {
 		{`(a INT) WITH ('connector' = 'datagen', 'number-of-rows' = '-1')`,
 			`option 'number-of-rows' needs a whole number of at least 0, not '-1'`},
 		{`(a INT) WITH ('connector' = 'datagen', 'rows-per-second' = 'fast')`,
-			`option 'rows-per-second' needs a whole number of at least 1, not 'fast'`},
+			`option 'rows-per-second' needs a whole number from 1 to 1000000000 (the pace of the rows; leave it out for as fast as possible), not 'fast'`},
 		{`(a INT) WITH ('connector' = 'datagen', 'seed' = 'abc')`,
 			`option 'seed' needs a whole number (a 64-bit integer), not 'abc'`},
 		{`(a INT) WITH ('connector' = 'datagen', 'fields.a.null-rate' = '2')`,
@@ -409,10 +410,39 @@ func TestDatagenErrors(t *testing.T) {
 	}
 }
 
-func TestDatagenRowsPerSecondIsIgnored(t *testing.T) {
-	got := dgMust(t, `CREATE TABLE g (a INT) WITH ('connector' = 'datagen', 'rows-per-second' = '1', 'number-of-rows' = '50');
-		SELECT * FROM g;`) // 50 s if it were honoured
-	if len(got) != 50 {
+// TestDatagenRowsPerSecondPaces: rows-per-second is a pace a class can
+// watch: 20 rows at 40 a second take about half a second (row k comes k/40
+// s after the first), and a statement cancelled during a wait stops.
+func TestDatagenRowsPerSecondPaces(t *testing.T) {
+	start := time.Now()
+	got := dgMust(t, `CREATE TABLE g (a INT) WITH ('connector' = 'datagen', 'rows-per-second' = '40', 'number-of-rows' = '20');
+		SELECT * FROM g;`)
+	took := time.Since(start)
+	if len(got) != 20 {
 		t.Errorf("got %d rows", len(got))
+	}
+	if took < 450*time.Millisecond || took > 20*time.Second {
+		t.Errorf("20 rows at 40 a second took %v, want about 0.475 s", took)
+	}
+
+	// One row a second, unbounded: Ctrl-C during the wait stops at once.
+	var out bytes.Buffer
+	s, err := NewSession(Config{Out: &out, Err: &out, Format: "rows"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	err = s.Exec(ctx, "", `CREATE TABLE slow (a INT) WITH ('connector' = 'datagen', 'rows-per-second' = '1');
+		SELECT * FROM slow;`)
+	if err == nil || !strings.Contains(err.Error(), "statement cancelled") {
+		t.Errorf("got %v, want statement cancelled", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the cancelled wait took %v", took)
+	}
+	if n := strings.Count(out.String(), "+I["); n < 1 || n > 3 {
+		t.Errorf("%d rows in 1.5 s at one a second:\n%s", n, out.String())
 	}
 }

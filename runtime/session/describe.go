@@ -179,12 +179,19 @@ func showCreateView(t *catalog.Table) string {
 
 func showCreateTable(t *catalog.Table) string {
 	var b strings.Builder
-	b.WriteString(createPrefix("TABLE", t.Temporary, t.Name) + " (\n")
+	kind, ct := "TABLE", (*sqlmini.CreateTable)(nil)
+	if t.Create != nil {
+		ct = t.Create.Table
+		if t.Create.Stream != nil { // a stream: its rows are not part of it
+			kind, ct = "STREAM", t.Create.Stream
+		}
+	}
+	b.WriteString(createPrefix(kind, t.Temporary, t.Name) + " (\n")
 	var lines []string
 	var pk []string
 	var wm *sqlmini.Watermark
-	if t.Create != nil && t.Create.Table != nil {
-		for _, el := range t.Create.Table.Elements {
+	if ct != nil {
+		for _, el := range ct.Elements {
 			switch {
 			case el.Column != nil:
 				lines = append(lines, "  "+quote(string(el.Column.Name.Value))+" "+el.Column.Type.String())

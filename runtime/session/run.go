@@ -61,6 +61,15 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	if err != nil {
 		return sqlmini.Errorf(pos, "%w", err)
 	}
+	rec := s.startTimeline(ex) // timeline.go
+	drawn := false
+	defer func() {
+		if err != nil && !drawn { // a failed statement draws what happened before it
+			if werr := s.writeTimeline(rec, err); werr != nil {
+				fmt.Fprintf(s.cfg.Err, "note: %v\n", werr)
+			}
+		}
+	}()
 	if nc, ok := sink.(noCheckpointer); ok {
 		if why := nc.NoCheckpoints(); why != "" {
 			ex.NoCheckpoints(why)
@@ -158,6 +167,15 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		}
 		for _, n := range notes {
 			fmt.Fprintln(s.cfg.Err, n)
+		}
+	}
+	if rec != nil {
+		if err := flush(); err != nil {
+			return err
+		}
+		drawn = true
+		if err := s.writeTimeline(rec, nil); err != nil {
+			return sqlmini.Errorf(pos, "%w", err)
 		}
 	}
 	if s.cfg.Timing {

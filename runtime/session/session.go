@@ -19,6 +19,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
+	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -51,6 +52,9 @@ type Config struct {
 	Timing bool
 	// Trace shows every call of eval and onTimer on Err (--trace).
 	Trace bool
+	// TraceFilter is the default of the trace's filters (--trace-key,
+	// --trace-function, --trace-late); one that is set turns the trace on.
+	TraceFilter exec.TraceFilter
 	// Echo is the default of SET 'ptfsh.echo' (--echo): a script prints
 	// each statement before its result.
 	Echo bool
@@ -85,6 +89,12 @@ type Session struct {
 	baseDir  string
 	// interactive: statements come from a person at the REPL.
 	interactive bool
+	// explaining is the record of the EXPLAIN TIMELINE that runs (timeline.go).
+	explaining *timeline.Record
+	// running is the query that runs on streams, stepping its run while
+	// one runs (stream.go).
+	running  *runningQuery
+	stepping *stepRun
 }
 
 // NewSession returns a session with an empty catalog.
@@ -269,12 +279,16 @@ func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) erro
 			s.cfg.OnReset(key)
 		}
 		return nil
+	case st.Explain != nil && st.Explain.Timeline:
+		return s.explainTimeline(ctx, st.Explain) // timeline.go
 	case st.Explain != nil:
 		return s.execExplain(st.Explain)
 	case st.Insert != nil, st.StatementSet != nil:
 		return s.execInsert(ctx, st) // sink.go
 	case st.Command != nil:
 		return s.execCommand(st.Command)
+	case st.Advance != nil:
+		return s.advance(ctx, st.Advance) // stream.go
 	case st.Query != nil:
 		return s.execQuery(ctx, st)
 	}
@@ -363,6 +377,14 @@ func (s *Session) settingText(st settings.Setting) string {
 		if s.cfg.Trace {
 			return "on"
 		}
+	case exec.SetTraceKey:
+		return s.cfg.TraceFilter.Key
+	case exec.SetTraceFunction:
+		return s.cfg.TraceFilter.Function
+	case exec.SetTraceLate:
+		if s.cfg.TraceFilter.Late {
+			return "on"
+		}
 	case SetEcho:
 		if s.cfg.Echo {
 			return "on"
@@ -411,6 +433,8 @@ func (s *Session) execCreate(ctx context.Context, c *sqlmini.Create) error {
 		return s.createView(c, c.View)
 	case c.Table != nil:
 		return s.createTable(c, c.Table)
+	case c.Stream != nil:
+		return s.createStream(c, c.Stream) // stream.go
 	}
 	return sqlmini.Errorf(c.Pos, "unsupported CREATE")
 }
@@ -604,6 +628,7 @@ func (s *Session) execDrop(d *sqlmini.Drop) error {
 			return sqlmini.Errorf(d.Name.Pos, "%s '%s' does not exist", strings.ToLower(d.Kind), name)
 		}
 		s.cat.DropTable(name)
+		s.streamDropped(name) // stream.go
 	}
 	return nil
 }
@@ -739,6 +764,9 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 	n, err := plan.New(s.cat, s.sourceEnv()).Query(st.Query)
 	if err != nil {
 		return err
+	}
+	if scans := streamScans(n); len(scans) > 0 {
+		return s.startRunning(ctx, st, scans) // stream.go: it keeps running
 	}
 	// Results are buffered: one write per row would cost a system call each.
 	out := bufio.NewWriterSize(s.cfg.Out, 64<<10)

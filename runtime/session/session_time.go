@@ -43,7 +43,18 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 	ex.DefaultTTL = ttl.Milliseconds()
 	positions, _ := settings.Get[string](s.settings, connector.SetSourcePositions)
 	ex.ResetSources = positions == "reset"
-	if trace, _ := settings.Get[bool](s.settings, exec.SetTrace); trace || s.cfg.Trace {
+	ex.TraceFilter = s.cfg.TraceFilter // --trace-key and the like, unless SET
+	if _, set := s.settings[exec.SetTraceKey]; set {
+		ex.TraceFilter.Key, _ = settings.Get[string](s.settings, exec.SetTraceKey)
+	}
+	if _, set := s.settings[exec.SetTraceFunction]; set {
+		ex.TraceFilter.Function, _ = settings.Get[string](s.settings, exec.SetTraceFunction)
+	}
+	if _, set := s.settings[exec.SetTraceLate]; set {
+		ex.TraceFilter.Late, _ = settings.Get[bool](s.settings, exec.SetTraceLate)
+	}
+	filtered := ex.TraceFilter != exec.TraceFilter{}
+	if trace, _ := settings.Get[bool](s.settings, exec.SetTrace); trace || s.cfg.Trace || filtered {
 		ex.Trace = s.cfg.Err
 	}
 	incompatible, _ := settings.Get[string](s.settings, exec.SetOnIncompatible)
@@ -51,6 +62,12 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 	ex.CacheSize, _ = settings.Get[int](s.settings, exec.SetCacheSize)
 	ex.CacheBytes, _ = settings.Get[int64](s.settings, exec.SetCacheBytes)
 	ex.EndOfInput, _ = settings.Get[bool](s.settings, SetEndOfInput)
+	if s.stepping != nil { // a step of a query on streams (stream.go)
+		ex.EndOfInput = false
+		if ex.Trace != nil {
+			s.stepping.gate.w, ex.Trace = ex.Trace, s.stepping.gate
+		}
+	}
 	ex.Parallelism = max(s.cfg.Parallelism, 1)
 	if _, ok := s.settings[exec.SetParallelism]; ok {
 		ex.Parallelism, _ = settings.Get[int](s.settings, exec.SetParallelism)

@@ -91,6 +91,10 @@ const helpText = `The statements of ptfsh (Flink SQL; each ends with ';' and may
   CREATE [OR REPLACE] TABLE t (cols) WITH ('connector' = 'filesystem' | 'datagen', ...)
   CREATE TABLE t (cols) AS VALUES (...), WATERMARK ..., (...)
                                   rows inline, with watermark steps
+  CREATE STREAM s (cols, WATERMARK FOR ts AS ...)
+  INSERT INTO s VALUES (...)      ADVANCE WATERMARK s TO TIMESTAMP '...' | END
+                                  a stream fed step by step: a query on it keeps running and
+                                  prints what each step emits
   DROP [TEMPORARY] FUNCTION | VIEW | TABLE [IF EXISTS] name
   SHOW [USER] FUNCTIONS | TABLES | VIEWS [[NOT] LIKE 'pat%']
   SHOW CREATE TABLE | VIEW | FUNCTION name
@@ -100,6 +104,9 @@ const helpText = `The statements of ptfsh (Flink SQL; each ends with ';' and may
   SELECT ... FROM t | f(TABLE t PARTITION BY k, arg => value, ...) [WHERE ...] [GROUP BY ...] [LIMIT n]
   INSERT INTO t query             EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END
   EXPLAIN [PLAN FOR] query        the plan, with each node's changelog mode
+  EXPLAIN TIMELINE query          runs the query and draws, per key, its rows, watermark,
+                                  timers and output over event time (SET 'ptfsh.timeline'
+                                  = 'out.html' draws each query into a file)
   SHOW STATE | TIMERS FOR 'uid' [KEY (values)]
   DROP STATE FOR 'uid'            what the state store holds for a call, and forgetting it
   SET 'key' = 'value'             RESET ['key'];  SET; lists every setting with its value

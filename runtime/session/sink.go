@@ -44,6 +44,11 @@ var sinkWriteOptions = []string{"csv.field-delimiter", "csv.quote-character", "c
 // one Flink job), then run in one execution, one after the other, each
 // reading its sources from the start.
 func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
+	if st.Insert != nil {
+		if t, ok := s.cat.Table(string(st.Insert.Table.Value)); ok && t.Stream {
+			return s.insertStream(ctx, st.Insert, t) // stream.go
+		}
+	}
 	inserts := []*sqlmini.Insert{st.Insert}
 	if st.StatementSet != nil {
 		inserts = st.StatementSet.Inserts
@@ -87,6 +92,8 @@ func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, *
 	}
 	what := ""
 	switch {
+	case t.Stream:
+		what = "a stream (INSERT INTO a stream stands alone, outside a statement set)"
 	case t.Kind == catalog.TableView:
 		what = "a view"
 	case t.Kind == catalog.TableValues:

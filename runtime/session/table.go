@@ -79,6 +79,8 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 		if err := s.tableValues(t, ct); err != nil {
 			return err
 		}
+	} else if c.Stream != nil { // CREATE STREAM: events come step by step (stream.go)
+		t.Kind, t.Stream = catalog.TableValues, true
 	} else if err := checkTableOptions(t, ct); err != nil {
 		return err
 	}

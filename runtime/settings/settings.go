@@ -180,6 +180,17 @@ var table = []Setting{{
 		return n, nil
 	},
 }, {
+	Key:   "ptfsh.timeline",
+	Doc:   "a file (.svg or .html) that each query after it draws its timeline into: rows, watermark, timers, output by key over event time (see Teaching); unset: none",
+	Owner: "runtime/session",
+	Parse: func(v string) (any, error) {
+		v = strings.TrimSpace(v)
+		if l := strings.ToLower(v); v != "" && !strings.HasSuffix(l, ".svg") && !strings.HasSuffix(l, ".html") && !strings.HasSuffix(l, ".htm") {
+			return nil, Need("names a file ending in .svg or .html (the picture's format)")
+		}
+		return v, nil
+	},
+}, {
 	Key:     "ptfsh.timers.max-firings",
 	Default: "1000000",
 	Doc:     "stops an onTimer that keeps registering past timers after this many firings, at one watermark, of timers it registered; 0: no limit",
@@ -189,6 +200,23 @@ var table = []Setting{{
 	Key:     "ptfsh.trace",
 	Default: "off",
 	Doc:     "on: shows every call of eval and onTimer on stderr (--trace)",
+	Owner:   "runtime/exec",
+	Values:  []string{"on", "off"},
+	Parse:   onOff,
+}, {
+	Key:   "ptfsh.trace.function",
+	Doc:   "traces only the calls of this function (as the query calls it), and turns the trace on; unset: every function",
+	Owner: "runtime/exec",
+	Parse: func(v string) (any, error) { return strings.TrimSpace(v), nil },
+}, {
+	Key:   "ptfsh.trace.key",
+	Doc:   "traces only the calls for this partition key, written as the trace prints it (Bob; Bob, 3 for two columns), and turns the trace on; unset: every key",
+	Owner: "runtime/exec",
+	Parse: func(v string) (any, error) { return strings.TrimSpace(v), nil },
+}, {
+	Key:     "ptfsh.trace.late",
+	Default: "off",
+	Doc:     "on: traces only the calls of eval for late rows and the rows ORDER BY drops, and turns the trace on",
 	Owner:   "runtime/exec",
 	Values:  []string{"on", "off"},
 	Parse:   onOff,
@@ -280,7 +308,7 @@ var ignored = []Ignored{
 	{"state.backend.type", "state lives in memory or in a bbolt file: state.path"},
 	{"table.dml-sync", "INSERT INTO always runs to its end before the next statement"},
 	{"table.exec.mini-batch.enabled", "ptfsh has no mini-batch aggregation"},
-	{"table.exec.source.idle-timeout", "ptfsh reads files, VALUES and datagen without waiting, so no source is ever idle"},
+	{"table.exec.source.idle-timeout", "unsupported: ptfsh never marks an input idle; an input without rows holds the call's watermark back until it ends, and a paced datagen input ('rows-per-second') makes the others wait for it"},
 	{"table.local-time-zone", "the session time zone of ptfsh is UTC"},
 }
 

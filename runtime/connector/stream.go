@@ -1,0 +1,90 @@
+package connector
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/types"
+)
+
+// StreamScan reads a stream (CREATE STREAM) as far as it goes: the rows
+// and watermark steps that INSERT INTO and ADVANCE WATERMARK gave it, with
+// the watermarks its WATERMARK declaration makes after rows, as a table
+// given AS VALUES reads. The session runs a query on a stream again at each
+// step, over every event so far: Replayed says how many events an earlier
+// step read, and Live is called once, before the scan hands out the first
+// event past them (or its end), so that the trace shows only what the step
+// adds.
+type StreamScan struct {
+	Table    *catalog.Table
+	Events   []exec.Event // the stream's events when the query was planned
+	Every    int64        // 'ptfsh.watermark.every-rows'
+	Replayed int
+	Live     func()
+}
+
+// NewStreamScan reads stream t as it is now.
+func NewStreamScan(t *catalog.Table, env Env) *StreamScan {
+	return &StreamScan{Table: t, Events: t.Events, Every: env.WatermarkEvery}
+}
+
+func (s *StreamScan) Schema() types.Schema           { return s.Table.Schema }
+func (s *StreamScan) Changelog() types.ChangelogMode { return types.InsertOnly }
+func (s *StreamScan) Children() []exec.Node          { return nil }
+func (s *StreamScan) Explain() string {
+	return "StreamScan(stream=[[" + s.Table.Name + "]], events=[" + strconv.Itoa(len(s.Events)) + "], fields=[" + strings.Join(s.Table.Schema.Names(), ", ") + "])"
+}
+
+// Open reads the stream's events from the first.
+func (s *StreamScan) Open(ex *exec.Execution) (exec.Stream, error) {
+	return &streamReader{scan: s, ex: ex, wm: exec.NewWMGen(s.Table.Watermark, s.Every)}, nil
+}
+
+type streamReader struct {
+	scan    *StreamScan
+	ex      *exec.Execution
+	i       int
+	wm      *exec.WmGen
+	pending *exec.Event
+	live    bool
+}
+
+func (r *streamReader) Next() (exec.Event, error) {
+	if r.pending != nil {
+		ev := *r.pending
+		r.pending = nil
+		return ev, nil
+	}
+	for r.i < len(r.scan.Events) {
+		r.goLive(r.i)
+		ev := r.scan.Events[r.i]
+		r.i++
+		if ev.Kind == exec.EvWatermark {
+			if r.wm.Explicit(ev.Wm) {
+				return ev, nil
+			}
+			continue
+		}
+		r.ex.RowsIn++
+		if w, ok := r.wm.Observe(ev.Row); ok {
+			r.pending = &exec.Event{Kind: exec.EvWatermark, Wm: w}
+		}
+		return ev, nil
+	}
+	r.goLive(r.i)
+	return exec.Event{Kind: exec.EvEnd}, nil
+}
+
+// goLive calls Live before event i if it is the first new one.
+func (r *streamReader) goLive(i int) {
+	if !r.live && i >= r.scan.Replayed {
+		r.live = true
+		if r.scan.Live != nil {
+			r.scan.Live()
+		}
+	}
+}
+
+func (r *streamReader) Close() error { return nil }

@@ -1,0 +1,356 @@
+package session
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/connector"
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/plan"
+	"github.com/ptfsh/ptfsh/runtime/timeline"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// Streams, stepped by hand (issue 15, part 4): a lesson feeds a stream a
+// few rows at a time and moves its time by hand, and sees after each step
+// what a query on it emits, with SHOW STATE and SHOW TIMERS in between.
+//
+//	CREATE STREAM s (id STRING, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts);
+//	SELECT * FROM f(TABLE s PARTITION BY id, on_time => DESCRIPTOR(ts));   -- keeps running
+//	INSERT INTO s VALUES ('a', TIMESTAMP '2025-03-27 12:00:00');           -- prints what f emits
+//	ADVANCE WATERMARK s TO TIMESTAMP '2025-03-27 12:01:00';                -- timers fire
+//	SHOW TIMERS FOR 'f';
+//	ADVANCE WATERMARK s TO END;                                            -- the end of input
+//
+// A query that reads a stream keeps running: it is the session's running
+// query until another query on a stream takes its place, its stream is
+// dropped or ends. At each step the session runs it again over every event
+// of its streams, from fresh state and without the end of input (so that
+// state and timers stay in the store for SHOW STATE and SHOW TIMERS), and
+// prints only the rows past those it printed before; the trace (--trace)
+// shows only the calls the step adds. Steps replay, so the function must
+// be deterministic: SET 'ptfsh.seed' when it draws random numbers. A
+// lesson's stream is short, and a step costs a run over it.
+
+// runningQuery is the query that runs on streams.
+type runningQuery struct {
+	st      *sqlmini.Statement
+	streams []string       // the streams it reads
+	rows    int64          // rows printed so far
+	events  map[string]int // each stream's events that the last step read
+}
+
+// stepRun is what the run of a step changes in its execution.
+type stepRun struct {
+	gate *gateWriter
+}
+
+// gateWriter passes writes on once it is open: the trace of a step shows
+// the calls of its new events, not those of the replay before them.
+type gateWriter struct {
+	w    io.Writer
+	open bool
+}
+
+func (g *gateWriter) Write(b []byte) (int, error) {
+	if !g.open || g.w == nil {
+		return len(b), nil
+	}
+	return g.w.Write(b)
+}
+
+// createStream registers CREATE STREAM s (columns, WATERMARK ...).
+func (s *Session) createStream(c *sqlmini.Create, ct *sqlmini.CreateTable) error {
+	if len(ct.Options) > 0 {
+		return sqlmini.Errorf(ct.Options[0].Pos, "a stream takes no WITH options: its rows come from INSERT INTO %s VALUES (...), its time from its WATERMARK declaration and ADVANCE WATERMARK %s TO ...", ct.Name.Value, ct.Name.Value)
+	}
+	if ct.Query != nil {
+		return sqlmini.Errorf(ct.Query.Pos, "a stream starts empty: give it rows with INSERT INTO %s VALUES (...)", ct.Name.Value)
+	}
+	if err := s.createTable(c, ct); err != nil {
+		return err
+	}
+	if s.running != nil && containsName(s.running.streams, string(ct.Name.Value)) {
+		s.stopRunning("its stream " + string(ct.Name.Value) + " was replaced")
+	}
+	return nil
+}
+
+// streamEnded reports whether a stream's time reached the end of input.
+func streamEnded(t *catalog.Table) bool {
+	n := len(t.Events)
+	return n > 0 && t.Events[n-1].Kind == exec.EvWatermark && t.Events[n-1].Wm == exec.MaxWatermark
+}
+
+// endedErr is the error of a step on a stream that ended.
+func endedErr(pos sqlmini.Pos, name string) error {
+	return sqlmini.Errorf(pos, "stream %s has ended (ADVANCE WATERMARK %s TO END); CREATE OR REPLACE STREAM %s starts it again, empty", name, name, name)
+}
+
+// insertStream runs INSERT INTO stream VALUES ...: the rows (and WATERMARK
+// steps) join the stream, and the running query on it takes the step.
+func (s *Session) insertStream(ctx context.Context, ins *sqlmini.Insert, t *catalog.Table) error {
+	q := ins.Query
+	if len(q.With) > 0 || len(q.Union) > 0 || q.Body.Values == nil {
+		return sqlmini.Errorf(q.Pos, "INSERT INTO stream %s takes VALUES rows (and WATERMARK steps): INSERT INTO %s VALUES (...), (...)", t.Name, t.Name)
+	}
+	if streamEnded(t) {
+		return endedErr(ins.Table.Pos, t.Name)
+	}
+	exprs, width, err := plan.CompileValues(q.Body.Values)
+	if err != nil {
+		return err
+	}
+	if width != t.Schema.Len() {
+		return sqlmini.Errorf(q.Pos, "stream %s has %s %s, but the VALUES rows have %s", t.Name, plural(int64(t.Schema.Len()), "column"), t.Schema.ColumnList(), plural(int64(width), "value"))
+	}
+	events, err := plan.ValuesEvents(q.Body.Values, exprs, t.Schema)
+	if err != nil {
+		return err
+	}
+	t.Events = append(t.Events[:len(t.Events):len(t.Events)], events...) // a new array: scans planned before keep theirs
+	return s.step(ctx, t.Name, ins.Pos)
+}
+
+// advance runs ADVANCE WATERMARK stream TO time | END.
+func (s *Session) advance(ctx context.Context, a *sqlmini.Advance) error {
+	name := string(a.Stream.Value)
+	t, ok := s.cat.Table(name)
+	if !ok {
+		return sqlmini.Errorf(a.Stream.Pos, "Object '%s' not found%s", name, s.cat.SuggestTable(name))
+	}
+	if !t.Stream {
+		return sqlmini.Errorf(a.Stream.Pos, "ADVANCE WATERMARK moves the time of a stream (CREATE STREAM), and '%s' is not one", name)
+	}
+	if streamEnded(t) {
+		return endedErr(a.Stream.Pos, name)
+	}
+	ts := int64(exec.MaxWatermark)
+	if !a.End {
+		var err error
+		if ts, err = plan.WatermarkStep(a.To); err != nil {
+			return err
+		}
+		if ts == exec.MaxWatermark {
+			return sqlmini.Errorf(a.To.Pos, "that is the end of input: write ADVANCE WATERMARK %s TO END", name)
+		}
+	}
+	if cur, has := s.streamWatermark(t); has && ts <= cur {
+		return sqlmini.Errorf(a.Pos, "the watermark of %s is already at %s: ADVANCE WATERMARK moves it forward, to a later time or TO END", name, timeline.FormatTime(cur))
+	}
+	t.Events = append(t.Events[:len(t.Events):len(t.Events)], exec.Event{Kind: exec.EvWatermark, Wm: ts})
+	return s.step(ctx, name, a.Pos)
+}
+
+// streamWatermark is the watermark a stream's events have reached: its
+// steps and what its WATERMARK declaration makes of its rows.
+func (s *Session) streamWatermark(t *catalog.Table) (int64, bool) {
+	if t.Watermark == nil {
+		var wm int64
+		has := false
+		for _, ev := range t.Events {
+			if ev.Kind == exec.EvWatermark && (!has || ev.Wm > wm) {
+				wm, has = ev.Wm, true
+			}
+		}
+		return wm, has
+	}
+	g := exec.NewWMGen(t.Watermark, s.watermarkEvery())
+	for _, ev := range t.Events {
+		if ev.Kind == exec.EvWatermark {
+			g.Explicit(ev.Wm)
+		} else {
+			g.Observe(ev.Row)
+		}
+	}
+	st := g.State()
+	return st.Emitted, st.Has
+}
+
+// planPTFs lists the PTF calls of a plan (a call used twice once).
+func planPTFs(n exec.Node) []*exec.PtfNode {
+	var out []*exec.PtfNode
+	seen := map[*exec.PtfNode]bool{}
+	var walk func(exec.Node)
+	walk = func(n exec.Node) {
+		switch x := n.(type) {
+		case *exec.TeeNode: // a shared call: its children are the call's inputs
+			walk(x.In)
+			return
+		case *exec.PtfNode:
+			if !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+// streamScans lists the streams a plan reads.
+func streamScans(n exec.Node) []*connector.StreamScan {
+	var out []*connector.StreamScan
+	var walk func(exec.Node)
+	walk = func(n exec.Node) {
+		if sc, ok := n.(*connector.StreamScan); ok {
+			out = append(out, sc)
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+// startRunning makes a query on streams the running query and runs its
+// first step over what the streams hold.
+func (s *Session) startRunning(ctx context.Context, st *sqlmini.Statement, scans []*connector.StreamScan) error {
+	if s.running != nil {
+		s.stopRunning("a new query on a stream takes its place")
+	}
+	rq := &runningQuery{st: st, events: map[string]int{}}
+	for _, sc := range scans {
+		if !containsName(rq.streams, sc.Table.Name) {
+			rq.streams = append(rq.streams, sc.Table.Name)
+		}
+	}
+	s.running = rq
+	fmt.Fprintf(s.cfg.Err, "note: the query keeps running on %s: INSERT INTO and ADVANCE WATERMARK show what each step emits; SHOW STATE and SHOW TIMERS see its state between steps\n", strings.Join(rq.streams, ", "))
+	return s.replay(ctx, st.Pos, true)
+}
+
+// stopRunning ends the running query, saying why.
+func (s *Session) stopRunning(why string) {
+	if s.running == nil {
+		return
+	}
+	fmt.Fprintf(s.cfg.Err, "note: the query on %s stopped: %s\n", strings.Join(s.running.streams, ", "), why)
+	s.running = nil
+}
+
+// streamDropped stops the running query when its stream goes.
+func (s *Session) streamDropped(name string) {
+	if s.running != nil && containsName(s.running.streams, name) {
+		s.stopRunning("its stream " + name + " was dropped")
+	}
+}
+
+func containsName(names []string, n string) bool {
+	for _, x := range names {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+// step gives the running query the step of stream name, if it reads it.
+func (s *Session) step(ctx context.Context, name string, pos sqlmini.Pos) error {
+	if s.running == nil || !containsName(s.running.streams, name) {
+		return nil // kept for a query to come
+	}
+	return s.replay(ctx, pos, false)
+}
+
+// replay runs the running query again over its streams' events, from
+// fresh state and without the end of input, and prints the rows past
+// those it printed before.
+func (s *Session) replay(ctx context.Context, pos sqlmini.Pos, first bool) error {
+	rq := s.running
+	n, err := plan.New(s.cat, s.sourceEnv()).Query(rq.st.Query)
+	if err != nil {
+		s.stopRunning("it no longer plans")
+		return err
+	}
+	// Fresh state: the last step left its state and timers for SHOW.
+	err = s.cfg.Store.Update(func(tx state.Tx) error {
+		for _, p := range planPTFs(n) {
+			if p.Uid == "" {
+				continue
+			}
+			if err := exec.DropUID(tx, p.Uid); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return sqlmini.Errorf(pos, "%w", err)
+	}
+	gate := &gateWriter{}
+	seen := map[string]int{}
+	ended := true
+	for _, sc := range streamScans(n) {
+		sc.Replayed = rq.events[sc.Table.Name]
+		sc.Live = func() { gate.open = true }
+		seen[sc.Table.Name] = len(sc.Events)
+		ended = ended && streamEnded(sc.Table)
+	}
+	s.stepping = &stepRun{gate: gate}
+	defer func() { s.stepping = nil }()
+	out := bufio.NewWriterSize(s.cfg.Out, 64<<10)
+	defer out.Flush()
+	p, err := format.NewPrinter(s.format(), out)
+	if err != nil {
+		return sqlmini.Errorf(pos, "%w", err)
+	}
+	format.SetUpsertKey(p, exec.UpsertKeyOf(n))
+	sk := &stepSink{p: p, skip: rq.rows}
+	if err := s.run(ctx, pos, n, sk, out); err != nil {
+		out.Flush()
+		s.stopRunning("the step failed")
+		return err
+	}
+	rq.rows, rq.events = sk.n, seen
+	if sk.n == sk.skip && !first {
+		out.Flush()
+		fmt.Fprintln(s.cfg.Err, "note: no rows at this step")
+	}
+	if ended {
+		out.Flush()
+		s.stopRunning("its input ended")
+	}
+	return nil
+}
+
+// stepSink prints the rows of a replay past the first skip.
+type stepSink struct {
+	p       format.Printer
+	skip, n int64
+	sch     types.Schema
+	begun   bool
+}
+
+func (k *stepSink) Begin(sch types.Schema) error { k.sch = sch; return nil }
+
+func (k *stepSink) Row(r types.Row) error {
+	if k.n++; k.n <= k.skip {
+		return nil
+	}
+	if !k.begun {
+		k.begun = true
+		if err := k.p.Begin(k.sch); err != nil {
+			return err
+		}
+	}
+	return k.p.Row(r)
+}
+
+func (k *stepSink) End() error {
+	if !k.begun {
+		return nil
+	}
+	return k.p.End()
+}

@@ -1,0 +1,121 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/plan"
+	"github.com/ptfsh/ptfsh/runtime/settings"
+	"github.com/ptfsh/ptfsh/runtime/timeline"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// SetTimeline names the file (.svg or .html) that each query draws its
+// timeline into.
+const SetTimeline = "ptfsh.timeline"
+
+// explainTimeline runs EXPLAIN TIMELINE query: the query runs to its end
+// (its rows are counted, not printed) and the timeline of its PTF calls
+// is drawn on Out; with SET 'ptfsh.timeline' it also goes to that file.
+func (s *Session) explainTimeline(ctx context.Context, e *sqlmini.Explain) error {
+	n, err := plan.New(s.cat, s.sourceEnv()).Query(e.Query)
+	if err != nil {
+		return err
+	}
+	rec := &timeline.Record{}
+	s.explaining = rec
+	defer func() { s.explaining = nil }()
+	var sink countSink
+	runErr := s.run(ctx, e.Pos, n, &sink, nil) // it notes a failure in rec
+	var b bytes.Buffer
+	if len(rec.Events) == 0 && runErr == nil && len(planPTFs(n)) == 0 {
+		rec.Notes = append(rec.Notes, "the query calls no PTF: a timeline shows the rows, watermarks and timers of PTF calls")
+	}
+	if err := timeline.Text(&b, rec); err != nil {
+		return err
+	}
+	fmt.Fprintf(&b, "%s out of the query\n", plural(sink.rows, "row"))
+	if _, err := s.cfg.Out.Write(b.Bytes()); err != nil {
+		return err
+	}
+	return runErr
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// countSink counts the rows of EXPLAIN TIMELINE's query.
+type countSink struct{ rows int64 }
+
+func (c *countSink) Begin(types.Schema) error { return nil }
+func (c *countSink) Row(types.Row) error      { c.rows++; return nil }
+func (c *countSink) End() error               { return nil }
+
+// startTimeline gives a statement's execution the record of its time
+// events when EXPLAIN TIMELINE or SET 'ptfsh.timeline' asks for one, and
+// returns it (nil: none). A timeline runs each call on one worker, so
+// that its events come in the order they happen (exec.parallelReason).
+func (s *Session) startTimeline(ex *exec.Execution) *timeline.Record {
+	rec := s.explaining
+	if rec == nil && s.timelineFile() != "" {
+		rec = &timeline.Record{}
+	}
+	if rec == nil {
+		return nil
+	}
+	ex.Timeline = rec
+	return rec
+}
+
+// timelineFile is SET 'ptfsh.timeline', resolved against the script's folder.
+func (s *Session) timelineFile() string {
+	f, _ := settings.Get[string](s.settings, SetTimeline)
+	if f == "" {
+		return ""
+	}
+	return s.path(f)
+}
+
+// writeTimeline draws rec into the file of SET 'ptfsh.timeline', if set,
+// with a note that says where; runErr is the statement's error, if any.
+func (s *Session) writeTimeline(rec *timeline.Record, runErr error) error {
+	if rec == nil {
+		return nil
+	}
+	if runErr != nil {
+		rec.Notes = append(rec.Notes, "the statement failed; what happened before it is drawn: "+firstLine(runErr.Error()))
+	}
+	file := s.timelineFile()
+	if file == "" {
+		return nil
+	}
+	var b bytes.Buffer
+	draw := timeline.SVG
+	if l := strings.ToLower(file); strings.HasSuffix(l, ".html") || strings.HasSuffix(l, ".htm") {
+		draw = timeline.HTML
+	}
+	if err := draw(&b, rec); err != nil {
+		return err
+	}
+	as, _ := settings.Get[string](s.settings, SetTimeline) // as written: a relative path stays relative
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("SET '%s': cannot write the timeline to %s: %w (SET it to a file in a folder you can write, or RESET it)", SetTimeline, as, err)
+	}
+	fmt.Fprintf(s.cfg.Err, "note: timeline of %s written to %s\n", plural(int64(len(rec.Events)), "event"), as)
+	return nil
+}
