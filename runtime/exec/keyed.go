@@ -1,12 +1,14 @@
 package exec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
 
@@ -33,6 +35,7 @@ type keyedState struct {
 	// loading: timers are being read inside a store transaction, so no
 	// spill (which writes) may happen.
 	loading bool
+	scratch []byte // the encoded key of the row being looked up
 }
 
 func newKeyedState(n *PtfNode, ex *Execution) keyedState {
@@ -43,13 +46,38 @@ func newKeyedState(n *PtfNode, ex *Execution) keyedState {
 // warm tier, or new); cur, the key being processed, is never evicted.
 func (s *keyedState) lookup(key []any, cur *keyState) *keyState {
 	enc := keycodec.Encode(key)
-	if ks, ok := s.cache[string(enc)]; ok {
-		ks.ref = true
-		if ks.warm {
-			s.promote(ks)
-		}
+	if ks := s.hit(enc); ks != nil {
 		return ks
 	}
+	return s.add(key, enc, cur)
+}
+
+// lookupRow is lookup of the partition key of a row: a key already live
+// costs no allocation.
+func (s *keyedState) lookupRow(r types.Row, cols []int, cur *keyState) *keyState {
+	s.scratch = keycodec.AppendPick(s.scratch[:0], r, cols)
+	if ks := s.hit(s.scratch); ks != nil {
+		return ks
+	}
+	return s.add(keycodec.Pick(r, cols), bytes.Clone(s.scratch), cur)
+}
+
+// hit returns the live state of an encoded key, or nil.
+func (s *keyedState) hit(enc []byte) *keyState {
+	ks, ok := s.cache[string(enc)]
+	if !ok {
+		return nil
+	}
+	ks.ref = true
+	if ks.warm {
+		s.promote(ks)
+	}
+	return ks
+}
+
+// add makes the state of a key that is not live: from the warm tier, or
+// new.
+func (s *keyedState) add(key []any, enc []byte, cur *keyState) *keyState {
 	n := len(s.decls)
 	ks := &keyState{key: key, enc: enc, vals: make([]any, n), loaded: make([]bool, n), cleared: make([]bool, n), touched: make([]int64, n), ref: true}
 	s.cache[string(enc)] = ks

@@ -418,7 +418,7 @@ func (o *PtfOp) evalRow(i int, r types.Row) error {
 	o.bind, o.bi, o.row = b, i, r
 	o.cur = nil
 	if b.Set || len(o.Node.Def.State) > 0 {
-		o.cur = o.keyState(keycodec.Pick(r, b.Partition))
+		o.cur = o.lookupRow(r, b.Partition, o.cur)
 	}
 	return o.call(r)
 }

@@ -36,9 +36,7 @@ func (o *PtfOp) Collect(r types.Row) error {
 	if len(r.Fields) != n.FnOut.Len() {
 		return fmt.Errorf("collect: expected %d output column(s) %v, got %d value(s)", n.FnOut.Len(), n.FnOut.Names(), len(r.Fields))
 	}
-	prefix := o.prefix()
-	out := make([]any, 0, n.Sch.Len())
-	out = append(out, prefix...)
+	out := o.appendPrefix(make([]any, 0, n.Sch.Len()))
 	out = append(out, r.Fields...)
 	if n.Rowtime {
 		out = append(out, o.rowtime())
@@ -51,16 +49,16 @@ func (o *PtfOp) Collect(r types.Row) error {
 	return nil
 }
 
-// prefix returns the key columns (or pass-through columns) of the output.
-func (o *PtfOp) prefix() []any {
+// appendPrefix appends the key columns (or pass-through columns) of the
+// output to p.
+func (o *PtfOp) appendPrefix(p []any) []any {
 	n := o.Node
 	if len(n.Tables) == 0 {
-		return nil
+		return p
 	}
 	if o.bind != nil && o.bind.Pass {
-		return o.row.Fields
+		return append(p, o.row.Fields...)
 	}
-	var p []any
 	for _, t := range n.Tables {
 		if !t.Set || len(t.Partition) == 0 {
 			continue

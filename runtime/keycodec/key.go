@@ -45,6 +45,18 @@ func Encode(key []any) []byte {
 	return b
 }
 
+// AppendPick appends the encoding of the PARTITION BY values of a row to
+// dst: Encode(Pick(r, cols)) without making the key.
+func AppendPick(dst []byte, r types.Row, cols []int) []byte {
+	if len(cols) == 0 {
+		return append(dst, Empty[0])
+	}
+	for _, c := range cols {
+		dst = AppendValue(dst, r.Fields[c])
+	}
+	return dst
+}
+
 func AppendValue(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:
