@@ -176,7 +176,7 @@ func (o *PtfOp) openWorkers(spec ptf.CallSpec, n int) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.Node.Fn, err)
 		}
-		w := &PtfOp{Node: o.Node, inst: inst, Ex: o.Ex, keyedState: newKeyedState(o.Node, o.Ex)}
+		w := &PtfOp{Node: o.Node, inst: inst, Ex: o.Ex, keyedState: newKeyedState(o.Node, o.Ex), Views: newViewState(o.Node, o.Ex, o.Ttl), Ttl: o.Ttl}
 		w.ctx = ptf.NewContext(w)
 		p.Workers = append(p.Workers, w)
 		if len(o.Node.Def.State) > 0 {
@@ -190,7 +190,6 @@ func (o *PtfOp) openWorkers(spec ptf.CallSpec, n int) error {
 		w.ended = []bool{false}
 		w.inWM, w.inHas = []int64{0}, []bool{false}
 		w.Buffers = []*sortBuffer{nil}
-		w.Ttl = o.Ttl
 	}
 	return nil
 }

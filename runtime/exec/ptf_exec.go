@@ -99,7 +99,8 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", n.Fn, err)
 	}
-	op := &PtfOp{Node: n, inst: inst, Ex: ex, keyedState: newKeyedState(n, ex)}
+	ttl := stateTTLs(n, ex)
+	op := &PtfOp{Node: n, inst: inst, Ex: ex, keyedState: newKeyedState(n, ex), Views: newViewState(n, ex, ttl), Ttl: ttl}
 	op.ctx = ptf.NewContext(op)
 	if n.Uid != "" {
 		if err := startFresh(ex.Store, n.Uid); err != nil {
@@ -147,15 +148,6 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 			}
 		}
 	}
-	op.Ttl = make([]int64, len(n.Def.State))
-	for i, sd := range n.Def.State {
-		switch {
-		case sd.TTLSet:
-			op.Ttl[i] = sd.TTL.Milliseconds()
-		default:
-			op.Ttl[i] = ex.DefaultTTL
-		}
-	}
 	if n.Uid != "" && HasSetSemantics(n.Tables) {
 		if err := op.loadTimers(); err != nil {
 			op.Close()
@@ -186,6 +178,21 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 	}
 	ex.Ptfs = append(ex.Ptfs, op)
 	return op, nil
+}
+
+// stateTTLs returns the time to live of each state entry of call n, in
+// milliseconds of processing time (0: none).
+func stateTTLs(n *PtfNode, ex *Execution) []int64 {
+	ttl := make([]int64, len(n.Def.State))
+	for i, sd := range n.Def.State {
+		switch {
+		case sd.TTLSet:
+			ttl[i] = sd.TTL.Milliseconds()
+		default:
+			ttl[i] = ex.DefaultTTL
+		}
+	}
+	return ttl
 }
 
 // keyState is the live state of one partition key: its value-state
@@ -226,7 +233,7 @@ type PtfOp struct {
 	// loadedTimers: timers came from the store, so saving must rewrite them.
 	loadedTimers bool
 
-	Views viewOverlay // list and map state changed since the last checkpoint (views.go)
+	Views viewState // list and map state (views.go, views_map.go)
 
 	quiet int        // input rows since the last output or tick
 	heads []*Event   // with on_time: the next row of each input, by time
@@ -554,7 +561,7 @@ func formatFields(vals []any) string {
 
 // endCall applies clearState requests once the call has returned.
 func (o *PtfOp) endCall(ks *keyState) {
-	o.endCallViews(ks)
+	o.Views.endCall(ks)
 	for i, c := range ks.cleared {
 		if c {
 			ks.vals[i], ks.loaded[i], ks.cleared[i] = nil, true, false
@@ -626,7 +633,7 @@ func (o *PtfOp) Flush(tx state.Tx, final bool) error {
 
 // flushState writes the operator's changed state (not its timers) to tx.
 func (o *PtfOp) flushState(tx state.Tx) error {
-	if err := o.flushViews(tx); err != nil {
+	if err := o.Views.flush(tx); err != nil {
 		return err
 	}
 	for i, b := range o.Buffers {
