@@ -166,15 +166,15 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 			why = "timers of an earlier run"
 		}
 		if why == "" {
-			if err := op.openWorkers(spec, ex.Parallelism); err != nil {
-				op.Close()
+			par, err := newParallelOp(op, spec, ex.Parallelism)
+			if err != nil {
 				return nil, types.At(n.Pos, err)
 			}
-			op.dropWorkerTimers() // the workers start at the restored watermark
 			ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on %d workers (parallelism %d)", n.Fn, ex.Parallelism, ex.Parallelism))
-		} else {
-			ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on 1 worker (parallelism %d): %s", n.Fn, ex.Parallelism, why))
+			ex.Ptfs = append(ex.Ptfs, par)
+			return par, nil
 		}
+		ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on 1 worker (parallelism %d): %s", n.Fn, ex.Parallelism, why))
 	}
 	ex.Ptfs = append(ex.Ptfs, op)
 	return op, nil
@@ -244,11 +244,6 @@ type PtfOp struct {
 	Buffers    []*sortBuffer // per input, for ORDER BY (sortbuffer.go)
 	firing     *timer        // the timer whose onTimer runs
 
-	// par, when set, runs the call's rows on several workers, each an
-	// ordinary PtfOp with an instance of its own (parallel.go); this
-	// operator then reads, hands out and keeps the call's event time.
-	par *ParState
-
 	// the current call
 	cur  *keyState
 	row  types.Row
@@ -258,22 +253,9 @@ type PtfOp struct {
 
 func (o *PtfOp) Next() (Event, error) {
 	for {
-		if o.par != nil {
-			at := o.Oi
-			if at >= len(o.Out) {
-				at = -1
-			}
-			if err := o.par.replayConsole(at); err != nil {
-				return Event{}, err
-			}
-		}
-		if o.Oi < len(o.Out) {
-			ev := o.Out[o.Oi]
-			o.Out[o.Oi] = Event{}
-			o.Oi++
+		if ev, ok := o.pop(); ok {
 			return ev, nil
 		}
-		o.Out, o.Oi = o.Out[:0], 0
 		if o.done {
 			return Event{Kind: EvEnd}, nil
 		}
@@ -282,6 +264,26 @@ func (o *PtfOp) Next() (Event, error) {
 		}
 	}
 }
+
+// pop takes the next output from the queue; when none is left it empties
+// the queue.
+func (o *PtfOp) pop() (Event, bool) {
+	if o.Oi < len(o.Out) {
+		ev := o.Out[o.Oi]
+		o.Out[o.Oi] = Event{}
+		o.Oi++
+		return ev, true
+	}
+	o.Out, o.Oi = o.Out[:0], 0
+	return Event{}, false
+}
+
+// Quiescent reports whether the operator holds no output it has not
+// handed on.
+func (o *PtfOp) Quiescent() bool { return o.Oi >= len(o.Out) }
+
+// Main returns the operator itself: it keeps the call's event time.
+func (o *PtfOp) Main() *PtfOp { return o }
 
 // step processes one input event (or the single call of a table-less PTF).
 func (o *PtfOp) Step() error {
@@ -297,9 +299,6 @@ func (o *PtfOp) Step() error {
 			o.cur = o.keyState(nil)
 		}
 		return o.call(types.Row{})
-	}
-	if o.par != nil {
-		return o.stepParallel()
 	}
 	if o.Node.Rowtime && len(o.Ins) > 1 {
 		return o.stepByTime()
@@ -608,27 +607,27 @@ var errStopScan = errors.New("stop scan")
 // flush writes the changed state and the timers to tx; final marks the
 // end of the statement (finished when its input ended).
 func (o *PtfOp) Flush(tx state.Tx, final bool) error {
-	if o.Node.Uid != "" {
-		if err := markFinished(tx, o.Node.Uid, final && o.Ex.EndOfInput); err != nil {
-			return err
-		}
-		if err := o.saveWatermarks(tx, final); err != nil {
-			return err
-		}
+	if err := o.flushMeta(tx, final); err != nil {
+		return err
 	}
-	if o.Node.Uid != "" && o.par != nil {
-		if err := o.par.saveTimers(tx, o.Node.Uid); err != nil {
-			return err
-		}
-		if err := o.par.Flush(tx); err != nil {
-			return err
-		}
-	} else if o.Node.Uid != "" && (o.timers.n > 0 || o.loadedTimers) {
+	if o.Node.Uid != "" && (o.timers.n > 0 || o.loadedTimers) {
 		if err := o.timers.save(tx, o.Node.Uid); err != nil {
 			return err
 		}
 	}
 	return o.flushState(tx)
+}
+
+// flushMeta writes whether the statement finished and the operator's
+// watermarks to tx.
+func (o *PtfOp) flushMeta(tx state.Tx, final bool) error {
+	if o.Node.Uid == "" {
+		return nil
+	}
+	if err := markFinished(tx, o.Node.Uid, final && o.Ex.EndOfInput); err != nil {
+		return err
+	}
+	return o.saveWatermarks(tx, final)
 }
 
 // flushState writes the operator's changed state (not its timers) to tx.
@@ -655,11 +654,6 @@ func (o *PtfOp) Close() error {
 	}
 	if c, ok := o.inst.(interface{ Close() error }); ok {
 		if err := c.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	if o.par != nil {
-		if err := o.par.Close(); err != nil && first == nil {
 			first = err
 		}
 	}
