@@ -4,16 +4,25 @@
 //
 // # Operators
 //
-// The PTF operator (PtfOp, ptf_exec.go) calls PTF.Eval for each row and
-// PTF.OnTimer for each timer the watermark passes, through a ptf.Context
-// it serves as the ptf.Host (ptf_host.go). Its keyed state lives in a
-// bounded cache of live objects per partition key that spills to the store
-// (cache.go); list and map state go through the store (views.go,
-// views_map.go); timers are kept per key in time order (timers.go); ORDER
-// BY buffers rows until the watermark passes them (sortbuffer.go). The
-// other operators: filter, project, union, values, fan-out of identical
-// calls (fanout.go), changelog normalisation (normalize.go) and GROUP BY
-// with its accumulators (aggregate_op.go, aggregate_acc.go).
+// The PTF operator (PtfOp, ptf_exec.go) is the loop that pulls events
+// from its inputs and calls PTF.Eval for each row and PTF.OnTimer for each
+// timer the watermark passes, through a ptf.Context it serves as the
+// ptf.Host (ptf_host.go). It owns its parts, each a type of its own:
+//
+//   - keyedState (keyed.go, cache.go): value state per partition key, a
+//     bounded cache of live objects that spills to the store;
+//   - viewState (views.go, views_map.go): list and map state, an overlay
+//     of changes over the store;
+//   - timerService (timers.go): timers per key in time order;
+//   - eventClock (watermark.go): the operator's and each input's watermark;
+//   - sortBuffer (sortbuffer.go): ORDER BY buffers rows until the
+//     watermark passes them.
+//
+// A call that runs on several workers is a ParallelOp (parallel.go)
+// instead: it wraps N ordinary PtfOps. Both are a Call, which checkpoints
+// flush. The other operators: filter, project, union, values, fan-out of
+// identical calls (fanout.go), changelog normalisation (normalize.go) and
+// GROUP BY with its accumulators (aggregate_op.go, aggregate_acc.go).
 //
 // # Time
 //
@@ -34,9 +43,9 @@
 //
 // An Execution and everything it runs belong to one goroutine at a time,
 // with one exception: at a parallelism above 1, a call that qualifies runs
-// on N worker goroutines, each with its own instance made by
+// on N worker goroutines, each a PtfOp with its own instance made by
 // FuncDef.NewIsolated, its own state cache and its own output; the
-// operator waits for all of them after every batch of input and hands
+// ParallelOp waits for all of them after every batch of input and hands
 // their outputs on in input order (parallel.go). Each instance is still
 // called from one goroutine at a time.
 package exec

@@ -87,12 +87,27 @@ func (ex *Execution) CheckCancelled() error {
 	return nil
 }
 
+// Call is a running PTF call as the statement's checkpoints and notes see
+// it: a PtfOp, or a ParallelOp whose workers are PtfOps (parallel.go).
+type Call interface {
+	Stream
+	// Flush writes the call's changed state, timers and event time to
+	// tx; final marks the end of the statement.
+	Flush(tx state.Tx, final bool) error
+	// Quiescent reports whether the call holds no output, and no work,
+	// that a checkpoint taken now could not describe.
+	Quiescent() bool
+	// Main returns the operator that keeps the call's event time: its
+	// watermarks, timers and ORDER BY buffers.
+	Main() *PtfOp
+}
+
 // execution holds what one running statement shares between operators.
 type Execution struct {
 	Ctx   context.Context
 	Store state.Store
-	// ptfs are the PTF operators of the statement, flushed at checkpoints.
-	Ptfs []*PtfOp
+	// Ptfs are the PTF calls of the statement, flushed at checkpoints.
+	Ptfs []Call
 	// sources are the file sources, whose positions go into checkpoints.
 	Sources []sourceCheckpointer
 	// SourceReads counts the reads of each file table the statement has
@@ -156,14 +171,8 @@ func (ex *Execution) NoCheckpoints(why string) {
 // the moment a checkpoint describes exactly the rows the sink has seen.
 func (ex *Execution) Quiescent() bool {
 	for _, op := range ex.Ptfs {
-		if op.Oi < len(op.Out) {
+		if !op.Quiescent() {
 			return false
-		}
-		// A parallel call that failed has handed out the rows before the
-		// failing one, but its workers may have run rows after it: no
-		// checkpoint may record that.
-		if op.par != nil && (op.par.inErr != nil || op.par.inflight != nil) {
-			return false // a batch runs on the workers
 		}
 	}
 	return true

@@ -15,16 +15,19 @@ import (
 // Parallel PTF calls (--parallelism N, SET 'parallelism.default').
 //
 // A call that qualifies (parallelReason) runs its partitions on N workers.
-// Each worker is a ptfOp of its own with an isolated instance
+// Its operator is then a ParallelOp, the coordinator, which wraps N
+// ordinary PtfOps: each worker has an isolated instance
 // (FuncDef.NewIsolated: a JavaScript runtime of its own), its own state
-// cache and its own output. The call's operator (the coordinator) reads
-// its input in batches of up to parWork events, ending a batch at the end
-// of the input. A row goes to the worker hash(partition key) mod N;
-// watermarks go to every worker. The workers run the batch concurrently,
-// each its own rows in input order, and the coordinator then hands out
-// the outputs of the batch in input order: the rows the call of input row
-// i emitted, then those of row i+1. The output is therefore the same as at
-// parallelism 1, row for row.
+// cache and its own output. The coordinator keeps one more PtfOp, its main
+// operator, that reads the input and keeps the call's event time (its
+// watermarks, and the end of input); it never calls the function. The
+// coordinator reads its input in batches of up to parBatch events, ending
+// a batch at the end of the input. A row goes to the worker
+// hash(partition key) mod N; watermarks go to every worker. The workers
+// run the batch concurrently, each its own rows in input order, and the
+// coordinator then hands out the outputs of the batch in input order: the
+// rows the call of input row i emitted, then those of row i+1. The output
+// is therefore the same as at parallelism 1, row for row.
 //
 // The batches go through a pipeline: while the workers run batch k, the
 // coordinator reads batch k+1; it starts k+1 on the workers before it
@@ -42,7 +45,7 @@ import (
 // SetParallelism is Flink's option for the default parallelism.
 const SetParallelism = "parallelism.default"
 
-// parWork is how many input events a parallel call reads before it runs them.
+// parBatch is how many input events a parallel call reads before it runs them.
 const parBatch = 4096
 
 // parallelReason says why call n runs on one worker ("" when it may run on
@@ -102,9 +105,13 @@ type parWork struct {
 	stop  chan int  // the earliest failing item (-1: none), once the workers are done
 }
 
-// parState is the coordinator's side of a parallel call.
-type ParState struct {
-	Workers  []*PtfOp
+// ParallelOp runs a PTF call on several workers (see above). It is the
+// call's Stream and Call; its outputs are queued in the main operator's
+// Out, so that the watermarks and ticks the main operator makes go out in
+// their place.
+type ParallelOp struct {
+	main     *PtfOp   // reads the input and keeps the call's event time
+	workers  []*PtfOp // run the rows, each with an instance of its own
 	inflight *parWork // running on the workers
 	spare    *parWork // handed out, to reuse
 	end      *Event   // the end of input, handled after the last batch
@@ -113,41 +120,6 @@ type ParState struct {
 	// before which the calls printed it are handed out.
 	cons []parConsole
 	ci   int
-}
-
-// batch returns an empty batch.
-func (p *ParState) batch() *parWork {
-	b := p.spare
-	p.spare = nil
-	if b == nil {
-		n := len(p.Workers)
-		b = &parWork{idx: make([][]int, n), errs: make([]parErr, n), outs: make([][]Event, n)}
-	}
-	b.items, b.end, b.inErr = b.items[:0], nil, nil
-	for w := range b.idx {
-		b.idx[w], b.errs[w] = b.idx[w][:0], parErr{}
-		clear(b.outs[w])
-		b.outs[w] = b.outs[w][:0]
-	}
-	b.stop = make(chan int, 1)
-	return b
-}
-
-// replayConsole writes the console output due before out[at] (all of it
-// when at < 0).
-func (p *ParState) replayConsole(at int) error {
-	for p.ci < len(p.cons) && (at < 0 || p.cons[p.ci].at <= at) {
-		c := p.cons[p.ci]
-		p.cons[p.ci] = parConsole{}
-		p.ci++
-		if err := c.cb.ReplayConsole(c.b); err != nil {
-			return err
-		}
-	}
-	if p.ci == len(p.cons) {
-		p.cons, p.ci = p.cons[:0], 0
-	}
-	return nil
 }
 
 // parConsole is console output to replay before out[at] is handed out.
@@ -169,45 +141,117 @@ type consoleBuffer interface {
 	ReplayConsole([]byte) error
 }
 
-// openWorkers makes the n workers of op.
-func (o *PtfOp) openWorkers(spec ptf.CallSpec, n int) error {
-	p := &ParState{}
-	o.par = p
+// newParallelOp wraps main, an opened call, with n workers. On an error
+// it closes what it opened, main included.
+func newParallelOp(main *PtfOp, spec ptf.CallSpec, n int) (*ParallelOp, error) {
+	p := &ParallelOp{main: main}
+	node, ex := main.Node, main.Ex
 	for i := 0; i < n; i++ {
-		inst, err := o.Node.Def.NewIsolated(spec)
+		inst, err := node.Def.NewIsolated(spec)
 		if err != nil {
-			return fmt.Errorf("%s: %w", o.Node.Fn, err)
+			p.Close()
+			return nil, fmt.Errorf("%s: %w", node.Fn, err)
 		}
-		w := &PtfOp{Node: o.Node, inst: inst, Ex: o.Ex, keyedState: newKeyedState(o.Node, o.Ex)}
+		w := &PtfOp{Node: node, inst: inst, Ex: ex, keyedState: newKeyedState(node, ex), Views: newViewState(node, ex, main.Ttl), Ttl: main.Ttl}
 		w.ctx = ptf.NewContext(w)
-		p.Workers = append(p.Workers, w)
-		if len(o.Node.Def.State) > 0 {
+		p.workers = append(p.workers, w)
+		if len(node.Def.State) > 0 {
 			codec, ok := inst.(ptf.StateCodec)
 			if !ok {
-				return fmt.Errorf("%s declares state but its instance cannot keep state", o.Node.Fn)
+				p.Close()
+				return nil, fmt.Errorf("%s declares state but its instance cannot keep state", node.Fn)
 			}
 			w.codec = codec
-			w.stored = o.stored
+			w.stored = main.stored
 		}
 		w.ended = []bool{false}
 		w.inWM, w.inHas = []int64{0}, []bool{false}
 		w.Buffers = []*sortBuffer{nil}
-		w.Ttl = o.Ttl
+	}
+	p.dropWorkerTimers() // the workers start at the restored watermark
+	return p, nil
+}
+
+// Main returns the operator that keeps the call's event time.
+func (p *ParallelOp) Main() *PtfOp { return p.main }
+
+// Quiescent reports whether the call holds no output and no batch: a
+// parallel call that failed has handed out the rows before the failing
+// one, but its workers may have run rows after it, which no checkpoint
+// may record.
+func (p *ParallelOp) Quiescent() bool {
+	return p.main.Quiescent() && p.inErr == nil && p.inflight == nil
+}
+
+func (p *ParallelOp) Next() (Event, error) {
+	m := p.main
+	for {
+		at := m.Oi
+		if at >= len(m.Out) {
+			at = -1
+		}
+		if err := p.replayConsole(at); err != nil {
+			return Event{}, err
+		}
+		if ev, ok := m.pop(); ok {
+			return ev, nil
+		}
+		if m.done {
+			return Event{Kind: EvEnd}, nil
+		}
+		if err := p.step(); err != nil {
+			return Event{}, err
+		}
+	}
+}
+
+// batch returns an empty batch.
+func (p *ParallelOp) batch() *parWork {
+	b := p.spare
+	p.spare = nil
+	if b == nil {
+		n := len(p.workers)
+		b = &parWork{idx: make([][]int, n), errs: make([]parErr, n), outs: make([][]Event, n)}
+	}
+	b.items, b.end, b.inErr = b.items[:0], nil, nil
+	for w := range b.idx {
+		b.idx[w], b.errs[w] = b.idx[w][:0], parErr{}
+		clear(b.outs[w])
+		b.outs[w] = b.outs[w][:0]
+	}
+	b.stop = make(chan int, 1)
+	return b
+}
+
+// replayConsole writes the console output due before out[at] (all of it
+// when at < 0).
+func (p *ParallelOp) replayConsole(at int) error {
+	for p.ci < len(p.cons) && (at < 0 || p.cons[p.ci].at <= at) {
+		c := p.cons[p.ci]
+		p.cons[p.ci] = parConsole{}
+		p.ci++
+		if err := c.cb.ReplayConsole(c.b); err != nil {
+			return err
+		}
+	}
+	if p.ci == len(p.cons) {
+		p.cons, p.ci = p.cons[:0], 0
 	}
 	return nil
 }
 
-// workerOf picks the worker of a row by a hash of its partition key.
-func (p *ParState) WorkerOf(r types.Row, cols []int) int {
+// WorkerOf picks the worker, of n, of a row by a hash of its partition
+// key (the columns cols).
+func WorkerOf(r types.Row, cols []int, n int) int {
 	h := fnv.New32a()
 	h.Write(keycodec.Encode(keycodec.Pick(r, cols)))
-	return int(h.Sum32() % uint32(len(p.Workers)))
+	return int(h.Sum32() % uint32(n))
 }
 
-// stepParallel hands out the outputs of the next batch in input order,
-// with the batch after it already running (see the pipeline above).
-func (o *PtfOp) stepParallel() error {
-	p := o.par
+// step hands out the outputs of the next batch in input order, with the
+// batch after it already running (see the pipeline above).
+func (p *ParallelOp) step() error {
+	m := p.main
 	if p.inErr != nil {
 		return p.inErr
 	}
@@ -215,31 +259,31 @@ func (o *PtfOp) stepParallel() error {
 		if p.end != nil {
 			ev := *p.end
 			p.end = nil
-			if err := o.process(0, ev); err != nil {
+			if err := m.process(0, ev); err != nil {
 				return err
 			}
-			o.dropWorkerTimers()
-			o.done = true
+			p.dropWorkerTimers()
+			m.done = true
 			return nil
 		}
 		b := p.batch()
-		o.readBatch(b)
-		o.startBatch(b)
+		p.readBatch(b)
+		p.startBatch(b)
 		p.inflight = b
 	}
 	cur := p.inflight
 	var next *parWork
-	if cur.end == nil && cur.inErr == nil && !o.Ex.CheckpointDue(parBatch) {
+	if cur.end == nil && cur.inErr == nil && !m.Ex.CheckpointDue(parBatch) {
 		next = p.batch()
-		o.readBatch(next) // while the workers run cur
+		p.readBatch(next) // while the workers run cur
 	}
 	stopAt := <-cur.stop
-	for w, wk := range p.Workers {
+	for w, wk := range p.workers {
 		cur.outs[w], wk.Out = wk.Out, nil
 	}
 	p.inflight = nil
 	if stopAt < 0 && next != nil {
-		o.startBatch(next) // it runs while cur is handed out
+		p.startBatch(next) // it runs while cur is handed out
 		p.inflight = next
 	}
 	if cur.end != nil {
@@ -249,8 +293,8 @@ func (o *PtfOp) stepParallel() error {
 	for i := range cur.items {
 		it := &cur.items[i]
 		if it.ev.Kind == EvRow && len(it.con) > 0 {
-			if cb, ok := p.Workers[it.w].inst.(consoleBuffer); ok {
-				p.cons = append(p.cons, parConsole{at: len(o.Out), b: it.con, cb: cb})
+			if cb, ok := p.workers[it.w].inst.(consoleBuffer); ok {
+				p.cons = append(p.cons, parConsole{at: len(m.Out), b: it.con, cb: cb})
 			}
 		}
 		if i == stopAt {
@@ -259,11 +303,11 @@ func (o *PtfOp) stepParallel() error {
 		switch it.ev.Kind {
 		case EvRow:
 			if it.hi == it.lo {
-				o.quietRow()
+				m.quietRow()
 			}
-			o.Out = append(o.Out, cur.outs[it.w][it.lo:it.hi]...)
+			m.Out = append(m.Out, cur.outs[it.w][it.lo:it.hi]...)
 		default:
-			if err := o.process(0, it.ev); err != nil {
+			if err := m.process(0, it.ev); err != nil {
 				return err
 			}
 		}
@@ -285,12 +329,12 @@ func (o *PtfOp) stepParallel() error {
 	return nil
 }
 
-// readBatch reads up to parWork events of the input into b.
-func (o *PtfOp) readBatch(b *parWork) {
-	p := o.par
-	cols := o.Node.Tables[0].Partition
+// readBatch reads up to parBatch events of the input into b.
+func (p *ParallelOp) readBatch(b *parWork) {
+	in := p.main.Ins[0]
+	cols := p.main.Node.Tables[0].Partition
 	for len(b.items) < parBatch {
-		ev, err := o.Ins[0].Next()
+		ev, err := in.Next()
 		if err != nil {
 			b.inErr = err
 			break
@@ -301,7 +345,7 @@ func (o *PtfOp) readBatch(b *parWork) {
 		}
 		it := parItem{ev: ev, w: -1}
 		if ev.Kind == EvRow {
-			it.w = p.WorkerOf(ev.Row, cols)
+			it.w = WorkerOf(ev.Row, cols, len(p.workers))
 			b.idx[it.w] = append(b.idx[it.w], len(b.items))
 		} else if ev.Kind == EvWatermark {
 			for w := range b.idx {
@@ -314,12 +358,11 @@ func (o *PtfOp) readBatch(b *parWork) {
 
 // startBatch runs b's items on the workers concurrently; b.stop receives
 // the index of the earliest item that failed (-1: none) when all are done.
-func (o *PtfOp) startBatch(b *parWork) {
-	p := o.par
+func (p *ParallelOp) startBatch(b *parWork) {
 	var stop atomic.Int64
 	stop.Store(int64(len(b.items)))
 	var wg sync.WaitGroup
-	for w, wk := range p.Workers {
+	for w, wk := range p.workers {
 		wk.Out = b.outs[w][:0]
 		if len(b.idx[w]) == 0 {
 			continue
@@ -327,7 +370,7 @@ func (o *PtfOp) startBatch(b *parWork) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			if err := o.runWorker(w, b, &stop); err != nil {
+			if err := p.runWorker(w, b, &stop); err != nil {
 				// lower the stop mark to the failing item
 				for {
 					cur := stop.Load()
@@ -352,7 +395,7 @@ func (o *PtfOp) startBatch(b *parWork) {
 
 // runWorker runs worker w's items of batch b in order; it stops at its
 // first error or before an item past the stop mark.
-func (o *PtfOp) runWorker(wi int, b *parWork, stop *atomic.Int64) (err error) {
+func (p *ParallelOp) runWorker(wi int, b *parWork, stop *atomic.Int64) (err error) {
 	current := len(b.items)
 	defer func() {
 		// A panic on a worker goroutine would end the process: it becomes
@@ -362,7 +405,7 @@ func (o *PtfOp) runWorker(wi int, b *parWork, stop *atomic.Int64) (err error) {
 			b.errs[wi] = parErr{seq: current, err: err}
 		}
 	}()
-	w := o.par.Workers[wi]
+	w := p.workers[wi]
 	cb, _ := w.inst.(consoleBuffer)
 	fail := func(seq int, err error) error {
 		b.errs[wi] = parErr{seq: seq, err: err}
@@ -372,8 +415,8 @@ func (o *PtfOp) runWorker(wi int, b *parWork, stop *atomic.Int64) (err error) {
 		if int64(i) > stop.Load() {
 			return nil
 		}
-		if err := o.Ex.Ctx.Err(); err != nil {
-			return fail(i, types.At(o.Node.Pos, ptf.ErrInterrupted))
+		if err := w.Ex.Ctx.Err(); err != nil {
+			return fail(i, types.At(w.Node.Pos, ptf.ErrInterrupted))
 		}
 		current = i
 		it := &b.items[i]
@@ -407,23 +450,44 @@ func (w *PtfOp) workerWatermark(wm int64) {
 	}
 }
 
-// dropWorkerTimers applies the coordinator's watermark (the end of input)
-// to the workers.
-func (o *PtfOp) dropWorkerTimers() {
-	if o.hasWM {
-		for _, w := range o.par.Workers {
-			w.workerWatermark(o.wm)
+// dropWorkerTimers applies the main operator's watermark (the restored
+// one, or the end of input) to the workers.
+func (p *ParallelOp) dropWorkerTimers() {
+	if m := p.main; m.hasWM {
+		for _, w := range p.workers {
+			w.workerWatermark(m.wm)
 		}
 	}
 }
 
+// Flush writes the call's event time, the workers' timers and state, and
+// the main operator's state to tx; final marks the end of the statement.
+// It is called between batches (CheckpointDue), when the workers are idle.
+func (p *ParallelOp) Flush(tx state.Tx, final bool) error {
+	m := p.main
+	if err := m.flushMeta(tx, final); err != nil {
+		return err
+	}
+	if uid := m.Node.Uid; uid != "" {
+		if err := p.saveTimers(tx, uid); err != nil {
+			return err
+		}
+	}
+	for _, w := range p.workers {
+		if err := w.flushState(tx); err != nil {
+			return err
+		}
+	}
+	return m.flushState(tx)
+}
+
 // saveTimers replaces the stored timers of the call with those the
 // workers hold (registered without onTimer, they wait for a watermark).
-func (p *ParState) saveTimers(tx state.Tx, uid string) error {
+func (p *ParallelOp) saveTimers(tx state.Tx, uid string) error {
 	if err := tx.DeleteNamespace(TimerNamespace(uid)); err != nil {
 		return err
 	}
-	for _, w := range p.Workers {
+	for _, w := range p.workers {
 		if err := w.timers.put(tx, uid); err != nil {
 			return err
 		}
@@ -431,24 +495,15 @@ func (p *ParState) saveTimers(tx state.Tx, uid string) error {
 	return nil
 }
 
-// flush writes the workers' state to tx.
-func (p *ParState) Flush(tx state.Tx) error {
-	for _, w := range p.Workers {
-		if err := w.flushState(tx); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// close closes the workers' instances.
-func (p *ParState) Close() error {
+// Close closes the main operator (and so the input), lets a running batch
+// end and closes the workers' instances.
+func (p *ParallelOp) Close() error {
+	first := p.main.Close()
 	if p.inflight != nil {
 		<-p.inflight.stop // a statement that stopped: let the running batch end
 		p.inflight = nil
 	}
-	var first error
-	for _, w := range p.Workers {
+	for _, w := range p.workers {
 		if c, ok := w.inst.(interface{ Close() error }); ok {
 			if err := c.Close(); err != nil && first == nil {
 				first = err

@@ -100,7 +100,8 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", n.Fn, err)
 	}
-	op := &PtfOp{Node: n, inst: inst, Ex: ex, keyedState: newKeyedState(n, ex)}
+	ttl := stateTTLs(n, ex)
+	op := &PtfOp{Node: n, inst: inst, Ex: ex, keyedState: newKeyedState(n, ex), Views: newViewState(n, ex, ttl), Ttl: ttl}
 	op.ctx = ptf.NewContext(op)
 	if n.Uid != "" {
 		if err := startFresh(ex.Store, n.Uid); err != nil {
@@ -148,15 +149,6 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 			}
 		}
 	}
-	op.Ttl = make([]int64, len(n.Def.State))
-	for i, sd := range n.Def.State {
-		switch {
-		case sd.TTLSet:
-			op.Ttl[i] = sd.TTL.Milliseconds()
-		default:
-			op.Ttl[i] = ex.DefaultTTL
-		}
-	}
 	if n.Uid != "" && HasSetSemantics(n.Tables) {
 		if err := op.loadTimers(); err != nil {
 			op.Close()
@@ -175,18 +167,33 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 			why = "timers of an earlier run"
 		}
 		if why == "" {
-			if err := op.openWorkers(spec, ex.Parallelism); err != nil {
-				op.Close()
+			par, err := newParallelOp(op, spec, ex.Parallelism)
+			if err != nil {
 				return nil, types.At(n.Pos, err)
 			}
-			op.dropWorkerTimers() // the workers start at the restored watermark
 			ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on %d workers (parallelism %d)", n.Fn, ex.Parallelism, ex.Parallelism))
-		} else {
-			ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on 1 worker (parallelism %d): %s", n.Fn, ex.Parallelism, why))
+			ex.Ptfs = append(ex.Ptfs, par)
+			return par, nil
 		}
+		ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on 1 worker (parallelism %d): %s", n.Fn, ex.Parallelism, why))
 	}
 	ex.Ptfs = append(ex.Ptfs, op)
 	return op, nil
+}
+
+// stateTTLs returns the time to live of each state entry of call n, in
+// milliseconds of processing time (0: none).
+func stateTTLs(n *PtfNode, ex *Execution) []int64 {
+	ttl := make([]int64, len(n.Def.State))
+	for i, sd := range n.Def.State {
+		switch {
+		case sd.TTLSet:
+			ttl[i] = sd.TTL.Milliseconds()
+		default:
+			ttl[i] = ex.DefaultTTL
+		}
+	}
+	return ttl
 }
 
 // keyState is the live state of one partition key: its value-state
@@ -227,7 +234,7 @@ type PtfOp struct {
 	// loadedTimers: timers came from the store, so saving must rewrite them.
 	loadedTimers bool
 
-	Views viewOverlay // list and map state changed since the last checkpoint (views.go)
+	Views viewState // list and map state (views.go, views_map.go)
 
 	quiet int        // input rows since the last output or tick
 	heads []*Event   // with on_time: the next row of each input, by time
@@ -239,11 +246,6 @@ type PtfOp struct {
 	Buffers    []*sortBuffer // per input, for ORDER BY (sortbuffer.go)
 	firing     *timer        // the timer whose onTimer runs
 
-	// par, when set, runs the call's rows on several workers, each an
-	// ordinary PtfOp with an instance of its own (parallel.go); this
-	// operator then reads, hands out and keeps the call's event time.
-	par *ParState
-
 	// the current call
 	cur  *keyState
 	row  types.Row
@@ -253,22 +255,9 @@ type PtfOp struct {
 
 func (o *PtfOp) Next() (Event, error) {
 	for {
-		if o.par != nil {
-			at := o.Oi
-			if at >= len(o.Out) {
-				at = -1
-			}
-			if err := o.par.replayConsole(at); err != nil {
-				return Event{}, err
-			}
-		}
-		if o.Oi < len(o.Out) {
-			ev := o.Out[o.Oi]
-			o.Out[o.Oi] = Event{}
-			o.Oi++
+		if ev, ok := o.pop(); ok {
 			return ev, nil
 		}
-		o.Out, o.Oi = o.Out[:0], 0
 		if o.done {
 			return Event{Kind: EvEnd}, nil
 		}
@@ -277,6 +266,26 @@ func (o *PtfOp) Next() (Event, error) {
 		}
 	}
 }
+
+// pop takes the next output from the queue; when none is left it empties
+// the queue.
+func (o *PtfOp) pop() (Event, bool) {
+	if o.Oi < len(o.Out) {
+		ev := o.Out[o.Oi]
+		o.Out[o.Oi] = Event{}
+		o.Oi++
+		return ev, true
+	}
+	o.Out, o.Oi = o.Out[:0], 0
+	return Event{}, false
+}
+
+// Quiescent reports whether the operator holds no output it has not
+// handed on.
+func (o *PtfOp) Quiescent() bool { return o.Oi >= len(o.Out) }
+
+// Main returns the operator itself: it keeps the call's event time.
+func (o *PtfOp) Main() *PtfOp { return o }
 
 // step processes one input event (or the single call of a table-less PTF).
 func (o *PtfOp) Step() error {
@@ -292,9 +301,6 @@ func (o *PtfOp) Step() error {
 			o.cur = o.keyState(nil)
 		}
 		return o.call(types.Row{})
-	}
-	if o.par != nil {
-		return o.stepParallel()
 	}
 	if o.Node.Rowtime && len(o.Ins) > 1 {
 		return o.stepByTime()
@@ -561,7 +567,7 @@ func formatFields(vals []any) string {
 
 // endCall applies clearState requests once the call has returned.
 func (o *PtfOp) endCall(ks *keyState) {
-	o.endCallViews(ks)
+	o.Views.endCall(ks)
 	for i, c := range ks.cleared {
 		if c {
 			ks.vals[i], ks.loaded[i], ks.cleared[i] = nil, true, false
@@ -608,22 +614,10 @@ var errStopScan = errors.New("stop scan")
 // flush writes the changed state and the timers to tx; final marks the
 // end of the statement (finished when its input ended).
 func (o *PtfOp) Flush(tx state.Tx, final bool) error {
-	if o.Node.Uid != "" {
-		if err := markFinished(tx, o.Node.Uid, final && o.Ex.EndOfInput); err != nil {
-			return err
-		}
-		if err := o.saveWatermarks(tx, final); err != nil {
-			return err
-		}
+	if err := o.flushMeta(tx, final); err != nil {
+		return err
 	}
-	if o.Node.Uid != "" && o.par != nil {
-		if err := o.par.saveTimers(tx, o.Node.Uid); err != nil {
-			return err
-		}
-		if err := o.par.Flush(tx); err != nil {
-			return err
-		}
-	} else if o.Node.Uid != "" && (o.timers.n > 0 || o.loadedTimers) {
+	if o.Node.Uid != "" && (o.timers.n > 0 || o.loadedTimers) {
 		if err := o.timers.save(tx, o.Node.Uid); err != nil {
 			return err
 		}
@@ -631,9 +625,21 @@ func (o *PtfOp) Flush(tx state.Tx, final bool) error {
 	return o.flushState(tx)
 }
 
+// flushMeta writes whether the statement finished and the operator's
+// watermarks to tx.
+func (o *PtfOp) flushMeta(tx state.Tx, final bool) error {
+	if o.Node.Uid == "" {
+		return nil
+	}
+	if err := markFinished(tx, o.Node.Uid, final && o.Ex.EndOfInput); err != nil {
+		return err
+	}
+	return o.saveWatermarks(tx, final)
+}
+
 // flushState writes the operator's changed state (not its timers) to tx.
 func (o *PtfOp) flushState(tx state.Tx) error {
-	if err := o.flushViews(tx); err != nil {
+	if err := o.Views.flush(tx); err != nil {
 		return err
 	}
 	for i, b := range o.Buffers {
@@ -655,11 +661,6 @@ func (o *PtfOp) Close() error {
 	}
 	if c, ok := o.inst.(interface{ Close() error }); ok {
 		if err := c.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	if o.par != nil {
-		if err := o.par.Close(); err != nil && first == nil {
 			first = err
 		}
 	}

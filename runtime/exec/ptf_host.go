@@ -246,3 +246,30 @@ func timerName(name string, named bool) string {
 	}
 	return "unnamed timer"
 }
+
+// List and map state: the call's views (views.go, views_map.go) at the
+// current key.
+
+func (o *PtfOp) ListSize(i int) (int, error) { return o.Views.ListSize(o.cur, i) }
+
+func (o *PtfOp) ListSlice(i, from, max int) ([]any, error) {
+	return o.Views.ListSlice(o.cur, i, from, max)
+}
+
+func (o *PtfOp) ListAdd(i int, vs []any) error { return o.Views.ListAdd(o.cur, i, vs) }
+
+func (o *PtfOp) ListClear(i int) error { return o.Views.ListClear(o.cur, i) }
+
+func (o *PtfOp) MapGet(i int, k any) (any, bool, error) { return o.Views.MapGet(o.cur, i, k) }
+
+func (o *PtfOp) MapPut(i int, keys, vals []any) error { return o.Views.MapPut(o.cur, i, keys, vals) }
+
+func (o *PtfOp) MapRemove(i int, k any) error { return o.Views.MapRemove(o.cur, i, k) }
+
+func (o *PtfOp) MapClear(i int) error { return o.Views.MapClear(o.cur, i) }
+
+func (o *PtfOp) MapIter(i int) (ptf.MapCursor, error) { return o.Views.MapIter(o.cur, i) }
+
+// ViewsPending returns the number of list elements and map entries waiting
+// for a checkpoint (for a checkpoint policy that bounds memory).
+func (o *PtfOp) ViewsPending() int { return o.Views.Pending }

@@ -92,25 +92,36 @@ type mapDelta struct {
 	gen      int // counts clears, so that iterators notice them
 }
 
-// viewsPending returns the number of list elements and map entries waiting
-// for a checkpoint (for a checkpoint policy that bounds memory).
-func (o *PtfOp) ViewsPending() int { return o.Views.Pending }
+// viewState is the list and map state of one PTF call (Flink's ListView
+// and MapView): the overlay of changes since the last checkpoint over the
+// store. The operator owns one and serves the context's views through it
+// (ptf_host.go); each operation works on the partition key it is given,
+// the key of the running call.
+type viewState struct {
+	viewOverlay
+	uid   string
+	decls []ptf.StateDecl
+	ttl   []int64 // per state entry, milliseconds of processing time; 0: none
+	ex    *Execution
+}
 
-// viewKey returns the views of the current key, checking that state entry
-// i is of kind.
-func (o *PtfOp) viewKey(i int, kind ptf.StateKind) (*keyViews, error) {
-	ks := o.cur
+func newViewState(n *PtfNode, ex *Execution, ttl []int64) viewState {
+	return viewState{uid: n.Uid, decls: n.Def.State, ttl: ttl, ex: ex}
+}
+
+// viewKey returns the views of key ks, checking that state entry i is of
+// kind.
+func (v *viewState) viewKey(ks *keyState, i int, kind ptf.StateKind) (*keyViews, error) {
 	if ks == nil {
 		return nil, errors.New("state is only available for tables with set semantics")
 	}
-	decls := o.Node.Def.State
+	decls := v.decls
 	if i < 0 || i >= len(decls) {
 		return nil, fmt.Errorf("no state entry %d", i)
 	}
 	if decls[i].Kind != kind {
 		return nil, fmt.Errorf("state entry %q is %s state, not %s state", decls[i].Name, stateKindName(decls[i].Kind), stateKindName(kind))
 	}
-	v := &o.Views
 	if ks == v.lastKS && v.lastKV != nil {
 		return v.lastKV, nil
 	}
@@ -131,14 +142,13 @@ func stateKindName(k ptf.StateKind) string {
 }
 
 // viewStored reports whether the store may hold state entry i's namespace.
-func (o *PtfOp) viewStored(i int) (bool, error) {
-	v := &o.Views
-	if len(v.exists) != len(o.Node.Def.State) {
-		v.exists = make([]int8, len(o.Node.Def.State))
+func (v *viewState) viewStored(i int) (bool, error) {
+	if len(v.exists) != len(v.decls) {
+		v.exists = make([]int8, len(v.decls))
 	}
 	if v.exists[i] == 0 {
 		var names []string
-		if err := o.Ex.Store.View(func(tx state.Tx) (err error) {
+		if err := v.ex.Store.View(func(tx state.Tx) (err error) {
 			names, err = tx.Namespaces()
 			return err
 		}); err != nil {
@@ -146,7 +156,7 @@ func (o *PtfOp) viewStored(i int) (bool, error) {
 		}
 		for j := range v.exists {
 			v.exists[j] = -1
-			if ns := o.viewNamespace(j); ns != "" {
+			if ns := v.viewNamespace(j); ns != "" {
 				if k := sort.SearchStrings(names, ns); k < len(names) && names[k] == ns {
 					v.exists[j] = 1
 				}
@@ -157,29 +167,29 @@ func (o *PtfOp) viewStored(i int) (bool, error) {
 }
 
 // viewNamespace is the namespace of list or map entry i ("" for value state).
-func (o *PtfOp) viewNamespace(i int) string {
-	sd := o.Node.Def.State[i]
+func (v *viewState) viewNamespace(i int) string {
+	sd := v.decls[i]
 	switch sd.Kind {
 	case ptf.ListState:
-		return ListNamespace(o.Node.Uid, sd.Name)
+		return ListNamespace(v.uid, sd.Name)
 	case ptf.MapState:
-		return MapNamespace(o.Node.Uid, sd.Name)
+		return MapNamespace(v.uid, sd.Name)
 	}
 	return ""
 }
 
 // viewError names the entry and key of a failed list or map operation
 // on the store.
-func (o *PtfOp) viewError(i int, err error) error {
+func (v *viewState) viewError(i int, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("state %q: %w", o.Node.Def.State[i].Name, err)
+	return fmt.Errorf("state %q: %w", v.decls[i].Name, err)
 }
 
 // elemType returns the declared element (list) or key and value (map) types.
-func (o *PtfOp) viewTypes(i int) (key, val types.Type) {
-	t := o.Node.Def.State[i].Type
+func (v *viewState) viewTypes(i int) (key, val types.Type) {
+	t := v.decls[i].Type
 	if t == nil {
 		return types.Type{}, types.Type{}
 	}
@@ -225,36 +235,36 @@ func listElemKey(enc []byte, p int64) []byte {
 	return state.AppendInt64(append(make([]byte, 0, len(enc)+9), enc...), p)
 }
 
-// list returns list entry i of the current key, reading its meta record
-// the first time since the last checkpoint.
-func (o *PtfOp) list(i int) (*listDelta, error) {
-	kv, err := o.viewKey(i, ptf.ListState)
+// list returns list entry i of key ks, reading its meta record the first
+// time since the last checkpoint.
+func (v *viewState) list(ks *keyState, i int) (*listDelta, error) {
+	kv, err := v.viewKey(ks, i, ptf.ListState)
 	if err != nil {
 		return nil, err
 	}
 	if kv.Lists == nil {
-		kv.Lists = make([]*listDelta, len(o.Node.Def.State))
+		kv.Lists = make([]*listDelta, len(v.decls))
 	}
 	if d := kv.Lists[i]; d != nil {
 		return d, nil
 	}
 	d := &listDelta{}
-	stored, err := o.viewStored(i)
+	stored, err := v.viewStored(i)
 	if err != nil {
-		return nil, o.viewError(i, err)
+		return nil, v.viewError(i, err)
 	}
 	if stored {
 		var meta []byte
-		err := o.Ex.Store.View(func(tx state.Tx) (err error) {
-			meta, err = tx.Get(o.viewNamespace(i), listMetaKey(o.cur.enc))
+		err := v.ex.Store.View(func(tx state.Tx) (err error) {
+			meta, err = tx.Get(v.viewNamespace(i), listMetaKey(ks.enc))
 			return err
 		})
 		if err != nil {
-			return nil, o.viewError(i, err)
+			return nil, v.viewError(i, err)
 		}
 		if meta != nil {
 			if d.last, d.head, d.N, err = decodeListMeta(meta); err != nil {
-				return nil, o.viewError(i, err)
+				return nil, v.viewError(i, err)
 			}
 			d.storedHead = d.head
 		}
@@ -282,12 +292,12 @@ func encodeListMeta(last, head, end int64) []byte {
 }
 
 // expireList moves the head of list i past the elements whose TTL ran out.
-func (o *PtfOp) expireList(i int, d *listDelta) error {
-	ttl := o.Ttl[i]
+func (v *viewState) expireList(ks *keyState, i int, d *listDelta) error {
+	ttl := v.ttl[i]
 	if ttl <= 0 || d.head >= d.end() {
 		return nil
 	}
-	now := o.Ex.Now()
+	now := v.ex.Now()
 	if expired(ttl, now, d.last) { // the newest element is gone: all are
 		d.head, d.headKnown, d.dirty = d.end(), false, true
 		return nil
@@ -297,7 +307,7 @@ func (o *PtfOp) expireList(i int, d *listDelta) error {
 			if d.head >= d.N {
 				d.headTime = recordTime(d.Added[d.head-d.N])
 			} else {
-				recs, err := o.readList(i, d.head, d.head+1)
+				recs, err := v.readList(ks, i, d.head, d.head+1)
 				if err != nil {
 					return err
 				}
@@ -314,11 +324,11 @@ func (o *PtfOp) expireList(i int, d *listDelta) error {
 }
 
 // readList reads the stored records of physical indexes [from, to) of the
-// current key's list i, in one read transaction.
-func (o *PtfOp) readList(i int, from, to int64) ([][]byte, error) {
-	ns, enc := o.viewNamespace(i), o.cur.enc
+// list i of key ks, in one read transaction.
+func (v *viewState) readList(ks *keyState, i int, from, to int64) ([][]byte, error) {
+	ns, enc := v.viewNamespace(i), ks.enc
 	recs := make([][]byte, 0, to-from)
-	err := o.Ex.Store.View(func(tx state.Tx) error {
+	err := v.ex.Store.View(func(tx state.Tx) error {
 		key := listElemKey(enc, 0)
 		for p := from; p < to; p++ {
 			key = state.AppendInt64(key[:len(enc)], p)
@@ -327,32 +337,32 @@ func (o *PtfOp) readList(i int, from, to int64) ([][]byte, error) {
 				return err
 			}
 			if rec == nil {
-				return fmt.Errorf("element %d of key (%s) is missing from the store", p, formatFields(o.cur.key))
+				return fmt.Errorf("element %d of key (%s) is missing from the store", p, formatFields(ks.key))
 			}
 			recs = append(recs, rec)
 		}
 		return nil
 	})
-	return recs, o.viewError(i, err)
+	return recs, v.viewError(i, err)
 }
 
-func (o *PtfOp) ListSize(i int) (int, error) {
-	d, err := o.list(i)
+func (v *viewState) ListSize(ks *keyState, i int) (int, error) {
+	d, err := v.list(ks, i)
 	if err != nil {
 		return 0, err
 	}
-	if err := o.expireList(i, d); err != nil {
+	if err := v.expireList(ks, i, d); err != nil {
 		return 0, err
 	}
 	return int(d.end() - d.head), nil
 }
 
-func (o *PtfOp) ListSlice(i, from, max int) ([]any, error) {
-	d, err := o.list(i)
+func (v *viewState) ListSlice(ks *keyState, i, from, max int) ([]any, error) {
+	d, err := v.list(ks, i)
 	if err != nil {
 		return nil, err
 	}
-	if err := o.expireList(i, d); err != nil {
+	if err := v.expireList(ks, i, d); err != nil {
 		return nil, err
 	}
 	if from < 0 || max <= 0 {
@@ -365,15 +375,15 @@ func (o *PtfOp) ListSlice(i, from, max int) ([]any, error) {
 	}
 	out := make([]any, 0, end-p)
 	decode := func(rec []byte) error {
-		v, _, err := recordValue(rec)
+		x, _, err := recordValue(rec)
 		if err != nil {
-			return o.viewError(i, err)
+			return v.viewError(i, err)
 		}
-		out = append(out, v)
+		out = append(out, x)
 		return nil
 	}
 	if p < d.N {
-		recs, err := o.readList(i, p, min(end, d.N))
+		recs, err := v.readList(ks, i, p, min(end, d.N))
 		if err != nil {
 			return nil, err
 		}
@@ -398,45 +408,45 @@ func max64(a, b int64) int64 {
 	return b
 }
 
-func (o *PtfOp) ListAdd(i int, vs []any) error {
-	d, err := o.list(i)
+func (v *viewState) ListAdd(ks *keyState, i int, vs []any) error {
+	d, err := v.list(ks, i)
 	if err != nil {
 		return err
 	}
-	_, elem := o.viewTypes(i)
-	for _, v := range vs {
-		if v == nil {
+	_, elem := v.viewTypes(i)
+	for _, x := range vs {
+		if x == nil {
 			return ptf.ErrNullElement
 		}
-		if err := CheckValueKind(v, elem); err != nil {
-			return o.viewError(i, err)
+		if err := CheckValueKind(x, elem); err != nil {
+			return v.viewError(i, err)
 		}
 	}
-	now := o.Ex.Now()
-	for _, v := range vs {
-		rec, err := newRecord(now, v)
+	now := v.ex.Now()
+	for _, x := range vs {
+		rec, err := newRecord(now, x)
 		if err != nil {
-			return o.viewError(i, err)
+			return v.viewError(i, err)
 		}
 		d.Added = append(d.Added, rec)
 	}
 	d.last = max(d.last, now)
 	d.dirty = true
-	o.Views.Pending += len(vs)
+	v.Pending += len(vs)
 	return nil
 }
 
-func (o *PtfOp) ListClear(i int) error {
-	d, err := o.list(i)
+func (v *viewState) ListClear(ks *keyState, i int) error {
+	d, err := v.list(ks, i)
 	if err != nil {
 		return err
 	}
-	o.clearList(d)
+	v.clearList(d)
 	return nil
 }
 
-func (o *PtfOp) clearList(d *listDelta) {
-	o.Views.Pending -= len(d.Added)
+func (v *viewState) clearList(d *listDelta) {
+	v.Pending -= len(d.Added)
 	*d = listDelta{cleared: true, dirty: true}
 }
 
@@ -488,39 +498,34 @@ func deletePrefix(tx state.Tx, ns string, prefix []byte) error {
 
 // ---- the operator's hooks (ptf_exec.go)
 
-// endCallViews runs when a call returns: it closes the call's map
+// endCall runs when a call of key ks returns: it closes the call's map
 // iterators (and their read transactions) and empties the list and map
 // entries that ClearState cleared.
-func (o *PtfOp) endCallViews(ks *keyState) {
-	v := &o.Views
+func (v *viewState) endCall(ks *keyState) {
 	for _, it := range v.open {
 		it.Close()
 	}
 	v.open = v.open[:0]
 	for i, c := range ks.cleared {
-		if !c || o.Node.Def.State[i].Kind == ptf.ValueState {
+		if !c || v.decls[i].Kind == ptf.ValueState {
 			continue
 		}
-		saved := o.cur
-		o.cur = ks
-		switch o.Node.Def.State[i].Kind {
+		switch v.decls[i].Kind {
 		case ptf.ListState:
-			if d, err := o.list(i); err == nil {
-				o.clearList(d)
+			if d, err := v.list(ks, i); err == nil {
+				v.clearList(d)
 			}
 		case ptf.MapState:
-			if d, err := o.mapDelta(i); err == nil {
-				o.clearMap(d)
+			if d, err := v.mapDelta(ks, i); err == nil {
+				v.clearMap(d)
 			}
 		}
-		o.cur = saved
 	}
 }
 
-// flushViews writes the list and map changes to tx (one checkpoint) and
+// flush writes the list and map changes to tx (one checkpoint) and
 // empties the overlay.
-func (o *PtfOp) flushViews(tx state.Tx) error {
-	v := &o.Views
+func (v *viewState) flush(tx state.Tx) error {
 	if len(v.Keys) == 0 {
 		return nil
 	}
@@ -529,16 +534,16 @@ func (o *PtfOp) flushViews(tx state.Tx) error {
 			if d == nil {
 				continue
 			}
-			if err := flushList(tx, o.viewNamespace(i), []byte(enc), d); err != nil {
-				return o.viewError(i, err)
+			if err := flushList(tx, v.viewNamespace(i), []byte(enc), d); err != nil {
+				return v.viewError(i, err)
 			}
 		}
 		for i, d := range kv.maps {
 			if d == nil {
 				continue
 			}
-			if err := flushMap(tx, o.viewNamespace(i), []byte(enc), d); err != nil {
-				return o.viewError(i, err)
+			if err := flushMap(tx, v.viewNamespace(i), []byte(enc), d); err != nil {
+				return v.viewError(i, err)
 			}
 		}
 	}

@@ -15,24 +15,24 @@ import (
 // Map state: Flink's MapView in the store (the layout is in views.go).
 
 // mapKeyOf checks and encodes a map key.
-func (o *PtfOp) mapKeyOf(i int, k any) (string, error) {
+func (v *viewState) mapKeyOf(i int, k any) (string, error) {
 	if k == nil {
 		return "", ptf.ErrNullKey
 	}
-	kt, _ := o.viewTypes(i)
+	kt, _ := v.viewTypes(i)
 	if err := CheckValueKind(k, kt); err != nil {
-		return "", o.viewError(i, fmt.Errorf("key: %w", err))
+		return "", v.viewError(i, fmt.Errorf("key: %w", err))
 	}
 	return string(keycodec.AppendValue(nil, k)), nil
 }
 
-func (o *PtfOp) mapDelta(i int) (*mapDelta, error) {
-	kv, err := o.viewKey(i, ptf.MapState)
+func (v *viewState) mapDelta(ks *keyState, i int) (*mapDelta, error) {
+	kv, err := v.viewKey(ks, i, ptf.MapState)
 	if err != nil {
 		return nil, err
 	}
 	if kv.maps == nil {
-		kv.maps = make([]*mapDelta, len(o.Node.Def.State))
+		kv.maps = make([]*mapDelta, len(v.decls))
 	}
 	d := kv.maps[i]
 	if d == nil {
@@ -49,110 +49,110 @@ func (d *mapDelta) noteExpired(ek string) {
 	d.expired[ek] = true
 }
 
-func (o *PtfOp) MapGet(i int, k any) (any, bool, error) {
-	d, err := o.mapDelta(i)
+func (v *viewState) MapGet(ks *keyState, i int, k any) (any, bool, error) {
+	d, err := v.mapDelta(ks, i)
 	if err != nil {
 		return nil, false, err
 	}
-	ek, err := o.mapKeyOf(i, k)
+	ek, err := v.mapKeyOf(i, k)
 	if err != nil {
 		return nil, false, err
 	}
-	now := o.Ex.Now()
+	now := v.ex.Now()
 	rec, ok := d.writes[ek]
 	if !ok && !d.cleared {
-		stored, err := o.viewStored(i)
+		stored, err := v.viewStored(i)
 		if err != nil {
-			return nil, false, o.viewError(i, err)
+			return nil, false, v.viewError(i, err)
 		}
 		if stored {
-			err := o.Ex.Store.View(func(tx state.Tx) (err error) {
-				rec, err = tx.Get(o.viewNamespace(i), append(bytes.Clone(o.cur.enc), ek...))
+			err := v.ex.Store.View(func(tx state.Tx) (err error) {
+				rec, err = tx.Get(v.viewNamespace(i), append(bytes.Clone(ks.enc), ek...))
 				return err
 			})
 			if err != nil {
-				return nil, false, o.viewError(i, err)
+				return nil, false, v.viewError(i, err)
 			}
-			if rec != nil && expired(o.Ttl[i], now, recordTime(rec)) {
+			if rec != nil && expired(v.ttl[i], now, recordTime(rec)) {
 				d.noteExpired(ek)
 				rec = nil
 			}
 		}
 	}
-	if rec == nil || expired(o.Ttl[i], now, recordTime(rec)) {
+	if rec == nil || expired(v.ttl[i], now, recordTime(rec)) {
 		return nil, false, nil
 	}
-	v, _, err := recordValue(rec)
+	x, _, err := recordValue(rec)
 	if err != nil {
-		return nil, false, o.viewError(i, err)
+		return nil, false, v.viewError(i, err)
 	}
-	return v, true, nil
+	return x, true, nil
 }
 
-func (o *PtfOp) MapPut(i int, keys, vals []any) error {
-	d, err := o.mapDelta(i)
+func (v *viewState) MapPut(ks *keyState, i int, keys, vals []any) error {
+	d, err := v.mapDelta(ks, i)
 	if err != nil {
 		return err
 	}
-	_, vt := o.viewTypes(i)
+	_, vt := v.viewTypes(i)
 	eks := make([]string, len(keys))
 	for j, k := range keys {
-		if eks[j], err = o.mapKeyOf(i, k); err != nil {
+		if eks[j], err = v.mapKeyOf(i, k); err != nil {
 			return err
 		}
 		if j < len(vals) && vals[j] != nil {
 			if err := CheckValueKind(vals[j], vt); err != nil {
-				return o.viewError(i, fmt.Errorf("value: %w", err))
+				return v.viewError(i, fmt.Errorf("value: %w", err))
 			}
 		}
 	}
-	now := o.Ex.Now()
+	now := v.ex.Now()
 	for j, k := range keys {
-		var v any
+		var x any
 		if j < len(vals) {
-			v = vals[j]
+			x = vals[j]
 		}
-		rec, err := newRecord(now, v, k)
+		rec, err := newRecord(now, x, k)
 		if err != nil {
-			return o.viewError(i, err)
+			return v.viewError(i, err)
 		}
-		o.setMapWrite(d, eks[j], rec)
+		v.setMapWrite(d, eks[j], rec)
 	}
 	return nil
 }
 
-func (o *PtfOp) setMapWrite(d *mapDelta, ek string, rec []byte) {
+func (v *viewState) setMapWrite(d *mapDelta, ek string, rec []byte) {
 	if _, ok := d.writes[ek]; !ok {
 		d.sortedOK = false
-		o.Views.Pending++
+		v.Pending++
 	}
 	d.writes[ek] = rec
 }
 
-func (o *PtfOp) MapRemove(i int, k any) error {
-	d, err := o.mapDelta(i)
+func (v *viewState) MapRemove(ks *keyState, i int, k any) error {
+	d, err := v.mapDelta(ks, i)
 	if err != nil {
 		return err
 	}
-	ek, err := o.mapKeyOf(i, k)
+	ek, err := v.mapKeyOf(i, k)
 	if err != nil {
 		return err
 	}
-	o.setMapWrite(d, ek, nil)
+	v.setMapWrite(d, ek, nil)
 	return nil
 }
 
-func (o *PtfOp) MapClear(i int) error {
-	d, err := o.mapDelta(i)
+func (v *viewState) MapClear(ks *keyState, i int) error {
+	d, err := v.mapDelta(ks, i)
 	if err != nil {
 		return err
 	}
-	o.clearMap(d)
+	v.clearMap(d)
 	return nil
 }
 
-func (o *PtfOp) clearMap(d *mapDelta) {
-	o.Views.Pending -= len(d.writes)
+func (v *viewState) clearMap(d *mapDelta) {
+	v.Pending -= len(d.writes)
 	d.writes, d.cleared, d.expired, d.sorted, d.sortedOK = map[string][]byte{}, true, nil, nil, false
 	d.gen++
 }
@@ -190,7 +190,7 @@ func flushMap(tx state.Tx, ns string, enc []byte, d *mapDelta) error {
 // entries (read in batches by a scan that runs as a coroutine, holding
 // one read transaction) and the overlay's.
 type mapIter struct {
-	o      *PtfOp
+	v      *viewState
 	i      int
 	d      *mapDelta
 	ttl    int64
@@ -211,19 +211,19 @@ type storeEntry struct {
 
 const mapScanBatch = 256
 
-func (o *PtfOp) MapIter(i int) (ptf.MapCursor, error) {
-	d, err := o.mapDelta(i)
+func (v *viewState) MapIter(ks *keyState, i int) (ptf.MapCursor, error) {
+	d, err := v.mapDelta(ks, i)
 	if err != nil {
 		return nil, err
 	}
-	it := &mapIter{o: o, i: i, d: d, ttl: o.Ttl[i], now: o.Ex.Now(), gen: d.gen}
-	stored, err := o.viewStored(i)
+	it := &mapIter{v: v, i: i, d: d, ttl: v.ttl[i], now: v.ex.Now(), gen: d.gen}
+	stored, err := v.viewStored(i)
 	if err != nil {
-		return nil, o.viewError(i, err)
+		return nil, v.viewError(i, err)
 	}
 	if stored && !d.cleared {
-		ns, enc := o.viewNamespace(i), bytes.Clone(o.cur.enc)
-		store := o.Ex.Store
+		ns, enc := v.viewNamespace(i), bytes.Clone(ks.enc)
+		store := v.ex.Store
 		seq := func(yield func([]storeEntry) bool) {
 			var batch []storeEntry
 			err := store.View(func(tx state.Tx) error {
@@ -248,7 +248,7 @@ func (o *PtfOp) MapIter(i int) (ptf.MapCursor, error) {
 		}
 		it.pull, it.stop = iter.Pull(seq)
 	}
-	o.Views.open = append(o.Views.open, it)
+	v.open = append(v.open, it)
 	return it, nil
 }
 
@@ -264,7 +264,7 @@ func (it *mapIter) Next() (k, v any, ok bool, err error) {
 			if it.buf, ok = it.pull(); !ok {
 				it.dropStore()
 				if it.err != nil {
-					err := it.o.viewError(it.i, it.err)
+					err := it.v.viewError(it.i, it.err)
 					it.Close()
 					return nil, nil, false, err
 				}
@@ -313,7 +313,7 @@ func (it *mapIter) Next() (k, v any, ok bool, err error) {
 		}
 		if err != nil {
 			it.Close()
-			return nil, nil, false, it.o.viewError(it.i, err)
+			return nil, nil, false, it.v.viewError(it.i, err)
 		}
 		return k, v, true, nil
 	}

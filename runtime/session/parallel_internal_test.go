@@ -73,8 +73,7 @@ func runProbe(t *testing.T, p probe, keyOf func(i int) string, n, par int) strin
 
 // keysOnWorkers returns two keys that go to different workers of two.
 func keysOnWorkers(t *testing.T) (a, b string) {
-	p := &exec.ParState{Workers: make([]*exec.PtfOp, 2)}
-	w := func(k string) int { return p.WorkerOf(types.Row{Fields: []any{k}}, []int{0}) }
+	w := func(k string) int { return exec.WorkerOf(types.Row{Fields: []any{k}}, []int{0}, 2) }
 	for i := 0; i < 100; i++ {
 		k := "k" + strconv.Itoa(i)
 		if w(k) == 0 && a == "" {

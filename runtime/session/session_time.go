@@ -80,7 +80,8 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 // timers that fired only because the input ended, with no watermark seen.
 func timeNotes(ex *exec.Execution) []string {
 	var notes []string
-	for _, op := range ex.Ptfs {
+	for _, call := range ex.Ptfs {
+		op := call.Main()
 		if op.EndFire > 0 && !op.SawWM {
 			notes = append(notes, fmt.Sprintf("note: %s: %s fired only at the end of input, as no watermark arrived before it (declare WATERMARK FOR <column> AS <column> - INTERVAL ... on the table so that timers fire as event time passes)",
 				op.Node.Fn, plural(int64(op.EndFire), "timer")))
