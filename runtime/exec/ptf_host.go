@@ -199,7 +199,9 @@ func (o *PtfOp) RegisterOnTime(name string, named bool, ts int64) error {
 	}
 	o.noteTimerSet(name, named, ts)
 	o.timers.register(o.cur, name, named, ts)
-	o.traceEvent("registered %s at %s", timerName(name, named), traceTime(ts))
+	if o.tr != nil { // the arguments cost a formatting each
+		o.traceEvent("registered %s at %s", timerName(name, named), traceTime(ts))
+	}
 	return nil
 }
 
@@ -209,9 +211,11 @@ func (o *PtfOp) ClearTimer(name string, named bool, ts int64) error {
 	}
 	o.noteTimersCleared(name, named, ts, false)
 	o.timers.clear(o.cur, name, named, ts)
-	if named {
+	switch {
+	case o.tr == nil:
+	case named:
 		o.traceEvent("cleared timer '%s'", name)
-	} else {
+	default:
 		o.traceEvent("cleared unnamed timer at %s", traceTime(ts))
 	}
 	return nil
