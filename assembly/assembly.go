@@ -54,6 +54,9 @@ type Options struct {
 	// StatePath is a state file kept across runs (--state); "" is a
 	// temporary file removed by Close.
 	StatePath string
+	// ShuffleSeed, when not 0, reorders the input as Flink may (ptfsh test
+	// --shuffle; SET 'ptfsh.shuffle-seed').
+	ShuffleSeed int64
 	// NoSync skips fsync at commits of a state file (tests).
 	NoSync bool
 
@@ -148,7 +151,7 @@ func New(o Options) (*Shell, error) {
 	sess, err := session.NewSession(session.Config{
 		Out: o.Out, Err: o.Err, Loader: engine, Store: store, Scratch: scratch,
 		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Trace: o.Trace, TraceFilter: o.TraceFilter, Echo: o.Echo,
-		Parallelism: o.Parallelism,
+		Parallelism: o.Parallelism, ShuffleSeed: o.ShuffleSeed,
 		OpenStore:   func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
 		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine,

@@ -107,7 +107,9 @@ func runScriptParallel(t testing.TB, dir, filename, query string, store state.St
 	t.Helper()
 	var out bytes.Buffer
 	seed := int64(1)
-	sh, err := assembly.New(assembly.Options{Out: &out, Store: store, BaseDir: dir, Seed: &seed, Parallelism: par})
+	// The eval timeout of ptfsh test, so that ptfsh test tests/testdata
+	// prints what these archives want.
+	sh, err := assembly.New(assembly.Options{Out: &out, Store: store, BaseDir: dir, Seed: &seed, Parallelism: par, EvalTimeout: assembly.DefaultEvalTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,8 +26,9 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ptfsh test", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	update := fs.Bool("update", false, "rewrite the want.out section of each test with what it printed")
+	shuffle := fs.Int("shuffle", 0, "run each test that passes `N` more times with its input in other orders Flink may give it (see shuffle.go)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ptfsh test [-update] [PATH...]   (PATH: a .txtar test file or a folder of them; default .)\n")
+		fmt.Fprintf(stderr, "usage: ptfsh test [-update] [-shuffle N] [PATH...]   (PATH: a .txtar test file or a folder of them; default .)\n")
 	}
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -64,7 +65,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	}
 	failed := 0
 	for _, f := range files {
-		ok, msg := runTestFile(f, *update)
+		ok, msg := runTestFile(f, *update, *shuffle)
 		if ok {
 			fmt.Fprintf(stdout, "ok    %s\n", f)
 			continue
@@ -81,7 +82,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 
 // runTestFile runs one test file and reports whether it passed, with a
 // diff or an error when it did not.
-func runTestFile(file string, update bool) (bool, string) {
+func runTestFile(file string, update bool, shuffle int) (bool, string) {
 	test, err := testarchive.Read(file)
 	if err != nil {
 		return false, fmt.Sprintf("  %v\n", err)
@@ -98,9 +99,11 @@ func runTestFile(file string, update bool) (bool, string) {
 	if err != nil {
 		return false, fmt.Sprintf("  %v\n", err)
 	}
-	got := runTestQuery(dir, home, test.Query)
-	got = strings.ReplaceAll(got, dir+string(filepath.Separator), "")
-	got = strings.ReplaceAll(got, home+string(filepath.Separator), "")
+	clean := func(out string) string {
+		out = strings.ReplaceAll(out, dir+string(filepath.Separator), "")
+		return strings.ReplaceAll(out, home+string(filepath.Separator), "")
+	}
+	got := clean(runTestQuery(dir, home, test.Query))
 	if update {
 		if err := test.Update(got); err != nil {
 			return false, fmt.Sprintf("  %v\n", err)
@@ -113,6 +116,11 @@ func runTestFile(file string, update bool) (bool, string) {
 	}
 	if want != got {
 		return false, lineDiff(want, got)
+	}
+	if shuffle > 0 {
+		if msg := shuffleCheck(test, home, shuffle); msg != "" {
+			return false, msg
+		}
 	}
 	return true, ""
 }
@@ -159,9 +167,15 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // when set), results and errors to out, console.log to console, in
 // format (the default when empty).
 func newScriptSession(dir, functionDir, format string, out, console io.Writer) (*assembly.Shell, error) {
+	return newScriptSessionShuffled(dir, functionDir, format, out, console, 0)
+}
+
+// newScriptSessionShuffled is newScriptSession with its input shuffled
+// with seed (0: not shuffled; see shuffle.go).
+func newScriptSessionShuffled(dir, functionDir, format string, out, console io.Writer, shuffle int64) (*assembly.Shell, error) {
 	seed := int64(1)
 	return assembly.New(assembly.Options{Out: out, Err: out, Console: console, Memory: true,
-		BaseDir: dir, FunctionDir: functionDir, Format: format, Seed: &seed, EvalTimeout: assembly.DefaultEvalTimeout})
+		BaseDir: dir, FunctionDir: functionDir, Format: format, Seed: &seed, EvalTimeout: assembly.DefaultEvalTimeout, ShuffleSeed: shuffle})
 }
 
 // lineDiff shows how got differs from want, line by line: "-" lines are

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -117,6 +118,8 @@ type Execution struct {
 	Trace io.Writer
 	// TraceFilter narrows the trace: a key, a function, late rows only.
 	TraceFilter TraceFilter
+	// Shuffle, when set, reorders what Flink does not order (shuffle.go).
+	Shuffle *rand.Rand
 	// Timeline, when set, receives the time events of the PTF calls
 	// (EXPLAIN TIMELINE, SET 'ptfsh.timeline'; timeline_hook.go).
 	Timeline TimeRecorder

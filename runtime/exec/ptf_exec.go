@@ -126,11 +126,15 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 			return nil, types.At(n.Pos, fmt.Errorf("%s: %w", n.Fn, err))
 		}
 	}
-	for _, t := range n.Tables {
+	for i := range n.Tables {
+		t := &n.Tables[i]
 		st, err := t.In.Open(ex)
 		if err != nil {
 			op.Close()
 			return nil, err
+		}
+		if ex.Shuffle != nil {
+			st = newShuffleStream(st, ex.Shuffle, t)
 		}
 		op.Ins = append(op.Ins, st)
 	}
@@ -306,7 +310,10 @@ func (o *PtfOp) Step() error {
 		return o.stepByTime()
 	}
 	// Inputs take turns row by row, so that several table arguments
-	// interleave deterministically.
+	// interleave deterministically (or, shuffled, in turns drawn at random).
+	if o.Ex.Shuffle != nil && len(o.Ins) > 1 {
+		o.turn = o.Ex.Shuffle.IntN(len(o.Ins))
+	}
 	for tries := 0; tries < len(o.Ins); tries++ {
 		i := o.turn % len(o.Ins)
 		o.turn++
@@ -353,7 +360,7 @@ func (o *PtfOp) stepByTime() error {
 			continue
 		}
 		ts, _ := types.TimeMillis(h.Row.Fields[o.Node.Tables[i].Sem.TimeColumn])
-		if best < 0 || ts < bestTs {
+		if best < 0 || ts < bestTs || ts == bestTs && o.Ex.Shuffle != nil && o.Ex.Shuffle.IntN(2) == 0 {
 			best, bestTs = i, ts
 		}
 	}

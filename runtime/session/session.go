@@ -33,6 +33,10 @@ type Config struct {
 	Loader ptf.Loader
 	// Store keeps state between statements; the caller owns and closes it.
 	Store state.Store
+	// ShuffleSeed, when not 0, is the default of SET 'ptfsh.shuffle-seed'
+	// (ptfsh test --shuffle): the input comes in another order Flink may
+	// give it.
+	ShuffleSeed int64
 	// Scratch says Store is a temporary file that no later run can open
 	// (ptfsh without --state): no run resumes from it, so a statement
 	// takes only its final checkpoint, which later statements and SHOW

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/connector"
@@ -73,6 +74,13 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 		ex.Parallelism, _ = settings.Get[int](s.settings, exec.SetParallelism)
 	}
 	ex.MaxTimerFirings, _ = settings.Get[int](s.settings, SetMaxTimerFirings)
+	seed := s.cfg.ShuffleSeed
+	if _, ok := s.settings[exec.SetShuffleSeed]; ok {
+		seed, _ = settings.Get[int64](s.settings, exec.SetShuffleSeed)
+	}
+	if seed != 0 {
+		ex.Shuffle = rand.New(rand.NewPCG(uint64(seed), 0x5eed))
+	}
 	return ex, nil
 }
 

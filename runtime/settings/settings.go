@@ -180,6 +180,17 @@ var table = []Setting{{
 		return n, nil
 	},
 }, {
+	Key:   "ptfsh.shuffle-seed",
+	Doc:   "a whole number (not 0) that reorders, with this seed, what Flink does not order: rows of different partition keys between two watermarks, the rows of a table with row semantics, and the turns of several table arguments (ptfsh test --shuffle); unset: the one order",
+	Owner: "runtime/exec",
+	Parse: func(v string) (any, error) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, Need("needs a whole number (a 64-bit integer)")
+		}
+		return n, nil
+	},
+}, {
 	Key:   "ptfsh.timeline",
 	Doc:   "a file (.svg or .html) that each query after it draws its timeline into: rows, watermark, timers, output by key over event time (see Teaching); unset: none",
 	Owner: "runtime/session",
