@@ -152,7 +152,7 @@ func New(o Options) (*Shell, error) {
 		Out: o.Out, Err: o.Err, Loader: engine, Store: store, Scratch: scratch,
 		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Trace: o.Trace, TraceFilter: o.TraceFilter, Echo: o.Echo,
 		Parallelism: o.Parallelism, ShuffleSeed: o.ShuffleSeed,
-		OpenStore:   func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
+		OpenStore: func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
 		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine,
 		// which says their values in force for SET;.
