@@ -77,7 +77,8 @@ func extractArchive(t *testing.T, file string) (*testarchive.Test, string) {
 }
 
 // RunScript runs the statements of query in a fresh session whose relative
-// paths resolve in dir, and returns stdout and errors interleaved.
+// paths resolve in dir, and returns stdout and errors interleaved; the
+// processing-time clock is pinned as ptfsh test pins it.
 func RunScript(t testing.TB, dir, query string) string {
 	t.Helper()
 	return RunScriptNamed(t, dir, "query.sql", query)
@@ -107,7 +108,7 @@ func runScriptParallel(t testing.TB, dir, filename, query string, store state.St
 	t.Helper()
 	var out bytes.Buffer
 	seed := int64(1)
-	sh, err := assembly.New(assembly.Options{Out: &out, Store: store, BaseDir: dir, Seed: &seed, Parallelism: par})
+	sh, err := assembly.New(assembly.Options{Out: &out, Store: store, BaseDir: dir, Seed: &seed, Parallelism: par, ProcessingTime: assembly.TestProcessingTime})
 	if err != nil {
 		t.Fatal(err)
 	}
