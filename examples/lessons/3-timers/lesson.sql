@@ -55,4 +55,22 @@ CREATE TABLE flights (`date` TIMESTAMP(3), delay INT, distance INT, origin STRIN
 SELECT * FROM Hourly(input => TABLE flights PARTITION BY origin, on_time => DESCRIPTOR(`date`), uid => 'flights')
 WHERE origin = 'ORD' LIMIT 5;
 
+-- 5. Real data: Texas airports that reported no bird strike for half a
+-- year (FAA Wildlife Strike Database, 1990-2002, examples/data). A
+-- silence that a later strike ends is reported at that strike (its
+-- rowtime is the strike's date); the silences that only the end of the
+-- data would close are not reported: the end of input is not silence.
+CREATE TABLE strikes (`Airport Name` STRING, `Aircraft Make Model` STRING, `Effect Amount of damage` STRING,
+  `Flight Date` TIMESTAMP(3), `Aircraft Airline Operator` STRING, `Origin State` STRING, `Phase of flight` STRING,
+  `Wildlife Size` STRING, `Wildlife Species` STRING, `Time of day` STRING, `Cost Other` INT, `Cost Repair` INT,
+  `Cost Total $` INT, `Speed IAS in knots` INT,
+  WATERMARK FOR `Flight Date` AS `Flight Date` - INTERVAL '1' DAY
+) WITH ('connector' = 'filesystem', 'path' = '../../data/birdstrikes-texas.csv', 'format' = 'csv',
+        'csv.header' = 'true', 'timestamp-format.pattern' = 'yyyy-MM-dd');
+CREATE FUNCTION Quiet LANGUAGE JAVASCRIPT AS $$
+import { absence } from "ptfsh/patterns";
+export default absence({ timeout: "180 days" });
+$$;
+SELECT * FROM Quiet(input => TABLE strikes PARTITION BY `Airport Name`, on_time => DESCRIPTOR(`Flight Date`));
+
 -- Exercise: exercise.txtar (ptfsh test examples/lessons/3-timers).
