@@ -84,6 +84,13 @@ declare module "ptfsh/patterns" {
   interface TopNEntry { v: number; t: number; i: number; label: string | null }
   interface TopNState { windows: Record<string, TopNEntry[]>; emittedUpTo: number | null; late: number; seq: number }
 
+  interface EnrichOptions extends PatternOptions<Record<string, unknown>> {
+    /** The ROW type of the columns to emit, of the input row and of the reference version, by name. */
+    output: SqlType;
+  }
+  interface Held { t: number; row: Record<string, unknown> }
+  interface EnrichState { held: Held[]; versions: Held[] }
+
   /** A pattern's declaration: state S under its state name, one table argument. */
   type PatternPTF<S> = PTF<Record<string, S>, { input: Row }>;
 
@@ -101,6 +108,8 @@ declare module "ptfsh/patterns" {
   export function rateLimit(options: RateLimitOptions): PatternPTF<RateState>;
   /** The n largest values of a key per window of `size`. */
   export function topN(options: TopNOptions): PatternPTF<TopNState>;
+  /** Each input row with the reference version valid at its time (an event-time temporal join). */
+  export function enrich(options: EnrichOptions): PTF<Record<string, EnrichState>, { input: Row | null; reference: Row | null }>;
   /** Milliseconds of a duration ("10 min"); what names the option in an error. */
   export function duration(d: PatternDuration, what: string): number;
 }

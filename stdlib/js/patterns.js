@@ -27,7 +27,7 @@
 // called from the function's own (pass the same state object).
 //
 // Patterns: dedup, sessionize, absence, thresholdWithReset, changeDetection,
-// rateLimit, topN. Types: ptfsh/patterns.d.ts (ptfsh check knows them).
+// rateLimit, topN, enrich. Types: ptfsh/patterns.d.ts (ptfsh check knows them).
 
 /** duration reads "30 s", "10 min", "1 hour", "2 days", "500 ms" or a number of milliseconds. */
 export function duration(d, what) {
@@ -462,6 +462,73 @@ export function topN(options) {
         delete s.windows[k];
         s.emittedUpTo = Math.max(s.emittedUpTo ?? 0, k + size);
       }
+    },
+  };
+}
+
+/**
+ * enrich joins each row of `input` with the version of `reference` (a
+ * second table argument, partitioned by the same key) that was valid at
+ * the row's time: the latest reference row at or before it, as Flink's
+ * event-time temporal join does. It emits the input row's columns and
+ * the reference row's (the input's win when both have a name), null
+ * fields when no version was valid yet (absent from what emit gets), by
+ * the names of options.output.
+ *
+ * Event time: a row is held until the watermark passes its time (a timer
+ * at it), because a reference row earlier in event time may still arrive
+ * after it; the watermark of a call with two tables is the smaller of
+ * theirs. Versions older than the one valid at the watermark are dropped.
+ * A late input row (at or before the watermark) is joined with the
+ * versions kept, so it may find a newer one than was valid at its time,
+ * or none: call it with ORDER BY to drop late rows. A late reference row
+ * counts for later input rows only. Ties: a reference row at exactly the
+ * input row's time is valid for it. The end of input emits what is held.
+ */
+export function enrich(options) {
+  const o = opts(options, "enrich");
+  const name = o.stateName ?? "enrich";
+  const emit = emitter(o);
+  if (o.output === undefined) {
+    throw new Error("enrich: option 'output' must be the ROW type of the columns to emit (of the input and the reference, besides the PARTITION BY columns): e.g. \"ROW<amount INT, rate DOUBLE>\"");
+  }
+  return {
+    output: o.output,
+    args: [
+      { name: "input", traits: ["SET_SEMANTIC_TABLE", "REQUIRE_ON_TIME"] },
+      { name: "reference", traits: ["SET_SEMANTIC_TABLE", "REQUIRE_ON_TIME"] },
+    ],
+    state: { [name]: { default: { held: [], versions: [] } } },
+    eval(ctx, state, { input, reference }) {
+      const s = state[name];
+      const t = rowTime(ctx, "enrich");
+      if (reference) {
+        s.versions.push({ t, row: fields(reference) });
+        s.versions.sort((a, b) => a.t - b.t);
+        return;
+      }
+      s.held.push({ t, row: fields(input) });
+      ctx.timeContext().registerOnTime(t);
+    },
+    onTimer(ctx, state) {
+      if (ctx.currentTimer() !== null) return;
+      const s = state[name];
+      const now = ctx.timeContext().time();
+      const due = s.held.filter((h) => h.t <= now);
+      s.held = s.held.filter((h) => h.t > now);
+      for (const h of due) {
+        let v = null;
+        for (const x of s.versions) if (x.t <= h.t) v = x;
+        const out = {};
+        if (v !== null) Object.assign(out, v.row);
+        Object.assign(out, h.row);
+        emit(ctx, out, null);
+      }
+      // Keep the version valid at the watermark and those after it.
+      const wm = ctx.timeContext().currentWatermark() ?? now;
+      let keep = 0;
+      s.versions.forEach((x, i) => { if (x.t <= wm) keep = i; });
+      s.versions = s.versions.slice(keep);
     },
   };
 }
