@@ -33,7 +33,9 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	update := fs.Bool("update", false, "rewrite the want.out section of each test with what it printed (and its want.state, want.timers, want.counts)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ptfsh test [-update] [PATH...]   (PATH: a .txtar test file or a folder of them; default .)\n")
+		fmt.Fprintf(stderr, "usage: ptfsh test [-update] [PATH...]   (PATH: a .txtar test file or a folder of them; default .)\n"+
+			"sections: query.sql, want.out, optional want.state, want.timers, want.counts and hint; others are files of the test\n"+
+			"the processing-time clock is %s unless a test sets 'ptfsh.processing-time'\n", assembly.TestProcessingTime)
 	}
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
