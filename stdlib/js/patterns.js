@@ -27,7 +27,8 @@
 // called from the function's own (pass the same state object).
 //
 // Patterns: dedup, sessionize, absence, thresholdWithReset, changeDetection,
-// rateLimit, topN, enrich. Types: ptfsh/patterns.d.ts (ptfsh check knows them).
+// rateLimit, topN, enrich. Types: stdlib/dts/patterns.d.ts, in the
+// globals.d.ts that ptfsh init writes and ptfsh check uses.
 
 /** duration reads "30 s", "10 min", "1 hour", "2 days", "500 ms" or a number of milliseconds. */
 export function duration(d, what) {
@@ -377,6 +378,7 @@ export function changeDetection(options) {
 export function rateLimit(options) {
   const o = opts(options, "rateLimit");
   const max = number(o.max ?? 1, "rateLimit: max");
+  if (!Number.isInteger(max) || max < 1) throw new Error("rateLimit: max must be a whole number, 1 or more");
   const per = duration(o.per ?? "1 min", "rateLimit: per");
   if (per <= 0) throw new Error("rateLimit: per must be more than 0");
   const name = o.stateName ?? "rate";
@@ -424,7 +426,7 @@ export function rateLimit(options) {
 export function topN(options) {
   const o = opts(options, "topN");
   const n = number(o.n ?? 3, "topN: n");
-  if (n < 1) throw new Error("topN: n must be 1 or more");
+  if (!Number.isInteger(n) || n < 1) throw new Error("topN: n must be a whole number, 1 or more");
   const col = column(o, "value", "topN");
   const labelCol = o.label === undefined ? null : column(o, "label", "topN");
   const size = duration(o.size ?? "1 hour", "topN: size");
