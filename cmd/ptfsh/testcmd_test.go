@@ -123,3 +123,35 @@ func TestTest_noStateLeft(t *testing.T) {
 		t.Errorf("code %d\n%s", code, out)
 	}
 }
+
+// TestTest_viewState: list and map state show in want.state an element a
+// line, as SHOW STATE shows them.
+func TestTest_viewState(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "l.txtar")
+	src := `-- f.js --
+export default {
+  output: "STRING",
+  args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { seen: { kind: "list", type: "ARRAY<STRING>" }, by: { kind: "map", type: "MAP<STRING, INT>" } },
+  eval(ctx, { seen, by }, { input }) { seen.add(input.v); by.put(input.v, 1); },
+};
+-- query.sql --
+CREATE FUNCTION f AS 'f.js';
+CREATE VIEW v(k, v) AS VALUES ('a', 'x'), ('a', 'y'), ('b', 'z');
+SELECT * FROM f(input => TABLE v PARTITION BY k);
+-- want.state --
+-- want.counts --
+-- want.out --
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runCmd(t, "", "test", "-update", file); code != 0 {
+		t.Fatalf("-update: code %d\n%s", code, out)
+	}
+	b, _ := os.ReadFile(file)
+	want := "-- want.state --\nf (a) seen[0] x\nf (a) seen[1] y\nf (b) seen[0] z\nf (a) by[x] 1\nf (a) by[y] 1\nf (b) by[z] 1\n-- want.counts --\nf: 2 keys with state, 0 timers\n"
+	if !strings.Contains(string(b), want) {
+		t.Errorf("want %q in\n%s", want, b)
+	}
+}
