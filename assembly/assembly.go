@@ -40,6 +40,12 @@ import (
 // (SET 'ptf.eval-timeout'): the shell's default.
 const DefaultEvalTimeout = 10 * time.Second
 
+// TestProcessingTime is the processing time that ptfsh test and the
+// project's script tests run at unless a test sets 'ptfsh.processing-time':
+// the start of datagen's window of random timestamps, so that SHOW STATE's
+// "written at" and state TTL give the same output on every run.
+const TestProcessingTime = "2025-01-01 00:00:00"
+
 // Options says how to build a shell. The zero value prints nowhere and keeps
 // state in a temporary bbolt file.
 type Options struct {
@@ -80,6 +86,10 @@ type Options struct {
 	Parallelism int
 	// Seed makes Math.random and Date deterministic (--seed).
 	Seed *int64
+	// ProcessingTime pins the processing-time clock (the default of SET
+	// 'ptfsh.processing-time'; ptfsh test: TestProcessingTime); "" is the
+	// wall clock.
+	ProcessingTime string
 
 	// The limits on a call of a function (SET 'ptf.…' changes them later);
 	// 0 means none. See script.Options.
@@ -151,7 +161,7 @@ func New(o Options) (*Shell, error) {
 	sess, err := session.NewSession(session.Config{
 		Out: o.Out, Err: o.Err, Loader: engine, Store: store, Scratch: scratch,
 		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Trace: o.Trace, TraceFilter: o.TraceFilter, Echo: o.Echo,
-		Parallelism: o.Parallelism, ShuffleSeed: o.ShuffleSeed,
+		Parallelism: o.Parallelism, ShuffleSeed: o.ShuffleSeed, ProcessingTime: o.ProcessingTime,
 		OpenStore: func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
 		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine,

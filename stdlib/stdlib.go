@@ -14,6 +14,14 @@ import (
 //go:embed js
 var jsFiles embed.FS
 
+// TypeDeclarations declares the typed modules of the JavaScript library
+// (ptfsh/patterns) for TypeScript: ambient `declare module` blocks over
+// the global types of script's ptf.d.ts (PTF, Context, Row, SqlType).
+// ptfsh init and ptfsh check write them into globals.d.ts.
+//
+//go:embed dts/patterns.d.ts
+var TypeDeclarations string
+
 // JS is the file system of the JavaScript helper modules.
 var JS fs.FS = mustSub(jsFiles, "js")
 

@@ -9,19 +9,27 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestExamples runs every examples/*.sql script and compares what it
-// prints (results and errors) with examples/<name>.out; -update rewrites
-// the .out files.
+// TestExamples runs every examples/*.sql script and lesson
+// (examples/lessons/*/*.sql) and compares what it prints (results and
+// errors) with <name>.out beside it; -update rewrites the .out files.
 func TestExamples(t *testing.T) {
 	scripts, err := filepath.Glob(filepath.Join("..", "examples", "*.sql"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	lessons, err := filepath.Glob(filepath.Join("..", "examples", "lessons", "*", "*.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lessons) < 3 {
+		t.Errorf("%d lessons in examples/lessons, want 3", len(lessons))
+	}
+	scripts = append(scripts, lessons...)
 	if len(scripts) == 0 {
 		t.Fatal("no examples found")
 	}
 	for _, path := range scripts {
-		name := strings.TrimSuffix(filepath.Base(path), ".sql")
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(path), "../examples/"), ".sql")
 		t.Run(name, func(t *testing.T) {
 			src, err := os.ReadFile(path)
 			if err != nil {

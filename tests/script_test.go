@@ -77,7 +77,8 @@ func extractArchive(t *testing.T, file string) (*testarchive.Test, string) {
 }
 
 // RunScript runs the statements of query in a fresh session whose relative
-// paths resolve in dir, and returns stdout and errors interleaved.
+// paths resolve in dir, and returns stdout and errors interleaved; the
+// processing-time clock is pinned as ptfsh test pins it.
 func RunScript(t testing.TB, dir, query string) string {
 	t.Helper()
 	return RunScriptNamed(t, dir, "query.sql", query)
@@ -107,9 +108,10 @@ func runScriptParallel(t testing.TB, dir, filename, query string, store state.St
 	t.Helper()
 	var out bytes.Buffer
 	seed := int64(1)
-	// The eval timeout of ptfsh test, so that ptfsh test tests/testdata
-	// prints what these archives want.
-	sh, err := assembly.New(assembly.Options{Out: &out, Store: store, BaseDir: dir, Seed: &seed, Parallelism: par, EvalTimeout: assembly.DefaultEvalTimeout})
+	// The eval timeout and the clock of ptfsh test, so that ptfsh test
+	// tests/testdata prints what these archives want.
+	sh, err := assembly.New(assembly.Options{Out: &out, Store: store, BaseDir: dir, Seed: &seed, Parallelism: par,
+		EvalTimeout: assembly.DefaultEvalTimeout, ProcessingTime: assembly.TestProcessingTime})
 	if err != nil {
 		t.Fatal(err)
 	}

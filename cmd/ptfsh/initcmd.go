@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/script"
+	"github.com/ptfsh/ptfsh/stdlib"
 )
 
 // ptfsh init [DIR] starts a project: a function, a script that calls it,
@@ -69,7 +70,7 @@ SELECT * FROM hello(TABLE visits PARTITION BY name);
 +I[Bob, Hello Bob, 2]
 `},
 	{"ptf.d.ts", script.TypeDefinitions},
-	{"globals.d.ts", globalsDTS},
+	{"globals.d.ts", globalsDTS + "\n" + stdlib.TypeDeclarations},
 	{"tsconfig.json", `{
   "compilerOptions": {
     "target": "ES2022",
@@ -102,7 +103,7 @@ declare const console: {
   debug(...data: unknown[]): void;
 };
 
-/** ptfsh/flink, ptfsh/strings: the embedded standard library (untyped here). */
+/** ptfsh/flink, ptfsh/strings: the embedded standard library (untyped here; ptfsh/patterns is typed below). */
 declare module "ptfsh/*";
 `
 
@@ -210,7 +211,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		defer os.RemoveAll(tmp)
-		for _, f := range []struct{ name, text string }{{"ptf.d.ts", script.TypeDefinitions}, {"globals.d.ts", globalsDTS}} {
+		for _, f := range []struct{ name, text string }{{"ptf.d.ts", script.TypeDefinitions}, {"globals.d.ts", globalsDTS + "\n" + stdlib.TypeDeclarations}} {
 			if err := os.WriteFile(filepath.Join(tmp, f.name), []byte(f.text), 0o644); err != nil {
 				fmt.Fprintf(stderr, "ptfsh check: %v\n", err)
 				return 2

@@ -85,3 +85,38 @@ func TestRun_check(t *testing.T) {
 		t.Errorf("check of a file alone: code %d\n%s", code, out)
 	}
 }
+
+// TestRun_checkPatterns: ptfsh check knows the types of ptfsh/patterns,
+// in a project of ptfsh init and for a file alone (skipped without tsc).
+func TestRun_checkPatterns(t *testing.T) {
+	if _, err := exec.LookPath("tsc"); err != nil {
+		t.Skip("tsc is not on PATH (npm install -g typescript)")
+	}
+	good := `import { sessionize, thresholdWithReset } from "ptfsh/patterns";
+export const hot = thresholdWithReset({ value: "temp", above: 30, reset: 25, output: "STRING",
+  emit: (ctx, out) => ctx.collect(out.alert + " at " + out.alert_value) });
+export default sessionize({ gap: "10 min" });
+`
+	bad := `import { topN, dedup } from "ptfsh/patterns";
+export const top = topN({ value: "delay", n: "3" });
+export default dedup({ within: "5 min" });
+`
+	dir := t.TempDir()
+	if code, _, _ := runCmd(t, "", "init", dir); code != 0 {
+		t.Fatal("init failed")
+	}
+	alone := t.TempDir()
+	for _, d := range []string{dir, alone} {
+		g, b := filepath.Join(d, "good.js"), filepath.Join(d, "bad.ts")
+		os.WriteFile(g, []byte(good), 0o644)
+		os.WriteFile(b, []byte(bad), 0o644)
+		// A project is checked whole (bad.ts too): good.js alone only.
+		if code, out, errs := runCmd(t, "", "check", g); code != 0 && d == alone {
+			t.Errorf("%s: code %d\n%s%s", g, code, out, errs)
+		}
+		code, out, _ := runCmd(t, "", "check", b)
+		if code != 1 || !strings.Contains(out, "(2,43): error TS2322") || !strings.Contains(out, "(3,22): error TS2741: Property 'output' is missing") {
+			t.Errorf("%s: code %d\n%s", b, code, out)
+		}
+	}
+}

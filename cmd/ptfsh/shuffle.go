@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/internal/testarchive"
 	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -80,7 +81,9 @@ func runStatements(test *testarchive.Test, home string, seed int64) []stmtResult
 		return strings.ReplaceAll(out, home+string(filepath.Separator), "")
 	}
 	var out bytes.Buffer
-	sh, err := newScriptSessionShuffled(dir, home, "", &out, &out, seed)
+	o := scriptOptions(dir, home, "", &out, &out)
+	o.ProcessingTime, o.ShuffleSeed = assembly.TestProcessingTime, seed
+	sh, err := assembly.New(o)
 	if err != nil {
 		return []stmtResult{{out: err.Error() + "\n", failed: true}}
 	}

@@ -1,7 +1,9 @@
 // Package testarchive reads the test files of `ptfsh test` and of the
 // project's own golden tests: txtar archives whose `-- query.sql --`
 // section holds the statements, `-- want.out --` what they print, and
-// every other section a file the statements use (functions, data).
+// every other section a file the statements use (functions, data), except
+// the sections of ptfsh test's other checks (Checks: want.state,
+// want.timers, want.counts) and `-- hint --`, the text a failing test shows.
 package testarchive
 
 import (
@@ -11,6 +13,14 @@ import (
 
 	"golang.org/x/tools/txtar"
 )
+
+// Checks are the sections, besides want.out, that hold what a test must
+// leave behind; they are not files of the test.
+var Checks = []string{"want.state", "want.timers", "want.counts"}
+
+// notFiles are the sections Extract does not write.
+var notFiles = map[string]bool{"query.sql": true, "want.out": true, "hint": true,
+	"want.state": true, "want.timers": true, "want.counts": true}
 
 // Test is one test file.
 type Test struct {
@@ -50,7 +60,7 @@ func Read(path string) (*Test, error) {
 // must be a relative path that stays inside dir (no "..", not absolute).
 func (t *Test) Extract(dir string) error {
 	for _, f := range t.ar.Files {
-		if f.Name == "query.sql" || f.Name == "want.out" {
+		if notFiles[f.Name] {
 			continue
 		}
 		if !filepath.IsLocal(filepath.FromSlash(f.Name)) {
@@ -87,5 +97,35 @@ func (t *Test) Update(out string) error {
 		t.want = len(t.ar.Files) - 1
 	}
 	t.ar.Files[t.want].Data = []byte(out)
+	return os.WriteFile(t.File, txtar.Format(t.ar), 0o644)
+}
+
+// Section returns the section called name, and false when there is none.
+func (t *Test) Section(name string) (string, bool) {
+	for _, f := range t.ar.Files {
+		if f.Name == name {
+			return string(f.Data), true
+		}
+	}
+	return "", false
+}
+
+// SetSection sets the section called name to text (adding it at the end
+// when missing); Save writes the file.
+func (t *Test) SetSection(name, text string) {
+	for i, f := range t.ar.Files {
+		if f.Name == name {
+			t.ar.Files[i].Data = []byte(text)
+			return
+		}
+	}
+	t.ar.Files = append(t.ar.Files, txtar.File{Name: name, Data: []byte(text)})
+	if name == "want.out" {
+		t.want = len(t.ar.Files) - 1
+	}
+}
+
+// Save rewrites the file with its sections as they are now.
+func (t *Test) Save() error {
 	return os.WriteFile(t.File, txtar.Format(t.ar), 0o644)
 }

@@ -80,3 +80,43 @@ func TestExtract_staysInside(t *testing.T) {
 		}
 	}
 }
+
+// TestSections: the check sections and the hint are read, set and saved,
+// and are not files of the test.
+func TestSections(t *testing.T) {
+	p := write(t, "-- query.sql --\nSELECT 1;\n-- want.state --\nf (a) s 1\n-- hint --\nlook again\n")
+	test, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := test.Section("want.state"); !ok || s != "f (a) s 1\n" {
+		t.Errorf("Section(want.state) = %q, %v", s, ok)
+	}
+	if _, ok := test.Section("want.timers"); ok {
+		t.Errorf("Section reports a want.timers the file lacks")
+	}
+	dir := t.TempDir()
+	if err := test.Extract(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"want.state", "hint"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("Extract wrote %s", name)
+		}
+	}
+	test.SetSection("want.state", "f (a) s 2\n")
+	test.SetSection("want.out", "+I[1]\n")
+	if err := test.Save(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := again.Section("want.state"); s != "f (a) s 2\n" {
+		t.Errorf("after Save, want.state = %q", s)
+	}
+	if w, ok := again.Want(); !ok || w != "+I[1]\n" {
+		t.Errorf("after Save, Want = %q, %v", w, ok)
+	}
+}

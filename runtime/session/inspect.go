@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -38,67 +40,160 @@ func (s *Session) execInspect(sh *sqlmini.Show) error {
 		}
 		filter = keycodec.Encode(key)
 	}
+	timers := strings.EqualFold(sh.Inspect, "TIMERS")
+	header := []string{"key", "state", "value", "written at"}
+	if timers {
+		header = []string{"key", "timer", "time"}
+	}
 	var rows [][]string
-	var header []string
 	err := s.cfg.Store.View(func(tx state.Tx) error {
-		if strings.EqualFold(sh.Inspect, "TIMERS") {
-			header = []string{"key", "timer", "time"}
-			return tx.Scan(exec.TimerNamespace(uid), filter, func(k, v []byte) error {
-				enc, name, ts, named, err := exec.DecodeTimerEntry(k, v)
-				if err != nil || (filter != nil && !bytes.Equal(enc, filter)) {
-					return err
-				}
-				if !named {
-					name = "(unnamed)"
-				}
-				rows = append(rows, []string{exec.DescribeKey(enc), name, fmt.Sprintf("%d (%s)", ts, types.FormatValue(types.Instant{Millis: ts}, types.TypeTimestampLTZ))})
-				return nil
-			})
-		}
-		header = []string{"key", "state", "value", "written at"}
-		names, err := tx.Namespaces()
-		if err != nil {
-			return err
-		}
-		prefix := "state/" + uid + "/"
-		for _, ns := range names {
-			if entry, kind, ok := exec.ViewEntryOf(ns, uid); ok {
-				vr, err := exec.DescribeView(tx, ns, entry, kind, filter)
-				if err != nil {
-					return err
-				}
-				rows = append(rows, vr...)
-				continue
-			}
-			if !strings.HasPrefix(ns, prefix) {
-				continue
-			}
-			entry := strings.TrimPrefix(ns, prefix)
-			err := tx.Scan(ns, nil, func(k, v []byte) error {
-				if filter != nil && !bytes.Equal(k, filter) {
-					return nil
-				}
-				written, value := describeValue(s.cfg.Loader, v)
-				rows = append(rows, []string{exec.DescribeKey(k), entry, value, written})
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		var err error
+		rows, err = s.inspectRows(tx, uid, filter, timers)
+		return err
 	})
+	if timers {
+		for i := range rows {
+			rows[i] = rows[i][:3] // without the milliseconds
+		}
+	}
 	if err != nil {
 		return sqlmini.Errorf(sh.Pos, "reading the state of '%s': %w", uid, err)
 	}
 	if len(rows) == 0 {
 		what := "state"
-		if strings.EqualFold(sh.Inspect, "TIMERS") {
+		if timers {
 			what = "timers"
 		}
 		fmt.Fprintf(s.cfg.Err, "note: no %s stored for uid '%s'\n", what, uid)
 	}
 	return printMeta(s.cfg.Out, header, rows)
+}
+
+// inspectRows returns the rows of SHOW STATE (key, state, value, written
+// at) or SHOW TIMERS (key, timer, time, and the time in epoch
+// milliseconds as a fourth column) of uid, of the encoded key filter
+// when it is not nil.
+func (s *Session) inspectRows(tx state.Tx, uid string, filter []byte, timers bool) ([][]string, error) {
+	var rows [][]string
+	if timers {
+		err := tx.Scan(exec.TimerNamespace(uid), filter, func(k, v []byte) error {
+			enc, name, ts, named, err := exec.DecodeTimerEntry(k, v)
+			if err != nil || (filter != nil && !bytes.Equal(enc, filter)) {
+				return err
+			}
+			if !named {
+				name = "(unnamed)"
+			}
+			rows = append(rows, []string{exec.DescribeKey(enc), name, fmt.Sprintf("%d (%s)", ts, types.FormatValue(types.Instant{Millis: ts}, types.TypeTimestampLTZ)), strconv.FormatInt(ts, 10)})
+			return nil
+		})
+		return rows, err
+	}
+	names, err := tx.Namespaces()
+	if err != nil {
+		return nil, err
+	}
+	prefix := "state/" + uid + "/"
+	for _, ns := range names {
+		if entry, kind, ok := exec.ViewEntryOf(ns, uid); ok {
+			vr, err := exec.DescribeView(tx, ns, entry, kind, filter)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, vr...)
+			continue
+		}
+		if !strings.HasPrefix(ns, prefix) {
+			continue
+		}
+		entry := strings.TrimPrefix(ns, prefix)
+		err := tx.Scan(ns, nil, func(k, v []byte) error {
+			if filter != nil && !bytes.Equal(k, filter) {
+				return nil
+			}
+			written, value := describeValue(s.cfg.Loader, v)
+			rows = append(rows, []string{exec.DescribeKey(k), entry, value, written})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// Stored is what the store holds for one uid after a statement, as SHOW
+// STATE and SHOW TIMERS show it (ptfsh test compares it with a test's
+// want.state, want.timers and want.counts).
+type Stored struct {
+	UID string
+	// State: key, entry (s, or s[0] and m[k] for list and map state),
+	// value, written at; in the store's order.
+	State [][]string
+	// Timers: key, name ("(unnamed)" for a timer without one), time in
+	// epoch milliseconds; in the store's order.
+	Timers []StoredTimer
+}
+
+// StoredTimer is one timer of Stored.
+type StoredTimer struct {
+	Key, Name string
+	Millis    int64
+}
+
+// StoredState returns what the store holds for every uid that has state
+// or timers, in the order of the uids.
+func (s *Session) StoredState() ([]Stored, error) {
+	var out []Stored
+	err := s.cfg.Store.View(func(tx state.Tx) error {
+		names, err := tx.Namespaces()
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		var uids []string
+		for _, ns := range names {
+			var uid string
+			switch {
+			case strings.HasPrefix(ns, "timers/"):
+				uid = strings.TrimPrefix(ns, "timers/")
+			case strings.HasPrefix(ns, "state/"), strings.HasPrefix(ns, "list/"), strings.HasPrefix(ns, "map/"):
+				// kind/uid/entry: an entry is a JS name (no '/'), a uid may hold one.
+				rest := ns[strings.IndexByte(ns, '/')+1:]
+				i := strings.LastIndexByte(rest, '/')
+				if i < 0 {
+					continue
+				}
+				uid = rest[:i]
+			default:
+				continue
+			}
+			if !seen[uid] {
+				seen[uid] = true
+				uids = append(uids, uid)
+			}
+		}
+		sort.Strings(uids)
+		for _, uid := range uids {
+			st := Stored{UID: uid}
+			if st.State, err = s.inspectRows(tx, uid, nil, false); err != nil {
+				return fmt.Errorf("reading the state of '%s': %w", uid, err)
+			}
+			timers, err := s.inspectRows(tx, uid, nil, true)
+			if err != nil {
+				return fmt.Errorf("reading the timers of '%s': %w", uid, err)
+			}
+			for _, r := range timers {
+				ms, _ := strconv.ParseInt(r[3], 10, 64)
+				st.Timers = append(st.Timers, StoredTimer{Key: r[0], Name: r[1], Millis: ms})
+			}
+			if len(st.State) > 0 || len(st.Timers) > 0 {
+				out = append(out, st)
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // execDropState removes every state entry and timer of a uid.

@@ -69,6 +69,9 @@ type Config struct {
 	// rejects the setting. The wiring uses it for settings of other
 	// packages (ptf.eval-timeout for the script engine).
 	OnSet func(key, value string) error
+	// ProcessingTime is the default of SET 'ptfsh.processing-time' (ptfsh
+	// test pins the clock); "" leaves the wall clock.
+	ProcessingTime string
 	// Parallelism is the default of SET 'parallelism.default'
 	// (--parallelism): how many workers a PTF call that qualifies runs on.
 	// 0 means 1.
@@ -117,6 +120,11 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	if cfg.BaseDir == "" {
 		cfg.BaseDir = "."
+	}
+	if cfg.ProcessingTime != "" {
+		if _, err := format.ParseTimeSetting(cfg.ProcessingTime); err != nil {
+			return nil, fmt.Errorf("processing time %q: %w", cfg.ProcessingTime, err)
+		}
 	}
 	if _, err := format.NewPrinter(cfg.Format, io.Discard); err != nil {
 		return nil, err
@@ -393,6 +401,8 @@ func (s *Session) settingText(st settings.Setting) string {
 		if s.cfg.Echo {
 			return "on"
 		}
+	case SetProcessingTime:
+		return s.cfg.ProcessingTime
 	}
 	if s.cfg.Current != nil {
 		if v, ok := s.cfg.Current(st.Key); ok {
@@ -796,6 +806,6 @@ func positioned(pos sqlmini.Pos, err error) error { return types.At(pos, err) }
 // sourceEnv is what sources take from the session's settings.
 func (s *Session) sourceEnv() connector.Env {
 	seed, hasSeed := s.settings[connector.SetSeed]
-	pt, hasPT := s.settings[SetProcessingTime]
+	pt, hasPT := s.processingTime()
 	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT}
 }

@@ -33,7 +33,7 @@ const (
 // newExecution prepares a statement's execution from the settings.
 func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 	ex := exec.NewExecution(ctx, s.cfg.Store)
-	if v, ok := s.settings[SetProcessingTime]; ok {
+	if v, ok := s.processingTime(); ok {
 		ms, err := format.ParseTimeSetting(v)
 		if err != nil {
 			return nil, fmt.Errorf("SET '%s': %w", SetProcessingTime, err)
@@ -82,6 +82,15 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 		ex.Shuffle = rand.New(rand.NewPCG(uint64(seed), 0x5eed))
 	}
 	return ex, nil
+}
+
+// processingTime is SET 'ptfsh.processing-time', else the session's
+// default (Config.ProcessingTime), and whether there is one.
+func (s *Session) processingTime() (string, bool) {
+	if v, ok := s.settings[SetProcessingTime]; ok {
+		return v, true
+	}
+	return s.cfg.ProcessingTime, s.cfg.ProcessingTime != ""
 }
 
 // timeNotes says what a person should know about time after a statement:
