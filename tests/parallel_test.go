@@ -317,6 +317,7 @@ func TestParallelism_set(t *testing.T) {
 	if !strings.Contains(got, "SET 'parallelism.default' needs a whole number of at least 1, not '0'") {
 		t.Errorf("SET 'parallelism.default' = '0': %s", got)
 	}
+	// Row semantics: the rows belong to no key and go round the workers.
 	if err := os.WriteFile(filepath.Join(dir, "fn2.js"), []byte(`export default {
   output: "INT",
   args: [{ name: "r", traits: ["ROW_SEMANTIC_TABLE"] }],
@@ -325,7 +326,22 @@ func TestParallelism_set(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = runAt(t, dir, "SET 'parallelism.default' = '2';\nCREATE FUNCTION fn2 AS 'fn2.js';\n"+strings.Replace(query, "fn(TABLE c PARTITION BY k)", "fn2(TABLE c)", 1), 1)
-	if !strings.Contains(got, "note: fn2 ran on 1 worker (parallelism 2): its table argument has no PARTITION BY\n") {
+	if !strings.Contains(got, "note: fn2 ran on 2 workers (parallelism 2)\n") {
+		t.Errorf("row semantics, no note of 2 workers:\n%s", got)
+	}
+	if want := runAt(t, dir, "CREATE FUNCTION fn2 AS 'fn2.js';\n"+strings.Replace(query, "fn(TABLE c PARTITION BY k)", "fn2(TABLE c)", 1), 1); strings.TrimSuffix(got, "note: fn2 ran on 2 workers (parallelism 2)\n") != want {
+		t.Errorf("row semantics at parallelism 2 differs from 1:\n%s\nwant\n%s", got, want)
+	}
+	// Set semantics without PARTITION BY: one key, one worker.
+	if err := os.WriteFile(filepath.Join(dir, "fn3.js"), []byte(`export default {
+  output: "INT",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE", "OPTIONAL_PARTITION_BY"] }],
+  eval(ctx, _, { r }) { ctx.collect(r.i); },
+};`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = runAt(t, dir, "SET 'parallelism.default' = '2';\nCREATE FUNCTION fn3 AS 'fn3.js';\n"+strings.Replace(query, "fn(TABLE c PARTITION BY k)", "fn3(TABLE c)", 1), 1)
+	if !strings.Contains(got, "note: fn3 ran on 1 worker (parallelism 2): its table argument has no PARTITION BY\n") {
 		t.Errorf("no note of the fallback:\n%s", got)
 	}
 }

@@ -23,7 +23,8 @@ import (
 // watermarks, and the end of input); it never calls the function. The
 // coordinator reads its input in batches of up to parBatch events, ending
 // a batch at the end of the input. A row goes to the worker
-// hash(partition key) mod N; watermarks go to every worker. The workers
+// hash(partition key) mod N (with row semantics, row k to worker k mod N:
+// its rows belong to no key); watermarks go to every worker. The workers
 // run the batch concurrently, each its own rows in input order, and the
 // coordinator then hands out the outputs of the batch in input order: the
 // rows the call of input row i emitted, then those of row i+1. The output
@@ -56,7 +57,9 @@ func parallelReason(n *PtfNode, ex *Execution) string {
 		return "its instances cannot run apart (no isolated runtime, e.g. a built-in function)"
 	case len(n.Tables) != 1:
 		return "it does not take exactly one table argument"
-	case !n.Tables[0].Set || len(n.Tables[0].Partition) == 0:
+	case !n.Tables[0].Set && len(n.Def.State) > 0:
+		return "row semantics with state (one key for every row)"
+	case n.Tables[0].Set && len(n.Tables[0].Partition) == 0:
 		return "its table argument has no PARTITION BY"
 	case len(n.Tables[0].Sem.OrderBy) > 0:
 		return "ORDER BY"
@@ -120,6 +123,10 @@ type ParallelOp struct {
 	// before which the calls printed it are handed out.
 	cons []parConsole
 	ci   int
+	// rows counts the rows handed out: with row semantics, row k goes to
+	// worker k mod N (a row of a table with row semantics belongs to no
+	// key, and Flink may hand it to any instance).
+	rows int
 }
 
 // parConsole is console output to replay before out[at] is handed out.
@@ -333,6 +340,7 @@ func (p *ParallelOp) step() error {
 func (p *ParallelOp) readBatch(b *parWork) {
 	in := p.main.Ins[0]
 	cols := p.main.Node.Tables[0].Partition
+	rowSem := !p.main.Node.Tables[0].Set
 	for len(b.items) < parBatch {
 		ev, err := in.Next()
 		if err != nil {
@@ -345,7 +353,12 @@ func (p *ParallelOp) readBatch(b *parWork) {
 		}
 		it := parItem{ev: ev, w: -1}
 		if ev.Kind == EvRow {
-			it.w = WorkerOf(ev.Row, cols, len(p.workers))
+			if rowSem {
+				it.w = p.rows % len(p.workers)
+				p.rows++
+			} else {
+				it.w = WorkerOf(ev.Row, cols, len(p.workers))
+			}
 			b.idx[it.w] = append(b.idx[it.w], len(b.items))
 		} else if ev.Kind == EvWatermark {
 			for w := range b.idx {
