@@ -13,15 +13,18 @@ import (
 // collector (GOGC=400) saves about a third of the CPU of a stateful
 // function; but it lets the heap grow to five times what is live, most
 // of it garbage. A soft memory limit that follows the live heap, three
-// times it and never under gcFloor, keeps the speed of GOGC=400 while
-// the live heap is small and bounds the peak to about three times it
-// when it is large. GOGC or GOMEMLIMIT in the environment win: then
-// ptfsh leaves the collector as they set it.
+// times it and never under gcFloor per worker (--parallelism), keeps the
+// speed of GOGC=400 while the live heap is small and bounds the peak to
+// about three times it when it is large. GOGC or GOMEMLIMIT in the
+// environment win: then ptfsh leaves the collector as they set it.
 const (
 	gcPercent   = 400
 	gcFloor     = 128 << 20 // bytes
 	gcLiveTimes = 3
 )
+
+// gc is the process's pacing, nil when the environment sets it.
+var gc *liveLimit
 
 func tuneGC() {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
@@ -29,18 +32,33 @@ func tuneGC() {
 	}
 	debug.SetGCPercent(gcPercent)
 	debug.SetMemoryLimit(gcFloor)
-	armGCHook(newLiveLimit())
+	gc = newLiveLimit()
+	armGCHook(gc)
+}
+
+// gcWorkers sets the floor for n workers (--parallelism): each has a
+// JavaScript runtime and a state cache of its own, and a floor shared by
+// two made the collector run three times as often.
+func gcWorkers(n int) {
+	if gc == nil || n <= 1 {
+		return
+	}
+	gc.floor.Store(int64(n) * gcFloor)
+	debug.SetMemoryLimit(int64(n) * gcFloor)
 }
 
 // liveLimit sets the memory limit from the live heap after a collection.
 type liveLimit struct {
 	sample []metrics.Sample
 	last   int64
+	floor  atomic.Int64
 	off    atomic.Bool // the hook stops re-arming (tests)
 }
 
 func newLiveLimit() *liveLimit {
-	return &liveLimit{sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}, last: gcFloor}
+	l := &liveLimit{sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}, last: gcFloor}
+	l.floor.Store(gcFloor)
+	return l
 }
 
 // update reads the live heap and moves the limit when it changed by more
@@ -51,7 +69,7 @@ func (l *liveLimit) update() {
 		return
 	}
 	live := int64(min(l.sample[0].Value.Uint64(), math.MaxInt64/gcLiveTimes))
-	limit := max(gcFloor, gcLiveTimes*live)
+	limit := max(l.floor.Load(), gcLiveTimes*live)
 	if d := limit - l.last; d > l.last/8 || -d > l.last/8 {
 		debug.SetMemoryLimit(limit)
 		l.last = limit

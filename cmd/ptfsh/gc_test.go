@@ -29,6 +29,13 @@ func TestLiveLimit(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != gcFloor {
 		t.Errorf("with little live, limit = %d MiB, want the floor %d", got>>20, gcFloor>>20)
 	}
+	// Two workers: twice the floor.
+	l.floor.Store(2 * gcFloor)
+	l.update()
+	if got := debug.SetMemoryLimit(-1); got != 2*gcFloor {
+		t.Errorf("with 2 workers, limit = %d MiB, want %d", got>>20, 2*gcFloor>>20)
+	}
+	l.floor.Store(gcFloor)
 	armGCHook(l)
 	defer l.off.Store(true)
 	l.last = 1 // any live heap moves the limit

@@ -121,6 +121,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ptfsh: --parallelism needs a whole number of at least 1, not %d\n", o.parallelism)
 		return 2
 	}
+	gcWorkers(o.parallelism)
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "ptfsh: unexpected argument %q (use -f FILE to run a script)\n", fs.Arg(0))
 		return 2
