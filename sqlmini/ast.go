@@ -241,7 +241,7 @@ type Insert struct {
 // statement.
 type StatementSet struct {
 	Pos     Pos
-	Inserts []*Insert `parser:"'EXECUTE' 'STATEMENT' 'SET' 'BEGIN' ( @@ ';' )+ 'END'"`
+	Inserts []*Insert `parser:"'EXECUTE' 'STATEMENT' 'SET' 'BEGIN' @@ ( ';' @@ )* ';' 'END'"`
 }
 
 // Query is [WITH ctes] a select or VALUES, with UNION ALL branches.
@@ -282,7 +282,8 @@ type ValuesRow struct {
 	Values    []*Expr `parser:" | '(' @@ ( ',' @@ )* ')' )"`
 }
 
-// Select is SELECT items FROM source [WHERE] [GROUP BY] [LIMIT].
+// Select is SELECT items FROM source [WHERE] [GROUP BY] [HAVING] [ORDER
+// BY] [LIMIT].
 type Select struct {
 	Pos      Pos
 	Distinct bool          `parser:"'SELECT' @'DISTINCT'?"`
@@ -290,7 +291,18 @@ type Select struct {
 	From     *FromItem     `parser:"( 'FROM' @@ )?"`
 	Where    *Expr         `parser:"( 'WHERE' @@ )?"`
 	GroupBy  []*Expr       `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
+	Having   *Expr         `parser:"( 'HAVING' @@ )?"`
+	OrderBy  []*SortItem   `parser:"( 'ORDER' 'BY' @@ ( ',' @@ )* )?"`
 	Limit    *string       `parser:"( 'LIMIT' @Number )?"`
+}
+
+// SortItem is one expression of a SELECT's ORDER BY: expr [ASC | DESC]
+// [NULLS FIRST | NULLS LAST].
+type SortItem struct {
+	Pos       Pos
+	Expr      *Expr  `parser:"@@"`
+	Direction string `parser:"@('ASC' | 'DESC')?"`
+	Nulls     string `parser:"( 'NULLS' @('FIRST' | 'LAST') )?"`
 }
 
 // SelectItem is * or an expression with an optional alias. (t.* is not

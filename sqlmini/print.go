@@ -575,6 +575,14 @@ func (s *Select) format(b *strings.Builder) {
 		b.WriteString(" GROUP BY ")
 		list(b, s.GroupBy)
 	}
+	if s.Having != nil {
+		b.WriteString(" HAVING ")
+		s.Having.format(b)
+	}
+	if len(s.OrderBy) > 0 {
+		b.WriteString(" ORDER BY ")
+		list(b, s.OrderBy)
+	}
 	if s.Limit != nil {
 		b.WriteString(" LIMIT ")
 		b.WriteString(*s.Limit)
@@ -711,6 +719,24 @@ func (o *OrderItem) format(b *strings.Builder) {
 		return
 	}
 	o.Column.format(b)
+	if o.Direction != "" {
+		b.WriteString(" ")
+		b.WriteString(canon(o.Direction, "ASC", "DESC"))
+	}
+	if o.Nulls != "" {
+		b.WriteString(" NULLS ")
+		b.WriteString(canon(o.Nulls, "FIRST", "LAST"))
+	}
+}
+
+// String prints expr [ASC | DESC] [NULLS FIRST | LAST].
+func (o *SortItem) String() string { return str(o) }
+
+func (o *SortItem) format(b *strings.Builder) {
+	if o == nil {
+		return
+	}
+	o.Expr.format(b)
 	if o.Direction != "" {
 		b.WriteString(" ")
 		b.WriteString(canon(o.Direction, "ASC", "DESC"))

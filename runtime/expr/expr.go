@@ -194,7 +194,7 @@ func compilePredicate(p *sqlmini.Predicate, sc *Scope) (Expr, error) {
 			}
 			list = append(list, x)
 		}
-		notIn := p.NotIn
+		notIn := p.Negated
 		return &funcExpr{t: types.TypeBoolean, konst: left.IsConstant() && allConstant(list...), f: func(row []any) (any, error) {
 			v, err := left.Eval(row)
 			if v == nil || err != nil {
