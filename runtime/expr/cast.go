@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 	"math"
 	"math/big"
 	"strconv"
@@ -277,117 +276,6 @@ func CanImplicitCast(from, to types.Type) bool {
 		return true
 	}
 	return from.Kind == to.Kind
-}
-
-// scalar functions known to expressions.
-func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
-	name := strings.ToUpper(string(f.Name.Value))
-	switch name {
-	case "COUNT", "SUM", "MIN", "MAX", "AVG":
-		return nil, sqlmini.Errorf(f.Pos, "aggregate function %s is only allowed in a SELECT with GROUP BY", name)
-	}
-	args, err := compileList(f.Args, sc)
-	if err != nil {
-		return nil, err
-	}
-	want := func(n int) error {
-		if len(args) != n {
-			return sqlmini.Errorf(f.Pos, "%s takes %d argument(s), got %d", name, n, len(args))
-		}
-		return nil
-	}
-	str1 := func(fn func(string) any, t types.Type) (Expr, error) {
-		if err := want(1); err != nil {
-			return nil, err
-		}
-		a := args[0]
-		if !a.Type().IsString() && a.Type().Kind != types.KindNull {
-			return nil, sqlmini.Errorf(f.Pos, "%s needs a string, not %s", name, a.Type())
-		}
-		t.NotNull = a.Type().NotNull
-		return &funcExpr{t: t, konst: a.IsConstant(), f: func(row []any) (any, error) {
-			v, err := a.Eval(row)
-			if v == nil || err != nil {
-				return nil, err
-			}
-			return fn(v.(string)), nil
-		}}, nil
-	}
-	switch name {
-	case "UPPER":
-		return str1(func(s string) any { return strings.ToUpper(s) }, types.TypeString)
-	case "LOWER":
-		return str1(func(s string) any { return strings.ToLower(s) }, types.TypeString)
-	case "TRIM":
-		return str1(func(s string) any { return strings.TrimSpace(s) }, types.TypeString)
-	case "CHAR_LENGTH", "CHARACTER_LENGTH":
-		return str1(func(s string) any { return int64(len([]rune(s))) }, types.TypeInt)
-	case "COALESCE":
-		if len(args) == 0 {
-			return nil, sqlmini.Errorf(f.Pos, "COALESCE needs at least one argument")
-		}
-		t := commonType(args)
-		return &funcExpr{t: t, konst: allConstant(args...), f: func(row []any) (any, error) {
-			for _, a := range args {
-				v, err := a.Eval(row)
-				if err != nil {
-					return nil, err
-				}
-				if v != nil {
-					return CastValue(v, t)
-				}
-			}
-			return nil, nil
-		}}, nil
-	case "ABS":
-		if err := want(1); err != nil {
-			return nil, err
-		}
-		a := args[0]
-		return &funcExpr{t: a.Type(), konst: a.IsConstant(), f: func(row []any) (any, error) {
-			v, err := a.Eval(row)
-			switch x := v.(type) {
-			case int64:
-				if x < 0 {
-					return -x, err
-				}
-			case float64:
-				return math.Abs(x), err
-			case types.Decimal:
-				return types.Decimal{Unscaled: new(big.Int).Abs(x.Unscaled), Scale: x.Scale}, err
-			}
-			return v, err
-		}}, nil
-	case "TO_TIMESTAMP_LTZ":
-		if len(args) < 1 || len(args) > 2 {
-			return nil, sqlmini.Errorf(f.Pos, "TO_TIMESTAMP_LTZ takes (epoch, precision)")
-		}
-		a := args[0]
-		p := 3
-		if len(args) == 2 {
-			pv, err := args[1].Eval(nil)
-			if err != nil || !args[1].IsConstant() {
-				return nil, sqlmini.Errorf(f.Pos, "TO_TIMESTAMP_LTZ precision must be a constant 0 or 3")
-			}
-			p = int(pv.(int64))
-		}
-		t := types.Type{Kind: types.KindTimestampLTZ, Length: 3, NotNull: a.Type().NotNull}
-		return &funcExpr{t: t, konst: a.IsConstant(), f: func(row []any) (any, error) {
-			v, err := a.Eval(row)
-			if v == nil || err != nil {
-				return nil, err
-			}
-			n, ok := v.(int64)
-			if !ok {
-				return nil, fmt.Errorf("TO_TIMESTAMP_LTZ needs a number")
-			}
-			if p == 0 {
-				n *= 1000
-			}
-			return types.Instant{Millis: n}, nil
-		}}, nil
-	}
-	return nil, sqlmini.Errorf(f.Pos, "unknown function %s", f.Name.Value)
 }
 
 func CastTo(x Expr, t types.Type) Expr {

@@ -23,6 +23,9 @@ type Expr interface {
 type Scope struct {
 	Schema types.Schema
 	Alias  string // table alias that may qualify columns
+	// Now is the session's clock in epoch milliseconds, which
+	// CURRENT_TIMESTAMP and its relatives read; nil is the wall clock.
+	Now func() int64
 }
 
 func (s *Scope) Lookup(ref *sqlmini.ColumnRef) (int, error) {
@@ -117,7 +120,12 @@ func logical(pos sqlmini.Pos, op string, ops []Expr) (Expr, error) {
 		return nil, err
 	}
 	decides := op == "OR" // the value that settles the result
-	return &funcExpr{t: types.TypeBoolean, konst: allConstant(ops...), f: func(row []any) (any, error) {
+	t := types.TypeBoolean
+	t.NotNull = true
+	for _, o := range ops {
+		t.NotNull = t.NotNull && o.Type().NotNull
+	}
+	return &funcExpr{t: t, konst: allConstant(ops...), f: func(row []any) (any, error) {
 		sawNull := false
 		for _, o := range ops {
 			v, err := o.Eval(row)
@@ -161,7 +169,7 @@ func compileNot(e *sqlmini.NotExpr, sc *Scope) (Expr, error) {
 	if err := requireBoolean(e.Pos, "NOT", []Expr{x}); err != nil {
 		return nil, err
 	}
-	return &funcExpr{t: types.TypeBoolean, konst: x.IsConstant(), f: func(row []any) (any, error) {
+	return &funcExpr{t: types.Type{Kind: types.KindBoolean, NotNull: x.Type().NotNull}, konst: x.IsConstant(), f: func(row []any) (any, error) {
 		v, err := x.Eval(row)
 		if v == nil || err != nil {
 			return nil, err
@@ -182,6 +190,12 @@ func compilePredicate(p *sqlmini.Predicate, sc *Scope) (Expr, error) {
 			return nil, err
 		}
 		return compileCompare(p.Pos, p.Op, left, right)
+	case p.Between != nil:
+		return compileBetween(p, left, sc)
+	case p.Like != nil:
+		return compileLike(p, left, sc)
+	case p.Truth != "":
+		return compileTruth(p, left)
 	case p.In != nil:
 		var list []Expr
 		for _, a := range p.In {
@@ -195,7 +209,12 @@ func compilePredicate(p *sqlmini.Predicate, sc *Scope) (Expr, error) {
 			list = append(list, x)
 		}
 		notIn := p.Negated
-		return &funcExpr{t: types.TypeBoolean, konst: left.IsConstant() && allConstant(list...), f: func(row []any) (any, error) {
+		t := types.TypeBoolean
+		t.NotNull = left.Type().NotNull
+		for _, x := range list {
+			t.NotNull = t.NotNull && x.Type().NotNull
+		}
+		return &funcExpr{t: t, konst: left.IsConstant() && allConstant(list...), f: func(row []any) (any, error) {
 			v, err := left.Eval(row)
 			if v == nil || err != nil {
 				return nil, err
@@ -263,7 +282,9 @@ func compileCompare(pos sqlmini.Pos, op string, left, right Expr) (Expr, error) 
 	case ">=":
 		test = func(c int) bool { return c >= 0 }
 	}
-	return &funcExpr{t: types.TypeBoolean, konst: allConstant(left, right), f: func(row []any) (any, error) {
+	t := types.TypeBoolean
+	t.NotNull = left.Type().NotNull && right.Type().NotNull
+	return &funcExpr{t: t, konst: allConstant(left, right), f: func(row []any) (any, error) {
 		a, err := left.Eval(row)
 		if a == nil || err != nil {
 			return nil, err
@@ -432,8 +453,29 @@ func compileUnary(u *sqlmini.Unary, sc *Scope) (Expr, error) {
 			return &Constant{v: -v, t: c.t}, nil
 		}
 	}
-	zero := &Constant{v: int64(0), t: types.TypeInt.AsNotNull()}
-	return arithExpr(u.Pos, "-", zero, x)
+	if t := x.Type(); !t.IsNumeric() && t.Kind != types.KindNull {
+		return nil, sqlmini.Errorf(u.Pos, "cannot negate %s", t)
+	}
+	t := x.Type()
+	if t.Kind == types.KindNull {
+		t = types.TypeInt
+	}
+	pos := u.Pos
+	return &funcExpr{t: t, konst: x.IsConstant(), f: func(row []any) (any, error) {
+		v, err := x.Eval(row)
+		if v == nil || err != nil {
+			return nil, err
+		}
+		switch n := v.(type) {
+		case int64:
+			return wrapInteger(-n, t.Kind), nil
+		case float64:
+			return -n, nil
+		case types.Decimal:
+			return types.Decimal{Unscaled: new(big.Int).Neg(n.Unscaled), Scale: n.Scale}, nil
+		}
+		return nil, sqlmini.Errorf(pos, "cannot negate %v", v)
+	}}, nil
 }
 
 // arithExpr compiles + - * / % over numbers, and time ± interval.
@@ -468,9 +510,7 @@ func arithExpr(pos sqlmini.Pos, op string, l, r Expr) (Expr, error) {
 	if !lt.IsNumeric() && lt.Kind != types.KindNull || !rt.IsNumeric() && rt.Kind != types.KindNull {
 		return nil, sqlmini.Errorf(pos, "cannot apply %s to %s and %s", op, lt, rt)
 	}
-	t := widerNumeric(lt, rt)
-	nullable := !lt.NotNull || !rt.NotNull || op == "/" || op == "%"
-	t.NotNull = !nullable
+	t := ArithType(op, lt, rt)
 	return &funcExpr{t: t, konst: allConstant(l, r), f: func(row []any) (any, error) {
 		a, err := l.Eval(row)
 		if a == nil || err != nil {
@@ -480,55 +520,179 @@ func arithExpr(pos sqlmini.Pos, op string, l, r Expr) (Expr, error) {
 		if b == nil || err != nil {
 			return nil, err
 		}
-		return arith(pos, op, a, b)
+		return arith(pos, op, a, b, t)
 	}}, nil
 }
 
-func widerNumeric(a, b types.Type) types.Type {
-	rank := func(t types.Type) int {
-		switch t.Kind {
-		case types.KindTinyInt, types.KindSmallInt, types.KindInt:
-			return 1
-		case types.KindBigInt:
-			return 2
-		case types.KindDecimal:
-			return 3
-		case types.KindFloat, types.KindDouble:
-			return 4
-		}
-		return 0
+// decimalOfType is the DECIMAL an exact numeric type converts to without
+// loss: TINYINT is DECIMAL(3, 0), SMALLINT (5, 0), INT (10, 0), BIGINT
+// (19, 0).
+func decimalOfType(t types.Type) types.Type {
+	switch t.Kind {
+	case types.KindTinyInt:
+		return types.Type{Kind: types.KindDecimal, Length: 3}
+	case types.KindSmallInt:
+		return types.Type{Kind: types.KindDecimal, Length: 5}
+	case types.KindInt:
+		return types.Type{Kind: types.KindDecimal, Length: 10}
+	case types.KindBigInt:
+		return types.Type{Kind: types.KindDecimal, Length: 19}
 	}
-	switch max(rank(a), rank(b)) {
-	case 4:
-		return types.TypeDouble
-	case 3:
-		return types.Type{Kind: types.KindDecimal, Length: 38, Scale: max(a.Scale, b.Scale)}
-	case 2:
-		return types.TypeBigInt
-	}
-	return types.TypeInt
+	return t
 }
 
-func arith(pos sqlmini.Pos, op string, a, b any) (any, error) {
-	if x, ok := a.(int64); ok {
-		if y, ok := b.(int64); ok {
-			switch op {
-			case "+":
-				return x + y, nil
-			case "-":
-				return x - y, nil
-			case "*":
-				return x * y, nil
-			case "/", "%":
-				if y == 0 {
-					return nil, sqlmini.Errorf(pos, "division by zero")
-				}
-				if op == "/" {
-					return x / y, nil
-				}
-				return x % y, nil
+// adjustDecimal keeps a derived DECIMAL within precision 38 as Flink's
+// LogicalTypeMerging.adjustPrecisionScale does: integer digits first,
+// at least min(scale, 6) fraction digits.
+func adjustDecimal(p, s int) types.Type {
+	if p > 38 {
+		intDigits := p - s
+		s = max(38-intDigits, min(s, 6))
+		p = 38
+	}
+	return types.Type{Kind: types.KindDecimal, Length: p, Scale: s}
+}
+
+// ArithType is the type of a op b, Flink's: integers give the wider
+// integer type (and wrap around on overflow, as Java's do); a FLOAT or
+// DOUBLE gives DOUBLE (FLOAT with FLOAT stays FLOAT); with a DECIMAL the
+// precision and scale follow LogicalTypeMerging (+ -: max scale and one
+// more integer digit; *: the sums plus one; /: scale max(6, s1 + p2 + 1);
+// %: max scale, fewer integer digits). The result is NOT NULL when both
+// operands are.
+func ArithType(op string, a, b types.Type) types.Type {
+	notNull := a.NotNull && b.NotNull
+	var t types.Type
+	switch {
+	case a.Kind == types.KindNull && b.Kind == types.KindNull:
+		t = types.TypeInt
+	case a.Kind == types.KindNull:
+		t = b
+	case b.Kind == types.KindNull:
+		t = a
+	case a.Kind == types.KindFloat && b.Kind == types.KindFloat:
+		t = types.Type{Kind: types.KindFloat}
+	case a.Kind == types.KindFloat || a.Kind == types.KindDouble || b.Kind == types.KindFloat || b.Kind == types.KindDouble:
+		t = types.TypeDouble
+	case a.IsInteger() && b.IsInteger():
+		t = types.Type{Kind: max(a.Kind, b.Kind)}
+	default:
+		x, y := decimalOfType(a), decimalOfType(b)
+		p1, s1, p2, s2 := x.Length, x.Scale, y.Length, y.Scale
+		switch op {
+		case "+", "-":
+			s := max(s1, s2)
+			t = adjustDecimal(max(p1-s1, p2-s2)+s+1, s)
+		case "*":
+			t = adjustDecimal(p1+p2+1, s1+s2)
+		case "/":
+			intDigits := p1 - s1 + s2
+			s := max(6, s1+p2+1)
+			t = adjustDecimal(intDigits+s, s)
+		default: // %
+			s := max(s1, s2)
+			t = adjustDecimal(min(p1-s1, p2-s2)+s, s)
+		}
+	}
+	t = types.Type{Kind: t.Kind, Length: t.Length, Scale: t.Scale}
+	t.NotNull = notNull
+	return t
+}
+
+// wrapInteger narrows n to the width of an integer kind, as Java's
+// arithmetic on int, short and byte does.
+func wrapInteger(n int64, k types.Kind) int64 {
+	switch k {
+	case types.KindTinyInt:
+		return int64(int8(n))
+	case types.KindSmallInt:
+		return int64(int16(n))
+	case types.KindInt:
+		return int64(int32(n))
+	}
+	return n
+}
+
+// widerNumeric is the type values of a and b meet in (VALUES columns,
+// CASE results): the wider integer, DECIMAL wide enough for both, or DOUBLE.
+func widerNumeric(a, b types.Type) types.Type {
+	switch {
+	case a.IsInteger() && b.IsInteger():
+		return types.Type{Kind: max(a.Kind, b.Kind)}
+	case a.Kind == types.KindFloat && b.Kind == types.KindFloat:
+		return types.Type{Kind: types.KindFloat}
+	case a.Kind == types.KindFloat || a.Kind == types.KindDouble || b.Kind == types.KindFloat || b.Kind == types.KindDouble:
+		return types.TypeDouble
+	}
+	x, y := decimalOfType(a), decimalOfType(b)
+	intDigits := max(x.Length-x.Scale, y.Length-y.Scale)
+	scale := max(x.Scale, y.Scale)
+	return types.Type{Kind: types.KindDecimal, Length: min(intDigits+scale, 38), Scale: scale}
+}
+
+func isZero(v any) bool {
+	switch x := v.(type) {
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	case types.Decimal:
+		return x.Unscaled.Sign() == 0
+	}
+	return false
+}
+
+func arith(pos sqlmini.Pos, op string, a, b any, t types.Type) (any, error) {
+	if (op == "/" || op == "%") && isZero(b) {
+		return nil, sqlmini.Errorf(pos, "division by zero")
+	}
+	switch {
+	case t.IsInteger():
+		x, y := a.(int64), b.(int64)
+		var n int64
+		switch op {
+		case "+":
+			n = x + y
+		case "-":
+			n = x - y
+		case "*":
+			n = x * y
+		case "/":
+			if y == -1 {
+				n = -x // MinInt64 / -1 wraps, as in Java
+			} else {
+				n = x / y
+			}
+		case "%":
+			if y == -1 {
+				n = 0
+			} else {
+				n = x % y
 			}
 		}
+		return wrapInteger(n, t.Kind), nil
+	case t.Kind == types.KindDecimal:
+		x, y := ratOf(a), ratOf(b)
+		r := new(big.Rat)
+		switch op {
+		case "+":
+			r.Add(x, y)
+		case "-":
+			r.Sub(x, y)
+		case "*":
+			r.Mul(x, y)
+		case "/":
+			r.Quo(x, y)
+		case "%":
+			q := new(big.Rat).Quo(x, y)
+			n := new(big.Int).Quo(q.Num(), q.Denom()) // toward zero
+			r.Sub(x, new(big.Rat).Mul(new(big.Rat).SetInt(n), y))
+		}
+		v, err := RatToDecimal(r, t)
+		if err != nil {
+			return nil, sqlmini.Errorf(pos, "%w", err)
+		}
+		return v, nil
 	}
 	x, y := toFloat(a), toFloat(b)
 	switch op {
@@ -544,6 +708,22 @@ func arith(pos sqlmini.Pos, op string, a, b any) (any, error) {
 		return math.Mod(x, y), nil
 	}
 	return nil, sqlmini.Errorf(pos, "unknown operator %s", op)
+}
+
+func ratOf(v any) *big.Rat {
+	switch x := v.(type) {
+	case int64:
+		return new(big.Rat).SetInt64(x)
+	case types.Decimal:
+		return x.Rat()
+	case float64:
+		r, _ := new(big.Rat).SetString(fmt.Sprint(x))
+		if r == nil {
+			return new(big.Rat)
+		}
+		return r
+	}
+	return new(big.Rat)
 }
 
 func toFloat(v any) float64 {

@@ -25,6 +25,8 @@ func compilePrimary(p *sqlmini.Primary, sc *Scope) (Expr, error) {
 		return intervalLiteral(p.Interval)
 	case p.Typed != nil:
 		return typedLiteral(p.Typed)
+	case p.Case != nil:
+		return compileCase(p.Case, sc)
 	case p.Cast != nil:
 		x, err := Compile(p.Cast.Expr, sc)
 		if err != nil {
@@ -133,9 +135,15 @@ func compilePrimary(p *sqlmini.Primary, sc *Scope) (Expr, error) {
 		return &Constant{v: d, t: types.TypeDescriptor.AsNotNull()}, nil
 	case p.Func != nil:
 		return compileFunc(p.Func, sc)
+	case p.Column != nil && sc == nil && len(p.Column.Parts) == 1 && niladic(string(p.Column.Parts[0].Value)):
+		return compileFunc(&sqlmini.FuncCall{Pos: p.Pos, Name: p.Column.Parts[0]}, sc)
 	case p.Column != nil:
 		if sc == nil {
 			return nil, sqlmini.Errorf(p.Pos, "column %s cannot be used here: a constant is expected", JoinNames(p.Column.Parts))
+		}
+		if len(p.Column.Parts) == 1 && niladic(string(p.Column.Parts[0].Value)) && sc.Schema.Index(string(p.Column.Parts[0].Value)) < 0 {
+			// CURRENT_TIMESTAMP and the like, unless a column has the name.
+			return compileFunc(&sqlmini.FuncCall{Pos: p.Pos, Name: p.Column.Parts[0]}, sc)
 		}
 		i, err := sc.Lookup(p.Column)
 		if err != nil {
@@ -205,13 +213,11 @@ func LeastRestrictive(ts []types.Type) types.Type {
 				out = types.Type{Kind: types.KindVarChar, Length: max(out.Length, t.Length)}
 			}
 		case out.IsNumeric() && t.IsNumeric():
-			if out.Kind == types.KindDecimal && t.Kind == types.KindDecimal {
-				intDigits := max(out.Length-out.Scale, t.Length-t.Scale)
-				scale := max(out.Scale, t.Scale)
-				out = types.Type{Kind: types.KindDecimal, Length: min(intDigits+scale, 38), Scale: scale}
-			} else if out.Kind != t.Kind {
+			if out.Kind != t.Kind || out.Kind == types.KindDecimal {
 				out = widerNumeric(out, t)
 			}
+		case out.Kind == t.Kind && (out.IsTime() || out.Kind == types.KindTime):
+			out.Length = max(out.Length, t.Length)
 		}
 	}
 	if first {

@@ -252,14 +252,34 @@ func renameColumns(n exec.Node, names []*sqlmini.Name, pos sqlmini.Pos) (exec.No
 }
 
 func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
-	if sel.Distinct {
-		return nil, sqlmini.Errorf(sel.Pos, "SELECT DISTINCT is not supported yet")
+	if len(sel.OrderBy) > 0 {
+		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "ORDER BY in a SELECT is not supported yet (Flink's streaming mode allows it only on an ascending time attribute, or with LIMIT as a Top-N); to sort a function's input by time write TABLE t PARTITION BY k ORDER BY ts")
 	}
 	in, alias, err := p.planFrom(sel.From)
 	if err != nil {
 		return nil, err
 	}
-	sc := &expr.Scope{Schema: in.Schema(), Alias: alias}
+	sc := &expr.Scope{Schema: in.Schema(), Alias: alias, Now: p.now()}
+	if sel.Distinct {
+		// SELECT DISTINCT items is a GROUP BY of the items (Flink plans it
+		// so): one row for each distinct row, retracted when its last
+		// input row is.
+		if len(sel.GroupBy) > 0 || hasAggregate(sel) || sel.Having != nil {
+			return nil, sqlmini.Errorf(sel.Pos, "SELECT DISTINCT with GROUP BY, HAVING or aggregates is not supported yet")
+		}
+		d := *sel
+		d.Distinct = false
+		for _, it := range sel.Items {
+			if !it.Star {
+				d.GroupBy = append(d.GroupBy, it.Expr)
+				continue
+			}
+			for _, c := range sc.Schema.Columns {
+				d.GroupBy = append(d.GroupBy, columnExpr(it.Pos, c.Name))
+			}
+		}
+		sel = &d
+	}
 	if sel.Where != nil {
 		pred, err := expr.Compile(sel.Where, sc)
 		if err != nil {
@@ -270,7 +290,7 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		}
 		in = &exec.FilterNode{In: in, Pred: pred, Text: ExprText(sel.Where)}
 	}
-	if len(sel.GroupBy) > 0 || hasAggregate(sel) {
+	if len(sel.GroupBy) > 0 || hasAggregate(sel) || sel.Having != nil {
 		return p.planAggregate(sel, in, sc) // GROUP BY: aggregate.go
 	}
 	if !(len(sel.Items) == 1 && sel.Items[0].Star) {
@@ -314,6 +334,27 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		in = &exec.LimitNode{In: in, N: n}
 	}
 	return in, nil
+}
+
+// columnExpr is the expression that reads a column by name.
+func columnExpr(pos sqlmini.Pos, name string) *sqlmini.Expr {
+	return &sqlmini.Expr{Pos: pos, Left: &sqlmini.AndExpr{Pos: pos, Left: &sqlmini.NotExpr{Pos: pos,
+		Pred: &sqlmini.Predicate{Pos: pos, Left: &sqlmini.Additive{Pos: pos, Left: &sqlmini.Multiplicative{Pos: pos,
+			Left: &sqlmini.Unary{Pos: pos, Primary: &sqlmini.Primary{Pos: pos, Column: &sqlmini.ColumnRef{Pos: pos,
+				Parts: []*sqlmini.Name{{Pos: pos, Value: sqlmini.Ident(name)}}}}}}}}}}}
+}
+
+// now is the clock of CURRENT_TIMESTAMP and its relatives: SET
+// 'ptfsh.processing-time' when it is set, else the wall clock (nil).
+func (p *Planner) now() func() int64 {
+	if !p.env.HasProcessingTime {
+		return nil
+	}
+	ms, err := format.ParseTimeSetting(p.env.ProcessingTime)
+	if err != nil {
+		return nil // SET refused it already
+	}
+	return func() int64 { return ms }
 }
 
 // exprText prints an expression for EXPLAIN and messages.
