@@ -228,11 +228,13 @@ type Explain struct {
 	Query *Query `parser:"'EXPLAIN' ( 'PLAN' 'FOR' )? @@"`
 }
 
-// Insert is INSERT INTO table query.
+// Insert is INSERT INTO table query, or INSERT OVERWRITE table query,
+// which replaces the table's rows.
 type Insert struct {
-	Pos   Pos
-	Table *Name  `parser:"'INSERT' 'INTO' @@"`
-	Query *Query `parser:"@@"`
+	Pos       Pos
+	Overwrite bool   `parser:"'INSERT' ( 'INTO' | @'OVERWRITE' )"`
+	Table     *Name  `parser:"@@"`
+	Query     *Query `parser:"@@"`
 }
 
 // StatementSet is Flink's statement set, EXECUTE STATEMENT SET BEGIN insert;

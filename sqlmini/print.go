@@ -446,7 +446,11 @@ func (i *Insert) format(b *strings.Builder) {
 	if i == nil {
 		return
 	}
-	b.WriteString("INSERT INTO ")
+	if i.Overwrite {
+		b.WriteString("INSERT OVERWRITE ")
+	} else {
+		b.WriteString("INSERT INTO ")
+	}
 	i.Table.format(b)
 	b.WriteString(" ")
 	i.Query.format(b)
