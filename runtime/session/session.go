@@ -15,6 +15,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -684,6 +685,20 @@ func (s *Session) execShow(sh *sqlmini.Show) error {
 	case "FUNCTIONS":
 		header = "function name"
 		names = s.cat.FunctionNames(sh.User)
+		if !sh.User {
+			// The built-in scalar functions too, as Flink lists its system
+			// functions; a catalog function of the same name hides one.
+			have := map[string]bool{}
+			for _, n := range names {
+				have[strings.ToUpper(n)] = true
+			}
+			for _, f := range expr.Functions() {
+				if !have[f.Name] {
+					names = append(names, f.Name)
+				}
+			}
+			sort.Slice(names, func(i, j int) bool { return strings.ToLower(names[i]) < strings.ToLower(names[j]) })
+		}
 	default:
 		header = "table name"
 		if strings.ToUpper(sh.What) == "VIEWS" {

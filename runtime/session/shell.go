@@ -64,9 +64,8 @@ func (s *Session) succeeded(st *sqlmini.Statement) {
 	switch {
 	case st.Create != nil, st.Drop != nil, st.Reset != nil, st.Set != nil && st.Set.Key != nil:
 		fmt.Fprintln(s.cfg.Err, infoExecuted)
-	case st.Insert != nil, st.StatementSet != nil:
-		fmt.Fprintln(s.cfg.Err, infoInserted)
 	}
+	// An INSERT reports what it wrote itself (insertReport).
 }
 
 // execCommand runs HELP, QUIT and EXIT.
