@@ -135,10 +135,12 @@ type TypedLiteral struct {
 	Value Str    `parser:"@String"`
 }
 
-// Cast is CAST(expr AS type).
+// Cast is CAST(expr AS type), or TRY_CAST(expr AS type), which is NULL
+// where CAST fails.
 type Cast struct {
 	Pos  Pos
-	Expr *Expr     `parser:"'CAST' '(' @@"`
+	Try  bool      `parser:"( @'TRY_CAST' | 'CAST' ) '('"`
+	Expr *Expr     `parser:"@@"`
 	Type *TypeExpr `parser:"'AS' @@ ')'"`
 }
 

@@ -67,6 +67,7 @@ var printTests = []struct {
 		"SELECT extract(year FROM ts), substring(s FROM 2 FOR 3), trim(LEADING 'x' FROM s), trim(BOTH FROM s), position('l' IN s), floor(ts TO hour), count(DISTINCT a) FROM t"},
 	{"select/having order by", "SELECT a, COUNT(*) FROM t GROUP BY a having count(*) > 1 order by a desc nulls last, b LIMIT 3", "SELECT a, COUNT(*) FROM t GROUP BY a HAVING count(*) > 1 ORDER BY a DESC NULLS LAST, b LIMIT 3"},
 	{"select/reserved words quoted", "SELECT `end`, `case`, `join` FROM t", "SELECT `end`, `case`, `join` FROM t"},
+	{"expr/try_cast", "SELECT try_cast(a AS INT), CAST(b AS STRING) FROM t", "SELECT TRY_CAST(a AS INT), CAST(b AS STRING) FROM t"},
 	{"insert/overwrite", "insert overwrite out select * from t", "INSERT OVERWRITE out SELECT * FROM t"},
 	{"show/functions", "show functions", "SHOW FUNCTIONS"},
 	{"show/user functions", "SHOW USER FUNCTIONS", "SHOW USER FUNCTIONS"},

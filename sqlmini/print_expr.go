@@ -324,7 +324,11 @@ func (c *Cast) format(b *strings.Builder) {
 	if c == nil {
 		return
 	}
-	b.WriteString("CAST(")
+	if c.Try {
+		b.WriteString("TRY_CAST(")
+	} else {
+		b.WriteString("CAST(")
+	}
 	c.Expr.format(b)
 	b.WriteString(" AS ")
 	c.Type.format(b)

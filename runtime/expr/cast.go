@@ -3,7 +3,9 @@ package expr
 import (
 	"fmt"
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 	"math"
 	"math/big"
 	"strconv"
@@ -23,10 +25,11 @@ func CastValue(v any, to types.Type) (any, error) {
 		case bool:
 			return x, nil
 		case string:
-			switch strings.ToUpper(strings.TrimSpace(x)) {
-			case "TRUE":
+			// Flink's BinaryStringDataUtil.toBoolean.
+			switch strings.ToLower(strings.TrimSpace(x)) {
+			case "true", "t", "yes", "y", "1":
 				return true, nil
-			case "FALSE":
+			case "false", "f", "no", "n", "0":
 				return false, nil
 			}
 		case int64:
@@ -133,19 +136,16 @@ func CastValue(v any, to types.Type) (any, error) {
 		switch x := v.(type) {
 		case string:
 			return format.ParseValue(x, to, format.ParseOptions{})
-		case types.Instant:
-			if to.Kind == types.KindTimestamp {
-				return types.LocalDateTime(x), nil
-			}
-			if to.Kind == types.KindTimestampLTZ {
-				return x, nil
-			}
-		case types.LocalDateTime:
-			if to.Kind == types.KindTimestampLTZ {
-				return types.Instant(x), nil
-			}
-			if to.Kind == types.KindTimestamp {
-				return x, nil
+		case types.Instant, types.LocalDateTime:
+			// The session time zone is UTC: both read the same fields.
+			days, nano, _ := civil(x)
+			switch to.Kind {
+			case types.KindTimestamp, types.KindTimestampLTZ:
+				return fromCivil(to.Kind, days, truncNanos(nano, to.Length)), nil
+			case types.KindDate:
+				return types.Date(days), nil
+			case types.KindTime:
+				return types.TimeOfDay(truncNanos(nano, to.Length)), nil
 			}
 		case int64:
 			if to.Kind == types.KindTimestampLTZ {
@@ -154,6 +154,9 @@ func CastValue(v any, to types.Type) (any, error) {
 		case types.Date:
 			if to.Kind == types.KindDate {
 				return x, nil
+			}
+			if to.Kind != types.KindTime {
+				return fromCivil(to.Kind, int64(x), 0), nil
 			}
 		case types.TimeOfDay:
 			if to.Kind == types.KindTime {
@@ -212,6 +215,60 @@ func CastValue(v any, to types.Type) (any, error) {
 		}
 	}
 	return nil, castError(v, to)
+}
+
+// truncNanos cuts a nanosecond count to precision p (digits of a second).
+func truncNanos(nano int64, p int) int64 {
+	if p < 0 || p >= 9 {
+		return nano
+	}
+	m := int64(1)
+	for i := p; i < 9; i++ {
+		m *= 10
+	}
+	return nano - (nano%m+m)%m
+}
+
+// compileCast is CAST(x AS type) and TRY_CAST. A string target takes the
+// text Flink's CAST gives (TRUE, 2025-03-27 12:00:00.123), by the
+// source's type; TRY_CAST is NULL where CAST is an error.
+func compileCast(c *sqlmini.Cast, sc *Scope) (Expr, error) {
+	x, err := Compile(c.Expr, sc)
+	if err != nil {
+		return nil, err
+	}
+	to, err := ptf.TypeFromAST(c.Type)
+	if err != nil {
+		return nil, err
+	}
+	from := x.Type()
+	if (from.IsTime() || from.Kind == types.KindDate || from.Kind == types.KindTime) && to.IsNumeric() {
+		return nil, sqlmini.Errorf(c.Pos, "The cast from %s type to NUMERIC type is not allowed. It's recommended to use UNIX_TIMESTAMP(CAST(timestamp_col AS STRING)) instead.", strings.Fields(from.Nullable().String())[0])
+	}
+	if !to.NotNull && from.NotNull {
+		to.NotNull = from.Kind != types.KindNull
+	}
+	if c.Try {
+		to.NotNull = false
+	}
+	pos, try := c.Pos, c.Try
+	text := to.IsString() && from.Kind != types.KindNull
+	return &funcExpr{t: to, konst: x.IsConstant(), f: func(row []any) (any, error) {
+		v, err := x.Eval(row)
+		if err != nil || v == nil {
+			return nil, err
+		}
+		var out any
+		if _, isString := v.(string); text && !isString {
+			out = string(types.AppendTableValue(nil, v, from))
+		} else if out, err = CastValue(v, to); err != nil {
+			if try {
+				return nil, nil
+			}
+			return nil, sqlmini.Errorf(pos, "%w", err)
+		}
+		return out, nil
+	}}, nil
 }
 
 func castError(v any, to types.Type) error {

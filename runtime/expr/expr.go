@@ -745,8 +745,17 @@ func concatExpr(pos sqlmini.Pos, l, r Expr) (Expr, error) {
 			return nil, sqlmini.Errorf(pos, "|| needs strings, not %s", x.Type())
 		}
 	}
+	// Flink's type: CHAR(n) || CHAR(m) is CHAR(n + m), else VARCHAR of
+	// the summed lengths.
 	t := types.TypeString
-	t.NotNull = l.Type().NotNull && r.Type().NotNull
+	lt, rt := l.Type(), r.Type()
+	if lt.IsString() && rt.IsString() && int64(lt.Length)+int64(rt.Length) < types.MaxLength {
+		t = types.Type{Kind: types.KindVarChar, Length: lt.Length + rt.Length}
+		if lt.Kind == types.KindChar && rt.Kind == types.KindChar {
+			t.Kind = types.KindChar
+		}
+	}
+	t.NotNull = lt.NotNull && rt.NotNull
 	return &funcExpr{t: t, konst: allConstant(l, r), f: func(row []any) (any, error) {
 		a, err := l.Eval(row)
 		if a == nil || err != nil {
@@ -777,7 +786,7 @@ func literalNumber(pos sqlmini.Pos, s string) (Expr, error) {
 		if !ok {
 			return nil, sqlmini.Errorf(pos, "invalid number %s", s)
 		}
-		prec := max(len(digits), scale, 1)
+		prec := max(len(digits), scale+1) // Flink types 0.1 as DECIMAL(2, 1)
 		return &Constant{v: types.Decimal{Unscaled: unscaled, Scale: scale}, t: types.Type{Kind: types.KindDecimal, Length: prec, Scale: scale, NotNull: true}}, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)

@@ -2,7 +2,6 @@ package expr
 
 import (
 	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"math/big"
@@ -28,29 +27,7 @@ func compilePrimary(p *sqlmini.Primary, sc *Scope) (Expr, error) {
 	case p.Case != nil:
 		return compileCase(p.Case, sc)
 	case p.Cast != nil:
-		x, err := Compile(p.Cast.Expr, sc)
-		if err != nil {
-			return nil, err
-		}
-		to, err := ptf.TypeFromAST(p.Cast.Type)
-		if err != nil {
-			return nil, err
-		}
-		if !to.NotNull && x.Type().NotNull {
-			to.NotNull = x.Type().NotNull && x.Type().Kind != types.KindNull
-		}
-		pos := p.Pos
-		return &funcExpr{t: to, konst: x.IsConstant(), f: func(row []any) (any, error) {
-			v, err := x.Eval(row)
-			if err != nil {
-				return nil, err
-			}
-			out, err := CastValue(v, to)
-			if err != nil {
-				return nil, sqlmini.Errorf(pos, "%w", err)
-			}
-			return out, nil
-		}}, nil
+		return compileCast(p.Cast, sc)
 	case p.Row != nil:
 		elems, err := compileList(p.Row.Elems, sc)
 		if err != nil {

@@ -1,6 +1,11 @@
 package expr
 
 import (
+	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"math/big"
@@ -230,7 +235,13 @@ var functions = []Function{
 	{Name: "UPPER", Signature: "UPPER(s)", Doc: "s in upper case", compile: stringMap(strings.ToUpper, true)},
 	{Name: "LOWER", Signature: "LOWER(s)", Doc: "s in lower case", compile: stringMap(strings.ToLower, true)},
 	{Name: "INITCAP", Signature: "INITCAP(s)", Doc: "s with each word's first letter in upper case and the rest in lower case", compile: stringMap(initCap, true)},
-	{Name: "REVERSE", Signature: "REVERSE(s)", Doc: "s backwards", compile: stringMap(reverse, false)},
+	{Name: "REVERSE", Signature: "REVERSE(s)", Doc: "s backwards", compile: func(c *call) (Expr, error) {
+		x, err := stringMap(reverse, false)(c)
+		if err == nil {
+			x.(*funcExpr).t.NotNull = false // Flink's type
+		}
+		return x, err
+	}},
 	{Name: "TRIM", Signature: "TRIM([BOTH | LEADING | TRAILING] [chars] FROM s) | TRIM(s)", Doc: "s without the characters (default: spaces) at its start, end or both", compile: compileTrim},
 	{Name: "LTRIM", Signature: "LTRIM(s)", Doc: "s without leading spaces", compile: compileTrim},
 	{Name: "RTRIM", Signature: "RTRIM(s)", Doc: "s without trailing spaces", compile: compileTrim},
@@ -252,6 +263,17 @@ var functions = []Function{
 	{Name: "REGEXP_EXTRACT", Signature: "REGEXP_EXTRACT(s, regex [, group])", Doc: "the group (default 0, the whole match) of the first match of regex in s; NULL when none", compile: compileRegexp},
 	{Name: "REGEXP_REPLACE", Signature: "REGEXP_REPLACE(s, regex, replacement)", Doc: "s with every match of regex replaced", compile: compileRegexp},
 	{Name: "SPLIT_INDEX", Signature: "SPLIT_INDEX(s, sep, i)", Doc: "the i-th (0-based) piece of s split at sep; NULL when there is none", compile: compileSplitIndex},
+	{Name: "MD5", Signature: "MD5(s)", Doc: "the MD5 digest of s's UTF-8 bytes, 32 hex digits", compile: digest("MD5")},
+	{Name: "SHA1", Signature: "SHA1(s)", Doc: "the SHA-1 digest, 40 hex digits", compile: digest("SHA1")},
+	{Name: "SHA256", Signature: "SHA256(s)", Doc: "the SHA-256 digest, 64 hex digits", compile: digest("SHA256")},
+	{Name: "TO_BASE64", Signature: "TO_BASE64(s)", Doc: "s's UTF-8 bytes in base64", compile: stringFunc(1, 1, func(v []string) (any, bool) { return base64.StdEncoding.EncodeToString([]byte(v[0])), true })},
+	{Name: "FROM_BASE64", Signature: "FROM_BASE64(s)", Doc: "base64 decoded, as a string; NULL when s is not base64", compile: stringFunc(1, 1, func(v []string) (any, bool) {
+		b, err := base64.StdEncoding.DecodeString(v[0])
+		if err != nil || !utf8.Valid(b) {
+			return nil, false
+		}
+		return string(b), true
+	})},
 	{Name: "ASCII", Signature: "ASCII(s)", Doc: "the code of the first character of s (0 for '')", compile: compileASCII},
 	{Name: "CHR", Signature: "CHR(n)", Doc: "the character of code n (0 to 255)", compile: compileChr},
 }
@@ -312,7 +334,14 @@ func compileIf(c *call) (Expr, error) {
 	if err := c.want(0, "a BOOLEAN condition", func(t types.Type) bool { return t.Kind == types.KindBoolean }); err != nil {
 		return nil, err
 	}
-	return caseExpr(c.f.Pos, []Expr{c.args[0]}, []Expr{c.args[1]}, c.args[2])
+	x, err := caseExpr(c.f.Pos, []Expr{c.args[0]}, []Expr{c.args[1]}, c.args[2])
+	if err != nil || c.args[0].Type().NotNull {
+		return x, err
+	}
+	// Flink types IF with a nullable condition as nullable (CASE not).
+	f := x.(*funcExpr)
+	f.t.NotNull = false
+	return f, nil
 }
 
 func compileNullIf(c *call) (Expr, error) {
@@ -536,8 +565,8 @@ func doubleFunc[F func(float64) float64 | func(float64, float64) float64](n int,
 
 // compileRound is ROUND and TRUNCATE. Their types are Flink's: an integer
 // or approximate n keeps its type; DECIMAL(p, s) rounded to d < s places
-// is DECIMAL(1 + p - s + d, d) for ROUND (a carry may add a digit) and
-// DECIMAL(p - s + d, d) for TRUNCATE, DECIMAL(.., 0) for d < 0. A DOUBLE
+// is DECIMAL(1 + p - s + d, d) (a carry may add a digit; TRUNCATE has
+// the same type), DECIMAL(.., 0) for d < 0. A DOUBLE
 // rounds as its decimal text does (ROUND(2.675E0, 2) is 2.68).
 func compileRound(c *call) (Expr, error) {
 	if err := c.plain(); err != nil {
@@ -561,9 +590,9 @@ func compileRound(c *call) (Expr, error) {
 		d = v.(int64)
 	}
 	mode := roundHalfUp
-	extra := 1
+	extra := 1 // Flink keeps the carry's digit for TRUNCATE too
 	if c.name == "TRUNCATE" {
-		mode, extra = roundDown, 0
+		mode = roundDown
 	}
 	t := c.args[0].Type()
 	if t.Kind == types.KindDecimal && int(d) < t.Scale {
@@ -965,9 +994,7 @@ func compileConcat(c *call) (Expr, error) {
 		}), nil
 	}
 	args := c.args
-	t := types.TypeString
-	t.NotNull = args[0].Type().NotNull
-	return &funcExpr{t: t, konst: allConstant(args...), f: func(row []any) (any, error) {
+	return &funcExpr{t: types.TypeString, konst: allConstant(args...), f: func(row []any) (any, error) {
 		sep, err := args[0].Eval(row)
 		if sep == nil || err != nil {
 			return nil, err
@@ -1033,7 +1060,7 @@ func compilePad(c *call) (Expr, error) {
 	}
 	left := c.name == "LPAD"
 	pos := c.f.Pos
-	return strict(types.TypeString, true, c.args, func(v []any) (any, error) {
+	return strict(types.TypeString, false, c.args, func(v []any) (any, error) {
 		r, n, pad := []rune(v[0].(string)), v[1].(int64), []rune(v[2].(string))
 		if n < 0 {
 			return nil, nil
@@ -1239,6 +1266,34 @@ func compileSplitIndex(c *call) (Expr, error) {
 		}
 		return parts[i], nil
 	}), nil
+}
+
+// digest is MD5, SHA1 or SHA256 of a string, in lower-case hex: CHAR(n).
+func digest(name string) func(c *call) (Expr, error) {
+	return func(c *call) (Expr, error) {
+		if err := c.plain(); err != nil {
+			return nil, err
+		}
+		if err := c.arity(1, 1); err != nil {
+			return nil, err
+		}
+		if err := c.wantString(0); err != nil {
+			return nil, err
+		}
+		var h func([]byte) []byte
+		switch name {
+		case "MD5":
+			h = func(b []byte) []byte { s := md5.Sum(b); return s[:] }
+		case "SHA1":
+			h = func(b []byte) []byte { s := sha1.Sum(b); return s[:] }
+		default:
+			h = func(b []byte) []byte { s := sha256.Sum256(b); return s[:] }
+		}
+		t := types.Type{Kind: types.KindChar, Length: 2 * len(h(nil))}
+		return strict(t, false, c.args, func(v []any) (any, error) {
+			return hex.EncodeToString(h([]byte(v[0].(string)))), nil
+		}), nil
+	}
 }
 
 func compileASCII(c *call) (Expr, error) {
