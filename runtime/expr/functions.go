@@ -232,7 +232,7 @@ var functions = []Function{
 	}},
 
 	// ---- strings ----
-	{Name: "UPPER", Signature: "UPPER(s)", Doc: "s in upper case", compile: stringMap(strings.ToUpper, true)},
+	{Name: "UPPER", Signature: "UPPER(s)", Doc: "s in upper case", compile: stringMap(javaUpper, true)},
 	{Name: "LOWER", Signature: "LOWER(s)", Doc: "s in lower case", compile: stringMap(strings.ToLower, true)},
 	{Name: "INITCAP", Signature: "INITCAP(s)", Doc: "s with each word's first letter in upper case and the rest in lower case", compile: stringMap(initCap, true)},
 	{Name: "REVERSE", Signature: "REVERSE(s)", Doc: "s backwards", compile: func(c *call) (Expr, error) {
@@ -728,7 +728,15 @@ func stringMap(fn func(string) string, keep bool) func(c *call) (Expr, error) {
 		if keep && !isNull(c.args[0].Type()) {
 			t = c.args[0].Type()
 		}
-		return strict(t, false, c.args, func(v []any) (any, error) { return fn(v[0].(string)), nil }), nil
+		return strict(t, false, c.args, func(v []any) (any, error) {
+			out := fn(v[0].(string))
+			if keep && t.Length < types.MaxLength && utf8.RuneCountInString(out) > t.Length {
+				// Flink's result has the argument's type: UPPER('straße')
+				// is CHAR(6), STRASS.
+				out = string([]rune(out)[:t.Length])
+			}
+			return out, nil
+		}), nil
 	}
 }
 
@@ -994,7 +1002,12 @@ func compileConcat(c *call) (Expr, error) {
 		}), nil
 	}
 	args := c.args
-	return &funcExpr{t: types.TypeString, konst: allConstant(args...), f: func(row []any) (any, error) {
+	t := types.TypeString
+	t.NotNull = true // NULL arguments are skipped, but Flink types it nullable when one may be NULL
+	for _, a := range args {
+		t.NotNull = t.NotNull && a.Type().NotNull
+	}
+	return &funcExpr{t: t, konst: allConstant(args...), f: func(row []any) (any, error) {
 		sep, err := args[0].Eval(row)
 		if sep == nil || err != nil {
 			return nil, err
@@ -1194,7 +1207,8 @@ func compileRegexp(c *call) (Expr, error) {
 			if re == nil {
 				return nil, nil
 			}
-			return re.ReplaceAllString(v[0].(string), javaReplacement(v[2].(string))), nil
+			// Flink replaces with the text as it is ('$1' is not a group).
+			return re.ReplaceAllLiteralString(v[0].(string), v[2].(string)), nil
 		}), nil
 	}
 	return strict(types.TypeString, true, c.args, func(v []any) (any, error) {
@@ -1214,32 +1228,6 @@ func compileRegexp(c *call) (Expr, error) {
 	}), nil
 }
 
-// javaReplacement turns Java's $1 and \$ in a replacement into Go's ${1} and $$.
-func javaReplacement(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '\\' && i+1 < len(s):
-			i++
-			if s[i] == '$' {
-				b.WriteString("$$")
-			} else {
-				b.WriteByte(s[i])
-			}
-		case s[i] == '$':
-			j := i + 1
-			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-				j++
-			}
-			b.WriteString("${" + s[i+1:j] + "}")
-			i = j - 1
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return b.String()
-}
-
 func compileSplitIndex(c *call) (Expr, error) {
 	if err := c.plain(); err != nil {
 		return nil, err
@@ -1257,10 +1245,20 @@ func compileSplitIndex(c *call) (Expr, error) {
 	}
 	return strict(types.TypeString, true, c.args, func(v []any) (any, error) {
 		s, sep, i := v[0].(string), v[1].(string), v[2].(int64)
-		if i < 0 || sep == "" {
+		if i < 0 {
 			return nil, nil
 		}
-		parts := strings.Split(s, sep)
+		var parts []string
+		if sep == "" {
+			// commons-lang's splitByWholeSeparatorPreserveAllTokens, which
+			// Flink calls, splits at each white space character then.
+			parts = strings.FieldsFunc(s, unicode.IsSpace)
+			if strings.IndexFunc(s, unicode.IsSpace) >= 0 {
+				parts = splitSpacePreserving(s)
+			}
+		} else {
+			parts = strings.Split(s, sep)
+		}
 		if i >= int64(len(parts)) {
 			return nil, nil
 		}
@@ -1294,6 +1292,26 @@ func digest(name string) func(c *call) (Expr, error) {
 			return hex.EncodeToString(h([]byte(v[0].(string)))), nil
 		}), nil
 	}
+}
+
+// splitSpacePreserving splits s at each white space character, keeping
+// the empty pieces between adjacent ones.
+func splitSpacePreserving(s string) []string {
+	var parts []string
+	start := 0
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			parts = append(parts, s[start:i])
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	return append(parts, s[start:])
+}
+
+// javaUpper upper-cases as Java's String.toUpperCase does where Go's
+// differs: ß becomes SS.
+func javaUpper(s string) string {
+	return strings.ReplaceAll(strings.ToUpper(s), "ß", "SS")
 }
 
 func compileASCII(c *call) (Expr, error) {

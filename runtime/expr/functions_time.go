@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -493,14 +494,14 @@ func compileUnixTimestamp(c *call) (Expr, error) {
 			return nil, err
 		}
 	}
-	return strict(types.TypeBigInt, true, c.args, func(v []any) (any, error) {
+	return strict(types.TypeBigInt, false, c.args, func(v []any) (any, error) {
 		pattern := "yyyy-MM-dd HH:mm:ss"
 		if len(v) == 2 {
 			pattern = v[1].(string)
 		}
 		ts, ok := parseTimestampText(v[0].(string), pattern)
 		if !ok {
-			return nil, nil
+			return int64(math.MinInt64), nil // Flink's answer for a string that does not parse
 		}
 		s, _ := floorDiv(ts.Millis, 1000)
 		return s, nil
@@ -607,15 +608,29 @@ func compileTimestampDiff(c *call) (Expr, error) {
 	}), nil
 }
 
-// monthsBetween is the number of whole months from (d1, n1) to (d2, n2).
+// monthsBetween is the number of whole months from (d1, n1) to (d2, n2),
+// as Calcite's DateTimeUtils.subtractMonths counts them: by days, then
+// one fewer when the days meet and the time of day of the later is
+// earlier.
 func monthsBetween(d1, n1, d2, n2 int64) int64 {
-	if d2 < d1 || d2 == d1 && n2 < n1 {
-		return -monthsBetween(d2, n2, d1, n1)
+	x := monthsBetweenDays(d2, d1)
+	if addMonths(d1, x) == d2 && n2 < n1 {
+		x--
 	}
-	m := (d2 - d1) / 31
+	return x
+}
+
+// monthsBetweenDays is subtractMonths(date0, date1) of two day counts.
+func monthsBetweenDays(date0, date1 int64) int64 {
+	if date0 < date1 {
+		return -monthsBetweenDays(date1, date0)
+	}
+	m := (date0 - date1) / 31 // no month has more than 31 days: at most the true value
 	for {
-		next := addMonths(d1, m+1)
-		if next > d2 || next == d2 && n1 > n2 {
+		if addMonths(date1, m) >= date0 {
+			return m
+		}
+		if addMonths(date1, m+1) > date0 {
 			return m
 		}
 		m++
