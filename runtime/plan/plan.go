@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
@@ -252,9 +253,6 @@ func renameColumns(n exec.Node, names []*sqlmini.Name, pos sqlmini.Pos) (exec.No
 }
 
 func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
-	if len(sel.OrderBy) > 0 {
-		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "ORDER BY in a SELECT is not supported yet (Flink's streaming mode allows it only on an ascending time attribute, or with LIMIT as a Top-N); to sort a function's input by time write TABLE t PARTITION BY k ORDER BY ts")
-	}
 	in, alias, err := p.planFrom(sel.From)
 	if err != nil {
 		return nil, err
@@ -291,8 +289,12 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		in = &exec.FilterNode{In: in, Pred: pred, Text: ExprText(sel.Where)}
 	}
 	if len(sel.GroupBy) > 0 || hasAggregate(sel) || sel.Having != nil {
+		if len(sel.OrderBy) > 0 {
+			return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "ORDER BY over an updating result (GROUP BY, DISTINCT, aggregates) is not supported yet")
+		}
 		return p.planAggregate(sel, in, sc) // GROUP BY: aggregate.go
 	}
+	pre := in // the rows before the SELECT list: ORDER BY may read them
 	if !(len(sel.Items) == 1 && sel.Items[0].Star) {
 		var exprs []expr.Expr
 		var cols []types.Column
@@ -326,6 +328,9 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		}
 		in = &exec.ProjectNode{In: in, Exprs: exprs, Sch: types.Schema{Columns: cols}, Texts: texts}
 	}
+	if len(sel.OrderBy) > 0 {
+		return p.planOrderBy(sel, pre, in)
+	}
 	if sel.Limit != nil {
 		n, err := strconv.ParseInt(*sel.Limit, 10, 64)
 		if err != nil || n < 0 {
@@ -334,6 +339,78 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		in = &exec.LimitNode{In: in, N: n}
 	}
 	return in, nil
+}
+
+// planOrderBy plans a SELECT's ORDER BY over its result (out, the
+// SELECT list over pre), with Flink's streaming rules: with LIMIT a Top-N
+// (exec.TopNNode); without, the first key must be an ascending time
+// attribute (exec.TemporalSortNode). The keys read the SELECT list's
+// columns (aliases too), else the FROM's (the sort then goes below the
+// SELECT list, which changes nothing for insert-only rows). NULLs sort
+// low, as in Flink: first when ascending, last when descending, unless
+// NULLS says.
+func (p *Planner) planOrderBy(sel *sqlmini.Select, pre, out exec.Node) (exec.Node, error) {
+	pos := sel.OrderBy[0].Pos
+	if m := out.Changelog(); !m.IsInsertOnly() {
+		return nil, sqlmini.Errorf(pos, "ORDER BY over an updating input (%s) is not supported yet", m)
+	}
+	keys, err := p.orderKeys(sel, out.Schema())
+	if err == nil {
+		return p.sortNode(sel, out, keys)
+	}
+	proj, ok := out.(*exec.ProjectNode)
+	if !ok {
+		return nil, err
+	}
+	keys, err2 := p.orderKeys(sel, pre.Schema())
+	if err2 != nil {
+		return nil, err2 // it lists every column ORDER BY may read
+	}
+	sorted, err := p.sortNode(sel, pre, keys)
+	if err != nil {
+		return nil, err
+	}
+	c := *proj
+	c.In = sorted
+	return &c, nil
+}
+
+// orderKeys compiles the ORDER BY keys over a schema.
+func (p *Planner) orderKeys(sel *sqlmini.Select, sch types.Schema) ([]exec.OrderKey, error) {
+	sc := &expr.Scope{Schema: sch, Now: p.now()}
+	var keys []exec.OrderKey
+	for _, it := range sel.OrderBy {
+		x, err := expr.Compile(it.Expr, sc)
+		if err != nil {
+			return nil, err
+		}
+		desc := strings.EqualFold(it.Direction, "DESC")
+		k := exec.OrderKey{Expr: x, Desc: desc, NullsFirst: !desc, Text: ExprText(it.Expr) + " ASC"}
+		if desc {
+			k.Text = ExprText(it.Expr) + " DESC"
+		}
+		if it.Nulls != "" {
+			k.NullsFirst = strings.EqualFold(it.Nulls, "FIRST")
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// sortNode is the Top-N or the temporal sort of in by keys.
+func (p *Planner) sortNode(sel *sqlmini.Select, in exec.Node, keys []exec.OrderKey) (exec.Node, error) {
+	if sel.Limit != nil {
+		n, err := strconv.ParseInt(*sel.Limit, 10, 64)
+		if err != nil || n < 0 {
+			return nil, sqlmini.Errorf(sel.Pos, "LIMIT needs a whole number, not %s", *sel.Limit)
+		}
+		return &exec.TopNNode{In: in, Keys: keys, N: n}, nil
+	}
+	c, ok := keys[0].Expr.(*expr.Column)
+	if !ok || !in.Schema().Columns[c.Index].TimeAttr || keys[0].Desc {
+		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "Sort on a non-time-attribute field is not supported: without LIMIT, ORDER BY must start with a time attribute (a WATERMARK column) ascending, as in Flink's streaming mode; add LIMIT n for the first n rows")
+	}
+	return &exec.TemporalSortNode{In: in, Time: c.Index, Keys: keys}, nil
 }
 
 // columnExpr is the expression that reads a column by name.
