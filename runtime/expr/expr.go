@@ -507,6 +507,12 @@ func arithExpr(pos sqlmini.Pos, op string, l, r Expr) (Expr, error) {
 			return nil, fmt.Errorf("%s: not a time value", pos)
 		}}, nil
 	}
+	if (lt.Kind == types.KindDate || lt.IsTime()) && (rt.Kind == types.KindIntervalDayTime || rt.Kind == types.KindIntervalYearMonth) && (op == "+" || op == "-") {
+		return dateIntervalExpr(pos, op, l, r)
+	}
+	if (rt.Kind == types.KindDate || rt.IsTime()) && (lt.Kind == types.KindIntervalDayTime || lt.Kind == types.KindIntervalYearMonth) && op == "+" {
+		return dateIntervalExpr(pos, op, r, l)
+	}
 	if !lt.IsNumeric() && lt.Kind != types.KindNull || !rt.IsNumeric() && rt.Kind != types.KindNull {
 		return nil, sqlmini.Errorf(pos, "cannot apply %s to %s and %s", op, lt, rt)
 	}
@@ -521,6 +527,44 @@ func arithExpr(pos sqlmini.Pos, op string, l, r Expr) (Expr, error) {
 			return nil, err
 		}
 		return arith(pos, op, a, b, t)
+	}}, nil
+}
+
+// dateIntervalExpr is a DATE, TIMESTAMP or TIMESTAMP_LTZ plus or minus an
+// interval: months are added as TIMESTAMPADD adds them (the day clamped
+// to the month's last); a DATE plus a day-time interval is the DATE of
+// the result.
+func dateIntervalExpr(pos sqlmini.Pos, op string, d, iv Expr) (Expr, error) {
+	t := d.Type()
+	t.NotNull = t.NotNull && iv.Type().NotNull
+	sign := int64(1)
+	if op == "-" {
+		sign = -1
+	}
+	k := t.Kind
+	return &funcExpr{t: t, konst: allConstant(d, iv), f: func(row []any) (any, error) {
+		a, err := d.Eval(row)
+		if a == nil || err != nil {
+			return nil, err
+		}
+		b, err := iv.Eval(row)
+		if b == nil || err != nil {
+			return nil, err
+		}
+		days, nano, _ := civil(a)
+		switch x := b.(type) {
+		case types.Period:
+			days = addMonths(days, sign*int64(x))
+		case types.Duration:
+			nano += sign * int64(x) * nanosPerMilli
+		default:
+			return nil, sqlmini.Errorf(pos, "not an interval: %v", b)
+		}
+		if k == types.KindDate {
+			q, _ := floorDiv(nano, nanosPerDay)
+			return types.Date(days + q), nil
+		}
+		return fromCivil(k, days, nano), nil
 	}}, nil
 }
 
