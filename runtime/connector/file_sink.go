@@ -110,6 +110,11 @@ func (k *FileSink) Begin(types.Schema) error {
 	if k.pq != nil {
 		return k.pq.begin()
 	}
+	// An INSERT OVERWRITE killed between its final checkpoint and its
+	// rename is completed first: its rows are the table's.
+	if err := (&parquetSink{k: k}).recover(); err != nil {
+		return err
+	}
 	var rec *sinkRecord
 	err := k.store.View(func(tx state.Tx) error {
 		b, err := tx.Get(exec.SinkNamespace, k.key())
@@ -121,11 +126,6 @@ func (k *FileSink) Begin(types.Schema) error {
 	})
 	if err != nil {
 		return fmt.Errorf("table '%s': reading its checkpointed length: %w", k.t.Name, err)
-	}
-	// An INSERT OVERWRITE killed between its final checkpoint and its
-	// rename is completed first: its rows are the table's.
-	if err := (&parquetSink{k: k}).recover(); err != nil {
-		return err
 	}
 	if k.f, err = os.OpenFile(k.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return k.fail(err)
