@@ -267,13 +267,25 @@ var functions = []Function{
 	{Name: "SHA1", Signature: "SHA1(s)", Doc: "the SHA-1 digest, 40 hex digits", compile: digest("SHA1")},
 	{Name: "SHA256", Signature: "SHA256(s)", Doc: "the SHA-256 digest, 64 hex digits", compile: digest("SHA256")},
 	{Name: "TO_BASE64", Signature: "TO_BASE64(s)", Doc: "s's UTF-8 bytes in base64", compile: stringFunc(1, 1, func(v []string) (any, bool) { return base64.StdEncoding.EncodeToString([]byte(v[0])), true })},
-	{Name: "FROM_BASE64", Signature: "FROM_BASE64(s)", Doc: "base64 decoded, as a string; NULL when s is not base64", compile: stringFunc(1, 1, func(v []string) (any, bool) {
-		b, err := base64.StdEncoding.DecodeString(v[0])
-		if err != nil || !utf8.Valid(b) {
-			return nil, false
+	{Name: "FROM_BASE64", Signature: "FROM_BASE64(s)", Doc: "base64 decoded, as a string (an error when s is not base64, as in Flink)", compile: func(c *call) (Expr, error) {
+		if err := c.plain(); err != nil {
+			return nil, err
 		}
-		return string(b), true
-	})},
+		if err := c.arity(1, 1); err != nil {
+			return nil, err
+		}
+		if err := c.wantString(0); err != nil {
+			return nil, err
+		}
+		pos := c.f.Pos
+		return strict(types.TypeString, false, c.args, func(v []any) (any, error) {
+			b, err := base64.StdEncoding.DecodeString(v[0].(string))
+			if err != nil {
+				return nil, sqlmini.Errorf(pos, "FROM_BASE64: %s is not base64: %v", sqlmini.QuoteString(v[0].(string)), err)
+			}
+			return strings.ToValidUTF8(string(b), "\uFFFD"), nil
+		}), nil
+	}},
 	{Name: "ASCII", Signature: "ASCII(s)", Doc: "the code of the first character of s (0 for '')", compile: compileASCII},
 	{Name: "CHR", Signature: "CHR(n)", Doc: "the character of code n (0 to 255)", compile: compileChr},
 }
@@ -1073,7 +1085,15 @@ func compilePad(c *call) (Expr, error) {
 	}
 	left := c.name == "LPAD"
 	pos := c.f.Pos
-	return strict(types.TypeString, false, c.args, func(v []any) (any, error) {
+	// A negative length gives NULL: the type is nullable unless the
+	// length is a constant that is not.
+	nullable := true
+	if n := c.args[1]; n.IsConstant() {
+		if v, err := n.Eval(nil); err == nil && v != nil && v.(int64) >= 0 {
+			nullable = false
+		}
+	}
+	return strict(types.TypeString, nullable, c.args, func(v []any) (any, error) {
 		r, n, pad := []rune(v[0].(string)), v[1].(int64), []rune(v[2].(string))
 		if n < 0 {
 			return nil, nil
