@@ -290,12 +290,15 @@ type Select struct {
 	Pos      Pos
 	Distinct bool          `parser:"'SELECT' @'DISTINCT'?"`
 	Items    []*SelectItem `parser:"@@ ( ',' @@ )*"`
-	From     *FromItem     `parser:"( 'FROM' @@ )?"`
-	Where    *Expr         `parser:"( 'WHERE' @@ )?"`
-	GroupBy  []*Expr       `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
-	Having   *Expr         `parser:"( 'HAVING' @@ )?"`
-	OrderBy  []*SortItem   `parser:"( 'ORDER' 'BY' @@ ( ',' @@ )* )?"`
-	Limit    *string       `parser:"( 'LIMIT' @Number )?"`
+	From     *FromItem     `parser:"( 'FROM' @@"`
+	// Joined are the tables after commas in FROM a, b: a join, which the
+	// runtime refuses by name.
+	Joined  []*FromItem `parser:"  ( ',' @@ )* )?"`
+	Where   *Expr       `parser:"( 'WHERE' @@ )?"`
+	GroupBy []*Expr     `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
+	Having  *Expr       `parser:"( 'HAVING' @@ )?"`
+	OrderBy []*SortItem `parser:"( 'ORDER' 'BY' @@ ( ',' @@ )* )?"`
+	Limit   *string     `parser:"( 'LIMIT' @Number )?"`
 }
 
 // SortItem is one expression of a SELECT's ORDER BY: expr [ASC | DESC]

@@ -25,7 +25,7 @@
 //	query       = ["WITH" cte {"," cte}] setexpr {"UNION" "ALL" setexpr} .
 //	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .
 //	row         = "(" expr {"," expr} ")" | "WATERMARK" expr .
-//	select      = "SELECT" ["DISTINCT"] item {"," item} ["FROM" from] ["WHERE" expr] ["GROUP" "BY" exprs]
+//	select      = "SELECT" ["DISTINCT"] item {"," item} ["FROM" from {"," from}] ["WHERE" expr] ["GROUP" "BY" exprs]
 //	              ["HAVING" expr] ["ORDER" "BY" sort {"," sort}] ["LIMIT" number] .
 //	sort        = expr ["ASC" | "DESC"] ["NULLS" ("FIRST" | "LAST")] .
 //	from        = ( "TABLE" "(" call ")" | call | "(" query ")" | name ) [["AS"] name ["(" names ")"]] .
@@ -50,7 +50,8 @@
 // EXTRACT(DAY FROM t), SUBSTRING(s FROM 2 FOR 3), TRIM(LEADING 'x' FROM
 // s), POSITION('a' IN s), FLOOR(t TO HOUR); which function takes which is
 // the runtime's (runtime/expr's catalogue). A construct of Flink SQL the
-// dialect lacks (JOIN, OVER, UNION without ALL) is an error that names it. Types are written as in Flink: INT NOT NULL,
+// dialect lacks (JOIN, OVER, MATCH_RECOGNIZE, UNION without ALL) is an
+// error that names it; FROM a, b parses, for the runtime to refuse. Types are written as in Flink: INT NOT NULL,
 // VARCHAR(5), DECIMAL(10, 2), TIMESTAMP_LTZ(3), TIMESTAMP(3) WITH LOCAL
 // TIME ZONE, INTERVAL DAY TO SECOND, ARRAY<T>, MAP<K, V>, ROW<a INT, b STRING>.
 //

@@ -570,6 +570,10 @@ func (s *Select) format(b *strings.Builder) {
 	if s.From != nil {
 		b.WriteString(" FROM ")
 		s.From.format(b)
+		for _, j := range s.Joined {
+			b.WriteString(", ")
+			j.format(b)
+		}
 	}
 	if s.Where != nil {
 		b.WriteString(" WHERE ")

@@ -167,6 +167,13 @@ func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
 		return nil, sqlmini.Errorf(f.Pos, "aggregate function %s is only allowed in a SELECT list or HAVING (with or without GROUP BY), not here", name)
 	case "DAY":
 		return nil, sqlmini.Errorf(f.Pos, "DAY is not a function in Flink SQL: write DAYOFMONTH(x) or EXTRACT(DAY FROM x)")
+	case "TUMBLE", "HOP", "SESSION", "CUMULATE", "TUMBLE_START", "TUMBLE_END", "HOP_START", "HOP_END", "SESSION_START", "SESSION_END":
+		return nil, sqlmini.Errorf(f.Pos, "the group window function %s is not supported yet", name)
+	case "ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD":
+		return nil, sqlmini.Errorf(f.Pos, "the window function %s needs OVER, which is not supported yet", name)
+	case "LISTAGG", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP", "COLLECT",
+		"FIRST_VALUE", "LAST_VALUE", "ARRAY_AGG", "JSON_OBJECTAGG", "JSON_ARRAYAGG", "BIT_AND", "BIT_OR", "BIT_XOR":
+		return nil, sqlmini.Errorf(f.Pos, "the aggregate function %s is not supported yet (COUNT, SUM, MIN, MAX and AVG are)", name)
 	}
 	fn, ok := functionIndex[name]
 	if !ok {

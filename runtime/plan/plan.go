@@ -253,6 +253,9 @@ func renameColumns(n exec.Node, names []*sqlmini.Name, pos sqlmini.Pos) (exec.No
 }
 
 func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
+	if len(sel.Joined) > 0 {
+		return nil, sqlmini.Errorf(sel.Joined[0].Pos, "a join (FROM a, b) is not supported yet")
+	}
 	in, alias, err := p.planFrom(sel.From)
 	if err != nil {
 		return nil, err
