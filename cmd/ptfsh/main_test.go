@@ -117,7 +117,7 @@ func TestCompleter_Do(t *testing.T) {
 		{"sel", []string{"ect"}},
 		{"SEL", []string{"ECT"}},
 		{"SELECT * FROM f(u", []string{"ser", "nion", "nknown", "nix_timestamp", "pper", "id =>"}},
-		{"SELECT SUBS", []string{"TRING", "TR"}},
+		{"SELECT SUBS", []string{"TR", "TRING"}},
 		{"SELECT ", nil},
 		{"SET 'state.cache-s", []string{"ize'"}},
 		{"set 'ptfsh.t", []string{"imers.max-firings'", "race'"}},
