@@ -96,8 +96,11 @@ const helpText = `The statements of ptfsh (Flink SQL; each ends with ';' and may
                                   the statement that creates it
   DESCRIBE name                   the columns of a table or view, a function's declaration
   DESCRIBE FUNCTION [EXTENDED] f  Flink's function metadata
-  SELECT ... FROM t | f(TABLE t PARTITION BY k, arg => value, ...) [WHERE ...] [GROUP BY ...] [LIMIT n]
-  INSERT INTO t query             EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END
+  SELECT [DISTINCT] ... FROM t | f(TABLE t PARTITION BY k, arg => value, ...) [WHERE ...]
+         [GROUP BY ...] [HAVING ...] [ORDER BY ...] [LIMIT n]
+                                  expressions: CASE, BETWEEN, LIKE, IN, CAST, ... and the
+                                  built-in functions (SHOW FUNCTIONS, DESCRIBE FUNCTION f)
+  INSERT INTO | OVERWRITE t query EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END
   EXPLAIN [PLAN FOR] query        the plan, with each node's changelog mode
   SHOW STATE | TIMERS FOR 'uid' [KEY (values)]
   DROP STATE FOR 'uid'            what the state store holds for a call, and forgetting it
