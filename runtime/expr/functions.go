@@ -38,6 +38,16 @@ type Function struct {
 // word (EXTRACT, TIMESTAMPADD, TIMESTAMPDIFF) rather than an expression.
 func (f Function) TakesUnit() bool { return f.unit }
 
+// Deterministic reports whether the function gives the same result for
+// the same arguments: not those that read the clock.
+func (f Function) Deterministic() bool {
+	switch f.Name {
+	case "NOW", "CURRENT_ROW_TIMESTAMP", "UNIX_TIMESTAMP":
+		return false
+	}
+	return !niladic(f.Name)
+}
+
 // IsNiladic reports whether name is a function written without
 // parentheses, such as CURRENT_TIMESTAMP.
 func IsNiladic(name string) bool { return niladic(name) }

@@ -33,8 +33,8 @@ func (s *Session) describeFunction(d *sqlmini.Describe) error {
 			rows := [][]string{{"is system function", "true"}, {"is temporary", "false"}}
 			if d.Extended {
 				rows = append(rows, []string{"kind", "SCALAR"}, []string{"requirements", "[]"},
-					[]string{"is deterministic", fmt.Sprint(!strings.Contains(b.Doc, "clock"))},
-					[]string{"supports constant folding", "true"}, []string{"signature", b.Signature})
+					[]string{"is deterministic", fmt.Sprint(b.Deterministic())},
+					[]string{"supports constant folding", fmt.Sprint(b.Deterministic())}, []string{"signature", b.Signature})
 			}
 			rows = append(rows, []string{"description", b.Doc})
 			return printMeta(s.cfg.Out, []string{"info name", "info value"}, rows)
