@@ -20,7 +20,10 @@ import (
 //   - EXTRACT(YEAR FROM TIMESTAMP '1969-12-31 23:59:59') is 1970 in Flink
 //     (its field arithmetic truncates negative epoch milliseconds toward
 //     zero); ptfsh says 1969.
-//   - CAST(12345.6 AS DECIMAL(4, 1)) is NULL in Flink, an error in ptfsh.
+//   - CAST(12345.6 AS DECIMAL(4, 1)) is NULL in Flink, an error in ptfsh;
+//     CAST(2147483648 AS INT) wraps around in Flink, an error in ptfsh
+//     (see CastValue).
+//   - CAST(-0.0E0 AS STRING) is 0.0 in Flink, -0.0 in ptfsh.
 //   - IF(FALSE, 'a', NULL): Flink refuses the untyped NULL; ptfsh types it.
 //   - CAST('2024-03-15T10:20:30' AS TIMESTAMP) fails in Flink; ptfsh reads
 //     the ISO form too. TIMESTAMP_LTZ '...' literals are ptfsh's.
@@ -418,6 +421,68 @@ var flinkCases = []struct{ expr, typ, want string }{
 	{`CAST(100 AS STRING)`, `STRING NOT NULL`, `100`},
 	{`CAST(INTERVAL '2' DAY AS STRING)`, `STRING NOT NULL`, `+2 00:00:00.000`},
 	{`CAST(FALSE AS STRING)`, `STRING NOT NULL`, `FALSE`},
+	// A second batch, on dates with intervals, rounding, LIKE escapes and
+	// conversions (also Flink 2.3.0).
+	{`DATE '2024-03-15' + INTERVAL '1' DAY`, `DATE NOT NULL`, `2024-03-16`},
+	{`DATE '2024-03-15' - INTERVAL '1' DAY`, `DATE NOT NULL`, `2024-03-14`},
+	{`DATE '2024-01-31' + INTERVAL '1' MONTH`, `DATE NOT NULL`, `2024-02-29`},
+	{`DATE '2024-02-29' + INTERVAL '1' YEAR`, `DATE NOT NULL`, `2025-02-28`},
+	{`TIMESTAMP '2024-03-15 10:20:30' + INTERVAL '90' MINUTE`, `TIMESTAMP(0) NOT NULL`, `2024-03-15T11:50:30`},
+	{`TIMESTAMP '2024-01-31 10:20:30' + INTERVAL '1' MONTH`, `TIMESTAMP(0) NOT NULL`, `2024-02-29T10:20:30`},
+	{`TIMESTAMP '2024-03-15 10:20:30' - INTERVAL '1-2' YEAR TO MONTH`, `TIMESTAMP(0) NOT NULL`, `2023-01-15T10:20:30`},
+	{`INTERVAL '1' DAY + DATE '2024-03-15'`, `DATE NOT NULL`, `2024-03-16`},
+	{`DATE '2024-03-15' + INTERVAL '25' HOUR`, `DATE NOT NULL`, `2024-03-16`},
+	{`TRIM(BOTH 'xy' FROM 'xyaxyx')`, `VARCHAR(6) NOT NULL`, `a`},
+	{`TRIM(LEADING 'ab' FROM 'babac')`, `VARCHAR(5) NOT NULL`, `c`},
+	{`ROUND(-2.5E0)`, `DOUBLE NOT NULL`, `-3.0`},
+	{`ROUND(2.5E0, 0)`, `DOUBLE NOT NULL`, `3.0`},
+	{`ROUND(-1234.5678, -2)`, `DECIMAL(5, 0) NOT NULL`, `-1200`},
+	{`ROUND(CAST(1234.5 AS DECIMAL(5,1)), -5)`, `DECIMAL(5, 0) NOT NULL`, `0`},
+	{`FLOOR(-2.5E0)`, `DOUBLE NOT NULL`, `-3.0`},
+	{`CEIL(-0.5)`, `DECIMAL(2, 0) NOT NULL`, `0`},
+	{`5 / 2 * 2`, `INT NOT NULL`, `4`},
+	{`-5 / 2`, `INT NOT NULL`, `-2`},
+	{`-5 % 2`, `INT NOT NULL`, `-1`},
+	{`5.5 % 2`, `DECIMAL(2, 1) NOT NULL`, `1.5`},
+	{`CAST(-0.5 AS INT)`, `INT NOT NULL`, `0`},
+	{`9223372036854775807 + 1`, `BIGINT NOT NULL`, `-9223372036854775808`},
+	{`CAST(1.5 AS DOUBLE) * 2`, `DOUBLE NOT NULL`, `3.0`},
+	{`CAST(1 AS TINYINT) * CAST(200 AS INT)`, `INT NOT NULL`, `200`},
+	{`1.0E0 / 3`, `DOUBLE NOT NULL`, `0.3333333333333333`},
+	{`CAST(10 AS DECIMAL(38, 10)) / CAST(3 AS DECIMAL(38, 10))`, `DECIMAL(38, 6) NOT NULL`, `3.333333`},
+	{`'abc' LIKE '%'`, `BOOLEAN NOT NULL`, `true`},
+	{`'a\b' LIKE 'a\\b' ESCAPE '\'`, `BOOLEAN NOT NULL`, `true`},
+	{`'ABC' LIKE 'a%'`, `BOOLEAN NOT NULL`, `false`},
+	{`'%' LIKE '\%' ESCAPE '\'`, `BOOLEAN NOT NULL`, `true`},
+	{`'abc' NOT LIKE '_b_'`, `BOOLEAN NOT NULL`, `false`},
+	{`3 NOT BETWEEN 1 AND CAST(NULL AS INT)`, `BOOLEAN`, `null`},
+	{`0 NOT BETWEEN 1 AND CAST(NULL AS INT)`, `BOOLEAN`, `true`},
+	{`CASE WHEN 1 = 1 THEN CAST(NULL AS INT) ELSE 2 END`, `INT`, `null`},
+	{`NULLIF(CAST(NULL AS INT), 1)`, `INT`, `null`},
+	{`IF(1 = 1, CAST(1 AS TINYINT), CAST(2 AS BIGINT))`, `BIGINT NOT NULL`, `1`},
+	{`CHAR_LENGTH('日本語')`, `INT NOT NULL`, `3`},
+	{`SUBSTRING('日本語テキスト', 2, 3)`, `VARCHAR(7)`, `本語テ`},
+	{`UPPER('ǆ')`, `CHAR(1) NOT NULL`, `Ǆ`},
+	{`LOWER('İ')`, `CHAR(1) NOT NULL`, `i`},
+	{`CAST(1.0E0 / 3 AS STRING)`, `STRING NOT NULL`, `0.3333333333333333`},
+	{`CAST(CAST(1.0 AS DECIMAL(5,2)) AS STRING)`, `STRING NOT NULL`, `1.00`},
+	{`CAST(1E-5 AS STRING)`, `STRING NOT NULL`, `1.0E-5`},
+	{`CAST(123456789.0E0 AS STRING)`, `STRING NOT NULL`, `1.23456789E8`},
+	{`CAST(1.0E7 AS STRING)`, `STRING NOT NULL`, `1.0E7`},
+	{`CAST(INTERVAL '90' MINUTE AS STRING)`, `STRING NOT NULL`, `+0 01:30:00.000`},
+	{`DATE_FORMAT(TIMESTAMP '2024-03-05 00:08:09', 'h:mm a, EEEE, MMMM d, D')`, `STRING`, `12:08 AM, Tuesday, March 5, 65`},
+	{`TO_TIMESTAMP('2024-03-15 10:20:30.5')`, `TIMESTAMP(3)`, `2024-03-15T10:20:30.500`},
+	{`TO_TIMESTAMP('2024-3-5 1:2:3')`, `TIMESTAMP(3)`, `2024-03-05T01:02:03`},
+	{`TO_DATE('2024-3-5')`, `DATE`, `2024-03-05`},
+	{`EXTRACT(ISODOW FROM DATE '2024-03-17')`, `BIGINT NOT NULL`, `7`},
+	{`EXTRACT(MILLISECOND FROM TIME '10:20:30.456')`, `BIGINT NOT NULL`, `456`},
+	{`CEIL(TIMESTAMP '2024-12-15 10:20:30' TO MONTH)`, `TIMESTAMP(0) NOT NULL`, `2025-01-01T00:00`},
+	{`FLOOR(TIMESTAMP '2024-03-15 10:20:30' TO DAY)`, `TIMESTAMP(0) NOT NULL`, `2024-03-15T00:00`},
+	{`GREATEST('a', 'b', 'c')`, `CHAR(1) NOT NULL`, `c`},
+	{`POSITION('' IN 'abc')`, `INT NOT NULL`, `1`},
+	{`LOCATE('b', 'abcb', 3)`, `INT NOT NULL`, `4`},
+	{`SPLIT_INDEX('a,b', ',', 0)`, `STRING`, `a`},
+	{`INITCAP('hello-world fOO_bar')`, `CHAR(19) NOT NULL`, `Hello-World Foo_Bar`},
 }
 
 // TestFlinkCases compiles and evaluates each expression of flinkCases and

@@ -276,7 +276,7 @@ var functions = []Function{
 	{Name: "RPAD", Signature: "RPAD(s, n, pad)", Doc: "s padded on the right with pad to n characters (or cut to n)", compile: compilePad},
 	{Name: "POSITION", Signature: "POSITION(needle IN s)", Doc: "the 1-based position of the first needle in s, 0 when absent", compile: compileLocate},
 	{Name: "LOCATE", Signature: "LOCATE(needle, s [, from])", Doc: "the 1-based position of the first needle in s at or after from, 0 when absent", compile: compileLocate},
-	{Name: "REGEXP", Signature: "REGEXP(s, regex)", Doc: "whether some part of s matches regex", compile: compileRegexp},
+	{Name: "REGEXP", Signature: "REGEXP(s, regex)", Doc: "whether some part of s matches regex (RE2 syntax; NULL for a regex that does not compile, as in Flink)", compile: compileRegexp},
 	{Name: "REGEXP_EXTRACT", Signature: "REGEXP_EXTRACT(s, regex [, group])", Doc: "the group (default 0, the whole match) of the first match of regex in s; NULL when none", compile: compileRegexp},
 	{Name: "REGEXP_REPLACE", Signature: "REGEXP_REPLACE(s, regex, replacement)", Doc: "s with every match of regex replaced", compile: compileRegexp},
 	{Name: "SPLIT_INDEX", Signature: "SPLIT_INDEX(s, sep, i)", Doc: "the i-th (0-based) piece of s split at sep; NULL when there is none", compile: compileSplitIndex},
@@ -1185,7 +1185,7 @@ func compileLocate(c *call) (Expr, error) {
 // compileRegexp is REGEXP, REGEXP_EXTRACT and REGEXP_REPLACE. Patterns
 // are RE2's (Go's regexp), which has Java's syntax for what both have
 // (no backreferences, no lookaround). A pattern that does not compile
-// gives NULL, as in Flink; a constant one is an error at once.
+// gives NULL, as in Flink.
 func compileRegexp(c *call) (Expr, error) {
 	if err := c.plain(); err != nil {
 		return nil, err
@@ -1209,13 +1209,6 @@ func compileRegexp(c *call) (Expr, error) {
 		}
 		if err := c.wantString(i); err != nil {
 			return nil, err
-		}
-	}
-	if p := c.args[1]; p.IsConstant() {
-		if v, err := p.Eval(nil); err == nil && v != nil {
-			if _, err := regexp.Compile(v.(string)); err != nil {
-				return nil, c.errorf("invalid regular expression %s: %v", sqlmini.QuoteString(v.(string)), err)
-			}
 		}
 	}
 	cache := map[string]*regexp.Regexp{}

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -315,9 +316,31 @@ func javaFormat(g time.Time, pattern string) string {
 	return b.String()
 }
 
+// lenientTimestamp is yyyy-M-d[ H:m[:s[.fraction]]], digits 1 or 2 wide.
+var lenientTimestamp = regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?$`)
+
 // parseTimestampText reads yyyy-MM-dd[ HH:mm:ss[.fff]] (or a pattern) as
 // a TIMESTAMP; ok is false when it does not parse.
 func parseTimestampText(s, pattern string) (types.LocalDateTime, bool) {
+	if pattern == "" || pattern == "yyyy-MM-dd HH:mm:ss" || pattern == "yyyy-MM-dd" {
+		// Flink's default parse is lenient: 2024-3-5 1:2:3 is read too.
+		if m := lenientTimestamp.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+			y, _ := strconv.Atoi(m[1])
+			mo, _ := strconv.Atoi(m[2])
+			d, _ := strconv.Atoi(m[3])
+			h, _ := strconv.Atoi(m[4])
+			mi, _ := strconv.Atoi(m[5])
+			sec, _ := strconv.Atoi(m[6])
+			frac := (m[7] + "000000000")[:9]
+			nano, _ := strconv.Atoi(frac)
+			g := time.Date(y, time.Month(mo), d, h, mi, sec, nano, time.UTC)
+			if g.Year() != y || int(g.Month()) != mo || g.Day() != d || h > 23 || mi > 59 || sec > 59 {
+				return types.LocalDateTime{}, false // 2024-02-30 is not a date
+			}
+			ms := g.UnixMilli()
+			return types.LocalDateTime{Millis: ms, NanoOfMilli: int32(nano % 1e6)}, true
+		}
+	}
 	if pattern == "" {
 		v, err := format.ParseValue(strings.TrimSpace(s), types.Type{Kind: types.KindTimestamp, Length: 9}, format.ParseOptions{})
 		if err != nil {
