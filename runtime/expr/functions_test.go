@@ -128,3 +128,42 @@ func TestCurrentTimestamp_scopeClock(t *testing.T) {
 		t.Errorf("CURRENT_DATE did not follow the clock: %v", v)
 	}
 }
+
+// The keyword forms of calls, well and badly formed, parse, compile and
+// evaluate or give a positioned error; none panics.
+func TestFunctions_keywordForms(t *testing.T) {
+	for _, src := range []string{
+		"EXTRACT(YEAR FROM DATE '2024-01-01')", "EXTRACT(FROM DATE '2024-01-01')", "EXTRACT(YEAR, DATE '2024-01-01')",
+		"EXTRACT(YEAR FROM 1)", "EXTRACT(HOUR FROM DATE '2024-01-01')", "EXTRACT(YEAR FROM TIME '10:00:00')", "EXTRACT(1 FROM 2)",
+		"SUBSTRING(FROM 1)", "SUBSTRING('abc' FROM 2 FOR 1)", "SUBSTRING('abc', 'x')", "SUBSTRING('abc' FOR 1)",
+		"TRIM(FROM 'x')", "TRIM(BOTH FROM 'x')", "TRIM(TRAILING 'a', 'b' FROM 'x')", "TRIM('a' FROM 1)", "LTRIM(LEADING 'x')",
+		"POSITION(IN 'x')", "POSITION('a' IN 'abc')", "POSITION('a', 'b' IN 'c')", "LOCATE('a' IN 'b')",
+		"FLOOR(TO DAY)", "FLOOR(1 TO DAY)", "CEIL(TIMESTAMP '2024-01-01 00:00:00' TO FORTNIGHT)", "CEIL(TIME '10:00:00' TO DAY)",
+		"TIMESTAMPADD()", "TIMESTAMPADD(DAY)", "TIMESTAMPADD(1, 2, 3)", "TIMESTAMPDIFF(DAY, 1, 2)", "TIMESTAMPADD(HOUR, 1, TIME '10:00:00')",
+		"COUNT(*)", "UPPER(*)", "UPPER(DISTINCT 'a')", "ABS(LEADING 1)", "NOW(1)", "PI(1)", "ROUND(1.5, 'x')", "ROUND(1.5, 1 + 1)",
+		"CURRENT_TIMESTAMP()", "TO_TIMESTAMP_LTZ(1, 2)", "TO_TIMESTAMP_LTZ('x')", "DATE_FORMAT(1, 'x')", "FROM_UNIXTIME('x')",
+		"CASE WHEN 1 THEN 2 END", "CASE 1 WHEN 'a' THEN 2 END", "CASE WHEN TRUE THEN 1 ELSE DATE '2024-01-01' END",
+		"1 BETWEEN 'a' AND 2", "'a' LIKE 1", "'a' LIKE 'a' ESCAPE 'xy'", "'a' LIKE 'a!' ESCAPE '!'", "1 IS TRUE",
+		"TRY_CAST('x' AS INT)", "CAST(DATE '2024-01-01' AS INT)", "CAST(TIME '10:00:00' AS STRING)",
+		"DATE '2024-01-01' + INTERVAL '1' MONTH", "INTERVAL '1' DAY + DATE '2024-01-01'", "DATE '2024-01-01' - 1",
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("%s panics: %v", src, r)
+				}
+			}()
+			x, err := sqlmini.ParseExpr(src)
+			if err == nil {
+				var c expr.Expr
+				if c, err = expr.Compile(x, nil); err == nil {
+					_, err = c.Eval(nil)
+				}
+			}
+			var pe *types.Error
+			if err != nil && (!errors.As(err, &pe) || pe.Pos.Line != 1) {
+				t.Errorf("%s: error %q has no position", src, err)
+			}
+		}()
+	}
+}
