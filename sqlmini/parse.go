@@ -415,6 +415,9 @@ func unsupported(msg string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if upper(word) == "SELECT" && (strings.Contains(msg, "(expected Primary") || strings.Contains(msg, "(expected Expr") || strings.HasSuffix(msg, `(expected ")")`)) {
+		return "a subquery in an expression (IN (SELECT ...), EXISTS (SELECT ...), (SELECT ...)) is not supported yet", true
+	}
 	m, ok := unsupportedWords[upper(word)]
 	return m, ok
 }
