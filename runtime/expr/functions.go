@@ -271,7 +271,7 @@ var functions = []Function{
 	{Name: "LOCATE", Signature: "LOCATE(needle, s [, from])", Doc: "the 1-based position of the first needle in s at or after from, 0 when absent", compile: compileLocate},
 	{Name: "REGEXP", Signature: "REGEXP(s, regex)", Doc: "whether some part of s matches regex (RE2 syntax; NULL for a regex that does not compile, as in Flink)", compile: compileRegexp},
 	{Name: "REGEXP_EXTRACT", Signature: "REGEXP_EXTRACT(s, regex [, group])", Doc: "the group (default 0, the whole match) of the first match of regex in s; NULL when none", compile: compileRegexp},
-	{Name: "REGEXP_REPLACE", Signature: "REGEXP_REPLACE(s, regex, replacement)", Doc: "s with every match of regex replaced", compile: compileRegexp},
+	{Name: "REGEXP_REPLACE", Signature: "REGEXP_REPLACE(s, regex, replacement)", Doc: "s with every match of regex replaced by replacement, taken as it is ($1 is not a group, as in Flink)", compile: compileRegexp},
 	{Name: "SPLIT_INDEX", Signature: "SPLIT_INDEX(s, sep, i)", Doc: "the i-th (0-based) piece of s split at sep; NULL when there is none", compile: compileSplitIndex},
 	{Name: "MD5", Signature: "MD5(s)", Doc: "the MD5 digest of s's UTF-8 bytes, 32 hex digits", compile: digest("MD5")},
 	{Name: "SHA1", Signature: "SHA1(s)", Doc: "the SHA-1 digest, 40 hex digits", compile: digest("SHA1")},
