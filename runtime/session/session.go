@@ -312,9 +312,12 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		s.cfg.Store, s.ownStore = st, true
 	case "ptfsh.format":
 		// tableau, changelog and table name a result mode too: the later
-		// of the two settings wins.
+		// of the two settings wins. rows, csv and json change only how
+		// rows are written: the mode in force stays.
 		if isModeFormat(strings.ToLower(val)) {
 			delete(s.settings, "sql-client.execution.result-mode")
+		} else if _, set := s.settings["sql-client.execution.result-mode"]; !set && s.resultMode() != "tableau" {
+			s.settings["sql-client.execution.result-mode"] = s.resultMode()
 		}
 	case "sql-client.execution.result-mode":
 		if isModeFormat(s.format()) {
