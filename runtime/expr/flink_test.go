@@ -483,6 +483,12 @@ var flinkCases = []struct{ expr, typ, want string }{
 	{`LOCATE('b', 'abcb', 3)`, `INT NOT NULL`, `4`},
 	{`SPLIT_INDEX('a,b', ',', 0)`, `STRING`, `a`},
 	{`INITCAP('hello-world fOO_bar')`, `CHAR(19) NOT NULL`, `Hello-World Foo_Bar`},
+	// Without ESCAPE a backslash is an ordinary character in LIKE (Flink 2.3.0).
+	{`'a%c' LIKE 'a\%c'`, `BOOLEAN NOT NULL`, `false`},
+	{`'abc' LIKE 'a\%c'`, `BOOLEAN NOT NULL`, `false`},
+	{`'a\c' LIKE 'a\c'`, `BOOLEAN NOT NULL`, `true`},
+	{`'a_c' LIKE 'a\_c'`, `BOOLEAN NOT NULL`, `false`},
+	{`'abc' LIKE 'a\_c'`, `BOOLEAN NOT NULL`, `false`},
 }
 
 // TestFlinkCases compiles and evaluates each expression of flinkCases and
