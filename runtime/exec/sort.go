@@ -262,3 +262,149 @@ func plural(n int64, word string) string {
 	}
 	return strconv.FormatInt(n, 10) + " " + word + "s"
 }
+
+// RetractTopNNode is ORDER BY keys LIMIT n over an updating input (a GROUP
+// BY's result), as Flink's RetractableTopNFunction without a rank number:
+// it keeps every live row of the input (memory is the input table's) and
+// after each change emits -D for the rows that left the first n, then +I
+// for those that entered. Key is the input's upsert key (an update or
+// delete replaces the row of its key), or nil: a retraction removes a row
+// equal to it.
+type RetractTopNNode struct {
+	In   Node
+	Keys []OrderKey
+	N    int64
+	Key  []int
+}
+
+func (n *RetractTopNNode) Schema() types.Schema { return n.In.Schema() }
+func (n *RetractTopNNode) Changelog() types.ChangelogMode {
+	return types.NewChangelogMode(types.Insert, types.Delete)
+}
+func (n *RetractTopNNode) Children() []Node { return []Node{n.In} }
+func (n *RetractTopNNode) Explain() string {
+	return "SortLimit(orderBy=[" + sortKeyTexts(n.Keys) + "], offset=[0], fetch=[" + strconv.FormatInt(n.N, 10) + "], strategy=[RetractStrategy])"
+}
+
+func (n *RetractTopNNode) Open(ex *Execution) (Stream, error) {
+	ex.NoCheckpoints("ORDER BY ... LIMIT over an updating input keeps its rows in memory")
+	in, err := n.In.Open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &retractTopNStream{n: n, in: in}, nil
+}
+
+type liveSorted struct {
+	key []any
+	row types.Row
+}
+
+type retractTopNStream struct {
+	n       *RetractTopNNode
+	in      Stream
+	live    []*liveSorted // every live row, in order (ties by arrival)
+	pending []Event
+}
+
+func (s *retractTopNStream) Next() (Event, error) {
+	for len(s.pending) == 0 {
+		ev, err := s.in.Next()
+		if err != nil || ev.Kind != EvRow {
+			return ev, err
+		}
+		if err := s.change(ev.Row); err != nil {
+			return Event{}, err
+		}
+	}
+	ev := s.pending[0]
+	s.pending = s.pending[1:]
+	return ev, nil
+}
+
+// top is the first n live rows.
+func (s *retractTopNStream) top() []*liveSorted {
+	n := min(int64(len(s.live)), max(s.n.N, 0))
+	return append([]*liveSorted(nil), s.live[:n]...)
+}
+
+func (s *retractTopNStream) change(r types.Row) error {
+	before := s.top()
+	switch r.Kind {
+	case types.Insert, types.UpdateAfter:
+		if s.n.Key != nil {
+			s.remove(r)
+		}
+		key, err := sortKeyValues(s.n.Keys, r)
+		if err != nil {
+			return err
+		}
+		r = r.Copy()
+		r.Kind = types.Insert
+		at := sort.Search(len(s.live), func(i int) bool { return compareSortKeys(s.n.Keys, s.live[i].key, key) > 0 })
+		s.live = append(s.live, nil)
+		copy(s.live[at+1:], s.live[at:])
+		s.live[at] = &liveSorted{key: key, row: r}
+	default:
+		s.remove(r)
+	}
+	after := s.top()
+	in := func(e *liveSorted, set []*liveSorted) bool {
+		for _, x := range set {
+			if x == e {
+				return true
+			}
+		}
+		return false
+	}
+	for _, e := range before {
+		if !in(e, after) {
+			d := e.row.Copy()
+			d.Kind = types.Delete
+			s.pending = append(s.pending, Event{Kind: EvRow, Row: d})
+		}
+	}
+	for _, e := range after {
+		if !in(e, before) {
+			s.pending = append(s.pending, Event{Kind: EvRow, Row: e.row})
+		}
+	}
+	return nil
+}
+
+// remove takes out the live row of r's upsert key, or the newest row equal
+// to r.
+func (s *retractTopNStream) remove(r types.Row) {
+	for i := len(s.live) - 1; i >= 0; i-- {
+		if s.matches(s.live[i].row, r) {
+			s.live = append(s.live[:i], s.live[i+1:]...)
+			return
+		}
+	}
+}
+
+func (s *retractTopNStream) matches(a, b types.Row) bool {
+	if s.n.Key != nil {
+		for _, k := range s.n.Key {
+			if !sameValue(a.Fields[k], b.Fields[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range a.Fields {
+		if !sameValue(a.Fields[i], b.Fields[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameValue(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return expr.CompareValues(a, b) == 0
+}
+
+func (s *retractTopNStream) Close() error { return s.in.Close() }

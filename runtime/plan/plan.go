@@ -293,7 +293,38 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 	}
 	if len(sel.GroupBy) > 0 || hasAggregate(sel) || sel.Having != nil {
 		if len(sel.OrderBy) > 0 {
-			return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "ORDER BY over an updating result (GROUP BY, DISTINCT, aggregates) is not supported yet")
+			// ORDER BY ... LIMIT over the groups: a Top-N of an updating
+			// input, over the aggregation's columns.
+			agg := *sel
+			agg.OrderBy, agg.Limit = nil, nil
+			n, err := p.planAggregate(&agg, in, sc) // GROUP BY: aggregate.go
+			if err != nil {
+				return nil, err
+			}
+			// A key written as a SELECT item is (ORDER BY SUM(v) with SUM(v)
+			// AS s in the list) reads that item's column.
+			ord := *sel
+			ord.OrderBy = make([]*sqlmini.SortItem, len(sel.OrderBy))
+			for i, it := range sel.OrderBy {
+				k := *it
+				for j, item := range sel.Items {
+					if !item.Star && j < n.Schema().Len() && item.Expr.String() == it.Expr.String() {
+						k.Expr = columnExpr(it.Pos, n.Schema().Columns[j].Name)
+						break
+					}
+				}
+				ord.OrderBy[i] = &k
+			}
+			for _, it := range ord.OrderBy {
+				if f := findAggregate(it.Expr); f != nil {
+					return nil, sqlmini.Errorf(f.Pos, "ORDER BY %s: an aggregate in ORDER BY must be an item of the SELECT list too; add it there", ExprText(it.Expr))
+				}
+			}
+			keys, err := p.orderKeys(&ord, n.Schema())
+			if err != nil {
+				return nil, err
+			}
+			return p.sortNode(sel, n, keys)
 		}
 		return p.planAggregate(sel, in, sc) // GROUP BY: aggregate.go
 	}
@@ -346,17 +377,14 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 
 // planOrderBy plans a SELECT's ORDER BY over its result (out, the
 // SELECT list over pre), with Flink's streaming rules: with LIMIT a Top-N
-// (exec.TopNNode); without, the first key must be an ascending time
-// attribute (exec.TemporalSortNode). The keys read the SELECT list's
+// (exec.TopNNode, or exec.RetractTopNNode over an updating input);
+// without, the first key must be an ascending time attribute of an
+// insert-only input (exec.TemporalSortNode). The keys read the SELECT list's
 // columns (aliases too), else the FROM's (the sort then goes below the
 // SELECT list, which changes nothing for insert-only rows). NULLs sort
 // low, as in Flink: first when ascending, last when descending, unless
 // NULLS says.
 func (p *Planner) planOrderBy(sel *sqlmini.Select, pre, out exec.Node) (exec.Node, error) {
-	pos := sel.OrderBy[0].Pos
-	if m := out.Changelog(); !m.IsInsertOnly() {
-		return nil, sqlmini.Errorf(pos, "ORDER BY over an updating input (%s) is not supported yet", m)
-	}
 	keys, err := p.orderKeys(sel, out.Schema())
 	if err == nil {
 		return p.sortNode(sel, out, keys)
@@ -407,7 +435,13 @@ func (p *Planner) sortNode(sel *sqlmini.Select, in exec.Node, keys []exec.OrderK
 		if err != nil || n < 0 {
 			return nil, sqlmini.Errorf(sel.Pos, "LIMIT needs a whole number, not %s", *sel.Limit)
 		}
+		if !in.Changelog().IsInsertOnly() {
+			return &exec.RetractTopNNode{In: in, Keys: keys, N: n, Key: exec.UpsertKeyOf(in)}, nil
+		}
 		return &exec.TopNNode{In: in, Keys: keys, N: n}, nil
+	}
+	if m := in.Changelog(); !m.IsInsertOnly() {
+		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "Sort on a non-time-attribute field is not supported: ORDER BY over an updating input (%s) needs LIMIT n (a Top-N)", m)
 	}
 	c, ok := keys[0].Expr.(*expr.Column)
 	if !ok || !in.Schema().Columns[c.Index].TimeAttr || keys[0].Desc {
