@@ -128,10 +128,11 @@ type Interval struct {
 	To    string `parser:"( 'TO' @Ident ( '(' Number ')' )? )?"`
 }
 
-// TypedLiteral is TIMESTAMP '...', TIMESTAMP_LTZ '...', DATE '...' or TIME '...'.
+// TypedLiteral is TIMESTAMP '...', TIMESTAMP_LTZ '...', DATE '...', TIME
+// '...' or DECIMAL '...'.
 type TypedLiteral struct {
 	Pos   Pos
-	Type  string `parser:"@('TIMESTAMP' | 'TIMESTAMP_LTZ' | 'DATE' | 'TIME')"`
+	Type  string `parser:"@('TIMESTAMP' | 'TIMESTAMP_LTZ' | 'DATE' | 'TIME' | 'DECIMAL')"`
 	Value Str    `parser:"@String"`
 }
 

@@ -67,6 +67,7 @@ var printTests = []struct {
 		"SELECT extract(year FROM ts), substring(s FROM 2 FOR 3), trim(LEADING 'x' FROM s), trim(BOTH FROM s), position('l' IN s), floor(ts TO hour), count(DISTINCT a) FROM t"},
 	{"select/having order by", "SELECT a, COUNT(*) FROM t GROUP BY a having count(*) > 1 order by a desc nulls last, b LIMIT 3", "SELECT a, COUNT(*) FROM t GROUP BY a HAVING count(*) > 1 ORDER BY a DESC NULLS LAST, b LIMIT 3"},
 	{"select/reserved words quoted", "SELECT `end`, `case`, `join` FROM t", "SELECT `end`, `case`, `join` FROM t"},
+	{"expr/decimal literal", "SELECT decimal '1.50', Date '2024-01-01'", "SELECT DECIMAL '1.50', DATE '2024-01-01'"},
 	{"expr/try_cast", "SELECT try_cast(a AS INT), CAST(b AS STRING) FROM t", "SELECT TRY_CAST(a AS INT), CAST(b AS STRING) FROM t"},
 	{"select/comma join", "SELECT * FROM a, b AS c", "SELECT * FROM a, b AS c"},
 	{"insert/overwrite", "insert overwrite out select * from t", "INSERT OVERWRITE out SELECT * FROM t"},

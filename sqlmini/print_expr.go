@@ -312,7 +312,7 @@ func (t *TypedLiteral) format(b *strings.Builder) {
 	if t == nil {
 		return
 	}
-	b.WriteString(canon(t.Type, "TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "TIME"))
+	b.WriteString(canon(t.Type, "TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "TIME", "DECIMAL"))
 	b.WriteString(" ")
 	b.WriteString(QuoteString(string(t.Value)))
 }

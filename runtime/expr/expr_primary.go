@@ -289,6 +289,27 @@ func sign(f float64) float64 {
 func typedLiteral(tl *sqlmini.TypedLiteral) (Expr, error) {
 	text := string(tl.Value)
 	var t types.Type
+	if strings.EqualFold(tl.Type, "DECIMAL") {
+		// DECIMAL '1.50' is DECIMAL(3, 2): the number as written.
+		n := strings.TrimSpace(text)
+		if n == "" || strings.ContainsAny(n, "eE") || !isDecimalText(strings.TrimPrefix(strings.TrimPrefix(n, "-"), "+")) {
+			return nil, sqlmini.Errorf(tl.Pos, "invalid DECIMAL literal '%s': write digits with an optional point, e.g. DECIMAL '1.50'", text)
+		}
+		neg := strings.HasPrefix(n, "-")
+		x, err := literalNumber(tl.Pos, strings.TrimLeft(n, "+-")+map[bool]string{true: "", false: "."}[strings.Contains(n, ".")])
+		if err != nil {
+			return nil, err
+		}
+		c := x.(*Constant)
+		d, ok := c.v.(types.Decimal)
+		if !ok || c.t.Length > 38 {
+			return nil, sqlmini.Errorf(tl.Pos, "invalid DECIMAL literal '%s': more than 38 digits", text)
+		}
+		if neg {
+			d = types.Decimal{Unscaled: new(big.Int).Neg(d.Unscaled), Scale: d.Scale}
+		}
+		return &Constant{v: d, t: c.t}, nil
+	}
 	switch strings.ToUpper(tl.Type) {
 	case "TIMESTAMP":
 		t = types.Type{Kind: types.KindTimestamp, Length: fractionDigits(text)}
@@ -305,6 +326,23 @@ func typedLiteral(tl *sqlmini.TypedLiteral) (Expr, error) {
 		return nil, sqlmini.Errorf(tl.Pos, "invalid %s literal '%s': %v", strings.ToUpper(tl.Type), text, err)
 	}
 	return &Constant{v: v, t: t}, nil
+}
+
+// isDecimalText reports whether s is digits with at most one point and
+// at least one digit.
+func isDecimalText(s string) bool {
+	digits, points := 0, 0
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.':
+			points++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && points <= 1
 }
 
 // fractionDigits is the number of digits after the seconds' point.

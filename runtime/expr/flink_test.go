@@ -27,7 +27,7 @@ import (
 //   - IF(FALSE, 'a', NULL): Flink refuses the untyped NULL; ptfsh types it.
 //   - CAST('2024-03-15T10:20:30' AS TIMESTAMP) fails in Flink; ptfsh reads
 //     the ISO form too. TIMESTAMP_LTZ '...' literals are ptfsh's.
-//   - Not in ptfsh yet: SIMILAR TO, DECIMAL '1.50' literals.
+//   - Not in ptfsh yet: SIMILAR TO.
 var flinkCases = []struct{ expr, typ, want string }{
 	{`CASE WHEN 1 > 2 THEN 'a' WHEN 2 > 1 THEN 'bb' ELSE 'c' END`, `VARCHAR(2) NOT NULL`, `bb`},
 	{`CASE 2 WHEN 1 THEN 'one' WHEN 2 THEN 'two' END`, `CHAR(3)`, `two`},
@@ -489,6 +489,9 @@ var flinkCases = []struct{ expr, typ, want string }{
 	{`'a\c' LIKE 'a\c'`, `BOOLEAN NOT NULL`, `true`},
 	{`'a_c' LIKE 'a\_c'`, `BOOLEAN NOT NULL`, `false`},
 	{`'abc' LIKE 'a\_c'`, `BOOLEAN NOT NULL`, `false`},
+	// DECIMAL literals (Flink 2.3.0).
+	{`CAST(DECIMAL '1.50' AS STRING)`, `STRING NOT NULL`, `1.50`},
+	{`CAST(DECIMAL '12.34' AS BIGINT)`, `BIGINT NOT NULL`, `12`},
 }
 
 // TestFlinkCases compiles and evaluates each expression of flinkCases and
