@@ -44,9 +44,9 @@
 //	              ["FROM" expr ["FOR" expr] | "IN" expr | "TO" name] ")" .
 //
 // then + - || * / %, literals (numbers, 'strings', TRUE, FALSE, NULL,
-// INTERVAL '5' MINUTE, TIMESTAMP '...', DATE '...'), CAST(x AS type),
-// CASE, ROW(...), ARRAY[...], MAP[...], DESCRIPTOR(...), function calls
-// and column references. A call's keyword forms are the SQL standard's:
+// INTERVAL '5' MINUTE, TIMESTAMP '...', DATE '...', DECIMAL '1.50'),
+// CAST(x AS type), TRY_CAST(x AS type), CASE, ROW(...), ARRAY[...],
+// MAP[...], DESCRIPTOR(...), function calls and column references. A call's keyword forms are the SQL standard's:
 // EXTRACT(DAY FROM t), SUBSTRING(s FROM 2 FOR 3), TRIM(LEADING 'x' FROM
 // s), POSITION('a' IN s), FLOOR(t TO HOUR); which function takes which is
 // the runtime's (runtime/expr's catalogue). A construct of Flink SQL the
