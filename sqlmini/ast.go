@@ -244,11 +244,13 @@ type Advance struct {
 	To     *Expr `parser:"| @@ )"`
 }
 
-// Insert is INSERT INTO table query.
+// Insert is INSERT INTO table query, or INSERT OVERWRITE table query,
+// which replaces the table's rows.
 type Insert struct {
-	Pos   Pos
-	Table *Name  `parser:"'INSERT' 'INTO' @@"`
-	Query *Query `parser:"@@"`
+	Pos       Pos
+	Overwrite bool   `parser:"'INSERT' ( 'INTO' | @'OVERWRITE' )"`
+	Table     *Name  `parser:"@@"`
+	Query     *Query `parser:"@@"`
 }
 
 // StatementSet is Flink's statement set, EXECUTE STATEMENT SET BEGIN insert;
@@ -257,7 +259,7 @@ type Insert struct {
 // statement.
 type StatementSet struct {
 	Pos     Pos
-	Inserts []*Insert `parser:"'EXECUTE' 'STATEMENT' 'SET' 'BEGIN' ( @@ ';' )+ 'END'"`
+	Inserts []*Insert `parser:"'EXECUTE' 'STATEMENT' 'SET' 'BEGIN' @@ ( ';' @@ )* ';' 'END'"`
 }
 
 // Query is [WITH ctes] a select or VALUES, with UNION ALL branches.
@@ -298,15 +300,30 @@ type ValuesRow struct {
 	Values    []*Expr `parser:" | '(' @@ ( ',' @@ )* ')' )"`
 }
 
-// Select is SELECT items FROM source [WHERE] [GROUP BY] [LIMIT].
+// Select is SELECT items FROM source [WHERE] [GROUP BY] [HAVING] [ORDER
+// BY] [LIMIT].
 type Select struct {
 	Pos      Pos
 	Distinct bool          `parser:"'SELECT' @'DISTINCT'?"`
 	Items    []*SelectItem `parser:"@@ ( ',' @@ )*"`
-	From     *FromItem     `parser:"( 'FROM' @@ )?"`
-	Where    *Expr         `parser:"( 'WHERE' @@ )?"`
-	GroupBy  []*Expr       `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
-	Limit    *string       `parser:"( 'LIMIT' @Number )?"`
+	From     *FromItem     `parser:"( 'FROM' @@"`
+	// Joined are the tables after commas in FROM a, b: a join, which the
+	// runtime refuses by name.
+	Joined  []*FromItem `parser:"  ( ',' @@ )* )?"`
+	Where   *Expr       `parser:"( 'WHERE' @@ )?"`
+	GroupBy []*Expr     `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
+	Having  *Expr       `parser:"( 'HAVING' @@ )?"`
+	OrderBy []*SortItem `parser:"( 'ORDER' 'BY' @@ ( ',' @@ )* )?"`
+	Limit   *string     `parser:"( 'LIMIT' @Number )?"`
+}
+
+// SortItem is one expression of a SELECT's ORDER BY: expr [ASC | DESC]
+// [NULLS FIRST | NULLS LAST].
+type SortItem struct {
+	Pos       Pos
+	Expr      *Expr  `parser:"@@"`
+	Direction string `parser:"@('ASC' | 'DESC')?"`
+	Nulls     string `parser:"( 'NULLS' @('FIRST' | 'LAST') )?"`
 }
 
 // SelectItem is * or an expression with an optional alias. (t.* is not

@@ -19,23 +19,40 @@
 //	            | "SHOW" ("STATE" | "TIMERS") "FOR" string ["KEY" "(" expr {"," expr} ")"] .
 //	describe    = ("DESCRIBE" | "DESC") ["FUNCTION" ["EXTENDED"]] name .
 //	set         = "SET" [string "=" string] .   reset = "RESET" [string] .
-//	explain     = "EXPLAIN" ["PLAN" "FOR" | "TIMELINE"] query .   insert = "INSERT" "INTO" name query .
+//	explain     = "EXPLAIN" ["PLAN" "FOR" | "TIMELINE"] query .   insert = "INSERT" ("INTO" | "OVERWRITE") name query .
 //	command     = "HELP" | "QUIT" | "EXIT" .
 //	advance     = "ADVANCE" "WATERMARK" name "TO" ( "END" | expr ) .
 //	stmtset     = "EXECUTE" "STATEMENT" "SET" "BEGIN" insert ";" {insert ";"} "END" .
 //	query       = ["WITH" cte {"," cte}] setexpr {"UNION" "ALL" setexpr} .
 //	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .
 //	row         = "(" expr {"," expr} ")" | "WATERMARK" expr .
-//	select      = "SELECT" ["DISTINCT"] item {"," item} "FROM" from ["WHERE" expr] ["GROUP" "BY" exprs] ["LIMIT" number] .
+//	select      = "SELECT" ["DISTINCT"] item {"," item} ["FROM" from {"," from}] ["WHERE" expr] ["GROUP" "BY" exprs]
+//	              ["HAVING" expr] ["ORDER" "BY" sort {"," sort}] ["LIMIT" number] .
+//	sort        = expr ["ASC" | "DESC"] ["NULLS" ("FIRST" | "LAST")] .
 //	from        = ( "TABLE" "(" call ")" | call | "(" query ")" | name ) [["AS"] name ["(" names ")"]] .
 //	call        = name "(" [arg {"," arg}] ")" .
 //	arg         = [name "=>"] ( "TABLE" (name | "(" query ")") ["PARTITION" "BY" cols] ["ORDER" "BY" orders] | "DEFAULT" | expr ) .
 //
-// Expressions have OR, AND, NOT, comparisons (= <> != < <= > >=), [NOT] IN,
-// IS [NOT] NULL, + - || * / %, literals (numbers, 'strings', TRUE, FALSE,
-// NULL, INTERVAL '5' MINUTE, TIMESTAMP '...', DATE '...'), CAST(x AS type),
-// ROW(...), ARRAY[...], MAP[...], DESCRIPTOR(...), function calls and
-// column references. Types are written as in Flink: INT NOT NULL,
+// Expressions have OR, AND, NOT, comparisons (= <> != < <= > >=), and the
+// predicates of Flink SQL:
+//
+//	pred        = sum [ compare sum | ["NOT"] ( "IN" "(" sum {"," sum} ")"
+//	            | "BETWEEN" ["ASYMMETRIC" | "SYMMETRIC"] sum "AND" sum
+//	            | "LIKE" sum ["ESCAPE" sum] )
+//	            | "IS" ["NOT"] ("NULL" | "TRUE" | "FALSE" | "UNKNOWN") ] .
+//	case        = "CASE" [expr] "WHEN" expr "THEN" expr {"WHEN" expr "THEN" expr} ["ELSE" expr] "END" .
+//	call        = name "(" ["DISTINCT"] ["*"] ["BOTH" | "LEADING" | "TRAILING"] [expr {"," expr}]
+//	              ["FROM" expr ["FOR" expr] | "IN" expr | "TO" name] ")" .
+//
+// then + - || * / %, literals (numbers, 'strings', TRUE, FALSE, NULL,
+// INTERVAL '5' MINUTE, TIMESTAMP '...', DATE '...', DECIMAL '1.50'),
+// CAST(x AS type), TRY_CAST(x AS type), CASE, ROW(...), ARRAY[...],
+// MAP[...], DESCRIPTOR(...), function calls and column references. A call's keyword forms are the SQL standard's:
+// EXTRACT(DAY FROM t), SUBSTRING(s FROM 2 FOR 3), TRIM(LEADING 'x' FROM
+// s), POSITION('a' IN s), FLOOR(t TO HOUR); which function takes which is
+// the runtime's (runtime/expr's catalogue). A construct of Flink SQL the
+// dialect lacks (JOIN, OVER, MATCH_RECOGNIZE, UNION without ALL) is an
+// error that names it; FROM a, b parses, for the runtime to refuse. Types are written as in Flink: INT NOT NULL,
 // VARCHAR(5), DECIMAL(10, 2), TIMESTAMP_LTZ(3), TIMESTAMP(3) WITH LOCAL
 // TIME ZONE, INTERVAL DAY TO SECOND, ARRAY<T>, MAP<K, V>, ROW<a INT, b STRING>.
 //
@@ -45,8 +62,11 @@
 // # Words
 //
 // Keywords are case-insensitive. The reserved words (see IsReserved) need
-// backquotes to be used as names: `count`. Comments are -- to the end of the
-// line and /* ... */. A function body may be given inline between $$ and $$.
+// backquotes to be used as names: `count`, `end`. They are Flink's
+// reserved words that the dialect uses, and those that start constructs it
+// does not have yet (JOIN, OVER), so that the error can name them.
+// Comments are -- to the end of the line and /* ... */. A function body
+// may be given inline between $$ and $$.
 //
 // # Printing
 //
@@ -66,7 +86,7 @@
 //
 // # Caveats
 //
-// A statement may nest brackets, ARRAY/MAP/ROW type parameters and NOTs
-// at most 1000 levels deep: the parser is recursive, and a deeper input
+// A statement may nest brackets, CASE ... END, ARRAY/MAP/ROW type
+// parameters and NOTs at most 1000 levels deep: the parser is recursive, and a deeper input
 // could exhaust the goroutine stack. SELECT needs a FROM clause.
 package sqlmini

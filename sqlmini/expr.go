@@ -21,16 +21,39 @@ type NotExpr struct {
 	Pred *Predicate `parser:" | @@ )"`
 }
 
-// Predicate is a comparison, IN list or IS [NOT] NULL test, or a plain value.
+// Predicate is a comparison; an IN list, BETWEEN or LIKE test, each
+// optionally negated by NOT; IS [NOT] NULL; IS [NOT] TRUE | FALSE |
+// UNKNOWN; or a plain value.
 type Predicate struct {
-	Pos     Pos
-	Left    *Additive   `parser:"@@"`
-	Op      string      `parser:"( @('=' | '<>' | '!=' | '<=' | '>=' | '<' | '>')"`
-	Right   *Additive   `parser:"  @@"`
-	NotIn   bool        `parser:"| @'NOT'? 'IN'"`
-	In      []*Additive `parser:"  '(' @@ ( ',' @@ )* ')'"`
+	Pos   Pos
+	Left  *Additive `parser:"@@"`
+	Op    string    `parser:"( @('=' | '<>' | '!=' | '<=' | '>=' | '<' | '>')"`
+	Right *Additive `parser:"  @@"`
+	// Negated is the NOT of NOT IN, NOT BETWEEN and NOT LIKE.
+	Negated bool        `parser:"| @'NOT'? ( 'IN'"`
+	In      []*Additive `parser:"    '(' @@ ( ',' @@ )* ')'"`
+	Between *Between    `parser:"  | @@"`
+	Like    *Like       `parser:"  | @@ )"`
 	IsNull  bool        `parser:"| 'IS' @'NULL'"`
-	NotNull bool        `parser:"| 'IS' 'NOT' @'NULL' )?"`
+	NotNull bool        `parser:"| 'IS' 'NOT' @'NULL'"`
+	// IsNot and Truth are IS [NOT] TRUE | FALSE | UNKNOWN.
+	IsNot bool   `parser:"| 'IS' @'NOT'?"`
+	Truth string `parser:"  @('TRUE' | 'FALSE' | 'UNKNOWN') )?"`
+}
+
+// Between is the rest of x [NOT] BETWEEN [ASYMMETRIC | SYMMETRIC] low AND high.
+type Between struct {
+	Pos       Pos
+	Symmetric string    `parser:"'BETWEEN' @('ASYMMETRIC' | 'SYMMETRIC')?"`
+	Low       *Additive `parser:"@@"`
+	High      *Additive `parser:"'AND' @@"`
+}
+
+// Like is the rest of x [NOT] LIKE pattern [ESCAPE char].
+type Like struct {
+	Pos     Pos
+	Pattern *Additive `parser:"'LIKE' @@"`
+	Escape  *Additive `parser:"( 'ESCAPE' @@ )?"`
 }
 
 // Additive is a sum or difference (and string concatenation ||).
@@ -79,6 +102,7 @@ type Primary struct {
 	Interval   *Interval     `parser:" | @@"`
 	Typed      *TypedLiteral `parser:" | @@"`
 	Cast       *Cast         `parser:" | @@"`
+	Case       *CaseExpr     `parser:" | @@"`
 	Row        *Constructor  `parser:" | 'ROW' '(' @@ ')'"`
 	Array      *Constructor  `parser:" | 'ARRAY' '[' @@ ']'"`
 	Map        *Constructor  `parser:" | 'MAP' '[' @@ ']'"`
@@ -104,27 +128,54 @@ type Interval struct {
 	To    string `parser:"( 'TO' @Ident ( '(' Number ')' )? )?"`
 }
 
-// TypedLiteral is TIMESTAMP '...', TIMESTAMP_LTZ '...', DATE '...' or TIME '...'.
+// TypedLiteral is TIMESTAMP '...', TIMESTAMP_LTZ '...', DATE '...', TIME
+// '...' or DECIMAL '...'.
 type TypedLiteral struct {
 	Pos   Pos
-	Type  string `parser:"@('TIMESTAMP' | 'TIMESTAMP_LTZ' | 'DATE' | 'TIME')"`
+	Type  string `parser:"@('TIMESTAMP' | 'TIMESTAMP_LTZ' | 'DATE' | 'TIME' | 'DECIMAL')"`
 	Value Str    `parser:"@String"`
 }
 
-// Cast is CAST(expr AS type).
+// Cast is CAST(expr AS type), or TRY_CAST(expr AS type), which is NULL
+// where CAST fails.
 type Cast struct {
 	Pos  Pos
-	Expr *Expr     `parser:"'CAST' '(' @@"`
+	Try  bool      `parser:"( @'TRY_CAST' | 'CAST' ) '('"`
+	Expr *Expr     `parser:"@@"`
 	Type *TypeExpr `parser:"'AS' @@ ')'"`
 }
 
-// FuncCall is a scalar or aggregate function call: name(args) or COUNT(*).
+// CaseExpr is CASE [operand] WHEN ... THEN ... [ELSE ...] END.
+type CaseExpr struct {
+	Pos     Pos
+	Operand *Expr   `parser:"'CASE' @@?"`
+	Whens   []*When `parser:"@@+"`
+	Else    *Expr   `parser:"( 'ELSE' @@ )? 'END'"`
+}
+
+// When is one WHEN condition (or value) THEN result of a CASE.
+type When struct {
+	Pos  Pos
+	Cond *Expr `parser:"'WHEN' @@"`
+	Then *Expr `parser:"'THEN' @@"`
+}
+
+// FuncCall is a scalar or aggregate function call: name(args), COUNT(*),
+// COUNT(DISTINCT x), and the SQL standard's keyword forms:
+// EXTRACT(unit FROM x), SUBSTRING(s FROM a [FOR b]), TRIM([BOTH | LEADING
+// | TRAILING] [chars] FROM s), POSITION(a IN b) and FLOOR | CEIL(t TO unit).
 type FuncCall struct {
 	Pos      Pos
-	Name     *Name   `parser:"@@ '('"`
-	Distinct bool    `parser:"@'DISTINCT'?"`
-	Star     bool    `parser:"( @'*'"`
-	Args     []*Expr `parser:" | @@ ( ',' @@ )* )? ')'"`
+	Name     *Name  `parser:"@@ '('"`
+	Distinct bool   `parser:"@'DISTINCT'?"`
+	Star     bool   `parser:"@'*'?"`
+	Trim     string `parser:"@('BOTH' | 'LEADING' | 'TRAILING')?"`
+	// Args are the arguments before any FROM, IN or TO.
+	Args []*Expr `parser:"( @@ ( ',' @@ )* )?"`
+	From *Expr   `parser:"(  'FROM' @@"`
+	For  *Expr   `parser:"   ( 'FOR' @@ )?"`
+	In   *Expr   `parser:" | 'IN' @@"`
+	To   *Name   `parser:" | 'TO' @@ )? ')'"`
 }
 
 // ColumnRef is a column, optionally qualified: t.col.

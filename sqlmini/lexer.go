@@ -12,11 +12,13 @@ import (
 // (FUNCTION names, TEMPORARY, WATERMARK, type names) is an identifier that
 // the grammar matches by value.
 var reserved = []string{
-	"ALL", "AND", "ARRAY", "AS", "ASC", "BY", "CAST", "CREATE", "DEFAULT",
-	"DESC", "DESCRIBE", "DESCRIPTOR", "DISTINCT", "DROP", "EXPLAIN", "FALSE", "FROM",
-	"GROUP", "IN", "INSERT", "INTERVAL", "INTO", "IS", "LIMIT", "MAP", "NOT",
-	"NULL", "OR", "ORDER", "PARTITION", "RESET", "ROW", "SELECT", "SET",
-	"SHOW", "TABLE", "TRUE", "UNION", "VALUES", "WHERE", "WITH",
+	"ALL", "AND", "ARRAY", "AS", "ASC", "BOTH", "BY", "CASE", "CAST", "CREATE", "CROSS",
+	"DEFAULT", "DESC", "DESCRIBE", "DESCRIPTOR", "DISTINCT", "DROP", "ELSE", "END",
+	"EXPLAIN", "FALSE", "FROM", "FULL", "GROUP", "HAVING", "IN", "INNER", "INSERT",
+	"INTERVAL", "INTO", "IS", "JOIN", "LATERAL", "LEADING", "LIMIT", "MAP", "MATCH_RECOGNIZE", "NATURAL",
+	"NOT", "NULL", "OR", "ORDER", "OUTER", "OVER", "PARTITION", "RESET", "ROW",
+	"SELECT", "SET", "SHOW", "TABLE", "THEN", "TRAILING", "TRUE", "UNION", "VALUES",
+	"WHEN", "WHERE", "WITH",
 }
 
 var reservedSet = func() map[string]bool {

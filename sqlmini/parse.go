@@ -208,6 +208,17 @@ func (n *nesting) add(tok lexer.Token) bool {
 			n.open = n.open[:k]
 		}
 	}
+	if tok.Type == keywordType {
+		// CASE ... END nests like a bracket.
+		switch {
+		case strings.EqualFold(v, "CASE"):
+			n.open = append(n.open, 'c')
+		case strings.EqualFold(v, "END"):
+			if k := len(n.open); k > 0 && n.open[k-1] == 'c' {
+				n.open = n.open[:k-1]
+			}
+		}
+	}
 	if strings.EqualFold(v, "NOT") {
 		n.nots++
 	} else {
@@ -361,9 +372,54 @@ func convertError(err error, src string) error {
 			r, _ := utf8.DecodeRuneInString(src[pos.Offset:])
 			msg = fmt.Sprintf("unexpected character %q", r)
 		}
+		if m, ok := unsupported(msg); ok {
+			return &Error{Pos: pos, Msg: m}
+		}
 		return &Error{Pos: pos, Msg: friendly(msg)}
 	}
 	return fmt.Errorf("sql: %w", err)
+}
+
+// unsupportedWords are Flink SQL constructs the dialect does not have yet,
+// by the reserved word that starts them, and what to say about each.
+var unsupportedWords = map[string]string{
+	"JOIN":            "JOIN is not supported yet",
+	"INNER":           "JOIN is not supported yet",
+	"CROSS":           "JOIN is not supported yet",
+	"FULL":            "JOIN is not supported yet",
+	"OUTER":           "JOIN is not supported yet",
+	"NATURAL":         "JOIN is not supported yet",
+	"LATERAL":         "LATERAL is not supported yet",
+	"OVER":            "OVER windows are not supported yet",
+	"HAVING":          "HAVING needs GROUP BY or an aggregate before it",
+	"ORDER":           "ORDER BY is not allowed here: it follows a SELECT's WHERE, GROUP BY and HAVING",
+	"UNION":           "UNION without ALL is not supported yet: write UNION ALL",
+	"EXCEPT":          "EXCEPT is not supported yet",
+	"INTERSECT":       "INTERSECT is not supported yet",
+	"OFFSET":          "OFFSET is not supported yet",
+	"MATCH_RECOGNIZE": "MATCH_RECOGNIZE is not supported yet",
+}
+
+// unsupported names the construct when a parse error is at a word that
+// starts a construct the dialect lacks (a JOIN after a table, OVER after
+// a call). participle reports those as an unexpected token.
+func unsupported(msg string) (string, bool) {
+	if strings.HasSuffix(msg, `(expected "ALL" SetExpr)`) {
+		return unsupportedWords["UNION"], true
+	}
+	const prefix = `unexpected token "`
+	if !strings.HasPrefix(msg, prefix) {
+		return "", false
+	}
+	word, _, ok := strings.Cut(msg[len(prefix):], `"`)
+	if !ok {
+		return "", false
+	}
+	if upper(word) == "SELECT" && (strings.Contains(msg, "(expected Primary") || strings.Contains(msg, "(expected Expr") || strings.HasSuffix(msg, `(expected ")")`)) {
+		return "a subquery in an expression (IN (SELECT ...), EXISTS (SELECT ...), (SELECT ...)) is not supported yet", true
+	}
+	m, ok := unsupportedWords[upper(word)]
+	return m, ok
 }
 
 // unterminated is the message for an Unterminated token.

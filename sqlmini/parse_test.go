@@ -58,6 +58,19 @@ var printTests = []struct {
 	{"drop/table", "DROP TABLE t", "DROP TABLE t"},
 	{"drop/view", "drop view if exists v", "DROP VIEW IF EXISTS v"},
 	{"drop/table named if", "DROP TABLE if", "DROP TABLE if"},
+	{"expr/case searched", "select case when a > 1 then 'x' when a is null then 'n' else 'y' end from t", "SELECT CASE WHEN a > 1 THEN 'x' WHEN a IS NULL THEN 'n' ELSE 'y' END FROM t"},
+	{"expr/case simple nested", "SELECT CASE a WHEN 1 THEN 'one' END, case when case when b then true end then 1 end FROM t", "SELECT CASE a WHEN 1 THEN 'one' END, CASE WHEN CASE WHEN b THEN TRUE END THEN 1 END FROM t"},
+	{"expr/between", "SELECT a FROM t WHERE a between 1 and 10 AND b not between symmetric 3 and 1", "SELECT a FROM t WHERE a BETWEEN 1 AND 10 AND b NOT BETWEEN SYMMETRIC 3 AND 1"},
+	{"expr/like", "SELECT a FROM t WHERE a like 'x%' and b not like 'a!%' escape '!' OR c NOT IN (1, 2)", "SELECT a FROM t WHERE a LIKE 'x%' AND b NOT LIKE 'a!%' ESCAPE '!' OR c NOT IN (1, 2)"},
+	{"expr/is truth", "SELECT a is true, a is not false, a is unknown, a IS NOT NULL FROM t", "SELECT a IS TRUE, a IS NOT FALSE, a IS UNKNOWN, a IS NOT NULL FROM t"},
+	{"expr/keyword arguments", "SELECT extract(year from ts), substring(s from 2 for 3), trim(leading 'x' from s), trim(both from s), position('l' in s), floor(ts to hour), count(distinct a) FROM t",
+		"SELECT extract(year FROM ts), substring(s FROM 2 FOR 3), trim(LEADING 'x' FROM s), trim(BOTH FROM s), position('l' IN s), floor(ts TO hour), count(DISTINCT a) FROM t"},
+	{"select/having order by", "SELECT a, COUNT(*) FROM t GROUP BY a having count(*) > 1 order by a desc nulls last, b LIMIT 3", "SELECT a, COUNT(*) FROM t GROUP BY a HAVING count(*) > 1 ORDER BY a DESC NULLS LAST, b LIMIT 3"},
+	{"select/reserved words quoted", "SELECT `end`, `case`, `join` FROM t", "SELECT `end`, `case`, `join` FROM t"},
+	{"expr/decimal literal", "SELECT decimal '1.50', Date '2024-01-01'", "SELECT DECIMAL '1.50', DATE '2024-01-01'"},
+	{"expr/try_cast", "SELECT try_cast(a AS INT), CAST(b AS STRING) FROM t", "SELECT TRY_CAST(a AS INT), CAST(b AS STRING) FROM t"},
+	{"select/comma join", "SELECT * FROM a, b AS c", "SELECT * FROM a, b AS c"},
+	{"insert/overwrite", "insert overwrite out select * from t", "INSERT OVERWRITE out SELECT * FROM t"},
 	{"show/functions", "show functions", "SHOW FUNCTIONS"},
 	{"show/user functions", "SHOW USER FUNCTIONS", "SHOW USER FUNCTIONS"},
 	{"show/tables", "Show Tables", "SHOW TABLES"},
@@ -99,8 +112,8 @@ var printTests = []struct {
 	{"statement set",
 		"execute statement set begin\n  insert into a select * from t;\n  INSERT INTO b VALUES (1, ';');\nend",
 		"EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM t; INSERT INTO b VALUES (1, ';'); END"},
-	{"statement set/one insert", "EXECUTE STATEMENT SET BEGIN INSERT INTO `end` SELECT * FROM `end`; END;", "EXECUTE STATEMENT SET BEGIN INSERT INTO end SELECT * FROM end; END"},
-	{"statement set/table named end", "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM end; INSERT INTO b SELECT end FROM t; END", "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM end; INSERT INTO b SELECT end FROM t; END"},
+	{"statement set/one insert", "EXECUTE STATEMENT SET BEGIN INSERT INTO `end` SELECT * FROM `end`; END;", "EXECUTE STATEMENT SET BEGIN INSERT INTO `end` SELECT * FROM `end`; END"},
+	{"statement set/table named end", "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM `end`; INSERT INTO b SELECT `end` FROM t; END", "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM `end`; INSERT INTO b SELECT `end` FROM t; END"},
 	{"select/star", "SELECT * FROM t", "SELECT * FROM t"},
 	{"select/distinct alias", "select distinct a x, b as y from t u", "SELECT DISTINCT a AS x, b AS y FROM t AS u"},
 	{"select/qualified", "SELECT t.a, s.`b c` FROM t", "SELECT t.a, s.`b c` FROM t"},
@@ -297,13 +310,22 @@ var errorTests = []struct {
 	{"reserved word as name", "SELECT * FROM table", `x.sql:1:20: unexpected end of statement (expected "(" Call ")")`},
 	{"empty row type", "CREATE TABLE t (a ROW())", `x.sql:1:23: unexpected token ")" (expected FieldType ("," FieldType)* ")")`},
 	{"set without value", "SET 'a'", `x.sql:1:8: unexpected end of statement (expected "=" <string>)`},
+	{"join", "SELECT *\nFROM a\n  JOIN b ON a.x = b.x", "x.sql:3:3: JOIN is not supported yet"},
+	{"left join", "SELECT * FROM a LEFT OUTER JOIN b ON a.x = b.x", "x.sql:1:22: JOIN is not supported yet"},
+	{"over window", "SELECT ROW_NUMBER() OVER (PARTITION BY a) FROM t", "x.sql:1:21: OVER windows are not supported yet"},
+	{"in subquery", "SELECT * FROM t WHERE a IN (SELECT a FROM u)", "x.sql:1:29: a subquery in an expression (IN (SELECT ...), EXISTS (SELECT ...), (SELECT ...)) is not supported yet"},
+	{"exists subquery", "SELECT * FROM t WHERE EXISTS (SELECT 1 FROM u)", "x.sql:1:31: a subquery in an expression (IN (SELECT ...), EXISTS (SELECT ...), (SELECT ...)) is not supported yet"},
+	{"scalar subquery", "SELECT (SELECT 1) FROM t", "x.sql:1:9: a subquery in an expression (IN (SELECT ...), EXISTS (SELECT ...), (SELECT ...)) is not supported yet"},
+	{"match_recognize", "SELECT * FROM t MATCH_RECOGNIZE (PATTERN (A))", "x.sql:1:17: MATCH_RECOGNIZE is not supported yet"},
+	{"union without all", "SELECT a FROM t UNION SELECT a FROM u", "x.sql:1:23: UNION without ALL is not supported yet: write UNION ALL"},
+	{"case without end", "SELECT CASE WHEN a THEN 1 FROM t", `x.sql:1:27: unexpected token "FROM" (expected "END")`},
 	{"comparison chain", "SELECT * FROM t WHERE a = b = c", `x.sql:1:29: unexpected token "="`},
 	{"table arg in expression", "SELECT * FROM f(1 + TABLE t)", `x.sql:1:21: unexpected token "TABLE" (expected a value, a column or an expression)`},
 	{"third statement", "SHOW TABLES;\n-- two\nSELECT * FROM t WHERE;\nSHOW VIEWS", "x.sql:3:22: unexpected end of statement (expected a value, a column or an expression)"},
 	{"third statement indented", "SET;\nRESET;\n  DROP TABLE", "x.sql:3:13: unexpected end of statement (expected a name)"},
 	{"statement set without END", "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM t;", `x.sql:1:59: unexpected end of statement (expected "END")`},
-	{"statement set without semicolon", "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM t END;", `x.sql:1:63: unexpected end of statement (expected "END")`}, // END is t's alias
-	{"statement set of a query", "EXECUTE STATEMENT SET BEGIN SELECT * FROM t; END;", `x.sql:1:29: unexpected token "SELECT" (expected (Insert ";")+ "END")`},
+	{"statement set without semicolon", "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM t END;", `x.sql:1:59: unexpected token "END" (expected ";" "END")`},
+	{"statement set of a query", "EXECUTE STATEMENT SET BEGIN SELECT * FROM t; END;", `x.sql:1:29: unexpected token "SELECT" (expected Insert (";" Insert)* ";" "END")`},
 }
 
 func TestParse_errors(t *testing.T) {
@@ -426,7 +448,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestSplit_statementSet(t *testing.T) {
-	src := "SET 'a' = 'b';\nEXECUTE STATEMENT SET\nBEGIN\n  INSERT INTO a SELECT * FROM t;\n  INSERT INTO b SELECT * FROM end;\nEND;\nSHOW TABLES"
+	src := "SET 'a' = 'b';\nEXECUTE STATEMENT SET\nBEGIN\n  INSERT INTO a SELECT * FROM t;\n  INSERT INTO b SELECT * FROM `end`;\nEND;\nSHOW TABLES"
 	pieces, err := sqlmini.Split("s.sql", src)
 	if err != nil {
 		t.Fatal(err)
@@ -437,7 +459,7 @@ func TestSplit_statementSet(t *testing.T) {
 	}
 	want := []string{
 		`s.sql:1:1 "SET 'a' = 'b'"`,
-		`s.sql:2:1 "EXECUTE STATEMENT SET\nBEGIN\n  INSERT INTO a SELECT * FROM t;\n  INSERT INTO b SELECT * FROM end;\nEND"`,
+		"s.sql:2:1 \"EXECUTE STATEMENT SET\\nBEGIN\\n  INSERT INTO a SELECT * FROM t;\\n  INSERT INTO b SELECT * FROM `end`;\\nEND\"",
 		`s.sql:7:1 "SHOW TABLES"`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -475,7 +475,11 @@ func (i *Insert) format(b *strings.Builder) {
 	if i == nil {
 		return
 	}
-	b.WriteString("INSERT INTO ")
+	if i.Overwrite {
+		b.WriteString("INSERT OVERWRITE ")
+	} else {
+		b.WriteString("INSERT INTO ")
+	}
 	i.Table.format(b)
 	b.WriteString(" ")
 	i.Query.format(b)
@@ -595,6 +599,10 @@ func (s *Select) format(b *strings.Builder) {
 	if s.From != nil {
 		b.WriteString(" FROM ")
 		s.From.format(b)
+		for _, j := range s.Joined {
+			b.WriteString(", ")
+			j.format(b)
+		}
 	}
 	if s.Where != nil {
 		b.WriteString(" WHERE ")
@@ -603,6 +611,14 @@ func (s *Select) format(b *strings.Builder) {
 	if len(s.GroupBy) > 0 {
 		b.WriteString(" GROUP BY ")
 		list(b, s.GroupBy)
+	}
+	if s.Having != nil {
+		b.WriteString(" HAVING ")
+		s.Having.format(b)
+	}
+	if len(s.OrderBy) > 0 {
+		b.WriteString(" ORDER BY ")
+		list(b, s.OrderBy)
 	}
 	if s.Limit != nil {
 		b.WriteString(" LIMIT ")
@@ -740,6 +756,24 @@ func (o *OrderItem) format(b *strings.Builder) {
 		return
 	}
 	o.Column.format(b)
+	if o.Direction != "" {
+		b.WriteString(" ")
+		b.WriteString(canon(o.Direction, "ASC", "DESC"))
+	}
+	if o.Nulls != "" {
+		b.WriteString(" NULLS ")
+		b.WriteString(canon(o.Nulls, "FIRST", "LAST"))
+	}
+}
+
+// String prints expr [ASC | DESC] [NULLS FIRST | LAST].
+func (o *SortItem) String() string { return str(o) }
+
+func (o *SortItem) format(b *strings.Builder) {
+	if o == nil {
+		return
+	}
+	o.Expr.format(b)
 	if o.Direction != "" {
 		b.WriteString(" ")
 		b.WriteString(canon(o.Direction, "ASC", "DESC"))

@@ -62,18 +62,99 @@ func (p *Predicate) format(b *strings.Builder) {
 		b.WriteString(p.Op)
 		b.WriteString(" ")
 		p.Right.format(b)
-	case len(p.In) > 0:
-		if p.NotIn {
+	case len(p.In) > 0 || p.Between != nil || p.Like != nil:
+		if p.Negated {
 			b.WriteString(" NOT")
 		}
-		b.WriteString(" IN (")
-		list(b, p.In)
-		b.WriteString(")")
+		switch {
+		case p.Between != nil:
+			p.Between.format(b)
+		case p.Like != nil:
+			p.Like.format(b)
+		default:
+			b.WriteString(" IN (")
+			list(b, p.In)
+			b.WriteString(")")
+		}
 	case p.IsNull:
 		b.WriteString(" IS NULL")
 	case p.NotNull:
 		b.WriteString(" IS NOT NULL")
+	case p.Truth != "":
+		b.WriteString(" IS ")
+		if p.IsNot {
+			b.WriteString("NOT ")
+		}
+		b.WriteString(canon(p.Truth, "TRUE", "FALSE", "UNKNOWN"))
 	}
+}
+
+// String prints BETWEEN [SYMMETRIC] low AND high (with a leading space).
+func (e *Between) String() string { return str(e) }
+
+func (e *Between) format(b *strings.Builder) {
+	if e == nil {
+		return
+	}
+	b.WriteString(" BETWEEN ")
+	if e.Symmetric != "" {
+		b.WriteString(canon(e.Symmetric, "ASYMMETRIC", "SYMMETRIC"))
+		b.WriteString(" ")
+	}
+	e.Low.format(b)
+	b.WriteString(" AND ")
+	e.High.format(b)
+}
+
+// String prints LIKE pattern [ESCAPE char] (with a leading space).
+func (e *Like) String() string { return str(e) }
+
+func (e *Like) format(b *strings.Builder) {
+	if e == nil {
+		return
+	}
+	b.WriteString(" LIKE ")
+	e.Pattern.format(b)
+	if e.Escape != nil {
+		b.WriteString(" ESCAPE ")
+		e.Escape.format(b)
+	}
+}
+
+// String prints CASE ... END.
+func (c *CaseExpr) String() string { return str(c) }
+
+func (c *CaseExpr) format(b *strings.Builder) {
+	if c == nil {
+		return
+	}
+	b.WriteString("CASE")
+	if c.Operand != nil {
+		b.WriteString(" ")
+		c.Operand.format(b)
+	}
+	for _, w := range c.Whens {
+		b.WriteString(" ")
+		w.format(b)
+	}
+	if c.Else != nil {
+		b.WriteString(" ELSE ")
+		c.Else.format(b)
+	}
+	b.WriteString(" END")
+}
+
+// String prints WHEN cond THEN result.
+func (w *When) String() string { return str(w) }
+
+func (w *When) format(b *strings.Builder) {
+	if w == nil {
+		return
+	}
+	b.WriteString("WHEN ")
+	w.Cond.format(b)
+	b.WriteString(" THEN ")
+	w.Then.format(b)
 }
 
 // String prints the sum, difference or concatenation.
@@ -164,6 +245,8 @@ func (p *Primary) format(b *strings.Builder) {
 		p.Typed.format(b)
 	case p.Cast != nil:
 		p.Cast.format(b)
+	case p.Case != nil:
+		p.Case.format(b)
 	case p.Row != nil:
 		b.WriteString("ROW(")
 		p.Row.format(b)
@@ -229,7 +312,7 @@ func (t *TypedLiteral) format(b *strings.Builder) {
 	if t == nil {
 		return
 	}
-	b.WriteString(canon(t.Type, "TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "TIME"))
+	b.WriteString(canon(t.Type, "TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "TIME", "DECIMAL"))
 	b.WriteString(" ")
 	b.WriteString(QuoteString(string(t.Value)))
 }
@@ -241,7 +324,11 @@ func (c *Cast) format(b *strings.Builder) {
 	if c == nil {
 		return
 	}
-	b.WriteString("CAST(")
+	if c.Try {
+		b.WriteString("TRY_CAST(")
+	} else {
+		b.WriteString("CAST(")
+	}
 	c.Expr.format(b)
 	b.WriteString(" AS ")
 	c.Type.format(b)
@@ -257,16 +344,45 @@ func (f *FuncCall) format(b *strings.Builder) {
 	}
 	f.Name.format(b)
 	b.WriteString("(")
-	if f.Distinct {
-		b.WriteString("DISTINCT")
-		if f.Star || len(f.Args) > 0 {
+	// Each part that is there, separated by spaces: the grammar takes
+	// them in this order, also where a function refuses them.
+	sep := func() {
+		if str := b.String(); !strings.HasSuffix(str, "(") {
 			b.WriteString(" ")
 		}
 	}
+	if f.Distinct {
+		b.WriteString("DISTINCT")
+	}
 	if f.Star {
+		sep()
 		b.WriteString("*")
-	} else {
+	}
+	if f.Trim != "" {
+		sep()
+		b.WriteString(canon(f.Trim, "BOTH", "LEADING", "TRAILING"))
+	}
+	if len(f.Args) > 0 {
+		sep()
 		list(b, f.Args)
+	}
+	switch {
+	case f.From != nil:
+		sep()
+		b.WriteString("FROM ")
+		f.From.format(b)
+		if f.For != nil {
+			b.WriteString(" FOR ")
+			f.For.format(b)
+		}
+	case f.In != nil:
+		sep()
+		b.WriteString("IN ")
+		f.In.format(b)
+	case f.To != nil:
+		sep()
+		b.WriteString("TO ")
+		f.To.format(b)
 	}
 	b.WriteString(")")
 }

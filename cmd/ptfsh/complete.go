@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 )
 
@@ -17,7 +18,10 @@ var keywords = []string{
 	"DEFAULT", "DESCRIPTOR", "INTERVAL", "TIMESTAMP", "SET", "RESET", "EXPLAIN",
 	"INSERT", "INTO", "UNION", "ALL", "AND", "OR", "NOT", "IN", "IS", "NULL",
 	"WATERMARK", "FOR", "PRIMARY", "KEY", "ENFORCED", "IF", "EXISTS",
-	"OR", "REPLACE", "EXTENDED", "LIKE", "ILIKE", "PLAN", "TIMELINE", "STREAM", "ADVANCE", "END", "HELP", "QUIT", "EXIT",
+	"OR", "REPLACE", "EXTENDED", "LIKE", "ILIKE", "PLAN", "TIMELINE", "STREAM", "ADVANCE", "HELP", "QUIT", "EXIT",
+	"CASE", "WHEN", "THEN", "ELSE", "END", "BETWEEN", "SYMMETRIC", "ESCAPE", "CAST", "TRY_CAST",
+	"DISTINCT", "GROUP", "HAVING", "ASC", "DESC", "NULLS", "FIRST", "LAST", "OVERWRITE",
+	"TRUE", "FALSE", "UNKNOWN", "LEADING", "TRAILING", "BOTH", "STATEMENT", "EXECUTE", "BEGIN",
 }
 
 // setKey and setValue match a SET or RESET whose quoted key, and a SET
@@ -68,6 +72,13 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 				cands = append(cands, a.Name+" =>")
 			}
 		}
+	}
+	for _, f := range expr.Functions() { // the built-in scalar functions
+		name := f.Name
+		if !upper {
+			name = strings.ToLower(name)
+		}
+		cands = append(cands, name)
 	}
 	cands = append(cands, "on_time =>", "uid =>")
 	var out [][]rune

@@ -74,7 +74,7 @@ func TestREPL_terminal(t *testing.T) {
 	// A statement of several lines, a function name completed on the
 	// second; the view comes from ~/.ptfshrc.
 	term.line("SELECT *")
-	term.typeText("FROM gre")
+	term.typeText("FROM gree") // "gre" is also GREATEST
 	term.keys("Tab")
 	term.waitFor("     > FROM greet")
 	term.line("(TABLE v);")

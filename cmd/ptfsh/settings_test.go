@@ -40,7 +40,7 @@ func TestRun_settingsDefaults(t *testing.T) {
 		t.Errorf("SET; lists %d settings, the table has %d", len(rows), len(settings.All()))
 	}
 	rows = setList(t, "--format", "rows", "--parallelism", "2", "--trace", "--seed", "7")
-	for key, want := range map[string]string{"ptfsh.format": "rows", "sql-client.execution.result-mode": "rows",
+	for key, want := range map[string]string{"ptfsh.format": "rows", "sql-client.execution.result-mode": "tableau",
 		"parallelism.default": "2", "ptfsh.trace": "on", "ptfsh.seed": "7"} {
 		if rows[key] != want {
 			t.Errorf("with flags SET; lists %s = %q, want %q", key, rows[key], want)

@@ -51,8 +51,29 @@ type FileSink struct {
 	done      bool  // and the final checkpoint made the rows durable
 	special   bool  // not a regular file (/dev/null, a pipe): no sync, nothing to cut back
 	fields    []any
-	pq        *parquetSink // the parquet part of a parquet table's sink (parquet.go)
+	pq        *parquetSink // the part that rewrites the file: parquet, or INSERT OVERWRITE (parquet.go)
+	rows      int64        // rows written
 }
+
+// SetOverwrite makes the sink replace the table's rows (INSERT OVERWRITE)
+// instead of adding to them. The new file is written beside the table's
+// and renamed over it when the statement's final checkpoint has
+// committed, as a parquet table's is: a statement that fails or is killed
+// leaves the file as it was, and running it again writes the same file.
+// Call it before Begin.
+func (k *FileSink) SetOverwrite() {
+	if k.pq == nil {
+		k.pq = &parquetSink{k: k, text: true}
+	}
+	k.pq.overwrite = true
+}
+
+// Rows is the number of rows the sink has written (a changelog's rows
+// each count, -U and -D included; a row dropped for a NULL does not).
+func (k *FileSink) Rows() int64 { return k.rows }
+
+// Overwrite reports whether the sink replaces the table's rows.
+func (k *FileSink) Overwrite() bool { return k.pq != nil && k.pq.overwrite }
 
 // NewFileSink returns the sink of INSERT INTO file table t, named at pos
 // in the statement, for a query with the given columns. Its checkpointed
@@ -88,6 +109,11 @@ func (k *FileSink) key() []byte { return []byte(k.t.Name + "\x00" + k.t.Options[
 func (k *FileSink) Begin(types.Schema) error {
 	if k.pq != nil {
 		return k.pq.begin()
+	}
+	// An INSERT OVERWRITE killed between its final checkpoint and its
+	// rename is completed first: its rows are the table's.
+	if err := (&parquetSink{k: k}).recover(); err != nil {
+		return err
 	}
 	var rec *sinkRecord
 	err := k.store.View(func(tx state.Tx) error {
@@ -168,6 +194,7 @@ func (k *FileSink) row(r types.Row) error {
 	if err := k.p.Row(types.Row{Kind: types.Insert, Fields: f}); err != nil {
 		return k.fail(err)
 	}
+	k.rows++
 	return nil
 }
 

@@ -120,16 +120,20 @@ func resumeParquet(ex *exec.Execution, t *catalog.Table, rec *sourceRecord) (for
 	return format.SourcePos{File: path, Offset: rec.Offset, Row: rec.Row}, prefixHasher{}, rec.WM, nil
 }
 
-// parquetSink is the part of a FileSink that writes a parquet table.
+// parquetSink is the part of a FileSink that writes the table's file
+// whole, to a new file renamed over it at the end: a parquet table's, and
+// a csv or json table's in INSERT OVERWRITE (text).
 type parquetSink struct {
-	k       *FileSink
-	tmp     string // the new file, renamed over the table's at the end
-	f       *os.File
-	bw      *bufio.Writer
-	w       *format.ParquetWriter
-	special bool // the table's path is not a regular file (/dev/null): written directly
-	staged  bool // the final checkpoint recorded the rename
-	begun   bool // the query's rows are being written
+	k         *FileSink
+	text      bool   // a csv or json table (INSERT OVERWRITE)
+	overwrite bool   // the query's rows replace the file's
+	tmp       string // the new file, renamed over the table's at the end
+	f         *os.File
+	bw        *bufio.Writer
+	w         *format.ParquetWriter
+	special   bool // the table's path is not a regular file (/dev/null): written directly
+	staged    bool // the final checkpoint recorded the rename
+	begun     bool // the query's rows are being written
 }
 
 // parquetRecord is what the store keeps of a parquet sink: a new file
@@ -145,15 +149,22 @@ func (p *parquetSink) key() []byte { return append(p.k.key(), "\x00parquet"...) 
 // sink writes its file whole at the end, so the statement takes no
 // checkpoint before (see above).
 func (k *FileSink) NoCheckpoints() string {
-	if k.pq != nil {
+	switch {
+	case k.pq != nil && k.pq.text:
+		return "INSERT OVERWRITE writes its file whole at the end of the statement"
+	case k.pq != nil:
 		return "a parquet sink writes its file whole at the end of the statement"
 	}
 	return ""
 }
 
+// tmpPath is the new file written beside the table's.
+func (k *FileSink) tmpPath() string {
+	return filepath.Join(filepath.Dir(k.path), "."+filepath.Base(k.path)+".ptfsh-tmp")
+}
+
 func (p *parquetSink) begin() error {
 	k := p.k
-	p.tmp = filepath.Join(filepath.Dir(k.path), "."+filepath.Base(k.path)+".ptfsh-tmp")
 	if err := p.recover(); err != nil {
 		return err
 	}
@@ -176,12 +187,22 @@ func (p *parquetSink) begin() error {
 		return k.fail(err)
 	}
 	p.bw = bufio.NewWriterSize(p.f, 256<<10)
+	k.fields = make([]any, file.Len())
+	if p.text {
+		header, _ := BoolOption(k.t, "csv.header")
+		if k.t.Options["format"] == "json" {
+			k.p = format.NewJSONPrinter(p.bw, format.JSONOptions{})
+		} else {
+			k.p = format.NewCSVPrinter(p.bw, format.CSVOptions{OmitHeader: !header})
+		}
+		p.begun = true
+		return k.p.Begin(file)
+	}
 	if p.w, err = format.NewParquetWriter(p.bw, file); err != nil {
 		return fmt.Errorf("table '%s': %w", k.t.Name, err)
 	}
 	k.p = parquetPrinter{p.w}
-	k.fields = make([]any, file.Len())
-	if exists && !p.special && st.Size() > 0 {
+	if exists && !p.special && st.Size() > 0 && !p.overwrite {
 		if err := p.copyExisting(file); err != nil {
 			return err
 		}
@@ -195,6 +216,7 @@ func (p *parquetSink) begin() error {
 // end.
 func (p *parquetSink) recover() error {
 	k := p.k
+	p.tmp = k.tmpPath()
 	var rec *parquetRecord
 	err := k.store.View(func(tx state.Tx) error {
 		b, err := tx.Get(exec.SinkNamespace, p.key())
@@ -282,7 +304,7 @@ func sameNames(a, b []string) bool {
 func (p *parquetSink) checkpoint(tx state.Tx) error {
 	k := p.k
 	if !k.ended {
-		return fmt.Errorf("table '%s': a parquet sink takes no checkpoint before the end of its statement", k.t.Name)
+		return fmt.Errorf("table '%s': %s, and takes no checkpoint before", k.t.Name, k.NoCheckpoints())
 	}
 	if err := p.bw.Flush(); err != nil {
 		return k.fail(err)
@@ -298,6 +320,13 @@ func (p *parquetSink) checkpoint(tx state.Tx) error {
 		return err
 	}
 	p.staged = true
+	if p.overwrite {
+		// The file is replaced: the length an unfinished INSERT INTO left
+		// no longer applies.
+		if err := tx.Delete(exec.SinkNamespace, k.key()); err != nil {
+			return err
+		}
+	}
 	return tx.Put(exec.SinkNamespace, p.key(), b)
 }
 
@@ -334,7 +363,11 @@ func (p *parquetSink) close() {
 	// so no record names the new file.
 	if !p.k.done && !p.special {
 		if os.Remove(p.tmp) == nil && p.begun {
-			fmt.Fprintf(p.k.errOut, "note: table '%s': '%s' is unchanged: a parquet sink writes its file only when the statement ends\n", p.k.t.Name, p.k.t.Options["path"])
+			why := "a parquet sink writes its file only when the statement ends"
+			if p.text {
+				why = "INSERT OVERWRITE writes its file only when the statement ends"
+			}
+			fmt.Fprintf(p.k.errOut, "note: table '%s': '%s' is unchanged: %s\n", p.k.t.Name, p.k.t.Options["path"], why)
 		}
 	}
 }

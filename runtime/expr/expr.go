@@ -23,6 +23,9 @@ type Expr interface {
 type Scope struct {
 	Schema types.Schema
 	Alias  string // table alias that may qualify columns
+	// Now is the session's clock in epoch milliseconds, which
+	// CURRENT_TIMESTAMP and its relatives read; nil is the wall clock.
+	Now func() int64
 }
 
 func (s *Scope) Lookup(ref *sqlmini.ColumnRef) (int, error) {
@@ -117,7 +120,12 @@ func logical(pos sqlmini.Pos, op string, ops []Expr) (Expr, error) {
 		return nil, err
 	}
 	decides := op == "OR" // the value that settles the result
-	return &funcExpr{t: types.TypeBoolean, konst: allConstant(ops...), f: func(row []any) (any, error) {
+	t := types.TypeBoolean
+	t.NotNull = true
+	for _, o := range ops {
+		t.NotNull = t.NotNull && o.Type().NotNull
+	}
+	return &funcExpr{t: t, konst: allConstant(ops...), f: func(row []any) (any, error) {
 		sawNull := false
 		for _, o := range ops {
 			v, err := o.Eval(row)
@@ -161,7 +169,7 @@ func compileNot(e *sqlmini.NotExpr, sc *Scope) (Expr, error) {
 	if err := requireBoolean(e.Pos, "NOT", []Expr{x}); err != nil {
 		return nil, err
 	}
-	return &funcExpr{t: types.TypeBoolean, konst: x.IsConstant(), f: func(row []any) (any, error) {
+	return &funcExpr{t: types.Type{Kind: types.KindBoolean, NotNull: x.Type().NotNull}, konst: x.IsConstant(), f: func(row []any) (any, error) {
 		v, err := x.Eval(row)
 		if v == nil || err != nil {
 			return nil, err
@@ -182,6 +190,12 @@ func compilePredicate(p *sqlmini.Predicate, sc *Scope) (Expr, error) {
 			return nil, err
 		}
 		return compileCompare(p.Pos, p.Op, left, right)
+	case p.Between != nil:
+		return compileBetween(p, left, sc)
+	case p.Like != nil:
+		return compileLike(p, left, sc)
+	case p.Truth != "":
+		return compileTruth(p, left)
 	case p.In != nil:
 		var list []Expr
 		for _, a := range p.In {
@@ -194,8 +208,13 @@ func compilePredicate(p *sqlmini.Predicate, sc *Scope) (Expr, error) {
 			}
 			list = append(list, x)
 		}
-		notIn := p.NotIn
-		return &funcExpr{t: types.TypeBoolean, konst: left.IsConstant() && allConstant(list...), f: func(row []any) (any, error) {
+		notIn := p.Negated
+		t := types.TypeBoolean
+		t.NotNull = left.Type().NotNull
+		for _, x := range list {
+			t.NotNull = t.NotNull && x.Type().NotNull
+		}
+		return &funcExpr{t: t, konst: left.IsConstant() && allConstant(list...), f: func(row []any) (any, error) {
 			v, err := left.Eval(row)
 			if v == nil || err != nil {
 				return nil, err
@@ -263,7 +282,9 @@ func compileCompare(pos sqlmini.Pos, op string, left, right Expr) (Expr, error) 
 	case ">=":
 		test = func(c int) bool { return c >= 0 }
 	}
-	return &funcExpr{t: types.TypeBoolean, konst: allConstant(left, right), f: func(row []any) (any, error) {
+	t := types.TypeBoolean
+	t.NotNull = left.Type().NotNull && right.Type().NotNull
+	return &funcExpr{t: t, konst: allConstant(left, right), f: func(row []any) (any, error) {
 		a, err := left.Eval(row)
 		if a == nil || err != nil {
 			return nil, err
@@ -432,8 +453,29 @@ func compileUnary(u *sqlmini.Unary, sc *Scope) (Expr, error) {
 			return &Constant{v: -v, t: c.t}, nil
 		}
 	}
-	zero := &Constant{v: int64(0), t: types.TypeInt.AsNotNull()}
-	return arithExpr(u.Pos, "-", zero, x)
+	if t := x.Type(); !t.IsNumeric() && t.Kind != types.KindNull {
+		return nil, sqlmini.Errorf(u.Pos, "cannot negate %s", t)
+	}
+	t := x.Type()
+	if t.Kind == types.KindNull {
+		t = types.TypeInt
+	}
+	pos := u.Pos
+	return &funcExpr{t: t, konst: x.IsConstant(), f: func(row []any) (any, error) {
+		v, err := x.Eval(row)
+		if v == nil || err != nil {
+			return nil, err
+		}
+		switch n := v.(type) {
+		case int64:
+			return wrapInteger(-n, t.Kind), nil
+		case float64:
+			return -n, nil
+		case types.Decimal:
+			return types.Decimal{Unscaled: new(big.Int).Neg(n.Unscaled), Scale: n.Scale}, nil
+		}
+		return nil, sqlmini.Errorf(pos, "cannot negate %v", v)
+	}}, nil
 }
 
 // arithExpr compiles + - * / % over numbers, and time ± interval.
@@ -465,12 +507,16 @@ func arithExpr(pos sqlmini.Pos, op string, l, r Expr) (Expr, error) {
 			return nil, fmt.Errorf("%s: not a time value", pos)
 		}}, nil
 	}
+	if (lt.Kind == types.KindDate || lt.IsTime()) && (rt.Kind == types.KindIntervalDayTime || rt.Kind == types.KindIntervalYearMonth) && (op == "+" || op == "-") {
+		return dateIntervalExpr(pos, op, l, r)
+	}
+	if (rt.Kind == types.KindDate || rt.IsTime()) && (lt.Kind == types.KindIntervalDayTime || lt.Kind == types.KindIntervalYearMonth) && op == "+" {
+		return dateIntervalExpr(pos, op, r, l)
+	}
 	if !lt.IsNumeric() && lt.Kind != types.KindNull || !rt.IsNumeric() && rt.Kind != types.KindNull {
 		return nil, sqlmini.Errorf(pos, "cannot apply %s to %s and %s", op, lt, rt)
 	}
-	t := widerNumeric(lt, rt)
-	nullable := !lt.NotNull || !rt.NotNull || op == "/" || op == "%"
-	t.NotNull = !nullable
+	t := ArithType(op, lt, rt)
 	return &funcExpr{t: t, konst: allConstant(l, r), f: func(row []any) (any, error) {
 		a, err := l.Eval(row)
 		if a == nil || err != nil {
@@ -480,55 +526,217 @@ func arithExpr(pos sqlmini.Pos, op string, l, r Expr) (Expr, error) {
 		if b == nil || err != nil {
 			return nil, err
 		}
-		return arith(pos, op, a, b)
+		return arith(pos, op, a, b, t)
 	}}, nil
 }
 
-func widerNumeric(a, b types.Type) types.Type {
-	rank := func(t types.Type) int {
-		switch t.Kind {
-		case types.KindTinyInt, types.KindSmallInt, types.KindInt:
-			return 1
-		case types.KindBigInt:
-			return 2
-		case types.KindDecimal:
-			return 3
-		case types.KindFloat, types.KindDouble:
-			return 4
+// dateIntervalExpr is a DATE, TIMESTAMP or TIMESTAMP_LTZ plus or minus an
+// interval: months are added as TIMESTAMPADD adds them (the day clamped
+// to the month's last); a DATE plus a day-time interval is the DATE of
+// the result.
+func dateIntervalExpr(pos sqlmini.Pos, op string, d, iv Expr) (Expr, error) {
+	t := d.Type()
+	t.NotNull = t.NotNull && iv.Type().NotNull
+	sign := int64(1)
+	if op == "-" {
+		sign = -1
+	}
+	k := t.Kind
+	return &funcExpr{t: t, konst: allConstant(d, iv), f: func(row []any) (any, error) {
+		a, err := d.Eval(row)
+		if a == nil || err != nil {
+			return nil, err
 		}
-		return 0
-	}
-	switch max(rank(a), rank(b)) {
-	case 4:
-		return types.TypeDouble
-	case 3:
-		return types.Type{Kind: types.KindDecimal, Length: 38, Scale: max(a.Scale, b.Scale)}
-	case 2:
-		return types.TypeBigInt
-	}
-	return types.TypeInt
+		b, err := iv.Eval(row)
+		if b == nil || err != nil {
+			return nil, err
+		}
+		days, nano, _ := civil(a)
+		switch x := b.(type) {
+		case types.Period:
+			days = addMonths(days, sign*int64(x))
+		case types.Duration:
+			nano += sign * int64(x) * nanosPerMilli
+		default:
+			return nil, sqlmini.Errorf(pos, "not an interval: %v", b)
+		}
+		if k == types.KindDate {
+			q, _ := floorDiv(nano, nanosPerDay)
+			return types.Date(days + q), nil
+		}
+		return fromCivil(k, days, nano), nil
+	}}, nil
 }
 
-func arith(pos sqlmini.Pos, op string, a, b any) (any, error) {
-	if x, ok := a.(int64); ok {
-		if y, ok := b.(int64); ok {
-			switch op {
-			case "+":
-				return x + y, nil
-			case "-":
-				return x - y, nil
-			case "*":
-				return x * y, nil
-			case "/", "%":
-				if y == 0 {
-					return nil, sqlmini.Errorf(pos, "division by zero")
-				}
-				if op == "/" {
-					return x / y, nil
-				}
-				return x % y, nil
+// decimalOfType is the DECIMAL an exact numeric type converts to without
+// loss: TINYINT is DECIMAL(3, 0), SMALLINT (5, 0), INT (10, 0), BIGINT
+// (19, 0).
+func decimalOfType(t types.Type) types.Type {
+	switch t.Kind {
+	case types.KindTinyInt:
+		return types.Type{Kind: types.KindDecimal, Length: 3}
+	case types.KindSmallInt:
+		return types.Type{Kind: types.KindDecimal, Length: 5}
+	case types.KindInt:
+		return types.Type{Kind: types.KindDecimal, Length: 10}
+	case types.KindBigInt:
+		return types.Type{Kind: types.KindDecimal, Length: 19}
+	}
+	return t
+}
+
+// adjustDecimal keeps a derived DECIMAL within precision 38 as Flink's
+// LogicalTypeMerging.adjustPrecisionScale does: integer digits first,
+// at least min(scale, 6) fraction digits.
+func adjustDecimal(p, s int) types.Type {
+	if p > 38 {
+		intDigits := p - s
+		s = max(38-intDigits, min(s, 6))
+		p = 38
+	}
+	return types.Type{Kind: types.KindDecimal, Length: p, Scale: s}
+}
+
+// ArithType is the type of a op b, Flink's: integers give the wider
+// integer type (and wrap around on overflow, as Java's do); a FLOAT or
+// DOUBLE gives DOUBLE (FLOAT with FLOAT stays FLOAT); with a DECIMAL the
+// precision and scale follow LogicalTypeMerging (+ -: max scale and one
+// more integer digit; *: the sums plus one; /: scale max(6, s1 + p2 + 1);
+// %: max scale, fewer integer digits). The result is NOT NULL when both
+// operands are.
+func ArithType(op string, a, b types.Type) types.Type {
+	notNull := a.NotNull && b.NotNull
+	var t types.Type
+	switch {
+	case a.Kind == types.KindNull && b.Kind == types.KindNull:
+		t = types.TypeInt
+	case a.Kind == types.KindNull:
+		t = b
+	case b.Kind == types.KindNull:
+		t = a
+	case a.Kind == types.KindFloat && b.Kind == types.KindFloat:
+		t = types.Type{Kind: types.KindFloat}
+	case a.Kind == types.KindFloat || a.Kind == types.KindDouble || b.Kind == types.KindFloat || b.Kind == types.KindDouble:
+		t = types.TypeDouble
+	case a.IsInteger() && b.IsInteger():
+		t = types.Type{Kind: max(a.Kind, b.Kind)}
+	default:
+		x, y := decimalOfType(a), decimalOfType(b)
+		p1, s1, p2, s2 := x.Length, x.Scale, y.Length, y.Scale
+		switch op {
+		case "+", "-":
+			s := max(s1, s2)
+			t = adjustDecimal(max(p1-s1, p2-s2)+s+1, s)
+		case "*":
+			t = adjustDecimal(p1+p2+1, s1+s2)
+		case "/":
+			intDigits := p1 - s1 + s2
+			s := max(6, s1+p2+1)
+			t = adjustDecimal(intDigits+s, s)
+		default: // %
+			s := max(s1, s2)
+			t = adjustDecimal(min(p1-s1, p2-s2)+s, s)
+		}
+	}
+	t = types.Type{Kind: t.Kind, Length: t.Length, Scale: t.Scale}
+	t.NotNull = notNull
+	return t
+}
+
+// wrapInteger narrows n to the width of an integer kind, as Java's
+// arithmetic on int, short and byte does.
+func wrapInteger(n int64, k types.Kind) int64 {
+	switch k {
+	case types.KindTinyInt:
+		return int64(int8(n))
+	case types.KindSmallInt:
+		return int64(int16(n))
+	case types.KindInt:
+		return int64(int32(n))
+	}
+	return n
+}
+
+// widerNumeric is the type values of a and b meet in (VALUES columns,
+// CASE results): the wider integer, DECIMAL wide enough for both, or DOUBLE.
+func widerNumeric(a, b types.Type) types.Type {
+	switch {
+	case a.IsInteger() && b.IsInteger():
+		return types.Type{Kind: max(a.Kind, b.Kind)}
+	case a.Kind == types.KindFloat && b.Kind == types.KindFloat:
+		return types.Type{Kind: types.KindFloat}
+	case a.Kind == types.KindFloat || a.Kind == types.KindDouble || b.Kind == types.KindFloat || b.Kind == types.KindDouble:
+		return types.TypeDouble
+	}
+	x, y := decimalOfType(a), decimalOfType(b)
+	intDigits := max(x.Length-x.Scale, y.Length-y.Scale)
+	scale := max(x.Scale, y.Scale)
+	return types.Type{Kind: types.KindDecimal, Length: min(intDigits+scale, 38), Scale: scale}
+}
+
+func isZero(v any) bool {
+	switch x := v.(type) {
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	case types.Decimal:
+		return x.Unscaled.Sign() == 0
+	}
+	return false
+}
+
+func arith(pos sqlmini.Pos, op string, a, b any, t types.Type) (any, error) {
+	if (op == "/" || op == "%") && isZero(b) {
+		return nil, sqlmini.Errorf(pos, "division by zero")
+	}
+	switch {
+	case t.IsInteger():
+		x, y := a.(int64), b.(int64)
+		var n int64
+		switch op {
+		case "+":
+			n = x + y
+		case "-":
+			n = x - y
+		case "*":
+			n = x * y
+		case "/":
+			if y == -1 {
+				n = -x // MinInt64 / -1 wraps, as in Java
+			} else {
+				n = x / y
+			}
+		case "%":
+			if y == -1 {
+				n = 0
+			} else {
+				n = x % y
 			}
 		}
+		return wrapInteger(n, t.Kind), nil
+	case t.Kind == types.KindDecimal:
+		x, y := ratOf(a), ratOf(b)
+		r := new(big.Rat)
+		switch op {
+		case "+":
+			r.Add(x, y)
+		case "-":
+			r.Sub(x, y)
+		case "*":
+			r.Mul(x, y)
+		case "/":
+			r.Quo(x, y)
+		case "%":
+			q := new(big.Rat).Quo(x, y)
+			n := new(big.Int).Quo(q.Num(), q.Denom()) // toward zero
+			r.Sub(x, new(big.Rat).Mul(new(big.Rat).SetInt(n), y))
+		}
+		v, err := RatToDecimal(r, t)
+		if err != nil {
+			return nil, sqlmini.Errorf(pos, "%w", err)
+		}
+		return v, nil
 	}
 	x, y := toFloat(a), toFloat(b)
 	switch op {
@@ -544,6 +752,22 @@ func arith(pos sqlmini.Pos, op string, a, b any) (any, error) {
 		return math.Mod(x, y), nil
 	}
 	return nil, sqlmini.Errorf(pos, "unknown operator %s", op)
+}
+
+func ratOf(v any) *big.Rat {
+	switch x := v.(type) {
+	case int64:
+		return new(big.Rat).SetInt64(x)
+	case types.Decimal:
+		return x.Rat()
+	case float64:
+		r, _ := new(big.Rat).SetString(fmt.Sprint(x))
+		if r == nil {
+			return new(big.Rat)
+		}
+		return r
+	}
+	return new(big.Rat)
 }
 
 func toFloat(v any) float64 {
@@ -565,8 +789,17 @@ func concatExpr(pos sqlmini.Pos, l, r Expr) (Expr, error) {
 			return nil, sqlmini.Errorf(pos, "|| needs strings, not %s", x.Type())
 		}
 	}
+	// Flink's type: CHAR(n) || CHAR(m) is CHAR(n + m), else VARCHAR of
+	// the summed lengths.
 	t := types.TypeString
-	t.NotNull = l.Type().NotNull && r.Type().NotNull
+	lt, rt := l.Type(), r.Type()
+	if lt.IsString() && rt.IsString() && int64(lt.Length)+int64(rt.Length) < types.MaxLength {
+		t = types.Type{Kind: types.KindVarChar, Length: lt.Length + rt.Length}
+		if lt.Kind == types.KindChar && rt.Kind == types.KindChar {
+			t.Kind = types.KindChar
+		}
+	}
+	t.NotNull = lt.NotNull && rt.NotNull
 	return &funcExpr{t: t, konst: allConstant(l, r), f: func(row []any) (any, error) {
 		a, err := l.Eval(row)
 		if a == nil || err != nil {
@@ -597,7 +830,7 @@ func literalNumber(pos sqlmini.Pos, s string) (Expr, error) {
 		if !ok {
 			return nil, sqlmini.Errorf(pos, "invalid number %s", s)
 		}
-		prec := max(len(digits), scale, 1)
+		prec := max(len(digits), scale+1) // Flink types 0.1 as DECIMAL(2, 1)
 		return &Constant{v: types.Decimal{Unscaled: unscaled, Scale: scale}, t: types.Type{Kind: types.KindDecimal, Length: prec, Scale: scale, NotNull: true}}, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)

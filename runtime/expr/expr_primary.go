@@ -2,7 +2,6 @@ package expr
 
 import (
 	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"math/big"
@@ -25,30 +24,10 @@ func compilePrimary(p *sqlmini.Primary, sc *Scope) (Expr, error) {
 		return intervalLiteral(p.Interval)
 	case p.Typed != nil:
 		return typedLiteral(p.Typed)
+	case p.Case != nil:
+		return compileCase(p.Case, sc)
 	case p.Cast != nil:
-		x, err := Compile(p.Cast.Expr, sc)
-		if err != nil {
-			return nil, err
-		}
-		to, err := ptf.TypeFromAST(p.Cast.Type)
-		if err != nil {
-			return nil, err
-		}
-		if !to.NotNull && x.Type().NotNull {
-			to.NotNull = x.Type().NotNull && x.Type().Kind != types.KindNull
-		}
-		pos := p.Pos
-		return &funcExpr{t: to, konst: x.IsConstant(), f: func(row []any) (any, error) {
-			v, err := x.Eval(row)
-			if err != nil {
-				return nil, err
-			}
-			out, err := CastValue(v, to)
-			if err != nil {
-				return nil, sqlmini.Errorf(pos, "%w", err)
-			}
-			return out, nil
-		}}, nil
+		return compileCast(p.Cast, sc)
 	case p.Row != nil:
 		elems, err := compileList(p.Row.Elems, sc)
 		if err != nil {
@@ -133,9 +112,15 @@ func compilePrimary(p *sqlmini.Primary, sc *Scope) (Expr, error) {
 		return &Constant{v: d, t: types.TypeDescriptor.AsNotNull()}, nil
 	case p.Func != nil:
 		return compileFunc(p.Func, sc)
+	case p.Column != nil && sc == nil && len(p.Column.Parts) == 1 && niladic(string(p.Column.Parts[0].Value)):
+		return compileFunc(&sqlmini.FuncCall{Pos: p.Pos, Name: p.Column.Parts[0]}, sc)
 	case p.Column != nil:
 		if sc == nil {
 			return nil, sqlmini.Errorf(p.Pos, "column %s cannot be used here: a constant is expected", JoinNames(p.Column.Parts))
+		}
+		if len(p.Column.Parts) == 1 && niladic(string(p.Column.Parts[0].Value)) && sc.Schema.Index(string(p.Column.Parts[0].Value)) < 0 {
+			// CURRENT_TIMESTAMP and the like, unless a column has the name.
+			return compileFunc(&sqlmini.FuncCall{Pos: p.Pos, Name: p.Column.Parts[0]}, sc)
 		}
 		i, err := sc.Lookup(p.Column)
 		if err != nil {
@@ -205,13 +190,11 @@ func LeastRestrictive(ts []types.Type) types.Type {
 				out = types.Type{Kind: types.KindVarChar, Length: max(out.Length, t.Length)}
 			}
 		case out.IsNumeric() && t.IsNumeric():
-			if out.Kind == types.KindDecimal && t.Kind == types.KindDecimal {
-				intDigits := max(out.Length-out.Scale, t.Length-t.Scale)
-				scale := max(out.Scale, t.Scale)
-				out = types.Type{Kind: types.KindDecimal, Length: min(intDigits+scale, 38), Scale: scale}
-			} else if out.Kind != t.Kind {
+			if out.Kind != t.Kind || out.Kind == types.KindDecimal {
 				out = widerNumeric(out, t)
 			}
+		case out.Kind == t.Kind && (out.IsTime() || out.Kind == types.KindTime):
+			out.Length = max(out.Length, t.Length)
 		}
 	}
 	if first {
@@ -306,6 +289,27 @@ func sign(f float64) float64 {
 func typedLiteral(tl *sqlmini.TypedLiteral) (Expr, error) {
 	text := string(tl.Value)
 	var t types.Type
+	if strings.EqualFold(tl.Type, "DECIMAL") {
+		// DECIMAL '1.50' is DECIMAL(3, 2): the number as written.
+		n := strings.TrimSpace(text)
+		if n == "" || strings.ContainsAny(n, "eE") || !isDecimalText(strings.TrimPrefix(strings.TrimPrefix(n, "-"), "+")) {
+			return nil, sqlmini.Errorf(tl.Pos, "invalid DECIMAL literal '%s': write digits with an optional point, e.g. DECIMAL '1.50'", text)
+		}
+		neg := strings.HasPrefix(n, "-")
+		x, err := literalNumber(tl.Pos, strings.TrimLeft(n, "+-")+map[bool]string{true: "", false: "."}[strings.Contains(n, ".")])
+		if err != nil {
+			return nil, err
+		}
+		c := x.(*Constant)
+		d, ok := c.v.(types.Decimal)
+		if !ok || c.t.Length > 38 {
+			return nil, sqlmini.Errorf(tl.Pos, "invalid DECIMAL literal '%s': more than 38 digits", text)
+		}
+		if neg {
+			d = types.Decimal{Unscaled: new(big.Int).Neg(d.Unscaled), Scale: d.Scale}
+		}
+		return &Constant{v: d, t: c.t}, nil
+	}
 	switch strings.ToUpper(tl.Type) {
 	case "TIMESTAMP":
 		t = types.Type{Kind: types.KindTimestamp, Length: fractionDigits(text)}
@@ -322,6 +326,23 @@ func typedLiteral(tl *sqlmini.TypedLiteral) (Expr, error) {
 		return nil, sqlmini.Errorf(tl.Pos, "invalid %s literal '%s': %v", strings.ToUpper(tl.Type), text, err)
 	}
 	return &Constant{v: v, t: t}, nil
+}
+
+// isDecimalText reports whether s is digits with at most one point and
+// at least one digit.
+func isDecimalText(s string) bool {
+	digits, points := 0, 0
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.':
+			points++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && points <= 1
 }
 
 // fractionDigits is the number of digits after the seconds' point.

@@ -22,5 +22,7 @@
 // A Printer writes a query's result in one output format: tableau (the
 // Flink SQL client's print() layout, byte for byte), changelog, table
 // (materialised), rows (Flink's Row.toString, as its tests compare), csv
-// and json. NewPrinter picks one by name.
+// and json (with an op column on request). NewPrinter picks one by name;
+// NewMaterializing gives the table result mode in any other format. The
+// table mode holds the final table only (print_table.go).
 package format

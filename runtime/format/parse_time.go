@@ -556,3 +556,21 @@ func ParseTimeSetting(v string) (int64, error) {
 	ms, _ := types.TimeMillis(t)
 	return ms, nil
 }
+
+// ParseTimePattern parses s by a timestamp pattern of the language of
+// ParseOptions.TimestampPattern (yyyy-MM-dd HH:mm:ss.SSS and the like),
+// as Flink's TO_TIMESTAMP(s, pattern) and UNIX_TIMESTAMP(s, pattern) do,
+// in UTC (ptfsh's session time zone). ok is false when s does not match;
+// err is for a pattern that does not compile.
+func ParseTimePattern(s, pattern string) (millis int64, nanoOfMilli int32, ok bool, err error) {
+	p, err := compileTimestampPattern(pattern)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	c, ok := p.parse(strings.TrimSpace(s))
+	if !ok || !c.valid() {
+		return 0, 0, false, nil
+	}
+	millis, nanoOfMilli = c.epoch(9)
+	return millis, nanoOfMilli, true, nil
+}

@@ -1,6 +1,8 @@
 package format
 
 import (
+	"fmt"
+
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"io"
@@ -36,21 +38,14 @@ func NewTablePrinter(w io.Writer) Printer {
 
 type tablePrinter struct {
 	printerBase
-	key []int
-	// rows are the rows in materialisation order, gone marks the removed
-	// ones; index finds the live ones by key (the upsert key's values or
-	// the whole row), oldest first.
-	rows   [][]any
-	gone   []bool
-	index  map[string][]int
-	live   int
+	m      materializer
 	widths []int
 	cell   []byte
 }
 
 // SetUpsertKey tells the printer the result's upsert key (column indexes;
 // nil for none). It holds until it is set again.
-func (p *tablePrinter) SetUpsertKey(key []int) { p.key = key }
+func (p *tablePrinter) SetUpsertKey(key []int) { p.m.key = key }
 
 // upsertKeySetter is a Printer that materialises by an upsert key.
 type upsertKeySetter interface {
@@ -66,7 +61,7 @@ func SetUpsertKey(p Printer, key []int) {
 
 func (p *tablePrinter) Begin(s types.Schema) error {
 	p.begin(s)
-	p.rows, p.gone, p.index, p.live = nil, nil, map[string][]int{}, 0
+	p.m.reset()
 	p.widths = p.widths[:0]
 	for _, c := range s.Columns {
 		p.widths = append(p.widths, max(javaLength(c.Name), tableauTypeWidth(c.Type)))
@@ -78,47 +73,154 @@ func (p *tablePrinter) Row(r types.Row) error {
 	if err := p.check(r); err != nil {
 		return err
 	}
+	p.m.row(r)
+	return nil
+}
+
+// materializer keeps the rows of a changelog's final table, in the order
+// of the Flink SQL client's materialisation: +I and +U append a row, -U
+// and -D remove the newest row equal to theirs (by the upsert key when
+// there is one; a retraction that matches no row is ignored). It holds
+// only the live rows: a doubly linked list in materialisation order, and
+// an index from each key to its live rows, oldest first. Memory is the
+// final table's (at most the largest table along the way), however many
+// changes made it.
+type materializer struct {
+	key        []int
+	head, tail *liveRow
+	index      map[string][]*liveRow
+	live       int
+}
+
+type liveRow struct {
+	fields     []any
+	prev, next *liveRow
+}
+
+func (m *materializer) reset() {
+	m.head, m.tail, m.index, m.live = nil, nil, map[string][]*liveRow{}, 0
+}
+
+func (m *materializer) row(r types.Row) {
+	if m.index == nil {
+		m.reset()
+	}
 	var k string
-	if p.key != nil {
-		k = string(keycodec.Encode(keycodec.Pick(r, p.key)))
+	if m.key != nil {
+		k = string(keycodec.Encode(keycodec.Pick(r, m.key)))
 	} else {
 		k = string(keycodec.Encode(r.Fields))
 	}
 	switch r.Kind {
 	case types.Insert, types.UpdateAfter:
-		if p.key != nil {
-			p.removeNewest(k)
+		if m.key != nil {
+			m.removeNewest(k)
 		}
-		p.index[k] = append(p.index[k], len(p.rows))
-		p.rows = append(p.rows, r.Fields)
-		p.gone = append(p.gone, false)
-		p.live++
+		// A copy: the runtime may reuse a row's slice once it is passed on.
+		e := &liveRow{fields: append([]any(nil), r.Fields...), prev: m.tail}
+		if m.tail != nil {
+			m.tail.next = e
+		} else {
+			m.head = e
+		}
+		m.tail = e
+		m.index[k] = append(m.index[k], e)
+		m.live++
 	default:
-		p.removeNewest(k)
+		m.removeNewest(k)
 	}
-	return nil
 }
 
 // removeNewest removes the newest live row of key k, if any.
-func (p *tablePrinter) removeNewest(k string) {
-	at := p.index[k]
+func (m *materializer) removeNewest(k string) {
+	at := m.index[k]
 	if len(at) == 0 {
 		return
 	}
-	p.gone[at[len(at)-1]] = true
-	p.live--
-	if len(at) == 1 {
-		delete(p.index, k)
+	e := at[len(at)-1]
+	if e.prev != nil {
+		e.prev.next = e.next
 	} else {
-		p.index[k] = at[:len(at)-1]
+		m.head = e.next
 	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		m.tail = e.prev
+	}
+	m.live--
+	if len(at) == 1 {
+		delete(m.index, k)
+	} else {
+		at[len(at)-1] = nil
+		m.index[k] = at[:len(at)-1]
+	}
+}
+
+// held is the number of rows the materializer holds (its tests check
+// that it is the final table's).
+func (m *materializer) held() int {
+	n := 0
+	for e := m.head; e != nil; e = e.next {
+		n++
+	}
+	return n
+}
+
+// NewMaterializing returns a printer of the table result mode in another
+// format: it materialises the changelog (by key, the result's upsert key,
+// or the whole row when key is nil) and at the end hands the final rows,
+// as inserts, to p. Memory is bounded by the final table.
+func NewMaterializing(p Printer, key []int) Printer {
+	return &materializingPrinter{out: p, m: materializer{key: key}}
+}
+
+type materializingPrinter struct {
+	out    Printer
+	m      materializer
+	schema types.Schema
+	begun  bool
+}
+
+func (p *materializingPrinter) Begin(s types.Schema) error {
+	p.schema, p.begun = s, true
+	p.m.reset()
+	return nil
+}
+
+func (p *materializingPrinter) Row(r types.Row) error {
+	if !p.begun {
+		return fmt.Errorf("table printer: row before begin")
+	}
+	if len(r.Fields) != len(p.schema.Columns) {
+		return fmt.Errorf("table printer: row has %d fields, schema has %d columns", len(r.Fields), len(p.schema.Columns))
+	}
+	p.m.row(r)
+	return nil
+}
+
+func (p *materializingPrinter) End() error {
+	if !p.begun {
+		return fmt.Errorf("table printer: end before begin")
+	}
+	p.begun = false
+	if err := p.out.Begin(p.schema); err != nil {
+		return err
+	}
+	for e := p.m.head; e != nil; e = e.next {
+		if err := p.out.Row(types.Row{Kind: types.Insert, Fields: e.fields}); err != nil {
+			return err
+		}
+	}
+	p.m.reset()
+	return p.out.End()
 }
 
 func (p *tablePrinter) End() error {
 	if err := p.end(); err != nil {
 		return err
 	}
-	if p.live == 0 {
+	if p.m.live == 0 {
 		p.buf = append(p.buf, "Empty set\n"...)
 		return p.flush()
 	}
@@ -132,10 +234,8 @@ func (p *tablePrinter) End() error {
 	if err := p.flush(); err != nil {
 		return err
 	}
-	for i, r := range p.rows {
-		if p.gone[i] {
-			continue
-		}
+	for e := p.m.head; e != nil; e = e.next {
+		r := e.fields
 		p.buf = append(p.buf, '|')
 		for c, v := range r {
 			p.cell = types.AppendTableValue(p.cell[:0], v, p.schema.Columns[c].Type)
@@ -147,12 +247,12 @@ func (p *tablePrinter) End() error {
 		}
 	}
 	p.buf = appendBorder(p.buf, p.widths)
-	p.buf = strconv.AppendInt(p.buf, int64(p.live), 10)
-	if p.live > 1 {
+	p.buf = strconv.AppendInt(p.buf, int64(p.m.live), 10)
+	if p.m.live > 1 {
 		p.buf = append(p.buf, " rows in set\n"...)
 	} else {
 		p.buf = append(p.buf, " row in set\n"...)
 	}
-	p.rows, p.gone, p.index = nil, nil, nil
+	p.m.reset()
 	return p.flush()
 }

@@ -117,7 +117,7 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if err != nil {
 			return nil, err
 		}
-		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global)})
+		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now})
 		if err != nil {
 			return nil, err
 		}
@@ -135,6 +135,32 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		outs = append(outs, x)
 		cols = append(cols, types.Column{Name: name, Type: x.Type()})
 		texts = append(texts, text)
+	}
+	visible := len(outs)
+	var havingText string
+	if sel.Having != nil {
+		// HAVING is a filter on the aggregation's rows, as Flink plans it
+		// (a Calc after the GroupAggregate): its value is a hidden last
+		// column that the filter reads and a projection drops. An update
+		// whose new row fails it leaves only the -U of the old one.
+		e, err := a.expr(sel.Having)
+		if err != nil {
+			return nil, err
+		}
+		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now})
+		if err != nil {
+			return nil, err
+		}
+		if k := x.Type().Kind; k != types.KindBoolean && k != types.KindNull {
+			return nil, sqlmini.Errorf(sel.Having.Pos, "HAVING needs a BOOLEAN condition, not %s", x.Type())
+		}
+		if sel.Limit != nil {
+			return nil, sqlmini.Errorf(sel.Pos, "LIMIT with HAVING is not supported yet")
+		}
+		havingText = ExprText(sel.Having)
+		outs = append(outs, x)
+		cols = append(cols, types.Column{Name: "$having", Type: x.Type()})
+		texts = append(texts, havingText+" AS $having")
 	}
 	n := &exec.AggregateNode{In: in, Groups: a.gx, Calls: a.calls, Outs: outs, Sch: types.Schema{Columns: cols},
 		Mode: types.NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter)}
@@ -156,6 +182,14 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		n.Text += "groupBy=[" + joinStrings(gnames) + "], "
 	}
 	n.Text += "select=[" + joinStrings(texts) + "])"
+	if sel.Having != nil {
+		f := &exec.FilterNode{In: n, Pred: &expr.Column{Index: visible, T: cols[visible].Type}, Text: havingText}
+		var exprs []expr.Expr
+		for i, c := range cols[:visible] {
+			exprs = append(exprs, &expr.Column{Index: i, T: c.Type})
+		}
+		return &exec.ProjectNode{In: f, Exprs: exprs, Sch: types.Schema{Columns: cols[:visible]}, Texts: names(cols[:visible])}, nil
+	}
 	if sel.Limit != nil {
 		lim, err := strconv.ParseInt(*sel.Limit, 10, 64)
 		if err != nil || lim < 0 {
@@ -247,6 +281,14 @@ func ref(pos sqlmini.Pos, name string) *sqlmini.Primary {
 
 // nilOrMake keeps an empty list of the AST nil, as the parser leaves it:
 // the compiler tells some forms apart by a nil list (an IN list).
+func names(cols []types.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
+}
+
 func nilOrMake[T any](n int) []T {
 	if n == 0 {
 		return nil
@@ -319,6 +361,28 @@ func (a *aggPlanner) pred(p *sqlmini.Predicate) (*sqlmini.Predicate, error) {
 		if c.In[i], err = a.add(x); err != nil {
 			return nil, err
 		}
+	}
+	if p.Between != nil {
+		b := *p.Between
+		if b.Low, err = a.add(p.Between.Low); err != nil {
+			return nil, err
+		}
+		if b.High, err = a.add(p.Between.High); err != nil {
+			return nil, err
+		}
+		c.Between = &b
+	}
+	if p.Like != nil {
+		l := *p.Like
+		if l.Pattern, err = a.add(p.Like.Pattern); err != nil {
+			return nil, err
+		}
+		if p.Like.Escape != nil {
+			if l.Escape, err = a.add(p.Like.Escape); err != nil {
+				return nil, err
+			}
+		}
+		c.Like = &l
 	}
 	return &c, nil
 }
@@ -397,8 +461,50 @@ func (a *aggPlanner) primary(p *sqlmini.Primary) (*sqlmini.Primary, error) {
 		return ref(p.Pos, aggName(i)), nil
 	case p.Func != nil:
 		f := *p.Func
-		f.Args, err = a.exprs(p.Func.Args)
+		if fn, ok := expr.LookupFunction(string(f.Name.Value)); ok && fn.TakesUnit() && len(f.Args) > 0 {
+			// The unit word (TIMESTAMPADD(DAY, ...)) is not a column.
+			var rest []*sqlmini.Expr
+			if rest, err = a.exprs(p.Func.Args[1:]); err != nil {
+				return nil, err
+			}
+			f.Args = append([]*sqlmini.Expr{p.Func.Args[0]}, rest...)
+		} else if f.Args, err = a.exprs(p.Func.Args); err != nil {
+			return nil, err
+		}
+		for _, e := range []**sqlmini.Expr{&f.From, &f.For, &f.In} {
+			if *e != nil {
+				if *e, err = a.expr(*e); err != nil {
+					return nil, err
+				}
+			}
+		}
 		c.Func = &f
+	case p.Case != nil:
+		k := *p.Case
+		if p.Case.Operand != nil {
+			if k.Operand, err = a.expr(p.Case.Operand); err != nil {
+				return nil, err
+			}
+		}
+		k.Whens = make([]*sqlmini.When, len(p.Case.Whens))
+		for i, w := range p.Case.Whens {
+			ww := *w
+			if ww.Cond, err = a.expr(w.Cond); err != nil {
+				return nil, err
+			}
+			if ww.Then, err = a.expr(w.Then); err != nil {
+				return nil, err
+			}
+			k.Whens[i] = &ww
+		}
+		if p.Case.Else != nil {
+			if k.Else, err = a.expr(p.Case.Else); err != nil {
+				return nil, err
+			}
+		}
+		c.Case = &k
+	case p.Column != nil && len(p.Column.Parts) == 1 && a.sc.Schema.Index(string(p.Column.Parts[0].Value)) < 0 && expr.IsNiladic(string(p.Column.Parts[0].Value)):
+		// CURRENT_TIMESTAMP and the like: a function, not a column.
 	case p.Column != nil:
 		i, err := a.sc.Lookup(p.Column)
 		if err != nil {

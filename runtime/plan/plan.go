@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
@@ -257,14 +258,34 @@ func renameColumns(n exec.Node, names []*sqlmini.Name, pos sqlmini.Pos) (exec.No
 }
 
 func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
-	if sel.Distinct {
-		return nil, sqlmini.Errorf(sel.Pos, "SELECT DISTINCT is not supported yet")
+	if len(sel.Joined) > 0 {
+		return nil, sqlmini.Errorf(sel.Joined[0].Pos, "a join (FROM a, b) is not supported yet")
 	}
 	in, alias, err := p.planFrom(sel.From)
 	if err != nil {
 		return nil, err
 	}
-	sc := &expr.Scope{Schema: in.Schema(), Alias: alias}
+	sc := &expr.Scope{Schema: in.Schema(), Alias: alias, Now: p.now()}
+	if sel.Distinct {
+		// SELECT DISTINCT items is a GROUP BY of the items (Flink plans it
+		// so): one row for each distinct row, retracted when its last
+		// input row is.
+		if len(sel.GroupBy) > 0 || hasAggregate(sel) || sel.Having != nil {
+			return nil, sqlmini.Errorf(sel.Pos, "SELECT DISTINCT with GROUP BY, HAVING or aggregates is not supported yet")
+		}
+		d := *sel
+		d.Distinct = false
+		for _, it := range sel.Items {
+			if !it.Star {
+				d.GroupBy = append(d.GroupBy, it.Expr)
+				continue
+			}
+			for _, c := range sc.Schema.Columns {
+				d.GroupBy = append(d.GroupBy, columnExpr(it.Pos, c.Name))
+			}
+		}
+		sel = &d
+	}
 	if sel.Where != nil {
 		pred, err := expr.Compile(sel.Where, sc)
 		if err != nil {
@@ -275,9 +296,44 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		}
 		in = &exec.FilterNode{In: in, Pred: pred, Text: ExprText(sel.Where)}
 	}
-	if len(sel.GroupBy) > 0 || hasAggregate(sel) {
+	if len(sel.GroupBy) > 0 || hasAggregate(sel) || sel.Having != nil {
+		if len(sel.OrderBy) > 0 {
+			// ORDER BY ... LIMIT over the groups: a Top-N of an updating
+			// input, over the aggregation's columns.
+			agg := *sel
+			agg.OrderBy, agg.Limit = nil, nil
+			n, err := p.planAggregate(&agg, in, sc) // GROUP BY: aggregate.go
+			if err != nil {
+				return nil, err
+			}
+			// A key written as a SELECT item is (ORDER BY SUM(v) with SUM(v)
+			// AS s in the list) reads that item's column.
+			ord := *sel
+			ord.OrderBy = make([]*sqlmini.SortItem, len(sel.OrderBy))
+			for i, it := range sel.OrderBy {
+				k := *it
+				for j, item := range sel.Items {
+					if !item.Star && j < n.Schema().Len() && item.Expr.String() == it.Expr.String() {
+						k.Expr = columnExpr(it.Pos, n.Schema().Columns[j].Name)
+						break
+					}
+				}
+				ord.OrderBy[i] = &k
+			}
+			for _, it := range ord.OrderBy {
+				if f := findAggregate(it.Expr); f != nil {
+					return nil, sqlmini.Errorf(f.Pos, "ORDER BY %s: an aggregate in ORDER BY must be an item of the SELECT list too; add it there", ExprText(it.Expr))
+				}
+			}
+			keys, err := p.orderKeys(&ord, n.Schema())
+			if err != nil {
+				return nil, err
+			}
+			return p.sortNode(sel, n, keys)
+		}
 		return p.planAggregate(sel, in, sc) // GROUP BY: aggregate.go
 	}
+	pre := in // the rows before the SELECT list: ORDER BY may read them
 	if !(len(sel.Items) == 1 && sel.Items[0].Star) {
 		var exprs []expr.Expr
 		var cols []types.Column
@@ -311,6 +367,9 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		}
 		in = &exec.ProjectNode{In: in, Exprs: exprs, Sch: types.Schema{Columns: cols}, Texts: texts}
 	}
+	if len(sel.OrderBy) > 0 {
+		return p.planOrderBy(sel, pre, in)
+	}
 	if sel.Limit != nil {
 		n, err := strconv.ParseInt(*sel.Limit, 10, 64)
 		if err != nil || n < 0 {
@@ -319,6 +378,102 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		in = &exec.LimitNode{In: in, N: n}
 	}
 	return in, nil
+}
+
+// planOrderBy plans a SELECT's ORDER BY over its result (out, the
+// SELECT list over pre), with Flink's streaming rules: with LIMIT a Top-N
+// (exec.TopNNode, or exec.RetractTopNNode over an updating input);
+// without, the first key must be an ascending time attribute of an
+// insert-only input (exec.TemporalSortNode). The keys read the SELECT list's
+// columns (aliases too), else the FROM's (the sort then goes below the
+// SELECT list, which changes nothing for insert-only rows). NULLs sort
+// low, as in Flink: first when ascending, last when descending, unless
+// NULLS says.
+func (p *Planner) planOrderBy(sel *sqlmini.Select, pre, out exec.Node) (exec.Node, error) {
+	keys, err := p.orderKeys(sel, out.Schema())
+	if err == nil {
+		return p.sortNode(sel, out, keys)
+	}
+	proj, ok := out.(*exec.ProjectNode)
+	if !ok {
+		return nil, err
+	}
+	keys, err2 := p.orderKeys(sel, pre.Schema())
+	if err2 != nil {
+		return nil, err2 // it lists every column ORDER BY may read
+	}
+	sorted, err := p.sortNode(sel, pre, keys)
+	if err != nil {
+		return nil, err
+	}
+	c := *proj
+	c.In = sorted
+	return &c, nil
+}
+
+// orderKeys compiles the ORDER BY keys over a schema.
+func (p *Planner) orderKeys(sel *sqlmini.Select, sch types.Schema) ([]exec.OrderKey, error) {
+	sc := &expr.Scope{Schema: sch, Now: p.now()}
+	var keys []exec.OrderKey
+	for _, it := range sel.OrderBy {
+		x, err := expr.Compile(it.Expr, sc)
+		if err != nil {
+			return nil, err
+		}
+		desc := strings.EqualFold(it.Direction, "DESC")
+		k := exec.OrderKey{Expr: x, Desc: desc, NullsFirst: !desc, Text: ExprText(it.Expr) + " ASC"}
+		if desc {
+			k.Text = ExprText(it.Expr) + " DESC"
+		}
+		if it.Nulls != "" {
+			k.NullsFirst = strings.EqualFold(it.Nulls, "FIRST")
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// sortNode is the Top-N or the temporal sort of in by keys.
+func (p *Planner) sortNode(sel *sqlmini.Select, in exec.Node, keys []exec.OrderKey) (exec.Node, error) {
+	if sel.Limit != nil {
+		n, err := strconv.ParseInt(*sel.Limit, 10, 64)
+		if err != nil || n < 0 {
+			return nil, sqlmini.Errorf(sel.Pos, "LIMIT needs a whole number, not %s", *sel.Limit)
+		}
+		if !in.Changelog().IsInsertOnly() {
+			return &exec.RetractTopNNode{In: in, Keys: keys, N: n, Key: exec.UpsertKeyOf(in)}, nil
+		}
+		return &exec.TopNNode{In: in, Keys: keys, N: n}, nil
+	}
+	if m := in.Changelog(); !m.IsInsertOnly() {
+		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "Sort on a non-time-attribute field is not supported: ORDER BY over an updating input (%s) needs LIMIT n (a Top-N)", m)
+	}
+	c, ok := keys[0].Expr.(*expr.Column)
+	if !ok || !in.Schema().Columns[c.Index].TimeAttr || keys[0].Desc {
+		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "Sort on a non-time-attribute field is not supported: without LIMIT, ORDER BY must start with a time attribute (a WATERMARK column) ascending, as in Flink's streaming mode; add LIMIT n for the first n rows")
+	}
+	return &exec.TemporalSortNode{In: in, Time: c.Index, Keys: keys}, nil
+}
+
+// columnExpr is the expression that reads a column by name.
+func columnExpr(pos sqlmini.Pos, name string) *sqlmini.Expr {
+	return &sqlmini.Expr{Pos: pos, Left: &sqlmini.AndExpr{Pos: pos, Left: &sqlmini.NotExpr{Pos: pos,
+		Pred: &sqlmini.Predicate{Pos: pos, Left: &sqlmini.Additive{Pos: pos, Left: &sqlmini.Multiplicative{Pos: pos,
+			Left: &sqlmini.Unary{Pos: pos, Primary: &sqlmini.Primary{Pos: pos, Column: &sqlmini.ColumnRef{Pos: pos,
+				Parts: []*sqlmini.Name{{Pos: pos, Value: sqlmini.Ident(name)}}}}}}}}}}}
+}
+
+// now is the clock of CURRENT_TIMESTAMP and its relatives: SET
+// 'ptfsh.processing-time' when it is set, else the wall clock (nil).
+func (p *Planner) now() func() int64 {
+	if !p.env.HasProcessingTime {
+		return nil
+	}
+	ms, err := format.ParseTimeSetting(p.env.ProcessingTime)
+	if err != nil {
+		return nil // SET refused it already
+	}
+	return func() int64 { return ms }
 }
 
 // exprText prints an expression for EXPLAIN and messages.

@@ -58,6 +58,13 @@ func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 	fname := string(c.Name.Value)
 	fn, ok := p.cat.Function(fname)
 	if !ok {
+		switch strings.ToUpper(fname) {
+		case "TUMBLE", "HOP", "CUMULATE", "SESSION":
+			return nil, sqlmini.Errorf(c.Name.Pos, "the window table function %s is not supported yet", strings.ToUpper(fname))
+		}
+		if _, scalar := expr.LookupFunction(fname); scalar {
+			return nil, sqlmini.Errorf(c.Name.Pos, "%s is a scalar function: it goes in a SELECT list or WHERE, not in FROM", strings.ToUpper(fname))
+		}
 		return nil, sqlmini.Errorf(c.Name.Pos, "No match found for function '%s'%s", fname, p.cat.SuggestFunction(fname))
 	}
 	def := fn.Def

@@ -179,7 +179,10 @@ END;
 SELECT * FROM counts;
 `)
 	wantOut := []string{
+		"[INFO] Complete execution of the SQL update statement: 3 rows written to table 'plain' ('plain.csv').",
 		"7:13: Table sink 'plain' doesn't support consuming update changes which is produced by node GroupAggregate(groupBy=[name], select=[name, COUNT(*) AS EXPR$1]); give the table an op column ('changelog.op-column') to write them with their row kinds",
+		"[INFO] Complete execution of the SQL update statement: 4 rows written to table 'counts' ('counts.json').",
+		"[INFO] Complete execution of the SQL update statement: 1 row written to table 'plain' ('plain.csv').",
 		"+I[Bob, 1]", "+I[Alice, 1]", "-U[Bob, 1]", "+U[Bob, 2]",
 	}
 	if diff := cmp.Diff(wantOut, firstLines(out)); diff != "" {

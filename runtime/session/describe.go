@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -27,6 +28,17 @@ func (s *Session) describeFunction(d *sqlmini.Describe) error {
 	name := string(d.Name.Value)
 	f, ok := s.cat.Function(name)
 	if !ok {
+		if b, ok := expr.LookupFunction(name); ok {
+			// A built-in scalar function: Flink's rows for a system function.
+			rows := [][]string{{"is system function", "true"}, {"is temporary", "false"}}
+			if d.Extended {
+				rows = append(rows, []string{"kind", "SCALAR"}, []string{"requirements", "[]"},
+					[]string{"is deterministic", fmt.Sprint(b.Deterministic())},
+					[]string{"supports constant folding", fmt.Sprint(b.Deterministic())}, []string{"signature", b.Signature})
+			}
+			rows = append(rows, []string{"description", b.Doc})
+			return printMeta(s.cfg.Out, []string{"info name", "info value"}, rows)
+		}
 		return sqlmini.Errorf(d.Name.Pos, "Function with the identifier '%s' doesn't exist.%s", name, s.cat.SuggestFunction(name))
 	}
 	def := f.Def

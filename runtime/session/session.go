@@ -15,6 +15,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -341,10 +342,19 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		}
 		s.cfg.Store, s.ownStore = st, true
 		s.cfg.Scratch = false
-	case "sql-client.execution.result-mode", "ptfsh.format":
-		// The last of the two format settings wins.
-		delete(s.settings, "sql-client.execution.result-mode")
-		delete(s.settings, "ptfsh.format")
+	case "ptfsh.format":
+		// tableau, changelog and table name a result mode too: the later
+		// of the two settings wins. rows, csv and json change only how
+		// rows are written: the mode in force stays.
+		if isModeFormat(strings.ToLower(val)) {
+			delete(s.settings, "sql-client.execution.result-mode")
+		} else if _, set := s.settings["sql-client.execution.result-mode"]; !set && s.resultMode() != "tableau" {
+			s.settings["sql-client.execution.result-mode"] = s.resultMode()
+		}
+	case "sql-client.execution.result-mode":
+		if isModeFormat(s.format()) {
+			delete(s.settings, "ptfsh.format")
+		}
 	}
 	if s.cfg.OnSet != nil {
 		if err := s.cfg.OnSet(key, val); err != nil {
@@ -381,8 +391,13 @@ func (s *Session) settingText(st settings.Setting) string {
 		return v
 	}
 	switch st.Key {
-	case "ptfsh.format", "sql-client.execution.result-mode":
-		return s.format()
+	case "ptfsh.format":
+		if e := s.encoding(); e != "text" {
+			return e
+		}
+		return s.resultMode()
+	case "sql-client.execution.result-mode":
+		return s.resultMode()
 	case exec.SetParallelism:
 		return strconv.Itoa(max(s.cfg.Parallelism, 1))
 	case exec.SetTrace:
@@ -421,15 +436,73 @@ func (s *Session) watermarkEvery() int64 {
 	return 1
 }
 
-// format is the result format in force.
+// format is the result format in force, as --format or SET 'ptfsh.format'
+// gave it.
 func (s *Session) format() string {
 	if f, ok := s.settings["ptfsh.format"]; ok {
 		return strings.ToLower(f)
 	}
-	if f, ok := s.settings["sql-client.execution.result-mode"]; ok {
-		return strings.ToLower(f)
-	}
 	return s.cfg.Format
+}
+
+// isModeFormat reports whether a format names a result mode: tableau,
+// changelog and table print text whose layout the mode decides.
+func isModeFormat(f string) bool { return f == "tableau" || f == "changelog" || f == "table" }
+
+// resultMode is the result mode in force (Flink's
+// sql-client.execution.result-mode): tableau and changelog print every
+// change, table the final rows.
+func (s *Session) resultMode() string {
+	if m, ok := s.settings["sql-client.execution.result-mode"]; ok {
+		return strings.ToLower(m)
+	}
+	if f := s.format(); f == "changelog" || f == "table" {
+		return f
+	}
+	return "tableau"
+}
+
+// encoding is how results are written: rows, csv or json, or text (the
+// layout of the result mode).
+func (s *Session) encoding() string {
+	if f := s.format(); !isModeFormat(f) {
+		return f
+	}
+	return "text"
+}
+
+// newPrinter returns the printer of a query's result: the result mode
+// apart from the encoding. CSV and JSON of an updating result carry each
+// row's kind in an op column, named and valued as in Flink's changelog-json
+// format ("op": "+I", "-U", "+U", "-D"), unless the mode is table, which
+// prints the final rows in any encoding.
+func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
+	mode, enc := s.resultMode(), s.encoding()
+	if enc == "text" {
+		p, err := format.NewPrinter(mode, w)
+		if err != nil {
+			return nil, err
+		}
+		format.SetUpsertKey(p, exec.UpsertKeyOf(n)) // the table mode materialises by it: print_table.go
+		return p, nil
+	}
+	updating := !n.Changelog().IsInsertOnly() && mode != "table"
+	var p format.Printer
+	switch enc {
+	case "csv":
+		p = format.NewCSVPrinter(w, format.CSVOptions{OpColumn: updating})
+	case "json":
+		p = format.NewJSONPrinter(w, format.JSONOptions{OpColumn: updating})
+	default:
+		var err error
+		if p, err = format.NewPrinter(enc, w); err != nil {
+			return nil, err
+		}
+	}
+	if mode == "table" {
+		p = format.NewMaterializing(p, exec.UpsertKeyOf(n))
+	}
+	return p, nil
 }
 
 func (s *Session) path(p string) string {
@@ -660,6 +733,20 @@ func (s *Session) execShow(sh *sqlmini.Show) error {
 	case "FUNCTIONS":
 		header = "function name"
 		names = s.cat.FunctionNames(sh.User)
+		if !sh.User {
+			// The built-in scalar functions too, as Flink lists its system
+			// functions; a catalog function of the same name hides one.
+			have := map[string]bool{}
+			for _, n := range names {
+				have[strings.ToUpper(n)] = true
+			}
+			for _, f := range expr.Functions() {
+				if !have[f.Name] {
+					names = append(names, f.Name)
+				}
+			}
+			sort.Slice(names, func(i, j int) bool { return strings.ToLower(names[i]) < strings.ToLower(names[j]) })
+		}
 	default:
 		header = "table name"
 		if strings.ToUpper(sh.What) == "VIEWS" {
@@ -785,11 +872,10 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 	// Results are buffered: one write per row would cost a system call each.
 	out := bufio.NewWriterSize(s.cfg.Out, 64<<10)
 	defer out.Flush()
-	p, err := format.NewPrinter(s.format(), out)
+	p, err := s.newPrinter(n, out)
 	if err != nil {
 		return sqlmini.Errorf(st.Pos, "%w", err)
 	}
-	format.SetUpsertKey(p, exec.UpsertKeyOf(n)) // the table mode materialises by it: print_table.go
 	return s.run(ctx, st.Pos, n, p, out)
 }
 

@@ -64,9 +64,8 @@ func (s *Session) succeeded(st *sqlmini.Statement) {
 	switch {
 	case st.Create != nil, st.Drop != nil, st.Reset != nil, st.Set != nil && st.Set.Key != nil:
 		fmt.Fprintln(s.cfg.Err, infoExecuted)
-	case st.Insert != nil, st.StatementSet != nil:
-		fmt.Fprintln(s.cfg.Err, infoInserted)
 	}
+	// An INSERT reports what it wrote itself (insertReport).
 }
 
 // execCommand runs HELP, QUIT and EXIT.
@@ -101,8 +100,11 @@ const helpText = `The statements of ptfsh (Flink SQL; each ends with ';' and may
                                   the statement that creates it
   DESCRIBE name                   the columns of a table or view, a function's declaration
   DESCRIBE FUNCTION [EXTENDED] f  Flink's function metadata
-  SELECT ... FROM t | f(TABLE t PARTITION BY k, arg => value, ...) [WHERE ...] [GROUP BY ...] [LIMIT n]
-  INSERT INTO t query             EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END
+  SELECT [DISTINCT] ... FROM t | f(TABLE t PARTITION BY k, arg => value, ...) [WHERE ...]
+         [GROUP BY ...] [HAVING ...] [ORDER BY ...] [LIMIT n]
+                                  expressions: CASE, BETWEEN, LIKE, IN, CAST, ... and the
+                                  built-in functions (SHOW FUNCTIONS, DESCRIBE FUNCTION f)
+  INSERT INTO | OVERWRITE t query EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END
   EXPLAIN [PLAN FOR] query        the plan, with each node's changelog mode
   EXPLAIN TIMELINE query          runs the query and draws, per key, its rows, watermark,
                                   timers and output over event time (SET 'ptfsh.timeline'

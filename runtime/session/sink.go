@@ -74,11 +74,32 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 		nodes = append(nodes, n)
 		sinks = append(sinks, sk)
 	}
+	var err error
 	if len(nodes) == 1 {
-		return s.run(ctx, st.Pos, nodes[0], sinks[0], nil)
+		err = s.run(ctx, st.Pos, nodes[0], sinks[0], nil)
+	} else {
+		set := &statementSetNode{ins: nodes}
+		err = s.run(ctx, st.Pos, set, &setSink{node: set, sinks: sinks}, nil)
 	}
-	set := &statementSetNode{ins: nodes}
-	return s.run(ctx, st.Pos, set, &setSink{node: set, sinks: sinks}, nil)
+	if err != nil {
+		return err
+	}
+	for _, sk := range sinks {
+		fmt.Fprintln(s.cfg.Err, insertReport(sk))
+	}
+	return nil
+}
+
+// insertReport is the line an INSERT prints when it has run, in the
+// words of the Flink SQL client's (table.dml-sync) with what it wrote:
+// "[INFO] Complete execution of the SQL update statement: 3 rows written
+// to table 'clicks_out' ('out/clicks.csv')."
+func insertReport(sk *connector.FileSink) string {
+	rest := "."
+	if sk.Overwrite() {
+		rest = ", replacing its rows."
+	}
+	return fmt.Sprintf("%s: %s written to table '%s' ('%s')%s", strings.TrimSuffix(infoInserted, "."), plural(sk.Rows(), "row"), sk.Table().Name, sk.Table().Options["path"], rest)
 }
 
 // planInsert plans one INSERT INTO: the query, with the casts and the
@@ -132,6 +153,9 @@ func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, *
 		return nil, nil, sqlmini.Errorf(pos, "INSERT INTO '%s' reads the table it writes ('%s'); write to another table", name, t.Options["path"])
 	}
 	sk := connector.NewFileSink(t, pos, n.Schema(), s.cfg.Store, s.cfg.Err, strings.EqualFold(s.settings[connector.SetNotNullEnforcer], "DROP"))
+	if ins.Overwrite {
+		sk.SetOverwrite()
+	}
 	return n, sk, nil
 }
 

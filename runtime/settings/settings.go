@@ -151,7 +151,7 @@ var table = []Setting{{
 }, {
 	Key:     "ptfsh.format",
 	Default: "tableau",
-	Doc:     "the result format: " + strings.Join(formats, ", ") + " (--format)",
+	Doc:     "the result format: " + strings.Join(formats, ", ") + " (--format); tableau, changelog and table also set the result mode, csv and json of an updating result in tableau or changelog mode have an op column",
 	Owner:   "runtime/session",
 	Values:  formats,
 	Parse:   parseFormat,
@@ -240,10 +240,10 @@ var table = []Setting{{
 }, {
 	Key:     "sql-client.execution.result-mode",
 	Default: "tableau",
-	Doc:     "the Flink SQL client's name for ptfsh.format (the later SET of the two wins)",
+	Doc:     "tableau and changelog print every change with its op, table materialises the final rows (in any format; memory as the final table)",
 	Owner:   "runtime/session",
-	Values:  formats,
-	Parse:   parseFormat,
+	Values:  resultModes,
+	Parse:   parseResultMode,
 }, {
 	Key:     "state.cache-bytes",
 	Default: "256 mb",
@@ -528,6 +528,22 @@ func onOff(v string) (any, error) {
 		return false, nil
 	}
 	return nil, Need("is 'on' or 'off'")
+}
+
+// resultModes are the Flink SQL client's result modes.
+var resultModes = []string{"tableau", "changelog", "table"}
+
+func parseResultMode(v string) (any, error) {
+	f := strings.ToLower(v)
+	for _, x := range resultModes {
+		if f == x {
+			return f, nil
+		}
+	}
+	if _, err := parseFormat(f); err == nil {
+		return nil, fmt.Errorf("%q is a format, not a result mode (valid modes: %s): SET 'ptfsh.format' = '%s'", f, strings.Join(resultModes, ", "), f)
+	}
+	return nil, fmt.Errorf("unknown result mode %q (valid modes: %s)", f, strings.Join(resultModes, ", "))
 }
 
 func parseFormat(v string) (any, error) {

@@ -1,0 +1,410 @@
+package exec
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/types"
+)
+
+// ORDER BY in a SELECT, with Flink's streaming rules: ORDER BY ... LIMIT n
+// is a Top-N (Flink's SortLimit), which emits -D for a row that leaves the
+// first n and +I for one that enters them; ORDER BY an ascending time
+// attribute without LIMIT is Flink's TemporalSort, which holds rows until
+// the watermark passes them. Both take insert-only input and keep their
+// rows in memory (no checkpoints).
+
+// OrderKey is one key of an ORDER BY: an expression over the input's
+// columns, its direction and where NULLs go.
+type OrderKey struct {
+	Expr       expr.Expr
+	Desc       bool
+	NullsFirst bool
+	Text       string // as EXPLAIN shows it: score DESC
+}
+
+// compareSortKeys orders two rows' key values by keys.
+func compareSortKeys(keys []OrderKey, a, b []any) int {
+	for i, k := range keys {
+		x, y := a[i], b[i]
+		var c int
+		switch {
+		case x == nil && y == nil:
+			continue
+		case x == nil || y == nil:
+			c = 1
+			if (x == nil) == k.NullsFirst {
+				c = -1
+			}
+			return c // NULLs go first or last whatever the direction
+		default:
+			c = expr.CompareValues(x, y)
+		}
+		if k.Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func sortKeyValues(keys []OrderKey, r types.Row) ([]any, error) {
+	vals := make([]any, len(keys))
+	for i, k := range keys {
+		v, err := k.Expr.Eval(r.Fields)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return vals, nil
+}
+
+func sortKeyTexts(keys []OrderKey) string {
+	s := make([]string, len(keys))
+	for i, k := range keys {
+		s[i] = k.Text
+	}
+	return strings.Join(s, ", ")
+}
+
+// TopNNode is ORDER BY keys LIMIT n over an insert-only input, as Flink's
+// AppendOnlyTopNFunction without a rank number: a row that sorts into the
+// first n is emitted as +I, after a -D of the row it pushes out; a row
+// equal in its keys to the last one of a full top n does not enter it.
+type TopNNode struct {
+	In   Node
+	Keys []OrderKey
+	N    int64
+}
+
+func (n *TopNNode) Schema() types.Schema { return n.In.Schema() }
+func (n *TopNNode) Changelog() types.ChangelogMode {
+	return types.NewChangelogMode(types.Insert, types.Delete)
+}
+func (n *TopNNode) Children() []Node { return []Node{n.In} }
+func (n *TopNNode) Explain() string {
+	return "SortLimit(orderBy=[" + sortKeyTexts(n.Keys) + "], offset=[0], fetch=[" + strconv.FormatInt(n.N, 10) + "], strategy=[AppendFastStrategy])"
+}
+
+func (n *TopNNode) Open(ex *Execution) (Stream, error) {
+	ex.NoCheckpoints("ORDER BY ... LIMIT keeps its rows in memory")
+	in, err := n.In.Open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &topNStream{n: n, in: in}, nil
+}
+
+type sortedRow struct {
+	key []any
+	row types.Row
+}
+
+type topNStream struct {
+	n       *TopNNode
+	in      Stream
+	buf     []sortedRow // the top n, in order
+	pending []Event
+}
+
+func (s *topNStream) Next() (Event, error) {
+	for len(s.pending) == 0 {
+		ev, err := s.in.Next()
+		if err != nil || ev.Kind != EvRow {
+			return ev, err
+		}
+		if err := s.add(ev.Row); err != nil {
+			return Event{}, err
+		}
+	}
+	ev := s.pending[0]
+	s.pending = s.pending[1:]
+	return ev, nil
+}
+
+func (s *topNStream) add(r types.Row) error {
+	if s.n.N <= 0 {
+		return nil
+	}
+	key, err := sortKeyValues(s.n.Keys, r)
+	if err != nil {
+		return err
+	}
+	// After every row whose keys are equal: ties keep arrival order.
+	at := sort.Search(len(s.buf), func(i int) bool { return compareSortKeys(s.n.Keys, s.buf[i].key, key) > 0 })
+	if int64(at) >= s.n.N {
+		return nil
+	}
+	r = r.Copy()
+	r.Kind = types.Insert
+	s.buf = append(s.buf, sortedRow{})
+	copy(s.buf[at+1:], s.buf[at:])
+	s.buf[at] = sortedRow{key: key, row: r}
+	if int64(len(s.buf)) > s.n.N {
+		last := s.buf[len(s.buf)-1].row
+		s.buf = s.buf[:len(s.buf)-1]
+		last.Kind = types.Delete
+		s.pending = append(s.pending, Event{Kind: EvRow, Row: last})
+	}
+	s.pending = append(s.pending, Event{Kind: EvRow, Row: r})
+	return nil
+}
+
+func (s *topNStream) Close() error { return s.in.Close() }
+
+// TemporalSortNode is ORDER BY an ascending time attribute [, more keys]
+// without LIMIT, as Flink's TemporalSort: rows wait until the watermark
+// reaches their time, then go out sorted by the keys; a row at or before
+// the watermark when it arrives is late and dropped (counted in a note).
+type TemporalSortNode struct {
+	In   Node
+	Time int // the time attribute's column
+	Keys []OrderKey
+}
+
+func (n *TemporalSortNode) Schema() types.Schema           { return n.In.Schema() }
+func (n *TemporalSortNode) Changelog() types.ChangelogMode { return types.InsertOnly }
+func (n *TemporalSortNode) Children() []Node               { return []Node{n.In} }
+func (n *TemporalSortNode) Explain() string {
+	return "TemporalSort(orderBy=[" + sortKeyTexts(n.Keys) + "])"
+}
+
+func (n *TemporalSortNode) Open(ex *Execution) (Stream, error) {
+	ex.NoCheckpoints("ORDER BY a time attribute keeps its rows in memory until the watermark passes them")
+	in, err := n.In.Open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &temporalSortStream{n: n, in: in, ex: ex, wm: minWatermark}, nil
+}
+
+// minWatermark is the watermark before any.
+const minWatermark = -1 << 63
+
+type temporalSortStream struct {
+	n       *TemporalSortNode
+	in      Stream
+	ex      *Execution
+	wm      int64
+	buf     []sortedRow
+	pending []Event
+	late    int64
+}
+
+func (s *temporalSortStream) Next() (Event, error) {
+	for len(s.pending) == 0 {
+		ev, err := s.in.Next()
+		if err != nil {
+			return ev, err
+		}
+		switch ev.Kind {
+		case EvRow:
+			if err := s.add(ev.Row); err != nil {
+				return Event{}, err
+			}
+			continue
+		case EvWatermark:
+			s.wm = ev.Wm
+			s.release(ev.Wm)
+		case EvEnd:
+			s.release(1<<63 - 1)
+			if s.late > 0 {
+				s.ex.Notes = append(s.ex.Notes, "note: ORDER BY dropped "+plural(s.late, "late row")+" (at or before the watermark when they arrived), as Flink's TemporalSort does")
+			}
+		}
+		s.pending = append(s.pending, ev)
+	}
+	ev := s.pending[0]
+	s.pending = s.pending[1:]
+	return ev, nil
+}
+
+func (s *temporalSortStream) add(r types.Row) error {
+	t, ok := types.TimeMillis(r.Fields[s.n.Time])
+	if !ok || t <= s.wm {
+		s.late++
+		return nil
+	}
+	key, err := sortKeyValues(s.n.Keys, r)
+	if err != nil {
+		return err
+	}
+	at := sort.Search(len(s.buf), func(i int) bool { return compareSortKeys(s.n.Keys, s.buf[i].key, key) > 0 })
+	s.buf = append(s.buf, sortedRow{})
+	copy(s.buf[at+1:], s.buf[at:])
+	s.buf[at] = sortedRow{key: key, row: r.Copy()}
+	return nil
+}
+
+// release emits the rows whose time is at or before wm, in order.
+func (s *temporalSortStream) release(wm int64) {
+	i := 0
+	for ; i < len(s.buf); i++ {
+		t, _ := types.TimeMillis(s.buf[i].row.Fields[s.n.Time])
+		if t > wm {
+			break
+		}
+		s.pending = append(s.pending, Event{Kind: EvRow, Row: s.buf[i].row})
+	}
+	s.buf = s.buf[i:]
+}
+
+func (s *temporalSortStream) Close() error { return s.in.Close() }
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.FormatInt(n, 10) + " " + word + "s"
+}
+
+// RetractTopNNode is ORDER BY keys LIMIT n over an updating input (a GROUP
+// BY's result), as Flink's RetractableTopNFunction without a rank number:
+// it keeps every live row of the input (memory is the input table's) and
+// after each change emits -D for the rows that left the first n, then +I
+// for those that entered. Key is the input's upsert key (an update or
+// delete replaces the row of its key), or nil: a retraction removes a row
+// equal to it.
+type RetractTopNNode struct {
+	In   Node
+	Keys []OrderKey
+	N    int64
+	Key  []int
+}
+
+func (n *RetractTopNNode) Schema() types.Schema { return n.In.Schema() }
+func (n *RetractTopNNode) Changelog() types.ChangelogMode {
+	return types.NewChangelogMode(types.Insert, types.Delete)
+}
+func (n *RetractTopNNode) Children() []Node { return []Node{n.In} }
+func (n *RetractTopNNode) Explain() string {
+	return "SortLimit(orderBy=[" + sortKeyTexts(n.Keys) + "], offset=[0], fetch=[" + strconv.FormatInt(n.N, 10) + "], strategy=[RetractStrategy])"
+}
+
+func (n *RetractTopNNode) Open(ex *Execution) (Stream, error) {
+	ex.NoCheckpoints("ORDER BY ... LIMIT over an updating input keeps its rows in memory")
+	in, err := n.In.Open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &retractTopNStream{n: n, in: in}, nil
+}
+
+type liveSorted struct {
+	key []any
+	row types.Row
+}
+
+type retractTopNStream struct {
+	n       *RetractTopNNode
+	in      Stream
+	live    []*liveSorted // every live row, in order (ties by arrival)
+	pending []Event
+}
+
+func (s *retractTopNStream) Next() (Event, error) {
+	for len(s.pending) == 0 {
+		ev, err := s.in.Next()
+		if err != nil || ev.Kind != EvRow {
+			return ev, err
+		}
+		if err := s.change(ev.Row); err != nil {
+			return Event{}, err
+		}
+	}
+	ev := s.pending[0]
+	s.pending = s.pending[1:]
+	return ev, nil
+}
+
+// top is the first n live rows.
+func (s *retractTopNStream) top() []*liveSorted {
+	n := min(int64(len(s.live)), max(s.n.N, 0))
+	return append([]*liveSorted(nil), s.live[:n]...)
+}
+
+func (s *retractTopNStream) change(r types.Row) error {
+	before := s.top()
+	switch r.Kind {
+	case types.Insert, types.UpdateAfter:
+		if s.n.Key != nil {
+			s.remove(r)
+		}
+		key, err := sortKeyValues(s.n.Keys, r)
+		if err != nil {
+			return err
+		}
+		r = r.Copy()
+		r.Kind = types.Insert
+		at := sort.Search(len(s.live), func(i int) bool { return compareSortKeys(s.n.Keys, s.live[i].key, key) > 0 })
+		s.live = append(s.live, nil)
+		copy(s.live[at+1:], s.live[at:])
+		s.live[at] = &liveSorted{key: key, row: r}
+	default:
+		s.remove(r)
+	}
+	after := s.top()
+	in := func(e *liveSorted, set []*liveSorted) bool {
+		for _, x := range set {
+			if x == e {
+				return true
+			}
+		}
+		return false
+	}
+	for _, e := range before {
+		if !in(e, after) {
+			d := e.row.Copy()
+			d.Kind = types.Delete
+			s.pending = append(s.pending, Event{Kind: EvRow, Row: d})
+		}
+	}
+	for _, e := range after {
+		if !in(e, before) {
+			s.pending = append(s.pending, Event{Kind: EvRow, Row: e.row})
+		}
+	}
+	return nil
+}
+
+// remove takes out the live row of r's upsert key, or the newest row equal
+// to r.
+func (s *retractTopNStream) remove(r types.Row) {
+	for i := len(s.live) - 1; i >= 0; i-- {
+		if s.matches(s.live[i].row, r) {
+			s.live = append(s.live[:i], s.live[i+1:]...)
+			return
+		}
+	}
+}
+
+func (s *retractTopNStream) matches(a, b types.Row) bool {
+	if s.n.Key != nil {
+		for _, k := range s.n.Key {
+			if !sameValue(a.Fields[k], b.Fields[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range a.Fields {
+		if !sameValue(a.Fields[i], b.Fields[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameValue(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return expr.CompareValues(a, b) == 0
+}
+
+func (s *retractTopNStream) Close() error { return s.in.Close() }

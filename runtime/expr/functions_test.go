@@ -1,0 +1,169 @@
+package expr_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// Every function of the catalogue, called with every combination of up to
+// three arguments of assorted types (NULL among them), either evaluates or
+// is an error at the call's position that names the function: bad input
+// never panics, and a NULL argument gives NULL or a value, never a crash.
+func TestFunctions_anyArguments(t *testing.T) {
+	values := []string{"NULL", "CAST(NULL AS INT)", "-7", "2.5", "1.5E0", "'a_b c'", "''", "TRUE",
+		"DATE '2024-02-29'", "TIMESTAMP '2024-03-15 10:20:30.123'", "TIME '10:20:30'", "INTERVAL '1' DAY", "ARRAY[1]"}
+	var arglists [][]string
+	arglists = append(arglists, nil)
+	for _, a := range values {
+		arglists = append(arglists, []string{a})
+		for _, b := range values {
+			arglists = append(arglists, []string{a, b})
+		}
+	}
+	for _, a := range []string{"'x'", "NULL", "3"} {
+		for _, b := range values {
+			for _, c := range []string{"2", "'y'", "NULL"} {
+				arglists = append(arglists, []string{a, b, c})
+			}
+		}
+	}
+	for _, f := range expr.Functions() {
+		for _, args := range arglists {
+			if f.TakesUnit() && len(args) > 0 {
+				args = append([]string{"DAY"}, args...)
+			}
+			src := f.Name + "(" + strings.Join(args, ", ") + ")"
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("%s panics: %v", src, r)
+					}
+				}()
+				x, err := sqlmini.ParseExpr(src)
+				if err != nil {
+					t.Fatalf("%s: %v", src, err)
+				}
+				c, err := expr.Compile(x, nil)
+				if err != nil {
+					var pe *types.Error
+					if !errors.As(err, &pe) || pe.Pos.Line != 1 {
+						t.Fatalf("%s: error %q has no position", src, err)
+					}
+					return
+				}
+				v, err := c.Eval(nil)
+				if err == nil && v == nil && c.Type().NotNull {
+					t.Errorf("%s is NULL, but its type is %s", src, c.Type())
+				}
+			}()
+		}
+	}
+}
+
+// Three-valued logic, column by column: AND, OR, NOT, BETWEEN, IN and
+// LIKE over NULL give Flink's answers (its truth tables).
+func TestThreeValuedLogic(t *testing.T) {
+	sc := &expr.Scope{Schema: types.Schema{Columns: []types.Column{
+		{Name: "t", Type: types.TypeBoolean}, {Name: "f", Type: types.TypeBoolean}, {Name: "u", Type: types.TypeBoolean},
+		{Name: "n", Type: types.TypeInt}, {Name: "s", Type: types.TypeString}}}}
+	row := []any{true, false, nil, nil, nil}
+	for src, want := range map[string]any{
+		"t AND u": nil, "f AND u": false, "t OR u": true, "f OR u": nil, "NOT u": nil,
+		"u IS UNKNOWN": true, "u IS NOT TRUE": true, "u IS FALSE": false,
+		"n BETWEEN 1 AND 2": nil, "1 BETWEEN n AND 0": false, "1 BETWEEN 0 AND n": nil,
+		"1 IN (2, n)": nil, "1 IN (1, n)": true, "n IN (1, 2)": nil, "1 NOT IN (2, n)": nil,
+		"s LIKE 'a%'": nil, "'a' LIKE s": nil, "COALESCE(n, 7) = 7": true, "NULLIF(n, 1) IS NULL": true,
+		"CASE WHEN u THEN 1 ELSE 2 END = 2": true, "IF(u, 1, 2) = 2": true, "n + 1 IS NULL": true,
+		"s || 'x' IS NULL": true, "CONCAT_WS('-', s, 'a') = 'a'": true,
+	} {
+		x, err := sqlmini.ParseExpr(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := expr.Compile(x, sc)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		got, err := c.Eval(row)
+		if err != nil || got != want {
+			t.Errorf("%s = %v (%v), want %v", src, got, err, want)
+		}
+	}
+}
+
+// The clock of CURRENT_TIMESTAMP is the scope's, read for each row.
+func TestCurrentTimestamp_scopeClock(t *testing.T) {
+	now := int64(1743077130123) // 2025-03-27 12:05:30.123 UTC
+	sc := &expr.Scope{Now: func() int64 { return now }}
+	for src, want := range map[string]string{
+		"CURRENT_TIMESTAMP": "2025-03-27T12:05:30.123Z", "LOCALTIMESTAMP": "2025-03-27T12:05:30.123",
+		"CURRENT_DATE": "2025-03-27", "CURRENT_TIME": "12:05:30", "UNIX_TIMESTAMP()": "1743077130",
+		"EXTRACT(HOUR FROM NOW())": "12",
+	} {
+		x, err := sqlmini.ParseExpr(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := expr.Compile(x, sc)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if c.IsConstant() {
+			t.Errorf("%s is folded as a constant; the clock moves", src)
+		}
+		v, err := c.Eval(nil)
+		if got := types.FormatValue(v, c.Type()); err != nil || got != want {
+			t.Errorf("%s = %s (%v), want %s", src, got, err, want)
+		}
+	}
+	now += 86_400_000
+	x, _ := sqlmini.ParseExpr("CURRENT_DATE")
+	c, _ := expr.Compile(x, sc)
+	if v, _ := c.Eval(nil); types.FormatValue(v, c.Type()) != "2025-03-28" {
+		t.Errorf("CURRENT_DATE did not follow the clock: %v", v)
+	}
+}
+
+// The keyword forms of calls, well and badly formed, parse, compile and
+// evaluate or give a positioned error; none panics.
+func TestFunctions_keywordForms(t *testing.T) {
+	for _, src := range []string{
+		"EXTRACT(YEAR FROM DATE '2024-01-01')", "EXTRACT(FROM DATE '2024-01-01')", "EXTRACT(YEAR, DATE '2024-01-01')",
+		"EXTRACT(YEAR FROM 1)", "EXTRACT(HOUR FROM DATE '2024-01-01')", "EXTRACT(YEAR FROM TIME '10:00:00')", "EXTRACT(1 FROM 2)",
+		"SUBSTRING(FROM 1)", "SUBSTRING('abc' FROM 2 FOR 1)", "SUBSTRING('abc', 'x')", "SUBSTRING('abc' FOR 1)",
+		"TRIM(FROM 'x')", "TRIM(BOTH FROM 'x')", "TRIM(TRAILING 'a', 'b' FROM 'x')", "TRIM('a' FROM 1)", "LTRIM(LEADING 'x')",
+		"POSITION(IN 'x')", "POSITION('a' IN 'abc')", "POSITION('a', 'b' IN 'c')", "LOCATE('a' IN 'b')",
+		"FLOOR(TO DAY)", "FLOOR(1 TO DAY)", "CEIL(TIMESTAMP '2024-01-01 00:00:00' TO FORTNIGHT)", "CEIL(TIME '10:00:00' TO DAY)",
+		"TIMESTAMPADD()", "TIMESTAMPADD(DAY)", "TIMESTAMPADD(1, 2, 3)", "TIMESTAMPDIFF(DAY, 1, 2)", "TIMESTAMPADD(HOUR, 1, TIME '10:00:00')",
+		"COUNT(*)", "UPPER(*)", "UPPER(DISTINCT 'a')", "ABS(LEADING 1)", "NOW(1)", "PI(1)", "ROUND(1.5, 'x')", "ROUND(1.5, 1 + 1)",
+		"CURRENT_TIMESTAMP()", "TO_TIMESTAMP_LTZ(1, 2)", "TO_TIMESTAMP_LTZ('x')", "DATE_FORMAT(1, 'x')", "FROM_UNIXTIME('x')",
+		"CASE WHEN 1 THEN 2 END", "CASE 1 WHEN 'a' THEN 2 END", "CASE WHEN TRUE THEN 1 ELSE DATE '2024-01-01' END",
+		"1 BETWEEN 'a' AND 2", "'a' LIKE 1", "'a' LIKE 'a' ESCAPE 'xy'", "'a' LIKE 'a!' ESCAPE '!'", "1 IS TRUE",
+		"TRY_CAST('x' AS INT)", "CAST(DATE '2024-01-01' AS INT)", "CAST(TIME '10:00:00' AS STRING)",
+		"DATE '2024-01-01' + INTERVAL '1' MONTH", "INTERVAL '1' DAY + DATE '2024-01-01'", "DATE '2024-01-01' - 1",
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("%s panics: %v", src, r)
+				}
+			}()
+			x, err := sqlmini.ParseExpr(src)
+			if err == nil {
+				var c expr.Expr
+				if c, err = expr.Compile(x, nil); err == nil {
+					_, err = c.Eval(nil)
+				}
+			}
+			var pe *types.Error
+			if err != nil && (!errors.As(err, &pe) || pe.Pos.Line != 1) {
+				t.Errorf("%s: error %q has no position", src, err)
+			}
+		}()
+	}
+}

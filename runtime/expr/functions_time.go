@@ -1,0 +1,761 @@
+package expr
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// Time functions. ptfsh's session time zone is UTC (Flink's
+// 'table.local-time-zone' is not a setting here), so TIMESTAMP and
+// TIMESTAMP_LTZ values read the same fields.
+
+var timeFunctions = []Function{
+	{Name: "EXTRACT", Signature: "EXTRACT(unit FROM t)", Doc: "a field of a date, time or timestamp as a BIGINT: YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, HOUR, MINUTE, SECOND, MILLISECOND, EPOCH", unit: true, compile: compileExtract},
+	{Name: "YEAR", Signature: "YEAR(d)", Doc: "EXTRACT(YEAR FROM d)", compile: compileExtract},
+	{Name: "QUARTER", Signature: "QUARTER(d)", Doc: "EXTRACT(QUARTER FROM d): 1 to 4", compile: compileExtract},
+	{Name: "MONTH", Signature: "MONTH(d)", Doc: "EXTRACT(MONTH FROM d): 1 to 12", compile: compileExtract},
+	{Name: "WEEK", Signature: "WEEK(d)", Doc: "EXTRACT(WEEK FROM d): the ISO-8601 week, 1 to 53", compile: compileExtract},
+	{Name: "DAYOFYEAR", Signature: "DAYOFYEAR(d)", Doc: "EXTRACT(DOY FROM d): 1 to 366", compile: compileExtract},
+	{Name: "DAYOFMONTH", Signature: "DAYOFMONTH(d)", Doc: "EXTRACT(DAY FROM d): 1 to 31", compile: compileExtract},
+	{Name: "DAYOFWEEK", Signature: "DAYOFWEEK(d)", Doc: "EXTRACT(DOW FROM d): 1 (Sunday) to 7 (Saturday)", compile: compileExtract},
+	{Name: "HOUR", Signature: "HOUR(t)", Doc: "EXTRACT(HOUR FROM t): 0 to 23", compile: compileExtract},
+	{Name: "MINUTE", Signature: "MINUTE(t)", Doc: "EXTRACT(MINUTE FROM t): 0 to 59", compile: compileExtract},
+	{Name: "SECOND", Signature: "SECOND(t)", Doc: "EXTRACT(SECOND FROM t): 0 to 59", compile: compileExtract},
+	{Name: "DATE_FORMAT", Signature: "DATE_FORMAT(t, pattern)", Doc: "a timestamp (or a string in yyyy-MM-dd HH:mm:ss) formatted by a Java SimpleDateFormat pattern", compile: compileDateFormat},
+	{Name: "FROM_UNIXTIME", Signature: "FROM_UNIXTIME(seconds [, pattern])", Doc: "epoch seconds formatted (default yyyy-MM-dd HH:mm:ss)", compile: compileDateFormat},
+	{Name: "TO_TIMESTAMP", Signature: "TO_TIMESTAMP(s [, pattern])", Doc: "a string parsed as a TIMESTAMP(3) (default pattern yyyy-MM-dd HH:mm:ss); NULL when it does not parse", compile: compileParseTime},
+	{Name: "TO_DATE", Signature: "TO_DATE(s [, pattern])", Doc: "a string parsed as a DATE (default pattern yyyy-MM-dd); NULL when it does not parse", compile: compileParseTime},
+	{Name: "TO_TIMESTAMP_LTZ", Signature: "TO_TIMESTAMP_LTZ(epoch [, precision]) | TO_TIMESTAMP_LTZ(s, pattern)", Doc: "epoch seconds (precision 0) or milliseconds (3, the default), or a string parsed, as a TIMESTAMP_LTZ(3)", compile: compileToTimestampLTZ},
+	{Name: "UNIX_TIMESTAMP", Signature: "UNIX_TIMESTAMP([s [, pattern]])", Doc: "the current time, or a string parsed (default yyyy-MM-dd HH:mm:ss), in epoch seconds", compile: compileUnixTimestamp},
+	{Name: "TIMESTAMPADD", Signature: "TIMESTAMPADD(unit, n, t)", Doc: "t plus n units (YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND); months clamp to the month's last day", unit: true, compile: compileTimestampAdd},
+	{Name: "TIMESTAMPDIFF", Signature: "TIMESTAMPDIFF(unit, t1, t2)", Doc: "the number of whole units from t1 to t2, an INT", unit: true, compile: compileTimestampDiff},
+	{Name: "CURRENT_TIMESTAMP", Signature: "CURRENT_TIMESTAMP", Doc: "the session's clock (SET 'ptfsh.processing-time', else the wall clock) as a TIMESTAMP_LTZ(3)", compile: compileNow},
+	{Name: "NOW", Signature: "NOW()", Doc: "CURRENT_TIMESTAMP", compile: compileNow},
+	{Name: "CURRENT_ROW_TIMESTAMP", Signature: "CURRENT_ROW_TIMESTAMP()", Doc: "CURRENT_TIMESTAMP", compile: compileNow},
+	{Name: "LOCALTIMESTAMP", Signature: "LOCALTIMESTAMP", Doc: "the session's clock as a TIMESTAMP(3)", compile: compileNow},
+	{Name: "CURRENT_DATE", Signature: "CURRENT_DATE", Doc: "the session's clock's date", compile: compileNow},
+	{Name: "CURRENT_TIME", Signature: "CURRENT_TIME", Doc: "the session's clock's time of day, a TIME(0)", compile: compileNow},
+	{Name: "LOCALTIME", Signature: "LOCALTIME", Doc: "CURRENT_TIME", compile: compileNow},
+}
+
+// Niladic reports whether name (any case) is a function written without
+// parentheses (CURRENT_TIMESTAMP), which a column of that name hides.
+func niladic(name string) bool {
+	switch strings.ToUpper(name) {
+	case "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "CURRENT_DATE", "CURRENT_TIME", "LOCALTIME":
+		return true
+	}
+	return false
+}
+
+const (
+	nanosPerDay   = int64(86400) * 1e9
+	millisPerDay  = int64(86400000)
+	nanosPerMilli = int64(1e6)
+)
+
+func floorDiv(a, n int64) (int64, int64) {
+	q, r := a/n, a%n
+	if r < 0 {
+		q, r = q-1, r+n
+	}
+	return q, r
+}
+
+// civil splits a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ value into a day
+// count and the nanoseconds of the day; hasDate is false for a TIME.
+func civil(v any) (days, nanoOfDay int64, hasDate bool) {
+	switch x := v.(type) {
+	case types.Date:
+		return int64(x), 0, true
+	case types.TimeOfDay:
+		return 0, int64(x), false
+	case types.LocalDateTime:
+		d, ms := floorDiv(x.Millis, millisPerDay)
+		return d, ms*nanosPerMilli + int64(x.NanoOfMilli), true
+	case types.Instant:
+		d, ms := floorDiv(x.Millis, millisPerDay)
+		return d, ms*nanosPerMilli + int64(x.NanoOfMilli), true
+	}
+	return 0, 0, false
+}
+
+// goTime is a date value as a time.Time in UTC.
+func goTime(days, nanoOfDay int64) time.Time {
+	return time.Unix(days*86400, nanoOfDay).UTC()
+}
+
+// fromCivil makes a value of kind k from a day count and the nanoseconds
+// of the day.
+func fromCivil(k types.Kind, days, nanoOfDay int64) any {
+	days2, nanoOfDay := floorDiv(nanoOfDay, nanosPerDay)
+	days += days2
+	switch k {
+	case types.KindDate:
+		return types.Date(days)
+	case types.KindTime:
+		return types.TimeOfDay(nanoOfDay)
+	case types.KindTimestampLTZ:
+		return types.Instant{Millis: days*millisPerDay + nanoOfDay/nanosPerMilli, NanoOfMilli: int32(nanoOfDay % nanosPerMilli)}
+	}
+	return types.LocalDateTime{Millis: days*millisPerDay + nanoOfDay/nanosPerMilli, NanoOfMilli: int32(nanoOfDay % nanosPerMilli)}
+}
+
+func isDateTime(t types.Type) bool {
+	return t.Kind == types.KindDate || t.Kind == types.KindTime || t.IsTime()
+}
+
+func (c *call) wantDateTime(i int) error {
+	return c.want(i, "a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ", isDateTime)
+}
+
+// timeUnits are the units of EXTRACT, TIMESTAMPADD, TIMESTAMPDIFF and
+// FLOOR/CEIL TO, with their synonyms.
+var timeUnits = map[string]string{
+	"YEAR": "YEAR", "YEARS": "YEAR", "QUARTER": "QUARTER", "MONTH": "MONTH", "MONTHS": "MONTH",
+	"WEEK": "WEEK", "DAY": "DAY", "DAYS": "DAY", "DOY": "DOY", "DOW": "DOW", "ISODOW": "ISODOW",
+	"HOUR": "HOUR", "HOURS": "HOUR", "MINUTE": "MINUTE", "MINUTES": "MINUTE",
+	"SECOND": "SECOND", "SECONDS": "SECOND", "MILLISECOND": "MILLISECOND", "EPOCH": "EPOCH",
+	"SQL_TSI_YEAR": "YEAR", "SQL_TSI_QUARTER": "QUARTER", "SQL_TSI_MONTH": "MONTH", "SQL_TSI_WEEK": "WEEK",
+	"SQL_TSI_DAY": "DAY", "SQL_TSI_HOUR": "HOUR", "SQL_TSI_MINUTE": "MINUTE", "SQL_TSI_SECOND": "SECOND",
+}
+
+// unitOf reads the unit word of EXTRACT(unit FROM ...) or TIMESTAMPADD(unit, ...).
+func (c *call) unitOf(e *sqlmini.Expr, allowed ...string) (string, error) {
+	word := e.String()
+	u, ok := timeUnits[strings.ToUpper(word)]
+	if ok {
+		for _, a := range allowed {
+			if a == u {
+				return u, nil
+			}
+		}
+	}
+	return "", sqlmini.Errorf(e.Pos, "%s: unknown time unit %s (use %s)", c.name, word, strings.Join(allowed, ", "))
+}
+
+var extractUnits = []string{"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "DOY", "DOW", "ISODOW", "HOUR", "MINUTE", "SECOND", "MILLISECOND", "EPOCH"}
+
+func compileExtract(c *call) (Expr, error) {
+	unit := map[string]string{"YEAR": "YEAR", "QUARTER": "QUARTER", "MONTH": "MONTH", "WEEK": "WEEK",
+		"DAYOFYEAR": "DOY", "DAYOFMONTH": "DAY", "DAYOFWEEK": "DOW", "HOUR": "HOUR", "MINUTE": "MINUTE", "SECOND": "SECOND"}[c.name]
+	if c.name == "EXTRACT" {
+		f := c.f
+		if f.From == nil || len(f.Args) != 1 || f.For != nil || f.Star || f.Distinct || f.Trim != "" {
+			return nil, c.errorf("the syntax is EXTRACT(unit FROM t)")
+		}
+		var err error
+		if unit, err = c.unitOf(f.Args[0], extractUnits...); err != nil {
+			return nil, err
+		}
+		x, err := Compile(f.From, c.sc)
+		if err != nil {
+			return nil, err
+		}
+		c.args = []Expr{x}
+	} else {
+		if err := c.plain(); err != nil {
+			return nil, err
+		}
+		if err := c.arity(1, 1); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.wantDateTime(0); err != nil {
+		return nil, err
+	}
+	t := c.args[0].Type()
+	switch unit {
+	case "HOUR", "MINUTE", "SECOND", "MILLISECOND":
+	default:
+		if t.Kind == types.KindTime {
+			return nil, c.errorf("a TIME has no %s", unit)
+		}
+	}
+	if t.Kind == types.KindDate && (unit == "HOUR" || unit == "MINUTE" || unit == "SECOND" || unit == "MILLISECOND") {
+		return nil, c.errorf("a DATE has no %s", unit)
+	}
+	return strict(types.TypeBigInt, false, c.args, func(v []any) (any, error) {
+		days, nano, _ := civil(v[0])
+		g := goTime(days, nano)
+		switch unit {
+		case "YEAR":
+			return int64(g.Year()), nil
+		case "QUARTER":
+			return int64(g.Month()+2) / 3, nil
+		case "MONTH":
+			return int64(g.Month()), nil
+		case "WEEK":
+			_, w := g.ISOWeek()
+			return int64(w), nil
+		case "DAY":
+			return int64(g.Day()), nil
+		case "DOY":
+			return int64(g.YearDay()), nil
+		case "DOW":
+			return int64(g.Weekday()) + 1, nil
+		case "ISODOW":
+			return (int64(g.Weekday())+6)%7 + 1, nil
+		case "HOUR":
+			return nano / 3600e9, nil
+		case "MINUTE":
+			return nano / 60e9 % 60, nil
+		case "SECOND":
+			return nano / 1e9 % 60, nil
+		case "MILLISECOND":
+			return nano / 1e6 % 1000, nil
+		case "EPOCH":
+			s, _ := floorDiv(days*nanosPerDay+nano, 1e9)
+			return s, nil
+		}
+		return nil, nil
+	}), nil
+}
+
+// javaFormat formats a time by a java.text.SimpleDateFormat pattern: the
+// letters y M d H h m s S E a D and quoted text; other letters are kept.
+func javaFormat(g time.Time, pattern string) string {
+	var b strings.Builder
+	for i := 0; i < len(pattern); {
+		ch := pattern[i]
+		if ch == '\'' {
+			j := i + 1
+			for j < len(pattern) {
+				if pattern[j] == '\'' {
+					if j+1 < len(pattern) && pattern[j+1] == '\'' {
+						b.WriteByte('\'')
+						j += 2
+						continue
+					}
+					break
+				}
+				b.WriteByte(pattern[j])
+				j++
+			}
+			if j == i+1 && j < len(pattern) { // '' is a quote
+				b.WriteByte('\'')
+			}
+			i = j + 1
+			continue
+		}
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z') {
+			b.WriteByte(ch)
+			i++
+			continue
+		}
+		n := 1
+		for i+n < len(pattern) && pattern[i+n] == ch {
+			n++
+		}
+		i += n
+		num := func(v int) {
+			s := strconv.Itoa(v)
+			for k := len(s); k < n; k++ {
+				b.WriteByte('0')
+			}
+			b.WriteString(s)
+		}
+		switch ch {
+		case 'y':
+			if n == 2 {
+				num(g.Year() % 100)
+			} else {
+				num(g.Year())
+			}
+		case 'M':
+			switch {
+			case n >= 4:
+				b.WriteString(g.Month().String())
+			case n == 3:
+				b.WriteString(g.Month().String()[:3])
+			default:
+				num(int(g.Month()))
+			}
+		case 'd':
+			num(g.Day())
+		case 'D':
+			num(g.YearDay())
+		case 'H':
+			num(g.Hour())
+		case 'h':
+			num((g.Hour()+11)%12 + 1)
+		case 'm':
+			num(g.Minute())
+		case 's':
+			num(g.Second())
+		case 'S':
+			ms := g.Nanosecond() / 1e6
+			s := strconv.Itoa(ms)
+			for k := len(s); k < n; k++ {
+				b.WriteByte('0')
+			}
+			b.WriteString(s)
+		case 'E':
+			if n >= 4 {
+				b.WriteString(g.Weekday().String())
+			} else {
+				b.WriteString(g.Weekday().String()[:3])
+			}
+		case 'a':
+			if g.Hour() < 12 {
+				b.WriteString("AM")
+			} else {
+				b.WriteString("PM")
+			}
+		default:
+			b.WriteString(strings.Repeat(string(ch), n))
+		}
+	}
+	return b.String()
+}
+
+// lenientTimestamp is yyyy-M-d[ H:m[:s[.fraction]]], digits 1 or 2 wide.
+var lenientTimestamp = regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?$`)
+
+// parseTimestampText reads yyyy-MM-dd[ HH:mm:ss[.fff]] (or a pattern) as
+// a TIMESTAMP; ok is false when it does not parse.
+func parseTimestampText(s, pattern string) (types.LocalDateTime, bool) {
+	if pattern == "" || pattern == "yyyy-MM-dd HH:mm:ss" || pattern == "yyyy-MM-dd" {
+		// Flink's default parse is lenient: 2024-3-5 1:2:3 is read too.
+		if m := lenientTimestamp.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+			y, _ := strconv.Atoi(m[1])
+			mo, _ := strconv.Atoi(m[2])
+			d, _ := strconv.Atoi(m[3])
+			h, _ := strconv.Atoi(m[4])
+			mi, _ := strconv.Atoi(m[5])
+			sec, _ := strconv.Atoi(m[6])
+			frac := (m[7] + "000000000")[:9]
+			nano, _ := strconv.Atoi(frac)
+			g := time.Date(y, time.Month(mo), d, h, mi, sec, nano, time.UTC)
+			if g.Year() != y || int(g.Month()) != mo || g.Day() != d || h > 23 || mi > 59 || sec > 59 {
+				return types.LocalDateTime{}, false // 2024-02-30 is not a date
+			}
+			ms := g.UnixMilli()
+			return types.LocalDateTime{Millis: ms, NanoOfMilli: int32(nano % 1e6)}, true
+		}
+	}
+	if pattern == "" {
+		v, err := format.ParseValue(strings.TrimSpace(s), types.Type{Kind: types.KindTimestamp, Length: 9}, format.ParseOptions{})
+		if err != nil {
+			d, err := format.ParseValue(strings.TrimSpace(s), types.Type{Kind: types.KindDate}, format.ParseOptions{})
+			if err != nil {
+				return types.LocalDateTime{}, false
+			}
+			return types.LocalDateTime{Millis: int64(d.(types.Date)) * millisPerDay}, true
+		}
+		return v.(types.LocalDateTime), true
+	}
+	ms, nano, ok, err := format.ParseTimePattern(s, pattern)
+	if err != nil || !ok {
+		return types.LocalDateTime{}, false
+	}
+	return types.LocalDateTime{Millis: ms, NanoOfMilli: nano}, true
+}
+
+func compileDateFormat(c *call) (Expr, error) {
+	if err := c.plain(); err != nil {
+		return nil, err
+	}
+	from := c.name == "FROM_UNIXTIME"
+	if from {
+		if err := c.arity(1, 2); err != nil {
+			return nil, err
+		}
+		if err := c.wantNumeric(0); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := c.arity(2, 2); err != nil {
+			return nil, err
+		}
+		if err := c.want(0, "a timestamp or a string", func(t types.Type) bool { return isDateTime(t) || t.IsString() }); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.args) == 2 {
+		if err := c.wantString(1); err != nil {
+			return nil, err
+		}
+	}
+	return strict(types.TypeString, true, c.args, func(v []any) (any, error) {
+		pattern := "yyyy-MM-dd HH:mm:ss"
+		if len(v) == 2 {
+			pattern = v[1].(string)
+		}
+		var g time.Time
+		switch x := v[0].(type) {
+		case string:
+			ts, ok := parseTimestampText(x, "")
+			if !ok {
+				return nil, nil
+			}
+			days, nano, _ := civil(ts)
+			g = goTime(days, nano)
+		case int64:
+			g = time.Unix(x, 0).UTC()
+		case float64, types.Decimal:
+			g = time.Unix(int64(toFloat(x)), 0).UTC()
+		default:
+			days, nano, _ := civil(x)
+			g = goTime(days, nano)
+		}
+		return javaFormat(g, pattern), nil
+	}), nil
+}
+
+func compileParseTime(c *call) (Expr, error) {
+	if err := c.plain(); err != nil {
+		return nil, err
+	}
+	if err := c.arity(1, 2); err != nil {
+		return nil, err
+	}
+	for i := range c.args {
+		if err := c.wantString(i); err != nil {
+			return nil, err
+		}
+	}
+	date := c.name == "TO_DATE"
+	t := types.TypeTimestamp3
+	if date {
+		t = types.Type{Kind: types.KindDate}
+	}
+	return strict(t, true, c.args, func(v []any) (any, error) {
+		pattern := ""
+		if len(v) == 2 {
+			pattern = v[1].(string)
+		}
+		ts, ok := parseTimestampText(v[0].(string), pattern)
+		if !ok {
+			return nil, nil
+		}
+		if date {
+			d, _ := floorDiv(ts.Millis, millisPerDay)
+			return types.Date(d), nil
+		}
+		ts.NanoOfMilli = 0 // TIMESTAMP(3)
+		return ts, nil
+	}), nil
+}
+
+func compileToTimestampLTZ(c *call) (Expr, error) {
+	if err := c.plain(); err != nil {
+		return nil, err
+	}
+	if err := c.arity(1, 2); err != nil {
+		return nil, err
+	}
+	t := types.TypeTimestampLTZ
+	if a := c.args[0].Type(); a.IsString() {
+		if err := c.arity(2, 2); err != nil {
+			return nil, err
+		}
+		if err := c.wantString(1); err != nil {
+			return nil, err
+		}
+		return strict(t, true, c.args, func(v []any) (any, error) {
+			ts, ok := parseTimestampText(v[0].(string), v[1].(string))
+			if !ok {
+				return nil, nil
+			}
+			return types.Instant{Millis: ts.Millis}, nil
+		}), nil
+	}
+	if err := c.wantNumeric(0); err != nil {
+		return nil, err
+	}
+	p := int64(3)
+	if len(c.args) == 2 {
+		v, err := c.args[1].Eval(nil)
+		if !c.args[1].IsConstant() || err != nil || (v != int64(0) && v != int64(3)) {
+			return nil, c.errorf("the precision must be the constant 0 (epoch seconds) or 3 (epoch milliseconds)")
+		}
+		p = v.(int64)
+	}
+	return strict(t, true, c.args[:1], func(v []any) (any, error) {
+		var ms int64
+		switch x := v[0].(type) {
+		case int64:
+			ms = x
+			if p == 0 {
+				ms *= 1000
+			}
+		default:
+			f := toFloat(x)
+			if p == 0 {
+				f *= 1000
+			}
+			ms = int64(f)
+		}
+		return types.Instant{Millis: ms}, nil
+	}), nil
+}
+
+func compileUnixTimestamp(c *call) (Expr, error) {
+	if err := c.plain(); err != nil {
+		return nil, err
+	}
+	if err := c.arity(0, 2); err != nil {
+		return nil, err
+	}
+	if len(c.args) == 0 {
+		now := c.sc.now()
+		return &funcExpr{t: types.TypeBigInt.AsNotNull(), f: func([]any) (any, error) {
+			s, _ := floorDiv(now(), 1000)
+			return s, nil
+		}}, nil
+	}
+	for i := range c.args {
+		if err := c.wantString(i); err != nil {
+			return nil, err
+		}
+	}
+	return strict(types.TypeBigInt, false, c.args, func(v []any) (any, error) {
+		pattern := "yyyy-MM-dd HH:mm:ss"
+		if len(v) == 2 {
+			pattern = v[1].(string)
+		}
+		ts, ok := parseTimestampText(v[0].(string), pattern)
+		if !ok {
+			return int64(math.MinInt64), nil // Flink's answer for a string that does not parse
+		}
+		s, _ := floorDiv(ts.Millis, 1000)
+		return s, nil
+	}), nil
+}
+
+// addMonths adds n months to a day count, clamping the day to the
+// month's last (Calcite's DateTimeUtils.addMonths).
+func addMonths(days int64, n int64) int64 {
+	g := goTime(days, 0)
+	y, m, d := g.Year(), int64(g.Month())-1+n, g.Day()
+	y += int(floorDivQ(m, 12))
+	_, mm := floorDiv(m, 12)
+	last := time.Date(y, time.Month(mm+2), 0, 0, 0, 0, 0, time.UTC).Day()
+	d = min(d, last)
+	return time.Date(y, time.Month(mm+1), d, 0, 0, 0, 0, time.UTC).Unix() / 86400
+}
+
+func floorDivQ(a, n int64) int64 { q, _ := floorDiv(a, n); return q }
+
+var addUnits = []string{"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"}
+
+func compileTimestampAdd(c *call) (Expr, error) {
+	if err := c.plain(); err != nil {
+		return nil, err
+	}
+	if err := c.arity(3, 3); err != nil {
+		return nil, err
+	}
+	unit, err := c.unitOf(c.f.Args[0], addUnits...)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.wantInteger(1); err != nil {
+		return nil, err
+	}
+	if err := c.wantDateTime(2); err != nil {
+		return nil, err
+	}
+	t := c.args[2].Type()
+	sub := unit == "HOUR" || unit == "MINUTE" || unit == "SECOND"
+	switch {
+	case t.Kind == types.KindDate && sub:
+		t = types.Type{Kind: types.KindTimestamp, Length: 6}
+	case t.Kind == types.KindTime && !sub:
+		return nil, c.errorf("cannot add %s to a TIME", unit)
+	}
+	k := t.Kind
+	return strict(t, false, c.args[1:], func(v []any) (any, error) {
+		n := v[0].(int64)
+		days, nano, _ := civil(v[1])
+		switch unit {
+		case "YEAR":
+			days = addMonths(days, 12*n)
+		case "QUARTER":
+			days = addMonths(days, 3*n)
+		case "MONTH":
+			days = addMonths(days, n)
+		case "WEEK":
+			days += 7 * n
+		case "DAY":
+			days += n
+		case "HOUR":
+			nano += n * 3600e9
+		case "MINUTE":
+			nano += n * 60e9
+		case "SECOND":
+			nano += n * 1e9
+		}
+		return fromCivil(k, days, nano), nil
+	}), nil
+}
+
+// compileTimestampDiff counts whole units from the second argument to the
+// third, toward zero; months compare as Calcite's subtractMonths does (a
+// later day of month or time of day is not yet a whole month).
+func compileTimestampDiff(c *call) (Expr, error) {
+	if err := c.plain(); err != nil {
+		return nil, err
+	}
+	if err := c.arity(3, 3); err != nil {
+		return nil, err
+	}
+	unit, err := c.unitOf(c.f.Args[0], addUnits...)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range []int{1, 2} {
+		if err := c.wantDateTime(i); err != nil {
+			return nil, err
+		}
+	}
+	return strict(types.TypeInt, false, c.args[1:], func(v []any) (any, error) {
+		d1, n1, _ := civil(v[0])
+		d2, n2, _ := civil(v[1])
+		switch unit {
+		case "YEAR", "QUARTER", "MONTH":
+			m := monthsBetween(d1, n1, d2, n2)
+			return m / map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1}[unit], nil
+		}
+		diff := (d2-d1)*nanosPerDay + (n2 - n1)
+		per := map[string]int64{"WEEK": 7 * nanosPerDay, "DAY": nanosPerDay, "HOUR": 3600e9, "MINUTE": 60e9, "SECOND": 1e9}[unit]
+		return diff / per, nil
+	}), nil
+}
+
+// monthsBetween is the number of whole months from (d1, n1) to (d2, n2),
+// as Calcite's DateTimeUtils.subtractMonths counts them: by days, then
+// one fewer when the days meet and the time of day of the later is
+// earlier.
+func monthsBetween(d1, n1, d2, n2 int64) int64 {
+	x := monthsBetweenDays(d2, d1)
+	if addMonths(d1, x) == d2 && n2 < n1 {
+		x--
+	}
+	return x
+}
+
+// monthsBetweenDays is subtractMonths(date0, date1) of two day counts.
+func monthsBetweenDays(date0, date1 int64) int64 {
+	if date0 < date1 {
+		return -monthsBetweenDays(date1, date0)
+	}
+	m := (date0 - date1) / 31 // no month has more than 31 days: at most the true value
+	for {
+		if addMonths(date1, m) >= date0 {
+			return m
+		}
+		if addMonths(date1, m+1) > date0 {
+			return m
+		}
+		m++
+	}
+}
+
+var floorUnits = []string{"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND"}
+
+// compileFloorCeilTime is FLOOR(t TO unit) and CEIL(t TO unit). Weeks
+// start on Sunday, as in Flink.
+func compileFloorCeilTime(c *call) (Expr, error) {
+	f := c.f
+	if f.Star || f.Distinct || f.Trim != "" || len(c.args) != 1 {
+		return nil, c.errorf("the syntax is %s(t TO unit)", c.name)
+	}
+	word := string(f.To.Value)
+	unit, ok := timeUnits[strings.ToUpper(word)]
+	if !ok || !contains(floorUnits, unit) {
+		return nil, sqlmini.Errorf(f.To.Pos, "%s: unknown time unit %s (use %s)", c.name, word, strings.Join(floorUnits, ", "))
+	}
+	if err := c.wantDateTime(0); err != nil {
+		return nil, err
+	}
+	t := c.args[0].Type()
+	if t.Kind == types.KindTime && !contains([]string{"HOUR", "MINUTE", "SECOND", "MILLISECOND"}, unit) {
+		return nil, c.errorf("a TIME cannot be rounded to a %s", unit)
+	}
+	ceil := c.name != "FLOOR"
+	k := t.Kind
+	return strict(t, false, c.args, func(v []any) (any, error) {
+		days, nano, _ := civil(v[0])
+		fd, fn := days, nano
+		var next func() (int64, int64)
+		switch unit {
+		case "YEAR", "QUARTER", "MONTH":
+			g := goTime(days, 0)
+			months := map[string]int{"YEAR": 12, "QUARTER": 3, "MONTH": 1}[unit]
+			m0 := (int(g.Month()) - 1) / months * months
+			fd, fn = time.Date(g.Year(), time.Month(m0+1), 1, 0, 0, 0, 0, time.UTC).Unix()/86400, 0
+			next = func() (int64, int64) { return addMonths(fd, int64(months)), 0 }
+		case "WEEK":
+			fd, fn = days-int64(goTime(days, 0).Weekday()), 0
+			next = func() (int64, int64) { return fd + 7, 0 }
+		default:
+			per := map[string]int64{"DAY": nanosPerDay, "HOUR": 3600e9, "MINUTE": 60e9, "SECOND": 1e9, "MILLISECOND": 1e6}[unit]
+			fn = nano - nano%per
+			next = func() (int64, int64) { return fd, fn + per }
+		}
+		if ceil && (fd != days || fn != nano) {
+			fd, fn = next()
+		}
+		return fromCivil(k, fd, fn), nil
+	}), nil
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// now returns the scope's clock (epoch milliseconds), the wall clock by
+// default.
+func (s *Scope) now() func() int64 {
+	if s != nil && s.Now != nil {
+		return s.Now
+	}
+	return func() int64 { return time.Now().UnixMilli() }
+}
+
+// compileNow is CURRENT_TIMESTAMP and its relatives: the clock is read
+// for each row, as Flink's streaming mode evaluates them per record.
+func compileNow(c *call) (Expr, error) {
+	if err := c.plain(); err != nil {
+		return nil, err
+	}
+	if err := c.arity(0, 0); err != nil {
+		return nil, err
+	}
+	now := c.sc.now()
+	var t types.Type
+	switch c.name {
+	case "LOCALTIMESTAMP":
+		t = types.TypeTimestamp3
+	case "CURRENT_DATE":
+		t = types.Type{Kind: types.KindDate}
+	case "CURRENT_TIME", "LOCALTIME":
+		t = types.Type{Kind: types.KindTime}
+	default:
+		t = types.TypeTimestampLTZ
+	}
+	t.NotNull = true
+	k := t.Kind
+	return &funcExpr{t: t, f: func([]any) (any, error) {
+		ms := now()
+		if k == types.KindTime {
+			ms -= ms % 1000
+		}
+		days, msOfDay := floorDiv(ms, millisPerDay)
+		return fromCivil(k, days, msOfDay*nanosPerMilli), nil
+	}}, nil
+}
