@@ -12,7 +12,8 @@ import (
 	"strings"
 )
 
-// castValue converts a value to type to, as CAST does. NULL stays NULL.
+// CastValue converts a value to type to, as CAST does (one function per
+// family of target types below). NULL stays NULL.
 func CastValue(v any, to types.Type) (any, error) {
 	if v == nil {
 		return nil, nil
@@ -21,198 +22,260 @@ func CastValue(v any, to types.Type) (any, error) {
 	case types.KindNull:
 		return nil, nil
 	case types.KindBoolean:
-		switch x := v.(type) {
-		case bool:
-			return x, nil
-		case string:
-			// Flink's BinaryStringDataUtil.toBoolean.
-			switch strings.ToLower(strings.TrimSpace(x)) {
-			case "true", "t", "yes", "y", "1":
-				return true, nil
-			case "false", "f", "no", "n", "0":
-				return false, nil
-			}
-		case int64:
-			return x != 0, nil
-		}
+		return castToBool(v, to)
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
-		var n int64
-		switch x := v.(type) {
-		case int64:
-			n = x
-		case float64:
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("cannot cast %v to %s", x, to.Nullable())
-			}
-			// Go's conversion of a float outside int64's range is undefined
-			// (it gives -9223372036854775808 on amd64): check first. Flink
-			// wraps around instead, by Java's narrowing through long
-			// (CastFunctionITCase: CAST(9234567891.12345 AS INT) is
-			// 644633299, and FLINK-24420 "Check out of range instead of
-			// overflow" is open); ptfsh reports a value out of range as an
-			// error, as it does for BIGINT and DECIMAL sources.
-			if x >= 1<<63 || x < -(1<<63) {
-				return nil, fmt.Errorf("value %s is out of range for %s", types.FormatValue(x, types.Type{Kind: types.KindDouble}), to.Nullable())
-			}
-			n = int64(x) // toward zero, as Java's (long) cast
-		case types.Decimal:
-			q := new(big.Int).Quo(x.Unscaled, new(big.Int).Exp(bigTen, big.NewInt(int64(x.Scale)), nil))
-			if !q.IsInt64() {
-				return nil, fmt.Errorf("value %s is out of range for %s", types.FormatValue(x, types.Type{Kind: types.KindDecimal}), to)
-			}
-			n = q.Int64()
-		case string:
-			i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("cannot cast '%s' to %s", x, to)
-			}
-			n = i
-		case bool:
-			if x {
-				n = 1
-			}
-		default:
-			return nil, castError(v, to)
-		}
-		lo, hi := format.IntegerRange(to.Kind)
-		if n < lo || n > hi {
-			if f, ok := v.(float64); ok {
-				return nil, fmt.Errorf("value %s is out of range for %s", types.FormatValue(f, types.Type{Kind: types.KindDouble}), to.Nullable())
-			}
-			return nil, fmt.Errorf("value %d is out of range for %s", n, to.Nullable())
-		}
-		return n, nil
+		return castToInteger(v, to)
 	case types.KindFloat, types.KindDouble:
-		switch x := v.(type) {
-		case int64:
-			return float64(x), nil
-		case float64:
-			return x, nil
-		case types.Decimal:
-			return toFloat(x), nil
-		case string:
-			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-			if err != nil {
-				return nil, fmt.Errorf("cannot cast '%s' to %s", x, to)
-			}
-			return f, nil
-		}
+		return castToFloat(v, to)
 	case types.KindDecimal:
-		var r *big.Rat
-		switch x := v.(type) {
-		case int64:
-			r = new(big.Rat).SetInt64(x)
-		case float64:
-			r = new(big.Rat)
-			if r.SetFloat64(x) == nil {
-				return nil, fmt.Errorf("cannot cast %v to %s", x, to)
-			}
-		case types.Decimal:
-			r = x.Rat()
-		case string:
-			var ok bool
-			if r, ok = new(big.Rat).SetString(strings.TrimSpace(x)); !ok {
-				return nil, fmt.Errorf("cannot cast '%s' to %s", x, to)
-			}
-		default:
-			return nil, castError(v, to)
-		}
-		return RatToDecimal(r, to)
+		return castToDecimal(v, to)
 	case types.KindChar, types.KindVarChar:
-		switch x := v.(type) {
-		case string:
-			return x, nil
-		default:
-			return types.FormatValue(v, types.Type{}), nil
-		}
+		return castToString(v, to)
 	case types.KindBinary, types.KindVarBinary:
-		switch x := v.(type) {
-		case []byte:
-			return x, nil
-		case string:
-			return []byte(x), nil
-		}
+		return castToBinary(v, to)
 	case types.KindTimestamp, types.KindTimestampLTZ, types.KindDate, types.KindTime:
-		switch x := v.(type) {
-		case string:
-			return format.ParseValue(x, to, format.ParseOptions{})
-		case types.Instant, types.LocalDateTime:
-			// The session time zone is UTC: both read the same fields.
-			days, nano, _ := civil(x)
-			switch to.Kind {
-			case types.KindTimestamp, types.KindTimestampLTZ:
-				return fromCivil(to.Kind, days, truncNanos(nano, to.Length)), nil
-			case types.KindDate:
-				return types.Date(days), nil
-			case types.KindTime:
-				return types.TimeOfDay(truncNanos(nano, to.Length)), nil
-			}
-		case int64:
-			if to.Kind == types.KindTimestampLTZ {
-				return types.Instant{Millis: x}, nil
-			}
-		case types.Date:
-			if to.Kind == types.KindDate {
-				return x, nil
-			}
-			if to.Kind != types.KindTime {
-				return fromCivil(to.Kind, int64(x), 0), nil
-			}
-		case types.TimeOfDay:
-			if to.Kind == types.KindTime {
-				return x, nil
-			}
-		}
+		return castToTemporal(v, to)
 	case types.KindIntervalDayTime:
-		if x, ok := v.(types.Duration); ok {
-			return x, nil
-		}
+		return castToDayTimeInterval(v, to)
 	case types.KindIntervalYearMonth:
-		if x, ok := v.(types.Period); ok {
-			return x, nil
-		}
+		return castToYearMonthInterval(v, to)
 	case types.KindArray:
-		if x, ok := v.([]any); ok {
-			out := make([]any, len(x))
-			for i, e := range x {
-				c, err := CastValue(e, *to.Elem)
-				if err != nil {
-					return nil, err
-				}
-				out[i] = c
-			}
-			return out, nil
-		}
+		return castToArray(v, to)
 	case types.KindMap:
-		if x, ok := v.(*types.Map); ok {
-			out := &types.Map{Keys: make([]any, len(x.Keys)), Values: make([]any, len(x.Values))}
-			for i := range x.Keys {
-				var err error
-				if out.Keys[i], err = CastValue(x.Keys[i], *to.Key); err != nil {
-					return nil, err
-				}
-				if out.Values[i], err = CastValue(x.Values[i], *to.Elem); err != nil {
-					return nil, err
-				}
-			}
-			return out, nil
-		}
+		return castToMap(v, to)
 	case types.KindRow:
-		if x, ok := v.(types.Row); ok && len(x.Fields) == len(to.Fields) {
-			out := types.Row{Kind: x.Kind, Fields: make([]any, len(x.Fields))}
-			for i, f := range x.Fields {
-				c, err := CastValue(f, to.Fields[i].Type)
-				if err != nil {
-					return nil, err
-				}
-				out.Fields[i] = c
-			}
-			return out, nil
-		}
+		return castToRow(v, to)
 	case types.KindDescriptor:
-		if x, ok := v.(types.Descriptor); ok {
+		return castToDescriptor(v, to)
+	}
+	return nil, castError(v, to)
+}
+
+func castToBool(v any, to types.Type) (any, error) {
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case string:
+		// Flink's BinaryStringDataUtil.toBoolean.
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "true", "t", "yes", "y", "1":
+			return true, nil
+		case "false", "f", "no", "n", "0":
+			return false, nil
+		}
+	case int64:
+		return x != 0, nil
+	}
+	return nil, castError(v, to)
+}
+
+func castToInteger(v any, to types.Type) (any, error) {
+	var n int64
+	switch x := v.(type) {
+	case int64:
+		n = x
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("cannot cast %v to %s", x, to.Nullable())
+		}
+		// Go's conversion of a float outside int64's range is undefined
+		// (it gives -9223372036854775808 on amd64): check first. Flink
+		// wraps around instead, by Java's narrowing through long
+		// (CastFunctionITCase: CAST(9234567891.12345 AS INT) is
+		// 644633299, and FLINK-24420 "Check out of range instead of
+		// overflow" is open); ptfsh reports a value out of range as an
+		// error, as it does for BIGINT and DECIMAL sources.
+		if x >= 1<<63 || x < -(1<<63) {
+			return nil, fmt.Errorf("value %s is out of range for %s", types.FormatValue(x, types.Type{Kind: types.KindDouble}), to.Nullable())
+		}
+		n = int64(x) // toward zero, as Java's (long) cast
+	case types.Decimal:
+		q := new(big.Int).Quo(x.Unscaled, new(big.Int).Exp(bigTen, big.NewInt(int64(x.Scale)), nil))
+		if !q.IsInt64() {
+			return nil, fmt.Errorf("value %s is out of range for %s", types.FormatValue(x, types.Type{Kind: types.KindDecimal}), to)
+		}
+		n = q.Int64()
+	case string:
+		i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("cannot cast '%s' to %s", x, to)
+		}
+		n = i
+	case bool:
+		if x {
+			n = 1
+		}
+	default:
+		return nil, castError(v, to)
+	}
+	lo, hi := format.IntegerRange(to.Kind)
+	if n < lo || n > hi {
+		if f, ok := v.(float64); ok {
+			return nil, fmt.Errorf("value %s is out of range for %s", types.FormatValue(f, types.Type{Kind: types.KindDouble}), to.Nullable())
+		}
+		return nil, fmt.Errorf("value %d is out of range for %s", n, to.Nullable())
+	}
+	return n, nil
+}
+
+func castToFloat(v any, to types.Type) (any, error) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	case types.Decimal:
+		return toFloat(x), nil
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return nil, fmt.Errorf("cannot cast '%s' to %s", x, to)
+		}
+		return f, nil
+	}
+	return nil, castError(v, to)
+}
+
+func castToDecimal(v any, to types.Type) (any, error) {
+	var r *big.Rat
+	switch x := v.(type) {
+	case int64:
+		r = new(big.Rat).SetInt64(x)
+	case float64:
+		r = new(big.Rat)
+		if r.SetFloat64(x) == nil {
+			return nil, fmt.Errorf("cannot cast %v to %s", x, to)
+		}
+	case types.Decimal:
+		r = x.Rat()
+	case string:
+		var ok bool
+		if r, ok = new(big.Rat).SetString(strings.TrimSpace(x)); !ok {
+			return nil, fmt.Errorf("cannot cast '%s' to %s", x, to)
+		}
+	default:
+		return nil, castError(v, to)
+	}
+	return RatToDecimal(r, to)
+}
+
+func castToString(v any, to types.Type) (any, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	default:
+		return types.FormatValue(v, types.Type{}), nil
+	}
+}
+
+func castToBinary(v any, to types.Type) (any, error) {
+	switch x := v.(type) {
+	case []byte:
+		return x, nil
+	case string:
+		return []byte(x), nil
+	}
+	return nil, castError(v, to)
+}
+
+func castToTemporal(v any, to types.Type) (any, error) {
+	switch x := v.(type) {
+	case string:
+		return format.ParseValue(x, to, format.ParseOptions{})
+	case types.Instant, types.LocalDateTime:
+		// The session time zone is UTC: both read the same fields.
+		days, nano, _ := civil(x)
+		switch to.Kind {
+		case types.KindTimestamp, types.KindTimestampLTZ:
+			return fromCivil(to.Kind, days, truncNanos(nano, to.Length)), nil
+		case types.KindDate:
+			return types.Date(days), nil
+		case types.KindTime:
+			return types.TimeOfDay(truncNanos(nano, to.Length)), nil
+		}
+	case int64:
+		if to.Kind == types.KindTimestampLTZ {
+			return types.Instant{Millis: x}, nil
+		}
+	case types.Date:
+		if to.Kind == types.KindDate {
 			return x, nil
 		}
+		if to.Kind != types.KindTime {
+			return fromCivil(to.Kind, int64(x), 0), nil
+		}
+	case types.TimeOfDay:
+		if to.Kind == types.KindTime {
+			return x, nil
+		}
+	}
+	return nil, castError(v, to)
+}
+
+func castToDayTimeInterval(v any, to types.Type) (any, error) {
+	if x, ok := v.(types.Duration); ok {
+		return x, nil
+	}
+	return nil, castError(v, to)
+}
+
+func castToYearMonthInterval(v any, to types.Type) (any, error) {
+	if x, ok := v.(types.Period); ok {
+		return x, nil
+	}
+	return nil, castError(v, to)
+}
+
+func castToArray(v any, to types.Type) (any, error) {
+	if x, ok := v.([]any); ok {
+		out := make([]any, len(x))
+		for i, e := range x {
+			c, err := CastValue(e, *to.Elem)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	}
+	return nil, castError(v, to)
+}
+
+func castToMap(v any, to types.Type) (any, error) {
+	if x, ok := v.(*types.Map); ok {
+		out := &types.Map{Keys: make([]any, len(x.Keys)), Values: make([]any, len(x.Values))}
+		for i := range x.Keys {
+			var err error
+			if out.Keys[i], err = CastValue(x.Keys[i], *to.Key); err != nil {
+				return nil, err
+			}
+			if out.Values[i], err = CastValue(x.Values[i], *to.Elem); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	return nil, castError(v, to)
+}
+
+func castToRow(v any, to types.Type) (any, error) {
+	if x, ok := v.(types.Row); ok && len(x.Fields) == len(to.Fields) {
+		out := types.Row{Kind: x.Kind, Fields: make([]any, len(x.Fields))}
+		for i, f := range x.Fields {
+			c, err := CastValue(f, to.Fields[i].Type)
+			if err != nil {
+				return nil, err
+			}
+			out.Fields[i] = c
+		}
+		return out, nil
+	}
+	return nil, castError(v, to)
+}
+
+func castToDescriptor(v any, to types.Type) (any, error) {
+	if x, ok := v.(types.Descriptor); ok {
+		return x, nil
 	}
 	return nil, castError(v, to)
 }
