@@ -68,6 +68,25 @@ type printerBase struct {
 	schema types.Schema
 	begun  bool
 	buf    []byte
+	// maxWidth is the width of the columns whose type has none of its own
+	// (sql-client.display.max-column-width); 0: tableauMaxWidth.
+	maxWidth int
+}
+
+// SetMaxColumnWidth sets the width of the columns whose type has none of
+// its own (SET 'sql-client.display.max-column-width'), from the next
+// Begin on; n < 1 means the default, 30.
+func (p *printerBase) SetMaxColumnWidth(n int) { p.maxWidth = n }
+
+// SetMaxColumnWidthKey is the Flink SQL client's setting of that width.
+const SetMaxColumnWidthKey = "sql-client.display.max-column-width"
+
+// SetMaxColumnWidth gives a text printer (tableau, changelog, table) the
+// width of its columns without a type width; other printers ignore it.
+func SetMaxColumnWidth(p Printer, n int) {
+	if s, ok := p.(interface{ SetMaxColumnWidth(int) }); ok {
+		s.SetMaxColumnWidth(n)
+	}
 }
 
 func (p *printerBase) begin(s types.Schema) {
@@ -146,27 +165,31 @@ type tableauPrinter struct {
 
 func (p *tableauPrinter) Begin(s types.Schema) error {
 	p.begin(s)
-	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0])
+	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0], p.maxWidth)
 	p.header = false
 	p.rows = 0
 	return nil
 }
 
 // tableauColumns returns the names (op first) and the type-derived widths.
-func tableauColumns(s types.Schema, names [][]byte, widths []int) ([][]byte, []int) {
+func tableauColumns(s types.Schema, names [][]byte, widths []int, maxWidth int) ([][]byte, []int) {
 	names = append(names, []byte("op"))
 	widths = append(widths, 2)
 	for _, c := range s.Columns {
 		names = append(names, []byte(c.Name))
-		widths = append(widths, max(javaLength(c.Name), tableauTypeWidth(c.Type)))
+		widths = append(widths, max(javaLength(c.Name), tableauTypeWidth(c.Type, maxWidth)))
 	}
 	return names, widths
 }
 
 // tableauTypeWidth is the type part of TableauStyle.columnWidthsByType,
-// including the room for <NULL>.
-func tableauTypeWidth(t types.Type) int {
+// including the room for <NULL>; maxWidth (0: tableauMaxWidth) is that of
+// the types without a width of their own.
+func tableauTypeWidth(t types.Type, maxWidth int) int {
 	n := tableauMaxWidth
+	if maxWidth > 0 {
+		n = maxWidth
+	}
 	switch t.Kind {
 	case types.KindTinyInt:
 		n = 4
@@ -395,7 +418,7 @@ type changelogPrinter struct {
 
 func (p *changelogPrinter) Begin(s types.Schema) error {
 	p.begin(s)
-	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0])
+	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0], p.maxWidth)
 	for i, n := range p.names {
 		p.buf = appendNormalized(p.buf, n, p.widths[i])
 	}

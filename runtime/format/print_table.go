@@ -64,7 +64,7 @@ func (p *tablePrinter) Begin(s types.Schema) error {
 	p.m.reset()
 	p.widths = p.widths[:0]
 	for _, c := range s.Columns {
-		p.widths = append(p.widths, max(javaLength(c.Name), tableauTypeWidth(c.Type)))
+		p.widths = append(p.widths, max(javaLength(c.Name), tableauTypeWidth(c.Type, p.maxWidth)))
 	}
 	return nil
 }

@@ -484,6 +484,8 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 			return nil, err
 		}
 		format.SetUpsertKey(p, exec.UpsertKeyOf(n)) // the table mode materialises by it: print_table.go
+		width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
+		format.SetMaxColumnWidth(p, width)
 		return p, nil
 	}
 	updating := !n.Changelog().IsInsertOnly() && mode != "table"

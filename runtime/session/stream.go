@@ -12,6 +12,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/plan"
+	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -307,6 +308,8 @@ func (s *Session) replay(ctx context.Context, pos sqlmini.Pos, first bool) error
 		return sqlmini.Errorf(pos, "%w", err)
 	}
 	format.SetUpsertKey(p, exec.UpsertKeyOf(n))
+	width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
+	format.SetMaxColumnWidth(p, width)
 	sk := &stepSink{p: p, skip: rq.rows}
 	if err := s.run(ctx, pos, n, sk, out); err != nil {
 		out.Flush()

@@ -238,6 +238,12 @@ var table = []Setting{{
 	Owner:   "runtime/connector",
 	Parse:   wholeNumber[int64]("needs a whole number of at least 1", 1, math.MaxInt64),
 }, {
+	Key:     "sql-client.display.max-column-width",
+	Default: "30",
+	Doc:     "the width of tableau, changelog and table columns of types without a width of their own (STRING, ARRAY, ...): longer values are cut with ...",
+	Owner:   "runtime/format",
+	Parse:   wholeNumber[int]("needs a whole number of at least 1", 1, 1<<20),
+}, {
 	Key:     "sql-client.execution.result-mode",
 	Default: "tableau",
 	Doc:     "tableau and changelog print every change with its op, table materialises the final rows (in any format; memory as the final table)",
@@ -313,7 +319,6 @@ var ignored = []Ignored{
 	{"execution.runtime-mode", "ptfsh runs every statement in streaming mode"},
 	{"pipeline.name", "ptfsh runs no named jobs"},
 	{"restart-strategy.type", "a failed statement stops; ptfsh does not restart it"},
-	{"sql-client.display.max-column-width", "tableau columns are 30 characters wide, as Flink's print()"},
 	{"sql-client.execution.max-table-result.rows", "the table mode keeps and prints every row"},
 	{"sql-client.verbose", "errors always show their position and cause"},
 	{"state.backend.type", "state lives in memory or in a bbolt file: state.path"},

@@ -64,7 +64,8 @@ func TestCheck(t *testing.T) {
 		{"ptfsh.format", "XML", `SET 'ptfsh.format': unknown format "xml" (valid formats: tableau, changelog, table, rows, csv, json)`},
 		{"state.cache-size", "0", "SET 'state.cache-size' needs a number of keys of at least 1, not '0'"},
 		{"table.exec.sink.not-null-enforcer", "drop", ""},
-		{"sql-client.display.max-column-width", "anything", ""},
+		{"sql-client.display.max-column-width", "anything", "SET 'sql-client.display.max-column-width' needs a whole number of at least 1, not 'anything'"},
+		{"sql-client.display.max-column-width", "50", ""},
 		{"ptfsh.processing-time", "anything", ""}, // the session checks it
 	}
 	for _, tt := range tests {
