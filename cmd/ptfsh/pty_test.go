@@ -14,7 +14,7 @@ import (
 // the way a person does, and reads the screen: the rc file, tab
 // completion, a statement of several lines recalled from history with
 // Up, Ctrl-C on a query over an endless datagen table, a hot reload of an
-// edited function, and QUIT. It needs tmux and is left out of -short.
+// edited function, a pager, and QUIT. It needs tmux and is left out of -short.
 func TestREPL_terminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the terminal test builds ptfsh and drives it in tmux")
@@ -115,6 +115,29 @@ func TestREPL_terminal(t *testing.T) {
 	term.keys("C-c")
 	term.line("SHOW VIEWS;")
 	term.waitFor("| view name |")
+
+	// A pager: the rows through it, and the count after them. One that
+	// ends before the result does (q in less; head here) stops an endless
+	// query without an error, and the prompt comes back.
+	term.line("SET 'ptfsh.pager' = 'sed s/^/P:/';")
+	term.clear()
+	term.line("SELECT * FROM greet(TABLE v);")
+	term.waitFor("P:+I[Howdy Bob]")
+	term.line("SET 'ptfsh.pager' = 'head -n 2';")
+	term.clear()
+	term.line("SELECT * FROM greet(TABLE g);")
+	term.waitFor("+I[Howdy ")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.HasSuffix(strings.TrimSpace(term.screen()), "ptfsh>") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the prompt did not come back after the pager ended:\n%s", term.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if s := term.screen(); strings.Contains(s, "cancelled") || strings.Contains(s, "pipe") || strings.Count(s, "+I[Howdy ") != 2 {
+		t.Errorf("after the pager ended:\n%s", s)
+	}
+	term.line("SET 'ptfsh.pager' = 'off';")
 
 	term.line("QUIT;")
 	term.waitFor("[exited 0]")

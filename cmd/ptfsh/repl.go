@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/chzyer/readline"
 	"github.com/ptfsh/ptfsh/runtime/session"
@@ -80,7 +81,7 @@ func repl(sess *session.Session, stdin io.Reader, stdout, stderr io.Writer) int 
 			continue
 		}
 		saveHistory(rl, buf.String())
-		if quit := execInteractive(sess, buf.String(), stderr); quit {
+		if quit := execInteractive(sess, buf.String(), stdout, stderr); quit {
 			return 0
 		}
 		buf.Reset()
@@ -114,14 +115,14 @@ func replPlain(sess *session.Session, stdin io.Reader, stderr io.Writer) int {
 		buf.WriteString(sc.Text())
 		buf.WriteByte('\n')
 		if sqlmini.Complete(buf.String()) {
-			if quit := execInteractive(sess, buf.String(), stderr); quit {
+			if quit := execInteractive(sess, buf.String(), nil, stderr); quit {
 				return 0
 			}
 			buf.Reset()
 		}
 	}
 	if strings.TrimSpace(buf.String()) != "" {
-		execInteractive(sess, buf.String(), stderr)
+		execInteractive(sess, buf.String(), nil, stderr)
 	}
 	return 0
 }
@@ -129,13 +130,13 @@ func replPlain(sess *session.Session, stdin io.Reader, stderr io.Writer) int {
 // execInteractive runs statements with Ctrl-C cancelling them, not the
 // shell. Each statement runs even when one before it failed; QUIT or
 // EXIT ends them, and the shell (quit).
-func execInteractive(sess *session.Session, src string, stderr io.Writer) (quit bool) {
+func execInteractive(sess *session.Session, src string, stdout, stderr io.Writer) (quit bool) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	for _, p := range sqlmini.ParseEach("", src) {
 		err := p.Err
 		if err == nil {
-			err = sess.ExecStatement(ctx, p.Stmt)
+			err = execPaged(ctx, sess, p.Stmt, stdout, stderr)
 		}
 		if errors.Is(err, session.ErrQuit) {
 			return true
@@ -145,6 +146,28 @@ func execInteractive(sess *session.Session, src string, stderr io.Writer) (quit 
 		}
 	}
 	return false
+}
+
+// execPaged runs a statement, its result through the pager that SET
+// 'ptfsh.pager' names (pager.go), if any and if stdout, the terminal, is
+// given.
+func execPaged(ctx context.Context, sess *session.Session, st *sqlmini.Statement, stdout, stderr io.Writer) error {
+	command := pagerCommand(sess)
+	if stdout == nil || command == "" || !paged(st) { // no pager without a terminal
+		return sess.ExecStatement(ctx, st)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopPager, err := startPager(sess, command, stdout, cancel)
+	if err != nil {
+		fmt.Fprintf(stderr, "note: the pager %q did not start (%v); the result prints as it is\n", command, err)
+		return sess.ExecStatement(ctx, st)
+	}
+	err = sess.ExecStatement(ctx, st)
+	if stopPager() || errors.Is(err, syscall.EPIPE) {
+		return nil // q in the pager ended the result
+	}
+	return err
 }
 
 // saveHistory keeps what was typed for a statement as one history entry

@@ -93,7 +93,7 @@ func TestRunRC(t *testing.T) {
 		t.Errorf("stderr:\n%s\nwant:\n%s", errs.String(), want)
 	}
 	errs.Reset()
-	if quit := execInteractive(sh.Session, "SELECT * FROM f(); SELECT * FROM v; CREATE FUNCTION g AS 'f.js';", &errs); quit {
+	if quit := execInteractive(sh.Session, "SELECT * FROM f(); SELECT * FROM v; CREATE FUNCTION g AS 'f.js';", nil, &errs); quit {
 		t.Fatal("quit")
 	}
 	if out.String() != "+I[7]\n+I[1]\n" || !strings.Contains(errs.String(), "cannot read function file 'f.js'") {

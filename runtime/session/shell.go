@@ -29,6 +29,28 @@ const (
 	infoInserted = "[INFO] Complete execution of the SQL update statement."
 )
 
+// SetOutput sends results to out, and notes, counts and timings to errs,
+// until the returned function puts back the writers before (the REPL's
+// pager: one statement's output through it, in the order it comes).
+func (s *Session) SetOutput(out, errs io.Writer) (restore func()) {
+	oldOut, oldErr := s.cfg.Out, s.cfg.Err
+	s.cfg.Out, s.cfg.Err = out, errs
+	return func() { s.cfg.Out, s.cfg.Err = oldOut, oldErr }
+}
+
+// Setting returns the value of a setting as SET gave it, or its default
+// (ok false when the key is none of the settings table's).
+func (s *Session) Setting(key string) (string, bool) {
+	if v, ok := s.settings[key]; ok {
+		return v, true
+	}
+	st, ok := settings.Lookup(key)
+	if !ok {
+		return "", false
+	}
+	return st.Default, true
+}
+
 // SetInteractive says that statements come from a person at the REPL: a
 // statement that succeeds without a result says so, as the Flink SQL
 // client does ([INFO] Execute statement succeeded.).

@@ -163,6 +163,18 @@ var table = []Setting{{
 	Values:  []string{"stop", "continue"},
 	Parse:   oneOf(false, "stop", "continue"),
 }, {
+	Key:     "ptfsh.pager",
+	Default: "off",
+	Doc:     "at the prompt, results go through a pager: on ($PAGER, else less -SRFX: wide rows scroll sideways, one screen prints as it is) or a command; off",
+	Owner:   "cmd/ptfsh",
+	Parse: func(v string) (any, error) {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return nil, Need("is 'on', 'off' or a pager command such as 'less -S'")
+		}
+		return v, nil
+	},
+}, {
 	Key:   "ptfsh.processing-time",
 	Doc:   "fixes the processing-time clock (state TTL, datagen) at epoch milliseconds or a time such as '2025-03-27 12:00:00'; unset: the wall clock",
 	Owner: "runtime/session",
