@@ -32,10 +32,35 @@ var (
 )
 
 // completer completes the word before the cursor with keywords, table
-// names, function names and the argument names of functions, and inside
-// SET '...' with setting keys and the values of enumerations.
+// names, function names and the argument names of functions, the columns
+// of the tables and views the statement names, and inside SET '...' with
+// setting keys and the values of enumerations.
 type completer struct {
 	cat *catalog.Catalog
+	// typed, when set, returns the lines of the statement typed before
+	// the one being edited, whose table names count too.
+	typed func() string
+}
+
+// word matches an identifier, plain or backquoted.
+var word = regexp.MustCompile("`[^`]+`|[\\p{L}_][\\p{L}\\p{N}_]*")
+
+// columns returns the column names of the tables and views that text
+// names.
+func (c completer) columns(text string) []string {
+	var cols []string
+	seen := map[string]bool{}
+	for _, w := range word.FindAllString(text, -1) {
+		w = strings.Trim(w, "`")
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		if t, ok := c.cat.Table(w); ok {
+			cols = append(cols, t.Schema.Names()...)
+		}
+	}
+	return cols
 }
 
 // Do implements readline.AutoCompleter.
@@ -65,6 +90,11 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 		cands = append(cands, k)
 	}
 	cands = append(cands, c.cat.TableNames()...)
+	typed := before
+	if c.typed != nil {
+		typed = c.typed() + typed
+	}
+	cands = append(cands, c.columns(typed)...)
 	for _, f := range c.cat.FunctionNames(false) {
 		cands = append(cands, f)
 		if fn, ok := c.cat.Function(f); ok {

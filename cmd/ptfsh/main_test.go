@@ -131,10 +131,11 @@ func TestCompleter_Do(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sess.Exec(context.Background(), "", "CREATE VIEW clicks(a) AS VALUES (1);"); err != nil {
+	if err := sess.Exec(context.Background(), "", "CREATE VIEW clicks(a) AS VALUES (1); CREATE VIEW `my orders`(order_id, ordered_at) AS VALUES (1, 2);"); err != nil {
 		t.Fatal(err)
 	}
-	c := completer{cat: sess.Catalog()}
+	earlier := ""
+	c := completer{cat: sess.Catalog(), typed: func() string { return earlier }}
 	tests := []struct {
 		line string
 		want []string
@@ -152,6 +153,9 @@ func TestCompleter_Do(t *testing.T) {
 		{"SET 'state.on-incompatible' = 'd", []string{"iscard'"}},
 		{"SET 'state.cache-size' = '", nil},
 		{"SET 'nothing", nil},
+		// Columns of the tables and views the statement names.
+		{"SELECT ordere", nil},
+		{"SELECT * FROM `my orders` WHERE ordere", []string{"d_at"}},
 	}
 	for _, tt := range tests {
 		got, n := c.Do([]rune(tt.line), len([]rune(tt.line)))
@@ -162,6 +166,35 @@ func TestCompleter_Do(t *testing.T) {
 		if strings.Join(gs, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("Do(%q) = %q (%d), want %q", tt.line, gs, n, tt.want)
 		}
+	}
+}
+
+// TestCompleter_columnsOfEarlierLines: a table named on a line typed
+// before the one being edited gives its columns too.
+func TestCompleter_columnsOfEarlierLines(t *testing.T) {
+	sess, err := session.NewSession(session.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Exec(context.Background(), "", "CREATE VIEW visits(visitor, visited_at) AS VALUES ('a', 1);"); err != nil {
+		t.Fatal(err)
+	}
+	earlier := ""
+	c := completer{cat: sess.Catalog(), typed: func() string { return earlier }}
+	do := func(line string) string {
+		got, _ := c.Do([]rune(line), len([]rune(line)))
+		var gs []string
+		for _, g := range got {
+			gs = append(gs, string(g))
+		}
+		return strings.Join(gs, "|")
+	}
+	if got := do("WHERE visited"); got != "" {
+		t.Errorf("no table named yet: %q", got)
+	}
+	earlier = "SELECT *\nFROM visits\n"
+	if got := do("WHERE visited"); got != "_at" {
+		t.Errorf("visits on an earlier line: %q, want _at", got)
 	}
 }
 

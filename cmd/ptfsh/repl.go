@@ -37,6 +37,7 @@ func repl(sess *session.Session, stdin io.Reader, stdout, stderr io.Writer) int 
 		return replPlain(sess, stdin, stderr)
 	}
 	home, _ := os.UserHomeDir()
+	var buf strings.Builder // the lines of the statement being typed
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:          prompt,
 		HistoryFile:     filepath.Join(home, ".ptfsh_history"),
@@ -44,7 +45,7 @@ func repl(sess *session.Session, stdin io.Reader, stdout, stderr io.Writer) int 
 		// A statement of several lines is one history entry.
 		DisableAutoSaveHistory: true,
 		EOFPrompt:              "",
-		AutoComplete:           completer{cat: sess.Catalog()},
+		AutoComplete:           completer{cat: sess.Catalog(), typed: func() string { return buf.String() }},
 		Stdout:                 stdout,
 		Stderr:                 stderr,
 	})
@@ -59,7 +60,6 @@ func repl(sess *session.Session, stdin io.Reader, stdout, stderr io.Writer) int 
 		}
 	}
 	sess.SetInteractive(true)
-	var buf strings.Builder
 	for {
 		line, err := rl.Readline()
 		if errors.Is(err, readline.ErrInterrupt) {
