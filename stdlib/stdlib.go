@@ -15,12 +15,16 @@ import (
 var jsFiles embed.FS
 
 // TypeDeclarations declares the typed modules of the JavaScript library
-// (ptfsh/patterns) for TypeScript: ambient `declare module` blocks over
-// the global types of script's ptf.d.ts (PTF, Context, Row, SqlType).
-// ptfsh init and ptfsh check write them into globals.d.ts.
-//
+// (ptfsh/patterns, ptfsh/ptf) for TypeScript: ambient `declare module`
+// blocks over the global types of script's ptf.d.ts (PTF, Context, Row,
+// SqlType). ptfsh init and ptfsh check write them into globals.d.ts.
+var TypeDeclarations = patternsDTS + "\n" + ptfDTS
+
 //go:embed dts/patterns.d.ts
-var TypeDeclarations string
+var patternsDTS string
+
+//go:embed dts/ptf.d.ts
+var ptfDTS string
 
 // JS is the file system of the JavaScript helper modules.
 var JS fs.FS = mustSub(jsFiles, "js")

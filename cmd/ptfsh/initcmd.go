@@ -33,10 +33,12 @@ var initFiles = []struct{ name, text string }{
 	{"hello.js", `// hello.js: a Process Table Function. Start the shell here (ptfsh), run
 // the statements of hello.sql, then edit this file and run the SELECT
 // again (Up, Enter): the shell reloads the function before each statement.
-// ptf.d.ts gives editors its types (ptfsh check hello.js runs tsc).
+// ptf.d.ts and globals.d.ts give editors its types (ptfsh check hello.js
+// runs tsc): definePTF reads the output type, so a misspelt column in
+// ctx.collect is an error there.
+import { definePTF } from "ptfsh/ptf";
 
-/** @type {PTF<{ seen: { count: number } }, { input: Row }>} */
-const hello = {
+export default definePTF({
   output: "ROW<greeting STRING, visits INT>",
   args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
   state: { seen: { default: { count: 0 } } },
@@ -44,9 +46,7 @@ const hello = {
     seen.count++;
     ctx.collect({ greeting: ` + "`Hello ${input.name}`" + `, visits: seen.count });
   },
-};
-
-export default hello;
+});
 `},
 	{"hello.sql", `-- ptfsh -f hello.sql, or type the statements in the shell.
 CREATE FUNCTION hello AS 'hello.js';
@@ -103,7 +103,7 @@ declare const console: {
   debug(...data: unknown[]): void;
 };
 
-/** ptfsh/flink, ptfsh/strings: the embedded standard library (untyped here; ptfsh/patterns is typed below). */
+/** ptfsh/flink, ptfsh/strings: the embedded standard library (untyped here; ptfsh/patterns and ptfsh/ptf are typed below). */
 declare module "ptfsh/*";
 `
 

@@ -120,3 +120,56 @@ export default dedup({ within: "5 min" });
 		}
 	}
 }
+
+// TestRun_checkTypedOutput: with definePTF (ptfsh/ptf), tsc reads the
+// declared output type and checks what ctx.collect is given: a misspelt
+// column, a value of the wrong type and a missing NOT NULL column are
+// errors; nullable columns may be left out; an array is accepted.
+func TestRun_checkTypedOutput(t *testing.T) {
+	if _, err := exec.LookPath("tsc"); err != nil {
+		t.Skip("tsc is not on PATH (npm install -g typescript)")
+	}
+	good := `import { definePTF } from "ptfsh/ptf";
+export default definePTF({
+  output: "ROW<url STRING, click_count BIGINT NOT NULL, at TIMESTAMP(3), tags ARRAY<STRING>, r ROW<x INT>>",
+  args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+  eval(ctx, state, { input }) {
+    ctx.collect({ url: String(input.url), click_count: 1, at: new Date(0), tags: ["a"], r: { x: 1 } });
+    ctx.collect({ click_count: 2n });
+    ctx.collect(["u", 3, null, null, null]);
+  },
+});
+`
+	bad := `import { definePTF } from "ptfsh/ptf";
+export default definePTF({
+  output: "ROW<url STRING, click_count BIGINT NOT NULL>",
+  eval(ctx) {
+    ctx.collect({ url: "u", clickcount: 1 });
+    ctx.collect({ url: 3, click_count: 1 });
+    ctx.collect({ url: "u" });
+  },
+});
+`
+	dir := t.TempDir()
+	g, b := filepath.Join(dir, "good.js"), filepath.Join(dir, "bad.ts")
+	os.WriteFile(g, []byte(good), 0o644)
+	os.WriteFile(b, []byte(bad), 0o644)
+	if code, out, errs := runCmd(t, "", "check", g); code != 0 {
+		t.Errorf("%s: code %d\n%s%s", g, code, out, errs)
+	}
+	code, out, _ := runCmd(t, "", "check", b)
+	for _, want := range []string{
+		"(5,29): error TS2353: Object literal may only specify known properties, and 'clickcount' does not exist",
+		"(6,19): error TS2322: Type 'number' is not assignable to type 'string'",
+		"(7,17): error TS2345",
+	} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("%s: code %d, no %q in\n%s", b, code, want, out)
+		}
+	}
+	// It runs as it is: definePTF returns its argument.
+	if code, out, errs := runCmd(t, "", "-e", "CREATE FUNCTION g AS '"+g+"'; CREATE VIEW v(url) AS VALUES ('x'); SET 'ptfsh.format' = 'rows'; SELECT * FROM g(input => TABLE v PARTITION BY url);"); code != 0 ||
+		out != "+I[x, x, 1, 1970-01-01T00:00, [a], +I[1]]\n+I[x, null, 2, null, null, null]\n+I[x, u, 3, null, null, null]\n" {
+		t.Errorf("running it: code %d\n%s%s", code, out, errs)
+	}
+}
