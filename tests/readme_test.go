@@ -3,7 +3,9 @@ package tests
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,4 +78,117 @@ func TestReadme_tour(t *testing.T) {
 	if got, want := run("rows"), strings.TrimPrefix(rows, cmd); got != want {
 		t.Errorf("--format rows differs from README.md:\n got:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// shellWords splits a command line as sh does for plain words and
+// "double" or 'single' quoted ones (no escapes, no expansions).
+func shellWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteByte(c)
+		case c == '"' || c == '\'':
+			quote, in = c, true
+		case c == ' ':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// TestReadme_commands runs each `$ ptfsh [--format F] -e "..."` of the
+// README's blocks whose statements are written out (not "...") and
+// compares what it prints (stdout) with the lines after it.
+func TestReadme_commands(t *testing.T) {
+	langs, bodies := readmeBlocks(t)
+	ran := 0
+	for i, body := range bodies {
+		if langs[i] != "" {
+			continue
+		}
+		lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+		for j := 0; j < len(lines); j++ {
+			if !strings.HasPrefix(lines[j], "$ ptfsh ") {
+				continue
+			}
+			k := j + 1
+			for k < len(lines) && !strings.HasPrefix(lines[k], "$ ") {
+				k++
+			}
+			cmd, want := lines[j], strings.Join(lines[j+1:k], "\n")+"\n"
+			j = k - 1
+			args := shellWords(strings.TrimPrefix(cmd, "$ ptfsh "))
+			format, src := "tableau", ""
+			for a := 0; a < len(args); a++ {
+				switch {
+				case args[a] == "--format" && a+1 < len(args):
+					format = args[a+1]
+					a++
+				case args[a] == "-e" && a+1 < len(args):
+					src = args[a+1]
+					a++
+				default:
+					src = "" // a command this test does not run (-f FILE, watch)
+					a = len(args)
+				}
+			}
+			if src == "" || strings.Contains(src, "...") {
+				continue
+			}
+			var out bytes.Buffer
+			sh, err := assembly.New(assembly.Options{Out: &out, Err: io.Discard, Memory: true, BaseDir: t.TempDir(), Format: format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sh.Session.Exec(context.Background(), "", src); err != nil {
+				t.Errorf("README.md: %s: %v", cmd, err)
+			}
+			sh.Close()
+			if got := out.String(); got != want {
+				t.Errorf("README.md: %s prints\n%s\nthe README shows\n%s", cmd, got, want)
+			}
+			ran++
+		}
+	}
+	if ran == 0 {
+		t.Error("no $ ptfsh -e command of the README ran")
+	}
+}
+
+// TestReadme_testFile runs the README's example of a test file (Testing
+// your PTFs) as ptfsh test does: its want.out must be what it prints.
+func TestReadme_testFile(t *testing.T) {
+	langs, bodies := readmeBlocks(t)
+	for i, body := range bodies {
+		if langs[i] != "" || !strings.HasPrefix(body, "-- greet.js --\n") {
+			continue
+		}
+		file := filepath.Join(t.TempDir(), "greet.txtar")
+		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		test, dir := extractArchive(t, file)
+		want, _ := test.Want()
+		if got := RunScript(t, dir, test.Query); got != want {
+			t.Errorf("README.md's test file prints\n%s\nits want.out is\n%s", got, want)
+		}
+		return
+	}
+	t.Error("README.md: the example test file (-- greet.js --) is not found")
 }
