@@ -184,7 +184,7 @@ type Drop struct {
 type Show struct {
 	Pos  Pos
 	User bool   `parser:"'SHOW' ( @'USER'?"`
-	What string `parser:"  @('FUNCTIONS' | 'TABLES' | 'VIEWS')"`
+	What string `parser:"  @('FUNCTIONS' | 'TABLES' | 'VIEWS' | 'JOBS')"`
 	// NotLike, Like (LIKE or ILIKE) and Pattern filter the names as
 	// Flink's SQL LIKE does.
 	NotLike bool   `parser:"  ( @'NOT'?"`

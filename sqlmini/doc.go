@@ -14,7 +14,7 @@
 //	table       = name "(" element {"," element} ")" ["WITH" "(" option {"," option} ")"] ["AS" query] .
 //	element     = "PRIMARY" "KEY" "(" names ")" "NOT" "ENFORCED" | "WATERMARK" "FOR" name "AS" expr | name type ["PRIMARY" "KEY" "NOT" "ENFORCED"] .
 //	drop        = "DROP" ["TEMPORARY"] ("FUNCTION" | "TABLE" | "VIEW") ["IF" "EXISTS"] name | "DROP" "STATE" "FOR" string .
-//	show        = "SHOW" ["USER"] ("FUNCTIONS" | "TABLES" | "VIEWS") [["NOT"] ("LIKE" | "ILIKE") string]
+//	show        = "SHOW" ["USER"] ("FUNCTIONS" | "TABLES" | "VIEWS" | "JOBS") [["NOT"] ("LIKE" | "ILIKE") string]
 //	            | "SHOW" "CREATE" ("TABLE" | "VIEW" | "FUNCTION") name
 //	            | "SHOW" ("STATE" | "TIMERS") "FOR" string ["KEY" "(" expr {"," expr} ")"] .
 //	describe    = ("DESCRIBE" | "DESC") ["FUNCTION" ["EXTENDED"]] name .

@@ -21,7 +21,7 @@ var keywords = []string{
 	"OR", "REPLACE", "EXTENDED", "LIKE", "ILIKE", "PLAN", "TIMELINE", "STREAM", "ADVANCE", "HELP", "QUIT", "EXIT",
 	"CASE", "WHEN", "THEN", "ELSE", "END", "BETWEEN", "SYMMETRIC", "ESCAPE", "CAST", "TRY_CAST",
 	"DISTINCT", "GROUP", "HAVING", "ASC", "DESC", "NULLS", "FIRST", "LAST", "OVERWRITE",
-	"TRUE", "FALSE", "UNKNOWN", "LEADING", "TRAILING", "BOTH", "STATEMENT", "EXECUTE", "BEGIN",
+	"TRUE", "FALSE", "UNKNOWN", "LEADING", "TRAILING", "BOTH", "STATEMENT", "EXECUTE", "BEGIN", "JOBS",
 }
 
 // setKey and setValue match a SET or RESET whose quoted key, and a SET

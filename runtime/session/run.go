@@ -62,6 +62,8 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		return sqlmini.Errorf(pos, "%w", err)
 	}
 	rec := s.startTimeline(ex) // timeline.go
+	var rows int64
+	defer func() { s.counted(ex.RowsIn, rows) }() // SHOW JOBS (jobs.go)
 	drawn := false
 	defer func() {
 		if err != nil && !drawn { // a failed statement draws what happened before it
@@ -108,7 +110,6 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		// final one, which the next statements read, is taken.
 		every = 0
 	}
-	var rows int64
 	ex.CheckpointEvery = every
 	for {
 		if err := ctx.Err(); err != nil {

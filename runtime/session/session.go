@@ -90,6 +90,12 @@ type Config struct {
 // can observe: SQL, SHOW/DESCRIBE/SET and output formatting. A Session is
 // not safe for concurrent use.
 type Session struct {
+	// jobs are the queries and INSERTs that ran (SHOW JOBS, jobs.go);
+	// jobIn and jobOut count the rows of the one running.
+	jobs          []jobRecord
+	jobSeq        int
+	jobIn, jobOut int64
+
 	cfg      Config
 	ownStore bool // the store came from SET 'state.path': the session closes it
 	cat      *catalog.Catalog
@@ -293,17 +299,17 @@ func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) erro
 		}
 		return nil
 	case st.Explain != nil && st.Explain.Timeline:
-		return s.explainTimeline(ctx, st.Explain) // timeline.go
+		return s.job(st, func() error { return s.explainTimeline(ctx, st.Explain) }) // timeline.go
 	case st.Explain != nil:
 		return s.execExplain(st.Explain)
 	case st.Insert != nil, st.StatementSet != nil:
-		return s.execInsert(ctx, st) // sink.go
+		return s.job(st, func() error { return s.execInsert(ctx, st) }) // sink.go
 	case st.Command != nil:
 		return s.execCommand(st.Command)
 	case st.Advance != nil:
 		return s.advance(ctx, st.Advance) // stream.go
 	case st.Query != nil:
-		return s.execQuery(ctx, st)
+		return s.job(st, func() error { return s.execQuery(ctx, st) })
 	}
 	return sqlmini.Errorf(st.Pos, "unsupported statement")
 }
@@ -723,6 +729,9 @@ func (s *Session) execDrop(d *sqlmini.Drop) error {
 }
 
 func (s *Session) execShow(sh *sqlmini.Show) error {
+	if strings.EqualFold(sh.What, "JOBS") {
+		return s.showJobs(sh) // jobs.go
+	}
 	if sh.Inspect != "" {
 		return s.execInspect(sh)
 	}

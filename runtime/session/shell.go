@@ -118,6 +118,7 @@ const helpText = `The statements of ptfsh (Flink SQL; each ends with ';' and may
                                   prints what each step emits
   DROP [TEMPORARY] FUNCTION | VIEW | TABLE [IF EXISTS] name
   SHOW [USER] FUNCTIONS | TABLES | VIEWS [[NOT] LIKE 'pat%']
+  SHOW JOBS                       the queries and INSERTs that ran: status, time, rows
   SHOW CREATE TABLE | VIEW | FUNCTION name
                                   the statement that creates it
   DESCRIBE name                   the columns of a table or view, a function's declaration
