@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,6 +207,15 @@ func fileError(t *catalog.Table, err error) error {
 	}
 	var oe *os.PathError
 	if errors.As(err, &oe) {
+		if errors.Is(oe.Err, fs.ErrNotExist) && !filepath.IsAbs(written) {
+			// Where a relative path led: it starts at the script's folder
+			// (the current one at the prompt and for -e).
+			looked := oe.Path
+			if abs, err := filepath.Abs(looked); err == nil {
+				looked = abs
+			}
+			return fmt.Errorf("table '%s': cannot read '%s': %w (looked for %s)", t.Name, written, oe.Err, looked)
+		}
 		return fmt.Errorf("table '%s': cannot read '%s': %w", t.Name, written, oe.Err)
 	}
 	return fmt.Errorf("table '%s': %w", t.Name, err)
