@@ -38,3 +38,8 @@ SELECT * FROM TableFilter(input => TABLE t, threshold => 100);
 
 -- threshold is missing: a clear error.
 SELECT * FROM TableFilter(input => TABLE t, uid => 'my-ptf');
+
+-- What the shell knows: a function's effective signature (on_time and uid
+-- included), and your functions.
+DESCRIBE TableFilter;
+SHOW USER FUNCTIONS;
