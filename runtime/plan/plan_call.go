@@ -217,7 +217,7 @@ func (p *Planner) bindDeclared(c *sqlmini.Call, n *exec.PtfNode, bound []*sqlmin
 		if a == nil {
 			if !d.Optional {
 				if bound[i] != nil {
-					return nil, sqlmini.Errorf(bound[i].Pos, "DEFAULT cannot stand for argument '%s' of function '%s': it is not optional (declare it with optional: true). Signature: %s", d.Name, fname, Signature(def))
+					return nil, sqlmini.Errorf(bound[i].Pos, "DEFAULT is only allowed for optional parameters: argument '%s' of function '%s' is not optional (declare it with optional: true). Signature: %s", d.Name, fname, Signature(def))
 				}
 				return nil, missingArg(c, def, d)
 			}
