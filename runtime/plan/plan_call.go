@@ -68,6 +68,9 @@ func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 		return nil, sqlmini.Errorf(c.Name.Pos, "No match found for function '%s'%s", fname, p.cat.SuggestFunction(fname))
 	}
 	def := fn.Def
+	if err := checkSignature(c, def); err != nil {
+		return nil, err
+	}
 	bound, err := matchArgs(c, def)
 	if err != nil {
 		return nil, err

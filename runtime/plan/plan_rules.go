@@ -42,6 +42,43 @@ func checkShape(c *sqlmini.Call, def *ptf.FuncDef) error {
 	return nil
 }
 
+// checkSignature applies Flink's checks of a PTF's declaration that do
+// not depend on the call (SystemTypeInference's checkMultipleTableArgs and
+// checkPassThroughColumns), in Flink's order, before the call's own: an
+// invalid declaration fails whatever the input is.
+func checkSignature(c *sqlmini.Call, def *ptf.FuncDef) error {
+	var tables []ptf.ArgDecl
+	pass, updates := "", false
+	for _, a := range def.Args {
+		if a.IsTable() {
+			tables = append(tables, a)
+		}
+		if a.Traits.Has(ptf.PassColumnsThrough) && pass == "" {
+			pass = a.Name
+		}
+		if a.Traits.Has(ptf.SupportUpdates) {
+			updates = true
+		}
+	}
+	if len(tables) > 1 {
+		for _, a := range tables {
+			if !a.Traits.Has(ptf.SetSemanticTable) {
+				return sqlmini.Errorf(c.Pos, "All table arguments must use set semantics if multiple table arguments are declared.")
+			}
+		}
+	}
+	if pass == "" {
+		return nil
+	}
+	if updates {
+		return sqlmini.Errorf(c.Pos, "Signatures with updating inputs must not pass columns through. Table argument '%s' passes its columns through; drop PASS_COLUMNS_THROUGH or SUPPORT_UPDATES.", pass)
+	}
+	if len(tables) > 1 {
+		return sqlmini.Errorf(c.Pos, "Pass-through columns are not supported if multiple table arguments are declared. Table argument '%s' passes its columns through.", pass)
+	}
+	return nil
+}
+
 // checkTables applies Flink's rules for several table arguments.
 func (p *Planner) checkTables(c *sqlmini.Call, def *ptf.FuncDef, ts []exec.TableBinding) error {
 	var tables []ptf.ArgDecl
@@ -54,11 +91,6 @@ func (p *Planner) checkTables(c *sqlmini.Call, def *ptf.FuncDef, ts []exec.Table
 		return sqlmini.Errorf(c.Pos, "Unsupported table argument count. Currently, the number of input tables is limited to %d.", maxTableArgs)
 	}
 	if len(tables) > 1 {
-		for _, a := range tables {
-			if !a.Traits.Has(ptf.SetSemanticTable) {
-				return sqlmini.Errorf(c.Pos, "All table arguments must use set semantics if multiple table arguments are declared.")
-			}
-		}
 		// Keys must have the same number of columns of the same types; the
 		// length of a string and nullability do not matter.
 		var sets []string
@@ -89,11 +121,6 @@ func (p *Planner) checkTables(c *sqlmini.Call, def *ptf.FuncDef, ts []exec.Table
 		}
 		if mismatch {
 			return sqlmini.Errorf(c.Pos, "Invalid PARTITION BY columns. The number of columns and their data types must match across all involved table arguments. Given partition key sets: %s", strings.Join(sets, ", "))
-		}
-		for _, t := range ts {
-			if t.Pass {
-				return sqlmini.Errorf(c.Pos, "Pass-through columns are not supported if multiple table arguments are declared. Table argument '%s' passes its columns through.", t.Name)
-			}
 		}
 	}
 	return nil
