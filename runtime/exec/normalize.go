@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -55,7 +56,7 @@ func (n *NormalizeNode) Open(ex *Execution) (Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	ns := &normalizeStream{n: n, in: in, last: map[string]types.Row{}, before: map[string]bool{}, dirty: map[string]bool{}}
+	ns := &normalizeStream{n: n, ex: ex, in: in, last: map[string]types.Row{}, before: map[string]bool{}, dirty: map[string]bool{}, note: -1}
 	if err := ns.load(ex.Store); err != nil {
 		in.Close()
 		return nil, err
@@ -65,12 +66,19 @@ func (n *NormalizeNode) Open(ex *Execution) (Stream, error) {
 }
 
 type normalizeStream struct {
-	n       *NormalizeNode
-	in      Stream
-	last    map[string]types.Row
-	before  map[string]bool // keys whose -U came from the input itself
-	dirty   map[string]bool // keys changed since the last checkpoint
-	pending []Event
+	n  *NormalizeNode
+	ex *Execution
+	in Stream
+	// dropped counts deletes of keys never inserted, which are dropped as
+	// Flink's ChangelogNormalize drops them; note is the index of the
+	// statement's note that says so (-1: none yet).
+	dropped      int64
+	note         int
+	firstDropped string
+	last         map[string]types.Row
+	before       map[string]bool // keys whose -U came from the input itself
+	dirty        map[string]bool // keys changed since the last checkpoint
+	pending      []Event
 }
 
 func (s *normalizeStream) Next() (Event, error) {
@@ -115,6 +123,11 @@ func (s *normalizeStream) row(r types.Row) error {
 	}
 	switch r.Kind {
 	case types.Insert, types.UpdateAfter:
+		if had && !s.before[k] && s.ex.DefaultTTL == 0 && bytes.Equal(keycodec.Encode(prev.Fields), keycodec.Encode(r.Fields)) {
+			// The same row again: no change to report, as Flink's
+			// ChangelogNormalize swallows it while state TTL is off.
+			return nil
+		}
 		s.last[k] = r
 		if n.Retract && r.Kind == types.UpdateAfter && had && !s.sawBefore(k) {
 			s.emit(types.Row{Kind: types.UpdateBefore, Fields: prev.Fields})
@@ -133,7 +146,14 @@ func (s *normalizeStream) row(r types.Row) error {
 		delete(s.last, k)
 		if n.FullDeletes {
 			if !had {
-				return fmt.Errorf("a delete for key (%s) that was never inserted: cannot fill its columns", formatFields(keycodec.Pick(r, n.Key)))
+				// Nothing to delete: Flink's ChangelogNormalize drops it.
+				s.dropped++
+				if s.note < 0 {
+					s.note, s.firstDropped = len(s.ex.Notes), formatFields(keycodec.Pick(r, n.Key))
+					s.ex.Notes = append(s.ex.Notes, "")
+				}
+				s.ex.Notes[s.note] = fmt.Sprintf("note: %s for keys never inserted (the first: (%s)) dropped, as Flink's ChangelogNormalize drops them", plural(s.dropped, "delete"), s.firstDropped)
+				return nil
 			}
 			r = types.Row{Kind: types.Delete, Fields: prev.Fields}
 		}
