@@ -138,10 +138,21 @@ func (in *instance) toOutput(v goja.Value) error {
 			}
 		}
 	case et == typeRow || o.ClassName() == "Object":
+		var missing []string
 		for i := range in.out {
-			if err := col(i, o.Get(in.out[i].Name)); err != nil {
+			cv := o.Get(in.out[i].Name)
+			if cv == nil || goja.IsUndefined(cv) {
+				missing = append(missing, in.out[i].Name)
+			}
+			if err := col(i, cv); err != nil {
 				return err
 			}
+		}
+		if len(missing) > 0 && et != typeRow {
+			// A column left out is NULL; but a key spelt nearly as the
+			// column left out is a misspelt column, which Flink's typed
+			// rows would not compile: say so rather than write NULL.
+			return in.misspeltColumn(o, missing)
 		}
 	default:
 		if len(in.out) == 1 {
@@ -150,6 +161,61 @@ func (in *instance) toOutput(v goja.Value) error {
 		return fmt.Errorf("cannot use %s: pass an object by column name or an array of %d values", describe(v), len(in.out))
 	}
 	return nil
+}
+
+// misspeltColumn reports an own key of o that is no output column but is
+// spelt nearly as a column left out (missing), as a misspelling; nil when
+// there is none (other keys are let by: an object may carry more).
+func (in *instance) misspeltColumn(o *goja.Object, missing []string) error {
+	for _, k := range o.Keys() {
+		known := false
+		for _, c := range in.out {
+			if c.Name == k {
+				known = true
+				break
+			}
+		}
+		if known {
+			continue
+		}
+		if near := closest(k, missing); near != "" {
+			return fmt.Errorf("unknown column %q (did you mean %q? it is left out, and would be NULL); the output's columns are %s",
+				k, near, strings.Join(colNames(in.out), ", "))
+		}
+	}
+	return nil
+}
+
+// closest returns the name of names nearest to s by edit distance, if it
+// is near enough to be a misspelling (at most a third of its letters).
+func closest(s string, names []string) string {
+	best, bestD := "", len(s)/3+1
+	for _, n := range names {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(n)); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func colNames(cols []types.Column) []string {
