@@ -3,7 +3,6 @@ package connector
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -429,17 +428,8 @@ func (c *changelogReader) errorAt(prev format.SourcePos, field int, e *format.Pa
 	if n <= 0 || n > 64<<20 {
 		return e
 	}
-	f, err := os.Open(c.path)
-	if err != nil {
-		return e
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, prev.Offset); err != nil && err != io.EOF {
-		return e
-	}
-	start, err := format.LineStartBefore(f, prev.Offset)
-	if err != nil {
+	buf, start, err := format.ReadRange(c.path, prev.Offset, cur.Offset)
+	if err != nil && err != io.ErrUnexpectedEOF {
 		return e
 	}
 	w := &walker{b: buf, line: e.Line, col: int(prev.Offset-start) + 1}

@@ -266,3 +266,18 @@ func RootCause(err error) error {
 	}
 	return err
 }
+
+// CheckWritable refuses INSERT INTO a table the sink cannot write: a
+// gzip-compressed file (the sink appends plain lines and cuts the file
+// back to its committed length, which a compressed stream does not allow)
+// or a folder of files.
+func CheckWritable(t *catalog.Table) error {
+	path := TablePath(t)
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("table '%s' cannot be written: its path '%s' is a folder, which ptfsh reads but does not write; INSERT INTO a table whose path is a file", t.Name, t.Options["path"])
+	}
+	if format.IsGzip(path) {
+		return fmt.Errorf("table '%s' cannot be written: its path '%s' names a gzip file, which ptfsh reads but does not write; INSERT INTO a table with a plain file and compress it afterwards (gzip FILE)", t.Name, t.Options["path"])
+	}
+	return nil
+}

@@ -57,6 +57,7 @@ func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	}
 	r, err := openSourceReader(n.t, resume) // changelog_source.go
 	if err != nil {
+		hash.close()
 		return nil, types.At(n.pos, fileError(n.t, err))
 	}
 	fs := &fileStream{r: r, ex: ex, wm: exec.NewWMGen(n.t.Watermark, n.every), n: n, read: read, hash: hash}
@@ -107,7 +108,7 @@ func (s *fileStream) Next() (exec.Event, error) {
 		r, err = s.r.Next() // a step without a time, or one going back
 	}
 	if err == io.EOF {
-		if fi, serr := os.Stat(TablePath(s.n.t)); serr == nil && fi.Mode().IsRegular() && fi.Size() < s.r.Position().Offset && !IsParquet(s.n.t) {
+		if fi, serr := os.Stat(TablePath(s.n.t)); serr == nil && fi.Mode().IsRegular() && fi.Size() < s.r.Position().Offset && !IsParquet(s.n.t) && !format.IsGzip(TablePath(s.n.t)) {
 			return exec.Event{}, types.At(s.n.pos, s.changed(errShrank))
 		}
 		s.reportSkipped() // skips.go
@@ -128,7 +129,10 @@ func (s *fileStream) Next() (exec.Event, error) {
 	return exec.Event{Kind: exec.EvRow, Row: r}, nil
 }
 
-func (s *fileStream) Close() error { return s.r.Close() }
+func (s *fileStream) Close() error {
+	s.hash.close()
+	return s.r.Close()
+}
 
 // openTableReader opens the reader of a file table with its WITH options.
 func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReader, error) {
@@ -203,6 +207,10 @@ func fileError(t *catalog.Table, err error) error {
 		c := *pe
 		c.File = written
 		return &c
+	}
+	var ge *format.GzipError
+	if errors.As(err, &ge) {
+		return fmt.Errorf("table '%s': cannot read '%s': %s", t.Name, written, ge.Detail())
 	}
 	var oe *os.PathError
 	if errors.As(err, &oe) {

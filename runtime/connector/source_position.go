@@ -73,10 +73,13 @@ func sourceKey(t *catalog.Table, read int) []byte {
 	return []byte(k)
 }
 
-// prefixHasher hashes the first bytes of a file as a source reads it.
+// prefixHasher hashes the first bytes of a file as a source reads it. For
+// a gzip file they are the decompressed bytes, read from a stream it keeps
+// open (gzip cannot seek).
 type prefixHasher struct {
 	h      hash.Hash
-	hashed int64 // bytes hashed so far
+	hashed int64         // bytes hashed so far
+	gz     io.ReadCloser // the decompressed stream of a gzip file, at hashed
 }
 
 // extend hashes the file's bytes up to n.
@@ -85,6 +88,27 @@ func (p *prefixHasher) extend(path string, n int64) error {
 		p.h = sha256.New()
 	}
 	if n <= p.hashed {
+		return nil
+	}
+	if format.IsGzip(path) {
+		if p.gz == nil {
+			if p.hashed > 0 {
+				return fmt.Errorf("internal: a gzip prefix hash cannot go on from byte %d", p.hashed)
+			}
+			in, err := format.OpenStream(path)
+			if err != nil {
+				return err
+			}
+			p.gz = in
+		}
+		if _, err := io.CopyN(p.h, p.gz, n-p.hashed); err != nil {
+			p.close()
+			if err == io.EOF {
+				return errShrank
+			}
+			return err
+		}
+		p.hashed = n
 		return nil
 	}
 	f, err := os.Open(path)
@@ -103,6 +127,14 @@ func (p *prefixHasher) extend(path string, n int64) error {
 }
 
 func (p *prefixHasher) sum() string { return hex.EncodeToString(p.h.Sum(nil)) }
+
+// close releases the stream of a gzip file.
+func (p *prefixHasher) close() {
+	if p.gz != nil {
+		p.gz.Close()
+		p.gz = nil
+	}
+}
 
 var errShrank = errors.New("the file is shorter than what was read of it")
 
@@ -190,7 +222,7 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 	if IsParquet(t) {
 		return resumeParquet(ex, t, rec) // parquet.go: a row index and the footer's hash
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Size() >= rec.Offset {
+	if fi, err := os.Stat(path); err == nil && (fi.Size() >= rec.Offset || format.IsGzip(path)) {
 		if rec.Hash != "" {
 			same = ph.extend(path, rec.Offset) == nil && ph.sum() == rec.Hash
 		} else {
@@ -199,6 +231,7 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 		}
 	}
 	if !same {
+		ph.close()
 		if ex.ResetSources {
 			return format.SourcePos{}, prefixHasher{}, nil, nil
 		}
