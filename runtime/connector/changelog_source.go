@@ -294,12 +294,19 @@ func ChangelogValues(t *catalog.Table, n *exec.ValuesNode) exec.Node {
 // one over the declared columns (op included) whose rows take their kinds
 // from the op column, which it drops.
 func openSourceReader(t *catalog.Table, resume format.SourcePos) (format.RowReader, error) {
+	return withChangelog(t, func(ft *catalog.Table) (format.RowReader, error) { return openTableReader(ft, resume) })
+}
+
+// withChangelog opens a file table's reader with open, given the table
+// with the columns its file holds, and for a changelog source wraps it as
+// openSourceReader does.
+func withChangelog(t *catalog.Table, open func(ft *catalog.Table) (format.RowReader, error)) (format.RowReader, error) {
 	if t.SourceSchema.Len() == 0 {
-		return openTableReader(t, resume)
+		return open(t)
 	}
 	ft := *t
 	ft.Schema = t.SourceSchema
-	r, err := openTableReader(&ft, resume)
+	r, err := open(&ft)
 	if err != nil {
 		return nil, err
 	}
@@ -422,13 +429,20 @@ func sortParseErrors(es []format.ParseError) {
 // file's columns is found by counting CSV fields or by its JSON key; when
 // it cannot be found the error points at the start of the row.
 func (c *changelogReader) errorAt(prev format.SourcePos, field int, e *format.ParseError) *format.ParseError {
-	e.File, e.Line, e.Col = c.path, max(prev.Line, 1), 1
 	cur := c.r.Position()
+	path := c.path
+	if cur.File != "" && cur.File != path { // a file of a folder (folder.go)
+		path = cur.File
+		if prev.File != cur.File {
+			prev = format.SourcePos{File: cur.File}
+		}
+	}
+	e.File, e.Line, e.Col = path, max(prev.Line, 1), 1
 	n := cur.Offset - prev.Offset
 	if n <= 0 || n > 64<<20 {
 		return e
 	}
-	buf, start, err := format.ReadRange(c.path, prev.Offset, cur.Offset)
+	buf, start, err := format.ReadRange(path, prev.Offset, cur.Offset)
 	if err != nil && err != io.ErrUnexpectedEOF {
 		return e
 	}

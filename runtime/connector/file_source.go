@@ -51,6 +51,9 @@ func (n *fileNode) Explain() string {
 func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	read := ex.SourceReads[sourceKeyOf(n.t)]
 	ex.SourceReads[sourceKeyOf(n.t)]++
+	if isFolder(TablePath(n.t)) {
+		return n.openFolder(ex, read) // folder.go
+	}
 	resume, hash, wm, err := resumePosition(ex, n.t, read)
 	if err != nil {
 		return nil, types.At(n.pos, err)
@@ -86,6 +89,9 @@ type fileStream struct {
 	// identity is the hash of a Parquet file's footer, which its
 	// checkpoints keep instead (source_position.go).
 	identity string
+	// folder reads a table whose path is a folder (folder.go); its
+	// checkpoints keep a position per file.
+	folder *folderReader
 	r        format.RowReader
 	ex       *exec.Execution
 	wm       *exec.WmGen
@@ -136,7 +142,12 @@ func (s *fileStream) Close() error {
 
 // openTableReader opens the reader of a file table with its WITH options.
 func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReader, error) {
-	path := TablePath(t)
+	return openTableReaderAt(t, TablePath(t), resume)
+}
+
+// openTableReaderAt opens the file at path with the format and options of
+// table t: t's file, or a file of its folder.
+func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (format.RowReader, error) {
 	parse := format.ParseOptions{
 		TimestampPattern: t.Options["timestamp-format.pattern"],
 		TimestampFormat:  t.Options["json.timestamp-format.standard"],
@@ -202,19 +213,34 @@ func charOption(t *catalog.Table, key string) (byte, error) {
 // not the resolved one, so messages read the same on every machine.
 func fileError(t *catalog.Table, err error) error {
 	written := t.Options["path"]
+	root := TablePath(t)
+	// shown is a file's name as messages show it: the table's path as
+	// written, or a file of its folder under it.
+	shown := func(file string) string {
+		if file != root && strings.HasPrefix(file, root+string(filepath.Separator)) {
+			return folderMember(written, root, file)
+		}
+		return written
+	}
 	var pe *format.ParseError
 	if errors.As(err, &pe) {
 		c := *pe
-		c.File = written
+		c.File = shown(pe.File)
 		return &c
 	}
 	var ge *format.GzipError
 	if errors.As(err, &ge) {
-		return fmt.Errorf("table '%s': cannot read '%s': %s", t.Name, written, ge.Detail())
+		return fmt.Errorf("table '%s': cannot read '%s': %s", t.Name, shown(ge.Path), ge.Detail())
+	}
+	var lt *format.LineTooLongError
+	if errors.As(err, &lt) {
+		c := *lt
+		c.File = shown(lt.File)
+		return fmt.Errorf("table '%s': %w", t.Name, &c)
 	}
 	var oe *os.PathError
 	if errors.As(err, &oe) {
-		return fmt.Errorf("table '%s': cannot read '%s': %w", t.Name, written, oe.Err)
+		return fmt.Errorf("table '%s': cannot read '%s': %w", t.Name, shown(oe.Path), oe.Err)
 	}
 	return fmt.Errorf("table '%s': %w", t.Name, err)
 }
