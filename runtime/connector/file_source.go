@@ -91,12 +91,12 @@ type fileStream struct {
 	identity string
 	// folder reads a table whose path is a folder (folder.go); its
 	// checkpoints keep a position per file.
-	folder *folderReader
-	r        format.RowReader
-	ex       *exec.Execution
-	wm       *exec.WmGen
-	pending  bool
-	wmNext   int64
+	folder  *folderReader
+	r       format.RowReader
+	ex      *exec.Execution
+	wm      *exec.WmGen
+	pending bool
+	wmNext  int64
 }
 
 func (s *fileStream) Next() (exec.Event, error) {

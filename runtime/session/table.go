@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -72,6 +73,16 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	for _, o := range ct.Options {
 		t.Options[string(o.Key)] = string(o.Value)
 	}
+	note := "" // of columns inferred
+	if len(ct.Elements) == 0 {
+		if ct.Query != nil || c.Stream != nil {
+			return sqlmini.Errorf(ct.Name.Pos, "table '%s' declares no columns: a table given AS VALUES or a stream needs them, CREATE TABLE %s (col TYPE, ...) ...; only a file table's columns are inferred, from its file", name, sqlmini.QuoteIdent(name))
+		}
+		var err error
+		if note, err = connector.InferColumns(t, ct); err != nil { // infer.go
+			return err
+		}
+	}
 	if err := connector.PrepareChangelog(t, ct); err != nil { // changelog_source.go
 		return err
 	}
@@ -86,6 +97,9 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	}
 	if err := connector.FinishChangelog(t, ct); err != nil {
 		return err
+	}
+	if note != "" {
+		fmt.Fprintln(s.cfg.Err, note)
 	}
 	s.cat.AddTable(t)
 	return nil
