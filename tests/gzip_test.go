@@ -111,3 +111,28 @@ SELECT COUNT(*) FROM s;
 		}
 	}
 }
+
+// TestGzip_infer: the columns of a .gz JSON or CSV file declared without
+// them are inferred from its decompressed rows.
+func TestGzip_infer(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "e.json.gz"), gzipBytes(t, "{\"id\": 1, \"at\": \"2025-03-27 12:00:00\"}\n{\"id\": 2, \"ok\": true}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c.csv.gz"), gzipBytes(t, "name,n\nalice,1.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := RunScript(t, dir, `SET 'ptfsh.format' = 'rows';
+CREATE TABLE e WITH ('connector' = 'filesystem', 'path' = 'e.json.gz', 'format' = 'json');
+SELECT * FROM e;
+CREATE TABLE c WITH ('connector' = 'filesystem', 'path' = 'c.csv.gz', 'format' = 'csv', 'csv.header' = 'true');
+SELECT * FROM c;
+`)
+	want := "note: table 'e': columns inferred from the first 1000 rows of 'e.json.gz' (a ptfsh extension: Flink needs them declared; SHOW CREATE TABLE e prints the statement with them): id BIGINT, at TIMESTAMP(3), ok BOOLEAN\n" +
+		"+I[1, 2025-03-27T12:00, null]\n+I[2, null, true]\n" +
+		"note: table 'c': columns inferred from the first 1000 rows of 'c.csv.gz' (a ptfsh extension: Flink needs them declared; SHOW CREATE TABLE c prints the statement with them): name STRING, n DOUBLE\n" +
+		"+I[alice, 1.5]\n"
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -17,9 +19,10 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// reads reports whether a plan reads the file at path.
+// reads reports whether a plan reads the file at path (or the folder
+// that holds it).
 func Reads(n exec.Node, path string) bool {
-	if f, ok := n.(*fileNode); ok && TablePath(f.t) == path {
+	if f, ok := n.(*fileNode); ok && (TablePath(f.t) == path || strings.HasPrefix(path, TablePath(f.t)+string(filepath.Separator))) {
 		return true
 	}
 	for _, c := range n.Children() {
