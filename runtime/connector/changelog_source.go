@@ -415,9 +415,18 @@ func (c *changelogReader) Skipped() (int64, []format.ParseError) {
 	return n, first
 }
 
+// parseErrorBefore orders errors as a source reads them: by file (a
+// folder's files are read in path order), line and column.
+func parseErrorBefore(a, b *format.ParseError) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+}
+
 func sortParseErrors(es []format.ParseError) {
 	for i := 1; i < len(es); i++ {
-		for j := i; j > 0 && (es[j].Line < es[j-1].Line || es[j].Line == es[j-1].Line && es[j].Col < es[j-1].Col); j-- {
+		for j := i; j > 0 && parseErrorBefore(&es[j], &es[j-1]); j-- {
 			es[j], es[j-1] = es[j-1], es[j]
 		}
 	}
