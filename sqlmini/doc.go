@@ -39,9 +39,10 @@
 // VARCHAR(5), DECIMAL(10, 2), TIMESTAMP_LTZ(3), TIMESTAMP(3) WITH LOCAL
 // TIME ZONE, INTERVAL DAY TO SECOND, ARRAY<T>, MAP<K, V>, ROW<a INT, b STRING>.
 //
-// CREATE TABLE without its column list is a ptfsh extension: Flink parses
-// it (for CREATE TABLE ... LIKE) but needs the columns; ptfsh infers a
-// file table's columns from its file (see runtime/connector's infer.go).
+// CREATE TABLE without its column list, or with only a PRIMARY KEY and a
+// WATERMARK, is a ptfsh extension: Flink parses it (for CREATE TABLE ...
+// LIKE) but needs the columns; ptfsh infers a file table's columns from
+// its file (see runtime/connector's infer.go).
 //
 // A statement set's INSERTs end with semicolons inside the statement:
 // Split cuts only at the semicolon after its END.

@@ -11,7 +11,8 @@ import (
 )
 
 // InferColumns sets the columns of a table declared without any, CREATE
-// TABLE t WITH ('connector' = 'filesystem', ...), from its file (a ptfsh
+// TABLE t WITH ('connector' = 'filesystem', ...) (a PRIMARY KEY and a
+// WATERMARK may be declared, and name the inferred columns), from its file (a ptfsh
 // extension; Flink needs the columns declared): a CSV file's header and
 // values, a JSON file's keys and values (format.InferCSV, InferJSON, from
 // the first format.InferSampleRows rows), a Parquet file's schema
