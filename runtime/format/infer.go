@@ -319,6 +319,10 @@ func InferJSON(path string, opts JSONSourceOptions) ([]types.Column, error) {
 		if errors.As(err, &ge) {
 			return err
 		}
+		var ek *emptyKeyError
+		if errors.As(err, &ek) {
+			return at(ek.off-2, "an empty key cannot name a column or a field; fix the file or declare the columns")
+		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return at(se.Offset, "invalid JSON: "+se.Error())
@@ -383,6 +387,11 @@ func InferJSON(path string, opts JSONSourceOptions) ([]types.Column, error) {
 	return out, nil
 }
 
+// emptyKeyError is an object key "", which ends at offset off.
+type emptyKeyError struct{ off int64 }
+
+func (e *emptyKeyError) Error() string { return "empty key" }
+
 // inferValue reads one JSON value from dec and types it.
 func (vp *valueParser) inferValue(dec *json.Decoder) (*inferred, error) {
 	tok, err := dec.Token()
@@ -414,6 +423,9 @@ func (vp *valueParser) inferValue(dec *json.Decoder) (*inferred, error) {
 					return nil, err
 				}
 				k, _ := kt.(string)
+				if k == "" {
+					return nil, &emptyKeyError{off: dec.InputOffset()}
+				}
 				f, err := vp.inferValue(dec)
 				if err != nil {
 					return nil, err
