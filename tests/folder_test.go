@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -86,11 +87,12 @@ SELECT * FROM sum(TABLE c PARTITION BY name);
 }
 
 // TestCrash_folderGzip kills a job that reads a folder of gzip and plain
-// CSV files into a CSV sink at seeded moments, with checkpoints every
+// CSV files into a gzip CSV sink at seeded moments, with checkpoints every
 // 5,000 rows, and runs it again each time with the same state file; the
-// sink must end up byte for byte as an uninterrupted run's: the position
-// inside the file being read (in decompressed bytes for a .gz) and the
-// files finished come back from the last checkpoint.
+// sink must decompress byte for byte as an uninterrupted run's: the
+// position inside the file being read (in decompressed bytes for a .gz)
+// and the files finished come back from the last checkpoint, and the sink
+// is cut back to the end of the gzip member of that checkpoint.
 func TestCrash_folderGzip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills a child process")
@@ -137,7 +139,7 @@ func TestCrash_folderGzip(t *testing.T) {
 		src := fmt.Sprintf(`SET 'execution.checkpointing.interval-rows' = '5000';
 CREATE FUNCTION sum AS 'sum.js';
 CREATE TABLE clicks (user_id STRING, v INT) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv');
-CREATE TABLE totals (user_id STRING, total BIGINT, n INT) WITH ('connector' = 'filesystem', 'path' = 'totals.csv', 'format' = 'csv');
+CREATE TABLE totals (user_id STRING, total BIGINT, n INT) WITH ('connector' = 'filesystem', 'path' = 'totals.csv.gz', 'format' = 'csv');
 INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 `, data)
 		if err := os.WriteFile(filepath.Join(dir, "job.sql"), []byte(src), 0o644); err != nil {
@@ -163,14 +165,8 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 		kills++
 	}
 	run(crash, 0)
-	want, err := os.ReadFile(filepath.Join(ref, "totals.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join(crash, "totals.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := gunzipFile(t, filepath.Join(ref, "totals.csv.gz"))
+	got := gunzipFile(t, filepath.Join(crash, "totals.csv.gz"))
 	if n := bytes.Count(want, []byte("\n")); n != 240_000 {
 		t.Fatalf("the uninterrupted run wrote %d rows", n)
 	}
@@ -178,4 +174,23 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 		t.Fatalf("after %d kills the sink differs from an uninterrupted run: %d bytes, want %d", kills, len(got), len(want))
 	}
 	t.Logf("%d kills; an uninterrupted run took %v", kills, whole)
+}
+
+// gunzipFile returns the decompressed contents of a gzip file.
+func gunzipFile(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return b
 }
