@@ -319,6 +319,10 @@ func InferJSON(path string, opts JSONSourceOptions) ([]types.Column, error) {
 		if errors.As(err, &ge) {
 			return err
 		}
+		var deep *errTooDeep
+		if errors.As(err, &deep) {
+			return at(deep.off, fmt.Sprintf("JSON nested deeper than %d levels", maxJSONDepth))
+		}
 		var ek *emptyKeyError
 		if errors.As(err, &ek) {
 			return at(ek.off-2, "an empty key cannot name a column or a field; fix the file or declare the columns")
@@ -350,6 +354,12 @@ func InferJSON(path string, opts JSONSourceOptions) ([]types.Column, error) {
 				}
 				cr.r.ReadByte()
 				cr.n++
+				if b[0] == '\n' {
+					cr.dropped, cr.lastDropped = cr.dropped+1, cr.n
+				}
+				if cr.n > maxInferBytes {
+					return nil, fmt.Errorf("read %s: the file starts with more than %d MiB of white space", path, maxInferBytes>>20)
+				}
 			}
 			base = cr.n
 			if array {
@@ -394,6 +404,18 @@ func (e *emptyKeyError) Error() string { return "empty key" }
 
 // inferValue reads one JSON value from dec and types it.
 func (vp *valueParser) inferValue(dec *json.Decoder) (*inferred, error) {
+	return vp.inferNested(dec, 0)
+}
+
+// errTooDeep is JSON nested deeper than the readers read (maxJSONDepth).
+type errTooDeep struct{ off int64 }
+
+func (e *errTooDeep) Error() string { return "too deep" }
+
+func (vp *valueParser) inferNested(dec *json.Decoder, depth int) (*inferred, error) {
+	if depth > maxJSONDepth {
+		return nil, &errTooDeep{off: dec.InputOffset()}
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -426,7 +448,7 @@ func (vp *valueParser) inferValue(dec *json.Decoder) (*inferred, error) {
 				if k == "" {
 					return nil, &emptyKeyError{off: dec.InputOffset()}
 				}
-				f, err := vp.inferValue(dec)
+				f, err := vp.inferNested(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -442,7 +464,7 @@ func (vp *valueParser) inferValue(dec *json.Decoder) (*inferred, error) {
 		case '[':
 			v := &inferred{kind: iArray, elem: &inferred{}}
 			for dec.More() {
-				e, err := vp.inferValue(dec)
+				e, err := vp.inferNested(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -455,15 +477,22 @@ func (vp *valueParser) inferValue(dec *json.Decoder) (*inferred, error) {
 	return nil, fmt.Errorf("unexpected JSON token %v", tok)
 }
 
-// countingReader keeps the bytes read through it (at most maxInferBytes)
-// and the offsets of line starts, to turn a decoder's offset into a line
-// and a column.
+// countingReader counts the bytes read through it (at most
+// maxInferBytes), keeps the last inferWindow of them and the offsets of
+// line starts, to turn a decoder's offset into a line and a column.
 type countingReader struct {
 	r      *bufio.Reader
 	n      int64
-	data   []byte
-	starts []int64 // offsets of the starts of lines 2, 3, ...
+	data   []byte  // the last bytes read, up to offset n
+	starts []int64 // offsets of the starts of the last lines (after the first)
+	// dropped counts the line starts taken out of starts (the oldest);
+	// lastDropped is the latest of them.
+	dropped     int
+	lastDropped int64
 }
+
+// inferWindow is how many of the last bytes read valueStart can look at.
+const inferWindow = 64 << 10
 
 // maxInferBytes bounds what inference reads of a file.
 const maxInferBytes = 256 << 20
@@ -473,6 +502,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 		return 0, fmt.Errorf("the first %d rows hold more than %d MiB: declare the columns", InferSampleRows, maxInferBytes>>20)
 	}
 	n, err := c.r.Read(p)
+	if len(c.data)+n > 2*inferWindow {
+		keep := max(inferWindow-n, 0)
+		c.data = append(c.data[:0], c.data[len(c.data)-keep:]...)
+	}
 	c.data = append(c.data, p[:n]...)
 	for i := 0; i < n; {
 		j := bytes.IndexByte(p[i:n], '\n')
@@ -483,12 +516,23 @@ func (c *countingReader) Read(p []byte) (int, error) {
 		i += j + 1
 	}
 	c.n += int64(n)
+	if len(c.starts) > 4096 { // keep the starts a position near the end needs
+		k := 0
+		for k < len(c.starts)-1 && c.starts[k] < c.n-2*inferWindow {
+			k++
+		}
+		if k > 0 {
+			c.dropped += k
+			c.lastDropped = c.starts[k-1]
+			c.starts = append(c.starts[:0], c.starts[k:]...)
+		}
+	}
 	return n, err
 }
 
 // lineCol is the 1-based line and column of offset off.
 func (c *countingReader) lineCol(off int64) (int, int) {
-	line, start := 1, int64(0)
+	line, start := 1+c.dropped, c.lastDropped
 	for _, s := range c.starts {
 		if s > off {
 			break
@@ -501,7 +545,7 @@ func (c *countingReader) lineCol(off int64) (int, int) {
 // valueStart moves off, a decoder's offset before a value, past the white
 // space and the comma before it.
 func (c *countingReader) valueStart(off int64) int64 {
-	for off-c.n+int64(len(c.data)) >= 0 && off < c.n {
+	for off-c.n+int64(len(c.data)) >= 0 && off < c.n { // within the window
 		b := c.data[off-c.n+int64(len(c.data))]
 		if !isJSONSpace(b) && b != ',' {
 			break

@@ -100,3 +100,17 @@ func FuzzInfer(f *testing.F) {
 		}
 	})
 }
+
+// TestInferJSON_hostile: nesting deeper than the readers read is an error
+// at its place, not a stack overflow; blank lines before the rows count
+// in the error's line.
+func TestInferJSON_hostile(t *testing.T) {
+	deep := writeFile(t, "deep.json", `{"a":`+strings.Repeat("[", 1_000_000)+strings.Repeat("]", 1_000_000)+"}\n")
+	if _, err := format.InferJSON(deep, format.JSONSourceOptions{}); err == nil || !strings.Contains(err.Error(), "deep.json:1:518: JSON nested deeper than 512 levels") {
+		t.Fatalf("deep: %v", err)
+	}
+	blank := writeFile(t, "blank.json", strings.Repeat("\n", 200_000)+`{"a": 1}`+strings.Repeat("\n", 100_000)+"  7\n")
+	if _, err := format.InferJSON(blank, format.JSONSourceOptions{}); err == nil || !strings.Contains(err.Error(), "blank.json:300001:3: a row must be a JSON object") {
+		t.Fatalf("blank lines: %v", err)
+	}
+}
