@@ -61,6 +61,9 @@ func InferColumns(t *catalog.Table, ct *sqlmini.CreateTable) (string, error) {
 		if !opts.Header {
 			return "", sqlmini.Errorf(ct.Name.Pos, "table '%s' declares no columns, and a CSV file without a header cannot name them: declare the columns, CREATE TABLE %s (col TYPE, ...) WITH (...), or set 'csv.header' = 'true' if the file's first line names them", name, sqlmini.QuoteIdent(name))
 		}
+		if opts.IgnoreParseErrors, err = BoolOption(t, "csv.ignore-parse-errors"); err != nil {
+			return "", sqlmini.Errorf(optionPos(ct, "csv.ignore-parse-errors"), "%w", err)
+		}
 		if opts.AllowComments, err = BoolOption(t, "csv.allow-comments"); err != nil {
 			return "", sqlmini.Errorf(optionPos(ct, "csv.allow-comments"), "%w", err)
 		}

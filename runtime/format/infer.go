@@ -196,7 +196,8 @@ func hasZone(s string) bool {
 // CSV file (opts as for OpenCSV; Header must be set) and returns its
 // columns, typed by their values. A file without a header line, a header
 // with an empty or repeated name, or a record whose number of fields is
-// not the header's is a *ParseError at its line and column.
+// not the header's is a *ParseError at its line and column (a bad record
+// is skipped with IgnoreParseErrors, as the reader skips it).
 func InferCSV(path string, opts CSVSourceOptions) ([]types.Column, error) {
 	if !opts.Header {
 		return nil, fmt.Errorf("open %s: a CSV file without a header cannot name its columns", path)
@@ -227,6 +228,9 @@ func InferCSV(path string, opts CSVSourceOptions) ([]types.Column, error) {
 		}
 		data, err := r.split(line)
 		if err != nil {
+			if _, bad := err.(*ParseError); bad && opts.IgnoreParseErrors && names != nil {
+				continue // a bad row, skipped as the reader will skip it
+			}
 			return nil, err
 		}
 		if names == nil {
@@ -240,6 +244,9 @@ func InferCSV(path string, opts CSVSourceOptions) ([]types.Column, error) {
 			continue
 		}
 		n++
+		if len(r.fields) != len(names) && opts.IgnoreParseErrors {
+			continue
+		}
 		if len(r.fields) != len(names) {
 			f := r.fields[min(len(r.fields), len(names))-1]
 			return nil, &ParseError{File: r.path, Line: f.line, Col: f.col,
