@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -52,10 +53,42 @@ func hiddenName(name string) bool {
 	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }
 
+// OptPathRegex is Flink's 'source.path.regex-pattern': a folder table
+// reads only the files whose absolute path (with slashes) the regular
+// expression matches whole, as Flink's RegexFileFilter matches
+// path.getPath(); hidden files stay out, and folders are not matched
+// (Flink's NonSplittingRecursiveAllDirEnumerator). The expression is Go's
+// RE2, which has no backreferences or lookaround, unlike Java's.
+const OptPathRegex = "source.path.regex-pattern"
+
+// pathRegex compiles a table's 'source.path.regex-pattern', nil without
+// one.
+func pathRegex(t *catalog.Table) (*regexp.Regexp, error) {
+	p, ok := t.Options[OptPathRegex]
+	if !ok {
+		return nil, nil
+	}
+	if _, err := regexp.Compile(p); err != nil {
+		return nil, fmt.Errorf("option '%s': '%s' is not a regular expression: %v", OptPathRegex, p, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	return regexp.Compile("^(?:" + p + ")$")
+}
+
+// tableFiles lists the files table t reads (folderFiles), filtered by its
+// 'source.path.regex-pattern'.
+func tableFiles(t *catalog.Table) ([]string, error) {
+	re, err := pathRegex(t)
+	if err != nil {
+		return nil, err
+	}
+	return folderFiles(TablePath(t), re)
+}
+
 // folderFiles lists the files a table with path reads: path itself when it
 // is not a folder; for a folder, its regular files and those of its
-// subfolders but hidden ones (hiddenName), sorted by path.
-func folderFiles(path string) ([]string, error) {
+// subfolders but hidden ones (hiddenName) and, with re, those whose
+// absolute path re does not match, sorted by path.
+func folderFiles(path string, re *regexp.Regexp) ([]string, error) {
 	if !isFolder(path) {
 		return []string{path}, nil
 	}
@@ -80,7 +113,7 @@ func folderFiles(path string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if fi.Mode().IsRegular() {
+		if fi.Mode().IsRegular() && (re == nil || re.MatchString(filepath.ToSlash(p))) {
 			files = append(files, p)
 		}
 		return nil
@@ -136,7 +169,7 @@ type folderReader struct {
 // the checkpoint rec (nil: from the start).
 func openFolder(ex *exec.Execution, t, ft *catalog.Table, rec *sourceRecord) (*folderReader, error) {
 	root := TablePath(t)
-	files, err := folderFiles(root)
+	files, err := tableFiles(t)
 	if err != nil {
 		return nil, err
 	}

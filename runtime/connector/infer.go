@@ -35,7 +35,7 @@ func InferColumns(t *catalog.Table, ct *sqlmini.CreateTable) (string, error) {
 	}
 	path := TablePath(t)
 	written := t.Options["path"]
-	files, err := folderFiles(path) // folder.go; one file when path is not a folder
+	files, err := tableFiles(t) // folder.go; one file when path is not a folder
 	if err != nil {
 		return "", sqlmini.Errorf(ct.Name.Pos, "%w", fileError(t, err))
 	}
