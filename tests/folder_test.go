@@ -194,3 +194,52 @@ func gunzipFile(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestResume_fileBecomesFolder: a table whose path was a file at the last
+// checkpoint and is a folder now (or the other way round) is an error that
+// says so, until positions are reset.
+func TestResume_fileBecomesFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(resumeSum), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	query := `SET 'ptfsh.end-of-input' = 'false';
+SET 'ptfsh.format' = 'rows';
+CREATE FUNCTION sum AS 'sum.js';
+CREATE TABLE c (name STRING, n INT) WITH ('connector' = 'filesystem', 'path' = 'c', 'format' = 'csv');
+SELECT * FROM sum(TABLE c PARTITION BY name);
+`
+	store, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	run := func(prefix string) string { return runWithStore(t, dir, prefix+query, store) }
+	c := filepath.Join(dir, "c")
+	if err := os.WriteFile(c, []byte("a,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(""); got != "+I[a, 1]\n" {
+		t.Fatalf("file: %q", got)
+	}
+	os.Remove(c)
+	if err := os.MkdirAll(c, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c, "p.csv"), []byte("a,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(""); !strings.Contains(got, "table 'c': 'c' was a file at the last checkpoint and is a folder now; SET 'state.source-positions' = 'reset'") {
+		t.Fatalf("folder: %q", got)
+	}
+	if got := run("SET 'state.source-positions' = 'reset';\n"); got != "+I[a, 3]\n" {
+		t.Fatalf("folder after reset: %q", got)
+	}
+	os.RemoveAll(c)
+	if err := os.WriteFile(c, []byte("a,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(""); !strings.Contains(got, "table 'c': 'c' was a folder at the last checkpoint and is a file now") {
+		t.Fatalf("file again: %q", got)
+	}
+}
