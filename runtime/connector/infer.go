@@ -75,7 +75,11 @@ func InferColumns(t *catalog.Table, ct *sqlmini.CreateTable) (string, error) {
 		}
 		cols, err = format.InferCSV(path, opts)
 	case "json":
-		cols, err = format.InferJSON(path, format.JSONSourceOptions{Parse: parse})
+		opts := format.JSONSourceOptions{Parse: parse}
+		if opts.IgnoreParseErrors, err = BoolOption(t, "json.ignore-parse-errors"); err != nil {
+			return "", sqlmini.Errorf(optionPos(ct, "json.ignore-parse-errors"), "%w", err)
+		}
+		cols, err = format.InferJSON(path, opts)
 	case FormatParquet:
 		from = "the schema of"
 		cols, skipped, err = format.InferParquet(path)

@@ -302,7 +302,9 @@ func (r *csvReader) headerNames(data []byte) ([]string, error) {
 // lines or one array of objects) and returns its columns: the objects'
 // keys in the order they first appear, typed by their values. A value
 // that is not an object, or JSON that is not well formed, is a
-// *ParseError at its line and column.
+// *ParseError at its line and column; with IgnoreParseErrors a bad line
+// of JSON lines is skipped, as the reader skips it (an array that is not
+// well formed cannot be read past).
 func InferJSON(path string, opts JSONSourceOptions) ([]types.Column, error) {
 	vp, err := compileParseOptions(opts.Parse)
 	if err != nil {
@@ -338,8 +340,8 @@ func InferJSON(path string, opts JSONSourceOptions) ([]types.Column, error) {
 		if errors.As(err, &se) {
 			return at(se.Offset, "invalid JSON: "+se.Error())
 		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return at(dec.InputOffset(), "unexpected end of file in a JSON value")
+		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+			return at(dec.InputOffset(), "unexpected end of file: the JSON array is not closed")
 		}
 		return fmt.Errorf("read %s: %w", path, err)
 	}
@@ -369,10 +371,15 @@ func InferJSON(path string, opts JSONSourceOptions) ([]types.Column, error) {
 				}
 			}
 			base = cr.n
-			if array {
-				if _, err := dec.Token(); err != nil {
-					return nil, fail(err)
+			if !array {
+				col0 := cr.n - cr.lastDropped // bytes before the first row on its line
+				if err := vp.inferJSONLines(cr.r, path, 1+cr.dropped, int(col0), opts.IgnoreParseErrors, row); err != nil {
+					return nil, err
 				}
+				break
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, fail(err)
 			}
 		}
 		if array && !dec.More() {
@@ -402,6 +409,89 @@ func InferJSON(path string, opts JSONSourceOptions) ([]types.Column, error) {
 		out[i] = types.Column{Name: n, Type: row.fields[n].typ()}
 	}
 	return out, nil
+}
+
+// inferJSONLines types the objects of JSON lines read from br, the first
+// at line line, after col0 bytes of it, into row: one object per line as
+// the reader reads them, blank lines skipped. A bad line is a *ParseError
+// at its line and column, or skipped with ignore.
+func (vp *valueParser) inferJSONLines(br *bufio.Reader, path string, line, col0 int, ignore bool, row *inferred) error {
+	var long []byte
+	read := 0
+	for n := 0; n < InferSampleRows; line, col0 = line+1, 0 {
+		b, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], b...)
+			for err == bufio.ErrBufferFull {
+				b, err = br.ReadSlice('\n')
+				long = append(long, b...)
+				if len(long) > MaxLineBytes {
+					return LineTooLong(path, line)
+				}
+			}
+			b = long
+		}
+		if err != nil && err != io.EOF {
+			var ge *GzipError
+			if errors.As(err, &ge) {
+				return err
+			}
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		if read += len(b); read > maxInferBytes {
+			return fmt.Errorf("read %s: the first %d rows hold more than %d MiB: declare the columns", path, InferSampleRows, maxInferBytes>>20)
+		}
+		if len(bytes.TrimLeft(b, " \t\r\n")) > 0 {
+			n++
+			if perr := vp.inferJSONLine(b, path, line, col0, row); perr != nil && !ignore {
+				return perr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+	return nil
+}
+
+// inferJSONLine types the object on one line into row.
+func (vp *valueParser) inferJSONLine(b []byte, path string, line, col0 int, row *inferred) error {
+	at := func(off int64, msg string) error {
+		return &ParseError{File: path, Line: line, Col: col0 + int(off) + 1, Msg: msg}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	v, err := vp.inferValue(dec)
+	if err == nil {
+		end := dec.InputOffset()
+		if rest := bytes.TrimLeft(b[end:], " \t\r\n"); len(rest) > 0 {
+			return at(int64(len(b)-len(rest)), "invalid JSON: more after the value; one object per line")
+		}
+	}
+	var deep *errTooDeep
+	var ek *emptyKeyError
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+	case errors.As(err, &deep):
+		return at(deep.off, fmt.Sprintf("JSON nested deeper than %d levels", maxJSONDepth))
+	case errors.As(err, &ek):
+		return at(ek.off-2, "an empty key cannot name a column or a field; fix the file or declare the columns")
+	case errors.As(err, &se):
+		return at(se.Offset, "invalid JSON: "+se.Error())
+	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+		return at(int64(len(bytes.TrimRight(b, " \t\r\n"))), "invalid JSON: the line ends inside a value; one object per line")
+	default:
+		return at(0, "invalid JSON: "+err.Error())
+	}
+	if v.kind == iNull {
+		return nil
+	}
+	if v.kind != iRow {
+		return at(int64(len(b)-len(bytes.TrimLeft(b, " \t"))), "a row must be a JSON object to name columns; fix the row or declare the columns")
+	}
+	row.merge(v)
+	return nil
 }
 
 // emptyKeyError is an object key "", which ends at offset off.
