@@ -121,11 +121,13 @@ type CreateView struct {
 	Query   *Query  `parser:"'AS' @@"`
 }
 
-// CreateTable is the rest of CREATE TABLE name (elements) [WITH (options)].
+// CreateTable is the rest of CREATE TABLE name [(elements)] [WITH
+// (options)]. Without elements, a file table's columns are inferred from
+// its file (a ptfsh extension; Flink parses it but needs the columns).
 type CreateTable struct {
 	Pos      Pos
 	Name     *Name           `parser:"@@"`
-	Elements []*TableElement `parser:"'(' @@ ( ',' @@ )* ')'"`
+	Elements []*TableElement `parser:"( '(' @@ ( ',' @@ )* ')' )?"`
 	Options  []*Option       `parser:"( 'WITH' '(' ( @@ ( ',' @@ )* )? ')' )?"`
 	// Query gives the table's rows inline: CREATE TABLE t (...) AS VALUES ...
 	Query *Query `parser:"( 'AS' @@ )?"`

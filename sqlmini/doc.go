@@ -11,7 +11,7 @@
 //	create      = "CREATE" ["OR" "REPLACE"] ["TEMPORARY"] ( "FUNCTION" function | "VIEW" view | "TABLE" table | "STREAM" table ) .
 //	function    = ["IF" "NOT" "EXISTS"] name ( "AS" (string | body) ["LANGUAGE" name] | "LANGUAGE" name "AS" body ) .
 //	view        = name ["(" name {"," name} ")"] "AS" query .
-//	table       = name "(" element {"," element} ")" ["WITH" "(" option {"," option} ")"] ["AS" query] .
+//	table       = name ["(" element {"," element} ")"] ["WITH" "(" option {"," option} ")"] ["AS" query] .
 //	element     = "PRIMARY" "KEY" "(" names ")" "NOT" "ENFORCED" | "WATERMARK" "FOR" name "AS" expr | name type ["PRIMARY" "KEY" "NOT" "ENFORCED"] .
 //	drop        = "DROP" ["TEMPORARY"] ("FUNCTION" | "TABLE" | "VIEW") ["IF" "EXISTS"] name | "DROP" "STATE" "FOR" string .
 //	show        = "SHOW" ["USER"] ("FUNCTIONS" | "TABLES" | "VIEWS" | "JOBS") [["NOT"] ("LIKE" | "ILIKE") string]
@@ -55,6 +55,11 @@
 // error that names it; FROM a, b parses, for the runtime to refuse. Types are written as in Flink: INT NOT NULL,
 // VARCHAR(5), DECIMAL(10, 2), TIMESTAMP_LTZ(3), TIMESTAMP(3) WITH LOCAL
 // TIME ZONE, INTERVAL DAY TO SECOND, ARRAY<T>, MAP<K, V>, ROW<a INT, b STRING>.
+//
+// CREATE TABLE without its column list, or with only a PRIMARY KEY and a
+// WATERMARK, is a ptfsh extension: Flink parses it (for CREATE TABLE ...
+// LIKE) but needs the columns; ptfsh infers a file table's columns from
+// its file (see runtime/connector's infer.go).
 //
 // A statement set's INSERTs end with semicolons inside the statement:
 // Split cuts only at the semicolon after its END.

@@ -250,9 +250,11 @@ func (t *CreateTable) format(b *strings.Builder) {
 		return
 	}
 	t.Name.format(b)
-	b.WriteString(" (")
-	list(b, t.Elements)
-	b.WriteString(")")
+	if len(t.Elements) > 0 {
+		b.WriteString(" (")
+		list(b, t.Elements)
+		b.WriteString(")")
+	}
 	if len(t.Options) > 0 {
 		b.WriteString(" WITH (")
 		list(b, t.Options)

@@ -154,11 +154,11 @@ func allowedImport(imp string, allowed []string) bool {
 }
 
 // TestParquetBehindOneFile: parquet-go is imported only by the Parquet
-// reader and writer of runtime/format (parquet_read.go, parquet_write.go;
-// tests included).
+// reader, writer and schema of runtime/format (parquet_read.go,
+// parquet_write.go, parquet_schema.go; tests included).
 func TestParquetBehindOneFile(t *testing.T) {
 	const engine = "github.com/parquet-go/parquet-go"
-	owners := map[string]bool{"runtime/format/parquet_read.go": true, "runtime/format/parquet_write.go": true, "tests/deps_test.go": true}
+	owners := map[string]bool{"runtime/format/parquet_read.go": true, "runtime/format/parquet_write.go": true, "runtime/format/parquet_schema.go": true, "tests/deps_test.go": true}
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
 			return err
@@ -169,7 +169,7 @@ func TestParquetBehindOneFile(t *testing.T) {
 		}
 		rel, _ := filepath.Rel("..", path)
 		if strings.Contains(string(b), `"`+engine) && !owners[filepath.ToSlash(rel)] {
-			t.Errorf("%s imports %s, which only runtime/format's parquet_read.go and parquet_write.go may", rel, engine)
+			t.Errorf("%s imports %s, which only runtime/format's parquet_read.go, parquet_write.go and parquet_schema.go may", rel, engine)
 		}
 		return nil
 	})

@@ -31,6 +31,10 @@ type Table struct {
 	// Query is a view's query and ColumnNames its declared column names.
 	Query       *sqlmini.Query
 	ColumnNames []string
+	// Inferred marks a file table declared without columns, whose Schema
+	// was inferred from its file (a ptfsh extension): SHOW CREATE TABLE
+	// prints the columns from Schema.
+	Inferred bool
 	// Options are the WITH options of a file table.
 	Options map[string]string
 	// PrimaryKey lists the primary key columns' indexes. A table with a

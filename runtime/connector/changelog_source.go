@@ -3,7 +3,6 @@ package connector
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -295,12 +294,19 @@ func ChangelogValues(t *catalog.Table, n *exec.ValuesNode) exec.Node {
 // one over the declared columns (op included) whose rows take their kinds
 // from the op column, which it drops.
 func openSourceReader(t *catalog.Table, resume format.SourcePos) (format.RowReader, error) {
+	return withChangelog(t, func(ft *catalog.Table) (format.RowReader, error) { return openTableReader(ft, resume) })
+}
+
+// withChangelog opens a file table's reader with open, given the table
+// with the columns its file holds, and for a changelog source wraps it as
+// openSourceReader does.
+func withChangelog(t *catalog.Table, open func(ft *catalog.Table) (format.RowReader, error)) (format.RowReader, error) {
 	if t.SourceSchema.Len() == 0 {
-		return openTableReader(t, resume)
+		return open(t)
 	}
 	ft := *t
 	ft.Schema = t.SourceSchema
-	r, err := openTableReader(&ft, resume)
+	r, err := open(&ft)
 	if err != nil {
 		return nil, err
 	}
@@ -409,9 +415,18 @@ func (c *changelogReader) Skipped() (int64, []format.ParseError) {
 	return n, first
 }
 
+// parseErrorBefore orders errors as a source reads them: by file (a
+// folder's files are read in path order), line and column.
+func parseErrorBefore(a, b *format.ParseError) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+}
+
 func sortParseErrors(es []format.ParseError) {
 	for i := 1; i < len(es); i++ {
-		for j := i; j > 0 && (es[j].Line < es[j-1].Line || es[j].Line == es[j-1].Line && es[j].Col < es[j-1].Col); j-- {
+		for j := i; j > 0 && parseErrorBefore(&es[j], &es[j-1]); j-- {
 			es[j], es[j-1] = es[j-1], es[j]
 		}
 	}
@@ -423,23 +438,21 @@ func sortParseErrors(es []format.ParseError) {
 // file's columns is found by counting CSV fields or by its JSON key; when
 // it cannot be found the error points at the start of the row.
 func (c *changelogReader) errorAt(prev format.SourcePos, field int, e *format.ParseError) *format.ParseError {
-	e.File, e.Line, e.Col = c.path, max(prev.Line, 1), 1
 	cur := c.r.Position()
+	path := c.path
+	if cur.File != "" && cur.File != path { // a file of a folder (folder.go)
+		path = cur.File
+		if prev.File != cur.File {
+			prev = format.SourcePos{File: cur.File}
+		}
+	}
+	e.File, e.Line, e.Col = path, max(prev.Line, 1), 1
 	n := cur.Offset - prev.Offset
 	if n <= 0 || n > 64<<20 {
 		return e
 	}
-	f, err := os.Open(c.path)
-	if err != nil {
-		return e
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, prev.Offset); err != nil && err != io.EOF {
-		return e
-	}
-	start, err := format.LineStartBefore(f, prev.Offset)
-	if err != nil {
+	buf, start, err := format.ReadRange(path, prev.Offset, cur.Offset)
+	if err != nil && err != io.ErrUnexpectedEOF {
 		return e
 	}
 	w := &walker{b: buf, line: e.Line, col: int(prev.Offset-start) + 1}

@@ -105,7 +105,7 @@ func (filesystem) Options() []string {
 	return []string{"connector", "path", "format", "csv.header", "csv.field-delimiter", "csv.ignore-parse-errors",
 		"csv.null-literal", "csv.quote-character", "csv.allow-comments", "json.ignore-parse-errors",
 		"json.timestamp-format.standard", "timestamp-format.pattern", "changelog.op-column", "changelog-mode",
-		"source.produces-delete-by-key", "sink.supports-delete-by-key"}
+		"source.produces-delete-by-key", "sink.supports-delete-by-key", OptPathRegex}
 }
 
 func (f filesystem) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
@@ -114,6 +114,9 @@ func (f filesystem) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	}
 	if t.Options["path"] == "" {
 		return sqlmini.Errorf(ct.Pos, "table '%s' needs a 'path' option", t.Name)
+	}
+	if _, err := pathRegex(t); err != nil { // folder.go
+		return sqlmini.Errorf(optionPos(ct, OptPathRegex), "%w", err)
 	}
 	switch f := t.Options["format"]; f {
 	case "csv", "json":

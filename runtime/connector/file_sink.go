@@ -2,11 +2,14 @@ package connector
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -17,9 +20,10 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// reads reports whether a plan reads the file at path.
+// reads reports whether a plan reads the file at path (or the folder
+// that holds it).
 func Reads(n exec.Node, path string) bool {
-	if f, ok := n.(*fileNode); ok && TablePath(f.t) == path {
+	if f, ok := n.(*fileNode); ok && (TablePath(f.t) == path || strings.HasPrefix(path, TablePath(f.t)+string(filepath.Separator))) {
 		return true
 	}
 	for _, c := range n.Children() {
@@ -44,6 +48,7 @@ type FileSink struct {
 
 	f         *os.File
 	w         *bufio.Writer
+	gz        *gzipMembers // between w and f for a .gz file, else nil
 	p         format.Printer
 	committed int64 // the file's length at the last checkpoint
 	pending   int64 // the length a checkpoint under way records (Committed makes it committed)
@@ -153,6 +158,10 @@ func (k *FileSink) Begin(types.Schema) error {
 		file = k.t.SourceSchema
 	}
 	k.w = bufio.NewWriterSize(k.f, 64<<10)
+	if format.IsGzip(k.path) {
+		k.gz = &gzipMembers{f: k.f}
+		k.w = bufio.NewWriterSize(k.gz, 64<<10)
+	}
 	if k.t.Options["format"] == "json" {
 		k.p = format.NewJSONPrinter(k.w, format.JSONOptions{})
 	} else {
@@ -218,6 +227,9 @@ func (k *FileSink) Checkpoint(tx state.Tx) error {
 		return k.pq.checkpoint(tx)
 	}
 	if err := k.w.Flush(); err != nil {
+		return k.fail(err)
+	}
+	if err := k.gz.closeMember(); err != nil {
 		return k.fail(err)
 	}
 	if k.special {
@@ -292,4 +304,50 @@ func RootCause(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// CheckWritable refuses INSERT INTO a table the sink cannot write: a
+// folder of files, or a gzip Parquet file.
+func CheckWritable(t *catalog.Table) error {
+	path := TablePath(t)
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("table '%s' cannot be written: its path '%s' is a folder, which ptfsh reads but does not write; INSERT INTO a table whose path is a file", t.Name, t.Options["path"])
+	}
+	if format.IsGzip(path) && IsParquet(t) {
+		return fmt.Errorf("table '%s' cannot be written: a Parquet file compresses its own pages, and '%s' names a gzip file; drop the .gz", t.Name, t.Options["path"])
+	}
+	return nil
+}
+
+// gzipMembers compresses what a sink writes to a .gz file as a series of
+// gzip members, one per checkpoint: a checkpoint ends the member, so the
+// committed length the store records is always at a member's end, and a
+// file cut back to it (a restart after a kill, a failed statement) is a
+// whole gzip file, to which the next rows add members. gzip readers
+// (ptfsh's, gzip -d, Flink's) read the members as one stream.
+type gzipMembers struct {
+	f  io.Writer
+	gz *gzip.Writer
+	on bool // a member is open
+}
+
+func (m *gzipMembers) Write(p []byte) (int, error) {
+	if !m.on {
+		if m.gz == nil {
+			m.gz = gzip.NewWriter(m.f)
+		} else {
+			m.gz.Reset(m.f)
+		}
+		m.on = true
+	}
+	return m.gz.Write(p)
+}
+
+// closeMember ends the open member, if any (nil m: nothing to do).
+func (m *gzipMembers) closeMember() error {
+	if m == nil || !m.on {
+		return nil
+	}
+	m.on = false
+	return m.gz.Close()
 }

@@ -52,12 +52,16 @@ func (n *fileNode) Explain() string {
 func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	read := ex.SourceReads[sourceKeyOf(n.t)]
 	ex.SourceReads[sourceKeyOf(n.t)]++
+	if isFolder(TablePath(n.t)) {
+		return n.openFolder(ex, read) // folder.go
+	}
 	resume, hash, wm, err := resumePosition(ex, n.t, read)
 	if err != nil {
 		return nil, types.At(n.pos, err)
 	}
 	r, err := openSourceReader(n.t, resume) // changelog_source.go
 	if err != nil {
+		hash.close()
 		return nil, types.At(n.pos, fileError(n.t, err))
 	}
 	fs := &fileStream{r: r, ex: ex, wm: exec.NewWMGen(n.t.Watermark, n.every), n: n, read: read, hash: hash}
@@ -86,11 +90,14 @@ type fileStream struct {
 	// identity is the hash of a Parquet file's footer, which its
 	// checkpoints keep instead (source_position.go).
 	identity string
-	r        format.RowReader
-	ex       *exec.Execution
-	wm       *exec.WmGen
-	pending  bool
-	wmNext   int64
+	// folder reads a table whose path is a folder (folder.go); its
+	// checkpoints keep a position per file.
+	folder  *folderReader
+	r       format.RowReader
+	ex      *exec.Execution
+	wm      *exec.WmGen
+	pending bool
+	wmNext  int64
 }
 
 func (s *fileStream) Next() (exec.Event, error) {
@@ -108,7 +115,7 @@ func (s *fileStream) Next() (exec.Event, error) {
 		r, err = s.r.Next() // a step without a time, or one going back
 	}
 	if err == io.EOF {
-		if fi, serr := os.Stat(TablePath(s.n.t)); serr == nil && fi.Mode().IsRegular() && fi.Size() < s.r.Position().Offset && !IsParquet(s.n.t) {
+		if fi, serr := os.Stat(TablePath(s.n.t)); serr == nil && fi.Mode().IsRegular() && fi.Size() < s.r.Position().Offset && !IsParquet(s.n.t) && !format.IsGzip(TablePath(s.n.t)) {
 			return exec.Event{}, types.At(s.n.pos, s.changed(errShrank))
 		}
 		s.reportSkipped() // skips.go
@@ -129,11 +136,19 @@ func (s *fileStream) Next() (exec.Event, error) {
 	return exec.Event{Kind: exec.EvRow, Row: r}, nil
 }
 
-func (s *fileStream) Close() error { return s.r.Close() }
+func (s *fileStream) Close() error {
+	s.hash.close()
+	return s.r.Close()
+}
 
 // openTableReader opens the reader of a file table with its WITH options.
 func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReader, error) {
-	path := TablePath(t)
+	return openTableReaderAt(t, TablePath(t), resume)
+}
+
+// openTableReaderAt opens the file at path with the format and options of
+// table t: t's file, or a file of its folder.
+func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (format.RowReader, error) {
 	parse := format.ParseOptions{
 		TimestampPattern: t.Options["timestamp-format.pattern"],
 		TimestampFormat:  t.Options["json.timestamp-format.standard"],
@@ -199,11 +214,30 @@ func charOption(t *catalog.Table, key string) (byte, error) {
 // not the resolved one, so messages read the same on every machine.
 func fileError(t *catalog.Table, err error) error {
 	written := t.Options["path"]
+	root := TablePath(t)
+	// shown is a file's name as messages show it: the table's path as
+	// written, or a file of its folder under it.
+	shown := func(file string) string {
+		if file != root && strings.HasPrefix(file, root+string(filepath.Separator)) {
+			return folderMember(written, root, file)
+		}
+		return written
+	}
 	var pe *format.ParseError
 	if errors.As(err, &pe) {
 		c := *pe
-		c.File = written
+		c.File = shown(pe.File)
 		return &c
+	}
+	var ge *format.GzipError
+	if errors.As(err, &ge) {
+		return fmt.Errorf("table '%s': cannot read '%s': %s", t.Name, shown(ge.Path), ge.Detail())
+	}
+	var lt *format.LineTooLongError
+	if errors.As(err, &lt) {
+		c := *lt
+		c.File = shown(lt.File)
+		return fmt.Errorf("table '%s': %w", t.Name, &c)
 	}
 	var oe *os.PathError
 	if errors.As(err, &oe) {
@@ -214,9 +248,9 @@ func fileError(t *catalog.Table, err error) error {
 			if abs, err := filepath.Abs(looked); err == nil {
 				looked = abs
 			}
-			return fmt.Errorf("table '%s': cannot read '%s': %w (looked for %s)", t.Name, written, oe.Err, looked)
+			return fmt.Errorf("table '%s': cannot read '%s': %w (looked for %s)", t.Name, shown(oe.Path), oe.Err, looked)
 		}
-		return fmt.Errorf("table '%s': cannot read '%s': %w", t.Name, written, oe.Err)
+		return fmt.Errorf("table '%s': cannot read '%s': %w", t.Name, shown(oe.Path), oe.Err)
 	}
 	return fmt.Errorf("table '%s': %w", t.Name, err)
 }

@@ -37,7 +37,11 @@ func (s *fileStream) reportSkipped() {
 		b.WriteString(":")
 	}
 	for _, e := range first {
-		e.File = written
+		if pe, ok := fileError(t, &e).(*format.ParseError); ok {
+			e = *pe // the path as the table gives it, or a file under its folder
+		} else {
+			e.File = written
+		}
 		b.WriteString("\n  " + e.Error())
 	}
 	if more := n - int64(len(first)); len(first) > 0 && more > 0 {

@@ -55,6 +55,10 @@ type sourceRecord struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// WM is the watermark generator of a statement that was still running.
 	WM *sourceWM `json:"wm,omitempty"`
+	// Files are the files of a folder read so far (folder.go), in order;
+	// FilesDone is true when the last one was finished too.
+	Files     []folderFile `json:"files,omitempty"`
+	FilesDone bool         `json:"files_done,omitempty"`
 }
 
 // sourceWM is a running source's watermark state.
@@ -73,10 +77,13 @@ func sourceKey(t *catalog.Table, read int) []byte {
 	return []byte(k)
 }
 
-// prefixHasher hashes the first bytes of a file as a source reads it.
+// prefixHasher hashes the first bytes of a file as a source reads it. For
+// a gzip file they are the decompressed bytes, read from a stream it keeps
+// open (gzip cannot seek).
 type prefixHasher struct {
 	h      hash.Hash
-	hashed int64 // bytes hashed so far
+	hashed int64         // bytes hashed so far
+	gz     io.ReadCloser // the decompressed stream of a gzip file, at hashed
 }
 
 // extend hashes the file's bytes up to n.
@@ -85,6 +92,27 @@ func (p *prefixHasher) extend(path string, n int64) error {
 		p.h = sha256.New()
 	}
 	if n <= p.hashed {
+		return nil
+	}
+	if format.IsGzip(path) {
+		if p.gz == nil {
+			if p.hashed > 0 {
+				return fmt.Errorf("internal: a gzip prefix hash cannot go on from byte %d", p.hashed)
+			}
+			in, err := format.OpenStream(path)
+			if err != nil {
+				return err
+			}
+			p.gz = in
+		}
+		if _, err := io.CopyN(p.h, p.gz, n-p.hashed); err != nil {
+			p.close()
+			if err == io.EOF {
+				return errShrank
+			}
+			return err
+		}
+		p.hashed = n
 		return nil
 	}
 	f, err := os.Open(path)
@@ -103,6 +131,14 @@ func (p *prefixHasher) extend(path string, n int64) error {
 }
 
 func (p *prefixHasher) sum() string { return hex.EncodeToString(p.h.Sum(nil)) }
+
+// close releases the stream of a gzip file.
+func (p *prefixHasher) close() {
+	if p.gz != nil {
+		p.gz.Close()
+		p.gz = nil
+	}
+}
 
 var errShrank = errors.New("the file is shorter than what was read of it")
 
@@ -137,6 +173,21 @@ func (s *fileStream) Checkpoint(tx state.Tx, finished, final bool) error {
 	if finished {
 		return tx.Delete(exec.SourceNamespace, key)
 	}
+	if s.folder != nil {
+		files, done, err := s.folder.checkpoint()
+		if err != nil {
+			return fmt.Errorf("table '%s': %w", s.n.t.Name, err)
+		}
+		rec := sourceRecord{Files: files, FilesDone: done, Offset: -1}
+		if !final && s.wm != nil {
+			rec.WM = &sourceWM{Gen: s.wm.State(), Pending: s.pending, Next: s.wmNext}
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		return tx.Put(exec.SourceNamespace, key, b)
+	}
 	pos := s.r.Position()
 	sum := s.identity // a Parquet file: the hash of its footer, taken when it was opened
 	if !IsParquet(s.n.t) {
@@ -169,17 +220,16 @@ func (s *fileStream) changed(err error) error {
 // (the zero position: from the start), with the hash of what it read and
 // the watermark state of a statement that was running.
 func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.SourcePos, prefixHasher, *sourceWM, error) {
-	var rec *sourceRecord
-	err := ex.Store.View(func(tx state.Tx) error {
-		b, err := tx.Get(exec.SourceNamespace, sourceKey(t, read))
-		if err != nil || b == nil {
-			return err
-		}
-		rec = &sourceRecord{}
-		return json.Unmarshal(b, rec)
-	})
+	rec, err := loadSourceRecord(ex, t, read)
 	if err != nil {
-		return format.SourcePos{}, prefixHasher{}, nil, fmt.Errorf("table '%s': reading its checkpointed position: %w", t.Name, err)
+		return format.SourcePos{}, prefixHasher{}, nil, err
+	}
+	if rec != nil && rec.Offset < 0 { // a folder's record, and the path is a file now
+		if ex.ResetSources {
+			return format.SourcePos{}, prefixHasher{}, nil, nil
+		}
+		return format.SourcePos{}, prefixHasher{}, nil, fmt.Errorf("table '%s': '%s' was a folder at the last checkpoint and is a file now; SET '%s' = 'reset' to read it from the start",
+			t.Name, t.Options["path"], SetSourcePositions)
 	}
 	if rec == nil || rec.Offset == 0 {
 		return format.SourcePos{}, prefixHasher{}, nil, nil
@@ -190,7 +240,7 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 	if IsParquet(t) {
 		return resumeParquet(ex, t, rec) // parquet.go: a row index and the footer's hash
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Size() >= rec.Offset {
+	if fi, err := os.Stat(path); err == nil && (fi.Size() >= rec.Offset || format.IsGzip(path)) {
 		if rec.Hash != "" {
 			same = ph.extend(path, rec.Offset) == nil && ph.sum() == rec.Hash
 		} else {
@@ -199,6 +249,7 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 		}
 	}
 	if !same {
+		ph.close()
 		if ex.ResetSources {
 			return format.SourcePos{}, prefixHasher{}, nil, nil
 		}
@@ -207,4 +258,22 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 	}
 	ex.Notes = append(ex.Notes, fmt.Sprintf("note: table '%s' goes on after row %d (byte %d) of '%s', where the last run stopped", t.Name, rec.Row, rec.Offset, t.Options["path"]))
 	return format.SourcePos{File: path, Offset: rec.Offset, Line: rec.Line, Row: rec.Row}, ph, rec.WM, nil
+}
+
+// loadSourceRecord reads the checkpointed position of the read'th read of
+// file table t; nil when there is none.
+func loadSourceRecord(ex *exec.Execution, t *catalog.Table, read int) (*sourceRecord, error) {
+	var rec *sourceRecord
+	err := ex.Store.View(func(tx state.Tx) error {
+		b, err := tx.Get(exec.SourceNamespace, sourceKey(t, read))
+		if err != nil || b == nil {
+			return err
+		}
+		rec = &sourceRecord{}
+		return json.Unmarshal(b, rec)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("table '%s': reading its checkpointed position: %w", t.Name, err)
+	}
+	return rec, nil
 }

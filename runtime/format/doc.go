@@ -8,9 +8,15 @@
 // its SQL type (ParseValue, the JSON decoder of parse_json.go), with
 // file:line:col in every ParseError. OpenParquet reads the declared
 // columns of a Parquet file, a row group at a time, with file: row N in
-// its ParseErrors (parquet_read.go and parquet_write.go, the only importers of parquet-go). A reader
-// can resume at a SourcePos, which is how a file source goes on after a
-// checkpoint: a byte offset for CSV and JSON, a row index for Parquet.
+// its ParseErrors (parquet_read.go, parquet_write.go and parquet_schema.go
+// are the only importers of parquet-go). A reader can resume at a
+// SourcePos, which is how a file source goes on after a checkpoint: a
+// byte offset for CSV and JSON, a row index for Parquet. A CSV or JSON
+// file whose name ends in .gz or .gzip is read decompressed, its offsets
+// counting decompressed bytes (source_input.go).
+//
+// InferCSV, InferJSON and InferParquet return the columns of a file for a
+// table declared without them (infer.go, parquet_schema.go).
 //
 // # Writing
 //

@@ -1,8 +1,8 @@
 package format
 
 // Parquet files, read and written with github.com/parquet-go/parquet-go.
-// This file and parquet_read.go are the only ones of ptfsh that import it
-// (tests/deps_test.go).
+// This file, parquet_write.go and parquet_schema.go are the only ones of
+// ptfsh that import it (tests/deps_test.go).
 //
 // Reading streams one row group at a time and, in it, one page of each
 // column at a time: the file is never loaded whole. Only the columns the

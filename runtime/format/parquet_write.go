@@ -1,8 +1,8 @@
 package format
 
 // Parquet files written with github.com/parquet-go/parquet-go (the reader
-// is parquet_read.go; the two are the only files of ptfsh that import it,
-// see tests/deps_test.go).
+// is parquet_read.go, the schema's inference parquet_schema.go; the three
+// are the only files of ptfsh that import it, see tests/deps_test.go).
 
 import (
 	"errors"

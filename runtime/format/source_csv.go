@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -50,7 +49,7 @@ type CSVSourceOptions struct {
 // as encoding/csv and keeps exact line and column numbers.
 type csvReader struct {
 	path  string
-	f     *os.File
+	f     *sourceInput
 	br    *bufio.Reader
 	cols  []srcColumn
 	vp    *valueParser
@@ -109,7 +108,7 @@ func OpenCSV(path string, schema types.Schema, opts CSVSourceOptions) (RowReader
 	if err := r.checkOptions(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if r.f, err = openSourceFile(path, opts.Resume); err != nil {
+	if r.f, err = openSourceInput(path, opts.Resume); err != nil {
 		return nil, err
 	}
 	r.br = bufio.NewReaderSize(r.f, 64<<10)
@@ -234,6 +233,10 @@ func (r *csvReader) Close() error {
 }
 
 func (r *csvReader) ioError(err error) error {
+	if _, ok := err.(*gzipErr); ok {
+		r.err = err // it names the file
+		return r.err
+	}
 	if _, ok := err.(*LineTooLongError); ok {
 		r.err = err // it names the file
 		return r.err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"unicode/utf8"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -35,7 +34,7 @@ type JSONSourceOptions struct {
 // place by jsonParser.
 type jsonReader struct {
 	path string
-	f    *os.File
+	f    *sourceInput
 	cols []srcColumn
 	// byName finds columns of a wide schema; narrow ones are searched.
 	byName map[string]int
@@ -90,13 +89,13 @@ func OpenJSON(path string, schema types.Schema, opts JSONSourceOptions) (RowRead
 			r.byName[r.cols[i].name] = i
 		}
 	}
-	if r.f, err = openSourceFile(path, opts.Resume); err != nil {
+	if r.f, err = openSourceInput(path, opts.Resume); err != nil {
 		return nil, err
 	}
 	if res := opts.Resume; res.Offset > 0 {
 		r.base, r.rows = res.Offset, res.Row
 		r.line = max(res.Line, 1)
-		if r.lineStart, err = LineStartBefore(r.f, res.Offset); err != nil {
+		if r.lineStart, err = r.f.lineStartBefore(res.Offset); err != nil {
 			r.f.Close()
 			return nil, fmt.Errorf("open %s: %w", path, err)
 		}
@@ -176,6 +175,9 @@ func (r *jsonReader) fill() (bool, error) {
 			return false, nil
 		case err != nil:
 			r.err = fmt.Errorf("read %s: %w", r.path, err)
+			if _, ok := err.(*gzipErr); ok {
+				r.err = err // it names the file
+			}
 			return false, r.err
 		}
 	}

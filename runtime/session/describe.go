@@ -219,6 +219,15 @@ func showCreateTable(t *catalog.Table) string {
 			}
 		}
 	}
+	if t.Inferred { // columns inferred from the file: written out, so Flink can run the statement
+		sch := t.Schema
+		if t.SourceSchema.Len() > 0 {
+			sch = t.SourceSchema
+		}
+		for _, c := range sch.Columns {
+			lines = append(lines, "  "+quote(c.Name)+" "+c.Type.String())
+		}
+	}
 	if wm != nil {
 		lines = append(lines, "  WATERMARK FOR "+quote(string(wm.Column.Value))+" AS "+wm.Expr.String())
 	}

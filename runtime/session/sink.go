@@ -130,6 +130,9 @@ func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, *
 			return nil, nil, sqlmini.Errorf(pos, "table '%s' cannot be written: its option '%s' is only read (a sink writes the format's defaults)", name, o)
 		}
 	}
+	if err := connector.CheckWritable(t); err != nil {
+		return nil, nil, sqlmini.Errorf(pos, "%w", err)
+	}
 	// A sink that takes deletes by key lets ChangelogFunctions emit them
 	// ('sink.supports-delete-by-key', Flink's values-sink option).
 	p.Required = types.RetractAll

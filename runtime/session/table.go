@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -52,6 +53,22 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 			wm = el.Watermark
 		}
 	}
+	for _, o := range ct.Options {
+		t.Options[string(o.Key)] = string(o.Value)
+	}
+	note := "" // of columns inferred
+	if len(cols) == 0 {
+		// No columns (a PRIMARY KEY or a WATERMARK may be declared): a
+		// file table's are inferred from its file (connector/infer.go).
+		if ct.Query != nil || c.Stream != nil {
+			return sqlmini.Errorf(ct.Name.Pos, "table '%s' declares no columns: a table given AS VALUES or a stream needs them, CREATE TABLE %s (col TYPE, ...) ...; only a file table's columns are inferred, from its file", name, sqlmini.QuoteIdent(name))
+		}
+		var err error
+		if note, err = connector.InferColumns(t, ct); err != nil {
+			return err
+		}
+		cols = t.Schema.Columns
+	}
 	t.Schema = types.Schema{Columns: cols}
 	for _, k := range pk {
 		i := t.Schema.Index(string(k.Value))
@@ -69,9 +86,6 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 		t.Watermark = spec
 		t.Schema.Columns[spec.Column].TimeAttr = true
 	}
-	for _, o := range ct.Options {
-		t.Options[string(o.Key)] = string(o.Value)
-	}
 	if err := connector.PrepareChangelog(t, ct); err != nil { // changelog_source.go
 		return err
 	}
@@ -86,6 +100,9 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	}
 	if err := connector.FinishChangelog(t, ct); err != nil {
 		return err
+	}
+	if note != "" {
+		fmt.Fprintln(s.cfg.Err, note)
 	}
 	s.cat.AddTable(t)
 	return nil
