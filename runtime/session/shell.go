@@ -56,9 +56,13 @@ func (s *Session) Setting(key string) (string, bool) {
 // client does ([INFO] Execute statement succeeded.).
 func (s *Session) SetInteractive(on bool) { s.interactive = on }
 
-// echo reports SET 'ptfsh.echo' = 'on', or --echo while it is not set.
+// echo reports SET 'ptfsh.echo' = 'on', or, while it is not set, SET
+// 'sql-client.verbose' = 'true' or --echo.
 func (s *Session) echo() bool {
 	if _, set := s.settings[SetEcho]; !set {
+		if verbose, _ := settings.Get[bool](s.settings, "sql-client.verbose"); verbose {
+			return true // the Flink SQL client's verbose output
+		}
 		return s.cfg.Echo
 	}
 	on, _ := settings.Get[bool](s.settings, SetEcho)

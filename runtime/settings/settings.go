@@ -263,6 +263,21 @@ var table = []Setting{{
 	Values:  resultModes,
 	Parse:   parseResultMode,
 }, {
+	Key:     "sql-client.verbose",
+	Default: "false",
+	Doc:     "true: as ptfsh.echo unless that is set, a script prints each statement before its result (errors always show their position and cause chain)",
+	Owner:   "runtime/session",
+	Values:  []string{"true", "false"},
+	Parse: func(v string) (any, error) {
+		switch {
+		case strings.EqualFold(v, "true"):
+			return true, nil
+		case strings.EqualFold(v, "false"):
+			return false, nil
+		}
+		return nil, Need("is 'true' or 'false'")
+	},
+}, {
 	Key:     "state.cache-bytes",
 	Default: "256 mb",
 	Doc:     "bytes of encoded value state a call keeps in memory for the keys not live (b, kb, mb, gb); past it they go to the store",
@@ -332,7 +347,6 @@ var ignored = []Ignored{
 	{"pipeline.name", "ptfsh runs no named jobs"},
 	{"restart-strategy.type", "a failed statement stops; ptfsh does not restart it"},
 	{"sql-client.execution.max-table-result.rows", "the table mode keeps and prints every row"},
-	{"sql-client.verbose", "errors always show their position and cause"},
 	{"state.backend.type", "state lives in memory or in a bbolt file: state.path"},
 	{"table.dml-sync", "INSERT INTO always runs to its end before the next statement"},
 	{"table.exec.mini-batch.enabled", "ptfsh has no mini-batch aggregation"},
