@@ -38,6 +38,13 @@ import (
 // of slack, so a match ends 0.1 to 0.2 s after it: about a second.
 const regexMatchTimeout = 800 * time.Millisecond
 
+// regexTimedOut is how long a call must have taken for the wrappers to
+// take its answer for regexp2's timeout: less than regexMatchTimeout, as
+// regexp2's clock is read from a goroutine that a loaded machine may run
+// late, so that its deadline can fall before regexMatchTimeout has passed
+// (a "no match" in 0.75 s once reached a function as an answer).
+const regexTimedOut = regexMatchTimeout - 250*time.Millisecond
+
 func init() {
 	regexp2.DefaultMatchTimeout = regexMatchTimeout
 }
@@ -113,7 +120,7 @@ func (e *realm) timedRegExp(orig goja.Callable) goja.Value {
 		if err != nil {
 			panic(err) // rethrown as it came: an exception, an interrupt
 		}
-		if time.Since(start) >= regexMatchTimeout && e.backtracks(c.This) {
+		if time.Since(start) >= regexTimedOut && e.backtracks(c.This) {
 			e.interrupt(regexError())
 		}
 		return res
@@ -129,7 +136,7 @@ func (e *realm) timedRegExpIter(orig goja.Callable) goja.Value {
 		if err != nil {
 			panic(err)
 		}
-		if time.Since(start) >= regexMatchTimeout {
+		if time.Since(start) >= regexTimedOut {
 			e.interrupt(regexError())
 		}
 		return res
