@@ -72,9 +72,9 @@ func workloads(c config) []workload {
 			script: "row_filter.sql", fn: "bench/workloads/row_filter.js",
 			node:  []string{"--columns", clickColumns, "--scalar", "min_view_time=500"},
 			plain: []string{"-workload", "filter"},
-			// A call with row semantics runs on one worker at any
-			// parallelism, so --parallelism 2 is left out.
-			engines: []engine{ptfsh, nodeJS, plainGo},
+			// Rows with row semantics go round the workers (row k to
+			// worker k mod N).
+			engines: []engine{ptfsh, ptfshPar2, nodeJS, plainGo},
 			ref:     "node",
 		},
 		keyed("B-1k", "B keyed count, 1k keys", dataSet{kind: "clicks", format: "csv", keys: 1_000}),
