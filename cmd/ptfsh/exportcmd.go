@@ -110,9 +110,14 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 			return err
 		}
 		defer ssh.Close()
+		absDir, err := filepath.Abs(dir)
+		if err != nil {
+			return err
+		}
 		r := sessionRunner{sess: ssh.Session, src: scriptSrc}
 		p.Cases, err = flink.Cases(context.Background(), r, flink.Script{
-			Path: scriptFile, Source: scriptSrc, Name: name, File: absFile, Notes: stderr})
+			Path: scriptFile, Source: scriptSrc, Name: name, File: absFile, Notes: stderr,
+			Dir: scriptDir, DataDir: filepath.Join(absDir, flink.DataFolder)})
 		if err != nil {
 			return err
 		}

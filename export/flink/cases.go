@@ -3,7 +3,9 @@ package flink
 import (
 	"context"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -36,7 +38,19 @@ type Script struct {
 	Name, File string
 	// Notes receives a line for each SELECT left out (nil: none).
 	Notes io.Writer
+	// Dir is the script's folder (absolute): a file table's relative path
+	// is made absolute against it, as ptfsh resolves it.
+	Dir string
+	// DataDir is the project's folder for data (absolute), named "data"
+	// in the project: the rows of a CREATE TABLE ... AS VALUES are written
+	// there as JSON lines, and the table is read from that file on Flink.
+	DataDir string
 }
+
+// DataFolder is the project's folder of the files that hold the rows of
+// the script's CREATE TABLE ... AS VALUES, relative to the project (where
+// Maven runs the tests).
+const DataFolder = "data"
 
 // Cases runs the script's statements one by one through r and returns a
 // case per SELECT: the CREATE VIEW and CREATE TABLE statements before it
@@ -81,6 +95,9 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 	// tainted holds the views that call another function (directly or
 	// through another view), with the function.
 	tainted := map[string]string{}
+	// unfit holds the tables (and the views over them) that Flink cannot
+	// read as ptfsh does, with the reason.
+	unfit := map[string]string{}
 	type setupStmt struct{ name, text string }
 	var setup []setupStmt
 	var cases []Case
@@ -96,6 +113,10 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 					how = "reads view " + view + ", which calls " + fn
 				}
 				fmt.Fprintf(notes, "note: %s:%d: skipped, it %s, which is not exported with %s\n", s.Path, st.Pos.Line, how, s.Name)
+				continue
+			}
+			if name, why := readsUnfit(st.Query, unfit); name != "" {
+				fmt.Fprintf(notes, "note: %s:%d: skipped, it reads %s, %s\n", s.Path, st.Pos.Line, name, why)
 				continue
 			}
 			schema, rows, err := r.Query(ctx, st)
@@ -123,12 +144,26 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 				tainted[name] = fn
 				continue
 			}
+			if t, why := readsUnfit(c.View.Query, unfit); t != "" {
+				unfit[name] = "which reads " + t + ", " + why
+				continue
+			}
 			setup = append(setup, setupStmt{name, st.Text})
 		case c != nil && c.Table != nil:
-			setup = append(setup, setupStmt{string(c.Table.Name.Value), st.Text})
+			name := string(c.Table.Name.Value)
+			text, why, err := flinkTable(ctx, r, s, st)
+			if err != nil {
+				return nil, err
+			}
+			if why != "" {
+				unfit[name] = why
+				continue
+			}
+			setup = append(setup, setupStmt{name, text})
 		case st.Drop != nil && st.Drop.Name != nil && !strings.EqualFold(st.Drop.Kind, "FUNCTION"):
 			name := string(st.Drop.Name.Value)
 			delete(tainted, name)
+			delete(unfit, name)
 			for i, u := range setup {
 				if u.name == name {
 					setup = append(setup[:i], setup[i+1:]...)
@@ -138,6 +173,165 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 		}
 	}
 	return cases, nil
+}
+
+// flinkTable returns the statement that gives Flink the table of st, a
+// CREATE TABLE that ptfsh has run, or why Flink cannot read it as ptfsh
+// does:
+//
+//   - CREATE TABLE t (...) AS VALUES ... (ptfsh's inline rows): ptfsh
+//     writes the rows to DataDir/t.json (JSON lines, through a
+//     filesystem table of ptfsh's, in the form Flink's json format
+//     reads), and Flink reads t, with its columns and watermark, from
+//     data/t.json; VALUES with WATERMARK steps have no Flink equivalent;
+//   - a filesystem table: a relative path is made absolute against the
+//     script's folder;
+//   - a datagen table: Flink's random values are not ptfsh's (ptfsh's
+//     datagen is deterministic), so it is unfit.
+func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) (text, why string, err error) {
+	t := *st.Create.Table
+	name := string(t.Name.Value)
+	opts := map[string]string{}
+	for _, o := range t.Options {
+		opts[string(o.Key)] = string(o.Value)
+	}
+	switch {
+	case t.Query != nil:
+		if len(t.Options) > 0 {
+			return "", "whose VALUES come with WITH options, which Flink has no equivalent for", nil
+		}
+		var cols []string
+		for _, e := range t.Elements {
+			if e.Column == nil {
+				continue
+			}
+			if e.Column.PrimaryKey {
+				return "", "whose VALUES have a PRIMARY KEY, which Flink's filesystem connector does not take", nil
+			}
+			cols = append(cols, e.Column.String())
+		}
+		for _, p := range t.Elements {
+			if p.PrimaryKey != nil {
+				return "", "whose VALUES have a PRIMARY KEY, which Flink's filesystem connector does not take", nil
+			}
+		}
+		steps := false
+		walk(reflect.ValueOf(t.Query), func(n any) {
+			if v, ok := n.(*sqlmini.ValuesRow); ok && v.Watermark != nil {
+				steps = true
+			}
+		})
+		if steps {
+			return "", "whose VALUES hold WATERMARK steps, which Flink has no equivalent for", nil
+		}
+		if s.DataDir == "" {
+			return "", "a table of inline VALUES (no folder for its data)", nil
+		}
+		file := dataFile(name)
+		if err := writeValues(ctx, r, s.DataDir, file, name, cols); err != nil {
+			return "", "", err
+		}
+		t.Query = nil
+		t.Options = []*sqlmini.Option{
+			{Key: "connector", Value: "filesystem"},
+			{Key: "path", Value: sqlmini.Str(DataFolder + "/" + file)},
+			{Key: "format", Value: "json"},
+			// ptfsh writes times as ISO-8601 (2025-03-27T12:00:00Z).
+			{Key: "json.timestamp-format.standard", Value: "ISO-8601"},
+		}
+	case strings.EqualFold(opts["connector"], "datagen"):
+		return "", "a datagen table, whose random values on Flink are not ptfsh's", nil
+	case strings.EqualFold(opts["connector"], "filesystem"):
+		for _, o := range t.Options {
+			if string(o.Key) == "path" && !filepath.IsAbs(string(o.Value)) && s.Dir != "" {
+				t.Options = append([]*sqlmini.Option(nil), t.Options...)
+				for i, o := range t.Options {
+					if string(o.Key) == "path" {
+						t.Options[i] = &sqlmini.Option{Key: o.Key, Value: sqlmini.Str(filepath.Join(s.Dir, string(o.Value)))}
+					}
+				}
+				break
+			}
+		}
+	default:
+		return st.Text, "", nil
+	}
+	c := *st.Create
+	c.Table = &t
+	out := &sqlmini.Statement{Create: &c}
+	return out.String(), "", nil
+}
+
+// dataFile is the name of the file of table name's rows: its ASCII
+// letters, digits, _ and -, and .json.
+func dataFile(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r == '_' || r == '-' || isASCIILetter(r) || '0' <= r && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return "t_" + b.String() + fmt.Sprintf("_%08x.json", crc32.ChecksumIEEE([]byte(name)))
+}
+
+// writeValues writes the rows of ptfsh's table name to dir/file as JSON
+// lines, through a temporary filesystem table of ptfsh (its json format
+// writes what Flink's reads).
+func writeValues(ctx context.Context, r Runner, dir, file, name string, cols []string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, file)
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	sink := sqlmini.QuoteIdent("ptfsh_export_" + name)
+	stmts := []string{
+		"CREATE TEMPORARY TABLE " + sink + " (" + strings.Join(cols, ", ") + ") WITH ('connector' = 'filesystem', 'path' = " +
+			sqlmini.QuoteString(path) + ", 'format' = 'json')",
+		"INSERT INTO " + sink + " SELECT * FROM " + sqlmini.QuoteIdent(name),
+		"DROP TEMPORARY TABLE " + sink,
+	}
+	for _, text := range stmts {
+		parsed, err := sqlmini.Parse("export", text)
+		if err != nil {
+			return fmt.Errorf("writing the rows of %s: %v", name, err)
+		}
+		if err := r.Exec(ctx, parsed[0]); err != nil {
+			return fmt.Errorf("writing the rows of %s: %v", name, err)
+		}
+	}
+	return nil
+}
+
+// readsUnfit returns the first table or view of unfit that q reads, and
+// why it is unfit; "" when there is none. Names that q defines in a WITH
+// clause are its own.
+func readsUnfit(q *sqlmini.Query, unfit map[string]string) (name, why string) {
+	ctes := map[string]bool{}
+	walk(reflect.ValueOf(q), func(n any) {
+		if c, ok := n.(*sqlmini.CTE); ok && c.Name != nil {
+			ctes[string(c.Name.Value)] = true
+		}
+	})
+	walk(reflect.ValueOf(q), func(n any) {
+		if name != "" {
+			return
+		}
+		var read *sqlmini.Name
+		switch n := n.(type) {
+		case *sqlmini.FromItem:
+			read = n.Table
+		case *sqlmini.TableArg:
+			read = n.Name
+		}
+		if read != nil && !ctes[string(read.Value)] {
+			if w, ok := unfit[string(read.Value)]; ok {
+				name, why = string(read.Value), w
+			}
+		}
+	})
+	return name, why
 }
 
 // registration is CREATE TEMPORARY FUNCTION name AS 'file', built as a

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"hash/crc32"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,7 +69,8 @@ SELECT * FROM Mine(TABLE v);
 		},
 	}}
 	var notes bytes.Buffer
-	cases, err := flink.Cases(context.Background(), r, flink.Script{Path: "s.sql", Source: script, Name: "mine", File: "/abs/mine.js", Notes: &notes})
+	data := t.TempDir()
+	cases, err := flink.Cases(context.Background(), r, flink.Script{Path: "s.sql", Source: script, Name: "mine", File: "/abs/mine.js", Notes: &notes, DataDir: data})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +80,10 @@ SELECT * FROM Mine(TABLE v);
 			Rows: []string{"+I[Hello Bob]", "-U[Hello Bob]", "+U[null]"}},
 		{Name: "case02", Statements: []string{view, "SELECT 'Other(' AS s FROM Mine(input => TABLE v)"}, Rows: []string{}},
 		{Name: "case03", Statements: []string{view, "WITH bad AS (SELECT * FROM v) SELECT * FROM Mine(TABLE bad)"}, Rows: []string{}},
-		{Name: "case04", Statements: []string{"CREATE TABLE v (name STRING) AS VALUES ('Carol')", "SELECT * FROM Mine(TABLE v)"},
+		// A table of inline VALUES is read by Flink from the JSON lines
+		// ptfsh wrote (below).
+		{Name: "case04", Statements: []string{"CREATE TABLE v (name STRING) WITH ('connector' = 'filesystem', 'path' = 'data/t_v_" + crc("v") + ".json', " +
+			"'format' = 'json', 'json.timestamp-format.standard' = 'ISO-8601')", "SELECT * FROM Mine(TABLE v)"},
 			Rows: []string{"+I[Hello Bob]", "-U[Hello Bob]", "+U[null]"}},
 	}
 	if d := cmp.Diff(want, cases); d != "" {
@@ -99,9 +106,51 @@ note: s.sql:12: skipped, it reads view worse, which calls Other, which is not ex
 		if !skipped[p.Stmt.Pos.Line] {
 			ran = append(ran, p.Stmt.Text)
 		}
+		if p.Stmt.Pos.Line == 15 { // CREATE TABLE v ... AS VALUES: its rows go to a file
+			sink := "CREATE TEMPORARY TABLE ptfsh_export_v (name STRING) WITH ('connector' = 'filesystem', 'path' = '" +
+				filepath.Join(data, "t_v_"+crc("v")+".json") + "', 'format' = 'json')"
+			ran = append(ran, sink, "INSERT INTO ptfsh_export_v SELECT * FROM v", "DROP TEMPORARY TABLE ptfsh_export_v")
+		}
 	}
 	if d := cmp.Diff(ran, r.ran); d != "" {
 		t.Errorf("statements run (-want +got):\n%s", d)
+	}
+}
+
+func crc(name string) string { return fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(name))) }
+
+// TestCases_tables: how the tables of a script reach Flink. A relative
+// file path is made absolute against the script's folder; a datagen
+// table, and VALUES with WATERMARK steps, have no Flink equivalent that
+// gives ptfsh's rows, so the SELECTs that read them (also through a
+// view) are left out with a note.
+func TestCases_tables(t *testing.T) {
+	const script = `CREATE FUNCTION F AS 'f.js';
+CREATE TABLE files (name STRING) WITH ('connector' = 'filesystem', 'path' = 'data/x.csv', 'format' = 'csv');
+SELECT * FROM F(TABLE files);
+CREATE TABLE gen (name STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '3');
+SELECT * FROM F(TABLE gen);
+CREATE TABLE steps (name STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) AS VALUES ('a', TIMESTAMP '2025-01-01 00:00:00'), WATERMARK TIMESTAMP '2025-01-01 00:01:00';
+CREATE VIEW over AS SELECT * FROM steps;
+SELECT * FROM F(TABLE over);
+`
+	r := &fakeRunner{}
+	var notes bytes.Buffer
+	cases, err := flink.Cases(context.Background(), r, flink.Script{Path: "s.sql", Source: script, Name: "F", Notes: &notes, Dir: "/scripts", DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []flink.Case{{Name: "case01", Statements: []string{
+		"CREATE TABLE files (name STRING) WITH ('connector' = 'filesystem', 'path' = '/scripts/data/x.csv', 'format' = 'csv')",
+		"SELECT * FROM F(TABLE files)"}, Rows: []string{}}}
+	if d := cmp.Diff(want, cases); d != "" {
+		t.Errorf("cases (-want +got):\n%s", d)
+	}
+	wantNotes := `note: s.sql:5: skipped, it reads gen, a datagen table, whose random values on Flink are not ptfsh's
+note: s.sql:8: skipped, it reads over, which reads steps, whose VALUES hold WATERMARK steps, which Flink has no equivalent for
+`
+	if d := cmp.Diff(wantNotes, notes.String()); d != "" {
+		t.Errorf("notes (-want +got):\n%s", d)
 	}
 }
 

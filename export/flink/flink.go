@@ -61,9 +61,11 @@ import (
 	"fmt"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"text/template"
 	"unicode"
@@ -110,9 +112,6 @@ func Check(def *ptf.FuncDef, file string) error {
 	if def.ChangelogMode != nil || def.Infer != nil {
 		return fail("a changelog function (changelog: ...)")
 	}
-	if def.HasOnTimer {
-		return fail("onTimer (timers)")
-	}
 	for _, a := range def.Args {
 		if !flinkName.MatchString(a.Name) {
 			return fmt.Errorf("%s: export flink: Invalid argument name '%s'. An argument must follow the pattern %s.", file, a.Name, flinkNamePattern)
@@ -121,7 +120,6 @@ func Check(def *ptf.FuncDef, file string) error {
 			t    ptf.Trait
 			name string
 		}{
-			{ptf.RequireOnTime, "REQUIRE_ON_TIME"},
 			{ptf.SupportUpdates, "SUPPORT_UPDATES"},
 			{ptf.RequireUpdateBefore, "REQUIRE_UPDATE_BEFORE"},
 			{ptf.RequireFullDelete, "REQUIRE_FULL_DELETE"},
@@ -201,6 +199,12 @@ func javaClass(t types.Type) string {
 		if t.Length == types.MaxLength {
 			return "String"
 		}
+	case types.KindTimestamp:
+		return "java.time.LocalDateTime"
+	case types.KindTimestampLTZ:
+		return "java.time.Instant"
+	case types.KindDate:
+		return "java.time.LocalDate"
 	}
 	return ""
 }
@@ -210,6 +214,10 @@ func kindName(t types.Type) string {
 	switch t.Kind {
 	case types.KindVarChar:
 		return "STRING"
+	case types.KindTimestamp:
+		return "TIMESTAMP"
+	case types.KindTimestampLTZ:
+		return "TIMESTAMP_LTZ"
 	default:
 		return strings.Fields(t.Nullable().String())[0]
 	}
@@ -250,7 +258,7 @@ var javaTakenClasses = map[string]bool{}
 
 func init() {
 	for _, c := range strings.Fields(`JsFunction ExportedCasesTest ArgumentHint ArgumentTrait DataTypeHint
-		StateHint FunctionContext ProcessTableFunction Row Context Object String Boolean Byte Short
+		StateHint FunctionContext ProcessTableFunction Row Context OnTimerContext TimeContext Object String Boolean Byte Short
 		Integer Long Float Double Exception Override System Math Class Void Character Number`) {
 		javaTakenClasses[c] = true
 	}
@@ -270,13 +278,14 @@ func ClassSource(p Project) (string, error) {
 	def := p.Def
 	data := struct {
 		Class, File, Resource, Output, OutClass string
-		OutNames, OutKinds, ArgNames            string
+		OutNames, OutKinds, ArgNames, ArgTables string
 		States                                  []classState
 		Args                                    []classArg
 		StateParams, ArgParams                  string
+		OnTimer                                 bool
 	}{
 		Class: ClassName(def.Name), File: javaComment(filepath.ToSlash(p.File)), Resource: resourceName(def),
-		Output: javaString(flinkType(def.Output)),
+		Output: javaString(flinkType(def.Output)), OnTimer: def.HasOnTimer,
 	}
 	used := map[string]bool{"ctx": true, "v": true}
 	param := func(name string) string {
@@ -287,7 +296,7 @@ func ClassSource(p Project) (string, error) {
 		used[p] = true
 		return p
 	}
-	var argNames, argParams, stateParams []string
+	var argNames, argTables, argParams, stateParams []string
 	for _, s := range def.State {
 		cs := classState{Name: javaString(s.Name), Param: param("state_" + s.Name)}
 		data.States = append(data.States, cs)
@@ -315,6 +324,7 @@ func ClassSource(p Project) (string, error) {
 		ca.Hint += ")"
 		data.Args = append(data.Args, ca)
 		argNames = append(argNames, `"`+javaString(a.Name)+`"`)
+		argTables = append(argTables, fmt.Sprint(a.IsTable()))
 		argParams = append(argParams, ca.Param)
 	}
 	if def.Output.Kind == types.KindRow {
@@ -332,6 +342,7 @@ func ClassSource(p Project) (string, error) {
 		data.OutKinds = `{"` + kindName(def.Output) + `"}`
 	}
 	data.ArgNames = "{" + strings.Join(argNames, ", ") + "}"
+	data.ArgTables = "{" + strings.Join(argTables, ", ") + "}"
 	data.ArgParams = strings.Join(argParams, ", ")
 	data.StateParams = strings.Join(stateParams, ", ")
 	return execTemplate("Function.java.tmpl", data)
@@ -450,6 +461,75 @@ func init() {
 	}
 }
 
+// connectorArtifacts are the Flink artifacts of the connectors and formats
+// that the tables of the cases use, sorted.
+func connectorArtifacts(cases []Case) []string {
+	set := map[string]bool{}
+	for _, c := range cases {
+		for _, p := range sqlmini.ParseEach("case", strings.Join(c.Statements, ";\n")) {
+			if p.Err != nil || p.Stmt.Create == nil || p.Stmt.Create.Table == nil {
+				continue
+			}
+			for _, o := range p.Stmt.Create.Table.Options {
+				v := strings.ToLower(string(o.Value))
+				switch string(o.Key) {
+				case "connector":
+					switch v {
+					case "filesystem":
+						set["flink-connector-files"] = true
+					case "datagen":
+						set["flink-connector-datagen"] = true
+					}
+				case "format":
+					switch v {
+					case "csv":
+						set["flink-csv"] = true
+					case "json":
+						set["flink-json"] = true
+					case "parquet":
+						set["flink-parquet"] = true
+					}
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for a := range set {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// jobSQL is the script for Flink's SQL client (sql-client.sh -j
+// target/<artifact>.jar -f job.sql, from the project's folder, where the
+// data paths are relative to): the settings that make Flink run as ptfsh
+// did, the registration, then each case's statements in the order of the
+// script, a setup statement once.
+func jobSQL(register string, p Project) string {
+	var b strings.Builder
+	b.WriteString("-- Generated by ptfsh export flink from the script's SELECTs of " + p.Def.Name + ", as the tests run them.\n")
+	b.WriteString("-- Run from this folder: sql-client.sh -j target/<artifact>-1.0-SNAPSHOT.jar -f job.sql\n")
+	b.WriteString("SET 'execution.runtime-mode' = 'streaming';\n")
+	b.WriteString("SET 'parallelism.default' = '1';\n")
+	b.WriteString("SET 'table.local-time-zone' = 'UTC';\n")
+	b.WriteString("SET 'sql-client.execution.result-mode' = 'tableau';\n")
+	b.WriteString(register)
+	seen := map[string]bool{}
+	for _, c := range p.Cases {
+		for i, st := range c.Statements {
+			if i < len(c.Statements)-1 {
+				if seen[st] {
+					continue
+				}
+				seen[st] = true
+			}
+			b.WriteString(st + ";\n")
+		}
+	}
+	return b.String()
+}
+
 // Write writes the Maven project of p into dir (created if needed). It
 // checks the function first and writes nothing when Check fails.
 func Write(dir string, p Project) error {
@@ -461,7 +541,10 @@ func Write(dir string, p Project) error {
 		return err
 	}
 	cls := ClassName(p.Def.Name)
-	pom, err := execTemplate("pom.xml.tmpl", struct{ Artifact string }{strings.ToLower(strings.ReplaceAll(cls, "_", "-")) + "-flink"})
+	pom, err := execTemplate("pom.xml.tmpl", struct {
+		Artifact string
+		Provided []string
+	}{strings.ToLower(strings.ReplaceAll(cls, "_", "-")) + "-flink", connectorArtifacts(p.Cases)})
 	if err != nil {
 		return err
 	}
@@ -496,6 +579,7 @@ func Write(dir string, p Project) error {
 		files["src/test/resources/ptfsh/cases/"+c.Name+".out"] = rows
 	}
 	files["src/test/resources/ptfsh/cases/index.txt"] = index.String()
+	files["job.sql"] = jobSQL(reg, p)
 	for name, content := range files {
 		path := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

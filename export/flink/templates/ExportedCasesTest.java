@@ -42,6 +42,8 @@ public class ExportedCasesTest {
     private static void runCase(String name) throws Exception {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
         env.getConfig().set("parallelism.default", "1");
+        // ptfsh's session time zone.
+        env.getConfig().set("table.local-time-zone", "UTC");
         List<String> stmts = new ArrayList<>(statements(read("/ptfsh/register.sql")));
         stmts.addAll(statements(read("/ptfsh/cases/" + name + ".sql")));
         String query = stmts.remove(stmts.size() - 1);

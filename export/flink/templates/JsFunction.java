@@ -46,16 +46,27 @@ public final class JsFunction implements AutoCloseable {
     private final Value call;
     private final String[] outNames; // null for a scalar output
     private final String[] outKinds;
+    private final String[] argNames;
+    private final boolean[] argTables;
+    /** The context of the call that runs (for the JavaScript context's time and timer methods). */
+    private ProcessTableFunction.Context current;
+    /** The scalar arguments of the last eval, as JSON: onTimer gets them too (as in ptfsh). */
+    private String lastScalars = "{}";
 
-    private JsFunction(Context context, Value call, String[] outNames, String[] outKinds) {
+    private JsFunction(Context context, Value call, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables) {
         this.context = context;
         this.call = call;
         this.outNames = outNames;
         this.outKinds = outKinds;
+        this.argNames = argNames;
+        this.argTables = argTables;
     }
 
-    /** Opens the bundled script in the class path resource. */
-    public static JsFunction open(String resource, String[] outNames, String[] outKinds) throws IOException {
+    /**
+     * Opens the bundled script in the class path resource. argNames are the
+     * declared arguments in order, argTables tells which are tables.
+     */
+    public static JsFunction open(String resource, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables) throws IOException {
         String code;
         try (InputStream in = JsFunction.class.getResourceAsStream(resource)) {
             if (in == null) {
@@ -66,22 +77,85 @@ public final class JsFunction implements AutoCloseable {
         Context context = Context.newBuilder("js")
                 .option("engine.WarnInterpreterOnly", "false")
                 .build();
+        // ptfsh's globals first (RowKind), then the function.
+        context.eval("js", GLOBALS);
         Value decl = context.eval(Source.newBuilder("js", code, resource).build());
         Value wrap = context.eval("js", WRAPPER);
         Value call = wrap.execute(decl, outNames == null ? null : String.join(",", outNames));
-        return new JsFunction(context, call, outNames, outKinds);
+        return new JsFunction(context, call, outNames, outKinds, argNames, argTables);
     }
 
-    // WRAPPER turns the declaration into one call: (emit, states, args) →
-    // the states' new JSON (null: cleared).
+    // GLOBALS defines what ptfsh gives every function besides JavaScript's
+    // own: RowKind (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE, values()).
+    private static final String GLOBALS = String.join("\n",
+            "(function () {",
+            "  const names = ['INSERT', 'UPDATE_BEFORE', 'UPDATE_AFTER', 'DELETE'];",
+            "  const shorts = ['+I', '-U', '+U', '-D'];",
+            "  const kinds = names.map((n, i) => Object.freeze({",
+            "    toString() { return n; }, name() { return n; }, shortString() { return shorts[i]; }, toByteValue() { return i; } }));",
+            "  const RowKind = { values() { return kinds.slice(); } };",
+            "  names.forEach((n, i) => { RowKind[n] = kinds[i]; });",
+            "  Object.defineProperty(globalThis, 'RowKind', { value: Object.freeze(RowKind), writable: false, enumerable: false, configurable: false });",
+            "  Object.defineProperty(globalThis, '$ptfshKinds', { value: { names, shorts, kinds }, enumerable: false });",
+            "})();");
+
+    // WRAPPER turns the declaration into one call: (emit, ops, states,
+    // argsJson, timer) → the states' new JSON (null: cleared). ops(name,
+    // a, b) reaches the Flink context (time, timers); timer is true for
+    // onTimer.
     private static final String WRAPPER = String.join("\n",
             "(function (decl, outNames) {",
             "  const names = Object.keys(decl.state || {});",
             "  const fields = outNames == null ? null : outNames.split(',');",
             "  const fresh = (n) => { const d = decl.state[n].default; return d === undefined ? {} : JSON.parse(JSON.stringify(d)); };",
-            "  return function (emit, states, argsJson) {",
+            "  const MAX = Number.MAX_SAFE_INTEGER;",
+            "  const ms = (t) => {",
+            "    if (t instanceof Date) return t.getTime();",
+            "    if (typeof t === 'bigint') return t >= BigInt(MAX) ? MAX : Number(t);",
+            "    if (typeof t !== 'number' || !Number.isFinite(t)) throw new TypeError('a time must be a number of milliseconds, a Date or a bigint, not ' + String(t));",
+            "    return t;",
+            "  };",
+            "  const K = Symbol('row');",
+            "  const rowProto = {",
+            "    getField(i) {",
+            "      const d = this[K];",
+            "      if (typeof i === 'number') {",
+            "        if (!Number.isInteger(i) || i < 0 || i >= d.n.length) throw new TypeError('getField: index ' + i + ' out of range for a row of arity ' + d.n.length);",
+            "        return d.v[i];",
+            "      }",
+            "      const j = d.n.indexOf(String(i));",
+            "      if (j < 0) throw new TypeError('getField: unknown field name ' + JSON.stringify(String(i)) + '; the row has ' + d.n.join(', '));",
+            "      return d.v[j];",
+            "    },",
+            "    getFieldAs(i) { return this.getField(i); },",
+            "    getKind() { return $ptfshKinds.kinds[$ptfshKinds.shorts.indexOf(this[K].k)]; },",
+            "    getArity() { return this[K].n.length; },",
+            "    getFieldNames() { return this[K].n.slice(); },",
+            "    toString() { return this[K].s; },",
+            "  };",
+            "  const row = (d) => {",
+            "    const r = Object.create(rowProto);",
+            "    Object.defineProperty(r, K, { value: d });",
+            "    d.n.forEach((n, i) => Object.defineProperty(r, n, { value: d.v[i], enumerable: true }));",
+            "    return Object.freeze(r);",
+            "  };",
+            "  const revive = (k, v) => {",
+            "    if (v === null || typeof v !== 'object') return v;",
+            "    if ('$ptfshDate' in v) return new Date(v.$ptfshDate);",
+            "    if ('$ptfshRow' in v) return row(v.$ptfshRow);",
+            "    return v;",
+            "  };",
+            "  return function (emit, ops, states, argsJson, timer) {",
             "    const st = {}; const reset = {};",
             "    names.forEach((n, i) => { st[n] = states[i] == null ? fresh(n) : JSON.parse(states[i]); });",
+            "    const time = Object.freeze({",
+            "      time() { return ops('time'); },",
+            "      currentWatermark() { return ops('currentWatermark'); },",
+            "      tableWatermark() { return timer ? null : ops('tableWatermark'); },",
+            "      registerOnTime(a, b) { if (b === undefined) ops('registerOnTime', null, ms(a)); else ops('registerOnTime', String(a), ms(b)); },",
+            "      clearTimer(x) { if (typeof x === 'string') ops('clearTimer', x, null); else ops('clearTimer', null, ms(x)); },",
+            "      clearAllTimers() { ops('clearAllTimers'); },",
+            "    });",
             "    const ctx = {",
             "      collect(v, kind) {",
             "        if (kind !== undefined) throw new Error('ptfsh export flink: collect with a RowKind is not supported yet');",
@@ -92,37 +166,62 @@ public final class JsFunction implements AutoCloseable {
             "      },",
             "      clearState(n) { if (!names.includes(n)) throw new Error('unknown state entry ' + n); st[n] = fresh(n); reset[n] = st[n]; },",
             "      clearAllState() { names.forEach((n) => this.clearState(n)); },",
-            "      clearAllTimers() {},",
-            "      clearAll() { this.clearAllState(); },",
+            "      clearAllTimers() { ops('clearAllTimers'); },",
+            "      clearAll() { this.clearAllState(); this.clearAllTimers(); },",
+            "      timeContext() { return time; },",
+            "      currentTimer() { return timer ? ops('currentTimer') : null; },",
             "    };",
-            "    for (const m of ['timeContext', 'tableSemanticsFor', 'getChangelogMode', 'currentTimer'])",
+            "    for (const m of ['tableSemanticsFor', 'getChangelogMode'])",
             "      ctx[m] = () => { throw new Error('ptfsh export flink: ctx.' + m + ' is not supported yet'); };",
-            "    decl.eval(ctx, st, JSON.parse(argsJson, (k, v) => v !== null && typeof v === 'object' && '$ptfshDate' in v ? new Date(v.$ptfshDate) : v));",
+            "    const args = JSON.parse(argsJson, revive);",
+            "    (timer ? decl.onTimer : decl.eval).call(decl, ctx, st, args);",
             "    return names.map((n) => reset[n] !== undefined && reset[n] === st[n] && JSON.stringify(st[n]) === JSON.stringify(fresh(n)) ? null : JSON.stringify(st[n]));",
             "  };",
             "})");
 
     /**
      * Calls eval. states are the ROW&lt;json STRING&gt; state rows in
-     * declaration order, argNames and args the arguments (Flink rows for
-     * table arguments, null for the ones not being processed).
+     * declaration order, args the arguments in declaration order (Flink
+     * rows for table arguments, null for the ones not being processed).
      */
-    public void eval(Consumer<Object> collect, ProcessTableFunction.Context ctx, Row[] states, String[] argNames, Object[] args) {
+    public void eval(Consumer<Object> collect, ProcessTableFunction.Context ctx, Row[] states, Object[] args) {
         StringBuilder json = new StringBuilder("{");
+        StringBuilder scalars = new StringBuilder("{");
         for (int i = 0; i < argNames.length; i++) {
             if (i > 0) {
                 json.append(',');
+                scalars.append(',');
             }
             quote(json, argNames[i]);
             json.append(':');
+            quote(scalars, argNames[i]);
+            scalars.append(':');
             Object a = args[i];
             if (a instanceof Row) {
                 writeRow(json, (Row) a, fieldNames(ctx, argNames[i], (Row) a));
+                scalars.append("null");
             } else {
+                int at = json.length();
                 writeValue(json, a);
+                scalars.append(argTables[i] ? "null" : json.substring(at));
             }
         }
         json.append('}');
+        scalars.append('}');
+        lastScalars = scalars.toString();
+        run(collect, ctx, states, json.toString(), false);
+    }
+
+    /**
+     * Calls onTimer with the state rows: every table argument is null, the
+     * scalar arguments are those of the last eval of this instance (ptfsh
+     * gives them to onTimer).
+     */
+    public void onTimer(Consumer<Object> collect, ProcessTableFunction.OnTimerContext ctx, Row[] states) {
+        run(collect, ctx, states, lastScalars, true);
+    }
+
+    private void run(Consumer<Object> collect, ProcessTableFunction.Context ctx, Row[] states, String argsJson, boolean timer) {
         Object[] stateJson = new Object[states.length];
         for (int i = 0; i < states.length; i++) {
             stateJson[i] = states[i].getField(0);
@@ -131,11 +230,78 @@ public final class JsFunction implements AutoCloseable {
             collect.accept(toOutput(a[0]));
             return null;
         };
-        Value result = call.execute(emit, ProxyArray.fromArray(stateJson), json.toString());
+        ProxyExecutable ops = (Value... a) -> op(a);
+        current = ctx;
+        Value result;
+        try {
+            result = call.execute(emit, ops, ProxyArray.fromArray(stateJson), argsJson, timer);
+        } finally {
+            current = null;
+        }
         for (int i = 0; i < states.length; i++) {
             Value v = result.getArrayElement(i);
             states[i].setField(0, v.isNull() ? null : v.asString());
         }
+    }
+
+    /** op runs a method of the JavaScript context that needs Flink's: a[0] names it. */
+    private Object op(Value[] a) {
+        ProcessTableFunction.Context ctx = current;
+        if (ctx == null) {
+            throw new IllegalStateException("the context is used outside of a call of eval or onTimer");
+        }
+        String name = a[0].asString();
+        switch (name) {
+            case "currentTimer":
+                return ((ProcessTableFunction.OnTimerContext) ctx).currentTimer();
+            case "clearAllTimers":
+                ctx.clearAllTimers();
+                return null;
+            default:
+                break;
+        }
+        ProcessTableFunction.TimeContext<Long> time = ctx.timeContext(Long.class);
+        switch (name) {
+            case "time":
+                return toJs(time.time());
+            case "currentWatermark":
+                return toJs(time.currentWatermark());
+            case "tableWatermark":
+                return toJs(time.tableWatermark());
+            case "registerOnTime":
+                if (a[1].isNull()) {
+                    time.registerOnTime(toMillis(a[2]));
+                } else {
+                    time.registerOnTime(a[1].asString(), toMillis(a[2]));
+                }
+                return null;
+            case "clearTimer":
+                if (a[1].isNull()) {
+                    time.clearTimer(toMillis(a[2]));
+                } else {
+                    time.clearTimer(a[1].asString());
+                }
+                return null;
+            default:
+                throw new IllegalArgumentException("unknown context method " + name);
+        }
+    }
+
+    // Long.MAX_VALUE (the watermark at the end of the input) is
+    // Number.MAX_SAFE_INTEGER in JavaScript, and back, as in ptfsh.
+    private static Object toJs(Long t) {
+        if (t == null) {
+            return null;
+        }
+        return t >= MAX_SAFE_INT ? (double) MAX_SAFE_INT : (double) t;
+    }
+
+    private static long toMillis(Value v) {
+        double d = v.asDouble();
+        if (d >= MAX_SAFE_INT) {
+            return Long.MAX_VALUE;
+        }
+        return (long) Math.floor(d);
     }
 
     private static String[] fieldNames(ProcessTableFunction.Context ctx, String arg, Row row) {
@@ -150,53 +316,107 @@ public final class JsFunction implements AutoCloseable {
 
     private Object toOutput(Value arr) {
         if (outNames == null) {
-            return convert(arr.getArrayElement(0), outKinds[0]);
+            return convert(arr.getArrayElement(0), outKinds[0], null);
         }
         Row row = new Row(outNames.length);
         long n = arr.getArraySize();
         for (int i = 0; i < outNames.length; i++) {
-            row.setField(i, i < n ? convert(arr.getArrayElement(i), outKinds[i]) : null);
+            row.setField(i, i < n ? convert(arr.getArrayElement(i), outKinds[i], outNames[i]) : null);
         }
         return row;
     }
 
-    private static Object convert(Value v, String kind) {
+    private static Object convert(Value v, String kind, String column) {
         if (v == null || v.isNull()) {
             return null;
         }
         switch (kind) {
             case "STRING":
-                return v.isString() ? v.asString() : v.toString();
+                if (v.isString()) {
+                    return v.asString();
+                }
+                break;
             case "BOOLEAN":
-                return v.asBoolean();
+                if (v.isBoolean()) {
+                    return v.asBoolean();
+                }
+                break;
             case "TINYINT":
-                return (byte) v.asDouble();
+                if (v.isNumber()) {
+                    return (byte) v.asDouble();
+                }
+                break;
             case "SMALLINT":
-                return (short) v.asDouble();
+                if (v.isNumber()) {
+                    return (short) v.asDouble();
+                }
+                break;
             case "INT":
-                return (int) v.asDouble();
+                if (v.isNumber()) {
+                    return (int) v.asDouble();
+                }
+                break;
             case "BIGINT":
-                return v.fitsInLong() ? v.asLong() : (long) v.asDouble();
+                if (v.isNumber()) {
+                    return v.fitsInLong() ? v.asLong() : (long) v.asDouble();
+                }
+                break;
             case "FLOAT":
-                return (float) v.asDouble();
+                if (v.isNumber()) {
+                    return (float) v.asDouble();
+                }
+                break;
             case "DOUBLE":
-                return v.asDouble();
+                if (v.isNumber()) {
+                    return v.asDouble();
+                }
+                break;
+            case "TIMESTAMP":
+            case "TIMESTAMP_LTZ":
+            case "DATE": {
+                Long ms = null;
+                if (v.isInstant()) {
+                    ms = v.asInstant().toEpochMilli();
+                } else if (v.isNumber()) {
+                    ms = (long) Math.floor(v.asDouble());
+                }
+                if (ms == null) {
+                    break;
+                }
+                Instant at = Instant.ofEpochMilli(ms);
+                if (kind.equals("TIMESTAMP_LTZ")) {
+                    return at;
+                }
+                LocalDateTime wall = LocalDateTime.ofInstant(at, ZoneOffset.UTC);
+                return kind.equals("DATE") ? wall.toLocalDate() : wall;
+            }
             default:
                 throw new IllegalArgumentException("unsupported output type " + kind);
         }
+        throw new IllegalArgumentException("collect: cannot use " + v + " as " + kind
+                + (column == null ? "" : " (column " + column + ")"));
     }
 
     private static void writeRow(StringBuilder b, Row row, String[] names) {
-        b.append('{');
+        b.append("{\"$ptfshRow\":{\"n\":[");
         for (int i = 0; i < row.getArity(); i++) {
             if (i > 0) {
                 b.append(',');
             }
             quote(b, i < names.length ? names[i] : "f" + i);
-            b.append(':');
+        }
+        b.append("],\"v\":[");
+        for (int i = 0; i < row.getArity(); i++) {
+            if (i > 0) {
+                b.append(',');
+            }
             writeValue(b, row.getField(i));
         }
-        b.append('}');
+        b.append("],\"k\":");
+        quote(b, row.getKind().shortString());
+        b.append(",\"s\":");
+        quote(b, row.toString());
+        b.append("}}");
     }
 
     private static void writeValue(StringBuilder b, Object v) {

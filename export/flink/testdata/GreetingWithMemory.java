@@ -18,12 +18,13 @@ public class GreetingWithMemory extends ProcessTableFunction<String> {
     private static final String[] OUT_NAMES = null;
     private static final String[] OUT_KINDS = {"STRING"};
     private static final String[] ARG_NAMES = {"input"};
+    private static final boolean[] ARG_TABLES = {true};
 
     private transient JsFunction js;
 
     @Override
     public void open(FunctionContext context) throws Exception {
-        js = JsFunction.open("/ptfsh/GreetingWithMemory.js", OUT_NAMES, OUT_KINDS);
+        js = JsFunction.open("/ptfsh/GreetingWithMemory.js", OUT_NAMES, OUT_KINDS, ARG_NAMES, ARG_TABLES);
     }
 
     @Override
@@ -38,6 +39,6 @@ public class GreetingWithMemory extends ProcessTableFunction<String> {
             Context ctx,
             @StateHint(name = "memory", type = @DataTypeHint("ROW<json STRING>")) Row state_memory,
             @ArgumentHint(value = {ArgumentTrait.SET_SEMANTIC_TABLE}, name = "input") Row input) {
-        js.eval(v -> collect((String) v), ctx, new Row[] {state_memory}, ARG_NAMES, new Object[] {input});
+        js.eval(v -> collect((String) v), ctx, new Row[] {state_memory}, new Object[] {input});
     }
 }

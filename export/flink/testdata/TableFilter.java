@@ -18,12 +18,13 @@ public class TableFilter extends ProcessTableFunction<Row> {
     private static final String[] OUT_NAMES = {"threshold", "score"};
     private static final String[] OUT_KINDS = {"INT", "BIGINT"};
     private static final String[] ARG_NAMES = {"input", "threshold"};
+    private static final boolean[] ARG_TABLES = {true, false};
 
     private transient JsFunction js;
 
     @Override
     public void open(FunctionContext context) throws Exception {
-        js = JsFunction.open("/ptfsh/TableFilter.js", OUT_NAMES, OUT_KINDS);
+        js = JsFunction.open("/ptfsh/TableFilter.js", OUT_NAMES, OUT_KINDS, ARG_NAMES, ARG_TABLES);
     }
 
     @Override
@@ -38,6 +39,6 @@ public class TableFilter extends ProcessTableFunction<Row> {
             Context ctx,
             @ArgumentHint(value = {ArgumentTrait.ROW_SEMANTIC_TABLE}, name = "input") Row input,
             @ArgumentHint(name = "threshold", type = @DataTypeHint("INT NOT NULL")) Integer threshold) {
-        js.eval(v -> collect((Row) v), ctx, new Row[] {}, ARG_NAMES, new Object[] {input, threshold});
+        js.eval(v -> collect((Row) v), ctx, new Row[] {}, new Object[] {input, threshold});
     }
 }
