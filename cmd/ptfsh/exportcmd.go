@@ -97,6 +97,9 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	if err := flink.CheckScript(code, file); err != nil {
+		return err
+	}
 	p := flink.Project{Def: def, File: file, Script: code}
 	if scriptFile != "" {
 		scriptDir, err := filepath.Abs(filepath.Dir(scriptFile))

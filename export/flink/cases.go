@@ -101,11 +101,28 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 	type setupStmt struct{ name, text string }
 	var setup []setupStmt
 	var cases []Case
+	// goOn is SET 'ptfsh.on-error' = 'continue': a statement that fails
+	// is left out, with a note, and the script goes on, as in ptfsh.
+	goOn := false
+	failed := func(st *sqlmini.Statement, err error) error {
+		if !goOn {
+			return err
+		}
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		fmt.Fprintf(notes, "note: %s:%d: left out, it fails in ptfsh ('ptfsh.on-error' is 'continue'): %s\n", s.Path, st.Pos.Line, msg)
+		return nil
+	}
 	for _, p := range parsed {
 		if p.Err != nil {
 			return nil, p.Err
 		}
 		st := p.Stmt
+		switch {
+		case st.Set != nil && st.Set.Key != nil && string(*st.Set.Key) == "ptfsh.on-error":
+			goOn = st.Set.Value != nil && strings.EqualFold(string(*st.Set.Value), "continue")
+		case st.Reset != nil && (st.Reset.Key == nil || string(*st.Reset.Key) == "ptfsh.on-error"):
+			goOn = false
+		}
 		if st.Query != nil {
 			if fn, view := otherCall(st.Query, others, tainted); fn != "" {
 				how := "calls " + fn
@@ -121,7 +138,10 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 			}
 			schema, rows, err := r.Query(ctx, st)
 			if err != nil {
-				return nil, err
+				if err := failed(st, err); err != nil {
+					return nil, err
+				}
+				continue
 			}
 			stmts := make([]string, 0, len(setup)+1)
 			for _, u := range setup {
@@ -135,7 +155,10 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 			continue
 		}
 		if err := r.Exec(ctx, st); err != nil {
-			return nil, err
+			if err := failed(st, err); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		switch c := st.Create; {
 		case c != nil && c.View != nil:
@@ -179,13 +202,15 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 // CREATE TABLE that ptfsh has run, or why Flink cannot read it as ptfsh
 // does:
 //
-//   - CREATE TABLE t (...) AS VALUES ... (ptfsh's inline rows): ptfsh
-//     writes the rows to DataDir/t.json (JSON lines, through a
-//     filesystem table of ptfsh's, in the form Flink's json format
-//     reads), and Flink reads t, with its columns and watermark, from
-//     data/t.json; VALUES with WATERMARK steps have no Flink equivalent;
-//   - a filesystem table: a relative path is made absolute against the
-//     script's folder;
+//   - CREATE TABLE t (...) AS VALUES ... (ptfsh's inline rows), and a file
+//     table with options only ptfsh has ('csv.header',
+//     'timestamp-format.pattern'): ptfsh writes the rows to a file of
+//     DataDir (JSON lines, through a filesystem table of ptfsh's, in the
+//     form Flink's json format reads), and Flink reads t, with its
+//     columns and watermark, from that file; VALUES with WATERMARK steps
+//     have no Flink equivalent;
+//   - another file table: a relative path is made absolute against the
+//     script's folder; a changelog file table (an op column) is unfit;
 //   - a datagen table: Flink's random values are not ptfsh's (ptfsh's
 //     datagen is deterministic), so it is unfit.
 func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) (text, why string, err error) {
@@ -195,25 +220,37 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 	for _, o := range t.Options {
 		opts[string(o.Key)] = string(o.Value)
 	}
-	switch {
-	case t.Query != nil:
-		if len(t.Options) > 0 {
-			return "", "whose VALUES come with WITH options, which Flink has no equivalent for", nil
-		}
-		var cols []string
-		for _, e := range t.Elements {
-			if e.Column == nil {
-				continue
-			}
-			if e.Column.PrimaryKey {
+	var cols []string
+	for _, e := range t.Elements {
+		if e.PrimaryKey != nil || e.Column != nil && e.Column.PrimaryKey {
+			if t.Query != nil {
 				return "", "whose VALUES have a PRIMARY KEY, which Flink's filesystem connector does not take", nil
 			}
+		}
+		if e.Column != nil {
 			cols = append(cols, e.Column.String())
 		}
-		for _, p := range t.Elements {
-			if p.PrimaryKey != nil {
-				return "", "whose VALUES have a PRIMARY KEY, which Flink's filesystem connector does not take", nil
+	}
+	connector := strings.ToLower(opts["connector"])
+	// ptfshOnly is the first option of a file table that Flink's
+	// filesystem connector and formats do not have.
+	ptfshOnly := ""
+	for _, o := range t.Options {
+		switch k := string(o.Key); k {
+		case "changelog.op-column", "changelog-mode", "source.produces-delete-by-key", "sink.supports-delete-by-key":
+			if connector == "filesystem" {
+				return "", "a changelog file table ('" + k + "'), which Flink's filesystem connector does not read", nil
 			}
+		case "csv.header", "timestamp-format.pattern":
+			if ptfshOnly == "" {
+				ptfshOnly = k
+			}
+		}
+	}
+	switch {
+	case t.Query != nil || connector == "filesystem" && ptfshOnly != "":
+		if t.Query != nil && len(t.Options) > 0 {
+			return "", "whose VALUES come with WITH options, which Flink has no equivalent for", nil
 		}
 		steps := false
 		walk(reflect.ValueOf(t.Query), func(n any) {
@@ -225,10 +262,12 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 			return "", "whose VALUES hold WATERMARK steps, which Flink has no equivalent for", nil
 		}
 		if s.DataDir == "" {
-			return "", "a table of inline VALUES (no folder for its data)", nil
+			return "", "a table whose rows Flink cannot read as they are (no folder for them)", nil
 		}
-		file := dataFile(name)
-		if err := writeValues(ctx, r, s.DataDir, file, name, cols); err != nil {
+		// Flink reads the rows as ptfsh read them, from JSON lines that
+		// ptfsh writes.
+		file := dataFile(s.Name, name)
+		if err := writeRows(ctx, r, s.DataDir, file, name, cols); err != nil {
 			return "", "", err
 		}
 		t.Query = nil
@@ -239,17 +278,13 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 			// ptfsh writes times as ISO-8601 (2025-03-27T12:00:00Z).
 			{Key: "json.timestamp-format.standard", Value: "ISO-8601"},
 		}
-	case strings.EqualFold(opts["connector"], "datagen"):
+	case connector == "datagen":
 		return "", "a datagen table, whose random values on Flink are not ptfsh's", nil
-	case strings.EqualFold(opts["connector"], "filesystem"):
-		for _, o := range t.Options {
+	case connector == "filesystem":
+		for i, o := range t.Options {
 			if string(o.Key) == "path" && !filepath.IsAbs(string(o.Value)) && s.Dir != "" {
 				t.Options = append([]*sqlmini.Option(nil), t.Options...)
-				for i, o := range t.Options {
-					if string(o.Key) == "path" {
-						t.Options[i] = &sqlmini.Option{Key: o.Key, Value: sqlmini.Str(filepath.Join(s.Dir, string(o.Value)))}
-					}
-				}
+				t.Options[i] = &sqlmini.Option{Key: o.Key, Value: sqlmini.Str(filepath.Join(s.Dir, string(o.Value)))}
 				break
 			}
 		}
@@ -262,22 +297,23 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 	return out.String(), "", nil
 }
 
-// dataFile is the name of the file of table name's rows: its ASCII
-// letters, digits, _ and -, and .json.
-func dataFile(name string) string {
+// dataFile is the name of the file of table name's rows, for function fn
+// (the e2e test merges the projects of several functions): the ASCII
+// letters, digits, _ and - of both, a checksum of both, and .json.
+func dataFile(fn, name string) string {
 	var b strings.Builder
-	for _, r := range name {
+	for _, r := range ClassName(fn) + "_" + name {
 		if r == '_' || r == '-' || isASCIILetter(r) || '0' <= r && r <= '9' {
 			b.WriteRune(r)
 		}
 	}
-	return "t_" + b.String() + fmt.Sprintf("_%08x.json", crc32.ChecksumIEEE([]byte(name)))
+	return b.String() + fmt.Sprintf("_%08x.json", crc32.ChecksumIEEE([]byte(fn+"\x00"+name)))
 }
 
-// writeValues writes the rows of ptfsh's table name to dir/file as JSON
+// writeRows writes the rows of ptfsh's table name to dir/file as JSON
 // lines, through a temporary filesystem table of ptfsh (its json format
 // writes what Flink's reads).
-func writeValues(ctx context.Context, r Runner, dir, file, name string, cols []string) error {
+func writeRows(ctx context.Context, r Runner, dir, file, name string, cols []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -165,6 +165,38 @@ func Check(def *ptf.FuncDef, file string) error {
 	return nil
 }
 
+// bridgeLacks are the methods of ptfsh's JavaScript API that the bridge
+// does not carry to Flink, with what they are.
+var bridgeLacks = []struct{ name, what string }{
+	{"tableSemanticsFor", "ctx.tableSemanticsFor"},
+	{"getChangelogMode", "ctx.getChangelogMode"},
+}
+
+var bridgeLacksRE = func() *regexp.Regexp {
+	var names []string
+	for _, l := range bridgeLacks {
+		names = append(names, l.name)
+	}
+	return regexp.MustCompile(`\b(` + strings.Join(names, "|") + `)\b`)
+}()
+
+// CheckScript reports the first method of ptfsh's JavaScript API that the
+// bundled script names and the bridge does not carry to Flink (found by
+// name in the code, its imports included: a property of that name is
+// refused as well, rather than fail on Flink).
+func CheckScript(script, file string) error {
+	m := bridgeLacksRE.FindStringSubmatch(script)
+	if m == nil {
+		return nil
+	}
+	for _, l := range bridgeLacks {
+		if l.name == m[1] {
+			return fmt.Errorf("%s: export flink: the function uses %s, which the Flink bridge does not carry yet", file, l.what)
+		}
+	}
+	return nil
+}
+
 // flinkName is the pattern Flink requires of the names of arguments and
 // state entries (StaticArgument.checkName, the state names of a PTF).
 const flinkNamePattern = `[a-zA-Z_$][a-zA-Z_$0-9]*`
@@ -534,6 +566,9 @@ func jobSQL(register string, p Project) string {
 // checks the function first and writes nothing when Check fails.
 func Write(dir string, p Project) error {
 	if err := Check(p.Def, p.File); err != nil {
+		return err
+	}
+	if err := CheckScript(p.Script, p.File); err != nil {
 		return err
 	}
 	class, err := ClassSource(p)
