@@ -171,6 +171,10 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 				unfit[name] = "which reads " + t + ", " + why
 				continue
 			}
+			if untypedNull(c.View.Query) {
+				unfit[name] = "a view whose VALUES hold an untyped NULL, which Flink refuses ('Illegal use of 'NULL''; CAST(NULL AS type) works in both)"
+				continue
+			}
 			setup = append(setup, setupStmt{name, st.Text})
 		case c != nil && c.Table != nil:
 			name := string(c.Table.Name.Value)
@@ -228,7 +232,7 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 			}
 		}
 		if e.Column != nil {
-			cols = append(cols, e.Column.String())
+			cols = append(cols, sqlmini.QuoteIdent(string(e.Column.Name.Value))+" "+e.Column.Type.String())
 		}
 	}
 	connector := strings.ToLower(opts["connector"])
@@ -291,10 +295,67 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 	default:
 		return st.Text, "", nil
 	}
-	c := *st.Create
-	c.Table = &t
-	out := &sqlmini.Statement{Create: &c}
-	return out.String(), "", nil
+	// The statement as written up to its columns' closing parenthesis
+	// (the names quoted as the user quoted them: Flink reserves more
+	// words than ptfsh), then the new options.
+	head, ok := tableHead(st)
+	if !ok {
+		return "", "", fmt.Errorf("%s:%d: export flink: cannot find the columns of table %s in %q", s.Path, st.Pos.Line, name, st.Text)
+	}
+	opts2 := make([]string, len(t.Options))
+	for i, o := range t.Options {
+		opts2[i] = sqlString(string(o.Key)) + " = " + sqlString(string(o.Value))
+	}
+	return head + " WITH (" + strings.Join(opts2, ", ") + ")", "", nil
+}
+
+// tableHead is the text of a CREATE TABLE statement up to the parenthesis
+// that closes its elements, as written.
+func tableHead(st *sqlmini.Statement) (string, bool) {
+	t := st.Create.Table
+	if len(t.Elements) == 0 {
+		return "", false
+	}
+	i := t.Elements[0].Pos.Offset - st.Pos.Offset
+	if i < 0 || i > len(st.Text) {
+		return "", false
+	}
+	open := strings.LastIndex(st.Text[:i], "(")
+	if open < 0 {
+		return "", false
+	}
+	text := st.Text
+	depth := 0
+	for j := open; j < len(text); j++ {
+		switch c := text[j]; {
+		case c == '\'' || c == '`' || c == '"':
+			k := strings.IndexByte(text[j+1:], c)
+			if k < 0 {
+				return "", false
+			}
+			j += k + 1 // a doubled quote closes and opens again
+		case strings.HasPrefix(text[j:], "--"):
+			k := strings.IndexByte(text[j:], '\n')
+			if k < 0 {
+				return "", false
+			}
+			j += k
+		case strings.HasPrefix(text[j:], "/*"):
+			k := strings.Index(text[j+2:], "*/")
+			if k < 0 {
+				return "", false
+			}
+			j += k + 3
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				return text[:j+1], true
+			}
+		}
+	}
+	return "", false
 }
 
 // dataFile is the name of the file of table name's rows, for function fn
@@ -338,6 +399,21 @@ func writeRows(ctx context.Context, r Runner, dir, file, name string, cols []str
 		}
 	}
 	return nil
+}
+
+// untypedNull reports whether a VALUES of q has a bare NULL for a value.
+func untypedNull(q *sqlmini.Query) bool {
+	found := false
+	walk(reflect.ValueOf(q), func(n any) {
+		if v, ok := n.(*sqlmini.ValuesRow); ok {
+			for _, e := range v.Values {
+				if strings.EqualFold(strings.TrimSpace(e.String()), "NULL") {
+					found = true
+				}
+			}
+		}
+	})
+	return found
 }
 
 // readsUnfit returns the first table or view of unfit that q reads, and

@@ -134,7 +134,7 @@ func Check(def *ptf.FuncDef, file string) error {
 			}
 			continue
 		}
-		if a.Type == nil || javaClass(*a.Type) == "" {
+		if a.Type == nil || javaClass(*a.Type, true) == "" {
 			return fail("the scalar argument type %s (argument %q)", typeName(a.Type), a.Name)
 		}
 	}
@@ -155,11 +155,11 @@ func Check(def *ptf.FuncDef, file string) error {
 	}
 	if def.Output.Kind == types.KindRow {
 		for _, f := range def.Output.Fields {
-			if javaClass(f.Type) == "" {
+			if javaClass(f.Type, false) == "" {
 				return fail("the output field type %s (field %q)", f.Type, f.Name)
 			}
 		}
-	} else if javaClass(def.Output) == "" {
+	} else if javaClass(def.Output, false) == "" {
 		return fail("the output type %s", def.Output)
 	}
 	return nil
@@ -210,8 +210,11 @@ func typeName(t *types.Type) string {
 	return t.String()
 }
 
-// javaClass is the Java class of a supported scalar type, "" otherwise.
-func javaClass(t types.Type) string {
+// javaClass is the Java class, Flink's default conversion, of a type
+// the bridge converts, "" otherwise: of an argument (input) or of the
+// output. A MAP is not given to JavaScript: ptfsh gives a Map in an order
+// that Flink's HashMap does not keep.
+func javaClass(t types.Type, input bool) string {
 	switch t.Kind {
 	case types.KindBoolean:
 		return "Boolean"
@@ -231,17 +234,32 @@ func javaClass(t types.Type) string {
 		if t.Length == types.MaxLength {
 			return "String"
 		}
+	case types.KindDecimal:
+		return "java.math.BigDecimal"
 	case types.KindTimestamp:
 		return "java.time.LocalDateTime"
 	case types.KindTimestampLTZ:
 		return "java.time.Instant"
 	case types.KindDate:
 		return "java.time.LocalDate"
+	case types.KindIntervalDayTime:
+		return "java.time.Duration"
+	case types.KindArray:
+		if e := javaClass(*t.Elem, input); e != "" && !strings.Contains(e, "<") {
+			return e + "[]"
+		}
+	case types.KindMap:
+		k, v := javaClass(*t.Key, input), javaClass(*t.Elem, input)
+		if !input && k != "" && v != "" && t.Key.Kind != types.KindArray && t.Key.Kind != types.KindMap {
+			return "java.util.Map<" + k + ", " + v + ">"
+		}
 	}
 	return ""
 }
 
-// kindName is the bridge's name for a supported type.
+// kindName is the bridge's name for a type javaClass supports: STRING,
+// INT, ..., TIMESTAMP, TIMESTAMP_LTZ, DATE, INTERVAL_DT, DECIMAL(p,s),
+// ARRAY<elem>, MAP<key,value>, without spaces.
 func kindName(t types.Type) string {
 	switch t.Kind {
 	case types.KindVarChar:
@@ -250,6 +268,14 @@ func kindName(t types.Type) string {
 		return "TIMESTAMP"
 	case types.KindTimestampLTZ:
 		return "TIMESTAMP_LTZ"
+	case types.KindIntervalDayTime:
+		return "INTERVAL_DT"
+	case types.KindDecimal:
+		return fmt.Sprintf("DECIMAL(%d,%d)", t.Length, t.Scale)
+	case types.KindArray:
+		return "ARRAY<" + kindName(*t.Elem) + ">"
+	case types.KindMap:
+		return "MAP<" + kindName(*t.Key) + "," + kindName(*t.Elem) + ">"
 	default:
 		return strings.Fields(t.Nullable().String())[0]
 	}
@@ -347,7 +373,7 @@ func ClassSource(p Project) (string, error) {
 			ca.JavaClass = "Row"
 			ca.Hint = fmt.Sprintf("@ArgumentHint(value = {%s}, name = \"%s\"", strings.Join(traits, ", "), javaString(a.Name))
 		} else {
-			ca.JavaClass = javaClass(*a.Type)
+			ca.JavaClass = javaClass(*a.Type, true)
 			ca.Hint = fmt.Sprintf("@ArgumentHint(name = \"%s\", type = @DataTypeHint(\"%s\")", javaString(a.Name), javaString(flinkType(*a.Type)))
 		}
 		if a.Optional {
@@ -369,7 +395,7 @@ func ClassSource(p Project) (string, error) {
 		data.OutNames = "{" + strings.Join(names, ", ") + "}"
 		data.OutKinds = "{" + strings.Join(kinds, ", ") + "}"
 	} else {
-		data.OutClass = javaClass(def.Output)
+		data.OutClass = javaClass(def.Output, false)
 		data.OutNames = "null"
 		data.OutKinds = `{"` + kindName(def.Output) + `"}`
 	}

@@ -76,10 +76,10 @@ func TestCheck_unsupported(t *testing.T) {
 			eval() {} })`, `a changelog function`},
 		{"ttl", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
 			state: { s: { default: {}, ttl: "1 hour" } }, eval() {} })`, `state TTL (state "s")`},
-		{"output type", `({ output: "ROW<t ARRAY<INT>>", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
-			eval() {} })`, `the output field type ARRAY<INT> (field "t")`},
-		{"scalar type", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }, { name: "d", type: "DECIMAL(4, 1)" }],
-			eval() {} })`, `the scalar argument type DECIMAL(4, 1) (argument "d")`},
+		{"output type", `({ output: "ROW<t TIME(0)>", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
+			eval() {} })`, `the output field type TIME(0) (field "t")`},
+		{"scalar type", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }, { name: "d", type: "MAP<STRING, INT>" }],
+			eval() {} })`, `the scalar argument type MAP<STRING, INT> (argument "d")`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -34,7 +34,16 @@ public class ExportedCasesTest {
             if (name.isEmpty()) {
                 continue;
             }
-            tests.add(DynamicTest.dynamicTest(name, () -> runCase(name)));
+            tests.add(DynamicTest.dynamicTest(name, () -> {
+                try {
+                    runCase(name);
+                } catch (AssertionError e) {
+                    throw e;
+                } catch (Throwable e) {
+                    // The report names the case whatever failed.
+                    throw new AssertionError(name + ": " + e, e);
+                }
+            }));
         }
         return tests.stream();
     }

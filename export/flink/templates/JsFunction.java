@@ -35,11 +35,18 @@ import org.graalvm.polyglot.proxy.ProxyExecutable;
  * <p>Rows and scalar arguments reach JavaScript as JSON, typed as ptfsh
  * types them: numbers (DECIMAL too), strings, booleans, null, Date for
  * DATE, TIMESTAMP and TIMESTAMP_LTZ, milliseconds for TIME and
- * day-time intervals, months for year-month intervals. Other values
- * (arrays, maps, rows, bytes, BIGINT beyond 2^53) fail the call. Each value state entry is
- * kept by Flink as ROW&lt;json STRING&gt;: the JSON text of the JS object,
- * parsed before eval and written back after it; a new key starts from a
- * copy of the entry's default.
+ * day-time intervals, months for year-month intervals, Arrays for
+ * ARRAY. A table argument's row is an object with Flink's Row methods
+ * (getField, getFieldAs, getKind, getArity, getFieldNames, toString).
+ * Other values (maps, nested rows, bytes, BIGINT beyond 2^53) fail the
+ * call. Each value state entry is kept by Flink as ROW&lt;json STRING&gt;:
+ * the JSON text of the JS object, parsed before eval and written back
+ * after it, with ptfsh's tags for what JSON lacks (Date, Map, Set, BigInt,
+ * undefined, ...); a new key starts from a copy of the entry's default.
+ *
+ * <p>The context's time and timer methods (timeContext(), currentTimer(),
+ * clearAllTimers()) call Flink's, in epoch milliseconds; Long.MAX_VALUE
+ * is Number.MAX_SAFE_INTEGER, as in ptfsh.
  */
 public final class JsFunction implements AutoCloseable {
     private final Context context;
@@ -107,7 +114,7 @@ public final class JsFunction implements AutoCloseable {
             "(function (decl, outNames) {",
             "  const names = Object.keys(decl.state || {});",
             "  const fields = outNames == null ? null : outNames.split(',');",
-            "  const fresh = (n) => { const d = decl.state[n].default; return d === undefined ? {} : JSON.parse(JSON.stringify(d)); };",
+            
             "  const MAX = Number.MAX_SAFE_INTEGER;",
             "  const ms = (t) => {",
             "    if (t instanceof Date) return t.getTime();",
@@ -145,9 +152,52 @@ public final class JsFunction implements AutoCloseable {
             "    if ('$ptfshRow' in v) return row(v.$ptfshRow);",
             "    return v;",
             "  };",
+            "  // State as ptfsh keeps it: JSON with tagged objects for what JSON",
+            "  // lacks (ptfsh's tags: $u undefined, $n NaN/Infinity/-0, $b BigInt,",
+            "  // $d Date, $y Uint8Array, $m Map, $s Set, $k RowKind, $r row, $o an",
+            "  // object with a key starting with $).",
+            "  const enc = (v, seen) => {",
+            "    if (v === undefined) return { $u: 1 };",
+            "    if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;",
+            "    if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0) ? v : { $n: Object.is(v, -0) ? '-0' : String(v) };",
+            "    if (typeof v === 'bigint') return { $b: v.toString() };",
+            "    if (typeof v !== 'object') throw new TypeError('state cannot hold a ' + typeof v);",
+            "    if (v instanceof Date) return { $d: Number.isNaN(v.getTime()) ? null : v.getTime() };",
+            "    if (v instanceof Uint8Array) return { $y: Array.from(v) };",
+            "    if ($ptfshKinds.kinds.includes(v)) return { $k: v.name() };",
+            "    if (seen.includes(v)) throw new TypeError('state cannot hold a cycle');",
+            "    seen = seen.concat([v]);",
+            "    if (v[K]) return { $r: { n: v[K].n, v: v[K].v.map((x) => enc(x, seen)), k: v[K].k, s: v[K].s } };",
+            "    if (v instanceof Map) return { $m: Array.from(v, ([k, x]) => [enc(k, seen), enc(x, seen)]) };",
+            "    if (v instanceof Set) return { $s: Array.from(v, (x) => enc(x, seen)) };",
+            "    if (Array.isArray(v)) return Array.from(v, (x) => enc(x, seen));",
+            "    const o = {}; let dollar = false;",
+            "    for (const k of Object.keys(v)) { if (k.startsWith('$')) dollar = true; o[k] = enc(v[k], seen); }",
+            "    return dollar ? { $o: o } : o;",
+            "  };",
+            "  const dec = (j) => {",
+            "    if (j === null || typeof j !== 'object') return j;",
+            "    if (Array.isArray(j)) return j.map(dec);",
+            "    if ('$u' in j) return undefined;",
+            "    if ('$n' in j) return j.$n === '-0' ? -0 : Number(j.$n);",
+            "    if ('$b' in j) return BigInt(j.$b);",
+            "    if ('$d' in j) return new Date(j.$d === null ? NaN : j.$d);",
+            "    if ('$y' in j) return Uint8Array.from(j.$y);",
+            "    if ('$k' in j) return RowKind[j.$k];",
+            "    if ('$r' in j) return row({ n: j.$r.n, v: j.$r.v.map(dec), k: j.$r.k, s: j.$r.s });",
+            "    if ('$m' in j) return new Map(j.$m.map(([k, x]) => [dec(k), dec(x)]));",
+            "    if ('$s' in j) return new Set(j.$s.map(dec));",
+            "    const src = '$o' in j ? j.$o : j; const o = {};",
+            "    for (const k of Object.keys(src)) o[k] = dec(src[k]);",
+            "    return o;",
+            "  };",
+            "  const save = (n, v) => { try { return JSON.stringify(enc(v, [])); } catch (e) { throw new TypeError('state ' + n + ': ' + e.message); } };",
+            "  const defaults = {};",
+            "  for (const n of names) { const d = decl.state[n].default; defaults[n] = save(n, d === undefined ? {} : d); }",
+            "  const fresh = (n) => dec(JSON.parse(defaults[n]));",
             "  return function (emit, ops, states, argsJson, timer) {",
             "    const st = {}; const reset = {};",
-            "    names.forEach((n, i) => { st[n] = states[i] == null ? fresh(n) : JSON.parse(states[i]); });",
+            "    names.forEach((n, i) => { st[n] = states[i] == null ? fresh(n) : dec(JSON.parse(states[i])); });",
             "    const time = Object.freeze({",
             "      time() { return ops('time'); },",
             "      currentWatermark() { return ops('currentWatermark'); },",
@@ -175,7 +225,7 @@ public final class JsFunction implements AutoCloseable {
             "      ctx[m] = () => { throw new Error('ptfsh export flink: ctx.' + m + ' is not supported yet'); };",
             "    const args = JSON.parse(argsJson, revive);",
             "    (timer ? decl.onTimer : decl.eval).call(decl, ctx, st, args);",
-            "    return names.map((n) => reset[n] !== undefined && reset[n] === st[n] && JSON.stringify(st[n]) === JSON.stringify(fresh(n)) ? null : JSON.stringify(st[n]));",
+            "    return names.map((n) => { const j = save(n, st[n]); return reset[n] !== undefined && reset[n] === st[n] && j === defaults[n] ? null : j; });",
             "  };",
             "})");
 
@@ -371,6 +421,11 @@ public final class JsFunction implements AutoCloseable {
                     return v.asDouble();
                 }
                 break;
+            case "INTERVAL_DT":
+                if (v.isNumber() && v.fitsInLong()) {
+                    return Duration.ofMillis(v.asLong());
+                }
+                break;
             case "TIMESTAMP":
             case "TIMESTAMP_LTZ":
             case "DATE": {
@@ -391,10 +446,120 @@ public final class JsFunction implements AutoCloseable {
                 return kind.equals("DATE") ? wall.toLocalDate() : wall;
             }
             default:
+                if (kind.startsWith("DECIMAL(")) {
+                    return decimal(v, kind, column);
+                }
+                if (kind.startsWith("ARRAY<")) {
+                    String elem = kind.substring(6, kind.length() - 1);
+                    if (!v.hasArrayElements()) {
+                        break;
+                    }
+                    Object[] out = (Object[]) java.lang.reflect.Array.newInstance(javaClass(elem), (int) v.getArraySize());
+                    for (int i = 0; i < out.length; i++) {
+                        out[i] = convert(v.getArrayElement(i), elem, column);
+                    }
+                    return out;
+                }
+                if (kind.startsWith("MAP<")) {
+                    String[] kv = splitMap(kind);
+                    java.util.Map<Object, Object> out = new java.util.HashMap<>();
+                    if (v.hasHashEntries()) {
+                        Value it = v.getHashEntriesIterator();
+                        while (it.hasIteratorNextElement()) {
+                            Value e = it.getIteratorNextElement();
+                            out.put(convert(e.getArrayElement(0), kv[0], column), convert(e.getArrayElement(1), kv[1], column));
+                        }
+                        return out;
+                    }
+                    if (kv[0].equals("STRING") && v.hasMembers() && !v.hasArrayElements()) {
+                        for (String k : v.getMemberKeys()) {
+                            out.put(k, convert(v.getMember(k), kv[1], column));
+                        }
+                        return out;
+                    }
+                    break;
+                }
                 throw new IllegalArgumentException("unsupported output type " + kind);
         }
         throw new IllegalArgumentException("collect: cannot use " + v + " as " + kind
                 + (column == null ? "" : " (column " + column + ")"));
+    }
+
+    // decimal converts as ptfsh does: the number's shortest decimal form
+    // (or a string), rounded half away from zero to the scale; more
+    // digits than the precision fail.
+    private static BigDecimal decimal(Value v, String kind, String column) {
+        String[] ps = kind.substring(8, kind.length() - 1).split(",");
+        int precision = Integer.parseInt(ps[0]);
+        int scale = Integer.parseInt(ps[1]);
+        BigDecimal d;
+        if (v.isNumber() && v.fitsInLong()) {
+            d = BigDecimal.valueOf(v.asLong());
+        } else if (v.isNumber() && Double.isFinite(v.asDouble())) {
+            d = new BigDecimal(Double.toString(v.asDouble()));
+        } else if (v.isString()) {
+            try {
+                d = new BigDecimal(v.asString().trim());
+            } catch (NumberFormatException e) {
+                d = null;
+            }
+        } else {
+            d = null;
+        }
+        if (d != null) {
+            d = d.setScale(scale, java.math.RoundingMode.HALF_UP);
+            if (d.unscaledValue().abs().toString().length() <= precision) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException("collect: cannot use " + v + " as " + kind
+                + (column == null ? "" : " (column " + column + ")"));
+    }
+
+    // splitMap splits MAP<key,value> at its top-level comma.
+    private static String[] splitMap(String kind) {
+        String in = kind.substring(4, kind.length() - 1);
+        int depth = 0;
+        for (int i = 0; i < in.length(); i++) {
+            char c = in.charAt(i);
+            if (c == '<' || c == '(') {
+                depth++;
+            } else if (c == '>' || c == ')') {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                return new String[] {in.substring(0, i), in.substring(i + 1)};
+            }
+        }
+        throw new IllegalArgumentException("bad map type " + kind);
+    }
+
+    // javaClass is Flink's default conversion class of a kind.
+    private static Class<?> javaClass(String kind) {
+        switch (kind) {
+            case "STRING": return String.class;
+            case "BOOLEAN": return Boolean.class;
+            case "TINYINT": return Byte.class;
+            case "SMALLINT": return Short.class;
+            case "INT": return Integer.class;
+            case "BIGINT": return Long.class;
+            case "FLOAT": return Float.class;
+            case "DOUBLE": return Double.class;
+            case "INTERVAL_DT": return Duration.class;
+            case "TIMESTAMP": return LocalDateTime.class;
+            case "TIMESTAMP_LTZ": return Instant.class;
+            case "DATE": return LocalDate.class;
+            default:
+                if (kind.startsWith("DECIMAL(")) {
+                    return BigDecimal.class;
+                }
+                if (kind.startsWith("ARRAY<")) {
+                    return java.lang.reflect.Array.newInstance(javaClass(kind.substring(6, kind.length() - 1)), 0).getClass();
+                }
+                if (kind.startsWith("MAP<")) {
+                    return java.util.Map.class;
+                }
+                throw new IllegalArgumentException("unsupported type " + kind);
+        }
     }
 
     private static void writeRow(StringBuilder b, Row row, String[] names) {
@@ -453,6 +618,17 @@ public final class JsFunction implements AutoCloseable {
             b.append(((Duration) v).toMillis());
         } else if (v instanceof Period) {
             b.append(((Period) v).toTotalMonths());
+        } else if (v instanceof Object[]) {
+            // ARRAY: a JavaScript Array, as ptfsh gives it.
+            Object[] a = (Object[]) v;
+            b.append('[');
+            for (int i = 0; i < a.length; i++) {
+                if (i > 0) {
+                    b.append(',');
+                }
+                writeValue(b, a[i]);
+            }
+            b.append(']');
         } else {
             // Arrays, maps, rows and bytes are not converted yet: fail
             // rather than hand JavaScript something ptfsh would not.
