@@ -48,8 +48,8 @@ func exportPairs(t *testing.T, dirs ...string) []exportPair {
 // bridge lacks.
 var exportedExamples = []string{
 	"CheckoutProcessor (checkout_processor.sql)",
+	"CustomAggregation (custom_aggregation.sql)",
 	"DelayStreak (flights.sql)",
-	"Greeting (greeting_with_last_purchase.sql)",
 	"Greeting (quickstart.sql)",
 	"GreetingWithFollowUp (greeting_with_follow_up.sql)",
 	"GreetingWithMemory (quickstart.sql)",
@@ -57,8 +57,8 @@ var exportedExamples = []string{
 	"OrderedProcessor (ordered_processor.sql)",
 	"PingLater (ping_later.sql)",
 	"SecondEvent (second_event.sql)",
-	"SensorThresholds (sensor_thresholds.sql)",
 	"TableFilter (quickstart.sql)",
+	"ToChangelogFunction (to_changelog_function.sql)",
 	"count_clicks (quickstart.sql)",
 	"long_views (quickstart.sql)",
 }

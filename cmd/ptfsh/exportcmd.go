@@ -101,6 +101,12 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 		return err
 	}
 	p := flink.Project{Def: def, File: file, Script: code}
+	if cl, ok := engine.Changelog(def); ok {
+		p.Changelog, p.ChangelogFunc = cl.Mode, cl.Func
+	}
+	if err := flink.CheckChangelog(def, p.Changelog, p.ChangelogFunc, file); err != nil {
+		return err
+	}
 	if scriptFile != "" {
 		scriptDir, err := filepath.Abs(filepath.Dir(scriptFile))
 		if err != nil {
@@ -118,9 +124,15 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 			return err
 		}
 		r := sessionRunner{sess: ssh.Session, src: scriptSrc}
+		tables := 0
+		for _, a := range def.Args {
+			if a.IsTable() {
+				tables++
+			}
+		}
 		p.Cases, err = flink.Cases(context.Background(), r, flink.Script{
 			Path: scriptFile, Source: scriptSrc, Name: name, File: absFile, Notes: stderr,
-			Dir: scriptDir, DataDir: filepath.Join(absDir, flink.DataFolder)})
+			Dir: scriptDir, DataDir: filepath.Join(absDir, flink.DataFolder), Interleaved: tables > 1})
 		if err != nil {
 			return err
 		}

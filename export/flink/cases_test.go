@@ -246,6 +246,27 @@ note: s.sql:4: left out, it fails in ptfsh ('ptfsh.on-error' is 'continue'): fai
 	}
 }
 
+// TestCases_interleaved: a function of two table arguments gives no case
+// (Flink interleaves its inputs as rows arrive); other SELECTs still do.
+func TestCases_interleaved(t *testing.T) {
+	const script = `CREATE FUNCTION F AS 'f.js';
+CREATE VIEW a AS VALUES (1);
+SELECT * FROM a;
+SELECT * FROM f(TABLE a PARTITION BY EXPR$0, TABLE a PARTITION BY EXPR$0);
+`
+	var notes bytes.Buffer
+	cases, err := flink.Cases(context.Background(), &fakeRunner{}, flink.Script{Path: "s.sql", Source: script, Name: "F", Notes: &notes, Interleaved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 1 || cases[0].Statements[1] != "SELECT * FROM a" {
+		t.Errorf("cases = %+v, want only SELECT * FROM a", cases)
+	}
+	if want := "note: s.sql:4: skipped, F reads two tables, whose rows Flink interleaves as they arrive (ptfsh in a fixed order), so its rows may differ\n"; notes.String() != want {
+		t.Errorf("notes = %q, want %q", notes.String(), want)
+	}
+}
+
 // failingQueries fails one more statement than its fakeRunner.
 type failingQueries struct {
 	*fakeRunner

@@ -98,6 +98,11 @@ type Project struct {
 	Script string
 	// Cases are the SELECTs to check on Flink; may be empty.
 	Cases []Case
+	// Changelog is the function's fixed changelog mode ("insert-only",
+	// "retract", "upsert", "all"; "" for none); ChangelogFunc the function
+	// form, which is refused (CheckChangelog).
+	Changelog     string
+	ChangelogFunc bool
 }
 
 // Check reports the first feature of def that the exported project could
@@ -109,24 +114,12 @@ func Check(def *ptf.FuncDef, file string) error {
 	if strings.ContainsAny(def.Name, "\r\n") {
 		return fmt.Errorf("%s: export flink: the function name %q cannot be written in Flink SQL: its quoted names hold no line breaks", file, def.Name)
 	}
-	if def.ChangelogMode != nil || def.Infer != nil {
-		return fail("a changelog function (changelog: ...)")
+	if def.Infer != nil {
+		return fail("a built-in function with its own type inference")
 	}
 	for _, a := range def.Args {
 		if !flinkName.MatchString(a.Name) {
 			return fmt.Errorf("%s: export flink: Invalid argument name '%s'. An argument must follow the pattern %s.", file, a.Name, flinkNamePattern)
-		}
-		for _, tr := range []struct {
-			t    ptf.Trait
-			name string
-		}{
-			{ptf.SupportUpdates, "SUPPORT_UPDATES"},
-			{ptf.RequireUpdateBefore, "REQUIRE_UPDATE_BEFORE"},
-			{ptf.RequireFullDelete, "REQUIRE_FULL_DELETE"},
-		} {
-			if a.Traits.Has(tr.t) {
-				return fail("the trait %s (argument %q)", tr.name, a.Name)
-			}
 		}
 		if a.IsTable() {
 			if a.Type != nil {
@@ -161,6 +154,24 @@ func Check(def *ptf.FuncDef, file string) error {
 		}
 	} else if javaClass(def.Output, false) == "" {
 		return fail("the output type %s", def.Output)
+	}
+	return nil
+}
+
+// CheckChangelog reports whether the bridge can carry the changelog
+// declaration of def (script.Changelog: mode is "insert-only", "retract",
+// "upsert", "all" or "" for none; fn is the function form), naming the
+// file. A fixed mode is carried (the class is a ChangelogFunction); the
+// function form, which Flink calls while it plans, is not yet.
+func CheckChangelog(def *ptf.FuncDef, mode string, fn bool, file string) error {
+	if fn {
+		return fmt.Errorf("%s: export flink: a changelog function of the form (cctx) => mode is not supported yet (a fixed mode is: \"retract\", \"upsert\", \"all\")", file)
+	}
+	if mode != "" && mode != "insert-only" && def.Output.Kind != types.KindRow {
+		return fmt.Errorf("%s: export flink: a changelog function with the output %s is not supported yet (a ROW output is)", file, def.Output)
+	}
+	if def.ChangelogMode != nil && mode == "" {
+		return fmt.Errorf("%s: export flink: a changelog function whose mode is not known is not supported yet", file)
 	}
 	return nil
 }
@@ -341,9 +352,17 @@ func ClassSource(p Project) (string, error) {
 		Args                                    []classArg
 		StateParams, ArgParams                  string
 		OnTimer                                 bool
+		Changelog                               string
 	}{
 		Class: ClassName(def.Name), File: javaComment(filepath.ToSlash(p.File)), Resource: resourceName(def),
 		Output: javaString(flinkType(def.Output)), OnTimer: def.HasOnTimer,
+	}
+	switch p.Changelog {
+	case "retract", "all":
+		data.Changelog = "ChangelogMode.all()"
+	case "upsert":
+		// Deletes by key when the consumer accepts that, as ptfsh does.
+		data.Changelog = "ChangelogMode.upsert(changelogContext.getRequiredChangelogMode().keyOnlyDeletes())"
 	}
 	used := map[string]bool{"ctx": true, "v": true}
 	param := func(name string) string {
@@ -595,6 +614,9 @@ func Write(dir string, p Project) error {
 		return err
 	}
 	if err := CheckScript(p.Script, p.File); err != nil {
+		return err
+	}
+	if err := CheckChangelog(p.Def, p.Changelog, p.ChangelogFunc, p.File); err != nil {
 		return err
 	}
 	class, err := ClassSource(p)

@@ -70,10 +70,6 @@ func TestCheck_unsupported(t *testing.T) {
 			state: { seen: { kind: "map", type: "MAP<STRING, INT>" } }, eval() {} })`, `f.js: export flink: MapView state (state "seen") is not supported yet`},
 		{"list state", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
 			state: { seen: { kind: "list", type: "ARRAY<STRING>" } }, eval() {} })`, `ListView state (state "seen")`},
-		{"updates", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE", "SUPPORT_UPDATES"] }],
-			eval() {} })`, `the trait SUPPORT_UPDATES (argument "input")`},
-		{"changelog", `({ output: "STRING", changelog: "upsert", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
-			eval() {} })`, `a changelog function`},
 		{"ttl", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
 			state: { s: { default: {}, ttl: "1 hour" } }, eval() {} })`, `state TTL (state "s")`},
 		{"output type", `({ output: "ROW<t TIME(0)>", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
@@ -119,6 +115,40 @@ func TestCheckScript(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); err == nil {
 		t.Errorf("Write wrote a project for a refused function")
+	}
+}
+
+// TestCheckChangelog: a fixed changelog mode is carried (the class is a
+// ChangelogFunction); the function form and a scalar output are refused.
+func TestCheckChangelog(t *testing.T) {
+	row := load(t, "F", "", `({ output: "ROW<s INT>", changelog: "all", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }], eval() {} })`)
+	scalar := load(t, "F", "", `({ output: "INT", changelog: "all", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }], eval() {} })`)
+	for _, tc := range []struct {
+		def  *ptf.FuncDef
+		mode string
+		fn   bool
+		want string
+	}{
+		{row, "all", false, ""},
+		{row, "upsert", false, ""},
+		{row, "", true, "f.js: export flink: a changelog function of the form (cctx) => mode is not supported yet"},
+		{scalar, "all", false, "f.js: export flink: a changelog function with the output INT is not supported yet"},
+		{row, "", false, "f.js: export flink: a changelog function whose mode is not known"},
+	} {
+		err := flink.CheckChangelog(tc.def, tc.mode, tc.fn, "f.js")
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)) {
+			t.Errorf("CheckChangelog(%q, %v) = %v, want %q", tc.mode, tc.fn, err, tc.want)
+		}
+	}
+	got, err := flink.ClassSource(flink.Project{Def: row, File: "f.js", Changelog: "upsert"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"extends ProcessTableFunction<Row> implements ChangelogFunction {",
+		"return ChangelogMode.upsert(changelogContext.getRequiredChangelogMode().keyOnlyDeletes());", "ARG_TABLES, true);"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the class lacks %q:\n%s", want, got)
+		}
 	}
 }
 

@@ -18,6 +18,7 @@ import java.util.function.Consumer;
 import org.apache.flink.table.functions.ProcessTableFunction;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
@@ -73,7 +74,7 @@ public final class JsFunction implements AutoCloseable {
      * Opens the bundled script in the class path resource. argNames are the
      * declared arguments in order, argTables tells which are tables.
      */
-    public static JsFunction open(String resource, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables) throws IOException {
+    public static JsFunction open(String resource, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables, boolean changelog) throws IOException {
         String code;
         try (InputStream in = JsFunction.class.getResourceAsStream(resource)) {
             if (in == null) {
@@ -88,7 +89,7 @@ public final class JsFunction implements AutoCloseable {
         context.eval("js", GLOBALS);
         Value decl = context.eval(Source.newBuilder("js", code, resource).build());
         Value wrap = context.eval("js", WRAPPER);
-        Value call = wrap.execute(decl, outNames == null ? null : String.join(",", outNames));
+        Value call = wrap.execute(decl, outNames == null ? null : String.join(",", outNames), changelog);
         return new JsFunction(context, call, outNames, outKinds, argNames, argTables);
     }
 
@@ -111,7 +112,7 @@ public final class JsFunction implements AutoCloseable {
     // a, b) reaches the Flink context (time, timers); timer is true for
     // onTimer.
     private static final String WRAPPER = String.join("\n",
-            "(function (decl, outNames) {",
+            "(function (decl, outNames, changelog) {",
             "  const names = Object.keys(decl.state || {});",
             "  const fields = outNames == null ? null : outNames.split(',');",
             
@@ -121,6 +122,16 @@ public final class JsFunction implements AutoCloseable {
             "    if (typeof t === 'bigint') return t >= BigInt(MAX) ? MAX : Number(t);",
             "    if (typeof t !== 'number' || !Number.isFinite(t)) throw new TypeError('a time must be a number of milliseconds, a Date or a bigint, not ' + String(t));",
             "    return t;",
+            "  };",
+            "  const kindOf = (k) => {",
+            "    if (k === undefined) return '+I';",
+            "    const i = $ptfshKinds.kinds.indexOf(k);",
+            "    if (i >= 0) return $ptfshKinds.shorts[i];",
+            "    const s = String(k);",
+            "    let j = $ptfshKinds.shorts.indexOf(s);",
+            "    if (j < 0) j = $ptfshKinds.names.indexOf(s);",
+            "    if (j < 0) throw new TypeError('collect: unknown RowKind ' + s);",
+            "    return $ptfshKinds.shorts[j];",
             "  };",
             "  const K = Symbol('row');",
             "  const rowProto = {",
@@ -208,11 +219,12 @@ public final class JsFunction implements AutoCloseable {
             "    });",
             "    const ctx = {",
             "      collect(v, kind) {",
-            "        if (kind !== undefined && kind !== '+I' && String(kind) !== 'INSERT') throw new Error('ptfsh export flink: collect with the RowKind ' + String(kind) + ' is not supported yet');",
-            "        if (fields == null) { emit([v]); return; }",
-            "        if (Array.isArray(v)) { emit(v); return; }",
+            "        const k = kindOf(kind);",
+            "        if (k !== '+I' && !changelog) throw new TypeError('collect: the kind ' + String(kind) + ' needs a changelog declaration (changelog: \\\"retract\\\", ...)');",
+            "        if (fields == null) { emit([v], k); return; }",
+            "        if (Array.isArray(v)) { emit(v, k); return; }",
             "        if (v === null || typeof v !== 'object') throw new TypeError('collect: the output is a ROW; pass an object or an array, got ' + v);",
-            "        emit(fields.map((f) => v[f] === undefined ? null : v[f]));",
+            "        emit(fields.map((f) => v[f] === undefined ? null : v[f]), k);",
             "      },",
             "      clearState(n) { if (!names.includes(n)) throw new Error('unknown state entry ' + n); st[n] = fresh(n); reset[n] = st[n]; },",
             "      clearAllState() { names.forEach((n) => this.clearState(n)); },",
@@ -277,7 +289,11 @@ public final class JsFunction implements AutoCloseable {
             stateJson[i] = states[i].getField(0);
         }
         ProxyExecutable emit = (Value... a) -> {
-            collect.accept(toOutput(a[0]));
+            Object out = toOutput(a[0]);
+            if (out instanceof Row) {
+                ((Row) out).setKind(kind(a[1].asString()));
+            }
+            collect.accept(out);
             return null;
         };
         ProxyExecutable ops = (Value... a) -> op(a);
@@ -292,6 +308,15 @@ public final class JsFunction implements AutoCloseable {
             Value v = result.getArrayElement(i);
             states[i].setField(0, v.isNull() ? null : v.asString());
         }
+    }
+
+    private static RowKind kind(String shortString) {
+        for (RowKind k : RowKind.values()) {
+            if (k.shortString().equals(shortString)) {
+                return k;
+            }
+        }
+        throw new IllegalArgumentException("unknown row kind " + shortString);
     }
 
     /** op runs a method of the JavaScript context that needs Flink's: a[0] names it. */

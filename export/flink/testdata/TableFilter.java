@@ -24,7 +24,7 @@ public class TableFilter extends ProcessTableFunction<Row> {
 
     @Override
     public void open(FunctionContext context) throws Exception {
-        js = JsFunction.open("/ptfsh/TableFilter.js", OUT_NAMES, OUT_KINDS, ARG_NAMES, ARG_TABLES);
+        js = JsFunction.open("/ptfsh/TableFilter.js", OUT_NAMES, OUT_KINDS, ARG_NAMES, ARG_TABLES, false);
     }
 
     @Override
