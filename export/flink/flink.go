@@ -142,8 +142,6 @@ func Check(def *ptf.FuncDef, file string) error {
 			return fail("ListView state (state %q)", s.Name)
 		case s.Type != nil:
 			return fail("typed value state (state %q: %s)", s.Name, s.Type)
-		case s.TTLSet:
-			return fail("state TTL (state %q)", s.Name)
 		}
 	}
 	if def.Output.Kind == types.KindRow {
@@ -376,6 +374,10 @@ func ClassSource(p Project) (string, error) {
 	var argNames, argTables, argParams, stateParams []string
 	for _, s := range def.State {
 		cs := classState{Name: javaString(s.Name), Param: param("state_" + s.Name)}
+		if s.TTLSet {
+			// Flink's duration syntax; 0 disables TTL, as in ptfsh.
+			cs.TTL = fmt.Sprintf(`, ttl = "%d ms"`, s.TTL.Milliseconds())
+		}
 		data.States = append(data.States, cs)
 		stateParams = append(stateParams, cs.Param)
 	}

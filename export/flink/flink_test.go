@@ -70,8 +70,6 @@ func TestCheck_unsupported(t *testing.T) {
 			state: { seen: { kind: "map", type: "MAP<STRING, INT>" } }, eval() {} })`, `f.js: export flink: MapView state (state "seen") is not supported yet`},
 		{"list state", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
 			state: { seen: { kind: "list", type: "ARRAY<STRING>" } }, eval() {} })`, `ListView state (state "seen")`},
-		{"ttl", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
-			state: { s: { default: {}, ttl: "1 hour" } }, eval() {} })`, `state TTL (state "s")`},
 		{"output type", `({ output: "ROW<t TIME(0)>", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
 			eval() {} })`, `the output field type TIME(0) (field "t")`},
 		{"scalar type", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }, { name: "d", type: "MAP<STRING, INT>" }],
@@ -115,6 +113,26 @@ func TestCheckScript(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); err == nil {
 		t.Errorf("Write wrote a project for a refused function")
+	}
+}
+
+// TestClassSource_ttl: a state entry's TTL goes to its @StateHint, in
+// eval and onTimer, in milliseconds.
+func TestClassSource_ttl(t *testing.T) {
+	def := load(t, "F", "", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+		state: { s: { default: {}, ttl: "1 hour" }, off: { ttl: 0 } }, eval() {}, onTimer() {} })`)
+	if err := flink.Check(def, "f.js"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := flink.ClassSource(flink.Project{Def: def, File: "f.js"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`@StateHint(name = "s", type = @DataTypeHint("ROW<json STRING>"), ttl = "3600000 ms") Row state_s`,
+		`@StateHint(name = "off", type = @DataTypeHint("ROW<json STRING>"), ttl = "0 ms") Row state_off`} {
+		if n := strings.Count(got, want); n != 2 {
+			t.Errorf("%q appears %d times, want 2 (eval, onTimer):\n%s", want, n, got)
+		}
 	}
 }
 
