@@ -59,6 +59,8 @@ var exportedExamples = []string{
 	"SecondEvent (second_event.sql)",
 	"TableFilter (quickstart.sql)",
 	"ToChangelogFunction (to_changelog_function.sql)",
+	"TypedState (typed_state.sql)",
+	"ViewState (views.sql)",
 	"count_clicks (quickstart.sql)",
 	"long_views (quickstart.sql)",
 }

@@ -38,26 +38,33 @@
 // splitting them at the semicolons outside quotes and comments, as
 // sqlmini.Split does.
 //
-// # Value state
+// # State
 //
-// Each value state entry is declared to Flink as ROW<json STRING> and holds
-// the JSON text of the JavaScript object: parsed before eval, written back
-// after it. A new key starts from a copy of the entry's default. This keeps
-// the JavaScript semantics (any object shape) at the cost of Flink's typed
-// state (no state schema evolution, no queryable fields).
+// Each untyped value state entry is declared to Flink as ROW<json STRING>
+// and holds the JSON text of the JavaScript value, with ptfsh's tags for
+// what JSON lacks (Date, Map, Set, BigInt, undefined, ...): read before
+// eval and onTimer, written back after them. A new key starts from a copy
+// of the entry's default. This keeps the JavaScript semantics (any value)
+// at the cost of Flink's typed state (no state schema evolution, no
+// queryable fields). ListView and MapView entries are Flink's ListView
+// and MapView of the Java classes of their types; the bridge reads and
+// writes them one call at a time. onTimer declares every entry eval has,
+// as Flink requires.
 //
 // # Unsupported
 //
-// Check refuses, with a message that names the feature and the file,
-// what the bridge cannot run as ptfsh does: MapView and ListView state,
-// typed value state, state TTL, onTimer and REQUIRE_ON_TIME, changelog
-// functions and the update traits, and argument or output types other than
-// BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE and STRING.
+// Check, CheckChangelog and CheckScript refuse, with a message that names
+// the feature and the file, what the bridge cannot run as ptfsh does:
+// typed value state, views of other than BOOLEAN, integer, FLOAT, DOUBLE
+// and STRING elements, the function form of changelog, typed table
+// arguments, argument and output types the bridge does not convert, and
+// the context methods tableSemanticsFor and getChangelogMode.
 package flink
 
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -137,11 +144,13 @@ func Check(def *ptf.FuncDef, file string) error {
 		}
 		switch {
 		case s.Kind == ptf.MapState:
-			return fail("MapView state (state %q)", s.Name)
+			if viewClass(*s.Type.Key) == "" || viewClass(*s.Type.Elem) == "" {
+				return fail("MapView state of type %s (state %q; keys and values of BOOLEAN, integer, FLOAT, DOUBLE or STRING are)", s.Type, s.Name)
+			}
 		case s.Kind == ptf.ListState:
-			return fail("ListView state (state %q)", s.Name)
-		case s.Type != nil:
-			return fail("typed value state (state %q: %s)", s.Name, s.Type)
+			if viewClass(*s.Type.Elem) == "" {
+				return fail("ListView state of type %s (state %q; elements of BOOLEAN, integer, FLOAT, DOUBLE or STRING are)", s.Type, s.Name)
+			}
 		}
 	}
 	if def.Output.Kind == types.KindRow {
@@ -266,6 +275,18 @@ func javaClass(t types.Type, input bool) string {
 	return ""
 }
 
+// viewClass is the Java class of an element, key or value of a ListView
+// or MapView entry: the types whose values GraalJS and Flink exchange as
+// they are; "" for the others.
+func viewClass(t types.Type) string {
+	switch t.Kind {
+	case types.KindBoolean, types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt,
+		types.KindFloat, types.KindDouble, types.KindVarChar:
+		return javaClass(t, true)
+	}
+	return ""
+}
+
 // kindName is the bridge's name for a type javaClass supports: STRING,
 // INT, ..., TIMESTAMP, TIMESTAMP_LTZ, DATE, INTERVAL_DT, DECIMAL(p,s),
 // ARRAY<elem>, MAP<key,value>, without spaces.
@@ -325,7 +346,8 @@ var javaTakenClasses = map[string]bool{}
 
 func init() {
 	for _, c := range strings.Fields(`JsFunction ExportedCasesTest ArgumentHint ArgumentTrait DataTypeHint
-		StateHint FunctionContext ProcessTableFunction Row Context OnTimerContext TimeContext Object String Boolean Byte Short
+		StateHint FunctionContext ProcessTableFunction Row Context OnTimerContext TimeContext ListView MapView
+		ChangelogMode ChangelogFunction ChangelogContext RowKind Object String Boolean Byte Short
 		Integer Long Float Double Exception Override System Math Class Void Character Number`) {
 		javaTakenClasses[c] = true
 	}
@@ -337,7 +359,7 @@ func resourceName(def *ptf.FuncDef) string {
 }
 
 type classArg struct{ Hint, JavaClass, Param string }
-type classState struct{ Name, Param, TTL string }
+type classState struct{ Name, Param, TTL, Type, Hint string }
 
 // ClassSource returns the Java source of the generated ProcessTableFunction
 // of p's function. Call Check first.
@@ -350,7 +372,7 @@ func ClassSource(p Project) (string, error) {
 		Args                                    []classArg
 		StateParams, ArgParams                  string
 		OnTimer                                 bool
-		Changelog                               string
+		Changelog, StateKinds                   string
 	}{
 		Class: ClassName(def.Name), File: javaComment(filepath.ToSlash(p.File)), Resource: resourceName(def),
 		Output: javaString(flinkType(def.Output)), OnTimer: def.HasOnTimer,
@@ -373,7 +395,14 @@ func ClassSource(p Project) (string, error) {
 	}
 	var argNames, argTables, argParams, stateParams []string
 	for _, s := range def.State {
-		cs := classState{Name: javaString(s.Name), Param: param("state_" + s.Name)}
+		cs := classState{Name: javaString(s.Name), Param: param("state_" + s.Name),
+			Type: "Row", Hint: `, type = @DataTypeHint("ROW<json STRING>")`}
+		switch s.Kind {
+		case ptf.ListState:
+			cs.Type, cs.Hint = "ListView<"+viewClass(*s.Type.Elem)+">", ""
+		case ptf.MapState:
+			cs.Type, cs.Hint = "MapView<"+viewClass(*s.Type.Key)+", "+viewClass(*s.Type.Elem)+">", ""
+		}
 		if s.TTLSet {
 			// Flink's duration syntax; 0 disables TTL, as in ptfsh.
 			cs.TTL = fmt.Sprintf(`, ttl = "%d ms"`, s.TTL.Milliseconds())
@@ -424,6 +453,31 @@ func ClassSource(p Project) (string, error) {
 	data.ArgTables = "{" + strings.Join(argTables, ", ") + "}"
 	data.ArgParams = strings.Join(argParams, ", ")
 	data.StateParams = strings.Join(stateParams, ", ")
+	var stateKinds []string
+	for _, s := range def.State {
+		switch s.Kind {
+		case ptf.ListState:
+			stateKinds = append(stateKinds, `"LIST<`+kindName(*s.Type.Elem)+`>"`)
+		case ptf.MapState:
+			stateKinds = append(stateKinds, `"MAP<`+kindName(*s.Type.Key)+","+kindName(*s.Type.Elem)+`>"`)
+		case ptf.ValueState:
+			if s.Type != nil {
+				// A typed entry starts as an object of its fields, all
+				// null (unless it has a default), as in ptfsh.
+				names := make([]string, len(s.Type.Fields))
+				for i, f := range s.Type.Fields {
+					names[i] = f.Name
+				}
+				b, _ := json.Marshal(names)
+				stateKinds = append(stateKinds, `"`+javaString("VALUE:"+string(b))+`"`)
+				continue
+			}
+			stateKinds = append(stateKinds, `"VALUE"`)
+		default:
+			stateKinds = append(stateKinds, `"VALUE"`)
+		}
+	}
+	data.StateKinds = "{" + strings.Join(stateKinds, ", ") + "}"
 	return execTemplate("Function.java.tmpl", data)
 }
 

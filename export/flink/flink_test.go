@@ -67,9 +67,9 @@ func TestCheck_unsupported(t *testing.T) {
 		name, src, want string
 	}{
 		{"map state", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
-			state: { seen: { kind: "map", type: "MAP<STRING, INT>" } }, eval() {} })`, `f.js: export flink: MapView state (state "seen") is not supported yet`},
+			state: { seen: { kind: "map", type: "MAP<STRING, ARRAY<INT>>" } }, eval() {} })`, `f.js: export flink: MapView state of type MAP<STRING, ARRAY<INT>> (state "seen"; keys and values of BOOLEAN, integer, FLOAT, DOUBLE or STRING are) is not supported yet`},
 		{"list state", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
-			state: { seen: { kind: "list", type: "ARRAY<STRING>" } }, eval() {} })`, `ListView state (state "seen")`},
+			state: { seen: { kind: "list", type: "ARRAY<TIMESTAMP(3)>" } }, eval() {} })`, `ListView state of type ARRAY<TIMESTAMP(3)> (state "seen"`},
 		{"output type", `({ output: "ROW<t TIME(0)>", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
 			eval() {} })`, `the output field type TIME(0) (field "t")`},
 		{"scalar type", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }, { name: "d", type: "MAP<STRING, INT>" }],
@@ -163,7 +163,7 @@ func TestCheckChangelog(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"extends ProcessTableFunction<Row> implements ChangelogFunction {",
-		"return ChangelogMode.upsert(changelogContext.getRequiredChangelogMode().keyOnlyDeletes());", "ARG_TABLES, true);"} {
+		"return ChangelogMode.upsert(changelogContext.getRequiredChangelogMode().keyOnlyDeletes());", "ARG_TABLES, STATE_KINDS, true);"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the class lacks %q:\n%s", want, got)
 		}

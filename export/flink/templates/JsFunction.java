@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import org.apache.flink.table.api.dataview.ListView;
+import org.apache.flink.table.api.dataview.MapView;
 import org.apache.flink.table.functions.ProcessTableFunction;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
@@ -56,25 +58,29 @@ public final class JsFunction implements AutoCloseable {
     private final String[] outKinds;
     private final String[] argNames;
     private final boolean[] argTables;
+    private final String[] stateKinds;
+    /** The state entries of the call that runs (Rows of value state, ListViews, MapViews). */
+    private Object[] states;
     /** The context of the call that runs (for the JavaScript context's time and timer methods). */
     private ProcessTableFunction.Context current;
     /** The scalar arguments of the last eval, as JSON: onTimer gets them too (as in ptfsh). */
     private String lastScalars = "{}";
 
-    private JsFunction(Context context, Value call, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables) {
+    private JsFunction(Context context, Value call, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables, String[] stateKinds) {
         this.context = context;
         this.call = call;
         this.outNames = outNames;
         this.outKinds = outKinds;
         this.argNames = argNames;
         this.argTables = argTables;
+        this.stateKinds = stateKinds;
     }
 
     /**
      * Opens the bundled script in the class path resource. argNames are the
      * declared arguments in order, argTables tells which are tables.
      */
-    public static JsFunction open(String resource, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables, boolean changelog) throws IOException {
+    public static JsFunction open(String resource, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables, String[] stateKinds, boolean changelog) throws IOException {
         String code;
         try (InputStream in = JsFunction.class.getResourceAsStream(resource)) {
             if (in == null) {
@@ -89,8 +95,9 @@ public final class JsFunction implements AutoCloseable {
         context.eval("js", GLOBALS);
         Value decl = context.eval(Source.newBuilder("js", code, resource).build());
         Value wrap = context.eval("js", WRAPPER);
-        Value call = wrap.execute(decl, outNames == null ? null : String.join(",", outNames), changelog);
-        return new JsFunction(context, call, outNames, outKinds, argNames, argTables);
+        Value call = wrap.execute(decl, outNames == null ? null : String.join(",", outNames), changelog,
+                ProxyArray.fromArray((Object[]) stateKinds));
+        return new JsFunction(context, call, outNames, outKinds, argNames, argTables, stateKinds);
     }
 
     // GLOBALS defines what ptfsh gives every function besides JavaScript's
@@ -112,7 +119,7 @@ public final class JsFunction implements AutoCloseable {
     // a, b) reaches the Flink context (time, timers); timer is true for
     // onTimer.
     private static final String WRAPPER = String.join("\n",
-            "(function (decl, outNames, changelog) {",
+            "(function (decl, outNames, changelog, stateKinds) {",
             "  const names = Object.keys(decl.state || {});",
             "  const fields = outNames == null ? null : outNames.split(',');",
             
@@ -202,13 +209,65 @@ public final class JsFunction implements AutoCloseable {
             "    for (const k of Object.keys(src)) o[k] = dec(src[k]);",
             "    return o;",
             "  };",
+            "  // ListView and MapView entries call Flink's views through ops('view', i, method, ...).",
+            "  const isView = (i) => !stateKinds[i].startsWith('VALUE');",
+            "  // A typed value entry (VALUE:[fields]) starts as an object of its fields, all null.",
+            "  const start = (i) => stateKinds[i].startsWith('VALUE:') ? Object.fromEntries(JSON.parse(stateKinds[i].slice(6)).map((f) => [f, null])) : {};",
+            "  const listView = (op) => {",
+            "    const nn = (v) => { if (v === null || v === undefined) throw new TypeError(\"List views don't support null values.\"); return v; };",
+            "    const all = () => Array.from(op('getAll'));",
+            "    return Object.freeze({",
+            "      get(i) {",
+            "        if (i === undefined) return all();",
+            "        const n = op('size');",
+            "        if (!Number.isInteger(i) || i < 0 || i >= n) throw new RangeError('ListView.get: index ' + i + ' out of range for a list of ' + n + ' elements');",
+            "        return op('get', i);",
+            "      },",
+            "      getList() { return all(); },",
+            "      setList(items) { const a = Array.from(items); a.forEach(nn); op('setList', a); },",
+            "      add(v) { op('add', nn(v)); },",
+            "      addAll(items) { const a = Array.from(items); a.forEach(nn); op('addAll', a); },",
+            "      clear() { op('clear'); },",
+            "      size() { return op('size'); },",
+            "      isEmpty() { return op('size') === 0; },",
+            "      [Symbol.iterator]() { return all()[Symbol.iterator](); },",
+            "    });",
+            "  };",
+            "  const mapView = (op) => {",
+            "    const nk = (k) => { if (k === null || k === undefined) throw new TypeError(\"Map views don't support null keys.\"); return k; };",
+            "    const ents = () => Array.from(op('entries'), (e) => [e[0], e[1]]);",
+            "    const pairs = (x) => { const p = x instanceof Map ? Array.from(x) : Object.entries(x); p.forEach(([k]) => nk(k)); return p.map(([k, v]) => [k, v === undefined ? null : v]); };",
+            "    return Object.freeze({",
+            "      get(k) { const v = op('get', nk(k)); return v === undefined ? null : v; },",
+            "      put(k, v) { op('put', nk(k), v === undefined ? null : v); },",
+            "      putAll(x) { op('putAll', pairs(x)); },",
+            "      remove(k) { op('remove', nk(k)); },",
+            "      contains(k) { return op('contains', nk(k)); },",
+            "      keys() { return ents().map((e) => e[0])[Symbol.iterator](); },",
+            "      values() { return ents().map((e) => e[1])[Symbol.iterator](); },",
+            "      entries() { return ents()[Symbol.iterator](); },",
+            "      getMap() { return new Map(ents()); },",
+            "      setMap(x) { op('setMap', pairs(x)); },",
+            "      clear() { op('clear'); },",
+            "      size() { return op('size'); },",
+            "      isEmpty() { return op('size') === 0; },",
+            "      [Symbol.iterator]() { return ents()[Symbol.iterator](); },",
+            "    });",
+            "  };",
             "  const save = (n, v) => { try { return JSON.stringify(enc(v, [])); } catch (e) { throw new TypeError('state ' + n + ': ' + e.message); } };",
             "  const defaults = {};",
-            "  for (const n of names) { const d = decl.state[n].default; defaults[n] = save(n, d === undefined ? {} : d); }",
+            "  names.forEach((n, i) => { if (!isView(i)) { const d = decl.state[n].default; defaults[n] = save(n, d === undefined ? start(i) : d); } });",
             "  const fresh = (n) => dec(JSON.parse(defaults[n]));",
             "  return function (emit, ops, states, argsJson, timer) {",
             "    const st = {}; const reset = {};",
-            "    names.forEach((n, i) => { st[n] = states[i] == null ? fresh(n) : dec(JSON.parse(states[i])); });",
+            "    names.forEach((n, i) => {",
+            "      if (isView(i)) {",
+            "        const op = (m, ...a) => ops('view', i, m, ...a);",
+            "        st[n] = stateKinds[i].startsWith('LIST') ? listView(op) : mapView(op);",
+            "      } else {",
+            "        st[n] = states[i] == null ? fresh(n) : dec(JSON.parse(states[i]));",
+            "      }",
+            "    });",
             "    const time = Object.freeze({",
             "      time() { return ops('time'); },",
             "      currentWatermark() { return ops('currentWatermark'); },",
@@ -226,7 +285,12 @@ public final class JsFunction implements AutoCloseable {
             "        if (v === null || typeof v !== 'object') throw new TypeError('collect: the output is a ROW; pass an object or an array, got ' + v);",
             "        emit(fields.map((f) => v[f] === undefined ? null : v[f]), k);",
             "      },",
-            "      clearState(n) { if (!names.includes(n)) throw new Error('unknown state entry ' + n); st[n] = fresh(n); reset[n] = st[n]; },",
+            "      clearState(n) {",
+            "        const i = names.indexOf(n);",
+            "        if (i < 0) throw new Error('unknown state entry ' + n);",
+            "        if (isView(i)) { reset[n] = true; return; }", 
+            "        st[n] = fresh(n); reset[n] = st[n];",
+            "      },",
             "      clearAllState() { names.forEach((n) => this.clearState(n)); },",
             "      clearAllTimers() { ops('clearAllTimers'); },",
             "      clearAll() { this.clearAllState(); this.clearAllTimers(); },",
@@ -237,7 +301,10 @@ public final class JsFunction implements AutoCloseable {
             "      ctx[m] = () => { throw new Error('ptfsh export flink: ctx.' + m + ' is not supported yet'); };",
             "    const args = JSON.parse(argsJson, revive);",
             "    (timer ? decl.onTimer : decl.eval).call(decl, ctx, st, args);",
-            "    return names.map((n) => { const j = save(n, st[n]); return reset[n] !== undefined && reset[n] === st[n] && j === defaults[n] ? null : j; });",
+            "    return names.map((n, i) => {",
+            "      if (isView(i)) return reset[n] ? 'clear' : null;",
+            "      const j = save(n, st[n]); return reset[n] !== undefined && reset[n] === st[n] && j === defaults[n] ? null : j;",
+            "    });",
             "  };",
             "})");
 
@@ -246,7 +313,7 @@ public final class JsFunction implements AutoCloseable {
      * declaration order, args the arguments in declaration order (Flink
      * rows for table arguments, null for the ones not being processed).
      */
-    public void eval(Consumer<Object> collect, ProcessTableFunction.Context ctx, Row[] states, Object[] args) {
+    public void eval(Consumer<Object> collect, ProcessTableFunction.Context ctx, Object[] states, Object[] args) {
         StringBuilder json = new StringBuilder("{");
         StringBuilder scalars = new StringBuilder("{");
         for (int i = 0; i < argNames.length; i++) {
@@ -279,14 +346,14 @@ public final class JsFunction implements AutoCloseable {
      * scalar arguments are those of the last eval of this instance (ptfsh
      * gives them to onTimer).
      */
-    public void onTimer(Consumer<Object> collect, ProcessTableFunction.OnTimerContext ctx, Row[] states) {
+    public void onTimer(Consumer<Object> collect, ProcessTableFunction.OnTimerContext ctx, Object[] states) {
         run(collect, ctx, states, lastScalars, true);
     }
 
-    private void run(Consumer<Object> collect, ProcessTableFunction.Context ctx, Row[] states, String argsJson, boolean timer) {
+    private void run(Consumer<Object> collect, ProcessTableFunction.Context ctx, Object[] states, String argsJson, boolean timer) {
         Object[] stateJson = new Object[states.length];
         for (int i = 0; i < states.length; i++) {
-            stateJson[i] = states[i].getField(0);
+            stateJson[i] = states[i] instanceof Row ? ((Row) states[i]).getField(0) : null;
         }
         ProxyExecutable emit = (Value... a) -> {
             Object out = toOutput(a[0]);
@@ -298,16 +365,163 @@ public final class JsFunction implements AutoCloseable {
         };
         ProxyExecutable ops = (Value... a) -> op(a);
         current = ctx;
+        this.states = states;
         Value result;
         try {
             result = call.execute(emit, ops, ProxyArray.fromArray(stateJson), argsJson, timer);
+            for (int i = 0; i < states.length; i++) {
+                Value v = result.getArrayElement(i);
+                if (states[i] instanceof Row) {
+                    ((Row) states[i]).setField(0, v.isNull() ? null : v.asString());
+                } else if (!v.isNull()) {
+                    // clearState of a view: empty when the call returns.
+                    if (states[i] instanceof ListView) {
+                        ((ListView<?>) states[i]).clear();
+                    } else {
+                        ((MapView<?, ?>) states[i]).clear();
+                    }
+                }
+            }
         } finally {
             current = null;
+            this.states = null;
         }
-        for (int i = 0; i < states.length; i++) {
-            Value v = result.getArrayElement(i);
-            states[i].setField(0, v.isNull() ? null : v.asString());
+    }
+
+    /** view runs a method of a ListView or MapView entry: a[1] is its index, a[2] the method. */
+    @SuppressWarnings("unchecked")
+    private Object view(Value[] a) {
+        int i = a[1].asInt();
+        String kind = stateKinds[i];
+        String m = a[2].asString();
+        try {
+            if (kind.startsWith("LIST<")) {
+                String elem = kind.substring(5, kind.length() - 1);
+                ListView<Object> lv = (ListView<Object>) states[i];
+                List<Object> list = lv.getList();
+                switch (m) {
+                    case "size":
+                        return list.size();
+                    case "get":
+                        return toJsValue(list.get(a[3].asInt()));
+                    case "getAll": {
+                        Object[] out = new Object[list.size()];
+                        for (int j = 0; j < out.length; j++) {
+                            out[j] = toJsValue(list.get(j));
+                        }
+                        return ProxyArray.fromArray(out);
+                    }
+                    case "add":
+                        lv.add(convert(a[3], elem, null));
+                        return null;
+                    case "addAll":
+                        lv.addAll(convertAll(a[3], elem));
+                        return null;
+                    case "setList":
+                        lv.setList(convertAll(a[3], elem));
+                        return null;
+                    case "clear":
+                        lv.clear();
+                        return null;
+                    default:
+                        break;
+                }
+            } else {
+                String[] kv = splitMap(kind);
+                MapView<Object, Object> mv = (MapView<Object, Object>) states[i];
+                switch (m) {
+                    case "get":
+                        return toJsValue(mv.get(convert(a[3], kv[0], null)));
+                    case "put":
+                        mv.put(convert(a[3], kv[0], null), convert(a[4], kv[1], null));
+                        return null;
+                    case "putAll":
+                    case "setMap": {
+                        java.util.Map<Object, Object> all = new java.util.LinkedHashMap<>();
+                        for (long j = 0; j < a[3].getArraySize(); j++) {
+                            Value e = a[3].getArrayElement(j);
+                            all.put(convert(e.getArrayElement(0), kv[0], null), convert(e.getArrayElement(1), kv[1], null));
+                        }
+                        if (m.equals("setMap")) {
+                            mv.clear();
+                        }
+                        mv.putAll(all);
+                        return null;
+                    }
+                    case "remove":
+                        mv.remove(convert(a[3], kv[0], null));
+                        return null;
+                    case "contains":
+                        return mv.contains(convert(a[3], kv[0], null));
+                    case "size":
+                    case "entries": {
+                        List<Object[]> entries = new java.util.ArrayList<>();
+                        for (java.util.Map.Entry<Object, Object> e : mv.entries()) {
+                            entries.add(new Object[] {e.getKey(), e.getValue()});
+                        }
+                        if (m.equals("size")) {
+                            return entries.size();
+                        }
+                        // In key order, as ptfsh iterates: numbers by value,
+                        // strings by their UTF-8 bytes.
+                        entries.sort((x, y) -> compareKeys(x[0], y[0]));
+                        Object[] out = new Object[entries.size()];
+                        for (int j = 0; j < out.length; j++) {
+                            Object[] e = entries.get(j);
+                            out[j] = ProxyArray.fromArray(toJsValue(e[0]), toJsValue(e[1]));
+                        }
+                        return ProxyArray.fromArray(out);
+                    }
+                    case "clear":
+                        mv.clear();
+                        return null;
+                    default:
+                        break;
+                }
+            }
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new RuntimeException(e);
         }
+        throw new IllegalArgumentException("unknown view method " + m);
+    }
+
+    private static List<Object> convertAll(Value arr, String kind) {
+        List<Object> out = new java.util.ArrayList<>();
+        for (long j = 0; j < arr.getArraySize(); j++) {
+            out.add(convert(arr.getArrayElement(j), kind, null));
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static int compareKeys(Object x, Object y) {
+        if (x instanceof String && y instanceof String) {
+            byte[] a = ((String) x).getBytes(StandardCharsets.UTF_8);
+            byte[] b = ((String) y).getBytes(StandardCharsets.UTF_8);
+            return java.util.Arrays.compareUnsigned(a, b);
+        }
+        if (x instanceof Number && y instanceof Number) {
+            return Double.compare(((Number) x).doubleValue(), ((Number) y).doubleValue());
+        }
+        return ((Comparable<Object>) x).compareTo(y);
+    }
+
+    /** toJsValue is a view's element as JavaScript gets it, as ptfsh gives it. */
+    private static Object toJsValue(Object v) {
+        if (v instanceof Long) {
+            long l = (Long) v;
+            if (Math.abs(l) > MAX_SAFE_INT) {
+                throw new UnsupportedOperationException("ptfsh export flink: the BIGINT " + l
+                        + " is beyond 2^53 and is not converted to JavaScript yet");
+            }
+            return (double) l;
+        }
+        if (v instanceof Float) {
+            return ((Float) v).doubleValue();
+        }
+        return v;
     }
 
     private static RowKind kind(String shortString) {
@@ -332,6 +546,8 @@ public final class JsFunction implements AutoCloseable {
             case "clearAllTimers":
                 ctx.clearAllTimers();
                 return null;
+            case "view":
+                return view(a);
             default:
                 break;
         }

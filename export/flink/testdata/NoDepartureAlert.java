@@ -4,6 +4,8 @@ import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.annotation.ArgumentTrait;
 import org.apache.flink.table.annotation.DataTypeHint;
 import org.apache.flink.table.annotation.StateHint;
+import org.apache.flink.table.api.dataview.ListView;
+import org.apache.flink.table.api.dataview.MapView;
 import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.ProcessTableFunction;
 import org.apache.flink.types.Row;
@@ -19,12 +21,13 @@ public class NoDepartureAlert extends ProcessTableFunction<Row> {
     private static final String[] OUT_KINDS = {"TIMESTAMP"};
     private static final String[] ARG_NAMES = {"flights"};
     private static final boolean[] ARG_TABLES = {true};
+    private static final String[] STATE_KINDS = {"VALUE"};
 
     private transient JsFunction js;
 
     @Override
     public void open(FunctionContext context) throws Exception {
-        js = JsFunction.open("/ptfsh/NoDepartureAlert.js", OUT_NAMES, OUT_KINDS, ARG_NAMES, ARG_TABLES, false);
+        js = JsFunction.open("/ptfsh/NoDepartureAlert.js", OUT_NAMES, OUT_KINDS, ARG_NAMES, ARG_TABLES, STATE_KINDS, false);
     }
 
     @Override
@@ -39,13 +42,13 @@ public class NoDepartureAlert extends ProcessTableFunction<Row> {
             Context ctx,
             @StateHint(name = "silence", type = @DataTypeHint("ROW<json STRING>")) Row state_silence,
             @ArgumentHint(value = {ArgumentTrait.SET_SEMANTIC_TABLE, ArgumentTrait.REQUIRE_ON_TIME}, name = "flights") Row flights) {
-        js.eval(v -> collect((Row) v), ctx, new Row[] {state_silence}, new Object[] {flights});
+        js.eval(v -> collect((Row) v), ctx, new Object[] {state_silence}, new Object[] {flights});
     }
 
     // Flink requires onTimer to declare every state entry that eval has.
     public void onTimer(
             OnTimerContext ctx,
             @StateHint(name = "silence", type = @DataTypeHint("ROW<json STRING>")) Row state_silence) {
-        js.onTimer(v -> collect((Row) v), ctx, new Row[] {state_silence});
+        js.onTimer(v -> collect((Row) v), ctx, new Object[] {state_silence});
     }
 }
