@@ -60,6 +60,7 @@ var exportedExamples = []string{
 	"TableFilter (quickstart.sql)",
 	"ToChangelogFunction (to_changelog_function.sql)",
 	"TypedState (typed_state.sql)",
+	"ValueKinds (values.sql)",
 	"ViewState (views.sql)",
 	"count_clicks (quickstart.sql)",
 	"long_views (quickstart.sql)",

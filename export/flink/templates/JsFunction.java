@@ -167,6 +167,9 @@ public final class JsFunction implements AutoCloseable {
             "  const revive = (k, v) => {",
             "    if (v === null || typeof v !== 'object') return v;",
             "    if ('$ptfshDate' in v) return new Date(v.$ptfshDate);",
+            "    if ('$ptfshNum' in v) return Number(v.$ptfshNum);",
+            "    if ('$ptfshBig' in v) return BigInt(v.$ptfshBig);",
+            "    if ('$ptfshBytes' in v) return Uint8Array.from(v.$ptfshBytes);",
             "    if ('$ptfshRow' in v) return row(v.$ptfshRow);",
             "    return v;",
             "  };",
@@ -281,9 +284,17 @@ public final class JsFunction implements AutoCloseable {
             "        const k = kindOf(kind);",
             "        if (k !== '+I' && !changelog) throw new TypeError('collect: the kind ' + String(kind) + ' needs a changelog declaration (changelog: \\\"retract\\\", ...)');",
             "        if (fields == null) { emit([v], k); return; }",
-            "        if (Array.isArray(v)) { emit(v, k); return; }",
-            "        if (v === null || typeof v !== 'object') throw new TypeError('collect: the output is a ROW; pass an object or an array, got ' + v);",
-            "        emit(fields.map((f) => v[f] === undefined ? null : v[f]), k);",
+            "        // As ptfsh: an array in column order, an object (or a row) by",
+            "        // column name, any other value for an output of one column.",
+            "        if (Array.isArray(v)) {",
+            "          if (v.length !== fields.length) throw new TypeError('collect: an array of ' + v.length + ' values for ' + fields.length + ' columns (' + fields.join(', ') + ')');",
+            "          emit(v, k); return;",
+            "        }",
+            "        if (v !== null && typeof v === 'object' && Object.prototype.toString.call(v) === '[object Object]') {",
+            "          emit(fields.map((f) => v[f] === undefined ? null : v[f]), k); return;",
+            "        }",
+            "        if (fields.length === 1 && v !== null && v !== undefined) { emit([v], k); return; }",
+            "        throw new TypeError('collect: cannot use ' + String(v) + ': pass an object by column name or an array of ' + fields.length + ' values');",
             "      },",
             "      clearState(n) {",
             "        const i = names.indexOf(n);",
@@ -327,7 +338,7 @@ public final class JsFunction implements AutoCloseable {
             scalars.append(':');
             Object a = args[i];
             if (a instanceof Row) {
-                writeRow(json, (Row) a, fieldNames(ctx, argNames[i], (Row) a));
+                writeRow(json, (Row) a, ctx.tableSemanticsFor(argNames[i]).dataType());
                 scalars.append("null");
             } else {
                 int at = json.length();
@@ -595,16 +606,6 @@ public final class JsFunction implements AutoCloseable {
         return (long) Math.floor(d);
     }
 
-    private static String[] fieldNames(ProcessTableFunction.Context ctx, String arg, Row row) {
-        Set<String> named = row.getFieldNames(true);
-        if (named != null) {
-            return named.toArray(new String[0]);
-        }
-        DataType t = ctx.tableSemanticsFor(arg).dataType();
-        List<String> names = DataType.getFieldNames(t);
-        return names.toArray(new String[0]);
-    }
-
     private Object toOutput(Value arr) {
         if (outNames == null) {
             return convert(arr.getArrayElement(0), outKinds[0], null);
@@ -803,20 +804,27 @@ public final class JsFunction implements AutoCloseable {
         }
     }
 
-    private static void writeRow(StringBuilder b, Row row, String[] names) {
+    // writeRow writes a row as ptfsh gives it to JavaScript: its fields by
+    // name (the names of its type t, which also gives the nested rows
+    // theirs), its kind and its Row.toString.
+    private static void writeRow(StringBuilder b, Row row, DataType t) {
+        Set<String> named = row.getFieldNames(true);
+        List<String> names = named != null ? new java.util.ArrayList<>(named)
+                : t != null ? DataType.getFieldNames(t) : java.util.Collections.emptyList();
+        List<DataType> types = t != null ? DataType.getFieldDataTypes(t) : java.util.Collections.emptyList();
         b.append("{\"$ptfshRow\":{\"n\":[");
         for (int i = 0; i < row.getArity(); i++) {
             if (i > 0) {
                 b.append(',');
             }
-            quote(b, i < names.length ? names[i] : "f" + i);
+            quote(b, i < names.size() ? names.get(i) : "f" + i);
         }
         b.append("],\"v\":[");
         for (int i = 0; i < row.getArity(); i++) {
             if (i > 0) {
                 b.append(',');
             }
-            writeValue(b, row.getField(i));
+            writeValue(b, row.getField(i), i < types.size() ? types.get(i) : null);
         }
         b.append("],\"k\":");
         quote(b, row.getKind().shortString());
@@ -826,21 +834,27 @@ public final class JsFunction implements AutoCloseable {
     }
 
     private static void writeValue(StringBuilder b, Object v) {
+        writeValue(b, v, null);
+    }
+
+    // writeValue writes a value as ptfsh gives it to JavaScript (t, its
+    // type, names the fields of nested rows; null when unknown).
+    private static void writeValue(StringBuilder b, Object v, DataType t) {
         if (v == null) {
             b.append("null");
         } else if (v instanceof Long && Math.abs((Long) v) > MAX_SAFE_INT) {
             // ptfsh gives a BigInt there; JSON would round it.
-            throw new UnsupportedOperationException("ptfsh export flink: the BIGINT " + v
-                    + " is beyond 2^53 and is not converted to JavaScript yet");
+            b.append("{\"$ptfshBig\":\"").append(v).append("\"}");
         } else if (v instanceof Boolean || v instanceof Integer || v instanceof Long
                 || v instanceof Short || v instanceof Byte) {
             b.append(v);
         } else if (v instanceof Double || v instanceof Float) {
+            // A FLOAT is the double of its float, as ptfsh gives it.
             double d = ((Number) v).doubleValue();
             if (Double.isFinite(d)) {
-                b.append(v);
+                b.append(d);
             } else {
-                b.append("null");
+                b.append("{\"$ptfshNum\":\"").append(d).append("\"}");
             }
         } else if (v instanceof BigDecimal) {
             b.append(((BigDecimal) v).toPlainString());
@@ -854,25 +868,40 @@ public final class JsFunction implements AutoCloseable {
         } else if (v instanceof LocalDate) {
             date(b, ((LocalDate) v).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli());
         } else if (v instanceof LocalTime) {
-            b.append(((LocalTime) v).toNanoOfDay() / 1_000_000); // ms since midnight
+            b.append(((LocalTime) v).toNanoOfDay() / 1e6); // ms since midnight, with its fraction
         } else if (v instanceof Duration) {
             b.append(((Duration) v).toMillis());
         } else if (v instanceof Period) {
             b.append(((Period) v).toTotalMonths());
+        } else if (v instanceof byte[]) {
+            // BYTES: a Uint8Array.
+            byte[] a = (byte[]) v;
+            b.append("{\"$ptfshBytes\":[");
+            for (int i = 0; i < a.length; i++) {
+                if (i > 0) {
+                    b.append(',');
+                }
+                b.append(a[i] & 0xff);
+            }
+            b.append("]}");
+        } else if (v instanceof Row) {
+            writeRow(b, (Row) v, t);
         } else if (v instanceof Object[]) {
             // ARRAY: a JavaScript Array, as ptfsh gives it.
             Object[] a = (Object[]) v;
+            DataType elem = t != null && t.getChildren().size() == 1 ? t.getChildren().get(0) : null;
             b.append('[');
             for (int i = 0; i < a.length; i++) {
                 if (i > 0) {
                     b.append(',');
                 }
-                writeValue(b, a[i]);
+                writeValue(b, a[i], elem);
             }
             b.append(']');
         } else {
-            // Arrays, maps, rows and bytes are not converted yet: fail
-            // rather than hand JavaScript something ptfsh would not.
+            // Maps (ptfsh keeps their order, Flink's HashMap does not) and
+            // the rest are not converted: fail rather than hand JavaScript
+            // something ptfsh would not.
             throw new UnsupportedOperationException("ptfsh export flink: a value of class "
                     + v.getClass().getName() + " is not converted to JavaScript yet");
         }
