@@ -70,6 +70,8 @@ func TestCheck_unsupported(t *testing.T) {
 			state: { seen: { kind: "map", type: "MAP<STRING, ARRAY<INT>>" } }, eval() {} })`, `f.js: export flink: MapView state of type MAP<STRING, ARRAY<INT>> (state "seen"; keys and values of BOOLEAN, integer, FLOAT, DOUBLE or STRING are) is not supported yet`},
 		{"list state", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
 			state: { seen: { kind: "list", type: "ARRAY<TIMESTAMP(3)>" } }, eval() {} })`, `ListView state of type ARRAY<TIMESTAMP(3)> (state "seen"`},
+		{"scalar before pass-through", `({ output: "STRING", args: [{ name: "i", type: "INT" }, { name: "r", traits: ["ROW_SEMANTIC_TABLE", "PASS_COLUMNS_THROUGH"] }],
+			eval() {} })`, `a scalar argument ("i") declared before the PASS_COLUMNS_THROUGH table "r"`},
 		{"output type", `({ output: "ROW<t TIME(0)>", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
 			eval() {} })`, `the output field type TIME(0) (field "t")`},
 		{"scalar type", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }, { name: "d", type: "MAP<STRING, INT>" }],
