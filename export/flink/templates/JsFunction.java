@@ -17,7 +17,9 @@ import java.util.function.Consumer;
 
 import org.apache.flink.table.api.dataview.ListView;
 import org.apache.flink.table.api.dataview.MapView;
+import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.functions.ProcessTableFunction;
+import org.apache.flink.table.functions.TableSemantics;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
@@ -95,8 +97,14 @@ public final class JsFunction implements AutoCloseable {
         context.eval("js", GLOBALS);
         Value decl = context.eval(Source.newBuilder("js", code, resource).build());
         Value wrap = context.eval("js", WRAPPER);
+        List<Object> tables = new java.util.ArrayList<>();
+        for (int i = 0; i < argNames.length; i++) {
+            if (argTables[i]) {
+                tables.add(argNames[i]);
+            }
+        }
         Value call = wrap.execute(decl, outNames == null ? null : String.join(",", outNames), changelog,
-                ProxyArray.fromArray((Object[]) stateKinds));
+                ProxyArray.fromArray((Object[]) stateKinds), ProxyArray.fromList(tables));
         return new JsFunction(context, call, outNames, outKinds, argNames, argTables, stateKinds);
     }
 
@@ -119,7 +127,7 @@ public final class JsFunction implements AutoCloseable {
     // a, b) reaches the Flink context (time, timers); timer is true for
     // onTimer.
     private static final String WRAPPER = String.join("\n",
-            "(function (decl, outNames, changelog, stateKinds) {",
+            "(function (decl, outNames, changelog, stateKinds, tableArgs) {",
             "  const names = Object.keys(decl.state || {});",
             "  const fields = outNames == null ? null : outNames.split(',');",
             
@@ -139,6 +147,25 @@ public final class JsFunction implements AutoCloseable {
             "    if (j < 0) j = $ptfshKinds.names.indexOf(s);",
             "    if (j < 0) throw new TypeError('collect: unknown RowKind ' + s);",
             "    return $ptfshKinds.shorts[j];",
+            "  };",
+            "  // ChangelogMode and TableSemantics as ptfsh gives them.",
+            "  const list = (xs) => Object.defineProperty(xs, 'toString', { value() { return '[' + this.join(', ') + ']'; }, writable: true, configurable: true });",
+            "  const modeProto = {",
+            "    toString() { return '[' + this.kinds.map((k) => k === 'DELETE' && this.keyOnlyDeletes ? '~DELETE' : k).join(', ') + ']'; },",
+            "    contains(k) { const i = $ptfshKinds.kinds.indexOf(k); const s = i >= 0 ? $ptfshKinds.names[i] : String(k); const j = $ptfshKinds.shorts.indexOf(s); return this.kinds.includes(j >= 0 ? $ptfshKinds.names[j] : s); },",
+            "    isInsertOnly() { return this.kinds.length === 1 && this.kinds[0] === 'INSERT'; },",
+            "  };",
+            "  const modeOf = (j) => { const m = Object.create(modeProto); Object.defineProperty(m, 'kinds', { value: j.kinds, enumerable: true }); Object.defineProperty(m, 'keyOnlyDeletes', { value: j.keyOnlyDeletes, enumerable: true }); return m; };",
+            "  const semanticsOf = (j) => {",
+            "    const dataType = { fields: j.fields, toString() { return j.type; } };",
+            "    return {",
+            "      dataType() { return dataType; },",
+            "      partitionByColumns() { return list(j.partitionBy.slice()); },",
+            "      orderByColumns() { return list(j.orderBy.slice()); },",
+            "      orderByDirections() { return list(j.directions.slice()); },",
+            "      timeColumn() { return j.timeColumn; },",
+            "      changelogMode() { return j.mode == null ? null : modeOf(j.mode); },",
+            "    };",
             "  };",
             "  const K = Symbol('row');",
             "  const rowProto = {",
@@ -262,7 +289,7 @@ public final class JsFunction implements AutoCloseable {
             "  names.forEach((n, i) => { if (!isView(i)) { const d = decl.state[n].default; defaults[n] = save(n, d === undefined ? start(i) : d); } });",
             "  const fresh = (n) => dec(JSON.parse(defaults[n]));",
             "  return function (emit, ops, states, argsJson, timer) {",
-            "    const st = {}; const reset = {};",
+            "    const st = {}; const reset = {}; const semantics = {};",
             "    names.forEach((n, i) => {",
             "      if (isView(i)) {",
             "        const op = (m, ...a) => ops('view', i, m, ...a);",
@@ -308,8 +335,13 @@ public final class JsFunction implements AutoCloseable {
             "      timeContext() { return time; },",
             "      currentTimer() { return timer ? ops('currentTimer') : null; },",
             "    };",
-            "    for (const m of ['tableSemanticsFor', 'getChangelogMode'])",
-            "      ctx[m] = () => { throw new Error('ptfsh export flink: ctx.' + m + ' is not supported yet'); };",
+            "    ctx.tableSemanticsFor = (arg) => {",
+            "      if (!tableArgs.includes(String(arg))) throw new TypeError('tableSemanticsFor: ' + JSON.stringify(String(arg)) + ' is not a table argument');",
+            "      if (semantics[arg] !== undefined) return semantics[arg];",
+            "      const j = ops('tableSemantics', String(arg));",
+            "      return (semantics[arg] = j == null ? null : semanticsOf(JSON.parse(j)));",
+            "    };",
+            "    ctx.getChangelogMode = () => modeOf(JSON.parse(ops('changelogMode')));",
             "    const args = JSON.parse(argsJson, revive);",
             "    (timer ? decl.onTimer : decl.eval).call(decl, ctx, st, args);",
             "    return names.map((n, i) => {",
@@ -498,6 +530,55 @@ public final class JsFunction implements AutoCloseable {
         throw new IllegalArgumentException("unknown view method " + m);
     }
 
+    // semanticsJson is a table argument's TableSemantics as JSON, for the
+    // JavaScript object ptfsh gives.
+    private static String semanticsJson(TableSemantics ts) {
+        StringBuilder b = new StringBuilder("{\"type\":");
+        DataType t = ts.dataType();
+        quote(b, t.toString());
+        b.append(",\"fields\":[");
+        List<String> names = DataType.getFieldNames(t);
+        List<DataType> types = DataType.getFieldDataTypes(t);
+        for (int i = 0; i < names.size(); i++) {
+            if (i > 0) {
+                b.append(',');
+            }
+            b.append("{\"name\":");
+            quote(b, names.get(i));
+            b.append(",\"type\":");
+            quote(b, types.get(i).toString());
+            b.append('}');
+        }
+        b.append("],\"partitionBy\":").append(java.util.Arrays.toString(ts.partitionByColumns()).replace(" ", ""));
+        b.append(",\"orderBy\":").append(java.util.Arrays.toString(ts.orderByColumns()).replace(" ", ""));
+        b.append(",\"directions\":[");
+        TableSemantics.SortDirection[] dirs = ts.orderByDirections();
+        for (int i = 0; i < dirs.length; i++) {
+            if (i > 0) {
+                b.append(',');
+            }
+            b.append(dirs[i].isDescending() ? "\"DESCENDING\"" : "\"ASCENDING\"");
+        }
+        b.append("],\"timeColumn\":").append(ts.timeColumn());
+        b.append(",\"mode\":").append(ts.changelogMode().map(JsFunction::modeJson).orElse("null"));
+        return b.append('}').toString();
+    }
+
+    private static String modeJson(ChangelogMode m) {
+        StringBuilder b = new StringBuilder("{\"kinds\":[");
+        boolean first = true;
+        for (RowKind k : RowKind.values()) {
+            if (m.contains(k)) {
+                if (!first) {
+                    b.append(',');
+                }
+                first = false;
+                quote(b, k.name());
+            }
+        }
+        return b.append("],\"keyOnlyDeletes\":").append(m.keyOnlyDeletes()).append('}').toString();
+    }
+
     private static List<Object> convertAll(Value arr, String kind) {
         List<Object> out = new java.util.ArrayList<>();
         for (long j = 0; j < arr.getArraySize(); j++) {
@@ -559,6 +640,13 @@ public final class JsFunction implements AutoCloseable {
                 return null;
             case "view":
                 return view(a);
+            case "tableSemantics": {
+                // ptfsh gives null where Flink has none (onTimer).
+                TableSemantics ts = ctx.tableSemanticsFor(a[1].asString());
+                return ts == null ? null : semanticsJson(ts);
+            }
+            case "changelogMode":
+                return modeJson(ctx.getChangelogMode());
             default:
                 break;
         }
@@ -666,6 +754,11 @@ public final class JsFunction implements AutoCloseable {
             case "INTERVAL_DT":
                 if (v.isNumber() && v.fitsInLong()) {
                     return Duration.ofMillis(v.asLong());
+                }
+                break;
+            case "INTERVAL_YM":
+                if (v.isNumber() && v.fitsInInt()) {
+                    return Period.ofMonths(v.asInt()).normalized();
                 }
                 break;
             case "TIMESTAMP":
@@ -787,6 +880,7 @@ public final class JsFunction implements AutoCloseable {
             case "FLOAT": return Float.class;
             case "DOUBLE": return Double.class;
             case "INTERVAL_DT": return Duration.class;
+            case "INTERVAL_YM": return Period.class;
             case "TIMESTAMP": return LocalDateTime.class;
             case "TIMESTAMP_LTZ": return Instant.class;
             case "DATE": return LocalDate.class;
@@ -873,6 +967,17 @@ public final class JsFunction implements AutoCloseable {
             b.append(((Duration) v).toMillis());
         } else if (v instanceof Period) {
             b.append(((Period) v).toTotalMonths());
+        } else if (v instanceof org.apache.flink.types.ColumnList) {
+            // DESCRIPTOR: an Array of the column names, as ptfsh gives it.
+            List<String> names = ((org.apache.flink.types.ColumnList) v).getNames();
+            b.append('[');
+            for (int i = 0; i < names.size(); i++) {
+                if (i > 0) {
+                    b.append(',');
+                }
+                quote(b, names.get(i));
+            }
+            b.append(']');
         } else if (v instanceof byte[]) {
             // BYTES: a Uint8Array.
             byte[] a = (byte[]) v;
