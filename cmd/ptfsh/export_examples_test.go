@@ -48,6 +48,7 @@ func exportPairs(t *testing.T, dirs ...string) []exportPair {
 // script named) and give a case; the rest are refused for a feature the
 // bridge lacks.
 var exportedExamples = []string{
+	"ChangelogFn (changelog_fn.sql)",
 	"CheckoutProcessor (checkout_processor.sql)",
 	"CustomAggregation (custom_aggregation.sql)",
 	"DelayStreak (flights.sql)",

@@ -55,10 +55,11 @@
 //
 // Check, CheckChangelog and CheckScript refuse, with a message that names
 // the feature and the file, what the bridge cannot run as ptfsh does:
-// typed value state, views of other than BOOLEAN, integer, FLOAT, DOUBLE
-// and STRING elements, the function form of changelog, typed table
-// arguments, argument and output types the bridge does not convert, and
-// the context methods tableSemanticsFor and getChangelogMode.
+// views of other than BOOLEAN, integer, FLOAT, DOUBLE and STRING
+// elements, a changelog function with a scalar output, a scalar argument
+// before a PASS_COLUMNS_THROUGH table (Flink 2.3 fails to generate code
+// for it), and argument and output types the bridge does not convert
+// (TIME, BYTES, ROW fields, MAP arguments, ...).
 package flink
 
 import (
@@ -175,16 +176,14 @@ func Check(def *ptf.FuncDef, file string) error {
 // CheckChangelog reports whether the bridge can carry the changelog
 // declaration of def (script.Changelog: mode is "insert-only", "retract",
 // "upsert", "all" or "" for none; fn is the function form), naming the
-// file. A fixed mode is carried (the class is a ChangelogFunction); the
-// function form, which Flink calls while it plans, is not yet.
+// file. Both forms are carried (the class is a ChangelogFunction; the
+// function form runs in a GraalJS context of its own when Flink plans),
+// for a ROW output.
 func CheckChangelog(def *ptf.FuncDef, mode string, fn bool, file string) error {
-	if fn {
-		return fmt.Errorf("%s: export flink: a changelog function of the form (cctx) => mode is not supported yet (a fixed mode is: \"retract\", \"upsert\", \"all\")", file)
-	}
-	if mode != "" && mode != "insert-only" && def.Output.Kind != types.KindRow {
+	if (fn || mode != "" && mode != "insert-only") && def.Output.Kind != types.KindRow {
 		return fmt.Errorf("%s: export flink: a changelog function with the output %s is not supported yet (a ROW output is)", file, def.Output)
 	}
-	if def.ChangelogMode != nil && mode == "" {
+	if def.ChangelogMode != nil && mode == "" && !fn {
 		return fmt.Errorf("%s: export flink: a changelog function whose mode is not known is not supported yet", file)
 	}
 	return nil
@@ -392,13 +391,17 @@ func ClassSource(p Project) (string, error) {
 		States                                  []classState
 		Args                                    []classArg
 		StateParams, ArgParams                  string
-		OnTimer                                 bool
+		OnTimer, ChangelogFunc                  bool
 		Changelog, StateKinds                   string
 	}{
 		Class: ClassName(def.Name), File: javaComment(filepath.ToSlash(p.File)), Resource: resourceName(def),
-		Output: javaString(flinkType(def.Output)), OnTimer: def.HasOnTimer,
+		Output: javaString(flinkType(def.Output)), OnTimer: def.HasOnTimer, ChangelogFunc: p.ChangelogFunc,
 	}
 	switch p.Changelog {
+	case "":
+		if p.ChangelogFunc {
+			data.Changelog = fmt.Sprintf(`JsFunction.changelogMode("%s", changelogContext)`, data.Resource)
+		}
 	case "retract", "all":
 		data.Changelog = "ChangelogMode.all()"
 	case "upsert":

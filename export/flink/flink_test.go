@@ -125,8 +125,9 @@ func TestClassSource_ttl(t *testing.T) {
 	}
 }
 
-// TestCheckChangelog: a fixed changelog mode is carried (the class is a
-// ChangelogFunction); the function form and a scalar output are refused.
+// TestCheckChangelog: a changelog declaration is carried (the class is a
+// ChangelogFunction), a fixed mode and the function form; a scalar output
+// is refused.
 func TestCheckChangelog(t *testing.T) {
 	row := load(t, "F", "", `({ output: "ROW<s INT>", changelog: "all", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }], eval() {} })`)
 	scalar := load(t, "F", "", `({ output: "INT", changelog: "all", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }], eval() {} })`)
@@ -138,7 +139,8 @@ func TestCheckChangelog(t *testing.T) {
 	}{
 		{row, "all", false, ""},
 		{row, "upsert", false, ""},
-		{row, "", true, "f.js: export flink: a changelog function of the form (cctx) => mode is not supported yet"},
+		{row, "", true, ""},
+		{scalar, "", true, "f.js: export flink: a changelog function with the output INT is not supported yet"},
 		{scalar, "all", false, "f.js: export flink: a changelog function with the output INT is not supported yet"},
 		{row, "", false, "f.js: export flink: a changelog function whose mode is not known"},
 	} {
@@ -150,6 +152,13 @@ func TestCheckChangelog(t *testing.T) {
 	got, err := flink.ClassSource(flink.Project{Def: row, File: "f.js", Changelog: "upsert"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	fn, err := flink.ClassSource(flink.Project{Def: row, File: "f.js", ChangelogFunc: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `return JsFunction.changelogMode("/ptfsh/F.js", changelogContext);`; !strings.Contains(fn, want) {
+		t.Errorf("the class lacks %q:\n%s", want, fn)
 	}
 	for _, want := range []string{"extends ProcessTableFunction<Row> implements ChangelogFunction {",
 		"return ChangelogMode.upsert(changelogContext.getRequiredChangelogMode().keyOnlyDeletes());", "ARG_TABLES, STATE_KINDS, true);"} {

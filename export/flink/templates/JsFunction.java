@@ -108,6 +108,64 @@ public final class JsFunction implements AutoCloseable {
         return new JsFunction(context, call, outNames, outKinds, argNames, argTables, stateKinds);
     }
 
+    /**
+     * changelogMode calls the function's changelog declaration of the form
+     * (cctx) => mode, as Flink's ChangelogFunction.getChangelogMode, in a
+     * GraalJS context of its own (Flink calls it while it plans). The mode
+     * is a name ("insert-only", "retract", "upsert", "all") or { kinds,
+     * keyOnlyDeletes }, read as ptfsh reads it.
+     */
+    public static ChangelogMode changelogMode(String resource, org.apache.flink.table.functions.ChangelogFunction.ChangelogContext cctx) throws IOException {
+        String code;
+        try (InputStream in = JsFunction.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IOException("missing resource " + resource);
+            }
+            code = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        try (Context context = Context.newBuilder("js").option("engine.WarnInterpreterOnly", "false").build()) {
+            context.eval("js", GLOBALS);
+            Value decl = context.eval(Source.newBuilder("js", code, resource).build());
+            ProxyExecutable table = (Value... a) -> modeJson(cctx.getTableChangelogMode(a[0].asInt()));
+            ProxyExecutable required = (Value... a) -> modeJson(cctx.getRequiredChangelogMode());
+            Value res = context.eval("js", CHANGELOG).execute(decl, table, required);
+            ChangelogMode.Builder b = ChangelogMode.newBuilder();
+            for (long i = 0; i < res.getMember("kinds").getArraySize(); i++) {
+                b.addContainedKind(RowKind.valueOf(res.getMember("kinds").getArrayElement(i).asString()));
+            }
+            return b.keyOnlyDeletes(res.getMember("keyOnlyDeletes").asBoolean()).build();
+        }
+    }
+
+    // CHANGELOG runs the declaration's changelog function and reads its
+    // mode as ptfsh does: kinds by name ("+U" or "UPDATE_AFTER") or RowKind.
+    private static final String CHANGELOG = String.join("\n",
+            "(function (decl, table, required) {",
+            "  const mode = (j) => ({ kinds: j.kinds, keyOnlyDeletes: j.keyOnlyDeletes,",
+            "    toString() { return '[' + j.kinds.map((k) => k === 'DELETE' && j.keyOnlyDeletes ? '~DELETE' : k).join(', ') + ']'; },",
+            "    contains(k) { return j.kinds.includes(String(k).length === 2 ? $ptfshKinds.names[$ptfshKinds.shorts.indexOf(String(k))] : String(k)); },",
+            "    isInsertOnly() { return j.kinds.length === 1 && j.kinds[0] === 'INSERT'; } });",
+            "  const cctx = {",
+            "    getTableChangelogMode(i) { return mode(JSON.parse(table(i))); },",
+            "    getRequiredChangelogMode() { return mode(JSON.parse(required())); },",
+            "  };",
+            "  const m = decl.changelog(cctx);",
+            "  const names = { 'insert-only': ['INSERT'], retract: $ptfshKinds.names, all: $ptfshKinds.names, upsert: ['INSERT', 'UPDATE_AFTER', 'DELETE'] };",
+            "  if (typeof m === 'string') {",
+            "    if (!(m in names)) throw new Error('changelog: unknown changelog mode ' + JSON.stringify(m));",
+            "    return { kinds: names[m], keyOnlyDeletes: false };",
+            "  }",
+            "  if (m === null || typeof m !== 'object' || !Array.isArray(m.kinds)) throw new Error('changelog: a changelog mode needs kinds: [\"INSERT\", ...]');",
+            "  const kinds = m.kinds.map((k) => {",
+            "    const i = $ptfshKinds.kinds.indexOf(k);",
+            "    if (i >= 0) return $ptfshKinds.names[i];",
+            "    const s = String(k); let j = $ptfshKinds.shorts.indexOf(s); if (j < 0) j = $ptfshKinds.names.indexOf(s);",
+            "    if (j < 0) throw new Error('changelog: unknown row kind ' + s + ' in a changelog mode');",
+            "    return $ptfshKinds.names[j];",
+            "  });",
+            "  return { kinds, keyOnlyDeletes: m.keyOnlyDeletes === undefined ? false : !!m.keyOnlyDeletes };",
+            "})");
+
     // GLOBALS defines what ptfsh gives every function besides JavaScript's
     // own: RowKind (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE, values()).
     private static final String GLOBALS = String.join("\n",
