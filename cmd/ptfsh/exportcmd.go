@@ -22,7 +22,10 @@ const exportUsage = `usage: ptfsh export flink FUNC.js [-o DIR] [--name NAME] [-
 Writes a Maven project (default DIR: <name>-flink) whose Java
 ProcessTableFunction runs FUNC.js on Flink through GraalJS. With --script,
 ptfsh runs the script and each SELECT becomes a test of the project that
-compares Flink's rows with ptfsh's: run them with mvn test.
+compares Flink's rows with ptfsh's: run them with mvn test; job.sql holds
+the same statements for Flink's SQL client. What the bridge cannot run as
+ptfsh does is refused with a message that names it (see the README,
+Running on Flink).
 `
 
 // runExport implements ptfsh export flink.
