@@ -5,7 +5,7 @@
 CREATE FUNCTION ToChangelogFunction AS 'to_changelog_function.js';
 
 CREATE VIEW Scores AS
-SELECT name, SUM(score) AS sum
+SELECT name, SUM(score) AS `sum`
 FROM (VALUES ('Bob', 23), ('Alice', 42), ('Alice', 2)) AS T(name, score)
 GROUP BY name;
 
@@ -27,7 +27,7 @@ WHERE flag IN ('INSERT', 'UPDATE_AFTER');
 CREATE TABLE ScoreChanges (op STRING, name STRING, score INT)
 WITH ('changelog.op-column' = 'op')
 AS VALUES ('+I', 'Bob', 23), ('+I', 'Alice', 42), ('+I', 'Alice', 2), ('-D', 'Bob', 23);
-CREATE VIEW Totals AS SELECT name, SUM(score) AS sum FROM ScoreChanges GROUP BY name;
+CREATE VIEW Totals AS SELECT name, SUM(score) AS `sum` FROM ScoreChanges GROUP BY name;
 
 SELECT * FROM ToChangelogFunction(TABLE Totals PARTITION BY name);
 SELECT * FROM ToChangelogFunction(TABLE Totals PARTITION BY name)

@@ -23,8 +23,8 @@ func TestRunExport_errors(t *testing.T) {
 		{"no target", []string{}, 2, "usage: ptfsh export flink"},
 		{"unknown target", []string{"spark", "f.js"}, 2, "usage: ptfsh export flink"},
 		{"no file", []string{"flink"}, 2, "usage: ptfsh export flink"},
-		{"timers", []string{"flink", "../../examples/ping_later.js", "-o", filepath.Join(dir, "p")}, 1,
-			"ptfsh: ../../examples/ping_later.js: export flink: onTimer (timers) is not supported yet"},
+		{"map state", []string{"flink", "testdata/flink/map_state_refused.js", "-o", filepath.Join(dir, "p")}, 1,
+			`ptfsh: testdata/flink/map_state_refused.js: export flink: MapView state of type MAP<STRING, ARRAY<INT>> (state "seen"`},
 		{"a name Flink cannot write", []string{"flink", "../../examples/greeting.js", "-o", filepath.Join(dir, "p"), "--name", "a\n'b"}, 1,
 			`ptfsh: ../../examples/greeting.js: export flink: the function name "a\n'b" cannot be written in Flink SQL`},
 	} {

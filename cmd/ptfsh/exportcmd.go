@@ -22,7 +22,10 @@ const exportUsage = `usage: ptfsh export flink FUNC.js [-o DIR] [--name NAME] [-
 Writes a Maven project (default DIR: <name>-flink) whose Java
 ProcessTableFunction runs FUNC.js on Flink through GraalJS. With --script,
 ptfsh runs the script and each SELECT becomes a test of the project that
-compares Flink's rows with ptfsh's: run them with mvn test.
+compares Flink's rows with ptfsh's: run them with mvn test; job.sql holds
+the same statements for Flink's SQL client. What the bridge cannot run as
+ptfsh does is refused with a message that names it (see the README,
+Running on Flink).
 `
 
 // runExport implements ptfsh export flink.
@@ -97,7 +100,16 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	if err := flink.CheckScript(code, file); err != nil {
+		return err
+	}
 	p := flink.Project{Def: def, File: file, Script: code}
+	if cl, ok := engine.Changelog(def); ok {
+		p.Changelog, p.ChangelogFunc = cl.Mode, cl.Func
+	}
+	if err := flink.CheckChangelog(def, p.Changelog, p.ChangelogFunc, file); err != nil {
+		return err
+	}
 	if scriptFile != "" {
 		scriptDir, err := filepath.Abs(filepath.Dir(scriptFile))
 		if err != nil {
@@ -110,9 +122,20 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 			return err
 		}
 		defer ssh.Close()
+		absDir, err := filepath.Abs(dir)
+		if err != nil {
+			return err
+		}
 		r := sessionRunner{sess: ssh.Session, src: scriptSrc}
+		tables := 0
+		for _, a := range def.Args {
+			if a.IsTable() {
+				tables++
+			}
+		}
 		p.Cases, err = flink.Cases(context.Background(), r, flink.Script{
-			Path: scriptFile, Source: scriptSrc, Name: name, File: absFile, Notes: stderr})
+			Path: scriptFile, Source: scriptSrc, Name: name, File: absFile, Notes: stderr,
+			Dir: scriptDir, DataDir: filepath.Join(absDir, flink.DataFolder), Interleaved: tables > 1})
 		if err != nil {
 			return err
 		}

@@ -3,7 +3,9 @@ package flink
 import (
 	"context"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -36,7 +38,25 @@ type Script struct {
 	Name, File string
 	// Notes receives a line for each SELECT left out (nil: none).
 	Notes io.Writer
+	// Dir is the script's folder (absolute): a file table's relative path
+	// is made absolute against it, as ptfsh resolves it.
+	Dir string
+	// Interleaved is true for a function of two or more table arguments:
+	// Flink reads its inputs as their rows arrive, ptfsh in a fixed order,
+	// so a SELECT that calls it is no test (the rows of a function whose
+	// output depends on the interleaving would differ; it is left out
+	// with a note).
+	Interleaved bool
+	// DataDir is the project's folder for data (absolute), named "data"
+	// in the project: the rows of a CREATE TABLE ... AS VALUES are written
+	// there as JSON lines, and the table is read from that file on Flink.
+	DataDir string
 }
+
+// DataFolder is the project's folder of the files that hold the rows of
+// the script's CREATE TABLE ... AS VALUES, relative to the project (where
+// Maven runs the tests).
+const DataFolder = "data"
 
 // Cases runs the script's statements one by one through r and returns a
 // case per SELECT: the CREATE VIEW and CREATE TABLE statements before it
@@ -81,14 +101,34 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 	// tainted holds the views that call another function (directly or
 	// through another view), with the function.
 	tainted := map[string]string{}
+	// unfit holds the tables (and the views over them) that Flink cannot
+	// read as ptfsh does, with the reason.
+	unfit := map[string]string{}
 	type setupStmt struct{ name, text string }
 	var setup []setupStmt
 	var cases []Case
+	// goOn is SET 'ptfsh.on-error' = 'continue': a statement that fails
+	// is left out, with a note, and the script goes on, as in ptfsh.
+	goOn := false
+	failed := func(st *sqlmini.Statement, err error) error {
+		if !goOn {
+			return err
+		}
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		fmt.Fprintf(notes, "note: %s:%d: left out, it fails in ptfsh ('ptfsh.on-error' is 'continue'): %s\n", s.Path, st.Pos.Line, msg)
+		return nil
+	}
 	for _, p := range parsed {
 		if p.Err != nil {
 			return nil, p.Err
 		}
 		st := p.Stmt
+		switch {
+		case st.Set != nil && st.Set.Key != nil && string(*st.Set.Key) == "ptfsh.on-error":
+			goOn = st.Set.Value != nil && strings.EqualFold(string(*st.Set.Value), "continue")
+		case st.Reset != nil && (st.Reset.Key == nil || string(*st.Reset.Key) == "ptfsh.on-error"):
+			goOn = false
+		}
 		if st.Query != nil {
 			if fn, view := otherCall(st.Query, others, tainted); fn != "" {
 				how := "calls " + fn
@@ -98,9 +138,20 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 				fmt.Fprintf(notes, "note: %s:%d: skipped, it %s, which is not exported with %s\n", s.Path, st.Pos.Line, how, s.Name)
 				continue
 			}
+			if s.Interleaved && callsFn(st.Query, s.Name) {
+				fmt.Fprintf(notes, "note: %s:%d: skipped, %s reads two tables, whose rows Flink interleaves as they arrive (ptfsh in a fixed order), so its rows may differ\n", s.Path, st.Pos.Line, s.Name)
+				continue
+			}
+			if name, why := readsUnfit(st.Query, unfit); name != "" {
+				fmt.Fprintf(notes, "note: %s:%d: skipped, it reads %s, %s\n", s.Path, st.Pos.Line, name, why)
+				continue
+			}
 			schema, rows, err := r.Query(ctx, st)
 			if err != nil {
-				return nil, err
+				if err := failed(st, err); err != nil {
+					return nil, err
+				}
+				continue
 			}
 			stmts := make([]string, 0, len(setup)+1)
 			for _, u := range setup {
@@ -114,7 +165,10 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 			continue
 		}
 		if err := r.Exec(ctx, st); err != nil {
-			return nil, err
+			if err := failed(st, err); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		switch c := st.Create; {
 		case c != nil && c.View != nil:
@@ -123,12 +177,30 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 				tainted[name] = fn
 				continue
 			}
+			if t, why := readsUnfit(c.View.Query, unfit); t != "" {
+				unfit[name] = "which reads " + t + ", " + why
+				continue
+			}
+			if untypedNull(c.View.Query) {
+				unfit[name] = "a view whose VALUES hold an untyped NULL, which Flink refuses ('Illegal use of 'NULL''; CAST(NULL AS type) works in both)"
+				continue
+			}
 			setup = append(setup, setupStmt{name, st.Text})
 		case c != nil && c.Table != nil:
-			setup = append(setup, setupStmt{string(c.Table.Name.Value), st.Text})
+			name := string(c.Table.Name.Value)
+			text, why, err := flinkTable(ctx, r, s, st)
+			if err != nil {
+				return nil, err
+			}
+			if why != "" {
+				unfit[name] = why
+				continue
+			}
+			setup = append(setup, setupStmt{name, text})
 		case st.Drop != nil && st.Drop.Name != nil && !strings.EqualFold(st.Drop.Kind, "FUNCTION"):
 			name := string(st.Drop.Name.Value)
 			delete(tainted, name)
+			delete(unfit, name)
 			for i, u := range setup {
 				if u.name == name {
 					setup = append(setup[:i], setup[i+1:]...)
@@ -138,6 +210,269 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 		}
 	}
 	return cases, nil
+}
+
+// flinkTable returns the statement that gives Flink the table of st, a
+// CREATE TABLE that ptfsh has run, or why Flink cannot read it as ptfsh
+// does:
+//
+//   - CREATE TABLE t (...) AS VALUES ... (ptfsh's inline rows), and a file
+//     table with options only ptfsh has ('csv.header',
+//     'timestamp-format.pattern'): ptfsh writes the rows to a file of
+//     DataDir (JSON lines, through a filesystem table of ptfsh's, in the
+//     form Flink's json format reads), and Flink reads t, with its
+//     columns and watermark, from that file; VALUES with WATERMARK steps
+//     have no Flink equivalent;
+//   - another file table: a relative path is made absolute against the
+//     script's folder; a changelog file table (an op column) is unfit;
+//   - a datagen table: Flink's random values are not ptfsh's (ptfsh's
+//     datagen is deterministic), so it is unfit.
+func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) (text, why string, err error) {
+	t := *st.Create.Table
+	name := string(t.Name.Value)
+	opts := map[string]string{}
+	for _, o := range t.Options {
+		opts[string(o.Key)] = string(o.Value)
+	}
+	var cols []string
+	for _, e := range t.Elements {
+		if e.PrimaryKey != nil || e.Column != nil && e.Column.PrimaryKey {
+			if t.Query != nil {
+				return "", "whose VALUES have a PRIMARY KEY, which Flink's filesystem connector does not take", nil
+			}
+		}
+		if e.Column != nil {
+			cols = append(cols, sqlmini.QuoteIdent(string(e.Column.Name.Value))+" "+e.Column.Type.String())
+		}
+	}
+	connector := strings.ToLower(opts["connector"])
+	// ptfshOnly is the first option of a file table that Flink's
+	// filesystem connector and formats do not have.
+	ptfshOnly := ""
+	for _, o := range t.Options {
+		switch k := string(o.Key); k {
+		case "changelog.op-column", "changelog-mode", "source.produces-delete-by-key", "sink.supports-delete-by-key":
+			if connector == "filesystem" {
+				return "", "a changelog file table ('" + k + "'), which Flink's filesystem connector does not read", nil
+			}
+		case "csv.header", "timestamp-format.pattern":
+			if ptfshOnly == "" {
+				ptfshOnly = k
+			}
+		}
+	}
+	switch {
+	case t.Query != nil || connector == "filesystem" && ptfshOnly != "":
+		if t.Query != nil && len(t.Options) > 0 {
+			return "", "whose VALUES come with WITH options, which Flink has no equivalent for", nil
+		}
+		steps := false
+		walk(reflect.ValueOf(t.Query), func(n any) {
+			if v, ok := n.(*sqlmini.ValuesRow); ok && v.Watermark != nil {
+				steps = true
+			}
+		})
+		if steps {
+			return "", "whose VALUES hold WATERMARK steps, which Flink has no equivalent for", nil
+		}
+		if s.DataDir == "" {
+			return "", "a table whose rows Flink cannot read as they are (no folder for them)", nil
+		}
+		// Flink reads the rows as ptfsh read them, from JSON lines that
+		// ptfsh writes.
+		file := dataFile(s.Name, name)
+		if err := writeRows(ctx, r, s.DataDir, file, name, cols); err != nil {
+			return "", "", err
+		}
+		t.Query = nil
+		t.Options = []*sqlmini.Option{
+			{Key: "connector", Value: "filesystem"},
+			{Key: "path", Value: sqlmini.Str(DataFolder + "/" + file)},
+			{Key: "format", Value: "json"},
+			// ptfsh writes times as ISO-8601 (2025-03-27T12:00:00Z).
+			{Key: "json.timestamp-format.standard", Value: "ISO-8601"},
+		}
+	case connector == "datagen":
+		return "", "a datagen table, whose random values on Flink are not ptfsh's", nil
+	case connector == "filesystem":
+		for i, o := range t.Options {
+			if string(o.Key) == "path" && !filepath.IsAbs(string(o.Value)) && s.Dir != "" {
+				t.Options = append([]*sqlmini.Option(nil), t.Options...)
+				t.Options[i] = &sqlmini.Option{Key: o.Key, Value: sqlmini.Str(filepath.Join(s.Dir, string(o.Value)))}
+				break
+			}
+		}
+	default:
+		return st.Text, "", nil
+	}
+	// The statement as written up to its columns' closing parenthesis
+	// (the names quoted as the user quoted them: Flink reserves more
+	// words than ptfsh), then the new options.
+	head, ok := tableHead(st)
+	if !ok {
+		return "", "", fmt.Errorf("%s:%d: export flink: cannot find the columns of table %s in %q", s.Path, st.Pos.Line, name, st.Text)
+	}
+	opts2 := make([]string, len(t.Options))
+	for i, o := range t.Options {
+		opts2[i] = sqlString(string(o.Key)) + " = " + sqlString(string(o.Value))
+	}
+	return head + " WITH (" + strings.Join(opts2, ", ") + ")", "", nil
+}
+
+// tableHead is the text of a CREATE TABLE statement up to the parenthesis
+// that closes its elements, as written.
+func tableHead(st *sqlmini.Statement) (string, bool) {
+	t := st.Create.Table
+	if len(t.Elements) == 0 {
+		return "", false
+	}
+	i := t.Elements[0].Pos.Offset - st.Pos.Offset
+	if i < 0 || i > len(st.Text) {
+		return "", false
+	}
+	open := strings.LastIndex(st.Text[:i], "(")
+	if open < 0 {
+		return "", false
+	}
+	text := st.Text
+	depth := 0
+	for j := open; j < len(text); j++ {
+		switch c := text[j]; {
+		case c == '\'' || c == '`' || c == '"':
+			k := strings.IndexByte(text[j+1:], c)
+			if k < 0 {
+				return "", false
+			}
+			j += k + 1 // a doubled quote closes and opens again
+		case strings.HasPrefix(text[j:], "--"):
+			k := strings.IndexByte(text[j:], '\n')
+			if k < 0 {
+				return "", false
+			}
+			j += k
+		case strings.HasPrefix(text[j:], "/*"):
+			k := strings.Index(text[j+2:], "*/")
+			if k < 0 {
+				return "", false
+			}
+			j += k + 3
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				return text[:j+1], true
+			}
+		}
+	}
+	return "", false
+}
+
+// dataFile is the name of the file of table name's rows, for function fn
+// (the e2e test merges the projects of several functions): the ASCII
+// letters, digits, _ and - of both, a checksum of both, and .json.
+func dataFile(fn, name string) string {
+	var b strings.Builder
+	for _, r := range ClassName(fn) + "_" + name {
+		if r == '_' || r == '-' || isASCIILetter(r) || '0' <= r && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String() + fmt.Sprintf("_%08x.json", crc32.ChecksumIEEE([]byte(fn+"\x00"+name)))
+}
+
+// writeRows writes the rows of ptfsh's table name to dir/file as JSON
+// lines, through a temporary filesystem table of ptfsh (its json format
+// writes what Flink's reads).
+func writeRows(ctx context.Context, r Runner, dir, file, name string, cols []string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, file)
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	sink := sqlmini.QuoteIdent("ptfsh_export_" + name)
+	stmts := []string{
+		"CREATE TEMPORARY TABLE " + sink + " (" + strings.Join(cols, ", ") + ") WITH ('connector' = 'filesystem', 'path' = " +
+			sqlmini.QuoteString(path) + ", 'format' = 'json')",
+		"INSERT INTO " + sink + " SELECT * FROM " + sqlmini.QuoteIdent(name),
+		"DROP TEMPORARY TABLE " + sink,
+	}
+	for _, text := range stmts {
+		parsed, err := sqlmini.Parse("export", text)
+		if err != nil {
+			return fmt.Errorf("writing the rows of %s: %v", name, err)
+		}
+		if err := r.Exec(ctx, parsed[0]); err != nil {
+			return fmt.Errorf("writing the rows of %s: %v", name, err)
+		}
+	}
+	return nil
+}
+
+// callsFn reports whether q calls the function name (compared as Flink
+// compares function names, without regard to case).
+func callsFn(q *sqlmini.Query, name string) bool {
+	found := false
+	walk(reflect.ValueOf(q), func(n any) {
+		var called *sqlmini.Name
+		switch n := n.(type) {
+		case *sqlmini.Call:
+			called = n.Name
+		case *sqlmini.FuncCall:
+			called = n.Name
+		}
+		if called != nil && strings.EqualFold(string(called.Value), name) {
+			found = true
+		}
+	})
+	return found
+}
+
+// untypedNull reports whether a VALUES of q has a bare NULL for a value.
+func untypedNull(q *sqlmini.Query) bool {
+	found := false
+	walk(reflect.ValueOf(q), func(n any) {
+		if v, ok := n.(*sqlmini.ValuesRow); ok {
+			for _, e := range v.Values {
+				if strings.EqualFold(strings.TrimSpace(e.String()), "NULL") {
+					found = true
+				}
+			}
+		}
+	})
+	return found
+}
+
+// readsUnfit returns the first table or view of unfit that q reads, and
+// why it is unfit; "" when there is none. Names that q defines in a WITH
+// clause are its own.
+func readsUnfit(q *sqlmini.Query, unfit map[string]string) (name, why string) {
+	ctes := map[string]bool{}
+	walk(reflect.ValueOf(q), func(n any) {
+		if c, ok := n.(*sqlmini.CTE); ok && c.Name != nil {
+			ctes[string(c.Name.Value)] = true
+		}
+	})
+	walk(reflect.ValueOf(q), func(n any) {
+		if name != "" {
+			return
+		}
+		var read *sqlmini.Name
+		switch n := n.(type) {
+		case *sqlmini.FromItem:
+			read = n.Table
+		case *sqlmini.TableArg:
+			read = n.Name
+		}
+		if read != nil && !ctes[string(read.Value)] {
+			if w, ok := unfit[string(read.Value)]; ok {
+				name, why = string(read.Value), w
+			}
+		}
+	})
+	return name, why
 }
 
 // registration is CREATE TEMPORARY FUNCTION name AS 'file', built as a

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"hash/crc32"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,7 +69,8 @@ SELECT * FROM Mine(TABLE v);
 		},
 	}}
 	var notes bytes.Buffer
-	cases, err := flink.Cases(context.Background(), r, flink.Script{Path: "s.sql", Source: script, Name: "mine", File: "/abs/mine.js", Notes: &notes})
+	data := t.TempDir()
+	cases, err := flink.Cases(context.Background(), r, flink.Script{Path: "s.sql", Source: script, Name: "mine", File: "/abs/mine.js", Notes: &notes, DataDir: data})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +80,10 @@ SELECT * FROM Mine(TABLE v);
 			Rows: []string{"+I[Hello Bob]", "-U[Hello Bob]", "+U[null]"}},
 		{Name: "case02", Statements: []string{view, "SELECT 'Other(' AS s FROM Mine(input => TABLE v)"}, Rows: []string{}},
 		{Name: "case03", Statements: []string{view, "WITH bad AS (SELECT * FROM v) SELECT * FROM Mine(TABLE bad)"}, Rows: []string{}},
-		{Name: "case04", Statements: []string{"CREATE TABLE v (name STRING) AS VALUES ('Carol')", "SELECT * FROM Mine(TABLE v)"},
+		// A table of inline VALUES is read by Flink from the JSON lines
+		// ptfsh wrote (below).
+		{Name: "case04", Statements: []string{"CREATE TABLE v (name STRING) WITH ('connector' = 'filesystem', 'path' = 'data/Mine_v_" + crc("mine\x00v") + ".json', " +
+			"'format' = 'json', 'json.timestamp-format.standard' = 'ISO-8601')", "SELECT * FROM Mine(TABLE v)"},
 			Rows: []string{"+I[Hello Bob]", "-U[Hello Bob]", "+U[null]"}},
 	}
 	if d := cmp.Diff(want, cases); d != "" {
@@ -99,9 +106,66 @@ note: s.sql:12: skipped, it reads view worse, which calls Other, which is not ex
 		if !skipped[p.Stmt.Pos.Line] {
 			ran = append(ran, p.Stmt.Text)
 		}
+		if p.Stmt.Pos.Line == 15 { // CREATE TABLE v ... AS VALUES: its rows go to a file
+			sink := "CREATE TEMPORARY TABLE ptfsh_export_v (name STRING) WITH ('connector' = 'filesystem', 'path' = '" +
+				filepath.Join(data, "Mine_v_"+crc("mine\x00v")+".json") + "', 'format' = 'json')"
+			ran = append(ran, sink, "INSERT INTO ptfsh_export_v SELECT * FROM v", "DROP TEMPORARY TABLE ptfsh_export_v")
+		}
 	}
 	if d := cmp.Diff(ran, r.ran); d != "" {
 		t.Errorf("statements run (-want +got):\n%s", d)
+	}
+}
+
+func crc(name string) string { return fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(name))) }
+
+// TestCases_tables: how the tables of a script reach Flink. A relative
+// file path is made absolute against the script's folder; a datagen
+// table, and VALUES with WATERMARK steps, have no Flink equivalent that
+// gives ptfsh's rows, so the SELECTs that read them (also through a
+// view) are left out with a note.
+func TestCases_tables(t *testing.T) {
+	const script = `CREATE FUNCTION F AS 'f.js';
+CREATE TABLE files (name STRING, ` + "`date`" + ` DATE -- a (comment) ')
+) WITH ('connector' = 'filesystem', 'path' = 'data/x.csv', 'format' = 'csv');
+SELECT * FROM F(TABLE files);
+CREATE TABLE gen (name STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '3');
+SELECT * FROM F(TABLE gen);
+CREATE TABLE steps (name STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) AS VALUES ('a', TIMESTAMP '2025-01-01 00:00:00'), WATERMARK TIMESTAMP '2025-01-01 00:01:00';
+CREATE VIEW over AS SELECT * FROM steps;
+SELECT * FROM F(TABLE over);
+CREATE TABLE hdr (name STRING) WITH ('connector' = 'filesystem', 'path' = 'h.csv', 'format' = 'csv', 'csv.header' = 'true');
+SELECT * FROM F(TABLE hdr);
+CREATE TABLE cl (name STRING) WITH ('connector' = 'filesystem', 'path' = 'c.csv', 'format' = 'csv', 'changelog.op-column' = 'op');
+SELECT * FROM F(TABLE cl);
+CREATE VIEW nulls(a, b) AS VALUES (1, NULL), (2, CAST(NULL AS INT));
+SELECT * FROM F(TABLE nulls);
+`
+	r := &fakeRunner{}
+	var notes bytes.Buffer
+	cases, err := flink.Cases(context.Background(), r, flink.Script{Path: "s.sql", Source: script, Name: "F", Notes: &notes, Dir: "/scripts", DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []flink.Case{{Name: "case01", Statements: []string{
+		"CREATE TABLE files (name STRING, `date` DATE -- a (comment) ')\n) WITH ('connector' = 'filesystem', 'path' = '/scripts/data/x.csv', 'format' = 'csv')",
+		"SELECT * FROM F(TABLE files)"}, Rows: []string{}},
+		// Flink's csv format has no header line: ptfsh rewrites the rows.
+		{Name: "case02", Statements: []string{
+			"CREATE TABLE files (name STRING, `date` DATE -- a (comment) ')\n) WITH ('connector' = 'filesystem', 'path' = '/scripts/data/x.csv', 'format' = 'csv')",
+			"CREATE TABLE hdr (name STRING) WITH ('connector' = 'filesystem', 'path' = 'data/F_hdr_" + crc("F\x00hdr") + ".json', 'format' = 'json', 'json.timestamp-format.standard' = 'ISO-8601')",
+			"SELECT * FROM F(TABLE hdr)"}, Rows: []string{}},
+	}
+	if d := cmp.Diff(want, cases); d != "" {
+		t.Errorf("cases (-want +got):\n%s", d)
+	}
+	wantNotes := `note: s.sql:6: skipped, it reads gen, a datagen table, whose random values on Flink are not ptfsh's
+note: s.sql:9: skipped, it reads over, which reads steps, whose VALUES hold WATERMARK steps, which Flink has no equivalent for
+note: s.sql:13: skipped, it reads cl, a changelog file table ('changelog.op-column'), which Flink's filesystem connector does not read
+note: s.sql:15: skipped, it reads nulls, a view whose VALUES hold an untyped NULL, which Flink refuses ('Illegal use of 'NULL''; CAST(NULL AS type) works in both)
+`
+	if d := cmp.Diff(wantNotes, notes.String()); d != "" {
+		t.Errorf("notes (-want +got):\n%s", d)
 	}
 }
 
@@ -140,6 +204,7 @@ func TestCases_errors(t *testing.T) {
 		{"parse error", "CREATE VIEW v AS VALUES (1);\nSELEKT 1;\nSELECT * FROM F(TABLE v);", "", "s.sql:3:1"},
 		{"statement fails", "CREATE VIEW v AS VALUES (1);\nSELECT * FROM F(TABLE v);", "CREATE VIEW v AS VALUES (1)", "failed: CREATE VIEW"},
 		{"query fails", "CREATE VIEW v AS VALUES (1);\nSELECT * FROM F(TABLE v);", "SELECT * FROM F(TABLE v)", "failed: SELECT"},
+		{"on-error reset", "SET 'ptfsh.on-error' = 'continue';\nRESET 'ptfsh.on-error';\nSELECT * FROM F(TABLE v);", "SELECT * FROM F(TABLE v)", "failed: SELECT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &fakeRunner{fail: tc.fail}
@@ -149,6 +214,70 @@ func TestCases_errors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCases_onErrorContinue: after SET 'ptfsh.on-error' = 'continue', a
+// statement that fails in ptfsh is left out with a note and the script
+// goes on, as ptfsh runs it (the quickstart ends with a deliberate error).
+func TestCases_onErrorContinue(t *testing.T) {
+	const script = `CREATE FUNCTION F AS 'f.js';
+SET 'ptfsh.on-error' = 'continue';
+CREATE VIEW bad AS SELECT nope FROM nowhere;
+SELECT * FROM F(TABLE bad);
+CREATE VIEW v AS VALUES (1);
+SELECT * FROM F(TABLE v);
+`
+	r := &fakeRunner{fail: "CREATE VIEW bad AS SELECT nope FROM nowhere"}
+	r2 := &failingQueries{fakeRunner: r, fail: "SELECT * FROM F(TABLE bad)"}
+	var notes bytes.Buffer
+	cases, err := flink.Cases(context.Background(), r2, flink.Script{Path: "s.sql", Source: script, Name: "F", Notes: &notes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []flink.Case{{Name: "case01", Statements: []string{"CREATE VIEW v AS VALUES (1)", "SELECT * FROM F(TABLE v)"}, Rows: []string{}}}
+	if d := cmp.Diff(want, cases); d != "" {
+		t.Errorf("cases (-want +got):\n%s", d)
+	}
+	wantNotes := `note: s.sql:3: left out, it fails in ptfsh ('ptfsh.on-error' is 'continue'): failed: CREATE VIEW bad AS SELECT nope FROM nowhere
+note: s.sql:4: left out, it fails in ptfsh ('ptfsh.on-error' is 'continue'): failed: SELECT * FROM F(TABLE bad)
+`
+	if d := cmp.Diff(wantNotes, notes.String()); d != "" {
+		t.Errorf("notes (-want +got):\n%s", d)
+	}
+}
+
+// TestCases_interleaved: a function of two table arguments gives no case
+// (Flink interleaves its inputs as rows arrive); other SELECTs still do.
+func TestCases_interleaved(t *testing.T) {
+	const script = `CREATE FUNCTION F AS 'f.js';
+CREATE VIEW a AS VALUES (1);
+SELECT * FROM a;
+SELECT * FROM f(TABLE a PARTITION BY EXPR$0, TABLE a PARTITION BY EXPR$0);
+`
+	var notes bytes.Buffer
+	cases, err := flink.Cases(context.Background(), &fakeRunner{}, flink.Script{Path: "s.sql", Source: script, Name: "F", Notes: &notes, Interleaved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 1 || cases[0].Statements[1] != "SELECT * FROM a" {
+		t.Errorf("cases = %+v, want only SELECT * FROM a", cases)
+	}
+	if want := "note: s.sql:4: skipped, F reads two tables, whose rows Flink interleaves as they arrive (ptfsh in a fixed order), so its rows may differ\n"; notes.String() != want {
+		t.Errorf("notes = %q, want %q", notes.String(), want)
+	}
+}
+
+// failingQueries fails one more statement than its fakeRunner.
+type failingQueries struct {
+	*fakeRunner
+	fail string
+}
+
+func (r *failingQueries) Query(ctx context.Context, st *sqlmini.Statement) (types.Schema, []types.Row, error) {
+	if st.Text == r.fail {
+		return types.Schema{}, nil, errors.New("failed: " + st.Text)
+	}
+	return r.fakeRunner.Query(ctx, st)
 }
 
 func TestFunctionName(t *testing.T) {

@@ -38,32 +38,42 @@
 // splitting them at the semicolons outside quotes and comments, as
 // sqlmini.Split does.
 //
-// # Value state
+// # State
 //
-// Each value state entry is declared to Flink as ROW<json STRING> and holds
-// the JSON text of the JavaScript object: parsed before eval, written back
-// after it. A new key starts from a copy of the entry's default. This keeps
-// the JavaScript semantics (any object shape) at the cost of Flink's typed
-// state (no state schema evolution, no queryable fields).
+// Each untyped value state entry is declared to Flink as ROW<json STRING>
+// and holds the JSON text of the JavaScript value, with ptfsh's tags for
+// what JSON lacks (Date, Map, Set, BigInt, undefined, ...): read before
+// eval and onTimer, written back after them. A new key starts from a copy
+// of the entry's default. This keeps the JavaScript semantics (any value)
+// at the cost of Flink's typed state (no state schema evolution, no
+// queryable fields). ListView and MapView entries are Flink's ListView
+// and MapView of the Java classes of their types; the bridge reads and
+// writes them one call at a time. onTimer declares every entry eval has,
+// as Flink requires.
 //
 // # Unsupported
 //
-// Check refuses, with a message that names the feature and the file,
-// what the bridge cannot run as ptfsh does: MapView and ListView state,
-// typed value state, state TTL, onTimer and REQUIRE_ON_TIME, changelog
-// functions and the update traits, and argument or output types other than
-// BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE and STRING.
+// Check, CheckChangelog and CheckScript refuse, with a message that names
+// the feature and the file, what the bridge cannot run as ptfsh does:
+// views of other than BOOLEAN, integer, FLOAT, DOUBLE and STRING
+// elements, a changelog function with a scalar output, a scalar argument
+// before a PASS_COLUMNS_THROUGH table (Flink 2.3 fails to generate code
+// for it), and argument and output types the bridge does not convert
+// (TIME, BYTES, ROW fields, MAP arguments, ...).
 package flink
 
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"text/template"
 	"unicode"
@@ -96,6 +106,11 @@ type Project struct {
 	Script string
 	// Cases are the SELECTs to check on Flink; may be empty.
 	Cases []Case
+	// Changelog is the function's fixed changelog mode ("insert-only",
+	// "retract", "upsert", "all"; "" for none); ChangelogFunc the function
+	// form, which is refused (CheckChangelog).
+	Changelog     string
+	ChangelogFunc bool
 }
 
 // Check reports the first feature of def that the exported project could
@@ -107,36 +122,27 @@ func Check(def *ptf.FuncDef, file string) error {
 	if strings.ContainsAny(def.Name, "\r\n") {
 		return fmt.Errorf("%s: export flink: the function name %q cannot be written in Flink SQL: its quoted names hold no line breaks", file, def.Name)
 	}
-	if def.ChangelogMode != nil || def.Infer != nil {
-		return fail("a changelog function (changelog: ...)")
+	if def.Infer != nil {
+		return fail("a built-in function with its own type inference")
 	}
-	if def.HasOnTimer {
-		return fail("onTimer (timers)")
-	}
+	scalar := ""
 	for _, a := range def.Args {
+		if !a.IsTable() && scalar == "" {
+			scalar = a.Name
+		}
+		if a.IsTable() && a.Traits.Has(ptf.PassColumnsThrough) && scalar != "" {
+			// Seen on Flink 2.3 (the conformance archive
+			// process_row_semantic_table_pass_through_after_scalar): the
+			// generated class fails in Flink's code generation.
+			return fail("a scalar argument (%q) declared before the PASS_COLUMNS_THROUGH table %q (Flink 2.3 fails to generate code for the class: declare the table first)", scalar, a.Name)
+		}
 		if !flinkName.MatchString(a.Name) {
 			return fmt.Errorf("%s: export flink: Invalid argument name '%s'. An argument must follow the pattern %s.", file, a.Name, flinkNamePattern)
 		}
-		for _, tr := range []struct {
-			t    ptf.Trait
-			name string
-		}{
-			{ptf.RequireOnTime, "REQUIRE_ON_TIME"},
-			{ptf.SupportUpdates, "SUPPORT_UPDATES"},
-			{ptf.RequireUpdateBefore, "REQUIRE_UPDATE_BEFORE"},
-			{ptf.RequireFullDelete, "REQUIRE_FULL_DELETE"},
-		} {
-			if a.Traits.Has(tr.t) {
-				return fail("the trait %s (argument %q)", tr.name, a.Name)
-			}
-		}
 		if a.IsTable() {
-			if a.Type != nil {
-				return fail("a typed table argument (argument %q: %s)", a.Name, a.Type)
-			}
 			continue
 		}
-		if a.Type == nil || javaClass(*a.Type) == "" {
+		if a.Type == nil || javaClass(*a.Type, true) == "" {
 			return fail("the scalar argument type %s (argument %q)", typeName(a.Type), a.Name)
 		}
 	}
@@ -146,23 +152,77 @@ func Check(def *ptf.FuncDef, file string) error {
 		}
 		switch {
 		case s.Kind == ptf.MapState:
-			return fail("MapView state (state %q)", s.Name)
+			if viewClass(*s.Type.Key) == "" || viewClass(*s.Type.Elem) == "" {
+				return fail("MapView state of type %s (state %q; keys and values of BOOLEAN, integer, FLOAT, DOUBLE or STRING are)", s.Type, s.Name)
+			}
 		case s.Kind == ptf.ListState:
-			return fail("ListView state (state %q)", s.Name)
-		case s.Type != nil:
-			return fail("typed value state (state %q: %s)", s.Name, s.Type)
-		case s.TTLSet:
-			return fail("state TTL (state %q)", s.Name)
+			if viewClass(*s.Type.Elem) == "" {
+				return fail("ListView state of type %s (state %q; elements of BOOLEAN, integer, FLOAT, DOUBLE or STRING are)", s.Type, s.Name)
+			}
 		}
 	}
 	if def.Output.Kind == types.KindRow {
 		for _, f := range def.Output.Fields {
-			if javaClass(f.Type) == "" {
+			if javaClass(f.Type, false) == "" {
 				return fail("the output field type %s (field %q)", f.Type, f.Name)
 			}
 		}
-	} else if javaClass(def.Output) == "" {
+	} else if javaClass(def.Output, false) == "" {
 		return fail("the output type %s", def.Output)
+	}
+	return nil
+}
+
+// CheckChangelog reports whether the bridge can carry the changelog
+// declaration of def (script.Changelog: mode is "insert-only", "retract",
+// "upsert", "all" or "" for none; fn is the function form), naming the
+// file. Both forms are carried (the class is a ChangelogFunction; the
+// function form runs in a GraalJS context of its own when Flink plans),
+// for a ROW output.
+func CheckChangelog(def *ptf.FuncDef, mode string, fn bool, file string) error {
+	if (fn || mode != "" && mode != "insert-only") && def.Output.Kind != types.KindRow {
+		return fmt.Errorf("%s: export flink: a changelog function with the output %s is not supported yet (a ROW output is)", file, def.Output)
+	}
+	if def.ChangelogMode != nil && mode == "" && !fn {
+		return fmt.Errorf("%s: export flink: a changelog function whose mode is not known is not supported yet", file)
+	}
+	return nil
+}
+
+// bridgeLacks are the methods of ptfsh's JavaScript API that the bridge
+// does not carry to Flink, with what they are. It carries every method of
+// ptf.d.ts today (the row methods, the timers, the views,
+// tableSemanticsFor, getChangelogMode); a method that ptfsh gains before
+// the bridge does goes here, so that the export refuses it by name.
+var bridgeLacks = []struct{ name, what string }{}
+
+var bridgeLacksRE = func() *regexp.Regexp {
+	var names []string
+	for _, l := range bridgeLacks {
+		names = append(names, l.name)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return regexp.MustCompile(`\b(` + strings.Join(names, "|") + `)\b`)
+}()
+
+// CheckScript reports the first method of ptfsh's JavaScript API that the
+// bundled script names and the bridge does not carry to Flink (found by
+// name in the code, its imports included: a property of that name is
+// refused as well, rather than fail on Flink).
+func CheckScript(script, file string) error {
+	if bridgeLacksRE == nil {
+		return nil
+	}
+	m := bridgeLacksRE.FindStringSubmatch(script)
+	if m == nil {
+		return nil
+	}
+	for _, l := range bridgeLacks {
+		if l.name == m[1] {
+			return fmt.Errorf("%s: export flink: the function uses %s, which the Flink bridge does not carry yet", file, l.what)
+		}
 	}
 	return nil
 }
@@ -180,8 +240,11 @@ func typeName(t *types.Type) string {
 	return t.String()
 }
 
-// javaClass is the Java class of a supported scalar type, "" otherwise.
-func javaClass(t types.Type) string {
+// javaClass is the Java class, Flink's default conversion, of a type
+// the bridge converts, "" otherwise: of an argument (input) or of the
+// output. A MAP is not given to JavaScript: ptfsh gives a Map in an order
+// that Flink's HashMap does not keep.
+func javaClass(t types.Type, input bool) string {
 	switch t.Kind {
 	case types.KindBoolean:
 		return "Boolean"
@@ -201,15 +264,68 @@ func javaClass(t types.Type) string {
 		if t.Length == types.MaxLength {
 			return "String"
 		}
+	case types.KindDecimal:
+		return "java.math.BigDecimal"
+	case types.KindTimestamp:
+		return "java.time.LocalDateTime"
+	case types.KindTimestampLTZ:
+		return "java.time.Instant"
+	case types.KindDate:
+		return "java.time.LocalDate"
+	case types.KindIntervalDayTime:
+		return "java.time.Duration"
+	case types.KindIntervalYearMonth:
+		return "java.time.Period"
+	case types.KindDescriptor:
+		if input {
+			return "org.apache.flink.types.ColumnList"
+		}
+	case types.KindArray:
+		if e := javaClass(*t.Elem, input); e != "" && !strings.Contains(e, "<") {
+			return e + "[]"
+		}
+	case types.KindMap:
+		k, v := javaClass(*t.Key, input), javaClass(*t.Elem, input)
+		if !input && k != "" && v != "" && t.Key.Kind != types.KindArray && t.Key.Kind != types.KindMap {
+			return "java.util.Map<" + k + ", " + v + ">"
+		}
 	}
 	return ""
 }
 
-// kindName is the bridge's name for a supported type.
+// viewClass is the Java class of an element, key or value of a ListView
+// or MapView entry: the types whose values GraalJS and Flink exchange as
+// they are; "" for the others.
+func viewClass(t types.Type) string {
+	switch t.Kind {
+	case types.KindBoolean, types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt,
+		types.KindFloat, types.KindDouble, types.KindVarChar:
+		return javaClass(t, true)
+	}
+	return ""
+}
+
+// kindName is the bridge's name for a type javaClass supports: STRING,
+// INT, ..., TIMESTAMP, TIMESTAMP_LTZ, DATE, INTERVAL_DT, DECIMAL(p,s),
+// ARRAY<elem>, MAP<key,value>, without spaces.
 func kindName(t types.Type) string {
 	switch t.Kind {
 	case types.KindVarChar:
 		return "STRING"
+	case types.KindTimestamp:
+		return "TIMESTAMP"
+	case types.KindTimestampLTZ:
+		return "TIMESTAMP_LTZ"
+	case types.KindIntervalDayTime:
+		return "INTERVAL_DT"
+	case types.KindIntervalYearMonth:
+		return "INTERVAL_YM"
+	case types.KindDecimal:
+		return fmt.Sprintf("DECIMAL(%d,%d)", t.Length, t.Scale)
+	case types.KindArray:
+		return "ARRAY<" + kindName(*t.Elem) + ">"
+	case types.KindMap:
+		return "MAP<" + kindName(*t.Key) + "," + kindName(*t.Elem) + ">"
 	default:
 		return strings.Fields(t.Nullable().String())[0]
 	}
@@ -250,7 +366,8 @@ var javaTakenClasses = map[string]bool{}
 
 func init() {
 	for _, c := range strings.Fields(`JsFunction ExportedCasesTest ArgumentHint ArgumentTrait DataTypeHint
-		StateHint FunctionContext ProcessTableFunction Row Context Object String Boolean Byte Short
+		StateHint FunctionContext ProcessTableFunction Row Context OnTimerContext TimeContext ListView MapView
+		ChangelogMode ChangelogFunction ChangelogContext RowKind TableSemantics Object String Boolean Byte Short
 		Integer Long Float Double Exception Override System Math Class Void Character Number`) {
 		javaTakenClasses[c] = true
 	}
@@ -262,7 +379,7 @@ func resourceName(def *ptf.FuncDef) string {
 }
 
 type classArg struct{ Hint, JavaClass, Param string }
-type classState struct{ Name, Param, TTL string }
+type classState struct{ Name, Param, TTL, Type, Hint string }
 
 // ClassSource returns the Java source of the generated ProcessTableFunction
 // of p's function. Call Check first.
@@ -270,13 +387,26 @@ func ClassSource(p Project) (string, error) {
 	def := p.Def
 	data := struct {
 		Class, File, Resource, Output, OutClass string
-		OutNames, OutKinds, ArgNames            string
+		OutNames, OutKinds, ArgNames, ArgTables string
 		States                                  []classState
 		Args                                    []classArg
 		StateParams, ArgParams                  string
+		OnTimer, ChangelogFunc                  bool
+		Changelog, StateKinds                   string
 	}{
 		Class: ClassName(def.Name), File: javaComment(filepath.ToSlash(p.File)), Resource: resourceName(def),
-		Output: javaString(flinkType(def.Output)),
+		Output: javaString(flinkType(def.Output)), OnTimer: def.HasOnTimer, ChangelogFunc: p.ChangelogFunc,
+	}
+	switch p.Changelog {
+	case "":
+		if p.ChangelogFunc {
+			data.Changelog = fmt.Sprintf(`JsFunction.changelogMode("%s", changelogContext)`, data.Resource)
+		}
+	case "retract", "all":
+		data.Changelog = "ChangelogMode.all()"
+	case "upsert":
+		// Deletes by key when the consumer accepts that, as ptfsh does.
+		data.Changelog = "ChangelogMode.upsert(changelogContext.getRequiredChangelogMode().keyOnlyDeletes())"
 	}
 	used := map[string]bool{"ctx": true, "v": true}
 	param := func(name string) string {
@@ -287,9 +417,20 @@ func ClassSource(p Project) (string, error) {
 		used[p] = true
 		return p
 	}
-	var argNames, argParams, stateParams []string
+	var argNames, argTables, argParams, stateParams []string
 	for _, s := range def.State {
-		cs := classState{Name: javaString(s.Name), Param: param("state_" + s.Name)}
+		cs := classState{Name: javaString(s.Name), Param: param("state_" + s.Name),
+			Type: "Row", Hint: `, type = @DataTypeHint("ROW<json STRING>")`}
+		switch s.Kind {
+		case ptf.ListState:
+			cs.Type, cs.Hint = "ListView<"+viewClass(*s.Type.Elem)+">", ""
+		case ptf.MapState:
+			cs.Type, cs.Hint = "MapView<"+viewClass(*s.Type.Key)+", "+viewClass(*s.Type.Elem)+">", ""
+		}
+		if s.TTLSet {
+			// Flink's duration syntax; 0 disables TTL, as in ptfsh.
+			cs.TTL = fmt.Sprintf(`, ttl = "%d ms"`, s.TTL.Milliseconds())
+		}
 		data.States = append(data.States, cs)
 		stateParams = append(stateParams, cs.Param)
 	}
@@ -305,8 +446,12 @@ func ClassSource(p Project) (string, error) {
 		if a.IsTable() {
 			ca.JavaClass = "Row"
 			ca.Hint = fmt.Sprintf("@ArgumentHint(value = {%s}, name = \"%s\"", strings.Join(traits, ", "), javaString(a.Name))
+			if a.Type != nil {
+				// A typed table: Flink maps the columns to its fields by position.
+				ca.Hint += fmt.Sprintf(", type = @DataTypeHint(\"%s\")", javaString(flinkType(*a.Type)))
+			}
 		} else {
-			ca.JavaClass = javaClass(*a.Type)
+			ca.JavaClass = javaClass(*a.Type, true)
 			ca.Hint = fmt.Sprintf("@ArgumentHint(name = \"%s\", type = @DataTypeHint(\"%s\")", javaString(a.Name), javaString(flinkType(*a.Type)))
 		}
 		if a.Optional {
@@ -315,6 +460,7 @@ func ClassSource(p Project) (string, error) {
 		ca.Hint += ")"
 		data.Args = append(data.Args, ca)
 		argNames = append(argNames, `"`+javaString(a.Name)+`"`)
+		argTables = append(argTables, fmt.Sprint(a.IsTable()))
 		argParams = append(argParams, ca.Param)
 	}
 	if def.Output.Kind == types.KindRow {
@@ -327,13 +473,39 @@ func ClassSource(p Project) (string, error) {
 		data.OutNames = "{" + strings.Join(names, ", ") + "}"
 		data.OutKinds = "{" + strings.Join(kinds, ", ") + "}"
 	} else {
-		data.OutClass = javaClass(def.Output)
+		data.OutClass = javaClass(def.Output, false)
 		data.OutNames = "null"
 		data.OutKinds = `{"` + kindName(def.Output) + `"}`
 	}
 	data.ArgNames = "{" + strings.Join(argNames, ", ") + "}"
+	data.ArgTables = "{" + strings.Join(argTables, ", ") + "}"
 	data.ArgParams = strings.Join(argParams, ", ")
 	data.StateParams = strings.Join(stateParams, ", ")
+	var stateKinds []string
+	for _, s := range def.State {
+		switch s.Kind {
+		case ptf.ListState:
+			stateKinds = append(stateKinds, `"LIST<`+kindName(*s.Type.Elem)+`>"`)
+		case ptf.MapState:
+			stateKinds = append(stateKinds, `"MAP<`+kindName(*s.Type.Key)+","+kindName(*s.Type.Elem)+`>"`)
+		case ptf.ValueState:
+			if s.Type != nil {
+				// A typed entry starts as an object of its fields, all
+				// null (unless it has a default), as in ptfsh.
+				names := make([]string, len(s.Type.Fields))
+				for i, f := range s.Type.Fields {
+					names[i] = f.Name
+				}
+				b, _ := json.Marshal(names)
+				stateKinds = append(stateKinds, `"`+javaString("VALUE:"+string(b))+`"`)
+				continue
+			}
+			stateKinds = append(stateKinds, `"VALUE"`)
+		default:
+			stateKinds = append(stateKinds, `"VALUE"`)
+		}
+	}
+	data.StateKinds = "{" + strings.Join(stateKinds, ", ") + "}"
 	return execTemplate("Function.java.tmpl", data)
 }
 
@@ -450,10 +622,86 @@ func init() {
 	}
 }
 
+// connectorArtifacts are the Flink artifacts of the connectors and formats
+// that the tables of the cases use, sorted.
+func connectorArtifacts(cases []Case) []string {
+	set := map[string]bool{}
+	for _, c := range cases {
+		for _, p := range sqlmini.ParseEach("case", strings.Join(c.Statements, ";\n")) {
+			if p.Err != nil || p.Stmt.Create == nil || p.Stmt.Create.Table == nil {
+				continue
+			}
+			for _, o := range p.Stmt.Create.Table.Options {
+				v := strings.ToLower(string(o.Value))
+				switch string(o.Key) {
+				case "connector":
+					switch v {
+					case "filesystem":
+						set["flink-connector-files"] = true
+					case "datagen":
+						set["flink-connector-datagen"] = true
+					}
+				case "format":
+					switch v {
+					case "csv":
+						set["flink-csv"] = true
+					case "json":
+						set["flink-json"] = true
+					case "parquet":
+						set["flink-parquet"] = true
+					}
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for a := range set {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// jobSQL is the script for Flink's SQL client (sql-client.sh -j
+// target/<artifact>.jar -f job.sql, from the project's folder, where the
+// data paths are relative to): the settings that make Flink run as ptfsh
+// did, the registration, then each case's statements in the order of the
+// script, a setup statement once.
+func jobSQL(register string, p Project) string {
+	var b strings.Builder
+	b.WriteString("-- Generated by ptfsh export flink from the script's SELECTs of " + p.Def.Name + ", as the tests run them.\n")
+	b.WriteString("-- Run from this folder: sql-client.sh -j target/<artifact>-1.0-SNAPSHOT.jar -f job.sql\n")
+	b.WriteString("SET 'execution.runtime-mode' = 'streaming';\n")
+	b.WriteString("SET 'parallelism.default' = '1';\n")
+	b.WriteString("SET 'table.local-time-zone' = 'UTC';\n")
+	b.WriteString("SET 'pipeline.auto-watermark-interval' = '0 ms';\n")
+	b.WriteString("SET 'sql-client.execution.result-mode' = 'tableau';\n")
+	b.WriteString(register)
+	seen := map[string]bool{}
+	for _, c := range p.Cases {
+		for i, st := range c.Statements {
+			if i < len(c.Statements)-1 {
+				if seen[st] {
+					continue
+				}
+				seen[st] = true
+			}
+			b.WriteString(st + ";\n")
+		}
+	}
+	return b.String()
+}
+
 // Write writes the Maven project of p into dir (created if needed). It
 // checks the function first and writes nothing when Check fails.
 func Write(dir string, p Project) error {
 	if err := Check(p.Def, p.File); err != nil {
+		return err
+	}
+	if err := CheckScript(p.Script, p.File); err != nil {
+		return err
+	}
+	if err := CheckChangelog(p.Def, p.Changelog, p.ChangelogFunc, p.File); err != nil {
 		return err
 	}
 	class, err := ClassSource(p)
@@ -461,7 +709,10 @@ func Write(dir string, p Project) error {
 		return err
 	}
 	cls := ClassName(p.Def.Name)
-	pom, err := execTemplate("pom.xml.tmpl", struct{ Artifact string }{strings.ToLower(strings.ReplaceAll(cls, "_", "-")) + "-flink"})
+	pom, err := execTemplate("pom.xml.tmpl", struct {
+		Artifact string
+		Provided []string
+	}{strings.ToLower(strings.ReplaceAll(cls, "_", "-")) + "-flink", connectorArtifacts(p.Cases)})
 	if err != nil {
 		return err
 	}
@@ -496,6 +747,7 @@ func Write(dir string, p Project) error {
 		files["src/test/resources/ptfsh/cases/"+c.Name+".out"] = rows
 	}
 	files["src/test/resources/ptfsh/cases/index.txt"] = index.String()
+	files["job.sql"] = jobSQL(reg, p)
 	for name, content := range files {
 		path := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -29,6 +29,7 @@ func TestClassSource_golden(t *testing.T) {
 	for _, tc := range []struct{ name, file string }{
 		{"GreetingWithMemory", "greeting_with_memory.js"},
 		{"TableFilter", "table_filter.js"},
+		{"NoDepartureAlert", "no_departure_alert.js"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join("..", "..", "examples", tc.file)
@@ -66,23 +67,15 @@ func TestCheck_unsupported(t *testing.T) {
 		name, src, want string
 	}{
 		{"map state", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
-			state: { seen: { kind: "map", type: "MAP<STRING, INT>" } }, eval() {} })`, `f.js: export flink: MapView state (state "seen") is not supported yet`},
+			state: { seen: { kind: "map", type: "MAP<STRING, ARRAY<INT>>" } }, eval() {} })`, `f.js: export flink: MapView state of type MAP<STRING, ARRAY<INT>> (state "seen"; keys and values of BOOLEAN, integer, FLOAT, DOUBLE or STRING are) is not supported yet`},
 		{"list state", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
-			state: { seen: { kind: "list", type: "ARRAY<STRING>" } }, eval() {} })`, `ListView state (state "seen")`},
-		{"timers", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
-			eval() {}, onTimer() {} })`, `onTimer (timers)`},
-		{"on time", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE", "REQUIRE_ON_TIME"] }],
-			eval() {} })`, `the trait REQUIRE_ON_TIME (argument "input")`},
-		{"updates", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE", "SUPPORT_UPDATES"] }],
-			eval() {} })`, `the trait SUPPORT_UPDATES (argument "input")`},
-		{"changelog", `({ output: "STRING", changelog: "upsert", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
-			eval() {} })`, `a changelog function`},
-		{"ttl", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
-			state: { s: { default: {}, ttl: "1 hour" } }, eval() {} })`, `state TTL (state "s")`},
-		{"output type", `({ output: "ROW<t TIMESTAMP(3)>", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
-			eval() {} })`, `the output field type TIMESTAMP(3) (field "t")`},
-		{"scalar type", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }, { name: "d", type: "DECIMAL(4, 1)" }],
-			eval() {} })`, `the scalar argument type DECIMAL(4, 1) (argument "d")`},
+			state: { seen: { kind: "list", type: "ARRAY<TIMESTAMP(3)>" } }, eval() {} })`, `ListView state of type ARRAY<TIMESTAMP(3)> (state "seen"`},
+		{"scalar before pass-through", `({ output: "STRING", args: [{ name: "i", type: "INT" }, { name: "r", traits: ["ROW_SEMANTIC_TABLE", "PASS_COLUMNS_THROUGH"] }],
+			eval() {} })`, `a scalar argument ("i") declared before the PASS_COLUMNS_THROUGH table "r"`},
+		{"output type", `({ output: "ROW<t TIME(0)>", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
+			eval() {} })`, `the output field type TIME(0) (field "t")`},
+		{"scalar type", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }, { name: "d", type: "MAP<STRING, INT>" }],
+			eval() {} })`, `the scalar argument type MAP<STRING, INT> (argument "d")`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,6 +91,115 @@ func TestCheck_unsupported(t *testing.T) {
 				t.Errorf("Write: no error for an unsupported feature")
 			}
 		})
+	}
+}
+
+// TestWrite_pom: the pom brings the connectors and formats the cases'
+// tables use, as provided, and not flink-test-utils.
+func TestWrite_pom(t *testing.T) {
+	def := load(t, "G", "", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }], eval() {} })`)
+	for _, tc := range []struct {
+		table string
+		want  []string
+	}{
+		{"CREATE VIEW v AS VALUES (1)", nil},
+		{"CREATE TABLE v (a INT) WITH ('connector' = 'filesystem', 'path' = '/x.csv', 'format' = 'csv')", []string{"flink-connector-files", "flink-csv"}},
+		{"CREATE TABLE v (a INT) WITH ('connector' = 'filesystem', 'path' = 'data/x.json', 'format' = 'json')", []string{"flink-connector-files", "flink-json"}},
+	} {
+		dir := t.TempDir()
+		err := flink.Write(dir, flink.Project{Def: def, File: "g.js", Script: "({})", Cases: []flink.Case{{
+			Name: "case01", Statements: []string{tc.table, "SELECT * FROM G(TABLE v)"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "pom.xml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pom := string(b)
+		for _, a := range []string{"flink-connector-files", "flink-csv", "flink-json", "flink-test-utils"} {
+			want := false
+			for _, w := range tc.want {
+				want = want || w == a
+			}
+			if got := strings.Contains(pom, "<artifactId>"+a+"</artifactId>"); got != want {
+				t.Errorf("%s: pom has %s: %v, want %v", tc.table, a, got, want)
+			}
+		}
+	}
+}
+
+// TestCheckScript: the bridge carries every method of ptfsh's JavaScript
+// API today (ptf.d.ts), so no name is refused: the row methods, the
+// timers, tableSemanticsFor and getChangelogMode pass.
+func TestCheckScript(t *testing.T) {
+	src := "({ eval(ctx, s, { input }) { input.getFieldAs(0); input.getKind(); ctx.timeContext().registerOnTime(1); ctx.currentTimer(); " +
+		"ctx.tableSemanticsFor('input').dataType(); ctx.getChangelogMode().isInsertOnly(); } })"
+	if err := flink.CheckScript(src, "f.js"); err != nil {
+		t.Errorf("CheckScript: %v", err)
+	}
+}
+
+// TestClassSource_ttl: a state entry's TTL goes to its @StateHint, in
+// eval and onTimer, in milliseconds.
+func TestClassSource_ttl(t *testing.T) {
+	def := load(t, "F", "", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+		state: { s: { default: {}, ttl: "1 hour" }, off: { ttl: 0 } }, eval() {}, onTimer() {} })`)
+	if err := flink.Check(def, "f.js"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := flink.ClassSource(flink.Project{Def: def, File: "f.js"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`@StateHint(name = "s", type = @DataTypeHint("ROW<json STRING>"), ttl = "3600000 ms") Row state_s`,
+		`@StateHint(name = "off", type = @DataTypeHint("ROW<json STRING>"), ttl = "0 ms") Row state_off`} {
+		if n := strings.Count(got, want); n != 2 {
+			t.Errorf("%q appears %d times, want 2 (eval, onTimer):\n%s", want, n, got)
+		}
+	}
+}
+
+// TestCheckChangelog: a changelog declaration is carried (the class is a
+// ChangelogFunction), a fixed mode and the function form; a scalar output
+// is refused.
+func TestCheckChangelog(t *testing.T) {
+	row := load(t, "F", "", `({ output: "ROW<s INT>", changelog: "all", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }], eval() {} })`)
+	scalar := load(t, "F", "", `({ output: "INT", changelog: "all", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }], eval() {} })`)
+	for _, tc := range []struct {
+		def  *ptf.FuncDef
+		mode string
+		fn   bool
+		want string
+	}{
+		{row, "all", false, ""},
+		{row, "upsert", false, ""},
+		{row, "", true, ""},
+		{scalar, "", true, "f.js: export flink: a changelog function with the output INT is not supported yet"},
+		{scalar, "all", false, "f.js: export flink: a changelog function with the output INT is not supported yet"},
+		{row, "", false, "f.js: export flink: a changelog function whose mode is not known"},
+	} {
+		err := flink.CheckChangelog(tc.def, tc.mode, tc.fn, "f.js")
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)) {
+			t.Errorf("CheckChangelog(%q, %v) = %v, want %q", tc.mode, tc.fn, err, tc.want)
+		}
+	}
+	got, err := flink.ClassSource(flink.Project{Def: row, File: "f.js", Changelog: "upsert"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, err := flink.ClassSource(flink.Project{Def: row, File: "f.js", ChangelogFunc: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `return JsFunction.changelogMode("/ptfsh/F.js", changelogContext);`; !strings.Contains(fn, want) {
+		t.Errorf("the class lacks %q:\n%s", want, fn)
+	}
+	for _, want := range []string{"extends ProcessTableFunction<Row> implements ChangelogFunction {",
+		"return ChangelogMode.upsert(changelogContext.getRequiredChangelogMode().keyOnlyDeletes());", "ARG_TABLES, STATE_KINDS, true);"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the class lacks %q:\n%s", want, got)
+		}
 	}
 }
 
@@ -118,6 +220,12 @@ func TestWrite_files(t *testing.T) {
 		"src/test/resources/ptfsh/cases/index.txt":  "case01\n",
 		"src/test/resources/ptfsh/cases/case01.sql": "CREATE VIEW v(name) AS VALUES ('Bob');\nSELECT * FROM Greeting(input => TABLE v);\n",
 		"src/test/resources/ptfsh/cases/case01.out": "+I[Hello Bob]\n",
+		"job.sql": "-- Generated by ptfsh export flink from the script's SELECTs of Greeting, as the tests run them.\n" +
+			"-- Run from this folder: sql-client.sh -j target/<artifact>-1.0-SNAPSHOT.jar -f job.sql\n" +
+			"SET 'execution.runtime-mode' = 'streaming';\nSET 'parallelism.default' = '1';\nSET 'table.local-time-zone' = 'UTC';\n" +
+			"SET 'pipeline.auto-watermark-interval' = '0 ms';\nSET 'sql-client.execution.result-mode' = 'tableau';\n" +
+			"CREATE TEMPORARY SYSTEM FUNCTION `Greeting` AS 'ptfsh.flink.Greeting';\n" +
+			"CREATE VIEW v(name) AS VALUES ('Bob');\nSELECT * FROM Greeting(input => TABLE v);\n",
 	} {
 		got, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {

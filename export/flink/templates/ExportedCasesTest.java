@@ -34,7 +34,16 @@ public class ExportedCasesTest {
             if (name.isEmpty()) {
                 continue;
             }
-            tests.add(DynamicTest.dynamicTest(name, () -> runCase(name)));
+            tests.add(DynamicTest.dynamicTest(name, () -> {
+                try {
+                    runCase(name);
+                } catch (AssertionError e) {
+                    throw e;
+                } catch (Throwable e) {
+                    // The report names the case whatever failed.
+                    throw new AssertionError(name + ": " + e, e);
+                }
+            }));
         }
         return tests.stream();
     }
@@ -42,7 +51,17 @@ public class ExportedCasesTest {
     private static void runCase(String name) throws Exception {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
         env.getConfig().set("parallelism.default", "1");
-        List<String> stmts = new ArrayList<>(statements(read("/ptfsh/register.sql")));
+        // ptfsh's session time zone.
+        env.getConfig().set("table.local-time-zone", "UTC");
+        // A watermark right after each row that moves it (Flink's watermark
+        // assigner emits one when it moved by more than this interval), as
+        // ptfsh moves it; not every 200 ms of wall-clock time.
+        env.getConfig().set("pipeline.auto-watermark-interval", "0 ms");
+        // A case may carry its own registration (cases/NAME.register.sql),
+        // as the projects that ptfsh's tests merge do.
+        String own = "/ptfsh/cases/" + name + ".register.sql";
+        List<String> stmts = new ArrayList<>(statements(read(
+                ExportedCasesTest.class.getResource(own) != null ? own : "/ptfsh/register.sql")));
         stmts.addAll(statements(read("/ptfsh/cases/" + name + ".sql")));
         String query = stmts.remove(stmts.size() - 1);
         for (String s : stmts) {

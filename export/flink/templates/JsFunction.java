@@ -15,9 +15,14 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import org.apache.flink.table.api.dataview.ListView;
+import org.apache.flink.table.api.dataview.MapView;
+import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.functions.ProcessTableFunction;
+import org.apache.flink.table.functions.TableSemantics;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
@@ -35,27 +40,49 @@ import org.graalvm.polyglot.proxy.ProxyExecutable;
  * <p>Rows and scalar arguments reach JavaScript as JSON, typed as ptfsh
  * types them: numbers (DECIMAL too), strings, booleans, null, Date for
  * DATE, TIMESTAMP and TIMESTAMP_LTZ, milliseconds for TIME and
- * day-time intervals, months for year-month intervals. Other values
- * (arrays, maps, rows, bytes, BIGINT beyond 2^53) fail the call. Each value state entry is
- * kept by Flink as ROW&lt;json STRING&gt;: the JSON text of the JS object,
- * parsed before eval and written back after it; a new key starts from a
- * copy of the entry's default.
+ * day-time intervals, months for year-month intervals, Arrays for
+ * ARRAY. A table argument's row is an object with Flink's Row methods
+ * (getField, getFieldAs, getKind, getArity, getFieldNames, toString).
+ * Other values (maps, nested rows, bytes, BIGINT beyond 2^53) fail the
+ * call. Each value state entry is kept by Flink as ROW&lt;json STRING&gt;:
+ * the JSON text of the JS object, parsed before eval and written back
+ * after it, with ptfsh's tags for what JSON lacks (Date, Map, Set, BigInt,
+ * undefined, ...); a new key starts from a copy of the entry's default.
+ *
+ * <p>The context's time and timer methods (timeContext(), currentTimer(),
+ * clearAllTimers()) call Flink's, in epoch milliseconds; Long.MAX_VALUE
+ * is Number.MAX_SAFE_INTEGER, as in ptfsh.
  */
 public final class JsFunction implements AutoCloseable {
     private final Context context;
     private final Value call;
     private final String[] outNames; // null for a scalar output
     private final String[] outKinds;
+    private final String[] argNames;
+    private final boolean[] argTables;
+    private final String[] stateKinds;
+    /** The state entries of the call that runs (Rows of value state, ListViews, MapViews). */
+    private Object[] states;
+    /** The context of the call that runs (for the JavaScript context's time and timer methods). */
+    private ProcessTableFunction.Context current;
+    /** The scalar arguments of the last eval, as JSON: onTimer gets them too (as in ptfsh). */
+    private String lastScalars = "{}";
 
-    private JsFunction(Context context, Value call, String[] outNames, String[] outKinds) {
+    private JsFunction(Context context, Value call, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables, String[] stateKinds) {
         this.context = context;
         this.call = call;
         this.outNames = outNames;
         this.outKinds = outKinds;
+        this.argNames = argNames;
+        this.argTables = argTables;
+        this.stateKinds = stateKinds;
     }
 
-    /** Opens the bundled script in the class path resource. */
-    public static JsFunction open(String resource, String[] outNames, String[] outKinds) throws IOException {
+    /**
+     * Opens the bundled script in the class path resource. argNames are the
+     * declared arguments in order, argTables tells which are tables.
+     */
+    public static JsFunction open(String resource, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables, String[] stateKinds, boolean changelog) throws IOException {
         String code;
         try (InputStream in = JsFunction.class.getResourceAsStream(resource)) {
             if (in == null) {
@@ -66,155 +93,920 @@ public final class JsFunction implements AutoCloseable {
         Context context = Context.newBuilder("js")
                 .option("engine.WarnInterpreterOnly", "false")
                 .build();
+        // ptfsh's globals first (RowKind), then the function.
+        context.eval("js", GLOBALS);
         Value decl = context.eval(Source.newBuilder("js", code, resource).build());
         Value wrap = context.eval("js", WRAPPER);
-        Value call = wrap.execute(decl, outNames == null ? null : String.join(",", outNames));
-        return new JsFunction(context, call, outNames, outKinds);
+        List<Object> tables = new java.util.ArrayList<>();
+        for (int i = 0; i < argNames.length; i++) {
+            if (argTables[i]) {
+                tables.add(argNames[i]);
+            }
+        }
+        Value call = wrap.execute(decl, outNames == null ? null : String.join(",", outNames), changelog,
+                ProxyArray.fromArray((Object[]) stateKinds), ProxyArray.fromList(tables));
+        return new JsFunction(context, call, outNames, outKinds, argNames, argTables, stateKinds);
     }
 
-    // WRAPPER turns the declaration into one call: (emit, states, args) →
-    // the states' new JSON (null: cleared).
+    /**
+     * changelogMode calls the function's changelog declaration of the form
+     * (cctx) => mode, as Flink's ChangelogFunction.getChangelogMode, in a
+     * GraalJS context of its own (Flink calls it while it plans). The mode
+     * is a name ("insert-only", "retract", "upsert", "all") or { kinds,
+     * keyOnlyDeletes }, read as ptfsh reads it.
+     */
+    public static ChangelogMode changelogMode(String resource, org.apache.flink.table.functions.ChangelogFunction.ChangelogContext cctx) throws IOException {
+        String code;
+        try (InputStream in = JsFunction.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IOException("missing resource " + resource);
+            }
+            code = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        try (Context context = Context.newBuilder("js").option("engine.WarnInterpreterOnly", "false").build()) {
+            context.eval("js", GLOBALS);
+            Value decl = context.eval(Source.newBuilder("js", code, resource).build());
+            ProxyExecutable table = (Value... a) -> modeJson(cctx.getTableChangelogMode(a[0].asInt()));
+            ProxyExecutable required = (Value... a) -> modeJson(cctx.getRequiredChangelogMode());
+            Value res = context.eval("js", CHANGELOG).execute(decl, table, required);
+            ChangelogMode.Builder b = ChangelogMode.newBuilder();
+            for (long i = 0; i < res.getMember("kinds").getArraySize(); i++) {
+                b.addContainedKind(RowKind.valueOf(res.getMember("kinds").getArrayElement(i).asString()));
+            }
+            return b.keyOnlyDeletes(res.getMember("keyOnlyDeletes").asBoolean()).build();
+        }
+    }
+
+    // CHANGELOG runs the declaration's changelog function and reads its
+    // mode as ptfsh does: kinds by name ("+U" or "UPDATE_AFTER") or RowKind.
+    private static final String CHANGELOG = String.join("\n",
+            "(function (decl, table, required) {",
+            "  const mode = (j) => ({ kinds: j.kinds, keyOnlyDeletes: j.keyOnlyDeletes,",
+            "    toString() { return '[' + j.kinds.map((k) => k === 'DELETE' && j.keyOnlyDeletes ? '~DELETE' : k).join(', ') + ']'; },",
+            "    contains(k) { return j.kinds.includes(String(k).length === 2 ? $ptfshKinds.names[$ptfshKinds.shorts.indexOf(String(k))] : String(k)); },",
+            "    isInsertOnly() { return j.kinds.length === 1 && j.kinds[0] === 'INSERT'; } });",
+            "  const cctx = {",
+            "    getTableChangelogMode(i) { return mode(JSON.parse(table(i))); },",
+            "    getRequiredChangelogMode() { return mode(JSON.parse(required())); },",
+            "  };",
+            "  const m = decl.changelog(cctx);",
+            "  const names = { 'insert-only': ['INSERT'], retract: $ptfshKinds.names, all: $ptfshKinds.names, upsert: ['INSERT', 'UPDATE_AFTER', 'DELETE'] };",
+            "  if (typeof m === 'string') {",
+            "    if (!(m in names)) throw new Error('changelog: unknown changelog mode ' + JSON.stringify(m));",
+            "    return { kinds: names[m], keyOnlyDeletes: false };",
+            "  }",
+            "  if (m === null || typeof m !== 'object' || !Array.isArray(m.kinds)) throw new Error('changelog: a changelog mode needs kinds: [\"INSERT\", ...]');",
+            "  const kinds = m.kinds.map((k) => {",
+            "    const i = $ptfshKinds.kinds.indexOf(k);",
+            "    if (i >= 0) return $ptfshKinds.names[i];",
+            "    const s = String(k); let j = $ptfshKinds.shorts.indexOf(s); if (j < 0) j = $ptfshKinds.names.indexOf(s);",
+            "    if (j < 0) throw new Error('changelog: unknown row kind ' + s + ' in a changelog mode');",
+            "    return $ptfshKinds.names[j];",
+            "  });",
+            "  return { kinds, keyOnlyDeletes: m.keyOnlyDeletes === undefined ? false : !!m.keyOnlyDeletes };",
+            "})");
+
+    // GLOBALS defines what ptfsh gives every function besides JavaScript's
+    // own: RowKind (INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE, values()).
+    private static final String GLOBALS = String.join("\n",
+            "(function () {",
+            "  const names = ['INSERT', 'UPDATE_BEFORE', 'UPDATE_AFTER', 'DELETE'];",
+            "  const shorts = ['+I', '-U', '+U', '-D'];",
+            "  const kinds = names.map((n, i) => Object.freeze({",
+            "    toString() { return n; }, toJSON() { return n; }, name() { return n; }, shortString() { return shorts[i]; }, toByteValue() { return i; } }));",
+            "  const RowKind = { values() { return kinds.slice(); } };",
+            "  names.forEach((n, i) => { RowKind[n] = kinds[i]; });",
+            "  Object.defineProperty(globalThis, 'RowKind', { value: Object.freeze(RowKind), writable: false, enumerable: false, configurable: false });",
+            "  Object.defineProperty(globalThis, '$ptfshKinds', { value: { names, shorts, kinds }, enumerable: false });",
+            "})();");
+
+    // WRAPPER turns the declaration into one call: (emit, ops, states,
+    // argsJson, timer) → the states' new JSON (null: cleared). ops(name,
+    // a, b) reaches the Flink context (time, timers); timer is true for
+    // onTimer.
     private static final String WRAPPER = String.join("\n",
-            "(function (decl, outNames) {",
+            "(function (decl, outNames, changelog, stateKinds, tableArgs) {",
             "  const names = Object.keys(decl.state || {});",
             "  const fields = outNames == null ? null : outNames.split(',');",
-            "  const fresh = (n) => { const d = decl.state[n].default; return d === undefined ? {} : JSON.parse(JSON.stringify(d)); };",
-            "  return function (emit, states, argsJson) {",
-            "    const st = {}; const reset = {};",
-            "    names.forEach((n, i) => { st[n] = states[i] == null ? fresh(n) : JSON.parse(states[i]); });",
+            
+            "  const MAX = Number.MAX_SAFE_INTEGER;",
+            "  const ms = (t) => {",
+            "    if (t instanceof Date) return t.getTime();",
+            "    if (typeof t === 'bigint') return t >= BigInt(MAX) ? MAX : Number(t);",
+            "    if (typeof t !== 'number' || !Number.isFinite(t)) throw new TypeError('a time must be a number of milliseconds, a Date or a bigint, not ' + String(t));",
+            "    return t;",
+            "  };",
+            "  const kindOf = (k) => {",
+            "    if (k === undefined) return '+I';",
+            "    const i = $ptfshKinds.kinds.indexOf(k);",
+            "    if (i >= 0) return $ptfshKinds.shorts[i];",
+            "    const s = String(k);",
+            "    let j = $ptfshKinds.shorts.indexOf(s);",
+            "    if (j < 0) j = $ptfshKinds.names.indexOf(s);",
+            "    if (j < 0) throw new TypeError('collect: unknown RowKind ' + s);",
+            "    return $ptfshKinds.shorts[j];",
+            "  };",
+            "  // ChangelogMode and TableSemantics as ptfsh gives them.",
+            "  const list = (xs) => Object.defineProperty(xs, 'toString', { value() { return '[' + this.join(', ') + ']'; }, writable: true, configurable: true });",
+            "  const modeProto = {",
+            "    toString() { return '[' + this.kinds.map((k) => k === 'DELETE' && this.keyOnlyDeletes ? '~DELETE' : k).join(', ') + ']'; },",
+            "    contains(k) { const i = $ptfshKinds.kinds.indexOf(k); const s = i >= 0 ? $ptfshKinds.names[i] : String(k); const j = $ptfshKinds.shorts.indexOf(s); return this.kinds.includes(j >= 0 ? $ptfshKinds.names[j] : s); },",
+            "    isInsertOnly() { return this.kinds.length === 1 && this.kinds[0] === 'INSERT'; },",
+            "  };",
+            "  const modeOf = (j) => { const m = Object.create(modeProto); Object.defineProperty(m, 'kinds', { value: j.kinds, enumerable: true }); Object.defineProperty(m, 'keyOnlyDeletes', { value: j.keyOnlyDeletes, enumerable: true }); return m; };",
+            "  const semanticsOf = (j) => {",
+            "    const dataType = { fields: j.fields, toString() { return j.type; } };",
+            "    return {",
+            "      dataType() { return dataType; },",
+            "      partitionByColumns() { return list(j.partitionBy.slice()); },",
+            "      orderByColumns() { return list(j.orderBy.slice()); },",
+            "      orderByDirections() { return list(j.directions.slice()); },",
+            "      timeColumn() { return j.timeColumn; },",
+            "      changelogMode() { return j.mode == null ? null : modeOf(j.mode); },",
+            "    };",
+            "  };",
+            "  const K = Symbol('row');",
+            "  const rowProto = {",
+            "    getField(i) {",
+            "      const d = this[K];",
+            "      if (typeof i === 'number') {",
+            "        if (!Number.isInteger(i) || i < 0 || i >= d.n.length) throw new TypeError('getField: index ' + i + ' out of range for a row of arity ' + d.n.length);",
+            "        return d.v[i];",
+            "      }",
+            "      const j = d.n.indexOf(String(i));",
+            "      if (j < 0) throw new TypeError('getField: unknown field name ' + JSON.stringify(String(i)) + '; the row has ' + d.n.join(', '));",
+            "      return d.v[j];",
+            "    },",
+            "    getFieldAs(i) { return this.getField(i); },",
+            "    getKind() { return $ptfshKinds.kinds[$ptfshKinds.shorts.indexOf(this[K].k)]; },",
+            "    getArity() { return this[K].n.length; },",
+            "    getFieldNames() { return this[K].n.slice(); },",
+            "    toString() { return this[K].s; },",
+            "  };",
+            "  const row = (d) => {",
+            "    const r = Object.create(rowProto);",
+            "    Object.defineProperty(r, K, { value: d });",
+            "    d.n.forEach((n, i) => Object.defineProperty(r, n, { value: d.v[i], enumerable: true }));",
+            "    return Object.freeze(r);",
+            "  };",
+            "  const revive = (k, v) => {",
+            "    if (v === null || typeof v !== 'object') return v;",
+            "    if ('$ptfshDate' in v) return new Date(v.$ptfshDate);",
+            "    if ('$ptfshNum' in v) return Number(v.$ptfshNum);",
+            "    if ('$ptfshBig' in v) return BigInt(v.$ptfshBig);",
+            "    if ('$ptfshBytes' in v) return Uint8Array.from(v.$ptfshBytes);",
+            "    if ('$ptfshRow' in v) return row(v.$ptfshRow);",
+            "    return v;",
+            "  };",
+            "  // State as ptfsh keeps it: JSON with tagged objects for what JSON",
+            "  // lacks (ptfsh's tags: $u undefined, $n NaN/Infinity/-0, $b BigInt,",
+            "  // $d Date, $y Uint8Array, $m Map, $s Set, $k RowKind, $r row, $o an",
+            "  // object with a key starting with $).",
+            "  const enc = (v, seen) => {",
+            "    if (v === undefined) return { $u: 1 };",
+            "    if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;",
+            "    if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0) ? v : { $n: Object.is(v, -0) ? '-0' : String(v) };",
+            "    if (typeof v === 'bigint') return { $b: v.toString() };",
+            "    if (typeof v !== 'object') throw new TypeError('state cannot hold a ' + typeof v);",
+            "    if (v instanceof Date) return { $d: Number.isNaN(v.getTime()) ? null : v.getTime() };",
+            "    if (v instanceof Uint8Array) return { $y: Array.from(v) };",
+            "    if ($ptfshKinds.kinds.includes(v)) return { $k: v.name() };",
+            "    if (seen.includes(v)) throw new TypeError('state cannot hold a cycle');",
+            "    seen = seen.concat([v]);",
+            "    if (v[K]) return { $r: { n: v[K].n, v: v[K].v.map((x) => enc(x, seen)), k: v[K].k, s: v[K].s } };",
+            "    if (v instanceof Map) return { $m: Array.from(v, ([k, x]) => [enc(k, seen), enc(x, seen)]) };",
+            "    if (v instanceof Set) return { $s: Array.from(v, (x) => enc(x, seen)) };",
+            "    if (Array.isArray(v)) return Array.from(v, (x) => enc(x, seen));",
+            "    const o = {}; let dollar = false;",
+            "    for (const k of Object.keys(v)) { if (k.startsWith('$')) dollar = true; o[k] = enc(v[k], seen); }",
+            "    return dollar ? { $o: o } : o;",
+            "  };",
+            "  const dec = (j) => {",
+            "    if (j === null || typeof j !== 'object') return j;",
+            "    if (Array.isArray(j)) return j.map(dec);",
+            "    if ('$u' in j) return undefined;",
+            "    if ('$n' in j) return j.$n === '-0' ? -0 : Number(j.$n);",
+            "    if ('$b' in j) return BigInt(j.$b);",
+            "    if ('$d' in j) return new Date(j.$d === null ? NaN : j.$d);",
+            "    if ('$y' in j) return Uint8Array.from(j.$y);",
+            "    if ('$k' in j) return RowKind[j.$k];",
+            "    if ('$r' in j) return row({ n: j.$r.n, v: j.$r.v.map(dec), k: j.$r.k, s: j.$r.s });",
+            "    if ('$m' in j) return new Map(j.$m.map(([k, x]) => [dec(k), dec(x)]));",
+            "    if ('$s' in j) return new Set(j.$s.map(dec));",
+            "    const src = '$o' in j ? j.$o : j; const o = {};",
+            "    for (const k of Object.keys(src)) o[k] = dec(src[k]);",
+            "    return o;",
+            "  };",
+            "  // ListView and MapView entries call Flink's views through ops('view', i, method, ...).",
+            "  const isView = (i) => !stateKinds[i].startsWith('VALUE');",
+            "  // A typed value entry (VALUE:[fields]) starts as an object of its fields, all null.",
+            "  const start = (i) => stateKinds[i].startsWith('VALUE:') ? Object.fromEntries(JSON.parse(stateKinds[i].slice(6)).map((f) => [f, null])) : {};",
+            "  const listView = (op) => {",
+            "    const nn = (v) => { if (v === null || v === undefined) throw new TypeError(\"List views don't support null values.\"); return v; };",
+            "    const all = () => Array.from(op('getAll'));",
+            "    return Object.freeze({",
+            "      get(i) {",
+            "        if (i === undefined) return all();",
+            "        const n = op('size');",
+            "        if (!Number.isInteger(i) || i < 0 || i >= n) throw new RangeError('ListView.get: index ' + i + ' out of range for a list of ' + n + ' elements');",
+            "        return op('get', i);",
+            "      },",
+            "      getList() { return all(); },",
+            "      setList(items) { const a = Array.from(items); a.forEach(nn); op('setList', a); },",
+            "      add(v) { op('add', nn(v)); },",
+            "      addAll(items) { const a = Array.from(items); a.forEach(nn); op('addAll', a); },",
+            "      clear() { op('clear'); },",
+            "      size() { return op('size'); },",
+            "      isEmpty() { return op('size') === 0; },",
+            "      [Symbol.iterator]() { return all()[Symbol.iterator](); },",
+            "    });",
+            "  };",
+            "  const mapView = (op) => {",
+            "    const nk = (k) => { if (k === null || k === undefined) throw new TypeError(\"Map views don't support null keys.\"); return k; };",
+            "    const ents = () => Array.from(op('entries'), (e) => [e[0], e[1]]);",
+            "    const pairs = (x) => { const p = x instanceof Map ? Array.from(x) : Object.entries(x); p.forEach(([k]) => nk(k)); return p.map(([k, v]) => [k, v === undefined ? null : v]); };",
+            "    return Object.freeze({",
+            "      get(k) { const v = op('get', nk(k)); return v === undefined ? null : v; },",
+            "      put(k, v) { op('put', nk(k), v === undefined ? null : v); },",
+            "      putAll(x) { op('putAll', pairs(x)); },",
+            "      remove(k) { op('remove', nk(k)); },",
+            "      contains(k) { return op('contains', nk(k)); },",
+            "      keys() { return ents().map((e) => e[0])[Symbol.iterator](); },",
+            "      values() { return ents().map((e) => e[1])[Symbol.iterator](); },",
+            "      entries() { return ents()[Symbol.iterator](); },",
+            "      getMap() { return new Map(ents()); },",
+            "      setMap(x) { op('setMap', pairs(x)); },",
+            "      clear() { op('clear'); },",
+            "      size() { return op('size'); },",
+            "      isEmpty() { return op('size') === 0; },",
+            "      [Symbol.iterator]() { return ents()[Symbol.iterator](); },",
+            "    });",
+            "  };",
+            "  const save = (n, v) => { try { return JSON.stringify(enc(v, [])); } catch (e) { throw new TypeError('state ' + n + ': ' + e.message); } };",
+            "  const defaults = {};",
+            "  names.forEach((n, i) => { if (!isView(i)) { const d = decl.state[n].default; defaults[n] = save(n, d === undefined ? start(i) : d); } });",
+            "  const fresh = (n) => dec(JSON.parse(defaults[n]));",
+            "  return function (emit, ops, states, argsJson, timer) {",
+            "    const st = {}; const reset = {}; const semantics = {};",
+            "    names.forEach((n, i) => {",
+            "      if (isView(i)) {",
+            "        const op = (m, ...a) => ops('view', i, m, ...a);",
+            "        st[n] = stateKinds[i].startsWith('LIST') ? listView(op) : mapView(op);",
+            "      } else {",
+            "        st[n] = states[i] == null ? fresh(n) : dec(JSON.parse(states[i]));",
+            "      }",
+            "    });",
+            "    const time = Object.freeze({",
+            "      time() { return ops('time'); },",
+            "      currentWatermark() { return ops('currentWatermark'); },",
+            "      tableWatermark() { return timer ? null : ops('tableWatermark'); },",
+            "      registerOnTime(a, b) { if (b === undefined) ops('registerOnTime', null, ms(a)); else ops('registerOnTime', String(a), ms(b)); },",
+            "      clearTimer(x) { if (typeof x === 'string') ops('clearTimer', x, null); else ops('clearTimer', null, ms(x)); },",
+            "      clearAllTimers() { ops('clearAllTimers'); },",
+            "    });",
             "    const ctx = {",
             "      collect(v, kind) {",
-            "        if (kind !== undefined) throw new Error('ptfsh export flink: collect with a RowKind is not supported yet');",
-            "        if (fields == null) { emit([v]); return; }",
-            "        if (Array.isArray(v)) { emit(v); return; }",
-            "        if (v === null || typeof v !== 'object') throw new TypeError('collect: the output is a ROW; pass an object or an array, got ' + v);",
-            "        emit(fields.map((f) => v[f] === undefined ? null : v[f]));",
+            "        const k = kindOf(kind);",
+            "        if (k !== '+I' && !changelog) throw new TypeError('collect: the kind ' + String(kind) + ' needs a changelog declaration (changelog: \\\"retract\\\", ...)');",
+            "        if (fields == null) { emit([v], k); return; }",
+            "        // As ptfsh: an array in column order, an object (or a row) by",
+            "        // column name, any other value for an output of one column.",
+            "        if (Array.isArray(v)) {",
+            "          if (v.length !== fields.length) throw new TypeError('collect: an array of ' + v.length + ' values for ' + fields.length + ' columns (' + fields.join(', ') + ')');",
+            "          emit(v, k); return;",
+            "        }",
+            "        if (v !== null && typeof v === 'object' && Object.prototype.toString.call(v) === '[object Object]') {",
+            "          emit(fields.map((f) => v[f] === undefined ? null : v[f]), k); return;",
+            "        }",
+            "        if (fields.length === 1 && v !== null && v !== undefined) { emit([v], k); return; }",
+            "        throw new TypeError('collect: cannot use ' + String(v) + ': pass an object by column name or an array of ' + fields.length + ' values');",
             "      },",
-            "      clearState(n) { if (!names.includes(n)) throw new Error('unknown state entry ' + n); st[n] = fresh(n); reset[n] = st[n]; },",
+            "      clearState(n) {",
+            "        const i = names.indexOf(n);",
+            "        if (i < 0) throw new Error('unknown state entry ' + n);",
+            "        if (isView(i)) { reset[n] = true; return; }", 
+            "        st[n] = fresh(n); reset[n] = st[n];",
+            "      },",
             "      clearAllState() { names.forEach((n) => this.clearState(n)); },",
-            "      clearAllTimers() {},",
-            "      clearAll() { this.clearAllState(); },",
+            "      clearAllTimers() { ops('clearAllTimers'); },",
+            "      clearAll() { this.clearAllState(); this.clearAllTimers(); },",
+            "      timeContext() { return time; },",
+            "      currentTimer() { return timer ? ops('currentTimer') : null; },",
             "    };",
-            "    for (const m of ['timeContext', 'tableSemanticsFor', 'getChangelogMode', 'currentTimer'])",
-            "      ctx[m] = () => { throw new Error('ptfsh export flink: ctx.' + m + ' is not supported yet'); };",
-            "    decl.eval(ctx, st, JSON.parse(argsJson, (k, v) => v !== null && typeof v === 'object' && '$ptfshDate' in v ? new Date(v.$ptfshDate) : v));",
-            "    return names.map((n) => reset[n] !== undefined && reset[n] === st[n] && JSON.stringify(st[n]) === JSON.stringify(fresh(n)) ? null : JSON.stringify(st[n]));",
+            "    ctx.tableSemanticsFor = (arg) => {",
+            "      if (!tableArgs.includes(String(arg))) throw new TypeError('tableSemanticsFor: ' + JSON.stringify(String(arg)) + ' is not a table argument');",
+            "      if (semantics[arg] !== undefined) return semantics[arg];",
+            "      const j = ops('tableSemantics', String(arg));",
+            "      return (semantics[arg] = j == null ? null : semanticsOf(JSON.parse(j)));",
+            "    };",
+            "    ctx.getChangelogMode = () => modeOf(JSON.parse(ops('changelogMode')));",
+            "    const args = JSON.parse(argsJson, revive);",
+            "    (timer ? decl.onTimer : decl.eval).call(decl, ctx, st, args);",
+            "    return names.map((n, i) => {",
+            "      if (isView(i)) return reset[n] ? 'clear' : null;",
+            "      const j = save(n, st[n]); return reset[n] !== undefined && reset[n] === st[n] && j === defaults[n] ? null : j;",
+            "    });",
             "  };",
             "})");
 
     /**
      * Calls eval. states are the ROW&lt;json STRING&gt; state rows in
-     * declaration order, argNames and args the arguments (Flink rows for
-     * table arguments, null for the ones not being processed).
+     * declaration order, args the arguments in declaration order (Flink
+     * rows for table arguments, null for the ones not being processed).
      */
-    public void eval(Consumer<Object> collect, ProcessTableFunction.Context ctx, Row[] states, String[] argNames, Object[] args) {
+    public void eval(Consumer<Object> collect, ProcessTableFunction.Context ctx, Object[] states, Object[] args) {
         StringBuilder json = new StringBuilder("{");
+        StringBuilder scalars = new StringBuilder("{");
         for (int i = 0; i < argNames.length; i++) {
             if (i > 0) {
                 json.append(',');
+                scalars.append(',');
             }
             quote(json, argNames[i]);
             json.append(':');
+            quote(scalars, argNames[i]);
+            scalars.append(':');
             Object a = args[i];
             if (a instanceof Row) {
-                writeRow(json, (Row) a, fieldNames(ctx, argNames[i], (Row) a));
+                writeRow(json, (Row) a, ctx.tableSemanticsFor(argNames[i]).dataType());
+                scalars.append("null");
             } else {
+                int at = json.length();
                 writeValue(json, a);
+                scalars.append(argTables[i] ? "null" : json.substring(at));
             }
         }
         json.append('}');
+        scalars.append('}');
+        lastScalars = scalars.toString();
+        run(collect, ctx, states, json.toString(), false);
+    }
+
+    /**
+     * Calls onTimer with the state rows: every table argument is null, the
+     * scalar arguments are those of the last eval of this instance (ptfsh
+     * gives them to onTimer).
+     */
+    public void onTimer(Consumer<Object> collect, ProcessTableFunction.OnTimerContext ctx, Object[] states) {
+        run(collect, ctx, states, lastScalars, true);
+    }
+
+    private void run(Consumer<Object> collect, ProcessTableFunction.Context ctx, Object[] states, String argsJson, boolean timer) {
         Object[] stateJson = new Object[states.length];
         for (int i = 0; i < states.length; i++) {
-            stateJson[i] = states[i].getField(0);
+            stateJson[i] = states[i] instanceof Row ? ((Row) states[i]).getField(0) : null;
         }
         ProxyExecutable emit = (Value... a) -> {
-            collect.accept(toOutput(a[0]));
+            Object out = toOutput(a[0]);
+            if (out instanceof Row) {
+                ((Row) out).setKind(kind(a[1].asString()));
+            }
+            collect.accept(out);
             return null;
         };
-        Value result = call.execute(emit, ProxyArray.fromArray(stateJson), json.toString());
-        for (int i = 0; i < states.length; i++) {
-            Value v = result.getArrayElement(i);
-            states[i].setField(0, v.isNull() ? null : v.asString());
+        ProxyExecutable ops = (Value... a) -> op(a);
+        current = ctx;
+        this.states = states;
+        Value result;
+        try {
+            result = call.execute(emit, ops, ProxyArray.fromArray(stateJson), argsJson, timer);
+            for (int i = 0; i < states.length; i++) {
+                Value v = result.getArrayElement(i);
+                if (states[i] instanceof Row) {
+                    ((Row) states[i]).setField(0, v.isNull() ? null : v.asString());
+                } else if (!v.isNull()) {
+                    // clearState of a view: empty when the call returns.
+                    if (states[i] instanceof ListView) {
+                        ((ListView<?>) states[i]).clear();
+                    } else {
+                        ((MapView<?, ?>) states[i]).clear();
+                    }
+                }
+            }
+        } finally {
+            current = null;
+            this.states = null;
         }
     }
 
-    private static String[] fieldNames(ProcessTableFunction.Context ctx, String arg, Row row) {
-        Set<String> named = row.getFieldNames(true);
-        if (named != null) {
-            return named.toArray(new String[0]);
+    /** view runs a method of a ListView or MapView entry: a[1] is its index, a[2] the method. */
+    @SuppressWarnings("unchecked")
+    private Object view(Value[] a) {
+        int i = a[1].asInt();
+        String kind = stateKinds[i];
+        String m = a[2].asString();
+        try {
+            if (kind.startsWith("LIST<")) {
+                String elem = kind.substring(5, kind.length() - 1);
+                ListView<Object> lv = (ListView<Object>) states[i];
+                List<Object> list = lv.getList();
+                switch (m) {
+                    case "size":
+                        return list.size();
+                    case "get":
+                        return toJsValue(list.get(a[3].asInt()));
+                    case "getAll": {
+                        Object[] out = new Object[list.size()];
+                        for (int j = 0; j < out.length; j++) {
+                            out[j] = toJsValue(list.get(j));
+                        }
+                        return ProxyArray.fromArray(out);
+                    }
+                    case "add":
+                        lv.add(convert(a[3], elem, null));
+                        return null;
+                    case "addAll":
+                        lv.addAll(convertAll(a[3], elem));
+                        return null;
+                    case "setList":
+                        lv.setList(convertAll(a[3], elem));
+                        return null;
+                    case "clear":
+                        lv.clear();
+                        return null;
+                    default:
+                        break;
+                }
+            } else {
+                String[] kv = splitMap(kind);
+                MapView<Object, Object> mv = (MapView<Object, Object>) states[i];
+                switch (m) {
+                    case "get":
+                        return toJsValue(mv.get(convert(a[3], kv[0], null)));
+                    case "put":
+                        mv.put(convert(a[3], kv[0], null), convert(a[4], kv[1], null));
+                        return null;
+                    case "putAll":
+                    case "setMap": {
+                        java.util.Map<Object, Object> all = new java.util.LinkedHashMap<>();
+                        for (long j = 0; j < a[3].getArraySize(); j++) {
+                            Value e = a[3].getArrayElement(j);
+                            all.put(convert(e.getArrayElement(0), kv[0], null), convert(e.getArrayElement(1), kv[1], null));
+                        }
+                        if (m.equals("setMap")) {
+                            mv.clear();
+                        }
+                        mv.putAll(all);
+                        return null;
+                    }
+                    case "remove":
+                        mv.remove(convert(a[3], kv[0], null));
+                        return null;
+                    case "contains":
+                        return mv.contains(convert(a[3], kv[0], null));
+                    case "size":
+                    case "entries": {
+                        List<Object[]> entries = new java.util.ArrayList<>();
+                        for (java.util.Map.Entry<Object, Object> e : mv.entries()) {
+                            entries.add(new Object[] {e.getKey(), e.getValue()});
+                        }
+                        if (m.equals("size")) {
+                            return entries.size();
+                        }
+                        // In key order, as ptfsh iterates: numbers by value,
+                        // strings by their UTF-8 bytes.
+                        entries.sort((x, y) -> compareKeys(x[0], y[0]));
+                        Object[] out = new Object[entries.size()];
+                        for (int j = 0; j < out.length; j++) {
+                            Object[] e = entries.get(j);
+                            out[j] = ProxyArray.fromArray(toJsValue(e[0]), toJsValue(e[1]));
+                        }
+                        return ProxyArray.fromArray(out);
+                    }
+                    case "clear":
+                        mv.clear();
+                        return null;
+                    default:
+                        break;
+                }
+            }
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new RuntimeException(e);
         }
-        DataType t = ctx.tableSemanticsFor(arg).dataType();
+        throw new IllegalArgumentException("unknown view method " + m);
+    }
+
+    // semanticsJson is a table argument's TableSemantics as JSON, for the
+    // JavaScript object ptfsh gives.
+    private static String semanticsJson(TableSemantics ts) {
+        StringBuilder b = new StringBuilder("{\"type\":");
+        DataType t = ts.dataType();
+        quote(b, t.toString());
+        b.append(",\"fields\":[");
         List<String> names = DataType.getFieldNames(t);
-        return names.toArray(new String[0]);
+        List<DataType> types = DataType.getFieldDataTypes(t);
+        for (int i = 0; i < names.size(); i++) {
+            if (i > 0) {
+                b.append(',');
+            }
+            b.append("{\"name\":");
+            quote(b, names.get(i));
+            b.append(",\"type\":");
+            quote(b, types.get(i).toString());
+            b.append('}');
+        }
+        b.append("],\"partitionBy\":").append(java.util.Arrays.toString(ts.partitionByColumns()).replace(" ", ""));
+        b.append(",\"orderBy\":").append(java.util.Arrays.toString(ts.orderByColumns()).replace(" ", ""));
+        b.append(",\"directions\":[");
+        TableSemantics.SortDirection[] dirs = ts.orderByDirections();
+        for (int i = 0; i < dirs.length; i++) {
+            if (i > 0) {
+                b.append(',');
+            }
+            b.append(dirs[i].isDescending() ? "\"DESCENDING\"" : "\"ASCENDING\"");
+        }
+        b.append("],\"timeColumn\":").append(ts.timeColumn());
+        b.append(",\"mode\":").append(ts.changelogMode().map(JsFunction::modeJson).orElse("null"));
+        return b.append('}').toString();
+    }
+
+    private static String modeJson(ChangelogMode m) {
+        StringBuilder b = new StringBuilder("{\"kinds\":[");
+        boolean first = true;
+        for (RowKind k : RowKind.values()) {
+            if (m.contains(k)) {
+                if (!first) {
+                    b.append(',');
+                }
+                first = false;
+                quote(b, k.name());
+            }
+        }
+        return b.append("],\"keyOnlyDeletes\":").append(m.keyOnlyDeletes()).append('}').toString();
+    }
+
+    private static List<Object> convertAll(Value arr, String kind) {
+        List<Object> out = new java.util.ArrayList<>();
+        for (long j = 0; j < arr.getArraySize(); j++) {
+            out.add(convert(arr.getArrayElement(j), kind, null));
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static int compareKeys(Object x, Object y) {
+        if (x instanceof String && y instanceof String) {
+            byte[] a = ((String) x).getBytes(StandardCharsets.UTF_8);
+            byte[] b = ((String) y).getBytes(StandardCharsets.UTF_8);
+            return java.util.Arrays.compareUnsigned(a, b);
+        }
+        if (x instanceof Number && y instanceof Number) {
+            return Double.compare(((Number) x).doubleValue(), ((Number) y).doubleValue());
+        }
+        return ((Comparable<Object>) x).compareTo(y);
+    }
+
+    /** toJsValue is a view's element as JavaScript gets it, as ptfsh gives it. */
+    private static Object toJsValue(Object v) {
+        if (v instanceof Long) {
+            long l = (Long) v;
+            if (Math.abs(l) > MAX_SAFE_INT) {
+                throw new UnsupportedOperationException("ptfsh export flink: the BIGINT " + l
+                        + " is beyond 2^53 and is not converted to JavaScript yet");
+            }
+            return (double) l;
+        }
+        if (v instanceof Float) {
+            return ((Float) v).doubleValue();
+        }
+        return v;
+    }
+
+    private static RowKind kind(String shortString) {
+        for (RowKind k : RowKind.values()) {
+            if (k.shortString().equals(shortString)) {
+                return k;
+            }
+        }
+        throw new IllegalArgumentException("unknown row kind " + shortString);
+    }
+
+    /** op runs a method of the JavaScript context that needs Flink's: a[0] names it. */
+    private Object op(Value[] a) {
+        ProcessTableFunction.Context ctx = current;
+        if (ctx == null) {
+            throw new IllegalStateException("the context is used outside of a call of eval or onTimer");
+        }
+        String name = a[0].asString();
+        switch (name) {
+            case "currentTimer":
+                return ((ProcessTableFunction.OnTimerContext) ctx).currentTimer();
+            case "clearAllTimers":
+                ctx.clearAllTimers();
+                return null;
+            case "view":
+                return view(a);
+            case "tableSemantics": {
+                // ptfsh gives null where Flink has none (onTimer).
+                TableSemantics ts = ctx.tableSemanticsFor(a[1].asString());
+                return ts == null ? null : semanticsJson(ts);
+            }
+            case "changelogMode":
+                return modeJson(ctx.getChangelogMode());
+            default:
+                break;
+        }
+        ProcessTableFunction.TimeContext<Long> time = ctx.timeContext(Long.class);
+        switch (name) {
+            case "time":
+                return toJs(time.time());
+            case "currentWatermark":
+                return toJs(time.currentWatermark());
+            case "tableWatermark":
+                return toJs(time.tableWatermark());
+            case "registerOnTime":
+                if (a[1].isNull()) {
+                    time.registerOnTime(toMillis(a[2]));
+                } else {
+                    time.registerOnTime(a[1].asString(), toMillis(a[2]));
+                }
+                return null;
+            case "clearTimer":
+                if (a[1].isNull()) {
+                    time.clearTimer(toMillis(a[2]));
+                } else {
+                    time.clearTimer(a[1].asString());
+                }
+                return null;
+            default:
+                throw new IllegalArgumentException("unknown context method " + name);
+        }
+    }
+
+    // Long.MAX_VALUE (the watermark at the end of the input) is
+    // Number.MAX_SAFE_INTEGER in JavaScript, and back, as in ptfsh.
+    private static Object toJs(Long t) {
+        if (t == null) {
+            return null;
+        }
+        return t >= MAX_SAFE_INT ? (double) MAX_SAFE_INT : (double) t;
+    }
+
+    private static long toMillis(Value v) {
+        double d = v.asDouble();
+        if (d >= MAX_SAFE_INT) {
+            return Long.MAX_VALUE;
+        }
+        return (long) Math.floor(d);
     }
 
     private Object toOutput(Value arr) {
         if (outNames == null) {
-            return convert(arr.getArrayElement(0), outKinds[0]);
+            return convert(arr.getArrayElement(0), outKinds[0], null);
         }
         Row row = new Row(outNames.length);
         long n = arr.getArraySize();
         for (int i = 0; i < outNames.length; i++) {
-            row.setField(i, i < n ? convert(arr.getArrayElement(i), outKinds[i]) : null);
+            row.setField(i, i < n ? convert(arr.getArrayElement(i), outKinds[i], outNames[i]) : null);
         }
         return row;
     }
 
-    private static Object convert(Value v, String kind) {
+    private static Object convert(Value v, String kind, String column) {
         if (v == null || v.isNull()) {
             return null;
         }
         switch (kind) {
             case "STRING":
-                return v.isString() ? v.asString() : v.toString();
+                if (v.isString()) {
+                    return v.asString();
+                }
+                break;
             case "BOOLEAN":
-                return v.asBoolean();
+                if (v.isBoolean()) {
+                    return v.asBoolean();
+                }
+                break;
             case "TINYINT":
-                return (byte) v.asDouble();
+                if (v.isNumber()) {
+                    return (byte) v.asDouble();
+                }
+                break;
             case "SMALLINT":
-                return (short) v.asDouble();
+                if (v.isNumber()) {
+                    return (short) v.asDouble();
+                }
+                break;
             case "INT":
-                return (int) v.asDouble();
+                if (v.isNumber()) {
+                    return (int) v.asDouble();
+                }
+                break;
             case "BIGINT":
-                return v.fitsInLong() ? v.asLong() : (long) v.asDouble();
+                if (v.isNumber()) {
+                    return v.fitsInLong() ? v.asLong() : (long) v.asDouble();
+                }
+                break;
             case "FLOAT":
-                return (float) v.asDouble();
+                if (v.isNumber()) {
+                    return (float) v.asDouble();
+                }
+                break;
             case "DOUBLE":
-                return v.asDouble();
+                if (v.isNumber()) {
+                    return v.asDouble();
+                }
+                break;
+            case "INTERVAL_DT":
+                if (v.isNumber() && v.fitsInLong()) {
+                    return Duration.ofMillis(v.asLong());
+                }
+                break;
+            case "INTERVAL_YM":
+                if (v.isNumber() && v.fitsInInt()) {
+                    return Period.ofMonths(v.asInt()).normalized();
+                }
+                break;
+            case "TIMESTAMP":
+            case "TIMESTAMP_LTZ":
+            case "DATE": {
+                Long ms = null;
+                if (v.isInstant()) {
+                    ms = v.asInstant().toEpochMilli();
+                } else if (v.isNumber()) {
+                    ms = (long) Math.floor(v.asDouble());
+                }
+                if (ms == null) {
+                    break;
+                }
+                Instant at = Instant.ofEpochMilli(ms);
+                if (kind.equals("TIMESTAMP_LTZ")) {
+                    return at;
+                }
+                LocalDateTime wall = LocalDateTime.ofInstant(at, ZoneOffset.UTC);
+                return kind.equals("DATE") ? wall.toLocalDate() : wall;
+            }
             default:
+                if (kind.startsWith("DECIMAL(")) {
+                    return decimal(v, kind, column);
+                }
+                if (kind.startsWith("ARRAY<")) {
+                    String elem = kind.substring(6, kind.length() - 1);
+                    if (!v.hasArrayElements()) {
+                        break;
+                    }
+                    Object[] out = (Object[]) java.lang.reflect.Array.newInstance(javaClass(elem), (int) v.getArraySize());
+                    for (int i = 0; i < out.length; i++) {
+                        out[i] = convert(v.getArrayElement(i), elem, column);
+                    }
+                    return out;
+                }
+                if (kind.startsWith("MAP<")) {
+                    String[] kv = splitMap(kind);
+                    java.util.Map<Object, Object> out = new java.util.HashMap<>();
+                    if (v.hasHashEntries()) {
+                        Value it = v.getHashEntriesIterator();
+                        while (it.hasIteratorNextElement()) {
+                            Value e = it.getIteratorNextElement();
+                            out.put(convert(e.getArrayElement(0), kv[0], column), convert(e.getArrayElement(1), kv[1], column));
+                        }
+                        return out;
+                    }
+                    if (kv[0].equals("STRING") && v.hasMembers() && !v.hasArrayElements()) {
+                        for (String k : v.getMemberKeys()) {
+                            out.put(k, convert(v.getMember(k), kv[1], column));
+                        }
+                        return out;
+                    }
+                    break;
+                }
                 throw new IllegalArgumentException("unsupported output type " + kind);
+        }
+        throw new IllegalArgumentException("collect: cannot use " + v + " as " + kind
+                + (column == null ? "" : " (column " + column + ")"));
+    }
+
+    // decimal converts as ptfsh does: the number's shortest decimal form
+    // (or a string), rounded half away from zero to the scale; more
+    // digits than the precision fail.
+    private static BigDecimal decimal(Value v, String kind, String column) {
+        String[] ps = kind.substring(8, kind.length() - 1).split(",");
+        int precision = Integer.parseInt(ps[0]);
+        int scale = Integer.parseInt(ps[1]);
+        BigDecimal d;
+        if (v.isNumber() && v.fitsInLong()) {
+            d = BigDecimal.valueOf(v.asLong());
+        } else if (v.isNumber() && Double.isFinite(v.asDouble())) {
+            d = new BigDecimal(Double.toString(v.asDouble()));
+        } else if (v.isString()) {
+            try {
+                d = new BigDecimal(v.asString().trim());
+            } catch (NumberFormatException e) {
+                d = null;
+            }
+        } else {
+            d = null;
+        }
+        if (d != null) {
+            d = d.setScale(scale, java.math.RoundingMode.HALF_UP);
+            if (d.unscaledValue().abs().toString().length() <= precision) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException("collect: cannot use " + v + " as " + kind
+                + (column == null ? "" : " (column " + column + ")"));
+    }
+
+    // splitMap splits MAP<key,value> at its top-level comma.
+    private static String[] splitMap(String kind) {
+        String in = kind.substring(4, kind.length() - 1);
+        int depth = 0;
+        for (int i = 0; i < in.length(); i++) {
+            char c = in.charAt(i);
+            if (c == '<' || c == '(') {
+                depth++;
+            } else if (c == '>' || c == ')') {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                return new String[] {in.substring(0, i), in.substring(i + 1)};
+            }
+        }
+        throw new IllegalArgumentException("bad map type " + kind);
+    }
+
+    // javaClass is Flink's default conversion class of a kind.
+    private static Class<?> javaClass(String kind) {
+        switch (kind) {
+            case "STRING": return String.class;
+            case "BOOLEAN": return Boolean.class;
+            case "TINYINT": return Byte.class;
+            case "SMALLINT": return Short.class;
+            case "INT": return Integer.class;
+            case "BIGINT": return Long.class;
+            case "FLOAT": return Float.class;
+            case "DOUBLE": return Double.class;
+            case "INTERVAL_DT": return Duration.class;
+            case "INTERVAL_YM": return Period.class;
+            case "TIMESTAMP": return LocalDateTime.class;
+            case "TIMESTAMP_LTZ": return Instant.class;
+            case "DATE": return LocalDate.class;
+            default:
+                if (kind.startsWith("DECIMAL(")) {
+                    return BigDecimal.class;
+                }
+                if (kind.startsWith("ARRAY<")) {
+                    return java.lang.reflect.Array.newInstance(javaClass(kind.substring(6, kind.length() - 1)), 0).getClass();
+                }
+                if (kind.startsWith("MAP<")) {
+                    return java.util.Map.class;
+                }
+                throw new IllegalArgumentException("unsupported type " + kind);
         }
     }
 
-    private static void writeRow(StringBuilder b, Row row, String[] names) {
-        b.append('{');
+    // writeRow writes a row as ptfsh gives it to JavaScript: its fields by
+    // name (the names of its type t, which also gives the nested rows
+    // theirs), its kind and its Row.toString.
+    private static void writeRow(StringBuilder b, Row row, DataType t) {
+        Set<String> named = row.getFieldNames(true);
+        List<String> names = named != null ? new java.util.ArrayList<>(named)
+                : t != null ? DataType.getFieldNames(t) : java.util.Collections.emptyList();
+        List<DataType> types = t != null ? DataType.getFieldDataTypes(t) : java.util.Collections.emptyList();
+        b.append("{\"$ptfshRow\":{\"n\":[");
         for (int i = 0; i < row.getArity(); i++) {
             if (i > 0) {
                 b.append(',');
             }
-            quote(b, i < names.length ? names[i] : "f" + i);
-            b.append(':');
-            writeValue(b, row.getField(i));
+            quote(b, i < names.size() ? names.get(i) : "f" + i);
         }
-        b.append('}');
+        b.append("],\"v\":[");
+        for (int i = 0; i < row.getArity(); i++) {
+            if (i > 0) {
+                b.append(',');
+            }
+            writeValue(b, row.getField(i), i < types.size() ? types.get(i) : null);
+        }
+        b.append("],\"k\":");
+        quote(b, row.getKind().shortString());
+        b.append(",\"s\":");
+        quote(b, row.toString());
+        b.append("}}");
     }
 
     private static void writeValue(StringBuilder b, Object v) {
+        writeValue(b, v, null);
+    }
+
+    // writeValue writes a value as ptfsh gives it to JavaScript (t, its
+    // type, names the fields of nested rows; null when unknown).
+    private static void writeValue(StringBuilder b, Object v, DataType t) {
         if (v == null) {
             b.append("null");
         } else if (v instanceof Long && Math.abs((Long) v) > MAX_SAFE_INT) {
             // ptfsh gives a BigInt there; JSON would round it.
-            throw new UnsupportedOperationException("ptfsh export flink: the BIGINT " + v
-                    + " is beyond 2^53 and is not converted to JavaScript yet");
+            b.append("{\"$ptfshBig\":\"").append(v).append("\"}");
         } else if (v instanceof Boolean || v instanceof Integer || v instanceof Long
                 || v instanceof Short || v instanceof Byte) {
             b.append(v);
         } else if (v instanceof Double || v instanceof Float) {
+            // A FLOAT is the double of its float, as ptfsh gives it.
             double d = ((Number) v).doubleValue();
             if (Double.isFinite(d)) {
-                b.append(v);
+                b.append(d);
             } else {
-                b.append("null");
+                b.append("{\"$ptfshNum\":\"").append(d).append("\"}");
             }
         } else if (v instanceof BigDecimal) {
             b.append(((BigDecimal) v).toPlainString());
@@ -228,14 +1020,51 @@ public final class JsFunction implements AutoCloseable {
         } else if (v instanceof LocalDate) {
             date(b, ((LocalDate) v).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli());
         } else if (v instanceof LocalTime) {
-            b.append(((LocalTime) v).toNanoOfDay() / 1_000_000); // ms since midnight
+            b.append(((LocalTime) v).toNanoOfDay() / 1e6); // ms since midnight, with its fraction
         } else if (v instanceof Duration) {
             b.append(((Duration) v).toMillis());
         } else if (v instanceof Period) {
             b.append(((Period) v).toTotalMonths());
+        } else if (v instanceof org.apache.flink.types.ColumnList) {
+            // DESCRIPTOR: an Array of the column names, as ptfsh gives it.
+            List<String> names = ((org.apache.flink.types.ColumnList) v).getNames();
+            b.append('[');
+            for (int i = 0; i < names.size(); i++) {
+                if (i > 0) {
+                    b.append(',');
+                }
+                quote(b, names.get(i));
+            }
+            b.append(']');
+        } else if (v instanceof byte[]) {
+            // BYTES: a Uint8Array.
+            byte[] a = (byte[]) v;
+            b.append("{\"$ptfshBytes\":[");
+            for (int i = 0; i < a.length; i++) {
+                if (i > 0) {
+                    b.append(',');
+                }
+                b.append(a[i] & 0xff);
+            }
+            b.append("]}");
+        } else if (v instanceof Row) {
+            writeRow(b, (Row) v, t);
+        } else if (v instanceof Object[]) {
+            // ARRAY: a JavaScript Array, as ptfsh gives it.
+            Object[] a = (Object[]) v;
+            DataType elem = t != null && t.getChildren().size() == 1 ? t.getChildren().get(0) : null;
+            b.append('[');
+            for (int i = 0; i < a.length; i++) {
+                if (i > 0) {
+                    b.append(',');
+                }
+                writeValue(b, a[i], elem);
+            }
+            b.append(']');
         } else {
-            // Arrays, maps, rows and bytes are not converted yet: fail
-            // rather than hand JavaScript something ptfsh would not.
+            // Maps (ptfsh keeps their order, Flink's HashMap does not) and
+            // the rest are not converted: fail rather than hand JavaScript
+            // something ptfsh would not.
             throw new UnsupportedOperationException("ptfsh export flink: a value of class "
                     + v.getClass().getName() + " is not converted to JavaScript yet");
         }

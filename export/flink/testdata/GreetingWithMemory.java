@@ -4,6 +4,8 @@ import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.annotation.ArgumentTrait;
 import org.apache.flink.table.annotation.DataTypeHint;
 import org.apache.flink.table.annotation.StateHint;
+import org.apache.flink.table.api.dataview.ListView;
+import org.apache.flink.table.api.dataview.MapView;
 import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.ProcessTableFunction;
 import org.apache.flink.types.Row;
@@ -18,12 +20,14 @@ public class GreetingWithMemory extends ProcessTableFunction<String> {
     private static final String[] OUT_NAMES = null;
     private static final String[] OUT_KINDS = {"STRING"};
     private static final String[] ARG_NAMES = {"input"};
+    private static final boolean[] ARG_TABLES = {true};
+    private static final String[] STATE_KINDS = {"VALUE"};
 
     private transient JsFunction js;
 
     @Override
     public void open(FunctionContext context) throws Exception {
-        js = JsFunction.open("/ptfsh/GreetingWithMemory.js", OUT_NAMES, OUT_KINDS);
+        js = JsFunction.open("/ptfsh/GreetingWithMemory.js", OUT_NAMES, OUT_KINDS, ARG_NAMES, ARG_TABLES, STATE_KINDS, false);
     }
 
     @Override
@@ -38,6 +42,6 @@ public class GreetingWithMemory extends ProcessTableFunction<String> {
             Context ctx,
             @StateHint(name = "memory", type = @DataTypeHint("ROW<json STRING>")) Row state_memory,
             @ArgumentHint(value = {ArgumentTrait.SET_SEMANTIC_TABLE}, name = "input") Row input) {
-        js.eval(v -> collect((String) v), ctx, new Row[] {state_memory}, ARG_NAMES, new Object[] {input});
+        js.eval(v -> collect((String) v), ctx, new Object[] {state_memory}, new Object[] {input});
     }
 }

@@ -4,6 +4,8 @@ import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.annotation.ArgumentTrait;
 import org.apache.flink.table.annotation.DataTypeHint;
 import org.apache.flink.table.annotation.StateHint;
+import org.apache.flink.table.api.dataview.ListView;
+import org.apache.flink.table.api.dataview.MapView;
 import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.ProcessTableFunction;
 import org.apache.flink.types.Row;
@@ -18,12 +20,14 @@ public class TableFilter extends ProcessTableFunction<Row> {
     private static final String[] OUT_NAMES = {"threshold", "score"};
     private static final String[] OUT_KINDS = {"INT", "BIGINT"};
     private static final String[] ARG_NAMES = {"input", "threshold"};
+    private static final boolean[] ARG_TABLES = {true, false};
+    private static final String[] STATE_KINDS = {};
 
     private transient JsFunction js;
 
     @Override
     public void open(FunctionContext context) throws Exception {
-        js = JsFunction.open("/ptfsh/TableFilter.js", OUT_NAMES, OUT_KINDS);
+        js = JsFunction.open("/ptfsh/TableFilter.js", OUT_NAMES, OUT_KINDS, ARG_NAMES, ARG_TABLES, STATE_KINDS, false);
     }
 
     @Override
@@ -38,6 +42,6 @@ public class TableFilter extends ProcessTableFunction<Row> {
             Context ctx,
             @ArgumentHint(value = {ArgumentTrait.ROW_SEMANTIC_TABLE}, name = "input") Row input,
             @ArgumentHint(name = "threshold", type = @DataTypeHint("INT NOT NULL")) Integer threshold) {
-        js.eval(v -> collect((Row) v), ctx, new Row[] {}, ARG_NAMES, new Object[] {input, threshold});
+        js.eval(v -> collect((Row) v), ctx, new Object[] {}, new Object[] {input, threshold});
     }
 }
