@@ -65,6 +65,7 @@ var exportedExamples = []string{
 	"ValueKinds (values.sql)",
 	"ViewState (views.sql)",
 	"count_clicks (quickstart.sql)",
+	"count_clicks (sql_around_functions.sql)",
 	"long_views (quickstart.sql)",
 }
 
