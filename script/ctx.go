@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/ptfsh/ptfsh/internal/spell"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
@@ -178,44 +179,12 @@ func (in *instance) misspeltColumn(o *goja.Object, missing []string) error {
 		if known {
 			continue
 		}
-		if near := closest(k, missing); near != "" {
+		if near := spell.Closest(k, missing, len(k)/3+1); near != "" {
 			return fmt.Errorf("unknown column %q (did you mean %q? it is left out, and would be NULL); the output's columns are %s",
 				k, near, strings.Join(colNames(in.out), ", "))
 		}
 	}
 	return nil
-}
-
-// closest returns the name of names nearest to s by edit distance, if it
-// is near enough to be a misspelling (at most a third of its letters).
-func closest(s string, names []string) string {
-	best, bestD := "", len(s)/3+1
-	for _, n := range names {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(n)); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func colNames(cols []types.Column) []string {

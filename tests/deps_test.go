@@ -26,7 +26,7 @@ var layers = map[string][]string{
 	// statetest is the conformance suite every store passes.
 	"state/statetest": {mod + "state"},
 	// The table of SET's keys: defaults, docs and parsers.
-	"runtime/settings": {mod + "runtime/types"},
+	"runtime/settings": {mod + "runtime/types", mod + "internal/spell"},
 	// The PTF contract: what a function is and what a call sees.
 	"runtime/ptf":      {mod + "runtime/types", mod + "sqlmini"},
 	"runtime/keycodec": {mod + "runtime/types", mod + "state"},
@@ -37,7 +37,7 @@ var layers = map[string][]string{
 		mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
 	// The timeline of a query's time events and its drawings (text, SVG, HTML): a leaf.
 	"runtime/timeline": {},
-	"runtime/catalog":  {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini"},
+	"runtime/catalog":  {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
 	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog"},
 	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
@@ -46,7 +46,7 @@ var layers = map[string][]string{
 	// script, stdlib and export/flink see the contract, never the engine.
 	// regexp2 is goja's backtracking regex engine: script sets its match
 	// deadline.
-	"script": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/settings", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/dlclark/regexp2/v2",
+	"script": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/settings", mod + "internal/spell", "github.com/dop251/goja", "github.com/evanw/esbuild", "github.com/dlclark/regexp2/v2",
 		"github.com/go-sourcemap/sourcemap"},
 	"stdlib": {mod + "runtime/types", mod + "runtime/ptf"},
 	// export/flink reads a script's syntax (sqlmini, which the contract
@@ -54,6 +54,8 @@ var layers = map[string][]string{
 	"export/flink": {mod + "runtime/types", mod + "runtime/ptf", mod + "sqlmini"},
 	// assembly is the one place that builds engine, store, session and stdlib.
 	"assembly": {mod + "runtime/", mod + "script", mod + "state", mod + "stdlib", mod + "sqlmini"},
+	// spell: did-you-mean for names, a leaf.
+	"internal/spell": {},
 	// testarchive reads the txtar test files of ptfsh test and tests/.
 	"internal/testarchive": {"golang.org/x/tools/txtar"},
 	// The wiring: the command, the benchmark tools.

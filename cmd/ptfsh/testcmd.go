@@ -266,35 +266,9 @@ func scriptOptions(dir, functionDir, format string, out, console io.Writer) asse
 // lineDiff shows how got differs from want, line by line: "-" lines are
 // wanted and missing, "+" lines printed and not wanted.
 func lineDiff(want, got string) string {
-	a, b := strings.Split(want, "\n"), strings.Split(got, "\n")
-	// Longest common subsequence of lines; test outputs are small.
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
 	var d strings.Builder
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			d.WriteString("     " + a[i] + "\n")
-			i, j = i+1, j+1
-		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
-			d.WriteString("  -  " + a[i] + "\n")
-			i++
-		default:
-			d.WriteString("  +  " + b[j] + "\n")
-			j++
-		}
-	}
+	diffLines(strings.Split(want, "\n"), strings.Split(got, "\n"), func(op byte, line string) {
+		d.WriteString("  " + string(op) + "  " + line + "\n")
+	})
 	return d.String()
 }

@@ -238,35 +238,13 @@ func writeDiff(w io.Writer, a, b []string) {
 			fmt.Fprintln(w, "+ "+l)
 		}
 	} else {
-		// lcs[i][j]: the longest common subsequence of am[i:] and bm[j:].
-		lcs := make([][]int32, len(am)+1)
-		for i := range lcs {
-			lcs[i] = make([]int32, len(bm)+1)
-		}
-		for i := len(am) - 1; i >= 0; i-- {
-			for j := len(bm) - 1; j >= 0; j-- {
-				if am[i] == bm[j] {
-					lcs[i][j] = lcs[i+1][j+1] + 1
-				} else {
-					lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-				}
-			}
-		}
-		i, j := 0, 0
-		for i < len(am) || j < len(bm) {
-			switch {
-			case i < len(am) && j < len(bm) && am[i] == bm[j]:
+		diffLines(am, bm, func(op byte, line string) {
+			if op == ' ' {
 				same++
-				i++
-				j++
-			case i < len(am) && (j == len(bm) || lcs[i+1][j] >= lcs[i][j+1]):
-				fmt.Fprintln(w, "- "+am[i])
-				i++
-			default:
-				fmt.Fprintln(w, "+ "+bm[j])
-				j++
+				return
 			}
-		}
+			fmt.Fprintln(w, string(op)+" "+line)
+		})
 	}
 	fmt.Fprintf(w, "   (%d lines unchanged)\n", same)
 }

@@ -13,6 +13,7 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"github.com/ptfsh/ptfsh/internal/spell"
 	"math"
 	"sort"
 	"strconv"
@@ -481,15 +482,11 @@ func Get[T any](set map[string]string, key string) (v T, ok bool) {
 // characters), ignoring case, or a key that ends in ".name".
 func Suggest(name string) string {
 	lower := strings.ToLower(name)
-	best, bestD := "", 3
+	limit := 3
 	if len(name) > 15 {
-		bestD = 4
+		limit = 4
 	}
-	for _, k := range Keys() {
-		if d := editDistance(lower, strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
+	best := spell.Closest(name, Keys(), limit)
 	if best == "" && lower != "" {
 		for _, k := range Keys() {
 			if strings.HasSuffix(k, "."+lower) {
@@ -498,27 +495,6 @@ func Suggest(name string) string {
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // wholeNumber parses a whole number from lo to hi; need says what a bad
