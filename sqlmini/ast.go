@@ -233,7 +233,8 @@ type Reset struct {
 // runs the query and draws what happened in time.
 type Explain struct {
 	Pos      Pos
-	Timeline bool   `parser:"'EXPLAIN' ( 'PLAN' 'FOR' | @'TIMELINE' )?"`
+	Timeline bool   `parser:"'EXPLAIN' ( 'PLAN' 'FOR' | @'TIMELINE'"`
+	Why      bool   `parser:"  | @'WHY' )?"`
 	Query    *Query `parser:"@@"`
 }
 

@@ -19,7 +19,7 @@
 //	            | "SHOW" ("STATE" | "TIMERS") "FOR" string ["KEY" "(" expr {"," expr} ")"] .
 //	describe    = ("DESCRIBE" | "DESC") ["FUNCTION" ["EXTENDED"]] name .
 //	set         = "SET" [string "=" string] .   reset = "RESET" [string] .
-//	explain     = "EXPLAIN" ["PLAN" "FOR" | "TIMELINE"] query .   insert = "INSERT" ("INTO" | "OVERWRITE") name query .
+//	explain     = "EXPLAIN" ["PLAN" "FOR" | "TIMELINE" | "WHY"] query .   insert = "INSERT" ("INTO" | "OVERWRITE") name query .
 //	command     = "HELP" | "QUIT" | "EXIT" .
 //	advance     = "ADVANCE" "WATERMARK" name "TO" ( "END" | expr ) .
 //	stmtset     = "EXECUTE" "STATEMENT" "SET" "BEGIN" insert ";" {insert ";"} "END" .

@@ -30,6 +30,9 @@ type Event struct {
 	Kind eventKind
 	Row  types.Row
 	Wm   int64
+	// Why says, with lineage on, what led a PTF call to emit the row
+	// (lineage.go).
+	Why string
 }
 
 // stream is a running operator: next returns its events in order; after
@@ -118,6 +121,8 @@ type Execution struct {
 	Trace io.Writer
 	// TraceFilter narrows the trace: a key, a function, late rows only.
 	TraceFilter TraceFilter
+	// Lineage: each row a PTF call emits says why (lineage.go).
+	Lineage bool
 	// Shuffle, when set, reorders what Flink does not order (shuffle.go).
 	Shuffle *rand.Rand
 	// Timeline, when set, receives the time events of the PTF calls

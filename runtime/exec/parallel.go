@@ -71,6 +71,8 @@ func parallelReason(n *PtfNode, ex *Execution) string {
 		return "updating input or output"
 	case ex.Trace != nil:
 		return "tracing"
+	case ex.Lineage:
+		return "lineage"
 	case ex.Timeline != nil: // its events in the order they happen (timeline_hook.go)
 		return "a timeline"
 	case ex.DefaultTTL > 0:

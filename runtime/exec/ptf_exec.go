@@ -139,6 +139,9 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 		op.Ins = append(op.Ins, st)
 	}
 	op.ended = make([]bool, len(op.Ins))
+	if ex.Lineage {
+		op.lin = newLineage(len(op.Ins))
+	}
 	op.inWM, op.inHas = make([]int64, len(op.Ins)), make([]bool, len(op.Ins))
 	op.Buffers = make([]*sortBuffer, len(op.Ins))
 	for i, t := range n.Tables {
@@ -249,6 +252,7 @@ type PtfOp struct {
 	timers     timerService  // timers by time and by key (timers.go)
 	Buffers    []*sortBuffer // per input, for ORDER BY (sortbuffer.go)
 	firing     *timer        // the timer whose onTimer runs
+	lin        *lineage      // with lineage on, the why-not counts (lineage.go)
 
 	// the current call
 	cur  *keyState
@@ -394,14 +398,17 @@ func (o *PtfOp) process(i int, ev Event) error {
 		if !ok || (o.inHas[i] && ts <= o.inWM[i]) {
 			b.Dropped++ // late (or without time): ORDER BY drops it
 			o.noteRow(i, ev.Row, true)
+			o.lineRow(i, ev.Row, true)
 			return nil
 		}
 		o.noteRow(i, ev.Row, false)
+		o.lineRow(i, ev.Row, false)
 		b.Add(ev.Row, ts)
 		o.quietRow()
 		return nil
 	}
 	o.noteRow(i, ev.Row, false)
+	o.lineRow(i, ev.Row, false)
 	before := len(o.Out)
 	if err := o.evalRow(i, ev.Row); err != nil {
 		return err

@@ -41,7 +41,11 @@ func (o *PtfOp) Collect(r types.Row) error {
 	if n.Rowtime {
 		out = append(out, o.rowtime())
 	}
-	o.Out = append(o.Out, Event{Kind: EvRow, Row: types.Row{Kind: r.Kind, Fields: out}})
+	ev := Event{Kind: EvRow, Row: types.Row{Kind: r.Kind, Fields: out}}
+	if o.Ex.Lineage {
+		ev.Why = o.cause()
+	}
+	o.Out = append(o.Out, ev)
 	o.noteOut(types.Row{Kind: r.Kind, Fields: out})
 	if o.tr != nil {
 		o.traceEvent("emitted %s", types.FormatRow(types.Row{Kind: r.Kind, Fields: out}, n.Sch))

@@ -162,7 +162,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		}
 		return nil
 	}
-	if notes := append(timeNotes(ex), ex.Notes...); len(notes) > 0 {
+	if notes := append(append(timeNotes(ex), ex.Notes...), whyNotNotes(ex)...); len(notes) > 0 {
 		if err := flush(); err != nil {
 			return err
 		}

@@ -90,6 +90,8 @@ type Config struct {
 // can observe: SQL, SHOW/DESCRIBE/SET and output formatting. A Session is
 // not safe for concurrent use.
 type Session struct {
+	// whyOnce turns lineage on for the statement that runs (EXPLAIN WHY).
+	whyOnce bool
 	// jobs are the queries and INSERTs that ran (SHOW JOBS, jobs.go);
 	// jobIn and jobOut count the rows of the one running.
 	jobs          []jobRecord
@@ -298,6 +300,8 @@ func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) erro
 			s.cfg.OnReset(key)
 		}
 		return nil
+	case st.Explain != nil && st.Explain.Why:
+		return s.job(st, func() error { return s.explainWhy(ctx, st) }) // lineage.go
 	case st.Explain != nil && st.Explain.Timeline:
 		return s.job(st, func() error { return s.explainTimeline(ctx, st.Explain) }) // timeline.go
 	case st.Explain != nil:
@@ -879,6 +883,9 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 	}
 	if scans := streamScans(n); len(scans) > 0 {
 		return s.startRunning(ctx, st, scans) // stream.go: it keeps running
+	}
+	if s.lineage() {
+		n = &exec.LineageNode{In: n} // lineage.go
 	}
 	// Results are buffered: one write per row would cost a system call each.
 	out := bufio.NewWriterSize(s.cfg.Out, 64<<10)

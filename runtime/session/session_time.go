@@ -74,6 +74,7 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 		ex.Parallelism, _ = settings.Get[int](s.settings, exec.SetParallelism)
 	}
 	ex.MaxTimerFirings, _ = settings.Get[int](s.settings, SetMaxTimerFirings)
+	ex.Lineage = s.lineage()
 	seed := s.cfg.ShuffleSeed
 	if _, ok := s.settings[exec.SetShuffleSeed]; ok {
 		seed, _ = settings.Get[int64](s.settings, exec.SetShuffleSeed)

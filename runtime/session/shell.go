@@ -136,6 +136,8 @@ const helpText = `The statements of ptfsh (Flink SQL; each ends with ';' and may
   EXPLAIN TIMELINE query          runs the query and draws, per key, its rows, watermark,
                                   timers and output over event time (SET 'ptfsh.timeline'
                                   = 'out.html' draws each query into a file)
+  EXPLAIN WHY query               runs the query with a column, why, for what led each row
+                                  (an input row, a timer), and why rows did not come
   SHOW STATE | TIMERS FOR 'uid' [KEY (values)]
   DROP STATE FOR 'uid'            what the state store holds for a call, and forgetting it
   SET 'key' = 'value'             RESET ['key'];  SET; lists every setting with its value

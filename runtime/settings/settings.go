@@ -157,6 +157,13 @@ var table = []Setting{{
 	Values:  formats,
 	Parse:   parseFormat,
 }, {
+	Key:     "ptfsh.lineage",
+	Default: "off",
+	Doc:     "on: a query's result gets a last column, why, with what led a PTF call to emit each row (its input row or timer), and each call says at the end why rows did not come (late rows, ORDER BY drops, silent keys, pending timers); EXPLAIN WHY does it for one query",
+	Owner:   "runtime/session",
+	Values:  []string{"on", "off"},
+	Parse:   onOff,
+}, {
 	Key:     "ptfsh.on-error",
 	Default: "stop",
 	Doc:     "continue: a script prints an error and goes on with its next statement",
