@@ -34,6 +34,10 @@ type Config struct {
 	Loader ptf.Loader
 	// Store keeps state between statements; the caller owns and closes it.
 	Store state.Store
+	// Predict, when set, asks the learner what a stream step will emit
+	// (SET 'ptfsh.predict' = 'on'): it shows step and returns the rows
+	// typed, as +I[...] lines; ok false skips the guess.
+	Predict func(step string) (rows []string, ok bool)
 	// ShuffleSeed, when not 0, is the default of SET 'ptfsh.shuffle-seed'
 	// (ptfsh test --shuffle): the input comes in another order Flink may
 	// give it.
@@ -90,6 +94,12 @@ type Config struct {
 // can observe: SQL, SHOW/DESCRIBE/SET and output formatting. A Session is
 // not safe for concurrent use.
 type Session struct {
+	// stepText is the text of the statement that runs (predict.go shows
+	// a stream step's).
+	stepText string
+	// stepRows, while a stream step runs in predict mode, are the rows it
+	// emits, as text (predict.go).
+	stepRows []string
 	// whyOnce turns lineage on for the statement that runs (EXPLAIN WHY).
 	whyOnce bool
 	// jobs are the queries and INSERTs that ran (SHOW JOBS, jobs.go);
@@ -272,6 +282,7 @@ func cancelled(pos sqlmini.Pos, err error) error {
 
 func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) error {
 	s.reloadChanged()
+	s.stepText = st.Text
 	switch {
 	case st.Create != nil:
 		return s.execCreate(ctx, st.Create)

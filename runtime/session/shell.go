@@ -51,6 +51,10 @@ func (s *Session) Setting(key string) (string, bool) {
 	return st.Default, true
 }
 
+// SetPredict sets how the shell asks a learner for a guess in predict
+// mode (Config.Predict).
+func (s *Session) SetPredict(f func(step string) (rows []string, ok bool)) { s.cfg.Predict = f }
+
 // SetInteractive says that statements come from a person at the REPL: a
 // statement that succeeds without a result says so, as the Flink SQL
 // client does ([INFO] Execute statement succeeded.).

@@ -262,7 +262,17 @@ func (s *Session) step(ctx context.Context, name string, pos sqlmini.Pos) error 
 	if s.running == nil || !containsName(s.running.streams, name) {
 		return nil // kept for a query to come
 	}
-	return s.replay(ctx, pos, false)
+	guess, predicting := s.predictStep() // predict.go
+	s.stepRows = nil
+	if predicting {
+		s.stepRows = []string{}
+	}
+	err := s.replay(ctx, pos, false)
+	if err == nil && predicting {
+		s.scoreGuess(guess, s.stepRows)
+	}
+	s.stepRows = nil
+	return err
 }
 
 // replay runs the running query again over its streams' events, from
@@ -310,7 +320,7 @@ func (s *Session) replay(ctx context.Context, pos sqlmini.Pos, first bool) error
 	format.SetUpsertKey(p, exec.UpsertKeyOf(n))
 	width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
 	format.SetMaxColumnWidth(p, width)
-	sk := &stepSink{p: p, skip: rq.rows}
+	sk := &stepSink{p: p, skip: rq.rows, record: s.stepRows != nil, rows: &s.stepRows}
 	if err := s.run(ctx, pos, n, sk, out); err != nil {
 		out.Flush()
 		s.stopRunning("the step failed")
@@ -334,6 +344,9 @@ type stepSink struct {
 	skip, n int64
 	sch     types.Schema
 	begun   bool
+	// record keeps the new rows as text in rows (predict.go).
+	record bool
+	rows   *[]string
 }
 
 func (k *stepSink) Begin(sch types.Schema) error { k.sch = sch; return nil }
@@ -347,6 +360,9 @@ func (k *stepSink) Row(r types.Row) error {
 		if err := k.p.Begin(k.sch); err != nil {
 			return err
 		}
+	}
+	if k.record {
+		*k.rows = append(*k.rows, types.FormatRow(r, k.sch))
 	}
 	return k.p.Row(r)
 }

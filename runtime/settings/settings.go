@@ -183,6 +183,13 @@ var table = []Setting{{
 		return v, nil
 	},
 }, {
+	Key:     "ptfsh.predict",
+	Default: "off",
+	Doc:     "on: at the prompt, before a step of a stream that a running query reads, the shell asks what the query will emit, then shows it and scores the guess (see Teaching)",
+	Owner:   "runtime/session",
+	Values:  []string{"on", "off"},
+	Parse:   onOff,
+}, {
 	Key:   "ptfsh.processing-time",
 	Doc:   "fixes the processing-time clock (state TTL, datagen) at epoch milliseconds or a time such as '2025-03-27 12:00:00'; unset: the wall clock",
 	Owner: "runtime/session",

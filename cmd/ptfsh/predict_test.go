@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestREPL_predict: in predict mode the shell asks what a stream step
+// will emit, reads the guess to an empty line, runs the step and scores
+// the guess as a multiset of rows.
+func TestREPL_predict(t *testing.T) {
+	dir := t.TempDir()
+	fn := `export default {
+  output: "STRING",
+  args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+  eval(ctx, state, { input }) {
+    ctx.collect("hi " + input.name);
+    ctx.timeContext().registerOnTime(ctx.timeContext().time() + 60000);
+  },
+  onTimer(ctx) { ctx.collect("bye"); },
+};
+`
+	if err := os.WriteFile(filepath.Join(dir, "f.js"), []byte(fn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	stdin := strings.Join([]string{
+		"SET 'ptfsh.format' = 'rows';",
+		"CREATE FUNCTION f AS 'f.js';",
+		"CREATE STREAM s (name STRING, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts);",
+		"SELECT * FROM f(input => TABLE s PARTITION BY name, on_time => DESCRIPTOR(ts));",
+		"SET 'ptfsh.predict' = 'on';",
+		"INSERT INTO s VALUES ('Bob', TIMESTAMP '2025-03-27 12:00:00'), ('Ann', TIMESTAMP '2025-03-27 12:00:10');",
+		"+I[Ann, hi Ann, 2025-03-27T12:00:10Z]",
+		"  +I[Bob,   hi Bob, 2025-03-27T12:00:00Z]  ",
+		"",
+		"ADVANCE WATERMARK s TO TIMESTAMP '2025-03-27 12:01:05';",
+		"+I[Ann, bye, 2025-03-27T12:01:10Z]",
+		"",
+		"ADVANCE WATERMARK s TO TIMESTAMP '2025-03-27 12:01:06';",
+		"",
+	}, "\n") + "\n"
+	code, out, errs := runCmd(t, stdin)
+	if code != 0 {
+		t.Fatalf("code %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"predict: what will the query emit at this step?\n  INSERT INTO s VALUES ('Bob', TIMESTAMP '2025-03-27 12:00:00'), ('Ann', TIMESTAMP '2025-03-27 12:00:10')\n",
+		"guess: right: all 2 rows\n",
+		"guess: 0 of 1 rows right\n  not guessed: +I[Bob, bye, 2025-03-27T12:01:00Z]\n  not emitted: +I[Ann, bye, 2025-03-27T12:01:10Z]\n",
+		"guess: right: the step emits nothing\n",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("no %q in\n%s", want, errs)
+		}
+	}
+	if !strings.Contains(out, "+I[Bob, bye, 2025-03-27T12:01:00Z]") {
+		t.Errorf("the step's rows are not printed:\n%s", out)
+	}
+}
