@@ -341,6 +341,21 @@ var table = []Setting{{
 		return nil, Need("is 'ERROR' or 'DROP'")
 	},
 }, {
+	Key:     "table.exec.source.idle-timeout",
+	Default: "0 ms",
+	Doc:     "only 0 (off): ptfsh never marks an input idle; an input without rows holds the call's watermark back until it ends",
+	Owner:   "runtime/session",
+	Parse: func(v string) (any, error) {
+		d, err := types.ParseDuration(v)
+		if err != nil {
+			return nil, err
+		}
+		if d != 0 {
+			return nil, Need("can only be 0 (off), as ptfsh never marks an input idle: an input without rows holds the call's watermark back until it ends (a paced datagen input makes the others wait for it)")
+		}
+		return d, nil
+	},
+}, {
 	Key:     "table.exec.state.ttl",
 	Default: "0 ms",
 	Doc:     "the time-to-live of state entries that declare none, on processing time; 0: kept for ever",
@@ -365,7 +380,6 @@ var ignored = []Ignored{
 	{"state.backend.type", "state lives in memory or in a bbolt file: state.path"},
 	{"table.dml-sync", "INSERT INTO always runs to its end before the next statement"},
 	{"table.exec.mini-batch.enabled", "ptfsh has no mini-batch aggregation"},
-	{"table.exec.source.idle-timeout", "unsupported: ptfsh never marks an input idle; an input without rows holds the call's watermark back until it ends, and a paced datagen input ('rows-per-second') makes the others wait for it"},
 	{"table.local-time-zone", "the session time zone of ptfsh is UTC"},
 }
 
