@@ -132,8 +132,8 @@ SELECT * FROM F(TABLE files);
 CREATE TABLE gen (name STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '3');
 SELECT * FROM F(TABLE gen);
 CREATE TABLE steps (name STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) AS VALUES ('a', TIMESTAMP '2025-01-01 00:00:00'), WATERMARK TIMESTAMP '2025-01-01 00:01:00';
-CREATE VIEW over AS SELECT * FROM steps;
-SELECT * FROM F(TABLE over);
+CREATE VIEW stepped AS SELECT * FROM steps;
+SELECT * FROM F(TABLE stepped);
 CREATE TABLE hdr (name STRING) WITH ('connector' = 'filesystem', 'path' = 'h.csv', 'format' = 'csv', 'csv.header' = 'true');
 SELECT * FROM F(TABLE hdr);
 CREATE TABLE cl (name STRING) WITH ('connector' = 'filesystem', 'path' = 'c.csv', 'format' = 'csv', 'changelog.op-column' = 'op');
@@ -160,7 +160,7 @@ SELECT * FROM F(TABLE nulls);
 		t.Errorf("cases (-want +got):\n%s", d)
 	}
 	wantNotes := `note: s.sql:6: skipped, it reads gen, a datagen table, whose random values on Flink are not ptfsh's
-note: s.sql:9: skipped, it reads over, which reads steps, whose VALUES hold WATERMARK steps, which Flink has no equivalent for
+note: s.sql:9: skipped, it reads stepped, which reads steps, whose VALUES hold WATERMARK steps, which Flink has no equivalent for
 note: s.sql:13: skipped, it reads cl, a changelog file table ('changelog.op-column'), which Flink's filesystem connector does not read
 note: s.sql:15: skipped, it reads nulls, a view whose VALUES hold an untyped NULL, which Flink refuses ('Illegal use of 'NULL''; CAST(NULL AS type) works in both)
 `
