@@ -60,3 +60,32 @@ func TestREPL_predict(t *testing.T) {
 		t.Errorf("the step's rows are not printed:\n%s", out)
 	}
 }
+
+// TestRun_testDataBeside: ptfsh test finds a data file that is not a
+// section of the test beside the test file, as it finds a function file;
+// a file the test writes stays in its temporary folder.
+func TestRun_testDataBeside(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "data", "x.csv"), []byte("a\nb\n"), 0o644)
+	file := filepath.Join(dir, "t.txtar")
+	os.WriteFile(file, []byte(`-- query.sql --
+SET 'ptfsh.format' = 'rows';
+CREATE TABLE x (s STRING) WITH ('connector' = 'filesystem', 'path' = 'data/x.csv', 'format' = 'csv');
+SELECT * FROM x;
+CREATE TABLE o (s STRING) WITH ('connector' = 'filesystem', 'path' = 'out.csv', 'format' = 'csv');
+INSERT INTO o SELECT * FROM x;
+-- want.out --
++I[a]
++I[b]
+[INFO] Complete execution of the SQL update statement: 2 rows written to table 'o' ('out.csv').
+`), 0o644)
+	if code, out, errs := runCmd(t, "", "test", file); code != 0 {
+		t.Fatalf("code %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.csv")); err == nil {
+		t.Error("the test wrote out.csv beside the test file")
+	}
+}

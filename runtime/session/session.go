@@ -52,9 +52,10 @@ type Config struct {
 	// BaseDir resolves relative paths of statements given inline (-e, REPL).
 	BaseDir string
 	// FunctionDir, when set, is where CREATE FUNCTION ... AS 'f.js' looks
-	// for a function file that is not in the statement's folder (ptfsh
-	// test: the folder of the test file, so that a test calls the
-	// functions beside it).
+	// for a function file that is not in the statement's folder, and
+	// CREATE TABLE for a data file that is not there (ptfsh test: the
+	// folder of the test file, so that a test calls the functions and
+	// reads the data beside it).
 	FunctionDir string
 	// Timing prints row counts and timings to Err after each query, and a
 	// progress line while a long query runs (meant for a terminal).

@@ -2,6 +2,8 @@ package session
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -55,6 +57,17 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	}
 	for _, o := range ct.Options {
 		t.Options[string(o.Key)] = string(o.Value)
+	}
+	if p := t.Options["path"]; p != "" && s.cfg.FunctionDir != "" && !filepath.IsAbs(p) {
+		// ptfsh test: a data file that is not a section of the test is
+		// looked for beside the test file, as a function file is (a
+		// lesson's exercise reads examples/data). A file to be written
+		// (not there yet) stays in the test's folder.
+		if _, err := os.Stat(filepath.Join(s.baseDir, p)); err != nil {
+			if _, err := os.Stat(filepath.Join(s.cfg.FunctionDir, p)); err == nil {
+				t.BaseDir = s.cfg.FunctionDir
+			}
+		}
 	}
 	note := "" // of columns inferred
 	if len(cols) == 0 {
