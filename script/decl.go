@@ -30,6 +30,9 @@ type decl struct {
 
 	changelog Changelog
 	clFunc    goja.Callable
+
+	// scalar: kind "scalar", Flink's ScalarFunction (scalar.go).
+	scalar bool
 }
 
 // stateInit is how a fresh value of a state entry is made.
@@ -100,6 +103,9 @@ func (e *realm) parseDecl(s *source, obj *goja.Object) (*decl, error) {
 		return nil, err
 	}
 	if err := d.parseChangelog(obj.Get("changelog"), errAt); err != nil {
+		return nil, err
+	}
+	if err := d.parseKind(obj.Get("kind"), errAt); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -215,6 +215,11 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 	if s.ts {
 		def.Language = "TYPESCRIPT"
 	}
+	if d.scalar {
+		def.Scalar = func() (func(args []any) (any, error), error) { return rt.newScalar(d) } // scalar.go
+		e.decls[def] = d
+		return def, s, nil
+	}
 	def.New = func(spec ptf.CallSpec) (ptf.PTF, error) { return rt.newInstance(d, spec) }
 	def.NewIsolated = func(spec ptf.CallSpec) (ptf.PTF, error) { return e.newIsolated(name, file, src, spec) }
 	if d.changelog.Mode != "" || d.changelog.Func {

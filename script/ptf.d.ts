@@ -253,11 +253,27 @@ interface ChangelogContext {
 type ChangelogName = "insert-only" | "retract" | "upsert" | "all";
 
 /**
+ * A scalar function (Flink's ScalarFunction), called wherever an
+ * expression stands (SELECT f(a, b) FROM t): typed scalar arguments in,
+ * in declared order (NULL as null), one value of the output type out.
+ */
+interface ScalarFunction {
+  kind: "scalar";
+  /** Scalar arguments only, each with a type; optional ones may be left out (null). */
+  args?: ArgumentDecl[];
+  /** The result's type: "DOUBLE", "STRING", "ROW<a INT, b STRING>", ... */
+  output: SqlType;
+  eval(...args: any[]): unknown;
+}
+
+/**
  * A PTF declaration: the default export of a function file (or, for a
  * plain script or an inline function, the value of its last expression).
  * S is the state object eval receives, A the arguments object.
  */
 interface PTF<S = Record<string, any>, A = Record<string, any>> {
+  /** A process table function (the default); "scalar" makes a ScalarFunction instead. */
+  kind?: "process-table";
   /** The output type: ROW<...> gives named columns; any other type one column EXPR$0. */
   output: SqlType;
   args?: ArgumentDecl[];

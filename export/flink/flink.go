@@ -55,7 +55,7 @@
 //
 // Check, CheckChangelog and CheckScript refuse, with a message that names
 // the feature and the file, what the bridge cannot run as ptfsh does:
-// views of other than BOOLEAN, integer, FLOAT, DOUBLE and STRING
+// scalar functions, views of other than BOOLEAN, integer, FLOAT, DOUBLE and STRING
 // elements, a changelog function with a scalar output, a scalar argument
 // before a PASS_COLUMNS_THROUGH table (Flink 2.3 fails to generate code
 // for it), and argument and output types the bridge does not convert
@@ -121,6 +121,9 @@ func Check(def *ptf.FuncDef, file string) error {
 	}
 	if strings.ContainsAny(def.Name, "\r\n") {
 		return fmt.Errorf("%s: export flink: the function name %q cannot be written in Flink SQL: its quoted names hold no line breaks", file, def.Name)
+	}
+	if def.Scalar != nil {
+		return fail("a scalar function (kind: \"scalar\"; the bridge carries process table functions)")
 	}
 	if def.Infer != nil {
 		return fail("a built-in function with its own type inference")

@@ -76,6 +76,8 @@ func TestCheck_unsupported(t *testing.T) {
 			eval() {} })`, `the output field type TIME(0) (field "t")`},
 		{"scalar type", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }, { name: "d", type: "MAP<STRING, INT>" }],
 			eval() {} })`, `the scalar argument type MAP<STRING, INT> (argument "d")`},
+		{"scalar function", `({ kind: "scalar", output: "INT", args: [{ name: "x", type: "INT" }], eval(x) { return x; } })`,
+			`f.js: export flink: a scalar function (kind: "scalar"; the bridge carries process table functions) is not supported yet`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -26,6 +27,9 @@ type Scope struct {
 	// Now is the session's clock in epoch milliseconds, which
 	// CURRENT_TIMESTAMP and its relatives read; nil is the wall clock.
 	Now func() int64
+	// UserFunction finds a function of the catalog by name (nil: none),
+	// for scalar functions written in JavaScript (userfunc.go).
+	UserFunction func(name string) (*ptf.FuncDef, bool)
 }
 
 func (s *Scope) Lookup(ref *sqlmini.ColumnRef) (int, error) {

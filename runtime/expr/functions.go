@@ -178,6 +178,13 @@ func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
 		"FIRST_VALUE", "LAST_VALUE", "ARRAY_AGG", "JSON_OBJECTAGG", "JSON_ARRAYAGG", "BIT_AND", "BIT_OR", "BIT_XOR":
 		return nil, sqlmini.Errorf(f.Pos, "the aggregate function %s is not supported yet (COUNT, SUM, MIN, MAX and AVG are)", name)
 	}
+	if sc != nil && sc.UserFunction != nil {
+		// A function of the catalog hides a built-in of its name, as a
+		// temporary system function hides one in Flink.
+		if def, ok := sc.UserFunction(string(f.Name.Value)); ok {
+			return compileUserFunc(f, def, sc) // userfunc.go
+		}
+	}
 	fn, ok := functionIndex[name]
 	if !ok {
 		return nil, sqlmini.Errorf(f.Pos, "unknown function %s (SHOW FUNCTIONS lists them)", f.Name.Value)

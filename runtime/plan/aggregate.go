@@ -117,7 +117,7 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if err != nil {
 			return nil, err
 		}
-		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now})
+		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now, UserFunction: sc.UserFunction})
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +147,7 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if err != nil {
 			return nil, err
 		}
-		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now})
+		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now, UserFunction: sc.UserFunction})
 		if err != nil {
 			return nil, err
 		}

@@ -265,7 +265,7 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &expr.Scope{Schema: in.Schema(), Alias: alias, Now: p.now()}
+	sc := &expr.Scope{Schema: in.Schema(), Alias: alias, Now: p.now(), UserFunction: p.userFunction}
 	if sel.Distinct {
 		// SELECT DISTINCT items is a GROUP BY of the items (Flink plans it
 		// so): one row for each distinct row, retracted when its last
@@ -413,7 +413,7 @@ func (p *Planner) planOrderBy(sel *sqlmini.Select, pre, out exec.Node) (exec.Nod
 
 // orderKeys compiles the ORDER BY keys over a schema.
 func (p *Planner) orderKeys(sel *sqlmini.Select, sch types.Schema) ([]exec.OrderKey, error) {
-	sc := &expr.Scope{Schema: sch, Now: p.now()}
+	sc := &expr.Scope{Schema: sch, Now: p.now(), UserFunction: p.userFunction}
 	var keys []exec.OrderKey
 	for _, it := range sel.OrderBy {
 		x, err := expr.Compile(it.Expr, sc)

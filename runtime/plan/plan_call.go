@@ -43,6 +43,9 @@ func Signature(def *ptf.FuncDef) string {
 		}
 		parts = append(parts, a.Name+" => "+t)
 	}
+	if def.Scalar != nil { // a scalar function has no implicit arguments
+		return def.Name + "(" + strings.Join(parts, ", ") + ") RETURNS " + def.Output.String()
+	}
 	parts = append(parts, ArgOnTime+" => DESCRIPTOR", ArgUID+" => STRING")
 	return def.Name + "(" + strings.Join(parts, ", ") + ")"
 }
@@ -54,6 +57,16 @@ type boundArg struct {
 }
 
 // planCall binds a PTF call: arguments, table semantics, uid and the output.
+// userFunction finds a function of the catalog for an expression (a
+// scalar function; a PTF there is an error that says where it goes).
+func (p *Planner) userFunction(name string) (*ptf.FuncDef, bool) {
+	fn, ok := p.cat.Function(name)
+	if !ok {
+		return nil, false
+	}
+	return fn.Def, true
+}
+
 func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 	fname := string(c.Name.Value)
 	fn, ok := p.cat.Function(fname)
@@ -68,6 +81,9 @@ func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 		return nil, sqlmini.Errorf(c.Name.Pos, "No match found for function '%s'%s", fname, p.cat.SuggestFunction(fname))
 	}
 	def := fn.Def
+	if def.Scalar != nil {
+		return nil, sqlmini.Errorf(c.Name.Pos, "%s is a scalar function: it goes in a SELECT list or WHERE (SELECT %s(...) FROM t), not in FROM", fname, fname)
+	}
 	if err := checkSignature(c, def); err != nil {
 		return nil, err
 	}

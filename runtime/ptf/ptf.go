@@ -145,6 +145,12 @@ type FuncDef struct {
 	// table arguments receive (by table position) and the mode the
 	// consumer requires. Nil means an insert-only function.
 	ChangelogMode func(tables []types.ChangelogMode, required types.ChangelogMode) (types.ChangelogMode, error)
+	// Scalar, when set, makes the function a scalar function (Flink's
+	// ScalarFunction): Args are scalar arguments, Output its one value,
+	// and it is called in expressions, not in FROM. Scalar makes one
+	// caller for one statement; the caller takes the argument values in
+	// declared order and returns the result.
+	Scalar func() (func(args []any) (any, error), error)
 	// Infer, when set, completes the declaration at each call, as Flink's
 	// type inference of built-in PTFs does: from the tables and constant
 	// arguments it gives the output type and each argument's traits (for

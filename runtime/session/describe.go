@@ -56,16 +56,23 @@ func (s *Session) describeFunction(d *sqlmini.Describe) error {
 	if !d.Extended {
 		return printMeta(s.cfg.Out, []string{"info name", "info value"}, rows)
 	}
+	kind := "PROCESS_TABLE"
+	if def.Scalar != nil {
+		kind = "SCALAR"
+	}
 	rows = append(rows,
-		[]string{"kind", "PROCESS_TABLE"},
+		[]string{"kind", kind},
 		[]string{"requirements", "[]"},
 		[]string{"is deterministic", "true"},
 		[]string{"supports constant folding", "true"},
 		[]string{"signature", plan.Signature(def)},
 	)
-	if def.Infer == nil {
+	switch {
+	case def.Scalar != nil:
+		rows = append(rows, []string{"output", def.Output.String()})
+	case def.Infer == nil:
 		rows = append(rows, []string{"output", plan.OutputSchema(def.Output).RowType().String()})
-	} else {
+	default:
 		rows = append(rows, []string{"output", "inferred from the call"})
 	}
 	for _, sd := range def.State {

@@ -664,13 +664,16 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 	if f, ok := s.cat.Function(name); ok {
 		def := f.Def
 		kind := "PROCESS_TABLE"
+		if def.Scalar != nil {
+			kind = "SCALAR"
+		}
 		lang := def.Language
 		rows := [][]string{
 			{"name", def.Name},
 			{"kind", kind},
 			{"language", lang},
 			{"signature", plan.Signature(def)},
-			{"output", plan.OutputSchema(def.Output).RowType().String()},
+			{"output", describeOutput(def)},
 		}
 		if f.Path != "" {
 			rows = append(rows, []string{"file", f.Path})
@@ -743,6 +746,15 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 		return sqlmini.Errorf(st.Pos, "%w", err)
 	}
 	return s.run(ctx, st.Pos, n, p, out)
+}
+
+// describeOutput is a function's output type as DESCRIBE shows it: a
+// PTF's row, a scalar function's type.
+func describeOutput(def *ptf.FuncDef) string {
+	if def.Scalar != nil {
+		return def.Output.String()
+	}
+	return plan.OutputSchema(def.Output).RowType().String()
 }
 
 func plural(n int64, word string) string {
