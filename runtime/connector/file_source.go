@@ -155,6 +155,9 @@ func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (
 	}
 	switch t.Options["format"] {
 	case "csv":
+		// Flink's csv format reads TIMESTAMP as yyyy-MM-dd HH:mm:ss[.S]
+		// and TIMESTAMP_LTZ as the same followed by Z, nothing else.
+		parse.FlinkCSV = t.FlinkReaders
 		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"], Resume: resume}
 		var err error
 		if opts.Header, err = BoolOption(t, "csv.header"); err != nil {
@@ -174,7 +177,7 @@ func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (
 		}
 		return format.OpenCSV(path, t.Schema, opts)
 	case "json":
-		opts := format.JSONSourceOptions{Parse: parse, Resume: resume}
+		opts := format.JSONSourceOptions{Parse: parse, Resume: resume, LinesOnly: t.FlinkReaders}
 		var err error
 		if opts.IgnoreParseErrors, err = BoolOption(t, "json.ignore-parse-errors"); err != nil {
 			return nil, err

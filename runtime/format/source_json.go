@@ -25,6 +25,9 @@ type JSONSourceOptions struct {
 	// Resume, when its Offset is not 0, starts reading at a position that
 	// Position returned earlier (a checkpoint).
 	Resume SourcePos
+	// LinesOnly refuses a file of one JSON array, as Flink's json format
+	// reads JSON lines only (SET 'ptfsh.dialect' = 'flink').
+	LinesOnly bool
 }
 
 // jsonReader reads JSON lines or one top-level array of objects. It keeps
@@ -223,6 +226,9 @@ func (r *jsonReader) next() (types.Row, error) {
 			}
 			switch c {
 			case '[':
+				if r.opts.LinesOnly {
+					return types.Row{}, r.here("the file is one JSON array, a ptfsh extension: Flink's json format reads JSON lines only, one object per line (jq -c '.[]' writes them)")
+				}
 				r.pos++
 				r.mode = jsonArrayFirst
 			case ',', ']':

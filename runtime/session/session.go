@@ -80,6 +80,9 @@ type Config struct {
 	// OnReset sees every RESET (key "" for all), so that settings kept
 	// elsewhere go back to their defaults too.
 	OnReset func(key string)
+	// Dialect is the default of SET 'ptfsh.dialect' (--dialect): "" or
+	// ptfsh runs ptfsh's extensions, warn notes them, flink refuses them.
+	Dialect string
 	// Current, when set, gives the value in force of a setting kept
 	// elsewhere (the script engine's limits and seed), which SET; shows
 	// for a key that no SET gave; ok false leaves the table's default.
@@ -270,6 +273,9 @@ func cancelled(pos sqlmini.Pos, err error) error {
 
 func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) error {
 	s.reloadChanged()
+	if err := s.checkDialect(st); err != nil { // dialect.go
+		return err
+	}
 	switch {
 	case st.Create != nil:
 		return s.execCreate(ctx, st.Create)
@@ -424,6 +430,10 @@ func (s *Session) settingText(st settings.Setting) string {
 		}
 	case SetProcessingTime:
 		return s.cfg.ProcessingTime
+	case SetDialect:
+		if s.cfg.Dialect != "" {
+			return s.cfg.Dialect
+		}
 	}
 	if s.cfg.Current != nil {
 		if v, ok := s.cfg.Current(st.Key); ok {
@@ -904,5 +914,5 @@ func positioned(pos sqlmini.Pos, err error) error { return types.At(pos, err) }
 func (s *Session) sourceEnv() connector.Env {
 	seed, hasSeed := s.settings[connector.SetSeed]
 	pt, hasPT := s.processingTime()
-	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT}
+	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT, Flink: s.dialect() == DialectFlink}
 }
