@@ -25,13 +25,11 @@ const (
 // dialect is the value in force of SET 'ptfsh.dialect' (Config.Dialect,
 // --dialect, is its default).
 func (s *Session) dialect() string {
-	if d, ok := settings.Get[string](s.settings, SetDialect); ok {
-		return d
-	}
-	if s.cfg.Dialect != "" {
+	if _, set := s.settings[SetDialect]; !set && s.cfg.Dialect != "" {
 		return s.cfg.Dialect
 	}
-	return DialectPtfsh
+	d, _ := settings.Get[string](s.settings, SetDialect)
+	return d
 }
 
 // extension is one construct of a statement that ptfsh runs and a Flink
@@ -156,9 +154,13 @@ var niladic = map[string]bool{
 func astExtensions(st *sqlmini.Statement) []extension {
 	var out []extension
 	notNames := map[*sqlmini.Name]bool{} // function names and units
-	var views []*sqlmini.Query           // queries of CREATE VIEW: VALUES there must type every column
-	if st.Create != nil && st.Create.View != nil {
-		views = append(views, st.Create.View.Query)
+	// VALUES that INSERT INTO writes take their types from the table;
+	// others type each column from its values.
+	inserted := map[*sqlmini.Values]bool{}
+	for _, in := range insertsOf(st) {
+		if in.Query != nil && in.Query.Body != nil && in.Query.Body.Values != nil && len(in.Query.Union) == 0 {
+			inserted[in.Query.Body.Values] = true
+		}
 	}
 	walkAST(reflect.ValueOf(st), func(n any) {
 		if f, ok := n.(*sqlmini.FuncCall); ok {
@@ -166,16 +168,15 @@ func astExtensions(st *sqlmini.Statement) []extension {
 			if f.To != nil {
 				notNames[f.To] = true
 			}
+			// EXTRACT(YEAR FROM d), TIMESTAMPDIFF(HOUR, a, b): a unit,
+			// which the grammar reads as a column.
+			if len(f.Args) > 0 {
+				if c := columnOf(f.Args[0]); c != nil && timeUnits[strings.ToUpper(string(c.Value))] {
+					notNames[c] = true
+				}
+			}
 		}
 	})
-	inView := map[*sqlmini.ValuesRow]bool{}
-	for _, q := range views {
-		walkAST(reflect.ValueOf(q), func(n any) {
-			if r, ok := n.(*sqlmini.ValuesRow); ok {
-				inView[r] = true
-			}
-		})
-	}
 	walkAST(reflect.ValueOf(st), func(n any) {
 		switch v := n.(type) {
 		case *sqlmini.ColumnRef:
@@ -192,17 +193,84 @@ func astExtensions(st *sqlmini.Statement) []extension {
 			if v.Watermark != nil {
 				out = append(out, extension{pos: v.Pos, what: "a WATERMARK step in VALUES", why: "Flink has no equivalent: its watermarks come from a table's WATERMARK declaration as the rows arrive; put the rows in a file table that declares one"})
 			}
-			if !inView[v] {
-				return
-			}
-			for _, e := range v.Values {
-				if p := bareNull(e); p != nil {
-					out = append(out, extension{pos: p.Pos, what: "an untyped NULL in the VALUES of a view", why: "Flink's validator refuses it (\"Illegal use of 'NULL'\"); write CAST(NULL AS type), which runs in both"})
-				}
+		case *sqlmini.Values:
+			if !inserted[v] {
+				out = append(out, untypedNulls(v)...)
 			}
 		}
 	})
 	return out
+}
+
+// untypedNulls finds the columns of a VALUES list whose every value is a
+// bare NULL: Calcite cannot type them ("Illegal use of 'NULL'"), while
+// ptfsh makes them NULL of type NULL. A NULL beside a typed value in
+// another row is typed by it, in Flink as in ptfsh.
+func untypedNulls(v *sqlmini.Values) []extension {
+	var out []extension
+	var first []*sqlmini.Primary // the NULL of each column so far, nil once a row types it
+	firstRow := true
+	for _, r := range v.Rows {
+		if r.Watermark != nil {
+			continue
+		}
+		for j, e := range r.Values {
+			p := bareNull(e)
+			switch {
+			case firstRow:
+				first = append(first, p)
+			case j < len(first) && p == nil:
+				first[j] = nil
+			}
+		}
+		firstRow = false
+	}
+	for _, p := range first {
+		if p != nil {
+			out = append(out, extension{pos: p.Pos, what: "a column of VALUES that holds only NULL", why: "Flink's validator cannot type it and refuses it (\"Illegal use of 'NULL'\"); write CAST(NULL AS type) in one row, which runs in both"})
+		}
+	}
+	return out
+}
+
+// insertsOf returns the INSERTs of st: one, those of a statement set, or
+// none.
+func insertsOf(st *sqlmini.Statement) []*sqlmini.Insert {
+	switch {
+	case st.Insert != nil:
+		return []*sqlmini.Insert{st.Insert}
+	case st.StatementSet != nil:
+		return st.StatementSet.Inserts
+	}
+	return nil
+}
+
+// timeUnits are the units of EXTRACT, TIMESTAMPADD and TIMESTAMPDIFF.
+var timeUnits = map[string]bool{
+	"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "DAY": true, "HOUR": true,
+	"MINUTE": true, "SECOND": true, "MILLISECOND": true, "MICROSECOND": true, "NANOSECOND": true,
+	"DOY": true, "DOW": true, "EPOCH": true, "DECADE": true, "CENTURY": true, "MILLENNIUM": true,
+	"ISODOW": true, "ISOYEAR": true,
+}
+
+// columnOf returns the name of the unqualified column that e is, nil when
+// e is anything else.
+func columnOf(e *sqlmini.Expr) *sqlmini.Name {
+	if e == nil || len(e.Right) > 0 || e.Left == nil || len(e.Left.Right) > 0 || e.Left.Left == nil || e.Left.Left.Pred == nil {
+		return nil
+	}
+	p := e.Left.Left.Pred
+	if p.Op != "" || p.In != nil || p.Between != nil || p.Like != nil || p.IsNull || p.NotNull || p.Truth != "" || p.Left == nil || len(p.Left.Right) > 0 {
+		return nil
+	}
+	m := p.Left.Left
+	if m == nil || len(m.Right) > 0 || m.Left == nil || m.Left.Minus || m.Left.Primary == nil || m.Left.Primary.Column == nil {
+		return nil
+	}
+	if parts := m.Left.Primary.Column.Parts; len(parts) == 1 {
+		return parts[0]
+	}
+	return nil
 }
 
 // bareNull returns the NULL literal that e is, nil when it is anything
