@@ -43,6 +43,9 @@ type extension struct {
 	// STATE, SHOW TIMERS): it changes nothing, so the flink dialect runs it
 	// with a note rather than refuse it; a Flink job script leaves it out.
 	inspect bool
+	// noted marks what the statement notes itself in every dialect (the
+	// columns it inferred): warn adds no note of its own.
+	noted bool
 }
 
 // checkDialect looks for ptfsh's extensions in st before it runs. Under
@@ -60,7 +63,7 @@ func (s *Session) checkDialect(st *sqlmini.Statement) error {
 		if d == DialectFlink && !e.inspect {
 			return sqlmini.Errorf(e.pos, "%s (SET 'ptfsh.dialect' = 'ptfsh' runs it)", msg)
 		}
-		if seen[msg] {
+		if seen[msg] || e.noted {
 			continue
 		}
 		seen[msg] = true
@@ -103,7 +106,7 @@ func extensions(st *sqlmini.Statement) []extension {
 			add(ct.Query.Pos, "CREATE TABLE ... AS VALUES", "Flink's CREATE TABLE ... AS writes a query into a connector table; put the rows in a file table, or in a view (CREATE VIEW v AS VALUES ...) without WATERMARK steps")
 		} else if !declaresColumns(ct) && optionValue(ct, "connector") == "filesystem" {
 			name := string(ct.Name.Value)
-			add(ct.Name.Pos, "a table without columns (columns inferred from its file)", fmt.Sprintf("Flink needs the columns declared; SHOW CREATE TABLE %s prints the statement with them", sqlmini.QuoteIdent(name)))
+			out = append(out, extension{pos: ct.Name.Pos, what: "a table without columns (columns inferred from its file)", why: fmt.Sprintf("Flink needs the columns declared; SHOW CREATE TABLE %s prints the statement with them", sqlmini.QuoteIdent(name)), noted: true})
 		}
 	case st.Advance != nil:
 		add(st.Advance.Pos, "ADVANCE WATERMARK", "Flink's watermarks come from the WATERMARK declaration of a table as its rows arrive; declare one and put the rows in a file")
@@ -154,12 +157,24 @@ var niladic = map[string]bool{
 func astExtensions(st *sqlmini.Statement) []extension {
 	var out []extension
 	notNames := map[*sqlmini.Name]bool{} // function names and units
-	// VALUES that INSERT INTO writes take their types from the table;
-	// others type each column from its values.
+	// VALUES that INSERT INTO writes, or that a CREATE TABLE gives with
+	// its columns, take their types from the table; others type each
+	// column from its values.
 	inserted := map[*sqlmini.Values]bool{}
+	queries := []*sqlmini.Query{}
 	for _, in := range insertsOf(st) {
-		if in.Query != nil && in.Query.Body != nil && in.Query.Body.Values != nil && len(in.Query.Union) == 0 {
-			inserted[in.Query.Body.Values] = true
+		queries = append(queries, in.Query)
+	}
+	if st.Create != nil {
+		for _, ct := range []*sqlmini.CreateTable{st.Create.Table, st.Create.Stream} {
+			if ct != nil {
+				queries = append(queries, ct.Query)
+			}
+		}
+	}
+	for _, q := range queries {
+		if q != nil && q.Body != nil && q.Body.Values != nil && len(q.Union) == 0 {
+			inserted[q.Body.Values] = true
 		}
 	}
 	walkAST(reflect.ValueOf(st), func(n any) {
