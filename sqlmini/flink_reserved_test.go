@@ -8,10 +8,10 @@ func TestIsFlinkReserved(t *testing.T) {
 			t.Errorf("IsFlinkReserved(%q) = %v, want %v", w, got, want)
 		}
 	}
-	// ptfsh's reserved words are Flink's too, but for two that ptfsh's
-	// grammar reserves and Flink's does not (Flink takes a column map or
-	// descriptor; ptfsh needs `map`).
-	notFlinks := map[string]bool{"DESCRIPTOR": true, "MAP": true}
+	// ptfsh's reserved words are Flink's too, but for four that ptfsh's
+	// grammar reserves and Flink's does not: Flink takes a column asc, map
+	// or descriptor, ptfsh needs backquotes.
+	notFlinks := map[string]bool{"ASC": true, "DESC": true, "DESCRIPTOR": true, "MAP": true}
 	for _, w := range reserved {
 		if !IsFlinkReserved(w) && !notFlinks[w] {
 			t.Errorf("%s is reserved in ptfsh, not in Flink", w)
