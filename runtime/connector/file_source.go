@@ -50,6 +50,11 @@ func (n *fileNode) Explain() string {
 }
 
 func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
+	if base := filepath.Base(TablePath(n.t)); n.t.FlinkReaders && hiddenName(base) {
+		// Flink's enumerator tests the path itself with its
+		// DefaultFileFilter (folder.go).
+		return nil, types.At(n.pos, fmt.Errorf("table '%s': reading the path '%s' is a ptfsh extension: its name starts with '%c', and Flink's file enumerator leaves such files and folders out as hidden, so Flink reads nothing from it; rename it", n.t.Name, n.t.Options["path"], base[0]))
+	}
 	read := ex.SourceReads[sourceKeyOf(n.t)]
 	ex.SourceReads[sourceKeyOf(n.t)]++
 	if isFolder(TablePath(n.t)) {
