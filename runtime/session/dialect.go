@@ -91,14 +91,14 @@ func extensions(st *sqlmini.Statement) []extension {
 		for _, o := range ct.Options {
 			switch string(o.Key) {
 			case "csv.header":
-				add(o.Pos, "'csv.header'", "Flink's csv format has no header option; take the option out, and the header line out of the file")
+				add(o.Pos, "'csv.header'", "Flink's csv format has no header option and ignores it (the filesystem connector leaves the format's options unchecked), so Flink reads the header line as a row; take the option out, and the header line out of the file")
 			case "timestamp-format.pattern":
-				add(o.Pos, "'timestamp-format.pattern'", "Flink's filesystem connector and its formats have no such option; declare the column STRING and read it with TO_TIMESTAMP(col, 'pattern') in a view, or write the file's times as yyyy-MM-dd HH:mm:ss")
+				add(o.Pos, "'timestamp-format.pattern'", "Flink's filesystem connector has no such option (\"Unsupported options found for 'filesystem'\"); declare the column STRING and read it with TO_TIMESTAMP(col, 'pattern') in a view, or write the file's times as yyyy-MM-dd HH:mm:ss")
 			case "changelog.op-column", "changelog-mode", "source.produces-delete-by-key", "sink.supports-delete-by-key":
-				add(o.Pos, "'"+string(o.Key)+"'", "Flink's filesystem connector reads and writes insert-only tables; a changelog file needs another connector or format (Flink's 'debezium-json', 'canal-json', ...)")
+				add(o.Pos, "'"+string(o.Key)+"'", "Flink's filesystem connector has no such option (\"Unsupported options found for 'filesystem'\") and reads and writes insert-only tables; a changelog file needs another connector or format (Flink's 'debezium-json', 'canal-json', ...)")
 			case "seed":
 				if optionValue(ct, "connector") == "datagen" {
-					add(o.Pos, "'seed'", "Flink's datagen connector has no seed option, and its values are random on every run")
+					add(o.Pos, "'seed'", "Flink's datagen connector has no seed option (\"Unsupported options found for 'datagen'\"), and its values are random on every run")
 				}
 			}
 		}
@@ -106,7 +106,7 @@ func extensions(st *sqlmini.Statement) []extension {
 			add(ct.Query.Pos, "CREATE TABLE ... AS VALUES", "Flink's CREATE TABLE ... AS writes a query into a connector table; put the rows in a file table, or in a view (CREATE VIEW v AS VALUES ...) without WATERMARK steps")
 		} else if !declaresColumns(ct) && optionValue(ct, "connector") == "filesystem" {
 			name := string(ct.Name.Value)
-			out = append(out, extension{pos: ct.Name.Pos, what: "a table without columns (columns inferred from its file)", why: fmt.Sprintf("Flink needs the columns declared; SHOW CREATE TABLE %s prints the statement with them", sqlmini.QuoteIdent(name)), noted: true})
+			out = append(out, extension{pos: ct.Name.Pos, what: "a table without columns (columns inferred from its file)", why: fmt.Sprintf("Flink takes a table's columns from the statement only, so there the table has none; declare them (SHOW CREATE TABLE %s prints the statement with them)", sqlmini.QuoteIdent(name)), noted: true})
 		}
 	case st.Advance != nil:
 		add(st.Advance.Pos, "ADVANCE WATERMARK", "Flink's watermarks come from the WATERMARK declaration of a table as its rows arrive; declare one and put the rows in a file")
@@ -153,30 +153,12 @@ var niladic = map[string]bool{
 
 // astExtensions walks the statement's tree for what Flink's parser and
 // validator refuse: a reserved word of Flink's as an unquoted name, a
-// bare NULL in VALUES, WATERMARK steps in VALUES.
+// bare NULL in VALUES (Calcite infers no type for it, whatever the other
+// rows or the INSERT's table: checked with Flink 2.3.0), WATERMARK steps
+// in VALUES.
 func astExtensions(st *sqlmini.Statement) []extension {
 	var out []extension
 	notNames := map[*sqlmini.Name]bool{} // function names and units
-	// VALUES that INSERT INTO writes, or that a CREATE TABLE gives with
-	// its columns, take their types from the table; others type each
-	// column from its values.
-	inserted := map[*sqlmini.Values]bool{}
-	queries := []*sqlmini.Query{}
-	for _, in := range insertsOf(st) {
-		queries = append(queries, in.Query)
-	}
-	if st.Create != nil {
-		for _, ct := range []*sqlmini.CreateTable{st.Create.Table, st.Create.Stream} {
-			if ct != nil {
-				queries = append(queries, ct.Query)
-			}
-		}
-	}
-	for _, q := range queries {
-		if q != nil && q.Body != nil && q.Body.Values != nil && len(q.Union) == 0 {
-			inserted[q.Body.Values] = true
-		}
-	}
 	walkAST(reflect.ValueOf(st), func(n any) {
 		if f, ok := n.(*sqlmini.FuncCall); ok {
 			notNames[f.Name] = true
@@ -208,56 +190,14 @@ func astExtensions(st *sqlmini.Statement) []extension {
 			if v.Watermark != nil {
 				out = append(out, extension{pos: v.Pos, what: "a WATERMARK step in VALUES", why: "Flink has no equivalent: its watermarks come from a table's WATERMARK declaration as the rows arrive; put the rows in a file table that declares one"})
 			}
-		case *sqlmini.Values:
-			if !inserted[v] {
-				out = append(out, untypedNulls(v)...)
+			for _, e := range v.Values {
+				if p := bareNull(e); p != nil {
+					out = append(out, extension{pos: p.Pos, what: "an untyped NULL in VALUES", why: "Flink's validator refuses a bare NULL in any VALUES row, beside typed values in other rows and in INSERT INTO ... VALUES too (\"Illegal use of 'NULL'\"); write CAST(NULL AS type), which runs in both"})
+				}
 			}
 		}
 	})
 	return out
-}
-
-// untypedNulls finds the columns of a VALUES list whose every value is a
-// bare NULL: Calcite cannot type them ("Illegal use of 'NULL'"), while
-// ptfsh makes them NULL of type NULL. A NULL beside a typed value in
-// another row is typed by it, in Flink as in ptfsh.
-func untypedNulls(v *sqlmini.Values) []extension {
-	var out []extension
-	var first []*sqlmini.Primary // the NULL of each column so far, nil once a row types it
-	firstRow := true
-	for _, r := range v.Rows {
-		if r.Watermark != nil {
-			continue
-		}
-		for j, e := range r.Values {
-			p := bareNull(e)
-			switch {
-			case firstRow:
-				first = append(first, p)
-			case j < len(first) && p == nil:
-				first[j] = nil
-			}
-		}
-		firstRow = false
-	}
-	for _, p := range first {
-		if p != nil {
-			out = append(out, extension{pos: p.Pos, what: "a column of VALUES that holds only NULL", why: "Flink's validator cannot type it and refuses it (\"Illegal use of 'NULL'\"); write CAST(NULL AS type) in one row, which runs in both"})
-		}
-	}
-	return out
-}
-
-// insertsOf returns the INSERTs of st: one, those of a statement set, or
-// none.
-func insertsOf(st *sqlmini.Statement) []*sqlmini.Insert {
-	switch {
-	case st.Insert != nil:
-		return []*sqlmini.Insert{st.Insert}
-	case st.StatementSet != nil:
-		return st.StatementSet.Inserts
-	}
-	return nil
 }
 
 // timeUnits are the units of EXTRACT, TIMESTAMPADD and TIMESTAMPDIFF.
