@@ -82,6 +82,9 @@ type Options struct {
 	TraceFilter exec.TraceFilter
 	// Echo prints each statement of a script before its result (--echo).
 	Echo bool
+	// Dialect is the default of SET 'ptfsh.dialect' (--dialect): ptfsh,
+	// warn or flink; "" is ptfsh.
+	Dialect string
 	// Parallelism is --parallelism (0 means 1).
 	Parallelism int
 	// Seed makes Math.random and Date deterministic (--seed).
@@ -160,7 +163,7 @@ func New(o Options) (*Shell, error) {
 	})
 	sess, err := session.NewSession(session.Config{
 		Out: o.Out, Err: o.Err, Loader: engine, Store: store, Scratch: scratch,
-		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Trace: o.Trace, TraceFilter: o.TraceFilter, Echo: o.Echo,
+		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Trace: o.Trace, TraceFilter: o.TraceFilter, Echo: o.Echo, Dialect: o.Dialect,
 		Parallelism: o.Parallelism, ShuffleSeed: o.ShuffleSeed, ProcessingTime: o.ProcessingTime,
 		OpenStore: func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',

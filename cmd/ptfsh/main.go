@@ -21,10 +21,12 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/settings"
 )
 
 func main() {
@@ -65,6 +67,7 @@ func profiled(f func() int) int {
 
 type options struct {
 	file, exec, statePath, format, init, seed string
+	dialect                                   string
 	trace, echo, version                      bool
 	traceKey, traceFunction                   string
 	traceLate                                 bool
@@ -102,6 +105,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.init, "init", "", "run the statements of `FILE` before the prompt")
 	fs.StringVar(&o.seed, "seed", "", "make Math.random and Date.now deterministic with `N` (SET 'ptfsh.seed')")
 	fs.BoolVar(&o.echo, "echo", false, "print each statement of a script on stderr before its result (SET 'ptfsh.echo')")
+	fs.StringVar(&o.dialect, "dialect", "ptfsh", "`D`: flink refuses what Flink would refuse (ptfsh's extensions), warn notes it, ptfsh runs it (SET 'ptfsh.dialect')")
 	fs.BoolVar(&o.version, "version", false, "print the version and how the binary was built, and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ptfsh [flags]\n       ptfsh test [-update] [PATH...]\n       ptfsh export flink FUNC.js [-o DIR] [--script SCRIPT.sql]\n       ptfsh init [DIR]\n       ptfsh check FUNC.ts\n       ptfsh watch [--format F] SCRIPT.sql\n\nflags:\n")
@@ -121,6 +125,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ptfsh: --parallelism needs a whole number of at least 1, not %d\n", o.parallelism)
 		return 2
 	}
+	if _, err := settings.Check("ptfsh.dialect", o.dialect); err != nil {
+		fmt.Fprintf(stderr, "ptfsh: --dialect: %v\n", err)
+		return 2
+	}
 	gcWorkers(o.parallelism)
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "ptfsh: unexpected argument %q (use -f FILE to run a script)\n", fs.Arg(0))
@@ -131,7 +139,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Out: stdout, Err: stderr, StatePath: o.statePath,
 		Format: o.format, Timing: isTerminal(os.Stderr), Trace: o.trace,
 		TraceFilter: exec.TraceFilter{Key: o.traceKey, Function: o.traceFunction, Late: o.traceLate},
-		Parallelism: o.parallelism, Echo: o.echo,
+		Parallelism: o.parallelism, Echo: o.echo, Dialect: strings.ToLower(o.dialect),
 	}.ShellLimits())
 	if err != nil {
 		fmt.Fprintf(stderr, "ptfsh: %v\n", err)

@@ -36,6 +36,10 @@ type Table struct {
 	// was inferred from its file (a ptfsh extension): SHOW CREATE TABLE
 	// prints the columns from Schema.
 	Inferred bool
+	// FlinkReaders marks the copy of a file table that a query reads under
+	// SET 'ptfsh.dialect' = 'flink' (connector.Env.Flink): its readers
+	// refuse what Flink's refuse.
+	FlinkReaders bool
 	// Options are the WITH options of a file table.
 	Options map[string]string
 	// PrimaryKey lists the primary key columns' indexes. A table with a

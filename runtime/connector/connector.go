@@ -21,6 +21,10 @@ type Env struct {
 	HasSeed           bool
 	ProcessingTime    string
 	HasProcessingTime bool
+	// Flink is SET 'ptfsh.dialect' = 'flink': a file source reads as
+	// Flink's readers do and refuses what they refuse (a JSON array, a CSV
+	// timestamp in ISO-8601 form).
+	Flink bool
 }
 
 // A Factory is one connector, named by a table's 'connector' option: the
@@ -131,6 +135,11 @@ func (f filesystem) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
 }
 
 func (filesystem) Scan(t *catalog.Table, env Env, pos sqlmini.Pos) (exec.Node, error) {
+	if env.Flink && !t.FlinkReaders {
+		ft := *t // the catalog's table stays as it is for the default dialect
+		ft.FlinkReaders = true
+		t = &ft
+	}
 	return NewFileNode(t, env.WatermarkEvery, pos), nil
 }
 

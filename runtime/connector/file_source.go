@@ -50,6 +50,11 @@ func (n *fileNode) Explain() string {
 }
 
 func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
+	if base := filepath.Base(TablePath(n.t)); n.t.FlinkReaders && hiddenName(base) {
+		// Flink's enumerator tests the path itself with its
+		// DefaultFileFilter (folder.go).
+		return nil, types.At(n.pos, fmt.Errorf("table '%s': reading the path '%s' is a ptfsh extension: its name starts with '%c', and Flink's file enumerator leaves such files and folders out as hidden, so Flink reads nothing from it; rename it", n.t.Name, n.t.Options["path"], base[0]))
+	}
 	read := ex.SourceReads[sourceKeyOf(n.t)]
 	ex.SourceReads[sourceKeyOf(n.t)]++
 	if isFolder(TablePath(n.t)) {
@@ -155,6 +160,9 @@ func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (
 	}
 	switch t.Options["format"] {
 	case "csv":
+		// Flink's csv format reads TIMESTAMP as yyyy-MM-dd HH:mm:ss[.S]
+		// and TIMESTAMP_LTZ as the same followed by Z, nothing else.
+		parse.FlinkCSV = t.FlinkReaders
 		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"], Resume: resume}
 		var err error
 		if opts.Header, err = BoolOption(t, "csv.header"); err != nil {
@@ -174,7 +182,7 @@ func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (
 		}
 		return format.OpenCSV(path, t.Schema, opts)
 	case "json":
-		opts := format.JSONSourceOptions{Parse: parse, Resume: resume}
+		opts := format.JSONSourceOptions{Parse: parse, Resume: resume, LinesOnly: t.FlinkReaders}
 		var err error
 		if opts.IgnoreParseErrors, err = BoolOption(t, "json.ignore-parse-errors"); err != nil {
 			return nil, err

@@ -263,7 +263,10 @@ func (vp *valueParser) parseTimestamp(text, s string, t *types.Type) (any, error
 		if ltz {
 			st.zone, expect = 'Z', expect+"Z"
 		}
-		c, ok = parseISO(s, st)
+		if c, ok = parseISO(s, st); !ok && vp.flinkCSV && len(s) > 10 && s[10] == 'T' {
+			// As Flink's reader fails, with java.time's message.
+			expect += fmt.Sprintf("; Flink: java.time.format.DateTimeParseException: Text '%s' could not be parsed at index 10 (ISO-8601 text in a CSV file is a ptfsh extension)", s)
+		}
 	case vp.format == TimestampFormatISO8601:
 		st := isoStyle{sep: 'T', strict: true, zone: 'n'}
 		expect = "expected yyyy-MM-ddTHH:mm:ss[.SSS]"

@@ -58,6 +58,11 @@ type ParseOptions struct {
 	// or without a zone offset, a date alone, and epoch milliseconds. A
 	// TimestampPattern takes precedence.
 	TimestampFormat string
+	// FlinkCSV reads TIMESTAMP and TIMESTAMP_LTZ text as Flink's csv
+	// format does (TimestampFormatSQL, unless a TimestampPattern is given),
+	// and an error for ISO-8601 text says that Flink fails on it too (SET
+	// 'ptfsh.dialect' = 'flink').
+	FlinkCSV bool
 }
 
 // Validate reports whether the options are usable: a known TimestampFormat
@@ -70,8 +75,9 @@ func (o ParseOptions) Validate() error {
 // valueParser is ParseOptions compiled once: readers keep one, and
 // ParseValue finds it in a cache.
 type valueParser struct {
-	pattern *timePattern // nil without TimestampPattern
-	format  string
+	pattern  *timePattern // nil without TimestampPattern
+	format   string
+	flinkCSV bool
 }
 
 var (
@@ -86,7 +92,10 @@ func compileParseOptions(o ParseOptions) (*valueParser, error) {
 	if v, ok := parserCache.Load(o); ok {
 		return v.(*valueParser), nil
 	}
-	vp := &valueParser{format: o.TimestampFormat}
+	vp := &valueParser{format: o.TimestampFormat, flinkCSV: o.FlinkCSV}
+	if o.FlinkCSV && o.TimestampFormat == "" {
+		vp.format = TimestampFormatSQL
+	}
 	switch o.TimestampFormat {
 	case "", TimestampFormatSQL, TimestampFormatISO8601:
 	default:

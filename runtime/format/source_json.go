@@ -2,6 +2,7 @@ package format
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"unicode/utf8"
@@ -25,6 +26,11 @@ type JSONSourceOptions struct {
 	// Resume, when its Offset is not 0, starts reading at a position that
 	// Position returned earlier (a checkpoint).
 	Resume SourcePos
+	// LinesOnly refuses a JSON array over several lines, as Flink's json
+	// format reads one JSON value per line (SET 'ptfsh.dialect' =
+	// 'flink'); an array on one line reads, a row for each element, in
+	// both.
+	LinesOnly bool
 }
 
 // jsonReader reads JSON lines or one top-level array of objects. It keeps
@@ -183,6 +189,37 @@ func (r *jsonReader) fill() (bool, error) {
 	}
 }
 
+// arrayOnOneLine is the check of LinesOnly at a '[': Flink's json format
+// reads a file line by line, each line one JSON value, and an array of
+// objects on one line gives a row for each (as ptfsh reads it); an array
+// over several lines fails at its first line.
+func (r *jsonReader) arrayOnOneLine() error {
+	for {
+		if i := bytes.IndexByte(r.buf[r.pos:r.end], '\n'); i >= 0 {
+			return r.checkArrayLine(r.buf[r.pos : r.pos+i])
+		}
+		more, err := r.fill()
+		if err != nil {
+			return err
+		}
+		if !more {
+			return r.checkArrayLine(r.buf[r.pos:r.end])
+		}
+	}
+}
+
+func (r *jsonReader) checkArrayLine(line []byte) error {
+	line = bytes.TrimRight(line, " \t\r")
+	if json.Valid(line) {
+		return nil
+	}
+	text := string(line)
+	if len(text) > 40 {
+		text = text[:40] + "..."
+	}
+	return r.here(fmt.Sprintf("a JSON array over several lines is a ptfsh extension: Flink's json format reads a file line by line, one JSON value (an object, or an array of objects) on each, and fails here: Failed to deserialize JSON '%s'; write one object per line (jq -c '.[]' does)", text))
+}
+
 // peek skips white space and returns the next byte; false at the end of
 // the file.
 func (r *jsonReader) peek() (byte, bool, error) {
@@ -223,6 +260,11 @@ func (r *jsonReader) next() (types.Row, error) {
 			}
 			switch c {
 			case '[':
+				if r.opts.LinesOnly {
+					if err := r.arrayOnOneLine(); err != nil {
+						return types.Row{}, err
+					}
+				}
 				r.pos++
 				r.mode = jsonArrayFirst
 			case ',', ']':

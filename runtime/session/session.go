@@ -84,6 +84,9 @@ type Config struct {
 	// OnReset sees every RESET (key "" for all), so that settings kept
 	// elsewhere go back to their defaults too.
 	OnReset func(key string)
+	// Dialect is the default of SET 'ptfsh.dialect' (--dialect): "" or
+	// ptfsh runs ptfsh's extensions, warn notes them, flink refuses them.
+	Dialect string
 	// Current, when set, gives the value in force of a setting kept
 	// elsewhere (the script engine's limits and seed), which SET; shows
 	// for a key that no SET gave; ok false leaves the table's default.
@@ -283,6 +286,9 @@ func cancelled(pos sqlmini.Pos, err error) error {
 func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) error {
 	s.reloadChanged()
 	s.stepText = st.Text
+	if err := s.checkDialect(st); err != nil { // dialect.go
+		return err
+	}
 	switch {
 	case st.Create != nil:
 		return s.execCreate(ctx, st.Create)
@@ -771,5 +777,5 @@ func positioned(pos sqlmini.Pos, err error) error { return types.At(pos, err) }
 func (s *Session) sourceEnv() connector.Env {
 	seed, hasSeed := s.settings[connector.SetSeed]
 	pt, hasPT := s.processingTime()
-	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT}
+	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT, Flink: s.dialect() == DialectFlink}
 }

@@ -126,6 +126,10 @@ func (s *Session) settingText(st settings.Setting) string {
 		}
 	case SetProcessingTime:
 		return s.cfg.ProcessingTime
+	case SetDialect:
+		if s.cfg.Dialect != "" {
+			return s.cfg.Dialect
+		}
 	}
 	if s.cfg.Current != nil {
 		if v, ok := s.cfg.Current(st.Key); ok {

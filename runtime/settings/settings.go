@@ -130,6 +130,13 @@ var table = []Setting{{
 		return n, err
 	},
 }, {
+	Key:     "ptfsh.dialect",
+	Default: "ptfsh",
+	Doc:     "flink: refuses, at its line and column, what a Flink SQL client or Flink's readers would refuse (ptfsh's options, inferred columns, shell statements, Flink's reserved words as names, ...; see Running on Flink); warn: runs it with a note; ptfsh: runs it (--dialect)",
+	Owner:   "runtime/session",
+	Values:  []string{"ptfsh", "warn", "flink"},
+	Parse:   oneOf(false, "ptfsh", "warn", "flink"),
+}, {
 	Key:     "ptfsh.echo",
 	Default: "off",
 	Doc:     "on: a script prints each statement on stderr before its result, and the Flink SQL client's [INFO] line after a statement without one (--echo)",

@@ -1,0 +1,287 @@
+package session
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/settings"
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// SetDialect is SET 'ptfsh.dialect': ptfsh (the default) runs ptfsh's
+// extensions of Flink SQL as they are, warn runs them with a note, flink
+// refuses them, so that a script that runs here runs on Flink.
+const SetDialect = "ptfsh.dialect"
+
+// Dialects of SET 'ptfsh.dialect'.
+const (
+	DialectPtfsh = "ptfsh"
+	DialectWarn  = "warn"
+	DialectFlink = "flink"
+)
+
+// dialect is the value in force of SET 'ptfsh.dialect' (Config.Dialect,
+// --dialect, is its default).
+func (s *Session) dialect() string {
+	if _, set := s.settings[SetDialect]; !set && s.cfg.Dialect != "" {
+		return s.cfg.Dialect
+	}
+	d, _ := settings.Get[string](s.settings, SetDialect)
+	return d
+}
+
+// extension is one construct of a statement that ptfsh runs and a Flink
+// SQL client (or Flink's readers) would refuse.
+type extension struct {
+	pos sqlmini.Pos
+	// what names it ("'csv.header'", "CREATE STREAM"); why says what Flink
+	// has or needs instead.
+	what, why string
+	// inspect marks a statement of the shell that reads what ran (SHOW
+	// STATE, SHOW TIMERS): it changes nothing, so the flink dialect runs it
+	// with a note rather than refuse it; a Flink job script leaves it out.
+	inspect bool
+	// noted marks what the statement notes itself in every dialect (the
+	// columns it inferred): warn adds no note of its own.
+	noted bool
+}
+
+// checkDialect looks for ptfsh's extensions in st before it runs. Under
+// the flink dialect the first is an error at its position (an inspection
+// statement runs with a note); under warn each is a note, once per
+// statement; under ptfsh nothing is said.
+func (s *Session) checkDialect(st *sqlmini.Statement) error {
+	d := s.dialect()
+	if d == DialectPtfsh {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, e := range extensions(st) {
+		msg := fmt.Sprintf("%s is a ptfsh extension: %s", e.what, e.why)
+		if d == DialectFlink && !e.inspect {
+			return sqlmini.Errorf(e.pos, "%s (SET 'ptfsh.dialect' = 'ptfsh' runs it)", msg)
+		}
+		if seen[msg] || e.noted {
+			continue
+		}
+		seen[msg] = true
+		if e.inspect {
+			fmt.Fprintf(s.cfg.Err, "note: %s: %s; leave it out of a Flink job script\n", e.pos, msg)
+		} else {
+			fmt.Fprintf(s.cfg.Err, "note: %s: %s; SET 'ptfsh.dialect' = 'flink' refuses it\n", e.pos, msg)
+		}
+	}
+	return nil
+}
+
+// extensions lists the constructs of st that Flink refuses, in the order
+// of the statement's text.
+func extensions(st *sqlmini.Statement) []extension {
+	var out []extension
+	add := func(pos sqlmini.Pos, what, why string) {
+		out = append(out, extension{pos: pos, what: what, why: why})
+	}
+	switch {
+	case st.Create != nil && st.Create.Stream != nil:
+		add(st.Create.Pos, "CREATE STREAM", "Flink reads tables through connectors and has no stream stepped by hand; declare a table over a file (CREATE TABLE ... WITH ('connector' = 'filesystem', ...))")
+	case st.Create != nil && st.Create.Table != nil:
+		ct := st.Create.Table
+		for _, o := range ct.Options {
+			switch string(o.Key) {
+			case "csv.header":
+				add(o.Pos, "'csv.header'", "Flink's csv format has no header option and ignores it (the filesystem connector leaves the format's options unchecked), so Flink reads the header line as a row; take the option out, and the header line out of the file")
+			case "timestamp-format.pattern":
+				add(o.Pos, "'timestamp-format.pattern'", "Flink's filesystem connector has no such option (\"Unsupported options found for 'filesystem'\"); declare the column STRING and read it with TO_TIMESTAMP(col, 'pattern') in a view, or write the file's times as yyyy-MM-dd HH:mm:ss")
+			case "changelog.op-column", "changelog-mode", "source.produces-delete-by-key", "sink.supports-delete-by-key":
+				add(o.Pos, "'"+string(o.Key)+"'", "Flink's filesystem connector has no such option (\"Unsupported options found for 'filesystem'\") and reads and writes insert-only tables; a changelog file needs another connector or format (Flink's 'debezium-json', 'canal-json', ...)")
+			case "seed":
+				if optionValue(ct, "connector") == "datagen" {
+					add(o.Pos, "'seed'", "Flink's datagen connector has no seed option (\"Unsupported options found for 'datagen'\"), and its values are random on every run")
+				}
+			}
+		}
+		if ct.Query != nil {
+			add(ct.Query.Pos, "CREATE TABLE ... AS VALUES", "Flink's CREATE TABLE ... AS writes a query into a connector table; put the rows in a file table, or in a view (CREATE VIEW v AS VALUES ...) without WATERMARK steps")
+		} else if !declaresColumns(ct) && optionValue(ct, "connector") == "filesystem" {
+			name := string(ct.Name.Value)
+			out = append(out, extension{pos: ct.Name.Pos, what: "a table without columns (columns inferred from its file)", why: fmt.Sprintf("Flink takes a table's columns from the statement only, so there the table has none; declare them (SHOW CREATE TABLE %s prints the statement with them)", sqlmini.QuoteIdent(name)), noted: true})
+		}
+	case st.Advance != nil:
+		add(st.Advance.Pos, "ADVANCE WATERMARK", "Flink's watermarks come from the WATERMARK declaration of a table as its rows arrive; declare one and put the rows in a file")
+	case st.Explain != nil && st.Explain.Timeline:
+		add(st.Explain.Pos, "EXPLAIN TIMELINE", "Flink's EXPLAIN shows the plan only; use EXPLAIN PLAN FOR in a Flink script")
+	case st.Drop != nil && st.Drop.State != nil:
+		add(st.Drop.Pos, "DROP STATE", "Flink keeps state in checkpoints and savepoints; start the job without its savepoint, or give the call another uid")
+	case st.Show != nil && st.Show.Inspect != "":
+		out = append(out, extension{pos: st.Show.Pos, what: "SHOW " + strings.ToUpper(st.Show.Inspect), why: "a statement of ptfsh's shell that Flink's SQL client does not have (Flink's State Processor API reads a savepoint's state)", inspect: true})
+	}
+	out = append(out, astExtensions(st)...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].pos.Offset < out[j].pos.Offset })
+	return out
+}
+
+// declaresColumns reports whether a CREATE TABLE declares a column (not
+// only a WATERMARK or a PRIMARY KEY).
+func declaresColumns(ct *sqlmini.CreateTable) bool {
+	for _, el := range ct.Elements {
+		if el.Column != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func optionValue(ct *sqlmini.CreateTable, key string) string {
+	for _, o := range ct.Options {
+		if string(o.Key) == key {
+			return string(o.Value)
+		}
+	}
+	return ""
+}
+
+// niladic are the functions called without parentheses, which the
+// grammar reads as column references: they are no names.
+var niladic = map[string]bool{
+	"CURRENT_TIMESTAMP": true, "CURRENT_DATE": true, "CURRENT_TIME": true, "LOCALTIME": true,
+	"LOCALTIMESTAMP": true, "CURRENT_USER": true, "SESSION_USER": true, "SYSTEM_USER": true,
+	"USER": true, "CURRENT_ROLE": true, "CURRENT_PATH": true, "CURRENT_CATALOG": true,
+	"CURRENT_SCHEMA": true,
+}
+
+// astExtensions walks the statement's tree for what Flink's parser and
+// validator refuse: a reserved word of Flink's as an unquoted name, a
+// bare NULL in VALUES (Calcite infers no type for it, whatever the other
+// rows or the INSERT's table: checked with Flink 2.3.0), WATERMARK steps
+// in VALUES.
+func astExtensions(st *sqlmini.Statement) []extension {
+	var out []extension
+	notNames := map[*sqlmini.Name]bool{} // function names and units
+	walkAST(reflect.ValueOf(st), func(n any) {
+		if f, ok := n.(*sqlmini.FuncCall); ok {
+			notNames[f.Name] = true
+			if f.To != nil {
+				notNames[f.To] = true
+			}
+			// EXTRACT(YEAR FROM d), TIMESTAMPDIFF(HOUR, a, b): a unit,
+			// which the grammar reads as a column.
+			if len(f.Args) > 0 {
+				if c := columnOf(f.Args[0]); c != nil && timeUnits[strings.ToUpper(string(c.Value))] {
+					notNames[c] = true
+				}
+			}
+		}
+	})
+	walkAST(reflect.ValueOf(st), func(n any) {
+		switch v := n.(type) {
+		case *sqlmini.ColumnRef:
+			if len(v.Parts) == 1 && niladic[strings.ToUpper(string(v.Parts[0].Value))] && !quoted(st, v.Parts[0]) {
+				notNames[v.Parts[0]] = true
+			}
+		case *sqlmini.Name:
+			if notNames[v] || v == nil || quoted(st, v) || !sqlmini.IsFlinkReserved(string(v.Value)) {
+				return
+			}
+			out = append(out, extension{pos: v.Pos, what: fmt.Sprintf("'%s' as a plain name", v.Value),
+				why: fmt.Sprintf("%s is a reserved word of Flink SQL, which Flink's parser refuses as a name; write it in backquotes, `%s`", strings.ToUpper(string(v.Value)), v.Value)})
+		case *sqlmini.ValuesRow:
+			if v.Watermark != nil {
+				out = append(out, extension{pos: v.Pos, what: "a WATERMARK step in VALUES", why: "Flink has no equivalent: its watermarks come from a table's WATERMARK declaration as the rows arrive; put the rows in a file table that declares one"})
+			}
+			for _, e := range v.Values {
+				if p := bareNull(e); p != nil {
+					out = append(out, extension{pos: p.Pos, what: "an untyped NULL in VALUES", why: "Flink's validator refuses a bare NULL in any VALUES row, beside typed values in other rows and in INSERT INTO ... VALUES too (\"Illegal use of 'NULL'\"); write CAST(NULL AS type), which runs in both"})
+				}
+			}
+		}
+	})
+	return out
+}
+
+// timeUnits are the units of EXTRACT, TIMESTAMPADD and TIMESTAMPDIFF.
+var timeUnits = map[string]bool{
+	"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "DAY": true, "HOUR": true,
+	"MINUTE": true, "SECOND": true, "MILLISECOND": true, "MICROSECOND": true, "NANOSECOND": true,
+	"DOY": true, "DOW": true, "EPOCH": true, "DECADE": true, "CENTURY": true, "MILLENNIUM": true,
+	"ISODOW": true, "ISOYEAR": true,
+}
+
+// columnOf returns the name of the unqualified column that e is, nil when
+// e is anything else.
+func columnOf(e *sqlmini.Expr) *sqlmini.Name {
+	if e == nil || len(e.Right) > 0 || e.Left == nil || len(e.Left.Right) > 0 || e.Left.Left == nil || e.Left.Left.Pred == nil {
+		return nil
+	}
+	p := e.Left.Left.Pred
+	if p.Op != "" || p.In != nil || p.Between != nil || p.Like != nil || p.IsNull || p.NotNull || p.Truth != "" || p.Left == nil || len(p.Left.Right) > 0 {
+		return nil
+	}
+	m := p.Left.Left
+	if m == nil || len(m.Right) > 0 || m.Left == nil || m.Left.Minus || m.Left.Primary == nil || m.Left.Primary.Column == nil {
+		return nil
+	}
+	if parts := m.Left.Primary.Column.Parts; len(parts) == 1 {
+		return parts[0]
+	}
+	return nil
+}
+
+// bareNull returns the NULL literal that e is, nil when it is anything
+// else.
+func bareNull(e *sqlmini.Expr) *sqlmini.Primary {
+	if e == nil || len(e.Right) > 0 || e.Left == nil || len(e.Left.Right) > 0 {
+		return nil
+	}
+	n := e.Left.Left
+	if n == nil || n.Pred == nil {
+		return nil
+	}
+	p := n.Pred
+	if p.Op != "" || p.In != nil || p.Between != nil || p.Like != nil || p.IsNull || p.NotNull || p.Truth != "" || p.Left == nil || len(p.Left.Right) > 0 {
+		return nil
+	}
+	m := p.Left.Left
+	if m == nil || len(m.Right) > 0 || m.Left == nil || m.Left.Minus || m.Left.Primary == nil {
+		return nil
+	}
+	if m.Left.Primary.Null {
+		return m.Left.Primary
+	}
+	if m.Left.Primary.Paren != nil {
+		return bareNull(m.Left.Primary.Paren)
+	}
+	return nil
+}
+
+// quoted reports whether name is written in backquotes in st's text.
+func quoted(st *sqlmini.Statement, name *sqlmini.Name) bool {
+	i := name.Pos.Offset - st.Pos.Offset
+	return i >= 0 && i < len(st.Text) && st.Text[i] == '`'
+}
+
+// walkAST calls visit with every non-nil pointer to a struct in the tree
+// under v, parents first.
+func walkAST(v reflect.Value, visit func(any)) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return
+		}
+		if v.Elem().Kind() == reflect.Struct {
+			visit(v.Interface())
+		}
+		walkAST(v.Elem(), visit)
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				walkAST(v.Field(i), visit)
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			walkAST(v.Index(i), visit)
+		}
+	}
+}
