@@ -112,6 +112,8 @@ func extensions(st *sqlmini.Statement) []extension {
 		add(st.Advance.Pos, "ADVANCE WATERMARK", "Flink's watermarks come from the WATERMARK declaration of a table as its rows arrive; declare one and put the rows in a file")
 	case st.Explain != nil && st.Explain.Timeline:
 		add(st.Explain.Pos, "EXPLAIN TIMELINE", "Flink's EXPLAIN shows the plan only; use EXPLAIN PLAN FOR in a Flink script")
+	case st.Explain != nil && st.Explain.Why:
+		add(st.Explain.Pos, "EXPLAIN WHY", "Flink's EXPLAIN shows the plan only; run the query itself in a Flink script")
 	case st.Drop != nil && st.Drop.State != nil:
 		add(st.Drop.Pos, "DROP STATE", "Flink keeps state in checkpoints and savepoints; start the job without its savepoint, or give the call another uid")
 	case st.Show != nil && st.Show.Inspect != "":
