@@ -85,7 +85,9 @@ type csvField struct {
 // is NULL and "" is the empty string. Quoting follows RFC 4180 (quoted
 // fields may hold delimiters, line breaks and doubled quotes); lines may end
 // in LF or CRLF; a UTF-8 byte order mark at the start is skipped; blank
-// lines are skipped; the last line needs no line end. A bad row is a
+// lines are skipped, but in a table of one column, where an empty line is
+// how a row of NULL is written, it is that row; the last line needs no
+// line end. A bad row is a
 // *ParseError such as x.csv:3:7: column "score": cannot parse "abc" as
 // INT, whose column is the byte column where the field starts. The caller
 // closes the reader.
@@ -295,7 +297,7 @@ func (r *csvReader) next() (types.Row, error) {
 			return types.Row{}, io.EOF
 		}
 		content, _ := cutEOL(line)
-		if len(content) == 0 || r.opts.AllowComments && content[0] == '#' {
+		if len(content) == 0 && len(r.cols) != 1 || len(content) > 0 && r.opts.AllowComments && content[0] == '#' {
 			continue
 		}
 		data, err := r.split(line)
