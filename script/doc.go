@@ -114,9 +114,9 @@
 // cost of no copy. Field values that become JS objects (Date, Array, Map,
 // nested rows) are converted on first access and then cached in the row
 // object, so row.ts === row.ts. Row objects are read-only; {...row} makes
-// a plain copy. Reusing one row object per table argument instead (as
-// PERF-NOTES suggests) would save one allocation per row and make any
-// kept row change under the function, so we don't.
+// a plain copy. Reusing one row object per table argument instead (a
+// known way to make goja faster) would save one allocation per row and
+// make any kept row change under the function, so we don't.
 //
 // # State encoding
 //
