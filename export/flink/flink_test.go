@@ -1,6 +1,7 @@
 package flink_test
 
 import (
+	"encoding/xml"
 	"flag"
 	"github.com/google/go-cmp/cmp"
 	"github.com/ptfsh/ptfsh/export/flink"
@@ -128,6 +129,106 @@ func TestWrite_pom(t *testing.T) {
 				t.Errorf("%s: pom has %s: %v, want %v", tc.table, a, got, want)
 			}
 		}
+	}
+}
+
+// TestWrite_pomGraalJIT: the pom's graal-jit profile, on by itself under
+// JDK 25 or later, gives the tests GraalJS's optimizing compiler (JVMCI on,
+// the Graal compiler and the modules it requires on the upgrade module
+// path, at GraalJS's version), and the default build has none of it, so JDK
+// 17 runs as before, interpreted. The bridge no longer hides the
+// interpreter's warning in the function's context.
+func TestWrite_pomGraalJIT(t *testing.T) {
+	def := load(t, "G", "", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }], eval() {} })`)
+	dir := t.TempDir()
+	if err := flink.Write(dir, flink.Project{Def: def, File: "g.js", Script: "({})"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "pom.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type artifact struct {
+		GroupID    string `xml:"groupId"`
+		ArtifactID string `xml:"artifactId"`
+		Version    string `xml:"version"`
+	}
+	type plugin struct {
+		ArtifactID string `xml:"artifactId"`
+		ArgLine    string `xml:"configuration>argLine"`
+		Executions []struct {
+			Phase     string     `xml:"phase"`
+			Goals     []string   `xml:"goals>goal"`
+			OutputDir string     `xml:"configuration>outputDirectory"`
+			Items     []artifact `xml:"configuration>artifactItems>artifactItem"`
+		} `xml:"executions>execution"`
+	}
+	var pom struct {
+		Properties struct {
+			GraalJS string `xml:"graaljs.version"`
+			Target  string `xml:"maven.compiler.target"`
+		} `xml:"properties"`
+		Plugins  []plugin `xml:"build>plugins>plugin"`
+		Profiles []struct {
+			ID      string   `xml:"id"`
+			JDK     string   `xml:"activation>jdk"`
+			Plugins []plugin `xml:"build>plugins>plugin"`
+		} `xml:"profiles>profile"`
+	}
+	if err := xml.Unmarshal(b, &pom); err != nil {
+		t.Fatal(err)
+	}
+	if pom.Properties.GraalJS == "" || pom.Properties.Target != "17" {
+		t.Errorf("properties: graaljs.version %q, maven.compiler.target %q; want a version and 17", pom.Properties.GraalJS, pom.Properties.Target)
+	}
+	for _, p := range pom.Plugins {
+		if p.ArgLine != "" {
+			t.Errorf("default build: %s has argLine %q; JDK 17 needs none", p.ArtifactID, p.ArgLine)
+		}
+	}
+	if len(pom.Profiles) != 1 || pom.Profiles[0].ID != "graal-jit" || pom.Profiles[0].JDK != "[25,)" {
+		t.Fatalf("profiles: %+v; want graal-jit active on JDK [25,)", pom.Profiles)
+	}
+	var copyDir, argLine string
+	var items []string
+	for _, p := range pom.Profiles[0].Plugins {
+		switch p.ArtifactID {
+		case "maven-dependency-plugin":
+			for _, e := range p.Executions {
+				if e.Phase != "process-test-resources" || len(e.Goals) != 1 || e.Goals[0] != "copy" {
+					t.Errorf("dependency plugin: phase %q goals %v; want copy before the tests", e.Phase, e.Goals)
+				}
+				copyDir = e.OutputDir
+				for _, a := range e.Items {
+					if a.Version != "${graaljs.version}" {
+						t.Errorf("%s:%s at %q, want ${graaljs.version}", a.GroupID, a.ArtifactID, a.Version)
+					}
+					items = append(items, a.GroupID+":"+a.ArtifactID)
+				}
+			}
+		case "maven-surefire-plugin":
+			argLine = p.ArgLine
+		}
+	}
+	want := []string{"org.graalvm.compiler:compiler", "org.graalvm.truffle:truffle-compiler", "org.graalvm.sdk:collections", "org.graalvm.sdk:word"}
+	if diff := cmp.Diff(want, items); diff != "" {
+		t.Errorf("modules copied for the upgrade module path (-want +got):\n%s", diff)
+	}
+	if copyDir == "" {
+		t.Fatal("graal-jit: no folder for the compiler")
+	}
+	wantArgs := []string{"-XX:+UnlockExperimentalVMOptions", "-XX:+EnableJVMCI", "--upgrade-module-path=" + copyDir}
+	if diff := cmp.Diff(wantArgs, strings.Fields(argLine)); diff != "" {
+		t.Errorf("surefire argLine (-want +got):\n%s", diff)
+	}
+	bridge, err := os.ReadFile(filepath.Join(dir, "src/main/java/ptfsh/flink/JsFunction.java"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One hidden warning is left: the short context that answers Flink's
+	// planner for a changelog function of the function form.
+	if n := strings.Count(string(bridge), `option("engine.WarnInterpreterOnly", "false")`); n != 1 {
+		t.Errorf("JsFunction.java hides the interpreter's warning %d times, want 1 (planning only)", n)
 	}
 }
 

@@ -90,9 +90,12 @@ public final class JsFunction implements AutoCloseable {
             }
             code = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        Context context = Context.newBuilder("js")
-                .option("engine.WarnInterpreterOnly", "false")
-                .build();
+        // No engine.WarnInterpreterOnly=false: without JVMCI and the Graal
+        // compiler (JDK 17, or JDK 25 without the pom's graal-jit profile)
+        // GraalJS runs interpreted, several times slower, and says so once
+        // per function instance ("[engine] WARNING: The polyglot engine uses
+        // a fallback runtime ..."), which is worth seeing.
+        Context context = Context.newBuilder("js").build();
         // ptfsh's globals first (RowKind), then the function.
         context.eval("js", GLOBALS);
         Value decl = context.eval(Source.newBuilder("js", code, resource).build());
@@ -123,6 +126,8 @@ public final class JsFunction implements AutoCloseable {
             }
             code = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
+        // Planning runs a few lines of JS once: the interpreter's warning
+        // would say nothing here that the function's own context does not.
         try (Context context = Context.newBuilder("js").option("engine.WarnInterpreterOnly", "false").build()) {
             context.eval("js", GLOBALS);
             Value decl = context.eval(Source.newBuilder("js", code, resource).build());
