@@ -41,21 +41,7 @@ func TestResume_folder(t *testing.T) {
 		f.Write(b)
 		f.Close()
 	}
-	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(resumeSum), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	query := `SET 'ptfsh.end-of-input' = 'false';
-SET 'ptfsh.format' = 'rows';
-CREATE FUNCTION sum AS 'sum.js';
-CREATE TABLE c (name STRING, n INT) WITH ('connector' = 'filesystem', 'path' = 'data', 'format' = 'csv');
-SELECT * FROM sum(TABLE c PARTITION BY name);
-`
-	store, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	run := func(prefix string) string { return runWithStore(t, dir, prefix+query, store) }
+	run := resumeRunner(t, dir, "data")
 
 	write("a.csv", []byte("alice,10\nbob,20\n"))
 	write("b.csv.gz", gzipBytes(t, "alice,1\n"))

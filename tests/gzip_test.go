@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ptfsh/ptfsh/state"
 )
 
 // gzipBytes compresses s as one gzip member.
@@ -35,21 +33,7 @@ func gzipBytes(t *testing.T, s string) []byte {
 func TestResume_gzip(t *testing.T) {
 	dir := t.TempDir()
 	gz := filepath.Join(dir, "c.csv.gz")
-	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(resumeSum), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	query := `SET 'ptfsh.end-of-input' = 'false';
-SET 'ptfsh.format' = 'rows';
-CREATE FUNCTION sum AS 'sum.js';
-CREATE TABLE c (name STRING, n INT) WITH ('connector' = 'filesystem', 'path' = 'c.csv.gz', 'format' = 'csv');
-SELECT * FROM sum(TABLE c PARTITION BY name);
-`
-	store, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	run := func(prefix string) string { return runWithStore(t, dir, prefix+query, store) }
+	run := resumeRunner(t, dir, "c.csv.gz")
 
 	first := gzipBytes(t, "alice,10\nbob,20\nalice,30\n")
 	if err := os.WriteFile(gz, first, 0o644); err != nil {

@@ -27,21 +27,7 @@ func TestResume_fileGrows(t *testing.T) {
 		}
 		f.Close()
 	}
-	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(resumeSum), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	query := `SET 'ptfsh.end-of-input' = 'false';
-SET 'ptfsh.format' = 'rows';
-CREATE FUNCTION sum AS 'sum.js';
-CREATE TABLE c (name STRING, n INT) WITH ('connector' = 'filesystem', 'path' = 'c.csv', 'format' = 'csv');
-SELECT * FROM sum(TABLE c PARTITION BY name);
-`
-	store, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	run := func(prefix string) string { return runWithStore(t, dir, prefix+query, store) }
+	run := resumeRunner(t, dir, "c.csv")
 
 	write("alice,10\nbob,20\nalice,30\n", os.O_TRUNC)
 	if got, want := run(""), "+I[alice, 10]\n+I[bob, 20]\n+I[alice, 40]\n"; got != want {
@@ -112,3 +98,25 @@ const resumeSum = `export default {
   state: { s: { default: { total: 0 } } },
   eval(ctx, { s }, { r }) { s.total += r.n; ctx.collect({ total: s.total }); },
 };`
+
+// resumeRunner writes sum.js into dir and returns a run of the resume
+// tests' query (sum over table c at path, without end of input) over one
+// state file in dir, kept across runs; prefix goes before the query.
+func resumeRunner(t *testing.T, dir, path string) func(prefix string) string {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(resumeSum), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	query := `SET 'ptfsh.end-of-input' = 'false';
+SET 'ptfsh.format' = 'rows';
+CREATE FUNCTION sum AS 'sum.js';
+CREATE TABLE c (name STRING, n INT) WITH ('connector' = 'filesystem', 'path' = '` + path + `', 'format' = 'csv');
+SELECT * FROM sum(TABLE c PARTITION BY name);
+`
+	store, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return func(prefix string) string { return runWithStore(t, dir, prefix+query, store) }
+}
