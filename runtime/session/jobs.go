@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -28,7 +29,9 @@ type jobRecord struct {
 }
 
 // job runs a statement that is a job and records it.
-func (s *Session) job(st *sqlmini.Statement, run func() error) error {
+// A job whose context ended (Ctrl-C) is CANCELED, whatever error its
+// statement returned on the way out.
+func (s *Session) job(ctx context.Context, st *sqlmini.Statement, run func() error) error {
 	s.jobSeq++
 	text, ok := sqlmini.OneLine(st.Text)
 	if !ok { // a $$ body of several lines: its first line
@@ -41,7 +44,7 @@ func (s *Session) job(st *sqlmini.Statement, run func() error) error {
 	switch {
 	case err == nil:
 		rec.status = "FINISHED"
-	case errors.Is(err, exec.ErrCancelled) || strings.Contains(err.Error(), "statement cancelled"):
+	case ctx.Err() != nil || errors.Is(err, exec.ErrCancelled):
 		rec.status = "CANCELED"
 	default:
 		rec.status = "FAILED"

@@ -318,19 +318,19 @@ func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) erro
 		}
 		return nil
 	case st.Explain != nil && st.Explain.Why:
-		return s.job(st, func() error { return s.explainWhy(ctx, st) }) // lineage.go
+		return s.job(ctx, st, func() error { return s.explainWhy(ctx, st) }) // lineage.go
 	case st.Explain != nil && st.Explain.Timeline:
-		return s.job(st, func() error { return s.explainTimeline(ctx, st.Explain) }) // timeline.go
+		return s.job(ctx, st, func() error { return s.explainTimeline(ctx, st.Explain) }) // timeline.go
 	case st.Explain != nil:
 		return s.execExplain(st.Explain)
 	case st.Insert != nil, st.StatementSet != nil:
-		return s.job(st, func() error { return s.execInsert(ctx, st) }) // sink.go
+		return s.job(ctx, st, func() error { return s.execInsert(ctx, st) }) // sink.go
 	case st.Command != nil:
 		return s.execCommand(st.Command)
 	case st.Advance != nil:
 		return s.advance(ctx, st.Advance) // stream.go
 	case st.Query != nil:
-		return s.job(st, func() error { return s.execQuery(ctx, st) })
+		return s.job(ctx, st, func() error { return s.execQuery(ctx, st) })
 	}
 	return sqlmini.Errorf(st.Pos, "unsupported statement")
 }
