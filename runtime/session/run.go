@@ -190,7 +190,8 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 
 // checkpoint writes, in one transaction, the state and timers of every PTF
 // call, the position of every file source and the sink's progress. A
-// final checkpoint at the end of input also marks the statement finished.
+// final checkpoint at the end of input also marks the statement finished,
+// and, in a script, records that it did (Session.finalHook).
 func (s *Session) checkpoint(ex *exec.Execution, sink Sink, final bool) error {
 	err := s.cfg.Store.Update(func(tx state.Tx) error {
 		for _, op := range ex.Ptfs {
@@ -209,7 +210,12 @@ func (s *Session) checkpoint(ex *exec.Execution, sink Sink, final bool) error {
 			}
 		}
 		if cs, ok := sink.(CheckpointSink); ok {
-			return cs.Checkpoint(tx)
+			if err := cs.Checkpoint(tx); err != nil {
+				return err
+			}
+		}
+		if final && s.finalHook != nil {
+			return s.finalHook(tx)
 		}
 		return nil
 	})

@@ -91,17 +91,36 @@ func (p *scriptProgress) skip(i int, st *sqlmini.Statement) bool {
 	return st.Query != nil || st.Insert != nil || st.StatementSet != nil
 }
 
-// finished records that statement i finished.
+// finished records that statement i finished, in a transaction of its
+// own: for a statement whose final checkpoint recorded it already (a query
+// or an INSERT, see recordTx) it changes nothing in the file.
 func (p *scriptProgress) finished(i int, st *sqlmini.Statement) error {
 	if i < len(p.rec.Done) {
 		return nil // matched: recorded already
 	}
 	p.rec.Done = append(p.rec.Done, statementHash(st))
-	b, err := json.Marshal(p.rec)
+	return p.store.Update(func(tx state.Tx) error { return p.put(tx, p.rec) })
+}
+
+// recordTx records in tx that statement i finished, without changing p.
+// The session calls it in the statement's final checkpoint, so that the
+// rows a statement wrote and the record that it finished commit together:
+// a run killed between the two would otherwise run a finished INSERT
+// again and append its rows twice.
+func (p *scriptProgress) recordTx(tx state.Tx, i int, st *sqlmini.Statement) error {
+	if i < len(p.rec.Done) {
+		return nil // matched: recorded already
+	}
+	rec := scriptRecord{Done: append(p.rec.Done[:i:i], statementHash(st))}
+	return p.put(tx, rec)
+}
+
+func (p *scriptProgress) put(tx state.Tx, rec scriptRecord) error {
+	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	return p.store.Update(func(tx state.Tx) error { return tx.Put(exec.MetaNamespace, p.key, b) })
+	return tx.Put(exec.MetaNamespace, p.key, b)
 }
 
 // complete forgets the record: the script ran to its end, and running it

@@ -124,6 +124,9 @@ type Session struct {
 	// one runs (stream.go).
 	running  *runningQuery
 	stepping *stepRun
+	// finalHook, while a statement of a script runs, records in its final
+	// checkpoint that it finished (script_progress.go).
+	finalHook func(tx state.Tx) error
 }
 
 // NewSession returns a session with an empty catalog.
@@ -184,7 +187,9 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 			continue
 		}
 		if err == nil {
+			s.finalHook = func(tx state.Tx) error { return progress.recordTx(tx, i, p.Stmt) }
 			err = s.ExecStatement(ctx, p.Stmt)
+			s.finalHook = nil
 			if errors.Is(err, ErrQuit) {
 				break
 			}
