@@ -758,13 +758,19 @@ func (o *OrderItem) format(b *strings.Builder) {
 		return
 	}
 	o.Column.format(b)
-	if o.Direction != "" {
+	formatOrder(b, o.Direction, o.Nulls)
+}
+
+// formatOrder prints the [ASC | DESC] [NULLS FIRST | LAST] after a sort
+// key.
+func formatOrder(b *strings.Builder, direction, nulls string) {
+	if direction != "" {
 		b.WriteString(" ")
-		b.WriteString(canon(o.Direction, "ASC", "DESC"))
+		b.WriteString(canon(direction, "ASC", "DESC"))
 	}
-	if o.Nulls != "" {
+	if nulls != "" {
 		b.WriteString(" NULLS ")
-		b.WriteString(canon(o.Nulls, "FIRST", "LAST"))
+		b.WriteString(canon(nulls, "FIRST", "LAST"))
 	}
 }
 
@@ -776,12 +782,5 @@ func (o *SortItem) format(b *strings.Builder) {
 		return
 	}
 	o.Expr.format(b)
-	if o.Direction != "" {
-		b.WriteString(" ")
-		b.WriteString(canon(o.Direction, "ASC", "DESC"))
-	}
-	if o.Nulls != "" {
-		b.WriteString(" NULLS ")
-		b.WriteString(canon(o.Nulls, "FIRST", "LAST"))
-	}
+	formatOrder(b, o.Direction, o.Nulls)
 }
