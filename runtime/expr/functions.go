@@ -73,6 +73,15 @@ func (c *call) arity(lo, hi int) error {
 	return c.errorf("takes %d to %d arguments, got %d (%s)", lo, hi, n, functionIndex[c.name].Signature)
 }
 
+// plainArity is plain, then arity: the checks of a function called as
+// name(arg, ...).
+func (c *call) plainArity(lo, hi int) error {
+	if err := c.plain(); err != nil {
+		return err
+	}
+	return c.arity(lo, hi)
+}
+
 // plain refuses the keyword forms (FROM, IN, TO, BOTH/LEADING/TRAILING,
 // *, DISTINCT) for a function that has none.
 func (c *call) plain() error {
@@ -220,10 +229,7 @@ var functions = []Function{
 	{Name: "CEIL", Signature: "CEIL(n) | CEIL(t TO unit)", Doc: "the smallest integer not below n; a time rounded up to a unit", compile: compileFloorCeil},
 	{Name: "CEILING", Signature: "CEILING(n) | CEILING(t TO unit)", Doc: "CEIL", compile: compileFloorCeil},
 	{Name: "MOD", Signature: "MOD(a, b)", Doc: "the remainder of a / b, with a's sign (a % b)", compile: func(c *call) (Expr, error) {
-		if err := c.plain(); err != nil {
-			return nil, err
-		}
-		if err := c.arity(2, 2); err != nil {
+		if err := c.plainArity(2, 2); err != nil {
 			return nil, err
 		}
 		return arithExpr(c.f.Pos, "%", c.args[0], c.args[1])
@@ -285,10 +291,7 @@ var functions = []Function{
 	{Name: "SHA256", Signature: "SHA256(s)", Doc: "the SHA-256 digest, 64 hex digits", compile: digest("SHA256")},
 	{Name: "TO_BASE64", Signature: "TO_BASE64(s)", Doc: "s's UTF-8 bytes in base64", compile: stringFunc(1, 1, func(v []string) (any, bool) { return base64.StdEncoding.EncodeToString([]byte(v[0])), true })},
 	{Name: "FROM_BASE64", Signature: "FROM_BASE64(s)", Doc: "base64 decoded, as a string (an error when s is not base64, as in Flink)", compile: func(c *call) (Expr, error) {
-		if err := c.plain(); err != nil {
-			return nil, err
-		}
-		if err := c.arity(1, 1); err != nil {
+		if err := c.plainArity(1, 1); err != nil {
 			return nil, err
 		}
 		if err := c.wantString(0); err != nil {
@@ -310,10 +313,7 @@ var functions = []Function{
 // ---- conditional ---------------------------------------------------------
 
 func compileCoalesce(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(1, -1); err != nil {
+	if err := c.plainArity(1, -1); err != nil {
 		return nil, err
 	}
 	t, err := c.common(c.args)
@@ -354,10 +354,7 @@ func (c *call) common(args []Expr) (types.Type, error) {
 }
 
 func compileIf(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(3, 3); err != nil {
+	if err := c.plainArity(3, 3); err != nil {
 		return nil, err
 	}
 	if err := c.want(0, "a BOOLEAN condition", func(t types.Type) bool { return t.Kind == types.KindBoolean }); err != nil {
@@ -374,10 +371,7 @@ func compileIf(c *call) (Expr, error) {
 }
 
 func compileNullIf(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(2, 2); err != nil {
+	if err := c.plainArity(2, 2); err != nil {
 		return nil, err
 	}
 	a, b := c.args[0], c.args[1]
@@ -402,10 +396,7 @@ func compileNullIf(c *call) (Expr, error) {
 }
 
 func compileGreatest(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(1, -1); err != nil {
+	if err := c.plainArity(1, -1); err != nil {
 		return nil, err
 	}
 	t, err := c.common(c.args)
@@ -514,10 +505,7 @@ func compileCase(ce *sqlmini.CaseExpr, sc *Scope) (Expr, error) {
 // ---- numeric -------------------------------------------------------------
 
 func compileAbs(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(1, 1); err != nil {
+	if err := c.plainArity(1, 1); err != nil {
 		return nil, err
 	}
 	if err := c.wantNumeric(0); err != nil {
@@ -540,10 +528,7 @@ func compileAbs(c *call) (Expr, error) {
 }
 
 func compileSign(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(1, 1); err != nil {
+	if err := c.plainArity(1, 1); err != nil {
 		return nil, err
 	}
 	if err := c.wantNumeric(0); err != nil {
@@ -569,10 +554,7 @@ func compileSign(c *call) (Expr, error) {
 // doubleFunc is a function of n numbers to a DOUBLE.
 func doubleFunc[F func(float64) float64 | func(float64, float64) float64](n int, fn F) func(c *call) (Expr, error) {
 	return func(c *call) (Expr, error) {
-		if err := c.plain(); err != nil {
-			return nil, err
-		}
-		if err := c.arity(n, n); err != nil {
+		if err := c.plainArity(n, n); err != nil {
 			return nil, err
 		}
 		for i := range c.args {
@@ -598,10 +580,7 @@ func doubleFunc[F func(float64) float64 | func(float64, float64) float64](n int,
 // the same type), DECIMAL(.., 0) for d < 0. A DOUBLE
 // rounds as its decimal text does (ROUND(2.675E0, 2) is 2.68).
 func compileRound(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(1, 2); err != nil {
+	if err := c.plainArity(1, 2); err != nil {
 		return nil, err
 	}
 	if err := c.wantNumeric(0); err != nil {
@@ -707,10 +686,7 @@ func compileFloorCeil(c *call) (Expr, error) {
 	if c.f.To != nil {
 		return compileFloorCeilTime(c)
 	}
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(1, 1); err != nil {
+	if err := c.plainArity(1, 1); err != nil {
 		return nil, err
 	}
 	if err := c.wantNumeric(0); err != nil {

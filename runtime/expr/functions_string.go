@@ -20,10 +20,7 @@ import (
 // argument's type (UPPER('abc') is CHAR(3)), else the result is STRING.
 func stringMap(fn func(string) string, keep bool) func(c *call) (Expr, error) {
 	return func(c *call) (Expr, error) {
-		if err := c.plain(); err != nil {
-			return nil, err
-		}
-		if err := c.arity(1, 1); err != nil {
+		if err := c.plainArity(1, 1); err != nil {
 			return nil, err
 		}
 		if err := c.wantString(0); err != nil {
@@ -48,10 +45,7 @@ func stringMap(fn func(string) string, keep bool) func(c *call) (Expr, error) {
 // stringFunc is a function of lo to hi strings; fn's false result is NULL.
 func stringFunc(lo, hi int, fn func(v []string) (any, bool)) func(c *call) (Expr, error) {
 	return func(c *call) (Expr, error) {
-		if err := c.plain(); err != nil {
-			return nil, err
-		}
-		if err := c.arity(lo, hi); err != nil {
+		if err := c.plainArity(lo, hi); err != nil {
 			return nil, err
 		}
 		for i := range c.args {
@@ -117,10 +111,7 @@ func compileTrim(c *call) (Expr, error) {
 	var s, chars Expr
 	switch {
 	case c.name != "TRIM":
-		if err := c.plain(); err != nil {
-			return nil, err
-		}
-		if err := c.arity(1, 1); err != nil {
+		if err := c.plainArity(1, 1); err != nil {
 			return nil, err
 		}
 		s, side = c.args[0], map[string]string{"LTRIM": "LEADING", "RTRIM": "TRAILING"}[c.name]
@@ -171,10 +162,7 @@ func compileTrim(c *call) (Expr, error) {
 }
 
 func compileCharLength(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(1, 1); err != nil {
+	if err := c.plainArity(1, 1); err != nil {
 		return nil, err
 	}
 	if err := c.wantString(0); err != nil {
@@ -206,10 +194,7 @@ func compileSubstring(c *call) (Expr, error) {
 		}
 		c.args = args
 	} else {
-		if err := c.plain(); err != nil {
-			return nil, err
-		}
-		if err := c.arity(2, 3); err != nil {
+		if err := c.plainArity(2, 3); err != nil {
 			return nil, err
 		}
 	}
@@ -251,10 +236,7 @@ func compileSubstring(c *call) (Expr, error) {
 }
 
 func compileLeftRight(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(2, 2); err != nil {
+	if err := c.plainArity(2, 2); err != nil {
 		return nil, err
 	}
 	if err := c.wantString(0); err != nil {
@@ -336,10 +318,7 @@ func compileConcat(c *call) (Expr, error) {
 const maxStringBytes = 64 << 20
 
 func compileRepeat(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(2, 2); err != nil {
+	if err := c.plainArity(2, 2); err != nil {
 		return nil, err
 	}
 	if err := c.wantString(0); err != nil {
@@ -362,10 +341,7 @@ func compileRepeat(c *call) (Expr, error) {
 }
 
 func compilePad(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(3, 3); err != nil {
+	if err := c.plainArity(3, 3); err != nil {
 		return nil, err
 	}
 	for _, i := range []int{0, 2} {
@@ -424,10 +400,7 @@ func compileLocate(c *call) (Expr, error) {
 		args = append(args, x)
 		c.args = args
 	} else {
-		if err := c.plain(); err != nil {
-			return nil, err
-		}
-		if err := c.arity(2, 3); err != nil {
+		if err := c.plainArity(2, 3); err != nil {
 			return nil, err
 		}
 	}
@@ -535,10 +508,7 @@ func compileRegexp(c *call) (Expr, error) {
 }
 
 func compileSplitIndex(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(3, 3); err != nil {
+	if err := c.plainArity(3, 3); err != nil {
 		return nil, err
 	}
 	for i := range 2 {
@@ -575,10 +545,7 @@ func compileSplitIndex(c *call) (Expr, error) {
 // digest is MD5, SHA1 or SHA256 of a string, in lower-case hex: CHAR(n).
 func digest(name string) func(c *call) (Expr, error) {
 	return func(c *call) (Expr, error) {
-		if err := c.plain(); err != nil {
-			return nil, err
-		}
-		if err := c.arity(1, 1); err != nil {
+		if err := c.plainArity(1, 1); err != nil {
 			return nil, err
 		}
 		if err := c.wantString(0); err != nil {
@@ -621,10 +588,7 @@ func javaUpper(s string) string {
 }
 
 func compileASCII(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(1, 1); err != nil {
+	if err := c.plainArity(1, 1); err != nil {
 		return nil, err
 	}
 	if err := c.wantString(0); err != nil {
@@ -640,10 +604,7 @@ func compileASCII(c *call) (Expr, error) {
 }
 
 func compileChr(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(1, 1); err != nil {
+	if err := c.plainArity(1, 1); err != nil {
 		return nil, err
 	}
 	if err := c.wantInteger(0); err != nil {

@@ -161,10 +161,7 @@ func compileExtract(c *call) (Expr, error) {
 		}
 		c.args = []Expr{x}
 	} else {
-		if err := c.plain(); err != nil {
-			return nil, err
-		}
-		if err := c.arity(1, 1); err != nil {
+		if err := c.plainArity(1, 1); err != nil {
 			return nil, err
 		}
 	}
@@ -411,10 +408,7 @@ func compileDateFormat(c *call) (Expr, error) {
 }
 
 func compileParseTime(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(1, 2); err != nil {
+	if err := c.plainArity(1, 2); err != nil {
 		return nil, err
 	}
 	for i := range c.args {
@@ -446,10 +440,7 @@ func compileParseTime(c *call) (Expr, error) {
 }
 
 func compileToTimestampLTZ(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(1, 2); err != nil {
+	if err := c.plainArity(1, 2); err != nil {
 		return nil, err
 	}
 	t := types.TypeTimestampLTZ
@@ -499,10 +490,7 @@ func compileToTimestampLTZ(c *call) (Expr, error) {
 }
 
 func compileUnixTimestamp(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(0, 2); err != nil {
+	if err := c.plainArity(0, 2); err != nil {
 		return nil, err
 	}
 	if len(c.args) == 0 {
@@ -548,10 +536,7 @@ func floorDivQ(a, n int64) int64 { q, _ := floorDiv(a, n); return q }
 var addUnits = []string{"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"}
 
 func compileTimestampAdd(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(3, 3); err != nil {
+	if err := c.plainArity(3, 3); err != nil {
 		return nil, err
 	}
 	unit, err := c.unitOf(c.f.Args[0], addUnits...)
@@ -602,10 +587,7 @@ func compileTimestampAdd(c *call) (Expr, error) {
 // third, toward zero; months compare as Calcite's subtractMonths does (a
 // later day of month or time of day is not yet a whole month).
 func compileTimestampDiff(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(3, 3); err != nil {
+	if err := c.plainArity(3, 3); err != nil {
 		return nil, err
 	}
 	unit, err := c.unitOf(c.f.Args[0], addUnits...)
@@ -730,10 +712,7 @@ func (s *Scope) now() func() int64 {
 // compileNow is CURRENT_TIMESTAMP and its relatives: the clock is read
 // for each row, as Flink's streaming mode evaluates them per record.
 func compileNow(c *call) (Expr, error) {
-	if err := c.plain(); err != nil {
-		return nil, err
-	}
-	if err := c.arity(0, 0); err != nil {
+	if err := c.plainArity(0, 0); err != nil {
 		return nil, err
 	}
 	now := c.sc.now()
