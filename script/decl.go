@@ -38,6 +38,10 @@ type decl struct {
 // stateInit is how a fresh value of a state entry is made.
 type stateInit struct {
 	def node // the declared default, nil if none
+	// record is the default's field names when the entry's values are
+	// kept as records (record.go): an untyped value entry whose default is
+	// a plain object of primitives.
+	record []string
 }
 
 // Changelog is a function's changelog declaration, Flink's
@@ -292,6 +296,9 @@ func (e *realm) parseState(d *decl, v goja.Value, errAt errAtFunc) error {
 				return errAt(tv.String(), "state entry %q: ttl: %v", name, err)
 			}
 			sd.TTL, sd.TTLSet = ttl, true
+		}
+		if sd.Kind == ptf.ValueState && sd.Type == nil {
+			init.record, _ = recordShape(init.def)
 		}
 		d.state = append(d.state, sd)
 		d.initial = append(d.initial, init)

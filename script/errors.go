@@ -100,6 +100,13 @@ type interruptValue struct{ err error }
 func (v interruptValue) Error() string { return v.err.Error() }
 func (v interruptValue) Unwrap() error { return v.err }
 
+// hostObjectHint follows goja's TypeError for what its host objects refuse
+// (an accessor, a read-only field, freezing, a symbol key): the state
+// objects of most entries (see record.go), rows, args and ctx are such
+// objects, and goja's words name none of them.
+const hostObjectHint = " (state objects, rows, args and ctx are ptfsh's host objects: their fields hold data and stay writable, enumerable and configurable; " +
+	"keep an accessor, a frozen or read-only value or a symbol key in a plain object of your own, e.g. state.s.extra = {...})"
+
 // callError converts an error returned by a goja call into an *Error with
 // the position of the innermost JavaScript frame.
 func (e *realm) callError(fn string, err error) error {
@@ -130,6 +137,9 @@ func (e *realm) callError(fn string, err error) error {
 			// Rendering the thrown value ran out of time or stack (its
 			// toString or message getter loops): that is the error.
 			return e.callError(fn, serr)
+		}
+		if strings.Contains(msg, "ynamic object") {
+			msg += hostObjectHint
 		}
 	default:
 		return &Error{Func: fn, Msg: err.Error(), Err: err}

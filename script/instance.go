@@ -300,6 +300,9 @@ func (s *stateView) Get(key string) goja.Value {
 		panic(in.e.vm.NewGoError(err))
 	}
 	jv, ok := v.(goja.Value)
+	if r, isRecord := v.(*record); isRecord {
+		jv, ok = r.object(in.e.vm), true
+	}
 	if !ok {
 		if v != nil {
 			panic(in.e.vm.NewGoError(fmt.Errorf("state %q holds a %T, not a JavaScript value", key, v)))

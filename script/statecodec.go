@@ -464,6 +464,10 @@ func (in *instance) NewState(i int) (any, error) {
 		return nil, fmt.Errorf("%s: no state entry %d", in.d.name, i)
 	}
 	e := in.e
+	if init := in.d.initial[i]; init.record != nil {
+		// Primitives only: no code of the function runs.
+		return e.newRecord(init.record, init.def.(objNode), true)
+	}
 	var v goja.Value
 	err := e.guard(in.d.name, in, func() error {
 		var err error
@@ -497,6 +501,15 @@ func (in *instance) NewState(i int) (any, error) {
 
 // EncodeState implements runtime.StateCodec.
 func (in *instance) EncodeState(i int, v any) ([]byte, error) {
+	if o, ok := v.(*goja.Object); ok && o.ExportType() == typeRecord {
+		v = o.Export() // a record's object assigned to the entry
+	}
+	if r, ok := v.(*record); ok {
+		if n, ok := in.e.snapRecord(r); ok {
+			return appendBin([]byte{stateBinary}, n)
+		}
+		v = r.object(in.e.vm) // a field holds an object: taken as one
+	}
 	jv, ok := v.(goja.Value)
 	if !ok && v != nil {
 		return nil, fmt.Errorf("%s: state %s: not a JavaScript value: %T", in.d.name, in.stateName(i), v)
@@ -563,6 +576,11 @@ func (in *instance) DecodeState(i int, data []byte) (any, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: state %s: %w", in.d.name, in.stateName(i), err)
+	}
+	if i >= 0 && i < len(in.d.initial) && in.d.initial[i].record != nil {
+		if keys, ok := recordShape(n); ok {
+			return in.e.newRecord(keys, n.(objNode), false)
+		}
 	}
 	var v goja.Value
 	err = in.e.guard(in.d.name, in, func() error {

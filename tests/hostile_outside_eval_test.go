@@ -13,14 +13,14 @@ import (
 func TestHostileJS_outsideEval(t *testing.T) {
 	loop := "for (;;) {}"
 	tests := []hostileCase{
-		{name: "state_getter", files: map[string]string{"f.js": stateFunction(`Object.defineProperty(c, "g", { get() { ` + loop + ` }, enumerable: true });`)},
+		{name: "state_getter", files: map[string]string{"f.js": stateFunction(`c.o = {}; Object.defineProperty(c.o, "g", { get() { ` + loop + ` }, enumerable: true });`)},
 			set: createF, stmt: selectBad, want: []string{`state "c"`, timeoutMsg}, limit: true},
-		{name: "state_getter_cancel", files: map[string]string{"f.js": stateFunction(`Object.defineProperty(c, "g", { get() { ` + loop + ` }, enumerable: true });`)},
+		{name: "state_getter_cancel", files: map[string]string{"f.js": stateFunction(`c.o = {}; Object.defineProperty(c.o, "g", { get() { ` + loop + ` }, enumerable: true });`)},
 			set: createF + "SET 'ptf.eval-timeout' = '0';", stmt: selectBad, cancelAfter: 200 * time.Millisecond,
 			want: []string{`state "c"`, "interrupted: the statement was cancelled"}},
 		{name: "state_proxy", files: map[string]string{"f.js": stateFunction(`c.p = new Proxy({}, { ownKeys() { ` + loop + ` } });`)},
 			set: createF, stmt: selectBad, want: []string{`state "c"`, timeoutMsg}, limit: true},
-		{name: "state_getter_throws", files: map[string]string{"f.js": stateFunction(`Object.defineProperty(c, "g", { get() { throw new RangeError("no g") }, enumerable: true });`)},
+		{name: "state_getter_throws", files: map[string]string{"f.js": stateFunction(`c.o = {}; Object.defineProperty(c.o, "g", { get() { throw new RangeError("no g") }, enumerable: true });`)},
 			set: createF, stmt: selectBad, want: []string{`state "c"`, "RangeError: no g"}},
 		{name: "thrown_tostring_loops", files: map[string]string{"f.js": stateFunction(`throw { toString() { ` + loop + ` } };`)},
 			set: createF, stmt: selectBad, want: []string{timeoutMsg, "(at key (Eve), input row +I[Eve])"}, limit: true},

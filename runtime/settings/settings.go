@@ -308,7 +308,7 @@ var table = []Setting{{
 }, {
 	Key:     "state.cache-size",
 	Default: "20000",
-	Doc:     "partition keys whose value state a call keeps as live JS objects; the others wait encoded in memory (256 MiB a call), then in the store",
+	Doc:     "partition keys whose value state a call keeps live (records or JS objects); the others wait encoded in memory (256 MiB a call), then in the store",
 	Owner:   "runtime/exec",
 	Parse:   wholeNumber[int]("needs a number of keys of at least 1", 1, math.MaxInt),
 }, {

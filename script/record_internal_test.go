@@ -1,0 +1,102 @@
+package script
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/dop251/goja"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+)
+
+// TestRecord_encodesAsPlainObject checks that a record, changed by the
+// function in each way below, encodes to the very bytes the same changes
+// to a plain object give, through the fast path (primitives only) and
+// through the object (a field holding an object), and decodes back to a
+// record with the same fields.
+func TestRecord_encodesAsPlainObject(t *testing.T) {
+	e := testEngine(t)
+	def, err := e.Load("rec", "rec.js", `export default {
+  output: "STRING",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { s: { default: { n: 0, name: "x", on: true, z: null, u: undefined } } },
+  eval() {},
+};`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := def.New(ptf.CallSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := p.(*instance)
+	changes := []string{
+		``,
+		`s.n = 41.5; s.name = "héllo"`,
+		`s.n = -0; s.on = NaN; s.z = Infinity`,
+		`s[7] = "seven"; s[1] = 1; s.after = 2`,
+		`delete s.name; s.name = "back"`,
+		`s.big = 12345678901234567890n`,
+		`s.list = [1, {a: 2}]; s.when = new Date(5)`,
+		`s["4294967295"] = "not an index"; s["01"] = "nor this"`,
+	}
+	for _, change := range changes {
+		v, err := in.NewState(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, ok := v.(*record)
+		if !ok {
+			t.Fatalf("NewState gave a %T, want a record", v)
+		}
+		vm := in.e.vm
+		plain, err := vm.RunString(`({ n: 0, name: "x", on: true, z: null, u: undefined })`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, obj := range []goja.Value{r.object(vm), plain} {
+			if err := vm.Set("s", obj); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := vm.RunString(change); err != nil {
+				t.Fatalf("%s: %v", change, err)
+			}
+		}
+		got, err := in.EncodeState(0, r)
+		if err != nil {
+			t.Fatalf("%s: %v", change, err)
+		}
+		want, err := in.EncodeState(0, plain)
+		if err != nil {
+			t.Fatalf("%s: %v", change, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: record encodes as\n %q, a plain object as\n %q", change, got, want)
+		}
+		back, err := in.DecodeState(0, got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := in.EncodeState(0, back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again, want) {
+			t.Errorf("%s: decoded and encoded again: %q, want %q", change, again, want)
+		}
+		if gotKeys, wantKeys := r.object(vm).Keys(), plain.(*goja.Object).Keys(); !equalStrings(gotKeys, wantKeys) {
+			t.Errorf("%s: keys %q, a plain object's %q", change, gotKeys, wantKeys)
+		}
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
