@@ -200,8 +200,15 @@ func isIndexKey(k string) bool {
 	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
 		return false
 	}
-	n, err := strconv.ParseUint(k, 10, 64)
-	return err == nil && n < 1<<32-1
+	var n uint64
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c < '0' || c > '9' {
+			return false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n < 1<<32-1
 }
 
 // snapRecord takes the record as an object node without running the
