@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -155,6 +156,18 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 			where = append(where, c.String())
 		}
 	}
+	if b, ok := intervalBounds(rest, lsc, rsc); ok {
+		if !left.Changelog().IsInsertOnly() || !right.Changelog().IsInsertOnly() {
+			return nil, sqlmini.Errorf(j.Pos, "an interval join needs insert-only inputs, but %s", updatingSide(left, right))
+		}
+		in := &exec.IntervalJoinNode{Left: left, Right: right, Kind: kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Cond: n.Cond,
+			LeftTime: b.leftCol, RightTime: b.rightCol, Lower: b.lower, Upper: b.upper, Sch: sch}
+		in.Text = "IntervalJoin(joinType=[" + kind.String() + "], windowBounds=[isRowTime=true, leftLowerBound=" + itoa64(b.lower) +
+			", leftUpperBound=" + itoa64(b.upper) + ", leftTimeIndex=" + itoa(b.leftCol) + ", rightTimeIndex=" + itoa(b.rightCol) +
+			"], where=[" + strings.Join(where, " AND ") + "], select=[" + strings.Join(sch.Names(), ", ") + "])"
+		js.node, js.tables = in, tables
+		return pending, nil
+	}
 	// A regular join's output has no time attribute: Flink materializes
 	// them (its rows leave in no time order).
 	out := make([]types.Column, len(sch.Columns))
@@ -288,4 +301,14 @@ func flinkTypeName(t types.Type) string {
 	default:
 		return s
 	}
+}
+
+func itoa64(i int64) string { return strconv.FormatInt(i, 10) }
+
+// updatingSide says which input of a join is updating.
+func updatingSide(left, right exec.Node) string {
+	if !left.Changelog().IsInsertOnly() {
+		return "its left input is updating " + left.Changelog().String()
+	}
+	return "its right input is updating " + right.Changelog().String()
 }
