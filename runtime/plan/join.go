@@ -118,14 +118,17 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 	if left, err = retracting(left, j.Pos); err != nil {
 		return nil, err
 	}
-	if right, err = retracting(right, j.Item.Pos); err != nil {
-		return nil, err
+	if j.Item.AsOf == nil {
+		if right, err = retracting(right, j.Item.Pos); err != nil {
+			return nil, err
+		}
 	}
 	lsc := p.scope(js.node.Schema(), js.tables)
 	rsc := p.scope(right.Schema(), []expr.ScopeTable{{Name: ralias, Cols: right.Schema().Names()}})
 	n := &exec.JoinNode{Left: left, Right: right, Kind: kind}
 	var rest []*sqlmini.NotExpr
 	var keyTexts []string
+	var keyConds []*sqlmini.NotExpr
 	for _, c := range conds {
 		lk, rk, ok, err := equiKey(c, lsc, rsc)
 		if err != nil {
@@ -145,6 +148,7 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 		n.LeftKeys = append(n.LeftKeys, lk)
 		n.RightKeys = append(n.RightKeys, rk)
 		keyTexts = append(keyTexts, c.String())
+		keyConds = append(keyConds, c)
 	}
 	where := keyTexts
 	if len(rest) > 0 {
@@ -155,6 +159,14 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 		for _, c := range rest {
 			where = append(where, c.String())
 		}
+	}
+	if j.Item.AsOf != nil {
+		t, err := p.temporalJoin(j, kind, n, lsc, rsc, keyConds, sch, where)
+		if err != nil {
+			return nil, err
+		}
+		js.node, js.tables = t, tables
+		return pending, nil
 	}
 	if b, ok := intervalBounds(rest, lsc, rsc); ok {
 		if !left.Changelog().IsInsertOnly() || !right.Changelog().IsInsertOnly() {

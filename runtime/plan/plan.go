@@ -260,6 +260,9 @@ func renameColumns(n exec.Node, names []*sqlmini.Name, pos sqlmini.Pos) (exec.No
 func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 	var in exec.Node
 	var sc *expr.Scope
+	if sel.From != nil && sel.From.AsOf != nil {
+		return nil, sqlmini.Errorf(sel.From.AsOf.Pos, "FOR SYSTEM_TIME AS OF is for the table on the right of a JOIN (a temporal join), not the first table of FROM")
+	}
 	if len(sel.Joins) > 0 {
 		n, jsc, where, err := p.planJoins(sel) // join.go
 		if err != nil {
