@@ -19,8 +19,8 @@ import (
 // timeBounds are the bounds of leftTime - rightTime found in a condition,
 // in milliseconds, inclusive.
 type timeBounds struct {
-	leftCol, rightCol int // the time attributes, in each side's schema
-	lower, upper      int64
+	leftCol, rightCol  int // the time attributes, in each side's schema
+	lower, upper       int64
 	hasLower, hasUpper bool
 }
 
