@@ -345,6 +345,9 @@ func (t *twoInputs) pull() (int, Event, error) {
 	if t.byTime {
 		return t.pullByTime()
 	}
+	if t.ex.Shuffle != nil {
+		t.turn = t.ex.Shuffle.IntN(2) // SET 'ptfsh.shuffle-seed': turns drawn at random
+	}
 	for tries := 0; tries < 2; tries++ {
 		i := t.turn % 2
 		t.turn++
@@ -388,7 +391,7 @@ func (t *twoInputs) pullByTime() (int, Event, error) {
 			continue
 		}
 		ts, _ := types.TimeMillis(h.Row.Fields[t.timeCol[i]])
-		if best < 0 || ts < bestTs {
+		if best < 0 || ts < bestTs || ts == bestTs && t.ex.Shuffle != nil && t.ex.Shuffle.IntN(2) == 0 {
 			best, bestTs = i, ts
 		}
 	}
