@@ -56,7 +56,7 @@
 // s), POSITION('a' IN s), FLOOR(t TO HOUR); which function takes which is
 // the runtime's (runtime/expr's catalogue). A construct of Flink SQL the
 // dialect lacks (NATURAL JOIN, OVER, MATCH_RECOGNIZE, UNION without ALL)
-// is an error that names it; USING parses, for the runtime to refuse.
+// is an error that names it.
 //
 // Joins chain left to right: FROM a JOIN b ON ... , c JOIN d ON ... joins
 // each table to all before it (a comma binds as tightly as JOIN, where

@@ -35,6 +35,31 @@ type Scope struct {
 	// resolves within the table that qualifies it, or, unqualified, within
 	// the one table that has it.
 	Tables []ScopeTable
+	// Merged are the columns of JOIN ... USING lists: an unqualified name
+	// of one reads its merged column, not the tables'.
+	Merged []MergedColumn
+	// Star lists the columns that * selects (nil: all of Schema's); a
+	// join with USING shows each merged column once.
+	Star []int
+}
+
+// MergedColumn is a column of a JOIN ... USING list: its name and its
+// index in the joined row.
+type MergedColumn struct {
+	Name  string
+	Index int
+}
+
+// StarColumns returns the columns that * selects.
+func (s *Scope) StarColumns() []int {
+	if s.Star != nil {
+		return s.Star
+	}
+	all := make([]int, s.Schema.Len())
+	for i := range all {
+		all[i] = i
+	}
+	return all
 }
 
 // ScopeTable is one table of a join's scope: the name that qualifies its
@@ -83,6 +108,11 @@ func (s *Scope) lookupJoined(ref *sqlmini.ColumnRef) (int, error) {
 	name := string(parts[len(parts)-1].Value)
 	switch len(parts) {
 	case 1:
+		for _, m := range s.Merged {
+			if m.Name == name {
+				return m.Index, nil
+			}
+		}
 		found := -1
 		for _, t := range s.Tables {
 			for i, c := range t.Cols {

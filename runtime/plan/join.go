@@ -26,10 +26,32 @@ import (
 type joinScope struct {
 	node   exec.Node
 	tables []expr.ScopeTable
+	// merged and star are the USING columns and what * selects (nil:
+	// every column), see expr.Scope.
+	merged []expr.MergedColumn
+	star   []int
 }
 
 func (p *Planner) scope(sch types.Schema, tables []expr.ScopeTable) *expr.Scope {
 	return &expr.Scope{Schema: sch, Tables: tables, Now: p.now(), UserFunction: p.userFunction}
+}
+
+// joinedScope is the scope of what js has planned.
+func (p *Planner) joinedScope(js *joinScope) *expr.Scope {
+	sc := p.scope(js.node.Schema(), js.tables)
+	sc.Merged, sc.Star = js.merged, js.star
+	return sc
+}
+
+// joined makes node (js's columns then width.. those of a right input of
+// n columns) what js has planned.
+func (js *joinScope) joined(node exec.Node, tables []expr.ScopeTable, width, n int) {
+	if js.star != nil {
+		for i := 0; i < n; i++ {
+			js.star = append(js.star, width+i)
+		}
+	}
+	js.node, js.tables = node, tables
 }
 
 // planJoins plans a FROM clause with joins. It returns the joined node, the
@@ -56,15 +78,15 @@ func (p *Planner) planJoins(sel *sqlmini.Select) (exec.Node, *expr.Scope, *sqlmi
 	if pending != nil {
 		where = andOf(pending)
 	}
-	return js.node, p.scope(js.node.Schema(), js.tables), where, nil
+	return js.node, p.joinedScope(&js), where, nil
 }
 
 // planJoin joins js with one more table. pending are WHERE's conjuncts
 // not yet taken; a comma join takes those it can read. It returns the ones
 // left.
 func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.NotExpr) ([]*sqlmini.NotExpr, error) {
-	if len(j.Using) > 0 {
-		return nil, sqlmini.Errorf(j.Using[0].Pos, "JOIN ... USING is not supported yet: write ON %s", usingText(js, j))
+	if len(j.Using) > 0 && j.Item.AsOf != nil {
+		return nil, sqlmini.Errorf(j.Using[0].Pos, "a temporal join takes ON, not USING: write ON %s", usingText(js, j))
 	}
 	right, ralias, err := p.planFrom(j.Item)
 	if err != nil {
@@ -84,7 +106,7 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 	case "FULL":
 		kind = exec.FullJoin
 	}
-	if !j.Comma && j.On == nil && strings.ToUpper(j.Kind) != "CROSS" {
+	if !j.Comma && j.On == nil && len(j.Using) == 0 && strings.ToUpper(j.Kind) != "CROSS" {
 		return nil, sqlmini.Errorf(j.Pos, "%sJOIN needs a condition: add ON <condition> (or write CROSS JOIN)", kindWord(j.Kind))
 	}
 	if strings.ToUpper(j.Kind) == "CROSS" && j.On != nil {
@@ -98,6 +120,7 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 	}
 	sch := types.Schema{Columns: cols}
 	full := p.scope(sch, tables)
+	full.Merged = js.merged
 
 	var conds []*sqlmini.NotExpr
 	switch {
@@ -123,7 +146,7 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 			return nil, err
 		}
 	}
-	lsc := p.scope(js.node.Schema(), js.tables)
+	lsc := p.joinedScope(js)
 	rsc := p.scope(right.Schema(), []expr.ScopeTable{{Name: ralias, Cols: right.Schema().Names()}})
 	n := &exec.JoinNode{Left: left, Right: right, Kind: kind}
 	var rest []*sqlmini.NotExpr
@@ -150,6 +173,13 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 		keyTexts = append(keyTexts, c.String())
 		keyConds = append(keyConds, c)
 	}
+	using, err := usingKeys(j, n, lsc, rsc, sch, width)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range using {
+		keyTexts = append(keyTexts, sch.Columns[u.li].Name+" = "+sch.Columns[width+u.ri].Name)
+	}
 	where := keyTexts
 	if len(rest) > 0 {
 		n.Cond, err = expr.Compile(andOf(rest), full)
@@ -165,7 +195,7 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 		if err != nil {
 			return nil, err
 		}
-		js.node, js.tables = t, tables
+		js.joined(t, tables, width, right.Schema().Len())
 		return pending, nil
 	}
 	if b, ok := intervalBounds(rest, lsc, rsc); ok {
@@ -177,7 +207,7 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 		in.Text = "IntervalJoin(joinType=[" + kind.String() + "], windowBounds=[isRowTime=true, leftLowerBound=" + itoa64(b.lower) +
 			", leftUpperBound=" + itoa64(b.upper) + ", leftTimeIndex=" + itoa(b.leftCol) + ", rightTimeIndex=" + itoa(b.rightCol) +
 			"], where=[" + strings.Join(where, " AND ") + "], select=[" + strings.Join(sch.Names(), ", ") + "])"
-		js.node, js.tables = in, tables
+		js.joined(in, tables, width, right.Schema().Len())
 		return pending, nil
 	}
 	// A regular join's output has no time attribute: Flink materializes
@@ -189,9 +219,132 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 	}
 	n.Sch = types.Schema{Columns: out}
 	n.Text = exec.JoinText(kind.String(), strings.Join(where, " AND "), n.Sch)
-	js.node, js.tables = n, tables
+	if len(using) > 0 {
+		mergeUsing(js, n, tables, using, width, right.Schema().Len())
+		return pending, nil
+	}
+	js.joined(n, tables, width, right.Schema().Len())
 	return pending, nil
 }
+
+// usingCol is a column of a USING list: its index on each side and the
+// type both are compared as.
+type usingCol struct {
+	name   string
+	li, ri int
+	t      types.Type
+}
+
+// usingKeys adds the keys of j's USING list to n: each column, found once
+// on each side, equals its namesake.
+func usingKeys(j *sqlmini.Join, n *exec.JoinNode, lsc, rsc *expr.Scope, sch types.Schema, width int) ([]usingCol, error) {
+	var out []usingCol
+	for _, u := range j.Using {
+		ref := &sqlmini.ColumnRef{Pos: u.Pos, Parts: []*sqlmini.Name{u}}
+		li, err := lsc.Lookup(ref)
+		if err != nil {
+			return nil, err
+		}
+		ri, err := rsc.Lookup(ref)
+		if err != nil {
+			return nil, err
+		}
+		lt, rt := sch.Columns[li].Type, sch.Columns[width+ri].Type
+		if !expr.Comparable(lt, rt) {
+			return nil, sqlmini.Errorf(u.Pos, "implicit type conversion between %s and %s is not supported on join's condition now; CAST one side to the other's type", flinkTypeName(lt), flinkTypeName(rt))
+		}
+		t := expr.LeastRestrictive([]types.Type{lt, rt})
+		n.LeftKeys = append(n.LeftKeys, expr.CastTo(&expr.Column{Index: li, T: lt}, t))
+		n.RightKeys = append(n.RightKeys, expr.CastTo(&expr.Column{Index: ri, T: rt}, t))
+		out = append(out, usingCol{name: string(u.Value), li: li, ri: ri, t: t})
+	}
+	return out, nil
+}
+
+// mergeUsing puts the USING columns in front of the join's row, as Calcite
+// does: * shows each once (COALESCE of both sides in an outer join), then
+// the other columns of the left and of the right; an unqualified name of
+// one reads the merged column, a qualified one its side's.
+func mergeUsing(js *joinScope, n *exec.JoinNode, tables []expr.ScopeTable, using []usingCol, width, rn int) {
+	m := len(using)
+	var exprs []expr.Expr
+	var cols []types.Column
+	var texts []string
+	hiddenL, hiddenR := map[int]bool{}, map[int]bool{}
+	for _, u := range using {
+		l := expr.CastTo(&expr.Column{Index: u.li, T: n.Sch.Columns[u.li].Type}, u.t)
+		x, text := l, n.Sch.Columns[u.li].Name
+		if n.Kind != exec.InnerJoin {
+			r := expr.CastTo(&expr.Column{Index: width + u.ri, T: n.Sch.Columns[width+u.ri].Type}, u.t)
+			t := u.t
+			t.NotNull = l.Type().NotNull || r.Type().NotNull
+			x = &coalesceExpr{a: l, b: r, t: t}
+			text = "COALESCE(" + text + ", " + n.Sch.Columns[width+u.ri].Name + ")"
+		}
+		exprs = append(exprs, x)
+		cols = append(cols, types.Column{Name: u.name, Type: x.Type()})
+		texts = append(texts, text+" AS "+u.name)
+		hiddenL[u.li], hiddenR[u.ri] = true, true
+	}
+	for i, c := range n.Sch.Columns {
+		exprs = append(exprs, &expr.Column{Index: i, T: c.Type})
+		cols = append(cols, c)
+		texts = append(texts, c.Name)
+	}
+	for i, u := range uniqueNames(names2(cols)) {
+		cols[i].Name = u
+	}
+	star := make([]int, 0, len(cols))
+	for i := 0; i < m; i++ {
+		star = append(star, i)
+	}
+	left := js.star
+	if left == nil {
+		for i := 0; i < width; i++ {
+			left = append(left, i)
+		}
+	}
+	for _, i := range left {
+		if !hiddenL[i] {
+			star = append(star, m+i)
+		}
+	}
+	for i := 0; i < rn; i++ {
+		if !hiddenR[i] {
+			star = append(star, m+width+i)
+		}
+	}
+	merged := make([]expr.MergedColumn, 0, m+len(js.merged))
+	for i, u := range using {
+		merged = append(merged, expr.MergedColumn{Name: u.name, Index: i})
+	}
+	for _, mc := range js.merged {
+		merged = append(merged, expr.MergedColumn{Name: mc.Name, Index: mc.Index + m})
+	}
+	for i := range tables {
+		tables[i].Start += m
+	}
+	js.node = &exec.ProjectNode{In: n, Exprs: exprs, Sch: types.Schema{Columns: cols}, Texts: texts}
+	js.tables, js.merged, js.star = tables, merged, star
+}
+
+// coalesceExpr is COALESCE(a, b): a unless it is NULL.
+type coalesceExpr struct {
+	a, b expr.Expr
+	t    types.Type
+}
+
+func (c *coalesceExpr) Eval(row []any) (any, error) {
+	v, err := c.a.Eval(row)
+	if err != nil || v != nil {
+		return v, err
+	}
+	return c.b.Eval(row)
+}
+
+func (c *coalesceExpr) Type() types.Type { return c.t }
+
+func (c *coalesceExpr) IsConstant() bool { return false }
 
 // retracting turns an upsert input into retractions with full deletes (as
 // Flink's ChangelogNormalize does), which the join needs to retract the
@@ -323,4 +476,22 @@ func updatingSide(left, right exec.Node) string {
 		return "its left input is updating " + left.Changelog().String()
 	}
 	return "its right input is updating " + right.Changelog().String()
+}
+
+// columnRefExpr is the expression that reads column i of a scope: by its
+// name, qualified by its table in a join's scope (k0 is no name there).
+func columnRefExpr(pos sqlmini.Pos, sc *expr.Scope, i int) *sqlmini.Expr {
+	e := columnExpr(pos, sc.Schema.Columns[i].Name)
+	for _, m := range sc.Merged {
+		if m.Index == i {
+			return columnExpr(pos, m.Name)
+		}
+	}
+	for _, t := range sc.Tables {
+		if i >= t.Start && i < t.Start+len(t.Cols) && t.Name != "" {
+			ref := e.Left.Left.Pred.Left.Left.Left.Primary.Column
+			ref.Parts = []*sqlmini.Name{{Pos: pos, Value: sqlmini.Ident(t.Name)}, {Pos: pos, Value: sqlmini.Ident(t.Cols[i-t.Start])}}
+		}
+	}
+	return e
 }

@@ -306,8 +306,8 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 				d.GroupBy = append(d.GroupBy, it.Expr)
 				continue
 			}
-			for _, c := range sc.Schema.Columns {
-				d.GroupBy = append(d.GroupBy, columnExpr(it.Pos, c.Name))
+			for _, i := range sc.StarColumns() {
+				d.GroupBy = append(d.GroupBy, columnRefExpr(it.Pos, sc, i))
 			}
 		}
 		sel = &d
@@ -360,18 +360,15 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		return p.planAggregate(sel, in, sc) // GROUP BY: aggregate.go
 	}
 	pre := in // the rows before the SELECT list: ORDER BY may read them
-	if !(len(sel.Items) == 1 && sel.Items[0].Star) {
+	if !(len(sel.Items) == 1 && sel.Items[0].Star && sc.Star == nil) {
 		var exprs []expr.Expr
 		var cols []types.Column
 		var texts []string
 		for _, it := range sel.Items {
 			if it.Star || it.StarOf != nil {
-				idx, _ := starColumns(it, sc)
-				if it.Star {
-					idx = make([]int, sc.Schema.Len())
-					for i := range idx {
-						idx[i] = i
-					}
+				idx := sc.StarColumns()
+				if it.StarOf != nil {
+					idx, _ = starColumns(it, sc) // checked above
 				}
 				for _, i := range idx {
 					c := sc.Schema.Columns[i]
