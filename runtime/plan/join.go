@@ -64,9 +64,10 @@ func (p *Planner) planJoins(sel *sqlmini.Select) (exec.Node, *expr.Scope, *sqlmi
 	}
 	js := joinScope{node: left, tables: []expr.ScopeTable{{Name: alias, Cols: left.Schema().Names()}}}
 	var pending []*sqlmini.NotExpr // WHERE's conjuncts for the comma joins
+	split := false
 	for _, j := range sel.Joins {
-		if j.Comma && sel.Where != nil && pending == nil {
-			pending = conjuncts(sel.Where)
+		if j.Comma && sel.Where != nil && !split {
+			pending, split = conjuncts(sel.Where), true
 		}
 	}
 	for _, j := range sel.Joins {
@@ -75,8 +76,8 @@ func (p *Planner) planJoins(sel *sqlmini.Select) (exec.Node, *expr.Scope, *sqlmi
 		}
 	}
 	where := sel.Where
-	if pending != nil {
-		where = andOf(pending)
+	if split {
+		where = andOf(pending) // nil when the joins took every conjunct
 	}
 	return js.node, p.joinedScope(&js), where, nil
 }
@@ -157,6 +158,9 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 		if err != nil {
 			return nil, err
 		}
+		if ok && j.Item.AsOf == nil && isTimeEquality(c, lsc, rsc) {
+			ok = false // a bound of an interval join (or a plain predicate)
+		}
 		x, err := expr.Compile(andOf([]*sqlmini.NotExpr{c}), full)
 		if err != nil {
 			return nil, err
@@ -198,10 +202,10 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 		js.joined(t, tables, width, right.Schema().Len())
 		return pending, nil
 	}
-	if b, ok := intervalBounds(rest, lsc, rsc); ok {
-		if !left.Changelog().IsInsertOnly() || !right.Changelog().IsInsertOnly() {
-			return nil, sqlmini.Errorf(j.Pos, "an interval join needs insert-only inputs, but %s", updatingSide(left, right))
-		}
+	// Over an updating input the time bounds are plain predicates of a
+	// regular join, as in Flink.
+	insertOnly := left.Changelog().IsInsertOnly() && right.Changelog().IsInsertOnly()
+	if b, ok := intervalBounds(rest, lsc, rsc); ok && insertOnly {
 		in := &exec.IntervalJoinNode{Left: left, Right: right, Kind: kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Cond: n.Cond,
 			LeftTime: b.leftCol, RightTime: b.rightCol, Lower: b.lower, Upper: b.upper, Sch: sch}
 		in.Text = "IntervalJoin(joinType=[" + kind.String() + "], windowBounds=[isRowTime=true, leftLowerBound=" + itoa64(b.lower) +
@@ -469,14 +473,6 @@ func flinkTypeName(t types.Type) string {
 }
 
 func itoa64(i int64) string { return strconv.FormatInt(i, 10) }
-
-// updatingSide says which input of a join is updating.
-func updatingSide(left, right exec.Node) string {
-	if !left.Changelog().IsInsertOnly() {
-		return "its left input is updating " + left.Changelog().String()
-	}
-	return "its right input is updating " + right.Changelog().String()
-}
 
 // columnRefExpr is the expression that reads column i of a scope: by its
 // name, qualified by its table in a join's scope (k0 is no name there).

@@ -17,11 +17,12 @@ import (
 // in Flink.
 
 // timeBounds are the bounds of leftTime - rightTime found in a condition,
-// in milliseconds, inclusive.
+// in milliseconds, inclusive. Flink takes one lower and one upper bound:
+// with more (nLower, nUpper count them) the join is a regular one.
 type timeBounds struct {
-	leftCol, rightCol  int // the time attributes, in each side's schema
-	lower, upper       int64
-	hasLower, hasUpper bool
+	leftCol, rightCol int // the time attributes, in each side's schema
+	lower, upper      int64
+	nLower, nUpper    int
 }
 
 // timeTerm is a time attribute plus a constant interval: b.ts - INTERVAL
@@ -54,16 +55,14 @@ func intervalBounds(conds []*sqlmini.NotExpr, lsc, rsc *expr.Scope) (timeBounds,
 			if op == ">" {
 				c++
 			}
-			if !b.hasLower || c > b.lower {
-				b.lower, b.hasLower = c, true
-			}
+			b.lower, b.nLower = c, b.nLower+1
 		case "<=", "<":
 			if op == "<" {
 				c--
 			}
-			if !b.hasUpper || c < b.upper {
-				b.upper, b.hasUpper = c, true
-			}
+			b.upper, b.nUpper = c, b.nUpper+1
+		case "=":
+			b.lower, b.upper, b.nLower, b.nUpper = c, c, b.nLower+1, b.nUpper+1
 		default:
 			return false
 		}
@@ -92,7 +91,19 @@ func intervalBounds(conds []*sqlmini.NotExpr, lsc, rsc *expr.Scope) (timeBounds,
 			}
 		}
 	}
-	return b, b.hasLower && b.hasUpper
+	return b, b.nLower == 1 && b.nUpper == 1
+}
+
+// isTimeEquality reports whether a conjunct equates time attributes of
+// the two sides (o.ots = s.sts): Flink makes it the bounds of an interval
+// join (both 0), not a key.
+func isTimeEquality(c *sqlmini.NotExpr, lsc, rsc *expr.Scope) bool {
+	if c.Not != nil || c.Pred == nil || c.Pred.Op != "=" || c.Pred.Right == nil {
+		return false
+	}
+	x, ok1 := timeTermOf(c.Pred.Left, lsc, rsc)
+	y, ok2 := timeTermOf(c.Pred.Right, lsc, rsc)
+	return ok1 && ok2 && x.side != y.side
 }
 
 func flip(op string) string {
