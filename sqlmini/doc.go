@@ -60,10 +60,11 @@
 //
 // Joins chain left to right: FROM a JOIN b ON ... , c JOIN d ON ... joins
 // each table to all before it (a comma binds as tightly as JOIN, where
-// standard SQL makes it looser). An alias is not one of the words that go
-// on a FROM clause: in FROM a LEFT JOIN b, LEFT is no alias of a (LEFT,
-// RIGHT, ON, USING and FOR stay plain words, as LEFT(s, n) is a
-// function), so AS is needed to give a table such an alias.
+// standard SQL makes it looser). A table's alias is none of the words
+// that go on in a FROM clause (LEFT, RIGHT, ON, USING, FOR): in FROM a
+// LEFT JOIN b, LEFT is no alias of a. These words are not reserved
+// (LEFT(s, n) is a function), but such an alias needs backquotes: AS
+// `left`.
 //
 // Types are written as in Flink: INT NOT NULL,
 // VARCHAR(5), DECIMAL(10, 2), TIMESTAMP_LTZ(3), TIMESTAMP(3) WITH LOCAL
