@@ -310,9 +310,9 @@ type Select struct {
 	Distinct bool          `parser:"'SELECT' @'DISTINCT'?"`
 	Items    []*SelectItem `parser:"@@ ( ',' @@ )*"`
 	From     *FromItem     `parser:"( 'FROM' @@"`
-	// Joined are the tables after commas in FROM a, b: a join, which the
-	// runtime refuses by name.
-	Joined  []*FromItem `parser:"  ( ',' @@ )* )?"`
+	// Joins are the tables joined to From, left to right: JOIN ... ON
+	// and the tables after commas (FROM a, b).
+	Joins   []*Join     `parser:"  @@* )?"`
 	Where   *Expr       `parser:"( 'WHERE' @@ )?"`
 	GroupBy []*Expr     `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
 	Having  *Expr       `parser:"( 'HAVING' @@ )?"`
@@ -329,23 +329,43 @@ type SortItem struct {
 	Nulls     string `parser:"( 'NULLS' @('FIRST' | 'LAST') )?"`
 }
 
-// SelectItem is * or an expression with an optional alias. (t.* is not
-// parsed: the grammar has nowhere to put the qualifier.)
+// SelectItem is *, t.* (the columns of one table of the FROM clause) or
+// an expression with an optional alias.
 type SelectItem struct {
-	Pos   Pos
-	Star  bool  `parser:"(  @'*'"`
-	Expr  *Expr `parser:" | @@"`
-	Alias *Name `parser:"   ( 'AS'? @@ )? )"`
+	Pos  Pos
+	Star bool `parser:"(  @'*'"`
+	// StarOf is the table of t.*.
+	StarOf *Name `parser:" | @@ '.' '*'"`
+	Expr   *Expr `parser:" | @@"`
+	Alias  *Name `parser:"   ( 'AS'? @@ )? )"`
 }
 
-// FromItem is a table, a PTF call, a subquery or VALUES, with an optional alias.
+// Join is one table joined to the ones before it in FROM: [INNER | LEFT
+// [OUTER] | RIGHT [OUTER] | FULL [OUTER] | CROSS] JOIN item [ON cond |
+// USING (cols)], or , item (a cross join, whose condition WHERE gives).
+type Join struct {
+	Pos   Pos
+	Comma bool `parser:"(  @','"`
+	// Kind is "", "INNER", "LEFT", "RIGHT", "FULL" or "CROSS".
+	Kind  string    `parser:" | ( @( 'LEFT' | 'RIGHT' | 'FULL' ) 'OUTER'? | @( 'INNER' | 'CROSS' ) )? 'JOIN' )"`
+	Item  *FromItem `parser:"@@"`
+	On    *Expr     `parser:"( 'ON' @@"`
+	Using []*Name   `parser:"| 'USING' '(' @@ ( ',' @@ )* ')' )?"`
+}
+
+// FromItem is a table, a PTF call, a subquery or VALUES, with an optional
+// alias. A table may be read as of a time (FOR SYSTEM_TIME AS OF t, a
+// temporal join). The words that go on a FROM clause (LEFT, RIGHT, ON,
+// USING, ...) are no alias.
 type FromItem struct {
-	Pos       Pos
-	Call      *Call   `parser:"(  'TABLE' '(' @@ ')'"`
-	Call2     *Call   `parser:" | @@"`
-	Subquery  *Query  `parser:" | '(' @@ ')'"`
-	Table     *Name   `parser:" | @@ )"`
-	Alias     *Name   `parser:"( 'AS'? @@"`
+	Pos      Pos
+	Call     *Call  `parser:"(  'TABLE' '(' @@ ')'"`
+	Call2    *Call  `parser:" | @@"`
+	Subquery *Query `parser:" | '(' @@ ')'"`
+	Table    *Name  `parser:" | @@ )"`
+	// AsOf is the time of FOR SYSTEM_TIME AS OF.
+	AsOf      *Expr   `parser:"( 'FOR' 'SYSTEM_TIME' 'AS' 'OF' @@ )?"`
+	Alias     *Name   `parser:"( 'AS'? (?! 'LEFT' | 'RIGHT' | 'ON' | 'USING' | 'FOR' ) @@"`
 	AliasCols []*Name `parser:"  ( '(' @@ ( ',' @@ )* ')' )? )?"`
 }
 

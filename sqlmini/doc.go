@@ -26,10 +26,14 @@
 //	query       = ["WITH" cte {"," cte}] setexpr {"UNION" "ALL" setexpr} .
 //	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .
 //	row         = "(" expr {"," expr} ")" | "WATERMARK" expr .
-//	select      = "SELECT" ["DISTINCT"] item {"," item} ["FROM" from {"," from}] ["WHERE" expr] ["GROUP" "BY" exprs]
+//	select      = "SELECT" ["DISTINCT"] item {"," item} ["FROM" from {join}] ["WHERE" expr] ["GROUP" "BY" exprs]
 //	              ["HAVING" expr] ["ORDER" "BY" sort {"," sort}] ["LIMIT" number] .
+//	item        = "*" | name "." "*" | expr [["AS"] name] .
 //	sort        = expr ["ASC" | "DESC"] ["NULLS" ("FIRST" | "LAST")] .
-//	from        = ( "TABLE" "(" call ")" | call | "(" query ")" | name ) [["AS"] name ["(" names ")"]] .
+//	from        = ( "TABLE" "(" call ")" | call | "(" query ")" | name ) ["FOR" "SYSTEM_TIME" "AS" "OF" expr]
+//	              [["AS"] name ["(" names ")"]] .
+//	join        = "," from | [("LEFT" | "RIGHT" | "FULL") ["OUTER"] | "INNER" | "CROSS"] "JOIN" from
+//	              ["ON" expr | "USING" "(" names ")"] .
 //	call        = name "(" [arg {"," arg}] ")" .
 //	arg         = [name "=>"] ( "TABLE" (name | "(" query ")") ["PARTITION" "BY" cols] ["ORDER" "BY" orders] | "DEFAULT" | expr ) .
 //
@@ -51,8 +55,18 @@
 // EXTRACT(DAY FROM t), SUBSTRING(s FROM 2 FOR 3), TRIM(LEADING 'x' FROM
 // s), POSITION('a' IN s), FLOOR(t TO HOUR); which function takes which is
 // the runtime's (runtime/expr's catalogue). A construct of Flink SQL the
-// dialect lacks (JOIN, OVER, MATCH_RECOGNIZE, UNION without ALL) is an
-// error that names it; FROM a, b parses, for the runtime to refuse. Types are written as in Flink: INT NOT NULL,
+// dialect lacks (NATURAL JOIN, OVER, MATCH_RECOGNIZE, UNION without ALL)
+// is an error that names it.
+//
+// Joins chain left to right: FROM a JOIN b ON ... , c JOIN d ON ... joins
+// each table to all before it (a comma binds as tightly as JOIN, where
+// standard SQL makes it looser). A table's alias is none of the words
+// that go on in a FROM clause (LEFT, RIGHT, ON, USING, FOR): in FROM a
+// LEFT JOIN b, LEFT is no alias of a. These words are not reserved
+// (LEFT(s, n) is a function), but such an alias needs backquotes: AS
+// `left`.
+//
+// Types are written as in Flink: INT NOT NULL,
 // VARCHAR(5), DECIMAL(10, 2), TIMESTAMP_LTZ(3), TIMESTAMP(3) WITH LOCAL
 // TIME ZONE, INTERVAL DAY TO SECOND, ARRAY<T>, MAP<K, V>, ROW<a INT, b STRING>.
 //
@@ -69,7 +83,7 @@
 // Keywords are case-insensitive. The reserved words (see IsReserved) need
 // backquotes to be used as names: `count`, `end`. They are Flink's
 // reserved words that the dialect uses, and those that start constructs it
-// does not have yet (JOIN, OVER), so that the error can name them.
+// does not have yet (NATURAL, OVER), so that the error can name them.
 // Comments are -- to the end of the line and /* ... */. A function body
 // may be given inline between $$ and $$.
 //

@@ -383,12 +383,7 @@ func convertError(err error, src string) error {
 // unsupportedWords are Flink SQL constructs the dialect does not have yet,
 // by the reserved word that starts them, and what to say about each.
 var unsupportedWords = map[string]string{
-	"JOIN":            "JOIN is not supported yet",
-	"INNER":           "JOIN is not supported yet",
-	"CROSS":           "JOIN is not supported yet",
-	"FULL":            "JOIN is not supported yet",
-	"OUTER":           "JOIN is not supported yet",
-	"NATURAL":         "JOIN is not supported yet",
+	"NATURAL":         "NATURAL JOIN is not supported yet: write JOIN ... USING (columns) or JOIN ... ON",
 	"LATERAL":         "LATERAL is not supported yet",
 	"OVER":            "OVER windows are not supported yet",
 	"HAVING":          "HAVING needs GROUP BY or an aggregate before it",

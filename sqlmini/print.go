@@ -601,8 +601,7 @@ func (s *Select) format(b *strings.Builder) {
 	if s.From != nil {
 		b.WriteString(" FROM ")
 		s.From.format(b)
-		for _, j := range s.Joined {
-			b.WriteString(", ")
+		for _, j := range s.Joins {
 			j.format(b)
 		}
 	}
@@ -639,6 +638,11 @@ func (s *SelectItem) format(b *strings.Builder) {
 		b.WriteString("*")
 		return
 	}
+	if s.StarOf != nil {
+		s.StarOf.format(b)
+		b.WriteString(".*")
+		return
+	}
 	s.Expr.format(b)
 	if s.Alias != nil {
 		b.WriteString(" AS ")
@@ -668,6 +672,10 @@ func (f *FromItem) format(b *strings.Builder) {
 	case f.Table != nil:
 		f.Table.format(b)
 	}
+	if f.AsOf != nil {
+		b.WriteString(" FOR SYSTEM_TIME AS OF ")
+		f.AsOf.format(b)
+	}
 	if f.Alias != nil {
 		b.WriteString(" AS ")
 		f.Alias.format(b)
@@ -676,6 +684,37 @@ func (f *FromItem) format(b *strings.Builder) {
 			list(b, f.AliasCols)
 			b.WriteString(")")
 		}
+	}
+}
+
+// String prints one join of a FROM clause, with the space or comma
+// before it: ", t" or " LEFT JOIN t ON cond".
+func (j *Join) String() string { return str(j) }
+
+func (j *Join) format(b *strings.Builder) {
+	if j == nil {
+		return
+	}
+	if j.Comma {
+		b.WriteString(", ")
+		j.Item.format(b)
+		return
+	}
+	b.WriteString(" ")
+	if j.Kind != "" {
+		b.WriteString(upper(j.Kind))
+		b.WriteString(" ")
+	}
+	b.WriteString("JOIN ")
+	j.Item.format(b)
+	if j.On != nil {
+		b.WriteString(" ON ")
+		j.On.format(b)
+	}
+	if len(j.Using) > 0 {
+		b.WriteString(" USING (")
+		list(b, j.Using)
+		b.WriteString(")")
 	}
 }
 

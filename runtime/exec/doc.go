@@ -21,8 +21,11 @@
 // A call that runs on several workers is a ParallelOp (parallel.go)
 // instead: it wraps N ordinary PtfOps. Both are a Call, which checkpoints
 // flush. The other operators: filter, project, union, values, fan-out of
-// identical calls (fanout.go), changelog normalisation (normalize.go) and
-// GROUP BY with its accumulators (aggregate_op.go, aggregate_acc.go).
+// identical calls (fanout.go), changelog normalisation (normalize.go),
+// GROUP BY with its accumulators (aggregate_op.go, aggregate_acc.go), and
+// the joins: regular (join.go), interval (join_interval.go) and temporal
+// (join_temporal.go), two-input operators that keep their rows in memory
+// for the statement (no checkpoint is taken before its end).
 //
 // # Time
 //

@@ -101,8 +101,12 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 	var cols []types.Column
 	var texts []string
 	for _, it := range sel.Items {
+		if it.StarOf != nil {
+			return nil, sqlmini.Errorf(it.Pos, "%s.* in a SELECT with GROUP BY is not supported yet: list the grouped columns", it.StarOf.Value)
+		}
 		if it.Star {
-			for i, c := range sc.Schema.Columns {
+			for _, i := range sc.StarColumns() {
+				c := sc.Schema.Columns[i]
 				g := a.groupOfColumn(i)
 				if g < 0 {
 					return nil, sqlmini.Errorf(it.Pos, "Expression '%s' is not being grouped", c.Name)

@@ -258,14 +258,37 @@ func renameColumns(n exec.Node, names []*sqlmini.Name, pos sqlmini.Pos) (exec.No
 }
 
 func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
-	if len(sel.Joined) > 0 {
-		return nil, sqlmini.Errorf(sel.Joined[0].Pos, "a join (FROM a, b) is not supported yet")
+	var in exec.Node
+	var sc *expr.Scope
+	if sel.From != nil && sel.From.AsOf != nil {
+		return nil, sqlmini.Errorf(sel.From.AsOf.Pos, "FOR SYSTEM_TIME AS OF is for the table on the right of a JOIN (a temporal join), not the first table of FROM")
 	}
-	in, alias, err := p.planFrom(sel.From)
-	if err != nil {
-		return nil, err
+	if len(sel.Joins) > 0 {
+		n, jsc, where, err := p.planJoins(sel) // join.go
+		if err != nil {
+			return nil, err
+		}
+		in, sc = n, jsc
+		if where != sel.Where {
+			s := *sel
+			s.Where = where
+			sel = &s
+		}
+	} else {
+		n, alias, err := p.planFrom(sel.From)
+		if err != nil {
+			return nil, err
+		}
+		in = n
+		sc = &expr.Scope{Schema: in.Schema(), Alias: alias, Now: p.now(), UserFunction: p.userFunction}
 	}
-	sc := &expr.Scope{Schema: in.Schema(), Alias: alias, Now: p.now(), UserFunction: p.userFunction}
+	for _, it := range sel.Items {
+		if it.StarOf != nil {
+			if _, err := starColumns(it, sc); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if sel.Distinct {
 		// SELECT DISTINCT items is a GROUP BY of the items (Flink plans it
 		// so): one row for each distinct row, retracted when its last
@@ -276,12 +299,15 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		d := *sel
 		d.Distinct = false
 		for _, it := range sel.Items {
+			if it.StarOf != nil {
+				return nil, sqlmini.Errorf(it.Pos, "SELECT DISTINCT %s.* is not supported yet: list the columns", it.StarOf.Value)
+			}
 			if !it.Star {
 				d.GroupBy = append(d.GroupBy, it.Expr)
 				continue
 			}
-			for _, c := range sc.Schema.Columns {
-				d.GroupBy = append(d.GroupBy, columnExpr(it.Pos, c.Name))
+			for _, i := range sc.StarColumns() {
+				d.GroupBy = append(d.GroupBy, columnRefExpr(it.Pos, sc, i))
 			}
 		}
 		sel = &d
@@ -313,7 +339,7 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 			for i, it := range sel.OrderBy {
 				k := *it
 				for j, item := range sel.Items {
-					if !item.Star && j < n.Schema().Len() && item.Expr.String() == it.Expr.String() {
+					if item.Expr != nil && j < n.Schema().Len() && item.Expr.String() == it.Expr.String() {
 						k.Expr = columnExpr(it.Pos, n.Schema().Columns[j].Name)
 						break
 					}
@@ -334,13 +360,18 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		return p.planAggregate(sel, in, sc) // GROUP BY: aggregate.go
 	}
 	pre := in // the rows before the SELECT list: ORDER BY may read them
-	if !(len(sel.Items) == 1 && sel.Items[0].Star) {
+	if !(len(sel.Items) == 1 && sel.Items[0].Star && sc.Star == nil) {
 		var exprs []expr.Expr
 		var cols []types.Column
 		var texts []string
 		for _, it := range sel.Items {
-			if it.Star {
-				for i, c := range sc.Schema.Columns {
+			if it.Star || it.StarOf != nil {
+				idx := sc.StarColumns()
+				if it.StarOf != nil {
+					idx, _ = starColumns(it, sc) // checked above
+				}
+				for _, i := range idx {
+					c := sc.Schema.Columns[i]
 					exprs = append(exprs, &expr.Column{Index: i, T: c.Type})
 					cols = append(cols, c)
 					texts = append(texts, c.Name)

@@ -102,6 +102,15 @@ func (p *scriptProgress) finished(i int, st *sqlmini.Statement) error {
 	return p.store.Update(func(tx state.Tx) error { return p.put(tx, p.rec) })
 }
 
+// failed notes that statement i failed and the script went on (SET
+// 'ptfsh.on-error' = 'continue'): an empty entry keeps Done indexed by
+// statement, and a rerun runs the statement again.
+func (p *scriptProgress) failed(i int) {
+	for len(p.rec.Done) <= i {
+		p.rec.Done = append(p.rec.Done, "")
+	}
+}
+
 // recordTx records in tx that statement i finished, without changing p.
 // The session calls it in the statement's final checkpoint, so that the
 // rows a statement wrote and the record that it finished commit together:

@@ -202,6 +202,7 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 				return err
 			}
 			io.WriteString(s.cfg.Err, FormatError(err, src))
+			progress.failed(i)
 		}
 	}
 	return progress.complete()
