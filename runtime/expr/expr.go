@@ -30,6 +30,10 @@ type Scope struct {
 	// UserFunction finds a function of the catalog by name (nil: none),
 	// for scalar functions written in JavaScript (userfunc.go).
 	UserFunction func(name string) (*ptf.FuncDef, bool)
+	// Over compiles a call with an OVER window (nil: OVER is not allowed
+	// here). The planner gives it for a SELECT list, where such a call
+	// reads a column that its OverAggregate appends to the row.
+	Over func(f *sqlmini.FuncCall) (Expr, error)
 }
 
 func (s *Scope) Lookup(ref *sqlmini.ColumnRef) (int, error) {

@@ -29,6 +29,9 @@ type Planner struct {
 	// printer: every kind, full deletes; a sink may accept key-only
 	// deletes). ChangelogFunctions resolve their output against it.
 	Required types.ChangelogMode
+	// rank is the ROW_NUMBER call of a Top-N idiom while the subquery
+	// that has it is planned (rank.go).
+	rank *rankSpec
 }
 
 func New(cat *catalog.Catalog, env connector.Env) *Planner {
@@ -261,7 +264,16 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 	if len(sel.Joined) > 0 {
 		return nil, sqlmini.Errorf(sel.Joined[0].Pos, "a join (FROM a, b) is not supported yet")
 	}
+	var rank *rankSpec
+	if r, rest, ok := rankPattern(sel); ok {
+		// A Top-N or deduplication: the subquery's ROW_NUMBER is planned
+		// as the rank, and the condition on it is no filter (rank.go).
+		rank, sel = r, rest
+	}
+	saved := p.rank
+	p.rank = rank
 	in, alias, err := p.planFrom(sel.From)
+	p.rank = saved
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +308,13 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		}
 		in = &exec.FilterNode{In: in, Pred: pred, Text: ExprText(sel.Where)}
 	}
+	if len(sel.Windows) > 0 && !hasOver(sel) {
+		return nil, sqlmini.Errorf(sel.Windows[0].Pos, "WINDOW %s is not used: no call in the SELECT list reads it with OVER", sel.Windows[0].Name.Value)
+	}
 	if len(sel.GroupBy) > 0 || hasAggregate(sel) || sel.Having != nil {
+		if f := findOver(sel); f != nil {
+			return nil, sqlmini.Errorf(f.Over.Pos, "an OVER window with GROUP BY, HAVING or aggregates is not supported yet")
+		}
 		if len(sel.OrderBy) > 0 {
 			// ORDER BY ... LIMIT over the groups: a Top-N of an updating
 			// input, over the aggregation's columns.
@@ -334,6 +352,14 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		return p.planAggregate(sel, in, sc) // GROUP BY: aggregate.go
 	}
 	pre := in // the rows before the SELECT list: ORDER BY may read them
+	var over *overPlanner
+	if hasOver(sel) {
+		// The OVER calls read columns that an OverNode appends: over.go.
+		over = &overPlanner{p: p, sel: sel, in: in, sc: sc, calls: map[string]int{}, rank: p.rank}
+		osc := *sc
+		osc.Over = over.call
+		sc = &osc
+	}
 	if !(len(sel.Items) == 1 && sel.Items[0].Star) {
 		var exprs []expr.Expr
 		var cols []types.Column
@@ -353,7 +379,7 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 			}
 			name := "EXPR$" + strconv.Itoa(len(cols))
 			col := types.Column{Type: x.Type()}
-			if ce, ok := x.(*expr.Column); ok {
+			if ce, ok := x.(*expr.Column); ok && ce.Index < sc.Schema.Len() {
 				name = sc.Schema.Columns[ce.Index].Name
 				col.TimeAttr = sc.Schema.Columns[ce.Index].TimeAttr
 			}
@@ -364,6 +390,12 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 			exprs = append(exprs, x)
 			cols = append(cols, col)
 			texts = append(texts, ExprText(it.Expr))
+		}
+		if over != nil {
+			var err error
+			if in, err = over.finish(); err != nil {
+				return nil, err
+			}
 		}
 		in = &exec.ProjectNode{In: in, Exprs: exprs, Sch: types.Schema{Columns: cols}, Texts: texts}
 	}

@@ -1,0 +1,245 @@
+package plan
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
+)
+
+// Flink's Top-N and deduplication idioms:
+//
+//	SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY x) AS rn FROM t) WHERE rn <= N
+//
+// The condition on rn (rn <= N, rn < N, rn = N, or one of them ANDed with
+// other conditions) makes the ROW_NUMBER a rank rather than an OVER
+// aggregation: a Top-N (exec.RankNode), or, for rn = 1 ordered by a time
+// attribute, a deduplication: ascending keeps the first row (an OVER
+// ROW_NUMBER filtered, insert-only, as Flink's), descending the last
+// (exec.DedupLastNode, updating).
+
+// rankSpec is a ROW_NUMBER call that the SELECT around filters by rank.
+type rankSpec struct {
+	call       *sqlmini.FuncCall
+	start, end int64
+	number     bool // the query reads the row number
+}
+
+// rankPattern finds the idiom in sel. It returns the rank and sel with
+// the rank condition taken out of its WHERE.
+func rankPattern(sel *sqlmini.Select) (*rankSpec, *sqlmini.Select, bool) {
+	if sel.From == nil || sel.From.Subquery == nil || sel.Where == nil || len(sel.Where.Right) > 0 {
+		return nil, nil, false
+	}
+	q := sel.From.Subquery
+	if len(q.With) > 0 || len(q.Union) > 0 || q.Body.Select == nil {
+		return nil, nil, false
+	}
+	inner := q.Body.Select
+	var call *sqlmini.FuncCall
+	var name string
+	for j, it := range inner.Items {
+		if it.Star {
+			continue
+		}
+		f := bareCall(it.Expr)
+		if f == nil || f.Over == nil || !strings.EqualFold(string(f.Name.Value), "ROW_NUMBER") {
+			continue
+		}
+		call, name = f, "EXPR$"+strconv.Itoa(j)
+		if it.Alias != nil {
+			name = string(it.Alias.Value)
+		}
+		break
+	}
+	if call == nil {
+		return nil, nil, false
+	}
+	conj := append([]*sqlmini.NotExpr{sel.Where.Left.Left}, sel.Where.Left.Right...)
+	for i, c := range conj {
+		start, end, ok := rankBound(c, name)
+		if !ok {
+			continue
+		}
+		out := *sel
+		rest := append(append([]*sqlmini.NotExpr(nil), conj[:i]...), conj[i+1:]...)
+		out.Where = nil
+		if len(rest) > 0 {
+			out.Where = &sqlmini.Expr{Pos: sel.Where.Pos, Left: &sqlmini.AndExpr{Pos: sel.Where.Left.Pos, Left: rest[0], Right: nilIfEmpty(rest[1:])}}
+		}
+		r := &rankSpec{call: call, start: start, end: end, number: readsColumn(&out, name)}
+		return r, &out, true
+	}
+	return nil, nil, false
+}
+
+func nilIfEmpty[T any](xs []T) []T {
+	if len(xs) == 0 {
+		return nil
+	}
+	return xs
+}
+
+// bareCall is the call an expression is, when it is nothing else.
+func bareCall(e *sqlmini.Expr) *sqlmini.FuncCall {
+	if e == nil || len(e.Right) > 0 || len(e.Left.Right) > 0 || e.Left.Left.Pred == nil {
+		return nil
+	}
+	p := e.Left.Left.Pred
+	if p.Op != "" || p.In != nil || p.Between != nil || p.Like != nil || p.IsNull || p.NotNull || p.Truth != "" ||
+		len(p.Left.Right) > 0 || len(p.Left.Left.Right) > 0 || p.Left.Left.Left.Minus {
+		return nil
+	}
+	return p.Left.Left.Left.Primary.Func
+}
+
+// rankBound reads rn <= N, rn < N or rn = N (or N >= rn, ...).
+func rankBound(c *sqlmini.NotExpr, name string) (int64, int64, bool) {
+	p := c.Pred
+	if p == nil || p.Op == "" {
+		return 0, 0, false
+	}
+	col := func(a *sqlmini.Additive) bool {
+		if len(a.Right) > 0 || len(a.Left.Right) > 0 || a.Left.Left.Minus || a.Left.Left.Primary.Column == nil {
+			return false
+		}
+		parts := a.Left.Left.Primary.Column.Parts
+		return strings.EqualFold(string(parts[len(parts)-1].Value), name)
+	}
+	num := func(a *sqlmini.Additive) (int64, bool) {
+		if len(a.Right) > 0 || len(a.Left.Right) > 0 || a.Left.Left.Minus || a.Left.Left.Primary.Number == nil {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(*a.Left.Left.Primary.Number, 10, 64)
+		return n, err == nil
+	}
+	op := p.Op
+	var n int64
+	var ok bool
+	switch {
+	case col(p.Left):
+		n, ok = num(p.Right)
+	case col(p.Right):
+		n, ok = num(p.Left)
+		op = map[string]string{"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "="}[op]
+	}
+	if !ok {
+		return 0, 0, false
+	}
+	switch op {
+	case "<=":
+		return 1, n, n >= 1
+	case "<":
+		return 1, n - 1, n >= 2
+	case "=":
+		return n, n, n >= 1
+	}
+	return 0, 0, false
+}
+
+// readsColumn reports whether the SELECT reads a column of that name
+// outside its FROM (or selects *).
+func readsColumn(sel *sqlmini.Select, name string) bool {
+	for _, it := range sel.Items {
+		if it.Star {
+			return true
+		}
+	}
+	found := false
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		if found {
+			return
+		}
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() {
+				return
+			}
+			if c, ok := v.Interface().(*sqlmini.ColumnRef); ok {
+				if strings.EqualFold(string(c.Parts[len(c.Parts)-1].Value), name) {
+					found = true
+				}
+				return
+			}
+			if _, ok := v.Interface().(*sqlmini.FromItem); ok {
+				return
+			}
+			walk(v.Elem())
+		case reflect.Struct:
+			for i := range v.NumField() {
+				walk(v.Field(i))
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(sel))
+	return found
+}
+
+// rankNode builds the Top-N or deduplication of the ROW_NUMBER call.
+func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) error {
+	r := o.rank
+	if len(f.Args) > 0 || f.Star || f.Distinct {
+		return sqlmini.Errorf(f.Pos, "Invalid number of arguments to function 'ROW_NUMBER'. Was expecting 0 arguments")
+	}
+	if spec.Frame != nil {
+		return sqlmini.Errorf(spec.Frame.Pos, "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions")
+	}
+	if len(spec.OrderBy) == 0 {
+		return sqlmini.Errorf(f.Over.Pos, "ROW_NUMBER needs ORDER BY in its window: the order that ranks the rows")
+	}
+	if m := o.in.Changelog(); !m.IsInsertOnly() {
+		return sqlmini.Errorf(f.Over.Pos, "a Top-N (ROW_NUMBER ... WHERE rn <= N) over an updating input (%s) is not supported yet: it takes insert-only rows; ORDER BY ... LIMIT n takes updates", m)
+	}
+	var part []expr.Expr
+	var partText []string
+	for _, e := range spec.PartitionBy {
+		x, err := expr.Compile(e, o.sc)
+		if err != nil {
+			return err
+		}
+		part = append(part, x)
+		partText = append(partText, ExprText(e))
+	}
+	keys, err := o.p.orderKeys(&sqlmini.Select{OrderBy: spec.OrderBy}, o.in.Schema())
+	if err != nil {
+		return err
+	}
+	sch := o.in.Schema()
+	cols := append(append([]types.Column(nil), sch.Columns...), types.Column{Name: "w0$o0", Type: types.TypeBigInt.AsNotNull()})
+	if c, ok := keys[0].Expr.(*expr.Column); ok && len(keys) == 1 && sch.Columns[c.Index].TimeAttr && r.start == 1 && r.end == 1 {
+		if !keys[0].Desc {
+			// Keep the first row: the first in time order once the
+			// watermark passes it, as an OVER ROW_NUMBER filtered to 1
+			// (insert-only; late rows are dropped).
+			n := &exec.OverNode{In: o.in, Partition: part, PartText: partText, Time: c.Index, Frame: exec.OverFrame{Rows: true, Unbounded: true},
+				Calls: []*exec.OverCall{{Fn: "ROW_NUMBER", Typ: types.TypeBigInt.AsNotNull(), Text: "ROW_NUMBER()"}}}
+			n.Sch = types.Schema{Columns: cols}
+			cond, err := sqlmini.ParseExpr("w0$o0 = 1")
+			if err != nil {
+				return err
+			}
+			pred, err := expr.Compile(cond, &expr.Scope{Schema: n.Sch})
+			if err != nil {
+				return err
+			}
+			o.built = &exec.FilterNode{In: n, Pred: pred, Text: "w0$o0 = 1"}
+			return nil
+		}
+		o.built = &exec.DedupLastNode{In: o.in, Partition: part, PartText: partText, Time: c.Index, Sch: types.Schema{Columns: cols}}
+		return nil
+	}
+	if !r.number && r.start != 1 {
+		return sqlmini.Errorf(f.Pos, "a Top-N whose ranks start after 1 must select its row number: select the ROW_NUMBER column too")
+	}
+	o.built = &exec.RankNode{In: o.in, Partition: part, PartText: partText, Keys: keys, Start: r.start, End: r.end, Number: r.number, Sch: types.Schema{Columns: cols}}
+	return nil
+}
