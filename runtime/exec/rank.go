@@ -20,7 +20,8 @@ import (
 // Keys (ties in arrival order). With Number, the row number is appended
 // and every row whose rank changes is updated (-U with its old row, +U
 // with the row now at that rank); without it (the query does not read the
-// number) a row that enters is +I after the -D of the row it pushes out.
+// number) a row that enters is +I after the -D of the row it pushes out,
+// or, in a Top-1, -U of the row it replaces and +U.
 // Only ranks from Start to End go out.
 type RankNode struct {
 	In        Node
@@ -35,7 +36,7 @@ type RankNode struct {
 
 func (n *RankNode) Schema() types.Schema { return n.Sch }
 func (n *RankNode) Changelog() types.ChangelogMode {
-	if n.Number {
+	if n.Number || n.End == 1 {
 		return types.NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter)
 	}
 	return types.NewChangelogMode(types.Insert, types.Delete)
@@ -138,10 +139,17 @@ func (s *rankStream) add(r types.Row) error {
 			s.emit(types.Insert, cur, rank)
 		}
 	} else {
-		if int64(len(buf)) > n.End {
+		switch {
+		case n.End == 1 && len(buf) > 1:
+			// A Top-1 replaces its row as an update, as Flink's does.
+			s.emit(types.UpdateBefore, buf[1].row, 0)
+			s.emit(types.UpdateAfter, row, 0)
+		case int64(len(buf)) > n.End:
 			s.emit(types.Delete, buf[len(buf)-1].row, 0)
+			s.emit(types.Insert, row, 0)
+		default:
+			s.emit(types.Insert, row, 0)
 		}
-		s.emit(types.Insert, row, 0)
 	}
 	if int64(len(buf)) > n.End {
 		buf = buf[:n.End]

@@ -157,6 +157,12 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 	default:
 		return nil, sqlmini.Errorf(f.Pos, "%s OVER a window is not supported yet (COUNT, SUM, AVG, MIN, MAX, ROW_NUMBER and LAG are)", name)
 	}
+	for _, d := range o.node.Calls {
+		if (d.Fn == "ROW_NUMBER") != (c.Fn == "ROW_NUMBER") {
+			// ROW_NUMBER counts rows (a ROWS frame), the others a RANGE.
+			return nil, sqlmini.Errorf(f.Over.Pos, "Over Agg: Unsupported use of OVER windows. All aggregates must be computed on the same window. please re-check the over window statement.")
+		}
+	}
 	o.calls[text] = len(o.node.Calls)
 	o.node.Calls = append(o.node.Calls, c)
 	return &expr.Column{Index: o.in.Schema().Len() + len(o.node.Calls) - 1, T: c.Typ}, nil
@@ -179,8 +185,11 @@ func (o *overPlanner) lag(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec, c *exec
 	c.Text = "LAG(" + ExprText(f.Args[0])
 	if len(f.Args) > 1 {
 		n, err := constInt(f.Args[1], o.sc)
-		if err != nil || n < 0 {
+		if err != nil {
 			return sqlmini.Errorf(f.Args[1].Pos, "LAG's offset must be a constant whole number, not %s", ExprText(f.Args[1]))
+		}
+		if n < 0 {
+			return sqlmini.Errorf(f.Args[1].Pos, "Offset(%d) should be positive.", n)
 		}
 		c.Offset = n
 		c.Text += ", " + ExprText(f.Args[1])
@@ -190,14 +199,19 @@ func (o *overPlanner) lag(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec, c *exec
 		if err != nil {
 			return err
 		}
+		// Flink types LAG with a default by the default's nullability
+		// (a NULL value then fails its NOT NULL sink; ptfsh prints it).
+		c.Typ = x.Type()
+		c.Typ.NotNull = d.Type().NotNull
 		if !expr.Comparable(d.Type(), x.Type()) {
-			return sqlmini.Errorf(f.Args[2].Pos, "LAG's default %s is a %s, not a %s like its value", ExprText(f.Args[2]), d.Type(), x.Type())
+			return sqlmini.Errorf(f.Args[2].Pos, "Please explicitly cast default value %s to %s.", d.Type(), c.Typ)
 		}
 		c.Default = expr.CastTo(d, x.Type().Nullable())
 		c.Text += ", " + ExprText(f.Args[2])
+	} else {
+		c.Typ = c.Typ.Nullable()
 	}
 	c.Text += ")"
-	c.Typ = c.Typ.Nullable()
 	return nil
 }
 
@@ -289,7 +303,9 @@ func (o *overPlanner) frame(fr *sqlmini.Frame, out *exec.OverFrame) error {
 	}
 	switch {
 	case start.Current:
-		out.Unbounded, out.Preceding = false, 0
+		// Flink's planner takes a frame that starts at the current row
+		// for one that reaches forward.
+		return sqlmini.Errorf(start.Pos, "OVER RANGE FOLLOWING windows are not supported yet.")
 	case start.Unbounded:
 		out.Unbounded = true
 	default:

@@ -308,9 +308,6 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		}
 		in = &exec.FilterNode{In: in, Pred: pred, Text: ExprText(sel.Where)}
 	}
-	if len(sel.Windows) > 0 && !hasOver(sel) {
-		return nil, sqlmini.Errorf(sel.Windows[0].Pos, "WINDOW %s is not used: no call in the SELECT list reads it with OVER", sel.Windows[0].Name.Value)
-	}
 	if len(sel.GroupBy) > 0 || hasAggregate(sel) || sel.Having != nil {
 		if f := findOver(sel); f != nil {
 			return nil, sqlmini.Errorf(f.Over.Pos, "an OVER window with GROUP BY, HAVING or aggregates is not supported yet")

@@ -15,8 +15,8 @@ import (
 //
 //	SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY x) AS rn FROM t) WHERE rn <= N
 //
-// The condition on rn (rn <= N, rn < N, rn = N, or one of them ANDed with
-// other conditions) makes the ROW_NUMBER a rank rather than an OVER
+// The condition on rn (rn <= N, rn < N, rn = N, rn BETWEEN M AND N, or
+// one of them ANDed with other conditions) makes the ROW_NUMBER a rank rather than an OVER
 // aggregation: a Top-N (exec.RankNode), or, for rn = 1 ordered by a time
 // attribute, a deduplication: ascending keeps the first row (an OVER
 // ROW_NUMBER filtered, insert-only, as Flink's), descending the last
@@ -26,7 +26,8 @@ import (
 type rankSpec struct {
 	call       *sqlmini.FuncCall
 	start, end int64
-	number     bool // the query reads the row number
+	number     bool  // the query reads the row number
+	err        error // a condition on rn that gives no end (rn > 2)
 }
 
 // rankPattern finds the idiom in sel. It returns the rank and sel with
@@ -72,6 +73,9 @@ func rankPattern(sel *sqlmini.Select) (*rankSpec, *sqlmini.Select, bool) {
 			out.Where = &sqlmini.Expr{Pos: sel.Where.Pos, Left: &sqlmini.AndExpr{Pos: sel.Where.Left.Pos, Left: rest[0], Right: nilIfEmpty(rest[1:])}}
 		}
 		r := &rankSpec{call: call, start: start, end: end, number: readsColumn(&out, name)}
+		if end == 0 {
+			r.err = sqlmini.Errorf(c.Pos, "Rank end is not specified. Currently rank only support TopN, which means the rank end must be specified.")
+		}
 		return r, &out, true
 	}
 	return nil, nil, false
@@ -100,7 +104,7 @@ func bareCall(e *sqlmini.Expr) *sqlmini.FuncCall {
 // rankBound reads rn <= N, rn < N or rn = N (or N >= rn, ...).
 func rankBound(c *sqlmini.NotExpr, name string) (int64, int64, bool) {
 	p := c.Pred
-	if p == nil || p.Op == "" {
+	if p == nil {
 		return 0, 0, false
 	}
 	col := func(a *sqlmini.Additive) bool {
@@ -116,6 +120,14 @@ func rankBound(c *sqlmini.NotExpr, name string) (int64, int64, bool) {
 		}
 		n, err := strconv.ParseInt(*a.Left.Left.Primary.Number, 10, 64)
 		return n, err == nil
+	}
+	if p.Between != nil && !p.Negated && p.Between.Symmetric == "" && col(p.Left) {
+		lo, ok1 := num(p.Between.Low)
+		hi, ok2 := num(p.Between.High)
+		return max(lo, 1), hi, ok1 && ok2 && hi >= max(lo, 1)
+	}
+	if p.Op == "" {
+		return 0, 0, false
 	}
 	op := p.Op
 	var n int64
@@ -137,6 +149,10 @@ func rankBound(c *sqlmini.NotExpr, name string) (int64, int64, bool) {
 		return 1, n - 1, n >= 2
 	case "=":
 		return n, n, n >= 1
+	case ">":
+		return n + 1, 0, true // no end: an error
+	case ">=":
+		return n, 0, true
 	}
 	return 0, 0, false
 }
@@ -187,6 +203,9 @@ func readsColumn(sel *sqlmini.Select, name string) bool {
 // rankNode builds the Top-N or deduplication of the ROW_NUMBER call.
 func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) error {
 	r := o.rank
+	if r.err != nil {
+		return r.err
+	}
 	if len(f.Args) > 0 || f.Star || f.Distinct {
 		return sqlmini.Errorf(f.Pos, "Invalid number of arguments to function 'ROW_NUMBER'. Was expecting 0 arguments")
 	}
