@@ -27,7 +27,8 @@
 //	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .
 //	row         = "(" expr {"," expr} ")" | "WATERMARK" expr .
 //	select      = "SELECT" ["DISTINCT"] item {"," item} ["FROM" from {"," from}] ["WHERE" expr] ["GROUP" "BY" exprs]
-//	              ["HAVING" expr] ["ORDER" "BY" sort {"," sort}] ["LIMIT" number] .
+//	              ["HAVING" expr] ["WINDOW" name "AS" "(" window ")" {"," name "AS" "(" window ")"}]
+//	              ["ORDER" "BY" sort {"," sort}] ["LIMIT" number] .
 //	sort        = expr ["ASC" | "DESC"] ["NULLS" ("FIRST" | "LAST")] .
 //	from        = ( "TABLE" "(" call ")" | call | "(" query ")" | name ) [["AS"] name ["(" names ")"]] .
 //	call        = name "(" [arg {"," arg}] ")" .
@@ -42,7 +43,10 @@
 //	            | "IS" ["NOT"] ("NULL" | "TRUE" | "FALSE" | "UNKNOWN") ] .
 //	case        = "CASE" [expr] "WHEN" expr "THEN" expr {"WHEN" expr "THEN" expr} ["ELSE" expr] "END" .
 //	call        = name "(" ["DISTINCT"] ["*"] ["BOTH" | "LEADING" | "TRAILING"] [expr {"," expr}]
-//	              ["FROM" expr ["FOR" expr] | "IN" expr | "TO" name] ")" .
+//	              ["FROM" expr ["FOR" expr] | "IN" expr | "TO" name] ")" ["OVER" (name | "(" window ")")] .
+//	window      = ["PARTITION" "BY" exprs] ["ORDER" "BY" sort {"," sort}] [frame] .
+//	frame       = ("ROWS" | "RANGE") ("BETWEEN" bound "AND" bound | bound) .
+//	bound       = ("UNBOUNDED" | "CURRENT" "ROW" | sum) ["PRECEDING" | "FOLLOWING"] .
 //
 // then + - || * / %, literals (numbers, 'strings', TRUE, FALSE, NULL,
 // INTERVAL '5' MINUTE, TIMESTAMP '...', DATE '...', DECIMAL '1.50'),
@@ -50,9 +54,11 @@
 // MAP[...], DESCRIPTOR(...), function calls and column references. A call's keyword forms are the SQL standard's:
 // EXTRACT(DAY FROM t), SUBSTRING(s FROM 2 FOR 3), TRIM(LEADING 'x' FROM
 // s), POSITION('a' IN s), FLOOR(t TO HOUR); which function takes which is
-// the runtime's (runtime/expr's catalogue). A construct of Flink SQL the
-// dialect lacks (JOIN, OVER, MATCH_RECOGNIZE, UNION without ALL) is an
-// error that names it; FROM a, b parses, for the runtime to refuse. Types are written as in Flink: INT NOT NULL,
+// the runtime's (runtime/expr's catalogue). A call with OVER is an OVER
+// aggregation or window function (which frames and functions Flink's
+// streaming mode allows is the runtime's, runtime/plan's over.go). A
+// construct of Flink SQL the dialect lacks (JOIN, MATCH_RECOGNIZE, UNION
+// without ALL) is an error that names it; FROM a, b parses, for the runtime to refuse. Types are written as in Flink: INT NOT NULL,
 // VARCHAR(5), DECIMAL(10, 2), TIMESTAMP_LTZ(3), TIMESTAMP(3) WITH LOCAL
 // TIME ZONE, INTERVAL DAY TO SECOND, ARRAY<T>, MAP<K, V>, ROW<a INT, b STRING>.
 //
@@ -68,8 +74,9 @@
 //
 // Keywords are case-insensitive. The reserved words (see IsReserved) need
 // backquotes to be used as names: `count`, `end`. They are Flink's
-// reserved words that the dialect uses, and those that start constructs it
-// does not have yet (JOIN, OVER), so that the error can name them.
+// reserved words that the dialect uses (WINDOW among them, so that FROM t
+// WINDOW w does not read WINDOW as an alias), and those that start
+// constructs it does not have yet (JOIN), so that the error can name them.
 // Comments are -- to the end of the line and /* ... */. A function body
 // may be given inline between $$ and $$.
 //

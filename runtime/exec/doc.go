@@ -22,7 +22,10 @@
 // instead: it wraps N ordinary PtfOps. Both are a Call, which checkpoints
 // flush. The other operators: filter, project, union, values, fan-out of
 // identical calls (fanout.go), changelog normalisation (normalize.go) and
-// GROUP BY with its accumulators (aggregate_op.go, aggregate_acc.go).
+// GROUP BY with its accumulators (aggregate_op.go, aggregate_acc.go),
+// ORDER BY's Top-N and time sort (sort.go), OVER windows (over.go, which
+// reuses the accumulators) and ROW_NUMBER's Top-N and deduplication
+// (rank.go). These keep their rows in memory for one statement.
 //
 // # Time
 //

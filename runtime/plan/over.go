@@ -17,6 +17,10 @@ import (
 // (exec.OverNode). ROW_NUMBER() filtered by rn <= N in the SELECT around
 // is a Top-N or a deduplication instead (rank.go).
 
+// errSameWindow is Flink's message for calls over different windows in
+// one SELECT.
+const errSameWindow = "Over Agg: Unsupported use of OVER windows. All aggregates must be computed on the same window. please re-check the over window statement."
+
 // findOver returns the first call with an OVER window inside a node of
 // the AST, walking it by reflection as findAggregate does.
 func findOver(node any) *sqlmini.FuncCall {
@@ -105,7 +109,7 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 	}
 	if o.rank != nil && o.rank.call == f {
 		if o.spec != nil || o.built != nil {
-			return nil, sqlmini.Errorf(f.Over.Pos, "Over Agg: Unsupported use of OVER windows. All aggregates must be computed on the same window. please re-check the over window statement.")
+			return nil, sqlmini.Errorf(f.Over.Pos, "%s", errSameWindow)
 		}
 		if err := o.rankNode(f, spec); err != nil {
 			return nil, err
@@ -113,14 +117,14 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 		return &expr.Column{Index: o.in.Schema().Len(), T: types.TypeBigInt.AsNotNull()}, nil
 	}
 	if o.built != nil {
-		return nil, sqlmini.Errorf(f.Over.Pos, "Over Agg: Unsupported use of OVER windows. All aggregates must be computed on the same window. please re-check the over window statement.")
+		return nil, sqlmini.Errorf(f.Over.Pos, "%s", errSameWindow)
 	}
 	if o.spec == nil {
 		if err := o.setWindow(f, spec); err != nil {
 			return nil, err
 		}
 	} else if spec.String() != o.text {
-		return nil, sqlmini.Errorf(f.Over.Pos, "Over Agg: Unsupported use of OVER windows. All aggregates must be computed on the same window. please re-check the over window statement.")
+		return nil, sqlmini.Errorf(f.Over.Pos, "%s", errSameWindow)
 	}
 	text := f.String()
 	if i, ok := o.calls[text]; ok {
@@ -160,7 +164,7 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 	for _, d := range o.node.Calls {
 		if (d.Fn == "ROW_NUMBER") != (c.Fn == "ROW_NUMBER") {
 			// ROW_NUMBER counts rows (a ROWS frame), the others a RANGE.
-			return nil, sqlmini.Errorf(f.Over.Pos, "Over Agg: Unsupported use of OVER windows. All aggregates must be computed on the same window. please re-check the over window statement.")
+			return nil, sqlmini.Errorf(f.Over.Pos, "%s", errSameWindow)
 		}
 	}
 	o.calls[text] = len(o.node.Calls)
