@@ -327,6 +327,9 @@ func (o *overPlanner) frame(fr *sqlmini.Frame, out *exec.OverFrame) error {
 		case t.Kind == types.KindIntervalDayTime:
 			// Milliseconds; ROWS takes them as a row count, as Flink does.
 			out.Preceding = int64(v.(types.Duration))
+			if out.Preceding < 0 {
+				return sqlmini.Errorf(start.Pos, "a frame reaches back a positive interval, not %s", start.Offset.String())
+			}
 		case !out.Rows:
 			return sqlmini.Errorf(start.Pos, "Data Type mismatch between ORDER BY and RANGE clause")
 		default:

@@ -20,6 +20,9 @@ type Planner struct {
 	cat  *catalog.Catalog
 	env  connector.Env // what sources take from the session
 	ctes map[string]exec.Node
+	// cteQueries are the WITH queries planned where they are read (see
+	// rankCandidate).
+	cteQueries map[string]*sqlmini.Query
 	// uids collects the uids of the PTF calls of one statement, and shared
 	// their plans, so that an identical call with the same uid is the
 	// same instance.
@@ -40,13 +43,25 @@ func New(cat *catalog.Catalog, env connector.Env) *Planner {
 
 func (p *Planner) Query(q *sqlmini.Query) (exec.Node, error) {
 	if len(q.With) > 0 {
-		saved := p.ctes
+		saved, savedQ := p.ctes, p.cteQueries
 		p.ctes = make(map[string]exec.Node, len(saved)+len(q.With))
 		for k, v := range saved {
 			p.ctes[k] = v
 		}
-		defer func() { p.ctes = saved }()
+		p.cteQueries = make(map[string]*sqlmini.Query, len(savedQ))
+		for k, v := range savedQ {
+			p.cteQueries[k] = v
+		}
+		defer func() { p.ctes, p.cteQueries = saved, savedQ }()
 		for _, cte := range q.With {
+			if len(cte.Columns) == 0 && rankCandidate(cte.Query) {
+				// Planned where it is read: a SELECT around it may make its
+				// ROW_NUMBER a Top-N (rank.go).
+				delete(p.ctes, string(cte.Name.Value))
+				p.cteQueries[string(cte.Name.Value)] = cte.Query
+				continue
+			}
+			delete(p.cteQueries, string(cte.Name.Value))
 			n, err := p.Query(cte.Query)
 			if err != nil {
 				return nil, err
@@ -265,7 +280,7 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		return nil, sqlmini.Errorf(sel.Joined[0].Pos, "a join (FROM a, b) is not supported yet")
 	}
 	var rank *rankSpec
-	if r, rest, ok := rankPattern(sel); ok {
+	if r, rest, ok := rankPattern(p.inlineRankSource(sel)); ok {
 		// A Top-N or deduplication: the subquery's ROW_NUMBER is planned
 		// as the rank, and the condition on it is no filter (rank.go).
 		rank, sel = r, rest
@@ -550,6 +565,9 @@ func (p *Planner) planTableRef(name *sqlmini.Name) (exec.Node, error) {
 	nm := string(name.Value)
 	if n, ok := p.ctes[nm]; ok {
 		return n, nil
+	}
+	if q, ok := p.cteQueries[nm]; ok {
+		return p.Query(q)
 	}
 	t, ok := p.cat.Table(nm)
 	if !ok {

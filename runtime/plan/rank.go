@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -21,6 +22,49 @@ import (
 // attribute, a deduplication: ascending keeps the first row (an OVER
 // ROW_NUMBER filtered, insert-only, as Flink's), descending the last
 // (exec.DedupLastNode, updating).
+
+// rankCandidate reports whether a query is a SELECT with a ROW_NUMBER()
+// OVER item, which a SELECT around may filter by rank.
+func rankCandidate(q *sqlmini.Query) bool {
+	if q == nil || len(q.With) > 0 || len(q.Union) > 0 || q.Body.Select == nil {
+		return false
+	}
+	for _, it := range q.Body.Select.Items {
+		if f := bareCall(it.Expr); !it.Star && f != nil && f.Over != nil && strings.EqualFold(string(f.Name.Value), "ROW_NUMBER") {
+			return true
+		}
+	}
+	return false
+}
+
+// inlineRankSource returns sel reading a view or WITH query whose SELECT
+// has a ROW_NUMBER item as a subquery, as Flink's planner inlines it, so
+// that rankPattern sees the idiom; else sel.
+func (p *Planner) inlineRankSource(sel *sqlmini.Select) *sqlmini.Select {
+	if sel.From == nil || sel.From.Table == nil || len(sel.From.AliasCols) > 0 {
+		return sel
+	}
+	nm := string(sel.From.Table.Value)
+	q, ok := p.cteQueries[nm]
+	if _, shadowed := p.ctes[nm]; !ok && !shadowed && len(p.ctes) == 0 && len(p.cteQueries) == 0 {
+		// A view is planned with no WITH queries in scope, as planTable
+		// plans it: only inline it where none are.
+		if t, found := p.cat.Table(nm); found && t.Kind == catalog.TableView && len(t.ColumnNames) == 0 {
+			q, ok = t.Query, true
+		}
+	}
+	if !ok || !rankCandidate(q) {
+		return sel
+	}
+	out := *sel
+	from := *sel.From
+	from.Table, from.Subquery = nil, q
+	if from.Alias == nil {
+		from.Alias = sel.From.Table
+	}
+	out.From = &from
+	return &out
+}
 
 // rankSpec is a ROW_NUMBER call that the SELECT around filters by rank.
 type rankSpec struct {
@@ -261,4 +305,27 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 	}
 	o.built = &exec.RankNode{In: o.in, Partition: part, PartText: partText, Keys: keys, Start: r.start, End: r.end, Number: r.number, Sch: types.Schema{Columns: cols}}
 	return nil
+}
+
+// View plans a view's query to check it and learn its columns. A query
+// with a ROW_NUMBER item is planned as the Top-1 a SELECT around may make
+// of it (Flink validates a view without planning its ROW_NUMBER, which
+// it plans with the query that reads the view).
+func (p *Planner) View(q *sqlmini.Query) (exec.Node, error) {
+	if !rankCandidate(q) {
+		return p.Query(q)
+	}
+	for _, it := range q.Body.Select.Items {
+		if f := bareCall(it.Expr); !it.Star && f != nil && f.Over != nil && strings.EqualFold(string(f.Name.Value), "ROW_NUMBER") {
+			saved := p.rank
+			p.rank = &rankSpec{call: f, start: 1, end: 1, number: true}
+			n, err := p.Query(q)
+			p.rank = saved
+			if err == nil {
+				return n, nil
+			}
+			break
+		}
+	}
+	return p.Query(q)
 }
