@@ -44,7 +44,7 @@ func (f OverFrame) String() string {
 // or LAG (the value of Arg Offset rows before, else Default; in a RANGE
 // frame, as in Flink, Offset rows before the last row of the same time).
 type OverCall struct {
-	Fn      string   // COUNT, SUM, AVG, MIN, MAX, ROW_NUMBER, LAG
+	Fn      string   // COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, ROW_NUMBER, LAG
 	Agg     *AggCall // for an aggregate
 	Arg     expr.Expr
 	Offset  int64
@@ -107,7 +107,7 @@ type overPartition struct {
 	fired   int64
 	fresh   bool          // never fired
 	rows    int64         // rows emitted: ROW_NUMBER
-	accs    []Accumulator // one per aggregate call (nil for LAG)
+	accs    []Accumulator // one per aggregate call (nil for ROW_NUMBER, LAG)
 	window  []overRow     // rows in the frame (bounded frames), oldest first
 	lag     [][]any       // per LAG call: its last Offset values, oldest first
 }
@@ -207,8 +207,11 @@ func (s *overStream) add(r types.Row) error {
 		p = &overPartition{waiting: map[int64][]types.Row{}, fresh: true}
 		for _, c := range s.n.Calls {
 			var acc Accumulator
-			if c.Agg != nil {
+			switch {
+			case c.Agg != nil:
 				acc = NewAccumulator(c.Agg)
+			case c.Fn == "FIRST_VALUE" || c.Fn == "LAST_VALUE":
+				acc = &valueAcc{last: c.Fn == "LAST_VALUE", keep: !s.n.Frame.Unbounded}
 			}
 			p.accs = append(p.accs, acc)
 		}
@@ -279,7 +282,7 @@ func (s *overStream) emit(p *overPartition, ts int64, rows []types.Row) error {
 		out := make([]any, 0, len(r.Fields)+len(n.Calls))
 		out = append(out, r.Fields...)
 		for j, c := range n.Calls {
-			if c.Agg != nil {
+			if p.accs[j] != nil {
 				out = append(out, p.accs[j].Value())
 				continue
 			}
@@ -301,7 +304,7 @@ func (s *overStream) emit(p *overPartition, ts int64, rows []types.Row) error {
 // enter adds a row's arguments to the window.
 func (s *overStream) enter(p *overPartition, ts int64, args []any) {
 	for j, c := range s.n.Calls {
-		if c.Agg != nil {
+		if p.accs[j] != nil {
 			p.accs[j].Add(args[j])
 			continue
 		}
@@ -334,8 +337,8 @@ func (s *overStream) expire(p *overPartition, ts int64) {
 		if !f.Rows && p.window[drop].ts >= ts-f.Preceding {
 			break
 		}
-		for j, c := range s.n.Calls {
-			if c.Agg != nil {
+		for j := range s.n.Calls {
+			if p.accs[j] != nil {
 				p.accs[j].Retract(p.window[drop].args[j])
 			}
 		}
@@ -357,3 +360,40 @@ func (s *overStream) lagValue(p *overPartition, j int, c *OverCall, r types.Row)
 }
 
 func (s *overStream) Close() error { return s.in.Close() }
+
+// valueAcc is FIRST_VALUE or LAST_VALUE over a window: the first or last
+// value that is not NULL among the window's rows, as Flink's. A bounded
+// frame keeps its values (rows leave it oldest first); an unbounded one
+// only the first and the last.
+type valueAcc struct {
+	last bool
+	keep bool
+	vals []any
+}
+
+func (a *valueAcc) Add(v any) {
+	switch {
+	case v == nil:
+	case a.keep || len(a.vals) < 2:
+		a.vals = append(a.vals, v)
+	default:
+		a.vals[1] = v
+	}
+}
+
+// Retract takes out the oldest value: a frame's rows leave in order.
+func (a *valueAcc) Retract(v any) {
+	if v != nil && len(a.vals) > 0 {
+		a.vals = a.vals[1:]
+	}
+}
+
+func (a *valueAcc) Value() any {
+	if len(a.vals) == 0 {
+		return nil
+	}
+	if a.last {
+		return a.vals[len(a.vals)-1]
+	}
+	return a.vals[0]
+}

@@ -146,6 +146,15 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 			c.Typ = c.Typ.Nullable() // NULL over a window of NULLs
 		}
 		c.Text = c.Agg.Text
+	case "FIRST_VALUE", "LAST_VALUE":
+		if len(f.Args) != 1 || f.Star || f.Distinct {
+			return nil, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
+		}
+		x, err := expr.Compile(f.Args[0], o.sc)
+		if err != nil {
+			return nil, err
+		}
+		c.Arg, c.Typ, c.Text = x, x.Type().Nullable(), name+"("+ExprText(f.Args[0])+")"
 	case "ROW_NUMBER":
 		if len(f.Args) > 0 || f.Star || f.Distinct {
 			return nil, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function 'ROW_NUMBER'. Was expecting 0 arguments")
@@ -159,7 +168,7 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 	default:
-		return nil, sqlmini.Errorf(f.Pos, "%s OVER a window is not supported yet (COUNT, SUM, AVG, MIN, MAX, ROW_NUMBER and LAG are)", name)
+		return nil, sqlmini.Errorf(f.Pos, "%s OVER a window is not supported yet (COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, ROW_NUMBER and LAG are)", name)
 	}
 	for _, d := range o.node.Calls {
 		if (d.Fn == "ROW_NUMBER") != (c.Fn == "ROW_NUMBER") {
