@@ -14,7 +14,8 @@ import (
 // OVER windows in a SELECT list, with Flink's streaming rules: every call
 // of a SELECT is computed over the same window, ordered by one ascending
 // time attribute, from UNBOUNDED or n PRECEDING to the current row
-// (exec.OverNode). ROW_NUMBER() filtered by rn <= N in the SELECT around
+// (exec.OverNode), or by another column from UNBOUNDED PRECEDING, which
+// updates (exec.OverSortedNode). ROW_NUMBER() filtered by rn <= N in the SELECT around
 // is a Top-N or a deduplication instead (rank.go).
 
 // errSameWindow is Flink's message for calls over different windows in
@@ -74,6 +75,10 @@ type overPlanner struct {
 	text  string // the window as printed: every call must have it
 	node  *exec.OverNode
 	calls map[string]int // calls by text, to compute each once
+	// sortKeys order a window by columns that are not a time attribute
+	// (an exec.OverSortedNode), else nil.
+	sortKeys []exec.OrderKey
+	sortPos  sqlmini.Pos // the ORDER BY of such a window
 	// rank is the ROW_NUMBER call that the SELECT around filters by its
 	// rank (rank.go); built is the node planned for it.
 	rank  *rankSpec
@@ -166,6 +171,9 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 	case "LAG":
 		if err := o.lag(f, spec, c); err != nil {
 			return nil, err
+		}
+		if o.sortKeys != nil {
+			return nil, sqlmini.Errorf(f.Pos, "LAG over a window ordered by a column that is not a time attribute is not supported (Flink 2.3 fails when it runs); order by a WATERMARK column")
 		}
 	default:
 		return nil, sqlmini.Errorf(f.Pos, "%s OVER a window is not supported yet (COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, ROW_NUMBER and LAG are)", name)
@@ -283,15 +291,30 @@ func (o *overPlanner) setWindow(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) e
 		return err
 	}
 	col, ok := x.(*expr.Column)
-	if !ok || !sch.Columns[col.Index].TimeAttr {
-		return sqlmini.Errorf(ord.Pos, "OVER ... ORDER BY %s: ordering by a column that is not a time attribute is not supported yet (Flink 2.3 computes it as an updating result); order by a WATERMARK column", ExprText(ord.Expr))
-	}
-	n.Time = col.Index
+	isTime := ok && sch.Columns[col.Index].TimeAttr
 	if fr := spec.Frame; fr != nil {
+		start := fr.Start
+		if fr.Only != nil {
+			start = fr.Only
+		}
+		if !isTime && !start.Unbounded {
+			return sqlmini.Errorf(fr.Pos, "Non-time attribute sort is not supported for bounded OVER window.")
+		}
 		if err := o.frame(fr, &n.Frame); err != nil {
 			return err
 		}
 	}
+	if !isTime {
+		// Flink 2.3 orders by other columns over an unbounded frame, and
+		// updates the rows a new one changes (exec.OverSortedNode).
+		keys, err := o.p.orderKeys(&sqlmini.Select{OrderBy: spec.OrderBy}, sch)
+		if err != nil {
+			return err
+		}
+		o.sortKeys, o.sortPos = keys, ord.Pos
+		col = &expr.Column{Index: -1}
+	}
+	n.Time = col.Index
 	o.spec, o.text, o.node = spec, spec.String(), n
 	return nil
 }
@@ -378,5 +401,17 @@ func (o *overPlanner) finish() (exec.Node, error) {
 		cols = append(cols, types.Column{Name: "w0$o" + strconv.Itoa(i), Type: c.Typ})
 	}
 	n.Sch = types.Schema{Columns: cols}
+	if o.sortKeys != nil {
+		rows := n.Frame.Rows
+		for _, c := range n.Calls {
+			rows = rows || c.Fn == "ROW_NUMBER"
+			if c.Fn == "FIRST_VALUE" || c.Fn == "LAST_VALUE" {
+				// Which rows Flink updates for these is not settled.
+				return nil, sqlmini.Errorf(o.sortPos, "%s over a window ordered by a column that is not a time attribute is not supported yet; order by a WATERMARK column", c.Fn)
+			}
+		}
+		return &exec.OverSortedNode{In: n.In, Partition: n.Partition, PartText: n.PartText, Keys: o.sortKeys,
+			Calls: n.Calls, Rows: rows, Sch: n.Sch}, nil
+	}
 	return n, nil
 }
