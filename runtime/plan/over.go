@@ -246,15 +246,8 @@ func constInt(e *sqlmini.Expr, sc *expr.Scope) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	switch n := v.(type) {
-	case int32:
-		return int64(n), nil
-	case int64:
+	if n, ok := toInt64(v); ok {
 		return n, nil
-	case int16:
-		return int64(n), nil
-	case int8:
-		return int64(n), nil
 	}
 	return 0, strconv.ErrSyntax
 }
