@@ -8,6 +8,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -18,7 +19,8 @@ import (
 //
 // The condition on rn (rn <= N, rn < N, rn = N, rn BETWEEN M AND N, or
 // one of them ANDed with other conditions) makes the ROW_NUMBER a rank rather than an OVER
-// aggregation: a Top-N (exec.RankNode), or, for rn = 1 ordered by a time
+// aggregation: a Top-N (exec.RankNode; exec.RetractRankNode over an
+// updating input), or, for rn = 1 ordered by a time
 // attribute, a deduplication: ascending keeps the first row (an OVER
 // ROW_NUMBER filtered, insert-only, as Flink's), descending the last
 // (exec.DedupLastNode, updating).
@@ -259,9 +261,6 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 	if len(spec.OrderBy) == 0 {
 		return sqlmini.Errorf(f.Over.Pos, "ROW_NUMBER needs ORDER BY in its window: the order that ranks the rows")
 	}
-	if m := o.in.Changelog(); !m.IsInsertOnly() {
-		return sqlmini.Errorf(f.Over.Pos, "a Top-N (ROW_NUMBER ... WHERE rn <= N) over an updating input (%s) is not supported yet: it takes insert-only rows; ORDER BY ... LIMIT n takes updates", m)
-	}
 	var part []expr.Expr
 	var partText []string
 	for _, e := range spec.PartitionBy {
@@ -278,6 +277,20 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 	}
 	sch := o.in.Schema()
 	cols := append(append([]types.Column(nil), sch.Columns...), types.Column{Name: "w0$o0", Type: types.TypeBigInt.AsNotNull()})
+	if m := o.in.Changelog(); !m.IsInsertOnly() {
+		in := o.in
+		if m.KeyOnlyDeletes || m.Contains(types.UpdateAfter) && !m.Contains(types.UpdateBefore) {
+			// An upsert input: its -U rows and full deletes come from the
+			// last row of each key (Flink's ChangelogNormalize).
+			if len(exec.UpsertKeyOf(in)) == 0 {
+				return sqlmini.Errorf(f.Over.Pos, "a Top-N over an upsert input (%s) needs its upsert key: declare a PRIMARY KEY on the table", m)
+			}
+			in = DeliverUpdates(in, ptf.RequireUpdateBefore|ptf.RequireFullDelete, nil)
+		}
+		o.built = &exec.RetractRankNode{In: in, Partition: part, PartText: partText, Keys: keys, Start: r.start, End: r.end,
+			Number: r.number, Key: exec.UpsertKeyOf(o.in), Fast: updateFast(o.in, keys), Sch: types.Schema{Columns: cols}}
+		return nil
+	}
 	if c, ok := keys[0].Expr.(*expr.Column); ok && len(keys) == 1 && sch.Columns[c.Index].TimeAttr && r.start == 1 && r.end == 1 {
 		if !keys[0].Desc {
 			// Keep the first row: the first in time order once the
@@ -328,4 +341,39 @@ func (p *Planner) View(q *sqlmini.Query) (exec.Node, error) {
 		}
 	}
 	return p.Query(q)
+}
+
+// updateFast reports whether Flink would rank in with its
+// UpdateFastStrategy: in is a GROUP BY of an insert-only input, with an
+// upsert key, and every sort key is an aggregate that only moves toward
+// the top as rows arrive (COUNT or MAX descending, MIN ascending).
+func updateFast(in exec.Node, keys []exec.OrderKey) bool {
+	for {
+		r, ok := in.(*exec.RenameNode)
+		if !ok {
+			break
+		}
+		in = r.In
+	}
+	agg, ok := in.(*exec.AggregateNode)
+	if !ok || agg.Key == nil || !agg.In.Changelog().IsInsertOnly() {
+		return false
+	}
+	for _, k := range keys {
+		c, ok := k.Expr.(*expr.Column)
+		if !ok || c.Index >= len(agg.Outs) {
+			return false
+		}
+		g, ok := agg.Outs[c.Index].(*expr.Column)
+		if !ok || g.Index < len(agg.Groups) {
+			return false
+		}
+		call := agg.Calls[g.Index-len(agg.Groups)]
+		switch {
+		case call.Fn == "COUNT" && !call.Distinct && k.Desc, call.Fn == "MAX" && k.Desc, call.Fn == "MIN" && !k.Desc:
+		default:
+			return false
+		}
+	}
+	return true
 }
