@@ -303,8 +303,8 @@ type ValuesRow struct {
 	Values    []*Expr `parser:" | '(' @@ ( ',' @@ )* ')' )"`
 }
 
-// Select is SELECT items FROM source [WHERE] [GROUP BY] [HAVING] [ORDER
-// BY] [LIMIT].
+// Select is SELECT items FROM source [WHERE] [GROUP BY] [HAVING] [WINDOW]
+// [ORDER BY] [LIMIT].
 type Select struct {
 	Pos      Pos
 	Distinct bool          `parser:"'SELECT' @'DISTINCT'?"`
@@ -312,12 +312,22 @@ type Select struct {
 	From     *FromItem     `parser:"( 'FROM' @@"`
 	// Joins are the tables joined to From, left to right: JOIN ... ON
 	// and the tables after commas (FROM a, b).
-	Joins   []*Join     `parser:"  @@* )?"`
-	Where   *Expr       `parser:"( 'WHERE' @@ )?"`
-	GroupBy []*Expr     `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
-	Having  *Expr       `parser:"( 'HAVING' @@ )?"`
-	OrderBy []*SortItem `parser:"( 'ORDER' 'BY' @@ ( ',' @@ )* )?"`
-	Limit   *string     `parser:"( 'LIMIT' @Number )?"`
+	Joins   []*Join `parser:"  @@* )?"`
+	Where   *Expr   `parser:"( 'WHERE' @@ )?"`
+	GroupBy []*Expr `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
+	Having  *Expr   `parser:"( 'HAVING' @@ )?"`
+	// Windows are the named windows of WINDOW w AS (...), which OVER w
+	// in the SELECT list reads.
+	Windows []*NamedWindow `parser:"( 'WINDOW' @@ ( ',' @@ )* )?"`
+	OrderBy []*SortItem    `parser:"( 'ORDER' 'BY' @@ ( ',' @@ )* )?"`
+	Limit   *string        `parser:"( 'LIMIT' @Number )?"`
+}
+
+// NamedWindow is name AS (window) in a SELECT's WINDOW clause.
+type NamedWindow struct {
+	Pos    Pos
+	Name   *Name       `parser:"@@ 'AS'"`
+	Window *WindowSpec `parser:"'(' @@ ')'"`
 }
 
 // SortItem is one expression of a SELECT's ORDER BY: expr [ASC | DESC]

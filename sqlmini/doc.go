@@ -27,7 +27,8 @@
 //	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .
 //	row         = "(" expr {"," expr} ")" | "WATERMARK" expr .
 //	select      = "SELECT" ["DISTINCT"] item {"," item} ["FROM" from {join}] ["WHERE" expr] ["GROUP" "BY" exprs]
-//	              ["HAVING" expr] ["ORDER" "BY" sort {"," sort}] ["LIMIT" number] .
+//	              ["HAVING" expr] ["WINDOW" name "AS" "(" window ")" {"," name "AS" "(" window ")"}]
+//	              ["ORDER" "BY" sort {"," sort}] ["LIMIT" number] .
 //	item        = "*" | name "." "*" | expr [["AS"] name] .
 //	sort        = expr ["ASC" | "DESC"] ["NULLS" ("FIRST" | "LAST")] .
 //	from        = ( "TABLE" "(" call ")" | call | "(" query ")" | name ) ["FOR" "SYSTEM_TIME" "AS" "OF" expr]
@@ -46,7 +47,10 @@
 //	            | "IS" ["NOT"] ("NULL" | "TRUE" | "FALSE" | "UNKNOWN") ] .
 //	case        = "CASE" [expr] "WHEN" expr "THEN" expr {"WHEN" expr "THEN" expr} ["ELSE" expr] "END" .
 //	call        = name "(" ["DISTINCT"] ["*"] ["BOTH" | "LEADING" | "TRAILING"] [expr {"," expr}]
-//	              ["FROM" expr ["FOR" expr] | "IN" expr | "TO" name] ")" .
+//	              ["FROM" expr ["FOR" expr] | "IN" expr | "TO" name] ")" ["OVER" (name | "(" window ")")] .
+//	window      = ["PARTITION" "BY" exprs] ["ORDER" "BY" sort {"," sort}] [frame] .
+//	frame       = ("ROWS" | "RANGE") ("BETWEEN" bound "AND" bound | bound) .
+//	bound       = ("UNBOUNDED" | "CURRENT" "ROW" | sum) ["PRECEDING" | "FOLLOWING"] .
 //
 // then + - || * / %, literals (numbers, 'strings', TRUE, FALSE, NULL,
 // INTERVAL '5' MINUTE, TIMESTAMP '...', DATE '...', DECIMAL '1.50'),
@@ -54,9 +58,11 @@
 // MAP[...], DESCRIPTOR(...), function calls and column references. A call's keyword forms are the SQL standard's:
 // EXTRACT(DAY FROM t), SUBSTRING(s FROM 2 FOR 3), TRIM(LEADING 'x' FROM
 // s), POSITION('a' IN s), FLOOR(t TO HOUR); which function takes which is
-// the runtime's (runtime/expr's catalogue). A construct of Flink SQL the
-// dialect lacks (NATURAL JOIN, OVER, MATCH_RECOGNIZE, UNION without ALL)
-// is an error that names it.
+// the runtime's (runtime/expr's catalogue). A call with OVER is an OVER
+// aggregation or window function (which frames and functions Flink's
+// streaming mode allows is the runtime's, runtime/plan's over.go). A
+// construct of Flink SQL the dialect lacks (NATURAL JOIN, MATCH_RECOGNIZE,
+// UNION without ALL) is an error that names it.
 //
 // Joins chain left to right: FROM a JOIN b ON ... , c JOIN d ON ... joins
 // each table to all before it (a comma binds as tightly as JOIN, where
@@ -82,8 +88,9 @@
 //
 // Keywords are case-insensitive. The reserved words (see IsReserved) need
 // backquotes to be used as names: `count`, `end`. They are Flink's
-// reserved words that the dialect uses, and those that start constructs it
-// does not have yet (NATURAL, OVER), so that the error can name them.
+// reserved words that the dialect uses (WINDOW among them, so that FROM t
+// WINDOW w does not read WINDOW as an alias), and those that start
+// constructs it does not have yet (NATURAL), so that the error can name them.
 // Comments are -- to the end of the line and /* ... */. A function body
 // may be given inline between $$ and $$.
 //

@@ -176,6 +176,47 @@ type FuncCall struct {
 	For  *Expr   `parser:"   ( 'FOR' @@ )?"`
 	In   *Expr   `parser:" | 'IN' @@"`
 	To   *Name   `parser:" | 'TO' @@ )? ')'"`
+	// Over makes the call an OVER aggregation or a window function
+	// (ROW_NUMBER, LAG, LEAD): agg(x) OVER (PARTITION BY ... ORDER BY ...
+	// frame) or OVER w, a window of the SELECT's WINDOW clause.
+	Over *Over `parser:"( 'OVER' @@ )?"`
+}
+
+// Over is the window of an OVER call: a name of the SELECT's WINDOW
+// clause, or a window written out in parentheses.
+type Over struct {
+	Pos    Pos
+	Name   *Name       `parser:"(  @@"`
+	Window *WindowSpec `parser:" | '(' @@ ')' )"`
+}
+
+// WindowSpec is [PARTITION BY exprs] [ORDER BY sorts] [frame], the inside
+// of OVER (...) and of WINDOW w AS (...).
+type WindowSpec struct {
+	Pos         Pos
+	PartitionBy []*Expr     `parser:"( 'PARTITION' 'BY' @@ ( ',' @@ )* )?"`
+	OrderBy     []*SortItem `parser:"( 'ORDER' 'BY' @@ ( ',' @@ )* )?"`
+	Frame       *Frame      `parser:"@@?"`
+}
+
+// Frame is ROWS | RANGE BETWEEN bound AND bound, or ROWS | RANGE bound
+// (which ends at the current row).
+type Frame struct {
+	Pos   Pos
+	Unit  string      `parser:"@('ROWS' | 'RANGE')"`
+	Start *FrameBound `parser:"( 'BETWEEN' @@"`
+	End   *FrameBound `parser:"  'AND' @@"`
+	Only  *FrameBound `parser:"| @@ )"`
+}
+
+// FrameBound is UNBOUNDED PRECEDING | FOLLOWING, CURRENT ROW, or n
+// PRECEDING | FOLLOWING (a row count, or an INTERVAL for RANGE).
+type FrameBound struct {
+	Pos       Pos
+	Unbounded bool      `parser:"(  @'UNBOUNDED'"`
+	Current   bool      `parser:" | @'CURRENT' 'ROW'"`
+	Offset    *Additive `parser:" | @@ )"`
+	Direction string    `parser:"@('PRECEDING' | 'FOLLOWING')?"`
 }
 
 // ColumnRef is a column, optionally qualified: t.col.

@@ -18,7 +18,7 @@ var reserved = []string{
 	"INTERVAL", "INTO", "IS", "JOIN", "LATERAL", "LEADING", "LIMIT", "MAP", "MATCH_RECOGNIZE", "NATURAL",
 	"NOT", "NULL", "OR", "ORDER", "OUTER", "OVER", "PARTITION", "RESET", "ROW",
 	"SELECT", "SET", "SHOW", "TABLE", "THEN", "TRAILING", "TRUE", "UNION", "VALUES",
-	"WHEN", "WHERE", "WITH",
+	"WHEN", "WHERE", "WINDOW", "WITH",
 }
 
 var reservedSet = func() map[string]bool {

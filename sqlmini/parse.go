@@ -385,7 +385,6 @@ func convertError(err error, src string) error {
 var unsupportedWords = map[string]string{
 	"NATURAL":         "NATURAL JOIN is not supported yet: write JOIN ... USING (columns) or JOIN ... ON",
 	"LATERAL":         "LATERAL is not supported yet",
-	"OVER":            "OVER windows are not supported yet",
 	"HAVING":          "HAVING needs GROUP BY or an aggregate before it",
 	"ORDER":           "ORDER BY is not allowed here: it follows a SELECT's WHERE, GROUP BY and HAVING",
 	"UNION":           "UNION without ALL is not supported yet: write UNION ALL",
@@ -396,8 +395,8 @@ var unsupportedWords = map[string]string{
 }
 
 // unsupported names the construct when a parse error is at a word that
-// starts a construct the dialect lacks (a JOIN after a table, OVER after
-// a call). participle reports those as an unexpected token.
+// starts a construct the dialect lacks (a JOIN after a table, MATCH_RECOGNIZE
+// after a table). participle reports those as an unexpected token.
 func unsupported(msg string) (string, bool) {
 	if strings.HasSuffix(msg, `(expected "ALL" SetExpr)`) {
 		return unsupportedWords["UNION"], true
@@ -410,7 +409,7 @@ func unsupported(msg string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if upper(word) == "SELECT" && (strings.Contains(msg, "(expected Primary") || strings.Contains(msg, "(expected Expr") || strings.HasSuffix(msg, `(expected ")")`)) {
+	if upper(word) == "SELECT" && (strings.Contains(msg, "(expected Primary") || strings.Contains(msg, "(expected Expr") || strings.HasSuffix(msg, `(expected ")")`) || strings.HasSuffix(msg, `(expected ")" ("OVER" Over)?)`)) {
 		return "a subquery in an expression (IN (SELECT ...), EXISTS (SELECT ...), (SELECT ...)) is not supported yet", true
 	}
 	m, ok := unsupportedWords[upper(word)]

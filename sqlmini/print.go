@@ -617,6 +617,10 @@ func (s *Select) format(b *strings.Builder) {
 		b.WriteString(" HAVING ")
 		s.Having.format(b)
 	}
+	if len(s.Windows) > 0 {
+		b.WriteString(" WINDOW ")
+		list(b, s.Windows)
+	}
 	if len(s.OrderBy) > 0 {
 		b.WriteString(" ORDER BY ")
 		list(b, s.OrderBy)
@@ -822,4 +826,17 @@ func (o *SortItem) format(b *strings.Builder) {
 	}
 	o.Expr.format(b)
 	formatOrder(b, o.Direction, o.Nulls)
+}
+
+// String prints name AS (window).
+func (w *NamedWindow) String() string { return str(w) }
+
+func (w *NamedWindow) format(b *strings.Builder) {
+	if w == nil {
+		return
+	}
+	w.Name.format(b)
+	b.WriteString(" AS (")
+	w.Window.format(b)
+	b.WriteString(")")
 }

@@ -385,6 +385,89 @@ func (f *FuncCall) format(b *strings.Builder) {
 		f.To.format(b)
 	}
 	b.WriteString(")")
+	if f.Over != nil {
+		b.WriteString(" OVER ")
+		f.Over.format(b)
+	}
+}
+
+// String prints a window's name or (window).
+func (o *Over) String() string { return str(o) }
+
+func (o *Over) format(b *strings.Builder) {
+	if o == nil {
+		return
+	}
+	if o.Name != nil {
+		o.Name.format(b)
+		return
+	}
+	b.WriteString("(")
+	o.Window.format(b)
+	b.WriteString(")")
+}
+
+// String prints [PARTITION BY ...] [ORDER BY ...] [frame].
+func (w *WindowSpec) String() string { return str(w) }
+
+func (w *WindowSpec) format(b *strings.Builder) {
+	if w == nil {
+		return
+	}
+	sep := ""
+	if len(w.PartitionBy) > 0 {
+		b.WriteString("PARTITION BY ")
+		list(b, w.PartitionBy)
+		sep = " "
+	}
+	if len(w.OrderBy) > 0 {
+		b.WriteString(sep + "ORDER BY ")
+		list(b, w.OrderBy)
+		sep = " "
+	}
+	if w.Frame != nil {
+		b.WriteString(sep)
+		w.Frame.format(b)
+	}
+}
+
+// String prints ROWS | RANGE BETWEEN bound AND bound, or the one bound.
+func (f *Frame) String() string { return str(f) }
+
+func (f *Frame) format(b *strings.Builder) {
+	if f == nil {
+		return
+	}
+	b.WriteString(canon(f.Unit, "ROWS", "RANGE"))
+	if f.Only != nil {
+		b.WriteString(" ")
+		f.Only.format(b)
+		return
+	}
+	b.WriteString(" BETWEEN ")
+	f.Start.format(b)
+	b.WriteString(" AND ")
+	f.End.format(b)
+}
+
+// String prints UNBOUNDED PRECEDING, CURRENT ROW or n FOLLOWING.
+func (f *FrameBound) String() string { return str(f) }
+
+func (f *FrameBound) format(b *strings.Builder) {
+	if f == nil {
+		return
+	}
+	switch {
+	case f.Unbounded:
+		b.WriteString("UNBOUNDED")
+	case f.Current:
+		b.WriteString("CURRENT ROW")
+	default:
+		f.Offset.format(b)
+	}
+	if f.Direction != "" {
+		b.WriteString(" " + canon(f.Direction, "PRECEDING", "FOLLOWING"))
+	}
 }
 
 // String prints the column, qualified as written: t.col.

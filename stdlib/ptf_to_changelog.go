@@ -183,6 +183,7 @@ func inferToChangelog(call ptf.CallInfo) (ptf.CallPlan, error) {
 		key[k] = true
 	}
 	fields := []types.Field{{Name: c.opName, Type: types.TypeString}}
+	var timeAttrs []string
 	for _, i := range outputColumns(in.Len(), partition, -1) {
 		col := in.Columns[i]
 		t := col.Type
@@ -196,10 +197,13 @@ func inferToChangelog(call ptf.CallInfo) (ptf.CallPlan, error) {
 			return ptf.CallPlan{}, fmt.Errorf("TO_CHANGELOG with produces_full_deletes => false cannot keep the nullable upsert key column '%s' on DELETE rows yet: PARTITION BY the upsert key, or give the input a NOT NULL key", col.Name)
 		}
 		fields = append(fields, types.Field{Name: col.Name, Type: t})
+		if col.TimeAttr {
+			timeAttrs = append(timeAttrs, col.Name) // Flink forwards the rowtime
+		}
 	}
 	traitsByArg := make([]ptf.Trait, len(call.Args))
 	traitsByArg[toInput] = traits
-	return ptf.CallPlan{Output: types.NewRowType(fields...), Traits: traitsByArg}, nil
+	return ptf.CallPlan{Output: types.NewRowType(fields...), Traits: traitsByArg, TimeAttributes: timeAttrs}, nil
 }
 
 // receivedKinds are the kinds a table argument with traits receives from

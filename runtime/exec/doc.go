@@ -22,10 +22,12 @@
 // instead: it wraps N ordinary PtfOps. Both are a Call, which checkpoints
 // flush. The other operators: filter, project, union, values, fan-out of
 // identical calls (fanout.go), changelog normalisation (normalize.go),
-// GROUP BY with its accumulators (aggregate_op.go, aggregate_acc.go), and
-// the joins: regular (join.go), interval (join_interval.go) and temporal
-// (join_temporal.go), two-input operators that keep their rows in memory
-// for the statement (no checkpoint is taken before its end).
+// GROUP BY with its accumulators (aggregate_op.go, aggregate_acc.go),
+// ORDER BY's Top-N and time sort (sort.go), OVER windows (over.go, which
+// reuses the accumulators), ROW_NUMBER's Top-N and deduplication
+// (rank.go), and the joins: regular (join.go), interval (join_interval.go)
+// and temporal (join_temporal.go). These keep their rows in memory for one
+// statement (no checkpoint is taken before its end).
 //
 // # Time
 //

@@ -41,6 +41,10 @@ type Scope struct {
 	// Star lists the columns that * selects (nil: all of Schema's); a
 	// join with USING shows each merged column once.
 	Star []int
+	// Over compiles a call with an OVER window (nil: OVER is not allowed
+	// here). The planner gives it for a SELECT list, where such a call
+	// reads a column that its OverAggregate appends to the row.
+	Over func(f *sqlmini.FuncCall) (Expr, error)
 }
 
 // MergedColumn is a column of a JOIN ... USING list: its name and its

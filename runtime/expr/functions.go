@@ -174,6 +174,12 @@ func init() {
 // compileFunc compiles a call of a built-in scalar function.
 func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
 	name := strings.ToUpper(string(f.Name.Value))
+	if f.Over != nil {
+		if sc == nil || sc.Over == nil {
+			return nil, sqlmini.Errorf(f.Over.Pos, "an OVER window is only allowed in a SELECT list")
+		}
+		return sc.Over(f)
+	}
 	switch name {
 	case "COUNT", "SUM", "MIN", "MAX", "AVG":
 		return nil, sqlmini.Errorf(f.Pos, "aggregate function %s is only allowed in a SELECT list or HAVING (with or without GROUP BY), not here", name)
@@ -182,7 +188,7 @@ func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
 	case "TUMBLE", "HOP", "SESSION", "CUMULATE", "TUMBLE_START", "TUMBLE_END", "HOP_START", "HOP_END", "SESSION_START", "SESSION_END":
 		return nil, sqlmini.Errorf(f.Pos, "the group window function %s is not supported yet", name)
 	case "ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD":
-		return nil, sqlmini.Errorf(f.Pos, "the window function %s needs OVER, which is not supported yet", name)
+		return nil, sqlmini.Errorf(f.Pos, "the window function %s needs an OVER window: %s(...) OVER (PARTITION BY ... ORDER BY ...)", name, name)
 	case "LISTAGG", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP", "COLLECT",
 		"FIRST_VALUE", "LAST_VALUE", "ARRAY_AGG", "JSON_OBJECTAGG", "JSON_ARRAYAGG", "BIT_AND", "BIT_OR", "BIT_XOR":
 		return nil, sqlmini.Errorf(f.Pos, "the aggregate function %s is not supported yet (COUNT, SUM, MIN, MAX and AVG are)", name)

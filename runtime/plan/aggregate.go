@@ -44,7 +44,9 @@ func findAggregate(e *sqlmini.Expr) *sqlmini.FuncCall {
 			if v.IsNil() {
 				return nil
 			}
-			if f, ok := v.Interface().(*sqlmini.FuncCall); ok && aggregateFuncs[strings.ToUpper(string(f.Name.Value))] {
+			if f, ok := v.Interface().(*sqlmini.FuncCall); ok && f.Over != nil {
+				return nil // an OVER aggregation (over.go), not a group's
+			} else if ok && aggregateFuncs[strings.ToUpper(string(f.Name.Value))] {
 				return f
 			}
 			return walk(v.Elem())

@@ -20,6 +20,9 @@ type Planner struct {
 	cat  *catalog.Catalog
 	env  connector.Env // what sources take from the session
 	ctes map[string]exec.Node
+	// cteQueries are the WITH queries planned where they are read (see
+	// rankCandidate).
+	cteQueries map[string]*sqlmini.Query
 	// uids collects the uids of the PTF calls of one statement, and shared
 	// their plans, so that an identical call with the same uid is the
 	// same instance.
@@ -29,6 +32,9 @@ type Planner struct {
 	// printer: every kind, full deletes; a sink may accept key-only
 	// deletes). ChangelogFunctions resolve their output against it.
 	Required types.ChangelogMode
+	// rank is the ROW_NUMBER call of a Top-N idiom while the subquery
+	// that has it is planned (rank.go).
+	rank *rankSpec
 }
 
 func New(cat *catalog.Catalog, env connector.Env) *Planner {
@@ -37,13 +43,25 @@ func New(cat *catalog.Catalog, env connector.Env) *Planner {
 
 func (p *Planner) Query(q *sqlmini.Query) (exec.Node, error) {
 	if len(q.With) > 0 {
-		saved := p.ctes
+		saved, savedQ := p.ctes, p.cteQueries
 		p.ctes = make(map[string]exec.Node, len(saved)+len(q.With))
 		for k, v := range saved {
 			p.ctes[k] = v
 		}
-		defer func() { p.ctes = saved }()
+		p.cteQueries = make(map[string]*sqlmini.Query, len(savedQ))
+		for k, v := range savedQ {
+			p.cteQueries[k] = v
+		}
+		defer func() { p.ctes, p.cteQueries = saved, savedQ }()
 		for _, cte := range q.With {
+			if len(cte.Columns) == 0 && rankCandidate(cte.Query) {
+				// Planned where it is read: a SELECT around it may make its
+				// ROW_NUMBER a Top-N (rank.go).
+				delete(p.ctes, string(cte.Name.Value))
+				p.cteQueries[string(cte.Name.Value)] = cte.Query
+				continue
+			}
+			delete(p.cteQueries, string(cte.Name.Value))
 			n, err := p.Query(cte.Query)
 			if err != nil {
 				return nil, err
@@ -275,7 +293,16 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 			sel = &s
 		}
 	} else {
+		var rank *rankSpec
+		if r, rest, ok := rankPattern(p.inlineRankSource(sel)); ok {
+			// A Top-N or deduplication: the subquery's ROW_NUMBER is planned
+			// as the rank, and the condition on it is no filter (rank.go).
+			rank, sel = r, rest
+		}
+		saved := p.rank
+		p.rank = rank
 		n, alias, err := p.planFrom(sel.From)
+		p.rank = saved
 		if err != nil {
 			return nil, err
 		}
@@ -323,6 +350,9 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		in = &exec.FilterNode{In: in, Pred: pred, Text: ExprText(sel.Where)}
 	}
 	if len(sel.GroupBy) > 0 || hasAggregate(sel) || sel.Having != nil {
+		if f := findOver(sel); f != nil {
+			return nil, sqlmini.Errorf(f.Over.Pos, "an OVER window with GROUP BY, HAVING or aggregates is not supported yet")
+		}
 		if len(sel.OrderBy) > 0 {
 			// ORDER BY ... LIMIT over the groups: a Top-N of an updating
 			// input, over the aggregation's columns.
@@ -360,6 +390,14 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		return p.planAggregate(sel, in, sc) // GROUP BY: aggregate.go
 	}
 	pre := in // the rows before the SELECT list: ORDER BY may read them
+	var over *overPlanner
+	if hasOver(sel) {
+		// The OVER calls read columns that an OverNode appends: over.go.
+		over = &overPlanner{p: p, sel: sel, in: in, sc: sc, calls: map[string]int{}, rank: p.rank}
+		osc := *sc
+		osc.Over = over.call
+		sc = &osc
+	}
 	if !(len(sel.Items) == 1 && sel.Items[0].Star && sc.Star == nil) {
 		var exprs []expr.Expr
 		var cols []types.Column
@@ -384,7 +422,7 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 			}
 			name := "EXPR$" + strconv.Itoa(len(cols))
 			col := types.Column{Type: x.Type()}
-			if ce, ok := x.(*expr.Column); ok {
+			if ce, ok := x.(*expr.Column); ok && ce.Index < sc.Schema.Len() {
 				name = sc.Schema.Columns[ce.Index].Name
 				col.TimeAttr = sc.Schema.Columns[ce.Index].TimeAttr
 			}
@@ -395,6 +433,12 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 			exprs = append(exprs, x)
 			cols = append(cols, col)
 			texts = append(texts, ExprText(it.Expr))
+		}
+		if over != nil {
+			var err error
+			if in, err = over.finish(); err != nil {
+				return nil, err
+			}
 		}
 		in = &exec.ProjectNode{In: in, Exprs: exprs, Sch: types.Schema{Columns: cols}, Texts: texts}
 	}
@@ -552,6 +596,9 @@ func (p *Planner) planTableRef(name *sqlmini.Name) (exec.Node, error) {
 	nm := string(name.Value)
 	if n, ok := p.ctes[nm]; ok {
 		return n, nil
+	}
+	if q, ok := p.cteQueries[nm]; ok {
+		return p.Query(q)
 	}
 	t, ok := p.cat.Table(nm)
 	if !ok {

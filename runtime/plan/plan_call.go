@@ -330,7 +330,14 @@ func outputColumns(n *exec.PtfNode, rowtime *types.Column) {
 			cols = append(cols, c)
 		}
 	}
-	cols = append(cols, n.FnOut.Columns...)
+	for _, c := range n.FnOut.Columns {
+		for _, name := range n.Def.TimeAttributes {
+			if c.Name == name {
+				c.TimeAttr = true
+			}
+		}
+		cols = append(cols, c)
+	}
 	if rowtime != nil {
 		cols = append(cols, *rowtime)
 		n.Rowtime, n.RowtimeType = true, rowtime.Type
@@ -545,6 +552,7 @@ func (p *Planner) infer(c *sqlmini.Call, def *ptf.FuncDef, bound []*sqlmini.Arg,
 		}
 	}
 	d.Output = plan.Output
+	d.TimeAttributes = plan.TimeAttributes
 	return &d, nil
 }
 

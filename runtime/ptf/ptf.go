@@ -157,6 +157,9 @@ type FuncDef struct {
 	// conditional traits, e.g. set semantics only with PARTITION BY). The
 	// standard library's TO_CHANGELOG and FROM_CHANGELOG use it.
 	Infer func(call CallInfo) (CallPlan, error)
+	// TimeAttributes are the output columns that stay time attributes,
+	// as Infer gave them for a call (nil: none).
+	TimeAttributes []string
 }
 
 // CallInfo describes a call to Infer, by argument declaration index.
@@ -180,6 +183,10 @@ type CallPlan struct {
 	// Traits replace the declared traits of arguments (by declaration
 	// index); a zero entry keeps the declared ones.
 	Traits []Trait
+	// TimeAttributes name the output columns that stay time attributes
+	// of the input (Flink's built-in TO_CHANGELOG forwards its input's
+	// rowtime column, which an OVER window may then order by).
+	TimeAttributes []string
 }
 
 // CallSpec describes a bound call of a PTF: everything an instance may

@@ -506,7 +506,7 @@ func (s *Session) createView(c *sqlmini.Create, v *sqlmini.CreateView) error {
 	if err := s.checkNewTable(c, v.Name, true); err != nil {
 		return err
 	}
-	n, err := plan.New(s.cat, s.sourceEnv()).Query(v.Query)
+	n, err := plan.New(s.cat, s.sourceEnv()).View(v.Query)
 	if err != nil {
 		return err
 	}
