@@ -38,7 +38,7 @@ func (k WindowKind) String() string {
 // (TUMBLE, HOP; CUMULATE's max size), Slide (HOP's slide, CUMULATE's
 // step), Offset (TUMBLE, HOP, CUMULATE) and Gap (SESSION).
 type WindowSpec struct {
-	Kind                      WindowKind
+	Kind                     WindowKind
 	Size, Slide, Offset, Gap int64
 }
 
