@@ -194,7 +194,7 @@ func (s *windowTVFStream) Next() (Event, error) {
 				s.fire(MaxWatermark)
 			}
 			if s.late > 0 {
-				s.ex.Notes = append(s.ex.Notes, "note: "+s.n.Spec.Kind.String()+" dropped "+plural(s.late, "late row")+" (their windows had ended at the watermark when they arrived), as Flink does")
+				s.ex.Notes = append(s.ex.Notes, "note: "+s.n.Spec.Kind.String()+" dropped "+plural(s.late, "late row")+", whose windows the watermark had passed when they arrived, as Flink does")
 			}
 		}
 		s.pending = append(s.pending, ev)

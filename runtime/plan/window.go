@@ -166,14 +166,16 @@ func (p *Planner) planWindow(c *sqlmini.Call, kind exec.WindowKind) (exec.Node, 
 		types.Column{Name: "window_end", Type: wt},
 		types.Column{Name: "window_time", Type: wtime, TimeAttr: true})
 	text := spec.Text()
-	text = text[:strings.IndexByte(text, '(')+1] + "time_col=[" + sch.Columns[timeCol].Name + "], " + text[strings.IndexByte(text, '(')+1:]
+	at := strings.IndexByte(text, '(') + 1
+	args := "time_col=[" + sch.Columns[timeCol].Name + "], "
 	if len(partition) > 0 {
 		var ks []string
 		for _, k := range partition {
 			ks = append(ks, sch.Columns[k].Name)
 		}
-		text = "partition keys=[" + joinStrings(ks) + "], " + text
+		args = "partition keys=[" + joinStrings(ks) + "], " + args
 	}
+	text = text[:at] + args + text[at:]
 	return &exec.WindowTVFNode{In: in, Spec: spec, Time: timeCol, Partition: partition,
 		Sch: types.Schema{Columns: cols}, Text: "WindowTableFunction(window=[" + text + "])"}, nil
 }
@@ -200,7 +202,7 @@ func windowTimeCol(a *sqlmini.Arg, kind exec.WindowKind, sch types.Schema) (int,
 		return 0, sqlmini.Errorf(a.Pos, "The window function %s requires the timecol to be TIMESTAMP or TIMESTAMP_LTZ, but is %s.", windowSignatures[kind], calciteType(col.Type))
 	}
 	if !col.TimeAttr {
-		return 0, sqlmini.Errorf(a.Pos, "The window function requires the timecol is a time attribute type, but is %s. Declare a WATERMARK for '%s' on its table", col.Type.Nullable(), col.Name)
+		return 0, sqlmini.Errorf(a.Pos, "The window function requires the timecol is a time attribute type, but is %s. (A time attribute is a table's WATERMARK column, a window_time or a PTF's rowtime, selected as it is.)", col.Type.Nullable())
 	}
 	return i, nil
 }
