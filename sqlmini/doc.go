@@ -50,7 +50,11 @@
 // MAP[...], DESCRIPTOR(...), function calls and column references. A call's keyword forms are the SQL standard's:
 // EXTRACT(DAY FROM t), SUBSTRING(s FROM 2 FOR 3), TRIM(LEADING 'x' FROM
 // s), POSITION('a' IN s), FLOOR(t TO HOUR); which function takes which is
-// the runtime's (runtime/expr's catalogue). A construct of Flink SQL the
+// the runtime's (runtime/expr's catalogue). The window table functions
+// (TUMBLE, HOP, CUMULATE, SESSION) are calls of the from rule, such as
+// TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' MINUTES)) or
+// SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' MINUTES);
+// their names and arguments are the runtime's. A construct of Flink SQL the
 // dialect lacks (JOIN, OVER, MATCH_RECOGNIZE, UNION without ALL) is an
 // error that names it; FROM a, b parses, for the runtime to refuse. Types are written as in Flink: INT NOT NULL,
 // VARCHAR(5), DECIMAL(10, 2), TIMESTAMP_LTZ(3), TIMESTAMP(3) WITH LOCAL
