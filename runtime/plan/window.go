@@ -86,6 +86,9 @@ func (p *Planner) planWindow(c *sqlmini.Call, kind exec.WindowKind) (exec.Node, 
 		if bound[idx] != nil {
 			return nil, sqlmini.Errorf(a.Pos, "argument '%s' is given twice in the call of '%s'", name, fname)
 		}
+		if idx == 0 && i > 0 {
+			return nil, sqlmini.Errorf(a.Pos, "the DATA argument of %s must come first, as Flink requires (it fails with 'Trying to access field ... in a type with no fields: COLUMN_LIST' otherwise)", fname)
+		}
 		bound[idx] = a
 	}
 	for i := 0; i < required; i++ {
@@ -248,11 +251,15 @@ func checkWindowSizes(pos sqlmini.Pos, w exec.WindowSpec) error {
 	switch w.Kind {
 	case exec.Tumble:
 		return positive("size", w.Size)
+	case exec.Session:
+		return positive("gap", w.Gap)
 	case exec.Hop:
 		if err := positive("size", w.Size); err != nil {
 			return err
 		}
-		return positive("slide", w.Slide)
+		if err := positive("slide", w.Slide); err != nil {
+			return err
+		}
 	case exec.Cumulate:
 		if err := positive("maxSize", w.Size); err != nil {
 			return err
@@ -263,30 +270,63 @@ func checkWindowSizes(pos sqlmini.Pos, w exec.WindowSpec) error {
 		if w.Size%w.Slide != 0 {
 			return sqlmini.Errorf(pos, "CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, but got maxSize %d ms and step %d ms.", w.Size, w.Slide)
 		}
-	case exec.Session:
-		return positive("gap", w.Gap)
+	}
+	if n := w.Size / w.Slide; n > maxWindowsPerRow {
+		return sqlmini.Errorf(pos, "%s with size %d ms and %s %d ms puts each row in %d windows; ptfsh allows at most %d: make the %s larger",
+			w.Kind, w.Size, slideName(w.Kind), w.Slide, n, maxWindowsPerRow, slideName(w.Kind))
 	}
 	return nil
 }
 
+// maxWindowsPerRow bounds the windows of one row of HOP and CUMULATE
+// (size / slide), so that a slide of a millisecond over a day cannot
+// exhaust memory one row at a time.
+const maxWindowsPerRow = 100_000
+
+func slideName(k exec.WindowKind) string {
+	if k == exec.Cumulate {
+		return "step"
+	}
+	return "slide"
+}
+
 // windowInput finds the window table function under a GROUP BY's input:
-// the input itself, or under WHERE filters and renames, which keep the
-// columns where they are. rebuild makes a copy of the path with the
-// function replaced.
-func windowInput(n exec.Node) (*exec.WindowTVFNode, func(*exec.WindowTVFNode) exec.Node) {
+// the input itself, or under WHERE filters, renames and projections. It
+// returns the function, a way to copy the path with the function
+// replaced, and where each column of n comes from in the function's
+// output (-1: computed).
+func windowInput(n exec.Node) (*exec.WindowTVFNode, func(*exec.WindowTVFNode) exec.Node, []int) {
+	identity := func(w int) []int {
+		m := make([]int, w)
+		for i := range m {
+			m[i] = i
+		}
+		return m
+	}
 	switch t := n.(type) {
 	case *exec.WindowTVFNode:
-		return t, func(w *exec.WindowTVFNode) exec.Node { return w }
+		return t, func(w *exec.WindowTVFNode) exec.Node { return w }, identity(t.Sch.Len())
 	case *exec.FilterNode:
-		if w, rebuild := windowInput(t.In); w != nil {
-			return w, func(w2 *exec.WindowTVFNode) exec.Node { c := *t; c.In = rebuild(w2); return &c }
+		if w, rebuild, m := windowInput(t.In); w != nil {
+			return w, func(w2 *exec.WindowTVFNode) exec.Node { c := *t; c.In = rebuild(w2); return &c }, m
 		}
 	case *exec.RenameNode:
-		if w, rebuild := windowInput(t.In); w != nil {
-			return w, func(w2 *exec.WindowTVFNode) exec.Node { c := *t; c.In = rebuild(w2); return &c }
+		if w, rebuild, m := windowInput(t.In); w != nil {
+			return w, func(w2 *exec.WindowTVFNode) exec.Node { c := *t; c.In = rebuild(w2); return &c }, m
+		}
+	case *exec.ProjectNode:
+		if w, rebuild, m := windowInput(t.In); w != nil {
+			out := make([]int, len(t.Exprs))
+			for i, x := range t.Exprs {
+				out[i] = -1
+				if ce, ok := x.(*expr.Column); ok {
+					out[i] = m[ce.Index]
+				}
+			}
+			return w, func(w2 *exec.WindowTVFNode) exec.Node { c := *t; c.In = rebuild(w2); return &c }, out
 		}
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // windowAggregate turns a planned GROUP BY into Flink's window aggregation
@@ -295,28 +335,31 @@ func windowInput(n exec.Node) (*exec.WindowTVFNode, func(*exec.WindowTVFNode) ex
 // otherwise Flink plans an ordinary GROUP BY over the sessions' rows). It
 // returns nil, nil when the GROUP BY is an ordinary one.
 func windowAggregate(sel *sqlmini.Select, n *exec.AggregateNode, a *aggPlanner) (exec.Node, error) {
-	w, rebuild := windowInput(n.In)
+	w, rebuild, from := windowInput(n.In)
 	if w == nil {
 		return nil, nil
 	}
 	width := w.Sch.Len()
 	start, end, wtime := width-3, width-2, width-1
-	hasStart, hasEnd := false, false
+	endCol := -1 // window_end among the aggregation's input columns
+	hasStart := false
 	var others []int
 	for _, c := range a.gcol {
-		switch c {
+		src := -1
+		if c >= 0 {
+			src = from[c]
+		}
+		switch src {
 		case start:
 			hasStart = true
 		case end:
-			hasEnd = true
+			endCol = c
 		case wtime:
-		case -1:
-			others = append(others, -1)
 		default:
-			others = append(others, c)
+			others = append(others, src)
 		}
 	}
-	if !hasStart || !hasEnd {
+	if !hasStart || endCol < 0 {
 		return nil, nil
 	}
 	spec := w.Spec
@@ -334,12 +377,12 @@ func windowAggregate(sel *sqlmini.Select, n *exec.AggregateNode, a *aggPlanner) 
 	tvf.DropLate = true
 	cols := append([]types.Column{}, n.Sch.Columns...)
 	for i, x := range n.Outs {
-		if ce, ok := x.(*expr.Column); ok && ce.Index < len(a.gcol) && a.gcol[ce.Index] == wtime && i < len(cols) {
+		if ce, ok := x.(*expr.Column); ok && ce.Index < len(a.gcol) && a.gcol[ce.Index] >= 0 && from[a.gcol[ce.Index]] == wtime && i < len(cols) {
 			cols[i].TimeAttr = true
 		}
 	}
 	text := strings.Replace(n.Text, "GroupAggregate(", "WindowAggregate(window=["+spec.Text()+"], ", 1)
-	return &exec.WindowAggregateNode{In: rebuild(&tvf), End: end, Groups: n.Groups, Calls: n.Calls, Outs: n.Outs,
+	return &exec.WindowAggregateNode{In: rebuild(&tvf), End: endCol, Groups: n.Groups, Calls: n.Calls, Outs: n.Outs,
 		Sch: types.Schema{Columns: cols}, Text: text}, nil
 }
 
