@@ -158,6 +158,11 @@ func (p *Planner) planWindow(c *sqlmini.Call, kind exec.WindowKind) (exec.Node, 
 	if m := in.Changelog(); !m.IsInsertOnly() {
 		return nil, sqlmini.Errorf(data.Pos, "StreamPhysicalWindowTableFunction doesn't support consuming update and delete changes which is produced by node %s: a window table function takes an insert-only table", UpdatingNode(in).Explain())
 	}
+	for _, name := range []string{"window_start", "window_end", "window_time"} {
+		if sch.Index(name) >= 0 {
+			return nil, sqlmini.Errorf(data.Pos, "Column '%s' is ambiguous: the table argument of %s has a column %s already, and the function adds its own; rename it first (SELECT %s AS w_start, ...), as in Flink", name, fname, name, name)
+		}
+	}
 	cols := append([]types.Column{}, sch.Columns...)
 	wt := types.Type{Kind: types.KindTimestamp, Length: 3, NotNull: true}
 	wtime := wt
