@@ -62,14 +62,19 @@ func (p *Planner) planWindow(c *sqlmini.Call, kind exec.WindowKind) (exec.Node, 
 		required-- // OFFSET
 	}
 	bound := make([]*sqlmini.Arg, len(params))
+	sawNamed := false
 	for i, a := range c.Args {
 		if a.Name == nil {
+			if sawNamed {
+				return nil, sqlmini.Errorf(a.Pos, "Cannot mix positional and named arguments when calling function '%s': a positional argument follows a named one", fname)
+			}
 			if i >= len(params) {
 				return nil, sqlmini.Errorf(c.Pos, "Invalid number of arguments to function '%s'. Was expecting %d arguments", fname, required)
 			}
 			bound[i] = a
 			continue
 		}
+		sawNamed = true
 		name := string(a.Name.Value)
 		idx := -1
 		hint := ""
