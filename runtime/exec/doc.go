@@ -22,7 +22,9 @@
 // instead: it wraps N ordinary PtfOps. Both are a Call, which checkpoints
 // flush. The other operators: filter, project, union, values, fan-out of
 // identical calls (fanout.go), changelog normalisation (normalize.go) and
-// GROUP BY with its accumulators (aggregate_op.go, aggregate_acc.go).
+// GROUP BY with its accumulators (aggregate_op.go, aggregate_acc.go),
+// the window table functions and window aggregation (window.go,
+// window_agg.go).
 //
 // # Time
 //

@@ -4,7 +4,8 @@
 // plan_rules.go checks the shape of a call, its time attribute and infers
 // changelog modes), plans GROUP BY and HAVING (aggregate.go), SELECT
 // DISTINCT (a GROUP BY) and ORDER BY (a Top-N with LIMIT, else a sort on
-// a time attribute, Flink's streaming rules). A Planner sees the
+// a time attribute, Flink's streaming rules), and the window table
+// functions with window aggregation (window.go). A Planner sees the
 // catalog and what sources take from the session's settings
 // (connector.Env), not the session itself.
 package plan
