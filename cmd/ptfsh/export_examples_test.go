@@ -64,6 +64,7 @@ var exportedExamples = []string{
 	"TypedState (typed_state.sql)",
 	"ValueKinds (values.sql)",
 	"ViewState (views.sql)",
+	"WindowSpikes (window_spikes.sql)",
 	"count_clicks (quickstart.sql)",
 	"count_clicks (sql_around_functions.sql)",
 	"long_views (quickstart.sql)",
