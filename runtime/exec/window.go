@@ -140,7 +140,7 @@ func (n *WindowTVFNode) Open(ex *Execution) (Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &windowTVFStream{n: n, in: in, ex: ex, wm: minWatermark, keys: map[string]*sessionKey{}}, nil
+	return &windowTVFStream{n: n, in: in, ex: ex, wm: minWatermark, keys: map[string]*sessionKey{}, minEnd: MaxWatermark}, nil
 }
 
 // session is one open session of a key: its bounds and rows.
@@ -174,6 +174,9 @@ type windowTVFStream struct {
 	keys    map[string]*sessionKey
 	seq     int
 	rows    int64 // rows seen, the arrival order of session rows
+	// minEnd is at most the smallest end of the open sessions, so that a
+	// watermark before it fires nothing without a look at every key.
+	minEnd int64
 }
 
 func (s *windowTVFStream) Next() (Event, error) {
@@ -280,14 +283,16 @@ func (s *windowTVFStream) addToSession(r types.Row, t int64) {
 	s.rows++
 	merged.rows = append(merged.rows, arrived{s.rows, r.Copy()})
 	sk.sessions = append(kept, merged)
+	s.minEnd = min(s.minEnd, merged.end)
 }
 
 // fire emits the sessions whose end - 1 the watermark wm has reached,
 // ordered by end, then by when their key first appeared.
 func (s *windowTVFStream) fire(wm int64) {
-	if s.n.Spec.Kind != Session {
+	if s.n.Spec.Kind != Session || s.minEnd-1 > wm {
 		return
 	}
+	s.minEnd = MaxWatermark
 	type closing struct {
 		seq int
 		ss  *session
@@ -300,6 +305,7 @@ func (s *windowTVFStream) fire(wm int64) {
 				done = append(done, closing{sk.seq, ss})
 			} else {
 				open = append(open, ss)
+				s.minEnd = min(s.minEnd, ss.end)
 			}
 		}
 		sk.sessions = open

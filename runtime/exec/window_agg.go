@@ -40,7 +40,7 @@ func (n *WindowAggregateNode) Open(ex *Execution) (Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &windowAggStream{n: n, in: in, ex: ex, wm: minWatermark, groups: map[string]*windowGroup{}}, nil
+	return &windowAggStream{n: n, in: in, ex: ex, wm: minWatermark, groups: map[string]*windowGroup{}, minEnd: MaxWatermark}, nil
 }
 
 // windowGroup is one window of one key: its end, the order it appeared
@@ -61,6 +61,9 @@ type windowAggStream struct {
 	groups  map[string]*windowGroup
 	seq     int64
 	pending []Event
+	// minEnd is at most the smallest end of the open windows, so that a
+	// watermark before it fires nothing without a look at every window.
+	minEnd int64
 }
 
 func (s *windowAggStream) Next() (Event, error) {
@@ -115,6 +118,7 @@ func (s *windowAggStream) row(r types.Row) error {
 			g.accs[i] = NewAccumulator(c)
 		}
 		s.groups[k] = g
+		s.minEnd = min(s.minEnd, end)
 	}
 	for i, c := range n.Calls {
 		var v any
@@ -133,10 +137,16 @@ func (s *windowAggStream) row(r types.Row) error {
 // the order they appeared. (Flink orders the windows of one firing by its
 // timer queue, which no query can rely on.)
 func (s *windowAggStream) fire(wm int64) error {
+	if s.minEnd-1 > wm {
+		return nil
+	}
 	var done []*windowGroup
+	s.minEnd = MaxWatermark
 	for _, g := range s.groups {
 		if g.end-1 <= wm {
 			done = append(done, g)
+		} else {
+			s.minEnd = min(s.minEnd, g.end)
 		}
 	}
 	sort.Slice(done, func(i, j int) bool {
