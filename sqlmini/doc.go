@@ -60,9 +60,13 @@
 // s), POSITION('a' IN s), FLOOR(t TO HOUR); which function takes which is
 // the runtime's (runtime/expr's catalogue). A call with OVER is an OVER
 // aggregation or window function (which frames and functions Flink's
-// streaming mode allows is the runtime's, runtime/plan's over.go). A
-// construct of Flink SQL the dialect lacks (NATURAL JOIN, MATCH_RECOGNIZE,
-// UNION without ALL) is an error that names it.
+// streaming mode allows is the runtime's, runtime/plan's over.go). The
+// window table functions (TUMBLE, HOP, CUMULATE, SESSION) are calls of the
+// from rule, such as TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10'
+// MINUTES)) or SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5'
+// MINUTES); their names and arguments are the runtime's. A construct of
+// Flink SQL the dialect lacks (NATURAL JOIN, MATCH_RECOGNIZE, UNION without
+// ALL) is an error that names it.
 //
 // Joins chain left to right: FROM a JOIN b ON ... , c JOIN d ON ... joins
 // each table to all before it (a comma binds as tightly as JOIN, where

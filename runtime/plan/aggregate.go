@@ -188,8 +188,16 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		n.Text += "groupBy=[" + joinStrings(gnames) + "], "
 	}
 	n.Text += "select=[" + joinStrings(texts) + "])"
+	var agg exec.Node = n
+	win, err := windowAggregate(sel, n, a) // GROUP BY window_start, window_end: window.go
+	if err != nil {
+		return nil, err
+	}
+	if win != nil {
+		agg = win
+	}
 	if sel.Having != nil {
-		f := &exec.FilterNode{In: n, Pred: &expr.Column{Index: visible, T: cols[visible].Type}, Text: havingText}
+		f := &exec.FilterNode{In: agg, Pred: &expr.Column{Index: visible, T: cols[visible].Type}, Text: havingText}
 		var exprs []expr.Expr
 		for i, c := range cols[:visible] {
 			exprs = append(exprs, &expr.Column{Index: i, T: c.Type})
@@ -201,9 +209,12 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if err != nil || lim < 0 {
 			return nil, sqlmini.Errorf(sel.Pos, "LIMIT needs a whole number, not %s", *sel.Limit)
 		}
+		if win != nil {
+			return &exec.LimitNode{In: win, N: lim}, nil
+		}
 		return &exec.GroupLimitNode{In: n, N: lim}, nil
 	}
-	return n, nil
+	return agg, nil
 }
 
 // aggregateKey is the upsert key of an aggregation's output: the columns

@@ -4,8 +4,9 @@
 // plan_rules.go checks the shape of a call, its time attribute and infers
 // changelog modes), plans GROUP BY and HAVING (aggregate.go), SELECT
 // DISTINCT (a GROUP BY), ORDER BY (a Top-N with LIMIT, else a sort on
-// a time attribute, Flink's streaming rules), OVER windows (over.go) and
-// ROW_NUMBER's Top-N and deduplication idioms (rank.go). A Planner sees the
+// a time attribute, Flink's streaming rules), OVER windows (over.go),
+// ROW_NUMBER's Top-N and deduplication idioms (rank.go), and the window
+// table functions with window aggregation (window.go). A Planner sees the
 // catalog and what sources take from the session's settings
 // (connector.Env), not the session itself.
 package plan

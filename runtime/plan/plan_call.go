@@ -71,9 +71,8 @@ func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 	fname := string(c.Name.Value)
 	fn, ok := p.cat.Function(fname)
 	if !ok {
-		switch strings.ToUpper(fname) {
-		case "TUMBLE", "HOP", "CUMULATE", "SESSION":
-			return nil, sqlmini.Errorf(c.Name.Pos, "the window table function %s is not supported yet", strings.ToUpper(fname))
+		if kind, ok := windowKind(fname); ok {
+			return p.planWindow(c, kind) // window.go
 		}
 		if _, scalar := expr.LookupFunction(fname); scalar {
 			return nil, sqlmini.Errorf(c.Name.Pos, "%s is a scalar function: it goes in a SELECT list or WHERE, not in FROM", strings.ToUpper(fname))

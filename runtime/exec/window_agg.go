@@ -1,0 +1,177 @@
+package exec
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
+	"github.com/ptfsh/ptfsh/runtime/types"
+)
+
+// WindowAggregateNode is Flink's window aggregation: a GROUP BY of
+// window_start and window_end (and more keys) over a window table
+// function. Each group is one window of one key; it emits one final +I
+// row when the watermark reaches window_end - 1, and nothing before. Its
+// input carries the window columns (a WindowTVFNode, which drops the late
+// rows, under filters); the output row is computed from the group row
+// [group values..., aggregate results...] by Outs, as AggregateNode's.
+type WindowAggregateNode struct {
+	In     Node
+	End    int         // the window_end column of the input
+	Groups []expr.Expr // GROUP BY expressions over the input row
+	Calls  []*AggCall
+	Outs   []expr.Expr // output columns over the group row
+	Sch    types.Schema
+	Text   string
+}
+
+func (n *WindowAggregateNode) Schema() types.Schema           { return n.Sch }
+func (n *WindowAggregateNode) Changelog() types.ChangelogMode { return types.InsertOnly }
+func (n *WindowAggregateNode) Children() []Node               { return []Node{n.In} }
+func (n *WindowAggregateNode) Explain() string                { return n.Text }
+
+func (n *WindowAggregateNode) Open(ex *Execution) (Stream, error) {
+	if !ex.EndOfInput {
+		return nil, fmt.Errorf("a window aggregation keeps its open windows in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
+	}
+	ex.NoCheckpoints("a window aggregation keeps its open windows in memory")
+	in, err := n.In.Open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &windowAggStream{n: n, in: in, ex: ex, wm: minWatermark, groups: map[string]*windowGroup{}, minEnd: MaxWatermark}, nil
+}
+
+// windowGroup is one window of one key: its end, the order it appeared
+// in, and its accumulators.
+type windowGroup struct {
+	key  string
+	end  int64
+	seq  int64
+	keys []any
+	accs []Accumulator
+}
+
+type windowAggStream struct {
+	n       *WindowAggregateNode
+	in      Stream
+	ex      *Execution
+	wm      int64
+	groups  map[string]*windowGroup
+	seq     int64
+	pending []Event
+	// minEnd is at most the smallest end of the open windows, so that a
+	// watermark before it fires nothing without a look at every window.
+	minEnd int64
+}
+
+func (s *windowAggStream) Next() (Event, error) {
+	for len(s.pending) == 0 {
+		ev, err := s.in.Next()
+		if err != nil {
+			return ev, err
+		}
+		switch ev.Kind {
+		case EvRow:
+			if err := s.row(ev.Row); err != nil {
+				return Event{}, err
+			}
+			continue
+		case EvWatermark:
+			s.wm = ev.Wm
+			if err := s.fire(ev.Wm); err != nil {
+				return Event{}, err
+			}
+		case EvEnd:
+			if err := s.fire(MaxWatermark); err != nil {
+				return Event{}, err
+			}
+		}
+		s.pending = append(s.pending, ev)
+	}
+	ev := s.pending[0]
+	s.pending = s.pending[1:]
+	return ev, nil
+}
+
+func (s *windowAggStream) row(r types.Row) error {
+	n := s.n
+	end, ok := types.TimeMillis(r.Fields[n.End])
+	if !ok || end-1 <= s.wm {
+		return nil // late for this window: its result is out already
+	}
+	keys := make([]any, len(n.Groups))
+	for i, g := range n.Groups {
+		v, err := g.Eval(r.Fields)
+		if err != nil {
+			return err
+		}
+		keys[i] = v
+	}
+	k := string(keycodec.Encode(keys))
+	g := s.groups[k]
+	if g == nil {
+		s.seq++
+		g = &windowGroup{key: k, end: end, seq: s.seq, keys: keys, accs: make([]Accumulator, len(n.Calls))}
+		for i, c := range n.Calls {
+			g.accs[i] = NewAccumulator(c)
+		}
+		s.groups[k] = g
+		s.minEnd = min(s.minEnd, end)
+	}
+	for i, c := range n.Calls {
+		var v any
+		if c.Arg != nil {
+			var err error
+			if v, err = c.Arg.Eval(r.Fields); err != nil {
+				return err
+			}
+		}
+		g.accs[i].Add(v)
+	}
+	return nil
+}
+
+// fire emits the windows that end at or before wm + 1, by end, then in
+// the order they appeared. (Flink orders the windows of one firing by its
+// timer queue, which no query can rely on.)
+func (s *windowAggStream) fire(wm int64) error {
+	if s.minEnd-1 > wm {
+		return nil
+	}
+	var done []*windowGroup
+	s.minEnd = MaxWatermark
+	for _, g := range s.groups {
+		if g.end-1 <= wm {
+			done = append(done, g)
+		} else {
+			s.minEnd = min(s.minEnd, g.end)
+		}
+	}
+	sort.Slice(done, func(i, j int) bool {
+		if done[i].end != done[j].end {
+			return done[i].end < done[j].end
+		}
+		return done[i].seq < done[j].seq
+	})
+	for _, g := range done {
+		delete(s.groups, g.key)
+		grow := append([]any{}, g.keys...)
+		for _, acc := range g.accs {
+			grow = append(grow, acc.Value())
+		}
+		out := make([]any, len(s.n.Outs))
+		for i, x := range s.n.Outs {
+			v, err := x.Eval(grow)
+			if err != nil {
+				return err
+			}
+			out[i] = v
+		}
+		s.pending = append(s.pending, Event{Kind: EvRow, Row: types.Row{Kind: types.Insert, Fields: out}})
+	}
+	return nil
+}
+
+func (s *windowAggStream) Close() error { return s.in.Close() }
