@@ -3,7 +3,9 @@
 // carries the function's declaration as annotations, a generic bridge that
 // runs the bundled JavaScript in GraalJS, the SQL that registers it, and
 // JUnit tests that run the SELECTs ptfsh ran on a Flink mini cluster and
-// compare the rows with ptfsh's.
+// compare the rows with ptfsh's. A scalar function (kind: "scalar")
+// becomes a ScalarFunction whose eval calls the JavaScript eval through
+// the same bridge.
 //
 // The package knows nothing of goja or the SQL session: the wiring
 // (cmd/ptfsh) loads the function and bundles its source, and runs the
@@ -55,7 +57,7 @@
 //
 // Check, CheckChangelog and CheckScript refuse, with a message that names
 // the feature and the file, what the bridge cannot run as ptfsh does:
-// scalar functions, views of other than BOOLEAN, integer, FLOAT, DOUBLE and STRING
+// scalar functions with a ROW output, views of other than BOOLEAN, integer, FLOAT, DOUBLE and STRING
 // elements, a changelog function with a scalar output, a scalar argument
 // before a PASS_COLUMNS_THROUGH table (Flink 2.3 fails to generate code
 // for it), and argument and output types the bridge does not convert
@@ -123,7 +125,7 @@ func Check(def *ptf.FuncDef, file string) error {
 		return fmt.Errorf("%s: export flink: the function name %q cannot be written in Flink SQL: its quoted names hold no line breaks", file, def.Name)
 	}
 	if def.Scalar != nil {
-		return fail("a scalar function (kind: \"scalar\"; the bridge carries process table functions)")
+		return checkScalar(def, file)
 	}
 	if def.Infer != nil {
 		return fail("a built-in function with its own type inference")
@@ -172,6 +174,24 @@ func Check(def *ptf.FuncDef, file string) error {
 		}
 	} else if javaClass(def.Output, false) == "" {
 		return fail("the output type %s", def.Output)
+	}
+	return nil
+}
+
+// checkScalar is Check for a scalar function (kind: "scalar"), which
+// becomes a Flink ScalarFunction: its arguments and output of the types
+// the bridge converts.
+func checkScalar(def *ptf.FuncDef, file string) error {
+	for _, a := range def.Args {
+		if !flinkName.MatchString(a.Name) {
+			return fmt.Errorf("%s: export flink: Invalid argument name '%s'. An argument must follow the pattern %s.", file, a.Name, flinkNamePattern)
+		}
+		if a.Type == nil || a.Type.Kind == types.KindDescriptor || javaClass(*a.Type, true) == "" {
+			return fmt.Errorf("%s: export flink: the scalar argument type %s (argument %q) of a scalar function is not supported yet", file, typeName(a.Type), a.Name)
+		}
+	}
+	if def.Output.Kind == types.KindRow || javaClass(def.Output, false) == "" {
+		return fmt.Errorf("%s: export flink: the output type %s of a scalar function is not supported yet", file, def.Output)
 	}
 	return nil
 }
@@ -388,6 +408,9 @@ type classState struct{ Name, Param, TTL, Type, Hint string }
 // of p's function. Call Check first.
 func ClassSource(p Project) (string, error) {
 	def := p.Def
+	if def.Scalar != nil {
+		return scalarSource(p)
+	}
 	data := struct {
 		Class, File, Resource, Output, OutClass string
 		OutNames, OutKinds, ArgNames, ArgTables string
@@ -510,6 +533,38 @@ func ClassSource(p Project) (string, error) {
 	}
 	data.StateKinds = "{" + strings.Join(stateKinds, ", ") + "}"
 	return execTemplate("Function.java.tmpl", data)
+}
+
+// scalarSource is ClassSource for a scalar function: a ScalarFunction
+// whose eval has the declared arguments (@ArgumentHint: name, type,
+// isOptional) and output (@DataTypeHint), and calls the bridge.
+func scalarSource(p Project) (string, error) {
+	def := p.Def
+	data := struct {
+		Class, File, Resource, Output, OutClass, OutKinds, ArgParams string
+		Args                                                         []classArg
+	}{
+		Class: ClassName(def.Name), File: javaComment(filepath.ToSlash(p.File)), Resource: resourceName(def),
+		Output: javaString(flinkType(def.Output)), OutClass: javaClass(def.Output, false),
+		OutKinds: `{"` + kindName(def.Output) + `"}`,
+	}
+	used := map[string]bool{"js": true, "context": true}
+	var params []string
+	for _, a := range def.Args {
+		param := javaIdent(a.Name)
+		for used[param] || javaKeywords[param] {
+			param += "_"
+		}
+		used[param] = true
+		hint := fmt.Sprintf("@ArgumentHint(name = \"%s\", type = @DataTypeHint(\"%s\")", javaString(a.Name), javaString(flinkType(*a.Type)))
+		if a.Optional {
+			hint += ", isOptional = true"
+		}
+		data.Args = append(data.Args, classArg{Hint: hint + ")", JavaClass: javaClass(*a.Type, true), Param: param})
+		params = append(params, param)
+	}
+	data.ArgParams = strings.Join(params, ", ")
+	return execTemplate("ScalarFunction.java.tmpl", data)
 }
 
 func execTemplate(name string, data any) (string, error) {

@@ -112,6 +112,38 @@ public final class JsFunction implements AutoCloseable {
     }
 
     /**
+     * openScalar opens the bundled scalar function (kind: "scalar") in the
+     * class path resource, whose output has the bridge's kind outKind; call
+     * it with scalar().
+     */
+    public static JsFunction openScalar(String resource, String outKind) throws IOException {
+        return open(resource, null, new String[] {outKind}, new String[0], new boolean[0], new String[0], false);
+    }
+
+    /**
+     * scalar calls a scalar function's eval with the arguments in declared
+     * order (null for NULL and for an optional argument left out), given to
+     * JavaScript as ptfsh gives them, and returns its value converted to
+     * the output type as ptfsh converts it.
+     */
+    public Object scalar(Object[] args) {
+        StringBuilder json = new StringBuilder("[");
+        for (int i = 0; i < args.length; i++) {
+            if (i > 0) {
+                json.append(',');
+            }
+            writeValue(json, args[i]);
+        }
+        json.append(']');
+        Value v = call.execute(json.toString()).getArrayElement(0);
+        try {
+            return convert(v, outKinds[0], null);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("eval returned a value that is no " + outKinds[0] + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * changelogMode calls the function's changelog declaration of the form
      * (cctx) => mode, as Flink's ChangelogFunction.getChangelogMode, in a
      * GraalJS context of its own (Flink calls it while it plans). The mode
@@ -351,6 +383,8 @@ public final class JsFunction implements AutoCloseable {
             "  const defaults = {};",
             "  names.forEach((n, i) => { if (!isView(i)) { const d = decl.state[n].default; defaults[n] = save(n, d === undefined ? start(i) : d); } });",
             "  const fresh = (n) => dec(JSON.parse(defaults[n]));",
+            "  // A scalar function (kind: 'scalar'): eval(arg, ...) returns the value.",
+            "  if (decl.kind === 'scalar') return (argsJson) => [decl.eval.apply(decl, JSON.parse(argsJson, revive))];",
             "  return function (emit, ops, states, argsJson, timer) {",
             "    const st = {}; const reset = {}; const semantics = {};",
             "    names.forEach((n, i) => {",
