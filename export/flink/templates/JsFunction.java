@@ -65,8 +65,12 @@ public final class JsFunction implements AutoCloseable {
     private Object[] states;
     /** The context of the call that runs (for the JavaScript context's time and timer methods). */
     private ProcessTableFunction.Context current;
-    /** The scalar arguments of the last eval, as JSON: onTimer gets them too (as in ptfsh). */
-    private String lastScalars = "{}";
+    /**
+     * The arguments of onTimer, as JSON: every one null (Flink's onTimer
+     * takes only the context and the state entries; JavaScript's args
+     * throws when onTimer reads a scalar one, as ptfsh's does).
+     */
+    private final String timerArgs;
 
     private JsFunction(Context context, Value call, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables, String[] stateKinds) {
         this.context = context;
@@ -76,6 +80,15 @@ public final class JsFunction implements AutoCloseable {
         this.argNames = argNames;
         this.argTables = argTables;
         this.stateKinds = stateKinds;
+        StringBuilder b = new StringBuilder("{");
+        for (int i = 0; i < argNames.length; i++) {
+            if (i > 0) {
+                b.append(',');
+            }
+            quote(b, argNames[i]);
+            b.append(":null");
+        }
+        this.timerArgs = b.append('}').toString();
     }
 
     /**
@@ -440,6 +453,9 @@ public final class JsFunction implements AutoCloseable {
             "    };",
             "    ctx.getChangelogMode = () => modeOf(JSON.parse(ops('changelogMode')));",
             "    const args = JSON.parse(argsJson, revive);",
+            "    // Flink's onTimer takes only the context and the state entries: a scalar argument read there throws, as in ptfsh.",
+            "    if (timer) Object.keys(args).filter((k) => !tableArgs.includes(k)).forEach((k) => Object.defineProperty(args, k, { enumerable: true,",
+            "      get() { throw new TypeError('args.' + k + ': onTimer gets no scalar arguments, as on Flink, whose onTimer takes only the context and the state entries; keep what onTimer needs in state in eval (state.x = args.' + k + ')'); } }));",
             "    (timer ? decl.onTimer : decl.eval).call(decl, ctx, st, args);",
             "    return names.map((n, i) => {",
             "      if (isView(i)) return reset[n] ? 'clear' : null;",
@@ -455,39 +471,30 @@ public final class JsFunction implements AutoCloseable {
      */
     public void eval(Consumer<Object> collect, ProcessTableFunction.Context ctx, Object[] states, Object[] args) {
         StringBuilder json = new StringBuilder("{");
-        StringBuilder scalars = new StringBuilder("{");
         for (int i = 0; i < argNames.length; i++) {
             if (i > 0) {
                 json.append(',');
-                scalars.append(',');
             }
             quote(json, argNames[i]);
             json.append(':');
-            quote(scalars, argNames[i]);
-            scalars.append(':');
             Object a = args[i];
             if (a instanceof Row) {
                 writeRow(json, (Row) a, ctx.tableSemanticsFor(argNames[i]).dataType());
-                scalars.append("null");
             } else {
-                int at = json.length();
                 writeValue(json, a);
-                scalars.append(argTables[i] ? "null" : json.substring(at));
             }
         }
         json.append('}');
-        scalars.append('}');
-        lastScalars = scalars.toString();
         run(collect, ctx, states, json.toString(), false);
     }
 
     /**
-     * Calls onTimer with the state rows: every table argument is null, the
-     * scalar arguments are those of the last eval of this instance (ptfsh
-     * gives them to onTimer).
+     * Calls onTimer with the state rows: every table argument is null, and
+     * reading a scalar argument throws (Flink's onTimer gets none), as in
+     * ptfsh.
      */
     public void onTimer(Consumer<Object> collect, ProcessTableFunction.OnTimerContext ctx, Object[] states) {
-        run(collect, ctx, states, lastScalars, true);
+        run(collect, ctx, states, timerArgs, true);
     }
 
     private void run(Consumer<Object> collect, ProcessTableFunction.Context ctx, Object[] states, String argsJson, boolean timer) {
