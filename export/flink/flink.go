@@ -515,14 +515,11 @@ func ClassSource(p Project) (string, error) {
 		case ptf.MapState:
 			stateKinds = append(stateKinds, `"MAP<`+kindName(*s.Type.Key)+","+kindName(*s.Type.Elem)+`>"`)
 		case ptf.ValueState:
-			if s.Type != nil {
+			if s.Type != nil && s.Type.Kind == types.KindRow {
 				// A typed entry starts as an object of its fields, all
-				// null (unless it has a default), as in ptfsh.
-				names := make([]string, len(s.Type.Fields))
-				for i, f := range s.Type.Fields {
-					names[i] = f.Name
-				}
-				b, _ := json.Marshal(names)
+				// null (unless it has a default), as in ptfsh, and is
+				// checked after each call against the fields' types.
+				b, _ := json.Marshal(checkType(*s.Type))
 				stateKinds = append(stateKinds, `"`+javaString("VALUE:"+string(b))+`"`)
 				continue
 			}
@@ -565,6 +562,54 @@ func scalarSource(p Project) (string, error) {
 	}
 	data.ArgParams = strings.Join(params, ", ")
 	return execTemplate("ScalarFunction.java.tmpl", data)
+}
+
+// checkType describes t for the bridge's check of typed state (fits, in
+// JsFunction's WRAPPER), which takes what ptfsh's conversion of a value
+// to t takes: a name for a scalar type ("BOOLEAN", "TINYINT", ...,
+// "DOUBLE", "STRING", "DECIMAL", "TIMEPOINT" for DATE and TIMESTAMP(_LTZ),
+// "TIME", "INTERVAL_DT", "INTERVAL_YM", "BYTES", "ANY" for the others),
+// {"array": elem}, {"map": [key, value]} or {"row": [[name, type], ...]}.
+func checkType(t types.Type) any {
+	switch t.Kind {
+	case types.KindBoolean:
+		return "BOOLEAN"
+	case types.KindTinyInt:
+		return "TINYINT"
+	case types.KindSmallInt:
+		return "SMALLINT"
+	case types.KindInt:
+		return "INT"
+	case types.KindBigInt:
+		return "BIGINT"
+	case types.KindDecimal:
+		return "DECIMAL"
+	case types.KindFloat, types.KindDouble:
+		return "DOUBLE"
+	case types.KindChar, types.KindVarChar:
+		return "STRING"
+	case types.KindDate, types.KindTimestamp, types.KindTimestampLTZ:
+		return "TIMEPOINT"
+	case types.KindTime:
+		return "TIME"
+	case types.KindIntervalDayTime:
+		return "INTERVAL_DT"
+	case types.KindIntervalYearMonth:
+		return "INTERVAL_YM"
+	case types.KindBinary, types.KindVarBinary:
+		return "BYTES"
+	case types.KindArray:
+		return map[string]any{"array": checkType(*t.Elem)}
+	case types.KindMap:
+		return map[string]any{"map": []any{checkType(*t.Key), checkType(*t.Elem)}}
+	case types.KindRow:
+		fields := make([]any, len(t.Fields))
+		for i, f := range t.Fields {
+			fields[i] = []any{f.Name, checkType(f.Type)}
+		}
+		return map[string]any{"row": fields, "type": t.String()}
+	}
+	return "ANY"
 }
 
 func execTemplate(name string, data any) (string, error) {
