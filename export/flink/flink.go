@@ -46,9 +46,11 @@
 // and holds the JSON text of the JavaScript value, with ptfsh's tags for
 // what JSON lacks (Date, Map, Set, BigInt, undefined, ...): read before
 // eval and onTimer, written back after them. A new key starts from a copy
-// of the entry's default. This keeps the JavaScript semantics (any value)
-// at the cost of Flink's typed state (no state schema evolution, no
-// queryable fields). ListView and MapView entries are Flink's ListView
+// of the entry's default. A typed entry (a ROW type) is kept the same way
+// and checked after each call as ptfsh checks it (declared fields only,
+// each of its type), so that what fails in ptfsh fails on Flink. This
+// keeps the JavaScript semantics (any value) at the cost of Flink's typed
+// state (no state schema evolution, no queryable fields). ListView and MapView entries are Flink's ListView
 // and MapView of the Java classes of their types; the bridge reads and
 // writes them one call at a time. onTimer declares every entry eval has,
 // as Flink requires.
