@@ -31,10 +31,14 @@ func (in *instance) newCtxObject() *goja.Object {
 			panic(vm.NewTypeError("clearState: no state entry %q is declared (declared: %s)", name, strings.Join(in.stateNames(), ", ")))
 		}
 		cur.ClearState(i)
+		in.stateCleared[i] = true
 		return goja.Undefined()
 	})
 	set("clearAllState", func(goja.FunctionCall) goja.Value {
 		in.mustCur("ctx.clearAllState").ClearAllState()
+		for i := range in.stateCleared {
+			in.stateCleared[i] = true
+		}
 		return goja.Undefined()
 	})
 	set("clearAllTimers", func(goja.FunctionCall) goja.Value {
@@ -44,6 +48,9 @@ func (in *instance) newCtxObject() *goja.Object {
 	set("clearAll", func(goja.FunctionCall) goja.Value {
 		cur := in.mustCur("ctx.clearAll")
 		cur.ClearAllState()
+		for i := range in.stateCleared {
+			in.stateCleared[i] = true
+		}
 		in.throw(cur.ClearAllTimers())
 		return goja.Undefined()
 	})

@@ -50,9 +50,12 @@
 //     processed, and null for the other table arguments.
 //
 // OnTimer calls onTimer(ctx, state, args) the same way, with every table
-// argument null. ctx, state and args are views of the current call, reused
-// from call to call: a function must not use them after its call returns
-// (doing so throws a TypeError).
+// argument null and a scalar argument throwing a TypeError when read
+// (Flink's onTimer takes only the context and the state entries). After
+// each call, typed value state is checked as Flink's conversion would
+// check it (typedstate.go). ctx, state and args are views of the current
+// call, reused from call to call: a function must not use them after its
+// call returns (doing so throws a TypeError).
 //
 // List and map state (kind "list" with type ARRAY<T>, kind "map" with type
 // MAP<K, V>: Flink's ListView and MapView) reach eval as view objects with

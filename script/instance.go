@@ -22,12 +22,14 @@ type instance struct {
 	cur      *ptf.Context // the current call's context; nil between calls
 	curInput int          // declaration index of the table argument being processed, or -1
 	curRow   goja.Value   // its row object
+	inTimer  bool         // the current call is onTimer: scalar arguments are not there
 
 	argVals []goja.Value // scalar arguments, converted once; nil for table arguments
 	tables  []*rowSchema // table arguments' row schemas by declaration index
 
 	ctxObj, stateObj, argsObj *goja.Object
 	stateVals                 []goja.Value   // state values fetched in the current call
+	stateCleared              []bool         // entries the current call cleared (clearState)
 	views                     []*goja.Object // list and map view objects by state entry (views.go)
 
 	out      []types.Column // output columns
@@ -82,6 +84,7 @@ func (e *realm) newInstance(d *decl, spec ptf.CallSpec) (*instance, error) {
 	}
 	in.outBuf = make([]any, len(in.out))
 	in.stateVals = make([]goja.Value, len(d.state))
+	in.stateCleared = make([]bool, len(d.state))
 	in.argsObj = e.vm.NewDynamicObject(&argsView{in})
 	in.stateObj = e.vm.NewDynamicObject(&stateView{in})
 	in.ctxObj = in.newCtxObject()
@@ -120,11 +123,17 @@ func (in *instance) Eval(ctx *ptf.Context, row types.Row) error {
 }
 
 // OnTimer implements runtime.PTF: onTimer(ctx, state, args), every table
-// argument null. A function without onTimer ignores its timers.
+// argument null, and reading a scalar argument an error: Flink's onTimer
+// takes the context and the state entries only ("onTimer( <on timer
+// context>? , <state entry>* )", Flink's PTF docs), so a function that
+// reads eval's arguments there would not run on Flink. A function
+// without onTimer ignores its timers.
 func (in *instance) OnTimer(ctx *ptf.Context) error {
 	if in.d.onTimer == nil {
 		return nil
 	}
+	in.inTimer = true
+	defer func() { in.inTimer = false }()
 	return in.call(ctx, in.d.onTimer, -1, goja.Null(), "onTimer")
 }
 
@@ -135,14 +144,26 @@ func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, row goja
 	}
 	in.cur, in.curInput, in.curRow, in.rows = ctx, input, row, 0
 	_, err := fn(in.d.obj, in.callArgs[:]...)
+	var terr error
+	if err == nil {
+		// Typed entries as Flink's conversion takes them (typedstate.go):
+		// still within the call, since reading the values may run its code.
+		if ex := e.vm.Try(func() { terr = in.checkTypedState() }); ex != nil {
+			err = ex
+		}
+	}
 	in.cur, in.curInput, in.curRow = nil, -1, nil
 	clear(in.stateVals)
+	clear(in.stateCleared)
 	if err != nil {
 		// Before leaving: rendering a thrown value runs its toString, which
 		// is the function's code and counts against the call's limits.
 		err = e.callError(in.d.name, err)
 	}
 	e.leave()
+	if terr != nil {
+		return terr
+	}
 	return err
 }
 
@@ -227,6 +248,9 @@ func (a *argsView) Get(key string) goja.Value {
 			continue
 		}
 		if in.tables[i] == nil {
+			if in.inTimer && in.cur != nil {
+				panic(in.e.vm.NewTypeError("args.%s: onTimer gets no scalar arguments, as on Flink, whose onTimer takes only the context and the state entries; keep what onTimer needs in state in eval (state.x = args.%s)", key, key))
+			}
 			return in.argVals[i]
 		}
 		if i == in.curInput {

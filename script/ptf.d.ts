@@ -288,7 +288,11 @@ interface PTF<S = Record<string, any>, A = Record<string, any>> {
    * (the other table arguments are null).
    */
   eval(ctx: Context, state: S, args: A): void;
-  /** Called when a timer fires; every table argument is null. */
+  /**
+   * Called when a timer fires; every table argument is null, and reading a
+   * scalar argument throws (Flink's onTimer takes only the context and the
+   * state entries): keep what onTimer needs in state.
+   */
   onTimer?(ctx: Context, state: S, args: A): void;
   /** Flink's ChangelogFunction: the modes this function emits (default insert-only). */
   changelog?: ChangelogName | ((cctx: ChangelogContext) => ChangelogName | { kinds: string[]; keyOnlyDeletes?: boolean });

@@ -55,9 +55,11 @@ var exportedExamples = []string{
 	"Greeting (quickstart.sql)",
 	"GreetingWithFollowUp (greeting_with_follow_up.sql)",
 	"GreetingWithMemory (quickstart.sql)",
+	"Label (scalar.sql)",
 	"NoDepartureAlert (flights.sql)",
 	"OrderedProcessor (ordered_processor.sql)",
 	"PingLater (ping_later.sql)",
+	"Rate (scalar.sql)",
 	"SecondEvent (second_event.sql)",
 	"TableFilter (quickstart.sql)",
 	"ToChangelogFunction (to_changelog_function.sql)",
@@ -154,8 +156,17 @@ func TestRunExport_flinkExamples(t *testing.T) {
 		labels = append(labels, p.prefix+": "+p.label)
 	}
 	t.Logf("cases by prefix: %s", strings.Join(labels, ", "))
+	// refused.js: its case as it is, and variants that must fail on Flink
+	// as they fail in ptfsh (mustFail).
+	refusedDir := filepath.Join(root, "refused")
+	var rout, rerr bytes.Buffer
+	if code := run([]string{"export", "flink", "testdata/flink/refused/refused.js", "--script", "testdata/flink/refused/refused.sql", "-o", refusedDir}, nil, &rout, &rerr); code != 0 {
+		t.Fatalf("export refused.js: %s", rerr.String())
+	}
+	projects = append(projects, exportedProject{dir: refusedDir, prefix: "rf_", cases: []string{"case01"}, label: "Refused (refused.sql)"})
 	merged := filepath.Join(root, "merged")
 	n := mergeProjects(t, projects, merged)
+	n += addMustFail(t, merged, "rf_case01")
 	start := time.Now()
 	cmd := exec.Command(mvn, "-B", "-q", "test")
 	cmd.Dir = merged
@@ -171,19 +182,68 @@ func TestRunExport_flinkExamples(t *testing.T) {
 		}
 	}
 	planted := false
+	failedAsInPtfsh := map[string]bool{}
 	for name, msg := range failed {
 		switch {
 		case name == "planted":
 			planted = true
+		case mustFail[name] != "":
+			if !strings.Contains(msg, mustFail[name]) {
+				t.Errorf("%s fails on Flink, but not with %q:\n%s", name, mustFail[name], msg)
+			}
+			failedAsInPtfsh[name] = true
 		case known[name] != "":
 			t.Logf("%s fails on Flink, a known difference: %s", name, known[name])
 		default:
 			t.Errorf("%s fails on Flink:\n%s", name, msg)
 		}
 	}
+	for name, want := range mustFail {
+		if !failedAsInPtfsh[name] {
+			t.Errorf("%s passes on Flink; it must fail with %q, as in ptfsh", name, want)
+		}
+	}
 	if total != n || !planted || err == nil {
 		t.Errorf("mvn -B -q test: %v; %d of %d cases ran; the planted case failed: %v\n%s", err, total, n, planted, tail(string(out), 4000))
 	}
+}
+
+// mustFail are the variants of refused.js's case (its mode argument
+// replaced) that must fail on Flink with ptfsh's message, as they fail in
+// ptfsh (tests/testdata/state/typed_state_checked.txtar,
+// tests/testdata/time/ontimer_args.txtar).
+var mustFail = map[string]string{
+	"rf_wrong": `state s (ROW<` + "`n`" + ` BIGINT, ` + "`note`" + ` STRING>): field "n" is BIGINT: cannot use "two" (string)`,
+	"rf_extra": `field "nte" is not declared (the type has n, note)`,
+	"rf_timer": `args.mode: onTimer gets no scalar arguments`,
+}
+
+// addMustFail adds to the merged project a case per mustFail entry: base
+// with its mode 'ok' replaced by the entry's. It returns the number added.
+func addMustFail(t *testing.T, merged, base string) int {
+	dir := filepath.Join(merged, "src/test/resources/ptfsh/cases")
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	sql := read(base + ".sql")
+	if !strings.Contains(sql, "mode => 'ok'") {
+		t.Fatalf("%s.sql has no mode => 'ok': %s", base, sql)
+	}
+	var names []string
+	for name := range mustFail {
+		mode := strings.TrimPrefix(name, "rf_")
+		writeFile(t, filepath.Join(dir, name+".sql"), strings.Replace(sql, "mode => 'ok'", "mode => '"+mode+"'", 1))
+		writeFile(t, filepath.Join(dir, name+".out"), read(base+".out"))
+		writeFile(t, filepath.Join(dir, name+".register.sql"), read(base+".register.sql"))
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	writeFile(t, filepath.Join(dir, "index.txt"), read("index.txt")+strings.Join(names, "\n")+"\n")
+	return len(names)
 }
 
 // knownDifferences are the conformance archives whose rows on Flink differ

@@ -182,7 +182,7 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 				continue
 			}
 			if untypedNull(c.View.Query) {
-				unfit[name] = "a view whose VALUES hold an untyped NULL, which Flink refuses ('Illegal use of 'NULL''; CAST(NULL AS type) works in both)"
+				unfit[name] = "a view whose VALUES or SELECT list hold an untyped NULL, which Flink refuses ('Illegal use of 'NULL''; CAST(NULL AS type) works in both)"
 				continue
 			}
 			setup = append(setup, setupStmt{name, st.Text})
@@ -430,16 +430,21 @@ func callsFn(q *sqlmini.Query, name string) bool {
 	return found
 }
 
-// untypedNull reports whether a VALUES of q has a bare NULL for a value.
+// untypedNull reports whether a VALUES of q has a bare NULL for a value,
+// or a SELECT of q a bare NULL for a column (Flink refuses both).
 func untypedNull(q *sqlmini.Query) bool {
 	found := false
+	isNull := func(e *sqlmini.Expr) bool {
+		return e != nil && strings.EqualFold(strings.Trim(strings.TrimSpace(e.String()), "() "), "NULL")
+	}
 	walk(reflect.ValueOf(q), func(n any) {
-		if v, ok := n.(*sqlmini.ValuesRow); ok {
+		switch v := n.(type) {
+		case *sqlmini.ValuesRow:
 			for _, e := range v.Values {
-				if strings.EqualFold(strings.TrimSpace(e.String()), "NULL") {
-					found = true
-				}
+				found = found || isNull(e)
 			}
+		case *sqlmini.SelectItem:
+			found = found || isNull(v.Expr)
 		}
 	})
 	return found

@@ -140,6 +140,8 @@ CREATE TABLE cl (name STRING) WITH ('connector' = 'filesystem', 'path' = 'c.csv'
 SELECT * FROM F(TABLE cl);
 CREATE VIEW nulls(a, b) AS VALUES (1, NULL), (2, CAST(NULL AS INT));
 SELECT * FROM F(TABLE nulls);
+CREATE VIEW selnull AS SELECT NULL AS x;
+SELECT * FROM F(TABLE selnull);
 `
 	r := &fakeRunner{}
 	var notes bytes.Buffer
@@ -162,7 +164,8 @@ SELECT * FROM F(TABLE nulls);
 	wantNotes := `note: s.sql:6: skipped, it reads gen, a datagen table, whose random values on Flink are not ptfsh's
 note: s.sql:9: skipped, it reads stepped, which reads steps, whose VALUES hold WATERMARK steps, which Flink has no equivalent for
 note: s.sql:13: skipped, it reads cl, a changelog file table ('changelog.op-column'), which Flink's filesystem connector does not read
-note: s.sql:15: skipped, it reads nulls, a view whose VALUES hold an untyped NULL, which Flink refuses ('Illegal use of 'NULL''; CAST(NULL AS type) works in both)
+note: s.sql:15: skipped, it reads nulls, a view whose VALUES or SELECT list hold an untyped NULL, which Flink refuses ('Illegal use of 'NULL''; CAST(NULL AS type) works in both)
+note: s.sql:17: skipped, it reads selnull, a view whose VALUES or SELECT list hold an untyped NULL, which Flink refuses ('Illegal use of 'NULL''; CAST(NULL AS type) works in both)
 `
 	if d := cmp.Diff(wantNotes, notes.String()); d != "" {
 		t.Errorf("notes (-want +got):\n%s", d)

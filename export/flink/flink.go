@@ -3,7 +3,9 @@
 // carries the function's declaration as annotations, a generic bridge that
 // runs the bundled JavaScript in GraalJS, the SQL that registers it, and
 // JUnit tests that run the SELECTs ptfsh ran on a Flink mini cluster and
-// compare the rows with ptfsh's.
+// compare the rows with ptfsh's. A scalar function (kind: "scalar")
+// becomes a ScalarFunction whose eval calls the JavaScript eval through
+// the same bridge.
 //
 // The package knows nothing of goja or the SQL session: the wiring
 // (cmd/ptfsh) loads the function and bundles its source, and runs the
@@ -44,9 +46,11 @@
 // and holds the JSON text of the JavaScript value, with ptfsh's tags for
 // what JSON lacks (Date, Map, Set, BigInt, undefined, ...): read before
 // eval and onTimer, written back after them. A new key starts from a copy
-// of the entry's default. This keeps the JavaScript semantics (any value)
-// at the cost of Flink's typed state (no state schema evolution, no
-// queryable fields). ListView and MapView entries are Flink's ListView
+// of the entry's default. A typed entry (a ROW type) is kept the same way
+// and checked after each call as ptfsh checks it (declared fields only,
+// each of its type), so that what fails in ptfsh fails on Flink. This
+// keeps the JavaScript semantics (any value) at the cost of Flink's typed
+// state (no state schema evolution, no queryable fields). ListView and MapView entries are Flink's ListView
 // and MapView of the Java classes of their types; the bridge reads and
 // writes them one call at a time. onTimer declares every entry eval has,
 // as Flink requires.
@@ -55,7 +59,7 @@
 //
 // Check, CheckChangelog and CheckScript refuse, with a message that names
 // the feature and the file, what the bridge cannot run as ptfsh does:
-// scalar functions, views of other than BOOLEAN, integer, FLOAT, DOUBLE and STRING
+// scalar functions with a ROW output, views of other than BOOLEAN, integer, FLOAT, DOUBLE and STRING
 // elements, a changelog function with a scalar output, a scalar argument
 // before a PASS_COLUMNS_THROUGH table (Flink 2.3 fails to generate code
 // for it), and argument and output types the bridge does not convert
@@ -123,7 +127,7 @@ func Check(def *ptf.FuncDef, file string) error {
 		return fmt.Errorf("%s: export flink: the function name %q cannot be written in Flink SQL: its quoted names hold no line breaks", file, def.Name)
 	}
 	if def.Scalar != nil {
-		return fail("a scalar function (kind: \"scalar\"; the bridge carries process table functions)")
+		return checkScalar(def, file)
 	}
 	if def.Infer != nil {
 		return fail("a built-in function with its own type inference")
@@ -172,6 +176,24 @@ func Check(def *ptf.FuncDef, file string) error {
 		}
 	} else if javaClass(def.Output, false) == "" {
 		return fail("the output type %s", def.Output)
+	}
+	return nil
+}
+
+// checkScalar is Check for a scalar function (kind: "scalar"), which
+// becomes a Flink ScalarFunction: its arguments and output of the types
+// the bridge converts.
+func checkScalar(def *ptf.FuncDef, file string) error {
+	for _, a := range def.Args {
+		if !flinkName.MatchString(a.Name) {
+			return fmt.Errorf("%s: export flink: Invalid argument name '%s'. An argument must follow the pattern %s.", file, a.Name, flinkNamePattern)
+		}
+		if a.Type == nil || a.Type.Kind == types.KindDescriptor || javaClass(*a.Type, true) == "" {
+			return fmt.Errorf("%s: export flink: the scalar argument type %s (argument %q) of a scalar function is not supported yet", file, typeName(a.Type), a.Name)
+		}
+	}
+	if def.Output.Kind == types.KindRow || javaClass(def.Output, false) == "" {
+		return fmt.Errorf("%s: export flink: the output type %s of a scalar function is not supported yet", file, def.Output)
 	}
 	return nil
 }
@@ -388,6 +410,9 @@ type classState struct{ Name, Param, TTL, Type, Hint string }
 // of p's function. Call Check first.
 func ClassSource(p Project) (string, error) {
 	def := p.Def
+	if def.Scalar != nil {
+		return scalarSource(p)
+	}
 	data := struct {
 		Class, File, Resource, Output, OutClass string
 		OutNames, OutKinds, ArgNames, ArgTables string
@@ -492,14 +517,11 @@ func ClassSource(p Project) (string, error) {
 		case ptf.MapState:
 			stateKinds = append(stateKinds, `"MAP<`+kindName(*s.Type.Key)+","+kindName(*s.Type.Elem)+`>"`)
 		case ptf.ValueState:
-			if s.Type != nil {
+			if s.Type != nil && s.Type.Kind == types.KindRow {
 				// A typed entry starts as an object of its fields, all
-				// null (unless it has a default), as in ptfsh.
-				names := make([]string, len(s.Type.Fields))
-				for i, f := range s.Type.Fields {
-					names[i] = f.Name
-				}
-				b, _ := json.Marshal(names)
+				// null (unless it has a default), as in ptfsh, and is
+				// checked after each call against the fields' types.
+				b, _ := json.Marshal(checkType(*s.Type))
 				stateKinds = append(stateKinds, `"`+javaString("VALUE:"+string(b))+`"`)
 				continue
 			}
@@ -510,6 +532,86 @@ func ClassSource(p Project) (string, error) {
 	}
 	data.StateKinds = "{" + strings.Join(stateKinds, ", ") + "}"
 	return execTemplate("Function.java.tmpl", data)
+}
+
+// scalarSource is ClassSource for a scalar function: a ScalarFunction
+// whose eval has the declared arguments (@ArgumentHint: name, type,
+// isOptional) and output (@DataTypeHint), and calls the bridge.
+func scalarSource(p Project) (string, error) {
+	def := p.Def
+	data := struct {
+		Class, File, Resource, Output, OutClass, OutKinds, ArgParams string
+		Args                                                         []classArg
+	}{
+		Class: ClassName(def.Name), File: javaComment(filepath.ToSlash(p.File)), Resource: resourceName(def),
+		Output: javaString(flinkType(def.Output)), OutClass: javaClass(def.Output, false),
+		OutKinds: `{"` + kindName(def.Output) + `"}`,
+	}
+	used := map[string]bool{"js": true, "context": true}
+	var params []string
+	for _, a := range def.Args {
+		param := javaIdent(a.Name)
+		for used[param] || javaKeywords[param] {
+			param += "_"
+		}
+		used[param] = true
+		hint := fmt.Sprintf("@ArgumentHint(name = \"%s\", type = @DataTypeHint(\"%s\")", javaString(a.Name), javaString(flinkType(*a.Type)))
+		if a.Optional {
+			hint += ", isOptional = true"
+		}
+		data.Args = append(data.Args, classArg{Hint: hint + ")", JavaClass: javaClass(*a.Type, true), Param: param})
+		params = append(params, param)
+	}
+	data.ArgParams = strings.Join(params, ", ")
+	return execTemplate("ScalarFunction.java.tmpl", data)
+}
+
+// checkType describes t for the bridge's check of typed state (fits, in
+// JsFunction's WRAPPER), which takes what ptfsh's conversion of a value
+// to t takes: a name for a scalar type ("BOOLEAN", "TINYINT", ...,
+// "DOUBLE", "STRING", "DECIMAL", "TIMEPOINT" for DATE and TIMESTAMP(_LTZ),
+// "TIME", "INTERVAL_DT", "INTERVAL_YM", "BYTES", "ANY" for the others),
+// {"array": elem}, {"map": [key, value]} or {"row": [[name, type], ...]}.
+func checkType(t types.Type) any {
+	switch t.Kind {
+	case types.KindBoolean:
+		return "BOOLEAN"
+	case types.KindTinyInt:
+		return "TINYINT"
+	case types.KindSmallInt:
+		return "SMALLINT"
+	case types.KindInt:
+		return "INT"
+	case types.KindBigInt:
+		return "BIGINT"
+	case types.KindDecimal:
+		return "DECIMAL"
+	case types.KindFloat, types.KindDouble:
+		return "DOUBLE"
+	case types.KindChar, types.KindVarChar:
+		return "STRING"
+	case types.KindDate, types.KindTimestamp, types.KindTimestampLTZ:
+		return "TIMEPOINT"
+	case types.KindTime:
+		return "TIME"
+	case types.KindIntervalDayTime:
+		return "INTERVAL_DT"
+	case types.KindIntervalYearMonth:
+		return "INTERVAL_YM"
+	case types.KindBinary, types.KindVarBinary:
+		return "BYTES"
+	case types.KindArray:
+		return map[string]any{"array": checkType(*t.Elem)}
+	case types.KindMap:
+		return map[string]any{"map": []any{checkType(*t.Key), checkType(*t.Elem)}}
+	case types.KindRow:
+		fields := make([]any, len(t.Fields))
+		for i, f := range t.Fields {
+			fields[i] = []any{f.Name, checkType(f.Type)}
+		}
+		return map[string]any{"row": fields, "type": t.String()}
+	}
+	return "ANY"
 }
 
 func execTemplate(name string, data any) (string, error) {

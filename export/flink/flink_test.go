@@ -31,6 +31,8 @@ func TestClassSource_golden(t *testing.T) {
 		{"GreetingWithMemory", "greeting_with_memory.js"},
 		{"TableFilter", "table_filter.js"},
 		{"NoDepartureAlert", "no_departure_alert.js"},
+		// A scalar function (kind: "scalar"): a ScalarFunction.
+		{"Label", "../cmd/ptfsh/testdata/flink/label.js"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join("..", "..", "examples", tc.file)
@@ -77,8 +79,10 @@ func TestCheck_unsupported(t *testing.T) {
 			eval() {} })`, `the output field type TIME(0) (field "t")`},
 		{"scalar type", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }, { name: "d", type: "MAP<STRING, INT>" }],
 			eval() {} })`, `the scalar argument type MAP<STRING, INT> (argument "d")`},
-		{"scalar function", `({ kind: "scalar", output: "INT", args: [{ name: "x", type: "INT" }], eval(x) { return x; } })`,
-			`f.js: export flink: a scalar function (kind: "scalar"; the bridge carries process table functions) is not supported yet`},
+		{"scalar function of a ROW", `({ kind: "scalar", output: "ROW<a INT>", args: [{ name: "x", type: "INT" }], eval(x) { return [x]; } })`,
+			`f.js: export flink: the output type ROW<` + "`a`" + ` INT> of a scalar function is not supported yet`},
+		{"scalar function of a TIME", `({ kind: "scalar", output: "INT", args: [{ name: "x", type: "TIME" }], eval(x) { return 1; } })`,
+			`f.js: export flink: the scalar argument type TIME(0) (argument "x") of a scalar function is not supported yet`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -156,8 +156,9 @@ var niladic = map[string]bool{
 // astExtensions walks the statement's tree for what Flink's parser and
 // validator refuse: a reserved word of Flink's as an unquoted name, a
 // bare NULL in VALUES (Calcite infers no type for it, whatever the other
-// rows or the INSERT's table: checked with Flink 2.3.0), WATERMARK steps
-// in VALUES.
+// rows or the INSERT's table: checked with Flink 2.3.0) or as a SELECT
+// column (CREATE VIEW v AS SELECT NULL AS x, SELECT NULL AS x, a
+// subquery's: checked with Flink 2.3.0), WATERMARK steps in VALUES.
 func astExtensions(st *sqlmini.Statement) []extension {
 	var out []extension
 	notNames := map[*sqlmini.Name]bool{} // function names and units
@@ -188,6 +189,14 @@ func astExtensions(st *sqlmini.Statement) []extension {
 			}
 			out = append(out, extension{pos: v.Pos, what: fmt.Sprintf("'%s' as a plain name", v.Value),
 				why: fmt.Sprintf("%s is a reserved word of Flink SQL, which Flink's parser refuses as a name; write it in backquotes, `%s`", strings.ToUpper(string(v.Value)), v.Value)})
+		case *sqlmini.TypeExpr:
+			if why, ok := flinkLacksType[strings.ToUpper(v.Name)]; ok {
+				out = append(out, extension{pos: v.Pos, what: "the type " + strings.ToUpper(v.Name), why: why})
+			}
+		case *sqlmini.SelectItem:
+			if p := bareNull(v.Expr); p != nil {
+				out = append(out, extension{pos: p.Pos, what: "an untyped NULL as a SELECT column", why: "Flink's validator infers no type for a bare NULL in a SELECT list, in a view, a subquery or a query (\"Illegal use of 'NULL'\"); write CAST(NULL AS type), which runs in both"})
+			}
 		case *sqlmini.ValuesRow:
 			if v.Watermark != nil {
 				out = append(out, extension{pos: v.Pos, what: "a WATERMARK step in VALUES", why: "Flink has no equivalent: its watermarks come from a table's WATERMARK declaration as the rows arrive; put the rows in a file table that declares one"})
@@ -200,6 +209,15 @@ func astExtensions(st *sqlmini.Statement) []extension {
 		}
 	})
 	return out
+}
+
+// flinkLacksType are the type names that ptfsh takes and Flink 2.3.0's
+// planner refuses (checked with its TableEnvironment: CAST(x AS BOOL),
+// CREATE TABLE t (d DESCRIPTOR), CAST(1 AS REAL)), with what to write.
+var flinkLacksType = map[string]string{
+	"BOOL":       "Flink has no type BOOL (\"Unknown identifier 'BOOL'\"); write BOOLEAN",
+	"REAL":       "Flink's planner refuses REAL (\"Type is not supported: REAL\"); write FLOAT",
+	"DESCRIPTOR": "Flink has no DESCRIPTOR type for a column or a CAST (\"Unknown identifier 'DESCRIPTOR'\"); a descriptor is a PTF argument, DESCRIPTOR(col), or an ARRAY<STRING> of names in a column",
 }
 
 // timeUnits are the units of EXTRACT, TIMESTAMPADD and TIMESTAMPDIFF.

@@ -65,8 +65,12 @@ public final class JsFunction implements AutoCloseable {
     private Object[] states;
     /** The context of the call that runs (for the JavaScript context's time and timer methods). */
     private ProcessTableFunction.Context current;
-    /** The scalar arguments of the last eval, as JSON: onTimer gets them too (as in ptfsh). */
-    private String lastScalars = "{}";
+    /**
+     * The arguments of onTimer, as JSON: every one null (Flink's onTimer
+     * takes only the context and the state entries; JavaScript's args
+     * throws when onTimer reads a scalar one, as ptfsh's does).
+     */
+    private final String timerArgs;
 
     private JsFunction(Context context, Value call, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables, String[] stateKinds) {
         this.context = context;
@@ -76,6 +80,15 @@ public final class JsFunction implements AutoCloseable {
         this.argNames = argNames;
         this.argTables = argTables;
         this.stateKinds = stateKinds;
+        StringBuilder b = new StringBuilder("{");
+        for (int i = 0; i < argNames.length; i++) {
+            if (i > 0) {
+                b.append(',');
+            }
+            quote(b, argNames[i]);
+            b.append(":null");
+        }
+        this.timerArgs = b.append('}').toString();
     }
 
     /**
@@ -109,6 +122,38 @@ public final class JsFunction implements AutoCloseable {
         Value call = wrap.execute(decl, outNames == null ? null : String.join(",", outNames), changelog,
                 ProxyArray.fromArray((Object[]) stateKinds), ProxyArray.fromList(tables));
         return new JsFunction(context, call, outNames, outKinds, argNames, argTables, stateKinds);
+    }
+
+    /**
+     * openScalar opens the bundled scalar function (kind: "scalar") in the
+     * class path resource, whose output has the bridge's kind outKind; call
+     * it with scalar().
+     */
+    public static JsFunction openScalar(String resource, String outKind) throws IOException {
+        return open(resource, null, new String[] {outKind}, new String[0], new boolean[0], new String[0], false);
+    }
+
+    /**
+     * scalar calls a scalar function's eval with the arguments in declared
+     * order (null for NULL and for an optional argument left out), given to
+     * JavaScript as ptfsh gives them, and returns its value converted to
+     * the output type as ptfsh converts it.
+     */
+    public Object scalar(Object[] args) {
+        StringBuilder json = new StringBuilder("[");
+        for (int i = 0; i < args.length; i++) {
+            if (i > 0) {
+                json.append(',');
+            }
+            writeValue(json, args[i]);
+        }
+        json.append(']');
+        Value v = call.execute(json.toString()).getArrayElement(0);
+        try {
+            return convert(v, outKinds[0], null);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("eval returned a value that is no " + outKinds[0] + ": " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -305,7 +350,56 @@ public final class JsFunction implements AutoCloseable {
             "  // ListView and MapView entries call Flink's views through ops('view', i, method, ...).",
             "  const isView = (i) => !stateKinds[i].startsWith('VALUE');",
             "  // A typed value entry (VALUE:[fields]) starts as an object of its fields, all null.",
-            "  const start = (i) => stateKinds[i].startsWith('VALUE:') ? Object.fromEntries(JSON.parse(stateKinds[i].slice(6)).map((f) => [f, null])) : {};",
+            "  // Its kind holds its ROW type as {row: [[name, type], ...], type} (flink.go's checkType).",
+            "  const typed = stateKinds.map((k) => k.startsWith('VALUE:') ? JSON.parse(k.slice(6)) : null);",
+            "  const start = (i) => typed[i] ? Object.fromEntries(typed[i].row.map(([f]) => [f, null])) : {};",
+            "  // fits tells whether v converts to the type t as ptfsh converts a value (NULL fits).",
+            "  const RANGE = { TINYINT: ['-128', '127'], SMALLINT: ['-32768', '32767'], INT: ['-2147483648', '2147483647'], BIGINT: ['-9223372036854775808', '9223372036854775807'] };",
+            "  const fits = (v, t) => {",
+            "    if (v === null || v === undefined) return true;",
+            "    if (typeof t === 'string') switch (t) {",
+            "      case 'BOOLEAN': return typeof v === 'boolean';",
+            "      case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': {",
+            "        const [lo, hi] = RANGE[t];",
+            "        if (typeof v === 'bigint') return v >= BigInt(lo) && v <= BigInt(hi);",
+            "        return typeof v === 'number' && Number.isInteger(v) && v >= Number(lo) && v <= Number(hi);",
+            "      }",
+            "      case 'DOUBLE': return typeof v === 'number' || typeof v === 'bigint';",
+            "      case 'DECIMAL': return (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint' || (typeof v === 'string' && /^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s*$/.test(v));",
+            "      case 'STRING': return typeof v === 'string';",
+            "      case 'TIMEPOINT': return v instanceof Date ? !Number.isNaN(v.getTime()) : typeof v === 'number' && Number.isFinite(v);",
+            "      case 'TIME': return typeof v === 'number' && v >= 0 && v < 86400000;",
+            "      case 'INTERVAL_DT': return (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';",
+            "      case 'INTERVAL_YM': return typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647;",
+            "      case 'BYTES': return v instanceof Uint8Array || v instanceof ArrayBuffer;",
+            "      default: return true;",
+            "    }",
+            "    if (t.array) return Array.isArray(v) && v.every((x) => fits(x, t.array));",
+            "    if (t.map) {",
+            "      if (v instanceof Map) return Array.from(v).every(([k, x]) => fits(k, t.map[0]) && fits(x, t.map[1]));",
+            "      return t.map[0] === 'STRING' && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && Object.values(v).every((x) => fits(x, t.map[1]));",
+            "    }",
+            "    if (Array.isArray(v)) return v.length === t.row.length && t.row.every(([, ft], i) => fits(v[i], ft));",
+            "    if (typeof v !== 'object' || v instanceof Date || v instanceof Map || v instanceof Set) return false;",
+            "    return t.row.every(([f, ft]) => fits(v[f], ft));",
+            "  };",
+            "  const describe = (v) => typeof v === 'string' ? JSON.stringify(v.length > 40 ? v.slice(0, 37) + '...' : v) + ' (string)'",
+            "    : v !== null && typeof v === 'object' ? Object.prototype.toString.call(v).slice(8, -1) : String(v);",
+            "  // checkTyped checks a typed entry after a call as ptfsh does: declared fields only, each of its type.",
+            "  const checkTyped = (n, t, v) => {",
+            "    if (v === null || v === undefined) return;",
+            "    const names = t.row.map(([f]) => f);",
+            "    let why = null;",
+            "    if (typeof v !== 'object') why = 'cannot use ' + describe(v) + ': the entry holds an object of its fields';",
+            "    else if (Array.isArray(v)) { if (!fits(v, t)) why = 'cannot use ' + describe(v) + ' as ' + t.type; }",
+            "    else {",
+            "      const extra = Object.keys(v).find((k) => !names.includes(k));",
+            "      const bad = t.row.find(([f, ft]) => !fits(v[f], ft));",
+            "      if (extra !== undefined) why = 'field ' + JSON.stringify(extra) + ' is not declared (the type has ' + names.join(', ') + \"): declare it in the entry's type, or keep it in another entry\";",
+            "      else if (bad) why = 'field ' + JSON.stringify(bad[0]) + ' is ' + (typeof bad[1] === 'string' ? bad[1] : 'typed') + ': cannot use ' + describe(v[bad[0]]);",
+            "    }",
+            "    if (why !== null) throw new TypeError('state ' + n + ' (' + t.type + '): ' + why + '; Flink converts a typed state entry to its declared type after each call and would fail here');",
+            "  };",
             "  const listView = (op) => {",
             "    const nn = (v) => { if (v === null || v === undefined) throw new TypeError(\"List views don't support null values.\"); return v; };",
             "    const all = () => Array.from(op('getAll'));",
@@ -351,6 +445,8 @@ public final class JsFunction implements AutoCloseable {
             "  const defaults = {};",
             "  names.forEach((n, i) => { if (!isView(i)) { const d = decl.state[n].default; defaults[n] = save(n, d === undefined ? start(i) : d); } });",
             "  const fresh = (n) => dec(JSON.parse(defaults[n]));",
+            "  // A scalar function (kind: 'scalar'): eval(arg, ...) returns the value.",
+            "  if (decl.kind === 'scalar') return (argsJson) => [decl.eval.apply(decl, JSON.parse(argsJson, revive))];",
             "  return function (emit, ops, states, argsJson, timer) {",
             "    const st = {}; const reset = {}; const semantics = {};",
             "    names.forEach((n, i) => {",
@@ -406,7 +502,11 @@ public final class JsFunction implements AutoCloseable {
             "    };",
             "    ctx.getChangelogMode = () => modeOf(JSON.parse(ops('changelogMode')));",
             "    const args = JSON.parse(argsJson, revive);",
+            "    // Flink's onTimer takes only the context and the state entries: a scalar argument read there throws, as in ptfsh.",
+            "    if (timer) Object.keys(args).filter((k) => !tableArgs.includes(k)).forEach((k) => Object.defineProperty(args, k, { enumerable: true,",
+            "      get() { throw new TypeError('args.' + k + ': onTimer gets no scalar arguments, as on Flink, whose onTimer takes only the context and the state entries; keep what onTimer needs in state in eval (state.x = args.' + k + ')'); } }));",
             "    (timer ? decl.onTimer : decl.eval).call(decl, ctx, st, args);",
+            "    names.forEach((n, i) => { if (typed[i] && reset[n] === undefined) checkTyped(n, typed[i], st[n]); });",
             "    return names.map((n, i) => {",
             "      if (isView(i)) return reset[n] ? 'clear' : null;",
             "      const j = save(n, st[n]); return reset[n] !== undefined && reset[n] === st[n] && j === defaults[n] ? null : j;",
@@ -421,39 +521,30 @@ public final class JsFunction implements AutoCloseable {
      */
     public void eval(Consumer<Object> collect, ProcessTableFunction.Context ctx, Object[] states, Object[] args) {
         StringBuilder json = new StringBuilder("{");
-        StringBuilder scalars = new StringBuilder("{");
         for (int i = 0; i < argNames.length; i++) {
             if (i > 0) {
                 json.append(',');
-                scalars.append(',');
             }
             quote(json, argNames[i]);
             json.append(':');
-            quote(scalars, argNames[i]);
-            scalars.append(':');
             Object a = args[i];
             if (a instanceof Row) {
                 writeRow(json, (Row) a, ctx.tableSemanticsFor(argNames[i]).dataType());
-                scalars.append("null");
             } else {
-                int at = json.length();
                 writeValue(json, a);
-                scalars.append(argTables[i] ? "null" : json.substring(at));
             }
         }
         json.append('}');
-        scalars.append('}');
-        lastScalars = scalars.toString();
         run(collect, ctx, states, json.toString(), false);
     }
 
     /**
-     * Calls onTimer with the state rows: every table argument is null, the
-     * scalar arguments are those of the last eval of this instance (ptfsh
-     * gives them to onTimer).
+     * Calls onTimer with the state rows: every table argument is null, and
+     * reading a scalar argument throws (Flink's onTimer gets none), as in
+     * ptfsh.
      */
     public void onTimer(Consumer<Object> collect, ProcessTableFunction.OnTimerContext ctx, Object[] states) {
-        run(collect, ctx, states, lastScalars, true);
+        run(collect, ctx, states, timerArgs, true);
     }
 
     private void run(Consumer<Object> collect, ProcessTableFunction.Context ctx, Object[] states, String argsJson, boolean timer) {
