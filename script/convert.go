@@ -52,6 +52,11 @@ func (e *realm) toJS(v any, t *types.Type) goja.Value {
 	case int32:
 		return vm.ToValue(x)
 	case float64:
+		if t != nil && t.Kind == types.KindFloat {
+			// A Java float reaches JavaScript as its double: 0.1 is
+			// 0.10000000149011612 in Flink's bridge too.
+			return vm.ToValue(float64(float32(x)))
+		}
 		return vm.ToValue(x)
 	case float32:
 		return vm.ToValue(float64(x))

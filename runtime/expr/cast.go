@@ -119,6 +119,18 @@ func castToInteger(v any, to types.Type) (any, error) {
 }
 
 func castToFloat(v any, to types.Type) (any, error) {
+	f, err := castToFloat64(v, to)
+	if err == nil && to.Kind == types.KindFloat {
+		// A FLOAT holds a float32, as Java's float: CAST(0.1 AS FLOAT) read
+		// as a DOUBLE (or by a function) is 0.10000000149011612 in Flink.
+		if x, ok := f.(float64); ok {
+			f = float64(float32(x))
+		}
+	}
+	return f, err
+}
+
+func castToFloat64(v any, to types.Type) (any, error) {
 	switch x := v.(type) {
 	case int64:
 		return float64(x), nil
@@ -316,6 +328,7 @@ func compileCast(c *sqlmini.Cast, sc *Scope) (Expr, error) {
 	}
 	pos, try := c.Pos, c.Try
 	text := to.IsString() && from.Kind != types.KindNull
+	konstFloat := x.IsConstant() && to.Kind == types.KindFloat
 	return &funcExpr{t: to, konst: x.IsConstant(), f: func(row []any) (any, error) {
 		v, err := x.Eval(row)
 		if err != nil || v == nil {
@@ -324,6 +337,10 @@ func compileCast(c *sqlmini.Cast, sc *Scope) (Expr, error) {
 		var out any
 		if _, isString := v.(string); text && !isString {
 			out = string(types.AppendTableValue(nil, v, from))
+		} else if konstFloat {
+			// Flink's planner folds a constant CAST to FLOAT exactly (its
+			// literal keeps 0.1, not the float 0.10000000149011612).
+			out, err = castToFloat64(v, to)
 		} else if out, err = CastValue(v, to); err != nil {
 			if try {
 				return nil, nil

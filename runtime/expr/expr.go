@@ -751,8 +751,9 @@ func ArithType(op string, a, b types.Type) types.Type {
 		t = b
 	case b.Kind == types.KindNull:
 		t = a
-	case a.Kind == types.KindFloat && b.Kind == types.KindFloat:
-		t = types.Type{Kind: types.KindFloat}
+	case a.Kind == types.KindFloat && (b.Kind == types.KindFloat || b.IsInteger()),
+		b.Kind == types.KindFloat && a.IsInteger():
+		t = types.Type{Kind: types.KindFloat} // FLOAT + INT is a FLOAT in Flink
 	case a.Kind == types.KindFloat || a.Kind == types.KindDouble || b.Kind == types.KindFloat || b.Kind == types.KindDouble:
 		t = types.TypeDouble
 	case a.IsInteger() && b.IsInteger():
@@ -876,19 +877,25 @@ func arith(pos sqlmini.Pos, op string, a, b any, t types.Type) (any, error) {
 		return v, nil
 	}
 	x, y := toFloat(a), toFloat(b)
+	var f float64
 	switch op {
 	case "+":
-		return x + y, nil
+		f = x + y
 	case "-":
-		return x - y, nil
+		f = x - y
 	case "*":
-		return x * y, nil
+		f = x * y
 	case "/":
-		return x / y, nil
+		f = x / y
 	case "%":
-		return math.Mod(x, y), nil
+		f = math.Mod(x, y)
+	default:
+		return nil, sqlmini.Errorf(pos, "unknown operator %s", op)
 	}
-	return nil, sqlmini.Errorf(pos, "unknown operator %s", op)
+	if t.Kind == types.KindFloat {
+		return float64(float32(f)), nil // Java's float arithmetic
+	}
+	return f, nil
 }
 
 func ratOf(v any) *big.Rat {

@@ -34,6 +34,14 @@ var flinkCases = []struct{ expr, typ, want string }{
 	{`CASE WHEN FALSE THEN 1 END`, `INT`, `null`},
 	{`CASE WHEN TRUE THEN 1 ELSE 2.5 END`, `DECIMAL(11, 1) NOT NULL`, `1.0`},
 	{`CASE WHEN CAST(NULL AS BOOLEAN) THEN 1 ELSE 2 END`, `INT NOT NULL`, `2`},
+	// FLOAT is Java's float: arithmetic rounds to it, a constant CAST is
+	// folded exactly (Flink 2.3.0, session 4).
+	{`CAST(CAST(0.1 AS FLOAT) AS DOUBLE)`, `DOUBLE NOT NULL`, `0.1`},
+	{`CAST(0.1 AS FLOAT) * CAST(3 AS FLOAT)`, `FLOAT NOT NULL`, `0.3`},
+	{`CAST(CAST(0.1 AS FLOAT) * CAST(3 AS FLOAT) AS DOUBLE)`, `DOUBLE NOT NULL`, `0.30000001192092896`},
+	{`CAST(CAST('0.1' AS FLOAT) AS DOUBLE)`, `DOUBLE NOT NULL`, `0.1`},
+	{`CAST(0.1 AS FLOAT) + 1`, `FLOAT NOT NULL`, `1.1`},
+	{`CAST(CAST(0.1 AS FLOAT) + CAST(0.2 AS FLOAT) AS DOUBLE)`, `DOUBLE NOT NULL`, `0.30000001192092896`},
 	{`7 / 2`, `INT NOT NULL`, `3`},
 	{`7 % 3`, `INT NOT NULL`, `1`},
 	{`-7 / 2`, `INT NOT NULL`, `-3`},
