@@ -1,5 +1,10 @@
 package sqlmini
 
+import (
+	"encoding/hex"
+	"fmt"
+)
+
 // Expr is an expression: OR of ANDs.
 type Expr struct {
 	Pos   Pos
@@ -96,6 +101,7 @@ type Primary struct {
 	Pos        Pos
 	Number     *string       `parser:"(  @Number"`
 	String     *Str          `parser:" | @String"`
+	Hex        *HexLit       `parser:" | @Hex"`
 	True       bool          `parser:" | @'TRUE'"`
 	False      bool          `parser:" | @'FALSE'"`
 	Null       bool          `parser:" | @'NULL'"`
@@ -111,6 +117,24 @@ type Primary struct {
 	Func       *FuncCall     `parser:" | @@"`
 	Column     *ColumnRef    `parser:" | @@"`
 	Paren      *Expr         `parser:" | '(' @@ ')' )"`
+}
+
+// HexLit is a binary string literal's bytes: X'0A0B'.
+type HexLit []byte
+
+// Capture decodes X'...': hex digits, two a byte.
+func (h *HexLit) Capture(values []string) error {
+	v := values[0]
+	digits := v[2 : len(v)-1]
+	if len(digits)%2 != 0 {
+		return fmt.Errorf("the binary literal %s needs an even number of hex digits, two a byte", v)
+	}
+	b, err := hex.DecodeString(digits)
+	if err != nil {
+		return fmt.Errorf("the binary literal %s holds a character that is not a hex digit (0-9, a-f)", v)
+	}
+	*h = b
+	return nil
 }
 
 // Constructor holds the elements of ROW(...), ARRAY[...] or MAP[...].

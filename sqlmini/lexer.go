@@ -70,6 +70,9 @@ var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Comment", Pattern: `--[^\n]*|/\*(?:[^*]|\*+[^*/])*\*+/`},
 	{Name: "Whitespace", Pattern: `[ \t\r\n\f]+`},
 	{Name: "Body", Pattern: `\$\$(?:[^$]|\$[^$])*\$\$`},
+	// X'0A0B': a binary string literal (before Ident, which would take
+	// the X). Its digits are checked when it is captured (HexLit).
+	{Name: "Hex", Pattern: `[xX]'[^']*'`},
 	{Name: "String", Pattern: `'(?:[^']|'')*'`},
 	{Name: "QIdent", Pattern: "`(?:[^`]|``)*`"},
 	// An opening quote, $$ or /* that the rules above could not close. It

@@ -375,6 +375,8 @@ func convertError(err error, src string) error {
 		if m, ok := unsupported(msg); ok {
 			return &Error{Pos: pos, Msg: m}
 		}
+		// A Capture's own error (a binary literal's digits) is the message.
+		msg = strings.TrimPrefix(msg, "failed to capture: ")
 		return &Error{Pos: pos, Msg: friendly(msg)}
 	}
 	return fmt.Errorf("sql: %w", err)

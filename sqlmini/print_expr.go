@@ -1,6 +1,9 @@
 package sqlmini
 
-import "strings"
+import (
+	"encoding/hex"
+	"strings"
+)
 
 // Printing expressions and types; see print.go.
 
@@ -233,6 +236,8 @@ func (p *Primary) format(b *strings.Builder) {
 		b.WriteString(*p.Number)
 	case p.String != nil:
 		b.WriteString(QuoteString(string(*p.String)))
+	case p.Hex != nil:
+		b.WriteString("X'" + strings.ToUpper(hex.EncodeToString(*p.Hex)) + "'")
 	case p.True:
 		b.WriteString("TRUE")
 	case p.False:

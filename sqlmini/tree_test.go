@@ -60,6 +60,11 @@ func diffValue(a, b reflect.Value, path string, fold bool) string {
 			return ""
 		}
 		return fmt.Sprintf("%s: %q vs %q", path, x, y)
+	case reflect.Uint8: // a binary literal's bytes
+		if a.Uint() != b.Uint() {
+			return fmt.Sprintf("%s: %d vs %d", path, a.Uint(), b.Uint())
+		}
+		return ""
 	case reflect.Bool:
 		if a.Bool() != b.Bool() {
 			return fmt.Sprintf("%s: %v vs %v", path, a.Bool(), b.Bool())

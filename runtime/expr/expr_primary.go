@@ -16,6 +16,10 @@ func compilePrimary(p *sqlmini.Primary, sc *Scope) (Expr, error) {
 	case p.String != nil:
 		s := string(*p.String)
 		return &Constant{v: s, t: types.Type{Kind: types.KindChar, Length: max(len([]rune(s)), 1), NotNull: true}}, nil
+	case p.Hex != nil:
+		// X'0A0B' is a BINARY(2) NOT NULL, as in Flink.
+		b := []byte(*p.Hex)
+		return &Constant{v: b, t: types.Type{Kind: types.KindBinary, Length: max(len(b), 1), NotNull: true}}, nil
 	case p.True, p.False:
 		return &Constant{v: p.True, t: types.TypeBoolean.AsNotNull()}, nil
 	case p.Null:

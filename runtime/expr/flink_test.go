@@ -42,6 +42,8 @@ var flinkCases = []struct{ expr, typ, want string }{
 	{`CAST(CAST('0.1' AS FLOAT) AS DOUBLE)`, `DOUBLE NOT NULL`, `0.1`},
 	{`CAST(0.1 AS FLOAT) + 1`, `FLOAT NOT NULL`, `1.1`},
 	{`CAST(CAST(0.1 AS FLOAT) + CAST(0.2 AS FLOAT) AS DOUBLE)`, `DOUBLE NOT NULL`, `0.30000001192092896`},
+	{`X'0A'`, `BINARY(1) NOT NULL`, `[10]`},
+	{`CAST(X'0A0B' AS BYTES)`, `BYTES NOT NULL`, `[10, 11]`},
 	{`7 / 2`, `INT NOT NULL`, `3`},
 	{`7 % 3`, `INT NOT NULL`, `1`},
 	{`-7 / 2`, `INT NOT NULL`, `-3`},
