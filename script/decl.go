@@ -33,6 +33,10 @@ type decl struct {
 
 	// scalar: kind "scalar", Flink's ScalarFunction (scalar.go).
 	scalar bool
+
+	// jobs: the code can queue promise jobs, so its calls are never
+	// batched (batch.go).
+	jobs bool
 }
 
 // stateInit is how a fresh value of a state entry is made.

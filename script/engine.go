@@ -203,6 +203,7 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 	if err != nil {
 		return nil, s, err
 	}
+	d.jobs = mayQueueJobs.MatchString(b.code)
 	def := &ptf.FuncDef{
 		Name:       name,
 		File:       file,

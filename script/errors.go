@@ -153,6 +153,9 @@ func (e *realm) callError(fn string, err error) error {
 			i = tail
 		}
 		f := &stack[i]
+		if f.SrcName() == batchFile {
+			continue // the batch's frame (batch.go), not the function's
+		}
 		pos, line, ok := e.framePos(f)
 		if ok && out.Pos.Line == 0 {
 			out.Pos, out.Line = pos, line

@@ -40,6 +40,9 @@ type instance struct {
 	stop     func() bool
 	callArgs [3]goja.Value // ctx, state, args: passed without allocating a slice per call
 	rows     int64         // rows collected by the current call
+	// typedRows: an entry is typed as a ROW, checked after each call
+	// (typedstate.go).
+	typedRows bool
 }
 
 var (
@@ -84,6 +87,11 @@ func (e *realm) newInstance(d *decl, spec ptf.CallSpec) (*instance, error) {
 	}
 	in.outBuf = make([]any, len(in.out))
 	in.stateVals = make([]goja.Value, len(d.state))
+	for _, sd := range d.state {
+		if sd.Kind == ptf.ValueState && sd.Type != nil && sd.Type.Kind == types.KindRow {
+			in.typedRows = true
+		}
+	}
 	in.stateCleared = make([]bool, len(d.state))
 	in.argsObj = e.vm.NewDynamicObject(&argsView{in})
 	in.stateObj = e.vm.NewDynamicObject(&stateView{in})
@@ -145,7 +153,7 @@ func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, row goja
 	in.cur, in.curInput, in.curRow, in.rows = ctx, input, row, 0
 	_, err := fn(in.d.obj, in.callArgs[:]...)
 	var terr error
-	if err == nil {
+	if err == nil && in.typedRows {
 		// Typed entries as Flink's conversion takes them (typedstate.go):
 		// still within the call, since reading the values may run its code.
 		if ex := e.vm.Try(func() { terr = in.checkTypedState() }); ex != nil {
@@ -155,6 +163,11 @@ func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, row goja
 	in.cur, in.curInput, in.curRow = nil, -1, nil
 	clear(in.stateVals)
 	clear(in.stateCleared)
+	if err == nil && terr == nil && e.batch.active && e.batch.jobs {
+		// A promise job queued in a batch: stop now (batch.go).
+		e.leave()
+		return &Error{Func: in.d.name, Msg: what + ": " + errJobInBatch.Error(), Err: ptf.ErrLimit}
+	}
 	if err != nil {
 		// Before leaving: rendering a thrown value runs its toString, which
 		// is the function's code and counts against the call's limits.

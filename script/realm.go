@@ -40,6 +40,8 @@ type realm struct {
 	guarded      func() error
 	guardedErr   error
 	runGuardedFn func() // rt.runGuarded, bound once
+
+	batch batcher // the frame that batches calls (batch.go)
 }
 
 func (rt *realm) runGuarded() { rt.guardedErr = rt.guarded() }
@@ -58,6 +60,7 @@ func (e *Engine) newRealm() *realm {
 		return goja.Undefined()
 	}))
 	rt.initJS()
+	rt.initBatch()
 	rt.wrapRegExp()
 	rt.wrapAllocators()
 	if e.opts.Console != nil {

@@ -549,6 +549,9 @@ func (n *datagenNode) Explain() string {
 
 func (n *datagenNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	ex.NoCheckpoints("a datagen source has no position to resume from")
+	if n.spec.rate > 0 {
+		ex.Paced = true
+	}
 	s := &datagenStream{n: n, ex: ex, left: n.spec.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}
 	for _, g := range n.spec.fields {
 		s.gens = append(s.gens, newGenState(g, n.seed))

@@ -160,6 +160,10 @@ type Execution struct {
 	// fires every timer left. Without it a statement stops the way Flink's
 	// stop-with-savepoint does (SET 'ptfsh.end-of-input' = 'false').
 	EndOfInput bool
+	// Paced: a source gives its rows at a pace of wall-clock time (datagen's
+	// rows-per-second), so an operator must hand on each row's output
+	// before it waits for the next, and batches none of its calls.
+	Paced bool
 	// parallelism is SET 'parallelism.default' (--parallelism): how many
 	// workers a call that qualifies runs on (parallel.go).
 	Parallelism int

@@ -254,6 +254,10 @@ type PtfOp struct {
 	firing     *timer        // the timer whose onTimer runs
 	lin        *lineage      // with lineage on, the why-not counts (lineage.go)
 
+	// stepErr is the error of a batch of steps, returned once the output
+	// of the steps before it is handed on.
+	stepErr error
+
 	// the current call
 	cur  *keyState
 	row  types.Row
@@ -266,13 +270,46 @@ func (o *PtfOp) Next() (Event, error) {
 		if ev, ok := o.pop(); ok {
 			return ev, nil
 		}
+		if err := o.stepErr; err != nil {
+			return Event{}, err
+		}
 		if o.done {
 			return Event{Kind: EvEnd}, nil
 		}
-		if err := o.Step(); err != nil {
-			return Event{}, err
+		if err := o.steps(); err != nil {
+			// The rows before the failing one go on first, as they would
+			// have one step at a time.
+			o.stepErr = err
 		}
 	}
+}
+
+// batchSteps bounds the steps of one batch, and batchOut the output it
+// may queue: a batch ends as soon as it has output, or after these.
+const (
+	batchSteps = 256
+	batchOut   = 256
+)
+
+// steps runs one step, or, for a function that batches its calls
+// (ptf.Batcher), up to batchSteps in one batch while the output stays
+// under batchOut rows. A paced source (Execution.Paced) batches nothing:
+// its rows' output must not wait for the next row.
+func (o *PtfOp) steps() error {
+	b, ok := o.inst.(ptf.Batcher)
+	if !ok || o.Ex.Paced {
+		return o.Step()
+	}
+	return b.Batch(o.stepRun)
+}
+
+func (o *PtfOp) stepRun() error {
+	for n := 0; n < batchSteps && !o.done && len(o.Out)-o.Oi < batchOut; n++ {
+		if err := o.Step(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pop takes the next output from the queue; when none is left it empties

@@ -218,6 +218,14 @@ type PTF interface {
 	OnTimer(ctx *Context) error
 }
 
+// Batcher is implemented by a PTF whose calls cost less when many of them
+// run inside one Batch: fn is a run of the operator's steps, each of which
+// may call Eval or OnTimer (script's: one JavaScript frame under them,
+// see script/batch.go). Batch returns fn's error.
+type Batcher interface {
+	Batch(fn func() error) error
+}
+
 // StateCodec is implemented by a PTF that declares state. Value state is
 // kept live between calls as the instance's own objects (for JavaScript,
 // JS objects): the runtime caches them per partition key and asks the
