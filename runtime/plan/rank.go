@@ -277,6 +277,12 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 	}
 	sch := o.in.Schema()
 	cols := append(append([]types.Column(nil), sch.Columns...), types.Column{Name: "w0$o0", Type: types.TypeBigInt.AsNotNull()})
+	if w := o.windowRankNode(part, partText, keys, cols); w != nil {
+		// PARTITION BY window_start, window_end of a window table function
+		// or window aggregation: Flink's window Top-N (window_rank.go).
+		o.built = w
+		return nil
+	}
 	if m := o.in.Changelog(); !m.IsInsertOnly() {
 		in := o.in
 		if m.KeyOnlyDeletes || m.Contains(types.UpdateAfter) && !m.Contains(types.UpdateBefore) {
