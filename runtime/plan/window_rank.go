@@ -11,7 +11,8 @@ import (
 
 // Window Top-N and window deduplication, as Flink 2.3 plans them: the
 // ROW_NUMBER idiom of rank.go whose PARTITION BY holds window_start and
-// window_end of a window table function or of a window aggregation is a
+// window_end of a window table function, a window aggregation or a window
+// Top-N is a
 // WindowRank, or, for rn = 1 ordered by a time attribute, a
 // WindowDeduplicate (exec.WindowRankNode): insert-only rows, once per
 // window when the watermark passes window_end - 1. Any other PARTITION BY
@@ -31,7 +32,8 @@ type windowBounds struct {
 
 // findWindowBounds looks for window_start and window_end among n's
 // columns, read through filters, renames and projections from a window
-// table function or a window aggregation that groups by them.
+// table function, a window aggregation that groups by them or a window
+// Top-N of either.
 func findWindowBounds(n exec.Node) (windowBounds, bool) {
 	b := windowBounds{start: -1, end: -1}
 	locate := func(from []int, role func(int) int) bool {
@@ -75,46 +77,66 @@ func findWindowBounds(n exec.Node) (windowBounds, bool) {
 		b.spec, b.partition, b.tvf, b.rebuild = w.Spec, partition(w), w, rebuild
 		return b, locate(from, tvfRole(w))
 	}
-	agg, from := windowAggInput(n)
-	if agg == nil {
-		return b, false
-	}
-	w, _, aggFrom := windowInput(agg.In)
-	if w == nil {
-		return b, false
-	}
-	b.spec, b.partition = w.Spec, partition(w)
-	inner := tvfRole(w)
-	return b, locate(from, func(out int) int {
-		c, ok := agg.Outs[out].(*expr.Column)
-		if !ok || c.Index >= len(agg.Groups) {
-			return -1
+	src, from := windowSource(n)
+	switch t := src.(type) {
+	case *exec.WindowRankNode:
+		// A window Top-N keeps its input's columns in place.
+		inner, ok := findWindowBounds(t.In)
+		if !ok {
+			return b, false
 		}
-		g, ok := agg.Groups[c.Index].(*expr.Column)
-		if !ok || aggFrom[g.Index] < 0 {
+		b.spec, b.partition = inner.spec, inner.partition
+		return b, locate(from, func(c int) int {
+			switch c {
+			case inner.start:
+				return 0
+			case inner.end:
+				return 1
+			}
 			return -1
+		})
+	case *exec.WindowAggregateNode:
+		w, _, aggFrom := windowInput(t.In)
+		if w == nil {
+			return b, false
 		}
-		return inner(aggFrom[g.Index])
-	})
+		b.spec, b.partition = w.Spec, partition(w)
+		inner := tvfRole(w)
+		return b, locate(from, func(out int) int {
+			c, ok := t.Outs[out].(*expr.Column)
+			if !ok || c.Index >= len(t.Groups) {
+				return -1
+			}
+			g, ok := t.Groups[c.Index].(*expr.Column)
+			if !ok || aggFrom[g.Index] < 0 {
+				return -1
+			}
+			return inner(aggFrom[g.Index])
+		})
+	}
+	return b, false
 }
 
-// windowAggInput finds a window aggregation under filters, renames and
-// projections, and where each column of n comes from among its output
-// columns (-1: computed).
-func windowAggInput(n exec.Node) (*exec.WindowAggregateNode, []int) {
-	switch t := n.(type) {
-	case *exec.WindowAggregateNode:
-		m := make([]int, t.Sch.Len())
+// windowSource finds a window aggregation or a window Top-N under
+// filters, renames and projections, and where each column of n comes
+// from among its output columns (-1: computed).
+func windowSource(n exec.Node) (exec.Node, []int) {
+	identity := func(w int) []int {
+		m := make([]int, w)
 		for i := range m {
 			m[i] = i
 		}
-		return t, m
+		return m
+	}
+	switch t := n.(type) {
+	case *exec.WindowAggregateNode, *exec.WindowRankNode:
+		return t, identity(t.Schema().Len())
 	case *exec.FilterNode:
-		return windowAggInput(t.In)
+		return windowSource(t.In)
 	case *exec.RenameNode:
-		return windowAggInput(t.In)
+		return windowSource(t.In)
 	case *exec.ProjectNode:
-		if a, m := windowAggInput(t.In); a != nil {
+		if src, m := windowSource(t.In); src != nil {
 			out := make([]int, len(t.Exprs))
 			for i, x := range t.Exprs {
 				out[i] = -1
@@ -122,7 +144,7 @@ func windowAggInput(n exec.Node) (*exec.WindowAggregateNode, []int) {
 					out[i] = m[ce.Index]
 				}
 			}
-			return a, out
+			return src, out
 		}
 	}
 	return nil, nil
