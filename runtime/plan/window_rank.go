@@ -7,6 +7,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // Window Top-N and window deduplication, as Flink 2.3 plans them: the
@@ -222,4 +223,27 @@ func sortKeyTexts(keys []exec.OrderKey) string {
 		s[i] = k.Text
 	}
 	return strings.Join(s, ", ")
+}
+
+// windowRanked reports whether a rank call's window is partitioned by
+// window_start and window_end of o.in's windows: a window Top-N.
+func (o *overPlanner) windowRanked(f *sqlmini.FuncCall) bool {
+	spec, err := o.window(f)
+	if err != nil {
+		return false
+	}
+	b, ok := findWindowBounds(o.in)
+	if !ok {
+		return false
+	}
+	hasStart, hasEnd := false, false
+	for _, e := range spec.PartitionBy {
+		if x, err := expr.Compile(e, o.sc); err == nil {
+			if c, ok := x.(*expr.Column); ok {
+				hasStart = hasStart || c.Index == b.start
+				hasEnd = hasEnd || c.Index == b.end
+			}
+		}
+	}
+	return hasStart && hasEnd
 }
