@@ -13,8 +13,8 @@ import (
 type WindowDedup uint8
 
 const (
-	// TopN keeps the ranks Start to End by Keys (Flink's WindowRank).
-	TopN WindowDedup = iota
+	// KeepTopN keeps the ranks RankStart to RankEnd by Keys (Flink's WindowRank).
+	KeepTopN WindowDedup = iota
 	// KeepFirst keeps the row of the smallest time, the first to arrive
 	// among equals (Flink's WindowDeduplicate, keep=[FirstRow]).
 	KeepFirst
@@ -34,7 +34,7 @@ type WindowRankNode struct {
 	In         Node
 	Start, End int         // the window_start and window_end columns of the input
 	Partition  []expr.Expr // the other PARTITION BY keys
-	Keys       []OrderKey  // TopN's order
+	Keys       []OrderKey  // KeepTopN's order
 	Dedup      WindowDedup
 	Time       int // the time attribute of KeepFirst and KeepLast
 	RankStart  int64
@@ -50,7 +50,7 @@ func (n *WindowRankNode) Explain() string                { return n.Text }
 
 func (n *WindowRankNode) Open(ex *Execution) (Stream, error) {
 	what := "a window Top-N"
-	if n.Dedup != TopN {
+	if n.Dedup != KeepTopN {
 		what = "a window deduplication"
 	}
 	if !ex.EndOfInput {
@@ -136,7 +136,7 @@ func (s *windowRankStream) row(r types.Row) error {
 		s.groups[k] = g
 		s.minEnd = min(s.minEnd, end)
 	}
-	if n.Dedup != TopN {
+	if n.Dedup != KeepTopN {
 		ts, ok := types.TimeMillis(r.Fields[n.Time])
 		if !ok {
 			return nil
