@@ -25,8 +25,9 @@
 // GROUP BY with its accumulators (aggregate_op.go, aggregate_acc.go),
 // ORDER BY's Top-N and time sort (sort.go), OVER windows (over.go, which
 // reuses the accumulators), ROW_NUMBER's Top-N and deduplication
-// (rank.go), the window table functions and window aggregation (window.go,
-// window_agg.go), and the joins: regular (join.go), interval
+// (rank.go), the window table functions, window aggregation and window
+// Top-N and deduplication (window.go, window_agg.go, window_rank.go), and
+// the joins: regular (join.go), interval
 // (join_interval.go) and temporal (join_temporal.go). These keep their rows
 // in memory for one statement (no checkpoint is taken before its end).
 //

@@ -6,7 +6,8 @@
 // DISTINCT (a GROUP BY), ORDER BY (a Top-N with LIMIT, else a sort on
 // a time attribute, Flink's streaming rules), OVER windows (over.go),
 // ROW_NUMBER's Top-N and deduplication idioms (rank.go), and the window
-// table functions with window aggregation (window.go). A Planner sees the
+// table functions with window aggregation (window.go) and window Top-N
+// and deduplication (window_rank.go). A Planner sees the
 // catalog and what sources take from the session's settings
 // (connector.Env), not the session itself.
 package plan

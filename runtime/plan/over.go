@@ -106,6 +106,9 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 	case "LEAD":
 		return nil, sqlmini.Errorf(f.Pos, "LEAD Function is not supported in stream mode.")
 	case "RANK", "DENSE_RANK":
+		if o.rank != nil && o.rank.call == f && o.windowRanked(f) {
+			return nil, sqlmini.Errorf(f.Pos, "%s() function is not supported on Window TopN currently, only ROW_NUMBER() is supported.", name)
+		}
 		return nil, sqlmini.Errorf(f.Pos, "%s() on streaming table is not supported currently", name)
 	}
 	spec, err := o.window(f)

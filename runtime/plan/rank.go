@@ -94,7 +94,7 @@ func rankPattern(sel *sqlmini.Select) (*rankSpec, *sqlmini.Select, bool) {
 			continue
 		}
 		f := bareCall(it.Expr)
-		if f == nil || f.Over == nil || !strings.EqualFold(string(f.Name.Value), "ROW_NUMBER") {
+		if f == nil || f.Over == nil || !isRankFunction(string(f.Name.Value)) {
 			continue
 		}
 		call, name = f, "EXPR$"+strconv.Itoa(j)
@@ -125,6 +125,12 @@ func rankPattern(sel *sqlmini.Select) (*rankSpec, *sqlmini.Select, bool) {
 		return r, &out, true
 	}
 	return nil, nil, false
+}
+
+// isRankFunction reports whether name is ROW_NUMBER, or RANK or
+// DENSE_RANK, which the idiom takes to refuse them in Flink's words.
+func isRankFunction(name string) bool {
+	return strings.EqualFold(name, "ROW_NUMBER") || strings.EqualFold(name, "RANK") || strings.EqualFold(name, "DENSE_RANK")
 }
 
 func nilIfEmpty[T any](xs []T) []T {
@@ -259,7 +265,7 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 		return sqlmini.Errorf(spec.Frame.Pos, "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions")
 	}
 	if len(spec.OrderBy) == 0 {
-		return sqlmini.Errorf(f.Over.Pos, "ROW_NUMBER needs ORDER BY in its window: the order that ranks the rows")
+		return sqlmini.Errorf(f.Over.Pos, "Over Agg: The window rank function requires order by clause with non-constant fields. please re-check the over window statement. (ROW_NUMBER needs ORDER BY in its window: the order that ranks the rows.)")
 	}
 	var part []expr.Expr
 	var partText []string
@@ -277,6 +283,12 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 	}
 	sch := o.in.Schema()
 	cols := append(append([]types.Column(nil), sch.Columns...), types.Column{Name: "w0$o0", Type: types.TypeBigInt.AsNotNull()})
+	if w := o.windowRankNode(part, partText, keys, cols); w != nil {
+		// PARTITION BY window_start, window_end of a window table function
+		// or window aggregation: Flink's window Top-N (window_rank.go).
+		o.built = w
+		return nil
+	}
 	if m := o.in.Changelog(); !m.IsInsertOnly() {
 		in := o.in
 		if m.KeyOnlyDeletes || m.Contains(types.UpdateAfter) && !m.Contains(types.UpdateBefore) {

@@ -28,6 +28,8 @@ func TestRankPattern(t *testing.T) {
 		{"zero", "SELECT k FROM " + inner + " WHERE rn < 1", false, 0, 0, false, false, ""},
 		{"no row number", "SELECT k FROM (SELECT k, v AS rn FROM t) WHERE rn <= 2", false, 0, 0, false, false, ""},
 		{"no where", "SELECT k FROM " + inner, false, 0, 0, false, false, ""},
+		{"rank, refused later", "SELECT k FROM (SELECT k, RANK() OVER (PARTITION BY k ORDER BY v) AS rn FROM t) WHERE rn <= 2", true, 1, 2, false, false, ""},
+		{"other function", "SELECT k FROM (SELECT k, COUNT(*) OVER (PARTITION BY k ORDER BY v) AS rn FROM t) WHERE rn <= 2", false, 0, 0, false, false, ""},
 		{"unnamed", "SELECT * FROM (SELECT k, ROW_NUMBER() OVER (ORDER BY k) FROM t) WHERE EXPR$1 = 1", true, 1, 1, true, false, ""},
 	}
 	for _, tt := range tests {
