@@ -94,7 +94,12 @@ func (in *instance) Batch(fn func() error) error {
 		return fn()
 	}
 	b.fn, b.err, b.active, b.jobs = fn, nil, true, false
+	// The frame and the pump take two of the call depth: the function
+	// keeps all of SET 'ptf.max-call-depth'.
+	rt.apply()
+	rt.vm.SetMaxCallStackSize(rt.maxDepth + 2)
 	_, err := b.frame(goja.Undefined(), b.pump)
+	rt.vm.SetMaxCallStackSize(rt.maxDepth)
 	ferr := b.err
 	jobs := b.jobs
 	b.fn, b.err, b.active, b.jobs = nil, nil, false, false

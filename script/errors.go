@@ -3,6 +3,7 @@ package script
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -145,6 +146,14 @@ func (e *realm) callError(fn string, err error) error {
 		return &Error{Func: fn, Msg: err.Error(), Err: err}
 	}
 	out := &Error{Func: fn, Msg: msg, Err: cause}
+	if i := slices.IndexFunc(stack, func(f goja.StackFrame) bool { return f.SrcName() == batchFile }); i >= 0 {
+		// The batch's frame and its native pump (batch.go), at the bottom
+		// of the stack, are not the function's.
+		if i > 0 && stack[i-1].SrcName() == "<native>" {
+			i--
+		}
+		stack = stack[:i]
+	}
 	var frames []string
 	for i := 0; i < len(stack); i++ {
 		if i == maxFramesHead && len(stack) > maxFramesShown {
@@ -153,9 +162,6 @@ func (e *realm) callError(fn string, err error) error {
 			i = tail
 		}
 		f := &stack[i]
-		if f.SrcName() == batchFile {
-			continue // the batch's frame (batch.go), not the function's
-		}
 		pos, line, ok := e.framePos(f)
 		if ok && out.Pos.Line == 0 {
 			out.Pos, out.Line = pos, line

@@ -304,8 +304,15 @@ func (o *PtfOp) steps() error {
 }
 
 func (o *PtfOp) stepRun() error {
-	for n := 0; n < batchSteps && !o.done && len(o.Out)-o.Oi < batchOut; n++ {
+	// A batch ends where a checkpoint is due: the session takes it between
+	// events, when every row read is processed and its output handed on.
+	for n := 0; n < batchSteps && !o.done && len(o.Out)-o.Oi < batchOut && (n == 0 || !o.Ex.CheckpointDue(0)); n++ {
+		mark := len(o.Out)
 		if err := o.Step(); err != nil {
+			// The failing step's own output goes nowhere, as when steps
+			// run one at a time.
+			clear(o.Out[mark:])
+			o.Out = o.Out[:mark]
 			return err
 		}
 	}
@@ -327,7 +334,7 @@ func (o *PtfOp) pop() (Event, bool) {
 
 // Quiescent reports whether the operator holds no output it has not
 // handed on.
-func (o *PtfOp) Quiescent() bool { return o.Oi >= len(o.Out) }
+func (o *PtfOp) Quiescent() bool { return o.Oi >= len(o.Out) && o.stepErr == nil }
 
 // Main returns the operator itself: it keeps the call's event time.
 func (o *PtfOp) Main() *PtfOp { return o }
