@@ -426,6 +426,15 @@ func (p *ParallelOp) runWorker(wi int, b *parWork, stop *atomic.Int64) (err erro
 		b.errs[wi] = parErr{seq: seq, err: err}
 		return err
 	}
+	if bt, ok := w.inst.(ptf.Batcher); ok {
+		// The worker's calls run in one batch, as on one worker (PtfOp.steps).
+		return bt.Batch(func() error { return p.runItems(w, wi, b, stop, cb, &current, fail) })
+	}
+	return p.runItems(w, wi, b, stop, cb, &current, fail)
+}
+
+// runItems runs worker w's items of batch b (see runWorker).
+func (p *ParallelOp) runItems(w *PtfOp, wi int, b *parWork, stop *atomic.Int64, cb consoleBuffer, current *int, fail func(int, error) error) error {
 	for _, i := range b.idx[wi] {
 		if int64(i) > stop.Load() {
 			return nil
@@ -433,7 +442,7 @@ func (p *ParallelOp) runWorker(wi int, b *parWork, stop *atomic.Int64) (err erro
 		if err := w.Ex.Ctx.Err(); err != nil {
 			return fail(i, types.At(w.Node.Pos, ptf.ErrInterrupted))
 		}
-		current = i
+		*current = i
 		it := &b.items[i]
 		if it.ev.Kind == EvWatermark {
 			w.workerWatermark(it.ev.Wm)

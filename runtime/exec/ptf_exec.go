@@ -277,6 +277,9 @@ func (o *PtfOp) Next() (Event, error) {
 			return Event{Kind: EvEnd}, nil
 		}
 		if err := o.steps(); err != nil {
+			if errors.Is(err, ptf.ErrInterrupted) {
+				return Event{}, err // cancelled: nothing more goes on
+			}
 			// The rows before the failing one go on first, as they would
 			// have one step at a time.
 			o.stepErr = err
