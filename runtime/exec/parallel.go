@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -45,11 +46,13 @@ import (
 // first. The output, the console output and the errors are therefore
 // those of parallelism 1, row for row.
 //
-// The batches go through a pipeline: while the workers run batch k, the
-// coordinator reads batch k+1; it starts k+1 on the workers before it
-// hands out the outputs of k, so that reading, running and printing
-// overlap. Before a checkpoint is due the coordinator reads no batch ahead:
-// checkpoints are taken when no batch runs, so they see every worker
+// The batches go through a pipeline: each worker is a goroutine that runs
+// the batches in turn as they come, up to parDepth of them read ahead, so
+// that a worker never waits for the others, nor for the coordinator while
+// it reads or hands out: reading, running and printing overlap, and a
+// worker that had more rows in one batch catches up in the next. Before a
+// checkpoint is due the coordinator reads no batch ahead: checkpoints are
+// taken when no batch runs, so they see every worker
 // drained. State, timers and buffered rows are kept under the same keys as
 // at parallelism 1 (timers with their registration order over the whole
 // call), so a checkpoint resumes at any parallelism.
@@ -65,6 +68,10 @@ const SetParallelism = "parallelism.default"
 
 // parBatch is how many input events a parallel call reads before it runs them.
 const parBatch = 4096
+
+// parDepth is how many batches a parallel call reads ahead of the one it
+// hands out.
+const parDepth = 4
 
 // parallelReason says why call n runs on one worker ("" when it may run on
 // several).
@@ -156,7 +163,10 @@ type parWork struct {
 	regs  [][]*timer  // per worker, the timers its calls registered
 	last  bool        // the inputs ended: no batch follows
 	inErr error       // an input error that ended the batch's reading
-	stop  chan int    // the earliest failing item (-1: none), once the workers are done
+	base  int64       // the number of its first item among all the call read
+	// pending counts the workers still running it; the last closes done.
+	pending atomic.Int32
+	done    chan struct{}
 }
 
 // ParallelOp runs a PTF call on several workers (see above). It is the
@@ -164,11 +174,16 @@ type parWork struct {
 // Out, so that the watermarks and ticks the main operator makes go out in
 // their place.
 type ParallelOp struct {
-	main     *PtfOp   // reads the input and keeps the call's event time
-	workers  []*PtfOp // run the rows, each with an instance of its own
-	inflight *parWork // running on the workers
-	spare    *parWork // handed out, to reuse
-	inErr    error    // an input or call error, reported after the outputs before it
+	main    *PtfOp          // reads the input and keeps the call's event time
+	workers []*PtfOp        // run the rows, each with an instance of its own
+	queue   []*parWork      // read and running, oldest first
+	free    []*parWork      // handed out, to reuse
+	feeds   []chan *parWork // per worker, the batches it is to run
+	running sync.WaitGroup  // the workers' goroutines
+	readEnd bool            // the last batch, or an input error, was read
+	read    int64           // events read
+	stop    atomic.Int64    // the number of the earliest failing event (MaxInt64: none)
+	inErr   error           // an input or call error, reported after the outputs before it
 	// cons is console output of the calls, to replay as the outputs
 	// before which the calls printed it are handed out.
 	cons []parConsole
@@ -247,8 +262,13 @@ func newParallelOp(main *PtfOp, spec ptf.CallSpec, n int) (*ParallelOp, error) {
 		w.rec.cb, _ = inst.(consoleBuffer)
 	}
 	p.adopt()
-	for _, w := range p.workers {
+	p.stop.Store(math.MaxInt64)
+	for i, w := range p.workers {
 		w.timers.logging = true
+		feed := make(chan *parWork, parDepth)
+		p.feeds = append(p.feeds, feed)
+		p.running.Add(1)
+		go p.work(i, feed)
 	}
 	return p, nil
 }
@@ -306,7 +326,7 @@ func (p *ParallelOp) Main() *PtfOp { return p.main }
 // one, but its workers may have run rows after it, which no checkpoint
 // may record.
 func (p *ParallelOp) Quiescent() bool {
-	return p.main.Quiescent() && p.inErr == nil && p.inflight == nil
+	return p.main.Quiescent() && p.inErr == nil && len(p.queue) == 0
 }
 
 func (p *ParallelOp) Next() (Event, error) {
@@ -333,9 +353,10 @@ func (p *ParallelOp) Next() (Event, error) {
 
 // batch returns an empty batch.
 func (p *ParallelOp) batch() *parWork {
-	b := p.spare
-	p.spare = nil
-	if b == nil {
+	var b *parWork
+	if k := len(p.free); k > 0 {
+		b, p.free = p.free[k-1], p.free[:k-1]
+	} else {
 		n := len(p.workers)
 		b = &parWork{idx: make([][]int, n), spans: make([][][2]int, n), errs: make([]parErr, n),
 			outs: make([][]Event, n), calls: make([][]parCall, n), regs: make([][]*timer, n)}
@@ -348,7 +369,8 @@ func (p *ParallelOp) batch() *parWork {
 		clear(b.regs[w])
 		b.outs[w], b.calls[w], b.regs[w] = b.outs[w][:0], b.calls[w][:0], b.regs[w][:0]
 	}
-	b.stop = make(chan int, 1)
+	b.base = p.read
+	b.done = make(chan struct{})
 	return b
 }
 
@@ -387,49 +409,60 @@ func workerOfKey(enc []byte, n int) int {
 }
 
 // step hands out the outputs of the next batch in the order of
-// parallelism 1, with the batch after it already running (see the
+// parallelism 1, with the batches after it already running (see the
 // pipeline above).
 func (p *ParallelOp) step() error {
 	m := p.main
 	if p.inErr != nil {
 		return p.inErr
 	}
-	if p.inflight == nil {
-		b := p.batch()
-		p.readBatch(b)
-		p.startBatch(b)
-		p.inflight = b
+	p.fill(false)
+	cur := p.queue[0]
+	<-cur.done
+	p.queue[0] = nil
+	p.queue = p.queue[1:]
+	stopAt := -1
+	for _, e := range cur.errs {
+		if e.err != nil && (stopAt < 0 || e.seq < stopAt) {
+			stopAt = e.seq
+		}
 	}
-	cur := p.inflight
-	var next *parWork
-	if !cur.last && cur.inErr == nil && !m.Ex.CheckpointDue(parBatch) {
-		next = p.batch()
-		p.readBatch(next) // while the workers run cur
-	}
-	stopAt := <-cur.stop
-	for w, wk := range p.workers {
-		cur.outs[w], wk.Out = wk.Out, nil
-		cur.calls[w], wk.rec.calls = wk.rec.calls, nil
-		cur.regs[w], wk.timers.log = wk.timers.log, nil
-	}
-	p.inflight = nil
-	if stopAt < 0 && next != nil {
-		p.startBatch(next) // it runs while cur is handed out
-		p.inflight = next
-	}
+	p.fill(true) // the workers run on while cur is handed out
 	err := p.handOut(cur, stopAt)
-	p.spare = cur
+	p.free = append(p.free, cur)
 	switch {
 	case err != nil:
 		// The outputs before the failing event go out first, as at
 		// parallelism 1; the next step reports the error.
 		p.inErr = err
+		p.stop.Store(-1) // the batches after it run no more
 	case cur.inErr != nil:
 		p.inErr = cur.inErr
 	case cur.last:
 		m.done = true
 	}
 	return nil
+}
+
+// fill reads batches and hands them to the workers until parDepth run,
+// the inputs end, or a checkpoint is due (then the workers drain before
+// it); ahead: the batch to hand out next is read, these are extra, so a
+// checkpoint that is due stops it even with no batch running.
+func (p *ParallelOp) fill(ahead bool) {
+	for !p.readEnd && len(p.queue) < parDepth && p.inErr == nil {
+		if (ahead || len(p.queue) > 0) && p.main.Ex.CheckpointDue(parBatch) {
+			return
+		}
+		b := p.batch()
+		p.readBatch(b)
+		p.read += int64(len(b.items))
+		p.readEnd = b.last || b.inErr != nil
+		b.pending.Store(int32(len(p.workers)))
+		for _, f := range p.feeds {
+			f <- b
+		}
+		p.queue = append(p.queue, b)
+	}
 }
 
 // handOut queues the outputs of batch b in the main operator's Out in the
@@ -625,46 +658,34 @@ func (p *ParallelOp) readBatch(b *parWork) {
 	}
 }
 
-// startBatch runs b's items on the workers concurrently; b.stop receives
-// the index of the earliest item that failed (-1: none) when all are done.
-func (p *ParallelOp) startBatch(b *parWork) {
-	var stop atomic.Int64
-	stop.Store(int64(len(b.items)))
-	var wg sync.WaitGroup
-	for w, wk := range p.workers {
-		wk.Out, wk.rec.calls, wk.timers.log = b.outs[w][:0], b.calls[w][:0], b.regs[w][:0]
-		if len(b.idx[w]) == 0 {
-			continue
-		}
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			if err := p.runWorker(w, b, &stop); err != nil {
-				// lower the stop mark to the failing item
-				for {
-					cur := stop.Load()
-					if int64(b.errs[w].seq) >= cur || stop.CompareAndSwap(cur, int64(b.errs[w].seq)) {
-						break
-					}
+// work is worker wi's goroutine: it runs the batches fed to it in turn,
+// until its feed is closed.
+func (p *ParallelOp) work(wi int, feed <-chan *parWork) {
+	defer p.running.Done()
+	w := p.workers[wi]
+	for b := range feed {
+		w.Out, w.rec.calls, w.timers.log = b.outs[wi][:0], b.calls[wi][:0], b.regs[wi][:0]
+		if err := p.runWorker(wi, b); err != nil {
+			// lower the stop mark to the failing event
+			seq := b.base + int64(b.errs[wi].seq)
+			for {
+				cur := p.stop.Load()
+				if seq >= cur || p.stop.CompareAndSwap(cur, seq) {
+					break
 				}
 			}
-		}(w)
-	}
-	go func() {
-		wg.Wait()
-		first := -1
-		for _, e := range b.errs {
-			if e.err != nil && (first < 0 || e.seq < first) {
-				first = e.seq
-			}
 		}
-		b.stop <- first
-	}()
+		b.outs[wi], b.calls[wi], b.regs[wi] = w.Out, w.rec.calls, w.timers.log
+		w.Out, w.rec.calls, w.timers.log = nil, nil, nil
+		if b.pending.Add(-1) == 0 {
+			close(b.done)
+		}
+	}
 }
 
 // runWorker runs worker w's items of batch b in order; it stops at its
 // first error or before an item past the stop mark.
-func (p *ParallelOp) runWorker(wi int, b *parWork, stop *atomic.Int64) (err error) {
+func (p *ParallelOp) runWorker(wi int, b *parWork) (err error) {
 	current := len(b.items)
 	defer func() {
 		// A panic on a worker goroutine would end the process: it becomes
@@ -676,12 +697,11 @@ func (p *ParallelOp) runWorker(wi int, b *parWork, stop *atomic.Int64) (err erro
 	}()
 	w := p.workers[wi]
 	for _, i := range b.idx[wi] {
-		if int64(i) > stop.Load() {
+		if b.base+int64(i) > p.stop.Load() {
 			return nil
 		}
 		current = i
 		start := len(w.rec.calls)
-
 		err := w.Ex.Ctx.Err()
 		if err != nil {
 			err = types.At(w.Node.Pos, ptf.ErrInterrupted)
@@ -748,9 +768,14 @@ func (o *PtfOp) record(c parCall) {
 // Flush writes the call's event time, the workers' timers, buffered rows
 // and state to tx; final marks the end of the statement. It is called
 // between batches (CheckpointDue), when the workers are idle and every
-// call they made has been handed out.
+// call they made has been handed out, and at the end of the statement.
 func (p *ParallelOp) Flush(tx state.Tx, final bool) error {
 	m := p.main
+	// A statement that stopped pulling before the end (LIMIT) takes its
+	// final checkpoint with batches still running: they end first.
+	for _, b := range p.queue {
+		<-b.done
+	}
 	if err := m.flushMeta(tx, final); err != nil {
 		return err
 	}
@@ -789,14 +814,17 @@ func (p *ParallelOp) Flush(tx state.Tx, final bool) error {
 	return nil
 }
 
-// Close closes the main operator (and so the input), lets a running batch
-// end and closes the workers' instances.
+// Close closes the main operator (and so the input), lets the running
+// batches end (a statement that stopped runs no more of their events),
+// and closes the workers' instances.
 func (p *ParallelOp) Close() error {
 	first := p.main.Close()
-	if p.inflight != nil {
-		<-p.inflight.stop // a statement that stopped: let the running batch end
-		p.inflight = nil
+	p.stop.Store(-1)
+	for _, f := range p.feeds {
+		close(f)
 	}
+	p.feeds, p.queue = nil, nil
+	p.running.Wait()
 	for _, w := range p.workers {
 		if c, ok := w.inst.(interface{ Close() error }); ok {
 			if err := c.Close(); err != nil && first == nil {
