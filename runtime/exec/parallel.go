@@ -417,6 +417,10 @@ func (p *ParallelOp) step() error {
 		return p.inErr
 	}
 	p.fill(false)
+	if len(p.queue) == 0 { // not reached: the last batch ends the call
+		m.done = true
+		return nil
+	}
 	cur := p.queue[0]
 	<-cur.done
 	p.queue[0] = nil
