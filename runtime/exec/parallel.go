@@ -705,12 +705,18 @@ func (p *ParallelOp) runWorker(wi int, b *parWork) (err error) {
 			b.errs[wi] = parErr{seq: current, err: err}
 		}
 	}()
+	return p.runItems(wi, b, &current)
+}
+
+// runItems runs worker wi's items of batch b (see runWorker); current is
+// the item it is at.
+func (p *ParallelOp) runItems(wi int, b *parWork, current *int) error {
 	w := p.workers[wi]
 	for _, i := range b.idx[wi] {
 		if b.base+int64(i) > p.stop.Load() {
 			return nil
 		}
-		current = i
+		*current = i
 		start := len(w.rec.calls)
 		err := w.Ex.Ctx.Err()
 		if err != nil {
