@@ -1,6 +1,7 @@
 package script
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -42,12 +43,16 @@ var errJobInBatch = errors.New("the function queued a promise job through code t
 
 // batcher is a realm's batch frame and its state.
 type batcher struct {
-	frame  goja.Callable // batchSrc, compiled once
-	pump   goja.Value    // the native function the frame calls
-	fn     func() error  // the steps of the batch running now
-	err    error         // their error
-	active bool          // a batch is running in this realm
-	jobs   bool          // a promise job was queued inside it
+	// con holds the console output of the batch's calls while capture is
+	// set, for the operator to print before each call's rows (TakeConsole).
+	con     bytes.Buffer
+	capture bool
+	frame   goja.Callable // batchSrc, compiled once
+	pump    goja.Value    // the native function the frame calls
+	fn      func() error  // the steps of the batch running now
+	err     error         // their error
+	active  bool          // a batch is running in this realm
+	jobs    bool          // a promise job was queued inside it
 }
 
 // tracker notes a promise job queued inside a batch (goja calls Grab when
@@ -87,13 +92,17 @@ func (rt *realm) initBatch() {
 // JavaScript frame, so that the calls it makes are nested calls. A
 // function that may queue promise jobs, or a batch inside another of the
 // same realm, runs fn as it is.
-func (in *instance) Batch(fn func() error) error {
+func (in *instance) Batch(fn func() error) error { return in.batchCalls(fn, true) }
+
+// batchCalls is Batch; capture keeps the console output of the calls for
+// TakeConsole (an isolated instance keeps its own).
+func (in *instance) batchCalls(fn func() error, capture bool) error {
 	rt := in.e
 	b := &rt.batch
 	if in.d.jobs || b.active || b.frame == nil {
 		return fn()
 	}
-	b.fn, b.err, b.active, b.jobs = fn, nil, true, false
+	b.fn, b.err, b.active, b.jobs, b.capture = fn, nil, true, false, capture
 	// The frame and the pump take two of the call depth: the function
 	// keeps all of SET 'ptf.max-call-depth'.
 	rt.apply()
@@ -102,8 +111,12 @@ func (in *instance) Batch(fn func() error) error {
 	rt.vm.SetMaxCallStackSize(rt.maxDepth)
 	ferr := b.err
 	jobs := b.jobs
-	b.fn, b.err, b.active, b.jobs = nil, nil, false, false
+	b.fn, b.err, b.active, b.jobs, b.capture = nil, nil, false, false, false
 	rt.vm.ClearInterrupt()
+	if b.con.Len() > 0 { // printed where no operator took it: print it now
+		in.ReplayConsole(b.con.Bytes())
+		b.con.Reset()
+	}
 	switch {
 	case ferr != nil:
 		return ferr
@@ -113,4 +126,27 @@ func (in *instance) Batch(fn func() error) error {
 		return rt.callError(in.d.name, err)
 	}
 	return nil
+}
+
+// TakeConsole returns (and forgets) what the calls of the running batch
+// printed since it was last taken: the operator prints it before the rows
+// of the call that printed it (ReplayConsole), as when calls run one at a
+// time.
+func (in *instance) TakeConsole() []byte {
+	b := &in.e.batch
+	if b.con.Len() == 0 {
+		return nil
+	}
+	out := bytes.Clone(b.con.Bytes())
+	b.con.Reset()
+	return out
+}
+
+// ReplayConsole prints console output that TakeConsole took.
+func (in *instance) ReplayConsole(b []byte) error {
+	if len(b) == 0 || in.e.opts.Console == nil {
+		return nil
+	}
+	_, err := in.e.opts.Console.Write(b)
+	return err
 }

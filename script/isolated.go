@@ -66,6 +66,10 @@ func (i *isolated) Close() error {
 	return err
 }
 
+// Batch implements ptf.Batcher: the instance keeps its console output
+// itself (TakeConsole).
+func (i *isolated) Batch(fn func() error) error { return i.instance.batchCalls(fn, false) }
+
 // TakeConsole returns (and forgets) what the instance printed since the
 // last call.
 func (i *isolated) TakeConsole() []byte {

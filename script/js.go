@@ -312,7 +312,11 @@ func (e *realm) installConsole(w io.Writer) {
 				parts[i] = e.formatJS(a)
 			}
 		}
-		fmt.Fprintln(w, strings.Join(parts, " "))
+		if e.batch.capture {
+			fmt.Fprintln(&e.batch.con, strings.Join(parts, " ")) // batch.go
+		} else {
+			fmt.Fprintln(w, strings.Join(parts, " "))
+		}
 		return goja.Undefined()
 	}
 	for _, n := range []string{"log", "info", "warn", "error", "debug"} {

@@ -19,7 +19,8 @@ import (
 // crashShapes are scripts of the shapes that exactly-once must hold for:
 // a table read twice in one statement, a statement set, a script of
 // several INSERTs, INSERT OVERWRITE between INSERTs INTO, event time with
-// timers and ORDER BY, and parallelism 2.
+// timers and ORDER BY, and parallelism 2 (a keyed sum, and event time with
+// timers and ORDER BY).
 // Each writes file sinks named *.csv in its folder.
 var crashShapes = []struct {
 	name   string
@@ -63,6 +64,13 @@ INSERT INTO big SELECT user_id, v FROM clicks WHERE v < 3;
 	{name: "parallel", flags: []string{"--parallelism", "2"}, script: `
 CREATE TABLE totals (user_id STRING, total BIGINT, n INT) WITH ('connector' = 'filesystem', 'path' = 'totals.csv', 'format' = 'csv');
 INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
+`},
+	{name: "parallel_event_time", flags: []string{"--parallelism", "2"}, script: `
+CREATE FUNCTION quiet AS 'quiet.js';
+CREATE TABLE timed (user_id STRING, v INT, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv');
+CREATE TABLE alerts (user_id STRING, last_v INT, n INT, rowtime TIMESTAMP_LTZ(3)) WITH ('connector' = 'filesystem', 'path' = 'alerts.csv', 'format' = 'csv');
+INSERT INTO alerts SELECT * FROM quiet(TABLE timed PARTITION BY user_id ORDER BY ts, on_time => DESCRIPTOR(ts));
 `},
 }
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,17 +39,45 @@ func stripWorkerNotes(s string) (string, int) {
 }
 
 // parallelismRow matches the row of SET; that shows 'parallelism.default',
-// which says 2 at parallelism 2.
-var parallelismRow = regexp.MustCompile(`(?m)^(\|\s+parallelism\.default \|\s+)2 \|$`)
+// which says N at parallelism N.
+var parallelismRow = regexp.MustCompile(`(?m)^(\|\s+parallelism\.default \|\s+)\d+ \|$`)
+
+// parallelFallbacks are the reasons a call may run on one worker at a
+// parallelism above 1. A call of any other shape must run on every worker,
+// so that the equivalence test cannot pass by falling back to one.
+var parallelFallbacks = map[string]bool{
+	"ListView/MapView state":     true,
+	"a timeline":                 true,
+	"it takes no table argument": true,
+	"its instances cannot run apart (no isolated runtime, e.g. a built-in function)": true,
+	"its table argument has no PARTITION BY":                                         true,
+	"lineage":                                                                        true,
+	"state TTL":                                                                      true,
+	"tracing":                                                                        true,
+	"updating input or output":                                                       true,
+	"row semantics with state (one key for every row)":                               true,
+}
+
+// parallelShapes are scripts whose PTF calls must all run on every worker:
+// event time with timers (named, unnamed, registered in onTimer), ORDER BY,
+// several table arguments (by turns and by time), restored buffers.
+var parallelShapes = []string{
+	"examples/second_event", "examples/flights", "examples/ordered_processor",
+	"examples/greeting_with_last_purchase", "examples/greeting_with_follow_up", "examples/ping_later",
+	"conformance/process_order_by", "conformance/process_multi_input_order_by_restore",
+	"conformance/process_named_timers", "conformance/process_late_events_restore",
+	"changelog/interleave_rows_take_turns", "time/unnamed_timers", "patterns/sessionize",
+}
 
 // TestParallelism_equivalence runs every script archive and example at
-// parallelism 2 and requires the output of parallelism 1 (want.out, the
-// .out files), the worker notes and SET;'s parallelism.default aside.
+// parallelism 2 and 3 and requires the output of parallelism 1 (want.out,
+// the .out files), the worker notes and SET;'s parallelism.default aside.
+// A call may run on one worker only for a reason of parallelFallbacks, and
+// the calls of parallelShapes must all run on every worker.
 func TestParallelism_equivalence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every script test again")
 	}
-	parallelCalls := 0
 	var files []string
 	err := filepath.WalkDir("testdata", func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".txtar") {
@@ -58,58 +88,83 @@ func TestParallelism_equivalence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fallbacks := map[string]int{}
-	check := func(t *testing.T, name, want, got string) {
-		for _, m := range fallbackNote.FindAllStringSubmatch(got, -1) {
-			fallbacks[m[1]]++
-		}
-		got, n := stripWorkerNotes(got)
-		got = parallelismRow.ReplaceAllString(got, "${1}1 |")
-		parallelCalls += n
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s at parallelism 2: output differs from parallelism 1 (-want +got):\n%s", name, diff)
-		}
-	}
-	for _, file := range files {
-		name := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(file), "testdata/"), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			test, dir := extractArchive(t, file)
-			want, ok := test.Want()
-			if !ok {
-				t.Skip("no want.out")
-			}
-			store := state.NewMem()
-			defer store.Close()
-			check(t, file, want, runScriptParallel(t, dir, "query.sql", test.Query, store, 2))
-		})
-	}
 	scripts, err := filepath.Glob(filepath.Join("..", "examples", "*.sql"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range scripts {
-		name := strings.TrimSuffix(filepath.Base(path), ".sql")
-		t.Run("examples/"+name, func(t *testing.T) {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
+	for _, par := range []int{2, 3} {
+		parallelCalls := 0
+		fallbacks := map[string]int{}
+		shapes := map[string]bool{}
+		check := func(t *testing.T, name, want, got string) {
+			for _, m := range fallbackNote.FindAllStringSubmatch(got, -1) {
+				fallbacks[m[1]]++
+				if !parallelFallbacks[m[1]] {
+					t.Errorf("%s: a call ran on 1 worker at parallelism %d: %s", name, par, m[1])
+				}
 			}
-			want, err := os.ReadFile(strings.TrimSuffix(path, ".sql") + ".out")
-			if err != nil {
-				t.Fatal(err)
+			for _, m := range workerNote.FindAllStringSubmatch(got, -1) {
+				if m[1] != "1" && m[1] != strconv.Itoa(par) {
+					t.Errorf("%s: a call ran on %s workers at parallelism %d", name, m[1], par)
+				}
 			}
-			dir, err := filepath.Abs(filepath.Dir(path))
-			if err != nil {
-				t.Fatal(err)
+			if slices.Contains(parallelShapes, name) {
+				shapes[name] = true
+				if ran := workerNote.FindAllStringSubmatch(got, -1); len(ran) == 0 || fallbackNote.MatchString(got) {
+					t.Errorf("%s: not every call ran on %d workers:\n%s", name, par, strings.Join(workerNote.FindAllString(got, -1), ""))
+				}
 			}
-			store := state.NewMem()
-			defer store.Close()
-			check(t, path, string(want), runScriptParallel(t, dir, filepath.Base(path), string(src), store, 2))
+			got, n := stripWorkerNotes(got)
+			got = parallelismRow.ReplaceAllString(got, "${1}1 |")
+			parallelCalls += n
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s at parallelism %d: output differs from parallelism 1 (-want +got):\n%s", name, par, diff)
+			}
+		}
+		t.Run(fmt.Sprintf("parallelism=%d", par), func(t *testing.T) {
+			for _, file := range files {
+				name := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(file), "testdata/"), ".txtar")
+				t.Run(name, func(t *testing.T) {
+					test, dir := extractArchive(t, file)
+					want, ok := test.Want()
+					if !ok {
+						t.Skip("no want.out")
+					}
+					store := state.NewMem()
+					defer store.Close()
+					check(t, name, want, runScriptParallel(t, dir, "query.sql", test.Query, store, par))
+				})
+			}
+			for _, path := range scripts {
+				name := "examples/" + strings.TrimSuffix(filepath.Base(path), ".sql")
+				t.Run(name, func(t *testing.T) {
+					src, err := os.ReadFile(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, err := os.ReadFile(strings.TrimSuffix(path, ".sql") + ".out")
+					if err != nil {
+						t.Fatal(err)
+					}
+					dir, err := filepath.Abs(filepath.Dir(path))
+					if err != nil {
+						t.Fatal(err)
+					}
+					store := state.NewMem()
+					defer store.Close()
+					check(t, name, string(want), runScriptParallel(t, dir, filepath.Base(path), string(src), store, par))
+				})
+			}
 		})
-	}
-	t.Logf("%d PTF calls ran on 2 workers; on 1 worker: %v", parallelCalls, fallbacks)
-	if parallelCalls == 0 {
-		t.Error("no PTF call ran on more than one worker: the equivalence test proves nothing")
+		t.Logf("parallelism %d: %d PTF calls ran on %d workers; on 1 worker: %v", par, parallelCalls, par, fallbacks)
+		if parallelCalls == 0 {
+			t.Errorf("parallelism %d: no PTF call ran on more than one worker: the equivalence test proves nothing", par)
+		}
+		for _, s := range parallelShapes {
+			if !shapes[s] {
+				t.Errorf("parallelism %d: no script %s", par, s)
+			}
+		}
 	}
 }
 

@@ -96,8 +96,9 @@ func workloads(c config) []workload {
 			node: []string{"--columns", "date:TIMESTAMP,delay:INT,distance:INT,origin:STRING,destination:STRING",
 				"--partition", "origin", "--on-time", "date", "--watermark-delay", "60000"},
 			plain: []string{"-workload", "alert"},
-			// on_time keeps a call on one worker: no --parallelism 2.
-			engines: []engine{ptfsh, nodeJS, plainGo},
+			// Watermarks go to every worker, timers stay with their key's
+			// worker, the output keeps the order of one worker.
+			engines: []engine{ptfsh, ptfshPar2, nodeJS, plainGo},
 			ref:     "node",
 		},
 		{

@@ -51,8 +51,9 @@
 // An Execution and everything it runs belong to one goroutine at a time,
 // with one exception: at a parallelism above 1, a call that qualifies runs
 // on N worker goroutines, each a PtfOp with its own instance made by
-// FuncDef.NewIsolated, its own state cache and its own output; the
-// ParallelOp waits for all of them after every batch of input and hands
-// their outputs on in input order (parallel.go). Each instance is still
-// called from one goroutine at a time.
+// FuncDef.NewIsolated, its own state cache, timers, ORDER BY buffers and
+// output; each runs the batches of input the ParallelOp feeds it in turn,
+// and the ParallelOp hands their calls' outputs on in the order of
+// parallelism 1 (parallel.go). Each instance is still called from one
+// goroutine at a time.
 package exec

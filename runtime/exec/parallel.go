@@ -2,7 +2,8 @@ package exec
 
 import (
 	"fmt"
-	"hash/fnv"
+	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -18,30 +19,49 @@ import (
 // Its operator is then a ParallelOp, the coordinator, which wraps N
 // ordinary PtfOps: each worker has an isolated instance
 // (FuncDef.NewIsolated: a JavaScript runtime of its own), its own state
-// cache and its own output. The coordinator keeps one more PtfOp, its main
-// operator, that reads the input and keeps the call's event time (its
-// watermarks, and the end of input); it never calls the function. The
-// coordinator reads its input in batches of up to parBatch events, ending
-// a batch at the end of the input. A row goes to the worker
-// hash(partition key) mod N (with row semantics, row k to worker k mod N:
-// its rows belong to no key); watermarks go to every worker. The workers
-// run the batch concurrently, each its own rows in input order, and the
-// coordinator then hands out the outputs of the batch in input order: the
-// rows the call of input row i emitted, then those of row i+1. The output
-// is therefore the same as at parallelism 1, row for row.
+// cache, timers, ORDER BY buffers and output. The coordinator keeps one
+// more PtfOp, its main operator, that reads the inputs (in the order
+// parallelism 1 reads them: PtfOp.readNext) and keeps the call's event
+// time as the statement sees it (its watermarks, the end of input, the
+// counts the notes give); it never calls the function. The coordinator
+// reads its input in batches of up to parBatch events, ending a batch at
+// the end of the input. A row goes to the worker hash(partition key) mod N
+// (with row semantics, row k to worker k mod N: its rows belong to no
+// key); watermarks and the ends of the inputs go to every worker, so that
+// each worker's event time is, event for event, that of parallelism 1.
+// The workers run the batch concurrently, each its own events in input
+// order, and record every call they make (parCall): the outputs it
+// collected, the timers it registered, its console output.
 //
-// The batches go through a pipeline: while the workers run batch k, the
-// coordinator reads batch k+1; it starts k+1 on the workers before it
-// hands out the outputs of k, so that reading, running and printing
-// overlap. Before a checkpoint is due the coordinator reads no batch ahead:
-// checkpoints are taken when no batch runs, so they see every worker
-// drained. State is kept under the same keys as at parallelism 1 (the
-// partition key).
+// The coordinator then hands out the calls in the order parallelism 1
+// makes them. For a row, that is the row's call. For a watermark (or the
+// end of input), it is first the rows the ORDER BY buffers release, merged
+// over the workers in ORDER BY order (time, the further keys, arrival:
+// the coordinator numbers the rows in arrival order), then the timers that
+// fire, merged by time and then by their place in the call's order of
+// registration (timer.gseq: the coordinator numbers each registration as
+// it hands out the call that made it, which is the numbering of
+// parallelism 1), then the watermark itself. Each worker's calls are in
+// that order already, so the merge takes, of the workers' next calls, the
+// first. The output, the console output and the errors are therefore
+// those of parallelism 1, row for row.
 //
-// An error in a worker stops that worker; the others stop before rows
-// after the failing one, but finish the rows before it, so the error the
-// statement reports is the one of the earliest failing row, as at
-// parallelism 1, with the outputs of the rows before it handed out first.
+// The batches go through a pipeline: each worker is a goroutine that runs
+// the batches in turn as they come, up to parDepth of them read ahead, so
+// that a worker never waits for the others, nor for the coordinator while
+// it reads or hands out: reading, running and printing overlap, and a
+// worker that had more rows in one batch catches up in the next. Before a
+// checkpoint is due the coordinator reads no batch ahead: checkpoints are
+// taken when no batch runs, so they see every worker
+// drained. State, timers and buffered rows are kept under the same keys as
+// at parallelism 1 (timers with their registration order over the whole
+// call), so a checkpoint resumes at any parallelism.
+//
+// An error in a worker stops that worker; the others stop after the event
+// of the failing one, so the error the statement reports is the one of the
+// earliest failing call, as at parallelism 1, with the outputs of the
+// events before it handed out first (those of the failing event are lost,
+// as at parallelism 1, where the error leaves the operator before them).
 
 // SetParallelism is Flink's option for the default parallelism.
 const SetParallelism = "parallelism.default"
@@ -49,25 +69,27 @@ const SetParallelism = "parallelism.default"
 // parBatch is how many input events a parallel call reads before it runs them.
 const parBatch = 4096
 
+// parDepth is how many batches a parallel call keeps running, the one it
+// hands out next included. On a machine whose cores other processes share,
+// a deeper queue keeps the workers busy while the coordinator waits for a
+// core (the flights alert: 1.48x at four, 1.31x at two), but a worker that
+// is always inside a call is more often caught by the memory guard
+// (ptf.max-memory) in a call that only seems long because its thread
+// waited, and each catch forces a collection of the whole heap: a call
+// with a large heap of state then pays for the depth in CPU time.
+const parDepth = 4
+
 // parallelReason says why call n runs on one worker ("" when it may run on
 // several).
 func parallelReason(n *PtfNode, ex *Execution) string {
 	switch {
 	case n.Def.NewIsolated == nil:
 		return "its instances cannot run apart (no isolated runtime, e.g. a built-in function)"
-	case len(n.Tables) != 1:
-		return "it does not take exactly one table argument"
-	case !n.Tables[0].Set && len(n.Def.State) > 0:
+	case len(n.Tables) == 0:
+		return "it takes no table argument"
+	case len(n.Tables) == 1 && !n.Tables[0].Set && len(n.Def.State) > 0:
 		return "row semantics with state (one key for every row)"
-	case n.Tables[0].Set && len(n.Tables[0].Partition) == 0:
-		return "its table argument has no PARTITION BY"
-	case len(n.Tables[0].Sem.OrderBy) > 0:
-		return "ORDER BY"
-	case n.Rowtime || n.Tables[0].Sem.TimeColumn >= 0:
-		return "on_time"
-	case n.Def.HasOnTimer:
-		return "it has onTimer"
-	case !n.Tables[0].In.Changelog().IsInsertOnly() || !n.Mode.IsInsertOnly():
+	case !n.Mode.IsInsertOnly():
 		return "updating input or output"
 	case ex.Trace != nil:
 		return "tracing"
@@ -77,6 +99,18 @@ func parallelReason(n *PtfNode, ex *Execution) string {
 		return "a timeline"
 	case ex.DefaultTTL > 0:
 		return "state TTL"
+	}
+	for _, t := range n.Tables {
+		switch {
+		case len(n.Tables) > 1 && !t.Set:
+			return "a table argument with row semantics beside others"
+		case t.Set && len(t.Partition) == 0 && len(n.Tables) == 1:
+			return "its table argument has no PARTITION BY"
+		case t.Set && len(t.Partition) == 0:
+			return "table argument '" + t.Name + "' has no PARTITION BY"
+		case !t.In.Changelog().IsInsertOnly():
+			return "updating input or output"
+		}
 	}
 	for _, sd := range n.Def.State {
 		if sd.Kind != ptf.ValueState {
@@ -89,25 +123,56 @@ func parallelReason(n *PtfNode, ex *Execution) string {
 	return ""
 }
 
-// parItem is one event of a batch: a row for worker w, or a watermark or
-// tick for everyone.
+// parItem is one event of a batch: a row for one worker, a watermark or
+// an end for every worker, or a tick for none.
 type parItem struct {
-	ev  Event
-	w   int // worker of a row
-	lo  int // the row's outputs: out[lo:hi] of its worker
-	hi  int
-	con []byte // console output of the row's call
+	ev Event
+	in int // the input it came from
+	w  int // the worker of a row; -1: every worker; -2: none
+	// seq is a row's place in arrival order, for an input with ORDER BY.
+	seq uint64
+	// dropped: the worker dropped the row as late (ORDER BY).
+	dropped bool
+}
+
+// parCall is what a worker recorded of one call of eval or onTimer.
+type parCall struct {
+	lo, hi   int    // its outputs: outs[w][lo:hi] of its batch
+	rlo, rhi int    // the timers it registered: regs[w][rlo:rhi]
+	con      []byte // its console output
+	err      error
+	// fire is the timer it fired (nil: eval); time and wm are the timer's
+	// time and the watermark that fired it.
+	fire     *timer
+	time, wm int64
+	// released: eval of a row an ORDER BY buffer released, ent.
+	released bool
+	ent      sortEntry
+}
+
+// parRec is a worker's record of its calls in the running batch; the
+// operator's hooks (recStart, recRow, recFire) fill it.
+type parRec struct {
+	calls   []parCall
+	lo, rlo int // where the outputs and registrations of the call began
+	cb      consoleBuffer
 }
 
 // parWork is a batch of input events and what the workers made of it.
 type parWork struct {
 	items []parItem
-	idx   [][]int   // per worker, indexes into items of its events
-	errs  []parErr  // per worker, its first error
-	outs  [][]Event // per worker, the rows its calls collected
-	end   *Event    // the end of input, read in this batch
-	inErr error     // an input error that ended the batch's reading
-	stop  chan int  // the earliest failing item (-1: none), once the workers are done
+	idx   [][]int     // per worker, indexes into items of its events
+	spans [][][2]int  // per worker, per event it ran: its calls, calls[w][lo:hi]
+	errs  []parErr    // per worker, its first error
+	outs  [][]Event   // per worker, the rows its calls collected
+	calls [][]parCall // per worker, its calls
+	regs  [][]*timer  // per worker, the timers its calls registered
+	last  bool        // the inputs ended: no batch follows
+	inErr error       // an input error that ended the batch's reading
+	base  int64       // the number of its first item among all the call read
+	// pending counts the workers still running it; the last closes done.
+	pending atomic.Int32
+	done    chan struct{}
 }
 
 // ParallelOp runs a PTF call on several workers (see above). It is the
@@ -115,12 +180,16 @@ type parWork struct {
 // Out, so that the watermarks and ticks the main operator makes go out in
 // their place.
 type ParallelOp struct {
-	main     *PtfOp   // reads the input and keeps the call's event time
-	workers  []*PtfOp // run the rows, each with an instance of its own
-	inflight *parWork // running on the workers
-	spare    *parWork // handed out, to reuse
-	end      *Event   // the end of input, handled after the last batch
-	inErr    error    // an input or call error, reported after the outputs before it
+	main    *PtfOp          // reads the input and keeps the call's event time
+	workers []*PtfOp        // run the rows, each with an instance of its own
+	queue   []*parWork      // read and running, oldest first
+	free    []*parWork      // handed out, to reuse
+	feeds   []chan *parWork // per worker, the batches it is to run
+	running sync.WaitGroup  // the workers' goroutines
+	readEnd bool            // the last batch, or an input error, was read
+	read    int64           // events read
+	stop    atomic.Int64    // the number of the earliest failing event (MaxInt64: none)
+	inErr   error           // an input or call error, reported after the outputs before it
 	// cons is console output of the calls, to replay as the outputs
 	// before which the calls printed it are handed out.
 	cons []parConsole
@@ -129,6 +198,15 @@ type ParallelOp struct {
 	// worker k mod N (a row of a table with row semantics belongs to no
 	// key, and Flink may hand it to any instance).
 	rows int
+	// arrival numbers the rows of inputs with ORDER BY as they are read.
+	arrival uint64
+	// gseq counts the timers registered over every worker, in the order
+	// of parallelism 1 (timerService.seq there).
+	gseq uint64
+	// during a hand-out: per worker, its next span, and the bounds of its
+	// calls of the event being handed out
+	cursor, at, lim []int
+	scratch         []byte
 }
 
 // parConsole is console output to replay before out[at] is handed out.
@@ -150,11 +228,13 @@ type consoleBuffer interface {
 	ReplayConsole([]byte) error
 }
 
-// newParallelOp wraps main, an opened call, with n workers. On an error
-// it closes what it opened, main included.
+// newParallelOp wraps main, an opened call, with n workers; the timers and
+// buffered rows main restored go to the workers that own them. On an
+// error it closes what it opened, main included.
 func newParallelOp(main *PtfOp, spec ptf.CallSpec, n int) (*ParallelOp, error) {
-	p := &ParallelOp{main: main}
+	p := &ParallelOp{main: main, cursor: make([]int, n), at: make([]int, n), lim: make([]int, n)}
 	node, ex := main.Node, main.Ex
+	ins := len(main.Ins)
 	for i := 0; i < n; i++ {
 		inst, err := node.Def.NewIsolated(spec)
 		if err != nil {
@@ -173,12 +253,75 @@ func newParallelOp(main *PtfOp, spec ptf.CallSpec, n int) (*ParallelOp, error) {
 			w.codec = codec
 			w.stored = main.stored
 		}
-		w.ended = []bool{false}
-		w.inWM, w.inHas = []int64{0}, []bool{false}
-		w.Buffers = []*sortBuffer{nil}
+		// The workers start at the restored event time (without firing
+		// anything: a restored timer at or before the watermark waits for
+		// the next one, as at parallelism 1).
+		w.ended = make([]bool, ins)
+		w.eventClock = eventClock{wm: main.wm, hasWM: main.hasWM, inWM: slices.Clone(main.inWM), inHas: slices.Clone(main.inHas), SawWM: main.SawWM}
+		w.Buffers = make([]*sortBuffer, ins)
+		for j, b := range main.Buffers {
+			if b != nil {
+				w.Buffers[j] = newSortBuffer(b.timeCol, b.keys)
+			}
+		}
+		w.rec = &parRec{}
+		w.rec.cb, _ = inst.(consoleBuffer)
 	}
-	p.dropWorkerTimers() // the workers start at the restored watermark
+	p.adopt()
+	p.stop.Store(math.MaxInt64)
+	for i, w := range p.workers {
+		w.timers.logging = true
+		feed := make(chan *parWork, parDepth)
+		p.feeds = append(p.feeds, feed)
+		p.running.Add(1)
+		go p.work(i, feed)
+	}
 	return p, nil
+}
+
+// adopt hands the timers and the ORDER BY rows that the main operator
+// restored to the workers that own their keys.
+func (p *ParallelOp) adopt() {
+	m, n := p.main, len(p.workers)
+	p.gseq = m.timers.seq
+	if len(m.timers.q) > 0 {
+		for _, t := range m.timers.q {
+			if t.dead {
+				continue
+			}
+			w := p.workers[workerOfKey(t.ks.enc, n)]
+			ks := w.lookup(t.ks.key, nil)
+			w.timers.register(ks, t.name, t.named, t.time)
+			nt := ks.unnamed[t.time]
+			if t.named {
+				nt = ks.named[t.name]
+			}
+			nt.seq, nt.gseq = t.seq, t.seq
+			w.timers.seq = max(w.timers.seq, t.seq)
+		}
+		for _, w := range p.workers {
+			w.timers.q.init()
+		}
+		// The main operator keeps none: the key states it made to read
+		// them hold no values.
+		m.timers = timerService{seq: m.timers.seq}
+		m.cache, m.warm, m.warmBytes = map[string]*keyState{}, nil, 0
+	}
+	for j, b := range m.Buffers {
+		if b == nil {
+			continue
+		}
+		t := &m.Node.Tables[j]
+		for k, e := range b.h.entries {
+			w := k % n
+			if t.Set {
+				w = workerOfKey(keycodec.Encode(keycodec.Pick(e.row, t.Partition)), n)
+			}
+			p.workers[w].Buffers[j].addSeq(e.row, e.ts, e.seq)
+		}
+		b.h.entries = nil
+		p.arrival = max(p.arrival, b.seq)
+	}
 }
 
 // Main returns the operator that keeps the call's event time.
@@ -189,7 +332,7 @@ func (p *ParallelOp) Main() *PtfOp { return p.main }
 // one, but its workers may have run rows after it, which no checkpoint
 // may record.
 func (p *ParallelOp) Quiescent() bool {
-	return p.main.Quiescent() && p.inErr == nil && p.inflight == nil
+	return p.main.Quiescent() && p.inErr == nil && len(p.queue) == 0
 }
 
 func (p *ParallelOp) Next() (Event, error) {
@@ -216,19 +359,24 @@ func (p *ParallelOp) Next() (Event, error) {
 
 // batch returns an empty batch.
 func (p *ParallelOp) batch() *parWork {
-	b := p.spare
-	p.spare = nil
-	if b == nil {
+	var b *parWork
+	if k := len(p.free); k > 0 {
+		b, p.free = p.free[k-1], p.free[:k-1]
+	} else {
 		n := len(p.workers)
-		b = &parWork{idx: make([][]int, n), errs: make([]parErr, n), outs: make([][]Event, n)}
+		b = &parWork{idx: make([][]int, n), spans: make([][][2]int, n), errs: make([]parErr, n),
+			outs: make([][]Event, n), calls: make([][]parCall, n), regs: make([][]*timer, n)}
 	}
-	b.items, b.end, b.inErr = b.items[:0], nil, nil
+	b.items, b.last, b.inErr = b.items[:0], false, nil
 	for w := range b.idx {
-		b.idx[w], b.errs[w] = b.idx[w][:0], parErr{}
+		b.idx[w], b.spans[w], b.errs[w] = b.idx[w][:0], b.spans[w][:0], parErr{}
 		clear(b.outs[w])
-		b.outs[w] = b.outs[w][:0]
+		clear(b.calls[w])
+		clear(b.regs[w])
+		b.outs[w], b.calls[w], b.regs[w] = b.outs[w][:0], b.calls[w][:0], b.regs[w][:0]
 	}
-	b.stop = make(chan int, 1)
+	b.base = p.read
+	b.done = make(chan struct{})
 	return b
 }
 
@@ -252,117 +400,266 @@ func (p *ParallelOp) replayConsole(at int) error {
 // WorkerOf picks the worker, of n, of a row by a hash of its partition
 // key (the columns cols).
 func WorkerOf(r types.Row, cols []int, n int) int {
-	h := fnv.New32a()
-	h.Write(keycodec.Encode(keycodec.Pick(r, cols)))
-	return int(h.Sum32() % uint32(n))
+	return workerOfKey(keycodec.Encode(keycodec.Pick(r, cols)), n)
 }
 
-// step hands out the outputs of the next batch in input order, with the
-// batch after it already running (see the pipeline above).
+// workerOfKey picks the worker, of n, of an encoded partition key: FNV-1a
+// of the encoding, mod n.
+func workerOfKey(enc []byte, n int) int {
+	h := uint32(2166136261)
+	for _, c := range enc {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	return int(h % uint32(n))
+}
+
+// step hands out the outputs of the next batch in the order of
+// parallelism 1, with the batches after it already running (see the
+// pipeline above).
 func (p *ParallelOp) step() error {
 	m := p.main
 	if p.inErr != nil {
 		return p.inErr
 	}
-	if p.inflight == nil {
-		if p.end != nil {
-			ev := *p.end
-			p.end = nil
-			if err := m.process(0, ev); err != nil {
-				return err
-			}
-			p.dropWorkerTimers()
-			m.done = true
-			return nil
-		}
-		b := p.batch()
-		p.readBatch(b)
-		p.startBatch(b)
-		p.inflight = b
+	p.fill(false)
+	if len(p.queue) == 0 { // not reached: the last batch ends the call
+		m.done = true
+		return nil
 	}
-	cur := p.inflight
-	var next *parWork
-	if cur.end == nil && cur.inErr == nil && !m.Ex.CheckpointDue(parBatch) {
-		next = p.batch()
-		p.readBatch(next) // while the workers run cur
-	}
-	stopAt := <-cur.stop
-	for w, wk := range p.workers {
-		cur.outs[w], wk.Out = wk.Out, nil
-	}
-	p.inflight = nil
-	if stopAt < 0 && next != nil {
-		p.startBatch(next) // it runs while cur is handed out
-		p.inflight = next
-	}
-	if cur.end != nil {
-		p.end = cur.end
-	}
-	// Hand out in input order, up to the earliest failure.
-	for i := range cur.items {
-		it := &cur.items[i]
-		if it.ev.Kind == EvRow && len(it.con) > 0 {
-			if cb, ok := p.workers[it.w].inst.(consoleBuffer); ok {
-				p.cons = append(p.cons, parConsole{at: len(m.Out), b: it.con, cb: cb})
-			}
-		}
-		if i == stopAt {
-			break // what the failing call printed goes out, not what it collected
-		}
-		switch it.ev.Kind {
-		case EvRow:
-			if it.hi == it.lo {
-				m.quietRow()
-			}
-			m.Out = append(m.Out, cur.outs[it.w][it.lo:it.hi]...)
-		default:
-			if err := m.process(0, it.ev); err != nil {
-				return err
-			}
+	cur := p.queue[0]
+	<-cur.done
+	p.queue[0] = nil
+	p.queue = p.queue[1:]
+	stopAt := -1
+	for _, e := range cur.errs {
+		if e.err != nil && (stopAt < 0 || e.seq < stopAt) {
+			stopAt = e.seq
 		}
 	}
-	p.spare = cur
-	if cur.inErr != nil {
-		p.inErr = cur.inErr
-	}
-	if stopAt >= 0 {
-		// The outputs before the failing row go out first, as at
+	p.fill(true) // the workers run on while cur is handed out
+	err := p.handOut(cur, stopAt)
+	p.free = append(p.free, cur)
+	switch {
+	case err != nil:
+		// The outputs before the failing event go out first, as at
 		// parallelism 1; the next step reports the error.
-		for _, e := range cur.errs {
-			if e.err != nil && e.seq == stopAt {
-				p.inErr = e.err
-			}
-		}
-		p.end = nil
+		p.inErr = err
+		p.stop.Store(-1) // the batches after it run no more
+	case cur.inErr != nil:
+		p.inErr = cur.inErr
+	case cur.last:
+		m.done = true
 	}
 	return nil
 }
 
-// readBatch reads up to parBatch events of the input into b.
+// fill reads batches and hands them to the workers until parDepth run,
+// the inputs end, or a checkpoint is due (then the workers drain before
+// it); ahead: the batch to hand out next is read, these are extra, so a
+// checkpoint that is due stops it even with no batch running.
+func (p *ParallelOp) fill(ahead bool) {
+	for !p.readEnd && len(p.queue) < parDepth && p.inErr == nil {
+		if (ahead || len(p.queue) > 0) && p.main.Ex.CheckpointDue(parBatch) {
+			return
+		}
+		b := p.batch()
+		p.readBatch(b)
+		p.read += int64(len(b.items))
+		p.readEnd = b.last || b.inErr != nil
+		b.pending.Store(int32(len(p.workers)))
+		for _, f := range p.feeds {
+			f <- b
+		}
+		p.queue = append(p.queue, b)
+	}
+}
+
+// handOut queues the outputs of batch b in the main operator's Out in the
+// order of parallelism 1, up to the failing item stopAt (-1: none); it
+// returns the error that stops the call.
+func (p *ParallelOp) handOut(b *parWork, stopAt int) error {
+	m := p.main
+	clear(p.cursor)
+	for i := range b.items {
+		it := &b.items[i]
+		mark := len(m.Out)
+		err := p.handItem(b, it)
+		if err == nil && i == stopAt {
+			// a failure that no call recorded (an interruption, a panic)
+			for _, e := range b.errs {
+				if e.err != nil && e.seq == stopAt {
+					err = e.err
+				}
+			}
+		}
+		if err != nil {
+			m.Out = m.Out[:mark] // as at parallelism 1, the failing event's outputs are lost
+			return err
+		}
+	}
+	return nil
+}
+
+// span returns the calls worker w made for its next event of b.
+func (p *ParallelOp) span(b *parWork, w int) (lo, hi int) {
+	k := p.cursor[w]
+	p.cursor[w]++
+	if k >= len(b.spans[w]) {
+		return 0, 0 // the worker stopped before it
+	}
+	return b.spans[w][k][0], b.spans[w][k][1]
+}
+
+// handItem queues the outputs of one event of b.
+func (p *ParallelOp) handItem(b *parWork, it *parItem) error {
+	m := p.main
+	switch {
+	case it.ev.Kind == EvRow:
+		lo, hi := p.span(b, it.w)
+		switch {
+		case it.dropped:
+			m.Buffers[it.in].Dropped++
+		case lo == hi: // buffered by ORDER BY
+			m.quietRow()
+		default:
+			c := &b.calls[it.w][lo]
+			if err := p.hand(b, it.w, c); err != nil {
+				return err
+			}
+			if c.hi == c.lo {
+				m.quietRow()
+			}
+		}
+		return nil
+	case it.w == -1:
+		return p.handTime(b, it)
+	}
+	return m.process(it.in, it.ev)
+}
+
+// handTime queues the outputs of a watermark or an end: the rows the
+// ORDER BY buffer released, then the timers that fired, each merged over
+// the workers, then the watermark.
+func (p *ParallelOp) handTime(b *parWork, it *parItem) error {
+	m := p.main
+	for w := range p.workers {
+		p.at[w], p.lim[w] = p.span(b, w)
+	}
+	var keys []SortKey
+	if buf := m.Buffers[it.in]; buf != nil {
+		keys = buf.keys
+	}
+	for {
+		best := -1
+		for w := range p.workers {
+			if p.at[w] == p.lim[w] || !b.calls[w][p.at[w]].released {
+				continue
+			}
+			if best < 0 || lessEntry(keys, b.calls[w][p.at[w]].ent, b.calls[best][p.at[best]].ent) {
+				best = w
+			}
+		}
+		if best < 0 {
+			break
+		}
+		c := &b.calls[best][p.at[best]]
+		p.at[best]++
+		if err := p.hand(b, best, c); err != nil {
+			return err
+		}
+	}
+	limit := m.Ex.MaxTimerFirings
+	before, fired := p.gseq, 0
+	for {
+		best := -1
+		for w := range p.workers {
+			if p.at[w] == p.lim[w] {
+				continue
+			}
+			c, bc := &b.calls[w][p.at[w]], (*parCall)(nil)
+			if best >= 0 {
+				bc = &b.calls[best][p.at[best]]
+			}
+			if bc == nil || c.time < bc.time || c.time == bc.time && c.fire.gseq < bc.fire.gseq {
+				best = w
+			}
+		}
+		if best < 0 {
+			break
+		}
+		c := &b.calls[best][p.at[best]]
+		p.at[best]++
+		// The runaway guard of PtfOp.fireTimers, over the whole call.
+		if c.fire.gseq > before {
+			fired++
+		}
+		if limit > 0 && fired > limit {
+			return m.runawayError(c.wm)
+		}
+		if c.wm == MaxWatermark {
+			m.EndFire++
+		}
+		if err := p.hand(b, best, c); err != nil {
+			return err
+		}
+	}
+	return m.process(it.in, it.ev)
+}
+
+// hand queues the outputs of call c of worker w, after its console output,
+// and numbers the timers it registered; it returns the call's error.
+func (p *ParallelOp) hand(b *parWork, w int, c *parCall) error {
+	m := p.main
+
+	if len(c.con) > 0 {
+		if cb := p.workers[w].rec.cb; cb != nil {
+			p.cons = append(p.cons, parConsole{at: len(m.Out), b: c.con, cb: cb})
+		}
+	}
+	if c.err != nil {
+		return c.err
+	}
+	for _, t := range b.regs[w][c.rlo:c.rhi] {
+		p.gseq++
+		t.gseq = p.gseq
+	}
+	m.Out = append(m.Out, b.outs[w][c.lo:c.hi]...)
+	return nil
+}
+
+// readBatch reads up to parBatch events of the inputs into b.
 func (p *ParallelOp) readBatch(b *parWork) {
-	in := p.main.Ins[0]
-	cols := p.main.Node.Tables[0].Partition
-	rowSem := !p.main.Node.Tables[0].Set
+	m := p.main
+	n := len(p.workers)
 	for len(b.items) < parBatch {
-		ev, err := in.Next()
+		in, ev, ok, err := m.readNext()
 		if err != nil {
 			b.inErr = err
 			break
 		}
-		if ev.Kind == EvEnd {
-			b.end = &ev
+		if !ok {
+			b.last = true
 			break
 		}
-		it := parItem{ev: ev, w: -1}
-		if ev.Kind == EvRow {
-			if rowSem {
-				it.w = p.rows % len(p.workers)
-				p.rows++
+		it := parItem{ev: ev, in: in, w: -2}
+		switch ev.Kind {
+		case EvRow:
+			t := &m.Node.Tables[in]
+			if t.Set {
+				p.scratch = keycodec.AppendPick(p.scratch[:0], ev.Row, t.Partition)
+				it.w = workerOfKey(p.scratch, n)
 			} else {
-				it.w = WorkerOf(ev.Row, cols, len(p.workers))
+				it.w = p.rows % n
+				p.rows++
+			}
+			if m.Buffers[in] != nil {
+				p.arrival++
+				it.seq = p.arrival
 			}
 			b.idx[it.w] = append(b.idx[it.w], len(b.items))
-		} else if ev.Kind == EvWatermark {
+		case EvWatermark, EvEnd:
+			it.w = -1
 			for w := range b.idx {
 				b.idx[w] = append(b.idx[w], len(b.items))
 			}
@@ -371,46 +668,34 @@ func (p *ParallelOp) readBatch(b *parWork) {
 	}
 }
 
-// startBatch runs b's items on the workers concurrently; b.stop receives
-// the index of the earliest item that failed (-1: none) when all are done.
-func (p *ParallelOp) startBatch(b *parWork) {
-	var stop atomic.Int64
-	stop.Store(int64(len(b.items)))
-	var wg sync.WaitGroup
-	for w, wk := range p.workers {
-		wk.Out = b.outs[w][:0]
-		if len(b.idx[w]) == 0 {
-			continue
-		}
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			if err := p.runWorker(w, b, &stop); err != nil {
-				// lower the stop mark to the failing item
-				for {
-					cur := stop.Load()
-					if int64(b.errs[w].seq) >= cur || stop.CompareAndSwap(cur, int64(b.errs[w].seq)) {
-						break
-					}
+// work is worker wi's goroutine: it runs the batches fed to it in turn,
+// until its feed is closed.
+func (p *ParallelOp) work(wi int, feed <-chan *parWork) {
+	defer p.running.Done()
+	w := p.workers[wi]
+	for b := range feed {
+		w.Out, w.rec.calls, w.timers.log = b.outs[wi][:0], b.calls[wi][:0], b.regs[wi][:0]
+		if err := p.runWorker(wi, b); err != nil {
+			// lower the stop mark to the failing event
+			seq := b.base + int64(b.errs[wi].seq)
+			for {
+				cur := p.stop.Load()
+				if seq >= cur || p.stop.CompareAndSwap(cur, seq) {
+					break
 				}
 			}
-		}(w)
-	}
-	go func() {
-		wg.Wait()
-		first := -1
-		for _, e := range b.errs {
-			if e.err != nil && (first < 0 || e.seq < first) {
-				first = e.seq
-			}
 		}
-		b.stop <- first
-	}()
+		b.outs[wi], b.calls[wi], b.regs[wi] = w.Out, w.rec.calls, w.timers.log
+		w.Out, w.rec.calls, w.timers.log = nil, nil, nil
+		if b.pending.Add(-1) == 0 {
+			close(b.done)
+		}
+	}
 }
 
 // runWorker runs worker w's items of batch b in order; it stops at its
 // first error or before an item past the stop mark.
-func (p *ParallelOp) runWorker(wi int, b *parWork, stop *atomic.Int64) (err error) {
+func (p *ParallelOp) runWorker(wi int, b *parWork) (err error) {
 	current := len(b.items)
 	defer func() {
 		// A panic on a worker goroutine would end the process: it becomes
@@ -420,113 +705,146 @@ func (p *ParallelOp) runWorker(wi int, b *parWork, stop *atomic.Int64) (err erro
 			b.errs[wi] = parErr{seq: current, err: err}
 		}
 	}()
-	w := p.workers[wi]
-	cb, _ := w.inst.(consoleBuffer)
-	fail := func(seq int, err error) error {
-		b.errs[wi] = parErr{seq: seq, err: err}
-		return err
-	}
-	if bt, ok := w.inst.(ptf.Batcher); ok {
+	if bt, ok := p.workers[wi].inst.(ptf.Batcher); ok {
 		// The worker's calls run in one batch, as on one worker (PtfOp.steps).
-		return bt.Batch(func() error { return p.runItems(w, wi, b, stop, cb, &current, fail) })
+		return bt.Batch(func() error { return p.runItems(wi, b, &current) })
 	}
-	return p.runItems(w, wi, b, stop, cb, &current, fail)
+	return p.runItems(wi, b, &current)
 }
 
-// runItems runs worker w's items of batch b (see runWorker).
-func (p *ParallelOp) runItems(w *PtfOp, wi int, b *parWork, stop *atomic.Int64, cb consoleBuffer, current *int, fail func(int, error) error) error {
+// runItems runs worker wi's items of batch b (see runWorker); current is
+// the item it is at.
+func (p *ParallelOp) runItems(wi int, b *parWork, current *int) error {
+	w := p.workers[wi]
 	for _, i := range b.idx[wi] {
-		if int64(i) > stop.Load() {
+		if b.base+int64(i) > p.stop.Load() {
 			return nil
 		}
-		if err := w.Ex.Ctx.Err(); err != nil {
-			return fail(i, types.At(w.Node.Pos, ptf.ErrInterrupted))
-		}
 		*current = i
-		it := &b.items[i]
-		if it.ev.Kind == EvWatermark {
-			w.workerWatermark(it.ev.Wm)
-			continue
-		}
-		it.lo = len(w.Out)
-		err := w.evalRow(0, it.ev.Row)
-		it.hi = len(w.Out)
-		if cb != nil {
-			it.con = cb.TakeConsole()
-		}
+		start := len(w.rec.calls)
+		err := w.Ex.Ctx.Err()
 		if err != nil {
-			return fail(i, err)
+			err = types.At(w.Node.Pos, ptf.ErrInterrupted)
+		} else {
+			err = w.runItem(&b.items[i])
+		}
+		b.spans[wi] = append(b.spans[wi], [2]int{start, len(w.rec.calls)})
+		if err != nil {
+			b.errs[wi] = parErr{seq: i, err: err}
+			return err
 		}
 	}
 	return nil
 }
 
-// workerWatermark advances a worker's watermark: ctx.currentWatermark
-// reads it, and timers it passes are dropped (parallel calls have no
-// onTimer, so firing them does nothing).
-func (w *PtfOp) workerWatermark(wm int64) {
-	if w.hasWM && wm <= w.wm {
-		return
+// runItem runs one event of a batch on worker w.
+func (w *PtfOp) runItem(it *parItem) error {
+	switch {
+	case it.ev.Kind != EvRow:
+		return w.process(it.in, it.ev)
+	case w.Buffers[it.in] != nil:
+		it.dropped = !w.admit(it.in, it.ev.Row, it.seq)
+		return nil
 	}
-	w.wm, w.hasWM = wm, true
-	w.inWM[0], w.inHas[0] = wm, true
-	for t := w.timers.Next(wm); t != nil; t = w.timers.Next(wm) {
+	w.recStart()
+	err := w.evalRow(it.in, it.ev.Row)
+	w.record(parCall{err: err})
+	return err
+}
+
+// The hooks by which a worker records its calls; they do nothing in an
+// operator that is no worker (rec is nil).
+
+// recStart marks the beginning of a call.
+func (o *PtfOp) recStart() {
+	if r := o.rec; r != nil {
+		r.lo, r.rlo = len(o.Out), len(o.timers.log)
 	}
 }
 
-// dropWorkerTimers applies the main operator's watermark (the restored
-// one, or the end of input) to the workers.
-func (p *ParallelOp) dropWorkerTimers() {
-	if m := p.main; m.hasWM {
-		for _, w := range p.workers {
-			w.workerWatermark(m.wm)
-		}
+// recRow records the call of a row an ORDER BY buffer released.
+func (o *PtfOp) recRow(e sortEntry, err error) {
+	if o.rec != nil {
+		o.record(parCall{released: true, ent: e, err: err})
 	}
 }
 
-// Flush writes the call's event time, the workers' timers and state, and
-// the main operator's state to tx; final marks the end of the statement.
-// It is called between batches (CheckpointDue), when the workers are idle.
+// recFire records the firing of timer t (or the error that stopped it).
+func (o *PtfOp) recFire(t *timer, err error) {
+	if o.rec != nil {
+		o.record(parCall{fire: t, time: t.time, wm: o.wm, err: err})
+	}
+}
+
+func (o *PtfOp) record(c parCall) {
+	r := o.rec
+	c.lo, c.hi, c.rlo, c.rhi = r.lo, len(o.Out), r.rlo, len(o.timers.log)
+	if r.cb != nil {
+		c.con = r.cb.TakeConsole()
+	}
+	r.calls = append(r.calls, c)
+}
+
+// Flush writes the call's event time, the workers' timers, buffered rows
+// and state to tx; final marks the end of the statement. It is called
+// between batches (CheckpointDue), when the workers are idle and every
+// call they made has been handed out, and at the end of the statement.
 func (p *ParallelOp) Flush(tx state.Tx, final bool) error {
 	m := p.main
+	// A statement that stopped pulling before the end (LIMIT) takes its
+	// final checkpoint with batches still running: they end first.
+	for _, b := range p.queue {
+		<-b.done
+	}
 	if err := m.flushMeta(tx, final); err != nil {
 		return err
 	}
 	if uid := m.Node.Uid; uid != "" {
-		if err := p.saveTimers(tx, uid); err != nil {
+		if err := tx.DeleteNamespace(TimerNamespace(uid)); err != nil {
 			return err
+		}
+		for _, w := range p.workers {
+			if err := w.timers.put(tx, uid, true); err != nil {
+				return err
+			}
+		}
+		for j, b := range m.Buffers {
+			if b == nil {
+				continue
+			}
+			ns := sortBufferNamespace(uid, m.Node.Tables[j].Name)
+			if err := tx.DeleteNamespace(ns); err != nil {
+				return err
+			}
+			for _, w := range p.workers {
+				if err := w.Buffers[j].put(tx, ns); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	for _, w := range p.workers {
-		if err := w.flushState(tx); err != nil {
+		if err := w.Views.flush(tx); err != nil {
 			return err
 		}
-	}
-	return m.flushState(tx)
-}
-
-// saveTimers replaces the stored timers of the call with those the
-// workers hold (registered without onTimer, they wait for a watermark).
-func (p *ParallelOp) saveTimers(tx state.Tx, uid string) error {
-	if err := tx.DeleteNamespace(TimerNamespace(uid)); err != nil {
-		return err
-	}
-	for _, w := range p.workers {
-		if err := w.timers.put(tx, uid); err != nil {
+		if err := w.flushValues(tx); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Close closes the main operator (and so the input), lets a running batch
-// end and closes the workers' instances.
+// Close closes the main operator (and so the input), lets the running
+// batches end (a statement that stopped runs no more of their events),
+// and closes the workers' instances.
 func (p *ParallelOp) Close() error {
 	first := p.main.Close()
-	if p.inflight != nil {
-		<-p.inflight.stop // a statement that stopped: let the running batch end
-		p.inflight = nil
+	p.stop.Store(-1)
+	for _, f := range p.feeds {
+		close(f)
 	}
+	p.feeds, p.queue = nil, nil
+	p.running.Wait()
 	for _, w := range p.workers {
 		if c, ok := w.inst.(interface{ Close() error }); ok {
 			if err := c.Close(); err != nil && first == nil {

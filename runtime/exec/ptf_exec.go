@@ -170,9 +170,6 @@ func (n *PtfNode) Open(ex *Execution) (Stream, error) {
 	}
 	if ex.Parallelism > 1 {
 		why := parallelReason(n, ex)
-		if why == "" && op.timers.n > 0 {
-			why = "timers of an earlier run"
-		}
 		if why == "" {
 			par, err := newParallelOp(op, spec, ex.Parallelism)
 			if err != nil {
@@ -252,11 +249,16 @@ type PtfOp struct {
 	timers     timerService  // timers by time and by key (timers.go)
 	Buffers    []*sortBuffer // per input, for ORDER BY (sortbuffer.go)
 	firing     *timer        // the timer whose onTimer runs
+	rec        *parRec       // a parallel worker's record of its calls (parallel.go)
 	lin        *lineage      // with lineage on, the why-not counts (lineage.go)
 
 	// stepErr is the error of a batch of steps, returned once the output
 	// of the steps before it is handed on.
 	stepErr error
+	// cons is the console output of a batch's steps, printed before the
+	// rows at cons[i].at (replayConsole); ci is the next to print.
+	cons []parConsole
+	ci   int
 
 	// the current call
 	cur  *keyState
@@ -267,6 +269,15 @@ type PtfOp struct {
 
 func (o *PtfOp) Next() (Event, error) {
 	for {
+		if len(o.cons) > 0 {
+			at := o.Oi
+			if at >= len(o.Out) {
+				at = -1
+			}
+			if err := o.replayConsole(at); err != nil {
+				return Event{}, err
+			}
+		}
 		if ev, ok := o.pop(); ok {
 			return ev, nil
 		}
@@ -307,17 +318,44 @@ func (o *PtfOp) steps() error {
 }
 
 func (o *PtfOp) stepRun() error {
+	cb, _ := o.inst.(consoleBuffer)
 	// A batch ends where a checkpoint is due: the session takes it between
 	// events, when every row read is processed and its output handed on.
 	for n := 0; n < batchSteps && !o.done && len(o.Out)-o.Oi < batchOut && (n == 0 || !o.Ex.CheckpointDue(0)); n++ {
 		mark := len(o.Out)
-		if err := o.Step(); err != nil {
+		err := o.Step()
+		if err != nil {
 			// The failing step's own output goes nowhere, as when steps
 			// run one at a time.
 			clear(o.Out[mark:])
 			o.Out = o.Out[:mark]
+		}
+		if cb != nil {
+			// What the step's calls printed goes out before its rows.
+			if c := cb.TakeConsole(); len(c) > 0 {
+				o.cons = append(o.cons, parConsole{at: mark, b: c, cb: cb})
+			}
+		}
+		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// replayConsole prints the console output of a batch's steps due before
+// o.Out[at] (all of it when at < 0).
+func (o *PtfOp) replayConsole(at int) error {
+	for o.ci < len(o.cons) && (at < 0 || o.cons[o.ci].at <= at) {
+		c := o.cons[o.ci]
+		o.cons[o.ci] = parConsole{}
+		o.ci++
+		if err := c.cb.ReplayConsole(c.b); err != nil {
+			return err
+		}
+	}
+	if o.ci == len(o.cons) {
+		o.cons, o.ci = o.cons[:0], 0
 	}
 	return nil
 }
@@ -357,8 +395,24 @@ func (o *PtfOp) Step() error {
 		}
 		return o.call(types.Row{})
 	}
+	i, ev, ok, err := o.readNext()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		o.done = true
+		return nil
+	}
+	return o.process(i, ev)
+}
+
+// readNext reads the next event of the call's inputs, and which input it
+// came from; ok is false when every input has ended. A parallel call's
+// coordinator reads through it too, so that its workers see the events
+// in the order of parallelism 1.
+func (o *PtfOp) readNext() (i int, ev Event, ok bool, err error) {
 	if o.Node.Rowtime && len(o.Ins) > 1 {
-		return o.stepByTime()
+		return o.readByTime()
 	}
 	// Inputs take turns row by row, so that several table arguments
 	// interleave deterministically (or, shuffled, in turns drawn at random).
@@ -373,21 +427,23 @@ func (o *PtfOp) Step() error {
 		}
 		ev, err := o.Ins[i].Next()
 		if err != nil {
-			return err
+			return 0, Event{}, false, err
 		}
 		if ev.Kind == EvWatermark || ev.Kind == evTick {
 			o.turn-- // only rows take turns: the input keeps its turn
 		}
-		return o.process(i, ev)
+		if ev.Kind == EvEnd {
+			o.ended[i] = true
+		}
+		return i, ev, true, nil
 	}
-	o.done = true
-	return nil
+	return 0, Event{}, false, nil
 }
 
-// stepByTime interleaves several inputs by event time (with on_time): of
+// readByTime interleaves several inputs by event time (with on_time): of
 // the rows waiting at the head of each input, the earliest goes first
 // (ties to the earlier input). Watermarks and ends are handled as they come.
-func (o *PtfOp) stepByTime() error {
+func (o *PtfOp) readByTime() (int, Event, bool, error) {
 	if o.heads == nil {
 		o.heads = make([]*Event, len(o.Ins))
 	}
@@ -397,13 +453,16 @@ func (o *PtfOp) stepByTime() error {
 		}
 		ev, err := o.Ins[i].Next()
 		if err != nil {
-			return err
+			return 0, Event{}, false, err
 		}
 		if ev.Kind == EvRow {
 			o.heads[i] = &ev
 			continue
 		}
-		return o.process(i, ev)
+		if ev.Kind == EvEnd {
+			o.ended[i] = true
+		}
+		return i, ev, true, nil
 	}
 	best, bestTs := -1, int64(0)
 	for i, h := range o.heads {
@@ -416,12 +475,11 @@ func (o *PtfOp) stepByTime() error {
 		}
 	}
 	if best < 0 {
-		o.done = true
-		return nil
+		return 0, Event{}, false, nil
 	}
 	ev := *o.heads[best]
 	o.heads[best] = nil
-	return o.process(best, ev)
+	return best, ev, true, nil
 }
 
 // process handles one event of input i.
@@ -441,17 +499,10 @@ func (o *PtfOp) process(i int, ev Event) error {
 		return nil
 	}
 	if b := o.Buffers[i]; b != nil {
-		ts, ok := types.TimeMillis(ev.Row.Fields[b.timeCol])
-		if !ok || (o.inHas[i] && ts <= o.inWM[i]) {
-			b.Dropped++ // late (or without time): ORDER BY drops it
-			o.noteRow(i, ev.Row, true)
-			o.lineRow(i, ev.Row, true)
-			return nil
+		if o.admit(i, ev.Row, b.seq+1) {
+			b.seq++
+			o.quietRow()
 		}
-		o.noteRow(i, ev.Row, false)
-		o.lineRow(i, ev.Row, false)
-		b.Add(ev.Row, ts)
-		o.quietRow()
 		return nil
 	}
 	o.noteRow(i, ev.Row, false)
@@ -464,6 +515,25 @@ func (o *PtfOp) process(i int, ev Event) error {
 		o.quietRow()
 	}
 	return nil
+}
+
+// admit puts a row of input i, which has ORDER BY, into the input's
+// buffer as the seq-th to arrive, or drops it when it is late (at or
+// behind the input's watermark) or has no time; it reports whether it
+// kept the row.
+func (o *PtfOp) admit(i int, r types.Row, seq uint64) bool {
+	b := o.Buffers[i]
+	ts, ok := types.TimeMillis(r.Fields[b.timeCol])
+	if !ok || (o.inHas[i] && ts <= o.inWM[i]) {
+		b.Dropped++ // late (or without time): ORDER BY drops it
+		o.noteRow(i, r, true)
+		o.lineRow(i, r, true)
+		return false
+	}
+	o.noteRow(i, r, false)
+	o.lineRow(i, r, false)
+	b.addSeq(r, ts, seq)
+	return true
 }
 
 // quietRow counts an input row that gave no output, and every quietRows
@@ -500,18 +570,21 @@ func (o *PtfOp) inputWatermark(i int, w int64) error {
 	}
 	if b := o.Buffers[i]; b != nil {
 		for {
-			r, ok := b.pop(w)
+			e, ok := b.pop(w)
 			if !ok {
 				break
 			}
-			if err := o.evalRow(i, r); err != nil {
+			o.recStart()
+			err := o.evalRow(i, e.row)
+			o.recRow(e, err)
+			if err != nil {
 				return err
 			}
 		}
 	}
 	o.inWM[i], o.inHas[i] = w, true
 	min := int64(MaxWatermark)
-	for j := range o.Ins {
+	for j := range o.inWM { // a parallel worker has no Ins of its own
 		if !o.inHas[j] {
 			return nil // an input without a watermark holds the operator's back
 		}
@@ -528,7 +601,7 @@ func (o *PtfOp) inputWatermark(i int, w int64) error {
 	if err := o.fireTimers(); err != nil {
 		return err
 	}
-	if min != MaxWatermark {
+	if min != MaxWatermark && o.rec == nil { // a parallel worker's watermarks go out from the coordinator
 		o.Out = append(o.Out, Event{Kind: EvWatermark, Wm: min})
 	}
 	return nil
@@ -544,11 +617,14 @@ func (o *PtfOp) fireTimers() error {
 	limit := o.Ex.MaxTimerFirings
 	before, fired := o.timers.seq, 0
 	for t := o.timers.Next(o.wm); t != nil; t = o.timers.Next(o.wm) {
+		o.recStart()
 		if t.seq > before {
 			fired++
 		}
 		if limit > 0 && fired > limit {
-			return types.At(o.Node.Pos, fmt.Errorf("%s: more than %d timers that onTimer registered fired at watermark %d: does onTimer keep registering timers in the past? (raise SET 'ptfsh.timers.max-firings' if this is intended)", o.Node.Fn, limit, o.wm))
+			err := o.runawayError(o.wm)
+			o.recFire(t, err)
+			return err
 		}
 		if o.wm == MaxWatermark {
 			o.EndFire++
@@ -563,10 +639,20 @@ func (o *PtfOp) fireTimers() error {
 		o.traceEnd(err)
 		o.firing = nil
 		if err != nil {
-			return o.callError(err)
+			err = o.callError(err)
+		}
+		o.recFire(t, err)
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// runawayError is the error of a watermark wm at which more timers that
+// onTimer registered fired than ptfsh.timers.max-firings allows.
+func (o *PtfOp) runawayError(wm int64) error {
+	return types.At(o.Node.Pos, fmt.Errorf("%s: more than %d timers that onTimer registered fired at watermark %d: does onTimer keep registering timers in the past? (raise SET 'ptfsh.timers.max-firings' if this is intended)", o.Node.Fn, o.Ex.MaxTimerFirings, wm))
 }
 
 func (o *PtfOp) call(r types.Row) error {

@@ -47,12 +47,14 @@ func (h *sortHeap) Pop() any {
 	return e
 }
 
-func (h *sortHeap) Less(i, j int) bool {
-	a, b := h.entries[i], h.entries[j]
+func (h *sortHeap) Less(i, j int) bool { return lessEntry(h.keys, h.entries[i], h.entries[j]) }
+
+// lessEntry is the order in which an ORDER BY buffer hands out its rows.
+func lessEntry(keys []SortKey, a, b sortEntry) bool {
 	if a.ts != b.ts {
 		return a.ts < b.ts
 	}
-	for _, k := range h.keys {
+	for _, k := range keys {
 		x, y := a.row.Fields[k.Col], b.row.Fields[k.Col]
 		var c int
 		switch {
@@ -84,15 +86,21 @@ func newSortBuffer(timeCol int, keys []SortKey) *sortBuffer {
 // add buffers a row.
 func (b *sortBuffer) Add(r types.Row, ts int64) {
 	b.seq++
-	heap.Push(&b.h, sortEntry{row: r, ts: ts, seq: b.seq})
+	b.addSeq(r, ts, b.seq)
+}
+
+// addSeq buffers a row that arrived as the seq-th (a parallel worker's
+// rows are numbered by the coordinator, over the whole call).
+func (b *sortBuffer) addSeq(r types.Row, ts int64, seq uint64) {
+	heap.Push(&b.h, sortEntry{row: r, ts: ts, seq: seq})
 }
 
 // pop hands out the next row whose time is at or before wm.
-func (b *sortBuffer) pop(wm int64) (types.Row, bool) {
+func (b *sortBuffer) pop(wm int64) (sortEntry, bool) {
 	if b.h.Len() == 0 || b.h.entries[0].ts > wm {
-		return types.Row{}, false
+		return sortEntry{}, false
 	}
-	return heap.Pop(&b.h).(sortEntry).row, true
+	return heap.Pop(&b.h).(sortEntry), true
 }
 
 // An ORDER BY buffer is state: its rows go into checkpoints under the
@@ -104,6 +112,12 @@ func (b *sortBuffer) save(tx state.Tx, ns string) error {
 	if err := tx.DeleteNamespace(ns); err != nil {
 		return err
 	}
+	return b.put(tx, ns)
+}
+
+// put writes the buffered rows, adding to those stored (the buffers of a
+// parallel call's workers share one namespace).
+func (b *sortBuffer) put(tx state.Tx, ns string) error {
 	for _, e := range b.h.entries {
 		k := state.AppendInt64(state.AppendInt64(nil, e.ts), int64(e.seq))
 		v, err := AppendValue(nil, e.row.Fields)

@@ -16,6 +16,11 @@ type timer struct {
 	seq   uint64
 	dead  bool // replaced or cleared; skipped when popped
 	index int
+	// gseq is the timer's place in the registration order of the whole
+	// call when it runs on several workers (parallel.go): seq counts one
+	// worker's registrations, gseq what seq is at parallelism 1. The
+	// coordinator sets it, and only it reads it.
+	gseq uint64
 }
 
 // timerQueue orders timers by time, then by registration: a binary heap
@@ -97,6 +102,10 @@ type timerService struct {
 	q   timerQueue
 	seq uint64
 	n   int // live timers
+	// logging: register adds the timers it makes to log, in order (a
+	// parallel worker's, for the coordinator to number them).
+	logging bool
+	log     []*timer
 }
 
 // register adds a timer, replacing a named timer of the same name; an
@@ -125,6 +134,9 @@ func (s *timerService) register(ks *keyState, name string, named bool, ts int64)
 	s.q.push(t)
 	s.n++
 	ks.dirty = true
+	if s.logging {
+		s.log = append(s.log, t)
+	}
 }
 
 func (s *timerService) kill(t *timer) {
@@ -198,11 +210,12 @@ func (s *timerService) save(tx state.Tx, uid string) error {
 	if err := tx.DeleteNamespace(ns); err != nil {
 		return err
 	}
-	return s.put(tx, uid)
+	return s.put(tx, uid, false)
 }
 
-// put writes the live timers of uid, adding to those stored.
-func (s *timerService) put(tx state.Tx, uid string) error {
+// put writes the live timers of uid, adding to those stored; global: their
+// order of registration is gseq (a parallel worker's timers), not seq.
+func (s *timerService) put(tx state.Tx, uid string, global bool) error {
 	ns := TimerNamespace(uid)
 	for _, t := range s.q {
 		if t.dead {
@@ -211,7 +224,11 @@ func (s *timerService) put(tx state.Tx, uid string) error {
 		v := make([]byte, 0, 16+len(t.ks.enc))
 		v = state.AppendUint64(v, uint64(len(t.ks.enc)))
 		v = append(v, t.ks.enc...)
-		v = state.AppendUint64(v, t.seq) // the order of registration, for timers of one time
+		seq := t.seq
+		if global {
+			seq = t.gseq
+		}
+		v = state.AppendUint64(v, seq) // the order of registration, for timers of one time
 		if err := tx.Put(ns, timerKey(t), v); err != nil {
 			return err
 		}
