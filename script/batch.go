@@ -68,8 +68,13 @@ func (t jobTracker) Grab() any {
 func (jobTracker) Resumed(any) {}
 func (jobTracker) Exited()     {}
 
-// initBatch compiles the realm's batch frame.
+// initBatch compiles the realm's batch frame, and rethrow.
 func (rt *realm) initBatch() {
+	rv, err := rt.vm.RunScript(batchFile, "(function (e) { throw e; })")
+	if err != nil {
+		panic(fmt.Sprintf("script: rethrow does not compile: %v", err))
+	}
+	rt.rethrow, _ = goja.AssertFunction(rv)
 	v, err := rt.vm.RunScript(batchFile, batchSrc)
 	if err != nil {
 		panic(fmt.Sprintf("script: the batch frame does not compile: %v", err))

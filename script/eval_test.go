@@ -467,10 +467,10 @@ func TestInstance_Eval_typedTable(t *testing.T) {
 	src := `export default {
   output: "STRING",
   args: [{ name: "u", traits: ["SET_SEMANTIC_TABLE"], type: "ROW<s STRING, i INT>" }],
-  eval(ctx, state, { u }) { ctx.collect(u.s + "/" + u.i + "/" + u.name + " " + u); },
+  eval(ctx, state, { u }) { ctx.collect(u.s + "/" + u.i + "/" + ("name" in u) + " " + u); },
 };`
 	h := harness(t, e, "typed.js", src, session.HarnessOptions{})
-	if got := process(t, h, types.NewRow("Bob", int64(12))); got != "+I[Bob, Bob/12/undefined +I[Bob, 12]]" {
+	if got := process(t, h, types.NewRow("Bob", int64(12))); got != "+I[Bob, Bob/12/false +I[Bob, 12]]" {
 		t.Errorf("got %s", got)
 	}
 }

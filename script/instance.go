@@ -151,7 +151,10 @@ func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, row goja
 		return &Error{Func: in.d.name, Msg: what + ": " + err.Error(), Err: err}
 	}
 	in.cur, in.curInput, in.curRow, in.rows = ctx, input, row, 0
-	_, err := fn(in.d.obj, in.callArgs[:]...)
+	ret, err := fn(in.d.obj, in.callArgs[:]...)
+	if err == nil {
+		err = in.settled(ret, what)
+	}
 	var terr error
 	if err == nil && in.typedRows {
 		// Typed entries as Flink's conversion takes them (typedstate.go):
@@ -178,6 +181,32 @@ func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, row goja
 		return terr
 	}
 	return err
+}
+
+// settled turns what an async eval or onTimer returned into its error:
+// its jobs ran when the call returned (goja runs them before a top-level
+// call returns), so its promise is settled unless it waits for something
+// that never comes. A rejection is the call's error, as a throw is: it
+// must not vanish with the promise.
+func (in *instance) settled(ret goja.Value, what string) error {
+	o, ok := ret.(*goja.Object)
+	if !ok {
+		return nil
+	}
+	p, ok := o.Export().(*goja.Promise)
+	if !ok {
+		return nil
+	}
+	switch p.State() {
+	case goja.PromiseStateRejected:
+		// Thrown again, so that the error is rendered (and positioned) as
+		// any thrown value is.
+		_, err := in.e.rethrow(goja.Undefined(), p.Result())
+		return err
+	case goja.PromiseStatePending:
+		return fmt.Errorf("%s returned a promise that did not settle in the call: it awaits something that nothing resolves (ptfsh runs promise jobs before the call ends)", what)
+	}
+	return nil
 }
 
 // enter marks in, running in realm rt, as the running instance, so that

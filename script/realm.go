@@ -41,7 +41,8 @@ type realm struct {
 	guardedErr   error
 	runGuardedFn func() // rt.runGuarded, bound once
 
-	batch batcher // the frame that batches calls (batch.go)
+	batch   batcher       // the frame that batches calls (batch.go)
+	rethrow goja.Callable // throws its argument (instance.settled)
 }
 
 func (rt *realm) runGuarded() { rt.guardedErr = rt.guarded() }

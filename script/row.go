@@ -130,9 +130,25 @@ func (r *rowObject) field(i int) goja.Value {
 func (r *rowObject) Get(key string) goja.Value {
 	i := r.schema.lookup(key)
 	if i < 0 {
-		return nil // the prototype's methods
+		if r.e.js.rowProto.Get(key) != nil || rowProbes[key] {
+			return nil // the prototype's methods
+		}
+		// A misspelt column: an error, as Flink's Row.getFieldAs is (the
+		// bridge's rows throw the same, export/flink).
+		panic(r.e.vm.NewTypeError("%s", unknownColumn(key, r.schema.names)))
 	}
 	return r.field(i)
+}
+
+// rowProbes are the names that JavaScript itself reads on an object to
+// learn what it is (await's then, JSON.stringify's toJSON, Array.from's
+// length): undefined, not an error.
+var rowProbes = map[string]bool{"then": true, "toJSON": true, "length": true}
+
+// unknownColumn is the error of reading a column a row does not have.
+func unknownColumn(key string, names []string) string {
+	return fmt.Sprintf("the row has no column %q (its columns: %s); Flink's Row.getFieldAs fails on it too; test for an optional one with %q in row",
+		key, strings.Join(names, ", "), key)
 }
 
 // Set implements goja.DynamicObject: rows are read-only.

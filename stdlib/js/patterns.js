@@ -77,8 +77,8 @@ function rowTime(ctx, pattern) {
 }
 
 function readValue(row, col, pattern) {
+  if (!(col in row)) throw new Error(`${pattern}: the input has no column '${col}'`);
   const v = row[col];
-  if (v === undefined) throw new Error(`${pattern}: the input has no column '${col}'`);
   return v === null ? null : Number(v);
 }
 
@@ -348,8 +348,8 @@ export function changeDetection(options) {
         return;
       }
       s.last = t;
+      if (!(col in input)) throw new Error(`changeDetection: the input has no column '${col}'`);
       const v = input[col];
-      if (v === undefined) throw new Error(`changeDetection: the input has no column '${col}'`);
       const text = v === null ? null : typeof v === "string" ? v : JSON.stringify(v);
       if (s.seen ? text !== s.value : emitFirst) {
         emit(ctx, { previous: s.value }, input);
