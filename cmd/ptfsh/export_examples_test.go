@@ -213,9 +213,9 @@ func TestRunExport_flinkExamples(t *testing.T) {
 // ptfsh (tests/testdata/state/typed_state_checked.txtar,
 // tests/testdata/time/ontimer_args.txtar, tests/testdata/core/row_unknown_column.txtar).
 var mustFail = map[string]string{
-	"rf_wrong": `state s (ROW<` + "`n`" + ` BIGINT, ` + "`note`" + ` STRING>): field "n" is BIGINT: cannot use "two" (string)`,
-	"rf_extra": `field "nte" is not declared (the type has n, note)`,
-	"rf_timer": `args.mode: onTimer gets no scalar arguments`,
+	"rf_wrong":  `state s (ROW<` + "`n`" + ` BIGINT, ` + "`note`" + ` STRING>): field "n" is BIGINT: cannot use "two" (string)`,
+	"rf_extra":  `field "nte" is not declared (the type has n, note)`,
+	"rf_timer":  `args.mode: onTimer gets no scalar arguments`,
 	"rf_column": `the row has no column "vv" (its columns: k, v, ts)`,
 }
 
