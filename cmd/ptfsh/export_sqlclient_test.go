@@ -134,6 +134,12 @@ func TestRunExport_flinkSQLClient(t *testing.T) {
 		if msg := compareResults(got, want); msg != "" {
 			t.Errorf("%s: the SQL client's rows are not ptfsh's: %s\nSQL client:\n%s\nptfsh:\n%s", label, msg, tail(client, 6000), out.String())
 		}
+		// A planted difference, ptfsh's first row dropped, must be seen.
+		planted := append([]tableauResult(nil), want...)
+		planted[0].rows = planted[0].rows[1:]
+		if compareResults(got, planted) == "" {
+			t.Errorf("%s: a missing row is not seen", label)
+		}
 	}
 }
 
