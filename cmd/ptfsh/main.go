@@ -185,7 +185,13 @@ func runFile(sess *session.Session, path string, stderr io.Writer) int {
 func runSource(sess *session.Session, name, src string, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := sess.Exec(ctx, name, src); err != nil {
+	err := sess.Exec(ctx, name, src)
+	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
+		// For a person: what in the script Flink would refuse (the notes
+		// of --dialect warn, summed up); never in a pipe or a test.
+		fmt.Fprint(stderr, session.ExtensionSummary(sess.Extensions()))
+	}
+	if err != nil {
 		fmt.Fprint(stderr, session.FormatError(err, src))
 		return 1
 	}

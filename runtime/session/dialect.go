@@ -55,6 +55,13 @@ type extension struct {
 func (s *Session) checkDialect(st *sqlmini.Statement) error {
 	d := s.dialect()
 	if d == DialectPtfsh {
+		// Nothing is said, but what ran is kept for Extensions: the
+		// command sums it up for a person at a terminal.
+		for _, e := range extensions(st) {
+			if !e.inspect && !e.noted {
+				s.extUsed = append(s.extUsed, fmt.Sprintf("%s (%s)", e.what, e.pos))
+			}
+		}
 		return nil
 	}
 	seen := map[string]bool{}
@@ -304,4 +311,40 @@ func walkAST(v reflect.Value, visit func(any)) {
 			walkAST(v.Index(i), visit)
 		}
 	}
+}
+
+// Extensions returns the ptfsh extensions that the statements run so far
+// under the ptfsh dialect used, each once, as "what (file:line:col)", and
+// forgets them. The command prints a summary of them for a person at a
+// terminal (under warn each is a note as it runs; flink refuses them).
+func (s *Session) Extensions() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range s.extUsed {
+		what := e[:strings.LastIndex(e, " (")]
+		if !seen[what] {
+			seen[what] = true
+			out = append(out, e)
+		}
+	}
+	s.extUsed = nil
+	return out
+}
+
+// ExtensionSummary is the note the command prints after a script that
+// used ptfsh's extensions of Flink SQL (Extensions), "" for none.
+func ExtensionSummary(used []string) string {
+	if len(used) == 0 {
+		return ""
+	}
+	shown := used
+	if len(shown) > 3 {
+		shown = shown[:3]
+	}
+	more := ""
+	if n := len(used) - len(shown); n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
+	}
+	return fmt.Sprintf("note: this script uses ptfsh extensions that Flink SQL lacks: %s%s; --dialect warn explains each and what to write for Flink, --dialect flink refuses them\n",
+		strings.Join(shown, ", "), more)
 }

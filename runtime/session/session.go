@@ -97,6 +97,10 @@ type Config struct {
 // can observe: SQL, SHOW/DESCRIBE/SET and output formatting. A Session is
 // not safe for concurrent use.
 type Session struct {
+	// extUsed are the ptfsh extensions run under the ptfsh dialect
+	// (dialect.go, Extensions).
+	extUsed []string
+
 	// stepText is the text of the statement that runs (predict.go shows
 	// a stream step's).
 	stepText string
