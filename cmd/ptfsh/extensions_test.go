@@ -30,7 +30,7 @@ func TestExtensionSummary(t *testing.T) {
 		t.Errorf("the ptfsh dialect said something while the script ran: %q", errs.String())
 	}
 	got := session.ExtensionSummary(sh.Session.Extensions())
-	want := "note: this script uses ptfsh extensions that Flink SQL lacks: 'csv.header' (x.sql:1:94), CREATE STREAM (x.sql:3:1); " +
+	want := "note: used here, ptfsh extensions that Flink SQL lacks: 'csv.header' (x.sql:1:94), CREATE STREAM (x.sql:3:1); " +
 		"--dialect warn explains each and what to write for Flink, --dialect flink refuses them\n"
 	if got != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, want)

@@ -169,6 +169,9 @@ func execInteractive(sess *session.Session, src string, stdout, stderr io.Writer
 		if err != nil {
 			fmt.Fprint(stderr, session.FormatError(err, src))
 		}
+		if stdout != nil { // a person at the terminal: each extension once a session
+			fmt.Fprint(stderr, session.ExtensionSummary(sess.Extensions()))
+		}
 	}
 	return false
 }

@@ -318,12 +318,14 @@ func walkAST(v reflect.Value, visit func(any)) {
 // forgets them. The command prints a summary of them for a person at a
 // terminal (under warn each is a note as it runs; flink refuses them).
 func (s *Session) Extensions() []string {
-	seen := map[string]bool{}
+	if s.extReported == nil {
+		s.extReported = map[string]bool{}
+	}
 	var out []string
 	for _, e := range s.extUsed {
 		what := e[:strings.LastIndex(e, " (")]
-		if !seen[what] {
-			seen[what] = true
+		if !s.extReported[what] {
+			s.extReported[what] = true // once a session (the shell asks after each statement)
 			out = append(out, e)
 		}
 	}
@@ -345,6 +347,6 @@ func ExtensionSummary(used []string) string {
 	if n := len(used) - len(shown); n > 0 {
 		more = fmt.Sprintf(" and %d more", n)
 	}
-	return fmt.Sprintf("note: this script uses ptfsh extensions that Flink SQL lacks: %s%s; --dialect warn explains each and what to write for Flink, --dialect flink refuses them\n",
+	return fmt.Sprintf("note: used here, ptfsh extensions that Flink SQL lacks: %s%s; --dialect warn explains each and what to write for Flink, --dialect flink refuses them\n",
 		strings.Join(shown, ", "), more)
 }

@@ -99,7 +99,8 @@ type Config struct {
 type Session struct {
 	// extUsed are the ptfsh extensions run under the ptfsh dialect
 	// (dialect.go, Extensions).
-	extUsed []string
+	extUsed     []string
+	extReported map[string]bool
 
 	// stepText is the text of the statement that runs (predict.go shows
 	// a stream step's).
