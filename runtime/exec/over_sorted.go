@@ -77,20 +77,7 @@ type overSortedStream struct {
 	pending []Event
 }
 
-func (s *overSortedStream) Next() (Event, error) {
-	for len(s.pending) == 0 {
-		ev, err := s.in.Next()
-		if err != nil || ev.Kind != EvRow {
-			return ev, err
-		}
-		if err := s.add(ev.Row); err != nil {
-			return Event{}, err
-		}
-	}
-	ev := s.pending[0]
-	s.pending = s.pending[1:]
-	return ev, nil
-}
+func (s *overSortedStream) Next() (Event, error) { return nextQueued(s.in, &s.pending, s) }
 
 func (s *overSortedStream) add(r types.Row) error {
 	n := s.n

@@ -76,20 +76,7 @@ type rankStream struct {
 	pending []Event
 }
 
-func (s *rankStream) Next() (Event, error) {
-	for len(s.pending) == 0 {
-		ev, err := s.in.Next()
-		if err != nil || ev.Kind != EvRow {
-			return ev, err
-		}
-		if err := s.add(ev.Row); err != nil {
-			return Event{}, err
-		}
-	}
-	ev := s.pending[0]
-	s.pending = s.pending[1:]
-	return ev, nil
-}
+func (s *rankStream) Next() (Event, error) { return nextQueued(s.in, &s.pending, s) }
 
 func partitionKey(part []expr.Expr, r types.Row) (string, error) {
 	keys := make([]any, len(part))
@@ -220,20 +207,7 @@ type dedupLastStream struct {
 	pending []Event
 }
 
-func (s *dedupLastStream) Next() (Event, error) {
-	for len(s.pending) == 0 {
-		ev, err := s.in.Next()
-		if err != nil || ev.Kind != EvRow {
-			return ev, err
-		}
-		if err := s.add(ev.Row); err != nil {
-			return Event{}, err
-		}
-	}
-	ev := s.pending[0]
-	s.pending = s.pending[1:]
-	return ev, nil
-}
+func (s *dedupLastStream) Next() (Event, error) { return nextQueued(s.in, &s.pending, s) }
 
 func (s *dedupLastStream) add(r types.Row) error {
 	if r.Kind != types.Insert {

@@ -72,20 +72,7 @@ type retractRankStream struct {
 	pending []Event
 }
 
-func (s *retractRankStream) Next() (Event, error) {
-	for len(s.pending) == 0 {
-		ev, err := s.in.Next()
-		if err != nil || ev.Kind != EvRow {
-			return ev, err
-		}
-		if err := s.change(ev.Row); err != nil {
-			return Event{}, err
-		}
-	}
-	ev := s.pending[0]
-	s.pending = s.pending[1:]
-	return ev, nil
-}
+func (s *retractRankStream) Next() (Event, error) { return nextQueued(s.in, &s.pending, s) }
 
 // top is the rows of ranks Start to End.
 func (s *retractRankStream) top(rows []*liveSorted) []*liveSorted {
@@ -93,7 +80,7 @@ func (s *retractRankStream) top(rows []*liveSorted) []*liveSorted {
 	return append([]*liveSorted(nil), rows[lo:hi]...)
 }
 
-func (s *retractRankStream) change(r types.Row) error {
+func (s *retractRankStream) add(r types.Row) error {
 	n := s.n
 	if n.Fast && r.Kind == types.UpdateBefore {
 		return nil // its +U replaces the row in place

@@ -112,20 +112,7 @@ type topNStream struct {
 	pending []Event
 }
 
-func (s *topNStream) Next() (Event, error) {
-	for len(s.pending) == 0 {
-		ev, err := s.in.Next()
-		if err != nil || ev.Kind != EvRow {
-			return ev, err
-		}
-		if err := s.add(ev.Row); err != nil {
-			return Event{}, err
-		}
-	}
-	ev := s.pending[0]
-	s.pending = s.pending[1:]
-	return ev, nil
-}
+func (s *topNStream) Next() (Event, error) { return nextQueued(s.in, &s.pending, s) }
 
 func (s *topNStream) add(r types.Row) error {
 	if s.n.N <= 0 {
@@ -307,20 +294,7 @@ type retractTopNStream struct {
 	pending []Event
 }
 
-func (s *retractTopNStream) Next() (Event, error) {
-	for len(s.pending) == 0 {
-		ev, err := s.in.Next()
-		if err != nil || ev.Kind != EvRow {
-			return ev, err
-		}
-		if err := s.change(ev.Row); err != nil {
-			return Event{}, err
-		}
-	}
-	ev := s.pending[0]
-	s.pending = s.pending[1:]
-	return ev, nil
-}
+func (s *retractTopNStream) Next() (Event, error) { return nextQueued(s.in, &s.pending, s) }
 
 // top is the first n live rows.
 func (s *retractTopNStream) top() []*liveSorted {
@@ -328,7 +302,7 @@ func (s *retractTopNStream) top() []*liveSorted {
 	return append([]*liveSorted(nil), s.live[:n]...)
 }
 
-func (s *retractTopNStream) change(r types.Row) error {
+func (s *retractTopNStream) add(r types.Row) error {
 	before := s.top()
 	switch r.Kind {
 	case types.Insert, types.UpdateAfter:
@@ -408,3 +382,27 @@ func sameValue(a, b any) bool {
 }
 
 func (s *retractTopNStream) Close() error { return s.in.Close() }
+
+// rowAdder is an operator that turns each input row into the events it
+// queues (rank.go, sort.go, over_sorted.go).
+type rowAdder interface {
+	add(r types.Row) error
+}
+
+// nextQueued is the Next of such an operator: the events it queued first,
+// then the input's next row given to a, and any other event (a watermark,
+// the end) passed on as it comes.
+func nextQueued(in Stream, pending *[]Event, a rowAdder) (Event, error) {
+	for len(*pending) == 0 {
+		ev, err := in.Next()
+		if err != nil || ev.Kind != EvRow {
+			return ev, err
+		}
+		if err := a.add(ev.Row); err != nil {
+			return Event{}, err
+		}
+	}
+	ev := (*pending)[0]
+	*pending = (*pending)[1:]
+	return ev, nil
+}
