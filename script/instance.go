@@ -3,6 +3,7 @@ package script
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -188,15 +189,14 @@ func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, row goja
 // call returns), so its promise is settled unless it waits for something
 // that never comes. A rejection is the call's error, as a throw is: it
 // must not vanish with the promise.
+var typePromise = reflect.TypeOf((*goja.Promise)(nil))
+
 func (in *instance) settled(ret goja.Value, what string) error {
 	o, ok := ret.(*goja.Object)
-	if !ok {
+	if !ok || o.ExportType() != typePromise { // Export would copy an object
 		return nil
 	}
-	p, ok := o.Export().(*goja.Promise)
-	if !ok {
-		return nil
-	}
+	p := o.Export().(*goja.Promise)
 	switch p.State() {
 	case goja.PromiseStateRejected:
 		// Thrown again, so that the error is rendered (and positioned) as

@@ -59,7 +59,7 @@ func (s *Session) checkDialect(st *sqlmini.Statement) error {
 		// command sums it up for a person at a terminal.
 		for _, e := range extensions(st) {
 			if !e.inspect && !e.noted {
-				s.extUsed = append(s.extUsed, fmt.Sprintf("%s (%s)", e.what, e.pos))
+				s.extUsed = append(s.extUsed, e)
 			}
 		}
 		return nil
@@ -323,10 +323,9 @@ func (s *Session) Extensions() []string {
 	}
 	var out []string
 	for _, e := range s.extUsed {
-		what := e[:strings.LastIndex(e, " (")]
-		if !s.extReported[what] {
-			s.extReported[what] = true // once a session (the shell asks after each statement)
-			out = append(out, e)
+		if !s.extReported[e.what] {
+			s.extReported[e.what] = true // once a session (the shell asks after each statement)
+			out = append(out, fmt.Sprintf("%s (%s)", e.what, e.pos))
 		}
 	}
 	s.extUsed = nil

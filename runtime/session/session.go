@@ -99,7 +99,7 @@ type Config struct {
 type Session struct {
 	// extUsed are the ptfsh extensions run under the ptfsh dialect
 	// (dialect.go, Extensions).
-	extUsed     []string
+	extUsed     []extension
 	extReported map[string]bool
 
 	// stepText is the text of the statement that runs (predict.go shows
