@@ -192,8 +192,7 @@ type ParallelOp struct {
 	inErr   error           // an input or call error, reported after the outputs before it
 	// cons is console output of the calls, to replay as the outputs
 	// before which the calls printed it are handed out.
-	cons []parConsole
-	ci   int
+	cons consoleQueue
 	// rows counts the rows handed out: with row semantics, row k goes to
 	// worker k mod N (a row of a table with row semantics belongs to no
 	// key, and Flink may hand it to any instance).
@@ -342,7 +341,7 @@ func (p *ParallelOp) Next() (Event, error) {
 		if at >= len(m.Out) {
 			at = -1
 		}
-		if err := p.replayConsole(at); err != nil {
+		if err := p.cons.replay(at); err != nil {
 			return Event{}, err
 		}
 		if ev, ok := m.pop(); ok {
@@ -380,19 +379,30 @@ func (p *ParallelOp) batch() *parWork {
 	return b
 }
 
-// replayConsole writes the console output due before out[at] (all of it
-// when at < 0).
-func (p *ParallelOp) replayConsole(at int) error {
-	for p.ci < len(p.cons) && (at < 0 || p.cons[p.ci].at <= at) {
-		c := p.cons[p.ci]
-		p.cons[p.ci] = parConsole{}
-		p.ci++
+// consoleQueue is console output kept for later: each entry is printed
+// just before the output at its index is handed on (replay).
+type consoleQueue struct {
+	cons []parConsole
+	ci   int // the next to print
+}
+
+func (q *consoleQueue) add(c parConsole) { q.cons = append(q.cons, c) }
+
+func (q *consoleQueue) empty() bool { return q.ci >= len(q.cons) }
+
+// replay writes the console output due before output at (all of it when
+// at < 0).
+func (q *consoleQueue) replay(at int) error {
+	for q.ci < len(q.cons) && (at < 0 || q.cons[q.ci].at <= at) {
+		c := q.cons[q.ci]
+		q.cons[q.ci] = parConsole{}
+		q.ci++
 		if err := c.cb.ReplayConsole(c.b); err != nil {
 			return err
 		}
 	}
-	if p.ci == len(p.cons) {
-		p.cons, p.ci = p.cons[:0], 0
+	if q.ci == len(q.cons) {
+		q.cons, q.ci = q.cons[:0], 0
 	}
 	return nil
 }
@@ -614,7 +624,7 @@ func (p *ParallelOp) hand(b *parWork, w int, c *parCall) error {
 
 	if len(c.con) > 0 {
 		if cb := p.workers[w].rec.cb; cb != nil {
-			p.cons = append(p.cons, parConsole{at: len(m.Out), b: c.con, cb: cb})
+			p.cons.add(parConsole{at: len(m.Out), b: c.con, cb: cb})
 		}
 	}
 	if c.err != nil {

@@ -256,9 +256,8 @@ type PtfOp struct {
 	// of the steps before it is handed on.
 	stepErr error
 	// cons is the console output of a batch's steps, printed before the
-	// rows at cons[i].at (replayConsole); ci is the next to print.
-	cons []parConsole
-	ci   int
+	// rows of the step that printed it.
+	cons consoleQueue
 
 	// the current call
 	cur  *keyState
@@ -269,12 +268,12 @@ type PtfOp struct {
 
 func (o *PtfOp) Next() (Event, error) {
 	for {
-		if len(o.cons) > 0 {
+		if !o.cons.empty() {
 			at := o.Oi
 			if at >= len(o.Out) {
 				at = -1
 			}
-			if err := o.replayConsole(at); err != nil {
+			if err := o.cons.replay(at); err != nil {
 				return Event{}, err
 			}
 		}
@@ -333,29 +332,12 @@ func (o *PtfOp) stepRun() error {
 		if cb != nil {
 			// What the step's calls printed goes out before its rows.
 			if c := cb.TakeConsole(); len(c) > 0 {
-				o.cons = append(o.cons, parConsole{at: mark, b: c, cb: cb})
+				o.cons.add(parConsole{at: mark, b: c, cb: cb})
 			}
 		}
 		if err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// replayConsole prints the console output of a batch's steps due before
-// o.Out[at] (all of it when at < 0).
-func (o *PtfOp) replayConsole(at int) error {
-	for o.ci < len(o.cons) && (at < 0 || o.cons[o.ci].at <= at) {
-		c := o.cons[o.ci]
-		o.cons[o.ci] = parConsole{}
-		o.ci++
-		if err := c.cb.ReplayConsole(c.b); err != nil {
-			return err
-		}
-	}
-	if o.ci == len(o.cons) {
-		o.cons, o.ci = o.cons[:0], 0
 	}
 	return nil
 }
