@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"strconv"
@@ -177,6 +178,18 @@ func (ex *Execution) NoCheckpoints(why string) {
 	if ex.Uncheckpointable == "" {
 		ex.Uncheckpointable = why
 	}
+}
+
+// inMemory is the check of an operator that keeps rows in memory for one
+// statement (held says what: "a join keeps its rows"): no checkpoint is
+// taken before the statement ends, and it cannot stop without its end of
+// input to go on in the next.
+func (ex *Execution) inMemory(held string) error {
+	if !ex.EndOfInput {
+		return fmt.Errorf("%s in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next", held)
+	}
+	ex.NoCheckpoints(held + " in memory")
+	return nil
 }
 
 // quiescent reports whether no operator holds rows it has not handed on,

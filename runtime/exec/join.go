@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/expr"
@@ -73,10 +72,9 @@ func (n *JoinNode) Children() []Node { return []Node{n.Left, n.Right} }
 func (n *JoinNode) Explain() string { return n.Text }
 
 func (n *JoinNode) Open(ex *Execution) (Stream, error) {
-	if !ex.EndOfInput {
-		return nil, fmt.Errorf("a join keeps its rows in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
+	if err := ex.inMemory("a join keeps its rows"); err != nil {
+		return nil, err
 	}
-	ex.NoCheckpoints("a join keeps its rows in memory")
 	ins, err := OpenAll(ex, []Node{n.Left, n.Right})
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/ptfsh/ptfsh/runtime/expr"
@@ -43,10 +42,9 @@ func (n *IntervalJoinNode) Children() []Node { return []Node{n.Left, n.Right} }
 func (n *IntervalJoinNode) Explain() string { return n.Text }
 
 func (n *IntervalJoinNode) Open(ex *Execution) (Stream, error) {
-	if !ex.EndOfInput {
-		return nil, fmt.Errorf("an interval join keeps its rows in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
+	if err := ex.inMemory("an interval join keeps its rows"); err != nil {
+		return nil, err
 	}
-	ex.NoCheckpoints("an interval join keeps its rows in memory")
 	ins, err := OpenAll(ex, []Node{n.Left, n.Right})
 	if err != nil {
 		return nil, err

@@ -89,10 +89,9 @@ func (n *OverNode) Explain() string {
 }
 
 func (n *OverNode) Open(ex *Execution) (Stream, error) {
-	if !ex.EndOfInput {
-		return nil, fmt.Errorf("an OVER window keeps its rows in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
+	if err := ex.inMemory("an OVER window keeps its rows"); err != nil {
+		return nil, err
 	}
-	ex.NoCheckpoints("an OVER window keeps its rows in memory")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err

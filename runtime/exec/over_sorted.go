@@ -53,10 +53,9 @@ func (n *OverSortedNode) Explain() string {
 }
 
 func (n *OverSortedNode) Open(ex *Execution) (Stream, error) {
-	if !ex.EndOfInput {
-		return nil, fmt.Errorf("an OVER window keeps its rows in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
+	if err := ex.inMemory("an OVER window keeps its rows"); err != nil {
+		return nil, err
 	}
-	ex.NoCheckpoints("an OVER window keeps its rows in memory")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err

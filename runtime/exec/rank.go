@@ -58,10 +58,9 @@ func (n *RankNode) Explain() string {
 }
 
 func (n *RankNode) Open(ex *Execution) (Stream, error) {
-	if !ex.EndOfInput {
-		return nil, fmt.Errorf("ROW_NUMBER's Top-N keeps its rows in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
+	if err := ex.inMemory("ROW_NUMBER's Top-N keeps its rows"); err != nil {
+		return nil, err
 	}
-	ex.NoCheckpoints("ROW_NUMBER's Top-N keeps its rows in memory")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
@@ -184,10 +183,9 @@ func (n *DedupLastNode) Explain() string {
 }
 
 func (n *DedupLastNode) Open(ex *Execution) (Stream, error) {
-	if !ex.EndOfInput {
-		return nil, fmt.Errorf("a deduplication keeps its rows in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
+	if err := ex.inMemory("a deduplication keeps its rows"); err != nil {
+		return nil, err
 	}
-	ex.NoCheckpoints("a deduplication keeps its rows in memory")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,10 +53,9 @@ func (n *RetractRankNode) Explain() string {
 }
 
 func (n *RetractRankNode) Open(ex *Execution) (Stream, error) {
-	if !ex.EndOfInput {
-		return nil, fmt.Errorf("ROW_NUMBER's Top-N keeps its rows in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
+	if err := ex.inMemory("ROW_NUMBER's Top-N keeps its rows"); err != nil {
+		return nil, err
 	}
-	ex.NoCheckpoints("ROW_NUMBER's Top-N keeps its rows in memory")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err

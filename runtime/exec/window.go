@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 
@@ -131,10 +130,9 @@ func (n *WindowTVFNode) Explain() string                { return n.Text }
 
 func (n *WindowTVFNode) Open(ex *Execution) (Stream, error) {
 	if n.Spec.Kind == Session {
-		if !ex.EndOfInput {
-			return nil, fmt.Errorf("SESSION keeps its open sessions in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
+		if err := ex.inMemory("SESSION keeps its open sessions"); err != nil {
+			return nil, err
 		}
-		ex.NoCheckpoints("SESSION keeps its open sessions in memory")
 	}
 	in, err := n.In.Open(ex)
 	if err != nil {

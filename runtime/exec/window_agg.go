@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/ptfsh/ptfsh/runtime/expr"
@@ -32,10 +31,9 @@ func (n *WindowAggregateNode) Children() []Node               { return []Node{n.
 func (n *WindowAggregateNode) Explain() string                { return n.Text }
 
 func (n *WindowAggregateNode) Open(ex *Execution) (Stream, error) {
-	if !ex.EndOfInput {
-		return nil, fmt.Errorf("a window aggregation keeps its open windows in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
+	if err := ex.inMemory("a window aggregation keeps its open windows"); err != nil {
+		return nil, err
 	}
-	ex.NoCheckpoints("a window aggregation keeps its open windows in memory")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err

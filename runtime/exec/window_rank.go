@@ -53,10 +53,9 @@ func (n *WindowRankNode) Open(ex *Execution) (Stream, error) {
 	if n.Dedup != KeepTopN {
 		what = "a window deduplication"
 	}
-	if !ex.EndOfInput {
-		return nil, fmt.Errorf("%s keeps its open windows in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next", what)
+	if err := ex.inMemory(what + " keeps its open windows"); err != nil {
+		return nil, err
 	}
-	ex.NoCheckpoints(what + " keeps its open windows in memory")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
