@@ -44,9 +44,7 @@ func (n *WindowAggregateNode) Open(ex *Execution) (Stream, error) {
 // windowGroup is one window of one key: its end, the order it appeared
 // in, and its accumulators.
 type windowGroup struct {
-	key  string
-	end  int64
-	seq  int64
+	windowSlot
 	keys []any
 	accs []Accumulator
 }
@@ -111,7 +109,7 @@ func (s *windowAggStream) row(r types.Row) error {
 	g := s.groups[k]
 	if g == nil {
 		s.seq++
-		g = &windowGroup{key: k, end: end, seq: s.seq, keys: keys, accs: make([]Accumulator, len(n.Calls))}
+		g = &windowGroup{windowSlot: windowSlot{key: k, end: end, seq: s.seq}, keys: keys, accs: make([]Accumulator, len(n.Calls))}
 		for i, c := range n.Calls {
 			g.accs[i] = NewAccumulator(c)
 		}
@@ -138,23 +136,7 @@ func (s *windowAggStream) fire(wm int64) error {
 	if s.minEnd-1 > wm {
 		return nil
 	}
-	var done []*windowGroup
-	s.minEnd = MaxWatermark
-	for _, g := range s.groups {
-		if g.end-1 <= wm {
-			done = append(done, g)
-		} else {
-			s.minEnd = min(s.minEnd, g.end)
-		}
-	}
-	sort.Slice(done, func(i, j int) bool {
-		if done[i].end != done[j].end {
-			return done[i].end < done[j].end
-		}
-		return done[i].seq < done[j].seq
-	})
-	for _, g := range done {
-		delete(s.groups, g.key)
+	for _, g := range dueWindows(s.groups, wm, &s.minEnd) {
 		grow := append([]any{}, g.keys...)
 		for _, acc := range g.accs {
 			grow = append(grow, acc.Value())
@@ -173,3 +155,39 @@ func (s *windowAggStream) fire(wm int64) error {
 }
 
 func (s *windowAggStream) Close() error { return s.in.Close() }
+
+// windowSlot is what every group of a window operator has: its key, its
+// window's end and the order it appeared in.
+type windowSlot struct {
+	key string
+	end int64
+	seq int64
+}
+
+func (w *windowSlot) slot() *windowSlot { return w }
+
+// dueWindows takes out of groups those whose window the watermark wm has
+// passed (end - 1 <= wm), ordered by window end and then by when they
+// appeared, and sets *minEnd to the earliest end of those left.
+func dueWindows[G interface{ slot() *windowSlot }](groups map[string]G, wm int64, minEnd *int64) []G {
+	var done []G
+	*minEnd = MaxWatermark
+	for _, g := range groups {
+		if w := g.slot(); w.end-1 <= wm {
+			done = append(done, g)
+		} else {
+			*minEnd = min(*minEnd, w.end)
+		}
+	}
+	sort.Slice(done, func(i, j int) bool {
+		a, b := done[i].slot(), done[j].slot()
+		if a.end != b.end {
+			return a.end < b.end
+		}
+		return a.seq < b.seq
+	})
+	for _, g := range done {
+		delete(groups, g.slot().key)
+	}
+	return done
+}

@@ -67,9 +67,7 @@ func (n *WindowRankNode) Open(ex *Execution) (Stream, error) {
 // appeared in, and its rows so far (sorted, at most RankEnd of them; one
 // for a deduplication).
 type windowRankGroup struct {
-	key  string
-	end  int64
-	seq  int64
+	windowSlot
 	rows []sortedRow
 	ts   int64 // the kept row's time, for a deduplication
 }
@@ -131,7 +129,7 @@ func (s *windowRankStream) row(r types.Row) error {
 	g := s.groups[k]
 	if g == nil {
 		s.seq++
-		g = &windowRankGroup{key: k, end: end, seq: s.seq}
+		g = &windowRankGroup{windowSlot: windowSlot{key: k, end: end, seq: s.seq}}
 		s.groups[k] = g
 		s.minEnd = min(s.minEnd, end)
 	}
@@ -170,23 +168,7 @@ func (s *windowRankStream) fire(wm int64) {
 	if s.minEnd-1 > wm {
 		return
 	}
-	var done []*windowRankGroup
-	s.minEnd = MaxWatermark
-	for _, g := range s.groups {
-		if g.end-1 <= wm {
-			done = append(done, g)
-		} else {
-			s.minEnd = min(s.minEnd, g.end)
-		}
-	}
-	sort.Slice(done, func(i, j int) bool {
-		if done[i].end != done[j].end {
-			return done[i].end < done[j].end
-		}
-		return done[i].seq < done[j].seq
-	})
-	for _, g := range done {
-		delete(s.groups, g.key)
+	for _, g := range dueWindows(s.groups, wm, &s.minEnd) {
 		for i, sr := range g.rows {
 			rank := int64(i + 1)
 			if rank < s.n.RankStart {
