@@ -37,138 +37,162 @@ const SetCacheBytes = "state.cache-bytes"
 // defaultCacheBytes bounds the warm tier of a call.
 const defaultCacheBytes = 256 << 20
 
-// warmEntry is the value state of a key evicted from the live cache.
-type warmEntry struct {
-	// vals holds, per state entry, nil (not loaded: the store has it, if
-	// anything), an empty slice (cleared) or the 8-byte write time and
-	// the encoding, as the store keeps it.
-	vals  [][]byte
-	dirty bool // changed since the last checkpoint
+// A warm record (keySlot.rec) holds the value state of a key evicted from
+// the live cache: a flags byte (warmDirty: changed since the last
+// checkpoint), then per state entry a tag (warmAbsent: not loaded, the
+// store has it, if anything; warmCleared; warmValue) and, for a value, its
+// length as a uvarint and its stored form (the 8-byte write time and the
+// encoding).
+const (
+	warmDirty = 1 << iota
+)
+
+const (
+	warmAbsent byte = iota
+	warmCleared
+	warmValue
+)
+
+// warmSize is what a warm record costs in memory, with its map entry.
+func warmSize(enc, rec []byte) int64 { return int64(64 + len(enc) + len(rec)) }
+
+// warmEntry returns entry i of a warm record in its stored form (empty:
+// cleared); ok is false for an entry not loaded.
+func warmEntry(rec []byte, i int) (b []byte, ok bool) {
+	p := 1
+	for j := 0; p < len(rec); j++ {
+		tag := rec[p]
+		p++
+		var v []byte
+		if tag == warmValue {
+			n, w := binary.Uvarint(rec[p:])
+			p += w
+			v = rec[p : p+int(n)]
+			p += int(n)
+		}
+		if j == i {
+			switch tag {
+			case warmAbsent:
+				return nil, false
+			case warmCleared:
+				return []byte{}, true
+			}
+			return v, true
+		}
+	}
+	return nil, false
 }
 
-func (w *warmEntry) size() int64 {
-	n := int64(64 + 24*len(w.vals))
-	for _, b := range w.vals {
-		n += int64(len(b))
+// warmRecord encodes the loaded value state of a live key.
+func (s *keyedState) warmRecord(ks *keyState) ([]byte, error) {
+	rec := []byte{warmDirty}
+	for i, sd := range s.decls {
+		e := &ks.ents[i]
+		switch {
+		case !e.loaded || sd.Kind != ptf.ValueState:
+			rec = append(rec, warmAbsent)
+		case e.val == nil:
+			rec = append(rec, warmCleared) // cleared since the checkpoint
+		default:
+			enc, err := s.codec.EncodeState(i, e.val)
+			if err != nil {
+				return nil, fmt.Errorf("%s: state %q of key (%s): %w", s.fn, sd.Name, formatFields(ks.key), err)
+			}
+			rec = append(rec, warmValue)
+			rec = binary.AppendUvarint(rec, uint64(8+len(enc)))
+			rec = binary.BigEndian.AppendUint64(rec, uint64(e.touched))
+			rec = append(rec, enc...)
+		}
 	}
-	return n
+	return rec, nil
 }
 
 // maybeEvict moves a quarter of the live keys to the warm tier when the
-// cache holds more than allowed: keys not used since the last eviction
-// first. The key being processed and the one just added stay.
+// cache holds more than allowed, choosing as the CLOCK algorithm does: the
+// hand goes round the live keys, and a key used since it last passed gets
+// a second chance. The key being processed (cur) and the one just made
+// live (keep) stay.
 func (s *keyedState) maybeEvict(keep, cur *keyState) error {
 	limit := s.ex.CacheSize
-	if limit <= 0 || len(s.cache) <= limit || s.codec == nil || s.loading {
+	if limit <= 0 || len(s.live) <= limit || s.codec == nil || s.loading {
 		return nil
 	}
 	batch := max(limit/4, 1)
-	var victims, second []*keyState
-	for _, ks := range s.cache {
-		if ks == cur || ks == keep || ks.warm {
+	for evicted, steps := 0, 0; evicted < batch && steps < 3*len(s.live); steps++ {
+		if s.hand >= len(s.live) {
+			s.hand = 0
+		}
+		ks := s.live[s.hand]
+		if ks == cur || ks == keep {
+			s.hand++
 			continue
 		}
 		if ks.ref {
 			ks.ref = false
-			if len(second) < batch {
-				second = append(second, ks)
-			}
+			s.hand++
 			continue
 		}
-		victims = append(victims, ks)
-		if len(victims) == batch {
-			break
+		if err := s.evict(ks); err != nil {
+			return err
 		}
+		evicted++ // the hand now points at the key moved into its place
 	}
-	for i := 0; len(victims) < batch && i < len(second); i++ {
-		victims = append(victims, second[i])
-	}
-	if s.warm == nil {
-		s.warm = map[string]*warmEntry{}
-	}
-	for _, ks := range victims {
-		if ks.dirty {
-			w := &warmEntry{vals: make([][]byte, len(ks.vals)), dirty: true}
-			for i, sd := range s.decls {
-				if !ks.loaded[i] || sd.Kind != ptf.ValueState {
-					continue
-				}
-				b := []byte{} // cleared since the checkpoint
-				if ks.vals[i] != nil {
-					enc, err := s.codec.EncodeState(i, ks.vals[i])
-					if err != nil {
-						return fmt.Errorf("%s: state %q of key (%s): %w", s.fn, sd.Name, formatFields(ks.key), err)
-					}
-					b = append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(enc)), uint64(ks.touched[i])), enc...)
-				}
-				w.vals[i] = b
-			}
-			s.warm[string(ks.enc)] = w
-			s.warmBytes += w.size()
-		}
-		for i := range ks.vals {
-			ks.vals[i], ks.loaded[i] = nil, false
-		}
-		ks.dirty = false
-		if len(ks.named) == 0 && len(ks.unnamed) == 0 {
-			delete(s.cache, string(ks.enc)) // timers keep their key state
-		} else {
-			ks.warm = true
-		}
-	}
-	s.spills += int64(len(victims))
 	if s.warmBytes > s.ex.CacheBytes {
 		return s.spillWarm()
 	}
 	return nil
 }
 
-// promote decodes the warm record of a key back into its live state.
-func (s *keyedState) promote(ks *keyState) {
-	ks.warm = false
-	w := s.warm[string(ks.enc)]
-	if w == nil {
-		return
-	}
-	delete(s.warm, string(ks.enc))
-	s.warmBytes -= w.size()
-	for i, b := range w.vals {
-		if b == nil || ks.loaded[i] {
-			continue
+// evict takes a live key out of the ring: a changed one becomes a warm
+// record, a clean one is dropped (the store has its values), and a key
+// with timers keeps its keyState, marked warm.
+func (s *keyedState) evict(ks *keyState) error {
+	var rec []byte
+	if ks.dirty {
+		var err error
+		if rec, err = s.warmRecord(ks); err != nil {
+			return err
 		}
-		if len(b) < 8 {
-			ks.vals[i], ks.loaded[i] = nil, true
-			continue
-		}
-		v, err := s.codec.DecodeState(i, b[8:])
-		if err != nil {
-			s.evictErr = fmt.Errorf("%s: state %q of key (%s): %w", s.fn, s.decls[i].Name, formatFields(ks.key), err)
-			continue
-		}
-		// The write time goes back too: State applies the TTL to it.
-		ks.vals[i], ks.loaded[i], ks.touched[i] = v, true, int64(binary.BigEndian.Uint64(b))
+		s.warmBytes += warmSize(ks.enc, rec)
 	}
-	if w.dirty {
-		ks.dirty = true
+	last := len(s.live) - 1
+	s.live[ks.slot], s.live[last].slot = s.live[last], ks.slot
+	s.live[last] = nil
+	s.live = s.live[:last]
+	for i := range ks.ents {
+		ks.ents[i] = stateEntry{}
 	}
+	ks.dirty = false
+	k := keyString(ks.enc)
+	switch {
+	case len(ks.named) > 0 || len(ks.unnamed) > 0: // timers keep their key state
+		ks.warm = true
+		s.keys[k] = keySlot{ks: ks, rec: rec}
+	case rec != nil:
+		s.keys[k] = keySlot{rec: rec}
+	default:
+		delete(s.keys, k)
+	}
+	return nil
 }
 
 // spillWarm writes the changed warm records to the spill area and empties
 // the warm tier.
 func (s *keyedState) spillWarm() error {
 	err := s.ex.Store.Update(func(tx state.Tx) error {
-		for enc, w := range s.warm {
-			if !w.dirty {
+		for k, slot := range s.keys {
+			if slot.rec == nil || slot.rec[0]&warmDirty == 0 {
 				continue
 			}
-			for i, b := range w.vals {
-				if b == nil {
+			for i, sd := range s.decls {
+				b, ok := warmEntry(slot.rec, i)
+				if !ok {
 					continue
 				}
-				if err := tx.Put(spillNamespace(s.uid, s.decls[i].Name), []byte(enc), b); err != nil {
+				if err := tx.Put(spillNamespace(s.uid, sd.Name), []byte(k), b); err != nil {
 					return err
 				}
-				s.spilled[enc] = true
+				s.spilled[k] = true
 			}
 		}
 		return nil
@@ -176,7 +200,16 @@ func (s *keyedState) spillWarm() error {
 	if err != nil {
 		return fmt.Errorf("spilling state: %w", err)
 	}
-	s.warm, s.warmBytes = map[string]*warmEntry{}, 0
+	for k, slot := range s.keys {
+		switch {
+		case slot.rec == nil:
+		case slot.ks == nil:
+			delete(s.keys, k)
+		default:
+			s.keys[k] = keySlot{ks: slot.ks}
+		}
+	}
+	s.warmBytes = 0
 	s.stored = true
 	return nil
 }
@@ -184,26 +217,27 @@ func (s *keyedState) spillWarm() error {
 // flushWarm writes the changed warm records to the checkpointed state; they
 // stay in memory, unchanged since.
 func (s *keyedState) flushWarm(tx state.Tx) error {
-	for enc, w := range s.warm {
-		if !w.dirty {
+	for k, slot := range s.keys {
+		if slot.rec == nil || slot.rec[0]&warmDirty == 0 {
 			continue
 		}
-		for i, b := range w.vals {
-			if b == nil {
+		for i, sd := range s.decls {
+			b, ok := warmEntry(slot.rec, i)
+			if !ok {
 				continue
 			}
-			ns := stateNamespace(s.uid, s.decls[i].Name)
+			ns := stateNamespace(s.uid, sd.Name)
 			var err error
 			if len(b) == 0 {
-				err = tx.Delete(ns, []byte(enc))
+				err = tx.Delete(ns, []byte(k))
 			} else {
-				err = tx.Put(ns, []byte(enc), b)
+				err = tx.Put(ns, []byte(k), b)
 			}
 			if err != nil {
 				return err
 			}
 		}
-		w.dirty = false
+		slot.rec[0] &^= warmDirty // the slice shares the map's record
 		s.stored = true
 	}
 	return nil
@@ -235,7 +269,7 @@ func (s *keyedState) flushSpill(tx state.Tx) error {
 		return nil
 	}
 	for enc := range s.spilled {
-		live, warm := s.cache[enc], s.warm[enc]
+		slot := s.keys[enc]
 		for i, sd := range s.decls {
 			if sd.Kind != ptf.ValueState {
 				continue
@@ -251,7 +285,8 @@ func (s *keyedState) flushSpill(tx state.Tx) error {
 			if err := tx.Delete(sns, []byte(enc)); err != nil {
 				return err
 			}
-			if live != nil && live.loaded[i] || warm != nil && warm.vals[i] != nil {
+			_, inRec := warmEntry(slot.rec, i)
+			if slot.ks != nil && !slot.ks.warm && slot.ks.ents[i].loaded || inRec {
 				continue // written from memory already
 			}
 			if len(b) == 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -24,11 +25,16 @@ type keyedState struct {
 	codec   ptf.StateCodec // nil for a function without state
 	ex      *Execution
 
-	cache     map[string]*keyState  // the live keys
-	warm      map[string]*warmEntry // evicted keys' state, encoded in memory
-	warmBytes int64
+	// keys holds every partition key the call has in memory, by its
+	// encoding: live, or warm (cache.go). One map for both tiers keeps a
+	// key's way from warm to live at one lookup.
+	keys map[string]keySlot
+	// live are the live keys, the ring the eviction's clock hand goes
+	// round (keyState.slot is a key's place in it).
+	live      []*keyState
+	hand      int
+	warmBytes int64           // bytes of the warm records
 	spilled   map[string]bool // keys with values in the spill area
-	spills    int64           // keys evicted so far
 	stored    bool            // the store may hold state of this uid
 	// evictErr is an eviction that failed; the call that caused it reports it.
 	evictErr error
@@ -38,56 +44,118 @@ type keyedState struct {
 	scratch []byte // the encoded key of the row being looked up
 }
 
+// keySlot is a key's entry in keyedState.keys. A live key has its
+// keyState; a warm key has its values encoded in rec (warmRecord), and a
+// keyState only when it holds timers (then marked warm).
+type keySlot struct {
+	ks  *keyState
+	rec []byte
+}
+
 func newKeyedState(n *PtfNode, ex *Execution) keyedState {
-	return keyedState{uid: n.Uid, fn: n.Fn, decls: n.Def.State, ex: ex, cache: map[string]*keyState{}, spilled: map[string]bool{}}
+	return keyedState{uid: n.Uid, fn: n.Fn, decls: n.Def.State, ex: ex, keys: map[string]keySlot{}, spilled: map[string]bool{}}
+}
+
+// keyString is the map key of an encoded key, sharing its bytes: enc is
+// never changed once it names a keyState.
+func keyString(enc []byte) string {
+	if len(enc) == 0 {
+		return ""
+	}
+	return unsafe.String(&enc[0], len(enc))
 }
 
 // lookup returns the state of a partition key, making it live (from the
 // warm tier, or new); cur, the key being processed, is never evicted.
 func (s *keyedState) lookup(key []any, cur *keyState) *keyState {
 	enc := keycodec.Encode(key)
-	if ks := s.hit(enc); ks != nil {
-		return ks
+	slot, ok := s.keys[string(enc)]
+	if ok && slot.ks != nil && !slot.ks.warm {
+		slot.ks.ref = true
+		return slot.ks
 	}
-	return s.add(key, enc, cur)
+	return s.add(key, enc, slot, cur)
 }
 
 // lookupRow is lookup of the partition key of a row: a key already live
 // costs no allocation.
 func (s *keyedState) lookupRow(r types.Row, cols []int, cur *keyState) *keyState {
 	s.scratch = keycodec.AppendPick(s.scratch[:0], r, cols)
-	if ks := s.hit(s.scratch); ks != nil {
-		return ks
+	slot, ok := s.keys[string(s.scratch)]
+	if ok && slot.ks != nil && !slot.ks.warm {
+		slot.ks.ref = true
+		return slot.ks
 	}
-	return s.add(keycodec.Pick(r, cols), bytes.Clone(s.scratch), cur)
+	return s.add(keycodec.Pick(r, cols), bytes.Clone(s.scratch), slot, cur)
 }
 
-// hit returns the live state of an encoded key, or nil.
-func (s *keyedState) hit(enc []byte) *keyState {
-	ks, ok := s.cache[string(enc)]
-	if !ok {
-		return nil
+// add makes a key live that is not: a warm one (slot, from keys) is
+// decoded, an unknown one starts empty (its values, if any, in the
+// store).
+func (s *keyedState) add(key []any, enc []byte, slot keySlot, cur *keyState) *keyState {
+	ks := slot.ks
+	if ks == nil {
+		ks = newKeyState(key, enc, len(s.decls))
 	}
-	ks.ref = true
-	if ks.warm {
-		s.promote(ks)
-	}
-	return ks
-}
-
-// add makes the state of a key that is not live: from the warm tier, or
-// new.
-func (s *keyedState) add(key []any, enc []byte, cur *keyState) *keyState {
-	n := len(s.decls)
-	ks := &keyState{key: key, enc: enc, vals: make([]any, n), loaded: make([]bool, n), cleared: make([]bool, n), touched: make([]int64, n), ref: true}
-	s.cache[string(enc)] = ks
-	if len(s.warm) > 0 {
-		s.promote(ks)
-	}
+	s.makeLive(ks, slot.rec)
 	if err := s.maybeEvict(ks, cur); err != nil {
 		s.evictErr = err
 	}
 	return ks
+}
+
+func newKeyState(key []any, enc []byte, n int) *keyState {
+	ks := &keyState{key: key, enc: enc}
+	if n <= len(ks.one) {
+		ks.ents = ks.one[:n]
+	} else {
+		ks.ents = make([]stateEntry, n)
+	}
+	return ks
+}
+
+// makeLive puts ks into the live ring with the values of its warm record
+// rec (nil: none in memory).
+func (s *keyedState) makeLive(ks *keyState, rec []byte) {
+	ks.warm, ks.ref = false, true
+	ks.slot = len(s.live)
+	s.live = append(s.live, ks)
+	s.keys[keyString(ks.enc)] = keySlot{ks: ks}
+	if rec == nil {
+		return
+	}
+	s.warmBytes -= warmSize(ks.enc, rec)
+	ks.dirty = rec[0]&warmDirty != 0
+	for i := range s.decls {
+		b, ok := warmEntry(rec, i)
+		if !ok || ks.ents[i].loaded {
+			continue
+		}
+		if len(b) < 8 {
+			ks.ents[i].val, ks.ents[i].loaded = nil, true
+			continue
+		}
+		v, err := s.codec.DecodeState(i, b[8:])
+		if err != nil {
+			s.evictErr = fmt.Errorf("%s: state %q of key (%s): %w", s.fn, s.decls[i].Name, formatFields(ks.key), err)
+			continue
+		}
+		// The write time goes back too: State applies the TTL to it.
+		e := &ks.ents[i]
+		e.val, e.loaded, e.touched = v, true, int64(binary.BigEndian.Uint64(b))
+	}
+}
+
+// promote makes a warm key that holds timers live again (a timer of it
+// fires).
+func (s *keyedState) promote(ks *keyState) {
+	if !ks.warm {
+		return
+	}
+	s.makeLive(ks, s.keys[keyString(ks.enc)].rec)
+	if err := s.maybeEvict(ks, nil); err != nil {
+		s.evictErr = err
+	}
 }
 
 // storeHasState reports whether the store holds value state of the call's
@@ -119,28 +187,26 @@ func (s *keyedState) flushValues(tx state.Tx) error {
 	if s.codec == nil {
 		return nil
 	}
-	for _, ks := range s.cache {
+	for _, ks := range s.live {
 		if !ks.dirty {
 			continue
 		}
 		for i, sd := range s.decls {
-			if !ks.loaded[i] {
+			e := &ks.ents[i]
+			if !e.loaded {
 				continue
 			}
 			ns := stateNamespace(s.uid, sd.Name)
-			if ks.vals[i] == nil {
+			if e.val == nil {
 				if err := tx.Delete(ns, ks.enc); err != nil {
 					return err
 				}
 				continue
 			}
-			b, err := s.codec.EncodeState(i, ks.vals[i])
+			b, err := s.encodeEntry(nil, ks, i)
 			if err != nil {
-				return fmt.Errorf("%s: state %q of key (%s): %w", s.fn, sd.Name, formatFields(ks.key), err)
+				return err
 			}
-			// Each value is stored after the processing time it was last
-			// written at, so that TTL holds across runs.
-			b = append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(b)), uint64(ks.touched[i])), b...)
 			if err := tx.Put(ns, ks.enc, b); err != nil {
 				return err
 			}
@@ -152,4 +218,20 @@ func (s *keyedState) flushValues(tx state.Tx) error {
 		return err
 	}
 	return s.flushSpill(tx)
+}
+
+// encodeEntry appends the stored form of entry i of a live key to b: the
+// processing time it was last written at (so that TTL holds across runs),
+// then its encoding.
+func (s *keyedState) encodeEntry(b []byte, ks *keyState, i int) ([]byte, error) {
+	e := &ks.ents[i]
+	enc, err := s.codec.EncodeState(i, e.val)
+	if err != nil {
+		return nil, fmt.Errorf("%s: state %q of key (%s): %w", s.fn, s.decls[i].Name, formatFields(ks.key), err)
+	}
+	if b == nil {
+		b = make([]byte, 0, 8+len(enc))
+	}
+	b = binary.BigEndian.AppendUint64(b, uint64(e.touched))
+	return append(b, enc...), nil
 }

@@ -304,7 +304,7 @@ func (p *ParallelOp) adopt() {
 		// The main operator keeps none: the key states it made to read
 		// them hold no values.
 		m.timers = timerService{seq: m.timers.seq}
-		m.cache, m.warm, m.warmBytes = map[string]*keyState{}, nil, 0
+		m.keys, m.live, m.hand, m.warmBytes = map[string]keySlot{}, nil, 0, 0
 	}
 	for j, b := range m.Buffers {
 		if b == nil {

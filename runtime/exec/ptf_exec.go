@@ -204,16 +204,23 @@ func stateTTLs(n *PtfNode, ex *Execution) []int64 {
 // entries and its timers.
 type keyState struct {
 	key     []any
-	enc     []byte
-	vals    []any
-	loaded  []bool
-	cleared []bool
-	touched []int64 // processing time of the last write, for TTL
+	enc     []byte // never changed: keyedState.keys shares its bytes
+	ents    []stateEntry
+	one     [1]stateEntry // ents of a function with one state entry
+	slot    int           // the key's place in keyedState.live
 	dirty   bool
-	ref     bool // used since the cache last looked for keys to evict (second chance)
-	warm    bool // evicted but kept for its timers: its values wait in PtfOp.warm
+	ref     bool // used since the eviction's hand last passed (second chance)
+	warm    bool // evicted but kept for its timers: its values wait in its warm record
 	named   map[string]*timer
 	unnamed map[int64]*timer
+}
+
+// stateEntry is one value-state entry of a live key.
+type stateEntry struct {
+	val     any
+	touched int64 // processing time of the last write, for TTL
+	loaded  bool
+	cleared bool
 }
 
 // ptfOp runs one PTF call: it pulls events from its inputs, calls Eval for
@@ -611,9 +618,7 @@ func (o *PtfOp) fireTimers() error {
 		if o.wm == MaxWatermark {
 			o.EndFire++
 		}
-		if t.ks.warm {
-			o.promote(t.ks)
-		}
+		o.promote(t.ks)
 		o.firing, o.cur, o.bind = t, t.ks, nil
 		o.traceStart()
 		err := o.inst.OnTimer(o.ctx)
@@ -697,9 +702,9 @@ func formatFields(vals []any) string {
 // endCall applies clearState requests once the call has returned.
 func (o *PtfOp) endCall(ks *keyState) {
 	o.Views.endCall(ks)
-	for i, c := range ks.cleared {
-		if c {
-			ks.vals[i], ks.loaded[i], ks.cleared[i] = nil, true, false
+	for i := range ks.ents {
+		if e := &ks.ents[i]; e.cleared {
+			e.val, e.loaded, e.cleared = nil, true, false
 			ks.dirty = true
 		}
 	}
@@ -720,8 +725,8 @@ func (o *PtfOp) loadTimers() error {
 	defer func() { o.loading = false }()
 	err := o.Ex.Store.View(func(tx state.Tx) error {
 		return o.timers.load(tx, o.Node.Uid, func(enc []byte) (*keyState, error) {
-			if ks, ok := o.cache[string(enc)]; ok {
-				return ks, nil
+			if slot := o.keys[string(enc)]; slot.ks != nil {
+				return slot.ks, nil
 			}
 			key, err := keycodec.Decode(enc, types)
 			if err != nil {

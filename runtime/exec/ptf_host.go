@@ -81,19 +81,20 @@ func (o *PtfOp) State(i int) (any, error) {
 	if ks == nil {
 		return nil, fmt.Errorf("state is only available for tables with set semantics")
 	}
-	if i < 0 || i >= len(ks.vals) {
+	if i < 0 || i >= len(ks.ents) {
 		return nil, fmt.Errorf("no state entry %d", i)
 	}
+	e := &ks.ents[i]
 	ks.dirty = true
 	now := o.Ex.Now()
-	if ttl := o.Ttl[i]; ttl > 0 && ks.loaded[i] && ks.vals[i] != nil && now-ks.touched[i] > ttl {
-		ks.vals[i] = nil // expired: never returned, a fresh default instead
+	if ttl := o.Ttl[i]; ttl > 0 && e.loaded && e.val != nil && now-e.touched > ttl {
+		e.val = nil // expired: never returned, a fresh default instead
 	}
-	ks.touched[i] = now
-	if ks.loaded[i] && ks.vals[i] != nil {
-		return ks.vals[i], nil
+	e.touched = now
+	if e.loaded && e.val != nil {
+		return e.val, nil
 	}
-	if !ks.loaded[i] && o.stored {
+	if !e.loaded && o.stored {
 		var data []byte
 		err := o.Ex.Store.View(func(tx state.Tx) error {
 			var err error
@@ -115,7 +116,7 @@ func (o *PtfOp) State(i int) (any, error) {
 			if err != nil {
 				return nil, fmt.Errorf("state %q: %w", o.Node.Def.State[i].Name, err)
 			}
-			ks.vals[i], ks.loaded[i] = v, true
+			e.val, e.loaded = v, true
 			return v, nil
 		}
 	}
@@ -123,19 +124,19 @@ func (o *PtfOp) State(i int) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ks.vals[i], ks.loaded[i] = v, true
+	e.val, e.loaded = v, true
 	return v, nil
 }
 
 func (o *PtfOp) SetState(i int, v any) {
-	if ks := o.cur; ks != nil && i >= 0 && i < len(ks.vals) {
-		ks.vals[i], ks.loaded[i], ks.dirty = v, true, true
+	if ks := o.cur; ks != nil && i >= 0 && i < len(ks.ents) {
+		ks.ents[i].val, ks.ents[i].loaded, ks.dirty = v, true, true
 	}
 }
 
 func (o *PtfOp) ClearState(i int) {
-	if ks := o.cur; ks != nil && i >= 0 && i < len(ks.vals) {
-		ks.cleared[i], ks.dirty = true, true
+	if ks := o.cur; ks != nil && i >= 0 && i < len(ks.ents) {
+		ks.ents[i].cleared, ks.dirty = true, true
 	}
 }
 

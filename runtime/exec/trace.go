@@ -119,11 +119,11 @@ func (o *PtfOp) describeState(ks *keyState) string {
 		}
 		v := "(default)"
 		switch {
-		case ks.loaded[i] && ks.vals[i] != nil:
-			if b, err := o.codec.EncodeState(i, ks.vals[i]); err == nil {
+		case ks.ents[i].loaded && ks.ents[i].val != nil:
+			if b, err := o.codec.EncodeState(i, ks.ents[i].val); err == nil {
 				v = readable(o.codec, b)
 			}
-		case !ks.loaded[i] && o.stored:
+		case !ks.ents[i].loaded && o.stored:
 			err := o.Ex.Store.View(func(tx state.Tx) error {
 				b, err := o.readStored(tx, i, ks.enc)
 				if err == nil && len(b) > 8 {

@@ -506,8 +506,8 @@ func (v *viewState) endCall(ks *keyState) {
 		it.Close()
 	}
 	v.open = v.open[:0]
-	for i, c := range ks.cleared {
-		if !c || v.decls[i].Kind == ptf.ValueState {
+	for i := range ks.ents {
+		if !ks.ents[i].cleared || v.decls[i].Kind == ptf.ValueState {
 			continue
 		}
 		switch v.decls[i].Kind {
