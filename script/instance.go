@@ -22,7 +22,8 @@ type instance struct {
 
 	cur      *ptf.Context // the current call's context; nil between calls
 	curInput int          // declaration index of the table argument being processed, or -1
-	curRow   goja.Value   // its row object
+	curRow   goja.Value   // its row object, made when the function first reads it
+	goRow    types.Row    // the row being processed
 	inTimer  bool         // the current call is onTimer: scalar arguments are not there
 
 	argVals []goja.Value // scalar arguments, converted once; nil for table arguments
@@ -122,13 +123,13 @@ func (in *instance) Close() error {
 // property of the table argument ctx.Input() names.
 func (in *instance) Eval(ctx *ptf.Context, row types.Row) error {
 	input := ctx.Input()
-	rowVal := goja.Null()
-	if input >= 0 && input < len(in.tables) && in.tables[input] != nil {
-		rowVal = in.e.newRowObject(in.tables[input], row)
-	} else {
+	if input < 0 || input >= len(in.tables) || in.tables[input] == nil {
 		input = -1
 	}
-	return in.call(ctx, in.d.eval, input, rowVal, "eval")
+	in.goRow = row
+	err := in.call(ctx, in.d.eval, input, "eval")
+	in.goRow = types.Row{}
+	return err
 }
 
 // OnTimer implements runtime.PTF: onTimer(ctx, state, args), every table
@@ -143,15 +144,15 @@ func (in *instance) OnTimer(ctx *ptf.Context) error {
 	}
 	in.inTimer = true
 	defer func() { in.inTimer = false }()
-	return in.call(ctx, in.d.onTimer, -1, goja.Null(), "onTimer")
+	return in.call(ctx, in.d.onTimer, -1, "onTimer")
 }
 
-func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, row goja.Value, what string) error {
+func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, what string) error {
 	e := in.e
 	if err := e.enter(e, in); err != nil {
 		return &Error{Func: in.d.name, Msg: what + ": " + err.Error(), Err: err}
 	}
-	in.cur, in.curInput, in.curRow, in.rows = ctx, input, row, 0
+	in.cur, in.curInput, in.curRow, in.rows = ctx, input, nil, 0
 	ret, err := fn(in.d.obj, in.callArgs[:]...)
 	if err == nil {
 		err = in.settled(ret, what)
@@ -296,6 +297,11 @@ func (a *argsView) Get(key string) goja.Value {
 			return in.argVals[i]
 		}
 		if i == in.curInput {
+			// The row object is made on first use: a function that does
+			// not read its row costs none.
+			if in.curRow == nil {
+				in.curRow = in.e.newRowObject(in.tables[i], in.goRow)
+			}
 			return in.curRow
 		}
 		return goja.Null()
