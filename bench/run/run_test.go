@@ -25,7 +25,7 @@ func TestCheck(t *testing.T) {
 	// B-1k and B-1M differ from B in their data only; leaving them out
 	// keeps the test short.
 	c := config{rows: 2000, rounds: 1, keys: 100_000, skew: 1, seed: 1, check: true, root: root, dataDir: t.TempDir(),
-		only: "A,B,C,B-jsonl,F,B-ckpt"}
+		only: "A,B,C,B-jsonl,F,B-spill,B-ckpt"}
 	var stdout, stderr bytes.Buffer
 	if err := run(c, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s\n%s", err, stdout.String(), stderr.String())
