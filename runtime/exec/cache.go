@@ -12,10 +12,12 @@ import (
 // The value-state cache has three tiers. Live state objects (the
 // function's own JavaScript objects) stay in memory per partition key, up to
 // SET 'state.cache-size' keys: the hot keys, used with no encoding per row.
-// Past that, the keys not used since the last look (a second chance, as the
-// CLOCK algorithm gives) are encoded into compact records kept in memory,
-// the warm tier (PtfOp.warm): tens of bytes a key instead of about a
-// kilobyte of live objects. A key used again is decoded back. Past
+// Past that, the keys not used since the eviction's hand last passed (a
+// second chance, as the CLOCK algorithm gives) are encoded into compact
+// records kept in memory, the warm tier: tens of bytes a key instead of
+// about a kilobyte of live objects, in the same map as the live keys
+// (keyedState.keys), so a key used again is one lookup and a decode away.
+// Past
 // SET 'state.cache-bytes' of records, the warm tier goes to the store, in a spill
 // area apart from the checkpointed state: spilled values are newer than the
 // last checkpoint, and a restart after a crash must not see them. The next
