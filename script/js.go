@@ -2,6 +2,7 @@ package script
 
 import (
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math/big"
 	"reflect"
@@ -327,33 +328,43 @@ func (e *realm) installConsole(w io.Writer) {
 
 // stringCache interns strings converted to JS: keys, URLs and names that
 // repeat across rows are converted once, which saves allocation and GC
-// work per row. It is bounded and
-// simply starts over when full.
+// work per row. It is direct-mapped by the string's hash: a value that
+// repeats finds its slot in one probe, and one that does not (a key of
+// 100k users) costs a conversion and a slot overwritten, never a map
+// that grows and is cleared.
 type stringCache struct {
-	m map[string]goja.Value
+	seed  maphash.Seed
+	slots *[stringCacheSize]stringSlot
+}
+
+type stringSlot struct {
+	s string
+	v goja.Value
 }
 
 const (
-	stringCacheSize   = 8192
+	stringCacheSize   = 4096 // a power of two
 	stringCacheMaxLen = 64
 )
 
-// init makes the cache empty; it grows as strings come (a realm of a
-// function that is loaded but not called costs no cache).
-func (c *stringCache) init() { c.m = map[string]goja.Value{} }
+// init makes the cache empty; its slots come with the first string (a
+// realm of a function that is loaded but not called costs none).
+func (c *stringCache) init() { c.seed = maphash.MakeSeed() }
 
 func (e *realm) str(s string) goja.Value {
 	if len(s) > stringCacheMaxLen {
 		return e.vm.ToValue(s)
 	}
-	if v, ok := e.strings.m[s]; ok {
-		return v
+	c := &e.strings
+	if c.slots == nil {
+		c.slots = new([stringCacheSize]stringSlot)
 	}
-	if len(e.strings.m) >= stringCacheSize {
-		clear(e.strings.m)
+	slot := &c.slots[maphash.String(c.seed, s)&(stringCacheSize-1)]
+	if slot.v != nil && slot.s == s {
+		return slot.v
 	}
 	v := e.vm.ToValue(s)
-	e.strings.m[strings.Clone(s)] = v
+	slot.s, slot.v = s, v
 	return v
 }
 
