@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -86,6 +87,57 @@ SELECT * FROM sum(TABLE k PARTITION BY key);
 		got, _ := stripWorkerNotes(runScriptParallel(t, dir, "query.sql", "SET 'state.cache-size' = '50';\nSET 'execution.checkpointing.interval-rows' = '300';\n"+query, state.NewMem(), par))
 		if got != want {
 			t.Errorf("parallelism %d: the output differs from a run with a large cache", par)
+		}
+	}
+}
+
+// TestCache_timersSurviveEviction: keys with timers leave the live cache
+// and come back when a timer fires or a row comes, their values encoded in
+// between or spilled to the store. The output equals a large-cache run's.
+func TestCache_timersSurviveEviction(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 4000; i++ {
+		// 40 airports, departures a few minutes apart, some silent for hours.
+		origin := (i * 7) % 40
+		if i%400 < 200 && origin%5 == 0 {
+			origin++ // every fifth airport falls silent for a while
+		}
+		ts := int64(i) * 90_000
+		fmt.Fprintf(&b, "%s,A%02d\n", time.UnixMilli(ts).UTC().Format("2006-01-02 15:04:05"), origin)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("..", "examples", "no_departure_alert.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "alert.js"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	query := `SET 'ptfsh.format' = 'rows';
+CREATE FUNCTION alert AS 'alert.js';
+CREATE TABLE f (` + "`date`" + ` TIMESTAMP(3), origin STRING, WATERMARK FOR ` + "`date`" + ` AS ` + "`date`" + ` - INTERVAL '1' MINUTE)
+WITH ('connector' = 'filesystem', 'path' = 'f.csv', 'format' = 'csv');
+SELECT * FROM alert(flights => TABLE f PARTITION BY origin, on_time => DESCRIPTOR(` + "`date`" + `));
+`
+	want := RunScript(t, dir, query)
+	if n := strings.Count(want, "\n"); n < 20 {
+		t.Fatalf("the reference run printed only %d lines:\n%s", n, want)
+	}
+	for _, tc := range []struct{ cache, bytes, every string }{{"2", "256 mb", "0"}, {"3", "1 kb", "0"}, {"3", "1 kb", "500"}} {
+		for _, par := range []int{1, 2} {
+			store, err := state.OpenBolt(filepath.Join(t.TempDir(), "s.db"), state.BoltOptions{NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runScriptParallel(t, dir, "query.sql", fmt.Sprintf("SET 'state.cache-size' = '%s';\nSET 'state.cache-bytes' = '%s';\nSET 'execution.checkpointing.interval-rows' = '%s';\n%s", tc.cache, tc.bytes, tc.every, query), store, par)
+			got, _ = stripWorkerNotes(got)
+			store.Close()
+			if got != want {
+				t.Errorf("cache %s keys and %s, checkpoint every %s rows, parallelism %d: output differs from the large-cache run\n got: %.300s\nwant: %.300s", tc.cache, tc.bytes, tc.every, par, got, want)
+			}
 		}
 	}
 }
