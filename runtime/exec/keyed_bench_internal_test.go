@@ -1,0 +1,98 @@
+package exec
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// counterCodec is a state codec without JavaScript: a count per key.
+type counterCodec struct{}
+
+func (counterCodec) NewState(int) (any, error) { return new(int64), nil }
+func (counterCodec) EncodeState(_ int, v any) ([]byte, error) {
+	return binary.AppendVarint(nil, *v.(*int64)), nil
+}
+func (counterCodec) DecodeState(_ int, b []byte) (any, error) {
+	n, w := binary.Varint(b)
+	if w <= 0 {
+		return nil, fmt.Errorf("bad count")
+	}
+	return &n, nil
+}
+
+// BenchmarkKeyedState is the per-row work of keyed value state: the row's
+// key to its live state (from the warm tier when evicted), and a count
+// kept there, over keys drawn as the benchmark's clicks are (Zipf).
+func BenchmarkKeyedState(b *testing.B) {
+	for _, keys := range []int{1_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("keys=%d", keys), func(b *testing.B) {
+			ex := NewExecution(context.Background(), state.NewMem())
+			node := &PtfNode{Def: &ptf.FuncDef{State: []ptf.StateDecl{{Name: "count"}}}, Fn: "bench", Uid: "bench"}
+			s := newKeyedState(node, ex)
+			s.codec = counterCodec{}
+			rows := make([]types.Row, 1<<16)
+			z := newZipf(keys)
+			for i := range rows {
+				rows[i] = types.Row{Fields: []any{fmt.Sprintf("user%d", z.next())}}
+			}
+			cols := []int{0}
+			var cur *keyState
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				cur = s.lookupRow(rows[i&(len(rows)-1)], cols, cur)
+				e := &cur.ents[0]
+				if !e.loaded || e.val == nil {
+					e.val, e.loaded = new(int64), true
+				}
+				*e.val.(*int64)++
+				cur.dirty = true
+				if s.evictErr != nil {
+					b.Fatal(s.evictErr)
+				}
+			}
+		})
+	}
+}
+
+// zipf draws 0..n-1 with P(k) ∝ 1/(k+1), as bench/gen's users.
+type zipf struct {
+	cdf []float64
+	x   uint64
+}
+
+func newZipf(n int) *zipf {
+	z := &zipf{cdf: make([]float64, n), x: 1}
+	sum := 0.0
+	for k := range n {
+		sum += 1 / float64(k+1)
+		z.cdf[k] = sum
+	}
+	for k := range z.cdf {
+		z.cdf[k] /= sum
+	}
+	return z
+}
+
+func (z *zipf) next() int {
+	z.x ^= z.x << 13
+	z.x ^= z.x >> 7
+	z.x ^= z.x << 17
+	u := float64(z.x>>11) / (1 << 53)
+	lo, hi := 0, len(z.cdf)-1
+	for lo < hi {
+		m := (lo + hi) / 2
+		if z.cdf[m] < u {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
