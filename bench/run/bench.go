@@ -51,7 +51,7 @@ func bench(c config, e *env, ws []workload, stdout, stderr io.Writer) error {
 				}
 				results[i].runs = append(results[i].runs, m)
 				fmt.Fprintf(stderr, "%-8s round %d/%d  %-44s %7.2f s  %9s rows/s  %5.0f MiB\n", w.name, r+1, c.rounds,
-					engines[i].name, m.wall.Seconds(), rate(float64(c.rows)/m.wall.Seconds()), float64(m.rssKiB)/1024)
+					engines[i].name, m.wall.Seconds(), rate(float64(e.rowsOf(c, w))/m.wall.Seconds()), float64(m.rssKiB)/1024)
 			}
 		}
 		tables[wi] = results
@@ -62,17 +62,18 @@ func bench(c config, e *env, ws []workload, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "| workload | engine | rows/s (median) | min–max | peak RSS (median) | ratio |")
 	fmt.Fprintln(stdout, "|---|---|---:|---:|---:|---:|")
 	for wi, w := range ws {
+		rows := e.rowsOf(c, w)
 		var ref float64
 		for _, r := range tables[wi] {
 			if r.engine == w.ref {
-				ref = r.median(c.rows)
+				ref = r.median(rows)
 			}
 		}
 		for _, r := range tables[wi] {
-			rates := r.rates(c.rows)
+			rates := r.rates(rows)
 			ratio := "–"
 			if ref > 0 {
-				ratio = fmt.Sprintf("%.2f× %s", r.median(c.rows)/ref, shortRef(w.ref))
+				ratio = fmt.Sprintf("%.2f× %s", r.median(rows)/ref, shortRef(w.ref))
 			}
 			title := w.title
 			if r.engine != tables[wi][0].engine {
@@ -139,8 +140,11 @@ func thousands(n int) string {
 }
 
 func shortRef(ref string) string {
-	if ref == "node" {
+	switch ref {
+	case "node":
 		return "node"
+	case "ptfsh":
+		return "1 worker"
 	}
 	return "default"
 }

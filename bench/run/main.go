@@ -34,6 +34,7 @@ type config struct {
 	keep               bool
 	root               string // the repository
 	nodeOff            bool   // run without Node even when it is installed
+	flightsParquet     string // a Parquet file of flights for F-parquet
 }
 
 func main() {
@@ -46,6 +47,7 @@ func main() {
 	flag.StringVar(&c.only, "only", "", "run only these workloads (comma-separated names: A, B-1k, B, B-1M, C, B-jsonl, F, B-spill, B-ckpt)")
 	flag.BoolVar(&c.check, "check", false, "run each engine once and compare their output rows instead of timing them")
 	flag.StringVar(&c.dataDir, "data", "", "keep generated data in `DIR` (default: ptfsh-bench-data in the temporary directory)")
+	flag.StringVar(&c.flightsParquet, "flights-parquet", "", "also run F over this Parquet `FILE` of flights (columns date, delay, origin; e.g. a copy of the 3M U.S. flights), all its rows")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work folder (scripts, binaries, outputs) and print its path")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -153,12 +155,21 @@ type env struct {
 	work, ptfsh, plain, node string // node is "" without Node
 	nodeVersion, goVersion   string
 	data                     map[dataSet]string // data set -> file
+	rows                     map[dataSet]int    // data set -> its rows, when not -rows
+}
+
+// rowsOf is how many rows a workload's data set has.
+func (e *env) rowsOf(c config, w workload) int {
+	if n, ok := e.rows[w.data]; ok {
+		return n
+	}
+	return c.rows
 }
 
 // setup builds ptfsh and bench/plain into the work folder, finds Node and
 // generates the data the workloads need.
 func setup(c config, work string, ws []workload, stderr io.Writer) (*env, error) {
-	e := &env{work: work, data: map[dataSet]string{}}
+	e := &env{work: work, data: map[dataSet]string{}, rows: map[dataSet]int{}}
 	bin := filepath.Join(work, "bin")
 	e.ptfsh = filepath.Join(bin, "ptfsh")
 	e.plain = filepath.Join(bin, "plain")
@@ -186,6 +197,14 @@ func setup(c config, work string, ws []workload, stderr io.Writer) (*env, error)
 	for _, w := range ws {
 		d := c.params(w.data)
 		if _, ok := e.data[w.data]; ok {
+			continue
+		}
+		if w.data.path != "" {
+			n, err := countRows(e.ptfsh, w.data.path)
+			if err != nil {
+				return nil, err
+			}
+			e.data[w.data], e.rows[w.data] = w.data.path, n
 			continue
 		}
 		path, err := generate(c.dataDir, d, stderr)

@@ -1,14 +1,18 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"path/filepath"
+)
 
 // The benchmark's workloads and the engines that run them.
 
 // dataSet names a generated input file.
 type dataSet struct {
 	kind   string // clicks or flights
-	format string // csv or jsonl
+	format string // csv, jsonl or parquet
 	keys   int    // distinct users or airports; 0 for the run's -keys
+	path   string // a file given to the run (-flights-parquet), not generated
 }
 
 // file is the name the workload scripts give the data.
@@ -66,7 +70,7 @@ func workloads(c config) []workload {
 		return w
 	}
 	clicks := dataSet{kind: "clicks", format: "csv"}
-	return []workload{
+	ws := []workload{
 		{
 			name: "A", title: "A row filter (view_time >= 500, row semantics)", data: clicks,
 			script: "row_filter.sql", fn: "bench/workloads/row_filter.js",
@@ -132,6 +136,19 @@ func workloads(c config) []workload {
 			ref: "ptfsh --state FILE (fsync), checkpoint every 100k rows (default)",
 		},
 	}
+	if c.flightsParquet != "" {
+		// F over a real Parquet file (the flights-3m): ptfsh only,
+		// since the Node harness reads no Parquet; all its rows, whatever
+		// -rows says.
+		ws = append(ws, workload{
+			name: "F-parquet", title: "flights no-departure alert over " + filepath.Base(c.flightsParquet),
+			data:   dataSet{kind: "flights", format: "parquet", path: c.flightsParquet},
+			script: "flights_parquet.sql", fn: "examples/no_departure_alert.js",
+			engines: []engine{ptfsh, ptfshPar2},
+			ref:     "ptfsh",
+		})
+	}
+	return ws
 }
 
 // count prints a key count: 1k, 100k, 1M, 2500.
