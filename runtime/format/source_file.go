@@ -1,6 +1,7 @@
 package format
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -226,22 +227,55 @@ const Utf8BOM = "\xef\xbb\xbf"
 // interner shares the strings of a column whose values repeat (country
 // codes, airport names), saving an allocation per value. It gives up on a
 // column whose values rarely repeat.
+//
+// In front of its map sits a small direct-mapped cache, indexed by a
+// cheap hash of the bytes: a column of a few hundred values (airports,
+// countries) is mostly found there, with one comparison and no map
+// lookup.
 type interner struct {
 	m      map[string]string
 	misses int
 	off    bool
+	cache  *[internCacheSize]string
 }
 
 const (
 	internMaxLen     = 32   // longer strings are not shared
 	internMaxEntries = 4096 // distinct values kept per column
+	internCacheBits  = 10
+	internCacheSize  = 1 << internCacheBits
 )
+
+// internSlot hashes b (at most internMaxLen bytes) to a slot of the cache:
+// its first and last eight bytes and its length, multiplied.
+func internSlot(b []byte) int {
+	var lo, hi uint64
+	n := len(b)
+	if n >= 8 {
+		lo = binary.LittleEndian.Uint64(b)
+		hi = binary.LittleEndian.Uint64(b[n-8:])
+	} else {
+		for i := n - 1; i >= 0; i-- {
+			lo = lo<<8 | uint64(b[i])
+		}
+	}
+	h := (lo ^ hi*0xff51afd7ed558ccd ^ uint64(n)) * 0x9e3779b97f4a7c15
+	return int(h >> (64 - internCacheBits))
+}
 
 func (in *interner) get(b []byte) string {
 	if in.off || len(b) > internMaxLen {
 		return string(b)
 	}
+	if in.cache == nil {
+		in.cache = new([internCacheSize]string)
+	}
+	slot := &in.cache[internSlot(b)]
+	if *slot == string(b) {
+		return *slot
+	}
 	if s, ok := in.m[string(b)]; ok {
+		*slot = s
 		return s
 	}
 	s := string(b)
@@ -250,10 +284,11 @@ func (in *interner) get(b []byte) string {
 	}
 	if len(in.m) < internMaxEntries {
 		in.m[s] = s
+		*slot = s
 		return s
 	}
 	if in.misses++; in.misses > internMaxEntries {
-		in.off, in.m = true, nil // mostly distinct values: stop looking
+		in.off, in.m, in.cache = true, nil, nil // mostly distinct values: stop looking
 	}
 	return s
 }
