@@ -71,10 +71,19 @@ func TestInterner_get(t *testing.T) {
 		if got != v {
 			t.Fatalf("get(%q) = %q", v, got)
 		}
-		if f, ok := first[v]; ok && len(v) > 0 && unsafe.StringData(f) != unsafe.StringData(got) {
+		if f, ok := first[v]; ok && len(v) > 0 && unsafe.StringData(f) != unsafe.StringData(got.(string)) {
 			t.Fatalf("get(%q) gave another copy", v)
 		}
-		first[v] = got
+		first[v] = got.(string)
+	}
+}
+
+// TestBoxInt: integers come back as themselves, shared or not.
+func TestBoxInt(t *testing.T) {
+	for _, n := range []int64{smallIntMin - 1, smallIntMin, -1, 0, 255, 256, smallIntMax - 1, smallIntMax, 1 << 40} {
+		if got := boxInt(n); got != any(n) {
+			t.Errorf("boxInt(%d) = %v", n, got)
+		}
 	}
 }
 

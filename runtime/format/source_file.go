@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"sync"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
@@ -225,18 +226,19 @@ func LineStartBefore(f *os.File, off int64) (int64, error) {
 const Utf8BOM = "\xef\xbb\xbf"
 
 // interner shares the strings of a column whose values repeat (country
-// codes, airport names), saving an allocation per value. It gives up on a
-// column whose values rarely repeat.
+// codes, airport names), saving the allocations of a value: its bytes and
+// the interface that holds it in a row (get returns the string boxed
+// once). It gives up on a column whose values rarely repeat.
 //
 // In front of its map sits a small direct-mapped cache, indexed by a
 // cheap hash of the bytes: a column of a few hundred values (airports,
 // countries) is mostly found there, with one comparison and no map
 // lookup.
 type interner struct {
-	m      map[string]string
+	m      map[string]any
 	misses int
 	off    bool
-	cache  *[internCacheSize]string
+	cache  *[internCacheSize]any // nil or a string
 }
 
 const (
@@ -263,34 +265,56 @@ func internSlot(b []byte) int {
 	return int(h >> (64 - internCacheBits))
 }
 
-func (in *interner) get(b []byte) string {
+// get returns string(b), as an interface value.
+func (in *interner) get(b []byte) any {
 	if in.off || len(b) > internMaxLen {
 		return string(b)
 	}
 	if in.cache == nil {
-		in.cache = new([internCacheSize]string)
+		in.cache = new([internCacheSize]any)
 	}
 	slot := &in.cache[internSlot(b)]
-	if *slot == string(b) {
+	if s, ok := (*slot).(string); ok && s == string(b) {
 		return *slot
 	}
-	if s, ok := in.m[string(b)]; ok {
-		*slot = s
-		return s
+	if v, ok := in.m[string(b)]; ok {
+		*slot = v
+		return v
 	}
-	s := string(b)
+	var v any = string(b)
 	if in.m == nil {
-		in.m = make(map[string]string)
+		in.m = make(map[string]any)
 	}
 	if len(in.m) < internMaxEntries {
-		in.m[s] = s
-		*slot = s
-		return s
+		in.m[v.(string)] = v
+		*slot = v
+		return v
 	}
 	if in.misses++; in.misses > internMaxEntries {
 		in.off, in.m, in.cache = true, nil, nil // mostly distinct values: stop looking
 	}
-	return s
+	return v
+}
+
+// smallInts holds the integers smallIntMin to smallIntMax-1 as interface
+// values, made once: counts, delays, distances and scores in that range
+// then cost a row no allocation (Go itself boxes only 0 to 255 for free).
+var smallInts = sync.OnceValue(func() *[smallIntMax - smallIntMin]any {
+	var t [smallIntMax - smallIntMin]any
+	for i := range t {
+		t[i] = int64(i + smallIntMin)
+	}
+	return &t
+})
+
+const smallIntMin, smallIntMax = -1024, 4096
+
+// boxInt returns n as an interface value, shared for small integers.
+func boxInt(n int64) any {
+	if n >= smallIntMin && n < smallIntMax {
+		return smallInts()[n-smallIntMin]
+	}
+	return n
 }
 
 // rowSlab hands out the field slices of rows from larger blocks, one
