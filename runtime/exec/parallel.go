@@ -284,7 +284,8 @@ func (p *ParallelOp) adopt() {
 	m, n := p.main, len(p.workers)
 	p.gseq = m.timers.seq
 	if len(m.timers.q) > 0 {
-		for _, t := range m.timers.q {
+		for _, e := range m.timers.q {
+			t := e.t
 			if t.dead {
 				continue
 			}
