@@ -127,8 +127,8 @@ func (o *PtfOp) WhyNot() string {
 	}
 	if n := o.timers.n; n > 0 {
 		var pend []string
-		for _, e := range o.timers.q {
-			if t := e.t; !t.dead {
+		for _, t := range o.timers.q {
+			if !t.dead {
 				pend = append(pend, fmt.Sprintf("(%s) %s at %s", formatFields(t.ks.key), timerName(t.name, t.named), timeline.FormatTime(t.time)))
 			}
 		}

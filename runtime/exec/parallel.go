@@ -284,8 +284,7 @@ func (p *ParallelOp) adopt() {
 	m, n := p.main, len(p.workers)
 	p.gseq = m.timers.seq
 	if len(m.timers.q) > 0 {
-		for _, e := range m.timers.q {
-			t := e.t
+		for _, t := range m.timers.q {
 			if t.dead {
 				continue
 			}

@@ -15,6 +15,7 @@ type timer struct {
 	named bool
 	seq   uint64
 	dead  bool // replaced or cleared; skipped when popped
+	index int
 	// gseq is the timer's place in the registration order of the whole
 	// call when it runs on several workers (parallel.go): seq counts one
 	// worker's registrations, gseq what seq is at parallelism 1. The
@@ -22,20 +23,10 @@ type timer struct {
 	gseq uint64
 }
 
-// timerEntry is a timer's place in the queue, with its time and
-// registration order kept beside it: ordering the queue reads no timer
-// (the timers lie all over the heap, and a pop compares twice a level).
-type timerEntry struct {
-	time int64
-	seq  uint64
-	t    *timer
-}
-
 // timerQueue orders timers by time, then by registration: a binary heap
-// with its operations written out (container/heap's interface calls cost
-// a tenth of an event-time workload). A timer's time and seq must not
-// change while it is queued, unless init orders the queue again.
-type timerQueue []timerEntry
+// with its operations written out for *timer (container/heap's interface
+// calls cost a tenth of an event-time workload).
+type timerQueue []*timer
 
 func (q timerQueue) Len() int { return len(q) }
 func (q timerQueue) less(i, j int) bool {
@@ -44,11 +35,13 @@ func (q timerQueue) less(i, j int) bool {
 	}
 	return q[i].seq < q[j].seq
 }
-func (q timerQueue) swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q timerQueue) swap(i, j int) { q[i], q[j] = q[j], q[i]; q[i].index = i; q[j].index = j }
+func (q timerQueue) peek() *timer  { return q[0] }
 
 // push adds t.
 func (q *timerQueue) push(t *timer) {
-	*q = append(*q, timerEntry{time: t.time, seq: t.seq, t: t})
+	t.index = len(*q)
+	*q = append(*q, t)
 	q.up(len(*q) - 1)
 }
 
@@ -57,18 +50,17 @@ func (q *timerQueue) popTimer() *timer {
 	old := *q
 	n := len(old) - 1
 	old.swap(0, n)
-	t := old[n].t
-	old[n] = timerEntry{}
+	t := old[n]
+	old[n] = nil
 	*q = old[:n]
 	q.down(0)
 	return t
 }
 
-// init orders a queue built in any order, or whose timers' times or seqs
-// changed.
+// init orders a queue built in any order.
 func (q timerQueue) init() {
 	for i := range q {
-		q[i].time, q[i].seq = q[i].t.time, q[i].t.seq
+		q[i].index = i
 	}
 	for i := len(q)/2 - 1; i >= 0; i-- {
 		q.down(i)
@@ -218,15 +210,16 @@ func (s *timerService) clearKey(ks *keyState) {
 // next pops the earliest live timer due at watermark wm. The caller hands
 // it back with release once its call is over.
 func (s *timerService) Next(wm int64) *timer {
-	for len(s.q) > 0 {
-		if s.q[0].time > wm {
-			return nil // cleared timers after wm wait for their time to be popped
-		}
-		t := s.q.popTimer()
+	for s.q.Len() > 0 {
+		t := s.q.peek()
 		if t.dead {
-			s.release(t)
+			s.release(s.q.popTimer())
 			continue
 		}
+		if t.time > wm {
+			return nil
+		}
+		s.q.popTimer()
 		s.kill(t)
 		return t
 	}
@@ -256,8 +249,7 @@ func (s *timerService) save(tx state.Tx, uid string) error {
 // order of registration is gseq (a parallel worker's timers), not seq.
 func (s *timerService) put(tx state.Tx, uid string, global bool) error {
 	ns := TimerNamespace(uid)
-	for _, e := range s.q {
-		t := e.t
+	for _, t := range s.q {
 		if t.dead {
 			continue
 		}
