@@ -2,6 +2,7 @@ package connector
 
 import (
 	"errors"
+	"io"
 
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -21,7 +22,9 @@ import (
 // goroutine reached, so checkpoints record what the statement consumed.
 // The goroutine stops at the end of the file or at a final error; after
 // that the reader reads its file directly, on the caller's goroutine, so
-// rows appended later are read as before.
+// rows appended later are read as before. The end the goroutine found is
+// asked again when the statement gets there: rows appended in between
+// (by the statement itself, say) are read, as without the read-ahead.
 //
 // Only regular files are read ahead: a pipe or a terminal gives its rows
 // when they are typed, and a batch must not wait for rows to come.
@@ -157,6 +160,12 @@ func (p *prefetchReader) Next() (types.Row, error) {
 	p.pos = it.pos
 	if p.i == len(p.cur.items) && final(it.err) {
 		p.stopped()
+		if errors.Is(it.err, io.EOF) {
+			// The end as the goroutine found it, earlier than the
+			// statement asks: what was appended since (by the statement
+			// itself, say) is read now, as a direct reader reads it.
+			return p.r.Next()
+		}
 	}
 	return it.row, it.err
 }

@@ -109,10 +109,23 @@ func TestPrefetchReader_sameAsDirect(t *testing.T) {
 			if n1 != n2 || !reflect.DeepEqual(first1, first2) || ignore != (n1 > 0) {
 				t.Fatalf("skipped %d %v read ahead, %d %v directly", n2, first2, n1, first1)
 			}
-			// The file grows: both read on.
+			// The file grows after the goroutine found its end and before
+			// the statement got there: the rows are read, as directly.
+			inner2, err := format.OpenCSV(path, prefetchSchema, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			late := newPrefetchReader(inner2)
+			defer late.Close()
+			<-late.exited // the goroutine decoded the file to its end
+			writePrefetchCSV(t, path, total, total+5)
+			if n := len(readSteps(t, late, 2*total)); n != len(want)+5 {
+				t.Fatalf("%d steps after the file grew at its end, want %d", n, len(want)+5)
+			}
+			// The file grows again: both read on.
 			writePrefetchCSV(t, path, total, total+10)
 			want, got = readSteps(t, direct, 20), readSteps(t, ahead, 20)
-			if len(want) != 11 || !reflect.DeepEqual(got, want) {
+			if len(want) != 16 || !reflect.DeepEqual(got, want) {
 				t.Fatalf("after growing: read ahead %+v, directly %+v", got, want)
 			}
 		})
