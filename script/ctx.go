@@ -271,11 +271,19 @@ func (in *instance) tableSemanticsFor(c goja.FunctionCall) goja.Value {
 func (in *instance) newTimeContext() *goja.Object {
 	vm := in.e.vm
 	o := vm.NewObject()
+	// The last time converted, kept: a call reads its time more than once
+	// (time() to compare and to compute), calls in a row often share a
+	// watermark, and a JS number is immutable.
+	var lastMs int64
+	var last goja.Value
 	timeOf := func(ts int64, ok bool) goja.Value {
 		if !ok {
 			return goja.Null()
 		}
-		return timeToJS(vm, ts)
+		if last == nil || ts != lastMs {
+			lastMs, last = ts, timeToJS(vm, ts)
+		}
+		return last
 	}
 	in.e.define(o, "time", func(goja.FunctionCall) goja.Value { return timeOf(in.mustCur("time").Time()) })
 	in.e.define(o, "currentWatermark", func(goja.FunctionCall) goja.Value {

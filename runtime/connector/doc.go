@@ -16,4 +16,12 @@
 // records its file's length and cuts the file back to it when an
 // unfinished INSERT runs again (file_sink.go; a .gz sink ends a gzip
 // member at each checkpoint, so the length is a member's end).
+//
+// # Read-ahead
+//
+// A regular CSV or JSON file read by a statement on one worker is decoded
+// on a goroutine of its own, a batch of rows ahead (prefetch.go). Its
+// position is the one after the last row the statement took, so
+// checkpoints are as without it; at the end of the file the goroutine
+// stops and the file is read directly again.
 package connector

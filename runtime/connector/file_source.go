@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -69,6 +70,9 @@ func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 		hash.close()
 		return nil, types.At(n.pos, fileError(n.t, err))
 	}
+	if readAhead(n.t, ex) {
+		r = newPrefetchReader(r) // prefetch.go
+	}
 	fs := &fileStream{r: r, ex: ex, wm: exec.NewWMGen(n.t.Watermark, n.every), n: n, read: read, hash: hash}
 	if IsParquet(n.t) {
 		// What checkpoints hash: the file as it was opened.
@@ -83,6 +87,19 @@ func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	}
 	ex.Sources = append(ex.Sources, fs)
 	return fs, nil
+}
+
+// readAhead reports whether a file table's rows are decoded ahead on a
+// goroutine of their own (prefetch.go): a regular file of CSV or JSON,
+// read by a statement on one worker while the process may use another
+// core. (A parallel call reads its inputs on a goroutine of their own
+// already; there the read-ahead would take a core from its workers.)
+func readAhead(t *catalog.Table, ex *exec.Execution) bool {
+	if IsParquet(t) || ex.Parallelism > 1 || goruntime.GOMAXPROCS(0) < 2 {
+		return false
+	}
+	fi, err := os.Stat(TablePath(t))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // sourceKeyOf names a file table among the reads of one statement.

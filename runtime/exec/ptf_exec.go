@@ -632,6 +632,9 @@ func (o *PtfOp) fireTimers() error {
 		if err != nil {
 			return err
 		}
+		if o.rec == nil { // a parallel worker's record keeps its timers
+			o.timers.release(t)
+		}
 	}
 	return nil
 }

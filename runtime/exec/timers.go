@@ -106,6 +106,36 @@ type timerService struct {
 	// parallel worker's, for the coordinator to number them).
 	logging bool
 	log     []*timer
+	// free holds timers that nothing refers to any more (popped from q
+	// after they were cleared, or fired), for register to reuse: an
+	// event-time function that registers a timer per row would otherwise
+	// allocate one per row. A logging service (a parallel worker's, whose
+	// log and records keep its timers) frees none.
+	free []*timer
+}
+
+// maxFreeTimers bounds the timers a service keeps for reuse.
+const maxFreeTimers = 1024
+
+// newTimer returns a timer, reused or new.
+func (s *timerService) newTimer() *timer {
+	if n := len(s.free); n > 0 {
+		t := s.free[n-1]
+		s.free[n-1] = nil
+		s.free = s.free[:n-1]
+		return t
+	}
+	return &timer{}
+}
+
+// release hands back a timer that nothing refers to any more: neither the
+// queue, nor its key's maps, nor a call.
+func (s *timerService) release(t *timer) {
+	if s.logging || len(s.free) >= maxFreeTimers {
+		return
+	}
+	*t = timer{}
+	s.free = append(s.free, t)
 }
 
 // register adds a timer, replacing a named timer of the same name; an
@@ -125,7 +155,8 @@ func (s *timerService) register(ks *keyState, name string, named bool, ts int64)
 		return
 	}
 	s.seq++
-	t := &timer{time: ts, ks: ks, name: name, named: named, seq: s.seq}
+	t := s.newTimer()
+	t.time, t.ks, t.name, t.named, t.seq = ts, ks, name, named, s.seq
 	if named {
 		ks.named[name] = t
 	} else {
@@ -176,12 +207,13 @@ func (s *timerService) clearKey(ks *keyState) {
 	}
 }
 
-// next pops the earliest live timer due at watermark wm.
+// next pops the earliest live timer due at watermark wm. The caller hands
+// it back with release once its call is over.
 func (s *timerService) Next(wm int64) *timer {
 	for s.q.Len() > 0 {
 		t := s.q.peek()
 		if t.dead {
-			s.q.popTimer()
+			s.release(s.q.popTimer())
 			continue
 		}
 		if t.time > wm {

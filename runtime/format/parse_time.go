@@ -111,6 +111,20 @@ var lenientISOStyle = isoStyle{dateOnlyOK: true}
 // parseISO reads yyyy-MM-dd[(T| )HH:mm[:ss[.fraction]]][zone]; zone is Z
 // or ±HH[[:]mm].
 func parseISO(s string, st isoStyle) (c civilTime, ok bool) {
+	if c, ok = fixedDateTime(s, st); ok {
+		i := 19
+		if i < len(s) && s[i] == '.' {
+			if c.nano, i, ok = scanFraction(s, i+1); !ok {
+				return c, false
+			}
+		}
+		return isoZone(c, s[i:], st)
+	}
+	return scanISO(s, st)
+}
+
+// scanISO is parseISO's general way, for any text.
+func scanISO(s string, st isoStyle) (c civilTime, ok bool) {
 	w := 1
 	if st.strict {
 		w = 2
@@ -152,7 +166,41 @@ func parseISO(s string, st isoStyle) (c civilTime, ok bool) {
 	} else if st.strict && st.sep == ' ' {
 		return c, false // Flink's SQL format requires seconds
 	}
-	rest := s[i:]
+	return isoZone(c, s[i:], st)
+}
+
+// fixedDateTime reads the common shape yyyy-MM-dd?HH:mm:ss, every field of
+// two digits, at fixed places (the separator ? as st allows): what
+// parseISO's general way reads from such text, without its scanning.
+func fixedDateTime(s string, st isoStyle) (c civilTime, ok bool) {
+	if len(s) < 19 || s[4] != '-' || s[7] != '-' || s[13] != ':' || s[16] != ':' {
+		return c, false
+	}
+	switch sep := s[10]; {
+	case st.sep == 0 && (sep == 'T' || sep == 't' || sep == ' '):
+	case st.sep != 0 && sep == st.sep:
+	default:
+		return c, false
+	}
+	var d [14]int // the digits, in order
+	k := 0
+	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
+		x := int(s[i]) - '0'
+		if x < 0 || x > 9 {
+			return c, false
+		}
+		d[k] = x
+		k++
+	}
+	c.year = d[0]*1000 + d[1]*100 + d[2]*10 + d[3]
+	c.month, c.day = d[4]*10+d[5], d[6]*10+d[7]
+	c.hour, c.minute, c.sec = d[8]*10+d[9], d[10]*10+d[11], d[12]*10+d[13]
+	return c, true
+}
+
+// isoZone reads what follows the time in parseISO (rest: nothing, or a
+// zone as st allows) and checks c's fields.
+func isoZone(c civilTime, rest string, st isoStyle) (civilTime, bool) {
 	switch {
 	case rest == "":
 		if st.zone == 'Z' {

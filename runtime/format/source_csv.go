@@ -526,7 +526,7 @@ func (r *csvReader) value(c *srcColumn, raw []byte) (any, error) {
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		if n, ok := atoiBytes(raw); ok {
 			if lo, hi := IntegerRange(c.typ.Kind); n >= lo && n <= hi {
-				return n, nil
+				return boxInt(n), nil
 			}
 		}
 	case types.KindDouble:

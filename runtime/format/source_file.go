@@ -1,12 +1,14 @@
 package format
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"strconv"
+	"sync"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
@@ -224,38 +226,95 @@ func LineStartBefore(f *os.File, off int64) (int64, error) {
 const Utf8BOM = "\xef\xbb\xbf"
 
 // interner shares the strings of a column whose values repeat (country
-// codes, airport names), saving an allocation per value. It gives up on a
-// column whose values rarely repeat.
+// codes, airport names), saving the allocations of a value: its bytes and
+// the interface that holds it in a row (get returns the string boxed
+// once). It gives up on a column whose values rarely repeat.
+//
+// In front of its map sits a small direct-mapped cache, indexed by a
+// cheap hash of the bytes: a column of a few hundred values (airports,
+// countries) is mostly found there, with one comparison and no map
+// lookup.
 type interner struct {
-	m      map[string]string
+	m      map[string]any
 	misses int
 	off    bool
+	cache  *[internCacheSize]any // nil or a string
 }
 
 const (
 	internMaxLen     = 32   // longer strings are not shared
 	internMaxEntries = 4096 // distinct values kept per column
+	internCacheBits  = 10
+	internCacheSize  = 1 << internCacheBits
 )
 
-func (in *interner) get(b []byte) string {
+// internSlot hashes b (at most internMaxLen bytes) to a slot of the cache:
+// its first and last eight bytes and its length, multiplied.
+func internSlot(b []byte) int {
+	var lo, hi uint64
+	n := len(b)
+	if n >= 8 {
+		lo = binary.LittleEndian.Uint64(b)
+		hi = binary.LittleEndian.Uint64(b[n-8:])
+	} else {
+		for i := n - 1; i >= 0; i-- {
+			lo = lo<<8 | uint64(b[i])
+		}
+	}
+	h := (lo ^ hi*0xff51afd7ed558ccd ^ uint64(n)) * 0x9e3779b97f4a7c15
+	return int(h >> (64 - internCacheBits))
+}
+
+// get returns string(b), as an interface value.
+func (in *interner) get(b []byte) any {
 	if in.off || len(b) > internMaxLen {
 		return string(b)
 	}
-	if s, ok := in.m[string(b)]; ok {
-		return s
+	if in.cache == nil {
+		in.cache = new([internCacheSize]any)
 	}
-	s := string(b)
+	slot := &in.cache[internSlot(b)]
+	if s, ok := (*slot).(string); ok && s == string(b) {
+		return *slot
+	}
+	if v, ok := in.m[string(b)]; ok {
+		*slot = v
+		return v
+	}
+	var v any = string(b)
 	if in.m == nil {
-		in.m = make(map[string]string)
+		in.m = make(map[string]any)
 	}
 	if len(in.m) < internMaxEntries {
-		in.m[s] = s
-		return s
+		in.m[v.(string)] = v
+		*slot = v
+		return v
 	}
 	if in.misses++; in.misses > internMaxEntries {
-		in.off, in.m = true, nil // mostly distinct values: stop looking
+		in.off, in.m, in.cache = true, nil, nil // mostly distinct values: stop looking
 	}
-	return s
+	return v
+}
+
+// smallInts holds the integers smallIntMin to smallIntMax-1 as interface
+// values, made once: counts, delays, distances and scores in that range
+// then cost a row no allocation (Go itself boxes only 0 to 255 for free).
+var smallInts = sync.OnceValue(func() *[smallIntMax - smallIntMin]any {
+	var t [smallIntMax - smallIntMin]any
+	for i := range t {
+		t[i] = int64(i + smallIntMin)
+	}
+	return &t
+})
+
+const smallIntMin, smallIntMax = -1024, 4096
+
+// boxInt returns n as an interface value, shared for small integers.
+func boxInt(n int64) any {
+	if n >= smallIntMin && n < smallIntMax {
+		return smallInts()[n-smallIntMin]
+	}
+	return n
 }
 
 // rowSlab hands out the field slices of rows from larger blocks, one
