@@ -233,13 +233,19 @@
 // of its limit. This limit has no setting (regexp2 reads the deadline
 // when it compiles a pattern).
 //
-// The memory guard. goja has no allocation limit, so a goroutine samples
-// the Go heap every 20 ms (runtime/metrics). A call that runs through a
-// whole sample interval gets a baseline: the guard forces a garbage
-// collection and takes the live heap. When the live heap of Go's own last
-// collection, or failing that of one the guard forces once the heap has
-// grown by more than the limit, is more than the limit over the baseline,
-// the guard stops the call; a call that makes only garbage is left alone.
+// The memory guard. goja has no allocation limit, so one goroutine for
+// the whole process (memguard.go) samples the Go heap every 20 ms
+// (runtime/metrics) for every Engine with a limit. A call that runs
+// through a whole sample interval gets a baseline: the heap when it was
+// first seen, lowered to the live heap of the next collection. While the
+// heap, or the live heap of the guard's last forced collection plus what
+// was allocated since, stays within the limit over the baseline, the
+// guard does nothing more. Past that it forces a collection (at most one
+// every 100 ms) when Go's own collector read the call over the limit or
+// would not collect soon (its heap goal, set by GOGC and GOMEMLIMIT, is
+// far off), and stops the call when the live heap it finds, less what
+// was allocated while it ran, is more than the limit over the baseline; a
+// call that makes only garbage is left alone.
 // Before it allocates, a conversion (collect, a view method, a state
 // value at a checkpoint) checks the size of an array (by its length, which
 // a sparse array claims for free), a string or a Uint8Array against the
@@ -248,7 +254,8 @@
 // Array.prototype.fill: passing it is a limit error. What the guard
 // cannot do: see allocations in calls shorter than a sample interval
 // (they are bounded by their speed), count what a call allocated before
-// its baseline, stop a built-in call that allocates at once and whose
+// its baseline, tell which of several long calls running at once (on
+// parallel workers) kept the memory (each is held to its own baseline), stop a built-in call that allocates at once and whose
 // size is not known from its arguments (s + s on a large string,
 // JSON.stringify, Array.prototype.join, new Uint8Array(1e9): goja checks
 // interrupts between instructions, and a copy of gigabytes also holds
