@@ -22,10 +22,10 @@ import (
 // A call seen at two ticks in a row is a long call. Its baseline is the
 // heap when it was first seen, live and garbage together (every live byte
 // is in it), lowered to the live heap of the first collection that ends
-// after that. What it can have kept is bounded from above by the heap
-// now, and by the live heap of the last forced collection plus every byte
-// allocated since that began. While the bound stays within the limit over
-// the baseline, nothing more is done: that is the usual case, however
+// after that. What it can have kept since is bounded from above by the
+// bytes the process allocated since, by the heap now, and by the live
+// heap of the last forced collection plus every byte allocated since that
+// began. While a bound stays within the limit, nothing more is done: that is the usual case, however
 // loaded the machine, and it costs a few reads of counters.
 //
 // Past that, the guard forces a collection if Go's own last collection
@@ -99,6 +99,7 @@ type memWatch struct {
 	seq     uint64 // the call (Engine.callSeq)
 	seen    bool   // seen at an earlier tick
 	base    int64  // its baseline
+	allocs  int64  // bytes allocated (heapSample.allocs) when it was first seen
 	cycles  uint64 // collections completed when it was first seen
 	lowered bool   // base lowered to the live heap of a collection after it
 	// over is the collection whose live heap first read the call over
@@ -225,7 +226,7 @@ func (g *memGuard) look(w *memWatch, h heapSample, limit int64, seq uint64, runn
 		return memFine
 	}
 	if !w.seen || w.seq != seq {
-		*w = memWatch{e: w.e, seq: seq, seen: true, base: h.objects, cycles: h.cycles}
+		*w = memWatch{e: w.e, seq: seq, seen: true, base: h.objects, allocs: h.allocs, cycles: h.cycles}
 		return memFine
 	}
 	w.limit = limit
@@ -233,11 +234,15 @@ func (g *memGuard) look(w *memWatch, h heapSample, limit int64, seq uint64, runn
 	if after && !w.lowered {
 		w.base, w.lowered = min(w.base, h.live), true
 	}
+	// Fine while the process allocated no more than the limit since the
+	// call was first seen, or while the heap (or the last forced
+	// collection's live heap and what was allocated since) is within the
+	// limit over the baseline.
 	bound := h.objects
 	if g.fDone {
 		bound = min(bound, g.fLive+h.allocs-g.fAllocs)
 	}
-	if bound-w.base <= limit {
+	if h.allocs-w.allocs <= limit || bound-w.base <= limit {
 		return memFine
 	}
 	if after && h.live-w.base > limit {
