@@ -47,9 +47,9 @@ import (
 // that figure is never more than what was live when it began, so a call
 // that only makes garbage is never stopped, and one that keeps more than
 // its limit by that figure is. Go's own collections alone stop a call
-// only when two of them read it keeping twice its limit (a forced
+// when two of them read it over its limit, the later no lower: a forced
 // collection waits for a stop-the-world, which a built-in copying
-// gigabytes, "s + s", holds off).
+// gigabytes ("s + s") holds off for seconds.
 //
 // The guard cannot tell which of several long calls running at once kept
 // the memory: each is held to its own baseline, so a call that began
@@ -84,13 +84,60 @@ type memGuard struct {
 
 	// The goroutine's own.
 	samples   []metrics.Sample
-	due       []*memWatch // the calls a forced collection is to measure
+	due       []memCall // the calls a forced collection is to measure
+	pending   *forcing  // a forced collection that has not marked yet
 	lastForce time.Time
 	gap       time.Duration
 	// The last forced collection: its live heap, and the bytes allocated
 	// before it began (heapSample.allocs).
 	fLive, fAllocs int64
 	fDone          bool
+}
+
+// memCall is a call a forced collection is to measure, as it was when the
+// guard decided to force it.
+type memCall struct {
+	w           *memWatch
+	seq         uint64
+	base, limit int64
+}
+
+// forcing is a forced collection under way.
+type forcing struct {
+	before heapSample
+	start  time.Time
+	due    []memCall
+	// marked is the allocations at the last reading (since before) taken
+	// before the collection began to mark, as far as can be told.
+	// readings holds those taken since, with the stops of the world each
+	// had seen.
+	marked   int64
+	readings []heapSample
+}
+
+// add notes a reading of the heap taken while p runs; true when p has
+// marked (its allocations before the mark are then in p.marked).
+//
+// Marking begins as the stop of the world that begins a collection ends,
+// and ends with the next stop; the forced collection has marked when the
+// count of forced collections goes up. A reading that had seen at least
+// two stops fewer than the first one that sees the count up was taken
+// before the forced collection's first stop (unless the next collection
+// stopped the world in the millisecond between, or a mark had to resume
+// after its end, both rare): what was allocated after it was allocated
+// while the collection marked, or later.
+func (p *forcing) add(h heapSample) bool {
+	if h.forced <= p.before.forced {
+		p.readings = append(p.readings, h)
+		return false
+	}
+	p.marked = p.before.allocs
+	for _, r := range p.readings {
+		if r.stops+2 <= h.stops {
+			p.marked = r.allocs
+		}
+	}
+	return true
 }
 
 // memWatch is what the guard knows of an Engine's running call.
@@ -103,9 +150,10 @@ type memWatch struct {
 	cycles  uint64 // collections completed when it was first seen
 	lowered bool   // base lowered to the live heap of a collection after it
 	// over is the collection whose live heap first read the call over
-	// twice its limit (0: none).
-	over  uint64
-	limit int64
+	// its limit (0: none), overLive what it read.
+	over     uint64
+	overLive int64
+	limit    int64
 }
 
 // heapSample is one reading of runtime/metrics.
@@ -117,6 +165,9 @@ type heapSample struct {
 	goal    int64  // where Go's collector means to collect next
 	limit   int64  // the memory limit (GOMEMLIMIT); MaxInt64 for none
 	forced  uint64 // completed collections that runtime.GC forced
+	// stops counts the collector's stops of the world: two a collection,
+	// one as it begins to mark, one as it ends marking.
+	stops uint64
 }
 
 var heapMetrics = []string{
@@ -127,6 +178,7 @@ var heapMetrics = []string{
 	"/gc/heap/goal:bytes",
 	"/gc/gomemlimit:bytes",
 	"/gc/cycles/forced:gc-cycles",
+	"/sched/pauses/stopping/gc:seconds",
 }
 
 func (g *memGuard) read() heapSample {
@@ -142,7 +194,13 @@ func (g *memGuard) read() heapSample {
 		}
 		return int64(min(g.samples[i].Value.Uint64(), math.MaxInt64))
 	}
-	return heapSample{objects: v(0), live: v(1), cycles: uint64(v(2)), allocs: v(3), goal: v(4), limit: v(5), forced: uint64(v(6))}
+	h := heapSample{objects: v(0), live: v(1), cycles: uint64(v(2)), allocs: v(3), goal: v(4), limit: v(5), forced: uint64(v(6))}
+	if g.samples[7].Value.Kind() == metrics.KindFloat64Histogram {
+		for _, n := range g.samples[7].Value.Float64Histogram().Counts {
+			h.stops += n
+		}
+	}
+	return h
 }
 
 // watch puts e under the guard, and starts the guard's goroutine if it
@@ -197,23 +255,29 @@ func (g *memGuard) tick() bool {
 	}
 	h := g.read()
 	g.due = g.due[:0]
-	var stops []*memWatch
+	var stops []memCall
 	for e, w := range g.engines {
 		e.mu.Lock()
 		limit, seq, running := e.maxMemory, e.callSeq, e.active != nil
 		e.mu.Unlock()
 		switch g.look(w, h, limit, seq, running) {
 		case memCheck:
-			g.due = append(g.due, w)
+			g.due = append(g.due, memCall{w, w.seq, w.base, w.limit})
 		case memStop:
-			stops = append(stops, w)
+			stops = append(stops, memCall{w, w.seq, w.base, w.limit})
 		}
 	}
 	g.mu.Unlock()
-	for _, w := range stops {
-		w.stop()
+	for _, c := range stops {
+		c.stop()
 	}
-	if len(g.due) > 0 && time.Since(g.lastForce) >= g.gap {
+	switch p := g.pending; {
+	case p != nil:
+		if p.add(h) {
+			g.pending = nil
+			g.measure(p, h)
+		}
+	case len(g.due) > 0 && time.Since(g.lastForce) >= g.gap:
 		g.force()
 	}
 	return true
@@ -246,63 +310,76 @@ func (g *memGuard) look(w *memWatch, h heapSample, limit int64, seq uint64, runn
 		return memFine
 	}
 	if after && h.live-w.base > limit {
-		if (h.live-w.base)/2 > limit {
-			if w.over != 0 && h.cycles > w.over {
-				return memStop
-			}
-			if w.over == 0 {
-				w.over = h.cycles
-			}
+		switch {
+		case w.over == 0:
+			w.over, w.overLive = h.cycles, h.live
+		case h.cycles > w.over && h.live >= w.overLive:
+			return memStop
 		}
 		return memCheck
 	}
-	if min(h.goal, h.limit)-w.base-limit > limit/2 {
+	// Go's collector would let the heap grow more than half a limit
+	// further before it collects, or the heap has grown that much already
+	// (a built-in making gigabytes at once, while a collection runs).
+	if min(h.goal, h.limit)-w.base-limit > limit/2 || h.objects-w.base-limit > limit/2 {
 		return memCheck
 	}
 	return memFine
 }
 
-// force runs a collection and stops the calls of g.due that keep more
-// than their limits. The collection runs on a goroutine of its own, and
-// the guard measures as soon as it has marked (the count of forced
-// collections goes up): runtime.GC returns only once it has also swept the
-// whole heap, yielding to the running goroutines after each span, which
-// with a call that never waits takes seconds, or minutes. (That goroutine
-// ends early when the next collection begins: its first step finishes
-// the sweep.)
+// force starts a collection and, once it has marked (the count of forced
+// collections goes up), stops the calls of g.due that keep more than
+// their limits. The collection runs on a goroutine of its own:
+// runtime.GC returns only once it has also swept the whole heap, yielding
+// to the running goroutines after each span, which with a call that never
+// waits takes seconds, or minutes (that goroutine ends early when the next
+// collection begins: its first step finishes the sweep). The guard polls
+// for the mark for up to forcePolls ms, then goes on with its ticks and
+// measures at the first tick after the mark: a copy of gigabytes ("s + s")
+// holds off a collection's stop-the-world for seconds, and meanwhile Go's
+// own collections may show the call over.
 func (g *memGuard) force() {
-	h0 := g.read()
-	start := time.Now()
+	p := &forcing{before: g.read(), start: time.Now(), due: append([]memCall(nil), g.due...)}
 	go goruntime.GC()
-	var h heapSample
-	for {
+	for range forcePolls {
 		time.Sleep(time.Millisecond)
-		if h = g.read(); h.forced > h0.forced {
-			break
+		if h := g.read(); p.add(h) {
+			g.measure(p, h)
+			return
 		}
 	}
+	g.pending = p
+}
+
+// forcePolls is how many times, a millisecond apart, force looks for the
+// end of the mark before it leaves the measuring to the next ticks.
+const forcePolls = 2 * int(memoryTick/time.Millisecond)
+
+// measure reads h, taken after the forced collection p marked, and stops
+// the calls of p.due that keep more than their limits.
+func (g *memGuard) measure(p *forcing, h heapSample) {
 	g.lastForce = time.Now()
-	g.gap = min(max(minForceGap, forceCost*g.lastForce.Sub(start)), maxForceGap)
+	g.gap = min(max(minForceGap, forceCost*g.lastForce.Sub(p.start)), maxForceGap)
 	g.forced.Add(1)
-	g.fLive, g.fAllocs, g.fDone = h.live, h0.allocs, true
-	// What was live when the collection began is at least what it marked
-	// less what was allocated while it ran (marked as it was allocated).
-	live := h.live - (h.allocs - h0.allocs)
-	for _, w := range g.due {
-		if live-w.base > w.limit {
-			w.stop()
-		} else {
-			w.over = 0
+	g.fLive, g.fAllocs, g.fDone = h.live, p.marked, true
+	// What was live when the collection began to mark is at least what it
+	// marked less what was allocated since (marked as it was allocated).
+	live := h.live - (h.allocs - p.marked)
+	for _, c := range p.due {
+		if live-c.base > c.limit {
+			c.stop()
+		} else if c.w.seq == c.seq {
+			c.w.over = 0
 		}
 	}
 }
 
-// stop interrupts the Engine's call if it is still the one watched.
-func (w *memWatch) stop() {
-	e := w.e
+// stop interrupts the Engine's call if it is still the one measured.
+func (c memCall) stop() {
+	e := c.w.e
 	e.mu.Lock()
-	if e.active != nil && e.callSeq == w.seq {
-		e.interruptLocked(memoryError(w.limit))
+	if e.active != nil && e.callSeq == c.seq {
+		e.interruptLocked(memoryError(c.limit))
 	}
 	e.mu.Unlock()
 }
