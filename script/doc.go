@@ -233,33 +233,49 @@
 // of its limit. This limit has no setting (regexp2 reads the deadline
 // when it compiles a pattern).
 //
-// The memory guard. goja has no allocation limit, so a goroutine samples
-// the Go heap every 20 ms (runtime/metrics). A call that runs through a
-// whole sample interval gets a baseline: the guard forces a garbage
-// collection and takes the live heap. When the live heap of Go's own last
-// collection, or failing that of one the guard forces once the heap has
-// grown by more than the limit, is more than the limit over the baseline,
-// the guard stops the call; a call that makes only garbage is left alone.
+// The memory guard. goja has no allocation limit, so one goroutine for
+// the whole process (memguard.go) samples the Go heap every 20 ms
+// (runtime/metrics) for every Engine with a limit. A call that runs
+// through a whole sample interval gets a baseline: the heap when it was
+// first seen, lowered to the live heap of the next collection. While the
+// process has allocated no more than the limit since, or the heap (or the
+// live heap of the guard's last forced collection plus what was allocated
+// since) stays within the limit over the baseline, the guard does
+// nothing more. Past that it forces a collection (at most one every
+// 100 ms) when Go's own collector read the call over the limit or would
+// not collect soon (its heap goal, which GOGC and GOMEMLIMIT set, is far
+// off), and stops the call when the live heap that collection found, less
+// what was allocated while it marked, is more than the limit over the
+// baseline; so a call that makes only garbage is never stopped by it. Two
+// of Go's own collections that read the call over the limit, the later no
+// lower, stop it too.
+//
 // Before it allocates, a conversion (collect, a view method, a state
 // value at a checkpoint) checks the size of an array (by its length, which
 // a sparse array claims for free), a string or a Uint8Array against the
 // limit (or 4 GB with none, beyond which Go's allocation would end the
 // process), and so do String.prototype.repeat, padStart and padEnd and
-// Array.prototype.fill: passing it is a limit error. What the guard
-// cannot do: see allocations in calls shorter than a sample interval
-// (they are bounded by their speed), count what a call allocated before
-// its baseline, stop a built-in call that allocates at once and whose
-// size is not known from its arguments (s + s on a large string,
+// Array.prototype.fill: passing it is a limit error.
+//
+// What the guard cannot do: see allocations in calls shorter than a
+// sample interval (they are bounded by their speed); count what a call
+// allocated before its baseline; tell which of several long calls running
+// at once (on parallel workers) kept the memory (each is held to its own
+// baseline); stop a built-in call that allocates at once and whose size
+// is not known from its arguments (s + s on a large string,
 // JSON.stringify, Array.prototype.join, new Uint8Array(1e9): goja checks
-// interrupts between instructions, and a copy of gigabytes also holds
-// off the collection the guard forces), or catch growth spread over many
-// calls (a global array that each call extends a little). Measured with
-// a 1 gb limit: pushing strings, objects or arrays in a loop stops at a
-// peak of 1.3 to 1.7 GB; doubling a kept string (s = s + s) stops only
-// after 15 s at an 8 GB peak. It measures the whole process, so other
-// goroutines' allocations during a call count too. Forcing collections
-// costs a little time in calls that run longer than 20 ms;
-// SET 'ptf.max-memory' = '0' turns the guard off.
+// interrupts between instructions, and while a copy of gigabytes holds
+// off a collection's stop-the-world, every other goroutine, the guard's
+// too, waits); or catch growth spread over many calls (a global array
+// that each call extends a little). Measured with a 1 gb limit on the
+// ptfsh command: pushing strings in a loop stops at a peak of 1.25 to
+// 1.3 GB, pushing small objects at 1.5 to 1.9 GB; doubling a kept string
+// (s = s + s) under a 14 GB cap on the address space ran out of memory
+// when it asked for 8 GB at once, in three runs of three (the guard of
+// one goroutine per Engine, which forced a collection for every call that
+// ran 40 ms, stopped it at 4 or 8 GB in two runs, and ran out in one). It
+// measures the whole process, so other goroutines' allocations during a
+// call count too. SET 'ptf.max-memory' = '0' turns the guard off.
 //
 // A call stopped by a limit fails its statement, which writes no state
 // after its last checkpoint: the runtime writes state to the store only at

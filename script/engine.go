@@ -107,7 +107,6 @@ type Engine struct {
 	timeout   time.Duration
 	maxMemory int64
 	watchdog  chan struct{} // closed by Close
-	memGuard  chan struct{} // closed by Close
 }
 
 // NewEngine returns an Engine. It makes a JavaScript realm for each
@@ -131,20 +130,21 @@ func NewEngine(opts Options) *Engine {
 		e.inlineDir = e.absPath(opts.InlineImportDir)
 	}
 	e.startWatchdog()
-	e.startMemoryGuard()
+	if e.maxMemory > 0 {
+		guard.watch(e) // memguard.go
+	}
 	return e
 }
 
-// Close stops the Engine's timeout watchdog and memory guard. The Engine
-// must not be used afterwards.
+// Close stops the Engine's timeout watchdog and takes it off the memory
+// guard's list. The Engine must not be used afterwards.
 func (e *Engine) Close() error {
+	guard.forget(e)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, c := range []*chan struct{}{&e.watchdog, &e.memGuard} {
-		if *c != nil {
-			close(*c)
-			*c = nil
-		}
+	if e.watchdog != nil {
+		close(e.watchdog)
+		e.watchdog = nil
 	}
 	return nil
 }

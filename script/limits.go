@@ -2,11 +2,8 @@ package script
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"time"
@@ -253,7 +250,9 @@ func (e *Engine) SetMaxMemory(n int64) {
 	e.mu.Lock()
 	e.maxMemory = max(n, 0)
 	e.mu.Unlock()
-	e.startMemoryGuard()
+	if n > 0 {
+		guard.watch(e) // memguard.go
+	}
 }
 
 // countRow counts a collected row against the rows-per-call limit; false
@@ -268,110 +267,6 @@ func (in *instance) countRow() bool {
 		return false
 	}
 	return true
-}
-
-// memoryTick is how often the memory guard samples the heap.
-const memoryTick = 20 * time.Millisecond
-
-// startMemoryGuard starts the goroutine of the memory guard, once.
-func (e *Engine) startMemoryGuard() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.maxMemory <= 0 || e.memGuard != nil {
-		return
-	}
-	stop := make(chan struct{})
-	e.memGuard = stop
-	go e.guardMemory(stop)
-}
-
-// guardMemory is the memory guard. goja cannot limit allocations, so the
-// guard watches the Go heap from outside the call:
-//
-//   - A call is measured once it has run for a full tick: the guard forces
-//     a garbage collection and takes the live heap as the call's baseline.
-//     Short calls (the usual per-row eval) cost nothing.
-//   - Every tick after that it reads the heap's size, live and garbage
-//     together (cheap, runtime/metrics). When that has grown by more than
-//     the limit, it forces a collection and reads the live heap again: if
-//     the call still keeps more than the limit over its baseline, the call
-//     is interrupted. A call that only makes garbage is left alone.
-func (e *Engine) guardMemory(stop chan struct{}) {
-	samples := []metrics.Sample{
-		{Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/gc/heap/live:bytes"},
-		{Name: "/gc/cycles/total:gc-cycles"},
-	}
-	read := func(i int) int64 {
-		metrics.Read(samples)
-		if samples[i].Value.Kind() != metrics.KindUint64 {
-			return 0
-		}
-		return int64(min(samples[i].Value.Uint64(), math.MaxInt64))
-	}
-	heap := func() int64 { return read(0) }
-	live := func() int64 { goruntime.GC(); return read(1) }
-	var (
-		seq      uint64
-		ticks    int   // ticks the call numbered seq has been seen running
-		base     int64 // its baseline: the live heap when it was first measured
-		lastLive int64 // the live heap at the last forced collection
-		// overCycle is the collection whose live heap first read over the
-		// limit: objects allocated while a collection marks count as live
-		// in it, so a call that only makes garbage fast can read over it
-		// once; over it again in a later collection, it keeps the memory.
-		overCycle int64
-	)
-	tick := time.NewTicker(memoryTick)
-	defer tick.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-tick.C:
-		}
-		e.mu.Lock()
-		limit, cur, running := e.maxMemory, e.callSeq, e.active != nil
-		e.mu.Unlock()
-		if limit <= 0 || !running {
-			ticks = 0
-			continue
-		}
-		if cur != seq || ticks == 0 {
-			seq, ticks, overCycle = cur, 1, 0
-			continue
-		}
-		if ticks++; ticks == 2 {
-			base = live()
-			lastLive = base
-			continue
-		}
-		// The live heap of Go's own last collection is free to read and
-		// needs no stop-the-world: when it is over, stop the call now.
-		// (A forced collection waits for the stop-the-world, which a
-		// built-in copying gigabytes, "s + s", holds off for seconds.)
-		if l, n := read(1), read(2); l-base > limit && overCycle != 0 && n > overCycle {
-			lastLive = l
-		} else {
-			if l-base > limit && overCycle == 0 {
-				overCycle = n
-			}
-			if h := heap(); h-base <= limit || h-lastLive <= limit/2 {
-				continue
-			}
-		}
-		if lastLive-base <= limit {
-			lastLive = live()
-		}
-		if lastLive-base <= limit {
-			continue
-		}
-		e.mu.Lock()
-		if e.active != nil && e.callSeq == seq {
-			e.interruptLocked(memoryError(limit))
-		}
-		e.mu.Unlock()
-	}
 }
 
 // Reset puts an engine setting back to the value the engine was made with

@@ -72,11 +72,11 @@ const parBatch = 4096
 // parDepth is how many batches a parallel call keeps running, the one it
 // hands out next included. On a machine whose cores other processes share,
 // a deeper queue keeps the workers busy while the coordinator waits for a
-// core (the flights alert: 1.48x at four, 1.31x at two), but a worker that
-// is always inside a call is more often caught by the memory guard
-// (ptf.max-memory) in a call that only seems long because its thread
-// waited, and each catch forces a collection of the whole heap: a call
-// with a large heap of state then pays for the depth in CPU time.
+// core (the flights alert: 1.48x at four, 1.31x at two). A worker that is
+// always inside a call is often seen by the memory guard (ptf.max-memory)
+// in a call that only seems long because its thread waited; the guard,
+// one for the process, then only reads counters (script/memguard.go) and
+// forces no collection unless the heap grew by the limit.
 const parDepth = 4
 
 // parallelReason says why call n runs on one worker ("" when it may run on
