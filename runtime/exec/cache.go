@@ -102,7 +102,7 @@ func (s *keyedState) warmRecord(ks *keyState) ([]byte, error) {
 			}
 			rec = append(rec, warmValue)
 			rec = binary.AppendUvarint(rec, uint64(8+len(enc)))
-			rec = binary.BigEndian.AppendUint64(rec, uint64(e.touched))
+			rec = binary.BigEndian.AppendUint64(rec, uint64(s.writeTime(e)))
 			rec = append(rec, enc...)
 		}
 	}

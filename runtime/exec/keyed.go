@@ -220,6 +220,15 @@ func (s *keyedState) flushValues(tx state.Tx) error {
 	return s.flushSpill(tx)
 }
 
+// writeTime is the processing time an entry was last written at: taken
+// now for an entry without TTL, whose accesses do not read the clock.
+func (s *keyedState) writeTime(e *stateEntry) int64 {
+	if e.touched == 0 {
+		e.touched = s.ex.Now()
+	}
+	return e.touched
+}
+
 // encodeEntry appends the stored form of entry i of a live key to b: the
 // processing time it was last written at (so that TTL holds across runs),
 // then its encoding.
@@ -232,6 +241,6 @@ func (s *keyedState) encodeEntry(b []byte, ks *keyState, i int) ([]byte, error) 
 	if b == nil {
 		b = make([]byte, 0, 8+len(enc))
 	}
-	b = binary.BigEndian.AppendUint64(b, uint64(e.touched))
+	b = binary.BigEndian.AppendUint64(b, uint64(s.writeTime(e)))
 	return append(b, enc...), nil
 }

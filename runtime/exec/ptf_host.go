@@ -86,9 +86,16 @@ func (o *PtfOp) State(i int) (any, error) {
 	}
 	e := &ks.ents[i]
 	ks.dirty = true
-	now := o.Ex.Now()
-	if ttl := o.Ttl[i]; ttl > 0 && e.loaded && e.val != nil && now-e.touched > ttl {
-		e.val = nil // expired: never returned, a fresh default instead
+	// An entry with a TTL reads the clock at every access; one without
+	// takes its write time when it is encoded (touched 0: written since),
+	// which saves a clock read per call.
+	ttl := o.Ttl[i]
+	var now int64
+	if ttl > 0 {
+		now = o.Ex.Now()
+		if e.loaded && e.val != nil && now-e.touched > ttl {
+			e.val = nil // expired: never returned, a fresh default instead
+		}
 	}
 	e.touched = now
 	if e.loaded && e.val != nil {
@@ -107,7 +114,7 @@ func (o *PtfOp) State(i int) (any, error) {
 		if len(data) >= 8 {
 			written := int64(binary.BigEndian.Uint64(data))
 			data = data[8:]
-			if ttl := o.Ttl[i]; ttl > 0 && now-written > ttl {
+			if ttl > 0 && now-written > ttl {
 				data = nil // expired while stored
 			}
 		}
@@ -130,7 +137,11 @@ func (o *PtfOp) State(i int) (any, error) {
 
 func (o *PtfOp) SetState(i int, v any) {
 	if ks := o.cur; ks != nil && i >= 0 && i < len(ks.ents) {
-		ks.ents[i].val, ks.ents[i].loaded, ks.dirty = v, true, true
+		e := &ks.ents[i]
+		e.val, e.loaded, e.touched, ks.dirty = v, true, 0, true
+		if o.Ttl[i] > 0 {
+			e.touched = o.Ex.Now() // the TTL counts from this write
+		}
 	}
 }
 
