@@ -210,4 +210,3 @@ func (t *boltTx) markMixed(ns string) {
 	}
 	t.mixed[ns] = true
 }
-
