@@ -68,6 +68,26 @@ func BenchmarkStore(b *testing.B) {
 				reportPerKey(b, n)
 			})
 
+			// One View per Get: how a PTF reads the state of a key that
+			// is not in its cache.
+			b.Run(s.name+"/op=view-get/"+size, func(b *testing.B) {
+				st := s.open(b)
+				defer st.Close()
+				must(b, st.Update(putAll))
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, k := range keys {
+						must(b, st.View(func(tx state.Tx) error {
+							if v, err := tx.Get("bench", k); err != nil || v == nil {
+								return fmt.Errorf("get %x: %q, %v", k, v, err)
+							}
+							return nil
+						}))
+					}
+				}
+				reportPerKey(b, n)
+			})
+
 			b.Run(s.name+"/op=scan/"+size, func(b *testing.B) {
 				st := s.open(b)
 				defer st.Close()

@@ -525,7 +525,10 @@ type boltTx struct {
 	done     bool
 	guard    scanGuard
 	corrupt  error              // the first ErrCorrupt seen, if any
-	spaces   map[string]*boltNS // namespaces looked up so far
+	// The namespaces looked up so far: the first in first (most
+	// transactions use one: a View for one key), the others in spaces.
+	first  *boltNS
+	spaces map[string]*boltNS
 
 	// For UpdateAsync (bolt_async.go). mixed holds the namespaces whose
 	// writes are not all in spaces: some went into bbolt before a Scan,
@@ -539,6 +542,7 @@ type boltTx struct {
 
 // boltNS is a namespace as one transaction sees it.
 type boltNS struct {
+	name   string
 	b      *bbolt.Bucket
 	sum    uint32            // nsSum of its name, for the values' checksums
 	writes map[string][]byte // buffered writes: key → stored value, or nil to delete
@@ -556,7 +560,7 @@ func (t *boltTx) call(op func() error) error {
 // space returns namespace ns, or nil if it does not exist and create is
 // false. Call it inside call.
 func (t *boltTx) space(ns string, create bool) (*boltNS, error) {
-	if sp := t.spaces[ns]; sp != nil {
+	if sp := t.lookup(ns); sp != nil {
 		return sp, nil
 	}
 	var b *bbolt.Bucket
@@ -568,17 +572,47 @@ func (t *boltTx) space(ns string, create bool) (*boltNS, error) {
 	} else if b = t.tx.Bucket([]byte(ns)); b == nil {
 		return nil, nil
 	}
-	if t.spaces == nil {
-		t.spaces = make(map[string]*boltNS)
+	sp := &boltNS{name: ns, b: b, sum: nsSum(ns)}
+	switch {
+	case t.first == nil:
+		t.first = sp
+	case t.spaces == nil:
+		t.spaces = map[string]*boltNS{ns: sp}
+	default:
+		t.spaces[ns] = sp
 	}
-	sp := &boltNS{b: b, sum: nsSum(ns)}
-	t.spaces[ns] = sp
 	return sp, nil
+}
+
+// lookup returns namespace ns if the transaction has looked it up.
+func (t *boltTx) lookup(ns string) *boltNS {
+	if t.first != nil && t.first.name == ns {
+		return t.first
+	}
+	return t.spaces[ns]
+}
+
+// forget drops namespace ns from those looked up.
+func (t *boltTx) forget(ns string) {
+	if t.first != nil && t.first.name == ns {
+		t.first = nil
+	}
+	delete(t.spaces, ns)
+}
+
+// looked returns the names of the namespaces looked up, sorted.
+func (t *boltTx) looked() []string {
+	names := slices.Collect(maps.Keys(t.spaces))
+	if t.first != nil {
+		names = append(names, t.first.name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // flush applies the buffered writes of ns to bbolt, in key order.
 func (t *boltTx) flush(ns string) error {
-	sp := t.spaces[ns]
+	sp := t.lookup(ns)
 	if sp == nil || len(sp.writes) == 0 {
 		return nil
 	}
@@ -607,7 +641,7 @@ func (t *boltTx) flush(ns string) error {
 
 // flushAll flushes every namespace, in name order.
 func (t *boltTx) flushAll() error {
-	for _, ns := range slices.Sorted(maps.Keys(t.spaces)) {
+	for _, ns := range t.looked() {
 		if err := t.flush(ns); err != nil {
 			return err
 		}
@@ -625,7 +659,7 @@ func (t *boltTx) Get(ns string, key []byte) (v []byte, err error) {
 			return v, err
 		}
 	}
-	if sp := t.spaces[ns]; sp != nil {
+	if sp := t.lookup(ns); sp != nil {
 		if v, ok := sp.writes[string(key)]; ok {
 			if v == nil {
 				return nil, nil // deleted
@@ -671,7 +705,7 @@ func (t *boltTx) Put(ns string, key, value []byte) error {
 	if err := checkPut(ns, key, value); err != nil {
 		return err
 	}
-	sp := t.spaces[ns]
+	sp := t.lookup(ns)
 	if sp == nil {
 		// Create the bucket now, so that Namespaces sees it.
 		if err := t.call(func() (err error) { sp, err = t.space(ns, true); return err }); err != nil {
@@ -707,7 +741,7 @@ func (t *boltTx) DeleteNamespace(ns string) error {
 	if err := checkWrite(t.done, t.writable, &t.guard, opDeleteNS, ns); err != nil {
 		return err
 	}
-	delete(t.spaces, ns)
+	t.forget(ns)
 	t.markMixed(ns)
 	return t.call(func() error {
 		err := t.tx.DeleteBucket([]byte(ns))
@@ -748,7 +782,7 @@ func (t *boltTx) Scan(ns string, prefix []byte, fn func(key, value []byte) error
 			return err
 		}
 	}
-	if sp := t.spaces[ns]; sp != nil && len(sp.writes) > 0 {
+	if sp := t.lookup(ns); sp != nil && len(sp.writes) > 0 {
 		t.markMixed(ns)
 	}
 	if err := t.flush(ns); err != nil {

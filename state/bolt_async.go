@@ -157,7 +157,7 @@ func (t *boltTx) overGet(ns string, key []byte) (v []byte, found bool, err error
 	if pt.mixed[ns] {
 		return nil, false, t.dropOver()
 	}
-	sp := pt.spaces[ns]
+	sp := pt.lookup(ns)
 	if sp == nil {
 		return nil, false, nil
 	}
@@ -175,7 +175,7 @@ func (t *boltTx) overGet(ns string, key []byte) (v []byte, found bool, err error
 // flight wrote to is read after its commit.
 func (t *boltTx) overScan(ns string) error {
 	pt := t.over.tx
-	if sp := pt.spaces[ns]; pt.mixed[ns] || (sp != nil && len(sp.writes) > 0) {
+	if sp := pt.lookup(ns); pt.mixed[ns] || (sp != nil && len(sp.writes) > 0) {
 		return t.dropOver()
 	}
 	return nil
@@ -188,7 +188,7 @@ func (t *boltTx) dropOver() error {
 	c := t.over
 	t.over = nil
 	err := t.s.rollback(t.tx, nil)
-	t.tx, t.spaces = nil, nil
+	t.tx, t.first, t.spaces = nil, nil, nil
 	if err != nil {
 		t.done = true
 		return err
@@ -203,7 +203,7 @@ func (t *boltTx) dropOver() error {
 	return nil
 }
 
-// markMixed records that not all of ns's writes are in t.spaces any more.
+// markMixed records that not all of ns's writes are buffered any more.
 func (t *boltTx) markMixed(ns string) {
 	if t.mixed == nil {
 		t.mixed = map[string]bool{}
