@@ -12,7 +12,9 @@ type Commit struct {
 	done chan struct{}
 	err  error
 	// The bbolt store's transaction in flight (bolt_async.go): its
-	// buffered writes, which Views read first, and bbolt's id for it.
+	// buffered writes, which Views read first (nil once the commit is
+	// over and no View reads them; guarded by the store's overMu), and
+	// bbolt's id for it.
 	tx *boltTx
 	id int
 }

@@ -62,6 +62,13 @@ func (s *boltStore) UpdateAsync(fn func(Tx) error) (c *Commit, err error) {
 		defer func() {
 			s.inflight.CompareAndSwap(c, nil)
 			close(c.done)
+			// The writes go with the last View that reads them: the
+			// caller may keep c until its next transaction.
+			s.overMu.Lock()
+			if s.overViews == 0 {
+				c.tx = nil
+			}
+			s.overMu.Unlock()
 		}()
 		var err error
 		if beforeAsyncCommit != nil {
@@ -114,8 +121,15 @@ func (s *boltStore) viewOver(c *Commit, fn func(Tx) error) (err error) {
 	s.overMu.Unlock()
 	defer func() {
 		s.overMu.Lock()
-		if s.overViews--; s.overViews == 0 && s.overDone != nil {
-			s.overDone.Broadcast()
+		if s.overViews--; s.overViews == 0 {
+			if s.overDone != nil {
+				s.overDone.Broadcast()
+			}
+			select {
+			case <-c.done:
+				c.tx = nil // see UpdateAsync
+			default:
+			}
 		}
 		s.overMu.Unlock()
 	}()
