@@ -524,7 +524,7 @@ type boltTx struct {
 	writable bool
 	done     bool
 	guard    scanGuard
-	corrupt  error              // the first ErrCorrupt seen, if any
+	corrupt  error // the first ErrCorrupt seen, if any
 	// The namespaces looked up so far: the first in first (most
 	// transactions use one: a View for one key), the others in spaces.
 	first  *boltNS
