@@ -313,6 +313,14 @@ type boltStore struct {
 	overMu    sync.Mutex
 	overDone  *sync.Cond
 	overViews int
+
+	// The read transaction that Views share while nothing writes
+	// (bolt_snap.go), the namespaces looked up in it, and the write
+	// transactions begun and not over; guarded by snapMu.
+	snapMu  sync.Mutex
+	snap    *bbolt.Tx
+	snapNS  map[string]*boltNS
+	writers int
 }
 
 // corruptFile returns an error wrapping ErrCorrupt for the file at path.
@@ -373,6 +381,9 @@ func (s *boltStore) run(writable bool, fn func(Tx) error) error {
 		if c := s.inflight.Load(); c != nil {
 			return s.viewOver(c, fn) // bolt_async.go
 		}
+		if err, ok := s.viewSnap(fn); ok {
+			return err
+		}
 	}
 	return s.txn(writable, func(btx *bbolt.Tx) error {
 		t := &boltTx{s: s, tx: btx, writable: writable}
@@ -399,6 +410,9 @@ func (s *boltStore) txn(writable bool, fn func(*bbolt.Tx) error) (err error) {
 	if err != nil {
 		return err
 	}
+	if writable {
+		defer s.writerEnds()
+	}
 	committed := false
 	defer func() {
 		if !committed {
@@ -421,6 +435,12 @@ func (s *boltStore) begin(writable bool) (*bbolt.Tx, error) {
 	s.settle()
 	if writable {
 		s.waitOverViews()
+		s.writerBegins() // bolt_snap.go
+		btx, err := s.beginNow(true)
+		if err != nil {
+			s.writerEnds()
+		}
+		return btx, err
 	}
 	return s.beginNow(writable)
 }
@@ -494,6 +514,7 @@ func (s *boltStore) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.writerBegins() // closes the snapshot for good
 	var err error
 	if !s.leaked.Load() {
 		err = s.guard(s.db.Close)

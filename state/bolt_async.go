@@ -44,6 +44,7 @@ func (s *boltStore) UpdateAsync(fn func(Tx) error) (c *Commit, err error) {
 	defer func() {
 		if !handed {
 			err = s.rollback(btx, err)
+			s.writerEnds()
 		}
 	}()
 	t := &boltTx{s: s, tx: btx, writable: true}
@@ -60,6 +61,7 @@ func (s *boltStore) UpdateAsync(fn func(Tx) error) (c *Commit, err error) {
 	handed = true
 	go func() {
 		defer func() {
+			s.writerEnds()
 			s.inflight.CompareAndSwap(c, nil)
 			close(c.done)
 			// The writes go with the last View that reads them: the
