@@ -2,6 +2,7 @@ package state_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -269,5 +270,48 @@ func TestMemAsync(t *testing.T) {
 	}
 	if got := get(t, st, "a", "k"); got != "v" {
 		t.Errorf("a/k = %s, want v", got)
+	}
+}
+
+// TestBoltSnapshot: Views share a read transaction while nothing writes.
+// A View inside a View still works; an Update that grows the file a
+// hundredfold after Views (bbolt maps it anew, which waits for every open
+// read transaction) does not hang, and the Views after it see it.
+func TestBoltSnapshot(t *testing.T) {
+	st := statetest.OpenBolt(t)
+	mustUpdate(t, st, func(tx state.Tx) error { return tx.Put("a", []byte("k"), []byte("1")) })
+	if got := get(t, st, "a", "k"); got != "1" {
+		t.Fatalf("a/k = %s, want 1", got)
+	}
+	err := st.View(func(tx state.Tx) error {
+		if got := get(t, st, "a", "k"); got != "1" {
+			t.Errorf("a/k in a View inside a View = %s, want 1", got)
+		}
+		_, err := tx.Get("a", []byte("k"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mustUpdate(t, st, func(tx state.Tx) error {
+			value := make([]byte, 1000)
+			for i := range 20_000 {
+				if err := tx.Put("big", fmt.Appendf(nil, "%08d", i), value); err != nil {
+					return err
+				}
+			}
+			return tx.Put("a", []byte("k"), []byte("2"))
+		})
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("an Update that grows the file hangs after Views")
+	}
+	if got := get(t, st, "a", "k"); got != "2" {
+		t.Errorf("a/k after the Update = %s, want 2", got)
 	}
 }
