@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -18,8 +19,8 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// This is the only file that imports bbolt: the rest of ptfsh sees Store and
-// Tx, so bbolt's rules (slices valid only inside a transaction, values that
+// This file and bolt_async.go are the only ones that import bbolt: the rest
+// of ptfsh sees Store and Tx, so bbolt's rules (slices valid only inside a transaction, values that
 // must outlive Put, panics on damaged pages) stay here.
 
 // The bbolt store's own metadata lives in a bucket that Namespaces hides.
@@ -303,6 +304,23 @@ type boltStore struct {
 	// a panic. Close then releases the file itself, since bbolt's DB.Close
 	// would wait for that lock forever.
 	leaked atomic.Bool
+
+	// inflight is the last transaction UpdateAsync handed to a goroutine;
+	// every transaction and Close waits for it (settle).
+	inflight atomic.Pointer[Commit]
+	// overViews counts the Views reading over a transaction in flight;
+	// a writer waits for them (bolt_async.go).
+	overMu    sync.Mutex
+	overDone  *sync.Cond
+	overViews int
+
+	// The read transaction that Views share while nothing writes
+	// (bolt_snap.go), the namespaces looked up in it, and the write
+	// transactions begun and not over; guarded by snapMu.
+	snapMu  sync.Mutex
+	snap    *bbolt.Tx
+	snapNS  map[string]*boltNS
+	writers int
 }
 
 // corruptFile returns an error wrapping ErrCorrupt for the file at path.
@@ -359,6 +377,14 @@ func (s *boltStore) run(writable bool, fn func(Tx) error) error {
 	if s.closed.Load() {
 		return fmt.Errorf("state: %s: %w", opName(writable), ErrClosed)
 	}
+	if !writable {
+		if c := s.inflight.Load(); c != nil {
+			return s.viewOver(c, fn) // bolt_async.go
+		}
+		if err, ok := s.viewSnap(fn); ok {
+			return err
+		}
+	}
 	return s.txn(writable, func(btx *bbolt.Tx) error {
 		t := &boltTx{s: s, tx: btx, writable: writable}
 		defer func() { t.done = true }()
@@ -380,8 +406,50 @@ func (s *boltStore) run(writable bool, fn func(Tx) error) error {
 // if fn returns nil. Whatever happens, the transaction is over when txn
 // returns, or the store is marked so that Close does not wait for it.
 func (s *boltStore) txn(writable bool, fn func(*bbolt.Tx) error) (err error) {
+	btx, err := s.begin(writable)
+	if err != nil {
+		return err
+	}
+	if writable {
+		defer s.writerEnds()
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			err = s.rollback(btx, err)
+		}
+	}()
+	if err := fn(btx); err != nil || !writable {
+		return err
+	}
+	if err := s.commit(btx); err != nil {
+		return err
+	}
+	committed = true
+	return nil
+}
+
+// begin starts a bbolt transaction, after any commit still running in
+// the background (UpdateAsync).
+func (s *boltStore) begin(writable bool) (*bbolt.Tx, error) {
+	s.settle()
+	if writable {
+		s.waitOverViews()
+		s.writerBegins() // bolt_snap.go
+		btx, err := s.beginNow(true)
+		if err != nil {
+			s.writerEnds()
+		}
+		return btx, err
+	}
+	return s.beginNow(writable)
+}
+
+// beginNow is begin without waiting: a View reading over a commit in
+// flight (bolt_async.go).
+func (s *boltStore) beginNow(writable bool) (*bbolt.Tx, error) {
 	if p := s.broken.Load(); p != nil {
-		return fmt.Errorf("state: %s: an earlier transaction failed: %w", opName(writable), *p)
+		return nil, fmt.Errorf("state: %s: an earlier transaction failed: %w", opName(writable), *p)
 	}
 	var btx *bbolt.Tx
 	if err := s.guard(func() (err error) {
@@ -392,42 +460,43 @@ func (s *boltStore) txn(writable bool, fn func(*bbolt.Tx) error) (err error) {
 			s.fail(err, true) // a panic in Begin may leave bbolt's locks held
 		}
 		if errors.Is(err, berrors.ErrDatabaseNotOpen) {
-			return fmt.Errorf("state: %s: %w", opName(writable), ErrClosed)
+			return nil, fmt.Errorf("state: %s: %w", opName(writable), ErrClosed)
 		}
-		return fmt.Errorf("state: %s: %w", opName(writable), err)
+		return nil, fmt.Errorf("state: %s: %w", opName(writable), err)
 	}
-	committed := false
-	defer func() {
-		if committed {
-			return
-		}
-		rerr := s.guard(btx.Rollback)
-		switch {
-		case btx.DB() != nil:
-			// Rollback panicked before it released bbolt's locks.
-			s.fail(rerr, true)
-		case errors.Is(rerr, ErrCorrupt):
-			s.fail(rerr, false)
-		case errors.Is(rerr, berrors.ErrTxClosed):
-			rerr = nil // a failed Commit has rolled back already
-		}
-		if rerr != nil && err == nil {
-			err = rerr
-		}
-	}()
-	if err := fn(btx); err != nil || !writable {
-		return err
-	}
+	return btx, nil
+}
+
+// commit commits btx. On error the transaction still needs rollback.
+func (s *boltStore) commit(btx *bbolt.Tx) error {
 	if err := s.guard(btx.Commit); err != nil {
 		if errors.Is(err, ErrCorrupt) {
 			// A panic in the commit: bbolt's list of free pages may now be
-			// wrong, and the deferred Rollback releases its lock.
+			// wrong, and the rollback releases its lock.
 			s.fail(err, false)
 		}
 		return fmt.Errorf("state: commit %s: %w", s.path, err)
 	}
-	committed = true
 	return nil
+}
+
+// rollback ends btx without committing it and returns err, or the
+// rollback's own error if err is nil.
+func (s *boltStore) rollback(btx *bbolt.Tx, err error) error {
+	rerr := s.guard(btx.Rollback)
+	switch {
+	case btx.DB() != nil:
+		// Rollback panicked before it released bbolt's locks.
+		s.fail(rerr, true)
+	case errors.Is(rerr, ErrCorrupt):
+		s.fail(rerr, false)
+	case errors.Is(rerr, berrors.ErrTxClosed):
+		rerr = nil // a failed Commit has rolled back already
+	}
+	if rerr != nil && err == nil {
+		err = rerr
+	}
+	return err
 }
 
 func opName(writable bool) string {
@@ -441,9 +510,11 @@ func opName(writable bool) string {
 // its locks after a panic, it unlocks and closes the file itself; bbolt's
 // memory map of the file then stays until the process exits.
 func (s *boltStore) Close() error {
+	s.settle()
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.writerBegins() // closes the snapshot for good
 	var err error
 	if !s.leaked.Load() {
 		err = s.guard(s.db.Close)
@@ -474,12 +545,25 @@ type boltTx struct {
 	writable bool
 	done     bool
 	guard    scanGuard
-	corrupt  error              // the first ErrCorrupt seen, if any
-	spaces   map[string]*boltNS // namespaces looked up so far
+	corrupt  error // the first ErrCorrupt seen, if any
+	// The namespaces looked up so far: the first in first (most
+	// transactions use one: a View for one key), the others in spaces.
+	first  *boltNS
+	spaces map[string]*boltNS
+
+	// For UpdateAsync (bolt_async.go). mixed holds the namespaces whose
+	// writes are not all in spaces: some went into bbolt before a Scan,
+	// or the namespace was deleted. keep: flush leaves the buffered
+	// writes in place, for readers of a transaction in flight. over: the
+	// transaction in flight whose writes this View reads first.
+	mixed map[string]bool
+	keep  bool
+	over  *Commit
 }
 
 // boltNS is a namespace as one transaction sees it.
 type boltNS struct {
+	name   string
 	b      *bbolt.Bucket
 	sum    uint32            // nsSum of its name, for the values' checksums
 	writes map[string][]byte // buffered writes: key → stored value, or nil to delete
@@ -497,7 +581,7 @@ func (t *boltTx) call(op func() error) error {
 // space returns namespace ns, or nil if it does not exist and create is
 // false. Call it inside call.
 func (t *boltTx) space(ns string, create bool) (*boltNS, error) {
-	if sp := t.spaces[ns]; sp != nil {
+	if sp := t.lookup(ns); sp != nil {
 		return sp, nil
 	}
 	var b *bbolt.Bucket
@@ -509,21 +593,54 @@ func (t *boltTx) space(ns string, create bool) (*boltNS, error) {
 	} else if b = t.tx.Bucket([]byte(ns)); b == nil {
 		return nil, nil
 	}
-	if t.spaces == nil {
-		t.spaces = make(map[string]*boltNS)
+	sp := &boltNS{name: ns, b: b, sum: nsSum(ns)}
+	switch {
+	case t.first == nil:
+		t.first = sp
+	case t.spaces == nil:
+		t.spaces = map[string]*boltNS{ns: sp}
+	default:
+		t.spaces[ns] = sp
 	}
-	sp := &boltNS{b: b, sum: nsSum(ns)}
-	t.spaces[ns] = sp
 	return sp, nil
+}
+
+// lookup returns namespace ns if the transaction has looked it up.
+func (t *boltTx) lookup(ns string) *boltNS {
+	if t.first != nil && t.first.name == ns {
+		return t.first
+	}
+	return t.spaces[ns]
+}
+
+// forget drops namespace ns from those looked up.
+func (t *boltTx) forget(ns string) {
+	if t.first != nil && t.first.name == ns {
+		t.first = nil
+	}
+	delete(t.spaces, ns)
+}
+
+// looked returns the names of the namespaces looked up, sorted.
+func (t *boltTx) looked() []string {
+	names := slices.Collect(maps.Keys(t.spaces))
+	if t.first != nil {
+		names = append(names, t.first.name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // flush applies the buffered writes of ns to bbolt, in key order.
 func (t *boltTx) flush(ns string) error {
-	sp := t.spaces[ns]
+	sp := t.lookup(ns)
 	if sp == nil || len(sp.writes) == 0 {
 		return nil
 	}
 	keys := slices.Sorted(maps.Keys(sp.writes))
+	if !t.keep {
+		defer func() { sp.writes = nil }()
+	}
 	err := t.call(func() error {
 		for _, k := range keys {
 			var err error
@@ -540,13 +657,12 @@ func (t *boltTx) flush(ns string) error {
 		}
 		return nil
 	})
-	sp.writes = nil
 	return err
 }
 
 // flushAll flushes every namespace, in name order.
 func (t *boltTx) flushAll() error {
-	for _, ns := range slices.Sorted(maps.Keys(t.spaces)) {
+	for _, ns := range t.looked() {
 		if err := t.flush(ns); err != nil {
 			return err
 		}
@@ -558,7 +674,13 @@ func (t *boltTx) Get(ns string, key []byte) (v []byte, err error) {
 	if err := checkRead(t.done, ns); err != nil {
 		return nil, err
 	}
-	if sp := t.spaces[ns]; sp != nil {
+	if t.over != nil {
+		v, found, err := t.overGet(ns, key)
+		if found || err != nil {
+			return v, err
+		}
+	}
+	if sp := t.lookup(ns); sp != nil {
 		if v, ok := sp.writes[string(key)]; ok {
 			if v == nil {
 				return nil, nil // deleted
@@ -604,7 +726,7 @@ func (t *boltTx) Put(ns string, key, value []byte) error {
 	if err := checkPut(ns, key, value); err != nil {
 		return err
 	}
-	sp := t.spaces[ns]
+	sp := t.lookup(ns)
 	if sp == nil {
 		// Create the bucket now, so that Namespaces sees it.
 		if err := t.call(func() (err error) { sp, err = t.space(ns, true); return err }); err != nil {
@@ -640,7 +762,8 @@ func (t *boltTx) DeleteNamespace(ns string) error {
 	if err := checkWrite(t.done, t.writable, &t.guard, opDeleteNS, ns); err != nil {
 		return err
 	}
-	delete(t.spaces, ns)
+	t.forget(ns)
+	t.markMixed(ns)
 	return t.call(func() error {
 		err := t.tx.DeleteBucket([]byte(ns))
 		if err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
@@ -653,6 +776,11 @@ func (t *boltTx) DeleteNamespace(ns string) error {
 func (t *boltTx) Namespaces() ([]string, error) {
 	if t.done {
 		return nil, errTxDone
+	}
+	if t.over != nil {
+		if err := t.dropOver(); err != nil {
+			return nil, err
+		}
 	}
 	names := []string{}
 	err := t.call(func() error {
@@ -669,6 +797,14 @@ func (t *boltTx) Namespaces() ([]string, error) {
 func (t *boltTx) Scan(ns string, prefix []byte, fn func(key, value []byte) error) error {
 	if err := checkRead(t.done, ns); err != nil {
 		return err
+	}
+	if t.over != nil {
+		if err := t.overScan(ns); err != nil {
+			return err
+		}
+	}
+	if sp := t.lookup(ns); sp != nil && len(sp.writes) > 0 {
+		t.markMixed(ns)
 	}
 	if err := t.flush(ns); err != nil {
 		return err

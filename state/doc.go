@@ -19,6 +19,12 @@ There is no Commit or Rollback to call.
 		return tx.Put("sessionize/count", key, value)
 	})
 
+UpdateAsync runs its function at once but may leave the commit to a
+goroutine (the bbolt store does: buffered writes into bbolt's pages, the
+commit and the fsync), returning a Commit whose Wait says when, and
+whether, it committed. Until then the store's other writers wait for it,
+and its readers see its writes.
+
 A namespace holds the keys of one piece of state, such as one state entry of
 one function uid. It is created by the first Put into it and removed by
 DeleteNamespace. Names must not be empty and must not begin with "__", which

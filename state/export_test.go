@@ -28,3 +28,11 @@ func CheckBoltFile(b []byte) error {
 	_, err := checkBoltFile(bytes.NewReader(b), int64(len(b)))
 	return err
 }
+
+// SetBeforeAsyncCommit sets the hook that runs before each background
+// commit, until the test ends.
+func SetBeforeAsyncCommit(t interface{ Cleanup(func()) }, f func() error) {
+	old := beforeAsyncCommit
+	beforeAsyncCommit = f
+	t.Cleanup(func() { beforeAsyncCommit = old })
+}

@@ -87,9 +87,19 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	}
 	lastProgress, progressShown := start, false
 	ended := false
+	// inflight is the periodic checkpoint whose commit may still be
+	// running (state.UpdateAsync): rows go on meanwhile, and the next
+	// checkpoint, the end or a failure settles it first.
+	var inflight *state.Commit
 	defer func() {
 		if err == nil {
 			return
+		}
+		if inflight != nil {
+			// A checkpoint that committed moves the length the sink is
+			// cut back to (Abort) before the rows after it are taken out.
+			_ = settleCheckpoint(inflight, sink)
+			inflight = nil
 		}
 		if progressShown {
 			fmt.Fprint(s.cfg.Err, "\r\033[K")
@@ -132,7 +142,14 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 			}
 		}
 		if every > 0 && ex.Uncheckpointable == "" && ex.RowsIn-ex.LastCheckpoint >= every && ex.Quiescent() {
-			if err := s.checkpoint(ex, sink, false); err != nil {
+			if inflight != nil {
+				c := inflight
+				inflight = nil
+				if err := settleCheckpoint(c, sink); err != nil {
+					return err
+				}
+			}
+			if inflight, err = s.startCheckpoint(ex, sink, false, true); err != nil {
 				return err
 			}
 			ex.LastCheckpoint = ex.RowsIn
@@ -146,6 +163,13 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	if progressShown {
 		fmt.Fprint(s.cfg.Err, "\r\033[K")
 		progressShown = false
+	}
+	if inflight != nil {
+		c := inflight
+		inflight = nil
+		if err := settleCheckpoint(c, sink); err != nil {
+			return err
+		}
 	}
 	ended = true
 	if err := sink.End(); err != nil {
@@ -191,9 +215,22 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 // checkpoint writes, in one transaction, the state and timers of every PTF
 // call, the position of every file source and the sink's progress. A
 // final checkpoint at the end of input also marks the statement finished,
-// and, in a script, records that it did (Session.finalHook).
+// and, in a script, records that it did (Session.finalHook). It returns
+// when the transaction has committed.
 func (s *Session) checkpoint(ex *exec.Execution, sink Sink, final bool) error {
-	err := s.cfg.Store.Update(func(tx state.Tx) error {
+	c, err := s.startCheckpoint(ex, sink, final, false)
+	if err != nil {
+		return err
+	}
+	return settleCheckpoint(c, sink)
+}
+
+// startCheckpoint is checkpoint without the wait: with async, the store
+// may commit the transaction in the background (state.UpdateAsync), and
+// the checkpoint counts only once settleCheckpoint says it committed.
+// Until then every other use of the store waits for that commit.
+func (s *Session) startCheckpoint(ex *exec.Execution, sink Sink, final, async bool) (*state.Commit, error) {
+	write := func(tx state.Tx) error {
 		for _, op := range ex.Ptfs {
 			if err := op.Flush(tx, final); err != nil {
 				return err
@@ -218,9 +255,27 @@ func (s *Session) checkpoint(ex *exec.Execution, sink Sink, final bool) error {
 			return s.finalHook(tx)
 		}
 		return nil
-	})
+	}
+	if !async {
+		if err := s.cfg.Store.Update(write); err != nil {
+			return nil, fmt.Errorf("writing a checkpoint: %w", err)
+		}
+		return nil, nil
+	}
+	c, err := state.UpdateAsync(s.cfg.Store, write)
 	if err != nil {
-		return fmt.Errorf("writing a checkpoint: %w", err)
+		return nil, fmt.Errorf("writing a checkpoint: %w", err)
+	}
+	return c, nil
+}
+
+// settleCheckpoint waits for the commit of a checkpoint (nil: one that
+// committed already) and tells the sink that it committed.
+func settleCheckpoint(c *state.Commit, sink Sink) error {
+	if c != nil {
+		if err := c.Wait(); err != nil {
+			return fmt.Errorf("writing a checkpoint: %w", err)
+		}
 	}
 	if cs, ok := sink.(CheckpointSink); ok {
 		cs.Committed()
