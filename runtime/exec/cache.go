@@ -212,7 +212,6 @@ func (s *keyedState) spillWarm() error {
 		}
 	}
 	s.warmBytes = 0
-	s.stored = true
 	return nil
 }
 
@@ -240,7 +239,7 @@ func (s *keyedState) flushWarm(tx state.Tx) error {
 			}
 		}
 		slot.rec[0] &^= warmDirty // the slice shares the map's record
-		s.stored = true
+		s.noteWritten([]byte(k))
 	}
 	return nil
 }
@@ -295,6 +294,7 @@ func (s *keyedState) flushSpill(tx state.Tx) error {
 				err = tx.Delete(ns, []byte(enc))
 			} else {
 				err = tx.Put(ns, []byte(enc), b)
+				s.noteWritten([]byte(enc))
 			}
 			if err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
@@ -35,7 +36,12 @@ type keyedState struct {
 	hand      int
 	warmBytes int64           // bytes of the warm records
 	spilled   map[string]bool // keys with values in the spill area
-	stored    bool            // the store may hold state of this uid
+	// stored: the store held value state of this uid when the call
+	// began (or, with no filter, may hold some now). Keys written since
+	// go into written, so that a key new to this run is not looked up in
+	// the store.
+	stored  bool
+	written *keyFilter
 	// evictErr is an eviction that failed; the call that caused it reports it.
 	evictErr error
 	// loading: timers are being read inside a store transaction, so no
@@ -158,6 +164,58 @@ func (s *keyedState) promote(ks *keyState) {
 	}
 }
 
+// mayBeStored reports whether the store may hold value state of an
+// encoded key that is not in memory.
+func (s *keyedState) mayBeStored(enc []byte) bool {
+	return s.stored || s.spilled[string(enc)] || s.written.has(enc)
+}
+
+// noteWritten records that the store now holds a value of a key.
+func (s *keyedState) noteWritten(enc []byte) {
+	if s.written == nil {
+		s.written = newKeyFilter()
+	}
+	s.written.add(enc)
+}
+
+// keyFilter is a Bloom filter of encoded keys: has is never false for a
+// key added, and rarely true for another (an extra store read).
+type keyFilter struct {
+	seed maphash.Seed
+	bits []uint64
+}
+
+const keyFilterBits = 1 << 22 // 512 KiB: about 0.3 % false hits at 200k keys, 3 % at 500k
+
+func newKeyFilter() *keyFilter {
+	return &keyFilter{seed: maphash.MakeSeed(), bits: make([]uint64, keyFilterBits/64)}
+}
+
+// probes are the filter's three bit positions of a key.
+func (f *keyFilter) probes(enc []byte) [3]uint64 {
+	h := maphash.Bytes(f.seed, enc)
+	lo, hi := h&(keyFilterBits-1), (h>>32)|1
+	return [3]uint64{lo, (lo + hi) & (keyFilterBits - 1), (lo + 2*hi) & (keyFilterBits - 1)}
+}
+
+func (f *keyFilter) add(enc []byte) {
+	for _, p := range f.probes(enc) {
+		f.bits[p/64] |= 1 << (p % 64)
+	}
+}
+
+func (f *keyFilter) has(enc []byte) bool {
+	if f == nil {
+		return false
+	}
+	for _, p := range f.probes(enc) {
+		if f.bits[p/64]&(1<<(p%64)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // storeHasState reports whether the store holds value state of the call's
 // uid. An error of the store (a damaged file) is the statement's: taken
 // for "no state", it would let the next checkpoint overwrite the state.
@@ -210,7 +268,7 @@ func (s *keyedState) flushValues(tx state.Tx) error {
 			if err := tx.Put(ns, ks.enc, b); err != nil {
 				return err
 			}
-			s.stored = true // a key evicted clean later reads it back
+			s.noteWritten(ks.enc) // a key evicted clean later reads it back
 		}
 		ks.dirty = false
 	}

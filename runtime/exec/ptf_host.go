@@ -101,7 +101,7 @@ func (o *PtfOp) State(i int) (any, error) {
 	if e.loaded && e.val != nil {
 		return e.val, nil
 	}
-	if !e.loaded && o.stored {
+	if !e.loaded && o.mayBeStored(ks.enc) {
 		var data []byte
 		err := o.Ex.Store.View(func(tx state.Tx) error {
 			var err error

@@ -123,7 +123,7 @@ func (o *PtfOp) describeState(ks *keyState) string {
 			if b, err := o.codec.EncodeState(i, ks.ents[i].val); err == nil {
 				v = readable(o.codec, b)
 			}
-		case !ks.ents[i].loaded && o.stored:
+		case !ks.ents[i].loaded && o.mayBeStored(ks.enc):
 			err := o.Ex.Store.View(func(tx state.Tx) error {
 				b, err := o.readStored(tx, i, ks.enc)
 				if err == nil && len(b) > 8 {
