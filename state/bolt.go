@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -645,11 +646,11 @@ func (t *boltTx) flush(ns string) error {
 		for _, k := range keys {
 			var err error
 			if v := sp.writes[k]; v == nil {
-				err = sp.b.Delete([]byte(k))
+				err = sp.b.Delete(stringBytes(k))
 			} else {
 				// bbolt copies the key but keeps v until the commit; v is
 				// our own, made by Put.
-				err = sp.b.Put([]byte(k), v)
+				err = sp.b.Put(stringBytes(k), v)
 			}
 			if err != nil {
 				return fmt.Errorf("state: write to %q: %w", ns, err)
@@ -658,6 +659,15 @@ func (t *boltTx) flush(ns string) error {
 		return nil
 	})
 	return err
+}
+
+// stringBytes is the bytes of s without a copy, for bbolt's Put and
+// Delete, which only read their key (Put keeps a copy of its own).
+func stringBytes(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // flushAll flushes every namespace, in name order.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/state"
@@ -54,6 +55,15 @@ const (
 	warmCleared
 	warmValue
 )
+
+// stringBytes is the bytes of a map key without a copy, for the store's
+// Put, Get and Delete, which copy what they keep.
+func stringBytes(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
 
 // warmSize is what a warm record costs in memory, with its map entry.
 func warmSize(enc, rec []byte) int64 { return int64(64 + len(enc) + len(rec)) }
@@ -227,19 +237,19 @@ func (s *keyedState) flushWarm(tx state.Tx) error {
 			if !ok {
 				continue
 			}
-			ns := stateNamespace(s.uid, sd.Name)
+			ns, key := stateNamespace(s.uid, sd.Name), stringBytes(k)
 			var err error
 			if len(b) == 0 {
-				err = tx.Delete(ns, []byte(k))
+				err = tx.Delete(ns, key)
 			} else {
-				err = tx.Put(ns, []byte(k), b)
+				err = tx.Put(ns, key, b)
 			}
 			if err != nil {
 				return err
 			}
 		}
 		slot.rec[0] &^= warmDirty // the slice shares the map's record
-		s.noteWritten([]byte(k))
+		s.noteWritten(stringBytes(k))
 	}
 	return nil
 }
