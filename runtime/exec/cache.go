@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
-	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/state"
@@ -55,15 +54,6 @@ const (
 	warmCleared
 	warmValue
 )
-
-// stringBytes is the bytes of a map key without a copy, for the store's
-// Put, Get and Delete, which copy what they keep.
-func stringBytes(s string) []byte {
-	if s == "" {
-		return nil
-	}
-	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
 
 // warmSize is what a warm record costs in memory, with its map entry.
 func warmSize(enc, rec []byte) int64 { return int64(64 + len(enc) + len(rec)) }
@@ -201,7 +191,7 @@ func (s *keyedState) spillWarm() error {
 				if !ok {
 					continue
 				}
-				if err := tx.Put(spillNamespace(s.uid, sd.Name), []byte(k), b); err != nil {
+				if err := tx.Put(spillNamespace(s.uid, sd.Name), stringBytes(k), b); err != nil {
 					return err
 				}
 				s.spilled[k] = true
@@ -286,14 +276,14 @@ func (s *keyedState) flushSpill(tx state.Tx) error {
 				continue
 			}
 			sns, ns := spillNamespace(s.uid, sd.Name), stateNamespace(s.uid, sd.Name)
-			b, err := tx.Get(sns, []byte(enc))
+			b, err := tx.Get(sns, stringBytes(enc))
 			if err != nil {
 				return err
 			}
 			if b == nil {
 				continue
 			}
-			if err := tx.Delete(sns, []byte(enc)); err != nil {
+			if err := tx.Delete(sns, stringBytes(enc)); err != nil {
 				return err
 			}
 			_, inRec := warmEntry(slot.rec, i)
@@ -301,10 +291,10 @@ func (s *keyedState) flushSpill(tx state.Tx) error {
 				continue // written from memory already
 			}
 			if len(b) == 0 {
-				err = tx.Delete(ns, []byte(enc))
+				err = tx.Delete(ns, stringBytes(enc))
 			} else {
-				err = tx.Put(ns, []byte(enc), b)
-				s.noteWritten([]byte(enc))
+				err = tx.Put(ns, stringBytes(enc), b)
+				s.noteWritten(stringBytes(enc))
 			}
 			if err != nil {
 				return err

@@ -71,6 +71,15 @@ func keyString(enc []byte) string {
 	return unsafe.String(&enc[0], len(enc))
 }
 
+// stringBytes is the bytes of a map key without a copy, for the store's
+// Put, Get and Delete, which copy what they keep.
+func stringBytes(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
 // lookup returns the state of a partition key, making it live (from the
 // warm tier, or new); cur, the key being processed, is never evicted.
 func (s *keyedState) lookup(key []any, cur *keyState) *keyState {
