@@ -2,10 +2,7 @@ package tests
 
 import (
 	"bufio"
-	"bytes"
-	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -40,15 +37,7 @@ func TestCrash_inFlightCommit(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building ptfsh: %v\n%s", err, out)
 	}
-	const rows = 100_000
-	var data bytes.Buffer
-	w := bufio.NewWriter(&data)
-	start := int64(1_767_225_600_000) // 2026-01-01
-	for i := 0; i < rows; i++ {
-		ts := start + int64(i)*1000 - int64((i*7)%9)*1000
-		fmt.Fprintf(w, "u%04d,%d,%d\n", (i*7919)%2000, i%100, ts)
-	}
-	w.Flush()
+	data := crashClicks(100_000, 2000)
 	shapes := []struct{ name, preamble, script string }{
 		{name: "small_cache", preamble: "SET 'state.cache-size' = '50';\n", script: `
 CREATE TABLE totals (user_id STRING, total BIGINT, n INT) WITH ('connector' = 'filesystem', 'path' = 'totals.csv', 'format' = 'csv');
@@ -66,23 +55,7 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 	for _, shape := range shapes {
 		t.Run(shape.name, func(t *testing.T) {
 			setup := func(dir string) {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				files := map[string]string{
-					"clicks.csv": data.String(),
-					"sum.js":     crashSum,
-					"quiet.js":   crashQuiet,
-					"job.sql": `SET 'execution.checkpointing.interval-rows' = '8000';
-` + shape.preamble + `CREATE FUNCTION sum AS 'sum.js';
-CREATE TABLE clicks (user_id STRING, v INT, ts BIGINT) WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv');
-` + shape.script,
-				}
-				for name, content := range files {
-					if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
+				writeCrashJob(t, dir, data, "SET 'execution.checkpointing.interval-rows' = '8000';\n"+shape.preamble, shape.script)
 			}
 			args := func(dir string) []string {
 				return []string{"--state", filepath.Join(dir, "state.db"), "-f", filepath.Join(dir, "job.sql")}

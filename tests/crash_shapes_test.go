@@ -139,36 +139,11 @@ func TestCrash_scriptShapes(t *testing.T) {
 	}
 	bin := ptfshBinary(t)
 	work := t.TempDir()
-	const rows = 500_000
-	var data bytes.Buffer
-	w := bufio.NewWriter(&data)
-	start := int64(1_767_225_600_000) // 2026-01-01
-	for i := 0; i < rows; i++ {
-		// Times move forward by 1 s on average, some rows late by up to 8 s.
-		ts := start + int64(i)*1000 - int64((i*7)%9)*1000
-		fmt.Fprintf(w, "u%03d,%d,%d\n", (i*7919)%300, i%100, ts)
-	}
-	w.Flush()
+	data := crashClicks(500_000, 300)
 	for _, shape := range crashShapes {
 		t.Run(shape.name, func(t *testing.T) {
 			setup := func(dir string) {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				files := map[string]string{
-					"clicks.csv": data.String(),
-					"sum.js":     crashSum,
-					"quiet.js":   crashQuiet,
-					"job.sql": `SET 'execution.checkpointing.interval-rows' = '5000';
-CREATE FUNCTION sum AS 'sum.js';
-CREATE TABLE clicks (user_id STRING, v INT, ts BIGINT) WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv');
-` + shape.script,
-				}
-				for name, content := range files {
-					if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
+				writeCrashJob(t, dir, data, "SET 'execution.checkpointing.interval-rows' = '5000';\n", shape.script)
 			}
 			run := func(dir string, kill time.Duration) (killed bool) {
 				args := append([]string{"--state", filepath.Join(dir, "state.db")}, shape.flags...)
@@ -215,6 +190,45 @@ CREATE TABLE clicks (user_id STRING, v INT, ts BIGINT) WITH ('connector' = 'file
 			}
 			t.Logf("%d kills; an uninterrupted run took %v", kills, whole)
 		})
+	}
+}
+
+// crashClicks is the crash tests' input: rows of a user (of users), a
+// value and a time that moves forward by 1 s on average, some rows late by
+// up to 8 s.
+func crashClicks(rows, users int) string {
+	var data bytes.Buffer
+	w := bufio.NewWriter(&data)
+	width := len(fmt.Sprint(users - 1))
+	start := int64(1_767_225_600_000) // 2026-01-01
+	for i := 0; i < rows; i++ {
+		ts := start + int64(i)*1000 - int64((i*7)%9)*1000
+		fmt.Fprintf(w, "u%0*d,%d,%d\n", width, (i*7919)%users, i%100, ts)
+	}
+	w.Flush()
+	return data.String()
+}
+
+// writeCrashJob writes a crash test's folder: the input, the functions and
+// job.sql, which runs preamble, declares sum and the clicks table, then
+// script.
+func writeCrashJob(t *testing.T, dir, clicks, preamble, script string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"clicks.csv": clicks,
+		"sum.js":     crashSum,
+		"quiet.js":   crashQuiet,
+		"job.sql": preamble + `CREATE FUNCTION sum AS 'sum.js';
+CREATE TABLE clicks (user_id STRING, v INT, ts BIGINT) WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv');
+` + script,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
