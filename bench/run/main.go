@@ -67,6 +67,12 @@ func main() {
 		os.Exit(2)
 	}
 	c.root = root
+	if c.flightsParquet != "" {
+		if _, err := os.Stat(c.flightsParquet); err != nil {
+			fmt.Fprintf(os.Stderr, "run: -flights-parquet: %v\n", err)
+			os.Exit(2)
+		}
+	}
 	if err := run(c, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "run: %v\n", err)
 		os.Exit(1)
@@ -119,6 +125,9 @@ func selectWorkloads(c config) ([]workload, error) {
 				ws = append(ws, w)
 				found = true
 			}
+		}
+		if !found && strings.EqualFold(name, "F-parquet") {
+			return nil, errors.New("-only: F-parquet needs -flights-parquet FILE (a Parquet file of flights)")
 		}
 		if !found {
 			var names []string
