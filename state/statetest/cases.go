@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -283,6 +284,83 @@ func testReadYourWrites(t *testing.T, st state.Store) {
 		return err
 	})
 	wantPairs(t, "Scan after commit", scan(t, st, "s", nil), []pair{{"a", "1"}, {"b", "2"}, {"c", "33"}, {"f", "6"}})
+}
+
+// testWriteOrders runs seeded random Puts, Deletes, Gets and Scans in
+// transactions against a map: keys written in key order (which a store
+// may write straight into its pages) mixed with keys out of order, the
+// same key written twice, two namespaces, a Scan in the middle, and one
+// transaction that fails and must leave nothing behind.
+func testWriteOrders(t *testing.T, st state.Store) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	model := map[string]map[string]string{"a": {}, "b": {}}
+	key := func(i int) string { return fmt.Sprintf("k%05d", i) }
+	for round := range 8 {
+		next := map[string]map[string]string{"a": maps.Clone(model["a"]), "b": maps.Clone(model["b"])}
+		fail := round == 5
+		err := st.Update(func(tx state.Tx) error {
+			i := rng.IntN(50) // keys mostly rise, now and then they go back
+			for op := range 600 {
+				ns := []string{"a", "b"}[rng.IntN(2)]
+				if rng.IntN(10) == 0 {
+					i = rng.IntN(2000)
+				} else {
+					i += 1 + rng.IntN(3)
+				}
+				k := key(i)
+				switch r := rng.IntN(10); {
+				case r < 6:
+					v := fmt.Sprintf("v%d.%d", round, op)
+					if err := tx.Put(ns, []byte(k), []byte(v)); err != nil {
+						return err
+					}
+					next[ns][k] = v
+				case r < 8:
+					if err := tx.Delete(ns, []byte(k)); err != nil {
+						return err
+					}
+					delete(next[ns], k)
+				case r < 9:
+					got, err := tx.Get(ns, []byte(k))
+					if err != nil {
+						return err
+					}
+					want, ok := next[ns][k]
+					if (got != nil) != ok || string(got) != want {
+						t.Fatalf("round %d op %d: Get(%s, %s) = %q, want %q (present %v)", round, op, ns, k, got, want, ok)
+					}
+				case op%100 == 0:
+					got, err := scanTx(tx, ns, nil)
+					if err != nil {
+						return err
+					}
+					wantPairs(t, fmt.Sprintf("round %d op %d: Scan(%s)", round, op, ns), got, modelPairs(next[ns]))
+				}
+			}
+			if fail {
+				return errors.New("fail")
+			}
+			return nil
+		})
+		if fail != (err != nil) {
+			t.Fatalf("round %d: Update = %v", round, err)
+		}
+		if !fail {
+			model = next
+		}
+		for _, ns := range []string{"a", "b"} {
+			wantPairs(t, fmt.Sprintf("round %d: %s after the transaction", round, ns), scan(t, st, ns, nil), modelPairs(model[ns]))
+		}
+	}
+}
+
+// modelPairs is the pairs of m in key order, as Scan gives them.
+func modelPairs(m map[string]string) []pair {
+	ps := make([]pair, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		ps = append(ps, pair{k, m[k]})
+	}
+	return ps
 }
 
 func testRollback(t *testing.T, st state.Store) {

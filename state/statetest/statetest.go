@@ -74,6 +74,7 @@ var suite = []struct {
 	{"ScanSlicesAreReused", testScanSlices},
 	{"ScanRefusesWritesToItsNamespace", testScanWrites},
 	{"ReadYourWrites", testReadYourWrites},
+	{"WritesInAndOutOfOrder", testWriteOrders},
 	{"Rollback", testRollback},
 	{"RollbackDeleteNamespace", testRollbackDeleteNamespace},
 	{"RollbackOnPanic", testRollbackOnPanic},
