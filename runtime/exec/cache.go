@@ -215,32 +215,27 @@ func (s *keyedState) spillWarm() error {
 	return nil
 }
 
-// flushWarm writes the changed warm records to the checkpointed state; they
-// stay in memory, unchanged since.
-func (s *keyedState) flushWarm(tx state.Tx) error {
-	for k, slot := range s.keys {
-		if slot.rec == nil || slot.rec[0]&warmDirty == 0 {
+// flushWarm writes the changed warm record rec of key k to the
+// checkpointed state; it stays in memory, unchanged since.
+func (s *keyedState) flushWarm(tx state.Tx, k string, rec []byte) error {
+	key := stringBytes(k)
+	for i := range s.decls {
+		b, ok := warmEntry(rec, i)
+		if !ok {
 			continue
 		}
-		for i, sd := range s.decls {
-			b, ok := warmEntry(slot.rec, i)
-			if !ok {
-				continue
-			}
-			ns, key := stateNamespace(s.uid, sd.Name), stringBytes(k)
-			var err error
-			if len(b) == 0 {
-				err = tx.Delete(ns, key)
-			} else {
-				err = tx.Put(ns, key, b)
-			}
-			if err != nil {
-				return err
-			}
+		var err error
+		if len(b) == 0 {
+			err = tx.Delete(s.nss[i], key)
+		} else {
+			err = tx.Put(s.nss[i], key, b)
 		}
-		slot.rec[0] &^= warmDirty // the slice shares the map's record
-		s.noteWritten(stringBytes(k))
+		if err != nil {
+			return err
+		}
 	}
+	rec[0] &^= warmDirty // the slice shares the map's record
+	s.noteWritten(key)
 	return nil
 }
 
@@ -260,7 +255,7 @@ func (s *keyedState) readStored(tx state.Tx, i int, enc []byte) ([]byte, error) 
 			return b, nil
 		}
 	}
-	return tx.Get(stateNamespace(s.uid, name), enc)
+	return tx.Get(s.nss[i], enc)
 }
 
 // flushSpill moves spilled values into the checkpointed state: a key that
@@ -275,7 +270,7 @@ func (s *keyedState) flushSpill(tx state.Tx) error {
 			if sd.Kind != ptf.ValueState {
 				continue
 			}
-			sns, ns := spillNamespace(s.uid, sd.Name), stateNamespace(s.uid, sd.Name)
+			sns, ns := spillNamespace(s.uid, sd.Name), s.nss[i]
 			b, err := tx.Get(sns, stringBytes(enc))
 			if err != nil {
 				return err

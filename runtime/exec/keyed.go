@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
@@ -23,6 +24,7 @@ import (
 type keyedState struct {
 	uid, fn string
 	decls   []ptf.StateDecl
+	nss     []string       // the store namespace of each declared entry (stateNamespace)
 	codec   ptf.StateCodec // nil for a function without state
 	ex      *Execution
 
@@ -59,7 +61,20 @@ type keySlot struct {
 }
 
 func newKeyedState(n *PtfNode, ex *Execution) keyedState {
-	return keyedState{uid: n.Uid, fn: n.Fn, decls: n.Def.State, ex: ex, keys: map[string]keySlot{}, spilled: map[string]bool{}}
+	nss := make([]string, len(n.Def.State))
+	for i, sd := range n.Def.State {
+		nss[i] = stateNamespace(n.Uid, sd.Name)
+	}
+	return keyedState{uid: n.Uid, fn: n.Fn, decls: n.Def.State, nss: nss, ex: ex, keys: map[string]keySlot{}, spilled: map[string]bool{}}
+}
+
+// release drops the keys held in memory once a final checkpoint has
+// written them: the statement is over, and the store's commit of a
+// large state needs the memory they hold (B with 1M keys: a third of
+// its peak). A key looked up after it is read back from the store.
+func (s *keyedState) release() {
+	s.keys, s.live, s.hand, s.warmBytes = map[string]keySlot{}, nil, 0, 0
+	s.stored = true
 }
 
 // keyString is the map key of an encoded key, sharing its bytes: enc is
@@ -249,42 +264,65 @@ func (s *keyedState) storeHasState() (bool, error) {
 }
 
 // flushValues writes the changed value state (live and warm) to tx and moves
-// the spilled values into place.
+// the spilled values into place. The keys go in key order: the store
+// writes keys that come in order straight into its pages, without a
+// buffer (state/bolt.go).
 func (s *keyedState) flushValues(tx state.Tx) error {
 	if s.codec == nil {
 		return nil
 	}
-	for _, ks := range s.live {
-		if !ks.dirty {
-			continue
+	var dirty []string
+	for k, slot := range s.keys {
+		if ks := slot.ks; ks != nil && !ks.warm {
+			if ks.dirty {
+				dirty = append(dirty, k)
+			}
+		} else if slot.rec != nil && slot.rec[0]&warmDirty != 0 {
+			dirty = append(dirty, k)
 		}
-		for i, sd := range s.decls {
-			e := &ks.ents[i]
-			if !e.loaded {
-				continue
-			}
-			ns := stateNamespace(s.uid, sd.Name)
-			if e.val == nil {
-				if err := tx.Delete(ns, ks.enc); err != nil {
-					return err
-				}
-				continue
-			}
-			b, err := s.encodeEntry(nil, ks, i)
-			if err != nil {
-				return err
-			}
-			if err := tx.Put(ns, ks.enc, b); err != nil {
-				return err
-			}
-			s.noteWritten(ks.enc) // a key evicted clean later reads it back
-		}
-		ks.dirty = false
 	}
-	if err := s.flushWarm(tx); err != nil {
-		return err
+	slices.Sort(dirty)
+	var b []byte
+	for _, k := range dirty {
+		var err error
+		if slot := s.keys[k]; slot.ks != nil && !slot.ks.warm {
+			b, err = s.flushLive(tx, slot.ks, b)
+		} else {
+			err = s.flushWarm(tx, k, slot.rec)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return s.flushSpill(tx)
+}
+
+// flushLive writes the entries of a live key to tx; b is a buffer to
+// encode into, returned for the next key.
+func (s *keyedState) flushLive(tx state.Tx, ks *keyState, b []byte) ([]byte, error) {
+	for i := range s.decls {
+		e := &ks.ents[i]
+		if !e.loaded {
+			continue
+		}
+		if e.val == nil {
+			if err := tx.Delete(s.nss[i], ks.enc); err != nil {
+				return b, err
+			}
+			continue
+		}
+		// Put copies the value, so one buffer serves every key.
+		var err error
+		if b, err = s.encodeEntry(b[:0], ks, i); err != nil {
+			return b, err
+		}
+		if err := tx.Put(s.nss[i], ks.enc, b); err != nil {
+			return b, err
+		}
+	}
+	s.noteWritten(ks.enc) // a key evicted clean later reads it back
+	ks.dirty = false
+	return b, nil
 }
 
 // writeTime is the processing time an entry was last written at: taken

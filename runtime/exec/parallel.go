@@ -840,6 +840,9 @@ func (p *ParallelOp) Flush(tx state.Tx, final bool) error {
 		if err := w.flushValues(tx); err != nil {
 			return err
 		}
+		if final {
+			w.release()
+		}
 	}
 	return nil
 }

@@ -759,7 +759,13 @@ func (o *PtfOp) Flush(tx state.Tx, final bool) error {
 			return err
 		}
 	}
-	return o.flushState(tx)
+	if err := o.flushState(tx); err != nil {
+		return err
+	}
+	if final {
+		o.release() // the statement is over (keyed.go)
+	}
+	return nil
 }
 
 // flushMeta writes whether the statement finished and the operator's
