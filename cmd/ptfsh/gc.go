@@ -50,26 +50,32 @@ func gcWorkers(n int) {
 // liveLimit sets the memory limit from the live heap after a collection.
 type liveLimit struct {
 	sample []metrics.Sample
-	last   int64
+	last   int64 // the limit set last
+	prev   int64 // the live heap at the collection before
 	floor  atomic.Int64
 	off    atomic.Bool // the hook stops re-arming (tests)
 }
 
 func newLiveLimit() *liveLimit {
-	l := &liveLimit{sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}, last: gcFloor}
+	l := &liveLimit{sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}, last: gcFloor, prev: math.MaxInt64 / gcLiveTimes}
 	l.floor.Store(gcFloor)
 	return l
 }
 
 // update reads the live heap and moves the limit when it changed by more
-// than an eighth.
+// than an eighth. The limit follows the lower live heap of the last two
+// collections: a live heap that rises for one cycle only, as a large
+// checkpoint's write set does at the end of a statement, does not lift
+// it (B with 1M keys peaked 60 MB higher when it did).
 func (l *liveLimit) update() {
 	metrics.Read(l.sample)
 	if l.sample[0].Value.Kind() != metrics.KindUint64 {
 		return
 	}
 	live := int64(min(l.sample[0].Value.Uint64(), math.MaxInt64/gcLiveTimes))
-	limit := max(l.floor.Load(), gcLiveTimes*live)
+	base := min(live, l.prev)
+	l.prev = live
+	limit := max(l.floor.Load(), gcLiveTimes*base)
 	if d := limit - l.last; d > l.last/8 || -d > l.last/8 {
 		debug.SetMemoryLimit(limit)
 		l.last = limit

@@ -29,6 +29,25 @@ func TestLiveLimit(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != gcFloor {
 		t.Errorf("with little live, limit = %d MiB, want the floor %d", got>>20, gcFloor>>20)
 	}
+	// A live heap that rises for one collection does not lift the limit;
+	// one that stays for two does.
+	for range 64 {
+		keep = append(keep, make([]byte, 1<<20))
+	}
+	runtime.GC()
+	l.update()
+	if got := debug.SetMemoryLimit(-1); got != gcFloor {
+		t.Errorf("one collection with 64 MiB live: limit = %d MiB, want the floor %d still", got>>20, gcFloor>>20)
+	}
+	runtime.GC()
+	l.update()
+	if got := debug.SetMemoryLimit(-1); got < 3*64<<20 {
+		t.Errorf("two collections with 64 MiB live: limit = %d MiB, want at least 192", got>>20)
+	}
+	runtime.KeepAlive(keep)
+	keep = nil
+	runtime.GC()
+	l.update()
 	// Two workers: twice the floor.
 	l.floor.Store(2 * gcFloor)
 	l.update()
