@@ -127,7 +127,7 @@
 // runtime.StateCodec, for a fresh default of a value entry (NewState: a
 // deep copy of the declared default, an object of nulls for a ROW type, {}
 // otherwise) and to convert at checkpoints
-// (EncodeState and DecodeState). The encoding is a version byte and a
+// (AppendState and DecodeState). The encoding is a version byte and a
 // compact binary tree of tagged values (statecodec_bin.go) that holds
 // what JSON holds and what it lacks (undefined, NaN and infinities, -0,
 // BigInt, Date, Map, Set, Uint8Array, RowKind, row objects); values
@@ -205,7 +205,7 @@
 // a Go panic: the top-level code and the reading of the declaration
 // (getters and Proxies in it and in state defaults) at load; the changelog
 // function and the reading of the mode it returns; the reading of a state
-// value at a checkpoint (EncodeState), and NewState and DecodeState; the
+// value at a checkpoint (AppendState), and NewState and DecodeState; the
 // rendering of a thrown value (its toString, an Error's message getter),
 // which counts against the call that threw it. Objects ptfsh makes for a
 // function (ctx, its helpers, state defaults, decoded state) get their

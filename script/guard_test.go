@@ -103,7 +103,7 @@ export default {
 	if got := o.Get("polluted"); got != nil && !goja.IsUndefined(got) {
 		t.Errorf("a decoded __proto__ key set the prototype: polluted = %v", got)
 	}
-	back, err := codec.EncodeState(0, v)
+	back, err := codec.AppendState(nil, 0, v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"encoding/binary"
 	"reflect"
 	"slices"
 	"strconv"
@@ -209,6 +210,54 @@ func isIndexKey(k string) bool {
 		n = n*10 + uint64(c-'0')
 	}
 	return n < 1<<32-1
+}
+
+// Limits of appendRecordBin: a record with more fields or a longer
+// string goes through snapRecord, which charges the conversion budget.
+const (
+	fastRecordFields = 64
+	fastRecordString = 1 << 10 // characters
+)
+
+// appendRecordBin appends to b what appendBin writes for snapRecord's node
+// of r, without the node: when every field holds a number, a boolean, null,
+// undefined or a short string, and no key is an index (whose order a
+// plain object changes). ok is false otherwise, and b is then unchanged.
+// A checkpoint of B with 100k keys spent 0.2 s building nodes that it then
+// threw away.
+func appendRecordBin(b []byte, r *record) (out []byte, ok bool) {
+	if len(r.keys) > fastRecordFields || (!r.shared && slices.ContainsFunc(r.keys, isIndexKey)) {
+		return b, false
+	}
+	start := len(b)
+	b = binary.AppendUvarint(append(b, binObject), uint64(len(r.keys)))
+	for i, k := range r.keys {
+		b = appendBinString(b, k)
+		switch v := r.vals[i]; {
+		case v == nil || goja.IsUndefined(v):
+			b = append(b, binUndef)
+		case goja.IsNull(v):
+			b = append(b, binNull)
+		case goja.IsNumber(v):
+			b = appendBinNumber(b, v.ToFloat())
+		case goja.IsString(v):
+			s := v.(goja.String)
+			if s.Length() > fastRecordString {
+				return b[:start], false
+			}
+			b = appendBinString(append(b, binString), s.String())
+		default:
+			x, isBool := v.Export().(bool)
+			if !isBool {
+				return b[:start], false
+			}
+			b = append(b, binFalse)
+			if x {
+				b[len(b)-1] = binTrue
+			}
+		}
+	}
+	return b, true
 }
 
 // snapRecord takes the record as an object node without running the

@@ -38,7 +38,14 @@ func TestRecord_encodesAsPlainObject(t *testing.T) {
 		`s.big = 12345678901234567890n`,
 		`s.list = [1, {a: 2}]; s.when = new Date(5)`,
 		`s["4294967295"] = "not an index"; s["01"] = "nor this"`,
+		`s.n = 2**53 + 2; s.on = false; s.name = "\uD800 lone, 😀 pair"`,
+		`s.n = -5; s.name = "y".repeat(5000)`,
 	}
+	// Which changes leave only primitives, encoded without a node tree
+	// (appendRecordBin); the others must fall back to snapRecord.
+	fast := map[string]bool{``: true, `s.n = 41.5; s.name = "héllo"`: true, `s.n = -0; s.on = NaN; s.z = Infinity`: true,
+		`delete s.name; s.name = "back"`: true, `s["4294967295"] = "not an index"; s["01"] = "nor this"`: true,
+		`s.n = 2**53 + 2; s.on = false; s.name = "\uD800 lone, 😀 pair"`: true}
 	for _, change := range changes {
 		v, err := in.NewState(0)
 		if err != nil {
@@ -61,11 +68,14 @@ func TestRecord_encodesAsPlainObject(t *testing.T) {
 				t.Fatalf("%s: %v", change, err)
 			}
 		}
-		got, err := in.EncodeState(0, r)
+		got, err := in.AppendState(nil, 0, r)
 		if err != nil {
 			t.Fatalf("%s: %v", change, err)
 		}
-		want, err := in.EncodeState(0, plain)
+		if _, ok := appendRecordBin(nil, r); ok != fast[change] {
+			t.Errorf("%s: appendRecordBin ok = %v, want %v", change, ok, fast[change])
+		}
+		want, err := in.AppendState(nil, 0, plain)
 		if err != nil {
 			t.Fatalf("%s: %v", change, err)
 		}
@@ -76,7 +86,7 @@ func TestRecord_encodesAsPlainObject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := in.EncodeState(0, back)
+		again, err := in.AppendState(nil, 0, back)
 		if err != nil {
 			t.Fatal(err)
 		}

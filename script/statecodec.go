@@ -499,14 +499,17 @@ func (in *instance) NewState(i int) (any, error) {
 	return v, nil
 }
 
-// EncodeState implements runtime.StateCodec.
-func (in *instance) EncodeState(i int, v any) ([]byte, error) {
+// AppendState implements runtime.StateCodec.
+func (in *instance) AppendState(b []byte, i int, v any) ([]byte, error) {
 	if o, ok := v.(*goja.Object); ok && o.ExportType() == typeRecord {
 		v = o.Export() // a record's object assigned to the entry
 	}
 	if r, ok := v.(*record); ok {
+		if out, ok := appendRecordBin(append(b, stateBinary), r); ok {
+			return out, nil
+		}
 		if n, ok := in.e.snapRecord(r); ok {
-			return appendBin([]byte{stateBinary}, n)
+			return appendBin(append(b, stateBinary), n)
 		}
 		v = r.object(in.e.vm) // a field holds an object: taken as one
 	}
@@ -526,7 +529,7 @@ func (in *instance) EncodeState(i int, v any) ([]byte, error) {
 		// Bare: the runtime names the function, the entry and the key.
 		return nil, err
 	}
-	return appendBin([]byte{stateBinary}, n)
+	return appendBin(append(b, stateBinary), n)
 }
 
 // DescribeState implements ptf.StateDescriber: the value as the JSON

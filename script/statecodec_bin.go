@@ -69,10 +69,7 @@ func appendBin(b []byte, n node) ([]byte, error) {
 		}
 		return append(b, binFalse), nil
 	case float64:
-		if x == math.Trunc(x) && math.Abs(x) <= maxExact && !(x == 0 && math.Signbit(x)) {
-			return binary.AppendVarint(append(b, binInt), int64(x)), nil
-		}
-		return binary.LittleEndian.AppendUint64(append(b, binFloat), math.Float64bits(x)), nil
+		return appendBinNumber(b, x), nil
 	case numNode:
 		return binary.LittleEndian.AppendUint64(append(b, binFloat), math.Float64bits(float64(x))), nil
 	case string:
@@ -124,6 +121,16 @@ func appendBin(b []byte, n node) ([]byte, error) {
 		return b, nil
 	}
 	return nil, fmt.Errorf("script: unknown state node %T", n)
+}
+
+// appendBinNumber appends a JavaScript number: an integer that a float64
+// holds exactly as a varint, any other (a fraction, -0, NaN, ±Infinity)
+// as its eight bytes.
+func appendBinNumber(b []byte, x float64) []byte {
+	if x == math.Trunc(x) && math.Abs(x) <= maxExact && !(x == 0 && math.Signbit(x)) {
+		return binary.AppendVarint(append(b, binInt), int64(x))
+	}
+	return binary.LittleEndian.AppendUint64(append(b, binFloat), math.Float64bits(x))
 }
 
 func appendBinString(b []byte, s string) []byte {

@@ -79,7 +79,7 @@ func TestInstance_NewState(t *testing.T) {
 	}
 }
 
-func TestInstance_EncodeState(t *testing.T) {
+func TestInstance_AppendState(t *testing.T) {
 	tests := []struct {
 		name  string
 		js    string
@@ -112,7 +112,7 @@ func TestInstance_EncodeState(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := in.EncodeState(0, v)
+			data, err := in.AppendState(nil, 0, v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +154,7 @@ func TestInstance_EncodeState(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := in.EncodeState(0, d)
+			again, err := in.AppendState(nil, 0, d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,11 +165,11 @@ func TestInstance_EncodeState(t *testing.T) {
 	}
 }
 
-func TestInstance_EncodeState_row(t *testing.T) {
+func TestInstance_AppendState_row(t *testing.T) {
 	e, in := testCodec(t)
 	typ := mustType(t, "ROW<name STRING, ts TIMESTAMP_LTZ(3), n BIGINT>")
 	row := e.newRowObject(schemaOfType(&typ), types.Row{Kind: types.UpdateAfter, Fields: []any{"Bob", types.Instant{Millis: 5}, int64(1) << 60}})
-	data, err := in.EncodeState(0, e.vm.NewArray(row))
+	data, err := in.AppendState(nil, 0, e.vm.NewArray(row))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestInstance_EncodeState_row(t *testing.T) {
 	}
 }
 
-func TestInstance_EncodeState_errors(t *testing.T) {
+func TestInstance_AppendState_errors(t *testing.T) {
 	tests := []struct{ name, js, want string }{
 		{"function", "({ f() {} })", `f: cannot keep a function in state`},
 		{"nested", "({ a: { b: [1, { f() {} }] } })", `a.b[1].f: cannot keep a function in state`},
@@ -203,7 +203,7 @@ func TestInstance_EncodeState_errors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = in.EncodeState(0, v)
+			_, err = in.AppendState(nil, 0, v)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %s", err, tc.want)
 			}
@@ -211,7 +211,7 @@ func TestInstance_EncodeState_errors(t *testing.T) {
 	}
 	// Shared (not cyclic) references are fine.
 	v, _ := e.vm.RunString("(() => { const a = [1]; return { x: a, y: a }; })()")
-	if _, err := in.EncodeState(0, v); err != nil {
+	if _, err := in.AppendState(nil, 0, v); err != nil {
 		t.Errorf("shared reference: %v", err)
 	}
 	for _, bad := range [][]byte{nil, {2, '1'}, []byte("\x01{"), []byte("\x01{\"$b\":\"x\"}"), []byte("\x01[1] 2")} {

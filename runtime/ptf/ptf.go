@@ -233,16 +233,17 @@ type Batcher interface {
 type StateCodec interface {
 	// NewState returns a fresh default value for state entry i.
 	NewState(i int) (any, error)
-	// EncodeState converts the live value of entry i to bytes.
-	EncodeState(i int, v any) ([]byte, error)
-	// DecodeState converts bytes written by EncodeState back to a live value.
+	// AppendState appends the encoding of the live value of entry i to b
+	// and returns the extended buffer (b may be nil).
+	AppendState(b []byte, i int, v any) ([]byte, error)
+	// DecodeState converts bytes written by AppendState back to a live value.
 	DecodeState(i int, data []byte) (any, error)
 }
 
 // StateDescriber is implemented by a StateCodec, and by a Loader whose
 // functions' codecs share one encoding, that can show encoded state to a
 // person (SHOW STATE, the trace). DescribeState renders bytes written by
-// EncodeState as text (script's: JSON with tagged values); ok is false
+// AppendState as text (script's: JSON with tagged values); ok is false
 // for bytes it cannot read, which are then shown as hex.
 type StateDescriber interface {
 	DescribeState(data []byte) (text string, ok bool)
