@@ -601,6 +601,38 @@ type boltNS struct {
 	// them, skip the buffer, its map and its sort, which at a checkpoint
 	// of 1M keys held 80 MB more at the peak.
 	last []byte
+	// slab is the free end of the memory the buffered keys and the
+	// stored values are cut from: one allocation for many writes instead
+	// of two a write (cut).
+	slab []byte
+}
+
+// slabSize is the size of a boltNS's slabs.
+const slabSize = 64 << 10
+
+// cut returns n bytes of sp's slab. They live as long as anything
+// refers to one of the slab's pieces: until the transaction and the Views
+// that read its writes are over.
+func (sp *boltNS) cut(n int) []byte {
+	if n > slabSize/8 {
+		return make([]byte, n)
+	}
+	if len(sp.slab) < n {
+		sp.slab = make([]byte, slabSize)
+	}
+	b := sp.slab[:n:n]
+	sp.slab = sp.slab[n:]
+	return b
+}
+
+// cutString is a copy of key in sp's slab, as a string.
+func (sp *boltNS) cutString(key []byte) string {
+	if len(key) == 0 {
+		return ""
+	}
+	b := sp.cut(len(key))
+	copy(b, key)
+	return unsafe.String(&b[0], len(b))
 }
 
 // call runs op through the store's guard and remembers corruption.
@@ -787,14 +819,14 @@ func (t *boltTx) Put(ns string, key, value []byte) error {
 	// sealValue copies the value: the caller may reuse it, and bbolt keeps
 	// a reference until the commit. It never returns nil, which marks a
 	// deletion.
-	stored := sealValue(sp.sum, key, value)
+	stored := sealInto(sp.cut(valueHeaderSize+len(value)), sp.sum, key, value)
 	if t.inOrder(sp, key) {
 		return t.call(func() error { return t.direct1(sp, key, stored) })
 	}
 	if sp.writes == nil {
 		sp.writes = make(map[string][]byte)
 	}
-	sp.writes[string(key)] = stored
+	sp.writes[sp.cutString(key)] = stored
 	return nil
 }
 
@@ -842,7 +874,7 @@ func (t *boltTx) Delete(ns string, key []byte) error {
 	if sp.writes == nil {
 		sp.writes = make(map[string][]byte)
 	}
-	sp.writes[string(key)] = nil
+	sp.writes[sp.cutString(key)] = nil
 	return nil
 }
 

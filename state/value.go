@@ -67,10 +67,16 @@ func valueSum(ns uint32, key []byte, value []byte) uint32 {
 
 // sealValue returns the stored form of value, in a new slice.
 func sealValue(ns uint32, key, value []byte) []byte {
-	b := make([]byte, valueHeaderSize, valueHeaderSize+len(value))
+	return sealInto(make([]byte, valueHeaderSize+len(value)), ns, key, value)
+}
+
+// sealInto writes the stored form of value into b, of length
+// valueHeaderSize+len(value), and returns b.
+func sealInto(b []byte, ns uint32, key, value []byte) []byte {
 	b[0] = valueCRC32C
 	binary.BigEndian.PutUint32(b[1:], valueSum(ns, key, value))
-	return append(b, value...)
+	copy(b[valueHeaderSize:], value)
+	return b
 }
 
 // openValue checks a stored value and returns the value it holds, which

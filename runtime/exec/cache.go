@@ -41,12 +41,13 @@ const defaultCacheBytes = 256 << 20
 
 // A warm record (keySlot.rec) holds the value state of a key evicted from
 // the live cache: a flags byte (warmDirty: changed since the last
-// checkpoint), then per state entry a tag (warmAbsent: not loaded, the
+// checkpoint; warmNoted: in keyedState.written already), then per state entry a tag (warmAbsent: not loaded, the
 // store has it, if anything; warmCleared; warmValue) and, for a value, its
 // length as a uvarint and its stored form (the 8-byte write time and the
 // encoding).
 const (
 	warmDirty = 1 << iota
+	warmNoted
 )
 
 const (
@@ -88,6 +89,9 @@ func warmEntry(rec []byte, i int) (b []byte, ok bool) {
 // warmRecord encodes the loaded value state of a live key.
 func (s *keyedState) warmRecord(ks *keyState) ([]byte, error) {
 	rec := []byte{warmDirty}
+	if ks.noted {
+		rec[0] |= warmNoted
+	}
 	for i, sd := range s.decls {
 		e := &ks.ents[i]
 		switch {
@@ -96,10 +100,11 @@ func (s *keyedState) warmRecord(ks *keyState) ([]byte, error) {
 		case e.val == nil:
 			rec = append(rec, warmCleared) // cleared since the checkpoint
 		default:
-			enc, err := s.codec.EncodeState(i, e.val)
+			enc, err := s.codec.AppendState(s.encBuf[:0], i, e.val)
 			if err != nil {
 				return nil, fmt.Errorf("%s: state %q of key (%s): %w", s.fn, sd.Name, formatFields(ks.key), err)
 			}
+			s.encBuf = enc
 			rec = append(rec, warmValue)
 			rec = binary.AppendUvarint(rec, uint64(8+len(enc)))
 			rec = binary.BigEndian.AppendUint64(rec, uint64(s.writeTime(e)))
@@ -235,7 +240,10 @@ func (s *keyedState) flushWarm(tx state.Tx, k string, rec []byte) error {
 		}
 	}
 	rec[0] &^= warmDirty // the slice shares the map's record
-	s.noteWritten(key)
+	if rec[0]&warmNoted == 0 {
+		s.noteWritten(key)
+		rec[0] |= warmNoted
+	}
 	return nil
 }
 

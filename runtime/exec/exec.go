@@ -79,6 +79,13 @@ type sourceCheckpointer interface {
 	Checkpoint(tx state.Tx, finished, final bool) error
 }
 
+// CheckpointPreparer is a source that starts the work of its checkpoint
+// early: PrepareCheckpoint runs before the PTF calls write their state,
+// and the source's Checkpoint, after them, takes its result.
+type CheckpointPreparer interface {
+	PrepareCheckpoint()
+}
+
 // ErrCancelled is what a source returns when the statement was cancelled
 // (Ctrl-C) while it read.
 var ErrCancelled = errors.New("statement cancelled")

@@ -50,6 +50,7 @@ type keyedState struct {
 	// spill (which writes) may happen.
 	loading bool
 	scratch []byte // the encoded key of the row being looked up
+	encBuf  []byte // a value being encoded (warmRecord)
 }
 
 // keySlot is a key's entry in keyedState.keys. A live key has its
@@ -155,7 +156,7 @@ func (s *keyedState) makeLive(ks *keyState, rec []byte) {
 		return
 	}
 	s.warmBytes -= warmSize(ks.enc, rec)
-	ks.dirty = rec[0]&warmDirty != 0
+	ks.dirty, ks.noted = rec[0]&warmDirty != 0, rec[0]&warmNoted != 0
 	for i := range s.decls {
 		b, ok := warmEntry(rec, i)
 		if !ok || ks.ents[i].loaded {
@@ -264,27 +265,44 @@ func (s *keyedState) storeHasState() (bool, error) {
 }
 
 // flushValues writes the changed value state (live and warm) to tx and moves
-// the spilled values into place. The keys go in key order: the store
-// writes keys that come in order straight into its pages, without a
-// buffer (state/bolt.go).
-func (s *keyedState) flushValues(tx state.Tx) error {
+// the spilled values into place. With inOrder (a final checkpoint) the
+// keys go in key order: the store writes keys that come in order straight
+// into its pages, without a buffer (state/bolt.go). A periodic checkpoint
+// commits in the background, which sorts the buffered keys there, so it
+// takes them as they come.
+func (s *keyedState) flushValues(tx state.Tx, inOrder bool) error {
 	if s.codec == nil {
 		return nil
 	}
+	var b []byte
+	var err error
+	if !inOrder {
+		for _, ks := range s.live {
+			if ks.dirty {
+				if b, err = s.flushLive(tx, ks, b); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	var dirty []string
 	for k, slot := range s.keys {
-		if ks := slot.ks; ks != nil && !ks.warm {
-			if ks.dirty {
+		switch ks := slot.ks; {
+		case ks != nil && !ks.warm:
+			if ks.dirty && inOrder {
 				dirty = append(dirty, k)
 			}
-		} else if slot.rec != nil && slot.rec[0]&warmDirty != 0 {
+		case slot.rec == nil || slot.rec[0]&warmDirty == 0:
+		case inOrder:
 			dirty = append(dirty, k)
+		default:
+			if err := s.flushWarm(tx, k, slot.rec); err != nil {
+				return err
+			}
 		}
 	}
 	slices.Sort(dirty)
-	var b []byte
 	for _, k := range dirty {
-		var err error
 		if slot := s.keys[k]; slot.ks != nil && !slot.ks.warm {
 			b, err = s.flushLive(tx, slot.ks, b)
 		} else {
@@ -320,7 +338,10 @@ func (s *keyedState) flushLive(tx state.Tx, ks *keyState, b []byte) ([]byte, err
 			return b, err
 		}
 	}
-	s.noteWritten(ks.enc) // a key evicted clean later reads it back
+	if !ks.noted {
+		s.noteWritten(ks.enc) // a key evicted clean later reads it back
+		ks.noted = true
+	}
 	ks.dirty = false
 	return b, nil
 }
@@ -339,13 +360,10 @@ func (s *keyedState) writeTime(e *stateEntry) int64 {
 // then its encoding.
 func (s *keyedState) encodeEntry(b []byte, ks *keyState, i int) ([]byte, error) {
 	e := &ks.ents[i]
-	enc, err := s.codec.EncodeState(i, e.val)
+	b = binary.BigEndian.AppendUint64(b, uint64(s.writeTime(e)))
+	b, err := s.codec.AppendState(b, i, e.val)
 	if err != nil {
 		return nil, fmt.Errorf("%s: state %q of key (%s): %w", s.fn, s.decls[i].Name, formatFields(ks.key), err)
 	}
-	if b == nil {
-		b = make([]byte, 0, 8+len(enc))
-	}
-	b = binary.BigEndian.AppendUint64(b, uint64(s.writeTime(e)))
-	return append(b, enc...), nil
+	return b, nil
 }

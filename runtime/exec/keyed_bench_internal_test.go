@@ -15,8 +15,8 @@ import (
 type counterCodec struct{}
 
 func (counterCodec) NewState(int) (any, error) { return new(int64), nil }
-func (counterCodec) EncodeState(_ int, v any) ([]byte, error) {
-	return binary.AppendVarint(nil, *v.(*int64)), nil
+func (counterCodec) AppendState(b []byte, _ int, v any) ([]byte, error) {
+	return binary.AppendVarint(b, *v.(*int64)), nil
 }
 func (counterCodec) DecodeState(_ int, b []byte) (any, error) {
 	n, w := binary.Varint(b)

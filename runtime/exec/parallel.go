@@ -837,7 +837,7 @@ func (p *ParallelOp) Flush(tx state.Tx, final bool) error {
 		if err := w.Views.flush(tx); err != nil {
 			return err
 		}
-		if err := w.flushValues(tx); err != nil {
+		if err := w.flushValues(tx, final); err != nil {
 			return err
 		}
 		if final {

@@ -209,6 +209,7 @@ type keyState struct {
 	one     [1]stateEntry // ents of a function with one state entry
 	slot    int           // the key's place in keyedState.live
 	dirty   bool
+	noted   bool // in keyedState.written (noteWritten) already
 	ref     bool // used since the eviction's hand last passed (second chance)
 	warm    bool // evicted but kept for its timers: its values wait in its warm record
 	named   map[string]*timer
@@ -759,7 +760,7 @@ func (o *PtfOp) Flush(tx state.Tx, final bool) error {
 			return err
 		}
 	}
-	if err := o.flushState(tx); err != nil {
+	if err := o.flushState(tx, final); err != nil {
 		return err
 	}
 	if final {
@@ -780,8 +781,9 @@ func (o *PtfOp) flushMeta(tx state.Tx, final bool) error {
 	return o.saveWatermarks(tx, final)
 }
 
-// flushState writes the operator's changed state (not its timers) to tx.
-func (o *PtfOp) flushState(tx state.Tx) error {
+// flushState writes the operator's changed state (not its timers) to tx;
+// final: the statement's last checkpoint.
+func (o *PtfOp) flushState(tx state.Tx, final bool) error {
 	if err := o.Views.flush(tx); err != nil {
 		return err
 	}
@@ -792,7 +794,7 @@ func (o *PtfOp) flushState(tx state.Tx) error {
 			}
 		}
 	}
-	return o.flushValues(tx)
+	return o.flushValues(tx, final)
 }
 
 func (o *PtfOp) Close() error {

@@ -120,7 +120,7 @@ func (o *PtfOp) describeState(ks *keyState) string {
 		v := "(default)"
 		switch {
 		case ks.ents[i].loaded && ks.ents[i].val != nil:
-			if b, err := o.codec.EncodeState(i, ks.ents[i].val); err == nil {
+			if b, err := o.codec.AppendState(nil, i, ks.ents[i].val); err == nil {
 				v = readable(o.codec, b)
 			}
 		case !ks.ents[i].loaded && o.mayBeStored(ks.enc):

@@ -152,11 +152,11 @@ type goTestPTF struct {
 	eval func(*ptf.Context, types.Row) error
 }
 
-func (p *goTestPTF) Eval(ctx *ptf.Context, r types.Row) error { return p.eval(ctx, r) }
-func (p *goTestPTF) OnTimer(*ptf.Context) error               { return nil }
-func (p *goTestPTF) NewState(int) (any, error)                { return nil, nil }
-func (p *goTestPTF) EncodeState(int, any) ([]byte, error)     { return nil, nil }
-func (p *goTestPTF) DecodeState(int, []byte) (any, error)     { return nil, nil }
+func (p *goTestPTF) Eval(ctx *ptf.Context, r types.Row) error           { return p.eval(ctx, r) }
+func (p *goTestPTF) OnTimer(*ptf.Context) error                         { return nil }
+func (p *goTestPTF) NewState(int) (any, error)                          { return nil, nil }
+func (p *goTestPTF) AppendState(b []byte, _ int, _ any) ([]byte, error) { return b, nil }
+func (p *goTestPTF) DecodeState(int, []byte) (any, error)               { return nil, nil }
 
 // countKeys counts the keys of a namespace.
 func countKeys(t *testing.T, st state.Store, ns string) int {

@@ -32,9 +32,9 @@ func (p *viewPTF) OnTimer(ctx *ptf.Context) error {
 	}
 	return p.onTimer(ctx)
 }
-func (p *viewPTF) NewState(int) (any, error)            { return nil, nil }
-func (p *viewPTF) EncodeState(int, any) ([]byte, error) { return nil, nil }
-func (p *viewPTF) DecodeState(int, []byte) (any, error) { return nil, nil }
+func (p *viewPTF) NewState(int) (any, error)                          { return nil, nil }
+func (p *viewPTF) AppendState(b []byte, _ int, _ any) ([]byte, error) { return b, nil }
+func (p *viewPTF) DecodeState(int, []byte) (any, error)               { return nil, nil }
 
 var (
 	listOfString   = types.ArrayOf(types.TypeString)
