@@ -109,6 +109,10 @@ type fileStream struct {
 	n    *fileNode
 	read int          // which read of the table in the statement (sourceKey)
 	hash prefixHasher // of the bytes read up to the last checkpoint
+	// hashing, when not nil, is a hash.extend running on a goroutine of
+	// its own (PrepareCheckpoint) while the PTF calls write their state;
+	// it owns hash until its result is taken (waitHash).
+	hashing chan error
 	// identity is the hash of a Parquet file's footer, which its
 	// checkpoints keep instead (source_position.go).
 	identity string
@@ -159,6 +163,7 @@ func (s *fileStream) Next() (exec.Event, error) {
 }
 
 func (s *fileStream) Close() error {
+	_ = s.waitHash()
 	s.hash.close()
 	return s.r.Close()
 }
