@@ -247,7 +247,13 @@ func appendRecordBin(b []byte, r *record) (out []byte, ok bool) {
 			}
 			b = appendBinString(append(b, binString), s.String())
 		default:
-			x, isBool := v.Export().(bool)
+			if _, isObj := v.(*goja.Object); isObj {
+				// Export would read its properties: getters and Proxy
+				// traps run the function's code, under its limits only
+				// through snapRecord's fallback.
+				return b[:start], false
+			}
+			x, isBool := v.Export().(bool) // a symbol or a BigInt is not
 			if !isBool {
 				return b[:start], false
 			}

@@ -40,6 +40,7 @@ func TestRecord_encodesAsPlainObject(t *testing.T) {
 		`s["4294967295"] = "not an index"; s["01"] = "nor this"`,
 		`s.n = 2**53 + 2; s.on = false; s.name = "\uD800 lone, 😀 pair"`,
 		`s.n = -5; s.name = "y".repeat(5000)`,
+		`s.o = {}; Object.defineProperty(s.o, "g", { get() { return 1 }, enumerable: true })`,
 	}
 	// Which changes leave only primitives, encoded without a node tree
 	// (appendRecordBin); the others must fall back to snapRecord.
