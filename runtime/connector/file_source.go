@@ -90,12 +90,13 @@ func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 }
 
 // readAhead reports whether a file table's rows are decoded ahead on a
-// goroutine of their own (prefetch.go): a regular file of CSV or JSON,
+// goroutine of their own (prefetch.go): a regular file of CSV, JSON or
+// Parquet (whose rows own their values: nothing of a page outlives it),
 // read by a statement on one worker while the process may use another
 // core. (A parallel call reads its inputs on a goroutine of their own
 // already; there the read-ahead would take a core from its workers.)
 func readAhead(t *catalog.Table, ex *exec.Execution) bool {
-	if IsParquet(t) || ex.Parallelism > 1 || goruntime.GOMAXPROCS(0) < 2 {
+	if ex.Parallelism > 1 || goruntime.GOMAXPROCS(0) < 2 {
 		return false
 	}
 	fi, err := os.Stat(TablePath(t))

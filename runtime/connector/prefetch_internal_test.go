@@ -203,3 +203,56 @@ func TestPrefetchReader_failures(t *testing.T) {
 	p.Next()
 	t.Fatal("no panic")
 }
+
+// TestPrefetchReader_parquet: read ahead, a Parquet file of several
+// batches gives the same rows and positions as read directly: no row
+// read ahead changes when the pages behind it are released.
+func TestPrefetchReader_parquet(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := format.NewParquetWriter(f, prefetchSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 5*prefetchRows + 3
+	for i := range total {
+		if err := w.Write([]any{fmt.Sprintf("name-%d", i%97), int64(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	direct, err := format.OpenParquet(path, prefetchSchema, format.ParquetSourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	inner, err := format.OpenParquet(path, prefetchSchema, format.ParquetSourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead := newPrefetchReader(inner)
+	defer ahead.Close()
+	// The rows read ahead are kept while the later batches decode (and
+	// release their pages), then compared.
+	got := readSteps(t, ahead, total+1)
+	want := readSteps(t, direct, total+1)
+	if len(want) != total+1 || want[total].err != io.EOF.Error() {
+		t.Fatalf("%d steps read directly (last %q)", len(want), want[len(want)-1].err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		for i := range min(len(got), len(want)) {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Fatalf("step %d: read ahead %+v, directly %+v", i, got[i], want[i])
+			}
+		}
+		t.Fatalf("%d steps read ahead, %d directly", len(got), len(want))
+	}
+}
