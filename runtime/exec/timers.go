@@ -14,8 +14,8 @@ type timer struct {
 	name  string
 	named bool
 	seq   uint64
-	dead  bool // replaced or cleared; skipped when popped
-	index int
+	dead  bool // replaced or cleared
+	index int  // its place in timerQueue, -1 once out of it
 	// gseq is the timer's place in the registration order of the whole
 	// call when it runs on several workers (parallel.go): seq counts one
 	// worker's registrations, gseq what seq is at parallelism 1. The
@@ -54,7 +54,25 @@ func (q *timerQueue) popTimer() *timer {
 	old[n] = nil
 	*q = old[:n]
 	q.down(0)
+	t.index = -1
 	return t
+}
+
+// remove takes the timer at place i out of the queue.
+func (q *timerQueue) remove(i int) {
+	old := *q
+	n := len(old) - 1
+	if i != n {
+		old.swap(i, n)
+	}
+	t := old[n]
+	old[n] = nil
+	*q = old[:n]
+	if i != n {
+		q.down(i)
+		q.up(i)
+	}
+	t.index = -1
 }
 
 // init orders a queue built in any order.
@@ -170,6 +188,11 @@ func (s *timerService) register(ks *keyState, name string, named bool, ts int64)
 	}
 }
 
+// kill marks t dead and drops it from its key's maps; a timer still in
+// the queue leaves it at once, for reuse (release). An event-time function
+// that moves a deadline on every row left a dead timer a row in the queue
+// until the watermark passed it: the flights alert's queue held thousands
+// for its 300 live ones, and a tenth of its time went to ordering them.
 func (s *timerService) kill(t *timer) {
 	if t.dead {
 		return
@@ -182,6 +205,10 @@ func (s *timerService) kill(t *timer) {
 		delete(t.ks.unnamed, t.time)
 	}
 	t.ks.dirty = true
+	if i := t.index; i >= 0 && i < len(s.q) && s.q[i] == t {
+		s.q.remove(i)
+		s.release(t)
+	}
 }
 
 // clear removes the named timer, or the unnamed one at ts.

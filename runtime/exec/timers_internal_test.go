@@ -77,6 +77,15 @@ func TestTimerService_reuse(t *testing.T) {
 	if s.n != len(live) {
 		t.Fatalf("%d live timers counted, %d held", s.n, len(live))
 	}
+	// A cleared timer leaves the queue at once: it holds the live ones.
+	if s.q.Len() != len(live) {
+		t.Fatalf("the queue holds %d timers for %d live", s.q.Len(), len(live))
+	}
+	for i, x := range s.q {
+		if x.index != i || x.dead {
+			t.Fatalf("timer at %d: index %d, dead %v", i, x.index, x.dead)
+		}
+	}
 }
 
 // BenchmarkTimerService registers a timer per row as the flights alert
