@@ -177,7 +177,7 @@ func (t *boltTx) overGet(ns string, key []byte) (v []byte, found bool, err error
 	if sp == nil {
 		return nil, false, nil
 	}
-	stored, ok := sp.writes[string(key)]
+	stored, ok := sp.buffered(key)
 	if !ok {
 		return nil, false, nil
 	}
@@ -191,7 +191,7 @@ func (t *boltTx) overGet(ns string, key []byte) (v []byte, found bool, err error
 // flight wrote to is read after its commit.
 func (t *boltTx) overScan(ns string) error {
 	pt := t.over.tx
-	if sp := pt.lookup(ns); pt.mixed[ns] || (sp != nil && len(sp.writes) > 0) {
+	if sp := pt.lookup(ns); pt.mixed[ns] || (sp != nil && sp.pending()) {
 		return t.dropOver()
 	}
 	return nil
