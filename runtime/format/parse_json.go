@@ -154,6 +154,11 @@ func (p *jsonParser) str() ([]byte, error) {
 			buf = utf8.AppendRune(buf, r)
 			continue
 		default:
+			if e < 0x20 || e >= 0x7f {
+				// A control byte or a non-ASCII one: shown quoted, so that
+				// the message stays on one line.
+				return nil, p.syntax(i, fmt.Sprintf("invalid escape: a backslash before %q", []byte{e}))
+			}
 			return nil, p.syntax(i, fmt.Sprintf("invalid escape \\%c", e))
 		}
 		i += 2

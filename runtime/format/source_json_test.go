@@ -55,6 +55,7 @@ func TestOpenJSON(t *testing.T) {
 		{name: "syntax bad literal", content: `{"name": nul}`, wantErr: `x.json:1:10: column "name": invalid JSON: unexpected 'n', expected a JSON value`},
 		{name: "syntax unterminated string", content: `{"name": "abc`, wantErr: `x.json:1:10: column "name": invalid JSON: unterminated string`},
 		{name: "syntax bad escape", content: `{"name": "a\qb"}`, wantErr: `x.json:1:12: column "name": invalid JSON: invalid escape \q`},
+		{name: "syntax bad escape of a tab", content: "{\"name\": \"a\\\tb\"}", wantErr: `x.json:1:12: column "name": invalid JSON: invalid escape: a backslash before "\t"`},
 		{name: "syntax control character", content: "{\"name\": \"a\tb\"}", wantErr: `x.json:1:12: column "name": invalid JSON: control character 0x09 in string`},
 		{name: "syntax number", content: `{"score": 01}`, wantErr: `x.json:1:12: invalid JSON: unexpected '1', expected ',' or '}'`},
 		{name: "not an object", content: "[1, 2]\n", wantErr: `x.json:1:2: invalid JSON: unexpected '1', expected a JSON object`},
