@@ -266,8 +266,8 @@ func (s *keyedState) storeHasState() (bool, error) {
 
 // flushValues writes the changed value state (live and warm) to tx and moves
 // the spilled values into place. With inOrder (a final checkpoint) the
-// keys go in key order: the store writes keys that come in order straight
-// into its pages, without a buffer (state/bolt.go). A periodic checkpoint
+// keys go in key order: the store keeps writes that come in key order in
+// a log, with no map and no sort (state/bolt.go). A periodic checkpoint
 // commits in the background, which sorts the buffered keys there, so it
 // takes them as they come.
 func (s *keyedState) flushValues(tx state.Tx, inOrder bool) error {
