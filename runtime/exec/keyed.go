@@ -112,12 +112,18 @@ func (s *keyedState) lookup(key []any, cur *keyState) *keyState {
 // costs no allocation.
 func (s *keyedState) lookupRow(r types.Row, cols []int, cur *keyState) *keyState {
 	s.scratch = keycodec.AppendPick(s.scratch[:0], r, cols)
-	slot, ok := s.keys[string(s.scratch)]
+	return s.lookupEnc(s.scratch, r, cols, cur)
+}
+
+// lookupEnc is lookupRow with the key already encoded (enc, which it
+// copies if it keeps it).
+func (s *keyedState) lookupEnc(enc []byte, r types.Row, cols []int, cur *keyState) *keyState {
+	slot, ok := s.keys[string(enc)]
 	if ok && slot.ks != nil && !slot.ks.warm {
 		slot.ks.ref = true
 		return slot.ks
 	}
-	return s.add(keycodec.Pick(r, cols), bytes.Clone(s.scratch), slot, cur)
+	return s.add(keycodec.Pick(r, cols), bytes.Clone(enc), slot, cur)
 }
 
 // add makes a key live that is not: a warm one (slot, from keys) is

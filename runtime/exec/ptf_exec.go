@@ -540,11 +540,18 @@ func (o *PtfOp) quietRow() {
 const quietRows = 1024
 
 // evalRow calls Eval for a row of input i.
-func (o *PtfOp) evalRow(i int, r types.Row) error {
+func (o *PtfOp) evalRow(i int, r types.Row) error { return o.evalRowKey(i, r, nil) }
+
+// evalRowKey is evalRow with the row's encoded partition key, when the
+// caller has it (enc not nil).
+func (o *PtfOp) evalRowKey(i int, r types.Row, enc []byte) error {
 	b := &o.Node.Tables[i]
 	o.bind, o.bi, o.row = b, i, r
 	o.cur = nil
-	if b.Set || len(o.Node.Def.State) > 0 {
+	switch {
+	case enc != nil:
+		o.cur = o.lookupEnc(enc, r, b.Partition, o.cur)
+	case b.Set || len(o.Node.Def.State) > 0:
 		o.cur = o.lookupRow(r, b.Partition, o.cur)
 	}
 	return o.call(r)
