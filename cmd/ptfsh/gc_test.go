@@ -13,10 +13,7 @@ func TestLiveLimit(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	l := newLiveLimit()
 	debug.SetMemoryLimit(gcFloor)
-	keep := make([][]byte, 0, 64)
-	for range 64 {
-		keep = append(keep, make([]byte, 1<<20)) // 64 MiB live: 192 MiB limit
-	}
+	keep := liveMiB(64) // 64 MiB live: 192 MiB limit
 	runtime.GC()
 	l.update()
 	if got := debug.SetMemoryLimit(-1); got < 3*64<<20 {
@@ -31,9 +28,7 @@ func TestLiveLimit(t *testing.T) {
 	}
 	// A live heap that rises for one collection does not lift the limit;
 	// one that stays for two does.
-	for range 64 {
-		keep = append(keep, make([]byte, 1<<20))
-	}
+	keep = liveMiB(64)
 	runtime.GC()
 	l.update()
 	if got := debug.SetMemoryLimit(-1); got != gcFloor {
@@ -66,4 +61,13 @@ func TestLiveLimit(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != gcFloor {
 		t.Errorf("after collections, limit = %d, want the floor set by the hook", got)
 	}
+}
+
+// liveMiB allocates n MiB for the caller to keep live.
+func liveMiB(n int) [][]byte {
+	keep := make([][]byte, n)
+	for i := range keep {
+		keep[i] = make([]byte, 1<<20)
+	}
+	return keep
 }
