@@ -91,6 +91,51 @@ SELECT * FROM sum(TABLE k PARTITION BY key);
 	}
 }
 
+// viewCounter is a store that counts its read transactions.
+type viewCounter struct {
+	state.Store
+	views int
+}
+
+func (c *viewCounter) View(fn func(state.Tx) error) error {
+	c.views++
+	return c.Store.View(fn)
+}
+
+// TestCache_cleanKeysStayWarm: a key evicted unchanged since a checkpoint
+// wrote it stays in memory as a warm record, so that reading it again
+// needs no store read (a read waits for a checkpoint committing in the
+// background). 50 keys, a cache of 10, a checkpoint every 100 rows: a
+// run that read evicted keys back from the store made hundreds of reads.
+func TestCache_cleanKeysStayWarm(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&b, "k%04d,%d\n", (i*7919)%50, i%7)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "k.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(crashSum), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	query := `SET 'ptfsh.format' = 'rows';
+CREATE FUNCTION sum AS 'sum.js';
+CREATE TABLE k (key STRING, v INT) WITH ('connector' = 'filesystem', 'path' = 'k.csv', 'format' = 'csv');
+SELECT * FROM sum(TABLE k PARTITION BY key);
+`
+	want := RunScript(t, dir, query)
+	store := &viewCounter{Store: state.NewMem()}
+	got := runScriptParallel(t, dir, "query.sql", "SET 'state.cache-size' = '10';\nSET 'execution.checkpointing.interval-rows' = '100';\n"+query, store, 1)
+	if got != want {
+		t.Fatalf("the output differs from a run with a large cache")
+	}
+	if store.views > 20 {
+		t.Errorf("%d store reads for 2000 rows over 50 keys: evicted keys were read back from the store", store.views)
+	}
+	t.Logf("%d store reads", store.views)
+}
+
 // TestCache_timersSurviveEviction: keys with timers leave the live cache
 // and come back when a timer fires or a row comes, their values encoded in
 // between or spilled to the store. The output equals a large-cache run's.

@@ -88,7 +88,10 @@ func warmEntry(rec []byte, i int) (b []byte, ok bool) {
 
 // warmRecord encodes the loaded value state of a live key.
 func (s *keyedState) warmRecord(ks *keyState) ([]byte, error) {
-	rec := []byte{warmDirty}
+	rec := []byte{0}
+	if ks.dirty {
+		rec[0] |= warmDirty
+	}
 	if ks.noted {
 		rec[0] |= warmNoted
 	}
@@ -150,12 +153,16 @@ func (s *keyedState) maybeEvict(keep, cur *keyState) error {
 	return nil
 }
 
-// evict takes a live key out of the ring: a changed one becomes a warm
-// record, a clean one is dropped (the store has its values), and a key
-// with timers keeps its keyState, marked warm.
+// evict takes a live key out of the ring into a warm record, and a key
+// with timers keeps its keyState, marked warm. A clean key (the store has
+// its values since the last checkpoint) becomes a warm record too, not
+// marked dirty: read again, it is decoded from memory, not read from the
+// store, whose reads wait for a checkpoint that commits in the background
+// (B with checkpoints every 100k rows spent a tenth of its time so). A
+// clean key with nothing loaded is dropped.
 func (s *keyedState) evict(ks *keyState) error {
 	var rec []byte
-	if ks.dirty {
+	if ks.dirty || ks.anyLoaded() {
 		var err error
 		if rec, err = s.warmRecord(ks); err != nil {
 			return err
@@ -325,4 +332,14 @@ func clearSpill(store state.Store, uid string) error {
 		}
 		return nil
 	})
+}
+
+// anyLoaded reports whether a key holds a value-state entry in memory.
+func (ks *keyState) anyLoaded() bool {
+	for i := range ks.ents {
+		if ks.ents[i].loaded {
+			return true
+		}
+	}
+	return false
 }

@@ -230,9 +230,13 @@ func (s *Session) checkpoint(ex *exec.Execution, sink Sink, final bool) error {
 // the checkpoint counts only once settleCheckpoint says it committed.
 // Until then every other use of the store waits for that commit.
 func (s *Session) startCheckpoint(ex *exec.Execution, sink Sink, final, async bool) (*state.Commit, error) {
-	for _, src := range ex.Sources {
-		if p, ok := src.(exec.CheckpointPreparer); ok {
-			p.PrepareCheckpoint()
+	if !final || !ex.EndOfInput {
+		// The final checkpoint of a finished statement forgets the
+		// sources' positions: hashing what they read would be wasted.
+		for _, src := range ex.Sources {
+			if p, ok := src.(exec.CheckpointPreparer); ok {
+				p.PrepareCheckpoint()
+			}
 		}
 	}
 	write := func(tx state.Tx) error {
