@@ -123,7 +123,7 @@ func (e *realm) intToJS(i int64) goja.Value {
 	if i > maxSafeInt || i < -maxSafeInt {
 		return e.vm.ToValue(big.NewInt(i))
 	}
-	return e.vm.ToValue(i)
+	return e.intJS(i)
 }
 
 func (e *realm) dateToJS(ms float64) goja.Value {
@@ -233,6 +233,21 @@ func (e *realm) fromJS(v goja.Value, t *types.Type) (any, *convError) {
 	if o, ok := v.(*goja.Object); ok {
 		return e.objectFromJS(o, t)
 	}
+	switch t.Kind {
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
+		if v.ExportType() == typeInt { // no Export: it boxes the int64
+			i := v.ToInteger()
+			lo, hi := intRange(t.Kind)
+			if i >= lo && i <= hi {
+				return boxInt(i), nil
+			}
+			return nil, cannotUseWhy(v, t, "out of range")
+		}
+	case types.KindChar, types.KindVarChar:
+		if goja.IsString(v) {
+			return e.goString(v), nil
+		}
+	}
 	x := v.Export()
 	switch t.Kind {
 	case types.KindBoolean:
@@ -265,8 +280,8 @@ func (e *realm) fromJS(v goja.Value, t *types.Type) (any, *convError) {
 			return d, nil
 		}
 	case types.KindChar, types.KindVarChar:
-		if s, ok := x.(string); ok && goja.IsString(v) {
-			return s, nil
+		if _, ok := x.(string); ok && goja.IsString(v) {
+			return x, nil // not s: boxing it again allocates
 		}
 	case types.KindDate:
 		if ms, ok := numberMillis(x); ok {

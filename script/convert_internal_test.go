@@ -216,3 +216,54 @@ func TestTime_conversions(t *testing.T) {
 		}
 	}
 }
+
+// TestConvert_intsWithoutAllocation: an integer of a row or of state goes
+// to JavaScript and back to Go with no allocation when it is small (the
+// shared tables of smallint.go), and keeps its value past them.
+func TestConvert_intsWithoutAllocation(t *testing.T) {
+	e := testEngine(t)
+	bigint := mustType(t, "BIGINT")
+	for _, i := range []int64{0, 255, 683, smallIntCount - 1, smallIntCount, -1, 1 << 40} {
+		back, cerr := e.fromJS(e.intToJS(i), &bigint)
+		if cerr != nil || back != i {
+			t.Errorf("%d came back as %v (%v)", i, back, cerr)
+		}
+	}
+	v := int64(683)
+	allocs := testing.AllocsPerRun(100, func() {
+		if x, cerr := e.fromJS(e.intToJS(v), &bigint); cerr != nil || x != any(v) {
+			t.Fatalf("683 came back as %v", x)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("683 to JavaScript and back: %v allocations, want 0", allocs)
+	}
+	tinyint := mustType(t, "TINYINT")
+	if _, cerr := e.fromJS(e.intToJS(683), &tinyint); cerr == nil {
+		t.Error("683 as TINYINT: no out-of-range error")
+	}
+}
+
+// TestConvert_rowStringsWithoutAllocation: a string that came from a row
+// (realm.str) goes back to Go boxed once, not at every row; one made in
+// JavaScript converts as before.
+func TestConvert_rowStringsWithoutAllocation(t *testing.T) {
+	e := testEngine(t)
+	varchar := mustType(t, "STRING")
+	v := e.str("user42")
+	allocs := testing.AllocsPerRun(100, func() {
+		if x, cerr := e.fromJS(v, &varchar); cerr != nil || x != any("user42") {
+			t.Fatalf("user42 came back as %v", x)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a row's string back to Go: %v allocations, want 0", allocs)
+	}
+	made, err := e.vm.RunString(`"ü" + "ser" + 42`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, cerr := e.fromJS(made, &varchar); cerr != nil || x != any("üser42") {
+		t.Errorf("a string made in JavaScript came back as %v (%v)", x, cerr)
+	}
+}

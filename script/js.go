@@ -340,6 +340,7 @@ type stringCache struct {
 type stringSlot struct {
 	s string
 	v goja.Value
+	x any // s in an interface, made when a function first collects v (goString)
 }
 
 const (
@@ -364,8 +365,28 @@ func (e *realm) str(s string) goja.Value {
 		return slot.v
 	}
 	v := e.vm.ToValue(s)
-	slot.s, slot.v = s, v
+	slot.s, slot.v, slot.x = s, v, nil
 	return v
+}
+
+// goString is the Go value of a JavaScript string. One that came from str
+// (a field of a row, collected again) is boxed once per slot, not at every
+// row.
+func (e *realm) goString(v goja.Value) any {
+	c := &e.strings
+	if c.slots != nil {
+		s := v.String()
+		if len(s) <= stringCacheMaxLen {
+			slot := &c.slots[maphash.String(c.seed, s)&(stringCacheSize-1)]
+			if slot.v != nil && slot.s == s {
+				if slot.x == nil {
+					slot.x = s
+				}
+				return slot.x
+			}
+		}
+	}
+	return v.Export()
 }
 
 // describe renders a JS value for an error message: strings quoted,

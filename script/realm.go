@@ -51,6 +51,7 @@ func (rt *realm) runGuarded() { rt.guardedErr = rt.guarded() }
 func (e *Engine) newRealm() *realm {
 	vm := goja.New()
 	vm.SetFieldNameMapper(goja.UncapFieldNameMapper())
+	initSmallInts(vm)
 	rt := &realm{Engine: e, vm: vm}
 	rt.strings.init()
 	rt.runGuardedFn = rt.runGuarded

@@ -107,7 +107,7 @@ func (r *rowObject) field(i int) goja.Value {
 		return r.e.str(v)
 	case int64:
 		if v >= -maxSafeInt && v <= maxSafeInt {
-			return r.e.vm.ToValue(v)
+			return r.e.intJS(v)
 		}
 	case bool, float64:
 		return r.e.vm.ToValue(v)
