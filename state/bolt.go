@@ -338,7 +338,16 @@ type boltStore struct {
 	snap    *bbolt.Tx
 	snapNS  map[string]*boltNS
 	writers int
+
+	// writeHint is, per namespace, how many writes out of key order the
+	// last write transaction buffered: the next one makes its map that
+	// large at once (a checkpoint of 50k keys grew it ten times). Write
+	// transactions touch it one after the other, never at once.
+	writeHint map[string]int
 }
+
+// maxWriteHint bounds a map made ahead of its writes.
+const maxWriteHint = 1 << 17
 
 // corruptFile returns an error wrapping ErrCorrupt for the file at path.
 func corruptFile(path string, cause error) error {
@@ -603,6 +612,9 @@ func (t *boltTx) space(ns string, create bool) (*boltNS, error) {
 		return nil, nil
 	}
 	sp := &boltNS{name: ns, b: b, sum: nsSum(ns)}
+	if t.writable {
+		sp.hint = min(t.s.writeHint[ns], maxWriteHint)
+	}
 	switch {
 	case t.first == nil:
 		t.first = sp

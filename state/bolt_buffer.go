@@ -41,6 +41,7 @@ type boltNS struct {
 	// stored values are cut from: one allocation for many writes instead
 	// of two a write (cut).
 	slab []byte
+	hint int // the size to make writes (boltStore.writeHint)
 }
 
 // logEntry is a buffered write of boltNS.log.
@@ -72,7 +73,7 @@ func (sp *boltNS) buffer(key, stored []byte) {
 		return
 	}
 	if sp.writes == nil {
-		sp.writes = make(map[string][]byte)
+		sp.writes = make(map[string][]byte, sp.hint)
 	}
 	sp.writes[sp.cutString(key)] = stored
 }
@@ -112,6 +113,12 @@ func (t *boltTx) flush(ns string) error {
 	sp := t.lookup(ns)
 	if sp == nil || !sp.pending() {
 		return nil
+	}
+	if t.writable {
+		if t.s.writeHint == nil {
+			t.s.writeHint = map[string]int{}
+		}
+		t.s.writeHint[ns] = len(sp.writes)
 	}
 	keys := make([]string, 0, len(sp.writes))
 	keys = slices.AppendSeq(keys, maps.Keys(sp.writes))

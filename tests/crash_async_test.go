@@ -23,8 +23,8 @@ const asyncPause = 120 * time.Millisecond
 // announcement, before, during or just after that commit, and started
 // again with the same state file, eight times for each shape; every sink
 // file must equal an uninterrupted run's of the usual build, byte for byte. The shapes: a
-// keyed sum with a live cache of 50 keys (keys evicted after a checkpoint
-// are read back from the store while the commit is in flight), event time
+// keyed sum with a live cache of 50 keys (keys evicted wait encoded in
+// memory, and each checkpoint writes those changed since), event time
 // with timers and ORDER BY, a statement set, and parallelism 2.
 func TestCrash_inFlightCommit(t *testing.T) {
 	if testing.Short() {

@@ -188,6 +188,9 @@ func (s *keyedState) evict(ks *keyState) error {
 	default:
 		delete(s.keys, k)
 	}
+	if rec != nil && rec[0]&warmDirty != 0 {
+		s.dirtyWarm = append(s.dirtyWarm, k)
+	}
 	return nil
 }
 

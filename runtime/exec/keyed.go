@@ -36,7 +36,12 @@ type keyedState struct {
 	// round (keyState.slot is a key's place in it).
 	live      []*keyState
 	hand      int
-	warmBytes int64           // bytes of the warm records
+	warmBytes int64 // bytes of the warm records
+	// dirtyWarm are the keys evicted changed since the last periodic
+	// flush, which writes their warm records: a walk of every key in
+	// memory (100k) cost a checkpoint more than the writes. A key may be
+	// there twice, or be live again: the flush looks at its slot.
+	dirtyWarm []string
 	spilled   map[string]bool // keys with values in the spill area
 	// stored: the store held value state of this uid when the call
 	// began (or, with no filter, may hold some now). Keys written since
@@ -74,7 +79,7 @@ func newKeyedState(n *PtfNode, ex *Execution) keyedState {
 // large state needs the memory they hold (B with 1M keys: a third of
 // its peak). A key looked up after it is read back from the store.
 func (s *keyedState) release() {
-	s.keys, s.live, s.hand, s.warmBytes = map[string]keySlot{}, nil, 0, 0
+	s.keys, s.live, s.hand, s.warmBytes, s.dirtyWarm = map[string]keySlot{}, nil, 0, 0, nil
 	s.stored = true
 }
 
@@ -290,7 +295,20 @@ func (s *keyedState) flushValues(tx state.Tx, inOrder bool) error {
 				}
 			}
 		}
+		for _, k := range s.dirtyWarm {
+			slot := s.keys[k]
+			if slot.rec == nil || slot.rec[0]&warmDirty == 0 || (slot.ks != nil && !slot.ks.warm) {
+				continue // flushed already, spilled, or live again
+			}
+			if err := s.flushWarm(tx, k, slot.rec); err != nil {
+				return err
+			}
+		}
+		clear(s.dirtyWarm)
+		s.dirtyWarm = s.dirtyWarm[:0]
+		return s.flushSpill(tx)
 	}
+	s.dirtyWarm = nil
 	var dirty []string
 	for k, slot := range s.keys {
 		switch ks := slot.ks; {
