@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bufio"
+	"fmt"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
@@ -38,11 +39,17 @@ func TestCrash_inFlightCommit(t *testing.T) {
 		t.Fatalf("building ptfsh: %v\n%s", err, out)
 	}
 	data := crashClicks(100_000, 2000)
-	shapes := []struct{ name, preamble, script string }{
-		{name: "small_cache", preamble: "SET 'state.cache-size' = '50';\n", script: `
+	const sumScript = `
 CREATE TABLE totals (user_id STRING, total BIGINT, n INT) WITH ('connector' = 'filesystem', 'path' = 'totals.csv', 'format' = 'csv');
 INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
-`},
+`
+	shapes := []struct{ name, preamble, script string }{
+		// Every row misses the cache: more evictions between checkpoints
+		// than keys, and the flush walks the keys (keyedState.dirtyAll).
+		{name: "small_cache", preamble: "SET 'state.cache-size' = '50';\n", script: sumScript},
+		// Hot keys hit: the flush writes the keys evicted changed from
+		// its list (keyedState.dirtyWarm).
+		{name: "small_cache_hot_keys", preamble: "SET 'state.cache-size' = '50';\n", script: sumScript},
 	}
 	for _, s := range crashShapes {
 		if s.name == "event_time" || s.name == "statement_set" || s.name == "parallel" {
@@ -54,8 +61,12 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 	}
 	for _, shape := range shapes {
 		t.Run(shape.name, func(t *testing.T) {
+			input := data
+			if shape.name == "small_cache_hot_keys" {
+				input = crashHotClicks(100_000)
+			}
 			setup := func(dir string) {
-				writeCrashJob(t, dir, data, "SET 'execution.checkpointing.interval-rows' = '8000';\n"+shape.preamble, shape.script)
+				writeCrashJob(t, dir, input, "SET 'execution.checkpointing.interval-rows' = '8000';\n"+shape.preamble, shape.script)
 			}
 			args := func(dir string) []string {
 				return []string{"--state", filepath.Join(dir, "state.db"), "-f", filepath.Join(dir, "job.sql")}
@@ -144,4 +155,19 @@ func runKilledInFlight(t *testing.T, bin string, args []string, nth int, after t
 		t.Fatalf("run failed: %v\n%s", err, other.String())
 	}
 	return seen
+}
+
+// crashHotClicks is crashClicks where nine rows in ten come from 40 hot
+// users and the tenth from 2,000 others.
+func crashHotClicks(rows int) string {
+	var data strings.Builder
+	start := int64(1_767_225_600_000) // 2026-01-01
+	for i := 0; i < rows; i++ {
+		user := fmt.Sprintf("h%02d", (i*7)%40)
+		if i%10 == 9 {
+			user = fmt.Sprintf("c%04d", (i*7919)%2000)
+		}
+		fmt.Fprintf(&data, "%s,%d,%d\n", user, i%100, start+int64(i)*1000)
+	}
+	return data.String()
 }

@@ -188,8 +188,14 @@ func (s *keyedState) evict(ks *keyState) error {
 	default:
 		delete(s.keys, k)
 	}
-	if rec != nil && rec[0]&warmDirty != 0 {
-		s.dirtyWarm = append(s.dirtyWarm, k)
+	if rec != nil && rec[0]&warmDirty != 0 && !s.dirtyAll {
+		if len(s.dirtyWarm) >= max(len(s.keys), 1024) {
+			// Many evictions and no checkpoint (interval-rows 0, or no
+			// state file): the flush walks the keys instead.
+			s.dirtyWarm, s.dirtyAll = nil, true
+		} else {
+			s.dirtyWarm = append(s.dirtyWarm, k)
+		}
 	}
 	return nil
 }

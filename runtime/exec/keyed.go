@@ -40,8 +40,10 @@ type keyedState struct {
 	// dirtyWarm are the keys evicted changed since the last periodic
 	// flush, which writes their warm records: a walk of every key in
 	// memory (100k) cost a checkpoint more than the writes. A key may be
-	// there twice, or be live again: the flush looks at its slot.
+	// there twice, or be live again: the flush looks at its slot. Past
+	// as many entries as keys, dirtyAll replaces it: the flush walks them.
 	dirtyWarm []string
+	dirtyAll  bool
 	spilled   map[string]bool // keys with values in the spill area
 	// stored: the store held value state of this uid when the call
 	// began (or, with no filter, may hold some now). Keys written since
@@ -79,7 +81,8 @@ func newKeyedState(n *PtfNode, ex *Execution) keyedState {
 // large state needs the memory they hold (B with 1M keys: a third of
 // its peak). A key looked up after it is read back from the store.
 func (s *keyedState) release() {
-	s.keys, s.live, s.hand, s.warmBytes, s.dirtyWarm = map[string]keySlot{}, nil, 0, 0, nil
+	s.keys, s.live, s.hand, s.warmBytes = map[string]keySlot{}, nil, 0, 0
+	s.dirtyWarm, s.dirtyAll = nil, false
 	s.stored = true
 }
 
@@ -295,6 +298,16 @@ func (s *keyedState) flushValues(tx state.Tx, inOrder bool) error {
 				}
 			}
 		}
+		if s.dirtyAll {
+			for k, slot := range s.keys {
+				if slot.rec != nil && slot.rec[0]&warmDirty != 0 && (slot.ks == nil || slot.ks.warm) {
+					if err := s.flushWarm(tx, k, slot.rec); err != nil {
+						return err
+					}
+				}
+			}
+			s.dirtyAll = false
+		}
 		for _, k := range s.dirtyWarm {
 			slot := s.keys[k]
 			if slot.rec == nil || slot.rec[0]&warmDirty == 0 || (slot.ks != nil && !slot.ks.warm) {
@@ -308,7 +321,7 @@ func (s *keyedState) flushValues(tx state.Tx, inOrder bool) error {
 		s.dirtyWarm = s.dirtyWarm[:0]
 		return s.flushSpill(tx)
 	}
-	s.dirtyWarm = nil
+	s.dirtyWarm, s.dirtyAll = nil, false
 	var dirty []string
 	for k, slot := range s.keys {
 		switch ks := slot.ks; {

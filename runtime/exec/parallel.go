@@ -312,7 +312,8 @@ func (p *ParallelOp) adopt() {
 		// The main operator keeps none: the key states it made to read
 		// them hold no values.
 		m.timers = timerService{seq: m.timers.seq}
-		m.keys, m.live, m.hand, m.warmBytes, m.dirtyWarm = map[string]keySlot{}, nil, 0, 0, nil
+		m.keys, m.live, m.hand, m.warmBytes = map[string]keySlot{}, nil, 0, 0
+		m.dirtyWarm, m.dirtyAll = nil, false
 	}
 	for j, b := range m.Buffers {
 		if b == nil {
