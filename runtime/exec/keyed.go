@@ -283,7 +283,8 @@ func (s *keyedState) storeHasState() (bool, error) {
 // keys go in key order: the store keeps writes that come in key order in
 // a log, with no map and no sort (state/bolt.go). A periodic checkpoint
 // commits in the background, which sorts the buffered keys there, so it
-// takes them as they come.
+// takes them as they come: the live keys, then the warm ones of
+// dirtyWarm (or of a walk, when dirtyAll).
 func (s *keyedState) flushValues(tx state.Tx, inOrder bool) error {
 	if s.codec == nil {
 		return nil
