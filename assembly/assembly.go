@@ -165,7 +165,9 @@ func New(o Options) (*Shell, error) {
 		Out: o.Out, Err: o.Err, Loader: engine, Store: store, Scratch: scratch,
 		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Trace: o.Trace, TraceFilter: o.TraceFilter, Echo: o.Echo, Dialect: o.Dialect,
 		Parallelism: o.Parallelism, ShuffleSeed: o.ShuffleSeed, ProcessingTime: o.ProcessingTime,
-		OpenStore: func(path string) (state.Store, error) { return state.OpenBolt(path, state.BoltOptions{}) },
+		OpenStore: func(path string) (state.Store, error) {
+			return state.OpenBolt(path, state.BoltOptions{PageSize: state.CheckpointPageSize})
+		},
 		// SET 'ptf.eval-timeout', 'ptf.max-memory', 'ptf.max-rows-per-call',
 		// 'ptf.max-call-depth' and 'ptfsh.seed' go to the script engine,
 		// which says their values in force for SET;.
@@ -221,7 +223,7 @@ func openStore(o Options) (st state.Store, closeStore func(), scratch bool, err 
 		st := state.NewMem()
 		return st, func() { st.Close() }, false, nil
 	case o.StatePath != "":
-		st, err := state.OpenBolt(o.StatePath, state.BoltOptions{NoSync: o.NoSync})
+		st, err := state.OpenBolt(o.StatePath, state.BoltOptions{NoSync: o.NoSync, PageSize: state.CheckpointPageSize})
 		if err != nil {
 			return nil, nil, false, err
 		}

@@ -68,7 +68,22 @@ type BoltOptions struct {
 	// read-only stores may use one file, but not while a read-write store
 	// holds it. Update returns ErrReadOnly. The file must already exist.
 	ReadOnly bool
+
+	// PageSize is the page size of a file OpenBolt creates (0: the
+	// operating system's, 4 KiB); an existing file keeps its own.
+	// CheckpointPageSize suits a state file that takes checkpoints.
+	PageSize int
 }
+
+// CheckpointPageSize is the page size for state files that periodic
+// checkpoints write: a checkpoint that changes most keys rewrites a
+// quarter as many pages as with 4 KiB, through a tree one level
+// shallower, with less garbage for the collector (B over 5M rows with
+// checkpoints every 100k rows: 0.987× the time, 1.087× that of no
+// checkpoints instead of 1.109×). A small file is larger (112 KiB
+// instead of 28), and the final checkpoint of 1M keys holds about
+// 24 MiB more at its peak, so a scratch store keeps 4 KiB.
+const CheckpointPageSize = 16 << 10
 
 // OpenBolt opens the state file at path, creating it if no file exists
 // there, and returns a Store backed by it, with one bbolt bucket per
@@ -213,6 +228,7 @@ func openLocked(path string, f *os.File, created bool, opts BoltOptions, timeout
 		// value the transaction holds onto the heap (node.dereference);
 		// B with 1M keys peaked 60 MB higher at its final checkpoint.
 		InitialMmapSize: initialMmapSize,
+		PageSize:        opts.PageSize, // of a new file; an existing one keeps its own
 	}
 	err = s.guard(func() (err error) {
 		s.db, err = bbolt.Open(path, 0o600, bopts)

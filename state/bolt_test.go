@@ -605,3 +605,78 @@ func TestOpenBolt_formatVersion1(t *testing.T) {
 	check(state.BoltOptions{ReadOnly: true})
 	check(state.BoltOptions{})
 }
+
+// TestOpenBolt_pageSize: a file OpenBolt creates takes BoltOptions.PageSize
+// (CheckpointPageSize for state files), an existing file keeps its own,
+// and a file of 4 KiB pages written before reads and takes writes when
+// opened with 16 KiB asked for.
+func TestOpenBolt_pageSize(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.db")
+	st, err := state.OpenBolt(old, state.BoltOptions{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Update(func(tx state.Tx) error { return tx.Put("ns", []byte("k1"), []byte("v1")) }); err != nil {
+		t.Fatal(err)
+	}
+	small := state.PageSizeOf(st)
+	st.Close()
+	st, err = state.OpenBolt(old, state.BoltOptions{NoSync: true, PageSize: state.CheckpointPageSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := state.PageSizeOf(st); got != small {
+		t.Errorf("an existing file of %d-byte pages opened as %d", small, got)
+	}
+	if err := st.Update(func(tx state.Tx) error { return tx.Put("ns", []byte("k2"), []byte("v2")) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"k1", "k2"} {
+		if err := st.View(func(tx state.Tx) error {
+			v, err := tx.Get("ns", []byte(k))
+			if err == nil && v == nil {
+				err = fmt.Errorf("missing")
+			}
+			return err
+		}); err != nil {
+			t.Errorf("%s: %v", k, err)
+		}
+	}
+	st.Close()
+
+	fresh, err := state.OpenBolt(filepath.Join(dir, "new.db"), state.BoltOptions{NoSync: true, PageSize: state.CheckpointPageSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := state.PageSizeOf(fresh); got != state.CheckpointPageSize {
+		t.Errorf("a new file has %d-byte pages, want %d", got, state.CheckpointPageSize)
+	}
+	if err := fresh.Update(func(tx state.Tx) error {
+		for i := range 2000 {
+			if err := tx.Put("ns", fmt.Appendf(nil, "key%05d", i), bytes.Repeat([]byte("v"), 40)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	fresh.Close()
+	// OpenBolt's checks of the whole file know its page size: a file of
+	// 16 KiB pages cut short is refused as one of 4 KiB pages is.
+	path := filepath.Join(dir, "new.db")
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := state.OpenBolt(path, state.BoltOptions{PageSize: state.CheckpointPageSize}); !errors.Is(err, state.ErrCorrupt) {
+		if err == nil {
+			st.Close()
+		}
+		t.Errorf("a truncated file of 16 KiB pages: %v, want ErrCorrupt", err)
+	}
+}

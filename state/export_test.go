@@ -36,3 +36,6 @@ func SetBeforeAsyncCommit(t interface{ Cleanup(func()) }, f func() error) {
 	beforeAsyncCommit = f
 	t.Cleanup(func() { beforeAsyncCommit = old })
 }
+
+// PageSizeOf is the page size of a bbolt store's file.
+func PageSizeOf(s Store) int { return s.(*boltStore).db.Info().PageSize }
