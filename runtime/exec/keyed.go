@@ -289,57 +289,19 @@ func (s *keyedState) flushValues(tx state.Tx, inOrder bool) error {
 	if s.codec == nil {
 		return nil
 	}
-	var b []byte
-	var err error
 	if !inOrder {
-		for _, ks := range s.live {
-			if ks.dirty {
-				if b, err = s.flushLive(tx, ks, b); err != nil {
-					return err
-				}
-			}
-		}
-		if s.dirtyAll {
-			for k, slot := range s.keys {
-				if slot.rec != nil && slot.rec[0]&warmDirty != 0 && (slot.ks == nil || slot.ks.warm) {
-					if err := s.flushWarm(tx, k, slot.rec); err != nil {
-						return err
-					}
-				}
-			}
-			s.dirtyAll = false
-		}
-		for _, k := range s.dirtyWarm {
-			slot := s.keys[k]
-			if slot.rec == nil || slot.rec[0]&warmDirty == 0 || (slot.ks != nil && !slot.ks.warm) {
-				continue // flushed already, spilled, or live again
-			}
-			if err := s.flushWarm(tx, k, slot.rec); err != nil {
-				return err
-			}
-		}
-		clear(s.dirtyWarm)
-		s.dirtyWarm = s.dirtyWarm[:0]
-		return s.flushSpill(tx)
+		return s.flushPeriodic(tx)
 	}
 	s.dirtyWarm, s.dirtyAll = nil, false
 	var dirty []string
 	for k, slot := range s.keys {
-		switch ks := slot.ks; {
-		case ks != nil && !ks.warm:
-			if ks.dirty && inOrder {
-				dirty = append(dirty, k)
-			}
-		case slot.rec == nil || slot.rec[0]&warmDirty == 0:
-		case inOrder:
+		if (slot.ks != nil && !slot.ks.warm && slot.ks.dirty) || slot.warmChanged() {
 			dirty = append(dirty, k)
-		default:
-			if err := s.flushWarm(tx, k, slot.rec); err != nil {
-				return err
-			}
 		}
 	}
 	slices.Sort(dirty)
+	var b []byte
+	var err error
 	for _, k := range dirty {
 		if slot := s.keys[k]; slot.ks != nil && !slot.ks.warm {
 			b, err = s.flushLive(tx, slot.ks, b)
@@ -351,6 +313,49 @@ func (s *keyedState) flushValues(tx state.Tx, inOrder bool) error {
 		}
 	}
 	return s.flushSpill(tx)
+}
+
+// flushPeriodic is flushValues for a periodic checkpoint: the changed
+// live keys, then the changed warm ones of dirtyWarm (or, when dirtyAll,
+// of a walk of every key), as they come.
+func (s *keyedState) flushPeriodic(tx state.Tx) error {
+	var b []byte
+	var err error
+	for _, ks := range s.live {
+		if ks.dirty {
+			if b, err = s.flushLive(tx, ks, b); err != nil {
+				return err
+			}
+		}
+	}
+	flush := func(k string, slot keySlot) error {
+		if !slot.warmChanged() {
+			return nil // flushed already, spilled, or live again
+		}
+		return s.flushWarm(tx, k, slot.rec)
+	}
+	if s.dirtyAll {
+		for k, slot := range s.keys {
+			if err := flush(k, slot); err != nil {
+				return err
+			}
+		}
+		s.dirtyAll = false
+	}
+	for _, k := range s.dirtyWarm {
+		if err := flush(k, s.keys[k]); err != nil {
+			return err
+		}
+	}
+	clear(s.dirtyWarm)
+	s.dirtyWarm = s.dirtyWarm[:0]
+	return s.flushSpill(tx)
+}
+
+// warmChanged reports whether a key's slot holds a warm record (the key
+// is not live) changed since the last checkpoint.
+func (slot keySlot) warmChanged() bool {
+	return slot.rec != nil && slot.rec[0]&warmDirty != 0 && (slot.ks == nil || slot.ks.warm)
 }
 
 // flushLive writes the entries of a live key to tx; b is a buffer to
