@@ -247,6 +247,7 @@ func (e *realm) fromJS(v goja.Value, t *types.Type) (any, *convError) {
 		if goja.IsString(v) {
 			return e.goString(v), nil
 		}
+		return nil, cannotUse(v, t) // only a string is one
 	}
 	x := v.Export()
 	switch t.Kind {
@@ -278,10 +279,6 @@ func (e *realm) fromJS(v goja.Value, t *types.Type) (any, *convError) {
 	case types.KindDecimal:
 		if d, ok := decimalFromJS(x, t); ok {
 			return d, nil
-		}
-	case types.KindChar, types.KindVarChar:
-		if _, ok := x.(string); ok && goja.IsString(v) {
-			return x, nil // not s: boxing it again allocates
 		}
 	case types.KindDate:
 		if ms, ok := numberMillis(x); ok {
