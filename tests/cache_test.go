@@ -11,27 +11,34 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// TestCache_spillKeepsOutput runs a stateful query whose state is ten
-// times (and a hundred times) the value-state cache, over a memory and a
-// bbolt store, with and without checkpoints in between: every run prints
-// what a run with a large cache prints.
-func TestCache_spillKeepsOutput(t *testing.T) {
-	dir := t.TempDir()
-	var b strings.Builder
-	for i := 0; i < 6000; i++ {
-		fmt.Fprintf(&b, "k%04d,%d\n", (i*7919)%1000, i%7)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "k.csv"), []byte(b.String()), 0o644); err != nil {
+// sumJob writes a folder with csv as k.csv (key,v) and the keyed sum
+// crashSum, and returns it with the query that sums k by key.
+func sumJob(t *testing.T, csv string) (dir, query string) {
+	t.Helper()
+	dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "k.csv"), []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(crashSum), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	query := `SET 'ptfsh.format' = 'rows';
+	return dir, `SET 'ptfsh.format' = 'rows';
 CREATE FUNCTION sum AS 'sum.js';
 CREATE TABLE k (key STRING, v INT) WITH ('connector' = 'filesystem', 'path' = 'k.csv', 'format' = 'csv');
 SELECT * FROM sum(TABLE k PARTITION BY key);
 `
+}
+
+// TestCache_spillKeepsOutput runs a stateful query whose state is ten
+// times (and a hundred times) the value-state cache, over a memory and a
+// bbolt store, with and without checkpoints in between: every run prints
+// what a run with a large cache prints.
+func TestCache_spillKeepsOutput(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 6000; i++ {
+		fmt.Fprintf(&b, "k%04d,%d\n", (i*7919)%1000, i%7)
+	}
+	dir, query := sumJob(t, b.String())
 	want := RunScript(t, dir, query)
 	if n := strings.Count(want, "\n"); n != 6000 {
 		t.Fatalf("reference run printed %d lines", n)
@@ -60,10 +67,11 @@ SELECT * FROM sum(TABLE k PARTITION BY key);
 }
 
 // TestCache_cleanEvictionAfterCheckpoint: keys that a checkpoint wrote and
-// that were evicted unchanged since must read back from the store. The first
-// rows use few keys (no eviction before the first checkpoint), the rest many.
+// that were evicted unchanged since come back with their values (from the
+// warm tier; TestCache_spillKeepsOutput's small cache-bytes sends them to
+// the store). The first rows use few keys (no eviction before the first
+// checkpoint), the rest many.
 func TestCache_cleanEvictionAfterCheckpoint(t *testing.T) {
-	dir := t.TempDir()
 	var b strings.Builder
 	for i := 0; i < 300; i++ {
 		fmt.Fprintf(&b, "k%04d,%d\n", i%20, i%7)
@@ -71,17 +79,7 @@ func TestCache_cleanEvictionAfterCheckpoint(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		fmt.Fprintf(&b, "k%04d,%d\n", (i*7919)%500, i%7)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "k.csv"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(crashSum), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	query := `SET 'ptfsh.format' = 'rows';
-CREATE FUNCTION sum AS 'sum.js';
-CREATE TABLE k (key STRING, v INT) WITH ('connector' = 'filesystem', 'path' = 'k.csv', 'format' = 'csv');
-SELECT * FROM sum(TABLE k PARTITION BY key);
-`
+	dir, query := sumJob(t, b.String())
 	want := RunScript(t, dir, query)
 	for _, par := range []int{1, 2} {
 		got, _ := stripWorkerNotes(runScriptParallel(t, dir, "query.sql", "SET 'state.cache-size' = '50';\nSET 'execution.checkpointing.interval-rows' = '300';\n"+query, state.NewMem(), par))
@@ -107,22 +105,11 @@ func (c *viewCounter) View(fn func(state.Tx) error) error {
 // needs no store read. 50 keys, a cache of 10, a checkpoint every 100
 // rows: a run that read evicted keys back from the store made 194 reads.
 func TestCache_cleanKeysStayWarm(t *testing.T) {
-	dir := t.TempDir()
 	var b strings.Builder
 	for i := 0; i < 2000; i++ {
 		fmt.Fprintf(&b, "k%04d,%d\n", (i*7919)%50, i%7)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "k.csv"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "sum.js"), []byte(crashSum), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	query := `SET 'ptfsh.format' = 'rows';
-CREATE FUNCTION sum AS 'sum.js';
-CREATE TABLE k (key STRING, v INT) WITH ('connector' = 'filesystem', 'path' = 'k.csv', 'format' = 'csv');
-SELECT * FROM sum(TABLE k PARTITION BY key);
-`
+	dir, query := sumJob(t, b.String())
 	want := RunScript(t, dir, query)
 	store := &viewCounter{Store: state.NewMem()}
 	got := runScriptParallel(t, dir, "query.sql", "SET 'state.cache-size' = '10';\nSET 'execution.checkpointing.interval-rows' = '100';\n"+query, store, 1)

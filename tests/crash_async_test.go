@@ -43,17 +43,18 @@ func TestCrash_inFlightCommit(t *testing.T) {
 CREATE TABLE totals (user_id STRING, total BIGINT, n INT) WITH ('connector' = 'filesystem', 'path' = 'totals.csv', 'format' = 'csv');
 INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 `
-	shapes := []struct{ name, preamble, script string }{
+	type shape struct{ name, preamble, script, data string }
+	shapes := []shape{
 		// Every row misses the cache: more evictions between checkpoints
 		// than keys, and the flush walks the keys (keyedState.dirtyAll).
-		{name: "small_cache", preamble: "SET 'state.cache-size' = '50';\n", script: sumScript},
+		{name: "small_cache", preamble: "SET 'state.cache-size' = '50';\n", script: sumScript, data: data},
 		// Hot keys hit: the flush writes the keys evicted changed from
 		// its list (keyedState.dirtyWarm).
-		{name: "small_cache_hot_keys", preamble: "SET 'state.cache-size' = '50';\n", script: sumScript},
+		{name: "small_cache_hot_keys", preamble: "SET 'state.cache-size' = '50';\n", script: sumScript, data: crashHotClicks(100_000)},
 	}
 	for _, s := range crashShapes {
 		if s.name == "event_time" || s.name == "statement_set" || s.name == "parallel" {
-			shapes = append(shapes, struct{ name, preamble, script string }{s.name, "", s.script})
+			shapes = append(shapes, shape{name: s.name, script: s.script, data: data})
 			if s.name == "parallel" {
 				shapes[len(shapes)-1].preamble = "SET 'parallelism.default' = '2';\n"
 			}
@@ -61,12 +62,8 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 	}
 	for _, shape := range shapes {
 		t.Run(shape.name, func(t *testing.T) {
-			input := data
-			if shape.name == "small_cache_hot_keys" {
-				input = crashHotClicks(100_000)
-			}
 			setup := func(dir string) {
-				writeCrashJob(t, dir, input, "SET 'execution.checkpointing.interval-rows' = '8000';\n"+shape.preamble, shape.script)
+				writeCrashJob(t, dir, shape.data, "SET 'execution.checkpointing.interval-rows' = '8000';\n"+shape.preamble, shape.script)
 			}
 			args := func(dir string) []string {
 				return []string{"--state", filepath.Join(dir, "state.db"), "-f", filepath.Join(dir, "job.sql")}
