@@ -36,23 +36,12 @@ func BenchmarkKeyedState(b *testing.B) {
 			node := &PtfNode{Def: &ptf.FuncDef{State: []ptf.StateDecl{{Name: "count"}}}, Fn: "bench", Uid: "bench"}
 			s := newKeyedState(node, ex)
 			s.codec = counterCodec{}
-			rows := make([]types.Row, 1<<16)
-			z := newZipf(keys)
-			for i := range rows {
-				rows[i] = types.Row{Fields: []any{fmt.Sprintf("user%d", z.next())}}
-			}
-			cols := []int{0}
+			rows := zipfRows(1<<16, keys)
 			var cur *keyState
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				cur = s.lookupRow(rows[i&(len(rows)-1)], cols, cur)
-				e := &cur.ents[0]
-				if !e.loaded || e.val == nil {
-					e.val, e.loaded = new(int64), true
-				}
-				*e.val.(*int64)++
-				cur.dirty = true
+				cur = s.count(rows[i&(len(rows)-1)], cur)
 				if s.evictErr != nil {
 					b.Fatal(s.evictErr)
 				}
@@ -60,6 +49,31 @@ func BenchmarkKeyedState(b *testing.B) {
 		})
 	}
 }
+
+// zipfRows makes n rows of one column, user0 .. user<keys-1> drawn by zipf.
+func zipfRows(n, keys int) []types.Row {
+	rows := make([]types.Row, n)
+	z := newZipf(keys)
+	for i := range rows {
+		rows[i] = types.Row{Fields: []any{fmt.Sprintf("user%d", z.next())}}
+	}
+	return rows
+}
+
+// count is the benchmarks' function: it adds one to the count of row r's
+// key (its first column) and returns the key's state, the next cur.
+func (s *keyedState) count(r types.Row, cur *keyState) *keyState {
+	cur = s.lookupRow(r, benchKeyCols, cur)
+	e := &cur.ents[0]
+	if !e.loaded || e.val == nil {
+		e.val, e.loaded = new(int64), true
+	}
+	*e.val.(*int64)++
+	cur.dirty = true
+	return cur
+}
+
+var benchKeyCols = []int{0}
 
 // zipf draws 0..n-1 with P(k) ∝ 1/(k+1), as bench/gen's users.
 type zipf struct {
@@ -113,12 +127,7 @@ func BenchmarkPeriodicFlush(b *testing.B) {
 	node := &PtfNode{Def: &ptf.FuncDef{State: []ptf.StateDecl{{Name: "count"}}}, Fn: "bench", Uid: "bench"}
 	s := newKeyedState(node, ex)
 	s.codec = counterCodec{}
-	rows := make([]types.Row, 100_000)
-	z := newZipf(100_000)
-	for i := range rows {
-		rows[i] = types.Row{Fields: []any{fmt.Sprintf("user%d", z.next())}}
-	}
-	cols := []int{0}
+	rows := zipfRows(100_000, 100_000)
 	var cur *keyState
 	errRollback := fmt.Errorf("rolled back")
 	b.ReportAllocs()
@@ -126,13 +135,7 @@ func BenchmarkPeriodicFlush(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		for _, r := range rows {
-			cur = s.lookupRow(r, cols, cur)
-			e := &cur.ents[0]
-			if !e.loaded || e.val == nil {
-				e.val, e.loaded = new(int64), true
-			}
-			*e.val.(*int64)++
-			cur.dirty = true
+			cur = s.count(r, cur)
 		}
 		if s.evictErr != nil {
 			b.Fatal(s.evictErr)
