@@ -59,31 +59,49 @@ func bench(c config, e *env, ws []workload, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "ptfsh benchmark, %s: %s input rows per workload, %d round(s), users %s (skew %g, seed %d); %s/%s, %d CPUs, %s, node %s; took %s\n\n",
 		started.Format("2006-01-02"), thousands(c.rows), c.rounds, thousands(c.keys), c.skew, c.seed,
 		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), e.goVersion, orNone(e.nodeVersion), time.Since(started).Round(time.Second))
-	fmt.Fprintln(stdout, "| workload | engine | rows/s (median) | min–max | peak RSS (median) | ratio |")
-	fmt.Fprintln(stdout, "|---|---|---:|---:|---:|---:|")
+	fmt.Fprintln(stdout, "| workload | engine | rows/s (median) | min–max | peak RSS (median) | ratio | paired ratio (min–max) |")
+	fmt.Fprintln(stdout, "|---|---|---:|---:|---:|---:|---:|")
 	for wi, w := range ws {
 		rows := e.rowsOf(c, w)
-		var ref float64
-		for _, r := range tables[wi] {
+		var ref *result
+		for i, r := range tables[wi] {
 			if r.engine == w.ref {
-				ref = r.median(rows)
+				ref = &tables[wi][i]
 			}
 		}
 		for _, r := range tables[wi] {
 			rates := r.rates(rows)
-			ratio := "–"
-			if ref > 0 {
-				ratio = fmt.Sprintf("%.2f× %s", r.median(rows)/ref, shortRef(w.ref))
+			ratio, paired := "–", "–"
+			if ref != nil && r.engine != ref.engine {
+				ratio = fmt.Sprintf("%.2f× %s", r.median(rows)/ref.median(rows), shortRef(w.ref))
+				if ps := r.paired(*ref); len(ps) > 0 {
+					paired = fmt.Sprintf("%.2f× (%.2f–%.2f)", median(ps), slices.Min(ps), slices.Max(ps))
+				}
 			}
 			title := w.title
 			if r.engine != tables[wi][0].engine {
 				title = "" // the workload's first row names it
 			}
-			fmt.Fprintf(stdout, "| %s | %s | %s | %s–%s | %.0f MiB | %s |\n", title, r.engine,
-				rate(median(rates)), rate(slices.Min(rates)), rate(slices.Max(rates)), r.medianRSS()/1024, ratio)
+			fmt.Fprintf(stdout, "| %s | %s | %s | %s–%s | %.0f MiB | %s | %s |\n", title, r.engine,
+				rate(median(rates)), rate(slices.Min(rates)), rate(slices.Max(rates)), r.medianRSS()/1024, ratio, paired)
 		}
 	}
 	return nil
+}
+
+// paired returns r's speed against ref's round by round: in each round
+// the two ran a few seconds apart, so a machine whose speed drifts over
+// the minutes of a run moves both alike, and the ratio of one round
+// holds where the ratio of the medians, taken from runs far apart, does
+// not. Rounds missing on either side are skipped.
+func (r result) paired(ref result) []float64 {
+	var ps []float64
+	for i := range min(len(r.runs), len(ref.runs)) {
+		if a, b := r.runs[i].wall, ref.runs[i].wall; a > 0 && b > 0 {
+			ps = append(ps, b.Seconds()/a.Seconds())
+		}
+	}
+	return ps
 }
 
 func (r result) rates(rows int) []float64 {

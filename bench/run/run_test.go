@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCheck runs `go run ./bench/run -check` on 2,000 rows: the generator,
@@ -57,5 +58,31 @@ func statSources(t *testing.T, root string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPaired: the paired ratio compares runs of the same round, so a
+// machine twice as slow in later rounds leaves it unchanged.
+func TestPaired(t *testing.T) {
+	runs := func(walls ...float64) []measurement {
+		var ms []measurement
+		for _, w := range walls {
+			ms = append(ms, measurement{wall: time.Duration(w * float64(time.Second))})
+		}
+		return ms
+	}
+	ref := result{engine: "ref", runs: runs(1, 2, 2)}
+	r := result{engine: "r", runs: runs(1.1, 2.2, 2.2, 9)}
+	got := r.paired(ref)
+	if len(got) != 3 {
+		t.Fatalf("paired gave %d ratios, want 3 (the rounds both ran): %v", len(got), got)
+	}
+	for i, p := range got {
+		if p < 0.909 || p > 0.91 {
+			t.Errorf("round %d: paired ratio %.4f, want 1/1.1", i, p)
+		}
+	}
+	if got := r.paired(result{runs: runs(0)}); len(got) != 0 {
+		t.Errorf("a run without a time paired: %v", got)
 	}
 }
