@@ -97,7 +97,44 @@ func TestRecord_encodesAsPlainObject(t *testing.T) {
 		if gotKeys, wantKeys := r.object(vm).Keys(), plain.(*goja.Object).Keys(); !equalStrings(gotKeys, wantKeys) {
 			t.Errorf("%s: keys %q, a plain object's %q", change, gotKeys, wantKeys)
 		}
+		// Decoded with the default's fields in its order, a record shares
+		// the default's keys, as one made from the default does.
+		if br, ok := back.(*record); ok {
+			sameShape := equalStrings(br.keys, in.d.initial[0].record)
+			if br.shared != sameShape {
+				t.Errorf("%s: decoded record with keys %q: shared = %v, want %v", change, br.keys, br.shared, sameShape)
+			}
+		}
 	}
+	// Adding a field to a decoded record that shares the default's keys
+	// leaves the default's shape alone.
+	enc, err := in.AppendState(nil, 0, mustState(t, in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := in.DecodeState(0, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := in.e.vm
+	if err := vm.Set("s", back.(*record).object(vm)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := vm.RunString(`s.extra = 1; delete s.n`); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mustState(t, in).(*record).keys, []string{"n", "name", "on", "z", "u"}; !equalStrings(got, want) {
+		t.Errorf("after a decoded record changed its fields, the default's are %q, want %q", got, want)
+	}
+}
+
+func mustState(t *testing.T, in *instance) any {
+	t.Helper()
+	v, err := in.NewState(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 func equalStrings(a, b []string) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -582,6 +583,13 @@ func (in *instance) DecodeState(i int, data []byte) (any, error) {
 	}
 	if i >= 0 && i < len(in.d.initial) && in.d.initial[i].record != nil {
 		if keys, ok := recordShape(n); ok {
+			// A record with the default's fields, in its order, shares
+			// the default's keys, as a record made from the default does:
+			// no slice of keys per key, and no look for index keys when it
+			// is encoded again.
+			if def := in.d.initial[i].record; slices.Equal(keys, def) {
+				return in.e.newRecord(def, n.(objNode), true)
+			}
 			return in.e.newRecord(keys, n.(objNode), false)
 		}
 	}
