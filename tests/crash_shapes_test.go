@@ -19,8 +19,8 @@ import (
 // crashShapes are scripts of the shapes that exactly-once must hold for:
 // a table read twice in one statement, a statement set, a script of
 // several INSERTs, INSERT OVERWRITE between INSERTs INTO, event time with
-// timers and ORDER BY, and parallelism 2 (a keyed sum, and event time with
-// timers and ORDER BY).
+// timers and ORDER BY, and parallelism 2 (a keyed sum, event time with
+// timers and ORDER BY, and list and map state).
 // Each writes file sinks named *.csv in its folder.
 var crashShapes = []struct {
 	name   string
@@ -72,7 +72,30 @@ CREATE TABLE timed (user_id STRING, v INT, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts
 CREATE TABLE alerts (user_id STRING, last_v INT, n INT, rowtime TIMESTAMP_LTZ(3)) WITH ('connector' = 'filesystem', 'path' = 'alerts.csv', 'format' = 'csv');
 INSERT INTO alerts SELECT * FROM quiet(TABLE timed PARTITION BY user_id ORDER BY ts, on_time => DESCRIPTOR(ts));
 `},
+	{name: "parallel_views", flags: []string{"--parallelism", "2"}, script: `
+CREATE FUNCTION recent AS 'recent.js';
+CREATE TABLE recents (user_id STRING, recent STRING, seen INT) WITH ('connector' = 'filesystem', 'path' = 'recents.csv', 'format' = 'csv');
+INSERT INTO recents SELECT * FROM recent(TABLE clicks PARTITION BY user_id);
+`},
 }
+
+// crashRecent keeps list and map state (Flink's ListView and MapView): the
+// last values of its key, cut back to two past four, and a count per last
+// digit.
+const crashRecent = `export default {
+  output: "ROW<recent STRING, seen INT>",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { recent: { kind: "list", type: "ARRAY<INT>" }, byDigit: { kind: "map", type: "MAP<INT, INT>" } },
+  eval(ctx, { recent, byDigit }, { r }) {
+    recent.add(r.v);
+    let all = recent.getList();
+    if (all.length > 4) { recent.clear(); recent.addAll(all.slice(-2)); all = recent.getList(); }
+    const d = r.v % 10;
+    const seen = (byDigit.contains(d) ? byDigit.get(d) : 0) + 1;
+    byDigit.put(d, seen);
+    ctx.collect({ recent: all.join(" "), seen });
+  },
+};`
 
 // crashSum keeps a running total and count of column v per key (the
 // crash and cache tests share it).
@@ -221,6 +244,7 @@ func writeCrashJob(t *testing.T, dir, clicks, preamble, script string) {
 		"clicks.csv": clicks,
 		"sum.js":     crashSum,
 		"quiet.js":   crashQuiet,
+		"recent.js":  crashRecent,
 		"job.sql": preamble + `CREATE FUNCTION sum AS 'sum.js';
 CREATE TABLE clicks (user_id STRING, v INT, ts BIGINT) WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv');
 ` + script,

@@ -46,7 +46,6 @@ var parallelismRow = regexp.MustCompile(`(?m)^(\|\s+parallelism\.default \|\s+)\
 // parallelism above 1. A call of any other shape must run on every worker,
 // so that the equivalence test cannot pass by falling back to one.
 var parallelFallbacks = map[string]bool{
-	"ListView/MapView state":     true,
 	"a timeline":                 true,
 	"it takes no table argument": true,
 	"its instances cannot run apart (no isolated runtime, e.g. a built-in function)": true,
@@ -352,6 +351,84 @@ func TestParallelism_resume(t *testing.T) {
 		for _, pars := range [][2]int{{2, 1}, {1, 2}, {2, 2}} {
 			if got := run(pars, prefix); got != want {
 				t.Errorf("%sparallelism %d then %d differs from 1 then 1 (-want +got):\n%s", prefix, pars[0], pars[1], cmp.Diff(want, got))
+			}
+		}
+	}
+}
+
+// viewsFn keeps list and map state (Flink's ListView and MapView): the
+// last values of its key, cut back to three past five, and a count per
+// last digit, iterated in full at each call.
+const viewsFn = `export default {
+  output: "ROW<recent STRING, digit INT, seen INT, digits INT>",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: {
+    recent: { kind: "list", type: "ARRAY<INT>" },
+    byDigit: { kind: "map", type: "MAP<INT, INT>" },
+  },
+  eval(ctx, { recent, byDigit }, { r }) {
+    recent.add(r.i);
+    let all = recent.getList();
+    if (all.length > 5) {
+      recent.clear();
+      recent.addAll(all.slice(-3));
+      all = recent.getList();
+    }
+    const d = r.i % 10;
+    const seen = (byDigit.contains(d) ? byDigit.get(d) : 0) + 1;
+    byDigit.put(d, seen);
+    if (seen % 7 === 0) byDigit.remove((d + 1) % 10);
+    let digits = 0;
+    for (const [k, v] of byDigit.entries()) digits += k * v;
+    ctx.collect({ recent: all.join(" "), digit: d, seen, digits });
+  },
+};`
+
+// TestParallelism_views runs a call with list and map state on two workers:
+// it must run on both and give the output of parallelism 1, with the views
+// flushed by checkpoints every 700 rows and read back from the state file
+// (a cache of 3 keys a worker), and when the parallelism changes between
+// two statements that hand their state on.
+func TestParallelism_views(t *testing.T) {
+	run := func(pars []int, prefix string) string {
+		dir, query := parScript(t, viewsFn, 6_000, 23)
+		query = prefix + "SET 'ptfsh.end-of-input' = 'false';\n" + query
+		store, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		var out strings.Builder
+		for i, par := range pars {
+			if i > 0 {
+				var b strings.Builder
+				for j := 6_000 * i; j < 6_000*(i+1); j++ {
+					fmt.Fprintf(&b, "k%d,%d\n", (j*7919)%23, j)
+				}
+				f, err := os.OpenFile(filepath.Join(dir, "c.csv"), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.WriteString(b.String())
+				f.Close()
+				out.WriteString("----\n")
+			}
+			got, n := stripWorkerNotes(runScriptParallel(t, dir, "query.sql", query, store, par))
+			if par > 1 && n != 1 {
+				t.Fatalf("parallelism %d: the call did not run on %d workers:\n%s", par, par, got[max(0, len(got)-400):])
+			}
+			out.WriteString(parallelismRow.ReplaceAllString(got, "${1}1 |"))
+		}
+		return out.String()
+	}
+	for _, prefix := range []string{"", "SET 'execution.checkpointing.interval-rows' = '700';\nSET 'state.cache-size' = '3';\n"} {
+		want := run([]int{1, 1}, prefix)
+		if !strings.Contains(want, "+I[k") || strings.Contains(want, "rror") {
+			t.Fatalf("%sparallelism 1 gave no rows or an error:\n%.600s", prefix, want)
+		}
+		for _, pars := range [][]int{{2, 2}, {2, 1}, {1, 2}} {
+			if got := run(pars, prefix); got != want {
+				t.Errorf("%sparallelism %v differs from 1 then 1 (-want +got):\n%s", prefix, pars, cmp.Diff(want, got))
 			}
 		}
 	}

@@ -113,9 +113,6 @@ func parallelReason(n *PtfNode, ex *Execution) string {
 		}
 	}
 	for _, sd := range n.Def.State {
-		if sd.Kind != ptf.ValueState {
-			return "ListView/MapView state"
-		}
 		if sd.TTLSet && sd.TTL > 0 {
 			return "state TTL"
 		}
@@ -846,6 +843,11 @@ func (p *ParallelOp) Flush(tx state.Tx, final bool) error {
 					return err
 				}
 			}
+		}
+	}
+	for _, w := range p.workers {
+		if err := w.Views.prepare(tx); err != nil {
+			return err
 		}
 	}
 	for _, w := range p.workers {

@@ -154,14 +154,20 @@ func (v *viewState) MapClear(ks *keyState, i int) error {
 func (v *viewState) clearMap(d *mapDelta) {
 	v.Pending -= len(d.writes)
 	d.writes, d.cleared, d.expired, d.sorted, d.sortedOK = map[string][]byte{}, true, nil, nil, false
+	d.stored, d.scanned = nil, false
 	d.gen++
 }
 
 // flushMap writes map d of key enc to tx.
 func flushMap(tx state.Tx, ns string, enc []byte, d *mapDelta) error {
 	if d.cleared {
-		if err := deletePrefix(tx, ns, enc); err != nil {
-			return err
+		if !d.scanned {
+			return fmt.Errorf("internal error: map of a checkpoint not prepared (viewState.prepare)")
+		}
+		for _, k := range d.stored {
+			if err := tx.Delete(ns, k); err != nil {
+				return err
+			}
 		}
 	}
 	key := func(ek string) []byte { return append(append(make([]byte, 0, len(enc)+len(ek)), enc...), ek...) }
