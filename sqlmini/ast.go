@@ -304,7 +304,7 @@ type ValuesRow struct {
 }
 
 // Select is SELECT items FROM source [WHERE] [GROUP BY] [HAVING] [WINDOW]
-// [ORDER BY] [LIMIT].
+// [ORDER BY] [LIMIT n] [OFFSET m [ROWS]] [FETCH FIRST|NEXT n ROWS ONLY].
 type Select struct {
 	Pos      Pos
 	Distinct bool          `parser:"'SELECT' @'DISTINCT'?"`
@@ -321,6 +321,9 @@ type Select struct {
 	Windows []*NamedWindow `parser:"( 'WINDOW' @@ ( ',' @@ )* )?"`
 	OrderBy []*SortItem    `parser:"( 'ORDER' 'BY' @@ ( ',' @@ )* )?"`
 	Limit   *string        `parser:"( 'LIMIT' @Number )?"`
+	Offset  *string        `parser:"( 'OFFSET' @Number ( 'ROW' | 'ROWS' )? )?"`
+	// Fetch is the n of FETCH FIRST|NEXT n ROW|ROWS ONLY, another LIMIT n.
+	Fetch *string `parser:"( 'FETCH' ( 'FIRST' | 'NEXT' ) @Number ( 'ROW' | 'ROWS' ) 'ONLY' )?"`
 }
 
 // NamedWindow is name AS (window) in a SELECT's WINDOW clause.

@@ -28,7 +28,8 @@
 //	row         = "(" expr {"," expr} ")" | "WATERMARK" expr .
 //	select      = "SELECT" ["DISTINCT"] item {"," item} ["FROM" from {join}] ["WHERE" expr] ["GROUP" "BY" exprs]
 //	              ["HAVING" expr] ["WINDOW" name "AS" "(" window ")" {"," name "AS" "(" window ")"}]
-//	              ["ORDER" "BY" sort {"," sort}] ["LIMIT" number] .
+//	              ["ORDER" "BY" sort {"," sort}] ["LIMIT" number] ["OFFSET" number ["ROW" | "ROWS"]]
+//	              ["FETCH" ("FIRST" | "NEXT") number ("ROW" | "ROWS") "ONLY"] .
 //	item        = "*" | name "." "*" | expr [["AS"] name] .
 //	sort        = expr ["ASC" | "DESC"] ["NULLS" ("FIRST" | "LAST")] .
 //	from        = ( "TABLE" "(" call ")" | call | "(" query ")" | name ) ["FOR" "SYSTEM_TIME" "AS" "OF" expr]

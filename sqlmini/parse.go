@@ -392,7 +392,6 @@ var unsupportedWords = map[string]string{
 	"UNION":           "UNION without ALL is not supported yet: write UNION ALL",
 	"EXCEPT":          "EXCEPT is not supported yet",
 	"INTERSECT":       "INTERSECT is not supported yet",
-	"OFFSET":          "OFFSET is not supported yet",
 	"MATCH_RECOGNIZE": "MATCH_RECOGNIZE is not supported yet",
 }
 

@@ -160,7 +160,9 @@ var printTests = []struct {
 	{"ptf/table function", "SELECT * FROM TABLE(f(TABLE t, x => DEFAULT)) AS r", "SELECT * FROM TABLE(f(TABLE t, x => DEFAULT)) AS r"},
 	{"ptf/table subquery", "SELECT * FROM f(TABLE (SELECT * FROM t WHERE a > 0) PARTITION BY a)", "SELECT * FROM f(TABLE (SELECT * FROM t WHERE a > 0) PARTITION BY a)"},
 	{"ptf/no args", "SELECT * FROM f()", "SELECT * FROM f()"},
-	{"window/tumble named", "select * from table(TUMBLE(DATA => table t, TIMECOL => descriptor(ts), SIZE => interval '10' minutes, `OFFSET` => interval '1' minute))", "SELECT * FROM TABLE(TUMBLE(DATA => TABLE t, TIMECOL => DESCRIPTOR(ts), SIZE => INTERVAL '10' MINUTES, OFFSET => INTERVAL '1' MINUTE))"},
+	{"select/offset", "select x from t order by x desc limit 2 offset 1", "SELECT x FROM t ORDER BY x DESC LIMIT 2 OFFSET 1 ROWS"},
+	{"select/fetch", "select x from t offset 1 row fetch first 2 rows only", "SELECT x FROM t OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY"},
+	{"window/tumble named", "select * from table(TUMBLE(DATA => table t, TIMECOL => descriptor(ts), SIZE => interval '10' minutes, `OFFSET` => interval '1' minute))", "SELECT * FROM TABLE(TUMBLE(DATA => TABLE t, TIMECOL => DESCRIPTOR(ts), SIZE => INTERVAL '10' MINUTES, `OFFSET` => INTERVAL '1' MINUTE))"},
 	{"window/session partitioned", "SELECT window_start, COUNT(*) FROM SESSION(TABLE t PARTITION BY (a, b), DESCRIPTOR(ts), INTERVAL '0.002' SECOND) GROUP BY a, b, window_start, window_end", "SELECT window_start, COUNT(*) FROM SESSION(TABLE t PARTITION BY (a, b), DESCRIPTOR(ts), INTERVAL '0.002' SECOND) GROUP BY a, b, window_start, window_end"},
 	{"ptf/nested", "SELECT * FROM g(TABLE (SELECT * FROM TABLE(f(TABLE t))))", "SELECT * FROM g(TABLE (SELECT * FROM TABLE(f(TABLE t))))"},
 

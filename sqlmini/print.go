@@ -629,6 +629,16 @@ func (s *Select) format(b *strings.Builder) {
 		b.WriteString(" LIMIT ")
 		b.WriteString(*s.Limit)
 	}
+	if s.Offset != nil {
+		b.WriteString(" OFFSET ")
+		b.WriteString(*s.Offset)
+		b.WriteString(" ROWS")
+	}
+	if s.Fetch != nil {
+		b.WriteString(" FETCH NEXT ")
+		b.WriteString(*s.Fetch)
+		b.WriteString(" ROWS ONLY")
+	}
 }
 
 // String prints * or expr [AS alias].

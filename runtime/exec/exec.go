@@ -378,37 +378,50 @@ func (s *projectStream) Close() error { return s.in.Close() }
 
 // limitNode stops after n rows.
 type LimitNode struct {
-	In Node
-	N  int64
+	In     Node
+	N      int64
+	Offset int64 // rows skipped first (OFFSET); the planner allows it over insert-only input
 }
 
 func (n *LimitNode) Schema() types.Schema           { return n.In.Schema() }
 func (n *LimitNode) Changelog() types.ChangelogMode { return n.In.Changelog() }
 func (n *LimitNode) Children() []Node               { return []Node{n.In} }
-func (n *LimitNode) Explain() string                { return "Limit(fetch=[" + strconv.Itoa(int(n.N)) + "])" }
+func (n *LimitNode) Explain() string {
+	if n.Offset > 0 {
+		return "Limit(offset=[" + strconv.FormatInt(n.Offset, 10) + "], fetch=[" + strconv.FormatInt(n.N, 10) + "])"
+	}
+	return "Limit(fetch=[" + strconv.FormatInt(n.N, 10) + "])"
+}
 
 func (n *LimitNode) Open(ex *Execution) (Stream, error) {
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &limitStream{in: in, left: n.N}, nil
+	return &limitStream{in: in, skip: n.Offset, left: n.N}, nil
 }
 
 type limitStream struct {
 	in   Stream
+	skip int64 // rows of OFFSET still to skip
 	left int64
 }
 
 func (s *limitStream) Next() (Event, error) {
-	if s.left <= 0 {
-		return Event{Kind: EvEnd}, nil
+	for {
+		if s.left <= 0 {
+			return Event{Kind: EvEnd}, nil
+		}
+		ev, err := s.in.Next()
+		if err == nil && ev.Kind == EvRow {
+			if s.skip > 0 {
+				s.skip--
+				continue
+			}
+			s.left--
+		}
+		return ev, err
 	}
-	ev, err := s.in.Next()
-	if err == nil && ev.Kind == EvRow {
-		s.left--
-	}
-	return ev, err
 }
 
 func (s *limitStream) Close() error { return s.in.Close() }

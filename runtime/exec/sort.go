@@ -72,23 +72,31 @@ func sortKeyTexts(keys []OrderKey) string {
 	return strings.Join(s, ", ")
 }
 
-// TopNNode is ORDER BY keys LIMIT n over an insert-only input, as Flink's
-// AppendOnlyTopNFunction without a rank number: a row that sorts into the
-// first n is emitted as +I, after a -D of the row it pushes out; a row
-// equal in its keys to the last one of a full top n does not enter it.
+// TopNNode is ORDER BY keys LIMIT n [OFFSET m] over an insert-only input,
+// as Flink's AppendOnlyTopNFunction without a rank number. Without OFFSET,
+// a row that sorts into the first n is emitted as +I, after a -D of the
+// row it pushes out. With OFFSET m the output is the places m+1 to m+n,
+// each a row that an arrival may change: a place that changes gives -U of
+// its old row and +U of its new one, a place filled for the first time +I,
+// place by place (Flink 2.3.0 gives these rows). A row equal in its keys to
+// the last one of a full top does not enter it.
 type TopNNode struct {
-	In   Node
-	Keys []OrderKey
-	N    int64
+	In     Node
+	Keys   []OrderKey
+	N      int64
+	Offset int64
 }
 
 func (n *TopNNode) Schema() types.Schema { return n.In.Schema() }
 func (n *TopNNode) Changelog() types.ChangelogMode {
+	if n.Offset > 0 {
+		return types.NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter)
+	}
 	return types.NewChangelogMode(types.Insert, types.Delete)
 }
 func (n *TopNNode) Children() []Node { return []Node{n.In} }
 func (n *TopNNode) Explain() string {
-	return "SortLimit(orderBy=[" + sortKeyTexts(n.Keys) + "], offset=[0], fetch=[" + strconv.FormatInt(n.N, 10) + "], strategy=[AppendFastStrategy])"
+	return "SortLimit(orderBy=[" + sortKeyTexts(n.Keys) + "], offset=[" + strconv.FormatInt(n.Offset, 10) + "], fetch=[" + strconv.FormatInt(n.N, 10) + "], strategy=[AppendFastStrategy])"
 }
 
 func (n *TopNNode) Open(ex *Execution) (Stream, error) {
@@ -108,7 +116,7 @@ type sortedRow struct {
 type topNStream struct {
 	n       *TopNNode
 	in      Stream
-	buf     []sortedRow // the top n, in order
+	buf     []sortedRow // the top offset+n, in order
 	pending []Event
 }
 
@@ -124,14 +132,36 @@ func (s *topNStream) add(r types.Row) error {
 	}
 	// After every row whose keys are equal: ties keep arrival order.
 	at := sort.Search(len(s.buf), func(i int) bool { return compareSortKeys(s.n.Keys, s.buf[i].key, key) > 0 })
-	if int64(at) >= s.n.N {
+	top := s.n.Offset + s.n.N
+	if int64(at) >= top {
 		return nil
 	}
 	r = r.Copy()
 	r.Kind = types.Insert
+	before := len(s.buf)
 	s.buf = append(s.buf, sortedRow{})
 	copy(s.buf[at+1:], s.buf[at:])
 	s.buf[at] = sortedRow{key: key, row: r}
+	if s.n.Offset > 0 {
+		// The places from the new row's (or the first shown) on moved
+		// down by one: each shown place that held a row changes, the
+		// first empty one fills.
+		for p := max(int64(at), s.n.Offset); p < top && p < int64(len(s.buf)); p++ {
+			now := s.buf[p].row
+			if p < int64(before) {
+				old := s.buf[p+1].row // the row that was at p, one place down now
+				old.Kind, now.Kind = types.UpdateBefore, types.UpdateAfter
+				s.pending = append(s.pending, Event{Kind: EvRow, Row: old}, Event{Kind: EvRow, Row: now})
+			} else {
+				now.Kind = types.Insert
+				s.pending = append(s.pending, Event{Kind: EvRow, Row: now})
+			}
+		}
+		if int64(len(s.buf)) > top {
+			s.buf = s.buf[:top]
+		}
+		return nil
+	}
 	if int64(len(s.buf)) > s.n.N {
 		last := s.buf[len(s.buf)-1].row
 		s.buf = s.buf[:len(s.buf)-1]

@@ -160,7 +160,7 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if k := x.Type().Kind; k != types.KindBoolean && k != types.KindNull {
 			return nil, sqlmini.Errorf(sel.Having.Pos, "HAVING needs a BOOLEAN condition, not %s", x.Type())
 		}
-		if sel.Limit != nil {
+		if sel.Limit != nil || sel.Fetch != nil {
 			return nil, sqlmini.Errorf(sel.Pos, "LIMIT with HAVING is not supported yet")
 		}
 		havingText = ExprText(sel.Having)
@@ -204,15 +204,18 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		}
 		return &exec.ProjectNode{In: f, Exprs: exprs, Sch: types.Schema{Columns: cols[:visible]}, Texts: names(cols[:visible])}, nil
 	}
-	if sel.Limit != nil {
-		lim, err := strconv.ParseInt(*sel.Limit, 10, 64)
-		if err != nil || lim < 0 {
-			return nil, sqlmini.Errorf(sel.Pos, "LIMIT needs a whole number, not %s", *sel.Limit)
-		}
+	lim, err := limitOf(sel)
+	if err != nil {
+		return nil, err
+	}
+	if lim.has {
 		if win != nil {
-			return &exec.LimitNode{In: win, N: lim}, nil
+			return &exec.LimitNode{In: win, N: lim.n, Offset: lim.offset}, nil
 		}
-		return &exec.GroupLimitNode{In: n, N: lim}, nil
+		if lim.offset > 0 {
+			return nil, sqlmini.Errorf(sel.Pos, "OFFSET over a GROUP BY's updating result is not supported yet")
+		}
+		return &exec.GroupLimitNode{In: n, N: lim.n}, nil
 	}
 	return agg, nil
 }

@@ -357,7 +357,7 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 			// ORDER BY ... LIMIT over the groups: a Top-N of an updating
 			// input, over the aggregation's columns.
 			agg := *sel
-			agg.OrderBy, agg.Limit = nil, nil
+			agg.OrderBy, agg.Limit, agg.Offset, agg.Fetch = nil, nil, nil, nil
 			n, err := p.planAggregate(&agg, in, sc) // GROUP BY: aggregate.go
 			if err != nil {
 				return nil, err
@@ -445,14 +445,58 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 	if len(sel.OrderBy) > 0 {
 		return p.planOrderBy(sel, pre, in)
 	}
-	if sel.Limit != nil {
-		n, err := strconv.ParseInt(*sel.Limit, 10, 64)
-		if err != nil || n < 0 {
-			return nil, sqlmini.Errorf(sel.Pos, "LIMIT needs a whole number, not %s", *sel.Limit)
+	lim, err := limitOf(sel)
+	if err != nil {
+		return nil, err
+	}
+	if lim.has {
+		if lim.offset > 0 && !in.Changelog().IsInsertOnly() {
+			return nil, sqlmini.Errorf(sel.Pos, "OFFSET over an updating input (%s) is not supported yet", in.Changelog())
 		}
-		in = &exec.LimitNode{In: in, N: n}
+		in = &exec.LimitNode{In: in, N: lim.n, Offset: lim.offset}
 	}
 	return in, nil
+}
+
+// limitClause is a SELECT's LIMIT n (or FETCH FIRST n ROWS ONLY) and
+// OFFSET m.
+type limitClause struct {
+	has       bool // a LIMIT or a FETCH
+	n, offset int64
+}
+
+// limitOf reads a SELECT's LIMIT, OFFSET and FETCH. As in Flink's
+// streaming mode, OFFSET needs LIMIT or FETCH.
+func limitOf(sel *sqlmini.Select) (limitClause, error) {
+	var c limitClause
+	count := func(s *string, what string) (int64, error) {
+		n, err := strconv.ParseInt(*s, 10, 64)
+		if err != nil || n < 0 {
+			return 0, sqlmini.Errorf(sel.Pos, "%s needs a whole number, not %s", what, *s)
+		}
+		return n, nil
+	}
+	var err error
+	switch {
+	case sel.Limit != nil && sel.Fetch != nil:
+		return c, sqlmini.Errorf(sel.Pos, "LIMIT and FETCH both limit the rows: write one of them")
+	case sel.Limit != nil:
+		c.has = true
+		c.n, err = count(sel.Limit, "LIMIT")
+	case sel.Fetch != nil:
+		c.has = true
+		c.n, err = count(sel.Fetch, "FETCH")
+	}
+	if err != nil {
+		return c, err
+	}
+	if sel.Offset != nil {
+		if !c.has {
+			return c, sqlmini.Errorf(sel.Pos, "FETCH is missed, which on streaming table is not supported currently: OFFSET needs LIMIT n or FETCH NEXT n ROWS ONLY after it (Flink's streaming mode keeps no unbounded rest)")
+		}
+		c.offset, err = count(sel.Offset, "OFFSET")
+	}
+	return c, err
 }
 
 // planOrderBy plans a SELECT's ORDER BY over its result (out, the
@@ -510,15 +554,18 @@ func (p *Planner) orderKeys(sel *sqlmini.Select, sch types.Schema) ([]exec.Order
 
 // sortNode is the Top-N or the temporal sort of in by keys.
 func (p *Planner) sortNode(sel *sqlmini.Select, in exec.Node, keys []exec.OrderKey) (exec.Node, error) {
-	if sel.Limit != nil {
-		n, err := strconv.ParseInt(*sel.Limit, 10, 64)
-		if err != nil || n < 0 {
-			return nil, sqlmini.Errorf(sel.Pos, "LIMIT needs a whole number, not %s", *sel.Limit)
-		}
+	lim, err := limitOf(sel)
+	if err != nil {
+		return nil, err
+	}
+	if lim.has {
 		if !in.Changelog().IsInsertOnly() {
-			return &exec.RetractTopNNode{In: in, Keys: keys, N: n, Key: exec.UpsertKeyOf(in)}, nil
+			if lim.offset > 0 {
+				return nil, sqlmini.Errorf(sel.Pos, "ORDER BY ... OFFSET over an updating input (%s) is not supported yet", in.Changelog())
+			}
+			return &exec.RetractTopNNode{In: in, Keys: keys, N: lim.n, Key: exec.UpsertKeyOf(in)}, nil
 		}
-		return &exec.TopNNode{In: in, Keys: keys, N: n}, nil
+		return &exec.TopNNode{In: in, Keys: keys, N: lim.n, Offset: lim.offset}, nil
 	}
 	if m := in.Changelog(); !m.IsInsertOnly() {
 		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "Sort on a non-time-attribute field is not supported: ORDER BY over an updating input (%s) needs LIMIT n (a Top-N)", m)
