@@ -353,14 +353,17 @@ type SelectItem struct {
 	Alias  *Name `parser:"   ( 'AS'? @@ )? )"`
 }
 
-// Join is one table joined to the ones before it in FROM: [INNER | LEFT
-// [OUTER] | RIGHT [OUTER] | FULL [OUTER] | CROSS] JOIN item [ON cond |
-// USING (cols)], or , item (a cross join, whose condition WHERE gives).
+// Join is one table joined to the ones before it in FROM: [NATURAL]
+// [INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER] | CROSS] JOIN item
+// [ON cond | USING (cols)], or , item (a cross join, whose condition WHERE
+// gives).
 type Join struct {
 	Pos   Pos
 	Comma bool `parser:"(  @','"`
+	// Natural is NATURAL: USING the columns both sides have.
+	Natural bool `parser:" | @'NATURAL'?"`
 	// Kind is "", "INNER", "LEFT", "RIGHT", "FULL" or "CROSS".
-	Kind  string    `parser:" | ( @( 'LEFT' | 'RIGHT' | 'FULL' ) 'OUTER'? | @( 'INNER' | 'CROSS' ) )? 'JOIN' )"`
+	Kind  string    `parser:"   ( @( 'LEFT' | 'RIGHT' | 'FULL' ) 'OUTER'? | @( 'INNER' | 'CROSS' ) )? 'JOIN' )"`
 	Item  *FromItem `parser:"@@"`
 	On    *Expr     `parser:"( 'ON' @@"`
 	Using []*Name   `parser:"| 'USING' '(' @@ ( ',' @@ )* ')' )?"`

@@ -385,7 +385,6 @@ func convertError(err error, src string) error {
 // unsupportedWords are Flink SQL constructs the dialect does not have yet,
 // by the reserved word that starts them, and what to say about each.
 var unsupportedWords = map[string]string{
-	"NATURAL":         "NATURAL JOIN is not supported yet: write JOIN ... USING (columns) or JOIN ... ON",
 	"LATERAL":         "LATERAL is not supported yet",
 	"HAVING":          "HAVING needs GROUP BY or an aggregate before it",
 	"ORDER":           "ORDER BY is not allowed here: it follows a SELECT's WHERE, GROUP BY and HAVING",

@@ -715,6 +715,9 @@ func (j *Join) format(b *strings.Builder) {
 		return
 	}
 	b.WriteString(" ")
+	if j.Natural {
+		b.WriteString("NATURAL ")
+	}
 	if j.Kind != "" {
 		b.WriteString(upper(j.Kind))
 		b.WriteString(" ")

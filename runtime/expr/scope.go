@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -40,6 +41,10 @@ type Scope struct {
 type MergedColumn struct {
 	Name  string
 	Index int
+	// Natural marks a column of a NATURAL JOIN: * shows it once, but an
+	// unqualified name of it is ambiguous, as in Flink 2.3.0 (Calcite),
+	// where a USING column's is not.
+	Natural bool
 }
 
 // StarColumns returns the columns that * selects.
@@ -93,6 +98,25 @@ func (s *Scope) Lookup(ref *sqlmini.ColumnRef) (int, error) {
 	return i, nil
 }
 
+// Has reports whether an unqualified name is a column of the scope: of a
+// table of a join (or a USING column), or of its schema.
+func (s *Scope) Has(name string) bool {
+	if len(s.Tables) == 0 {
+		return s.Schema.Index(name) >= 0
+	}
+	for _, m := range s.Merged {
+		if m.Name == name {
+			return true
+		}
+	}
+	for _, t := range s.Tables {
+		if slices.Contains(t.Cols, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // lookupJoined resolves a column in the scope of a join, with Flink's
 // (Calcite's) messages for a column of no table or of several.
 func (s *Scope) lookupJoined(ref *sqlmini.ColumnRef) (int, error) {
@@ -101,7 +125,7 @@ func (s *Scope) lookupJoined(ref *sqlmini.ColumnRef) (int, error) {
 	switch len(parts) {
 	case 1:
 		for _, m := range s.Merged {
-			if m.Name == name {
+			if m.Name == name && !m.Natural {
 				return m.Index, nil
 			}
 		}

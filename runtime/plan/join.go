@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,6 +94,12 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 	if err != nil {
 		return nil, err
 	}
+	natural := j.Natural
+	if natural {
+		if j, err = p.natural(js, j, right); err != nil {
+			return nil, err
+		}
+	}
 	for _, t := range js.tables {
 		if ralias != "" && strings.EqualFold(t.Name, ralias) {
 			return nil, sqlmini.Errorf(j.Item.Pos, "Duplicate relation name '%s' in FROM clause; give one of them an alias: %s AS %s2", ralias, ralias, ralias)
@@ -148,6 +155,11 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 		}
 	}
 	lsc := p.joinedScope(js)
+	if natural {
+		// The join's own keys read the columns an earlier NATURAL JOIN
+		// merged, as its * shows them.
+		lsc.Merged = unmasked(lsc.Merged)
+	}
 	rsc := p.scope(right.Schema(), []expr.ScopeTable{{Name: ralias, Cols: right.Schema().Names()}})
 	n := &exec.JoinNode{Left: left, Right: right, Kind: kind}
 	var rest []*sqlmini.NotExpr
@@ -224,11 +236,64 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 	n.Sch = types.Schema{Columns: out}
 	n.Text = exec.JoinText(kind.String(), strings.Join(where, " AND "), n.Sch)
 	if len(using) > 0 {
-		mergeUsing(js, n, tables, using, width, right.Schema().Len())
+		mergeUsing(js, n, tables, using, natural, width, right.Schema().Len())
 		return pending, nil
 	}
 	js.joined(n, tables, width, right.Schema().Len())
 	return pending, nil
+}
+
+// natural returns NATURAL JOIN j as the join USING the columns of right
+// whose names the tables joined so far have, in their order there (as
+// Calcite orders them); with none it is a cross join (as in Flink).
+func (p *Planner) natural(js *joinScope, j *sqlmini.Join, right exec.Node) (*sqlmini.Join, error) {
+	switch {
+	case strings.EqualFold(j.Kind, "CROSS"):
+		return nil, sqlmini.Errorf(j.Pos, "Cannot specify condition (NATURAL keyword, or ON or USING clause) following CROSS JOIN")
+	case j.On != nil || len(j.Using) > 0:
+		return nil, sqlmini.Errorf(j.Pos, "Cannot specify NATURAL keyword with ON or USING clause: write NATURAL JOIN t, or JOIN t ON/USING")
+	}
+	lsc := p.joinedScope(js)
+	lsc.Merged = unmasked(lsc.Merged)
+	type common struct {
+		name string
+		at   int
+	}
+	var both []common
+	for _, name := range right.Schema().Names() {
+		ref := &sqlmini.ColumnRef{Pos: j.Pos, Parts: []*sqlmini.Name{{Pos: j.Pos, Value: sqlmini.Ident(name)}}}
+		if !lsc.Has(name) {
+			continue
+		}
+		at, err := lsc.Lookup(ref)
+		if err != nil {
+			return nil, err // a name of several left tables: ambiguous
+		}
+		both = append(both, common{name, at})
+	}
+	slices.SortFunc(both, func(a, b common) int { return a.at - b.at })
+	n := *j
+	n.Natural = false
+	if len(both) == 0 {
+		if k := strings.ToUpper(j.Kind); k != "" && k != "INNER" {
+			return nil, sqlmini.Errorf(j.Pos, "NATURAL %s JOIN of tables with no column in common is not supported yet: write %s JOIN ... ON", k, k)
+		}
+		n.Kind = "CROSS"
+	}
+	for _, c := range both {
+		n.Using = append(n.Using, &sqlmini.Name{Pos: j.Pos, Value: sqlmini.Ident(c.name)})
+	}
+	return &n, nil
+}
+
+// unmasked is merged with every column readable by its name: a NATURAL
+// JOIN's too.
+func unmasked(merged []expr.MergedColumn) []expr.MergedColumn {
+	out := slices.Clone(merged)
+	for i := range out {
+		out[i].Natural = false
+	}
+	return out
 }
 
 // usingCol is a column of a USING list: its index on each side and the
@@ -269,7 +334,7 @@ func usingKeys(j *sqlmini.Join, n *exec.JoinNode, lsc, rsc *expr.Scope, sch type
 // does: * shows each once (COALESCE of both sides in an outer join), then
 // the other columns of the left and of the right; an unqualified name of
 // one reads the merged column, a qualified one its side's.
-func mergeUsing(js *joinScope, n *exec.JoinNode, tables []expr.ScopeTable, using []usingCol, width, rn int) {
+func mergeUsing(js *joinScope, n *exec.JoinNode, tables []expr.ScopeTable, using []usingCol, natural bool, width, rn int) {
 	m := len(using)
 	var exprs []expr.Expr
 	var cols []types.Column
@@ -320,10 +385,10 @@ func mergeUsing(js *joinScope, n *exec.JoinNode, tables []expr.ScopeTable, using
 	}
 	merged := make([]expr.MergedColumn, 0, m+len(js.merged))
 	for i, u := range using {
-		merged = append(merged, expr.MergedColumn{Name: u.name, Index: i})
+		merged = append(merged, expr.MergedColumn{Name: u.name, Index: i, Natural: natural})
 	}
 	for _, mc := range js.merged {
-		merged = append(merged, expr.MergedColumn{Name: mc.Name, Index: mc.Index + m})
+		merged = append(merged, expr.MergedColumn{Name: mc.Name, Index: mc.Index + m, Natural: mc.Natural})
 	}
 	for i := range tables {
 		tables[i].Start += m
