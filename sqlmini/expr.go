@@ -54,10 +54,12 @@ type Between struct {
 	High      *Additive `parser:"'AND' @@"`
 }
 
-// Like is the rest of x [NOT] LIKE pattern [ESCAPE char].
+// Like is the rest of x [NOT] LIKE pattern [ESCAPE char], or of x [NOT]
+// SIMILAR TO pattern [ESCAPE char] (Similar).
 type Like struct {
 	Pos     Pos
-	Pattern *Additive `parser:"'LIKE' @@"`
+	Similar bool      `parser:"( @'SIMILAR' 'TO' | 'LIKE' )"`
+	Pattern *Additive `parser:"@@"`
 	Escape  *Additive `parser:"( 'ESCAPE' @@ )?"`
 }
 

@@ -109,14 +109,19 @@ func (e *Between) format(b *strings.Builder) {
 	e.High.format(b)
 }
 
-// String prints LIKE pattern [ESCAPE char] (with a leading space).
+// String prints LIKE | SIMILAR TO pattern [ESCAPE char] (with a leading
+// space).
 func (e *Like) String() string { return str(e) }
 
 func (e *Like) format(b *strings.Builder) {
 	if e == nil {
 		return
 	}
-	b.WriteString(" LIKE ")
+	if e.Similar {
+		b.WriteString(" SIMILAR TO ")
+	} else {
+		b.WriteString(" LIKE ")
+	}
 	e.Pattern.format(b)
 	if e.Escape != nil {
 		b.WriteString(" ESCAPE ")

@@ -111,13 +111,20 @@ func compileLike(p *sqlmini.Predicate, left Expr, sc *Scope) (Expr, error) {
 		}
 		args = append(args, esc)
 	}
+	what := "LIKE"
+	if p.Like.Similar {
+		what = "SIMILAR TO"
+	}
 	for _, a := range args {
 		if t := a.Type(); !t.IsString() && t.Kind != types.KindNull {
-			return nil, sqlmini.Errorf(p.Pos, "LIKE needs strings, not %s", t)
+			return nil, sqlmini.Errorf(p.Pos, "%s needs strings, not %s", what, t)
 		}
 	}
 	pos := p.Pos
 	negated := p.Negated
+	if p.Like.Similar {
+		return compileSimilar(pos, negated, args)
+	}
 	return strict(types.TypeBoolean, false, args, func(v []any) (any, error) {
 		var esc rune = -1
 		if len(v) == 3 {

@@ -27,7 +27,6 @@ import (
 //   - IF(FALSE, 'a', NULL): Flink refuses the untyped NULL; ptfsh types it.
 //   - CAST('2024-03-15T10:20:30' AS TIMESTAMP) fails in Flink; ptfsh reads
 //     the ISO form too. TIMESTAMP_LTZ '...' literals are ptfsh's.
-//   - Not in ptfsh yet: SIMILAR TO.
 var flinkCases = []struct{ expr, typ, want string }{
 	{`CASE WHEN 1 > 2 THEN 'a' WHEN 2 > 1 THEN 'bb' ELSE 'c' END`, `VARCHAR(2) NOT NULL`, `bb`},
 	{`CASE 2 WHEN 1 THEN 'one' WHEN 2 THEN 'two' END`, `CHAR(3)`, `two`},
@@ -73,6 +72,42 @@ var flinkCases = []struct{ expr, typ, want string }{
 	{`CAST(NULL AS INT) BETWEEN 1 AND 10`, `BOOLEAN`, `null`},
 	{`5 BETWEEN CAST(NULL AS INT) AND 10`, `BOOLEAN`, `null`},
 	{`50 BETWEEN CAST(NULL AS INT) AND 10`, `BOOLEAN`, `false`},
+	// SIMILAR TO (Flink 2.3.0 in streaming mode, session 8): . and ^ keep their
+	// regular-expression meaning, \ and $ are plain, as Calcite translates them.
+	{`'abc' SIMILAR TO 'abc'`, `BOOLEAN NOT NULL`, `true`},
+	{`'abc' SIMILAR TO 'a%'`, `BOOLEAN NOT NULL`, `true`},
+	{`'abc' SIMILAR TO '_b_'`, `BOOLEAN NOT NULL`, `true`},
+	{`'abc' SIMILAR TO 'b%'`, `BOOLEAN NOT NULL`, `false`},
+	{`'abc' SIMILAR TO '(a|x)(b|y)c'`, `BOOLEAN NOT NULL`, `true`},
+	{`'aaa' SIMILAR TO 'a+'`, `BOOLEAN NOT NULL`, `true`},
+	{`'ab' SIMILAR TO 'a{2}'`, `BOOLEAN NOT NULL`, `false`},
+	{`'aab' SIMILAR TO 'a{2}b'`, `BOOLEAN NOT NULL`, `true`},
+	{`'a.c' SIMILAR TO 'a.c'`, `BOOLEAN NOT NULL`, `true`},
+	{`'axc' SIMILAR TO 'a.c'`, `BOOLEAN NOT NULL`, `true`},
+	{`'a$' SIMILAR TO 'a$'`, `BOOLEAN NOT NULL`, `true`},
+	{`'a\b' SIMILAR TO 'a\b'`, `BOOLEAN NOT NULL`, `true`},
+	{`'b' SIMILAR TO '[a-c]'`, `BOOLEAN NOT NULL`, `true`},
+	{`'d' SIMILAR TO '[^a-c]'`, `BOOLEAN NOT NULL`, `true`},
+	{`'X' SIMILAR TO '[[:UPPER:]]'`, `BOOLEAN NOT NULL`, `true`},
+	{`'7' SIMILAR TO '[[:digit:]]+'`, `BOOLEAN NOT NULL`, `true`},
+	{`'a%' SIMILAR TO 'a!%' ESCAPE '!'`, `BOOLEAN NOT NULL`, `true`},
+	{`'ab' SIMILAR TO 'a!%' ESCAPE '!'`, `BOOLEAN NOT NULL`, `false`},
+	{`'a_' SIMILAR TO 'a#_' ESCAPE '#'`, `BOOLEAN NOT NULL`, `true`},
+	{`'abc' NOT SIMILAR TO 'a%'`, `BOOLEAN NOT NULL`, `false`},
+	{`'ABC' SIMILAR TO 'abc'`, `BOOLEAN NOT NULL`, `false`},
+	{`'ab' SIMILAR TO 'a|b'`, `BOOLEAN NOT NULL`, `false`},
+	{`'a' SIMILAR TO 'a|b'`, `BOOLEAN NOT NULL`, `true`},
+	{`'' SIMILAR TO '%'`, `BOOLEAN NOT NULL`, `true`},
+	{`'a b' SIMILAR TO 'a[[:space:]]b'`, `BOOLEAN NOT NULL`, `true`},
+	{`'abab' SIMILAR TO '(ab)*'`, `BOOLEAN NOT NULL`, `true`},
+	{`'ac' SIMILAR TO 'ab?c'`, `BOOLEAN NOT NULL`, `true`},
+	{`'x' SIMILAR TO '^x'`, `BOOLEAN NOT NULL`, `true`},
+	{`'a-b' SIMILAR TO 'a-b'`, `BOOLEAN NOT NULL`, `true`},
+	{`CAST(NULL AS STRING) SIMILAR TO 'a'`, `BOOLEAN`, `null`},
+	{`'x' SIMILAR TO 'a]'`, ``, `!invalid regular expression 'a]'`},              // Flink: Invalid regular expression 'a]'
+	{`'x' SIMILAR TO '[abc'`, ``, `!invalid regular expression '[abc'`},          // Flink: Invalid regular expression '[abc'
+	{`'x' SIMILAR TO 'a!b' ESCAPE '!'`, ``, `!invalid escape sequence in 'a!b'`}, // Flink: Invalid escape sequence 'a!b', 1
+	{`'x' SIMILAR TO 'a' ESCAPE 'xy'`, ``, `!must be one character, not 'xy'`},   // Flink: Invalid escape character 'xy'
 	{`'abc' LIKE 'a%'`, `BOOLEAN NOT NULL`, `true`},
 	{`'abc' LIKE 'a_c'`, `BOOLEAN NOT NULL`, `true`},
 	{`'abc' LIKE 'A%'`, `BOOLEAN NOT NULL`, `false`},
