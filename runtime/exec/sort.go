@@ -73,13 +73,14 @@ func sortKeyTexts(keys []OrderKey) string {
 }
 
 // TopNNode is ORDER BY keys LIMIT n [OFFSET m] over an insert-only input,
-// as Flink's AppendOnlyTopNFunction without a rank number. Without OFFSET,
-// a row that sorts into the first n is emitted as +I, after a -D of the
-// row it pushes out. With OFFSET m the output is the places m+1 to m+n,
-// each a row that an arrival may change: a place that changes gives -U of
-// its old row and +U of its new one, a place filled for the first time +I,
-// place by place (Flink 2.3.0 gives these rows). A row equal in its keys to
-// the last one of a full top does not enter it.
+// as Flink's AppendOnlyTopNFunction without a rank number. Without OFFSET
+// and with more than one place, a row that sorts into the first n is
+// emitted as +I, after a -D of the row it pushes out. With OFFSET m, or
+// with LIMIT 1, the output is the places m+1 to m+n, each a row that an
+// arrival may change: a place that changes gives -U of its old row and +U
+// of its new one, a place filled for the first time +I, place by place
+// (Flink 2.3.0 gives these rows). A row equal in its keys to the last one
+// of a full top does not enter it.
 type TopNNode struct {
 	In     Node
 	Keys   []OrderKey
@@ -89,12 +90,18 @@ type TopNNode struct {
 
 func (n *TopNNode) Schema() types.Schema { return n.In.Schema() }
 func (n *TopNNode) Changelog() types.ChangelogMode {
-	if n.Offset > 0 {
+	if n.byPlace() {
 		return types.NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter)
 	}
 	return types.NewChangelogMode(types.Insert, types.Delete)
 }
 func (n *TopNNode) Children() []Node { return []Node{n.In} }
+
+// byPlace reports whether the Top-N emits its changes place by place
+// (-U/+U): with an OFFSET, or with a single place (LIMIT 1), as Flink
+// 2.3.0 does; otherwise -D/+I.
+func (n *TopNNode) byPlace() bool { return n.Offset > 0 || n.N == 1 }
+
 func (n *TopNNode) Explain() string {
 	return "SortLimit(orderBy=[" + sortKeyTexts(n.Keys) + "], offset=[" + strconv.FormatInt(n.Offset, 10) + "], fetch=[" + strconv.FormatInt(n.N, 10) + "], strategy=[AppendFastStrategy])"
 }
@@ -142,7 +149,7 @@ func (s *topNStream) add(r types.Row) error {
 	s.buf = append(s.buf, sortedRow{})
 	copy(s.buf[at+1:], s.buf[at:])
 	s.buf[at] = sortedRow{key: key, row: r}
-	if s.n.Offset > 0 {
+	if s.n.byPlace() {
 		// The places from the new row's (or the first shown) on moved
 		// down by one: each shown place that held a row changes, the
 		// first empty one fills.
