@@ -9,13 +9,14 @@ import (
 
 // reserved lists the words that cannot be plain identifiers; quote them
 // with backquotes (`count`) to use them as names. Every other word
-// (FUNCTION names, TEMPORARY, WATERMARK, type names) is an identifier that
-// the grammar matches by value.
+// (FUNCTION names, TEMPORARY, WATERMARK, type names, and ASC, DESC, MAP
+// and DESCRIPTOR, which Flink does not reserve either) is an identifier
+// that the grammar matches by value.
 var reserved = []string{
-	"ALL", "AND", "ARRAY", "AS", "ASC", "BOTH", "BY", "CASE", "CAST", "CREATE", "CROSS",
-	"DEFAULT", "DESC", "DESCRIBE", "DESCRIPTOR", "DISTINCT", "DROP", "ELSE", "END",
+	"ALL", "AND", "ARRAY", "AS", "BOTH", "BY", "CASE", "CAST", "CREATE", "CROSS",
+	"DEFAULT", "DESCRIBE", "DISTINCT", "DROP", "ELSE", "END",
 	"EXPLAIN", "FALSE", "FETCH", "FROM", "FULL", "GROUP", "HAVING", "IN", "INNER", "INSERT",
-	"INTERVAL", "INTO", "IS", "JOIN", "LATERAL", "LEADING", "LIMIT", "MAP", "MATCH_RECOGNIZE", "NATURAL",
+	"INTERVAL", "INTO", "IS", "JOIN", "LATERAL", "LEADING", "LIMIT", "MATCH_RECOGNIZE", "NATURAL",
 	"NOT", "NULL", "OFFSET", "OR", "ORDER", "OUTER", "OVER", "PARTITION", "RESET", "ROW",
 	"SELECT", "SET", "SHOW", "SIMILAR", "TABLE", "THEN", "TRAILING", "TRUE", "UNION", "VALUES",
 	"WHEN", "WHERE", "WINDOW", "WITH",
