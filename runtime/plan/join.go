@@ -245,7 +245,8 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 
 // natural returns NATURAL JOIN j as the join USING the columns of right
 // whose names the tables joined so far have, in their order there (as
-// Calcite orders them); with none it is a cross join (as in Flink).
+// Calcite orders them); with none it is a cross join, or an outer join ON
+// TRUE (as in Flink).
 func (p *Planner) natural(js *joinScope, j *sqlmini.Join, right exec.Node) (*sqlmini.Join, error) {
 	switch {
 	case strings.EqualFold(j.Kind, "CROSS"):
@@ -276,7 +277,13 @@ func (p *Planner) natural(js *joinScope, j *sqlmini.Join, right exec.Node) (*sql
 	n.Natural = false
 	if len(both) == 0 {
 		if k := strings.ToUpper(j.Kind); k != "" && k != "INNER" {
-			return nil, sqlmini.Errorf(j.Pos, "NATURAL %s JOIN of tables with no column in common is not supported yet: write %s JOIN ... ON", k, k)
+			// An outer join of every pair: ON TRUE.
+			on, err := sqlmini.ParseExpr("TRUE")
+			if err != nil {
+				return nil, err
+			}
+			n.On = on
+			return &n, nil
 		}
 		n.Kind = "CROSS"
 	}
