@@ -377,7 +377,7 @@ func convertError(err error, src string) error {
 		}
 		// A Capture's own error (a binary literal's digits) is the message.
 		msg = strings.TrimPrefix(msg, "failed to capture: ")
-		return &Error{Pos: pos, Msg: friendly(msg)}
+		return &Error{Pos: pos, Msg: reservedHint(friendly(msg))}
 	}
 	return fmt.Errorf("sql: %w", err)
 }
@@ -414,6 +414,17 @@ func unsupported(msg string) (string, bool) {
 	}
 	m, ok := unsupportedWords[upper(word)]
 	return m, ok
+}
+
+// reservedHint adds to a message about a reserved word where a name was
+// expected how to use the word as a name.
+func reservedHint(msg string) string {
+	const prefix = `unexpected token "`
+	word, _, ok := strings.Cut(strings.TrimPrefix(msg, prefix), `"`)
+	if !ok || !strings.HasPrefix(msg, prefix) || !strings.HasSuffix(msg, "(expected a name)") || !IsReserved(word) {
+		return msg
+	}
+	return msg + "; " + word + " is a reserved word: write " + QuoteIdent(word) + " to use it as a name"
 }
 
 // unterminated is the message for an Unterminated token.

@@ -333,6 +333,7 @@ var errorTests = []struct {
 	{"set without value", "SET 'a'", `x.sql:1:8: unexpected end of statement (expected "=" <string>)`},
 	{"binary literal odd", "SELECT X'0A1'", "x.sql:1:8: the binary literal X'0A1' needs an even number of hex digits, two a byte"},
 	{"binary literal digit", "SELECT x'0g'", "x.sql:1:8: the binary literal x'0g' holds a character that is not a hex digit (0-9, a-f)"},
+	{"reserved word as a name", "SELECT a AS offset FROM k", "x.sql:1:13: unexpected token \"offset\" (expected a name); offset is a reserved word: write `offset` to use it as a name"},
 	{"natural join without JOIN", "SELECT *\nFROM a\n  NATURAL b", "x.sql:3:11: unexpected token \"b\" (expected \"JOIN\")"},
 	{"over without window", "SELECT SUM(a) OVER FROM t", `x.sql:1:20: unexpected token "FROM" (expected Over)`},
 	{"frame without bound", "SELECT SUM(a) OVER (ORDER BY ts ROWS) FROM t", `x.sql:1:37: unexpected token ")" (expected a value, a column or an expression)`},
