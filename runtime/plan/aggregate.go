@@ -160,7 +160,9 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if k := x.Type().Kind; k != types.KindBoolean && k != types.KindNull {
 			return nil, sqlmini.Errorf(sel.Having.Pos, "HAVING needs a BOOLEAN condition, not %s", x.Type())
 		}
-		if sel.Limit != nil || sel.Fetch != nil {
+		if lim, err := limitOf(sel); err != nil {
+			return nil, err // OFFSET without LIMIT too
+		} else if lim.has {
 			return nil, sqlmini.Errorf(sel.Pos, "LIMIT with HAVING is not supported yet")
 		}
 		havingText = ExprText(sel.Having)
