@@ -2,6 +2,7 @@ package expr
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -16,13 +17,15 @@ import (
 // translated once, when the statement is planned; others once per
 // distinct pattern (up to similarCacheSize of them).
 func compileSimilar(pos sqlmini.Pos, negated bool, args []Expr) (Expr, error) {
-	var cache sync.Map // pattern + "\x00" + escape -> *regexp.Regexp
-	var cached int
 	var mu sync.Mutex
+	cache := map[string]*regexp.Regexp{} // by pattern + "\x00" + escape
 	compile := func(pattern, escape string, hasEscape bool) (*regexp.Regexp, error) {
 		key := pattern + "\x00" + escape
-		if re, ok := cache.Load(key); ok {
-			return re.(*regexp.Regexp), nil
+		mu.Lock()
+		re := cache[key]
+		mu.Unlock()
+		if re != nil {
+			return re, nil
 		}
 		var esc rune = -1
 		if hasEscape {
@@ -35,14 +38,13 @@ func compileSimilar(pos sqlmini.Pos, negated bool, args []Expr) (Expr, error) {
 		if err != nil {
 			return nil, sqlmini.Errorf(pos, "SIMILAR TO: %v", err)
 		}
-		re, err := regexp.Compile(`\A(?:` + src + `)\z`)
+		re, err = regexp.Compile(`\A(?:` + src + `)\z`)
 		if err != nil {
 			return nil, sqlmini.Errorf(pos, "SIMILAR TO: invalid regular expression '%s': %v", pattern, err)
 		}
 		mu.Lock()
-		if cached < similarCacheSize {
-			cache.Store(key, re)
-			cached++
+		if len(cache) < similarCacheSize {
+			cache[key] = re
 		}
 		mu.Unlock()
 		return re, nil
@@ -60,20 +62,16 @@ func compileSimilar(pos sqlmini.Pos, negated bool, args []Expr) (Expr, error) {
 	}
 	if allConstant(args[1:]...) {
 		// A bad constant pattern is an error of the statement, before a row.
-		vals := make([]any, len(args)-1)
-		for i, a := range args[1:] {
+		vals := []any{""}
+		for _, a := range args[1:] {
 			x, err := a.Eval(nil)
 			if err != nil {
 				return nil, err
 			}
-			vals[i] = x
+			vals = append(vals, x)
 		}
-		if vals[0] != nil && (len(vals) == 1 || vals[1] != nil) {
-			esc := ""
-			if len(vals) == 2 {
-				esc = vals[1].(string)
-			}
-			if _, err := compile(vals[0].(string), esc, len(vals) == 2); err != nil {
+		if !slices.Contains(vals, nil) {
+			if _, err := eval(vals); err != nil {
 				return nil, err
 			}
 		}
