@@ -585,8 +585,8 @@ func (in *instance) DecodeState(i int, data []byte) (any, error) {
 		if keys, ok := recordShape(n); ok {
 			// A record with the default's fields, in its order, shares
 			// the default's keys, as a record made from the default does:
-			// no slice of keys per key, and no look for index keys when it
-			// is encoded again.
+			// it keeps no slice of keys of its own, and is not searched
+			// for index keys when it is encoded again.
 			if def := in.d.initial[i].record; slices.Equal(keys, def) {
 				return in.e.newRecord(def, n.(objNode), true)
 			}
