@@ -172,13 +172,7 @@ func TestParallelism_equivalence(t *testing.T) {
 func parScript(t *testing.T, js string, n, keys int) (dir, query string) {
 	t.Helper()
 	dir = t.TempDir()
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "k%d,%d\n", (i*7919)%keys, i)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "c.csv"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	appendParRows(t, dir, 0, n, keys)
 	if err := os.WriteFile(filepath.Join(dir, "fn.js"), []byte(js), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -187,6 +181,26 @@ CREATE FUNCTION fn AS 'fn.js';
 CREATE TABLE c (k STRING, i INT) WITH ('connector' = 'filesystem', 'path' = 'c.csv', 'format' = 'csv');
 SELECT * FROM fn(TABLE c PARTITION BY k);
 `
+}
+
+// appendParRows appends rows from to to-1 of parScript's CSV (key
+// k<i mod keys>, i) to dir's c.csv, making it if need be.
+func appendParRows(t *testing.T, dir string, from, to, keys int) {
+	t.Helper()
+	var b strings.Builder
+	for i := from; i < to; i++ {
+		fmt.Fprintf(&b, "k%d,%d\n", (i*7919)%keys, i)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "c.csv"), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // runAt runs query in dir over a fresh store at parallelism par.
@@ -332,16 +346,7 @@ func TestParallelism_resume(t *testing.T) {
 		}
 		defer store.Close()
 		first, _ := stripWorkerNotes(runScriptParallel(t, dir, "query.sql", query, store, pars[0]))
-		var b strings.Builder
-		for i := 3_000; i < 5_000; i++ {
-			fmt.Fprintf(&b, "k%d,%d\n", (i*7919)%11, i)
-		}
-		f, err := os.OpenFile(filepath.Join(dir, "c.csv"), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.WriteString(b.String())
-		f.Close()
+		appendParRows(t, dir, 3_000, 5_000, 11)
 		second, _ := stripWorkerNotes(runScriptParallel(t, dir, "query.sql", query, store, pars[1]))
 		return first + "----\n" + second
 	}
@@ -401,16 +406,7 @@ func TestParallelism_views(t *testing.T) {
 		var out strings.Builder
 		for i, par := range pars {
 			if i > 0 {
-				var b strings.Builder
-				for j := 6_000 * i; j < 6_000*(i+1); j++ {
-					fmt.Fprintf(&b, "k%d,%d\n", (j*7919)%23, j)
-				}
-				f, err := os.OpenFile(filepath.Join(dir, "c.csv"), os.O_APPEND|os.O_WRONLY, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				f.WriteString(b.String())
-				f.Close()
+				appendParRows(t, dir, 6_000*i, 6_000*(i+1), 23)
 				out.WriteString("----\n")
 			}
 			got, n := stripWorkerNotes(runScriptParallel(t, dir, "query.sql", query, store, par))
