@@ -338,3 +338,14 @@ func (n *NFA) pruningID(steps []Step) (*Event, error) {
 	}
 	return id, nil
 }
+
+// Held calls f for every row a partial or completed match holds.
+func (st *State) Held(f func(Event)) {
+	for _, h := range []*heap{&st.partial, &st.completed} {
+		for _, p := range h.q {
+			for q := p.path; q != nil; q = q.prev {
+				f(q.step.Event)
+			}
+		}
+	}
+}
