@@ -249,13 +249,13 @@ func rexPattern(p *sqlmini.Pattern) string {
 			if j == 0 {
 				s = fs
 			} else {
-				s = "PATTERN_CONCAT(" + s + ", " + fs + ")"
+				s = "(" + s + ", " + fs + ")"
 			}
 		}
 		if i == 0 {
 			alt = s
 		} else {
-			alt = "PATTERN_ALTER(" + alt + ", " + s + ")"
+			alt = "|(" + alt + ", " + s + ")"
 		}
 	}
 	return alt

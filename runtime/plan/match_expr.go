@@ -330,7 +330,7 @@ func (mp *matchPlanner) call(f *sqlmini.FuncCall, n *nav) (*sqlmini.Primary, err
 		return &sqlmini.Primary{Pos: f.Pos, Paren: inner}, nil
 	case "PREV", "NEXT":
 		if mp.measure {
-			return nil, sqlmini.Errorf(f.Pos, "Cannot use PREV/NEXT in MEASURE '%s'", text)
+			return nil, sqlmini.Errorf(f.Pos, "Cannot use PREV/NEXT in MEASURE '%s'", calciteNav(f, name))
 		}
 		if n != nil {
 			return nil, sqlmini.Errorf(f.Pos, "Cannot nest PREV/NEXT under LAST/FIRST '%s'", text)
@@ -447,7 +447,7 @@ func (mp *matchPlanner) aggregate(name string, f *sqlmini.FuncCall) (*sqlmini.Pr
 		}
 		vs := mp.varsOf(f.Args[0])
 		if len(vs) > 1 {
-			return nil, sqlmini.Errorf(f.Pos, "Aggregation must be applied to a single pattern variable. Malformed expression: %s", f.String())
+			return nil, sqlmini.Errorf(f.Pos, "Multiple pattern variables in '%s'", calciteQuoted(f.String()))
 		}
 		for x := range vs {
 			v = x
@@ -488,4 +488,32 @@ func stripVars(src string, vars map[string]int) string {
 		}
 	})
 	return e.String()
+}
+
+// calciteNav prints PREV(A.x) or NEXT(A.x) as Calcite's messages do:
+// PREV(`A`.`x`, 1).
+func calciteNav(f *sqlmini.FuncCall, name string) string {
+	off := "1"
+	if len(f.Args) == 2 {
+		off = f.Args[1].String()
+	}
+	return name + "(" + calciteQuoted(f.Args[0].String()) + ", " + off + ")"
+}
+
+// calciteQuoted backquotes the column names of an expression's text, as
+// Calcite prints them.
+func calciteQuoted(src string) string {
+	e, err := sqlmini.ParseExpr(src)
+	if err != nil {
+		return src
+	}
+	sqlmini.Inspect(e, func(x any) {
+		if r, ok := x.(*sqlmini.ColumnRef); ok {
+			for _, p := range r.Parts {
+				p.Value = sqlmini.Ident("\x00" + string(p.Value))
+			}
+		}
+	})
+	out := e.String()
+	return strings.NewReplacer("`\x00", "`", "\x00", "").Replace(out)
 }
