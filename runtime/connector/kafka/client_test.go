@@ -110,3 +110,28 @@ func TestDial_unreachable(t *testing.T) {
 		t.Errorf("took %s to fail", d)
 	}
 }
+
+func TestReader_Next_unboundedIdlePartition(t *testing.T) {
+	k := kafkatest.Start(t, 2, "clicks")
+	c := dial(t, k.Servers())
+	p0 := kafka.TP{Topic: "clicks", Partition: 0}
+	produce(t, c, kafka.Record{TP: p0, Timestamp: 1000, Value: []byte("a")})
+	tps, _ := c.Partitions(context.Background(), []string{"clicks"})
+	starts, _ := c.Offsets(context.Background(), tps, kafka.Earliest)
+	r, err := c.NewReader(tps, starts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// Partition 1 stays empty: the record of partition 0 comes all the same.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	rec, ok, err := r.Next(ctx, 0)
+	if err != nil || !ok || string(rec.Value) != "a" {
+		t.Fatalf("Next = %v %v %v", rec, ok, err)
+	}
+	_, _, err = r.Next(ctx, 300*time.Millisecond)
+	if !errors.Is(err, kafka.ErrIdle) {
+		t.Fatalf("Next on idle partitions = %v, want ErrIdle", err)
+	}
+}

@@ -30,10 +30,12 @@ type Record struct {
 }
 
 // Reader fetches the records of chosen partitions, each from a start
-// offset up to an end offset (bounded) or without end. Next hands them out
-// merged across partitions by timestamp (ties by topic and partition), each
-// partition in offset order, so that a bounded read of the same records
-// gives the same order every time. Close releases it.
+// offset up to an end offset (bounded) or without end, each partition in
+// offset order. A bounded read merges the partitions by timestamp (ties by
+// topic and partition), so that it gives the same records in the same
+// order every time; an unbounded read hands out the records fetched so
+// far, the earliest first, and waits only when none is left. Close
+// releases it.
 type Reader struct {
 	c   *Client
 	cl  *kgo.Client
@@ -111,14 +113,18 @@ func (r *Reader) Next(ctx context.Context, wait time.Duration) (rec Record, ok b
 			}
 			q := r.queue[tp]
 			if len(q) == 0 {
-				missing = true
-				break
+				if r.ends != nil {
+					// A bounded read merges: it waits for every partition.
+					missing = true
+					break
+				}
+				continue // an unbounded read hands out what has come
 			}
 			if !any || q[0].Timestamp < r.queue[best][0].Timestamp {
 				best, any = tp, true
 			}
 		}
-		if !missing {
+		if !missing && (any || r.ends != nil) {
 			if !any {
 				return Record{}, false, nil
 			}
