@@ -38,8 +38,8 @@ var layers = map[string][]string{
 	// The timeline of a query's time events and its drawings (text, SVG, HTML): a leaf.
 	"runtime/timeline": {},
 	// cep is the NFA of MATCH_RECOGNIZE: it knows no rows, only events.
-	"runtime/cep": {},
-	"runtime/catalog":  {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
+	"runtime/cep":     {},
+	"runtime/catalog": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
 	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "internal/fault", mod + "runtime/connector/kafka"},
 	// The Kafka client: franz-go (kgo, kadm, sr) and the Avro codec stay behind it.
