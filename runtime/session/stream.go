@@ -99,7 +99,7 @@ func endedErr(pos sqlmini.Pos, name string) error {
 // steps) join the stream, and the running query on it takes the step.
 func (s *Session) insertStream(ctx context.Context, ins *sqlmini.Insert, t *catalog.Table) error {
 	q := ins.Query
-	if len(q.With) > 0 || len(q.Union) > 0 || q.Body.Values == nil {
+	if len(q.With) > 0 || len(q.Ops) > 0 || q.Body.Values == nil {
 		return sqlmini.Errorf(q.Pos, "INSERT INTO stream %s takes VALUES rows (and WATERMARK steps): INSERT INTO %s VALUES (...), (...)", t.Name, t.Name)
 	}
 	if streamEnded(t) {
