@@ -38,8 +38,9 @@ var layers = map[string][]string{
 	// The timeline of a query's time events and its drawings (text, SVG, HTML): a leaf.
 	"runtime/timeline": {},
 	"runtime/catalog":  {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
+	"runtime/faker":    {"github.com/brianvoe/gofakeit/v7"},
 	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format",
-		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog"},
+		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "runtime/faker"},
 	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "runtime/connector"},
 	"runtime/session": {mod + "state", mod + "sqlmini", mod + "runtime/"},
@@ -73,6 +74,7 @@ var engines = map[string]string{
 	"github.com/alecthomas/participle/v2": "sqlmini",
 	"github.com/chzyer/readline":          "cmd/ptfsh",
 	"github.com/parquet-go/parquet-go":    "runtime/format",
+	"github.com/brianvoe/gofakeit/v7":     "runtime/faker",
 }
 
 // TestImportGraph enforces the package graph: each engine stays behind its
