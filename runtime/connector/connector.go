@@ -49,10 +49,12 @@ type Factory interface {
 // factories are the connectors of ptfsh; 'values' is the connector of a
 // table given AS VALUES.
 var factories = map[string]Factory{
-	"filesystem": filesystem{},
-	"datagen":    datagen{},
-	"faker":      fakerFactory{},
-	"values":     values{},
+	"filesystem":   filesystem{},
+	"datagen":      datagen{},
+	"values":       values{},
+	"faker":        fakerFactory{},
+	"kafka":        kafkaConnector{},
+	"upsert-kafka": kafkaConnector{upsert: true},
 }
 
 // Lookup returns the connector of the given name.
