@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -61,16 +62,20 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 			sk.Close()
 		}
 	}()
-	written := map[string]bool{}
 	for _, ins := range inserts {
 		n, sk, err := s.planInsert(p, ins)
 		if err != nil {
 			return err
 		}
-		if written[sk.Path()] {
-			return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
+		for _, other := range sinks {
+			switch {
+			case other.Table() == sk.Table():
+				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
+			case connector.SameFile(other.Path(), sk.Path()):
+				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes one file twice: '%s' of table '%s' is '%s' of table '%s' (%s); give each INSERT its own file",
+					sk.Table().Options["path"], sk.Table().Name, other.Table().Options["path"], other.Table().Name, howSame(other.Table(), sk.Table()))
+			}
 		}
-		written[sk.Path()] = true
 		nodes = append(nodes, n)
 		sinks = append(sinks, sk)
 	}
@@ -151,15 +156,32 @@ func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, *
 	if n, err = sinkChangelog(t, n, pos); err != nil {
 		return nil, nil, err
 	}
-	path := connector.TablePath(t)
-	if connector.Reads(n, path) {
+	if src := connector.FileReader(n, connector.TablePath(t)); src == t {
 		return nil, nil, sqlmini.Errorf(pos, "INSERT INTO '%s' reads the table it writes ('%s'); write to another table", name, t.Options["path"])
+	} else if src != nil {
+		return nil, nil, sqlmini.Errorf(pos, "INSERT INTO '%s' writes '%s', which table '%s' reads ('%s': %s), so the INSERT would read the rows it writes; write to another file",
+			name, t.Options["path"], src.Name, src.Options["path"], howSame(src, t))
 	}
 	sk := connector.NewFileSink(t, pos, n.Schema(), s.cfg.Store, s.cfg.Err, strings.EqualFold(s.settings[connector.SetNotNullEnforcer], "DROP"))
 	if ins.Overwrite {
 		sk.SetOverwrite()
 	}
 	return n, sk, nil
+}
+
+// howSame says how two tables with different paths reach one file (or a
+// folder that holds it).
+func howSame(a, b *catalog.Table) string {
+	if fi, err := os.Stat(connector.TablePath(a)); err == nil && fi.IsDir() {
+		return "a folder that holds it"
+	}
+	switch {
+	case a.Options["path"] == b.Options["path"]:
+		return "the same path"
+	case connector.TablePath(a) == connector.TablePath(b):
+		return "the same file"
+	}
+	return "the same file, through a symbolic link or a hard link"
 }
 
 // checkSinkColumns checks that the query's columns fit the table's, by
