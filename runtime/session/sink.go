@@ -76,11 +76,13 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 		}
 		for _, other := range sinks {
 			switch {
-			case other.Table() == sk.Table() || sinkTarget(other) == sinkTarget(sk):
+			case other.Table() == sk.Table():
 				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
 			case sameFileSinks(other, sk):
 				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes one file twice: '%s' of table '%s' is '%s' of table '%s' (%s); give each INSERT its own file",
 					sk.Table().Options["path"], sk.Table().Name, other.Table().Options["path"], other.Table().Name, howSame(other.Table(), sk.Table()))
+			case sinkTarget(other) == sinkTarget(sk):
+				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
 			}
 		}
 		nodes = append(nodes, n)
