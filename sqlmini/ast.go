@@ -380,9 +380,12 @@ type FromItem struct {
 	Subquery *Query `parser:" | '(' @@ ')'"`
 	Table    *Name  `parser:" | @@ )"`
 	// AsOf is the time of FOR SYSTEM_TIME AS OF.
-	AsOf      *Expr   `parser:"( 'FOR' 'SYSTEM_TIME' 'AS' 'OF' @@ )?"`
-	Alias     *Name   `parser:"( 'AS'? (?! 'LEFT' | 'RIGHT' | 'ON' | 'USING' | 'FOR' ) @@"`
-	AliasCols []*Name `parser:"  ( '(' @@ ( ',' @@ )* ')' )? )?"`
+	AsOf *Expr `parser:"( 'FOR' 'SYSTEM_TIME' 'AS' 'OF' @@ )?"`
+	// Match is a MATCH_RECOGNIZE clause over the table: the alias then
+	// names its result.
+	Match     *MatchRecognize `parser:"@@?"`
+	Alias     *Name           `parser:"( 'AS'? (?! 'LEFT' | 'RIGHT' | 'ON' | 'USING' | 'FOR' ) @@"`
+	AliasCols []*Name         `parser:"  ( '(' @@ ( ',' @@ )* ')' )? )?"`
 }
 
 // Call is a PTF call: name(args).

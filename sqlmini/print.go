@@ -690,6 +690,10 @@ func (f *FromItem) format(b *strings.Builder) {
 		b.WriteString(" FOR SYSTEM_TIME AS OF ")
 		f.AsOf.format(b)
 	}
+	if f.Match != nil {
+		b.WriteString(" ")
+		f.Match.format(b)
+	}
 	if f.Alias != nil {
 		b.WriteString(" AS ")
 		f.Alias.format(b)

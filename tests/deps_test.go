@@ -22,7 +22,7 @@ var layers = map[string][]string{
 	// sqlmini owns the syntax; it takes its position type from the leaf.
 	"sqlmini": {"github.com/alecthomas/participle/v2", mod + "runtime/types"},
 	// state owns keyed bytes; bbolt stays behind it.
-	"state": {"go.etcd.io/bbolt"},
+	"state": {"go.etcd.io/bbolt", mod + "internal/fault"},
 	// statetest is the conformance suite every store passes.
 	"state/statetest": {mod + "state"},
 	// The table of SET's keys: defaults, docs and parsers.
@@ -39,7 +39,7 @@ var layers = map[string][]string{
 	"runtime/timeline": {},
 	"runtime/catalog":  {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
 	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format",
-		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog"},
+		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "internal/fault"},
 	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "runtime/connector"},
 	"runtime/session": {mod + "state", mod + "sqlmini", mod + "runtime/"},
@@ -54,6 +54,8 @@ var layers = map[string][]string{
 	"export/flink": {mod + "runtime/types", mod + "runtime/ptf", mod + "sqlmini"},
 	// assembly is the one place that builds engine, store, session and stdlib.
 	"assembly": {mod + "runtime/", mod + "script", mod + "state", mod + "stdlib", mod + "sqlmini"},
+	// fault: the kill points of the commit path for the crash tests, a leaf.
+	"internal/fault": {},
 	// spell: did-you-mean for names, a leaf.
 	"internal/spell": {},
 	// testarchive reads the txtar test files of ptfsh test and tests/.
