@@ -37,13 +37,15 @@ var layers = map[string][]string{
 	// simple nodes and what both operator families share.
 	"runtime/exec": {mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
 	// The PTF operator and the SQL operators, the two families of
-	// operators over the core (see families below).
+	// operators over the core (see never below).
 	"runtime/exec/ptfop": {mod + "runtime/exec", mod + "state", mod + "runtime/types", mod + "runtime/ptf",
 		mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
-	"runtime/exec/sqlop": {mod + "runtime/exec", mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr"},
+	"runtime/exec/sqlop": {mod + "runtime/exec", mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/cep"},
 	// The timeline of a query's time events and its drawings (text, SVG, HTML): a leaf.
 	"runtime/timeline": {},
-	"runtime/catalog":  {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
+	// cep is the NFA of MATCH_RECOGNIZE: it knows no rows, only events.
+	"runtime/cep":     {},
+	"runtime/catalog": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
 	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "internal/fault", mod + "runtime/connector/kafka"},
 	// The Kafka client: franz-go (kgo, kadm, sr) and the Avro codec stay behind it.
@@ -52,7 +54,7 @@ var layers = map[string][]string{
 	"runtime/connector/kafka/kafkatest": {"github.com/twmb/franz-go/pkg/kfake"},
 	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/exec/ptfop", mod + "runtime/exec/sqlop",
-		mod + "runtime/catalog", mod + "runtime/connector"},
+		mod + "runtime/catalog", mod + "runtime/connector", mod + "runtime/cep"},
 	"runtime/session": {mod + "state", mod + "sqlmini", mod + "runtime/"},
 	// script, stdlib and export/flink see the contract, never the engine.
 	// regexp2 is goja's backtracking regex engine: script sets its match

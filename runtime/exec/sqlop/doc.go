@@ -4,7 +4,8 @@
 // the accumulators), ROW_NUMBER's Top-N and deduplication (rank.go,
 // rank_updating.go), the window table functions, window aggregation and
 // window Top-N and deduplication (window.go, window_agg.go,
-// window_rank.go), and the joins: regular (join.go), interval
+// window_rank.go), MATCH_RECOGNIZE over the NFA of runtime/cep
+// (match_recognize.go), and the joins: regular (join.go), interval
 // (join_interval.go) and temporal (join_temporal.go).
 //
 // # Operators
