@@ -60,6 +60,7 @@ var exportedExamples = []string{
 	"OrderedProcessor (ordered_processor.sql)",
 	"PingLater (ping_later.sql)",
 	"Rate (scalar.sql)",
+	"ReservedNames (reserved_names.sql)",
 	"SecondEvent (second_event.sql)",
 	"TableFilter (quickstart.sql)",
 	"ToChangelogFunction (to_changelog_function.sql)",
