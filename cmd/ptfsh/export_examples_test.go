@@ -66,6 +66,7 @@ var exportedExamples = []string{
 	"ToChangelogFunction (to_changelog_function.sql)",
 	"TypedState (typed_state.sql)",
 	"ValueKinds (values.sql)",
+	"ViewRows (view_rows.sql)",
 	"ViewState (views.sql)",
 	"WindowSpikes (window_spikes.sql)",
 	"count_clicks (quickstart.sql)",

@@ -24,7 +24,7 @@ func TestRunExport_errors(t *testing.T) {
 		{"unknown target", []string{"spark", "f.js"}, 2, "usage: ptfsh export flink"},
 		{"no file", []string{"flink"}, 2, "usage: ptfsh export flink"},
 		{"map state", []string{"flink", "testdata/flink/map_state_refused.js", "-o", filepath.Join(dir, "p")}, 1,
-			`ptfsh: testdata/flink/map_state_refused.js: export flink: MapView state of type MAP<STRING, ARRAY<INT>> (state "seen"`},
+			`ptfsh: testdata/flink/map_state_refused.js: export flink: MapView state of type MAP<STRING, MAP<STRING, INT>> (state "seen"`},
 		{"a name Flink cannot write", []string{"flink", "../../examples/greeting.js", "-o", filepath.Join(dir, "p"), "--name", "a\n'b"}, 1,
 			`ptfsh: ../../examples/greeting.js: export flink: the function name "a\n'b" cannot be written in Flink SQL`},
 	} {
@@ -207,3 +207,4 @@ func TestRunExport_craftedNames(t *testing.T) {
 		}
 	}
 }
+
