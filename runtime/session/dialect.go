@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -288,3 +289,14 @@ func ExtensionSummary(used []string) string {
 		strings.Join(shown, ", "), more)
 }
 
+// noteFlinkTimers notes, under the warn and flink dialects, a function
+// whose code calls clearAllTimers() or clearAll(): Flink 2.3.0 runs them
+// differently (ptf.FlinkClearAllTimers). It is a note in both dialects,
+// not an error: the difference shows only while other keys have unnamed
+// timers pending.
+func (s *Session) noteFlinkTimers(pos sqlmini.Pos, name, code string) {
+	if s.dialect() == DialectPtfsh || !ptf.ClearsAllTimers(code) {
+		return
+	}
+	fmt.Fprintf(s.cfg.Err, "note: %s: function %s calls clearAllTimers() or clearAll(): %s\n", pos, name, ptf.FlinkClearAllTimers)
+}
