@@ -14,6 +14,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/plan"
@@ -158,6 +159,9 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	if _, err := format.NewPrinter(cfg.Format, io.Discard); err != nil {
 		return nil, err
+	}
+	if err := connector.FinishRenames(cfg.Store, cfg.Err); err != nil {
+		return nil, fmt.Errorf("state: completing the last run's INSERT: %w", err)
 	}
 	return &Session{cfg: cfg, cat: catalog.NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
 }
@@ -775,7 +779,7 @@ func describeOutput(def *ptf.FuncDef) string {
 	if def.Scalar != nil {
 		return def.Output.String()
 	}
-	return plan.OutputSchema(def.Output).RowType().String()
+	return ptfop.OutputSchema(def.Output).RowType().String()
 }
 
 func plural(n int64, word string) string {

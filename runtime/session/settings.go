@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/connector"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -44,6 +45,11 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		st, err := s.cfg.OpenStore(s.path(val))
 		if err != nil {
 			return sqlmini.Errorf(set.Pos, "SET 'state.path': %w", err)
+		}
+		// Before any statement reads a table of the file's last run.
+		if err := connector.FinishRenames(st, s.cfg.Err); err != nil {
+			st.Close()
+			return sqlmini.Errorf(set.Pos, "SET 'state.path': completing the last run's INSERT: %w", err)
 		}
 		if s.ownStore {
 			s.cfg.Store.Close()
@@ -106,17 +112,17 @@ func (s *Session) settingText(st settings.Setting) string {
 		return s.resultMode()
 	case "sql-client.execution.result-mode":
 		return s.resultMode()
-	case exec.SetParallelism:
+	case ptfop.SetParallelism:
 		return strconv.Itoa(max(s.cfg.Parallelism, 1))
-	case exec.SetTrace:
+	case ptfop.SetTrace:
 		if s.cfg.Trace {
 			return "on"
 		}
-	case exec.SetTraceKey:
+	case ptfop.SetTraceKey:
 		return s.cfg.TraceFilter.Key
-	case exec.SetTraceFunction:
+	case ptfop.SetTraceFunction:
 		return s.cfg.TraceFilter.Function
-	case exec.SetTraceLate:
+	case ptfop.SetTraceLate:
 		if s.cfg.TraceFilter.Late {
 			return "on"
 		}

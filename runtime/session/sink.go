@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -55,22 +56,35 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 	}
 	p := plan.New(s.cat, s.sourceEnv())
 	var nodes []exec.Node
-	var sinks []*connector.FileSink
+	var sinks []tableSink
 	defer func() {
 		for _, sk := range sinks {
 			sk.Close()
 		}
 	}()
-	written := map[string]bool{}
 	for _, ins := range inserts {
-		n, sk, err := s.planInsert(p, ins)
+		var n exec.Node
+		var sk tableSink
+		var err error
+		if isKafka(s.cat, ins) {
+			n, sk, err = s.planKafkaInsert(ctx, p, ins) // kafka_sink.go
+		} else {
+			n, sk, err = s.planInsert(p, ins)
+		}
 		if err != nil {
 			return err
 		}
-		if written[sk.Path()] {
-			return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
+		for _, other := range sinks {
+			switch {
+			case other.Table() == sk.Table():
+				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
+			case sameFileSinks(other, sk):
+				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes one file twice: '%s' of table '%s' is '%s' of table '%s' (%s); give each INSERT its own file",
+					sk.Table().Options["path"], sk.Table().Name, other.Table().Options["path"], other.Table().Name, howSame(other.Table(), sk.Table()))
+			case sinkTarget(other) == sinkTarget(sk):
+				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
+			}
 		}
-		written[sk.Path()] = true
 		nodes = append(nodes, n)
 		sinks = append(sinks, sk)
 	}
@@ -94,17 +108,46 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 // words of the Flink SQL client's (table.dml-sync) with what it wrote:
 // "[INFO] Complete execution of the SQL update statement: 3 rows written
 // to table 'clicks_out' ('out/clicks.csv')."
-func insertReport(sk *connector.FileSink) string {
+func insertReport(sk tableSink) string {
+	if ks, ok := sk.(*connector.KafkaSink); ok {
+		return fmt.Sprintf("%s: %s written to table '%s' (topic '%s').", strings.TrimSuffix(infoInserted, "."), plural(ks.Rows(), "record"), ks.Table().Name, ks.Topic())
+	}
+	fs := sk.(*connector.FileSink)
 	rest := "."
-	if sk.Overwrite() {
+	if fs.Overwrite() {
 		rest = ", replacing its rows."
 	}
-	return fmt.Sprintf("%s: %s written to table '%s' ('%s')%s", strings.TrimSuffix(infoInserted, "."), plural(sk.Rows(), "row"), sk.Table().Name, sk.Table().Options["path"], rest)
+	return fmt.Sprintf("%s: %s written to table '%s' ('%s')%s", strings.TrimSuffix(infoInserted, "."), plural(fs.Rows(), "row"), fs.Table().Name, fs.Table().Options["path"], rest)
+}
+
+// tableSink is the sink of one INSERT: a file sink or a Kafka sink.
+type tableSink interface {
+	CheckpointSink
+	Table() *catalog.Table
+	NoCheckpoints() string
+	Close()
+}
+
+// sinkTarget names what a sink writes, so that a statement set writes
+// each once.
+func sinkTarget(sk tableSink) string {
+	if ks, ok := sk.(*connector.KafkaSink); ok {
+		return "kafka\x00" + ks.Table().Options["properties.bootstrap.servers"] + "\x00" + ks.Topic()
+	}
+	return sk.(*connector.FileSink).Path()
+}
+
+// sameFileSinks reports whether two sinks write one file (by identity:
+// through a link, or a hard link).
+func sameFileSinks(a, b tableSink) bool {
+	fa, okA := a.(*connector.FileSink)
+	fb, okB := b.(*connector.FileSink)
+	return okA && okB && connector.SameFile(fa.Path(), fb.Path())
 }
 
 // planInsert plans one INSERT INTO: the query, with the casts and the
 // changelog form the table takes, and the table's file sink.
-func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, *connector.FileSink, error) {
+func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, tableSink, error) {
 	name := string(ins.Table.Value)
 	pos := ins.Table.Pos
 	t, ok := s.cat.Table(name)
@@ -151,15 +194,32 @@ func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, *
 	if n, err = sinkChangelog(t, n, pos); err != nil {
 		return nil, nil, err
 	}
-	path := connector.TablePath(t)
-	if connector.Reads(n, path) {
+	if src := connector.FileReader(n, connector.TablePath(t)); src == t {
 		return nil, nil, sqlmini.Errorf(pos, "INSERT INTO '%s' reads the table it writes ('%s'); write to another table", name, t.Options["path"])
+	} else if src != nil {
+		return nil, nil, sqlmini.Errorf(pos, "INSERT INTO '%s' writes '%s', which table '%s' reads ('%s': %s), so the INSERT would read the rows it writes; write to another file",
+			name, t.Options["path"], src.Name, src.Options["path"], howSame(src, t))
 	}
 	sk := connector.NewFileSink(t, pos, n.Schema(), s.cfg.Store, s.cfg.Err, strings.EqualFold(s.settings[connector.SetNotNullEnforcer], "DROP"))
 	if ins.Overwrite {
 		sk.SetOverwrite()
 	}
 	return n, sk, nil
+}
+
+// howSame says how two tables with different paths reach one file (or a
+// folder that holds it).
+func howSame(a, b *catalog.Table) string {
+	if fi, err := os.Stat(connector.TablePath(a)); err == nil && fi.IsDir() {
+		return "a folder that holds it"
+	}
+	switch {
+	case a.Options["path"] == b.Options["path"]:
+		return "the same path"
+	case connector.TablePath(a) == connector.TablePath(b):
+		return "the same file"
+	}
+	return "the same file, through a symbolic link or a hard link"
 }
 
 // checkSinkColumns checks that the query's columns fit the table's, by
@@ -268,7 +328,7 @@ func (s *setStream) Close() error { return exec.CloseAll(s.ins) }
 // setSink is the sinks of a statement set.
 type setSink struct {
 	node  *statementSetNode
-	sinks []*connector.FileSink
+	sinks []tableSink
 }
 
 func (s *setSink) Begin(types.Schema) error {
