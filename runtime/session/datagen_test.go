@@ -412,14 +412,22 @@ func TestDatagenErrors(t *testing.T) {
 
 // TestDatagenRowsPerSecondPaces: rows-per-second is a pace a class can
 // watch: 20 rows at 40 a second take about half a second (row k comes k/40
-// s after the first), and a statement cancelled during a wait stops.
+// s after the first, and its random timestamp is that much later), and a
+// statement cancelled during a wait stops.
 func TestDatagenRowsPerSecondPaces(t *testing.T) {
 	start := time.Now()
-	got := dgMust(t, `CREATE TABLE g (a INT) WITH ('connector' = 'datagen', 'rows-per-second' = '40', 'number-of-rows' = '20');
+	got := dgMust(t, `SET 'ptfsh.processing-time' = '2025-03-27 12:00:00';
+		CREATE TABLE g (a INT, ts TIMESTAMP_LTZ(3)) WITH ('connector' = 'datagen', 'rows-per-second' = '40', 'number-of-rows' = '20', 'fields.a.min' = '1', 'fields.a.max' = '1');
 		SELECT * FROM g;`)
 	took := time.Since(start)
 	if len(got) != 20 {
-		t.Errorf("got %d rows", len(got))
+		t.Fatalf("got %d rows", len(got))
+	}
+	// The timestamps move with the pace: row k at k/40 s after the first.
+	for k, want := range map[int]string{0: "+I[1, 2025-03-27T12:00:00Z]", 1: "+I[1, 2025-03-27T12:00:00.025Z]", 19: "+I[1, 2025-03-27T12:00:00.475Z]"} {
+		if got[k] != want {
+			t.Errorf("row %d: %s, want %s", k, got[k], want)
+		}
 	}
 	if took < 450*time.Millisecond || took > 20*time.Second {
 		t.Errorf("20 rows at 40 a second took %v, want about 0.475 s", took)
