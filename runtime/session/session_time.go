@@ -95,19 +95,27 @@ func (s *Session) processingTime() (string, bool) {
 }
 
 // timeNotes says what a person should know about time after a statement:
-// timers that fired only because the input ended, with no watermark seen.
-func timeNotes(ex *exec.Execution) []string {
+// timers that fired only because the input ended, with no watermark seen,
+// and the rows ORDER BY dropped (in a step, st: those of the step).
+func timeNotes(ex *exec.Execution, st *stepRun) []string {
 	var notes []string
-	for _, call := range ex.Ptfs {
+	for c, call := range ex.Ptfs {
 		op := call.Main()
 		if op.EndFire > 0 && !op.SawWM {
 			notes = append(notes, fmt.Sprintf("note: %s: %s fired only at the end of input, as no watermark arrived before it (declare WATERMARK FOR <column> AS <column> - INTERVAL ... on the table so that timers fire as event time passes)",
 				op.Node.Fn, plural(int64(op.EndFire), "timer")))
 		}
 		for i, b := range op.Buffers {
-			if b != nil && b.Dropped > 0 {
+			if b == nil {
+				continue
+			}
+			dropped := b.Dropped
+			if st != nil {
+				dropped -= st.droppedBefore(c, i)
+			}
+			if dropped > 0 {
 				notes = append(notes, fmt.Sprintf("note: %s: ORDER BY dropped %s of table argument '%s' that arrived late (at or before the watermark)",
-					op.Node.Fn, plural(b.Dropped, "row"), op.Node.Tables[i].Name))
+					op.Node.Fn, plural(dropped, "row"), op.Node.Tables[i].Name))
 			}
 		}
 	}
