@@ -189,7 +189,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		}
 		return nil
 	}
-	if notes := append(append(timeNotes(ex, s.stepping), ex.Notes...), whyNotNotes(ex)...); len(notes) > 0 {
+	if notes := append(append(timeNotes(ex), ex.Notes...), whyNotNotes(ex)...); len(notes) > 0 {
 		if err := flush(); err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/settings"
@@ -59,8 +60,7 @@ type stepRun struct {
 	// printed is how many rows earlier steps printed (the sink skips them).
 	printed int64
 	marked  bool
-	rowsIn  int64     // ex.RowsIn when the step's events began
-	dropped [][]int64 // per PTF call and table argument, rows ORDER BY had dropped
+	rowsIn  int64 // ex.RowsIn when the step's events began
 	took    time.Duration
 }
 
@@ -72,15 +72,7 @@ func (st *stepRun) mark() {
 	st.marked = true
 	st.rowsIn = st.ex.RowsIn
 	for _, call := range st.ex.Ptfs {
-		var d []int64
-		for _, b := range call.Main().Buffers {
-			if b == nil {
-				d = append(d, 0)
-				continue
-			}
-			d = append(d, b.Dropped)
-		}
-		st.dropped = append(st.dropped, d)
+		call.MarkNotes()
 	}
 }
 
@@ -90,15 +82,6 @@ func (st *stepRun) rowsRead() int64 {
 		return 0
 	}
 	return st.ex.RowsIn - st.rowsIn
-}
-
-// droppedBefore is how many rows the buffer of table argument j of PTF
-// call i had dropped before the step's events.
-func (st *stepRun) droppedBefore(i, j int) int64 {
-	if i < len(st.dropped) && j < len(st.dropped[i]) {
-		return st.dropped[i][j]
-	}
-	return 0
 }
 
 // gateWriter passes writes on once it is open: the trace of a step shows
@@ -224,16 +207,16 @@ func (s *Session) streamWatermark(t *catalog.Table) (int64, bool) {
 }
 
 // planPTFs lists the PTF calls of a plan (a call used twice once).
-func planPTFs(n exec.Node) []*exec.PtfNode {
-	var out []*exec.PtfNode
-	seen := map[*exec.PtfNode]bool{}
+func planPTFs(n exec.Node) []*ptfop.Node {
+	var out []*ptfop.Node
+	seen := map[*ptfop.Node]bool{}
 	var walk func(exec.Node)
 	walk = func(n exec.Node) {
 		switch x := n.(type) {
 		case *exec.TeeNode: // a shared call: its children are the call's inputs
 			walk(x.In)
 			return
-		case *exec.PtfNode:
+		case *ptfop.Node:
 			if !seen[x] {
 				seen[x] = true
 				out = append(out, x)
@@ -336,10 +319,10 @@ func (s *Session) replay(ctx context.Context, pos sqlmini.Pos, first bool) error
 	// Fresh state: the last step left its state and timers for SHOW.
 	err = s.cfg.Store.Update(func(tx state.Tx) error {
 		for _, p := range planPTFs(n) {
-			if p.Uid == "" {
+			if p.UID == "" {
 				continue
 			}
-			if err := exec.DropUID(tx, p.Uid); err != nil {
+			if err := exec.DropUID(tx, p.UID); err != nil {
 				return err
 			}
 		}
