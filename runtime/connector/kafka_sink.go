@@ -75,11 +75,11 @@ func NewKafkaSink(ctx context.Context, t *catalog.Table, pos sqlmini.Pos) (*Kafk
 		k.cols = append(k.cols, i)
 	}
 	if s.key != nil {
-		if k.key, err = newRecordCodec(s.key, formatSchema(t, s.keyCols, true, s.keyPrefix), nil); err != nil {
+		if k.key, err = newRecordCodec(s.key, formatSchema(t, s.keyCols, true, s.keyPrefix), k.topic, true); err != nil {
 			return nil, sqlmini.Errorf(pos, "table '%s': %w", t.Name, err)
 		}
 	}
-	if k.value, err = newRecordCodec(s.value, formatSchema(t, s.valueCols, false, ""), nil); err != nil {
+	if k.value, err = newRecordCodec(s.value, formatSchema(t, s.valueCols, false, ""), k.topic, false); err != nil {
 		return nil, sqlmini.Errorf(pos, "table '%s': %w", t.Name, err)
 	}
 	return k, nil

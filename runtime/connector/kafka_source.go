@@ -198,7 +198,11 @@ func (s *kafkaStream) codec(f *kafkaFormat, cols []int, key bool) (recordCodec, 
 	if f == nil {
 		return nil, nil
 	}
-	return newRecordCodec(f, formatSchema(s.n.t, cols, key, s.n.s.keyPrefix), nil)
+	topic := ""
+	if len(s.n.s.topics) > 0 {
+		topic = s.n.s.topics[0]
+	}
+	return newRecordCodec(f, formatSchema(s.n.t, cols, key, s.n.s.keyPrefix), topic, key)
 }
 
 // formatSchema is the schema of the columns a format carries.
@@ -390,7 +394,11 @@ func (s *kafkaStream) Next() (exec.Event, error) {
 				s.skips.Add(&c)
 				continue
 			}
-			return exec.Event{}, types.At(s.n.pos, fmt.Errorf("table '%s': %w", s.n.t.Name, recordError(rec, err, s.n.s.value.prefix)))
+			hint := ""
+			if contains(kafkaFormatOptions[s.n.s.value.name], "ignore-parse-errors") {
+				hint = s.n.s.value.prefix
+			}
+			return exec.Event{}, types.At(s.n.pos, fmt.Errorf("table '%s': %w", s.n.t.Name, recordError(rec, err, hint)))
 		}
 		if len(rows) == 0 {
 			continue
@@ -503,7 +511,9 @@ func recordPlace(rec kafka.Record) string {
 }
 
 // recordError words a record that cannot be decoded, with its topic,
-// partition and offset, the part (key or value), where in it and what.
+// partition and offset, the part (key or value), where in it and what;
+// valuePrefix, when not empty, is the prefix of the value format's
+// 'ignore-parse-errors' option, which the message suggests.
 func recordError(rec kafka.Record, err error, valuePrefix string) error {
 	part := "value"
 	var pe *partError
@@ -514,7 +524,7 @@ func recordError(rec kafka.Record, err error, valuePrefix string) error {
 	var fe *format.ParseError
 	if errors.As(err, &fe) {
 		hint := ""
-		if part == "value" {
+		if part == "value" && valuePrefix != "" {
 			hint = fmt.Sprintf("; skip such records with '%signore-parse-errors' = 'true'", valuePrefix)
 		}
 		return fmt.Errorf("%s: %s%s", recordPlace(rec), recordProblem(part, fe), hint)
