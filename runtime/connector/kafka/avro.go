@@ -158,5 +158,3 @@ func SplitConfluent(b []byte) (int, []byte, error) {
 	}
 	return int(binary.BigEndian.Uint32(b[1:5])), b[5:], nil
 }
-
-
