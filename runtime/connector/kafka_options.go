@@ -382,9 +382,6 @@ func parseKafka(t *catalog.Table, upsert bool) (*kafkaSpec, error) {
 	default:
 		return nil, kerrf("scan.startup.mode", "option 'scan.startup.mode' is one of earliest-offset, latest-offset, group-offsets, timestamp, specific-offsets, not '%s'", s.startMode)
 	}
-	if s.startMode == modeGroup && s.group == "" {
-		return nil, kerrf("scan.startup.mode", "'scan.startup.mode' = 'group-offsets' (the default) needs 'properties.group.id'; or read from 'earliest-offset'")
-	}
 	if v, ok := o["scan.bounded.mode"]; ok {
 		s.boundMode = v
 	}

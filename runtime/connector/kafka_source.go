@@ -57,6 +57,11 @@ func (k kafkaConnector) Scan(t *catalog.Table, env Env, pos sqlmini.Pos) (exec.N
 	if err != nil {
 		return nil, sqlmini.Errorf(pos, "%w", err)
 	}
+	if s.startMode == modeGroup && s.group == "" {
+		// Checked when the table is read, as Flink checks a source's
+		// options: a table only written needs no group.
+		return nil, sqlmini.Errorf(pos, "table '%s' is read from 'scan.startup.mode' = 'group-offsets' (the default), which needs 'properties.group.id'; or read from 'earliest-offset'", t.Name)
+	}
 	return &kafkaNode{t: t, s: s, env: env, pos: pos}, nil
 }
 
@@ -143,6 +148,10 @@ type kafkaStream struct {
 	skips   format.SkipStats
 	ignore  bool
 	bounded bool
+	// checkpointed are the offsets of the last checkpoint, which
+	// Committed commits to the group.
+	checkpointed map[kafka.TP]int64
+	commitFailed bool
 }
 
 func (s *kafkaStream) open() error {
@@ -573,11 +582,12 @@ func (s *kafkaStream) reportSkipped() {
 // bounded read ended, and the position goes.
 func (s *kafkaStream) Checkpoint(tx state.Tx, finished, final bool) error {
 	key := kafkaSourceKey(s.n.t, s.read)
+	pos := s.r.Position()
+	s.checkpointed = pos
 	if finished {
 		return tx.Delete(exec.SourceNamespace, key)
 	}
 	rec := kafkaRecord{Offsets: map[string]int64{}}
-	pos := s.r.Position()
 	names := make([]kafka.TP, 0, len(pos))
 	for tp := range pos {
 		names = append(names, tp)
@@ -594,6 +604,22 @@ func (s *kafkaStream) Checkpoint(tx state.Tx, finished, final bool) error {
 		return err
 	}
 	return tx.Put(exec.SourceNamespace, key, b)
+}
+
+// Committed commits the offsets of the checkpoint that committed to the
+// table's consumer group ('properties.group.id'), for monitoring, as
+// Flink's source does after each checkpoint: never ahead of the
+// checkpoint. A failure is a note, not an error (Flink logs it too).
+func (s *kafkaStream) Committed() {
+	if s.n.s.group == "" || s.checkpointed == nil || s.cl == nil {
+		return
+	}
+	pos := s.checkpointed
+	s.checkpointed = nil
+	if err := s.cl.CommitGroupOffsets(s.ctx, s.n.s.group, pos); err != nil && !s.commitFailed {
+		s.commitFailed = true
+		s.ex.Notes = append(s.ex.Notes, fmt.Sprintf("note: table '%s': committing the offsets of group '%s' failed (the checkpoint holds them): %v", s.n.t.Name, s.n.s.group, err))
+	}
 }
 
 func (s *kafkaStream) Close() error {
