@@ -279,7 +279,7 @@ var flinkCases = []struct{ expr, typ, want string }{
 	{`TO_TIMESTAMP_LTZ(1710498030, 0)`, `TIMESTAMP_LTZ(3)`, `2024-03-15T10:20:30Z`},
 	{`TO_TIMESTAMP_LTZ(1710498030123)`, `TIMESTAMP_LTZ(3)`, `2024-03-15T10:20:30.123Z`},
 	{`TO_TIMESTAMP_LTZ('2024-03-15 10:20:30', 'yyyy-MM-dd HH:mm:ss')`, `TIMESTAMP_LTZ(3)`, `2024-03-15T10:20:30Z`},
-	// Epochs out of range (Flink 2.3.0, session 9): NULL outside
+	// Epochs out of range (Flink 2.3.0): NULL outside
 	// 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z, NaN is the epoch, a
 	// precision from 0 to 9.
 	{`TO_TIMESTAMP_LTZ(9223372036854775807, 0)`, `TIMESTAMP_LTZ(3)`, `null`},
