@@ -14,6 +14,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/plan"
@@ -74,6 +75,11 @@ type Config struct {
 	// rejects the setting. The wiring uses it for settings of other
 	// packages (ptf.eval-timeout for the script engine).
 	OnSet func(key, value string) error
+	// GeneratedRows, when above 0, bounds every datagen or faker table
+	// that sets no number-of-rows (and has no sequence) to that many rows,
+	// so that a query written for an unbounded generated table runs to an
+	// end (the cookbook's tests).
+	GeneratedRows int64
 	// ProcessingTime is the default of SET 'ptfsh.processing-time' (ptfsh
 	// test pins the clock); "" leaves the wall clock.
 	ProcessingTime string
@@ -441,7 +447,9 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	}
 	fn := &catalog.Function{Temporary: c.Temporary, Create: c}
 	var def *ptf.FuncDef
+	var src string
 	if body, ok := f.Source(); ok {
+		src = body
 		d, err := s.load(ctx, name, "", body)
 		if err != nil {
 			return types.At(f.Name.Pos, err)
@@ -464,10 +472,11 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 		if abs, err := filepath.Abs(file); err == nil {
 			fn.Files = watchFiles(abs) // before the files are read
 		}
-		src, err := s.readFunctionFile(file)
+		code, err := s.readFunctionFile(file)
 		if err != nil {
 			return sqlmini.Errorf(f.Pos, "cannot read function file '%s': %v", fn.Path, connector.RootCause(err))
 		}
+		src = code
 		d, err := s.load(ctx, name, file, src)
 		if err != nil {
 			return types.At(f.Name.Pos, err)
@@ -480,6 +489,7 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	}
 	fn.Def = def
 	s.cat.AddFunction(fn)
+	s.noteFlinkTimers(f.Name.Pos, name, src)
 	return nil
 }
 
@@ -667,7 +677,15 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			if c.TimeAttr {
 				typ += " *ROWTIME*"
 			}
-			null, key, wm := "TRUE", "", ""
+			if c.ProcTime {
+				typ += " *PROCTIME*"
+			}
+			null, key, extras, wm := "TRUE", "", "", ""
+			for _, cc := range t.Computed {
+				if cc.Index == i {
+					extras = "AS " + cc.Expr.String()
+				}
+			}
 			if c.Type.NotNull {
 				null = "FALSE"
 			}
@@ -677,7 +695,7 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			if t.Watermark != nil && t.Watermark.Column == i {
 				wm = t.Watermark.Expr
 			}
-			rows = append(rows, []string{c.Name, typ, null, key, "", wm})
+			rows = append(rows, []string{c.Name, typ, null, key, extras, wm})
 		}
 		return printMeta(s.cfg.Out, []string{"name", "type", "null", "key", "extras", "watermark"}, rows)
 	}
@@ -774,7 +792,7 @@ func describeOutput(def *ptf.FuncDef) string {
 	if def.Scalar != nil {
 		return def.Output.String()
 	}
-	return plan.OutputSchema(def.Output).RowType().String()
+	return ptfop.OutputSchema(def.Output).RowType().String()
 }
 
 func plural(n int64, word string) string {
@@ -791,5 +809,6 @@ func positioned(pos sqlmini.Pos, err error) error { return types.At(pos, err) }
 func (s *Session) sourceEnv() connector.Env {
 	seed, hasSeed := s.settings[connector.SetSeed]
 	pt, hasPT := s.processingTime()
-	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT, Flink: s.dialect() == DialectFlink}
+	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT,
+		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink}
 }
