@@ -26,13 +26,18 @@ var layers = map[string][]string{
 	// statetest is the conformance suite every store passes.
 	"state/statetest": {mod + "state"},
 	// The table of SET's keys: defaults, docs and parsers.
-	"runtime/settings": {mod + "runtime/types", mod + "internal/spell"},
+	"runtime/settings": {mod + "runtime/types", mod + "runtime/textparse", mod + "internal/spell"},
+	// textparse reads values from text as Flink's formats and CAST do:
+	// scalars, JSON text of nested types, timestamp patterns.
+	"runtime/textparse": {mod + "runtime/types"},
 	// The PTF contract: what a function is and what a call sees.
 	"runtime/ptf":      {mod + "runtime/types", mod + "sqlmini"},
 	"runtime/keycodec": {mod + "runtime/types", mod + "state"},
 	// format reads and writes Parquet with parquet-go (runtime/format/parquet_read.go, parquet_write.go).
-	"runtime/format": {mod + "runtime/types", mod + "runtime/keycodec", "github.com/parquet-go/parquet-go"},
-	"runtime/expr":   {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "sqlmini"},
+	"runtime/format": {mod + "runtime/types", mod + "runtime/textparse", mod + "runtime/keycodec", "github.com/parquet-go/parquet-go"},
+	// expr evaluates expressions; it reads text through textparse, not
+	// the file formats (which link parquet-go and the store).
+	"runtime/expr": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/textparse", mod + "sqlmini"},
 	// exec is the core of execution: events, streams, nodes, the
 	// simple nodes and what both operator families share.
 	"runtime/exec": {mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
@@ -46,13 +51,13 @@ var layers = map[string][]string{
 	// cep is the NFA of MATCH_RECOGNIZE: it knows no rows, only events.
 	"runtime/cep":     {},
 	"runtime/catalog": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
-	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format",
+	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format", mod + "runtime/textparse",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "internal/fault", mod + "runtime/connector/kafka"},
 	// The Kafka client: franz-go (kgo, kadm, sr) and the Avro codec stay behind it.
 	"runtime/connector/kafka": {"github.com/twmb/franz-go", "github.com/twmb/avro"},
 	// kafkatest starts franz-go's in-process fake cluster for tests.
 	"runtime/connector/kafka/kafkatest": {"github.com/twmb/franz-go/pkg/kfake"},
-	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
+	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "runtime/textparse",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/exec/ptfop", mod + "runtime/exec/sqlop",
 		mod + "runtime/catalog", mod + "runtime/connector", mod + "runtime/cep"},
 	"runtime/session": {mod + "state", mod + "sqlmini", mod + "runtime/"},
