@@ -22,9 +22,9 @@ var layers = map[string][]string{
 	// sqlmini owns the syntax; it takes its position type from the leaf.
 	"sqlmini": {"github.com/alecthomas/participle/v2", mod + "runtime/types"},
 	// state owns keyed bytes; bbolt stays behind it.
-	"state": {"go.etcd.io/bbolt", mod + "internal/fault"},
+	"state": {"go.etcd.io/bbolt", mod + "internal/fault", mod + "internal/orderedcode"},
 	// statetest is the conformance suite every store passes.
-	"state/statetest": {mod + "state"},
+	"state/statetest": {mod + "state", mod + "internal/orderedcode"},
 	// The table of SET's keys: defaults, docs and parsers.
 	"runtime/settings": {mod + "runtime/types", mod + "runtime/textparse", mod + "internal/spell"},
 	// textparse reads values from text as Flink's formats and CAST do:
@@ -32,7 +32,7 @@ var layers = map[string][]string{
 	"runtime/textparse": {mod + "runtime/types"},
 	// The PTF contract: what a function is and what a call sees.
 	"runtime/ptf":      {mod + "runtime/types", mod + "sqlmini"},
-	"runtime/keycodec": {mod + "runtime/types", mod + "state"},
+	"runtime/keycodec": {mod + "runtime/types", mod + "internal/orderedcode"},
 	// format reads and writes Parquet with parquet-go (runtime/format/parquet_read.go, parquet_write.go).
 	"runtime/format": {mod + "runtime/types", mod + "runtime/textparse", mod + "runtime/keycodec", "github.com/parquet-go/parquet-go"},
 	// expr evaluates expressions; it reads text through textparse, not
@@ -43,7 +43,7 @@ var layers = map[string][]string{
 	"runtime/exec": {mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
 	// The PTF operator and the SQL operators, the two families of
 	// operators over the core (see never below).
-	"runtime/exec/ptfop": {mod + "runtime/exec", mod + "state", mod + "runtime/types", mod + "runtime/ptf",
+	"runtime/exec/ptfop": {mod + "runtime/exec", mod + "state", mod + "internal/orderedcode", mod + "runtime/types", mod + "runtime/ptf",
 		mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
 	"runtime/exec/sqlop": {mod + "runtime/exec", mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/cep"},
 	// The timeline of a query's time events and its drawings (text, SVG, HTML): a leaf.
@@ -76,6 +76,9 @@ var layers = map[string][]string{
 	"internal/fault": {},
 	// spell: did-you-mean for names, a leaf.
 	"internal/spell": {},
+	// orderedcode: the order-preserving encoding of keys, a leaf that the
+	// store and the key codec share.
+	"internal/orderedcode": {},
 	// testarchive reads the txtar test files of ptfsh test and tests/.
 	"internal/testarchive": {"golang.org/x/tools/txtar"},
 	// The wiring: the command, the benchmark tools.
