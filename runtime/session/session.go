@@ -76,6 +76,11 @@ type Config struct {
 	// rejects the setting. The wiring uses it for settings of other
 	// packages (ptf.eval-timeout for the script engine).
 	OnSet func(key, value string) error
+	// GeneratedRows, when above 0, bounds every datagen or faker table
+	// that sets no number-of-rows (and has no sequence) to that many rows,
+	// so that a query written for an unbounded generated table runs to an
+	// end (the cookbook's tests).
+	GeneratedRows int64
 	// ProcessingTime is the default of SET 'ptfsh.processing-time' (ptfsh
 	// test pins the clock); "" leaves the wall clock.
 	ProcessingTime string
@@ -669,7 +674,15 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			if c.TimeAttr {
 				typ += " *ROWTIME*"
 			}
-			null, key, wm := "TRUE", "", ""
+			if c.ProcTime {
+				typ += " *PROCTIME*"
+			}
+			null, key, extras, wm := "TRUE", "", "", ""
+			for _, cc := range t.Computed {
+				if cc.Index == i {
+					extras = "AS " + cc.Expr.String()
+				}
+			}
 			if c.Type.NotNull {
 				null = "FALSE"
 			}
@@ -679,7 +692,7 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			if t.Watermark != nil && t.Watermark.Column == i {
 				wm = t.Watermark.Expr
 			}
-			rows = append(rows, []string{c.Name, typ, null, key, "", wm})
+			rows = append(rows, []string{c.Name, typ, null, key, extras, wm})
 		}
 		return printMeta(s.cfg.Out, []string{"name", "type", "null", "key", "extras", "watermark"}, rows)
 	}
@@ -793,5 +806,6 @@ func positioned(pos sqlmini.Pos, err error) error { return types.At(pos, err) }
 func (s *Session) sourceEnv() connector.Env {
 	seed, hasSeed := s.settings[connector.SetSeed]
 	pt, hasPT := s.processingTime()
-	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT, Flink: s.dialect() == DialectFlink}
+	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT,
+		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink}
 }
