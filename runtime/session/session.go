@@ -114,7 +114,7 @@ type Session struct {
 	stepText string
 	// stepRows, while a stream step runs in predict mode, are the rows it
 	// emits, as text (predict.go).
-	stepRows []string
+	stepRows []stepRow
 	// whyOnce turns lineage on for the statement that runs (EXPLAIN WHY).
 	whyOnce bool
 	// jobs are the queries and INSERTs that ran (SHOW JOBS, jobs.go);
@@ -389,7 +389,7 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 	if mode == "table" {
 		p = format.NewMaterializing(p, exec.UpsertKeyOf(n))
 	}
-	return p, nil
+	return s.withColumnsNote(p, enc), nil
 }
 
 func (s *Session) path(p string) string {
@@ -448,7 +448,9 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	}
 	fn := &catalog.Function{Temporary: c.Temporary, Create: c}
 	var def *ptf.FuncDef
+	var src string
 	if body, ok := f.Source(); ok {
+		src = body
 		d, err := s.load(ctx, name, "", body)
 		if err != nil {
 			return types.At(f.Name.Pos, err)
@@ -471,10 +473,11 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 		if abs, err := filepath.Abs(file); err == nil {
 			fn.Files = watchFiles(abs) // before the files are read
 		}
-		src, err := s.readFunctionFile(file)
+		code, err := s.readFunctionFile(file)
 		if err != nil {
 			return sqlmini.Errorf(f.Pos, "cannot read function file '%s': %v", fn.Path, connector.RootCause(err))
 		}
+		src = code
 		d, err := s.load(ctx, name, file, src)
 		if err != nil {
 			return types.At(f.Name.Pos, err)
@@ -487,6 +490,7 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	}
 	fn.Def = def
 	s.cat.AddFunction(fn)
+	s.noteFlinkTimers(f.Name.Pos, name, src)
 	return nil
 }
 
