@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -95,7 +96,7 @@ func (p *Planner) setOp(op *sqlmini.SetOp, ins []exec.Node) (exec.Node, error) {
 		if right, err = retracting(right, op.Pos); err != nil {
 			return nil, err
 		}
-		sj := &exec.SemiJoinNode{Left: left, Right: right, Anti: name == "EXCEPT", NullSafe: true}
+		sj := &sqlop.SemiJoinNode{Left: left, Right: right, Anti: name == "EXCEPT", NullSafe: true}
 		var conds []string
 		for c, col := range left.Schema().Columns {
 			sj.LeftKeys = append(sj.LeftKeys, &expr.Column{Index: c, T: col.Type})
@@ -106,7 +107,7 @@ func (p *Planner) setOp(op *sqlmini.SetOp, ins []exec.Node) (exec.Node, error) {
 		if sj.Anti {
 			kind = "LeftAntiJoin"
 		}
-		sj.Text = exec.JoinText(kind, strings.Join(conds, " AND "), left.Schema())
+		sj.Text = sqlop.JoinText(kind, strings.Join(conds, " AND "), left.Schema())
 		n = sj
 	}
 	return p.distinct(op.Pos, n)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -17,7 +18,7 @@ import (
 // row); NOT IN and NOT EXISTS are anti joins. NOT IN follows SQL's rule
 // for NULLs, as Flink's anti join condition x = y OR (x = y) IS NULL
 // does: a NULL on either side excludes the row (unless the subquery has
-// no rows). The joins are exec.SemiJoinNode. A subquery elsewhere (in an
+// no rows). The joins are sqlop.SemiJoinNode. A subquery elsewhere (in an
 // OR, a SELECT list) is an error.
 
 // subquery is an IN or EXISTS conjunct of WHERE.
@@ -130,7 +131,7 @@ func (p *Planner) semiJoin(in exec.Node, sc *expr.Scope, sq subquery) (exec.Node
 	if right, err = retracting(right, sq.query.Pos); err != nil {
 		return nil, err
 	}
-	n := &exec.SemiJoinNode{Left: left, Right: right, Anti: sq.anti}
+	n := &sqlop.SemiJoinNode{Left: left, Right: right, Anti: sq.anti}
 	var where []string
 	var conds []expr.Expr
 	if sq.value != nil {
@@ -191,7 +192,7 @@ func (p *Planner) semiJoin(in exec.Node, sc *expr.Scope, sq subquery) (exec.Node
 	if sq.anti {
 		kind = "LeftAntiJoin"
 	}
-	n.Text = exec.JoinText(kind, strings.Join(where, " AND "), left.Schema())
+	n.Text = sqlop.JoinText(kind, strings.Join(where, " AND "), left.Schema())
 	return n, nil
 }
 

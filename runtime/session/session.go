@@ -14,11 +14,13 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -74,6 +76,11 @@ type Config struct {
 	// rejects the setting. The wiring uses it for settings of other
 	// packages (ptf.eval-timeout for the script engine).
 	OnSet func(key, value string) error
+	// GeneratedRows, when above 0, bounds every datagen or faker table
+	// that sets no number-of-rows (and has no sequence) to that many rows,
+	// so that a query written for an unbounded generated table runs to an
+	// end (the cookbook's tests).
+	GeneratedRows int64
 	// ProcessingTime is the default of SET 'ptfsh.processing-time' (ptfsh
 	// test pins the clock); "" leaves the wall clock.
 	ProcessingTime string
@@ -107,7 +114,7 @@ type Session struct {
 	stepText string
 	// stepRows, while a stream step runs in predict mode, are the rows it
 	// emits, as text (predict.go).
-	stepRows []string
+	stepRows []stepRow
 	// whyOnce turns lineage on for the statement that runs (EXPLAIN WHY).
 	whyOnce bool
 	// jobs are the queries and INSERTs that ran (SHOW JOBS, jobs.go);
@@ -152,7 +159,7 @@ func NewSession(cfg Config) (*Session, error) {
 		cfg.BaseDir = "."
 	}
 	if cfg.ProcessingTime != "" {
-		if _, err := format.ParseTimeSetting(cfg.ProcessingTime); err != nil {
+		if _, err := textparse.TimeSetting(cfg.ProcessingTime); err != nil {
 			return nil, fmt.Errorf("processing time %q: %w", cfg.ProcessingTime, err)
 		}
 	}
@@ -161,6 +168,9 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	if err := connector.FinishRenames(cfg.Store, cfg.Err); err != nil {
 		return nil, fmt.Errorf("state: completing the last run's INSERT: %w", err)
+	}
+	if err := connector.FinishKafkaCommits(cfg.Store, cfg.Err); err != nil {
+		return nil, fmt.Errorf("state: committing the last run's Kafka transaction: %w", err)
 	}
 	return &Session{cfg: cfg, cat: catalog.NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
 }
@@ -388,7 +398,7 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 	if mode == "table" {
 		p = format.NewMaterializing(p, exec.UpsertKeyOf(n))
 	}
-	return p, nil
+	return s.withColumnsNote(p, enc), nil
 }
 
 func (s *Session) path(p string) string {
@@ -440,6 +450,9 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	switch lang {
 	case "", "JAVASCRIPT", "JS", "TYPESCRIPT":
 	default:
+		if strings.EqualFold(lang, "PYTHON") {
+			return sqlmini.Errorf(f.Pos, "unsupported language PYTHON: ptfsh runs no Python functions; write the function in JavaScript (or TypeScript): CREATE FUNCTION name AS 'fn.js' LANGUAGE JAVASCRIPT, or LANGUAGE JAVASCRIPT AS $$ ... $$")
+		}
 		return sqlmini.Errorf(f.Pos, "unsupported language %s: ptfsh runs JAVASCRIPT (and TypeScript files)", lang)
 	}
 	if s.cfg.Loader == nil {
@@ -447,7 +460,9 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	}
 	fn := &catalog.Function{Temporary: c.Temporary, Create: c}
 	var def *ptf.FuncDef
+	var src string
 	if body, ok := f.Source(); ok {
+		src = body
 		d, err := s.load(ctx, name, "", body)
 		if err != nil {
 			return types.At(f.Name.Pos, err)
@@ -470,10 +485,11 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 		if abs, err := filepath.Abs(file); err == nil {
 			fn.Files = watchFiles(abs) // before the files are read
 		}
-		src, err := s.readFunctionFile(file)
+		code, err := s.readFunctionFile(file)
 		if err != nil {
 			return sqlmini.Errorf(f.Pos, "cannot read function file '%s': %v", fn.Path, connector.RootCause(err))
 		}
+		src = code
 		d, err := s.load(ctx, name, file, src)
 		if err != nil {
 			return types.At(f.Name.Pos, err)
@@ -486,6 +502,7 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	}
 	fn.Def = def
 	s.cat.AddFunction(fn)
+	s.noteFlinkTimers(f.Name.Pos, name, src)
 	return nil
 }
 
@@ -673,7 +690,15 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			if c.TimeAttr {
 				typ += " *ROWTIME*"
 			}
-			null, key, wm := "TRUE", "", ""
+			if c.ProcTime {
+				typ += " *PROCTIME*"
+			}
+			null, key, extras, wm := "TRUE", "", "", ""
+			for _, cc := range t.Computed {
+				if cc.Index == i {
+					extras = "AS " + cc.Expr.String()
+				}
+			}
 			if c.Type.NotNull {
 				null = "FALSE"
 			}
@@ -683,7 +708,7 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			if t.Watermark != nil && t.Watermark.Column == i {
 				wm = t.Watermark.Expr
 			}
-			rows = append(rows, []string{c.Name, typ, null, key, "", wm})
+			rows = append(rows, []string{c.Name, typ, null, key, extras, wm})
 		}
 		return printMeta(s.cfg.Out, []string{"name", "type", "null", "key", "extras", "watermark"}, rows)
 	}
@@ -844,7 +869,7 @@ func describeOutput(def *ptf.FuncDef) string {
 	if def.Scalar != nil {
 		return def.Output.String()
 	}
-	return plan.OutputSchema(def.Output).RowType().String()
+	return ptfop.OutputSchema(def.Output).RowType().String()
 }
 
 func plural(n int64, word string) string {
@@ -861,5 +886,6 @@ func positioned(pos sqlmini.Pos, err error) error { return types.At(pos, err) }
 func (s *Session) sourceEnv() connector.Env {
 	seed, hasSeed := s.settings[connector.SetSeed]
 	pt, hasPT := s.processingTime()
-	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT, Flink: s.dialect() == DialectFlink}
+	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT,
+		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink}
 }

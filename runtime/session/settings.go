@@ -7,8 +7,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/connector"
-	"github.com/ptfsh/ptfsh/runtime/exec"
-	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -34,10 +33,6 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		return sqlmini.Errorf(set.Pos, "%w", err)
 	}
 	switch key {
-	case SetProcessingTime:
-		if _, err := format.ParseTimeSetting(val); err != nil {
-			return sqlmini.Errorf(set.Pos, "SET '%s': %w", key, err)
-		}
 	case "state.path":
 		if s.cfg.OpenStore == nil {
 			return sqlmini.Errorf(set.Pos, "SET 'state.path' is not available here; start ptfsh with --state FILE")
@@ -112,17 +107,17 @@ func (s *Session) settingText(st settings.Setting) string {
 		return s.resultMode()
 	case "sql-client.execution.result-mode":
 		return s.resultMode()
-	case exec.SetParallelism:
+	case ptfop.SetParallelism:
 		return strconv.Itoa(max(s.cfg.Parallelism, 1))
-	case exec.SetTrace:
+	case ptfop.SetTrace:
 		if s.cfg.Trace {
 			return "on"
 		}
-	case exec.SetTraceKey:
+	case ptfop.SetTraceKey:
 		return s.cfg.TraceFilter.Key
-	case exec.SetTraceFunction:
+	case ptfop.SetTraceFunction:
 		return s.cfg.TraceFilter.Function
-	case exec.SetTraceLate:
+	case ptfop.SetTraceLate:
 		if s.cfg.TraceFilter.Late {
 			return "on"
 		}

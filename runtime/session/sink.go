@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -61,23 +62,31 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 			sk.Close()
 		}
 	}()
-	written := map[string]bool{}
 	for _, ins := range inserts {
 		var n exec.Node
 		var sk tableSink
 		var err error
 		if isKafka(s.cat, ins) {
 			n, sk, err = s.planKafkaInsert(ctx, p, ins) // kafka_sink.go
+		} else if t, ok := s.cat.Table(string(ins.Table.Value)); ok && connector.IsPrintOrBlackhole(t) {
+			n, sk, err = s.planPrintInsert(p, ins, t)
 		} else {
 			n, sk, err = s.planInsert(p, ins)
 		}
 		if err != nil {
 			return err
 		}
-		if written[sinkTarget(sk)] {
-			return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
+		for _, other := range sinks {
+			switch {
+			case other.Table() == sk.Table():
+				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
+			case sameFileSinks(other, sk):
+				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes one file twice: '%s' of table '%s' is '%s' of table '%s' (%s); give each INSERT its own file",
+					sk.Table().Options["path"], sk.Table().Name, other.Table().Options["path"], other.Table().Name, howSame(other.Table(), sk.Table()))
+			case sinkTarget(other) == sinkTarget(sk):
+				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
+			}
 		}
-		written[sinkTarget(sk)] = true
 		nodes = append(nodes, n)
 		sinks = append(sinks, sk)
 	}
@@ -102,6 +111,9 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 // "[INFO] Complete execution of the SQL update statement: 3 rows written
 // to table 'clicks_out' ('out/clicks.csv')."
 func insertReport(sk tableSink) string {
+	if ps, ok := sk.(*connector.PrintSink); ok {
+		return fmt.Sprintf("%s: %s written to table '%s' ('%s').", strings.TrimSuffix(infoInserted, "."), plural(ps.Rows(), "row"), ps.Table().Name, ps.Table().Options["connector"])
+	}
 	if ks, ok := sk.(*connector.KafkaSink); ok {
 		return fmt.Sprintf("%s: %s written to table '%s' (topic '%s').", strings.TrimSuffix(infoInserted, "."), plural(ks.Rows(), "record"), ks.Table().Name, ks.Topic())
 	}
@@ -124,10 +136,21 @@ type tableSink interface {
 // sinkTarget names what a sink writes, so that a statement set writes
 // each once.
 func sinkTarget(sk tableSink) string {
+	if ps, ok := sk.(*connector.PrintSink); ok {
+		return "print\x00" + ps.Table().Name
+	}
 	if ks, ok := sk.(*connector.KafkaSink); ok {
 		return "kafka\x00" + ks.Table().Options["properties.bootstrap.servers"] + "\x00" + ks.Topic()
 	}
 	return sk.(*connector.FileSink).Path()
+}
+
+// sameFileSinks reports whether two sinks write one file (by identity:
+// through a link, or a hard link).
+func sameFileSinks(a, b tableSink) bool {
+	fa, okA := a.(*connector.FileSink)
+	fb, okB := b.(*connector.FileSink)
+	return okA && okB && connector.SameFile(fa.Path(), fb.Path())
 }
 
 // planInsert plans one INSERT INTO: the query, with the casts and the
@@ -179,15 +202,50 @@ func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, t
 	if n, err = sinkChangelog(t, n, pos); err != nil {
 		return nil, nil, err
 	}
-	path := connector.TablePath(t)
-	if connector.Reads(n, path) {
+	if src := connector.FileReader(n, connector.TablePath(t)); src == t {
 		return nil, nil, sqlmini.Errorf(pos, "INSERT INTO '%s' reads the table it writes ('%s'); write to another table", name, t.Options["path"])
+	} else if src != nil {
+		return nil, nil, sqlmini.Errorf(pos, "INSERT INTO '%s' writes '%s', which table '%s' reads ('%s': %s), so the INSERT would read the rows it writes; write to another file",
+			name, t.Options["path"], src.Name, src.Options["path"], howSame(src, t))
 	}
 	sk := connector.NewFileSink(t, pos, n.Schema(), s.cfg.Store, s.cfg.Err, strings.EqualFold(s.settings[connector.SetNotNullEnforcer], "DROP"))
 	if ins.Overwrite {
 		sk.SetOverwrite()
 	}
 	return n, sk, nil
+}
+
+// planPrintInsert plans one INSERT INTO a print or blackhole table, which
+// takes any changelog as it comes.
+func (s *Session) planPrintInsert(p *plan.Planner, ins *sqlmini.Insert, t *catalog.Table) (exec.Node, tableSink, error) {
+	pos := ins.Table.Pos
+	if ins.Overwrite {
+		return nil, nil, sqlmini.Errorf(pos, "INSERT OVERWRITE is not supported by a '%s' table ('%s'); use INSERT INTO", t.Options["connector"], t.Name)
+	}
+	p.Required = types.RetractAll
+	n, err := p.Query(ins.Query)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkSinkColumns(t, n.Schema(), pos); err != nil {
+		return nil, nil, err
+	}
+	return n, connector.NewPrintSink(t, s.cfg.Out, s.cfg.Err), nil
+}
+
+// howSame says how two tables with different paths reach one file (or a
+// folder that holds it).
+func howSame(a, b *catalog.Table) string {
+	if fi, err := os.Stat(connector.TablePath(a)); err == nil && fi.IsDir() {
+		return "a folder that holds it"
+	}
+	switch {
+	case a.Options["path"] == b.Options["path"]:
+		return "the same path"
+	case connector.TablePath(a) == connector.TablePath(b):
+		return "the same file"
+	}
+	return "the same file, through a symbolic link or a hard link"
 }
 
 // checkSinkColumns checks that the query's columns fit the table's, by
