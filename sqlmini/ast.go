@@ -19,7 +19,7 @@ type Statement struct {
 	Set          *Set          `parser:" | @@"`
 	Reset        *Reset        `parser:" | @@"`
 	Explain      *Explain      `parser:" | @@"`
-	StatementSet *StatementSet `parser:" | 'EXECUTE' @@"`
+	StatementSet *StatementSet `parser:" | 'EXECUTE'? @@"`
 	Insert       *Insert       `parser:" | @@"`
 	Command      *Command      `parser:" | @@"`
 	Advance      *Advance      `parser:" | @@"`
@@ -277,13 +277,16 @@ type Insert struct {
 }
 
 // StatementSet is Flink's statement set, EXECUTE STATEMENT SET BEGIN insert;
-// ... END: INSERT statements that run as one job. Each INSERT ends with a
+// ... END, or the SQL client's BEGIN STATEMENT SET; insert; ... END:
+// INSERT statements that run as one job. Each INSERT ends with a
 // semicolon; Split keeps the semicolons between BEGIN and END inside the
-// statement. The node starts at STATEMENT: EXECUTE is the Statement's (and
-// optional after EXPLAIN, as in Flink).
+// statement. The node starts at STATEMENT (or BEGIN): EXECUTE is the
+// Statement's (and optional, as in Flink's EXPLAIN).
 type StatementSet struct {
-	Pos     Pos
-	Inserts []*Insert `parser:"'STATEMENT' 'SET' 'BEGIN' @@ ( ';' @@ )* ';' 'END'"`
+	Pos Pos
+	// Client is the SQL client's form, BEGIN STATEMENT SET; ... END.
+	Client  bool      `parser:"( 'STATEMENT' 'SET' 'BEGIN' | @'BEGIN' 'STATEMENT' 'SET' ';' )"`
+	Inserts []*Insert `parser:"@@ ( ';' @@ )* ';' 'END'"`
 }
 
 // Query is [WITH ctes] a select or VALUES, with set operations after it

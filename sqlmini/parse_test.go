@@ -137,6 +137,7 @@ var printTests = []struct {
 	{"explain/details", "explain changelog_mode, estimated_cost select * from t", "EXPLAIN CHANGELOG_MODE, ESTIMATED_COST SELECT * FROM t"},
 	{"explain/insert", "EXPLAIN PLAN FOR INSERT INTO s SELECT * FROM t", "EXPLAIN INSERT INTO s SELECT * FROM t"},
 	{"explain/statement set", "explain statement set begin insert into s select * from t; insert into u values (1); end", "EXPLAIN EXECUTE STATEMENT SET BEGIN INSERT INTO s SELECT * FROM t; INSERT INTO u VALUES (1); END"},
+	{"statement set/sql client form", "begin statement set;\ninsert into a values (1);\ninsert into b select * from t;\nend", "BEGIN STATEMENT SET; INSERT INTO a VALUES (1); INSERT INTO b SELECT * FROM t; END"},
 	{"explain/execute statement set", "EXPLAIN EXECUTE STATEMENT SET BEGIN INSERT INTO s VALUES (1); END", "EXPLAIN EXECUTE STATEMENT SET BEGIN INSERT INTO s VALUES (1); END"},
 	// streams, stepped by hand
 	{"create stream", "create stream s (id STRING, ts TIMESTAMP_LTZ(3), watermark for ts as ts - interval '1' second)", "CREATE STREAM s (id STRING, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)"},

@@ -519,14 +519,19 @@ func (i *Insert) format(b *strings.Builder) {
 	i.Query.format(b)
 }
 
-// String prints EXECUTE STATEMENT SET BEGIN insert; ... END on one line.
+// String prints EXECUTE STATEMENT SET BEGIN insert; ... END (or BEGIN
+// STATEMENT SET; insert; ... END) on one line.
 func (s *StatementSet) String() string { return str(s) }
 
 func (s *StatementSet) format(b *strings.Builder) {
 	if s == nil {
 		return
 	}
-	b.WriteString("EXECUTE STATEMENT SET BEGIN ")
+	if s.Client {
+		b.WriteString("BEGIN STATEMENT SET; ")
+	} else {
+		b.WriteString("EXECUTE STATEMENT SET BEGIN ")
+	}
 	for _, in := range s.Inserts {
 		in.format(b)
 		b.WriteString("; ")
