@@ -72,6 +72,8 @@ var layers = map[string][]string{
 	"internal/fault": {},
 	// spell: did-you-mean for names, a leaf.
 	"internal/spell": {},
+	// taxi: the labs' taxi rides and fares, a leaf.
+	"internal/taxi": {},
 	// testarchive reads the txtar test files of ptfsh test and tests/.
 	"internal/testarchive": {"golang.org/x/tools/txtar"},
 	// The wiring: the command, the benchmark tools.
