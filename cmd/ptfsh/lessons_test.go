@@ -28,10 +28,10 @@ func TestLessons(t *testing.T) {
 		}
 		exercises = append(exercises, m...)
 	}
-	if len(exercises) < 3 {
+	if len(exercises) < 11 {
 		t.Fatalf("%d exercises in examples/lessons and examples/labs, want at least 11", len(exercises))
 	}
-	code := regexp.MustCompile(`ctx\.|=>|;\s*$|\bfunction\b|\bconst\b|\blet\b`)
+	code := regexp.MustCompile(`ctx\.|=>|;\s*$|\bfunction\s*\(|\b(const|let|var)\s+\w+\s*=`)
 	for _, file := range exercises {
 		name := filepath.Base(filepath.Dir(file)) + "/" + strings.TrimSuffix(filepath.Base(file), ".txtar")
 		t.Run(name, func(t *testing.T) {
