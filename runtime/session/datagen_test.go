@@ -10,7 +10,7 @@ import (
 
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
-	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -290,7 +290,7 @@ func TestDatagenTimestampSequenceAndWatermarks(t *testing.T) {
 			last = ms
 			continue
 		}
-		v, err := format.ParseValue(strings.TrimSuffix(strings.TrimPrefix(e, "+I["), "]"), types.TypeTimestamp3, format.ParseOptions{})
+		v, err := textparse.Value(strings.TrimSuffix(strings.TrimPrefix(e, "+I["), "]"), types.TypeTimestamp3, textparse.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -397,7 +397,7 @@ func TestDatagenErrors(t *testing.T) {
 		{`(ts TIMESTAMP(3)) WITH ('connector' = 'datagen', 'fields.ts.max-past' = 'long')`,
 			`option 'fields.ts.max-past': invalid duration "long"`},
 		{`(a INT) WITH ('connector' = 'datagn')`,
-			`unsupported connector 'datagn'; available: datagen, faker, filesystem`},
+			`unsupported connector 'datagn'; available: blackhole, datagen, faker, filesystem`},
 	} {
 		_, err := dgRun(t, "CREATE TABLE g "+tc.ddl+";")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
