@@ -21,9 +21,9 @@ type Planner struct {
 	// groupWindows are the window table function calls that group windows
 	// were rewritten into (legacy_window.go).
 	groupWindows map[*sqlmini.Call]bool
-	cat  *catalog.Catalog
-	env  connector.Env // what sources take from the session
-	ctes map[string]exec.Node
+	cat          *catalog.Catalog
+	env          connector.Env // what sources take from the session
+	ctes         map[string]exec.Node
 	// cteQueries are the WITH queries planned where they are read (see
 	// rankCandidate).
 	cteQueries map[string]*sqlmini.Query
