@@ -34,10 +34,12 @@ var layers = map[string][]string{
 	"runtime/format": {mod + "runtime/types", mod + "runtime/keycodec", "github.com/parquet-go/parquet-go"},
 	"runtime/expr":   {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "sqlmini"},
 	"runtime/exec": {mod + "state", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
-		mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
+		mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline", mod + "runtime/cep"},
 	// The timeline of a query's time events and its drawings (text, SVG, HTML): a leaf.
 	"runtime/timeline": {},
-	"runtime/catalog":  {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
+	// cep is the NFA of MATCH_RECOGNIZE: it knows no rows, only events.
+	"runtime/cep":     {},
+	"runtime/catalog": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
 	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "internal/fault", mod + "runtime/connector/kafka"},
 	// The Kafka client: franz-go (kgo, kadm, sr) and the Avro codec stay behind it.
@@ -45,7 +47,7 @@ var layers = map[string][]string{
 	// kafkatest starts franz-go's in-process fake cluster for tests.
 	"runtime/connector/kafka/kafkatest": {"github.com/twmb/franz-go/pkg/kfake"},
 	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
-		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "runtime/connector"},
+		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "runtime/connector", mod + "runtime/cep"},
 	"runtime/session": {mod + "state", mod + "sqlmini", mod + "runtime/"},
 	// script, stdlib and export/flink see the contract, never the engine.
 	// regexp2 is goja's backtracking regex engine: script sets its match

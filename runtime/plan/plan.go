@@ -628,7 +628,10 @@ func (p *Planner) planFrom(f *sqlmini.FromItem) (exec.Node, string, error) {
 		return nil, "", err
 	}
 	if f.Match != nil {
-		return nil, "", sqlmini.Errorf(f.Match.Pos, "MATCH_RECOGNIZE is not supported yet")
+		if n, err = p.planMatch(f.Match, n); err != nil {
+			return nil, "", err
+		}
+		alias = "" // the table's name no longer qualifies the columns
 	}
 	if f.Alias != nil {
 		alias = string(f.Alias.Value)
