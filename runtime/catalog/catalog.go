@@ -63,6 +63,10 @@ type Table struct {
 	Stream bool
 	// Watermark is the WATERMARK clause, if any.
 	Watermark *exec.WatermarkSpec
+	// Computed are the computed columns (name AS expression), in the order
+	// declared; Schema holds them too, at their Index. A connector reads
+	// the other columns, the physical ones.
+	Computed []ComputedColumn
 	// Temporary marks CREATE TEMPORARY.
 	Temporary bool
 	// BaseDir resolves relative paths of a file table.
@@ -90,6 +94,15 @@ type MetadataColumn struct {
 func (t *Table) Physical(i int) bool {
 	_, ok := t.Metadata[i]
 	return !ok
+}
+
+// ComputedColumn is a column whose value an expression computes from the
+// physical columns of its row: name AS expr in CREATE TABLE.
+type ComputedColumn struct {
+	Name string
+	// Index is the column's place in the table's Schema.
+	Index int
+	Expr  *sqlmini.Expr
 }
 
 // Function is a function in the catalog.

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -42,7 +41,8 @@ import (
 //
 // Options, as in Flink: number-of-rows; rows-per-second (a pace a class
 // can watch: the rows come at that rate of wall-clock time, without it as
-// fast as ptfsh can make them); fields.NAME.kind = random | sequence; for random numbers
+// fast as ptfsh can make them; with the processing-time clock fixed by SET
+// 'ptfsh.processing-time' no time passes and there is no pace); fields.NAME.kind = random | sequence; for random numbers
 // (TINYINT to BIGINT, FLOAT, DOUBLE, DECIMAL, INTERVALs) fields.NAME.min and
 // .max, inclusive, defaulting to Flink's bounds; for random strings and
 // bytes fields.NAME.length (default the declared length, 100 for STRING and
@@ -73,7 +73,8 @@ import (
 // A WATERMARK clause works as on a file table: after each row, the largest
 // time seen minus the delay (SET 'ptfsh.watermark.every-rows' thins them).
 // Without number-of-rows and without a sequence that ends, the table is
-// unbounded, as in Flink: read it with LIMIT, or cancel the statement.
+// unbounded, as in Flink: read it with LIMIT, or cancel the statement (a
+// session can bound every such table: Env.GeneratedRows).
 
 // SetSeed is the session's seed for datagen tables without a 'seed' option.
 const SetSeed = "ptfsh.seed"
@@ -509,6 +510,7 @@ type datagenNode struct {
 	seed  int64
 	base  int64 // the end of the window of random times
 	every int64
+	fixed bool // the processing-time clock is fixed: no pace
 }
 
 // NewDatagenNode reads the table's options (checked at CREATE TABLE) and
@@ -524,7 +526,11 @@ func NewDatagenNode(t *catalog.Table, env Env) (exec.Node, error) {
 			return nil, fmt.Errorf("SET '%s' needs a whole number (a 64-bit integer), not '%s'", SetSeed, env.Seed)
 		}
 	}
+	if spec.rows < 0 && env.GeneratedRows > 0 && !hasSequence(spec) {
+		spec.rows = env.GeneratedRows
+	}
 	if env.HasProcessingTime {
+		n.fixed = true
 		if n.base, err = format.ParseTimeSetting(env.ProcessingTime); err != nil {
 			return nil, fmt.Errorf("SET '%s': %w", "ptfsh.processing-time", err)
 		}
@@ -549,14 +555,26 @@ func (n *datagenNode) Explain() string {
 
 func (n *datagenNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	ex.NoCheckpoints("a datagen source has no position to resume from")
-	if n.spec.rate > 0 {
-		ex.Paced = true
-	}
 	s := &datagenStream{n: n, ex: ex, left: n.spec.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}
+	if n.spec.rate > 0 && !n.fixed {
+		ex.Paced = true
+		s.pace = &pacer{rate: n.spec.rate}
+	}
 	for _, g := range n.spec.fields {
 		s.gens = append(s.gens, newGenState(g, n.seed))
 	}
 	return s, nil
+}
+
+// hasSequence reports whether a column of the table is a sequence, which
+// bounds the table.
+func hasSequence(spec *datagenSpec) bool {
+	for _, f := range spec.fields {
+		if f.seq {
+			return true
+		}
+	}
+	return false
 }
 
 // genState is a running generator: its random stream and, for a
@@ -595,43 +613,11 @@ type datagenStream struct {
 	pending bool
 	wmNext  int64
 	count   int64
-	made    int64     // rows made, for the pace
-	start   time.Time // when the first row was made (with a pace)
+	pace    *pacer // nil: as fast as the rows are made
 }
 
 // maxRowsPerSecond is the fastest pace rows-per-second takes.
 const maxRowsPerSecond = 1_000_000_000
-
-// pace waits, with rows-per-second, until the next row is due: row k
-// comes k/rate seconds after the first, so a slow consumer does not make
-// the rows come faster later. Cancelling the statement stops the wait.
-func (s *datagenStream) pace() error {
-	rate := s.n.spec.rate
-	if rate <= 0 {
-		return nil
-	}
-	if s.made == 0 {
-		s.start = time.Now()
-	}
-	due := s.start.Add(time.Duration(float64(s.made) / float64(rate) * float64(time.Second)))
-	s.made++
-	wait := time.Until(due)
-	if wait <= 0 {
-		return nil
-	}
-	var done <-chan struct{}
-	if s.ex.Ctx != nil {
-		done = s.ex.Ctx.Done()
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-done:
-		return exec.ErrCancelled
-	}
-}
 
 func (s *datagenStream) Next() (exec.Event, error) {
 	if s.pending {
@@ -656,8 +642,10 @@ func (s *datagenStream) Next() (exec.Event, error) {
 			return exec.Event{}, err
 		}
 	}
-	if err := s.pace(); err != nil {
-		return exec.Event{}, err
+	if s.pace != nil {
+		if err := s.pace.wait(s.ex); err != nil {
+			return exec.Event{}, err
+		}
 	}
 	f := make([]any, len(s.gens))
 	for i, g := range s.gens {

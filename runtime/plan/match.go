@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptfsh/ptfsh/runtime/cep"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -23,7 +24,7 @@ func (p *Planner) planMatch(m *sqlmini.MatchRecognize, in exec.Node) (exec.Node,
 		return nil, sqlmini.Errorf(m.Pos, "Match Recognize doesn't support consuming update changes which is produced by node %s", in.Explain())
 	}
 	sch := in.Schema()
-	n := &exec.MatchNode{In: in}
+	n := &sqlop.MatchNode{In: in}
 	var partText []string
 	for _, e := range m.PartitionBy {
 		i, err := columnIndex(e, sch)
@@ -44,7 +45,7 @@ func (p *Planner) planMatch(m *sqlmini.MatchRecognize, in exec.Node) (exec.Node,
 			return nil, err
 		}
 		desc := strings.EqualFold(it.Direction, "DESC")
-		k := exec.OrderKey{Expr: x, Desc: desc, NullsFirst: !desc, Text: ExprText(it.Expr) + " ASC"}
+		k := sqlop.OrderKey{Expr: x, Desc: desc, NullsFirst: !desc, Text: ExprText(it.Expr) + " ASC"}
 		if desc {
 			k.Text = ExprText(it.Expr) + " DESC"
 		}
@@ -124,7 +125,7 @@ func (p *Planner) planMatch(m *sqlmini.MatchRecognize, in exec.Node) (exec.Node,
 		return nil, sqlmini.Errorf(m.Pattern.Pos, "%s", err.Error())
 	}
 	n.NFA = nfa
-	n.Defines = make([]*exec.MatchExpr, len(spec.Vars))
+	n.Defines = make([]*sqlop.MatchExpr, len(spec.Vars))
 	for _, d := range m.Defines {
 		v := mp.vars[string(d.Name.Value)]
 		x, err := mp.compile(d.Cond, v, false)
@@ -171,7 +172,7 @@ func (p *Planner) planMatch(m *sqlmini.MatchRecognize, in exec.Node) (exec.Node,
 		return nil, sqlmini.Errorf(m.Pos, "Columns ambiguously defined: {%s}", strings.Join(ambiguous, ", "))
 	}
 	n.Sch = types.Schema{Columns: cols}
-	n.Text = exec.MatchText(partText, orderText, measureText, after, m.Pattern.String())
+	n.Text = sqlop.MatchText(partText, orderText, measureText, after, m.Pattern.String())
 	return n, nil
 }
 

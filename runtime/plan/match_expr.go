@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -21,7 +21,7 @@ type matchPlanner struct {
 	sch  types.Schema
 	vars map[string]int // pattern variable -> index (-2: in DEFINE only)
 	// per compile
-	slots   []exec.MatchSlot
+	slots   []sqlop.MatchSlot
 	types   []types.Type
 	def     int // the variable of the DEFINE being compiled; -1 in MEASURES
 	measure bool
@@ -35,7 +35,7 @@ type nav struct {
 	phys   bool   // inside PREV or NEXT
 }
 
-func (mp *matchPlanner) compile(e *sqlmini.Expr, def int, measure bool) (*exec.MatchExpr, error) {
+func (mp *matchPlanner) compile(e *sqlmini.Expr, def int, measure bool) (*sqlop.MatchExpr, error) {
 	mp.slots, mp.types, mp.def, mp.measure = nil, nil, def, measure
 	re, err := mp.expr(e, nil)
 	if err != nil {
@@ -49,12 +49,12 @@ func (mp *matchPlanner) compile(e *sqlmini.Expr, def int, measure bool) (*exec.M
 	if err != nil {
 		return nil, err
 	}
-	return &exec.MatchExpr{Expr: x, Slots: mp.slots}, nil
+	return &sqlop.MatchExpr{Expr: x, Slots: mp.slots}, nil
 }
 
 func slotName(i int) string { return "\x00m" + strconv.Itoa(i) }
 
-func (mp *matchPlanner) slot(s exec.MatchSlot, t types.Type, pos sqlmini.Pos) *sqlmini.Primary {
+func (mp *matchPlanner) slot(s sqlop.MatchSlot, t types.Type, pos sqlmini.Pos) *sqlmini.Primary {
 	mp.slots = append(mp.slots, s)
 	mp.types = append(mp.types, t)
 	return ref(pos, slotName(len(mp.slots)-1))
@@ -272,7 +272,7 @@ func (mp *matchPlanner) column(r *sqlmini.ColumnRef, n *nav) (*sqlmini.Primary, 
 	if col < 0 {
 		return nil, sqlmini.Errorf(r.Pos, "Column '%s' not found in any table; the input has %s", name, mp.sch.ColumnList())
 	}
-	s := exec.MatchSlot{Var: v, Col: col}
+	s := sqlop.MatchSlot{Var: v, Col: col}
 	if n != nil {
 		s.First, s.Offset = n.first, n.offset
 	}
@@ -299,7 +299,7 @@ func (mp *matchPlanner) call(f *sqlmini.FuncCall, n *nav) (*sqlmini.Primary, err
 			return nil, sqlmini.Errorf(f.Pos, "MATCH_ROWTIME() is for MEASURES: it is the time of the match")
 		}
 		t := types.TypeTimestamp3
-		s := exec.MatchSlot{Rowtime: true}
+		s := sqlop.MatchSlot{Rowtime: true}
 		if len(f.Args) == 1 {
 			pr := f.Args[0].Left.Left.Pred
 			if pr == nil || pr.Left.Left.Left.Primary.Column == nil {
@@ -439,7 +439,7 @@ func walkColumns(src string, f func(parts []string)) {
 // aggregate is an aggregate over the rows of one variable (every row for
 // COUNT(*) and for columns without a variable).
 func (mp *matchPlanner) aggregate(name string, f *sqlmini.FuncCall) (*sqlmini.Primary, error) {
-	c := &exec.AggCall{Fn: name, Star: f.Star, Text: f.String()}
+	c := &sqlop.AggCall{Fn: name, Star: f.Star, Text: f.String()}
 	v := -1
 	if !f.Star {
 		if len(f.Args) != 1 {
@@ -470,7 +470,7 @@ func (mp *matchPlanner) aggregate(name string, f *sqlmini.FuncCall) (*sqlmini.Pr
 		t = t.Nullable()
 	}
 	c.Typ = t
-	return mp.slot(exec.MatchSlot{Var: v, Agg: c}, t, f.Pos), nil
+	return mp.slot(sqlop.MatchSlot{Var: v, Agg: c}, t, f.Pos), nil
 }
 
 // stripVars prints an expression with its columns' pattern variables

@@ -14,6 +14,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/plan"
@@ -74,6 +75,11 @@ type Config struct {
 	// rejects the setting. The wiring uses it for settings of other
 	// packages (ptf.eval-timeout for the script engine).
 	OnSet func(key, value string) error
+	// GeneratedRows, when above 0, bounds every datagen or faker table
+	// that sets no number-of-rows (and has no sequence) to that many rows,
+	// so that a query written for an unbounded generated table runs to an
+	// end (the cookbook's tests).
+	GeneratedRows int64
 	// ProcessingTime is the default of SET 'ptfsh.processing-time' (ptfsh
 	// test pins the clock); "" leaves the wall clock.
 	ProcessingTime string
@@ -774,7 +780,7 @@ func describeOutput(def *ptf.FuncDef) string {
 	if def.Scalar != nil {
 		return def.Output.String()
 	}
-	return plan.OutputSchema(def.Output).RowType().String()
+	return ptfop.OutputSchema(def.Output).RowType().String()
 }
 
 func plural(n int64, word string) string {
@@ -791,5 +797,6 @@ func positioned(pos sqlmini.Pos, err error) error { return types.At(pos, err) }
 func (s *Session) sourceEnv() connector.Env {
 	seed, hasSeed := s.settings[connector.SetSeed]
 	pt, hasPT := s.processingTime()
-	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT, Flink: s.dialect() == DialectFlink}
+	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT,
+		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink}
 }
