@@ -161,7 +161,10 @@ type Execution struct {
 	CacheBytes int64
 	// rowsIn counts rows read from sources.
 	RowsIn int64
-	// now is the processing time in epoch milliseconds (for state TTL).
+	// Now is the processing-time clock in epoch milliseconds: state TTL,
+	// PROCTIME() columns (ComputedNode) and the faker connector's
+	// date.past read it. The session sets it (the wall clock, or SET
+	// 'ptfsh.processing-time'); whoever drives processing time replaces it.
 	Now func() int64
 	// defaultTTL is table.exec.state.ttl in milliseconds (0: none).
 	DefaultTTL int64

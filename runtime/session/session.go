@@ -673,7 +673,15 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			if c.TimeAttr {
 				typ += " *ROWTIME*"
 			}
-			null, key, wm := "TRUE", "", ""
+			if c.ProcTime {
+				typ += " *PROCTIME*"
+			}
+			null, key, extras, wm := "TRUE", "", "", ""
+			for _, cc := range t.Computed {
+				if cc.Index == i {
+					extras = "AS " + cc.Expr.String()
+				}
+			}
 			if c.Type.NotNull {
 				null = "FALSE"
 			}
@@ -683,7 +691,7 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			if t.Watermark != nil && t.Watermark.Column == i {
 				wm = t.Watermark.Expr
 			}
-			rows = append(rows, []string{c.Name, typ, null, key, "", wm})
+			rows = append(rows, []string{c.Name, typ, null, key, extras, wm})
 		}
 		return printMeta(s.cfg.Out, []string{"name", "type", "null", "key", "extras", "watermark"}, rows)
 	}
