@@ -447,7 +447,9 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	}
 	fn := &catalog.Function{Temporary: c.Temporary, Create: c}
 	var def *ptf.FuncDef
+	var src string
 	if body, ok := f.Source(); ok {
+		src = body
 		d, err := s.load(ctx, name, "", body)
 		if err != nil {
 			return types.At(f.Name.Pos, err)
@@ -470,10 +472,11 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 		if abs, err := filepath.Abs(file); err == nil {
 			fn.Files = watchFiles(abs) // before the files are read
 		}
-		src, err := s.readFunctionFile(file)
+		code, err := s.readFunctionFile(file)
 		if err != nil {
 			return sqlmini.Errorf(f.Pos, "cannot read function file '%s': %v", fn.Path, connector.RootCause(err))
 		}
+		src = code
 		d, err := s.load(ctx, name, file, src)
 		if err != nil {
 			return types.At(f.Name.Pos, err)
@@ -486,6 +489,7 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	}
 	fn.Def = def
 	s.cat.AddFunction(fn)
+	s.noteFlinkTimers(f.Name.Pos, name, src)
 	return nil
 }
 
