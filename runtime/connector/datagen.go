@@ -64,6 +64,11 @@ import (
 //     (base - max-past, base], where base is SET 'ptfsh.processing-time'
 //     when set and 2025-01-01 00:00:00 UTC otherwise; random DATE and TIME
 //     values are the base's date and time of day (Flink: today and now).
+//     With rows-per-second the base moves with the pace, as Flink's clock
+//     does: row k's is k/rate seconds after the first row's, so that a
+//     paced table's timestamps advance (with max-past 0, the default, row
+//     k is at exactly base + k/rate s), also on a fixed processing-time
+//     clock, which makes no wait.
 //   - A timestamp may also be a sequence (a ptfsh extension):
 //     fields.NAME.start (epoch milliseconds or '2025-03-27 12:00:00'),
 //     optional fields.NAME.end (inclusive), and fields.NAME.step (Flink's
@@ -647,9 +652,15 @@ func (s *datagenStream) Next() (exec.Event, error) {
 			return exec.Event{}, err
 		}
 	}
+	// With a pace, "now" moves with it: row k is made k/rate seconds after
+	// the first, as Flink's clock moves while it makes rows at that pace.
+	base := s.n.base
+	if rate := s.n.spec.rate; rate > 0 {
+		base += (s.count - 1) * 1000 / rate // s.count counts this row
+	}
 	f := make([]any, len(s.gens))
 	for i, g := range s.gens {
-		f[i] = g.value(s.n.base)
+		f[i] = g.value(base)
 	}
 	if s.left > 0 {
 		s.left--

@@ -61,6 +61,9 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	if err != nil {
 		return sqlmini.Errorf(pos, "%w", err)
 	}
+	if s.stepping != nil {
+		s.stepping.ex = ex // a step counts its own rows (stream.go)
+	}
 	rec := s.startTimeline(ex) // timeline.go
 	var rows int64
 	defer func() { s.counted(ex.RowsIn, rows) }() // SHOW JOBS (jobs.go)
@@ -206,6 +209,10 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	if s.cfg.Timing {
 		if err := flush(); err != nil {
 			return err
+		}
+		if st := s.stepping; st != nil {
+			st.took = time.Since(start) // the step prints it after its notes (stream.go)
+			return nil
 		}
 		fmt.Fprintf(s.cfg.Err, "(%s read, %s out, %.3f s; final checkpoint %.3f s)\n", plural(ex.RowsIn, "row"), plural(rows, "row"), time.Since(start).Seconds(), ckTime.Seconds())
 	}

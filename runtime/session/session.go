@@ -113,7 +113,7 @@ type Session struct {
 	stepText string
 	// stepRows, while a stream step runs in predict mode, are the rows it
 	// emits, as text (predict.go).
-	stepRows []string
+	stepRows []stepRow
 	// whyOnce turns lineage on for the statement that runs (EXPLAIN WHY).
 	whyOnce bool
 	// jobs are the queries and INSERTs that ran (SHOW JOBS, jobs.go);
@@ -388,7 +388,7 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 	if mode == "table" {
 		p = format.NewMaterializing(p, exec.UpsertKeyOf(n))
 	}
-	return p, nil
+	return s.withColumnsNote(p, enc), nil
 }
 
 func (s *Session) path(p string) string {
