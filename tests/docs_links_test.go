@@ -174,6 +174,8 @@ var connectorPages = map[string]string{
 	"filesystem": "docs/formats.md",
 	"datagen":    "docs/formats.md",
 	"values":     "docs/formats.md",
+	"print":      "docs/formats.md",
+	"blackhole":  "docs/formats.md",
 }
 
 // TestDocs_connectorOptions checks that the page of each connector names

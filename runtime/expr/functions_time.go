@@ -1,11 +1,14 @@
 package expr
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	_ "time/tzdata" // CONVERT_TZ knows the zones on a machine without a zone database
 
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -17,6 +20,7 @@ import (
 // TIMESTAMP_LTZ values read the same fields.
 
 var timeFunctions = []Function{
+	{Name: "CONVERT_TZ", Signature: "CONVERT_TZ(s, fromZone, toZone)", Doc: "the date-time text s ('yyyy-MM-dd HH:mm:ss') read in time zone fromZone and written in toZone, as a STRING; NULL when s is not a date-time", compile: compileConvertTz},
 	{Name: "EXTRACT", Signature: "EXTRACT(unit FROM t)", Doc: "a field of a date, time or timestamp as a BIGINT: YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, HOUR, MINUTE, SECOND, MILLISECOND, EPOCH", unit: true, compile: compileExtract},
 	{Name: "YEAR", Signature: "YEAR(d)", Doc: "EXTRACT(YEAR FROM d)", compile: compileExtract},
 	{Name: "QUARTER", Signature: "QUARTER(d)", Doc: "EXTRACT(QUARTER FROM d): 1 to 4", compile: compileExtract},
@@ -737,4 +741,80 @@ func compileNow(c *call) (Expr, error) {
 		days, msOfDay := floorDiv(ms, millisPerDay)
 		return fromCivil(k, days, msOfDay*nanosPerMilli), nil
 	}}, nil
+}
+
+// compileConvertTz is CONVERT_TZ(s, from, to): the date-time text s
+// ('yyyy-MM-dd HH:mm:ss'; a fraction after it is ignored, as Flink's
+// parser ignores what follows the pattern) read in time zone from and
+// written in time zone to, as 'yyyy-MM-dd HH:mm:ss'. Zones are IANA names
+// (Europe/Rome), UTC, or offsets such as GMT+01:00. NULL when s does not
+// read as a date-time.
+func compileConvertTz(c *call) (Expr, error) {
+	if err := c.plainArity(3, 3); err != nil {
+		return nil, err
+	}
+	for i := range 3 {
+		if err := c.wantString(i); err != nil {
+			return nil, err
+		}
+	}
+	return strict(types.TypeString, true, c.args, func(v []any) (any, error) {
+		from, err := loadZone(v[1].(string))
+		if err != nil {
+			return nil, c.errorf("%v", err)
+		}
+		to, err := loadZone(v[2].(string))
+		if err != nil {
+			return nil, c.errorf("%v", err)
+		}
+		s := strings.TrimSpace(v[0].(string))
+		if len(s) > 19 {
+			s = s[:19]
+		}
+		t, err := time.ParseInLocation("2006-01-02 15:04:05", s, from)
+		if err != nil {
+			return nil, nil
+		}
+		return t.In(to).Format("2006-01-02 15:04:05"), nil
+	}), nil
+}
+
+// zones caches the time zones CONVERT_TZ has loaded.
+var zones sync.Map // string -> *time.Location
+
+// zoneOffset is a zone given as an offset: GMT+01:00, UTC-5, GMT+0530.
+var zoneOffset = regexp.MustCompile(`^(?:GMT|UTC)([+-])(\d{1,2})(?::?(\d{2}))?$`)
+
+// loadZone reads a time zone: an IANA name, UTC or Z, or GMT/UTC followed
+// by an offset (+01:00, -0530), as Java's TimeZone.getTimeZone takes them.
+func loadZone(name string) (*time.Location, error) {
+	if l, ok := zones.Load(name); ok {
+		return l.(*time.Location), nil
+	}
+	var loc *time.Location
+	up := strings.ToUpper(name)
+	switch {
+	case up == "UTC" || up == "GMT" || up == "Z":
+		loc = time.UTC
+	case zoneOffset.MatchString(up):
+		m := zoneOffset.FindStringSubmatch(up)
+		h, _ := strconv.Atoi(m[2])
+		mins, _ := strconv.Atoi("0" + m[3])
+		if h > 18 || mins > 59 {
+			return nil, fmt.Errorf("unknown time zone '%s'", name)
+		}
+		off := h*3600 + mins*60
+		if m[1] == "-" {
+			off = -off
+		}
+		loc = time.FixedZone(name, off)
+	default:
+		l, err := time.LoadLocation(name)
+		if err != nil {
+			return nil, fmt.Errorf("unknown time zone '%s' (an IANA name such as 'Europe/Rome', 'UTC', or 'GMT+01:00')", name)
+		}
+		loc = l
+	}
+	zones.Store(name, loc)
+	return loc, nil
 }

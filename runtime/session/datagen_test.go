@@ -397,7 +397,7 @@ func TestDatagenErrors(t *testing.T) {
 		{`(ts TIMESTAMP(3)) WITH ('connector' = 'datagen', 'fields.ts.max-past' = 'long')`,
 			`option 'fields.ts.max-past': invalid duration "long"`},
 		{`(a INT) WITH ('connector' = 'datagn')`,
-			`unsupported connector 'datagn'; available: datagen, faker, filesystem`},
+			`unsupported connector 'datagn'; available: blackhole, datagen, faker, filesystem`},
 	} {
 		_, err := dgRun(t, "CREATE TABLE g "+tc.ddl+";")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -440,6 +440,9 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	switch lang {
 	case "", "JAVASCRIPT", "JS", "TYPESCRIPT":
 	default:
+		if strings.EqualFold(lang, "PYTHON") {
+			return sqlmini.Errorf(f.Pos, "unsupported language PYTHON: ptfsh runs no Python functions; write the function in JavaScript (or TypeScript): CREATE FUNCTION name AS 'fn.js' LANGUAGE JAVASCRIPT, or LANGUAGE JAVASCRIPT AS $$ ... $$")
+		}
 		return sqlmini.Errorf(f.Pos, "unsupported language %s: ptfsh runs JAVASCRIPT (and TypeScript files)", lang)
 	}
 	if s.cfg.Loader == nil {
