@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -97,19 +98,69 @@ func goTime(days, nanoOfDay int64) time.Time {
 }
 
 // fromCivil makes a value of kind k from a day count and the nanoseconds
-// of the day.
-func fromCivil(k types.Kind, days, nanoOfDay int64) any {
+// of the day, or a timeRangeError when it does not fit its type (a DATE
+// is a 32-bit day count, a timestamp 64-bit milliseconds): never a value
+// that wrapped around.
+func fromCivil(k types.Kind, days, nanoOfDay int64) (any, error) {
 	days2, nanoOfDay := floorDiv(nanoOfDay, nanosPerDay)
 	days += days2
 	switch k {
 	case types.KindDate:
-		return types.Date(days)
+		if days < math.MinInt32 || days > math.MaxInt32 {
+			return nil, timeRangeError{k}
+		}
+		return types.Date(days), nil
 	case types.KindTime:
-		return types.TimeOfDay(nanoOfDay)
-	case types.KindTimestampLTZ:
-		return types.Instant{Millis: days*millisPerDay + nanoOfDay/nanosPerMilli, NanoOfMilli: int32(nanoOfDay % nanosPerMilli)}
+		return types.TimeOfDay(nanoOfDay), nil
 	}
-	return types.LocalDateTime{Millis: days*millisPerDay + nanoOfDay/nanosPerMilli, NanoOfMilli: int32(nanoOfDay % nanosPerMilli)}
+	if days < minCivilDays || days > maxCivilDays {
+		return nil, timeRangeError{k}
+	}
+	ms, nano := days*millisPerDay+nanoOfDay/nanosPerMilli, int32(nanoOfDay%nanosPerMilli)
+	if k == types.KindTimestampLTZ {
+		return types.Instant{Millis: ms, NanoOfMilli: nano}, nil
+	}
+	return types.LocalDateTime{Millis: ms, NanoOfMilli: nano}, nil
+}
+
+// The day counts whose milliseconds fit an int64 (292 million years each
+// side of 1970), and as many months.
+const (
+	minCivilDays   = math.MinInt64/millisPerDay + 1
+	maxCivilDays   = math.MaxInt64/millisPerDay - 1
+	maxCivilMonths = 12 * 292_000_000
+)
+
+// timeRangeError is the error of a time computed outside the range of its
+// type.
+type timeRangeError struct{ k types.Kind }
+
+func (e timeRangeError) Error() string {
+	switch e.k {
+	case types.KindDate:
+		return "the result is out of the range of DATE (5.8 million years each side of 1970)"
+	case types.KindTimestampLTZ:
+		return "the result is out of the range of TIMESTAMP_LTZ (292 million years each side of 1970)"
+	}
+	return "the result is out of the range of TIMESTAMP (292 million years each side of 1970)"
+}
+
+// timeType is the type of a time value, to print it.
+func timeType(v any) types.Type {
+	switch v.(type) {
+	case types.Date:
+		return types.Type{Kind: types.KindDate}
+	case types.Instant:
+		return types.Type{Kind: types.KindTimestampLTZ, Length: 9}
+	}
+	return types.Type{Kind: types.KindTimestamp, Length: 9}
+}
+
+// addDuration adds ms milliseconds to a day count and nanoseconds of the
+// day without overflowing: whole days go to the day count.
+func addDuration(days, nanoOfDay, ms int64) (int64, int64) {
+	d, r := floorDiv(ms, millisPerDay)
+	return days + d, nanoOfDay + r*nanosPerMilli
 }
 
 func isDateTime(t types.Type) bool {
@@ -400,9 +451,18 @@ func compileDateFormat(c *call) (Expr, error) {
 			days, nano, _ := civil(ts)
 			g = goTime(days, nano)
 		case int64:
+			// Flink counts x * 1000 milliseconds in a long, which wraps
+			// around past 292 million years: NULL there instead.
+			if x > math.MaxInt64/1000 || x < math.MinInt64/1000 {
+				return nil, nil
+			}
 			g = time.Unix(x, 0).UTC()
 		case float64, types.Decimal:
-			g = time.Unix(int64(toFloat(x)), 0).UTC()
+			f := toFloat(x)
+			if !(f >= math.MinInt64/1000 && f <= math.MaxInt64/1000) { // NaN too
+				return nil, nil
+			}
+			g = time.Unix(int64(f), 0).UTC()
 		default:
 			days, nano, _ := civil(x)
 			g = goTime(days, nano)
@@ -469,28 +529,80 @@ func compileToTimestampLTZ(c *call) (Expr, error) {
 	p := int64(3)
 	if len(c.args) == 2 {
 		v, err := c.args[1].Eval(nil)
-		if !c.args[1].IsConstant() || err != nil || (v != int64(0) && v != int64(3)) {
-			return nil, c.errorf("the precision must be the constant 0 (epoch seconds) or 3 (epoch milliseconds)")
+		n, isInt := v.(int64)
+		if !c.args[1].IsConstant() || err != nil || !isInt || n < 0 || n > 9 {
+			return nil, c.errorf("the precision must be a constant from 0 to 9 (0: epoch seconds, 3: epoch milliseconds)")
 		}
-		p = v.(int64)
+		p = n
 	}
+	t.Length = int(max(p, 3))
 	return strict(t, true, c.args[:1], func(v []any) (any, error) {
-		var ms int64
 		switch x := v[0].(type) {
 		case int64:
-			ms = x
-			if p == 0 {
-				ms *= 1000
+			return epochToInstant(x, p), nil
+		case types.Decimal:
+			// Whole units, rounded down, as Flink 2.3 takes them; one
+			// past 64 bits is NULL (Flink keeps its low 64 bits).
+			if x.Scale < 0 {
+				return nil, nil
 			}
-		default:
-			f := toFloat(x)
-			if p == 0 {
-				f *= 1000
+			n := new(big.Int).Div(x.Unscaled, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(x.Scale)), nil))
+			if !n.IsInt64() {
+				return nil, nil
 			}
-			ms = int64(f)
+			return epochToInstant(n.Int64(), p), nil
 		}
-		return types.Instant{Millis: ms}, nil
+		return floatEpochToInstant(toFloat(v[0]), p), nil
 	}), nil
+}
+
+// The range of TO_TIMESTAMP_LTZ, as Flink's DateTimeUtils gives it
+// (MIN_EPOCH_SECONDS, MAX_EPOCH_SECONDS): 0000-01-01T00:00:00Z to
+// 9999-12-31T23:59:59.999999999Z. An epoch outside it is NULL, never a
+// time that wrapped around.
+const (
+	minEpochSeconds = -62167219200
+	maxEpochSeconds = 253402300799
+	minEpochMillis  = minEpochSeconds * 1000
+	maxEpochMillis  = maxEpochSeconds*1000 + 999
+)
+
+// pow10 holds 10^0 to 10^9.
+var pow10 = [10]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+
+// epochToInstant is Flink's epochToTimestampData: v counts units of
+// 10^-p seconds; NULL when its second is out of range. The instant keeps
+// what its type's precision, max(p, 3), holds.
+func epochToInstant(v, p int64) any {
+	secs, rem := floorDiv(v, pow10[p])
+	if secs < minEpochSeconds || secs > maxEpochSeconds {
+		return nil
+	}
+	nanos := rem * pow10[9-p]
+	return types.Instant{Millis: secs*1000 + nanos/1e6, NanoOfMilli: int32(nanos % 1e6)}
+}
+
+// floatEpochToInstant is Flink's toTimestampData(double, p): NULL when
+// v / 10^p seconds is out of range (an infinity too), and NaN is the
+// epoch (Java's (long) NaN is 0). Flink then counts nanoseconds in a
+// long, which past 2262-04-11 (or before 1677-09-21) stops at the long's
+// limit and gives that instant for every later one; ptfsh gives the
+// instant itself.
+func floatEpochToInstant(v float64, p int64) any {
+	if math.IsNaN(v) {
+		return types.Instant{}
+	}
+	secs := v / float64(pow10[p])
+	if secs < minEpochSeconds || secs > maxEpochSeconds {
+		return nil
+	}
+	ms := math.Floor(v * math.Pow10(3-int(p)))
+	var nano int32
+	if p > 3 {
+		frac := v*math.Pow10(9-int(p)) - ms*1e6
+		nano = int32(min(max(math.Floor(frac), 0), 999999))
+	}
+	return types.Instant{Millis: int64(ms), NanoOfMilli: nano}
 }
 
 func compileUnixTimestamp(c *call) (Expr, error) {
@@ -565,25 +677,40 @@ func compileTimestampAdd(c *call) (Expr, error) {
 	return strict(t, false, c.args[1:], func(v []any) (any, error) {
 		n := v[0].(int64)
 		days, nano, _ := civil(v[1])
+		// Past these, the result is out of every type's range, and the
+		// products below would overflow.
+		// (Hours, minutes and seconds count whole days first, which an
+		// int64 of them cannot overflow.)
+		per := map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1, "WEEK": 7, "DAY": 1, "HOUR": 24, "MINUTE": 1440, "SECOND": 86400}[unit]
+		limit := int64(math.MaxInt64)
 		switch unit {
-		case "YEAR":
-			days = addMonths(days, 12*n)
-		case "QUARTER":
-			days = addMonths(days, 3*n)
-		case "MONTH":
-			days = addMonths(days, n)
-		case "WEEK":
-			days += 7 * n
-		case "DAY":
-			days += n
-		case "HOUR":
-			nano += n * 3600e9
-		case "MINUTE":
-			nano += n * 60e9
-		case "SECOND":
-			nano += n * 1e9
+		case "YEAR", "QUARTER", "MONTH":
+			limit = maxCivilMonths / per
+		case "WEEK", "DAY":
+			limit = 2 * maxCivilDays / per
 		}
-		return fromCivil(k, days, nano), nil
+		var err error
+		switch {
+		case n > limit || n < -limit:
+			err = timeRangeError{k}
+		case unit == "YEAR" || unit == "QUARTER" || unit == "MONTH":
+			days = addMonths(days, per*n)
+		case unit == "WEEK":
+			days += 7 * n
+		case unit == "DAY":
+			days += n
+		default: // HOUR, MINUTE, SECOND: whole days, then the rest
+			q, r := n/per, n%per
+			days, nano = addDuration(days+q, nano, r*(millisPerDay/per))
+		}
+		var r any
+		if err == nil {
+			r, err = fromCivil(k, days, nano)
+		}
+		if err != nil {
+			return nil, c.errorf("%d %s from %s: %v", n, unit, types.FormatValue(v[1], c.args[2].Type()), err)
+		}
+		return r, nil
 	}), nil
 }
 
@@ -606,14 +733,22 @@ func compileTimestampDiff(c *call) (Expr, error) {
 	return strict(types.TypeInt, false, c.args[1:], func(v []any) (any, error) {
 		d1, n1, _ := civil(v[0])
 		d2, n2, _ := civil(v[1])
+		// The result is an INT, which wraps around as Flink's does (an
+		// int of a long); the count itself is exact.
 		switch unit {
 		case "YEAR", "QUARTER", "MONTH":
 			m := monthsBetween(d1, n1, d2, n2)
-			return m / map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1}[unit], nil
+			return int64(int32(m / map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1}[unit])), nil
 		}
-		diff := (d2-d1)*nanosPerDay + (n2 - n1)
 		per := map[string]int64{"WEEK": 7 * nanosPerDay, "DAY": nanosPerDay, "HOUR": 3600e9, "MINUTE": 60e9, "SECOND": 1e9}[unit]
-		return diff / per, nil
+		dd, dn := d2-d1, n2-n1
+		if dd > -100_000 && dd < 100_000 { // the nanoseconds fit an int64
+			return int64(int32((dd*nanosPerDay + dn) / per)), nil
+		}
+		diff := new(big.Int).Mul(big.NewInt(dd), big.NewInt(nanosPerDay))
+		diff.Add(diff, big.NewInt(dn))
+		diff.Quo(diff, big.NewInt(per))
+		return int64(int32(diff.Int64())), nil
 	}), nil
 }
 
@@ -691,7 +826,11 @@ func compileFloorCeilTime(c *call) (Expr, error) {
 		if ceil && (fd != days || fn != nano) {
 			fd, fn = next()
 		}
-		return fromCivil(k, fd, fn), nil
+		r, err := fromCivil(k, fd, fn)
+		if err != nil {
+			return nil, c.errorf("%v", err)
+		}
+		return r, nil
 	}), nil
 }
 
@@ -739,7 +878,7 @@ func compileNow(c *call) (Expr, error) {
 			ms -= ms % 1000
 		}
 		days, msOfDay := floorDiv(ms, millisPerDay)
-		return fromCivil(k, days, msOfDay*nanosPerMilli), nil
+		return fromCivil(k, days, msOfDay*nanosPerMilli)
 	}}, nil
 }
 
