@@ -402,6 +402,8 @@ func CanImplicitCast(from, to types.Type) bool {
 	switch {
 	case from.IsString() && to.IsString():
 		return true
+	case isBinary(from) && isBinary(to): // Flink's binary string family
+		return true
 	case from.IsInteger() && to.IsInteger():
 		return from.Kind <= to.Kind
 	case from.IsInteger() && (to.Kind == types.KindFloat || to.Kind == types.KindDouble || to.Kind == types.KindDecimal):
@@ -429,6 +431,8 @@ func CanImplicitCast(from, to types.Type) bool {
 	}
 	return from.Kind == to.Kind
 }
+
+func isBinary(t types.Type) bool { return t.Kind == types.KindBinary || t.Kind == types.KindVarBinary }
 
 func CastTo(x Expr, t types.Type) Expr {
 	if x.Type().Equal(t) {

@@ -168,6 +168,9 @@ func NewSession(cfg Config) (*Session, error) {
 	if err := connector.FinishRenames(cfg.Store, cfg.Err); err != nil {
 		return nil, fmt.Errorf("state: completing the last run's INSERT: %w", err)
 	}
+	if err := connector.FinishKafkaCommits(cfg.Store, cfg.Err); err != nil {
+		return nil, fmt.Errorf("state: committing the last run's Kafka transaction: %w", err)
+	}
 	return &Session{cfg: cfg, cat: catalog.NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
 }
 
