@@ -10,7 +10,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/faker"
-	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -377,7 +377,7 @@ func (s *fakerStream) value(col int, c *fakerCol, g *faker.Gen) (any, error) {
 		if t.Kind == types.KindDate {
 			return types.Date(floorDiv(ms, 86_400_000)), nil
 		}
-		return format.MakeTimestamp(truncMillis(ms, t.Length), 0, t.Kind == types.KindTimestampLTZ), nil
+		return textparse.MakeTimestamp(truncMillis(ms, t.Length), 0, t.Kind == types.KindTimestampLTZ), nil
 	case c.num != nil:
 		v := c.num(g)
 		switch t.Kind {
@@ -386,7 +386,7 @@ func (s *fakerStream) value(col int, c *fakerCol, g *faker.Gen) (any, error) {
 		case types.KindDouble:
 			return float64(v), nil
 		}
-		if lo, hi := format.IntegerRange(t.Kind); v < lo || v > hi {
+		if lo, hi := t.Kind.IntegerRange(); v < lo || v > hi {
 			return nil, fmt.Errorf("the expression '%s' gave %d, which is out of the range of %s", c.exprs[0], v, t)
 		}
 		return v, nil
@@ -460,7 +460,7 @@ func (s *fakerStream) read(e *faker.Expr, t types.Type) (any, error) {
 	case types.KindChar, types.KindVarChar:
 		return string(s.buf), nil
 	}
-	v, err := format.ParseValue(string(s.buf), t, format.ParseOptions{})
+	v, err := textparse.Value(string(s.buf), t, textparse.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("the expression '%s' gave '%s': %w", e, s.buf, err)
 	}

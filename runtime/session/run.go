@@ -101,7 +101,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		if inflight != nil {
 			// A checkpoint that committed moves the length the sink is
 			// cut back to (Abort) before the rows after it are taken out.
-			_ = settleCheckpoint(inflight, sink)
+			_ = settleCheckpoint(ex, inflight, sink)
 			inflight = nil
 		}
 		if progressShown {
@@ -148,7 +148,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 			if inflight != nil {
 				c := inflight
 				inflight = nil
-				if err := settleCheckpoint(c, sink); err != nil {
+				if err := settleCheckpoint(ex, c, sink); err != nil {
 					return err
 				}
 			}
@@ -170,7 +170,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	if inflight != nil {
 		c := inflight
 		inflight = nil
-		if err := settleCheckpoint(c, sink); err != nil {
+		if err := settleCheckpoint(ex, c, sink); err != nil {
 			return err
 		}
 	}
@@ -229,7 +229,7 @@ func (s *Session) checkpoint(ex *exec.Execution, sink Sink, final bool) error {
 	if err != nil {
 		return err
 	}
-	return settleCheckpoint(c, sink)
+	return settleCheckpoint(ex, c, sink)
 }
 
 // startCheckpoint is checkpoint without the wait: with async, the store
@@ -286,8 +286,8 @@ func (s *Session) startCheckpoint(ex *exec.Execution, sink Sink, final, async bo
 }
 
 // settleCheckpoint waits for the commit of a checkpoint (nil: one that
-// committed already) and tells the sink that it committed.
-func settleCheckpoint(c *state.Commit, sink Sink) error {
+// committed already) and tells the sink and the sources that it committed.
+func settleCheckpoint(ex *exec.Execution, c *state.Commit, sink Sink) error {
 	if c != nil {
 		if err := c.Wait(); err != nil {
 			return fmt.Errorf("writing a checkpoint: %w", err)
@@ -296,5 +296,16 @@ func settleCheckpoint(c *state.Commit, sink Sink) error {
 	if cs, ok := sink.(CheckpointSink); ok {
 		cs.Committed()
 	}
+	for _, src := range ex.Sources {
+		if cs, ok := src.(committedSource); ok {
+			cs.Committed()
+		}
+	}
 	return nil
+}
+
+// committedSource is a source told when a checkpoint has committed (a
+// Kafka source commits its group's offsets then, never ahead of it).
+type committedSource interface {
+	Committed()
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -163,7 +164,7 @@ func NewSession(cfg Config) (*Session, error) {
 		cfg.BaseDir = "."
 	}
 	if cfg.ProcessingTime != "" {
-		if _, err := format.ParseTimeSetting(cfg.ProcessingTime); err != nil {
+		if _, err := textparse.TimeSetting(cfg.ProcessingTime); err != nil {
 			return nil, fmt.Errorf("processing time %q: %w", cfg.ProcessingTime, err)
 		}
 	}
@@ -172,6 +173,9 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	if err := connector.FinishRenames(cfg.Store, cfg.Err); err != nil {
 		return nil, fmt.Errorf("state: completing the last run's INSERT: %w", err)
+	}
+	if err := connector.FinishKafkaCommits(cfg.Store, cfg.Err); err != nil {
+		return nil, fmt.Errorf("state: committing the last run's Kafka transaction: %w", err)
 	}
 	return &Session{cfg: cfg, cat: catalog.NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
 }
