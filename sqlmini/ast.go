@@ -19,7 +19,9 @@ type Statement struct {
 	Set          *Set          `parser:" | @@"`
 	Reset        *Reset        `parser:" | @@"`
 	Explain      *Explain      `parser:" | @@"`
-	StatementSet *StatementSet `parser:" | 'EXECUTE'? @@"`
+	StatementSet *StatementSet `parser:" | 'EXECUTE' @@"`
+	BeginSet     *BeginSet     `parser:" | @@"`
+	EndSet       *EndSet       `parser:" | @@"`
 	Insert       *Insert       `parser:" | @@"`
 	Command      *Command      `parser:" | @@"`
 	Advance      *Advance      `parser:" | @@"`
@@ -277,16 +279,26 @@ type Insert struct {
 }
 
 // StatementSet is Flink's statement set, EXECUTE STATEMENT SET BEGIN insert;
-// ... END, or the SQL client's BEGIN STATEMENT SET; insert; ... END:
-// INSERT statements that run as one job. Each INSERT ends with a
+// ... END: INSERT statements that run as one job. Each INSERT ends with a
 // semicolon; Split keeps the semicolons between BEGIN and END inside the
-// statement. The node starts at STATEMENT (or BEGIN): EXECUTE is the
-// Statement's (and optional, as in Flink's EXPLAIN).
+// statement. The node starts at STATEMENT: EXECUTE is the Statement's (and
+// optional after EXPLAIN, as in Flink).
 type StatementSet struct {
-	Pos Pos
-	// Client is the SQL client's form, BEGIN STATEMENT SET; ... END.
-	Client  bool      `parser:"( 'STATEMENT' 'SET' 'BEGIN' | @'BEGIN' 'STATEMENT' 'SET' ';' )"`
-	Inserts []*Insert `parser:"@@ ( ';' @@ )* ';' 'END'"`
+	Pos     Pos
+	Inserts []*Insert `parser:"'STATEMENT' 'SET' 'BEGIN' @@ ( ';' @@ )* ';' 'END'"`
+}
+
+// BeginSet is the Flink SQL client's BEGIN STATEMENT SET: the INSERT
+// statements after it, up to END, run as one statement set.
+type BeginSet struct {
+	Pos     Pos
+	Keyword string `parser:"@'BEGIN' 'STATEMENT' 'SET'"`
+}
+
+// EndSet is the END that runs the statement set BEGIN STATEMENT SET opened.
+type EndSet struct {
+	Pos     Pos
+	Keyword string `parser:"@'END'"`
 }
 
 // Query is [WITH ctes] a select or VALUES, with set operations after it

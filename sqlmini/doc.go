@@ -25,8 +25,8 @@
 //	insert      = "INSERT" ("INTO" | "OVERWRITE") name query .
 //	command     = "HELP" | "QUIT" | "EXIT" .
 //	advance     = "ADVANCE" "WATERMARK" name "TO" ( "END" | expr ) .
-//	stmtset     = ["EXECUTE"] set .
-//	set         = ("STATEMENT" "SET" "BEGIN" | "BEGIN" "STATEMENT" "SET" ";") insert ";" {insert ";"} "END" .
+//	stmtset     = "EXECUTE" set | "BEGIN" "STATEMENT" "SET" | "END" .   (the SQL client's form: statements of their own)
+//	set         = "STATEMENT" "SET" "BEGIN" insert ";" {insert ";"} "END" .
 //	query       = ["WITH" cte {"," cte}] setexpr {("UNION" | "INTERSECT" | "EXCEPT" | "MINUS") ["ALL" | "DISTINCT"] setexpr} .
 //	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .
 //	row         = "(" expr {"," expr} ")" | expr | "WATERMARK" expr .

@@ -61,6 +61,8 @@ var printTests = []struct {
 		   WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
 		 ) WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv')`,
 		"CREATE TABLE clicks (ts TIMESTAMP_LTZ(3), user_id STRING, score INT, PRIMARY KEY (user_id) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv')"},
+	{"statement set/begin", "begin statement set", "BEGIN STATEMENT SET"},
+	{"statement set/end", "end", "END"},
 	{"table/computed column", "create table t (a int, ts as proctime(), b as a + 1, watermark for ts as ts)", "CREATE TABLE t (a INT, ts AS proctime(), b AS a + 1, WATERMARK FOR ts AS ts)"},
 	{"table/column primary key", "create table t (name string primary key not enforced, n bigint not null, m int null)", "CREATE TABLE t (name STRING PRIMARY KEY NOT ENFORCED, n BIGINT NOT NULL, m INT NULL)"},
 	{"table/composite key", "CREATE TABLE t (a INT, b INT, PRIMARY KEY (a, b) NOT ENFORCED)", "CREATE TABLE t (a INT, b INT, PRIMARY KEY (a, b) NOT ENFORCED)"},
@@ -137,7 +139,6 @@ var printTests = []struct {
 	{"explain/details", "explain changelog_mode, estimated_cost select * from t", "EXPLAIN CHANGELOG_MODE, ESTIMATED_COST SELECT * FROM t"},
 	{"explain/insert", "EXPLAIN PLAN FOR INSERT INTO s SELECT * FROM t", "EXPLAIN INSERT INTO s SELECT * FROM t"},
 	{"explain/statement set", "explain statement set begin insert into s select * from t; insert into u values (1); end", "EXPLAIN EXECUTE STATEMENT SET BEGIN INSERT INTO s SELECT * FROM t; INSERT INTO u VALUES (1); END"},
-	{"statement set/sql client form", "begin statement set;\ninsert into a values (1);\ninsert into b select * from t;\nend", "BEGIN STATEMENT SET; INSERT INTO a VALUES (1); INSERT INTO b SELECT * FROM t; END"},
 	{"explain/execute statement set", "EXPLAIN EXECUTE STATEMENT SET BEGIN INSERT INTO s VALUES (1); END", "EXPLAIN EXECUTE STATEMENT SET BEGIN INSERT INTO s VALUES (1); END"},
 	// streams, stepped by hand
 	{"create stream", "create stream s (id STRING, ts TIMESTAMP_LTZ(3), watermark for ts as ts - interval '1' second)", "CREATE STREAM s (id STRING, ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)"},
@@ -580,6 +581,8 @@ func TestComplete(t *testing.T) {
 		{"EXPLAIN STATEMENT SET BEGIN INSERT INTO a VALUES (1) END;", true},
 		{"EXECUTE STATEMNT SET BEGIN INSERT INTO a VALUES (1); INSERT INTO b VALUES (2);", false},
 		{"EXPLIAN STATEMENT SET INSERT INTO a VALUES (1);", false},
+		{"BEGIN STATEMENT SET;", true}, // the SQL client's: a statement of its own
+		{"begin statement set ;", true},
 		{"EXECUTE STATEMENT SET BEGIN END; SELECT 1;", true},
 		{"EXECUTE INSERT INTO a SELECT 1;", true},
 	}

@@ -116,6 +116,10 @@ func (s *Statement) format(b *strings.Builder) {
 		s.StatementSet.format(b)
 	case s.Insert != nil:
 		s.Insert.format(b)
+	case s.BeginSet != nil:
+		b.WriteString("BEGIN STATEMENT SET")
+	case s.EndSet != nil:
+		b.WriteString("END")
 	case s.Command != nil:
 		s.Command.format(b)
 	case s.Advance != nil:
@@ -519,19 +523,14 @@ func (i *Insert) format(b *strings.Builder) {
 	i.Query.format(b)
 }
 
-// String prints EXECUTE STATEMENT SET BEGIN insert; ... END (or BEGIN
-// STATEMENT SET; insert; ... END) on one line.
+// String prints EXECUTE STATEMENT SET BEGIN insert; ... END on one line.
 func (s *StatementSet) String() string { return str(s) }
 
 func (s *StatementSet) format(b *strings.Builder) {
 	if s == nil {
 		return
 	}
-	if s.Client {
-		b.WriteString("BEGIN STATEMENT SET; ")
-	} else {
-		b.WriteString("EXECUTE STATEMENT SET BEGIN ")
-	}
+	b.WriteString("EXECUTE STATEMENT SET BEGIN ")
 	for _, in := range s.Inserts {
 		in.format(b)
 		b.WriteString("; ")

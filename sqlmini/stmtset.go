@@ -13,10 +13,14 @@ import "github.com/alecthomas/participle/v2/lexer"
 // that a statement set whose head is misspelt (EXPLIAN STATEMENT SET ...,
 // EXECUTE STATEMENT SET BEGN ...) is still one statement, which fails to
 // parse as a whole, and none of its INSERTs runs on its own. A block
-// without its END runs to the end of the source.
+// without its END runs to the end of the source. The SQL client's BEGIN
+// STATEMENT SET, which starts a statement, is no block: it and the
+// statements up to END are statements of their own, as in Flink's client.
 type endTracker struct {
 	block bool   // the statement is a block: it ends at END ;
 	cases int    // CASEs open: their END is not the block's
+	n     int    // tokens of the statement so far
+	first string // its first token, a word upper-cased
 	prev  string // the last token, a word upper-cased
 	end   bool   // the last token is the block's END
 }
@@ -38,7 +42,9 @@ func (e *endTracker) ends(tok lexer.Token) bool {
 	if tok.Type == identType || tok.Type == keywordType {
 		v = upper(v)
 		switch {
-		case v == "SET" && e.prev == "STATEMENT", v == "INSERT" && e.prev == "BEGIN":
+		case v == "SET" && e.prev == "STATEMENT":
+			e.block = e.n != 2 || e.first != "BEGIN"
+		case v == "INSERT" && e.prev == "BEGIN":
 			e.block = true
 		case v == "CASE":
 			e.cases++
@@ -48,6 +54,10 @@ func (e *endTracker) ends(tok lexer.Token) bool {
 			e.end = true
 		}
 	}
+	if e.n == 0 {
+		e.first = v
+	}
+	e.n++
 	e.prev = v
 	return false
 }
