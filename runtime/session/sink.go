@@ -44,10 +44,11 @@ var sinkWriteOptions = []string{"csv.field-delimiter", "csv.quote-character", "c
 // first, with one planner (so that uids are checked across the set, as in
 // one Flink job), then run in one execution, one after the other, each
 // reading its sources from the start.
-func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
+func (s *Session) execInsert(ctx context.Context, stmt *statement) error {
+	st := stmt.Statement
 	if st.Insert != nil {
 		if t, ok := s.cat.Table(string(st.Insert.Table.Value)); ok && t.Stream {
-			return s.insertStream(ctx, st.Insert, t) // stream.go
+			return s.insertStream(ctx, stmt, t) // stream.go
 		}
 	}
 	inserts := []*sqlmini.Insert{st.Insert}
@@ -92,10 +93,10 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 	}
 	var err error
 	if len(nodes) == 1 {
-		err = s.run(ctx, st.Pos, nodes[0], sinks[0], nil)
+		err = s.run(ctx, stmt, st.Pos, nodes[0], sinks[0], nil)
 	} else {
 		set := &statementSetNode{ins: nodes}
-		err = s.run(ctx, st.Pos, set, &setSink{node: set, sinks: sinks}, nil)
+		err = s.run(ctx, stmt, st.Pos, set, &setSink{node: set, sinks: sinks}, nil)
 	}
 	if err != nil {
 		return err

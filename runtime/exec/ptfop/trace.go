@@ -16,16 +16,6 @@ import (
 // after, the timers registered and cleared, and the rows emitted; and
 // why: why a row is late, what moved the watermark, why a timer fired.
 
-// SetTrace turns tracing on ('on') or off.
-const SetTrace = "ptfsh.trace"
-
-// Settings of the trace's filters ([exec.TraceFilter]).
-const (
-	SetTraceKey      = "ptfsh.trace.key"
-	SetTraceFunction = "ptfsh.trace.function"
-	SetTraceLate     = "ptfsh.trace.late"
-)
-
 // trace is the observer that writes the trace of one PTF call to w.
 type trace struct {
 	w      io.Writer
