@@ -560,7 +560,7 @@ func (n *datagenNode) Explain() string {
 
 func (n *datagenNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	ex.NoCheckpoints("a datagen source has no position to resume from")
-	s := &datagenStream{n: n, ex: ex, left: n.spec.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}
+	s := &datagenStream{n: n, ex: ex, genRows: genRows{left: n.spec.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}}
 	if n.spec.rate > 0 && !n.fixed {
 		ex.Paced = true
 		s.pace = &pacer{rate: n.spec.rate}
@@ -610,27 +610,20 @@ func newGenState(g *genSpec, seed int64) *genState {
 }
 
 type datagenStream struct {
-	n       *datagenNode
-	ex      *exec.Execution
-	gens    []*genState
-	left    int64 // rows still to make; -1 unbounded
-	wm      *exec.WmGen
-	pending bool
-	wmNext  int64
-	count   int64
-	pace    *pacer // nil: as fast as the rows are made
+	n    *datagenNode
+	ex   *exec.Execution
+	gens []*genState
+	genRows
+	count int64
+	pace  *pacer // nil: as fast as the rows are made
 }
 
 // maxRowsPerSecond is the fastest pace rows-per-second takes.
 const maxRowsPerSecond = 1_000_000_000
 
 func (s *datagenStream) Next() (exec.Event, error) {
-	if s.pending {
-		s.pending = false
-		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
-	}
-	if s.left == 0 {
-		return exec.Event{Kind: exec.EvEnd}, nil
+	if ev, ok := s.before(); ok {
+		return ev, nil
 	}
 	if s.ex.RowsIn&1023 == 0 {
 		if err := s.ex.CheckCancelled(); err != nil {
@@ -662,15 +655,7 @@ func (s *datagenStream) Next() (exec.Event, error) {
 	for i, g := range s.gens {
 		f[i] = g.value(base)
 	}
-	if s.left > 0 {
-		s.left--
-	}
-	s.ex.RowsIn++
-	r := types.Row{Kind: types.Insert, Fields: f}
-	if w, ok := s.wm.Observe(r); ok {
-		s.pending, s.wmNext = true, w
-	}
-	return exec.Event{Kind: exec.EvRow, Row: r}, nil
+	return s.row(s.ex, f), nil
 }
 
 func (s *datagenStream) Close() error { return nil }
@@ -736,12 +721,7 @@ func (g *genState) value(base int64) any {
 		seen := map[string]bool{}
 		for i := 0; i < sp.length; i++ {
 			k, v := g.key.value(base), g.val.value(base)
-			ks := types.FormatValue(k, *t.Key)
-			if seen[ks] { // a map holds a key once, as Flink's HashMap does
-				continue
-			}
-			seen[ks] = true
-			m.Keys, m.Values = append(m.Keys, k), append(m.Values, v)
+			addMapEntry(m, seen, k, v, *t.Key)
 		}
 		return m
 	case types.KindRow:

@@ -15,8 +15,8 @@ import (
 // Function is one built-in scalar function: its name, its signature as
 // Flink's documentation writes it, one line on what it does, and how a
 // call compiles. The catalogue (Functions) is the one list of them: the
-// compiler looks names up in it, SHOW FUNCTIONS lists it, and the README's
-// table of functions is checked against it.
+// compiler looks names up in it, SHOW FUNCTIONS lists it, and the table of
+// functions of docs/sql.md is checked against it.
 type Function struct {
 	Name      string
 	Signature string
