@@ -361,6 +361,7 @@ func (s *Session) replay(ctx context.Context, stmt *statement, pos sqlmini.Pos, 
 	format.SetUpsertKey(p, exec.UpsertKeyOf(n))
 	width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
 	format.SetMaxColumnWidth(p, width)
+	format.SetEscapeControls(p, s.cfg.Terminal)
 	sk := &stepSink{p: p, skip: rq.rows, record: stmt.stepRows != nil, rows: &stmt.stepRows}
 	if err := s.run(ctx, stmt, pos, n, sk, out); err != nil {
 		out.Flush()
