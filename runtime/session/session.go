@@ -307,7 +307,7 @@ func (s *Session) execStatement(ctx context.Context, stmt *statement) error {
 	if err := s.checkDialect(st); err != nil { // dialect.go
 		return err
 	}
-	if done, err := s.clientStatementSet(ctx, st); done { // sink.go
+	if done, err := s.clientStatementSet(ctx, stmt); done { // sink.go
 		return err
 	}
 	switch {

@@ -111,7 +111,8 @@ func (s *Session) execInsert(ctx context.Context, stmt *statement) error {
 // STATEMENT SET opens it, each INSERT after it is added, and END runs them
 // all as EXECUTE STATEMENT SET BEGIN ... END does; the notes are the
 // client's. It reports whether st was one of these statements.
-func (s *Session) clientStatementSet(ctx context.Context, st *sqlmini.Statement) (bool, error) {
+func (s *Session) clientStatementSet(ctx context.Context, stmt *statement) (bool, error) {
+	st := stmt.Statement
 	switch {
 	case st.BeginSet != nil:
 		if s.openSet != nil {
@@ -130,8 +131,9 @@ func (s *Session) clientStatementSet(ctx context.Context, st *sqlmini.Statement)
 			fmt.Fprintln(s.cfg.Err, "[INFO] No statement in the statement set, skip submit.")
 			return true, nil
 		}
-		run := &sqlmini.Statement{Pos: set.Pos, StatementSet: set, Text: st.Text}
-		return true, s.job(ctx, run, func() error { return s.execInsert(ctx, run) })
+		run := *stmt
+		run.Statement = &sqlmini.Statement{Pos: set.Pos, StatementSet: set, Text: st.Text}
+		return true, s.jobs.run(ctx, &run, func() error { return s.execInsert(ctx, &run) })
 	case s.openSet == nil:
 		return false, nil
 	case st.Insert != nil:
