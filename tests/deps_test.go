@@ -102,9 +102,9 @@ var engines = map[string]string{
 	"github.com/parquet-go/parquet-go":    "runtime/format",
 	"github.com/twmb/franz-go":            "runtime/connector/kafka",
 	// kafkatest starts a fake cluster (kfake) or a real broker for tests.
-	"github.com/twmb/franz-go/pkg/kfake":  "runtime/connector/kafka/kafkatest",
-	"github.com/twmb/avro":                "runtime/connector/kafka",
-	"github.com/brianvoe/gofakeit/v7":     "runtime/faker",
+	"github.com/twmb/franz-go/pkg/kfake": "runtime/connector/kafka/kafkatest",
+	"github.com/twmb/avro":               "runtime/connector/kafka",
+	"github.com/brianvoe/gofakeit/v7":    "runtime/faker",
 }
 
 // TestImportGraph enforces the package graph: each engine stays behind its
