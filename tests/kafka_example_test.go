@@ -84,38 +84,3 @@ func runKafkaScript(t *testing.T, dir, src string) string {
 	sh.RunEach(context.Background(), "click_alerts.sql", src, &out)
 	return out.String()
 }
-
-// TestKafkaDoc checks that docs/kafka.md shows the example as it is: its
-// SQL block is examples/kafka/click_alerts.sql and the output block after
-// it is click_alerts.out, which TestKafkaExample compares with a run.
-func TestKafkaDoc(t *testing.T) {
-	b, err := os.ReadFile("../docs/kafka.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(b)
-	const marker = "<!-- example: examples/kafka/click_alerts.sql -->\n```sql\n"
-	i := strings.Index(doc, marker)
-	if i < 0 {
-		t.Fatal("docs/kafka.md: the example's block is not found")
-	}
-	rest := doc[i+len(marker):]
-	end := strings.Index(rest, "```")
-	sqlBlock := rest[:end]
-	rest = rest[end+3:]
-	j := strings.Index(rest, "```text\n")
-	if j < 0 {
-		t.Fatal("docs/kafka.md: the example's output block is not found")
-	}
-	out := rest[j+len("```text\n"):]
-	out = out[:strings.Index(out, "```")]
-	for _, c := range []struct{ file, shown string }{{"click_alerts.sql", sqlBlock}, {"click_alerts.out", out}} {
-		want, err := os.ReadFile(filepath.Join("..", "examples", "kafka", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(string(want), c.shown); diff != "" {
-			t.Errorf("docs/kafka.md shows examples/kafka/%s otherwise (-file +doc):\n%s", c.file, diff)
-		}
-	}
-}
