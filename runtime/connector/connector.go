@@ -53,6 +53,8 @@ var factories = map[string]Factory{
 	"datagen":      datagen{},
 	"values":       values{},
 	"faker":        fakerFactory{},
+	"print":        printConnector,
+	"blackhole":    blackholeConnector,
 	"kafka":        kafkaConnector{},
 	"upsert-kafka": kafkaConnector{upsert: true},
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -177,7 +178,7 @@ func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReade
 // openTableReaderAt opens the file at path with the format and options of
 // table t: t's file, or a file of its folder.
 func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (format.RowReader, error) {
-	parse := format.ParseOptions{
+	parse := textparse.Options{
 		TimestampPattern: t.Options["timestamp-format.pattern"],
 		TimestampFormat:  t.Options["json.timestamp-format.standard"],
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -27,13 +28,14 @@ type recordCodec interface {
 	changelog() types.ChangelogMode
 }
 
-// newRecordCodec returns the codec of format f over columns sch.
-func newRecordCodec(f *kafkaFormat, sch types.Schema, reg registryOpener) (recordCodec, error) {
+// newRecordCodec returns the codec of format f over columns sch, for the
+// key (key) or the value of topic's records.
+func newRecordCodec(f *kafkaFormat, sch types.Schema, topic string, key bool) (recordCodec, error) {
 	switch f.name {
 	case fmtJSON:
 		d, err := format.NewJSONRecordDecoder(sch, format.JSONSourceOptions{
 			FailOnMissingField: f.opts["fail-on-missing-field"] == "true",
-			Parse:              format.ParseOptions{TimestampFormat: f.opts["timestamp-format.standard"]},
+			Parse:              textparse.Options{TimestampFormat: f.opts["timestamp-format.standard"]},
 		})
 		if err != nil {
 			return nil, err
@@ -56,22 +58,16 @@ func newRecordCodec(f *kafkaFormat, sch types.Schema, reg registryOpener) (recor
 	case fmtRaw:
 		return &rawCodec{typ: sch.Columns[0].Type, little: f.opts["endianness"] == "little-endian"}, nil
 	case fmtDebezium:
-		d, err := format.NewJSONRecordDecoder(sch, format.JSONSourceOptions{Parse: format.ParseOptions{TimestampFormat: f.opts["timestamp-format.standard"]}})
+		d, err := format.NewJSONRecordDecoder(sch, format.JSONSourceOptions{Parse: textparse.Options{TimestampFormat: f.opts["timestamp-format.standard"]}})
 		if err != nil {
 			return nil, err
 		}
 		return &debeziumCodec{json: jsonCodec{sch: sch, dec: d, iso: f.opts["timestamp-format.standard"] == "ISO-8601"}, schemaInclude: f.opts["schema-include"] == "true"}, nil
 	case fmtAvroConfl:
-		if reg == nil {
-			return nil, errors.New("the avro-confluent format needs a schema registry")
-		}
-		return reg(f, sch)
+		return newAvroCodec(f, sch, topic, key) // kafka_avro.go
 	}
 	return nil, fmt.Errorf("unsupported format '%s'", f.name)
 }
-
-// registryOpener makes an avro-confluent codec (kafka_avro.go).
-type registryOpener func(f *kafkaFormat, sch types.Schema) (recordCodec, error)
 
 func charValue(key, v string) (byte, error) {
 	switch {

@@ -114,6 +114,10 @@ type Call interface {
 	// the call's event time: timers that fired only at the end of input,
 	// rows that ORDER BY dropped as late.
 	Notes() []string
+	// MarkNotes makes Notes count the rows ORDER BY drops from now on: a
+	// step of a stream replays the events before it, whose drops its
+	// notes do not repeat.
+	MarkNotes()
 	// WhyNot summarises, after the statement, what did not lead to output
 	// (lineage on); "" without lineage.
 	WhyNot() string

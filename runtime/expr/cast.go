@@ -2,14 +2,15 @@ package expr
 
 import (
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 	"math"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // CastValue converts a value to type to, as CAST does (one function per
@@ -108,7 +109,7 @@ func castToInteger(v any, to types.Type) (any, error) {
 	default:
 		return nil, castError(v, to)
 	}
-	lo, hi := format.IntegerRange(to.Kind)
+	lo, hi := to.Kind.IntegerRange()
 	if n < lo || n > hi {
 		if f, ok := v.(float64); ok {
 			return nil, fmt.Errorf("value %s is out of range for %s", types.FormatValue(f, types.Type{Kind: types.KindDouble}), to.Nullable())
@@ -193,20 +194,26 @@ func castToBinary(v any, to types.Type) (any, error) {
 func castToTemporal(v any, to types.Type) (any, error) {
 	switch x := v.(type) {
 	case string:
-		return format.ParseValue(x, to, format.ParseOptions{})
+		return textparse.Value(x, to, textparse.Options{})
 	case types.Instant, types.LocalDateTime:
 		// The session time zone is UTC: both read the same fields.
 		days, nano, _ := civil(x)
 		switch to.Kind {
 		case types.KindTimestamp, types.KindTimestampLTZ:
-			return fromCivil(to.Kind, days, truncNanos(nano, to.Length)), nil
+			return castCivil(v, to, days, truncNanos(nano, to.Length))
 		case types.KindDate:
-			return types.Date(days), nil
+			return castCivil(v, to, days, 0)
 		case types.KindTime:
 			return types.TimeOfDay(truncNanos(nano, to.Length)), nil
 		}
 	case int64:
 		if to.Kind == types.KindTimestampLTZ {
+			// Epoch milliseconds (Flink refuses the cast and has
+			// TO_TIMESTAMP_LTZ(n, 3)): NULL-free, so out of Flink's range
+			// of timestamps is an error rather than a time far off.
+			if x < minEpochMillis || x > maxEpochMillis {
+				return nil, fmt.Errorf("cannot cast %d to %s: epoch milliseconds out of the range of a timestamp (years 0000 to 9999)", x, to.Nullable())
+			}
 			return types.Instant{Millis: x}, nil
 		}
 	case types.Date:
@@ -214,7 +221,7 @@ func castToTemporal(v any, to types.Type) (any, error) {
 			return x, nil
 		}
 		if to.Kind != types.KindTime {
-			return fromCivil(to.Kind, int64(x), 0), nil
+			return castCivil(v, to, int64(x), 0)
 		}
 	case types.TimeOfDay:
 		if to.Kind == types.KindTime {
@@ -222,6 +229,15 @@ func castToTemporal(v any, to types.Type) (any, error) {
 		}
 	}
 	return nil, castError(v, to)
+}
+
+// castCivil is fromCivil for a CAST of v.
+func castCivil(v any, to types.Type, days, nanoOfDay int64) (any, error) {
+	r, err := fromCivil(to.Kind, days, nanoOfDay)
+	if err != nil {
+		return nil, fmt.Errorf("cannot cast %s to %s: %w", types.FormatValue(v, timeType(v)), to.Nullable(), err)
+	}
+	return r, nil
 }
 
 func castToDayTimeInterval(v any, to types.Type) (any, error) {
@@ -352,7 +368,7 @@ func compileCast(c *sqlmini.Cast, sc *Scope) (Expr, error) {
 }
 
 func castError(v any, to types.Type) error {
-	return fmt.Errorf("cannot cast %s to %s", types.FormatValue(v, types.Type{}), to.Nullable())
+	return fmt.Errorf("cannot cast %s to %s", types.EscapeControls(types.FormatValue(v, types.Type{})), to.Nullable())
 }
 
 // ratToDecimal rounds r HALF_UP to the scale of t and checks the precision.
@@ -387,6 +403,8 @@ func CanImplicitCast(from, to types.Type) bool {
 	switch {
 	case from.IsString() && to.IsString():
 		return true
+	case isBinary(from) && isBinary(to): // Flink's binary string family
+		return true
 	case from.IsInteger() && to.IsInteger():
 		return from.Kind <= to.Kind
 	case from.IsInteger() && (to.Kind == types.KindFloat || to.Kind == types.KindDouble || to.Kind == types.KindDecimal):
@@ -414,6 +432,8 @@ func CanImplicitCast(from, to types.Type) bool {
 	}
 	return from.Kind == to.Kind
 }
+
+func isBinary(t types.Type) bool { return t.Kind == types.KindBinary || t.Kind == types.KindVarBinary }
 
 func CastTo(x Expr, t types.Type) Expr {
 	if x.Type().Equal(t) {

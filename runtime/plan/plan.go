@@ -10,7 +10,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
-	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -18,9 +18,12 @@ import (
 // planner turns a query's AST into a tree of plan nodes, resolving names
 // against the catalog and the query's WITH clauses.
 type Planner struct {
-	cat  *catalog.Catalog
-	env  connector.Env // what sources take from the session
-	ctes map[string]exec.Node
+	// groupWindows are the window table function calls that group windows
+	// were rewritten into (legacy_window.go).
+	groupWindows map[*sqlmini.Call]bool
+	cat          *catalog.Catalog
+	env          connector.Env // what sources take from the session
+	ctes         map[string]exec.Node
 	// cteQueries are the WITH queries planned where they are read (see
 	// rankCandidate).
 	cteQueries map[string]*sqlmini.Query
@@ -246,7 +249,7 @@ func watermarkStep(e *sqlmini.Expr) (int64, error) {
 		ms, _ := types.TimeMillis(t)
 		return ms, nil
 	case string:
-		if iv, err := format.ParseValue(t, types.TypeTimestampLTZ, format.ParseOptions{}); err == nil {
+		if iv, err := textparse.Value(t, types.TypeTimestampLTZ, textparse.Options{}); err == nil {
 			ms, _ := types.TimeMillis(iv)
 			return ms, nil
 		}
@@ -279,6 +282,16 @@ func renameColumns(n exec.Node, names []*sqlmini.Name, pos sqlmini.Pos) (exec.No
 func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 	var in exec.Node
 	var sc *expr.Scope
+	sel, gw, err := rewriteGroupWindow(sel) // GROUP BY TUMBLE(...): legacy_window.go
+	if err != nil {
+		return nil, err
+	}
+	if gw != nil {
+		if p.groupWindows == nil {
+			p.groupWindows = map[*sqlmini.Call]bool{}
+		}
+		p.groupWindows[gw] = true
+	}
 	if sel.From != nil && sel.From.AsOf != nil {
 		return nil, sqlmini.Errorf(sel.From.AsOf.Pos, "FOR SYSTEM_TIME AS OF is for the table on the right of a JOIN (a temporal join), not the first table of FROM")
 	}
@@ -592,7 +605,7 @@ func (p *Planner) now() func() int64 {
 	if !p.env.HasProcessingTime {
 		return nil
 	}
-	ms, err := format.ParseTimeSetting(p.env.ProcessingTime)
+	ms, err := textparse.TimeSetting(p.env.ProcessingTime)
 	if err != nil {
 		return nil // SET refused it already
 	}

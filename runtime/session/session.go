@@ -20,6 +20,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -60,6 +61,11 @@ type Config struct {
 	// Timing prints row counts and timings to Err after each query, and a
 	// progress line while a long query runs (meant for a terminal).
 	Timing bool
+	// Terminal says Out is a terminal: results written there escape the
+	// control characters of their values (format.SetEscapeControls), which
+	// a terminal would obey; into a file or a pipe they are written as
+	// they are.
+	Terminal bool
 	// Trace shows every call of eval and onTimer on Err (--trace).
 	Trace bool
 	// TraceFilter is the default of the trace's filters (--trace-key,
@@ -103,6 +109,9 @@ type Config struct {
 // can observe: SQL, SHOW/DESCRIBE/SET and output formatting. A Session is
 // not safe for concurrent use.
 type Session struct {
+	// openSet holds the INSERTs after the SQL client's BEGIN STATEMENT SET
+	// until its END (nil: none is open).
+	openSet *sqlmini.StatementSet
 	// extUsed are the ptfsh extensions run under the ptfsh dialect
 	// (dialect.go, Extensions).
 	extUsed     []extension
@@ -113,7 +122,7 @@ type Session struct {
 	stepText string
 	// stepRows, while a stream step runs in predict mode, are the rows it
 	// emits, as text (predict.go).
-	stepRows []string
+	stepRows []stepRow
 	// whyOnce turns lineage on for the statement that runs (EXPLAIN WHY).
 	whyOnce bool
 	// jobs are the queries and INSERTs that ran (SHOW JOBS, jobs.go);
@@ -158,7 +167,7 @@ func NewSession(cfg Config) (*Session, error) {
 		cfg.BaseDir = "."
 	}
 	if cfg.ProcessingTime != "" {
-		if _, err := format.ParseTimeSetting(cfg.ProcessingTime); err != nil {
+		if _, err := textparse.TimeSetting(cfg.ProcessingTime); err != nil {
 			return nil, fmt.Errorf("processing time %q: %w", cfg.ProcessingTime, err)
 		}
 	}
@@ -167,6 +176,9 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	if err := connector.FinishRenames(cfg.Store, cfg.Err); err != nil {
 		return nil, fmt.Errorf("state: completing the last run's INSERT: %w", err)
+	}
+	if err := connector.FinishKafkaCommits(cfg.Store, cfg.Err); err != nil {
+		return nil, fmt.Errorf("state: committing the last run's Kafka transaction: %w", err)
 	}
 	return &Session{cfg: cfg, cat: catalog.NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
 }
@@ -309,6 +321,9 @@ func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) erro
 	if err := s.checkDialect(st); err != nil { // dialect.go
 		return err
 	}
+	if done, err := s.clientStatementSet(ctx, st); done { // sink.go
+		return err
+	}
 	switch {
 	case st.Create != nil:
 		return s.execCreate(ctx, st.Create)
@@ -370,6 +385,7 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 		format.SetUpsertKey(p, exec.UpsertKeyOf(n)) // the table mode materialises by it: print_table.go
 		width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
 		format.SetMaxColumnWidth(p, width)
+		format.SetEscapeControls(p, s.cfg.Terminal)
 		return p, nil
 	}
 	updating := !n.Changelog().IsInsertOnly() && mode != "table"
@@ -385,10 +401,11 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 			return nil, err
 		}
 	}
+	format.SetEscapeControls(p, s.cfg.Terminal)
 	if mode == "table" {
 		p = format.NewMaterializing(p, exec.UpsertKeyOf(n))
 	}
-	return p, nil
+	return s.withColumnsNote(p, enc), nil
 }
 
 func (s *Session) path(p string) string {
@@ -440,6 +457,9 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	switch lang {
 	case "", "JAVASCRIPT", "JS", "TYPESCRIPT":
 	default:
+		if strings.EqualFold(lang, "PYTHON") {
+			return sqlmini.Errorf(f.Pos, "unsupported language PYTHON: ptfsh runs no Python functions; write the function in JavaScript (or TypeScript): CREATE FUNCTION name AS 'fn.js' LANGUAGE JAVASCRIPT, or LANGUAGE JAVASCRIPT AS $$ ... $$")
+		}
 		return sqlmini.Errorf(f.Pos, "unsupported language %s: ptfsh runs JAVASCRIPT (and TypeScript files)", lang)
 	}
 	if s.cfg.Loader == nil {

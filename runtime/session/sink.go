@@ -68,6 +68,8 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 		var err error
 		if isKafka(s.cat, ins) {
 			n, sk, err = s.planKafkaInsert(ctx, p, ins) // kafka_sink.go
+		} else if t, ok := s.cat.Table(string(ins.Table.Value)); ok && connector.IsPrintOrBlackhole(t) {
+			n, sk, err = s.planPrintInsert(p, ins, t)
 		} else {
 			n, sk, err = s.planInsert(p, ins)
 		}
@@ -104,11 +106,49 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 	return nil
 }
 
+// clientStatementSet runs the Flink SQL client's statement set: BEGIN
+// STATEMENT SET opens it, each INSERT after it is added, and END runs them
+// all as EXECUTE STATEMENT SET BEGIN ... END does; the notes are the
+// client's. It reports whether st was one of these statements.
+func (s *Session) clientStatementSet(ctx context.Context, st *sqlmini.Statement) (bool, error) {
+	switch {
+	case st.BeginSet != nil:
+		if s.openSet != nil {
+			return true, sqlmini.Errorf(st.Pos, "a statement set is open already (BEGIN STATEMENT SET); END runs it")
+		}
+		s.openSet = &sqlmini.StatementSet{Pos: st.Pos}
+		fmt.Fprintln(s.cfg.Err, "[INFO] Begin a statement set.")
+		return true, nil
+	case st.EndSet != nil:
+		set := s.openSet
+		if set == nil {
+			return true, sqlmini.Errorf(st.Pos, "No Statement Set to submit. 'END' statement should be used after 'BEGIN STATEMENT SET'.")
+		}
+		s.openSet = nil
+		if len(set.Inserts) == 0 {
+			fmt.Fprintln(s.cfg.Err, "[INFO] No statement in the statement set, skip submit.")
+			return true, nil
+		}
+		run := &sqlmini.Statement{Pos: set.Pos, StatementSet: set, Text: st.Text}
+		return true, s.job(ctx, run, func() error { return s.execInsert(ctx, run) })
+	case s.openSet == nil:
+		return false, nil
+	case st.Insert != nil:
+		s.openSet.Inserts = append(s.openSet.Inserts, st.Insert)
+		fmt.Fprintln(s.cfg.Err, "[INFO] Add SQL update statement to the statement set.")
+		return true, nil
+	}
+	return true, sqlmini.Errorf(st.Pos, "Only 'INSERT/CREATE TABLE AS' statement is allowed in Statement Set or use 'END' statement to submit Statement Set.")
+}
+
 // insertReport is the line an INSERT prints when it has run, in the
 // words of the Flink SQL client's (table.dml-sync) with what it wrote:
 // "[INFO] Complete execution of the SQL update statement: 3 rows written
 // to table 'clicks_out' ('out/clicks.csv')."
 func insertReport(sk tableSink) string {
+	if ps, ok := sk.(*connector.PrintSink); ok {
+		return fmt.Sprintf("%s: %s written to table '%s' ('%s').", strings.TrimSuffix(infoInserted, "."), plural(ps.Rows(), "row"), ps.Table().Name, ps.Table().Options["connector"])
+	}
 	if ks, ok := sk.(*connector.KafkaSink); ok {
 		return fmt.Sprintf("%s: %s written to table '%s' (topic '%s').", strings.TrimSuffix(infoInserted, "."), plural(ks.Rows(), "record"), ks.Table().Name, ks.Topic())
 	}
@@ -131,6 +171,9 @@ type tableSink interface {
 // sinkTarget names what a sink writes, so that a statement set writes
 // each once.
 func sinkTarget(sk tableSink) string {
+	if ps, ok := sk.(*connector.PrintSink); ok {
+		return "print\x00" + ps.Table().Name
+	}
 	if ks, ok := sk.(*connector.KafkaSink); ok {
 		return "kafka\x00" + ks.Table().Options["properties.bootstrap.servers"] + "\x00" + ks.Topic()
 	}
@@ -204,6 +247,26 @@ func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, t
 	if ins.Overwrite {
 		sk.SetOverwrite()
 	}
+	return n, sk, nil
+}
+
+// planPrintInsert plans one INSERT INTO a print or blackhole table, which
+// takes any changelog as it comes.
+func (s *Session) planPrintInsert(p *plan.Planner, ins *sqlmini.Insert, t *catalog.Table) (exec.Node, tableSink, error) {
+	pos := ins.Table.Pos
+	if ins.Overwrite {
+		return nil, nil, sqlmini.Errorf(pos, "INSERT OVERWRITE is not supported by a '%s' table ('%s'); use INSERT INTO", t.Options["connector"], t.Name)
+	}
+	p.Required = types.RetractAll
+	n, err := p.Query(ins.Query)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkSinkColumns(t, n.Schema(), pos); err != nil {
+		return nil, nil, err
+	}
+	sk := connector.NewPrintSink(t, s.cfg.Out, s.cfg.Err)
+	sk.SetEscapeControls(s.cfg.Terminal)
 	return n, sk, nil
 }
 

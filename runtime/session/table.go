@@ -225,12 +225,23 @@ func checkTableOptions(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	}
 	c, ok := connector.Lookup(name)
 	if !ok || name == "values" {
+		if instead, ok := connectorsInstead[name]; ok {
+			return sqlmini.Errorf(ct.Pos, "unsupported connector '%s': %s", name, instead)
+		}
 		return sqlmini.Errorf(ct.Pos, "unsupported connector '%s'; available: %s", name, strings.Join(connector.Names(), ", "))
 	}
 	if err := connector.CheckMetadata(c, t, ct); err != nil {
 		return err
 	}
 	return c.Validate(t, ct)
+}
+
+// connectorsInstead says, for Flink connectors ptfsh does not have, what
+// it offers in their place.
+var connectorsInstead = map[string]string{
+	"postgres-cdc": "ptfsh reads no database's log (Flink CDC); read a Debezium changelog with 'format' = 'debezium-json' from a file ('connector' = 'filesystem') or a Kafka topic ('connector' = 'kafka')",
+	"mysql-cdc":    "ptfsh reads no database's log (Flink CDC); read a Debezium changelog with 'format' = 'debezium-json' from a file ('connector' = 'filesystem') or a Kafka topic ('connector' = 'kafka')",
+	"jdbc":         "ptfsh reaches no database; give the table's rows as a file ('connector' = 'filesystem') or AS VALUES, which a lookup or temporal join reads as a dimension table",
 }
 
 // tableValues reads the rows of CREATE TABLE t (...) AS VALUES ...: typed

@@ -3,36 +3,39 @@
 // checks a value and gives its typed form. SET of a key that is not in the
 // table is an error that suggests the closest key, except for the Flink
 // options that ptfsh accepts and ignores (Ignored), which SET takes with a
-// note. The README's Settings section is this table:
-// tests/settings_doc_test.go keeps the two equal.
+// note. The tables of docs/settings.md are generated from this one:
+// tests/settings_doc_test.go keeps them equal.
 //
-// The package is a leaf (the standard library and runtime/types only), so
-// that any package may read the table.
+// The package is a leaf (the standard library, runtime/types and the text
+// parsers of runtime/textparse only), so that any package may read the
+// table.
 package settings
 
 import (
 	"errors"
 	"fmt"
-	"github.com/ptfsh/ptfsh/internal/spell"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ptfsh/ptfsh/internal/spell"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // Setting is one key of SET.
 type Setting struct {
 	Key string
-	// Default is the value in force while the key is not set, as the
-	// README lists it; "" means none (Doc says what happens then). For
+	// Default is the value in force while the key is not set, as
+	// docs/settings.md lists it; "" means none (Doc says what happens then). For
 	// keys that flags of the ptfsh command also set (--format,
 	// --parallelism, --trace, the limits), it is the command's default;
 	// SET; shows the value in force.
 	Default string
-	// Doc says in one line what the setting does (the README's column).
+	// Doc says in one line what the setting does (the column of
+	// docs/settings.md).
 	Doc string
 	// Owner is the package that reads the setting.
 	Owner string
@@ -199,9 +202,8 @@ var table = []Setting{{
 }, {
 	Key:   "ptfsh.processing-time",
 	Doc:   "fixes the processing-time clock (state TTL, datagen) at epoch milliseconds or a time such as '2025-03-27 12:00:00'; unset: the wall clock",
-	Owner: "runtime/session",
-	// Parse is nil: the time parser is runtime/format's
-	// (format.ParseTimeSetting), which the session applies.
+	Owner: "runtime/exec",
+	Parse: func(v string) (any, error) { return textparse.TimeSetting(v) },
 }, {
 	Key:   "ptfsh.seed",
 	Doc:   "a whole number that makes Math.random, Date.now and datagen tables deterministic (--seed seeds the functions only); unset: random",
@@ -235,6 +237,13 @@ var table = []Setting{{
 		}
 		return v, nil
 	},
+}, {
+	Key:     "ptfsh.timeline.view",
+	Default: "event",
+	Doc:     "what EXPLAIN TIMELINE and the timeline file draw: event (event time across, a lane per key) or arrival (event time up against arrival time across, the watermark as a curve, late rows below it)",
+	Owner:   "runtime/session",
+	Values:  []string{"event", "arrival"},
+	Parse:   oneOf(false, "event", "arrival"),
 }, {
 	Key:     "ptfsh.timers.max-firings",
 	Default: "1000000",
