@@ -98,6 +98,10 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		if err == nil {
 			return
 		}
+		// Every error of the statement says where it is (a checkpoint
+		// whose commit failed, a sink that cannot write): its position
+		// unless it has one of its own.
+		err = positioned(pos, err)
 		if inflight != nil {
 			// A checkpoint that committed moves the length the sink is
 			// cut back to (Abort) before the rows after it are taken out.
