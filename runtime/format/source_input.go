@@ -1,8 +1,8 @@
 package format
 
 import (
-	"bytes"
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
