@@ -154,12 +154,24 @@ type Watermark struct {
 	Expr   *Expr `parser:"'AS' @@"`
 }
 
-// ColumnDef is name type [PRIMARY KEY NOT ENFORCED].
+// ColumnDef is name type [METADATA [FROM 'key'] [VIRTUAL]] [PRIMARY KEY
+// NOT ENFORCED].
 type ColumnDef struct {
 	Pos        Pos
 	Name       *Name     `parser:"@@"`
 	Type       *TypeExpr `parser:"@@"`
+	Metadata   *Metadata `parser:"@@?"`
 	PrimaryKey bool      `parser:"@('PRIMARY' 'KEY' 'NOT' 'ENFORCED')?"`
+}
+
+// Metadata marks a metadata column, as Flink declares one: METADATA [FROM
+// 'key'] [VIRTUAL]. Without FROM the key is the column's name; a VIRTUAL
+// column is read and never written.
+type Metadata struct {
+	Pos     Pos
+	Keyword string `parser:"@'METADATA'"`
+	From    *Str   `parser:"( 'FROM' @String )?"`
+	Virtual bool   `parser:"@'VIRTUAL'?"`
 }
 
 // Option is 'key' = 'value' in a WITH clause.
@@ -380,9 +392,12 @@ type FromItem struct {
 	Subquery *Query `parser:" | '(' @@ ')'"`
 	Table    *Name  `parser:" | @@ )"`
 	// AsOf is the time of FOR SYSTEM_TIME AS OF.
-	AsOf      *Expr   `parser:"( 'FOR' 'SYSTEM_TIME' 'AS' 'OF' @@ )?"`
-	Alias     *Name   `parser:"( 'AS'? (?! 'LEFT' | 'RIGHT' | 'ON' | 'USING' | 'FOR' ) @@"`
-	AliasCols []*Name `parser:"  ( '(' @@ ( ',' @@ )* ')' )? )?"`
+	AsOf *Expr `parser:"( 'FOR' 'SYSTEM_TIME' 'AS' 'OF' @@ )?"`
+	// Match is a MATCH_RECOGNIZE clause over the table: the alias then
+	// names its result.
+	Match     *MatchRecognize `parser:"@@?"`
+	Alias     *Name           `parser:"( 'AS'? (?! 'LEFT' | 'RIGHT' | 'ON' | 'USING' | 'FOR' ) @@"`
+	AliasCols []*Name         `parser:"  ( '(' @@ ( ',' @@ )* ')' )? )?"`
 }
 
 // Call is a PTF call: name(args).

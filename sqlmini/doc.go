@@ -12,7 +12,7 @@
 //	function    = ["IF" "NOT" "EXISTS"] name ( "AS" (string | body) ["LANGUAGE" name] | "LANGUAGE" name "AS" body ) .
 //	view        = name ["(" name {"," name} ")"] "AS" query .
 //	table       = name ["(" element {"," element} ")"] ["WITH" "(" option {"," option} ")"] ["AS" query] .
-//	element     = "PRIMARY" "KEY" "(" names ")" "NOT" "ENFORCED" | "WATERMARK" "FOR" name "AS" expr | name type ["PRIMARY" "KEY" "NOT" "ENFORCED"] .
+//	element     = "PRIMARY" "KEY" "(" names ")" "NOT" "ENFORCED" | "WATERMARK" "FOR" name "AS" expr | name type ["METADATA" ["FROM" string] ["VIRTUAL"]] ["PRIMARY" "KEY" "NOT" "ENFORCED"] .
 //	drop        = "DROP" ["TEMPORARY"] ("FUNCTION" | "TABLE" | "VIEW") ["IF" "EXISTS"] name | "DROP" "STATE" "FOR" string .
 //	show        = "SHOW" ["USER"] ("FUNCTIONS" | "TABLES" | "VIEWS" | "JOBS") [["NOT"] ("LIKE" | "ILIKE") string]
 //	            | "SHOW" "CREATE" ("TABLE" | "VIEW" | "FUNCTION") name
@@ -33,7 +33,8 @@
 //	item        = "*" | name "." "*" | expr [["AS"] name] .
 //	sort        = expr ["ASC" | "DESC"] ["NULLS" ("FIRST" | "LAST")] .
 //	from        = ( "TABLE" "(" call ")" | call | "(" query ")" | name ) ["FOR" "SYSTEM_TIME" "AS" "OF" expr]
-//	              [["AS"] name ["(" names ")"]] .
+//	              [match] [["AS"] name ["(" names ")"]] .
+//	match       = "MATCH_RECOGNIZE" "(" ... ")" .   (match.go has its grammar)
 //	join        = "," from | ["NATURAL"] [("LEFT" | "RIGHT" | "FULL") ["OUTER"] | "INNER" | "CROSS"] "JOIN" from
 //	              ["ON" expr | "USING" "(" names ")"] .
 //	call        = name "(" [arg {"," arg}] ")" .
@@ -66,8 +67,8 @@
 // from rule, such as TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10'
 // MINUTES)) or SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5'
 // MINUTES); their names and arguments are the runtime's. A construct of
-// Flink SQL the dialect lacks (MATCH_RECOGNIZE, UNION without ALL) is an
-// error that names it.
+// Flink SQL the dialect lacks (UNION without ALL, LATERAL) is an error
+// that names it.
 //
 // Joins chain left to right: FROM a JOIN b ON ... , c JOIN d ON ... joins
 // each table to all before it (a comma binds as tightly as JOIN, where
@@ -95,8 +96,8 @@
 // backquotes to be used as names: `count`, `end`. They are Flink's
 // reserved words that the dialect uses (WINDOW among them, so that FROM t
 // WINDOW w does not read WINDOW as an alias), and those that start
-// constructs it does not have yet (MATCH_RECOGNIZE), so that the error can
-// name them.
+// constructs it does not have yet (LATERAL), so that the error can name
+// them.
 // Comments are -- to the end of the line and /* ... */. A function body
 // may be given inline between $$ and $$.
 //

@@ -87,7 +87,8 @@ var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
 	// need a Unicode word boundary after them, which RE2 lacks (its \b is
 	// ASCII-only, so `notícia` would lex as NOT and ícia).
 	{Name: "Keyword", Pattern: `[^\s\S]`},
-	{Name: "Op", Pattern: `=>|<>|!=|<=|>=|\|\||[-+*/%=<>(),;.\[\]]`},
+	// ? { } | ^ $ are MATCH_RECOGNIZE's pattern operators.
+	{Name: "Op", Pattern: `=>|<>|!=|<=|>=|\|\||[-+*/%=<>(),;.\[\]?{}|^$]`},
 })
 
 // unquoteString turns a SQL string literal 'it”s' into its value.

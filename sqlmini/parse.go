@@ -385,18 +385,17 @@ func convertError(err error, src string) error {
 // unsupportedWords are Flink SQL constructs the dialect does not have yet,
 // by the reserved word that starts them, and what to say about each.
 var unsupportedWords = map[string]string{
-	"LATERAL":         "LATERAL is not supported yet",
-	"HAVING":          "HAVING needs GROUP BY or an aggregate before it",
-	"ORDER":           "ORDER BY is not allowed here: it follows a SELECT's WHERE, GROUP BY and HAVING",
-	"UNION":           "UNION without ALL is not supported yet: write UNION ALL",
-	"EXCEPT":          "EXCEPT is not supported yet",
-	"INTERSECT":       "INTERSECT is not supported yet",
-	"MATCH_RECOGNIZE": "MATCH_RECOGNIZE is not supported yet",
+	"LATERAL":   "LATERAL is not supported yet",
+	"HAVING":    "HAVING needs GROUP BY or an aggregate before it",
+	"ORDER":     "ORDER BY is not allowed here: it follows a SELECT's WHERE, GROUP BY and HAVING",
+	"UNION":     "UNION without ALL is not supported yet: write UNION ALL",
+	"EXCEPT":    "EXCEPT is not supported yet",
+	"INTERSECT": "INTERSECT is not supported yet",
 }
 
 // unsupported names the construct when a parse error is at a word that
-// starts a construct the dialect lacks (a JOIN after a table, MATCH_RECOGNIZE
-// after a table). participle reports those as an unexpected token.
+// starts a construct the dialect lacks (LATERAL, EXCEPT). participle
+// reports those as an unexpected token.
 func unsupported(msg string) (string, bool) {
 	if strings.HasSuffix(msg, `(expected "ALL" SetExpr)`) {
 		return unsupportedWords["UNION"], true

@@ -308,7 +308,7 @@ func (w *Watermark) format(b *strings.Builder) {
 	w.Expr.format(b)
 }
 
-// String prints name type [PRIMARY KEY NOT ENFORCED].
+// String prints name type [METADATA [FROM 'key'] [VIRTUAL]] [PRIMARY KEY NOT ENFORCED].
 func (c *ColumnDef) String() string { return str(c) }
 
 func (c *ColumnDef) format(b *strings.Builder) {
@@ -318,6 +318,15 @@ func (c *ColumnDef) format(b *strings.Builder) {
 	c.Name.format(b)
 	b.WriteString(" ")
 	c.Type.format(b)
+	if m := c.Metadata; m != nil {
+		b.WriteString(" METADATA")
+		if m.From != nil {
+			b.WriteString(" FROM " + QuoteString(string(*m.From)))
+		}
+		if m.Virtual {
+			b.WriteString(" VIRTUAL")
+		}
+	}
 	if c.PrimaryKey {
 		b.WriteString(" PRIMARY KEY NOT ENFORCED")
 	}
@@ -689,6 +698,10 @@ func (f *FromItem) format(b *strings.Builder) {
 	if f.AsOf != nil {
 		b.WriteString(" FOR SYSTEM_TIME AS OF ")
 		f.AsOf.format(b)
+	}
+	if f.Match != nil {
+		b.WriteString(" ")
+		f.Match.format(b)
 	}
 	if f.Alias != nil {
 		b.WriteString(" AS ")

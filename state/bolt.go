@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptfsh/ptfsh/internal/fault"
 	"go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -511,6 +512,7 @@ func (s *boltStore) beginNow(writable bool) (*bbolt.Tx, error) {
 
 // commit commits btx. On error the transaction still needs rollback.
 func (s *boltStore) commit(btx *bbolt.Tx) error {
+	fault.Point(fault.StateCommit)
 	if err := s.guard(btx.Commit); err != nil {
 		if errors.Is(err, ErrCorrupt) {
 			// A panic in the commit: bbolt's list of free pages may now be
@@ -519,6 +521,7 @@ func (s *boltStore) commit(btx *bbolt.Tx) error {
 		}
 		return fmt.Errorf("state: commit %s: %w", s.path, err)
 	}
+	fault.Point(fault.StateCommitted)
 	return nil
 }
 

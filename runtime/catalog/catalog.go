@@ -71,6 +71,25 @@ type Table struct {
 	Pos sqlmini.Pos
 	// Create is the statement that created the table or view (SHOW CREATE).
 	Create *sqlmini.Create
+	// Metadata are the table's metadata columns (METADATA [FROM 'key']
+	// [VIRTUAL]) by column index; nil when it has none.
+	Metadata map[int]MetadataColumn
+}
+
+// MetadataColumn is a column read from (and, unless Virtual, written to)
+// a record's metadata rather than its data: a Kafka record's partition,
+// offset, timestamp, headers or topic.
+type MetadataColumn struct {
+	// Key is the metadata key (FROM 'key', else the column's name).
+	Key string
+	// Virtual columns are read only: a sink leaves them out.
+	Virtual bool
+}
+
+// Physical reports whether column i is a physical column (not metadata).
+func (t *Table) Physical(i int) bool {
+	_, ok := t.Metadata[i]
+	return !ok
 }
 
 // Function is a function in the catalog.

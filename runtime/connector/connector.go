@@ -45,9 +45,11 @@ type Factory interface {
 // factories are the connectors of ptfsh; 'values' is the connector of a
 // table given AS VALUES.
 var factories = map[string]Factory{
-	"filesystem": filesystem{},
-	"datagen":    datagen{},
-	"values":     values{},
+	"filesystem":   filesystem{},
+	"datagen":      datagen{},
+	"values":       values{},
+	"kafka":        kafkaConnector{},
+	"upsert-kafka": kafkaConnector{upsert: true},
 }
 
 // Lookup returns the connector of the given name.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/internal/fault"
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
@@ -142,6 +143,7 @@ func (k *FileSink) Begin(types.Schema) error {
 	k.special = !st.Mode().IsRegular()
 	size := st.Size()
 	if rec != nil && size > rec.Offset && !k.special {
+		fault.Point(fault.SinkFtruncate)
 		if err := k.f.Truncate(rec.Offset); err != nil {
 			return k.fail(err)
 		}
@@ -235,6 +237,7 @@ func (k *FileSink) Checkpoint(tx state.Tx) error {
 	if k.special {
 		return nil
 	}
+	fault.Point(fault.SinkFsync)
 	if err := k.f.Sync(); err != nil {
 		return k.fail(err)
 	}
@@ -284,12 +287,18 @@ func (k *FileSink) Close() {
 		return
 	}
 	if !k.done && !k.special {
-		if st, err := k.f.Stat(); err == nil && st.Size() > k.committed && k.f.Truncate(k.committed) == nil {
+		if st, err := k.f.Stat(); err == nil && st.Size() > k.committed && truncate(k.f, k.committed) == nil {
 			fmt.Fprintf(k.errOut, "note: table '%s': the rows written to '%s' since the last checkpoint were taken out again\n", k.t.Name, k.t.Options["path"])
 		}
 	}
 	k.f.Close()
 	k.f = nil
+}
+
+// truncate cuts f back to size.
+func truncate(f *os.File, size int64) error {
+	fault.Point(fault.SinkFtruncate)
+	return f.Truncate(size)
 }
 
 // SetNotNullEnforcer is Flink's option for NULLs in NOT NULL sink columns:

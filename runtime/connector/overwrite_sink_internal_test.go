@@ -136,3 +136,50 @@ func TestOverwriteSink_commit(t *testing.T) {
 		t.Errorf("after the roll-forward and an INSERT INTO: %s; notes %q", got, notes.String())
 	}
 }
+
+// An OVERWRITE killed after its final checkpoint, before the rename, is
+// completed by FinishRenames when the state file is opened again, before
+// any statement reads the table; a second call finds nothing to do.
+func TestFinishRenames(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "o.csv")
+	store := state.NewMem()
+	var notes bytes.Buffer
+	table := &catalog.Table{Name: "o", Kind: catalog.TableConnector, BaseDir: dir,
+		Schema:  types.Schema{Columns: []types.Column{{Name: "n", Type: types.TypeBigInt}}},
+		Options: map[string]string{"connector": "filesystem", "path": "o.csv", "format": "csv"}}
+	if err := os.WriteFile(path, []byte("1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k := NewFileSink(table, types.Pos{}, types.Schema{}, store, &notes, false)
+	k.SetOverwrite()
+	if err := k.Begin(types.Schema{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Row(types.Row{Kind: types.Insert, Fields: []any{int64(2)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.End(); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Update(k.Checkpoint); err != nil {
+		t.Fatal(err)
+	}
+	k.pq.f.Close() // killed: no Committed, no Close
+	for i := range 2 {
+		notes.Reset()
+		if err := FinishRenames(store, &notes); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		if string(b) != "2\n" {
+			t.Errorf("call %d: o.csv holds %q, want the OVERWRITE's row", i+1, b)
+		}
+		if wantNote := i == 0; strings.Contains(notes.String(), "is now the file that the last INSERT wrote") != wantNote {
+			t.Errorf("call %d: notes %q", i+1, notes.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".o.csv.ptfsh-tmp")); !os.IsNotExist(err) {
+		t.Errorf("the new file is left: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/internal/fault"
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
@@ -46,8 +48,9 @@ import (
 // writes the footer, syncs the new file and records in the same store
 // transaction as the PTF state that it is to replace the table's file;
 // once that transaction commits the file is renamed into place. A run
-// killed between the two finds the record when an INSERT into the table
-// begins again and completes the rename first.
+// killed between the two leaves the record in the state file, and the
+// next run that opens the file completes the rename before any statement
+// runs (FinishRenames).
 
 // FormatParquet is the 'format' of Parquet tables.
 const FormatParquet = "parquet"
@@ -143,7 +146,7 @@ type parquetRecord struct {
 	Rename string `json:"rename"`
 }
 
-func (p *parquetSink) key() []byte { return append(p.k.key(), "\x00parquet"...) }
+func (p *parquetSink) key() []byte { return append(p.k.key(), renameSuffix...) }
 
 // NoCheckpoints implements the session's question to a sink: a parquet
 // sink writes its file whole at the end, so the statement takes no
@@ -160,8 +163,11 @@ func (k *FileSink) NoCheckpoints() string {
 
 // tmpPath is the new file written beside the table's.
 func (k *FileSink) tmpPath() string {
-	return filepath.Join(filepath.Dir(k.path), "."+filepath.Base(k.path)+".ptfsh-tmp")
+	return filepath.Join(filepath.Dir(k.path), "."+filepath.Base(k.path)+tmpSuffix)
 }
+
+// tmpSuffix ends the name of a sink's new file.
+const tmpSuffix = ".ptfsh-tmp"
 
 func (p *parquetSink) begin() error {
 	k := p.k
@@ -212,8 +218,9 @@ func (p *parquetSink) begin() error {
 }
 
 // recover finishes the commit of a statement killed between its final
-// checkpoint and the rename, or removes the new file of one that did not
-// end.
+// checkpoint and the rename (FinishRenames does it when the state file is
+// opened; this is for a rename that failed since), or removes the new file
+// of one that did not end.
 func (p *parquetSink) recover() error {
 	k := p.k
 	p.tmp = k.tmpPath()
@@ -230,19 +237,98 @@ func (p *parquetSink) recover() error {
 		return fmt.Errorf("table '%s': reading its checkpointed sink: %w", k.t.Name, err)
 	}
 	if rec != nil {
-		if _, err := os.Stat(rec.Rename); err == nil {
-			if err := os.Rename(rec.Rename, k.path); err != nil {
-				return k.fail(err)
-			}
-			fmt.Fprintf(k.errOut, "note: table '%s': '%s' is now the file that the last INSERT wrote (it stopped after its final checkpoint, before replacing the file)\n", k.t.Name, k.t.Options["path"])
-		}
-		if err := k.store.Update(func(tx state.Tx) error { return tx.Delete(exec.SinkNamespace, p.key()) }); err != nil {
+		if err := finishRename(k.store, p.key(), rec, k.errOut, k.t.Name, k.t.Options["path"]); err != nil {
 			return fmt.Errorf("table '%s': %w", k.t.Name, err)
 		}
 		return nil
 	}
+	fault.Point(fault.SinkUnlink)
 	if err := os.Remove(p.tmp); err == nil {
 		fmt.Fprintf(k.errOut, "note: table '%s': removed '%s', the unfinished file of an INSERT that did not end\n", k.t.Name, filepath.Base(p.tmp))
+	}
+	return nil
+}
+
+// renameSuffix ends the key of a parquetRecord in the sinks' namespace:
+// the key of the table's FileSink, then this.
+const renameSuffix = "\x00parquet"
+
+// FinishRenames completes the commits that a run left half done: a
+// parquet sink or INSERT OVERWRITE whose final checkpoint committed (the
+// statement counts as finished, and a script run again skips it) but
+// whose new file was not yet renamed over the table's when the process
+// died. The store records each such rename; FinishRenames makes them and
+// forgets the records, with a note on notes for each. The session calls
+// it when it opens a state file, before any statement reads a table, so
+// that no query reads the old file and no INSERT appends to it.
+func FinishRenames(st state.Store, notes io.Writer) error {
+	type pending struct {
+		key         []byte
+		rec         parquetRecord
+		table, path string
+	}
+	var todo []pending
+	err := st.View(func(tx state.Tx) error {
+		return tx.Scan(exec.SinkNamespace, nil, func(key, value []byte) error {
+			if !bytes.HasSuffix(key, []byte(renameSuffix)) {
+				return nil
+			}
+			p := pending{key: bytes.Clone(key)}
+			if err := json.Unmarshal(value, &p.rec); err != nil || p.rec.Rename == "" {
+				return fmt.Errorf("the record of a sink's new file is damaged: %q", value)
+			}
+			parts := strings.SplitN(string(key[:len(key)-len(renameSuffix)]), "\x00", 2)
+			p.table, p.path = parts[0], parts[len(parts)-1]
+			todo = append(todo, p)
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("reading the sinks' records: %w", err)
+	}
+	for _, p := range todo {
+		if err := finishRename(st, p.key, &p.rec, notes, p.table, p.path); err != nil {
+			return fmt.Errorf("table '%s': %w", p.table, err)
+		}
+	}
+	return nil
+}
+
+// finishRename renames the new file rec names over the file it replaces,
+// if it is still there (a run killed after the rename has no new file
+// left), and forgets the record. table and shown name the table and its
+// path in the note.
+func finishRename(st state.Store, key []byte, rec *parquetRecord, notes io.Writer, table, shown string) error {
+	if _, err := os.Lstat(rec.Rename); err == nil {
+		if err := renameInto(rec.Rename, renameTarget(rec.Rename)); err != nil {
+			return fmt.Errorf("cannot replace '%s' with the file its last INSERT wrote: %w", shown, RootCause(err))
+		}
+		fmt.Fprintf(notes, "note: table '%s': '%s' is now the file that the last INSERT wrote (it stopped after its final checkpoint, before replacing the file)\n", table, shown)
+	}
+	if err := st.Update(func(tx state.Tx) error { return tx.Delete(exec.SinkNamespace, key) }); err != nil {
+		return err
+	}
+	return nil
+}
+
+// renameTarget is the file that tmp, a new file of tmpPath's naming,
+// replaces: '.NAME.ptfsh-tmp' replaces 'NAME' in the same folder.
+func renameTarget(tmp string) string {
+	base := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(tmp), "."), tmpSuffix)
+	return filepath.Join(filepath.Dir(tmp), base)
+}
+
+// renameInto renames tmp over target and syncs their folder, so that the
+// rename outlasts a crash of the machine too.
+func renameInto(tmp, target string) error {
+	fault.Point(fault.SinkRename)
+	if err := os.Rename(tmp, target); err != nil {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(target)); err == nil {
+		fault.Point(fault.SinkFsync)
+		d.Sync()
+		d.Close()
 	}
 	return nil
 }
@@ -312,6 +398,7 @@ func (p *parquetSink) checkpoint(tx state.Tx) error {
 	if p.special {
 		return nil
 	}
+	fault.Point(fault.SinkFsync)
 	if err := p.f.Sync(); err != nil {
 		return k.fail(err)
 	}
@@ -340,13 +427,9 @@ func (p *parquetSink) committed() {
 	}
 	p.f.Close()
 	p.f = nil
-	if err := os.Rename(p.tmp, k.path); err != nil {
-		fmt.Fprintf(k.errOut, "note: table '%s': cannot replace '%s' with the file the INSERT wrote (%v); the next INSERT into the table will\n", k.t.Name, k.t.Options["path"], RootCause(err))
+	if err := renameInto(p.tmp, k.path); err != nil {
+		fmt.Fprintf(k.errOut, "note: table '%s': cannot replace '%s' with the file the INSERT wrote (%v); the next run will\n", k.t.Name, k.t.Options["path"], RootCause(err))
 		return
-	}
-	if d, err := os.Open(filepath.Dir(k.path)); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	_ = k.store.Update(func(tx state.Tx) error { return tx.Delete(exec.SinkNamespace, p.key()) })
 }
@@ -362,6 +445,7 @@ func (p *parquetSink) close() {
 	// Not done: the final checkpoint's transaction, if any, did not commit,
 	// so no record names the new file.
 	if !p.k.done && !p.special {
+		fault.Point(fault.SinkUnlink)
 		if os.Remove(p.tmp) == nil && p.begun {
 			why := "a parquet sink writes its file only when the statement ends"
 			if p.text {

@@ -627,6 +627,9 @@ func (p *Planner) planFrom(f *sqlmini.FromItem) (exec.Node, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if f.Match != nil {
+		return nil, "", sqlmini.Errorf(f.Match.Pos, "MATCH_RECOGNIZE is not supported yet")
+	}
 	if f.Alias != nil {
 		alias = string(f.Alias.Value)
 		if len(f.AliasCols) > 0 {

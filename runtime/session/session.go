@@ -159,6 +159,9 @@ func NewSession(cfg Config) (*Session, error) {
 	if _, err := format.NewPrinter(cfg.Format, io.Discard); err != nil {
 		return nil, err
 	}
+	if err := connector.FinishRenames(cfg.Store, cfg.Err); err != nil {
+		return nil, fmt.Errorf("state: completing the last run's INSERT: %w", err)
+	}
 	return &Session{cfg: cfg, cat: catalog.NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
 }
 

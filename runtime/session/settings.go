@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/settings"
@@ -44,6 +45,11 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		st, err := s.cfg.OpenStore(s.path(val))
 		if err != nil {
 			return sqlmini.Errorf(set.Pos, "SET 'state.path': %w", err)
+		}
+		// Before any statement reads a table of the file's last run.
+		if err := connector.FinishRenames(st, s.cfg.Err); err != nil {
+			st.Close()
+			return sqlmini.Errorf(set.Pos, "SET 'state.path': completing the last run's INSERT: %w", err)
 		}
 		if s.ownStore {
 			s.cfg.Store.Close()

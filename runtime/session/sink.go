@@ -55,7 +55,7 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 	}
 	p := plan.New(s.cat, s.sourceEnv())
 	var nodes []exec.Node
-	var sinks []*connector.FileSink
+	var sinks []tableSink
 	defer func() {
 		for _, sk := range sinks {
 			sk.Close()
@@ -63,14 +63,21 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 	}()
 	written := map[string]bool{}
 	for _, ins := range inserts {
-		n, sk, err := s.planInsert(p, ins)
+		var n exec.Node
+		var sk tableSink
+		var err error
+		if isKafka(s.cat, ins) {
+			n, sk, err = s.planKafkaInsert(ctx, p, ins) // kafka_sink.go
+		} else {
+			n, sk, err = s.planInsert(p, ins)
+		}
 		if err != nil {
 			return err
 		}
-		if written[sk.Path()] {
+		if written[sinkTarget(sk)] {
 			return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
 		}
-		written[sk.Path()] = true
+		written[sinkTarget(sk)] = true
 		nodes = append(nodes, n)
 		sinks = append(sinks, sk)
 	}
@@ -94,17 +101,38 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 // words of the Flink SQL client's (table.dml-sync) with what it wrote:
 // "[INFO] Complete execution of the SQL update statement: 3 rows written
 // to table 'clicks_out' ('out/clicks.csv')."
-func insertReport(sk *connector.FileSink) string {
+func insertReport(sk tableSink) string {
+	if ks, ok := sk.(*connector.KafkaSink); ok {
+		return fmt.Sprintf("%s: %s written to table '%s' (topic '%s').", strings.TrimSuffix(infoInserted, "."), plural(ks.Rows(), "record"), ks.Table().Name, ks.Topic())
+	}
+	fs := sk.(*connector.FileSink)
 	rest := "."
-	if sk.Overwrite() {
+	if fs.Overwrite() {
 		rest = ", replacing its rows."
 	}
-	return fmt.Sprintf("%s: %s written to table '%s' ('%s')%s", strings.TrimSuffix(infoInserted, "."), plural(sk.Rows(), "row"), sk.Table().Name, sk.Table().Options["path"], rest)
+	return fmt.Sprintf("%s: %s written to table '%s' ('%s')%s", strings.TrimSuffix(infoInserted, "."), plural(fs.Rows(), "row"), fs.Table().Name, fs.Table().Options["path"], rest)
+}
+
+// tableSink is the sink of one INSERT: a file sink or a Kafka sink.
+type tableSink interface {
+	CheckpointSink
+	Table() *catalog.Table
+	NoCheckpoints() string
+	Close()
+}
+
+// sinkTarget names what a sink writes, so that a statement set writes
+// each once.
+func sinkTarget(sk tableSink) string {
+	if ks, ok := sk.(*connector.KafkaSink); ok {
+		return "kafka\x00" + ks.Table().Options["properties.bootstrap.servers"] + "\x00" + ks.Topic()
+	}
+	return sk.(*connector.FileSink).Path()
 }
 
 // planInsert plans one INSERT INTO: the query, with the casts and the
 // changelog form the table takes, and the table's file sink.
-func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, *connector.FileSink, error) {
+func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, tableSink, error) {
 	name := string(ins.Table.Value)
 	pos := ins.Table.Pos
 	t, ok := s.cat.Table(name)
@@ -268,7 +296,7 @@ func (s *setStream) Close() error { return exec.CloseAll(s.ins) }
 // setSink is the sinks of a statement set.
 type setSink struct {
 	node  *statementSetNode
-	sinks []*connector.FileSink
+	sinks []tableSink
 }
 
 func (s *setSink) Begin(types.Schema) error {

@@ -39,6 +39,16 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 					return sqlmini.Errorf(el.Pos, "column '%s' is declared twice", cn)
 				}
 			}
+			if m := el.Column.Metadata; m != nil {
+				if t.Metadata == nil {
+					t.Metadata = map[int]catalog.MetadataColumn{}
+				}
+				key := cn
+				if m.From != nil {
+					key = string(*m.From)
+				}
+				t.Metadata[len(cols)] = catalog.MetadataColumn{Key: key, Virtual: m.Virtual}
+			}
 			cols = append(cols, types.Column{Name: cn, Type: typ})
 			if el.Column.PrimaryKey {
 				pk = append(pk, el.Column.Name)
@@ -57,6 +67,9 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	}
 	for _, o := range ct.Options {
 		t.Options[string(o.Key)] = string(o.Value)
+	}
+	if t.Metadata != nil && (ct.Query != nil || c.Stream != nil) {
+		return sqlmini.Errorf(ct.Pos, "table '%s' declares METADATA columns, which only a connector's table has (kafka, upsert-kafka)", name)
 	}
 	if p := t.Options["path"]; p != "" && s.cfg.FunctionDir != "" && !filepath.IsAbs(p) {
 		// ptfsh test: a data file that is not a section of the test is
@@ -173,6 +186,9 @@ func checkTableOptions(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	c, ok := connector.Lookup(name)
 	if !ok || name == "values" {
 		return sqlmini.Errorf(ct.Pos, "unsupported connector '%s'; available: %s", name, strings.Join(connector.Names(), ", "))
+	}
+	if err := connector.CheckMetadata(c, t, ct); err != nil {
+		return err
 	}
 	return c.Validate(t, ct)
 }

@@ -1,0 +1,137 @@
+package kafka_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime/connector/kafka"
+	"github.com/ptfsh/ptfsh/runtime/connector/kafka/kafkatest"
+)
+
+func dial(t *testing.T, servers string) *kafka.Client {
+	t.Helper()
+	c, err := kafka.Dial(context.Background(), kafka.Config{Servers: strings.Split(servers, ",")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// produce writes records to partitions by hand, with timestamps.
+func produce(t *testing.T, c *kafka.Client, recs ...kafka.Record) {
+	t.Helper()
+	w, err := c.NewWriter(kafka.WriterConfig{Partitioner: kafka.PartitionFixed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, r := range recs {
+		w.Write(context.Background(), r)
+	}
+	if err := w.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReader_Next_boundedMerge(t *testing.T) {
+	k := kafkatest.Start(t, 2, "clicks")
+	c := dial(t, k.Servers())
+	p0, p1 := kafka.TP{Topic: "clicks", Partition: 0}, kafka.TP{Topic: "clicks", Partition: 1}
+	produce(t, c,
+		kafka.Record{TP: p0, Timestamp: 1000, Value: []byte("a")},
+		kafka.Record{TP: p0, Timestamp: 3000, Value: []byte("c")},
+		kafka.Record{TP: p1, Timestamp: 2000, Value: []byte("b")},
+		kafka.Record{TP: p1, Timestamp: 4000, Key: []byte("k"), Value: []byte("d")},
+		kafka.Record{TP: p0, Timestamp: 2500, Value: []byte("late")},
+	)
+	tps, err := c.Partitions(context.Background(), []string{"clicks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts, err := c.Offsets(context.Background(), tps, kafka.Earliest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends, err := c.Offsets(context.Background(), tps, kafka.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[kafka.TP]int64{p0: 3, p1: 2}, ends); diff != "" {
+		t.Fatalf("ends (-want +got):\n%s", diff)
+	}
+	r, err := c.NewReader(tps, starts, ends)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []string
+	for {
+		rec, ok, err := r.Next(context.Background(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, fmt.Sprintf("%s@%d:%s", rec.TP, rec.Offset, rec.Value))
+	}
+	// Each partition in offset order; across them by timestamp.
+	want := []string{"clicks/0@0:a", "clicks/1@0:b", "clicks/0@1:c", "clicks/0@2:late", "clicks/1@1:d"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[kafka.TP]int64{p0: 3, p1: 2}, r.Position()); diff != "" {
+		t.Errorf("position (-want +got):\n%s", diff)
+	}
+}
+
+func TestClient_Partitions_missingTopic(t *testing.T) {
+	k := kafkatest.Start(t, 1, "clicks")
+	c := dial(t, k.Servers())
+	_, err := c.Partitions(context.Background(), []string{"nope"})
+	if !errors.Is(err, kafka.ErrNoTopic) || !strings.Contains(err.Error(), "topic 'nope'") {
+		t.Fatalf("err = %v, want a missing topic named", err)
+	}
+}
+
+func TestDial_unreachable(t *testing.T) {
+	start := time.Now()
+	_, err := kafka.Dial(context.Background(), kafka.Config{Servers: []string{"127.0.0.1:1"}, Timeout: time.Second})
+	if err == nil || !strings.Contains(err.Error(), "cannot reach the Kafka brokers 127.0.0.1:1") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %s to fail", d)
+	}
+}
+
+func TestReader_Next_unboundedIdlePartition(t *testing.T) {
+	k := kafkatest.Start(t, 2, "clicks")
+	c := dial(t, k.Servers())
+	p0 := kafka.TP{Topic: "clicks", Partition: 0}
+	produce(t, c, kafka.Record{TP: p0, Timestamp: 1000, Value: []byte("a")})
+	tps, _ := c.Partitions(context.Background(), []string{"clicks"})
+	starts, _ := c.Offsets(context.Background(), tps, kafka.Earliest)
+	r, err := c.NewReader(tps, starts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// Partition 1 stays empty: the record of partition 0 comes all the same.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	rec, ok, err := r.Next(ctx, 0)
+	if err != nil || !ok || string(rec.Value) != "a" {
+		t.Fatalf("Next = %v %v %v", rec, ok, err)
+	}
+	_, _, err = r.Next(ctx, 300*time.Millisecond)
+	if !errors.Is(err, kafka.ErrIdle) {
+		t.Fatalf("Next on idle partitions = %v, want ErrIdle", err)
+	}
+}

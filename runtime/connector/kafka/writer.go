@@ -1,0 +1,110 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Partitioners of a Writer: Flink's 'sink.partitioner' values.
+const (
+	// PartitionDefault is Kafka's default: a keyed record goes to the
+	// murmur2 hash of its key, a record without key to a sticky partition.
+	PartitionDefault = "default"
+	// PartitionFixed sends every record of one writer to one partition
+	// (Flink's FlinkFixedPartitioner: the sink's subtask index modulo the
+	// partitions; ptfsh's sink is one subtask, so partition 0).
+	PartitionFixed = "fixed"
+	// PartitionRoundRobin spreads records over the partitions in turn.
+	PartitionRoundRobin = "round-robin"
+)
+
+// WriterConfig configures a Writer.
+type WriterConfig struct {
+	// Partitioner is one of the Partition constants ("" is the default).
+	Partitioner string
+	// TransactionalID makes a transactional writer (exactly-once); empty:
+	// an idempotent writer that commits nothing (at-least-once).
+	TransactionalID string
+	// TransactionTimeout is the broker's limit on an open transaction.
+	TransactionTimeout time.Duration
+}
+
+// Writer produces records. Write hands a record to the client and returns
+// at once; Flush waits until every record written so far is acknowledged
+// and returns the first failure. Close releases it.
+type Writer struct {
+	c  *Client
+	cl *kgo.Client
+
+	mu  sync.Mutex
+	err error // the first failed write since the last Flush
+}
+
+// NewWriter returns a writer to the cluster of c.
+func (c *Client) NewWriter(cfg WriterConfig) (*Writer, error) {
+	opts := append(c.cfg.opts(), kgo.ProducerLinger(5*time.Millisecond), kgo.RecordRetries(10))
+	switch cfg.Partitioner {
+	case "", PartitionDefault:
+		opts = append(opts, kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+	case PartitionFixed:
+		opts = append(opts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	case PartitionRoundRobin:
+		opts = append(opts, kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
+	default:
+		return nil, fmt.Errorf("unknown partitioner '%s'", cfg.Partitioner)
+	}
+	if cfg.TransactionalID != "" {
+		opts = append(opts, kgo.TransactionalID(cfg.TransactionalID))
+		if cfg.TransactionTimeout > 0 {
+			opts = append(opts, kgo.TransactionTimeout(cfg.TransactionTimeout))
+		}
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{c: c, cl: cl}, nil
+}
+
+// Write sends rec to its topic; its Partition counts only for the fixed
+// partitioner. The writer keeps rec's slices until the write is
+// acknowledged.
+func (w *Writer) Write(ctx context.Context, rec Record) {
+	kr := &kgo.Record{Topic: rec.Topic, Partition: rec.Partition, Key: rec.Key, Value: rec.Value}
+	if rec.Timestamp > 0 {
+		kr.Timestamp = time.UnixMilli(rec.Timestamp)
+	}
+	for _, h := range rec.Headers {
+		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
+	}
+	w.cl.Produce(ctx, kr, func(kr *kgo.Record, err error) {
+		if err == nil {
+			return
+		}
+		w.mu.Lock()
+		if w.err == nil {
+			w.err = fmt.Errorf("writing to topic '%s': %w", kr.Topic, err)
+		}
+		w.mu.Unlock()
+	})
+}
+
+// Flush waits for every record written so far and returns the first
+// failure since the last Flush.
+func (w *Writer) Flush(ctx context.Context) error {
+	if err := w.cl.Flush(ctx); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.err
+	w.err = nil
+	return err
+}
+
+// Close releases the writer; records not flushed may be lost.
+func (w *Writer) Close() { w.cl.Close() }

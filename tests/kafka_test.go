@@ -1,0 +1,80 @@
+package tests
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime/connector/kafka/kafkatest"
+)
+
+// TestKafkaScripts runs the archives of testdata_kafka as TestScripts runs
+// those of testdata, each against a fake Kafka cluster of its own
+// (kafkatest, in process): the archive's "topics" section lists the topics
+// to create, one "name partitions" a line, and ${KAFKA} in query.sql
+// stands for the cluster's bootstrap servers. (They live outside testdata
+// because ptfsh test runs that folder without a cluster.)
+func TestKafkaScripts(t *testing.T) {
+	files, err := filepath.Glob("testdata_kafka/*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no Kafka script tests found")
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
+		t.Run(name, func(t *testing.T) { runKafkaArchive(t, file) })
+	}
+}
+
+func runKafkaArchive(t *testing.T, file string) {
+	test, dir := extractArchive(t, file)
+	servers := startKafka(t, test.Section)
+	got := RunScript(t, dir, strings.ReplaceAll(test.Query, "${KAFKA}", servers))
+	got = strings.ReplaceAll(got, servers, "${KAFKA}")
+	if *update {
+		if err := test.Update(got); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, ok := test.Want()
+	if !ok {
+		t.Fatalf("%s: no want.out section (run go test ./tests -update)", file)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s: output differs (-want +got):\n%s", file, diff)
+	}
+}
+
+// startKafka starts a fake cluster with the topics of an archive's
+// "topics" section and returns its bootstrap servers.
+func startKafka(t *testing.T, section func(string) (string, bool)) string {
+	t.Helper()
+	text, _ := section("topics")
+	byCount := map[int][]string{}
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		n := 1
+		if len(f) > 1 {
+			var err error
+			if n, err = strconv.Atoi(f[1]); err != nil {
+				t.Fatalf("topics: bad line %q", line)
+			}
+		}
+		byCount[n] = append(byCount[n], f[0])
+	}
+	if len(byCount) > 1 {
+		t.Fatal("topics: a fake cluster's topics share one partition count")
+	}
+	for n, topics := range byCount {
+		return kafkatest.Start(t, n, topics...).Servers()
+	}
+	return kafkatest.Start(t, 1).Servers()
+}
