@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -25,6 +26,12 @@ type Env struct {
 	// Flink's readers do and refuses what they refuse (a JSON array, a CSV
 	// timestamp in ISO-8601 form).
 	Flink bool
+	// Stdin is standard input, for tables of the stdin connector; nil
+	// when the statements come from it (the prompt).
+	Stdin *StdinPump
+	// IdleTimeout is SET 'table.exec.source.idle-timeout': a live source
+	// with no rows for that long holds no watermark back (0: never).
+	IdleTimeout time.Duration
 }
 
 // A Factory is one connector, named by a table's 'connector' option: the

@@ -177,6 +177,12 @@ func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReade
 // openTableReaderAt opens the file at path with the format and options of
 // table t: t's file, or a file of its folder.
 func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (format.RowReader, error) {
+	return openTableReaderIn(t, path, resume, format.InputOptions{})
+}
+
+// openTableReaderIn is openTableReaderAt reading from in: a stream
+// (standard input, whose name path is) or a followed file.
+func openTableReaderIn(t *catalog.Table, path string, resume format.SourcePos, in format.InputOptions) (format.RowReader, error) {
 	parse := format.ParseOptions{
 		TimestampPattern: t.Options["timestamp-format.pattern"],
 		TimestampFormat:  t.Options["json.timestamp-format.standard"],
@@ -186,7 +192,7 @@ func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (
 		// Flink's csv format reads TIMESTAMP as yyyy-MM-dd HH:mm:ss[.S]
 		// and TIMESTAMP_LTZ as the same followed by Z, nothing else.
 		parse.FlinkCSV = t.FlinkReaders
-		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"], Resume: resume}
+		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"], Resume: resume, Input: in}
 		var err error
 		if opts.Header, err = BoolOption(t, "csv.header"); err != nil {
 			return nil, err
@@ -205,13 +211,16 @@ func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (
 		}
 		return format.OpenCSV(path, t.Schema, opts)
 	case "json":
-		opts := format.JSONSourceOptions{Parse: parse, Resume: resume, LinesOnly: t.FlinkReaders}
+		opts := format.JSONSourceOptions{Parse: parse, Resume: resume, LinesOnly: t.FlinkReaders, Input: in}
 		var err error
 		if opts.IgnoreParseErrors, err = BoolOption(t, "json.ignore-parse-errors"); err != nil {
 			return nil, err
 		}
 		return format.OpenJSON(path, t.Schema, opts)
 	case FormatParquet:
+		if in != (format.InputOptions{}) {
+			return nil, fmt.Errorf("table %s: a Parquet file is read whole: it cannot be followed or read from a stream", t.Name)
+		}
 		return format.OpenParquet(path, t.Schema, format.ParquetSourceOptions{Resume: resume})
 	}
 	return nil, fmt.Errorf("table %s: unsupported format %q", t.Name, t.Options["format"])

@@ -21,6 +21,14 @@ const (
 	EvRow eventKind = iota
 	EvWatermark
 	EvEnd
+	// EvIdle carries nothing: a live input has no row to give now (see
+	// live.go). An operator hands on the output it holds, then passes it
+	// on.
+	EvIdle
+	// EvStatus says that the input became idle (Idle) or active again,
+	// as Flink's WatermarkStatus: a source that had no rows for
+	// table.exec.source.idle-timeout holds no watermark back (valve.go).
+	EvStatus
 	// evTick carries nothing: an operator that consumed many rows without
 	// output hands control back, so that the driver can take a checkpoint.
 	evTick
@@ -31,6 +39,8 @@ type Event struct {
 	Kind eventKind
 	Row  types.Row
 	Wm   int64
+	// Idle is the status of an EvStatus event.
+	Idle bool
 	// Why says, with lineage on, what led a PTF call to emit the row
 	// (lineage.go).
 	Why string
@@ -172,6 +182,8 @@ type Execution struct {
 	// rows-per-second), so an operator must hand on each row's output
 	// before it waits for the next, and batches none of its calls.
 	Paced bool
+	// live is what live sources and the driver share (live.go).
+	live *Live
 	// parallelism is SET 'parallelism.default' (--parallelism): how many
 	// workers a call that qualifies runs on (parallel.go).
 	Parallelism int
