@@ -118,7 +118,7 @@ func (filesystem) Options() []string {
 	return []string{"connector", "path", "format", "csv.header", "csv.field-delimiter", "csv.ignore-parse-errors",
 		"csv.null-literal", "csv.quote-character", "csv.allow-comments", "json.ignore-parse-errors",
 		"json.timestamp-format.standard", "timestamp-format.pattern", "changelog.op-column", "changelog-mode",
-		"source.produces-delete-by-key", "sink.supports-delete-by-key", OptPathRegex}
+		"source.produces-delete-by-key", "sink.supports-delete-by-key", OptPathRegex, OptMonitorInterval}
 }
 
 func (f filesystem) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
@@ -130,6 +130,9 @@ func (f filesystem) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	}
 	if _, err := pathRegex(t); err != nil { // folder.go
 		return sqlmini.Errorf(optionPos(ct, OptPathRegex), "%w", err)
+	}
+	if _, err := monitorInterval(t); err != nil { // follow.go
+		return sqlmini.Errorf(optionPos(ct, OptMonitorInterval), "%w", err)
 	}
 	switch f := t.Options["format"]; f {
 	case "csv", "json":
@@ -149,7 +152,9 @@ func (filesystem) Scan(t *catalog.Table, env Env, pos sqlmini.Pos) (exec.Node, e
 		ft.FlinkReaders = true
 		t = &ft
 	}
-	return NewFileNode(t, env.WatermarkEvery, pos), nil
+	n := NewFileNode(t, env.WatermarkEvery, pos).(*fileNode)
+	n.idleTimeout = env.IdleTimeout
+	return n, nil
 }
 
 // datagen generates rows, as Flink's DataGen connector (datagen.go).

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -19,9 +20,10 @@ import (
 
 // fileNode reads a file table.
 type fileNode struct {
-	t     *catalog.Table
-	every int64
-	pos   sqlmini.Pos // where the query names the table
+	t           *catalog.Table
+	every       int64
+	idleTimeout time.Duration
+	pos         sqlmini.Pos // where the query names the table
 }
 
 // NewFileNode returns the node that reads file table t, which the query
@@ -65,15 +67,35 @@ func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, types.At(n.pos, err)
 	}
-	r, err := openSourceReader(n.t, resume) // changelog_source.go
+	follow, err := monitorInterval(n.t)
+	if err != nil {
+		hash.close()
+		return nil, types.At(n.pos, err)
+	}
+	var in format.InputOptions
+	var opened os.FileInfo
+	if follow > 0 {
+		in.Follow = true
+		if opened, err = os.Stat(TablePath(n.t)); err != nil {
+			hash.close()
+			return nil, types.At(n.pos, fileError(n.t, err))
+		}
+	}
+	r, err := withChangelog(n.t, func(ft *catalog.Table) (format.RowReader, error) {
+		return openTableReaderIn(ft, TablePath(ft), resume, in)
+	})
 	if err != nil {
 		hash.close()
 		return nil, types.At(n.pos, fileError(n.t, err))
 	}
-	if readAhead(n.t, ex) {
+	if follow == 0 && readAhead(n.t, ex) {
 		r = newPrefetchReader(r) // prefetch.go
 	}
 	fs := &fileStream{r: r, ex: ex, wm: exec.NewWMGen(n.t.Watermark, n.every), n: n, read: read, hash: hash}
+	if follow > 0 {
+		ex.Live().AddSource()
+		fs.follow = &following{every: follow, file: opened, idle: newIdleTimer(ex, n.idleTimeout)}
+	}
 	if IsParquet(n.t) {
 		// What checkpoints hash: the file as it was opened.
 		if fs.identity, err = parquetIdentity(TablePath(n.t)); err != nil {
@@ -120,14 +142,23 @@ type fileStream struct {
 	// folder reads a table whose path is a folder (folder.go); its
 	// checkpoints keep a position per file.
 	folder  *folderReader
+	// follow, when not nil, keeps reading what is appended to the file
+	// ('source.monitor-interval'), or the files added to the folder.
+	follow  *following
 	r       format.RowReader
 	ex      *exec.Execution
 	wm      *exec.WmGen
 	pending bool
 	wmNext  int64
+	held    *types.Row // a row that waits for the status event before it
 }
 
 func (s *fileStream) Next() (exec.Event, error) {
+	if s.held != nil {
+		r := *s.held
+		s.held = nil
+		return exec.Event{Kind: exec.EvRow, Row: r}, nil
+	}
 	if s.pending {
 		s.pending = false
 		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
@@ -140,6 +171,19 @@ func (s *fileStream) Next() (exec.Event, error) {
 			return exec.Event{Kind: exec.EvWatermark, Wm: ms}, nil
 		}
 		r, err = s.r.Next() // a step without a time, or one going back
+	}
+	if err == io.EOF && s.follow != nil {
+		return s.waitMore()
+	}
+	if err == nil && s.follow != nil {
+		if ev, ok := s.follow.idle.active(s.ex); ok {
+			s.held = &r // the input is active again before its row
+			s.ex.RowsIn++
+			if w, ok := s.wm.Observe(r); ok {
+				s.pending, s.wmNext = true, w
+			}
+			return ev, nil
+		}
 	}
 	if err == io.EOF {
 		if fi, serr := os.Stat(TablePath(s.n.t)); serr == nil && fi.Mode().IsRegular() && fi.Size() < s.r.Position().Offset && !IsParquet(s.n.t) && !format.IsGzip(TablePath(s.n.t)) {
