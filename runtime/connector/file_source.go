@@ -141,7 +141,7 @@ type fileStream struct {
 	identity string
 	// folder reads a table whose path is a folder (folder.go); its
 	// checkpoints keep a position per file.
-	folder  *folderReader
+	folder *folderReader
 	// follow, when not nil, keeps reading what is appended to the file
 	// ('source.monitor-interval'), or the files added to the folder.
 	follow  *following

@@ -16,7 +16,7 @@ import (
 
 func followTable(dir, path string) *catalog.Table {
 	return &catalog.Table{Name: "f", Kind: catalog.TableConnector, BaseDir: dir,
-		Schema: types.Schema{Columns: []types.Column{{Name: "name", Type: types.TypeString}, {Name: "n", Type: types.Type{Kind: types.KindInt}}}},
+		Schema:  types.Schema{Columns: []types.Column{{Name: "name", Type: types.TypeString}, {Name: "n", Type: types.Type{Kind: types.KindInt}}}},
 		Options: map[string]string{"connector": "filesystem", "path": path, "format": "csv", OptMonitorInterval: "50 ms"}}
 }
 
