@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 )
@@ -53,11 +53,11 @@ func BenchmarkEval(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				opts := session.HarnessOptions{}
+				opts := ptfop.HarnessOptions{}
 				if def.Args[0].Traits.Has(ptf.SetSemanticTable) {
 					opts.PartitionBy = []string{"name"}
 				}
-				h, err := session.NewHarness(def, names, opts)
+				h, err := ptfop.NewHarness(def, names, opts)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -296,6 +296,9 @@ func (e *Engine) resolve(a api.OnResolveArgs, s *source) (api.OnResolveResult, e
 				return fail("cannot import " + quote(p) + ": " + path.Base(p) + " " + err.Error())
 			}
 		}
+		if msg := realImportRule(s.absDir, target, a.With, exists); msg != "" {
+			return fail("cannot import " + quote(p) + ": " + msg)
+		}
 		return api.OnResolveResult{}, nil // esbuild resolves it beside the importer
 	}
 	return fail("cannot import " + quote(p) + ": " + importRule)
@@ -336,11 +339,52 @@ func importFileRule(root, target string, with map[string]string, final bool) str
 	return ""
 }
 
+// realImportRule checks an imported file by its real path, its symbolic
+// links resolved (a link to a file, a linked folder on the way): it must
+// be inside the real folder of the function, root, and pass
+// importFileRule there, so that a link cannot lead an import to a file
+// outside the folder (../outside/secret.txt), to a dotfile or to a file
+// that the rule keeps out by its name. A path that does not exist yet
+// (esbuild may complete it with an extension) is checked through its
+// folder. It returns what is wrong, or "".
+func realImportRule(root, target string, with map[string]string, final bool) string {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		// It does not exist (esbuild reports that), or not yet: its
+		// folder must be inside.
+		dir, rerr := filepath.EvalSymlinks(filepath.Dir(target))
+		if rerr != nil {
+			return ""
+		}
+		real, final = filepath.Join(dir, filepath.Base(target)), false
+	}
+	if !inside(realRoot, real) {
+		return "it leads outside the function's folder through a symbolic link; " + importRule
+	}
+	if msg := importFileRule(realRoot, real, with, final); msg != "" {
+		return msg + " (it is " + quote(filepath.ToSlash(mustRel(realRoot, real))) + " through a symbolic link)"
+	}
+	return ""
+}
+
+// mustRel is filepath.Rel for a path known to be under root.
+func mustRel(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return path
+	}
+	return rel
+}
+
 // importRule says what a function may import, for the errors of imports.
 const importRule = `a function may import only files in its folder ("./x.js") and the stdlib ("ptfsh/...")`
 
-// inside reports whether path is dir or a path under it (by name: a
-// symbolic link inside dir is the folder owner's choice and is followed).
+// inside reports whether path is dir or a path under it, by name
+// (realImportRule checks the real path too).
 func inside(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
@@ -361,14 +405,19 @@ func (e *Engine) resolveStdlib(mod, orig string, fail func(string) (api.OnResolv
 
 // checkFile rejects an imported file that is not a regular file (a named
 // pipe, a device), is larger than 'ptf.max-source-size', or is not UTF-8
-// (esbuild loops forever on one that ends inside a UTF-8 sequence), and
-// otherwise leaves the loading to esbuild.
+// (esbuild loops forever on one that ends inside a UTF-8 sequence), or
+// leads where no import may go through a symbolic link (realImportRule),
+// and otherwise hands esbuild the bytes it read and checked.
 func (e *Engine) checkFile(a api.OnLoadArgs, s *source) (api.OnLoadResult, error) {
 	name := a.Path
 	if rel, err := filepath.Rel(s.absDir, a.Path); err == nil {
 		name = filepath.ToSlash(rel)
 	}
 	if msg := importFileRule(s.absDir, a.Path, a.With, true); msg != "" {
+		msg = "cannot import " + quote(name) + ": " + msg
+		return api.OnLoadResult{Errors: []api.Message{{Text: msg, Detail: &importError{msg}}}}, nil
+	}
+	if msg := realImportRule(s.absDir, a.Path, a.With, true); msg != "" {
 		msg = "cannot import " + quote(name) + ": " + msg
 		return api.OnLoadResult{Errors: []api.Message{{Text: msg, Detail: &importError{msg}}}}, nil
 	}
@@ -382,12 +431,42 @@ func (e *Engine) checkFile(a api.OnLoadArgs, s *source) (api.OnLoadResult, error
 	}
 	bad, ok := firstInvalidUTF8(string(data))
 	if !ok {
-		return api.OnLoadResult{}, nil
+		// The bytes checked are the bytes built: esbuild does not read
+		// the file again (it may have been replaced since, by a link).
+		src := string(data)
+		return api.OnLoadResult{Contents: &src, Loader: loaderFor(a.Path, a.With), ResolveDir: filepath.Dir(a.Path)}, nil
 	}
 	msg := bad.message()
 	return api.OnLoadResult{Errors: []api.Message{{Text: msg, Detail: &importError{msg}, Location: &api.Location{
 		File: name, Line: bad.line, Column: len(bad.before), LineText: bad.text,
 	}}}}, nil
+}
+
+// loaderFor is the loader esbuild would choose for an imported file: by
+// its import attribute (with { type: "json" | "text" }), else by its
+// extension.
+func loaderFor(path string, with map[string]string) api.Loader {
+	switch with["type"] {
+	case "json":
+		return api.LoaderJSON
+	case "text":
+		return api.LoaderText
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if l, ok := dataLoaders[ext]; ok {
+		return l
+	}
+	switch ext {
+	case ".json":
+		return api.LoaderJSON
+	case ".jsx":
+		return api.LoaderJSX
+	case ".ts", ".mts", ".cts":
+		return api.LoaderTS
+	case ".tsx":
+		return api.LoaderTSX
+	}
+	return api.LoaderJS
 }
 
 func (e *Engine) loadStdlib(a api.OnLoadArgs) (api.OnLoadResult, error) {

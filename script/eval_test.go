@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/state"
@@ -29,7 +29,7 @@ func nameRows(vals ...any) []types.Row {
 
 // harness loads src and binds it to rows of names (partitioned by name
 // when the function has set semantics).
-func harness(t *testing.T, e *script.Engine, file, src string, opts session.HarnessOptions) *session.Harness {
+func harness(t *testing.T, e *script.Engine, file, src string, opts ptfop.HarnessOptions) *ptfop.Harness {
 	t.Helper()
 	name := strings.TrimSuffix(strings.TrimSuffix(file, ".js"), ".ts")
 	if file == "" {
@@ -44,7 +44,7 @@ func harness(t *testing.T, e *script.Engine, file, src string, opts session.Harn
 			opts.PartitionBy = []string{"name"}
 		}
 	}
-	h, err := session.NewHarness(def, names, opts)
+	h, err := ptfop.NewHarness(def, names, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func formatRows(rows []types.Row, s types.Schema) string {
 	return strings.Join(out, "\n")
 }
 
-func process(t *testing.T, h *session.Harness, rows ...types.Row) string {
+func process(t *testing.T, h *ptfop.Harness, rows ...types.Row) string {
 	t.Helper()
 	out, err := h.Process(rows...)
 	if err != nil {
@@ -90,7 +90,7 @@ const greetingWithMemory = `export default {
 func TestInstance_Eval_greetingWithMemory(t *testing.T) {
 	e := newEvalEngine(t)
 	store := state.NewMem()
-	h := harness(t, e, "greeting.js", greetingWithMemory, session.HarnessOptions{Store: store})
+	h := harness(t, e, "greeting.js", greetingWithMemory, ptfop.HarnessOptions{Store: store})
 	got := process(t, h, nameRows("Bob", 1, "Alice", 2, "Bob", 3)...)
 	want := "+I[Bob, Hello Bob, your 1 time?]\n+I[Alice, Hello Alice, your 1 time?]\n+I[Bob, Hello Bob, your 2 time?]"
 	if got != want {
@@ -104,7 +104,7 @@ func TestInstance_Eval_greetingWithMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h2, err := session.NewHarness(def, names, session.HarnessOptions{Store: store, PartitionBy: []string{"name"}})
+	h2, err := ptfop.NewHarness(def, names, ptfop.HarnessOptions{Store: store, PartitionBy: []string{"name"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestInstance_Eval_collect(t *testing.T) {
 				"  eval(ctx, s, { input }) {\n" +
 				"        " + tc.body + ";\n" +
 				"  },\n};\n"
-			h := harness(t, e, "greeting.js", src, session.HarnessOptions{})
+			h := harness(t, e, "greeting.js", src, ptfop.HarnessOptions{})
 			out, err := h.Process(types.NewRow("Bob", int64(12)))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -221,7 +221,7 @@ func TestInstance_Eval_state(t *testing.T) {
     ` + tc.body + `
   },
 };`
-			h := harness(t, e, "f.js", src, session.HarnessOptions{})
+			h := harness(t, e, "f.js", src, ptfop.HarnessOptions{})
 			got := process(t, h, nameRows("Bob", 1, "Bob", 2, "Bob", 3, "Bob", 4)...)
 			if got != tc.want {
 				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
@@ -271,7 +271,7 @@ func TestInstance_Eval_row(t *testing.T) {
     ].join(" "));
   },
 };`
-	h := harness(t, e, "f.js", src, session.HarnessOptions{Args: map[string]any{"i": int64(7)}})
+	h := harness(t, e, "f.js", src, ptfop.HarnessOptions{Args: map[string]any{"i": int64(7)}})
 	got := process(t, h, types.Row{Kind: types.UpdateAfter, Fields: []any{"Bob", int64(12)}})
 	want := "+I[Bob, Bob 12 Bob 2 UPDATE_AFTER +U true +U[Bob, 12] {\"name\":\"Bob\",\"score\":12} name|score {\"name\":\"Bob\",\"score\":12} true 7 " +
 		"[0] [INSERT] ROW<`name` STRING, `score` INT> -1 [INSERT]  ]"
@@ -303,7 +303,7 @@ func TestInstance_Eval_rowErrors(t *testing.T) {
     ` + tc.body + `;
   },
 };`
-			h := harness(t, e, "f.js", src, session.HarnessOptions{})
+			h := harness(t, e, "f.js", src, ptfop.HarnessOptions{})
 			_, err := h.Process(types.NewRow("Bob", int64(1)))
 			if err == nil || !strings.Contains(err.Error(), "f.js:7:") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want f.js:7:...: %s", err, tc.want)
@@ -340,7 +340,7 @@ export default {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := session.NewHarness(def, names, session.HarnessOptions{})
+	h, err := ptfop.NewHarness(def, names, ptfop.HarnessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ func TestInstance_Eval_goErrors(t *testing.T) {
     ctx.timeContext().registerOnTime(new Date(5));
   },
 };`
-	h := harness(t, e, "timers.js", src, session.HarnessOptions{})
+	h := harness(t, e, "timers.js", src, ptfop.HarnessOptions{})
 	out, err := h.Process(types.NewRow("Bob", int64(1)))
 	if !errors.Is(err, ptf.ErrNoTimers) {
 		t.Fatalf("err = %v, want ErrNoTimers", err)
@@ -407,7 +407,7 @@ func TestInstance_Eval_interrupt(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		e := newEvalEngine(t)
 		ctx, cancel := context.WithCancel(context.Background())
-		h := harness(t, e, "loop.js", src, session.HarnessOptions{Ctx: ctx})
+		h := harness(t, e, "loop.js", src, ptfop.HarnessOptions{Ctx: ctx})
 		time.AfterFunc(50*time.Millisecond, cancel)
 		_, err := h.Process(types.NewRow("loop", int64(1)))
 		if !errors.Is(err, ptf.ErrInterrupted) || !strings.HasPrefix(err.Error(), "loop.js:5:") {
@@ -423,7 +423,7 @@ func TestInstance_Eval_interrupt(t *testing.T) {
 		e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, EvalTimeout: time.Hour})
 		defer e.Close()
 		e.SetEvalTimeout(60 * time.Millisecond)
-		h := harness(t, e, "loop.js", src, session.HarnessOptions{})
+		h := harness(t, e, "loop.js", src, ptfop.HarnessOptions{})
 		_, err := h.Process(types.NewRow("loop", int64(1)))
 		if !errors.Is(err, ptf.ErrLimit) || errors.Is(err, ptf.ErrInterrupted) || !strings.Contains(err.Error(), "eval timeout of 60ms") {
 			t.Fatalf("err = %v", err)
@@ -449,7 +449,7 @@ func TestInstance_Eval_tableless(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := session.NewHarness(def, types.Schema{}, session.HarnessOptions{Args: map[string]any{
+	h, err := ptfop.NewHarness(def, types.Schema{}, ptfop.HarnessOptions{Args: map[string]any{
 		"i": int64(42), "b": true, "d": types.Duration(1000),
 		"m": &types.Map{Keys: []any{"A"}, Values: []any{"1"}},
 	}})
@@ -469,7 +469,7 @@ func TestInstance_Eval_typedTable(t *testing.T) {
   args: [{ name: "u", traits: ["SET_SEMANTIC_TABLE"], type: "ROW<s STRING, i INT>" }],
   eval(ctx, state, { u }) { ctx.collect(u.s + "/" + u.i + "/" + ("name" in u) + " " + u); },
 };`
-	h := harness(t, e, "typed.js", src, session.HarnessOptions{})
+	h := harness(t, e, "typed.js", src, ptfop.HarnessOptions{})
 	if got := process(t, h, types.NewRow("Bob", int64(12))); got != "+I[Bob, Bob/12/false +I[Bob, 12]]" {
 		t.Errorf("got %s", got)
 	}

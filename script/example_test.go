@@ -3,7 +3,7 @@ package script_test
 import (
 	"fmt"
 
-	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 )
@@ -25,7 +25,7 @@ func ExampleEngine_Load() {
 		return
 	}
 	input := types.Schema{Columns: []types.Column{{Name: "name", Type: types.TypeString}}}
-	h, err := session.NewHarness(def, input, session.HarnessOptions{PartitionBy: []string{"name"}})
+	h, err := ptfop.NewHarness(def, input, ptfop.HarnessOptions{PartitionBy: []string{"name"}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -64,7 +64,7 @@ export default {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := session.NewHarness(def, names, session.HarnessOptions{PartitionBy: []string{"name"}})
+	h, err := ptfop.NewHarness(def, names, ptfop.HarnessOptions{PartitionBy: []string{"name"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,21 +6,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 )
 
 // scalarHarness loads a function without table arguments and returns a
 // harness that calls it once per Process.
-func scalarHarness(t *testing.T, e *script.Engine, src string) *session.Harness {
+func scalarHarness(t *testing.T, e *script.Engine, src string) *ptfop.Harness {
 	t.Helper()
 	def, err := e.Load("f", "f.js", src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := session.NewHarness(def, types.Schema{}, session.HarnessOptions{})
+	h, err := ptfop.NewHarness(def, types.Schema{}, ptfop.HarnessOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/script"
 	"github.com/ptfsh/ptfsh/state"
@@ -61,7 +61,7 @@ func BenchmarkViews(b *testing.B) {
 								b.Fatal(err)
 							}
 						}
-						h, err := session.NewHarness(def, names, session.HarnessOptions{PartitionBy: []string{"name"}, Store: store})
+						h, err := ptfop.NewHarness(def, names, ptfop.HarnessOptions{PartitionBy: []string{"name"}, Store: store})
 						if err != nil {
 							b.Fatal(err)
 						}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ptfsh/ptfsh/runtime/session"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/state"
 	"github.com/ptfsh/ptfsh/state/statetest"
 )
@@ -33,7 +33,7 @@ func runViews(t *testing.T, listType, mapType, body, want string) {
 	t.Helper()
 	for _, open := range []func(*testing.T) state.Store{statetest.OpenMem, statetest.OpenBolt} {
 		e := newEvalEngine(t)
-		h := harness(t, e, "f.js", viewSrc(listType, mapType, body), session.HarnessOptions{Store: open(t)})
+		h := harness(t, e, "f.js", viewSrc(listType, mapType, body), ptfop.HarnessOptions{Store: open(t)})
 		got := process(t, h, nameRows("Bob", 1, "Bob", 2)...)
 		if err := h.Flush(); err != nil {
 			t.Fatal(err)
@@ -149,7 +149,7 @@ func TestViews_stateAssignment(t *testing.T) {
   state: { l: { kind: "list", type: "ARRAY<STRING>" } },
   eval(ctx, state) { try { state.l = []; } catch (e) { ctx.collect(e.message); } },
 };`
-	h := harness(t, e, "f.js", src, session.HarnessOptions{})
+	h := harness(t, e, "f.js", src, ptfop.HarnessOptions{})
 	want := "+I[Bob, cannot set state.l: it is a list view; change it with its methods (clear, add, addAll, setList)]"
 	if got := process(t, h, nameRows("Bob", 1)...); got != want {
 		t.Errorf("got %s\nwant %s", got, want)
@@ -179,13 +179,13 @@ func TestViews_restore(t *testing.T) {
 	e := newEvalEngine(t)
 	store := statetest.OpenBolt(t)
 	src := viewSrc("ARRAY<INT>", "MAP<STRING, INT>", `l.add(input.score); m.put(input.name, l.size()); out(l.getList(), m.get(input.name));`)
-	h := harness(t, e, "f.js", src, session.HarnessOptions{Store: store})
+	h := harness(t, e, "f.js", src, ptfop.HarnessOptions{Store: store})
 	got := process(t, h, nameRows("Bob", 12, "Alice", 42)...)
 	if err := h.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	h.Close()
-	h2 := harness(t, e, "f.js", src, session.HarnessOptions{Store: store})
+	h2 := harness(t, e, "f.js", src, ptfop.HarnessOptions{Store: store})
 	got += "\n" + process(t, h2, nameRows("Bob", 99, "Bob", 100, "Alice", 400)...)
 	want := `+I[Bob, [12] 1]
 +I[Alice, [42] 1]

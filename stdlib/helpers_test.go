@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -60,9 +60,9 @@ func specialize(t *testing.T, def *ptf.FuncDef, c call) *ptf.FuncDef {
 }
 
 // harness binds def, specialized for c, to rows of c.in.
-func harness(t *testing.T, def *ptf.FuncDef, c call) *session.Harness {
+func harness(t *testing.T, def *ptf.FuncDef, c call) *ptfop.Harness {
 	t.Helper()
-	h, err := session.NewHarness(specialize(t, def, c), c.in, session.HarnessOptions{PartitionBy: c.partitionBy, Args: c.args})
+	h, err := ptfop.NewHarness(specialize(t, def, c), c.in, ptfop.HarnessOptions{PartitionBy: c.partitionBy, Args: c.args})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,11 +33,19 @@ var layers = map[string][]string{
 	// format reads and writes Parquet with parquet-go (runtime/format/parquet_read.go, parquet_write.go).
 	"runtime/format": {mod + "runtime/types", mod + "runtime/keycodec", "github.com/parquet-go/parquet-go"},
 	"runtime/expr":   {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "sqlmini"},
-	"runtime/exec": {mod + "state", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
+	// exec is the core of execution: events, streams, nodes, the
+	// simple nodes and what both operator families share.
+	"runtime/exec": {mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
+	// The PTF operator and the SQL operators, the two families of
+	// operators over the core (see never below).
+	"runtime/exec/ptfop": {mod + "runtime/exec", mod + "state", mod + "runtime/types", mod + "runtime/ptf",
 		mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
+	"runtime/exec/sqlop": {mod + "runtime/exec", mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/cep"},
 	// The timeline of a query's time events and its drawings (text, SVG, HTML): a leaf.
 	"runtime/timeline": {},
-	"runtime/catalog":  {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
+	// cep is the NFA of MATCH_RECOGNIZE: it knows no rows, only events.
+	"runtime/cep":     {},
+	"runtime/catalog": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
 	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "internal/fault", mod + "runtime/connector/kafka"},
 	// The Kafka client: franz-go (kgo, kadm, sr) and the Avro codec stay behind it.
@@ -45,7 +53,8 @@ var layers = map[string][]string{
 	// kafkatest starts franz-go's in-process fake cluster for tests.
 	"runtime/connector/kafka/kafkatest": {"github.com/twmb/franz-go/pkg/kfake"},
 	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
-		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "runtime/connector"},
+		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/exec/ptfop", mod + "runtime/exec/sqlop",
+		mod + "runtime/catalog", mod + "runtime/connector", mod + "runtime/cep"},
 	"runtime/session": {mod + "state", mod + "sqlmini", mod + "runtime/"},
 	// script, stdlib and export/flink see the contract, never the engine.
 	// regexp2 is goja's backtracking regex engine: script sets its match
@@ -70,6 +79,17 @@ var layers = map[string][]string{
 	"bench/gen":          {mod + "bench/internal/gen"},
 	"bench/plain":        {},
 	"bench/run":          {mod + "bench/internal/gen"},
+}
+
+// never lists, per package, packages it must not import even where a
+// layer above allows their folder: the PTF operator (runtime/exec/ptfop)
+// and the SQL operators (runtime/exec/sqlop) share only the core
+// (runtime/exec), and the core imports neither, so that each family
+// changes without the other.
+var never = map[string][]string{
+	"runtime/exec":       {mod + "runtime/exec/ptfop", mod + "runtime/exec/sqlop"},
+	"runtime/exec/ptfop": {mod + "runtime/exec/sqlop"},
+	"runtime/exec/sqlop": {mod + "runtime/exec/ptfop"},
 }
 
 // engines must appear in one package only.
@@ -107,6 +127,11 @@ func TestImportGraph(t *testing.T) {
 			}
 			if !allowedImport(imp, allowed) {
 				t.Errorf("package %s imports %s; allowed: %v", pkg, imp, allowed)
+			}
+			for _, no := range never[pkg] {
+				if imp == no {
+					t.Errorf("package %s imports %s, which it must never import (tests/deps_test.go's never)", pkg, imp)
+				}
 			}
 			if engine, owner := engineOf(imp); engine != "" && owner != pkg {
 				t.Errorf("package %s imports %s, which only %s may", pkg, imp, owner)

@@ -25,8 +25,11 @@ func TestHostileJS_hugeValues(t *testing.T) {
 			set: createF, stmt: selectBad, want: []string{"2147483648 elements", "ptf.max-memory"}, limit: true},
 		{name: "state_sparse_array", files: map[string]string{"f.js": stateFunction(`c.a = []; c.a.length = 2 ** 32 - 1;`)},
 			set: createF, stmt: selectBad, want: []string{`state "c"`, "4294967295 elements", "ptf.max-memory"}, limit: true},
+		// Without the eval timeout: making the 60 MB string takes longer
+		// than the session's 300 ms on a loaded machine, and the limit
+		// under test is the memory one.
 		{name: "state_huge_string", files: map[string]string{"f.js": stateFunction(`const s = "x".repeat(30 << 20); c.s = s + s;`)},
-			set: createF + "SET 'ptf.max-memory' = '100 mb';", stmt: selectBad, want: []string{`state "c"`, "ptf.max-memory"}, limit: true},
+			set: createF + "SET 'ptf.max-memory' = '100 mb'; SET 'ptf.eval-timeout' = '0';", stmt: selectBad, want: []string{`state "c"`, "ptf.max-memory"}, limit: true},
 		{name: "repeat", files: map[string]string{"f.js": stateFunction(`const s = "x".repeat(2 ** 30); ctx.collect(s.length);`)},
 			set: createF, stmt: selectBad, want: []string{"f.js:8:", "cannot make a string of 1073741824 characters", "ptf.max-memory"}, limit: true},
 		{name: "pad_caught", files: map[string]string{"f.js": stateFunction(`try { ctx.collect("".padStart(2 ** 30).length); } catch (e) { ctx.collect(-1); }`)},

@@ -13,6 +13,7 @@ import (
 	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/settings"
@@ -131,7 +132,7 @@ func TestSettingsDoc(t *testing.T) {
 // settings: each key constant of theirs is in the table, and the defaults
 // they fall back on are the table's.
 func TestSettingsOwners(t *testing.T) {
-	for _, key := range []string{exec.SetParallelism, exec.SetOnIncompatible, exec.SetCacheSize, exec.SetTrace,
+	for _, key := range []string{ptfop.SetParallelism, ptfop.SetOnIncompatible, ptfop.SetCacheSize, ptfop.SetTrace,
 		connector.SetSourcePositions, connector.SetSeed, connector.SetNotNullEnforcer,
 		session.SetProcessingTime, session.SetStateTTL, session.SetEndOfInput, session.SetMaxTimerFirings, session.SetCheckpointRows} {
 		if _, ok := settings.Lookup(key); !ok {
@@ -143,10 +144,10 @@ func TestSettingsOwners(t *testing.T) {
 	}
 	ex := exec.NewExecution(context.Background(), nil)
 	for key, got := range map[string]any{
-		exec.SetCacheSize:          ex.CacheSize,
+		ptfop.SetCacheSize:         ex.CacheSize,
 		session.SetMaxTimerFirings: ex.MaxTimerFirings,
 		session.SetEndOfInput:      ex.EndOfInput,
-		exec.SetParallelism:        ex.Parallelism,
+		ptfop.SetParallelism:       ex.Parallelism,
 		"ptf.max-call-depth":       script.DefaultMaxCallDepth,
 		"ptf.max-rows-per-call":    int64(script.DefaultMaxRowsPerCall),
 		"ptf.max-memory":           int64(script.DefaultMaxMemory),

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/ptfsh/ptfsh/internal/fault"
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -20,20 +19,6 @@ import (
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
 )
-
-// reads reports whether a plan reads the file at path (or the folder
-// that holds it).
-func Reads(n exec.Node, path string) bool {
-	if f, ok := n.(*fileNode); ok && (TablePath(f.t) == path || strings.HasPrefix(path, TablePath(f.t)+string(filepath.Separator))) {
-		return true
-	}
-	for _, c := range n.Children() {
-		if Reads(c, path) {
-			return true
-		}
-	}
-	return false
-}
 
 // fileSink writes the rows of an INSERT INTO to its table's file. It is a
 // CheckpointSink.
@@ -86,7 +71,15 @@ func (k *FileSink) Overwrite() bool { return k.pq != nil && k.pq.overwrite }
 // length lives in store; notes (a file cut back) go to notes; dropNulls is
 // 'table.exec.sink.not-null-enforcer' = 'DROP'.
 func NewFileSink(t *catalog.Table, pos sqlmini.Pos, query types.Schema, store state.Store, notes io.Writer, dropNulls bool) *FileSink {
-	k := &FileSink{t: t, path: TablePath(t), pos: pos, query: query, store: store, errOut: notes, dropNulls: dropNulls, op: -1}
+	path := TablePath(t)
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() {
+			// A link to a file: the file is written (and replaced, by
+			// INSERT OVERWRITE or a parquet sink), the link stays.
+			path = real
+		}
+	}
+	k := &FileSink{t: t, path: path, pos: pos, query: query, store: store, errOut: notes, dropNulls: dropNulls, op: -1}
 	if opName, ok := t.Options[OptOpColumn]; ok {
 		k.op = t.SourceSchema.Index(opName)
 	}
@@ -99,7 +92,8 @@ func NewFileSink(t *catalog.Table, pos sqlmini.Pos, query types.Schema, store st
 // Table is the table the sink writes.
 func (k *FileSink) Table() *catalog.Table { return k.t }
 
-// Path is the file the sink writes, resolved.
+// Path is the file the sink writes, resolved (a symbolic link to a
+// regular file is followed).
 func (k *FileSink) Path() string { return k.path }
 
 // sinkRecord is a file sink's checkpointed length.

@@ -1,35 +1,39 @@
 // Package exec runs a planned query: a tree of Nodes, each of which opens
-// a Stream of Events (rows, watermarks, the end). The driver in
-// runtime/session pulls events from the root.
+// a Stream of Events (rows, watermarks, ticks, the end). The driver in
+// runtime/session pulls events from the root. This package is the core
+// that both families of operators build on: the PTF operator
+// (runtime/exec/ptfop) and the SQL operators (runtime/exec/sqlop), which
+// import it and never each other.
 //
-// # Operators
+// # The contract
 //
-// The PTF operator (PtfOp, ptf_exec.go) is the loop that pulls events
-// from its inputs and calls PTF.Eval for each row and PTF.OnTimer for each
-// timer the watermark passes, through a ptf.Context it serves as the
-// ptf.Host (ptf_host.go). It owns its parts, each a type of its own:
+// An [Event] flows between operators; a [Stream] hands out a running
+// operator's events in order until EvEnd; a [Node] is a plan node: a
+// schema, a changelog mode, an EXPLAIN line, its inputs, and Open, which
+// starts it within an [Execution], what one running statement shares
+// between its operators (its context and store, its running PTF calls, its
+// sources, its notes, its settings). A running PTF call is a [Call] to the
+// statement's checkpoints and notes.
 //
-//   - keyedState (keyed.go, cache.go): value state per partition key, a
-//     bounded cache of live objects that spills to the store;
-//   - viewState (views.go, views_map.go): list and map state, an overlay
-//     of changes over the store;
-//   - timerService (timers.go): timers per key in time order;
-//   - eventClock (watermark.go): the operator's and each input's watermark;
-//   - sortBuffer (sortbuffer.go): ORDER BY buffers rows until the
-//     watermark passes them.
+// # The simple nodes
 //
-// A call that runs on several workers is a ParallelOp (parallel.go)
-// instead: it wraps N ordinary PtfOps. Both are a Call, which checkpoints
-// flush. The other operators: filter, project, union, values, fan-out of
-// identical calls (fanout.go), changelog normalisation (normalize.go),
-// GROUP BY with its accumulators (aggregate_op.go, aggregate_acc.go),
-// ORDER BY's Top-N and time sort (sort.go), OVER windows (over.go, which
-// reuses the accumulators), ROW_NUMBER's Top-N and deduplication
-// (rank.go), the window table functions, window aggregation and window
-// Top-N and deduplication (window.go, window_agg.go, window_rank.go), and
-// the joins: regular (join.go), interval
-// (join_interval.go) and temporal (join_temporal.go). These keep their rows
-// in memory for one statement (no checkpoint is taken before its end).
+// Values (a VALUES list or a table given AS VALUES, with its watermarks),
+// filter, project, limit, union, rename (exec.go), the fan-out of one call
+// to several consumers (fanout.go), changelog normalisation (normalize.go,
+// used by PTF table arguments, SQL operators and sinks alike), and the
+// lineage column (lineage.go). Upsert keys pass through the relational
+// nodes (upsert_key.go).
+//
+// # What the families share
+//
+//   - [Queue] (queue.go): the output an operator made and has not handed
+//     on, and Queue.Next, the event loop of an operator over one input.
+//   - [Observer] and [CallView] (observer.go): how the trace, lineage and
+//     the timeline watch a PTF call.
+//   - Watermark generation ([WmGen], watermark.go) and [MaxWatermark],
+//     the watermark of the end of a bounded input.
+//   - The namespaces of the state file (namespaces.go) and the value
+//     codec of list and map state and buffered rows (valuecodec.go).
 //
 // # Time
 //
@@ -43,17 +47,14 @@
 // At checkpoints (every N source rows and at the end of a statement) the
 // changed state, timers, ORDER BY buffers, list and map entries and the
 // sources' positions go to the store in one transaction (the session drives
-// it; each operator has a flush). namespaces.go maps every namespace of a
-// state file.
+// it; each [Call] and normaliser has a flush). The SQL operators keep their
+// rows in memory for one statement: no checkpoint is taken before its end
+// ([Execution.InMemory]).
 //
 // # Goroutines
 //
 // An Execution and everything it runs belong to one goroutine at a time,
-// with one exception: at a parallelism above 1, a call that qualifies runs
-// on N worker goroutines, each a PtfOp with its own instance made by
-// FuncDef.NewIsolated, its own state cache, timers, ORDER BY buffers and
-// output; each runs the batches of input the ParallelOp feeds it in turn,
-// and the ParallelOp hands their calls' outputs on in the order of
-// parallelism 1 (parallel.go). Each instance is still called from one
-// goroutine at a time.
+// with one exception: a PTF call that runs on several workers
+// (runtime/exec/ptfop) runs them on goroutines of their own, behind one
+// Stream.
 package exec

@@ -29,9 +29,9 @@ const (
 	// as Flink's WatermarkStatus: a source that had no rows for
 	// table.exec.source.idle-timeout holds no watermark back (valve.go).
 	EvStatus
-	// evTick carries nothing: an operator that consumed many rows without
+	// EvTick carries nothing: an operator that consumed many rows without
 	// output hands control back, so that the driver can take a checkpoint.
-	evTick
+	EvTick
 )
 
 // event is what flows between operators: a row, a watermark, or the end.
@@ -110,7 +110,8 @@ func (ex *Execution) CheckCancelled() error {
 }
 
 // Call is a running PTF call as the statement's checkpoints and notes see
-// it: a PtfOp, or a ParallelOp whose workers are PtfOps (parallel.go).
+// it: one operator, or one that runs on several workers
+// (runtime/exec/ptfop).
 type Call interface {
 	Stream
 	// Flush writes the call's changed state, timers and event time to
@@ -119,9 +120,13 @@ type Call interface {
 	// Quiescent reports whether the call holds no output, and no work,
 	// that a checkpoint taken now could not describe.
 	Quiescent() bool
-	// Main returns the operator that keeps the call's event time: its
-	// watermarks, timers and ORDER BY buffers.
-	Main() *PtfOp
+	// Notes says, after the statement, what a person should know about
+	// the call's event time: timers that fired only at the end of input,
+	// rows that ORDER BY dropped as late.
+	Notes() []string
+	// WhyNot summarises, after the statement, what did not lead to output
+	// (lineage on); "" without lineage.
+	WhyNot() string
 }
 
 // execution holds what one running statement shares between operators.
@@ -144,7 +149,7 @@ type Execution struct {
 	// Shuffle, when set, reorders what Flink does not order (shuffle.go).
 	Shuffle *rand.Rand
 	// Timeline, when set, receives the time events of the PTF calls
-	// (EXPLAIN TIMELINE, SET 'ptfsh.timeline'; timeline_hook.go).
+	// (EXPLAIN TIMELINE, SET 'ptfsh.timeline'; runtime/exec/ptfop).
 	Timeline TimeRecorder
 	// uncheckpointable says why no checkpoint may be taken before the end.
 	Uncheckpointable string
@@ -199,11 +204,11 @@ func (ex *Execution) NoCheckpoints(why string) {
 	}
 }
 
-// inMemory is the check of an operator that keeps rows in memory for one
+// InMemory is the check of an operator that keeps rows in memory for one
 // statement (held says what: "a join keeps its rows"): no checkpoint is
 // taken before the statement ends, and it cannot stop without its end of
 // input to go on in the next.
-func (ex *Execution) inMemory(held string) error {
+func (ex *Execution) InMemory(held string) error {
 	if !ex.EndOfInput {
 		return fmt.Errorf("%s in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next", held)
 	}
@@ -228,6 +233,14 @@ func (ex *Execution) Quiescent() bool {
 func (ex *Execution) CheckpointDue(extra int64) bool {
 	return ex.CheckpointEvery > 0 && ex.Uncheckpointable == "" && ex.RowsIn+extra >= ex.LastCheckpoint+ex.CheckpointEvery
 }
+
+// Defaults of the state cache of a PTF call (SET 'state.cache-size' and
+// 'state.cache-bytes'): the live objects of 20,000 keys (about 1 KB each
+// for small state), and 256 MiB of encoded values in memory.
+const (
+	defaultCacheSize  = 20_000
+	defaultCacheBytes = 256 << 20
+)
 
 // newExecution returns an execution with the defaults: the wall clock and
 // a limit of a million timer firings per watermark.
@@ -255,6 +268,8 @@ type ValuesNode struct {
 	Every  int64
 }
 
+var _ Node = (*ValuesNode)(nil)
+
 func (n *ValuesNode) Schema() types.Schema           { return n.Sch }
 func (n *ValuesNode) Changelog() types.ChangelogMode { return types.InsertOnly }
 func (n *ValuesNode) Children() []Node               { return nil }
@@ -267,17 +282,17 @@ func (n *ValuesNode) Open(ex *Execution) (Stream, error) {
 }
 
 type valuesStream struct {
-	events  []Event
-	i       int
-	ex      *Execution
-	wm      *WmGen
-	pending *Event
+	events []Event
+	i      int
+	ex     *Execution
+	wm     *WmGen
+	out    Queue // the watermark that follows a row
 }
 
+var _ Stream = (*valuesStream)(nil)
+
 func (s *valuesStream) Next() (Event, error) {
-	if s.pending != nil {
-		ev := *s.pending
-		s.pending = nil
+	if ev, ok := s.out.Pop(); ok {
 		return ev, nil
 	}
 	for s.i < len(s.events) {
@@ -291,7 +306,7 @@ func (s *valuesStream) Next() (Event, error) {
 		}
 		s.ex.RowsIn++
 		if w, ok := s.wm.Observe(ev.Row); ok {
-			s.pending = &Event{Kind: EvWatermark, Wm: w}
+			s.out.Push(Event{Kind: EvWatermark, Wm: w})
 		}
 		return ev, nil
 	}
@@ -306,6 +321,11 @@ type FilterNode struct {
 	Pred expr.Expr
 	Text string
 }
+
+var (
+	_ Node        = (*FilterNode)(nil)
+	_ UpsertKeyed = (*FilterNode)(nil)
+)
 
 func (n *FilterNode) Schema() types.Schema           { return n.In.Schema() }
 func (n *FilterNode) Changelog() types.ChangelogMode { return n.In.Changelog() }
@@ -324,6 +344,8 @@ type filterStream struct {
 	in   Stream
 	pred expr.Expr
 }
+
+var _ Stream = (*filterStream)(nil)
 
 func (s *filterStream) Next() (Event, error) {
 	for {
@@ -351,6 +373,11 @@ type ProjectNode struct {
 	Texts []string
 }
 
+var (
+	_ Node        = (*ProjectNode)(nil)
+	_ UpsertKeyed = (*ProjectNode)(nil)
+)
+
 func (n *ProjectNode) Schema() types.Schema           { return n.Sch }
 func (n *ProjectNode) Changelog() types.ChangelogMode { return n.In.Changelog() }
 func (n *ProjectNode) Children() []Node               { return []Node{n.In} }
@@ -370,6 +397,8 @@ type projectStream struct {
 	in    Stream
 	exprs []expr.Expr
 }
+
+var _ Stream = (*projectStream)(nil)
 
 func (s *projectStream) Next() (Event, error) {
 	ev, err := s.in.Next()
@@ -395,6 +424,8 @@ type LimitNode struct {
 	Offset int64 // rows skipped first (OFFSET); the planner allows it over insert-only input
 }
 
+var _ Node = (*LimitNode)(nil)
+
 func (n *LimitNode) Schema() types.Schema           { return n.In.Schema() }
 func (n *LimitNode) Changelog() types.ChangelogMode { return n.In.Changelog() }
 func (n *LimitNode) Children() []Node               { return []Node{n.In} }
@@ -419,6 +450,8 @@ type limitStream struct {
 	left int64
 }
 
+var _ Stream = (*limitStream)(nil)
+
 func (s *limitStream) Next() (Event, error) {
 	for {
 		if s.left <= 0 {
@@ -442,6 +475,8 @@ func (s *limitStream) Close() error { return s.in.Close() }
 type UnionNode struct {
 	Ins []Node
 }
+
+var _ Node = (*UnionNode)(nil)
 
 func (n *UnionNode) Schema() types.Schema { return n.Ins[0].Schema() }
 func (n *UnionNode) Changelog() types.ChangelogMode {
@@ -492,6 +527,8 @@ type unionStream struct {
 	i   int
 }
 
+var _ Stream = (*unionStream)(nil)
+
 func (s *unionStream) Next() (Event, error) {
 	for s.i < len(s.ins) {
 		ev, err := s.ins[s.i].Next()
@@ -517,6 +554,11 @@ type RenameNode struct {
 	In  Node
 	Sch types.Schema
 }
+
+var (
+	_ Node        = (*RenameNode)(nil)
+	_ UpsertKeyed = (*RenameNode)(nil)
+)
 
 func (n *RenameNode) Schema() types.Schema { return n.Sch }
 

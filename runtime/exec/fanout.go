@@ -13,6 +13,11 @@ type TeeNode struct {
 	Text string // the call as written, to match identical calls
 }
 
+var (
+	_ Node        = (*TeeNode)(nil)
+	_ UpsertKeyed = (*TeeNode)(nil)
+)
+
 func (n *TeeNode) Schema() types.Schema           { return n.In.Schema() }
 func (n *TeeNode) Changelog() types.ChangelogMode { return n.In.Changelog() }
 func (n *TeeNode) Children() []Node               { return n.In.Children() }
@@ -22,8 +27,8 @@ func (n *TeeNode) UpsertKey() []int               { return UpsertKeyOf(n.In) }
 // teeShared is the running instance behind a teeNode's consumers.
 type teeShared struct {
 	in     Stream
-	queues [][]Event
-	open   int // consumers not yet closed
+	queues []Queue // per consumer, what it has not pulled yet
+	open   int     // consumers not yet closed
 }
 
 func (n *TeeNode) Open(ex *Execution) (Stream, error) {
@@ -39,7 +44,7 @@ func (n *TeeNode) Open(ex *Execution) (Stream, error) {
 		sh = &teeShared{in: in}
 		ex.tees[n.In] = sh
 	}
-	sh.queues = append(sh.queues, nil)
+	sh.queues = append(sh.queues, Queue{})
 	sh.open++
 	return &teeStream{sh: sh, id: len(sh.queues) - 1}, nil
 }
@@ -49,11 +54,10 @@ type teeStream struct {
 	id int
 }
 
+var _ Stream = (*teeStream)(nil)
+
 func (s *teeStream) Next() (Event, error) {
-	q := s.sh.queues[s.id]
-	if len(q) > 0 {
-		ev := q[0]
-		s.sh.queues[s.id] = q[1:]
+	if ev, ok := s.sh.queues[s.id].Pop(); ok {
 		return ev, nil
 	}
 	ev, err := s.sh.in.Next()
@@ -62,7 +66,7 @@ func (s *teeStream) Next() (Event, error) {
 	}
 	for i := range s.sh.queues {
 		if i != s.id {
-			s.sh.queues[i] = append(s.sh.queues[i], ev)
+			s.sh.queues[i].Push(ev)
 		}
 	}
 	return ev, nil

@@ -39,22 +39,22 @@ func DropUID(tx state.Tx, uid string) error {
 	}
 	for _, ns := range names {
 		if strings.HasPrefix(ns, "state/"+uid+"/") || ns == TimerNamespace(uid) || isViewNamespace(ns, uid) ||
-			strings.HasPrefix(ns, normalizeNamespace(uid+"/")) || strings.HasPrefix(ns, sortBufferNamespace(uid, "")) {
+			strings.HasPrefix(ns, normalizeNamespace(uid+"/")) || strings.HasPrefix(ns, SortBufferNamespace(uid, "")) {
 			if err := tx.DeleteNamespace(ns); err != nil {
 				return err
 			}
 		}
 	}
-	if err := tx.Delete(MetaNamespace, wmKey(uid)); err != nil {
+	if err := tx.Delete(MetaNamespace, WatermarkKey(uid)); err != nil {
 		return err
 	}
-	return tx.Delete(MetaNamespace, schemaKey(uid))
+	return tx.Delete(MetaNamespace, SchemaKey(uid))
 }
 
-// stateNamespace is where entry name of uid lives in the store.
-func stateNamespace(uid, name string) string { return "state/" + uid + "/" + name }
+// StateNamespace is where entry name of uid lives in the store.
+func StateNamespace(uid, name string) string { return "state/" + uid + "/" + name }
 
-func spillNamespace(uid, name string) string { return "spill/" + uid + "/" + name }
+func SpillNamespace(uid, name string) string { return "spill/" + uid + "/" + name }
 
 // timerNamespace is where the timers of uid live in the store.
 func TimerNamespace(uid string) string { return "timers/" + uid }
@@ -68,11 +68,11 @@ func isViewNamespace(ns, uid string) bool {
 	return strings.HasPrefix(ns, "list/"+uid+"/") || strings.HasPrefix(ns, "map/"+uid+"/")
 }
 
-func sortBufferNamespace(uid, arg string) string { return "sortbuf/" + uid + "/" + arg }
+func SortBufferNamespace(uid, arg string) string { return "sortbuf/" + uid + "/" + arg }
 
 func normalizeNamespace(id string) string { return "normalize/" + id }
 
-func schemaKey(uid string) []byte { return []byte("schema/" + uid) }
+func SchemaKey(uid string) []byte { return []byte("schema/" + uid) }
 
 // SourceNamespace holds the checkpointed positions of file sources.
 const SourceNamespace = "sources"
@@ -80,5 +80,5 @@ const SourceNamespace = "sources"
 // SinkNamespace holds the checkpointed lengths of file sinks.
 const SinkNamespace = "sinks"
 
-// wmKey holds the watermarks of a uid's operator while its statement runs.
-func wmKey(uid string) []byte { return []byte("wm/" + uid) }
+// WatermarkKey holds the watermarks of a uid's operator while its statement runs.
+func WatermarkKey(uid string) []byte { return []byte("wm/" + uid) }

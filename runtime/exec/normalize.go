@@ -29,8 +29,13 @@ type NormalizeNode struct {
 	Mode        types.ChangelogMode
 	// id names the state of this input: the consuming call's uid and
 	// table argument (empty: the state lives for one statement only).
-	Id string
+	ID string
 }
+
+var (
+	_ Node        = (*NormalizeNode)(nil)
+	_ UpsertKeyed = (*NormalizeNode)(nil)
+)
 
 func (n *NormalizeNode) Schema() types.Schema           { return n.In.Schema() }
 func (n *NormalizeNode) Changelog() types.ChangelogMode { return n.Mode }
@@ -78,27 +83,15 @@ type normalizeStream struct {
 	last         map[string]types.Row
 	before       map[string]bool // keys whose -U came from the input itself
 	dirty        map[string]bool // keys changed since the last checkpoint
-	pending      []Event
+	out          Queue
 }
 
-func (s *normalizeStream) Next() (Event, error) {
-	for {
-		if len(s.pending) > 0 {
-			ev := s.pending[0]
-			s.pending = s.pending[1:]
-			return ev, nil
-		}
-		ev, err := s.in.Next()
-		if err != nil || ev.Kind != EvRow {
-			return ev, err
-		}
-		if err := s.row(ev.Row); err != nil {
-			return Event{}, err
-		}
-	}
-}
+var _ Stream = (*normalizeStream)(nil)
 
-func (s *normalizeStream) row(r types.Row) error {
+func (s *normalizeStream) Next() (Event, error) { return s.out.Next(s.in, s) }
+
+// Row brings one input row into the form asked for.
+func (s *normalizeStream) Row(r types.Row) error {
 	n := s.n
 	if !n.Retract && !n.FullDeletes {
 		// The upsert form needs no memory: -U rows are simply dropped.
@@ -149,10 +142,10 @@ func (s *normalizeStream) row(r types.Row) error {
 				// Nothing to delete: Flink's ChangelogNormalize drops it.
 				s.dropped++
 				if s.note < 0 {
-					s.note, s.firstDropped = len(s.ex.Notes), formatFields(keycodec.Pick(r, n.Key))
+					s.note, s.firstDropped = len(s.ex.Notes), FormatKey(keycodec.Pick(r, n.Key))
 					s.ex.Notes = append(s.ex.Notes, "")
 				}
-				s.ex.Notes[s.note] = fmt.Sprintf("note: %s for keys never inserted (the first: (%s)) dropped, as Flink's ChangelogNormalize drops them", plural(s.dropped, "delete"), s.firstDropped)
+				s.ex.Notes[s.note] = fmt.Sprintf("note: %s for keys never inserted (the first: (%s)) dropped, as Flink's ChangelogNormalize drops them", Plural(s.dropped, "delete"), s.firstDropped)
 				return nil
 			}
 			r = types.Row{Kind: types.Delete, Fields: prev.Fields}
@@ -173,7 +166,7 @@ func (s *normalizeStream) sawBefore(k string) bool {
 func (s *normalizeStream) markBefore(k string) { s.before[k] = true }
 
 func (s *normalizeStream) emit(r types.Row) {
-	s.pending = append(s.pending, Event{Kind: EvRow, Row: r})
+	s.out.PushRow(r.Kind, r.Fields)
 }
 
 func (s *normalizeStream) Close() error { return s.in.Close() }
@@ -184,14 +177,14 @@ func (s *normalizeStream) Close() error { return s.in.Close() }
 
 // load reads the rows a previous statement left.
 func (s *normalizeStream) load(store state.Store) error {
-	if s.n.Id == "" {
+	if s.n.ID == "" {
 		return nil
 	}
 	return store.View(func(tx state.Tx) error {
-		return tx.Scan(normalizeNamespace(s.n.Id), nil, func(k, v []byte) error {
+		return tx.Scan(normalizeNamespace(s.n.ID), nil, func(k, v []byte) error {
 			f, rest, err := ReadValue(v)
 			if err != nil || len(rest) != 0 {
-				return fmt.Errorf("corrupt normalisation state of %s", s.n.Id)
+				return fmt.Errorf("corrupt normalisation state of %s", s.n.ID)
 			}
 			fields, _ := f.([]any)
 			s.last[string(k)] = types.Row{Kind: types.Insert, Fields: fields}
@@ -203,10 +196,10 @@ func (s *normalizeStream) load(store state.Store) error {
 // checkpoint writes the keys changed since the last checkpoint; a finished
 // statement leaves nothing (the next one starts afresh).
 func (s *normalizeStream) Checkpoint(tx state.Tx, finished bool) error {
-	if s.n.Id == "" {
+	if s.n.ID == "" {
 		return nil
 	}
-	ns := normalizeNamespace(s.n.Id)
+	ns := normalizeNamespace(s.n.ID)
 	if finished {
 		s.dirty = map[string]bool{}
 		return tx.DeleteNamespace(ns)

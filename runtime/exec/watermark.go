@@ -36,18 +36,6 @@ func NewWMGen(spec *WatermarkSpec, every int64) *WmGen {
 	return &WmGen{col: spec.Column, delay: int64(spec.Delay), every: every, max: math.MinInt64}
 }
 
-// eventClock is an operator's event time: its watermark, the minimum of
-// its inputs' watermarks, each input's (ctx.tableWatermark), and what the
-// end-of-statement notes report.
-type eventClock struct {
-	wm      int64 // the operator's watermark
-	hasWM   bool
-	inWM    []int64 // each input's watermark
-	inHas   []bool
-	SawWM   bool // a watermark other than the end of input arrived
-	EndFire int  // timers fired by the end of input
-}
-
 // WmState is what a checkpoint keeps of a watermark generator.
 type WmState struct {
 	Rows    int64 `json:"rows"`

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -170,7 +171,7 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		cols = append(cols, types.Column{Name: "$having", Type: x.Type()})
 		texts = append(texts, havingText+" AS $having")
 	}
-	n := &exec.AggregateNode{In: in, Groups: a.gx, Calls: a.calls, Outs: outs, Sch: types.Schema{Columns: cols},
+	n := &sqlop.AggregateNode{In: in, Groups: a.gx, Calls: a.calls, Outs: outs, Sch: types.Schema{Columns: cols},
 		Mode: types.NewChangelogMode(types.Insert, types.UpdateBefore, types.UpdateAfter)}
 	if im := in.Changelog(); im.Contains(types.UpdateBefore) || im.Contains(types.Delete) {
 		n.Mode = types.RetractAll // a retraction may empty a group
@@ -217,7 +218,7 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if lim.offset > 0 {
 			return nil, sqlmini.Errorf(sel.Pos, "OFFSET over a GROUP BY's updating result is not supported yet")
 		}
-		return &exec.GroupLimitNode{In: n, N: lim.n}, nil
+		return &sqlop.GroupLimitNode{In: n, N: lim.n}, nil
 	}
 	return agg, nil
 }
@@ -252,7 +253,7 @@ type aggPlanner struct {
 	gtext []string    // GROUP BY expressions as printed
 	gx    []expr.Expr // and compiled over the input
 	gcol  []int       // the input column of a GROUP BY column, else -1
-	calls []*exec.AggCall
+	calls []*sqlop.AggCall
 	ctext map[string]int // calls by text, to compute each once
 }
 
@@ -566,7 +567,7 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 			return 0, sqlmini.Errorf(inner.Pos, "Aggregate expressions cannot be nested")
 		}
 	}
-	c := &exec.AggCall{Fn: name, Star: f.Star, Distinct: f.Distinct}
+	c := &sqlop.AggCall{Fn: name, Star: f.Star, Distinct: f.Distinct}
 	switch {
 	case f.Star && name != "COUNT":
 		return 0, sqlmini.Errorf(f.Pos, "%s(*) is not allowed: only COUNT takes *", name)

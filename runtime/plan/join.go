@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -18,7 +19,7 @@ import (
 // of each side are the join key; the rest filters the pairs. Time bounds
 // between the time attributes of both sides make an interval join
 // (join_interval.go), FOR SYSTEM_TIME AS OF a temporal join
-// (join_temporal.go); any other join is a regular join (exec.JoinNode).
+// (join_temporal.go); any other join is a regular join (sqlop.JoinNode).
 // The tables after commas (FROM a, b) take their condition from WHERE:
 // each conjunct of WHERE goes to the first join whose tables it reads.
 
@@ -105,14 +106,14 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 			return nil, sqlmini.Errorf(j.Item.Pos, "Duplicate relation name '%s' in FROM clause; give one of them an alias: %s AS %s2", ralias, ralias, ralias)
 		}
 	}
-	kind := exec.InnerJoin
+	kind := sqlop.InnerJoin
 	switch strings.ToUpper(j.Kind) {
 	case "LEFT":
-		kind = exec.LeftJoin
+		kind = sqlop.LeftJoin
 	case "RIGHT":
-		kind = exec.RightJoin
+		kind = sqlop.RightJoin
 	case "FULL":
-		kind = exec.FullJoin
+		kind = sqlop.FullJoin
 	}
 	if !j.Comma && j.On == nil && len(j.Using) == 0 && strings.ToUpper(j.Kind) != "CROSS" {
 		return nil, sqlmini.Errorf(j.Pos, "%sJOIN needs a condition: add ON <condition> (or write CROSS JOIN)", kindWord(j.Kind))
@@ -161,7 +162,7 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 		lsc.Merged = unmasked(lsc.Merged)
 	}
 	rsc := p.scope(right.Schema(), []expr.ScopeTable{{Name: ralias, Cols: right.Schema().Names()}})
-	n := &exec.JoinNode{Left: left, Right: right, Kind: kind}
+	n := &sqlop.JoinNode{Left: left, Right: right, Kind: kind}
 	var rest []*sqlmini.NotExpr
 	var keyTexts []string
 	var keyConds []*sqlmini.NotExpr
@@ -218,7 +219,7 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 	// regular join, as in Flink.
 	insertOnly := left.Changelog().IsInsertOnly() && right.Changelog().IsInsertOnly()
 	if b, ok := intervalBounds(rest, lsc, rsc); ok && insertOnly {
-		in := &exec.IntervalJoinNode{Left: left, Right: right, Kind: kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Cond: n.Cond,
+		in := &sqlop.IntervalJoinNode{Left: left, Right: right, Kind: kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Cond: n.Cond,
 			LeftTime: b.leftCol, RightTime: b.rightCol, Lower: b.lower, Upper: b.upper, Sch: sch}
 		in.Text = "IntervalJoin(joinType=[" + kind.String() + "], windowBounds=[isRowTime=true, leftLowerBound=" + itoa64(b.lower) +
 			", leftUpperBound=" + itoa64(b.upper) + ", leftTimeIndex=" + itoa(b.leftCol) + ", rightTimeIndex=" + itoa(b.rightCol) +
@@ -234,7 +235,7 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 		out[i] = c
 	}
 	n.Sch = types.Schema{Columns: out}
-	n.Text = exec.JoinText(kind.String(), strings.Join(where, " AND "), n.Sch)
+	n.Text = sqlop.JoinText(kind.String(), strings.Join(where, " AND "), n.Sch)
 	if len(using) > 0 {
 		mergeUsing(js, n, tables, using, natural, width, right.Schema().Len())
 		return pending, nil
@@ -313,7 +314,7 @@ type usingCol struct {
 
 // usingKeys adds the keys of j's USING list to n: each column, found once
 // on each side, equals its namesake.
-func usingKeys(j *sqlmini.Join, n *exec.JoinNode, lsc, rsc *expr.Scope, sch types.Schema, width int) ([]usingCol, error) {
+func usingKeys(j *sqlmini.Join, n *sqlop.JoinNode, lsc, rsc *expr.Scope, sch types.Schema, width int) ([]usingCol, error) {
 	var out []usingCol
 	for _, u := range j.Using {
 		ref := &sqlmini.ColumnRef{Pos: u.Pos, Parts: []*sqlmini.Name{u}}
@@ -341,7 +342,7 @@ func usingKeys(j *sqlmini.Join, n *exec.JoinNode, lsc, rsc *expr.Scope, sch type
 // does: * shows each once (COALESCE of both sides in an outer join), then
 // the other columns of the left and of the right; an unqualified name of
 // one reads the merged column, a qualified one its side's.
-func mergeUsing(js *joinScope, n *exec.JoinNode, tables []expr.ScopeTable, using []usingCol, natural bool, width, rn int) {
+func mergeUsing(js *joinScope, n *sqlop.JoinNode, tables []expr.ScopeTable, using []usingCol, natural bool, width, rn int) {
 	m := len(using)
 	var exprs []expr.Expr
 	var cols []types.Column
@@ -350,7 +351,7 @@ func mergeUsing(js *joinScope, n *exec.JoinNode, tables []expr.ScopeTable, using
 	for _, u := range using {
 		l := expr.CastTo(&expr.Column{Index: u.li, T: n.Sch.Columns[u.li].Type}, u.t)
 		x, text := l, n.Sch.Columns[u.li].Name
-		if n.Kind != exec.InnerJoin {
+		if n.Kind != sqlop.InnerJoin {
 			r := expr.CastTo(&expr.Column{Index: width + u.ri, T: n.Sch.Columns[width+u.ri].Type}, u.t)
 			t := u.t
 			t.NotNull = l.Type().NotNull || r.Type().NotNull

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -18,8 +19,8 @@ import (
 // temporalJoin plans the temporal join j from the regular join n that
 // planJoin built (inputs, keys and the rest of the condition). keyConds
 // are the equalities that make the keys; sch is the joined row.
-func (p *Planner) temporalJoin(j *sqlmini.Join, kind exec.JoinKind, n *exec.JoinNode, lsc, rsc *expr.Scope, keyConds []*sqlmini.NotExpr, sch types.Schema, where []string) (exec.Node, error) {
-	if kind == exec.RightJoin || kind == exec.FullJoin {
+func (p *Planner) temporalJoin(j *sqlmini.Join, kind sqlop.JoinKind, n *sqlop.JoinNode, lsc, rsc *expr.Scope, keyConds []*sqlmini.NotExpr, sch types.Schema, where []string) (exec.Node, error) {
+	if kind == sqlop.RightJoin || kind == sqlop.FullJoin {
 		return nil, sqlmini.Errorf(j.Pos, "Correlate has invalid join type %s: a temporal join is INNER or LEFT", strings.ToUpper(j.Kind))
 	}
 	at, err := expr.Compile(j.Item.AsOf, lsc)
@@ -78,7 +79,7 @@ func (p *Planner) temporalJoin(j *sqlmini.Join, kind exec.JoinKind, n *exec.Join
 	for i := lsc.Schema.Len(); i < len(out); i++ {
 		out[i].TimeAttr = false
 	}
-	t := &exec.TemporalJoinNode{Left: n.Left, Right: n.Right, Kind: kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Cond: n.Cond,
+	t := &sqlop.TemporalJoinNode{Left: n.Left, Right: n.Right, Kind: kind, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Cond: n.Cond,
 		LeftTime: c.Index, RightTime: rtime, Sch: types.Schema{Columns: out}}
 	t.Text = "TemporalJoin(joinType=[" + kind.String() + "], where=[" + strings.Join(where, " AND ") + "], asOf=[" + j.Item.AsOf.String() +
 		"], select=[" + strings.Join(t.Sch.Names(), ", ") + "])"

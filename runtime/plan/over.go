@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -14,8 +15,8 @@ import (
 // OVER windows in a SELECT list, with Flink's streaming rules: every call
 // of a SELECT is computed over the same window, ordered by one ascending
 // time attribute, from UNBOUNDED or n PRECEDING to the current row
-// (exec.OverNode), or by another column from UNBOUNDED PRECEDING, which
-// updates (exec.OverSortedNode). ROW_NUMBER() filtered by rn <= N in the SELECT around
+// (sqlop.OverNode), or by another column from UNBOUNDED PRECEDING, which
+// updates (sqlop.OverSortedNode). ROW_NUMBER() filtered by rn <= N in the SELECT around
 // is a Top-N or a deduplication instead (rank.go).
 
 // errSameWindow is Flink's message for calls over different windows in
@@ -73,11 +74,11 @@ type overPlanner struct {
 	sc    *expr.Scope // the input's columns, without the Over hook
 	spec  *sqlmini.WindowSpec
 	text  string // the window as printed: every call must have it
-	node  *exec.OverNode
+	node  *sqlop.OverNode
 	calls map[string]int // calls by text, to compute each once
 	// sortKeys order a window by columns that are not a time attribute
-	// (an exec.OverSortedNode), else nil.
-	sortKeys []exec.OrderKey
+	// (an sqlop.OverSortedNode), else nil.
+	sortKeys []sqlop.OrderKey
 	sortPos  sqlmini.Pos // the ORDER BY of such a window
 	// rank is the ROW_NUMBER call that the SELECT around filters by its
 	// rank (rank.go); built is the node planned for it.
@@ -139,7 +140,7 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 		c := o.node.Calls[i]
 		return &expr.Column{Index: o.in.Schema().Len() + i, T: c.Typ}, nil
 	}
-	c := &exec.OverCall{Fn: name}
+	c := &sqlop.OverCall{Fn: name}
 	switch name {
 	case "COUNT", "SUM", "AVG", "MIN", "MAX":
 		a := &aggPlanner{sc: o.sc, ctext: map[string]int{}}
@@ -193,7 +194,7 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 }
 
 // lag compiles LAG(x [, offset [, default]]).
-func (o *overPlanner) lag(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec, c *exec.OverCall) error {
+func (o *overPlanner) lag(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec, c *sqlop.OverCall) error {
 	if len(f.Args) < 1 || len(f.Args) > 3 || f.Star || f.Distinct {
 		return sqlmini.Errorf(f.Pos, "Invalid number of arguments to function 'LAG'. Was expecting 1 to 3 arguments")
 	}
@@ -262,7 +263,7 @@ func (o *overPlanner) setWindow(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) e
 	if m := o.in.Changelog(); !m.IsInsertOnly() {
 		return sqlmini.Errorf(f.Over.Pos, "an OVER window over an updating input (%s) is not supported yet: it takes insert-only rows", m)
 	}
-	n := &exec.OverNode{In: o.in, Frame: exec.OverFrame{Unbounded: true}}
+	n := &sqlop.OverNode{In: o.in, Frame: sqlop.OverFrame{Unbounded: true}}
 	for _, e := range spec.PartitionBy {
 		x, err := expr.Compile(e, o.sc)
 		if err != nil {
@@ -302,7 +303,7 @@ func (o *overPlanner) setWindow(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) e
 	}
 	if !isTime {
 		// Flink 2.3 orders by other columns over an unbounded frame, and
-		// updates the rows a new one changes (exec.OverSortedNode).
+		// updates the rows a new one changes (sqlop.OverSortedNode).
 		keys, err := o.p.orderKeys(&sqlmini.Select{OrderBy: spec.OrderBy}, sch)
 		if err != nil {
 			return err
@@ -316,7 +317,7 @@ func (o *overPlanner) setWindow(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) e
 }
 
 // frame reads ROWS | RANGE [BETWEEN] bound [AND CURRENT ROW].
-func (o *overPlanner) frame(fr *sqlmini.Frame, out *exec.OverFrame) error {
+func (o *overPlanner) frame(fr *sqlmini.Frame, out *sqlop.OverFrame) error {
 	out.Rows = strings.EqualFold(fr.Unit, "ROWS")
 	start, end := fr.Start, fr.End
 	if fr.Only != nil {
@@ -406,7 +407,7 @@ func (o *overPlanner) finish() (exec.Node, error) {
 				return nil, sqlmini.Errorf(o.sortPos, "%s over a window ordered by a column that is not a time attribute is not supported yet; order by a WATERMARK column", c.Fn)
 			}
 		}
-		return &exec.OverSortedNode{In: n.In, Partition: n.Partition, PartText: n.PartText, Keys: o.sortKeys,
+		return &sqlop.OverSortedNode{In: n.In, Partition: n.Partition, PartText: n.PartText, Keys: o.sortKeys,
 			Calls: n.Calls, Rows: rows, Sch: n.Sch}, nil
 	}
 	return n, nil

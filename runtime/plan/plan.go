@@ -8,6 +8,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -501,9 +502,9 @@ func limitOf(sel *sqlmini.Select) (limitClause, error) {
 
 // planOrderBy plans a SELECT's ORDER BY over its result (out, the
 // SELECT list over pre), with Flink's streaming rules: with LIMIT a Top-N
-// (exec.TopNNode, or exec.RetractTopNNode over an updating input);
+// (sqlop.TopNNode, or sqlop.RetractTopNNode over an updating input);
 // without, the first key must be an ascending time attribute of an
-// insert-only input (exec.TemporalSortNode). The keys read the SELECT list's
+// insert-only input (sqlop.TemporalSortNode). The keys read the SELECT list's
 // columns (aliases too), else the FROM's (the sort then goes below the
 // SELECT list, which changes nothing for insert-only rows). NULLs sort
 // low, as in Flink: first when ascending, last when descending, unless
@@ -531,16 +532,16 @@ func (p *Planner) planOrderBy(sel *sqlmini.Select, pre, out exec.Node) (exec.Nod
 }
 
 // orderKeys compiles the ORDER BY keys over a schema.
-func (p *Planner) orderKeys(sel *sqlmini.Select, sch types.Schema) ([]exec.OrderKey, error) {
+func (p *Planner) orderKeys(sel *sqlmini.Select, sch types.Schema) ([]sqlop.OrderKey, error) {
 	sc := &expr.Scope{Schema: sch, Now: p.now(), UserFunction: p.userFunction}
-	var keys []exec.OrderKey
+	var keys []sqlop.OrderKey
 	for _, it := range sel.OrderBy {
 		x, err := expr.Compile(it.Expr, sc)
 		if err != nil {
 			return nil, err
 		}
 		desc := strings.EqualFold(it.Direction, "DESC")
-		k := exec.OrderKey{Expr: x, Desc: desc, NullsFirst: !desc, Text: ExprText(it.Expr) + " ASC"}
+		k := sqlop.OrderKey{Expr: x, Desc: desc, NullsFirst: !desc, Text: ExprText(it.Expr) + " ASC"}
 		if desc {
 			k.Text = ExprText(it.Expr) + " DESC"
 		}
@@ -553,7 +554,7 @@ func (p *Planner) orderKeys(sel *sqlmini.Select, sch types.Schema) ([]exec.Order
 }
 
 // sortNode is the Top-N or the temporal sort of in by keys.
-func (p *Planner) sortNode(sel *sqlmini.Select, in exec.Node, keys []exec.OrderKey) (exec.Node, error) {
+func (p *Planner) sortNode(sel *sqlmini.Select, in exec.Node, keys []sqlop.OrderKey) (exec.Node, error) {
 	lim, err := limitOf(sel)
 	if err != nil {
 		return nil, err
@@ -563,9 +564,9 @@ func (p *Planner) sortNode(sel *sqlmini.Select, in exec.Node, keys []exec.OrderK
 			if lim.offset > 0 {
 				return nil, sqlmini.Errorf(sel.Pos, "ORDER BY ... OFFSET over an updating input (%s) is not supported yet", in.Changelog())
 			}
-			return &exec.RetractTopNNode{In: in, Keys: keys, N: lim.n, Key: exec.UpsertKeyOf(in)}, nil
+			return &sqlop.RetractTopNNode{In: in, Keys: keys, N: lim.n, Key: exec.UpsertKeyOf(in)}, nil
 		}
-		return &exec.TopNNode{In: in, Keys: keys, N: lim.n, Offset: lim.offset}, nil
+		return &sqlop.TopNNode{In: in, Keys: keys, N: lim.n, Offset: lim.offset}, nil
 	}
 	if m := in.Changelog(); !m.IsInsertOnly() {
 		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "Sort on a non-time-attribute field is not supported: ORDER BY over an updating input (%s) needs LIMIT n (a Top-N)", m)
@@ -574,7 +575,7 @@ func (p *Planner) sortNode(sel *sqlmini.Select, in exec.Node, keys []exec.OrderK
 	if !ok || !in.Schema().Columns[c.Index].TimeAttr || keys[0].Desc {
 		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "Sort on a non-time-attribute field is not supported: without LIMIT, ORDER BY must start with a time attribute (a WATERMARK column) ascending, as in Flink's streaming mode; add LIMIT n for the first n rows")
 	}
-	return &exec.TemporalSortNode{In: in, Time: c.Index, Keys: keys}, nil
+	return &sqlop.TemporalSortNode{In: in, Time: c.Index, Keys: keys}, nil
 }
 
 // columnExpr is the expression that reads a column by name.
@@ -628,7 +629,10 @@ func (p *Planner) planFrom(f *sqlmini.FromItem) (exec.Node, string, error) {
 		return nil, "", err
 	}
 	if f.Match != nil {
-		return nil, "", sqlmini.Errorf(f.Match.Pos, "MATCH_RECOGNIZE is not supported yet")
+		if n, err = p.planMatch(f.Match, n); err != nil {
+			return nil, "", err
+		}
+		alias = "" // the table's name no longer qualifies the columns
 	}
 	if f.Alias != nil {
 		alias = string(f.Alias.Value)

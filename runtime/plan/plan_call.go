@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -99,7 +100,7 @@ func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 			return nil, err
 		}
 	}
-	n := &exec.PtfNode{Def: def, Fn: fname, Args: make([]any, len(def.Args)), Mode: types.InsertOnly, Pos: c.Pos}
+	n := &ptfop.Node{Def: def, Fn: fname, Args: make([]any, len(def.Args)), Mode: types.InsertOnly, Pos: c.Pos}
 	texts, err := p.bindDeclared(c, n, bound, preplanned)
 	if err != nil {
 		return nil, err
@@ -124,32 +125,32 @@ func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 		return nil, err
 	}
 	texts = append(texts, text)
-	if n.Uid != "" {
-		if prev, dup := p.uids[n.Uid]; dup && prev.String() != c.String() {
-			return nil, sqlmini.Errorf(c.Pos, "Duplicate unique identifier '%s' detected among process table functions. Make sure that all PTF calls have an identifier defined that is globally unique.", n.Uid)
+	if n.UID != "" {
+		if prev, dup := p.uids[n.UID]; dup && prev.String() != c.String() {
+			return nil, sqlmini.Errorf(c.Pos, "Duplicate unique identifier '%s' detected among process table functions. Make sure that all PTF calls have an identifier defined that is globally unique.", n.UID)
 		}
-		if t, ok := p.shared[n.Uid]; ok {
+		if t, ok := p.shared[n.UID]; ok {
 			return t, nil // an identical call: the same instance (fan-out)
 		}
-		p.uids[n.Uid] = c
+		p.uids[n.UID] = c
 	}
-	if n.Uid == "" && len(def.State) > 0 {
-		n.Uid = fname // table-less or row-semantic calls keep state under the function's name
+	if n.UID == "" && len(def.State) > 0 {
+		n.UID = fname // table-less or row-semantic calls keep state under the function's name
 	}
 	for _, t := range n.Tables {
 		if nz, ok := t.In.(*exec.NormalizeNode); ok {
-			id := n.Uid
+			id := n.UID
 			if id == "" {
 				id = fname
 			}
-			nz.Id = id + "/" + t.Name
+			nz.ID = id + "/" + t.Name
 		}
 	}
 	outputColumns(n, rowtime)
 	n.Text = fname + "(" + strings.Join(texts, ", ") + ")"
-	if n.Uid != "" && exec.HasSetSemantics(n.Tables) {
+	if n.UID != "" && ptfop.HasSetSemantics(n.Tables) {
 		t := &exec.TeeNode{In: n, Text: c.String()}
-		p.shared[n.Uid] = t
+		p.shared[n.UID] = t
 		return t, nil
 	}
 	return n, nil
@@ -203,7 +204,7 @@ func matchArgs(c *sqlmini.Call, def *ptf.FuncDef) ([]*sqlmini.Arg, error) {
 // bindDeclared binds the declared arguments of call n: tables into
 // n.Tables, scalars into n.Args. It returns each argument as EXPLAIN
 // shows it.
-func (p *Planner) bindDeclared(c *sqlmini.Call, n *exec.PtfNode, bound []*sqlmini.Arg, preplanned []exec.Node) ([]string, error) {
+func (p *Planner) bindDeclared(c *sqlmini.Call, n *ptfop.Node, bound []*sqlmini.Arg, preplanned []exec.Node) ([]string, error) {
 	def, fname := n.Def, n.Fn
 	var texts []string
 	for i, d := range def.Args {
@@ -278,15 +279,15 @@ func onTimeArg(a *sqlmini.Arg) (types.Descriptor, string, error) {
 	return d, "DESCRIPTOR(" + strings.Join(d, ", ") + ")", nil
 }
 
-// bindUID sets n.Uid from the uid argument a, or derives it from the
+// bindUID sets n.UID from the uid argument a, or derives it from the
 // function's name for set semantics, as Flink does.
-func bindUID(c *sqlmini.Call, n *exec.PtfNode, a *sqlmini.Arg) (string, error) {
+func bindUID(c *sqlmini.Call, n *ptfop.Node, a *sqlmini.Arg) (string, error) {
 	if a == nil || a.Default {
-		if exec.HasSetSemantics(n.Tables) {
+		if ptfop.HasSetSemantics(n.Tables) {
 			if !uidPattern.MatchString(n.Fn) {
 				return "", sqlmini.Errorf(c.Pos, "Could not derive a unique identifier for process table function '%s'. The function's name does not qualify for a UID. Please provide a custom identifier using the implicit `uid` argument. For example: myFunction(..., uid => 'my-id')", n.Fn)
 			}
-			n.Uid = n.Fn
+			n.UID = n.Fn
 		}
 		return "DEFAULT()", nil
 	}
@@ -304,15 +305,15 @@ func bindUID(c *sqlmini.Call, n *exec.PtfNode, a *sqlmini.Arg) (string, error) {
 		}
 		return "", sqlmini.Errorf(a.Pos, "Invalid unique identifier for process table function. The `uid` argument must be a string literal that follows the pattern [a-zA-Z_][a-zA-Z-_0-9]*. But found: %s", found)
 	}
-	n.Uid = s
+	n.UID = s
 	return "'" + s + "'", nil
 }
 
 // outputColumns sets the output of call n: the key prefix (or the columns
 // passed through), the function's own columns, and rowtime; and the ORDER
 // BY sort keys of each table argument.
-func outputColumns(n *exec.PtfNode, rowtime *types.Column) {
-	n.FnOut = OutputSchema(n.Def.Output)
+func outputColumns(n *ptfop.Node, rowtime *types.Column) {
+	n.FnOut = ptfop.OutputSchema(n.Def.Output)
 	var cols []types.Column
 	for _, t := range n.Tables {
 		in := t.In.Schema()
@@ -342,7 +343,7 @@ func outputColumns(n *exec.PtfNode, rowtime *types.Column) {
 		n.Rowtime, n.RowtimeType = true, rowtime.Type
 	}
 	for _, t := range n.Tables {
-		var keys []exec.SortKey
+		var keys []ptfop.SortKey
 		if len(t.Sem.OrderBy) > 0 {
 			keys = sortKeys(t)
 		}
@@ -356,15 +357,6 @@ func outputColumns(n *exec.PtfNode, rowtime *types.Column) {
 		cols[i].Name = u
 	}
 	n.Sch = types.Schema{Columns: cols}
-}
-
-// outputSchema is a function's own output columns: a ROW type's fields or
-// one column EXPR$0.
-func OutputSchema(t types.Type) types.Schema {
-	if t.Kind == types.KindRow {
-		return types.SchemaOf(t)
-	}
-	return types.Schema{Columns: []types.Column{{Name: "EXPR$0", Type: t}}}
 }
 
 func missingArg(c *sqlmini.Call, def *ptf.FuncDef, d ptf.ArgDecl) error {
@@ -410,7 +402,7 @@ func bindScalar(a *sqlmini.Arg, pos int, d ptf.ArgDecl) (any, string, error) {
 }
 
 // bindTable binds TABLE t [PARTITION BY ...] to table argument decl.
-func (p *Planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sqlmini.TableArg, in exec.Node) (exec.TableBinding, string, error) {
+func (p *Planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sqlmini.TableArg, in exec.Node) (ptfop.TableBinding, string, error) {
 	d := def.Args[decl]
 	var err error
 	name := "subquery"
@@ -419,38 +411,38 @@ func (p *Planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sql
 	}
 	if in == nil {
 		if in, err = p.planTable2(ta); err != nil {
-			return exec.TableBinding{}, "", err
+			return ptfop.TableBinding{}, "", err
 		}
 	}
-	tb := exec.TableBinding{Decl: decl, Name: d.Name, Source: name, In: in,
+	tb := ptfop.TableBinding{Decl: decl, Name: d.Name, Source: name, In: in,
 		Set:  d.Traits.Has(ptf.SetSemanticTable),
 		Pass: d.Traits.Has(ptf.PassColumnsThrough)}
 	sch := in.Schema()
 	text := "TABLE(" + name + ")"
 	if len(ta.PartitionBy) > 0 {
 		if !tb.Set {
-			return exec.TableBinding{}, "", sqlmini.Errorf(ta.PartitionBy[0].Pos, "Only tables with set semantics may be partitioned. Invalid PARTITION BY clause in the %d-th operand of table function '%s'", decl, string(c.Name.Value))
+			return ptfop.TableBinding{}, "", sqlmini.Errorf(ta.PartitionBy[0].Pos, "Only tables with set semantics may be partitioned. Invalid PARTITION BY clause in the %d-th operand of table function '%s'", decl, string(c.Name.Value))
 		}
 		var refs []string
 		for _, col := range ta.PartitionBy {
 			k := sch.Index(string(col.Value))
 			if k < 0 {
-				return exec.TableBinding{}, "", sqlmini.Errorf(col.Pos, "Invalid column '%s' for PARTITION BY clause. Available columns are: %s", col.Value, sch.ColumnList())
+				return ptfop.TableBinding{}, "", sqlmini.Errorf(col.Pos, "Invalid column '%s' for PARTITION BY clause. Available columns are: %s", col.Value, sch.ColumnList())
 			}
 			tb.Partition = append(tb.Partition, k)
 			refs = append(refs, "$"+itoa(k))
 		}
 		text += " PARTITION BY(" + strings.Join(refs, ", ") + ")"
 	} else if tb.Set && !d.Traits.Has(ptf.OptionalPartitionBy) {
-		return exec.TableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' requires a PARTITION BY clause for parallel processing.", d.Name)
+		return ptfop.TableBinding{}, "", sqlmini.Errorf(ta.Pos, "Table argument '%s' requires a PARTITION BY clause for parallel processing.", d.Name)
 	}
 	if len(ta.OrderBy) > 0 {
 		if !tb.Set {
-			return exec.TableBinding{}, "", sqlmini.Errorf(ta.OrderBy[0].Pos, "PARTITION BY or ORDER BY are not supported for table arguments with row semantics.")
+			return ptfop.TableBinding{}, "", sqlmini.Errorf(ta.OrderBy[0].Pos, "PARTITION BY or ORDER BY are not supported for table arguments with row semantics.")
 		}
 		keys, dirs, err := orderBy(d.Name, sch, ta.OrderBy)
 		if err != nil {
-			return exec.TableBinding{}, "", err
+			return ptfop.TableBinding{}, "", err
 		}
 		tb.Sem.OrderBy, tb.Sem.Descending = keys, dirs
 		for _, o := range ta.OrderBy {
@@ -468,10 +460,10 @@ func (p *Planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sql
 	}
 	if !in.Changelog().IsInsertOnly() {
 		if !d.Traits.Has(ptf.SupportUpdates) {
-			return exec.TableBinding{}, "", sqlmini.Errorf(ta.Pos, "StreamPhysicalProcessTableFunction doesn't support consuming update changes which is produced by node %s. Table argument '%s' receives an updating table (%s): declare the SUPPORT_UPDATES trait to accept it.", UpdatingNode(in).Explain(), d.Name, in.Changelog())
+			return ptfop.TableBinding{}, "", sqlmini.Errorf(ta.Pos, "StreamPhysicalProcessTableFunction doesn't support consuming update changes which is produced by node %s. Table argument '%s' receives an updating table (%s): declare the SUPPORT_UPDATES trait to accept it.", UpdatingNode(in).Explain(), d.Name, in.Changelog())
 		}
 		if tb.Pass {
-			return exec.TableBinding{}, "", sqlmini.Errorf(ta.Pos, "Signatures with updating inputs must not pass columns through. Table argument '%s' passes its columns through.", d.Name)
+			return ptfop.TableBinding{}, "", sqlmini.Errorf(ta.Pos, "Signatures with updating inputs must not pass columns through. Table argument '%s' passes its columns through.", d.Name)
 		}
 		in = DeliverUpdates(in, d.Traits, tb.Partition)
 		tb.In = in
@@ -479,7 +471,7 @@ func (p *Planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sql
 	// A typed table argument maps columns by position onto its declared row type.
 	if d.Type != nil && d.Type.Kind == types.KindRow {
 		if len(d.Type.Fields) != sch.Len() || !columnsCast(sch, *d.Type) {
-			return exec.TableBinding{}, "", errNoSignature{}
+			return ptfop.TableBinding{}, "", errNoSignature{}
 		}
 		typed := make([]types.Column, sch.Len())
 		exprs := make([]expr.Expr, sch.Len())

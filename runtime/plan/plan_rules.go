@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -80,7 +81,7 @@ func checkSignature(c *sqlmini.Call, def *ptf.FuncDef) error {
 }
 
 // checkTables applies Flink's rules for several table arguments.
-func (p *Planner) checkTables(c *sqlmini.Call, def *ptf.FuncDef, ts []exec.TableBinding) error {
+func (p *Planner) checkTables(c *sqlmini.Call, def *ptf.FuncDef, ts []ptfop.TableBinding) error {
 	var tables []ptf.ArgDecl
 	for _, a := range def.Args {
 		if a.IsTable() {
@@ -163,10 +164,10 @@ func orderBy(arg string, sch types.Schema, items []*sqlmini.OrderItem) ([]int, [
 
 // sortKeys turns a table argument's ORDER BY after its time column into
 // sort keys (ASC sorts NULLS LAST and DESC NULLS FIRST unless told).
-func sortKeys(t exec.TableBinding) []exec.SortKey {
-	var keys []exec.SortKey
+func sortKeys(t ptfop.TableBinding) []ptfop.SortKey {
+	var keys []ptfop.SortKey
 	for i := 1; i < len(t.Sem.OrderBy); i++ {
-		k := exec.SortKey{Col: t.Sem.OrderBy[i], Desc: t.Sem.Descending[i], NullsFirst: t.Sem.Descending[i]}
+		k := ptfop.SortKey{Col: t.Sem.OrderBy[i], Desc: t.Sem.Descending[i], NullsFirst: t.Sem.Descending[i]}
 		switch strings.ToUpper(t.OrderNulls[i]) {
 		case "FIRST":
 			k.NullsFirst = true
@@ -179,7 +180,7 @@ func sortKeys(t exec.TableBinding) []exec.SortKey {
 }
 
 // bindOnTime validates on_time and returns the rowtime output column.
-func (p *Planner) bindOnTime(c *sqlmini.Call, def *ptf.FuncDef, n *exec.PtfNode, onTime types.Descriptor) (*types.Column, error) {
+func (p *Planner) bindOnTime(c *sqlmini.Call, def *ptf.FuncDef, n *ptfop.Node, onTime types.Descriptor) (*types.Column, error) {
 	if onTime == nil {
 		for _, a := range def.Args {
 			if a.Traits.Has(ptf.RequireOnTime) {
@@ -243,7 +244,7 @@ func (p *Planner) bindOnTime(c *sqlmini.Call, def *ptf.FuncDef, n *exec.PtfNode,
 
 // bindChangelog resolves the output changelog mode of a ChangelogFunction
 // and applies Flink's rules on updates.
-func (p *Planner) bindChangelog(c *sqlmini.Call, def *ptf.FuncDef, n *exec.PtfNode, onTime bool) error {
+func (p *Planner) bindChangelog(c *sqlmini.Call, def *ptf.FuncDef, n *ptfop.Node, onTime bool) error {
 	fname := string(c.Name.Value)
 	updatingIn := false
 	var modes []types.ChangelogMode

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -19,11 +20,11 @@ import (
 //
 // The condition on rn (rn <= N, rn < N, rn = N, rn BETWEEN M AND N, or
 // one of them ANDed with other conditions) makes the ROW_NUMBER a rank rather than an OVER
-// aggregation: a Top-N (exec.RankNode; exec.RetractRankNode over an
+// aggregation: a Top-N (sqlop.RankNode; sqlop.RetractRankNode over an
 // updating input), or, for rn = 1 ordered by a time
 // attribute, a deduplication: ascending keeps the first row (an OVER
 // ROW_NUMBER filtered, insert-only, as Flink's), descending the last
-// (exec.DedupLastNode, updating).
+// (sqlop.DedupLastNode, updating).
 
 // rankCandidate reports whether a query is a SELECT with a ROW_NUMBER()
 // OVER item, which a SELECT around may filter by rank.
@@ -299,7 +300,7 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 			}
 			in = DeliverUpdates(in, ptf.RequireUpdateBefore|ptf.RequireFullDelete, nil)
 		}
-		o.built = &exec.RetractRankNode{In: in, Partition: part, PartText: partText, Keys: keys, Start: r.start, End: r.end,
+		o.built = &sqlop.RetractRankNode{In: in, Partition: part, PartText: partText, Keys: keys, Start: r.start, End: r.end,
 			Number: r.number, Key: exec.UpsertKeyOf(o.in), Fast: updateFast(o.in, keys), Sch: types.Schema{Columns: cols}}
 		return nil
 	}
@@ -308,8 +309,8 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 			// Keep the first row: the first in time order once the
 			// watermark passes it, as an OVER ROW_NUMBER filtered to 1
 			// (insert-only; late rows are dropped).
-			n := &exec.OverNode{In: o.in, Partition: part, PartText: partText, Time: c.Index, Frame: exec.OverFrame{Rows: true, Unbounded: true},
-				Calls: []*exec.OverCall{{Fn: "ROW_NUMBER", Typ: types.TypeBigInt.AsNotNull(), Text: "ROW_NUMBER()"}}}
+			n := &sqlop.OverNode{In: o.in, Partition: part, PartText: partText, Time: c.Index, Frame: sqlop.OverFrame{Rows: true, Unbounded: true},
+				Calls: []*sqlop.OverCall{{Fn: "ROW_NUMBER", Typ: types.TypeBigInt.AsNotNull(), Text: "ROW_NUMBER()"}}}
 			n.Sch = types.Schema{Columns: cols}
 			cond, err := sqlmini.ParseExpr("w0$o0 = 1")
 			if err != nil {
@@ -322,13 +323,13 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 			o.built = &exec.FilterNode{In: n, Pred: pred, Text: "w0$o0 = 1"}
 			return nil
 		}
-		o.built = &exec.DedupLastNode{In: o.in, Partition: part, PartText: partText, Time: c.Index, Sch: types.Schema{Columns: cols}}
+		o.built = &sqlop.DedupLastNode{In: o.in, Partition: part, PartText: partText, Time: c.Index, Sch: types.Schema{Columns: cols}}
 		return nil
 	}
 	if !r.number && r.start != 1 {
 		return sqlmini.Errorf(f.Pos, "a Top-N whose ranks start after 1 must select its row number: select the ROW_NUMBER column too")
 	}
-	o.built = &exec.RankNode{In: o.in, Partition: part, PartText: partText, Keys: keys, Start: r.start, End: r.end, Number: r.number, Sch: types.Schema{Columns: cols}}
+	o.built = &sqlop.RankNode{In: o.in, Partition: part, PartText: partText, Keys: keys, Start: r.start, End: r.end, Number: r.number, Sch: types.Schema{Columns: cols}}
 	return nil
 }
 
@@ -359,7 +360,7 @@ func (p *Planner) View(q *sqlmini.Query) (exec.Node, error) {
 // UpdateFastStrategy: in is a GROUP BY of an insert-only input, with an
 // upsert key, and every sort key is an aggregate that only moves toward
 // the top as rows arrive (COUNT or MAX descending, MIN ascending).
-func updateFast(in exec.Node, keys []exec.OrderKey) bool {
+func updateFast(in exec.Node, keys []sqlop.OrderKey) bool {
 	for {
 		r, ok := in.(*exec.RenameNode)
 		if !ok {
@@ -367,7 +368,7 @@ func updateFast(in exec.Node, keys []exec.OrderKey) bool {
 		}
 		in = r.In
 	}
-	agg, ok := in.(*exec.AggregateNode)
+	agg, ok := in.(*sqlop.AggregateNode)
 	if !ok || agg.Key == nil || !agg.In.Changelog().IsInsertOnly() {
 		return false
 	}

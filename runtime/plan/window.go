@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -17,48 +18,48 @@ import (
 //	SESSION(DATA => TABLE t [PARTITION BY k], TIMECOL, GAP)
 //
 // A GROUP BY of window_start and window_end over one of them (through
-// WHERE) is a window aggregation (exec.WindowAggregateNode): insert-only
+// WHERE) is a window aggregation (sqlop.WindowAggregateNode): insert-only
 // final rows when the watermark passes window_end. Any other GROUP BY of
 // their rows is an ordinary, updating one, as in Flink.
 
 // windowParams are the parameter names of each window function, in order;
 // OFFSET is optional.
-var windowParams = map[exec.WindowKind][]string{
-	exec.Tumble:   {"DATA", "TIMECOL", "SIZE", "OFFSET"},
-	exec.Hop:      {"DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"},
-	exec.Cumulate: {"DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"},
-	exec.Session:  {"DATA", "TIMECOL", "GAP"},
+var windowParams = map[sqlop.WindowKind][]string{
+	sqlop.Tumble:   {"DATA", "TIMECOL", "SIZE", "OFFSET"},
+	sqlop.Hop:      {"DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"},
+	sqlop.Cumulate: {"DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"},
+	sqlop.Session:  {"DATA", "TIMECOL", "GAP"},
 }
 
 // windowSignatures are the forms Flink's messages print.
-var windowSignatures = map[exec.WindowKind]string{
-	exec.Tumble:   "TUMBLE(TABLE table_name, DESCRIPTOR(timecol), datetime interval[, datetime interval])",
-	exec.Hop:      "HOP(TABLE table_name, DESCRIPTOR(timecol), datetime interval, datetime interval[, datetime interval])",
-	exec.Cumulate: "CUMULATE(TABLE table_name, DESCRIPTOR(timecol), datetime interval, datetime interval[, datetime interval])",
-	exec.Session:  "SESSION(TABLE table_name [PARTITION BY (keycols, ...)], DESCRIPTOR(timecol), datetime interval)",
+var windowSignatures = map[sqlop.WindowKind]string{
+	sqlop.Tumble:   "TUMBLE(TABLE table_name, DESCRIPTOR(timecol), datetime interval[, datetime interval])",
+	sqlop.Hop:      "HOP(TABLE table_name, DESCRIPTOR(timecol), datetime interval, datetime interval[, datetime interval])",
+	sqlop.Cumulate: "CUMULATE(TABLE table_name, DESCRIPTOR(timecol), datetime interval, datetime interval[, datetime interval])",
+	sqlop.Session:  "SESSION(TABLE table_name [PARTITION BY (keycols, ...)], DESCRIPTOR(timecol), datetime interval)",
 }
 
 // windowKind reports whether name is a window table function.
-func windowKind(name string) (exec.WindowKind, bool) {
+func windowKind(name string) (sqlop.WindowKind, bool) {
 	switch strings.ToUpper(name) {
 	case "TUMBLE":
-		return exec.Tumble, true
+		return sqlop.Tumble, true
 	case "HOP":
-		return exec.Hop, true
+		return sqlop.Hop, true
 	case "CUMULATE":
-		return exec.Cumulate, true
+		return sqlop.Cumulate, true
 	case "SESSION":
-		return exec.Session, true
+		return sqlop.Session, true
 	}
 	return 0, false
 }
 
 // planWindow plans a call of a window table function.
-func (p *Planner) planWindow(c *sqlmini.Call, kind exec.WindowKind) (exec.Node, error) {
+func (p *Planner) planWindow(c *sqlmini.Call, kind sqlop.WindowKind) (exec.Node, error) {
 	fname := kind.String()
 	params := windowParams[kind]
 	required := len(params)
-	if kind != exec.Session {
+	if kind != sqlop.Session {
 		required-- // OFFSET
 	}
 	bound := make([]*sqlmini.Arg, len(params))
@@ -116,7 +117,7 @@ func (p *Planner) planWindow(c *sqlmini.Call, kind exec.WindowKind) (exec.Node, 
 	if err != nil {
 		return nil, err
 	}
-	if len(data.PartitionBy) > 0 && kind != exec.Session {
+	if len(data.PartitionBy) > 0 && kind != sqlop.Session {
 		return nil, sqlmini.Errorf(data.Pos, "Only tables with set semantics may be partitioned. Invalid PARTITION BY clause in the 0-th operand of table function '%s'", fname)
 	}
 	if len(data.OrderBy) > 0 {
@@ -137,22 +138,22 @@ func (p *Planner) planWindow(c *sqlmini.Call, kind exec.WindowKind) (exec.Node, 
 		return nil, err
 	}
 	// The intervals.
-	spec := exec.WindowSpec{Kind: kind}
+	spec := sqlop.WindowSpec{Kind: kind}
 	ms := func(i int) (int64, error) { return windowInterval(bound[i], kind) }
 	switch kind {
-	case exec.Tumble:
+	case sqlop.Tumble:
 		spec.Size, err = ms(2)
-	case exec.Hop, exec.Cumulate:
+	case sqlop.Hop, sqlop.Cumulate:
 		if spec.Slide, err = ms(2); err == nil {
 			spec.Size, err = ms(3)
 		}
-	case exec.Session:
+	case sqlop.Session:
 		spec.Gap, err = ms(2)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if kind != exec.Session && bound[len(params)-1] != nil && !bound[len(params)-1].Default {
+	if kind != sqlop.Session && bound[len(params)-1] != nil && !bound[len(params)-1].Default {
 		if spec.Offset, err = ms(len(params) - 1); err != nil {
 			return nil, err
 		}
@@ -189,13 +190,13 @@ func (p *Planner) planWindow(c *sqlmini.Call, kind exec.WindowKind) (exec.Node, 
 		args = "partition keys=[" + joinStrings(ks) + "], " + args
 	}
 	text = text[:at] + args + text[at:]
-	return &exec.WindowTVFNode{In: in, Spec: spec, Time: timeCol, Partition: partition,
+	return &sqlop.WindowTVFNode{In: in, Spec: spec, Time: timeCol, Partition: partition,
 		Sch: types.Schema{Columns: cols}, Text: "WindowTableFunction(window=[" + text + "])"}, nil
 }
 
 // windowTimeCol resolves TIMECOL: DESCRIPTOR(col), a TIMESTAMP or
 // TIMESTAMP_LTZ time attribute of the input.
-func windowTimeCol(a *sqlmini.Arg, kind exec.WindowKind, sch types.Schema) (int, error) {
+func windowTimeCol(a *sqlmini.Arg, kind sqlop.WindowKind, sch types.Schema) (int, error) {
 	var d types.Descriptor
 	if a.Expr != nil {
 		if x, err := expr.Compile(a.Expr, nil); err == nil {
@@ -221,7 +222,7 @@ func windowTimeCol(a *sqlmini.Arg, kind exec.WindowKind, sch types.Schema) (int,
 }
 
 // windowInterval evaluates an interval argument to milliseconds.
-func windowInterval(a *sqlmini.Arg, kind exec.WindowKind) (int64, error) {
+func windowInterval(a *sqlmini.Arg, kind sqlop.WindowKind) (int64, error) {
 	if a.Expr == nil {
 		return 0, sqlmini.Errorf(a.Pos, "Cannot apply '%s': a table is not an interval. Supported form(s): %s", kind, windowSignatures[kind])
 	}
@@ -251,7 +252,7 @@ func windowInterval(a *sqlmini.Arg, kind exec.WindowKind) (int64, error) {
 }
 
 // checkWindowSizes applies Flink's checks of a window's sizes.
-func checkWindowSizes(pos sqlmini.Pos, w exec.WindowSpec) error {
+func checkWindowSizes(pos sqlmini.Pos, w sqlop.WindowSpec) error {
 	positive := func(what string, ms int64) error {
 		if ms <= 0 {
 			return sqlmini.Errorf(pos, "%s table function based aggregate requires %s to be positive, but got %d ms.", w.Kind, what, ms)
@@ -259,18 +260,18 @@ func checkWindowSizes(pos sqlmini.Pos, w exec.WindowSpec) error {
 		return nil
 	}
 	switch w.Kind {
-	case exec.Tumble:
+	case sqlop.Tumble:
 		return positive("size", w.Size)
-	case exec.Session:
+	case sqlop.Session:
 		return positive("gap", w.Gap)
-	case exec.Hop:
+	case sqlop.Hop:
 		if err := positive("size", w.Size); err != nil {
 			return err
 		}
 		if err := positive("slide", w.Slide); err != nil {
 			return err
 		}
-	case exec.Cumulate:
+	case sqlop.Cumulate:
 		if err := positive("maxSize", w.Size); err != nil {
 			return err
 		}
@@ -293,8 +294,8 @@ func checkWindowSizes(pos sqlmini.Pos, w exec.WindowSpec) error {
 // exhaust memory one row at a time.
 const maxWindowsPerRow = 100_000
 
-func slideName(k exec.WindowKind) string {
-	if k == exec.Cumulate {
+func slideName(k sqlop.WindowKind) string {
+	if k == sqlop.Cumulate {
 		return "step"
 	}
 	return "slide"
@@ -305,7 +306,7 @@ func slideName(k exec.WindowKind) string {
 // returns the function, a way to copy the path with the function
 // replaced, and where each column of n comes from in the function's
 // output (-1: computed).
-func windowInput(n exec.Node) (*exec.WindowTVFNode, func(*exec.WindowTVFNode) exec.Node, []int) {
+func windowInput(n exec.Node) (*sqlop.WindowTVFNode, func(*sqlop.WindowTVFNode) exec.Node, []int) {
 	identity := func(w int) []int {
 		m := make([]int, w)
 		for i := range m {
@@ -314,15 +315,15 @@ func windowInput(n exec.Node) (*exec.WindowTVFNode, func(*exec.WindowTVFNode) ex
 		return m
 	}
 	switch t := n.(type) {
-	case *exec.WindowTVFNode:
-		return t, func(w *exec.WindowTVFNode) exec.Node { return w }, identity(t.Sch.Len())
+	case *sqlop.WindowTVFNode:
+		return t, func(w *sqlop.WindowTVFNode) exec.Node { return w }, identity(t.Sch.Len())
 	case *exec.FilterNode:
 		if w, rebuild, m := windowInput(t.In); w != nil {
-			return w, func(w2 *exec.WindowTVFNode) exec.Node { c := *t; c.In = rebuild(w2); return &c }, m
+			return w, func(w2 *sqlop.WindowTVFNode) exec.Node { c := *t; c.In = rebuild(w2); return &c }, m
 		}
 	case *exec.RenameNode:
 		if w, rebuild, m := windowInput(t.In); w != nil {
-			return w, func(w2 *exec.WindowTVFNode) exec.Node { c := *t; c.In = rebuild(w2); return &c }, m
+			return w, func(w2 *sqlop.WindowTVFNode) exec.Node { c := *t; c.In = rebuild(w2); return &c }, m
 		}
 	case *exec.ProjectNode:
 		if w, rebuild, m := windowInput(t.In); w != nil {
@@ -333,7 +334,7 @@ func windowInput(n exec.Node) (*exec.WindowTVFNode, func(*exec.WindowTVFNode) ex
 					out[i] = m[ce.Index]
 				}
 			}
-			return w, func(w2 *exec.WindowTVFNode) exec.Node { c := *t; c.In = rebuild(w2); return &c }, out
+			return w, func(w2 *sqlop.WindowTVFNode) exec.Node { c := *t; c.In = rebuild(w2); return &c }, out
 		}
 	}
 	return nil, nil, nil
@@ -344,7 +345,7 @@ func windowInput(n exec.Node) (*exec.WindowTVFNode, func(*exec.WindowTVFNode) ex
 // function (and, for SESSION, by exactly its PARTITION BY columns besides;
 // otherwise Flink plans an ordinary GROUP BY over the sessions' rows). It
 // returns nil, nil when the GROUP BY is an ordinary one.
-func windowAggregate(sel *sqlmini.Select, n *exec.AggregateNode, a *aggPlanner) (exec.Node, error) {
+func windowAggregate(sel *sqlmini.Select, n *sqlop.AggregateNode, a *aggPlanner) (exec.Node, error) {
 	w, rebuild, from := windowInput(n.In)
 	if w == nil {
 		return nil, nil
@@ -374,11 +375,11 @@ func windowAggregate(sel *sqlmini.Select, n *exec.AggregateNode, a *aggPlanner) 
 	}
 	spec := w.Spec
 	switch spec.Kind {
-	case exec.Hop:
+	case sqlop.Hop:
 		if spec.Size%spec.Slide != 0 {
 			return nil, sqlmini.Errorf(sel.GroupBy[0].Pos, "HOP table function based aggregate requires size must be an integral multiple of slide, but got size %d ms and slide %d ms", spec.Size, spec.Slide)
 		}
-	case exec.Session:
+	case sqlop.Session:
 		if !sameSet(others, w.Partition) {
 			return nil, nil
 		}
@@ -392,7 +393,7 @@ func windowAggregate(sel *sqlmini.Select, n *exec.AggregateNode, a *aggPlanner) 
 		}
 	}
 	text := strings.Replace(n.Text, "GroupAggregate(", "WindowAggregate(window=["+spec.Text()+"], ", 1)
-	return &exec.WindowAggregateNode{In: rebuild(&tvf), End: endCol, Groups: n.Groups, Calls: n.Calls, Outs: n.Outs,
+	return &sqlop.WindowAggregateNode{In: rebuild(&tvf), End: endCol, Groups: n.Groups, Calls: n.Calls, Outs: n.Outs,
 		Sch: types.Schema{Columns: cols}, Text: text}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -15,7 +16,7 @@ import (
 // window_end of a window table function, a window aggregation or a window
 // Top-N is a
 // WindowRank, or, for rn = 1 ordered by a time attribute, a
-// WindowDeduplicate (exec.WindowRankNode): insert-only rows, once per
+// WindowDeduplicate (sqlop.WindowRankNode): insert-only rows, once per
 // window when the watermark passes window_end - 1. Any other PARTITION BY
 // of such rows is the ordinary, updating Top-N.
 
@@ -23,12 +24,12 @@ import (
 // function or a window aggregation are among a node's columns.
 type windowBounds struct {
 	start, end int
-	spec       exec.WindowSpec
+	spec       sqlop.WindowSpec
 	partition  []string // SESSION's PARTITION BY columns
 	// rebuild copies the node with its window table function replaced
 	// (nil over a window aggregation).
-	tvf     *exec.WindowTVFNode
-	rebuild func(*exec.WindowTVFNode) exec.Node
+	tvf     *sqlop.WindowTVFNode
+	rebuild func(*sqlop.WindowTVFNode) exec.Node
 }
 
 // findWindowBounds looks for window_start and window_end among n's
@@ -55,7 +56,7 @@ func findWindowBounds(n exec.Node) (windowBounds, bool) {
 		}
 		return b.start >= 0 && b.end >= 0
 	}
-	tvfRole := func(w *exec.WindowTVFNode) func(int) int {
+	tvfRole := func(w *sqlop.WindowTVFNode) func(int) int {
 		width := w.Sch.Len()
 		return func(c int) int {
 			switch c {
@@ -67,7 +68,7 @@ func findWindowBounds(n exec.Node) (windowBounds, bool) {
 			return -1
 		}
 	}
-	partition := func(w *exec.WindowTVFNode) []string {
+	partition := func(w *sqlop.WindowTVFNode) []string {
 		var ks []string
 		for _, k := range w.Partition {
 			ks = append(ks, w.In.Schema().Columns[k].Name)
@@ -80,7 +81,7 @@ func findWindowBounds(n exec.Node) (windowBounds, bool) {
 	}
 	src, from := windowSource(n)
 	switch t := src.(type) {
-	case *exec.WindowRankNode:
+	case *sqlop.WindowRankNode:
 		// A window Top-N keeps its input's columns in place.
 		inner, ok := findWindowBounds(t.In)
 		if !ok {
@@ -96,7 +97,7 @@ func findWindowBounds(n exec.Node) (windowBounds, bool) {
 			}
 			return -1
 		})
-	case *exec.WindowAggregateNode:
+	case *sqlop.WindowAggregateNode:
 		w, _, aggFrom := windowInput(t.In)
 		if w == nil {
 			return b, false
@@ -130,7 +131,7 @@ func windowSource(n exec.Node) (exec.Node, []int) {
 		return m
 	}
 	switch t := n.(type) {
-	case *exec.WindowAggregateNode, *exec.WindowRankNode:
+	case *sqlop.WindowAggregateNode, *sqlop.WindowRankNode:
 		return t, identity(t.Schema().Len())
 	case *exec.FilterNode:
 		return windowSource(t.In)
@@ -154,7 +155,7 @@ func windowSource(n exec.Node) (exec.Node, []int) {
 // windowRankNode builds the window Top-N or deduplication of a rank whose
 // PARTITION BY holds window_start and window_end of o.in, or returns nil
 // when it is an ordinary one.
-func (o *overPlanner) windowRankNode(part []expr.Expr, partText []string, keys []exec.OrderKey, cols []types.Column) exec.Node {
+func (o *overPlanner) windowRankNode(part []expr.Expr, partText []string, keys []sqlop.OrderKey, cols []types.Column) exec.Node {
 	b, ok := findWindowBounds(o.in)
 	if !ok {
 		return nil
@@ -189,13 +190,13 @@ func (o *overPlanner) windowRankNode(part []expr.Expr, partText []string, keys [
 		win = win[:len(win)-1] + ", partition keys=[" + joinStrings(b.partition) + "])"
 	}
 	r := o.rank
-	n := &exec.WindowRankNode{In: in, Start: b.start, End: b.end, Partition: rest, Keys: keys,
+	n := &sqlop.WindowRankNode{In: in, Start: b.start, End: b.end, Partition: rest, Keys: keys,
 		RankStart: r.start, RankEnd: r.end, Sch: types.Schema{Columns: cols}}
 	if c, ok := keys[0].Expr.(*expr.Column); ok && len(keys) == 1 && sch.Columns[c.Index].TimeAttr && r.start == 1 && r.end == 1 {
-		n.Dedup, n.Time = exec.KeepFirst, c.Index
+		n.Dedup, n.Time = sqlop.KeepFirst, c.Index
 		keep := "FirstRow"
 		if keys[0].Desc {
-			n.Dedup, keep = exec.KeepLast, "LastRow"
+			n.Dedup, keep = sqlop.KeepLast, "LastRow"
 		}
 		n.Text = "WindowDeduplicate(window=[" + win + "], keep=[" + keep + "], partitionKeys=[" + strings.Join(restText, ", ") +
 			"], orderKey=[" + sch.Columns[c.Index].Name + "], order=[ROWTIME])"
@@ -217,7 +218,7 @@ func (o *overPlanner) windowRankNode(part []expr.Expr, partText []string, keys [
 }
 
 // sortKeyTexts prints order keys as Flink's plans do: price DESC.
-func sortKeyTexts(keys []exec.OrderKey) string {
+func sortKeyTexts(keys []sqlop.OrderKey) string {
 	s := make([]string, len(keys))
 	for i, k := range keys {
 		s[i] = k.Text

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -71,7 +72,7 @@ func (s *Session) describeFunction(d *sqlmini.Describe) error {
 	case def.Scalar != nil:
 		rows = append(rows, []string{"output", def.Output.String()})
 	case def.Infer == nil:
-		rows = append(rows, []string{"output", plan.OutputSchema(def.Output).RowType().String()})
+		rows = append(rows, []string{"output", ptfop.OutputSchema(def.Output).RowType().String()})
 	default:
 		rows = append(rows, []string{"output", "inferred from the call"})
 	}

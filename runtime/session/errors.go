@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
@@ -32,7 +32,7 @@ import (
 func FormatError(err error, src string) string {
 	msg := err.Error()
 	where := ""
-	var ce *exec.CallError
+	var ce *ptfop.CallError
 	if errors.As(err, &ce) {
 		if cut := " (at " + ce.Where + ")"; strings.Contains(msg, cut) {
 			msg = strings.Replace(msg, cut, "", 1)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -31,7 +31,7 @@ func TestFormatError(t *testing.T) {
 		col:   11,
 		stack: "    at checkScore (rules.js:3:11)\n    at eval (check.js:7:17)",
 	}
-	call := &exec.CallError{Err: js, Where: "key (Alice), input row +I[Alice, 142]"}
+	call := &ptfop.CallError{Err: js, Where: "key (Alice), input row +I[Alice, 142]"}
 	src := "SET 'x' = 'y';\nSELECT * FROM nowhere;\n"
 	tests := []struct {
 		name string
@@ -50,7 +50,7 @@ at key (Alice), input row +I[Alice, 142]
 			"query.sql:1:17: f.js:2:3: f: SyntaxError: x\n | \tlet = ;\n | \t    ^\n"},
 		{"sql error", sqlmini.Errorf(sqlmini.Pos{Filename: "q.sql", Line: 2, Column: 15}, "Object 'nowhere' not found"),
 			"q.sql:2:15: Object 'nowhere' not found\n | SELECT * FROM nowhere;\n |               ^\n"},
-		{"go error of a call", &exec.CallError{Err: errors.New("collect: bad"), Where: "input row +I[1]"},
+		{"go error of a call", &ptfop.CallError{Err: errors.New("collect: bad"), Where: "input row +I[1]"},
 			"collect: bad\nat input row +I[1]\n"},
 		{"plain", errors.New("boom"), "boom\n"},
 		{"long line", &jsError{msg: "m.js:1:150: m: TypeError", line: strings.Repeat("a", 149) + "X" + strings.Repeat("b", 200), col: 150},

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -77,14 +78,14 @@ func (s *Session) inspectRows(tx state.Tx, uid string, filter []byte, timers boo
 	var rows [][]string
 	if timers {
 		err := tx.Scan(exec.TimerNamespace(uid), filter, func(k, v []byte) error {
-			enc, name, ts, named, err := exec.DecodeTimerEntry(k, v)
+			enc, name, ts, named, err := ptfop.DecodeTimerEntry(k, v)
 			if err != nil || (filter != nil && !bytes.Equal(enc, filter)) {
 				return err
 			}
 			if !named {
 				name = "(unnamed)"
 			}
-			rows = append(rows, []string{exec.DescribeKey(enc), name, fmt.Sprintf("%d (%s)", ts, types.FormatValue(types.Instant{Millis: ts}, types.TypeTimestampLTZ)), strconv.FormatInt(ts, 10)})
+			rows = append(rows, []string{ptfop.DescribeKey(enc), name, fmt.Sprintf("%d (%s)", ts, types.FormatValue(types.Instant{Millis: ts}, types.TypeTimestampLTZ)), strconv.FormatInt(ts, 10)})
 			return nil
 		})
 		return rows, err
@@ -95,8 +96,8 @@ func (s *Session) inspectRows(tx state.Tx, uid string, filter []byte, timers boo
 	}
 	prefix := "state/" + uid + "/"
 	for _, ns := range names {
-		if entry, kind, ok := exec.ViewEntryOf(ns, uid); ok {
-			vr, err := exec.DescribeView(tx, ns, entry, kind, filter)
+		if entry, kind, ok := ptfop.ViewEntryOf(ns, uid); ok {
+			vr, err := ptfop.DescribeView(tx, ns, entry, kind, filter)
 			if err != nil {
 				return nil, err
 			}
@@ -112,7 +113,7 @@ func (s *Session) inspectRows(tx state.Tx, uid string, filter []byte, timers boo
 				return nil
 			}
 			written, value := describeValue(s.cfg.Loader, v)
-			rows = append(rows, []string{exec.DescribeKey(k), entry, value, written})
+			rows = append(rows, []string{ptfop.DescribeKey(k), entry, value, written})
 			return nil
 		})
 		if err != nil {

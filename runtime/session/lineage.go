@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -14,7 +15,7 @@ func (s *Session) lineage() bool {
 	if s.whyOnce {
 		return true
 	}
-	on, _ := settings.Get[bool](s.settings, exec.SetLineage)
+	on, _ := settings.Get[bool](s.settings, ptfop.SetLineage)
 	return on
 }
 
@@ -29,7 +30,7 @@ func (s *Session) explainWhy(ctx context.Context, st *sqlmini.Statement) error {
 func whyNotNotes(ex *exec.Execution) []string {
 	var notes []string
 	for _, call := range ex.Ptfs {
-		if w := call.Main().WhyNot(); w != "" {
+		if w := call.WhyNot(); w != "" {
 			notes = append(notes, w)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
@@ -73,7 +73,7 @@ func runProbe(t *testing.T, p probe, keyOf func(i int) string, n, par int) strin
 
 // keysOnWorkers returns two keys that go to different workers of two.
 func keysOnWorkers(t *testing.T) (a, b string) {
-	w := func(k string) int { return exec.WorkerOf(types.Row{Fields: []any{k}}, []int{0}, 2) }
+	w := func(k string) int { return ptfop.WorkerOf(types.Row{Fields: []any{k}}, []int{0}, 2) }
 	for i := 0; i < 100; i++ {
 		k := "k" + strconv.Itoa(i)
 		if w(k) == 0 && a == "" {

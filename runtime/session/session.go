@@ -14,6 +14,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/plan"
@@ -774,7 +775,7 @@ func describeOutput(def *ptf.FuncDef) string {
 	if def.Scalar != nil {
 		return def.Output.String()
 	}
-	return plan.OutputSchema(def.Output).RowType().String()
+	return ptfop.OutputSchema(def.Output).RowType().String()
 }
 
 func plural(n int64, word string) string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 )
@@ -45,23 +46,23 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 	positions, _ := settings.Get[string](s.settings, connector.SetSourcePositions)
 	ex.ResetSources = positions == "reset"
 	ex.TraceFilter = s.cfg.TraceFilter // --trace-key and the like, unless SET
-	if _, set := s.settings[exec.SetTraceKey]; set {
-		ex.TraceFilter.Key, _ = settings.Get[string](s.settings, exec.SetTraceKey)
+	if _, set := s.settings[ptfop.SetTraceKey]; set {
+		ex.TraceFilter.Key, _ = settings.Get[string](s.settings, ptfop.SetTraceKey)
 	}
-	if _, set := s.settings[exec.SetTraceFunction]; set {
-		ex.TraceFilter.Function, _ = settings.Get[string](s.settings, exec.SetTraceFunction)
+	if _, set := s.settings[ptfop.SetTraceFunction]; set {
+		ex.TraceFilter.Function, _ = settings.Get[string](s.settings, ptfop.SetTraceFunction)
 	}
-	if _, set := s.settings[exec.SetTraceLate]; set {
-		ex.TraceFilter.Late, _ = settings.Get[bool](s.settings, exec.SetTraceLate)
+	if _, set := s.settings[ptfop.SetTraceLate]; set {
+		ex.TraceFilter.Late, _ = settings.Get[bool](s.settings, ptfop.SetTraceLate)
 	}
 	filtered := ex.TraceFilter != exec.TraceFilter{}
-	if trace, _ := settings.Get[bool](s.settings, exec.SetTrace); trace || s.cfg.Trace || filtered {
+	if trace, _ := settings.Get[bool](s.settings, ptfop.SetTrace); trace || s.cfg.Trace || filtered {
 		ex.Trace = s.cfg.Err
 	}
-	incompatible, _ := settings.Get[string](s.settings, exec.SetOnIncompatible)
+	incompatible, _ := settings.Get[string](s.settings, ptfop.SetOnIncompatible)
 	ex.DiscardIncompatible = incompatible == "discard"
-	ex.CacheSize, _ = settings.Get[int](s.settings, exec.SetCacheSize)
-	ex.CacheBytes, _ = settings.Get[int64](s.settings, exec.SetCacheBytes)
+	ex.CacheSize, _ = settings.Get[int](s.settings, ptfop.SetCacheSize)
+	ex.CacheBytes, _ = settings.Get[int64](s.settings, ptfop.SetCacheBytes)
 	ex.EndOfInput, _ = settings.Get[bool](s.settings, SetEndOfInput)
 	if s.stepping != nil { // a step of a query on streams (stream.go)
 		ex.EndOfInput = false
@@ -70,14 +71,14 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 		}
 	}
 	ex.Parallelism = max(s.cfg.Parallelism, 1)
-	if _, ok := s.settings[exec.SetParallelism]; ok {
-		ex.Parallelism, _ = settings.Get[int](s.settings, exec.SetParallelism)
+	if _, ok := s.settings[ptfop.SetParallelism]; ok {
+		ex.Parallelism, _ = settings.Get[int](s.settings, ptfop.SetParallelism)
 	}
 	ex.MaxTimerFirings, _ = settings.Get[int](s.settings, SetMaxTimerFirings)
 	ex.Lineage = s.lineage()
 	seed := s.cfg.ShuffleSeed
-	if _, ok := s.settings[exec.SetShuffleSeed]; ok {
-		seed, _ = settings.Get[int64](s.settings, exec.SetShuffleSeed)
+	if _, ok := s.settings[ptfop.SetShuffleSeed]; ok {
+		seed, _ = settings.Get[int64](s.settings, ptfop.SetShuffleSeed)
 	}
 	if seed != 0 {
 		ex.Shuffle = rand.New(rand.NewPCG(uint64(seed), 0x5eed))
@@ -95,21 +96,12 @@ func (s *Session) processingTime() (string, bool) {
 }
 
 // timeNotes says what a person should know about time after a statement:
-// timers that fired only because the input ended, with no watermark seen.
+// timers that fired only because the input ended, with no watermark seen;
+// rows that ORDER BY dropped.
 func timeNotes(ex *exec.Execution) []string {
 	var notes []string
 	for _, call := range ex.Ptfs {
-		op := call.Main()
-		if op.EndFire > 0 && !op.SawWM {
-			notes = append(notes, fmt.Sprintf("note: %s: %s fired only at the end of input, as no watermark arrived before it (declare WATERMARK FOR <column> AS <column> - INTERVAL ... on the table so that timers fire as event time passes)",
-				op.Node.Fn, plural(int64(op.EndFire), "timer")))
-		}
-		for i, b := range op.Buffers {
-			if b != nil && b.Dropped > 0 {
-				notes = append(notes, fmt.Sprintf("note: %s: ORDER BY dropped %s of table argument '%s' that arrived late (at or before the watermark)",
-					op.Node.Fn, plural(b.Dropped, "row"), op.Node.Tables[i].Name))
-			}
-		}
+		notes = append(notes, call.Notes()...)
 	}
 	return notes
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/connector"
-	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -112,17 +112,17 @@ func (s *Session) settingText(st settings.Setting) string {
 		return s.resultMode()
 	case "sql-client.execution.result-mode":
 		return s.resultMode()
-	case exec.SetParallelism:
+	case ptfop.SetParallelism:
 		return strconv.Itoa(max(s.cfg.Parallelism, 1))
-	case exec.SetTrace:
+	case ptfop.SetTrace:
 		if s.cfg.Trace {
 			return "on"
 		}
-	case exec.SetTraceKey:
+	case ptfop.SetTraceKey:
 		return s.cfg.TraceFilter.Key
-	case exec.SetTraceFunction:
+	case ptfop.SetTraceFunction:
 		return s.cfg.TraceFilter.Function
-	case exec.SetTraceLate:
+	case ptfop.SetTraceLate:
 		if s.cfg.TraceFilter.Late {
 			return "on"
 		}

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -61,7 +62,6 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 			sk.Close()
 		}
 	}()
-	written := map[string]bool{}
 	for _, ins := range inserts {
 		var n exec.Node
 		var sk tableSink
@@ -74,10 +74,17 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 		if err != nil {
 			return err
 		}
-		if written[sinkTarget(sk)] {
-			return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
+		for _, other := range sinks {
+			switch {
+			case other.Table() == sk.Table():
+				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
+			case sameFileSinks(other, sk):
+				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes one file twice: '%s' of table '%s' is '%s' of table '%s' (%s); give each INSERT its own file",
+					sk.Table().Options["path"], sk.Table().Name, other.Table().Options["path"], other.Table().Name, howSame(other.Table(), sk.Table()))
+			case sinkTarget(other) == sinkTarget(sk):
+				return sqlmini.Errorf(ins.Table.Pos, "the statement set writes table '%s' twice; give each INSERT its own table", sk.Table().Name)
+			}
 		}
-		written[sinkTarget(sk)] = true
 		nodes = append(nodes, n)
 		sinks = append(sinks, sk)
 	}
@@ -130,6 +137,14 @@ func sinkTarget(sk tableSink) string {
 	return sk.(*connector.FileSink).Path()
 }
 
+// sameFileSinks reports whether two sinks write one file (by identity:
+// through a link, or a hard link).
+func sameFileSinks(a, b tableSink) bool {
+	fa, okA := a.(*connector.FileSink)
+	fb, okB := b.(*connector.FileSink)
+	return okA && okB && connector.SameFile(fa.Path(), fb.Path())
+}
+
 // planInsert plans one INSERT INTO: the query, with the casts and the
 // changelog form the table takes, and the table's file sink.
 func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, tableSink, error) {
@@ -179,15 +194,32 @@ func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, t
 	if n, err = sinkChangelog(t, n, pos); err != nil {
 		return nil, nil, err
 	}
-	path := connector.TablePath(t)
-	if connector.Reads(n, path) {
+	if src := connector.FileReader(n, connector.TablePath(t)); src == t {
 		return nil, nil, sqlmini.Errorf(pos, "INSERT INTO '%s' reads the table it writes ('%s'); write to another table", name, t.Options["path"])
+	} else if src != nil {
+		return nil, nil, sqlmini.Errorf(pos, "INSERT INTO '%s' writes '%s', which table '%s' reads ('%s': %s), so the INSERT would read the rows it writes; write to another file",
+			name, t.Options["path"], src.Name, src.Options["path"], howSame(src, t))
 	}
 	sk := connector.NewFileSink(t, pos, n.Schema(), s.cfg.Store, s.cfg.Err, strings.EqualFold(s.settings[connector.SetNotNullEnforcer], "DROP"))
 	if ins.Overwrite {
 		sk.SetOverwrite()
 	}
 	return n, sk, nil
+}
+
+// howSame says how two tables with different paths reach one file (or a
+// folder that holds it).
+func howSame(a, b *catalog.Table) string {
+	if fi, err := os.Stat(connector.TablePath(a)); err == nil && fi.IsDir() {
+		return "a folder that holds it"
+	}
+	switch {
+	case a.Options["path"] == b.Options["path"]:
+		return "the same path"
+	case connector.TablePath(a) == connector.TablePath(b):
+		return "the same file"
+	}
+	return "the same file, through a symbolic link or a hard link"
 }
 
 // checkSinkColumns checks that the query's columns fit the table's, by

@@ -10,6 +10,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/settings"
@@ -176,16 +177,16 @@ func (s *Session) streamWatermark(t *catalog.Table) (int64, bool) {
 }
 
 // planPTFs lists the PTF calls of a plan (a call used twice once).
-func planPTFs(n exec.Node) []*exec.PtfNode {
-	var out []*exec.PtfNode
-	seen := map[*exec.PtfNode]bool{}
+func planPTFs(n exec.Node) []*ptfop.Node {
+	var out []*ptfop.Node
+	seen := map[*ptfop.Node]bool{}
 	var walk func(exec.Node)
 	walk = func(n exec.Node) {
 		switch x := n.(type) {
 		case *exec.TeeNode: // a shared call: its children are the call's inputs
 			walk(x.In)
 			return
-		case *exec.PtfNode:
+		case *ptfop.Node:
 			if !seen[x] {
 				seen[x] = true
 				out = append(out, x)
@@ -288,10 +289,10 @@ func (s *Session) replay(ctx context.Context, pos sqlmini.Pos, first bool) error
 	// Fresh state: the last step left its state and timers for SHOW.
 	err = s.cfg.Store.Update(func(tx state.Tx) error {
 		for _, p := range planPTFs(n) {
-			if p.Uid == "" {
+			if p.UID == "" {
 				continue
 			}
-			if err := exec.DropUID(tx, p.Uid); err != nil {
+			if err := exec.DropUID(tx, p.UID); err != nil {
 				return err
 			}
 		}

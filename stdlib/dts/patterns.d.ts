@@ -23,17 +23,29 @@ declare module "ptfsh/patterns" {
     output: SqlType;
     /** Rows of a key less than this from the kept row are duplicates (default 1 hour). */
     within?: PatternDuration;
+    /** "arrival" (default): the first row to arrive, at once; "time": the earliest, once the watermark reaches it, as Flink's deduplication. */
+    by?: "arrival" | "time";
   }
-  interface DedupState { kept: number | null; dropped: number }
+  /** by: "arrival" keeps kept; by: "time" keeps last and the fields of TimeOrderState. */
+  interface DedupState extends Partial<TimeOrderState> { kept?: number | null; last?: number | null; dropped: number }
+  interface Pending { t: number; i: number; row: Record<string, unknown> }
+  interface TimeOrderState { pending: Pending[]; fired: number | null; late: number; seq: number }
+  /** What timeOrder returns: its state fields, and eval and onTimer over the pattern's state entry. */
+  interface TimeOrder {
+    state: TimeOrderState;
+    eval(ctx: Context, s: TimeOrderState, input: Row): void;
+    onTimer(ctx: Context, s: TimeOrderState): void;
+  }
 
-  interface SessionizeOptions extends PatternOptions<{ session_start: Date; session_end: Date; events: number }> {
-    /** Rows less than gap apart form one session (default 30 min). */
+  interface SessionizeOptions extends PatternOptions<{ session_start: Date; session_end: Date; events: number } & Record<string, unknown>> {
+    /** Rows at most gap apart form one session, as SESSION windows (default 30 min). */
     gap?: PatternDuration;
+    /** Columns computed over each session's rows: { total: "sum(amount)" }; count(*), count(col), sum, min, max, avg. */
+    aggregates?: Record<string, string>;
   }
-  interface SessionState {
-    start: number | null; last: number | null; events: number;
-    closedEnd: number | null; late: number; outOfOrder: number;
-  }
+  interface Accumulator { n: number; v: unknown }
+  interface OpenSession { start: number; end: number; events: number; acc: Accumulator[] }
+  interface SessionState { sessions: OpenSession[]; late: number }
 
   interface AbsenceOptions extends PatternOptions<{ last_seen: Date; silent_at: Date }> {
     /** Alert after this much event time without a row (default 1 hour). */
@@ -82,14 +94,26 @@ declare module "ptfsh/patterns" {
     size?: PatternDuration;
   }
   interface TopNEntry { v: number; t: number; i: number; label: string | null }
-  interface TopNState { windows: Record<string, TopNEntry[]>; emittedUpTo: number | null; late: number; seq: number }
+  interface TopNState { windows: Record<string, TopNEntry[]>; late: number; seq: number }
 
   interface EnrichOptions extends PatternOptions<Record<string, unknown>> {
     /** The ROW type of the columns to emit, of the input row and of the reference version, by name. */
     output: SqlType;
+    /** Drop a row that no version was valid for (JOIN), instead of emitting it with null fields (LEFT JOIN). */
+    inner?: boolean;
   }
   interface Held { t: number; row: Record<string, unknown> }
-  interface EnrichState { held: Held[]; versions: Held[] }
+  interface EnrichState { held: Held[]; versions: Held[]; prunedAt: number | null }
+
+  /** An aggregate of options.aggregates, as aggregates() reads it. */
+  interface Aggregate {
+    name: string;
+    type: SqlType;
+    empty(): Accumulator;
+    add(acc: Accumulator, row: Row | null): Accumulator;
+    merge(a: Accumulator, b: Accumulator): Accumulator;
+    result(acc: Accumulator): unknown;
+  }
 
   /** A pattern's declaration: state S under its state name, one table argument. */
   type PatternPTF<S> = PTF<Record<string, S>, { input: Row }>;
@@ -110,6 +134,10 @@ declare module "ptfsh/patterns" {
   export function topN(options: TopNOptions): PatternPTF<TopNState>;
   /** Each input row with the reference version valid at its time (an event-time temporal join). */
   export function enrich(options: EnrichOptions): PTF<Record<string, EnrichState>, { input: Row | null; reference: Row | null }>;
+  /** A key's rows in event-time order: process gets each once the watermark reaches it; rows at or before the last time read are late. */
+  export function timeOrder(name: string, pattern: string, process: (ctx: Context, s: any, row: Record<string, unknown>, t: number) => void): TimeOrder;
+  /** Reads { name: "sum(col)", ... } into accumulators; pattern names the caller in errors. */
+  export function aggregates(spec: Record<string, string> | undefined, pattern: string): Aggregate[];
   /** Milliseconds of a duration ("10 min"); what names the option in an error. */
   export function duration(d: PatternDuration, what: string): number;
 }

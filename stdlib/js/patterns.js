@@ -6,7 +6,7 @@
 //
 // and called with set semantics and on_time:
 //
-//   SELECT * FROM Sessions(input => TABLE clicks PARTITION BY user_id ORDER BY ts, on_time => DESCRIPTOR(ts));
+//   SELECT * FROM Sessions(input => TABLE clicks PARTITION BY user_id, on_time => DESCRIPTOR(ts));
 //
 // Every pattern keeps one value entry of state per key (named after the
 // pattern, or options.stateName) and says in its comment which event time
@@ -14,10 +14,14 @@
 // not its own: a pattern that compares a row with "now" through the
 // watermark decides by arrival order. These decide by the rows' own times
 // (tc.time()) and use timers only to emit results and to clean state.
-// Rows that arrive out of order break patterns that need order; call
-// those with ORDER BY (ts), which sorts each key's rows and drops the
-// rows that arrive late. A pattern that still sees a row out of order
-// drops it and counts it in its state (outOfOrder), which SHOW STATE shows.
+// sessionize, topN and enrich take rows in any order and drop late ones
+// as their SQL twins do (SESSION windows, a window Top-N, the event-time
+// temporal join); dedup with by: "time" reads rows in event-time order
+// as Flink's deduplication does. thresholdWithReset and changeDetection
+// need order: call them with ORDER BY (ts), which sorts each key's rows
+// and drops the rows that arrive late; a row they still see out of order
+// is dropped and counted in their state (outOfOrder), which SHOW STATE
+// shows.
 //
 // Inside another function: every pattern takes options.emit(ctx, out,
 // row) to collect its result differently (out is the pattern's output
@@ -27,7 +31,9 @@
 // called from the function's own (pass the same state object).
 //
 // Patterns: dedup, sessionize, absence, thresholdWithReset, changeDetection,
-// rateLimit, topN, enrich. Types: stdlib/dts/patterns.d.ts, in the
+// rateLimit, topN, enrich; helpers for patterns of your own: aggregates
+// (columns over a group of rows) and timeOrder (a key's rows in event-time
+// order). Types: stdlib/dts/patterns.d.ts, in the
 // globals.d.ts that ptfsh init writes and ptfsh check uses.
 
 /** duration reads "30 s", "10 min", "1 hour", "2 days", "500 ms" or a number of milliseconds. */
@@ -102,26 +108,55 @@ function rowOutput(o, pattern, extra) {
  * is less than `within` from it (either side), then forgets it.
  *
  * Event time: a row is a duplicate by the distance of its own time to the
- * kept row's time, never by the watermark; a timer at kept + within only
- * forgets the kept row (it checks that no later row was kept since). A
- * row at exactly kept + within is a new first row. Without ORDER BY,
- * "first" means first to arrive; with ORDER BY (ts) it is the earliest in
- * event time, and ties keep the row that came first. A row whose time +
- * within is at or before the watermark is too late: the row it would
- * duplicate may have been forgotten, so it is dropped (counted in dropped
- * only while the key has state; call with ORDER BY to have such rows
- * dropped and counted in a note). Output: options.output,
- * a ROW type of the input's columns to keep and window_end (when
- * duplicates of this row stop being dropped), filled by name; Flink
- * allows no PASS_COLUMNS_THROUGH with timers.
+ * kept row's time, never by the watermark. A row at exactly kept + within
+ * is a new first row. What "first" means is options.by:
+ *
+ * - by: "arrival" (the default): the first row to arrive, emitted at
+ *   once. A timer at kept + within forgets the kept row (it checks that
+ *   no later row was kept since). A row before the watermark (time <
+ *   watermark) that duplicates no kept row is too late: the row it would
+ *   duplicate may have been forgotten, so it is dropped (counted in
+ *   dropped while the key has state). With ORDER BY (ts), the first is
+ *   the earliest in event time (ties: the first to arrive) and ORDER BY
+ *   drops late rows.
+ * - by: "time": the earliest in event time, as Flink's deduplication
+ *   (ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) = 1) keeps it: rows
+ *   wait until the watermark reaches them and are read in time order (ties
+ *   in arrival order); a row at or before the last time the key has read
+ *   is late: dropped and counted (late). The key keeps the time of its
+ *   last kept row instead of forgetting it, as Flink keeps its state.
+ *
+ * Output: options.output, a ROW type of the input's columns to keep and
+ * window_end (when duplicates of this row stop being dropped), filled by
+ * name; Flink allows no PASS_COLUMNS_THROUGH with timers.
  */
 export function dedup(options) {
   const o = opts(options, "dedup");
   const within = duration(o.within ?? "1 hour", "dedup: within");
   const name = o.stateName ?? "dedup";
+  const by = o.by ?? "arrival";
+  if (by !== "arrival" && by !== "time") throw new Error(`dedup: option 'by' must be "arrival" or "time", not '${by}'`);
   const emit = emitter(o);
+  const output = rowOutput(o, "dedup", "window_end TIMESTAMP_LTZ(3)");
+  if (by === "time") {
+    const order = timeOrder(name, "dedup", (ctx, s, row, t) => {
+      if (s.last !== null && t - s.last < within) {
+        s.dropped++;
+        return;
+      }
+      s.last = t;
+      emit(ctx, { ...row, window_end: new Date(t + within) }, row);
+    });
+    return {
+      output,
+      args: setArgs(false),
+      state: { [name]: { default: { last: null, dropped: 0, ...order.state } } },
+      eval(ctx, state, { input }) { order.eval(ctx, state[name], input); },
+      onTimer(ctx, state) { order.onTimer(ctx, state[name]); },
+    };
+  }
   return {
-    output: rowOutput(o, "dedup", "window_end TIMESTAMP_LTZ(3)"),
+    output,
     args: setArgs(false),
     state: { [name]: { default: { kept: null, dropped: 0 } } },
     eval(ctx, state, { input }) {
@@ -132,8 +167,9 @@ export function dedup(options) {
         return;
       }
       const wm = ctx.timeContext().currentWatermark();
-      if (wm !== null && t + within <= wm) {
-        // Too late: a row it duplicates may have been forgotten already.
+      if (wm !== null && t < wm) {
+        // Too late: a row it duplicates may have been forgotten already
+        // (a kept row k is forgotten once the watermark reaches k + within).
         if (s.kept !== null) s.dropped++;
         else ctx.clearState(name); // leave no state for a key without one
         return;
@@ -151,80 +187,190 @@ export function dedup(options) {
 }
 
 /**
- * sessionize groups a key's rows into sessions: rows less than `gap`
- * apart belong to one session, which closes when the watermark passes its
- * last row + gap; it emits one row per session (session_start,
- * session_end = last row + gap, events).
+ * timeOrder reads a key's rows in event-time order, as Flink's OVER
+ * windows do: a row waits (in state: pending) until the watermark reaches
+ * its time, and then process(ctx, s, row, t) gets it, rows in time order
+ * and ties in arrival order (row is a copy of the input row's columns).
+ * A row at or before the last time the key has read (fired) is late:
+ * dropped and counted (late). One named timer (the pattern's state name)
+ * waits for the earliest pending row. state is the fields it adds to the
+ * pattern's state; eval and onTimer take the pattern's state entry.
+ */
+export function timeOrder(name, pattern, process) {
+  return {
+    state: { pending: [], fired: null, late: 0, seq: 0 },
+    eval(ctx, s, input) {
+      const t = rowTime(ctx, pattern);
+      if (s.fired !== null && t <= s.fired) {
+        s.late++;
+        return;
+      }
+      s.pending.push({ t, i: s.seq++, row: fields(input) });
+      ctx.timeContext().registerOnTime(name, Math.min(...s.pending.map((p) => p.t)));
+    },
+    onTimer(ctx, s) {
+      if (ctx.currentTimer() !== name) return;
+      const now = ctx.timeContext().time();
+      const due = s.pending.filter((p) => p.t <= now).sort((a, b) => a.t - b.t || a.i - b.i);
+      s.pending = s.pending.filter((p) => p.t > now);
+      for (const p of due) {
+        s.fired = p.t;
+        process(ctx, s, p.row, p.t);
+      }
+      if (s.pending.length > 0) ctx.timeContext().registerOnTime(name, Math.min(...s.pending.map((p) => p.t)));
+    },
+  };
+}
+
+/**
+ * sessionize groups a key's rows into sessions as Flink's SESSION window
+ * does: each row opens a window [t, t + gap), and windows that overlap or
+ * touch merge, so rows at most `gap` apart share a session (a row at
+ * exactly last + gap joins it). A session closes when the watermark
+ * reaches its end - 1 (session_end = last row + gap), and emits one row:
+ * session_start, session_end, events and the aggregates asked for, with
+ * the rowtime end - 1 (Flink's window_time).
  *
- * Event time: membership is decided by the rows' times, never by the
- * watermark (a row at exactly last + gap starts a new session, as Flink's
- * SESSION windows do). A row earlier than the open session but less than
- * gap before it extends the session's start. A row earlier than the end
- * of a session already emitted is late: it is dropped and counted (late),
- * as a closed session cannot change. A row a gap or more before the open
- * session is out of order (call with ORDER BY): dropped and counted. A
- * row a gap or more after the open session's last row closes it at once
- * (its row then has this row's rowtime), since the watermark this row
- * sees is the one before it and the session's timer has not fired yet.
- * The end of input closes every open session.
+ * Event time: membership is decided by the rows' own times, in any
+ * order: a row that falls between two open sessions merges them, a row
+ * before an open session extends its start. A row that touches no open
+ * session and whose own window the watermark has passed (t + gap - 1 at
+ * or before the watermark it sees) is late: dropped and counted (late),
+ * as SESSION drops it. The end of input closes every open session.
+ *
+ * options.aggregates adds columns computed over each session's rows:
+ * { name: "sum(col)" } with count(*), count(col), sum, min, max or avg
+ * of an input column (nulls ignored, as SQL's; null when no row had a
+ * value). count is BIGINT and the others DOUBLE unless options.output
+ * says otherwise (e.g. "ROW<..., total INT>").
  */
 export function sessionize(options) {
   const o = opts(options, "sessionize");
   const gap = duration(o.gap ?? "30 min", "sessionize: gap");
   if (gap <= 0) throw new Error("sessionize: gap must be more than 0");
   const name = o.stateName ?? "session";
+  const aggs = aggregates(o.aggregates, "sessionize");
   const emit = emitter(o);
+  const extra = aggs.map((a) => `, ${a.name} ${a.type}`).join("");
   return {
-    output: o.output ?? "ROW<session_start TIMESTAMP_LTZ(3), session_end TIMESTAMP_LTZ(3), events BIGINT>",
+    output: o.output ?? `ROW<session_start TIMESTAMP_LTZ(3), session_end TIMESTAMP_LTZ(3), events BIGINT${extra}>`,
     args: setArgs(false),
-    state: { [name]: { default: { start: null, last: null, events: 0, closedEnd: null, late: 0, outOfOrder: 0 } } },
-    eval(ctx, state) {
+    state: { [name]: { default: { sessions: [], late: 0 } } },
+    eval(ctx, state, { input }) {
       const s = state[name];
       const t = rowTime(ctx, "sessionize");
-      if (s.closedEnd !== null && t < s.closedEnd) {
-        s.late++;
-        return;
-      }
-      if (s.start === null) {
-        s.start = t;
-        s.last = t;
-        s.events = 1;
-      } else if (t >= s.last) {
-        if (t - s.last >= gap) {
-          // The open session ended before this row: its timer has not
-          // fired yet because this row sees the watermark of the rows
-          // before it. Close it now (emitted at this row's time).
-          closeSession(ctx, s, emit);
-          s.start = t;
-          s.last = t;
-          s.events = 1;
+      let merged = { start: t, end: t + gap, events: 1, acc: aggs.map((a) => a.add(a.empty(), input)) };
+      const kept = [];
+      let touched = 0;
+      for (const x of s.sessions) {
+        if (x.start <= merged.end && x.end >= merged.start) {
+          merged = mergeSessions(merged, x, aggs);
+          touched++;
         } else {
-          s.last = t;
-          s.events++;
+          kept.push(x);
         }
-      } else if (t > s.start - gap) {
-        s.start = Math.min(s.start, t);
-        s.events++;
-      } else {
-        s.outOfOrder++;
+      }
+      const wm = ctx.timeContext().currentWatermark();
+      if (touched === 0 && wm !== null && merged.end - 1 <= wm) {
+        s.late++; // its window had closed: SESSION drops it too
         return;
       }
-      ctx.timeContext().registerOnTime(name, s.last + gap);
+      kept.push(merged);
+      kept.sort((a, b) => a.start - b.start);
+      s.sessions = kept;
+      ctx.timeContext().registerOnTime(name, Math.min(...kept.map((x) => x.end - 1)));
     },
     onTimer(ctx, state) {
       if (ctx.currentTimer() !== name) return;
       const s = state[name];
-      if (s.start !== null) closeSession(ctx, s, emit);
+      const now = ctx.timeContext().time();
+      const open = [];
+      for (const x of s.sessions) {
+        if (x.end - 1 > now) {
+          open.push(x);
+          continue;
+        }
+        const out = { session_start: new Date(x.start), session_end: new Date(x.end), events: x.events };
+        aggs.forEach((a, i) => { out[a.name] = a.result(x.acc[i]); });
+        emit(ctx, out, null);
+      }
+      s.sessions = open;
+      if (open.length > 0) {
+        ctx.timeContext().registerOnTime(name, Math.min(...open.map((x) => x.end - 1)));
+      } else if (s.late === 0) {
+        ctx.clearState(name); // no session open: nothing to keep
+      }
     },
   };
-  function closeSession(ctx, s, emit) {
-    const end = s.last + gap;
-    emit(ctx, { session_start: new Date(s.start), session_end: new Date(end), events: s.events }, null);
-    s.closedEnd = end;
-    s.start = null;
-    s.last = null;
-    s.events = 0;
+}
+
+function mergeSessions(a, b, aggs) {
+  return {
+    start: Math.min(a.start, b.start),
+    end: Math.max(a.end, b.end),
+    events: a.events + b.events,
+    acc: aggs.map((g, i) => g.merge(a.acc[i], b.acc[i])),
+  };
+}
+
+/**
+ * aggregates reads options.aggregates, { name: "sum(col)", ... }, into
+ * accumulators: empty() starts one, add(acc, row) adds a row's value,
+ * merge(a, b) joins two (sessions that merge), result(acc) is the value
+ * to emit. Accumulators are plain objects, kept in state.
+ */
+export function aggregates(spec, pattern) {
+  if (spec === undefined || spec === null) return [];
+  if (typeof spec !== "object" || Array.isArray(spec)) {
+    throw new Error(`${pattern}: option 'aggregates' must be an object of column names and functions, e.g. { total: "sum(amount)" }`);
   }
+  return Object.entries(spec).map(([out, text]) => {
+    const m = /^\s*(count|sum|min|max|avg)\s*\(\s*(\*|[A-Za-z_$][\w$]*)\s*\)\s*$/i.exec(String(text));
+    if (!m) {
+      throw new Error(`${pattern}: aggregate '${out}': '${text}' is not one of count(*), count(col), sum(col), min(col), max(col), avg(col)`);
+    }
+    const fn = m[1].toLowerCase();
+    const col = m[2];
+    if (col === "*" && fn !== "count") throw new Error(`${pattern}: aggregate '${out}': ${fn}(*) takes a column, e.g. ${fn}(amount)`);
+    const value = (row) => {
+      if (col === "*") return 1;
+      if (row === null || row === undefined) return null;
+      if (!(col in row)) throw new Error(`${pattern}: aggregate '${out}': the input has no column '${col}'`);
+      const v = row[col];
+      return v === null || v === undefined ? null : v;
+    };
+    const less = (a, b) => (a instanceof Date ? a.getTime() : a) < (b instanceof Date ? b.getTime() : b);
+    return {
+      name: out,
+      type: fn === "count" ? "BIGINT" : "DOUBLE",
+      empty: () => ({ n: 0, v: null }),
+      add(acc, row) {
+        const v = value(row);
+        if (v === null) return acc;
+        switch (fn) {
+          case "count": return { n: acc.n + 1, v: null };
+          case "sum": case "avg": return { n: acc.n + 1, v: (acc.v ?? 0) + Number(v) };
+          case "min": return { n: acc.n + 1, v: acc.v === null || less(v, acc.v) ? v : acc.v };
+          default: return { n: acc.n + 1, v: acc.v === null || less(acc.v, v) ? v : acc.v };
+        }
+      },
+      merge(a, b) {
+        if (a.n === 0) return b;
+        if (b.n === 0) return a;
+        switch (fn) {
+          case "count": return { n: a.n + b.n, v: null };
+          case "sum": case "avg": return { n: a.n + b.n, v: a.v + b.v };
+          case "min": return { n: a.n + b.n, v: less(b.v, a.v) ? b.v : a.v };
+          default: return { n: a.n + b.n, v: less(a.v, b.v) ? b.v : a.v };
+        }
+      },
+      result(acc) {
+        if (fn === "count") return acc.n;
+        if (acc.n === 0) return null;
+        return fn === "avg" ? acc.v / acc.n : acc.v;
+      },
+    };
+  });
 }
 
 /**
@@ -414,14 +560,16 @@ export function rateLimit(options) {
 
 /**
  * topN emits, per key and fixed window of `size` (aligned to the epoch),
- * the n rows of largest value, when the watermark passes the window's end:
- * rows (window_end, place, label, score) with place 1 the largest.
+ * the n rows of largest value, when the watermark reaches the window's
+ * end - 1 (as a TUMBLE window Top-N does): rows (window_end, place,
+ * label, score) with place 1 the largest, with the rowtime end - 1
+ * (Flink's window_time).
  *
- * Event time: a row goes to the window of its own time; the window is
- * emitted once, by a timer at its end, so a row for a window already
- * emitted is late: dropped and counted (late). Ties: equal values rank by
- * time, then by arrival. The end of input emits the windows left. A key
- * keeps the end of its last emitted window (emittedUpTo) to know late rows.
+ * Event time: a row goes to the window of its own time. A row whose
+ * window the watermark has passed (end - 1 at or before the watermark it
+ * sees) is late: dropped and counted (late), as the window Top-N drops
+ * it. Ties: equal values rank by arrival, as in Flink. The end of input
+ * emits the windows left.
  */
 export function topN(options) {
   const o = opts(options, "topN");
@@ -436,12 +584,13 @@ export function topN(options) {
   return {
     output: o.output ?? "ROW<window_end TIMESTAMP_LTZ(3), place INT, label STRING, score DOUBLE>",
     args: setArgs(false),
-    state: { [name]: { default: { windows: {}, emittedUpTo: null, late: 0, seq: 0 } } },
+    state: { [name]: { default: { windows: {}, late: 0, seq: 0 } } },
     eval(ctx, state, { input }) {
       const s = state[name];
       const t = rowTime(ctx, "topN");
       const start = Math.floor(t / size) * size;
-      if (s.emittedUpTo !== null && start + size <= s.emittedUpTo) {
+      const wm = ctx.timeContext().currentWatermark();
+      if (wm !== null && start + size - 1 <= wm) {
         s.late++;
         return;
       }
@@ -450,20 +599,20 @@ export function topN(options) {
       const label = labelCol === null ? null : input[labelCol] === null ? null : String(input[labelCol]);
       const w = (s.windows[start] ??= []);
       w.push({ v, t, i: s.seq++, label });
-      w.sort((a, b) => b.v - a.v || a.t - b.t || a.i - b.i);
+      w.sort((a, b) => b.v - a.v || a.i - b.i);
       if (w.length > n) w.length = n;
-      ctx.timeContext().registerOnTime(start + size);
+      ctx.timeContext().registerOnTime(start + size - 1);
     },
     onTimer(ctx, state) {
       if (ctx.currentTimer() !== null) return;
       const s = state[name];
       const now = ctx.timeContext().time();
-      const due = Object.keys(s.windows).map(Number).filter((k) => k + size <= now).sort((a, b) => a - b);
+      const due = Object.keys(s.windows).map(Number).filter((k) => k + size - 1 <= now).sort((a, b) => a - b);
       for (const k of due) {
         s.windows[k].forEach((e, r) => emit(ctx, { window_end: new Date(k + size), place: r + 1, label: e.label, score: e.v }, null));
         delete s.windows[k];
-        s.emittedUpTo = Math.max(s.emittedUpTo ?? 0, k + size);
       }
+      if (Object.keys(s.windows).length === 0 && s.late === 0) ctx.clearState(name);
     },
   };
 }
@@ -472,38 +621,60 @@ export function topN(options) {
  * enrich joins each row of `input` with the version of `reference` (a
  * second table argument, partitioned by the same key) that was valid at
  * the row's time: the latest reference row at or before it, as Flink's
- * event-time temporal join does. It emits the input row's columns and
- * the reference row's (the input's win when both have a name), null
- * fields when no version was valid yet (absent from what emit gets), by
- * the names of options.output.
+ * event-time temporal join (JOIN ... FOR SYSTEM_TIME AS OF) does. It
+ * emits the input row's columns and the reference row's (the input's win
+ * when both have a name), null fields when no version was valid yet
+ * (absent from what emit gets), by the names of options.output; with
+ * inner: true a row without a version is dropped instead (JOIN rather
+ * than LEFT JOIN).
  *
- * Event time: a row is held until the watermark passes its time (a timer
+ * Event time: a row is held until the watermark reaches its time (a timer
  * at it), because a reference row earlier in event time may still arrive
  * after it; the watermark of a call with two tables is the smaller of
- * theirs. Versions older than the one valid at the watermark are dropped.
- * A late input row (at or before the watermark) is joined with the
- * versions kept, so it may find a newer one than was valid at its time,
- * or none: call it with ORDER BY to drop late rows. A late reference row
- * counts for later input rows only. Ties: a reference row at exactly the
- * input row's time is valid for it. The end of input emits what is held.
+ * theirs. Once the watermark has passed, the versions older than the one
+ * valid at it are dropped, as the temporal join drops them; the held rows
+ * the same advance releases keep the versions they need until their own
+ * timers fire. A late input row (at or before the watermark) is held for
+ * the next advance and joined with the versions kept, so it may find a
+ * newer one than was valid at its time, or none: call it with ORDER BY to
+ * drop late rows. A late reference row counts for rows joined after it.
+ * Ties: a reference row at exactly the input row's time is valid for it,
+ * and of two at one time the later to arrive. The end of input emits
+ * what is held.
  */
 export function enrich(options) {
   const o = opts(options, "enrich");
   const name = o.stateName ?? "enrich";
   const emit = emitter(o);
+  const inner = o.inner === true;
   if (o.output === undefined) {
     throw new Error("enrich: option 'output' must be the ROW type of the columns to emit (of the input and the reference, besides the PARTITION BY columns): e.g. \"ROW<amount INT, rate DOUBLE>\"");
   }
+  // prune drops the versions older than the one valid at time t.
+  const prune = (s, t) => {
+    let keep = 0;
+    s.versions.forEach((x, i) => { if (x.t <= t) keep = i; });
+    if (keep > 0) s.versions = s.versions.slice(keep);
+  };
   return {
     output: o.output,
     args: [
       { name: "input", traits: ["SET_SEMANTIC_TABLE", "REQUIRE_ON_TIME"] },
       { name: "reference", traits: ["SET_SEMANTIC_TABLE", "REQUIRE_ON_TIME"] },
     ],
-    state: { [name]: { default: { held: [], versions: [] } } },
+    state: { [name]: { default: { held: [], versions: [], prunedAt: null } } },
     eval(ctx, state, { input, reference }) {
       const s = state[name];
       const t = rowTime(ctx, "enrich");
+      // The first row after the watermark moved drops the versions older
+      // than the one valid at it, as the temporal join does at each
+      // watermark: the held rows it reached have been joined (their
+      // timers fired before this row), and a late row joins what is left.
+      const wm = ctx.timeContext().currentWatermark();
+      if (wm !== null && wm !== s.prunedAt) {
+        prune(s, wm);
+        s.prunedAt = wm;
+      }
       if (reference) {
         s.versions.push({ t, row: fields(reference) });
         s.versions.sort((a, b) => a.t - b.t);
@@ -521,16 +692,18 @@ export function enrich(options) {
       for (const h of due) {
         let v = null;
         for (const x of s.versions) if (x.t <= h.t) v = x;
+        if (v === null && inner) continue;
         const out = {};
         if (v !== null) Object.assign(out, v.row);
         Object.assign(out, h.row);
         emit(ctx, out, null);
       }
-      // Keep the version valid at the watermark and those after it.
-      const wm = ctx.timeContext().currentWatermark() ?? now;
-      let keep = 0;
-      s.versions.forEach((x, i) => { if (x.t <= wm) keep = i; });
-      s.versions = s.versions.slice(keep);
+      // Keep the version valid at the watermark and those after it, and
+      // the ones that the rows still held need: this advance of the
+      // watermark may release more of them, at timers after this one.
+      let upTo = ctx.timeContext().currentWatermark() ?? now;
+      for (const h of s.held) upTo = Math.min(upTo, h.t);
+      prune(s, upTo);
     },
   };
 }

@@ -35,7 +35,10 @@ RESET 'ptfsh.end-of-input';
 -- 3. Sessions and silences from ptfsh/patterns: timers that a later row
 -- may overtake. A row sees the watermark the rows before it left, so
 -- Bob's 13:10 visit arrives before his 12:50 + 15 min timer fired; the
--- patterns compare times themselves (see stdlib/js/patterns.js).
+-- patterns compare times themselves (see stdlib/js/patterns.js). A
+-- session closes, as a SESSION window does, when the watermark reaches
+-- its end - 1 ms (its rowtime); Alice's 12:40 visit comes after the
+-- watermark passed the end of the session it would open: it is dropped.
 CREATE FUNCTION Sessions LANGUAGE JAVASCRIPT AS $$
 import { sessionize } from "ptfsh/patterns";
 export default sessionize({ gap: "15 min" });

@@ -1,0 +1,413 @@
+package ptfop
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"unsafe"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// keyedState is the value state of one PTF call by partition key: the live
+// keys, the warm tier of encoded records and the spill area (cache.go), what
+// the store holds, and the flush of it all at a checkpoint. The PTF operator
+// embeds it and serves ctx.state through it (host.go); each parallel
+// worker has its own. List and map state go through the store directly
+// (views.go).
+type keyedState struct {
+	uid, fn string
+	decls   []ptf.StateDecl
+	nss     []string       // the store namespace of each declared entry (stateNamespace)
+	codec   ptf.StateCodec // nil for a function without state
+	ex      *exec.Execution
+
+	// keys holds every partition key the call has in memory, by its
+	// encoding: live, or warm (cache.go). One map for both tiers keeps a
+	// key's way from warm to live at one lookup.
+	keys map[string]keySlot
+	// live are the live keys, the ring the eviction's clock hand goes
+	// round (keyState.slot is a key's place in it).
+	live      []*keyState
+	hand      int
+	warmBytes int64 // bytes of the warm records
+	// dirtyWarm are the keys evicted changed since the last periodic
+	// flush, which writes their warm records: a walk of every key in
+	// memory (100k) cost a checkpoint more than the writes. A key may be
+	// there twice, or be live again: the flush looks at its slot. Past
+	// as many entries as keys, dirtyAll replaces it: the flush walks them.
+	dirtyWarm []string
+	dirtyAll  bool
+	spilled   map[string]bool // keys with values in the spill area
+	// stored: the store held value state of this uid when the call
+	// began (or, with no filter, may hold some now). Keys written since
+	// go into written, so that a key new to this run is not looked up in
+	// the store.
+	stored  bool
+	written *keyFilter
+	// evictErr is an eviction that failed; the call that caused it reports it.
+	evictErr error
+	// loading: timers are being read inside a store transaction, so no
+	// spill (which writes) may happen.
+	loading bool
+	scratch []byte // the encoded key of the row being looked up
+	encBuf  []byte // a value being encoded (warmRecord)
+}
+
+// keySlot is a key's entry in keyedState.keys. A live key has its
+// keyState; a warm key has its values encoded in rec (warmRecord), and a
+// keyState only when it holds timers (then marked warm).
+type keySlot struct {
+	ks  *keyState
+	rec []byte
+}
+
+func newKeyedState(n *Node, ex *exec.Execution) keyedState {
+	nss := make([]string, len(n.Def.State))
+	for i, sd := range n.Def.State {
+		nss[i] = exec.StateNamespace(n.UID, sd.Name)
+	}
+	return keyedState{uid: n.UID, fn: n.Fn, decls: n.Def.State, nss: nss, ex: ex, keys: map[string]keySlot{}, spilled: map[string]bool{}}
+}
+
+// release drops the keys held in memory once a final checkpoint has
+// written them: the statement is over, and the store's commit of a
+// large state needs the memory they hold (B with 1M keys: a third of
+// its peak). A key looked up after it is read back from the store.
+func (s *keyedState) release() {
+	s.keys, s.live, s.hand, s.warmBytes = map[string]keySlot{}, nil, 0, 0
+	s.dirtyWarm, s.dirtyAll = nil, false
+	s.stored = true
+}
+
+// keyString is the map key of an encoded key, sharing its bytes: enc is
+// never changed once it names a keyState.
+func keyString(enc []byte) string {
+	if len(enc) == 0 {
+		return ""
+	}
+	return unsafe.String(&enc[0], len(enc))
+}
+
+// stringBytes is the bytes of a map key without a copy, for the store's
+// Put, Get and Delete, which copy what they keep.
+func stringBytes(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// lookup returns the state of a partition key, making it live (from the
+// warm tier, or new); cur, the key being processed, is never evicted.
+func (s *keyedState) lookup(key []any, cur *keyState) *keyState {
+	enc := keycodec.Encode(key)
+	slot, ok := s.keys[string(enc)]
+	if ok && slot.ks != nil && !slot.ks.warm {
+		slot.ks.ref = true
+		return slot.ks
+	}
+	return s.add(key, enc, slot, cur)
+}
+
+// lookupRow is lookup of the partition key of a row: a key already live
+// costs no allocation.
+func (s *keyedState) lookupRow(r types.Row, cols []int, cur *keyState) *keyState {
+	s.scratch = keycodec.AppendPick(s.scratch[:0], r, cols)
+	return s.lookupEnc(s.scratch, r, cols, cur)
+}
+
+// lookupEnc is lookupRow with the key already encoded (enc, which it
+// copies if it keeps it).
+func (s *keyedState) lookupEnc(enc []byte, r types.Row, cols []int, cur *keyState) *keyState {
+	slot, ok := s.keys[string(enc)]
+	if ok && slot.ks != nil && !slot.ks.warm {
+		slot.ks.ref = true
+		return slot.ks
+	}
+	return s.add(keycodec.Pick(r, cols), bytes.Clone(enc), slot, cur)
+}
+
+// add makes a key live that is not: a warm one (slot, from keys) is
+// decoded, an unknown one starts empty (its values, if any, in the
+// store).
+func (s *keyedState) add(key []any, enc []byte, slot keySlot, cur *keyState) *keyState {
+	ks := slot.ks
+	if ks == nil {
+		ks = newKeyState(key, enc, len(s.decls))
+	}
+	s.makeLive(ks, slot.rec)
+	if err := s.maybeEvict(ks, cur); err != nil {
+		s.evictErr = err
+	}
+	return ks
+}
+
+func newKeyState(key []any, enc []byte, n int) *keyState {
+	ks := &keyState{key: key, enc: enc}
+	if n <= len(ks.one) {
+		ks.ents = ks.one[:n]
+	} else {
+		ks.ents = make([]stateEntry, n)
+	}
+	return ks
+}
+
+// makeLive puts ks into the live ring with the values of its warm record
+// rec (nil: none in memory).
+func (s *keyedState) makeLive(ks *keyState, rec []byte) {
+	ks.warm, ks.ref = false, true
+	ks.slot = len(s.live)
+	s.live = append(s.live, ks)
+	s.keys[keyString(ks.enc)] = keySlot{ks: ks}
+	if rec == nil {
+		return
+	}
+	s.warmBytes -= warmSize(ks.enc, rec)
+	ks.dirty, ks.noted = rec[0]&warmDirty != 0, rec[0]&warmNoted != 0
+	for i := range s.decls {
+		b, ok := warmEntry(rec, i)
+		if !ok || ks.ents[i].loaded {
+			continue
+		}
+		if len(b) < 8 {
+			ks.ents[i].val, ks.ents[i].loaded = nil, true
+			continue
+		}
+		v, err := s.codec.DecodeState(i, b[8:])
+		if err != nil {
+			s.evictErr = fmt.Errorf("%s: state %q of key (%s): %w", s.fn, s.decls[i].Name, exec.FormatKey(ks.key), err)
+			continue
+		}
+		// The write time goes back too: State applies the TTL to it.
+		e := &ks.ents[i]
+		e.val, e.loaded, e.touched = v, true, int64(binary.BigEndian.Uint64(b))
+	}
+}
+
+// promote makes a warm key that holds timers live again (a timer of it
+// fires).
+func (s *keyedState) promote(ks *keyState) {
+	if !ks.warm {
+		return
+	}
+	s.makeLive(ks, s.keys[keyString(ks.enc)].rec)
+	if err := s.maybeEvict(ks, nil); err != nil {
+		s.evictErr = err
+	}
+}
+
+// mayBeStored reports whether the store may hold value state of an
+// encoded key that is not in memory.
+func (s *keyedState) mayBeStored(enc []byte) bool {
+	return s.stored || s.spilled[string(enc)] || s.written.has(enc)
+}
+
+// noteWritten records that the store now holds a value of a key.
+func (s *keyedState) noteWritten(enc []byte) {
+	if s.written == nil {
+		s.written = newKeyFilter()
+	}
+	s.written.add(enc)
+}
+
+// keyFilter is a Bloom filter of encoded keys: has is never false for a
+// key added, and rarely true for another (an extra store read).
+type keyFilter struct {
+	seed maphash.Seed
+	bits []uint64
+}
+
+const keyFilterBits = 1 << 22 // 512 KiB: about 0.3 % false hits at 200k keys, 3 % at 500k
+
+func newKeyFilter() *keyFilter {
+	return &keyFilter{seed: maphash.MakeSeed(), bits: make([]uint64, keyFilterBits/64)}
+}
+
+// probes are the filter's three bit positions of a key.
+func (f *keyFilter) probes(enc []byte) [3]uint64 {
+	h := maphash.Bytes(f.seed, enc)
+	lo, hi := h&(keyFilterBits-1), (h>>32)|1
+	return [3]uint64{lo, (lo + hi) & (keyFilterBits - 1), (lo + 2*hi) & (keyFilterBits - 1)}
+}
+
+func (f *keyFilter) add(enc []byte) {
+	for _, p := range f.probes(enc) {
+		f.bits[p/64] |= 1 << (p % 64)
+	}
+}
+
+func (f *keyFilter) has(enc []byte) bool {
+	if f == nil {
+		return false
+	}
+	for _, p := range f.probes(enc) {
+		if f.bits[p/64]&(1<<(p%64)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// storeHasState reports whether the store holds value state of the call's
+// uid. An error of the store (a damaged file) is the statement's: taken
+// for "no state", it would let the next checkpoint overwrite the state.
+func (s *keyedState) storeHasState() (bool, error) {
+	found := false
+	err := s.ex.Store.View(func(tx state.Tx) error {
+		for _, sd := range s.decls {
+			err := tx.Scan(exec.StateNamespace(s.uid, sd.Name), nil, func(k, v []byte) error {
+				found = true
+				return errStopScan
+			})
+			if err != nil && !errors.Is(err, errStopScan) {
+				return err
+			}
+			if found {
+				return nil
+			}
+		}
+		return nil
+	})
+	return found, err
+}
+
+// flushValues writes the changed value state (live and warm) to tx and moves
+// the spilled values into place. With inOrder (a final checkpoint) the
+// keys go in key order: the store keeps writes that come in key order in
+// a log, with no map and no sort (state/bolt.go). A periodic checkpoint
+// commits in the background, which sorts the buffered keys there, so it
+// takes them as they come: the live keys, then the warm ones of
+// dirtyWarm (or of a walk, when dirtyAll).
+func (s *keyedState) flushValues(tx state.Tx, inOrder bool) error {
+	if s.codec == nil {
+		return nil
+	}
+	if !inOrder {
+		return s.flushPeriodic(tx)
+	}
+	s.dirtyWarm, s.dirtyAll = nil, false
+	var dirty []string
+	for k, slot := range s.keys {
+		if (slot.ks != nil && !slot.ks.warm && slot.ks.dirty) || slot.warmChanged() {
+			dirty = append(dirty, k)
+		}
+	}
+	slices.Sort(dirty)
+	var b []byte
+	var err error
+	for _, k := range dirty {
+		if slot := s.keys[k]; slot.ks != nil && !slot.ks.warm {
+			b, err = s.flushLive(tx, slot.ks, b)
+		} else {
+			err = s.flushWarm(tx, k, slot.rec)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return s.flushSpill(tx)
+}
+
+// flushPeriodic is flushValues for a periodic checkpoint: the changed
+// live keys, then the changed warm ones of dirtyWarm (or, when dirtyAll,
+// of a walk of every key), as they come.
+func (s *keyedState) flushPeriodic(tx state.Tx) error {
+	var b []byte
+	var err error
+	for _, ks := range s.live {
+		if ks.dirty {
+			if b, err = s.flushLive(tx, ks, b); err != nil {
+				return err
+			}
+		}
+	}
+	flush := func(k string, slot keySlot) error {
+		if !slot.warmChanged() {
+			return nil // flushed already, spilled, or live again
+		}
+		return s.flushWarm(tx, k, slot.rec)
+	}
+	if s.dirtyAll {
+		for k, slot := range s.keys {
+			if err := flush(k, slot); err != nil {
+				return err
+			}
+		}
+		s.dirtyAll = false
+	}
+	for _, k := range s.dirtyWarm {
+		if err := flush(k, s.keys[k]); err != nil {
+			return err
+		}
+	}
+	clear(s.dirtyWarm)
+	s.dirtyWarm = s.dirtyWarm[:0]
+	return s.flushSpill(tx)
+}
+
+// warmChanged reports whether a key's slot holds a warm record (the key
+// is not live) changed since the last checkpoint.
+func (slot keySlot) warmChanged() bool {
+	return slot.rec != nil && slot.rec[0]&warmDirty != 0 && (slot.ks == nil || slot.ks.warm)
+}
+
+// flushLive writes the entries of a live key to tx; b is a buffer to
+// encode into, returned for the next key.
+func (s *keyedState) flushLive(tx state.Tx, ks *keyState, b []byte) ([]byte, error) {
+	for i := range s.decls {
+		e := &ks.ents[i]
+		if !e.loaded {
+			continue
+		}
+		if e.val == nil {
+			if err := tx.Delete(s.nss[i], ks.enc); err != nil {
+				return b, err
+			}
+			continue
+		}
+		// Put copies the value, so one buffer serves every key.
+		var err error
+		if b, err = s.encodeEntry(b[:0], ks, i); err != nil {
+			return b, err
+		}
+		if err := tx.Put(s.nss[i], ks.enc, b); err != nil {
+			return b, err
+		}
+	}
+	if !ks.noted {
+		s.noteWritten(ks.enc) // a key evicted clean later reads it back
+		ks.noted = true
+	}
+	ks.dirty = false
+	return b, nil
+}
+
+// writeTime is the processing time an entry was last written at: taken
+// now for an entry without TTL, whose accesses do not read the clock.
+func (s *keyedState) writeTime(e *stateEntry) int64 {
+	if e.touched == 0 {
+		e.touched = s.ex.Now()
+	}
+	return e.touched
+}
+
+// encodeEntry appends the stored form of entry i of a live key to b: the
+// processing time it was last written at (so that TTL holds across runs),
+// then its encoding.
+func (s *keyedState) encodeEntry(b []byte, ks *keyState, i int) ([]byte, error) {
+	e := &ks.ents[i]
+	b = binary.BigEndian.AppendUint64(b, uint64(s.writeTime(e)))
+	b, err := s.codec.AppendState(b, i, e.val)
+	if err != nil {
+		return nil, fmt.Errorf("%s: state %q of key (%s): %w", s.fn, s.decls[i].Name, exec.FormatKey(ks.key), err)
+	}
+	return b, nil
+}

@@ -1,0 +1,892 @@
+package ptfop
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// Parallel PTF calls (--parallelism N, SET 'parallelism.default').
+//
+// A call that qualifies (parallelReason) runs its partitions on N workers.
+// Its operator is then a Parallel, the coordinator, which wraps N
+// ordinary Operators: each worker has an isolated instance
+// (FuncDef.NewIsolated: a JavaScript runtime of its own), its own state
+// cache, timers, ORDER BY buffers and output. The coordinator keeps one
+// more Operator, its main operator, that reads the inputs (in the order
+// parallelism 1 reads them: Operator.readNext) and keeps the call's event
+// time as the statement sees it (its watermarks, the end of input, the
+// counts the notes give); it never calls the function. The coordinator
+// reads its input in batches of up to parBatch events, ending a batch at
+// the end of the input. A row goes to the worker hash(partition key) mod N
+// (with row semantics, row k to worker k mod N: its rows belong to no
+// key); watermarks and the ends of the inputs go to every worker, so that
+// each worker's event time is, event for event, that of parallelism 1.
+// The workers run the batch concurrently, each its own events in input
+// order, and record every call they make (parCall): the outputs it
+// collected, the timers it registered, its console output.
+//
+// The coordinator then hands out the calls in the order parallelism 1
+// makes them. For a row, that is the row's call. For a watermark (or the
+// end of input), it is first the rows the ORDER BY buffers release, merged
+// over the workers in ORDER BY order (time, the further keys, arrival:
+// the coordinator numbers the rows in arrival order), then the timers that
+// fire, merged by time and then by their place in the call's order of
+// registration (timer.gseq: the coordinator numbers each registration as
+// it hands out the call that made it, which is the numbering of
+// parallelism 1), then the watermark itself. Each worker's calls are in
+// that order already, so the merge takes, of the workers' next calls, the
+// first. The output, the console output and the errors are therefore
+// those of parallelism 1, row for row.
+//
+// The batches go through a pipeline: each worker is a goroutine that runs
+// the batches in turn as they come, up to parDepth of them read ahead, so
+// that a worker never waits for the others, nor for the coordinator while
+// it reads or hands out: reading, running and printing overlap, and a
+// worker that had more rows in one batch catches up in the next. Before a
+// checkpoint is due the coordinator reads no batch ahead: checkpoints are
+// taken when no batch runs, so they see every worker
+// drained. State, timers and buffered rows are kept under the same keys as
+// at parallelism 1 (timers with their registration order over the whole
+// call), so a checkpoint resumes at any parallelism.
+//
+// An error in a worker stops that worker; the others stop after the event
+// of the failing one, so the error the statement reports is the one of the
+// earliest failing call, as at parallelism 1, with the outputs of the
+// events before it handed out first (those of the failing event are lost,
+// as at parallelism 1, where the error leaves the operator before them).
+
+// SetParallelism is Flink's option for the default parallelism.
+const SetParallelism = "parallelism.default"
+
+// parBatch is how many input events a parallel call reads before it runs them.
+const parBatch = 4096
+
+// parDepth is how many batches a parallel call keeps running, the one it
+// hands out next included. On a machine whose cores other processes share,
+// a deeper queue keeps the workers busy while the coordinator waits for a
+// core (the flights alert: 1.48x at four, 1.31x at two). A worker that is
+// always inside a call is often seen by the memory guard (ptf.max-memory)
+// in a call that only seems long because its thread waited; the guard,
+// one for the process, then only reads counters (script/memguard.go) and
+// forces no collection unless the heap grew by the limit.
+const parDepth = 4
+
+// parallelReason says why call n runs on one worker ("" when it may run on
+// several).
+func parallelReason(n *Node, ex *exec.Execution) string {
+	switch {
+	case n.Def.NewIsolated == nil:
+		return "its instances cannot run apart (no isolated runtime, e.g. a built-in function)"
+	case len(n.Tables) == 0:
+		return "it takes no table argument"
+	case len(n.Tables) == 1 && !n.Tables[0].Set && len(n.Def.State) > 0:
+		return "row semantics with state (one key for every row)"
+	case !n.Mode.IsInsertOnly():
+		return "updating input or output"
+	case ex.Trace != nil:
+		return "tracing"
+	case ex.Lineage:
+		return "lineage"
+	case ex.Timeline != nil: // its events in the order they happen (timeline.go)
+		return "a timeline"
+	case ex.DefaultTTL > 0:
+		return "state TTL"
+	}
+	for _, t := range n.Tables {
+		switch {
+		case len(n.Tables) > 1 && !t.Set:
+			return "a table argument with row semantics beside others"
+		case t.Set && len(t.Partition) == 0 && len(n.Tables) == 1:
+			return "its table argument has no PARTITION BY"
+		case t.Set && len(t.Partition) == 0:
+			return "table argument '" + t.Name + "' has no PARTITION BY"
+		case !t.In.Changelog().IsInsertOnly():
+			return "updating input or output"
+		}
+	}
+	for _, sd := range n.Def.State {
+		if sd.TTLSet && sd.TTL > 0 {
+			return "state TTL"
+		}
+	}
+	return ""
+}
+
+// parItem is one event of a batch: a row for one worker, a watermark or
+// an end for every worker, or a tick for none.
+type parItem struct {
+	ev exec.Event
+	in int // the input it came from
+	w  int // the worker of a row; -1: every worker; -2: none
+	// seq is a row's place in arrival order, for an input with ORDER BY.
+	seq uint64
+	// dropped: the worker dropped the row as late (ORDER BY).
+	dropped bool
+	// klo, khi: a row's encoded partition key, parWork.keys[klo:khi],
+	// which the coordinator made to route it; khi 0: none.
+	klo, khi int32
+}
+
+// parCall is what a worker recorded of one call of eval or onTimer.
+type parCall struct {
+	lo, hi   int    // its outputs: outs[w][lo:hi] of its batch
+	rlo, rhi int    // the timers it registered: regs[w][rlo:rhi]
+	con      []byte // its console output
+	err      error
+	// fire is the timer it fired (nil: eval); time and wm are the timer's
+	// time and the watermark that fired it.
+	fire     *timer
+	time, wm int64
+	// released: eval of a row an ORDER BY buffer released, ent.
+	released bool
+	ent      sortEntry
+}
+
+// parRec is a worker's record of its calls in the running batch; the
+// operator's hooks (recStart, recRow, recFire) fill it.
+type parRec struct {
+	calls   []parCall
+	lo, rlo int // where the outputs and registrations of the call began
+	cb      consoleBuffer
+}
+
+// parWork is a batch of input events and what the workers made of it.
+type parWork struct {
+	items []parItem
+	// keys holds the encoded partition keys of the rows (parItem.klo):
+	// the worker looks its key state up with them instead of encoding the
+	// key again from a row another core decoded (B at two workers: a
+	// twelfth of its time).
+	keys  []byte
+	idx   [][]int        // per worker, indexes into items of its events
+	spans [][][2]int     // per worker, per event it ran: its calls, calls[w][lo:hi]
+	errs  []parErr       // per worker, its first error
+	outs  [][]exec.Event // per worker, the rows its calls collected
+	calls [][]parCall    // per worker, its calls
+	regs  [][]*timer     // per worker, the timers its calls registered
+	last  bool           // the inputs ended: no batch follows
+	inErr error          // an input error that ended the batch's reading
+	base  int64          // the number of its first item among all the call read
+	// pending counts the workers still running it; the last closes done.
+	pending atomic.Int32
+	done    chan struct{}
+}
+
+// Parallel runs a PTF call on several workers (see above). It is the
+// call's Stream and Call; its outputs are queued in the main operator's
+// Out, so that the watermarks and ticks the main operator makes go out in
+// their place.
+type Parallel struct {
+	main    *Operator       // reads the input and keeps the call's event time
+	workers []*Operator     // run the rows, each with an instance of its own
+	queue   []*parWork      // read and running, oldest first
+	free    []*parWork      // handed out, to reuse
+	feeds   []chan *parWork // per worker, the batches it is to run
+	running sync.WaitGroup  // the workers' goroutines
+	readEnd bool            // the last batch, or an input error, was read
+	read    int64           // events read
+	stop    atomic.Int64    // the number of the earliest failing event (MaxInt64: none)
+	inErr   error           // an input or call error, reported after the outputs before it
+	// cons is console output of the calls, to replay as the outputs
+	// before which the calls printed it are handed out.
+	cons consoleQueue
+	// rows counts the rows handed out: with row semantics, row k goes to
+	// worker k mod N (a row of a table with row semantics belongs to no
+	// key, and Flink may hand it to any instance).
+	rows int
+	// arrival numbers the rows of inputs with ORDER BY as they are read.
+	arrival uint64
+	// gseq counts the timers registered over every worker, in the order
+	// of parallelism 1 (timerService.seq there).
+	gseq uint64
+	// during a hand-out: per worker, its next span, and the bounds of its
+	// calls of the event being handed out
+	cursor, at, lim []int
+	scratch         []byte
+}
+
+var _ exec.Call = (*Parallel)(nil)
+
+// parConsole is console output to replay before out[at] is handed out.
+type parConsole struct {
+	at int
+	b  []byte
+	cb consoleBuffer
+}
+
+type parErr struct {
+	seq int
+	err error
+}
+
+// consoleBuffer is implemented by isolated instances that keep console
+// output for the coordinator to replay in input order.
+type consoleBuffer interface {
+	TakeConsole() []byte
+	ReplayConsole([]byte) error
+}
+
+// newParallel wraps main, an opened call, with n workers; the timers and
+// buffered rows main restored go to the workers that own them. On an
+// error it closes what it opened, main included.
+func newParallel(main *Operator, spec ptf.CallSpec, n int) (*Parallel, error) {
+	p := &Parallel{main: main, cursor: make([]int, n), at: make([]int, n), lim: make([]int, n)}
+	node, ex := main.node, main.ex
+	ins := len(main.ins)
+	for i := 0; i < n; i++ {
+		inst, err := node.Def.NewIsolated(spec)
+		if err != nil {
+			p.Close()
+			return nil, fmt.Errorf("%s: %w", node.Fn, err)
+		}
+		w := &Operator{node: node, inst: inst, ex: ex, keyedState: newKeyedState(node, ex), views: newViewState(node, ex, main.ttl), ttl: main.ttl}
+		w.ctx = ptf.NewContext(host{w})
+		p.workers = append(p.workers, w)
+		if len(node.Def.State) > 0 {
+			codec, ok := inst.(ptf.StateCodec)
+			if !ok {
+				p.Close()
+				return nil, fmt.Errorf("%s declares state but its instance cannot keep state", node.Fn)
+			}
+			w.codec = codec
+			w.stored = main.stored
+		}
+		// The workers start at the restored event time (without firing
+		// anything: a restored timer at or before the watermark waits for
+		// the next one, as at parallelism 1).
+		w.ended = make([]bool, ins)
+		w.eventClock = eventClock{wm: main.wm, hasWM: main.hasWM, inWM: slices.Clone(main.inWM), inHas: slices.Clone(main.inHas), SawWM: main.SawWM}
+		w.buffers = make([]*sortBuffer, ins)
+		for j, b := range main.buffers {
+			if b != nil {
+				w.buffers[j] = newSortBuffer(b.timeCol, b.keys)
+			}
+		}
+		w.rec = &parRec{}
+		w.rec.cb, _ = inst.(consoleBuffer)
+	}
+	p.adopt()
+	p.stop.Store(math.MaxInt64)
+	for i, w := range p.workers {
+		w.timers.logging = true
+		feed := make(chan *parWork, parDepth)
+		p.feeds = append(p.feeds, feed)
+		p.running.Add(1)
+		go p.work(i, feed)
+	}
+	return p, nil
+}
+
+// adopt hands the timers and the ORDER BY rows that the main operator
+// restored to the workers that own their keys.
+func (p *Parallel) adopt() {
+	m, n := p.main, len(p.workers)
+	p.gseq = m.timers.seq
+	if len(m.timers.q) > 0 {
+		for _, t := range m.timers.q {
+			if t.dead {
+				continue
+			}
+			w := p.workers[workerOfKey(t.ks.enc, n)]
+			ks := w.lookup(t.ks.key, nil)
+			w.timers.register(ks, t.name, t.named, t.time)
+			nt := ks.unnamed[t.time]
+			if t.named {
+				nt = ks.named[t.name]
+			}
+			nt.seq, nt.gseq = t.seq, t.seq
+			w.timers.seq = max(w.timers.seq, t.seq)
+		}
+		for _, w := range p.workers {
+			w.timers.q.init()
+		}
+		// The main operator keeps none: the key states it made to read
+		// them hold no values.
+		m.timers = timerService{seq: m.timers.seq}
+		m.keys, m.live, m.hand, m.warmBytes = map[string]keySlot{}, nil, 0, 0
+		m.dirtyWarm, m.dirtyAll = nil, false
+	}
+	for j, b := range m.buffers {
+		if b == nil {
+			continue
+		}
+		t := &m.node.Tables[j]
+		for k, e := range b.h.entries {
+			w := k % n
+			if t.Set {
+				w = workerOfKey(keycodec.Encode(keycodec.Pick(e.row, t.Partition)), n)
+			}
+			p.workers[w].buffers[j].addSeq(e.row, e.ts, e.seq)
+		}
+		b.h.entries = nil
+		p.arrival = max(p.arrival, b.seq)
+	}
+}
+
+// Notes are the main operator's: it keeps the call's event time.
+func (p *Parallel) Notes() []string { return p.main.Notes() }
+
+// WhyNot is "": a call with lineage runs on one worker.
+func (p *Parallel) WhyNot() string { return "" }
+
+// Quiescent reports whether the call holds no output and no batch: a
+// parallel call that failed has handed out the rows before the failing
+// one, but its workers may have run rows after it, which no checkpoint
+// may record.
+func (p *Parallel) Quiescent() bool {
+	return p.main.Quiescent() && p.inErr == nil && len(p.queue) == 0
+}
+
+func (p *Parallel) Next() (exec.Event, error) {
+	m := p.main
+	for {
+		at := m.oi
+		if at >= len(m.out) {
+			at = -1
+		}
+		if err := p.cons.replay(at); err != nil {
+			return exec.Event{}, err
+		}
+		if ev, ok := m.pop(); ok {
+			return ev, nil
+		}
+		if m.done {
+			return exec.Event{Kind: exec.EvEnd}, nil
+		}
+		if err := p.step(); err != nil {
+			return exec.Event{}, err
+		}
+	}
+}
+
+// batch returns an empty batch.
+func (p *Parallel) batch() *parWork {
+	var b *parWork
+	if k := len(p.free); k > 0 {
+		b, p.free = p.free[k-1], p.free[:k-1]
+	} else {
+		n := len(p.workers)
+		b = &parWork{idx: make([][]int, n), spans: make([][][2]int, n), errs: make([]parErr, n),
+			outs: make([][]exec.Event, n), calls: make([][]parCall, n), regs: make([][]*timer, n)}
+	}
+	b.items, b.keys, b.last, b.inErr = b.items[:0], b.keys[:0], false, nil
+	for w := range b.idx {
+		b.idx[w], b.spans[w], b.errs[w] = b.idx[w][:0], b.spans[w][:0], parErr{}
+		clear(b.outs[w])
+		clear(b.calls[w])
+		clear(b.regs[w])
+		b.outs[w], b.calls[w], b.regs[w] = b.outs[w][:0], b.calls[w][:0], b.regs[w][:0]
+	}
+	b.base = p.read
+	b.done = make(chan struct{})
+	return b
+}
+
+// consoleQueue is console output kept for later: each entry is printed
+// just before the output at its index is handed on (replay).
+type consoleQueue struct {
+	cons []parConsole
+	ci   int // the next to print
+}
+
+func (q *consoleQueue) add(c parConsole) { q.cons = append(q.cons, c) }
+
+func (q *consoleQueue) empty() bool { return q.ci >= len(q.cons) }
+
+// replay writes the console output due before output at (all of it when
+// at < 0).
+func (q *consoleQueue) replay(at int) error {
+	for q.ci < len(q.cons) && (at < 0 || q.cons[q.ci].at <= at) {
+		c := q.cons[q.ci]
+		q.cons[q.ci] = parConsole{}
+		q.ci++
+		if err := c.cb.ReplayConsole(c.b); err != nil {
+			return err
+		}
+	}
+	if q.ci == len(q.cons) {
+		q.cons, q.ci = q.cons[:0], 0
+	}
+	return nil
+}
+
+// WorkerOf picks the worker, of n, of a row by a hash of its partition
+// key (the columns cols).
+func WorkerOf(r types.Row, cols []int, n int) int {
+	return workerOfKey(keycodec.Encode(keycodec.Pick(r, cols)), n)
+}
+
+// workerOfKey picks the worker, of n, of an encoded partition key: FNV-1a
+// of the encoding, mod n.
+func workerOfKey(enc []byte, n int) int {
+	h := uint32(2166136261)
+	for _, c := range enc {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	return int(h % uint32(n))
+}
+
+// step hands out the outputs of the next batch in the order of
+// parallelism 1, with the batches after it already running (see the
+// pipeline above).
+func (p *Parallel) step() error {
+	m := p.main
+	if p.inErr != nil {
+		return p.inErr
+	}
+	p.fill(false)
+	if len(p.queue) == 0 { // not reached: the last batch ends the call
+		m.done = true
+		return nil
+	}
+	cur := p.queue[0]
+	<-cur.done
+	p.queue[0] = nil
+	p.queue = p.queue[1:]
+	stopAt := -1
+	for _, e := range cur.errs {
+		if e.err != nil && (stopAt < 0 || e.seq < stopAt) {
+			stopAt = e.seq
+		}
+	}
+	p.fill(true) // the workers run on while cur is handed out
+	err := p.handOut(cur, stopAt)
+	p.free = append(p.free, cur)
+	switch {
+	case err != nil:
+		// The outputs before the failing event go out first, as at
+		// parallelism 1; the next step reports the error.
+		p.inErr = err
+		p.stop.Store(-1) // the batches after it run no more
+	case cur.inErr != nil:
+		p.inErr = cur.inErr
+	case cur.last:
+		m.done = true
+	}
+	return nil
+}
+
+// fill reads batches and hands them to the workers until parDepth run,
+// the inputs end, or a checkpoint is due (then the workers drain before
+// it); ahead: the batch to hand out next is read, these are extra, so a
+// checkpoint that is due stops it even with no batch running.
+func (p *Parallel) fill(ahead bool) {
+	for !p.readEnd && len(p.queue) < parDepth && p.inErr == nil {
+		if (ahead || len(p.queue) > 0) && p.main.ex.CheckpointDue(parBatch) {
+			return
+		}
+		b := p.batch()
+		p.readBatch(b)
+		p.read += int64(len(b.items))
+		p.readEnd = b.last || b.inErr != nil
+		b.pending.Store(int32(len(p.workers)))
+		for _, f := range p.feeds {
+			f <- b
+		}
+		p.queue = append(p.queue, b)
+	}
+}
+
+// handOut queues the outputs of batch b in the main operator's Out in the
+// order of parallelism 1, up to the failing item stopAt (-1: none); it
+// returns the error that stops the call.
+func (p *Parallel) handOut(b *parWork, stopAt int) error {
+	m := p.main
+	clear(p.cursor)
+	for i := range b.items {
+		it := &b.items[i]
+		mark := len(m.out)
+		err := p.handItem(b, it)
+		if err == nil && i == stopAt {
+			// a failure that no call recorded (an interruption, a panic)
+			for _, e := range b.errs {
+				if e.err != nil && e.seq == stopAt {
+					err = e.err
+				}
+			}
+		}
+		if err != nil {
+			m.out = m.out[:mark] // as at parallelism 1, the failing event's outputs are lost
+			return err
+		}
+	}
+	return nil
+}
+
+// span returns the calls worker w made for its next event of b.
+func (p *Parallel) span(b *parWork, w int) (lo, hi int) {
+	k := p.cursor[w]
+	p.cursor[w]++
+	if k >= len(b.spans[w]) {
+		return 0, 0 // the worker stopped before it
+	}
+	return b.spans[w][k][0], b.spans[w][k][1]
+}
+
+// handItem queues the outputs of one event of b.
+func (p *Parallel) handItem(b *parWork, it *parItem) error {
+	m := p.main
+	switch {
+	case it.ev.Kind == exec.EvRow:
+		lo, hi := p.span(b, it.w)
+		switch {
+		case it.dropped:
+			m.buffers[it.in].Dropped++
+		case lo == hi: // buffered by ORDER BY
+			m.quietRow()
+		default:
+			c := &b.calls[it.w][lo]
+			if err := p.hand(b, it.w, c); err != nil {
+				return err
+			}
+			if c.hi == c.lo {
+				m.quietRow()
+			}
+		}
+		return nil
+	case it.w == -1:
+		return p.handTime(b, it)
+	}
+	return m.process(it.in, it.ev)
+}
+
+// handTime queues the outputs of a watermark or an end: the rows the
+// ORDER BY buffer released, then the timers that fired, each merged over
+// the workers, then the watermark.
+func (p *Parallel) handTime(b *parWork, it *parItem) error {
+	m := p.main
+	for w := range p.workers {
+		p.at[w], p.lim[w] = p.span(b, w)
+	}
+	var keys []SortKey
+	if buf := m.buffers[it.in]; buf != nil {
+		keys = buf.keys
+	}
+	for {
+		best := -1
+		for w := range p.workers {
+			if p.at[w] == p.lim[w] || !b.calls[w][p.at[w]].released {
+				continue
+			}
+			if best < 0 || lessEntry(keys, b.calls[w][p.at[w]].ent, b.calls[best][p.at[best]].ent) {
+				best = w
+			}
+		}
+		if best < 0 {
+			break
+		}
+		c := &b.calls[best][p.at[best]]
+		p.at[best]++
+		if err := p.hand(b, best, c); err != nil {
+			return err
+		}
+	}
+	limit := m.ex.MaxTimerFirings
+	before, fired := p.gseq, 0
+	for {
+		best := -1
+		for w := range p.workers {
+			if p.at[w] == p.lim[w] {
+				continue
+			}
+			c, bc := &b.calls[w][p.at[w]], (*parCall)(nil)
+			if best >= 0 {
+				bc = &b.calls[best][p.at[best]]
+			}
+			if bc == nil || c.time < bc.time || c.time == bc.time && c.fire.gseq < bc.fire.gseq {
+				best = w
+			}
+		}
+		if best < 0 {
+			break
+		}
+		c := &b.calls[best][p.at[best]]
+		p.at[best]++
+		// The runaway guard of Operator.fireTimers, over the whole call.
+		if c.fire.gseq > before {
+			fired++
+		}
+		if limit > 0 && fired > limit {
+			return m.runawayError(c.wm)
+		}
+		if c.wm == exec.MaxWatermark {
+			m.EndFire++
+		}
+		if err := p.hand(b, best, c); err != nil {
+			return err
+		}
+	}
+	return m.process(it.in, it.ev)
+}
+
+// hand queues the outputs of call c of worker w, after its console output,
+// and numbers the timers it registered; it returns the call's error.
+func (p *Parallel) hand(b *parWork, w int, c *parCall) error {
+	m := p.main
+
+	if len(c.con) > 0 {
+		if cb := p.workers[w].rec.cb; cb != nil {
+			p.cons.add(parConsole{at: len(m.out), b: c.con, cb: cb})
+		}
+	}
+	if c.err != nil {
+		return c.err
+	}
+	for _, t := range b.regs[w][c.rlo:c.rhi] {
+		p.gseq++
+		t.gseq = p.gseq
+	}
+	m.out = append(m.out, b.outs[w][c.lo:c.hi]...)
+	return nil
+}
+
+// readBatch reads up to parBatch events of the inputs into b.
+func (p *Parallel) readBatch(b *parWork) {
+	m := p.main
+	n := len(p.workers)
+	for len(b.items) < parBatch {
+		in, ev, ok, err := m.readNext()
+		if err != nil {
+			b.inErr = err
+			break
+		}
+		if !ok {
+			b.last = true
+			break
+		}
+		it := parItem{ev: ev, in: in, w: -2}
+		switch ev.Kind {
+		case exec.EvRow:
+			t := &m.node.Tables[in]
+			if t.Set {
+				lo := len(b.keys)
+				b.keys = keycodec.AppendPick(b.keys, ev.Row, t.Partition)
+				it.w = workerOfKey(b.keys[lo:], n)
+				it.klo, it.khi = int32(lo), int32(len(b.keys))
+			} else {
+				it.w = p.rows % n
+				p.rows++
+			}
+			if m.buffers[in] != nil {
+				p.arrival++
+				it.seq = p.arrival
+			}
+			b.idx[it.w] = append(b.idx[it.w], len(b.items))
+		case exec.EvWatermark, exec.EvEnd:
+			it.w = -1
+			for w := range b.idx {
+				b.idx[w] = append(b.idx[w], len(b.items))
+			}
+		}
+		b.items = append(b.items, it)
+	}
+}
+
+// work is worker wi's goroutine: it runs the batches fed to it in turn,
+// until its feed is closed.
+func (p *Parallel) work(wi int, feed <-chan *parWork) {
+	defer p.running.Done()
+	w := p.workers[wi]
+	for b := range feed {
+		w.out, w.rec.calls, w.timers.log = b.outs[wi][:0], b.calls[wi][:0], b.regs[wi][:0]
+		if err := p.runWorker(wi, b); err != nil {
+			// lower the stop mark to the failing event
+			seq := b.base + int64(b.errs[wi].seq)
+			for {
+				cur := p.stop.Load()
+				if seq >= cur || p.stop.CompareAndSwap(cur, seq) {
+					break
+				}
+			}
+		}
+		b.outs[wi], b.calls[wi], b.regs[wi] = w.out, w.rec.calls, w.timers.log
+		w.out, w.rec.calls, w.timers.log = nil, nil, nil
+		if b.pending.Add(-1) == 0 {
+			close(b.done)
+		}
+	}
+}
+
+// runWorker runs worker w's items of batch b in order; it stops at its
+// first error or before an item past the stop mark.
+func (p *Parallel) runWorker(wi int, b *parWork) (err error) {
+	current := len(b.items)
+	defer func() {
+		// A panic on a worker goroutine would end the process: it becomes
+		// the worker's error instead (a bug of ptfsh, reported as one).
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error on parallel worker %d: %v; this is a bug in ptfsh: please report it with the statement and this message", wi, r)
+			b.errs[wi] = parErr{seq: current, err: err}
+		}
+	}()
+	if bt, ok := p.workers[wi].inst.(ptf.Batcher); ok {
+		// The worker's calls run in one batch, as on one worker (Operator.steps).
+		return bt.Batch(func() error { return p.runItems(wi, b, &current) })
+	}
+	return p.runItems(wi, b, &current)
+}
+
+// runItems runs worker wi's items of batch b (see runWorker); current is
+// the item it is at.
+func (p *Parallel) runItems(wi int, b *parWork, current *int) error {
+	w := p.workers[wi]
+	for _, i := range b.idx[wi] {
+		if b.base+int64(i) > p.stop.Load() {
+			return nil
+		}
+		*current = i
+		start := len(w.rec.calls)
+		err := w.ex.Ctx.Err()
+		if err != nil {
+			err = types.At(w.node.Pos, ptf.ErrInterrupted)
+		} else {
+			err = w.runItem(b, &b.items[i])
+		}
+		b.spans[wi] = append(b.spans[wi], [2]int{start, len(w.rec.calls)})
+		if err != nil {
+			b.errs[wi] = parErr{seq: i, err: err}
+			return err
+		}
+	}
+	return nil
+}
+
+// runItem runs one event of batch b on worker w.
+func (w *Operator) runItem(b *parWork, it *parItem) error {
+	switch {
+	case it.ev.Kind != exec.EvRow:
+		return w.process(it.in, it.ev)
+	case w.buffers[it.in] != nil:
+		it.dropped = !w.admit(it.in, it.ev.Row, it.seq)
+		return nil
+	}
+	w.recStart()
+	var enc []byte
+	if it.khi > 0 {
+		enc = b.keys[it.klo:it.khi:it.khi]
+	}
+	err := w.evalRowKey(it.in, it.ev.Row, enc)
+	w.record(parCall{err: err})
+	return err
+}
+
+// The hooks by which a worker records its calls; they do nothing in an
+// operator that is no worker (rec is nil).
+
+// recStart marks the beginning of a call.
+func (o *Operator) recStart() {
+	if r := o.rec; r != nil {
+		r.lo, r.rlo = len(o.out), len(o.timers.log)
+	}
+}
+
+// recRow records the call of a row an ORDER BY buffer released.
+func (o *Operator) recRow(e sortEntry, err error) {
+	if o.rec != nil {
+		o.record(parCall{released: true, ent: e, err: err})
+	}
+}
+
+// recFire records the firing of timer t (or the error that stopped it).
+func (o *Operator) recFire(t *timer, err error) {
+	if o.rec != nil {
+		o.record(parCall{fire: t, time: t.time, wm: o.wm, err: err})
+	}
+}
+
+func (o *Operator) record(c parCall) {
+	r := o.rec
+	c.lo, c.hi, c.rlo, c.rhi = r.lo, len(o.out), r.rlo, len(o.timers.log)
+	if r.cb != nil {
+		c.con = r.cb.TakeConsole()
+	}
+	r.calls = append(r.calls, c)
+}
+
+// Flush writes the call's event time, the workers' timers, buffered rows
+// and state to tx; final marks the end of the statement. It is called
+// between batches (CheckpointDue), when the workers are idle and every
+// call they made has been handed out, and at the end of the statement.
+func (p *Parallel) Flush(tx state.Tx, final bool) error {
+	m := p.main
+	// A statement that stopped pulling before the end (LIMIT) takes its
+	// final checkpoint with batches still running: they end first.
+	for _, b := range p.queue {
+		<-b.done
+	}
+	if err := m.flushMeta(tx, final); err != nil {
+		return err
+	}
+	if uid := m.node.UID; uid != "" {
+		if err := tx.DeleteNamespace(exec.TimerNamespace(uid)); err != nil {
+			return err
+		}
+		for _, w := range p.workers {
+			if err := w.timers.put(tx, uid, true); err != nil {
+				return err
+			}
+		}
+		for j, b := range m.buffers {
+			if b == nil {
+				continue
+			}
+			ns := exec.SortBufferNamespace(uid, m.node.Tables[j].Name)
+			if err := tx.DeleteNamespace(ns); err != nil {
+				return err
+			}
+			for _, w := range p.workers {
+				if err := w.buffers[j].put(tx, ns); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, w := range p.workers {
+		if err := w.views.prepare(tx); err != nil {
+			return err
+		}
+	}
+	for _, w := range p.workers {
+		if err := w.views.flush(tx); err != nil {
+			return err
+		}
+		if err := w.flushValues(tx, final); err != nil {
+			return err
+		}
+		if final {
+			w.release()
+		}
+	}
+	return nil
+}
+
+// Close closes the main operator (and so the input), lets the running
+// batches end (a statement that stopped runs no more of their events),
+// and closes the workers' instances.
+func (p *Parallel) Close() error {
+	first := p.main.Close()
+	p.stop.Store(-1)
+	for _, f := range p.feeds {
+		close(f)
+	}
+	p.feeds, p.queue = nil, nil
+	p.running.Wait()
+	for _, w := range p.workers {
+		if c, ok := w.inst.(interface{ Close() error }); ok {
+			if err := c.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}

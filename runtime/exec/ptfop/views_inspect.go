@@ -1,0 +1,142 @@
+package ptfop
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// SHOW STATE rows of list and map state (the layout is in views.go).
+
+// maxShownElements is how many elements of one list or map SHOW STATE
+// prints; a row then says how many more there are.
+const MaxShownElements = 20
+
+// viewEntryOf splits a list or map namespace of uid into its entry name
+// and kind; false for other namespaces.
+func ViewEntryOf(ns, uid string) (entry string, kind ptf.StateKind, ok bool) {
+	if rest, found := strings.CutPrefix(ns, "list/"+uid+"/"); found {
+		return rest, ptf.ListState, true
+	}
+	if rest, found := strings.CutPrefix(ns, "map/"+uid+"/"); found {
+		return rest, ptf.MapState, true
+	}
+	return "", ptf.ValueState, false
+}
+
+// describeView returns SHOW STATE rows (key, state, value, written at) for
+// list or map namespace ns: one per element (s[0], s[1], ...) or entry
+// (m[key]), at most maxShownElements per key. filter, if not nil, is the
+// encoded partition key to show.
+func DescribeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []byte) ([][]string, error) {
+	var rows [][]string
+	var group []byte // the partition key being read
+	var head int64   // its list's head
+	shown, more := 0, 0
+	endGroup := func() {
+		if more > 0 {
+			rows = append(rows, []string{DescribeKey(group), entry, fmt.Sprintf("(%d more)", more), ""})
+		}
+		shown, more = 0, 0
+	}
+	add := func(enc []byte, label string, rec []byte) {
+		if group == nil || !bytes.Equal(enc, group) {
+			endGroup()
+			group = bytes.Clone(enc)
+		}
+		if shown == MaxShownElements {
+			more++
+			return
+		}
+		shown++
+		value := fmt.Sprintf("x'%x'", rec)
+		if v, _, err := recordValue(rec); err == nil {
+			value = types.FormatValue(v, types.Type{})
+		}
+		rows = append(rows, []string{DescribeKey(enc), label, value, types.FormatValue(types.Instant{Millis: recordTime(rec)}, types.TypeTimestampLTZ)})
+	}
+	err := tx.Scan(ns, filter, func(k, v []byte) error {
+		if kind == ptf.ListState {
+			// A key's meta record comes first (0x00 sorts before the index
+			// tag), then its elements.
+			n := len(group)
+			if group != nil && len(k) == n+9 && bytes.HasPrefix(k, group) {
+				p, err := state.NewDecoder(k[n:]).Int64()
+				if err != nil {
+					return err
+				}
+				add(group, fmt.Sprintf("%s[%d]", entry, p-head), v)
+				return nil
+			}
+			if len(k) == 0 || k[len(k)-1] != 0 {
+				return fmt.Errorf("list state %q: unexpected key x'%x'", entry, k)
+			}
+			endGroup()
+			group = bytes.Clone(k[:len(k)-1])
+			_, h, _, err := decodeListMeta(v)
+			if err != nil {
+				return err
+			}
+			head = h
+			return nil
+		}
+		_, rest, err := recordValue(v)
+		if err == nil {
+			var key any
+			if key, _, err = exec.ReadValue(rest); err == nil {
+				ek := keycodec.AppendValue(nil, key)
+				if !bytes.HasSuffix(k, ek) {
+					return fmt.Errorf("map state %q: key x'%x' does not match its record", entry, k)
+				}
+				add(k[:len(k)-len(ek)], entry+"["+types.FormatValue(key, types.Type{})+"]", v)
+				return nil
+			}
+		}
+		return fmt.Errorf("map state %q: %w", entry, err)
+	})
+	endGroup()
+	return rows, err
+}
+
+// describeKey renders an encoded partition key without knowing its types.
+func DescribeKey(enc []byte) string {
+	if len(enc) == 0 || bytes.Equal(enc, keycodec.Empty) {
+		return "()"
+	}
+	d := state.NewDecoder(enc)
+	var parts []string
+	for !d.Done() {
+		switch d.Peek() {
+		case state.KindNull:
+			d.Null()
+			parts = append(parts, "NULL")
+		case state.KindBool:
+			v, _ := d.Bool()
+			parts = append(parts, fmt.Sprint(v))
+		case state.KindInt64:
+			v, _ := d.Int64()
+			parts = append(parts, fmt.Sprint(v))
+		case state.KindUint64:
+			v, _ := d.Uint64()
+			parts = append(parts, fmt.Sprint(v))
+		case state.KindFloat64:
+			v, _ := d.Float64()
+			parts = append(parts, fmt.Sprint(v))
+		case state.KindString:
+			v, _ := d.String()
+			parts = append(parts, v)
+		case state.KindBytes:
+			v, _ := d.Bytes()
+			parts = append(parts, fmt.Sprintf("x'%x'", v))
+		default:
+			return fmt.Sprintf("x'%x'", enc)
+		}
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}

@@ -1,0 +1,424 @@
+package sqlop
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/cep"
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
+	"github.com/ptfsh/ptfsh/runtime/types"
+)
+
+// MatchNode is MATCH_RECOGNIZE ... ONE ROW PER MATCH over an insert-only
+// input ordered by a rowtime attribute, as Flink 2.3's Match operator (a
+// CEP operator per partition): rows wait until the watermark passes their
+// time, then go to their partition's NFA in time order (rows of the same
+// time in the order of the other ORDER BY keys, then of arrival); each
+// match gives one row of the PARTITION BY columns and the measures. A row
+// at or before the watermark when it arrives is late and dropped.
+type MatchNode struct {
+	In        exec.Node
+	Partition []int // the PARTITION BY columns
+	Time      int   // the rowtime column ORDER BY starts with
+	Keys      []OrderKey
+	NFA       *cep.NFA
+	// Defines are the DEFINE conditions by variable (nil: TRUE), Measures
+	// the MEASURES in order.
+	Defines  []*MatchExpr
+	Measures []*MatchExpr
+	Sch      types.Schema
+	// Text is the clause as EXPLAIN shows it.
+	Text string
+}
+
+var _ exec.Node = (*MatchNode)(nil)
+
+// MatchExpr is an expression of DEFINE or MEASURES: Expr reads one value a
+// slot, which the operator fills from the rows of the match before each
+// evaluation.
+type MatchExpr struct {
+	Expr  expr.Expr
+	Slots []MatchSlot
+}
+
+// MatchSlot is one value an expression of a match reads: a column of one
+// row of a variable (Var -1: of any variable), counted from the first row
+// (First) or the last, or an aggregate over the rows of a variable, or
+// the time of the match (MATCH_ROWTIME).
+type MatchSlot struct {
+	Var     int
+	First   bool
+	Offset  int
+	Col     int
+	Agg     *AggCall
+	Rowtime bool
+	// RowtimeLTZ: MATCH_ROWTIME gives a TIMESTAMP_LTZ.
+	RowtimeLTZ bool
+}
+
+func (n *MatchNode) Schema() types.Schema           { return n.Sch }
+func (n *MatchNode) Changelog() types.ChangelogMode { return types.InsertOnly }
+func (n *MatchNode) Children() []exec.Node          { return []exec.Node{n.In} }
+func (n *MatchNode) Explain() string                { return "Match(" + n.Text + ")" }
+
+func (n *MatchNode) Open(ex *exec.Execution) (exec.Stream, error) {
+	if err := ex.InMemory("MATCH_RECOGNIZE keeps its rows and partial matches"); err != nil {
+		return nil, err
+	}
+	in, err := n.In.Open(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &matchStream{n: n, in: in, ex: ex, wm: minWatermark, keys: newMemMatchKeys()}, nil
+}
+
+// matchKey is one partition's state: its NFA state, the rows waiting for
+// the watermark, and the rows its matches hold, by event id.
+type matchKey struct {
+	key    []any
+	nfa    *cep.State
+	wait   []matchRow
+	held   map[int64]types.Row
+	arrive int64 // the order in which partitions first had a row
+}
+
+type matchRow struct {
+	ts   int64
+	sort []any
+	seq  int64
+	row  types.Row
+}
+
+// matchKeys keeps the partitions' states. The operator reaches them only
+// through it, so that they can move to the state store behind the cache
+// the other operators use.
+type matchKeys interface {
+	// Get returns the state of a partition, nil when it has none.
+	Get(key string) *matchKey
+	// Put stores the state of a partition.
+	Put(key string, k *matchKey)
+	// Delete drops the state of a partition.
+	Delete(key string)
+	// Keys returns the partitions that have state, in no fixed order.
+	Keys() []string
+}
+
+type memMatchKeys map[string]*matchKey
+
+func newMemMatchKeys() memMatchKeys { return memMatchKeys{} }
+
+func (m memMatchKeys) Get(key string) *matchKey    { return m[key] }
+func (m memMatchKeys) Put(key string, k *matchKey) { m[key] = k }
+func (m memMatchKeys) Delete(key string)           { delete(m, key) }
+func (m memMatchKeys) Keys() []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+type matchStream struct {
+	n       *MatchNode
+	in      exec.Stream
+	ex      *exec.Execution
+	wm      int64
+	keys    matchKeys
+	seq     int64 // event ids: the order rows reach an NFA
+	arrived int64
+	late    int64
+	out     exec.Queue
+}
+
+var (
+	_ exec.Stream       = (*matchStream)(nil)
+	_ exec.TimeOperator = (*matchStream)(nil)
+)
+
+func (s *matchStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
+
+// Time runs the partitions' rows up to the watermark (or the end) through
+// their NFAs.
+func (s *matchStream) Time(ev *exec.Event) error {
+	switch ev.Kind {
+	case exec.EvWatermark:
+		if ev.Wm > s.wm {
+			s.wm = ev.Wm
+			return s.release(ev.Wm)
+		}
+	case exec.EvEnd:
+		if s.ex.EndOfInput {
+			if err := s.release(exec.MaxWatermark); err != nil {
+				return err
+			}
+		}
+		if s.late > 0 {
+			s.ex.Notes = append(s.ex.Notes, "note: MATCH_RECOGNIZE dropped "+exec.Plural(s.late, "late row")+" (at or before the watermark when they arrived), as Flink does")
+		}
+	}
+	return nil
+}
+
+func (s *matchStream) Close() error { return s.in.Close() }
+
+func (s *matchStream) Row(r types.Row) error {
+	if r.Kind != types.Insert {
+		return fmt.Errorf("MATCH_RECOGNIZE takes insert-only input, not a %s row", r.Kind)
+	}
+	t, ok := types.TimeMillis(r.Fields[s.n.Time])
+	if !ok || t <= s.wm {
+		s.late++
+		return nil
+	}
+	vals := make([]any, len(s.n.Partition))
+	for i, c := range s.n.Partition {
+		vals[i] = r.Fields[c]
+	}
+	key := string(keycodec.Encode(vals))
+	k := s.keys.Get(key)
+	if k == nil {
+		s.arrived++
+		k = &matchKey{key: vals, nfa: s.n.NFA.NewState(), held: map[int64]types.Row{}, arrive: s.arrived}
+	}
+	sk, err := sortKeyValues(s.n.Keys, r)
+	if err != nil {
+		return err
+	}
+	s.seq++
+	mr := matchRow{ts: t, sort: sk, seq: s.seq, row: r.Copy()}
+	at := sort.Search(len(k.wait), func(i int) bool { return s.after(k.wait[i], mr) })
+	k.wait = append(k.wait, matchRow{})
+	copy(k.wait[at+1:], k.wait[at:])
+	k.wait[at] = mr
+	s.keys.Put(key, k)
+	return nil
+}
+
+// after reports whether a goes after b: by time, then the other ORDER BY
+// keys, then arrival.
+func (s *matchStream) after(a, b matchRow) bool {
+	if a.ts != b.ts {
+		return a.ts > b.ts
+	}
+	if c := compareSortKeys(s.n.Keys, a.sort, b.sort); c != 0 {
+		return c > 0
+	}
+	return a.seq > b.seq
+}
+
+// release runs the rows at or before wm through their partitions' NFAs:
+// partitions whose earliest waiting row is earliest first (as Flink's
+// timers fire), then those that only advance their time.
+func (s *matchStream) release(wm int64) error {
+	type due struct {
+		key    string
+		k      *matchKey
+		first  int64
+		arrive int64
+	}
+	var dues []due
+	for _, key := range s.keys.Keys() {
+		k := s.keys.Get(key)
+		first := int64(exec.MaxWatermark)
+		if len(k.wait) > 0 && k.wait[0].ts <= wm {
+			first = k.wait[0].ts
+		} else if k.nfa.Idle() {
+			continue
+		}
+		dues = append(dues, due{key, k, first, k.arrive})
+	}
+	sort.Slice(dues, func(i, j int) bool {
+		if dues[i].first != dues[j].first {
+			return dues[i].first < dues[j].first
+		}
+		return dues[i].arrive < dues[j].arrive
+	})
+	for _, d := range dues {
+		if err := s.runKey(d.k, wm); err != nil {
+			return err
+		}
+		if len(d.k.wait) == 0 && d.k.nfa.Idle() {
+			s.keys.Delete(d.key)
+		} else {
+			s.keys.Put(d.key, d.k)
+		}
+	}
+	return nil
+}
+
+// runKey is Flink's CepOperator.onEventTime for one partition.
+func (s *matchStream) runKey(k *matchKey, wm int64) error {
+	nfa := s.n.NFA
+	i := 0
+	for i < len(k.wait) && k.wait[i].ts <= wm {
+		ts := k.wait[i].ts
+		ms, err := nfa.AdvanceTime(k.nfa, ts)
+		if err != nil {
+			return err
+		}
+		if err := s.emit(k, ms, ts); err != nil {
+			return err
+		}
+		for ; i < len(k.wait) && k.wait[i].ts == ts; i++ {
+			w := k.wait[i]
+			ev := cep.Event{ID: w.seq, TS: w.ts}
+			k.held[w.seq] = w.row
+			c := &matchConds{s: s, k: k, row: w.row}
+			ms, err := nfa.Process(k.nfa, ev, c)
+			if err != nil {
+				return s.rowError(err, w.row)
+			}
+			if err := s.emit(k, ms, ts); err != nil {
+				return err
+			}
+		}
+	}
+	k.wait = append(k.wait[:0:0], k.wait[i:]...)
+	ms, err := nfa.AdvanceTime(k.nfa, wm)
+	if err != nil {
+		return err
+	}
+	if err := s.emit(k, ms, wm); err != nil {
+		return err
+	}
+	s.forget(k)
+	return nil
+}
+
+func (s *matchStream) rowError(err error, r types.Row) error {
+	return fmt.Errorf("MATCH_RECOGNIZE: %w (at row %s)", err, r)
+}
+
+// forget drops the rows no partial or completed match holds any more.
+func (s *matchStream) forget(k *matchKey) {
+	keep := map[int64]bool{}
+	k.nfa.Held(func(e cep.Event) { keep[e.ID] = true })
+	for id := range k.held {
+		if !keep[id] {
+			delete(k.held, id)
+		}
+	}
+}
+
+// emit hands on one row per match: the PARTITION BY columns and the
+// measures. ts is the time of the match (MATCH_ROWTIME).
+func (s *matchStream) emit(k *matchKey, ms []cep.Match, ts int64) error {
+	for _, m := range ms {
+		out := make([]any, 0, len(s.n.Sch.Columns))
+		out = append(out, k.key...)
+		rows := s.rowsOf(k, m)
+		for _, x := range s.n.Measures {
+			v, err := x.eval(s.n, rows, -1, nil, ts)
+			if err != nil {
+				return fmt.Errorf("MATCH_RECOGNIZE: MEASURES: %w", err)
+			}
+			out = append(out, v)
+		}
+		s.out.PushRow(types.Insert, out)
+	}
+	return nil
+}
+
+// matchRowOf is one row of a match with its variable.
+type matchRowOf struct {
+	v   int
+	row types.Row
+}
+
+func (s *matchStream) rowsOf(k *matchKey, steps []cep.Step) []matchRowOf {
+	rows := make([]matchRowOf, len(steps))
+	for i, st := range steps {
+		rows[i] = matchRowOf{v: st.Var, row: k.held[st.Event.ID]}
+	}
+	return rows
+}
+
+// matchConds evaluates DEFINE for the row being matched.
+type matchConds struct {
+	s   *matchStream
+	k   *matchKey
+	row types.Row
+}
+
+func (c *matchConds) Cond(v int, steps []cep.Step, _ cep.Event) (bool, error) {
+	d := c.s.n.Defines[v]
+	if d == nil {
+		return true, nil
+	}
+	val, err := d.eval(c.s.n, c.s.rowsOf(c.k, steps), v, &c.row, 0)
+	if err != nil {
+		return false, fmt.Errorf("DEFINE %s: %w", c.s.n.NFA.Vars()[v].Name, err)
+	}
+	return val == true, nil
+}
+
+// eval evaluates x over the rows of a match. In DEFINE, cur is the row
+// being matched as variable def: it counts as the last row of def and of
+// every variable together.
+func (x *MatchExpr) eval(n *MatchNode, rows []matchRowOf, def int, cur *types.Row, ts int64) (any, error) {
+	vals := make([]any, len(x.Slots))
+	for i, sl := range x.Slots {
+		switch {
+		case sl.Rowtime:
+			if sl.RowtimeLTZ {
+				vals[i] = types.Instant{Millis: ts}
+			} else {
+				vals[i] = types.LocalDateTime{Millis: ts}
+			}
+		case sl.Agg != nil:
+			acc := NewAccumulator(sl.Agg)
+			var err error
+			each(rows, sl.Var, def, cur, func(r types.Row) {
+				if err != nil {
+					return
+				}
+				var v any
+				if sl.Agg.Arg != nil {
+					v, err = sl.Agg.Arg.Eval(r.Fields)
+				}
+				acc.Add(v)
+			})
+			if err != nil {
+				return nil, err
+			}
+			vals[i] = acc.Value()
+		default:
+			var picked []types.Row
+			each(rows, sl.Var, def, cur, func(r types.Row) { picked = append(picked, r) })
+			if sl.Offset < len(picked) {
+				r := picked[len(picked)-1-sl.Offset]
+				if sl.First {
+					r = picked[sl.Offset]
+				}
+				vals[i] = r.Fields[sl.Col]
+			}
+		}
+	}
+	return x.Expr.Eval(vals)
+}
+
+// each calls f for the rows of variable v (-1: of every variable) in
+// order, and then for cur when it is being matched as v (or v is -1).
+func each(rows []matchRowOf, v, def int, cur *types.Row, f func(types.Row)) {
+	for _, r := range rows {
+		if v < 0 || r.v == v {
+			f(r.row)
+		}
+	}
+	if cur != nil && (v < 0 || v == def) {
+		f(*cur)
+	}
+}
+
+// MatchText prints a MATCH_RECOGNIZE's plan line parts for EXPLAIN.
+func MatchText(partition, order []string, measures []string, after, pattern string) string {
+	var b strings.Builder
+	if len(partition) > 0 {
+		b.WriteString("partitionBy=[" + strings.Join(partition, ", ") + "], ")
+	}
+	b.WriteString("orderBy=[" + strings.Join(order, ", ") + "], measures=[" + strings.Join(measures, ", ") + "], rowsPerMatch=[ONE ROW PER MATCH], after=[" + after + "], pattern=[" + pattern + "]")
+	return b.String()
+}

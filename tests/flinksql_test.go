@@ -1,0 +1,90 @@
+package tests
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// flinkArchives are the archives whose rows and messages TestFlinkSQL
+// checks against Flink itself.
+var flinkArchives = []string{"testdata/sql/match_recognize.txtar"}
+
+// TestFlinkSQL runs the query.sql of each of flinkArchives on a Flink 2.3
+// mini cluster (tests/flinksql: streaming mode, parallelism 1, watermarks
+// as soon as they move) and checks that Flink gives the rows want.out
+// holds, in the same order, and fails the statements that fail there.
+// Opt-in: PTFSH_FLINK=1 (Maven downloads what ~/.m2 lacks).
+func TestFlinkSQL(t *testing.T) {
+	if os.Getenv("PTFSH_FLINK") == "" {
+		t.Skip("runs Maven and a Flink mini cluster: set PTFSH_FLINK=1")
+	}
+	mvn, err := exec.LookPath("mvn")
+	if err != nil {
+		t.Skip("mvn is not on PATH")
+	}
+	dir, _ := filepath.Abs("flinksql")
+	build := exec.Command(mvn, "-q", "-B", "compile", "dependency:build-classpath", "-Dmdep.outputFile=cp.txt")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("mvn: %v\n%s", err, out)
+	}
+	cp, err := os.ReadFile(filepath.Join(dir, "cp.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range flinkArchives {
+		ar, err := txtar.ParseFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmp := t.TempDir()
+		var query, want string
+		for _, f := range ar.Files {
+			switch f.Name {
+			case "query.sql":
+				query = string(f.Data)
+			case "want.out":
+				want = string(f.Data)
+			default:
+				if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		query = regexp.MustCompile(`'path' = '([^'/]+)'`).ReplaceAllString(query, "'path' = '"+tmp+"/$1'")
+		if err := os.WriteFile(filepath.Join(tmp, "flink.sql"), []byte(query), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run := exec.Command("java", "-cp", filepath.Join(dir, "target/classes")+":"+strings.TrimSpace(string(cp)), "ptfsh.RunSql", filepath.Join(tmp, "flink.sql"))
+		var out bytes.Buffer
+		run.Stdout = &out
+		if err := run.Run(); err != nil {
+			t.Fatalf("%s: Flink: %v", name, err)
+		}
+		if got, exp := flinkLines(out.String(), "ERROR: "), flinkLines(want, "query.sql:"); got != exp {
+			t.Errorf("%s: Flink gave (rows, and E for each error)\n%s\nwant.out has\n%s", name, got, exp)
+		}
+	}
+}
+
+// flinkLines keeps the rows of an output and an E for each error line
+// (those starting with errPrefix).
+func flinkLines(s, errPrefix string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		switch {
+		case strings.HasPrefix(l, errPrefix):
+			out = append(out, "E")
+		case len(l) > 2 && l[0] == '+' || strings.HasPrefix(l, "-U[") || strings.HasPrefix(l, "-D["):
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
