@@ -86,6 +86,7 @@ func TestFollow_file(t *testing.T) {
 		t.Fatalf("after completing d: %q", got)
 	}
 	ex.Live().Stop()
+	ex.BeginStop() // the driver does, between two events
 	if ev, err := s.Next(); err != nil || ev.Kind != exec.EvEnd {
 		t.Fatalf("after a stop: %+v, %v; want EvEnd", ev, err)
 	}

@@ -97,6 +97,7 @@ func TestStdin_stop(t *testing.T) {
 		t.Errorf("a second reader at once: %v", err)
 	}
 	ex.Live().Stop()
+	ex.BeginStop() // the driver does, between two events
 	if ev, err := s.Next(); err != nil || ev.Kind != exec.EvEnd {
 		t.Fatalf("after the stop: %+v, %v; want EvEnd", ev, err)
 	}

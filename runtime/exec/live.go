@@ -26,8 +26,9 @@ import (
 // Live is what the sources and the driver of one execution share about
 // waiting. Wake, WakeAt and Stop are safe for use from any goroutine.
 type Live struct {
-	wake    chan struct{}
-	stopped atomic.Bool
+	wake      chan struct{}
+	requested atomic.Bool // Stop was called
+	stopped   atomic.Bool // the driver began the stop (BeginStop)
 
 	mu       sync.Mutex
 	deadline time.Time // the earliest time asked for by WakeAt; zero: none
@@ -80,14 +81,35 @@ func (l *Live) WakeAt(t time.Time) {
 	l.Wake()
 }
 
-// Stop stops the statement: its live sources end at their next Next.
+// Stop asks to stop the statement. It returns at once; the driver begins
+// the stop (BeginStop) between two events, and the live sources end at
+// their next Next.
 func (l *Live) Stop() {
-	l.stopped.Store(true)
+	l.requested.Store(true)
 	l.Wake()
 }
 
-// Stopping reports whether Stop was called.
+// StopRequested reports whether Stop was called.
+func (l *Live) StopRequested() bool { return l.requested.Load() }
+
+// Stopping reports whether the driver began the stop: a live source then
+// ends as if its input ended.
 func (l *Live) Stopping() bool { return l.stopped.Load() }
+
+// BeginStop begins a stop that Stop asked for, on the driver's goroutine
+// between two events: the statement ends without the end of input (no
+// maximum watermark, timers and state stay, as Flink's stop-with-savepoint
+// leaves them), then the sources are told. It reports whether it began
+// one.
+func (ex *Execution) BeginStop() bool {
+	l := ex.Live()
+	if !l.requested.Load() || l.stopped.Load() {
+		return false
+	}
+	ex.EndOfInput = false
+	l.stopped.Store(true)
+	return true
+}
 
 // Wait waits until a source wakes the driver, a time asked for passes,
 // (a time asked for holds for one Wait: a source that still waits asks

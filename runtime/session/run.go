@@ -250,6 +250,11 @@ func (s *Session) startCheckpoint(ex *exec.Execution, sink Sink, final, async bo
 				return err
 			}
 		}
+		for _, op := range ex.Stateful {
+			if err := op.Checkpoint(tx, final && ex.EndOfInput); err != nil {
+				return err
+			}
+		}
 		for _, src := range ex.Sources {
 			if err := src.Checkpoint(tx, final && ex.EndOfInput, final); err != nil {
 				return err

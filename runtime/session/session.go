@@ -130,6 +130,8 @@ type Session struct {
 	// one runs (stream.go).
 	running  *runningQuery
 	stepping *stepRun
+	// stmtKey names the running statement's operator state in the store.
+	stmtKey string
 	// finalHook, while a statement of a script runs, records in its final
 	// checkpoint that it finished (script_progress.go).
 	finalHook func(tx state.Tx) error
@@ -277,6 +279,7 @@ func (s *Session) ExecStatement(ctx context.Context, st *sqlmini.Statement) (err
 	if echo {
 		s.announce(st)
 	}
+	s.stmtKey = statementHash(st)[:16] // names its operators' state (exec.OperatorNamespace)
 	err = s.execStatement(ctx, st)
 	switch {
 	case err == nil && (echo || s.interactive):

@@ -34,6 +34,7 @@ const (
 // newExecution prepares a statement's execution from the settings.
 func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 	ex := exec.NewExecution(ctx, s.cfg.Store)
+	ex.StatementKey = s.stmtKey
 	if v, ok := s.processingTime(); ok {
 		ms, err := format.ParseTimeSetting(v)
 		if err != nil {
