@@ -32,6 +32,9 @@ type Env struct {
 	// IdleTimeout is SET 'table.exec.source.idle-timeout': a live source
 	// with no rows for that long holds no watermark back (0: never).
 	IdleTimeout time.Duration
+	// WatermarkInterval is SET 'pipeline.auto-watermark-interval': a live
+	// source emits its watermark at most this often (0: after every row).
+	WatermarkInterval time.Duration
 }
 
 // A Factory is one connector, named by a table's 'connector' option: the
@@ -57,6 +60,7 @@ var factories = map[string]Factory{
 	"values":       values{},
 	"kafka":        kafkaConnector{},
 	"upsert-kafka": kafkaConnector{upsert: true},
+	"stdin":        stdinConnector{},
 }
 
 // Lookup returns the connector of the given name.
@@ -153,7 +157,7 @@ func (filesystem) Scan(t *catalog.Table, env Env, pos sqlmini.Pos) (exec.Node, e
 		t = &ft
 	}
 	n := NewFileNode(t, env.WatermarkEvery, pos).(*fileNode)
-	n.idleTimeout = env.IdleTimeout
+	n.idleTimeout, n.wmEvery = env.IdleTimeout, env.WatermarkInterval
 	return n, nil
 }
 

@@ -552,6 +552,9 @@ func (n *datagenNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if n.spec.rate > 0 {
 		ex.Paced = true
 	}
+	if n.spec.rows < 0 {
+		ex.Live().AddSource() // it does not end: Ctrl-C stops it
+	}
 	s := &datagenStream{n: n, ex: ex, left: n.spec.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}
 	for _, g := range n.spec.fields {
 		s.gens = append(s.gens, newGenState(g, n.seed))
@@ -602,35 +605,25 @@ type datagenStream struct {
 // maxRowsPerSecond is the fastest pace rows-per-second takes.
 const maxRowsPerSecond = 1_000_000_000
 
-// pace waits, with rows-per-second, until the next row is due: row k
+// due reports, with rows-per-second, whether the next row is due: row k
 // comes k/rate seconds after the first, so a slow consumer does not make
-// the rows come faster later. Cancelling the statement stops the wait.
-func (s *datagenStream) pace() error {
+// the rows come faster later. A row not due yet asks the driver to pull
+// again when it is: the source is live and never blocks (exec.Live).
+func (s *datagenStream) due() bool {
 	rate := s.n.spec.rate
 	if rate <= 0 {
-		return nil
+		return true
 	}
 	if s.made == 0 {
 		s.start = time.Now()
 	}
-	due := s.start.Add(time.Duration(float64(s.made) / float64(rate) * float64(time.Second)))
+	at := s.start.Add(time.Duration(float64(s.made) / float64(rate) * float64(time.Second)))
+	if time.Until(at) > 0 {
+		s.ex.Live().WakeAt(at)
+		return false
+	}
 	s.made++
-	wait := time.Until(due)
-	if wait <= 0 {
-		return nil
-	}
-	var done <-chan struct{}
-	if s.ex.Ctx != nil {
-		done = s.ex.Ctx.Done()
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-done:
-		return exec.ErrCancelled
-	}
+	return true
 }
 
 func (s *datagenStream) Next() (exec.Event, error) {
@@ -656,8 +649,11 @@ func (s *datagenStream) Next() (exec.Event, error) {
 			return exec.Event{}, err
 		}
 	}
-	if err := s.pace(); err != nil {
-		return exec.Event{}, err
+	if s.ex.Live().Stopping() {
+		return exec.Event{Kind: exec.EvEnd}, nil // stopped (Ctrl-C, SIGTERM): it ends here
+	}
+	if !s.due() {
+		return exec.Event{Kind: exec.EvIdle}, nil
 	}
 	f := make([]any, len(s.gens))
 	for i, g := range s.gens {

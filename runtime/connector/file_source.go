@@ -23,6 +23,7 @@ type fileNode struct {
 	t           *catalog.Table
 	every       int64
 	idleTimeout time.Duration
+	wmEvery     time.Duration // 'pipeline.auto-watermark-interval', for a followed file
 	pos         sqlmini.Pos // where the query names the table
 }
 
@@ -94,7 +95,7 @@ func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	fs := &fileStream{r: r, ex: ex, wm: exec.NewWMGen(n.t.Watermark, n.every), n: n, read: read, hash: hash}
 	if follow > 0 {
 		ex.Live().AddSource()
-		fs.follow = &following{every: follow, file: opened, idle: newIdleTimer(ex, n.idleTimeout)}
+		fs.follow = &following{every: follow, file: opened, idle: newIdleTimer(ex, n.idleTimeout), pace: wmPace{every: n.wmEvery}}
 	}
 	if IsParquet(n.t) {
 		// What checkpoints hash: the file as it was opened.
@@ -159,8 +160,11 @@ func (s *fileStream) Next() (exec.Event, error) {
 		s.held = nil
 		return exec.Event{Kind: exec.EvRow, Row: r}, nil
 	}
-	if s.pending {
+	if s.pending && (s.follow == nil || s.follow.pace.due() || s.ex.Live().Stopping()) {
 		s.pending = false
+		if s.follow != nil {
+			s.follow.pace.emitted()
+		}
 		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
 	}
 	r, err := s.r.Next()

@@ -420,7 +420,7 @@ func (n *fileNode) openFolder(ex *exec.Execution, read int) (exec.Stream, error)
 	}
 	if every > 0 {
 		ex.Live().AddSource()
-		fs.follow = &following{every: every, idle: newIdleTimer(ex, n.idleTimeout), listed: time.Now()}
+		fs.follow = &following{every: every, idle: newIdleTimer(ex, n.idleTimeout), pace: wmPace{every: n.wmEvery}, listed: time.Now()}
 	}
 	if rec != nil && len(fr.resume) > 0 && rec.WM != nil && fs.wm != nil {
 		fs.wm.Restore(rec.WM.Gen)

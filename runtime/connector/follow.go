@@ -53,6 +53,7 @@ type following struct {
 	every  time.Duration
 	file   os.FileInfo // the followed file as opened: a replacement is refused
 	idle   idleTimer
+	pace   wmPace
 	listed time.Time // when a folder was last listed
 }
 
@@ -93,6 +94,9 @@ func (s *fileStream) waitMore() (exec.Event, error) {
 	}
 	if ev, ok := s.follow.idle.check(s.ex); ok {
 		return ev, nil
+	}
+	if s.pending {
+		s.follow.pace.wake(s.ex)
 	}
 	live.WakeAt(time.Now().Add(poll))
 	return exec.Event{Kind: exec.EvIdle}, nil

@@ -52,3 +52,22 @@ func (t *idleTimer) active(ex *exec.Execution) (exec.Event, bool) {
 	t.idle = false
 	return exec.Event{Kind: exec.EvStatus}, true
 }
+
+// wmPace holds a live source's watermarks to one per
+// 'pipeline.auto-watermark-interval' of wall-clock time, as Flink's
+// periodic watermark generation: rows that come together in one interval
+// share a watermark, so that one of them is not late to another merely
+// because it came a row later.
+type wmPace struct {
+	every time.Duration // 0: a watermark may follow every row
+	last  time.Time     // when the last one went out
+}
+
+// due reports whether a watermark may go out now.
+func (p *wmPace) due() bool { return p.every <= 0 || time.Since(p.last) >= p.every }
+
+// emitted notes that a watermark went out.
+func (p *wmPace) emitted() { p.last = time.Now() }
+
+// wake asks the driver to pull again when a held watermark may go out.
+func (p *wmPace) wake(ex *exec.Execution) { ex.Live().WakeAt(p.last.Add(p.every)) }

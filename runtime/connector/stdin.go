@@ -74,7 +74,7 @@ func (f stdinConnector) Validate(t *catalog.Table, ct *sqlmini.CreateTable) erro
 }
 
 func (stdinConnector) Scan(t *catalog.Table, env Env, pos sqlmini.Pos) (exec.Node, error) {
-	return &stdinNode{t: t, pump: env.Stdin, every: env.WatermarkEvery, idleTimeout: env.IdleTimeout, pos: pos}, nil
+	return &stdinNode{t: t, pump: env.Stdin, every: env.WatermarkEvery, idleTimeout: env.IdleTimeout, wmEvery: env.WatermarkInterval, pos: pos}, nil
 }
 
 // stdinNode reads a stdin table.
@@ -83,6 +83,7 @@ type stdinNode struct {
 	pump        *StdinPump
 	every       int64
 	idleTimeout time.Duration
+	wmEvery     time.Duration // 'pipeline.auto-watermark-interval'
 	pos         sqlmini.Pos
 }
 
@@ -128,7 +129,7 @@ func (n *stdinNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	live := ex.Live()
 	live.AddSource()
 	n.pump.setWaker(live.Wake)
-	return &stdinStream{n: n, r: r, ex: ex, live: live, wm: exec.NewWMGen(n.t.Watermark, n.every), idle: newIdleTimer(ex, n.idleTimeout)}, nil
+	return &stdinStream{n: n, r: r, ex: ex, live: live, wm: exec.NewWMGen(n.t.Watermark, n.every), idle: newIdleTimer(ex, n.idleTimeout), pace: wmPace{every: n.wmEvery}}, nil
 }
 
 type stdinStream struct {
@@ -142,17 +143,19 @@ type stdinStream struct {
 	idle    idleTimer
 	ended   bool
 	held    *types.Row // a row that waits for the status event before it
+	pace    wmPace
 }
 
 func (s *stdinStream) Next() (exec.Event, error) {
-	if s.pending {
-		s.pending = false
-		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
-	}
 	if s.held != nil {
 		r := *s.held
 		s.held = nil
 		return exec.Event{Kind: exec.EvRow, Row: r}, nil
+	}
+	if s.pending && (s.pace.due() || s.ended || s.live.Stopping()) {
+		s.pending = false
+		s.pace.emitted()
+		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
 	}
 	if s.ended || s.live.Stopping() {
 		// A stop ends the table at once: the lines not read yet stay for
@@ -172,6 +175,9 @@ func (s *stdinStream) Next() (exec.Event, error) {
 		}
 		if ev, ok := s.idle.check(s.ex); ok {
 			return ev, nil
+		}
+		if s.pending {
+			s.pace.wake(s.ex)
 		}
 		return exec.Event{Kind: exec.EvIdle}, nil
 	}

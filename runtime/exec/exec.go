@@ -560,29 +560,79 @@ func CloseAll(ins []Stream) error {
 	return first
 }
 
+// unionStream reads its inputs one after the other, each to its end, so
+// that a bounded union is deterministic; a live input that has no row now
+// (EvIdle) lets the next inputs hand on theirs meanwhile, and the union
+// is idle only when every input not ended is. Its watermark is the
+// inputs' combined by a Valve (the least; an ended input holds nothing
+// back), and its status goes on when it changes.
 type unionStream struct {
-	ins []Stream
-	i   int
+	ins     []Stream
+	i       int // the input read, until it ends
+	ended   []bool
+	valve   *Valve
+	idle    bool
+	pending []Event
 }
 
 var _ Stream = (*unionStream)(nil)
 
 func (s *unionStream) Next() (Event, error) {
-	for s.i < len(s.ins) {
-		ev, err := s.ins[s.i].Next()
+	if s.ended == nil {
+		s.ended, s.valve = make([]bool, len(s.ins)), NewValve(len(s.ins))
+	}
+	for {
+		if len(s.pending) > 0 {
+			ev := s.pending[0]
+			s.pending = s.pending[1:]
+			return ev, nil
+		}
+		for s.i < len(s.ins) && s.ended[s.i] {
+			s.i++
+		}
+		if s.i == len(s.ins) {
+			return Event{Kind: EvEnd}, nil
+		}
+		in, ev, err := s.pull()
 		if err != nil {
 			return ev, err
 		}
-		if ev.Kind == EvEnd {
-			s.i++
+		var wm int64
+		var moved bool
+		switch ev.Kind {
+		case EvEnd:
+			s.ended[in] = true
+			wm, moved = s.valve.Finish(in)
+		case EvWatermark:
+			wm, moved = s.valve.Watermark(in, ev.Wm)
+		case EvStatus:
+			wm, moved = s.valve.SetIdle(in, ev.Idle)
+		default:
+			return ev, nil
+		}
+		if moved && wm != MaxWatermark {
+			s.pending = append(s.pending, Event{Kind: EvWatermark, Wm: wm})
+		}
+		if idle := s.valve.Idle(); idle != s.idle && ev.Kind == EvStatus {
+			s.idle = idle
+			s.pending = append(s.pending, Event{Kind: EvStatus, Idle: idle})
+		}
+	}
+}
+
+// pull reads the input being read; when it is idle, the next inputs in
+// turn, and an EvIdle when none has anything.
+func (s *unionStream) pull() (int, Event, error) {
+	for k := s.i; k < len(s.ins); k++ {
+		if s.ended[k] {
 			continue
 		}
-		if ev.Kind == EvWatermark {
-			continue // watermarks of a union are the minimum; issue of event time
+		ev, err := s.ins[k].Next()
+		if err != nil || ev.Kind != EvIdle {
+			return k, ev, err
 		}
-		return ev, nil
 	}
-	return Event{Kind: EvEnd}, nil
+	return s.i, Event{Kind: EvIdle}, nil
 }
 
 func (s *unionStream) Close() error { return CloseAll(s.ins) }

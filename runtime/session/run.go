@@ -10,6 +10,7 @@ import (
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -45,6 +46,12 @@ type noCheckpointer interface {
 
 // SetCheckpointRows is the number of source rows between checkpoints.
 const SetCheckpointRows = "execution.checkpointing.interval-rows"
+
+// SetCheckpointInterval is Flink's checkpoint interval, on the wall clock:
+// a statement takes a checkpoint at the first moment no operator holds
+// output once that long passed since the last one (and every
+// execution.checkpointing.interval-rows source rows).
+const SetCheckpointInterval = "execution.checkpointing.interval"
 
 // defaultCheckpointRows was chosen by measurement: at 100k rows a
 // checkpoint of GreetingWithMemory's state costs well under 1 % of the run
@@ -115,15 +122,35 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	if v, ok := s.settings[SetCheckpointRows]; ok {
 		every, _ = strconv.ParseInt(v, 10, 64)
 	}
+	interval, _ := settings.Get[time.Duration](s.settings, SetCheckpointInterval)
 	if s.cfg.Scratch {
 		// A checkpoint into a scratch store serves no restart: only the
 		// final one, which the next statements read, is taken.
-		every = 0
+		every, interval = 0, 0
 	}
 	ex.CheckpointEvery = every
-	for {
+	live := ex.Live()
+	s.setRunning(ex)
+	defer s.setRunning(nil)
+	flusher := newOutFlusher(out, sink)
+	s.runOut = flusher
+	defer func() { s.runOut = nil }()
+	lastCheckpoint := time.Now()
+	checkpointDue := func() bool {
+		if ex.Uncheckpointable != "" {
+			return false
+		}
+		return every > 0 && ex.RowsIn-ex.LastCheckpoint >= every || interval > 0 && time.Since(lastCheckpoint) >= interval
+	}
+	for n := 0; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return sqlmini.Errorf(pos, "statement cancelled")
+		}
+		if ex.BeginStop() && live.HasSources() {
+			// The first Ctrl-C or SIGTERM: the sources end here, and the
+			// statement ends with a final checkpoint, without its end of
+			// input, so that the next run with this state goes on.
+			fmt.Fprintln(s.cfg.Err, "note: stopping: the statement ends with a checkpoint that the next run with the same state goes on from (Ctrl-C again cancels it)")
 		}
 		ev, err := str.Next()
 		if err != nil {
@@ -135,13 +162,25 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		if ev.Kind == exec.EvEnd {
 			break
 		}
-		if ev.Kind == exec.EvRow {
+		switch ev.Kind {
+		case exec.EvRow:
 			rows++
 			if err := sink.Row(ev.Row); err != nil {
 				return err
 			}
+			flusher.wrote()
+		case exec.EvIdle:
+			// Nothing to read now: what was written goes out, a
+			// checkpoint due is taken, and the driver waits for a source.
+			if err := flusher.flush(); err != nil {
+				return err
+			}
+			if progressShown {
+				fmt.Fprint(s.cfg.Err, "\r\033[K")
+				progressShown = false
+			}
 		}
-		if every > 0 && ex.Uncheckpointable == "" && ex.RowsIn-ex.LastCheckpoint >= every && ex.Quiescent() {
+		if checkpointDue() && ex.Quiescent() {
 			if inflight != nil {
 				c := inflight
 				inflight = nil
@@ -153,6 +192,20 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 				return err
 			}
 			ex.LastCheckpoint = ex.RowsIn
+			lastCheckpoint = time.Now()
+		}
+		if ev.Kind == exec.EvIdle {
+			limit := time.Second
+			if interval > 0 {
+				limit = min(limit, max(time.Until(lastCheckpoint.Add(interval)), time.Millisecond))
+			}
+			live.Wait(limit, ctx.Done())
+			continue
+		}
+		if n&63 == 0 {
+			if err := flusher.tick(); err != nil {
+				return err
+			}
 		}
 		if s.cfg.Timing && rows&0xffff == 0 && time.Since(lastProgress) > time.Second {
 			lastProgress = time.Now()
