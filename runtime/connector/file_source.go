@@ -24,7 +24,7 @@ type fileNode struct {
 	every       int64
 	idleTimeout time.Duration
 	wmEvery     time.Duration // 'pipeline.auto-watermark-interval', for a followed file
-	pos         sqlmini.Pos // where the query names the table
+	pos         sqlmini.Pos   // where the query names the table
 }
 
 // NewFileNode returns the node that reads file table t, which the query

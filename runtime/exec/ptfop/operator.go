@@ -808,14 +808,14 @@ func (o *Operator) loadWatermarks() error {
 // its inputs' watermarks, each input's (ctx.tableWatermark), and what the
 // end-of-statement notes report.
 type eventClock struct {
-	wm      int64 // the operator's watermark
-	hasWM   bool
-	inWM    []int64 // each input's watermark
-	inHas   []bool
+	wm    int64 // the operator's watermark
+	hasWM bool
+	inWM  []int64 // each input's watermark
+	inHas []bool
 	// inIdle marks the inputs that are idle (EvStatus), inBehind those
 	// back from idle whose watermark has not caught up with the
 	// operator's; nil until an input's status first changes.
 	inIdle, inBehind []bool
 	SawWM            bool // a watermark other than the end of input arrived
-	EndFire int  // timers fired by the end of input
+	EndFire          int  // timers fired by the end of input
 }
