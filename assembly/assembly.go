@@ -97,6 +97,10 @@ type Options struct {
 	// 'ptfsh.processing-time'; ptfsh test: TestProcessingTime); "" is the
 	// wall clock.
 	ProcessingTime string
+	// GeneratedRows, when above 0, bounds every datagen or faker table
+	// that sets no number-of-rows to that many rows (the cookbook's tests
+	// run its recipes, written for unbounded tables, to an end).
+	GeneratedRows int64
 
 	// The limits on a call of a function (SET 'ptf.…' changes them later);
 	// 0 means none. See script.Options.
@@ -169,7 +173,7 @@ func New(o Options) (*Shell, error) {
 	sess, err := session.NewSession(session.Config{
 		Out: o.Out, Err: o.Err, Loader: engine, Store: store, Scratch: scratch, Stdin: o.Stdin,
 		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Trace: o.Trace, TraceFilter: o.TraceFilter, Echo: o.Echo, Dialect: o.Dialect,
-		Parallelism: o.Parallelism, ShuffleSeed: o.ShuffleSeed, ProcessingTime: o.ProcessingTime,
+		Parallelism: o.Parallelism, ShuffleSeed: o.ShuffleSeed, ProcessingTime: o.ProcessingTime, GeneratedRows: o.GeneratedRows,
 		OpenStore: func(path string) (state.Store, error) {
 			return state.OpenBolt(path, state.BoltOptions{PageSize: state.CheckpointPageSize})
 		},

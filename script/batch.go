@@ -53,15 +53,23 @@ type batcher struct {
 	err     error         // their error
 	active  bool          // a batch is running in this realm
 	jobs    bool          // a promise job was queued inside it
+	// noJobs: a call that may queue no promise job runs at the top level
+	// (a scalar function's, scalar.go): a job it queues stops it at once.
+	noJobs bool
 }
 
 // tracker notes a promise job queued inside a batch (goja calls Grab when
 // it queues a reaction job).
-type jobTracker struct{ b *batcher }
+type jobTracker struct{ rt *realm }
 
 func (t jobTracker) Grab() any {
-	if t.b.active {
-		t.b.jobs = true
+	b := &t.rt.batch
+	if b.active {
+		b.jobs = true
+	}
+	if b.noJobs {
+		// The interrupt unwinds the call, and goja drops its jobs.
+		t.rt.interrupt(fmt.Errorf("%w: %v", ptf.ErrLimit, errJobInScalar))
 	}
 	return nil
 }
@@ -90,7 +98,7 @@ func (rt *realm) initBatch() {
 		}
 		return goja.Undefined()
 	})
-	rt.vm.SetAsyncContextTracker(jobTracker{b})
+	rt.vm.SetAsyncContextTracker(jobTracker{rt})
 }
 
 // Batch implements ptf.Batcher: fn, the operator's steps, runs inside one

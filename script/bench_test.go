@@ -131,3 +131,35 @@ func BenchmarkAppendState(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScalar calls a scalar function (a number and a ROW result),
+// the result's conversion included.
+func BenchmarkScalar(b *testing.B) {
+	for _, fn := range []struct{ name, src string }{
+		{"number", `export default { kind: "scalar", args: [{ name: "x", type: "BIGINT" }], output: "BIGINT", eval(x) { return x * 2; } };`},
+		{"row", `export default { kind: "scalar", args: [{ name: "x", type: "BIGINT" }], output: "ROW<a BIGINT, b STRING>", eval(x) { return { a: x, b: "n" }; } };`},
+	} {
+		b.Run(fn.name, func(b *testing.B) {
+			e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest})
+			defer e.Close()
+			def, err := e.Load(fn.name, fn.name+".js", fn.src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			call, err := def.Scalar()
+			if err != nil {
+				b.Fatal(err)
+			}
+			args := []any{int64(0)}
+			b.ReportAllocs()
+			i := int64(0)
+			for b.Loop() {
+				args[0] = i
+				if _, err := call(args); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}

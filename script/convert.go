@@ -284,6 +284,9 @@ func (e *realm) fromJS(v goja.Value, t *types.Type) (any, *convError) {
 		if ms, ok := numberMillis(x); ok {
 			return types.Date(floorDiv(ms, 86400000)), nil
 		}
+		if isNumber(x) {
+			return nil, cannotUseWhy(v, t, "epoch milliseconds out of the range of a Date (±8.64e15)")
+		}
 	case types.KindTime:
 		if f, ok := x.(float64); ok && f >= 0 && f < 86400000 {
 			return types.TimeOfDay(math.Round(f * 1e6)), nil
@@ -292,12 +295,17 @@ func (e *realm) fromJS(v goja.Value, t *types.Type) (any, *convError) {
 			return types.TimeOfDay(i * 1e6), nil
 		}
 	case types.KindTimestamp, types.KindTimestampLTZ:
-		if f, ok := x.(float64); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
+		// Epoch milliseconds within a JavaScript Date's range (NaN and
+		// infinities are not): a larger number would wrap around in Go.
+		if f, ok := x.(float64); ok && f >= -maxDateMillis && f <= maxDateMillis {
 			ms := math.Floor(f)
 			return timeValue(t, int64(ms), int32(math.Round((f-ms)*1e6))), nil
 		}
-		if i, ok := exactInt(x); ok {
+		if i, ok := exactInt(x); ok && i >= -maxDateMillis && i <= maxDateMillis {
 			return timeValue(t, i, 0), nil
+		}
+		if isNumber(x) {
+			return nil, cannotUseWhy(v, t, "epoch milliseconds out of the range of a Date (±8.64e15)")
 		}
 	case types.KindIntervalDayTime:
 		if i, ok := exactInt(x); ok {
@@ -310,6 +318,10 @@ func (e *realm) fromJS(v goja.Value, t *types.Type) (any, *convError) {
 	}
 	return nil, cannotUse(v, t)
 }
+
+// maxDateMillis is the largest epoch milliseconds a JavaScript Date holds
+// (100,000,000 days).
+const maxDateMillis = 8.64e15
 
 func timeValue(t *types.Type, ms int64, nano int32) any {
 	if t.Kind == types.KindTimestamp {
@@ -490,13 +502,23 @@ func exactInt(x any) (int64, bool) {
 	return 0, false
 }
 
-// numberMillis reads epoch milliseconds from an exported JS number.
+// isNumber reports whether x is an exported JS number or BigInt.
+func isNumber(x any) bool {
+	switch x.(type) {
+	case int64, float64, *big.Int:
+		return true
+	}
+	return false
+}
+
+// numberMillis reads epoch milliseconds from an exported JS number within
+// a Date's range (maxDateMillis).
 func numberMillis(x any) (int64, bool) {
 	switch n := x.(type) {
 	case int64:
-		return n, true
+		return n, n >= -maxDateMillis && n <= maxDateMillis
 	case float64:
-		if !math.IsNaN(n) && !math.IsInf(n, 0) {
+		if n >= -maxDateMillis && n <= maxDateMillis {
 			return int64(math.Floor(n)), true
 		}
 	}

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/dop251/goja"
@@ -56,8 +57,31 @@ func (d *decl) parseKind(v goja.Value, errAt errAtFunc) error {
 }
 
 // newScalar makes the caller of a scalar function for one statement.
+//
+// The call and the conversion of its result run as one protected call
+// (realm.protect): eval is called from it, nested, and its result
+// converted in it, so that the result's getters, a Proxy's traps and its
+// toString, which are the function's code, run inside the call: what they
+// throw is the call's error, positioned in the function's file, and the
+// eval timeout and Ctrl-C stop them. A promise job queued by a function
+// whose source names no Promise, async, await or then stops the call
+// where it is queued, and is dropped (jobTracker), as a PTF's is. One
+// that names them is called at the top level, so that its jobs run as the
+// call returns, within its limits, before its result is converted.
 func (rt *realm) newScalar(d *decl) (func(args []any) (any, error), error) {
 	jsArgs := make([]goja.Value, len(d.args))
+	var (
+		v    goja.Value
+		out  any
+		cerr *convError
+		ferr error
+	)
+	convert := func() { out, cerr = rt.fromJS(v, &d.output) }
+	both := func() {
+		if v, ferr = d.eval(d.obj, jsArgs...); ferr == nil {
+			convert()
+		}
+	}
 	return func(args []any) (any, error) {
 		if len(args) != len(d.args) {
 			return nil, fmt.Errorf("%s: %d arguments for %d", d.name, len(args), len(d.args))
@@ -68,18 +92,37 @@ func (rt *realm) newScalar(d *decl) (func(args []any) (any, error), error) {
 		for i := range d.args {
 			jsArgs[i] = rt.toJS(args[i], d.args[i].Type)
 		}
-		v, err := d.eval(d.obj, jsArgs...)
+		out, cerr, ferr = nil, nil, nil
+		var err error
+		if d.jobs {
+			if v, err = d.eval(d.obj, jsArgs...); err == nil {
+				err = rt.protect(convert)
+			}
+		} else {
+			rt.batch.noJobs = true
+			err = rt.protect(both)
+			rt.batch.noJobs = false
+			if err == nil {
+				err = ferr
+			}
+		}
 		clear(jsArgs)
+		v = nil
 		if err != nil {
 			err = rt.callError(d.name, err)
-			rt.leave()
+		}
+		rt.leave()
+		if err != nil {
 			return nil, err
 		}
-		out, cerr := rt.fromJS(v, &d.output)
-		rt.leave()
 		if cerr != nil {
 			return nil, &Error{Func: d.name, Msg: fmt.Sprintf("eval returned a value that is no %s: %v", d.output, cerr), Err: cerr}
 		}
 		return out, nil
 	}, nil
 }
+
+// errJobInScalar is the error of a scalar function's call that queued a
+// promise job although its source names no Promise, async, await or then.
+var errJobInScalar = errors.New("the function queued a promise job through code that names no Promise, async, await or then, " +
+	"so the job could only run after its call; write Promise, async or await in the function's own source")

@@ -155,13 +155,15 @@ type Watermark struct {
 }
 
 // ColumnDef is name type [METADATA [FROM 'key'] [VIRTUAL]] [PRIMARY KEY
-// NOT ENFORCED].
+// NOT ENFORCED], or a computed column: name AS expr (Flink's, such as
+// ts AS PROCTIME() or total AS price * qty).
 type ColumnDef struct {
 	Pos        Pos
 	Name       *Name     `parser:"@@"`
-	Type       *TypeExpr `parser:"@@"`
+	Computed   *Expr     `parser:"( 'AS' @@"`
+	Type       *TypeExpr `parser:" | @@"`
 	Metadata   *Metadata `parser:"@@?"`
-	PrimaryKey bool      `parser:"@('PRIMARY' 'KEY' 'NOT' 'ENFORCED')?"`
+	PrimaryKey bool      `parser:"@('PRIMARY' 'KEY' 'NOT' 'ENFORCED')? )"`
 }
 
 // Metadata marks a metadata column, as Flink declares one: METADATA [FROM

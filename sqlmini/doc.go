@@ -12,7 +12,8 @@
 //	function    = ["IF" "NOT" "EXISTS"] name ( "AS" (string | body) ["LANGUAGE" name] | "LANGUAGE" name "AS" body ) .
 //	view        = name ["(" name {"," name} ")"] "AS" query .
 //	table       = name ["(" element {"," element} ")"] ["WITH" "(" option {"," option} ")"] ["AS" query] .
-//	element     = "PRIMARY" "KEY" "(" names ")" "NOT" "ENFORCED" | "WATERMARK" "FOR" name "AS" expr | name type ["METADATA" ["FROM" string] ["VIRTUAL"]] ["PRIMARY" "KEY" "NOT" "ENFORCED"] .
+//	element     = "PRIMARY" "KEY" "(" names ")" "NOT" "ENFORCED" | "WATERMARK" "FOR" name "AS" expr | name type ["METADATA" ["FROM" string] ["VIRTUAL"]] ["PRIMARY" "KEY" "NOT" "ENFORCED"]
+//	            | name "AS" expr .
 //	drop        = "DROP" ["TEMPORARY"] ("FUNCTION" | "TABLE" | "VIEW") ["IF" "EXISTS"] name | "DROP" "STATE" "FOR" string .
 //	show        = "SHOW" ["USER"] ("FUNCTIONS" | "TABLES" | "VIEWS" | "JOBS") [["NOT"] ("LIKE" | "ILIKE") string]
 //	            | "SHOW" "CREATE" ("TABLE" | "VIEW" | "FUNCTION") name

@@ -316,6 +316,11 @@ func (c *ColumnDef) format(b *strings.Builder) {
 		return
 	}
 	c.Name.format(b)
+	if c.Computed != nil {
+		b.WriteString(" AS ")
+		c.Computed.format(b)
+		return
+	}
 	b.WriteString(" ")
 	c.Type.format(b)
 	if m := c.Metadata; m != nil {

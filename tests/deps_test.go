@@ -47,8 +47,9 @@ var layers = map[string][]string{
 	// cep is the NFA of MATCH_RECOGNIZE: it knows no rows, only events.
 	"runtime/cep":     {},
 	"runtime/catalog": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
+	"runtime/faker":   {"github.com/brianvoe/gofakeit/v7"},
 	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format",
-		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "internal/fault", mod + "runtime/connector/kafka"},
+		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "internal/fault", mod + "runtime/faker", mod + "runtime/connector/kafka"},
 	// The Kafka client: franz-go (kgo, kadm, sr) and the Avro codec stay behind it.
 	"runtime/connector/kafka": {"github.com/twmb/franz-go", "github.com/twmb/avro"},
 	// kafkatest starts franz-go's in-process fake cluster for tests.
@@ -103,6 +104,7 @@ var engines = map[string]string{
 	"github.com/twmb/franz-go":            "runtime/connector/kafka",
 	"github.com/twmb/franz-go/pkg/kfake":  "runtime/connector/kafka/kafkatest",
 	"github.com/twmb/avro":                "runtime/connector/kafka",
+	"github.com/brianvoe/gofakeit/v7":     "runtime/faker",
 }
 
 // TestImportGraph enforces the package graph: each engine stays behind its

@@ -14,7 +14,8 @@ import (
 // those of testdata, each against a fake Kafka cluster of its own
 // (kafkatest, in process): the archive's "topics" section lists the topics
 // to create, one "name partitions" a line, and ${KAFKA} in query.sql
-// stands for the cluster's bootstrap servers. (They live outside testdata
+// stands for the cluster's bootstrap servers, ${REGISTRY} for the address of
+// a schema registry (kafkatest.StartRegistry) started for it. (They live outside testdata
 // because ptfsh test runs that folder without a cluster.)
 func TestKafkaScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata_kafka/*.txtar")
@@ -33,8 +34,17 @@ func TestKafkaScripts(t *testing.T) {
 func runKafkaArchive(t *testing.T, file string) {
 	test, dir := extractArchive(t, file)
 	servers := startKafka(t, test.Section)
-	got := RunScript(t, dir, strings.ReplaceAll(test.Query, "${KAFKA}", servers))
+	query := strings.ReplaceAll(test.Query, "${KAFKA}", servers)
+	registry := ""
+	if strings.Contains(query, "${REGISTRY}") {
+		registry = kafkatest.StartRegistry(t).URL()
+		query = strings.ReplaceAll(query, "${REGISTRY}", registry)
+	}
+	got := RunScript(t, dir, query)
 	got = strings.ReplaceAll(got, servers, "${KAFKA}")
+	if registry != "" {
+		got = strings.ReplaceAll(got, registry, "${REGISTRY}")
+	}
 	if *update {
 		if err := test.Update(got); err != nil {
 			t.Fatal(err)

@@ -124,3 +124,31 @@ EXPLAIN TIMELINE SELECT * FROM echo(input => TABLE v PARTITION BY id);`, store, 
 		}
 	}
 }
+
+// TestTimelineFiles_arrival: with SET 'ptfsh.timeline.view' = 'arrival'
+// the file draws event time against arrival time: the rows as points, the
+// watermark as a curve, both axes named.
+func TestTimelineFiles_arrival(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ping.js"), []byte(timelineFn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := RunScript(t, dir, timelineTable+`
+SET 'ptfsh.timeline.view' = 'arrival';
+SET 'ptfsh.timeline' = 'out.html';
+SELECT * FROM PingLater(input => TABLE Clicks PARTITION BY id, on_time => DESCRIPTOR(ts));
+`)
+	if !strings.Contains(out, "note: timeline of 16 events written to out.html\n") {
+		t.Errorf("output:\n%s", out)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "out.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`class="arrival-view"`, `class="wm-curve"`, `class="pt-in"`, `class="pt-late"`, ">event time</text>", ">arrival time</text>",
+		"late row +I[a, 2025-03-27T12:00:20Z] from Clicks at 2025-03-27 12:00:20, at or before the watermark 2025-03-27 12:01:05"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("out.html lacks %q", want)
+		}
+	}
+}

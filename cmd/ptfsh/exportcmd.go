@@ -12,6 +12,7 @@ import (
 
 	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/export/flink"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -102,6 +103,9 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 	}
 	if err := flink.CheckScript(code, file); err != nil {
 		return err
+	}
+	if ptf.ClearsAllTimers(code) {
+		fmt.Fprintf(stderr, "note: %s: the function calls clearAllTimers() or clearAll(): %s\n", file, ptf.FlinkClearAllTimers)
 	}
 	p := flink.Project{Def: def, File: file, Script: code}
 	if cl, ok := engine.Changelog(def); ok {

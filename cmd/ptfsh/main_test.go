@@ -147,7 +147,7 @@ func TestCompleter_Do(t *testing.T) {
 		{"SELECT SUBS", []string{"TR", "TRING"}},
 		{"SELECT ", nil},
 		{"SET 'state.cache-s", []string{"ize'"}},
-		{"set 'ptfsh.t", []string{"imeline'", "imers.max-firings'", "race'", "race.function'", "race.key'", "race.late'"}},
+		{"set 'ptfsh.t", []string{"imeline'", "imeline.view'", "imers.max-firings'", "race'", "race.function'", "race.key'", "race.late'"}},
 		{"RESET 'table.exec.s", []string{"ink.not-null-enforcer'", "ource.idle-timeout'", "tate.ttl'"}},
 		{"SET 'ptfsh.trace' = '", []string{"on'", "off'"}},
 		{"SET 'state.on-incompatible' = 'd", []string{"iscard'"}},

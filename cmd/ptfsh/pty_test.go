@@ -123,7 +123,7 @@ func TestREPL_terminal(t *testing.T) {
 	term.clear()
 	term.line("SELECT * FROM greet(TABLE v);")
 	term.waitFor("P:+I[Howdy Bob]")
-	term.line("SET 'ptfsh.pager' = 'head -n 2';")
+	term.line("SET 'ptfsh.pager' = 'head -n 3';") // the columns, then two rows
 	term.clear()
 	term.line("SELECT * FROM greet(TABLE g);")
 	term.waitFor("+I[Howdy ")
@@ -134,7 +134,7 @@ func TestREPL_terminal(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if s := term.screen(); strings.Contains(s, "cancelled") || strings.Contains(s, "pipe") || strings.Count(s, "+I[Howdy ") != 2 {
+	if s := term.screen(); strings.Contains(s, "cancelled") || strings.Contains(s, "pipe") || strings.Count(s, "+I[Howdy ") != 2 || !strings.Contains(s, "columns: EXPR$0 STRING") {
 		t.Errorf("after the pager ended:\n%s", s)
 	}
 	term.line("SET 'ptfsh.pager' = 'off';")

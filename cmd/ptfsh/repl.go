@@ -61,7 +61,7 @@ func repl(sess *session.Session, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	sess.SetInteractive(true)
 	sess.SetPredict(func(step string) ([]string, bool) {
-		fmt.Fprint(stderr, predictQuestion(step))
+		fmt.Fprint(stderr, sess.PredictPrompt(step))
 		rl.SetPrompt("guess> ")
 		defer rl.SetPrompt(prompt)
 		var rows []string
@@ -128,7 +128,7 @@ func replPlain(sess *session.Session, stdin io.Reader, stderr io.Writer) int {
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	// Predict mode reads the guess from the next lines, to an empty one.
 	sess.SetPredict(func(step string) ([]string, bool) {
-		fmt.Fprint(stderr, predictQuestion(step))
+		fmt.Fprint(stderr, sess.PredictPrompt(step))
 		var rows []string
 		for sc.Scan() && strings.TrimSpace(sc.Text()) != "" {
 			rows = append(rows, sc.Text())
@@ -196,13 +196,6 @@ func execPaged(ctx context.Context, sess *session.Session, st *sqlmini.Statement
 		return nil // q in the pager ended the result
 	}
 	return err
-}
-
-// predictQuestion asks for the rows a stream step will make the running
-// query emit (SET 'ptfsh.predict' = 'on').
-func predictQuestion(step string) string {
-	return "predict: what will the query emit at this step?\n  " + strings.ReplaceAll(step, "\n", "\n  ") +
-		"\n  Type its rows as the rows format prints them (+I[a, 1]), one a line; an empty line when done.\n"
 }
 
 // saveHistory keeps what was typed for a statement as one history entry

@@ -157,7 +157,7 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 			for _, u := range setup {
 				stmts = append(stmts, u.text)
 			}
-			c := Case{Name: fmt.Sprintf("case%02d", len(cases)+1), Statements: append(stmts, st.Text), Rows: []string{}}
+			c := Case{Name: fmt.Sprintf("case%02d", len(cases)+1), Statements: append(stmts, flinkText(st)), Rows: []string{}}
 			for _, row := range rows {
 				c.Rows = append(c.Rows, types.FormatRow(row, schema))
 			}
@@ -185,7 +185,7 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 				unfit[name] = "a view whose VALUES or SELECT list hold an untyped NULL, which Flink refuses ('Illegal use of 'NULL''; CAST(NULL AS type) works in both)"
 				continue
 			}
-			setup = append(setup, setupStmt{name, st.Text})
+			setup = append(setup, setupStmt{name, flinkText(st)})
 		case c != nil && c.Table != nil:
 			name := string(c.Table.Name.Value)
 			text, why, err := flinkTable(ctx, r, s, st)
@@ -303,21 +303,28 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 			}
 		}
 	default:
-		return st.Text, "", nil
+		return flinkText(st), "", nil
 	}
 	// The statement as written up to its columns' closing parenthesis
-	// (the names quoted as the user quoted them: Flink reserves more
-	// words than ptfsh), then the new options.
+	// (flinkText: names that Flink reserves in backquotes), then the new
+	// options.
 	head, ok := tableHead(st)
 	if !ok {
 		return "", "", fmt.Errorf("%s:%d: export flink: cannot find the columns of table %s in %q", s.Path, st.Pos.Line, name, st.Text)
 	}
+	head = sqlmini.QuoteFlinkReserved(st, len(head))
 	opts2 := make([]string, len(t.Options))
 	for i, o := range t.Options {
 		opts2[i] = sqlString(string(o.Key)) + " = " + sqlString(string(o.Value))
 	}
 	return head + " WITH (" + strings.Join(opts2, ", ") + ")", "", nil
 }
+
+// flinkText is st's text as Flink's parser reads it as ptfsh did: each
+// name that is a reserved word of Flink SQL (user, value, sum, ...)
+// written in backquotes, which ptfsh, reserving fewer words, does not
+// need (sqlmini.FlinkReservedNames, the rule of the flink dialect).
+func flinkText(st *sqlmini.Statement) string { return sqlmini.QuoteFlinkReserved(st, -1) }
 
 // tableHead is the text of a CREATE TABLE statement up to the parenthesis
 // that closes its elements, as written.

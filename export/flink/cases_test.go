@@ -296,3 +296,37 @@ func TestFunctionName(t *testing.T) {
 		}
 	}
 }
+
+// TestCases_flinkReserved: names that Flink reserves and ptfsh does not
+// (a column user, value, a view sum) reach Flink in backquotes, in every
+// statement of a case (the table's columns, with its options rewritten
+// or not, a view, the SELECT); names already quoted, function names, and
+// words in strings and comments stay as written.
+func TestCases_flinkReserved(t *testing.T) {
+	const script = `CREATE FUNCTION F AS 'f.js';
+CREATE TABLE t (user STRING, value INT, ` + "`year`" + ` INT) WITH ('connector' = 'filesystem', 'path' = 'data/x.csv', 'format' = 'csv');
+CREATE VIEW sum AS SELECT user, value, UPPER(user) AS u, 'user' AS s FROM t -- value
+;
+SELECT * FROM F(input => TABLE sum PARTITION BY user);
+CREATE TABLE h (user STRING) WITH ('connector' = 'filesystem', 'path' = 'h.csv', 'format' = 'csv', 'csv.header' = 'true');
+SELECT value FROM F(TABLE h PARTITION BY user);
+`
+	r := &fakeRunner{}
+	cases, err := flink.Cases(context.Background(), r, flink.Script{Path: "s.sql", Source: script, Name: "F", Dir: "/scripts", DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := "CREATE TABLE t (`user` STRING, `value` INT, `year` INT) WITH ('connector' = 'filesystem', 'path' = '/scripts/data/x.csv', 'format' = 'csv')"
+	want := []flink.Case{
+		{Name: "case01", Statements: []string{table,
+			"CREATE VIEW `sum` AS SELECT `user`, `value`, UPPER(`user`) AS u, 'user' AS s FROM t -- value\n",
+			"SELECT * FROM F(input => TABLE `sum` PARTITION BY `user`)"}, Rows: []string{}},
+		{Name: "case02", Statements: []string{table,
+			"CREATE VIEW `sum` AS SELECT `user`, `value`, UPPER(`user`) AS u, 'user' AS s FROM t -- value\n",
+			"CREATE TABLE h (`user` STRING) WITH ('connector' = 'filesystem', 'path' = 'data/F_h_" + crc("F\x00h") + ".json', 'format' = 'json', 'json.timestamp-format.standard' = 'ISO-8601')",
+			"SELECT `value` FROM F(TABLE h PARTITION BY `user`)"}, Rows: []string{}},
+	}
+	if d := cmp.Diff(want, cases); d != "" {
+		t.Errorf("cases (-want +got):\n%s", d)
+	}
+}

@@ -51,16 +51,20 @@
 // each of its type), so that what fails in ptfsh fails on Flink. This
 // keeps the JavaScript semantics (any value) at the cost of Flink's typed
 // state (no state schema evolution, no queryable fields). ListView and MapView entries are Flink's ListView
-// and MapView of the Java classes of their types; the bridge reads and
-// writes them one call at a time. onTimer declares every entry eval has,
+// and MapView of the Java classes of their types (Row for a ROW, with the
+// view's type in @StateHint); the bridge reads and writes them one call
+// at a time, elements of BOOLEAN, integer, FLOAT, DOUBLE and STRING as
+// they are, the others (rows, DECIMAL, TIMESTAMP, ARRAY) as the JSON that
+// a row argument takes. onTimer declares every entry eval has,
 // as Flink requires.
 //
 // # Unsupported
 //
 // Check, CheckChangelog and CheckScript refuse, with a message that names
 // the feature and the file, what the bridge cannot run as ptfsh does:
-// scalar functions with a ROW output, views of other than BOOLEAN, integer, FLOAT, DOUBLE and STRING
-// elements, a changelog function with a scalar output, a scalar argument
+// scalar functions with a ROW output, MapViews of other than BOOLEAN,
+// integer, FLOAT, DOUBLE and STRING keys, views with MAP elements (or
+// values), a changelog function with a scalar output, a scalar argument
 // before a PASS_COLUMNS_THROUGH table (Flink 2.3 fails to generate code
 // for it), and argument and output types the bridge does not convert
 // (TIME, BYTES, ROW fields, MAP arguments, ...).
@@ -71,6 +75,8 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"net/url"
+
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"os"
@@ -157,12 +163,12 @@ func Check(def *ptf.FuncDef, file string) error {
 		}
 		switch {
 		case s.Kind == ptf.MapState:
-			if viewClass(*s.Type.Key) == "" || viewClass(*s.Type.Elem) == "" {
-				return fail("MapView state of type %s (state %q; keys and values of BOOLEAN, integer, FLOAT, DOUBLE or STRING are)", s.Type, s.Name)
+			if viewClass(*s.Type.Key) == "" || viewElemClass(*s.Type.Elem) == "" {
+				return fail("MapView state of type %s (state %q; keys of BOOLEAN, integer, FLOAT, DOUBLE or STRING, and values of any type but MAP, are)", s.Type, s.Name)
 			}
 		case s.Kind == ptf.ListState:
-			if viewClass(*s.Type.Elem) == "" {
-				return fail("ListView state of type %s (state %q; elements of BOOLEAN, integer, FLOAT, DOUBLE or STRING are)", s.Type, s.Name)
+			if viewElemClass(*s.Type.Elem) == "" {
+				return fail("ListView state of type %s (state %q; elements of any type but MAP are)", s.Type, s.Name)
 			}
 		}
 	}
@@ -328,11 +334,65 @@ func viewClass(t types.Type) string {
 	return ""
 }
 
+// viewElemClass is the Java class of an element of a ListView or a value
+// of a MapView, "" for a type the bridge does not convert: a type of
+// viewClass, another type javaClass converts (DECIMAL, TIMESTAMP,
+// ARRAY, ...) or a ROW of such types (Row). A MAP is not: ptfsh gives
+// JavaScript a Map in an order that Flink's HashMap does not keep.
+func viewElemClass(t types.Type) string {
+	if c := viewClass(t); c != "" {
+		return c
+	}
+	if t.Kind == types.KindMap || containsMap(t) {
+		return ""
+	}
+	if t.Kind == types.KindRow {
+		for _, f := range t.Fields {
+			if viewElemClass(f.Type) == "" {
+				return ""
+			}
+		}
+		return "Row"
+	}
+	if t.Kind == types.KindArray && t.Elem.Kind == types.KindRow {
+		if viewElemClass(*t.Elem) == "" {
+			return ""
+		}
+		return "Row[]"
+	}
+	return javaClass(t, false)
+}
+
+// containsMap reports whether t holds a MAP at any depth.
+func containsMap(t types.Type) bool {
+	switch t.Kind {
+	case types.KindMap:
+		return true
+	case types.KindArray:
+		return containsMap(*t.Elem)
+	case types.KindRow:
+		for _, f := range t.Fields {
+			if containsMap(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // kindName is the bridge's name for a type javaClass supports: STRING,
 // INT, ..., TIMESTAMP, TIMESTAMP_LTZ, DATE, INTERVAL_DT, DECIMAL(p,s),
-// ARRAY<elem>, MAP<key,value>, without spaces.
+// ARRAY<elem>, MAP<key,value>, without spaces, and for a ROW (of a view's
+// elements) ROW<name kind,...>, each name escaped as a URL's query
+// (url.QueryEscape, which JsFunction undoes with URLDecoder).
 func kindName(t types.Type) string {
 	switch t.Kind {
+	case types.KindRow:
+		fields := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			fields[i] = url.QueryEscape(f.Name) + " " + kindName(f.Type)
+		}
+		return "ROW<" + strings.Join(fields, ",") + ">"
 	case types.KindVarChar:
 		return "STRING"
 	case types.KindTimestamp:
@@ -449,9 +509,14 @@ func ClassSource(p Project) (string, error) {
 			Type: "Row", Hint: `, type = @DataTypeHint("ROW<json STRING>")`}
 		switch s.Kind {
 		case ptf.ListState:
-			cs.Type, cs.Hint = "ListView<"+viewClass(*s.Type.Elem)+">", ""
+			cs.Type, cs.Hint = "ListView<"+viewElemClass(*s.Type.Elem)+">", ""
 		case ptf.MapState:
-			cs.Type, cs.Hint = "MapView<"+viewClass(*s.Type.Key)+", "+viewClass(*s.Type.Elem)+">", ""
+			cs.Type, cs.Hint = "MapView<"+viewClass(*s.Type.Key)+", "+viewElemClass(*s.Type.Elem)+">", ""
+		}
+		if s.Kind != ptf.ValueState && viewClass(*s.Type.Elem) == "" {
+			// Flink cannot find the elements' type in the Java class
+			// (Row, BigDecimal, ...): the view's type says it.
+			cs.Hint = fmt.Sprintf(", type = @DataTypeHint(\"%s\")", javaString(flinkType(*s.Type)))
 		}
 		if s.TTLSet {
 			// Flink's duration syntax; 0 disables TTL, as in ptfsh.
@@ -693,9 +758,20 @@ func sqlIdent(name string) string { return "`" + strings.ReplaceAll(name, "`", "
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // flinkType is t as Flink's type parser reads it in @DataTypeHint:
-// Type.String, with the backquotes in the names of ROW fields doubled.
+// Type.String, with the backquotes in the names of ROW fields (at any
+// depth) doubled.
 func flinkType(t types.Type) string {
-	if t.Kind != types.KindRow {
+	notNull := ""
+	if t.NotNull {
+		notNull = " NOT NULL"
+	}
+	switch t.Kind {
+	case types.KindArray:
+		return "ARRAY<" + flinkType(*t.Elem) + ">" + notNull
+	case types.KindMap:
+		return "MAP<" + flinkType(*t.Key) + ", " + flinkType(*t.Elem) + ">" + notNull
+	case types.KindRow:
+	default:
 		return t.String()
 	}
 	var b strings.Builder

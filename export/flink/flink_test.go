@@ -33,6 +33,9 @@ func TestClassSource_golden(t *testing.T) {
 		{"NoDepartureAlert", "no_departure_alert.js"},
 		// A scalar function (kind: "scalar"): a ScalarFunction.
 		{"Label", "../cmd/ptfsh/testdata/flink/label.js"},
+		// Views of rows, decimals, timestamps and arrays: their types in
+		// the hints, their kinds (ROW<name kind,...>, names escaped).
+		{"ViewRows", "../cmd/ptfsh/testdata/flink/view_rows.js"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join("..", "..", "examples", tc.file)
@@ -69,10 +72,14 @@ func TestCheck_unsupported(t *testing.T) {
 	tests := []struct {
 		name, src, want string
 	}{
-		{"map state", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
-			state: { seen: { kind: "map", type: "MAP<STRING, ARRAY<INT>>" } }, eval() {} })`, `f.js: export flink: MapView state of type MAP<STRING, ARRAY<INT>> (state "seen"; keys and values of BOOLEAN, integer, FLOAT, DOUBLE or STRING are) is not supported yet`},
-		{"list state", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
-			state: { seen: { kind: "list", type: "ARRAY<TIMESTAMP(3)>" } }, eval() {} })`, `ListView state of type ARRAY<TIMESTAMP(3)> (state "seen"`},
+		{"map state of maps", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+			state: { seen: { kind: "map", type: "MAP<STRING, MAP<STRING, INT>>" } }, eval() {} })`, `f.js: export flink: MapView state of type MAP<STRING, MAP<STRING, INT>> (state "seen"; keys of BOOLEAN, integer, FLOAT, DOUBLE or STRING, and values of any type but MAP, are) is not supported yet`},
+		{"map state of time keys", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+			state: { seen: { kind: "map", type: "MAP<TIMESTAMP(3), INT>" } }, eval() {} })`, `MapView state of type MAP<TIMESTAMP(3), INT> (state "seen"`},
+		{"list state of rows with maps", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+			state: { seen: { kind: "list", type: "ARRAY<ROW<a INT, m MAP<STRING, INT>>>" } }, eval() {} })`, `ListView state of type ARRAY<ROW<` + "`a`" + ` INT, ` + "`m`" + ` MAP<STRING, INT>>> (state "seen"; elements of any type but MAP are)`},
+		{"list state of time", `({ output: "STRING", args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+			state: { seen: { kind: "list", type: "ARRAY<TIME(0)>" } }, eval() {} })`, `ListView state of type ARRAY<TIME(0)> (state "seen"`},
 		{"scalar before pass-through", `({ output: "STRING", args: [{ name: "i", type: "INT" }, { name: "r", traits: ["ROW_SEMANTIC_TABLE", "PASS_COLUMNS_THROUGH"] }],
 			eval() {} })`, `a scalar argument ("i") declared before the PASS_COLUMNS_THROUGH table "r"`},
 		{"output type", `({ output: "ROW<t TIME(0)>", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],

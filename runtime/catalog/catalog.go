@@ -63,6 +63,10 @@ type Table struct {
 	Stream bool
 	// Watermark is the WATERMARK clause, if any.
 	Watermark *exec.WatermarkSpec
+	// Computed are the computed columns (name AS expression), in the order
+	// declared; Schema holds them too, at their Index. A connector reads
+	// the other columns, the physical ones.
+	Computed []ComputedColumn
 	// Temporary marks CREATE TEMPORARY.
 	Temporary bool
 	// BaseDir resolves relative paths of a file table.
@@ -90,6 +94,67 @@ type MetadataColumn struct {
 func (t *Table) Physical(i int) bool {
 	_, ok := t.Metadata[i]
 	return !ok
+}
+
+// ComputedColumn is a column whose value an expression computes from the
+// physical columns of its row: name AS expr in CREATE TABLE.
+type ComputedColumn struct {
+	Name string
+	// Index is the column's place in the table's Schema.
+	Index int
+	Expr  *sqlmini.Expr
+}
+
+// IsProcTime reports whether a computed column's expression is PROCTIME(),
+// which makes the column a processing-time attribute.
+func IsProcTime(e *sqlmini.Expr) bool {
+	return strings.EqualFold(strings.ReplaceAll(e.String(), " ", ""), "PROCTIME()")
+}
+
+// ScanTable is the table as its connector reads it: without its computed
+// columns, which the planner computes from the rest. A table without
+// computed columns is itself; otherwise a copy whose Schema, PrimaryKey,
+// Metadata and Watermark count the remaining columns (a WATERMARK on a
+// computed column is left out: the planner applies it after computing).
+// Computed stays, so that a connector can tell a computed column's name
+// from a misspelt one in its options.
+func (t *Table) ScanTable() *Table {
+	if len(t.Computed) == 0 {
+		return t
+	}
+	computed := map[int]bool{}
+	for _, c := range t.Computed {
+		computed[c.Index] = true
+	}
+	at := make([]int, t.Schema.Len()) // full index -> scan index, -1 computed
+	cp := *t
+	cp.Schema = types.Schema{}
+	for i, c := range t.Schema.Columns {
+		at[i] = -1
+		if !computed[i] {
+			at[i] = cp.Schema.Len()
+			cp.Schema.Columns = append(cp.Schema.Columns, c)
+		}
+	}
+	cp.PrimaryKey = nil
+	for _, k := range t.PrimaryKey {
+		cp.PrimaryKey = append(cp.PrimaryKey, at[k])
+	}
+	if t.Metadata != nil {
+		cp.Metadata = map[int]MetadataColumn{}
+		for i, m := range t.Metadata {
+			cp.Metadata[at[i]] = m
+		}
+	}
+	if w := t.Watermark; w != nil {
+		cp.Watermark = nil
+		if at[w.Column] >= 0 {
+			ww := *w
+			ww.Column = at[w.Column]
+			cp.Watermark = &ww
+		}
+	}
+	return &cp
 }
 
 // Function is a function in the catalog.

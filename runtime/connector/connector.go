@@ -22,6 +22,10 @@ type Env struct {
 	HasSeed           bool
 	ProcessingTime    string
 	HasProcessingTime bool
+	// GeneratedRows is the number-of-rows of a datagen or faker table that
+	// gives none (session.Config.GeneratedRows); 0 leaves such a table
+	// unbounded.
+	GeneratedRows int64
 	// Flink is SET 'ptfsh.dialect' = 'flink': a file source reads as
 	// Flink's readers do and refuses what they refuse (a JSON array, a CSV
 	// timestamp in ISO-8601 form).
@@ -58,6 +62,9 @@ var factories = map[string]Factory{
 	"filesystem":   filesystem{},
 	"datagen":      datagen{},
 	"values":       values{},
+	"faker":        fakerFactory{},
+	"print":        printConnector,
+	"blackhole":    blackholeConnector,
 	"kafka":        kafkaConnector{},
 	"upsert-kafka": kafkaConnector{upsert: true},
 	"stdin":        stdinConnector{},
@@ -173,6 +180,20 @@ func (datagen) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
 
 func (datagen) Scan(t *catalog.Table, env Env, _ sqlmini.Pos) (exec.Node, error) {
 	return NewDatagenNode(t, env)
+}
+
+// fakerFactory generates rows from flink-faker's expressions (faker.go).
+type fakerFactory struct{}
+
+func (fakerFactory) Name() string      { return "faker" }
+func (fakerFactory) Options() []string { return fakerOptions }
+
+func (fakerFactory) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
+	return CheckFakerOptions(t, ct)
+}
+
+func (fakerFactory) Scan(t *catalog.Table, env Env, _ sqlmini.Pos) (exec.Node, error) {
+	return NewFakerNode(t, env)
 }
 
 // values is a table given AS VALUES: its rows live in the catalog.

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -42,7 +41,8 @@ import (
 //
 // Options, as in Flink: number-of-rows; rows-per-second (a pace a class
 // can watch: the rows come at that rate of wall-clock time, without it as
-// fast as ptfsh can make them); fields.NAME.kind = random | sequence; for random numbers
+// fast as ptfsh can make them; with the processing-time clock fixed by SET
+// 'ptfsh.processing-time' no time passes and there is no pace); fields.NAME.kind = random | sequence; for random numbers
 // (TINYINT to BIGINT, FLOAT, DOUBLE, DECIMAL, INTERVALs) fields.NAME.min and
 // .max, inclusive, defaulting to Flink's bounds; for random strings and
 // bytes fields.NAME.length (default the declared length, 100 for STRING and
@@ -64,6 +64,11 @@ import (
 //     (base - max-past, base], where base is SET 'ptfsh.processing-time'
 //     when set and 2025-01-01 00:00:00 UTC otherwise; random DATE and TIME
 //     values are the base's date and time of day (Flink: today and now).
+//     With rows-per-second the base moves with the pace, as Flink's clock
+//     does: row k's is k/rate seconds after the first row's, so that a
+//     paced table's timestamps advance (with max-past 0, the default, row
+//     k is at exactly base + k/rate s), also on a fixed processing-time
+//     clock, which makes no wait.
 //   - A timestamp may also be a sequence (a ptfsh extension):
 //     fields.NAME.start (epoch milliseconds or '2025-03-27 12:00:00'),
 //     optional fields.NAME.end (inclusive), and fields.NAME.step (Flink's
@@ -73,7 +78,8 @@ import (
 // A WATERMARK clause works as on a file table: after each row, the largest
 // time seen minus the delay (SET 'ptfsh.watermark.every-rows' thins them).
 // Without number-of-rows and without a sequence that ends, the table is
-// unbounded, as in Flink: read it with LIMIT, or cancel the statement.
+// unbounded, as in Flink: read it with LIMIT, or cancel the statement (a
+// session can bound every such table: Env.GeneratedRows).
 
 // SetSeed is the session's seed for datagen tables without a 'seed' option.
 const SetSeed = "ptfsh.seed"
@@ -509,6 +515,7 @@ type datagenNode struct {
 	seed  int64
 	base  int64 // the end of the window of random times
 	every int64
+	fixed bool // the processing-time clock is fixed: no pace
 }
 
 // NewDatagenNode reads the table's options (checked at CREATE TABLE) and
@@ -524,7 +531,11 @@ func NewDatagenNode(t *catalog.Table, env Env) (exec.Node, error) {
 			return nil, fmt.Errorf("SET '%s' needs a whole number (a 64-bit integer), not '%s'", SetSeed, env.Seed)
 		}
 	}
+	if spec.rows < 0 && env.GeneratedRows > 0 && !hasSequence(spec) {
+		spec.rows = env.GeneratedRows
+	}
 	if env.HasProcessingTime {
+		n.fixed = true
 		if n.base, err = format.ParseTimeSetting(env.ProcessingTime); err != nil {
 			return nil, fmt.Errorf("SET '%s': %w", "ptfsh.processing-time", err)
 		}
@@ -549,17 +560,29 @@ func (n *datagenNode) Explain() string {
 
 func (n *datagenNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	ex.NoCheckpoints("a datagen source has no position to resume from")
-	if n.spec.rate > 0 {
-		ex.Paced = true
-	}
 	if n.spec.rows < 0 {
 		ex.Live().AddSource() // it does not end: Ctrl-C stops it
 	}
 	s := &datagenStream{n: n, ex: ex, left: n.spec.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}
+	if n.spec.rate > 0 && !n.fixed {
+		ex.Paced = true
+		s.pace = &pacer{rate: n.spec.rate}
+	}
 	for _, g := range n.spec.fields {
 		s.gens = append(s.gens, newGenState(g, n.seed))
 	}
 	return s, nil
+}
+
+// hasSequence reports whether a column of the table is a sequence, which
+// bounds the table.
+func hasSequence(spec *datagenSpec) bool {
+	for _, f := range spec.fields {
+		if f.seq {
+			return true
+		}
+	}
+	return false
 }
 
 // genState is a running generator: its random stream and, for a
@@ -598,33 +621,11 @@ type datagenStream struct {
 	pending bool
 	wmNext  int64
 	count   int64
-	made    int64     // rows made, for the pace
-	start   time.Time // when the first row was made (with a pace)
+	pace    *pacer // nil: as fast as the rows are made
 }
 
 // maxRowsPerSecond is the fastest pace rows-per-second takes.
 const maxRowsPerSecond = 1_000_000_000
-
-// due reports, with rows-per-second, whether the next row is due: row k
-// comes k/rate seconds after the first, so a slow consumer does not make
-// the rows come faster later. A row not due yet asks the driver to pull
-// again when it is: the source is live and never blocks (exec.Live).
-func (s *datagenStream) due() bool {
-	rate := s.n.spec.rate
-	if rate <= 0 {
-		return true
-	}
-	if s.made == 0 {
-		s.start = time.Now()
-	}
-	at := s.start.Add(time.Duration(float64(s.made) / float64(rate) * float64(time.Second)))
-	if time.Until(at) > 0 {
-		s.ex.Live().WakeAt(at)
-		return false
-	}
-	s.made++
-	return true
-}
 
 func (s *datagenStream) Next() (exec.Event, error) {
 	if s.pending {
@@ -644,20 +645,26 @@ func (s *datagenStream) Next() (exec.Event, error) {
 			return exec.Event{Kind: exec.EvEnd}, nil
 		}
 	}
+	if s.ex.Live().Stopping() {
+		return exec.Event{Kind: exec.EvEnd}, nil // stopped (Ctrl-C, SIGTERM): it ends here
+	}
+	if s.pace != nil && !s.pace.ready(s.ex) {
+		return exec.Event{Kind: exec.EvIdle}, nil
+	}
 	if s.count++; s.count&1023 == 0 && s.ex.Ctx != nil {
 		if err := s.ex.Ctx.Err(); err != nil {
 			return exec.Event{}, err
 		}
 	}
-	if s.ex.Live().Stopping() {
-		return exec.Event{Kind: exec.EvEnd}, nil // stopped (Ctrl-C, SIGTERM): it ends here
-	}
-	if !s.due() {
-		return exec.Event{Kind: exec.EvIdle}, nil
+	// With a pace, "now" moves with it: row k is made k/rate seconds after
+	// the first, as Flink's clock moves while it makes rows at that pace.
+	base := s.n.base
+	if rate := s.n.spec.rate; rate > 0 {
+		base += (s.count - 1) * 1000 / rate // s.count counts this row
 	}
 	f := make([]any, len(s.gens))
 	for i, g := range s.gens {
-		f[i] = g.value(s.n.base)
+		f[i] = g.value(base)
 	}
 	if s.left > 0 {
 		s.left--

@@ -27,8 +27,9 @@ type recordCodec interface {
 	changelog() types.ChangelogMode
 }
 
-// newRecordCodec returns the codec of format f over columns sch.
-func newRecordCodec(f *kafkaFormat, sch types.Schema, reg registryOpener) (recordCodec, error) {
+// newRecordCodec returns the codec of format f over columns sch, for the
+// key (key) or the value of topic's records.
+func newRecordCodec(f *kafkaFormat, sch types.Schema, topic string, key bool) (recordCodec, error) {
 	switch f.name {
 	case fmtJSON:
 		d, err := format.NewJSONRecordDecoder(sch, format.JSONSourceOptions{
@@ -62,16 +63,10 @@ func newRecordCodec(f *kafkaFormat, sch types.Schema, reg registryOpener) (recor
 		}
 		return &debeziumCodec{json: jsonCodec{sch: sch, dec: d, iso: f.opts["timestamp-format.standard"] == "ISO-8601"}, schemaInclude: f.opts["schema-include"] == "true"}, nil
 	case fmtAvroConfl:
-		if reg == nil {
-			return nil, errors.New("the avro-confluent format needs a schema registry")
-		}
-		return reg(f, sch)
+		return newAvroCodec(f, sch, topic, key) // kafka_avro.go
 	}
 	return nil, fmt.Errorf("unsupported format '%s'", f.name)
 }
-
-// registryOpener makes an avro-confluent codec (kafka_avro.go).
-type registryOpener func(f *kafkaFormat, sch types.Schema) (recordCodec, error)
 
 func charValue(key, v string) (byte, error) {
 	switch {

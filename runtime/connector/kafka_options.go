@@ -382,9 +382,6 @@ func parseKafka(t *catalog.Table, upsert bool) (*kafkaSpec, error) {
 	default:
 		return nil, kerrf("scan.startup.mode", "option 'scan.startup.mode' is one of earliest-offset, latest-offset, group-offsets, timestamp, specific-offsets, not '%s'", s.startMode)
 	}
-	if s.startMode == modeGroup && s.group == "" {
-		return nil, kerrf("scan.startup.mode", "'scan.startup.mode' = 'group-offsets' (the default) needs 'properties.group.id'; or read from 'earliest-offset'")
-	}
 	if v, ok := o["scan.bounded.mode"]; ok {
 		s.boundMode = v
 	}
@@ -686,8 +683,15 @@ func checkFormatColumns(t *catalog.Table, f *kafkaFormat, cols []int, part strin
 	if v, ok := f.opts["timestamp-format.standard"]; ok && v != "SQL" && v != "ISO-8601" {
 		return kerrf(f.prefix+"timestamp-format.standard", "option '%stimestamp-format.standard' is 'SQL' or 'ISO-8601', not '%s'", f.prefix, v)
 	}
-	if f.name == fmtAvroConfl && f.opts["url"] == "" {
-		return kerrf(key, "the avro-confluent format needs '%surl' (the schema registry's address)", f.prefix)
+	if f.name == fmtAvroConfl {
+		if f.opts["url"] == "" {
+			return kerrf(key, "the avro-confluent format needs '%surl' (the schema registry's address)", f.prefix)
+		}
+		for _, i := range cols {
+			if why := avroSupports(t.Schema.Columns[i].Type); why != "" {
+				return kerrf(key, "column '%s': %s", t.Schema.Columns[i].Name, why)
+			}
+		}
 	}
 	return nil
 }

@@ -1,11 +1,17 @@
 package connector
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector/kafka"
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -25,6 +31,19 @@ import (
 // every record written so far (at-least-once, Flink's default): a run
 // killed after a checkpoint and started again writes the records after
 // it again.
+//
+// With 'sink.delivery-guarantee' = 'exactly-once' the records between two
+// checkpoints go in one Kafka transaction, with the transactional id
+// '<sink.transactional-id-prefix>-<n>' for the n-th transaction of the
+// table, as Flink's sink names one per checkpoint. A checkpoint flushes
+// the transaction and records its id, producer id and epoch in the state
+// store (two-phase commit: prepared); when the checkpoint has committed,
+// the sink commits the transaction. A run killed in between commits it
+// when it starts again (Kafka's EndTxn with the recorded producer id and
+// epoch, as Flink resumes a transaction), and the transaction a killed run
+// left open after its last checkpoint is aborted when the next id's
+// producer starts. A consumer reading with isolation.level =
+// read_committed so sees every result once.
 type KafkaSink struct {
 	t     *catalog.Table
 	s     *kafkaSpec
@@ -41,11 +60,45 @@ type KafkaSink struct {
 	rows       int64
 	ts, hdr    int // the query's timestamp and headers columns, or -1
 	topicCol   int
+
+	// Exactly-once: store keeps the prepared transaction; seq numbers
+	// the open one, whose writer is w; inTxn counts its records;
+	// prepared is the writer of the transaction a checkpoint recorded
+	// (record) and Committed is to commit; err is a failure of
+	// Committed, said at the next call.
+	store    state.Store
+	seq      int64
+	inTxn    int64
+	prepared *kafka.Writer
+	record   eosRecord
+	err      error
 }
 
+// eosRecord is an exactly-once sink's checkpointed transaction.
+type eosRecord struct {
+	Seq   int64  `json:"seq"`
+	TxnID string `json:"txn"`
+	PID   int64  `json:"producer_id"`
+	Epoch int16  `json:"epoch"`
+	// Servers are the brokers, so that a transaction a killed run left
+	// prepared is committed when the state file is opened again
+	// (FinishKafkaCommits), even if its statement does not run again.
+	Servers []string `json:"servers"`
+	// Committed: the sink committed the transaction after the checkpoint.
+	Committed bool `json:"committed,omitempty"`
+}
+
+func (k *KafkaSink) exactlyOnce() bool { return k.s.delivery == deliveryExactlyOnce }
+
+func (k *KafkaSink) recordKey() []byte { return []byte("kafka\x00" + k.t.Name + "\x00" + k.topic) }
+
+// txnID is the transactional id of the n-th transaction.
+func (k *KafkaSink) txnID(n int64) string { return fmt.Sprintf("%s-%d", k.s.txnPrefix, n) }
+
 // NewKafkaSink returns the sink of INSERT INTO Kafka table t, named at
-// pos; ctx bounds its calls to the brokers.
-func NewKafkaSink(ctx context.Context, t *catalog.Table, pos sqlmini.Pos) (*KafkaSink, error) {
+// pos; ctx bounds its calls to the brokers; an exactly-once sink keeps its
+// prepared transaction in store.
+func NewKafkaSink(ctx context.Context, t *catalog.Table, pos sqlmini.Pos, store state.Store) (*KafkaSink, error) {
 	s, err := parseKafka(t, t.Options["connector"] == "upsert-kafka")
 	if err != nil {
 		return nil, sqlmini.Errorf(pos, "%w", err)
@@ -53,10 +106,7 @@ func NewKafkaSink(ctx context.Context, t *catalog.Table, pos sqlmini.Pos) (*Kafk
 	if s.pattern != nil || len(s.topics) != 1 {
 		return nil, sqlmini.Errorf(pos, "table '%s' is written to one topic: give it a single 'topic' (not a list or 'topic-pattern')", t.Name)
 	}
-	if s.delivery == deliveryExactlyOnce {
-		return nil, sqlmini.Errorf(pos, "table '%s': 'sink.delivery-guarantee' = 'exactly-once' is not available yet in ptfsh; use 'at-least-once'", t.Name)
-	}
-	k := &KafkaSink{t: t, s: s, pos: pos, ctx: ctx, topic: s.topics[0], ts: -1, hdr: -1, topicCol: -1}
+	k := &KafkaSink{t: t, s: s, pos: pos, ctx: ctx, topic: s.topics[0], ts: -1, hdr: -1, topicCol: -1, store: store}
 	for i := range t.Schema.Columns {
 		m, isMeta := t.Metadata[i]
 		if isMeta && m.Virtual {
@@ -75,11 +125,11 @@ func NewKafkaSink(ctx context.Context, t *catalog.Table, pos sqlmini.Pos) (*Kafk
 		k.cols = append(k.cols, i)
 	}
 	if s.key != nil {
-		if k.key, err = newRecordCodec(s.key, formatSchema(t, s.keyCols, true, s.keyPrefix), nil); err != nil {
+		if k.key, err = newRecordCodec(s.key, formatSchema(t, s.keyCols, true, s.keyPrefix), k.topic, true); err != nil {
 			return nil, sqlmini.Errorf(pos, "table '%s': %w", t.Name, err)
 		}
 	}
-	if k.value, err = newRecordCodec(s.value, formatSchema(t, s.valueCols, false, ""), nil); err != nil {
+	if k.value, err = newRecordCodec(s.value, formatSchema(t, s.valueCols, false, ""), k.topic, false); err != nil {
 		return nil, sqlmini.Errorf(pos, "table '%s': %w", t.Name, err)
 	}
 	return k, nil
@@ -119,8 +169,47 @@ func (k *KafkaSink) Begin(types.Schema) error {
 	if _, err := k.cl.Partitions(k.ctx, []string{k.topic}); err != nil {
 		return k.fail(err)
 	}
-	k.w, err = k.cl.NewWriter(kafka.WriterConfig{Partitioner: k.s.partitioner})
-	return k.fail(err)
+	if !k.exactlyOnce() {
+		k.w, err = k.cl.NewWriter(kafka.WriterConfig{Partitioner: k.s.partitioner})
+		return k.fail(err)
+	}
+	var rec *eosRecord
+	err = k.store.View(func(tx state.Tx) error {
+		b, err := tx.Get(exec.SinkNamespace, k.recordKey())
+		if err != nil || b == nil {
+			return err
+		}
+		rec = &eosRecord{}
+		return json.Unmarshal(b, rec)
+	})
+	if err != nil {
+		return k.fail(fmt.Errorf("reading the sink's checkpointed transaction: %w", err))
+	}
+	k.seq = 1
+	if rec != nil {
+		// The transaction of the last checkpoint, prepared by a run that
+		// stopped before it could commit it.
+		if !rec.Committed {
+			if err := resumeCommit(k.ctx, k.cl, k.store, k.recordKey(), rec); err != nil {
+				return k.fail(err)
+			}
+		}
+		k.seq = rec.Seq + 1
+	}
+	return k.fail(k.begin())
+}
+
+// begin starts the transaction of k.seq (a producer of its own id, which
+// fences what a killed run left open under it).
+func (k *KafkaSink) begin() error {
+	timeout := 15 * time.Minute
+	if k.s.txnTimeoutMs > 0 {
+		timeout = time.Duration(k.s.txnTimeoutMs) * time.Millisecond
+	}
+	var err error
+	k.w, err = k.cl.NewWriter(kafka.WriterConfig{Partitioner: k.s.partitioner, TransactionalID: k.txnID(k.seq), TransactionTimeout: timeout})
+	k.inTxn = 0
+	return err
 }
 
 func (k *KafkaSink) fail(err error) error {
@@ -132,6 +221,9 @@ func (k *KafkaSink) fail(err error) error {
 
 // Row writes one row as a record.
 func (k *KafkaSink) Row(r types.Row) error {
+	if err := k.ready(); err != nil {
+		return err
+	}
 	if k.s.upsert && r.Kind == types.UpdateBefore {
 		return nil // the +U that follows replaces the key's row
 	}
@@ -182,11 +274,32 @@ func (k *KafkaSink) Row(r types.Row) error {
 	}
 	k.w.Write(k.ctx, rec)
 	k.rows++
+	k.inTxn++
+	return nil
+}
+
+// ready says a failure of the last commit, and starts the next
+// transaction when the last one was committed.
+func (k *KafkaSink) ready() error {
+	if k.err != nil {
+		return k.err
+	}
+	if k.w == nil && k.exactlyOnce() {
+		if err := k.begin(); err != nil {
+			k.err = k.fail(err)
+			return k.err
+		}
+	}
 	return nil
 }
 
 // End waits for every record to be acknowledged.
-func (k *KafkaSink) End() error { return k.flush() }
+func (k *KafkaSink) End() error {
+	if k.err != nil {
+		return k.err
+	}
+	return k.flush()
+}
 
 func (k *KafkaSink) flush() error {
 	if k.w == nil {
@@ -196,12 +309,125 @@ func (k *KafkaSink) flush() error {
 }
 
 // Checkpoint makes the records written so far durable: the brokers have
-// them. Nothing goes into tx.
-func (k *KafkaSink) Checkpoint(state.Tx) error { return k.flush() }
+// them. An exactly-once sink records its transaction in tx as prepared
+// (when it holds records; an empty one stays open for the next).
+func (k *KafkaSink) Checkpoint(tx state.Tx) error {
+	if err := k.ready(); err != nil {
+		return err
+	}
+	if err := k.flush(); err != nil {
+		return err
+	}
+	if !k.exactlyOnce() || k.inTxn == 0 {
+		return nil
+	}
+	pid, epoch, err := k.w.ProducerID(k.ctx)
+	if err != nil {
+		return k.fail(err)
+	}
+	k.record = eosRecord{Seq: k.seq, TxnID: k.txnID(k.seq), PID: pid, Epoch: epoch, Servers: k.s.servers}
+	if err := putEOS(tx, k.recordKey(), k.record); err != nil {
+		return err
+	}
+	// The transaction is sealed: it waits for the checkpoint's commit,
+	// and the rows after the checkpoint go to the next one (a checkpoint
+	// may commit in the background while rows go on).
+	k.prepared, k.w = k.w, nil
+	k.seq++
+	return nil
+}
 
-// Committed implements the checkpoint protocol; at-least-once has nothing
-// to do then.
-func (k *KafkaSink) Committed() {}
+func putEOS(tx state.Tx, key []byte, rec eosRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return tx.Put(exec.SinkNamespace, key, b)
+}
+
+// markCommitted records that the transaction of rec is committed.
+func markCommitted(st state.Store, key []byte, rec eosRecord) error {
+	rec.Committed = true
+	return st.Update(func(tx state.Tx) error { return putEOS(tx, key, rec) })
+}
+
+// resumeCommit commits the transaction a run left prepared and records
+// that it did.
+func resumeCommit(ctx context.Context, cl *kafka.Client, st state.Store, key []byte, rec *eosRecord) error {
+	if err := cl.ResumeCommit(ctx, rec.TxnID, rec.PID, rec.Epoch); err != nil {
+		return fmt.Errorf("%w; its records are not in the topic (was the run stopped longer than 'properties.transaction.timeout.ms'?)", err)
+	}
+	return markCommitted(st, key, *rec)
+}
+
+// FinishKafkaCommits commits the transactions of exactly-once Kafka sinks
+// that a run left prepared: killed after a checkpoint committed and before
+// its sink committed the transaction of that checkpoint. The session calls
+// it when it opens a state file, since the statement may not run again (a
+// script skips the INSERTs that finished). A broker that cannot be reached
+// is a note: the sink commits the transaction when its INSERT runs again.
+func FinishKafkaCommits(st state.Store, notes io.Writer) error {
+	type pending struct {
+		key []byte
+		rec eosRecord
+	}
+	var todo []pending
+	err := st.View(func(tx state.Tx) error {
+		return tx.Scan(exec.SinkNamespace, []byte("kafka\x00"), func(key, value []byte) error {
+			var rec eosRecord
+			if err := json.Unmarshal(value, &rec); err != nil {
+				return fmt.Errorf("the record of a Kafka sink's transaction is damaged: %q", value)
+			}
+			if !rec.Committed {
+				todo = append(todo, pending{key: bytes.Clone(key), rec: rec})
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("reading the sinks' records: %w", err)
+	}
+	for _, p := range todo {
+		table := strings.SplitN(string(p.key), "\x00", 3)[1]
+		ctx := context.Background()
+		cl, err := kafka.Dial(ctx, kafka.Config{Servers: p.rec.Servers})
+		if err == nil {
+			err = resumeCommit(ctx, cl, st, p.key, &p.rec)
+			cl.Close()
+		}
+		if err != nil {
+			fmt.Fprintf(notes, "note: table '%s': the Kafka transaction '%s' of the last run's last checkpoint is not committed yet: %v\n", table, p.rec.TxnID, err)
+		}
+	}
+	return nil
+}
+
+// Committed commits the transaction the checkpoint prepared; the next
+// one starts with the next row (or checkpoint). A failure is said by the
+// next call.
+func (k *KafkaSink) Committed() {
+	if k.prepared == nil {
+		return
+	}
+	w := k.prepared
+	k.prepared = nil
+	err := w.Commit(k.ctx)
+	w.Close()
+	if err == nil {
+		err = markCommitted(k.store, k.recordKey(), k.record)
+	}
+	if err != nil && k.err == nil {
+		k.err = k.fail(err)
+	}
+}
+
+// Abort aborts an exactly-once sink's open transaction when the statement
+// fails.
+func (k *KafkaSink) Abort() {
+	if k.exactlyOnce() && k.w != nil {
+		_ = k.w.Abort(k.ctx)
+	}
+}
 
 // NoCheckpoints says the sink can take checkpoints.
 func (k *KafkaSink) NoCheckpoints() string { return "" }
@@ -210,6 +436,9 @@ func (k *KafkaSink) NoCheckpoints() string { return "" }
 func (k *KafkaSink) Close() {
 	if k.w != nil {
 		k.w.Close()
+	}
+	if k.prepared != nil {
+		k.prepared.Close()
 	}
 	if k.cl != nil {
 		k.cl.Close()

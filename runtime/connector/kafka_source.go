@@ -57,6 +57,11 @@ func (k kafkaConnector) Scan(t *catalog.Table, env Env, pos sqlmini.Pos) (exec.N
 	if err != nil {
 		return nil, sqlmini.Errorf(pos, "%w", err)
 	}
+	if s.startMode == modeGroup && s.group == "" {
+		// Checked when the table is read, as Flink checks a source's
+		// options: a table only written needs no group.
+		return nil, sqlmini.Errorf(pos, "table '%s' is read from 'scan.startup.mode' = 'group-offsets' (the default), which needs 'properties.group.id'; or read from 'earliest-offset'", t.Name)
+	}
 	return &kafkaNode{t: t, s: s, env: env, pos: pos}, nil
 }
 
@@ -143,6 +148,10 @@ type kafkaStream struct {
 	skips   format.SkipStats
 	ignore  bool
 	bounded bool
+	// checkpointed are the offsets of the last checkpoint, which
+	// Committed commits to the group.
+	checkpointed map[kafka.TP]int64
+	commitFailed bool
 }
 
 func (s *kafkaStream) open() error {
@@ -198,7 +207,11 @@ func (s *kafkaStream) codec(f *kafkaFormat, cols []int, key bool) (recordCodec, 
 	if f == nil {
 		return nil, nil
 	}
-	return newRecordCodec(f, formatSchema(s.n.t, cols, key, s.n.s.keyPrefix), nil)
+	topic := ""
+	if len(s.n.s.topics) > 0 {
+		topic = s.n.s.topics[0]
+	}
+	return newRecordCodec(f, formatSchema(s.n.t, cols, key, s.n.s.keyPrefix), topic, key)
 }
 
 // formatSchema is the schema of the columns a format carries.
@@ -390,7 +403,11 @@ func (s *kafkaStream) Next() (exec.Event, error) {
 				s.skips.Add(&c)
 				continue
 			}
-			return exec.Event{}, types.At(s.n.pos, fmt.Errorf("table '%s': %w", s.n.t.Name, recordError(rec, err, s.n.s.value.prefix)))
+			hint := ""
+			if contains(kafkaFormatOptions[s.n.s.value.name], "ignore-parse-errors") {
+				hint = s.n.s.value.prefix
+			}
+			return exec.Event{}, types.At(s.n.pos, fmt.Errorf("table '%s': %w", s.n.t.Name, recordError(rec, err, hint)))
 		}
 		if len(rows) == 0 {
 			continue
@@ -503,7 +520,9 @@ func recordPlace(rec kafka.Record) string {
 }
 
 // recordError words a record that cannot be decoded, with its topic,
-// partition and offset, the part (key or value), where in it and what.
+// partition and offset, the part (key or value), where in it and what;
+// valuePrefix, when not empty, is the prefix of the value format's
+// 'ignore-parse-errors' option, which the message suggests.
 func recordError(rec kafka.Record, err error, valuePrefix string) error {
 	part := "value"
 	var pe *partError
@@ -514,7 +533,7 @@ func recordError(rec kafka.Record, err error, valuePrefix string) error {
 	var fe *format.ParseError
 	if errors.As(err, &fe) {
 		hint := ""
-		if part == "value" {
+		if part == "value" && valuePrefix != "" {
 			hint = fmt.Sprintf("; skip such records with '%signore-parse-errors' = 'true'", valuePrefix)
 		}
 		return fmt.Errorf("%s: %s%s", recordPlace(rec), recordProblem(part, fe), hint)
@@ -563,11 +582,12 @@ func (s *kafkaStream) reportSkipped() {
 // bounded read ended, and the position goes.
 func (s *kafkaStream) Checkpoint(tx state.Tx, finished, final bool) error {
 	key := kafkaSourceKey(s.n.t, s.read)
+	pos := s.r.Position()
+	s.checkpointed = pos
 	if finished {
 		return tx.Delete(exec.SourceNamespace, key)
 	}
 	rec := kafkaRecord{Offsets: map[string]int64{}}
-	pos := s.r.Position()
 	names := make([]kafka.TP, 0, len(pos))
 	for tp := range pos {
 		names = append(names, tp)
@@ -584,6 +604,22 @@ func (s *kafkaStream) Checkpoint(tx state.Tx, finished, final bool) error {
 		return err
 	}
 	return tx.Put(exec.SourceNamespace, key, b)
+}
+
+// Committed commits the offsets of the checkpoint that committed to the
+// table's consumer group ('properties.group.id'), for monitoring, as
+// Flink's source does after each checkpoint: never ahead of the
+// checkpoint. A failure is a note, not an error (Flink logs it too).
+func (s *kafkaStream) Committed() {
+	if s.n.s.group == "" || s.checkpointed == nil || s.cl == nil {
+		return
+	}
+	pos := s.checkpointed
+	s.checkpointed = nil
+	if err := s.cl.CommitGroupOffsets(s.ctx, s.n.s.group, pos); err != nil && !s.commitFailed {
+		s.commitFailed = true
+		s.ex.Notes = append(s.ex.Notes, fmt.Sprintf("note: table '%s': committing the offsets of group '%s' failed (the checkpoint holds them): %v", s.n.t.Name, s.n.s.group, err))
+	}
 }
 
 func (s *kafkaStream) Close() error {

@@ -136,6 +136,10 @@ type Call interface {
 	// the call's event time: timers that fired only at the end of input,
 	// rows that ORDER BY dropped as late.
 	Notes() []string
+	// MarkNotes makes Notes count the rows ORDER BY drops from now on: a
+	// step of a stream replays the events before it, whose drops its
+	// notes do not repeat.
+	MarkNotes()
 	// WhyNot summarises, after the statement, what did not lead to output
 	// (lineage on); "" without lineage.
 	WhyNot() string
@@ -191,7 +195,10 @@ type Execution struct {
 	CacheBytes int64
 	// rowsIn counts rows read from sources.
 	RowsIn int64
-	// now is the processing time in epoch milliseconds (for state TTL).
+	// Now is the processing-time clock in epoch milliseconds: state TTL,
+	// PROCTIME() columns (ComputedNode) and the faker connector's
+	// date.past read it. The session sets it (the wall clock, or SET
+	// 'ptfsh.processing-time'); whoever drives processing time replaces it.
 	Now func() int64
 	// defaultTTL is table.exec.state.ttl in milliseconds (0: none).
 	DefaultTTL int64

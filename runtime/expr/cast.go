@@ -199,14 +199,20 @@ func castToTemporal(v any, to types.Type) (any, error) {
 		days, nano, _ := civil(x)
 		switch to.Kind {
 		case types.KindTimestamp, types.KindTimestampLTZ:
-			return fromCivil(to.Kind, days, truncNanos(nano, to.Length)), nil
+			return castCivil(v, to, days, truncNanos(nano, to.Length))
 		case types.KindDate:
-			return types.Date(days), nil
+			return castCivil(v, to, days, 0)
 		case types.KindTime:
 			return types.TimeOfDay(truncNanos(nano, to.Length)), nil
 		}
 	case int64:
 		if to.Kind == types.KindTimestampLTZ {
+			// Epoch milliseconds (Flink refuses the cast and has
+			// TO_TIMESTAMP_LTZ(n, 3)): NULL-free, so out of Flink's range
+			// of timestamps is an error rather than a time far off.
+			if x < minEpochMillis || x > maxEpochMillis {
+				return nil, fmt.Errorf("cannot cast %d to %s: epoch milliseconds out of the range of a timestamp (years 0000 to 9999)", x, to.Nullable())
+			}
 			return types.Instant{Millis: x}, nil
 		}
 	case types.Date:
@@ -214,7 +220,7 @@ func castToTemporal(v any, to types.Type) (any, error) {
 			return x, nil
 		}
 		if to.Kind != types.KindTime {
-			return fromCivil(to.Kind, int64(x), 0), nil
+			return castCivil(v, to, int64(x), 0)
 		}
 	case types.TimeOfDay:
 		if to.Kind == types.KindTime {
@@ -222,6 +228,15 @@ func castToTemporal(v any, to types.Type) (any, error) {
 		}
 	}
 	return nil, castError(v, to)
+}
+
+// castCivil is fromCivil for a CAST of v.
+func castCivil(v any, to types.Type, days, nanoOfDay int64) (any, error) {
+	r, err := fromCivil(to.Kind, days, nanoOfDay)
+	if err != nil {
+		return nil, fmt.Errorf("cannot cast %s to %s: %w", types.FormatValue(v, timeType(v)), to.Nullable(), err)
+	}
+	return r, nil
 }
 
 func castToDayTimeInterval(v any, to types.Type) (any, error) {
@@ -387,6 +402,8 @@ func CanImplicitCast(from, to types.Type) bool {
 	switch {
 	case from.IsString() && to.IsString():
 		return true
+	case isBinary(from) && isBinary(to): // Flink's binary string family
+		return true
 	case from.IsInteger() && to.IsInteger():
 		return from.Kind <= to.Kind
 	case from.IsInteger() && (to.Kind == types.KindFloat || to.Kind == types.KindDouble || to.Kind == types.KindDecimal):
@@ -414,6 +431,8 @@ func CanImplicitCast(from, to types.Type) bool {
 	}
 	return from.Kind == to.Kind
 }
+
+func isBinary(t types.Type) bool { return t.Kind == types.KindBinary || t.Kind == types.KindVarBinary }
 
 func CastTo(x Expr, t types.Type) Expr {
 	if x.Type().Equal(t) {

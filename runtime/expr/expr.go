@@ -463,6 +463,18 @@ func arithExpr(pos sqlmini.Pos, op string, l, r Expr) (Expr, error) {
 				return nil, err
 			}
 			d := sign * int64(b.(types.Duration))
+			var ms int64
+			switch t := a.(type) {
+			case types.Instant:
+				ms = t.Millis
+			case types.LocalDateTime:
+				ms = t.Millis
+			default:
+				return nil, fmt.Errorf("%s: not a time value", pos)
+			}
+			if sum := ms + d; (d > 0 && sum < ms) || (d < 0 && sum > ms) {
+				return nil, sqlmini.Errorf(pos, "%s %s %s: %v", types.FormatValue(a, lt), op, types.FormatValue(b, rt), timeRangeError{lt.Kind})
+			}
 			switch t := a.(type) {
 			case types.Instant:
 				t.Millis += d
@@ -523,15 +535,23 @@ func dateIntervalExpr(pos sqlmini.Pos, op string, d, iv Expr) (Expr, error) {
 		case types.Period:
 			days = addMonths(days, sign*int64(x))
 		case types.Duration:
-			nano += sign * int64(x) * nanosPerMilli
+			if x == math.MinInt64 {
+				return nil, sqlmini.Errorf(pos, "%s %s %s: %v", types.FormatValue(a, t), op, types.FormatValue(b, iv.Type()), timeRangeError{k})
+			}
+			days, nano = addDuration(days, nano, sign*int64(x))
 		default:
 			return nil, sqlmini.Errorf(pos, "not an interval: %v", b)
 		}
 		if k == types.KindDate {
+			// The DATE of the result.
 			q, _ := floorDiv(nano, nanosPerDay)
-			return types.Date(days + q), nil
+			days, nano = days+q, 0
 		}
-		return fromCivil(k, days, nano), nil
+		r, err := fromCivil(k, days, nano)
+		if err != nil {
+			return nil, sqlmini.Errorf(pos, "%s %s %s: %v", types.FormatValue(a, t), op, types.FormatValue(b, iv.Type()), err)
+		}
+		return r, nil
 	}}, nil
 }
 

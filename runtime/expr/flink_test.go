@@ -27,6 +27,17 @@ import (
 //   - IF(FALSE, 'a', NULL): Flink refuses the untyped NULL; ptfsh types it.
 //   - CAST('2024-03-15T10:20:30' AS TIMESTAMP) fails in Flink; ptfsh reads
 //     the ISO form too. TIMESTAMP_LTZ '...' literals are ptfsh's.
+//   - Times out of range are never wrapped around in ptfsh, where Flink
+//     overflows: TO_TIMESTAMP_LTZ of a DOUBLE past 2262-04-11 (or before
+//     1677-09-21) is that day in Flink (its nanoseconds stop at a long's
+//     limit), the instant itself in ptfsh; of a DECIMAL past 64 bits, its
+//     low 64 bits in Flink, NULL in ptfsh; FROM_UNIXTIME(9223372036854775807)
+//     is 1969-12-31 23:59:59 in Flink (seconds times 1000 wrap), NULL in
+//     ptfsh; TIMESTAMPADD(MONTH, 2147483647, t) wraps in Flink, is exact in
+//     ptfsh; CAST(n AS TIMESTAMP_LTZ) is refused in Flink, epoch
+//     milliseconds in ptfsh (an error past year 9999); and a result past a
+//     type's range (TIMESTAMPADD(DAY, 2147483647, DATE '2000-01-01')) is
+//     an error in ptfsh, a wrapped date or an exception in Flink.
 var flinkCases = []struct{ expr, typ, want string }{
 	{`CASE WHEN 1 > 2 THEN 'a' WHEN 2 > 1 THEN 'bb' ELSE 'c' END`, `VARCHAR(2) NOT NULL`, `bb`},
 	{`CASE 2 WHEN 1 THEN 'one' WHEN 2 THEN 'two' END`, `CHAR(3)`, `two`},
@@ -268,6 +279,38 @@ var flinkCases = []struct{ expr, typ, want string }{
 	{`TO_TIMESTAMP_LTZ(1710498030, 0)`, `TIMESTAMP_LTZ(3)`, `2024-03-15T10:20:30Z`},
 	{`TO_TIMESTAMP_LTZ(1710498030123)`, `TIMESTAMP_LTZ(3)`, `2024-03-15T10:20:30.123Z`},
 	{`TO_TIMESTAMP_LTZ('2024-03-15 10:20:30', 'yyyy-MM-dd HH:mm:ss')`, `TIMESTAMP_LTZ(3)`, `2024-03-15T10:20:30Z`},
+	// Epochs out of range (Flink 2.3.0): NULL outside
+	// 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z, NaN is the epoch, a
+	// precision from 0 to 9.
+	{`TO_TIMESTAMP_LTZ(9223372036854775807, 0)`, `TIMESTAMP_LTZ(3)`, `null`},
+	{`TO_TIMESTAMP_LTZ(9223372036854775807, 3)`, `TIMESTAMP_LTZ(3)`, `null`},
+	{`TO_TIMESTAMP_LTZ(9223372036854775807)`, `TIMESTAMP_LTZ(3)`, `null`},
+	{`TO_TIMESTAMP_LTZ(-9223372036854775808, 3)`, `TIMESTAMP_LTZ(3)`, `null`},
+	{`TO_TIMESTAMP_LTZ(-9223372036854775808, 0)`, `TIMESTAMP_LTZ(3)`, `null`},
+	{`TO_TIMESTAMP_LTZ(253402300799, 0)`, `TIMESTAMP_LTZ(3)`, `9999-12-31T23:59:59Z`},
+	{`TO_TIMESTAMP_LTZ(253402300800, 0)`, `TIMESTAMP_LTZ(3)`, `null`},
+	{`TO_TIMESTAMP_LTZ(-62135596801, 0)`, `TIMESTAMP_LTZ(3)`, `0000-12-31T23:59:59Z`},
+	{`TO_TIMESTAMP_LTZ(253402300799999, 3)`, `TIMESTAMP_LTZ(3)`, `9999-12-31T23:59:59.999Z`},
+	{`TO_TIMESTAMP_LTZ(253402300800000, 3)`, `TIMESTAMP_LTZ(3)`, `null`},
+	{`TO_TIMESTAMP_LTZ(-62135596800001, 3)`, `TIMESTAMP_LTZ(3)`, `0000-12-31T23:59:59.999Z`},
+	{`TO_TIMESTAMP_LTZ(1e300, 3)`, `TIMESTAMP_LTZ(3)`, `null`},
+	{`TO_TIMESTAMP_LTZ(1e300, 0)`, `TIMESTAMP_LTZ(3)`, `null`},
+	{`TO_TIMESTAMP_LTZ(-1e300, 3)`, `TIMESTAMP_LTZ(3)`, `null`},
+	{`TO_TIMESTAMP_LTZ(CAST('NaN' AS DOUBLE), 3)`, `TIMESTAMP_LTZ(3)`, `1970-01-01T00:00:00Z`},
+	{`TO_TIMESTAMP_LTZ(CAST('NaN' AS DOUBLE), 0)`, `TIMESTAMP_LTZ(3)`, `1970-01-01T00:00:00Z`},
+	{`TO_TIMESTAMP_LTZ(CAST('Infinity' AS DOUBLE), 3)`, `TIMESTAMP_LTZ(3)`, `null`},
+	{`TO_TIMESTAMP_LTZ(1.5E0, 0)`, `TIMESTAMP_LTZ(3)`, `1970-01-01T00:00:01.500Z`},
+	{`TO_TIMESTAMP_LTZ(1.5, 0)`, `TIMESTAMP_LTZ(3)`, `1970-01-01T00:00:01Z`},
+	{`TO_TIMESTAMP_LTZ(1.5, 3)`, `TIMESTAMP_LTZ(3)`, `1970-01-01T00:00:00.001Z`},
+	{`TO_TIMESTAMP_LTZ(253402300800.5, 0)`, `TIMESTAMP_LTZ(3)`, `null`},
+	{`TO_TIMESTAMP_LTZ(CAST(2147483647 AS INT), 0)`, `TIMESTAMP_LTZ(3)`, `2038-01-19T03:14:07Z`},
+	{`TO_TIMESTAMP_LTZ(CAST(-1 AS INT), 3)`, `TIMESTAMP_LTZ(3)`, `1969-12-31T23:59:59.999Z`},
+	{`TO_TIMESTAMP_LTZ(1, 6)`, `TIMESTAMP_LTZ(6)`, `1970-01-01T00:00:00.000001Z`},
+	{`TO_TIMESTAMP_LTZ(1, 9)`, `TIMESTAMP_LTZ(9)`, `1970-01-01T00:00:00.000000001Z`},
+	{`TO_TIMESTAMP_LTZ(1, 2)`, `TIMESTAMP_LTZ(3)`, `1970-01-01T00:00:00.010Z`},
+	{`FROM_UNIXTIME(253402300800)`, `STRING`, `10000-01-01 00:00:00`},
+	{`TIMESTAMPDIFF(SECOND, TIMESTAMP '0001-01-01 00:00:00', TIMESTAMP '9999-12-31 23:59:59')`, `INT NOT NULL`, `2005284991`},
+	{`TIMESTAMPDIFF(DAY, TIMESTAMP '0001-01-01 00:00:00', TIMESTAMP '9999-12-31 23:59:59')`, `INT NOT NULL`, `3652058`},
 	{`UNIX_TIMESTAMP('2024-03-15 10:20:30')`, `BIGINT NOT NULL`, `1710498030`},
 	{`UNIX_TIMESTAMP('2024/03/15', 'yyyy/MM/dd')`, `BIGINT NOT NULL`, `1710460800`},
 	{`FROM_UNIXTIME(1710498030)`, `STRING`, `2024-03-15 10:20:30`},

@@ -291,6 +291,7 @@ var functions = []Function{
 	{Name: "REGEXP", Signature: "REGEXP(s, regex)", Doc: "whether some part of s matches regex (RE2 syntax; NULL for a regex that does not compile, as in Flink)", compile: compileRegexp},
 	{Name: "REGEXP_EXTRACT", Signature: "REGEXP_EXTRACT(s, regex [, group])", Doc: "the group (default 0, the whole match) of the first match of regex in s; NULL when none", compile: compileRegexp},
 	{Name: "REGEXP_REPLACE", Signature: "REGEXP_REPLACE(s, regex, replacement)", Doc: "s with every match of regex replaced by replacement, taken as it is ($1 is not a group, as in Flink)", compile: compileRegexp},
+	{Name: "STR_TO_MAP", Signature: "STR_TO_MAP(s [, listDelimiter [, keyValueDelimiter]])", Doc: "a MAP<STRING, STRING> of s split into pairs at listDelimiter (default ',') and each pair at its first keyValueDelimiter (default '='); the delimiters are regular expressions", compile: compileStrToMap},
 	{Name: "SPLIT_INDEX", Signature: "SPLIT_INDEX(s, sep, i)", Doc: "the i-th (0-based) piece of s split at sep; NULL when there is none", compile: compileSplitIndex},
 	{Name: "MD5", Signature: "MD5(s)", Doc: "the MD5 digest of s's UTF-8 bytes, 32 hex digits", compile: digest("MD5")},
 	{Name: "SHA1", Signature: "SHA1(s)", Doc: "the SHA-1 digest, 40 hex digits", compile: digest("SHA1")},

@@ -618,3 +618,85 @@ func compileChr(c *call) (Expr, error) {
 		return string(rune(n % 256)), nil
 	}), nil
 }
+
+// compileStrToMap is STR_TO_MAP(text [, listDelimiter [, keyValueDelimiter]]):
+// text split at listDelimiter (default ',') into pairs, each split at its
+// first keyValueDelimiter (default '=') into a key and a value (NULL when
+// the pair has none). The delimiters are Java regular expressions, as
+// Flink's String.split reads them; a later pair replaces an earlier one
+// of the same key.
+func compileStrToMap(c *call) (Expr, error) {
+	if err := c.plainArity(1, 3); err != nil {
+		return nil, err
+	}
+	for i := range c.args {
+		if err := c.wantString(i); err != nil {
+			return nil, err
+		}
+	}
+	str := types.TypeString
+	t := types.Type{Kind: types.KindMap, Key: &str, Elem: &str}
+	return strict(t, true, c.args, func(v []any) (any, error) {
+		text := v[0].(string)
+		list, kv := ",", "="
+		if len(v) > 1 {
+			list = v[1].(string)
+		}
+		if len(v) > 2 {
+			kv = v[2].(string)
+		}
+		m := &types.Map{}
+		if text == "" {
+			return m, nil
+		}
+		pairs, err := javaSplit(text, list, -1)
+		if err != nil {
+			return nil, c.errorf("the list delimiter %q: %v", list, err)
+		}
+		at := map[string]int{}
+		for _, p := range pairs {
+			parts, err := javaSplit(p, kv, 2)
+			if err != nil {
+				return nil, c.errorf("the key-value delimiter %q: %v", kv, err)
+			}
+			var val any
+			if len(parts) == 2 {
+				val = parts[1]
+			}
+			if i, ok := at[parts[0]]; ok {
+				m.Values[i] = val
+				continue
+			}
+			at[parts[0]] = len(m.Keys)
+			m.Keys, m.Values = append(m.Keys, parts[0]), append(m.Values, val)
+		}
+		return m, nil
+	}), nil
+}
+
+// javaSplit splits s as Java's String.split(regex, limit) does: at most
+// limit pieces (limit <= 0: all, and trailing empty pieces dropped).
+func javaSplit(s, delim string, limit int) ([]string, error) {
+	var parts []string
+	if len(delim) == 1 && !strings.ContainsAny(delim, `.$|()[{^?*+\`) {
+		parts = strings.SplitN(s, delim, max(limit, -1))
+	} else {
+		re, err := regexp.Compile(delim)
+		if err != nil {
+			return nil, err
+		}
+		if limit <= 0 {
+			limit = -1
+		}
+		parts = re.Split(s, limit)
+	}
+	if limit <= 0 {
+		for len(parts) > 1 && parts[len(parts)-1] == "" {
+			parts = parts[:len(parts)-1]
+		}
+		if len(parts) == 1 && parts[0] == "" && s != "" {
+			parts = nil // only delimiters: Java gives no pieces
+		}
+	}
+	return parts, nil
+}

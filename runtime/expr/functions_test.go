@@ -167,3 +167,52 @@ func TestFunctions_keywordForms(t *testing.T) {
 		}()
 	}
 }
+
+// Time arithmetic whose result is out of its type's range is an error
+// that says so, never a time that wrapped around (an int64 of
+// milliseconds, an int32 of days), and an exact result within the range
+// is exact.
+func TestFunctions_timeOverflow(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{"TIMESTAMPADD(DAY, 2147483647, DATE '2000-01-01')", "!TIMESTAMPADD: 2147483647 DAY from 2000-01-01: the result is out of the range of DATE"},
+		{"TIMESTAMPADD(DAY, 9223372036854775807, TIMESTAMP '2000-01-01 00:00:00')", "!the result is out of the range of TIMESTAMP"},
+		{"TIMESTAMPADD(WEEK, 9223372036854775807, TIMESTAMP '2000-01-01 00:00:00')", "!the result is out of the range of TIMESTAMP"},
+		{"TIMESTAMPADD(SECOND, 9223372036854775807, TIMESTAMP '2000-01-01 00:00:00')", "!the result is out of the range of TIMESTAMP"},
+		{"TIMESTAMPADD(MONTH, 9223372036854775807, TIMESTAMP '2000-01-01 00:00:00')", "!the result is out of the range of TIMESTAMP"},
+		{"TIMESTAMPADD(YEAR, -300000000, TO_TIMESTAMP_LTZ(0, 3))", "!the result is out of the range of TIMESTAMP_LTZ"},
+		{"TIMESTAMPADD(HOUR, 2147483647, TIMESTAMP '2000-01-01 00:00:00')", "+246983-10-09T07:00"},
+		{"TIMESTAMPADD(HOUR, -2147483648, TIMESTAMP '2000-01-01 00:00:00')", "-242984-03-24T16:00"},
+		{"TIMESTAMPADD(SECOND, 2147483647, TIMESTAMP '2000-01-01 00:00:00')", "2068-01-19T03:14:07"},
+		{"CAST(TIMESTAMPADD(YEAR, 290000000, TIMESTAMP '2000-01-01 00:00:00') AS DATE)", "!cannot cast +290002000-01-01T00:00 to DATE: the result is out of the range of DATE"},
+		{"TIMESTAMPADD(YEAR, 292276994, TIMESTAMP '2000-08-01 00:00:00') + INTERVAL '99' DAY", "!the result is out of the range of TIMESTAMP"},
+		{"TIMESTAMPADD(YEAR, -292277055, TIMESTAMP '2000-06-01 00:00:00') - INTERVAL '99' DAY", "!the result is out of the range of TIMESTAMP"},
+		{"CAST(9223372036854775807 AS TIMESTAMP_LTZ(3))", "!epoch milliseconds out of the range of a timestamp"},
+		{"FROM_UNIXTIME(9223372036854775807)", "null"},
+		{"FROM_UNIXTIME(-9223372036854775808)", "null"},
+		{"TIMESTAMPDIFF(HOUR, TIMESTAMP '0001-01-01 00:00:00', TIMESTAMP '9999-12-31 23:59:59')", "87649415"},
+		{"TIMESTAMPDIFF(SECOND, TO_TIMESTAMP_LTZ(0, 3), TO_TIMESTAMP_LTZ(253402300799999, 3))", "-769665"},
+		{"TO_TIMESTAMP_LTZ(CAST(1e10 AS DOUBLE), 0)", "2286-11-20T17:46:40Z"},
+		{"TO_TIMESTAMP_LTZ(CAST('-1.5' AS DECIMAL(10, 1)), 0)", "1969-12-31T23:59:58Z"},
+		{"TO_TIMESTAMP_LTZ(CAST('99999999999999999999' AS DECIMAL(38, 0)), 3)", "null"},
+		{"TO_TIMESTAMP_LTZ(CAST('18446744073709551617' AS DECIMAL(38, 0)), 0)", "null"},
+	} {
+		x, err := sqlmini.ParseExpr(tt.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		c, err := expr.Compile(x, nil)
+		if err == nil {
+			var v any
+			if v, err = c.Eval(nil); err == nil {
+				got = types.FormatValue(v, c.Type())
+			}
+		}
+		if err != nil {
+			got = "!" + err.Error()
+		}
+		if !strings.HasPrefix(tt.want, "!") && got != tt.want || strings.HasPrefix(tt.want, "!") && !strings.Contains(got, tt.want[1:]) {
+			t.Errorf("%s = %s, want %s", tt.src, got, tt.want)
+		}
+	}
+}

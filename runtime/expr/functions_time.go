@@ -1,11 +1,15 @@
 package expr
 
 import (
+	"fmt"
 	"math"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	_ "time/tzdata" // CONVERT_TZ knows the zones on a machine without a zone database
 
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -17,6 +21,7 @@ import (
 // TIMESTAMP_LTZ values read the same fields.
 
 var timeFunctions = []Function{
+	{Name: "CONVERT_TZ", Signature: "CONVERT_TZ(s, fromZone, toZone)", Doc: "the date-time text s ('yyyy-MM-dd HH:mm:ss') read in time zone fromZone and written in toZone, as a STRING; NULL when s is not a date-time", compile: compileConvertTz},
 	{Name: "EXTRACT", Signature: "EXTRACT(unit FROM t)", Doc: "a field of a date, time or timestamp as a BIGINT: YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, HOUR, MINUTE, SECOND, MILLISECOND, EPOCH", unit: true, compile: compileExtract},
 	{Name: "YEAR", Signature: "YEAR(d)", Doc: "EXTRACT(YEAR FROM d)", compile: compileExtract},
 	{Name: "QUARTER", Signature: "QUARTER(d)", Doc: "EXTRACT(QUARTER FROM d): 1 to 4", compile: compileExtract},
@@ -93,19 +98,69 @@ func goTime(days, nanoOfDay int64) time.Time {
 }
 
 // fromCivil makes a value of kind k from a day count and the nanoseconds
-// of the day.
-func fromCivil(k types.Kind, days, nanoOfDay int64) any {
+// of the day, or a timeRangeError when it does not fit its type (a DATE
+// is a 32-bit day count, a timestamp 64-bit milliseconds): never a value
+// that wrapped around.
+func fromCivil(k types.Kind, days, nanoOfDay int64) (any, error) {
 	days2, nanoOfDay := floorDiv(nanoOfDay, nanosPerDay)
 	days += days2
 	switch k {
 	case types.KindDate:
-		return types.Date(days)
+		if days < math.MinInt32 || days > math.MaxInt32 {
+			return nil, timeRangeError{k}
+		}
+		return types.Date(days), nil
 	case types.KindTime:
-		return types.TimeOfDay(nanoOfDay)
-	case types.KindTimestampLTZ:
-		return types.Instant{Millis: days*millisPerDay + nanoOfDay/nanosPerMilli, NanoOfMilli: int32(nanoOfDay % nanosPerMilli)}
+		return types.TimeOfDay(nanoOfDay), nil
 	}
-	return types.LocalDateTime{Millis: days*millisPerDay + nanoOfDay/nanosPerMilli, NanoOfMilli: int32(nanoOfDay % nanosPerMilli)}
+	if days < minCivilDays || days > maxCivilDays {
+		return nil, timeRangeError{k}
+	}
+	ms, nano := days*millisPerDay+nanoOfDay/nanosPerMilli, int32(nanoOfDay%nanosPerMilli)
+	if k == types.KindTimestampLTZ {
+		return types.Instant{Millis: ms, NanoOfMilli: nano}, nil
+	}
+	return types.LocalDateTime{Millis: ms, NanoOfMilli: nano}, nil
+}
+
+// The day counts whose milliseconds fit an int64 (292 million years each
+// side of 1970), and as many months.
+const (
+	minCivilDays   = math.MinInt64/millisPerDay + 1
+	maxCivilDays   = math.MaxInt64/millisPerDay - 1
+	maxCivilMonths = 12 * 292_000_000
+)
+
+// timeRangeError is the error of a time computed outside the range of its
+// type.
+type timeRangeError struct{ k types.Kind }
+
+func (e timeRangeError) Error() string {
+	switch e.k {
+	case types.KindDate:
+		return "the result is out of the range of DATE (5.8 million years each side of 1970)"
+	case types.KindTimestampLTZ:
+		return "the result is out of the range of TIMESTAMP_LTZ (292 million years each side of 1970)"
+	}
+	return "the result is out of the range of TIMESTAMP (292 million years each side of 1970)"
+}
+
+// timeType is the type of a time value, to print it.
+func timeType(v any) types.Type {
+	switch v.(type) {
+	case types.Date:
+		return types.Type{Kind: types.KindDate}
+	case types.Instant:
+		return types.Type{Kind: types.KindTimestampLTZ, Length: 9}
+	}
+	return types.Type{Kind: types.KindTimestamp, Length: 9}
+}
+
+// addDuration adds ms milliseconds to a day count and nanoseconds of the
+// day without overflowing: whole days go to the day count.
+func addDuration(days, nanoOfDay, ms int64) (int64, int64) {
+	d, r := floorDiv(ms, millisPerDay)
+	return days + d, nanoOfDay + r*nanosPerMilli
 }
 
 func isDateTime(t types.Type) bool {
@@ -396,9 +451,18 @@ func compileDateFormat(c *call) (Expr, error) {
 			days, nano, _ := civil(ts)
 			g = goTime(days, nano)
 		case int64:
+			// Flink counts x * 1000 milliseconds in a long, which wraps
+			// around past 292 million years: NULL there instead.
+			if x > math.MaxInt64/1000 || x < math.MinInt64/1000 {
+				return nil, nil
+			}
 			g = time.Unix(x, 0).UTC()
 		case float64, types.Decimal:
-			g = time.Unix(int64(toFloat(x)), 0).UTC()
+			f := toFloat(x)
+			if !(f >= math.MinInt64/1000 && f <= math.MaxInt64/1000) { // NaN too
+				return nil, nil
+			}
+			g = time.Unix(int64(f), 0).UTC()
 		default:
 			days, nano, _ := civil(x)
 			g = goTime(days, nano)
@@ -465,28 +529,80 @@ func compileToTimestampLTZ(c *call) (Expr, error) {
 	p := int64(3)
 	if len(c.args) == 2 {
 		v, err := c.args[1].Eval(nil)
-		if !c.args[1].IsConstant() || err != nil || (v != int64(0) && v != int64(3)) {
-			return nil, c.errorf("the precision must be the constant 0 (epoch seconds) or 3 (epoch milliseconds)")
+		n, isInt := v.(int64)
+		if !c.args[1].IsConstant() || err != nil || !isInt || n < 0 || n > 9 {
+			return nil, c.errorf("the precision must be a constant from 0 to 9 (0: epoch seconds, 3: epoch milliseconds)")
 		}
-		p = v.(int64)
+		p = n
 	}
+	t.Length = int(max(p, 3))
 	return strict(t, true, c.args[:1], func(v []any) (any, error) {
-		var ms int64
 		switch x := v[0].(type) {
 		case int64:
-			ms = x
-			if p == 0 {
-				ms *= 1000
+			return epochToInstant(x, p), nil
+		case types.Decimal:
+			// Whole units, rounded down, as Flink 2.3 takes them; one
+			// past 64 bits is NULL (Flink keeps its low 64 bits).
+			if x.Scale < 0 {
+				return nil, nil
 			}
-		default:
-			f := toFloat(x)
-			if p == 0 {
-				f *= 1000
+			n := new(big.Int).Div(x.Unscaled, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(x.Scale)), nil))
+			if !n.IsInt64() {
+				return nil, nil
 			}
-			ms = int64(f)
+			return epochToInstant(n.Int64(), p), nil
 		}
-		return types.Instant{Millis: ms}, nil
+		return floatEpochToInstant(toFloat(v[0]), p), nil
 	}), nil
+}
+
+// The range of TO_TIMESTAMP_LTZ, as Flink's DateTimeUtils gives it
+// (MIN_EPOCH_SECONDS, MAX_EPOCH_SECONDS): 0000-01-01T00:00:00Z to
+// 9999-12-31T23:59:59.999999999Z. An epoch outside it is NULL, never a
+// time that wrapped around.
+const (
+	minEpochSeconds = -62167219200
+	maxEpochSeconds = 253402300799
+	minEpochMillis  = minEpochSeconds * 1000
+	maxEpochMillis  = maxEpochSeconds*1000 + 999
+)
+
+// pow10 holds 10^0 to 10^9.
+var pow10 = [10]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+
+// epochToInstant is Flink's epochToTimestampData: v counts units of
+// 10^-p seconds; NULL when its second is out of range. The instant keeps
+// what its type's precision, max(p, 3), holds.
+func epochToInstant(v, p int64) any {
+	secs, rem := floorDiv(v, pow10[p])
+	if secs < minEpochSeconds || secs > maxEpochSeconds {
+		return nil
+	}
+	nanos := rem * pow10[9-p]
+	return types.Instant{Millis: secs*1000 + nanos/1e6, NanoOfMilli: int32(nanos % 1e6)}
+}
+
+// floatEpochToInstant is Flink's toTimestampData(double, p): NULL when
+// v / 10^p seconds is out of range (an infinity too), and NaN is the
+// epoch (Java's (long) NaN is 0). Flink then counts nanoseconds in a
+// long, which past 2262-04-11 (or before 1677-09-21) stops at the long's
+// limit and gives that instant for every later one; ptfsh gives the
+// instant itself.
+func floatEpochToInstant(v float64, p int64) any {
+	if math.IsNaN(v) {
+		return types.Instant{}
+	}
+	secs := v / float64(pow10[p])
+	if secs < minEpochSeconds || secs > maxEpochSeconds {
+		return nil
+	}
+	ms := math.Floor(v * math.Pow10(3-int(p)))
+	var nano int32
+	if p > 3 {
+		frac := v*math.Pow10(9-int(p)) - ms*1e6
+		nano = int32(min(max(math.Floor(frac), 0), 999999))
+	}
+	return types.Instant{Millis: int64(ms), NanoOfMilli: nano}
 }
 
 func compileUnixTimestamp(c *call) (Expr, error) {
@@ -561,25 +677,40 @@ func compileTimestampAdd(c *call) (Expr, error) {
 	return strict(t, false, c.args[1:], func(v []any) (any, error) {
 		n := v[0].(int64)
 		days, nano, _ := civil(v[1])
+		// Past these, the result is out of every type's range, and the
+		// products below would overflow.
+		// (Hours, minutes and seconds count whole days first, which an
+		// int64 of them cannot overflow.)
+		per := map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1, "WEEK": 7, "DAY": 1, "HOUR": 24, "MINUTE": 1440, "SECOND": 86400}[unit]
+		limit := int64(math.MaxInt64)
 		switch unit {
-		case "YEAR":
-			days = addMonths(days, 12*n)
-		case "QUARTER":
-			days = addMonths(days, 3*n)
-		case "MONTH":
-			days = addMonths(days, n)
-		case "WEEK":
-			days += 7 * n
-		case "DAY":
-			days += n
-		case "HOUR":
-			nano += n * 3600e9
-		case "MINUTE":
-			nano += n * 60e9
-		case "SECOND":
-			nano += n * 1e9
+		case "YEAR", "QUARTER", "MONTH":
+			limit = maxCivilMonths / per
+		case "WEEK", "DAY":
+			limit = 2 * maxCivilDays / per
 		}
-		return fromCivil(k, days, nano), nil
+		var err error
+		switch {
+		case n > limit || n < -limit:
+			err = timeRangeError{k}
+		case unit == "YEAR" || unit == "QUARTER" || unit == "MONTH":
+			days = addMonths(days, per*n)
+		case unit == "WEEK":
+			days += 7 * n
+		case unit == "DAY":
+			days += n
+		default: // HOUR, MINUTE, SECOND: whole days, then the rest
+			q, r := n/per, n%per
+			days, nano = addDuration(days+q, nano, r*(millisPerDay/per))
+		}
+		var r any
+		if err == nil {
+			r, err = fromCivil(k, days, nano)
+		}
+		if err != nil {
+			return nil, c.errorf("%d %s from %s: %v", n, unit, types.FormatValue(v[1], c.args[2].Type()), err)
+		}
+		return r, nil
 	}), nil
 }
 
@@ -602,14 +733,22 @@ func compileTimestampDiff(c *call) (Expr, error) {
 	return strict(types.TypeInt, false, c.args[1:], func(v []any) (any, error) {
 		d1, n1, _ := civil(v[0])
 		d2, n2, _ := civil(v[1])
+		// The result is an INT, which wraps around as Flink's does (an
+		// int of a long); the count itself is exact.
 		switch unit {
 		case "YEAR", "QUARTER", "MONTH":
 			m := monthsBetween(d1, n1, d2, n2)
-			return m / map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1}[unit], nil
+			return int64(int32(m / map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1}[unit])), nil
 		}
-		diff := (d2-d1)*nanosPerDay + (n2 - n1)
 		per := map[string]int64{"WEEK": 7 * nanosPerDay, "DAY": nanosPerDay, "HOUR": 3600e9, "MINUTE": 60e9, "SECOND": 1e9}[unit]
-		return diff / per, nil
+		dd, dn := d2-d1, n2-n1
+		if dd > -100_000 && dd < 100_000 { // the nanoseconds fit an int64
+			return int64(int32((dd*nanosPerDay + dn) / per)), nil
+		}
+		diff := new(big.Int).Mul(big.NewInt(dd), big.NewInt(nanosPerDay))
+		diff.Add(diff, big.NewInt(dn))
+		diff.Quo(diff, big.NewInt(per))
+		return int64(int32(diff.Int64())), nil
 	}), nil
 }
 
@@ -687,7 +826,11 @@ func compileFloorCeilTime(c *call) (Expr, error) {
 		if ceil && (fd != days || fn != nano) {
 			fd, fn = next()
 		}
-		return fromCivil(k, fd, fn), nil
+		r, err := fromCivil(k, fd, fn)
+		if err != nil {
+			return nil, c.errorf("%v", err)
+		}
+		return r, nil
 	}), nil
 }
 
@@ -735,6 +878,82 @@ func compileNow(c *call) (Expr, error) {
 			ms -= ms % 1000
 		}
 		days, msOfDay := floorDiv(ms, millisPerDay)
-		return fromCivil(k, days, msOfDay*nanosPerMilli), nil
+		return fromCivil(k, days, msOfDay*nanosPerMilli)
 	}}, nil
+}
+
+// compileConvertTz is CONVERT_TZ(s, from, to): the date-time text s
+// ('yyyy-MM-dd HH:mm:ss'; a fraction after it is ignored, as Flink's
+// parser ignores what follows the pattern) read in time zone from and
+// written in time zone to, as 'yyyy-MM-dd HH:mm:ss'. Zones are IANA names
+// (Europe/Rome), UTC, or offsets such as GMT+01:00. NULL when s does not
+// read as a date-time.
+func compileConvertTz(c *call) (Expr, error) {
+	if err := c.plainArity(3, 3); err != nil {
+		return nil, err
+	}
+	for i := range 3 {
+		if err := c.wantString(i); err != nil {
+			return nil, err
+		}
+	}
+	return strict(types.TypeString, true, c.args, func(v []any) (any, error) {
+		from, err := loadZone(v[1].(string))
+		if err != nil {
+			return nil, c.errorf("%v", err)
+		}
+		to, err := loadZone(v[2].(string))
+		if err != nil {
+			return nil, c.errorf("%v", err)
+		}
+		s := strings.TrimSpace(v[0].(string))
+		if len(s) > 19 {
+			s = s[:19]
+		}
+		t, err := time.ParseInLocation("2006-01-02 15:04:05", s, from)
+		if err != nil {
+			return nil, nil
+		}
+		return t.In(to).Format("2006-01-02 15:04:05"), nil
+	}), nil
+}
+
+// zones caches the time zones CONVERT_TZ has loaded.
+var zones sync.Map // string -> *time.Location
+
+// zoneOffset is a zone given as an offset: GMT+01:00, UTC-5, GMT+0530.
+var zoneOffset = regexp.MustCompile(`^(?:GMT|UTC)([+-])(\d{1,2})(?::?(\d{2}))?$`)
+
+// loadZone reads a time zone: an IANA name, UTC or Z, or GMT/UTC followed
+// by an offset (+01:00, -0530), as Java's TimeZone.getTimeZone takes them.
+func loadZone(name string) (*time.Location, error) {
+	if l, ok := zones.Load(name); ok {
+		return l.(*time.Location), nil
+	}
+	var loc *time.Location
+	up := strings.ToUpper(name)
+	switch {
+	case up == "UTC" || up == "GMT" || up == "Z":
+		loc = time.UTC
+	case zoneOffset.MatchString(up):
+		m := zoneOffset.FindStringSubmatch(up)
+		h, _ := strconv.Atoi(m[2])
+		mins, _ := strconv.Atoi("0" + m[3])
+		if h > 18 || mins > 59 {
+			return nil, fmt.Errorf("unknown time zone '%s'", name)
+		}
+		off := h*3600 + mins*60
+		if m[1] == "-" {
+			off = -off
+		}
+		loc = time.FixedZone(name, off)
+	default:
+		l, err := time.LoadLocation(name)
+		if err != nil {
+			return nil, fmt.Errorf("unknown time zone '%s' (an IANA name such as 'Europe/Rome', 'UTC', or 'GMT+01:00')", name)
+		}
+		loc = l
+	}
+	zones.Store(name, loc)
+	return loc, nil
 }

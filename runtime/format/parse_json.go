@@ -700,6 +700,9 @@ func (vp *valueParser) fromNumber(num []byte, t *types.Type) (any, error) {
 	case types.KindTimestamp, types.KindTimestampLTZ:
 		if vp.format == "" {
 			if n, ok := atoiBytes(num); ok {
+				if n < MinEpochMillis || n > MaxEpochMillis {
+					return nil, errValue(string(num), t, epochRange)
+				}
 				return MakeTimestamp(n, 0, t.Kind == types.KindTimestampLTZ), nil
 			}
 			return nil, errValue(string(num), t, "expected epoch milliseconds")

@@ -324,6 +324,9 @@ func (vp *valueParser) parseTimestamp(text, s string, t *types.Type) (any, error
 		c, ok = parseISO(s, st)
 	default:
 		if n, isInt := epochMillis(s); isInt {
+			if n < MinEpochMillis || n > MaxEpochMillis {
+				return nil, errValue(text, t, epochRange)
+			}
 			return MakeTimestamp(n, 0, ltz), nil
 		}
 		c, ok = parseISO(s, lenientISOStyle)
@@ -335,6 +338,18 @@ func (vp *valueParser) parseTimestamp(text, s string, t *types.Type) (any, error
 	ms, nano := c.epoch(t.Length)
 	return MakeTimestamp(ms, nano, ltz), nil
 }
+
+// MinEpochMillis and MaxEpochMillis bound a time read as epoch
+// milliseconds: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, the
+// times a timestamp's text can spell (and Flink's TO_TIMESTAMP_LTZ
+// takes).
+const (
+	MinEpochMillis = -62167219200000
+	MaxEpochMillis = 253402300799999
+)
+
+// epochRange says why epoch milliseconds outside them are refused.
+const epochRange = "epoch milliseconds out of the range of a timestamp (years 0000 to 9999)"
 
 func MakeTimestamp(ms int64, nano int32, ltz bool) any {
 	if ltz {

@@ -690,5 +690,48 @@ func (p *Planner) planTable(t *catalog.Table, pos sqlmini.Pos) (exec.Node, error
 	if err != nil {
 		return nil, err
 	}
+	if len(t.Computed) > 0 {
+		return p.planComputed(t, c, pos)
+	}
 	return c.Scan(t, p.env, pos)
+}
+
+// planComputed reads a table with computed columns: its connector reads
+// the other columns, and a ComputedNode computes the rest in the declared
+// order, with the table's WATERMARK when it is on a computed column.
+func (p *Planner) planComputed(t *catalog.Table, c connector.Factory, pos sqlmini.Pos) (exec.Node, error) {
+	st := t.ScanTable()
+	in, err := c.Scan(st, p.env, pos)
+	if err != nil {
+		return nil, err
+	}
+	n := &exec.ComputedNode{In: in, Sch: t.Schema, Exprs: make([]expr.Expr, t.Schema.Len()), ProcTime: make([]bool, t.Schema.Len()),
+		Texts: make([]string, t.Schema.Len()), Every: p.env.WatermarkEvery}
+	computed := map[int]*sqlmini.Expr{}
+	for _, cc := range t.Computed {
+		computed[cc.Index] = cc.Expr
+	}
+	sc := p.scope(st.Schema, nil)
+	k := 0
+	for i, col := range t.Schema.Columns {
+		e, ok := computed[i]
+		switch {
+		case !ok:
+			n.Exprs[i] = &expr.Column{Index: k, T: col.Type}
+			n.Texts[i] = col.Name
+			k++
+		case col.ProcTime:
+			n.ProcTime[i], n.Texts[i] = true, "PROCTIME() AS "+col.Name
+		default:
+			x, err := expr.Compile(e, sc)
+			if err != nil {
+				return nil, err // positioned in the expression
+			}
+			n.Exprs[i], n.Texts[i] = x, ExprText(e)+" AS "+col.Name
+		}
+	}
+	if t.Watermark != nil && st.Watermark == nil {
+		n.Wm = t.Watermark
+	}
+	return n, nil
 }

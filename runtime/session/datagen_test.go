@@ -397,7 +397,7 @@ func TestDatagenErrors(t *testing.T) {
 		{`(ts TIMESTAMP(3)) WITH ('connector' = 'datagen', 'fields.ts.max-past' = 'long')`,
 			`option 'fields.ts.max-past': invalid duration "long"`},
 		{`(a INT) WITH ('connector' = 'datagn')`,
-			`unsupported connector 'datagn'; available: datagen, filesystem`},
+			`unsupported connector 'datagn'; available: blackhole, datagen, faker, filesystem`},
 	} {
 		_, err := dgRun(t, "CREATE TABLE g "+tc.ddl+";")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -444,5 +444,23 @@ func TestDatagenRowsPerSecondPaces(t *testing.T) {
 	}
 	if n := strings.Count(out.String(), "+I["); n < 1 || n > 3 {
 		t.Errorf("%d rows in 1.5 s at one a second:\n%s", n, out.String())
+	}
+}
+
+// TestDatagenRowsPerSecondMovesTime: with rows-per-second, random
+// timestamps move with the pace, as Flink's clock does while it makes the
+// rows: row k is k/rate s after the first (with the default max-past 0,
+// exactly), also on a fixed processing-time clock, which makes no wait.
+func TestDatagenRowsPerSecondMovesTime(t *testing.T) {
+	got := dgMust(t, `SET 'ptfsh.processing-time' = '2025-03-27 12:00:00';
+		CREATE TABLE g (a INT, ts TIMESTAMP_LTZ(3)) WITH ('connector' = 'datagen', 'rows-per-second' = '40', 'number-of-rows' = '20', 'fields.a.min' = '1', 'fields.a.max' = '1');
+		SELECT * FROM g;`)
+	if len(got) != 20 {
+		t.Fatalf("got %d rows", len(got))
+	}
+	for k, want := range map[int]string{0: "+I[1, 2025-03-27T12:00:00Z]", 1: "+I[1, 2025-03-27T12:00:00.025Z]", 19: "+I[1, 2025-03-27T12:00:00.475Z]"} {
+		if got[k] != want {
+			t.Errorf("row %d: %s, want %s", k, got[k], want)
+		}
 	}
 }

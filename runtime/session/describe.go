@@ -213,6 +213,8 @@ func showCreateTable(t *catalog.Table) string {
 	if ct != nil {
 		for _, el := range ct.Elements {
 			switch {
+			case el.Column != nil && el.Column.Computed != nil:
+				lines = append(lines, "  "+quote(string(el.Column.Name.Value))+" AS "+el.Column.Computed.String())
 			case el.Column != nil:
 				lines = append(lines, "  "+quote(string(el.Column.Name.Value))+" "+el.Column.Type.String())
 				if el.Column.PrimaryKey {

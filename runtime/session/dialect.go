@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -151,15 +152,6 @@ func optionValue(ct *sqlmini.CreateTable, key string) string {
 	return ""
 }
 
-// niladic are the functions called without parentheses, which the
-// grammar reads as column references: they are no names.
-var niladic = map[string]bool{
-	"CURRENT_TIMESTAMP": true, "CURRENT_DATE": true, "CURRENT_TIME": true, "LOCALTIME": true,
-	"LOCALTIMESTAMP": true, "CURRENT_USER": true, "SESSION_USER": true, "SYSTEM_USER": true,
-	"USER": true, "CURRENT_ROLE": true, "CURRENT_PATH": true, "CURRENT_CATALOG": true,
-	"CURRENT_SCHEMA": true,
-}
-
 // astExtensions walks the statement's tree for what Flink's parser and
 // validator refuse: a reserved word of Flink's as an unquoted name, a
 // bare NULL in VALUES (Calcite infers no type for it, whatever the other
@@ -168,34 +160,15 @@ var niladic = map[string]bool{
 // subquery's: checked with Flink 2.3.0), WATERMARK steps in VALUES.
 func astExtensions(st *sqlmini.Statement) []extension {
 	var out []extension
-	notNames := map[*sqlmini.Name]bool{} // function names and units
-	walkAST(reflect.ValueOf(st), func(n any) {
-		if f, ok := n.(*sqlmini.FuncCall); ok {
-			notNames[f.Name] = true
-			if f.To != nil {
-				notNames[f.To] = true
-			}
-			// EXTRACT(YEAR FROM d), TIMESTAMPDIFF(HOUR, a, b): a unit,
-			// which the grammar reads as a column.
-			if len(f.Args) > 0 {
-				if c := columnOf(f.Args[0]); c != nil && timeUnits[strings.ToUpper(string(c.Value))] {
-					notNames[c] = true
-				}
-			}
+	for _, v := range sqlmini.FlinkReservedNames(st) {
+		why := fmt.Sprintf("%s is a reserved word of Flink SQL, which Flink's parser refuses as a name; write it in backquotes, `%s`", strings.ToUpper(string(v.Value)), v.Value)
+		if sqlmini.FlinkNiladic(string(v.Value)) {
+			why = fmt.Sprintf("%s is a function of Flink SQL called without parentheses, which Flink's parser reads there instead of the name (in a CREATE TABLE it refuses it); write it in backquotes, `%s`", strings.ToUpper(string(v.Value)), v.Value)
 		}
-	})
+		out = append(out, extension{pos: v.Pos, what: fmt.Sprintf("'%s' as a plain name", v.Value), why: why})
+	}
 	walkAST(reflect.ValueOf(st), func(n any) {
 		switch v := n.(type) {
-		case *sqlmini.ColumnRef:
-			if len(v.Parts) == 1 && niladic[strings.ToUpper(string(v.Parts[0].Value))] && !quoted(st, v.Parts[0]) {
-				notNames[v.Parts[0]] = true
-			}
-		case *sqlmini.Name:
-			if notNames[v] || v == nil || quoted(st, v) || !sqlmini.IsFlinkReserved(string(v.Value)) {
-				return
-			}
-			out = append(out, extension{pos: v.Pos, what: fmt.Sprintf("'%s' as a plain name", v.Value),
-				why: fmt.Sprintf("%s is a reserved word of Flink SQL, which Flink's parser refuses as a name; write it in backquotes, `%s`", strings.ToUpper(string(v.Value)), v.Value)})
 		case *sqlmini.TypeExpr:
 			if why, ok := flinkLacksType[strings.ToUpper(v.Name)]; ok {
 				out = append(out, extension{pos: v.Pos, what: "the type " + strings.ToUpper(v.Name), why: why})
@@ -227,34 +200,6 @@ var flinkLacksType = map[string]string{
 	"DESCRIPTOR": "Flink has no DESCRIPTOR type for a column or a CAST (\"Unknown identifier 'DESCRIPTOR'\"); a descriptor is a PTF argument, DESCRIPTOR(col), or an ARRAY<STRING> of names in a column",
 }
 
-// timeUnits are the units of EXTRACT, TIMESTAMPADD and TIMESTAMPDIFF.
-var timeUnits = map[string]bool{
-	"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "DAY": true, "HOUR": true,
-	"MINUTE": true, "SECOND": true, "MILLISECOND": true, "MICROSECOND": true, "NANOSECOND": true,
-	"DOY": true, "DOW": true, "EPOCH": true, "DECADE": true, "CENTURY": true, "MILLENNIUM": true,
-	"ISODOW": true, "ISOYEAR": true,
-}
-
-// columnOf returns the name of the unqualified column that e is, nil when
-// e is anything else.
-func columnOf(e *sqlmini.Expr) *sqlmini.Name {
-	if e == nil || len(e.Right) > 0 || e.Left == nil || len(e.Left.Right) > 0 || e.Left.Left == nil || e.Left.Left.Pred == nil {
-		return nil
-	}
-	p := e.Left.Left.Pred
-	if p.Op != "" || p.In != nil || p.Between != nil || p.Like != nil || p.IsNull || p.NotNull || p.Truth != "" || p.Left == nil || len(p.Left.Right) > 0 {
-		return nil
-	}
-	m := p.Left.Left
-	if m == nil || len(m.Right) > 0 || m.Left == nil || m.Left.Minus || m.Left.Primary == nil || m.Left.Primary.Column == nil {
-		return nil
-	}
-	if parts := m.Left.Primary.Column.Parts; len(parts) == 1 {
-		return parts[0]
-	}
-	return nil
-}
-
 // bareNull returns the NULL literal that e is, nil when it is anything
 // else.
 func bareNull(e *sqlmini.Expr) *sqlmini.Primary {
@@ -280,12 +225,6 @@ func bareNull(e *sqlmini.Expr) *sqlmini.Primary {
 		return bareNull(m.Left.Primary.Paren)
 	}
 	return nil
-}
-
-// quoted reports whether name is written in backquotes in st's text.
-func quoted(st *sqlmini.Statement, name *sqlmini.Name) bool {
-	i := name.Pos.Offset - st.Pos.Offset
-	return i >= 0 && i < len(st.Text) && st.Text[i] == '`'
 }
 
 // walkAST calls visit with every non-nil pointer to a struct in the tree
@@ -348,4 +287,16 @@ func ExtensionSummary(used []string) string {
 	}
 	return fmt.Sprintf("note: used here, ptfsh extensions that Flink SQL lacks: %s%s; --dialect warn explains each and what to write for Flink, --dialect flink refuses them\n",
 		strings.Join(shown, ", "), more)
+}
+
+// noteFlinkTimers notes, under the warn and flink dialects, a function
+// whose code calls clearAllTimers() or clearAll(): Flink 2.3.0 runs them
+// differently (ptf.FlinkClearAllTimers). It is a note in both dialects,
+// not an error: the difference shows only while other keys have unnamed
+// timers pending.
+func (s *Session) noteFlinkTimers(pos sqlmini.Pos, name, code string) {
+	if s.dialect() == DialectPtfsh || !ptf.ClearsAllTimers(code) {
+		return
+	}
+	fmt.Fprintf(s.cfg.Err, "note: %s: function %s calls clearAllTimers() or clearAll(): %s\n", pos, name, ptf.FlinkClearAllTimers)
 }

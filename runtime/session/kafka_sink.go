@@ -37,7 +37,7 @@ func (s *Session) planKafkaInsert(ctx context.Context, p *plan.Planner, ins *sql
 	if ins.Overwrite {
 		return nil, nil, sqlmini.Errorf(pos, "INSERT OVERWRITE is not supported by a Kafka table ('%s'); use INSERT INTO", name)
 	}
-	sk, err := connector.NewKafkaSink(ctx, t, pos)
+	sk, err := connector.NewKafkaSink(ctx, t, pos, s.cfg.Store)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -68,6 +68,9 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	if err != nil {
 		return sqlmini.Errorf(pos, "%w", err)
 	}
+	if s.stepping != nil {
+		s.stepping.ex = ex // a step counts its own rows (stream.go)
+	}
 	rec := s.startTimeline(ex) // timeline.go
 	var rows int64
 	defer func() { s.counted(ex.RowsIn, rows) }() // SHOW JOBS (jobs.go)
@@ -105,7 +108,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		if inflight != nil {
 			// A checkpoint that committed moves the length the sink is
 			// cut back to (Abort) before the rows after it are taken out.
-			_ = settleCheckpoint(inflight, sink)
+			_ = settleCheckpoint(ex, inflight, sink)
 			inflight = nil
 		}
 		if progressShown {
@@ -184,7 +187,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 			if inflight != nil {
 				c := inflight
 				inflight = nil
-				if err := settleCheckpoint(c, sink); err != nil {
+				if err := settleCheckpoint(ex, c, sink); err != nil {
 					return err
 				}
 			}
@@ -220,7 +223,7 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	if inflight != nil {
 		c := inflight
 		inflight = nil
-		if err := settleCheckpoint(c, sink); err != nil {
+		if err := settleCheckpoint(ex, c, sink); err != nil {
 			return err
 		}
 	}
@@ -260,6 +263,10 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		if err := flush(); err != nil {
 			return err
 		}
+		if st := s.stepping; st != nil {
+			st.took = time.Since(start) // the step prints it after its notes (stream.go)
+			return nil
+		}
 		fmt.Fprintf(s.cfg.Err, "(%s read, %s out, %.3f s; final checkpoint %.3f s)\n", plural(ex.RowsIn, "row"), plural(rows, "row"), time.Since(start).Seconds(), ckTime.Seconds())
 	}
 	return nil
@@ -275,7 +282,7 @@ func (s *Session) checkpoint(ex *exec.Execution, sink Sink, final bool) error {
 	if err != nil {
 		return err
 	}
-	return settleCheckpoint(c, sink)
+	return settleCheckpoint(ex, c, sink)
 }
 
 // startCheckpoint is checkpoint without the wait: with async, the store
@@ -337,8 +344,8 @@ func (s *Session) startCheckpoint(ex *exec.Execution, sink Sink, final, async bo
 }
 
 // settleCheckpoint waits for the commit of a checkpoint (nil: one that
-// committed already) and tells the sink that it committed.
-func settleCheckpoint(c *state.Commit, sink Sink) error {
+// committed already) and tells the sink and the sources that it committed.
+func settleCheckpoint(ex *exec.Execution, c *state.Commit, sink Sink) error {
 	if c != nil {
 		if err := c.Wait(); err != nil {
 			return fmt.Errorf("writing a checkpoint: %w", err)
@@ -347,5 +354,16 @@ func settleCheckpoint(c *state.Commit, sink Sink) error {
 	if cs, ok := sink.(CheckpointSink); ok {
 		cs.Committed()
 	}
+	for _, src := range ex.Sources {
+		if cs, ok := src.(committedSource); ok {
+			cs.Committed()
+		}
+	}
 	return nil
+}
+
+// committedSource is a source told when a checkpoint has committed (a
+// Kafka source commits its group's offsets then, never ahead of it).
+type committedSource interface {
+	Committed()
 }

@@ -77,6 +77,11 @@ type Config struct {
 	// rejects the setting. The wiring uses it for settings of other
 	// packages (ptf.eval-timeout for the script engine).
 	OnSet func(key, value string) error
+	// GeneratedRows, when above 0, bounds every datagen or faker table
+	// that sets no number-of-rows (and has no sequence) to that many rows,
+	// so that a query written for an unbounded generated table runs to an
+	// end (the cookbook's tests).
+	GeneratedRows int64
 	// ProcessingTime is the default of SET 'ptfsh.processing-time' (ptfsh
 	// test pins the clock); "" leaves the wall clock.
 	ProcessingTime string
@@ -113,7 +118,7 @@ type Session struct {
 	stepText string
 	// stepRows, while a stream step runs in predict mode, are the rows it
 	// emits, as text (predict.go).
-	stepRows []string
+	stepRows []stepRow
 	// whyOnce turns lineage on for the statement that runs (EXPLAIN WHY).
 	whyOnce bool
 	// jobs are the queries and INSERTs that ran (SHOW JOBS, jobs.go);
@@ -175,6 +180,9 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	if err := connector.FinishRenames(cfg.Store, cfg.Err); err != nil {
 		return nil, fmt.Errorf("state: completing the last run's INSERT: %w", err)
+	}
+	if err := connector.FinishKafkaCommits(cfg.Store, cfg.Err); err != nil {
+		return nil, fmt.Errorf("state: committing the last run's Kafka transaction: %w", err)
 	}
 	return &Session{cfg: cfg, cat: catalog.NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
 }
@@ -423,7 +431,7 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 	if mode == "table" {
 		p = format.NewMaterializing(p, exec.UpsertKeyOf(n))
 	}
-	return p, nil
+	return s.withColumnsNote(p, enc), nil
 }
 
 func (s *Session) path(p string) string {
@@ -475,6 +483,9 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	switch lang {
 	case "", "JAVASCRIPT", "JS", "TYPESCRIPT":
 	default:
+		if strings.EqualFold(lang, "PYTHON") {
+			return sqlmini.Errorf(f.Pos, "unsupported language PYTHON: ptfsh runs no Python functions; write the function in JavaScript (or TypeScript): CREATE FUNCTION name AS 'fn.js' LANGUAGE JAVASCRIPT, or LANGUAGE JAVASCRIPT AS $$ ... $$")
+		}
 		return sqlmini.Errorf(f.Pos, "unsupported language %s: ptfsh runs JAVASCRIPT (and TypeScript files)", lang)
 	}
 	if s.cfg.Loader == nil {
@@ -482,7 +493,9 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	}
 	fn := &catalog.Function{Temporary: c.Temporary, Create: c}
 	var def *ptf.FuncDef
+	var src string
 	if body, ok := f.Source(); ok {
+		src = body
 		d, err := s.load(ctx, name, "", body)
 		if err != nil {
 			return types.At(f.Name.Pos, err)
@@ -505,10 +518,11 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 		if abs, err := filepath.Abs(file); err == nil {
 			fn.Files = watchFiles(abs) // before the files are read
 		}
-		src, err := s.readFunctionFile(file)
+		code, err := s.readFunctionFile(file)
 		if err != nil {
 			return sqlmini.Errorf(f.Pos, "cannot read function file '%s': %v", fn.Path, connector.RootCause(err))
 		}
+		src = code
 		d, err := s.load(ctx, name, file, src)
 		if err != nil {
 			return types.At(f.Name.Pos, err)
@@ -521,6 +535,7 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 	}
 	fn.Def = def
 	s.cat.AddFunction(fn)
+	s.noteFlinkTimers(f.Name.Pos, name, src)
 	return nil
 }
 
@@ -708,7 +723,15 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			if c.TimeAttr {
 				typ += " *ROWTIME*"
 			}
-			null, key, wm := "TRUE", "", ""
+			if c.ProcTime {
+				typ += " *PROCTIME*"
+			}
+			null, key, extras, wm := "TRUE", "", "", ""
+			for _, cc := range t.Computed {
+				if cc.Index == i {
+					extras = "AS " + cc.Expr.String()
+				}
+			}
 			if c.Type.NotNull {
 				null = "FALSE"
 			}
@@ -718,7 +741,7 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			if t.Watermark != nil && t.Watermark.Column == i {
 				wm = t.Watermark.Expr
 			}
-			rows = append(rows, []string{c.Name, typ, null, key, "", wm})
+			rows = append(rows, []string{c.Name, typ, null, key, extras, wm})
 		}
 		return printMeta(s.cfg.Out, []string{"name", "type", "null", "key", "extras", "watermark"}, rows)
 	}
@@ -835,5 +858,5 @@ func (s *Session) sourceEnv() connector.Env {
 	idle, _ := settings.Get[time.Duration](s.settings, "table.exec.source.idle-timeout")
 	wmEvery, _ := settings.Get[time.Duration](s.settings, "pipeline.auto-watermark-interval")
 	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT,
-		Flink: s.dialect() == DialectFlink, Stdin: s.cfg.Stdin, IdleTimeout: idle, WatermarkInterval: wmEvery}
+		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink, Stdin: s.cfg.Stdin, IdleTimeout: idle, WatermarkInterval: wmEvery}
 }

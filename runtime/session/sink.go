@@ -68,6 +68,8 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 		var err error
 		if isKafka(s.cat, ins) {
 			n, sk, err = s.planKafkaInsert(ctx, p, ins) // kafka_sink.go
+		} else if t, ok := s.cat.Table(string(ins.Table.Value)); ok && connector.IsPrintOrBlackhole(t) {
+			n, sk, err = s.planPrintInsert(p, ins, t)
 		} else {
 			n, sk, err = s.planInsert(p, ins)
 		}
@@ -109,6 +111,9 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 // "[INFO] Complete execution of the SQL update statement: 3 rows written
 // to table 'clicks_out' ('out/clicks.csv')."
 func insertReport(sk tableSink) string {
+	if ps, ok := sk.(*connector.PrintSink); ok {
+		return fmt.Sprintf("%s: %s written to table '%s' ('%s').", strings.TrimSuffix(infoInserted, "."), plural(ps.Rows(), "row"), ps.Table().Name, ps.Table().Options["connector"])
+	}
 	if ks, ok := sk.(*connector.KafkaSink); ok {
 		return fmt.Sprintf("%s: %s written to table '%s' (topic '%s').", strings.TrimSuffix(infoInserted, "."), plural(ks.Rows(), "record"), ks.Table().Name, ks.Topic())
 	}
@@ -131,6 +136,9 @@ type tableSink interface {
 // sinkTarget names what a sink writes, so that a statement set writes
 // each once.
 func sinkTarget(sk tableSink) string {
+	if ps, ok := sk.(*connector.PrintSink); ok {
+		return "print\x00" + ps.Table().Name
+	}
 	if ks, ok := sk.(*connector.KafkaSink); ok {
 		return "kafka\x00" + ks.Table().Options["properties.bootstrap.servers"] + "\x00" + ks.Topic()
 	}
@@ -205,6 +213,24 @@ func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, t
 		sk.SetOverwrite()
 	}
 	return n, sk, nil
+}
+
+// planPrintInsert plans one INSERT INTO a print or blackhole table, which
+// takes any changelog as it comes.
+func (s *Session) planPrintInsert(p *plan.Planner, ins *sqlmini.Insert, t *catalog.Table) (exec.Node, tableSink, error) {
+	pos := ins.Table.Pos
+	if ins.Overwrite {
+		return nil, nil, sqlmini.Errorf(pos, "INSERT OVERWRITE is not supported by a '%s' table ('%s'); use INSERT INTO", t.Options["connector"], t.Name)
+	}
+	p.Required = types.RetractAll
+	n, err := p.Query(ins.Query)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkSinkColumns(t, n.Schema(), pos); err != nil {
+		return nil, nil, err
+	}
+	return n, connector.NewPrintSink(t, s.cfg.Out, s.cfg.Err), nil
 }
 
 // howSame says how two tables with different paths reach one file (or a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
@@ -49,9 +50,38 @@ type runningQuery struct {
 	events  map[string]int // each stream's events that the last step read
 }
 
-// stepRun is what the run of a step changes in its execution.
+// stepRun is what the run of a step changes in its execution, and what
+// the replay had counted when the step's own events began, so that the
+// counts a step shows (rows read, rows ORDER BY dropped) are the step's,
+// not the whole replay's.
 type stepRun struct {
 	gate *gateWriter
+	ex   *exec.Execution // set by run
+	// printed is how many rows earlier steps printed (the sink skips them).
+	printed int64
+	marked  bool
+	rowsIn  int64 // ex.RowsIn when the step's events began
+	took    time.Duration
+}
+
+// mark records the replay's counts as the step's own events begin.
+func (st *stepRun) mark() {
+	if st.marked || st.ex == nil {
+		return
+	}
+	st.marked = true
+	st.rowsIn = st.ex.RowsIn
+	for _, call := range st.ex.Ptfs {
+		call.MarkNotes()
+	}
+}
+
+// rowsRead is how many rows the step read: those after the mark.
+func (st *stepRun) rowsRead() int64 {
+	if !st.marked {
+		return 0
+	}
+	return st.ex.RowsIn - st.rowsIn
 }
 
 // gateWriter passes writes on once it is open: the trace of a step shows
@@ -266,7 +296,7 @@ func (s *Session) step(ctx context.Context, name string, pos sqlmini.Pos) error 
 	guess, predicting := s.predictStep() // predict.go
 	s.stepRows = nil
 	if predicting {
-		s.stepRows = []string{}
+		s.stepRows = []stepRow{}
 	}
 	err := s.replay(ctx, pos, false)
 	if err == nil && predicting {
@@ -304,19 +334,26 @@ func (s *Session) replay(ctx context.Context, pos sqlmini.Pos, first bool) error
 	gate := &gateWriter{}
 	seen := map[string]int{}
 	ended := true
+	st := &stepRun{gate: gate, printed: rq.rows}
 	for _, sc := range streamScans(n) {
 		sc.Replayed = rq.events[sc.Table.Name]
-		sc.Live = func() { gate.open = true }
+		sc.Live = func() {
+			gate.open = true
+			st.mark()
+		}
 		seen[sc.Table.Name] = len(sc.Events)
 		ended = ended && streamEnded(sc.Table)
 	}
-	s.stepping = &stepRun{gate: gate}
+	s.stepping = st
 	defer func() { s.stepping = nil }()
 	out := bufio.NewWriterSize(s.cfg.Out, 64<<10)
 	defer out.Flush()
 	p, err := format.NewPrinter(s.format(), out)
 	if err != nil {
 		return sqlmini.Errorf(pos, "%w", err)
+	}
+	if rq.rows == 0 { // the first rows of the query name its columns
+		p = s.withColumnsNote(p, s.format())
 	}
 	format.SetUpsertKey(p, exec.UpsertKeyOf(n))
 	width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
@@ -331,6 +368,10 @@ func (s *Session) replay(ctx context.Context, pos sqlmini.Pos, first bool) error
 	if sk.n == sk.skip && !first {
 		out.Flush()
 		fmt.Fprintln(s.cfg.Err, "note: no rows at this step")
+	}
+	if s.cfg.Timing {
+		out.Flush()
+		fmt.Fprintf(s.cfg.Err, "(this step: %s read, %s out, %.3f s)\n", plural(st.rowsRead(), "row"), plural(sk.n-sk.skip, "row"), st.took.Seconds())
 	}
 	if ended {
 		out.Flush()
@@ -347,7 +388,7 @@ type stepSink struct {
 	begun   bool
 	// record keeps the new rows as text in rows (predict.go).
 	record bool
-	rows   *[]string
+	rows   *[]stepRow
 }
 
 func (k *stepSink) Begin(sch types.Schema) error { k.sch = sch; return nil }
@@ -363,7 +404,7 @@ func (k *stepSink) Row(r types.Row) error {
 		}
 	}
 	if k.record {
-		*k.rows = append(*k.rows, types.FormatRow(r, k.sch))
+		*k.rows = append(*k.rows, newStepRow(r, k.sch))
 	}
 	return k.p.Row(r)
 }

@@ -29,15 +29,20 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	for _, el := range ct.Elements {
 		switch {
 		case el.Column != nil:
-			typ, err := ptf.TypeFromAST(el.Column.Type)
-			if err != nil {
-				return err
-			}
 			cn := string(el.Column.Name.Value)
 			for _, prev := range cols {
 				if prev.Name == cn {
 					return sqlmini.Errorf(el.Pos, "column '%s' is declared twice", cn)
 				}
+			}
+			if el.Column.Computed != nil { // typed below, from the physical columns
+				t.Computed = append(t.Computed, catalog.ComputedColumn{Name: cn, Index: len(cols), Expr: el.Column.Computed})
+				cols = append(cols, types.Column{Name: cn})
+				continue
+			}
+			typ, err := ptf.TypeFromAST(el.Column.Type)
+			if err != nil {
+				return err
 			}
 			if m := el.Column.Metadata; m != nil {
 				if t.Metadata == nil {
@@ -96,10 +101,18 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 		cols = t.Schema.Columns
 	}
 	t.Schema = types.Schema{Columns: cols}
+	if err := s.typeComputed(t, ct); err != nil {
+		return err
+	}
 	for _, k := range pk {
 		i := t.Schema.Index(string(k.Value))
 		if i < 0 {
 			return sqlmini.Errorf(k.Pos, "PRIMARY KEY column '%s' is not a column of %s: %s", k.Value, name, t.Schema.ColumnList())
+		}
+		for _, c := range t.Computed {
+			if c.Index == i {
+				return sqlmini.Errorf(k.Pos, "PRIMARY KEY column '%s' is a computed column: a primary key is declared on physical columns, as in Flink", k.Value)
+			}
 		}
 		t.PrimaryKey = append(t.PrimaryKey, i)
 		t.Schema.Columns[i].Type.NotNull = true
@@ -121,7 +134,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 		}
 	} else if c.Stream != nil { // CREATE STREAM: events come step by step (stream.go)
 		t.Kind, t.Stream = catalog.TableValues, true
-	} else if err := checkTableOptions(t, ct); err != nil {
+	} else if err := checkTableOptions(t.ScanTable(), ct); err != nil {
 		return err
 	}
 	if err := connector.FinishChangelog(t, ct); err != nil {
@@ -131,6 +144,33 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 		fmt.Fprintln(s.cfg.Err, note)
 	}
 	s.cat.AddTable(t)
+	return nil
+}
+
+// typeComputed gives each computed column of t its type: the type of its
+// expression over the physical columns, or TIMESTAMP_LTZ(3) NOT NULL and a
+// processing-time attribute for PROCTIME(), as in Flink.
+func (s *Session) typeComputed(t *catalog.Table, ct *sqlmini.CreateTable) error {
+	if len(t.Computed) == 0 {
+		return nil
+	}
+	if ct.Query != nil {
+		return sqlmini.Errorf(ct.Pos, "table '%s' declares computed columns (name AS expression), which a table given AS VALUES cannot have: give the values of every column", t.Name)
+	}
+	phys := t.ScanTable().Schema
+	for _, c := range t.Computed {
+		col := &t.Schema.Columns[c.Index]
+		if catalog.IsProcTime(c.Expr) {
+			col.Type, col.ProcTime = types.TypeTimestampLTZ, true
+			col.Type.NotNull = true
+			continue
+		}
+		x, err := expr.Compile(c.Expr, &expr.Scope{Schema: phys, Now: func() int64 { return 0 }})
+		if err != nil {
+			return err // positioned in the expression
+		}
+		col.Type = x.Type()
+	}
 	return nil
 }
 
@@ -185,12 +225,23 @@ func checkTableOptions(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	}
 	c, ok := connector.Lookup(name)
 	if !ok || name == "values" {
+		if instead, ok := connectorsInstead[name]; ok {
+			return sqlmini.Errorf(ct.Pos, "unsupported connector '%s': %s", name, instead)
+		}
 		return sqlmini.Errorf(ct.Pos, "unsupported connector '%s'; available: %s", name, strings.Join(connector.Names(), ", "))
 	}
 	if err := connector.CheckMetadata(c, t, ct); err != nil {
 		return err
 	}
 	return c.Validate(t, ct)
+}
+
+// connectorsInstead says, for Flink connectors ptfsh does not have, what
+// it offers in their place.
+var connectorsInstead = map[string]string{
+	"postgres-cdc": "ptfsh reads no database's log (Flink CDC); read a Debezium changelog with 'format' = 'debezium-json' from a file ('connector' = 'filesystem') or a Kafka topic ('connector' = 'kafka')",
+	"mysql-cdc":    "ptfsh reads no database's log (Flink CDC); read a Debezium changelog with 'format' = 'debezium-json' from a file ('connector' = 'filesystem') or a Kafka topic ('connector' = 'kafka')",
+	"jdbc":         "ptfsh reaches no database; give the table's rows as a file ('connector' = 'filesystem') or AS VALUES, which a lookup or temporal join reads as a dimension table",
 }
 
 // tableValues reads the rows of CREATE TABLE t (...) AS VALUES ...: typed

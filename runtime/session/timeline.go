@@ -21,6 +21,19 @@ import (
 // timeline into.
 const SetTimeline = "ptfsh.timeline"
 
+// SetTimelineView chooses what a timeline puts across: event time (a
+// lane per key) or arrival time (event time up, the watermark a curve).
+const SetTimelineView = "ptfsh.timeline.view"
+
+// timelineView is SET 'ptfsh.timeline.view'.
+func (s *Session) timelineView() timeline.View {
+	v, _ := settings.Get[string](s.settings, SetTimelineView)
+	if v == "" {
+		return timeline.EventView
+	}
+	return timeline.View(v)
+}
+
 // explainTimeline runs EXPLAIN TIMELINE query: the query runs to its end
 // (its rows are counted, not printed) and the timeline of its PTF calls
 // is drawn on Out; with SET 'ptfsh.timeline' it also goes to that file.
@@ -38,7 +51,7 @@ func (s *Session) explainTimeline(ctx context.Context, e *sqlmini.Explain) error
 	if len(rec.Events) == 0 && runErr == nil && len(planPTFs(n)) == 0 {
 		rec.Notes = append(rec.Notes, "the query calls no PTF: a timeline shows the rows, watermarks and timers of PTF calls")
 	}
-	if err := timeline.Text(&b, rec); err != nil {
+	if err := timeline.TextView(&b, rec, s.timelineView()); err != nil {
 		return err
 	}
 	fmt.Fprintf(&b, "%s out of the query\n", plural(sink.rows, "row"))
@@ -101,11 +114,11 @@ func (s *Session) writeTimeline(rec *timeline.Record, runErr error) error {
 		return nil
 	}
 	var b bytes.Buffer
-	draw := timeline.SVG
+	draw := timeline.SVGView
 	if l := strings.ToLower(file); strings.HasSuffix(l, ".html") || strings.HasSuffix(l, ".htm") {
-		draw = timeline.HTML
+		draw = timeline.HTMLView
 	}
-	if err := draw(&b, rec); err != nil {
+	if err := draw(&b, rec, s.timelineView()); err != nil {
 		return err
 	}
 	as, _ := settings.Get[string](s.settings, SetTimeline) // as written: a relative path stays relative

@@ -248,6 +248,13 @@ var table = []Setting{{
 		return v, nil
 	},
 }, {
+	Key:     "ptfsh.timeline.view",
+	Default: "event",
+	Doc:     "what EXPLAIN TIMELINE and the timeline file draw: event (event time across, a lane per key) or arrival (event time up against arrival time across, the watermark as a curve, late rows below it)",
+	Owner:   "runtime/session",
+	Values:  []string{"event", "arrival"},
+	Parse:   oneOf(false, "event", "arrival"),
+}, {
 	Key:     "ptfsh.timers.max-firings",
 	Default: "1000000",
 	Doc:     "stops an onTimer that keeps registering past timers after this many firings, at one watermark, of timers it registered; 0: no limit",

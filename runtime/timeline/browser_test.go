@@ -75,6 +75,30 @@ func TestBrowser(t *testing.T) {
 			}
 			checkScreenshot(t, name, img)
 		})
+		t.Run(name+"-arrival", func(t *testing.T) {
+			page := filepath.Join(dir, name+"-arrival.html")
+			var b bytes.Buffer
+			if err := HTMLView(&b, r, ArrivalView); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dom := chromium(t, bin, dir, "--dump-dom", "file://"+page+"#zoom-check")
+			count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(dom, -1)) }
+			points, late := count(`class="pt-in"`), count(`class="pt-late"`)
+			if name == "crowd" {
+				points, late = count(`class="bin-in"`), count(`class="bin-late"`)
+			}
+			if points < 2 || late < 1 || count(`class="wm-curve"`) < 1 || count(`class="fired"|class="bin-fired"`) < 1 {
+				t.Errorf("the arrival view in the browser has %d points, %d late marks, %d curves, %d timers", points, late, count(`class="wm-curve"`), count(`class="fired"|class="bin-fired"`))
+			}
+			for _, s := range []string{`id="legend"`, ">event time</text>", ">arrival time</text>", `data-zoom-check="1.25"`} {
+				if !strings.Contains(dom, s) {
+					t.Errorf("the browser's DOM lacks %s", s)
+				}
+			}
+		})
 	}
 }
 
@@ -84,7 +108,8 @@ func chromium(t *testing.T, bin, dir string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	args = append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=" + filepath.Join(dir, "profile")}, args...)
+	args = append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--user-data-dir=" + filepath.Join(dir, "profile")}, args...)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

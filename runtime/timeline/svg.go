@@ -10,15 +10,22 @@ import (
 )
 
 // The picture: a label column, then the time axis PlotWidth wide, one lane
-// per key (rows in and timers on its upper half, rows out on its lower
-// half) below each call's watermark lane, and a legend. Every mark has a
+// per key below each call's watermark lane, and a legend. A lane has three
+// rows of marks, so that marks at one time stay apart: rows in at the top,
+// then timers (a timer set or cleared points down onto the middle line,
+// one fired points up from it), then rows out. A call's name and summary
+// stand in a band of their own above its lanes, where no grid line runs. Every mark has a
 // tooltip (<title>) that says what it is and when. Wheel zooms, dragging
 // pans, a double click resets (a few lines of inline script; nothing is
 // fetched from the network).
 const (
 	labelWidth = 190
 	PlotWidth  = 900
-	laneHeight = 24
+	laneHeight = 40
+	// sharedHeight is the height of a lane that keys share (densities of
+	// rows in only) and of the all-keys lanes below them.
+	sharedHeight = 24
+	titleBand    = 52 // a call's name and summary
 	// DenseEvents: above this many marks the lanes draw densities over
 	// DenseBins stretches of time instead of one mark per event.
 	DenseEvents = 4000
@@ -37,15 +44,25 @@ func SVG(w io.Writer, r *Record) error {
 // HTML writes the record as one HTML page with the picture inline.
 func HTML(w io.Writer, r *Record) error {
 	var b strings.Builder
+	htmlHead(&b)
+	svg(&b, r, false)
+	htmlTail(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// htmlHead starts the page of a picture; htmlTail ends it with the zoom
+// script.
+func htmlHead(b *strings.Builder) {
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptfsh timeline</title>\n<style>\n")
 	b.WriteString("body { font-family: sans-serif; margin: 16px; background: #fff; color: #1a202c; }\n")
 	b.WriteString("#timeline { width: 100%; height: auto; border: 1px solid #e2e8f0; cursor: grab; }\n")
 	b.WriteString("p.help { color: #4a5568; font-size: 13px; }\n</style>\n</head>\n<body>\n")
 	b.WriteString("<h1>ptfsh timeline</h1>\n<p class=\"help\">Wheel: zoom. Drag: pan. Double click: back to the whole picture. Point at a mark to see what it is.</p>\n")
-	svg(&b, r, false)
+}
+
+func htmlTail(b *strings.Builder) {
 	b.WriteString("\n<script>\n" + zoomScript + "</script>\n</body>\n</html>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // zoomScript zooms the picture with the wheel and pans it by dragging.
@@ -114,15 +131,15 @@ func svg(b *strings.Builder, r *Record, standalone bool) {
 			dense += len(l.in) + len(l.out)
 		}
 	}
-	lanes := 0
+	lanesHeight := 0
 	for _, cc := range c.calls {
-		lanes += 3 + len(cc.lanes) // title, summary, watermark, keys
+		lanesHeight += laneHeight + len(cc.lanes)*cc.laneHeight() // watermark, keys
 		if cc.aggregated {
-			lanes += 2 // timers fired, rows out
+			lanesHeight += 2 * sharedHeight // timers fired, rows out
 		}
 	}
 	top := 64
-	legendTop := top + lanes*laneHeight + 16
+	legendTop := top + lanesHeight + titleBand*len(c.calls) + 16
 	height := legendTop + 140 + 16*len(c.notes)
 	width := labelWidth + PlotWidth + 60
 	fmt.Fprintf(b, `<svg id="timeline" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="timeline of the query">`+"\n", width, height, width, height)
@@ -151,7 +168,6 @@ func svg(b *strings.Builder, r *Record, standalone bool) {
 		px := x(t)
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>`+"\n", px, top-16, px, top-8)
 		fmt.Fprintf(b, `<text class="small" x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", px, top-20, esc(tickLabel(c, t)))
-		fmt.Fprintf(b, `<line class="grid" x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>`+"\n", px, top-8, px, legendTop-16)
 	}
 	b.WriteString("</g>\n")
 	y := top
@@ -164,7 +180,16 @@ func svg(b *strings.Builder, r *Record, standalone bool) {
 		if cc.untimed > 0 {
 			fmt.Fprintf(b, `<text class="small summary" x="%d" y="%d">%s without an event time not drawn</text>`+"\n", labelWidth, y+38, plural(cc.untimed, "event"))
 		}
-		y += 2 * laneHeight
+		y += titleBand
+		// the grid, from the watermark lane to the last lane of the call
+		lh := cc.laneHeight()
+		bottom := y + laneHeight + lh*len(cc.lanes)
+		if cc.aggregated {
+			bottom += 2 * sharedHeight
+		}
+		for _, t := range svgTicks(c) {
+			fmt.Fprintf(b, `<line class="grid" x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>`+"\n", x(t), y, x(t), bottom)
+		}
 		// the watermark lane
 		mid := y + laneHeight/2
 		b.WriteString(`<g class="watermark">` + "\n")
@@ -190,29 +215,33 @@ func svg(b *strings.Builder, r *Record, standalone bool) {
 		for i, l := range cc.lanes {
 			fmt.Fprintf(b, `<g class="lane" data-key="%s">`+"\n", esc(l.label))
 			if i%2 == 0 {
-				fmt.Fprintf(b, `<rect class="lane-bg" x="0" y="%d" width="%d" height="%d"/>`+"\n", y, labelWidth+PlotWidth+40, laneHeight)
+				fmt.Fprintf(b, `<rect class="lane-bg" x="0" y="%d" width="%d" height="%d"/>`+"\n", y, labelWidth+PlotWidth+40, lh)
 			}
 			name := l.label
 			if cc.aggregated {
 				name = fmt.Sprintf("%s (%s … %s)", l.label, l.first, l.last)
 			}
-			fmt.Fprintf(b, `<text x="10" y="%d">%s<title>%s</title></text>`+"\n", y+laneHeight/2+4, esc(short(name, 24)), esc(name))
+			fmt.Fprintf(b, `<text x="10" y="%d">%s<title>%s</title></text>`+"\n", y+lh/2+4, esc(short(name, 24)), esc(name))
 			if useDense || cc.aggregated {
-				densityMarks(b, c, l.in, y+2, laneHeight/2-2, x, map[Kind]string{RowIn: "dens-in", LateRow: "dens-late", DroppedRow: "dens-late"}, "rows in")
+				h := laneHeight / 3
+				if cc.aggregated {
+					h = lh // rows in only
+				}
+				densityMarks(b, c, l.in, y+2, h-4, x, map[Kind]string{RowIn: "dens-in", LateRow: "dens-late", DroppedRow: "dens-late"}, "rows in")
 				if !cc.aggregated {
-					densityMarks(b, c, l.in, y+2, laneHeight/2-2, x, map[Kind]string{TimerFired: "dens-fired"}, "timers fired")
-					densityMarks(b, c, l.out, y+laneHeight/2, laneHeight/2-2, x, map[Kind]string{RowOut: "dens-out"}, "rows out")
+					densityMarks(b, c, l.in, y+h, h-1, x, map[Kind]string{TimerFired: "dens-fired"}, "timers fired")
+					densityMarks(b, c, l.out, y+2*h, h-1, x, map[Kind]string{RowOut: "dens-out"}, "rows out")
 				}
 			} else {
 				for _, p := range l.in {
-					mark(b, p, x(p.x), float64(y+laneHeight/2-4))
+					mark(b, p, x(p.x), markY(p.Kind, y))
 				}
 				for _, p := range l.out {
-					mark(b, p, x(p.x), float64(y+laneHeight/2+5))
+					mark(b, p, x(p.x), markY(p.Kind, y))
 				}
 			}
 			b.WriteString("</g>\n")
-			y += laneHeight
+			y += lh
 		}
 		if cc.aggregated {
 			var in, out []placed
@@ -226,10 +255,10 @@ func svg(b *strings.Builder, r *Record, standalone bool) {
 				kind        Kind
 			}{{"timers fired", "dens-fired", in, TimerFired}, {"rows out", "dens-out", out, RowOut}} {
 				fmt.Fprintf(b, `<g class="lane total" data-key="%s">`+"\n", s.name)
-				fmt.Fprintf(b, `<text x="10" y="%d">%s (all keys)</text>`+"\n", y+laneHeight/2+4, s.name)
-				densityMarks(b, c, s.ev, y+2, laneHeight-4, x, map[Kind]string{s.kind: s.class}, s.name)
+				fmt.Fprintf(b, `<text x="10" y="%d">%s (all keys)</text>`+"\n", y+sharedHeight/2+4, s.name)
+				densityMarks(b, c, s.ev, y+2, sharedHeight-4, x, map[Kind]string{s.kind: s.class}, s.name)
 				b.WriteString("</g>\n")
-				y += laneHeight
+				y += sharedHeight
 			}
 		}
 		b.WriteString("</g>\n")
@@ -241,7 +270,30 @@ func svg(b *strings.Builder, r *Record, standalone bool) {
 	b.WriteString("</svg>")
 }
 
-// mark draws one event at (px, py) with its tooltip.
+// markY is where in a lane whose top is y a mark of kind k stands: rows
+// in at the top, timers on the middle line, rows out at the bottom.
+func markY(k Kind, y int) float64 {
+	switch k {
+	case TimerSet, TimerCleared, TimerFired:
+		return float64(y + 21)
+	case RowOut:
+		return float64(y + 34)
+	}
+	return float64(y + 8)
+}
+
+// laneHeight is the height of the call's key lanes.
+func (cc *callChart) laneHeight() int {
+	if cc.aggregated {
+		return sharedHeight
+	}
+	return laneHeight
+}
+
+// mark draws one event at (px, py) with its tooltip. A timer set or
+// cleared is a triangle pointing down onto py, one fired a triangle
+// pointing up from it, so that a timer set and fired at one time shows
+// both.
 func mark(b *strings.Builder, p placed, px, py float64) {
 	tip := esc(tooltip(p.Event))
 	switch p.Kind {
@@ -252,11 +304,11 @@ func mark(b *strings.Builder, p placed, px, py float64) {
 	case DroppedRow:
 		fmt.Fprintf(b, `<path class="dropped" d="M%.1f %.1f l8 8 m0 -8 l-8 8"><title>%s</title></path>`+"\n", px-4, py-4, tip)
 	case TimerSet:
-		fmt.Fprintf(b, `<path class="timer-set" d="M%.1f %.1f l-5 -8 h10 z"><title>%s</title></path>`+"\n", px, py+4, tip)
+		fmt.Fprintf(b, `<path class="timer-set" d="M%.1f %.1f l-5 -8 h10 z"><title>%s</title></path>`+"\n", px, py-0.5, tip)
 	case TimerFired:
-		fmt.Fprintf(b, `<path class="timer-fired" d="M%.1f %.1f l-6 -9 h12 z"><title>%s</title></path>`+"\n", px, py+5, tip)
+		fmt.Fprintf(b, `<path class="timer-fired" d="M%.1f %.1f l-5 8 h10 z"><title>%s</title></path>`+"\n", px, py+0.5, tip)
 	case TimerCleared:
-		fmt.Fprintf(b, `<path class="timer-cleared" d="M%.1f %.1f l-5 -8 h10 z"><title>%s</title></path>`+"\n", px, py+4, tip)
+		fmt.Fprintf(b, `<path class="timer-cleared" d="M%.1f %.1f l-5 -8 h10 z"><title>%s</title></path>`+"\n", px, py-0.5, tip)
 	case RowOut:
 		fmt.Fprintf(b, `<path class="out" d="M%.1f %.1f l5 5 l-5 5 l-5 -5 z"><title>%s</title></path>`+"\n", px, py-5, tip)
 	}
@@ -366,7 +418,14 @@ func legend(b *strings.Builder, top int, c *chart) {
 	for i, it := range items {
 		col, row := i%2, i/2
 		px, py := float64(10+col*520), float64(34+row*20)
-		mark(b, placed{Event: Event{Kind: it.kind}}, px, py)
+		my := py
+		switch it.kind {
+		case TimerSet, TimerCleared:
+			my = py + 4
+		case TimerFired:
+			my = py - 4
+		}
+		mark(b, placed{Event: Event{Kind: it.kind}}, px, my)
 		fmt.Fprintf(b, `<text class="legend-item" x="%.0f" y="%.0f">%s</text>`+"\n", px+14, py+4, esc(it.text))
 	}
 	py := 34 + 4*20

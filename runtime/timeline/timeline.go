@@ -9,11 +9,15 @@
 // The PTF operator (runtime/exec) adds them through its timeline hook when
 // a statement asks for a timeline; nothing is recorded otherwise.
 //
-// Both drawings put event time across and one lane per partition key
-// down, below a lane of the watermark. Above MaxLanes keys, keys share
-// lanes (buckets in the order the keys first appear) and a lane shows how
-// many rows fall in each stretch of time, so that 20,000 rows stay
-// readable.
+// Two views (View): the event view puts event time across and one lane
+// per partition key down, below a lane of the watermark; above MaxLanes
+// keys, keys share lanes (buckets in the order the keys first appear) and
+// a lane shows how many rows fall in each stretch of time, so that 20,000
+// rows stay readable. The arrival view (arrival.go) draws event time up
+// against arrival time across, as books on stream processing do: a point
+// per row, the watermark as a curve, late rows below it, timers fired on
+// its rises; many rows become bins. TextView, SVGView and HTMLView draw
+// either.
 //
 // Times are shown in the session time zone, which is UTC in ptfsh.
 //
@@ -82,6 +86,11 @@ type Event struct {
 	Name string
 	// Row is a row as printed (rows in and out), for the tooltips.
 	Row string
+	// Proc is the processing time (epoch milliseconds) at which the event
+	// happened, where the statement runs on a processing-time clock;
+	// HasProc says so. The arrival view puts rows there when all have one.
+	Proc    int64
+	HasProc bool
 }
 
 // MaxEvents is how many events a Record keeps (some 200 MB at most); it

@@ -82,6 +82,9 @@ type Column struct {
 	// TimeAttr marks an event-time attribute (a column with a watermark
 	// declaration, or a PTF's rowtime column); Flink prints it *ROWTIME*.
 	TimeAttr bool
+	// ProcTime marks a processing-time attribute (a computed column AS
+	// PROCTIME()); Flink prints it *PROCTIME*.
+	ProcTime bool
 }
 
 // Schema is the ordered list of columns of a table or a query.

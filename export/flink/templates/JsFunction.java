@@ -405,15 +405,26 @@ public final class JsFunction implements AutoCloseable {
             "    }",
             "    if (why !== null) throw new TypeError('state ' + n + ' (' + t.type + '): ' + why + '; Flink converts a typed state entry to its declared type after each call and would fail here');",
             "  };",
-            "  const listView = (op) => {",
+            "  // A view of other than BOOLEAN, integer, FLOAT, DOUBLE or STRING elements (values) gets them as JSON, read as rows are.",
+            "  const PRIM = ['BOOLEAN', 'TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'FLOAT', 'DOUBLE', 'STRING'];",
+            "  const elemKind = (k) => {",
+            "    if (k.startsWith('LIST<')) return k.slice(5, -1);",
+            "    const s = k.slice(4, -1); let d = 0;",
+            "    for (let j = 0; j < s.length; j++) { const c = s[j]; if (c === '<' || c === '(') d++; else if (c === '>' || c === ')') d--; else if (c === ',' && d === 0) return s.slice(j + 1); }",
+            "    return s;",
+            "  };",
+            "  const fromJson = (x) => x === null || x === undefined ? null : JSON.parse(x, revive);",
+            "  const vins = stateKinds.map((k, i) => isView(i) && !PRIM.includes(elemKind(k)) ? fromJson : null);",
+            "  const listView = (op, rich) => {",
+            "    const vin = rich || ((x) => x);",
             "    const nn = (v) => { if (v === null || v === undefined) throw new TypeError(\"List views don't support null values.\"); return v; };",
-            "    const all = () => Array.from(op('getAll'));",
+            "    const all = () => rich ? rich(op('getAll')) : Array.from(op('getAll'));",
             "    return Object.freeze({",
             "      get(i) {",
             "        if (i === undefined) return all();",
             "        const n = op('size');",
             "        if (!Number.isInteger(i) || i < 0 || i >= n) throw new RangeError('ListView.get: index ' + i + ' out of range for a list of ' + n + ' elements');",
-            "        return op('get', i);",
+            "        return vin(op('get', i));",
             "      },",
             "      getList() { return all(); },",
             "      setList(items) { const a = Array.from(items); a.forEach(nn); op('setList', a); },",
@@ -425,12 +436,13 @@ public final class JsFunction implements AutoCloseable {
             "      [Symbol.iterator]() { return all()[Symbol.iterator](); },",
             "    });",
             "  };",
-            "  const mapView = (op) => {",
+            "  const mapView = (op, rich) => {",
+            "    const vin = rich || ((x) => x);",
             "    const nk = (k) => { if (k === null || k === undefined) throw new TypeError(\"Map views don't support null keys.\"); return k; };",
-            "    const ents = () => Array.from(op('entries'), (e) => [e[0], e[1]]);",
+            "    const ents = () => Array.from(op('entries'), (e) => [e[0], vin(e[1])]);",
             "    const pairs = (x) => { const p = x instanceof Map ? Array.from(x) : Object.entries(x); p.forEach(([k]) => nk(k)); return p.map(([k, v]) => [k, v === undefined ? null : v]); };",
             "    return Object.freeze({",
-            "      get(k) { const v = op('get', nk(k)); return v === undefined ? null : v; },",
+            "      get(k) { const v = op('get', nk(k)); return v === undefined ? null : vin(v); },",
             "      put(k, v) { op('put', nk(k), v === undefined ? null : v); },",
             "      putAll(x) { op('putAll', pairs(x)); },",
             "      remove(k) { op('remove', nk(k)); },",
@@ -457,7 +469,7 @@ public final class JsFunction implements AutoCloseable {
             "    names.forEach((n, i) => {",
             "      if (isView(i)) {",
             "        const op = (m, ...a) => ops('view', i, m, ...a);",
-            "        st[n] = stateKinds[i].startsWith('LIST') ? listView(op) : mapView(op);",
+            "        st[n] = stateKinds[i].startsWith('LIST') ? listView(op, vins[i]) : mapView(op, vins[i]);",
             "      } else {",
             "        st[n] = states[i] == null ? fresh(n) : dec(JSON.parse(states[i]));",
             "      }",
@@ -605,8 +617,14 @@ public final class JsFunction implements AutoCloseable {
                     case "size":
                         return list.size();
                     case "get":
+                        if (rich(elem)) {
+                            return json(list.get(a[3].asInt()), elem);
+                        }
                         return toJsValue(list.get(a[3].asInt()));
                     case "getAll": {
+                        if (rich(elem)) {
+                            return json(list.toArray(), "ARRAY<" + elem + ">");
+                        }
                         Object[] out = new Object[list.size()];
                         for (int j = 0; j < out.length; j++) {
                             out[j] = toJsValue(list.get(j));
@@ -632,8 +650,13 @@ public final class JsFunction implements AutoCloseable {
                 String[] kv = splitMap(kind);
                 MapView<Object, Object> mv = (MapView<Object, Object>) states[i];
                 switch (m) {
-                    case "get":
-                        return toJsValue(mv.get(convert(a[3], kv[0], null)));
+                    case "get": {
+                        Object v = mv.get(convert(a[3], kv[0], null));
+                        if (rich(kv[1])) {
+                            return v == null ? null : json(v, kv[1]);
+                        }
+                        return toJsValue(v);
+                    }
                     case "put":
                         mv.put(convert(a[3], kv[0], null), convert(a[4], kv[1], null));
                         return null;
@@ -670,7 +693,7 @@ public final class JsFunction implements AutoCloseable {
                         Object[] out = new Object[entries.size()];
                         for (int j = 0; j < out.length; j++) {
                             Object[] e = entries.get(j);
-                            out[j] = ProxyArray.fromArray(toJsValue(e[0]), toJsValue(e[1]));
+                            out[j] = ProxyArray.fromArray(toJsValue(e[0]), rich(kv[1]) ? json(e[1], kv[1]) : toJsValue(e[1]));
                         }
                         return ProxyArray.fromArray(out);
                     }
@@ -954,6 +977,28 @@ public final class JsFunction implements AutoCloseable {
                     }
                     return out;
                 }
+                if (kind.startsWith("ROW<")) {
+                    // As ptfsh converts to a ROW: an object by field name
+                    // (other keys left out), an array by position.
+                    String[][] f = rowFields(kind);
+                    Row out = Row.withPositions(f[0].length);
+                    if (v.hasArrayElements()) {
+                        if (v.getArraySize() != f[0].length) {
+                            break;
+                        }
+                        for (int i = 0; i < f[0].length; i++) {
+                            out.setField(i, convert(v.getArrayElement(i), f[1][i], column));
+                        }
+                        return out;
+                    }
+                    if (v.hasMembers() && !v.isInstant() && !v.isString() && !v.isNumber() && !v.isBoolean()) {
+                        for (int i = 0; i < f[0].length; i++) {
+                            out.setField(i, v.hasMember(f[0][i]) ? convert(v.getMember(f[0][i]), f[1][i], column) : null);
+                        }
+                        return out;
+                    }
+                    break;
+                }
                 if (kind.startsWith("MAP<")) {
                     String[] kv = splitMap(kind);
                     java.util.Map<Object, Object> out = new java.util.HashMap<>();
@@ -1012,8 +1057,18 @@ public final class JsFunction implements AutoCloseable {
 
     // splitMap splits MAP<key,value> at its top-level comma.
     private static String[] splitMap(String kind) {
-        String in = kind.substring(4, kind.length() - 1);
+        List<String> kv = splitTop(kind.substring(4, kind.length() - 1));
+        if (kv.size() != 2) {
+            throw new IllegalArgumentException("bad map type " + kind);
+        }
+        return kv.toArray(new String[0]);
+    }
+
+    // splitTop splits a list of kinds at its top-level commas.
+    private static List<String> splitTop(String in) {
+        List<String> out = new java.util.ArrayList<>();
         int depth = 0;
+        int start = 0;
         for (int i = 0; i < in.length(); i++) {
             char c = in.charAt(i);
             if (c == '<' || c == '(') {
@@ -1021,10 +1076,88 @@ public final class JsFunction implements AutoCloseable {
             } else if (c == '>' || c == ')') {
                 depth--;
             } else if (c == ',' && depth == 0) {
-                return new String[] {in.substring(0, i), in.substring(i + 1)};
+                out.add(in.substring(start, i));
+                start = i + 1;
             }
         }
-        throw new IllegalArgumentException("bad map type " + kind);
+        out.add(in.substring(start));
+        return out;
+    }
+
+    private static final java.util.Map<String, String[][]> ROW_FIELDS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    // rowFields reads ROW<name kind,...> (flink.go's kindName: each name
+    // escaped as a URL's query) as {names, kinds}.
+    private static String[][] rowFields(String kind) {
+        return ROW_FIELDS.computeIfAbsent(kind, k -> {
+            List<String> parts = splitTop(k.substring(4, k.length() - 1));
+            String[][] f = new String[2][parts.size()];
+            for (int i = 0; i < f[0].length; i++) {
+                String p = parts.get(i);
+                int sp = p.indexOf(' ');
+                f[0][i] = java.net.URLDecoder.decode(p.substring(0, sp), StandardCharsets.UTF_8);
+                f[1][i] = p.substring(sp + 1);
+            }
+            return f;
+        });
+    }
+
+    // PRIMITIVE are the kinds whose values GraalJS and Flink exchange as
+    // they are; a view's element of another kind goes to JavaScript as
+    // JSON (json), read there as rows and arguments are.
+    private static final Set<String> PRIMITIVE = Set.of("BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "STRING");
+
+    private static boolean rich(String kind) {
+        return !PRIMITIVE.contains(kind);
+    }
+
+    // json is v, of the bridge's kind, as ptfsh gives it to JavaScript,
+    // in the JSON that the wrapper's revive reads.
+    private static String json(Object v, String kind) {
+        StringBuilder b = new StringBuilder();
+        writeKinded(b, v, kind);
+        return b.toString();
+    }
+
+    // writeKinded is writeValue with the field names of rows taken from
+    // the kind (a view's elements come without a DataType).
+    private static void writeKinded(StringBuilder b, Object v, String kind) {
+        if (v instanceof Row && kind.startsWith("ROW<")) {
+            Row row = (Row) v;
+            String[][] f = rowFields(kind);
+            b.append("{\"$ptfshRow\":{\"n\":[");
+            for (int i = 0; i < f[0].length; i++) {
+                if (i > 0) {
+                    b.append(',');
+                }
+                quote(b, f[0][i]);
+            }
+            b.append("],\"v\":[");
+            for (int i = 0; i < f[0].length; i++) {
+                if (i > 0) {
+                    b.append(',');
+                }
+                writeKinded(b, i < row.getArity() ? row.getField(i) : null, f[1][i]);
+            }
+            b.append("],\"k\":");
+            quote(b, row.getKind().shortString());
+            b.append(",\"s\":");
+            quote(b, row.toString());
+            b.append("}}");
+        } else if (v instanceof Object[] && kind.startsWith("ARRAY<")) {
+            String elem = kind.substring(6, kind.length() - 1);
+            Object[] a = (Object[]) v;
+            b.append('[');
+            for (int i = 0; i < a.length; i++) {
+                if (i > 0) {
+                    b.append(',');
+                }
+                writeKinded(b, a[i], elem);
+            }
+            b.append(']');
+        } else {
+            writeValue(b, v, null);
+        }
     }
 
     // javaClass is Flink's default conversion class of a kind.
@@ -1052,6 +1185,9 @@ public final class JsFunction implements AutoCloseable {
                 }
                 if (kind.startsWith("MAP<")) {
                     return java.util.Map.class;
+                }
+                if (kind.startsWith("ROW<")) {
+                    return Row.class;
                 }
                 throw new IllegalArgumentException("unsupported type " + kind);
         }

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // DialTimeout bounds how long a call waits for an unreachable broker
@@ -90,11 +91,18 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 
 // unreachable words a failure to reach the brokers.
 func (c *Client) unreachable(err error) error {
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		return fmt.Errorf("kafka brokers %s: %w", strings.Join(c.cfg.Servers, ","), err) // an answer, not a failure to reach them
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within %s", c.cfg.timeout())
 	}
 	return fmt.Errorf("cannot reach the Kafka brokers %s (properties.bootstrap.servers): %v; check that a broker runs there and listens on that address", strings.Join(c.cfg.Servers, ","), err)
 }
+
+// Servers are the bootstrap servers the client was made with.
+func (c *Client) Servers() []string { return c.cfg.Servers }
 
 // Close releases the client.
 func (c *Client) Close() { c.cl.Close() }
@@ -250,6 +258,9 @@ func (c *Client) GroupOffsets(ctx context.Context, group string, tps []TP) (map[
 	ctx, cancel := c.ctx(ctx)
 	defer cancel()
 	rs, err := c.adm.FetchOffsets(ctx, group)
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		return map[TP]int64{}, nil // a group that never committed
+	}
 	if err != nil {
 		return nil, c.unreachable(err)
 	}
@@ -280,6 +291,27 @@ func (c *Client) CommitGroupOffsets(ctx context.Context, group string, offsets m
 	}
 	if err := rs.Error(); err != nil {
 		return fmt.Errorf("committing the offsets of group '%s': %w", group, err)
+	}
+	return nil
+}
+
+// ResumeCommit commits the transaction of transactional id txnID that
+// producer pid, epoch left prepared (flushed, not ended) in another
+// process: Kafka's EndTxn with the recorded producer id and epoch, as
+// Flink's sink commits a transaction restored from a checkpoint. A
+// transaction committed already counts as committed; one the broker
+// aborted (its timeout passed) is an error.
+func (c *Client) ResumeCommit(ctx context.Context, txnID string, pid int64, epoch int16) error {
+	ctx, cancel := c.ctx(ctx)
+	defer cancel()
+	req := kmsg.NewPtrEndTxnRequest()
+	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = txnID, pid, epoch, true
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err != nil {
+		return c.unreachable(err)
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return fmt.Errorf("committing the transaction '%s' of the last checkpoint: %w", txnID, err)
 	}
 	return nil
 }

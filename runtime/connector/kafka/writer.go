@@ -35,10 +35,15 @@ type WriterConfig struct {
 
 // Writer produces records. Write hands a record to the client and returns
 // at once; Flush waits until every record written so far is acknowledged
-// and returns the first failure. Close releases it.
+// and returns the first failure. A transactional writer (a TransactionalID
+// given) writes in one transaction that Commit ends: a writer commits one
+// transaction in its life (the exactly-once sink makes one writer per
+// checkpoint, each with an id of its own, as Flink's sink does). Close
+// releases it.
 type Writer struct {
-	c  *Client
-	cl *kgo.Client
+	c     *Client
+	cl    *kgo.Client
+	txnID string
 
 	mu  sync.Mutex
 	err error // the first failed write since the last Flush
@@ -67,7 +72,48 @@ func (c *Client) NewWriter(cfg WriterConfig) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{c: c, cl: cl}, nil
+	w := &Writer{c: c, cl: cl, txnID: cfg.TransactionalID}
+	if cfg.TransactionalID != "" {
+		// Taking the producer id now fences (and so aborts) a transaction
+		// an earlier writer of the same id left open.
+		ctx, cancel := c.ctx(context.Background())
+		defer cancel()
+		if _, _, err := cl.ProducerID(ctx); err != nil {
+			cl.Close()
+			return nil, fmt.Errorf("starting the transactional producer '%s': %w", cfg.TransactionalID, err)
+		}
+		if err := cl.BeginTransaction(); err != nil {
+			cl.Close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// ProducerID returns the producer id and epoch of a transactional
+// writer's open transaction: what ResumeCommit needs to commit it from
+// another process.
+func (w *Writer) ProducerID(ctx context.Context) (int64, int16, error) {
+	return w.cl.ProducerID(ctx)
+}
+
+// Commit flushes and commits the open transaction and begins the next.
+func (w *Writer) Commit(ctx context.Context) error {
+	if err := w.Flush(ctx); err != nil {
+		return err
+	}
+	if err := w.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return fmt.Errorf("committing the transaction of '%s': %w", w.txnID, err)
+	}
+	return nil
+}
+
+// Abort aborts the open transaction.
+func (w *Writer) Abort(ctx context.Context) error {
+	if err := w.cl.AbortBufferedRecords(ctx); err != nil {
+		return err
+	}
+	return w.cl.EndTransaction(ctx, kgo.TryAbort)
 }
 
 // Write sends rec to its topic; its Partition counts only for the fixed

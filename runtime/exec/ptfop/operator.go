@@ -76,6 +76,7 @@ type Operator struct {
 	eventClock               // the operator's watermarks (watermark.go)
 	timers     timerService  // timers by time and by key (timers.go)
 	buffers    []*sortBuffer // per input, for ORDER BY (sortbuffer.go)
+	notesBase  []int64       // each buffer's drops before MarkNotes
 	firing     *timer        // the timer whose onTimer runs
 	rec        *parRec       // a parallel worker's record of its calls (parallel.go)
 
@@ -200,12 +201,29 @@ func (o *Operator) Notes() []string {
 			fn, exec.Plural(int64(o.EndFire), "timer")))
 	}
 	for i, b := range o.buffers {
-		if b != nil && b.Dropped > 0 {
+		if b == nil {
+			continue
+		}
+		dropped := b.Dropped
+		if i < len(o.notesBase) {
+			dropped -= o.notesBase[i]
+		}
+		if dropped > 0 {
 			notes = append(notes, fmt.Sprintf("note: %s: ORDER BY dropped %s of table argument '%s' that arrived late (at or before the watermark)",
-				fn, exec.Plural(b.Dropped, "row"), o.node.Tables[i].Name))
+				fn, exec.Plural(dropped, "row"), o.node.Tables[i].Name))
 		}
 	}
 	return notes
+}
+
+// MarkNotes makes Notes count the rows ORDER BY drops from now on.
+func (o *Operator) MarkNotes() {
+	o.notesBase = make([]int64, len(o.buffers))
+	for i, b := range o.buffers {
+		if b != nil {
+			o.notesBase[i] = b.Dropped
+		}
+	}
 }
 
 // WhyNot summarises, after the statement, what did not lead to output:

@@ -338,6 +338,9 @@ func (p *Parallel) adopt() {
 // Notes are the main operator's: it keeps the call's event time.
 func (p *Parallel) Notes() []string { return p.main.Notes() }
 
+// MarkNotes marks the notes of the main operator, which holds them.
+func (p *Parallel) MarkNotes() { p.main.MarkNotes() }
+
 // WhyNot is "": a call with lineage runs on one worker.
 func (p *Parallel) WhyNot() string { return "" }
 
