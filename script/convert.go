@@ -237,7 +237,7 @@ func (e *realm) fromJS(v goja.Value, t *types.Type) (any, *convError) {
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		if v.ExportType() == typeInt { // no Export: it boxes the int64
 			i := v.ToInteger()
-			lo, hi := intRange(t.Kind)
+			lo, hi := t.Kind.IntegerRange()
 			if i >= lo && i <= hi {
 				return boxInt(i), nil
 			}
@@ -257,7 +257,7 @@ func (e *realm) fromJS(v goja.Value, t *types.Type) (any, *convError) {
 		}
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		if i, ok := exactInt(x); ok {
-			lo, hi := intRange(t.Kind)
+			lo, hi := t.Kind.IntegerRange()
 			if i >= lo && i <= hi {
 				return i, nil
 			}
@@ -523,18 +523,6 @@ func numberMillis(x any) (int64, bool) {
 		}
 	}
 	return 0, false
-}
-
-func intRange(k types.Kind) (int64, int64) {
-	switch k {
-	case types.KindTinyInt:
-		return math.MinInt8, math.MaxInt8
-	case types.KindSmallInt:
-		return math.MinInt16, math.MaxInt16
-	case types.KindInt:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
 }
 
 func floorDiv(a, b int64) int64 {

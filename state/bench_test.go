@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/state"
 )
 
@@ -155,7 +156,7 @@ func benchKeys(n int) [][]byte {
 	r := rand.New(rand.NewPCG(1, 2))
 	keys := make([][]byte, n)
 	for i, j := range r.Perm(n) {
-		keys[i] = state.AppendUint64(state.AppendString(nil, fmt.Sprintf("user%07d", j)), uint64(j))
+		keys[i] = orderedcode.AppendUint64(orderedcode.AppendString(nil, fmt.Sprintf("user%07d", j)), uint64(j))
 	}
 	return keys
 }

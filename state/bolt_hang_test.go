@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/state"
 )
 
@@ -91,7 +92,7 @@ func TestBolt_damagedMetaPagesAfterOpen(t *testing.T) {
 	}
 	for i := range 3 {
 		within(t, 10*time.Second, "View", func() {
-			err := st.View(func(tx state.Tx) error { _, err := tx.Get("s", state.AppendUint64(nil, 1)); return err })
+			err := st.View(func(tx state.Tx) error { _, err := tx.Get("s", orderedcode.AppendUint64(nil, 1)); return err })
 			if !errors.Is(err, state.ErrCorrupt) {
 				t.Errorf("View %d = %v; want ErrCorrupt", i, err)
 			}

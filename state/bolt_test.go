@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/state"
 	"github.com/ptfsh/ptfsh/state/statetest"
 )
@@ -33,7 +34,7 @@ func makeStateFile(t *testing.T, n, valueSize int) string {
 	err = st.Update(func(tx state.Tx) error {
 		for i := range n {
 			v := bytes.Repeat([]byte{byte(i)}, valueSize)
-			if err := tx.Put("s", state.AppendUint64(nil, uint64(i)), v); err != nil {
+			if err := tx.Put("s", orderedcode.AppendUint64(nil, uint64(i)), v); err != nil {
 				return err
 			}
 		}
@@ -445,7 +446,7 @@ func TestBolt_damagedAfterOpen(t *testing.T) {
 		fn   func(tx state.Tx) error
 	}{
 		{"Scan", func(tx state.Tx) error { return tx.Scan("s", nil, func(_, _ []byte) error { return nil }) }},
-		{"Get", func(tx state.Tx) error { _, err := tx.Get("s", state.AppendUint64(nil, 1999)); return err }},
+		{"Get", func(tx state.Tx) error { _, err := tx.Get("s", orderedcode.AppendUint64(nil, 1999)); return err }},
 	} {
 		err := st.View(op.fn)
 		if !errors.Is(err, state.ErrCorrupt) {
@@ -456,7 +457,7 @@ func TestBolt_damagedAfterOpen(t *testing.T) {
 	// A write that meets the damage is rolled back even if fn ignores the
 	// error, and other namespaces still work.
 	err = st.Update(func(tx state.Tx) error {
-		tx.Put("s", state.AppendUint64(nil, 5000), []byte("x"))
+		tx.Put("s", orderedcode.AppendUint64(nil, 5000), []byte("x"))
 		return tx.Put("t", []byte("k"), []byte("v"))
 	})
 	if !errors.Is(err, state.ErrCorrupt) {
@@ -489,10 +490,10 @@ func TestBolt_damagedValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	const ns = "state/count/counter"
-	key := state.AppendString(nil, "alice")
+	key := orderedcode.AppendString(nil, "alice")
 	err = st.Update(func(tx state.Tx) error {
 		for i := range 100 {
-			if err := tx.Put(ns, state.AppendString(nil, fmt.Sprint("user", i)), []byte("1")); err != nil {
+			if err := tx.Put(ns, orderedcode.AppendString(nil, fmt.Sprint("user", i)), []byte("1")); err != nil {
 				return err
 			}
 		}
@@ -574,9 +575,9 @@ func TestOpenBolt_formatVersion1(t *testing.T) {
 	}
 	raw("__meta", []byte("version"), "\x00\x00\x00\x01")
 	for i := range 20 {
-		raw("state/count/counter", state.AppendString(nil, fmt.Sprint("user", i)), fmt.Sprint(1000+i))
+		raw("state/count/counter", orderedcode.AppendString(nil, fmt.Sprint("user", i)), fmt.Sprint(1000+i))
 	}
-	raw("timers/count", state.AppendInt64(nil, 5), "")
+	raw("timers/count", orderedcode.AppendInt64(nil, 5), "")
 	before := readFile(t, path)
 
 	check := func(opts state.BoltOptions) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/state"
 )
 
@@ -110,9 +111,9 @@ func randomWrites(r *rand.Rand, tx state.Tx, namespaces []string, want content) 
 func randomKey(r *rand.Rand) []byte {
 	switch r.IntN(3) {
 	case 0:
-		return state.AppendInt64(nil, r.Int64N(5000))
+		return orderedcode.AppendInt64(nil, r.Int64N(5000))
 	case 1:
-		return state.AppendString(state.AppendString(nil, fmt.Sprint("user", r.IntN(3000))), strings.Repeat("x", r.IntN(300)))
+		return orderedcode.AppendString(orderedcode.AppendString(nil, fmt.Sprint("user", r.IntN(3000))), strings.Repeat("x", r.IntN(300)))
 	}
 	k := make([]byte, 1+r.IntN(40))
 	for i := range k {
@@ -136,7 +137,7 @@ func FuzzCheckFile(f *testing.F) {
 		}
 		err = st.Update(func(tx state.Tx) error {
 			for j := range n {
-				if err := tx.Put(fmt.Sprint("state/u/s", j%3), state.AppendInt64(nil, int64(j)), []byte("value")); err != nil {
+				if err := tx.Put(fmt.Sprint("state/u/s", j%3), orderedcode.AppendInt64(nil, int64(j)), []byte("value")); err != nil {
 					return err
 				}
 			}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/state"
 )
 
@@ -55,7 +56,7 @@ func damageFixture(t *testing.T) ([]byte, content) {
 		want.put(ns, key, value)
 		return tx.Put(ns, key, []byte(value))
 	}
-	user := func(i int) []byte { return state.AppendString(nil, fmt.Sprintf("user%04d", i)) }
+	user := func(i int) []byte { return orderedcode.AppendString(nil, fmt.Sprintf("user%04d", i)) }
 	err = st.Update(func(tx state.Tx) error {
 		for i := range 1500 {
 			if err := put(tx, "state/count/counter", user(i), strconv.Itoa(1000+i)); err != nil {
@@ -64,19 +65,19 @@ func damageFixture(t *testing.T) ([]byte, content) {
 		}
 		for i := range 800 {
 			v := fmt.Sprintf(`{"counter":%d,"name":"name %d"}`, i%7, i)
-			if err := put(tx, "state/greet/memory", state.AppendInt64(nil, int64(i)), v); err != nil {
+			if err := put(tx, "state/greet/memory", orderedcode.AppendInt64(nil, int64(i)), v); err != nil {
 				return err
 			}
 		}
 		for i := range 300 {
-			k := state.AppendString(state.AppendInt64(user(i), int64(i)*60_000), "\x00timer")
+			k := orderedcode.AppendString(orderedcode.AppendInt64(user(i), int64(i)*60_000), "\x00timer")
 			if err := put(tx, "timers/count", k, strconv.Itoa(i)); err != nil {
 				return err
 			}
 		}
 		for i := range 12 {
 			v := strings.Repeat(fmt.Sprintf("item %d;", i), 300+100*i)
-			if err := put(tx, "list/agg/items", state.AppendInt64(nil, int64(i)), v); err != nil {
+			if err := put(tx, "list/agg/items", orderedcode.AppendInt64(nil, int64(i)), v); err != nil {
 				return err
 			}
 		}
@@ -102,8 +103,8 @@ func damageFixture(t *testing.T) ([]byte, content) {
 			}
 		}
 		for i := 0; i < 800; i += 8 {
-			delete(want["state/greet/memory"], string(state.AppendInt64(nil, int64(i))))
-			if err := tx.Delete("state/greet/memory", state.AppendInt64(nil, int64(i))); err != nil {
+			delete(want["state/greet/memory"], string(orderedcode.AppendInt64(nil, int64(i))))
+			if err := tx.Delete("state/greet/memory", orderedcode.AppendInt64(nil, int64(i))); err != nil {
 				return err
 			}
 		}

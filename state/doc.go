@@ -33,11 +33,12 @@ the store keeps for itself.
 # Keys
 
 Keys are compared as bytes, and Scan visits them in that order. The Append
-functions (AppendString, AppendInt64, …) build keys from tuples of values so
-that byte order matches the values' order and a tuple's encoding is a prefix
-of every longer tuple that starts with it: scanning with the encoded
-partition key visits exactly that partition's entries, in order. A Decoder
-reads such a key back. The format is described in encode.go.
+functions of internal/orderedcode (AppendString, AppendInt64, …) build keys
+from tuples of values so that byte order matches the values' order and a
+tuple's encoding is a prefix of every longer tuple that starts with it:
+scanning with the encoded partition key visits exactly that partition's
+entries, in order. Its Decoder reads such a key back, and describes one in
+an error (DescribeKey).
 
 # Files
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/state"
 )
 
@@ -31,7 +32,7 @@ func ExampleOpenBolt() {
 	}{{"bob", 10}, {"alice", 9}, {"bob", 9}, {"bob", 10}}
 	err = st.Update(func(tx state.Tx) error {
 		for _, c := range clicks {
-			key := state.AppendInt64(state.AppendString(nil, c.user), c.hour)
+			key := orderedcode.AppendInt64(orderedcode.AppendString(nil, c.user), c.hour)
 			v, err := tx.Get("clicks/count", key)
 			if err != nil {
 				return err
@@ -51,9 +52,9 @@ func ExampleOpenBolt() {
 	}
 
 	err = st.View(func(tx state.Tx) error {
-		prefix := state.AppendString(nil, "bob")
+		prefix := orderedcode.AppendString(nil, "bob")
 		return tx.Scan("clicks/count", prefix, func(key, value []byte) error {
-			d := state.NewDecoder(key)
+			d := orderedcode.NewDecoder(key)
 			user, err := d.String()
 			if err != nil {
 				return err

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 )
 
 // Stored values.
@@ -141,7 +143,7 @@ const maxKeyDescription = 200
 // text (`"schema/greet"`), else in hex (`0x00ff`).
 func describeKey(key []byte) string {
 	var sb strings.Builder
-	d := NewDecoder(key)
+	d := orderedcode.NewDecoder(key)
 	sb.WriteByte('(')
 	for n := 0; !d.Done(); n++ {
 		if n > 0 {
@@ -149,30 +151,30 @@ func describeKey(key []byte) string {
 		}
 		var err error
 		switch k := d.Peek(); k {
-		case KindNull:
+		case orderedcode.KindNull:
 			d.Null()
 			sb.WriteString("NULL")
-		case KindBool:
+		case orderedcode.KindBool:
 			var v bool
 			v, err = d.Bool()
 			sb.WriteString(strconv.FormatBool(v))
-		case KindInt64:
+		case orderedcode.KindInt64:
 			var v int64
 			v, err = d.Int64()
 			sb.WriteString(strconv.FormatInt(v, 10))
-		case KindUint64:
+		case orderedcode.KindUint64:
 			var v uint64
 			v, err = d.Uint64()
 			sb.WriteString(strconv.FormatUint(v, 10))
-		case KindFloat64:
+		case orderedcode.KindFloat64:
 			var v float64
 			v, err = d.Float64()
 			sb.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
-		case KindString:
+		case orderedcode.KindString:
 			var v string
 			v, err = d.String()
 			sb.WriteString(strconv.Quote(v))
-		case KindBytes:
+		case orderedcode.KindBytes:
 			var v []byte
 			v, err = d.Bytes()
 			sb.WriteString("0x" + hex.EncodeToString(v))

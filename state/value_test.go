@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/state"
 )
 
@@ -16,9 +17,9 @@ import (
 // opening arbitrary bytes never panics, and succeeds only for bytes that
 // sealing the value it returns gives back exactly.
 func FuzzValue(f *testing.F) {
-	f.Add("state/count/counter", state.AppendString(nil, "alice"), []byte(`{"count":1000}`), []byte{}, uint(10), byte('1'^'9'))
+	f.Add("state/count/counter", orderedcode.AppendString(nil, "alice"), []byte(`{"count":1000}`), []byte{}, uint(10), byte('1'^'9'))
 	f.Add("__meta", []byte("version"), []byte{0, 0, 0, 2}, []byte{1, 0, 0, 0, 0}, uint(0), byte(1))
-	f.Add("timers/u", state.AppendInt64(nil, -1), []byte{}, []byte{1, 0xde, 0xad, 0xbe, 0xef, 0}, uint(3), byte(0x80))
+	f.Add("timers/u", orderedcode.AppendInt64(nil, -1), []byte{}, []byte{1, 0xde, 0xad, 0xbe, 0xef, 0}, uint(3), byte(0x80))
 	f.Add("", []byte{}, []byte(nil), []byte{2}, uint(1<<40), byte(0xff))
 	f.Fuzz(func(t *testing.T, ns string, key, value, stored []byte, at uint, x byte) {
 		sum := state.NSSum(ns)
@@ -69,7 +70,7 @@ func TestSealValue(t *testing.T) {
 		}
 	}
 	// The stored form is part of the file format: it must not change.
-	got := state.SealValue(state.NSSum("state/count/counter"), state.AppendString(nil, "alice"), []byte(`{"count":1000}`))
+	got := state.SealValue(state.NSSum("state/count/counter"), orderedcode.AppendString(nil, "alice"), []byte(`{"count":1000}`))
 	if want := "01b3ce89bc"; fmt.Sprintf("%x", got[:5]) != want {
 		t.Errorf("stored header %x; want %s", got[:5], want)
 	}
@@ -101,10 +102,10 @@ func TestDescribeKey(t *testing.T) {
 		key  []byte
 		want string
 	}{
-		{state.AppendString(nil, "Bob"), `("Bob")`},
-		{state.AppendInt64(state.AppendString(nil, "Bob"), 42), `("Bob", 42)`},
-		{state.AppendString(state.AppendNull(state.AppendBool(nil, true)), "\x00timer"), `(true, NULL, "\x00timer")`},
-		{state.AppendBytes(state.AppendFloat64(state.AppendUint64(nil, 7), 1.5), []byte{1, 2}), `(7, 1.5, 0x0102)`},
+		{orderedcode.AppendString(nil, "Bob"), `("Bob")`},
+		{orderedcode.AppendInt64(orderedcode.AppendString(nil, "Bob"), 42), `("Bob", 42)`},
+		{orderedcode.AppendString(orderedcode.AppendNull(orderedcode.AppendBool(nil, true)), "\x00timer"), `(true, NULL, "\x00timer")`},
+		{orderedcode.AppendBytes(orderedcode.AppendFloat64(orderedcode.AppendUint64(nil, 7), 1.5), []byte{1, 2}), `(7, 1.5, 0x0102)`},
 		{[]byte("schema/greet"), `"schema/greet"`},
 		{[]byte{0x10, 1}, `0x1001`},
 		{[]byte{}, `(empty key)`},

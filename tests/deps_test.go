@@ -22,23 +22,28 @@ var layers = map[string][]string{
 	// sqlmini owns the syntax; it takes its position type from the leaf.
 	"sqlmini": {"github.com/alecthomas/participle/v2", mod + "runtime/types"},
 	// state owns keyed bytes; bbolt stays behind it.
-	"state": {"go.etcd.io/bbolt", mod + "internal/fault"},
+	"state": {"go.etcd.io/bbolt", mod + "internal/fault", mod + "internal/orderedcode"},
 	// statetest is the conformance suite every store passes.
-	"state/statetest": {mod + "state"},
+	"state/statetest": {mod + "state", mod + "internal/orderedcode"},
 	// The table of SET's keys: defaults, docs and parsers.
-	"runtime/settings": {mod + "runtime/types", mod + "internal/spell"},
+	"runtime/settings": {mod + "runtime/types", mod + "runtime/textparse", mod + "internal/spell"},
+	// textparse reads values from text as Flink's formats and CAST do:
+	// scalars, JSON text of nested types, timestamp patterns.
+	"runtime/textparse": {mod + "runtime/types"},
 	// The PTF contract: what a function is and what a call sees.
 	"runtime/ptf":      {mod + "runtime/types", mod + "sqlmini"},
-	"runtime/keycodec": {mod + "runtime/types", mod + "state"},
+	"runtime/keycodec": {mod + "runtime/types", mod + "internal/orderedcode"},
 	// format reads and writes Parquet with parquet-go (runtime/format/parquet_read.go, parquet_write.go).
-	"runtime/format": {mod + "runtime/types", mod + "runtime/keycodec", "github.com/parquet-go/parquet-go"},
-	"runtime/expr":   {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "sqlmini"},
+	"runtime/format": {mod + "runtime/types", mod + "runtime/textparse", mod + "runtime/keycodec", "github.com/parquet-go/parquet-go"},
+	// expr evaluates expressions; it reads text through textparse, not
+	// the file formats (which link parquet-go and the store).
+	"runtime/expr": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/textparse", mod + "sqlmini"},
 	// exec is the core of execution: events, streams, nodes, the
 	// simple nodes and what both operator families share.
 	"runtime/exec": {mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
 	// The PTF operator and the SQL operators, the two families of
 	// operators over the core (see never below).
-	"runtime/exec/ptfop": {mod + "runtime/exec", mod + "state", mod + "runtime/types", mod + "runtime/ptf",
+	"runtime/exec/ptfop": {mod + "runtime/exec", mod + "state", mod + "internal/orderedcode", mod + "runtime/types", mod + "runtime/ptf",
 		mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
 	"runtime/exec/opstate": {mod + "state"},
 	"runtime/exec/sqlop":   {mod + "runtime/exec", mod + "runtime/exec/opstate", mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/cep"},
@@ -48,13 +53,13 @@ var layers = map[string][]string{
 	"runtime/cep":     {},
 	"runtime/catalog": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/exec", mod + "sqlmini", mod + "internal/spell"},
 	"runtime/faker":   {"github.com/brianvoe/gofakeit/v7"},
-	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format",
+	"runtime/connector": {mod + "state", mod + "sqlmini", mod + "runtime/types", mod + "runtime/format", mod + "runtime/textparse",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "internal/fault", mod + "runtime/faker", mod + "runtime/connector/kafka"},
 	// The Kafka client: franz-go (kgo, kadm, sr) and the Avro codec stay behind it.
 	"runtime/connector/kafka": {"github.com/twmb/franz-go", "github.com/twmb/avro"},
 	// kafkatest starts franz-go's in-process fake cluster for tests.
 	"runtime/connector/kafka/kafkatest": {"github.com/twmb/franz-go/pkg/kfake"},
-	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format",
+	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "runtime/textparse",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/exec/ptfop", mod + "runtime/exec/sqlop",
 		mod + "runtime/catalog", mod + "runtime/connector", mod + "runtime/cep"},
 	"runtime/session": {mod + "state", mod + "sqlmini", mod + "runtime/"},
@@ -73,6 +78,9 @@ var layers = map[string][]string{
 	"internal/fault": {},
 	// spell: did-you-mean for names, a leaf.
 	"internal/spell": {},
+	// orderedcode: the order-preserving encoding of keys, a leaf that the
+	// store and the key codec share.
+	"internal/orderedcode": {},
 	// testarchive reads the txtar test files of ptfsh test and tests/.
 	"internal/testarchive": {"golang.org/x/tools/txtar"},
 	// The wiring: the command, the benchmark tools.

@@ -14,7 +14,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
-	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -309,7 +309,7 @@ func (o *optionReader) random(col, path string, t types.Type) (*genSpec, error) 
 	case types.KindBoolean, types.KindDate, types.KindTime:
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt, types.KindIntervalYearMonth, types.KindIntervalDayTime:
 		o.accept(col, minKey, maxKey)
-		lo, hi := format.IntegerRange(t.Kind)
+		lo, hi := t.Kind.IntegerRange()
 		what := fmt.Sprintf("a whole number between %d and %d (%s)", lo, hi, t.Nullable())
 		if t.Kind == types.KindIntervalYearMonth {
 			lo, hi, what = math.MinInt32, math.MaxInt32, "a whole number of months"
@@ -359,7 +359,7 @@ func (o *optionReader) random(col, path string, t types.Type) (*genSpec, error) 
 			return nil, optErr(minKey, "option '%s' (%g) is larger than '%s' (%g)", minKey, g.flo, maxKey, g.fhi)
 		}
 		if t.Kind == types.KindDecimal {
-			p, s := format.DecimalPrecision(&t)
+			p, s := textparse.DecimalPrecision(&t)
 			largest := math.Pow(10, float64(p-s)) - math.Pow(10, -float64(s))
 			g.flo, g.fhi = math.Max(g.flo, -largest), math.Min(g.fhi, largest)
 			if g.flo > g.fhi {
@@ -450,11 +450,11 @@ func (o *optionReader) sequence(col, path string, t types.Type) (*genSpec, error
 			return nil, optErr(path+".kind", "a sequence needs option '%s' (epoch milliseconds or a time such as '2025-03-27 12:00:00')", startKey)
 		}
 		var err error
-		if g.start, err = format.ParseTimeSetting(strings.TrimSpace(v)); err != nil {
+		if g.start, err = textparse.TimeSetting(strings.TrimSpace(v)); err != nil {
 			return nil, optErr(startKey, "option '%s': %v", startKey, err)
 		}
 		if v, ok := o.get(endKey); ok {
-			if g.end, err = format.ParseTimeSetting(strings.TrimSpace(v)); err != nil {
+			if g.end, err = textparse.TimeSetting(strings.TrimSpace(v)); err != nil {
 				return nil, optErr(endKey, "option '%s': %v", endKey, err)
 			}
 			g.hasEnd = true
@@ -473,10 +473,10 @@ func (o *optionReader) sequence(col, path string, t types.Type) (*genSpec, error
 		what := "a whole number"
 		switch t.Kind {
 		case types.KindTinyInt, types.KindSmallInt, types.KindInt:
-			lo, hi = format.IntegerRange(t.Kind)
+			lo, hi = t.Kind.IntegerRange()
 			what = fmt.Sprintf("a whole number between %d and %d (%s)", lo, hi, t.Nullable())
 		case types.KindDecimal:
-			p, s := format.DecimalPrecision(&t)
+			p, s := textparse.DecimalPrecision(&t)
 			if p-s < 19 {
 				hi = int64(math.Pow10(p-s)) - 1
 				lo = -hi
@@ -536,7 +536,7 @@ func NewDatagenNode(t *catalog.Table, env Env) (exec.Node, error) {
 	}
 	if env.HasProcessingTime {
 		n.fixed = true
-		if n.base, err = format.ParseTimeSetting(env.ProcessingTime); err != nil {
+		if n.base, err = textparse.TimeSetting(env.ProcessingTime); err != nil {
 			return nil, fmt.Errorf("SET '%s': %w", "ptfsh.processing-time", err)
 		}
 	}
@@ -563,7 +563,7 @@ func (n *datagenNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if n.spec.rows < 0 {
 		ex.Live().AddSource() // it does not end: Ctrl-C stops it
 	}
-	s := &datagenStream{n: n, ex: ex, left: n.spec.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}
+	s := &datagenStream{n: n, ex: ex, genRows: genRows{left: n.spec.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}}
 	if n.spec.rate > 0 && !n.fixed {
 		ex.Paced = true
 		s.pace = &pacer{rate: n.spec.rate}
@@ -613,27 +613,20 @@ func newGenState(g *genSpec, seed int64) *genState {
 }
 
 type datagenStream struct {
-	n       *datagenNode
-	ex      *exec.Execution
-	gens    []*genState
-	left    int64 // rows still to make; -1 unbounded
-	wm      *exec.WmGen
-	pending bool
-	wmNext  int64
-	count   int64
-	pace    *pacer // nil: as fast as the rows are made
+	n    *datagenNode
+	ex   *exec.Execution
+	gens []*genState
+	genRows
+	count int64
+	pace  *pacer // nil: as fast as the rows are made
 }
 
 // maxRowsPerSecond is the fastest pace rows-per-second takes.
 const maxRowsPerSecond = 1_000_000_000
 
 func (s *datagenStream) Next() (exec.Event, error) {
-	if s.pending {
-		s.pending = false
-		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
-	}
-	if s.left == 0 {
-		return exec.Event{Kind: exec.EvEnd}, nil
+	if ev, ok := s.before(); ok {
+		return ev, nil
 	}
 	if s.ex.RowsIn&1023 == 0 {
 		if err := s.ex.CheckCancelled(); err != nil {
@@ -666,15 +659,7 @@ func (s *datagenStream) Next() (exec.Event, error) {
 	for i, g := range s.gens {
 		f[i] = g.value(base)
 	}
-	if s.left > 0 {
-		s.left--
-	}
-	s.ex.RowsIn++
-	r := types.Row{Kind: types.Insert, Fields: f}
-	if w, ok := s.wm.Observe(r); ok {
-		s.pending, s.wmNext = true, w
-	}
-	return exec.Event{Kind: exec.EvRow, Row: r}, nil
+	return s.row(s.ex, f), nil
 }
 
 func (s *datagenStream) Close() error { return nil }
@@ -704,7 +689,7 @@ func (g *genState) value(base int64) any {
 		return randFloat(g.r, sp.flo, sp.fhi)
 	case types.KindDecimal:
 		r := new(big.Rat).SetFloat64(randFloat(g.r, sp.flo, sp.fhi))
-		p, s := format.DecimalPrecision(&t)
+		p, s := textparse.DecimalPrecision(&t)
 		d, err := expr.RatToDecimal(r, types.Type{Kind: types.KindDecimal, Length: p, Scale: s})
 		if err != nil { // cannot happen: the bounds fit the precision
 			return nil
@@ -728,7 +713,7 @@ func (g *genState) value(base int64) any {
 		if sp.maxPast > 0 {
 			ms -= g.r.Int64N(sp.maxPast)
 		}
-		return format.MakeTimestamp(truncMillis(ms, t.Length), 0, t.Kind == types.KindTimestampLTZ)
+		return textparse.MakeTimestamp(truncMillis(ms, t.Length), 0, t.Kind == types.KindTimestampLTZ)
 	case types.KindArray:
 		a := make([]any, sp.length)
 		for i := range a {
@@ -740,12 +725,7 @@ func (g *genState) value(base int64) any {
 		seen := map[string]bool{}
 		for i := 0; i < sp.length; i++ {
 			k, v := g.key.value(base), g.val.value(base)
-			ks := types.FormatValue(k, *t.Key)
-			if seen[ks] { // a map holds a key once, as Flink's HashMap does
-				continue
-			}
-			seen[ks] = true
-			m.Keys, m.Values = append(m.Keys, k), append(m.Values, v)
+			addMapEntry(m, seen, k, v, *t.Key)
 		}
 		return m
 	case types.KindRow:
@@ -786,7 +766,7 @@ func (g *genState) sequenceValue() any {
 	case types.KindDouble:
 		return float64(v)
 	case types.KindDecimal:
-		_, s := format.DecimalPrecision(&t)
+		_, s := textparse.DecimalPrecision(&t)
 		u := new(big.Int).Mul(big.NewInt(v), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s)), nil))
 		return types.Decimal{Unscaled: u, Scale: s}
 	case types.KindChar, types.KindVarChar:
@@ -794,7 +774,7 @@ func (g *genState) sequenceValue() any {
 	case types.KindBinary, types.KindVarBinary:
 		return binary.BigEndian.AppendUint64(nil, uint64(v))
 	case types.KindTimestamp, types.KindTimestampLTZ:
-		return format.MakeTimestamp(truncMillis(v, t.Length), 0, t.Kind == types.KindTimestampLTZ)
+		return textparse.MakeTimestamp(truncMillis(v, t.Length), 0, t.Kind == types.KindTimestampLTZ)
 	}
 	return nil
 }

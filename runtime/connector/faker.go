@@ -10,7 +10,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/faker"
-	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -296,7 +296,7 @@ func (n *fakerNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if n.rows < 0 {
 		ex.Live().AddSource() // it does not end: Ctrl-C stops it
 	}
-	s := &fakerStream{n: n, ex: ex, left: n.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}
+	s := &fakerStream{n: n, ex: ex, genRows: genRows{left: n.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}}
 	if !n.fixed {
 		ex.Paced = true
 		s.pace = &pacer{rate: n.spec.rate}
@@ -311,16 +311,13 @@ func (n *fakerNode) Open(ex *exec.Execution) (exec.Stream, error) {
 }
 
 type fakerStream struct {
-	n       *fakerNode
-	ex      *exec.Execution
-	gens    []*faker.Gen
-	left    int64 // rows still to make; -1 unbounded
-	wm      *exec.WmGen
-	pace    *pacer // nil: no pace
-	pending bool
-	wmNext  int64
-	count   int64
-	buf     []byte
+	n    *fakerNode
+	ex   *exec.Execution
+	gens []*faker.Gen
+	genRows
+	pace  *pacer // nil: no pace
+	count int64
+	buf   []byte
 	// seen holds, by column, values already made from a text, boxed, so
 	// that a column of few distinct values (regexify over alternatives, a
 	// list) does not allocate a string and a box for each row; each stops
@@ -329,12 +326,8 @@ type fakerStream struct {
 }
 
 func (s *fakerStream) Next() (exec.Event, error) {
-	if s.pending {
-		s.pending = false
-		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
-	}
-	if s.left == 0 {
-		return exec.Event{Kind: exec.EvEnd}, nil
+	if ev, ok := s.before(); ok {
+		return ev, nil
 	}
 	if s.ex.Live().Stopping() {
 		return exec.Event{Kind: exec.EvEnd}, nil // stopped (Ctrl-C, SIGTERM): it ends here
@@ -355,15 +348,7 @@ func (s *fakerStream) Next() (exec.Event, error) {
 		}
 		f[i] = v
 	}
-	if s.left > 0 {
-		s.left--
-	}
-	s.ex.RowsIn++
-	r := types.Row{Kind: types.Insert, Fields: f}
-	if w, ok := s.wm.Observe(r); ok {
-		s.pending, s.wmNext = true, w
-	}
-	return exec.Event{Kind: exec.EvRow, Row: r}, nil
+	return s.row(s.ex, f), nil
 }
 
 func (s *fakerStream) Close() error { return nil }
@@ -381,7 +366,7 @@ func (s *fakerStream) value(col int, c *fakerCol, g *faker.Gen) (any, error) {
 		if t.Kind == types.KindDate {
 			return types.Date(floorDiv(ms, 86_400_000)), nil
 		}
-		return format.MakeTimestamp(truncMillis(ms, t.Length), 0, t.Kind == types.KindTimestampLTZ), nil
+		return textparse.MakeTimestamp(truncMillis(ms, t.Length), 0, t.Kind == types.KindTimestampLTZ), nil
 	case c.num != nil:
 		v := c.num(g)
 		switch t.Kind {
@@ -390,7 +375,7 @@ func (s *fakerStream) value(col int, c *fakerCol, g *faker.Gen) (any, error) {
 		case types.KindDouble:
 			return float64(v), nil
 		}
-		if lo, hi := format.IntegerRange(t.Kind); v < lo || v > hi {
+		if lo, hi := t.Kind.IntegerRange(); v < lo || v > hi {
 			return nil, fmt.Errorf("the expression '%s' gave %d, which is out of the range of %s", c.exprs[0], v, t)
 		}
 		return v, nil
@@ -418,12 +403,7 @@ func (s *fakerStream) value(col int, c *fakerCol, g *faker.Gen) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			ks := types.FormatValue(k, *t.Key)
-			if seen[ks] { // a map holds a key once, as flink-faker's HashMap does
-				continue
-			}
-			seen[ks] = true
-			m.Keys, m.Values = append(m.Keys, k), append(m.Values, v)
+			addMapEntry(m, seen, k, v, *t.Key)
 		}
 		return m, nil
 	case types.KindRow:
@@ -464,7 +444,7 @@ func (s *fakerStream) read(e *faker.Expr, t types.Type) (any, error) {
 	case types.KindChar, types.KindVarChar:
 		return string(s.buf), nil
 	}
-	v, err := format.ParseValue(string(s.buf), t, format.ParseOptions{})
+	v, err := textparse.Value(string(s.buf), t, textparse.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("the expression '%s' gave '%s': %w", e, s.buf, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -231,7 +232,7 @@ func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (
 // openTableReaderIn is openTableReaderAt reading from in: a stream
 // (standard input, whose name path is) or a followed file.
 func openTableReaderIn(t *catalog.Table, path string, resume format.SourcePos, in format.InputOptions) (format.RowReader, error) {
-	parse := format.ParseOptions{
+	parse := textparse.Options{
 		TimestampPattern: t.Options["timestamp-format.pattern"],
 		TimestampFormat:  t.Options["json.timestamp-format.standard"],
 	}

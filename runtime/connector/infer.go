@@ -6,6 +6,7 @@ import (
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -45,7 +46,7 @@ func InferColumns(t *catalog.Table, ct *sqlmini.CreateTable) (string, error) {
 	if files[0] != path {
 		path = files[0]
 	}
-	parse := format.ParseOptions{
+	parse := textparse.Options{
 		TimestampPattern: t.Options["timestamp-format.pattern"],
 		TimestampFormat:  t.Options["json.timestamp-format.standard"],
 	}

@@ -246,7 +246,7 @@ func fromAvro(x any, t types.Type) (any, error) {
 		default:
 			return bad()
 		}
-		if lo, hi := format.IntegerRange(t.Kind); n < lo || n > hi {
+		if lo, hi := t.Kind.IntegerRange(); n < lo || n > hi {
 			return nil, fmt.Errorf("%d is out of the range of %s", n, t)
 		}
 		return n, nil

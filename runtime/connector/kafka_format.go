@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -34,7 +35,7 @@ func newRecordCodec(f *kafkaFormat, sch types.Schema, topic string, key bool) (r
 	case fmtJSON:
 		d, err := format.NewJSONRecordDecoder(sch, format.JSONSourceOptions{
 			FailOnMissingField: f.opts["fail-on-missing-field"] == "true",
-			Parse:              format.ParseOptions{TimestampFormat: f.opts["timestamp-format.standard"]},
+			Parse:              textparse.Options{TimestampFormat: f.opts["timestamp-format.standard"]},
 		})
 		if err != nil {
 			return nil, err
@@ -57,7 +58,7 @@ func newRecordCodec(f *kafkaFormat, sch types.Schema, topic string, key bool) (r
 	case fmtRaw:
 		return &rawCodec{typ: sch.Columns[0].Type, little: f.opts["endianness"] == "little-endian"}, nil
 	case fmtDebezium:
-		d, err := format.NewJSONRecordDecoder(sch, format.JSONSourceOptions{Parse: format.ParseOptions{TimestampFormat: f.opts["timestamp-format.standard"]}})
+		d, err := format.NewJSONRecordDecoder(sch, format.JSONSourceOptions{Parse: textparse.Options{TimestampFormat: f.opts["timestamp-format.standard"]}})
 		if err != nil {
 			return nil, err
 		}

@@ -2,14 +2,15 @@ package expr
 
 import (
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/ptf"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 	"math"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // CastValue converts a value to type to, as CAST does (one function per
@@ -108,7 +109,7 @@ func castToInteger(v any, to types.Type) (any, error) {
 	default:
 		return nil, castError(v, to)
 	}
-	lo, hi := format.IntegerRange(to.Kind)
+	lo, hi := to.Kind.IntegerRange()
 	if n < lo || n > hi {
 		if f, ok := v.(float64); ok {
 			return nil, fmt.Errorf("value %s is out of range for %s", types.FormatValue(f, types.Type{Kind: types.KindDouble}), to.Nullable())
@@ -193,7 +194,7 @@ func castToBinary(v any, to types.Type) (any, error) {
 func castToTemporal(v any, to types.Type) (any, error) {
 	switch x := v.(type) {
 	case string:
-		return format.ParseValue(x, to, format.ParseOptions{})
+		return textparse.Value(x, to, textparse.Options{})
 	case types.Instant, types.LocalDateTime:
 		// The session time zone is UTC: both read the same fields.
 		days, nano, _ := civil(x)

@@ -1,12 +1,13 @@
 package expr
 
 import (
-	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/ptfsh/ptfsh/runtime/textparse"
+	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 func compilePrimary(p *sqlmini.Primary, sc *Scope) (Expr, error) {
@@ -325,7 +326,7 @@ func typedLiteral(tl *sqlmini.TypedLiteral) (Expr, error) {
 		t = types.Type{Kind: types.KindTime, Length: fractionDigits(text)}
 	}
 	t.NotNull = true
-	v, err := format.ParseValue(text, t, format.ParseOptions{})
+	v, err := textparse.Value(text, t, textparse.Options{})
 	if err != nil {
 		return nil, sqlmini.Errorf(tl.Pos, "invalid %s literal '%s': %v", strings.ToUpper(tl.Type), text, err)
 	}

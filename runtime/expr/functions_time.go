@@ -11,7 +11,7 @@ import (
 	"time"
 	_ "time/tzdata" // CONVERT_TZ knows the zones on a machine without a zone database
 
-	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -394,9 +394,9 @@ func parseTimestampText(s, pattern string) (types.LocalDateTime, bool) {
 		}
 	}
 	if pattern == "" {
-		v, err := format.ParseValue(strings.TrimSpace(s), types.Type{Kind: types.KindTimestamp, Length: 9}, format.ParseOptions{})
+		v, err := textparse.Value(strings.TrimSpace(s), types.Type{Kind: types.KindTimestamp, Length: 9}, textparse.Options{})
 		if err != nil {
-			d, err := format.ParseValue(strings.TrimSpace(s), types.Type{Kind: types.KindDate}, format.ParseOptions{})
+			d, err := textparse.Value(strings.TrimSpace(s), types.Type{Kind: types.KindDate}, textparse.Options{})
 			if err != nil {
 				return types.LocalDateTime{}, false
 			}
@@ -404,7 +404,7 @@ func parseTimestampText(s, pattern string) (types.LocalDateTime, bool) {
 		}
 		return v.(types.LocalDateTime), true
 	}
-	ms, nano, ok, err := format.ParseTimePattern(s, pattern)
+	ms, nano, ok, err := textparse.TimePattern(s, pattern)
 	if err != nil || !ok {
 		return types.LocalDateTime{}, false
 	}

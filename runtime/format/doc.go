@@ -5,7 +5,7 @@
 //
 // OpenCSV and OpenJSON return a RowReader over a CSV or JSON-lines (or
 // JSON array) file that decodes each field straight into the Go value of
-// its SQL type (ParseValue, the JSON decoder of parse_json.go), with
+// its SQL type ([textparse.Value], [textparse.JSON]), with
 // file:line:col in every ParseError. OpenParquet reads the declared
 // columns of a Parquet file, a row group at a time, with file: row N in
 // its ParseErrors (parquet_read.go, parquet_write.go and parquet_schema.go

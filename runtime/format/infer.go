@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -120,7 +121,7 @@ func (a *inferred) typ() types.Type {
 }
 
 // classify types one text value (a CSV field, a JSON string).
-func (vp *valueParser) classify(text string, csv bool) ikind {
+func (vp inferrer) classify(text string, csv bool) ikind {
 	s := strings.TrimSpace(text)
 	if s == "" {
 		return iString // white space only (an empty field is NULL before this)
@@ -129,7 +130,7 @@ func (vp *valueParser) classify(text string, csv bool) ikind {
 		return iBool
 	}
 	if len(s) == 10 && s[4] == '-' && s[7] == '-' {
-		if _, err := vp.parseDate(text, s, &types.Type{Kind: types.KindDate}); err == nil {
+		if _, err := vp.ParseDate(text, s, &types.Type{Kind: types.KindDate}); err == nil {
 			return iDate
 		}
 	}
@@ -151,12 +152,12 @@ func (vp *valueParser) classify(text string, csv bool) ikind {
 		}
 		return iString // an integer beyond BIGINT: its exact text
 	}
-	if strings.IndexByte(s, ':') < 0 && vp.pattern == nil {
+	if strings.IndexByte(s, ':') < 0 && !vp.HasPattern() {
 		return iString
 	}
-	if _, err := vp.parseTimestamp(text, s, &types.Type{Kind: types.KindTimestamp, Length: 3}); err == nil {
+	if _, err := vp.ParseTimestamp(text, s, &types.Type{Kind: types.KindTimestamp, Length: 3}); err == nil {
 		if hasZone(s) {
-			if _, err := vp.parseTimestamp(text, s, &types.Type{Kind: types.KindTimestampLTZ, Length: 3}); err == nil {
+			if _, err := vp.ParseTimestamp(text, s, &types.Type{Kind: types.KindTimestampLTZ, Length: 3}); err == nil {
 				return iTimestampLTZ
 			}
 			return iString
@@ -259,7 +260,7 @@ func InferCSV(path string, opts CSVSourceOptions) ([]types.Column, error) {
 			}
 			k := iString
 			if utf8.Valid(raw) && !(f.quoted && len(raw) == 0) {
-				k = r.vp.classify(string(raw), true)
+				k = inferrer{r.vp}.classify(string(raw), true)
 			}
 			cols[i].merge(&inferred{kind: k})
 		}
@@ -306,10 +307,11 @@ func (r *csvReader) headerNames(data []byte) ([]string, error) {
 // of JSON lines is skipped, as the reader skips it (an array that is not
 // well formed cannot be read past).
 func InferJSON(path string, opts JSONSourceOptions) ([]types.Column, error) {
-	vp, err := compileParseOptions(opts.Parse)
+	p, err := textparse.Compile(opts.Parse)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	vp := inferrer{p}
 	in, err := openSourceInput(path, SourcePos{})
 	if err != nil {
 		return nil, err
@@ -330,7 +332,7 @@ func InferJSON(path string, opts JSONSourceOptions) ([]types.Column, error) {
 		}
 		var deep *errTooDeep
 		if errors.As(err, &deep) {
-			return at(deep.off, fmt.Sprintf("JSON nested deeper than %d levels", maxJSONDepth))
+			return at(deep.off, fmt.Sprintf("JSON nested deeper than %d levels", textparse.MaxJSONDepth))
 		}
 		var ek *emptyKeyError
 		if errors.As(err, &ek) {
@@ -357,7 +359,7 @@ func InferJSON(path string, opts JSONSourceOptions) ([]types.Column, error) {
 			}
 			for {
 				b, err := cr.r.Peek(1)
-				if err != nil || !isJSONSpace(b[0]) {
+				if err != nil || !jsonSpace(b[0]) {
 					array = err == nil && b[0] == '['
 					break
 				}
@@ -415,7 +417,7 @@ func InferJSON(path string, opts JSONSourceOptions) ([]types.Column, error) {
 // at line line, after col0 bytes of it, into row: one object per line as
 // the reader reads them, blank lines skipped. A bad line is a *ParseError
 // at its line and column, or skipped with ignore.
-func (vp *valueParser) inferJSONLines(br *bufio.Reader, path string, line, col0 int, ignore bool, row *inferred) error {
+func (vp inferrer) inferJSONLines(br *bufio.Reader, path string, line, col0 int, ignore bool, row *inferred) error {
 	var long []byte
 	read := 0
 	for n := 0; n < InferSampleRows; line, col0 = line+1, 0 {
@@ -455,7 +457,7 @@ func (vp *valueParser) inferJSONLines(br *bufio.Reader, path string, line, col0 
 }
 
 // inferJSONLine types the object on one line into row.
-func (vp *valueParser) inferJSONLine(b []byte, path string, line, col0 int, row *inferred) error {
+func (vp inferrer) inferJSONLine(b []byte, path string, line, col0 int, row *inferred) error {
 	at := func(off int64, msg string) error {
 		return &ParseError{File: path, Line: line, Col: col0 + int(off) + 1, Msg: msg}
 	}
@@ -474,7 +476,7 @@ func (vp *valueParser) inferJSONLine(b []byte, path string, line, col0 int, row 
 	switch {
 	case err == nil:
 	case errors.As(err, &deep):
-		return at(deep.off, fmt.Sprintf("JSON nested deeper than %d levels", maxJSONDepth))
+		return at(deep.off, fmt.Sprintf("JSON nested deeper than %d levels", textparse.MaxJSONDepth))
 	case errors.As(err, &ek):
 		return at(ek.off-2, "an empty key cannot name a column or a field; fix the file or declare the columns")
 	case errors.As(err, &se):
@@ -500,17 +502,17 @@ type emptyKeyError struct{ off int64 }
 func (e *emptyKeyError) Error() string { return "empty key" }
 
 // inferValue reads one JSON value from dec and types it.
-func (vp *valueParser) inferValue(dec *json.Decoder) (*inferred, error) {
+func (vp inferrer) inferValue(dec *json.Decoder) (*inferred, error) {
 	return vp.inferNested(dec, 0)
 }
 
-// errTooDeep is JSON nested deeper than the readers read (maxJSONDepth).
+// errTooDeep is JSON nested deeper than the readers read (textparse.MaxJSONDepth).
 type errTooDeep struct{ off int64 }
 
 func (e *errTooDeep) Error() string { return "too deep" }
 
-func (vp *valueParser) inferNested(dec *json.Decoder, depth int) (*inferred, error) {
-	if depth > maxJSONDepth {
+func (vp inferrer) inferNested(dec *json.Decoder, depth int) (*inferred, error) {
+	if depth > textparse.MaxJSONDepth {
 		return nil, &errTooDeep{off: dec.InputOffset()}
 	}
 	tok, err := dec.Token()
@@ -644,10 +646,17 @@ func (c *countingReader) lineCol(off int64) (int, int) {
 func (c *countingReader) valueStart(off int64) int64 {
 	for off-c.n+int64(len(c.data)) >= 0 && off < c.n { // within the window
 		b := c.data[off-c.n+int64(len(c.data))]
-		if !isJSONSpace(b) && b != ',' {
+		if !jsonSpace(b) && b != ',' {
 			break
 		}
 		off++
 	}
 	return off
 }
+
+// inferrer infers column types with the value parser of the options:
+// what parses as which type.
+type inferrer struct{ *textparse.Parser }
+
+// jsonSpace reports whether c is JSON white space.
+func jsonSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -46,7 +47,7 @@ func TestInferCSV_types(t *testing.T) {
 // as TIMESTAMP(3).
 func TestInferJSON_pattern(t *testing.T) {
 	path := writeFile(t, "t.json", `{"at": "2001/01/01 00:47", "n": 12345678901234567890}`+"\n")
-	cols, err := format.InferJSON(path, format.JSONSourceOptions{Parse: format.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}})
+	cols, err := format.InferJSON(path, format.JSONSourceOptions{Parse: textparse.Options{TimestampPattern: "yyyy/MM/dd HH:mm"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/big"
 	"os"
 	"sort"
@@ -32,6 +31,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -304,7 +304,7 @@ func (r *parquetReader) bind(c *pqColumn) error {
 		if unsigned {
 			c.conv = pqUint
 		}
-		c.min, c.max = intRange(t.Kind)
+		c.min, c.max = t.Kind.IntegerRange()
 	case (t.Kind == types.KindFloat || t.Kind == types.KindDouble) && intFile:
 		c.conv = pqIntFloat
 		if unsigned {
@@ -389,18 +389,6 @@ func unitsPerSecond(u pqformat.TimeUnit) int64 {
 		return 1e6
 	}
 	return 1e9
-}
-
-func intRange(k types.Kind) (int64, int64) {
-	switch k {
-	case types.KindTinyInt:
-		return math.MinInt8, math.MaxInt8
-	case types.KindSmallInt:
-		return math.MinInt16, math.MaxInt16
-	case types.KindInt:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
 }
 
 // pqTypeString shows a file's column as parquet tools do: its physical
@@ -624,7 +612,7 @@ func (r *parquetReader) convert(ci int, src []parquet.Value, dst []any, at int) 
 				continue
 			}
 			sec := ns / 1e9
-			dst[j] = types.TimeOfDay(sec*1e9 + int64(truncNanos(int(ns-sec*1e9), c.typ.Length)))
+			dst[j] = types.TimeOfDay(sec*1e9 + int64(textparse.TruncNanos(int(ns-sec*1e9), c.typ.Length)))
 		case pqTimestamp:
 			x := v.Int64()
 			sec, frac := floorDiv(x, c.unit)
@@ -658,8 +646,8 @@ func floorDiv(x, d int64) (int64, int64) {
 // timestampOf makes a TIMESTAMP or TIMESTAMP_LTZ of epoch seconds and
 // nanoseconds, the fraction truncated to precision p.
 func timestampOf(sec, nano int64, p int, ltz bool) any {
-	n := int64(truncNanos(int(nano), p))
-	return MakeTimestamp(sec*1000+n/1e6, int32(n%1e6), ltz)
+	n := int64(textparse.TruncNanos(int(nano), p))
+	return textparse.MakeTimestamp(sec*1000+n/1e6, int32(n%1e6), ltz)
 }
 
 // twosComplement reads a big-endian two's complement integer.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -48,7 +49,7 @@ func writeParquet(t testing.TB, s types.Schema, rows ...[]string) string {
 			if text == "NULL" {
 				continue
 			}
-			if fields[i], err = format.ParseValue(text, s.Columns[i].Type, format.ParseOptions{}); err != nil {
+			if fields[i], err = textparse.Value(text, s.Columns[i].Type, textparse.Options{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -98,7 +99,7 @@ func TestParquet_roundTripEveryType(t *testing.T) {
 		fields := make([]any, len(r))
 		for i, text := range r {
 			if text != "NULL" {
-				fields[i], _ = format.ParseValue(text, s.Columns[i].Type, format.ParseOptions{})
+				fields[i], _ = textparse.Value(text, s.Columns[i].Type, textparse.Options{})
 			}
 		}
 		want = append(want, showRow(types.NewRow(fields...)))

@@ -2,11 +2,11 @@ package format
 
 import (
 	"fmt"
+	"io"
+	"strconv"
 
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"io"
-	"strconv"
 )
 
 // NewTablePrinter returns a printer of the Flink SQL client's table result

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -21,19 +22,19 @@ type RecordDecoder struct {
 
 // NewJSONRecordDecoder decodes JSON objects into rows of schema.
 func NewJSONRecordDecoder(schema types.Schema, opts JSONSourceOptions) (*RecordDecoder, error) {
-	vp, err := compileParseOptions(opts.Parse)
+	vp, err := textparse.Compile(opts.Parse)
 	if err != nil {
 		return nil, err
 	}
 	r := &jsonReader{cols: srcColumns(schema), opts: opts, line: 1, seen: make([]bool, len(schema.Columns))}
-	r.p.vp = vp
+	r.p.SetParser(vp)
 	return &RecordDecoder{json: r}, nil
 }
 
 // NewCSVRecordDecoder decodes CSV records into rows of schema; the
 // header, comment and resume options do not apply.
 func NewCSVRecordDecoder(schema types.Schema, opts CSVSourceOptions) (*RecordDecoder, error) {
-	vp, err := compileParseOptions(opts.Parse)
+	vp, err := textparse.Compile(opts.Parse)
 	if err != nil {
 		return nil, err
 	}

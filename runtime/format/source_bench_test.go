@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -97,7 +98,7 @@ func BenchmarkCSVReader(b *testing.B) {
 			return format.OpenCSV(path, benchSchema, format.CSVSourceOptions{})
 		})
 	})
-	// The same rows through encoding/csv and ParseValue, for comparison.
+	// The same rows through encoding/csv and textparse.Value, for comparison.
 	b.Run("rows=100k/encoding-csv", func(b *testing.B) {
 		benchRead(b, size, func() (format.RowReader, error) { return openStdCSV(path) })
 	})
@@ -112,7 +113,7 @@ func BenchmarkJSONReader(b *testing.B) {
 			})
 		})
 	}
-	// JSON lines through encoding/json (UseNumber) and ConvertJSON, for
+	// JSON lines through encoding/json (UseNumber) and textparse.ConvertJSON, for
 	// comparison.
 	path, size := writeBenchFile(b, "jsonl")
 	b.Run("rows=100k/jsonl/encoding-json", func(b *testing.B) {
@@ -148,7 +149,7 @@ func openStdCSV(path string) (format.RowReader, error) {
 			if s == "" {
 				continue
 			}
-			if fields[i], err = format.ParseValue(s, benchSchema.Columns[i].Type, format.ParseOptions{}); err != nil {
+			if fields[i], err = textparse.Value(s, benchSchema.Columns[i].Type, textparse.Options{}); err != nil {
 				return types.Row{}, err
 			}
 			if str, ok := fields[i].(string); ok {
@@ -174,7 +175,7 @@ func openStdJSON(path string) (format.RowReader, error) {
 		fields := make([]any, len(benchSchema.Columns))
 		for i, c := range benchSchema.Columns {
 			var err error
-			if fields[i], err = format.ConvertJSON(obj[c.Name], c.Type, format.ParseOptions{}); err != nil {
+			if fields[i], err = textparse.ConvertJSON(obj[c.Name], c.Type, textparse.Options{}); err != nil {
 				return types.Row{}, err
 			}
 		}

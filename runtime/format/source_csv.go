@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -37,7 +38,7 @@ type CSVSourceOptions struct {
 	// Skipped method counts them ('csv.ignore-parse-errors').
 	IgnoreParseErrors bool
 	// Parse says how values are read, timestamps in particular.
-	Parse ParseOptions
+	Parse textparse.Options
 	// Resume, when its Offset is not 0, starts reading at a position that
 	// Position returned earlier (a checkpoint), without the header check.
 	Resume SourcePos
@@ -55,7 +56,7 @@ type csvReader struct {
 	f     *sourceInput
 	br    *bufio.Reader
 	cols  []srcColumn
-	vp    *valueParser
+	vp    *textparse.Parser
 	delim byte
 	quote byte // 0 when quoting is disabled
 	esc   byte // 0 without an escape character
@@ -84,7 +85,7 @@ type csvField struct {
 }
 
 // OpenCSV opens a CSV file whose fields are the columns of schema, in
-// order. Values are read as ParseValue reads text; an empty unquoted field
+// order. Values are read as [textparse.Value] reads text; an empty unquoted field
 // is NULL and "" is the empty string. Quoting follows RFC 4180 (quoted
 // fields may hold delimiters, line breaks and doubled quotes); lines may end
 // in LF or CRLF; a UTF-8 byte order mark at the start is skipped; blank
@@ -95,7 +96,7 @@ type csvField struct {
 // INT, whose column is the byte column where the field starts. The caller
 // closes the reader.
 func OpenCSV(path string, schema types.Schema, opts CSVSourceOptions) (RowReader, error) {
-	vp, err := compileParseOptions(opts.Parse)
+	vp, err := textparse.Compile(opts.Parse)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -472,7 +473,7 @@ func (r *csvReader) decode(data []byte) (types.Row, error) {
 		if len(r.fields) > n {
 			extra := &r.fields[n]
 			e.Line, e.Col, e.Value = extra.line, extra.col, string(data[extra.start:extra.end])
-			e.Msg = "unexpected extra field " + quoteText(e.Value) + ": " + count
+			e.Msg = "unexpected extra field " + textparse.QuoteText(e.Value) + ": " + count
 		} else {
 			last := r.fields[len(r.fields)-1]
 			e.Line, e.Col, e.Column = last.endLine, last.end1, r.cols[len(r.fields)].name
@@ -523,12 +524,12 @@ func (r *csvReader) value(c *srcColumn, raw []byte) (any, error) {
 	switch c.typ.Kind {
 	case types.KindChar, types.KindVarChar:
 		if !utf8.Valid(raw) {
-			return nil, fmt.Errorf("invalid UTF-8 in %s", quoteText(string(raw)))
+			return nil, fmt.Errorf("invalid UTF-8 in %s", textparse.QuoteText(string(raw)))
 		}
 		return c.intern.get(raw), nil
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
-		if n, ok := atoiBytes(raw); ok {
-			if lo, hi := IntegerRange(c.typ.Kind); n >= lo && n <= hi {
+		if n, ok := textparse.FastInt(raw); ok {
+			if lo, hi := c.typ.Kind.IntegerRange(); n >= lo && n <= hi {
 				return boxInt(n), nil
 			}
 		}
@@ -537,5 +538,5 @@ func (r *csvReader) value(c *srcColumn, raw []byte) (any, error) {
 			return f, nil
 		}
 	}
-	return r.vp.parseScalar(string(raw), &c.typ)
+	return r.vp.ParseScalar(string(raw), &c.typ)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -143,8 +144,8 @@ func TestOpenCSV(t *testing.T) {
 		{name: "header short", csv: format.CSVSourceOptions{Header: true}, content: "name,score\n", wantErr: `x.csv:1:1: header (name, score) does not match the declared columns (name, score, ts)`},
 		{name: "header on empty file", csv: format.CSVSourceOptions{Header: true}, content: ""},
 		{name: "header only", csv: format.CSVSourceOptions{Header: true}, content: "name,score,ts"},
-		{name: "timestamp pattern", csv: format.CSVSourceOptions{Parse: format.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}}, content: "a,1,2001/01/01 00:47\n", want: []string{`+I("a", int64(1), 2001-01-01T00:47:00.000)`}},
-		{name: "bad pattern", csv: format.CSVSourceOptions{Parse: format.ParseOptions{TimestampPattern: "yyyy-mm"}}, content: "", wantErr: `open x.csv: timestamp pattern "yyyy-mm": needs a year (yyyy), a month (MM) and a day (dd)`},
+		{name: "timestamp pattern", csv: format.CSVSourceOptions{Parse: textparse.Options{TimestampPattern: "yyyy/MM/dd HH:mm"}}, content: "a,1,2001/01/01 00:47\n", want: []string{`+I("a", int64(1), 2001-01-01T00:47:00.000)`}},
+		{name: "bad pattern", csv: format.CSVSourceOptions{Parse: textparse.Options{TimestampPattern: "yyyy-mm"}}, content: "", wantErr: `open x.csv: timestamp pattern "yyyy-mm": needs a year (yyyy), a month (MM) and a day (dd)`},
 		{name: "bad delimiter", csv: format.CSVSourceOptions{FieldDelimiter: '\n'}, content: "", wantErr: `open x.csv: field delimiter '\n' must be an ASCII character other than a line break`},
 		{name: "delimiter is quote", csv: format.CSVSourceOptions{FieldDelimiter: '"'}, content: "", wantErr: `open x.csv: quote character and field delimiter are both '"'`},
 		{name: "ignore parse errors", csv: format.CSVSourceOptions{IgnoreParseErrors: true},
@@ -408,7 +409,7 @@ var flightsSchema = schema(
 	col("date", tTS3), col("delay", types.TypeInt), col("distance", types.TypeInt),
 	col("origin", types.TypeString), col("destination", types.TypeString))
 
-var flightsOpts = format.JSONSourceOptions{Parse: format.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}}
+var flightsOpts = format.JSONSourceOptions{Parse: textparse.Options{TimestampPattern: "yyyy/MM/dd HH:mm"}}
 
 // countRows reads every row and returns the count and the first row.
 func countRows(t *testing.T, open func() (format.RowReader, error)) (int64, string) {
@@ -457,7 +458,7 @@ func TestOpenJSON_flights(t *testing.T) {
 
 var stocksSchema = schema(col("symbol", types.TypeString), col("date", tDate), col("price", tDecimal(10, 2)))
 
-var stocksOpts = format.CSVSourceOptions{Header: true, Parse: format.ParseOptions{TimestampPattern: "MMM d yyyy"}}
+var stocksOpts = format.CSVSourceOptions{Header: true, Parse: textparse.Options{TimestampPattern: "MMM d yyyy"}}
 
 func TestOpenCSV_stocks(t *testing.T) {
 	const first = `+I("MSFT", 2000-01-01, 3981E-2)`
@@ -479,7 +480,7 @@ func TestOpenCSV_moreRealData(t *testing.T) {
 	github := schema(col("time", tLTZ3), col("count", types.TypeInt))
 	n, got := countRows(t, func() (format.RowReader, error) {
 		return format.OpenCSV("testdata/github-100.csv", github,
-			format.CSVSourceOptions{Header: true, Parse: format.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm:ss"}})
+			format.CSVSourceOptions{Header: true, Parse: textparse.Options{TimestampPattern: "yyyy/MM/dd HH:mm:ss"}})
 	})
 	if n != 100 || got != `+I(2015-01-01T01:00:00.000Z, int64(2))` {
 		t.Errorf("github: %d rows, first %s", n, got)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -22,7 +23,7 @@ type JSONSourceOptions struct {
 	// Parse says how values are read: Parse.TimestampFormat is Flink's
 	// 'json.timestamp-format.standard', Parse.TimestampPattern ptfsh's
 	// pattern.
-	Parse ParseOptions
+	Parse textparse.Options
 	// Resume, when its Offset is not 0, starts reading at a position that
 	// Position returned earlier (a checkpoint).
 	Resume SourcePos
@@ -40,7 +41,7 @@ type JSONSourceOptions struct {
 // its own buffer rather than a bufio.Reader because an array may be one
 // long line (flights-20k.json is 1.7 MB without a line break): each object
 // is framed in the buffer, which grows to hold the largest, then parsed in
-// place by jsonParser.
+// place by textparse.JSON.
 type jsonReader struct {
 	path string
 	f    *sourceInput
@@ -48,7 +49,7 @@ type jsonReader struct {
 	// byName finds columns of a wide schema; narrow ones are searched.
 	byName map[string]int
 	opts   JSONSourceOptions
-	p      jsonParser
+	p      textparse.JSON
 
 	buf       []byte
 	pos, end  int   // unread bytes are buf[pos:end]
@@ -79,19 +80,19 @@ const (
 // skipped) or a single JSON array of objects; the first byte that is not
 // white space tells which. Values follow Flink's JSON format: numbers keep
 // their exact text (no BIGINT loses precision), a string is read as
-// ParseValue reads text, a string column takes any value as its JSON text,
+// [textparse.Value] reads text, a string column takes any value as its JSON text,
 // timestamps follow the Parse options and also take epoch milliseconds as
 // numbers. A bad value is a *ParseError at the line and column of the
 // value; a JSON array that is not well formed between its elements cannot
 // be skipped and stops the reader. The caller closes the reader.
 func OpenJSON(path string, schema types.Schema, opts JSONSourceOptions) (RowReader, error) {
-	vp, err := compileParseOptions(opts.Parse)
+	vp, err := textparse.Compile(opts.Parse)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	r := &jsonReader{path: path, cols: srcColumns(schema), opts: opts, line: 1,
 		buf: make([]byte, 64<<10), seen: make([]bool, len(schema.Columns))}
-	r.p.vp = vp
+	r.p.SetParser(vp)
 	if len(r.cols) > 16 {
 		r.byName = make(map[string]int, len(r.cols))
 		for i := len(r.cols) - 1; i >= 0; i-- {
@@ -229,7 +230,7 @@ func (r *jsonReader) peek() (byte, bool, error) {
 	for {
 		for r.pos < r.end {
 			c := r.buf[r.pos]
-			if !isJSONSpace(c) {
+			if !jsonSpace(c) {
 				return c, true, nil
 			}
 			r.pos++
@@ -393,7 +394,7 @@ func (r *jsonReader) advance(n int) {
 
 // frame returns the length of the JSON value at buf[pos], reading more of
 // the file until it is whole. It only balances brackets and strings;
-// jsonParser checks the rest.
+// textparse.JSON checks the rest.
 func (r *jsonReader) frame() (int, error) {
 	first := r.buf[r.pos]
 	scalar := first != '{' && first != '[' && first != '"'
@@ -418,7 +419,7 @@ func (r *jsonReader) frame() (int, error) {
 					}
 				}
 			case scalar:
-				if c == ',' || c == ']' || c == '}' || isJSONSpace(c) {
+				if c == ',' || c == ']' || c == '}' || jsonSpace(c) {
 					return i, nil
 				}
 			case c == '"':
@@ -463,36 +464,36 @@ func (r *jsonReader) parseRecord(rec []byte, line int, col0 int64, lines bool) (
 		}
 		i += size
 	}
-	return types.Row{}, r.recordError(rec, line, col0, -1, &jsonError{pos: i, msg: fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", rec[min(i, len(rec)-1)])})
+	return types.Row{}, r.recordError(rec, line, col0, -1, &textparse.JSONError{Pos: i, Msg: fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", rec[min(i, len(rec)-1)])})
 }
 
 // decodeObject decodes the object at the start of rec (after white space)
 // and returns the bytes it took. The UTF-8 of rec is not checked.
 func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) (types.Row, int, error) {
 	p := &r.p
-	p.data, p.pos, p.depth = rec, 0, 0
-	p.skipWS()
-	if p.pos >= len(rec) || rec[p.pos] != '{' {
-		return types.Row{}, 0, r.recordError(rec, line, col0, -1, p.unexpected(p.pos, "a JSON object"))
+	p.Reset(rec, 0)
+	p.SkipWS()
+	if c, ok := p.Peek(); !ok || c != '{' {
+		return types.Row{}, 0, r.recordError(rec, line, col0, -1, p.Unexpected(p.Pos(), "a JSON object"))
 	}
-	objPos := p.pos
-	p.pos++
+	objPos := p.Pos()
+	p.Advance()
 	n := len(r.cols)
 	out := r.slab.fields(n)
 	clear(r.seen)
-	p.skipWS()
-	if p.pos < len(rec) && rec[p.pos] == '}' {
-		p.pos++
+	p.SkipWS()
+	if c, ok := p.Peek(); ok && c == '}' {
+		p.Advance()
 	} else {
 		hint := 0
 		for {
-			k, err := p.keyBytes()
+			k, err := p.KeyBytes()
 			if err != nil {
 				return types.Row{}, 0, r.recordError(rec, line, col0, -1, err)
 			}
 			i := r.lookup(k, hint)
 			if i < 0 {
-				err = p.skipValue()
+				err = p.SkipValue()
 			} else {
 				out[i], err = r.value(&r.cols[i])
 				r.seen[i] = true
@@ -501,7 +502,7 @@ func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) 
 			if err != nil {
 				return types.Row{}, 0, r.recordError(rec, line, col0, i, err)
 			}
-			done, err := p.more('}')
+			done, err := p.More('}')
 			if err != nil {
 				return types.Row{}, 0, r.recordError(rec, line, col0, -1, err)
 			}
@@ -511,9 +512,9 @@ func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) 
 		}
 	}
 	if lines {
-		p.skipWS()
-		if p.pos < len(rec) {
-			return types.Row{}, 0, r.recordError(rec, line, col0, -1, p.unexpected(p.pos, "the end of the line after the object"))
+		p.SkipWS()
+		if p.Pos() < len(rec) {
+			return types.Row{}, 0, r.recordError(rec, line, col0, -1, p.Unexpected(p.Pos(), "the end of the line after the object"))
 		}
 	}
 	for i, seen := range r.seen {
@@ -521,7 +522,7 @@ func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) 
 		switch {
 		case seen:
 		case r.opts.FailOnMissingField || c.typ.NotNull:
-			e := r.recordError(rec, line, col0, -1, &jsonError{pos: objPos, msg: "missing field"}).(*ParseError)
+			e := r.recordError(rec, line, col0, -1, &textparse.JSONError{Pos: objPos, Msg: "missing field"}).(*ParseError)
 			if c.typ.NotNull {
 				e.Msg += " for " + c.typ.String()
 			}
@@ -529,7 +530,7 @@ func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) 
 			return types.Row{}, 0, e
 		}
 	}
-	return types.Row{Kind: types.Insert, Fields: out}, p.pos, nil
+	return types.Row{Kind: types.Insert, Fields: out}, p.Pos(), nil
 }
 
 // lookup returns the column of key k, trying hint (the column after the
@@ -556,43 +557,44 @@ func (r *jsonReader) lookup(k []byte, hint int) int {
 // through the column's interner.
 func (r *jsonReader) value(c *srcColumn) (any, error) {
 	p := &r.p
-	p.skipWS()
-	if c.intern != nil && p.pos < len(p.data) && p.data[p.pos] == '"' {
-		start := p.pos
-		b, err := p.str()
+	p.SkipWS()
+	if b, ok := p.Peek(); c.intern != nil && ok && b == '"' {
+		start := p.Pos()
+		b, err := p.Str()
 		if err != nil {
 			return nil, err
 		}
 		if !utf8.Valid(b) {
-			return nil, &jsonError{pos: start, msg: "invalid UTF-8 in " + quoteText(string(b))}
+			return nil, &textparse.JSONError{Pos: start, Msg: "invalid UTF-8 in " + textparse.QuoteText(string(b))}
 		}
 		return c.intern.get(b), nil
 	}
-	return p.value(&c.typ)
+	return p.Value(&c.typ)
 }
 
-// recordError turns a jsonError at a byte of rec into a *ParseError with
+// recordError turns a textparse.JSONError at a byte of rec into a *ParseError with
 // the line and column of that byte, naming column i when i >= 0.
 func (r *jsonReader) recordError(rec []byte, line int, col0 int64, i int, err error) error {
-	je, ok := err.(*jsonError)
+	je, ok := err.(*textparse.JSONError)
 	if !ok {
 		return err
 	}
-	at := min(je.pos, len(rec))
-	e := &ParseError{File: r.path, Line: line, Col: int(col0) + at + 1, Msg: je.msg}
+	at := min(je.Pos, len(rec))
+	e := &ParseError{File: r.path, Line: line, Col: int(col0) + at + 1, Msg: je.Msg}
 	if k := bytes.Count(rec[:at], []byte{'\n'}); k > 0 {
 		e.Line += k
 		e.Col = at - bytes.LastIndexByte(rec[:at], '\n')
 	}
 	if i >= 0 {
 		e.Column = r.cols[i].name
-		if je.pos < len(rec) {
-			q := jsonParser{data: rec, pos: je.pos}
-			if raw, err := q.rawValue(); err == nil {
+		if je.Pos < len(rec) {
+			var q textparse.JSON
+			q.Reset(rec, je.Pos)
+			if raw, err := q.RawValue(); err == nil {
 				e.Value = string(raw)
 				if len(raw) > 0 && raw[0] == '"' {
-					q.pos = je.pos
-					if s, err := q.str(); err == nil {
+					q.Reset(rec, je.Pos)
+					if s, err := q.Str(); err == nil {
 						e.Value = string(s)
 					}
 				}

@@ -2,13 +2,15 @@ package format_test
 
 import (
 	"fmt"
-	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/types"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 func TestOpenJSON(t *testing.T) {
@@ -20,8 +22,8 @@ func TestOpenJSON(t *testing.T) {
 		col("pt", types.NewRowType(types.Field{Name: "x", Type: types.TypeInt}, types.Field{Name: "y", Type: types.TypeInt})))
 	text := schema(col("s", types.TypeString))
 	times := schema(col("ts", tTS3), col("ltz", tLTZ3), col("d", tDate))
-	sqlFormat := format.JSONSourceOptions{Parse: format.ParseOptions{TimestampFormat: format.TimestampFormatSQL}}
-	isoFormat := format.JSONSourceOptions{Parse: format.ParseOptions{TimestampFormat: format.TimestampFormatISO8601}}
+	sqlFormat := format.JSONSourceOptions{Parse: textparse.Options{TimestampFormat: textparse.TimestampFormatSQL}}
+	isoFormat := format.JSONSourceOptions{Parse: textparse.Options{TimestampFormat: textparse.TimestampFormatISO8601}}
 	tests := []readerCase{
 		{name: "lines", content: "{\"name\":\"Bob\",\"score\":12,\"ts\":\"2025-03-27T12:00:00Z\"}\n{\"name\":\"Alice\"}\n", want: []string{bob, alice}},
 		{name: "lines any field order, unknown fields, blank lines", content: "\n  \n{\"extra\":{\"deep\":[1,{\"a\":null}]},\"ts\":1743076800000,\"score\":12,\"name\":\"Bob\"}\n\n", want: []string{bob}},
@@ -79,7 +81,7 @@ func TestOpenJSON(t *testing.T) {
 		{name: "times iso", schema: times, json: isoFormat, content: `{"ts": "2025-03-27T12:00:00", "ltz": "2025-03-27T12:00:00.5Z"}` + "\n" + `{"ltz": 0}`,
 			want:    []string{"+I(2025-03-27T12:00:00.000, 2025-03-27T12:00:00.500Z, NULL)"},
 			wantErr: `x.json:2:9: column "ltz": cannot parse "0" as TIMESTAMP_LTZ(3)`},
-		{name: "times pattern", schema: times, json: format.JSONSourceOptions{Parse: format.ParseOptions{TimestampPattern: "yyyy/MM/dd HH:mm"}},
+		{name: "times pattern", schema: times, json: format.JSONSourceOptions{Parse: textparse.Options{TimestampPattern: "yyyy/MM/dd HH:mm"}},
 			content: `{"ts": "2001/01/01 00:47", "ltz": 1000, "d": "2001-01-02"}`,
 			want:    []string{"+I(2001-01-01T00:47:00.000, 1970-01-01T00:00:01.000Z, 2001-01-02)"}},
 		{name: "ignore parse errors lines", json: format.JSONSourceOptions{IgnoreParseErrors: true},

@@ -1,5 +1,5 @@
-// Package keycodec encodes partition keys with the store's order-preserving
-// encoding (state.Append…), so that keys sort like their values and a key's
+// Package keycodec encodes partition keys with the order-preserving
+// encoding of internal/orderedcode, so that keys sort like their values and a key's
 // bytes identify it: the one key format of state, timers, sort buffers and
 // the table printer.
 package keycodec
@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/state"
 )
 
 // partitionKey picks the PARTITION BY values of a row.
@@ -60,44 +60,44 @@ func AppendPick(dst []byte, r types.Row, cols []int) []byte {
 func AppendValue(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:
-		return state.AppendNull(b)
+		return orderedcode.AppendNull(b)
 	case bool:
-		return state.AppendBool(b, x)
+		return orderedcode.AppendBool(b, x)
 	case int64:
-		return state.AppendInt64(b, x)
+		return orderedcode.AppendInt64(b, x)
 	case float64:
-		return state.AppendFloat64(b, x)
+		return orderedcode.AppendFloat64(b, x)
 	case string:
-		return state.AppendString(b, x)
+		return orderedcode.AppendString(b, x)
 	case []byte:
-		return state.AppendBytes(b, x)
+		return orderedcode.AppendBytes(b, x)
 	case types.Decimal:
 		f, _ := new(big.Rat).SetFrac(x.Unscaled, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(x.Scale)), nil)).Float64()
-		b = state.AppendFloat64(b, f)
-		return state.AppendString(b, x.Unscaled.String()+"e-"+strconv.Itoa(x.Scale))
+		b = orderedcode.AppendFloat64(b, f)
+		return orderedcode.AppendString(b, x.Unscaled.String()+"e-"+strconv.Itoa(x.Scale))
 	case types.Date:
-		return state.AppendInt64(b, int64(x))
+		return orderedcode.AppendInt64(b, int64(x))
 	case types.TimeOfDay:
-		return state.AppendInt64(b, int64(x))
+		return orderedcode.AppendInt64(b, int64(x))
 	case types.Instant:
-		return state.AppendInt64(state.AppendInt64(b, x.Millis), int64(x.NanoOfMilli))
+		return orderedcode.AppendInt64(orderedcode.AppendInt64(b, x.Millis), int64(x.NanoOfMilli))
 	case types.LocalDateTime:
-		return state.AppendInt64(state.AppendInt64(b, x.Millis), int64(x.NanoOfMilli))
+		return orderedcode.AppendInt64(orderedcode.AppendInt64(b, x.Millis), int64(x.NanoOfMilli))
 	case types.Duration:
-		return state.AppendInt64(b, int64(x))
+		return orderedcode.AppendInt64(b, int64(x))
 	case types.Period:
-		return state.AppendInt64(b, int64(x))
+		return orderedcode.AppendInt64(b, int64(x))
 	}
 	// Composite keys (rows, arrays, maps) by their printed form.
-	return state.AppendString(b, types.FormatValue(v, types.Type{}))
+	return orderedcode.AppendString(b, types.FormatValue(v, types.Type{}))
 }
 
 // decodeKey reverses encodeKey for key columns of the given types.
 func Decode(enc []byte, kinds []types.Type) ([]any, error) {
-	d := state.NewDecoder(enc)
+	d := orderedcode.NewDecoder(enc)
 	out := make([]any, len(kinds))
 	for i, t := range kinds {
-		if d.Peek() == state.KindNull {
+		if d.Peek() == orderedcode.KindNull {
 			d.Null()
 			continue
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/expr"
-	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -246,7 +246,7 @@ func watermarkStep(e *sqlmini.Expr) (int64, error) {
 		ms, _ := types.TimeMillis(t)
 		return ms, nil
 	case string:
-		if iv, err := format.ParseValue(t, types.TypeTimestampLTZ, format.ParseOptions{}); err == nil {
+		if iv, err := textparse.Value(t, types.TypeTimestampLTZ, textparse.Options{}); err == nil {
 			ms, _ := types.TimeMillis(iv)
 			return ms, nil
 		}
@@ -592,7 +592,7 @@ func (p *Planner) now() func() int64 {
 	if !p.env.HasProcessingTime {
 		return nil
 	}
-	ms, err := format.ParseTimeSetting(p.env.ProcessingTime)
+	ms, err := textparse.TimeSetting(p.env.ProcessingTime)
 	if err != nil {
 		return nil // SET refused it already
 	}

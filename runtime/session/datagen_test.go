@@ -10,7 +10,7 @@ import (
 
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
-	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -290,7 +290,7 @@ func TestDatagenTimestampSequenceAndWatermarks(t *testing.T) {
 			last = ms
 			continue
 		}
-		v, err := format.ParseValue(strings.TrimSuffix(strings.TrimPrefix(e, "+I["), "]"), types.TypeTimestamp3, format.ParseOptions{})
+		v, err := textparse.Value(strings.TrimSuffix(strings.TrimPrefix(e, "+I["), "]"), types.TypeTimestamp3, textparse.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

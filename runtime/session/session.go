@@ -22,6 +22,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
@@ -171,7 +172,7 @@ func NewSession(cfg Config) (*Session, error) {
 		cfg.BaseDir = "."
 	}
 	if cfg.ProcessingTime != "" {
-		if _, err := format.ParseTimeSetting(cfg.ProcessingTime); err != nil {
+		if _, err := textparse.TimeSetting(cfg.ProcessingTime); err != nil {
 			return nil, fmt.Errorf("processing time %q: %w", cfg.ProcessingTime, err)
 		}
 	}

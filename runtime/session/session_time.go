@@ -9,8 +9,8 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
-	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/settings"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 )
 
 // Settings of event and processing time, read when a statement starts.
@@ -36,7 +36,7 @@ func (s *Session) newExecution(ctx context.Context) (*exec.Execution, error) {
 	ex := exec.NewExecution(ctx, s.cfg.Store)
 	ex.StatementKey = s.stmtKey
 	if v, ok := s.processingTime(); ok {
-		ms, err := format.ParseTimeSetting(v)
+		ms, err := textparse.TimeSetting(v)
 		if err != nil {
 			return nil, fmt.Errorf("SET '%s': %w", SetProcessingTime, err)
 		}

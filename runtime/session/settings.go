@@ -8,7 +8,6 @@ import (
 
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
-	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -34,10 +33,6 @@ func (s *Session) execSet(set *sqlmini.Set) error {
 		return sqlmini.Errorf(set.Pos, "%w", err)
 	}
 	switch key {
-	case SetProcessingTime:
-		if _, err := format.ParseTimeSetting(val); err != nil {
-			return sqlmini.Errorf(set.Pos, "SET '%s': %w", key, err)
-		}
 	case "state.path":
 		if s.cfg.OpenStore == nil {
 			return sqlmini.Errorf(set.Pos, "SET 'state.path' is not available here; start ptfsh with --state FILE")

@@ -6,20 +6,22 @@
 // note. The README's Settings section is this table:
 // tests/settings_doc_test.go keeps the two equal.
 //
-// The package is a leaf (the standard library and runtime/types only), so
-// that any package may read the table.
+// The package is a leaf (the standard library, runtime/types and the text
+// parsers of runtime/textparse only), so that any package may read the
+// table.
 package settings
 
 import (
 	"errors"
 	"fmt"
-	"github.com/ptfsh/ptfsh/internal/spell"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ptfsh/ptfsh/internal/spell"
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -211,9 +213,8 @@ var table = []Setting{{
 }, {
 	Key:   "ptfsh.processing-time",
 	Doc:   "fixes the processing-time clock (state TTL, datagen) at epoch milliseconds or a time such as '2025-03-27 12:00:00'; unset: the wall clock",
-	Owner: "runtime/session",
-	// Parse is nil: the time parser is runtime/format's
-	// (format.ParseTimeSetting), which the session applies.
+	Owner: "runtime/exec",
+	Parse: func(v string) (any, error) { return textparse.TimeSetting(v) },
 }, {
 	Key:   "ptfsh.seed",
 	Doc:   "a whole number that makes Math.random, Date.now and datagen tables deterministic (--seed seeds the functions only); unset: random",

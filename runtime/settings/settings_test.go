@@ -66,7 +66,9 @@ func TestCheck(t *testing.T) {
 		{"table.exec.sink.not-null-enforcer", "drop", ""},
 		{"sql-client.display.max-column-width", "anything", "SET 'sql-client.display.max-column-width' needs a whole number of at least 1, not 'anything'"},
 		{"sql-client.display.max-column-width", "50", ""},
-		{"ptfsh.processing-time", "anything", ""}, // the session checks it
+		{"ptfsh.processing-time", "anything", "SET 'ptfsh.processing-time': want epoch milliseconds or a time such as '2025-03-27 12:00:00', not 'anything'"},
+		{"ptfsh.processing-time", "2025-03-27 12:00:00", ""},
+		{"ptfsh.processing-time", "1743076800000", ""},
 	}
 	for _, tt := range tests {
 		_, err := Check(tt.key, tt.value)

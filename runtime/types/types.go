@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -34,6 +35,20 @@ const (
 	KindRow
 	KindDescriptor
 )
+
+// IntegerRange is the range of an integer kind: TINYINT, SMALLINT, INT,
+// and BIGINT's for any other.
+func (k Kind) IntegerRange() (lo, hi int64) {
+	switch k {
+	case KindTinyInt:
+		return math.MinInt8, math.MaxInt8
+	case KindSmallInt:
+		return math.MinInt16, math.MaxInt16
+	case KindInt:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
 
 // MaxLength is the length of STRING (VARCHAR(2147483647)) and BYTES.
 const MaxLength = 2147483647

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/state"
 )
 
@@ -668,7 +669,7 @@ func testEncodedKeys(t *testing.T, st state.Store) {
 	update(t, st, func(tx state.Tx) error {
 		for _, u := range users {
 			for _, ts := range times {
-				k := state.AppendInt64(state.AppendString(nil, u), ts)
+				k := orderedcode.AppendInt64(orderedcode.AppendString(nil, u), ts)
 				if err := tx.Put("timers", k, []byte(u)); err != nil {
 					return err
 				}
@@ -678,8 +679,8 @@ func testEncodedKeys(t *testing.T, st state.Store) {
 	})
 	var got []int64
 	view(t, st, func(tx state.Tx) error {
-		return tx.Scan("timers", state.AppendString(nil, "al"), func(k, v []byte) error {
-			d := state.NewDecoder(k)
+		return tx.Scan("timers", orderedcode.AppendString(nil, "al"), func(k, v []byte) error {
+			d := orderedcode.NewDecoder(k)
 			u, err := d.String()
 			if err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -120,7 +121,7 @@ func (b *sortBuffer) save(tx state.Tx, ns string) error {
 // parallel call's workers share one namespace).
 func (b *sortBuffer) put(tx state.Tx, ns string) error {
 	for _, e := range b.h.entries {
-		k := state.AppendInt64(state.AppendInt64(nil, e.ts), int64(e.seq))
+		k := orderedcode.AppendInt64(orderedcode.AppendInt64(nil, e.ts), int64(e.seq))
 		v, err := exec.AppendValue(nil, e.row.Fields)
 		if err != nil {
 			return err
@@ -135,7 +136,7 @@ func (b *sortBuffer) put(tx state.Tx, ns string) error {
 // load adds the stored rows of a buffer.
 func (b *sortBuffer) load(tx state.Tx, ns string) error {
 	return tx.Scan(ns, nil, func(k, v []byte) error {
-		d := state.NewDecoder(k)
+		d := orderedcode.NewDecoder(k)
 		ts, err := d.Int64()
 		if err != nil {
 			return fmt.Errorf("corrupt ORDER BY buffer %s: %w", ns, err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -258,10 +259,10 @@ func (s *timerService) Next(wm int64) *timer {
 // a key's timers are adjacent and in time order.
 func timerKey(t *timer) []byte {
 	b := append([]byte(nil), t.ks.enc...)
-	b = state.AppendString(b, "\x00timer")
-	b = state.AppendInt64(b, t.time)
-	b = state.AppendBool(b, t.named)
-	return state.AppendString(b, t.name)
+	b = orderedcode.AppendString(b, "\x00timer")
+	b = orderedcode.AppendInt64(b, t.time)
+	b = orderedcode.AppendBool(b, t.named)
+	return orderedcode.AppendString(b, t.name)
 }
 
 // saveTimers replaces the stored timers of uid with the live ones.
@@ -282,13 +283,13 @@ func (s *timerService) put(tx state.Tx, uid string, global bool) error {
 			continue
 		}
 		v := make([]byte, 0, 16+len(t.ks.enc))
-		v = state.AppendUint64(v, uint64(len(t.ks.enc)))
+		v = orderedcode.AppendUint64(v, uint64(len(t.ks.enc)))
 		v = append(v, t.ks.enc...)
 		seq := t.seq
 		if global {
 			seq = t.gseq
 		}
-		v = state.AppendUint64(v, seq) // the order of registration, for timers of one time
+		v = orderedcode.AppendUint64(v, seq) // the order of registration, for timers of one time
 		if err := tx.Put(ns, timerKey(t), v); err != nil {
 			return err
 		}
@@ -333,7 +334,7 @@ func (s *timerService) load(tx state.Tx, uid string, key func(enc []byte) (*keyS
 // timerSeq reads the registration order stored after a timer's key (0 in
 // entries written before it was kept).
 func timerSeq(v, enc []byte) uint64 {
-	d := state.NewDecoder(v)
+	d := orderedcode.NewDecoder(v)
 	if _, err := d.Uint64(); err != nil {
 		return 0
 	}
@@ -341,7 +342,7 @@ func timerSeq(v, enc []byte) uint64 {
 	if len(rest) < len(enc)+1 {
 		return 0
 	}
-	d = state.NewDecoder(rest[len(enc):])
+	d = orderedcode.NewDecoder(rest[len(enc):])
 	seq, err := d.Uint64()
 	if err != nil {
 		return 0
@@ -352,13 +353,13 @@ func timerSeq(v, enc []byte) uint64 {
 // decodeTimerEntry reads a stored timer: its key's encoding, name, time and
 // whether it is named.
 func DecodeTimerEntry(k, v []byte) (enc []byte, name string, ts int64, named bool, err error) {
-	d := state.NewDecoder(v)
+	d := orderedcode.NewDecoder(v)
 	n, err := d.Uint64()
 	if err != nil || int(n) > len(d.Rest()) || int(n) > len(k) {
 		return nil, "", 0, false, fmt.Errorf("bad key length")
 	}
 	enc = append([]byte(nil), d.Rest()[:n]...)
-	d = state.NewDecoder(k[len(enc):])
+	d = orderedcode.NewDecoder(k[len(enc):])
 	if _, err := d.String(); err != nil {
 		return nil, "", 0, false, err
 	}

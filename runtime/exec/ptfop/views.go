@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -233,10 +234,10 @@ func expired(ttl, now, at int64) bool { return ttl > 0 && now-at > ttl }
 
 // ---- lists
 
-func listMetaKey(enc []byte) []byte { return state.AppendNull(bytes.Clone(enc)) }
+func listMetaKey(enc []byte) []byte { return orderedcode.AppendNull(bytes.Clone(enc)) }
 
 func listElemKey(enc []byte, p int64) []byte {
-	return state.AppendInt64(append(make([]byte, 0, len(enc)+9), enc...), p)
+	return orderedcode.AppendInt64(append(make([]byte, 0, len(enc)+9), enc...), p)
 }
 
 // list returns list entry i of key ks, reading its meta record the first
@@ -335,7 +336,7 @@ func (v *viewState) readList(ks *keyState, i int, from, to int64) ([][]byte, err
 	err := v.ex.Store.View(func(tx state.Tx) error {
 		key := listElemKey(enc, 0)
 		for p := from; p < to; p++ {
-			key = state.AppendInt64(key[:len(enc)], p)
+			key = orderedcode.AppendInt64(key[:len(enc)], p)
 			rec, err := tx.Get(ns, key)
 			if err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -67,7 +68,7 @@ func DescribeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []by
 			// tag), then its elements.
 			n := len(group)
 			if group != nil && len(k) == n+9 && bytes.HasPrefix(k, group) {
-				p, err := state.NewDecoder(k[n:]).Int64()
+				p, err := orderedcode.NewDecoder(k[n:]).Int64()
 				if err != nil {
 					return err
 				}
@@ -109,29 +110,29 @@ func DescribeKey(enc []byte) string {
 	if len(enc) == 0 || bytes.Equal(enc, keycodec.Empty) {
 		return "()"
 	}
-	d := state.NewDecoder(enc)
+	d := orderedcode.NewDecoder(enc)
 	var parts []string
 	for !d.Done() {
 		switch d.Peek() {
-		case state.KindNull:
+		case orderedcode.KindNull:
 			d.Null()
 			parts = append(parts, "NULL")
-		case state.KindBool:
+		case orderedcode.KindBool:
 			v, _ := d.Bool()
 			parts = append(parts, fmt.Sprint(v))
-		case state.KindInt64:
+		case orderedcode.KindInt64:
 			v, _ := d.Int64()
 			parts = append(parts, fmt.Sprint(v))
-		case state.KindUint64:
+		case orderedcode.KindUint64:
 			v, _ := d.Uint64()
 			parts = append(parts, fmt.Sprint(v))
-		case state.KindFloat64:
+		case orderedcode.KindFloat64:
 			v, _ := d.Float64()
 			parts = append(parts, fmt.Sprint(v))
-		case state.KindString:
+		case orderedcode.KindString:
 			v, _ := d.String()
 			parts = append(parts, v)
-		case state.KindBytes:
+		case orderedcode.KindBytes:
 			v, _ := d.Bytes()
 			parts = append(parts, fmt.Sprintf("x'%x'", v))
 		default:

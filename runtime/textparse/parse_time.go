@@ -1,4 +1,4 @@
-package format
+package textparse
 
 import (
 	"fmt"
@@ -56,8 +56,8 @@ func (c *civilTime) valid() bool {
 		c.hour >= 0 && c.hour <= 23 && c.minute >= 0 && c.minute <= 59 && c.sec >= 0 && c.sec <= 59
 }
 
-// truncNanos truncates nanoseconds to precision p (0 to 9 digits).
-func truncNanos(nano, p int) int {
+// TruncNanos truncates nanoseconds to precision p (0 to 9 digits).
+func TruncNanos(nano, p int) int {
 	if p >= 9 || p < 0 {
 		return nano
 	}
@@ -72,7 +72,7 @@ func truncNanos(nano, p int) int {
 // millisecond, the zone offset applied, the fraction truncated to p digits.
 func (c *civilTime) epoch(p int) (int64, int32) {
 	secs := daysFromCivil(c.year, c.month, c.day)*86400 + int64(c.hour*3600+c.minute*60+c.sec) - int64(c.offset)
-	nano := truncNanos(c.nano, p)
+	nano := TruncNanos(c.nano, p)
 	return secs*1000 + int64(nano/1e6), int32(nano % 1e6)
 }
 
@@ -275,12 +275,12 @@ func parseTimeOfDay(s string, p int) (types.TimeOfDay, bool) {
 	if i != len(s) || !c.valid() {
 		return 0, false
 	}
-	ns := int64(c.hour*3600+c.minute*60+c.sec)*1e9 + int64(truncNanos(c.nano, p))
+	ns := int64(c.hour*3600+c.minute*60+c.sec)*1e9 + int64(TruncNanos(c.nano, p))
 	return types.TimeOfDay(ns), true
 }
 
 // parseDate reads DATE text (s is text trimmed).
-func (vp *valueParser) parseDate(text, s string, t *types.Type) (any, error) {
+func (vp *Parser) ParseDate(text, s string, t *types.Type) (any, error) {
 	st := lenientISOStyle
 	if c, ok := parseISO(s, st); ok {
 		return types.Date(daysFromCivil(c.year, c.month, c.day)), nil
@@ -296,7 +296,7 @@ func (vp *valueParser) parseDate(text, s string, t *types.Type) (any, error) {
 
 // parseTimestamp reads TIMESTAMP or TIMESTAMP_LTZ text (s is text trimmed).
 // A TIMESTAMP with a zone offset is converted to UTC, the session time zone.
-func (vp *valueParser) parseTimestamp(text, s string, t *types.Type) (any, error) {
+func (vp *Parser) ParseTimestamp(text, s string, t *types.Type) (any, error) {
 	var c civilTime
 	var ok bool
 	var expect string
@@ -408,7 +408,7 @@ type patItem struct {
 }
 
 // compileTimestampPattern compiles the pattern language documented at
-// ParseOptions.TimestampPattern.
+// Options.TimestampPattern.
 func compileTimestampPattern(pattern string) (*timePattern, error) {
 	p := &timePattern{src: pattern}
 	var seen [patOffsetZ + 1]bool
@@ -609,13 +609,13 @@ func (p *timePattern) parse(s string) (c civilTime, ok bool) {
 	return c, i == len(s) && c.valid()
 }
 
-// ParseTimeSetting reads a time given in a SET: epoch milliseconds or a
+// TimeSetting reads a time given in a SET: epoch milliseconds or a
 // timestamp as in CSV files (UTC).
-func ParseTimeSetting(v string) (int64, error) {
+func TimeSetting(v string) (int64, error) {
 	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return ms, nil
 	}
-	t, err := ParseValue(v, types.TypeTimestampLTZ, ParseOptions{})
+	t, err := Value(v, types.TypeTimestampLTZ, Options{})
 	if err != nil {
 		return 0, fmt.Errorf("want epoch milliseconds or a time such as '2025-03-27 12:00:00', not '%s'", v)
 	}
@@ -623,12 +623,12 @@ func ParseTimeSetting(v string) (int64, error) {
 	return ms, nil
 }
 
-// ParseTimePattern parses s by a timestamp pattern of the language of
-// ParseOptions.TimestampPattern (yyyy-MM-dd HH:mm:ss.SSS and the like),
+// TimePattern parses s by a timestamp pattern of the language of
+// Options.TimestampPattern (yyyy-MM-dd HH:mm:ss.SSS and the like),
 // as Flink's TO_TIMESTAMP(s, pattern) and UNIX_TIMESTAMP(s, pattern) do,
 // in UTC (ptfsh's session time zone). ok is false when s does not match;
 // err is for a pattern that does not compile.
-func ParseTimePattern(s, pattern string) (millis int64, nanoOfMilli int32, ok bool, err error) {
+func TimePattern(s, pattern string) (millis int64, nanoOfMilli int32, ok bool, err error) {
 	p, err := compileTimestampPattern(pattern)
 	if err != nil {
 		return 0, 0, false, err

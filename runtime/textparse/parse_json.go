@@ -1,4 +1,4 @@
-package format
+package textparse
 
 import (
 	"bytes"
@@ -10,44 +10,65 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
-// jsonParser reads JSON text straight into the Go values of SQL types: no
+// JSON reads JSON text straight into the Go values of SQL types: no
 // intermediate tree, and numbers stay exact text until their type is known
 // (a BIGINT of 9007199254740993 stays exact). The JSON file reader and
-// ParseValue's ARRAY, MAP and ROW text share it.
+// Value's ARRAY, MAP and ROW text share it.
 //
 // It is hand-written rather than built on encoding/json for two reasons:
 // speed (no reflection, no map per object, no allocation for keys or
 // numbers), and positions (every error knows the byte of the offending
 // value, which becomes a line and column).
-type jsonParser struct {
+type JSON struct {
 	data    []byte
 	pos     int
-	vp      *valueParser
+	vp      *Parser
 	depth   int
 	scratch []byte // unescaped string contents; valid until the next string
 }
 
-// jsonError is an error at data[pos]: a syntax error or a value that does
+// JSONError is an error at data[pos]: a syntax error or a value that does
 // not read as its type.
-type jsonError struct {
-	pos int
-	msg string
+type JSONError struct {
+	Pos int
+	Msg string
 }
 
-func (e *jsonError) Error() string { return e.msg }
+func (e *JSONError) Error() string { return e.Msg }
 
-// maxJSONDepth bounds nesting, so that hostile input cannot exhaust the
+// SetParser makes vp read the reader's scalars (the zero JSON reads them
+// with the default Options).
+func (p *JSON) SetParser(vp *Parser) { p.vp = vp }
+
+// Reset starts reading data at byte pos.
+func (p *JSON) Reset(data []byte, pos int) { p.data, p.pos, p.depth = data, pos, 0 }
+
+// Pos is the byte the reader is at.
+func (p *JSON) Pos() int { return p.pos }
+
+// Peek returns the byte the reader is at; ok is false at the end.
+func (p *JSON) Peek() (c byte, ok bool) {
+	if p.pos < len(p.data) {
+		return p.data[p.pos], true
+	}
+	return 0, false
+}
+
+// Advance moves the reader past the byte it is at.
+func (p *JSON) Advance() { p.pos++ }
+
+// MaxJSONDepth bounds nesting, so that hostile input cannot exhaust the
 // stack.
-const maxJSONDepth = 512
+const MaxJSONDepth = 512
 
-func (p *jsonParser) fail(pos int, msg string) error { return &jsonError{pos: pos, msg: msg} }
+func (p *JSON) fail(pos int, msg string) error { return &JSONError{Pos: pos, Msg: msg} }
 
-func (p *jsonParser) syntax(pos int, what string) error {
-	return &jsonError{pos: pos, msg: "invalid JSON: " + what}
+func (p *JSON) syntax(pos int, what string) error {
+	return &JSONError{Pos: pos, Msg: "invalid JSON: " + what}
 }
 
 // unexpected reports the byte at pos as unexpected, or the end of input.
-func (p *jsonParser) unexpected(pos int, want string) error {
+func (p *JSON) Unexpected(pos int, want string) error {
 	if pos >= len(p.data) {
 		return p.syntax(pos, "unexpected end of input, expected "+want)
 	}
@@ -60,24 +81,24 @@ func (p *jsonParser) unexpected(pos int, want string) error {
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
 
-func (p *jsonParser) skipWS() {
+func (p *JSON) SkipWS() {
 	for p.pos < len(p.data) && isJSONSpace(p.data[p.pos]) {
 		p.pos++
 	}
 }
 
-func (p *jsonParser) enter(pos int) error {
+func (p *JSON) enter(pos int) error {
 	p.depth++
-	if p.depth > maxJSONDepth {
-		return p.syntax(pos, fmt.Sprintf("nesting deeper than %d", maxJSONDepth))
+	if p.depth > MaxJSONDepth {
+		return p.syntax(pos, fmt.Sprintf("nesting deeper than %d", MaxJSONDepth))
 	}
 	return nil
 }
 
 // literal consumes true, false or null.
-func (p *jsonParser) literal(word string) error {
+func (p *JSON) literal(word string) error {
 	if !bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
-		return p.unexpected(p.pos, "a JSON value")
+		return p.Unexpected(p.pos, "a JSON value")
 	}
 	p.pos += len(word)
 	return nil
@@ -85,7 +106,7 @@ func (p *jsonParser) literal(word string) error {
 
 // str reads a string at p.pos (a '"') and returns its contents, which alias
 // p.data or p.scratch: copy them to keep them.
-func (p *jsonParser) str() ([]byte, error) {
+func (p *JSON) Str() ([]byte, error) {
 	start := p.pos
 	i := start + 1
 	for i < len(p.data) {
@@ -187,7 +208,7 @@ func hex4(b []byte) (rune, bool) {
 }
 
 // number reads a number by JSON's grammar and returns its text.
-func (p *jsonParser) number() ([]byte, error) {
+func (p *JSON) number() ([]byte, error) {
 	d := p.data
 	start := p.pos
 	i := start
@@ -206,12 +227,12 @@ func (p *jsonParser) number() ([]byte, error) {
 	case i < len(d) && d[i] >= '1' && d[i] <= '9':
 		i = digitsFrom(i)
 	default:
-		return nil, p.unexpected(i, "a digit")
+		return nil, p.Unexpected(i, "a digit")
 	}
 	if i < len(d) && d[i] == '.' {
 		j := digitsFrom(i + 1)
 		if j == i+1 {
-			return nil, p.unexpected(j, "a digit")
+			return nil, p.Unexpected(j, "a digit")
 		}
 		i = j
 	}
@@ -222,7 +243,7 @@ func (p *jsonParser) number() ([]byte, error) {
 		}
 		j := digitsFrom(i)
 		if j == i {
-			return nil, p.unexpected(j, "a digit")
+			return nil, p.Unexpected(j, "a digit")
 		}
 		i = j
 	}
@@ -231,14 +252,14 @@ func (p *jsonParser) number() ([]byte, error) {
 }
 
 // skipValue reads and checks any JSON value.
-func (p *jsonParser) skipValue() error {
-	p.skipWS()
+func (p *JSON) SkipValue() error {
+	p.SkipWS()
 	if p.pos >= len(p.data) {
-		return p.unexpected(p.pos, "a JSON value")
+		return p.Unexpected(p.pos, "a JSON value")
 	}
 	switch c := p.data[p.pos]; {
 	case c == '"':
-		_, err := p.str()
+		_, err := p.Str()
 		return err
 	case c == '-' || c >= '0' && c <= '9':
 		_, err := p.number()
@@ -259,7 +280,7 @@ func (p *jsonParser) skipValue() error {
 			close = '}'
 		}
 		p.pos++
-		p.skipWS()
+		p.SkipWS()
 		if p.pos < len(p.data) && p.data[p.pos] == close {
 			p.pos++
 			return nil
@@ -270,37 +291,37 @@ func (p *jsonParser) skipValue() error {
 					return err
 				}
 			}
-			if err := p.skipValue(); err != nil {
+			if err := p.SkipValue(); err != nil {
 				return err
 			}
-			if done, err := p.more(close); done || err != nil {
+			if done, err := p.More(close); done || err != nil {
 				return err
 			}
 		}
 	}
-	return p.unexpected(p.pos, "a JSON value")
+	return p.Unexpected(p.pos, "a JSON value")
 }
 
 // key reads an object key and its colon, discarding the key.
-func (p *jsonParser) key() error {
-	_, err := p.keyBytes()
+func (p *JSON) key() error {
+	_, err := p.KeyBytes()
 	return err
 }
 
 // keyBytes reads an object key and its colon. The key aliases p.data or
 // p.scratch.
-func (p *jsonParser) keyBytes() ([]byte, error) {
-	p.skipWS()
+func (p *JSON) KeyBytes() ([]byte, error) {
+	p.SkipWS()
 	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-		return nil, p.unexpected(p.pos, "a string key")
+		return nil, p.Unexpected(p.pos, "a string key")
 	}
-	k, err := p.str()
+	k, err := p.Str()
 	if err != nil {
 		return nil, err
 	}
-	p.skipWS()
+	p.SkipWS()
 	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-		return nil, p.unexpected(p.pos, "':' after the key")
+		return nil, p.Unexpected(p.pos, "':' after the key")
 	}
 	p.pos++
 	return k, nil
@@ -308,8 +329,8 @@ func (p *jsonParser) keyBytes() ([]byte, error) {
 
 // more reads the ',' between members or the closing bracket; done is true
 // after the closing bracket.
-func (p *jsonParser) more(close byte) (done bool, err error) {
-	p.skipWS()
+func (p *JSON) More(close byte) (done bool, err error) {
+	p.SkipWS()
 	if p.pos < len(p.data) {
 		switch p.data[p.pos] {
 		case ',':
@@ -320,22 +341,22 @@ func (p *jsonParser) more(close byte) (done bool, err error) {
 			return true, nil
 		}
 	}
-	return false, p.unexpected(p.pos, fmt.Sprintf("',' or '%c'", close))
+	return false, p.Unexpected(p.pos, fmt.Sprintf("',' or '%c'", close))
 }
 
 // rawValue reads any value and returns its text.
-func (p *jsonParser) rawValue() ([]byte, error) {
-	p.skipWS()
+func (p *JSON) RawValue() ([]byte, error) {
+	p.SkipWS()
 	start := p.pos
-	err := p.skipValue()
+	err := p.SkipValue()
 	return p.data[start:p.pos], err
 }
 
 // mismatch reports a JSON value of the wrong kind for t (an object for an
 // INT, say), after reading it.
-func (p *jsonParser) mismatch(start int, t *types.Type) error {
+func (p *JSON) mismatch(start int, t *types.Type) error {
 	p.pos = start
-	raw, err := p.rawValue()
+	raw, err := p.RawValue()
 	if err != nil {
 		return err
 	}
@@ -354,11 +375,11 @@ func shortJSON(s string) string {
 }
 
 // value reads a value of type t.
-func (p *jsonParser) value(t *types.Type) (any, error) {
-	p.skipWS()
+func (p *JSON) Value(t *types.Type) (any, error) {
+	p.SkipWS()
 	start := p.pos
 	if start >= len(p.data) {
-		return nil, p.unexpected(start, "a JSON value")
+		return nil, p.Unexpected(start, "a JSON value")
 	}
 	c := p.data[start]
 	if c == 'n' {
@@ -388,10 +409,10 @@ func (p *jsonParser) value(t *types.Type) (any, error) {
 		}
 	case types.KindChar, types.KindVarChar:
 		if c == '"' {
-			b, err := p.str()
+			b, err := p.Str()
 			return string(b), err
 		}
-		raw, err := p.rawValue() // Flink's JsonNode.asText()/toString()
+		raw, err := p.RawValue() // Flink's JsonNode.asText()/toString()
 		if err != nil {
 			return nil, err
 		}
@@ -399,11 +420,11 @@ func (p *jsonParser) value(t *types.Type) (any, error) {
 	}
 	switch {
 	case c == '"':
-		b, err := p.str()
+		b, err := p.Str()
 		if err != nil {
 			return nil, err
 		}
-		v, err := p.vp.parseScalar(string(b), t) // string types were handled above
+		v, err := p.vp.ParseScalar(string(b), t) // string types were handled above
 		if err != nil {
 			return nil, p.fail(start, err.Error())
 		}
@@ -429,7 +450,7 @@ func (p *jsonParser) value(t *types.Type) (any, error) {
 
 var descriptorElem = types.Type{Kind: types.KindVarChar, Length: types.MaxLength, NotNull: true}
 
-func (p *jsonParser) array(t *types.Type) (any, error) {
+func (p *JSON) array(t *types.Type) (any, error) {
 	if err := p.enter(p.pos); err != nil {
 		return nil, err
 	}
@@ -440,17 +461,17 @@ func (p *jsonParser) array(t *types.Type) (any, error) {
 	}
 	p.pos++
 	out := []any{}
-	p.skipWS()
+	p.SkipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
 	} else {
 		for {
-			v, err := p.value(elem)
+			v, err := p.Value(elem)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, v)
-			if done, err := p.more(']'); err != nil {
+			if done, err := p.More(']'); err != nil {
 				return nil, err
 			} else if done {
 				break
@@ -467,7 +488,7 @@ func (p *jsonParser) array(t *types.Type) (any, error) {
 	return out, nil
 }
 
-func (p *jsonParser) mapValue(t *types.Type) (any, error) {
+func (p *JSON) mapValue(t *types.Type) (any, error) {
 	if err := p.enter(p.pos); err != nil {
 		return nil, err
 	}
@@ -475,26 +496,26 @@ func (p *jsonParser) mapValue(t *types.Type) (any, error) {
 	p.pos++
 	m := &types.Map{}
 	var texts []string // key texts, to let a repeated key replace the first
-	p.skipWS()
+	p.SkipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
 		return m, nil
 	}
 	for {
-		p.skipWS()
+		p.SkipWS()
 		kpos := p.pos
-		kb, err := p.keyBytes()
+		kb, err := p.KeyBytes()
 		if err != nil {
 			return nil, err
 		}
 		text := string(kb)
 		var k any = text
 		if !t.Key.IsString() {
-			if k, err = p.vp.parse(text, t.Key); err != nil {
+			if k, err = p.vp.Parse(text, t.Key); err != nil {
 				return nil, p.fail(kpos, "map key: "+err.Error())
 			}
 		}
-		v, err := p.value(t.Elem)
+		v, err := p.Value(t.Elem)
 		if err != nil {
 			return nil, err
 		}
@@ -505,7 +526,7 @@ func (p *jsonParser) mapValue(t *types.Type) (any, error) {
 			m.Keys = append(m.Keys, k)
 			m.Values = append(m.Values, v)
 		}
-		if done, err := p.more('}'); err != nil {
+		if done, err := p.More('}'); err != nil {
 			return nil, err
 		} else if done {
 			return m, nil
@@ -515,43 +536,43 @@ func (p *jsonParser) mapValue(t *types.Type) (any, error) {
 
 // mapPairs reads a MAP written as an array of [key, value] pairs, the form
 // the JSON printer uses for keys that are not strings.
-func (p *jsonParser) mapPairs(t *types.Type) (any, error) {
+func (p *JSON) mapPairs(t *types.Type) (any, error) {
 	if err := p.enter(p.pos); err != nil {
 		return nil, err
 	}
 	defer func() { p.depth-- }()
 	p.pos++
 	m := &types.Map{}
-	p.skipWS()
+	p.SkipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
 		return m, nil
 	}
 	for {
-		p.skipWS()
+		p.SkipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != '[' {
-			return nil, p.unexpected(p.pos, "a [key, value] pair")
+			return nil, p.Unexpected(p.pos, "a [key, value] pair")
 		}
 		p.pos++
-		k, err := p.value(t.Key)
+		k, err := p.Value(t.Key)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := p.more(']'); err != nil {
+		if _, err := p.More(']'); err != nil {
 			return nil, err
 		}
-		v, err := p.value(t.Elem)
+		v, err := p.Value(t.Elem)
 		if err != nil {
 			return nil, err
 		}
-		p.skipWS()
+		p.SkipWS()
 		if p.pos >= len(p.data) || p.data[p.pos] != ']' {
-			return nil, p.unexpected(p.pos, "']' after a [key, value] pair")
+			return nil, p.Unexpected(p.pos, "']' after a [key, value] pair")
 		}
 		p.pos++
 		m.Keys = append(m.Keys, k)
 		m.Values = append(m.Values, v)
-		if done, err := p.more(']'); err != nil {
+		if done, err := p.More(']'); err != nil {
 			return nil, err
 		} else if done {
 			return m, nil
@@ -570,7 +591,7 @@ func indexOfString(list []string, s string) int {
 
 // row reads a ROW from an object (fields by name; unknown names ignored,
 // missing ones NULL) or an array (fields by position).
-func (p *jsonParser) row(t *types.Type) (any, error) {
+func (p *JSON) row(t *types.Type) (any, error) {
 	if err := p.enter(p.pos); err != nil {
 		return nil, err
 	}
@@ -579,7 +600,7 @@ func (p *jsonParser) row(t *types.Type) (any, error) {
 	fields := make([]any, len(t.Fields))
 	if p.data[p.pos] == '[' {
 		p.pos++
-		p.skipWS()
+		p.SkipWS()
 		n := 0
 		if p.pos < len(p.data) && p.data[p.pos] == ']' {
 			p.pos++
@@ -588,13 +609,13 @@ func (p *jsonParser) row(t *types.Type) (any, error) {
 				if n >= len(fields) {
 					return nil, p.fail(start, fmt.Sprintf("expected %d fields for %s", len(fields), t))
 				}
-				v, err := p.value(&t.Fields[n].Type)
+				v, err := p.Value(&t.Fields[n].Type)
 				if err != nil {
 					return nil, err
 				}
 				fields[n] = v
 				n++
-				if done, err := p.more(']'); err != nil {
+				if done, err := p.More(']'); err != nil {
 					return nil, err
 				} else if done {
 					break
@@ -607,12 +628,12 @@ func (p *jsonParser) row(t *types.Type) (any, error) {
 		return types.Row{Kind: types.Insert, Fields: fields}, nil
 	}
 	p.pos++
-	p.skipWS()
+	p.SkipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
 	} else {
 		for {
-			kb, err := p.keyBytes()
+			kb, err := p.KeyBytes()
 			if err != nil {
 				return nil, err
 			}
@@ -624,14 +645,14 @@ func (p *jsonParser) row(t *types.Type) (any, error) {
 				}
 			}
 			if i < 0 {
-				err = p.skipValue()
+				err = p.SkipValue()
 			} else {
-				fields[i], err = p.value(&t.Fields[i].Type)
+				fields[i], err = p.Value(&t.Fields[i].Type)
 			}
 			if err != nil {
 				return nil, err
 			}
-			if done, err := p.more('}'); err != nil {
+			if done, err := p.More('}'); err != nil {
 				return nil, err
 			} else if done {
 				break
@@ -677,11 +698,11 @@ func compactJSON(raw []byte) string {
 
 // fromNumber converts the text of a JSON number to type t (not a string
 // type: the caller keeps the text for those).
-func (vp *valueParser) fromNumber(num []byte, t *types.Type) (any, error) {
+func (vp *Parser) fromNumber(num []byte, t *types.Type) (any, error) {
 	switch t.Kind {
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
-		if n, ok := atoiBytes(num); ok {
-			if lo, hi := IntegerRange(t.Kind); n < lo || n > hi {
+		if n, ok := FastInt(num); ok {
+			if lo, hi := t.Kind.IntegerRange(); n < lo || n > hi {
 				return nil, errIntRange(string(num), t)
 			}
 			return n, nil
@@ -699,7 +720,7 @@ func (vp *valueParser) fromNumber(num []byte, t *types.Type) (any, error) {
 		return d, nil
 	case types.KindTimestamp, types.KindTimestampLTZ:
 		if vp.format == "" {
-			if n, ok := atoiBytes(num); ok {
+			if n, ok := FastInt(num); ok {
 				if n < MinEpochMillis || n > MaxEpochMillis {
 					return nil, errValue(string(num), t, epochRange)
 				}
@@ -708,34 +729,34 @@ func (vp *valueParser) fromNumber(num []byte, t *types.Type) (any, error) {
 			return nil, errValue(string(num), t, "expected epoch milliseconds")
 		}
 	case types.KindIntervalDayTime:
-		if n, ok := atoiBytes(num); ok {
+		if n, ok := FastInt(num); ok {
 			return types.Duration(n), nil
 		}
 	case types.KindIntervalYearMonth:
-		if n, ok := atoiBytes(num); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
+		if n, ok := FastInt(num); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
 			return types.Period(n), nil
 		}
 	}
 	return nil, errValue(string(num), t, "")
 }
 
-// parseJSONText is ParseValue for ARRAY, MAP, ROW and DESCRIPTOR: the JSON
+// parseJSONText is Value for ARRAY, MAP, ROW and DESCRIPTOR: the JSON
 // text null gives nil.
-func (vp *valueParser) parseJSONText(text string, t *types.Type) (any, error) {
+func (vp *Parser) parseJSONText(text string, t *types.Type) (any, error) {
 	if !utf8.ValidString(text) {
 		return nil, errValue(text, t, "invalid UTF-8")
 	}
-	p := jsonParser{data: []byte(text), vp: vp}
-	v, err := p.value(t)
+	p := JSON{data: []byte(text), vp: vp}
+	v, err := p.Value(t)
 	if err == nil {
-		p.skipWS()
+		p.SkipWS()
 		if p.pos < len(p.data) {
-			err = p.unexpected(p.pos, "the end of the value")
+			err = p.Unexpected(p.pos, "the end of the value")
 		}
 	}
 	if err != nil {
-		je := err.(*jsonError)
-		return nil, errValue(text, t, fmt.Sprintf("%s (at byte %d)", je.msg, je.pos+1))
+		je := err.(*JSONError)
+		return nil, errValue(text, t, fmt.Sprintf("%s (at byte %d)", je.Msg, je.Pos+1))
 	}
 	return v, nil
 }

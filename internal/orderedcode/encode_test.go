@@ -1,4 +1,4 @@
-package state_test
+package orderedcode_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
-	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/internal/orderedcode"
 )
 
 // A tuple's elements are nil (null), bool, int64, uint64, float64, string
@@ -23,19 +23,19 @@ func encode(t testing.TB, tup tuple) []byte {
 	for _, v := range tup {
 		switch v := v.(type) {
 		case nil:
-			b = state.AppendNull(b)
+			b = orderedcode.AppendNull(b)
 		case bool:
-			b = state.AppendBool(b, v)
+			b = orderedcode.AppendBool(b, v)
 		case int64:
-			b = state.AppendInt64(b, v)
+			b = orderedcode.AppendInt64(b, v)
 		case uint64:
-			b = state.AppendUint64(b, v)
+			b = orderedcode.AppendUint64(b, v)
 		case float64:
-			b = state.AppendFloat64(b, v)
+			b = orderedcode.AppendFloat64(b, v)
 		case string:
-			b = state.AppendString(b, v)
+			b = orderedcode.AppendString(b, v)
 		case []byte:
-			b = state.AppendBytes(b, v)
+			b = orderedcode.AppendBytes(b, v)
 		default:
 			t.Fatalf("cannot encode %T", v)
 		}
@@ -46,24 +46,24 @@ func encode(t testing.TB, tup tuple) []byte {
 // decode reads a whole key back, using Peek to find each element's kind.
 func decode(b []byte) (tuple, error) {
 	var tup tuple
-	d := state.NewDecoder(b)
+	d := orderedcode.NewDecoder(b)
 	for !d.Done() {
 		var v any
 		var err error
 		switch k := d.Peek(); k {
-		case state.KindNull:
+		case orderedcode.KindNull:
 			d.Null()
-		case state.KindBool:
+		case orderedcode.KindBool:
 			v, err = d.Bool()
-		case state.KindInt64:
+		case orderedcode.KindInt64:
 			v, err = d.Int64()
-		case state.KindUint64:
+		case orderedcode.KindUint64:
 			v, err = d.Uint64()
-		case state.KindFloat64:
+		case orderedcode.KindFloat64:
 			v, err = d.Float64()
-		case state.KindString:
+		case orderedcode.KindString:
 			v, err = d.String()
-		case state.KindBytes:
+		case orderedcode.KindBytes:
 			v, err = d.Bytes()
 		default:
 			err = d.Skip()
@@ -170,14 +170,14 @@ func TestEncode_roundTrip(t *testing.T) {
 
 func TestEncode_NaN(t *testing.T) {
 	for _, nan := range []float64{math.NaN(), -math.NaN(), math.Float64frombits(0x7ff0000000000001)} {
-		b := state.AppendFloat64(nil, nan)
-		if !bytes.Equal(b, state.AppendFloat64(nil, math.NaN())) {
+		b := orderedcode.AppendFloat64(nil, nan)
+		if !bytes.Equal(b, orderedcode.AppendFloat64(nil, math.NaN())) {
 			t.Errorf("NaN %x encodes as %x, not as the canonical NaN", math.Float64bits(nan), b)
 		}
-		if !(bytes.Compare(b, state.AppendFloat64(nil, math.Inf(1))) > 0) {
+		if !(bytes.Compare(b, orderedcode.AppendFloat64(nil, math.Inf(1))) > 0) {
 			t.Errorf("NaN does not sort after +Inf")
 		}
-		if got, err := state.NewDecoder(b).Float64(); err != nil || !math.IsNaN(got) {
+		if got, err := orderedcode.NewDecoder(b).Float64(); err != nil || !math.IsNaN(got) {
 			t.Errorf("decoding NaN = %v, %v", got, err)
 		}
 	}
@@ -272,20 +272,20 @@ func TestDecoder_errors(t *testing.T) {
 	tests := []struct {
 		name string
 		in   []byte
-		read func(d *state.Decoder) error
+		read func(d *orderedcode.Decoder) error
 		want string
 	}{
-		{"end", nil, func(d *state.Decoder) error { _, err := d.Int64(); return err }, "offset 0: want int64, found end of key"},
-		{"wrong kind", state.AppendString(nil, "x"), func(d *state.Decoder) error { _, err := d.Int64(); return err }, "want int64, found string"},
-		{"bad tag", []byte{0x7f}, func(d *state.Decoder) error { _, err := d.Bool(); return err }, "want bool, found invalid tag 0x7f"},
-		{"short int", state.AppendInt64(nil, 1)[:5], func(d *state.Decoder) error { _, err := d.Int64(); return err }, "truncated int64: 4 of 8 bytes"},
-		{"short float", state.AppendFloat64(nil, 1)[:1], func(d *state.Decoder) error { _, err := d.Float64(); return err }, "truncated float64: 0 of 8 bytes"},
-		{"unterminated", []byte{0x21, 'a', 'b'}, func(d *state.Decoder) error { _, err := d.String(); return err }, "unterminated string"},
-		{"lone zero at end", []byte{0x20, 'a', 0x00}, func(d *state.Decoder) error { _, err := d.Bytes(); return err }, "unterminated bytes"},
-		{"bad escape", []byte{0x21, 'a', 0x00, 0x07, 0x00, 0x01}, func(d *state.Decoder) error { _, err := d.String(); return err }, "invalid escape 0x00 0x07 in string at offset 2"},
-		{"skip bad tag", []byte{0x99}, func(d *state.Decoder) error { return d.Skip() }, "invalid tag 0x99"},
-		{"skip end", nil, func(d *state.Decoder) error { return d.Skip() }, "found end of key"},
-		{"second element", state.AppendBool(state.AppendNull(nil), true), func(d *state.Decoder) error {
+		{"end", nil, func(d *orderedcode.Decoder) error { _, err := d.Int64(); return err }, "offset 0: want int64, found end of key"},
+		{"wrong kind", orderedcode.AppendString(nil, "x"), func(d *orderedcode.Decoder) error { _, err := d.Int64(); return err }, "want int64, found string"},
+		{"bad tag", []byte{0x7f}, func(d *orderedcode.Decoder) error { _, err := d.Bool(); return err }, "want bool, found invalid tag 0x7f"},
+		{"short int", orderedcode.AppendInt64(nil, 1)[:5], func(d *orderedcode.Decoder) error { _, err := d.Int64(); return err }, "truncated int64: 4 of 8 bytes"},
+		{"short float", orderedcode.AppendFloat64(nil, 1)[:1], func(d *orderedcode.Decoder) error { _, err := d.Float64(); return err }, "truncated float64: 0 of 8 bytes"},
+		{"unterminated", []byte{0x21, 'a', 'b'}, func(d *orderedcode.Decoder) error { _, err := d.String(); return err }, "unterminated string"},
+		{"lone zero at end", []byte{0x20, 'a', 0x00}, func(d *orderedcode.Decoder) error { _, err := d.Bytes(); return err }, "unterminated bytes"},
+		{"bad escape", []byte{0x21, 'a', 0x00, 0x07, 0x00, 0x01}, func(d *orderedcode.Decoder) error { _, err := d.String(); return err }, "invalid escape 0x00 0x07 in string at offset 2"},
+		{"skip bad tag", []byte{0x99}, func(d *orderedcode.Decoder) error { return d.Skip() }, "invalid tag 0x99"},
+		{"skip end", nil, func(d *orderedcode.Decoder) error { return d.Skip() }, "found end of key"},
+		{"second element", orderedcode.AppendBool(orderedcode.AppendNull(nil), true), func(d *orderedcode.Decoder) error {
 			if !d.Null() {
 				return fmt.Errorf("no null")
 			}
@@ -295,7 +295,7 @@ func TestDecoder_errors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := state.NewDecoder(tt.in)
+			d := orderedcode.NewDecoder(tt.in)
 			err := tt.read(d)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error = %v; want one containing %q", err, tt.want)
@@ -312,20 +312,20 @@ func TestDecoder_errors(t *testing.T) {
 }
 
 func TestDecoder_peekSkipRest(t *testing.T) {
-	key := state.AppendUint64(state.AppendString(state.AppendNull(nil), "a\x00"), 7)
-	d := state.NewDecoder(key)
-	var kinds []state.Kind
+	key := orderedcode.AppendUint64(orderedcode.AppendString(orderedcode.AppendNull(nil), "a\x00"), 7)
+	d := orderedcode.NewDecoder(key)
+	var kinds []orderedcode.Kind
 	for !d.Done() {
 		kinds = append(kinds, d.Peek())
 		if err := d.Skip(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := []state.Kind{state.KindNull, state.KindString, state.KindUint64}
+	want := []orderedcode.Kind{orderedcode.KindNull, orderedcode.KindString, orderedcode.KindUint64}
 	if diff := gocmp.Diff(want, kinds); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
 	}
-	if d.Peek() != state.KindInvalid || len(d.Rest()) != 0 {
+	if d.Peek() != orderedcode.KindInvalid || len(d.Rest()) != 0 {
 		t.Error("decoder not at the end")
 	}
 	d.Reset(key)
@@ -335,10 +335,10 @@ func TestDecoder_peekSkipRest(t *testing.T) {
 	if s, err := d.String(); err != nil || s != "a\x00" {
 		t.Errorf("String = %q, %v", s, err)
 	}
-	if got, want := d.Rest(), state.AppendUint64(nil, 7); !bytes.Equal(got, want) {
+	if got, want := d.Rest(), orderedcode.AppendUint64(nil, 7); !bytes.Equal(got, want) {
 		t.Errorf("Rest = %x; want %x", got, want)
 	}
-	if got := state.KindString.String(); got != "string" {
+	if got := orderedcode.KindString.String(); got != "string" {
 		t.Errorf("KindString.String() = %q", got)
 	}
 }
@@ -347,9 +347,9 @@ func TestDecoder_peekSkipRest(t *testing.T) {
 // whatever decodes encodes back to the same bytes: the encoding is canonical.
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte{})
-	f.Add(state.AppendString(state.AppendInt64(nil, -5), "a\x00b"))
-	f.Add(state.AppendBytes(state.AppendFloat64(state.AppendNull(nil), 1.5), []byte{0xff, 0}))
-	f.Add(state.AppendBool(state.AppendUint64(nil, 1<<40), true))
+	f.Add(orderedcode.AppendString(orderedcode.AppendInt64(nil, -5), "a\x00b"))
+	f.Add(orderedcode.AppendBytes(orderedcode.AppendFloat64(orderedcode.AppendNull(nil), 1.5), []byte{0xff, 0}))
+	f.Add(orderedcode.AppendBool(orderedcode.AppendUint64(nil, 1<<40), true))
 	f.Add([]byte{0x21, 0x00})
 	f.Add([]byte{0x21, 0x00, 0x02})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -372,7 +372,7 @@ func FuzzDecode(f *testing.F) {
 
 // restAfter returns how many bytes of b remain after skipping n elements.
 func restAfter(b []byte, n int) int {
-	d := state.NewDecoder(b)
+	d := orderedcode.NewDecoder(b)
 	for range n {
 		if err := d.Skip(); err != nil {
 			panic(err)

@@ -1,4 +1,4 @@
-package format
+package textparse
 
 import (
 	"encoding/base64"
@@ -14,7 +14,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
-// Timestamp formats of ParseOptions.TimestampFormat, Flink's values of
+// Timestamp formats of Options.TimestampFormat, Flink's values of
 // 'json.timestamp-format.standard'.
 const (
 	// TimestampFormatSQL reads TIMESTAMP as "yyyy-MM-dd HH:mm:ss[.fraction]"
@@ -25,9 +25,9 @@ const (
 	TimestampFormatISO8601 = "ISO-8601"
 )
 
-// ParseOptions controls how ParseValue and ConvertJSON read text. The zero
+// Options controls how Value and ConvertJSON read text. The zero
 // value is ptfsh's lenient default.
-type ParseOptions struct {
+type Options struct {
 	// TimestampPattern, when not empty, is the only form TIMESTAMP and
 	// TIMESTAMP_LTZ text may take (JSON numbers still read as epoch
 	// milliseconds). DATE text is read as yyyy-MM-dd first and with the
@@ -67,32 +67,32 @@ type ParseOptions struct {
 
 // Validate reports whether the options are usable: a known TimestampFormat
 // and a TimestampPattern that compiles.
-func (o ParseOptions) Validate() error {
-	_, err := compileParseOptions(o)
+func (o Options) Validate() error {
+	_, err := Compile(o)
 	return err
 }
 
-// valueParser is ParseOptions compiled once: readers keep one, and
-// ParseValue finds it in a cache.
-type valueParser struct {
+// Parser is Options compiled once: readers keep one, and
+// Value finds it in a cache.
+type Parser struct {
 	pattern  *timePattern // nil without TimestampPattern
 	format   string
 	flinkCSV bool
 }
 
 var (
-	parserCache   sync.Map // ParseOptions -> *valueParser
-	defaultParser = &valueParser{}
+	parserCache   sync.Map // Options -> *Parser
+	defaultParser = &Parser{}
 )
 
-func compileParseOptions(o ParseOptions) (*valueParser, error) {
-	if o == (ParseOptions{}) {
+func Compile(o Options) (*Parser, error) {
+	if o == (Options{}) {
 		return defaultParser, nil
 	}
 	if v, ok := parserCache.Load(o); ok {
-		return v.(*valueParser), nil
+		return v.(*Parser), nil
 	}
-	vp := &valueParser{format: o.TimestampFormat, flinkCSV: o.FlinkCSV}
+	vp := &Parser{format: o.TimestampFormat, flinkCSV: o.FlinkCSV}
 	if o.FlinkCSV && o.TimestampFormat == "" {
 		vp.format = TimestampFormatSQL
 	}
@@ -112,9 +112,9 @@ func compileParseOptions(o ParseOptions) (*valueParser, error) {
 	return vp, nil
 }
 
-// ParseValue converts text to the Go value that holds SQL type t in a Row
+// Value converts text to the Go value that holds SQL type t in a Row
 // (see value.go). What text means NULL is the caller's decision (an empty
-// CSV field, say), so ParseValue returns nil only for the JSON text null
+// CSV field, say), so Value returns nil only for the JSON text null
 // of an ARRAY, MAP, ROW or DESCRIPTOR. It is safe for concurrent use.
 //
 // Text is read much as Flink's CAST from STRING reads it:
@@ -128,7 +128,7 @@ func compileParseOptions(o ParseOptions) (*valueParser, error) {
 //   - BINARY, VARBINARY, BYTES: base64, padded or not.
 //   - DATE: yyyy-MM-dd (a time of day after it is ignored).
 //   - TIME(p): HH:mm[:ss[.fraction]], truncated to precision p.
-//   - TIMESTAMP(p), TIMESTAMP_LTZ(p): see ParseOptions; a zone offset is
+//   - TIMESTAMP(p), TIMESTAMP_LTZ(p): see Options; a zone offset is
 //     applied (the session time zone is UTC), a value without one is UTC;
 //     the fraction is truncated to precision p.
 //   - INTERVAL DAY TO SECOND: milliseconds, Flink's "+1 02:03:04.000" or an
@@ -138,12 +138,12 @@ func compileParseOptions(o ParseOptions) (*valueParser, error) {
 //
 // Leading and trailing white space is ignored for every type but strings.
 // An error says what was expected: cannot parse "abc" as INT.
-func ParseValue(text string, t types.Type, opts ParseOptions) (any, error) {
-	vp, err := compileParseOptions(opts)
+func Value(text string, t types.Type, opts Options) (any, error) {
+	vp, err := Compile(opts)
 	if err != nil {
 		return nil, err
 	}
-	return vp.parse(text, &t)
+	return vp.Parse(text, &t)
 }
 
 // valueError is a value that does not read as its type. The reader adds the
@@ -167,7 +167,7 @@ const maxShown = 64
 
 // quoteText renders text for an error message, shortened when long. It
 // copies text, so callers may pass strings that alias reused buffers.
-func quoteText(text string) string {
+func QuoteText(text string) string {
 	if len(text) > maxShown {
 		cut := maxShown
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
@@ -179,21 +179,24 @@ func quoteText(text string) string {
 }
 
 func errValue(text string, t *types.Type, detail string) error {
-	return &valueError{text: quoteText(text), typ: t.String(), detail: detail}
+	return &valueError{text: QuoteText(text), typ: t.String(), detail: detail}
 }
 
-// parse is ParseValue with compiled options.
-func (vp *valueParser) parse(text string, t *types.Type) (any, error) {
+// HasPattern reports whether the options gave a TimestampPattern.
+func (vp *Parser) HasPattern() bool { return vp.pattern != nil }
+
+// Parse is Value with compiled options.
+func (vp *Parser) Parse(text string, t *types.Type) (any, error) {
 	if t.IsString() {
 		return text, nil
 	}
-	return vp.parseScalar(text, t)
+	return vp.ParseScalar(text, t)
 }
 
 // parseScalar is parse for every type but strings. It keeps no reference
 // to text, so that a reader's string(bytes) conversion for the call can
 // stay off the heap.
-func (vp *valueParser) parseScalar(text string, t *types.Type) (any, error) {
+func (vp *Parser) ParseScalar(text string, t *types.Type) (any, error) {
 	s := strings.TrimSpace(text)
 	switch t.Kind {
 	case types.KindBoolean:
@@ -223,14 +226,14 @@ func (vp *valueParser) parseScalar(text string, t *types.Type) (any, error) {
 		}
 		return nil, errValue(text, t, "expected base64")
 	case types.KindDate:
-		return vp.parseDate(text, s, t)
+		return vp.ParseDate(text, s, t)
 	case types.KindTime:
 		if tod, ok := parseTimeOfDay(s, t.Length); ok {
 			return tod, nil
 		}
 		return nil, errValue(text, t, "expected HH:mm:ss")
 	case types.KindTimestamp, types.KindTimestampLTZ:
-		return vp.parseTimestamp(text, s, t)
+		return vp.ParseTimestamp(text, s, t)
 	case types.KindIntervalDayTime:
 		if d, ok := parseDayTimeInterval(s); ok {
 			return d, nil
@@ -247,21 +250,8 @@ func (vp *valueParser) parseScalar(text string, t *types.Type) (any, error) {
 	return nil, errValue(text, t, "")
 }
 
-// integerRange returns the range of an integer kind.
-func IntegerRange(k types.Kind) (lo, hi int64) {
-	switch k {
-	case types.KindTinyInt:
-		return math.MinInt8, math.MaxInt8
-	case types.KindSmallInt:
-		return math.MinInt16, math.MaxInt16
-	case types.KindInt:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
-}
-
 func errIntRange(text string, t *types.Type) error {
-	lo, hi := IntegerRange(t.Kind)
+	lo, hi := t.Kind.IntegerRange()
 	return errValue(text, t, fmt.Sprintf("out of range [%d, %d]", lo, hi))
 }
 
@@ -274,16 +264,16 @@ func parseIntegerText(text, s string, t *types.Type) (any, error) {
 		}
 		return nil, errValue(text, t, "")
 	}
-	if lo, hi := IntegerRange(t.Kind); n < lo || n > hi {
+	if lo, hi := t.Kind.IntegerRange(); n < lo || n > hi {
 		return nil, errIntRange(text, t)
 	}
 	return n, nil
 }
 
-// atoiBytes is a fast path for decimal integers: ok is false for anything
+// FastInt is a fast path for decimal integers: ok is false for anything
 // that is not an optional sign and 1 to 18 digits, and the caller then
 // takes the slow path that handles the rest and explains problems.
-func atoiBytes(b []byte) (int64, bool) {
+func FastInt(b []byte) (int64, bool) {
 	i := 0
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		i = 1

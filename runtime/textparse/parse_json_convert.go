@@ -1,4 +1,4 @@
-package format
+package textparse
 
 import (
 	"bytes"
@@ -17,23 +17,23 @@ import (
 // integers and []byte. Numbers keep their exact text, so json.Number
 // "9007199254740993" is exactly that BIGINT; a float64 is read from its
 // shortest text. Conversions are those of the JSON file reader: strings
-// are read as ParseValue reads text (base64 for BYTES), numbers give
+// are read as Value reads text (base64 for BYTES), numbers give
 // integers, floats, decimals, or epoch milliseconds for timestamps; a
 // string type takes any value as its JSON text; ROW takes an object (by
 // field name) or an array (by position); MAP takes an object, its keys
 // converted to the key type, in sorted key order as map[string]any has no
 // order, or an array of [key, value] pairs. nil is NULL, an error for a NOT NULL type.
-func ConvertJSON(v any, t types.Type, opts ParseOptions) (any, error) {
-	vp, err := compileParseOptions(opts)
+func ConvertJSON(v any, t types.Type, opts Options) (any, error) {
+	vp, err := Compile(opts)
 	if err != nil {
 		return nil, err
 	}
 	return vp.convert(v, &t, 0)
 }
 
-func (vp *valueParser) convert(v any, t *types.Type, depth int) (any, error) {
-	if depth > maxJSONDepth {
-		return nil, fmt.Errorf("nesting deeper than %d", maxJSONDepth)
+func (vp *Parser) convert(v any, t *types.Type, depth int) (any, error) {
+	if depth > MaxJSONDepth {
+		return nil, fmt.Errorf("nesting deeper than %d", MaxJSONDepth)
 	}
 	if v == nil {
 		if t.NotNull {
@@ -46,7 +46,7 @@ func (vp *valueParser) convert(v any, t *types.Type, depth int) (any, error) {
 		if t.IsString() {
 			return x, nil
 		}
-		return vp.parse(x, t)
+		return vp.Parse(x, t)
 	case json.Number:
 		return vp.convertNumber(string(x), t)
 	case float64:
@@ -85,7 +85,7 @@ func (vp *valueParser) convert(v any, t *types.Type, depth int) (any, error) {
 	return nil, fmt.Errorf("cannot parse %s as %s", shortJSON(marshalCompact(v)), t)
 }
 
-func (vp *valueParser) convertNumber(text string, t *types.Type) (any, error) {
+func (vp *Parser) convertNumber(text string, t *types.Type) (any, error) {
 	if t.IsString() {
 		return text, nil
 	}
@@ -96,7 +96,7 @@ func (vp *valueParser) convertNumber(text string, t *types.Type) (any, error) {
 	return vp.fromNumber([]byte(text), t)
 }
 
-func (vp *valueParser) convertFloat(f float64, t *types.Type) (any, error) {
+func (vp *Parser) convertFloat(f float64, t *types.Type) (any, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		if t.Kind == types.KindDouble || t.Kind == types.KindFloat {
 			return f, nil
@@ -113,7 +113,7 @@ func (vp *valueParser) convertFloat(f float64, t *types.Type) (any, error) {
 	return vp.convertNumber(strconv.FormatFloat(f, format, -1, 64), t)
 }
 
-func (vp *valueParser) convertSlice(x []any, t *types.Type, depth int) (any, error) {
+func (vp *Parser) convertSlice(x []any, t *types.Type, depth int) (any, error) {
 	switch t.Kind {
 	case types.KindArray, types.KindDescriptor:
 		elem := t.Elem
@@ -174,7 +174,7 @@ func (vp *valueParser) convertSlice(x []any, t *types.Type, depth int) (any, err
 	return nil, fmt.Errorf("cannot parse %s as %s", shortJSON(marshalCompact(x)), t)
 }
 
-func (vp *valueParser) convertObject(x map[string]any, t *types.Type, depth int) (any, error) {
+func (vp *Parser) convertObject(x map[string]any, t *types.Type, depth int) (any, error) {
 	switch t.Kind {
 	case types.KindRow:
 		fields := make([]any, len(t.Fields))
@@ -197,7 +197,7 @@ func (vp *valueParser) convertObject(x map[string]any, t *types.Type, depth int)
 			var kv any = k
 			if !t.Key.IsString() {
 				var err error
-				if kv, err = vp.parse(k, t.Key); err != nil {
+				if kv, err = vp.Parse(k, t.Key); err != nil {
 					return nil, fmt.Errorf("map key: %w", err)
 				}
 			}

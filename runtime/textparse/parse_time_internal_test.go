@@ -1,10 +1,9 @@
-package format
+package textparse
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
@@ -55,42 +54,10 @@ func TestParseISO_fixedAgreesWithScan(t *testing.T) {
 	}
 }
 
-// TestInterner_get: the cache in front of the map gives back the string
-// of the bytes asked for, shared while the column repeats.
-func TestInterner_get(t *testing.T) {
-	var in interner
-	r := rand.New(rand.NewPCG(3, 4))
-	values := []string{"", "A", "AB", "ABC", "ABCDEFGH", "ABCDEFGHI", "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345", "x\x00y"}
-	for i := range 3000 {
-		values = append(values, fmt.Sprintf("K%d", i))
-	}
-	first := map[string]string{}
-	for range 100_000 {
-		v := values[r.IntN(len(values))]
-		got := in.get([]byte(v))
-		if got != v {
-			t.Fatalf("get(%q) = %q", v, got)
-		}
-		if f, ok := first[v]; ok && len(v) > 0 && unsafe.StringData(f) != unsafe.StringData(got.(string)) {
-			t.Fatalf("get(%q) gave another copy", v)
-		}
-		first[v] = got.(string)
-	}
-}
-
-// TestBoxInt: integers come back as themselves, shared or not.
-func TestBoxInt(t *testing.T) {
-	for _, n := range []int64{smallIntMin - 1, smallIntMin, -1, 0, 255, 256, smallIntMax - 1, smallIntMax, 1 << 40} {
-		if got := boxInt(n); got != any(n) {
-			t.Errorf("boxInt(%d) = %v", n, got)
-		}
-	}
-}
-
 // BenchmarkParseTimestamp reads TIMESTAMP(3) text as a CSV file's
 // column: the common shape, with and without a fraction.
 func BenchmarkParseTimestamp(b *testing.B) {
-	vp, err := compileParseOptions(ParseOptions{TimestampFormat: TimestampFormatSQL})
+	vp, err := Compile(Options{TimestampFormat: TimestampFormatSQL})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -98,25 +65,10 @@ func BenchmarkParseTimestamp(b *testing.B) {
 	for _, s := range []string{"2001-01-01 00:00:32", "2001-01-01 00:00:32.125"} {
 		b.Run(fmt.Sprintf("len=%d", len(s)), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := vp.parseScalar(s, &typ); err != nil {
+				if _, err := vp.ParseScalar(s, &typ); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
-	}
-}
-
-// BenchmarkInterner looks up airport codes, 300 of them, as the flights
-// workload's columns do.
-func BenchmarkInterner(b *testing.B) {
-	codes := make([][]byte, 300)
-	for i := range codes {
-		codes[i] = []byte(fmt.Sprintf("A%c%c", 'A'+i/26%26, 'A'+i%26))
-	}
-	var in interner
-	i := 0
-	for b.Loop() {
-		in.get(codes[i])
-		i = (i + 7) % len(codes)
 	}
 }
