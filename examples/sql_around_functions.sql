@@ -1,4 +1,4 @@
--- SQL around a PTF (issue 13): expressions and clauses of Flink SQL on
+-- SQL around a PTF: expressions and clauses of Flink SQL on
 -- what a function emits, and results that keep their meaning.
 --   go run ./cmd/ptfsh -f examples/sql_around_functions.sql
 

@@ -14,7 +14,7 @@ import (
 )
 
 // All conversions between Go row values (runtime/value.go) and JavaScript
-// live in this file (DESIGN §11):
+// live in this file (docs/design.md §11):
 //
 //	SQL type                       Go (runtime)     JavaScript
 //	BOOLEAN                        bool             boolean

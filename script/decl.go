@@ -13,7 +13,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
-// decl is a loaded function's declaration (DESIGN §4).
+// decl is a loaded function's declaration (docs/design.md §4).
 type decl struct {
 	name    string
 	display string

@@ -83,7 +83,7 @@
 //
 // # How values convert
 //
-// Rows and scalar arguments reach JavaScript by the rules of DESIGN §11
+// Rows and scalar arguments reach JavaScript by the rules of docs/design.md §11
 // (convert.go has the table): numbers for the numeric types (a BIGINT
 // beyond ±2^53 becomes a BigInt), strings, booleans, Date for DATE,
 // TIMESTAMP and TIMESTAMP_LTZ, milliseconds for INTERVAL DAY TO SECOND and

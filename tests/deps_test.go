@@ -12,7 +12,7 @@ import (
 
 const mod = "github.com/ptfsh/ptfsh/"
 
-// layers is the import graph of the README's Layout section: each package
+// layers is the import graph that docs/architecture.md draws: each package
 // and the packages of the module (and engines) it may import. A package
 // of the module that is not listed fails the test, so that a new package
 // takes its place in the picture on purpose.
@@ -83,6 +83,8 @@ var layers = map[string][]string{
 	"internal/orderedcode": {},
 	// testarchive reads the txtar test files of ptfsh test and tests/.
 	"internal/testarchive": {"golang.org/x/tools/txtar"},
+	// doctest reads the docs' pages into the blocks the doc tests run.
+	"internal/doctest": {},
 	// The wiring: the command, the benchmark tools.
 	"cmd/ptfsh":          {mod, "github.com/chzyer/readline"},
 	"bench/internal/gen": {},
@@ -122,7 +124,7 @@ func TestImportGraph(t *testing.T) {
 	for _, pkg := range modulePackages(t) {
 		allowed, ok := layers[pkg]
 		if !ok {
-			t.Errorf("package %s is not in the import graph of tests/deps_test.go (and the README's Layout): give it its place", pkg)
+			t.Errorf("package %s is not in the import graph of tests/deps_test.go (and docs/architecture.md): give it its place", pkg)
 			continue
 		}
 		p, err := build.ImportDir(filepath.Join("..", pkg), 0)

@@ -17,7 +17,7 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-var update = flag.Bool("update", false, "rewrite the want.out sections of the script tests and the README's settings tables")
+var update = flag.Bool("update", false, "rewrite the want.out sections of the script tests, the generated tables of docs/ and the outputs shown in the docs")
 
 // TestScripts runs every testdata/**/*.txtar archive: its files are written
 // to a temporary folder, the statements of query.sql run one by one through

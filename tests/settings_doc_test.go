@@ -20,13 +20,16 @@ import (
 	"github.com/ptfsh/ptfsh/script"
 )
 
-// The README's two tables of the Settings section, by their header lines.
+// The two tables of docs/settings.md, by their header lines.
 const (
 	settingsHeader = "| key | default | what it does |"
 	ignoredHeader  = "| Flink option | why ptfsh ignores it |"
 )
 
-// settingsRows renders the rows of the README's settings table.
+// settingsPage is the page of settings, whose tables are generated.
+const settingsPage = "../docs/settings.md"
+
+// settingsRows renders the rows of the settings table.
 func settingsRows() []string {
 	var rows []string
 	for _, s := range settings.All() {
@@ -39,7 +42,7 @@ func settingsRows() []string {
 	return rows
 }
 
-// ignoredRows renders the rows of the README's table of ignored options.
+// ignoredRows renders the rows of the table of ignored Flink options.
 func ignoredRows() []string {
 	var rows []string
 	for _, ig := range settings.IgnoredKeys() {
@@ -48,9 +51,9 @@ func ignoredRows() []string {
 	return rows
 }
 
-// readmeTable finds the table under header in the README's lines: the
-// index of its first row and its rows.
-func readmeTable(t *testing.T, lines []string, header string) (int, []string) {
+// docTable finds the table under header in the lines of page: the index
+// of its first row and its rows.
+func docTable(t *testing.T, page string, lines []string, header string) (int, []string) {
 	t.Helper()
 	for i, l := range lines {
 		if l != header {
@@ -63,7 +66,7 @@ func readmeTable(t *testing.T, lines []string, header string) (int, []string) {
 		}
 		return start, lines[start:end]
 	}
-	t.Fatalf("README.md has no table with the header %q (the Settings section)", header)
+	t.Fatalf("%s has no table with the header %q", page, header)
 	return 0, nil
 }
 
@@ -76,12 +79,12 @@ func parseRow(row string) []string {
 	return cells
 }
 
-// TestSettingsDoc keeps the README's Settings section equal to
+// TestSettingsDoc keeps the tables of docs/settings.md equal to
 // runtime/settings: every key with its default and doc, and every ignored
 // Flink option with its reason. go test ./tests -run TestSettingsDoc
 // -update rewrites the two tables from the package.
 func TestSettingsDoc(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile(settingsPage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +93,7 @@ func TestSettingsDoc(t *testing.T) {
 		header string
 		want   []string
 	}{{settingsHeader, settingsRows()}, {ignoredHeader, ignoredRows()}} {
-		start, got := readmeTable(t, lines, tab.header)
+		start, got := docTable(t, "docs/settings.md", lines, tab.header)
 		if *update {
 			lines = append(lines[:start], append(append([]string(nil), tab.want...), lines[start+len(got):]...)...)
 			continue
@@ -106,23 +109,23 @@ func TestSettingsDoc(t *testing.T) {
 			g, ok := readme[w[0]]
 			switch {
 			case !ok:
-				t.Errorf("README.md: the table %q lacks '%s'", tab.header, w[0])
+				t.Errorf("docs/settings.md: the table %q lacks '%s'", tab.header, w[0])
 			case len(g) != len(w):
-				t.Errorf("README.md: the row of '%s' has %d cells, want %d", w[0], len(g), len(w))
+				t.Errorf("docs/settings.md: the row of '%s' has %d cells, want %d", w[0], len(g), len(w))
 			case g[1] != w[1]:
-				t.Errorf("README.md: '%s' is listed with %q, runtime/settings says %q", w[0], g[1], w[1])
+				t.Errorf("docs/settings.md: '%s' is listed with %q, runtime/settings says %q", w[0], g[1], w[1])
 			}
 			delete(readme, w[0])
 		}
 		for k := range readme {
-			t.Errorf("README.md: the table %q lists '%s', which runtime/settings does not have", tab.header, k)
+			t.Errorf("docs/settings.md: the table %q lists '%s', which runtime/settings does not have", tab.header, k)
 		}
 		if diff := cmp.Diff(tab.want, got); diff != "" {
-			t.Errorf("README.md: the table %q differs from runtime/settings (-want +got); go test ./tests -run TestSettingsDoc -update rewrites it:\n%s", tab.header, diff)
+			t.Errorf("docs/settings.md: the table %q differs from runtime/settings (-want +got); go test ./tests -run TestSettingsDoc -update rewrites it:\n%s", tab.header, diff)
 		}
 	}
 	if *update {
-		if err := os.WriteFile("../README.md", []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		if err := os.WriteFile(settingsPage, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -27,7 +27,7 @@ var sqlClientExports = []exportPair{
 
 // TestRunExport_flinkSQLClient exports each of sqlClientExports, builds its
 // jar (mvn package) and runs its job.sql in Flink 2.3's SQL client, as the
-// README says (sql-client/pom.xml: the client from Maven artifacts on a
+// docs/flink.md says (sql-client/pom.xml: the client from Maven artifacts on a
 // local mini cluster); ptfsh runs the same job.sql (its registration of the
 // Java class replaced by the JS file's). The client must run every
 // statement, and each result it prints must hold ptfsh's rows, as a
@@ -98,7 +98,7 @@ func TestRunExport_flinkSQLClient(t *testing.T) {
 			t.Errorf("%s: ptfsh printed no result, or no row in its first:\n%s", label, out.String())
 			continue
 		}
-		// The commands of the README, Running on Flink.
+		// The commands of docs/flink.md, job.sql in Flink's SQL client.
 		start := time.Now()
 		for _, args := range [][]string{
 			{mvn, "-B", "-q", "package", "-DskipTests"},

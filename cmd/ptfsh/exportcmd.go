@@ -25,8 +25,7 @@ ProcessTableFunction runs FUNC.js on Flink through GraalJS. With --script,
 ptfsh runs the script and each SELECT becomes a test of the project that
 compares Flink's rows with ptfsh's: run them with mvn test; job.sql holds
 the same statements for Flink's SQL client. What the bridge cannot run as
-ptfsh does is refused with a message that names it (see the README,
-Running on Flink).
+ptfsh does is refused with a message that names it (see docs/flink.md).
 `
 
 // runExport implements ptfsh export flink.

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-var updateLessons = flag.Bool("update", false, "rewrite the want sections of the lessons' exercises from their solutions")
+var updateLessons = flag.Bool("update", false, "rewrite the want sections of the lessons' exercises from their solutions, and the outputs of the commands shown in the docs")
 
 // TestLessons runs every exercise of examples/lessons against its
 // solution (solutions/ beside it), which must pass, and against the stub

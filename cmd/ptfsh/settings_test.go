@@ -27,7 +27,7 @@ func setList(t *testing.T, args ...string) map[string]string {
 }
 
 // TestRun_settingsDefaults: SET; in a fresh ptfsh lists every setting
-// with the default of runtime/settings (the README's table), and the flags
+// with the default of runtime/settings (the table of docs/settings.md), and the flags
 // change the settings they stand for.
 func TestRun_settingsDefaults(t *testing.T) {
 	rows := setList(t)

@@ -147,8 +147,8 @@ func TestWrite_pom(t *testing.T) {
 // JDK 25 or later, gives the tests GraalJS's optimizing compiler (JVMCI on,
 // the Graal compiler and the modules it requires on the upgrade module
 // path, at GraalJS's version), and the default build has none of it, so JDK
-// 17 runs as before, interpreted. The bridge no longer hides the
-// interpreter's warning in the function's context.
+// 17 runs interpreted. The bridge lets the interpreter's warning show in
+// the function's context.
 func TestWrite_pomGraalJIT(t *testing.T) {
 	def := load(t, "G", "", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }], eval() {} })`)
 	dir := t.TempDir()

@@ -8,7 +8,7 @@
 // functions_string.go, functions_time.go): each entry has the function's
 // name, its signature, a line of doc and how a call compiles. Compile looks
 // names up in it, SHOW FUNCTIONS and DESCRIBE FUNCTION show it, and the
-// README's table of functions is checked against it. flink_test.go holds
+// table of functions of docs/sql.md is checked against it. flink_test.go holds
 // expressions evaluated by Flink 2.3.0 with their types and values, which
 // ptfsh must give too.
 package expr

@@ -8,8 +8,8 @@ import (
 )
 
 // An updating aggregate over many input rows: the materialised table
-// holds its final rows only, whatever the number of changes (issue 13:
-// memory bounded by the final table, not by the changelog).
+// holds its final rows only, whatever the number of changes (memory
+// bounded by the final table, not by the changelog).
 func TestMaterializer_memoryIsTheFinalTable(t *testing.T) {
 	for _, tt := range []struct {
 		name string

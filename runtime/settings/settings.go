@@ -3,8 +3,8 @@
 // checks a value and gives its typed form. SET of a key that is not in the
 // table is an error that suggests the closest key, except for the Flink
 // options that ptfsh accepts and ignores (Ignored), which SET takes with a
-// note. The README's Settings section is this table:
-// tests/settings_doc_test.go keeps the two equal.
+// note. The tables of docs/settings.md are generated from this one:
+// tests/settings_doc_test.go keeps them equal.
 //
 // The package is a leaf (the standard library, runtime/types and the text
 // parsers of runtime/textparse only), so that any package may read the
@@ -28,13 +28,14 @@ import (
 // Setting is one key of SET.
 type Setting struct {
 	Key string
-	// Default is the value in force while the key is not set, as the
-	// README lists it; "" means none (Doc says what happens then). For
+	// Default is the value in force while the key is not set, as
+	// docs/settings.md lists it; "" means none (Doc says what happens then). For
 	// keys that flags of the ptfsh command also set (--format,
 	// --parallelism, --trace, the limits), it is the command's default;
 	// SET; shows the value in force.
 	Default string
-	// Doc says in one line what the setting does (the README's column).
+	// Doc says in one line what the setting does (the column of
+	// docs/settings.md).
 	Doc string
 	// Owner is the package that reads the setting.
 	Owner string

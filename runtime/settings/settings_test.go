@@ -27,7 +27,7 @@ func TestTable(t *testing.T) {
 			t.Errorf("%s: needs a doc and an owner", s.Key)
 		}
 		if strings.Contains(s.Doc, "|") {
-			t.Errorf("%s: the doc must not contain '|' (a README table cell)", s.Key)
+			t.Errorf("%s: the doc must not contain '|' (a cell of the table of docs/settings.md)", s.Key)
 		}
 		if s.Default != "" {
 			if _, err := s.Check(s.Default); err != nil {
