@@ -25,7 +25,7 @@ func newObserver(o *Operator) exec.Observer {
 	var obs observers
 	ex := o.ex
 	if ex.Trace != nil {
-		obs = append(obs, &trace{w: ex.Trace, filter: ex.TraceFilter, rows: make([]int64, len(o.node.Tables))})
+		obs = append(obs, &trace{w: escapingWriter{ex.Trace}, filter: ex.TraceFilter, rows: make([]int64, len(o.node.Tables))})
 	}
 	if ex.Timeline != nil {
 		obs = append(obs, &timelineObserver{rec: ex.Timeline})
@@ -79,6 +79,12 @@ func (m observers) RowOut(c exec.CallView, ev *exec.Event) {
 func (m observers) TimerSet(c exec.CallView, t exec.Timer) {
 	for _, o := range m {
 		o.TimerSet(c, t)
+	}
+}
+
+func (m observers) Dropped(c exec.CallView, reason string) {
+	for _, o := range m {
+		o.Dropped(c, reason)
 	}
 }
 
