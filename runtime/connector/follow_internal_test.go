@@ -55,7 +55,7 @@ func names(t *testing.T, ex *exec.Execution, s exec.Stream) []string {
 
 func openFollowed(t *testing.T, tb *catalog.Table, st state.Store) (*exec.Execution, exec.Stream) {
 	t.Helper()
-	ex := exec.NewExecution(context.Background(), st)
+	ex := exec.NewExecution(context.Background(), st, exec.DefaultOptions())
 	s, err := NewFileNode(tb, 0, stdinPos).Open(ex)
 	if err != nil {
 		t.Fatal(err)

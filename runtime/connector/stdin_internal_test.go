@@ -49,7 +49,7 @@ func TestStdin_pipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := exec.NewExecution(context.Background(), state.NewMem())
+	ex := exec.NewExecution(context.Background(), state.NewMem(), exec.DefaultOptions())
 	s, err := node.Open(ex)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestStdin_stop(t *testing.T) {
 	pump := NewStdinPump(strings.NewReader("a\nb\nc\n"))
 	tb := stdinTable("raw", types.Column{Name: "line", Type: types.TypeString})
 	node, _ := stdinConnector{}.Scan(tb, Env{Stdin: pump}, stdinPos)
-	ex := exec.NewExecution(context.Background(), state.NewMem())
+	ex := exec.NewExecution(context.Background(), state.NewMem(), exec.DefaultOptions())
 	s, err := node.Open(ex)
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestStdin_stop(t *testing.T) {
 	if ev := nextLive(t, ex, s, 5*time.Second); ev.Kind != exec.EvRow || ev.Row.Fields[0] != "a" {
 		t.Fatalf("first event %+v", ev)
 	}
-	if _, err := node.Open(exec.NewExecution(context.Background(), state.NewMem())); err == nil || !strings.Contains(err.Error(), "read once per statement") {
+	if _, err := node.Open(exec.NewExecution(context.Background(), state.NewMem(), exec.DefaultOptions())); err == nil || !strings.Contains(err.Error(), "read once per statement") {
 		t.Errorf("a second reader at once: %v", err)
 	}
 	ex.Live().Stop()
@@ -102,7 +102,7 @@ func TestStdin_stop(t *testing.T) {
 		t.Fatalf("after the stop: %+v, %v; want EvEnd", ev, err)
 	}
 	s.Close()
-	ex2 := exec.NewExecution(context.Background(), state.NewMem())
+	ex2 := exec.NewExecution(context.Background(), state.NewMem(), exec.DefaultOptions())
 	s2, err := node.Open(ex2)
 	if err != nil {
 		t.Fatal(err)

@@ -106,7 +106,7 @@ func (ex *Execution) BeginStop() bool {
 	if !l.requested.Load() || l.stopped.Load() {
 		return false
 	}
-	ex.EndOfInput = false
+	ex.Opts.EndOfInput = false
 	l.stopped.Store(true)
 	return true
 }

@@ -65,10 +65,11 @@ func (f *outFlusher) flush() error {
 
 // setRunning records the execution of the statement that runs (nil: none),
 // for Stop, which another goroutine calls.
-func (s *Session) setRunning(ex *exec.Execution) {
+func (s *Session) setRunning(ex *exec.Execution, out *outFlusher) {
 	s.runMu.Lock()
 	s.runEx = ex
 	s.runMu.Unlock()
+	s.runOut = out
 }
 
 // Stop stops the statement that runs, if it reads a live input (standard

@@ -336,7 +336,7 @@ func (t *twoInputs) next() (int, exec.Event, error) {
 			return i, ev, nil
 		case exec.EvEnd:
 			t.ended[i] = true
-			if !t.ex.EndOfInput {
+			if !t.ex.Opts.EndOfInput {
 				continue
 			}
 			w, moved = t.valve.Watermark(i, exec.MaxWatermark)

@@ -17,7 +17,7 @@ import (
 
 // openTable opens an operator's table name in namespace ns.
 func openTable[V any](ex *exec.Execution, ns, name string, codec opstate.Codec[V]) (*opstate.Table[V], error) {
-	return opstate.Open(ex.Store, ns+"/"+name, codec, opstate.Options{CacheEntries: ex.CacheSize})
+	return opstate.Open(ex.Store, ns+"/"+name, codec, opstate.Options{CacheEntries: ex.Opts.CacheSize})
 }
 
 // tableSet is the tables of one operator, checkpointed together.
