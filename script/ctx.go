@@ -60,6 +60,18 @@ func (in *instance) newCtxObject() *goja.Object {
 		}
 		return goja.Null()
 	})
+	set("noteDropped", func(c goja.FunctionCall) goja.Value {
+		cur := in.mustCur("ctx.noteDropped")
+		reason := "no reason given"
+		if a := c.Argument(0); !goja.IsUndefined(a) && !goja.IsNull(a) {
+			reason = a.String()
+			if r := []rune(reason); len(r) > 80 {
+				reason = string(r[:80]) + "…"
+			}
+		}
+		cur.NoteDropped(reason)
+		return goja.Undefined()
+	})
 	set("getChangelogMode", func(goja.FunctionCall) goja.Value {
 		return in.e.modeToJS(in.mustCur("ctx.getChangelogMode").ChangelogMode())
 	})

@@ -236,6 +236,12 @@ interface Context {
   clearAll(): void;
   /** In onTimer, the name of the firing timer; null for an unnamed one. */
   currentTimer(): string | null;
+  /**
+   * Says that eval drops its row on purpose, and why ("late", "duplicate"):
+   * EXPLAIN WHY counts such rows by reason and the trace shows them. It
+   * changes nothing else (a ptfsh extension; on Flink the export ignores it).
+   */
+  noteDropped(reason?: string): void;
   tableSemanticsFor(argument: string): TableSemantics;
   /** The output changelog mode of this call. */
   getChangelogMode(): ChangelogMode;

@@ -77,6 +77,8 @@ var layers = map[string][]string{
 	"internal/fault": {},
 	// spell: did-you-mean for names, a leaf.
 	"internal/spell": {},
+	// taxi: the labs' taxi rides and fares, a leaf.
+	"internal/taxi": {},
 	// orderedcode: the order-preserving encoding of keys, a leaf that the
 	// store and the key codec share.
 	"internal/orderedcode": {},

@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestExamples runs every examples/*.sql script and lesson
-// (examples/lessons/*/*.sql) and compares what it prints (results and
+// TestExamples runs every examples/*.sql script, lesson
+// (examples/lessons/*/*.sql) and lab (examples/labs/*/*.sql) and compares what it prints (results and
 // errors) with <name>.out beside it; -update rewrites the .out files.
 func TestExamples(t *testing.T) {
 	scripts, err := filepath.Glob(filepath.Join("..", "examples", "*.sql"))
@@ -24,7 +24,14 @@ func TestExamples(t *testing.T) {
 	if len(lessons) < 3 {
 		t.Errorf("%d lessons in examples/lessons, want 3", len(lessons))
 	}
-	scripts = append(scripts, lessons...)
+	labs, err := filepath.Glob(filepath.Join("..", "examples", "labs", "*", "*.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(labs) < 4 {
+		t.Errorf("%d labs in examples/labs, want 4", len(labs))
+	}
+	scripts = append(append(scripts, lessons...), labs...)
 	if len(scripts) == 0 {
 		t.Fatal("no examples found")
 	}

@@ -24,18 +24,27 @@ import (
 // by one (an error is printed and the next runs, as in the shell), and a
 // `-- want.out --` section with what they must print, results and errors
 // together. Optional sections check what the store holds after the run
-// (`want.state`, `want.timers`, `want.counts`), and `-- hint --` is text
-// that a failing test shows. The processing-time clock is pinned at
+// (`want.state`, `want.timers`, `want.counts`). An exercise keeps what
+// it must print in `-- want.hidden --` instead (encoded), and a failing
+// one says how far the output is from it without showing it: the lines
+// printed that are not expected, how many expected ones are missing;
+// -reveal shows the difference. `-- hint --` (or `-- hint 1 --`, `--
+// hint 2 --`, ...) is text a failing test shows, one hint at first and
+// more with -hint N. The processing-time clock is pinned at
 // assembly.TestProcessingTime unless the test sets its own. A failing
-// test shows a diff; -update rewrites want.out and the checks it has.
+// test shows a diff; -update rewrites want.out (or want.hidden) and the
+// checks it has.
 func runTests(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ptfsh test", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	update := fs.Bool("update", false, "rewrite the want.out section of each test with what it printed (and its want.state, want.timers, want.counts)")
-	shuffle := fs.Int("shuffle", 0, "run each test that passes `N` more times with its input in other orders Flink may give it (see shuffle.go)")
+	var o testOptions
+	fs.BoolVar(&o.update, "update", false, "rewrite the want.out (or want.hidden) section of each test with what it printed (and its want.state, want.timers, want.counts)")
+	fs.IntVar(&o.shuffle, "shuffle", 0, "run each test that passes `N` more times with its input in other orders Flink may give it (see shuffle.go)")
+	fs.IntVar(&o.hints, "hint", 1, "show the first `N` hints of a failing test")
+	fs.BoolVar(&o.reveal, "reveal", false, "show what an exercise must print (its hidden want) as a diff when it fails")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ptfsh test [-update] [-shuffle N] [PATH...]   (PATH: a .txtar test file or a folder of them; default .)\n"+
-			"sections: query.sql, want.out, optional want.state, want.timers, want.counts and hint; others are files of the test\n"+
+		fmt.Fprintf(stderr, "usage: ptfsh test [-update] [-shuffle N] [-hint N] [-reveal] [PATH...]   (PATH: a .txtar test file or a folder of them; default .)\n"+
+			"sections: query.sql, want.out (or want.hidden), optional want.state, want.timers, want.counts and hint (or hint 1, hint 2, ...); others are files of the test\n"+
 			"the processing-time clock is %s unless a test sets 'ptfsh.processing-time'\n", assembly.TestProcessingTime)
 	}
 	paths, err := parseInterspersed(fs, args)
@@ -73,7 +82,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	}
 	failed := 0
 	for _, f := range files {
-		ok, msg := runTestFile(f, *update, *shuffle)
+		ok, msg := runTestFile(f, o)
 		if ok {
 			fmt.Fprintf(stdout, "ok    %s\n", f)
 			continue
@@ -88,22 +97,35 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// testOptions are the flags of ptfsh test that change how a test runs
+// and what its failure shows.
+type testOptions struct {
+	update  bool
+	shuffle int
+	hints   int  // how many hints a failing test shows (at least 1)
+	reveal  bool // a failing exercise shows its hidden want as a diff
+}
+
 // runTestFile runs one test file and reports whether it passed, with a
 // diff or an error when it did not. Function files that are not sections
 // of the test are looked for beside it.
-func runTestFile(file string, update bool, shuffle int) (bool, string) {
+func runTestFile(file string, o testOptions) (bool, string) {
 	home, err := filepath.Abs(filepath.Dir(file))
 	if err != nil {
 		return false, fmt.Sprintf("  %v\n", err)
 	}
-	return runTestFileWith(file, home, update, shuffle)
+	return runTestFileWith(file, home, o)
 }
 
 // runTestFileWith is runTestFile with the folder, home, where the test
 // finds function files that are not its sections (a lesson's solutions).
-func runTestFileWith(file, home string, update bool, shuffle int) (bool, string) {
+func runTestFileWith(file, home string, o testOptions) (bool, string) {
 	test, err := testarchive.Read(file)
 	if err != nil {
+		return false, fmt.Sprintf("  %v\n", err)
+	}
+	hidden, isExercise, err := test.Hidden()
+	if err != nil && !o.update { // -update writes it anew
 		return false, fmt.Sprintf("  %v\n", err)
 	}
 	dir, err := os.MkdirTemp("", "ptfsh-test-")
@@ -120,8 +142,12 @@ func runTestFileWith(file, home string, update bool, shuffle int) (bool, string)
 		return strings.ReplaceAll(s, home+string(filepath.Separator), "")
 	}
 	got = clean(got)
-	if update {
-		test.SetSection("want.out", got)
+	if o.update {
+		if isExercise {
+			test.SetHidden(got)
+		} else {
+			test.SetSection("want.out", got)
+		}
 		for _, name := range testarchive.Checks {
 			if _, ok := test.Section(name); ok {
 				test.SetSection(name, clean(checks[name]))
@@ -133,12 +159,19 @@ func runTestFileWith(file, home string, update bool, shuffle int) (bool, string)
 		return true, ""
 	}
 	want, ok := test.Want()
+	if isExercise {
+		want, ok = hidden, true
+	}
 	if !ok {
 		return false, "  no -- want.out -- section (run ptfsh test -update to write it, then check it)\n"
 	}
 	var msg strings.Builder
 	if want != got {
-		msg.WriteString(lineDiff(want, got))
+		if isExercise && !o.reveal {
+			msg.WriteString(hiddenDiff(want, got))
+		} else {
+			msg.WriteString(lineDiff(want, got))
+		}
 	}
 	for _, name := range testarchive.Checks {
 		want, ok := test.Section(name)
@@ -146,26 +179,93 @@ func runTestFileWith(file, home string, update bool, shuffle int) (bool, string)
 			continue
 		}
 		if got := clean(checks[name]); want != got {
+			if isExercise && !o.reveal {
+				fmt.Fprintf(&msg, "  %s (%s) is not as expected (ptfsh test -reveal shows how)\n", name, checkWhat[name])
+				continue
+			}
 			fmt.Fprintf(&msg, "  %s (%s):\n%s", name, checkWhat[name], lineDiff(want, got))
 		}
 	}
-	if msg.Len() == 0 && shuffle > 0 {
-		msg.WriteString(shuffleCheck(test, home, shuffle))
+	if msg.Len() == 0 && o.shuffle > 0 {
+		msg.WriteString(shuffleCheck(test, home, o.shuffle))
 	}
 	if msg.Len() == 0 {
 		return true, ""
 	}
-	if hint, ok := test.Section("hint"); ok && strings.TrimSpace(hint) != "" {
-		lines := strings.Split(strings.TrimRight(hint, "\n"), "\n")
-		for i, l := range lines {
-			prefix := "        "
-			if i == 0 {
-				prefix = "  hint: "
+	msg.WriteString(showHints(test.Hints(), max(o.hints, 1)))
+	return false, msg.String()
+}
+
+// showHints shows the first n hints, and says how to see the next.
+func showHints(hints []string, n int) string {
+	var b strings.Builder
+	for i, h := range hints[:min(n, len(hints))] {
+		lines := strings.Split(strings.TrimRight(h, "\n"), "\n")
+		label := "  hint: "
+		if len(hints) > 1 {
+			label = fmt.Sprintf("  hint %d of %d: ", i+1, len(hints))
+		}
+		for j, l := range lines {
+			prefix := strings.Repeat(" ", len(label))
+			if j == 0 {
+				prefix = label
 			}
-			msg.WriteString(strings.TrimRight(prefix+l, " ") + "\n")
+			b.WriteString(strings.TrimRight(prefix+l, " ") + "\n")
 		}
 	}
-	return false, msg.String()
+	if n < len(hints) {
+		fmt.Fprintf(&b, "  (ptfsh test -hint %d shows the next hint)\n", n+1)
+	}
+	return b.String()
+}
+
+// hiddenDiff says how output got differs from an exercise's hidden want
+// without showing it: the lines got has that want has not (they are the
+// learner's own), how many of want's are missing, or that the lines are
+// right in another order.
+func hiddenDiff(want, got string) string {
+	lines := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	}
+	w, g := lines(want), lines(got)
+	left := map[string]int{}
+	for _, l := range w {
+		left[l]++
+	}
+	var extra []string
+	for _, l := range g {
+		if left[l] > 0 {
+			left[l]--
+			continue
+		}
+		extra = append(extra, l)
+	}
+	missing := 0
+	for _, n := range left {
+		missing += n
+	}
+	var b strings.Builder
+	right := len(g) - len(extra)
+	if len(extra) == 0 && missing == 0 {
+		fmt.Fprintf(&b, "  all %d lines are right, but not in the order expected\n", len(g))
+	} else {
+		fmt.Fprintf(&b, "  %s printed, %d as expected; %s missing\n", plural(len(g), "line"), right, plural(missing, "expected line"))
+	}
+	if len(extra) > 0 {
+		b.WriteString("  printed but not expected:\n")
+		for i, l := range extra {
+			if i == 12 {
+				fmt.Fprintf(&b, "    ... and %d more\n", len(extra)-i)
+				break
+			}
+			b.WriteString("    " + l + "\n")
+		}
+	}
+	b.WriteString("  (the expected lines stay hidden until the exercise passes: ptfsh test -reveal shows them)\n")
+	return b.String()
 }
 
 // checkWhat says in a failing test's message what each check compares.

@@ -155,3 +155,61 @@ SELECT * FROM f(input => TABLE v PARTITION BY k);
 		t.Errorf("want %q in\n%s", want, b)
 	}
 }
+
+// TestRun_testExercise: an exercise keeps what it must print hidden
+// (want.hidden): a failing one says how many lines are right and which
+// printed lines are not expected, never the expected ones, with its first
+// hint; -hint N shows more; -reveal shows the diff; -update writes the
+// hidden want, which the file does not show in clear.
+func TestRun_testExercise(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ex.txtar")
+	write := func(fn string) {
+		os.WriteFile(filepath.Join(dir, "f.js"), []byte(`export default { output: "INT", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
+  eval(ctx, s, { input }) { `+fn+` } };`), 0o644)
+	}
+	os.WriteFile(file, []byte(`Double each number.
+-- query.sql --
+SET 'ptfsh.format' = 'rows';
+CREATE FUNCTION f AS 'f.js';
+CREATE VIEW t(n) AS VALUES (1), (2), (3);
+SELECT * FROM f(TABLE t);
+-- hint 1 --
+Twice as much.
+-- hint 2 --
+Think of multiplying.
+-- want.hidden --
+`), 0o644)
+	write("ctx.collect(input.n * 2);")
+	if code, out, errs := runCmd(t, "", "test", "-update", file); code != 0 {
+		t.Fatalf("-update: code %d\n%s%s", code, out, errs)
+	}
+	b, _ := os.ReadFile(file)
+	if strings.Contains(string(b), "+I[4]") || !strings.Contains(string(b), "-- want.hidden --\nK0lbMl0KK0lbNF0KK0lbNl0K\n") {
+		t.Errorf("the hidden want is not hidden:\n%s", b)
+	}
+	if code, out, _ := runCmd(t, "", "test", file); code != 0 || !strings.Contains(out, "ok    ") {
+		t.Errorf("the solution fails: %d\n%s", code, out)
+	}
+	write("ctx.collect(input.n === 2 ? 4 : input.n + 10);")
+	code, out, _ := runCmd(t, "", "test", file)
+	want := "  3 lines printed, 1 as expected; 2 expected lines missing\n" +
+		"  printed but not expected:\n    +I[11]\n    +I[13]\n" +
+		"  (the expected lines stay hidden until the exercise passes: ptfsh test -reveal shows them)\n" +
+		"  hint 1 of 2: Twice as much.\n  (ptfsh test -hint 2 shows the next hint)\n"
+	if code != 1 || !strings.Contains(out, want) || strings.Contains(out, "+I[2]") || strings.Contains(out, "+I[6]") {
+		t.Errorf("a failing exercise: code %d\n%s\nwant\n%s", code, out, want)
+	}
+	_, out, _ = runCmd(t, "", "test", "-hint", "2", file)
+	if !strings.Contains(out, "  hint 2 of 2: Think of multiplying.\n") || strings.Contains(out, "-hint 3") {
+		t.Errorf("-hint 2:\n%s", out)
+	}
+	_, out, _ = runCmd(t, "", "test", "-reveal", file)
+	if !strings.Contains(out, "  -  +I[2]\n") || !strings.Contains(out, "  +  +I[11]\n") {
+		t.Errorf("-reveal shows no diff:\n%s", out)
+	}
+	write("ctx.collect(4 - input.n * 2 + input.n * 4 - 4);")
+	if _, out, _ := runCmd(t, "", "test", file); !strings.Contains(out, "ok    ") {
+		t.Errorf("another right function fails:\n%s", out)
+	}
+}

@@ -247,7 +247,7 @@ func TestWrite_pomGraalJIT(t *testing.T) {
 // API today (ptf.d.ts), so no name is refused: the row methods, the
 // timers, tableSemanticsFor and getChangelogMode pass.
 func TestCheckScript(t *testing.T) {
-	src := "({ eval(ctx, s, { input }) { input.getFieldAs(0); input.getKind(); ctx.timeContext().registerOnTime(1); ctx.currentTimer(); " +
+	src := "({ eval(ctx, s, { input }) { input.getFieldAs(0); input.getKind(); ctx.timeContext().registerOnTime(1); ctx.currentTimer(); ctx.noteDropped('late'); " +
 		"ctx.tableSemanticsFor('input').dataType(); ctx.getChangelogMode().isInsertOnly(); } })"
 	if err := flink.CheckScript(src, "f.js"); err != nil {
 		t.Errorf("CheckScript: %v", err)

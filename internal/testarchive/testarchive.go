@@ -3,13 +3,20 @@
 // section holds the statements, `-- want.out --` what they print, and
 // every other section a file the statements use (functions, data), except
 // the sections of ptfsh test's other checks (Checks: want.state,
-// want.timers, want.counts) and `-- hint --`, the text a failing test shows.
+// want.timers, want.counts), `-- hint --` or `-- hint 1 --`, `-- hint 2
+// --`, ..., the text a failing test shows, one more at each asking, and
+// `-- want.hidden --`, what an exercise must print, kept out of sight
+// (base64) so that a learner who opens the file does not read the answer.
 package testarchive
 
 import (
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 
 	"golang.org/x/tools/txtar"
 )
@@ -18,9 +25,20 @@ import (
 // leave behind; they are not files of the test.
 var Checks = []string{"want.state", "want.timers", "want.counts"}
 
-// notFiles are the sections Extract does not write.
-var notFiles = map[string]bool{"query.sql": true, "want.out": true, "hint": true,
+// notFiles are the sections Extract does not write (besides the
+// numbered hints, "hint 1", "hint 2", ...).
+var notFiles = map[string]bool{"query.sql": true, "want.out": true, "want.hidden": true, "hint": true,
 	"want.state": true, "want.timers": true, "want.counts": true}
+
+// isHint reports whether a section is a hint: "hint", or "hint N".
+func isHint(name string) bool {
+	if name == "hint" {
+		return true
+	}
+	n, ok := strings.CutPrefix(name, "hint ")
+	_, err := strconv.Atoi(n)
+	return ok && err == nil
+}
 
 // Test is one test file.
 type Test struct {
@@ -60,7 +78,7 @@ func Read(path string) (*Test, error) {
 // must be a relative path that stays inside dir (no "..", not absolute).
 func (t *Test) Extract(dir string) error {
 	for _, f := range t.ar.Files {
-		if notFiles[f.Name] {
+		if notFiles[f.Name] || isHint(f.Name) {
 			continue
 		}
 		if !filepath.IsLocal(filepath.FromSlash(f.Name)) {
@@ -128,4 +146,58 @@ func (t *Test) SetSection(name, text string) {
 // Save rewrites the file with its sections as they are now.
 func (t *Test) Save() error {
 	return os.WriteFile(t.File, txtar.Format(t.ar), 0o644)
+}
+
+// Hints returns the hints in the order they are shown: the hint section,
+// then hint 1, hint 2, ... by number.
+func (t *Test) Hints() []string {
+	type numbered struct {
+		n    int
+		text string
+	}
+	var hs []numbered
+	for _, f := range t.ar.Files {
+		switch {
+		case f.Name == "hint":
+			hs = append(hs, numbered{0, string(f.Data)})
+		case isHint(f.Name):
+			n, _ := strconv.Atoi(strings.TrimPrefix(f.Name, "hint "))
+			hs = append(hs, numbered{n, string(f.Data)})
+		}
+	}
+	sort.SliceStable(hs, func(i, j int) bool { return hs[i].n < hs[j].n })
+	out := make([]string, 0, len(hs))
+	for _, h := range hs {
+		if strings.TrimSpace(h.text) != "" {
+			out = append(out, h.text)
+		}
+	}
+	return out
+}
+
+// Hidden returns what the want.hidden section keeps, decoded, and false
+// when there is none; a section that does not decode is an error.
+func (t *Test) Hidden() (string, bool, error) {
+	text, ok := t.Section("want.hidden")
+	if !ok {
+		return "", false, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(text), ""))
+	if err != nil {
+		return "", true, fmt.Errorf("%s: the want.hidden section is not base64 (ptfsh test -update writes it): %w", t.File, err)
+	}
+	return string(b), true, nil
+}
+
+// SetHidden sets the want.hidden section to out, encoded; Save writes
+// the file.
+func (t *Test) SetHidden(out string) {
+	enc := base64.StdEncoding.EncodeToString([]byte(out))
+	var b strings.Builder
+	for len(enc) > 76 {
+		b.WriteString(enc[:76] + "\n")
+		enc = enc[76:]
+	}
+	b.WriteString(enc + "\n")
+	t.SetSection("want.hidden", b.String())
 }

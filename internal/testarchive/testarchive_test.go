@@ -120,3 +120,52 @@ func TestSections(t *testing.T) {
 		t.Errorf("after Save, Want = %q, %v", w, ok)
 	}
 }
+
+// TestHintsAndHidden: hints come in order (hint, then hint 1, hint 2,
+// ...), are not files, and want.hidden keeps what it is given out of
+// sight, unchanged.
+func TestHintsAndHidden(t *testing.T) {
+	p := write(t, "-- query.sql --\nSELECT 1;\n-- hint 2 --\nsecond\n-- hint --\nfirst\n-- hint 10 --\ntenth\n-- hint x --\nnot a hint\n")
+	test, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(test.Hints(), "|"); got != "first\n|second\n|tenth\n" {
+		t.Errorf("Hints = %q", got)
+	}
+	dir := t.TempDir()
+	if err := test.Extract(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hint", "hint 2", "hint 10"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("Extract wrote the hint %q", name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hint x")); err != nil {
+		t.Errorf("a section that is not a hint was not extracted: %v", err)
+	}
+	if _, ok, err := test.Hidden(); ok || err != nil {
+		t.Errorf("Hidden of a test without want.hidden: %v, %v", ok, err)
+	}
+	out := strings.Repeat("+I[ride 42, 2020-01-01T12:00:20Z]\n", 10)
+	test.SetHidden(out)
+	if err := test.Save(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	if strings.Contains(string(b), "ride 42") {
+		t.Errorf("want.hidden shows the rows:\n%s", b)
+	}
+	again, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := again.Hidden(); !ok || err != nil || got != out {
+		t.Errorf("Hidden = %q, %v, %v", got, ok, err)
+	}
+	again.SetSection("want.hidden", "not base64!\n")
+	if _, _, err := again.Hidden(); err == nil || !strings.Contains(err.Error(), "not base64") {
+		t.Errorf("a broken want.hidden: %v", err)
+	}
+}

@@ -38,6 +38,9 @@ type Observer interface {
 	// TimerCleared: the running call clears t, or every timer of its key
 	// (all); c.KeyTimers shows them as they are before it.
 	TimerCleared(c CallView, t Timer, all bool)
+	// Dropped: the running call says it drops its row on purpose, and why
+	// (ctx.noteDropped).
+	Dropped(c CallView, reason string)
 }
 
 // CallView is what an observer may ask of the PTF call it watches.

@@ -185,8 +185,13 @@ func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
 		return nil, sqlmini.Errorf(f.Pos, "aggregate function %s is only allowed in a SELECT list or HAVING (with or without GROUP BY), not here", name)
 	case "DAY":
 		return nil, sqlmini.Errorf(f.Pos, "DAY is not a function in Flink SQL: write DAYOFMONTH(x) or EXTRACT(DAY FROM x)")
-	case "TUMBLE", "HOP", "SESSION", "CUMULATE", "TUMBLE_START", "TUMBLE_END", "HOP_START", "HOP_END", "SESSION_START", "SESSION_END":
-		return nil, sqlmini.Errorf(f.Pos, "the group window function %s is not supported yet", name)
+	case "TUMBLE", "HOP", "SESSION":
+		return nil, sqlmini.Errorf(f.Pos, "the group window function %s stands in a GROUP BY: GROUP BY %s(time_attribute, ...), other keys", name, name)
+	case "CUMULATE":
+		return nil, sqlmini.Errorf(f.Pos, "CUMULATE is a window table function: FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), step, size))")
+	case "TUMBLE_START", "TUMBLE_END", "TUMBLE_ROWTIME", "TUMBLE_PROCTIME", "HOP_START", "HOP_END", "HOP_ROWTIME", "HOP_PROCTIME",
+		"SESSION_START", "SESSION_END", "SESSION_ROWTIME", "SESSION_PROCTIME":
+		return nil, sqlmini.Errorf(f.Pos, "%s reads the window of a query grouped by %s(...) with the same arguments: GROUP BY %s(time_attribute, ...)", name, name[:strings.IndexByte(name, '_')], name[:strings.IndexByte(name, '_')])
 	case "ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD":
 		return nil, sqlmini.Errorf(f.Pos, "the window function %s needs an OVER window: %s(...) OVER (PARTITION BY ... ORDER BY ...)", name, name)
 	case "LISTAGG", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP", "COLLECT",

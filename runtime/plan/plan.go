@@ -18,9 +18,12 @@ import (
 // planner turns a query's AST into a tree of plan nodes, resolving names
 // against the catalog and the query's WITH clauses.
 type Planner struct {
-	cat  *catalog.Catalog
-	env  connector.Env // what sources take from the session
-	ctes map[string]exec.Node
+	// groupWindows are the window table function calls that group windows
+	// were rewritten into (legacy_window.go).
+	groupWindows map[*sqlmini.Call]bool
+	cat          *catalog.Catalog
+	env          connector.Env // what sources take from the session
+	ctes         map[string]exec.Node
 	// cteQueries are the WITH queries planned where they are read (see
 	// rankCandidate).
 	cteQueries map[string]*sqlmini.Query
@@ -279,6 +282,16 @@ func renameColumns(n exec.Node, names []*sqlmini.Name, pos sqlmini.Pos) (exec.No
 func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 	var in exec.Node
 	var sc *expr.Scope
+	sel, gw, err := rewriteGroupWindow(sel) // GROUP BY TUMBLE(...): legacy_window.go
+	if err != nil {
+		return nil, err
+	}
+	if gw != nil {
+		if p.groupWindows == nil {
+			p.groupWindows = map[*sqlmini.Call]bool{}
+		}
+		p.groupWindows[gw] = true
+	}
 	if sel.From != nil && sel.From.AsOf != nil {
 		return nil, sqlmini.Errorf(sel.From.AsOf.Pos, "FOR SYSTEM_TIME AS OF is for the table on the right of a JOIN (a temporal join), not the first table of FROM")
 	}

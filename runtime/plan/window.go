@@ -164,12 +164,15 @@ func (p *Planner) planWindow(c *sqlmini.Call, kind sqlop.WindowKind) (exec.Node,
 	if m := in.Changelog(); !m.IsInsertOnly() {
 		return nil, sqlmini.Errorf(data.Pos, "StreamPhysicalWindowTableFunction doesn't support consuming update and delete changes which is produced by node %s: a window table function takes an insert-only table", UpdatingNode(in).Explain())
 	}
+	cols := append([]types.Column{}, sch.Columns...)
 	for _, name := range []string{"window_start", "window_end", "window_time"} {
-		if sch.Index(name) >= 0 {
-			return nil, sqlmini.Errorf(data.Pos, "Column '%s' is ambiguous: the table argument of %s has a column %s already, and the function adds its own; rename it first (SELECT %s AS w_start, ...), as in Flink", name, fname, name, name)
+		if i := sch.Index(name); i >= 0 {
+			if !p.groupWindows[c] {
+				return nil, sqlmini.Errorf(data.Pos, "Column '%s' is ambiguous: the table argument of %s has a column %s already, and the function adds its own; rename it first (SELECT %s AS w_start, ...), as in Flink", name, fname, name, name)
+			}
+			cols[i].Name = "$" + name // hidden by the group window's own (legacy_window.go)
 		}
 	}
-	cols := append([]types.Column{}, sch.Columns...)
 	wt := types.Type{Kind: types.KindTimestamp, Length: 3, NotNull: true}
 	wtime := wt
 	if sch.Columns[timeCol].Type.Kind == types.KindTimestampLTZ {

@@ -46,6 +46,9 @@ type Host interface {
 	ClearTimer(name string, named bool, ts int64) error
 	ClearAllTimers() error
 	CurrentTimer() (string, bool)
+	// NoteDropped records that the running call drops its row on purpose
+	// (a duplicate, a late row), for why-not summaries and the trace.
+	NoteDropped(reason string)
 
 	// List and map state of the current key (views.go, context_views.go).
 	ListSize(i int) (int, error)
@@ -125,6 +128,12 @@ func (c *Context) ClearAllTimers() error { return c.h.ClearAllTimers() }
 // CurrentTimer returns the name of the firing timer; false for an unnamed
 // timer or outside OnTimer.
 func (c *Context) CurrentTimer() (string, bool) { return c.h.CurrentTimer() }
+
+// NoteDropped records that the running call drops its input row on
+// purpose, and why (a word or two: "late", "duplicate"): EXPLAIN WHY
+// counts such rows by reason and the trace shows them. It changes nothing
+// else; a ptfsh extension (on Flink the export makes it do nothing).
+func (c *Context) NoteDropped(reason string) { c.h.NoteDropped(reason) }
 
 // ErrLimit reports a call stopped by one of the limits on a function: the
 // eval timeout, the call-stack depth, the memory guard or the rows per call

@@ -153,8 +153,7 @@ func arrivalLayout(r *Record) *aChart {
 				ac.xMax = max(ac.xMax, now)
 				continue
 			}
-			see(e.Time)
-			ac.wm = append(ac.wm, aPoint{e, now})
+			ac.wm = append(ac.wm, aPoint{e, now}) // the range is the rows' and timers': a watermark beyond it stands at its edge
 			ac.xMax = max(ac.xMax, now)
 		case e.Kind == TimerFired:
 			x := now
@@ -167,6 +166,13 @@ func arrivalLayout(r *Record) *aChart {
 			if e.HasTime && e.Time != End {
 				see(e.Time)
 				ac.fired = append(ac.fired, aPoint{e, x})
+			}
+		}
+	}
+	if !c.has { // no row with a time: the watermark's range, if any
+		for _, ac := range c.calls {
+			for _, w := range ac.wm {
+				see(w.Time)
 			}
 		}
 	}

@@ -105,6 +105,7 @@ func arrivalCallSVG(b *strings.Builder, c *aChart, ac *aCall, top, band int) {
 		if c.t1 == c.t0 {
 			return float64(py0+py1) / 2
 		}
+		t = max(min(t, c.t1), c.t0) // a watermark beyond the rows stands at the edge
 		return float64(py1) - float64(t-c.t0)/float64(c.t1-c.t0)*float64(py1-py0-12) - 6
 	}
 	// Axes, ticks and their grid inside the plot only.

@@ -23,6 +23,10 @@
 // is dropped and counted in their state (outOfOrder), which SHOW STATE
 // shows.
 //
+// A pattern that drops a row says so with ctx.noteDropped(reason), which
+// EXPLAIN WHY counts by reason ("why not: ... 3 rows dropped by the
+// function (late 2, duplicate 1)") and the trace shows.
+//
 // Inside another function: every pattern takes options.emit(ctx, out,
 // row) to collect its result differently (out is the pattern's output
 // object, row the input row or null in onTimer), with options.output the
@@ -142,6 +146,7 @@ export function dedup(options) {
     const order = timeOrder(name, "dedup", (ctx, s, row, t) => {
       if (s.last !== null && t - s.last < within) {
         s.dropped++;
+        ctx.noteDropped("duplicate");
         return;
       }
       s.last = t;
@@ -164,12 +169,14 @@ export function dedup(options) {
       const t = rowTime(ctx, "dedup");
       if (s.kept !== null && Math.abs(t - s.kept) < within) {
         s.dropped++;
+        ctx.noteDropped("duplicate");
         return;
       }
       const wm = ctx.timeContext().currentWatermark();
       if (wm !== null && t < wm) {
         // Too late: a row it duplicates may have been forgotten already
         // (a kept row k is forgotten once the watermark reaches k + within).
+        ctx.noteDropped("too late to tell a duplicate");
         if (s.kept !== null) s.dropped++;
         else ctx.clearState(name); // leave no state for a key without one
         return;
@@ -203,6 +210,7 @@ export function timeOrder(name, pattern, process) {
       const t = rowTime(ctx, pattern);
       if (s.fired !== null && t <= s.fired) {
         s.late++;
+        ctx.noteDropped("late");
         return;
       }
       s.pending.push({ t, i: s.seq++, row: fields(input) });
@@ -273,6 +281,7 @@ export function sessionize(options) {
       const wm = ctx.timeContext().currentWatermark();
       if (touched === 0 && wm !== null && merged.end - 1 <= wm) {
         s.late++; // its window had closed: SESSION drops it too
+        ctx.noteDropped("late");
         return;
       }
       kept.push(merged);
@@ -450,6 +459,7 @@ export function thresholdWithReset(options) {
       const t = rowTime(ctx, "thresholdWithReset");
       if (s.last !== null && t < s.last) {
         s.outOfOrder++;
+        ctx.noteDropped("out of order");
         return;
       }
       s.last = t;
@@ -491,6 +501,7 @@ export function changeDetection(options) {
       const t = rowTime(ctx, "changeDetection");
       if (s.last !== null && t < s.last) {
         s.outOfOrder++;
+        ctx.noteDropped("out of order");
         return;
       }
       s.last = t;
@@ -540,6 +551,7 @@ export function rateLimit(options) {
       const n = s.counts[start] ?? 0;
       if (n >= max) {
         s.dropped++;
+        ctx.noteDropped("over the rate");
         return;
       }
       s.counts[start] = n + 1;
@@ -592,6 +604,7 @@ export function topN(options) {
       const wm = ctx.timeContext().currentWatermark();
       if (wm !== null && start + size - 1 <= wm) {
         s.late++;
+        ctx.noteDropped("late");
         return;
       }
       const v = readValue(input, col, "topN");

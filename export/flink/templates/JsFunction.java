@@ -510,6 +510,8 @@ public final class JsFunction implements AutoCloseable {
             "      clearAll() { this.clearAllState(); this.clearAllTimers(); },",
             "      timeContext() { return time; },",
             "      currentTimer() { return timer ? ops('currentTimer') : null; },",
+            "      // ptfsh's note for EXPLAIN WHY and the trace: nothing to do on Flink.",
+            "      noteDropped() {},",
             "    };",
             "    ctx.tableSemanticsFor = (arg) => {",
             "      if (!tableArgs.includes(String(arg))) throw new TypeError('tableSemanticsFor: ' + JSON.stringify(String(arg)) + ' is not a table argument');",

@@ -219,6 +219,12 @@ func (h host) CurrentTimer() (string, bool) {
 	return o.firing.name, true
 }
 
+func (h host) NoteDropped(reason string) {
+	if o := h.o; o.obs != nil {
+		o.obs.Dropped(view{o}, reason)
+	}
+}
+
 func (h host) RegisterOnTime(name string, named bool, ts int64) error {
 	o := h.o
 	if err := o.timersAllowed(); err != nil {

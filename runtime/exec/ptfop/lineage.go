@@ -30,6 +30,10 @@ type lineage struct {
 	in, late, dropped []int64 // per input
 	seen, emitted     map[string]bool
 	order             []string // keys in the order they were first seen
+	// byFunction counts the rows the function said it dropped
+	// (ctx.noteDropped), by reason, and reasons keeps their order.
+	byFunction map[string]int64
+	reasons    []string
 }
 
 func newLineage(inputs int) *lineage {
@@ -61,6 +65,17 @@ func (l *lineage) CallStart(exec.CallView)                      {}
 func (l *lineage) CallEnd(exec.CallView, error)                 {}
 func (l *lineage) TimerSet(exec.CallView, exec.Timer)           {}
 func (l *lineage) TimerCleared(exec.CallView, exec.Timer, bool) {}
+
+// Dropped counts a row the function dropped on purpose, by its reason.
+func (l *lineage) Dropped(c exec.CallView, reason string) {
+	if l.byFunction == nil {
+		l.byFunction = map[string]int64{}
+	}
+	if l.byFunction[reason] == 0 {
+		l.reasons = append(l.reasons, reason)
+	}
+	l.byFunction[reason]++
+}
 
 // RowOut says what led the running call to emit the row, and marks its
 // key as one that emitted.
@@ -113,6 +128,15 @@ func (l *lineage) whyNot(c exec.CallView) string {
 			s += fmt.Sprintf(", %d dropped by ORDER BY as late", l.dropped[i])
 		}
 		parts = append(parts, s)
+	}
+	if len(l.reasons) > 0 {
+		var n int64
+		var by []string
+		for _, r := range l.reasons {
+			n += l.byFunction[r]
+			by = append(by, fmt.Sprintf("%s %d", r, l.byFunction[r]))
+		}
+		parts = append(parts, fmt.Sprintf("%s dropped by the function (%s)", exec.Plural(n, "row"), strings.Join(by, ", ")))
 	}
 	var silent []string
 	for _, k := range l.order {

@@ -82,6 +82,12 @@ func (m observers) TimerSet(c exec.CallView, t exec.Timer) {
 	}
 }
 
+func (m observers) Dropped(c exec.CallView, reason string) {
+	for _, o := range m {
+		o.Dropped(c, reason)
+	}
+}
+
 func (m observers) TimerCleared(c exec.CallView, t exec.Timer, all bool) {
 	for _, o := range m {
 		o.TimerCleared(c, t, all)

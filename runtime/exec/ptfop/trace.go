@@ -146,6 +146,12 @@ func (t *trace) RowOut(c exec.CallView, ev *exec.Event) {
 	}
 }
 
+func (t *trace) Dropped(c exec.CallView, reason string) {
+	if t.on {
+		t.events = append(t.events, "dropped its row ("+reason+")")
+	}
+}
+
 func (t *trace) TimerSet(c exec.CallView, tm exec.Timer) {
 	if t.on {
 		t.events = append(t.events, "registered "+timerName(tm)+" at "+timeline.FormatTime(tm.Time))
