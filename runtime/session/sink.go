@@ -230,7 +230,9 @@ func (s *Session) planPrintInsert(p *plan.Planner, ins *sqlmini.Insert, t *catal
 	if err := checkSinkColumns(t, n.Schema(), pos); err != nil {
 		return nil, nil, err
 	}
-	return n, connector.NewPrintSink(t, s.cfg.Out, s.cfg.Err), nil
+	sk := connector.NewPrintSink(t, s.cfg.Out, s.cfg.Err)
+	sk.SetEscapeControls(s.cfg.Terminal)
+	return n, sk, nil
 }
 
 // howSame says how two tables with different paths reach one file (or a
