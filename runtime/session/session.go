@@ -109,6 +109,9 @@ type Config struct {
 // can observe: SQL, SHOW/DESCRIBE/SET and output formatting. A Session is
 // not safe for concurrent use.
 type Session struct {
+	// openSet holds the INSERTs after the SQL client's BEGIN STATEMENT SET
+	// until its END (nil: none is open).
+	openSet *sqlmini.StatementSet
 	// extUsed are the ptfsh extensions run under the ptfsh dialect
 	// (dialect.go, Extensions).
 	extUsed     []extension
@@ -316,6 +319,9 @@ func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) erro
 	s.reloadChanged()
 	s.stepText = st.Text
 	if err := s.checkDialect(st); err != nil { // dialect.go
+		return err
+	}
+	if done, err := s.clientStatementSet(ctx, st); done { // sink.go
 		return err
 	}
 	switch {
