@@ -11,11 +11,7 @@ import (
 	"github.com/ptfsh/ptfsh/internal/testarchive"
 )
 
-<<<<<<< HEAD
-var updateLessons = flag.Bool("update", false, "rewrite the hidden wants of the lessons' and labs' exercises from their solutions")
-=======
-var updateLessons = flag.Bool("update", false, "rewrite the want sections of the lessons' exercises from their solutions, and the outputs of the commands shown in the docs")
->>>>>>> main
+var updateLessons = flag.Bool("update", false, "rewrite the hidden wants of the lessons' and labs' exercises from their solutions, and the outputs of the commands shown in the docs")
 
 // TestLessons runs every exercise of examples/lessons and examples/labs
 // against its solution (solutions/ beside it), which must pass, and
