@@ -75,6 +75,9 @@ type Options struct {
 	Format string
 	// Timing prints counts, timings and progress on Err (a terminal).
 	Timing bool
+	// Terminal says Out is a terminal: results escape the control
+	// characters of their values (session.Config.Terminal).
+	Terminal bool
 	// Trace shows every call of eval and onTimer (--trace).
 	Trace bool
 	// TraceFilter narrows the trace and turns it on (--trace-key,
@@ -167,7 +170,7 @@ func New(o Options) (*Shell, error) {
 	})
 	sess, err := session.NewSession(session.Config{
 		Out: o.Out, Err: o.Err, Loader: engine, Store: store, Scratch: scratch,
-		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Trace: o.Trace, TraceFilter: o.TraceFilter, Echo: o.Echo, Dialect: o.Dialect,
+		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Terminal: o.Terminal, Trace: o.Trace, TraceFilter: o.TraceFilter, Echo: o.Echo, Dialect: o.Dialect,
 		Parallelism: o.Parallelism, ShuffleSeed: o.ShuffleSeed, ProcessingTime: o.ProcessingTime, GeneratedRows: o.GeneratedRows,
 		OpenStore: func(path string) (state.Store, error) {
 			return state.OpenBolt(path, state.BoltOptions{PageSize: state.CheckpointPageSize})

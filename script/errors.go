@@ -145,7 +145,9 @@ func (e *realm) callError(fn string, err error) error {
 	default:
 		return &Error{Func: fn, Msg: err.Error(), Err: err}
 	}
-	out := &Error{Func: fn, Msg: msg, Err: cause}
+	// What the function threw is text of its own, often made of data:
+	// its control characters are escaped (types.EscapeControls).
+	out := &Error{Func: fn, Msg: types.EscapeControls(msg), Err: cause}
 	if i := slices.IndexFunc(stack, func(f goja.StackFrame) bool { return f.SrcName() == batchFile }); i >= 0 {
 		// The batch's frame and its native pump (batch.go), at the bottom
 		// of the stack, are not the function's.

@@ -120,3 +120,65 @@ func jsLines(src string) []string {
 	}
 	return append(lines, src[start:])
 }
+
+// FuzzScalarResult calls a scalar function whose eval returns a fuzzed
+// expression (getters, Proxies, promises, strings of control characters),
+// converted to one of several output types. A call never panics, never
+// hangs (the eval timeout), and every error is an *Error whose Error() is
+// one line without a raw control character: a getter that throws is the
+// function's error, never an internal one.
+func FuzzScalarResult(f *testing.F) {
+	outputs := []string{"STRING", "INT", "ROW<a INT, b STRING>", "ARRAY<STRING>", "MAP<STRING, INT>", "TIMESTAMP_LTZ(3)", "BYTES"}
+	for i, s := range []string{
+		`"x\x1b[2J\x1b]0;PWNED\x07"`, `"\u009b31m" + x`, `x`, `1e300`, `NaN`, `-0`,
+		`({ get a() { throw new Error("\x1b[2J" + x); } })`,
+		`({ get a() { for (;;) {} } })`,
+		`new Proxy({}, { get(t, k) { throw new TypeError("trap " + String(k)); } })`,
+		`new Proxy([], { get() { return 1; } })`,
+		`[{ toString() { throw 1; } }]`,
+		`new Map([["k\x07", 1]])`,
+		`Promise.resolve(1)`,
+		`(globalThis[["Pro", "mise"].join("")].resolve(1)[["th", "en"].join("")](() => {}), 1)`,
+		`({ a: 1, b: { toString() { return "\r\n"; } } })`,
+		`new Uint8Array([27, 91])`, `new Date(8.64e15)`, `{ [Symbol.toPrimitive]() { throw 1; } }`,
+	} {
+		f.Add(s, uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, expr string, out uint8) {
+		expr = strings.ToValidUTF8(expr, "\uFFFD")
+		src := `export default { kind: "scalar", args: [{ name: "x", type: "INT" }], output: "` + outputs[int(out)%len(outputs)] + `",
+  eval(x) { return (` + expr + `
+  ); },
+};`
+		seed := int64(1)
+		e := script.NewEngine(script.Options{ParseType: ptf.ParseType, Seed: &seed, EvalTimeout: 100 * time.Millisecond, MaxMemory: 256 << 20})
+		defer e.Close()
+		def, err := e.Load("f", "f.js", src)
+		if err != nil {
+			return // not a function: FuzzLoad's part
+		}
+		call, err := def.Scalar()
+		if err != nil {
+			t.Fatalf("Scalar: %v", err)
+		}
+		for range 2 {
+			_, err := call([]any{int64(7)})
+			if err == nil {
+				continue
+			}
+			var se *script.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("error %T is not a *script.Error: %v", err, err)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "internal error") || strings.Contains(msg, "\n") {
+				t.Fatalf("error: %q", msg)
+			}
+			for _, r := range msg {
+				if r < 0x20 && r != '\t' || r >= 0x7f && r <= 0x9f {
+					t.Fatalf("raw %U in the error %q", r, msg)
+				}
+			}
+		}
+	})
+}

@@ -313,10 +313,14 @@ func (e *realm) installConsole(w io.Writer) {
 				parts[i] = e.formatJS(a)
 			}
 		}
+		// Line breaks and tabs stay (a log of several lines is one); the
+		// other control characters are escaped, so that data logged
+		// cannot command the terminal (types.EscapeControls).
+		line := types.EscapeControlsKeep(strings.Join(parts, " "), "\n\t")
 		if e.batch.capture {
-			fmt.Fprintln(&e.batch.con, strings.Join(parts, " ")) // batch.go
+			fmt.Fprintln(&e.batch.con, line) // batch.go
 		} else {
-			fmt.Fprintln(w, strings.Join(parts, " "))
+			fmt.Fprintln(w, line)
 		}
 		return goja.Undefined()
 	}

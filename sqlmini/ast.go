@@ -20,6 +20,8 @@ type Statement struct {
 	Reset        *Reset        `parser:" | @@"`
 	Explain      *Explain      `parser:" | @@"`
 	StatementSet *StatementSet `parser:" | @@"`
+	BeginSet     *BeginSet     `parser:" | @@"`
+	EndSet       *EndSet       `parser:" | @@"`
 	Insert       *Insert       `parser:" | @@"`
 	Command      *Command      `parser:" | @@"`
 	Advance      *Advance      `parser:" | @@"`
@@ -277,6 +279,19 @@ type Insert struct {
 type StatementSet struct {
 	Pos     Pos
 	Inserts []*Insert `parser:"'EXECUTE' 'STATEMENT' 'SET' 'BEGIN' @@ ( ';' @@ )* ';' 'END'"`
+}
+
+// BeginSet is the Flink SQL client's BEGIN STATEMENT SET: the INSERT
+// statements after it, up to END, run as one statement set.
+type BeginSet struct {
+	Pos     Pos
+	Keyword string `parser:"@'BEGIN' 'STATEMENT' 'SET'"`
+}
+
+// EndSet is the END that runs the statement set BEGIN STATEMENT SET opened.
+type EndSet struct {
+	Pos     Pos
+	Keyword string `parser:"@'END'"`
 }
 
 // Query is [WITH ctes] a select or VALUES, with UNION ALL branches.

@@ -23,7 +23,8 @@
 //	explain     = "EXPLAIN" ["PLAN" "FOR" | "TIMELINE" | "WHY"] query .   insert = "INSERT" ("INTO" | "OVERWRITE") name query .
 //	command     = "HELP" | "QUIT" | "EXIT" .
 //	advance     = "ADVANCE" "WATERMARK" name "TO" ( "END" | expr ) .
-//	stmtset     = "EXECUTE" "STATEMENT" "SET" "BEGIN" insert ";" {insert ";"} "END" .
+//	stmtset     = "EXECUTE" "STATEMENT" "SET" "BEGIN" insert ";" {insert ";"} "END"
+//	            | "BEGIN" "STATEMENT" "SET" | "END" .   (the SQL client's form: statements of their own)
 //	query       = ["WITH" cte {"," cte}] setexpr {"UNION" "ALL" setexpr} .
 //	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .
 //	row         = "(" expr {"," expr} ")" | "WATERMARK" expr .

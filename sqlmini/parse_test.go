@@ -61,6 +61,8 @@ var printTests = []struct {
 		   WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
 		 ) WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv')`,
 		"CREATE TABLE clicks (ts TIMESTAMP_LTZ(3), user_id STRING, score INT, PRIMARY KEY (user_id) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv')"},
+	{"statement set/begin", "begin statement set", "BEGIN STATEMENT SET"},
+	{"statement set/end", "end", "END"},
 	{"table/computed column", "create table t (a int, ts as proctime(), b as a + 1, watermark for ts as ts)", "CREATE TABLE t (a INT, ts AS proctime(), b AS a + 1, WATERMARK FOR ts AS ts)"},
 	{"table/column primary key", "create table t (name string primary key not enforced, n bigint not null, m int null)", "CREATE TABLE t (name STRING PRIMARY KEY NOT ENFORCED, n BIGINT NOT NULL, m INT NULL)"},
 	{"table/composite key", "CREATE TABLE t (a INT, b INT, PRIMARY KEY (a, b) NOT ENFORCED)", "CREATE TABLE t (a INT, b INT, PRIMARY KEY (a, b) NOT ENFORCED)"},

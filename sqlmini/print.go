@@ -116,6 +116,10 @@ func (s *Statement) format(b *strings.Builder) {
 		s.StatementSet.format(b)
 	case s.Insert != nil:
 		s.Insert.format(b)
+	case s.BeginSet != nil:
+		b.WriteString("BEGIN STATEMENT SET")
+	case s.EndSet != nil:
+		b.WriteString("END")
 	case s.Command != nil:
 		s.Command.format(b)
 	case s.Advance != nil:

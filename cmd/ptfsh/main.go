@@ -137,7 +137,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	sh, err := assembly.New(assembly.Options{
 		Out: stdout, Err: stderr, StatePath: o.statePath,
-		Format: o.format, Timing: isTerminal(os.Stderr), Trace: o.trace,
+		Format: o.format, Timing: isTerminal(os.Stderr), Terminal: isTerminalWriter(stdout), Trace: o.trace,
 		TraceFilter: exec.TraceFilter{Key: o.traceKey, Function: o.traceFunction, Late: o.traceLate},
 		Parallelism: o.parallelism, Echo: o.echo, Dialect: strings.ToLower(o.dialect),
 	}.ShellLimits())
@@ -196,6 +196,12 @@ func runSource(sess *session.Session, name, src string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// isTerminalWriter reports whether w is a terminal.
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
 }
 
 func isTerminal(f *os.File) bool {

@@ -64,7 +64,13 @@ type PrintSink struct {
 	cols   []types.Column
 	buf    []byte
 	rows   int64
+	escape bool // the rows go to a terminal: control characters escaped
+	esc    []byte
 }
+
+// SetEscapeControls makes the sink write the control characters of its
+// rows as escapes (types.EscapeControls), for a terminal.
+func (s *PrintSink) SetEscapeControls(on bool) { s.escape = on }
 
 // NewPrintSink returns the sink of table t (print or blackhole); out and
 // errOut are the session's standard output and error.
@@ -92,6 +98,10 @@ func (s *PrintSink) Row(r types.Row) error {
 	}
 	s.buf = append(s.buf[:0], s.prefix...)
 	s.buf = types.AppendJavaRow(s.buf, r, s.cols, nil)
+	if s.escape && types.HasControl(string(s.buf)) {
+		s.esc = types.AppendEscapedBytes(s.esc[:0], s.buf)
+		s.buf, s.esc = s.esc, s.buf
+	}
 	s.buf = append(s.buf, '\n')
 	if _, err := s.w.Write(s.buf); err != nil {
 		return fmt.Errorf("table %s: %w", s.t.Name, err)

@@ -368,7 +368,7 @@ func compileCast(c *sqlmini.Cast, sc *Scope) (Expr, error) {
 }
 
 func castError(v any, to types.Type) error {
-	return fmt.Errorf("cannot cast %s to %s", types.FormatValue(v, types.Type{}), to.Nullable())
+	return fmt.Errorf("cannot cast %s to %s", types.EscapeControls(types.FormatValue(v, types.Type{})), to.Nullable())
 }
 
 // ratToDecimal rounds r HALF_UP to the scale of t and checks the precision.

@@ -71,6 +71,44 @@ type printerBase struct {
 	// maxWidth is the width of the columns whose type has none of its own
 	// (sql-client.display.max-column-width); 0: tableauMaxWidth.
 	maxWidth int
+	// escape writes the control characters of values and names as
+	// escapes (SetEscapeControls); esc is its buffer.
+	escape bool
+	esc    []byte
+}
+
+// SetEscapeControls makes the printer write control characters (C0, DEL,
+// C1) in values and column names as escapes (types.EscapeControls), as
+// for a terminal, from the next row on.
+func (p *printerBase) SetEscapeControls(on bool) { p.escape = on }
+
+// SetEscapeControls tells a printer whether it writes to a terminal,
+// where control characters in data are escaped instead of obeyed. The
+// session sets it when its results go to a terminal; into a file or a
+// pipe the bytes are written as they are, as Flink's print() writes them.
+func SetEscapeControls(p Printer, on bool) {
+	if s, ok := p.(interface{ SetEscapeControls(bool) }); ok {
+		s.SetEscapeControls(on)
+	}
+}
+
+// escaped returns s with its control characters escaped when the printer
+// escapes, else s.
+func (p *printerBase) escaped(s []byte) []byte {
+	if !p.escape {
+		return s
+	}
+	p.esc = types.AppendEscapedBytes(p.esc[:0], s)
+	return p.esc
+}
+
+// escapedFrom escapes p.buf[from:] in place, when the printer escapes.
+func (p *printerBase) escapedFrom(from int) {
+	if !p.escape || !types.HasControl(string(p.buf[from:])) {
+		return
+	}
+	p.esc = types.AppendEscapedBytes(p.esc[:0], p.buf[from:])
+	p.buf = append(p.buf[:from], p.esc...)
 }
 
 // SetMaxColumnWidth sets the width of the columns whose type has none of
@@ -165,19 +203,24 @@ type tableauPrinter struct {
 
 func (p *tableauPrinter) Begin(s types.Schema) error {
 	p.begin(s)
-	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0], p.maxWidth)
+	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0], p.maxWidth, p.escape)
 	p.header = false
 	p.rows = 0
 	return nil
 }
 
-// tableauColumns returns the names (op first) and the type-derived widths.
-func tableauColumns(s types.Schema, names [][]byte, widths []int, maxWidth int) ([][]byte, []int) {
+// tableauColumns returns the names (op first, escaped with escape) and the
+// type-derived widths.
+func tableauColumns(s types.Schema, names [][]byte, widths []int, maxWidth int, escape bool) ([][]byte, []int) {
 	names = append(names, []byte("op"))
 	widths = append(widths, 2)
 	for _, c := range s.Columns {
-		names = append(names, []byte(c.Name))
-		widths = append(widths, max(javaLength(c.Name), tableauTypeWidth(c.Type, maxWidth)))
+		name := c.Name
+		if escape {
+			name = types.EscapeControls(name)
+		}
+		names = append(names, []byte(name))
+		widths = append(widths, max(javaLength(name), tableauTypeWidth(c.Type, maxWidth)))
 	}
 	return names, widths
 }
@@ -237,7 +280,7 @@ func (p *tableauPrinter) Row(r types.Row) error {
 	p.buf = appendTableauCell(p.buf, []byte(r.Kind.ShortString()), p.widths[0])
 	for i, v := range r.Fields {
 		p.cell = types.AppendTableValue(p.cell[:0], v, p.schema.Columns[i].Type)
-		p.buf = appendTableauCell(p.buf, p.cell, p.widths[i+1])
+		p.buf = appendTableauCell(p.buf, p.escaped(p.cell), p.widths[i+1])
 	}
 	p.buf = append(p.buf, '\n')
 	p.rows++
@@ -418,7 +461,7 @@ type changelogPrinter struct {
 
 func (p *changelogPrinter) Begin(s types.Schema) error {
 	p.begin(s)
-	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0], p.maxWidth)
+	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0], p.maxWidth, p.escape)
 	for i, n := range p.names {
 		p.buf = appendNormalized(p.buf, n, p.widths[i])
 	}
@@ -433,7 +476,7 @@ func (p *changelogPrinter) Row(r types.Row) error {
 	p.buf = appendNormalized(p.buf, []byte(r.Kind.ShortString()), p.widths[0])
 	for i, v := range r.Fields {
 		p.cell = types.AppendTableValue(p.cell[:0], v, p.schema.Columns[i].Type)
-		p.buf = appendNormalized(p.buf, p.cell, p.widths[i+1])
+		p.buf = appendNormalized(p.buf, p.escaped(p.cell), p.widths[i+1])
 	}
 	p.buf = append(p.buf, '\n')
 	return p.flush()
@@ -485,7 +528,9 @@ func (p *rowsPrinter) Row(r types.Row) error {
 	if err := p.check(r); err != nil {
 		return err
 	}
+	from := len(p.buf)
 	p.buf = types.AppendJavaRow(p.buf, r, p.schema.Columns, nil)
+	p.escapedFrom(from)
 	p.buf = append(p.buf, '\n')
 	return p.flush()
 }
@@ -536,7 +581,7 @@ func (p *csvPrinter) Begin(s types.Schema) error {
 			p.buf = append(p.buf, ',')
 		}
 		sep = true
-		p.buf = appendCSVField(p.buf, []byte(c.Name))
+		p.buf = appendCSVField(p.buf, p.escaped([]byte(c.Name)))
 	}
 	p.buf = append(p.buf, '\n')
 	return p.flush()
@@ -560,7 +605,7 @@ func (p *csvPrinter) Row(r types.Row) error {
 			continue
 		}
 		p.cell = types.AppendText(p.cell[:0], v, p.schema.Columns[i].Type)
-		p.buf = appendCSVField(p.buf, p.cell)
+		p.buf = appendCSVField(p.buf, p.escaped(p.cell))
 	}
 	p.buf = append(p.buf, '\n')
 	return p.flush()
@@ -637,11 +682,35 @@ func (p *jsonPrinter) Row(r types.Row) error {
 		p.buf = append(p.buf, ':')
 		p.buf = types.AppendJSON(p.buf, v, c.Type)
 	}
+	if p.escape {
+		// JSON escapes C0 controls already; DEL and C1 go as \u escapes,
+		// which read back as the same characters.
+		p.buf = appendJSONEscapedC1(p.buf)
+	}
 	p.buf = append(p.buf, "}\n"...)
 	return p.flush()
 }
 
 func (p *jsonPrinter) End() error { return p.end() }
+
+// appendJSONEscapedC1 rewrites DEL and the C1 controls of a line of JSON
+// as \u escapes (they can only be inside its strings).
+func appendJSONEscapedC1(b []byte) []byte {
+	if !types.HasControl(string(b)) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == 0x7f || r >= 0x80 && r <= 0x9f {
+			out = append(out, fmt.Sprintf(`\u%04x`, r)...)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
 
 // wideRanges are the code point ranges of East_Asian_Width W and F, sorted.
 // Generated from golang.org/x/text/width (Unicode 13.0.0) plus the UAX #11

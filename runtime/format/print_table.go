@@ -64,9 +64,17 @@ func (p *tablePrinter) Begin(s types.Schema) error {
 	p.m.reset()
 	p.widths = p.widths[:0]
 	for _, c := range s.Columns {
-		p.widths = append(p.widths, max(javaLength(c.Name), tableauTypeWidth(c.Type, p.maxWidth)))
+		p.widths = append(p.widths, max(javaLength(p.name(c.Name)), tableauTypeWidth(c.Type, p.maxWidth)))
 	}
 	return nil
+}
+
+// name is a column's name as the printer shows it.
+func (p *tablePrinter) name(n string) string {
+	if p.escape {
+		return types.EscapeControls(n)
+	}
+	return n
 }
 
 func (p *tablePrinter) Row(r types.Row) error {
@@ -182,6 +190,9 @@ type materializingPrinter struct {
 	begun  bool
 }
 
+// SetEscapeControls passes the setting on to the printer of the rows.
+func (p *materializingPrinter) SetEscapeControls(on bool) { SetEscapeControls(p.out, on) }
+
 func (p *materializingPrinter) Begin(s types.Schema) error {
 	p.schema, p.begun = s, true
 	p.m.reset()
@@ -227,7 +238,7 @@ func (p *tablePrinter) End() error {
 	p.buf = appendBorder(p.buf, p.widths)
 	p.buf = append(p.buf, '|')
 	for i, c := range p.schema.Columns {
-		p.buf = appendTableauCell(p.buf, []byte(c.Name), p.widths[i])
+		p.buf = appendTableauCell(p.buf, []byte(p.name(c.Name)), p.widths[i])
 	}
 	p.buf = append(p.buf, '\n')
 	p.buf = appendBorder(p.buf, p.widths)
@@ -239,7 +250,7 @@ func (p *tablePrinter) End() error {
 		p.buf = append(p.buf, '|')
 		for c, v := range r {
 			p.cell = types.AppendTableValue(p.cell[:0], v, p.schema.Columns[c].Type)
-			p.buf = appendTableauCell(p.buf, p.cell, p.widths[c])
+			p.buf = appendTableauCell(p.buf, p.escaped(p.cell), p.widths[c])
 		}
 		p.buf = append(p.buf, '\n')
 		if err := p.flush(); err != nil {

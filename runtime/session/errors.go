@@ -40,7 +40,9 @@ func FormatError(err error, src string) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString(msg + "\n")
+	// An error is for people, wherever it goes: the control characters of
+	// what it quotes (data, a thrown message) are escaped, not obeyed.
+	b.WriteString(types.EscapeControlsKeep(msg, "\n\t") + "\n")
 	var srcErr ptf.SourceError
 	shown := false
 	if errors.As(err, &srcErr) {
@@ -56,11 +58,11 @@ func FormatError(err error, src string) string {
 		}
 	}
 	if where != "" {
-		b.WriteString("at " + where + "\n")
+		b.WriteString("at " + types.EscapeControls(where) + "\n")
 	}
 	if srcErr != nil {
 		if st := srcErr.JSStack(); st != "" {
-			b.WriteString(strings.TrimRight(st, "\n") + "\n")
+			b.WriteString(types.EscapeControlsKeep(strings.TrimRight(st, "\n"), "\n") + "\n")
 		}
 	}
 	return b.String()
@@ -93,13 +95,16 @@ func writeCaret(b *strings.Builder, text string, col, width int) {
 	pad := make([]byte, 0, col+len(prefix))
 	pad = append(pad, strings.Repeat(" ", len(prefix))...)
 	for _, r := range runes[:col] {
-		if r == '\t' {
+		switch e := types.EscapeControls(string(r)); {
+		case r == '\t':
 			pad = append(pad, '\t')
-		} else {
+		case e != string(r): // a control character, shown escaped
+			pad = append(pad, strings.Repeat(" ", len(e))...)
+		default:
 			pad = append(pad, ' ')
 		}
 	}
-	line := prefix + string(runes) + suffix
+	line := prefix + types.EscapeControlsKeep(string(runes), "\t") + suffix
 	if !utf8.ValidString(line) {
 		line = strings.ToValidUTF8(line, "\uFFFD")
 	}

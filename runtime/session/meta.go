@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // printMeta prints the result of SHOW, DESCRIBE and SET as the Flink SQL
@@ -15,6 +16,16 @@ func printMeta(w io.Writer, header []string, rows [][]string) error {
 		_, err := io.WriteString(w, "Empty set\n")
 		return err
 	}
+	// A meta table is for people, wherever it goes: the control
+	// characters of its cells (data in SHOW STATE, a name) are escaped.
+	esc := make([][]string, len(rows))
+	for i, r := range rows {
+		esc[i] = make([]string, len(r))
+		for j, v := range r {
+			esc[i][j] = types.EscapeControls(v)
+		}
+	}
+	rows = esc
 	widths := make([]int, len(header))
 	for i, h := range header {
 		widths[i] = format.DisplayWidth([]byte(h))

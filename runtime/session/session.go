@@ -61,6 +61,11 @@ type Config struct {
 	// Timing prints row counts and timings to Err after each query, and a
 	// progress line while a long query runs (meant for a terminal).
 	Timing bool
+	// Terminal says Out is a terminal: results written there escape the
+	// control characters of their values (format.SetEscapeControls), which
+	// a terminal would obey; into a file or a pipe they are written as
+	// they are.
+	Terminal bool
 	// Trace shows every call of eval and onTimer on Err (--trace).
 	Trace bool
 	// TraceFilter is the default of the trace's filters (--trace-key,
@@ -104,6 +109,9 @@ type Config struct {
 // can observe: SQL, SHOW/DESCRIBE/SET and output formatting. A Session is
 // not safe for concurrent use.
 type Session struct {
+	// openSet holds the INSERTs after the SQL client's BEGIN STATEMENT SET
+	// until its END (nil: none is open).
+	openSet *sqlmini.StatementSet
 	// extUsed are the ptfsh extensions run under the ptfsh dialect
 	// (dialect.go, Extensions).
 	extUsed     []extension
@@ -313,6 +321,9 @@ func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) erro
 	if err := s.checkDialect(st); err != nil { // dialect.go
 		return err
 	}
+	if done, err := s.clientStatementSet(ctx, st); done { // sink.go
+		return err
+	}
 	switch {
 	case st.Create != nil:
 		return s.execCreate(ctx, st.Create)
@@ -374,6 +385,7 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 		format.SetUpsertKey(p, exec.UpsertKeyOf(n)) // the table mode materialises by it: print_table.go
 		width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
 		format.SetMaxColumnWidth(p, width)
+		format.SetEscapeControls(p, s.cfg.Terminal)
 		return p, nil
 	}
 	updating := !n.Changelog().IsInsertOnly() && mode != "table"
@@ -389,6 +401,7 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 			return nil, err
 		}
 	}
+	format.SetEscapeControls(p, s.cfg.Terminal)
 	if mode == "table" {
 		p = format.NewMaterializing(p, exec.UpsertKeyOf(n))
 	}

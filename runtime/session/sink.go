@@ -106,6 +106,41 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 	return nil
 }
 
+// clientStatementSet runs the Flink SQL client's statement set: BEGIN
+// STATEMENT SET opens it, each INSERT after it is added, and END runs them
+// all as EXECUTE STATEMENT SET BEGIN ... END does; the notes are the
+// client's. It reports whether st was one of these statements.
+func (s *Session) clientStatementSet(ctx context.Context, st *sqlmini.Statement) (bool, error) {
+	switch {
+	case st.BeginSet != nil:
+		if s.openSet != nil {
+			return true, sqlmini.Errorf(st.Pos, "a statement set is open already (BEGIN STATEMENT SET); END runs it")
+		}
+		s.openSet = &sqlmini.StatementSet{Pos: st.Pos}
+		fmt.Fprintln(s.cfg.Err, "[INFO] Begin a statement set.")
+		return true, nil
+	case st.EndSet != nil:
+		set := s.openSet
+		if set == nil {
+			return true, sqlmini.Errorf(st.Pos, "No Statement Set to submit. 'END' statement should be used after 'BEGIN STATEMENT SET'.")
+		}
+		s.openSet = nil
+		if len(set.Inserts) == 0 {
+			fmt.Fprintln(s.cfg.Err, "[INFO] No statement in the statement set, skip submit.")
+			return true, nil
+		}
+		run := &sqlmini.Statement{Pos: set.Pos, StatementSet: set, Text: st.Text}
+		return true, s.job(ctx, run, func() error { return s.execInsert(ctx, run) })
+	case s.openSet == nil:
+		return false, nil
+	case st.Insert != nil:
+		s.openSet.Inserts = append(s.openSet.Inserts, st.Insert)
+		fmt.Fprintln(s.cfg.Err, "[INFO] Add SQL update statement to the statement set.")
+		return true, nil
+	}
+	return true, sqlmini.Errorf(st.Pos, "Only 'INSERT/CREATE TABLE AS' statement is allowed in Statement Set or use 'END' statement to submit Statement Set.")
+}
+
 // insertReport is the line an INSERT prints when it has run, in the
 // words of the Flink SQL client's (table.dml-sync) with what it wrote:
 // "[INFO] Complete execution of the SQL update statement: 3 rows written
@@ -230,7 +265,9 @@ func (s *Session) planPrintInsert(p *plan.Planner, ins *sqlmini.Insert, t *catal
 	if err := checkSinkColumns(t, n.Schema(), pos); err != nil {
 		return nil, nil, err
 	}
-	return n, connector.NewPrintSink(t, s.cfg.Out, s.cfg.Err), nil
+	sk := connector.NewPrintSink(t, s.cfg.Out, s.cfg.Err)
+	sk.SetEscapeControls(s.cfg.Terminal)
+	return n, sk, nil
 }
 
 // howSame says how two tables with different paths reach one file (or a

@@ -358,6 +358,7 @@ func (s *Session) replay(ctx context.Context, pos sqlmini.Pos, first bool) error
 	format.SetUpsertKey(p, exec.UpsertKeyOf(n))
 	width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
 	format.SetMaxColumnWidth(p, width)
+	format.SetEscapeControls(p, s.cfg.Terminal)
 	sk := &stepSink{p: p, skip: rq.rows, record: s.stepRows != nil, rows: &s.stepRows}
 	if err := s.run(ctx, pos, n, sk, out); err != nil {
 		out.Flush()

@@ -567,7 +567,8 @@ func (o *Operator) callError(err error) error {
 	if len(where) == 0 {
 		return types.At(o.node.Pos, err)
 	}
-	return types.At(o.node.Pos, &CallError{Err: err, Where: strings.Join(where, ", ")})
+	// The key and row are data: their control characters are escaped.
+	return types.At(o.node.Pos, &CallError{Err: err, Where: types.EscapeControls(strings.Join(where, ", "))})
 }
 
 // CallError is a PTF error with the key and row it happened at.

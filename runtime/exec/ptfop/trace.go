@@ -26,6 +26,21 @@ const (
 	SetTraceLate     = "ptfsh.trace.late"
 )
 
+// escapingWriter writes the trace's lines with the control characters of
+// the data they show (keys, rows, state) escaped; the lines' own breaks
+// stay (types.EscapeControls). Each write is whole lines.
+type escapingWriter struct{ w io.Writer }
+
+func (e escapingWriter) Write(p []byte) (int, error) {
+	if !types.HasControl(strings.ReplaceAll(string(p), "\n", "")) {
+		return e.w.Write(p)
+	}
+	if _, err := io.WriteString(e.w, types.EscapeControlsKeep(string(p), "\n")); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // trace is the observer that writes the trace of one PTF call to w.
 type trace struct {
 	w      io.Writer
