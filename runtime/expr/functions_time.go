@@ -21,6 +21,7 @@ import (
 // TIMESTAMP_LTZ values read the same fields.
 
 var timeFunctions = []Function{
+	{Name: "CURRENT_WATERMARK", Signature: "CURRENT_WATERMARK(rowtime)", Doc: "the watermark of the rows so far, of the rowtime attribute's type; NULL before the first watermark", compile: compileCurrentWatermark},
 	{Name: "CONVERT_TZ", Signature: "CONVERT_TZ(s, fromZone, toZone)", Doc: "the date-time text s ('yyyy-MM-dd HH:mm:ss') read in time zone fromZone and written in toZone, as a STRING; NULL when s is not a date-time", compile: compileConvertTz},
 	{Name: "EXTRACT", Signature: "EXTRACT(unit FROM t)", Doc: "a field of a date, time or timestamp as a BIGINT: YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, HOUR, MINUTE, SECOND, MILLISECOND, EPOCH", unit: true, compile: compileExtract},
 	{Name: "YEAR", Signature: "YEAR(d)", Doc: "EXTRACT(YEAR FROM d)", compile: compileExtract},
@@ -956,4 +957,34 @@ func loadZone(name string) (*time.Location, error) {
 	}
 	zones.Store(name, loc)
 	return loc, nil
+}
+
+// compileCurrentWatermark is CURRENT_WATERMARK(rowtime): the watermark
+// that has passed the query's input before the row, as Flink's operator
+// sees it; NULL before the first. Its argument is a rowtime attribute,
+// whose type it has.
+func compileCurrentWatermark(c *call) (Expr, error) {
+	if err := c.plainArity(1, 1); err != nil {
+		return nil, err
+	}
+	col, ok := c.args[0].(*Column)
+	if !ok || c.sc == nil || col.Index >= c.sc.Schema.Len() || !c.sc.Schema.Columns[col.Index].TimeAttr {
+		return nil, c.errorf("the argument of CURRENT_WATERMARK must be a rowtime attribute (a column with a WATERMARK declaration)")
+	}
+	cell := c.sc.Watermark
+	if cell == nil {
+		return nil, c.errorf("CURRENT_WATERMARK reads the watermark of a query's input in its SELECT list or WHERE clause, not here")
+	}
+	t := c.args[0].Type()
+	t.NotNull = false
+	ltz := t.Kind == types.KindTimestampLTZ
+	return &funcExpr{t: t, f: func([]any) (any, error) {
+		if !cell.Has {
+			return nil, nil
+		}
+		if ltz {
+			return types.Instant{Millis: cell.Wm}, nil
+		}
+		return types.LocalDateTime{Millis: cell.Wm}, nil
+	}}, nil
 }

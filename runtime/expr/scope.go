@@ -34,6 +34,17 @@ type Scope struct {
 	// here). The planner gives it for a SELECT list, where such a call
 	// reads a column that its OverAggregate appends to the row.
 	Over func(f *sqlmini.FuncCall) (Expr, error)
+	// Watermark is the watermark that CURRENT_WATERMARK reads: the
+	// planner's node under the expressions keeps it up to date (nil:
+	// CURRENT_WATERMARK is not available here).
+	Watermark *WatermarkCell
+}
+
+// WatermarkCell holds the last watermark that passed a point of a plan,
+// for CURRENT_WATERMARK; Has is false before the first.
+type WatermarkCell struct {
+	Wm  int64
+	Has bool
 }
 
 // MergedColumn is a column of a JOIN ... USING list: its name and its

@@ -323,6 +323,14 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		in = n
 		sc = &expr.Scope{Schema: in.Schema(), Alias: alias, Now: p.now(), UserFunction: p.userFunction}
 	}
+	if readsWatermark(sel) {
+		// CURRENT_WATERMARK reads the watermark that passed the input.
+		cell := &expr.WatermarkCell{}
+		in = &exec.WatermarkTapNode{In: in, Cell: cell}
+		c := *sc
+		c.Watermark = cell
+		sc = &c
+	}
 	for _, it := range sel.Items {
 		if it.StarOf != nil {
 			if _, err := starColumns(it, sc); err != nil {
@@ -589,6 +597,22 @@ func (p *Planner) sortNode(sel *sqlmini.Select, in exec.Node, keys []sqlop.Order
 		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "Sort on a non-time-attribute field is not supported: without LIMIT, ORDER BY must start with a time attribute (a WATERMARK column) ascending, as in Flink's streaming mode; add LIMIT n for the first n rows")
 	}
 	return &sqlop.TemporalSortNode{In: in, Time: c.Index, Keys: keys}, nil
+}
+
+// readsWatermark reports whether a SELECT calls CURRENT_WATERMARK in its
+// list or its WHERE clause.
+func readsWatermark(sel *sqlmini.Select) bool {
+	found := false
+	check := func(node any) {
+		if f, ok := node.(*sqlmini.FuncCall); ok && strings.EqualFold(string(f.Name.Value), "CURRENT_WATERMARK") {
+			found = true
+		}
+	}
+	for _, it := range sel.Items {
+		sqlmini.Inspect(it, check)
+	}
+	sqlmini.Inspect(sel.Where, check)
+	return found
 }
 
 // columnExpr is the expression that reads a column by name.
