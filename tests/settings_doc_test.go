@@ -1,21 +1,17 @@
 package tests
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ptfsh/ptfsh/assembly"
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
-	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/format"
-	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/script"
 )
@@ -135,9 +131,10 @@ func TestSettingsDoc(t *testing.T) {
 // settings: each key constant of theirs is in the table, and the defaults
 // they fall back on are the table's.
 func TestSettingsOwners(t *testing.T) {
-	for _, key := range []string{ptfop.SetParallelism, ptfop.SetOnIncompatible, ptfop.SetCacheSize, ptfop.SetTrace,
-		connector.SetSourcePositions, connector.SetSeed, connector.SetNotNullEnforcer,
-		session.SetProcessingTime, session.SetStateTTL, session.SetEndOfInput, session.SetMaxTimerFirings, session.SetCheckpointRows} {
+	for _, key := range []string{exec.SetParallelism, exec.SetOnIncompatible, exec.SetCacheSize, exec.SetCacheBytes, exec.SetTrace,
+		exec.SetTraceKey, exec.SetTraceFunction, exec.SetTraceLate, exec.SetLineage, exec.SetShuffleSeed,
+		exec.SetSourcePositions, connector.SetSeed, connector.SetNotNullEnforcer,
+		exec.SetProcessingTime, exec.SetStateTTL, exec.SetEndOfInput, exec.SetMaxTimerFirings, exec.SetCheckpointRows} {
 		if _, ok := settings.Lookup(key); !ok {
 			t.Errorf("'%s' is read by its package but is not in runtime/settings", key)
 		}
@@ -145,17 +142,13 @@ func TestSettingsOwners(t *testing.T) {
 	if s, _ := settings.Lookup("ptfsh.format"); !reflect.DeepEqual(s.Values, format.FormatNames) {
 		t.Errorf("the values of ptfsh.format are %v, runtime/format knows %v", s.Values, format.FormatNames)
 	}
-	ex := exec.NewExecution(context.Background(), nil)
+	// The options of runtime/exec are read from the table itself
+	// (exec.NewOptions); the script engine keeps defaults of its own.
 	for key, got := range map[string]any{
-		ptfop.SetCacheSize:         ex.CacheSize,
-		session.SetMaxTimerFirings: ex.MaxTimerFirings,
-		session.SetEndOfInput:      ex.EndOfInput,
-		ptfop.SetParallelism:       ex.Parallelism,
-		"ptf.max-call-depth":       script.DefaultMaxCallDepth,
-		"ptf.max-rows-per-call":    int64(script.DefaultMaxRowsPerCall),
-		"ptf.max-memory":           int64(script.DefaultMaxMemory),
-		"ptf.eval-timeout":         assembly.DefaultEvalTimeout,
-		session.SetStateTTL:        time.Duration(ex.DefaultTTL) * time.Millisecond,
+		"ptf.max-call-depth":    script.DefaultMaxCallDepth,
+		"ptf.max-rows-per-call": int64(script.DefaultMaxRowsPerCall),
+		"ptf.max-memory":        int64(script.DefaultMaxMemory),
+		"ptf.eval-timeout":      assembly.DefaultEvalTimeout,
 	} {
 		s, _ := settings.Lookup(key)
 		want, err := s.Check(s.Default)

@@ -40,7 +40,7 @@ func fakerRows(tb testing.TB, t *catalog.Table, env connector.Env) []types.Row {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ex := exec.NewExecution(context.Background(), state.NewMem())
+	ex := exec.NewExecution(context.Background(), state.NewMem(), exec.DefaultOptions())
 	ex.Now = func() int64 { return 1743076800000 } // 2025-03-27 12:00:00
 	st, err := n.Open(ex)
 	if err != nil {

@@ -97,7 +97,7 @@ func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 // core. (A parallel call reads its inputs on a goroutine of their own
 // already; there the read-ahead would take a core from its workers.)
 func readAhead(t *catalog.Table, ex *exec.Execution) bool {
-	if ex.Parallelism > 1 || goruntime.GOMAXPROCS(0) < 2 {
+	if ex.Opts.Parallelism > 1 || goruntime.GOMAXPROCS(0) < 2 {
 		return false
 	}
 	fi, err := os.Stat(TablePath(t))

@@ -188,11 +188,11 @@ func openFolder(ex *exec.Execution, t, ft *catalog.Table, rec *sourceRecord) (*f
 			if !current {
 				continue // a finished file removed: nothing more to read of it
 			}
-			if ex.ResetSources {
+			if ex.Opts.ResetSources {
 				return &folderReader{t: t, ft: ft, root: root, files: files, resume: map[string]folderFile{}}, nil
 			}
 			return nil, fmt.Errorf("table '%s': the file '%s', which was being read at the last checkpoint (row %d), is gone; SET '%s' = 'reset' to read the folder again from the start",
-				t.Name, folderMember(t.Options["path"], root, filepath.Join(root, e.Name)), e.Row, SetSourcePositions)
+				t.Name, folderMember(t.Options["path"], root, filepath.Join(root, e.Name)), e.Row, exec.SetSourcePositions)
 		}
 		path := filepath.Join(root, filepath.FromSlash(e.Name))
 		same := false
@@ -205,11 +205,11 @@ func openFolder(ex *exec.Execution, t, ft *catalog.Table, rec *sourceRecord) (*f
 			ph.close()
 		}
 		if !same {
-			if ex.ResetSources {
+			if ex.Opts.ResetSources {
 				return &folderReader{t: t, ft: ft, root: root, files: files, resume: map[string]folderFile{}}, nil
 			}
 			return nil, fmt.Errorf("table '%s': the file '%s' changed since the last checkpoint (at %s %d, row %d), other than by growing; SET '%s' = 'reset' to read the folder again from the start",
-				t.Name, folderMember(t.Options["path"], root, path), r.unit(), e.Offset, e.Row, SetSourcePositions)
+				t.Name, folderMember(t.Options["path"], root, path), r.unit(), e.Offset, e.Row, exec.SetSourcePositions)
 		}
 		r.resume[e.Name] = e
 		rows += e.Row
@@ -396,9 +396,9 @@ func (n *fileNode) openFolder(ex *exec.Execution, read int) (exec.Stream, error)
 		return nil, types.At(n.pos, err)
 	}
 	if rec != nil && rec.Offset > 0 { // a single file's record, and the path is a folder now
-		if !ex.ResetSources {
+		if !ex.Opts.ResetSources {
 			return nil, types.At(n.pos, fmt.Errorf("table '%s': '%s' was a file at the last checkpoint and is a folder now; SET '%s' = 'reset' to read it from the start",
-				n.t.Name, n.t.Options["path"], SetSourcePositions))
+				n.t.Name, n.t.Options["path"], exec.SetSourcePositions))
 		}
 		rec = nil
 	}

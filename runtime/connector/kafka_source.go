@@ -234,7 +234,7 @@ func (s *kafkaStream) starts() (map[kafka.TP]int64, bool, error) {
 	sp := s.n.s
 	key := kafkaSourceKey(s.n.t, s.read)
 	var rec *kafkaRecord
-	if !s.ex.ResetSources && s.ex.Store != nil {
+	if !s.ex.Opts.ResetSources && s.ex.Store != nil {
 		err := s.ex.Store.View(func(tx state.Tx) error {
 			b, err := tx.Get(exec.SourceNamespace, key)
 			if err != nil || b == nil {

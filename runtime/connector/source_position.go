@@ -39,9 +39,6 @@ import (
 // position: the next statement starts its watermarks afresh, as a Flink
 // job restored from a savepoint does.
 
-// SetSourcePositions = 'reset' makes file sources start again from the
-// beginning instead of failing when a file changed other than by growing.
-const SetSourcePositions = "state.source-positions"
 
 // sourceRecord is a file source's checkpointed position.
 type sourceRecord struct {
@@ -254,11 +251,11 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 		return format.SourcePos{}, prefixHasher{}, nil, err
 	}
 	if rec != nil && rec.Offset < 0 { // a folder's record, and the path is a file now
-		if ex.ResetSources {
+		if ex.Opts.ResetSources {
 			return format.SourcePos{}, prefixHasher{}, nil, nil
 		}
 		return format.SourcePos{}, prefixHasher{}, nil, fmt.Errorf("table '%s': '%s' was a folder at the last checkpoint and is a file now; SET '%s' = 'reset' to read it from the start",
-			t.Name, t.Options["path"], SetSourcePositions)
+			t.Name, t.Options["path"], exec.SetSourcePositions)
 	}
 	if rec == nil || rec.Offset == 0 {
 		return format.SourcePos{}, prefixHasher{}, nil, nil
@@ -279,11 +276,11 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 	}
 	if !same {
 		ph.close()
-		if ex.ResetSources {
+		if ex.Opts.ResetSources {
 			return format.SourcePos{}, prefixHasher{}, nil, nil
 		}
 		return format.SourcePos{}, prefixHasher{}, nil, fmt.Errorf("table '%s': the file '%s' changed since the last checkpoint (at byte %d, row %d), other than by growing; SET '%s' = 'reset' to read it again from the start",
-			t.Name, t.Options["path"], rec.Offset, rec.Row, SetSourcePositions)
+			t.Name, t.Options["path"], rec.Offset, rec.Row, exec.SetSourcePositions)
 	}
 	ex.Notes = append(ex.Notes, fmt.Sprintf("note: table '%s' goes on after row %d (byte %d) of '%s', where the last run stopped", t.Name, rec.Row, rec.Offset, t.Options["path"]))
 	return format.SourcePos{File: path, Offset: rec.Offset, Line: rec.Line, Row: rec.Row}, ph, rec.WM, nil

@@ -123,70 +123,60 @@ type Call interface {
 	WhyNot() string
 }
 
-// execution holds what one running statement shares between operators.
+// Execution is what one running statement shares between its operators:
+// its Options, and the parts of the run (its context and store, the
+// clock, the running calls and sources, the counters, the notes).
 type Execution struct {
+	// Opts are the statement's settings.
+	Opts Options
+	// Ctx is the statement's context, which Ctrl-C cancels.
 	Ctx   context.Context
 	Store state.Store
+	// Now is the processing-time clock in epoch milliseconds: state TTL,
+	// PROCTIME() columns (ComputedNode) and the faker connector's
+	// date.past read it. NewExecution sets it from Opts (the wall clock,
+	// or a fixed time); whoever drives processing time replaces it.
+	Now func() int64
+	// Shuffle, when set (Opts.ShuffleSeed), reorders what Flink does not
+	// order (runtime/exec/ptfop).
+	Shuffle *rand.Rand
+	// Trace receives the trace of the PTF calls when Opts.Trace is on
+	// (runtime/exec/ptfop); nil: no trace.
+	Trace io.Writer
+	// Timeline, when set, receives the time events of the PTF calls
+	// (EXPLAIN TIMELINE, SET 'ptfsh.timeline'; runtime/exec/ptfop).
+	Timeline TimeRecorder
+	// Checkpoints says when the next periodic checkpoint is due; the
+	// driver that takes them sets it (nil: only the final one).
+	Checkpoints CheckpointPolicy
 	// Ptfs are the PTF calls of the statement, flushed at checkpoints.
 	Ptfs []Call
-	// sources are the file sources, whose positions go into checkpoints.
+	// Sources are the file sources, whose positions go into checkpoints.
 	Sources []sourceCheckpointer
 	// SourceReads counts the reads of each file table the statement has
 	// opened, so that each read keeps a position of its own.
 	SourceReads map[string]int
-	// trace receives the trace of each call when tracing is on (trace.go).
-	Trace io.Writer
-	// TraceFilter narrows the trace: a key, a function, late rows only.
-	TraceFilter TraceFilter
-	// Lineage: each row a PTF call emits says why (lineage.go).
-	Lineage bool
-	// Shuffle, when set, reorders what Flink does not order (shuffle.go).
-	Shuffle *rand.Rand
-	// Timeline, when set, receives the time events of the PTF calls
-	// (EXPLAIN TIMELINE, SET 'ptfsh.timeline'; runtime/exec/ptfop).
-	Timeline TimeRecorder
-	// uncheckpointable says why no checkpoint may be taken before the end.
-	Uncheckpointable string
+	// Normalizers keep the last row per key of updating inputs.
+	Normalizers []*normalizeStream
 	// tees are the running shared calls (fanout.go).
 	tees map[Node]*teeShared
-	// normalizers keep the last row per key of updating inputs.
-	Normalizers []*normalizeStream
-	// resetSources: SET 'state.source-positions' = 'reset'.
-	ResetSources bool
-	// discardIncompatible: SET 'state.on-incompatible' = 'discard'.
-	DiscardIncompatible bool
-	// cacheSize is SET 'state.cache-size': live keys per PTF call.
-	CacheSize int
-	// CheckpointEvery is the source rows between checkpoints (0: only at
-	// the end) and LastCheckpoint the rows read at the last one; the
-	// session's driver keeps them.
-	CheckpointEvery, LastCheckpoint int64
-	// CacheBytes is SET 'state.cache-bytes': encoded state kept in memory per call.
-	CacheBytes int64
-	// rowsIn counts rows read from sources.
+	// Uncheckpointable says why no checkpoint may be taken before the end.
+	Uncheckpointable string
+	// RowsIn counts the rows read from sources.
 	RowsIn int64
-	// Now is the processing-time clock in epoch milliseconds: state TTL,
-	// PROCTIME() columns (ComputedNode) and the faker connector's
-	// date.past read it. The session sets it (the wall clock, or SET
-	// 'ptfsh.processing-time'); whoever drives processing time replaces it.
-	Now func() int64
-	// defaultTTL is table.exec.state.ttl in milliseconds (0: none).
-	DefaultTTL int64
-	// maxTimerFirings stops a runaway onTimer (0: no limit).
-	MaxTimerFirings int
-	// notes are said on stderr after the statement.
+	// Notes are said on stderr after the statement.
 	Notes []string
-	// endOfInput: a bounded input ends with the maximum watermark, which
-	// fires every timer left. Without it a statement stops the way Flink's
-	// stop-with-savepoint does (SET 'ptfsh.end-of-input' = 'false').
-	EndOfInput bool
 	// Paced: a source gives its rows at a pace of wall-clock time (datagen's
 	// rows-per-second), so an operator must hand on each row's output
 	// before it waits for the next, and batches none of its calls.
 	Paced bool
-	// parallelism is SET 'parallelism.default' (--parallelism): how many
-	// workers a call that qualifies runs on (parallel.go).
-	Parallelism int
+}
+
+// CheckpointPolicy is the driver's rule for periodic checkpoints.
+type CheckpointPolicy interface {
+	// Due reports whether a checkpoint is due once the sources have read
+	// rowsIn rows.
+	Due(rowsIn int64) bool
 }
 
 // noCheckpoints turns off checkpoints during the statement: an operator
@@ -204,7 +194,7 @@ func (ex *Execution) NoCheckpoints(why string) {
 // taken before the statement ends, and it cannot stop without its end of
 // input to go on in the next.
 func (ex *Execution) InMemory(held string) error {
-	if !ex.EndOfInput {
+	if !ex.Opts.EndOfInput {
 		return fmt.Errorf("%s in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next", held)
 	}
 	ex.NoCheckpoints(held + " in memory")
@@ -226,21 +216,21 @@ func (ex *Execution) Quiescent() bool {
 // the next checkpoint: a parallel call then reads no batch ahead, so that
 // its workers are idle when the checkpoint is taken.
 func (ex *Execution) CheckpointDue(extra int64) bool {
-	return ex.CheckpointEvery > 0 && ex.Uncheckpointable == "" && ex.RowsIn+extra >= ex.LastCheckpoint+ex.CheckpointEvery
+	return ex.Checkpoints != nil && ex.Uncheckpointable == "" && ex.Checkpoints.Due(ex.RowsIn+extra)
 }
 
-// Defaults of the state cache of a PTF call (SET 'state.cache-size' and
-// 'state.cache-bytes'): the live objects of 20,000 keys (about 1 KB each
-// for small state), and 256 MiB of encoded values in memory.
-const (
-	defaultCacheSize  = 20_000
-	defaultCacheBytes = 256 << 20
-)
-
-// newExecution returns an execution with the defaults: the wall clock and
-// a limit of a million timer firings per watermark.
-func NewExecution(ctx context.Context, store state.Store) *Execution {
-	return &Execution{Ctx: ctx, Store: store, Now: wallClock(), MaxTimerFirings: 1_000_000, EndOfInput: true, CacheSize: defaultCacheSize, CacheBytes: defaultCacheBytes, Parallelism: 1, SourceReads: map[string]int{}}
+// NewExecution returns the execution of a statement that runs with opts:
+// its clock (the wall clock, or opts' fixed time) and its shuffle.
+func NewExecution(ctx context.Context, store state.Store, opts Options) *Execution {
+	ex := &Execution{Opts: opts, Ctx: ctx, Store: store, Now: wallClock(), SourceReads: map[string]int{}}
+	if opts.FixedClock {
+		ms := opts.ProcessingTime
+		ex.Now = func() int64 { return ms }
+	}
+	if opts.ShuffleSeed != 0 {
+		ex.Shuffle = rand.New(rand.NewPCG(uint64(opts.ShuffleSeed), 0x5eed))
+	}
+	return ex
 }
 
 // wallClock returns a clock of epoch milliseconds: the wall clock read

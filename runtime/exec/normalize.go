@@ -116,7 +116,7 @@ func (s *normalizeStream) Row(r types.Row) error {
 	}
 	switch r.Kind {
 	case types.Insert, types.UpdateAfter:
-		if had && !s.before[k] && s.ex.DefaultTTL == 0 && bytes.Equal(keycodec.Encode(prev.Fields), keycodec.Encode(r.Fields)) {
+		if had && !s.before[k] && s.ex.Opts.StateTTL == 0 && bytes.Equal(keycodec.Encode(prev.Fields), keycodec.Encode(r.Fields)) {
 			// The same row again: no change to report, as Flink's
 			// ChangelogNormalize swallows it while state TTL is off.
 			return nil

@@ -49,7 +49,7 @@ func dgEvents(t *testing.T, s *Session, name string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := n.Open(exec.NewExecution(context.Background(), state.NewMem()))
+	st, err := n.Open(exec.NewExecution(context.Background(), state.NewMem(), exec.DefaultOptions()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestDatagenRandomRanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, _ := n.Open(exec.NewExecution(context.Background(), state.NewMem()))
+	st, _ := n.Open(exec.NewExecution(context.Background(), state.NewMem(), exec.DefaultOptions()))
 	seenI, seenLen, seenBool := map[int64]bool{}, map[int]bool{}, map[bool]bool{}
 	nulls, rows := 0, 0
 	for {
@@ -313,7 +313,7 @@ func TestDatagenUnboundedStopsAtLimitAndCancel(t *testing.T) {
 	tb, _ := s.cat.Table("g")
 	n, _ := connector.NewDatagenNode(tb, s.sourceEnv())
 	ctx, cancel := context.WithCancel(context.Background())
-	st, _ := n.Open(exec.NewExecution(ctx, state.NewMem()))
+	st, _ := n.Open(exec.NewExecution(ctx, state.NewMem(), exec.DefaultOptions()))
 	for i := 0; i < 5000; i++ {
 		if _, err := st.Next(); err != nil {
 			t.Fatal(err)

@@ -9,12 +9,16 @@
 // # Running a statement
 //
 // Exec runs the statements of a script and stops at the first error;
-// ExecStatement runs one. A query is planned into a tree of exec nodes and
-// run by pulling events from the root into a Sink (run.go): a printer of
-// runtime/format, or the file sink of INSERT INTO. Every N source rows
-// ('execution.checkpointing.interval-rows') and at the end, the session
-// writes a checkpoint: the state of every PTF operator, normalisation
-// state, source positions and sink lengths, in one transaction.
+// ExecStatement runs one, as a statement value (statement.go) that holds
+// what belongs to that run and not to the session. A query is planned into
+// a tree of exec nodes and run by pulling events from the root into a Sink
+// (run.go): a printer of runtime/format, or the file sink of INSERT INTO.
+// The run's exec.Options are the settings read once as it starts
+// (options.go). Its checkpointer (checkpoint.go) writes a checkpoint every
+// N source rows ('execution.checkpointing.interval-rows') and at the end:
+// the state of every PTF operator, normalisation state, source positions
+// and sink lengths, in one transaction; its progress line (progress.go)
+// shows, on a terminal, how far a long run is.
 //
 // Query returns a query's result as data instead of printing it (a Result:
 // the schema and the rows with their kinds, collected by a Collector sink),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -19,6 +20,12 @@ import (
 // maxJobs is how many of the latest jobs the session remembers.
 const maxJobs = 1000
 
+// jobLog is the jobs that ran in a session, the latest maxJobs of them.
+type jobLog struct {
+	jobs []jobRecord
+	seq  int // the id of the last job
+}
+
 type jobRecord struct {
 	id        int
 	statement string
@@ -28,19 +35,19 @@ type jobRecord struct {
 	in, out   int64
 }
 
-// job runs a statement that is a job and records it.
-// A job whose context ended (Ctrl-C) is CANCELED, whatever error its
-// statement returned on the way out.
-func (s *Session) job(ctx context.Context, st *sqlmini.Statement, run func() error) error {
-	s.jobSeq++
+// run runs a statement that is a job and records it, with the rows its
+// runs counted in stmt. A job whose context ended (Ctrl-C) is CANCELED,
+// whatever error its statement returned on the way out.
+func (l *jobLog) run(ctx context.Context, stmt *statement, run func() error) error {
+	st := stmt.Statement
+	l.seq++
 	text, ok := sqlmini.OneLine(st.Text)
 	if !ok { // a $$ body of several lines: its first line
 		text, _, _ = strings.Cut(st.Text, "\n")
 	}
-	rec := jobRecord{id: s.jobSeq, statement: text, start: time.Now()}
-	s.jobIn, s.jobOut = 0, 0
+	rec := jobRecord{id: l.seq, statement: text, start: time.Now()}
 	err := run()
-	rec.took, rec.in, rec.out = time.Since(rec.start), s.jobIn, s.jobOut
+	rec.took, rec.in, rec.out = time.Since(rec.start), stmt.in, stmt.out
 	switch {
 	case err == nil:
 		rec.status = "FINISHED"
@@ -49,25 +56,20 @@ func (s *Session) job(ctx context.Context, st *sqlmini.Statement, run func() err
 	default:
 		rec.status = "FAILED"
 	}
-	s.jobs = append(s.jobs, rec)
-	if len(s.jobs) > maxJobs {
-		s.jobs = append(s.jobs[:0], s.jobs[len(s.jobs)-maxJobs:]...)
+	l.jobs = append(l.jobs, rec)
+	if len(l.jobs) > maxJobs {
+		l.jobs = append(l.jobs[:0], l.jobs[len(l.jobs)-maxJobs:]...)
 	}
 	return err
 }
 
-// counted adds the rows a run of a statement read and wrote to the job's.
-func (s *Session) counted(in, out int64) {
-	s.jobIn += in
-	s.jobOut += out
-}
-
-func (s *Session) showJobs(sh *sqlmini.Show) error {
+// show prints SHOW JOBS on w.
+func (l *jobLog) show(w io.Writer, sh *sqlmini.Show) error {
 	if sh.User || sh.Like != "" {
 		return sqlmini.Errorf(sh.Pos, "SHOW JOBS takes neither USER nor LIKE")
 	}
 	var rows [][]string
-	for _, j := range s.jobs {
+	for _, j := range l.jobs {
 		stmt := j.statement
 		if len(stmt) > 60 {
 			stmt = stmt[:57] + "..."
@@ -75,5 +77,5 @@ func (s *Session) showJobs(sh *sqlmini.Show) error {
 		rows = append(rows, []string{fmt.Sprint(j.id), stmt, j.status, j.start.UTC().Format("2006-01-02 15:04:05"),
 			fmt.Sprintf("%.3f s", j.took.Seconds()), fmt.Sprint(j.in), fmt.Sprint(j.out)})
 	}
-	return printMeta(s.cfg.Out, []string{"job id", "statement", "status", "start time", "duration", "rows read", "rows out"}, rows)
+	return printMeta(w, []string{"job id", "statement", "status", "start time", "duration", "rows read", "rows out"}, rows)
 }

@@ -49,12 +49,12 @@ func (s *Session) PredictPrompt(step string) string {
 
 // predictStep asks for a guess when predict mode is on and the shell can
 // ask; ok false: no guess to score.
-func (s *Session) predictStep() (guess []string, ok bool) {
+func (s *Session) predictStep(stmt *statement) (guess []string, ok bool) {
 	on, _ := settings.Get[bool](s.settings, SetPredict)
-	if !on || s.cfg.Predict == nil || s.stepping != nil {
+	if !on || s.cfg.Predict == nil || stmt.stepping != nil {
 		return nil, false
 	}
-	return s.cfg.Predict(s.stepText)
+	return s.cfg.Predict(stmt.Text)
 }
 
 // normGuess puts a row as typed, or as printed, in one form: cells

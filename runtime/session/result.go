@@ -62,7 +62,7 @@ func (s *Session) Query(ctx context.Context, st *sqlmini.Statement) (*Result, er
 		return nil, err
 	}
 	var c Collector
-	if err := s.run(ctx, st.Pos, n, &c, nil); err != nil {
+	if err := s.run(ctx, &statement{Statement: st}, st.Pos, n, &c, nil); err != nil {
 		return nil, err
 	}
 	return &c.Result, nil

@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/format"
+	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -43,30 +43,30 @@ type noCheckpointer interface {
 	NoCheckpoints() string
 }
 
-// SetCheckpointRows is the number of source rows between checkpoints.
-const SetCheckpointRows = "execution.checkpointing.interval-rows"
-
-// defaultCheckpointRows was chosen by measurement: at 100k rows a
-// checkpoint of GreetingWithMemory's state costs well under 1 % of the run
-// (see the README's figures).
-const defaultCheckpointRows = 100_000
-
-// run drives a planned query into a sink: it pulls events from the plan,
-// takes a checkpoint every N source rows when no operator holds rows it
-// has not handed on, and a final one at the end. out, if not nil, is
-// flushed before notes go to stderr.
-func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Sink, out *bufio.Writer) (err error) {
+// run drives a planned query of stmt into a sink: it pulls events from
+// the plan and hands rows to the sink; its checkpointer takes a checkpoint
+// when one is due and a final one at the end, its progress line shows how
+// far it is. out, if not nil, is flushed before notes go to stderr; pos is
+// where errors of the run point.
+func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n exec.Node, sink Sink, out *bufio.Writer) (err error) {
 	start := time.Now()
-	ex, err := s.newExecution(ctx)
+	opts, err := s.options(stmt)
 	if err != nil {
 		return sqlmini.Errorf(pos, "%w", err)
 	}
-	if s.stepping != nil {
-		s.stepping.ex = ex // a step counts its own rows (stream.go)
+	ex := exec.NewExecution(ctx, s.cfg.Store, opts)
+	if opts.Trace {
+		ex.Trace = s.cfg.Err
 	}
-	rec := s.startTimeline(ex) // timeline.go
+	if st := stmt.stepping; st != nil {
+		st.ex = ex // a step counts its own rows (stream.go)
+		if ex.Trace != nil {
+			st.gate.w, ex.Trace = ex.Trace, st.gate
+		}
+	}
+	rec := s.startTimeline(ex, stmt) // timeline.go
 	var rows int64
-	defer func() { s.counted(ex.RowsIn, rows) }() // SHOW JOBS (jobs.go)
+	defer func() { stmt.in, stmt.out = stmt.in+ex.RowsIn, stmt.out+rows }() // SHOW JOBS (jobs.go)
 	drawn := false
 	defer func() {
 		if err != nil && !drawn { // a failed statement draws what happened before it
@@ -88,25 +88,15 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 	if err := sink.Begin(n.Schema()); err != nil {
 		return err
 	}
-	lastProgress, progressShown := start, false
+	ck := newCheckpointer(s.cfg.Store, ex, sink, stmt.final)
+	prog := newProgress(s.cfg.Err, s.cfg.Timing, start)
 	ended := false
-	// inflight is the periodic checkpoint whose commit may still be
-	// running (state.UpdateAsync): rows go on meanwhile, and the next
-	// checkpoint, the end or a failure settles it first.
-	var inflight *state.Commit
 	defer func() {
 		if err == nil {
 			return
 		}
-		if inflight != nil {
-			// A checkpoint that committed moves the length the sink is
-			// cut back to (Abort) before the rows after it are taken out.
-			_ = settleCheckpoint(ex, inflight, sink)
-			inflight = nil
-		}
-		if progressShown {
-			fmt.Fprint(s.cfg.Err, "\r\033[K")
-		}
+		ck.abort()
+		prog.clear()
 		if a, ok := sink.(format.Aborter); ok && !ended {
 			a.Abort()
 		}
@@ -114,16 +104,6 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 			out.Flush() // the rows before the error go out before it
 		}
 	}()
-	every := int64(defaultCheckpointRows)
-	if v, ok := s.settings[SetCheckpointRows]; ok {
-		every, _ = strconv.ParseInt(v, 10, 64)
-	}
-	if s.cfg.Scratch {
-		// A checkpoint into a scratch store serves no restart: only the
-		// final one, which the next statements read, is taken.
-		every = 0
-	}
-	ex.CheckpointEvery = every
 	for {
 		if err := ctx.Err(); err != nil {
 			return sqlmini.Errorf(pos, "statement cancelled")
@@ -144,45 +124,31 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 				return err
 			}
 		}
-		if every > 0 && ex.Uncheckpointable == "" && ex.RowsIn-ex.LastCheckpoint >= every && ex.Quiescent() {
-			if inflight != nil {
-				c := inflight
-				inflight = nil
-				if err := settleCheckpoint(ex, c, sink); err != nil {
-					return err
-				}
-			}
-			if inflight, err = s.startCheckpoint(ex, sink, false, true); err != nil {
-				return err
-			}
-			ex.LastCheckpoint = ex.RowsIn
-		}
-		if s.cfg.Timing && rows&0xffff == 0 && time.Since(lastProgress) > time.Second {
-			lastProgress = time.Now()
-			fmt.Fprintf(s.cfg.Err, "\r%d rows read, %d rows out, %.0f s ", ex.RowsIn, rows, time.Since(start).Seconds())
-			progressShown = true
-		}
-	}
-	if progressShown {
-		fmt.Fprint(s.cfg.Err, "\r\033[K")
-		progressShown = false
-	}
-	if inflight != nil {
-		c := inflight
-		inflight = nil
-		if err := settleCheckpoint(ex, c, sink); err != nil {
+		if err := ck.maybe(); err != nil {
 			return err
 		}
+		prog.tick(ex.RowsIn, rows)
+	}
+	prog.clear()
+	if err := ck.settle(); err != nil {
+		return err
 	}
 	ended = true
 	if err := sink.End(); err != nil {
 		return err
 	}
 	ckStart := time.Now()
-	if err := s.checkpoint(ex, sink, true); err != nil {
+	if err := ck.finish(); err != nil {
 		return err
 	}
-	ckTime := time.Since(ckStart)
+	drawn = rec != nil
+	return s.report(stmt, pos, ex, rec, rows, start, time.Since(ckStart), out)
+}
+
+// report says, after a run, what a person should know: the notes of the
+// run (time, the operators', why not), its timeline when one is drawn,
+// and with Config.Timing the rows and the time it took.
+func (s *Session) report(stmt *statement, pos sqlmini.Pos, ex *exec.Execution, rec *timeline.Record, rows int64, start time.Time, ckTime time.Duration, out *bufio.Writer) error {
 	flush := func() error {
 		if out != nil {
 			return out.Flush()
@@ -201,7 +167,6 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		if err := flush(); err != nil {
 			return err
 		}
-		drawn = true
 		if err := s.writeTimeline(rec, nil); err != nil {
 			return sqlmini.Errorf(pos, "%w", err)
 		}
@@ -210,102 +175,11 @@ func (s *Session) run(ctx context.Context, pos sqlmini.Pos, n exec.Node, sink Si
 		if err := flush(); err != nil {
 			return err
 		}
-		if st := s.stepping; st != nil {
+		if st := stmt.stepping; st != nil {
 			st.took = time.Since(start) // the step prints it after its notes (stream.go)
 			return nil
 		}
 		fmt.Fprintf(s.cfg.Err, "(%s read, %s out, %.3f s; final checkpoint %.3f s)\n", plural(ex.RowsIn, "row"), plural(rows, "row"), time.Since(start).Seconds(), ckTime.Seconds())
 	}
 	return nil
-}
-
-// checkpoint writes, in one transaction, the state and timers of every PTF
-// call, the position of every file source and the sink's progress. A
-// final checkpoint at the end of input also marks the statement finished,
-// and, in a script, records that it did (Session.finalHook). It returns
-// when the transaction has committed.
-func (s *Session) checkpoint(ex *exec.Execution, sink Sink, final bool) error {
-	c, err := s.startCheckpoint(ex, sink, final, false)
-	if err != nil {
-		return err
-	}
-	return settleCheckpoint(ex, c, sink)
-}
-
-// startCheckpoint is checkpoint without the wait: with async, the store
-// may commit the transaction in the background (state.UpdateAsync), and
-// the checkpoint counts only once settleCheckpoint says it committed.
-// Until then every other use of the store waits for that commit.
-func (s *Session) startCheckpoint(ex *exec.Execution, sink Sink, final, async bool) (*state.Commit, error) {
-	if !final || !ex.EndOfInput {
-		// The final checkpoint of a finished statement forgets the
-		// sources' positions: hashing what they read would be wasted.
-		for _, src := range ex.Sources {
-			if p, ok := src.(exec.CheckpointPreparer); ok {
-				p.PrepareCheckpoint()
-			}
-		}
-	}
-	write := func(tx state.Tx) error {
-		for _, op := range ex.Ptfs {
-			if err := op.Flush(tx, final); err != nil {
-				return err
-			}
-		}
-		for _, nz := range ex.Normalizers {
-			if err := nz.Checkpoint(tx, final && ex.EndOfInput); err != nil {
-				return err
-			}
-		}
-		for _, src := range ex.Sources {
-			if err := src.Checkpoint(tx, final && ex.EndOfInput, final); err != nil {
-				return err
-			}
-		}
-		if cs, ok := sink.(CheckpointSink); ok {
-			if err := cs.Checkpoint(tx); err != nil {
-				return err
-			}
-		}
-		if final && s.finalHook != nil {
-			return s.finalHook(tx)
-		}
-		return nil
-	}
-	if !async {
-		if err := s.cfg.Store.Update(write); err != nil {
-			return nil, fmt.Errorf("writing a checkpoint: %w", err)
-		}
-		return nil, nil
-	}
-	c, err := state.UpdateAsync(s.cfg.Store, write)
-	if err != nil {
-		return nil, fmt.Errorf("writing a checkpoint: %w", err)
-	}
-	return c, nil
-}
-
-// settleCheckpoint waits for the commit of a checkpoint (nil: one that
-// committed already) and tells the sink and the sources that it committed.
-func settleCheckpoint(ex *exec.Execution, c *state.Commit, sink Sink) error {
-	if c != nil {
-		if err := c.Wait(); err != nil {
-			return fmt.Errorf("writing a checkpoint: %w", err)
-		}
-	}
-	if cs, ok := sink.(CheckpointSink); ok {
-		cs.Committed()
-	}
-	for _, src := range ex.Sources {
-		if cs, ok := src.(committedSource); ok {
-			cs.Committed()
-		}
-	}
-	return nil
-}
-
-// committedSource is a source told when a checkpoint has committed (a
-// Kafka source commits its group's offsets then, never ahead of it).
-type committedSource interface {
-	Committed()
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/runtime/textparse"
-	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -117,19 +116,8 @@ type Session struct {
 	extUsed     []extension
 	extReported map[string]bool
 
-	// stepText is the text of the statement that runs (predict.go shows
-	// a stream step's).
-	stepText string
-	// stepRows, while a stream step runs in predict mode, are the rows it
-	// emits, as text (predict.go).
-	stepRows []stepRow
-	// whyOnce turns lineage on for the statement that runs (EXPLAIN WHY).
-	whyOnce bool
-	// jobs are the queries and INSERTs that ran (SHOW JOBS, jobs.go);
-	// jobIn and jobOut count the rows of the one running.
-	jobs          []jobRecord
-	jobSeq        int
-	jobIn, jobOut int64
+	// jobs are the queries and INSERTs that ran (SHOW JOBS, jobs.go).
+	jobs jobLog
 
 	cfg      Config
 	ownStore bool // the store came from SET 'state.path': the session closes it
@@ -138,15 +126,8 @@ type Session struct {
 	baseDir  string
 	// interactive: statements come from a person at the REPL.
 	interactive bool
-	// explaining is the record of the EXPLAIN TIMELINE that runs (timeline.go).
-	explaining *timeline.Record
-	// running is the query that runs on streams, stepping its run while
-	// one runs (stream.go).
-	running  *runningQuery
-	stepping *stepRun
-	// finalHook, while a statement of a script runs, records in its final
-	// checkpoint that it finished (script_progress.go).
-	finalHook func(tx state.Tx) error
+	// running is the query that runs on streams (stream.go).
+	running *runningQuery
 }
 
 // NewSession returns a session with an empty catalog.
@@ -213,9 +194,8 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 			continue
 		}
 		if err == nil {
-			s.finalHook = func(tx state.Tx) error { return progress.recordTx(tx, i, p.Stmt) }
-			err = s.ExecStatement(ctx, p.Stmt)
-			s.finalHook = nil
+			final := func(tx state.Tx) error { return progress.recordTx(tx, i, p.Stmt) }
+			err = s.execute(ctx, &statement{Statement: p.Stmt, final: final})
 			if errors.Is(err, ErrQuit) {
 				break
 			}
@@ -284,7 +264,13 @@ func (s *Session) continueOnError() bool {
 // goes on. A statement stopped by ctx (Ctrl-C) fails with "statement
 // cancelled", whatever part of it was running; QUIT and EXIT return
 // ErrQuit.
-func (s *Session) ExecStatement(ctx context.Context, st *sqlmini.Statement) (err error) {
+func (s *Session) ExecStatement(ctx context.Context, st *sqlmini.Statement) error {
+	return s.execute(ctx, &statement{Statement: st})
+}
+
+// execute is ExecStatement of a statement made to run.
+func (s *Session) execute(ctx context.Context, stmt *statement) (err error) {
+	st := stmt.Statement
 	defer func() {
 		if r := recover(); r != nil {
 			err = types.At(st.Pos, newInternalError(r))
@@ -294,7 +280,7 @@ func (s *Session) ExecStatement(ctx context.Context, st *sqlmini.Statement) (err
 	if echo {
 		s.announce(st)
 	}
-	err = s.execStatement(ctx, st)
+	err = s.execStatement(ctx, stmt)
 	switch {
 	case err == nil && (echo || s.interactive):
 		s.succeeded(st)
@@ -315,13 +301,13 @@ func cancelled(pos sqlmini.Pos, err error) error {
 	return &types.Error{Pos: pos, Msg: "statement cancelled", Err: err}
 }
 
-func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) error {
+func (s *Session) execStatement(ctx context.Context, stmt *statement) error {
+	st := stmt.Statement
 	s.reloadChanged()
-	s.stepText = st.Text
 	if err := s.checkDialect(st); err != nil { // dialect.go
 		return err
 	}
-	if done, err := s.clientStatementSet(ctx, st); done { // sink.go
+	if done, err := s.clientStatementSet(ctx, stmt); done { // sink.go
 		return err
 	}
 	switch {
@@ -353,19 +339,19 @@ func (s *Session) execStatement(ctx context.Context, st *sqlmini.Statement) erro
 		}
 		return nil
 	case st.Explain != nil && st.Explain.Why:
-		return s.job(ctx, st, func() error { return s.explainWhy(ctx, st) }) // lineage.go
+		return s.jobs.run(ctx, stmt, func() error { return s.explainWhy(ctx, stmt) }) // lineage.go
 	case st.Explain != nil && st.Explain.Timeline:
-		return s.job(ctx, st, func() error { return s.explainTimeline(ctx, st.Explain) }) // timeline.go
+		return s.jobs.run(ctx, stmt, func() error { return s.explainTimeline(ctx, stmt) }) // timeline.go
 	case st.Explain != nil:
 		return s.execExplain(st.Explain)
 	case st.Insert != nil, st.StatementSet != nil:
-		return s.job(ctx, st, func() error { return s.execInsert(ctx, st) }) // sink.go
+		return s.jobs.run(ctx, stmt, func() error { return s.execInsert(ctx, stmt) }) // sink.go
 	case st.Command != nil:
 		return s.execCommand(st.Command)
 	case st.Advance != nil:
-		return s.advance(ctx, st.Advance) // stream.go
+		return s.advance(ctx, stmt) // stream.go
 	case st.Query != nil:
-		return s.job(ctx, st, func() error { return s.execQuery(ctx, st) })
+		return s.jobs.run(ctx, stmt, func() error { return s.execQuery(ctx, stmt) })
 	}
 	return sqlmini.Errorf(st.Pos, "unsupported statement")
 }
@@ -632,7 +618,7 @@ func (s *Session) execDrop(d *sqlmini.Drop) error {
 
 func (s *Session) execShow(sh *sqlmini.Show) error {
 	if strings.EqualFold(sh.What, "JOBS") {
-		return s.showJobs(sh) // jobs.go
+		return s.jobs.show(s.cfg.Out, sh) // jobs.go
 	}
 	if sh.Inspect != "" {
 		return s.execInspect(sh)
@@ -785,15 +771,16 @@ func (s *Session) execExplain(e *sqlmini.Explain) error {
 	return err
 }
 
-func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
+func (s *Session) execQuery(ctx context.Context, stmt *statement) error {
+	st := stmt.Statement
 	n, err := plan.New(s.cat, s.sourceEnv()).Query(st.Query)
 	if err != nil {
 		return err
 	}
 	if scans := streamScans(n); len(scans) > 0 {
-		return s.startRunning(ctx, st, scans) // stream.go: it keeps running
+		return s.startRunning(ctx, stmt, scans) // stream.go: it keeps running
 	}
-	if s.lineage() {
+	if s.lineage(stmt) {
 		n = &exec.LineageNode{In: n} // lineage.go
 	}
 	// Results are buffered: one write per row would cost a system call each.
@@ -803,7 +790,7 @@ func (s *Session) execQuery(ctx context.Context, st *sqlmini.Statement) error {
 	if err != nil {
 		return sqlmini.Errorf(st.Pos, "%w", err)
 	}
-	return s.run(ctx, st.Pos, n, p, out)
+	return s.run(ctx, stmt, st.Pos, n, p, out)
 }
 
 // describeOutput is a function's output type as DESCRIBE shows it: a

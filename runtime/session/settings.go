@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/connector"
-	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
+	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -107,17 +107,17 @@ func (s *Session) settingText(st settings.Setting) string {
 		return s.resultMode()
 	case "sql-client.execution.result-mode":
 		return s.resultMode()
-	case ptfop.SetParallelism:
+	case exec.SetParallelism:
 		return strconv.Itoa(max(s.cfg.Parallelism, 1))
-	case ptfop.SetTrace:
+	case exec.SetTrace:
 		if s.cfg.Trace {
 			return "on"
 		}
-	case ptfop.SetTraceKey:
+	case exec.SetTraceKey:
 		return s.cfg.TraceFilter.Key
-	case ptfop.SetTraceFunction:
+	case exec.SetTraceFunction:
 		return s.cfg.TraceFilter.Function
-	case ptfop.SetTraceLate:
+	case exec.SetTraceLate:
 		if s.cfg.TraceFilter.Late {
 			return "on"
 		}
@@ -125,7 +125,7 @@ func (s *Session) settingText(st settings.Setting) string {
 		if s.cfg.Echo {
 			return "on"
 		}
-	case SetProcessingTime:
+	case exec.SetProcessingTime:
 		return s.cfg.ProcessingTime
 	case SetDialect:
 		if s.cfg.Dialect != "" {

@@ -44,10 +44,11 @@ var sinkWriteOptions = []string{"csv.field-delimiter", "csv.quote-character", "c
 // first, with one planner (so that uids are checked across the set, as in
 // one Flink job), then run in one execution, one after the other, each
 // reading its sources from the start.
-func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
+func (s *Session) execInsert(ctx context.Context, stmt *statement) error {
+	st := stmt.Statement
 	if st.Insert != nil {
 		if t, ok := s.cat.Table(string(st.Insert.Table.Value)); ok && t.Stream {
-			return s.insertStream(ctx, st.Insert, t) // stream.go
+			return s.insertStream(ctx, stmt, t) // stream.go
 		}
 	}
 	inserts := []*sqlmini.Insert{st.Insert}
@@ -92,10 +93,10 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 	}
 	var err error
 	if len(nodes) == 1 {
-		err = s.run(ctx, st.Pos, nodes[0], sinks[0], nil)
+		err = s.run(ctx, stmt, st.Pos, nodes[0], sinks[0], nil)
 	} else {
 		set := &statementSetNode{ins: nodes}
-		err = s.run(ctx, st.Pos, set, &setSink{node: set, sinks: sinks}, nil)
+		err = s.run(ctx, stmt, st.Pos, set, &setSink{node: set, sinks: sinks}, nil)
 	}
 	if err != nil {
 		return err
@@ -110,7 +111,8 @@ func (s *Session) execInsert(ctx context.Context, st *sqlmini.Statement) error {
 // STATEMENT SET opens it, each INSERT after it is added, and END runs them
 // all as EXECUTE STATEMENT SET BEGIN ... END does; the notes are the
 // client's. It reports whether st was one of these statements.
-func (s *Session) clientStatementSet(ctx context.Context, st *sqlmini.Statement) (bool, error) {
+func (s *Session) clientStatementSet(ctx context.Context, stmt *statement) (bool, error) {
+	st := stmt.Statement
 	switch {
 	case st.BeginSet != nil:
 		if s.openSet != nil {
@@ -129,8 +131,9 @@ func (s *Session) clientStatementSet(ctx context.Context, st *sqlmini.Statement)
 			fmt.Fprintln(s.cfg.Err, "[INFO] No statement in the statement set, skip submit.")
 			return true, nil
 		}
-		run := &sqlmini.Statement{Pos: set.Pos, StatementSet: set, Text: st.Text}
-		return true, s.job(ctx, run, func() error { return s.execInsert(ctx, run) })
+		run := *stmt
+		run.Statement = &sqlmini.Statement{Pos: set.Pos, StatementSet: set, Text: st.Text}
+		return true, s.jobs.run(ctx, &run, func() error { return s.execInsert(ctx, &run) })
 	case s.openSet == nil:
 		return false, nil
 	case st.Insert != nil:

@@ -128,7 +128,8 @@ func endedErr(pos sqlmini.Pos, name string) error {
 
 // insertStream runs INSERT INTO stream VALUES ...: the rows (and WATERMARK
 // steps) join the stream, and the running query on it takes the step.
-func (s *Session) insertStream(ctx context.Context, ins *sqlmini.Insert, t *catalog.Table) error {
+func (s *Session) insertStream(ctx context.Context, stmt *statement, t *catalog.Table) error {
+	ins := stmt.Insert
 	q := ins.Query
 	if len(q.With) > 0 || len(q.Union) > 0 || q.Body.Values == nil {
 		return sqlmini.Errorf(q.Pos, "INSERT INTO stream %s takes VALUES rows (and WATERMARK steps): INSERT INTO %s VALUES (...), (...)", t.Name, t.Name)
@@ -148,11 +149,12 @@ func (s *Session) insertStream(ctx context.Context, ins *sqlmini.Insert, t *cata
 		return err
 	}
 	t.Events = append(t.Events[:len(t.Events):len(t.Events)], events...) // a new array: scans planned before keep theirs
-	return s.step(ctx, t.Name, ins.Pos)
+	return s.step(ctx, stmt, t.Name, ins.Pos)
 }
 
 // advance runs ADVANCE WATERMARK stream TO time | END.
-func (s *Session) advance(ctx context.Context, a *sqlmini.Advance) error {
+func (s *Session) advance(ctx context.Context, stmt *statement) error {
+	a := stmt.Advance
 	name := string(a.Stream.Value)
 	t, ok := s.cat.Table(name)
 	if !ok {
@@ -178,7 +180,7 @@ func (s *Session) advance(ctx context.Context, a *sqlmini.Advance) error {
 		return sqlmini.Errorf(a.Pos, "the watermark of %s is already at %s: ADVANCE WATERMARK moves it forward, to a later time or TO END", name, timeline.FormatTime(cur))
 	}
 	t.Events = append(t.Events[:len(t.Events):len(t.Events)], exec.Event{Kind: exec.EvWatermark, Wm: ts})
-	return s.step(ctx, name, a.Pos)
+	return s.step(ctx, stmt, name, a.Pos)
 }
 
 // streamWatermark is the watermark a stream's events have reached: its
@@ -248,7 +250,8 @@ func streamScans(n exec.Node) []*connector.StreamScan {
 
 // startRunning makes a query on streams the running query and runs its
 // first step over what the streams hold.
-func (s *Session) startRunning(ctx context.Context, st *sqlmini.Statement, scans []*connector.StreamScan) error {
+func (s *Session) startRunning(ctx context.Context, stmt *statement, scans []*connector.StreamScan) error {
+	st := stmt.Statement
 	if s.running != nil {
 		s.stopRunning("a new query on a stream takes its place")
 	}
@@ -260,7 +263,7 @@ func (s *Session) startRunning(ctx context.Context, st *sqlmini.Statement, scans
 	}
 	s.running = rq
 	fmt.Fprintf(s.cfg.Err, "note: the query keeps running on %s: INSERT INTO and ADVANCE WATERMARK show what each step emits; SHOW STATE and SHOW TIMERS see its state between steps\n", strings.Join(rq.streams, ", "))
-	return s.replay(ctx, st.Pos, true)
+	return s.replay(ctx, stmt, st.Pos, true)
 }
 
 // stopRunning ends the running query, saying why.
@@ -289,27 +292,27 @@ func containsName(names []string, n string) bool {
 }
 
 // step gives the running query the step of stream name, if it reads it.
-func (s *Session) step(ctx context.Context, name string, pos sqlmini.Pos) error {
+func (s *Session) step(ctx context.Context, stmt *statement, name string, pos sqlmini.Pos) error {
 	if s.running == nil || !containsName(s.running.streams, name) {
 		return nil // kept for a query to come
 	}
-	guess, predicting := s.predictStep() // predict.go
-	s.stepRows = nil
+	guess, predicting := s.predictStep(stmt) // predict.go
+	stmt.stepRows = nil
 	if predicting {
-		s.stepRows = []stepRow{}
+		stmt.stepRows = []stepRow{}
 	}
-	err := s.replay(ctx, pos, false)
+	err := s.replay(ctx, stmt, pos, false)
 	if err == nil && predicting {
-		s.scoreGuess(guess, s.stepRows)
+		s.scoreGuess(guess, stmt.stepRows)
 	}
-	s.stepRows = nil
+	stmt.stepRows = nil
 	return err
 }
 
 // replay runs the running query again over its streams' events, from
 // fresh state and without the end of input, and prints the rows past
 // those it printed before.
-func (s *Session) replay(ctx context.Context, pos sqlmini.Pos, first bool) error {
+func (s *Session) replay(ctx context.Context, stmt *statement, pos sqlmini.Pos, first bool) error {
 	rq := s.running
 	n, err := plan.New(s.cat, s.sourceEnv()).Query(rq.st.Query)
 	if err != nil {
@@ -344,8 +347,8 @@ func (s *Session) replay(ctx context.Context, pos sqlmini.Pos, first bool) error
 		seen[sc.Table.Name] = len(sc.Events)
 		ended = ended && streamEnded(sc.Table)
 	}
-	s.stepping = st
-	defer func() { s.stepping = nil }()
+	stmt.stepping = st
+	defer func() { stmt.stepping = nil }()
 	out := bufio.NewWriterSize(s.cfg.Out, 64<<10)
 	defer out.Flush()
 	p, err := format.NewPrinter(s.format(), out)
@@ -359,8 +362,8 @@ func (s *Session) replay(ctx context.Context, pos sqlmini.Pos, first bool) error
 	width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
 	format.SetMaxColumnWidth(p, width)
 	format.SetEscapeControls(p, s.cfg.Terminal)
-	sk := &stepSink{p: p, skip: rq.rows, record: s.stepRows != nil, rows: &s.stepRows}
-	if err := s.run(ctx, pos, n, sk, out); err != nil {
+	sk := &stepSink{p: p, skip: rq.rows, record: stmt.stepRows != nil, rows: &stmt.stepRows}
+	if err := s.run(ctx, stmt, pos, n, sk, out); err != nil {
 		out.Flush()
 		s.stopRunning("the step failed")
 		return err

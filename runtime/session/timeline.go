@@ -14,7 +14,6 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // SetTimeline names the file (.svg or .html) that each query draws its
@@ -37,16 +36,16 @@ func (s *Session) timelineView() timeline.View {
 // explainTimeline runs EXPLAIN TIMELINE query: the query runs to its end
 // (its rows are counted, not printed) and the timeline of its PTF calls
 // is drawn on Out; with SET 'ptfsh.timeline' it also goes to that file.
-func (s *Session) explainTimeline(ctx context.Context, e *sqlmini.Explain) error {
+func (s *Session) explainTimeline(ctx context.Context, stmt *statement) error {
+	e := stmt.Explain
 	n, err := plan.New(s.cat, s.sourceEnv()).Query(e.Query)
 	if err != nil {
 		return err
 	}
 	rec := &timeline.Record{}
-	s.explaining = rec
-	defer func() { s.explaining = nil }()
+	stmt.timeline = rec
 	var sink countSink
-	runErr := s.run(ctx, e.Pos, n, &sink, nil) // it notes a failure in rec
+	runErr := s.run(ctx, stmt, e.Pos, n, &sink, nil) // it notes a failure in rec
 	var b bytes.Buffer
 	if len(rec.Events) == 0 && runErr == nil && len(planPTFs(n)) == 0 {
 		rec.Notes = append(rec.Notes, "the query calls no PTF: a timeline shows the rows, watermarks and timers of PTF calls")
@@ -79,8 +78,8 @@ func (c *countSink) End() error               { return nil }
 // events when EXPLAIN TIMELINE or SET 'ptfsh.timeline' asks for one, and
 // returns it (nil: none). A timeline runs each call on one worker, so
 // that its events come in the order they happen (exec.parallelReason).
-func (s *Session) startTimeline(ex *exec.Execution) *timeline.Record {
-	rec := s.explaining
+func (s *Session) startTimeline(ex *exec.Execution, stmt *statement) *timeline.Record {
+	rec := stmt.timeline
 	if rec == nil && s.timelineFile() != "" {
 		rec = &timeline.Record{}
 	}

@@ -499,26 +499,43 @@ func (s Setting) Check(value string) (any, error) {
 
 // Get returns the typed value of key in set (the texts SET stored, which
 // Check accepted), or of its default when the key is not set; ok is false
-// when it is neither set nor has a default. T must be the type the key's
-// parser returns (string for a key without a parser); another type, or a
-// key that is not a setting, panics: it is a mistake of the program.
+// when it is neither set nor has a default, or when its text does not
+// parse (Value says why). T must be the type the key's parser returns
+// (string for a key without a parser); another type, or a key that is not
+// a setting, panics: it is a mistake of the program.
 func Get[T any](set map[string]string, key string) (v T, ok bool) {
+	v, has, err := lookup[T](set, key)
+	return v, has && err == nil
+}
+
+// Value is Get for a reader that must not take a bad text for the
+// default: the typed value of key in set, else its default (the zero T
+// when it has none), and Check's error, which names the key, when the text
+// does not parse.
+func Value[T any](set map[string]string, key string) (T, error) {
+	v, _, err := lookup[T](set, key)
+	return v, err
+}
+
+// lookup is Get and Value: has is false when key is neither set nor has a
+// default.
+func lookup[T any](set map[string]string, key string) (v T, has bool, err error) {
 	s, found := Lookup(key)
 	if !found {
-		panic(fmt.Sprintf("settings.Get: '%s' is not a setting", key))
+		panic(fmt.Sprintf("settings: '%s' is not a setting", key))
 	}
 	text, isSet := set[key]
 	if !isSet {
 		if s.Default == "" {
-			return v, false
+			return v, false, nil
 		}
 		text = s.Default
 	}
 	x, err := s.Check(text)
 	if err != nil {
-		return v, false
+		return v, true, err
 	}
-	return x.(T), true
+	return x.(T), true, nil
 }
 
 // Suggest returns the key closest to a misspelled one, or "" when none is

@@ -25,14 +25,6 @@ import (
 // checkpoint writes the changed warm records and moves the spilled ones into
 // place.
 
-// SetCacheSize is the number of partition keys whose value state stays
-// live in memory per PTF call.
-const SetCacheSize = "state.cache-size"
-
-// SetCacheBytes is how many bytes of encoded state a call keeps in memory
-// (the warm tier) before it spills them to the store.
-const SetCacheBytes = "state.cache-bytes"
-
 // A warm record (keySlot.rec) holds the value state of a key evicted from
 // the live cache: a flags byte (warmDirty: changed since the last
 // checkpoint; warmNoted: in keyedState.written already), then per state entry a tag (warmAbsent: not loaded, the
@@ -117,7 +109,7 @@ func (s *keyedState) warmRecord(ks *keyState) ([]byte, error) {
 // a second chance. The key being processed (cur) and the one just made
 // live (keep) stay.
 func (s *keyedState) maybeEvict(keep, cur *keyState) error {
-	limit := s.ex.CacheSize
+	limit := s.ex.Opts.CacheSize
 	if limit <= 0 || len(s.live) <= limit || s.codec == nil || s.loading {
 		return nil
 	}
@@ -141,7 +133,7 @@ func (s *keyedState) maybeEvict(keep, cur *keyState) error {
 		}
 		evicted++ // the hand now points at the key moved into its place
 	}
-	if s.warmBytes > s.ex.CacheBytes {
+	if s.warmBytes > s.ex.Opts.CacheBytes {
 		return s.spillWarm()
 	}
 	return nil

@@ -15,10 +15,6 @@ import (
 // when its declared state is compatible with what the store holds. Each
 // uid's state declaration is kept in the store's metadata.
 
-// SetOnIncompatible = 'discard' starts a uid afresh when its function's
-// state changed incompatibly, instead of failing.
-const SetOnIncompatible = "state.on-incompatible"
-
 // storedEntry is one state entry as the metadata records it.
 type storedEntry struct {
 	Name string `json:"name"`
@@ -54,7 +50,7 @@ func checkEvolution(store state.Store, fn, uid string, decls []ptf.StateDecl, di
 			}
 			if why := incompatible(before, now); why != "" {
 				if !discard {
-					return fmt.Errorf("%s: the state of uid '%s' does not fit the function any more: %s. Keep the old declaration, give the call another uid (uid => '...'), or SET '%s' = 'discard' to start this uid afresh", fn, uid, why, SetOnIncompatible)
+					return fmt.Errorf("%s: the state of uid '%s' does not fit the function any more: %s. Keep the old declaration, give the call another uid (uid => '...'), or SET '%s' = 'discard' to start this uid afresh", fn, uid, why, exec.SetOnIncompatible)
 				}
 				if err := exec.DropUID(tx, uid); err != nil {
 					return err

@@ -80,7 +80,7 @@ func NewHarness(def *ptf.FuncDef, input types.Schema, opts HarnessOptions) (*Har
 		}
 	}
 	n.Sch = types.Schema{Columns: append(cols, n.FnOut.Columns...)}
-	ex := exec.NewExecution(opts.Ctx, opts.Store)
+	ex := exec.NewExecution(opts.Ctx, opts.Store, exec.DefaultOptions())
 	st, err := n.Open(ex)
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ func (counterCodec) DecodeState(_ int, b []byte) (any, error) {
 func BenchmarkKeyedState(b *testing.B) {
 	for _, keys := range []int{1_000, 100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("keys=%d", keys), func(b *testing.B) {
-			ex := exec.NewExecution(context.Background(), state.NewMem())
+			ex := exec.NewExecution(context.Background(), state.NewMem(), exec.DefaultOptions())
 			node := &Node{Def: &ptf.FuncDef{State: []ptf.StateDecl{{Name: "count"}}}, Fn: "bench", UID: "bench"}
 			s := newKeyedState(node, ex)
 			s.codec = counterCodec{}
@@ -123,8 +123,8 @@ func BenchmarkPeriodicFlush(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	ex := exec.NewExecution(context.Background(), store)
-	ex.CacheSize = 20_000
+	ex := exec.NewExecution(context.Background(), store, exec.DefaultOptions())
+	ex.Opts.CacheSize = 20_000
 	node := &Node{Def: &ptf.FuncDef{State: []ptf.StateDecl{{Name: "count"}}}, Fn: "bench", UID: "bench"}
 	s := newKeyedState(node, ex)
 	s.codec = counterCodec{}

@@ -18,9 +18,6 @@ import (
 // late, rows ORDER BY dropped, keys that never emitted, timers still
 // pending.
 
-// SetLineage is the setting that turns lineage on.
-const SetLineage = "ptfsh.lineage"
-
 // maxNamedKeys bounds the keys a why-not summary names.
 const maxNamedKeys = 5
 

@@ -137,7 +137,7 @@ func (n *Node) Open(ex *exec.Execution) (exec.Stream, error) {
 			return nil, types.At(n.Pos, fmt.Errorf("%s: %w", n.Fn, err))
 		}
 		if len(n.Def.State) > 0 {
-			if err := checkEvolution(ex.Store, n.Fn, n.UID, n.Def.State, ex.DiscardIncompatible); err != nil {
+			if err := checkEvolution(ex.Store, n.Fn, n.UID, n.Def.State, ex.Opts.DiscardIncompatible); err != nil {
 				return nil, types.At(n.Pos, err)
 			}
 		}
@@ -192,18 +192,18 @@ func (n *Node) Open(ex *exec.Execution) (exec.Stream, error) {
 			return nil, types.At(n.Pos, err)
 		}
 	}
-	if ex.Parallelism > 1 {
+	if ex.Opts.Parallelism > 1 {
 		why := parallelReason(n, ex)
 		if why == "" {
-			par, err := newParallel(op, spec, ex.Parallelism)
+			par, err := newParallel(op, spec, ex.Opts.Parallelism)
 			if err != nil {
 				return nil, types.At(n.Pos, err)
 			}
-			ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on %d workers (parallelism %d)", n.Fn, ex.Parallelism, ex.Parallelism))
+			ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on %d workers (parallelism %d)", n.Fn, ex.Opts.Parallelism, ex.Opts.Parallelism))
 			ex.Ptfs = append(ex.Ptfs, par)
 			return par, nil
 		}
-		ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on 1 worker (parallelism %d): %s", n.Fn, ex.Parallelism, why))
+		ex.Notes = append(ex.Notes, fmt.Sprintf("note: %s ran on 1 worker (parallelism %d): %s", n.Fn, ex.Opts.Parallelism, why))
 	}
 	ex.Ptfs = append(ex.Ptfs, op)
 	return op, nil
@@ -218,7 +218,7 @@ func stateTTLs(n *Node, ex *exec.Execution) []int64 {
 		case sd.TTLSet:
 			ttl[i] = sd.TTL.Milliseconds()
 		default:
-			ttl[i] = ex.DefaultTTL
+			ttl[i] = ex.Opts.StateTTL.Milliseconds()
 		}
 	}
 	return ttl

@@ -25,12 +25,12 @@ func newObserver(o *Operator) exec.Observer {
 	var obs observers
 	ex := o.ex
 	if ex.Trace != nil {
-		obs = append(obs, &trace{w: escapingWriter{ex.Trace}, filter: ex.TraceFilter, rows: make([]int64, len(o.node.Tables))})
+		obs = append(obs, &trace{w: escapingWriter{ex.Trace}, filter: ex.Opts.TraceFilter, rows: make([]int64, len(o.node.Tables))})
 	}
 	if ex.Timeline != nil {
 		obs = append(obs, &timelineObserver{rec: ex.Timeline})
 	}
-	if ex.Lineage {
+	if ex.Opts.Lineage {
 		o.lin = newLineage(len(o.node.Tables))
 		obs = append(obs, o.lin)
 	}

@@ -341,7 +341,7 @@ func (o *Operator) process(i int, ev exec.Event) error {
 	switch ev.Kind {
 	case exec.EvEnd:
 		o.ended[i] = true
-		if !o.ex.EndOfInput {
+		if !o.ex.Opts.EndOfInput {
 			return nil // stop as with a savepoint: no final watermark, timers stay
 		}
 		return o.inputWatermark(i, exec.MaxWatermark)
@@ -480,7 +480,7 @@ func (o *Operator) fireTimers() error {
 	// The runaway guard counts the firings of timers that onTimer
 	// registered during this pass: timers registered before it, however
 	// many keys hold them, are no loop.
-	limit := o.ex.MaxTimerFirings
+	limit := o.ex.Opts.MaxTimerFirings
 	before, fired := o.timers.seq, 0
 	for t := o.timers.Next(o.wm); t != nil; t = o.timers.Next(o.wm) {
 		o.recStart()
@@ -523,7 +523,7 @@ func (o *Operator) fireTimers() error {
 // runawayError is the error of a watermark wm at which more timers that
 // onTimer registered fired than ptfsh.timers.max-firings allows.
 func (o *Operator) runawayError(wm int64) error {
-	return types.At(o.node.Pos, fmt.Errorf("%s: more than %d timers that onTimer registered fired at watermark %d: does onTimer keep registering timers in the past? (raise SET 'ptfsh.timers.max-firings' if this is intended)", o.node.Fn, o.ex.MaxTimerFirings, wm))
+	return types.At(o.node.Pos, fmt.Errorf("%s: more than %d timers that onTimer registered fired at watermark %d: does onTimer keep registering timers in the past? (raise SET 'ptfsh.timers.max-firings' if this is intended)", o.node.Fn, o.ex.Opts.MaxTimerFirings, wm))
 }
 
 func (o *Operator) call(r types.Row) error {
@@ -652,7 +652,7 @@ func (o *Operator) flushMeta(tx state.Tx, final bool) error {
 	if o.node.UID == "" {
 		return nil
 	}
-	if err := markFinished(tx, o.node.UID, final && o.ex.EndOfInput); err != nil {
+	if err := markFinished(tx, o.node.UID, final && o.ex.Opts.EndOfInput); err != nil {
 		return err
 	}
 	return o.saveWatermarks(tx, final)

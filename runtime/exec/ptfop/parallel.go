@@ -64,9 +64,6 @@ import (
 // events before it handed out first (those of the failing event are lost,
 // as at parallelism 1, where the error leaves the operator before them).
 
-// SetParallelism is Flink's option for the default parallelism.
-const SetParallelism = "parallelism.default"
-
 // parBatch is how many input events a parallel call reads before it runs them.
 const parBatch = 4096
 
@@ -94,11 +91,11 @@ func parallelReason(n *Node, ex *exec.Execution) string {
 		return "updating input or output"
 	case ex.Trace != nil:
 		return "tracing"
-	case ex.Lineage:
+	case ex.Opts.Lineage:
 		return "lineage"
 	case ex.Timeline != nil: // its events in the order they happen (timeline.go)
 		return "a timeline"
-	case ex.DefaultTTL > 0:
+	case ex.Opts.StateTTL > 0:
 		return "state TTL"
 	}
 	for _, t := range n.Tables {
@@ -594,7 +591,7 @@ func (p *Parallel) handTime(b *parWork, it *parItem) error {
 			return err
 		}
 	}
-	limit := m.ex.MaxTimerFirings
+	limit := m.ex.Opts.MaxTimerFirings
 	before, fired := p.gseq, 0
 	for {
 		best := -1

@@ -7,10 +7,6 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 )
 
-// SetShuffleSeed reorders what Flink leaves unordered, so that a function
-// that depends on one order fails in ptfsh first (ptfsh test --shuffle).
-const SetShuffleSeed = "ptfsh.shuffle-seed"
-
 // What Flink does not order, and a shuffle reorders:
 //
 //   - rows of different partition keys of one table between two events

@@ -16,16 +16,6 @@ import (
 // after, the timers registered and cleared, and the rows emitted; and
 // why: why a row is late, what moved the watermark, why a timer fired.
 
-// SetTrace turns tracing on ('on') or off.
-const SetTrace = "ptfsh.trace"
-
-// Settings of the trace's filters ([exec.TraceFilter]).
-const (
-	SetTraceKey      = "ptfsh.trace.key"
-	SetTraceFunction = "ptfsh.trace.function"
-	SetTraceLate     = "ptfsh.trace.late"
-)
-
 // escapingWriter writes the trace's lines with the control characters of
 // the data they show (keys, rows, state) escaped; the lines' own breaks
 // stay (types.EscapeControls). Each write is whole lines.

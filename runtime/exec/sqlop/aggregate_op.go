@@ -129,7 +129,7 @@ func (n *AggregateNode) Explain() string { return n.Text }
 func (n *AggregateNode) UpsertKey() []int { return n.Key }
 
 func (n *AggregateNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if !ex.EndOfInput {
+	if !ex.Opts.EndOfInput {
 		// The groups are not part of checkpoints (yet): a statement that
 		// goes on in the next would start them empty, and be wrong.
 		return nil, fmt.Errorf("GROUP BY keeps its groups in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")

@@ -327,7 +327,7 @@ func (t *twoInputs) next() (int, exec.Event, error) {
 			return i, ev, nil
 		case exec.EvEnd:
 			t.ended[i] = true
-			if !t.ex.EndOfInput {
+			if !t.ex.Opts.EndOfInput {
 				continue
 			}
 			ev = exec.Event{Kind: exec.EvWatermark, Wm: exec.MaxWatermark}

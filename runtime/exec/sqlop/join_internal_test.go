@@ -37,7 +37,7 @@ func wm(t int64) exec.Event { return exec.Event{Kind: exec.EvWatermark, Wm: t} }
 // (and watermarks as wm=t).
 func drain(t *testing.T, n exec.Node) []string {
 	t.Helper()
-	ex := exec.NewExecution(context.Background(), nil)
+	ex := exec.NewExecution(context.Background(), nil, exec.DefaultOptions())
 	st, err := n.Open(ex)
 	if err != nil {
 		t.Fatal(err)

@@ -150,7 +150,7 @@ func (s *matchStream) Time(ev *exec.Event) error {
 			return s.release(ev.Wm)
 		}
 	case exec.EvEnd:
-		if s.ex.EndOfInput {
+		if s.ex.Opts.EndOfInput {
 			if err := s.release(exec.MaxWatermark); err != nil {
 				return err
 			}

@@ -195,7 +195,7 @@ func (s *windowTVFStream) Time(ev *exec.Event) error {
 		s.wm = ev.Wm
 		s.fire(ev.Wm)
 	case exec.EvEnd:
-		if s.ex.EndOfInput {
+		if s.ex.Opts.EndOfInput {
 			s.fire(exec.MaxWatermark)
 		}
 		if s.late > 0 {
