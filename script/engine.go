@@ -373,6 +373,7 @@ func (e *realm) run(s *source, prg *goja.Program, b *bundle) (*decl, error) {
 		})
 		defer stop()
 	}
+	iter := e.arrayIteration()
 	v, err := e.vm.RunProgram(prg)
 	if err != nil {
 		return nil, e.callError(s.name, err)
@@ -385,6 +386,12 @@ func (e *realm) run(s *source, prg *goja.Program, b *bundle) (*decl, error) {
 		var obj *goja.Object
 		if obj, derr = e.declObject(s, b, v); derr == nil {
 			d, derr = e.parseDecl(s, obj)
+		} else if b.esm && e.arrayIteration() != iter {
+			// The bundle's own code copies the module's exports with a
+			// for-of over an array, after the module's code ran.
+			derr = loadErrorf(s.name, types.Pos{Filename: s.display, Line: 1, Column: 1},
+				"the module's default export could not be read: the module replaced how arrays iterate (Array.prototype[Symbol.iterator] or the array iterator's next), "+
+					"which the code that collects a module's exports uses; change it inside eval, or put the original back before the module ends")
 		}
 	})
 	if err != nil {
@@ -395,6 +402,32 @@ func (e *realm) run(s *source, prg *goja.Program, b *bundle) (*decl, error) {
 		return nil, &Error{Func: s.name, Pos: types.Pos{Filename: s.display}, Msg: ie.Error(), Err: ie}
 	}
 	return d, derr
+}
+
+// arrayIteration is how arrays iterate in the realm now: the values of
+// Array.prototype[Symbol.iterator] and of the array iterator's next,
+// joined in a comparable value.
+func (e *realm) arrayIteration() [2]goja.Value {
+	var out [2]goja.Value
+	arr, ok := e.vm.Get("Array").(*goja.Object)
+	if !ok {
+		return out
+	}
+	proto, ok := arr.Get("prototype").(*goja.Object)
+	if !ok {
+		return out
+	}
+	out[0] = proto.GetSymbol(goja.SymIterator)
+	if f, ok := goja.AssertFunction(out[0]); ok {
+		if it, err := f(e.vm.NewArray()); err == nil {
+			if o, ok := it.(*goja.Object); ok {
+				if p := o.Prototype(); p != nil {
+					out[1] = p.Get("next")
+				}
+			}
+		}
+	}
+	return out
 }
 
 // declObject finds the declaration object: the module's default export,

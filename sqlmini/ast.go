@@ -197,8 +197,9 @@ type Drop struct {
 }
 
 // Show is SHOW [USER] FUNCTIONS | TABLES | VIEWS [[NOT] LIKE | ILIKE
-// 'pattern'], SHOW CREATE TABLE | VIEW | FUNCTION name, or SHOW STATE |
-// TIMERS FOR 'uid' [KEY (values)], which read the store.
+// 'pattern'], SHOW CREATE TABLE | VIEW | FUNCTION name, SHOW TOPICS [FROM
+// table | IN 'servers'], or SHOW STATE | TIMERS FOR 'uid' [KEY (values)],
+// which read the store.
 type Show struct {
 	Pos  Pos
 	User bool   `parser:"'SHOW' ( @'USER'?"`
@@ -211,6 +212,11 @@ type Show struct {
 	// CreateOf is TABLE, VIEW or FUNCTION in SHOW CREATE, of Name.
 	CreateOf string `parser:" | 'CREATE' @('TABLE' | 'VIEW' | 'FUNCTION')"`
 	Name     *Name  `parser:"  @@"`
+	// Topics is SHOW TOPICS [FROM table | IN 'servers']: the topics of a
+	// Kafka cluster, that of a Kafka table or at the given servers.
+	Topics   bool  `parser:" | @'TOPICS'"`
+	TopicsOf *Name `parser:"  ( ( 'FROM' | 'IN' ) ( @@"`
+	TopicsAt *Str  `parser:"    | @String ) )?"`
 	// Inspect is STATE or TIMERS; UID and Key say whose.
 	Inspect string  `parser:" | @('STATE' | 'TIMERS') 'FOR'"`
 	UID     *Str    `parser:"  @String"`

@@ -17,6 +17,7 @@
 //	drop        = "DROP" ["TEMPORARY"] ("FUNCTION" | "TABLE" | "VIEW") ["IF" "EXISTS"] name | "DROP" "STATE" "FOR" string .
 //	show        = "SHOW" ["USER"] ("FUNCTIONS" | "TABLES" | "VIEWS" | "JOBS") [["NOT"] ("LIKE" | "ILIKE") string]
 //	            | "SHOW" "CREATE" ("TABLE" | "VIEW" | "FUNCTION") name
+//	            | "SHOW" "TOPICS" [("FROM" | "IN") (name | string)]
 //	            | "SHOW" ("STATE" | "TIMERS") "FOR" string ["KEY" "(" expr {"," expr} ")"] .
 //	describe    = ("DESCRIBE" | "DESC") ["FUNCTION" ["EXTENDED"]] name .
 //	set         = "SET" [string "=" string] .   reset = "RESET" [string] .

@@ -398,6 +398,16 @@ func (s *Show) format(b *strings.Builder) {
 		s.Name.format(b)
 		return
 	}
+	if s.Topics {
+		b.WriteString("TOPICS")
+		if s.TopicsOf != nil {
+			b.WriteString(" FROM ")
+			s.TopicsOf.format(b)
+		} else if s.TopicsAt != nil {
+			b.WriteString(" IN " + QuoteString(string(*s.TopicsAt)))
+		}
+		return
+	}
 	if s.User {
 		b.WriteString("USER ")
 	}

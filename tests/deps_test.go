@@ -56,8 +56,8 @@ var layers = map[string][]string{
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/catalog", mod + "internal/fault", mod + "runtime/faker", mod + "runtime/connector/kafka"},
 	// The Kafka client: franz-go (kgo, kadm, sr) and the Avro codec stay behind it.
 	"runtime/connector/kafka": {"github.com/twmb/franz-go", "github.com/twmb/avro"},
-	// kafkatest starts franz-go's in-process fake cluster for tests.
-	"runtime/connector/kafka/kafkatest": {"github.com/twmb/franz-go/pkg/kfake"},
+	// kafkatest starts franz-go's in-process fake cluster, or a real broker, for tests.
+	"runtime/connector/kafka/kafkatest": {"github.com/twmb/franz-go/pkg/kfake", mod + "runtime/connector/kafka"},
 	"runtime/plan": {mod + "sqlmini", mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/format", mod + "runtime/textparse",
 		mod + "runtime/expr", mod + "runtime/exec", mod + "runtime/exec/ptfop", mod + "runtime/exec/sqlop",
 		mod + "runtime/catalog", mod + "runtime/connector", mod + "runtime/cep"},
@@ -113,9 +113,10 @@ var engines = map[string]string{
 	"github.com/chzyer/readline":          "cmd/ptfsh",
 	"github.com/parquet-go/parquet-go":    "runtime/format",
 	"github.com/twmb/franz-go":            "runtime/connector/kafka",
-	"github.com/twmb/franz-go/pkg/kfake":  "runtime/connector/kafka/kafkatest",
-	"github.com/twmb/avro":                "runtime/connector/kafka",
-	"github.com/brianvoe/gofakeit/v7":     "runtime/faker",
+	// kafkatest starts a fake cluster (kfake) or a real broker for tests.
+	"github.com/twmb/franz-go/pkg/kfake": "runtime/connector/kafka/kafkatest",
+	"github.com/twmb/avro":               "runtime/connector/kafka",
+	"github.com/brianvoe/gofakeit/v7":    "runtime/faker",
 }
 
 // TestImportGraph enforces the package graph: each engine stays behind its

@@ -12,7 +12,9 @@ import (
 
 // TestKafkaScripts runs the archives of testdata_kafka as TestScripts runs
 // those of testdata, each against a fake Kafka cluster of its own
-// (kafkatest, in process): the archive's "topics" section lists the topics
+// (kafkatest, in process), or with PTFSH_KAFKA=1 against a real Apache
+// Kafka broker (kafkatest.StartBroker) whose topics each archive creates
+// and deletes: the archive's "topics" section lists the topics
 // to create, one "name partitions" a line, and ${KAFKA} in query.sql
 // stands for the cluster's bootstrap servers, ${REGISTRY} for the address of
 // a schema registry (kafkatest.StartRegistry) started for it. (They live outside testdata
@@ -79,6 +81,13 @@ func startKafka(t *testing.T, section func(string) (string, bool)) string {
 			}
 		}
 		byCount[n] = append(byCount[n], f[0])
+	}
+	if kafkatest.Real {
+		servers := kafkatest.StartBroker(t)
+		for n, topics := range byCount {
+			kafkatest.CreateTopics(t, servers, int32(n), topics...)
+		}
+		return servers
 	}
 	if len(byCount) > 1 {
 		t.Fatal("topics: a fake cluster's topics share one partition count")

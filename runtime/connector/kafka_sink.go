@@ -447,3 +447,30 @@ func (k *KafkaSink) Close() {
 
 // String names the sink's topic for the INSERT's report.
 func (k *KafkaSink) String() string { return fmt.Sprintf("topic '%s'", k.topic) }
+
+// KafkaTopics lists the topics (internal ones left out) of the cluster at
+// servers (comma-separated), for SHOW TOPICS.
+func KafkaTopics(ctx context.Context, servers string) ([]kafka.Topic, error) {
+	var list []string
+	for _, sv := range strings.Split(servers, ",") {
+		if sv = strings.TrimSpace(sv); sv != "" {
+			list = append(list, sv)
+		}
+	}
+	cl, err := kafka.Dial(ctx, kafka.Config{Servers: list})
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	all, err := cl.Topics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []kafka.Topic
+	for _, t := range all {
+		if !t.Internal {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}

@@ -49,7 +49,8 @@ func (s *failingCommits) UpdateAsync(fn func(state.Tx) error) (*state.Commit, er
 }
 
 // TestCheckpoint_asyncCommitFails: a periodic checkpoint's commit that
-// fails in the background fails the statement at the next checkpoint, and
+// fails in the background fails the statement at the next checkpoint,
+// with the statement's position (script:line:col), and
 // the file sink is cut back to the last checkpoint that committed; run
 // again with a healthy store, the script resumes from there and the file
 // holds every row once.
@@ -83,8 +84,8 @@ INSERT INTO out_t SELECT x FROM in_t;
 	// The CREATEs take no checkpoint; the INSERT's first periodic one (3
 	// rows) commits, its second (6 rows) fails.
 	err := run(&failingCommits{Store: mem, failAt: 2})
-	if err == nil || !strings.Contains(err.Error(), "writing a checkpoint") || !strings.Contains(err.Error(), "disk full") {
-		t.Fatalf("first run: %v, want the failed commit", err)
+	if err == nil || !strings.HasPrefix(err.Error(), script+":4:1: writing a checkpoint") || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("first run: %v, want the failed commit at the INSERT's position", err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "out.csv"))
 	if err != nil {

@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"strconv"
+	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
@@ -63,4 +65,52 @@ func (s *Session) planKafkaInsert(ctx context.Context, p *plan.Planner, ins *sql
 		}
 	}
 	return n, sk, nil
+}
+
+// showTopics runs SHOW TOPICS [FROM table | IN 'servers']: the topics of
+// the cluster at the given servers, of a Kafka table's servers, or, with
+// neither, of the one cluster the session's Kafka tables name.
+func (s *Session) showTopics(sh *sqlmini.Show) error {
+	var servers string
+	switch {
+	case sh.TopicsAt != nil:
+		servers = string(*sh.TopicsAt)
+	case sh.TopicsOf != nil:
+		name := string(sh.TopicsOf.Value)
+		t, ok := s.cat.Table(name)
+		if !ok {
+			return sqlmini.Errorf(sh.TopicsOf.Pos, "Object '%s' not found%s", name, s.cat.SuggestTable(name))
+		}
+		if c := t.Options["connector"]; c != "kafka" && c != "upsert-kafka" {
+			return sqlmini.Errorf(sh.TopicsOf.Pos, "table '%s' is not a Kafka table ('connector' = 'kafka' or 'upsert-kafka')", name)
+		}
+		servers = t.Options["properties.bootstrap.servers"]
+	default:
+		seen := map[string]bool{}
+		var all []string
+		for _, n := range s.cat.TableNames() {
+			t, _ := s.cat.Table(n)
+			if c := t.Options["connector"]; (c == "kafka" || c == "upsert-kafka") && !seen[t.Options["properties.bootstrap.servers"]] {
+				seen[t.Options["properties.bootstrap.servers"]] = true
+				all = append(all, t.Options["properties.bootstrap.servers"])
+			}
+		}
+		switch len(all) {
+		case 0:
+			return sqlmini.Errorf(sh.Pos, "SHOW TOPICS needs a cluster: no Kafka table names one; say SHOW TOPICS IN 'host:port' (or FROM a Kafka table)")
+		case 1:
+			servers = all[0]
+		default:
+			return sqlmini.Errorf(sh.Pos, "the Kafka tables name %d clusters (%s); say which: SHOW TOPICS IN 'host:port' or FROM a table", len(all), strings.Join(all, "; "))
+		}
+	}
+	topics, err := connector.KafkaTopics(context.Background(), servers)
+	if err != nil {
+		return sqlmini.Errorf(sh.Pos, "%w", err)
+	}
+	rows := make([][]string, len(topics))
+	for i, tp := range topics {
+		rows[i] = []string{tp.Name, strconv.Itoa(tp.Partitions)}
+	}
+	return printMeta(s.cfg.Out, []string{"topic name", "partitions"}, rows)
 }

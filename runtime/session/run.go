@@ -95,6 +95,10 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		if err == nil {
 			return
 		}
+		// Every error of the statement says where it is (a checkpoint
+		// whose commit failed, a sink that cannot write): its position
+		// unless it has one of its own.
+		err = positioned(pos, err)
 		ck.abort()
 		prog.clear()
 		if a, ok := sink.(format.Aborter); ok && !ended {

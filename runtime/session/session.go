@@ -626,6 +626,9 @@ func (s *Session) execShow(sh *sqlmini.Show) error {
 	if sh.CreateOf != "" {
 		return s.showCreate(sh)
 	}
+	if sh.Topics {
+		return s.showTopics(sh) // kafka_sink.go
+	}
 	var header string
 	var names []string
 	switch strings.ToUpper(sh.What) {
@@ -690,6 +693,15 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			for _, cc := range t.Computed {
 				if cc.Index == i {
 					extras = "AS " + cc.Expr.String()
+				}
+			}
+			if m, ok := t.Metadata[i]; ok {
+				extras = "METADATA"
+				if m.Key != c.Name {
+					extras += " FROM '" + m.Key + "'"
+				}
+				if m.Virtual {
+					extras += " VIRTUAL"
 				}
 			}
 			if c.Type.NotNull {

@@ -316,6 +316,40 @@ func (c *Client) ResumeCommit(ctx context.Context, txnID string, pid int64, epoc
 	return nil
 }
 
+// DeleteTopics deletes topics and waits until the cluster has none of
+// them (so that they may be made again); the tests use it.
+func (c *Client) DeleteTopics(ctx context.Context, topics ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, 12*c.cfg.timeout())
+	defer cancel()
+	rs, err := c.adm.DeleteTopics(ctx, topics...)
+	if err != nil {
+		return c.unreachable(err)
+	}
+	if err := rs.Error(); err != nil {
+		return err
+	}
+	for {
+		ds, err := c.adm.ListTopics(ctx, topics...)
+		if err != nil {
+			return c.unreachable(err)
+		}
+		left := 0
+		for _, d := range ds {
+			if d.Err == nil {
+				left++
+			}
+		}
+		if left == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("topics %v still there", topics)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 // CreateTopic makes a topic with the given partitions (replication 1);
 // the tests and the examples use it.
 func (c *Client) CreateTopic(ctx context.Context, name string, partitions int32) error {

@@ -1,0 +1,86 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/assembly"
+	"github.com/ptfsh/ptfsh/runtime/connector/kafka/kafkatest"
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// TestKafkaExample runs examples/kafka/click_alerts.sql against a fake
+// cluster (a real broker with PTFSH_KAFKA=1) with its topics clicks (three
+// partitions) and alerts, localhost:9092 standing for the cluster's
+// address, and compares what it prints with click_alerts.out.
+func TestKafkaExample(t *testing.T) {
+	servers := kafkaTopics(t, map[string]int{"clicks": 3, "alerts": 3})
+	dir := filepath.Join("..", "examples", "kafka")
+	src, err := os.ReadFile(filepath.Join(dir, "click_alerts.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runKafkaScript(t, dir, strings.ReplaceAll(string(src), "localhost:9092", servers))
+	got = strings.ReplaceAll(got, servers, "localhost:9092")
+	golden := filepath.Join(dir, "click_alerts.out")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("examples/kafka/click_alerts.sql prints (-want +got):\n%s", diff)
+	}
+}
+
+// kafkaTopics starts a fake cluster with the topics (a real broker with
+// PTFSH_KAFKA=1) and returns its bootstrap servers.
+func kafkaTopics(t *testing.T, topics map[string]int) string {
+	var lines []string
+	for name, n := range topics {
+		lines = append(lines, name+" "+itoa(n))
+	}
+	if !kafkatest.Real {
+		// A fake cluster's topics share one partition count: the largest.
+		most := 1
+		for _, n := range topics {
+			most = max(most, n)
+		}
+		var names []string
+		for name := range topics {
+			names = append(names, name)
+		}
+		return kafkatest.Start(t, most, names...).Servers()
+	}
+	return startKafka(t, func(string) (string, bool) { return strings.Join(lines, "\n"), true })
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// runKafkaScript runs a script file's statements with the folder dir for
+// its relative paths, stdout and errors together.
+func runKafkaScript(t *testing.T, dir, src string) string {
+	t.Helper()
+	var out bytes.Buffer
+	store := state.NewMem()
+	defer store.Close()
+	abs, _ := filepath.Abs(dir)
+	sh, err := assembly.New(assembly.Options{Out: &out, Store: store, BaseDir: abs, EvalTimeout: assembly.DefaultEvalTimeout, ProcessingTime: assembly.TestProcessingTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	sh.RunEach(context.Background(), "click_alerts.sql", src, &out)
+	return out.String()
+}
