@@ -42,6 +42,9 @@ type CSVSourceOptions struct {
 	// Resume, when its Offset is not 0, starts reading at a position that
 	// Position returned earlier (a checkpoint), without the header check.
 	Resume SourcePos
+	// Input says where the bytes come from when not from the file at the
+	// path read to its end: a stream (standard input), or a followed file.
+	Input InputOptions
 }
 
 // csvReader reads CSV with a hand-written splitter over a bufio.Reader: a
@@ -111,7 +114,7 @@ func OpenCSV(path string, schema types.Schema, opts CSVSourceOptions) (RowReader
 	if err := r.checkOptions(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if r.f, err = openSourceInput(path, opts.Resume); err != nil {
+	if r.f, err = openSourceInput(path, opts.Resume, opts.Input); err != nil {
 		return nil, err
 	}
 	r.br = bufio.NewReaderSize(r.f, 64<<10)

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -35,38 +34,25 @@ func hasAggregate(sel *sqlmini.Select) bool {
 	return false
 }
 
-// findAggregate returns the first aggregate call inside an expression.
-// It walks the AST by reflection, which keeps it in step with the grammar.
+// findAggregate returns the first aggregate call inside an expression,
+// outside any OVER aggregation (over.go), which is no group's.
 func findAggregate(e *sqlmini.Expr) *sqlmini.FuncCall {
-	var walk func(v reflect.Value) *sqlmini.FuncCall
-	walk = func(v reflect.Value) *sqlmini.FuncCall {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() {
-				return nil
-			}
-			if f, ok := v.Interface().(*sqlmini.FuncCall); ok && f.Over != nil {
-				return nil // an OVER aggregation (over.go), not a group's
-			} else if ok && aggregateFuncs[strings.ToUpper(string(f.Name.Value))] {
-				return f
-			}
-			return walk(v.Elem())
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if f := walk(v.Field(i)); f != nil {
-					return f
-				}
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				if f := walk(v.Index(i)); f != nil {
-					return f
-				}
-			}
+	var found *sqlmini.FuncCall
+	sqlmini.Walk(e, func(n any) bool {
+		if found != nil {
+			return false
 		}
-		return nil
-	}
-	return walk(reflect.ValueOf(e))
+		f, ok := n.(*sqlmini.FuncCall)
+		switch {
+		case ok && f.Over != nil:
+			return false
+		case ok && aggregateFuncs[strings.ToUpper(string(f.Name.Value))]:
+			found = f
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 // planAggregate plans a SELECT with GROUP BY, or with aggregate calls and

@@ -55,6 +55,7 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		return sqlmini.Errorf(pos, "%w", err)
 	}
 	ex := exec.NewExecution(ctx, s.cfg.Store, opts)
+	ex.StatementKey = statementHash(stmt.Statement)[:16] // names its operators' state (exec.OperatorNamespace)
 	if opts.Trace {
 		ex.Trace = s.cfg.Err
 	}
@@ -90,6 +91,10 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 	}
 	ck := newCheckpointer(s.cfg.Store, ex, sink, stmt.final)
 	prog := newProgress(s.cfg.Err, s.cfg.Timing, start)
+	flusher := newOutFlusher(out, sink)
+	live := ex.Live()
+	s.setRunning(ex, flusher)
+	defer s.setRunning(nil, nil)
 	ended := false
 	defer func() {
 		if err == nil {
@@ -108,9 +113,16 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 			out.Flush() // the rows before the error go out before it
 		}
 	}()
-	for {
+	for n := 0; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return sqlmini.Errorf(pos, "statement cancelled")
+		}
+		if ex.BeginStop() && live.HasSources() {
+			// The first Ctrl-C or SIGTERM: the sources end here, and the
+			// statement ends with a final checkpoint, without its end of
+			// input, so that the next run with this state goes on.
+			prog.clear()
+			fmt.Fprintln(s.cfg.Err, "note: stopping: the statement ends with a checkpoint that the next run with the same state goes on from (Ctrl-C again cancels it)")
 		}
 		ev, err := str.Next()
 		if err != nil {
@@ -122,14 +134,37 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		if ev.Kind == exec.EvEnd {
 			break
 		}
-		if ev.Kind == exec.EvRow {
+		switch ev.Kind {
+		case exec.EvRow:
 			rows++
 			if err := sink.Row(ev.Row); err != nil {
 				return err
 			}
+			flusher.wrote()
+		case exec.EvIdle:
+			// Nothing to read now: what was written goes out, a checkpoint
+			// due is taken, and the driver waits for a source to wake it.
+			if err := flusher.flush(); err != nil {
+				return err
+			}
+			prog.clear()
+			if err := ck.maybe(); err != nil {
+				return err
+			}
+			limit := time.Second
+			if d := ck.next(); d > 0 {
+				limit = min(limit, d)
+			}
+			live.Wait(limit, ctx.Done())
+			continue
 		}
 		if err := ck.maybe(); err != nil {
 			return err
+		}
+		if n&63 == 0 {
+			if err := flusher.tick(); err != nil {
+				return err
+			}
 		}
 		prog.tick(ex.RowsIn, rows)
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
@@ -98,6 +100,9 @@ type Config struct {
 	// Dialect is the default of SET 'ptfsh.dialect' (--dialect): "" or
 	// ptfsh runs ptfsh's extensions, warn notes them, flink refuses them.
 	Dialect string
+	// Stdin is standard input as tables of the stdin connector read it;
+	// nil when the statements themselves come from it (the prompt).
+	Stdin *connector.StdinPump
 	// Current, when set, gives the value in force of a setting kept
 	// elsewhere (the script engine's limits and seed), which SET; shows
 	// for a key that no SET gave; ok false leaves the table's default.
@@ -128,6 +133,12 @@ type Session struct {
 	interactive bool
 	// running is the query that runs on streams (stream.go).
 	running *runningQuery
+	// runEx is the execution of the statement that runs, under runMu:
+	// Stop reads it from another goroutine.
+	runMu sync.Mutex
+	runEx *exec.Execution
+	// runOut flushes the running statement's output (ConsoleWriter).
+	runOut *outFlusher
 }
 
 // NewSession returns a session with an empty catalog.
@@ -187,6 +198,7 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 	if err != nil {
 		return err
 	}
+	var failed []sqlmini.Pos
 	for i, p := range sqlmini.ParseEach(filename, src) {
 		err := p.Err
 		if err == nil && progress.skip(i, p.Stmt) {
@@ -209,9 +221,34 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 			}
 			io.WriteString(s.cfg.Err, FormatError(err, src))
 			progress.failed(i)
+			pos, _ := types.PositionOf(err)
+			failed = append(failed, pos)
 		}
 	}
-	return progress.complete()
+	if err := progress.complete(); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return &FailedError{Pos: failed}
+	}
+	return nil
+}
+
+// FailedError is what Exec returns when statements of a script failed
+// under SET 'ptfsh.on-error' = 'continue': each was reported as it failed,
+// and the script went on; the script as a whole failed (ptfsh exits with
+// status 1). Pos are where, in order.
+type FailedError struct{ Pos []sqlmini.Pos }
+
+func (e *FailedError) Error() string {
+	where := make([]string, len(e.Pos))
+	for i, p := range e.Pos {
+		where[i] = fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
+		if p.Filename == "" {
+			where[i] = fmt.Sprintf("line %d", p.Line)
+		}
+	}
+	return fmt.Sprintf("%s failed (SET 'ptfsh.on-error' = 'continue' ran the rest): %s", plural(int64(len(e.Pos)), "statement"), strings.Join(where, ", "))
 }
 
 // ExecEach runs the statements of src one by one as the REPL does: an
@@ -828,6 +865,8 @@ func positioned(pos sqlmini.Pos, err error) error { return types.At(pos, err) }
 func (s *Session) sourceEnv() connector.Env {
 	seed, hasSeed := s.settings[connector.SetSeed]
 	pt, hasPT := s.processingTime()
+	idle, _ := settings.Get[time.Duration](s.settings, "table.exec.source.idle-timeout")
+	wmEvery, _ := settings.Get[time.Duration](s.settings, "pipeline.auto-watermark-interval")
 	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT,
-		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink}
+		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink, Stdin: s.cfg.Stdin, IdleTimeout: idle, WatermarkInterval: wmEvery}
 }

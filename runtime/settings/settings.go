@@ -65,6 +65,12 @@ var formats = []string{"tableau", "changelog", "table", "rows", "csv", "json"}
 
 // table lists every setting, sorted by key.
 var table = []Setting{{
+	Key:     "execution.checkpointing.interval",
+	Default: "10 s",
+	Doc:     "wall-clock time between checkpoints of state, source positions and file sinks while a statement runs (with a state file); 0: by rows only",
+	Owner:   "runtime/session",
+	Parse:   func(v string) (any, error) { return types.ParseDuration(v) },
+}, {
 	Key:     "execution.checkpointing.interval-rows",
 	Default: "100000",
 	Doc:     "source rows between checkpoints of state and file sinks; 0: only at the end of a statement",
@@ -76,6 +82,12 @@ var table = []Setting{{
 	Doc:     "how many workers a PTF call partitioned by key runs on (--parallelism; see Parallelism)",
 	Owner:   "runtime/exec",
 	Parse:   wholeNumber[int]("needs a whole number of at least 1", 1, math.MaxInt),
+}, {
+	Key:     "pipeline.auto-watermark-interval",
+	Default: "200 ms",
+	Doc:     "wall-clock time between the watermarks of a live source (stdin, a followed file or folder, an unbounded topic); 0: after every row, as file sources",
+	Owner:   "runtime/session",
+	Parse:   func(v string) (any, error) { return types.ParseDuration(v) },
 }, {
 	Key:     "ptf.eval-timeout",
 	Default: "10 s",
@@ -359,18 +371,9 @@ var table = []Setting{{
 }, {
 	Key:     "table.exec.source.idle-timeout",
 	Default: "0 ms",
-	Doc:     "only 0 (off): ptfsh never marks an input idle; an input without rows holds the call's watermark back until it ends",
+	Doc:     "a live source (stdin, a followed file or folder, an unbounded topic) with no rows for this long, on processing time, is idle: it holds no watermark back until its next row; 0: never",
 	Owner:   "runtime/session",
-	Parse: func(v string) (any, error) {
-		d, err := types.ParseDuration(v)
-		if err != nil {
-			return nil, err
-		}
-		if d != 0 {
-			return nil, Need("can only be 0 (off), as ptfsh never marks an input idle: an input without rows holds the call's watermark back until it ends (a paced datagen input makes the others wait for it)")
-		}
-		return d, nil
-	},
+	Parse:   func(v string) (any, error) { return types.ParseDuration(v) },
 }, {
 	Key:     "table.exec.state.ttl",
 	Default: "0 ms",
@@ -388,7 +391,6 @@ type Ignored struct {
 
 // ignored lists the Flink options ptfsh accepts and ignores, sorted by key.
 var ignored = []Ignored{
-	{"execution.checkpointing.interval", "ptfsh checkpoints by source rows: execution.checkpointing.interval-rows"},
 	{"execution.runtime-mode", "ptfsh runs every statement in streaming mode"},
 	{"pipeline.name", "ptfsh runs no named jobs"},
 	{"restart-strategy.type", "a failed statement stops; ptfsh does not restart it"},

@@ -18,6 +18,13 @@ type Accumulator interface {
 	Retract(v any)
 	// value is the aggregate's current result, typed as its call.
 	Value() any
+	// AppendState appends the accumulator's state to b, as checkpoints
+	// keep it (acc_state.go).
+	AppendState(b []byte) ([]byte, error)
+	// ReadState sets the state of a fresh accumulator of the same call
+	// from what AppendState wrote at the start of b, and returns the rest
+	// of b.
+	ReadState(b []byte) ([]byte, error)
 }
 
 // newAccumulator returns a fresh accumulator for call c.
