@@ -42,7 +42,8 @@ func newRecordCodec(f *kafkaFormat, sch types.Schema, topic string, key bool) (r
 		}
 		return &jsonCodec{sch: sch, dec: d, iso: f.opts["timestamp-format.standard"] == "ISO-8601"}, nil
 	case fmtCSV:
-		opts := format.CSVSourceOptions{NullLiteral: f.opts["null-literal"], DisableQuoteCharacter: f.opts["disable-quote-character"] == "true"}
+		nl, nlSet := f.opts["null-literal"]
+		opts := format.CSVSourceOptions{NullLiteral: nl, EmptyIsNull: nlSet && nl == "", DisableQuoteCharacter: f.opts["disable-quote-character"] == "true"}
 		var err error
 		if opts.FieldDelimiter, err = charValue(f.prefix+"field-delimiter", f.opts["field-delimiter"]); err != nil {
 			return nil, err
