@@ -236,7 +236,8 @@ func openTableReaderIn(t *catalog.Table, path string, resume format.SourcePos, i
 		// Flink's csv format reads TIMESTAMP as yyyy-MM-dd HH:mm:ss[.S]
 		// and TIMESTAMP_LTZ as the same followed by Z, nothing else.
 		parse.FlinkCSV = t.FlinkReaders
-		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"], Resume: resume, Input: in}
+		nl, nlSet := t.Options["csv.null-literal"]
+		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: nl, EmptyIsNull: nlSet && nl == "", Resume: resume, Input: in}
 		var err error
 		if opts.Header, err = BoolOption(t, "csv.header"); err != nil {
 			return nil, err

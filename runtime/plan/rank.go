@@ -28,7 +28,7 @@ import (
 // rankCandidate reports whether a query is a SELECT with a ROW_NUMBER()
 // OVER item, which a SELECT around may filter by rank.
 func rankCandidate(q *sqlmini.Query) bool {
-	if q == nil || len(q.With) > 0 || len(q.Union) > 0 || q.Body.Select == nil {
+	if q == nil || len(q.With) > 0 || len(q.Ops) > 0 || q.Body.Select == nil {
 		return false
 	}
 	for _, it := range q.Body.Select.Items {
@@ -83,7 +83,7 @@ func rankPattern(sel *sqlmini.Select) (*rankSpec, *sqlmini.Select, bool) {
 		return nil, nil, false
 	}
 	q := sel.From.Subquery
-	if len(q.With) > 0 || len(q.Union) > 0 || q.Body.Select == nil {
+	if len(q.With) > 0 || len(q.Ops) > 0 || q.Body.Select == nil {
 		return nil, nil, false
 	}
 	inner := q.Body.Select

@@ -131,7 +131,7 @@ func endedErr(pos sqlmini.Pos, name string) error {
 func (s *Session) insertStream(ctx context.Context, stmt *statement, t *catalog.Table) error {
 	ins := stmt.Insert
 	q := ins.Query
-	if len(q.With) > 0 || len(q.Union) > 0 || q.Body.Values == nil {
+	if len(q.With) > 0 || len(q.Ops) > 0 || q.Body.Values == nil {
 		return sqlmini.Errorf(q.Pos, "INSERT INTO stream %s takes VALUES rows (and WATERMARK steps): INSERT INTO %s VALUES (...), (...)", t.Name, t.Name)
 	}
 	if streamEnded(t) {
