@@ -218,11 +218,6 @@ func (s *fileStream) Close() error {
 	return s.r.Close()
 }
 
-// openTableReader opens the reader of a file table with its WITH options.
-func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReader, error) {
-	return openTableReaderAt(t, TablePath(t), resume)
-}
-
 // openTableReaderAt opens the file at path with the format and options of
 // table t: t's file, or a file of its folder.
 func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (format.RowReader, error) {

@@ -90,10 +90,15 @@ type jsonCodec struct {
 }
 
 func (c *jsonCodec) decode(b []byte, out []types.Row) ([]types.Row, error) {
+	return decodeOne(c.dec, b, out)
+}
+
+// decodeOne appends the row of a record that holds one (nil: none).
+func decodeOne(d *format.RecordDecoder, b []byte, out []types.Row) ([]types.Row, error) {
 	if b == nil {
 		return out, nil
 	}
-	r, err := c.dec.Decode(b)
+	r, err := d.Decode(b)
 	if err != nil {
 		return out, err
 	}
@@ -114,14 +119,7 @@ type csvCodec struct {
 }
 
 func (c *csvCodec) decode(b []byte, out []types.Row) ([]types.Row, error) {
-	if b == nil {
-		return out, nil
-	}
-	r, err := c.dec.Decode(b)
-	if err != nil {
-		return out, err
-	}
-	return append(out, r), nil
+	return decodeOne(c.dec, b, out)
 }
 
 func (c *csvCodec) encode(dst []byte, r types.Row) ([]byte, error) {
