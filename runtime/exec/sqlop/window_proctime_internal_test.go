@@ -124,7 +124,7 @@ func TestWindowAggregate_procTime(t *testing.T) {
 		{8, idle}, // the window [0, 10) is open until the clock reaches 9
 		{9, idle}, // its last millisecond (Flink's maxTimestamp): both keys fire while the input is idle
 		{12, row(1, 12)},
-		{15, wm(1000)}, // a watermark fires nothing on processing time
+		{15, wm(1000)},   // a watermark fires nothing on processing time
 		{20, row(1, 20)}, // the clock passed 19: [10, 20) fires before the row counts
 		{22, row(2, 22)},
 	})
