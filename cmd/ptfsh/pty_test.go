@@ -138,6 +138,22 @@ func TestREPL_terminal(t *testing.T) {
 	term.keys("C-c")
 	term.waitFor("note: stopping")
 
+	// The table mode redraws its table in place while the query runs, as
+	// the Flink SQL client's does: the count grows on the same line.
+	term.line("SET 'ptfsh.format' = 'tableau';")
+	term.line("SET 'sql-client.execution.result-mode' = 'table';")
+	term.clear()
+	term.line("SELECT COUNT(*) AS c FROM paced;")
+	term.waitFor("|                    2 |")
+	term.waitFor("|                    4 |")
+	if s := term.screen(); strings.Count(s, "| c ") != 1 && strings.Count(s, "|                    c |") != 1 {
+		t.Errorf("the table is drawn more than once, not redrawn in place:\n%s", s)
+	}
+	term.keys("C-c")
+	term.waitFor("note: stopping")
+	term.line("SET 'sql-client.execution.result-mode' = 'tableau';")
+	term.line("SET 'ptfsh.format' = 'rows';")
+
 	// Ctrl-C on a statement being typed drops it.
 	term.clear()
 	term.line("SELECT *")

@@ -24,7 +24,8 @@ import (
 // there. A second one cancels it.
 
 // Live is what the sources and the driver of one execution share about
-// waiting. Wake, WakeAt and Stop are safe for use from any goroutine.
+// waiting. Wake and Stop are safe for use from any goroutine; WakeAt is
+// for the statement's goroutine.
 type Live struct {
 	wake      chan struct{}
 	requested atomic.Bool // Stop was called
@@ -71,14 +72,14 @@ func (l *Live) Wake() {
 
 // WakeAt asks the driver to pull again at t at the latest (the next row
 // of a paced source, the end of a processing-time window, an idle
-// timeout).
+// timeout). It is for the statement's goroutine, whose next Wait takes
+// the time; another goroutine says it has rows with Wake.
 func (l *Live) WakeAt(t time.Time) {
 	l.mu.Lock()
 	if l.deadline.IsZero() || t.Before(l.deadline) {
 		l.deadline = t
 	}
 	l.mu.Unlock()
-	l.Wake()
 }
 
 // Stop asks to stop the statement. It returns at once; the driver begins

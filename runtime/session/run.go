@@ -93,6 +93,7 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 	prog := newProgress(s.cfg.Err, s.cfg.Timing, start)
 	flusher := newOutFlusher(out, sink)
 	live := ex.Live()
+	flusher.wake = live.WakeAt
 	s.setRunning(ex, flusher)
 	defer s.setRunning(nil, nil)
 	ended := false
@@ -190,6 +191,10 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 // without its end of input, so that the next run with this state goes on.
 func (s *Session) noteStop(prog *progress) {
 	prog.clear()
+	if f := s.runOut; f != nil {
+		f.flush()
+		f.leave()
+	}
 	fmt.Fprintln(s.cfg.Err, "note: stopping: the statement ends with a checkpoint that the next run with the same state goes on from (Ctrl-C again cancels it)")
 }
 
