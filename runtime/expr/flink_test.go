@@ -580,6 +580,24 @@ var flinkCases = []struct{ expr, typ, want string }{
 	// DECIMAL literals (Flink 2.3.0).
 	{`CAST(DECIMAL '1.50' AS STRING)`, `STRING NOT NULL`, `1.50`},
 	{`CAST(DECIMAL '12.34' AS BIGINT)`, `BIGINT NOT NULL`, `12`},
+	// The predicates and forms of a third batch (Flink 2.3.0, batch mode).
+	{`1 IS DISTINCT FROM 2`, `BOOLEAN NOT NULL`, `true`},
+	{`1 IS NOT DISTINCT FROM 1`, `BOOLEAN NOT NULL`, `true`},
+	{`CAST(NULL AS INT) IS DISTINCT FROM NULL`, `BOOLEAN NOT NULL`, `false`},
+	{`CAST(NULL AS INT) IS NOT DISTINCT FROM 1`, `BOOLEAN NOT NULL`, `false`},
+	{`'a' IS DISTINCT FROM 'a '`, `BOOLEAN NOT NULL`, `true`},
+	{`CASE 2 WHEN 1, 2 THEN 'a' ELSE 'b' END`, `CHAR(1) NOT NULL`, `a`},
+	{`CASE 3 WHEN 1, 2 THEN 'a' WHEN 3, 4 THEN 'bb' END`, `VARCHAR(2)`, `bb`},
+	{`CASE WHEN 1 = 1, 2 = 2 THEN 'a' END`, ``, `!needs a CASE with an operand`}, // Flink: SQL validation failed. class org.apache.calcite.sql.SqlNodeList: 1 = 1, 2 = 2
+	{`+3`, `INT NOT NULL`, `3`},
+	{`+(-3.5)`, `DECIMAL(2, 1) NOT NULL`, `-3.5`},
+	{`+'a'`, ``, `!Cannot apply '+' to arguments of type '+<CHAR(1)>'. Supported form(s): '+<NUMERIC>' '+<DATETIME_INTERVAL>'`},
+	{`('a', 12)`, "ROW<`EXPR$0` CHAR(1) NOT NULL, `EXPR$1` INT NOT NULL> NOT NULL", `+I[a, 12]`},
+	{`('a', 12, CAST(NULL AS INT))`, "ROW<`EXPR$0` CHAR(1) NOT NULL, `EXPR$1` INT NOT NULL, `EXPR$2` INT> NOT NULL", `+I[a, 12, null]`},
+	{`TRIM(BOTH ' x ')`, `VARCHAR(3) NOT NULL`, `x`},
+	{`TRIM(LEADING ' x ')`, `VARCHAR(3) NOT NULL`, `x `},
+	{`TRIM(TRAILING ' x ')`, `VARCHAR(3) NOT NULL`, ` x`},
+	{`TRIM(BOTH 'x' FROM 'xax')`, `VARCHAR(3) NOT NULL`, `a`},
 }
 
 // TestFlinkCases compiles and evaluates each expression of flinkCases and

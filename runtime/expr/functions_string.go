@@ -128,9 +128,8 @@ func compileTrim(c *call) (Expr, error) {
 			chars = c.args[0]
 		}
 	default:
-		if side != "" {
-			return nil, c.errorf("%s needs FROM: TRIM(%s [chars] FROM s)", side, side)
-		}
+		// TRIM(s) and TRIM(BOTH s): Calcite reads a lone argument as the
+		// string, cut of spaces.
 		if err := c.arity(1, 1); err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -35,38 +34,25 @@ func hasAggregate(sel *sqlmini.Select) bool {
 	return false
 }
 
-// findAggregate returns the first aggregate call inside an expression.
-// It walks the AST by reflection, which keeps it in step with the grammar.
+// findAggregate returns the first aggregate call inside an expression,
+// outside any OVER aggregation (over.go), which is no group's.
 func findAggregate(e *sqlmini.Expr) *sqlmini.FuncCall {
-	var walk func(v reflect.Value) *sqlmini.FuncCall
-	walk = func(v reflect.Value) *sqlmini.FuncCall {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() {
-				return nil
-			}
-			if f, ok := v.Interface().(*sqlmini.FuncCall); ok && f.Over != nil {
-				return nil // an OVER aggregation (over.go), not a group's
-			} else if ok && aggregateFuncs[strings.ToUpper(string(f.Name.Value))] {
-				return f
-			}
-			return walk(v.Elem())
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if f := walk(v.Field(i)); f != nil {
-					return f
-				}
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				if f := walk(v.Index(i)); f != nil {
-					return f
-				}
-			}
+	var found *sqlmini.FuncCall
+	sqlmini.Walk(e, func(n any) bool {
+		if found != nil {
+			return false
 		}
-		return nil
-	}
-	return walk(reflect.ValueOf(e))
+		f, ok := n.(*sqlmini.FuncCall)
+		switch {
+		case ok && f.Over != nil:
+			return false
+		case ok && aggregateFuncs[strings.ToUpper(string(f.Name.Value))]:
+			found = f
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 // planAggregate plans a SELECT with GROUP BY, or with aggregate calls and
@@ -395,6 +381,11 @@ func (a *aggPlanner) pred(p *sqlmini.Predicate) (*sqlmini.Predicate, error) {
 		}
 		c.Between = &b
 	}
+	if p.DistinctFrom != nil {
+		if c.DistinctFrom, err = a.add(p.DistinctFrom); err != nil {
+			return nil, err
+		}
+	}
 	if p.Like != nil {
 		l := *p.Like
 		if l.Pattern, err = a.add(p.Like.Pattern); err != nil {
@@ -483,6 +474,9 @@ func (a *aggPlanner) primary(p *sqlmini.Primary) (*sqlmini.Primary, error) {
 		}
 		return ref(p.Pos, aggName(i)), nil
 	case p.Func != nil:
+		if err := expr.CheckCall(p.Func, a.sc); err != nil {
+			return nil, err // an unknown function: named before its arguments
+		}
 		f := *p.Func
 		if fn, ok := expr.LookupFunction(string(f.Name.Value)); ok && fn.TakesUnit() && len(f.Args) > 0 {
 			// The unit word (TIMESTAMPADD(DAY, ...)) is not a column.
@@ -494,7 +488,7 @@ func (a *aggPlanner) primary(p *sqlmini.Primary) (*sqlmini.Primary, error) {
 		} else if f.Args, err = a.exprs(p.Func.Args); err != nil {
 			return nil, err
 		}
-		for _, e := range []**sqlmini.Expr{&f.From, &f.For, &f.In} {
+		for _, e := range []**sqlmini.Expr{&f.Placing, &f.From, &f.For, &f.In} {
 			if *e != nil {
 				if *e, err = a.expr(*e); err != nil {
 					return nil, err
@@ -513,6 +507,9 @@ func (a *aggPlanner) primary(p *sqlmini.Primary) (*sqlmini.Primary, error) {
 		for i, w := range p.Case.Whens {
 			ww := *w
 			if ww.Cond, err = a.expr(w.Cond); err != nil {
+				return nil, err
+			}
+			if ww.More, err = a.exprs(w.More); err != nil {
 				return nil, err
 			}
 			if ww.Then, err = a.expr(w.Then); err != nil {
@@ -549,7 +546,10 @@ func (a *aggPlanner) primary(p *sqlmini.Primary) (*sqlmini.Primary, error) {
 	case p.Map != nil:
 		c.Map, err = a.constructor(p.Map)
 	case p.Paren != nil:
-		c.Paren, err = a.expr(p.Paren)
+		if c.Paren, err = a.expr(p.Paren); err != nil {
+			return nil, err
+		}
+		c.RowTail, err = a.exprs(p.RowTail)
 	}
 	return &c, err
 }
@@ -564,6 +564,11 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 	name := strings.ToUpper(string(f.Name.Value))
 	for _, arg := range f.Args {
 		if inner := findAggregate(arg); inner != nil {
+			return 0, sqlmini.Errorf(inner.Pos, "Aggregate expressions cannot be nested")
+		}
+	}
+	if f.Filter != nil {
+		if inner := findAggregate(f.Filter); inner != nil {
 			return 0, sqlmini.Errorf(inner.Pos, "Aggregate expressions cannot be nested")
 		}
 	}
@@ -591,6 +596,11 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 		}
 		c.Text += ExprText(f.Args[0]) + ")"
 	}
+	if f.Filter != nil {
+		if err := a.filter(c, f.Filter); err != nil {
+			return 0, err
+		}
+	}
 	if i, ok := a.ctext[c.Text]; ok {
 		return i, nil
 	}
@@ -598,6 +608,51 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 	a.ctext[c.Text] = len(a.calls) - 1
 	return len(a.calls) - 1, nil
 }
+
+// filter makes c aggregate only the rows for which cond (FILTER (WHERE
+// cond)) is TRUE: its argument is NULL for the others, which every
+// aggregate ignores (COUNT(*) FILTER counts a constant).
+func (a *aggPlanner) filter(c *sqlop.AggCall, cond *sqlmini.Expr) error {
+	x, err := expr.Compile(cond, a.sc)
+	if err != nil {
+		return err
+	}
+	if k := x.Type().Kind; k != types.KindBoolean && k != types.KindNull {
+		return sqlmini.Errorf(cond.Pos, "FILTER needs a BOOLEAN condition, not %s", x.Type())
+	}
+	arg := c.Arg
+	if c.Star {
+		c.Star = false
+		arg = &filterConst{}
+	}
+	c.Arg = &filtered{cond: x, x: arg}
+	if c.Fn != "COUNT" {
+		c.Typ = c.Typ.Nullable() // NULL when no row passes
+	}
+	c.Text += " FILTER (WHERE " + ExprText(cond) + ")"
+	return nil
+}
+
+// filtered is an aggregate's argument under FILTER (WHERE cond): x where
+// cond is TRUE, else NULL.
+type filtered struct{ cond, x expr.Expr }
+
+func (f *filtered) Eval(row []any) (any, error) {
+	v, err := f.cond.Eval(row)
+	if err != nil || v != true {
+		return nil, err
+	}
+	return f.x.Eval(row)
+}
+func (f *filtered) Type() types.Type { return f.x.Type().Nullable() }
+func (f *filtered) IsConstant() bool { return false }
+
+// filterConst is COUNT(*)'s argument under FILTER: a value for each row.
+type filterConst struct{}
+
+func (filterConst) Eval([]any) (any, error) { return int64(1), nil }
+func (filterConst) Type() types.Type        { return types.TypeInt.AsNotNull() }
+func (filterConst) IsConstant() bool        { return true }
 
 // aggregateType is the result type of fn over arg, or Calcite's message.
 func AggregateType(fn string, arg types.Type) (types.Type, error) {

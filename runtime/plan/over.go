@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -24,35 +23,16 @@ import (
 const errSameWindow = "Over Agg: Unsupported use of OVER windows. All aggregates must be computed on the same window. please re-check the over window statement."
 
 // findOver returns the first call with an OVER window inside a node of
-// the AST, walking it by reflection as findAggregate does.
+// the AST.
 func findOver(node any) *sqlmini.FuncCall {
-	var walk func(v reflect.Value) *sqlmini.FuncCall
-	walk = func(v reflect.Value) *sqlmini.FuncCall {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() {
-				return nil
-			}
-			if f, ok := v.Interface().(*sqlmini.FuncCall); ok && f.Over != nil {
-				return f
-			}
-			return walk(v.Elem())
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if f := walk(v.Field(i)); f != nil {
-					return f
-				}
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				if f := walk(v.Index(i)); f != nil {
-					return f
-				}
-			}
+	var found *sqlmini.FuncCall
+	sqlmini.Walk(node, func(n any) bool {
+		if f, ok := n.(*sqlmini.FuncCall); ok && f.Over != nil && found == nil {
+			found = f
 		}
-		return nil
-	}
-	return walk(reflect.ValueOf(node))
+		return found == nil
+	})
+	return found
 }
 
 // hasOver reports whether a SELECT's items call a function OVER a window.
