@@ -81,7 +81,10 @@ type Table[V any] struct {
 	// gone are keys deleted during a Scan that the cache does not hold:
 	// their markers go to the delta in batches.
 	gone []string
-	buf  []byte
+	// deleted holds the keys of gone until the outermost Scan ends, so
+	// that a Scan does not visit a key fn deleted ahead of it.
+	deleted map[string]struct{}
+	buf     []byte
 }
 
 // Open returns the table of namespace ns in store. What a run that did
@@ -195,7 +198,7 @@ func (t *Table[V]) Put(key []byte, v V) error {
 		t.markDirty(e)
 		return nil
 	}
-	e := t.add(string(key), v, t.mayBeStored())
+	e := t.add(string(key), v, t.mayBeStored(key))
 	t.markDirty(e)
 	return t.evict()
 }
@@ -217,12 +220,23 @@ func (t *Table[V]) Delete(key []byte) error {
 		}
 		if t.scanning > 0 {
 			t.gone = append(t.gone, string(key))
+			if t.deleted == nil {
+				t.deleted = map[string]struct{}{}
+			}
+			t.deleted[string(key)] = struct{}{}
 			if len(t.gone) >= batchSize {
 				return t.writeGone()
 			}
 			return nil
 		}
 		e = t.add(string(key), *new(V), fStored)
+	}
+	if e.flags&fStored == 0 {
+		// Neither the delta nor the table holds the key: it goes from
+		// the cache without a marker (Flush skips it in the dirty list,
+		// a running Scan passes over it).
+		t.remove(e)
+		return nil
 	}
 	var zero V
 	e.val = zero
@@ -231,10 +245,11 @@ func (t *Table[V]) Delete(key []byte) error {
 	return t.evict()
 }
 
-// mayBeStored is fStored when a key the cache does not hold may be in the
-// store, else 0.
-func (t *Table[V]) mayBeStored() uint8 {
-	if t.stored || t.deltaKeys > 0 {
+// mayBeStored is fStored when key, which the cache does not hold, may be
+// in the store, else 0: before the first checkpoint the table's namespace
+// is empty, and the delta's filter knows the keys it may hold.
+func (t *Table[V]) mayBeStored(key []byte) uint8 {
+	if t.stored || t.deltaKeys > 0 && t.inDelta.has(key) {
 		return fStored
 	}
 	return 0
@@ -462,27 +477,35 @@ func compareStrings(a, b string) int {
 // key order, until fn returns false or an error. fn may Get, Put and
 // Delete keys of the table; a key it adds is not visited by this Scan.
 // The key passed to fn is valid only during the call.
-func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) (err error) {
+func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) error {
+	return t.ScanFrom(prefix, nil, fn)
+}
+
+// ScanFrom is Scan from the first key at or after from (nil: the first
+// key with the prefix), so that the keys before it, and the deletion
+// markers among them, cost nothing.
+func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool, error)) (err error) {
 	t.scanning++
 	defer func() {
 		t.scanning--
 		if t.scanning == 0 {
+			clear(t.deleted)
 			err = errors.Join(err, t.writeGone(), t.evict())
 		}
 	}()
 	var cached []string
 	for k, e := range t.cache {
-		if e.flags&fDeleted == 0 && bytes.HasPrefix([]byte(k), prefix) {
+		if e.flags&fDeleted == 0 && bytes.HasPrefix([]byte(k), prefix) && k >= string(from) {
 			cached = append(cached, k)
 		}
 	}
 	slices.Sort(cached)
 	var delta, main *cursor
 	if t.deltaKeys > 0 {
-		delta = &cursor{store: t.store, ns: t.delta, prefix: prefix}
+		delta = &cursor{store: t.store, ns: t.delta, prefix: prefix, next: from}
 	}
 	if t.stored {
-		main = &cursor{store: t.store, ns: t.ns, prefix: prefix}
+		main = &cursor{store: t.store, ns: t.ns, prefix: prefix, next: from}
 	}
 	ci := 0
 	for {
@@ -509,7 +532,7 @@ func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) (
 		}
 		key = bytes.Clone(key)
 		var raw []byte // from the store: the delta's form or the table's
-		fromDelta := false
+		fromDelta, fromMain := false, false
 		if ci < len(cached) && cached[ci] == string(key) {
 			ci++
 		}
@@ -524,6 +547,7 @@ func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) (
 				if !fromDelta {
 					raw = main.value()
 				}
+				fromMain = true
 				main.pop()
 			}
 		}
@@ -535,6 +559,12 @@ func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) (
 			e.flags |= fUsed
 			v = e.val
 		} else {
+			if !fromDelta && !fromMain {
+				continue // a cached key fn deleted, never stored
+			}
+			if _, ok := t.deleted[string(key)]; ok {
+				continue // fn deleted it
+			}
 			if fromDelta {
 				if len(raw) == 0 || raw[0] == deltaDeleted {
 					continue
@@ -562,7 +592,7 @@ type cursor struct {
 	keys   [][]byte
 	vals   [][]byte
 	i      int
-	next   []byte // the key to go on from; nil before the first batch
+	next   []byte // the key to go on from; nil: the first with the prefix
 	done   bool
 }
 

@@ -23,6 +23,11 @@ type windowTable[G windowGroupish] struct {
 	meta   *opstate.Table[int64]
 	seq    int64
 	minEnd int64
+	// floor is an end no open window is before: a firing at t deleted
+	// every window ending at or before t+1, so the next one scans from
+	// there, past what the firings deleted (MinWatermark: from the first
+	// key).
+	floor int64
 }
 
 // windowGroupish is a window's group: it knows its slot (group key, end,
@@ -33,7 +38,7 @@ type windowGroupish interface{ slot() *windowSlot }
 var seqKey = []byte("seq")
 
 func openWindowTable[G windowGroupish](ex *exec.Execution, ns string, codec opstate.Codec[G]) (*windowTable[G], error) {
-	w := &windowTable[G]{minEnd: exec.MinWatermark}
+	w := &windowTable[G]{minEnd: exec.MinWatermark, floor: exec.MinWatermark}
 	var err error
 	if w.groups, err = openTable(ex, ns, "windows", codec); err != nil {
 		return nil, err
@@ -73,6 +78,7 @@ func (w *windowTable[G]) add(k []byte, end int64, g G) error {
 	if w.minEnd != exec.MinWatermark {
 		w.minEnd = min(w.minEnd, end)
 	}
+	w.floor = min(w.floor, end)
 	return w.groups.Put(orderKey(end, w.seq), g)
 }
 
@@ -92,7 +98,14 @@ func (w *windowTable[G]) fire(t int64, emit func(g G) error) error {
 		return nil
 	}
 	w.minEnd = exec.MaxWatermark
-	return w.groups.Scan(nil, func(key []byte, g G) (bool, error) {
+	var from []byte
+	if w.floor != exec.MinWatermark {
+		from = keycodec.Encode([]any{w.floor})
+	}
+	if t < exec.MaxWatermark-1 {
+		w.floor = max(w.floor, t+2)
+	}
+	return w.groups.ScanFrom(nil, from, func(key []byte, g G) (bool, error) {
 		s := g.slot()
 		if s.end-1 > t {
 			w.minEnd = s.end
