@@ -28,6 +28,7 @@ type windowTable[G windowGroupish] struct {
 	// there, past what the firings deleted (MinWatermark: from the first
 	// key).
 	floor int64
+	obuf  []byte // okey's
 }
 
 // windowGroupish is a window's group: it knows its slot (group key, end,
@@ -55,9 +56,13 @@ func openWindowTable[G windowGroupish](ex *exec.Execution, ns string, codec opst
 	return w, nil
 }
 
-// orderKey is the key of a window in the groups table: its end, then its
-// seq.
-func orderKey(end, seq int64) []byte { return keycodec.Encode([]any{end, seq}) }
+// okey is the key of a window in the groups table, its end and then its
+// seq (keycodec.Encode([]any{end, seq})), in the table's buffer, valid
+// until the next call: the tables copy the keys they keep.
+func (w *windowTable[G]) okey(end, seq int64) []byte {
+	w.obuf = keycodec.AppendInt64(keycodec.AppendInt64(w.obuf[:0], end), seq)
+	return w.obuf
+}
 
 // get returns the group of key k, whose window ends at end, or false.
 func (w *windowTable[G]) get(k []byte, end int64) (g G, ok bool, err error) {
@@ -65,7 +70,7 @@ func (w *windowTable[G]) get(k []byte, end int64) (g G, ok bool, err error) {
 	if err != nil || !found {
 		return g, false, err
 	}
-	return w.groups.Get(orderKey(end, seq))
+	return w.groups.Get(w.okey(end, seq))
 }
 
 // add adds a new group g for key k, ending at end; newSlot fills its slot.
@@ -79,13 +84,13 @@ func (w *windowTable[G]) add(k []byte, end int64, g G) error {
 		w.minEnd = min(w.minEnd, end)
 	}
 	w.floor = min(w.floor, end)
-	return w.groups.Put(orderKey(end, w.seq), g)
+	return w.groups.Put(w.okey(end, w.seq), g)
 }
 
 // put writes back a group changed in place.
 func (w *windowTable[G]) put(g G) error {
 	s := g.slot()
-	return w.groups.Put(orderKey(s.end, s.seq), g)
+	return w.groups.Put(w.okey(s.end, s.seq), g)
 }
 
 // due reports whether a firing at time t may find a window.
@@ -100,7 +105,7 @@ func (w *windowTable[G]) fire(t int64, emit func(g G) error) error {
 	w.minEnd = exec.MaxWatermark
 	var from []byte
 	if w.floor != exec.MinWatermark {
-		from = keycodec.Encode([]any{w.floor})
+		from = keycodec.AppendInt64(nil, w.floor)
 	}
 	if t < exec.MaxWatermark-1 {
 		w.floor = max(w.floor, t+2)
