@@ -57,7 +57,11 @@ func TestServe_browser(t *testing.T) {
 	p.waitFor("the stream in the stepping controls", `document.getElementById("stream").value === "door"`)
 
 	// Step: insert a row, advance the watermark: the rows, the state and the timeline change.
-	updates := func() int { var n int; p.eval(`+(document.getElementById("timeline").dataset.updates || 0)`, &n); return n }
+	updates := func() int {
+		var n int
+		p.eval(`+(document.getElementById("timeline").dataset.updates || 0)`, &n)
+		return n
+	}
 	before := updates()
 	p.must(`document.getElementById("row-values").value = "'Carol', TIMESTAMP '2025-03-27 12:00:20'"`)
 	p.must(`document.getElementById("insert").click()`)
