@@ -22,7 +22,7 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// Streams, stepped by hand (issue 15, part 4): a lesson feeds a stream a
+// Streams, stepped by hand: a lesson feeds a stream a
 // few rows at a time and moves its time by hand, and sees after each step
 // what a query on it emits, with SHOW STATE and SHOW TIMERS in between.
 //
