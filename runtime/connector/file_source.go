@@ -161,7 +161,7 @@ func (s *fileStream) Next() (exec.Event, error) {
 		s.held = nil
 		return exec.Event{Kind: exec.EvRow, Row: r}, nil
 	}
-	if s.pending && (s.follow == nil || s.follow.pace.due() || s.ex.Live().Stopping()) {
+	if s.pending && (s.follow == nil || s.follow.pace.due() || s.ex.Stopping()) {
 		s.pending = false
 		if s.follow != nil {
 			s.follow.pace.emitted()

@@ -94,9 +94,9 @@ func (c *call) plain() error {
 	case f.Trim != "":
 		return c.errorf("%s is only allowed in TRIM", strings.ToUpper(f.Trim))
 	case f.Placing != nil:
-		return c.errorf("PLACING is only allowed in OVERLAY, which is not supported yet")
+		return c.errorf("PLACING is only allowed in OVERLAY")
 	case f.From != nil:
-		return c.errorf("FROM is only allowed in EXTRACT, SUBSTRING and TRIM")
+		return c.errorf("FROM is only allowed in EXTRACT, SUBSTRING, OVERLAY and TRIM")
 	case f.In != nil:
 		return c.errorf("IN is only allowed in POSITION")
 	case f.To != nil:
@@ -167,6 +167,7 @@ var functionIndex = map[string]Function{}
 
 func init() {
 	functions = append(functions, timeFunctions...)
+	functions = append(functions, mathFunctions...)
 	sort.Slice(functions, func(i, j int) bool { return functions[i].Name < functions[j].Name })
 	for _, f := range functions {
 		functionIndex[f.Name] = f
@@ -201,7 +202,8 @@ func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
 		return sc.Over(f)
 	}
 	switch name {
-	case "COUNT", "SUM", "MIN", "MAX", "AVG":
+	case "COUNT", "SUM", "MIN", "MAX", "AVG", "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE",
+		"LISTAGG", "ARRAY_AGG", "COLLECT", "PERCENTILE":
 		return nil, sqlmini.Errorf(f.Pos, "aggregate function %s is only allowed in a SELECT list or HAVING (with or without GROUP BY), not here", name)
 	case "DAY":
 		return nil, sqlmini.Errorf(f.Pos, "DAY is not a function in Flink SQL: write DAYOFMONTH(x) or EXTRACT(DAY FROM x)")
@@ -214,9 +216,8 @@ func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
 		return nil, sqlmini.Errorf(f.Pos, "%s reads the window of a query grouped by %s(...) with the same arguments: GROUP BY %s(time_attribute, ...)", name, name[:strings.IndexByte(name, '_')], name[:strings.IndexByte(name, '_')])
 	case "ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD":
 		return nil, sqlmini.Errorf(f.Pos, "the window function %s needs an OVER window: %s(...) OVER (PARTITION BY ... ORDER BY ...)", name, name)
-	case "LISTAGG", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP", "COLLECT",
-		"FIRST_VALUE", "LAST_VALUE", "ARRAY_AGG", "JSON_OBJECTAGG", "JSON_ARRAYAGG", "BIT_AND", "BIT_OR", "BIT_XOR":
-		return nil, sqlmini.Errorf(f.Pos, "the aggregate function %s is not supported yet (COUNT, SUM, MIN, MAX and AVG are)", name)
+	case "FIRST_VALUE", "LAST_VALUE", "JSON_OBJECTAGG", "JSON_ARRAYAGG", "BIT_AND", "BIT_OR", "BIT_XOR":
+		return nil, sqlmini.Errorf(f.Pos, "the aggregate function %s is not supported yet (COUNT, SUM, MIN, MAX, AVG, the STDDEV and VAR functions, LISTAGG, ARRAY_AGG, COLLECT and PERCENTILE are)", name)
 	}
 	if f.Filter != nil {
 		return nil, sqlmini.Errorf(f.Filter.Pos, "FILTER (WHERE ...) is for aggregate calls of a SELECT list or HAVING, and %s is not one", f.Name.Value)

@@ -21,7 +21,9 @@ import (
 // checkpoints, so a GROUP BY refuses SET 'ptfsh.end-of-input' = 'false'.
 
 // aggregateFuncs are the aggregate functions GROUP BY knows.
-var aggregateFuncs = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true}
+var aggregateFuncs = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true,
+	"STDDEV_POP": true, "STDDEV_SAMP": true, "STDDEV": true, "VAR_POP": true, "VAR_SAMP": true, "VARIANCE": true,
+	"LISTAGG": true, "ARRAY_AGG": true, "COLLECT": true, "PERCENTILE": true}
 
 // hasAggregate reports whether a SELECT's items call an aggregate
 // function, which makes it an aggregation even without GROUP BY.
@@ -255,7 +257,7 @@ func (a *aggPlanner) inter(global bool) types.Schema {
 	}
 	for i, c := range a.calls {
 		t := c.Typ
-		if global && c.Fn != "COUNT" {
+		if global && c.Fn != "COUNT" && c.Fn != "COLLECT" {
 			t.NotNull = false // no group: NULL over no rows
 		}
 		cols = append(cols, types.Column{Name: aggName(i), Type: t})
@@ -579,9 +581,12 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 	case f.Star:
 		c.Typ = types.TypeBigInt.AsNotNull()
 		c.Text = "COUNT(*)"
-	case len(f.Args) != 1:
+	case len(f.Args) != 1 && name != "LISTAGG" && name != "PERCENTILE":
 		return 0, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
 	default:
+		if len(f.Args) == 0 {
+			return 0, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
+		}
 		x, err := expr.Compile(f.Args[0], a.sc)
 		if err != nil {
 			return 0, err
@@ -590,11 +595,27 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 		if c.Typ, err = AggregateType(name, c.ArgType); err != nil {
 			return 0, sqlmini.Errorf(f.Pos, "%w", err)
 		}
+		switch name {
+		case "LISTAGG":
+			if err := a.listAgg(c, f); err != nil {
+				return 0, err
+			}
+		case "PERCENTILE":
+			if err := a.percentile(c, f); err != nil {
+				return 0, err
+			}
+		}
 		c.Text = name + "("
 		if f.Distinct {
 			c.Text += "DISTINCT "
 		}
-		c.Text += ExprText(f.Args[0]) + ")"
+		for i, arg := range f.Args {
+			if i > 0 {
+				c.Text += ", "
+			}
+			c.Text += ExprText(arg)
+		}
+		c.Text += ")"
 	}
 	if f.Filter != nil {
 		if err := a.filter(c, f.Filter); err != nil {
@@ -625,27 +646,109 @@ func (a *aggPlanner) filter(c *sqlop.AggCall, cond *sqlmini.Expr) error {
 		c.Star = false
 		arg = &filterConst{}
 	}
-	c.Arg = &filtered{cond: x, x: arg}
-	if c.Fn != "COUNT" {
+	c.Arg, c.Filtered = &sqlop.FilteredArg{Cond: x, Arg: arg}, true
+	if c.Fn != "COUNT" && c.Fn != "COLLECT" {
 		c.Typ = c.Typ.Nullable() // NULL when no row passes
 	}
 	c.Text += " FILTER (WHERE " + ExprText(cond) + ")"
 	return nil
 }
 
-// filtered is an aggregate's argument under FILTER (WHERE cond): x where
-// cond is TRUE, else NULL.
-type filtered struct{ cond, x expr.Expr }
+// listAgg reads LISTAGG's separator: a string literal, ',' by default.
+func (a *aggPlanner) listAgg(c *sqlop.AggCall, f *sqlmini.FuncCall) error {
+	c.Sep = ","
+	if len(f.Args) > 2 {
+		return sqlmini.Errorf(f.Pos, "Invalid number of arguments to function 'LISTAGG'. Was expecting 1 or 2 arguments")
+	}
+	if len(f.Args) == 2 {
+		x, err := expr.Compile(f.Args[1], a.sc)
+		if err != nil {
+			return err
+		}
+		v, verr := x.Eval(nil)
+		sep, ok := v.(string)
+		if !x.IsConstant() || verr != nil || !ok {
+			return sqlmini.Errorf(f.Pos, "Cannot apply 'LISTAGG' to arguments of type 'LISTAGG(<%s>, <%s>)'. Supported form(s): 'LISTAGG(<CHARACTER>)' 'LISTAGG(<CHARACTER>, <CHARACTER_LITERAL>)'", c.ArgType.Nullable(), flinkTypeName(x.Type().Nullable()))
+		}
+		c.Sep = sep
+	}
+	return nil
+}
 
-func (f *filtered) Eval(row []any) (any, error) {
-	v, err := f.cond.Eval(row)
-	if err != nil || v != true {
+// percentile reads PERCENTILE's percentage (a constant from 0 to 1, or an
+// ARRAY of them) and its frequency, whose argument becomes ROW(x,
+// frequency).
+func (a *aggPlanner) percentile(c *sqlop.AggCall, f *sqlmini.FuncCall) error {
+	if len(f.Args) < 2 || len(f.Args) > 3 {
+		return sqlmini.Errorf(f.Pos, "Invalid number of arguments to function 'PERCENTILE'. Was expecting 2 or 3 arguments")
+	}
+	p, err := expr.Compile(f.Args[1], a.sc)
+	if err != nil {
+		return err
+	}
+	v, verr := p.Eval(nil)
+	bad := sqlmini.Errorf(f.Args[1].Pos, "PERCENTILE's percentage must be a constant from 0 to 1, or an ARRAY of them, not %s", ExprText(f.Args[1]))
+	if !p.IsConstant() || verr != nil || v == nil {
+		return bad
+	}
+	vals, isArray := v.([]any)
+	if !isArray {
+		vals = []any{v}
+	}
+	for _, e := range vals {
+		x, ok := percentValue(e)
+		if !ok || x < 0 || x > 1 {
+			return bad
+		}
+		c.Percents = append(c.Percents, x)
+	}
+	c.Typ = types.TypeDouble
+	if isArray {
+		c.Typ = types.ArrayOf(types.TypeDouble)
+	}
+	if len(f.Args) == 3 {
+		freq, err := expr.Compile(f.Args[2], a.sc)
+		if err != nil {
+			return err
+		}
+		if !freq.Type().IsInteger() {
+			return sqlmini.Errorf(f.Args[2].Pos, "PERCENTILE's frequency must be an integer, not %s", freq.Type())
+		}
+		c.Arg = &valueWithCount{x: c.Arg, n: freq}
+	}
+	return nil
+}
+
+// percentValue reads a percentage.
+func percentValue(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case types.Decimal:
+		f, _ := x.Rat().Float64()
+		return f, true
+	}
+	return 0, false
+}
+
+// valueWithCount is PERCENTILE's argument with a frequency: ROW(x, n).
+type valueWithCount struct{ x, n expr.Expr }
+
+func (v *valueWithCount) Eval(row []any) (any, error) {
+	x, err := v.x.Eval(row)
+	if err != nil {
 		return nil, err
 	}
-	return f.x.Eval(row)
+	n, err := v.n.Eval(row)
+	if err != nil {
+		return nil, err
+	}
+	return types.Row{Kind: types.Insert, Fields: []any{x, n}}, nil
 }
-func (f *filtered) Type() types.Type { return f.x.Type().Nullable() }
-func (f *filtered) IsConstant() bool { return false }
+func (v *valueWithCount) Type() types.Type { return v.x.Type() }
+func (v *valueWithCount) IsConstant() bool { return false }
 
 // filterConst is COUNT(*)'s argument under FILTER: a value for each row.
 type filterConst struct{}
@@ -662,6 +765,31 @@ func AggregateType(fn string, arg types.Type) (types.Type, error) {
 	switch fn {
 	case "COUNT":
 		return types.TypeBigInt.AsNotNull(), nil
+	case "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE":
+		// Flink casts the result back to the argument's type.
+		if !arg.IsNumeric() {
+			return bad("NUMERIC")
+		}
+		if arg.Kind == types.KindDecimal {
+			return types.Type{Kind: types.KindDecimal, Length: 38, Scale: max(6, arg.Scale), NotNull: arg.NotNull}, nil
+		}
+		return arg, nil
+	case "LISTAGG":
+		if !arg.IsString() {
+			return types.Type{}, &aggTypeError{fn: fn, arg: arg, form: "CHARACTER>)' 'LISTAGG(<CHARACTER>, <CHARACTER_LITERAL"}
+		}
+		return types.TypeString, nil
+	case "ARRAY_AGG":
+		t := types.ArrayOf(arg)
+		t.NotNull = arg.NotNull
+		return t, nil
+	case "COLLECT":
+		return types.MultisetOf(arg).AsNotNull(), nil
+	case "PERCENTILE":
+		if !arg.IsNumeric() {
+			return bad("NUMERIC")
+		}
+		return types.TypeDouble, nil
 	case "SUM", "AVG":
 		if !arg.IsNumeric() {
 			return bad("NUMERIC")

@@ -121,8 +121,8 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 		return &expr.Column{Index: o.in.Schema().Len() + i, T: c.Typ}, nil
 	}
 	c := &sqlop.OverCall{Fn: name}
-	switch name {
-	case "COUNT", "SUM", "AVG", "MIN", "MAX":
+	switch {
+	case aggregateFuncs[name]:
 		a := &aggPlanner{sc: o.sc, ctext: map[string]int{}}
 		bare := *f
 		bare.Over = nil
@@ -131,11 +131,11 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 		}
 		c.Agg = a.calls[0]
 		c.Arg, c.Typ = c.Agg.Arg, c.Agg.Typ
-		if name != "COUNT" {
+		if name != "COUNT" && name != "COLLECT" {
 			c.Typ = c.Typ.Nullable() // NULL over a window of NULLs
 		}
 		c.Text = c.Agg.Text
-	case "FIRST_VALUE", "LAST_VALUE":
+	case name == "FIRST_VALUE", name == "LAST_VALUE":
 		if len(f.Args) != 1 || f.Star || f.Distinct {
 			return nil, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
 		}
@@ -144,7 +144,7 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 		c.Arg, c.Typ, c.Text = x, x.Type().Nullable(), name+"("+ExprText(f.Args[0])+")"
-	case "ROW_NUMBER":
+	case name == "ROW_NUMBER":
 		if len(f.Args) > 0 || f.Star || f.Distinct {
 			return nil, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function 'ROW_NUMBER'. Was expecting 0 arguments")
 		}
@@ -152,7 +152,7 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 			return nil, sqlmini.Errorf(spec.Frame.Pos, "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions")
 		}
 		c.Typ, c.Text = types.TypeBigInt.AsNotNull(), "ROW_NUMBER()"
-	case "LAG":
+	case name == "LAG":
 		if err := o.lag(f, spec, c); err != nil {
 			return nil, err
 		}
@@ -160,7 +160,7 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 			return nil, sqlmini.Errorf(f.Pos, "LAG over a window ordered by a column that is not a time attribute is not supported (Flink 2.3 fails when it runs); order by a WATERMARK column")
 		}
 	default:
-		return nil, sqlmini.Errorf(f.Pos, "%s OVER a window is not supported yet (COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, ROW_NUMBER and LAG are)", name)
+		return nil, sqlmini.Errorf(f.Pos, "%s OVER a window is not supported yet (the aggregate functions, FIRST_VALUE, LAST_VALUE, ROW_NUMBER and LAG are)", name)
 	}
 	for _, d := range o.node.Calls {
 		if (d.Fn == "ROW_NUMBER") != (c.Fn == "ROW_NUMBER") {

@@ -415,6 +415,7 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 		width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
 		format.SetMaxColumnWidth(p, width)
 		format.SetEscapeControls(p, s.cfg.Terminal)
+		format.SetLiveRefresh(p, s.cfg.Terminal) // the table so far, redrawn while the query runs
 		return p, nil
 	}
 	updating := !n.Changelog().IsInsertOnly() && mode != "table"
