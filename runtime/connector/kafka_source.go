@@ -142,10 +142,10 @@ type kafkaStream struct {
 	// queued are events not handed out yet, from queued[qi]: the rows of
 	// a record (a Debezium update gives two), after the status that makes
 	// an idle source active again.
-	queued []exec.Event
-	qi     int
-	time   *kafkaTime
-	skips  format.SkipStats
+	queued  []exec.Event
+	qi      int
+	time    *kafkaTime
+	skips   format.SkipStats
 	ignore  bool
 	bounded bool
 	// checkpointed are the offsets of the last checkpoint, which
@@ -202,11 +202,7 @@ func (s *kafkaStream) open() error {
 		return err
 	}
 	if s.bounded {
-		for p, tp := range s.tps {
-			if s.r.Done(tp) {
-				s.time.finish(p) // an empty range holds nothing back
-			}
-		}
+		s.finishEnded() // an empty range holds nothing back
 		return nil
 	}
 	// An unbounded read is live: it fetches on a goroutine of its own,
@@ -411,7 +407,7 @@ func (s *kafkaStream) Next() (exec.Event, error) {
 				return exec.Event{Kind: exec.EvEnd}, nil
 			}
 		} else {
-			if s.ex.Live().Stopping() {
+			if s.ex.Stopping() {
 				// A stop ends the table where it is, without the end of
 				// input: the offsets read go into the final checkpoint.
 				if s.time.pending {
@@ -462,13 +458,25 @@ func (s *kafkaStream) idle() (exec.Event, error) {
 	return exec.Event{Kind: exec.EvIdle}, nil
 }
 
+// finishEnded marks the partitions of a bounded read that reached their
+// end: they hold no watermark back from now on, as a finished split of
+// Flink's. (A partition may end while another's record is read: the
+// transaction marker after its last record.)
+func (s *kafkaStream) finishEnded() {
+	for p, tp := range s.tps {
+		if !s.time.done[p] && s.r.Done(tp) {
+			s.time.finish(p)
+		}
+	}
+}
+
 // take queues the rows of a record, after the event that makes an idle
 // source active again; their watermark follows them.
 func (s *kafkaStream) take(rec kafka.Record) error {
 	p := s.time.index[rec.TP]
 	rows, err := s.decode(rec)
-	if s.bounded && s.r.Done(rec.TP) {
-		defer s.time.finish(p)
+	if s.bounded {
+		defer s.finishEnded()
 	}
 	if err != nil {
 		var pe *format.ParseError

@@ -36,6 +36,8 @@ type kafkaTime struct {
 	// had one since the last check.
 	last []int64
 	got  []bool
+	// done marks the partitions of a bounded read that reached their end.
+	done []bool
 	// idle: the source said it is idle (every partition is).
 	idle bool
 	// sinceCheck counts the records since the last idleness check.
@@ -50,7 +52,7 @@ const idleCheckEvery = 256
 func newKafkaTime(ex *exec.Execution, tps []kafka.TP, wm *exec.WatermarkSpec, every int64, env Env) *kafkaTime {
 	k := &kafkaTime{ex: ex, index: make(map[kafka.TP]int, len(tps)), valve: exec.NewSplitValve(len(tps)),
 		gens: make([]*exec.WmGen, len(tps)), pace: wmPace{every: env.WatermarkInterval}, timeout: env.IdleTimeout,
-		last: make([]int64, len(tps)), got: make([]bool, len(tps))}
+		last: make([]int64, len(tps)), got: make([]bool, len(tps)), done: make([]bool, len(tps))}
 	now := ex.Now()
 	for i, tp := range tps {
 		k.index[tp] = i
@@ -89,6 +91,7 @@ func (k *kafkaTime) record(p int) (exec.Event, bool) {
 // finish marks partition p of a bounded read at its end: it holds nothing
 // back from now on.
 func (k *kafkaTime) finish(p int) {
+	k.done[p] = true
 	if wm, moved := k.valve.Finish(p); moved {
 		k.pending, k.next = true, wm
 	}
