@@ -55,6 +55,10 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		return sqlmini.Errorf(pos, "%w", err)
 	}
 	ex := exec.NewExecution(ctx, s.cfg.Store, opts)
+	defer ex.WatchMemory()() // SET 'ptfsh.memory-limit'
+	if s.resultMode() == "table" && stmt.Statement != nil && stmt.Query != nil {
+		ex.KeepsInMemory("the table result mode keeps the result's rows")
+	}
 	if opts.Trace {
 		ex.Trace = s.cfg.Err
 	}
@@ -127,6 +131,9 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 			if err := sink.Row(ev.Row); err != nil {
 				return err
 			}
+		}
+		if err := ex.MemoryError(); err != nil {
+			return positioned(pos, err)
 		}
 		if err := ck.maybe(); err != nil {
 			return err

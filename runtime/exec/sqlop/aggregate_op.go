@@ -36,7 +36,7 @@ func (n *GroupLimitNode) UpsertKey() []int { return n.In.UpsertKey() }
 func (n *GroupLimitNode) Explain() string { return "Limit(fetch=[" + strconv.Itoa(int(n.N)) + "])" }
 
 func (n *GroupLimitNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	ex.NoCheckpoints("GROUP BY keeps its groups in memory")
+	ex.HoldsInMemory("GROUP BY keeps its groups")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
@@ -134,6 +134,7 @@ func (n *AggregateNode) Open(ex *exec.Execution) (exec.Stream, error) {
 		// goes on in the next would start them empty, and be wrong.
 		return nil, fmt.Errorf("GROUP BY keeps its groups in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
 	}
+	ex.KeepsInMemory("GROUP BY keeps its groups")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
