@@ -39,7 +39,6 @@ import (
 // position: the next statement starts its watermarks afresh, as a Flink
 // job restored from a savepoint does.
 
-
 // sourceRecord is a file source's checkpointed position.
 type sourceRecord struct {
 	Offset int64 `json:"offset"`
