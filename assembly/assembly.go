@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/session"
@@ -53,6 +54,9 @@ type Options struct {
 	// nil); Console the console.log output of functions (Err when nil).
 	Out, Err, Console io.Writer
 
+	// Stdin is standard input for tables of the stdin connector; nil when
+	// the statements come from it (the prompt).
+	Stdin *connector.StdinPump
 	// Store, when set, keeps state; the caller closes it.
 	Store state.Store
 	// Memory keeps state in memory (tests, ptfsh test, ptfsh export).
@@ -156,20 +160,21 @@ func New(o Options) (*Shell, error) {
 	if err != nil {
 		return nil, &StoreError{Err: err}
 	}
+	console := &session.ConsoleWriter{W: o.Console}
 	engine := script.NewEngine(script.Options{
 		ParseType:      ptf.ParseType,
 		FormatRow:      types.FormatRow,
 		Stdlib:         stdlib.JS,
 		BaseDir:        o.BaseDir,
 		Seed:           o.Seed,
-		Console:        o.Console,
+		Console:        console,
 		EvalTimeout:    o.EvalTimeout,
 		MaxRowsPerCall: o.MaxRowsPerCall,
 		MaxMemory:      o.MaxMemory,
 		MaxCallDepth:   o.MaxCallDepth,
 	})
 	sess, err := session.NewSession(session.Config{
-		Out: o.Out, Err: o.Err, Loader: engine, Store: store, Scratch: scratch,
+		Out: o.Out, Err: o.Err, Loader: engine, Store: store, Scratch: scratch, Stdin: o.Stdin,
 		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Terminal: o.Terminal, Trace: o.Trace, TraceFilter: o.TraceFilter, Echo: o.Echo, Dialect: o.Dialect,
 		Parallelism: o.Parallelism, ShuffleSeed: o.ShuffleSeed, ProcessingTime: o.ProcessingTime, GeneratedRows: o.GeneratedRows,
 		OpenStore: func(path string) (state.Store, error) {
@@ -185,6 +190,7 @@ func New(o Options) (*Shell, error) {
 		closeStore()
 		return nil, err
 	}
+	console.Session = sess
 	for _, f := range stdlib.BuiltIns() {
 		sess.Catalog().RegisterBuiltIn(f)
 	}

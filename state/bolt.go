@@ -790,6 +790,10 @@ func (t *boltTx) Namespaces() ([]string, error) {
 }
 
 func (t *boltTx) Scan(ns string, prefix []byte, fn func(key, value []byte) error) error {
+	return t.ScanFrom(ns, prefix, nil, fn)
+}
+
+func (t *boltTx) ScanFrom(ns string, prefix, from []byte, fn func(key, value []byte) error) error {
 	if err := checkRead(t.done, ns); err != nil {
 		return err
 	}
@@ -818,7 +822,11 @@ func (t *boltTx) Scan(ns string, prefix []byte, fn func(key, value []byte) error
 				return err
 			}
 			c = sp.b.Cursor()
-			k, v = c.Seek(prefix)
+			seek := prefix
+			if bytes.Compare(from, seek) > 0 {
+				seek = from
+			}
+			k, v = c.Seek(seek)
 		} else {
 			prev = k // bbolt's slice, which fn cannot have changed
 			k, v = c.Next()

@@ -244,6 +244,10 @@ func (t *memTx) Namespaces() ([]string, error) {
 }
 
 func (t *memTx) Scan(ns string, prefix []byte, fn func(key, value []byte) error) error {
+	return t.ScanFrom(ns, prefix, nil, fn)
+}
+
+func (t *memTx) ScanFrom(ns string, prefix, from []byte, fn func(key, value []byte) error) error {
 	if err := checkRead(t.done, ns); err != nil {
 		return err
 	}
@@ -251,13 +255,17 @@ func (t *memTx) Scan(ns string, prefix []byte, fn func(key, value []byte) error)
 		return nil
 	}
 	p := string(prefix)
+	start := p
+	if string(from) > start {
+		start = string(from)
+	}
 
 	// Committed keys with the prefix: a range of the sorted keys.
 	var ck []string
 	sp := t.committed(ns)
 	if sp != nil {
 		all := sp.keys()
-		lo := sort.SearchStrings(all, p)
+		lo := sort.SearchStrings(all, start)
 		hi := lo
 		for hi < len(all) && strings.HasPrefix(all[hi], p) {
 			hi++
@@ -271,7 +279,7 @@ func (t *memTx) Scan(ns string, prefix []byte, fn func(key, value []byte) error)
 	if ov := t.over[ns]; ov != nil {
 		writes = ov.writes
 		for k := range writes {
-			if strings.HasPrefix(k, p) {
+			if strings.HasPrefix(k, p) && k >= start {
 				ok = append(ok, k)
 			}
 		}

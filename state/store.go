@@ -62,6 +62,12 @@ type Tx interface {
 	// error. Collect the keys and change them after Scan returns.
 	Scan(ns string, prefix []byte, fn func(key, value []byte) error) error
 
+	// ScanFrom is Scan that begins at the first key with the prefix that
+	// is not below from: the keys that sort before from are not visited.
+	// A reader that reads a namespace in batches, one transaction each,
+	// goes on from the key after the last one it saw.
+	ScanFrom(ns string, prefix, from []byte, fn func(key, value []byte) error) error
+
 	// DeleteNamespace removes namespace ns and all its keys. Deleting a
 	// namespace that does not exist is not an error.
 	DeleteNamespace(ns string) error

@@ -176,6 +176,7 @@ var connectorPages = map[string]string{
 	"values":     "docs/formats.md",
 	"print":      "docs/formats.md",
 	"blackhole":  "docs/formats.md",
+	"stdin":      "docs/live-streams.md",
 }
 
 // TestDocs_connectorOptions checks that the page of each connector names

@@ -69,8 +69,8 @@ func checkPage(t *testing.T, page string) {
 			case b.Lang != "sql":
 				t.Errorf("%s: doc: run is for an sql block, not %q", where, b.Lang)
 				continue
-			case i+1 == len(blocks) || blocks[i+1].Verb != "" || blocks[i+1].Lang != "":
-				t.Errorf("%s: doc: run needs the next block to be its output (a block without a language or directive)", where)
+			case i+1 == len(blocks) || blocks[i+1].Verb != "" || blocks[i+1].Lang != "" && blocks[i+1].Lang != "text":
+				t.Errorf("%s: doc: run needs the next block to be its output (a block without a language, or text, and without a directive)", where)
 				continue
 			}
 			if dir == "" {

@@ -105,7 +105,7 @@ func TestMemoryLimit_addressSpaceCap(t *testing.T) {
 	})
 	t.Run("table_mode", func(t *testing.T) {
 		code, out := runMemoryScript(t, memoryTables+memoryTable, cap)
-		checkMemoryError(t, code, 1, out, "'auto'", "GROUP BY keeps its groups", "the table result mode keeps the result's rows")
+		checkMemoryError(t, code, 1, out, "'auto'", "the table result mode keeps the result's rows")
 	})
 }
 

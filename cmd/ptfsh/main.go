@@ -13,17 +13,16 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/pprof"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/assembly"
+	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/session"
 	"github.com/ptfsh/ptfsh/runtime/settings"
@@ -135,8 +134,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	var stdinPump *connector.StdinPump
+	if o.file != "" || o.exec != "" {
+		// The statements do not come from standard input: tables of the
+		// stdin connector read it.
+		stdinPump = connector.NewStdinPump(stdin)
+	}
 	sh, err := assembly.New(assembly.Options{
-		Out: stdout, Err: stderr, StatePath: o.statePath,
+		Out: stdout, Err: stderr, StatePath: o.statePath, Stdin: stdinPump,
 		Format: o.format, Timing: isTerminal(os.Stderr), Terminal: isTerminalWriter(stdout), Trace: o.trace,
 		TraceFilter: exec.TraceFilter{Key: o.traceKey, Function: o.traceFunction, Late: o.traceLate},
 		Parallelism: o.parallelism, Echo: o.echo, Dialect: strings.ToLower(o.dialect),
@@ -183,7 +188,7 @@ func runFile(sess *session.Session, path string, stderr io.Writer) int {
 }
 
 func runSource(sess *session.Session, name, src string, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible(sess)
 	defer stop()
 	err := sess.Exec(ctx, name, src)
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {

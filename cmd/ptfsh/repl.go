@@ -156,7 +156,7 @@ func replPlain(sess *session.Session, stdin io.Reader, stderr io.Writer) int {
 // shell. Each statement runs even when one before it failed; QUIT or
 // EXIT ends them, and the shell (quit).
 func execInteractive(sess *session.Session, src string, stdout, stderr io.Writer) (quit bool) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible(sess)
 	defer stop()
 	for _, p := range sqlmini.ParseEach("", src) {
 		err := p.Err

@@ -18,8 +18,9 @@
 //	                             query.sql (each statement, results and
 //	                             errors together) in the page's scratch
 //	                             folder, or in DIR of the repository, and
-//	                             the next block is what it prints; "as NAME"
-//	                             also saves it as the file NAME
+//	                             the next block (no language, or text) is
+//	                             what it prints; "as NAME" also saves it as
+//	                             the file NAME
 //	<!-- doc: excerpt PATH -->   the block's lines are lines of PATH, in
 //	                             order; a line "..." stands for lines of
 //	                             PATH left out

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -29,6 +30,15 @@ type Env struct {
 	// Flink's readers do and refuses what they refuse (a JSON array, a CSV
 	// timestamp in ISO-8601 form).
 	Flink bool
+	// Stdin is standard input, for tables of the stdin connector; nil
+	// when the statements come from it (the prompt).
+	Stdin *StdinPump
+	// IdleTimeout is SET 'table.exec.source.idle-timeout': a live source
+	// with no rows for that long holds no watermark back (0: never).
+	IdleTimeout time.Duration
+	// WatermarkInterval is SET 'pipeline.auto-watermark-interval': a live
+	// source emits its watermark at most this often (0: after every row).
+	WatermarkInterval time.Duration
 }
 
 // A Factory is one connector, named by a table's 'connector' option: the
@@ -57,6 +67,7 @@ var factories = map[string]Factory{
 	"blackhole":    blackholeConnector,
 	"kafka":        kafkaConnector{},
 	"upsert-kafka": kafkaConnector{upsert: true},
+	"stdin":        stdinConnector{},
 }
 
 // Lookup returns the connector of the given name.
@@ -118,7 +129,7 @@ func (filesystem) Options() []string {
 	return []string{"connector", "path", "format", "csv.header", "csv.field-delimiter", "csv.ignore-parse-errors",
 		"csv.null-literal", "csv.quote-character", "csv.allow-comments", "json.ignore-parse-errors",
 		"json.timestamp-format.standard", "timestamp-format.pattern", "changelog.op-column", "changelog-mode",
-		"source.produces-delete-by-key", "sink.supports-delete-by-key", OptPathRegex}
+		"source.produces-delete-by-key", "sink.supports-delete-by-key", OptPathRegex, OptMonitorInterval}
 }
 
 func (f filesystem) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
@@ -130,6 +141,9 @@ func (f filesystem) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	}
 	if _, err := pathRegex(t); err != nil { // folder.go
 		return sqlmini.Errorf(optionPos(ct, OptPathRegex), "%w", err)
+	}
+	if _, err := monitorInterval(t); err != nil { // follow.go
+		return sqlmini.Errorf(optionPos(ct, OptMonitorInterval), "%w", err)
 	}
 	switch f := t.Options["format"]; f {
 	case "csv", "json":
@@ -149,7 +163,9 @@ func (filesystem) Scan(t *catalog.Table, env Env, pos sqlmini.Pos) (exec.Node, e
 		ft.FlinkReaders = true
 		t = &ft
 	}
-	return NewFileNode(t, env.WatermarkEvery, pos), nil
+	n := NewFileNode(t, env.WatermarkEvery, pos).(*fileNode)
+	n.idleTimeout, n.wmEvery = env.IdleTimeout, env.WatermarkInterval
+	return n, nil
 }
 
 // datagen generates rows, as Flink's DataGen connector (datagen.go).

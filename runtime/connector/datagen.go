@@ -560,6 +560,9 @@ func (n *datagenNode) Explain() string {
 
 func (n *datagenNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	ex.NoCheckpoints("a datagen source has no position to resume from")
+	if n.spec.rows < 0 {
+		ex.Live().AddSource() // it does not end: Ctrl-C stops it
+	}
 	s := &datagenStream{n: n, ex: ex, genRows: genRows{left: n.spec.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}}
 	if n.spec.rate > 0 && !n.fixed {
 		ex.Paced = true
@@ -635,13 +638,14 @@ func (s *datagenStream) Next() (exec.Event, error) {
 			return exec.Event{Kind: exec.EvEnd}, nil
 		}
 	}
+	if s.ex.Stopping() {
+		return exec.Event{Kind: exec.EvEnd}, nil // stopped (Ctrl-C, SIGTERM): it ends here
+	}
+	if s.pace != nil && !s.pace.ready(s.ex) {
+		return exec.Event{Kind: exec.EvIdle}, nil
+	}
 	if s.count++; s.count&1023 == 0 && s.ex.Ctx != nil {
 		if err := s.ex.Ctx.Err(); err != nil {
-			return exec.Event{}, err
-		}
-	}
-	if s.pace != nil {
-		if err := s.pace.wait(s.ex); err != nil {
 			return exec.Event{}, err
 		}
 	}

@@ -293,6 +293,9 @@ func (n *fakerNode) Explain() string {
 
 func (n *fakerNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	ex.NoCheckpoints("a faker source has no position to resume from")
+	if n.rows < 0 {
+		ex.Live().AddSource() // it does not end: Ctrl-C stops it
+	}
 	s := &fakerStream{n: n, ex: ex, genRows: genRows{left: n.rows, wm: exec.NewWMGen(n.t.Watermark, n.every)}}
 	if !n.fixed {
 		ex.Paced = true
@@ -326,13 +329,14 @@ func (s *fakerStream) Next() (exec.Event, error) {
 	if ev, ok := s.before(); ok {
 		return ev, nil
 	}
+	if s.ex.Stopping() {
+		return exec.Event{Kind: exec.EvEnd}, nil // stopped (Ctrl-C, SIGTERM): it ends here
+	}
+	if s.pace != nil && !s.pace.ready(s.ex) {
+		return exec.Event{Kind: exec.EvIdle}, nil
+	}
 	if s.count++; s.count&1023 == 0 {
 		if err := s.ex.CheckCancelled(); err != nil {
-			return exec.Event{}, err
-		}
-	}
-	if s.pace != nil {
-		if err := s.pace.wait(s.ex); err != nil {
 			return exec.Event{}, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -20,9 +21,11 @@ import (
 
 // fileNode reads a file table.
 type fileNode struct {
-	t     *catalog.Table
-	every int64
-	pos   sqlmini.Pos // where the query names the table
+	t           *catalog.Table
+	every       int64
+	idleTimeout time.Duration
+	wmEvery     time.Duration // 'pipeline.auto-watermark-interval', for a followed file
+	pos         sqlmini.Pos   // where the query names the table
 }
 
 // NewFileNode returns the node that reads file table t, which the query
@@ -66,15 +69,35 @@ func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, types.At(n.pos, err)
 	}
-	r, err := openSourceReader(n.t, resume) // changelog_source.go
+	follow, err := monitorInterval(n.t)
+	if err != nil {
+		hash.close()
+		return nil, types.At(n.pos, err)
+	}
+	var in format.InputOptions
+	var opened os.FileInfo
+	if follow > 0 {
+		in.Follow = true
+		if opened, err = os.Stat(TablePath(n.t)); err != nil {
+			hash.close()
+			return nil, types.At(n.pos, fileError(n.t, err))
+		}
+	}
+	r, err := withChangelog(n.t, func(ft *catalog.Table) (format.RowReader, error) {
+		return openTableReaderIn(ft, TablePath(ft), resume, in)
+	})
 	if err != nil {
 		hash.close()
 		return nil, types.At(n.pos, fileError(n.t, err))
 	}
-	if readAhead(n.t, ex) {
+	if follow == 0 && readAhead(n.t, ex) {
 		r = newPrefetchReader(r) // prefetch.go
 	}
 	fs := &fileStream{r: r, ex: ex, wm: exec.NewWMGen(n.t.Watermark, n.every), n: n, read: read, hash: hash}
+	if follow > 0 {
+		ex.Live().AddSource()
+		fs.follow = &following{every: follow, file: opened, idle: newIdleTimer(ex, n.idleTimeout), pace: wmPace{every: n.wmEvery}}
+	}
 	if IsParquet(n.t) {
 		// What checkpoints hash: the file as it was opened.
 		if fs.identity, err = parquetIdentity(TablePath(n.t)); err != nil {
@@ -120,17 +143,29 @@ type fileStream struct {
 	identity string
 	// folder reads a table whose path is a folder (folder.go); its
 	// checkpoints keep a position per file.
-	folder  *folderReader
+	folder *folderReader
+	// follow, when not nil, keeps reading what is appended to the file
+	// ('source.monitor-interval'), or the files added to the folder.
+	follow  *following
 	r       format.RowReader
 	ex      *exec.Execution
 	wm      *exec.WmGen
 	pending bool
 	wmNext  int64
+	held    *types.Row // a row that waits for the status event before it
 }
 
 func (s *fileStream) Next() (exec.Event, error) {
-	if s.pending {
+	if s.held != nil {
+		r := *s.held
+		s.held = nil
+		return exec.Event{Kind: exec.EvRow, Row: r}, nil
+	}
+	if s.pending && (s.follow == nil || s.follow.pace.due() || s.ex.Stopping()) {
 		s.pending = false
+		if s.follow != nil {
+			s.follow.pace.emitted()
+		}
 		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
 	}
 	r, err := s.r.Next()
@@ -141,6 +176,19 @@ func (s *fileStream) Next() (exec.Event, error) {
 			return exec.Event{Kind: exec.EvWatermark, Wm: ms}, nil
 		}
 		r, err = s.r.Next() // a step without a time, or one going back
+	}
+	if err == io.EOF && s.follow != nil {
+		return s.waitMore()
+	}
+	if err == nil && s.follow != nil {
+		if ev, ok := s.follow.idle.active(s.ex); ok {
+			s.held = &r // the input is active again before its row
+			s.ex.RowsIn++
+			if w, ok := s.wm.Observe(r); ok {
+				s.pending, s.wmNext = true, w
+			}
+			return ev, nil
+		}
 	}
 	if err == io.EOF {
 		if fi, serr := os.Stat(TablePath(s.n.t)); serr == nil && fi.Mode().IsRegular() && fi.Size() < s.r.Position().Offset && !IsParquet(s.n.t) && !format.IsGzip(TablePath(s.n.t)) {
@@ -170,14 +218,15 @@ func (s *fileStream) Close() error {
 	return s.r.Close()
 }
 
-// openTableReader opens the reader of a file table with its WITH options.
-func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReader, error) {
-	return openTableReaderAt(t, TablePath(t), resume)
-}
-
 // openTableReaderAt opens the file at path with the format and options of
 // table t: t's file, or a file of its folder.
 func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (format.RowReader, error) {
+	return openTableReaderIn(t, path, resume, format.InputOptions{})
+}
+
+// openTableReaderIn is openTableReaderAt reading from in: a stream
+// (standard input, whose name path is) or a followed file.
+func openTableReaderIn(t *catalog.Table, path string, resume format.SourcePos, in format.InputOptions) (format.RowReader, error) {
 	parse := textparse.Options{
 		TimestampPattern: t.Options["timestamp-format.pattern"],
 		TimestampFormat:  t.Options["json.timestamp-format.standard"],
@@ -187,7 +236,8 @@ func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (
 		// Flink's csv format reads TIMESTAMP as yyyy-MM-dd HH:mm:ss[.S]
 		// and TIMESTAMP_LTZ as the same followed by Z, nothing else.
 		parse.FlinkCSV = t.FlinkReaders
-		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"], Resume: resume}
+		nl, nlSet := t.Options["csv.null-literal"]
+		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: nl, EmptyIsNull: nlSet && nl == "", Resume: resume, Input: in}
 		var err error
 		if opts.Header, err = BoolOption(t, "csv.header"); err != nil {
 			return nil, err
@@ -206,13 +256,16 @@ func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (
 		}
 		return format.OpenCSV(path, t.Schema, opts)
 	case "json":
-		opts := format.JSONSourceOptions{Parse: parse, Resume: resume, LinesOnly: t.FlinkReaders}
+		opts := format.JSONSourceOptions{Parse: parse, Resume: resume, LinesOnly: t.FlinkReaders, Input: in}
 		var err error
 		if opts.IgnoreParseErrors, err = BoolOption(t, "json.ignore-parse-errors"); err != nil {
 			return nil, err
 		}
 		return format.OpenJSON(path, t.Schema, opts)
 	case FormatParquet:
+		if in != (format.InputOptions{}) {
+			return nil, fmt.Errorf("table %s: a Parquet file is read whole: it cannot be followed or read from a stream", t.Name)
+		}
 		return format.OpenParquet(path, t.Schema, format.ParquetSourceOptions{Resume: resume})
 	}
 	return nil, fmt.Errorf("table %s: unsupported format %q", t.Name, t.Options["format"])

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -412,6 +413,15 @@ func (n *fileNode) openFolder(ex *exec.Execution, read int) (exec.Stream, error)
 		return nil, types.At(n.pos, fileError(n.t, err))
 	}
 	fs := &fileStream{r: r, ex: ex, wm: exec.NewWMGen(n.t.Watermark, n.every), n: n, read: read, folder: fr}
+	every, err := monitorInterval(n.t)
+	if err != nil {
+		r.Close()
+		return nil, types.At(n.pos, err)
+	}
+	if every > 0 {
+		ex.Live().AddSource()
+		fs.follow = &following{every: every, idle: newIdleTimer(ex, n.idleTimeout), pace: wmPace{every: n.wmEvery}, listed: time.Now()}
+	}
 	if rec != nil && len(fr.resume) > 0 && rec.WM != nil && fs.wm != nil {
 		fs.wm.Restore(rec.WM.Gen)
 		fs.pending, fs.wmNext = rec.WM.Pending, rec.WM.Next

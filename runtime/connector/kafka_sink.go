@@ -19,7 +19,8 @@ import (
 
 // KafkaSink writes the rows of an INSERT INTO a Kafka table to its topic.
 // The query's columns are the table's persisted columns (its physical
-// columns and the metadata columns that are not VIRTUAL), in order. Each
+// columns and the metadata columns that are not VIRTUAL; not its computed
+// columns), in order. Each
 // row becomes a record: its key from 'key.fields' (an upsert-kafka table's
 // PRIMARY KEY) in the key format, its value in the value format, its
 // timestamp and headers from the 'timestamp' and 'headers' metadata
@@ -99,6 +100,7 @@ func (k *KafkaSink) txnID(n int64) string { return fmt.Sprintf("%s-%d", k.s.txnP
 // pos; ctx bounds its calls to the brokers; an exactly-once sink keeps its
 // prepared transaction in store.
 func NewKafkaSink(ctx context.Context, t *catalog.Table, pos sqlmini.Pos, store state.Store) (*KafkaSink, error) {
+	t = t.ScanTable() // computed columns are not written
 	s, err := parseKafka(t, t.Options["connector"] == "upsert-kafka")
 	if err != nil {
 		return nil, sqlmini.Errorf(pos, "%w", err)

@@ -31,7 +31,7 @@ func (k kafkaConnector) Name() string {
 func (k kafkaConnector) Options() []string { return optionNames(k.upsert) }
 
 func (k kafkaConnector) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
-	s, err := parseKafka(t, k.upsert)
+	s, err := parseKafka(t.ScanTable(), k.upsert) // computed columns are neither key nor value
 	if err != nil {
 		pos := ct.Pos
 		var oe *kafkaOptionError

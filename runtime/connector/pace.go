@@ -18,33 +18,23 @@ type pacer struct {
 	start time.Time // when the first row was made
 }
 
-// wait waits until the next row is due. Cancelling the statement stops the
-// wait.
-func (p *pacer) wait(ex *exec.Execution) error {
+// ready reports whether the next row is due, and counts it when it is;
+// when it is not, it asks the driver to pull again at its time: a paced
+// source never blocks (exec.Live).
+func (p *pacer) ready(ex *exec.Execution) bool {
 	if p.rate <= 0 {
-		return nil
+		return true
 	}
 	if p.made == 0 {
 		p.start = time.Now()
 	}
 	due := p.start.Add(time.Duration(float64(p.made) / float64(p.rate) * float64(time.Second)))
+	if time.Until(due) > 0 {
+		ex.Live().WakeAt(due)
+		return false
+	}
 	p.made++
-	wait := time.Until(due)
-	if wait <= 0 {
-		return nil
-	}
-	var done <-chan struct{}
-	if ex.Ctx != nil {
-		done = ex.Ctx.Done()
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-done:
-		return exec.ErrCancelled
-	}
+	return true
 }
 
 // genRows is what the datagen and faker streams share: how many rows are

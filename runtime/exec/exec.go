@@ -22,6 +22,14 @@ const (
 	EvRow eventKind = iota
 	EvWatermark
 	EvEnd
+	// EvIdle carries nothing: a live input has no row to give now (see
+	// live.go). An operator hands on the output it holds, then passes it
+	// on.
+	EvIdle
+	// EvStatus says that the input became idle (Idle) or active again,
+	// as Flink's WatermarkStatus: a source that had no rows for
+	// table.exec.source.idle-timeout holds no watermark back (valve.go).
+	EvStatus
 	// EvTick carries nothing: an operator that consumed many rows without
 	// output hands control back, so that the driver can take a checkpoint.
 	EvTick
@@ -32,6 +40,8 @@ type Event struct {
 	Kind eventKind
 	Row  types.Row
 	Wm   int64
+	// Idle is the status of an EvStatus event.
+	Idle bool
 	// Why says, with lineage on, what led a PTF call to emit the row
 	// (lineage.go).
 	Why string
@@ -102,6 +112,18 @@ func (ex *Execution) CheckCancelled() error {
 	return ex.MemoryError()
 }
 
+// Stateful is a running SQL operator whose state goes into checkpoints
+// (runtime/exec/opstate keeps it in the store).
+type Stateful interface {
+	// Checkpoint writes the operator's changes since the last checkpoint
+	// into tx. finished: the statement read its input to the end, so
+	// nothing goes on from its state, which goes.
+	Checkpoint(tx state.Tx, finished bool) error
+	// Quiescent reports whether the operator holds no output that a
+	// checkpoint taken now could not describe.
+	Quiescent() bool
+}
+
 // Call is a running PTF call as the statement's checkpoints and notes see
 // it: one operator, or one that runs on several workers
 // (runtime/exec/ptfop).
@@ -161,6 +183,16 @@ type Execution struct {
 	SourceReads map[string]int
 	// Normalizers keep the last row per key of updating inputs.
 	Normalizers []*normalizeStream
+	// Stateful are the SQL operators whose state goes into checkpoints.
+	Stateful []Stateful
+	// StatementKey names the statement among those whose operator state a
+	// store keeps: the same statement run again finds its state
+	// (OperatorNamespace). The session sets it, from the statement's text.
+	StatementKey string
+	// operators counts the operators that asked for a namespace.
+	operators int
+	// live is what live sources and the driver share (live.go).
+	live *Live
 	// tees are the running shared calls (fanout.go).
 	tees map[Node]*teeShared
 	// Uncheckpointable says why no checkpoint may be taken before the end.
@@ -219,7 +251,25 @@ func (ex *Execution) Quiescent() bool {
 			return false
 		}
 	}
+	for _, op := range ex.Stateful {
+		if !op.Quiescent() {
+			return false
+		}
+	}
 	return true
+}
+
+// OperatorNamespace returns the namespace of the state of the next
+// operator that opens, of the given kind: "op/KEY/N-KIND". Operators open
+// in the order of the plan, so the same statement over the same plan
+// gives each operator the same namespace in every run.
+func (ex *Execution) OperatorNamespace(kind string) string {
+	ex.operators++
+	key := ex.StatementKey
+	if key == "" {
+		key = "-"
+	}
+	return "op/" + key + "/" + strconv.Itoa(ex.operators) + "-" + kind
 }
 
 // CheckpointDue reports whether reading extra more source rows would pass

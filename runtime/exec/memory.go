@@ -18,8 +18,8 @@ import (
 )
 
 // The memory limit of a statement (SET 'ptfsh.memory-limit'). What an
-// operator keeps in memory (a join's rows, GROUP BY's groups, a Top-N's
-// rows: Execution.HoldsInMemory) grows with its input, and Go's answer to
+// operator keeps in memory (a join's rows, a Top-N's or an OVER
+// window's rows: Execution.HoldsInMemory) grows with its input, and Go's answer to
 // a heap that outgrows the machine is "fatal error: out of memory", which
 // ends the process and loses what the shell holds. The limit turns that
 // into an error of the statement that names what keeps the rows and the

@@ -37,6 +37,9 @@ const (
 	SetSourcePositions = "state.source-positions"
 	// SetCheckpointRows is the number of source rows between checkpoints.
 	SetCheckpointRows = "execution.checkpointing.interval-rows"
+	// SetCheckpointInterval is Flink's checkpoint interval, on the wall
+	// clock.
+	SetCheckpointInterval = "execution.checkpointing.interval"
 	// SetProcessingTime fixes the processing-time clock (state TTL,
 	// datagen) at a time: 'YYYY-MM-DD hh:mm:ss' or epoch milliseconds.
 	// Without it the clock is the wall clock.
@@ -82,8 +85,10 @@ type Options struct {
 	// than by growing.
 	ResetSources bool
 	// CheckpointRows is the source rows between checkpoints (0: only at
-	// the end of the statement).
-	CheckpointRows int64
+	// the end of the statement), CheckpointInterval the wall-clock time
+	// (0: by rows only); a checkpoint is due at whichever comes first.
+	CheckpointRows     int64
+	CheckpointInterval time.Duration
 	// ProcessingTime, when FixedClock, is the processing time in epoch
 	// milliseconds; otherwise the clock is the wall clock.
 	ProcessingTime int64
@@ -117,6 +122,7 @@ func NewOptions(set map[string]string) (Options, error) {
 	o.DiscardIncompatible = read[string](&r, SetOnIncompatible) == "discard"
 	o.ResetSources = read[string](&r, SetSourcePositions) == "reset"
 	o.CheckpointRows = read[int64](&r, SetCheckpointRows)
+	o.CheckpointInterval = read[time.Duration](&r, SetCheckpointInterval)
 	if _, ok := set[SetProcessingTime]; ok {
 		o.ProcessingTime, o.FixedClock = read[int64](&r, SetProcessingTime), true
 	}

@@ -1,6 +1,7 @@
 package exec_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -14,21 +15,21 @@ import (
 // an error that names its key (every such key, not only the first).
 func TestNewOptions(t *testing.T) {
 	def := exec.DefaultOptions()
-	want := exec.Options{EndOfInput: true, Parallelism: 1, CacheSize: 20_000, CacheBytes: 256 << 20, MaxTimerFirings: 1_000_000, CheckpointRows: 100_000, MemoryLimit: -1}
+	want := exec.Options{EndOfInput: true, Parallelism: 1, CacheSize: 20_000, CacheBytes: 256 << 20, MaxTimerFirings: 1_000_000, CheckpointRows: 100_000, CheckpointInterval: 10 * time.Second, MemoryLimit: -1}
 	if diff := cmp.Diff(want, def); diff != "" {
 		t.Errorf("DefaultOptions (-want +got):\n%s", diff)
 	}
 	got, err := exec.NewOptions(map[string]string{
 		exec.SetEndOfInput: "false", exec.SetParallelism: "4", exec.SetCacheSize: "10", exec.SetCacheBytes: "1 mb",
 		exec.SetStateTTL: "5 s", exec.SetMaxTimerFirings: "0", exec.SetOnIncompatible: "discard", exec.SetSourcePositions: "reset",
-		exec.SetCheckpointRows: "0", exec.SetProcessingTime: "2025-03-27 12:00:00", exec.SetTraceKey: " Bob ",
+		exec.SetCheckpointRows: "0", exec.SetCheckpointInterval: "2 min", exec.SetProcessingTime: "2025-03-27 12:00:00", exec.SetTraceKey: " Bob ",
 		exec.SetLineage: "on", exec.SetShuffleSeed: "7", exec.SetMemoryLimit: "2 gb",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want = exec.Options{Parallelism: 4, CacheSize: 10, CacheBytes: 1 << 20, StateTTL: 5 * time.Second, DiscardIncompatible: true, ResetSources: true,
-		ProcessingTime: 1743076800000, FixedClock: true, Trace: true, TraceFilter: exec.TraceFilter{Key: "Bob"}, Lineage: true, ShuffleSeed: 7, MemoryLimit: 2 << 30}
+		CheckpointInterval: 2 * time.Minute, ProcessingTime: 1743076800000, FixedClock: true, Trace: true, TraceFilter: exec.TraceFilter{Key: "Bob"}, Lineage: true, ShuffleSeed: 7, MemoryLimit: 2 << 30}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("NewOptions (-want +got):\n%s", diff)
 	}
@@ -44,10 +45,10 @@ func TestNewOptions(t *testing.T) {
 func TestNewExecution_clock(t *testing.T) {
 	o := exec.DefaultOptions()
 	o.ProcessingTime, o.FixedClock = 42, true
-	if got := exec.NewExecution(nil, nil, o).Now(); got != 42 {
+	if got := exec.NewExecution(context.Background(), nil, o).Now(); got != 42 {
 		t.Errorf("Now() = %d, want 42", got)
 	}
-	if exec.NewExecution(nil, nil, exec.DefaultOptions()).Now() < 1_700_000_000_000 {
+	if exec.NewExecution(context.Background(), nil, exec.DefaultOptions()).Now() < 1_700_000_000_000 {
 		t.Error("the default clock is not the wall clock")
 	}
 }

@@ -51,6 +51,13 @@ type TimeOperator interface {
 	Time(ev *Event) error
 }
 
+// IdleOperator is a RowOperator that acts when its input is idle (an
+// EvIdle): it releases what processing time made due.
+type IdleOperator interface {
+	RowOperator
+	Idle() error
+}
+
 // Next is the loop of an operator op over one input: it hands on the
 // events queued first; else it reads the input, gives a row to op.Row and
 // reads on until something is queued. A watermark or the end goes to
@@ -71,8 +78,22 @@ func (q *Queue) Next(in Stream, op RowOperator) (Event, error) {
 			}
 			continue
 		}
+		if ev.Kind == EvIdle {
+			// The input has nothing now: what the operator releases on
+			// processing time goes first.
+			if p, ok := op.(IdleOperator); ok {
+				if err := p.Idle(); err != nil {
+					return Event{}, err
+				}
+				if q.Len() > 0 {
+					q.Push(ev)
+					continue
+				}
+			}
+			return ev, nil
+		}
 		t, ok := op.(TimeOperator)
-		if !ok || ev.Kind == EvTick {
+		if !ok || ev.Kind == EvTick || ev.Kind == EvStatus {
 			return ev, nil
 		}
 		if err := t.Time(&ev); err != nil {

@@ -2,6 +2,7 @@ package format_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -112,7 +113,10 @@ func TestOpenCSV(t *testing.T) {
 		{name: "blank lines", content: "\n\r\nBob,12,2025-03-27 12:00:00\n\n", want: []string{bob}},
 		{name: "crlf", content: "Bob,12,2025-03-27 12:00:00\r\nAlice,7,1743076800000\r\n", want: []string{bob, alice}},
 		{name: "bom", content: "\xef\xbb\xbfBob,12,2025-03-27 12:00:00\n", want: []string{bob}},
-		{name: "nulls and empty strings", content: ",,\n\"\",,\n", want: []string{"+I(NULL, NULL, NULL)", `+I("", NULL, NULL)`}},
+		// An empty string field is the empty string, quoted or not, as
+		// Flink's csv format reads it; an empty field of another type NULL.
+		{name: "nulls and empty strings", content: ",,\n\"\",,\n", want: []string{`+I("", NULL, NULL)`, `+I("", NULL, NULL)`}},
+		{name: "empty is null", csv: format.CSVSourceOptions{EmptyIsNull: true}, content: ",,\n\"\",,\n", want: []string{"+I(NULL, NULL, NULL)", `+I("", NULL, NULL)`}},
 		{name: "quoted empty int", content: "a,\"\",\n", wantErr: `x.csv:1:3: column "score": cannot parse "" as INT`},
 		{name: "quotes", content: "\"a,b\",\"1\",\n\"say \"\"hi\"\"\",2,\n", want: []string{`+I("a,b", int64(1), NULL)`, `+I("say \"hi\"", int64(2), NULL)`}},
 		{name: "quote inside unquoted field", content: "a\"b,1,\n", want: []string{`+I("a\"b", int64(1), NULL)`}},
@@ -136,7 +140,8 @@ func TestOpenCSV(t *testing.T) {
 		{name: "not a number", content: "a,abc,\n", wantErr: `x.csv:1:3: column "score": cannot parse "abc" as INT`},
 		{name: "bad timestamp", content: "a,1,yesterday\n", wantErr: `x.csv:1:5: column "ts": cannot parse "yesterday" as TIMESTAMP(3): expected yyyy-MM-dd HH:mm:ss, ISO-8601 or epoch milliseconds`},
 		{name: "spaces around numbers", content: "a, 1 ,\n", want: []string{`+I("a", int64(1), NULL)`}},
-		{name: "not null", schema: notNull, content: ",1,\n", wantErr: `x.csv:1:1: column "name": null value (an empty field) for STRING NOT NULL`},
+		{name: "not null", schema: notNull, content: ",1,\n", want: []string{`+I("", int64(1), NULL)`}},
+		{name: "not null empty", schema: notNull, csv: format.CSVSourceOptions{EmptyIsNull: true}, content: ",1,\n", wantErr: `x.csv:1:1: column "name": null value (an empty field) for STRING NOT NULL`},
 		{name: "header", csv: format.CSVSourceOptions{Header: true}, content: "name,score,ts\nBob,12,2025-03-27 12:00:00\n", want: []string{bob}},
 		{name: "header quoted with bom", csv: format.CSVSourceOptions{Header: true}, content: "\xef\xbb\xbf\"name\", score ,ts\r\nBob,12,2025-03-27 12:00:00\r\n", want: []string{bob}},
 		{name: "header mismatch", csv: format.CSVSourceOptions{Header: true}, content: "name,points,ts\n", wantErr: `x.csv:1:1: header (name, points, ts) does not match the declared columns (name, score, ts)`},
@@ -631,5 +636,109 @@ func TestReaders_lineTooLong(t *testing.T) {
 				t.Fatalf("err = %v, want line 2 too long", err)
 			}
 		})
+	}
+}
+
+// TestReaders_follow reads a file as lines are appended to it, some in
+// pieces: a line is read only once its line end is written.
+func TestReaders_follow(t *testing.T) {
+	for _, ext := range []string{"csv", "json"} {
+		t.Run(ext, func(t *testing.T) {
+			line := func(name string, score int) string {
+				if ext == "json" {
+					return fmt.Sprintf("{\"name\":%q,\"score\":%d}\n", name, score)
+				}
+				return fmt.Sprintf("%s,%d,\n", name, score)
+			}
+			path := writeFile(t, "follow."+ext, line("a", 1))
+			in := format.InputOptions{Follow: true}
+			var r format.RowReader
+			var err error
+			if ext == "csv" {
+				r, err = format.OpenCSV(path, scoreSchema, format.CSVSourceOptions{Input: in})
+			} else {
+				r, err = format.OpenJSON(path, scoreSchema, format.JSONSourceOptions{Input: in})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			appendTo := func(s string) {
+				f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.WriteString(s)
+				f.Close()
+			}
+			var got []string
+			read := func(step string, want int) {
+				t.Helper()
+				rows, err := readAll(r, path)
+				if err != nil {
+					t.Fatalf("%s: %v", step, err)
+				}
+				got = append(got, rows...)
+				if len(rows) != want {
+					t.Fatalf("%s: read %q; want %d rows", step, rows, want)
+				}
+			}
+			read("the first line", 1)
+			b := line("bob", 22)
+			appendTo(b[:4]) // half a line: not a row yet
+			read("half a line", 0)
+			read("half a line again", 0)
+			appendTo(b[4:] + line("c", 3)[:2])
+			read("the line's end and the start of the next", 1)
+			appendTo(line("c", 3)[2:] + line("d", 4))
+			read("two more", 2)
+			if pos := r.Position(); pos.Row != 4 || pos.Line != 5 {
+				t.Errorf("position %v, want row 4, line 5", pos)
+			}
+			want := []string{`+I("a"`, `+I("bob", int64(22)`, `+I("c", int64(3)`, `+I("d", int64(4)`}
+			for i, w := range want {
+				if !strings.HasPrefix(got[i], w) {
+					t.Errorf("row %d = %s; want %s...", i, got[i], w)
+				}
+			}
+		})
+	}
+}
+
+// TestReaders_stream reads rows from a stream (standard input) and
+// refuses to resume one.
+func TestReaders_stream(t *testing.T) {
+	in := format.InputOptions{Stream: strings.NewReader("a,1,\nb,2,\nc,3,")}
+	r, err := format.OpenCSV("<stdin>", scoreSchema, format.CSVSourceOptions{Input: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := readAll(r, "<stdin>")
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("read %q, %v; want 3 rows", rows, err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = format.OpenCSV("<stdin>", scoreSchema, format.CSVSourceOptions{Input: in, Resume: format.SourcePos{Offset: 5, Line: 2, Row: 1}})
+	if err == nil || !strings.Contains(err.Error(), "cannot resume") {
+		t.Errorf("resuming a stream: %v; want an error", err)
+	}
+	bad := format.InputOptions{Stream: strings.NewReader("{\"name\":\"a\"}\n{\"name\":\n")}
+	jr, err := format.OpenJSON("<stdin>", scoreSchema, format.JSONSourceOptions{Input: bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readAll(jr, "<stdin>"); err == nil || !strings.Contains(err.Error(), "<stdin>:2:") {
+		t.Errorf("a bad line of a stream: %v; want an error at <stdin>:2", err)
+	}
+}
+
+// TestReaders_followGzip refuses to follow a compressed file.
+func TestReaders_followGzip(t *testing.T) {
+	path := writeFile(t, "x.csv.gz", "")
+	_, err := format.OpenCSV(path, scoreSchema, format.CSVSourceOptions{Input: format.InputOptions{Follow: true}})
+	if err == nil || !strings.Contains(err.Error(), "cannot be followed") {
+		t.Errorf("following a gzip file: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -34,9 +35,46 @@ type sourceInput struct {
 	lineStart int64
 }
 
+// InputOptions say where a text reader's bytes come from, beyond a file
+// it opens and reads to its end.
+type InputOptions struct {
+	// Stream, when not nil, is read instead of opening the path, which
+	// then only names it in messages and positions: standard input. It
+	// cannot be resumed (Resume must be zero) and its reader does not
+	// close it.
+	Stream io.Reader
+	// Follow reads a file that grows: a line is read once its line end is
+	// written, so that a line caught half-written is not read as a row,
+	// and Next after io.EOF goes on with what was appended since. A gzip
+	// file cannot be followed.
+	Follow bool
+}
+
 // openSourceInput opens path as openSourceFile does and, for a gzip file
 // (IsGzip), decompresses it, skipping resume.Offset decompressed bytes.
-func openSourceInput(path string, resume SourcePos) (*sourceInput, error) {
+// With in.Stream it reads that instead; with in.Follow it hands on whole
+// lines only (followReader).
+func openSourceInput(path string, resume SourcePos, opts ...InputOptions) (*sourceInput, error) {
+	var o InputOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.Stream != nil {
+		if resume != (SourcePos{}) && resume.Offset != 0 {
+			return nil, fmt.Errorf("open %s: a stream cannot resume at offset %d", path, resume.Offset)
+		}
+		return &sourceInput{path: path, r: o.Stream}, nil
+	}
+	if o.Follow {
+		if IsGzip(path) {
+			return nil, fmt.Errorf("open %s: a gzip file cannot be followed: it is compressed whole, not appended to line by line", path)
+		}
+		f, err := openSourceFile(path, resume)
+		if err != nil {
+			return nil, err
+		}
+		return &sourceInput{path: path, f: f, r: &followReader{f: f}}, nil
+	}
 	if !IsGzip(path) {
 		f, err := openSourceFile(path, resume)
 		if err != nil {
@@ -110,19 +148,73 @@ func (in *sourceInput) Read(p []byte) (int, error) {
 // lineStartBefore returns the offset of the start of the line that holds
 // byte off, the offset the input was opened at.
 func (in *sourceInput) lineStartBefore(off int64) (int64, error) {
+	if in.f == nil {
+		return 0, fmt.Errorf("a stream cannot resume at offset %d", off)
+	}
 	if in.gz != nil || IsGzip(in.path) {
 		return in.lineStart, nil
 	}
 	return LineStartBefore(in.f, off)
 }
 
-// Close closes the file.
+// Close closes the file (not a stream, which its owner closes).
 func (in *sourceInput) Close() error {
 	if in.gz != nil {
 		in.gz.Close()
 	}
+	if in.f == nil {
+		return nil
+	}
 	return in.f.Close()
 }
+
+// followReader reads a file that grows. It hands on whole lines only: the
+// bytes after the last line end read so far wait until their line end is
+// written. When no whole line is there, it returns io.EOF, which it does
+// not keep: the next Read reads what was appended since.
+type followReader struct {
+	f     *os.File
+	buf   []byte // read from the file: buf[off:ready] to hand on, then a part line
+	off   int
+	ready int
+}
+
+func (r *followReader) Read(p []byte) (int, error) {
+	if r.off < r.ready {
+		n := copy(p, r.buf[r.off:r.ready])
+		r.off += n
+		return n, nil
+	}
+	part := copy(r.buf, r.buf[r.ready:]) // the part line moves to the front
+	r.buf = r.buf[:part]
+	r.off, r.ready = 0, 0
+	for {
+		if cap(r.buf)-len(r.buf) < 16<<10 {
+			r.buf = append(make([]byte, 0, 2*cap(r.buf)+64<<10), r.buf...)
+		}
+		m, err := r.f.Read(r.buf[len(r.buf):cap(r.buf)])
+		r.buf = r.buf[:len(r.buf)+m]
+		if i := bytes.LastIndexByte(r.buf[len(r.buf)-m:], '\n'); i >= 0 {
+			r.ready = len(r.buf) - m + i + 1
+			n := copy(p, r.buf[:r.ready])
+			r.off = n
+			return n, nil
+		}
+		if err == io.EOF || m == 0 && err == nil {
+			return 0, io.EOF
+		}
+		if err != nil {
+			return 0, err
+		}
+		if len(r.buf) > MaxLineBytes {
+			return 0, LineTooLong(r.f.Name(), 0)
+		}
+	}
+}
+
+// Partial returns how many bytes of a line without its line end yet the
+// reader holds back.
+func (r *followReader) Partial() int { return len(r.buf) - r.ready }
 
 // GzipError is a damaged gzip file's error: "read PATH: " and what is
 // wrong (Detail). The readers return it as it is.

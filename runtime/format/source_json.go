@@ -32,6 +32,9 @@ type JSONSourceOptions struct {
 	// 'flink'); an array on one line reads, a row for each element, in
 	// both.
 	LinesOnly bool
+	// Input says where the bytes come from when not from the file at the
+	// path read to its end: a stream (standard input), or a followed file.
+	Input InputOptions
 }
 
 // jsonReader reads JSON lines or one top-level array of objects. It keeps
@@ -96,7 +99,7 @@ func OpenJSON(path string, schema types.Schema, opts JSONSourceOptions) (RowRead
 			r.byName[r.cols[i].name] = i
 		}
 	}
-	if r.f, err = openSourceInput(path, opts.Resume); err != nil {
+	if r.f, err = openSourceInput(path, opts.Resume, opts.Input); err != nil {
 		return nil, err
 	}
 	if res := opts.Resume; res.Offset > 0 {

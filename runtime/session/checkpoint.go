@@ -2,30 +2,30 @@ package session
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/state"
 )
 
 // checkpointer takes the checkpoints of one run of a statement: a
-// periodic one every Options.CheckpointRows source rows (it is the
-// execution's exec.CheckpointPolicy), taken when no operator holds output
-// it has not handed on and committed in the background while rows go on,
-// and the final one at the end, which, in a script, also records that the
-// statement finished.
-//
-// The policy is one place: a checkpoint due on a wall-clock interval, for
-// a statement that runs for hours over an unbounded input, is a change of
-// Due alone.
+// periodic one every Options.CheckpointRows source rows or
+// Options.CheckpointInterval of wall-clock time, whichever comes first (it
+// is the execution's exec.CheckpointPolicy), taken when no operator holds
+// output it has not handed on and committed in the background while rows
+// go on, and the final one at the end, which, in a script, also records
+// that the statement finished.
 type checkpointer struct {
 	store state.Store
 	ex    *exec.Execution
 	sink  Sink
 	// final records, in the final checkpoint, that the statement finished
 	// (statement.final; nil: nothing to record).
-	final func(tx state.Tx) error
-	every int64 // source rows between periodic checkpoints (0: none)
-	last  int64 // source rows read at the last one
+	final    func(tx state.Tx) error
+	every    int64         // source rows between periodic checkpoints (0: none)
+	interval time.Duration // wall-clock time between them (0: none)
+	last     int64         // source rows read at the last one
+	lastAt   time.Time     // when it was taken
 	// inflight is the periodic checkpoint whose commit may still be
 	// running (state.UpdateAsync): rows go on meanwhile, and the next
 	// checkpoint, the end or a failure settles it first.
@@ -35,8 +35,9 @@ type checkpointer struct {
 // newCheckpointer returns the checkpointer of ex, which writes to store
 // and tells sink when a checkpoint committed; it becomes ex's policy.
 func newCheckpointer(store state.Store, ex *exec.Execution, sink Sink, final func(tx state.Tx) error) *checkpointer {
-	c := &checkpointer{store: store, ex: ex, sink: sink, final: final, every: ex.Opts.CheckpointRows}
-	if c.every > 0 {
+	c := &checkpointer{store: store, ex: ex, sink: sink, final: final, every: ex.Opts.CheckpointRows,
+		interval: ex.Opts.CheckpointInterval, lastAt: time.Now()}
+	if c.every > 0 || c.interval > 0 {
 		ex.Checkpoints = c
 	}
 	return c
@@ -44,7 +45,19 @@ func newCheckpointer(store state.Store, ex *exec.Execution, sink Sink, final fun
 
 // Due reports whether a periodic checkpoint is due once the sources have
 // read rowsIn rows.
-func (c *checkpointer) Due(rowsIn int64) bool { return c.every > 0 && rowsIn >= c.last+c.every }
+func (c *checkpointer) Due(rowsIn int64) bool {
+	return c.every > 0 && rowsIn >= c.last+c.every || c.interval > 0 && time.Since(c.lastAt) >= c.interval
+}
+
+// next returns how long until the next periodic checkpoint is due on the
+// wall clock (0 without an interval), so that a driver waiting for a live
+// input wakes up for it.
+func (c *checkpointer) next() time.Duration {
+	if c.interval <= 0 {
+		return 0
+	}
+	return max(time.Until(c.lastAt.Add(c.interval)), time.Millisecond)
+}
 
 // maybe takes a periodic checkpoint when one is due and every operator is
 // quiescent (its state describes exactly the rows the sink has seen);
@@ -60,7 +73,7 @@ func (c *checkpointer) maybe() error {
 	if err != nil {
 		return err
 	}
-	c.inflight, c.last = inflight, c.ex.RowsIn
+	c.inflight, c.last, c.lastAt = inflight, c.ex.RowsIn, time.Now()
 	return nil
 }
 
@@ -119,6 +132,11 @@ func (c *checkpointer) start(final, async bool) (*state.Commit, error) {
 		}
 		for _, nz := range ex.Normalizers {
 			if err := nz.Checkpoint(tx, finished); err != nil {
+				return err
+			}
+		}
+		for _, op := range ex.Stateful {
+			if err := op.Checkpoint(tx, finished); err != nil {
 				return err
 			}
 		}

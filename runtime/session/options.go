@@ -42,7 +42,7 @@ func (s *Session) options(stmt *statement) (exec.Options, error) {
 	if s.cfg.Scratch {
 		// A checkpoint into a scratch store serves no restart: only the
 		// final one, which the next statements read, is taken.
-		opts.CheckpointRows = 0
+		opts.CheckpointRows, opts.CheckpointInterval = 0, 0
 	}
 	opts.Lineage = opts.Lineage || stmt.why
 	if stmt.stepping != nil {

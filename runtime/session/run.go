@@ -55,6 +55,7 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		return sqlmini.Errorf(pos, "%w", err)
 	}
 	ex := exec.NewExecution(ctx, s.cfg.Store, opts)
+	ex.StatementKey = statementHash(stmt.Statement)[:16] // names its operators' state (exec.OperatorNamespace)
 	defer ex.WatchMemory()() // SET 'ptfsh.memory-limit'
 	if s.resultMode() == "table" && stmt.Statement != nil && stmt.Query != nil {
 		ex.KeepsInMemory("the table result mode keeps the result's rows")
@@ -94,6 +95,11 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 	}
 	ck := newCheckpointer(s.cfg.Store, ex, sink, stmt.final)
 	prog := newProgress(s.cfg.Err, s.cfg.Timing, start)
+	flusher := newOutFlusher(out, sink)
+	live := ex.Live()
+	flusher.wake = live.WakeAt
+	s.setRunning(ex, flusher)
+	defer s.setRunning(nil, nil)
 	ended := false
 	defer func() {
 		if err == nil {
@@ -112,9 +118,14 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 			out.Flush() // the rows before the error go out before it
 		}
 	}()
-	for {
+	stopNoted := false
+	for n := 0; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return sqlmini.Errorf(pos, "statement cancelled")
+		}
+		if ex.Stopping() && !stopNoted && live.HasSources() {
+			stopNoted = true
+			s.noteStop(prog)
 		}
 		ev, err := str.Next()
 		if err != nil {
@@ -126,11 +137,29 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		if ev.Kind == exec.EvEnd {
 			break
 		}
-		if ev.Kind == exec.EvRow {
+		switch ev.Kind {
+		case exec.EvRow:
 			rows++
 			if err := sink.Row(ev.Row); err != nil {
 				return err
 			}
+			flusher.wrote()
+		case exec.EvIdle:
+			// Nothing to read now: what was written goes out, a checkpoint
+			// due is taken, and the driver waits for a source to wake it.
+			if err := flusher.flush(); err != nil {
+				return err
+			}
+			prog.clear()
+			if err := ck.maybe(); err != nil {
+				return err
+			}
+			limit := time.Second
+			if d := ck.next(); d > 0 {
+				limit = min(limit, d)
+			}
+			live.Wait(limit, ctx.Done())
+			continue
 		}
 		if err := ex.MemoryError(); err != nil {
 			return positioned(pos, err)
@@ -138,7 +167,15 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		if err := ck.maybe(); err != nil {
 			return err
 		}
+		if n&63 == 0 {
+			if err := flusher.tick(); err != nil {
+				return err
+			}
+		}
 		prog.tick(ex.RowsIn, rows)
+	}
+	if live.Stopping() && !stopNoted {
+		s.noteStop(prog) // a source began it
 	}
 	prog.clear()
 	if err := ck.settle(); err != nil {
@@ -154,6 +191,18 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 	}
 	drawn = rec != nil
 	return s.report(stmt, pos, ex, rec, rows, start, time.Since(ckStart), out)
+}
+
+// noteStop says that the first Ctrl-C or SIGTERM stops the statement: its
+// sources end where they are, and it ends with a final checkpoint,
+// without its end of input, so that the next run with this state goes on.
+func (s *Session) noteStop(prog *progress) {
+	prog.clear()
+	if f := s.runOut; f != nil {
+		f.flush()
+		f.leave()
+	}
+	fmt.Fprintln(s.cfg.Err, "note: stopping: the statement ends with a checkpoint that the next run with the same state goes on from (Ctrl-C again cancels it)")
 }
 
 // report says, after a run, what a person should know: the notes of the

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/connector"
@@ -98,6 +100,9 @@ type Config struct {
 	// Dialect is the default of SET 'ptfsh.dialect' (--dialect): "" or
 	// ptfsh runs ptfsh's extensions, warn notes them, flink refuses them.
 	Dialect string
+	// Stdin is standard input as tables of the stdin connector read it;
+	// nil when the statements themselves come from it (the prompt).
+	Stdin *connector.StdinPump
 	// Current, when set, gives the value in force of a setting kept
 	// elsewhere (the script engine's limits and seed), which SET; shows
 	// for a key that no SET gave; ok false leaves the table's default.
@@ -128,6 +133,12 @@ type Session struct {
 	interactive bool
 	// running is the query that runs on streams (stream.go).
 	running *runningQuery
+	// runEx is the execution of the statement that runs, under runMu:
+	// Stop reads it from another goroutine.
+	runMu sync.Mutex
+	runEx *exec.Execution
+	// runOut flushes the running statement's output (ConsoleWriter).
+	runOut *outFlusher
 }
 
 // NewSession returns a session with an empty catalog.
@@ -187,6 +198,7 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 	if err != nil {
 		return err
 	}
+	var failed []sqlmini.Pos
 	for i, p := range sqlmini.ParseEach(filename, src) {
 		err := p.Err
 		if err == nil && progress.skip(i, p.Stmt) {
@@ -209,9 +221,34 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 			}
 			io.WriteString(s.cfg.Err, FormatError(err, src))
 			progress.failed(i)
+			pos, _ := types.PositionOf(err)
+			failed = append(failed, pos)
 		}
 	}
-	return progress.complete()
+	if err := progress.complete(); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return &FailedError{Pos: failed}
+	}
+	return nil
+}
+
+// FailedError is what Exec returns when statements of a script failed
+// under SET 'ptfsh.on-error' = 'continue': each was reported as it failed,
+// and the script went on; the script as a whole failed (ptfsh exits with
+// status 1). Pos are where, in order.
+type FailedError struct{ Pos []sqlmini.Pos }
+
+func (e *FailedError) Error() string {
+	where := make([]string, len(e.Pos))
+	for i, p := range e.Pos {
+		where[i] = fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
+		if p.Filename == "" {
+			where[i] = fmt.Sprintf("line %d", p.Line)
+		}
+	}
+	return fmt.Sprintf("%s failed (SET 'ptfsh.on-error' = 'continue' ran the rest): %s", plural(int64(len(e.Pos)), "statement"), strings.Join(where, ", "))
 }
 
 // ExecEach runs the statements of src one by one as the REPL does: an
@@ -338,6 +375,12 @@ func (s *Session) execStatement(ctx context.Context, stmt *statement) error {
 			s.cfg.OnReset(key)
 		}
 		return nil
+	case st.Explain != nil && (st.Explain.Why || st.Explain.Timeline) && st.Explain.Query == nil:
+		what := "TIMELINE"
+		if st.Explain.Why {
+			what = "WHY"
+		}
+		return sqlmini.Errorf(st.Explain.Pos, "EXPLAIN %s runs a query (SELECT ...): it takes no INSERT or statement set; EXPLAIN alone shows their plan", what)
 	case st.Explain != nil && st.Explain.Why:
 		return s.jobs.run(ctx, stmt, func() error { return s.explainWhy(ctx, stmt) }) // lineage.go
 	case st.Explain != nil && st.Explain.Timeline:
@@ -373,6 +416,7 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 		format.SetMaxColumnWidth(p, width)
 		format.SetEscapeControls(p, s.cfg.Terminal)
 		s.boundTable(p)
+		format.SetLiveRefresh(p, s.cfg.Terminal) // the table so far, redrawn while the query runs
 		return p, nil
 	}
 	updating := !n.Changelog().IsInsertOnly() && mode != "table"
@@ -767,10 +811,33 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 	return sqlmini.Errorf(d.Name.Pos, "'%s' is neither a table, a view nor a function%s", name, s.cat.SuggestAny(name))
 }
 
+// execExplain prints the plan of a query, or of each INSERT of an INSERT or
+// a statement set under its Sink, as Flink's EXPLAIN does in its
+// "Optimized Execution Plan" section. Flink's explain details
+// (CHANGELOG_MODE, ...) change nothing: each node always shows its
+// changelog mode.
 func (s *Session) execExplain(e *sqlmini.Explain) error {
-	n, err := plan.New(s.cat, s.sourceEnv()).Query(e.Query)
-	if err != nil {
-		return err
+	p := plan.New(s.cat, s.sourceEnv())
+	var roots []exec.Node
+	switch {
+	case e.Query != nil:
+		n, err := p.Query(e.Query)
+		if err != nil {
+			return err
+		}
+		roots = append(roots, n)
+	default:
+		inserts := []*sqlmini.Insert{e.Insert}
+		if e.StatementSet != nil {
+			inserts = e.StatementSet.Inserts
+		}
+		for _, ins := range inserts {
+			n, err := s.explainInsert(p, ins)
+			if err != nil {
+				return err
+			}
+			roots = append(roots, n)
+		}
 	}
 	var b strings.Builder
 	b.WriteString("== Optimized Execution Plan ==\n")
@@ -787,9 +854,50 @@ func (s *Session) execExplain(e *sqlmini.Explain) error {
 			walk(c, depth+1)
 		}
 	}
-	walk(n, 0)
-	_, err = io.WriteString(s.cfg.Out, b.String())
+	for i, n := range roots {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		walk(n, 0)
+	}
+	_, err := io.WriteString(s.cfg.Out, b.String())
 	return err
+}
+
+// explainInsert plans an INSERT for EXPLAIN: the query as the INSERT runs
+// it, under a node that names the table. Nothing is opened or written.
+func (s *Session) explainInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, error) {
+	var n exec.Node
+	if isKafka(s.cat, ins) {
+		// The Kafka sink connects to its broker when made: EXPLAIN plans
+		// the query alone.
+		q, err := p.Query(ins.Query)
+		if err != nil {
+			return nil, err
+		}
+		n = q
+	} else {
+		q, sk, err := s.planInsert(p, ins)
+		if err != nil {
+			return nil, err
+		}
+		sk.Close()
+		n = q
+	}
+	return &explainSink{in: n, table: string(ins.Table.Value)}, nil
+}
+
+// explainSink is the Sink node of an INSERT's plan, for EXPLAIN only.
+type explainSink struct {
+	exec.Node
+	in    exec.Node
+	table string
+}
+
+func (n *explainSink) Children() []exec.Node          { return []exec.Node{n.in} }
+func (n *explainSink) Changelog() types.ChangelogMode { return n.in.Changelog() }
+func (n *explainSink) Explain() string {
+	return "Sink(table=[" + n.table + "], fields=[" + strings.Join(n.in.Schema().Names(), ", ") + "])"
 }
 
 func (s *Session) execQuery(ctx context.Context, stmt *statement) error {
@@ -837,6 +945,8 @@ func positioned(pos sqlmini.Pos, err error) error { return types.At(pos, err) }
 func (s *Session) sourceEnv() connector.Env {
 	seed, hasSeed := s.settings[connector.SetSeed]
 	pt, hasPT := s.processingTime()
+	idle, _ := settings.Get[time.Duration](s.settings, "table.exec.source.idle-timeout")
+	wmEvery, _ := settings.Get[time.Duration](s.settings, "pipeline.auto-watermark-interval")
 	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT,
-		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink}
+		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink, Stdin: s.cfg.Stdin, IdleTimeout: idle, WatermarkInterval: wmEvery}
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// Streams, stepped by hand (issue 15, part 4): a lesson feeds a stream a
+// Streams, stepped by hand: a lesson feeds a stream a
 // few rows at a time and moves its time by hand, and sees after each step
 // what a query on it emits, with SHOW STATE and SHOW TIMERS in between.
 //
@@ -131,7 +131,7 @@ func endedErr(pos sqlmini.Pos, name string) error {
 func (s *Session) insertStream(ctx context.Context, stmt *statement, t *catalog.Table) error {
 	ins := stmt.Insert
 	q := ins.Query
-	if len(q.With) > 0 || len(q.Union) > 0 || q.Body.Values == nil {
+	if len(q.With) > 0 || len(q.Ops) > 0 || q.Body.Values == nil {
 		return sqlmini.Errorf(q.Pos, "INSERT INTO stream %s takes VALUES rows (and WATERMARK steps): INSERT INTO %s VALUES (...), (...)", t.Name, t.Name)
 	}
 	if streamEnded(t) {

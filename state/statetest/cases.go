@@ -194,6 +194,48 @@ func testScanPrefix(t *testing.T, st state.Store) {
 	}
 }
 
+func testScanFrom(t *testing.T, st state.Store) {
+	put(t, st, "s", "a", "1", "ab", "2", "abc", "3", "abd", "4", "b", "5")
+	cases := []struct {
+		prefix, from string
+		want         []pair
+	}{
+		{"", "", []pair{{"a", "1"}, {"ab", "2"}, {"abc", "3"}, {"abd", "4"}, {"b", "5"}}},
+		{"", "abc", []pair{{"abc", "3"}, {"abd", "4"}, {"b", "5"}}},
+		{"", "abca", []pair{{"abd", "4"}, {"b", "5"}}},
+		{"a", "ab\x00", []pair{{"abc", "3"}, {"abd", "4"}}},
+		{"ab", "a", []pair{{"ab", "2"}, {"abc", "3"}, {"abd", "4"}}}, // from below the prefix
+		{"a", "b", nil},
+		{"", "c", nil},
+	}
+	for _, c := range cases {
+		var got []pair
+		view(t, st, func(tx state.Tx) error {
+			return tx.ScanFrom("s", []byte(c.prefix), []byte(c.from), func(k, v []byte) error {
+				got = append(got, pair{string(k), string(v)})
+				return nil
+			})
+		})
+		wantPairs(t, fmt.Sprintf("ScanFrom(%q, %q)", c.prefix, c.from), got, c.want)
+	}
+	// Writes of the transaction that scans are seen from the key on too.
+	update(t, st, func(tx state.Tx) error {
+		if err := tx.Put("s", []byte("abe"), []byte("6")); err != nil {
+			return err
+		}
+		if err := tx.Delete("s", []byte("abd")); err != nil {
+			return err
+		}
+		var got []pair
+		err := tx.ScanFrom("s", []byte("ab"), []byte("abd"), func(k, v []byte) error {
+			got = append(got, pair{string(k), string(v)})
+			return nil
+		})
+		wantPairs(t, "ScanFrom in an Update", got, []pair{{"abe", "6"}})
+		return err
+	})
+}
+
 var errStop = errors.New("stop")
 
 func testScanEarlyStop(t *testing.T, st state.Store) {

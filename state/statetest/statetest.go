@@ -71,6 +71,7 @@ var suite = []struct {
 	{"ScanOrder", testScanOrder},
 	{"ScanPrefix", testScanPrefix},
 	{"ScanEarlyStop", testScanEarlyStop},
+	{"ScanFrom", testScanFrom},
 	{"ScanSlicesAreReused", testScanSlices},
 	{"ScanRefusesWritesToItsNamespace", testScanWrites},
 	{"ReadYourWrites", testReadYourWrites},

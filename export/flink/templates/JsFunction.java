@@ -56,6 +56,8 @@ import org.graalvm.polyglot.proxy.ProxyExecutable;
 public final class JsFunction implements AutoCloseable {
     private final Context context;
     private final Value call;
+    /** setNames(i, names) gives JavaScript the field names of table argument i (once). */
+    private final Value setNames;
     private final String[] outNames; // null for a scalar output
     private final String[] outKinds;
     private final String[] argNames;
@@ -65,30 +67,48 @@ public final class JsFunction implements AutoCloseable {
     private Object[] states;
     /** The context of the call that runs (for the JavaScript context's time and timer methods). */
     private ProcessTableFunction.Context current;
-    /**
-     * The arguments of onTimer, as JSON: every one null (Flink's onTimer
-     * takes only the context and the state entries; JavaScript's args
-     * throws when onTimer reads a scalar one, as ptfsh's does).
-     */
-    private final String timerArgs;
+    /** Where the call that runs collects its rows. */
+    private Consumer<Object> collect;
+    /** The field types of each table argument, known from its first row (null before). */
+    private final List<DataType>[] argTypes;
+    /** The arguments' JSON and codes (see WRAPPER's readArgs), made again for each call. */
+    private final StringBuilder argsJson = new StringBuilder();
+    private final StringBuilder argsCodes = new StringBuilder();
+    /** The Flink Row of each table argument of the call (its text, when JavaScript asks). */
+    private final Object[] hosts;
 
-    private JsFunction(Context context, Value call, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables, String[] stateKinds) {
+    @SuppressWarnings("unchecked")
+    private JsFunction(Context context, Value decl, Value wrap, String[] outNames, String[] outKinds, String[] argNames, boolean[] argTables, String[] stateKinds, boolean changelog) {
         this.context = context;
-        this.call = call;
         this.outNames = outNames;
         this.outKinds = outKinds;
         this.argNames = argNames;
         this.argTables = argTables;
         this.stateKinds = stateKinds;
-        StringBuilder b = new StringBuilder("{");
+        this.argTypes = new List[argNames.length];
+        this.hosts = new Object[argNames.length];
+        List<Object> tables = new java.util.ArrayList<>();
         for (int i = 0; i < argNames.length; i++) {
-            if (i > 0) {
-                b.append(',');
+            if (argTables[i]) {
+                tables.add(argNames[i]);
             }
-            quote(b, argNames[i]);
-            b.append(":null");
         }
-        this.timerArgs = b.append('}').toString();
+        // One context, one wrapper and one emit and ops for all the calls
+        // of the function instance; the call that runs is in the fields.
+        ProxyExecutable emit = (Value... a) -> {
+            Object out = toOutput(a[0]);
+            if (out instanceof Row) {
+                ((Row) out).setKind(kind(a[1].asString()));
+            }
+            collect.accept(out);
+            return null;
+        };
+        ProxyExecutable ops = (Value... a) -> op(a);
+        ProxyExecutable hostString = (Value... a) -> a[0].isHostObject() ? String.valueOf((Object) a[0].asHostObject()) : null;
+        this.call = wrap.execute(decl, outNames == null ? null : String.join(",", outNames), changelog,
+                ProxyArray.fromArray((Object[]) stateKinds), ProxyArray.fromList(tables), emit, ops, hostString,
+                ProxyArray.fromArray((Object[]) argNames));
+        this.setNames = call.getMember("setNames");
     }
 
     /**
@@ -113,15 +133,7 @@ public final class JsFunction implements AutoCloseable {
         context.eval("js", GLOBALS);
         Value decl = context.eval(Source.newBuilder("js", code, resource).build());
         Value wrap = context.eval("js", WRAPPER);
-        List<Object> tables = new java.util.ArrayList<>();
-        for (int i = 0; i < argNames.length; i++) {
-            if (argTables[i]) {
-                tables.add(argNames[i]);
-            }
-        }
-        Value call = wrap.execute(decl, outNames == null ? null : String.join(",", outNames), changelog,
-                ProxyArray.fromArray((Object[]) stateKinds), ProxyArray.fromList(tables));
-        return new JsFunction(context, call, outNames, outKinds, argNames, argTables, stateKinds);
+        return new JsFunction(context, decl, wrap, outNames, outKinds, argNames, argTables, stateKinds, changelog);
     }
 
     /**
@@ -235,7 +247,7 @@ public final class JsFunction implements AutoCloseable {
     // a, b) reaches the Flink context (time, timers); timer is true for
     // onTimer.
     private static final String WRAPPER = String.join("\n",
-            "(function (decl, outNames, changelog, stateKinds, tableArgs) {",
+            "(function (decl, outNames, changelog, stateKinds, tableArgs, emit, ops, hostString, argNames) {",
             "  const names = Object.keys(decl.state || {});",
             "  const fields = outNames == null ? null : outNames.split(',');",
             
@@ -291,18 +303,25 @@ public final class JsFunction implements AutoCloseable {
             "    getKind() { return $ptfshKinds.kinds[$ptfshKinds.shorts.indexOf(this[K].k)]; },",
             "    getArity() { return this[K].n.length; },",
             "    getFieldNames() { return this[K].n.slice(); },",
-            "    toString() { return this[K].s; },",
+            "    toString() { return rowS(this[K]); },",
             "  };",
+            "  // A row of an argument keeps its Flink Row (h) and asks it for its text when it is first needed.",
+            "  const rowS = (d) => d.s !== undefined ? d.s : (d.s = hostString(d.h));",
+            "  // A misspelt column is an error, as in ptfsh (script/row.go) and Row.getFieldAs.",
+            "  const rowHandler = { get(t, p, rcv) {",
+            "    if (typeof p === 'string') {",
+            "      const v = t[p];",
+            "      if (v !== undefined || p in t || p === 'then' || p === 'toJSON' || p === 'length') return v;",
+            "      throw new TypeError('the row has no column ' + JSON.stringify(p) + ' (its columns: ' + t[K].n.join(', ') + \"); Flink's Row.getFieldAs fails on it too; test for an optional one with \" + JSON.stringify(p) + ' in row');",
+            "    }",
+            "    return Reflect.get(t, p, rcv);",
+            "  } };",
             "  const row = (d) => {",
             "    const r = Object.create(rowProto);",
             "    Object.defineProperty(r, K, { value: d });",
-            "    d.n.forEach((n, i) => Object.defineProperty(r, n, { value: d.v[i], enumerable: true }));",
-            "    // A misspelt column is an error, as in ptfsh (script/row.go) and Row.getFieldAs.",
-            "    return new Proxy(Object.freeze(r), { get(t, p, rcv) {",
-            "      if (typeof p === 'string' && !(p in t) && p !== 'then' && p !== 'toJSON' && p !== 'length')",
-            "        throw new TypeError('the row has no column ' + JSON.stringify(p) + ' (its columns: ' + d.n.join(', ') + \"); Flink's Row.getFieldAs fails on it too; test for an optional one with \" + JSON.stringify(p) + ' in row');",
-            "      return Reflect.get(t, p, rcv);",
-            "    } });",
+            "    const n = d.n, v = d.v;",
+            "    for (let i = 0; i < n.length; i++) Object.defineProperty(r, n[i], { value: v[i], enumerable: true });",
+            "    return new Proxy(Object.freeze(r), rowHandler);",
             "  };",
             "  const revive = (k, v) => {",
             "    if (v === null || typeof v !== 'object') return v;",
@@ -325,17 +344,24 @@ public final class JsFunction implements AutoCloseable {
             "    if (typeof v !== 'object') throw new TypeError('state cannot hold a ' + typeof v);",
             "    if (v instanceof Date) return { $d: Number.isNaN(v.getTime()) ? null : v.getTime() };",
             "    if (v instanceof Uint8Array) return { $y: Array.from(v) };",
-            "    if ($ptfshKinds.kinds.includes(v)) return { $k: v.name() };",
+            "    if (kindSet.has(v)) return { $k: v.name() };",
             "    if (seen.includes(v)) throw new TypeError('state cannot hold a cycle');",
-            "    seen = seen.concat([v]);",
-            "    if (v[K]) return { $r: { n: v[K].n, v: v[K].v.map((x) => enc(x, seen)), k: v[K].k, s: v[K].s } };",
-            "    if (v instanceof Map) return { $m: Array.from(v, ([k, x]) => [enc(k, seen), enc(x, seen)]) };",
-            "    if (v instanceof Set) return { $s: Array.from(v, (x) => enc(x, seen)) };",
-            "    if (Array.isArray(v)) return Array.from(v, (x) => enc(x, seen));",
-            "    const o = {}; let dollar = false;",
-            "    for (const k of Object.keys(v)) { if (k.startsWith('$')) dollar = true; o[k] = enc(v[k], seen); }",
-            "    return dollar ? { $o: o } : o;",
+            "    seen.push(v);",
+            "    let out;",
+            "    const d = v[K];",
+            "    if (d) out = { $r: { n: d.n, v: d.v.map((x) => enc(x, seen)), k: d.k, s: rowS(d) } };",
+            "    else if (v instanceof Map) out = { $m: Array.from(v, ([k, x]) => [enc(k, seen), enc(x, seen)]) };",
+            "    else if (v instanceof Set) out = { $s: Array.from(v, (x) => enc(x, seen)) };",
+            "    else if (Array.isArray(v)) { out = new Array(v.length); for (let i = 0; i < v.length; i++) out[i] = enc(v[i], seen); }",
+            "    else {",
+            "      const o = {}; let dollar = false;",
+            "      for (const k of Object.keys(v)) { if (k.charCodeAt(0) === 36) dollar = true; o[k] = enc(v[k], seen); }",
+            "      out = dollar ? { $o: o } : o;",
+            "    }",
+            "    seen.pop();",
+            "    return out;",
             "  };",
+            "  const kindSet = new Set($ptfshKinds.kinds);",
             "  const dec = (j) => {",
             "    if (j === null || typeof j !== 'object') return j;",
             "    if (Array.isArray(j)) return j.map(dec);",
@@ -461,76 +487,116 @@ public final class JsFunction implements AutoCloseable {
             "  const save = (n, v) => { try { return JSON.stringify(enc(v, [])); } catch (e) { throw new TypeError('state ' + n + ': ' + e.message); } };",
             "  const defaults = {};",
             "  names.forEach((n, i) => { if (!isView(i)) { const d = decl.state[n].default; defaults[n] = save(n, d === undefined ? start(i) : d); } });",
-            "  const fresh = (n) => dec(JSON.parse(defaults[n]));",
+            "  // JSON without ptfsh's tags (no \"$ key) is its value as it is.",
+            "  const parse = (j) => j.indexOf('\"$') < 0 ? JSON.parse(j) : dec(JSON.parse(j));",
+            "  const fresh = (n) => parse(defaults[n]);",
             "  // A scalar function (kind: 'scalar'): eval(arg, ...) returns the value.",
             "  if (decl.kind === 'scalar') return (argsJson) => [decl.eval.apply(decl, JSON.parse(argsJson, revive))];",
-            "  return function (emit, ops, states, argsJson, timer) {",
-            "    const st = {}; const reset = {}; const semantics = {};",
-            "    names.forEach((n, i) => {",
-            "      if (isView(i)) {",
-            "        const op = (m, ...a) => ops('view', i, m, ...a);",
-            "        st[n] = stateKinds[i].startsWith('LIST') ? listView(op, vins[i]) : mapView(op, vins[i]);",
-            "      } else {",
-            "        st[n] = states[i] == null ? fresh(n) : dec(JSON.parse(states[i]));",
+            "  // What the context's methods read of the call that runs: set by each call.",
+            "  let cur = null;",
+            "  const time = Object.freeze({",
+            "    time() { return ops('time'); },",
+            "    currentWatermark() { return ops('currentWatermark'); },",
+            "    tableWatermark() { return cur.timer ? null : ops('tableWatermark'); },",
+            "    registerOnTime(a, b) { if (b === undefined) ops('registerOnTime', null, ms(a)); else ops('registerOnTime', String(a), ms(b)); },",
+            "    clearTimer(x) { if (typeof x === 'string') ops('clearTimer', x, null); else ops('clearTimer', null, ms(x)); },",
+            "    clearAllTimers() { ops('clearAllTimers'); },",
+            "  });",
+            "  const ctx = {",
+            "    collect(v, kind) {",
+            "      const k = kindOf(kind);",
+            "      if (k !== '+I' && !changelog) throw new TypeError('collect: the kind ' + String(kind) + ' needs a changelog declaration (changelog: \\\"retract\\\", ...)');",
+            "      if (fields == null) { emit([v], k); return; }",
+            "      // As ptfsh: an array in column order, an object (or a row) by",
+            "      // column name, any other value for an output of one column.",
+            "      if (Array.isArray(v)) {",
+            "        if (v.length !== fields.length) throw new TypeError('collect: an array of ' + v.length + ' values for ' + fields.length + ' columns (' + fields.join(', ') + ')');",
+            "        emit(v, k); return;",
             "      }",
-            "    });",
-            "    const time = Object.freeze({",
-            "      time() { return ops('time'); },",
-            "      currentWatermark() { return ops('currentWatermark'); },",
-            "      tableWatermark() { return timer ? null : ops('tableWatermark'); },",
-            "      registerOnTime(a, b) { if (b === undefined) ops('registerOnTime', null, ms(a)); else ops('registerOnTime', String(a), ms(b)); },",
-            "      clearTimer(x) { if (typeof x === 'string') ops('clearTimer', x, null); else ops('clearTimer', null, ms(x)); },",
-            "      clearAllTimers() { ops('clearAllTimers'); },",
-            "    });",
-            "    const ctx = {",
-            "      collect(v, kind) {",
-            "        const k = kindOf(kind);",
-            "        if (k !== '+I' && !changelog) throw new TypeError('collect: the kind ' + String(kind) + ' needs a changelog declaration (changelog: \\\"retract\\\", ...)');",
-            "        if (fields == null) { emit([v], k); return; }",
-            "        // As ptfsh: an array in column order, an object (or a row) by",
-            "        // column name, any other value for an output of one column.",
-            "        if (Array.isArray(v)) {",
-            "          if (v.length !== fields.length) throw new TypeError('collect: an array of ' + v.length + ' values for ' + fields.length + ' columns (' + fields.join(', ') + ')');",
-            "          emit(v, k); return;",
-            "        }",
-            "        if (v !== null && typeof v === 'object' && Object.prototype.toString.call(v) === '[object Object]') {",
-            "          emit(fields.map((f) => v[f] === undefined ? null : v[f]), k); return;",
-            "        }",
-            "        if (fields.length === 1 && v !== null && v !== undefined) { emit([v], k); return; }",
-            "        throw new TypeError('collect: cannot use ' + String(v) + ': pass an object by column name or an array of ' + fields.length + ' values');",
-            "      },",
-            "      clearState(n) {",
-            "        const i = names.indexOf(n);",
-            "        if (i < 0) throw new Error('unknown state entry ' + n);",
-            "        if (isView(i)) { reset[n] = true; return; }", 
-            "        st[n] = fresh(n); reset[n] = st[n];",
-            "      },",
-            "      clearAllState() { names.forEach((n) => this.clearState(n)); },",
-            "      clearAllTimers() { ops('clearAllTimers'); },",
-            "      clearAll() { this.clearAllState(); this.clearAllTimers(); },",
-            "      timeContext() { return time; },",
-            "      currentTimer() { return timer ? ops('currentTimer') : null; },",
-            "      // ptfsh's note for EXPLAIN WHY and the trace: nothing to do on Flink.",
-            "      noteDropped() {},",
-            "    };",
-            "    ctx.tableSemanticsFor = (arg) => {",
-            "      if (!tableArgs.includes(String(arg))) throw new TypeError('tableSemanticsFor: ' + JSON.stringify(String(arg)) + ' is not a table argument');",
-            "      if (semantics[arg] !== undefined) return semantics[arg];",
-            "      const j = ops('tableSemantics', String(arg));",
-            "      return (semantics[arg] = j == null ? null : semanticsOf(JSON.parse(j)));",
-            "    };",
-            "    ctx.getChangelogMode = () => modeOf(JSON.parse(ops('changelogMode')));",
-            "    const args = JSON.parse(argsJson, revive);",
-            "    // Flink's onTimer takes only the context and the state entries: a scalar argument read there throws, as in ptfsh.",
-            "    if (timer) Object.keys(args).filter((k) => !tableArgs.includes(k)).forEach((k) => Object.defineProperty(args, k, { enumerable: true,",
-            "      get() { throw new TypeError('args.' + k + ': onTimer gets no scalar arguments, as on Flink, whose onTimer takes only the context and the state entries; keep what onTimer needs in state in eval (state.x = args.' + k + ')'); } }));",
-            "    (timer ? decl.onTimer : decl.eval).call(decl, ctx, st, args);",
-            "    names.forEach((n, i) => { if (typed[i] && reset[n] === undefined) checkTyped(n, typed[i], st[n]); });",
-            "    return names.map((n, i) => {",
-            "      if (isView(i)) return reset[n] ? 'clear' : null;",
-            "      const j = save(n, st[n]); return reset[n] !== undefined && reset[n] === st[n] && j === defaults[n] ? null : j;",
-            "    });",
+            "      if (v !== null && typeof v === 'object' && Object.prototype.toString.call(v) === '[object Object]') {",
+            "        emit(fields.map((f) => v[f] === undefined ? null : v[f]), k); return;",
+            "      }",
+            "      if (fields.length === 1 && v !== null && v !== undefined) { emit([v], k); return; }",
+            "      throw new TypeError('collect: cannot use ' + String(v) + ': pass an object by column name or an array of ' + fields.length + ' values');",
+            "    },",
+            "    clearState(n) {",
+            "      const i = names.indexOf(n);",
+            "      if (i < 0) throw new Error('unknown state entry ' + n);",
+            "      if (isView(i)) { cur.reset[n] = true; return; }",
+            "      cur.st[n] = fresh(n); cur.reset[n] = cur.st[n];",
+            "    },",
+            "    clearAllState() { names.forEach((n) => this.clearState(n)); },",
+            "    clearAllTimers() { ops('clearAllTimers'); },",
+            "    clearAll() { this.clearAllState(); this.clearAllTimers(); },",
+            "    timeContext() { return time; },",
+            "    currentTimer() { return cur.timer ? ops('currentTimer') : null; },",
+            "    // ptfsh's note for EXPLAIN WHY and the trace: nothing to do on Flink.",
+            "    noteDropped() {},",
             "  };",
+            "  ctx.tableSemanticsFor = (arg) => {",
+            "    if (!tableArgs.includes(String(arg))) throw new TypeError('tableSemanticsFor: ' + JSON.stringify(String(arg)) + ' is not a table argument');",
+            "    if (cur.semantics[arg] !== undefined) return cur.semantics[arg];",
+            "    const j = ops('tableSemantics', String(arg));",
+            "    return (cur.semantics[arg] = j == null ? null : semanticsOf(JSON.parse(j)));",
+            "  };",
+            "  ctx.getChangelogMode = () => modeOf(JSON.parse(ops('changelogMode')));",
+            "  // The views, one object each, over the call's Flink views.",
+            "  const views = names.map((n, i) => {",
+            "    if (!isView(i)) return null;",
+            "    const op = (m, ...a) => ops('view', i, m, ...a);",
+            "    return stateKinds[i].startsWith('LIST') ? listView(op, vins[i]) : mapView(op, vins[i]);",
+            "  });",
+            "  // The arguments: JSON of an array with an entry per argument (a table's the array of its",
+            "  // row's fields), and a code per value for what JSON lacks: D a Date of its milliseconds,",
+            "  // B a BigInt, N a Number of its text, J tagged JSON, . the value as it is; then, for a",
+            "  // table, its row's kind (0-3), or - for no row.",
+            "  const isTable = argNames.map((n) => tableArgs.includes(n));",
+            "  const rowNames = argNames.map(() => null);",
+            "  const conv = (c, x) => c === 68 ? new Date(x) : c === 66 ? BigInt(x) : c === 78 ? Number(x) : c === 74 ? JSON.parse(x, revive) : x;",
+            "  const readArgs = (json, codes, hosts) => {",
+            "    const a = JSON.parse(json); const args = {}; let p = 0;",
+            "    for (let i = 0; i < argNames.length; i++) {",
+            "      const n = argNames[i];",
+            "      if (!isTable[i]) { const c = codes.charCodeAt(p++); args[n] = c === 46 ? a[i] : conv(c, a[i]); continue; }",
+            "      const vs = a[i];",
+            "      if (vs === null) { args[n] = null; p++; continue; }",
+            "      for (let j = 0; j < vs.length; j++) { const c = codes.charCodeAt(p++); if (c !== 46) vs[j] = conv(c, vs[j]); }",
+            "      args[n] = row({ n: rowNames[i], v: vs, k: $ptfshKinds.shorts[codes.charCodeAt(p++) - 48], h: hosts[i], s: undefined });",
+            "    }",
+            "    return args;",
+            "  };",
+            "  // Flink's onTimer takes only the context and the state entries: a scalar argument read there throws, as in ptfsh.",
+            "  const timerArgs = () => {",
+            "    const args = {};",
+            "    argNames.forEach((k) => {",
+            "      if (isTable[argNames.indexOf(k)]) { args[k] = null; return; }",
+            "      Object.defineProperty(args, k, { enumerable: true,",
+            "        get() { throw new TypeError('args.' + k + ': onTimer gets no scalar arguments, as on Flink, whose onTimer takes only the context and the state entries; keep what onTimer needs in state in eval (state.x = args.' + k + ')'); } });",
+            "    });",
+            "    return args;",
+            "  };",
+            "  const call = function (states, json, codes, hosts, timer) {",
+            "    const st = {}; const reset = {};",
+            "    for (let i = 0; i < names.length; i++) {",
+            "      const n = names[i];",
+            "      if (views[i] !== null) st[n] = views[i];",
+            "      else { const j = states[i]; st[n] = j == null ? fresh(n) : parse(j); }",
+            "    }",
+            "    cur = { timer, st, reset, semantics: {} };",
+            "    const args = timer ? timerArgs() : readArgs(json, codes, hosts);",
+            "    (timer ? decl.onTimer : decl.eval).call(decl, ctx, st, args);",
+            "    const out = new Array(names.length);",
+            "    for (let i = 0; i < names.length; i++) {",
+            "      const n = names[i];",
+            "      if (views[i] !== null) { out[i] = reset[n] ? 'clear' : null; continue; }",
+            "      if (typed[i] && reset[n] === undefined) checkTyped(n, typed[i], st[n]);",
+            "      const j = save(n, st[n]);",
+            "      out[i] = reset[n] !== undefined && reset[n] === st[n] && j === defaults[n] ? null : j;",
+            "    }",
+            "    return out;",
+            "  };",
+            "  call.setNames = (i, ns) => { rowNames[i] = Array.from(ns); };",
+            "  return call;",
             "})");
 
     /**
@@ -539,22 +605,115 @@ public final class JsFunction implements AutoCloseable {
      * rows for table arguments, null for the ones not being processed).
      */
     public void eval(Consumer<Object> collect, ProcessTableFunction.Context ctx, Object[] states, Object[] args) {
-        StringBuilder json = new StringBuilder("{");
+        StringBuilder b = argsJson;
+        StringBuilder c = argsCodes;
+        b.setLength(0);
+        c.setLength(0);
+        b.append('[');
         for (int i = 0; i < argNames.length; i++) {
             if (i > 0) {
-                json.append(',');
+                b.append(',');
             }
-            quote(json, argNames[i]);
-            json.append(':');
             Object a = args[i];
-            if (a instanceof Row) {
-                writeRow(json, (Row) a, ctx.tableSemanticsFor(argNames[i]).dataType());
-            } else {
-                writeValue(json, a);
+            if (!argTables[i]) {
+                hosts[i] = null;
+                writeArg(b, c, a, null);
+                continue;
             }
+            if (!(a instanceof Row)) {
+                hosts[i] = null;
+                b.append("null");
+                c.append('-');
+                continue;
+            }
+            Row row = (Row) a;
+            hosts[i] = row;
+            if (argTypes[i] == null) {
+                rowNames(i, row, ctx);
+            }
+            List<DataType> types = argTypes[i];
+            b.append('[');
+            for (int f = 0; f < row.getArity(); f++) {
+                if (f > 0) {
+                    b.append(',');
+                }
+                writeArg(b, c, row.getField(f), f < types.size() ? types.get(f) : null);
+            }
+            b.append(']');
+            c.append((char) ('0' + row.getKind().toByteValue()));
         }
-        json.append('}');
-        run(collect, ctx, states, json.toString(), false);
+        b.append(']');
+        run(collect, ctx, states, b.toString(), c.toString(), false);
+    }
+
+    // rowNames gives JavaScript the field names of table argument i, from
+    // its first row (or its type), and keeps the fields' types.
+    private void rowNames(int i, Row row, ProcessTableFunction.Context ctx) {
+        Set<String> named = row.getFieldNames(true);
+        DataType t = ctx.tableSemanticsFor(argNames[i]).dataType();
+        List<String> names = named != null ? new java.util.ArrayList<>(named)
+                : t != null ? DataType.getFieldNames(t) : java.util.Collections.emptyList();
+        Object[] n = new Object[row.getArity()];
+        for (int f = 0; f < n.length; f++) {
+            n[f] = f < names.size() ? names.get(f) : "f" + f;
+        }
+        setNames.execute(i, ProxyArray.fromArray(n));
+        argTypes[i] = t != null ? DataType.getFieldDataTypes(t) : java.util.Collections.emptyList();
+    }
+
+    // writeArg writes a value of an argument for WRAPPER's readArgs: JSON,
+    // and its code in c (t, its type, names the fields of nested rows).
+    private static void writeArg(StringBuilder b, StringBuilder c, Object v, DataType t) {
+        if (v == null) {
+            b.append("null");
+            c.append('.');
+        } else if (v instanceof Integer || v instanceof Short || v instanceof Byte || v instanceof Boolean) {
+            b.append(v);
+            c.append('.');
+        } else if (v instanceof Long) {
+            long l = (Long) v;
+            if (Math.abs(l) > MAX_SAFE_INT) {
+                // ptfsh gives a BigInt there; JSON would round it.
+                b.append('"').append(l).append('"');
+                c.append('B');
+            } else {
+                b.append(l);
+                c.append('.');
+            }
+        } else if (v instanceof Double || v instanceof Float) {
+            // A FLOAT is the double of its float, as ptfsh gives it.
+            double d = ((Number) v).doubleValue();
+            if (Double.isFinite(d)) {
+                b.append(d);
+                c.append('.');
+            } else {
+                b.append('"').append(d).append('"');
+                c.append('N');
+            }
+        } else if (v instanceof String) {
+            quote(b, (String) v);
+            c.append('.');
+        } else if (v instanceof BigDecimal) {
+            b.append(((BigDecimal) v).toPlainString());
+            c.append('.');
+        } else if (v instanceof LocalDateTime) {
+            // ptfsh: a Date, the wall-clock time read as UTC
+            b.append(((LocalDateTime) v).toInstant(ZoneOffset.UTC).toEpochMilli());
+            c.append('D');
+        } else if (v instanceof Instant) {
+            b.append(((Instant) v).toEpochMilli());
+            c.append('D');
+        } else if (v instanceof LocalDate) {
+            b.append(((LocalDate) v).atStartOfDay().toInstant(ZoneOffset.UTC).toEpochMilli());
+            c.append('D');
+        } else {
+            // The rest (times, intervals, rows, arrays, bytes, descriptors)
+            // as ptfsh's tagged JSON, read with revive.
+            StringBuilder j = new StringBuilder();
+            writeValue(j, v, t);
+            quote(b, j.toString());
+            c.append('J');
+        }
     }
 
     /**
@@ -563,28 +722,21 @@ public final class JsFunction implements AutoCloseable {
      * ptfsh.
      */
     public void onTimer(Consumer<Object> collect, ProcessTableFunction.OnTimerContext ctx, Object[] states) {
-        run(collect, ctx, states, timerArgs, true);
+        java.util.Arrays.fill(hosts, null);
+        run(collect, ctx, states, null, null, true);
     }
 
-    private void run(Consumer<Object> collect, ProcessTableFunction.Context ctx, Object[] states, String argsJson, boolean timer) {
+    private void run(Consumer<Object> collect, ProcessTableFunction.Context ctx, Object[] states, String json, String codes, boolean timer) {
         Object[] stateJson = new Object[states.length];
         for (int i = 0; i < states.length; i++) {
             stateJson[i] = states[i] instanceof Row ? ((Row) states[i]).getField(0) : null;
         }
-        ProxyExecutable emit = (Value... a) -> {
-            Object out = toOutput(a[0]);
-            if (out instanceof Row) {
-                ((Row) out).setKind(kind(a[1].asString()));
-            }
-            collect.accept(out);
-            return null;
-        };
-        ProxyExecutable ops = (Value... a) -> op(a);
         current = ctx;
         this.states = states;
+        this.collect = collect;
         Value result;
         try {
-            result = call.execute(emit, ops, ProxyArray.fromArray(stateJson), argsJson, timer);
+            result = call.execute(ProxyArray.fromArray(stateJson), json, codes, ProxyArray.fromArray(hosts), timer);
             for (int i = 0; i < states.length; i++) {
                 Value v = result.getArrayElement(i);
                 if (states[i] instanceof Row) {
@@ -601,6 +753,7 @@ public final class JsFunction implements AutoCloseable {
         } finally {
             current = null;
             this.states = null;
+            this.collect = null;
         }
     }
 

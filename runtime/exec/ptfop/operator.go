@@ -50,6 +50,7 @@ type Operator struct {
 	ins    []exec.Stream
 	ended  []bool
 	turn   int
+	idled  bool // the last step read an EvIdle: a batch ends there
 	out    []exec.Event
 	oi     int
 	done   bool
@@ -149,7 +150,8 @@ func (o *Operator) stepRun() error {
 	cb, _ := o.inst.(consoleBuffer)
 	// A batch ends where a checkpoint is due: the session takes it between
 	// events, when every row read is processed and its output handed on.
-	for n := 0; n < batchSteps && !o.done && len(o.out)-o.oi < batchOut && (n == 0 || !o.ex.CheckpointDue(0)); n++ {
+	o.idled = false
+	for n := 0; n < batchSteps && !o.done && !o.idled && len(o.out)-o.oi < batchOut && (n == 0 || !o.ex.CheckpointDue(0)); n++ {
 		mark := len(o.out)
 		err := o.step()
 		if err != nil {
@@ -273,6 +275,7 @@ func (o *Operator) readNext() (i int, ev exec.Event, ok bool, err error) {
 	if o.ex.Shuffle != nil && len(o.ins) > 1 {
 		o.turn = o.ex.Shuffle.IntN(len(o.ins))
 	}
+	idle := -1
 	for tries := 0; tries < len(o.ins); tries++ {
 		i := o.turn % len(o.ins)
 		o.turn++
@@ -283,13 +286,20 @@ func (o *Operator) readNext() (i int, ev exec.Event, ok bool, err error) {
 		if err != nil {
 			return 0, exec.Event{}, false, err
 		}
-		if ev.Kind == exec.EvWatermark || ev.Kind == exec.EvTick {
+		if ev.Kind == exec.EvIdle {
+			idle = i // a live input with no row now: another may have one
+			continue
+		}
+		if ev.Kind != exec.EvRow {
 			o.turn-- // only rows take turns: the input keeps its turn
 		}
 		if ev.Kind == exec.EvEnd {
 			o.ended[i] = true
 		}
 		return i, ev, true, nil
+	}
+	if idle >= 0 {
+		return idle, exec.Event{Kind: exec.EvIdle}, true, nil
 	}
 	return 0, exec.Event{}, false, nil
 }
@@ -301,6 +311,7 @@ func (o *Operator) readByTime() (int, exec.Event, bool, error) {
 	if o.heads == nil {
 		o.heads = make([]*exec.Event, len(o.ins))
 	}
+	idle := -1
 	for i := range o.ins {
 		if o.ended[i] || o.heads[i] != nil {
 			continue
@@ -309,11 +320,14 @@ func (o *Operator) readByTime() (int, exec.Event, bool, error) {
 		if err != nil {
 			return 0, exec.Event{}, false, err
 		}
-		if ev.Kind == exec.EvRow {
+		switch ev.Kind {
+		case exec.EvRow:
 			o.heads[i] = &ev
 			continue
-		}
-		if ev.Kind == exec.EvEnd {
+		case exec.EvIdle:
+			idle = i // a live input with no row now does not hold the others' back
+			continue
+		case exec.EvEnd:
 			o.ended[i] = true
 		}
 		return i, ev, true, nil
@@ -329,6 +343,9 @@ func (o *Operator) readByTime() (int, exec.Event, bool, error) {
 		}
 	}
 	if best < 0 {
+		if idle >= 0 {
+			return idle, exec.Event{Kind: exec.EvIdle}, true, nil
+		}
 		return 0, exec.Event{}, false, nil
 	}
 	ev := *o.heads[best]
@@ -351,6 +368,12 @@ func (o *Operator) process(i int, ev exec.Event) error {
 	case exec.EvTick:
 		o.out = append(o.out, ev)
 		return nil
+	case exec.EvIdle:
+		o.idled = true
+		o.out = append(o.out, ev)
+		return nil
+	case exec.EvStatus:
+		return o.inputStatus(i, ev.Idle)
 	}
 	if b := o.buffers[i]; b != nil {
 		if o.admit(i, ev.Row, b.seq+1) {
@@ -370,6 +393,23 @@ func (o *Operator) process(i int, ev exec.Event) error {
 		o.quietRow()
 	}
 	return nil
+}
+
+// inputStatus marks input i idle or active again (EvStatus): an idle input
+// holds the operator's watermark back no more.
+func (o *Operator) inputStatus(i int, idle bool) error {
+	if o.inIdle == nil {
+		o.inIdle, o.inBehind = make([]bool, len(o.inWM)), make([]bool, len(o.inWM))
+	}
+	if o.inIdle[i] == idle {
+		return nil
+	}
+	o.inIdle[i] = idle
+	if !idle {
+		o.inBehind[i] = true // it holds the watermark back once it caught up
+		return nil
+	}
+	return o.advance(i)
 }
 
 // admit puts a row of input i, which has ORDER BY, into the input's
@@ -447,13 +487,41 @@ func (o *Operator) inputWatermark(i int, w int64) error {
 		}
 	}
 	o.inWM[i], o.inHas[i] = w, true
+	return o.advance(i)
+}
+
+// advance moves the operator's watermark to the least of its inputs'
+// (an input without a watermark holds it back) and fires the timers due.
+// An idle input holds nothing back, and one that came back from idle
+// behind the operator's watermark only once it caught up (Flink's
+// StatusWatermarkValve); when every input is idle the greatest counts.
+func (o *Operator) advance(i int) error {
 	min := int64(exec.MaxWatermark)
+	active := false
 	for j := range o.inWM { // a parallel worker has no Ins of its own
+		if o.inIdle != nil && (o.inIdle[j] || o.inBehind[j] && o.inHas[j] && o.hasWM && o.inWM[j] < o.wm) {
+			continue
+		}
+		if o.inBehind != nil {
+			o.inBehind[j] = false
+		}
+		active = true
 		if !o.inHas[j] {
 			return nil // an input without a watermark holds the operator's back
 		}
 		if o.inWM[j] < min {
 			min = o.inWM[j]
+		}
+	}
+	if !active {
+		min = exec.MinWatermark
+		for j := range o.inWM {
+			if o.inHas[j] && o.inWM[j] > min {
+				min = o.inWM[j]
+			}
+		}
+		if min == exec.MinWatermark {
+			return nil
 		}
 	}
 	if o.hasWM && min <= o.wm {
@@ -500,7 +568,9 @@ func (o *Operator) fireTimers() error {
 		if o.obs != nil {
 			o.obs.CallStart(view{o})
 		}
+		mark := len(o.out)
 		err := o.inst.OnTimer(o.ctx)
+		o.takeConsole(mark)
 		o.endCall(o.cur)
 		if o.obs != nil {
 			o.obs.CallEnd(view{o}, err)
@@ -533,7 +603,9 @@ func (o *Operator) call(r types.Row) error {
 	if o.obs != nil {
 		o.obs.CallStart(view{o})
 	}
+	mark := len(o.out)
 	err := o.inst.Eval(o.ctx, r)
+	o.takeConsole(mark)
 	if o.cur != nil {
 		o.endCall(o.cur)
 	}
@@ -544,6 +616,21 @@ func (o *Operator) call(r types.Row) error {
 		return o.callError(err)
 	}
 	return nil
+}
+
+// takeConsole keeps what a call of a function that batches its calls
+// printed, to go out just before the call's output (at mark): each call's
+// lines in their place among the rows, as one call at a time prints
+// them. A parallel worker keeps it in its record instead.
+func (o *Operator) takeConsole(mark int) {
+	if o.rec != nil {
+		return
+	}
+	if cb, ok := o.inst.(consoleBuffer); ok {
+		if c := cb.TakeConsole(); len(c) > 0 {
+			o.cons.add(parConsole{at: mark, b: c, cb: cb})
+		}
+	}
 }
 
 // callError adds the partition key and the input row to a PTF's error.
@@ -595,12 +682,12 @@ func (o *Operator) keyState(key []any) *keyState { return o.lookup(key, o.cur) }
 
 // loadTimers reads the timers a previous statement or run left.
 func (o *Operator) loadTimers() error {
+	// Co-partitioned tables share the key's types: the first table's are
+	// the key's (timers need set semantics, so there is one).
+	t := o.node.Tables[0]
 	var types []types.Type
-	for _, t := range o.node.Tables {
-		for _, k := range t.Partition {
-			types = append(types, t.In.Schema().Columns[k].Type)
-		}
-		break // co-partitioned tables share the key's types
+	for _, k := range t.Partition {
+		types = append(types, t.In.Schema().Columns[k].Type)
 	}
 	o.loading = true
 	defer func() { o.loading = false }()
@@ -740,10 +827,14 @@ func (o *Operator) loadWatermarks() error {
 // its inputs' watermarks, each input's (ctx.tableWatermark), and what the
 // end-of-statement notes report.
 type eventClock struct {
-	wm      int64 // the operator's watermark
-	hasWM   bool
-	inWM    []int64 // each input's watermark
-	inHas   []bool
-	SawWM   bool // a watermark other than the end of input arrived
-	EndFire int  // timers fired by the end of input
+	wm    int64 // the operator's watermark
+	hasWM bool
+	inWM  []int64 // each input's watermark
+	inHas []bool
+	// inIdle marks the inputs that are idle (EvStatus), inBehind those
+	// back from idle whose watermark has not caught up with the
+	// operator's; nil until an input's status first changes.
+	inIdle, inBehind []bool
+	SawWM            bool // a watermark other than the end of input arrived
+	EndFire          int  // timers fired by the end of input
 }

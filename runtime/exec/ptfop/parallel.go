@@ -159,6 +159,9 @@ type parRec struct {
 // parWork is a batch of input events and what the workers made of it.
 type parWork struct {
 	items []parItem
+	// idle: the batch ends with an EvIdle of a live input, and no batch is
+	// read after it until the driver waited.
+	idle bool
 	// keys holds the encoded partition keys of the rows (parItem.klo):
 	// the worker looks its key state up with them instead of encoding the
 	// key again from a row another core decoded (B at two workers: a
@@ -208,7 +211,6 @@ type Parallel struct {
 	// during a hand-out: per worker, its next span, and the bounds of its
 	// calls of the event being handed out
 	cursor, at, lim []int
-	scratch         []byte
 }
 
 var _ exec.Call = (*Parallel)(nil)
@@ -378,7 +380,7 @@ func (p *Parallel) batch() *parWork {
 		b = &parWork{idx: make([][]int, n), spans: make([][][2]int, n), errs: make([]parErr, n),
 			outs: make([][]exec.Event, n), calls: make([][]parCall, n), regs: make([][]*timer, n)}
 	}
-	b.items, b.keys, b.last, b.inErr = b.items[:0], b.keys[:0], false, nil
+	b.items, b.keys, b.last, b.inErr, b.idle = b.items[:0], b.keys[:0], false, nil, false
 	for w := range b.idx {
 		b.idx[w], b.spans[w], b.errs[w] = b.idx[w][:0], b.spans[w][:0], parErr{}
 		clear(b.outs[w])
@@ -484,6 +486,9 @@ func (p *Parallel) fill(ahead bool) {
 	for !p.readEnd && len(p.queue) < parDepth && p.inErr == nil {
 		if (ahead || len(p.queue) > 0) && p.main.ex.CheckpointDue(parBatch) {
 			return
+		}
+		if k := len(p.queue); k > 0 && p.queue[k-1].idle {
+			return // a live input was idle: read on once the driver waited for it
 		}
 		b := p.batch()
 		p.readBatch(b)
@@ -682,13 +687,17 @@ func (p *Parallel) readBatch(b *parWork) {
 				it.seq = p.arrival
 			}
 			b.idx[it.w] = append(b.idx[it.w], len(b.items))
-		case exec.EvWatermark, exec.EvEnd:
+		case exec.EvWatermark, exec.EvEnd, exec.EvStatus:
 			it.w = -1
 			for w := range b.idx {
 				b.idx[w] = append(b.idx[w], len(b.items))
 			}
 		}
 		b.items = append(b.items, it)
+		if ev.Kind == exec.EvIdle {
+			b.idle = true // a live input has nothing now: the batch goes as it is
+			break
+		}
 	}
 }
 

@@ -5,9 +5,11 @@ import (
 	"strconv"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // groupLimitNode is LIMIT n over an aggregation: the changes of the first
@@ -36,25 +38,57 @@ func (n *GroupLimitNode) UpsertKey() []int { return n.In.UpsertKey() }
 func (n *GroupLimitNode) Explain() string { return "Limit(fetch=[" + strconv.Itoa(int(n.N)) + "])" }
 
 func (n *GroupLimitNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	ex.HoldsInMemory("GROUP BY keeps its groups")
+	ns := ex.OperatorNamespace("limit")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &groupLimitStream{n: n, in: in, admitted: map[string]int{}}, nil
+	s := &groupLimitStream{n: n, in: in}
+	if s.admitted, err = openTable[int64](ex, ns, "admitted", int64Codec{}); err != nil {
+		in.Close()
+		return nil, err
+	}
+	if s.meta, err = openTable[int64](ex, ns, "total", int64Codec{}); err != nil {
+		in.Close()
+		return nil, err
+	}
+	if s.total, _, err = s.meta.Get(totalKey); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
 }
+
+// totalKey holds the number of admitted groups.
+var totalKey = []byte("total")
 
 type groupLimitStream struct {
 	n  *GroupLimitNode
 	in exec.Stream
 	// admitted counts the admitted groups by upsert key (or, without one,
-	// by output row); total is their number.
-	admitted  map[string]int
+	// by output row); total is their number, kept in meta.
+	admitted  *opstate.Table[int64]
+	meta      *opstate.Table[int64]
 	total     int64
 	replacing bool // a -U of an admitted group passed: its +U follows
 }
 
-var _ exec.Stream = (*groupLimitStream)(nil)
+var (
+	_ exec.Stream   = (*groupLimitStream)(nil)
+	_ exec.Stateful = (*groupLimitStream)(nil)
+)
+
+func (s *groupLimitStream) Checkpoint(tx state.Tx, finished bool) error {
+	if err := s.meta.Put(totalKey, s.total); err != nil {
+		return err
+	}
+	return tableSet{s.admitted, s.meta}.checkpoint(tx, finished)
+}
+
+// Quiescent: the stream holds no rows (a -U and its +U are handed on
+// together by the GROUP BY below, which is not quiescent between them).
+func (s *groupLimitStream) Quiescent() bool { return !s.replacing }
 
 func (s *groupLimitStream) Next() (exec.Event, error) {
 	for {
@@ -64,16 +98,23 @@ func (s *groupLimitStream) Next() (exec.Event, error) {
 		}
 		// Without an upsert key (the GROUP BY values are not all selected,
 		// or there is no GROUP BY) a group is known by its output row.
-		var k string
+		var k []byte
 		if key := s.n.UpsertKey(); key != nil {
-			k = string(keycodec.Encode(keycodec.Pick(ev.Row, key)))
+			k = keycodec.Encode(keycodec.Pick(ev.Row, key))
 		} else {
-			k = string(keycodec.Encode(ev.Row.Fields))
+			k = keycodec.Encode(ev.Row.Fields)
 		}
 		kind := ev.Row.Kind
-		if s.admitted[k] > 0 {
+		n, _, err := s.admitted.Get(k)
+		if err != nil {
+			return exec.Event{}, err
+		}
+		if n > 0 {
 			if kind == types.Delete || kind == types.UpdateBefore {
-				s.remove(k)
+				if err := s.put(k, n-1); err != nil {
+					return exec.Event{}, err
+				}
+				s.total--
 				s.replacing = kind == types.UpdateBefore
 			}
 			return ev, nil
@@ -81,18 +122,21 @@ func (s *groupLimitStream) Next() (exec.Event, error) {
 		switch {
 		case kind == types.UpdateAfter && s.replacing, kind == types.Insert && s.total < s.n.N:
 			s.replacing = false
-			s.admitted[k]++
+			if err := s.put(k, n+1); err != nil {
+				return exec.Event{}, err
+			}
 			s.total++
 			return ev, nil
 		}
 	}
 }
 
-func (s *groupLimitStream) remove(k string) {
-	if s.admitted[k]--; s.admitted[k] == 0 {
-		delete(s.admitted, k)
+// put sets the count of group k, which goes at 0.
+func (s *groupLimitStream) put(k []byte, n int64) error {
+	if n <= 0 {
+		return s.admitted.Delete(k)
 	}
-	s.total--
+	return s.admitted.Put(k, n)
 }
 
 func (s *groupLimitStream) Close() error { return s.in.Close() }
@@ -129,17 +173,64 @@ func (n *AggregateNode) Explain() string { return n.Text }
 func (n *AggregateNode) UpsertKey() []int { return n.Key }
 
 func (n *AggregateNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if !ex.Opts.EndOfInput {
-		// The groups are not part of checkpoints (yet): a statement that
-		// goes on in the next would start them empty, and be wrong.
-		return nil, fmt.Errorf("GROUP BY keeps its groups in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next")
-	}
-	ex.KeepsInMemory("GROUP BY keeps its groups")
+	ns := ex.OperatorNamespace("groupby")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &aggregateStream{n: n, in: in, groups: map[string]*aggGroup{}}, nil
+	s := &aggregateStream{n: n, in: in}
+	if s.groups, err = openTable[*aggGroup](ex, ns, "groups", aggCodec{n}); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
+}
+
+// aggCodec encodes a group: its row count, GROUP BY values, accumulators,
+// and the results and row it last emitted.
+type aggCodec struct{ n *AggregateNode }
+
+func (c aggCodec) Append(b []byte, g *aggGroup) ([]byte, error) {
+	b = appendVarint(b, g.rows)
+	var err error
+	if b, err = appendValues(b, g.keys); err != nil {
+		return nil, err
+	}
+	if b, err = appendAccs(b, g.accs); err != nil {
+		return nil, err
+	}
+	if b, err = appendValues(b, g.vals); err != nil {
+		return nil, err
+	}
+	return appendValues(b, g.out)
+}
+
+func (c aggCodec) Decode(b []byte) (*aggGroup, error) {
+	g := &aggGroup{}
+	var err error
+	if g.rows, b, err = readVarint(b); err != nil {
+		return nil, err
+	}
+	if g.keys, b, err = readValues(b); err != nil {
+		return nil, err
+	}
+	if g.keys == nil {
+		g.keys = make([]any, len(c.n.Groups))
+	}
+	if g.accs, b, err = readAccs(b, c.n.Calls); err != nil {
+		return nil, err
+	}
+	if g.vals, b, err = readValues(b); err != nil {
+		return nil, err
+	}
+	if g.out, b, err = readValues(b); err != nil {
+		return nil, err
+	}
+	if len(b) != 0 || len(g.keys) != len(c.n.Groups) {
+		return nil, fmt.Errorf("a group of %s does not match the query (%d bytes left)", c.n.Text, len(b))
+	}
+	return g, nil
 }
 
 // aggGroup is the state of one group.
@@ -154,17 +245,26 @@ type aggGroup struct {
 type aggregateStream struct {
 	n      *AggregateNode
 	in     exec.Stream
-	groups map[string]*aggGroup
+	groups *opstate.Table[*aggGroup]
 	out    exec.Queue
 }
 
-var _ exec.Stream = (*aggregateStream)(nil)
+var (
+	_ exec.Stream   = (*aggregateStream)(nil)
+	_ exec.Stateful = (*aggregateStream)(nil)
+)
+
+func (s *aggregateStream) Checkpoint(tx state.Tx, finished bool) error {
+	return tableSet{s.groups}.checkpoint(tx, finished)
+}
+
+func (s *aggregateStream) Quiescent() bool { return s.out.Len() == 0 }
 
 // Next hands on the changes of the groups; watermarks pass, as Flink
 // forwards them.
 func (s *aggregateStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
-func (s *aggregateStream) Row(r types.Row) error {
+func (s *aggregateStream) Row(r types.Row) (err error) {
 	n := s.n
 	keys := make([]any, len(n.Groups))
 	for i, g := range n.Groups {
@@ -174,9 +274,12 @@ func (s *aggregateStream) Row(r types.Row) error {
 		}
 		keys[i] = v
 	}
-	k := string(keycodec.Encode(keys))
+	k := keycodec.Encode(keys)
 	retract := r.Kind == types.UpdateBefore || r.Kind == types.Delete
-	g := s.groups[k]
+	g, _, err := s.groups.Get(k)
+	if err != nil {
+		return err
+	}
 	if g == nil {
 		if retract {
 			return nil // the retraction of a group never seen: ignored, as in Flink
@@ -185,7 +288,6 @@ func (s *aggregateStream) Row(r types.Row) error {
 		for i, c := range n.Calls {
 			g.accs[i] = NewAccumulator(c)
 		}
-		s.groups[k] = g
 	}
 	for i, c := range n.Calls {
 		var v any
@@ -207,10 +309,16 @@ func (s *aggregateStream) Row(r types.Row) error {
 		g.rows++
 	}
 	if g.rows <= 0 {
-		delete(s.groups, k)
 		s.emit(types.Delete, g.out)
-		return nil
+		return s.groups.Delete(k)
 	}
+	// The group goes back to the table once changed: Put may write it out
+	// of memory at once.
+	defer func() {
+		if err == nil {
+			err = s.groups.Put(k, g)
+		}
+	}()
 	vals := make([]any, len(n.Calls))
 	for i, acc := range g.accs {
 		vals[i] = acc.Value()

@@ -287,34 +287,41 @@ func (s *joinStream) Close() error { return exec.CloseAll(s.two.ins) }
 
 // twoInputs pulls the events of a two-input operator: rows take turns, left
 // first; a watermark, a tick or a -U (whose +U follows) keeps its input's
-// turn. It hands on rows and
-// the operator's watermark (the smaller of the inputs'), and the end when
-// both inputs ended.
+// turn. It hands on rows and the operator's watermark (the inputs'
+// combined by an exec.Valve: the smaller of the two, unless one is idle),
+// and the end when both inputs ended. A live input that has no row now
+// (EvIdle) gives its turn to the other; when neither has one the operator
+// is idle too. An input's status (EvStatus) goes to the valve, and the
+// operator's own status goes on when it changes.
 type twoInputs struct {
 	ins   []exec.Stream
 	ex    *exec.Execution
 	turn  int
 	ended [2]bool
-	wm    [2]int64
-	has   [2]bool
-	out   int64 // the watermark last handed on
-	hasWM bool
+	valve *exec.Valve
+	idle  bool // the status last handed on
 	// byTime: of the rows waiting at the head of each input, the one of
 	// the earlier time goes first (ties to the left), timeCol[i] being
 	// input i's time attribute.
 	byTime  bool
 	timeCol [2]int
 	heads   [2]*exec.Event
+	pending []exec.Event // a status change after its watermark
 }
 
 func newTwoInputs(ins []exec.Stream, ex *exec.Execution) *twoInputs {
-	return &twoInputs{ins: ins, ex: ex}
+	return &twoInputs{ins: ins, ex: ex, valve: exec.NewValve(2)}
 }
 
 // next returns the next event and the input it came from; watermarks are
 // the operator's.
 func (t *twoInputs) next() (int, exec.Event, error) {
 	for {
+		if len(t.pending) > 0 {
+			ev := t.pending[0]
+			t.pending = t.pending[1:]
+			return 0, ev, nil
+		}
 		if t.ended[0] && t.ended[1] && t.heads[0] == nil && t.heads[1] == nil {
 			return 0, exec.Event{Kind: exec.EvEnd}, nil
 		}
@@ -322,17 +329,27 @@ func (t *twoInputs) next() (int, exec.Event, error) {
 		if err != nil {
 			return 0, exec.Event{}, err
 		}
+		var w int64
+		var moved bool
 		switch ev.Kind {
-		case exec.EvRow, exec.EvTick:
+		case exec.EvRow, exec.EvTick, exec.EvIdle:
 			return i, ev, nil
 		case exec.EvEnd:
 			t.ended[i] = true
 			if !t.ex.Opts.EndOfInput {
 				continue
 			}
-			ev = exec.Event{Kind: exec.EvWatermark, Wm: exec.MaxWatermark}
+			w, moved = t.valve.Watermark(i, exec.MaxWatermark)
+		case exec.EvStatus:
+			w, moved = t.valve.SetIdle(i, ev.Idle)
+		case exec.EvWatermark:
+			w, moved = t.valve.Watermark(i, ev.Wm)
 		}
-		if w, ok := t.watermark(i, ev.Wm); ok {
+		if idle := t.valve.Idle(); idle != t.idle {
+			t.idle = idle
+			t.pending = append(t.pending, exec.Event{Kind: exec.EvStatus, Idle: idle})
+		}
+		if moved {
 			return i, exec.Event{Kind: exec.EvWatermark, Wm: w}, nil
 		}
 	}
@@ -346,6 +363,7 @@ func (t *twoInputs) pull() (int, exec.Event, error) {
 	if t.ex.Shuffle != nil {
 		t.turn = t.ex.Shuffle.IntN(2) // SET 'ptfsh.shuffle-seed': turns drawn at random
 	}
+	idle := -1
 	for tries := 0; tries < 2; tries++ {
 		i := t.turn % 2
 		t.turn++
@@ -356,6 +374,10 @@ func (t *twoInputs) pull() (int, exec.Event, error) {
 		if err != nil {
 			return i, ev, err
 		}
+		if ev.Kind == exec.EvIdle {
+			idle = i // the other input may have a row
+			continue
+		}
 		if ev.Kind != exec.EvRow || ev.Row.Kind == types.UpdateBefore {
 			// Only rows take turns, and an update's -U keeps the turn for
 			// its +U: Flink's upstream operator sends both together.
@@ -363,12 +385,17 @@ func (t *twoInputs) pull() (int, exec.Event, error) {
 		}
 		return i, ev, nil
 	}
+	if idle >= 0 {
+		return idle, exec.Event{Kind: exec.EvIdle}, nil
+	}
 	return 0, exec.Event{Kind: exec.EvEnd}, nil // not reached: next checks both ended
 }
 
 // pullByTime fills the heads and hands on the earlier row; other events
-// go as they come.
+// go as they come. A live input that has no row now does not hold the
+// other's rows back.
 func (t *twoInputs) pullByTime() (int, exec.Event, error) {
+	idle := -1
 	for i := range t.ins {
 		if t.ended[i] || t.heads[i] != nil {
 			continue
@@ -377,8 +404,12 @@ func (t *twoInputs) pullByTime() (int, exec.Event, error) {
 		if err != nil {
 			return i, ev, err
 		}
-		if ev.Kind == exec.EvRow {
+		switch ev.Kind {
+		case exec.EvRow:
 			t.heads[i] = &ev
+			continue
+		case exec.EvIdle:
+			idle = i
 			continue
 		}
 		return i, ev, nil
@@ -394,29 +425,14 @@ func (t *twoInputs) pullByTime() (int, exec.Event, error) {
 		}
 	}
 	if best < 0 {
+		if idle >= 0 {
+			return idle, exec.Event{Kind: exec.EvIdle}, nil
+		}
 		return 0, exec.Event{Kind: exec.EvEnd}, nil // both ended: next returns the end
 	}
 	ev := *t.heads[best]
 	t.heads[best] = nil
 	return best, ev, nil
-}
-
-// watermark records input i's watermark and reports the operator's when
-// it advances.
-func (t *twoInputs) watermark(i int, w int64) (int64, bool) {
-	if t.has[i] && w <= t.wm[i] {
-		return 0, false
-	}
-	t.wm[i], t.has[i] = w, true
-	if !t.has[0] || !t.has[1] {
-		return 0, false
-	}
-	m := min(t.wm[0], t.wm[1])
-	if t.hasWM && m <= t.out {
-		return 0, false
-	}
-	t.out, t.hasWM = m, true
-	return m, true
 }
 
 // JoinText is the EXPLAIN line of a join: Join(joinType=[LeftOuterJoin],

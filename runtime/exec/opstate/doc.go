@@ -1,0 +1,46 @@
+// Package opstate keeps the keyed state of the SQL operators — GROUP BY's
+// groups, a join's rows, a window's accumulators, a Top-N's ranking — in
+// the state store behind a bounded cache of decoded values. An operator's
+// memory is then bounded by its cache, not by the keys it has seen, and
+// its state is part of every checkpoint, so that a statement over an input
+// that does not end can be stopped, killed and resumed.
+//
+// # Tiers
+//
+// A Table keeps up to Options.CacheEntries values decoded in memory, the
+// keys used most recently (a CLOCK: a key used since the hand last passed
+// it gets a second chance). The others live in the store, in two
+// namespaces:
+//
+//   - the table's namespace holds the state as of the last checkpoint;
+//   - its delta namespace holds what left the cache changed since then: a
+//     changed value evicted from the cache, or the marker of a deleted key.
+//
+// A read looks in the cache, then in the delta, then in the table's
+// namespace. A checkpoint (Table.Flush) moves the delta into place and
+// writes the cache's changed values, in the checkpoint's transaction, and
+// drops the delta: a restart sees the state of its last checkpoint and
+// never a value written after it. Open drops a delta left by a run that
+// stopped before its next checkpoint.
+//
+// # Keys and order
+//
+// Keys are bytes compared as bytes. Table.Scan visits the keys with a
+// prefix in that order, merging the three tiers, so that keys built with
+// the store's order-preserving encoding (state.Append…, keycodec) give
+// range reads in value order: a window operator keys its windows by their
+// end first and fires them with one Scan.
+//
+// # Values
+//
+// A Codec encodes a table's values. A value taken from Get is the
+// table's own: an operator that changes it in place calls Put (or
+// Touch) before it uses the table again, so that the change is written
+// at the next checkpoint or eviction.
+//
+// # Goroutines
+//
+// A Table belongs to the goroutine of its operator; Flush runs in the
+// checkpoint's transaction, on the same goroutine. The store is safe for
+// concurrent use, so tables of operators on other goroutines may share it.
+package opstate

@@ -1,0 +1,605 @@
+package opstate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// A Codec encodes the values of a Table.
+type Codec[V any] interface {
+	// Append appends the encoding of v to b and returns the result.
+	Append(b []byte, v V) ([]byte, error)
+	// Decode decodes a value that Append encoded. b is valid only during
+	// the call: a value must not keep it.
+	Decode(b []byte) (V, error)
+}
+
+// Options configure a Table.
+type Options struct {
+	// CacheEntries is how many values stay decoded in memory; 0 means
+	// DefaultCacheEntries.
+	CacheEntries int
+}
+
+// DefaultCacheEntries is the cache of a Table whose Options give none.
+const DefaultCacheEntries = 20_000
+
+// batchSize is how many entries a Scan reads from the store in one
+// transaction, and how many deletions of keys out of the cache it
+// gathers before it writes them.
+const batchSize = 512
+
+// Markers of a value in the delta namespace.
+const (
+	deltaValue   byte = 'v'
+	deltaDeleted byte = 'x'
+)
+
+// entry flags.
+const (
+	fDirty   = 1 << iota // changed since the last checkpoint or eviction
+	fDeleted             // deleted: the entry is a marker until written
+	fUsed                // used since the CLOCK's hand last passed
+	fListed              // in Table.dirty
+	fStored              // the store (delta or table) may hold the key
+)
+
+type entry[V any] struct {
+	key   string
+	val   V
+	flags uint8
+	slot  int // index in Table.ring
+}
+
+// Table is an operator's keyed state: values of type V under byte keys,
+// in the state store behind a bounded cache (see the package comment).
+type Table[V any] struct {
+	store state.Store
+	ns    string // the checkpointed state
+	delta string // what left the cache changed since the last checkpoint
+	codec Codec[V]
+	max   int
+
+	cache map[string]*entry[V]
+	ring  []*entry[V] // the cache's entries, for the CLOCK
+	hand  int
+	dirty []*entry[V] // entries with fDirty, some perhaps no longer
+
+	// stored: the table's namespace may hold keys (false for a table that
+	// has written nothing yet, whose misses then cost no read).
+	stored bool
+	// inDelta filters the keys written to the delta since the last
+	// checkpoint; deltaKeys counts them (0: the delta is empty).
+	inDelta   bloom
+	deltaKeys int
+	// scanning is the depth of running Scans: eviction waits for them.
+	scanning int
+	// gone are keys deleted during a Scan that the cache does not hold:
+	// their markers go to the delta in batches.
+	gone []string
+	buf  []byte
+}
+
+// Open returns the table of namespace ns in store. What a run that did
+// not reach its next checkpoint left in the delta is dropped.
+func Open[V any](store state.Store, ns string, codec Codec[V], opts Options) (*Table[V], error) {
+	if opts.CacheEntries <= 0 {
+		opts.CacheEntries = DefaultCacheEntries
+	}
+	t := &Table[V]{store: store, ns: ns, delta: DeltaNamespace(ns), codec: codec, max: opts.CacheEntries, cache: map[string]*entry[V]{}}
+	var leftover bool
+	err := store.View(func(tx state.Tx) (err error) {
+		if t.stored, err = hasKeys(tx, ns); err != nil {
+			return err
+		}
+		leftover, err = hasKeys(tx, t.delta)
+		return err
+	})
+	if err == nil && leftover {
+		err = store.Update(func(tx state.Tx) error { return tx.DeleteNamespace(t.delta) })
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening the state %q: %w", ns, err)
+	}
+	return t, nil
+}
+
+// hasKeys reports whether namespace ns holds a key.
+func hasKeys(tx state.Tx, ns string) (bool, error) {
+	err := tx.Scan(ns, nil, func(_, _ []byte) error { return errBatch })
+	if errors.Is(err, errBatch) {
+		return true, nil
+	}
+	return false, err
+}
+
+// DeltaNamespace is the namespace of a table's changes since the last
+// checkpoint that left its cache.
+func DeltaNamespace(ns string) string { return "delta/" + ns }
+
+// Namespace returns the table's namespace.
+func (t *Table[V]) Namespace() string { return t.ns }
+
+// Cached returns how many entries the cache holds (deletion markers
+// included).
+func (t *Table[V]) Cached() int { return len(t.cache) }
+
+// Get returns the value under key and whether there is one.
+func (t *Table[V]) Get(key []byte) (V, bool, error) {
+	if e, ok := t.cache[string(key)]; ok {
+		e.flags |= fUsed
+		if e.flags&fDeleted != 0 {
+			var zero V
+			return zero, false, nil
+		}
+		return e.val, true, nil
+	}
+	var zero V
+	if !t.stored && t.deltaKeys == 0 {
+		return zero, false, nil
+	}
+	v, found, err := t.read(key)
+	if err != nil || !found {
+		return zero, false, err
+	}
+	e := t.add(string(key), v, fStored)
+	if err := t.evict(); err != nil {
+		return zero, false, err
+	}
+	return e.val, true, nil
+}
+
+// read reads key from the delta, else from the table's namespace.
+func (t *Table[V]) read(key []byte) (v V, found bool, err error) {
+	err = t.store.View(func(tx state.Tx) error {
+		if t.deltaKeys > 0 && t.inDelta.has(key) {
+			b, err := tx.Get(t.delta, key)
+			if err != nil {
+				return err
+			}
+			if b != nil {
+				if len(b) == 0 || b[0] == deltaDeleted {
+					return nil
+				}
+				v, err = t.codec.Decode(b[1:])
+				found = err == nil
+				return err
+			}
+		}
+		if !t.stored {
+			return nil
+		}
+		b, err := tx.Get(t.ns, key)
+		if err != nil || b == nil {
+			return err
+		}
+		v, err = t.codec.Decode(b)
+		found = err == nil
+		return err
+	})
+	if err != nil {
+		err = fmt.Errorf("reading the state %q, key %x: %w", t.ns, key, err)
+	}
+	return v, found, err
+}
+
+// Put sets the value under key.
+func (t *Table[V]) Put(key []byte, v V) error {
+	if e, ok := t.cache[string(key)]; ok {
+		e.val = v
+		e.flags = e.flags&^fDeleted | fUsed
+		t.markDirty(e)
+		return nil
+	}
+	e := t.add(string(key), v, t.mayBeStored())
+	t.markDirty(e)
+	return t.evict()
+}
+
+// Touch marks the value under key, changed in place, for writing. A key
+// the cache does not hold is not changed.
+func (t *Table[V]) Touch(key []byte) {
+	if e, ok := t.cache[string(key)]; ok && e.flags&fDeleted == 0 {
+		t.markDirty(e)
+	}
+}
+
+// Delete removes key.
+func (t *Table[V]) Delete(key []byte) error {
+	e, ok := t.cache[string(key)]
+	if !ok {
+		if !t.stored && t.deltaKeys == 0 {
+			return nil
+		}
+		if t.scanning > 0 {
+			t.gone = append(t.gone, string(key))
+			if len(t.gone) >= batchSize {
+				return t.writeGone()
+			}
+			return nil
+		}
+		e = t.add(string(key), *new(V), fStored)
+	}
+	var zero V
+	e.val = zero
+	e.flags |= fDeleted | fUsed
+	t.markDirty(e)
+	return t.evict()
+}
+
+// mayBeStored is fStored when a key the cache does not hold may be in the
+// store, else 0.
+func (t *Table[V]) mayBeStored() uint8 {
+	if t.stored || t.deltaKeys > 0 {
+		return fStored
+	}
+	return 0
+}
+
+func (t *Table[V]) add(key string, v V, flags uint8) *entry[V] {
+	e := &entry[V]{key: key, val: v, flags: flags | fUsed, slot: len(t.ring)}
+	t.cache[key] = e
+	t.ring = append(t.ring, e)
+	return e
+}
+
+func (t *Table[V]) markDirty(e *entry[V]) {
+	e.flags |= fDirty
+	if e.flags&fListed == 0 {
+		e.flags |= fListed
+		t.dirty = append(t.dirty, e)
+	}
+}
+
+// remove takes e out of the cache.
+func (t *Table[V]) remove(e *entry[V]) {
+	delete(t.cache, e.key)
+	last := t.ring[len(t.ring)-1]
+	t.ring[e.slot] = last
+	last.slot = e.slot
+	t.ring[len(t.ring)-1] = nil
+	t.ring = t.ring[:len(t.ring)-1]
+	if t.hand >= len(t.ring) {
+		t.hand = 0
+	}
+	e.slot = -1
+}
+
+// evict brings the cache back under its size when it is over: the hand
+// passes the entries, clearing their use bits, and takes the first ones
+// found unused, down to nine tenths of the size, so that one eviction
+// serves many additions. Changed entries go to the delta, in one
+// transaction.
+func (t *Table[V]) evict() error {
+	if len(t.cache) <= t.max || t.scanning > 0 {
+		return nil
+	}
+	target := t.max - t.max/10
+	var out []*entry[V]
+	for len(t.cache)-len(out) > target {
+		if t.hand >= len(t.ring) {
+			t.hand = 0
+		}
+		e := t.ring[t.hand]
+		if e.flags&fUsed != 0 {
+			e.flags &^= fUsed
+			t.hand++
+			continue
+		}
+		t.remove(e) // the slot now holds another entry: the hand stays
+		if e.flags&fDirty != 0 && (e.flags&fDeleted == 0 || e.flags&fStored != 0) {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	slices.SortFunc(out, func(a, b *entry[V]) int { return compareStrings(a.key, b.key) })
+	err := t.store.Update(func(tx state.Tx) error {
+		for _, e := range out {
+			if err := t.putDelta(tx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("writing the state %q out of memory: %w", t.ns, err)
+	}
+	for _, e := range out {
+		e.flags &^= fDirty
+	}
+	return nil
+}
+
+// putDelta writes e, evicted, to the delta.
+func (t *Table[V]) putDelta(tx state.Tx, e *entry[V]) error {
+	b := t.buf[:0]
+	if e.flags&fDeleted != 0 {
+		b = append(b, deltaDeleted)
+	} else {
+		var err error
+		if b, err = t.codec.Append(append(b, deltaValue), e.val); err != nil {
+			return fmt.Errorf("key %x: %w", e.key, err)
+		}
+	}
+	t.buf = b
+	if err := tx.Put(t.delta, []byte(e.key), b); err != nil {
+		return err
+	}
+	t.inDelta.add([]byte(e.key))
+	t.deltaKeys++
+	return nil
+}
+
+// writeGone writes the markers of the keys deleted during a Scan.
+func (t *Table[V]) writeGone() error {
+	if len(t.gone) == 0 {
+		return nil
+	}
+	slices.Sort(t.gone)
+	err := t.store.Update(func(tx state.Tx) error {
+		for _, k := range t.gone {
+			if err := tx.Put(t.delta, []byte(k), []byte{deltaDeleted}); err != nil {
+				return err
+			}
+			t.inDelta.add([]byte(k))
+			t.deltaKeys++
+		}
+		return nil
+	})
+	t.gone = t.gone[:0]
+	if err != nil {
+		return fmt.Errorf("writing the state %q: %w", t.ns, err)
+	}
+	return nil
+}
+
+// Flush writes the table's changes since the last checkpoint into tx, the
+// checkpoint's transaction: the delta moves into place, then the cache's
+// changed values are written. The table goes on as if tx committed (the
+// store's later transactions see its writes; a statement whose checkpoint
+// fails to commit stops, and its tables with it).
+func (t *Table[V]) Flush(tx state.Tx) error {
+	if err := t.writeGoneTx(tx); err != nil {
+		return err
+	}
+	if t.deltaKeys > 0 {
+		err := tx.Scan(t.delta, nil, func(k, v []byte) error {
+			if len(v) == 0 || v[0] == deltaDeleted {
+				return tx.Delete(t.ns, k)
+			}
+			return tx.Put(t.ns, k, v[1:])
+		})
+		if err != nil {
+			return fmt.Errorf("checkpointing the state %q: %w", t.ns, err)
+		}
+		if err := tx.DeleteNamespace(t.delta); err != nil {
+			return err
+		}
+		t.stored = true
+		t.deltaKeys = 0
+		t.inDelta = bloom{}
+	}
+	dirty := t.dirty[:0]
+	for _, e := range t.dirty {
+		e.flags &^= fListed
+		if e.slot >= 0 && e.flags&fDirty != 0 {
+			dirty = append(dirty, e)
+		}
+	}
+	slices.SortFunc(dirty, func(a, b *entry[V]) int { return compareStrings(a.key, b.key) })
+	for _, e := range dirty {
+		e.flags &^= fDirty
+		if e.flags&fDeleted != 0 {
+			if e.flags&fStored != 0 {
+				if err := tx.Delete(t.ns, []byte(e.key)); err != nil {
+					return err
+				}
+			}
+			t.remove(e)
+			continue
+		}
+		b, err := t.codec.Append(t.buf[:0], e.val)
+		if err != nil {
+			return fmt.Errorf("checkpointing the state %q, key %x: %w", t.ns, e.key, err)
+		}
+		t.buf = b
+		if err := tx.Put(t.ns, []byte(e.key), b); err != nil {
+			return err
+		}
+		e.flags |= fStored
+		t.stored = true
+	}
+	clear(t.dirty)
+	t.dirty = t.dirty[:0]
+	return nil
+}
+
+// writeGoneTx writes the deletion markers gathered during a Scan in tx.
+func (t *Table[V]) writeGoneTx(tx state.Tx) error {
+	for _, k := range t.gone {
+		if err := tx.Put(t.delta, []byte(k), []byte{deltaDeleted}); err != nil {
+			return err
+		}
+		t.inDelta.add([]byte(k))
+		t.deltaKeys++
+	}
+	t.gone = t.gone[:0]
+	return nil
+}
+
+// Drop deletes the table's state, in tx: the statement that kept it
+// finished, and nothing will read it again.
+func (t *Table[V]) Drop(tx state.Tx) error {
+	if err := tx.DeleteNamespace(t.delta); err != nil {
+		return err
+	}
+	if err := tx.DeleteNamespace(t.ns); err != nil {
+		return err
+	}
+	t.cache = map[string]*entry[V]{}
+	t.ring, t.dirty, t.gone, t.hand = nil, nil, nil, 0
+	t.stored, t.deltaKeys, t.inDelta = false, 0, bloom{}
+	return nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Scan calls fn with each key that starts with prefix and its value, in
+// key order, until fn returns false or an error. fn may Get, Put and
+// Delete keys of the table; a key it adds is not visited by this Scan.
+// The key passed to fn is valid only during the call.
+func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) (err error) {
+	t.scanning++
+	defer func() {
+		t.scanning--
+		if t.scanning == 0 {
+			err = errors.Join(err, t.writeGone(), t.evict())
+		}
+	}()
+	var cached []string
+	for k, e := range t.cache {
+		if e.flags&fDeleted == 0 && bytes.HasPrefix([]byte(k), prefix) {
+			cached = append(cached, k)
+		}
+	}
+	slices.Sort(cached)
+	var delta, main *cursor
+	if t.deltaKeys > 0 {
+		delta = &cursor{store: t.store, ns: t.delta, prefix: prefix}
+	}
+	if t.stored {
+		main = &cursor{store: t.store, ns: t.ns, prefix: prefix}
+	}
+	ci := 0
+	for {
+		// The least key of the three heads.
+		var key []byte
+		have := false
+		if ci < len(cached) {
+			key, have = []byte(cached[ci]), true
+		}
+		for _, c := range []*cursor{delta, main} {
+			if c == nil {
+				continue
+			}
+			k, ok, err := c.head()
+			if err != nil {
+				return fmt.Errorf("reading the state %q: %w", t.ns, err)
+			}
+			if ok && (!have || bytes.Compare(k, key) < 0) {
+				key, have = k, true
+			}
+		}
+		if !have {
+			return nil
+		}
+		key = bytes.Clone(key)
+		var raw []byte // from the store: the delta's form or the table's
+		fromDelta := false
+		if ci < len(cached) && cached[ci] == string(key) {
+			ci++
+		}
+		if delta != nil {
+			if k, ok, _ := delta.head(); ok && bytes.Equal(k, key) {
+				raw, fromDelta = delta.value(), true
+				delta.pop()
+			}
+		}
+		if main != nil {
+			if k, ok, _ := main.head(); ok && bytes.Equal(k, key) {
+				if !fromDelta {
+					raw = main.value()
+				}
+				main.pop()
+			}
+		}
+		var v V
+		if e, ok := t.cache[string(key)]; ok { // the cache is the newest
+			if e.flags&fDeleted != 0 {
+				continue
+			}
+			e.flags |= fUsed
+			v = e.val
+		} else {
+			if fromDelta {
+				if len(raw) == 0 || raw[0] == deltaDeleted {
+					continue
+				}
+				raw = raw[1:]
+			}
+			if v, err = t.codec.Decode(raw); err != nil {
+				return fmt.Errorf("reading the state %q, key %x: %w", t.ns, key, err)
+			}
+		}
+		more, err := fn(key, v)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// cursor reads the keys of a namespace with a prefix in batches, one short
+// transaction each, so that no transaction is open while a Scan's function
+// runs.
+type cursor struct {
+	store  state.Store
+	ns     string
+	prefix []byte
+	keys   [][]byte
+	vals   [][]byte
+	i      int
+	next   []byte // the key to go on from; nil before the first batch
+	done   bool
+}
+
+func (c *cursor) head() ([]byte, bool, error) {
+	if c.i < len(c.keys) {
+		return c.keys[c.i], true, nil
+	}
+	if c.done {
+		return nil, false, nil
+	}
+	c.keys, c.vals, c.i = c.keys[:0], c.vals[:0], 0
+	from := c.next
+	err := c.store.View(func(tx state.Tx) error {
+		return tx.ScanFrom(c.ns, c.prefix, from, func(k, v []byte) error {
+			if len(c.keys) == batchSize {
+				c.next = bytes.Clone(k)
+				return errBatch
+			}
+			c.keys = append(c.keys, bytes.Clone(k))
+			c.vals = append(c.vals, bytes.Clone(v))
+			return nil
+		})
+	})
+	switch {
+	case errors.Is(err, errBatch):
+	case err != nil:
+		return nil, false, err
+	default:
+		c.done = true
+	}
+	if len(c.keys) == 0 {
+		return nil, false, nil
+	}
+	return c.keys[0], true, nil
+}
+
+func (c *cursor) value() []byte { return c.vals[c.i] }
+func (c *cursor) pop()          { c.i++ }
+
+var errBatch = errors.New("batch full")

@@ -1,0 +1,183 @@
+package opstate_test
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
+	"github.com/ptfsh/ptfsh/state"
+	"github.com/ptfsh/ptfsh/state/statetest"
+)
+
+type stringCodec struct{}
+
+func (stringCodec) Append(b []byte, v string) ([]byte, error) { return append(b, v...), nil }
+func (stringCodec) Decode(b []byte) (string, error)           { return string(b), nil }
+
+func open(t *testing.T, st state.Store, cache int) *opstate.Table[string] {
+	t.Helper()
+	tb, err := opstate.Open[string](st, "op/t", stringCodec{}, opstate.Options{CacheEntries: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+func checkpoint(t *testing.T, st state.Store, tb *opstate.Table[string]) {
+	t.Helper()
+	if err := st.Update(tb.Flush); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func scanAll(t *testing.T, tb *opstate.Table[string], prefix string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	var last string
+	err := tb.Scan([]byte(prefix), func(k []byte, v string) (bool, error) {
+		if len(got) > 0 && string(k) <= last {
+			t.Errorf("Scan(%q): key %q after %q", prefix, k, last)
+		}
+		last = string(k)
+		got[string(k)] = v
+		return true, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func withPrefix(m map[string]string, prefix string) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		if strings.HasPrefix(k, prefix) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// TestTable_model runs random reads, writes, deletions, scans,
+// checkpoints and crashes against a map, with caches small enough that
+// most keys live in the store, on both stores.
+func TestTable_model(t *testing.T) {
+	stores := map[string]func(*testing.T) state.Store{"mem": statetest.OpenMem, "bolt": statetest.OpenBolt}
+	for name, openStore := range stores {
+		for _, cache := range []int{1, 7, 50, 1000} {
+			t.Run(fmt.Sprintf("%s/cache=%d", name, cache), func(t *testing.T) {
+				st := openStore(t)
+				r := rand.New(rand.NewPCG(uint64(cache), 1))
+				tb := open(t, st, cache)
+				live := map[string]string{}      // what the table holds now
+				committed := map[string]string{} // as of the last checkpoint
+				key := func() string { return fmt.Sprintf("%c%02d", 'a'+r.IntN(3), r.IntN(40)) }
+				steps := 4000
+				if testing.Short() {
+					steps = 1000
+				}
+				for i := range steps {
+					switch op := r.IntN(100); {
+					case op < 30:
+						k := key()
+						v, ok, err := tb.Get([]byte(k))
+						if err != nil {
+							t.Fatal(err)
+						}
+						if want, wok := live[k]; ok != wok || v != want {
+							t.Fatalf("step %d: Get(%q) = %q, %v; want %q, %v", i, k, v, ok, want, wok)
+						}
+					case op < 60:
+						k, v := key(), fmt.Sprint(i)
+						if err := tb.Put([]byte(k), v); err != nil {
+							t.Fatal(err)
+						}
+						live[k] = v
+					case op < 75:
+						k := key()
+						if err := tb.Delete([]byte(k)); err != nil {
+							t.Fatal(err)
+						}
+						delete(live, k)
+					case op < 80:
+						p := string(rune('a' + r.IntN(3)))
+						if got, want := scanAll(t, tb, p), withPrefix(live, p); !maps.Equal(got, want) {
+							t.Fatalf("step %d: Scan(%q) = %v; want %v", i, p, got, want)
+						}
+					case op < 84:
+						// A Scan that deletes every other key and rewrites the rest.
+						p := string(rune('a' + r.IntN(3)))
+						n := 0
+						err := tb.Scan([]byte(p), func(k []byte, v string) (bool, error) {
+							n++
+							if n%2 == 0 {
+								delete(live, string(k))
+								return true, tb.Delete(k)
+							}
+							live[string(k)] = v + "'"
+							return true, tb.Put(k, v+"'")
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+					case op < 92:
+						checkpoint(t, st, tb)
+						committed = maps.Clone(live)
+					default:
+						// A crash: the table is lost; a new run opens it.
+						tb = open(t, st, cache)
+						live = maps.Clone(committed)
+						if got := scanAll(t, tb, ""); !maps.Equal(got, live) {
+							t.Fatalf("step %d: after a restart the table holds %v; want the last checkpoint's %v", i, got, live)
+						}
+					}
+				}
+				checkpoint(t, st, tb)
+				var stored []string
+				if err := st.View(func(tx state.Tx) error {
+					return tx.Scan("op/t", nil, func(k, _ []byte) error {
+						stored = append(stored, string(k))
+						return nil
+					})
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if want := slices.Sorted(maps.Keys(live)); !slices.Equal(stored, want) {
+					t.Errorf("after the last checkpoint the store holds %q; want %q", stored, want)
+				}
+				if tb.Cached() > cache {
+					t.Errorf("the cache holds %d entries; want at most %d", tb.Cached(), cache)
+				}
+			})
+		}
+	}
+}
+
+// TestTable_memoryBound checks that a table of many keys keeps only its
+// cache in memory and the rest in the delta and then the store.
+func TestTable_memoryBound(t *testing.T) {
+	st := statetest.OpenMem(t)
+	tb := open(t, st, 100)
+	for i := range 10_000 {
+		if err := tb.Put(fmt.Appendf(nil, "k%05d", i), fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+		if tb.Cached() > 100 {
+			t.Fatalf("after %d keys the cache holds %d entries", i+1, tb.Cached())
+		}
+	}
+	for i := range 10_000 {
+		v, ok, err := tb.Get(fmt.Appendf(nil, "k%05d", i))
+		if err != nil || !ok || v != fmt.Sprint(i) {
+			t.Fatalf("Get(k%05d) = %q, %v, %v", i, v, ok, err)
+		}
+	}
+	checkpoint(t, st, tb)
+	if got := len(scanAll(t, tb, "k")); got != 10_000 {
+		t.Errorf("Scan after the checkpoint saw %d keys; want 10000", got)
+	}
+}
