@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -13,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 )
 
@@ -30,7 +30,8 @@ import (
 // live heap, as of Go's last collection, every memoryTick through
 // runtime/metrics (counters: no collection, no pause), and it sets Go's
 // own soft limit (debug.SetMemoryLimit) to the lowest limit of the
-// statements running, so that the collector runs more often as the heap
+// statements running (SetSoftMemoryLimit: the process's own pacing never
+// lifts it above), so that the collector runs more often as the heap
 // nears it and the live heap it reports stays fresh; when the heap,
 // garbage included, is past that limit and the last collection's live
 // heap is not, it forces a collection (at most one every minForceGap) to
@@ -42,6 +43,11 @@ import (
 // SetMemoryLimit is the key of the limit: a size, or auto.
 const SetMemoryLimit = "ptfsh.memory-limit"
 
+// ErrMemoryLimit is what the error of a statement stopped at its memory
+// limit wraps (its text begins as that of a function stopped by one of
+// its limits).
+var ErrMemoryLimit = errors.New("limit exceeded")
+
 // memoryTick is how often the watcher reads the live heap.
 const memoryTick = 25 * time.Millisecond
 
@@ -51,14 +57,15 @@ const memoryTick = 25 * time.Millisecond
 const autoShare = 0.6
 
 type memWatcher struct {
-	mu       sync.Mutex
-	limits   map[*Execution]int64 // the running statements and their limits
-	low      int64                // the lowest of them
-	stop     chan struct{}
-	prevSoft int64 // Go's soft limit before the watcher set its own
-	live     atomic.Int64
-	sample   []metrics.Sample
-	forced   time.Time // when the watcher last forced a collection
+	mu      sync.Mutex
+	limits  map[*Execution]int64 // the running statements and their limits
+	low     int64                // the lowest of them
+	stop    chan struct{}
+	base    int64 // Go's soft limit without statements (SetSoftMemoryLimit)
+	hasBase bool
+	live    atomic.Int64
+	sample  []metrics.Sample
+	forced  time.Time // when the watcher last forced a collection
 }
 
 // minForceGap is the least time between two collections the watcher
@@ -95,8 +102,10 @@ func (ex *Execution) WatchMemory() (stop func()) {
 func (m *memWatcher) add(ex *Execution, limit int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if !m.hasBase {
+		m.base, m.hasBase = debug.SetMemoryLimit(-1), true // GOMEMLIMIT's, or none
+	}
 	if len(m.limits) == 0 {
-		m.prevSoft = debug.SetMemoryLimit(-1)
 		m.sample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
 		m.readLocked()
 		m.stop = make(chan struct{})
@@ -112,21 +121,42 @@ func (m *memWatcher) remove(ex *Execution) {
 	delete(m.limits, ex)
 	if len(m.limits) == 0 {
 		close(m.stop)
-		debug.SetMemoryLimit(m.prevSoft)
-		return
 	}
 	m.softLocked()
 }
 
-// softLocked sets Go's soft limit to the lowest limit, unless it was
-// lower already (GOMEMLIMIT).
+// SetSoftMemoryLimit sets Go's soft memory limit (debug.SetMemoryLimit)
+// to n, or to the lowest memory limit of the statements running when that
+// is lower. The process's pacing of the collector (cmd/ptfsh) sets it
+// through here: set directly, a limit that follows the live heap would
+// lift the soft limit past a statement's, and the collector would let the
+// heap grow far past it before the watcher learns that it was passed.
+func SetSoftMemoryLimit(n int64) {
+	memory.mu.Lock()
+	defer memory.mu.Unlock()
+	memory.base, memory.hasBase = n, true
+	memory.softLocked()
+}
+
+// softLocked sets Go's soft limit to the lowest limit of the running
+// statements, unless the base is lower (GOMEMLIMIT, the pacing's).
 func (m *memWatcher) softLocked() {
 	low := int64(math.MaxInt64)
 	for _, l := range m.limits {
 		low = min(low, l)
 	}
+	if len(m.limits) == 0 {
+		low = 0
+	}
 	m.low = low
-	debug.SetMemoryLimit(min(m.prevSoft, low))
+	if !m.hasBase {
+		return // no statement ran yet: the soft limit is still the base
+	}
+	if low == 0 {
+		debug.SetMemoryLimit(m.base)
+		return
+	}
+	debug.SetMemoryLimit(min(m.base, low))
 }
 
 func (m *memWatcher) run(stop chan struct{}) {
@@ -144,16 +174,23 @@ func (m *memWatcher) run(stop chan struct{}) {
 
 func (m *memWatcher) read() {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	objects := m.readLocked()
 	// The live heap is as of Go's last collection. When the heap with
 	// its garbage is past the lowest limit and that reading is not, it
 	// may be old: a collection now says whether the limit was passed,
-	// before the heap grows on into the machine's end.
-	if m.low > 0 && objects > m.low && m.live.Load() <= m.low && time.Since(m.forced) > minForceGap {
-		goruntime.GC()
+	// before the heap grows on into the machine's end. It runs without
+	// the lock (it may take seconds on a large heap).
+	force := m.low > 0 && objects > m.low && m.live.Load() <= m.low && time.Since(m.forced) > minForceGap
+	if force {
 		m.forced = time.Now()
+	}
+	m.mu.Unlock()
+	if force {
+		goruntime.GC()
+		m.mu.Lock()
+		m.forced = time.Now() // the gap runs from the collection's end
 		m.readLocked()
+		m.mu.Unlock()
 	}
 }
 
@@ -207,7 +244,7 @@ func (ex *Execution) MemoryError() error {
 		limit = "'auto', " + roughSize(ex.memLimit) + " (" + ex.memHow + ")"
 	}
 	return fmt.Errorf("%w: the statement stopped before the process ran out of memory: %s of the heap live, past SET '%s' = %s; what keeps rows in memory here: %s. Raise the limit if the machine has the memory, or give the operator less to keep (filter or aggregate its inputs first)",
-		ptf.ErrLimit, roughSize(live), SetMemoryLimit, limit, what)
+		ErrMemoryLimit, roughSize(live), SetMemoryLimit, limit, what)
 }
 
 // roughSize writes n bytes in the units of the settings, to a tenth.

@@ -56,7 +56,8 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 	}
 	ex := exec.NewExecution(ctx, s.cfg.Store, opts)
 	ex.StatementKey = statementHash(stmt.Statement)[:16] // names its operators' state (exec.OperatorNamespace)
-	defer ex.WatchMemory()() // SET 'ptfsh.memory-limit'
+	// SET 'ptfsh.memory-limit': the statement stops when the live heap passes it.
+	defer ex.WatchMemory()()
 	if s.resultMode() == "table" && stmt.Statement != nil && stmt.Query != nil {
 		ex.KeepsInMemory("the table result mode keeps the result's rows")
 	}
