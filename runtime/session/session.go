@@ -23,6 +23,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/runtime/textparse"
+	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -139,6 +140,8 @@ type Session struct {
 	runEx *exec.Execution
 	// runOut flushes the running statement's output (ConsoleWriter).
 	runOut *outFlusher
+	// timelineSink receives the timeline of each query (SetTimelineSink).
+	timelineSink func(*timeline.Record, timeline.View)
 }
 
 // NewSession returns a session with an empty catalog.
