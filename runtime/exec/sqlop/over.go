@@ -76,6 +76,10 @@ type OverNode struct {
 	Frame     OverFrame
 	Calls     []*OverCall
 	Sch       types.Schema // the input's columns, then one per call
+	// FirstRow marks the OVER ROW_NUMBER that a keep-first deduplication
+	// is planned as: a row is late when it is not after the last time
+	// its partition fired.
+	FirstRow bool
 }
 
 var _ exec.Node = (*OverNode)(nil)
@@ -251,6 +255,8 @@ func (s *overStream) newPartition(timers map[int64]bool) *overPartition {
 // of the frame's Flink function.
 func (s *overStream) isLate(p *overPartition, ts int64) bool {
 	switch f := s.n.Frame; {
+	case f.Rows && s.n.FirstRow:
+		return !p.fresh && ts <= p.fired
 	case f.Unbounded:
 		return ts <= s.wm
 	case f.Rows:
@@ -263,7 +269,7 @@ func (s *overStream) isLate(p *overPartition, ts int64) bool {
 // lateRule says in words which rows isLate returns true for.
 func (s *overStream) lateRule() string {
 	switch f := s.n.Frame; {
-	case f.Unbounded:
+	case f.Unbounded && !s.n.FirstRow:
 		return "at or before the watermark when they arrived"
 	case f.Rows:
 		return "not after the last time their partition fired"
