@@ -56,6 +56,9 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 	}
 	ex := exec.NewExecution(ctx, s.cfg.Store, opts)
 	ex.StatementKey = statementHash(stmt.Statement)[:16] // names its operators' state (exec.OperatorNamespace)
+	if st := stmt.stepping; st != nil {
+		ex.StatementKey = st.key // the running query's, whatever step runs it
+	}
 	if opts.Trace {
 		ex.Trace = s.cfg.Err
 	}
