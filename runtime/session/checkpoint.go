@@ -21,7 +21,7 @@ type checkpointer struct {
 	sink  Sink
 	// final records, in the final checkpoint, that the statement finished
 	// (statement.final; nil: nothing to record).
-	final func(tx state.Tx) error
+	final    func(tx state.Tx) error
 	every    int64         // source rows between periodic checkpoints (0: none)
 	interval time.Duration // wall-clock time between them (0: none)
 	last     int64         // source rows read at the last one
@@ -136,7 +136,7 @@ func (c *checkpointer) start(final, async bool) (*state.Commit, error) {
 			}
 		}
 		for _, op := range ex.Stateful {
-			if err := op.Checkpoint(tx, finished); err != nil {
+			if err := op.Checkpoint(tx, finished, final); err != nil {
 				return err
 			}
 		}

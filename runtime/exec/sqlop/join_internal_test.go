@@ -10,6 +10,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // listNode is a node whose events are given.
@@ -37,7 +38,7 @@ func wm(t int64) exec.Event { return exec.Event{Kind: exec.EvWatermark, Wm: t} }
 // (and watermarks as wm=t).
 func drain(t *testing.T, n exec.Node) []string {
 	t.Helper()
-	ex := exec.NewExecution(context.Background(), nil, exec.DefaultOptions())
+	ex := exec.NewExecution(context.Background(), state.NewMem(), exec.DefaultOptions())
 	st, err := n.Open(ex)
 	if err != nil {
 		t.Fatal(err)
