@@ -18,7 +18,7 @@ import (
 // frame (batchSrc, which calls a native pump) under a run of the
 // operator's steps, so that their calls of eval and onTimer are nested
 // calls: same stack, same call machinery, each still entered and left
-// with its limits, its context and its errors as before.
+// with its limits, its context and its errors as a call alone is.
 //
 // A nested call cannot run promise jobs: they would wait for the end of
 // the batch, when the call that queued them is over. So a function whose

@@ -246,7 +246,7 @@ func TestConvert_intsWithoutAllocation(t *testing.T) {
 
 // TestConvert_rowStringsWithoutAllocation: a string that came from a row
 // (realm.str) goes back to Go boxed once, not at every row; one made in
-// JavaScript converts as before.
+// JavaScript converts as any other string does.
 func TestConvert_rowStringsWithoutAllocation(t *testing.T) {
 	e := testEngine(t)
 	varchar := mustType(t, "STRING")

@@ -313,7 +313,6 @@ func TestInstance_Eval_rowErrors(t *testing.T) {
 }
 
 func TestInstance_Eval_exception(t *testing.T) {
-	e := newEvalEngine(t)
 	src := `import { explode } from "./helper.ts";
 
 interface Input { name: string }
@@ -334,7 +333,7 @@ export default {
 		"greeting.ts": src,
 		"helper.ts":   "// helper\nexport function explode(name: string): never {\n  throw new RangeError(`no ${name}`);\n}\n",
 	})
-	e = script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, BaseDir: dir})
+	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, BaseDir: dir})
 	defer e.Close()
 	def, err := e.Load("greeting", "greeting.ts", src)
 	if err != nil {

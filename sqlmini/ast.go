@@ -19,7 +19,7 @@ type Statement struct {
 	Set          *Set          `parser:" | @@"`
 	Reset        *Reset        `parser:" | @@"`
 	Explain      *Explain      `parser:" | @@"`
-	StatementSet *StatementSet `parser:" | @@"`
+	StatementSet *StatementSet `parser:" | 'EXECUTE' @@"`
 	BeginSet     *BeginSet     `parser:" | @@"`
 	EndSet       *EndSet       `parser:" | @@"`
 	Insert       *Insert       `parser:" | @@"`
@@ -251,13 +251,19 @@ type Reset struct {
 	Key *Str `parser:"'RESET' @String?"`
 }
 
-// Explain is EXPLAIN [PLAN FOR] query, or EXPLAIN TIMELINE query, which
-// runs the query and draws what happened in time.
+// Explain is EXPLAIN [PLAN FOR | detail, ...] followed by a query, an
+// INSERT or a statement set; or EXPLAIN TIMELINE | WHY query, which run
+// the query (to draw what happened in time, or to say why each row came).
 type Explain struct {
 	Pos      Pos
-	Timeline bool   `parser:"'EXPLAIN' ( 'PLAN' 'FOR' | @'TIMELINE'"`
-	Why      bool   `parser:"  | @'WHY' )?"`
-	Query    *Query `parser:"@@"`
+	Timeline bool `parser:"'EXPLAIN' ( 'PLAN' 'FOR' | @'TIMELINE'"`
+	Why      bool `parser:"  | @'WHY'"`
+	// Details are Flink's explain details (ESTIMATED_COST, CHANGELOG_MODE,
+	// JSON_EXECUTION_PLAN, PLAN_ADVICE), in the order written.
+	Details      []string      `parser:"  | @('ESTIMATED_COST' | 'CHANGELOG_MODE' | 'JSON_EXECUTION_PLAN' | 'PLAN_ADVICE') ( ',' @('ESTIMATED_COST' | 'CHANGELOG_MODE' | 'JSON_EXECUTION_PLAN' | 'PLAN_ADVICE') )* )?"`
+	StatementSet *StatementSet `parser:"( 'EXECUTE'? @@"`
+	Insert       *Insert       `parser:"| @@"`
+	Query        *Query        `parser:"| @@ )"`
 }
 
 // Advance is ADVANCE WATERMARK stream TO time | END: a watermark step of
@@ -281,10 +287,11 @@ type Insert struct {
 // StatementSet is Flink's statement set, EXECUTE STATEMENT SET BEGIN insert;
 // ... END: INSERT statements that run as one job. Each INSERT ends with a
 // semicolon; Split keeps the semicolons between BEGIN and END inside the
-// statement.
+// statement. The node starts at STATEMENT: EXECUTE is the Statement's (and
+// optional after EXPLAIN, as in Flink).
 type StatementSet struct {
 	Pos     Pos
-	Inserts []*Insert `parser:"'EXECUTE' 'STATEMENT' 'SET' 'BEGIN' @@ ( ';' @@ )* ';' 'END'"`
+	Inserts []*Insert `parser:"'STATEMENT' 'SET' 'BEGIN' @@ ( ';' @@ )* ';' 'END'"`
 }
 
 // BeginSet is the Flink SQL client's BEGIN STATEMENT SET: the INSERT
@@ -300,12 +307,34 @@ type EndSet struct {
 	Keyword string `parser:"@'END'"`
 }
 
-// Query is [WITH ctes] a select or VALUES, with UNION ALL branches.
+// Query is [WITH ctes] a select or VALUES, with set operations after it
+// (UNION, INTERSECT, EXCEPT), applied left to right as written; the
+// planner gives INTERSECT its precedence over UNION and EXCEPT.
 type Query struct {
-	Pos   Pos
-	With  []*CTE     `parser:"( 'WITH' @@ ( ',' @@ )* )?"`
-	Body  *SetExpr   `parser:"@@"`
-	Union []*SetExpr `parser:"( 'UNION' 'ALL' @@ )*"`
+	Pos  Pos
+	With []*CTE   `parser:"( 'WITH' @@ ( ',' @@ )* )?"`
+	Body *SetExpr `parser:"@@"`
+	Ops  []*SetOp `parser:"@@*"`
+}
+
+// SetOp is one set operation of a Query and its right operand: UNION,
+// INTERSECT or EXCEPT (MINUS is EXCEPT), ALL or DISTINCT (the default).
+type SetOp struct {
+	Pos Pos
+	// Op is "UNION", "INTERSECT" or "EXCEPT".
+	Op       string   `parser:"@('UNION' | 'INTERSECT' | 'EXCEPT' | 'MINUS')"`
+	All      bool     `parser:"( @'ALL'"`
+	Distinct bool     `parser:"| @'DISTINCT' )?"`
+	Right    *SetExpr `parser:"@@"`
+}
+
+// Name is the operation as the SQL standard spells it: UNION, INTERSECT
+// or EXCEPT (for MINUS too).
+func (o *SetOp) Name() string {
+	if op := upper(o.Op); op != "MINUS" {
+		return op
+	}
+	return "EXCEPT"
 }
 
 // CTE is name [(cols)] AS (query).
@@ -330,12 +359,14 @@ type Values struct {
 	Rows []*ValuesRow `parser:"'VALUES' @@ ( ',' @@ )*"`
 }
 
-// ValuesRow is one parenthesized row of VALUES, or a watermark step.
+// ValuesRow is one row of VALUES, or a watermark step. A row is
+// parenthesized values, or one value without parentheses (VALUES 1, 2 is
+// two rows of one column).
 type ValuesRow struct {
 	Pos Pos
 	// Watermark is a watermark step written into the data: WATERMARK <time>.
 	Watermark *Expr   `parser:"(  'WATERMARK' @@"`
-	Values    []*Expr `parser:" | '(' @@ ( ',' @@ )* ')' )"`
+	Values    []*Expr `parser:" | '(' @@ ( ',' @@ )* ')' | @@ )"`
 }
 
 // Select is SELECT items FROM source [WHERE] [GROUP BY] [HAVING] [WINDOW]

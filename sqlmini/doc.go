@@ -21,14 +21,16 @@
 //	            | "SHOW" ("STATE" | "TIMERS") "FOR" string ["KEY" "(" expr {"," expr} ")"] .
 //	describe    = ("DESCRIBE" | "DESC") ["FUNCTION" ["EXTENDED"]] name .
 //	set         = "SET" [string "=" string] .   reset = "RESET" [string] .
-//	explain     = "EXPLAIN" ["PLAN" "FOR" | "TIMELINE" | "WHY"] query .   insert = "INSERT" ("INTO" | "OVERWRITE") name query .
+//	explain     = "EXPLAIN" ["PLAN" "FOR" | "TIMELINE" | "WHY" | detail {"," detail}] (["EXECUTE"] set | insert | query) .
+//	detail      = "ESTIMATED_COST" | "CHANGELOG_MODE" | "JSON_EXECUTION_PLAN" | "PLAN_ADVICE" .
+//	insert      = "INSERT" ("INTO" | "OVERWRITE") name query .
 //	command     = "HELP" | "QUIT" | "EXIT" .
 //	advance     = "ADVANCE" "WATERMARK" name "TO" ( "END" | expr ) .
-//	stmtset     = "EXECUTE" "STATEMENT" "SET" "BEGIN" insert ";" {insert ";"} "END"
-//	            | "BEGIN" "STATEMENT" "SET" | "END" .   (the SQL client's form: statements of their own)
-//	query       = ["WITH" cte {"," cte}] setexpr {"UNION" "ALL" setexpr} .
+//	stmtset     = "EXECUTE" set | "BEGIN" "STATEMENT" "SET" | "END" .   (the SQL client's form: statements of their own)
+//	set         = "STATEMENT" "SET" "BEGIN" insert ";" {insert ";"} "END" .
+//	query       = ["WITH" cte {"," cte}] setexpr {("UNION" | "INTERSECT" | "EXCEPT" | "MINUS") ["ALL" | "DISTINCT"] setexpr} .
 //	setexpr     = select | "VALUES" row {"," row} | "(" query ")" .
-//	row         = "(" expr {"," expr} ")" | "WATERMARK" expr .
+//	row         = "(" expr {"," expr} ")" | expr | "WATERMARK" expr .
 //	select      = "SELECT" ["DISTINCT"] item {"," item} ["FROM" from {join}] ["WHERE" expr] ["GROUP" "BY" exprs]
 //	              ["HAVING" expr] ["WINDOW" name "AS" "(" window ")" {"," name "AS" "(" window ")"}]
 //	              ["ORDER" "BY" sort {"," sort}] ["LIMIT" number] ["OFFSET" number ["ROW" | "ROWS"]]
@@ -46,22 +48,27 @@
 // Expressions have OR, AND, NOT, comparisons (= <> != < <= > >=), and the
 // predicates of Flink SQL:
 //
-//	pred        = sum [ compare sum | ["NOT"] ( "IN" "(" sum {"," sum} ")"
+//	pred        = sum [ compare sum | ["NOT"] ( "IN" "(" (query | sum {"," sum}) ")"
 //	            | "BETWEEN" ["ASYMMETRIC" | "SYMMETRIC"] sum "AND" sum
-//	            | "LIKE" sum ["ESCAPE" sum] )
-//	            | "IS" ["NOT"] ("NULL" | "TRUE" | "FALSE" | "UNKNOWN") ] .
-//	case        = "CASE" [expr] "WHEN" expr "THEN" expr {"WHEN" expr "THEN" expr} ["ELSE" expr] "END" .
-//	call        = name "(" ["DISTINCT"] ["*"] ["BOTH" | "LEADING" | "TRAILING"] [expr {"," expr}]
-//	              ["FROM" expr ["FOR" expr] | "IN" expr | "TO" name] ")" ["OVER" (name | "(" window ")")] .
+//	            | ("LIKE" | "SIMILAR" "TO") sum ["ESCAPE" sum] )
+//	            | "IS" ["NOT"] ("NULL" | "TRUE" | "FALSE" | "UNKNOWN" | "DISTINCT" "FROM" sum) ] .
+//	case        = "CASE" [expr] when {when} ["ELSE" expr] "END" .
+//	when        = "WHEN" expr {"," expr} "THEN" expr .
+//	call        = name "(" ["DISTINCT"] ["*"] ["BOTH" | "LEADING" | "TRAILING"] [expr {"," expr}] ["PLACING" expr]
+//	              ["FROM" expr ["FOR" expr] | "IN" expr | "TO" name] ")"
+//	              ["FILTER" "(" "WHERE" expr ")"] ["OVER" (name | "(" window ")")] .
 //	window      = ["PARTITION" "BY" exprs] ["ORDER" "BY" sort {"," sort}] [frame] .
 //	frame       = ("ROWS" | "RANGE") ("BETWEEN" bound "AND" bound | bound) .
 //	bound       = ("UNBOUNDED" | "CURRENT" "ROW" | sum) ["PRECEDING" | "FOLLOWING"] .
 //
-// then + - || * / %, literals (numbers, 'strings', TRUE, FALSE, NULL,
-// INTERVAL '5' MINUTE, TIMESTAMP '...', DATE '...', DECIMAL '1.50'),
-// CAST(x AS type), TRY_CAST(x AS type), CASE, ROW(...), ARRAY[...],
-// MAP[...], DESCRIPTOR(...), function calls and column references. A call's keyword forms are the SQL standard's:
-// EXTRACT(DAY FROM t), SUBSTRING(s FROM 2 FOR 3), TRIM(LEADING 'x' FROM
+// then + - || * / %, a sign (-x, +x), literals (numbers, 'strings', TRUE,
+// FALSE, NULL, INTERVAL '5' MINUTE, TIMESTAMP '...', DATE '...', DECIMAL
+// '1.50'), CAST(x AS type), TRY_CAST(x AS type), CASE, ROW(...) and the
+// implicit row (a, b), ARRAY[...], MAP[...], DESCRIPTOR(...), EXISTS
+// (query), function calls and column references (t.col, and a ROW
+// column's fields: t.r.f). A call's keyword forms are the SQL standard's:
+// EXTRACT(DAY FROM t), SUBSTRING(s FROM 2 FOR 3), OVERLAY(s PLACING 'x'
+// FROM 2 FOR 3), TRIM(LEADING 'x' FROM
 // s), POSITION('a' IN s), FLOOR(t TO HOUR); which function takes which is
 // the runtime's (runtime/expr's catalogue). A call with OVER is an OVER
 // aggregation or window function (which frames and functions Flink's
@@ -70,7 +77,7 @@
 // from rule, such as TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10'
 // MINUTES)) or SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5'
 // MINUTES); their names and arguments are the runtime's. A construct of
-// Flink SQL the dialect lacks (UNION without ALL, LATERAL) is an error
+// Flink SQL the dialect lacks (LATERAL, a scalar subquery) is an error
 // that names it.
 //
 // Joins chain left to right: FROM a JOIN b ON ... , c JOIN d ON ... joins
@@ -91,7 +98,10 @@
 // its file (see runtime/connector's infer.go).
 //
 // A statement set's INSERTs end with semicolons inside the statement:
-// Split cuts only at the semicolon after its END.
+// Split cuts only at the semicolon after its END. A statement with the
+// words STATEMENT SET, or BEGIN INSERT, is such a block even when it does
+// not parse, so that no INSERT of a statement set that fails to parse runs
+// on its own.
 //
 // # Words
 //

@@ -26,21 +26,28 @@ type NotExpr struct {
 	Pred *Predicate `parser:" | @@ )"`
 }
 
-// Predicate is a comparison; an IN list, BETWEEN or LIKE test, each
-// optionally negated by NOT; IS [NOT] NULL; IS [NOT] TRUE | FALSE |
-// UNKNOWN; or a plain value.
+// Predicate is a comparison; an IN list or subquery, BETWEEN or LIKE
+// test, each optionally negated by NOT; IS [NOT] NULL; IS [NOT] DISTINCT
+// FROM; IS [NOT] TRUE | FALSE | UNKNOWN; or a plain value.
 type Predicate struct {
 	Pos   Pos
 	Left  *Additive `parser:"@@"`
 	Op    string    `parser:"( @('=' | '<>' | '!=' | '<=' | '>=' | '<' | '>')"`
 	Right *Additive `parser:"  @@"`
 	// Negated is the NOT of NOT IN, NOT BETWEEN and NOT LIKE.
-	Negated bool        `parser:"| @'NOT'? ( 'IN'"`
-	In      []*Additive `parser:"    '(' @@ ( ',' @@ )* ')'"`
+	Negated bool `parser:"| @'NOT'? ( 'IN' '('"`
+	// InQuery is the subquery of x [NOT] IN (SELECT ...), a semi or
+	// anti join; In is a list of values.
+	InQuery *Query      `parser:"    ( @@"`
+	In      []*Additive `parser:"    | @@ ( ',' @@ )* ) ')'"`
 	Between *Between    `parser:"  | @@"`
 	Like    *Like       `parser:"  | @@ )"`
 	IsNull  bool        `parser:"| 'IS' @'NULL'"`
 	NotNull bool        `parser:"| 'IS' 'NOT' @'NULL'"`
+	// NotDistinct and DistinctFrom are IS [NOT] DISTINCT FROM x: equality
+	// (or its negation) where two NULLs are equal.
+	NotDistinct  bool      `parser:"| 'IS' @'NOT'? 'DISTINCT' 'FROM'"`
+	DistinctFrom *Additive `parser:"  @@"`
 	// IsNot and Truth are IS [NOT] TRUE | FALSE | UNKNOWN.
 	IsNot bool   `parser:"| 'IS' @'NOT'?"`
 	Truth string `parser:"  @('TRUE' | 'FALSE' | 'UNKNOWN') )?"`
@@ -91,34 +98,40 @@ type MulOp struct {
 	Right *Unary `parser:"@@"`
 }
 
-// Unary is an optionally negated primary.
+// Unary is a primary with an optional sign: -x or +x.
 type Unary struct {
 	Pos     Pos
-	Minus   bool     `parser:"@'-'?"`
+	Minus   bool     `parser:"( @'-'"`
+	Plus    bool     `parser:"| @'+' )?"`
 	Primary *Primary `parser:"@@"`
 }
 
 // Primary is a literal, constructor, function call, column or parenthesis.
 type Primary struct {
-	Pos        Pos
-	Number     *string       `parser:"(  @Number"`
-	String     *Str          `parser:" | @String"`
-	Hex        *HexLit       `parser:" | @Hex"`
-	True       bool          `parser:" | @'TRUE'"`
-	False      bool          `parser:" | @'FALSE'"`
-	Null       bool          `parser:" | @'NULL'"`
-	Interval   *Interval     `parser:" | @@"`
-	Typed      *TypedLiteral `parser:" | @@"`
-	Cast       *Cast         `parser:" | @@"`
-	Case       *CaseExpr     `parser:" | @@"`
-	Row        *Constructor  `parser:" | 'ROW' '(' @@ ')'"`
-	Array      *Constructor  `parser:" | 'ARRAY' '[' @@ ']'"`
-	Map        *Constructor  `parser:" | 'MAP' '[' @@ ']'"`
-	IsDesc     bool          `parser:" | @'DESCRIPTOR' '('"`
-	Descriptor []*Name       `parser:"   ( @@ ( ',' @@ )* )? ')'"`
-	Func       *FuncCall     `parser:" | @@"`
-	Column     *ColumnRef    `parser:" | @@"`
-	Paren      *Expr         `parser:" | '(' @@ ')' )"`
+	Pos      Pos
+	Number   *string       `parser:"(  @Number"`
+	String   *Str          `parser:" | @String"`
+	Hex      *HexLit       `parser:" | @Hex"`
+	True     bool          `parser:" | @'TRUE'"`
+	False    bool          `parser:" | @'FALSE'"`
+	Null     bool          `parser:" | @'NULL'"`
+	Interval *Interval     `parser:" | @@"`
+	Typed    *TypedLiteral `parser:" | @@"`
+	Cast     *Cast         `parser:" | @@"`
+	Case     *CaseExpr     `parser:" | @@"`
+	Row      *Constructor  `parser:" | 'ROW' '(' @@ ')'"`
+	// Exists is the subquery of EXISTS (SELECT ...), a semi join.
+	Exists     *Query       `parser:" | 'EXISTS' '(' @@ ')'"`
+	Array      *Constructor `parser:" | 'ARRAY' '[' @@ ']'"`
+	Map        *Constructor `parser:" | 'MAP' '[' @@ ']'"`
+	IsDesc     bool         `parser:" | @'DESCRIPTOR' '('"`
+	Descriptor []*Name      `parser:"   ( @@ ( ',' @@ )* )? ')'"`
+	Func       *FuncCall    `parser:" | @@"`
+	Column     *ColumnRef   `parser:" | @@"`
+	Paren      *Expr        `parser:" | '(' @@"`
+	// RowTail makes (a, b, ...) an implicit ROW(a, b, ...): the values
+	// after Paren's.
+	RowTail []*Expr `parser:"   ( ',' @@ )* ')' )"`
 }
 
 // HexLit is a binary string literal's bytes: X'0A0B'.
@@ -179,16 +192,20 @@ type CaseExpr struct {
 	Else    *Expr   `parser:"( 'ELSE' @@ )? 'END'"`
 }
 
-// When is one WHEN condition (or value) THEN result of a CASE.
+// When is one WHEN condition (or value) THEN result of a CASE. A simple
+// CASE (one with an operand) may list several values: WHEN 1, 2 THEN;
+// More holds those after Cond.
 type When struct {
 	Pos  Pos
-	Cond *Expr `parser:"'WHEN' @@"`
-	Then *Expr `parser:"'THEN' @@"`
+	Cond *Expr   `parser:"'WHEN' @@"`
+	More []*Expr `parser:"( ',' @@ )*"`
+	Then *Expr   `parser:"'THEN' @@"`
 }
 
 // FuncCall is a scalar or aggregate function call: name(args), COUNT(*),
-// COUNT(DISTINCT x), and the SQL standard's keyword forms:
-// EXTRACT(unit FROM x), SUBSTRING(s FROM a [FOR b]), TRIM([BOTH | LEADING
+// COUNT(DISTINCT x), an aggregate's FILTER (WHERE cond), and the SQL standard's keyword forms:
+// EXTRACT(unit FROM x), SUBSTRING(s FROM a [FOR b]), OVERLAY(s PLACING r
+// FROM a [FOR b]), TRIM([BOTH | LEADING
 // | TRAILING] [chars] FROM s), POSITION(a IN b) and FLOOR | CEIL(t TO unit).
 type FuncCall struct {
 	Pos      Pos
@@ -196,12 +213,17 @@ type FuncCall struct {
 	Distinct bool   `parser:"@'DISTINCT'?"`
 	Star     bool   `parser:"@'*'?"`
 	Trim     string `parser:"@('BOTH' | 'LEADING' | 'TRAILING')?"`
-	// Args are the arguments before any FROM, IN or TO.
+	// Args are the arguments before any PLACING, FROM, IN or TO.
 	Args []*Expr `parser:"( @@ ( ',' @@ )* )?"`
-	From *Expr   `parser:"(  'FROM' @@"`
-	For  *Expr   `parser:"   ( 'FOR' @@ )?"`
-	In   *Expr   `parser:" | 'IN' @@"`
-	To   *Name   `parser:" | 'TO' @@ )? ')'"`
+	// Placing is OVERLAY(s PLACING r FROM p [FOR n])'s r.
+	Placing *Expr `parser:"( 'PLACING' @@ )?"`
+	From    *Expr `parser:"(  'FROM' @@"`
+	For     *Expr `parser:"   ( 'FOR' @@ )?"`
+	In      *Expr `parser:" | 'IN' @@"`
+	To      *Name `parser:" | 'TO' @@ )? ')'"`
+	// Filter is the condition of an aggregate's FILTER (WHERE cond): the
+	// rows it aggregates.
+	Filter *Expr `parser:"( 'FILTER' '(' 'WHERE' @@ ')' )?"`
 	// Over makes the call an OVER aggregation or a window function
 	// (ROW_NUMBER, LAG, LEAD): agg(x) OVER (PARTITION BY ... ORDER BY ...
 	// frame) or OVER w, a window of the SELECT's WINDOW clause.

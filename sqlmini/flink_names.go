@@ -1,7 +1,6 @@
 package sqlmini
 
 import (
-	"reflect"
 	"sort"
 	"strings"
 )
@@ -21,7 +20,7 @@ import (
 // Flink writes it in backquotes (QuoteFlinkReserved).
 func FlinkReservedNames(st *Statement) []*Name {
 	notNames := map[*Name]bool{} // function names and units
-	walkNodes(reflect.ValueOf(st), func(n any) {
+	Inspect(st, func(n any) {
 		if f, ok := n.(*FuncCall); ok {
 			notNames[f.Name] = true
 			if f.To != nil {
@@ -37,7 +36,7 @@ func FlinkReservedNames(st *Statement) []*Name {
 		}
 	})
 	var out []*Name
-	walkNodes(reflect.ValueOf(st), func(n any) {
+	Inspect(st, func(n any) {
 		switch v := n.(type) {
 		case *ColumnRef:
 			if len(v.Parts) == 1 && timeNiladic[upper(string(v.Parts[0].Value))] && !quotedIn(st, v.Parts[0]) {
@@ -131,29 +130,4 @@ func columnOf(e *Expr) *Name {
 		return parts[0]
 	}
 	return nil
-}
-
-// walkNodes calls visit with every non-nil pointer to a struct in the
-// tree under v, parents first.
-func walkNodes(v reflect.Value, visit func(any)) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			return
-		}
-		if v.Elem().Kind() == reflect.Struct {
-			visit(v.Interface())
-		}
-		walkNodes(v.Elem(), visit)
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				walkNodes(v.Field(i), visit)
-			}
-		}
-	case reflect.Slice:
-		for i := 0; i < v.Len(); i++ {
-			walkNodes(v.Index(i), visit)
-		}
-	}
 }

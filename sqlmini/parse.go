@@ -79,7 +79,8 @@ type Piece struct {
 
 // Split finds the statements of src without parsing them: it cuts at
 // semicolons outside strings, quoted identifiers, comments and $$ bodies
-// (and, in EXECUTE STATEMENT SET BEGIN ... END, only at the one after END).
+// (and, in a statement set's BEGIN ... END, only at the one after END; see
+// endTracker for what makes a statement a block).
 // A trailing statement without a semicolon is included. An error reports
 // an unterminated string, identifier, comment or body, a character that
 // starts no token, or nesting deeper than Parse allows; the pieces before
@@ -351,14 +352,15 @@ func ParseExpr(src string) (*Expr, error) {
 
 // ruleWords names the grammar rules that participle puts in its messages.
 var ruleWords = map[string]string{
-	"Primary":   "a value, a column or an expression",
-	"Expr":      "an expression",
-	"SetExpr":   "a statement: SELECT, VALUES, CREATE, DROP, SHOW, DESCRIBE, SET, RESET, EXPLAIN, INSERT or ADVANCE",
-	"FromItem":  "a table, a function call or a subquery",
-	"Name":      "a name",
-	"TypeExpr":  "a data type",
-	"Arg":       "an argument",
-	"ValuesRow": "a parenthesized row",
+	"Primary":      "a value, a column or an expression",
+	"Expr":         "an expression",
+	"SetExpr":      "a statement: SELECT, VALUES, CREATE, DROP, SHOW, DESCRIBE, SET, RESET, EXPLAIN, INSERT or ADVANCE",
+	"FromItem":     "a table, a function call or a subquery",
+	"Name":         "a name",
+	"TypeExpr":     "a data type",
+	"Arg":          "an argument",
+	"ValuesRow":    "a parenthesized row",
+	"StatementSet": "STATEMENT SET BEGIN ... END",
 }
 
 // convertError turns a participle error on src into an *Error with a Pos.
@@ -385,21 +387,15 @@ func convertError(err error, src string) error {
 // unsupportedWords are Flink SQL constructs the dialect does not have yet,
 // by the reserved word that starts them, and what to say about each.
 var unsupportedWords = map[string]string{
-	"LATERAL":   "LATERAL is not supported yet",
-	"HAVING":    "HAVING needs GROUP BY or an aggregate before it",
-	"ORDER":     "ORDER BY is not allowed here: it follows a SELECT's WHERE, GROUP BY and HAVING",
-	"UNION":     "UNION without ALL is not supported yet: write UNION ALL",
-	"EXCEPT":    "EXCEPT is not supported yet",
-	"INTERSECT": "INTERSECT is not supported yet",
+	"LATERAL": "LATERAL is not supported yet",
+	"HAVING":  "HAVING needs GROUP BY or an aggregate before it",
+	"ORDER":   "ORDER BY is not allowed here: it follows a SELECT's WHERE, GROUP BY and HAVING",
 }
 
 // unsupported names the construct when a parse error is at a word that
 // starts a construct the dialect lacks (LATERAL, EXCEPT). participle
 // reports those as an unexpected token.
 func unsupported(msg string) (string, bool) {
-	if strings.HasSuffix(msg, `(expected "ALL" SetExpr)`) {
-		return unsupportedWords["UNION"], true
-	}
 	const prefix = `unexpected token "`
 	if !strings.HasPrefix(msg, prefix) {
 		return "", false
@@ -409,7 +405,7 @@ func unsupported(msg string) (string, bool) {
 		return "", false
 	}
 	if upper(word) == "SELECT" && (strings.Contains(msg, "(expected Primary") || strings.Contains(msg, "(expected Expr") || strings.HasSuffix(msg, `(expected ")")`) || strings.HasSuffix(msg, `(expected ")" ("OVER" Over)?)`)) {
-		return "a subquery in an expression (IN (SELECT ...), EXISTS (SELECT ...), (SELECT ...)) is not supported yet", true
+		return "a scalar subquery, (SELECT ...) as a value, is not supported yet: join the query's table instead, or test it with IN (SELECT ...) or EXISTS (SELECT ...)", true
 	}
 	m, ok := unsupportedWords[upper(word)]
 	return m, ok

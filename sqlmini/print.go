@@ -484,7 +484,7 @@ func (r *Reset) format(b *strings.Builder) {
 	}
 }
 
-// String prints EXPLAIN [TIMELINE] query.
+// String prints EXPLAIN [TIMELINE | WHY | details] and what it explains.
 func (e *Explain) String() string { return str(e) }
 
 func (e *Explain) format(b *strings.Builder) {
@@ -492,10 +492,28 @@ func (e *Explain) format(b *strings.Builder) {
 		return
 	}
 	b.WriteString("EXPLAIN ")
-	if e.Timeline {
+	switch {
+	case e.Timeline:
 		b.WriteString("TIMELINE ")
+	case e.Why:
+		b.WriteString("WHY ")
+	case len(e.Details) > 0:
+		for i, d := range e.Details {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(upper(d))
+		}
+		b.WriteString(" ")
 	}
-	e.Query.format(b)
+	switch {
+	case e.StatementSet != nil:
+		e.StatementSet.format(b)
+	case e.Insert != nil:
+		e.Insert.format(b)
+	default:
+		e.Query.format(b)
+	}
 }
 
 // String prints INSERT INTO table query.
@@ -530,7 +548,8 @@ func (s *StatementSet) format(b *strings.Builder) {
 	b.WriteString("END")
 }
 
-// String prints [WITH ctes] body [UNION ALL body]....
+// String prints [WITH ctes] body [UNION | INTERSECT | EXCEPT [ALL |
+// DISTINCT] body]....
 func (q *Query) String() string { return str(q) }
 
 func (q *Query) format(b *strings.Builder) {
@@ -543,10 +562,29 @@ func (q *Query) format(b *strings.Builder) {
 		b.WriteString(" ")
 	}
 	q.Body.format(b)
-	for _, u := range q.Union {
-		b.WriteString(" UNION ALL ")
-		u.format(b)
+	for _, op := range q.Ops {
+		b.WriteString(" ")
+		op.format(b)
 	}
+}
+
+// String prints UNION | INTERSECT | EXCEPT | MINUS [ALL | DISTINCT] and the
+// right operand.
+func (o *SetOp) String() string { return str(o) }
+
+func (o *SetOp) format(b *strings.Builder) {
+	if o == nil {
+		return
+	}
+	b.WriteString(canon(o.Op, "UNION", "INTERSECT", "EXCEPT", "MINUS"))
+	switch {
+	case o.All:
+		b.WriteString(" ALL")
+	case o.Distinct:
+		b.WriteString(" DISTINCT")
+	}
+	b.WriteString(" ")
+	o.Right.format(b)
 }
 
 // String prints name [(cols)] AS (query).

@@ -79,6 +79,20 @@ func (p *Predicate) format(b *strings.Builder) {
 			list(b, p.In)
 			b.WriteString(")")
 		}
+	case p.InQuery != nil:
+		if p.Negated {
+			b.WriteString(" NOT")
+		}
+		b.WriteString(" IN (")
+		p.InQuery.format(b)
+		b.WriteString(")")
+	case p.DistinctFrom != nil:
+		b.WriteString(" IS ")
+		if p.NotDistinct {
+			b.WriteString("NOT ")
+		}
+		b.WriteString("DISTINCT FROM ")
+		p.DistinctFrom.format(b)
 	case p.IsNull:
 		b.WriteString(" IS NULL")
 	case p.NotNull:
@@ -161,6 +175,10 @@ func (w *When) format(b *strings.Builder) {
 	}
 	b.WriteString("WHEN ")
 	w.Cond.format(b)
+	for _, m := range w.More {
+		b.WriteString(", ")
+		m.format(b)
+	}
 	b.WriteString(" THEN ")
 	w.Then.format(b)
 }
@@ -226,6 +244,8 @@ func (u *Unary) format(b *strings.Builder) {
 	}
 	if u.Minus {
 		b.WriteString("-")
+	} else if u.Plus {
+		b.WriteString("+")
 	}
 	u.Primary.format(b)
 }
@@ -261,6 +281,10 @@ func (p *Primary) format(b *strings.Builder) {
 		b.WriteString("ROW(")
 		p.Row.format(b)
 		b.WriteString(")")
+	case p.Exists != nil:
+		b.WriteString("EXISTS (")
+		p.Exists.format(b)
+		b.WriteString(")")
 	case p.Array != nil:
 		b.WriteString("ARRAY[")
 		p.Array.format(b)
@@ -280,6 +304,10 @@ func (p *Primary) format(b *strings.Builder) {
 	case p.Paren != nil:
 		b.WriteString("(")
 		p.Paren.format(b)
+		for _, e := range p.RowTail {
+			b.WriteString(", ")
+			e.format(b)
+		}
 		b.WriteString(")")
 	}
 }
@@ -376,6 +404,11 @@ func (f *FuncCall) format(b *strings.Builder) {
 		sep()
 		list(b, f.Args)
 	}
+	if f.Placing != nil {
+		sep()
+		b.WriteString("PLACING ")
+		f.Placing.format(b)
+	}
 	switch {
 	case f.From != nil:
 		sep()
@@ -395,6 +428,11 @@ func (f *FuncCall) format(b *strings.Builder) {
 		f.To.format(b)
 	}
 	b.WriteString(")")
+	if f.Filter != nil {
+		b.WriteString(" FILTER (WHERE ")
+		f.Filter.format(b)
+		b.WriteString(")")
+	}
 	if f.Over != nil {
 		b.WriteString(" OVER ")
 		f.Over.format(b)

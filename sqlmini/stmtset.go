@@ -3,19 +3,27 @@ package sqlmini
 import "github.com/alecthomas/participle/v2/lexer"
 
 // endTracker decides which semicolons end a statement, for Split and
-// Complete. A statement set, EXECUTE STATEMENT SET BEGIN insert; ... END,
-// holds semicolons that end its INSERTs but not the statement: only the
-// semicolon after its END does (an END that follows a semicolon or BEGIN,
-// so that a table named end inside an INSERT does not count).
+// Complete. A statement set, EXECUTE STATEMENT SET BEGIN insert; ... END
+// (or EXPLAIN ... STATEMENT SET BEGIN ... END), holds semicolons that end
+// its INSERTs but not the statement: only the semicolon after its END does
+// (an END that closes no CASE).
+//
+// A statement is such a block when it has the words STATEMENT SET in a row,
+// or BEGIN right before INSERT, wherever they are: the rule is lexical, so
+// that a statement set whose head is misspelt (EXPLIAN STATEMENT SET ...,
+// EXECUTE STATEMENT SET BEGN ...) is still one statement, which fails to
+// parse as a whole, and none of its INSERTs runs on its own. A block
+// without its END runs to the end of the source. The SQL client's BEGIN
+// STATEMENT SET, which starts a statement, is no block: it and the
+// statements up to END are statements of their own, as in Flink's client.
 type endTracker struct {
-	n     int       // tokens of the statement so far
-	head  int       // how many of EXECUTE STATEMENT SET BEGIN it starts with
-	block bool      // the statement is a statement set
-	prev  [2]string // the last two tokens, words upper-cased, latest first
+	block bool   // the statement is a block: it ends at END ;
+	cases int    // CASEs open: their END is not the block's
+	n     int    // tokens of the statement so far
+	first string // its first token, a word upper-cased
+	prev  string // the last token, a word upper-cased
+	end   bool   // the last token is the block's END
 }
-
-// setHead is how a statement set starts.
-var setHead = [...]string{"EXECUTE", "STATEMENT", "SET", "BEGIN"}
 
 // ends takes the next token of the source (not trivia, not EOF) and
 // reports whether it is the semicolon that ends the statement. After a
@@ -23,23 +31,33 @@ var setHead = [...]string{"EXECUTE", "STATEMENT", "SET", "BEGIN"}
 func (e *endTracker) ends(tok lexer.Token) bool {
 	v := tok.Value
 	if tok.Type == opType && v == ";" {
-		if !e.block || e.prev[0] == "END" && (e.prev[1] == ";" || e.prev[1] == "BEGIN") {
+		if !e.block || e.end {
 			*e = endTracker{}
 			return true
 		}
-		e.push(";")
+		e.prev, e.end = ";", false
 		return false
 	}
+	e.end = false
 	if tok.Type == identType || tok.Type == keywordType {
 		v = upper(v)
+		switch {
+		case v == "SET" && e.prev == "STATEMENT":
+			e.block = e.n != 2 || e.first != "BEGIN"
+		case v == "INSERT" && e.prev == "BEGIN":
+			e.block = true
+		case v == "CASE":
+			e.cases++
+		case v == "END" && e.cases > 0:
+			e.cases--
+		case v == "END":
+			e.end = true
+		}
 	}
-	if e.n < len(setHead) && e.head == e.n && v == setHead[e.n] {
-		e.head++
-		e.block = e.head == len(setHead)
+	if e.n == 0 {
+		e.first = v
 	}
 	e.n++
-	e.push(v)
+	e.prev = v
 	return false
 }
-
-func (e *endTracker) push(v string) { e.prev[1], e.prev[0] = e.prev[0], v }

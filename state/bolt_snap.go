@@ -12,7 +12,7 @@ package state
 // before it; bbolt needs that too: a commit that grows the file maps it
 // anew once no read transaction is open. A View that finds the snapshot
 // in use (another goroutine's View, or a View inside a View) runs in a
-// transaction of its own as before.
+// transaction of its own, as without the snapshot.
 
 // writerBegins closes the snapshot and keeps it closed until writerEnds.
 func (s *boltStore) writerBegins() {

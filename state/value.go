@@ -28,10 +28,11 @@ import (
 // just like a value whose bytes changed. CRC-32C finds every change of up to
 // 32 consecutive bits, so every damaged byte, and any other damage with a
 // chance of 1 in 2^32 of passing.
-const (
-	valueCRC32C     byte = 0x01
-	valueHeaderSize      = 5
-)
+const valueCRC32C byte = 0x01
+
+// valueHeaderSize is the bytes before a value: the format byte and the
+// CRC-32C.
+const valueHeaderSize = 5
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 

@@ -2,6 +2,8 @@ package tests
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime/settings"
 	"golang.org/x/tools/txtar"
 )
 
@@ -25,20 +29,7 @@ func TestFlinkSQL(t *testing.T) {
 	if os.Getenv("PTFSH_FLINK") == "" {
 		t.Skip("runs Maven and a Flink mini cluster: set PTFSH_FLINK=1")
 	}
-	mvn, err := exec.LookPath("mvn")
-	if err != nil {
-		t.Skip("mvn is not on PATH")
-	}
-	dir, _ := filepath.Abs("flinksql")
-	build := exec.Command(mvn, "-q", "-B", "compile", "dependency:build-classpath", "-Dmdep.outputFile=cp.txt")
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("mvn: %v\n%s", err, out)
-	}
-	cp, err := os.ReadFile(filepath.Join(dir, "cp.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, cp := flinkClasspath(t)
 	for _, name := range flinkArchives {
 		ar, err := txtar.ParseFile(name)
 		if err != nil {
@@ -62,7 +53,7 @@ func TestFlinkSQL(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(tmp, "flink.sql"), []byte(query), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		run := exec.Command("java", "-cp", filepath.Join(dir, "target/classes")+":"+strings.TrimSpace(string(cp)), "ptfsh.RunSql", filepath.Join(tmp, "flink.sql"))
+		run := exec.Command("java", "-cp", filepath.Join(dir, "target/classes")+":"+cp, "ptfsh.RunSql", filepath.Join(tmp, "flink.sql"))
 		var out bytes.Buffer
 		run.Stdout = &out
 		if err := run.Run(); err != nil {
@@ -88,3 +79,77 @@ func flinkLines(s, errPrefix string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// flinkClasspath builds tests/flinksql with Maven and returns its folder
+// and its class path (its dependencies'); it skips the test without
+// PTFSH_FLINK=1 or Maven.
+func flinkClasspath(t *testing.T) (dir, cp string) {
+	t.Helper()
+	if os.Getenv("PTFSH_FLINK") == "" {
+		t.Skip("runs Maven and Flink: set PTFSH_FLINK=1")
+	}
+	mvn, err := exec.LookPath("mvn")
+	if err != nil {
+		t.Skip("mvn is not on PATH")
+	}
+	dir, _ = filepath.Abs("flinksql")
+	build := exec.Command(mvn, "-q", "-B", "compile", "dependency:build-classpath", "-Dmdep.outputFile=cp.txt")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("mvn: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "cp.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, strings.TrimSpace(string(b))
+}
+
+// TestFlinkSettings checks that runtime/settings knows every documented
+// configuration option of the Flink on tests/flinksql's class path
+// (flinksql's ListOptions lists them): SET takes each, with a note. Opt-in:
+// PTFSH_FLINK=1; -update rewrites runtime/settings/flink_keys.go.
+func TestFlinkSettings(t *testing.T) {
+	dir, cp := flinkClasspath(t)
+	out, err := exec.Command("java", "-cp", filepath.Join(dir, "target/classes")+":"+cp, "ptfsh.ListOptions").Output()
+	if err != nil {
+		t.Fatalf("ListOptions: %v", err)
+	}
+	want := strings.Fields(string(out))
+	if *update {
+		var b strings.Builder
+		b.WriteString(flinkKeysHead)
+		for _, k := range want {
+			fmt.Fprintf(&b, "\t%q,\n", k)
+		}
+		b.WriteString("}\n")
+		if err := os.WriteFile("../runtime/settings/flink_keys.go", []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if diff := cmp.Diff(want, settings.FlinkKeys()); diff != "" {
+		t.Errorf("Flink's documented options differ from runtime/settings/flink_keys.go (-flink +ptfsh); PTFSH_FLINK=1 go test ./tests -run TestFlinkSettings -update rewrites it:\n%s", diff)
+	}
+	for _, k := range want {
+		if _, err := settings.Check(k, "x"); err != nil {
+			var unknown *settings.UnknownError
+			if errors.As(err, &unknown) {
+				t.Errorf("SET '%s' is refused as unknown", k)
+			}
+		}
+	}
+}
+
+// flinkKeysHead is the start of runtime/settings/flink_keys.go.
+const flinkKeysHead = `// Code generated from Flink 2.3.0 by tests/flinksql's ListOptions (go test ./tests
+// -run TestFlinkSettings -update with PTFSH_FLINK=1); DO NOT EDIT.
+
+package settings
+
+// flinkKeys are the keys of Flink 2.3.0's configuration options, as its
+// documentation lists them: those of its configuration, table, client, CEP
+// and runtime modules, sorted. SET takes each with a note (IgnoredReason);
+// a key that is neither one of these nor a setting of ptfsh's is an error.
+var flinkKeys = []string{
+`

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/ptfsh/ptfsh/runtime/connector/kafka/kafkatest"
 )
 
@@ -47,19 +46,7 @@ func runKafkaArchive(t *testing.T, file string) {
 	if registry != "" {
 		got = strings.ReplaceAll(got, registry, "${REGISTRY}")
 	}
-	if *update {
-		if err := test.Update(got); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, ok := test.Want()
-	if !ok {
-		t.Fatalf("%s: no want.out section (run go test ./tests -update)", file)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("%s: output differs (-want +got):\n%s", file, diff)
-	}
+	checkArchive(t, file, test, got)
 }
 
 // startKafka starts a fake cluster with the topics of an archive's

@@ -45,7 +45,13 @@ func TestScripts(t *testing.T) {
 
 func runArchive(t *testing.T, file string) {
 	test, dir := extractArchive(t, file)
-	got := RunScript(t, dir, test.Query)
+	checkArchive(t, file, test, RunScript(t, dir, test.Query))
+}
+
+// checkArchive compares what an archive's statements printed with its
+// want.out section, or rewrites the section with -update.
+func checkArchive(t *testing.T, file string, test *testarchive.Test, got string) {
+	t.Helper()
 	if *update {
 		if err := test.Update(got); err != nil {
 			t.Fatal(err)

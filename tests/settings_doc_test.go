@@ -16,10 +16,11 @@ import (
 	"github.com/ptfsh/ptfsh/script"
 )
 
-// The two tables of docs/settings.md, by their header lines.
+// The tables of docs/settings.md, by their header lines.
 const (
 	settingsHeader = "| key | default | what it does |"
 	ignoredHeader  = "| Flink option | why ptfsh ignores it |"
+	groupsHeader   = "| Flink options | why ptfsh ignores them |"
 )
 
 // settingsPage is the page of settings, whose tables are generated.
@@ -43,6 +44,20 @@ func ignoredRows() []string {
 	var rows []string
 	for _, ig := range settings.IgnoredKeys() {
 		rows = append(rows, fmt.Sprintf("| `%s` | %s |", ig.Key, ig.Reason))
+	}
+	return rows
+}
+
+// groupRows renders the rows of the table of the groups of Flink's
+// documented options that ptfsh ignores.
+func groupRows() []string {
+	var rows []string
+	for _, g := range settings.IgnoredGroups() {
+		keys := "any other of Flink's documentation"
+		if g.Prefix != "" {
+			keys = "`" + g.Prefix + "*`"
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s |", keys, g.Reason))
 	}
 	return rows
 }
@@ -76,9 +91,9 @@ func parseRow(row string) []string {
 }
 
 // TestSettingsDoc keeps the tables of docs/settings.md equal to
-// runtime/settings: every key with its default and doc, and every ignored
-// Flink option with its reason. go test ./tests -run TestSettingsDoc
-// -update rewrites the two tables from the package.
+// runtime/settings: every key with its default and doc, every ignored
+// Flink option with its reason, and the groups of the others. go test
+// ./tests -run TestSettingsDoc -update rewrites the tables from the package.
 func TestSettingsDoc(t *testing.T) {
 	b, err := os.ReadFile(settingsPage)
 	if err != nil {
@@ -88,7 +103,7 @@ func TestSettingsDoc(t *testing.T) {
 	for _, tab := range []struct {
 		header string
 		want   []string
-	}{{settingsHeader, settingsRows()}, {ignoredHeader, ignoredRows()}} {
+	}{{settingsHeader, settingsRows()}, {ignoredHeader, ignoredRows()}, {groupsHeader, groupRows()}} {
 		start, got := docTable(t, "docs/settings.md", lines, tab.header)
 		if *update {
 			lines = append(lines[:start], append(append([]string(nil), tab.want...), lines[start+len(got):]...)...)

@@ -85,11 +85,14 @@ function text(v) {
   return String(v);
 }
 
-// localDateTime prints epoch milliseconds as Java's ISO LocalDateTime
-// (UTC), milliseconds only when there are some.
+// localDateTime prints epoch milliseconds as Flink's csv format writes a
+// TIMESTAMP (UTC): 2001-01-01 02:47:00, a fraction without trailing zeros
+// only when there is one.
 function localDateTime(ms) {
   const iso = new Date(ms).toISOString(); // 2001-01-01T02:47:00.000Z
-  return iso.endsWith(".000Z") ? iso.slice(0, 19) : iso.slice(0, 23);
+  const s = iso.slice(0, 10) + " " + iso.slice(11, 19);
+  const frac = iso.slice(20, 23).replace(/0+$/, "");
+  return frac ? s + "." + frac : s;
 }
 
 const header = [];

@@ -330,16 +330,21 @@ func appendCSVField(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// appendLocalDateTime appends epoch milliseconds as Java's ISO
-// LocalDateTime (UTC), the milliseconds only when there are some.
+// appendLocalDateTime appends epoch milliseconds as Flink's csv format
+// writes a TIMESTAMP (UTC): 2001-01-01 02:47:00, a fraction without
+// trailing zeros only when there is one.
 func appendLocalDateTime(b []byte, ms int64) []byte {
 	t := time.UnixMilli(ms).UTC()
-	b = t.AppendFormat(b, "2006-01-02T15:04:05")
+	b = t.AppendFormat(b, "2006-01-02 15:04:05")
 	if f := ms % 1000; f != 0 {
 		if f < 0 {
 			f += 1000
 		}
-		b = append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+		digits := []byte{byte('0' + f/100), byte('0' + f/10%10), byte('0' + f%10)}
+		for digits[len(digits)-1] == '0' {
+			digits = digits[:len(digits)-1]
+		}
+		b = append(append(b, '.'), digits...)
 	}
 	return b
 }

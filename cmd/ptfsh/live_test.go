@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -262,5 +263,63 @@ func TestLive_exitStatus(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "2 statements failed (SET 'ptfsh.on-error' = 'continue' ran the rest): line 2, line 4") {
 		t.Errorf("stderr does not name the failed statements:\n%s", stderr.String())
+	}
+}
+
+// TestLive_procTimeWindows runs a TUMBLE window over PROCTIME() on a paced
+// datagen table on the wall clock: each one-second window is emitted
+// when the clock passes its end, with the rows made in it.
+func TestLive_procTimeWindows(t *testing.T) {
+	bin := ptfshBinary(t)
+	q := "CREATE TABLE g (n BIGINT, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'rows-per-second' = '10', 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '1000000');" +
+		"SELECT window_end, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(pt), INTERVAL '1' SECOND)) GROUP BY window_start, window_end;"
+	cmd := exec.Command(bin, "--format", "csv", "-e", q)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = pw
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	lines := readLines(pr)
+	var rows []timedLine
+	deadline := time.After(20 * time.Second)
+	for len(rows) < 3 {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("the output ended; stderr:\n%s", stderr.String())
+			}
+			if strings.Contains(l.text, ",") && !strings.HasPrefix(l.text, "window_end") {
+				rows = append(rows, l)
+			}
+		case <-deadline:
+			t.Fatalf("%d windows within 20 s", len(rows))
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	for _, r := range rows[1:] { // the first window may have begun before the first row
+		end, count, _ := strings.Cut(r.text, ",")
+		c, err := strconv.Atoi(count)
+		if err != nil {
+			t.Fatalf("row %q: %v", r.text, err)
+		}
+		at, err := time.Parse("2006-01-02 15:04:05", strings.Replace(end, "T", " ", 1))
+		if err != nil {
+			t.Fatalf("window_end %q: %v", end, err)
+		}
+		late := r.at.Sub(at)
+		t.Logf("window ending %s: %d rows, emitted %v after its end", end, c, late)
+		if c < 5 || c > 15 {
+			t.Errorf("window ending %s counts %d rows; at 10 rows a second, want about 10", end, c)
+		}
+		if late < -time.Millisecond || late > time.Second {
+			t.Errorf("window ending %s was emitted %v after its end", end, late)
+		}
 	}
 }

@@ -96,18 +96,63 @@ func TestREPL_terminal(t *testing.T) {
 	term.waitFor("note: reloaded greet.js")
 	term.waitFor("+I[Howdy Bob]")
 
-	// Ctrl-C stops a query over an endless table; the shell goes on.
+	// Ctrl-C stops a query over an endless table with a final checkpoint
+	// (its next run goes on from it); the shell goes on.
 	term.line("CREATE TABLE g (name STRING) WITH ('connector' = 'datagen');")
 	term.clear()
 	term.line("SELECT * FROM greet(TABLE g) WHERE EXPR$0 = 'none';")
 	time.Sleep(700 * time.Millisecond)
-	if s := term.screen(); strings.Contains(s, "statement cancelled") || strings.HasSuffix(strings.TrimSpace(s), "ptfsh>") {
+	if s := term.screen(); strings.Contains(s, "stopping") || strings.HasSuffix(strings.TrimSpace(s), "ptfsh>") {
 		t.Fatalf("the endless query ended by itself:\n%s", s)
 	}
 	term.keys("C-c")
-	term.waitFor("statement cancelled")
+	term.waitFor("note: stopping")
 	term.line("SELECT * FROM greet(TABLE v);")
 	term.waitFor("+I[Howdy Bob]")
+
+	// A paced table's rows show at the prompt as they are made: each within
+	// a tenth of a second of the one before's 200 ms, not when the query
+	// ends.
+	term.line("CREATE TABLE paced (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '5', 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '1000');")
+	term.clear()
+	term.line("SELECT n FROM paced;")
+	var seen []time.Time
+	for n := 1; n <= 4; n++ {
+		row := fmt.Sprintf("+I[%d]", n)
+		deadline := time.Now().Add(5 * time.Second)
+		for !strings.Contains(term.screen(), row) {
+			if time.Now().After(deadline) {
+				t.Fatalf("row %s did not show within 5 s:\n%s", row, term.screen())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		seen = append(seen, time.Now())
+	}
+	for k := 1; k < len(seen); k++ {
+		gap := seen[k].Sub(seen[k-1])
+		t.Logf("row %d showed %v after row %d", k+1, gap, k)
+		if gap < 100*time.Millisecond || gap > 500*time.Millisecond {
+			t.Errorf("row %d showed %v after the one before; rows made every 200 ms must show as they are made", k+1, gap)
+		}
+	}
+	term.keys("C-c")
+	term.waitFor("note: stopping")
+
+	// The table mode redraws its table in place while the query runs, as
+	// the Flink SQL client's does: the count grows on the same line.
+	term.line("SET 'ptfsh.format' = 'tableau';")
+	term.line("SET 'sql-client.execution.result-mode' = 'table';")
+	term.clear()
+	term.line("SELECT COUNT(*) AS c FROM paced;")
+	term.waitFor("|                    2 |")
+	term.waitFor("|                    4 |")
+	if s := term.screen(); strings.Count(s, "| c ") != 1 && strings.Count(s, "|                    c |") != 1 {
+		t.Errorf("the table is drawn more than once, not redrawn in place:\n%s", s)
+	}
+	term.keys("C-c")
+	term.waitFor("note: stopping")
+	term.line("SET 'sql-client.execution.result-mode' = 'tableau';")
+	term.line("SET 'ptfsh.format' = 'rows';")
 
 	// Ctrl-C on a statement being typed drops it.
 	term.clear()

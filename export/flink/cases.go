@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"unicode"
 
@@ -267,7 +266,7 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 			return "", "whose VALUES come with WITH options, which Flink has no equivalent for", nil
 		}
 		steps := false
-		walk(reflect.ValueOf(t.Query), func(n any) {
+		sqlmini.Inspect(t.Query, func(n any) {
 			if v, ok := n.(*sqlmini.ValuesRow); ok && v.Watermark != nil {
 				steps = true
 			}
@@ -422,7 +421,7 @@ func writeRows(ctx context.Context, r Runner, dir, file, name string, cols []str
 // compares function names, without regard to case).
 func callsFn(q *sqlmini.Query, name string) bool {
 	found := false
-	walk(reflect.ValueOf(q), func(n any) {
+	sqlmini.Inspect(q, func(n any) {
 		var called *sqlmini.Name
 		switch n := n.(type) {
 		case *sqlmini.Call:
@@ -444,7 +443,7 @@ func untypedNull(q *sqlmini.Query) bool {
 	isNull := func(e *sqlmini.Expr) bool {
 		return e != nil && strings.EqualFold(strings.Trim(strings.TrimSpace(e.String()), "() "), "NULL")
 	}
-	walk(reflect.ValueOf(q), func(n any) {
+	sqlmini.Inspect(q, func(n any) {
 		switch v := n.(type) {
 		case *sqlmini.ValuesRow:
 			for _, e := range v.Values {
@@ -462,12 +461,12 @@ func untypedNull(q *sqlmini.Query) bool {
 // clause are its own.
 func readsUnfit(q *sqlmini.Query, unfit map[string]string) (name, why string) {
 	ctes := map[string]bool{}
-	walk(reflect.ValueOf(q), func(n any) {
+	sqlmini.Inspect(q, func(n any) {
 		if c, ok := n.(*sqlmini.CTE); ok && c.Name != nil {
 			ctes[string(c.Name.Value)] = true
 		}
 	})
-	walk(reflect.ValueOf(q), func(n any) {
+	sqlmini.Inspect(q, func(n any) {
 		if name != "" {
 			return
 		}
@@ -505,12 +504,12 @@ func registration(name, file string) *sqlmini.Statement {
 // none. Names that q defines in a WITH clause are its own, not views.
 func otherCall(q *sqlmini.Query, others, tainted map[string]string) (fn, view string) {
 	ctes := map[string]bool{}
-	walk(reflect.ValueOf(q), func(n any) {
+	sqlmini.Inspect(q, func(n any) {
 		if c, ok := n.(*sqlmini.CTE); ok && c.Name != nil {
 			ctes[string(c.Name.Value)] = true
 		}
 	})
-	walk(reflect.ValueOf(q), func(n any) {
+	sqlmini.Inspect(q, func(n any) {
 		if fn != "" {
 			return
 		}
@@ -535,34 +534,6 @@ func otherCall(q *sqlmini.Query, others, tainted map[string]string) (fn, view st
 		}
 	})
 	return fn, view
-}
-
-// walk calls visit with every node of a syntax tree under v, parents
-// before children: each pointer to a sqlmini struct. It follows the
-// exported fields of structs, pointers and slices, so that a node the
-// grammar gains later is visited without a change here.
-func walk(v reflect.Value, visit func(any)) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			return
-		}
-		if v.Elem().Kind() == reflect.Struct {
-			visit(v.Interface())
-		}
-		walk(v.Elem(), visit)
-	case reflect.Struct:
-		t := v.Type()
-		for i := range v.NumField() {
-			if t.Field(i).IsExported() {
-				walk(v.Field(i), visit)
-			}
-		}
-	case reflect.Slice:
-		for i := range v.Len() {
-			walk(v.Index(i), visit)
-		}
-	}
 }
 
 // FunctionName is the SQL name to export the function file absFile under:

@@ -18,8 +18,9 @@
 //	                             query.sql (each statement, results and
 //	                             errors together) in the page's scratch
 //	                             folder, or in DIR of the repository, and
-//	                             the next block is what it prints; "as NAME"
-//	                             also saves it as the file NAME
+//	                             the next block (no language, or text) is
+//	                             what it prints; "as NAME" also saves it as
+//	                             the file NAME
 //	<!-- doc: excerpt PATH -->   the block's lines are lines of PATH, in
 //	                             order; a line "..." stands for lines of
 //	                             PATH left out
@@ -104,6 +105,29 @@ func ReadPage(root, page string) ([]string, error) {
 		return nil, err
 	}
 	return strings.Split(string(b), "\n"), nil
+}
+
+// PageBlocks reads a page of the repository at root: its lines and its
+// fenced blocks (Blocks).
+func PageBlocks(root, page string) ([]string, []Block, error) {
+	lines, err := ReadPage(root, page)
+	if err != nil {
+		return nil, nil, err
+	}
+	blocks, err := Blocks(lines)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s:%w", page, err)
+	}
+	return lines, blocks, nil
+}
+
+// Rewrite writes a page of the repository at root with the replacements
+// made (for the tests' -update); no replacements, no write.
+func Rewrite(root, page string, lines []string, repls []Replacement) error {
+	if len(repls) == 0 {
+		return nil
+	}
+	return WriteFile(filepath.Join(root, page), strings.Join(Replaced(lines, repls), "\n"))
 }
 
 // Blocks returns the fenced blocks of a page's lines, and an error for a

@@ -290,13 +290,6 @@ func ChangelogValues(t *catalog.Table, n *exec.ValuesNode) exec.Node {
 	return &sourceNode{ValuesNode: n, mode: t.Changelog, key: t.PrimaryKey}
 }
 
-// openSourceReader opens a file table's reader: for a changelog source
-// one over the declared columns (op included) whose rows take their kinds
-// from the op column, which it drops.
-func openSourceReader(t *catalog.Table, resume format.SourcePos) (format.RowReader, error) {
-	return withChangelog(t, func(ft *catalog.Table) (format.RowReader, error) { return openTableReader(ft, resume) })
-}
-
 // withChangelog opens a file table's reader with open, given the table
 // with the columns its file holds, and for a changelog source wraps it as
 // openSourceReader does.

@@ -638,7 +638,7 @@ func (s *datagenStream) Next() (exec.Event, error) {
 			return exec.Event{Kind: exec.EvEnd}, nil
 		}
 	}
-	if s.ex.Live().Stopping() {
+	if s.ex.Stopping() {
 		return exec.Event{Kind: exec.EvEnd}, nil // stopped (Ctrl-C, SIGTERM): it ends here
 	}
 	if s.pace != nil && !s.pace.ready(s.ex) {

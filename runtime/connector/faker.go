@@ -329,7 +329,7 @@ func (s *fakerStream) Next() (exec.Event, error) {
 	if ev, ok := s.before(); ok {
 		return ev, nil
 	}
-	if s.ex.Live().Stopping() {
+	if s.ex.Stopping() {
 		return exec.Event{Kind: exec.EvEnd}, nil // stopped (Ctrl-C, SIGTERM): it ends here
 	}
 	if s.pace != nil && !s.pace.ready(s.ex) {

@@ -161,7 +161,7 @@ func (s *fileStream) Next() (exec.Event, error) {
 		s.held = nil
 		return exec.Event{Kind: exec.EvRow, Row: r}, nil
 	}
-	if s.pending && (s.follow == nil || s.follow.pace.due() || s.ex.Live().Stopping()) {
+	if s.pending && (s.follow == nil || s.follow.pace.due() || s.ex.Stopping()) {
 		s.pending = false
 		if s.follow != nil {
 			s.follow.pace.emitted()
@@ -218,11 +218,6 @@ func (s *fileStream) Close() error {
 	return s.r.Close()
 }
 
-// openTableReader opens the reader of a file table with its WITH options.
-func openTableReader(t *catalog.Table, resume format.SourcePos) (format.RowReader, error) {
-	return openTableReaderAt(t, TablePath(t), resume)
-}
-
 // openTableReaderAt opens the file at path with the format and options of
 // table t: t's file, or a file of its folder.
 func openTableReaderAt(t *catalog.Table, path string, resume format.SourcePos) (format.RowReader, error) {
@@ -241,7 +236,8 @@ func openTableReaderIn(t *catalog.Table, path string, resume format.SourcePos, i
 		// Flink's csv format reads TIMESTAMP as yyyy-MM-dd HH:mm:ss[.S]
 		// and TIMESTAMP_LTZ as the same followed by Z, nothing else.
 		parse.FlinkCSV = t.FlinkReaders
-		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"], Resume: resume, Input: in}
+		nl, nlSet := t.Options["csv.null-literal"]
+		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: nl, EmptyIsNull: nlSet && nl == "", Resume: resume, Input: in}
 		var err error
 		if opts.Header, err = BoolOption(t, "csv.header"); err != nil {
 			return nil, err

@@ -63,7 +63,7 @@ type following struct {
 // the next look.
 func (s *fileStream) waitMore() (exec.Event, error) {
 	live := s.ex.Live()
-	if live.Stopping() {
+	if s.ex.Stopping() {
 		s.reportSkipped()
 		return exec.Event{Kind: exec.EvEnd}, nil
 	}

@@ -55,7 +55,8 @@ func InferColumns(t *catalog.Table, ct *sqlmini.CreateTable) (string, error) {
 	from := fmt.Sprintf("the first %d rows of", format.InferSampleRows)
 	switch f := t.Options["format"]; f {
 	case "csv":
-		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: t.Options["csv.null-literal"]}
+		nl, nlSet := t.Options["csv.null-literal"]
+		opts := format.CSVSourceOptions{Parse: parse, NullLiteral: nl, EmptyIsNull: nlSet && nl == ""}
 		if opts.Header, err = BoolOption(t, "csv.header"); err != nil {
 			return "", sqlmini.Errorf(optionPos(ct, "csv.header"), "%w", err)
 		}

@@ -42,7 +42,8 @@ func newRecordCodec(f *kafkaFormat, sch types.Schema, topic string, key bool) (r
 		}
 		return &jsonCodec{sch: sch, dec: d, iso: f.opts["timestamp-format.standard"] == "ISO-8601"}, nil
 	case fmtCSV:
-		opts := format.CSVSourceOptions{NullLiteral: f.opts["null-literal"], DisableQuoteCharacter: f.opts["disable-quote-character"] == "true"}
+		nl, nlSet := f.opts["null-literal"]
+		opts := format.CSVSourceOptions{NullLiteral: nl, EmptyIsNull: nlSet && nl == "", DisableQuoteCharacter: f.opts["disable-quote-character"] == "true"}
 		var err error
 		if opts.FieldDelimiter, err = charValue(f.prefix+"field-delimiter", f.opts["field-delimiter"]); err != nil {
 			return nil, err
@@ -89,10 +90,15 @@ type jsonCodec struct {
 }
 
 func (c *jsonCodec) decode(b []byte, out []types.Row) ([]types.Row, error) {
+	return decodeOne(c.dec, b, out)
+}
+
+// decodeOne appends the row of a record that holds one (nil: none).
+func decodeOne(d *format.RecordDecoder, b []byte, out []types.Row) ([]types.Row, error) {
 	if b == nil {
 		return out, nil
 	}
-	r, err := c.dec.Decode(b)
+	r, err := d.Decode(b)
 	if err != nil {
 		return out, err
 	}
@@ -113,14 +119,7 @@ type csvCodec struct {
 }
 
 func (c *csvCodec) decode(b []byte, out []types.Row) ([]types.Row, error) {
-	if b == nil {
-		return out, nil
-	}
-	r, err := c.dec.Decode(b)
-	if err != nil {
-		return out, err
-	}
-	return append(out, r), nil
+	return decodeOne(c.dec, b, out)
 }
 
 func (c *csvCodec) encode(dst []byte, r types.Row) ([]byte, error) {

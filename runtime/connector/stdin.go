@@ -152,12 +152,12 @@ func (s *stdinStream) Next() (exec.Event, error) {
 		s.held = nil
 		return exec.Event{Kind: exec.EvRow, Row: r}, nil
 	}
-	if s.pending && (s.pace.due() || s.ended || s.live.Stopping()) {
+	if s.pending && (s.pace.due() || s.ended || s.ex.Stopping()) {
 		s.pending = false
 		s.pace.emitted()
 		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
 	}
-	if s.ended || s.live.Stopping() {
+	if s.ended || s.ex.Stopping() {
 		// A stop ends the table at once: the lines not read yet stay for
 		// the next statement that reads standard input.
 		s.ended = true

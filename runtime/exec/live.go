@@ -24,7 +24,8 @@ import (
 // there. A second one cancels it.
 
 // Live is what the sources and the driver of one execution share about
-// waiting. Wake, WakeAt and Stop are safe for use from any goroutine.
+// waiting. Wake and Stop are safe for use from any goroutine; WakeAt is
+// for the statement's goroutine.
 type Live struct {
 	wake      chan struct{}
 	requested atomic.Bool // Stop was called
@@ -71,14 +72,14 @@ func (l *Live) Wake() {
 
 // WakeAt asks the driver to pull again at t at the latest (the next row
 // of a paced source, the end of a processing-time window, an idle
-// timeout).
+// timeout). It is for the statement's goroutine, whose next Wait takes
+// the time; another goroutine says it has rows with Wake.
 func (l *Live) WakeAt(t time.Time) {
 	l.mu.Lock()
 	if l.deadline.IsZero() || t.Before(l.deadline) {
 		l.deadline = t
 	}
 	l.mu.Unlock()
-	l.Wake()
 }
 
 // Stop asks to stop the statement. It returns at once; the driver begins
@@ -92,12 +93,23 @@ func (l *Live) Stop() {
 // StopRequested reports whether Stop was called.
 func (l *Live) StopRequested() bool { return l.requested.Load() }
 
-// Stopping reports whether the driver began the stop: a live source then
-// ends as if its input ended.
+// Stopping reports whether the stop began: a live source then ends as
+// if its input ended.
 func (l *Live) Stopping() bool { return l.stopped.Load() }
 
-// BeginStop begins a stop that Stop asked for, on the driver's goroutine
-// between two events: the statement ends without the end of input (no
+// Stopping is what a live source asks before it reads: it begins a stop
+// that Stop asked for (sources run on the statement's goroutine, as the
+// driver does, so that an operator that keeps the driver waiting, one
+// whose rows a filter drops, still stops) and reports whether the
+// statement is stopping.
+func (ex *Execution) Stopping() bool {
+	ex.BeginStop()
+	return ex.Live().Stopping()
+}
+
+// BeginStop begins a stop that Stop asked for, on the statement's
+// goroutine (the driver's, between two events, or a source's): the
+// statement ends without the end of input (no
 // maximum watermark, timers and state stay, as Flink's stop-with-savepoint
 // leaves them), then the sources are told. It reports whether it began
 // one.

@@ -1,6 +1,7 @@
 package exec_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -44,10 +45,10 @@ func TestNewOptions(t *testing.T) {
 func TestNewExecution_clock(t *testing.T) {
 	o := exec.DefaultOptions()
 	o.ProcessingTime, o.FixedClock = 42, true
-	if got := exec.NewExecution(nil, nil, o).Now(); got != 42 {
+	if got := exec.NewExecution(context.Background(), nil, o).Now(); got != 42 {
 		t.Errorf("Now() = %d, want 42", got)
 	}
-	if exec.NewExecution(nil, nil, exec.DefaultOptions()).Now() < 1_700_000_000_000 {
+	if exec.NewExecution(context.Background(), nil, exec.DefaultOptions()).Now() < 1_700_000_000_000 {
 		t.Error("the default clock is not the wall clock")
 	}
 }

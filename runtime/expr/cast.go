@@ -351,13 +351,17 @@ func compileCast(c *sqlmini.Cast, sc *Scope) (Expr, error) {
 			return nil, err
 		}
 		var out any
-		if _, isString := v.(string); text && !isString {
-			out = string(types.AppendTableValue(nil, v, from))
-		} else if konstFloat {
+		switch _, isString := v.(string); {
+		case text && !isString:
+			return string(types.AppendTableValue(nil, v, from)), nil
+		case konstFloat:
 			// Flink's planner folds a constant CAST to FLOAT exactly (its
 			// literal keeps 0.1, not the float 0.10000000149011612).
 			out, err = castToFloat64(v, to)
-		} else if out, err = CastValue(v, to); err != nil {
+		default:
+			out, err = CastValue(v, to)
+		}
+		if err != nil {
 			if try {
 				return nil, nil
 			}

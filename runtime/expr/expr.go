@@ -205,6 +205,14 @@ func compilePredicate(p *sqlmini.Predicate, sc *Scope) (Expr, error) {
 			}
 			return notIn, nil
 		}}, nil
+	case p.DistinctFrom != nil:
+		right, err := compileAdditive(p.DistinctFrom, sc)
+		if err != nil {
+			return nil, err
+		}
+		return distinctFrom(p.Pos, left, right, p.NotDistinct)
+	case p.InQuery != nil:
+		return nil, sqlmini.Errorf(p.Pos, "IN (SELECT ...) is only supported as a condition of WHERE, alone or joined to the others by AND")
 	case p.IsNull || p.NotNull:
 		want := p.IsNull
 		return &funcExpr{t: types.TypeBoolean.AsNotNull(), konst: left.IsConstant(), f: func(row []any) (any, error) {
@@ -216,6 +224,26 @@ func compilePredicate(p *sqlmini.Predicate, sc *Scope) (Expr, error) {
 		}}, nil
 	}
 	return left, nil
+}
+
+// distinctFrom compiles a IS [NOT] DISTINCT FROM b: never NULL, two NULLs
+// are not distinct, a NULL and a value are.
+func distinctFrom(pos sqlmini.Pos, left, right Expr, not bool) (Expr, error) {
+	if !Comparable(left.Type(), right.Type()) {
+		return nil, sqlmini.Errorf(pos, "cannot compare %s with %s", left.Type(), right.Type())
+	}
+	return &funcExpr{t: types.TypeBoolean.AsNotNull(), konst: allConstant(left, right), f: func(row []any) (any, error) {
+		a, err := left.Eval(row)
+		if err != nil {
+			return nil, err
+		}
+		b, err := right.Eval(row)
+		if err != nil {
+			return nil, err
+		}
+		same := a == nil && b == nil || a != nil && b != nil && CompareValues(a, b) == 0
+		return same == not, nil
+	}}, nil
 }
 
 // comparable reports whether values of t and u can be compared.
@@ -403,8 +431,18 @@ func CompileMultiplicative(m *sqlmini.Multiplicative, sc *Scope) (Expr, error) {
 
 func compileUnary(u *sqlmini.Unary, sc *Scope) (Expr, error) {
 	x, err := compilePrimary(u.Primary, sc)
-	if err != nil || !u.Minus {
-		return x, err
+	if err != nil {
+		return nil, err
+	}
+	if u.Plus {
+		// +x is x, for the types -x takes.
+		if t := x.Type(); !t.IsNumeric() && t.Kind != types.KindNull && t.Kind != types.KindIntervalDayTime && t.Kind != types.KindIntervalYearMonth {
+			return nil, sqlmini.Errorf(u.Pos, "Cannot apply '+' to arguments of type '+<%s>'. Supported form(s): '+<NUMERIC>' '+<DATETIME_INTERVAL>'", t.Nullable())
+		}
+		return x, nil
+	}
+	if !u.Minus {
+		return x, nil
 	}
 	if c, ok := x.(*Constant); ok {
 		switch v := c.v.(type) {

@@ -33,24 +33,13 @@ func compilePrimary(p *sqlmini.Primary, sc *Scope) (Expr, error) {
 		return compileCase(p.Case, sc)
 	case p.Cast != nil:
 		return compileCast(p.Cast, sc)
+	case p.Exists != nil:
+		return nil, sqlmini.Errorf(p.Pos, "EXISTS (SELECT ...) is only supported as a condition of WHERE, alone or joined to the others by AND")
+	case p.Paren != nil && len(p.RowTail) > 0:
+		// (a, b) is ROW(a, b).
+		return rowConstructor(append([]*sqlmini.Expr{p.Paren}, p.RowTail...), sc)
 	case p.Row != nil:
-		elems, err := compileList(p.Row.Elems, sc)
-		if err != nil {
-			return nil, err
-		}
-		fields := make([]types.Field, len(elems))
-		for i, e := range elems {
-			fields[i] = types.Field{Name: "EXPR$" + strconv.Itoa(i), Type: e.Type()}
-		}
-		t := types.NewRowType(fields...)
-		t.NotNull = true
-		return &funcExpr{t: t, konst: allConstant(elems...), f: func(row []any) (any, error) {
-			vals, err := evalList(elems, row)
-			if err != nil {
-				return nil, err
-			}
-			return types.Row{Kind: types.Insert, Fields: vals}, nil
-		}}, nil
+		return rowConstructor(p.Row.Elems, sc)
 	case p.Array != nil:
 		elems, err := compileList(p.Array.Elems, sc)
 		if err != nil {
@@ -129,6 +118,9 @@ func compilePrimary(p *sqlmini.Primary, sc *Scope) (Expr, error) {
 		}
 		i, err := sc.Lookup(p.Column)
 		if err != nil {
+			if x, ok, ferr := fieldAccess(p.Column, sc); ok {
+				return x, ferr
+			}
 			return nil, err
 		}
 		return &Column{Index: i, T: sc.Schema.Columns[i].Type}, nil
@@ -136,6 +128,87 @@ func compilePrimary(p *sqlmini.Primary, sc *Scope) (Expr, error) {
 		return Compile(p.Paren, sc)
 	}
 	return nil, sqlmini.Errorf(p.Pos, "unsupported expression")
+}
+
+// rowConstructor compiles ROW(a, b, ...) and the implicit row (a, b, ...):
+// a ROW NOT NULL whose fields are named EXPR$0, EXPR$1, ... as in Flink.
+func rowConstructor(es []*sqlmini.Expr, sc *Scope) (Expr, error) {
+	elems, err := compileList(es, sc)
+	if err != nil {
+		return nil, err
+	}
+	fields := make([]types.Field, len(elems))
+	for i, e := range elems {
+		fields[i] = types.Field{Name: "EXPR$" + strconv.Itoa(i), Type: e.Type()}
+	}
+	t := types.NewRowType(fields...)
+	t.NotNull = true
+	return &funcExpr{t: t, konst: allConstant(elems...), f: func(row []any) (any, error) {
+		vals, err := evalList(elems, row)
+		if err != nil {
+			return nil, err
+		}
+		return types.Row{Kind: types.Insert, Fields: vals}, nil
+	}}, nil
+}
+
+// fieldAccess compiles a column reference whose first parts name a ROW
+// column and whose last parts its fields (nested ones too): r.f, t.r.f,
+// r.inner.f. ok is false when no prefix of the parts names a ROW column;
+// the reference is then no field access.
+func fieldAccess(ref *sqlmini.ColumnRef, sc *Scope) (Expr, bool, error) {
+	for k := len(ref.Parts) - 1; k >= 1; k-- {
+		i, err := sc.Lookup(&sqlmini.ColumnRef{Pos: ref.Pos, Parts: ref.Parts[:k]})
+		if err != nil || sc.Schema.Columns[i].Type.Kind != types.KindRow {
+			continue
+		}
+		var x Expr = &Column{Index: i, T: sc.Schema.Columns[i].Type}
+		for _, part := range ref.Parts[k:] {
+			t := x.Type()
+			if t.Kind != types.KindRow {
+				return nil, true, sqlmini.Errorf(part.Pos, "%s is %s, which has no fields: '%s' cannot be read from it", JoinNames(ref.Parts[:k]), t, part.Value)
+			}
+			f := -1
+			for j, fd := range t.Fields {
+				if fd.Name == string(part.Value) {
+					f = j
+					break
+				}
+			}
+			if f < 0 {
+				names := make([]string, len(t.Fields))
+				for j, fd := range t.Fields {
+					names[j] = fd.Name
+				}
+				return nil, true, sqlmini.Errorf(part.Pos, "field '%s' not found in %s; its fields are [%s]", part.Value, t, strings.Join(names, ", "))
+			}
+			x = fieldOf(x, f)
+			k++
+		}
+		return x, true, nil
+	}
+	return nil, false, nil
+}
+
+// fieldOf reads field f of a ROW value: NULL when the row is NULL, so the
+// field of a nullable row is nullable.
+func fieldOf(x Expr, f int) Expr {
+	rt := x.Type()
+	t := rt.Fields[f].Type
+	if !rt.NotNull {
+		t = t.Nullable()
+	}
+	return &funcExpr{t: t, konst: x.IsConstant(), f: func(row []any) (any, error) {
+		v, err := x.Eval(row)
+		if v == nil || err != nil {
+			return nil, err
+		}
+		r, ok := v.(types.Row)
+		if !ok || f >= len(r.Fields) {
+			return nil, nil
+		}
+		return r.Fields[f], nil
+	}}
 }
 
 func compileList(es []*sqlmini.Expr, sc *Scope) ([]Expr, error) {

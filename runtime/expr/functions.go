@@ -93,8 +93,10 @@ func (c *call) plain() error {
 		return c.errorf("DISTINCT is only allowed in an aggregate function")
 	case f.Trim != "":
 		return c.errorf("%s is only allowed in TRIM", strings.ToUpper(f.Trim))
+	case f.Placing != nil:
+		return c.errorf("PLACING is only allowed in OVERLAY")
 	case f.From != nil:
-		return c.errorf("FROM is only allowed in EXTRACT, SUBSTRING and TRIM")
+		return c.errorf("FROM is only allowed in EXTRACT, SUBSTRING, OVERLAY and TRIM")
 	case f.In != nil:
 		return c.errorf("IN is only allowed in POSITION")
 	case f.To != nil:
@@ -165,10 +167,29 @@ var functionIndex = map[string]Function{}
 
 func init() {
 	functions = append(functions, timeFunctions...)
+	functions = append(functions, mathFunctions...)
 	sort.Slice(functions, func(i, j int) bool { return functions[i].Name < functions[j].Name })
 	for _, f := range functions {
 		functionIndex[f.Name] = f
 	}
+}
+
+// CheckCall returns the error that compiling f would give for its name
+// alone, before its arguments are compiled: an unknown function, an
+// aggregate or window function that is not allowed here. nil for a
+// function that exists.
+func CheckCall(f *sqlmini.FuncCall, sc *Scope) error {
+	name := strings.ToUpper(string(f.Name.Value))
+	if sc != nil && sc.UserFunction != nil {
+		if _, ok := sc.UserFunction(string(f.Name.Value)); ok {
+			return nil
+		}
+	}
+	if _, ok := functionIndex[name]; ok {
+		return nil
+	}
+	_, err := compileFunc(&sqlmini.FuncCall{Pos: f.Pos, Name: f.Name}, nil)
+	return err
 }
 
 // compileFunc compiles a call of a built-in scalar function.
@@ -181,7 +202,8 @@ func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
 		return sc.Over(f)
 	}
 	switch name {
-	case "COUNT", "SUM", "MIN", "MAX", "AVG":
+	case "COUNT", "SUM", "MIN", "MAX", "AVG", "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE",
+		"LISTAGG", "ARRAY_AGG", "COLLECT", "PERCENTILE":
 		return nil, sqlmini.Errorf(f.Pos, "aggregate function %s is only allowed in a SELECT list or HAVING (with or without GROUP BY), not here", name)
 	case "DAY":
 		return nil, sqlmini.Errorf(f.Pos, "DAY is not a function in Flink SQL: write DAYOFMONTH(x) or EXTRACT(DAY FROM x)")
@@ -194,9 +216,11 @@ func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
 		return nil, sqlmini.Errorf(f.Pos, "%s reads the window of a query grouped by %s(...) with the same arguments: GROUP BY %s(time_attribute, ...)", name, name[:strings.IndexByte(name, '_')], name[:strings.IndexByte(name, '_')])
 	case "ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD":
 		return nil, sqlmini.Errorf(f.Pos, "the window function %s needs an OVER window: %s(...) OVER (PARTITION BY ... ORDER BY ...)", name, name)
-	case "LISTAGG", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP", "COLLECT",
-		"FIRST_VALUE", "LAST_VALUE", "ARRAY_AGG", "JSON_OBJECTAGG", "JSON_ARRAYAGG", "BIT_AND", "BIT_OR", "BIT_XOR":
-		return nil, sqlmini.Errorf(f.Pos, "the aggregate function %s is not supported yet (COUNT, SUM, MIN, MAX and AVG are)", name)
+	case "FIRST_VALUE", "LAST_VALUE", "JSON_OBJECTAGG", "JSON_ARRAYAGG", "BIT_AND", "BIT_OR", "BIT_XOR":
+		return nil, sqlmini.Errorf(f.Pos, "the aggregate function %s is not supported yet (COUNT, SUM, MIN, MAX, AVG, the STDDEV and VAR functions, LISTAGG, ARRAY_AGG, COLLECT and PERCENTILE are)", name)
+	}
+	if f.Filter != nil {
+		return nil, sqlmini.Errorf(f.Filter.Pos, "FILTER (WHERE ...) is for aggregate calls of a SELECT list or HAVING, and %s is not one", f.Name.Value)
 	}
 	if sc != nil && sc.UserFunction != nil {
 		// A function of the catalog hides a built-in of its name, as a
@@ -488,13 +512,34 @@ func compileCase(ce *sqlmini.CaseExpr, sc *Scope) (Expr, error) {
 	}
 	var conds, results []Expr
 	for _, w := range ce.Whens {
+		if operand == nil && len(w.More) > 0 {
+			return nil, sqlmini.Errorf(w.More[0].Pos, "WHEN with several values (WHEN 1, 2 THEN) needs a CASE with an operand: CASE x WHEN 1, 2 THEN ...")
+		}
 		cnd, err := Compile(w.Cond, sc)
 		if err != nil {
 			return nil, err
 		}
 		if operand != nil {
-			if cnd, err = compileCompare(w.Pos, "=", operand, cnd); err != nil {
-				return nil, err
+			// CASE x WHEN a, b THEN: x = a OR x = b.
+			var ors []Expr
+			for i, e := range append([]*sqlmini.Expr{w.Cond}, w.More...) {
+				v := cnd
+				if i > 0 {
+					if v, err = Compile(e, sc); err != nil {
+						return nil, err
+					}
+				}
+				eq, err := compileCompare(e.Pos, "=", operand, v)
+				if err != nil {
+					return nil, err
+				}
+				ors = append(ors, eq)
+			}
+			cnd = ors[0]
+			if len(ors) > 1 {
+				if cnd, err = logical(w.Pos, "OR", ors); err != nil {
+					return nil, err
+				}
 			}
 		}
 		r, err := Compile(w.Then, sc)

@@ -3,7 +3,6 @@ package expr
 import (
 	"crypto/md5"
 	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
 	"strings"
@@ -128,9 +127,8 @@ func compileTrim(c *call) (Expr, error) {
 			chars = c.args[0]
 		}
 	default:
-		if side != "" {
-			return nil, c.errorf("%s needs FROM: TRIM(%s [chars] FROM s)", side, side)
-		}
+		// TRIM(s) and TRIM(BOTH s): Calcite reads a lone argument as the
+		// string, cut of spaces.
 		if err := c.arity(1, 1); err != nil {
 			return nil, err
 		}
@@ -542,7 +540,7 @@ func compileSplitIndex(c *call) (Expr, error) {
 	}), nil
 }
 
-// digest is MD5, SHA1 or SHA256 of a string, in lower-case hex: CHAR(n).
+// digest is MD5, SHA1 or a SHA-2 (SHA224 ... SHA512) of a string, in lower-case hex: CHAR(n).
 func digest(name string) func(c *call) (Expr, error) {
 	return func(c *call) (Expr, error) {
 		if err := c.plainArity(1, 1); err != nil {
@@ -557,8 +555,14 @@ func digest(name string) func(c *call) (Expr, error) {
 			h = func(b []byte) []byte { s := md5.Sum(b); return s[:] }
 		case "SHA1":
 			h = func(b []byte) []byte { s := sha1.Sum(b); return s[:] }
+		case "SHA224":
+			h = sha2(224)
+		case "SHA384":
+			h = sha2(384)
+		case "SHA512":
+			h = sha2(512)
 		default:
-			h = func(b []byte) []byte { s := sha256.Sum256(b); return s[:] }
+			h = sha2(256)
 		}
 		t := types.Type{Kind: types.KindChar, Length: 2 * len(h(nil))}
 		return strict(t, false, c.args, func(v []any) (any, error) {

@@ -27,7 +27,7 @@ import (
 // the schema's, in order; a nullable column is OPTIONAL, a NOT NULL one
 // REQUIRED.
 type ParquetWriter struct {
-	w      *parquet.Writer
+	w      *parquet.GenericWriter[any]
 	schema types.Schema
 	cols   []pqOut
 	row    parquet.Row
@@ -140,7 +140,7 @@ func NewParquetWriter(w io.Writer, schema types.Schema) (*ParquetWriter, error) 
 		g[i] = pqField{Node: n, name: c.Name}
 		pw.cols[i] = o
 	}
-	pw.w = parquet.NewWriter(w, parquet.NewSchema("schema", g),
+	pw.w = parquet.NewGenericWriter[any](w, parquet.NewSchema("schema", g),
 		parquet.Compression(&parquet.Snappy), parquet.MaxRowsPerRowGroup(ParquetRowGroupRows))
 	pw.row = make(parquet.Row, len(schema.Columns))
 	return pw, nil

@@ -551,9 +551,10 @@ type CSVOptions struct {
 // header of column names, then one record per row. A field holding a comma,
 // a double quote, CR or LF is quoted with inner quotes doubled; NULL is an
 // empty unquoted field and the empty string is "". Values print as text:
-// numbers as Java does (1.5, 1.0E10), DECIMAL plain, TIMESTAMP as
-// 2025-03-27T12:00:00, TIMESTAMP_LTZ as 2025-03-27T12:00:00Z (seconds always,
-// fraction in groups of three when non-zero), DATE 2025-03-27, TIME
+// numbers as Java does (1.5, 1.0E10), DECIMAL plain, TIMESTAMP as Flink's
+// csv format writes and reads it, 2025-03-27 12:00:00, TIMESTAMP_LTZ as
+// 2025-03-27 12:00:00Z (seconds always, a fraction without trailing zeros:
+// 12:00:00.5), DATE 2025-03-27, TIME
 // 12:00:00, intervals as ISO-8601 (PT1S, P1Y2M), BYTES as base64, and ARRAY,
 // MAP, ROW and DESCRIPTOR as their JSON text (see NewJSONPrinter).
 func NewCSVPrinter(w io.Writer, opts CSVOptions) Printer {
@@ -604,7 +605,11 @@ func (p *csvPrinter) Row(r types.Row) error {
 		if v == nil {
 			continue
 		}
-		p.cell = types.AppendText(p.cell[:0], v, p.schema.Columns[i].Type)
+		if t := p.schema.Columns[i].Type; t.Kind == types.KindTimestamp || t.Kind == types.KindTimestampLTZ {
+			p.cell = appendFlinkTimestamp(p.cell[:0], v, t, false)
+		} else {
+			p.cell = types.AppendText(p.cell[:0], v, t)
+		}
 		p.buf = appendCSVField(p.buf, p.escaped(p.cell))
 	}
 	p.buf = append(p.buf, '\n')

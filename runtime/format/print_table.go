@@ -41,6 +41,122 @@ type tablePrinter struct {
 	m      materializer
 	widths []int
 	cell   []byte
+	// live: Refresh draws the table so far (a terminal); drawn is how many
+	// lines the last drawing took, changed whether a row came since.
+	live    bool
+	drawn   int
+	changed bool
+}
+
+// Refresher is a printer that can show its result so far while the query
+// runs: the table mode on a terminal redraws its table in place, as the
+// Flink SQL client's table mode refreshes its view.
+type Refresher interface {
+	// Refresh draws the result so far, in place of the last drawing, if
+	// it changed since.
+	Refresh() error
+	// Leave leaves the last drawing where it is: something else was
+	// written below it (a note, a line a function printed), and the next
+	// drawing goes below that.
+	Leave()
+}
+
+// Leave implements Refresher.
+func (p *tablePrinter) Leave() {
+	if p.drawn > 0 {
+		p.drawn = 0
+		p.changed = true
+	}
+}
+
+// SetLiveRefresh makes a table-mode printer redraw its table in place at
+// each Refresh (ANSI cursor movements: for a terminal only). Other
+// printers print as rows come, and take no refresh.
+func SetLiveRefresh(p Printer, on bool) {
+	if t, ok := p.(*tablePrinter); ok {
+		t.live = on
+	}
+}
+
+// liveRows is how many rows, the newest, a drawing of the table so far
+// shows; the final table shows them all.
+const liveRows = 40
+
+// Refresh implements Refresher.
+func (p *tablePrinter) Refresh() error {
+	if !p.live || !p.changed || !p.begun {
+		return nil
+	}
+	p.changed = false
+	p.erase()
+	n, err := p.draw(liveRows)
+	p.drawn = n
+	if err != nil {
+		return err
+	}
+	return p.flush()
+}
+
+// erase moves the cursor up over the last drawing and clears to the end
+// of the screen.
+func (p *tablePrinter) erase() {
+	if p.drawn > 0 {
+		p.buf = fmt.Appendf(p.buf, "\x1b[%dA\x1b[J", p.drawn)
+		p.drawn = 0
+	}
+}
+
+// draw writes the table, its newest limit rows (0: all), and returns the
+// lines it takes; the rows go out as they are made, so that a large table
+// needs no buffer of its size.
+func (p *tablePrinter) draw(limit int) (int, error) {
+	if p.m.live == 0 {
+		p.buf = append(p.buf, "Empty set\n"...)
+		return 1, nil
+	}
+	lines := 5 // the borders, the header and the count
+	p.buf = appendBorder(p.buf, p.widths)
+	p.buf = append(p.buf, '|')
+	for i, c := range p.schema.Columns {
+		p.buf = appendTableauCell(p.buf, []byte(p.name(c.Name)), p.widths[i])
+	}
+	p.buf = append(p.buf, '\n')
+	p.buf = appendBorder(p.buf, p.widths)
+	skip := 0
+	if limit > 0 && p.m.live > limit {
+		skip = p.m.live - limit
+	}
+	i := 0
+	for e := p.m.head; e != nil; e = e.next {
+		if i++; i <= skip {
+			continue
+		}
+		r := e.fields
+		p.buf = append(p.buf, '|')
+		for c, v := range r {
+			p.cell = types.AppendTableValue(p.cell[:0], v, p.schema.Columns[c].Type)
+			p.buf = appendTableauCell(p.buf, p.escaped(p.cell), p.widths[c])
+		}
+		p.buf = append(p.buf, '\n')
+		lines++
+		if len(p.buf) > 64<<10 {
+			if err := p.flush(); err != nil {
+				return lines, err
+			}
+		}
+	}
+	p.buf = appendBorder(p.buf, p.widths)
+	p.buf = strconv.AppendInt(p.buf, int64(p.m.live), 10)
+	if p.m.live > 1 {
+		p.buf = append(p.buf, " rows in set"...)
+	} else {
+		p.buf = append(p.buf, " row in set"...)
+	}
+	if skip > 0 {
+		p.buf = fmt.Appendf(p.buf, " (the newest %d shown while the query runs)", limit)
+	}
+	p.buf = append(p.buf, '\n')
+	return lines, nil
 }
 
 // SetUpsertKey tells the printer the result's upsert key (column indexes;
@@ -82,6 +198,7 @@ func (p *tablePrinter) Row(r types.Row) error {
 		return err
 	}
 	p.m.row(r)
+	p.changed = true
 	return nil
 }
 
@@ -231,39 +348,11 @@ func (p *tablePrinter) End() error {
 	if err := p.end(); err != nil {
 		return err
 	}
-	if p.m.live == 0 {
-		p.buf = append(p.buf, "Empty set\n"...)
-		return p.flush()
-	}
-	p.buf = appendBorder(p.buf, p.widths)
-	p.buf = append(p.buf, '|')
-	for i, c := range p.schema.Columns {
-		p.buf = appendTableauCell(p.buf, []byte(p.name(c.Name)), p.widths[i])
-	}
-	p.buf = append(p.buf, '\n')
-	p.buf = appendBorder(p.buf, p.widths)
-	if err := p.flush(); err != nil {
+	p.erase()
+	if _, err := p.draw(0); err != nil {
 		return err
 	}
-	for e := p.m.head; e != nil; e = e.next {
-		r := e.fields
-		p.buf = append(p.buf, '|')
-		for c, v := range r {
-			p.cell = types.AppendTableValue(p.cell[:0], v, p.schema.Columns[c].Type)
-			p.buf = appendTableauCell(p.buf, p.escaped(p.cell), p.widths[c])
-		}
-		p.buf = append(p.buf, '\n')
-		if err := p.flush(); err != nil {
-			return err
-		}
-	}
-	p.buf = appendBorder(p.buf, p.widths)
-	p.buf = strconv.AppendInt(p.buf, int64(p.m.live), 10)
-	if p.m.live > 1 {
-		p.buf = append(p.buf, " rows in set\n"...)
-	} else {
-		p.buf = append(p.buf, " row in set\n"...)
-	}
 	p.m.reset()
+	p.changed = false
 	return p.flush()
 }

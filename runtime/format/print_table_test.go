@@ -2,6 +2,7 @@ package format_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,5 +80,60 @@ func TestTablePrinter_materialises(t *testing.T) {
 				t.Errorf("output (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestTablePrinter_refresh: on a terminal the table so far is redrawn in
+// place (the cursor goes up over the last drawing, which is cleared), only
+// when it changed; after Leave the next drawing goes below; End draws the
+// final table over the last drawing.
+func TestTablePrinter_refresh(t *testing.T) {
+	var b strings.Builder
+	p := format.NewTablePrinter(&b)
+	format.SetLiveRefresh(p, true)
+	r, ok := p.(format.Refresher)
+	if !ok {
+		t.Fatal("the table printer is no Refresher")
+	}
+	sch := types.Schema{Columns: []types.Column{{Name: "c", Type: types.Type{Kind: types.KindBigInt}}}}
+	if err := p.Begin(sch); err != nil {
+		t.Fatal(err)
+	}
+	step := func(what string, rows ...types.Row) string {
+		t.Helper()
+		b.Reset()
+		for _, row := range rows {
+			if err := p.Row(row); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := r.Refresh(); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	row := func(k types.RowKind, c int64) types.Row { return types.Row{Kind: k, Fields: []any{c}} }
+	first := step("first", row(types.Insert, 1))
+	if strings.Contains(first, "\x1b[") || !strings.Contains(first, "|                    1 |") {
+		t.Errorf("the first drawing:\n%q", first)
+	}
+	if got := step("unchanged"); got != "" {
+		t.Errorf("a refresh without a change drew %q", got)
+	}
+	second := step("second", row(types.UpdateBefore, 1), row(types.UpdateAfter, 2))
+	if !strings.HasPrefix(second, "\x1b[6A\x1b[J") || !strings.Contains(second, "|                    2 |") {
+		t.Errorf("the second drawing does not replace the first (6 lines):\n%q", second)
+	}
+	r.Leave()
+	third := step("after leave")
+	if strings.Contains(third, "\x1b[") || !strings.Contains(third, "|                    2 |") {
+		t.Errorf("after Leave the drawing goes below, without erasing:\n%q", third)
+	}
+	b.Reset()
+	if err := p.End(); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); !strings.HasPrefix(got, "\x1b[6A\x1b[J") || !strings.HasSuffix(got, "1 row in set\n") {
+		t.Errorf("End does not draw the final table over the last drawing:\n%q", got)
 	}
 }

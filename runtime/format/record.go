@@ -144,10 +144,10 @@ func appendFlinkTimestamp(b []byte, v any, t types.Type, iso bool) []byte {
 	return b
 }
 
-// AppendCSVRecord appends a row as one CSV record without a line end,
-// its fields written as NewCSVPrinter writes them, but TIMESTAMP and
-// TIMESTAMP_LTZ values in the form of Flink's csv format (2025-03-27
-// 12:00:00.5, and a Z after a TIMESTAMP_LTZ).
+// AppendCSVRecord appends a row as one CSV record without a line end, its
+// fields written as NewCSVPrinter writes them (TIMESTAMP and TIMESTAMP_LTZ
+// values in the form of Flink's csv format: 2025-03-27 12:00:00.5, and a Z
+// after a TIMESTAMP_LTZ).
 func AppendCSVRecord(b []byte, schema types.Schema, r types.Row, cell []byte) ([]byte, []byte) {
 	for i, v := range r.Fields {
 		if i > 0 {

@@ -88,4 +88,3 @@ var (
 func tDecimal(p, s int) types.Type {
 	return types.Type{Kind: types.KindDecimal, Length: p, Scale: s}
 }
-func tTime(p int) types.Type { return types.Type{Kind: types.KindTime, Length: p} }

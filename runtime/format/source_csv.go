@@ -29,8 +29,13 @@ type CSVSourceOptions struct {
 	// AllowComments skips lines that start with '#' ('csv.allow-comments').
 	AllowComments bool
 	// NullLiteral, when not empty, is an unquoted field text that reads as
-	// NULL ('csv.null-literal'). An empty unquoted field is always NULL.
+	// NULL ('csv.null-literal').
 	NullLiteral string
+	// EmptyIsNull makes an empty unquoted field of a string column NULL
+	// ('csv.null-literal' = ''). Without it, such a field is the empty
+	// string, as Flink's csv format reads it. An empty unquoted field of
+	// any other type is NULL either way (Flink fails to read the row).
+	EmptyIsNull bool
 	// Header skips the first line and checks that it names the schema's
 	// columns, in order ('csv.header', a ptfsh option).
 	Header bool
@@ -85,8 +90,9 @@ type csvField struct {
 }
 
 // OpenCSV opens a CSV file whose fields are the columns of schema, in
-// order. Values are read as [textparse.Value] reads text; an empty unquoted field
-// is NULL and "" is the empty string. Quoting follows RFC 4180 (quoted
+// order. Values are read as [textparse.Value] reads text; an empty field
+// of a string column is the empty string, as in Flink (NULL with
+// EmptyIsNull), an empty unquoted field of another type is NULL. Quoting follows RFC 4180 (quoted
 // fields may hold delimiters, line breaks and doubled quotes); lines may end
 // in LF or CRLF; a UTF-8 byte order mark at the start is skipped; blank
 // lines are skipped, but in a table of one column, where an empty line is
@@ -486,7 +492,7 @@ func (r *csvReader) decode(data []byte) (types.Row, error) {
 		f := &r.fields[i]
 		c := &r.cols[i]
 		raw := data[f.start:f.end]
-		if !f.quoted && (len(raw) == 0 || r.opts.NullLiteral != "" && string(raw) == r.opts.NullLiteral) {
+		if !f.quoted && (len(raw) == 0 && (r.opts.EmptyIsNull || !c.typ.IsString()) || r.opts.NullLiteral != "" && string(raw) == r.opts.NullLiteral) {
 			if c.typ.NotNull {
 				what := "an empty field"
 				if len(raw) > 0 {

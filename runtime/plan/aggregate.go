@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -22,7 +21,9 @@ import (
 // checkpoints, so a GROUP BY refuses SET 'ptfsh.end-of-input' = 'false'.
 
 // aggregateFuncs are the aggregate functions GROUP BY knows.
-var aggregateFuncs = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true}
+var aggregateFuncs = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true,
+	"STDDEV_POP": true, "STDDEV_SAMP": true, "STDDEV": true, "VAR_POP": true, "VAR_SAMP": true, "VARIANCE": true,
+	"LISTAGG": true, "ARRAY_AGG": true, "COLLECT": true, "PERCENTILE": true}
 
 // hasAggregate reports whether a SELECT's items call an aggregate
 // function, which makes it an aggregation even without GROUP BY.
@@ -35,38 +36,25 @@ func hasAggregate(sel *sqlmini.Select) bool {
 	return false
 }
 
-// findAggregate returns the first aggregate call inside an expression.
-// It walks the AST by reflection, which keeps it in step with the grammar.
+// findAggregate returns the first aggregate call inside an expression,
+// outside any OVER aggregation (over.go), which is no group's.
 func findAggregate(e *sqlmini.Expr) *sqlmini.FuncCall {
-	var walk func(v reflect.Value) *sqlmini.FuncCall
-	walk = func(v reflect.Value) *sqlmini.FuncCall {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() {
-				return nil
-			}
-			if f, ok := v.Interface().(*sqlmini.FuncCall); ok && f.Over != nil {
-				return nil // an OVER aggregation (over.go), not a group's
-			} else if ok && aggregateFuncs[strings.ToUpper(string(f.Name.Value))] {
-				return f
-			}
-			return walk(v.Elem())
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if f := walk(v.Field(i)); f != nil {
-					return f
-				}
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				if f := walk(v.Index(i)); f != nil {
-					return f
-				}
-			}
+	var found *sqlmini.FuncCall
+	sqlmini.Walk(e, func(n any) bool {
+		if found != nil {
+			return false
 		}
-		return nil
-	}
-	return walk(reflect.ValueOf(e))
+		f, ok := n.(*sqlmini.FuncCall)
+		switch {
+		case ok && f.Over != nil:
+			return false
+		case ok && aggregateFuncs[strings.ToUpper(string(f.Name.Value))]:
+			found = f
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 // planAggregate plans a SELECT with GROUP BY, or with aggregate calls and
@@ -269,7 +257,7 @@ func (a *aggPlanner) inter(global bool) types.Schema {
 	}
 	for i, c := range a.calls {
 		t := c.Typ
-		if global && c.Fn != "COUNT" {
+		if global && c.Fn != "COUNT" && c.Fn != "COLLECT" {
 			t.NotNull = false // no group: NULL over no rows
 		}
 		cols = append(cols, types.Column{Name: aggName(i), Type: t})
@@ -395,6 +383,11 @@ func (a *aggPlanner) pred(p *sqlmini.Predicate) (*sqlmini.Predicate, error) {
 		}
 		c.Between = &b
 	}
+	if p.DistinctFrom != nil {
+		if c.DistinctFrom, err = a.add(p.DistinctFrom); err != nil {
+			return nil, err
+		}
+	}
 	if p.Like != nil {
 		l := *p.Like
 		if l.Pattern, err = a.add(p.Like.Pattern); err != nil {
@@ -483,6 +476,9 @@ func (a *aggPlanner) primary(p *sqlmini.Primary) (*sqlmini.Primary, error) {
 		}
 		return ref(p.Pos, aggName(i)), nil
 	case p.Func != nil:
+		if err := expr.CheckCall(p.Func, a.sc); err != nil {
+			return nil, err // an unknown function: named before its arguments
+		}
 		f := *p.Func
 		if fn, ok := expr.LookupFunction(string(f.Name.Value)); ok && fn.TakesUnit() && len(f.Args) > 0 {
 			// The unit word (TIMESTAMPADD(DAY, ...)) is not a column.
@@ -494,7 +490,7 @@ func (a *aggPlanner) primary(p *sqlmini.Primary) (*sqlmini.Primary, error) {
 		} else if f.Args, err = a.exprs(p.Func.Args); err != nil {
 			return nil, err
 		}
-		for _, e := range []**sqlmini.Expr{&f.From, &f.For, &f.In} {
+		for _, e := range []**sqlmini.Expr{&f.Placing, &f.From, &f.For, &f.In} {
 			if *e != nil {
 				if *e, err = a.expr(*e); err != nil {
 					return nil, err
@@ -513,6 +509,9 @@ func (a *aggPlanner) primary(p *sqlmini.Primary) (*sqlmini.Primary, error) {
 		for i, w := range p.Case.Whens {
 			ww := *w
 			if ww.Cond, err = a.expr(w.Cond); err != nil {
+				return nil, err
+			}
+			if ww.More, err = a.exprs(w.More); err != nil {
 				return nil, err
 			}
 			if ww.Then, err = a.expr(w.Then); err != nil {
@@ -549,7 +548,10 @@ func (a *aggPlanner) primary(p *sqlmini.Primary) (*sqlmini.Primary, error) {
 	case p.Map != nil:
 		c.Map, err = a.constructor(p.Map)
 	case p.Paren != nil:
-		c.Paren, err = a.expr(p.Paren)
+		if c.Paren, err = a.expr(p.Paren); err != nil {
+			return nil, err
+		}
+		c.RowTail, err = a.exprs(p.RowTail)
 	}
 	return &c, err
 }
@@ -567,6 +569,11 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 			return 0, sqlmini.Errorf(inner.Pos, "Aggregate expressions cannot be nested")
 		}
 	}
+	if f.Filter != nil {
+		if inner := findAggregate(f.Filter); inner != nil {
+			return 0, sqlmini.Errorf(inner.Pos, "Aggregate expressions cannot be nested")
+		}
+	}
 	c := &sqlop.AggCall{Fn: name, Star: f.Star, Distinct: f.Distinct}
 	switch {
 	case f.Star && name != "COUNT":
@@ -574,9 +581,12 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 	case f.Star:
 		c.Typ = types.TypeBigInt.AsNotNull()
 		c.Text = "COUNT(*)"
-	case len(f.Args) != 1:
+	case len(f.Args) != 1 && name != "LISTAGG" && name != "PERCENTILE":
 		return 0, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
 	default:
+		if len(f.Args) == 0 {
+			return 0, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
+		}
 		x, err := expr.Compile(f.Args[0], a.sc)
 		if err != nil {
 			return 0, err
@@ -585,11 +595,32 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 		if c.Typ, err = AggregateType(name, c.ArgType); err != nil {
 			return 0, sqlmini.Errorf(f.Pos, "%w", err)
 		}
+		switch name {
+		case "LISTAGG":
+			if err := a.listAgg(c, f); err != nil {
+				return 0, err
+			}
+		case "PERCENTILE":
+			if err := a.percentile(c, f); err != nil {
+				return 0, err
+			}
+		}
 		c.Text = name + "("
 		if f.Distinct {
 			c.Text += "DISTINCT "
 		}
-		c.Text += ExprText(f.Args[0]) + ")"
+		for i, arg := range f.Args {
+			if i > 0 {
+				c.Text += ", "
+			}
+			c.Text += ExprText(arg)
+		}
+		c.Text += ")"
+	}
+	if f.Filter != nil {
+		if err := a.filter(c, f.Filter); err != nil {
+			return 0, err
+		}
 	}
 	if i, ok := a.ctext[c.Text]; ok {
 		return i, nil
@@ -599,6 +630,133 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 	return len(a.calls) - 1, nil
 }
 
+// filter makes c aggregate only the rows for which cond (FILTER (WHERE
+// cond)) is TRUE: its argument is NULL for the others, which every
+// aggregate ignores (COUNT(*) FILTER counts a constant).
+func (a *aggPlanner) filter(c *sqlop.AggCall, cond *sqlmini.Expr) error {
+	x, err := expr.Compile(cond, a.sc)
+	if err != nil {
+		return err
+	}
+	if k := x.Type().Kind; k != types.KindBoolean && k != types.KindNull {
+		return sqlmini.Errorf(cond.Pos, "FILTER needs a BOOLEAN condition, not %s", x.Type())
+	}
+	arg := c.Arg
+	if c.Star {
+		c.Star = false
+		arg = &filterConst{}
+	}
+	c.Arg, c.Filtered = &sqlop.FilteredArg{Cond: x, Arg: arg}, true
+	if c.Fn != "COUNT" && c.Fn != "COLLECT" {
+		c.Typ = c.Typ.Nullable() // NULL when no row passes
+	}
+	c.Text += " FILTER (WHERE " + ExprText(cond) + ")"
+	return nil
+}
+
+// listAgg reads LISTAGG's separator: a string literal, ',' by default.
+func (a *aggPlanner) listAgg(c *sqlop.AggCall, f *sqlmini.FuncCall) error {
+	c.Sep = ","
+	if len(f.Args) > 2 {
+		return sqlmini.Errorf(f.Pos, "Invalid number of arguments to function 'LISTAGG'. Was expecting 1 or 2 arguments")
+	}
+	if len(f.Args) == 2 {
+		x, err := expr.Compile(f.Args[1], a.sc)
+		if err != nil {
+			return err
+		}
+		v, verr := x.Eval(nil)
+		sep, ok := v.(string)
+		if !x.IsConstant() || verr != nil || !ok {
+			return sqlmini.Errorf(f.Pos, "Cannot apply 'LISTAGG' to arguments of type 'LISTAGG(<%s>, <%s>)'. Supported form(s): 'LISTAGG(<CHARACTER>)' 'LISTAGG(<CHARACTER>, <CHARACTER_LITERAL>)'", c.ArgType.Nullable(), flinkTypeName(x.Type().Nullable()))
+		}
+		c.Sep = sep
+	}
+	return nil
+}
+
+// percentile reads PERCENTILE's percentage (a constant from 0 to 1, or an
+// ARRAY of them) and its frequency, whose argument becomes ROW(x,
+// frequency).
+func (a *aggPlanner) percentile(c *sqlop.AggCall, f *sqlmini.FuncCall) error {
+	if len(f.Args) < 2 || len(f.Args) > 3 {
+		return sqlmini.Errorf(f.Pos, "Invalid number of arguments to function 'PERCENTILE'. Was expecting 2 or 3 arguments")
+	}
+	p, err := expr.Compile(f.Args[1], a.sc)
+	if err != nil {
+		return err
+	}
+	v, verr := p.Eval(nil)
+	bad := sqlmini.Errorf(f.Args[1].Pos, "PERCENTILE's percentage must be a constant from 0 to 1, or an ARRAY of them, not %s", ExprText(f.Args[1]))
+	if !p.IsConstant() || verr != nil || v == nil {
+		return bad
+	}
+	vals, isArray := v.([]any)
+	if !isArray {
+		vals = []any{v}
+	}
+	for _, e := range vals {
+		x, ok := percentValue(e)
+		if !ok || x < 0 || x > 1 {
+			return bad
+		}
+		c.Percents = append(c.Percents, x)
+	}
+	c.Typ = types.TypeDouble
+	if isArray {
+		c.Typ = types.ArrayOf(types.TypeDouble)
+	}
+	if len(f.Args) == 3 {
+		freq, err := expr.Compile(f.Args[2], a.sc)
+		if err != nil {
+			return err
+		}
+		if !freq.Type().IsInteger() {
+			return sqlmini.Errorf(f.Args[2].Pos, "PERCENTILE's frequency must be an integer, not %s", freq.Type())
+		}
+		c.Arg = &valueWithCount{x: c.Arg, n: freq}
+	}
+	return nil
+}
+
+// percentValue reads a percentage.
+func percentValue(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case types.Decimal:
+		f, _ := x.Rat().Float64()
+		return f, true
+	}
+	return 0, false
+}
+
+// valueWithCount is PERCENTILE's argument with a frequency: ROW(x, n).
+type valueWithCount struct{ x, n expr.Expr }
+
+func (v *valueWithCount) Eval(row []any) (any, error) {
+	x, err := v.x.Eval(row)
+	if err != nil {
+		return nil, err
+	}
+	n, err := v.n.Eval(row)
+	if err != nil {
+		return nil, err
+	}
+	return types.Row{Kind: types.Insert, Fields: []any{x, n}}, nil
+}
+func (v *valueWithCount) Type() types.Type { return v.x.Type() }
+func (v *valueWithCount) IsConstant() bool { return false }
+
+// filterConst is COUNT(*)'s argument under FILTER: a value for each row.
+type filterConst struct{}
+
+func (filterConst) Eval([]any) (any, error) { return int64(1), nil }
+func (filterConst) Type() types.Type        { return types.TypeInt.AsNotNull() }
+func (filterConst) IsConstant() bool        { return true }
+
 // aggregateType is the result type of fn over arg, or Calcite's message.
 func AggregateType(fn string, arg types.Type) (types.Type, error) {
 	bad := func(form string) (types.Type, error) {
@@ -607,6 +765,31 @@ func AggregateType(fn string, arg types.Type) (types.Type, error) {
 	switch fn {
 	case "COUNT":
 		return types.TypeBigInt.AsNotNull(), nil
+	case "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE":
+		// Flink casts the result back to the argument's type.
+		if !arg.IsNumeric() {
+			return bad("NUMERIC")
+		}
+		if arg.Kind == types.KindDecimal {
+			return types.Type{Kind: types.KindDecimal, Length: 38, Scale: max(6, arg.Scale), NotNull: arg.NotNull}, nil
+		}
+		return arg, nil
+	case "LISTAGG":
+		if !arg.IsString() {
+			return types.Type{}, &aggTypeError{fn: fn, arg: arg, form: "CHARACTER>)' 'LISTAGG(<CHARACTER>, <CHARACTER_LITERAL"}
+		}
+		return types.TypeString, nil
+	case "ARRAY_AGG":
+		t := types.ArrayOf(arg)
+		t.NotNull = arg.NotNull
+		return t, nil
+	case "COLLECT":
+		return types.MultisetOf(arg).AsNotNull(), nil
+	case "PERCENTILE":
+		if !arg.IsNumeric() {
+			return bad("NUMERIC")
+		}
+		return types.TypeDouble, nil
 	case "SUM", "AVG":
 		if !arg.IsNumeric() {
 			return bad("NUMERIC")

@@ -422,8 +422,7 @@ func walkColumns(src string, f func(parts []string)) {
 	if err != nil {
 		return
 	}
-	var walk func(any)
-	walk = func(x any) {
+	sqlmini.Inspect(e, func(x any) {
 		switch t := x.(type) {
 		case *sqlmini.ColumnRef:
 			var parts []string
@@ -432,8 +431,7 @@ func walkColumns(src string, f func(parts []string)) {
 			}
 			f(parts)
 		}
-	}
-	sqlmini.Inspect(e, walk)
+	})
 }
 
 // aggregate is an aggregate over the rows of one variable (every row for

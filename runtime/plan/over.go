@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -24,35 +23,16 @@ import (
 const errSameWindow = "Over Agg: Unsupported use of OVER windows. All aggregates must be computed on the same window. please re-check the over window statement."
 
 // findOver returns the first call with an OVER window inside a node of
-// the AST, walking it by reflection as findAggregate does.
+// the AST.
 func findOver(node any) *sqlmini.FuncCall {
-	var walk func(v reflect.Value) *sqlmini.FuncCall
-	walk = func(v reflect.Value) *sqlmini.FuncCall {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() {
-				return nil
-			}
-			if f, ok := v.Interface().(*sqlmini.FuncCall); ok && f.Over != nil {
-				return f
-			}
-			return walk(v.Elem())
-		case reflect.Struct:
-			for i := range v.NumField() {
-				if f := walk(v.Field(i)); f != nil {
-					return f
-				}
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				if f := walk(v.Index(i)); f != nil {
-					return f
-				}
-			}
+	var found *sqlmini.FuncCall
+	sqlmini.Walk(node, func(n any) bool {
+		if f, ok := n.(*sqlmini.FuncCall); ok && f.Over != nil && found == nil {
+			found = f
 		}
-		return nil
-	}
-	return walk(reflect.ValueOf(node))
+		return found == nil
+	})
+	return found
 }
 
 // hasOver reports whether a SELECT's items call a function OVER a window.
@@ -141,8 +121,8 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 		return &expr.Column{Index: o.in.Schema().Len() + i, T: c.Typ}, nil
 	}
 	c := &sqlop.OverCall{Fn: name}
-	switch name {
-	case "COUNT", "SUM", "AVG", "MIN", "MAX":
+	switch {
+	case aggregateFuncs[name]:
 		a := &aggPlanner{sc: o.sc, ctext: map[string]int{}}
 		bare := *f
 		bare.Over = nil
@@ -151,11 +131,11 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 		}
 		c.Agg = a.calls[0]
 		c.Arg, c.Typ = c.Agg.Arg, c.Agg.Typ
-		if name != "COUNT" {
+		if name != "COUNT" && name != "COLLECT" {
 			c.Typ = c.Typ.Nullable() // NULL over a window of NULLs
 		}
 		c.Text = c.Agg.Text
-	case "FIRST_VALUE", "LAST_VALUE":
+	case name == "FIRST_VALUE", name == "LAST_VALUE":
 		if len(f.Args) != 1 || f.Star || f.Distinct {
 			return nil, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
 		}
@@ -164,7 +144,7 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 		c.Arg, c.Typ, c.Text = x, x.Type().Nullable(), name+"("+ExprText(f.Args[0])+")"
-	case "ROW_NUMBER":
+	case name == "ROW_NUMBER":
 		if len(f.Args) > 0 || f.Star || f.Distinct {
 			return nil, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function 'ROW_NUMBER'. Was expecting 0 arguments")
 		}
@@ -172,7 +152,7 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 			return nil, sqlmini.Errorf(spec.Frame.Pos, "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions")
 		}
 		c.Typ, c.Text = types.TypeBigInt.AsNotNull(), "ROW_NUMBER()"
-	case "LAG":
+	case name == "LAG":
 		if err := o.lag(f, spec, c); err != nil {
 			return nil, err
 		}
@@ -180,7 +160,7 @@ func (o *overPlanner) call(f *sqlmini.FuncCall) (expr.Expr, error) {
 			return nil, sqlmini.Errorf(f.Pos, "LAG over a window ordered by a column that is not a time attribute is not supported (Flink 2.3 fails when it runs); order by a WATERMARK column")
 		}
 	default:
-		return nil, sqlmini.Errorf(f.Pos, "%s OVER a window is not supported yet (COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, ROW_NUMBER and LAG are)", name)
+		return nil, sqlmini.Errorf(f.Pos, "%s OVER a window is not supported yet (the aggregate functions, FIRST_VALUE, LAST_VALUE, ROW_NUMBER and LAG are)", name)
 	}
 	for _, d := range o.node.Calls {
 		if (d.Fn == "ROW_NUMBER") != (c.Fn == "ROW_NUMBER") {

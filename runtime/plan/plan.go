@@ -79,55 +79,10 @@ func (p *Planner) Query(q *sqlmini.Query) (exec.Node, error) {
 		}
 	}
 	first, err := p.planSetExpr(q.Body)
-	if err != nil || len(q.Union) == 0 {
+	if err != nil || len(q.Ops) == 0 {
 		return first, err
 	}
-	ins := []exec.Node{first}
-	for _, u := range q.Union {
-		n, err := p.planSetExpr(u)
-		if err != nil {
-			return nil, err
-		}
-		if n.Schema().Len() != first.Schema().Len() {
-			return nil, sqlmini.Errorf(u.Pos, "UNION ALL branches have %d and %d columns", first.Schema().Len(), n.Schema().Len())
-		}
-		ins = append(ins, n)
-	}
-	return unionAll(q.Union[0].Pos, ins)
-}
-
-// unionAll types UNION ALL columns as Flink does: each column takes the
-// least restrictive type of its branches, and branches are cast to it.
-func unionAll(pos sqlmini.Pos, ins []exec.Node) (exec.Node, error) {
-	first := ins[0].Schema()
-	cols := make([]types.Column, first.Len())
-	copy(cols, first.Columns)
-	for c := range cols {
-		var ts []types.Type
-		for _, in := range ins {
-			t := in.Schema().Columns[c].Type
-			if len(ts) > 0 && t.Kind != types.KindNull && ts[0].Kind != types.KindNull && !expr.Comparable(ts[0], t) {
-				return nil, sqlmini.Errorf(pos, "Type mismatch in column %d of UNION ALL: %s and %s", c+1, ts[0], t)
-			}
-			ts = append(ts, t)
-		}
-		cols[c].Type = expr.LeastRestrictive(ts)
-	}
-	for i, in := range ins {
-		var exprs []expr.Expr
-		cast := false
-		for c, col := range in.Schema().Columns {
-			x := expr.CastTo(&expr.Column{Index: c, T: col.Type}, cols[c].Type)
-			if !col.Type.Equal(cols[c].Type) {
-				cast = true
-			}
-			exprs = append(exprs, x)
-		}
-		if cast {
-			ins[i] = &exec.ProjectNode{In: in, Exprs: exprs, Sch: types.Schema{Columns: cols}, Texts: names2(cols)}
-		}
-	}
-	return &exec.UnionNode{Ins: ins}, nil
+	return p.planSetOps(q, first) // setop.go
 }
 
 func (p *Planner) planSetExpr(se *sqlmini.SetExpr) (exec.Node, error) {
@@ -360,6 +315,17 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 			}
 		}
 		sel = &d
+	}
+	if sel.Where != nil && hasSubquery(sel.Where) {
+		// IN and EXISTS subqueries: semi and anti joins (subquery.go).
+		n, where, err := p.planSubqueries(in, sc, sel.Where)
+		if err != nil {
+			return nil, err
+		}
+		in = n
+		s := *sel
+		s.Where = where
+		sel = &s
 	}
 	if sel.Where != nil {
 		pred, err := expr.Compile(sel.Where, sc)

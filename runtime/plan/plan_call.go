@@ -51,12 +51,6 @@ func Signature(def *ptf.FuncDef) string {
 	return def.Name + "(" + strings.Join(parts, ", ") + ")"
 }
 
-// boundArg is a call argument matched to its declaration.
-type boundArg struct {
-	arg  *sqlmini.Arg
-	decl int // index into the declared args, or len(Args)+0/1 for on_time/uid
-}
-
 // planCall binds a PTF call: arguments, table semantics, uid and the output.
 // userFunction finds a function of the catalog for an expression (a
 // scalar function; a PTF there is an error that says where it goes).

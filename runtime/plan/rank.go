@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -29,7 +28,7 @@ import (
 // rankCandidate reports whether a query is a SELECT with a ROW_NUMBER()
 // OVER item, which a SELECT around may filter by rank.
 func rankCandidate(q *sqlmini.Query) bool {
-	if q == nil || len(q.With) > 0 || len(q.Union) > 0 || q.Body.Select == nil {
+	if q == nil || len(q.With) > 0 || len(q.Ops) > 0 || q.Body.Select == nil {
 		return false
 	}
 	for _, it := range q.Body.Select.Items {
@@ -84,7 +83,7 @@ func rankPattern(sel *sqlmini.Select) (*rankSpec, *sqlmini.Select, bool) {
 		return nil, nil, false
 	}
 	q := sel.From.Subquery
-	if len(q.With) > 0 || len(q.Union) > 0 || q.Body.Select == nil {
+	if len(q.With) > 0 || len(q.Ops) > 0 || q.Body.Select == nil {
 		return nil, nil, false
 	}
 	inner := q.Body.Select
@@ -219,37 +218,16 @@ func readsColumn(sel *sqlmini.Select, name string) bool {
 		}
 	}
 	found := false
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		if found {
-			return
+	sqlmini.Walk(sel, func(n any) bool {
+		switch x := n.(type) {
+		case *sqlmini.ColumnRef:
+			found = found || strings.EqualFold(string(x.Parts[len(x.Parts)-1].Value), name)
+			return false
+		case *sqlmini.FromItem:
+			return false
 		}
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() {
-				return
-			}
-			if c, ok := v.Interface().(*sqlmini.ColumnRef); ok {
-				if strings.EqualFold(string(c.Parts[len(c.Parts)-1].Value), name) {
-					found = true
-				}
-				return
-			}
-			if _, ok := v.Interface().(*sqlmini.FromItem); ok {
-				return
-			}
-			walk(v.Elem())
-		case reflect.Struct:
-			for i := range v.NumField() {
-				walk(v.Field(i))
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				walk(v.Index(i))
-			}
-		}
-	}
-	walk(reflect.ValueOf(sel))
+		return !found
+	})
 	return found
 }
 

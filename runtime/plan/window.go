@@ -178,10 +178,11 @@ func (p *Planner) planWindow(c *sqlmini.Call, kind sqlop.WindowKind) (exec.Node,
 	if sch.Columns[timeCol].Type.Kind == types.KindTimestampLTZ {
 		wtime.Kind = types.KindTimestampLTZ
 	}
+	procTime := sch.Columns[timeCol].ProcTime
 	cols = append(cols,
 		types.Column{Name: "window_start", Type: wt},
 		types.Column{Name: "window_end", Type: wt},
-		types.Column{Name: "window_time", Type: wtime, TimeAttr: true})
+		types.Column{Name: "window_time", Type: wtime, TimeAttr: !procTime, ProcTime: procTime})
 	text := spec.Text()
 	at := strings.IndexByte(text, '(') + 1
 	args := "time_col=[" + sch.Columns[timeCol].Name + "], "
@@ -193,7 +194,7 @@ func (p *Planner) planWindow(c *sqlmini.Call, kind sqlop.WindowKind) (exec.Node,
 		args = "partition keys=[" + joinStrings(ks) + "], " + args
 	}
 	text = text[:at] + args + text[at:]
-	return &sqlop.WindowTVFNode{In: in, Spec: spec, Time: timeCol, Partition: partition,
+	return &sqlop.WindowTVFNode{In: in, Spec: spec, Time: timeCol, Partition: partition, ProcTime: procTime,
 		Sch: types.Schema{Columns: cols}, Text: "WindowTableFunction(window=[" + text + "])"}, nil
 }
 
@@ -218,8 +219,8 @@ func windowTimeCol(a *sqlmini.Arg, kind sqlop.WindowKind, sch types.Schema) (int
 	if k := col.Type.Kind; k != types.KindTimestamp && k != types.KindTimestampLTZ {
 		return 0, sqlmini.Errorf(a.Pos, "The window function %s requires the timecol to be TIMESTAMP or TIMESTAMP_LTZ, but is %s.", windowSignatures[kind], calciteType(col.Type))
 	}
-	if !col.TimeAttr {
-		return 0, sqlmini.Errorf(a.Pos, "The window function requires the timecol is a time attribute type, but is %s. (A time attribute is a table's WATERMARK column, a window_time or a PTF's rowtime, selected as it is.)", col.Type.Nullable())
+	if !col.TimeAttr && !col.ProcTime {
+		return 0, sqlmini.Errorf(a.Pos, "The window function requires the timecol is a time attribute type, but is %s. (A time attribute is a table's WATERMARK column, a PROCTIME() column, a window_time or a PTF's rowtime, selected as it is.)", col.Type.Nullable())
 	}
 	return i, nil
 }
@@ -392,12 +393,12 @@ func windowAggregate(sel *sqlmini.Select, n *sqlop.AggregateNode, a *aggPlanner)
 	cols := append([]types.Column{}, n.Sch.Columns...)
 	for i, x := range n.Outs {
 		if ce, ok := x.(*expr.Column); ok && ce.Index < len(a.gcol) && a.gcol[ce.Index] >= 0 && from[a.gcol[ce.Index]] == wtime && i < len(cols) {
-			cols[i].TimeAttr = true
+			cols[i].TimeAttr, cols[i].ProcTime = !w.ProcTime, w.ProcTime
 		}
 	}
 	text := strings.Replace(n.Text, "GroupAggregate(", "WindowAggregate(window=["+spec.Text()+"], ", 1)
 	return &sqlop.WindowAggregateNode{In: rebuild(&tvf), End: endCol, Groups: n.Groups, Calls: n.Calls, Outs: n.Outs,
-		Sch: types.Schema{Columns: cols}, Text: text}, nil
+		Sch: types.Schema{Columns: cols}, Text: text, ProcTime: w.ProcTime}, nil
 }
 
 // sameSet reports whether two lists of columns hold the same columns.

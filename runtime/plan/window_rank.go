@@ -191,8 +191,8 @@ func (o *overPlanner) windowRankNode(part []expr.Expr, partText []string, keys [
 	}
 	r := o.rank
 	n := &sqlop.WindowRankNode{In: in, Start: b.start, End: b.end, Partition: rest, Keys: keys,
-		RankStart: r.start, RankEnd: r.end, Sch: types.Schema{Columns: cols}}
-	if c, ok := keys[0].Expr.(*expr.Column); ok && len(keys) == 1 && sch.Columns[c.Index].TimeAttr && r.start == 1 && r.end == 1 {
+		RankStart: r.start, RankEnd: r.end, Sch: types.Schema{Columns: cols}, ProcTime: b.tvf != nil && b.tvf.ProcTime}
+	if c, ok := keys[0].Expr.(*expr.Column); ok && len(keys) == 1 && (sch.Columns[c.Index].TimeAttr || sch.Columns[c.Index].ProcTime) && r.start == 1 && r.end == 1 {
 		n.Dedup, n.Time = sqlop.KeepFirst, c.Index
 		keep := "FirstRow"
 		if keys[0].Desc {

@@ -262,7 +262,7 @@ func showCreateTable(t *catalog.Table) string {
 	}
 	if t.Create != nil && t.Create.Table != nil && t.Create.Table.Query != nil {
 		q := t.Create.Table.Query
-		if v := q.Body.Values; v != nil && len(q.With) == 0 && len(q.Union) == 0 {
+		if v := q.Body.Values; v != nil && len(q.With) == 0 && len(q.Ops) == 0 {
 			b.WriteString("AS VALUES\n")
 			for i, r := range v.Rows {
 				if i > 0 {

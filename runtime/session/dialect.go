@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 
@@ -167,7 +166,7 @@ func astExtensions(st *sqlmini.Statement) []extension {
 		}
 		out = append(out, extension{pos: v.Pos, what: fmt.Sprintf("'%s' as a plain name", v.Value), why: why})
 	}
-	walkAST(reflect.ValueOf(st), func(n any) {
+	sqlmini.Inspect(st, func(n any) {
 		switch v := n.(type) {
 		case *sqlmini.TypeExpr:
 			if why, ok := flinkLacksType[strings.ToUpper(v.Name)]; ok {
@@ -225,31 +224,6 @@ func bareNull(e *sqlmini.Expr) *sqlmini.Primary {
 		return bareNull(m.Left.Primary.Paren)
 	}
 	return nil
-}
-
-// walkAST calls visit with every non-nil pointer to a struct in the tree
-// under v, parents first.
-func walkAST(v reflect.Value, visit func(any)) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			return
-		}
-		if v.Elem().Kind() == reflect.Struct {
-			visit(v.Interface())
-		}
-		walkAST(v.Elem(), visit)
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				walkAST(v.Field(i), visit)
-			}
-		}
-	case reflect.Slice:
-		for i := 0; i < v.Len(); i++ {
-			walkAST(v.Index(i), visit)
-		}
-	}
 }
 
 // Extensions returns the ptfsh extensions that the statements run so far

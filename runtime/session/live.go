@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/format"
 )
 
 // Results as they happen. A statement's output goes through buffers (one
@@ -24,14 +25,35 @@ type outFlusher struct {
 	out     *bufio.Writer // nil: no printer buffer
 	sink    interface{ Flush() error }
 	pending time.Time // when output was first written since the last flush; zero: none
+	// refresher redraws the table mode's table so far on a terminal, at
+	// most every refreshEvery.
+	refresher   format.Refresher
+	refreshedAt time.Time
+	// wake asks the driver to pull again at a time: a redraw held back
+	// by refreshEvery is made then, also while the input is quiet.
+	wake func(time.Time)
 }
+
+// refreshEvery bounds how often the table mode redraws its table.
+const refreshEvery = 250 * time.Millisecond
 
 func newOutFlusher(out *bufio.Writer, sink Sink) *outFlusher {
 	f := &outFlusher{out: out}
 	if fl, ok := sink.(interface{ Flush() error }); ok {
 		f.sink = fl
 	}
+	if r, ok := sink.(format.Refresher); ok {
+		f.refresher = r
+	}
 	return f
+}
+
+// leave says that something else is written to the terminal after the
+// output so far: a drawing of the table mode stays, the next goes below.
+func (f *outFlusher) leave() {
+	if f.refresher != nil {
+		f.refresher.Leave()
+	}
 }
 
 // wrote notes that output was written.
@@ -52,6 +74,16 @@ func (f *outFlusher) tick() error {
 // flush writes out everything buffered.
 func (f *outFlusher) flush() error {
 	f.pending = time.Time{}
+	if f.refresher != nil {
+		if time.Since(f.refreshedAt) >= refreshEvery {
+			f.refreshedAt = time.Now()
+			if err := f.refresher.Refresh(); err != nil {
+				return err
+			}
+		} else if f.wake != nil {
+			f.wake(f.refreshedAt.Add(refreshEvery))
+		}
+	}
 	if f.sink != nil {
 		if err := f.sink.Flush(); err != nil {
 			return err
@@ -105,6 +137,7 @@ func (c *ConsoleWriter) Write(p []byte) (int, error) {
 		if err := s.runOut.flush(); err != nil {
 			return 0, err
 		}
+		s.runOut.leave()
 	}
 	return c.W.Write(p)
 }

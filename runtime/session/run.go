@@ -93,6 +93,7 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 	prog := newProgress(s.cfg.Err, s.cfg.Timing, start)
 	flusher := newOutFlusher(out, sink)
 	live := ex.Live()
+	flusher.wake = live.WakeAt
 	s.setRunning(ex, flusher)
 	defer s.setRunning(nil, nil)
 	ended := false
@@ -113,16 +114,14 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 			out.Flush() // the rows before the error go out before it
 		}
 	}()
+	stopNoted := false
 	for n := 0; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return sqlmini.Errorf(pos, "statement cancelled")
 		}
-		if ex.BeginStop() && live.HasSources() {
-			// The first Ctrl-C or SIGTERM: the sources end here, and the
-			// statement ends with a final checkpoint, without its end of
-			// input, so that the next run with this state goes on.
-			prog.clear()
-			fmt.Fprintln(s.cfg.Err, "note: stopping: the statement ends with a checkpoint that the next run with the same state goes on from (Ctrl-C again cancels it)")
+		if ex.Stopping() && !stopNoted && live.HasSources() {
+			stopNoted = true
+			s.noteStop(prog)
 		}
 		ev, err := str.Next()
 		if err != nil {
@@ -168,6 +167,9 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		}
 		prog.tick(ex.RowsIn, rows)
 	}
+	if live.Stopping() && !stopNoted {
+		s.noteStop(prog) // a source began it
+	}
 	prog.clear()
 	if err := ck.settle(); err != nil {
 		return err
@@ -182,6 +184,18 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 	}
 	drawn = rec != nil
 	return s.report(stmt, pos, ex, rec, rows, start, time.Since(ckStart), out)
+}
+
+// noteStop says that the first Ctrl-C or SIGTERM stops the statement: its
+// sources end where they are, and it ends with a final checkpoint,
+// without its end of input, so that the next run with this state goes on.
+func (s *Session) noteStop(prog *progress) {
+	prog.clear()
+	if f := s.runOut; f != nil {
+		f.flush()
+		f.leave()
+	}
+	fmt.Fprintln(s.cfg.Err, "note: stopping: the statement ends with a checkpoint that the next run with the same state goes on from (Ctrl-C again cancels it)")
 }
 
 // report says, after a run, what a person should know: the notes of the

@@ -23,6 +23,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/runtime/textparse"
+	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -139,6 +140,8 @@ type Session struct {
 	runEx *exec.Execution
 	// runOut flushes the running statement's output (ConsoleWriter).
 	runOut *outFlusher
+	// timelineSink receives the timeline of each query (SetTimelineSink).
+	timelineSink func(*timeline.Record, timeline.View)
 }
 
 // NewSession returns a session with an empty catalog.
@@ -375,6 +378,12 @@ func (s *Session) execStatement(ctx context.Context, stmt *statement) error {
 			s.cfg.OnReset(key)
 		}
 		return nil
+	case st.Explain != nil && (st.Explain.Why || st.Explain.Timeline) && st.Explain.Query == nil:
+		what := "TIMELINE"
+		if st.Explain.Why {
+			what = "WHY"
+		}
+		return sqlmini.Errorf(st.Explain.Pos, "EXPLAIN %s runs a query (SELECT ...): it takes no INSERT or statement set; EXPLAIN alone shows their plan", what)
 	case st.Explain != nil && st.Explain.Why:
 		return s.jobs.run(ctx, stmt, func() error { return s.explainWhy(ctx, stmt) }) // lineage.go
 	case st.Explain != nil && st.Explain.Timeline:
@@ -409,6 +418,7 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 		width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
 		format.SetMaxColumnWidth(p, width)
 		format.SetEscapeControls(p, s.cfg.Terminal)
+		format.SetLiveRefresh(p, s.cfg.Terminal) // the table so far, redrawn while the query runs
 		return p, nil
 	}
 	updating := !n.Changelog().IsInsertOnly() && mode != "table"
@@ -795,10 +805,33 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 	return sqlmini.Errorf(d.Name.Pos, "'%s' is neither a table, a view nor a function%s", name, s.cat.SuggestAny(name))
 }
 
+// execExplain prints the plan of a query, or of each INSERT of an INSERT or
+// a statement set under its Sink, as Flink's EXPLAIN does in its
+// "Optimized Execution Plan" section. Flink's explain details
+// (CHANGELOG_MODE, ...) change nothing: each node always shows its
+// changelog mode.
 func (s *Session) execExplain(e *sqlmini.Explain) error {
-	n, err := plan.New(s.cat, s.sourceEnv()).Query(e.Query)
-	if err != nil {
-		return err
+	p := plan.New(s.cat, s.sourceEnv())
+	var roots []exec.Node
+	switch {
+	case e.Query != nil:
+		n, err := p.Query(e.Query)
+		if err != nil {
+			return err
+		}
+		roots = append(roots, n)
+	default:
+		inserts := []*sqlmini.Insert{e.Insert}
+		if e.StatementSet != nil {
+			inserts = e.StatementSet.Inserts
+		}
+		for _, ins := range inserts {
+			n, err := s.explainInsert(p, ins)
+			if err != nil {
+				return err
+			}
+			roots = append(roots, n)
+		}
 	}
 	var b strings.Builder
 	b.WriteString("== Optimized Execution Plan ==\n")
@@ -815,9 +848,50 @@ func (s *Session) execExplain(e *sqlmini.Explain) error {
 			walk(c, depth+1)
 		}
 	}
-	walk(n, 0)
-	_, err = io.WriteString(s.cfg.Out, b.String())
+	for i, n := range roots {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		walk(n, 0)
+	}
+	_, err := io.WriteString(s.cfg.Out, b.String())
 	return err
+}
+
+// explainInsert plans an INSERT for EXPLAIN: the query as the INSERT runs
+// it, under a node that names the table. Nothing is opened or written.
+func (s *Session) explainInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, error) {
+	var n exec.Node
+	if isKafka(s.cat, ins) {
+		// The Kafka sink connects to its broker when made: EXPLAIN plans
+		// the query alone.
+		q, err := p.Query(ins.Query)
+		if err != nil {
+			return nil, err
+		}
+		n = q
+	} else {
+		q, sk, err := s.planInsert(p, ins)
+		if err != nil {
+			return nil, err
+		}
+		sk.Close()
+		n = q
+	}
+	return &explainSink{in: n, table: string(ins.Table.Value)}, nil
+}
+
+// explainSink is the Sink node of an INSERT's plan, for EXPLAIN only.
+type explainSink struct {
+	exec.Node
+	in    exec.Node
+	table string
+}
+
+func (n *explainSink) Children() []exec.Node          { return []exec.Node{n.in} }
+func (n *explainSink) Changelog() types.ChangelogMode { return n.in.Changelog() }
+func (n *explainSink) Explain() string {
+	return "Sink(table=[" + n.table + "], fields=[" + strings.Join(n.in.Schema().Names(), ", ") + "])"
 }
 
 func (s *Session) execQuery(ctx context.Context, stmt *statement) error {

@@ -148,7 +148,7 @@ const helpText = `The statements of ptfsh (Flink SQL; each ends with ';' and may
   HELP                            this text
   QUIT, EXIT                      ends the shell or the script
 
-The README's SQL section and sqlmini/doc.go have the whole grammar.
+docs/sql.md and sqlmini/doc.go have the whole grammar.
 Keys: Tab completes, Up and Down recall statements, Ctrl-R searches them,
 Ctrl-C cancels the statement that runs (or the one being typed), Ctrl-D quits.
 `

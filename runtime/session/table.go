@@ -248,7 +248,7 @@ var connectorsInstead = map[string]string{
 // by the declared columns, with the table's WATERMARK declaration.
 func (s *Session) tableValues(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	q := ct.Query
-	if len(q.With) > 0 || len(q.Union) > 0 || q.Body.Values == nil {
+	if len(q.With) > 0 || len(q.Ops) > 0 || q.Body.Values == nil {
 		return sqlmini.Errorf(q.Pos, "CREATE TABLE %s AS takes a VALUES list; for a query use CREATE VIEW", t.Name)
 	}
 	values, _ := connector.Lookup("values")

@@ -2,8 +2,10 @@
 // default, what it does, the package that reads it, and the parser that
 // checks a value and gives its typed form. SET of a key that is not in the
 // table is an error that suggests the closest key, except for the Flink
-// options that ptfsh accepts and ignores (Ignored), which SET takes with a
-// note. The tables of docs/settings.md are generated from this one:
+// options that ptfsh accepts and ignores, which SET takes with a note:
+// those with a reason of their own (Ignored) and every other option of
+// Flink's documentation (flink_keys.go, by groups: IgnoredGroups). The
+// tables of docs/settings.md are generated from this one:
 // tests/settings_doc_test.go keeps them equal.
 //
 // The package is a leaf (the standard library, runtime/types and the text
@@ -401,6 +403,61 @@ var ignored = []Ignored{
 	{"table.local-time-zone", "the session time zone of ptfsh is UTC"},
 }
 
+// sqlClientKeys are the options of Flink 2.3.0's SQL client
+// (SqlClientOptions), whose module is not among those flinkKeys is made
+// from.
+var sqlClientKeys = []string{
+	"sql-client.display.color-schema",
+	"sql-client.display.max-column-width",
+	"sql-client.display.show-line-numbers",
+	"sql-client.execution.max-table-result.rows",
+	"sql-client.execution.result-mode",
+	"sql-client.verbose",
+}
+
+// IgnoredGroup is a group of Flink's options, by the start of their keys,
+// that SET accepts with a note, for one reason.
+type IgnoredGroup struct {
+	Prefix string // "" for every other documented option
+	Reason string
+}
+
+// ignoredGroups say why ptfsh ignores the documented Flink options that
+// are neither settings nor in ignored, by the longest prefix of their key.
+var ignoredGroups = []IgnoredGroup{
+	{"execution.checkpointing.", "ptfsh checkpoints by source rows into its state file (execution.checkpointing.interval-rows, state.path)"},
+	{"state.", "state lives in memory or in a bbolt file (state.path), not in one of Flink's state backends"},
+	{"table.optimizer.", "Flink's optimizer chooses among plans; ptfsh plans each query one way"},
+	{"table.exec.", "an option of how Flink runs SQL operators; ptfsh runs its own"},
+	{"table.", "an option of Flink's table environment that ptfsh has no use for"},
+	{"sql-client.", "an option of Flink's SQL client that ptfsh's shell has no use for"},
+	{"execution.", "an option of a Flink job; ptfsh runs each statement in its own process"},
+	{"pipeline.", "an option of a Flink job; ptfsh runs each statement in its own process"},
+	{"restart-strategy.", "a failed statement stops; ptfsh does not restart it"},
+	{"", "an option of a Flink cluster; ptfsh runs in one process, without one"},
+}
+
+// flinkKeySet holds flinkKeys and sqlClientKeys.
+var flinkKeySet = func() map[string]bool {
+	m := make(map[string]bool, len(flinkKeys)+len(sqlClientKeys))
+	for _, k := range flinkKeys {
+		m[k] = true
+	}
+	for _, k := range sqlClientKeys {
+		m[k] = true
+	}
+	return m
+}()
+
+// FlinkKeys returns the keys of Flink 2.3.0's documented configuration
+// options that flink_keys.go holds, sorted.
+func FlinkKeys() []string { return append([]string(nil), flinkKeys...) }
+
+// IgnoredGroups returns the groups of documented Flink options that SET
+// accepts with a note, each with its reason; the last (Prefix "") is every
+// other documented option.
+func IgnoredGroups() []IgnoredGroup { return append([]IgnoredGroup(nil), ignoredGroups...) }
+
 // All returns every setting, sorted by key.
 func All() []Setting { return append([]Setting(nil), table...) }
 
@@ -417,15 +474,24 @@ func Lookup(key string) (Setting, bool) {
 // by key.
 func IgnoredKeys() []Ignored { return append([]Ignored(nil), ignored...) }
 
-// IgnoredReason says why ptfsh ignores the Flink option key; ok is false
-// for any other key.
+// IgnoredReason says why ptfsh ignores the Flink option key: one of
+// IgnoredKeys, or any other option of Flink's documentation that is no
+// setting of ptfsh (IgnoredGroups). ok is false for any other key.
 func IgnoredReason(key string) (reason string, ok bool) {
 	for _, ig := range ignored {
 		if ig.Key == key {
 			return ig.Reason, true
 		}
 	}
-	return "", false
+	if _, isSetting := Lookup(key); isSetting || !flinkKeySet[key] {
+		return "", false
+	}
+	for _, g := range ignoredGroups {
+		if strings.HasPrefix(key, g.Prefix) {
+			return g.Reason, true
+		}
+	}
+	return "", false // not reached: the last group takes every key
 }
 
 // Keys returns the keys SET accepts: the settings and the ignored Flink

@@ -670,7 +670,7 @@ func (p *JSON) row(t *types.Type) (any, error) {
 // compactJSON returns valid JSON text without insignificant white space,
 // as Jackson's JsonNode.toString() writes it.
 func compactJSON(raw []byte) string {
-	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+	if !bytes.ContainsAny(raw, " \t\r\n") {
 		return string(raw)
 	}
 	out := make([]byte, 0, len(raw))

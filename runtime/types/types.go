@@ -69,6 +69,10 @@ type Type struct {
 	Key *Type
 	// Fields are the fields of ROW.
 	Fields []Field
+	// Multiset marks a MAP<T, INT NOT NULL> that is Flink's MULTISET<T>
+	// (COLLECT's result): its values are the counts of its keys, and it
+	// prints as MULTISET<T>; everything else takes it as the map.
+	Multiset bool
 }
 
 // Field is a named field of a ROW type or a column of a schema.
@@ -98,6 +102,12 @@ func ArrayOf(elem Type) Type { return Type{Kind: KindArray, Elem: &elem} }
 
 // MapOf returns MAP<key, value>.
 func MapOf(key, value Type) Type { return Type{Kind: KindMap, Key: &key, Elem: &value} }
+
+// MultisetOf returns MULTISET<elem>, a map of the elements to their counts.
+func MultisetOf(elem Type) Type {
+	count := TypeInt.AsNotNull()
+	return Type{Kind: KindMap, Key: &elem, Elem: &count, Multiset: true}
+}
 
 // Nullable returns t without NOT NULL.
 func (t Type) Nullable() Type { t.NotNull = false; return t }
@@ -209,6 +219,12 @@ func (t Type) write(b *strings.Builder) {
 		t.Elem.write(b)
 		b.WriteString(">")
 	case KindMap:
+		if t.Multiset {
+			b.WriteString("MULTISET<")
+			t.Key.write(b)
+			b.WriteString(">")
+			break
+		}
 		b.WriteString("MAP<")
 		t.Key.write(b)
 		b.WriteString(", ")

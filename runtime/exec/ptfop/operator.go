@@ -682,12 +682,12 @@ func (o *Operator) keyState(key []any) *keyState { return o.lookup(key, o.cur) }
 
 // loadTimers reads the timers a previous statement or run left.
 func (o *Operator) loadTimers() error {
+	// Co-partitioned tables share the key's types: the first table's are
+	// the key's (timers need set semantics, so there is one).
+	t := o.node.Tables[0]
 	var types []types.Type
-	for _, t := range o.node.Tables {
-		for _, k := range t.Partition {
-			types = append(types, t.In.Schema().Columns[k].Type)
-		}
-		break // co-partitioned tables share the key's types
+	for _, k := range t.Partition {
+		types = append(types, t.In.Schema().Columns[k].Type)
 	}
 	o.loading = true
 	defer func() { o.loading = false }()

@@ -211,7 +211,6 @@ type Parallel struct {
 	// during a hand-out: per worker, its next span, and the bounds of its
 	// calls of the event being handed out
 	cursor, at, lim []int
-	scratch         []byte
 }
 
 var _ exec.Call = (*Parallel)(nil)

@@ -45,9 +45,14 @@ func NewAccumulator(c *AggCall) Accumulator {
 		a = &extremeAcc{max: false}
 	case "MAX":
 		a = &extremeAcc{max: true}
+	default:
+		a = newMoreAccumulator(c) // aggregate_more.go
 	}
 	if c.Distinct && !c.Star {
 		a = &distinctAcc{inner: a}
+	}
+	if c.Filtered {
+		a = &skipAcc{inner: a}
 	}
 	return a
 }
@@ -282,7 +287,8 @@ func (a *distinctAcc) Retract(v any) {
 
 func (a *distinctAcc) Value() any { return a.inner.Value() }
 
-// aggCall is one aggregate call of a SELECT: COUNT, SUM, MIN, MAX or AVG.
+// AggCall is one aggregate call of a SELECT: COUNT, SUM, MIN, MAX, AVG
+// or one of aggregate_more.go's.
 type AggCall struct {
 	Fn       string // upper case
 	Star     bool   // COUNT(*)
@@ -291,4 +297,11 @@ type AggCall struct {
 	ArgType  types.Type
 	Typ      types.Type // the result type
 	Text     string     // as EXPLAIN prints it: COUNT(*), SUM(score)
+	// Filtered marks a call with FILTER (WHERE ...): Arg is a
+	// FilteredArg, Skip for the rows the call leaves out.
+	Filtered bool
+	// Sep is LISTAGG's separator.
+	Sep string
+	// Percents are PERCENTILE's percentages (one, or an ARRAY's).
+	Percents []float64
 }

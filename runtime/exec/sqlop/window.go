@@ -1,11 +1,10 @@
 package sqlop
 
 import (
-	"sort"
 	"strconv"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
-	"github.com/ptfsh/ptfsh/runtime/keycodec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -122,6 +121,9 @@ type WindowTVFNode struct {
 	DropLate bool
 	Sch      types.Schema
 	Text     string
+	// ProcTime: the time column is a processing-time attribute; SESSION
+	// closes a session when the processing-time clock passes its end.
+	ProcTime bool
 }
 
 var _ exec.Node = (*WindowTVFNode)(nil)
@@ -132,16 +134,23 @@ func (n *WindowTVFNode) Children() []exec.Node          { return []exec.Node{n.I
 func (n *WindowTVFNode) Explain() string                { return n.Text }
 
 func (n *WindowTVFNode) Open(ex *exec.Execution) (exec.Stream, error) {
+	var ns string
 	if n.Spec.Kind == Session {
-		if err := ex.InMemory("SESSION keeps its open sessions"); err != nil {
-			return nil, err
-		}
+		ns = ex.OperatorNamespace("session")
 	}
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &windowTVFStream{n: n, in: in, ex: ex, wm: minWatermark, keys: map[string]*sessionKey{}, minEnd: exec.MaxWatermark}, nil
+	s := &windowTVFStream{n: n, in: in, ex: ex, wm: exec.MinWatermark, minEnd: exec.MinWatermark}
+	if n.Spec.Kind == Session {
+		if err := s.openSessions(ns); err != nil {
+			in.Close()
+			return nil, err
+		}
+		ex.Stateful = append(ex.Stateful, s)
+	}
+	return s, nil
 }
 
 // session is one open session of a key: its bounds and rows.
@@ -161,7 +170,7 @@ type arrived struct {
 // order in which keys first appeared, which orders sessions that close
 // together.
 type sessionKey struct {
-	seq      int
+	seq      int64
 	sessions []*session
 }
 
@@ -172,31 +181,58 @@ type windowTVFStream struct {
 	wm   int64
 	out  exec.Queue
 	late int64
-	keys map[string]*sessionKey
-	seq  int
-	rows int64 // rows seen, the arrival order of session rows
+	// The open sessions (SESSION) live in the state store (session_state.go):
+	// keys by PARTITION BY key, ends by (end, key's seq, start), so that a
+	// firing reads them in order; meta holds the counters seq (keys seen)
+	// and rows (rows seen, the arrival order of session rows).
+	keys *opstate.Table[*sessionKey]
+	ends *opstate.Table[[]byte]
+	meta *opstate.Table[int64]
+	seq  int64
+	rows int64
 	// minEnd is at most the smallest end of the open sessions, so that a
-	// watermark before it fires nothing without a look at every key.
+	// watermark before it fires nothing without a scan (MinWatermark:
+	// unknown, after a restore).
 	minEnd int64
 }
 
 var (
 	_ exec.Stream       = (*windowTVFStream)(nil)
 	_ exec.TimeOperator = (*windowTVFStream)(nil)
+	_ exec.IdleOperator = (*windowTVFStream)(nil)
 )
 
 func (s *windowTVFStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
+// Idle closes, on processing time, the sessions the clock passed while
+// the input was quiet.
+func (s *windowTVFStream) Idle() error {
+	if s.n.ProcTime && s.n.Spec.Kind == Session {
+		return s.procFire()
+	}
+	return nil
+}
+
 // Time closes the windows (and sessions) the watermark (or the end)
 // passed.
 func (s *windowTVFStream) Time(ev *exec.Event) error {
+	if s.n.ProcTime {
+		if s.n.Spec.Kind == Session {
+			return s.procFire()
+		}
+		return nil
+	}
 	switch ev.Kind {
 	case exec.EvWatermark:
 		s.wm = ev.Wm
-		s.fire(ev.Wm)
+		if err := s.fire(ev.Wm); err != nil {
+			return err
+		}
 	case exec.EvEnd:
 		if s.ex.Opts.EndOfInput {
-			s.fire(exec.MaxWatermark)
+			if err := s.fire(exec.MaxWatermark); err != nil {
+				return err
+			}
 		}
 		if s.late > 0 {
 			s.ex.Notes = append(s.ex.Notes, "note: "+s.n.Spec.Kind.String()+" dropped "+exec.Plural(s.late, "late row")+", whose windows the watermark had passed when they arrived, as Flink does")
@@ -213,8 +249,12 @@ func (s *windowTVFStream) Row(r types.Row) error {
 		return nil
 	}
 	if s.n.Spec.Kind == Session {
-		s.addToSession(r, t)
-		return nil
+		if s.n.ProcTime {
+			if err := s.procFire(); err != nil {
+				return err
+			}
+		}
+		return s.addToSession(r, t)
 	}
 	sent := false
 	ws := s.n.Spec.Assign(t)
@@ -242,90 +282,6 @@ func (s *windowTVFStream) emit(r types.Row, start, end int64) {
 		f = append(f, types.LocalDateTime{Millis: end - 1})
 	}
 	s.out.PushRow(types.Insert, f)
-}
-
-// addToSession puts a row into the sessions of its key: its own window
-// [t, t + gap) merges with every open session it touches (Flink's
-// TimeWindow.intersects: bounds that meet count). A row that merges with
-// none and whose window the watermark has passed is late.
-func (s *windowTVFStream) addToSession(r types.Row, t int64) {
-	k := string(keycodec.Encode(keycodec.Pick(r, s.n.Partition)))
-	sk := s.keys[k]
-	if sk == nil {
-		s.seq++
-		sk = &sessionKey{seq: s.seq}
-		s.keys[k] = sk
-	}
-	merged := &session{start: t, end: t + s.n.Spec.Gap}
-	var kept []*session
-	var parts []*session
-	for _, ss := range sk.sessions {
-		if ss.start <= merged.end && ss.end >= merged.start {
-			merged.start, merged.end = min(merged.start, ss.start), max(merged.end, ss.end)
-			parts = append(parts, ss)
-			continue
-		}
-		kept = append(kept, ss)
-	}
-	if len(parts) == 0 && merged.end-1 <= s.wm {
-		s.late++
-		if len(sk.sessions) == 0 {
-			delete(s.keys, k)
-		}
-		return
-	}
-	// The rows keep their arrival order, as Flink's merged window state does.
-	for _, p := range parts {
-		merged.rows = append(merged.rows, p.rows...)
-	}
-	sort.Slice(merged.rows, func(i, j int) bool { return merged.rows[i].n < merged.rows[j].n })
-	s.rows++
-	merged.rows = append(merged.rows, arrived{s.rows, r.Copy()})
-	sk.sessions = append(kept, merged)
-	s.minEnd = min(s.minEnd, merged.end)
-}
-
-// fire emits the sessions whose end - 1 the watermark wm has reached,
-// ordered by end, then by when their key first appeared.
-func (s *windowTVFStream) fire(wm int64) {
-	if s.n.Spec.Kind != Session || s.minEnd-1 > wm {
-		return
-	}
-	s.minEnd = exec.MaxWatermark
-	type closing struct {
-		seq int
-		ss  *session
-	}
-	var done []closing
-	for k, sk := range s.keys {
-		var open []*session
-		for _, ss := range sk.sessions {
-			if ss.end-1 <= wm {
-				done = append(done, closing{sk.seq, ss})
-			} else {
-				open = append(open, ss)
-				s.minEnd = min(s.minEnd, ss.end)
-			}
-		}
-		sk.sessions = open
-		if len(open) == 0 {
-			delete(s.keys, k)
-		}
-	}
-	sort.Slice(done, func(i, j int) bool {
-		if done[i].ss.end != done[j].ss.end {
-			return done[i].ss.end < done[j].ss.end
-		}
-		if done[i].seq != done[j].seq {
-			return done[i].seq < done[j].seq
-		}
-		return done[i].ss.start < done[j].ss.start
-	})
-	for _, c := range done {
-		for _, r := range c.ss.rows {
-			s.emit(r.row, c.ss.start, c.ss.end)
-		}
-	}
 }
 
 func (s *windowTVFStream) Close() error { return s.in.Close() }

@@ -1,12 +1,14 @@
 package sqlop
 
 import (
-	"sort"
+	"encoding/binary"
+	"fmt"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // WindowAggregateNode is Flink's window aggregation: a GROUP BY of
@@ -24,6 +26,10 @@ type WindowAggregateNode struct {
 	Outs   []expr.Expr // output columns over the group row
 	Sch    types.Schema
 	Text   string
+	// ProcTime: the windows are on a processing-time attribute, and fire
+	// when the processing-time clock passes their end (not the watermark);
+	// those open when the input ends are not emitted, as in Flink.
+	ProcTime bool
 }
 
 var _ exec.Node = (*WindowAggregateNode)(nil)
@@ -34,14 +40,52 @@ func (n *WindowAggregateNode) Children() []exec.Node          { return []exec.No
 func (n *WindowAggregateNode) Explain() string                { return n.Text }
 
 func (n *WindowAggregateNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if err := ex.InMemory("a window aggregation keeps its open windows"); err != nil {
-		return nil, err
-	}
+	ns := ex.OperatorNamespace("window-agg")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &windowAggStream{n: n, in: in, ex: ex, wm: minWatermark, groups: map[string]*windowGroup{}, minEnd: exec.MaxWatermark}, nil
+	s := &windowAggStream{n: n, in: in, ex: ex, wm: exec.MinWatermark}
+	if s.w, err = openWindowTable[*windowGroup](ex, ns, windowGroupCodec{n}); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
+}
+
+// windowGroupCodec encodes a window of a window aggregation: its slot,
+// its keys and its accumulators.
+type windowGroupCodec struct{ n *WindowAggregateNode }
+
+func (c windowGroupCodec) Append(b []byte, g *windowGroup) ([]byte, error) {
+	b = appendSlot(b, &g.windowSlot)
+	b, err := appendValues(b, g.keys)
+	if err != nil {
+		return nil, err
+	}
+	return appendAccs(b, g.accs)
+}
+
+func (c windowGroupCodec) Decode(b []byte) (*windowGroup, error) {
+	g := &windowGroup{}
+	b, err := readSlot(b, &g.windowSlot)
+	if err != nil {
+		return nil, err
+	}
+	if g.keys, b, err = readValues(b); err != nil {
+		return nil, err
+	}
+	if g.keys == nil {
+		g.keys = make([]any, len(c.n.Groups))
+	}
+	if g.accs, b, err = readAccs(b, c.n.Calls); err != nil {
+		return nil, err
+	}
+	if len(b) != 0 || len(g.keys) != len(c.n.Groups) {
+		return nil, fmt.Errorf("a window of %s does not match the query", c.n.Text)
+	}
+	return g, nil
 }
 
 // windowGroup is one window of one key: its end, the order it appeared
@@ -53,33 +97,52 @@ type windowGroup struct {
 }
 
 type windowAggStream struct {
-	n      *WindowAggregateNode
-	in     exec.Stream
-	ex     *exec.Execution
-	wm     int64
-	groups map[string]*windowGroup
-	seq    int64
-	out    exec.Queue
-	// minEnd is at most the smallest end of the open windows, so that a
-	// watermark before it fires nothing without a look at every window.
-	minEnd int64
+	n   *WindowAggregateNode
+	in  exec.Stream
+	ex  *exec.Execution
+	wm  int64
+	w   *windowTable[*windowGroup]
+	out exec.Queue
 }
 
 var (
 	_ exec.Stream       = (*windowAggStream)(nil)
 	_ exec.TimeOperator = (*windowAggStream)(nil)
+	_ exec.IdleOperator = (*windowAggStream)(nil)
+	_ exec.Stateful     = (*windowAggStream)(nil)
 )
 
 func (s *windowAggStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
-// Time fires the windows the watermark (or the end) passed.
+func (s *windowAggStream) Checkpoint(tx state.Tx, finished bool) error {
+	return s.w.checkpoint(tx, finished)
+}
+
+func (s *windowAggStream) Quiescent() bool { return s.out.Len() == 0 }
+
+// Time fires the windows the watermark (or the end of input) passed; on
+// processing time, those the clock passed.
 func (s *windowAggStream) Time(ev *exec.Event) error {
+	if s.n.ProcTime {
+		return procFire(s.ex, s.w, s.emit)
+	}
 	switch ev.Kind {
 	case exec.EvWatermark:
 		s.wm = ev.Wm
-		return s.fire(ev.Wm)
+		return s.w.fire(ev.Wm, s.emit)
 	case exec.EvEnd:
-		return s.fire(exec.MaxWatermark)
+		if s.ex.Opts.EndOfInput {
+			return s.w.fire(exec.MaxWatermark, s.emit)
+		}
+	}
+	return nil
+}
+
+// Idle fires, on processing time, the windows the clock passed while the
+// input was quiet.
+func (s *windowAggStream) Idle() error {
+	if s.n.ProcTime {
+		return procFire(s.ex, s.w, s.emit)
 	}
 	return nil
 }
@@ -87,7 +150,14 @@ func (s *windowAggStream) Time(ev *exec.Event) error {
 func (s *windowAggStream) Row(r types.Row) error {
 	n := s.n
 	end, ok := types.TimeMillis(r.Fields[n.End])
-	if !ok || end-1 <= s.wm {
+	now := s.wm
+	if n.ProcTime {
+		now = s.ex.Now()
+		if err := procFire(s.ex, s.w, s.emit); err != nil {
+			return err
+		}
+	}
+	if !ok || end-1 <= now {
 		return nil // late for this window: its result is out already
 	}
 	keys := make([]any, len(n.Groups))
@@ -98,16 +168,19 @@ func (s *windowAggStream) Row(r types.Row) error {
 		}
 		keys[i] = v
 	}
-	k := string(keycodec.Encode(keys))
-	g := s.groups[k]
-	if g == nil {
-		s.seq++
-		g = &windowGroup{windowSlot: windowSlot{key: k, end: end, seq: s.seq}, keys: keys, accs: make([]Accumulator, len(n.Calls))}
+	k := keycodec.Encode(keys)
+	g, found, err := s.w.get(k, end)
+	if err != nil {
+		return err
+	}
+	if !found {
+		g = &windowGroup{keys: keys, accs: make([]Accumulator, len(n.Calls))}
 		for i, c := range n.Calls {
 			g.accs[i] = NewAccumulator(c)
 		}
-		s.groups[k] = g
-		s.minEnd = min(s.minEnd, end)
+		if err := s.w.add(k, end, g); err != nil {
+			return err
+		}
 	}
 	for i, c := range n.Calls {
 		var v any
@@ -119,31 +192,26 @@ func (s *windowAggStream) Row(r types.Row) error {
 		}
 		g.accs[i].Add(v)
 	}
-	return nil
+	return s.w.put(g)
 }
 
-// fire emits the windows that end at or before wm + 1, by end, then in
-// the order they appeared. (Flink orders the windows of one firing by its
-// timer queue, which no query can rely on.)
-func (s *windowAggStream) fire(wm int64) error {
-	if s.minEnd-1 > wm {
-		return nil
+// emit hands on the result of a window that fired. The windows of one
+// firing go by end, then in the order they appeared. (Flink orders the
+// windows of one firing by its timer queue, which no query can rely on.)
+func (s *windowAggStream) emit(g *windowGroup) error {
+	grow := append([]any{}, g.keys...)
+	for _, acc := range g.accs {
+		grow = append(grow, acc.Value())
 	}
-	for _, g := range dueWindows(s.groups, wm, &s.minEnd) {
-		grow := append([]any{}, g.keys...)
-		for _, acc := range g.accs {
-			grow = append(grow, acc.Value())
+	out := make([]any, len(s.n.Outs))
+	for i, x := range s.n.Outs {
+		v, err := x.Eval(grow)
+		if err != nil {
+			return err
 		}
-		out := make([]any, len(s.n.Outs))
-		for i, x := range s.n.Outs {
-			v, err := x.Eval(grow)
-			if err != nil {
-				return err
-			}
-			out[i] = v
-		}
-		s.out.PushRow(types.Insert, out)
+		out[i] = v
 	}
+	s.out.PushRow(types.Insert, out)
 	return nil
 }
 
@@ -159,28 +227,25 @@ type windowSlot struct {
 
 func (w *windowSlot) slot() *windowSlot { return w }
 
-// dueWindows takes out of groups those whose window the watermark wm has
-// passed (end - 1 <= wm), ordered by window end and then by when they
-// appeared, and sets *minEnd to the earliest end of those left.
-func dueWindows[G interface{ slot() *windowSlot }](groups map[string]G, wm int64, minEnd *int64) []G {
-	var done []G
-	*minEnd = exec.MaxWatermark
-	for _, g := range groups {
-		if w := g.slot(); w.end-1 <= wm {
-			done = append(done, g)
-		} else {
-			*minEnd = min(*minEnd, w.end)
-		}
+// appendSlot appends a slot: its key, end and seq.
+func appendSlot(b []byte, w *windowSlot) []byte {
+	b = binary.AppendUvarint(b, uint64(len(w.key)))
+	b = append(b, w.key...)
+	return appendVarint(appendVarint(b, w.end), w.seq)
+}
+
+// readSlot reads a slot appendSlot wrote.
+func readSlot(b []byte, w *windowSlot) ([]byte, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return nil, errAccTruncated
 	}
-	sort.Slice(done, func(i, j int) bool {
-		a, b := done[i].slot(), done[j].slot()
-		if a.end != b.end {
-			return a.end < b.end
-		}
-		return a.seq < b.seq
-	})
-	for _, g := range done {
-		delete(groups, g.slot().key)
+	w.key = string(b[k : k+int(n)])
+	b = b[k+int(n):]
+	var err error
+	if w.end, b, err = readVarint(b); err != nil {
+		return nil, err
 	}
-	return done
+	w.seq, b, err = readVarint(b)
+	return b, err
 }

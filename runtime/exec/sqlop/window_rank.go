@@ -1,6 +1,7 @@
 package sqlop
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sort"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // WindowDedup is what a WindowRankNode keeps of each window.
@@ -42,6 +44,9 @@ type WindowRankNode struct {
 	RankEnd    int64
 	Sch        types.Schema // the input's columns, then the row number
 	Text       string
+	// ProcTime: the windows are on a processing-time attribute and fire
+	// when the processing-time clock passes their end.
+	ProcTime bool
 }
 
 var _ exec.Node = (*WindowRankNode)(nil)
@@ -52,18 +57,73 @@ func (n *WindowRankNode) Children() []exec.Node          { return []exec.Node{n.
 func (n *WindowRankNode) Explain() string                { return n.Text }
 
 func (n *WindowRankNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	what := "a window Top-N"
-	if n.Dedup != KeepTopN {
-		what = "a window deduplication"
-	}
-	if err := ex.InMemory(what + " keeps its open windows"); err != nil {
-		return nil, err
-	}
+	ns := ex.OperatorNamespace("window-rank")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &windowRankStream{n: n, in: in, wm: minWatermark, groups: map[string]*windowRankGroup{}, minEnd: exec.MaxWatermark}, nil
+	s := &windowRankStream{n: n, in: in, ex: ex, wm: exec.MinWatermark}
+	if s.w, err = openWindowTable[*windowRankGroup](ex, ns, windowRankCodec{}); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
+}
+
+// windowRankCodec encodes a window of a window Top-N or deduplication: its
+// slot, the kept row's time, and its rows with their sort keys.
+type windowRankCodec struct{}
+
+func (windowRankCodec) Append(b []byte, g *windowRankGroup) ([]byte, error) {
+	b = appendVarint(appendSlot(b, &g.windowSlot), g.ts)
+	b = binary.AppendUvarint(b, uint64(len(g.rows)))
+	for _, sr := range g.rows {
+		var err error
+		if b, err = appendValues(b, sr.key); err != nil {
+			return nil, err
+		}
+		if b, err = exec.AppendValue(b, sr.row); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func (windowRankCodec) Decode(b []byte) (*windowRankGroup, error) {
+	g := &windowRankGroup{}
+	b, err := readSlot(b, &g.windowSlot)
+	if err != nil {
+		return nil, err
+	}
+	if g.ts, b, err = readVarint(b); err != nil {
+		return nil, err
+	}
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, errAccTruncated
+	}
+	b = b[k:]
+	for range n {
+		var sr sortedRow
+		if sr.key, b, err = readValues(b); err != nil {
+			return nil, err
+		}
+		var v any
+		if v, b, err = exec.ReadValue(b); err != nil {
+			return nil, err
+		}
+		row, ok := v.(types.Row)
+		if !ok {
+			return nil, fmt.Errorf("a window's row is a %T", v)
+		}
+		sr.row = row
+		g.rows = append(g.rows, sr)
+	}
+	if len(b) != 0 {
+		return nil, errAccTruncated
+	}
+	return g, nil
 }
 
 // windowRankGroup is one window of one key: its end, the order it
@@ -76,30 +136,51 @@ type windowRankGroup struct {
 }
 
 type windowRankStream struct {
-	n      *WindowRankNode
-	in     exec.Stream
-	wm     int64
-	groups map[string]*windowRankGroup
-	seq    int64
-	out    exec.Queue
-	minEnd int64 // at most the smallest end of the open windows
+	n   *WindowRankNode
+	in  exec.Stream
+	ex  *exec.Execution
+	wm  int64
+	w   *windowTable[*windowRankGroup]
+	out exec.Queue
 }
 
 var (
 	_ exec.Stream       = (*windowRankStream)(nil)
 	_ exec.TimeOperator = (*windowRankStream)(nil)
+	_ exec.IdleOperator = (*windowRankStream)(nil)
+	_ exec.Stateful     = (*windowRankStream)(nil)
 )
 
 func (s *windowRankStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
-// Time fires the windows the watermark (or the end) passed.
+func (s *windowRankStream) Checkpoint(tx state.Tx, finished bool) error {
+	return s.w.checkpoint(tx, finished)
+}
+
+func (s *windowRankStream) Quiescent() bool { return s.out.Len() == 0 }
+
+// Time fires the windows the watermark (or the end of input) passed; on
+// processing time, those the clock passed.
 func (s *windowRankStream) Time(ev *exec.Event) error {
+	if s.n.ProcTime {
+		return procFire(s.ex, s.w, s.emit)
+	}
 	switch ev.Kind {
 	case exec.EvWatermark:
 		s.wm = ev.Wm
-		s.fire(ev.Wm)
+		return s.w.fire(ev.Wm, s.emit)
 	case exec.EvEnd:
-		s.fire(exec.MaxWatermark)
+		if s.ex.Opts.EndOfInput {
+			return s.w.fire(exec.MaxWatermark, s.emit)
+		}
+	}
+	return nil
+}
+
+// Idle fires, on processing time, the windows the clock passed.
+func (s *windowRankStream) Idle() error {
+	if s.n.ProcTime {
+		return procFire(s.ex, s.w, s.emit)
 	}
 	return nil
 }
@@ -110,7 +191,14 @@ func (s *windowRankStream) Row(r types.Row) error {
 		return fmt.Errorf("a window Top-N takes insert-only input, not a %s row", r.Kind)
 	}
 	end, ok := types.TimeMillis(r.Fields[n.End])
-	if !ok || end-1 <= s.wm {
+	now := s.wm
+	if n.ProcTime {
+		now = s.ex.Now()
+		if err := procFire(s.ex, s.w, s.emit); err != nil {
+			return err
+		}
+	}
+	if !ok || end-1 <= now {
 		return nil // late: its window has fired
 	}
 	keys := make([]any, 0, len(n.Partition)+2)
@@ -122,13 +210,16 @@ func (s *windowRankStream) Row(r types.Row) error {
 		}
 		keys = append(keys, v)
 	}
-	k := string(keycodec.Encode(keys))
-	g := s.groups[k]
-	if g == nil {
-		s.seq++
-		g = &windowRankGroup{windowSlot: windowSlot{key: k, end: end, seq: s.seq}}
-		s.groups[k] = g
-		s.minEnd = min(s.minEnd, end)
+	k := keycodec.Encode(keys)
+	g, found, err := s.w.get(k, end)
+	if err != nil {
+		return err
+	}
+	if !found {
+		g = &windowRankGroup{}
+		if err := s.w.add(k, end, g); err != nil {
+			return err
+		}
 	}
 	if n.Dedup != KeepTopN {
 		ts, ok := types.TimeMillis(r.Fields[n.Time])
@@ -137,6 +228,7 @@ func (s *windowRankStream) Row(r types.Row) error {
 		}
 		if len(g.rows) == 0 || n.Dedup == KeepFirst && ts < g.ts || n.Dedup == KeepLast && ts >= g.ts {
 			g.rows, g.ts = []sortedRow{{row: r.Copy()}}, ts
+			return s.w.put(g)
 		}
 		return nil
 	}
@@ -156,25 +248,22 @@ func (s *windowRankStream) Row(r types.Row) error {
 		buf = buf[:n.RankEnd]
 	}
 	g.rows = buf
-	return nil
+	return s.w.put(g)
 }
 
-// fire emits the windows that end at or before wm + 1, by end, then in
-// the order they appeared, as WindowAggregateNode does.
-func (s *windowRankStream) fire(wm int64) {
-	if s.minEnd-1 > wm {
-		return
-	}
-	for _, g := range dueWindows(s.groups, wm, &s.minEnd) {
-		for i, sr := range g.rows {
-			rank := int64(i + 1)
-			if rank < s.n.RankStart {
-				continue
-			}
-			fields := append(append(make([]any, 0, len(sr.row.Fields)+1), sr.row.Fields...), rank)
-			s.out.PushRow(types.Insert, fields)
+// emit hands on the rows of a window that fired, in rank order; the
+// windows go by end, then in the order they appeared, as
+// WindowAggregateNode's.
+func (s *windowRankStream) emit(g *windowRankGroup) error {
+	for i, sr := range g.rows {
+		rank := int64(i + 1)
+		if rank < s.n.RankStart {
+			continue
 		}
+		fields := append(append(make([]any, 0, len(sr.row.Fields)+1), sr.row.Fields...), rank)
+		s.out.PushRow(types.Insert, fields)
 	}
+	return nil
 }
 
 func (s *windowRankStream) Close() error { return s.in.Close() }

@@ -1,0 +1,231 @@
+package sqlop
+
+import (
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
+	"github.com/ptfsh/ptfsh/runtime/types"
+)
+
+// SemiJoinNode is a semi join (Anti false) or an anti join (Anti true), as
+// Flink's StreamingSemiAntiJoinOperator runs one: the rows of Left that
+// have a row of Right with the same key (LeftKeys = RightKeys) for which
+// Cond holds (semi), or that have none (anti). It is what IN and EXISTS
+// subqueries, INTERSECT and EXCEPT become. Its rows are Left's, with
+// Left's schema.
+//
+// A row of Left goes out, with its own kind, when it arrives with a match
+// (semi) or without one (anti). A row of Right that gives a left row its
+// first match sends that row again: with the right row's kind (+I or +U)
+// in a semi join, as -D in an anti join; a retraction that takes its last
+// match away sends it with the retraction's kind (-U or -D) in a semi
+// join, as +I in an anti join. Inputs take turns row by row, left first.
+type SemiJoinNode struct {
+	Left, Right exec.Node
+	Anti        bool
+	// LeftKeys and RightKeys compute the equi-join key of each side's
+	// rows, of the same types; a NULL in a key matches nothing, unless
+	// NullSafe, where keys compare as IS NOT DISTINCT FROM does (NULL
+	// matches NULL: INTERSECT and EXCEPT).
+	LeftKeys, RightKeys []expr.Expr
+	NullSafe            bool
+	// Cond is the rest of the condition, over the left row followed by
+	// the right row (nil: TRUE).
+	Cond expr.Expr
+	Text string
+}
+
+func (n *SemiJoinNode) Schema() types.Schema { return n.Left.Schema() }
+
+// Changelog is Flink's: a semi join forwards the kinds of both inputs, an
+// anti join may produce every kind.
+func (n *SemiJoinNode) Changelog() types.ChangelogMode {
+	if n.Anti {
+		return types.RetractAll
+	}
+	m := n.Left.Changelog().Union(n.Right.Changelog())
+	m.KeyOnlyDeletes = false
+	return m
+}
+
+func (n *SemiJoinNode) Children() []exec.Node { return []exec.Node{n.Left, n.Right} }
+
+func (n *SemiJoinNode) Explain() string { return n.Text }
+
+func (n *SemiJoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
+	if err := ex.InMemory("a semi or anti join keeps its rows"); err != nil {
+		return nil, err
+	}
+	ins, err := exec.OpenAll(ex, []exec.Node{n.Left, n.Right})
+	if err != nil {
+		return nil, err
+	}
+	s := &semiJoinStream{n: n, two: newTwoInputs(ins, ex), width: n.Left.Schema().Len()}
+	s.sides[0] = map[string]*joinBucket{}
+	s.sides[1] = map[string]*joinBucket{}
+	return s, nil
+}
+
+type semiJoinStream struct {
+	n     *SemiJoinNode
+	two   *twoInputs
+	sides [2]map[string]*joinBucket // left rows count their matches (assoc)
+	width int                       // of a left row
+	out   exec.Queue
+}
+
+var _ exec.Stream = (*semiJoinStream)(nil)
+
+func (s *semiJoinStream) Next() (exec.Event, error) {
+	for {
+		if ev, ok := s.out.Pop(); ok {
+			return ev, nil
+		}
+		side, ev, err := s.two.next()
+		if err != nil {
+			return exec.Event{}, err
+		}
+		if ev.Kind != exec.EvRow {
+			return ev, nil
+		}
+		if err := s.row(side, ev.Row); err != nil {
+			return exec.Event{}, err
+		}
+	}
+}
+
+// key computes a row's join key; ok is false when a part of it is NULL.
+func (s *semiJoinStream) key(side int, r types.Row) (string, bool, error) {
+	keys := s.n.LeftKeys
+	if side == 1 {
+		keys = s.n.RightKeys
+	}
+	vals := make([]any, len(keys))
+	for i, k := range keys {
+		v, err := k.Eval(r.Fields)
+		if err != nil {
+			return "", false, err
+		}
+		if v == nil && !s.n.NullSafe {
+			return "", false, nil
+		}
+		vals[i] = v
+	}
+	return string(keycodec.Encode(vals)), true, nil
+}
+
+// matches returns the rows of the other side that a row of side joins.
+func (s *semiJoinStream) matches(side int, key string, fields []any) ([]*joinRec, error) {
+	b := s.sides[1-side][key]
+	if b == nil {
+		return nil, nil
+	}
+	var out []*joinRec
+	for _, r := range b.recs {
+		if s.n.Cond != nil {
+			left, right := fields, r.fields
+			if side == 1 {
+				left, right = r.fields, fields
+			}
+			v, err := s.n.Cond.Eval(append(append(make([]any, 0, len(left)+len(right)), left...), right...))
+			if err != nil {
+				return nil, err
+			}
+			if v != true {
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// row processes a row of side as Flink's StreamingSemiAntiJoinOperator does.
+func (s *semiJoinStream) row(side int, r types.Row) error {
+	key, ok, err := s.key(side, r)
+	if err != nil {
+		return err
+	}
+	var ms []*joinRec
+	if ok {
+		if ms, err = s.matches(side, key, r.Fields); err != nil {
+			return err
+		}
+	}
+	adds := r.Kind == types.Insert || r.Kind == types.UpdateAfter
+	if side == 0 {
+		if (len(ms) > 0) != s.n.Anti {
+			s.emit(r.Kind, r.Fields)
+		}
+		// A left row whose key has a NULL matches nothing, ever: it is
+		// not kept.
+		if ok && adds {
+			s.add(0, key, r.Fields, len(ms))
+		} else if ok {
+			s.remove(0, key, r.Fields)
+		}
+		return nil
+	}
+	if !ok {
+		return nil
+	}
+	if adds {
+		s.add(1, key, r.Fields, 0)
+		for _, m := range ms {
+			if m.assoc == 0 {
+				if s.n.Anti {
+					s.emit(types.Delete, m.fields)
+				} else {
+					s.emit(r.Kind, m.fields)
+				}
+			}
+			m.assoc++
+		}
+		return nil
+	}
+	s.remove(1, key, r.Fields)
+	for _, m := range ms {
+		if m.assoc == 1 {
+			if s.n.Anti {
+				s.emit(types.Insert, m.fields)
+			} else {
+				s.emit(r.Kind, m.fields)
+			}
+		}
+		m.assoc--
+	}
+	return nil
+}
+
+// add keeps a row of side under its key.
+func (s *semiJoinStream) add(side int, key string, fields []any, assoc int) {
+	b := s.sides[side][key]
+	if b == nil {
+		b = &joinBucket{}
+		s.sides[side][key] = b
+	}
+	b.recs = append(b.recs, &joinRec{fields: fields, enc: string(keycodec.Encode(fields)), assoc: assoc})
+}
+
+// remove forgets the first row of side equal to fields (a retraction of a
+// row never seen changes nothing).
+func (s *semiJoinStream) remove(side int, key string, fields []any) {
+	b := s.sides[side][key]
+	if b == nil {
+		return
+	}
+	enc := string(keycodec.Encode(fields))
+	for i, r := range b.recs {
+		if r.enc == enc {
+			b.recs = append(b.recs[:i], b.recs[i+1:]...)
+			break
+		}
+	}
+	if len(b.recs) == 0 {
+		delete(s.sides[side], key)
+	}
+}
+
+func (s *semiJoinStream) emit(k types.RowKind, fields []any) { s.out.PushRow(k, fields) }
+
+func (s *semiJoinStream) Close() error { return exec.CloseAll(s.two.ins) }

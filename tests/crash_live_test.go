@@ -1,0 +1,163 @@
+package tests
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// liveShapes are live statements over a followed file: the input grows
+// while they run, they never end by themselves, and a kill -9 at any
+// moment, then a restart with the same state file, must give the sink an
+// uninterrupted run gives.
+var liveShapes = []struct {
+	name   string
+	script string
+}{
+	{name: "group_by", script: `
+CREATE TABLE totals (op STRING, user_id STRING, total INT, n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'totals.csv', 'format' = 'csv', 'changelog.op-column' = 'op');
+INSERT INTO totals SELECT user_id, SUM(v), COUNT(*) FROM live GROUP BY user_id;
+`},
+	{name: "window", script: `
+CREATE TABLE windows (user_id STRING, w TIMESTAMP(3), n BIGINT, total INT) WITH ('connector' = 'filesystem', 'path' = 'windows.csv', 'format' = 'csv');
+INSERT INTO windows SELECT user_id, window_start, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE live, DESCRIPTOR(t), INTERVAL '10' SECOND)) GROUP BY user_id, window_start, window_end;
+`},
+	{name: "ptf_timers", script: `
+CREATE FUNCTION quiet AS 'quiet.js';
+CREATE TABLE alerts (user_id STRING, last_v INT, n INT, rowtime TIMESTAMP_LTZ(3)) WITH ('connector' = 'filesystem', 'path' = 'alerts.csv', 'format' = 'csv');
+INSERT INTO alerts SELECT * FROM quiet(TABLE live PARTITION BY user_id ORDER BY t, on_time => DESCRIPTOR(t));
+`},
+}
+
+// liveJob is the head of every live shape's script: a followed file of
+// the crash tests' clicks, with its time as a TIMESTAMP_LTZ and a
+// watermark after every row (so that which rows are late does not depend
+// on the wall clock), and checkpoints often.
+const liveJob = `SET 'execution.checkpointing.interval-rows' = '3000';
+SET 'execution.checkpointing.interval' = '200 ms';
+SET 'pipeline.auto-watermark-interval' = '0';
+CREATE TABLE live (user_id STRING, v INT, ts BIGINT, t AS TO_TIMESTAMP_LTZ(ts, 3), WATERMARK FOR t AS t - INTERVAL '5' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv', 'source.monitor-interval' = '100 ms');
+`
+
+// TestCrash_liveShapes runs each live shape twice over the same rows: once
+// with the whole file there from the start, stopped with SIGTERM when its
+// sink no longer changes; once with the file growing while the statement
+// runs, killed with SIGKILL at seeded moments and started again with the
+// same state file after each kill, then stopped the same way once the
+// file is whole. Every sink file must be the same, byte for byte.
+func TestCrash_liveShapes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the live crash test runs each shape about a dozen times")
+	}
+	bin := ptfshBinary(t)
+	work := t.TempDir()
+	data := crashClicks(60_000, 200)
+	lines := strings.SplitAfter(data, "\n")
+	for _, shape := range liveShapes {
+		t.Run(shape.name, func(t *testing.T) {
+			setup := func(dir, clicks string) {
+				writeCrashJob(t, dir, clicks, "", "")
+				job := liveJob + shape.script
+				if err := os.WriteFile(filepath.Join(dir, "job.sql"), []byte(job), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := func(dir string) []string {
+				return []string{"--state", filepath.Join(dir, "state.db"), "-f", filepath.Join(dir, "job.sql")}
+			}
+			ref := filepath.Join(work, shape.name, "ref")
+			setup(ref, data)
+			runUntilQuiet(t, bin, args(ref), ref)
+
+			crash := filepath.Join(work, shape.name, "crash")
+			setup(crash, "")
+			// The file grows while the runs come and go: a chunk of rows
+			// every few milliseconds, as a log does.
+			grown := make(chan struct{})
+			go func() {
+				defer close(grown)
+				f, err := os.OpenFile(filepath.Join(crash, "clicks.csv"), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer f.Close()
+				for i := 0; i < len(lines); i += 500 {
+					f.WriteString(strings.Join(lines[i:min(i+500, len(lines))], ""))
+					time.Sleep(15 * time.Millisecond)
+				}
+			}()
+			rng := rand.New(rand.NewPCG(2026, uint64(len(shape.name))))
+			kills := 0
+			for i := 0; i < 10; i++ {
+				at := 150*time.Millisecond + time.Duration(rng.Int64N(int64(400*time.Millisecond)))
+				if runKilled(t, bin, args(crash), at) {
+					kills++
+				}
+			}
+			<-grown
+			runUntilQuiet(t, bin, args(crash), crash)
+			want, got := sinkFiles(t, ref), sinkFiles(t, crash)
+			if len(want) == 0 || len(strings.Join(mapValues(want), "")) == 0 {
+				t.Fatal("the uninterrupted run wrote nothing")
+			}
+			for name, w := range want {
+				if g := got[name]; g != w {
+					t.Errorf("after %d kills %s differs from an uninterrupted run: %d lines, want %d (%s)",
+						kills, name, strings.Count(g, "\n"), strings.Count(w, "\n"), firstDiff(g, w))
+				}
+			}
+			t.Logf("%d kills, %d lines of sink", kills, strings.Count(strings.Join(mapValues(want), ""), "\n"))
+		})
+	}
+}
+
+func mapValues(m map[string]string) []string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// runUntilQuiet runs a live statement until its sink files in dir have not
+// changed for a second, then stops it with SIGTERM (its final checkpoint)
+// and waits for it to exit with status 0.
+func runUntilQuiet(t *testing.T, bin string, args []string, dir string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	last, since := "", time.Now()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Since(since) < time.Second {
+		select {
+		case err := <-done:
+			t.Fatalf("a live statement ended by itself: %v\n%s", err, stderr.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		now := strings.Join(mapValues(sinkFiles(t, dir)), "\x00")
+		if now != last {
+			last, since = now, time.Now()
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sink kept changing for two minutes")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := <-done; err != nil {
+		t.Fatalf("stopped with SIGTERM: %v\n%s", err, stderr.String())
+	}
+}
