@@ -45,6 +45,9 @@ type Config struct {
 	// (ptfsh test --shuffle): the input comes in another order Flink may
 	// give it.
 	ShuffleSeed int64
+	// Seed, when set, seeds RAND() when SET 'ptfsh.seed' does not
+	// (--seed, which seeds the JavaScript functions too).
+	Seed *int64
 	// Scratch says Store is a temporary file that no later run can open
 	// (ptfsh without --state): no run resumes from it, so a statement
 	// takes only its final checkpoint, which later statements and SHOW
@@ -941,6 +944,10 @@ func (s *Session) sourceEnv() connector.Env {
 	pt, hasPT := s.processingTime()
 	idle, _ := settings.Get[time.Duration](s.settings, "table.exec.source.idle-timeout")
 	wmEvery, _ := settings.Get[time.Duration](s.settings, "pipeline.auto-watermark-interval")
-	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT,
+	fseed := s.cfg.Seed
+	if n, ok := settings.Get[int64](s.settings, connector.SetSeed); ok {
+		fseed = &n
+	}
+	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, FunctionSeed: fseed, ProcessingTime: pt, HasProcessingTime: hasPT,
 		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink, Stdin: s.cfg.Stdin, IdleTimeout: idle, WatermarkInterval: wmEvery}
 }
