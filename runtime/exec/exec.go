@@ -117,8 +117,13 @@ func (ex *Execution) CheckCancelled() error {
 type Stateful interface {
 	// Checkpoint writes the operator's changes since the last checkpoint
 	// into tx. finished: the statement read its input to the end, so
-	// nothing goes on from its state, which goes.
-	Checkpoint(tx state.Tx, finished bool) error
+	// nothing goes on from its state, which goes. final: the statement's
+	// last checkpoint (finished, or stopped without its end of input): an
+	// operator forgets its event time then, as a source does, so that the
+	// next run starts without a watermark, as a Flink job restored from a
+	// savepoint does; it keeps it in the others, for a restart after a
+	// crash.
+	Checkpoint(tx state.Tx, finished, final bool) error
 	// Quiescent reports whether the operator holds no output that a
 	// checkpoint taken now could not describe.
 	Quiescent() bool

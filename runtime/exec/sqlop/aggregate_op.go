@@ -81,7 +81,7 @@ var (
 	_ exec.Stateful = (*groupLimitStream)(nil)
 )
 
-func (s *groupLimitStream) Checkpoint(tx state.Tx, finished bool) error {
+func (s *groupLimitStream) Checkpoint(tx state.Tx, finished, _ bool) error {
 	if err := s.meta.Put(totalKey, s.total); err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ var (
 	_ exec.Stateful = (*aggregateStream)(nil)
 )
 
-func (s *aggregateStream) Checkpoint(tx state.Tx, finished bool) error {
+func (s *aggregateStream) Checkpoint(tx state.Tx, finished, _ bool) error {
 	return tableSet{s.groups}.checkpoint(tx, finished)
 }
 
