@@ -72,6 +72,9 @@ var layers = map[string][]string{
 	// export/flink reads a script's syntax (sqlmini, which the contract
 	// already sees) to choose its test cases; the wiring runs the script.
 	"export/flink": {mod + "runtime/types", mod + "runtime/ptf", mod + "sqlmini"},
+	// playground is ptfsh serve's page and calls: it runs statements in
+	// the sessions the command gives it, and reads exercises.
+	"playground": {mod + "runtime/session", mod + "runtime/timeline", mod + "internal/testarchive"},
 	// assembly is the one place that builds engine, store, session and stdlib.
 	"assembly": {mod + "runtime/", mod + "script", mod + "state", mod + "stdlib", mod + "sqlmini"},
 	// fault: the kill points of the commit path for the crash tests, a leaf.
@@ -88,7 +91,7 @@ var layers = map[string][]string{
 	// doctest reads the docs' pages into the blocks the doc tests run.
 	"internal/doctest": {},
 	// The wiring: the command, the benchmark tools.
-	"cmd/ptfsh":          {mod, "github.com/chzyer/readline"},
+	"cmd/ptfsh":          {mod, "github.com/chzyer/readline", "github.com/aymanbagabas/go-udiff"},
 	"bench/internal/gen": {},
 	"bench/gen":          {mod + "bench/internal/gen"},
 	"bench/plain":        {},
@@ -118,6 +121,8 @@ var engines = map[string]string{
 	"github.com/twmb/franz-go/pkg/kfake": "runtime/connector/kafka/kafkatest",
 	"github.com/twmb/avro":               "runtime/connector/kafka",
 	"github.com/brianvoe/gofakeit/v7":    "runtime/faker",
+	// The line diff of ptfsh test and ptfsh watch.
+	"github.com/aymanbagabas/go-udiff": "cmd/ptfsh",
 }
 
 // TestImportGraph enforces the package graph: each engine stays behind its

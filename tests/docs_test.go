@@ -39,13 +39,9 @@ func TestDocs(t *testing.T) {
 // checkPage checks the blocks of one page in order, in a scratch folder of
 // its own.
 func checkPage(t *testing.T, page string) {
-	lines, err := doctest.ReadPage("..", page)
+	lines, blocks, err := doctest.PageBlocks("..", page)
 	if err != nil {
 		t.Fatal(err)
-	}
-	blocks, err := doctest.Blocks(lines)
-	if err != nil {
-		t.Fatalf("%s:%v", page, err)
 	}
 	scratch := t.TempDir()
 	var repls []doctest.Replacement
@@ -124,10 +120,8 @@ func checkPage(t *testing.T, page string) {
 			t.Errorf("%s: unknown doc directive %q (file, run, excerpt, checked-by)", where, b.Verb)
 		}
 	}
-	if len(repls) > 0 {
-		if err := doctest.WriteFile(filepath.Join("..", page), strings.Join(doctest.Replaced(lines, repls), "\n")); err != nil {
-			t.Fatal(err)
-		}
+	if err := doctest.Rewrite("..", page, lines, repls); err != nil {
+		t.Fatal(err)
 	}
 }
 

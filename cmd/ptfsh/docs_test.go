@@ -33,13 +33,9 @@ func TestDocs_commands(t *testing.T) {
 		if doctest.FlinkPages[page] {
 			continue
 		}
-		lines, err := doctest.ReadPage(root, page)
+		lines, blocks, err := doctest.PageBlocks(root, page)
 		if err != nil {
 			t.Fatal(err)
-		}
-		blocks, err := doctest.Blocks(lines)
-		if err != nil {
-			t.Fatalf("%s:%v", page, err)
 		}
 		scratch := t.TempDir()
 		var repls []doctest.Replacement
@@ -77,10 +73,8 @@ func TestDocs_commands(t *testing.T) {
 				t.Errorf("%s:%d: the commands print\n%s\nthe page shows\n%s", page, b.Line, got.String(), b.Body)
 			}
 		}
-		if len(repls) > 0 {
-			if err := doctest.WriteFile(filepath.Join(root, page), strings.Join(doctest.Replaced(lines, repls), "\n")); err != nil {
-				t.Fatal(err)
-			}
+		if err := doctest.Rewrite(root, page, lines, repls); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if ran == 0 {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -303,12 +304,12 @@ func TestLive_procTimeWindows(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
 	for _, r := range rows[1:] { // the first window may have begun before the first row
-		var end string
-		var c int
-		if _, err := fmt.Sscanf(strings.Replace(r.text, ",", " ", 1), "%s %d", &end, &c); err != nil {
+		end, count, _ := strings.Cut(r.text, ",")
+		c, err := strconv.Atoi(count)
+		if err != nil {
 			t.Fatalf("row %q: %v", r.text, err)
 		}
-		at, err := time.Parse("2006-01-02T15:04:05", end)
+		at, err := time.Parse("2006-01-02 15:04:05", strings.Replace(end, "T", " ", 1))
 		if err != nil {
 			t.Fatalf("window_end %q: %v", end, err)
 		}

@@ -107,6 +107,29 @@ func ReadPage(root, page string) ([]string, error) {
 	return strings.Split(string(b), "\n"), nil
 }
 
+// PageBlocks reads a page of the repository at root: its lines and its
+// fenced blocks (Blocks).
+func PageBlocks(root, page string) ([]string, []Block, error) {
+	lines, err := ReadPage(root, page)
+	if err != nil {
+		return nil, nil, err
+	}
+	blocks, err := Blocks(lines)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s:%w", page, err)
+	}
+	return lines, blocks, nil
+}
+
+// Rewrite writes a page of the repository at root with the replacements
+// made (for the tests' -update); no replacements, no write.
+func Rewrite(root, page string, lines []string, repls []Replacement) error {
+	if len(repls) == 0 {
+		return nil
+	}
+	return WriteFile(filepath.Join(root, page), strings.Join(Replaced(lines, repls), "\n"))
+}
+
 // Blocks returns the fenced blocks of a page's lines, and an error for a
 // fence left open or an indented code block, which no rule could check.
 func Blocks(lines []string) ([]Block, error) {

@@ -112,7 +112,7 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if err != nil {
 			return nil, err
 		}
-		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now, UserFunction: sc.UserFunction})
+		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now, Seed: sc.Seed, UserFunction: sc.UserFunction})
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +142,7 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if err != nil {
 			return nil, err
 		}
-		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now, UserFunction: sc.UserFunction})
+		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now, Seed: sc.Seed, UserFunction: sc.UserFunction})
 		if err != nil {
 			return nil, err
 		}
@@ -757,7 +757,7 @@ func (filterConst) Eval([]any) (any, error) { return int64(1), nil }
 func (filterConst) Type() types.Type        { return types.TypeInt.AsNotNull() }
 func (filterConst) IsConstant() bool        { return true }
 
-// aggregateType is the result type of fn over arg, or Calcite's message.
+// AggregateType is the result type of fn over arg, or Calcite's message.
 func AggregateType(fn string, arg types.Type) (types.Type, error) {
 	bad := func(form string) (types.Type, error) {
 		return types.Type{}, &aggTypeError{fn: fn, arg: arg, form: form}

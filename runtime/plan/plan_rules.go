@@ -279,7 +279,7 @@ func (p *Planner) bindChangelog(c *sqlmini.Call, def *ptf.FuncDef, n *ptfop.Node
 	return nil
 }
 
-// deliverUpdates puts an updating input into the form table argument
+// DeliverUpdates puts an updating input into the form table argument
 // traits ask for (flink-cases.md §10.11): partitioned by its upsert key, the
 // function gets the upsert form (no -U); otherwise, or with
 // REQUIRE_UPDATE_BEFORE, the retract form; REQUIRE_FULL_DELETE fills
@@ -405,7 +405,7 @@ func typeFamily(t types.Type) string {
 	return "ANY"
 }
 
-// updatingNode returns the node that first produces updates: the deepest
+// UpdatingNode returns the node that first produces updates: the deepest
 // updating node whose inputs are insert-only.
 func UpdatingNode(n exec.Node) exec.Node {
 	for _, c := range n.Children() {
@@ -414,4 +414,50 @@ func UpdatingNode(n exec.Node) exec.Node {
 		}
 	}
 	return n
+}
+
+// Printed plans a query whose rows go to the printer (the SQL client's
+// collect sink, which takes every kind of row but no upsert form): an
+// upsert changelog that reaches it through filters, projections and
+// renames from a source (a table with a PRIMARY KEY and an upsert
+// changelog) becomes retractions with full deletes right after the
+// source, as Flink puts a ChangelogNormalize there. A
+// projection that drops the upsert key leaves nothing to normalize by:
+// such rows print as they come.
+func (p *Planner) Printed(q *sqlmini.Query) (exec.Node, error) {
+	n, err := p.Query(q)
+	if err != nil {
+		return nil, err
+	}
+	return normalizeBelowCalc(n), nil
+}
+
+// normalizeBelowCalc is Printed's rewrite of n: through filters,
+// projections and renames, copied, to the source that makes the rows.
+func normalizeBelowCalc(n exec.Node) exec.Node {
+	m := n.Changelog()
+	if !m.KeyOnlyDeletes && !(m.Contains(types.UpdateAfter) && !m.Contains(types.UpdateBefore)) {
+		return n
+	}
+	if len(exec.UpsertKeyOf(n)) == 0 {
+		return n
+	}
+	switch t := n.(type) {
+	case *exec.FilterNode:
+		c := *t
+		c.In = normalizeBelowCalc(t.In)
+		return &c
+	case *exec.ProjectNode:
+		c := *t
+		c.In = normalizeBelowCalc(t.In)
+		return &c
+	case *exec.RenameNode:
+		c := *t
+		c.In = normalizeBelowCalc(t.In)
+		return &c
+	}
+	if len(n.Children()) > 0 {
+		return n // an operator's updates (a function's upsert output) print as it makes them
+	}
+	return DeliverUpdates(n, ptf.RequireUpdateBefore|ptf.RequireFullDelete, nil)
 }

@@ -79,12 +79,12 @@ type Table[V any] struct {
 	// scanning is the depth of running Scans: eviction waits for them.
 	scanning int
 	// gone are keys deleted during a Scan that the cache does not hold:
-	// their markers go to the delta in batches.
-	gone []string
-	// deleted holds the keys of gone until the outermost Scan ends, so
-	// that a Scan does not visit a key fn deleted ahead of it.
-	deleted map[string]struct{}
-	buf     []byte
+	// their markers go to the delta in batches. goneInScan holds them
+	// all until the Scan ends, so that it does not visit them (its
+	// cursors may have read them before their markers were written).
+	gone       []string
+	goneInScan map[string]struct{}
+	buf        []byte
 }
 
 // Open returns the table of namespace ns in store. What a run that did
@@ -220,10 +220,10 @@ func (t *Table[V]) Delete(key []byte) error {
 		}
 		if t.scanning > 0 {
 			t.gone = append(t.gone, string(key))
-			if t.deleted == nil {
-				t.deleted = map[string]struct{}{}
+			if t.goneInScan == nil {
+				t.goneInScan = map[string]struct{}{}
 			}
-			t.deleted[string(key)] = struct{}{}
+			t.goneInScan[string(key)] = struct{}{}
 			if len(t.gone) >= batchSize {
 				return t.writeGone()
 			}
@@ -232,15 +232,15 @@ func (t *Table[V]) Delete(key []byte) error {
 		e = t.add(string(key), *new(V), fStored)
 	}
 	var zero V
+	e.val = zero // the dirty list may hold e until the next checkpoint
 	if e.flags&fStored == 0 {
-		// Neither the delta nor the table holds the key: it goes from
-		// the cache without a marker (Flush skips it in the dirty list,
-		// a running Scan passes over it).
-		e.val = zero
+		// Neither the delta nor the table's namespace holds the key: it
+		// leaves the cache at once, and no marker waits for the next
+		// checkpoint (a table used as a queue adds and deletes many keys
+		// between two).
 		t.remove(e)
 		return nil
 	}
-	e.val = zero
 	e.flags |= fDeleted | fUsed
 	t.markDirty(e)
 	return t.evict()
@@ -509,7 +509,7 @@ func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool,
 	defer func() {
 		t.scanning--
 		if t.scanning == 0 {
-			clear(t.deleted)
+			t.goneInScan = nil
 			err = errors.Join(err, t.writeGone(), t.evict())
 		}
 	}()
@@ -552,7 +552,7 @@ func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool,
 		}
 		key = bytes.Clone(key)
 		var raw []byte // from the store: the delta's form or the table's
-		fromDelta, fromMain := false, false
+		fromDelta := false
 		if ci < len(cached) && cached[ci] == string(key) {
 			ci++
 		}
@@ -562,12 +562,13 @@ func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool,
 				delta.pop()
 			}
 		}
+		inMain := false
 		if main != nil {
 			if k, ok, _ := main.head(); ok && bytes.Equal(k, key) {
 				if !fromDelta {
 					raw = main.value()
 				}
-				fromMain = true
+				inMain = true
 				main.pop()
 			}
 		}
@@ -579,11 +580,11 @@ func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool,
 			e.flags |= fUsed
 			v = e.val
 		} else {
-			if !fromDelta && !fromMain {
-				continue // a cached key fn deleted, never stored
+			if !fromDelta && !inMain {
+				continue // a key of the cache that fn deleted before its turn
 			}
-			if _, ok := t.deleted[string(key)]; ok {
-				continue // fn deleted it
+			if _, ok := t.goneInScan[string(key)]; ok {
+				continue // deleted before its turn
 			}
 			if fromDelta {
 				if len(raw) == 0 || raw[0] == deltaDeleted {
