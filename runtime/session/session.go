@@ -818,7 +818,7 @@ func (s *Session) execExplain(e *sqlmini.Explain) error {
 	var roots []exec.Node
 	switch {
 	case e.Query != nil:
-		n, err := p.Query(e.Query)
+		n, err := p.Printed(e.Query)
 		if err != nil {
 			return err
 		}
@@ -899,7 +899,7 @@ func (n *explainSink) Explain() string {
 
 func (s *Session) execQuery(ctx context.Context, stmt *statement) error {
 	st := stmt.Statement
-	n, err := plan.New(s.cat, s.sourceEnv()).Query(st.Query)
+	n, err := plan.New(s.cat, s.sourceEnv()).Printed(st.Query)
 	if err != nil {
 		return err
 	}

@@ -352,7 +352,7 @@ func (s *Session) step(ctx context.Context, stmt *statement, name string, pos sq
 // those it printed before.
 func (s *Session) replay(ctx context.Context, stmt *statement, pos sqlmini.Pos, first bool) error {
 	rq := s.running
-	n, err := plan.New(s.cat, s.sourceEnv()).Query(rq.st.Query)
+	n, err := plan.New(s.cat, s.sourceEnv()).Printed(rq.st.Query)
 	if err != nil {
 		s.stopRunning("it no longer plans")
 		return err
