@@ -157,6 +157,10 @@ type Execution struct {
 	// Ctx is the statement's context, which Ctrl-C cancels.
 	Ctx   context.Context
 	Store state.Store
+	// SteppedClock says that Now is a clock moved by hand, step by step
+	// (a stream's, which ADVANCE PROCESSING TIME moved): observers record
+	// the processing time of what happens.
+	SteppedClock bool
 	// Now is the processing-time clock in epoch milliseconds: state TTL,
 	// PROCTIME() columns (ComputedNode) and the faker connector's
 	// date.past read it. NewExecution sets it from Opts (the wall clock,
@@ -270,6 +274,24 @@ func (ex *Execution) OperatorNamespace(kind string) string {
 		key = "-"
 	}
 	return "op/" + key + "/" + strconv.Itoa(ex.operators) + "-" + kind
+}
+
+// DropOperators deletes the state of the operators of the statement
+// whose key is key (OperatorNamespace), so that its next run starts
+// fresh.
+func DropOperators(tx state.Tx, key string) error {
+	names, err := tx.Namespaces()
+	if err != nil {
+		return err
+	}
+	for _, ns := range names {
+		if strings.HasPrefix(ns, "op/"+key+"/") {
+			if err := tx.DeleteNamespace(ns); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // CheckpointDue reports whether reading extra more source rows would pass
