@@ -220,13 +220,13 @@ func (c *Catalog) Function(name string) (*Function, bool) {
 	return f, ok
 }
 
-// catalogFunction returns the non-temporary function named name.
+// CatalogFunction returns the non-temporary function named name.
 func (c *Catalog) CatalogFunction(name string) (*Function, bool) {
 	f, ok := c.functions[strings.ToLower(name)]
 	return f, ok
 }
 
-// temporaryFunction returns the temporary function named name.
+// TemporaryFunction returns the temporary function named name.
 func (c *Catalog) TemporaryFunction(name string) (*Function, bool) {
 	f, ok := c.temps[strings.ToLower(name)]
 	return f, ok
