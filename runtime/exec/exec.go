@@ -394,6 +394,8 @@ type FilterNode struct {
 	Text string
 }
 
+var _ Node = (*FilterNode)(nil)
+
 var (
 	_ Node        = (*FilterNode)(nil)
 	_ UpsertKeyed = (*FilterNode)(nil)
@@ -444,6 +446,8 @@ type ProjectNode struct {
 	Sch   types.Schema
 	Texts []string
 }
+
+var _ Node = (*ProjectNode)(nil)
 
 var (
 	_ Node        = (*ProjectNode)(nil)
@@ -626,6 +630,8 @@ type RenameNode struct {
 	In  Node
 	Sch types.Schema
 }
+
+var _ Node = (*RenameNode)(nil)
 
 var (
 	_ Node        = (*RenameNode)(nil)

@@ -22,6 +22,8 @@ type GroupLimitNode struct {
 	N  int64
 }
 
+var _ exec.Node = (*GroupLimitNode)(nil)
+
 var (
 	_ exec.Node        = (*GroupLimitNode)(nil)
 	_ exec.UpsertKeyed = (*GroupLimitNode)(nil)
@@ -154,6 +156,8 @@ type AggregateNode struct {
 	Mode   types.ChangelogMode
 	Text   string
 }
+
+var _ exec.Node = (*AggregateNode)(nil)
 
 var (
 	_ exec.Node        = (*AggregateNode)(nil)
