@@ -166,7 +166,9 @@ func (p *Planner) planMatch(m *sqlmini.MatchRecognize, in exec.Node) (exec.Node,
 		n.Measures = append(n.Measures, x)
 		col := types.Column{Name: name, Type: x.Expr.Type()}
 		if c, ok := x.Expr.(*expr.Column); ok {
-			col.TimeAttr = x.Slots[c.Index].Rowtime
+			// Ordered by processing time, MATCH_ROWTIME() is the time of
+			// the match as a TIMESTAMP, no rowtime attribute (as in Flink).
+			col.TimeAttr = x.Slots[c.Index].Rowtime && !n.ProcTime
 			col.ProcTime = x.Slots[c.Index].Proctime
 		}
 		cols = append(cols, col)

@@ -308,9 +308,6 @@ func (mp *matchPlanner) call(f *sqlmini.FuncCall, n *nav) (*sqlmini.Primary, err
 		if !mp.measure {
 			return nil, sqlmini.Errorf(f.Pos, "MATCH_ROWTIME() is for MEASURES: it is the time of the match")
 		}
-		if mp.procTime {
-			return nil, sqlmini.Errorf(f.Pos, "MATCH_ROWTIME() needs MATCH_RECOGNIZE ordered by a rowtime attribute; ordered by processing time, MATCH_PROCTIME() gives the time of the match")
-		}
 		t := types.TypeTimestamp3
 		s := sqlop.MatchSlot{Rowtime: true}
 		if len(f.Args) == 1 {
