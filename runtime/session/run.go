@@ -56,6 +56,11 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 	}
 	ex := exec.NewExecution(ctx, s.cfg.Store, opts)
 	ex.StatementKey = statementHash(stmt.Statement)[:16] // names its operators' state (exec.OperatorNamespace)
+	// SET 'ptfsh.memory-limit': the statement stops when the live heap passes it.
+	defer ex.WatchMemory()()
+	if s.resultMode() == "table" && stmt.Statement != nil && stmt.Query != nil {
+		ex.KeepsInMemory("the table result mode keeps the result's rows")
+	}
 	if opts.Trace {
 		ex.Trace = s.cfg.Err
 	}
@@ -156,6 +161,9 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 			}
 			live.Wait(limit, ctx.Done())
 			continue
+		}
+		if err := ex.MemoryError(); err != nil {
+			return positioned(pos, err)
 		}
 		if err := ck.maybe(); err != nil {
 			return err

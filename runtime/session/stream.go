@@ -352,7 +352,7 @@ func (s *Session) step(ctx context.Context, stmt *statement, name string, pos sq
 // those it printed before.
 func (s *Session) replay(ctx context.Context, stmt *statement, pos sqlmini.Pos, first bool) error {
 	rq := s.running
-	n, err := plan.New(s.cat, s.sourceEnv()).Query(rq.st.Query)
+	n, err := plan.New(s.cat, s.sourceEnv()).Printed(rq.st.Query)
 	if err != nil {
 		s.stopRunning("it no longer plans")
 		return err
@@ -406,6 +406,7 @@ func (s *Session) replay(ctx context.Context, stmt *statement, pos sqlmini.Pos, 
 	width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
 	format.SetMaxColumnWidth(p, width)
 	format.SetEscapeControls(p, s.cfg.Terminal)
+	s.boundTable(p)
 	sk := &stepSink{p: p, skip: rq.rows, record: stmt.stepRows != nil, rows: &stmt.stepRows}
 	if err := s.run(ctx, stmt, pos, n, sk, out); err != nil {
 		out.Flush()

@@ -38,7 +38,7 @@ func (s *Session) timelineView() timeline.View {
 // is drawn on Out; with SET 'ptfsh.timeline' it also goes to that file.
 func (s *Session) explainTimeline(ctx context.Context, stmt *statement) error {
 	e := stmt.Explain
-	n, err := plan.New(s.cat, s.sourceEnv()).Query(e.Query)
+	n, err := plan.New(s.cat, s.sourceEnv()).Printed(e.Query)
 	if err != nil {
 		return err
 	}
