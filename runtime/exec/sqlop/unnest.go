@@ -27,8 +27,8 @@ type UnnestNode struct {
 	RowElems bool
 	Map      bool
 	Multiset bool
-	Sch   types.Schema
-	Text  string
+	Sch      types.Schema
+	Text     string
 }
 
 var _ exec.Node = (*UnnestNode)(nil)
