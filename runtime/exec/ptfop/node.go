@@ -224,7 +224,7 @@ func stateTTLs(n *Node, ex *exec.Execution) []int64 {
 	return ttl
 }
 
-// upsertKey is the key of upsert output: the first table's PARTITION BY
+// UpsertKey is the key of upsert output: the first table's PARTITION BY
 // columns, which lead the output row.
 func (n *Node) UpsertKey() []int {
 	if n.Mode.Contains(types.UpdateBefore) || n.Mode.IsInsertOnly() || len(n.Tables) == 0 || n.Tables[0].Pass {

@@ -12,7 +12,7 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// groupLimitNode is LIMIT n over an aggregation: the changes of the first
+// GroupLimitNode is LIMIT n over an aggregation: the changes of the first
 // n groups, in the order they first appear (the rows of the first n rows
 // of the result table). A group that is deleted frees its place for a
 // group that appears later. (Flink's streaming LIMIT is a rank without
@@ -141,7 +141,7 @@ func (s *groupLimitStream) put(k []byte, n int64) error {
 
 func (s *groupLimitStream) Close() error { return s.in.Close() }
 
-// aggregateNode is a GROUP BY (or a SELECT of aggregates alone). Its
+// AggregateNode is a GROUP BY (or a SELECT of aggregates alone). Its
 // output row is computed from the group row [group values..., aggregate
 // results...] by outs.
 type AggregateNode struct {
@@ -168,7 +168,7 @@ func (n *AggregateNode) Children() []exec.Node { return []exec.Node{n.In} }
 
 func (n *AggregateNode) Explain() string { return n.Text }
 
-// upsertKey is the output columns of the GROUP BY values, when all are
+// UpsertKey is the output columns of the GROUP BY values, when all are
 // selected.
 func (n *AggregateNode) UpsertKey() []int { return n.Key }
 

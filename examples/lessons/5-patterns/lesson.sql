@@ -1,5 +1,5 @@
--- Lesson 4: one pattern written twice, as MATCH_RECOGNIZE and as a PTF.
---   go run ./cmd/ptfsh -f examples/lessons/4-patterns/lesson.sql
+-- Lesson 5: one pattern written twice, as MATCH_RECOGNIZE and as a PTF.
+--   go run ./cmd/ptfsh -f examples/lessons/5-patterns/lesson.sql
 --
 -- Three failed logins (or more) within a minute, then a success: someone
 -- guessed a password. Flink SQL says it with MATCH_RECOGNIZE: a PATTERN
@@ -62,4 +62,4 @@ SELECT * FROM logins_now MATCH_RECOGNIZE (
   PATTERN (F{3,} S) WITHIN INTERVAL '1' MINUTE
   DEFINE F AS F.outcome = 'fail', S AS S.outcome = 'ok');
 
--- Exercise: exercise.txtar (ptfsh test examples/lessons/4-patterns).
+-- Exercise: exercise.txtar (ptfsh test examples/lessons/5-patterns).

@@ -4,7 +4,7 @@
 // timer. The call orders the rows by time (ORDER BY ts), as
 // MATCH_RECOGNIZE does.
 //
-// Check it: ptfsh test examples/lessons/4-patterns
+// Check it: ptfsh test examples/lessons/5-patterns
 const MINUTE = 60000;
 export default {
   output: "ROW<first_fail TIMESTAMP_LTZ(3), fails BIGINT, success TIMESTAMP_LTZ(3)>",

@@ -1,4 +1,4 @@
-// Exercise 4: Brute. Emit a row when a user has three failed logins (or
+// Exercise 5: Brute. Emit a row when a user has three failed logins (or
 // more) within a minute and then a success: first_fail, the first of
 // those fails, fails their number, success the success's time. The rows
 // must be the ones the test's MATCH_RECOGNIZE gives:
@@ -6,7 +6,7 @@
 // The test calls it with ORDER BY ts, so rows come sorted; leave no state
 // and no timers behind once they can start no match.
 //
-// Check it: ptfsh test examples/lessons/4-patterns
+// Check it: ptfsh test examples/lessons/5-patterns
 const MINUTE = 60000;
 export default {
   output: "ROW<first_fail TIMESTAMP_LTZ(3), fails BIGINT, success TIMESTAMP_LTZ(3)>",
