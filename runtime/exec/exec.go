@@ -117,8 +117,13 @@ func (ex *Execution) CheckCancelled() error {
 type Stateful interface {
 	// Checkpoint writes the operator's changes since the last checkpoint
 	// into tx. finished: the statement read its input to the end, so
-	// nothing goes on from its state, which goes.
-	Checkpoint(tx state.Tx, finished bool) error
+	// nothing goes on from its state, which goes. final: the statement's
+	// last checkpoint (finished, or stopped without its end of input): an
+	// operator forgets its event time then, as a source does, so that the
+	// next run starts without a watermark, as a Flink job restored from a
+	// savepoint does; it keeps it in the others, for a restart after a
+	// crash.
+	Checkpoint(tx state.Tx, finished, final bool) error
 	// Quiescent reports whether the operator holds no output that a
 	// checkpoint taken now could not describe.
 	Quiescent() bool
@@ -389,6 +394,8 @@ type FilterNode struct {
 	Text string
 }
 
+var _ Node = (*FilterNode)(nil)
+
 var (
 	_ Node        = (*FilterNode)(nil)
 	_ UpsertKeyed = (*FilterNode)(nil)
@@ -439,6 +446,8 @@ type ProjectNode struct {
 	Sch   types.Schema
 	Texts []string
 }
+
+var _ Node = (*ProjectNode)(nil)
 
 var (
 	_ Node        = (*ProjectNode)(nil)
@@ -621,6 +630,8 @@ type RenameNode struct {
 	In  Node
 	Sch types.Schema
 }
+
+var _ Node = (*RenameNode)(nil)
 
 var (
 	_ Node        = (*RenameNode)(nil)

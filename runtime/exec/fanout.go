@@ -13,6 +13,8 @@ type TeeNode struct {
 	Text string // the call as written, to match identical calls
 }
 
+var _ Node = (*TeeNode)(nil)
+
 var (
 	_ Node        = (*TeeNode)(nil)
 	_ UpsertKeyed = (*TeeNode)(nil)

@@ -32,6 +32,8 @@ type NormalizeNode struct {
 	ID string
 }
 
+var _ Node = (*NormalizeNode)(nil)
+
 var (
 	_ Node        = (*NormalizeNode)(nil)
 	_ UpsertKeyed = (*NormalizeNode)(nil)

@@ -22,6 +22,8 @@ type GroupLimitNode struct {
 	N  int64
 }
 
+var _ exec.Node = (*GroupLimitNode)(nil)
+
 var (
 	_ exec.Node        = (*GroupLimitNode)(nil)
 	_ exec.UpsertKeyed = (*GroupLimitNode)(nil)
@@ -79,7 +81,7 @@ var (
 	_ exec.Stateful = (*groupLimitStream)(nil)
 )
 
-func (s *groupLimitStream) Checkpoint(tx state.Tx, finished bool) error {
+func (s *groupLimitStream) Checkpoint(tx state.Tx, finished, _ bool) error {
 	if err := s.meta.Put(totalKey, s.total); err != nil {
 		return err
 	}
@@ -154,6 +156,8 @@ type AggregateNode struct {
 	Mode   types.ChangelogMode
 	Text   string
 }
+
+var _ exec.Node = (*AggregateNode)(nil)
 
 var (
 	_ exec.Node        = (*AggregateNode)(nil)
@@ -254,7 +258,7 @@ var (
 	_ exec.Stateful = (*aggregateStream)(nil)
 )
 
-func (s *aggregateStream) Checkpoint(tx state.Tx, finished bool) error {
+func (s *aggregateStream) Checkpoint(tx state.Tx, finished, _ bool) error {
 	return tableSet{s.groups}.checkpoint(tx, finished)
 }
 
