@@ -88,6 +88,9 @@ func (p *Planner) planJoins(sel *sqlmini.Select) (exec.Node, *expr.Scope, *sqlmi
 // not yet taken; a comma join takes those it can read. It returns the ones
 // left.
 func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.NotExpr) ([]*sqlmini.NotExpr, error) {
+	if isUnnest(j.Item) {
+		return p.planUnnest(js, j, pending)
+	}
 	if len(j.Using) > 0 && j.Item.AsOf != nil {
 		return nil, sqlmini.Errorf(j.Using[0].Pos, "a temporal join takes ON, not USING: write ON %s", usingText(js, j))
 	}
