@@ -276,27 +276,8 @@ func (t *Table[V]) markDirty(e *entry[V]) {
 	e.flags |= fDirty
 	if e.flags&fListed == 0 {
 		e.flags |= fListed
-		if len(t.dirty) >= 2*t.max+batchSize {
-			t.compactDirty()
-		}
 		t.dirty = append(t.dirty, e)
 	}
-}
-
-// compactDirty drops from the dirty list the entries that left the cache
-// or were written since they were listed, so that a table whose keys come
-// and go between checkpoints keeps a list about the size of its cache.
-func (t *Table[V]) compactDirty() {
-	dirty := t.dirty[:0]
-	for _, e := range t.dirty {
-		if e.slot >= 0 && e.flags&fDirty != 0 {
-			dirty = append(dirty, e)
-		} else {
-			e.flags &^= fListed
-		}
-	}
-	clear(t.dirty[len(dirty):])
-	t.dirty = dirty
 }
 
 // remove takes e out of the cache.
