@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
@@ -19,6 +20,14 @@ import (
 // time order. A row whose time is not after the last time its partition
 // fired is late and dropped (counted in a note), as Flink's
 // RowTime...PrecedingFunction drop them.
+
+// Over a processing-time attribute (ProcTime) the rows are in the order
+// they arrive, as in Flink's ProcTime...PrecedingFunction: with an
+// unbounded frame (ROWS or RANGE alike) or a ROWS frame each row goes out
+// at once with its window's values; with a bounded RANGE frame the rows of
+// one millisecond go out together once the processing-time clock passed
+// it, and those still waiting at the end of input are dropped, as Flink
+// drops them.
 
 // OverFrame is an OVER window's frame: ROWS or RANGE, from UNBOUNDED
 // PRECEDING or n PRECEDING (a row count for ROWS, milliseconds for RANGE)
@@ -60,7 +69,8 @@ type OverNode struct {
 	In        exec.Node
 	Partition []expr.Expr
 	PartText  []string
-	Time      int // the ORDER BY time attribute's column
+	Time      int  // the ORDER BY time attribute's column
+	ProcTime  bool // Time is a processing-time attribute
 	Frame     OverFrame
 	Calls     []*OverCall
 	Sch       types.Schema // the input's columns, then one per call
@@ -158,12 +168,61 @@ type overStream struct {
 var (
 	_ exec.Stream       = (*overStream)(nil)
 	_ exec.TimeOperator = (*overStream)(nil)
+	_ exec.IdleOperator = (*overStream)(nil)
 )
 
 func (s *overStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
+// waitsForClock says the rows wait for the processing-time clock: a
+// bounded RANGE frame over a processing-time attribute.
+func (s *overStream) waitsForClock() bool {
+	return s.n.ProcTime && !s.n.Frame.Rows && !s.n.Frame.Unbounded
+}
+
+// procFire fires the milliseconds the processing-time clock passed and
+// asks the driver to pull again when the next one is due.
+func (s *overStream) procFire() error {
+	if err := s.fire(s.ex.Now() - 1); err != nil {
+		return err
+	}
+	if len(s.timers) > 0 && !s.ex.Opts.FixedClock {
+		s.ex.Live().WakeAt(time.UnixMilli(s.timers[0].ts + 1))
+	}
+	return nil
+}
+
+// Idle fires, on processing time, what the clock passed while the input
+// was quiet.
+func (s *overStream) Idle() error {
+	if s.waitsForClock() {
+		return s.procFire()
+	}
+	return nil
+}
+
 // Time fires the partitions the watermark (or the end) passed.
 func (s *overStream) Time(ev *exec.Event) error {
+	if s.n.ProcTime {
+		if !s.waitsForClock() {
+			return nil
+		}
+		if ev.Kind != exec.EvEnd {
+			return s.procFire()
+		}
+		if err := s.procFire(); err != nil {
+			return err
+		}
+		var waiting int64
+		for _, p := range s.parts {
+			for _, rows := range p.waiting {
+				waiting += int64(len(rows))
+			}
+		}
+		if waiting > 0 && s.ex.Opts.EndOfInput {
+			s.ex.Notes = append(s.ex.Notes, "note: the OVER window dropped "+exec.Plural(waiting, "row")+" that waited for the processing-time clock to pass their millisecond when the input ended, as Flink's ProcTimeRangeBoundedPrecedingFunction does")
+		}
+		return nil
+	}
 	switch ev.Kind {
 	case exec.EvWatermark:
 		return s.fire(ev.Wm)
@@ -212,6 +271,17 @@ func (s *overStream) Row(r types.Row) error {
 		p.lag = make([][]any, len(s.n.Calls))
 		s.parts[k] = p
 	}
+	if s.n.ProcTime && !s.waitsForClock() {
+		// In arrival order, at once.
+		p.fresh = false
+		return s.emit(p, ts, []types.Row{r.Copy()})
+	}
+	if s.n.ProcTime {
+		if err := s.procFire(); err != nil {
+			return err
+		}
+		ts = max(ts, p.fired+1) // a clock set back
+	}
 	if !p.fresh && ts <= p.fired {
 		s.late++
 		return nil
@@ -222,6 +292,9 @@ func (s *overStream) Row(r types.Row) error {
 		heap.Push(&s.timers, overTimer{ts: ts, seq: s.seq, key: k})
 	}
 	p.waiting[ts] = append(rows, r.Copy())
+	if s.n.ProcTime && !s.ex.Opts.FixedClock {
+		s.ex.Live().WakeAt(time.UnixMilli(ts + 1))
+	}
 	return nil
 }
 
