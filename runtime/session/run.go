@@ -121,7 +121,7 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		}
 		if ex.Stopping() && !stopNoted && live.HasSources() {
 			stopNoted = true
-			s.noteStop(prog)
+			s.noteStop(prog, ex)
 		}
 		ev, err := str.Next()
 		if err != nil {
@@ -168,7 +168,7 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		prog.tick(ex.RowsIn, rows)
 	}
 	if live.Stopping() && !stopNoted {
-		s.noteStop(prog) // a source began it
+		s.noteStop(prog, ex) // a source began it
 	}
 	prog.clear()
 	if err := ck.settle(); err != nil {
@@ -179,9 +179,14 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		return err
 	}
 	ckStart := time.Now()
-	if err := ck.finish(); err != nil {
-		return err
+	if ex.Opts.EndOfInput || ex.Uncheckpointable == "" {
+		if err := ck.finish(); err != nil {
+			return err
+		}
 	}
+	// Else the statement stopped, and an operator's state cannot be in a
+	// checkpoint: everything stays at the last one, the statement's start,
+	// as after a cancel (noteStop said so).
 	drawn = rec != nil
 	return s.report(stmt, pos, ex, rec, rows, start, time.Since(ckStart), out)
 }
@@ -189,11 +194,19 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 // noteStop says that the first Ctrl-C or SIGTERM stops the statement: its
 // sources end where they are, and it ends with a final checkpoint,
 // without its end of input, so that the next run with this state goes on.
-func (s *Session) noteStop(prog *progress) {
+func (s *Session) noteStop(prog *progress, ex *exec.Execution) {
 	prog.clear()
 	if f := s.runOut; f != nil {
 		f.flush()
 		f.leave()
+	}
+	if why := ex.Uncheckpointable; why != "" {
+		if s.cfg.Scratch {
+			fmt.Fprintln(s.cfg.Err, "note: stopping (Ctrl-C again cancels it)")
+			return
+		}
+		fmt.Fprintf(s.cfg.Err, "note: stopping without a checkpoint: %s, so the next run with the same state starts the statement again from its beginning (Ctrl-C again cancels it)\n", why)
+		return
 	}
 	fmt.Fprintln(s.cfg.Err, "note: stopping: the statement ends with a checkpoint that the next run with the same state goes on from (Ctrl-C again cancels it)")
 }
