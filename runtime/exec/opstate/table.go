@@ -146,11 +146,11 @@ func (t *Table[V]) Get(key []byte) (V, bool, error) {
 	if err != nil || !found {
 		return zero, false, err
 	}
-	e := t.add(string(key), v, fStored)
+	t.add(string(key), v, fStored)
 	if err := t.evict(); err != nil {
 		return zero, false, err
 	}
-	return e.val, true, nil
+	return v, true, nil // the entry may have left the cache again
 }
 
 // read reads key from the delta, else from the table's namespace.
@@ -293,8 +293,11 @@ func (t *Table[V]) evict() error {
 		t.remove(e) // the slot now holds another entry: the hand stays
 		if e.flags&fDirty != 0 && (e.flags&fDeleted == 0 || e.flags&fStored != 0) {
 			out = append(out, e)
+		} else {
+			e.val = *new(V) // the value is the store's now
 		}
 	}
+	t.compactDirty()
 	if len(out) == 0 {
 		return nil
 	}
@@ -312,8 +315,30 @@ func (t *Table[V]) evict() error {
 	}
 	for _, e := range out {
 		e.flags &^= fDirty
+		e.val = *new(V)
 	}
 	return nil
+}
+
+// compactDirty takes the entries that left the cache out of the list of
+// changed ones when they are most of it, so that between two checkpoints
+// (or until the end, without any) the list is bounded by the cache, not
+// by the keys changed since the last one: an evicted entry's change is in
+// the delta already.
+func (t *Table[V]) compactDirty() {
+	if len(t.dirty) <= 2*t.max {
+		return
+	}
+	kept := t.dirty[:0]
+	for _, e := range t.dirty {
+		if e.slot >= 0 {
+			kept = append(kept, e)
+		} else {
+			e.flags &^= fListed
+		}
+	}
+	clear(t.dirty[len(kept):])
+	t.dirty = kept
 }
 
 // putDelta writes e, evicted, to the delta.
