@@ -176,7 +176,7 @@ func New(o Options) (*Shell, error) {
 	sess, err := session.NewSession(session.Config{
 		Out: o.Out, Err: o.Err, Loader: engine, Store: store, Scratch: scratch, Stdin: o.Stdin,
 		Format: o.Format, BaseDir: o.BaseDir, FunctionDir: o.FunctionDir, Timing: o.Timing, Terminal: o.Terminal, Trace: o.Trace, TraceFilter: o.TraceFilter, Echo: o.Echo, Dialect: o.Dialect,
-		Parallelism: o.Parallelism, ShuffleSeed: o.ShuffleSeed, ProcessingTime: o.ProcessingTime, GeneratedRows: o.GeneratedRows,
+		Parallelism: o.Parallelism, ShuffleSeed: o.ShuffleSeed, Seed: o.Seed, ProcessingTime: o.ProcessingTime, GeneratedRows: o.GeneratedRows,
 		OpenStore: func(path string) (state.Store, error) {
 			return state.OpenBolt(path, state.BoltOptions{PageSize: state.CheckpointPageSize})
 		},

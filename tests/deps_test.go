@@ -72,6 +72,9 @@ var layers = map[string][]string{
 	// export/flink reads a script's syntax (sqlmini, which the contract
 	// already sees) to choose its test cases; the wiring runs the script.
 	"export/flink": {mod + "runtime/types", mod + "runtime/ptf", mod + "sqlmini"},
+	// playground is ptfsh serve's page and calls: it runs statements in
+	// the sessions the command gives it, and reads exercises.
+	"playground": {mod + "runtime/session", mod + "runtime/timeline", mod + "internal/testarchive"},
 	// assembly is the one place that builds engine, store, session and stdlib.
 	"assembly": {mod + "runtime/", mod + "script", mod + "state", mod + "stdlib", mod + "sqlmini"},
 	// fault: the kill points of the commit path for the crash tests, a leaf.

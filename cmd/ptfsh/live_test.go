@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"

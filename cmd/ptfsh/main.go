@@ -9,6 +9,7 @@
 //	ptfsh init [DIR]           start a project: a function, a script, a test, types for editors
 //	ptfsh check FUNC.ts        type-check a function with tsc
 //	ptfsh watch SCRIPT.sql     rerun a script when it or a file it uses changes; show the output's diff
+//	ptfsh serve                the playground: a page in the browser (loopback only, behind a token)
 //	ptfsh --version            the version and how the binary was built
 package main
 
@@ -89,6 +90,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "watch" {
 		return runWatch(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "serve" {
+		return runServe(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("ptfsh", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
@@ -107,7 +111,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.dialect, "dialect", "ptfsh", "`D`: flink refuses what Flink would refuse (ptfsh's extensions), warn notes it, ptfsh runs it (SET 'ptfsh.dialect')")
 	fs.BoolVar(&o.version, "version", false, "print the version and how the binary was built, and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ptfsh [flags]\n       ptfsh test [-update] [PATH...]\n       ptfsh export flink FUNC.js [-o DIR] [--script SCRIPT.sql]\n       ptfsh init [DIR]\n       ptfsh check FUNC.ts\n       ptfsh watch [--format F] SCRIPT.sql\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: ptfsh [flags]\n       ptfsh test [-update] [PATH...]\n       ptfsh export flink FUNC.js [-o DIR] [--script SCRIPT.sql]\n       ptfsh init [DIR]\n       ptfsh check FUNC.ts\n       ptfsh watch [--format F] SCRIPT.sql\n       ptfsh serve [--addr 127.0.0.1:PORT] [--examples DIR]\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -22,6 +22,9 @@ type Env struct {
 	HasSeed           bool
 	ProcessingTime    string
 	HasProcessingTime bool
+	// FunctionSeed seeds SQL's RAND() and RAND_INTEGER(bound): 'ptfsh.seed'
+	// when set, else the shell's --seed; nil seeds them from the clock.
+	FunctionSeed *int64
 	// GeneratedRows is the number-of-rows of a datagen or faker table that
 	// gives none (session.Config.GeneratedRows); 0 leaves such a table
 	// unbounded.

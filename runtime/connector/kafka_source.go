@@ -98,10 +98,10 @@ func (n *kafkaNode) Bounded() bool { return n.s.boundMode != modeUnbounded }
 
 // kafkaRecord is a Kafka source's checkpointed position: the next offset
 // of each partition ("topic/partition": offset) and, while the statement
-// runs, its watermark generator.
+// runs, its event time (kafka_time.go).
 type kafkaRecord struct {
 	Offsets map[string]int64 `json:"offsets"`
-	WM      *sourceWM        `json:"wm,omitempty"`
+	WM      *kafkaWM         `json:"partitionWatermarks,omitempty"`
 }
 
 func kafkaSourceKey(t *catalog.Table, read int) []byte {
@@ -119,7 +119,7 @@ func (n *kafkaNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	st := &kafkaStream{n: n, ex: ex, read: read, ctx: ctx, wm: exec.NewWMGen(n.t.Watermark, n.env.WatermarkEvery)}
+	st := &kafkaStream{n: n, ex: ex, read: read, ctx: ctx}
 	if err := st.open(); err != nil {
 		st.Close()
 		return nil, types.At(n.pos, fmt.Errorf("table '%s': %w", n.t.Name, err))
@@ -139,12 +139,12 @@ type kafkaStream struct {
 	tps                []kafka.TP
 	key, value         recordCodec
 	keyRows, valueRows []types.Row
-	// pending are rows decoded and not handed out yet (a Debezium update
-	// gives two), then a watermark due after the last row.
-	pending []types.Row
-	wm      *exec.WmGen
-	wmDue   bool
-	wmNext  int64
+	// queued are events not handed out yet, from queued[qi]: the rows of
+	// a record (a Debezium update gives two), after the status that makes
+	// an idle source active again.
+	queued  []exec.Event
+	qi      int
+	time    *kafkaTime
 	skips   format.SkipStats
 	ignore  bool
 	bounded bool
@@ -180,6 +180,7 @@ func (s *kafkaStream) open() error {
 	if s.tps, err = s.cl.Partitions(s.ctx, topics); err != nil {
 		return err
 	}
+	s.time = newKafkaTime(s.ex, s.tps, s.n.t.Watermark, s.n.env.WatermarkEvery, s.n.env)
 	starts, resumed, err := s.starts()
 	if err != nil {
 		return err
@@ -197,8 +198,19 @@ func (s *kafkaStream) open() error {
 		}
 		s.ex.Notes = append(s.ex.Notes, fmt.Sprintf("note: table '%s' goes on at the offsets of the last checkpoint: %s", s.n.t.Name, strings.Join(parts, ", ")))
 	}
-	s.r, err = s.cl.NewReader(s.tps, starts, ends)
-	return err
+	if s.r, err = s.cl.NewReader(s.tps, starts, ends); err != nil {
+		return err
+	}
+	if s.bounded {
+		s.finishEnded() // an empty range holds nothing back
+		return nil
+	}
+	// An unbounded read is live: it fetches on a goroutine of its own,
+	// which wakes the driver when records come.
+	live := s.ex.Live()
+	live.AddSource()
+	s.r.Start(live.Wake)
+	return nil
 }
 
 // codec makes the codec of a key or value format over its columns; a
@@ -260,10 +272,7 @@ func (s *kafkaStream) starts() (map[kafka.TP]int64, bool, error) {
 			}
 			out[tp] = o
 		}
-		if rec.WM != nil && s.wm != nil {
-			s.wm.Restore(rec.WM.Gen)
-			s.wmDue, s.wmNext = rec.WM.Pending, rec.WM.Next
-		}
+		s.time.restore(s.tps, rec.WM)
 		return out, true, nil
 	}
 	switch sp.startMode {
@@ -373,57 +382,124 @@ func (s *kafkaStream) ends() (map[kafka.TP]int64, error) {
 }
 
 func (s *kafkaStream) Next() (exec.Event, error) {
-	if len(s.pending) > 0 {
-		r := s.pending[0]
-		s.pending = s.pending[1:]
-		return s.row(r), nil
-	}
-	if s.wmDue {
-		s.wmDue = false
-		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
-	}
 	for {
-		rec, ok, err := s.r.Next(s.ctx, 0)
+		if s.qi < len(s.queued) {
+			ev := s.queued[s.qi]
+			s.queued[s.qi] = exec.Event{}
+			if s.qi++; s.qi == len(s.queued) {
+				s.queued, s.qi = s.queued[:0], 0
+			}
+			if ev.Kind == exec.EvRow {
+				s.ex.RowsIn++
+			}
+			return ev, nil
+		}
+		if s.time.due(s.bounded) {
+			return s.time.emit(), nil
+		}
+		var rec kafka.Record
+		var ok bool
+		var err error
+		if s.bounded {
+			rec, ok, err = s.r.Next(s.ctx, 0)
+			if err == nil && !ok {
+				s.reportSkipped()
+				return exec.Event{Kind: exec.EvEnd}, nil
+			}
+		} else {
+			if s.ex.Stopping() {
+				// A stop ends the table where it is, without the end of
+				// input: the offsets read go into the final checkpoint.
+				if s.time.pending {
+					return s.time.emit(), nil
+				}
+				s.reportSkipped()
+				return exec.Event{Kind: exec.EvEnd}, nil
+			}
+			if s.time.sinceCheck >= idleCheckEvery {
+				if ev, ok := s.time.checkIdle(false); ok {
+					s.queued = append(s.queued, ev)
+					continue
+				}
+			}
+			rec, ok, err = s.r.TryNext()
+			if err == nil && !ok {
+				return s.idle()
+			}
+		}
 		if err != nil {
 			if s.ctx.Err() != nil {
 				return exec.Event{}, exec.ErrCancelled
 			}
 			return exec.Event{}, types.At(s.n.pos, fmt.Errorf("table '%s': %w", s.n.t.Name, err))
 		}
-		if !ok {
-			s.reportSkipped()
-			return exec.Event{Kind: exec.EvEnd}, nil
+		if err := s.take(rec); err != nil {
+			return exec.Event{}, err
 		}
-		rows, err := s.decode(rec)
-		if err != nil {
-			var pe *format.ParseError
-			if s.ignore && errors.As(err, &pe) {
-				c := *pe
-				c.File = recordPlace(rec)
-				s.skips.Add(&c)
-				continue
-			}
-			hint := ""
-			if contains(kafkaFormatOptions[s.n.s.value.name], "ignore-parse-errors") {
-				hint = s.n.s.value.prefix
-			}
-			return exec.Event{}, types.At(s.n.pos, fmt.Errorf("table '%s': %w", s.n.t.Name, recordError(rec, err, hint)))
-		}
-		if len(rows) == 0 {
-			continue
-		}
-		s.pending = rows[1:]
-		return s.row(rows[0]), nil
 	}
 }
 
-// row hands out one row and notes the watermark it makes.
-func (s *kafkaStream) row(r types.Row) exec.Event {
-	s.ex.RowsIn++
-	if w, ok := s.wm.Observe(r); ok {
-		s.wmDue, s.wmNext = true, w
+// idle is Next of an unbounded read when no record has come: a watermark
+// that waits for its interval goes out when due, partitions without
+// records become idle, and the driver is told when to pull again.
+func (s *kafkaStream) idle() (exec.Event, error) {
+	if ev, ok := s.time.checkIdle(true); ok {
+		if s.time.pending {
+			// The watermark the partitions made goes before the source
+			// says it is idle.
+			s.queued = append(s.queued, ev)
+			return s.time.emit(), nil
+		}
+		return ev, nil
 	}
-	return exec.Event{Kind: exec.EvRow, Row: r}
+	if s.time.pending {
+		s.time.pace.wake(s.ex)
+	}
+	return exec.Event{Kind: exec.EvIdle}, nil
+}
+
+// finishEnded marks the partitions of a bounded read that reached their
+// end: they hold no watermark back from now on, as a finished split of
+// Flink's. (A partition may end while another's record is read: the
+// transaction marker after its last record.)
+func (s *kafkaStream) finishEnded() {
+	for p, tp := range s.tps {
+		if !s.time.done[p] && s.r.Done(tp) {
+			s.time.finish(p)
+		}
+	}
+}
+
+// take queues the rows of a record, after the event that makes an idle
+// source active again; their watermark follows them.
+func (s *kafkaStream) take(rec kafka.Record) error {
+	p := s.time.index[rec.TP]
+	rows, err := s.decode(rec)
+	if s.bounded {
+		defer s.finishEnded()
+	}
+	if err != nil {
+		var pe *format.ParseError
+		if s.ignore && errors.As(err, &pe) {
+			c := *pe
+			c.File = recordPlace(rec)
+			s.skips.Add(&c)
+			return nil
+		}
+		hint := ""
+		if contains(kafkaFormatOptions[s.n.s.value.name], "ignore-parse-errors") {
+			hint = s.n.s.value.prefix
+		}
+		return types.At(s.n.pos, fmt.Errorf("table '%s': %w", s.n.t.Name, recordError(rec, err, hint)))
+	}
+	if ev, ok := s.time.record(p); ok {
+		s.queued = append(s.queued, ev)
+	}
+	for _, r := range rows {
+		s.time.observe(p, r)
+		s.queued = append(s.queued, exec.Event{Kind: exec.EvRow, Row: r})
+	}
+	return nil
 }
 
 // decode turns a record into the table's rows: the key's and the value's
@@ -596,8 +672,8 @@ func (s *kafkaStream) Checkpoint(tx state.Tx, finished, final bool) error {
 	for _, tp := range names {
 		rec.Offsets[tp.String()] = pos[tp]
 	}
-	if !final && s.wm != nil {
-		rec.WM = &sourceWM{Gen: s.wm.State(), Pending: s.wmDue, Next: s.wmNext}
+	if !final {
+		rec.WM = s.time.state(s.tps)
 	}
 	b, err := json.Marshal(rec)
 	if err != nil {

@@ -23,11 +23,18 @@ const MinWatermark = math.MinInt64
 //   - an input that ended (Finish) holds nothing back from then on, as a
 //     finished Flink input's final watermark is the maximum.
 //
+// A valve made by NewSplitValve combines the splits of one source by the
+// rules of Flink's per-split watermarks (WatermarkOutputMultiplexer)
+// instead, which differ in two ways: a split back from idle holds the
+// watermark back from its own watermark at once (there is no alignment),
+// and when every split is idle the watermark stays where it is.
+//
 // A Valve belongs to one goroutine.
 type Valve struct {
-	ins  []valveInput
-	out  int64 // the combined watermark last reported
-	idle bool  // every input idle
+	ins   []valveInput
+	out   int64 // the combined watermark last reported
+	idle  bool  // every input idle
+	split bool  // Flink's per-split rules (NewSplitValve)
 }
 
 type valveInput struct {
@@ -43,6 +50,15 @@ func NewValve(n int) *Valve {
 	for range n {
 		v.Add()
 	}
+	return v
+}
+
+// NewSplitValve returns a valve of n splits of one source (the partitions
+// of a topic), all active, none with a watermark, that combines them as
+// Flink's per-split watermarks do.
+func NewSplitValve(n int) *Valve {
+	v := NewValve(n)
+	v.split = true
 	return v
 }
 
@@ -74,6 +90,10 @@ func (v *Valve) InputIdle(i int) bool { return v.ins[i].idle }
 // watermark and whether it moved forward.
 func (v *Valve) Watermark(i int, wm int64) (int64, bool) {
 	in := &v.ins[i]
+	if v.split && !in.done && in.idle {
+		// A split's watermark makes it active again, as in Flink.
+		in.idle, v.idle = false, false
+	}
 	if in.done || in.idle || v.idle || wm <= in.wm {
 		return v.out, false
 	}
@@ -97,6 +117,9 @@ func (v *Valve) SetIdle(i int, idle bool) (int64, bool) {
 		in.aligned = false
 		if !v.anyActive() {
 			v.idle = true
+			if v.split {
+				return v.out, false
+			}
 			return v.flushMax()
 		}
 		return v.advance()
@@ -109,7 +132,8 @@ func (v *Valve) SetIdle(i int, idle bool) (int64, bool) {
 // Finish marks input i ended: it holds nothing back from now on. When
 // every input has ended the combined watermark is the greatest of theirs
 // (the caller emits the maximum watermark at the end of input, as
-// before).
+// before); a split valve's stays where it is, as Flink's does when the
+// last split is released.
 func (v *Valve) Finish(i int) (int64, bool) {
 	in := &v.ins[i]
 	if in.done {
@@ -118,6 +142,9 @@ func (v *Valve) Finish(i int) (int64, bool) {
 	in.done, in.aligned = true, false
 	if !v.anyActive() {
 		v.idle = !v.allDone()
+		if v.split {
+			return v.out, false
+		}
 		return v.flushMax()
 	}
 	return v.advance()
@@ -146,7 +173,7 @@ func (v *Valve) allDone() bool {
 func (v *Valve) advance() (int64, bool) {
 	least, found := int64(math.MaxInt64), false
 	for _, in := range v.ins {
-		if in.aligned && !in.idle && !in.done {
+		if (in.aligned || v.split) && !in.idle && !in.done {
 			least, found = min(least, in.wm), true
 		}
 	}

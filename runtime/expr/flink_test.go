@@ -643,6 +643,14 @@ var flinkCases = []struct{ expr, typ, want string }{
 	{`TRIM(LEADING ' x ')`, `VARCHAR(3) NOT NULL`, `x `},
 	{`TRIM(TRAILING ' x ')`, `VARCHAR(3) NOT NULL`, ` x`},
 	{`TRIM(BOTH 'x' FROM 'xax')`, `VARCHAR(3) NOT NULL`, `a`},
+	// RAND with a seed is java.util.Random's (Flink 2.3.0, streaming mode).
+	{`RAND(42)`, `DOUBLE NOT NULL`, `0.7275636800328681`},
+	{`RAND(1)`, `DOUBLE NOT NULL`, `0.7308781907032909`},
+	{`RAND_INTEGER(7, 10)`, `INT NOT NULL`, `6`},
+	{`RAND_INTEGER(7, 16)`, `INT NOT NULL`, `11`},
+	{`RAND(CAST(NULL AS INT))`, `DOUBLE`, `null`},
+	{`RAND_INTEGER(0)`, ``, `!bound must be positive`},  // Flink: bound must be positive
+	{`RAND_INTEGER(-1)`, ``, `!bound must be positive`}, // Flink: bound must be positive
 }
 
 // TestFlinkCases compiles and evaluates each expression of flinkCases and

@@ -35,7 +35,7 @@ func (f Function) TakesUnit() bool { return f.unit }
 // the same arguments: not those that read the clock.
 func (f Function) Deterministic() bool {
 	switch f.Name {
-	case "NOW", "CURRENT_ROW_TIMESTAMP", "UNIX_TIMESTAMP":
+	case "NOW", "CURRENT_ROW_TIMESTAMP", "UNIX_TIMESTAMP", "RAND", "RAND_INTEGER":
 		return false
 	}
 	return !niladic(f.Name)
@@ -281,6 +281,8 @@ var functions = []Function{
 		}
 		return doubleFunc(2, func(b, n float64) float64 { return math.Log(n) / math.Log(b) })(c)
 	}},
+	{Name: "RAND", Signature: "RAND([seed])", Doc: "a random DOUBLE in [0, 1); with an INT seed, the numbers Java's java.util.Random(seed) gives, as in Flink", compile: compileRand},
+	{Name: "RAND_INTEGER", Signature: "RAND_INTEGER([seed,] bound)", Doc: "a random INT in [0, bound); with an INT seed, as java.util.Random(seed).nextInt(bound)", compile: compileRand},
 	{Name: "SIGN", Signature: "SIGN(n)", Doc: "-1, 0 or 1 by n's sign, of n's type", compile: compileSign},
 	{Name: "PI", Signature: "PI()", Doc: "π, a DOUBLE", compile: func(c *call) (Expr, error) {
 		if err := c.arity(0, 0); err != nil {

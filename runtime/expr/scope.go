@@ -16,6 +16,9 @@ type Scope struct {
 	// Now is the session's clock in epoch milliseconds, which
 	// CURRENT_TIMESTAMP and its relatives read; nil is the wall clock.
 	Now func() int64
+	// Seed seeds RAND() and RAND_INTEGER(bound), with the call's place in
+	// the statement: SET 'ptfsh.seed'; nil seeds them from the clock.
+	Seed *int64
 	// UserFunction finds a function of the catalog by name (nil: none),
 	// for scalar functions written in JavaScript (userfunc.go).
 	UserFunction func(name string) (*ptf.FuncDef, bool)

@@ -35,7 +35,7 @@ type joinScope struct {
 }
 
 func (p *Planner) scope(sch types.Schema, tables []expr.ScopeTable) *expr.Scope {
-	return &expr.Scope{Schema: sch, Tables: tables, Now: p.now(), UserFunction: p.userFunction}
+	return &expr.Scope{Schema: sch, Tables: tables, Now: p.now(), Seed: p.seed(), UserFunction: p.userFunction}
 }
 
 // joinedScope is the scope of what js has planned.
@@ -214,6 +214,9 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 		}
 		js.joined(t, tables, width, right.Schema().Len())
 		return pending, nil
+	}
+	if windowJoin(left, right, n) {
+		return nil, sqlmini.Errorf(j.Pos, "a window join (the windows of two window table functions joined on window_start and window_end) is not supported by ptfsh; join the rows with an interval join (ON ... AND l.ts BETWEEN r.ts - INTERVAL ... AND r.ts + INTERVAL ...), or join on window_start alone for a regular join (which joins late rows too)")
 	}
 	// Over an updating input the time bounds are plain predicates of a
 	// regular join, as in Flink.
@@ -563,4 +566,28 @@ func columnRefExpr(pos sqlmini.Pos, sc *expr.Scope, i int) *sqlmini.Expr {
 		}
 	}
 	return e
+}
+
+// windowJoin says whether join n equates window_start and window_end of
+// window table functions (or window aggregations) on both sides: Flink
+// plans that as a window join, which joins each window's rows once the
+// watermark passes its end and drops late rows. ptfsh refuses it rather
+// than run it as a regular join, which would join late rows and update.
+func windowJoin(left, right exec.Node, n *sqlop.JoinNode) bool {
+	lb, lok := findWindowBounds(left)
+	rb, rok := findWindowBounds(right)
+	if !lok || !rok {
+		return false
+	}
+	var start, end bool
+	for i := range n.LeftKeys {
+		l, lok := n.LeftKeys[i].(*expr.Column)
+		r, rok := n.RightKeys[i].(*expr.Column)
+		if !lok || !rok {
+			continue
+		}
+		start = start || l.Index == lb.start && r.Index == rb.start
+		end = end || l.Index == lb.end && r.Index == rb.end
+	}
+	return start && end
 }

@@ -276,7 +276,7 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 			return nil, err
 		}
 		in = n
-		sc = &expr.Scope{Schema: in.Schema(), Alias: alias, Now: p.now(), UserFunction: p.userFunction}
+		sc = &expr.Scope{Schema: in.Schema(), Alias: alias, Now: p.now(), Seed: p.seed(), UserFunction: p.userFunction}
 	}
 	if readsWatermark(sel) {
 		// CURRENT_WATERMARK reads the watermark that passed the input.
@@ -520,7 +520,7 @@ func (p *Planner) planOrderBy(sel *sqlmini.Select, pre, out exec.Node) (exec.Nod
 
 // orderKeys compiles the ORDER BY keys over a schema.
 func (p *Planner) orderKeys(sel *sqlmini.Select, sch types.Schema) ([]sqlop.OrderKey, error) {
-	sc := &expr.Scope{Schema: sch, Now: p.now(), UserFunction: p.userFunction}
+	sc := &expr.Scope{Schema: sch, Now: p.now(), Seed: p.seed(), UserFunction: p.userFunction}
 	var keys []sqlop.OrderKey
 	for _, it := range sel.OrderBy {
 		x, err := expr.Compile(it.Expr, sc)
@@ -608,6 +608,10 @@ func (p *Planner) now() func() int64 {
 	}
 	return func() int64 { return ms }
 }
+
+// seed seeds RAND() (expr.Scope.Seed): SET 'ptfsh.seed', else --seed,
+// else nil (the clock).
+func (p *Planner) seed() *int64 { return p.env.FunctionSeed }
 
 // exprText prints an expression for EXPLAIN and messages.
 func ExprText(e *sqlmini.Expr) string {

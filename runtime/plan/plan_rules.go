@@ -415,3 +415,49 @@ func UpdatingNode(n exec.Node) exec.Node {
 	}
 	return n
 }
+
+// Printed plans a query whose rows go to the printer (the SQL client's
+// collect sink, which takes every kind of row but no upsert form): an
+// upsert changelog that reaches it through filters, projections and
+// renames from a source (a table with a PRIMARY KEY and an upsert
+// changelog) becomes retractions with full deletes right after the
+// source, as Flink puts a ChangelogNormalize there. A
+// projection that drops the upsert key leaves nothing to normalize by:
+// such rows print as they come.
+func (p *Planner) Printed(q *sqlmini.Query) (exec.Node, error) {
+	n, err := p.Query(q)
+	if err != nil {
+		return nil, err
+	}
+	return normalizeBelowCalc(n), nil
+}
+
+// normalizeBelowCalc is Printed's rewrite of n: through filters,
+// projections and renames, copied, to the source that makes the rows.
+func normalizeBelowCalc(n exec.Node) exec.Node {
+	m := n.Changelog()
+	if !m.KeyOnlyDeletes && !(m.Contains(types.UpdateAfter) && !m.Contains(types.UpdateBefore)) {
+		return n
+	}
+	if len(exec.UpsertKeyOf(n)) == 0 {
+		return n
+	}
+	switch t := n.(type) {
+	case *exec.FilterNode:
+		c := *t
+		c.In = normalizeBelowCalc(t.In)
+		return &c
+	case *exec.ProjectNode:
+		c := *t
+		c.In = normalizeBelowCalc(t.In)
+		return &c
+	case *exec.RenameNode:
+		c := *t
+		c.In = normalizeBelowCalc(t.In)
+		return &c
+	}
+	if len(n.Children()) > 0 {
+		return n // an operator's updates (a function's upsert output) print as it makes them
+	}
+	return DeliverUpdates(n, ptf.RequireUpdateBefore|ptf.RequireFullDelete, nil)
+}

@@ -293,7 +293,7 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 			// watermark passes it, as an OVER ROW_NUMBER filtered to 1
 			// (insert-only; late rows are dropped).
 			n := &sqlop.OverNode{In: o.in, Partition: part, PartText: partText, Time: c.Index, Frame: sqlop.OverFrame{Rows: true, Unbounded: true},
-				Calls: []*sqlop.OverCall{{Fn: "ROW_NUMBER", Typ: types.TypeBigInt.AsNotNull(), Text: "ROW_NUMBER()"}}}
+				Calls: []*sqlop.OverCall{{Fn: "ROW_NUMBER", Typ: types.TypeBigInt.AsNotNull(), Text: "ROW_NUMBER()"}}, FirstRow: true}
 			n.Sch = types.Schema{Columns: cols}
 			cond, err := sqlmini.ParseExpr("w0$o0 = 1")
 			if err != nil {

@@ -119,10 +119,11 @@ func TestSession_changelogSource(t *testing.T) {
 	}{
 		{"kinds from the op column, deletes by key",
 			"CREATE TABLE t (op STRING, name STRING PRIMARY KEY NOT ENFORCED, score INT NOT NULL) WITH (" + opts + ", 'path' = 't.csv', 'changelog-mode' = 'I,UA,D', 'source.produces-delete-by-key' = 'true');\nSELECT * FROM t;",
-			[]string{"+I[Bob, 5]", "+I[Alice, 2]", "+U[Bob, 3]", "-D[Bob, null]", "+I[Bob, 2]", "-D[Alice, null]"}},
+			// normalized for the printer, as Flink's ChangelogNormalize: deletes carry their rows
+			[]string{"+I[Bob, 5]", "+I[Alice, 2]", "-U[Bob, 5]", "+U[Bob, 3]", "-D[Bob, 3]", "+I[Bob, 2]", "-D[Alice, 2]"}},
 		{"json, op column anywhere, names of kinds",
 			"CREATE TABLE t (name STRING, score INT, op STRING, PRIMARY KEY (name) NOT ENFORCED) WITH ('connector' = 'filesystem', 'format' = 'json', 'path' = 't.json', 'changelog.op-column' = 'op', 'source.produces-delete-by-key' = 'true');\nSELECT * FROM t;",
-			[]string{"+I[Alice, 1]", "+I[Bob, 2]", "-D[Bob, null]"}},
+			[]string{"+I[Alice, 1]", "+I[Bob, 2]", "-D[Bob, 2]"}},
 		{"AS VALUES",
 			"CREATE TABLE t (op STRING, name STRING, n INT) WITH ('changelog.op-column' = 'op') AS VALUES ('+I', 'Bob', 1), ('-U', 'Bob', 1), ('+U', 'Bob', 2), ('-D', 'Bob', 2);\nSELECT * FROM t;",
 			[]string{"+I[Bob, 1]", "-U[Bob, 1]", "+U[Bob, 2]", "-D[Bob, 2]"}},

@@ -57,7 +57,7 @@ func (s *Session) Query(ctx context.Context, st *sqlmini.Statement) (*Result, er
 	if st.Query == nil {
 		return nil, sqlmini.Errorf(st.Pos, "not a query: Session.Query runs SELECT, VALUES and WITH statements")
 	}
-	n, err := plan.New(s.cat, s.sourceEnv()).Query(st.Query)
+	n, err := plan.New(s.cat, s.sourceEnv()).Printed(st.Query)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/runtime/textparse"
+	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 	"github.com/ptfsh/ptfsh/state"
@@ -46,6 +47,9 @@ type Config struct {
 	// (ptfsh test --shuffle): the input comes in another order Flink may
 	// give it.
 	ShuffleSeed int64
+	// Seed, when set, seeds RAND() when SET 'ptfsh.seed' does not
+	// (--seed, which seeds the JavaScript functions too).
+	Seed *int64
 	// Scratch says Store is a temporary file that no later run can open
 	// (ptfsh without --state): no run resumes from it, so a statement
 	// takes only its final checkpoint, which later statements and SHOW
@@ -144,6 +148,8 @@ type Session struct {
 	runEx *exec.Execution
 	// runOut flushes the running statement's output (ConsoleWriter).
 	runOut *outFlusher
+	// timelineSink receives the timeline of each query (SetTimelineSink).
+	timelineSink func(*timeline.Record, timeline.View)
 }
 
 // NewSession returns a session with an empty catalog.
@@ -817,7 +823,7 @@ func (s *Session) execExplain(e *sqlmini.Explain) error {
 	var roots []exec.Node
 	switch {
 	case e.Query != nil:
-		n, err := p.Query(e.Query)
+		n, err := p.Printed(e.Query)
 		if err != nil {
 			return err
 		}
@@ -898,7 +904,7 @@ func (n *explainSink) Explain() string {
 
 func (s *Session) execQuery(ctx context.Context, stmt *statement) error {
 	st := stmt.Statement
-	n, err := plan.New(s.cat, s.sourceEnv()).Query(st.Query)
+	n, err := plan.New(s.cat, s.sourceEnv()).Printed(st.Query)
 	if err != nil {
 		return err
 	}
@@ -943,7 +949,11 @@ func (s *Session) sourceEnv() connector.Env {
 	pt, hasPT := s.processingTime()
 	idle, _ := settings.Get[time.Duration](s.settings, "table.exec.source.idle-timeout")
 	wmEvery, _ := settings.Get[time.Duration](s.settings, "pipeline.auto-watermark-interval")
-	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, ProcessingTime: pt, HasProcessingTime: hasPT,
+	fseed := s.cfg.Seed
+	if n, ok := settings.Get[int64](s.settings, connector.SetSeed); ok {
+		fseed = &n
+	}
+	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, FunctionSeed: fseed, ProcessingTime: pt, HasProcessingTime: hasPT,
 		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink, Stdin: s.cfg.Stdin, IdleTimeout: idle, WatermarkInterval: wmEvery}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -48,6 +49,43 @@ type runningQuery struct {
 	streams []string       // the streams it reads
 	rows    int64          // rows printed so far
 	events  map[string]int // each stream's events that the last step read
+	uids    []string       // the uids of its PTF calls
+}
+
+// StreamInfo describes a stream (CREATE STREAM) for a front end that
+// steps it: its name and columns, and whether it has ended.
+type StreamInfo struct {
+	Name    string
+	Columns []string // "name TYPE"
+	Ended   bool
+}
+
+// Streams lists the session's streams, by name.
+func (s *Session) Streams() []StreamInfo {
+	var out []StreamInfo
+	for _, name := range s.cat.TableNames() {
+		t, ok := s.cat.Table(name)
+		if !ok || !t.Stream {
+			continue
+		}
+		info := StreamInfo{Name: t.Name, Ended: streamEnded(t)}
+		for _, c := range t.Schema.Columns {
+			info.Columns = append(info.Columns, c.Name+" "+c.Type.String())
+		}
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Running returns the streams that the query running on streams reads and
+// the uids of its PTF calls (SHOW STATE and SHOW TIMERS read them), or
+// nothing when no query runs on streams.
+func (s *Session) Running() (streams, uids []string) {
+	if s.running == nil {
+		return nil, nil
+	}
+	return append([]string(nil), s.running.streams...), append([]string(nil), s.running.uids...)
 }
 
 // stepRun is what the run of a step changes in its execution, and what
@@ -314,10 +352,16 @@ func (s *Session) step(ctx context.Context, stmt *statement, name string, pos sq
 // those it printed before.
 func (s *Session) replay(ctx context.Context, stmt *statement, pos sqlmini.Pos, first bool) error {
 	rq := s.running
-	n, err := plan.New(s.cat, s.sourceEnv()).Query(rq.st.Query)
+	n, err := plan.New(s.cat, s.sourceEnv()).Printed(rq.st.Query)
 	if err != nil {
 		s.stopRunning("it no longer plans")
 		return err
+	}
+	rq.uids = rq.uids[:0]
+	for _, p := range planPTFs(n) {
+		if p.UID != "" {
+			rq.uids = append(rq.uids, p.UID)
+		}
 	}
 	// Fresh state: the last step left its state and timers for SHOW.
 	err = s.cfg.Store.Update(func(tx state.Tx) error {

@@ -38,7 +38,7 @@ func (s *Session) timelineView() timeline.View {
 // is drawn on Out; with SET 'ptfsh.timeline' it also goes to that file.
 func (s *Session) explainTimeline(ctx context.Context, stmt *statement) error {
 	e := stmt.Explain
-	n, err := plan.New(s.cat, s.sourceEnv()).Query(e.Query)
+	n, err := plan.New(s.cat, s.sourceEnv()).Printed(e.Query)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (c *countSink) End() error               { return nil }
 // that its events come in the order they happen (exec.parallelReason).
 func (s *Session) startTimeline(ex *exec.Execution, stmt *statement) *timeline.Record {
 	rec := stmt.timeline
-	if rec == nil && s.timelineFile() != "" {
+	if rec == nil && (s.timelineFile() != "" || s.timelineSink != nil) {
 		rec = &timeline.Record{}
 	}
 	if rec == nil {
@@ -108,6 +108,9 @@ func (s *Session) writeTimeline(rec *timeline.Record, runErr error) error {
 	if runErr != nil {
 		rec.Notes = append(rec.Notes, "the statement failed; what happened before it is drawn: "+firstLine(runErr.Error()))
 	}
+	if s.timelineSink != nil {
+		s.timelineSink(rec, s.timelineView())
+	}
 	file := s.timelineFile()
 	if file == "" {
 		return nil
@@ -130,4 +133,13 @@ func (s *Session) writeTimeline(rec *timeline.Record, runErr error) error {
 	}
 	fmt.Fprintf(s.cfg.Err, "note: timeline of %s written to %s\n", plural(int64(len(rec.Events)), "event"), as)
 	return nil
+}
+
+// SetTimelineSink makes every query that calls a PTF record its timeline
+// and hand it to f after it ran (failed or not), with the view that SET
+// 'ptfsh.timeline.view' chooses: the playground draws each statement's,
+// EXPLAIN TIMELINE's and each stream step's. nil stops it. A timeline
+// runs each call on one worker.
+func (s *Session) SetTimelineSink(f func(rec *timeline.Record, view timeline.View)) {
+	s.timelineSink = f
 }

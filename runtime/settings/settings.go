@@ -220,7 +220,7 @@ var table = []Setting{{
 	Parse: func(v string) (any, error) { return textparse.TimeSetting(v) },
 }, {
 	Key:   "ptfsh.seed",
-	Doc:   "a whole number that makes Math.random, Date.now and datagen tables deterministic (--seed seeds the functions only); unset: random",
+	Doc:   "a whole number that makes Math.random, Date.now, RAND() and datagen tables deterministic (--seed seeds the functions only); unset: random",
 	Owner: "script, runtime/connector",
 	Parse: func(v string) (any, error) {
 		n, err := strconv.ParseInt(v, 10, 64)

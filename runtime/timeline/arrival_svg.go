@@ -42,7 +42,7 @@ text.axis-label { font-size: 13px; font-weight: bold; fill: #2d3748; }
 
 func arrivalSVG(b *strings.Builder, r *Record, standalone bool) {
 	c := arrivalLayout(r)
-	band := 64 // title and summary lines
+	band := 72 // its name, then its summary lines
 	axis := 48 // the arrival axis and its label
 	per := band + arrivalPlotHeight + axis
 	top := 40
@@ -77,9 +77,9 @@ func arrivalSVG(b *strings.Builder, r *Record, standalone bool) {
 // arrivalCallSVG draws one call: its band of text, then its plot.
 func arrivalCallSVG(b *strings.Builder, c *aChart, ac *aCall, top, band int) {
 	fmt.Fprintf(b, `<g class="arrival" data-call="%s">`+"\n", esc(ac.name))
-	fmt.Fprintf(b, `<text class="title" x="10" y="%d">%s</text>`+"\n", top+14, esc(ac.name))
+	fmt.Fprintf(b, `<text class="title" x="10" y="%d">%s</text>`+"\n", top+12, esc(ac.name))
 	for i, s := range append(append([]string{}, ac.summary...), "across: "+c.arrivalWhat(ac)) {
-		fmt.Fprintf(b, `<text class="small" x="%d" y="%d">%s</text>`+"\n", arrivalLeft, top+14+14*i, esc(s))
+		fmt.Fprintf(b, `<text class="small" x="%d" y="%d">%s</text>`+"\n", arrivalLeft, top+28+13*i, esc(s))
 	}
 	py0 := top + band // the plot's top
 	py1 := py0 + arrivalPlotHeight

@@ -33,8 +33,9 @@ type Record struct {
 // offset up to an end offset (bounded) or without end, each partition in
 // offset order. A bounded read merges the partitions by timestamp (ties by
 // topic and partition), so that it gives the same records in the same
-// order every time; an unbounded read hands out the records fetched so
-// far, the earliest first, and waits only when none is left. Close
+// order every time (Next). An unbounded read fetches on a goroutine of its
+// own once started (Start) and hands out, without waiting, the records
+// fetched so far, the earliest of one fetch first (TryNext). Close
 // releases it.
 type Reader struct {
 	c   *Client
@@ -46,6 +47,14 @@ type Reader struct {
 	ends map[TP]int64
 	// queue holds fetched records not handed out yet, by partition.
 	queue map[TP][]Record
+	// queued counts the records of queue.
+	queued int
+
+	// fetched carries the fetches of the goroutine of an unbounded read
+	// (Start); stop ends it, and stopped is closed when it has ended.
+	fetched chan kgo.Fetches
+	stop    context.CancelFunc
+	stopped chan struct{}
 }
 
 // NewReader reads partitions tps from starts (the next offset to read).
@@ -80,6 +89,9 @@ func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error)
 	r.cl = cl
 	return r, nil
 }
+
+// Done reports whether a bounded read of tp has reached its end.
+func (r *Reader) Done(tp TP) bool { return r.done(tp) }
 
 // done reports whether a bounded read of tp has reached its end.
 func (r *Reader) done(tp TP) bool {
@@ -128,10 +140,8 @@ func (r *Reader) Next(ctx context.Context, wait time.Duration) (rec Record, ok b
 			if !any {
 				return Record{}, false, nil
 			}
-			q := r.queue[best]
-			rec, r.queue[best] = q[0], q[1:]
-			r.next[best] = rec.Offset + 1
-			if rec.control {
+			rec, ok := r.take(best)
+			if !ok {
 				continue
 			}
 			return rec, true, nil
@@ -142,8 +152,77 @@ func (r *Reader) Next(ctx context.Context, wait time.Duration) (rec Record, ok b
 	}
 }
 
-// fetch polls once and queues what came; control records only move a
-// partition's next offset.
+// take hands out the first record queued for tp; false for a transaction
+// marker, which only moves the partition's next offset.
+func (r *Reader) take(tp TP) (Record, bool) {
+	q := r.queue[tp]
+	rec := q[0]
+	q[0] = Record{}
+	if len(q) == 1 {
+		q = q[:0] // keeps the room for the next fetch
+	} else {
+		q = q[1:]
+	}
+	r.queue[tp] = q
+	r.queued--
+	r.next[tp] = rec.Offset + 1
+	return rec, !rec.control
+}
+
+// Start makes an unbounded read fetch on a goroutine of its own until
+// Close, so that TryNext never waits: wake is called on that goroutine
+// whenever a fetch (records, or an error) has come. At most a few fetches
+// wait for TryNext; the goroutine waits when they do.
+func (r *Reader) Start(wake func()) {
+	ctx, stop := context.WithCancel(context.Background())
+	r.fetched, r.stop, r.stopped = make(chan kgo.Fetches, 2), stop, make(chan struct{})
+	go func() {
+		defer close(r.stopped)
+		for {
+			fs := r.cl.PollFetches(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			select {
+			case r.fetched <- fs:
+				wake()
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+}
+
+// TryNext returns the next record of an unbounded read that Start
+// started, without waiting: ok is false when none has been fetched. The
+// records of one fetch come the earliest first; a partition's, in offset
+// order.
+func (r *Reader) TryNext() (rec Record, ok bool, err error) {
+	for {
+		if r.queued > 0 {
+			best, any := TP{}, false
+			for _, tp := range r.tps {
+				if q := r.queue[tp]; len(q) > 0 && (!any || q[0].Timestamp < r.queue[best][0].Timestamp) {
+					best, any = tp, true
+				}
+			}
+			if rec, ok := r.take(best); ok {
+				return rec, true, nil
+			}
+			continue
+		}
+		select {
+		case fs := <-r.fetched:
+			if err := r.queueFetches(fs); err != nil {
+				return Record{}, false, err
+			}
+		default:
+			return Record{}, false, nil
+		}
+	}
+}
+
+// fetch polls once and queues what came.
 func (r *Reader) fetch(ctx context.Context, wait time.Duration) error {
 	pctx := ctx
 	if wait > 0 {
@@ -155,6 +234,19 @@ func (r *Reader) fetch(ctx context.Context, wait time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	got := r.queued > 0
+	if err := r.queueFetches(fs); err != nil {
+		return err
+	}
+	if !got && r.queued == 0 && wait > 0 && pctx.Err() != nil {
+		return ErrIdle
+	}
+	return nil
+}
+
+// queueFetches queues the records of fetches, or returns the first error
+// of a partition; control records only move a partition's next offset.
+func (r *Reader) queueFetches(fs kgo.Fetches) error {
 	var ferr error
 	fs.EachError(func(t string, p int32, err error) {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
@@ -167,35 +259,39 @@ func (r *Reader) fetch(ctx context.Context, wait time.Duration) error {
 	if ferr != nil {
 		return ferr
 	}
-	got := false
 	fs.EachRecord(func(kr *kgo.Record) {
 		tp := TP{kr.Topic, kr.Partition}
 		if kr.Attrs.IsControl() {
 			if q := r.queue[tp]; len(q) == 0 && kr.Offset >= r.next[tp] {
 				r.next[tp] = kr.Offset + 1
-				got = true
 			} else {
 				// A marker after queued records: a record without a
 				// value stands for it, dropped when handed out.
 				r.queue[tp] = append(q, Record{TP: tp, Offset: kr.Offset, Timestamp: -1 << 62, control: true})
+				r.queued++
 			}
 			return
 		}
 		if end, ok := r.ends[tp]; ok && kr.Offset >= end {
 			return
 		}
-		got = true
 		rec := Record{TP: tp, Offset: kr.Offset, Timestamp: kr.Timestamp.UnixMilli(), Key: kr.Key, Value: kr.Value}
 		for _, h := range kr.Headers {
 			rec.Headers = append(rec.Headers, Header{Key: h.Key, Value: h.Value})
 		}
 		r.queue[tp] = append(r.queue[tp], rec)
+		r.queued++
 	})
-	if !got && wait > 0 && pctx.Err() != nil {
-		return ErrIdle
-	}
 	return nil
 }
 
-// Close releases the reader.
-func (r *Reader) Close() { r.cl.Close() }
+// Close releases the reader and ends the goroutine of an unbounded read.
+func (r *Reader) Close() {
+	if r.stop != nil {
+		r.stop()
+	}
+	r.cl.Close()
+	if r.stopped != nil {
+		<-r.stopped
+	}
+}

@@ -17,9 +17,21 @@ import (
 // of each partition are ordered by an ascending time attribute; a row
 // waits until the watermark reaches its time, then goes out with the
 // values of its window's calls appended. The output is insert-only and in
-// time order. A row whose time is not after the last time its partition
-// fired is late and dropped (counted in a note), as Flink's
-// RowTime...PrecedingFunction drop them.
+// time order. Late rows are dropped (counted in a note) by the rule of the
+// Flink function that runs the frame:
+//   - UNBOUNDED PRECEDING (ROWS or RANGE), Flink's
+//     AbstractRowTimeUnboundedPrecedingOver: a row at or before the
+//     watermark when it arrives;
+//   - ROWS n PRECEDING, RowTimeRowsBoundedPrecedingFunction: a row not
+//     after the last time its partition fired;
+//   - RANGE n PRECEDING, RowTimeRangeBoundedPrecedingFunction: a row at or
+//     before the last time its partition fired (the epoch before the
+//     first), and each row also sets a cleanup time 1.5 n + 1 ms after it
+//     (unless one n + 1 ms after it is set): when the watermark passes it,
+//     the partition's state is cleared, so that a row that comes after is
+//     taken however old it is, in a window of the rows after it only. A
+//     partition's timers last through the clearing: one that fires later
+//     sets its last time to the timer's.
 
 // Over a processing-time attribute (ProcTime) the rows are in the order
 // they arrive, as in Flink's ProcTime...PrecedingFunction: with an
@@ -74,6 +86,10 @@ type OverNode struct {
 	Frame     OverFrame
 	Calls     []*OverCall
 	Sch       types.Schema // the input's columns, then one per call
+	// FirstRow marks the OVER ROW_NUMBER that a keep-first deduplication
+	// is planned as: a row is late when it is not after the last time
+	// its partition fired.
+	FirstRow bool
 }
 
 var _ exec.Node = (*OverNode)(nil)
@@ -109,15 +125,17 @@ func (n *OverNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &overStream{n: n, in: in, ex: ex, parts: map[string]*overPartition{}}, nil
+	return &overStream{n: n, in: in, ex: ex, wm: minWatermark, parts: map[string]*overPartition{}}, nil
 }
 
 // overPartition is the state of one partition: rows waiting for the
 // watermark by time, the time it last fired, and its window.
 type overPartition struct {
 	waiting map[int64][]types.Row
+	timers  map[int64]bool // the times it has a timer at (Flink keeps one per time)
 	fired   int64
 	fresh   bool          // never fired
+	cleanup int64         // RANGE n PRECEDING: the time its state is cleared at, 0 for none
 	rows    int64         // rows emitted: ROW_NUMBER
 	accs    []Accumulator // one per aggregate call (nil for ROW_NUMBER, LAG)
 	window  []overRow     // rows in the frame (bounded frames), oldest first
@@ -158,6 +176,7 @@ type overStream struct {
 	n      *OverNode
 	in     exec.Stream
 	ex     *exec.Execution
+	wm     int64 // the watermark so far
 	parts  map[string]*overPartition
 	timers overTimers
 	seq    int64
@@ -225,13 +244,14 @@ func (s *overStream) Time(ev *exec.Event) error {
 	}
 	switch ev.Kind {
 	case exec.EvWatermark:
+		s.wm = max(s.wm, ev.Wm)
 		return s.fire(ev.Wm)
 	case exec.EvEnd:
 		if err := s.fire(1<<63 - 1); err != nil {
 			return err
 		}
 		if s.late > 0 {
-			s.ex.Notes = append(s.ex.Notes, "note: the OVER window dropped "+exec.Plural(s.late, "late row")+" (not after the last time their partition fired), as Flink's OverAggregate does")
+			s.ex.Notes = append(s.ex.Notes, "note: the OVER window dropped "+exec.Plural(s.late, "late row")+" ("+s.lateRule()+"), as Flink's OverAggregate does")
 		}
 	}
 	return nil
@@ -257,18 +277,7 @@ func (s *overStream) Row(r types.Row) error {
 	k := string(keycodec.Encode(keys))
 	p := s.parts[k]
 	if p == nil {
-		p = &overPartition{waiting: map[int64][]types.Row{}, fresh: true}
-		for _, c := range s.n.Calls {
-			var acc Accumulator
-			switch {
-			case c.Agg != nil:
-				acc = NewAccumulator(c.Agg)
-			case c.Fn == "FIRST_VALUE" || c.Fn == "LAST_VALUE":
-				acc = &valueAcc{last: c.Fn == "LAST_VALUE", keep: !s.n.Frame.Unbounded}
-			}
-			p.accs = append(p.accs, acc)
-		}
-		p.lag = make([][]any, len(s.n.Calls))
+		p = s.newPartition(map[int64]bool{})
 		s.parts[k] = p
 	}
 	if s.n.ProcTime && !s.waitsForClock() {
@@ -277,25 +286,84 @@ func (s *overStream) Row(r types.Row) error {
 		return s.emit(p, ts, []types.Row{r.Copy()})
 	}
 	if s.n.ProcTime {
+		// The rows of a millisecond wait for the clock to pass it; none is
+		// late (a clock set back counts as the last time fired).
 		if err := s.procFire(); err != nil {
 			return err
 		}
-		ts = max(ts, p.fired+1) // a clock set back
+		ts = max(ts, p.fired+1)
+		p.waiting[ts] = append(p.waiting[ts], r.Copy())
+		s.setTimer(p, k, ts)
+		if !s.ex.Opts.FixedClock {
+			s.ex.Live().WakeAt(time.UnixMilli(ts + 1))
+		}
+		return nil
 	}
-	if !p.fresh && ts <= p.fired {
+	if s.isLate(p, ts) {
 		s.late++
 		return nil
 	}
-	rows, ok := p.waiting[ts]
-	if !ok {
-		s.seq++
-		heap.Push(&s.timers, overTimer{ts: ts, seq: s.seq, key: k})
-	}
-	p.waiting[ts] = append(rows, r.Copy())
-	if s.n.ProcTime && !s.ex.Opts.FixedClock {
-		s.ex.Live().WakeAt(time.UnixMilli(ts + 1))
+	p.waiting[ts] = append(p.waiting[ts], r.Copy())
+	s.setTimer(p, k, ts)
+	if f := s.n.Frame; !f.Rows && !f.Unbounded && (p.cleanup == 0 || p.cleanup < ts+f.Preceding+1) {
+		p.cleanup = ts + f.Preceding*3/2 + 1
+		s.setTimer(p, k, p.cleanup)
 	}
 	return nil
+}
+
+// newPartition is a partition with no rows and fresh accumulators.
+func (s *overStream) newPartition(timers map[int64]bool) *overPartition {
+	p := &overPartition{waiting: map[int64][]types.Row{}, timers: timers, fresh: true}
+	for _, c := range s.n.Calls {
+		var acc Accumulator
+		switch {
+		case c.Agg != nil:
+			acc = NewAccumulator(c.Agg)
+		case c.Fn == "FIRST_VALUE" || c.Fn == "LAST_VALUE":
+			acc = &valueAcc{last: c.Fn == "LAST_VALUE", keep: !s.n.Frame.Unbounded}
+		}
+		p.accs = append(p.accs, acc)
+	}
+	p.lag = make([][]any, len(s.n.Calls))
+	return p
+}
+
+// isLate says whether a row of partition p at time ts is late, by the rule
+// of the frame's Flink function.
+func (s *overStream) isLate(p *overPartition, ts int64) bool {
+	switch f := s.n.Frame; {
+	case f.Rows && s.n.FirstRow:
+		return !p.fresh && ts <= p.fired
+	case f.Unbounded:
+		return ts <= s.wm
+	case f.Rows:
+		return !p.fresh && ts <= p.fired
+	default:
+		return ts <= p.fired // 0 before the first firing, as Flink's
+	}
+}
+
+// lateRule says in words which rows isLate returns true for.
+func (s *overStream) lateRule() string {
+	switch f := s.n.Frame; {
+	case f.Unbounded && !s.n.FirstRow:
+		return "at or before the watermark when they arrived"
+	case f.Rows:
+		return "not after the last time their partition fired"
+	default:
+		return "at or before the last time their partition fired"
+	}
+}
+
+// setTimer registers partition p's timer at ts, once.
+func (s *overStream) setTimer(p *overPartition, k string, ts int64) {
+	if p.timers[ts] {
+		return
+	}
+	p.timers[ts] = true
+	s.seq++
+	heap.Push(&s.timers, overTimer{ts: ts, seq: s.seq, key: k})
 }
 
 // fire emits, in time order, the rows of every partition whose time is
@@ -304,9 +372,17 @@ func (s *overStream) fire(wm int64) error {
 	for len(s.timers) > 0 && s.timers[0].ts <= wm {
 		t := heap.Pop(&s.timers).(overTimer)
 		p := s.parts[t.key]
+		delete(p.timers, t.ts)
+		if p.cleanup != 0 && p.cleanup <= t.ts {
+			s.parts[t.key] = s.newPartition(p.timers)
+			continue
+		}
 		rows := p.waiting[t.ts]
 		delete(p.waiting, t.ts)
 		p.fired, p.fresh = t.ts, false
+		if len(rows) == 0 {
+			continue
+		}
 		if err := s.emit(p, t.ts, rows); err != nil {
 			return err
 		}

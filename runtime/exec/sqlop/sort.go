@@ -187,8 +187,10 @@ func (s *topNStream) Close() error { return s.in.Close() }
 
 // TemporalSortNode is ORDER BY an ascending time attribute [, more keys]
 // without LIMIT, as Flink's TemporalSort: rows wait until the watermark
-// reaches their time, then go out sorted by the keys; a row at or before
-// the watermark when it arrives is late and dropped (counted in a note).
+// reaches their time, then go out sorted by the keys. As in Flink's
+// RowTimeSortOperator a row is late, and dropped (counted in a note), only
+// when its time is at or before the time of the last rows released: a row
+// behind the watermark but after those waits for the next watermark.
 type TemporalSortNode struct {
 	In   exec.Node
 	Time int // the time attribute's column
@@ -210,20 +212,20 @@ func (n *TemporalSortNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &temporalSortStream{n: n, in: in, ex: ex, wm: minWatermark}, nil
+	return &temporalSortStream{n: n, in: in, ex: ex, released: minWatermark}, nil
 }
 
 // minWatermark is the watermark before any.
 const minWatermark = -1 << 63
 
 type temporalSortStream struct {
-	n    *TemporalSortNode
-	in   exec.Stream
-	ex   *exec.Execution
-	wm   int64
-	buf  []sortedRow
-	out  exec.Queue
-	late int64
+	n        *TemporalSortNode
+	in       exec.Stream
+	ex       *exec.Execution
+	released int64 // the time of the last rows released (Flink's lastTriggeringTs)
+	buf      []sortedRow
+	out      exec.Queue
+	late     int64
 }
 
 var (
@@ -237,12 +239,11 @@ func (s *temporalSortStream) Next() (exec.Event, error) { return s.out.Next(s.in
 func (s *temporalSortStream) Time(ev *exec.Event) error {
 	switch ev.Kind {
 	case exec.EvWatermark:
-		s.wm = ev.Wm
 		s.release(ev.Wm)
 	case exec.EvEnd:
 		s.release(1<<63 - 1)
 		if s.late > 0 {
-			s.ex.Notes = append(s.ex.Notes, "note: ORDER BY dropped "+exec.Plural(s.late, "late row")+" (at or before the watermark when they arrived), as Flink's TemporalSort does")
+			s.ex.Notes = append(s.ex.Notes, "note: ORDER BY dropped "+exec.Plural(s.late, "late row")+" (at or before the time of rows already sorted out when they arrived), as Flink's TemporalSort does")
 		}
 	}
 	return nil
@@ -250,7 +251,7 @@ func (s *temporalSortStream) Time(ev *exec.Event) error {
 
 func (s *temporalSortStream) Row(r types.Row) error {
 	t, ok := types.TimeMillis(r.Fields[s.n.Time])
-	if !ok || t <= s.wm {
+	if !ok || t <= s.released {
 		s.late++
 		return nil
 	}
@@ -274,6 +275,7 @@ func (s *temporalSortStream) release(wm int64) {
 			break
 		}
 		s.out.PushRow(s.buf[i].row.Kind, s.buf[i].row.Fields)
+		s.released = t
 	}
 	s.buf = s.buf[i:]
 }
