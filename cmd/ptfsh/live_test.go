@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"strconv"
 	"os/exec"
 	"path/filepath"
 	"strconv"
