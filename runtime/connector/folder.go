@@ -427,8 +427,7 @@ func (n *fileNode) openFolder(ex *exec.Execution, read int) (exec.Stream, error)
 		fs.follow = &following{every: every, idle: newIdleTimer(ex, n.idleTimeout), pace: wmPace{every: n.wmEvery}, listed: time.Now()}
 	}
 	if rec != nil && len(fr.resume) > 0 && rec.WM != nil && fs.wm != nil {
-		fs.wm.Restore(rec.WM.Gen)
-		fs.pending, fs.wmNext = rec.WM.Pending, rec.WM.Next
+		fs.resumeWatermark(rec.WM)
 	}
 	ex.Sources = append(ex.Sources, fs)
 	return fs, nil
