@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync/atomic"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
 )
 
 // The collector's pacing. goja allocates on every call, so a lazy
@@ -31,7 +33,7 @@ func tuneGC() {
 		return
 	}
 	debug.SetGCPercent(gcPercent)
-	debug.SetMemoryLimit(gcFloor)
+	exec.SetSoftMemoryLimit(gcFloor)
 	gc = newLiveLimit()
 	armGCHook(gc)
 }
@@ -44,7 +46,7 @@ func gcWorkers(n int) {
 		return
 	}
 	gc.floor.Store(int64(n) * gcFloor)
-	debug.SetMemoryLimit(int64(n) * gcFloor)
+	exec.SetSoftMemoryLimit(int64(n) * gcFloor)
 }
 
 // liveLimit sets the memory limit from the live heap after a collection.
@@ -77,7 +79,7 @@ func (l *liveLimit) update() {
 	l.prev = live
 	limit := max(l.floor.Load(), gcLiveTimes*base)
 	if d := limit - l.last; d > l.last/8 || -d > l.last/8 {
-		debug.SetMemoryLimit(limit)
+		exec.SetSoftMemoryLimit(limit) // never above a running statement's limit (SET 'ptfsh.memory-limit')
 		l.last = limit
 	}
 }

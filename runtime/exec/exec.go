@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/expr"
@@ -101,12 +102,14 @@ type CheckpointPreparer interface {
 var ErrCancelled = errors.New("statement cancelled")
 
 // CheckCancelled is what a source calls every so many rows, so that a
-// query whose operators drop every row still stops at once on Ctrl-C.
+// query whose operators drop every row still stops at once on Ctrl-C,
+// and one whose operators keep every row (a join that matches none) at
+// its memory limit (MemoryError).
 func (ex *Execution) CheckCancelled() error {
 	if ex.Ctx != nil && ex.Ctx.Err() != nil {
 		return ErrCancelled
 	}
-	return nil
+	return ex.MemoryError()
 }
 
 // Stateful is a running SQL operator whose state goes into checkpoints
@@ -194,10 +197,20 @@ type Execution struct {
 	tees map[Node]*teeShared
 	// Uncheckpointable says why no checkpoint may be taken before the end.
 	Uncheckpointable string
+	// stateInMemory is the first operator that keeps state in memory
+	// (memory.go).
+	stateInMemory string
 	// RowsIn counts the rows read from sources.
 	RowsIn int64
 	// Notes are said on stderr after the statement.
 	Notes []string
+	// held says what the statement's operators keep in memory, memLimit
+	// and memHow its memory limit and how auto found it, memStopped that
+	// the limit stopped it (memory.go).
+	held       []string
+	memLimit   int64
+	memHow     string
+	memStopped atomic.Bool
 	// Paced: a source gives its rows at a pace of wall-clock time (datagen's
 	// rows-per-second), so an operator must hand on each row's output
 	// before it waits for the next, and batches none of its calls.
@@ -229,7 +242,7 @@ func (ex *Execution) InMemory(held string) error {
 	if !ex.Opts.EndOfInput {
 		return fmt.Errorf("%s in memory for one statement, so it cannot stop with SET 'ptfsh.end-of-input' = 'false' and go on in the next", held)
 	}
-	ex.NoCheckpoints(held + " in memory")
+	ex.HoldsInMemory(held) // memory.go
 	return nil
 }
 

@@ -107,6 +107,9 @@ type Options struct {
 	Lineage bool
 	// ShuffleSeed, when not 0, reorders what Flink does not order.
 	ShuffleSeed int64
+	// MemoryLimit stops the statement when the live heap passes it
+	// (memory.go): bytes, 0 for no limit, -1 for auto.
+	MemoryLimit int64
 }
 
 // NewOptions reads the options from set, the texts of SET by key (a key
@@ -133,6 +136,7 @@ func NewOptions(set map[string]string) (Options, error) {
 	o.Trace = read[bool](&r, SetTrace) || o.TraceFilter != TraceFilter{}
 	o.Lineage = read[bool](&r, SetLineage)
 	o.ShuffleSeed = read[int64](&r, SetShuffleSeed)
+	o.MemoryLimit = read[int64](&r, SetMemoryLimit)
 	return o, errors.Join(r.errs...)
 }
 

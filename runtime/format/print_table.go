@@ -197,7 +197,9 @@ func (p *tablePrinter) Row(r types.Row) error {
 	if err := p.check(r); err != nil {
 		return err
 	}
-	p.m.row(r)
+	if err := p.m.row(r); err != nil {
+		return err
+	}
 	p.changed = true
 	return nil
 }
@@ -215,6 +217,31 @@ type materializer struct {
 	head, tail *liveRow
 	index      map[string][]*liveRow
 	live       int
+	max        int64 // the most live rows kept (SetMaxTableRows); 0: no limit
+}
+
+// SetMaxTableRowsKey is the Flink SQL client's setting of the rows the
+// table result mode keeps.
+const SetMaxTableRowsKey = "sql-client.execution.max-table-result.rows"
+
+// SetMaxTableRows bounds the live rows a printer of the table result mode
+// keeps to n (0: no limit): a result with more stops with an error that
+// names the setting. Flink's client keeps the newest n and drops older
+// rows; ptfsh does not show a table with rows silently missing. Other
+// printers ignore it.
+func SetMaxTableRows(p Printer, n int64) {
+	if s, ok := p.(interface{ setMaxTableRows(int64) }); ok {
+		s.setMaxTableRows(n)
+	}
+}
+
+func (p *tablePrinter) setMaxTableRows(n int64)         { p.m.max = n }
+func (p *materializingPrinter) setMaxTableRows(n int64) { p.m.max = n }
+
+// tooManyRows is the error of a result past the bound.
+func (m *materializer) tooManyRows() error {
+	return fmt.Errorf("the table result mode keeps the result's final rows in memory to print them, and this result has more than %d; SET '%s' to a larger number ('0': no limit), or print the changes as they come (SET 'sql-client.execution.result-mode' = 'tableau' or 'changelog')",
+		m.max, SetMaxTableRowsKey)
 }
 
 type liveRow struct {
@@ -226,7 +253,7 @@ func (m *materializer) reset() {
 	m.head, m.tail, m.index, m.live = nil, nil, map[string][]*liveRow{}, 0
 }
 
-func (m *materializer) row(r types.Row) {
+func (m *materializer) row(r types.Row) error {
 	if m.index == nil {
 		m.reset()
 	}
@@ -251,9 +278,13 @@ func (m *materializer) row(r types.Row) {
 		m.tail = e
 		m.index[k] = append(m.index[k], e)
 		m.live++
+		if m.max > 0 && int64(m.live) > m.max {
+			return m.tooManyRows()
+		}
 	default:
 		m.removeNewest(k)
 	}
+	return nil
 }
 
 // removeNewest removes the newest live row of key k, if any.
@@ -323,8 +354,7 @@ func (p *materializingPrinter) Row(r types.Row) error {
 	if len(r.Fields) != len(p.schema.Columns) {
 		return fmt.Errorf("table printer: row has %d fields, schema has %d columns", len(r.Fields), len(p.schema.Columns))
 	}
-	p.m.row(r)
-	return nil
+	return p.m.row(r)
 }
 
 func (p *materializingPrinter) End() error {

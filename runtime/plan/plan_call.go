@@ -477,6 +477,9 @@ func (p *Planner) bindTable(c *sqlmini.Call, def *ptf.FuncDef, decl int, ta *sql
 	}
 	tb.Sem = ptf.TableSemantics{DataType: sch.RowType(), PartitionBy: tb.Partition, OrderBy: tb.Sem.OrderBy,
 		Descending: tb.Sem.Descending, TimeColumn: -1, Changelog: tb.In.Changelog()}
+	if d.Type != nil && d.Type.Kind == types.KindRow {
+		tb.Sem.DataType = *d.Type // the declared type, as Flink's TableSemantics gives it
+	}
 	tb.Sem.DataType.NotNull = false
 	return tb, text, nil
 }

@@ -56,6 +56,11 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 	}
 	ex := exec.NewExecution(ctx, s.cfg.Store, opts)
 	ex.StatementKey = statementHash(stmt.Statement)[:16] // names its operators' state (exec.OperatorNamespace)
+	// SET 'ptfsh.memory-limit': the statement stops when the live heap passes it.
+	defer ex.WatchMemory()()
+	if s.resultMode() == "table" && stmt.Statement != nil && stmt.Query != nil {
+		ex.KeepsInMemory("the table result mode keeps the result's rows")
+	}
 	if opts.Trace {
 		ex.Trace = s.cfg.Err
 	}
@@ -157,6 +162,9 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 			live.Wait(limit, ctx.Done())
 			continue
 		}
+		if err := ex.MemoryError(); err != nil {
+			return positioned(pos, err)
+		}
 		if err := ck.maybe(); err != nil {
 			return err
 		}
@@ -179,7 +187,7 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		return err
 	}
 	ckStart := time.Now()
-	if ex.Opts.EndOfInput || ex.Uncheckpointable == "" {
+	if !live.Stopping() || ex.StateInMemory() == "" {
 		if err := ck.finish(); err != nil {
 			return err
 		}
@@ -200,12 +208,12 @@ func (s *Session) noteStop(prog *progress, ex *exec.Execution) {
 		f.flush()
 		f.leave()
 	}
-	if why := ex.Uncheckpointable; why != "" {
+	if held := ex.StateInMemory(); held != "" {
 		if s.cfg.Scratch {
 			fmt.Fprintln(s.cfg.Err, "note: stopping (Ctrl-C again cancels it)")
 			return
 		}
-		fmt.Fprintf(s.cfg.Err, "note: stopping without a checkpoint: %s, so the next run with the same state starts the statement again from its beginning (Ctrl-C again cancels it)\n", why)
+		fmt.Fprintf(s.cfg.Err, "note: stopping without a checkpoint: %s in memory, so the next run with the same state starts the statement again from its beginning (Ctrl-C again cancels it)\n", held)
 		return
 	}
 	fmt.Fprintln(s.cfg.Err, "note: stopping: the statement ends with a checkpoint that the next run with the same state goes on from (Ctrl-C again cancels it)")

@@ -426,6 +426,7 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 		width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
 		format.SetMaxColumnWidth(p, width)
 		format.SetEscapeControls(p, s.cfg.Terminal)
+		s.boundTable(p)
 		format.SetLiveRefresh(p, s.cfg.Terminal) // the table so far, redrawn while the query runs
 		return p, nil
 	}
@@ -445,8 +446,16 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 	format.SetEscapeControls(p, s.cfg.Terminal)
 	if mode == "table" {
 		p = format.NewMaterializing(p, exec.UpsertKeyOf(n))
+		s.boundTable(p)
 	}
 	return s.withColumnsNote(p, enc), nil
+}
+
+// boundTable gives a printer of the table result mode its bound of rows
+// (SET 'sql-client.execution.max-table-result.rows').
+func (s *Session) boundTable(p format.Printer) {
+	n, _ := settings.Get[int64](s.settings, format.SetMaxTableRowsKey)
+	format.SetMaxTableRows(p, n)
 }
 
 func (s *Session) path(p string) string {

@@ -406,6 +406,7 @@ func (s *Session) replay(ctx context.Context, stmt *statement, pos sqlmini.Pos, 
 	width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
 	format.SetMaxColumnWidth(p, width)
 	format.SetEscapeControls(p, s.cfg.Terminal)
+	s.boundTable(p)
 	sk := &stepSink{p: p, skip: rq.rows, record: stmt.stepRows != nil, rows: &stmt.stepRows}
 	if err := s.run(ctx, stmt, pos, n, sk, out); err != nil {
 		out.Flush()

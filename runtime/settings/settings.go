@@ -188,6 +188,17 @@ var table = []Setting{{
 	Values:  []string{"on", "off"},
 	Parse:   onOff,
 }, {
+	Key:     "ptfsh.memory-limit",
+	Default: "auto",
+	Doc:     "stops a statement when the live heap of the process passes this size (b, kb, mb, gb, tb), with an error naming what keeps rows in memory (a join, a Top-N, an OVER window), instead of running out of memory; auto: 60 % of the memory the process may use (its cgroup's limit, the address space left under ulimit -v, the machine's memory); 0: no limit",
+	Owner:   "runtime/exec",
+	Parse: func(v string) (any, error) {
+		if strings.EqualFold(strings.TrimSpace(v), "auto") {
+			return int64(-1), nil
+		}
+		return ParseSize(strings.TrimSpace(v))
+	},
+}, {
 	Key:     "ptfsh.on-error",
 	Default: "stop",
 	Doc:     "continue: a script prints an error and goes on with its next statement",
@@ -301,6 +312,12 @@ var table = []Setting{{
 	Owner:   "runtime/format",
 	Parse:   wholeNumber[int]("needs a whole number of at least 1", 1, 1<<20),
 }, {
+	Key:     "sql-client.execution.max-table-result.rows",
+	Default: "1000000",
+	Doc:     "the most rows the table result mode keeps in memory to print a result's final table; a result with more stops with an error that says so (Flink's client drops the oldest instead); 0: no limit",
+	Owner:   "runtime/session",
+	Parse:   wholeNumber[int64]("needs a number of rows (0: no limit)", 0, math.MaxInt64),
+}, {
 	Key:     "sql-client.execution.result-mode",
 	Default: "tableau",
 	Doc:     "tableau and changelog print every change with its op, table materialises the final rows (in any format; memory as the final table)",
@@ -396,7 +413,6 @@ var ignored = []Ignored{
 	{"execution.runtime-mode", "ptfsh runs every statement in streaming mode"},
 	{"pipeline.name", "ptfsh runs no named jobs"},
 	{"restart-strategy.type", "a failed statement stops; ptfsh does not restart it"},
-	{"sql-client.execution.max-table-result.rows", "the table mode keeps and prints every row"},
 	{"state.backend.type", "state lives in memory or in a bbolt file: state.path"},
 	{"table.dml-sync", "INSERT INTO always runs to its end before the next statement"},
 	{"table.exec.mini-batch.enabled", "ptfsh has no mini-batch aggregation"},

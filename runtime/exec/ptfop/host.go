@@ -196,6 +196,7 @@ func (h host) Time() (int64, bool) {
 		return o.firing.time, true
 	}
 	if o.bind == nil || o.bind.Sem.TimeColumn < 0 {
+		o.noTime = true
 		return 0, false
 	}
 	return types.TimeMillis(o.row.Fields[o.bind.Sem.TimeColumn])
@@ -229,6 +230,12 @@ func (h host) RegisterOnTime(name string, named bool, ts int64) error {
 	o := h.o
 	if err := o.timersAllowed(); err != nil {
 		return err
+	}
+	if o.noTime && o.firing == nil {
+		// On Flink time() is null here and time() + 60000 fails; in
+		// JavaScript it is 60000, a timer in 1970 that would fire at once.
+		// A timer at a time of its own (registerOnTime(1000)) is fine.
+		return fmt.Errorf("registerOnTime after time() gave null: the call passes no on_time argument, so its rows have no event time to count a timer from (null + 60000 is a time in 1970); pass on_time => DESCRIPTOR(column) to the call")
 	}
 	if o.obs != nil {
 		o.obs.TimerSet(view{o}, timerOf(name, named, ts))

@@ -78,6 +78,7 @@ type Operator struct {
 	buffers    []*sortBuffer // per input, for ORDER BY (sortbuffer.go)
 	notesBase  []int64       // each buffer's drops before MarkNotes
 	firing     *timer        // the timer whose onTimer runs
+	noTime     bool          // the running eval asked for time() and got none
 	rec        *parRec       // a parallel worker's record of its calls (parallel.go)
 
 	// stepErr is the error of a batch of steps, returned once the output
@@ -454,7 +455,7 @@ func (o *Operator) evalRow(i int, r types.Row) error { return o.evalRowKey(i, r,
 func (o *Operator) evalRowKey(i int, r types.Row, enc []byte) error {
 	b := &o.node.Tables[i]
 	o.bind, o.bi, o.row = b, i, r
-	o.cur = nil
+	o.cur, o.noTime = nil, false
 	switch {
 	case enc != nil:
 		o.cur = o.lookupEnc(enc, r, b.Partition, o.cur)

@@ -110,7 +110,7 @@ func (n *TopNNode) Explain() string {
 }
 
 func (n *TopNNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	ex.NoCheckpoints("ORDER BY ... LIMIT keeps its rows in memory")
+	ex.HoldsInMemory("ORDER BY ... LIMIT keeps its rows")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
@@ -207,7 +207,7 @@ func (n *TemporalSortNode) Explain() string {
 }
 
 func (n *TemporalSortNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	ex.NoCheckpoints("ORDER BY a time attribute keeps its rows in memory until the watermark passes them")
+	ex.HoldsInMemory("ORDER BY a time attribute keeps the rows the watermark has not passed")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
@@ -308,7 +308,7 @@ func (n *RetractTopNNode) Explain() string {
 }
 
 func (n *RetractTopNNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	ex.NoCheckpoints("ORDER BY ... LIMIT over an updating input keeps its rows in memory")
+	ex.HoldsInMemory("ORDER BY ... LIMIT over an updating input keeps its rows")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err

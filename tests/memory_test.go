@@ -1,0 +1,144 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// memoryTables are two generated tables of 400,000 keys each, none in
+// common: a join of them keeps every row, and with a 1,000-character
+// string per row that is about a gigabyte.
+const memoryTables = `CREATE TABLE a (k INT) WITH ('connector' = 'datagen', 'number-of-rows' = '400000', 'fields.k.kind' = 'sequence', 'fields.k.start' = '1', 'fields.k.end' = '400000');
+CREATE TABLE b (k INT) WITH ('connector' = 'datagen', 'number-of-rows' = '400000', 'fields.k.kind' = 'sequence', 'fields.k.start' = '400001', 'fields.k.end' = '800000');
+CREATE VIEW wide_a AS SELECT k, REPEAT('x', 1000) AS s FROM a;
+CREATE VIEW wide_b AS SELECT k, REPEAT('y', 1000) AS s FROM b;
+`
+
+const (
+	memoryJoin  = "SELECT COUNT(*) FROM wide_a AS x JOIN wide_b AS y ON x.k = y.k;\n"
+	memoryTable = "SET 'sql-client.execution.result-mode' = 'table';\nSET 'sql-client.execution.max-table-result.rows' = '0';\nSELECT k, MAX(s) || REPEAT('z', 2000) AS s FROM wide_a GROUP BY k;\n"
+)
+
+// runMemoryScript runs script in a new folder with the ptfsh binary, under
+// an address-space limit of cap bytes when cap > 0 (ulimit -v), and
+// returns its exit status and what it wrote.
+func runMemoryScript(t *testing.T, script string, cap int64) (int, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "job.sql"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := ptfshBinary(t)
+	var cmd *exec.Cmd
+	if cap > 0 {
+		cmd = exec.Command("sh", "-c", fmt.Sprintf("ulimit -v %d && exec %s --format rows -f job.sql", cap>>10, bin))
+	} else {
+		cmd = exec.Command(bin, "--format", "rows", "-f", "job.sql")
+	}
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String()
+}
+
+// checkMemoryError checks that a run stopped at the memory limit with the
+// error that names what keeps the rows and the setting, and did not crash.
+func checkMemoryError(t *testing.T, code, wantCode int, out string, held ...string) {
+	t.Helper()
+	if strings.Contains(out, "fatal error") || strings.Contains(out, "goroutine ") {
+		t.Fatalf("the run crashed:\n%.2000s", out)
+	}
+	want := append([]string{"job.sql:", "limit exceeded: the statement stopped before the process ran out of memory", "SET 'ptfsh.memory-limit'"}, held...)
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("the output lacks %q:\n%.2000s", w, out)
+		}
+	}
+	if code != wantCode {
+		t.Errorf("exit status %d, want %d", code, wantCode)
+	}
+}
+
+// TestMemoryLimit_join: a regular join that keeps more rows than SET
+// 'ptfsh.memory-limit' allows stops with an error naming the join and the
+// setting; the memory goes back, and the next statement of the script
+// (with 'ptfsh.on-error' = 'continue') runs (the script exits 1: a
+// statement failed).
+func TestMemoryLimit_join(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ptfsh until a gigabyte-sized join passes its memory limit")
+	}
+	code, out := runMemoryScript(t, "SET 'ptfsh.memory-limit' = '100 mb';\nSET 'ptfsh.on-error' = 'continue';\n"+memoryTables+memoryJoin+"SELECT 'alive';\n", 0)
+	checkMemoryError(t, code, 1, out, "past SET 'ptfsh.memory-limit' = '100 mb'", "a join keeps its rows")
+	if !strings.Contains(out, "+I[alive]") {
+		t.Errorf("the statement after the stopped one did not run:\n%s", out)
+	}
+}
+
+// TestMemoryLimit_addressSpaceCap: under an address-space limit (ulimit
+// -v) a gigabyte more than ptfsh takes at rest, the default limit (auto)
+// stops a join that keeps every row, and the table result mode over a
+// GROUP BY of every key (3,000 characters a row), with an error that
+// names what keeps the rows,
+// where Go would end the process with "fatal error: out of memory".
+func TestMemoryLimit_addressSpaceCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ptfsh under an address-space limit until it passes its memory limit")
+	}
+	cap := restingAddressSpace(t) + 1<<30
+	t.Run("join", func(t *testing.T) {
+		code, out := runMemoryScript(t, memoryTables+memoryJoin, cap)
+		checkMemoryError(t, code, 1, out, "'auto'", "of the address space left under ulimit -v", "a join keeps its rows")
+	})
+	t.Run("table_mode", func(t *testing.T) {
+		code, out := runMemoryScript(t, memoryTables+memoryTable, cap)
+		checkMemoryError(t, code, 1, out, "'auto'", "the table result mode keeps the result's rows")
+	})
+}
+
+// restingAddressSpace is the address space a ptfsh shell takes while it
+// waits for a statement (its state file's map, Go's reservations).
+func restingAddressSpace(t *testing.T) int64 {
+	t.Helper()
+	cmd := exec.Command(ptfshBinary(t))
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	var size int64
+	for range 20 { // the largest over a second: the shell opens its store first
+		time.Sleep(50 * time.Millisecond)
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+		if err != nil {
+			t.Skipf("no /proc: %v", err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmSize:" {
+				n, _ := strconv.ParseInt(f[1], 10, 64)
+				size = max(size, n<<10)
+			}
+		}
+	}
+	if size == 0 {
+		t.Skip("the shell's address space is not known")
+	}
+	return size
+}
