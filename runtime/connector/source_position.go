@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/fnv"
 	"io"
 	"os"
 	"strconv"
@@ -177,7 +178,11 @@ func (s *fileStream) Checkpoint(tx state.Tx, finished, final bool) error {
 		return tx.Delete(exec.SourceNamespace, key)
 	}
 	if finished {
-		b, err := json.Marshal(sourceRecord{Finished: true, Run: s.ex.Opts.RunID, Row: s.r.Position().Row})
+		rec := sourceRecord{Finished: true, Run: s.ex.Opts.RunID, Row: s.r.Position().Row}
+		if s.folder == nil {
+			rec.Fingerprint = fileHead(TablePath(s.n.t))
+		}
+		b, err := json.Marshal(rec)
 		if err != nil {
 			return err
 		}
@@ -270,7 +275,9 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 			t.Name, t.Options["path"], exec.SetSourcePositions)
 	}
 	if rec != nil && rec.Finished {
-		noteReadAgain(ex, t, rec)
+		if rec.Fingerprint == fileHead(TablePath(t)) { // not a file written anew
+			noteReadAgain(ex, t, rec)
+		}
 		return format.SourcePos{}, prefixHasher{}, nil, nil
 	}
 	if rec == nil || rec.Offset == 0 {
@@ -330,4 +337,20 @@ func loadSourceRecord(ex *exec.Execution, t *catalog.Table, read int) (*sourceRe
 		return nil, fmt.Errorf("table '%s': reading its checkpointed position: %w", t.Name, err)
 	}
 	return rec, nil
+}
+
+// fileHead identifies a file by a hash of its first 4 KiB, so that a note
+// says a file is read again only when it begins as it did; "" when it
+// cannot be read.
+func fileHead(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := fnv.New64a()
+	if _, err := io.CopyN(h, f, 4096); err != nil && err != io.EOF {
+		return ""
+	}
+	return fmt.Sprintf("head:%x", h.Sum64())
 }
