@@ -191,6 +191,13 @@ func (v view) PendingTimers(f func(key []any, t exec.Timer)) int {
 	return ts.n
 }
 
+func (v view) ProcessingTime() (int64, bool) {
+	if !v.o.ex.SteppedClock {
+		return 0, false
+	}
+	return v.o.ex.Now(), true
+}
+
 func (v view) State() (string, bool) {
 	if len(v.o.node.Def.State) == 0 {
 		return "", false

@@ -87,7 +87,7 @@ var (
 
 func (s *procDedupStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
-func (s *procDedupStream) Checkpoint(tx state.Tx, finished bool) error {
+func (s *procDedupStream) Checkpoint(tx state.Tx, finished, _ bool) error {
 	return tableSet{s.kept}.checkpoint(tx, finished)
 }
 
