@@ -150,6 +150,18 @@ func workloads(c config) []workload {
 			ref: "ptfsh (cache of 20k groups, default)",
 		},
 		{
+			// A regular join keeps both sides' rows: 2M rows in the state
+			// store behind the cache.
+			name: "J-1M", title: "regular join in SQL of two 1M-row inputs: memory bounded by the cache",
+			data:   dataSet{kind: "clicks", format: "csv", keys: 1_000_000},
+			script: "join.sql",
+			engines: []engine{
+				{name: "ptfsh (cache of 20k keys, default)", kind: "ptfsh"},
+				{name: "ptfsh --state FILE", kind: "ptfsh", state: true},
+			},
+			ref: "ptfsh (cache of 20k keys, default)",
+		},
+		{
 			name: "G-1k", title: "GROUP BY in SQL, 1k keys",
 			data:    dataSet{kind: "clicks", format: "csv", keys: 1_000},
 			script:  "group_by.sql",
