@@ -1,8 +1,10 @@
 package connector
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -51,6 +53,15 @@ func (s *StreamScan) Open(ex *exec.Execution) (exec.Stream, error) {
 	return &streamReader{scan: s, ex: ex, wm: exec.NewWMGen(s.Table.Watermark, s.Every)}, nil
 }
 
+// clockText shows a processing time as the trace shows times (UTC).
+func clockText(ms int64) string {
+	t := time.UnixMilli(ms).UTC()
+	if ms%1000 != 0 {
+		return t.Format("2006-01-02 15:04:05.000")
+	}
+	return t.Format("2006-01-02 15:04:05")
+}
+
 // setClock stops the execution's processing-time clock at ms.
 func setClock(ex *exec.Execution, ms int64) { ex.Now = func() int64 { return ms } }
 
@@ -82,6 +93,9 @@ func (r *streamReader) Next() (exec.Event, error) {
 		case exec.EvIdle:
 			// A processing-time step: no row, the clock moves. The driver
 			// that sees an EvIdle waits for a wake; it need not.
+			if r.ex.Trace != nil {
+				fmt.Fprintf(r.ex.Trace, "trace %s processing time → %s\n", r.scan.Table.Name, clockText(ev.Wm))
+			}
 			setClock(r.ex, ev.Wm)
 			r.ex.Live().Wake()
 			return exec.Event{Kind: exec.EvIdle}, nil

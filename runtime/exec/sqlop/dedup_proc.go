@@ -59,18 +59,6 @@ func (n *ProcDedupNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	return s, nil
 }
 
-// valuesCodec encodes a list of values (a row's fields).
-type valuesCodec struct{}
-
-func (valuesCodec) Append(b []byte, v []any) ([]byte, error) { return appendValues(b, v) }
-func (valuesCodec) Decode(b []byte) ([]any, error) {
-	vs, rest, err := readValues(b)
-	if err == nil && len(rest) > 0 {
-		err = errAccTruncated
-	}
-	return vs, err
-}
-
 type procDedupStream struct {
 	n  *ProcDedupNode
 	in exec.Stream

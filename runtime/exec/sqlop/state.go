@@ -56,6 +56,24 @@ func (int64Codec) Decode(b []byte) (int64, error) {
 	return v, nil
 }
 
+// rawCodec keeps values as they are (a partition's key).
+type rawCodec struct{}
+
+func (rawCodec) Append(b []byte, v []byte) ([]byte, error) { return append(b, v...), nil }
+func (rawCodec) Decode(b []byte) ([]byte, error)           { return bytes.Clone(b), nil }
+
+// valuesCodec encodes a list of values (a row's fields).
+type valuesCodec struct{}
+
+func (valuesCodec) Append(b []byte, vs []any) ([]byte, error) { return appendValues(b, vs) }
+func (valuesCodec) Decode(b []byte) ([]any, error) {
+	vs, rest, err := readValues(b)
+	if err == nil && len(rest) != 0 {
+		err = errAccTruncated
+	}
+	return vs, err
+}
+
 // noValue is the value of a table whose keys say everything (a queue of
 // cleanup times).
 type noValue struct{}
