@@ -146,7 +146,7 @@ type folderFile struct {
 }
 
 // folderReader reads the files of a folder table one after the other. It
-// is a format.RowReader whose Position is that of the file being read,
+// is a [format.RowReader] whose Position is that of the file being read,
 // with Row counting the rows of every file.
 type folderReader struct {
 	t      *catalog.Table // the table, for names in messages
@@ -234,7 +234,7 @@ func (r *folderReader) rel(path string) string {
 	return filepath.ToSlash(rel)
 }
 
-// Next implements format.RowReader.
+// Next implements [format.RowReader].
 func (r *folderReader) Next() (types.Row, error) {
 	for {
 		if r.cur == nil {
@@ -346,7 +346,7 @@ func (r *folderReader) checkpoint() ([]folderFile, bool, error) {
 	return append(files, e), false, nil
 }
 
-// Position implements format.RowReader: the position in the file being
+// Position implements [format.RowReader]: the position in the file being
 // read (or the last one read), with Row counting the rows of all files.
 func (r *folderReader) Position() format.SourcePos {
 	p := r.last
@@ -358,7 +358,7 @@ func (r *folderReader) Position() format.SourcePos {
 	return p
 }
 
-// Skipped implements format.SkipReporter.
+// Skipped implements [format.SkipReporter].
 func (r *folderReader) Skipped() (int64, []format.ParseError) {
 	n, first := r.nskip, append([]format.ParseError(nil), r.skipsFirst()...)
 	if sr, ok := r.cur.(format.SkipReporter); ok && r.cur != nil {
@@ -378,7 +378,7 @@ func (r *folderReader) skipsFirst() []format.ParseError {
 	return first
 }
 
-// Close implements format.RowReader.
+// Close implements [format.RowReader].
 func (r *folderReader) Close() error {
 	r.hash.close()
 	if r.cur == nil {
@@ -395,6 +395,10 @@ func (n *fileNode) openFolder(ex *exec.Execution, read int) (exec.Stream, error)
 	rec, err := loadSourceRecord(ex, n.t, read)
 	if err != nil {
 		return nil, types.At(n.pos, err)
+	}
+	if rec != nil && rec.Finished {
+		noteReadAgain(ex, n.t, rec)
+		rec = nil
 	}
 	if rec != nil && rec.Offset > 0 { // a single file's record, and the path is a folder now
 		if !ex.Opts.ResetSources {
@@ -423,8 +427,7 @@ func (n *fileNode) openFolder(ex *exec.Execution, read int) (exec.Stream, error)
 		fs.follow = &following{every: every, idle: newIdleTimer(ex, n.idleTimeout), pace: wmPace{every: n.wmEvery}, listed: time.Now()}
 	}
 	if rec != nil && len(fr.resume) > 0 && rec.WM != nil && fs.wm != nil {
-		fs.wm.Restore(rec.WM.Gen)
-		fs.pending, fs.wmNext = rec.WM.Pending, rec.WM.Next
+		fs.resumeWatermark(rec.WM)
 	}
 	ex.Sources = append(ex.Sources, fs)
 	return fs, nil

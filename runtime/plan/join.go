@@ -19,7 +19,7 @@ import (
 // of each side are the join key; the rest filters the pairs. Time bounds
 // between the time attributes of both sides make an interval join
 // (join_interval.go), FOR SYSTEM_TIME AS OF a temporal join
-// (join_temporal.go); any other join is a regular join (sqlop.JoinNode).
+// (join_temporal.go); any other join is a regular join ([sqlop.JoinNode]).
 // The tables after commas (FROM a, b) take their condition from WHERE:
 // each conjunct of WHERE goes to the first join whose tables it reads.
 
@@ -29,7 +29,7 @@ type joinScope struct {
 	node   exec.Node
 	tables []expr.ScopeTable
 	// merged and star are the USING columns and what * selects (nil:
-	// every column), see expr.Scope.
+	// every column), see [expr.Scope].
 	merged []expr.MergedColumn
 	star   []int
 }

@@ -19,11 +19,11 @@ import (
 //
 // The condition on rn (rn <= N, rn < N, rn = N, rn BETWEEN M AND N, or
 // one of them ANDed with other conditions) makes the ROW_NUMBER a rank rather than an OVER
-// aggregation: a Top-N (sqlop.RankNode; sqlop.RetractRankNode over an
+// aggregation: a Top-N ([sqlop.RankNode]; [sqlop.RetractRankNode] over an
 // updating input), or, for rn = 1 ordered by a time
 // attribute, a deduplication: ascending keeps the first row (an OVER
 // ROW_NUMBER filtered, insert-only, as Flink's), descending the last
-// (sqlop.DedupLastNode, updating).
+// ([sqlop.DedupLastNode], updating).
 
 // rankCandidate reports whether a query is a SELECT with a ROW_NUMBER()
 // OVER item, which a SELECT around may filter by rank.
@@ -280,6 +280,11 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 		}
 		o.built = &sqlop.RetractRankNode{In: in, Partition: part, PartText: partText, Keys: keys, Start: r.start, End: r.end,
 			Number: r.number, Key: exec.UpsertKeyOf(o.in), Fast: updateFast(o.in, keys), Sch: types.Schema{Columns: cols}}
+		return nil
+	}
+	if c, ok := keys[0].Expr.(*expr.Column); ok && len(keys) == 1 && sch.Columns[c.Index].ProcTime && r.start == 1 && r.end == 1 {
+		// Ordered by arrival: the first or the last row of each key.
+		o.built = &sqlop.ProcDedupNode{In: o.in, Partition: part, PartText: partText, Last: keys[0].Desc, Sch: types.Schema{Columns: cols}}
 		return nil
 	}
 	if c, ok := keys[0].Expr.(*expr.Column); ok && len(keys) == 1 && sch.Columns[c.Index].TimeAttr && r.start == 1 && r.end == 1 {

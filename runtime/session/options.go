@@ -10,7 +10,7 @@ import (
 // options are the settings a run of stmt goes by: the texts SET gave, over
 // the defaults the session was made with (the command's flags: Config's
 // Parallelism, TraceFilter, ShuffleSeed, ProcessingTime), read by
-// exec.NewOptions, whose error names the key of a value that does not
+// [exec.NewOptions], whose error names the key of a value that does not
 // parse; then what the session and the statement ask: a scratch store
 // takes only the final checkpoint, EXPLAIN WHY turns lineage on, a step
 // of a query on streams runs without the end of input.
@@ -43,7 +43,9 @@ func (s *Session) options(stmt *statement) (exec.Options, error) {
 		// A checkpoint into a scratch store serves no restart: only the
 		// final one, which the next statements read, is taken.
 		opts.CheckpointRows, opts.CheckpointInterval = 0, 0
+		opts.Scratch = true
 	}
+	opts.RunID = s.runID
 	opts.Lineage = opts.Lineage || stmt.why
 	if stmt.stepping != nil {
 		opts.EndOfInput = false // a step of a query on streams (stream.go)
