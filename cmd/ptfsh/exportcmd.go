@@ -146,12 +146,12 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 	if err := flink.Write(dir, p); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d test cases); run: cd %s && mvn test\n", dir, len(p.Cases), dir)
+	fmt.Fprintf(stdout, "wrote %s (%d test cases); run: cd %s && mvn test\n", dir, len(p.Tests()), dir)
 	return nil
 }
 
 // sessionRunner runs the statements of export's script in a ptfsh
-// session for flink.Cases, and gives errors with the script line and a
+// session for [flink.Cases], and gives errors with the script line and a
 // caret.
 type sessionRunner struct {
 	sess *session.Session

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -268,4 +269,99 @@ func TestTemporalJoinNode_resume(t *testing.T) {
 			})
 		})
 	}
+}
+
+var (
+	bigT  = types.Type{Kind: types.KindBigInt}
+	col1  = &expr.Column{Index: 1, T: bigT}
+	col2  = &expr.Column{Index: 2, T: types.Type{Kind: types.KindTimestampLTZ}}
+	sumV  = &AggCall{Fn: "SUM", Arg: col1, ArgType: bigT, Typ: bigT, Text: "SUM(v)"}
+	minV  = &AggCall{Fn: "MIN", Arg: col1, ArgType: bigT, Typ: bigT, Text: "MIN(v)"}
+	vDesc = []OrderKey{{Expr: col1, Desc: true, Text: "v DESC"}}
+)
+
+// kvtPlus is kvt with more BIGINT columns named after cols.
+func kvtPlus(cols ...string) types.Schema {
+	sch := types.Schema{Columns: append([]types.Column(nil), kvt.Columns...)}
+	for _, c := range cols {
+		sch.Columns = append(sch.Columns, types.Column{Name: c, Type: bigT})
+	}
+	return sch
+}
+
+func insertOnly(name string, seed uint64, n, keys int) *resumeNode {
+	return &resumeNode{name: name, sch: kvt, mode: types.InsertOnly, events: resumeEvents(seed, n, keys, false)}
+}
+
+func updating(name string, seed uint64, n, keys int) *resumeNode {
+	return &resumeNode{name: name, sch: kvt, mode: types.RetractAll, events: resumeEvents(seed, n, keys, true)}
+}
+
+func TestOverNode_resume(t *testing.T) {
+	for _, frame := range []OverFrame{{Rows: true, Preceding: 2}, {Preceding: 3}, {Rows: true, Unbounded: true}} {
+		t.Run(frame.String(), func(t *testing.T) {
+			checkResume(t, func() exec.Node {
+				return &OverNode{In: insertOnly("in", 7, 120, 4), Partition: key0, Time: 2, Frame: frame,
+					Calls: []*OverCall{
+						{Fn: "SUM", Agg: sumV, Typ: bigT},
+						{Fn: "MIN", Agg: minV, Typ: bigT},
+						{Fn: "ROW_NUMBER", Typ: bigT},
+						{Fn: "LAG", Arg: col1, Offset: 1, Typ: bigT},
+						{Fn: "LAST_VALUE", Arg: col1, Typ: bigT},
+					},
+					Sch: kvtPlus("s", "m", "rn", "lag", "last")}
+			})
+		})
+	}
+}
+
+func TestOverSortedNode_resume(t *testing.T) {
+	checkResume(t, func() exec.Node {
+		return &OverSortedNode{In: insertOnly("in", 8, 60, 3), Partition: key0, Keys: []OrderKey{{Expr: col1, Text: "v"}},
+			Calls: []*OverCall{{Fn: "SUM", Agg: sumV, Arg: col1, Typ: bigT}}, Sch: kvtPlus("s")}
+	})
+}
+
+func TestRankNode_resume(t *testing.T) {
+	for _, number := range []bool{true, false} {
+		t.Run(fmt.Sprint(number), func(t *testing.T) {
+			checkResume(t, func() exec.Node {
+				return &RankNode{In: insertOnly("in", 9, 100, 4), Partition: key0, Keys: vDesc, Start: 1, End: 2, Number: number, Sch: kvtPlus("rn")}
+			})
+		})
+	}
+}
+
+func TestDedupLastNode_resume(t *testing.T) {
+	checkResume(t, func() exec.Node {
+		return &DedupLastNode{In: insertOnly("in", 10, 100, 5), Partition: key0, Time: 2, Sch: kvtPlus("rn")}
+	})
+}
+
+func TestRetractRankNode_resume(t *testing.T) {
+	checkResume(t, func() exec.Node {
+		return &RetractRankNode{In: updating("in", 11, 100, 3), Partition: key0, Keys: vDesc, Start: 1, End: 2, Number: true, Sch: kvtPlus("rn")}
+	})
+}
+
+func TestTopNNode_resume(t *testing.T) {
+	for _, c := range []struct{ n, offset int64 }{{3, 0}, {1, 0}, {2, 1}} {
+		t.Run(fmt.Sprint(c.n, c.offset), func(t *testing.T) {
+			checkResume(t, func() exec.Node {
+				return &TopNNode{In: insertOnly("in", 12, 100, 4), Keys: vDesc, N: c.n, Offset: c.offset}
+			})
+		})
+	}
+}
+
+func TestRetractTopNNode_resume(t *testing.T) {
+	checkResume(t, func() exec.Node {
+		return &RetractTopNNode{In: updating("in", 13, 100, 4), Keys: vDesc, N: 3}
+	})
+}
+
+func TestTemporalSortNode_resume(t *testing.T) {
+	checkResume(t, func() exec.Node {
+		return &TemporalSortNode{In: insertOnly("in", 14, 100, 4), Time: 2, Keys: []OrderKey{{Expr: col2, Text: "ts"}, {Expr: col1, Desc: true, Text: "v DESC"}}}
+	})
 }

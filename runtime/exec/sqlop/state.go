@@ -13,7 +13,7 @@ import (
 )
 
 // The SQL operators keep their state in the store behind a bounded cache
-// (runtime/exec/opstate), in namespaces that exec.Execution.OperatorNamespace
+// (runtime/exec/opstate), in namespaces that [exec.Execution.OperatorNamespace]
 // names, so that their memory is bounded by the cache and their state is
 // part of every checkpoint: a statement over an input that does not end
 // can stop and go on, and a killed one resumes from its last checkpoint.
@@ -54,6 +54,24 @@ func (int64Codec) Decode(b []byte) (int64, error) {
 		return 0, errors.New("bad count")
 	}
 	return v, nil
+}
+
+// rawCodec keeps values as they are (a partition's key).
+type rawCodec struct{}
+
+func (rawCodec) Append(b []byte, v []byte) ([]byte, error) { return append(b, v...), nil }
+func (rawCodec) Decode(b []byte) ([]byte, error)           { return bytes.Clone(b), nil }
+
+// valuesCodec encodes a list of values (a row's fields).
+type valuesCodec struct{}
+
+func (valuesCodec) Append(b []byte, vs []any) ([]byte, error) { return appendValues(b, vs) }
+func (valuesCodec) Decode(b []byte) ([]any, error) {
+	vs, rest, err := readValues(b)
+	if err == nil && len(rest) != 0 {
+		err = errAccTruncated
+	}
+	return vs, err
 }
 
 // noValue is the value of a table whose keys say everything (a queue of
