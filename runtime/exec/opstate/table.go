@@ -78,6 +78,10 @@ type Table[V any] struct {
 	deltaKeys int
 	// scanning is the depth of running Scans: eviction waits for them.
 	scanning int
+	// pinned is the entry an eviction leaves in the cache: the one that
+	// Get or Put just added, whose value the caller may change in place
+	// and Touch.
+	pinned *entry[V]
 	// gone are keys deleted during a Scan that the cache does not hold:
 	// their markers go to the delta in batches. goneInScan holds them
 	// all until the Scan ends, so that it does not visit them (its
@@ -150,7 +154,7 @@ func (t *Table[V]) Get(key []byte) (V, bool, error) {
 		return zero, false, err
 	}
 	e := t.add(string(key), v, fStored)
-	if err := t.evict(); err != nil {
+	if err := t.evictBut(e); err != nil {
 		return zero, false, err
 	}
 	return e.val, true, nil
@@ -200,7 +204,7 @@ func (t *Table[V]) Put(key []byte, v V) error {
 	}
 	e := t.add(string(key), v, t.mayBeStored())
 	t.markDirty(e)
-	return t.evict()
+	return t.evictBut(e)
 }
 
 // Touch marks the value under key, changed in place, for writing. A key
@@ -284,6 +288,13 @@ func (t *Table[V]) remove(e *entry[V]) {
 	e.slot = -1
 }
 
+// evictBut evicts as evict does, but never e.
+func (t *Table[V]) evictBut(e *entry[V]) error {
+	t.pinned = e
+	defer func() { t.pinned = nil }()
+	return t.evict()
+}
+
 // evict brings the cache back under its size when it is over: the hand
 // passes the entries, clearing their use bits, and takes the first ones
 // found unused, down to nine tenths of the size, so that one eviction
@@ -300,6 +311,10 @@ func (t *Table[V]) evict() error {
 			t.hand = 0
 		}
 		e := t.ring[t.hand]
+		if e == t.pinned {
+			t.hand++
+			continue
+		}
 		if e.flags&fUsed != 0 {
 			e.flags &^= fUsed
 			t.hand++
