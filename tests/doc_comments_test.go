@@ -33,12 +33,26 @@ func TestDocComments_nameTheirIdentifier(t *testing.T) {
 // "file:line: Name: the comment starts with "name"".
 func staleDocComments(t *testing.T, dir string) []string {
 	t.Helper()
+	var out []string
+	fset := token.NewFileSet()
+	for _, f := range parseGoFiles(t, fset, dir) {
+		eachDecl(f, func(name *ast.Ident, owner string, doc *ast.CommentGroup) {
+			if w := docFirstWord(doc); name.IsExported() && staleDocName(w, name.Name) {
+				out = append(out, fset.Position(name.Pos()).String()+": "+name.Name+": the comment starts with \""+w+"\"")
+			}
+		})
+	}
+	return out
+}
+
+// parseGoFiles parses the non-test Go files of dir, with their comments.
+func parseGoFiles(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
+	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	fset := token.NewFileSet()
+	var files []*ast.File
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
 			continue
@@ -47,51 +61,66 @@ func staleDocComments(t *testing.T, dir string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check := func(doc *ast.CommentGroup, name *ast.Ident) {
-			if w := docFirstWord(doc); name.IsExported() && staleDocName(w, name.Name) {
-				out = append(out, fset.Position(name.Pos()).String()+": "+name.Name+": the comment starts with \""+w+"\"")
+		files = append(files, f)
+	}
+	return files
+}
+
+// eachDecl calls fn for every name f declares at its top level (owner
+// "") and for every method, field and interface method (owner: the
+// type's name), with its doc comment (a declaration's of one spec).
+func eachDecl(f *ast.File, fn func(name *ast.Ident, owner string, doc *ast.CommentGroup)) {
+	fields := func(owner string, l *ast.FieldList) {
+		for _, fl := range l.List {
+			for _, n := range fl.Names {
+				fn(n, owner, fl.Doc)
 			}
 		}
-		fields := func(l *ast.FieldList) {
-			for _, fl := range l.List {
-				for _, n := range fl.Names {
-					check(fl.Doc, n)
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			owner := ""
+			if d.Recv != nil && len(d.Recv.List) > 0 {
+				recv := d.Recv.List[0].Type
+				if s, ok := recv.(*ast.StarExpr); ok {
+					recv = s.X
+				}
+				if ix, ok := recv.(*ast.IndexExpr); ok {
+					recv = ix.X
+				}
+				if id, ok := recv.(*ast.Ident); ok {
+					owner = id.Name
 				}
 			}
-		}
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				check(d.Doc, d.Name)
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					switch s := s.(type) {
-					case *ast.TypeSpec:
-						doc := s.Doc
-						if doc == nil && len(d.Specs) == 1 {
-							doc = d.Doc
-						}
-						check(doc, s.Name)
-						switch typ := s.Type.(type) {
-						case *ast.StructType:
-							fields(typ.Fields)
-						case *ast.InterfaceType:
-							fields(typ.Methods)
-						}
-					case *ast.ValueSpec:
-						doc := s.Doc
-						if doc == nil && len(d.Specs) == 1 {
-							doc = d.Doc
-						}
-						for _, n := range s.Names {
-							check(doc, n)
-						}
+			fn(d.Name, owner, d.Doc)
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					doc := s.Doc
+					if doc == nil && len(d.Specs) == 1 {
+						doc = d.Doc
+					}
+					fn(s.Name, "", doc)
+					switch typ := s.Type.(type) {
+					case *ast.StructType:
+						fields(s.Name.Name, typ.Fields)
+					case *ast.InterfaceType:
+						fields(s.Name.Name, typ.Methods)
+					}
+				case *ast.ValueSpec:
+					doc := s.Doc
+					if doc == nil && len(d.Specs) == 1 {
+						doc = d.Doc
+					}
+					for _, n := range s.Names {
+						fn(n, "", doc)
 					}
 				}
 			}
 		}
 	}
-	return out
 }
 
 // docFirstWord is the first word of a doc comment, without the
@@ -199,19 +228,8 @@ var (
 func readDocPackage(t *testing.T, dir string) *docPackage {
 	t.Helper()
 	dp := &docPackage{names: map[string]bool{}, imports: map[string]string{}}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	fset := token.NewFileSet()
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.ParseComments)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range parseGoFiles(t, fset, dir) {
 		for _, imp := range f.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
 			name := path[strings.LastIndex(path, "/")+1:]
@@ -220,50 +238,13 @@ func readDocPackage(t *testing.T, dir string) *docPackage {
 			}
 			dp.imports[name] = path
 		}
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv == nil || len(d.Recv.List) == 0 {
-					dp.names[d.Name.Name] = true
-					continue
-				}
-				recv := d.Recv.List[0].Type
-				if s, ok := recv.(*ast.StarExpr); ok {
-					recv = s.X
-				}
-				if ix, ok := recv.(*ast.IndexExpr); ok {
-					recv = ix.X
-				}
-				if id, ok := recv.(*ast.Ident); ok {
-					dp.names[id.Name+"."+d.Name.Name] = true
-				}
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					switch s := s.(type) {
-					case *ast.TypeSpec:
-						dp.names[s.Name.Name] = true
-						var fields *ast.FieldList
-						switch typ := s.Type.(type) {
-						case *ast.StructType:
-							fields = typ.Fields
-						case *ast.InterfaceType:
-							fields = typ.Methods
-						}
-						if fields != nil {
-							for _, fl := range fields.List {
-								for _, n := range fl.Names {
-									dp.names[s.Name.Name+"."+n.Name] = true
-								}
-							}
-						}
-					case *ast.ValueSpec:
-						for _, n := range s.Names {
-							dp.names[n.Name] = true
-						}
-					}
-				}
+		eachDecl(f, func(name *ast.Ident, owner string, _ *ast.CommentGroup) {
+			if owner != "" {
+				dp.names[owner+"."+name.Name] = true
+			} else {
+				dp.names[name.Name] = true
 			}
-		}
+		})
 		for _, cg := range f.Comments {
 			for _, c := range cg.List {
 				if strings.HasPrefix(c.Text, "//\t") || strings.HasPrefix(c.Text, "//  ") || linkDefRE.MatchString(c.Text) {

@@ -215,6 +215,9 @@ func (m *memWatcher) readLocked() int64 {
 // is taken before the end (NoCheckpoints), and an error of the memory
 // limit names it.
 func (ex *Execution) HoldsInMemory(held string) {
+	if ex.stateInMemory == "" {
+		ex.stateInMemory = held
+	}
 	ex.KeepsInMemory(held)
 	ex.NoCheckpoints(held + " in memory")
 }
@@ -338,3 +341,8 @@ func procField(path, name string) int64 {
 	}
 	return 0
 }
+
+// StateInMemory says which operator keeps state in memory that no
+// checkpoint holds (HoldsInMemory), or "" when none does: a statement
+// stopped then cannot go on from a final checkpoint.
+func (ex *Execution) StateInMemory() string { return ex.stateInMemory }

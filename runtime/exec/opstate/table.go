@@ -68,6 +68,8 @@ type Table[V any] struct {
 	ring  []*entry[V] // the cache's entries, for the CLOCK
 	hand  int
 	dirty []*entry[V] // entries with fDirty, some perhaps no longer
+	// deadListed counts the entries of dirty that left the cache.
+	deadListed int
 
 	// stored: the table's namespace may hold keys (false for a table that
 	// has written nothing yet, whose misses then cost no read).
@@ -241,6 +243,9 @@ func (t *Table[V]) Delete(key []byte) error {
 		// checkpoint (a table used as a queue adds and deletes many keys
 		// between two).
 		t.remove(e)
+		if t.deadListed > 1024 && t.deadListed > len(t.dirty)/2 {
+			t.dropEvicted()
+		}
 		return nil
 	}
 	var zero V
@@ -286,6 +291,9 @@ func (t *Table[V]) remove(e *entry[V]) {
 		t.hand = 0
 	}
 	e.slot = -1
+	if e.flags&fListed != 0 {
+		t.deadListed++
+	}
 }
 
 // evictBut evicts as evict does, but never e.
@@ -323,8 +331,11 @@ func (t *Table[V]) evict() error {
 		t.remove(e) // the slot now holds another entry: the hand stays
 		if e.flags&fDirty != 0 && (e.flags&fDeleted == 0 || e.flags&fStored != 0) {
 			out = append(out, e)
+		} else {
+			e.val = *new(V) // the value is the store's now
 		}
 	}
+	t.dropEvicted()
 	if len(out) == 0 {
 		return nil
 	}
@@ -342,8 +353,26 @@ func (t *Table[V]) evict() error {
 	}
 	for _, e := range out {
 		e.flags &^= fDirty
+		e.val = *new(V)
 	}
 	return nil
+}
+
+// dropEvicted takes the entries that left the cache out of the dirty list,
+// so that memory holds the cache's values only, however many keys change
+// between two checkpoints.
+func (t *Table[V]) dropEvicted() {
+	t.deadListed = 0
+	keep := t.dirty[:0]
+	for _, e := range t.dirty {
+		if e.slot >= 0 {
+			keep = append(keep, e)
+		} else {
+			e.flags &^= fListed
+		}
+	}
+	clear(t.dirty[len(keep):])
+	t.dirty = keep
 }
 
 // putDelta writes e, evicted, to the delta.
@@ -446,7 +475,7 @@ func (t *Table[V]) Flush(tx state.Tx) error {
 		t.stored = true
 	}
 	clear(t.dirty)
-	t.dirty = t.dirty[:0]
+	t.dirty, t.deadListed = t.dirty[:0], 0
 	return nil
 }
 
@@ -473,7 +502,7 @@ func (t *Table[V]) Drop(tx state.Tx) error {
 		return err
 	}
 	t.cache = map[string]*entry[V]{}
-	t.ring, t.dirty, t.gone, t.hand = nil, nil, nil, 0
+	t.ring, t.dirty, t.gone, t.hand, t.deadListed = nil, nil, nil, 0, 0
 	t.stored, t.deltaKeys, t.inDelta = false, 0, bloom{}
 	return nil
 }
