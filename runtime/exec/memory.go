@@ -238,7 +238,7 @@ func (ex *Execution) MemoryError() error {
 		return nil
 	}
 	ex.memStopped.Store(true)
-	what := "the state of its PTF calls and the rows on their way"
+	what := "no operator that keeps all its rows; the state caches of its operators and PTF calls (SET 'state.cache-size' and 'state.cache-bytes' bound them) and the rows on their way"
 	if len(ex.held) > 0 {
 		what = strings.Join(dedup(ex.held), "; ")
 	}
@@ -246,7 +246,7 @@ func (ex *Execution) MemoryError() error {
 	if ex.memHow != "" {
 		limit = "'auto', " + roughSize(ex.memLimit) + " (" + ex.memHow + ")"
 	}
-	return fmt.Errorf("%w: the statement stopped before the process ran out of memory: %s of the heap live, past SET '%s' = %s; what keeps rows in memory here: %s. Raise the limit if the machine has the memory, or give the operator less to keep (filter or aggregate its inputs first)",
+	return fmt.Errorf("%w: the statement stopped before the process ran out of memory: %s of the heap live, past SET '%s' = %s; what keeps rows in memory here: %s. Raise the limit if the machine has the memory, or give the operators less to keep (filter or aggregate their inputs first, or lower the state caches)",
 		ErrMemoryLimit, roughSize(live), SetMemoryLimit, limit, what)
 }
 
