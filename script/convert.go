@@ -183,7 +183,7 @@ type convError struct {
 	what  string
 	typ   string
 	why   string
-	cause error // a limit the value passed (errors.Is(err, runtime.ErrLimit))
+	cause error // a limit the value passed (errors.Is(err, ptf.ErrLimit))
 }
 
 func (c *convError) Unwrap() error { return c.cause }

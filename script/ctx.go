@@ -15,7 +15,7 @@ import (
 )
 
 // newCtxObject makes the ctx object of an instance: Flink's Context
-// methods, each delegating to the current call's *runtime.Context.
+// methods, each delegating to the current call's [*ptf.Context].
 func (in *instance) newCtxObject() *goja.Object {
 	vm := in.e.vm
 	o := vm.NewObject()

@@ -1,19 +1,19 @@
 // Package script loads Process Table Functions written in JavaScript or
 // TypeScript and runs them on goja. It is the only package that imports
 // goja (and esbuild, and regexp2, goja's backtracking regex engine): the
-// runtime reaches it through runtime.Loader, runtime.PTF and
-// runtime.StateCodec.
+// runtime packages reach it through [ptf.Loader], [ptf.PTF] and
+// [ptf.StateCodec].
 //
 // # Basics
 //
-// An Engine (one per session) implements runtime.Loader and gives every
+// An Engine (one per session) implements [ptf.Loader] and gives every
 // function it loads a goja runtime of its own, its realm. Load compiles a
 // function once:
 //
-//	e := script.NewEngine(script.Options{ParseType: runtime.ParseType, FormatRow: runtime.FormatRow})
+//	e := script.NewEngine(script.Options{ParseType: ptf.ParseType, FormatRow: types.FormatRow})
 //	src, err := e.ReadSource("count_clicks.js") // a regular file, at most 'ptf.max-source-size'
 //	def, err := e.Load("count_clicks", "count_clicks.js", src)
-//	ptf, err := def.New(spec) // one instance per call site: runtime.PTF and runtime.StateCodec
+//	ptf, err := def.New(spec) // one instance per call site: ptf.PTF and ptf.StateCodec
 //
 // A source is an ES module whose default export is the declaration
 // (export default { output, args, state, eval, onTimer, changelog }), a
@@ -27,7 +27,7 @@
 // and import() are load errors naming the import.
 //
 // The declaration is validated as Flink validates its annotations: the
-// output type, argument traits (runtime.ParseTrait names) and types, the
+// output type, argument traits ([ptf.ParseTrait] names) and types, the
 // reserved names on_time and uid, state kinds, types and TTLs (Flink's
 // duration syntax). Type strings go through Options.ParseType. The
 // changelog declaration is kept by the Engine: see Engine.Changelog and
@@ -40,7 +40,7 @@
 //   - ctx has Flink's Context methods (collect, clearState, clearAllState,
 //     clearAllTimers, clearAll, currentTimer, tableSemanticsFor,
 //     getChangelogMode, timeContext), each delegating to the call's
-//     *runtime.Context.
+//     *ptf.Context.
 //   - state has one property per state entry: the live JS value of the
 //     current key, which the runtime caches between calls. Changes in
 //     place are kept; assigning a property replaces the value
@@ -60,7 +60,7 @@
 // List and map state (kind "list" with type ARRAY<T>, kind "map" with type
 // MAP<K, V>: Flink's ListView and MapView) reach eval as view objects with
 // Flink's method names, not as live values (views.go). Every method goes
-// through runtime.Context.List or Map, so elements and entries are read and
+// through [ptf.Context.List] or Map, so elements and entries are read and
 // written one at a time in the state store and a list or map may outgrow
 // memory:
 //
@@ -124,7 +124,7 @@
 // # State encoding
 //
 // The runtime keeps state live as JS values and asks the instance, as a
-// runtime.StateCodec, for a fresh default of a value entry (NewState: a
+// [ptf.StateCodec], for a fresh default of a value entry (NewState: a
 // deep copy of the declared default, an object of nulls for a ROW type, {}
 // otherwise) and to convert at checkpoints
 // (AppendState and DecodeState). The encoding is a version byte and a
@@ -154,8 +154,8 @@
 // call keeps the JS stack, mapped the same way, in Error.Stack (Detail
 // prints both); a stack deeper than 16 frames keeps its 10 innermost and 6
 // outermost frames and counts the others. Error.Line keeps the line of
-// source the error points at. *Error implements runtime.SourceError, so
-// runtime.FormatError shows that line with a caret and the stack under the
+// source the error points at. *Error implements [ptf.SourceError], so
+// session.FormatError shows that line with a caret and the stack under the
 // one-line message, with the partition key and the input row the runtime
 // adds:
 //
@@ -174,7 +174,7 @@
 // # Limits
 //
 // A function may loop, recurse, allocate or emit without end; each of
-// these stops the call with an *Error that wraps runtime.ErrLimit, names
+// these stops the call with an *Error that wraps [ptf.ErrLimit], names
 // the limit and says how to raise it, and that the function cannot catch
 // (goja's Interrupt, or its stack overflow). The runtime then adds the key
 // and the row, and the statement fails. Engine.Set applies the settings:
@@ -215,7 +215,7 @@
 // Cancelling the context of a CallSpec (Ctrl-C in the shell) interrupts
 // the instance's running call (context.AfterFunc, registered once per
 // instance), and its state reading at checkpoints; the call fails with an
-// *Error that wraps runtime.ErrInterrupted, not ErrLimit, and points at
+// *Error that wraps [ptf.ErrInterrupted], not ErrLimit, and points at
 // the line it was running. Load has no context: LoadContext takes one
 // (the session does not pass it yet, so Ctrl-C does not reach a load,
 // only the eval timeout does), and neither has ChangelogMode, which the
@@ -314,9 +314,9 @@
 // that function. What one function does to its globals or to a built-in
 // (Object.prototype, Array.prototype.join) does not reach another, a
 // function whose load fails leaves nothing behind, and a function sees
-// the same built-ins at any parallelism. A realm costs about 85 KB of
-// memory and 0.3 ms of load time (BenchmarkLoad: 1.5 ms a load against
-// 1.2 ms with one shared runtime).
+// the same built-ins at any parallelism. A realm costs memory and load
+// time of its own; BenchmarkLoad measures a load, to compare with one
+// shared runtime.
 //
 // # Goroutines
 //

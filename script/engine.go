@@ -24,7 +24,7 @@ import (
 type Options struct {
 	// ParseType parses a type string of a declaration ("ROW<url STRING,
 	// click_count BIGINT>", "INT NOT NULL"). Required; the wiring passes
-	// runtime.ParseType.
+	// [ptf.ParseType].
 	ParseType func(string) (types.Type, error)
 	// Seed, when set, makes Math.random, Date.now() and new Date()
 	// deterministic (see SetSeed).
@@ -38,7 +38,7 @@ type Options struct {
 	BaseDir string
 	// FormatRow renders a row of the given columns as Flink's Row.toString
 	// does (+I[Bob, 12]); nil uses a built-in rendering of the common
-	// types. The wiring passes runtime.FormatRow.
+	// types. The wiring passes [types.FormatRow].
 	FormatRow func(types.Row, types.Schema) string
 	// EvalTimeout interrupts a call of eval or onTimer that runs longer;
 	// 0 means no limit. SetEvalTimeout changes it later.
@@ -234,7 +234,7 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 
 // LoadContext is Load under ctx: cancelling ctx (Ctrl-C) interrupts the
 // function's top-level code and the reading of its declaration, as it
-// interrupts a call. (runtime.Session calls Load, which has no context;
+// interrupts a call. (session.Session calls Load, which has no context;
 // Load runs under the eval timeout only.)
 func (e *Engine) LoadContext(ctx context.Context, name, file, src string) (*ptf.FuncDef, error) {
 	e.loadCtx = ctx

@@ -21,8 +21,8 @@ import (
 // Pos points into the user's own file (through the source map of the
 // compiled code), or into a file it imports. Line keeps that line of
 // source and Stack the JavaScript stack for display: Detail returns the
-// message with the stack, and runtime.FormatError shows both (Error
-// implements runtime.SourceError).
+// message with the stack, and session.FormatError shows both (Error
+// implements [ptf.SourceError]).
 type Error struct {
 	// Pos is the position in the user's source; Pos.Line is 0 when unknown.
 	// An inline function's file is "<inline NAME>".
@@ -40,7 +40,7 @@ type Error struct {
 	// deep stack keeps its innermost and outermost frames only.
 	Stack string
 	// Err is the underlying error, if any: one that wraps
-	// runtime.ErrInterrupted for a cancelled call, runtime.ErrLimit for a
+	// [ptf.ErrInterrupted] for a cancelled call, [ptf.ErrLimit] for a
 	// call stopped by a limit, or the Go error a runtime call (collect,
 	// timers) returned and the function did not catch.
 	Err error
@@ -48,7 +48,7 @@ type Error struct {
 
 var _ ptf.SourceError = (*Error)(nil)
 
-// SourceLine implements runtime.SourceError: Line and Pos.Column.
+// SourceLine implements [ptf.SourceError]: Line and Pos.Column.
 func (e *Error) SourceLine() (line string, col int, ok bool) {
 	if e.Pos.Line <= 0 || e.Line == "" {
 		return "", 0, false
@@ -56,7 +56,7 @@ func (e *Error) SourceLine() (line string, col int, ok bool) {
 	return e.Line, e.Pos.Column, true
 }
 
-// JSStack implements runtime.SourceError: Stack.
+// JSStack implements [ptf.SourceError]: Stack.
 func (e *Error) JSStack() string { return e.Stack }
 
 // Error returns file:line:col: func: message.
@@ -95,7 +95,7 @@ func loadErrorf(fn string, pos types.Pos, format string, args ...any) *Error {
 
 // interruptValue is what an Engine passes to goja's Interrupt, so that an
 // InterruptedError can tell cancellation from a limit. err wraps
-// runtime.ErrInterrupted (cancellation) or runtime.ErrLimit.
+// [ptf.ErrInterrupted] (cancellation) or [ptf.ErrLimit].
 type interruptValue struct{ err error }
 
 func (v interruptValue) Error() string { return v.err.Error() }
@@ -121,8 +121,8 @@ func (e *realm) callError(fn string, err error) error {
 	var so *goja.StackOverflowError
 	switch {
 	case errors.As(err, &intr):
-		// Our interrupts carry an error that wraps runtime.ErrInterrupted
-		// or runtime.ErrLimit.
+		// Our interrupts carry an error that wraps [ptf.ErrInterrupted]
+		// or [ptf.ErrLimit].
 		stack, msg, cause = intr.Stack(), "interrupted", ptf.ErrInterrupted
 		if v, ok := intr.Value().(interruptValue); ok {
 			msg, cause = v.err.Error(), v.err

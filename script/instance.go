@@ -11,8 +11,8 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
-// instance is one call site of a loaded function: runtime.PTF and
-// runtime.StateCodec. The objects eval receives (ctx, state, args) are
+// instance is one call site of a loaded function: [ptf.PTF] and
+// [ptf.StateCodec]. The objects eval receives (ctx, state, args) are
 // made once per instance and reused for every call; each is a view of the
 // current call and must not be used after it returns.
 type instance struct {
@@ -119,7 +119,7 @@ func (in *instance) Close() error {
 	return nil
 }
 
-// Eval implements runtime.PTF: eval(ctx, state, args) with the row as the
+// Eval implements [ptf.PTF]: eval(ctx, state, args) with the row as the
 // property of the table argument ctx.Input() names.
 func (in *instance) Eval(ctx *ptf.Context, row types.Row) error {
 	input := ctx.Input()
@@ -132,7 +132,7 @@ func (in *instance) Eval(ctx *ptf.Context, row types.Row) error {
 	return err
 }
 
-// OnTimer implements runtime.PTF: onTimer(ctx, state, args), every table
+// OnTimer implements [ptf.PTF]: onTimer(ctx, state, args), every table
 // argument null, and reading a scalar argument an error: Flink's onTimer
 // takes the context and the state entries only ("onTimer( <on timer
 // context>? , <state entry>* )", Flink's PTF docs), so a function that
@@ -245,7 +245,7 @@ func (e *Engine) leave() {
 }
 
 // interruptLocked stops the running JavaScript with err (which wraps
-// runtime.ErrLimit or runtime.ErrInterrupted). The first interrupt of a
+// [ptf.ErrLimit] or [ptf.ErrInterrupted]). The first interrupt of a
 // call wins: a timeout that fires while a cancelled call unwinds does not
 // turn it into a timeout. Go code that loops over JavaScript values
 // (conversions, state encoding) polls e.stopping, since goja checks for

@@ -21,7 +21,7 @@ type jsProtos struct {
 	mapSet, setAdd                     goja.Callable
 	mapForEach, setForEach             goja.Callable
 	rowProto                           *goja.Object
-	kinds                              [4]*goja.Object // RowKind singletons by runtime.RowKind
+	kinds                              [4]*goja.Object // RowKind singletons by types.RowKind
 	kindProto                          *goja.Object
 	listToString                       goja.Value // toString of arrays that print as Java's [a, b]
 	modeProto                          *goja.Object

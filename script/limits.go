@@ -14,7 +14,7 @@ import (
 
 // Limits on one call of eval or onTimer (the top-level code of a function
 // being loaded counts as a call too). Each stops the call with an *Error
-// that wraps runtime.ErrLimit, names the limit and says how to raise it.
+// that wraps [ptf.ErrLimit], names the limit and says how to raise it.
 const (
 	// DefaultMaxCallDepth is the JavaScript call-stack depth used when
 	// Options.MaxCallDepth is 0 (Node allows about 11,000 frames). goja
@@ -42,7 +42,7 @@ const (
 var SeededNow = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // limitError is the error of a call stopped by a limit. It matches
-// runtime.ErrLimit with errors.Is, and its text is the whole message.
+// [ptf.ErrLimit] with errors.Is, and its text is the whole message.
 type limitError struct{ msg string }
 
 func (e *limitError) Error() string        { return e.msg }

@@ -74,7 +74,7 @@ func (s *rowSchema) lookup(name string) int {
 //
 // A rowObject is made per call and holds the Go row it was made for, not a
 // copy: rows are immutable once the runtime hands them to a PTF (see
-// runtime.Row), so a rowObject stays valid, with the same values, after
+// [types.Row]), so a rowObject stays valid, with the same values, after
 // the call returns (when the function kept it in state or a variable).
 // Field values that convert to JS objects (Date, Array, Map, nested rows)
 // are converted once, on first access, so input.ts === input.ts.
@@ -229,7 +229,7 @@ func (e *Engine) formatRow(r types.Row, s types.Schema) string {
 	return defaultFormatRow(r)
 }
 
-// defaultFormatRow is a stand-in for runtime.FormatRow, used when the
+// defaultFormatRow is a stand-in for [types.FormatRow], used when the
 // Engine is given none: kind, then the fields by Java's toString rules
 // for the common types.
 func defaultFormatRow(r types.Row) string {

@@ -35,7 +35,7 @@ import (
 //	{"$m":[[k,v],...]}       Map
 //	{"$s":[...]}             Set
 //	{"$k":"UPDATE_AFTER"}    a RowKind
-//	{"$r":{"k":0,"t":"T","v":[...]}}  a row object: kind, ROW type (JSON of runtime.Type), fields
+//	{"$r":{"k":0,"t":"T","v":[...]}}  a row object: kind, ROW type (JSON of types.Type), fields
 //	{"$o":{...}}             a plain object with a key starting with "$"
 //
 // Objects keep their key order. Class instances become plain objects (their
@@ -456,7 +456,7 @@ func (e *realm) materialize(n node) (goja.Value, error) {
 	return nil, fmt.Errorf("script: unknown state node %T", n)
 }
 
-// NewState implements runtime.StateCodec: a fresh value of state entry i
+// NewState implements [ptf.StateCodec]: a fresh value of state entry i
 // for a new key. It is a deep copy of the declared default; without one,
 // an object with the fields of the entry's ROW type set to null, or {};
 // a list entry starts as [] and a map entry as a new Map.
@@ -500,7 +500,7 @@ func (in *instance) NewState(i int) (any, error) {
 	return v, nil
 }
 
-// AppendState implements runtime.StateCodec.
+// AppendState implements [ptf.StateCodec].
 func (in *instance) AppendState(b []byte, i int, v any) ([]byte, error) {
 	if o, ok := v.(*goja.Object); ok && o.ExportType() == typeRecord {
 		v = o.Export() // a record's object assigned to the entry
@@ -566,7 +566,7 @@ func describeState(data []byte) (string, bool) {
 	return b.String(), true
 }
 
-// DecodeState implements runtime.StateCodec.
+// DecodeState implements [ptf.StateCodec].
 func (in *instance) DecodeState(i int, data []byte) (any, error) {
 	var n node
 	var err error

@@ -316,7 +316,7 @@ func readRow(c node) (node, error) {
 			f, _ := o.vals[i].(float64)
 			r.kind = types.RowKind(f)
 		case "t":
-			// The type is encoding/json's encoding of runtime.Type, in a string.
+			// The type is encoding/json's encoding of [types.Type], in a string.
 			s, _ := o.vals[i].(string)
 			if err := json.Unmarshal([]byte(s), &r.typ); err != nil {
 				return nil, fmt.Errorf("bad row type: %w", err)

@@ -10,7 +10,7 @@ import (
 )
 
 // ParseTypeForTest is a minimal parser of Flink type strings for the tests of
-// this package; the wiring passes runtime.ParseType.
+// this package; the wiring passes ptf.ParseType.
 func ParseTypeForTest(s string) (types.Type, error) {
 	p := &typeParser{toks: tokenizeType(s)}
 	t, err := p.typ()

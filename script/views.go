@@ -12,7 +12,7 @@ import (
 
 // List and map state reach JavaScript as view objects with the methods of
 // Flink's ListView and MapView. Each method calls the runtime's ListView
-// or MapView of the current call's key (runtime.Context.List and Map), so
+// or MapView of the current call's key ([ptf.Context].List and Map), so
 // elements and entries are read and written one at a time in the state
 // store and never loaded whole, except by getList and getMap, which
 // return a plain Array or Map as Flink's do. Values convert by the

@@ -266,13 +266,16 @@ type Explain struct {
 	Query        *Query        `parser:"| @@ )"`
 }
 
-// Advance is ADVANCE WATERMARK stream TO time | END: a watermark step of
-// a stream (END: the end of input, which fires every timer left).
+// Advance is a step of a stream's time: ADVANCE WATERMARK stream TO time
+// | END (END: the end of input, which fires every timer left), or ADVANCE
+// PROCESSING TIME stream TO time; either moves BY an interval instead.
 type Advance struct {
-	Pos    Pos
-	Stream *Name `parser:"'ADVANCE' 'WATERMARK' @@ 'TO'"`
-	End    bool  `parser:"( @'END'"`
-	To     *Expr `parser:"| @@ )"`
+	Pos        Pos
+	Processing bool  `parser:"'ADVANCE' ( 'WATERMARK' | @'PROCESSING' 'TIME' )"`
+	Stream     *Name `parser:"@@"`
+	End        bool  `parser:"( 'TO' ( @'END'"`
+	To         *Expr `parser:"| @@ )"`
+	By         *Expr `parser:"| 'BY' @@ )"`
 }
 
 // Insert is INSERT INTO table query, or INSERT OVERWRITE table query,

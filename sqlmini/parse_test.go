@@ -147,6 +147,9 @@ var printTests = []struct {
 	{"advance/millis", "ADVANCE WATERMARK `my s` TO 1000 + 5", "ADVANCE WATERMARK `my s` TO 1000 + 5"},
 	{"advance/end", "Advance Watermark s To End", "ADVANCE WATERMARK s TO END"},
 	{"advance/end as column", "ADVANCE WATERMARK s TO `end`", "ADVANCE WATERMARK s TO `end`"},
+	{"advance/by", "advance watermark s by interval '10' second", "ADVANCE WATERMARK s BY INTERVAL '10' SECOND"},
+	{"advance/processing time", "Advance Processing Time s To Timestamp '2025-03-27 12:00:10'", "ADVANCE PROCESSING TIME s TO TIMESTAMP '2025-03-27 12:00:10'"},
+	{"advance/processing time by", "ADVANCE PROCESSING TIME s BY INTERVAL '1' MINUTE", "ADVANCE PROCESSING TIME s BY INTERVAL '1' MINUTE"},
 	{"insert/select", "INSERT INTO sink SELECT a, b FROM src", "INSERT INTO sink SELECT a, b FROM src"},
 	{"insert/values", "insert into sink values (1, 'a')", "INSERT INTO sink VALUES (1, 'a')"},
 	{"insert/paren", "INSERT INTO sink (SELECT * FROM src)", "INSERT INTO sink (SELECT * FROM src)"},
@@ -350,8 +353,9 @@ var errorTests = []struct {
 	name, in, want string
 }{
 	{"misspelled keyword", "SELECT * FRM t", `x.sql:1:10: unexpected token "FRM"`},
-	{"advance without TO", "ADVANCE WATERMARK s", `x.sql:1:20: unexpected end of statement (expected "TO" ("END" | Expr))`},
-	{"advance without a stream", "ADVANCE WATERMARK TO END", `x.sql:1:22: unexpected token "END" (expected "TO" ("END" | Expr))`},
+	{"advance without TO", "ADVANCE WATERMARK s", `x.sql:1:20: unexpected end of statement (expected (("TO" ("END" | Expr)) | ("BY" Expr)))`},
+	{"advance processing without TIME", "ADVANCE PROCESSING s TO END", `x.sql:1:20: unexpected token "s" (expected "TIME")`},
+	{"advance without a stream", "ADVANCE WATERMARK TO END", `x.sql:1:22: unexpected token "END" (expected (("TO" ("END" | Expr)) | ("BY" Expr)))`},
 	{"explain timeline without a query", "EXPLAIN TIMELINE", `x.sql:1:17: unexpected end of statement (expected a statement: SELECT, VALUES, CREATE, DROP, SHOW, DESCRIBE, SET, RESET, EXPLAIN, INSERT or ADVANCE)`},
 	{"misspelled after alias", "SELECT a FRM t", `x.sql:1:14: unexpected token "t"`},
 	{"cut short", "SELECT a FROM", "x.sql:1:14: unexpected end of statement (expected a table, a function call or a subquery)"},

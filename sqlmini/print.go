@@ -169,15 +169,25 @@ func (c *Create) format(b *strings.Builder) {
 	}
 }
 
-// String prints ADVANCE WATERMARK stream TO time | END.
+// String prints ADVANCE WATERMARK | PROCESSING TIME stream TO time | END
+// | BY interval.
 func (a *Advance) String() string { return str(a) }
 
 func (a *Advance) format(b *strings.Builder) {
 	if a == nil {
 		return
 	}
-	b.WriteString("ADVANCE WATERMARK ")
+	if a.Processing {
+		b.WriteString("ADVANCE PROCESSING TIME ")
+	} else {
+		b.WriteString("ADVANCE WATERMARK ")
+	}
 	a.Stream.format(b)
+	if a.By != nil {
+		b.WriteString(" BY ")
+		a.By.format(b)
+		return
+	}
 	if a.End {
 		b.WriteString(" TO END")
 		return

@@ -22,8 +22,9 @@ const asyncPause = 120 * time.Millisecond
 // a build of ptfsh whose commits announce themselves on stderr and wait
 // asyncPause before they start is killed at a seeded moment after the n-th
 // announcement, before, during or just after that commit, and started
-// again with the same state file, eight times for each shape; every sink
-// file must equal an uninterrupted run's of the usual build, byte for byte. The shapes: a
+// again with the same state file, eight times for each shape (two
+// without PTFSH_LONG=1: crashKills); every sink file must equal an
+// uninterrupted run's of the usual build, byte for byte. The shapes: a
 // keyed sum with a live cache of 50 keys (keys evicted wait encoded in
 // memory, and each checkpoint writes those changed since), event time
 // with timers and ORDER BY, a statement set, and parallelism 2.
@@ -60,8 +61,10 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 			}
 		}
 	}
+	tries := crashKills(8)
 	for _, shape := range shapes {
 		t.Run(shape.name, func(t *testing.T) {
+			t.Parallel()
 			setup := func(dir string) {
 				writeCrashJob(t, dir, shape.data, "SET 'execution.checkpointing.interval-rows' = '8000';\n"+shape.preamble, shape.script)
 			}
@@ -76,7 +79,7 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 			setup(crash)
 			rng := rand.New(rand.NewPCG(2026, uint64(len(shape.name))))
 			kills, inFlight, finished := 0, 0, false
-			for range 8 {
+			for range tries {
 				nth := 1 + rng.IntN(3)
 				after := time.Duration(rng.Int64N(int64(asyncPause + 30*time.Millisecond)))
 				if runKilledInFlight(t, bin, args(crash), nth, after) >= 0 {

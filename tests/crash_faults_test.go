@@ -100,6 +100,7 @@ func TestCrash_faultPoints(t *testing.T) {
 	all := os.Getenv("PTFSH_FAULTS") == "all"
 	for _, shape := range faultShapes {
 		t.Run(shape.name, func(t *testing.T) {
+			t.Parallel()
 			setup := func(dir string) {
 				writeCrashJob(t, dir, data, "SET 'execution.checkpointing.interval-rows' = '700';\n", shape.script)
 			}

@@ -152,8 +152,23 @@ func ptfshBinary(t *testing.T) string {
 	return buildOnce.bin
 }
 
+// crashKills is how many times a crash test kills a run: long with
+// PTFSH_LONG=1 (the long set, which .ci/run runs); otherwise a quarter of
+// that, at least two, so that go test ./... still kills and restarts
+// every shape. Tests that draw their kill moments from the length of an
+// uninterrupted run spread fewer kills over more of it. The shapes of a
+// test run in parallel: a run spends most of its time in its own
+// process, waiting on fsync as much as computing.
+func crashKills(long int) int {
+	if os.Getenv("PTFSH_LONG") == "1" {
+		return long
+	}
+	return max(long/4, 2)
+}
+
 // TestCrash_scriptShapes kills each shape of script with SIGKILL at ten
-// seeded moments, running it again after each kill with the same command
+// seeded moments (two without PTFSH_LONG=1, spread over as much of the
+// run: crashKills), running it again after each kill with the same command
 // and state file, then once more to the end; every sink file must equal an
 // uninterrupted run's, byte for byte.
 func TestCrash_scriptShapes(t *testing.T) {
@@ -163,8 +178,10 @@ func TestCrash_scriptShapes(t *testing.T) {
 	bin := ptfshBinary(t)
 	work := t.TempDir()
 	data := crashClicks(500_000, 300)
+	kills := crashKills(10)
 	for _, shape := range crashShapes {
 		t.Run(shape.name, func(t *testing.T) {
+			t.Parallel()
 			setup := func(dir string) {
 				writeCrashJob(t, dir, data, "SET 'execution.checkpointing.interval-rows' = '5000';\n", shape.script)
 			}
@@ -181,14 +198,14 @@ func TestCrash_scriptShapes(t *testing.T) {
 			crash := filepath.Join(work, shape.name, "crash")
 			setup(crash)
 			rng := rand.New(rand.NewPCG(2026, uint64(len(shape.name))))
-			kills, finished := 0, false
-			for i := 0; i < 10; i++ {
-				at := 30*time.Millisecond + time.Duration(rng.Int64N(int64(whole)/5+1))
+			killed, finished := 0, false
+			for i := 0; i < kills; i++ {
+				at := 30*time.Millisecond + time.Duration(rng.Int64N(2*int64(whole)/int64(kills)+1))
 				if !run(crash, at) {
 					finished = true // it finished before its kill
 					break
 				}
-				kills++
+				killed++
 				if sameFiles(sinkFiles(t, crash), sinkFiles(t, ref)) {
 					// The kill came as the process exited, after the
 					// script had completed (and forgotten its progress,
@@ -208,10 +225,10 @@ func TestCrash_scriptShapes(t *testing.T) {
 			for name, w := range want {
 				if g := got[name]; g != w {
 					t.Errorf("after %d kills %s differs from an uninterrupted run: %d lines, want %d (%s)",
-						kills, name, strings.Count(g, "\n"), strings.Count(w, "\n"), firstDiff(g, w))
+						killed, name, strings.Count(g, "\n"), strings.Count(w, "\n"), firstDiff(g, w))
 				}
 			}
-			t.Logf("%d kills; an uninterrupted run took %v", kills, whole)
+			t.Logf("%d kills; an uninterrupted run took %v", killed, whole)
 		})
 	}
 }

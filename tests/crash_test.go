@@ -14,6 +14,7 @@ import (
 
 // TestCrash_sigkillRestart runs a stateful 1 M-row query into a CSV sink
 // as a child process, kills it with SIGKILL at 20 seeded random moments
+// (5 without PTFSH_LONG=1, spread over as much of the run: crashKills)
 // and starts it again each time with the same state file; the sink must
 // end up byte for byte as an uninterrupted run's: state, source positions
 // and the sink's committed length come back from the last checkpoint
@@ -79,9 +80,9 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 	crash := filepath.Join(work, "crash")
 	job(crash)
 	rng := rand.New(rand.NewPCG(2026, 11))
-	kills := 0
-	for i := 0; i < 20; i++ {
-		at := 30*time.Millisecond + time.Duration(rng.Int64N(int64(whole/20)+1))
+	kills, tries := 0, crashKills(20)
+	for range tries {
+		at := 30*time.Millisecond + time.Duration(rng.Int64N(int64(whole)/int64(tries)+1))
 		if run(crash, at) {
 			kills++
 		} else {

@@ -91,7 +91,7 @@ var layers = map[string][]string{
 	// doctest reads the docs' pages into the blocks the doc tests run.
 	"internal/doctest": {},
 	// The wiring: the command, the benchmark tools.
-	"cmd/ptfsh":          {mod, "github.com/chzyer/readline"},
+	"cmd/ptfsh":          {mod, "github.com/chzyer/readline", "github.com/aymanbagabas/go-udiff"},
 	"bench/internal/gen": {},
 	"bench/gen":          {mod + "bench/internal/gen"},
 	"bench/plain":        {},
@@ -121,6 +121,8 @@ var engines = map[string]string{
 	"github.com/twmb/franz-go/pkg/kfake": "runtime/connector/kafka/kafkatest",
 	"github.com/twmb/avro":               "runtime/connector/kafka",
 	"github.com/brianvoe/gofakeit/v7":    "runtime/faker",
+	// The line diff of ptfsh test and ptfsh watch.
+	"github.com/aymanbagabas/go-udiff": "cmd/ptfsh",
 }
 
 // TestImportGraph enforces the package graph: each engine stays behind its

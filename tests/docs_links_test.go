@@ -171,12 +171,14 @@ func TestDocs_index(t *testing.T) {
 // connectorPages names the page that documents each connector's WITH
 // options. A connector that has no page yet is named in the test's log.
 var connectorPages = map[string]string{
-	"filesystem": "docs/formats.md",
-	"datagen":    "docs/formats.md",
-	"values":     "docs/formats.md",
-	"print":      "docs/formats.md",
-	"blackhole":  "docs/formats.md",
-	"stdin":      "docs/live-streams.md",
+	"filesystem":   "docs/formats.md",
+	"datagen":      "docs/formats.md",
+	"values":       "docs/formats.md",
+	"print":        "docs/formats.md",
+	"blackhole":    "docs/formats.md",
+	"stdin":        "docs/live-streams.md",
+	"kafka":        "docs/kafka.md",
+	"upsert-kafka": "docs/kafka.md",
 }
 
 // TestDocs_connectorOptions checks that the page of each connector names

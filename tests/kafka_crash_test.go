@@ -35,9 +35,10 @@ const burstJS = `export default {
 // TestKafkaCrash_exactlyOnce reads a topic of three partitions through a
 // PTF with timers into a topic with 'sink.delivery-guarantee' =
 // 'exactly-once', as a child process killed with SIGKILL at seeded random
-// moments (at least ten kills) and started again each time with the same
-// state file; read with read_committed, the sink topic must equal an
-// uninterrupted run's, record for record. With PTFSH_KAFKA=1 it runs
+// moments (twelve with PTFSH_LONG=1, three otherwise: crashKills) and
+// started again each time with the same state file; read with
+// read_committed, the sink topic must equal an uninterrupted run's,
+// record for record. With PTFSH_KAFKA=1 it runs
 // against a real broker.
 func TestKafkaCrash_exactlyOnce(t *testing.T) {
 	if testing.Short() {
@@ -50,7 +51,7 @@ func TestKafkaCrash_exactlyOnce(t *testing.T) {
 	} else {
 		servers = kafkatest.Start(t, 3, "clicks", "alerts_ref", "alerts").Servers()
 	}
-	testKafkaCrash(t, servers, 12)
+	testKafkaCrash(t, servers, crashKills(12))
 }
 
 // testKafkaCrash is the crash test against the brokers at servers, whose

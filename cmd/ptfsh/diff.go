@@ -1,36 +1,29 @@
 package main
 
-// diffLines walks a longest common subsequence of the lines a and b and
-// calls emit for each line in order: op ' ' for a line of both, '-' for
-// one of a only, '+' for one of b only (a line of a before the b line
-// that replaces it).
+import "github.com/aymanbagabas/go-udiff/lcs"
+
+// diffLines walks the lines a and b in order and calls emit for each:
+// op ' ' for a line of both, '-' for one of a only, '+' for one of b only
+// (the lines of a a change removes before the lines of b that replace
+// them). The common lines are those of Myers' algorithm as go-udiff bounds
+// it ([lcs.DiffLines]): a longest common subsequence while the lines
+// differ in few places, and a shorter one, found in linear time and
+// memory, when they differ everywhere.
 func diffLines(a, b []string, emit func(op byte, line string)) {
-	// lcs[i][j]: the longest common subsequence of a[i:] and b[j:].
-	lcs := make([][]int32, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
+	i := 0
+	for _, d := range lcs.DiffLines(a, b) {
+		for ; i < d.Start; i++ {
 			emit(' ', a[i])
-			i, j = i+1, j+1
-		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
-			emit('-', a[i])
-			i++
-		default:
-			emit('+', b[j])
-			j++
 		}
+		for _, l := range a[d.Start:d.End] {
+			emit('-', l)
+		}
+		for _, l := range b[d.ReplStart:d.ReplEnd] {
+			emit('+', l)
+		}
+		i = d.End
+	}
+	for ; i < len(a); i++ {
+		emit(' ', a[i])
 	}
 }

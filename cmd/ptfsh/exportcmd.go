@@ -146,7 +146,7 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 	if err := flink.Write(dir, p); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d test cases); run: cd %s && mvn test\n", dir, len(p.Cases), dir)
+	fmt.Fprintf(stdout, "wrote %s (%d test cases); run: cd %s && mvn test\n", dir, len(p.Tests()), dir)
 	return nil
 }
 

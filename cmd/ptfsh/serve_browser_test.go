@@ -13,7 +13,8 @@ import (
 )
 
 // TestServe_browser drives the playground in headless Chromium as a class
-// would: edit a function, run the script, step the stream, predict a
+// would: edit a function, run the script, step the stream (rows, the
+// watermark, processing time), predict a
 // step, switch the timeline to the arrival view, draw the 20,000 flights,
 // open a lesson and run its exercise until it passes. It checks the page
 // by what its DOM holds (the timeline's points, curve and late marks by
@@ -70,6 +71,10 @@ func TestServe_browser(t *testing.T) {
 	p.must(`document.getElementById("advance").click()`)
 	p.waitFor("the advance step", ready+` && document.getElementById("output").textContent.includes("+I[Bob, thank you, come again, 2025-03-27T12:01:00Z]")`)
 	p.screenshot("playground-stepped")
+	// Processing time: the stream's clock moves BY an interval, and the step emits nothing.
+	p.must(`document.getElementById("pt-step").value = "30 s"`)
+	p.must(`document.getElementById("advance-pt").click()`)
+	p.waitFor("the processing-time step", ready+` && /ADVANCE PROCESSING TIME door BY INTERVAL '30' SECOND;\s*note: no rows at this step/.test(document.getElementById("output").textContent)`)
 	if updates() <= before {
 		t.Errorf("the timeline did not change with the steps (%d updates, %d before)", updates(), before)
 	}

@@ -207,44 +207,22 @@ func splitLines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-// maxDiffCells bounds the table of the line diff (lines of the old part
-// times lines of the new part, after the common start and end): past it
-// the changed middle shows as all removed, then all added.
-const maxDiffCells = 4 << 20
-
 // writeDiff writes the lines of b that are not in a with "+ ", those of a
-// not in b with "- ", and a count of the unchanged lines, in order (a
-// longest common subsequence of the lines).
+// not in b with "- ", and a count of the unchanged lines, in order
+// (diffLines).
 func writeDiff(w io.Writer, a, b []string) {
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	am, bm := a[pre:len(a)-suf], b[pre:len(b)-suf]
-	if len(am) == 0 && len(bm) == 0 {
+	same, changed := 0, false
+	diffLines(a, b, func(op byte, line string) {
+		if op == ' ' {
+			same++
+			return
+		}
+		changed = true
+		fmt.Fprintln(w, string(op)+" "+line)
+	})
+	if !changed {
 		fmt.Fprintf(w, "   (no change: %d lines)\n", len(a))
 		return
-	}
-	same := pre + suf
-	if len(am)*len(bm) > maxDiffCells {
-		for _, l := range am {
-			fmt.Fprintln(w, "- "+l)
-		}
-		for _, l := range bm {
-			fmt.Fprintln(w, "+ "+l)
-		}
-	} else {
-		diffLines(am, bm, func(op byte, line string) {
-			if op == ' ' {
-				same++
-				return
-			}
-			fmt.Fprintln(w, string(op)+" "+line)
-		})
 	}
 	fmt.Fprintf(w, "   (%d lines unchanged)\n", same)
 }

@@ -103,6 +103,13 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 	// unfit holds the tables (and the views over them) that Flink cannot
 	// read as ptfsh does, with the reason.
 	unfit := map[string]string{}
+	// endless holds the Kafka tables that a SELECT on Flink would read
+	// without end (no 'scan.bounded.mode', or upsert-kafka, which Flink
+	// reads unbounded): no test reads them, an INSERT of the job does;
+	// topics holds the Kafka tables, which an INSERT writes in job.sql.
+	endless := map[string]string{}
+	topics := map[string]bool{}
+	inserts := 0 // the cases that are INSERTs of the job
 	type setupStmt struct{ name, text string }
 	var setup []setupStmt
 	var cases []Case
@@ -145,6 +152,11 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 				fmt.Fprintf(notes, "note: %s:%d: skipped, it reads %s, %s\n", s.Path, st.Pos.Line, name, why)
 				continue
 			}
+			if name, why := readsUnfit(st.Query, endless); name != "" {
+				// Not run: a query changes nothing, and this one may not end.
+				fmt.Fprintf(notes, "note: %s:%d: no test, it reads %s, %s\n", s.Path, st.Pos.Line, name, why)
+				continue
+			}
 			schema, rows, err := r.Query(ctx, st)
 			if err != nil {
 				if err := failed(st, err); err != nil {
@@ -156,7 +168,7 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 			for _, u := range setup {
 				stmts = append(stmts, u.text)
 			}
-			c := Case{Name: fmt.Sprintf("case%02d", len(cases)+1), Statements: append(stmts, flinkText(st)), Rows: []string{}}
+			c := Case{Name: fmt.Sprintf("case%02d", len(cases)-inserts+1), Statements: append(stmts, flinkText(st)), Rows: []string{}}
 			for _, row := range rows {
 				c.Rows = append(c.Rows, types.FormatRow(row, schema))
 			}
@@ -167,6 +179,27 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 			if err := failed(st, err); err != nil {
 				return nil, err
 			}
+			continue
+		}
+		if in := st.Insert; in != nil && topics[string(in.Table.Value)] && readsTable(in.Query) {
+			// The job: an INSERT into a topic goes into job.sql, after the
+			// tables and views it needs, unless it reads what Flink
+			// cannot read as ptfsh does. (An INSERT of VALUES is the
+			// script's test data.)
+			if fn, _ := otherCall(in.Query, others, tainted); fn != "" {
+				fmt.Fprintf(notes, "note: %s:%d: not in job.sql, it calls %s, which is not exported with %s\n", s.Path, st.Pos.Line, fn, s.Name)
+				continue
+			}
+			if name, why := readsUnfit(in.Query, unfit); name != "" {
+				fmt.Fprintf(notes, "note: %s:%d: not in job.sql, it reads %s, %s\n", s.Path, st.Pos.Line, name, why)
+				continue
+			}
+			stmts := make([]string, 0, len(setup)+1)
+			for _, u := range setup {
+				stmts = append(stmts, u.text)
+			}
+			inserts++
+			cases = append(cases, Case{Name: fmt.Sprintf("insert%02d", inserts), Statements: append(stmts, flinkText(st)), Insert: true})
 			continue
 		}
 		switch c := st.Create; {
@@ -195,11 +228,19 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 				unfit[name] = why
 				continue
 			}
+			if conn, bounded := kafkaTable(c.Table); conn != "" {
+				topics[name] = true
+				if !bounded {
+					endless[name] = "a topic that Flink reads without end ('" + conn + "' without 'scan.bounded.mode'), which a test cannot wait for"
+				}
+			}
 			setup = append(setup, setupStmt{name, text})
 		case st.Drop != nil && st.Drop.Name != nil && !strings.EqualFold(st.Drop.Kind, "FUNCTION"):
 			name := string(st.Drop.Name.Value)
 			delete(tainted, name)
 			delete(unfit, name)
+			delete(endless, name)
+			delete(topics, name)
 			for i, u := range setup {
 				if u.name == name {
 					setup = append(setup[:i], setup[i+1:]...)
@@ -317,6 +358,27 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 		opts2[i] = sqlString(string(o.Key)) + " = " + sqlString(string(o.Value))
 	}
 	return head + " WITH (" + strings.Join(opts2, ", ") + ")", "", nil
+}
+
+// kafkaTable returns the connector of a Kafka table ('kafka' or
+// 'upsert-kafka'; "" for another table) and whether Flink reads it to an
+// end: a kafka table with 'scan.bounded.mode' other than 'unbounded'
+// (Flink's upsert-kafka source has no end).
+func kafkaTable(t *sqlmini.CreateTable) (connector string, bounded bool) {
+	for _, o := range t.Options {
+		if string(o.Key) == "connector" {
+			connector = strings.ToLower(string(o.Value))
+		}
+	}
+	if connector != "kafka" && connector != "upsert-kafka" {
+		return "", false
+	}
+	for _, o := range t.Options {
+		if string(o.Key) == "scan.bounded.mode" && connector == "kafka" {
+			bounded = strings.ToLower(string(o.Value)) != "unbounded"
+		}
+	}
+	return connector, bounded
 }
 
 // flinkText is st's text as Flink's parser reads it as ptfsh did: each
@@ -460,6 +522,24 @@ func untypedNull(q *sqlmini.Query) bool {
 // why it is unfit; "" when there is none. Names that q defines in a WITH
 // clause are its own.
 func readsUnfit(q *sqlmini.Query, unfit map[string]string) (name, why string) {
+	eachRead(q, func(read string) {
+		if w, ok := unfit[read]; ok && name == "" {
+			name, why = read, w
+		}
+	})
+	return name, why
+}
+
+// readsTable reports whether q reads a table or view (not only VALUES).
+func readsTable(q *sqlmini.Query) bool {
+	reads := false
+	eachRead(q, func(string) { reads = true })
+	return reads
+}
+
+// eachRead calls fn with the name of each table or view that q reads (in
+// FROM and as a table argument), less its own CTEs.
+func eachRead(q *sqlmini.Query, fn func(name string)) {
 	ctes := map[string]bool{}
 	sqlmini.Inspect(q, func(n any) {
 		if c, ok := n.(*sqlmini.CTE); ok && c.Name != nil {
@@ -467,9 +547,6 @@ func readsUnfit(q *sqlmini.Query, unfit map[string]string) (name, why string) {
 		}
 	})
 	sqlmini.Inspect(q, func(n any) {
-		if name != "" {
-			return
-		}
 		var read *sqlmini.Name
 		switch n := n.(type) {
 		case *sqlmini.FromItem:
@@ -478,12 +555,9 @@ func readsUnfit(q *sqlmini.Query, unfit map[string]string) (name, why string) {
 			read = n.Name
 		}
 		if read != nil && !ctes[string(read.Value)] {
-			if w, ok := unfit[string(read.Value)]; ok {
-				name, why = string(read.Value), w
-			}
+			fn(string(read.Value))
 		}
 	})
-	return name, why
 }
 
 // registration is CREATE TEMPORARY FUNCTION name AS 'file', built as a

@@ -101,6 +101,21 @@ type Case struct {
 	// Rows are the expected rows as Flink's Row.toString prints them
 	// (types.FormatRow: +I[Bob, 12]), the lines of --format rows.
 	Rows []string
+	// Insert marks an INSERT into a Kafka table, the last statement: the
+	// job that writes a topic, which goes into job.sql and into no test
+	// (its output is a topic, not rows).
+	Insert bool
+}
+
+// Tests are the cases that are tests (not an INSERT of the job).
+func (p Project) Tests() []Case {
+	var out []Case
+	for _, c := range p.Cases {
+		if !c.Insert {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Project is what Write writes.
@@ -820,17 +835,25 @@ func Write(dir string, p Project) error {
 	cls := ClassName(p.Def.Name)
 	artifact := strings.ToLower(strings.ReplaceAll(cls, "_", "-")) + "-flink"
 	provided := connectorArtifacts(p.Cases)
+	kafkaVersion := "" // the pom's property, where a table needs it
+	for _, a := range provided {
+		if a.ID == "flink-connector-kafka" {
+			kafkaVersion = KafkaConnectorVersion
+		}
+	}
 	pom, err := execTemplate("pom.xml.tmpl", struct {
-		Artifact string
-		Provided []string
-	}{artifact, provided})
+		Artifact     string
+		Provided     []Artifact
+		KafkaVersion string
+	}{artifact, provided, kafkaVersion})
 	if err != nil {
 		return err
 	}
 	clientPom, err := execTemplate("sql-client.pom.xml.tmpl", struct {
-		Artifact  string
-		Artifacts []string
-	}{artifact, sqlClientArtifacts(provided)})
+		Artifact     string
+		Artifacts    []Artifact
+		KafkaVersion string
+	}{artifact, sqlClientArtifacts(provided), kafkaVersion})
 	if err != nil {
 		return err
 	}
@@ -861,7 +884,7 @@ func Write(dir string, p Project) error {
 		"sql-client/config.yaml":                           string(clientConf),
 	}
 	var index strings.Builder
-	for _, c := range p.Cases {
+	for _, c := range p.Tests() {
 		index.WriteString(c.Name + "\n")
 		files["src/test/resources/ptfsh/cases/"+c.Name+".sql"] = strings.Join(c.Statements, ";\n") + ";\n"
 		rows := strings.Join(c.Rows, "\n")

@@ -10,10 +10,43 @@ import (
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
+// Artifact is a Flink Maven artifact (group org.apache.flink) that the
+// project depends on.
+type Artifact struct {
+	// ID is the artifact id; Version its version, a Maven expression.
+	ID, Version string
+	// Bundled: a Flink distribution lacks it in lib/, so the job's jar
+	// carries it (compile scope, shaded); otherwise it is provided.
+	Bundled bool
+}
+
+// KafkaConnectorVersion is the flink-connector-kafka release for Flink 2.x
+// that the projects use: the connector is released apart from Flink, for
+// a Flink minor version, and 5.0.0-2.2 is the newest on Maven Central.
+const KafkaConnectorVersion = "5.0.0-2.2"
+
+// formatArtifacts are the artifacts of each format a table may name.
+var formatArtifacts = map[string][]Artifact{
+	"csv":           {{ID: "flink-csv"}},
+	"json":          {{ID: "flink-json"}},
+	"debezium-json": {{ID: "flink-json"}},
+	"parquet":       {{ID: "flink-parquet"}},
+	"avro-confluent": {{ID: "flink-avro-confluent-registry", Bundled: true},
+		{ID: "flink-avro", Bundled: true}},
+}
+
 // connectorArtifacts are the Flink artifacts of the connectors and formats
-// that the tables of the cases use, sorted.
-func connectorArtifacts(cases []Case) []string {
-	set := map[string]bool{}
+// that the tables of the cases use, sorted by id.
+func connectorArtifacts(cases []Case) []Artifact {
+	set := map[string]Artifact{}
+	add := func(as ...Artifact) {
+		for _, a := range as {
+			if a.Version == "" {
+				a.Version = "${flink.version}"
+			}
+			set[a.ID] = a
+		}
+	}
 	for _, c := range cases {
 		for _, p := range sqlmini.ParseEach("case", strings.Join(c.Statements, ";\n")) {
 			if p.Err != nil || p.Stmt.Create == nil || p.Stmt.Create.Table == nil {
@@ -25,28 +58,23 @@ func connectorArtifacts(cases []Case) []string {
 				case "connector":
 					switch v {
 					case "filesystem":
-						set["flink-connector-files"] = true
+						add(Artifact{ID: "flink-connector-files"})
 					case "datagen":
-						set["flink-connector-datagen"] = true
+						add(Artifact{ID: "flink-connector-datagen"})
+					case "kafka", "upsert-kafka":
+						add(Artifact{ID: "flink-connector-kafka", Version: "${flink-connector-kafka.version}", Bundled: true})
 					}
-				case "format":
-					switch v {
-					case "csv":
-						set["flink-csv"] = true
-					case "json":
-						set["flink-json"] = true
-					case "parquet":
-						set["flink-parquet"] = true
-					}
+				case "format", "key.format", "value.format":
+					add(formatArtifacts[v]...)
 				}
 			}
 		}
 	}
-	out := make([]string, 0, len(set))
-	for a := range set {
+	out := make([]Artifact, 0, len(set))
+	for _, a := range set {
 		out = append(out, a)
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
@@ -88,17 +116,20 @@ func jobSQL(register, artifact string, p Project) string {
 // class PythonDependencyUtils the client's option parser loads whatever
 // the options ("Failed to parse the Python command line options" without
 // it).
-func sqlClientArtifacts(provided []string) []string {
-	set := map[string]bool{"flink-sql-client": true, "flink-sql-gateway": true, "flink-python": true,
-		"flink-table-planner_2.12": true, "flink-table-runtime": true, "flink-clients": true,
-		"flink-connector-files": true, "flink-json": true}
-	for _, a := range provided {
-		set[a] = true
+func sqlClientArtifacts(provided []Artifact) []Artifact {
+	set := map[string]Artifact{}
+	for _, id := range []string{"flink-sql-client", "flink-sql-gateway", "flink-python",
+		"flink-table-planner_2.12", "flink-table-runtime", "flink-clients",
+		"flink-connector-files", "flink-json"} {
+		set[id] = Artifact{ID: id, Version: "${flink.version}"}
 	}
-	out := make([]string, 0, len(set))
-	for a := range set {
+	for _, a := range provided {
+		set[a.ID] = a
+	}
+	out := make([]Artifact, 0, len(set))
+	for _, a := range set {
 		out = append(out, a)
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }

@@ -56,11 +56,18 @@ type Table struct {
 	SourceSchema types.Schema
 	Relaxed      []int
 	// Events are the rows (and watermark steps) of a table given AS VALUES,
-	// or of a stream so far.
+	// or of a stream so far. In a stream an EvIdle event is a step of its
+	// processing time (ADVANCE PROCESSING TIME): Wm is the time, in epoch
+	// milliseconds, that the stream's clock moves to.
 	Events []exec.Event
 	// Stream marks CREATE STREAM: a table of Kind TableValues whose events
-	// INSERT INTO and ADVANCE WATERMARK add, step by step.
+	// INSERT INTO and ADVANCE WATERMARK | PROCESSING TIME add, step by
+	// step.
 	Stream bool
+	// Clock is a stream's processing time, in epoch milliseconds, before
+	// its first processing-time step: the session's clock when the stream
+	// was created. A stream's clock stands still between its steps.
+	Clock int64
 	// Watermark is the WATERMARK clause, if any.
 	Watermark *exec.WatermarkSpec
 	// Computed are the computed columns (name AS expression), in the order
@@ -213,13 +220,13 @@ func (c *Catalog) Function(name string) (*Function, bool) {
 	return f, ok
 }
 
-// catalogFunction returns the non-temporary function named name.
+// CatalogFunction returns the non-temporary function named name.
 func (c *Catalog) CatalogFunction(name string) (*Function, bool) {
 	f, ok := c.functions[strings.ToLower(name)]
 	return f, ok
 }
 
-// temporaryFunction returns the temporary function named name.
+// TemporaryFunction returns the temporary function named name.
 func (c *Catalog) TemporaryFunction(name string) (*Function, bool) {
 	f, ok := c.temps[strings.ToLower(name)]
 	return f, ok

@@ -38,7 +38,7 @@ const (
 	notNullByKeyMsg = "NULL in a NOT NULL column (only a delete of 'source.produces-delete-by-key' leaves it NULL)"
 )
 
-// isChangelogOption reports whether key is one of the changelog options.
+// IsChangelogOption reports whether key is one of the changelog options.
 func IsChangelogOption(key string) bool {
 	return key == OptOpColumn || key == OptChangelog || key == optDeleteByKey
 }
@@ -82,7 +82,7 @@ func parseOpCode(s string) (types.RowKind, bool) {
 	return types.ParseRowKind(strings.ToUpper(strings.TrimSpace(s)))
 }
 
-// prepareChangelog reads the changelog options of CREATE TABLE, before
+// PrepareChangelog reads the changelog options of CREATE TABLE, before
 // its rows are typed: it sets t.Changelog and, for deletes by key, reads
 // the non-key columns as nullable. finishChangelog then takes the op
 // column out.
@@ -155,7 +155,7 @@ func PrepareChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	return nil
 }
 
-// finishChangelog takes the op column out of a table whose rows are read
+// FinishChangelog takes the op column out of a table whose rows are read
 // (AS VALUES: typed into t.Events): the declared columns become the
 // source's, the others the table's, and VALUES rows get their kinds.
 func FinishChangelog(t *catalog.Table, ct *sqlmini.CreateTable) error {
@@ -282,7 +282,7 @@ type sourceNode struct {
 func (n *sourceNode) Changelog() types.ChangelogMode { return n.mode }
 func (n *sourceNode) UpsertKey() []int               { return n.key }
 
-// changelogValues plans the rows of a table given AS VALUES.
+// ChangelogValues plans the rows of a table given AS VALUES.
 func ChangelogValues(t *catalog.Table, n *exec.ValuesNode) exec.Node {
 	if t.Changelog.IsEmpty() || t.Changelog.IsInsertOnly() {
 		return n

@@ -84,11 +84,11 @@ import (
 // SetSeed is the session's seed for datagen tables without a 'seed' option.
 const SetSeed = "ptfsh.seed"
 
-// datagenEpoch ends the window of random timestamps when
+// DatagenEpoch ends the window of random timestamps when
 // 'ptfsh.processing-time' is not set: 2025-01-01 00:00:00 UTC.
 const DatagenEpoch = 1735689600000
 
-// datagenOptions lists the options of the datagen connector; '#' stands
+// DatagenOptions lists the options of the datagen connector; '#' stands
 // for a column name (or a nested field's path).
 var DatagenOptions = []string{"connector", "number-of-rows", "rows-per-second", "seed",
 	"fields.#.kind", "fields.#.min", "fields.#.max", "fields.#.max-past", "fields.#.length", "fields.#.var-len",
@@ -97,7 +97,7 @@ var DatagenOptions = []string{"connector", "number-of-rows", "rows-per-second", 
 // sequenceTypes names the types a sequence generator supports.
 const sequenceTypes = "TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL, CHAR, VARCHAR, STRING, BINARY, VARBINARY, BYTES, TIMESTAMP, TIMESTAMP_LTZ"
 
-// checkDatagenOptions validates the WITH options of a datagen table at
+// CheckDatagenOptions validates the WITH options of a datagen table at
 // CREATE TABLE, pointing at the option in error.
 func CheckDatagenOptions(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	if _, err := parseDatagen(t); err != nil {

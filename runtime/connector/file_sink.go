@@ -20,7 +20,7 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// fileSink writes the rows of an INSERT INTO to its table's file. It is a
+// FileSink writes the rows of an INSERT INTO to its table's file. It is a
 // CheckpointSink.
 type FileSink struct {
 	t         *catalog.Table
@@ -269,7 +269,7 @@ func (k *FileSink) record(tx state.Tx) error {
 	return tx.Put(exec.SinkNamespace, k.key(), b)
 }
 
-// close closes the file. A statement that failed has its rows since the
+// Close closes the file. A statement that failed has its rows since the
 // last checkpoint taken back out, as its state goes back to that
 // checkpoint: running it again writes them once.
 func (k *FileSink) Close() {
@@ -299,7 +299,7 @@ func truncate(f *os.File, size int64) error {
 // ERROR (the default) or DROP.
 const SetNotNullEnforcer = "table.exec.sink.not-null-enforcer"
 
-// rootCause drops the path from an *os.PathError (the caller names the
+// RootCause drops the path from an *os.PathError (the caller names the
 // file as the user wrote it): "no such file or directory".
 func RootCause(err error) error {
 	var pe *os.PathError

@@ -42,7 +42,7 @@ func (n *fileNode) Changelog() types.ChangelogMode {
 	return n.t.Changelog
 }
 
-// upsertKey is the table's primary key when it produces updates.
+// UpsertKey is the table's primary key when it produces updates.
 func (n *fileNode) UpsertKey() []int {
 	if n.Changelog().IsInsertOnly() {
 		return nil
@@ -271,7 +271,7 @@ func openTableReaderIn(t *catalog.Table, path string, resume format.SourcePos, i
 	return nil, fmt.Errorf("table %s: unsupported format %q", t.Name, t.Options["format"])
 }
 
-// tablePath is a file table's path, resolved against its script's folder.
+// TablePath is a file table's path, resolved against its script's folder.
 func TablePath(t *catalog.Table) string {
 	path := t.Options["path"]
 	if !filepath.IsAbs(path) {

@@ -50,7 +50,7 @@ var kafkaRefused = map[string]string{
 	"sink.semantic":                      "Flink replaced it by 'sink.delivery-guarantee'",
 	"sink.buffer-flush.max-rows":         "ptfsh's upsert-kafka sink writes every change",
 	"sink.buffer-flush.interval":         "ptfsh's upsert-kafka sink writes every change",
-	"scan.watermark.emit.strategy":       "ptfsh makes a watermark after each row",
+	"scan.watermark.emit.strategy":       "ptfsh emits watermarks periodically (SET 'pipeline.auto-watermark-interval')",
 	"scan.watermark.alignment.group":     "ptfsh has no watermark alignment",
 	"scan.watermark.alignment.max-drift": "ptfsh has no watermark alignment",
 	"scan.watermark.idle-timeout":        "use SET 'table.exec.source.idle-timeout'",

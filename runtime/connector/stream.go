@@ -1,8 +1,10 @@
 package connector
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -12,7 +14,10 @@ import (
 // StreamScan reads a stream (CREATE STREAM) as far as it goes: the rows
 // and watermark steps that INSERT INTO and ADVANCE WATERMARK gave it, with
 // the watermarks its WATERMARK declaration makes after rows, as a table
-// given AS VALUES reads. The session runs a query on a stream again at each
+// given AS VALUES reads. The execution's processing-time clock is the
+// stream's: it stands at the stream's Clock, and each step of ADVANCE
+// PROCESSING TIME moves it and passes on an EvIdle, so that operators
+// release what the time made due. The session runs a query on a stream again at each
 // step, over every event so far: Replayed says how many events an earlier
 // step read, and Live is called once, before the scan hands out the first
 // event past them (or its end), so that the trace shows only what the step
@@ -39,8 +44,26 @@ func (s *StreamScan) Explain() string {
 
 // Open reads the stream's events from the first.
 func (s *StreamScan) Open(ex *exec.Execution) (exec.Stream, error) {
+	setClock(ex, s.Table.Clock)
+	for _, ev := range s.Events {
+		if ev.Kind == exec.EvIdle {
+			ex.SteppedClock = true
+		}
+	}
 	return &streamReader{scan: s, ex: ex, wm: exec.NewWMGen(s.Table.Watermark, s.Every)}, nil
 }
+
+// clockText shows a processing time as the trace shows times (UTC).
+func clockText(ms int64) string {
+	t := time.UnixMilli(ms).UTC()
+	if ms%1000 != 0 {
+		return t.Format("2006-01-02 15:04:05.000")
+	}
+	return t.Format("2006-01-02 15:04:05")
+}
+
+// setClock stops the execution's processing-time clock at ms.
+func setClock(ex *exec.Execution, ms int64) { ex.Now = func() int64 { return ms } }
 
 type streamReader struct {
 	scan    *StreamScan
@@ -61,11 +84,21 @@ func (r *streamReader) Next() (exec.Event, error) {
 		r.goLive(r.i)
 		ev := r.scan.Events[r.i]
 		r.i++
-		if ev.Kind == exec.EvWatermark {
+		switch ev.Kind {
+		case exec.EvWatermark:
 			if r.wm.Explicit(ev.Wm) {
 				return ev, nil
 			}
 			continue
+		case exec.EvIdle:
+			// A processing-time step: no row, the clock moves. The driver
+			// that sees an EvIdle waits for a wake; it need not.
+			if r.ex.Trace != nil {
+				fmt.Fprintf(r.ex.Trace, "trace %s processing time → %s\n", r.scan.Table.Name, clockText(ev.Wm))
+			}
+			setClock(r.ex, ev.Wm)
+			r.ex.Live().Wake()
+			return exec.Event{Kind: exec.EvIdle}, nil
 		}
 		r.ex.RowsIn++
 		if w, ok := r.wm.Observe(ev.Row); ok {

@@ -35,7 +35,7 @@ const (
 	EvTick
 )
 
-// event is what flows between operators: a row, a watermark, or the end.
+// Event is what flows between operators: a row, a watermark, or the end.
 type Event struct {
 	Kind eventKind
 	Row  types.Row
@@ -47,19 +47,19 @@ type Event struct {
 	Why string
 }
 
-// stream is a running operator: next returns its events in order; after
+// Stream is a running operator: next returns its events in order; after
 // evEnd it is not called again. close releases what open took.
 type Stream interface {
 	Next() (Event, error)
 	Close() error
 }
 
-// node is a plan node: a schema, a changelog mode, and a way to run.
+// Node is a plan node: a schema, a changelog mode, and a way to run.
 type Node interface {
 	Schema() types.Schema
 	Changelog() types.ChangelogMode
 	Open(ex *Execution) (Stream, error)
-	// explain describes the node in one line for EXPLAIN; children()
+	// Explain describes the node in one line for EXPLAIN; Children
 	// lists its inputs.
 	Explain() string
 	Children() []Node
@@ -73,7 +73,7 @@ type UpsertKeyed interface {
 	UpsertKey() []int
 }
 
-// upsertKeyOf returns a node's upsert key (column indexes), or nil.
+// UpsertKeyOf returns a node's upsert key (column indexes), or nil.
 func UpsertKeyOf(n Node) []int {
 	if u, ok := n.(UpsertKeyed); ok {
 		return u.UpsertKey()
@@ -117,8 +117,13 @@ func (ex *Execution) CheckCancelled() error {
 type Stateful interface {
 	// Checkpoint writes the operator's changes since the last checkpoint
 	// into tx. finished: the statement read its input to the end, so
-	// nothing goes on from its state, which goes.
-	Checkpoint(tx state.Tx, finished bool) error
+	// nothing goes on from its state, which goes. final: the statement's
+	// last checkpoint (finished, or stopped without its end of input): an
+	// operator forgets its event time then, as a source does, so that the
+	// next run starts without a watermark, as a Flink job restored from a
+	// savepoint does; it keeps it in the others, for a restart after a
+	// crash.
+	Checkpoint(tx state.Tx, finished, final bool) error
 	// Quiescent reports whether the operator holds no output that a
 	// checkpoint taken now could not describe.
 	Quiescent() bool
@@ -157,6 +162,10 @@ type Execution struct {
 	// Ctx is the statement's context, which Ctrl-C cancels.
 	Ctx   context.Context
 	Store state.Store
+	// SteppedClock says that Now is a clock moved by hand, step by step
+	// (a stream's, which ADVANCE PROCESSING TIME moved): observers record
+	// the processing time of what happens.
+	SteppedClock bool
 	// Now is the processing-time clock in epoch milliseconds: state TTL,
 	// PROCTIME() columns (ComputedNode) and the faker connector's
 	// date.past read it. NewExecution sets it from Opts (the wall clock,
@@ -221,7 +230,7 @@ type CheckpointPolicy interface {
 	Due(rowsIn int64) bool
 }
 
-// noCheckpoints turns off checkpoints during the statement: an operator
+// NoCheckpoints turns off checkpoints during the statement: an operator
 // whose state is not part of checkpoints is in the plan, so a restart
 // after a crash must begin from the statement's start (where the last
 // complete checkpoint left everything) to stay exactly-once.
@@ -243,7 +252,7 @@ func (ex *Execution) InMemory(held string) error {
 	return nil
 }
 
-// quiescent reports whether no operator holds rows it has not handed on,
+// Quiescent reports whether no operator holds rows it has not handed on,
 // the moment a checkpoint describes exactly the rows the sink has seen.
 func (ex *Execution) Quiescent() bool {
 	for _, op := range ex.Ptfs {
@@ -270,6 +279,24 @@ func (ex *Execution) OperatorNamespace(kind string) string {
 		key = "-"
 	}
 	return "op/" + key + "/" + strconv.Itoa(ex.operators) + "-" + kind
+}
+
+// DropOperators deletes the state of the operators of the statement
+// whose key is key (OperatorNamespace), so that its next run starts
+// fresh.
+func DropOperators(tx state.Tx, key string) error {
+	names, err := tx.Namespaces()
+	if err != nil {
+		return err
+	}
+	for _, ns := range names {
+		if strings.HasPrefix(ns, "op/"+key+"/") {
+			if err := tx.DeleteNamespace(ns); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // CheckpointDue reports whether reading extra more source rows would pass
@@ -303,7 +330,7 @@ func wallClock() func() int64 {
 	return func() int64 { return (ns + int64(time.Since(start))) / 1e6 }
 }
 
-// valuesNode is a VALUES list, a view over one, or a table given AS
+// ValuesNode is a VALUES list, a view over one, or a table given AS
 // VALUES. Its events are rows and watermark steps written into the data;
 // with a WATERMARK declaration it also emits watermarks after rows.
 type ValuesNode struct {
@@ -360,12 +387,14 @@ func (s *valuesStream) Next() (Event, error) {
 
 func (s *valuesStream) Close() error { return nil }
 
-// filterNode keeps the rows for which pred is TRUE.
+// FilterNode keeps the rows for which pred is TRUE.
 type FilterNode struct {
 	In   Node
 	Pred expr.Expr
 	Text string
 }
+
+var _ Node = (*FilterNode)(nil)
 
 var (
 	_ Node        = (*FilterNode)(nil)
@@ -410,13 +439,15 @@ func (s *filterStream) Next() (Event, error) {
 
 func (s *filterStream) Close() error { return s.in.Close() }
 
-// projectNode computes new columns.
+// ProjectNode computes new columns.
 type ProjectNode struct {
 	In    Node
 	Exprs []expr.Expr
 	Sch   types.Schema
 	Texts []string
 }
+
+var _ Node = (*ProjectNode)(nil)
 
 var (
 	_ Node        = (*ProjectNode)(nil)
@@ -462,7 +493,7 @@ func (s *projectStream) Next() (Event, error) {
 
 func (s *projectStream) Close() error { return s.in.Close() }
 
-// limitNode stops after n rows.
+// LimitNode stops after n rows.
 type LimitNode struct {
 	In     Node
 	N      int64
@@ -516,7 +547,7 @@ func (s *limitStream) Next() (Event, error) {
 
 func (s *limitStream) Close() error { return s.in.Close() }
 
-// unionNode is UNION ALL: its inputs one after another.
+// UnionNode is UNION ALL: its inputs one after another.
 type UnionNode struct {
 	Ins []Node
 }
@@ -594,11 +625,13 @@ func (s *unionStream) Next() (Event, error) {
 
 func (s *unionStream) Close() error { return CloseAll(s.ins) }
 
-// renameNode is its input with other column names.
+// RenameNode is its input with other column names.
 type RenameNode struct {
 	In  Node
 	Sch types.Schema
 }
+
+var _ Node = (*RenameNode)(nil)
 
 var (
 	_ Node        = (*RenameNode)(nil)

@@ -7,11 +7,13 @@ import "github.com/ptfsh/ptfsh/runtime/types"
 // (testUidPipelineMergeIntoOneFunction). The instance runs once; each
 // consumer gets every event, queued until it pulls.
 
-// teeNode is one consumer of a shared call.
+// TeeNode is one consumer of a shared call.
 type TeeNode struct {
 	In   Node   // the call, planned once
 	Text string // the call as written, to match identical calls
 }
+
+var _ Node = (*TeeNode)(nil)
 
 var (
 	_ Node        = (*TeeNode)(nil)

@@ -25,13 +25,13 @@ import (
 //	sources            how far each file source read (runtime/connector)
 //	sinks              how long each file sink's file was at the checkpoint
 
-// metaNamespace holds what the runtime records about each uid.
+// MetaNamespace holds what the runtime records about each uid.
 const MetaNamespace = "meta"
 
-// finishedKey marks a uid whose last statement read its input to the end.
+// FinishedKey marks a uid whose last statement read its input to the end.
 func FinishedKey(uid string) []byte { return []byte("finished/" + uid) }
 
-// dropUID removes every state entry and timer of a uid.
+// DropUID removes every state entry and timer of a uid.
 func DropUID(tx state.Tx, uid string) error {
 	names, err := tx.Namespaces()
 	if err != nil {
@@ -56,7 +56,7 @@ func StateNamespace(uid, name string) string { return "state/" + uid + "/" + nam
 
 func SpillNamespace(uid, name string) string { return "spill/" + uid + "/" + name }
 
-// timerNamespace is where the timers of uid live in the store.
+// TimerNamespace is where the timers of uid live in the store.
 func TimerNamespace(uid string) string { return "timers/" + uid }
 
 func ListNamespace(uid, name string) string { return "list/" + uid + "/" + name }

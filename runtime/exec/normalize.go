@@ -10,7 +10,7 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// normalizeNode brings an updating input into the form a table argument
+// NormalizeNode brings an updating input into the form a table argument
 // asks for, as Flink's planner does (ChangelogNormalize and friends):
 //
 //   - retract form: every update is -U(old) then +U(new). An upsert input
@@ -27,10 +27,12 @@ type NormalizeNode struct {
 	Retract     bool // deliver -U before +U
 	FullDeletes bool // fill key-only deletes
 	Mode        types.ChangelogMode
-	// id names the state of this input: the consuming call's uid and
+	// ID names the state of this input: the consuming call's uid and
 	// table argument (empty: the state lives for one statement only).
 	ID string
 }
+
+var _ Node = (*NormalizeNode)(nil)
 
 var (
 	_ Node        = (*NormalizeNode)(nil)
@@ -193,7 +195,7 @@ func (s *normalizeStream) load(store state.Store) error {
 	})
 }
 
-// checkpoint writes the keys changed since the last checkpoint; a finished
+// Checkpoint writes the keys changed since the last checkpoint; a finished
 // statement leaves nothing (the next one starts afresh).
 func (s *normalizeStream) Checkpoint(tx state.Tx, finished bool) error {
 	if s.n.ID == "" {

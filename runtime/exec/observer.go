@@ -79,6 +79,10 @@ type CallView interface {
 	// PendingTimers calls f with each timer that waits to fire, and its
 	// key, in no order; it returns how many wait.
 	PendingTimers(f func(key []any, t Timer)) int
+	// ProcessingTime is the processing time now, in epoch milliseconds,
+	// where the statement's clock is moved by hand (a stream's, stepped by
+	// ADVANCE PROCESSING TIME); ok is false otherwise.
+	ProcessingTime() (ms int64, ok bool)
 	// State describes the value state of the running call's key as it is
 	// now ("-" without a key); ok is false for a function that declares
 	// no state.

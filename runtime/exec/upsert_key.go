@@ -9,13 +9,13 @@ import "github.com/ptfsh/ptfsh/runtime/expr"
 // mode materialises by it). They live here rather than beside the nodes
 // to keep the changelog work out of files others are changing.
 
-// upsertKey is the input's: renaming keeps the columns in place.
+// UpsertKey is the input's: renaming keeps the columns in place.
 func (n *RenameNode) UpsertKey() []int { return UpsertKeyOf(n.In) }
 
-// upsertKey is the input's: a filter removes rows, not columns.
+// UpsertKey is the input's: a filter removes rows, not columns.
 func (n *FilterNode) UpsertKey() []int { return UpsertKeyOf(n.In) }
 
-// upsertKey is the input's key mapped to the output columns that copy
+// UpsertKey is the input's key mapped to the output columns that copy
 // its columns, or nil when one of them is not selected as it is.
 func (n *ProjectNode) UpsertKey() []int {
 	in := UpsertKeyOf(n.In)

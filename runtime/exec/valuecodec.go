@@ -59,13 +59,13 @@ const (
 	vtDescriptor
 )
 
-// maxValueDepth bounds the nesting of a decoded value, so that a damaged
+// MaxValueDepth bounds the nesting of a decoded value, so that a damaged
 // record cannot exhaust the stack.
 const MaxValueDepth = 256
 
 var ErrValueTruncated = errors.New("truncated value")
 
-// appendValue appends the encoding of v to b. It fails for a Go type that
+// AppendValue appends the encoding of v to b. It fails for a Go type that
 // is not a runtime value.
 func AppendValue(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
@@ -155,7 +155,7 @@ func AppendValue(b []byte, v any) ([]byte, error) {
 	return nil, fmt.Errorf("cannot store a %T in list or map state", v)
 }
 
-// readValue decodes one value from the front of b and returns the rest.
+// ReadValue decodes one value from the front of b and returns the rest.
 func ReadValue(b []byte) (any, []byte, error) {
 	return readValueDepth(b, 0)
 }
@@ -325,7 +325,7 @@ func readValueDepth(b []byte, depth int) (any, []byte, error) {
 	return nil, nil, fmt.Errorf("unknown value tag %d", tag)
 }
 
-// checkValueKind reports whether v, a non-NULL value, has the Go type of
+// CheckValueKind reports whether v, a non-NULL value, has the Go type of
 // SQL type t (value.go); a zero t accepts anything. Only the outer value
 // is checked: element types of arrays, maps and rows are not.
 func CheckValueKind(v any, t types.Type) error {

@@ -1,6 +1,11 @@
 package exec
 
-import "math"
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
 
 // MinWatermark is the watermark before any: no event time has passed.
 const MinWatermark = math.MinInt64
@@ -195,4 +200,54 @@ func (v *Valve) flushMax() (int64, bool) {
 		return v.out, true
 	}
 	return v.out, false
+}
+
+// AppendState appends what a checkpoint keeps of the valve to b: its
+// watermark, whether it is idle, and each input's watermark and status.
+func (v *Valve) AppendState(b []byte) []byte {
+	b = binary.AppendVarint(b, v.out)
+	b = append(b, boolByte(v.idle))
+	b = binary.AppendUvarint(b, uint64(len(v.ins)))
+	for _, in := range v.ins {
+		b = binary.AppendVarint(b, in.wm)
+		b = append(b, boolByte(in.idle)|boolByte(in.aligned)<<1|boolByte(in.done)<<2)
+	}
+	return b
+}
+
+// ReadState takes the valve back to what AppendState wrote at the start
+// of b, and returns the rest of b. The valve must have as many inputs as
+// the one that wrote it.
+func (v *Valve) ReadState(b []byte) ([]byte, error) {
+	bad := errors.New("a damaged watermark valve in the state")
+	out, n := binary.Varint(b)
+	if n <= 0 || len(b) <= n {
+		return nil, bad
+	}
+	idle := b[n] != 0
+	b = b[n+1:]
+	count, n := binary.Uvarint(b)
+	if n <= 0 || count != uint64(len(v.ins)) {
+		return nil, fmt.Errorf("the state holds a watermark valve of %d inputs, not %d", count, len(v.ins))
+	}
+	b = b[n:]
+	ins := make([]valveInput, len(v.ins))
+	for i := range ins {
+		wm, n := binary.Varint(b)
+		if n <= 0 || len(b) <= n {
+			return nil, bad
+		}
+		f := b[n]
+		ins[i] = valveInput{wm: wm, idle: f&1 != 0, aligned: f&2 != 0, done: f&4 != 0}
+		b = b[n+1:]
+	}
+	v.out, v.idle, v.ins = out, idle, ins
+	return b, nil
+}
+
+func boolByte(x bool) byte {
+	if x {
+		return 1
+	}
+	return 0
 }

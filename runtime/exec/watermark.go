@@ -10,7 +10,7 @@ import (
 // Long.MAX_VALUE): it fires every timer left and flushes sort buffers.
 const MaxWatermark = math.MaxInt64
 
-// wmGen emits a table's watermarks as Flink's test harness does with
+// WmGen emits a table's watermarks as Flink's test harness does with
 // on-event emission: after a row, the WATERMARK expression evaluated on it
 // (column - delay), when that is larger than the last one emitted, so the
 // watermark is monotonic: max(ts) - delay. With every > 1 it emits only
@@ -55,7 +55,7 @@ func (g *WmGen) Restore(s WmState) {
 	g.rows, g.max, g.emitted, g.has, g.seen = s.Rows, s.Max, s.Emitted, s.Has, s.Seen
 }
 
-// observe takes a row and reports a watermark to emit after it, if any.
+// Observe takes a row and reports a watermark to emit after it, if any.
 func (g *WmGen) Observe(r types.Row) (int64, bool) {
 	if g == nil {
 		return 0, false
@@ -73,7 +73,7 @@ func (g *WmGen) Observe(r types.Row) (int64, bool) {
 	return g.max, true
 }
 
-// explicit records a watermark written into the data; it reports whether
+// Explicit records a watermark written into the data; it reports whether
 // it moves the watermark forward (a watermark never goes back).
 func (g *WmGen) Explicit(ts int64) bool {
 	if g == nil {

@@ -375,7 +375,7 @@ func castError(v any, to types.Type) error {
 	return fmt.Errorf("cannot cast %s to %s", types.EscapeControls(types.FormatValue(v, types.Type{})), to.Nullable())
 }
 
-// ratToDecimal rounds r HALF_UP to the scale of t and checks the precision.
+// RatToDecimal rounds r HALF_UP to the scale of t and checks the precision.
 func RatToDecimal(r *big.Rat, t types.Type) (any, error) {
 	scale := new(big.Int).Exp(bigTen, big.NewInt(int64(t.Scale)), nil)
 	num := new(big.Int).Mul(r.Num(), scale)
@@ -394,7 +394,7 @@ func RatToDecimal(r *big.Rat, t types.Type) (any, error) {
 	return types.Decimal{Unscaled: q, Scale: t.Scale}, nil
 }
 
-// canImplicitCast reports whether a value of type from may be passed where
+// CanImplicitCast reports whether a value of type from may be passed where
 // to is declared without a CAST: the same root, a widening number, CHAR to
 // VARCHAR, NULL to anything nullable.
 func CanImplicitCast(from, to types.Type) bool {

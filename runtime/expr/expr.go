@@ -246,7 +246,7 @@ func distinctFrom(pos sqlmini.Pos, left, right Expr, not bool) (Expr, error) {
 	}}, nil
 }
 
-// comparable reports whether values of t and u can be compared.
+// Comparable reports whether values of t and u can be compared.
 func Comparable(t, u types.Type) bool {
 	if t.Kind == types.KindNull || u.Kind == types.KindNull {
 		return true
@@ -292,7 +292,7 @@ func compileCompare(pos sqlmini.Pos, op string, left, right Expr) (Expr, error) 
 	}}, nil
 }
 
-// compareValues orders two non-null values of comparable types.
+// CompareValues orders two non-null values of comparable types.
 func CompareValues(a, b any) int {
 	switch x := a.(type) {
 	case int64:

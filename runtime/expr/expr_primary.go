@@ -244,7 +244,7 @@ func commonType(es []Expr) types.Type {
 	return LeastRestrictive(ts)
 }
 
-// leastRestrictive finds the type all of ts convert to, as Flink does for
+// LeastRestrictive finds the type all of ts convert to, as Flink does for
 // VALUES columns and constructors: strings of one length stay CHAR(n),
 // of different lengths become VARCHAR(max); numbers widen; a NULL makes the
 // result nullable.

@@ -30,7 +30,7 @@ type Printer interface {
 	End() error
 }
 
-// aborter is a Printer that can close a result cut short by an error: the
+// Aborter is a Printer that can close a result cut short by an error: the
 // tableau draws its bottom border (without a footer, since the count is not
 // the result's), so that the error prints below a whole table.
 type Aborter interface {
@@ -392,7 +392,7 @@ func appendSpaces(b []byte, n int) []byte {
 	return b
 }
 
-// displayWidth is TableauStyle.getStringDisplayWidth: the UTF-16 length
+// DisplayWidth is TableauStyle.getStringDisplayWidth: the UTF-16 length
 // plus one for every wide code point.
 func DisplayWidth(s []byte) int {
 	n := 0

@@ -168,7 +168,7 @@ type upsertKeySetter interface {
 	SetUpsertKey(key []int)
 }
 
-// setUpsertKey gives a printer that wants it the upsert key of a result.
+// SetUpsertKey gives a printer that wants it the upsert key of a result.
 func SetUpsertKey(p Printer, key []int) {
 	if s, ok := p.(upsertKeySetter); ok {
 		s.SetUpsertKey(key)

@@ -97,7 +97,7 @@ type SkipReporter interface {
 // MaxSkippedKept is how many skipped rows a SkipReporter describes.
 const MaxSkippedKept = 5
 
-// skipStats counts skipped rows for SkipReporter.
+// SkipStats counts skipped rows for SkipReporter.
 type SkipStats struct {
 	n     int64
 	first []ParseError
@@ -199,7 +199,7 @@ func openSourceFile(path string, resume SourcePos) (*os.File, error) {
 	return f, nil
 }
 
-// lineStartBefore returns the offset of the start of the line that holds
+// LineStartBefore returns the offset of the start of the line that holds
 // byte off, reading backwards from it. Resuming readers use it to number
 // columns on their first line.
 func LineStartBefore(f *os.File, off int64) (int64, error) {
@@ -222,7 +222,7 @@ func LineStartBefore(f *os.File, off int64) (int64, error) {
 	return 0, nil
 }
 
-// utf8BOM starts some files written on Windows; readers skip it.
+// Utf8BOM starts some files written on Windows; readers skip it.
 const Utf8BOM = "\xef\xbb\xbf"
 
 // interner shares the strings of a column whose values repeat (country

@@ -14,7 +14,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
-// partitionKey picks the PARTITION BY values of a row.
+// Pick picks the PARTITION BY values of a row.
 func Pick(r types.Row, cols []int) []any {
 	if len(cols) == 0 {
 		return nil
@@ -32,7 +32,7 @@ func Pick(r types.Row, cols []int) []any {
 // element of the store's encoding, so it is no other key.
 var Empty = []byte{0x01}
 
-// encodeKey encodes key values with the store's order-preserving encoding,
+// Encode encodes key values with the store's order-preserving encoding,
 // so that keys sort like their values and a key's bytes identify it.
 func Encode(key []any) []byte {
 	if len(key) == 0 {
@@ -92,7 +92,7 @@ func AppendValue(b []byte, v any) []byte {
 	return orderedcode.AppendString(b, types.FormatValue(v, types.Type{}))
 }
 
-// decodeKey reverses encodeKey for key columns of the given types.
+// Decode reverses encodeKey for key columns of the given types.
 func Decode(enc []byte, kinds []types.Type) ([]any, error) {
 	d := orderedcode.NewDecoder(enc)
 	out := make([]any, len(kinds))

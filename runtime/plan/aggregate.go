@@ -757,7 +757,7 @@ func (filterConst) Eval([]any) (any, error) { return int64(1), nil }
 func (filterConst) Type() types.Type        { return types.TypeInt.AsNotNull() }
 func (filterConst) IsConstant() bool        { return true }
 
-// aggregateType is the result type of fn over arg, or Calcite's message.
+// AggregateType is the result type of fn over arg, or Calcite's message.
 func AggregateType(fn string, arg types.Type) (types.Type, error) {
 	bad := func(form string) (types.Type, error) {
 		return types.Type{}, &aggTypeError{fn: fn, arg: arg, form: form}

@@ -15,7 +15,7 @@ import (
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
-// planner turns a query's AST into a tree of plan nodes, resolving names
+// Planner turns a query's AST into a tree of plan nodes, resolving names
 // against the catalog and the query's WITH clauses.
 type Planner struct {
 	// groupWindows are the window table function calls that group windows
@@ -32,7 +32,7 @@ type Planner struct {
 	// same instance.
 	uids   map[string]*sqlmini.Call
 	shared map[string]*exec.TeeNode
-	// required is the changelog mode the statement's consumer accepts (the
+	// Required is the changelog mode the statement's consumer accepts (the
 	// printer: every kind, full deletes; a sink may accept key-only
 	// deletes). ChangelogFunctions resolve their output against it.
 	Required types.ChangelogMode
@@ -120,7 +120,7 @@ func (p *Planner) planValues(v *sqlmini.Values) (exec.Node, error) {
 	return &exec.ValuesNode{Sch: sch, Events: events}, nil
 }
 
-// compileValues compiles the rows of VALUES; watermark steps get nil.
+// CompileValues compiles the rows of VALUES; watermark steps get nil.
 func CompileValues(v *sqlmini.Values) ([][]expr.Expr, int, error) {
 	width := -1
 	exprs := make([][]expr.Expr, len(v.Rows))
@@ -148,7 +148,7 @@ func CompileValues(v *sqlmini.Values) ([][]expr.Expr, int, error) {
 	return exprs, width, nil
 }
 
-// valuesEvents evaluates VALUES rows into rows of schema sch (casting each
+// ValuesEvents evaluates VALUES rows into rows of schema sch (casting each
 // value to its column's type) and watermark steps into watermarks.
 func ValuesEvents(v *sqlmini.Values, exprs [][]expr.Expr, sch types.Schema) ([]exec.Event, error) {
 	events := make([]exec.Event, 0, len(exprs))
@@ -606,7 +606,7 @@ func (p *Planner) now() func() int64 {
 // else nil (the clock).
 func (p *Planner) seed() *int64 { return p.env.FunctionSeed }
 
-// exprText prints an expression for EXPLAIN and messages.
+// ExprText prints an expression for EXPLAIN and messages.
 func ExprText(e *sqlmini.Expr) string {
 	if s, ok := any(e).(fmt.Stringer); ok {
 		return s.String()

@@ -279,7 +279,7 @@ func (p *Planner) bindChangelog(c *sqlmini.Call, def *ptf.FuncDef, n *ptfop.Node
 	return nil
 }
 
-// deliverUpdates puts an updating input into the form table argument
+// DeliverUpdates puts an updating input into the form table argument
 // traits ask for (flink-cases.md §10.11): partitioned by its upsert key, the
 // function gets the upsert form (no -U); otherwise, or with
 // REQUIRE_UPDATE_BEFORE, the retract form; REQUIRE_FULL_DELETE fills
@@ -405,7 +405,7 @@ func typeFamily(t types.Type) string {
 	return "ANY"
 }
 
-// updatingNode returns the node that first produces updates: the deepest
+// UpdatingNode returns the node that first produces updates: the deepest
 // updating node whose inputs are insert-only.
 func UpdatingNode(n exec.Node) exec.Node {
 	for _, c := range n.Children() {

@@ -136,7 +136,7 @@ func (c *checkpointer) start(final, async bool) (*state.Commit, error) {
 			}
 		}
 		for _, op := range ex.Stateful {
-			if err := op.Checkpoint(tx, finished); err != nil {
+			if err := op.Checkpoint(tx, finished, final); err != nil {
 				return err
 			}
 		}

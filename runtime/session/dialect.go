@@ -116,7 +116,11 @@ func extensions(st *sqlmini.Statement) []extension {
 			out = append(out, extension{pos: ct.Name.Pos, what: "a table without columns (columns inferred from its file)", why: fmt.Sprintf("Flink takes a table's columns from the statement only, so there the table has none; declare them (SHOW CREATE TABLE %s prints the statement with them)", sqlmini.QuoteIdent(name)), noted: true})
 		}
 	case st.Advance != nil:
-		add(st.Advance.Pos, "ADVANCE WATERMARK", "Flink's watermarks come from the WATERMARK declaration of a table as its rows arrive; declare one and put the rows in a file")
+		if st.Advance.Processing {
+			add(st.Advance.Pos, "ADVANCE PROCESSING TIME", "Flink's processing time is the machine's clock; declare a PROCTIME() column on a table whose rows come live")
+		} else {
+			add(st.Advance.Pos, "ADVANCE WATERMARK", "Flink's watermarks come from the WATERMARK declaration of a table as its rows arrive; declare one and put the rows in a file")
+		}
 	case st.Explain != nil && st.Explain.Timeline:
 		add(st.Explain.Pos, "EXPLAIN TIMELINE", "Flink's EXPLAIN shows the plan only; use EXPLAIN PLAN FOR in a Flink script")
 	case st.Explain != nil && st.Explain.Why:

@@ -56,6 +56,9 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 	}
 	ex := exec.NewExecution(ctx, s.cfg.Store, opts)
 	ex.StatementKey = statementHash(stmt.Statement)[:16] // names its operators' state (exec.OperatorNamespace)
+	if st := stmt.stepping; st != nil {
+		ex.StatementKey = st.key // the running query's, whatever step runs it
+	}
 	// SET 'ptfsh.memory-limit': the statement stops when the live heap passes it.
 	defer ex.WatchMemory()()
 	if s.resultMode() == "table" && stmt.Statement != nil && stmt.Query != nil {

@@ -122,8 +122,9 @@ const helpText = `The statements of ptfsh (Flink SQL; each ends with ';' and may
                                   rows inline, with watermark steps
   CREATE STREAM s (cols, WATERMARK FOR ts AS ...)
   INSERT INTO s VALUES (...)      ADVANCE WATERMARK s TO TIMESTAMP '...' | END
+  ADVANCE PROCESSING TIME s TO TIMESTAMP '...' | BY INTERVAL '...'
                                   a stream fed step by step: a query on it keeps running and
-                                  prints what each step emits
+                                  prints what each step emits; its clock moves only by hand
   DROP [TEMPORARY] FUNCTION | VIEW | TABLE [IF EXISTS] name
   SHOW [USER] FUNCTIONS | TABLES | VIEWS [[NOT] LIKE 'pat%']
   SHOW JOBS                       the queries and INSERTs that ran: status, time, rows

@@ -13,6 +13,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/connector"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/format"
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/settings"
@@ -32,6 +33,15 @@ import (
 //	ADVANCE WATERMARK s TO TIMESTAMP '2025-03-27 12:01:00';                -- timers fire
 //	SHOW TIMERS FOR 'f';
 //	ADVANCE WATERMARK s TO END;                                            -- the end of input
+//
+// A stream has a processing-time clock of its own, which stands still
+// between steps, as a test driver's does: it starts at the session's clock
+// when the stream is created (the wall clock to the second, or SET
+// 'ptfsh.processing-time'), and only ADVANCE PROCESSING TIME s TO time (or
+// BY an interval) moves it; the first step, before any row, may set it to
+// any time. PROCTIME() columns, processing-time windows
+// and state TTL of a query on the stream read it, so that each step
+// replays the same.
 //
 // A query that reads a stream keeps running: it is the session's running
 // query until another query on a stream takes its place, its stream is
@@ -97,9 +107,12 @@ type stepRun struct {
 	ex   *exec.Execution // set by run
 	// printed is how many rows earlier steps printed (the sink skips them).
 	printed int64
-	marked  bool
-	rowsIn  int64 // ex.RowsIn when the step's events began
-	took    time.Duration
+	// key names the state of the query's operators in every step
+	// (exec.OperatorNamespace); each step drops it first.
+	key    string
+	marked bool
+	rowsIn int64 // ex.RowsIn when the step's events began
+	took   time.Duration
 }
 
 // mark records the replay's counts as the step's own events begin.
@@ -179,10 +192,15 @@ func (s *Session) insertStream(ctx context.Context, stmt *statement, t *catalog.
 	if err != nil {
 		return err
 	}
-	if width != t.Schema.Len() {
-		return sqlmini.Errorf(q.Pos, "stream %s has %s %s, but the VALUES rows have %s", t.Name, plural(int64(t.Schema.Len()), "column"), t.Schema.ColumnList(), plural(int64(width), "value"))
+	sch := t.ScanTable().Schema // the rows give the columns that are not computed
+	if width != sch.Len() {
+		computed := ""
+		if len(t.Computed) > 0 {
+			computed = " to give (the others are computed)"
+		}
+		return sqlmini.Errorf(q.Pos, "stream %s has %s %s%s, but the VALUES rows have %s", t.Name, plural(int64(sch.Len()), "column"), sch.ColumnList(), computed, plural(int64(width), "value"))
 	}
-	events, err := plan.ValuesEvents(q.Body.Values, exprs, t.Schema)
+	events, err := plan.ValuesEvents(q.Body.Values, exprs, sch)
 	if err != nil {
 		return err
 	}
@@ -190,22 +208,41 @@ func (s *Session) insertStream(ctx context.Context, stmt *statement, t *catalog.
 	return s.step(ctx, stmt, t.Name, ins.Pos)
 }
 
-// advance runs ADVANCE WATERMARK stream TO time | END.
+// advance runs ADVANCE WATERMARK stream TO time | END, ADVANCE PROCESSING
+// TIME stream TO time, and either BY an interval.
 func (s *Session) advance(ctx context.Context, stmt *statement) error {
 	a := stmt.Advance
+	what := "ADVANCE WATERMARK"
+	if a.Processing {
+		what = "ADVANCE PROCESSING TIME"
+	}
 	name := string(a.Stream.Value)
 	t, ok := s.cat.Table(name)
 	if !ok {
 		return sqlmini.Errorf(a.Stream.Pos, "Object '%s' not found%s", name, s.cat.SuggestTable(name))
 	}
 	if !t.Stream {
-		return sqlmini.Errorf(a.Stream.Pos, "ADVANCE WATERMARK moves the time of a stream (CREATE STREAM), and '%s' is not one", name)
+		return sqlmini.Errorf(a.Stream.Pos, "%s moves the time of a stream (CREATE STREAM), and '%s' is not one", what, name)
 	}
 	if streamEnded(t) {
 		return endedErr(a.Stream.Pos, name)
 	}
+	if a.Processing {
+		return s.advanceProcessing(ctx, stmt, t)
+	}
+	cur, has := s.streamWatermark(t)
 	ts := int64(exec.MaxWatermark)
-	if !a.End {
+	switch {
+	case a.By != nil:
+		if !has {
+			return sqlmini.Errorf(a.Pos, "%s has no watermark yet to move BY an interval: ADVANCE WATERMARK %s TO a time first", name, name)
+		}
+		d, err := stepInterval(a.By)
+		if err != nil {
+			return err
+		}
+		ts = cur + d
+	case !a.End:
 		var err error
 		if ts, err = plan.WatermarkStep(a.To); err != nil {
 			return err
@@ -214,17 +251,87 @@ func (s *Session) advance(ctx context.Context, stmt *statement) error {
 			return sqlmini.Errorf(a.To.Pos, "that is the end of input: write ADVANCE WATERMARK %s TO END", name)
 		}
 	}
-	if cur, has := s.streamWatermark(t); has && ts <= cur {
+	if has && ts <= cur {
 		return sqlmini.Errorf(a.Pos, "the watermark of %s is already at %s: ADVANCE WATERMARK moves it forward, to a later time or TO END", name, timeline.FormatTime(cur))
 	}
 	t.Events = append(t.Events[:len(t.Events):len(t.Events)], exec.Event{Kind: exec.EvWatermark, Wm: ts})
 	return s.step(ctx, stmt, name, a.Pos)
 }
 
+// advanceProcessing runs ADVANCE PROCESSING TIME stream TO time | BY
+// interval: the stream's clock moves forward, and the running query sees
+// the processing time pass (windows on PROCTIME() fire, state TTL
+// expires) with no row.
+func (s *Session) advanceProcessing(ctx context.Context, stmt *statement, t *catalog.Table) error {
+	a := stmt.Advance
+	cur := streamClock(t)
+	var ts int64
+	switch {
+	case a.End:
+		return sqlmini.Errorf(a.Pos, "processing time has no end: ADVANCE PROCESSING TIME %s TO a time or BY an interval (ADVANCE WATERMARK %s TO END ends the input)", t.Name, t.Name)
+	case a.By != nil:
+		d, err := stepInterval(a.By)
+		if err != nil {
+			return err
+		}
+		ts = cur + d
+	default:
+		var err error
+		if ts, err = plan.WatermarkStep(a.To); err != nil {
+			return err
+		}
+	}
+	if ts <= cur && len(t.Events) > 0 { // a stream with no events yet may start its clock anywhere
+		return sqlmini.Errorf(a.Pos, "the processing time of %s is already %s: ADVANCE PROCESSING TIME moves it forward, to a later time", t.Name, timeline.FormatTime(cur))
+	}
+	t.Events = append(t.Events[:len(t.Events):len(t.Events)], exec.Event{Kind: exec.EvIdle, Wm: ts})
+	return s.step(ctx, stmt, t.Name, a.Pos)
+}
+
+// stepInterval is the interval of ADVANCE ... BY, in milliseconds: a
+// positive INTERVAL.
+func stepInterval(e *sqlmini.Expr) (int64, error) {
+	x, err := expr.Compile(e, nil)
+	if err != nil {
+		return 0, err
+	}
+	v, err := x.Eval(nil)
+	if err != nil {
+		return 0, sqlmini.Errorf(e.Pos, "%w", err)
+	}
+	d, ok := v.(types.Duration)
+	if !ok || d <= 0 {
+		return 0, sqlmini.Errorf(e.Pos, "BY takes a positive interval of time, such as INTERVAL '10' SECOND, not %s", e)
+	}
+	return int64(d), nil
+}
+
+// streamClock is the processing time of a stream after its steps so far.
+func streamClock(t *catalog.Table) int64 {
+	for i := len(t.Events) - 1; i >= 0; i-- {
+		if t.Events[i].Kind == exec.EvIdle {
+			return t.Events[i].Wm
+		}
+	}
+	return t.Clock
+}
+
+// streamClock is the clock a new stream starts at: SET
+// 'ptfsh.processing-time', else the wall clock to the second.
+func (s *Session) streamClock() int64 {
+	if text, ok := s.processingTime(); ok {
+		if o, err := exec.NewOptions(map[string]string{exec.SetProcessingTime: text}); err == nil {
+			return o.ProcessingTime
+		}
+	}
+	return time.Now().Truncate(time.Second).UnixMilli()
+}
+
 // streamWatermark is the watermark a stream's events have reached: its
 // steps and what its WATERMARK declaration makes of its rows.
 func (s *Session) streamWatermark(t *catalog.Table) (int64, bool) {
-	if t.Watermark == nil {
+	spec := t.ScanTable().Watermark // on a column the rows give
+	if spec == nil {
 		var wm int64
 		has := false
 		for _, ev := range t.Events {
@@ -234,11 +341,12 @@ func (s *Session) streamWatermark(t *catalog.Table) (int64, bool) {
 		}
 		return wm, has
 	}
-	g := exec.NewWMGen(t.Watermark, s.watermarkEvery())
+	g := exec.NewWMGen(spec, s.watermarkEvery())
 	for _, ev := range t.Events {
-		if ev.Kind == exec.EvWatermark {
+		switch ev.Kind {
+		case exec.EvWatermark:
 			g.Explicit(ev.Wm)
-		} else {
+		case exec.EvRow:
 			g.Observe(ev.Row)
 		}
 	}
@@ -363,8 +471,13 @@ func (s *Session) replay(ctx context.Context, stmt *statement, pos sqlmini.Pos, 
 			rq.uids = append(rq.uids, p.UID)
 		}
 	}
-	// Fresh state: the last step left its state and timers for SHOW.
+	// Fresh state: the last step left its state and timers for SHOW, and
+	// the state of its SQL operators (windows, aggregates).
+	key := statementHash(rq.st)[:16]
 	err = s.cfg.Store.Update(func(tx state.Tx) error {
+		if err := exec.DropOperators(tx, key); err != nil {
+			return err
+		}
 		for _, p := range planPTFs(n) {
 			if p.UID == "" {
 				continue
@@ -381,7 +494,7 @@ func (s *Session) replay(ctx context.Context, stmt *statement, pos sqlmini.Pos, 
 	gate := &gateWriter{}
 	seen := map[string]int{}
 	ended := true
-	st := &stepRun{gate: gate, printed: rq.rows}
+	st := &stepRun{gate: gate, printed: rq.rows, key: key}
 	for _, sc := range streamScans(n) {
 		sc.Replayed = rq.events[sc.Table.Name]
 		sc.Live = func() {

@@ -133,7 +133,7 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 			return err
 		}
 	} else if c.Stream != nil { // CREATE STREAM: events come step by step (stream.go)
-		t.Kind, t.Stream = catalog.TableValues, true
+		t.Kind, t.Stream, t.Clock = catalog.TableValues, true, s.streamClock()
 	} else if err := checkTableOptions(t.ScanTable(), ct); err != nil {
 		return err
 	}

@@ -67,7 +67,7 @@ func (p *JSON) syntax(pos int, what string) error {
 	return &JSONError{Pos: pos, Msg: "invalid JSON: " + what}
 }
 
-// unexpected reports the byte at pos as unexpected, or the end of input.
+// Unexpected reports the byte at pos as unexpected, or the end of input.
 func (p *JSON) Unexpected(pos int, want string) error {
 	if pos >= len(p.data) {
 		return p.syntax(pos, "unexpected end of input, expected "+want)
@@ -104,7 +104,7 @@ func (p *JSON) literal(word string) error {
 	return nil
 }
 
-// str reads a string at p.pos (a '"') and returns its contents, which alias
+// Str reads a string at p.pos (a '"') and returns its contents, which alias
 // p.data or p.scratch: copy them to keep them.
 func (p *JSON) Str() ([]byte, error) {
 	start := p.pos
@@ -251,7 +251,7 @@ func (p *JSON) number() ([]byte, error) {
 	return d[start:i], nil
 }
 
-// skipValue reads and checks any JSON value.
+// SkipValue reads and checks any JSON value.
 func (p *JSON) SkipValue() error {
 	p.SkipWS()
 	if p.pos >= len(p.data) {
@@ -308,7 +308,7 @@ func (p *JSON) key() error {
 	return err
 }
 
-// keyBytes reads an object key and its colon. The key aliases p.data or
+// KeyBytes reads an object key and its colon. The key aliases p.data or
 // p.scratch.
 func (p *JSON) KeyBytes() ([]byte, error) {
 	p.SkipWS()
@@ -327,7 +327,7 @@ func (p *JSON) KeyBytes() ([]byte, error) {
 	return k, nil
 }
 
-// more reads the ',' between members or the closing bracket; done is true
+// More reads the ',' between members or the closing bracket; done is true
 // after the closing bracket.
 func (p *JSON) More(close byte) (done bool, err error) {
 	p.SkipWS()
@@ -344,7 +344,7 @@ func (p *JSON) More(close byte) (done bool, err error) {
 	return false, p.Unexpected(p.pos, fmt.Sprintf("',' or '%c'", close))
 }
 
-// rawValue reads any value and returns its text.
+// RawValue reads any value and returns its text.
 func (p *JSON) RawValue() ([]byte, error) {
 	p.SkipWS()
 	start := p.pos
@@ -374,7 +374,7 @@ func shortJSON(s string) string {
 	return s
 }
 
-// value reads a value of type t.
+// Value reads a value of type t.
 func (p *JSON) Value(t *types.Type) (any, error) {
 	p.SkipWS()
 	start := p.pos

@@ -279,7 +279,7 @@ func parseTimeOfDay(s string, p int) (types.TimeOfDay, bool) {
 	return types.TimeOfDay(ns), true
 }
 
-// parseDate reads DATE text (s is text trimmed).
+// ParseDate reads DATE text (s is text trimmed).
 func (vp *Parser) ParseDate(text, s string, t *types.Type) (any, error) {
 	st := lenientISOStyle
 	if c, ok := parseISO(s, st); ok {
@@ -294,7 +294,7 @@ func (vp *Parser) ParseDate(text, s string, t *types.Type) (any, error) {
 	return nil, errValue(text, t, "expected yyyy-MM-dd")
 }
 
-// parseTimestamp reads TIMESTAMP or TIMESTAMP_LTZ text (s is text trimmed).
+// ParseTimestamp reads TIMESTAMP or TIMESTAMP_LTZ text (s is text trimmed).
 // A TIMESTAMP with a zone offset is converted to UTC, the session time zone.
 func (vp *Parser) ParseTimestamp(text, s string, t *types.Type) (any, error) {
 	var c civilTime

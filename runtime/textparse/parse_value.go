@@ -165,7 +165,7 @@ func (e *valueError) Error() string {
 // maxShown is how much of an offending value an error message shows.
 const maxShown = 64
 
-// quoteText renders text for an error message, shortened when long. It
+// QuoteText renders text for an error message, shortened when long. It
 // copies text, so callers may pass strings that alias reused buffers.
 func QuoteText(text string) string {
 	if len(text) > maxShown {
@@ -193,7 +193,7 @@ func (vp *Parser) Parse(text string, t *types.Type) (any, error) {
 	return vp.ParseScalar(text, t)
 }
 
-// parseScalar is parse for every type but strings. It keeps no reference
+// ParseScalar is parse for every type but strings. It keeps no reference
 // to text, so that a reader's string(bytes) conversion for the call can
 // stay off the heap.
 func (vp *Parser) ParseScalar(text string, t *types.Type) (any, error) {
@@ -312,7 +312,7 @@ func parseFloatText(text, s string, t *types.Type) (any, error) {
 	return f, nil
 }
 
-// decimalPrecision returns the precision and scale of a DECIMAL type.
+// DecimalPrecision returns the precision and scale of a DECIMAL type.
 func DecimalPrecision(t *types.Type) (p, s int) {
 	if t.Length == 0 {
 		return 10, 0

@@ -48,7 +48,7 @@ import (
 // legacy ? "null" : "NULL" (FLINK-25158 changed NULL, TRUE and FALSE to
 // upper case).
 
-// tableNull is PrintStyle.NULL_VALUE, the tableau's top-level NULL.
+// TableNull is PrintStyle.NULL_VALUE, the tableau's top-level NULL.
 const TableNull = "<NULL>"
 
 // FormatValue renders v, a value of SQL type t, as Flink's Row.toString
@@ -82,7 +82,7 @@ func FormatTableValue(v any, t Type) string {
 	return string(AppendTableValue(nil, v, t))
 }
 
-// appendTableValue appends a tableau cell: <NULL> or the CAST form.
+// AppendTableValue appends a tableau cell: <NULL> or the CAST form.
 func AppendTableValue(b []byte, v any, t Type) []byte {
 	if v == nil {
 		return append(b, TableNull...)
@@ -90,7 +90,7 @@ func AppendTableValue(b []byte, v any, t Type) []byte {
 	return appendCast(b, v, t)
 }
 
-// typeOrZero returns *p or the zero Type.
+// TypeOrZero returns *p or the zero Type.
 func TypeOrZero(p *Type) Type {
 	if p == nil {
 		return Type{}
@@ -106,7 +106,7 @@ func rowFieldType(t Type, i int) Type {
 	return Type{}
 }
 
-// appendJavaRow appends Row.toString of r: the kind, then the fields in
+// AppendJavaRow appends Row.toString of r: the kind, then the fields in
 // brackets. Column types come from cols, else from fields.
 func AppendJavaRow(b []byte, r Row, cols []Column, fields []Field) []byte {
 	b = append(b, r.Kind.ShortString()...)
@@ -443,7 +443,7 @@ func appendBigDecimal(b []byte, d Decimal, plain bool) []byte {
 	return strconv.AppendInt(b, int64(adjusted), 10)
 }
 
-// appendText appends the text of a non-nil value in CSV and JSON: numbers
+// AppendText appends the text of a non-nil value in CSV and JSON: numbers
 // as Java prints them, DECIMAL plain, times in ISO-8601 with seconds always
 // (2025-03-27T12:00:00, 2025-03-27T12:00:00Z), intervals as Java's Duration
 // and Period, BYTES in base64, nested values as JSON.

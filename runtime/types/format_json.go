@@ -7,7 +7,7 @@ import (
 
 // Values printed as JSON (the json format and ARRAY, MAP and ROW in CSV).
 
-// appendJSON appends the JSON encoding of a value of type t.
+// AppendJSON appends the JSON encoding of a value of type t.
 func AppendJSON(b []byte, v any, t Type) []byte {
 	switch x := v.(type) {
 	case nil:
@@ -94,7 +94,7 @@ func appendJSONMap(b []byte, m *Map, t Type) []byte {
 	return append(b, ']')
 }
 
-// appendJSONString appends s as a JSON string, escaping as encoding/json
+// AppendJSONString appends s as a JSON string, escaping as encoding/json
 // does except for <, > and &.
 func AppendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"

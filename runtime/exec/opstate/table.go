@@ -79,9 +79,12 @@ type Table[V any] struct {
 	// scanning is the depth of running Scans: eviction waits for them.
 	scanning int
 	// gone are keys deleted during a Scan that the cache does not hold:
-	// their markers go to the delta in batches.
-	gone []string
-	buf  []byte
+	// their markers go to the delta in batches. goneInScan holds them
+	// all until the Scan ends, so that it does not visit them (its
+	// cursors may have read them before their markers were written).
+	gone       []string
+	goneInScan map[string]struct{}
+	buf        []byte
 }
 
 // Open returns the table of namespace ns in store. What a run that did
@@ -217,12 +220,24 @@ func (t *Table[V]) Delete(key []byte) error {
 		}
 		if t.scanning > 0 {
 			t.gone = append(t.gone, string(key))
+			if t.goneInScan == nil {
+				t.goneInScan = map[string]struct{}{}
+			}
+			t.goneInScan[string(key)] = struct{}{}
 			if len(t.gone) >= batchSize {
 				return t.writeGone()
 			}
 			return nil
 		}
 		e = t.add(string(key), *new(V), fStored)
+	}
+	if e.flags&fStored == 0 {
+		// Neither the delta nor the table's namespace holds the key: it
+		// leaves the cache at once, and no marker waits for the next
+		// checkpoint (a table used as a queue adds and deletes many keys
+		// between two).
+		t.remove(e)
+		return nil
 	}
 	var zero V
 	e.val = zero
@@ -467,6 +482,7 @@ func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) (
 	defer func() {
 		t.scanning--
 		if t.scanning == 0 {
+			t.goneInScan = nil
 			err = errors.Join(err, t.writeGone(), t.evict())
 		}
 	}()
@@ -519,11 +535,13 @@ func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) (
 				delta.pop()
 			}
 		}
+		inMain := false
 		if main != nil {
 			if k, ok, _ := main.head(); ok && bytes.Equal(k, key) {
 				if !fromDelta {
 					raw = main.value()
 				}
+				inMain = true
 				main.pop()
 			}
 		}
@@ -535,6 +553,12 @@ func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) (
 			e.flags |= fUsed
 			v = e.val
 		} else {
+			if !fromDelta && !inMain {
+				continue // a key of the cache that fn deleted before its turn
+			}
+			if _, ok := t.goneInScan[string(key)]; ok {
+				continue // deleted before its turn
+			}
 			if fromDelta {
 				if len(raw) == 0 || raw[0] == deltaDeleted {
 					continue

@@ -124,6 +124,30 @@ func TestTable_model(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
+					case op < 86:
+						// A Scan that deletes, at each key, the key after
+						// it, which it must then not visit.
+						p := string(rune('a' + r.IntN(3)))
+						keys := slices.Sorted(maps.Keys(withPrefix(live, p)))
+						next := map[string]string{}
+						for j := 0; j+1 < len(keys); j++ {
+							next[keys[j]] = keys[j+1]
+						}
+						gone := map[string]bool{}
+						err := tb.Scan([]byte(p), func(k []byte, v string) (bool, error) {
+							if gone[string(k)] {
+								t.Fatalf("step %d: Scan(%q) visited %q, deleted before its turn", i, p, k)
+							}
+							if n, ok := next[string(k)]; ok && r.IntN(2) == 0 {
+								gone[n] = true
+								delete(live, n)
+								return true, tb.Delete([]byte(n))
+							}
+							return true, nil
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
 					case op < 92:
 						checkpoint(t, st, tb)
 						committed = maps.Clone(live)

@@ -45,6 +45,8 @@ type Node struct {
 	OrderBy [][]SortKey
 }
 
+var _ exec.Node = (*Node)(nil)
+
 var (
 	_ exec.Node        = (*Node)(nil)
 	_ exec.UpsertKeyed = (*Node)(nil)
@@ -117,6 +119,9 @@ func markFinished(tx state.Tx, uid string, finished bool) error {
 	return tx.Delete(exec.MetaNamespace, exec.FinishedKey(uid))
 }
 
+// Open starts the call as an [Operator]: a new instance of the function,
+// its state checked against the stored state of its uid (evolution), and
+// its table arguments opened.
 func (n *Node) Open(ex *exec.Execution) (exec.Stream, error) {
 	spec := ptf.CallSpec{Ctx: ex.Ctx, UID: n.UID, Args: n.Args, Tables: make([]types.Schema, len(n.Def.Args)), Output: n.FnOut}
 	for _, t := range n.Tables {
@@ -224,7 +229,7 @@ func stateTTLs(n *Node, ex *exec.Execution) []int64 {
 	return ttl
 }
 
-// upsertKey is the key of upsert output: the first table's PARTITION BY
+// UpsertKey is the key of upsert output: the first table's PARTITION BY
 // columns, which lead the output row.
 func (n *Node) UpsertKey() []int {
 	if n.Mode.Contains(types.UpdateBefore) || n.Mode.IsInsertOnly() || len(n.Tables) == 0 || n.Tables[0].Pass {

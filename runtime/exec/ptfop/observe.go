@@ -1,6 +1,7 @@
 package ptfop
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -191,6 +192,13 @@ func (v view) PendingTimers(f func(key []any, t exec.Timer)) int {
 	return ts.n
 }
 
+func (v view) ProcessingTime() (int64, bool) {
+	if !v.o.ex.SteppedClock {
+		return 0, false
+	}
+	return v.o.ex.Now(), true
+}
+
 func (v view) State() (string, bool) {
 	if len(v.o.node.Def.State) == 0 {
 		return "", false
@@ -216,11 +224,17 @@ func (o *Operator) describeState(ks *keyState) string {
 			if b, err := o.codec.AppendState(nil, i, ks.ents[i].val); err == nil {
 				v = readable(o.codec, b)
 			}
+			if x, ok := o.expired(i, ks.ents[i].touched); ok {
+				v = x
+			}
 		case !ks.ents[i].loaded && o.mayBeStored(ks.enc):
 			err := o.ex.Store.View(func(tx state.Tx) error {
 				b, err := o.readStored(tx, i, ks.enc)
 				if err == nil && len(b) > 8 {
 					v = readable(o.codec, b[8:]) // after the 8-byte write time
+					if x, ok := o.expired(i, int64(binary.BigEndian.Uint64(b))); ok {
+						v = x
+					}
 				}
 				return err
 			})
@@ -231,6 +245,21 @@ func (o *Operator) describeState(ks *keyState) string {
 		parts = append(parts, sd.Name+"="+v)
 	}
 	return strings.Join(parts, " ")
+}
+
+// expired describes state entry i, last written at processing time
+// written, when its TTL has passed: the call that reads it gets its
+// default.
+func (o *Operator) expired(i int, written int64) (string, bool) {
+	ttl := o.ttl[i]
+	if ttl <= 0 {
+		return "", false
+	}
+	now := o.ex.Now()
+	if now-written <= ttl {
+		return "", false
+	}
+	return "(expired: written " + timeline.FormatTime(written) + ", " + timeline.FormatDuration(ttl) + " to live; the call gets its default)", true
 }
 
 // readable shows an encoded state value as its codec renders it, else as

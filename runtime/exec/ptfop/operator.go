@@ -713,7 +713,7 @@ func (o *Operator) loadTimers() error {
 
 var errStopScan = errors.New("stop scan")
 
-// flush writes every changed state value to the store in one transaction.
+// Flush writes every changed state value to the store in one transaction.
 // flush writes the changed state and the timers to tx; final marks the
 // end of the statement (finished when its input ended).
 func (o *Operator) Flush(tx state.Tx, final bool) error {

@@ -11,7 +11,7 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// sortKey is one ORDER BY column after the first (time) column.
+// SortKey is one ORDER BY column after the first (time) column.
 type SortKey struct {
 	Col        int
 	Desc       bool
@@ -85,7 +85,7 @@ func newSortBuffer(timeCol int, keys []SortKey) *sortBuffer {
 	return &sortBuffer{timeCol: timeCol, keys: keys, h: sortHeap{keys: keys}}
 }
 
-// add buffers a row.
+// Add buffers a row.
 func (b *sortBuffer) Add(r types.Row, ts int64) {
 	b.seq++
 	b.addSeq(r, ts, b.seq)

@@ -14,6 +14,13 @@ type timelineObserver struct {
 	rec exec.TimeRecorder
 }
 
+// add records ev with the processing time it happened at, where the
+// statement's clock is moved by hand.
+func (t *timelineObserver) add(c exec.CallView, ev timeline.Event) {
+	ev.Proc, ev.HasProc = c.ProcessingTime()
+	t.rec.Add(ev)
+}
+
 func (t *timelineObserver) RowIn(c exec.CallView, in int, r types.Row, dropped bool) {
 	key, hasKey := c.PartitionKey(in, r)
 	ts, hasTS := c.RowTime(in, r)
@@ -27,12 +34,12 @@ func (t *timelineObserver) RowIn(c exec.CallView, in int, r types.Row, dropped b
 	case hasTS && hasWM && ts <= wm:
 		ev.Kind = timeline.LateRow
 	}
-	t.rec.Add(ev)
+	t.add(c, ev)
 }
 
 func (t *timelineObserver) Watermark(c exec.CallView, in int, prev int64, had bool) {
 	wm, _ := c.Watermark()
-	t.rec.Add(timeline.Event{Kind: timeline.Watermark, Call: c.Name(), Time: wm, HasTime: true, WM: prev, HasWM: had})
+	t.add(c, timeline.Event{Kind: timeline.Watermark, Call: c.Name(), Time: wm, HasTime: true, WM: prev, HasWM: had})
 }
 
 func (t *timelineObserver) CallStart(c exec.CallView) {
@@ -52,7 +59,7 @@ func (t *timelineObserver) RowOut(c exec.CallView, ev *exec.Event) {
 		ts, ok = c.RowTime(i, r)
 	}
 	wm, hasWM := c.Watermark()
-	t.rec.Add(timeline.Event{Kind: timeline.RowOut, Call: c.Name(), Key: keyText(c.Key()), Time: ts, HasTime: ok, WM: wm, HasWM: hasWM,
+	t.add(c, timeline.Event{Kind: timeline.RowOut, Call: c.Name(), Key: keyText(c.Key()), Time: ts, HasTime: ok, WM: wm, HasWM: hasWM,
 		Row: types.FormatRow(ev.Row, c.Schema())})
 }
 
@@ -96,5 +103,5 @@ func (t *timelineObserver) TimerCleared(c exec.CallView, tm exec.Timer, all bool
 // timer records a timer event of the running call's key.
 func (t *timelineObserver) timer(c exec.CallView, kind timeline.Kind, tm exec.Timer) {
 	wm, hasWM := c.Watermark()
-	t.rec.Add(timeline.Event{Kind: kind, Call: c.Name(), Key: keyText(c.Key()), Time: tm.Time, HasTime: true, WM: wm, HasWM: hasWM, Name: tm.Name})
+	t.add(c, timeline.Event{Kind: kind, Call: c.Name(), Key: keyText(c.Key()), Time: tm.Time, HasTime: true, WM: wm, HasWM: hasWM, Name: tm.Name})
 }

@@ -236,7 +236,7 @@ func (s *timerService) clearKey(ks *keyState) {
 	}
 }
 
-// next pops the earliest live timer due at watermark wm. The caller hands
+// Next pops the earliest live timer due at watermark wm. The caller hands
 // it back with release once its call is over.
 func (s *timerService) Next(wm int64) *timer {
 	for s.q.Len() > 0 {
@@ -350,7 +350,7 @@ func timerSeq(v, enc []byte) uint64 {
 	return seq
 }
 
-// decodeTimerEntry reads a stored timer: its key's encoding, name, time and
+// DecodeTimerEntry reads a stored timer: its key's encoding, name, time and
 // whether it is named.
 func DecodeTimerEntry(k, v []byte) (enc []byte, name string, ts int64, named bool, err error) {
 	d := orderedcode.NewDecoder(v)

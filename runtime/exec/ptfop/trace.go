@@ -110,6 +110,9 @@ func (t *trace) CallEnd(c exec.CallView, err error) {
 	if hasWM {
 		wm = timeline.FormatTime(w)
 	}
+	if pt, ok := c.ProcessingTime(); ok { // a clock stepped by hand: say where it stands
+		wm += ", processing time " + timeline.FormatTime(pt)
+	}
 	key := "()"
 	if k, ok := c.Key(); ok {
 		key = "(" + exec.FormatKey(k) + ")"

@@ -15,11 +15,11 @@ import (
 
 // SHOW STATE rows of list and map state (the layout is in views.go).
 
-// maxShownElements is how many elements of one list or map SHOW STATE
+// MaxShownElements is how many elements of one list or map SHOW STATE
 // prints; a row then says how many more there are.
 const MaxShownElements = 20
 
-// viewEntryOf splits a list or map namespace of uid into its entry name
+// ViewEntryOf splits a list or map namespace of uid into its entry name
 // and kind; false for other namespaces.
 func ViewEntryOf(ns, uid string) (entry string, kind ptf.StateKind, ok bool) {
 	if rest, found := strings.CutPrefix(ns, "list/"+uid+"/"); found {
@@ -31,7 +31,7 @@ func ViewEntryOf(ns, uid string) (entry string, kind ptf.StateKind, ok bool) {
 	return "", ptf.ValueState, false
 }
 
-// describeView returns SHOW STATE rows (key, state, value, written at) for
+// DescribeView returns SHOW STATE rows (key, state, value, written at) for
 // list or map namespace ns: one per element (s[0], s[1], ...) or entry
 // (m[key]), at most maxShownElements per key. filter, if not nil, is the
 // encoded partition key to show.
@@ -105,7 +105,7 @@ func DescribeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []by
 	return rows, err
 }
 
-// describeKey renders an encoded partition key without knowing its types.
+// DescribeKey renders an encoded partition key without knowing its types.
 func DescribeKey(enc []byte) string {
 	if len(enc) == 0 || bytes.Equal(enc, keycodec.Empty) {
 		return "()"

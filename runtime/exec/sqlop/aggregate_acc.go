@@ -8,7 +8,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
-// accumulator is the running state of one aggregate call in one group, as
+// Accumulator is the running state of one aggregate call in one group, as
 // Flink's AggregateFunction with retraction: add takes a value of a row
 // that arrives (+I, +U), retract one of a row that leaves (-U, -D). NULL
 // values are ignored by every aggregate but COUNT(*), which is given the
@@ -16,7 +16,7 @@ import (
 type Accumulator interface {
 	Add(v any)
 	Retract(v any)
-	// value is the aggregate's current result, typed as its call.
+	// Value is the aggregate's current result, typed as its call.
 	Value() any
 	// AppendState appends the accumulator's state to b, as checkpoints
 	// keep it (acc_state.go).
@@ -27,7 +27,7 @@ type Accumulator interface {
 	ReadState(b []byte) ([]byte, error)
 }
 
-// newAccumulator returns a fresh accumulator for call c.
+// NewAccumulator returns a fresh accumulator for call c.
 func NewAccumulator(c *AggCall) Accumulator {
 	var a Accumulator
 	switch c.Fn {
@@ -206,7 +206,7 @@ func (m *multiset) find(v any) (int, bool) {
 	return i, i < len(m.vals) && expr.CompareValues(m.vals[i], v) == 0
 }
 
-// add adds v once and reports whether it is new.
+// Add adds v once and reports whether it is new.
 func (m *multiset) Add(v any) bool {
 	i, ok := m.find(v)
 	if ok {

@@ -12,7 +12,7 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// groupLimitNode is LIMIT n over an aggregation: the changes of the first
+// GroupLimitNode is LIMIT n over an aggregation: the changes of the first
 // n groups, in the order they first appear (the rows of the first n rows
 // of the result table). A group that is deleted frees its place for a
 // group that appears later. (Flink's streaming LIMIT is a rank without
@@ -21,6 +21,8 @@ type GroupLimitNode struct {
 	In *AggregateNode
 	N  int64
 }
+
+var _ exec.Node = (*GroupLimitNode)(nil)
 
 var (
 	_ exec.Node        = (*GroupLimitNode)(nil)
@@ -79,7 +81,7 @@ var (
 	_ exec.Stateful = (*groupLimitStream)(nil)
 )
 
-func (s *groupLimitStream) Checkpoint(tx state.Tx, finished bool) error {
+func (s *groupLimitStream) Checkpoint(tx state.Tx, finished, _ bool) error {
 	if err := s.meta.Put(totalKey, s.total); err != nil {
 		return err
 	}
@@ -141,7 +143,7 @@ func (s *groupLimitStream) put(k []byte, n int64) error {
 
 func (s *groupLimitStream) Close() error { return s.in.Close() }
 
-// aggregateNode is a GROUP BY (or a SELECT of aggregates alone). Its
+// AggregateNode is a GROUP BY (or a SELECT of aggregates alone). Its
 // output row is computed from the group row [group values..., aggregate
 // results...] by outs.
 type AggregateNode struct {
@@ -154,6 +156,8 @@ type AggregateNode struct {
 	Mode   types.ChangelogMode
 	Text   string
 }
+
+var _ exec.Node = (*AggregateNode)(nil)
 
 var (
 	_ exec.Node        = (*AggregateNode)(nil)
@@ -168,7 +172,7 @@ func (n *AggregateNode) Children() []exec.Node { return []exec.Node{n.In} }
 
 func (n *AggregateNode) Explain() string { return n.Text }
 
-// upsertKey is the output columns of the GROUP BY values, when all are
+// UpsertKey is the output columns of the GROUP BY values, when all are
 // selected.
 func (n *AggregateNode) UpsertKey() []int { return n.Key }
 
@@ -254,7 +258,7 @@ var (
 	_ exec.Stateful = (*aggregateStream)(nil)
 )
 
-func (s *aggregateStream) Checkpoint(tx state.Tx, finished bool) error {
+func (s *aggregateStream) Checkpoint(tx state.Tx, finished, _ bool) error {
 	return tableSet{s.groups}.checkpoint(tx, finished)
 }
 

@@ -20,9 +20,16 @@
 //
 // # State
 //
-// The operators keep their rows in memory for one statement: Open says so
-// ([exec.Execution.InMemory] or NoCheckpoints), so that no checkpoint is
-// taken before the end, and most refuse a statement that stops without its
-// end of input. They see the PTF side of execution only through the core
-// (runtime/exec).
+// The operators keep their state in the state store behind a bounded
+// cache (runtime/exec/opstate, state.go): Open asks for a namespace
+// (exec.Execution.OperatorNamespace), opens its tables and joins
+// exec.Execution.Stateful, whose Checkpoint flushes them into every
+// checkpoint; what waits for event time (rows, timers, cleanup times) is
+// in tables keyed by time first, read in order through a dueQueue whose
+// least entries are in memory. A statement stopped without its end of
+// input leaves the state for its next run. MATCH_RECOGNIZE and the semi
+// and anti joins still keep their rows in memory for one statement: Open
+// says so (exec.Execution.InMemory), so that no checkpoint is taken before
+// the end. The operators see the PTF side of execution only through the
+// core (runtime/exec).
 package sqlop

@@ -1,12 +1,16 @@
 package sqlop
 
 import (
+	"encoding/binary"
+	"fmt"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // JoinKind is the kind of a join: which sides keep their rows without a
@@ -75,18 +79,33 @@ func (n *JoinNode) Children() []exec.Node { return []exec.Node{n.Left, n.Right} 
 func (n *JoinNode) Explain() string { return n.Text }
 
 func (n *JoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if err := ex.InMemory("a join keeps its rows"); err != nil {
-		return nil, err
-	}
+	ns := ex.OperatorNamespace("join")
 	ins, err := exec.OpenAll(ex, []exec.Node{n.Left, n.Right})
 	if err != nil {
 		return nil, err
 	}
 	s := &joinStream{n: n, two: newTwoInputs(ins, ex)}
-	s.sides[0].buckets = map[string]*joinBucket{}
-	s.sides[1].buckets = map[string]*joinBucket{}
 	s.width = [2]int{n.Left.Schema().Len(), n.Right.Schema().Len()}
+	if err := s.open(ex, ns); err != nil {
+		exec.CloseAll(ins)
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
 	return s, nil
+}
+
+// open opens the tables of both sides and restores the inputs' state.
+func (s *joinStream) open(ex *exec.Execution, ns string) error {
+	var err error
+	for i, name := range []string{"left", "right"} {
+		if s.sides[i], err = openTable[*joinBucket](ex, ns, name, joinBucketCodec{}); err != nil {
+			return err
+		}
+	}
+	if s.meta, err = openMeta(ex, ns); err != nil {
+		return err
+	}
+	return s.two.restore(s.meta)
 }
 
 // joinRec is one row kept by a side of a join; assoc counts the rows of
@@ -94,26 +113,81 @@ func (n *JoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
 // row is out).
 type joinRec struct {
 	fields []any
-	enc    string
+	enc    string // keycodec.Encode(fields), made when first needed
 	assoc  int
 }
 
 // joinBucket holds a side's rows of one key, in arrival order.
 type joinBucket struct{ recs []*joinRec }
 
-type joinSide struct {
-	buckets map[string]*joinBucket
+// joinBucketCodec encodes a bucket: its number of rows, then each row's
+// fields and its count of joined rows.
+type joinBucketCodec struct{}
+
+func (joinBucketCodec) Append(b []byte, k *joinBucket) ([]byte, error) {
+	b = binary.AppendUvarint(b, uint64(len(k.recs)))
+	for _, r := range k.recs {
+		var err error
+		if b, err = appendValues(b, r.fields); err != nil {
+			return nil, err
+		}
+		b = appendVarint(b, int64(r.assoc))
+	}
+	return b, nil
 }
 
+func (joinBucketCodec) Decode(b []byte) (*joinBucket, error) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)) {
+		return nil, errAccTruncated
+	}
+	b = b[w:]
+	k := &joinBucket{recs: make([]*joinRec, n)}
+	for i := range k.recs {
+		r := &joinRec{}
+		var err error
+		var assoc int64
+		if r.fields, b, err = readValues(b); err != nil {
+			return nil, err
+		}
+		if assoc, b, err = readVarint(b); err != nil {
+			return nil, err
+		}
+		r.assoc = int(assoc)
+		k.recs[i] = r
+	}
+	if len(b) != 0 {
+		return nil, errAccTruncated
+	}
+	return k, nil
+}
+
+// The state of a regular join: each side's rows by join key (a bucket per
+// key, in the state store behind the cache), and what its inputs' turns
+// and watermarks were (twoInputs, in meta).
 type joinStream struct {
 	n     *JoinNode
 	two   *twoInputs
-	sides [2]joinSide
+	sides [2]*opstate.Table[*joinBucket]
+	meta  opMeta
 	width [2]int
 	out   exec.Queue
 }
 
-var _ exec.Stream = (*joinStream)(nil)
+var (
+	_ exec.Stream   = (*joinStream)(nil)
+	_ exec.Stateful = (*joinStream)(nil)
+)
+
+func (s *joinStream) Checkpoint(tx state.Tx, finished, final bool) error {
+	if err := s.two.save(s.meta, final); err != nil {
+		return err
+	}
+	return tableSet{s.sides[0], s.sides[1], s.meta}.checkpoint(tx, finished)
+}
+
+// Quiescent: no output waits, and the inputs hold nothing between turns.
+func (s *joinStream) Quiescent() bool { return s.out.Len() == 0 && s.two.quiescent() }
 
 func (s *joinStream) Next() (exec.Event, error) {
 	for {
@@ -172,9 +246,9 @@ func (s *joinStream) matches(side int, key string, ok bool, fields []any) ([]*jo
 	if !ok {
 		return nil, nil
 	}
-	b := s.sides[1-side].buckets[key]
-	if b == nil {
-		return nil, nil
+	b, _, err := s.sides[1-side].Get([]byte(key))
+	if err != nil || b == nil {
+		return nil, err
 	}
 	var out []*joinRec
 	for _, r := range b.recs {
@@ -222,10 +296,21 @@ func (s *joinStream) row(side int, r types.Row) error {
 			}
 			s.emit(kind, s.joined(side, r.Fields, m.fields))
 		}
-		s.add(side, key, r.Fields, len(ms))
-		return nil
+		if otherOuter && len(ms) > 0 {
+			s.sides[1-side].Touch([]byte(key)) // the matches' counts changed
+		}
+		if !ok {
+			// A NULL in the key: nothing will match it, and nothing is
+			// kept (its padded row, if any, is out for good).
+			return nil
+		}
+		return s.add(side, key, r.Fields, len(ms))
 	}
-	s.remove(side, key, r.Fields)
+	if ok {
+		if err := s.remove(side, key, r.Fields); err != nil {
+			return err
+		}
+	}
 	if len(ms) == 0 {
 		if mineOuter {
 			s.emit(types.Delete, s.padded(side, r.Fields))
@@ -245,38 +330,48 @@ func (s *joinStream) row(side int, r types.Row) error {
 			m.assoc--
 		}
 	}
+	if otherOuter {
+		s.sides[1-side].Touch([]byte(key))
+	}
 	return nil
 }
 
 // add keeps a row of side under its key.
-func (s *joinStream) add(side int, key string, fields []any, assoc int) {
-	bs := s.sides[side].buckets
-	b := bs[key]
+func (s *joinStream) add(side int, key string, fields []any, assoc int) error {
+	t := s.sides[side]
+	b, _, err := t.Get([]byte(key))
+	if err != nil {
+		return err
+	}
 	if b == nil {
 		b = &joinBucket{}
-		bs[key] = b
 	}
-	b.recs = append(b.recs, &joinRec{fields: fields, enc: string(keycodec.Encode(fields)), assoc: assoc})
+	b.recs = append(b.recs, &joinRec{fields: fields, assoc: assoc})
+	return t.Put([]byte(key), b)
 }
 
 // remove forgets the first row of side equal to fields (a retraction of a
 // row never seen changes nothing).
-func (s *joinStream) remove(side int, key string, fields []any) {
-	bs := s.sides[side].buckets
-	b := bs[key]
-	if b == nil {
-		return
+func (s *joinStream) remove(side int, key string, fields []any) error {
+	t := s.sides[side]
+	b, _, err := t.Get([]byte(key))
+	if err != nil || b == nil {
+		return err
 	}
 	enc := string(keycodec.Encode(fields))
 	for i, r := range b.recs {
+		if r.enc == "" {
+			r.enc = string(keycodec.Encode(r.fields))
+		}
 		if r.enc == enc {
 			b.recs = append(b.recs[:i], b.recs[i+1:]...)
-			break
+			if len(b.recs) == 0 {
+				return t.Delete([]byte(key))
+			}
+			return t.Put([]byte(key), b)
 		}
 	}
-	if len(b.recs) == 0 {
-		delete(bs, key)
-	}
+	return nil
 }
 
 func (s *joinStream) emit(k types.RowKind, fields []any) {
@@ -311,6 +406,77 @@ type twoInputs struct {
 
 func newTwoInputs(ins []exec.Stream, ex *exec.Execution) *twoInputs {
 	return &twoInputs{ins: ins, ex: ex, valve: exec.NewValve(2)}
+}
+
+// quiescent reports whether the inputs hold nothing a checkpoint would
+// lose: no status change waits to be handed on (the rows waiting at the
+// heads of the inputs go into the checkpoint).
+func (t *twoInputs) quiescent() bool { return len(t.pending) == 0 }
+
+// twoInputsKey is the name of the inputs' state in an operator's meta.
+const twoInputsKey = "inputs"
+
+// save records in meta whose turn it is, the rows waiting at the heads of
+// the inputs and, but in a statement's final checkpoint, the valve's
+// watermarks: a killed statement run again takes its rows in the same
+// order and hands on the same watermarks as an uninterrupted run.
+func (t *twoInputs) save(meta opMeta, final bool) error {
+	b := []byte{byte(t.turn & 1)}
+	for _, h := range t.heads {
+		if h == nil {
+			b = append(b, 0)
+			continue
+		}
+		b = append(b, 1, byte(h.Row.Kind))
+		var err error
+		if b, err = appendValues(b, h.Row.Fields); err != nil {
+			return err
+		}
+	}
+	if !final {
+		b = append(b, boolByte(t.idle))
+		b = t.valve.AppendState(b)
+	}
+	return meta.put(twoInputsKey, b)
+}
+
+// restore takes the inputs back to what save recorded.
+func (t *twoInputs) restore(meta opMeta) error {
+	b, err := meta.get(twoInputsKey)
+	if err != nil || b == nil {
+		return err
+	}
+	bad := fmt.Errorf("the state %q holds damaged inputs", meta.ns)
+	if len(b) < 1 {
+		return bad
+	}
+	t.turn, b = int(b[0]), b[1:]
+	for i := range t.heads {
+		if len(b) < 1 {
+			return bad
+		}
+		has := b[0] != 0
+		b = b[1:]
+		if !has {
+			continue
+		}
+		if len(b) < 1 {
+			return bad
+		}
+		kind := types.RowKind(b[0])
+		fields, rest, err := readValues(b[1:])
+		if err != nil {
+			return bad
+		}
+		t.heads[i] = &exec.Event{Kind: exec.EvRow, Row: types.Row{Kind: kind, Fields: fields}}
+		b = rest
+	}
+	if len(b) == 0 {
+		return nil // a final checkpoint's: no watermarks
+	}
+	t.idle = b[0] != 0
+	_, err = t.valve.ReadState(b[1:])
+	return err
 }
 
 // next returns the next event and the input it came from; watermarks are

@@ -1,11 +1,14 @@
 package sqlop
 
 import (
+	"encoding/binary"
 	"sort"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // IntervalJoinNode is Flink's event-time interval join: the rows of each
@@ -45,9 +48,7 @@ func (n *IntervalJoinNode) Children() []exec.Node { return []exec.Node{n.Left, n
 func (n *IntervalJoinNode) Explain() string { return n.Text }
 
 func (n *IntervalJoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if err := ex.InMemory("an interval join keeps its rows"); err != nil {
-		return nil, err
-	}
+	ns := ex.OperatorNamespace("intervaljoin")
 	ins, err := exec.OpenAll(ex, []exec.Node{n.Left, n.Right})
 	if err != nil {
 		return nil, err
@@ -55,7 +56,33 @@ func (n *IntervalJoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	two := newTwoInputs(ins, ex)
 	two.byTime, two.timeCol = true, [2]int{n.LeftTime, n.RightTime}
 	js := &joinStream{n: &JoinNode{LeftKeys: n.LeftKeys, RightKeys: n.RightKeys}, width: [2]int{n.Left.Schema().Len(), n.Right.Schema().Len()}}
-	return &intervalStream{n: n, two: two, js: js, keys: map[string]*intervalKey{}}, nil
+	s := &intervalStream{n: n, two: two, js: js}
+	if err := s.open(ex, ns); err != nil {
+		exec.CloseAll(ins)
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
+}
+
+func (s *intervalStream) open(ex *exec.Execution, ns string) error {
+	var err error
+	if s.keys, err = openTable[*intervalKey](ex, ns, "rows", intervalKeyCodec{}); err != nil {
+		return err
+	}
+	if s.expiry, err = openQueue[noValue](ex, ns, "expiry", noValueCodec{}); err != nil {
+		return err
+	}
+	if s.meta, err = openMeta(ex, ns); err != nil {
+		return err
+	}
+	if s.arrived, err = s.meta.getInt("arrived"); err != nil {
+		return err
+	}
+	if s.wm, err = s.meta.getInt("wm"); err != nil {
+		return err
+	}
+	return s.two.restore(s.meta)
 }
 
 // intervalRow is a row waiting in an interval join; joined: it met a row
@@ -66,22 +93,107 @@ type intervalRow struct {
 	joined bool
 }
 
-// intervalKey holds the waiting rows of one key, per side in time order.
+// intervalKey holds the waiting rows of one key, per side in time order;
+// arrive orders the keys by when their rows began to wait (the order in
+// which their rows expire at one watermark).
 type intervalKey struct {
-	rows [2][]*intervalRow
+	arrive int64
+	rows   [2][]*intervalRow
 }
 
+// intervalKeyCodec encodes a key's rows: its arrival, then per side the
+// number of rows and each row's time, whether it joined, and its fields.
+type intervalKeyCodec struct{}
+
+func (intervalKeyCodec) Append(b []byte, k *intervalKey) ([]byte, error) {
+	b = appendVarint(b, k.arrive)
+	for _, rows := range k.rows {
+		b = binary.AppendUvarint(b, uint64(len(rows)))
+		for _, r := range rows {
+			b = append(appendVarint(b, r.ts), boolByte(r.joined))
+			var err error
+			if b, err = appendValues(b, r.fields); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b, nil
+}
+
+func (intervalKeyCodec) Decode(b []byte) (*intervalKey, error) {
+	k := &intervalKey{}
+	var err error
+	if k.arrive, b, err = readVarint(b); err != nil {
+		return nil, err
+	}
+	for side := range k.rows {
+		n, w := binary.Uvarint(b)
+		if w <= 0 || n > uint64(len(b)) {
+			return nil, errAccTruncated
+		}
+		b = b[w:]
+		rows := make([]*intervalRow, n)
+		for i := range rows {
+			r := &intervalRow{}
+			if r.ts, b, err = readVarint(b); err != nil {
+				return nil, err
+			}
+			if len(b) == 0 {
+				return nil, errAccTruncated
+			}
+			r.joined, b = b[0] != 0, b[1:]
+			if r.fields, b, err = readValues(b); err != nil {
+				return nil, err
+			}
+			rows[i] = r
+		}
+		k.rows[side] = rows
+	}
+	if len(b) != 0 {
+		return nil, errAccTruncated
+	}
+	return k, nil
+}
+
+// The state of an interval join: the waiting rows by join key (keys), the
+// times at which rows of a key expire (expiry: the time, then the key),
+// and in meta the operator's watermark, the count of keys that began to
+// wait, and its inputs' state.
 type intervalStream struct {
-	n     *IntervalJoinNode
-	two   *twoInputs
-	js    *joinStream // keys and row building
-	keys  map[string]*intervalKey
-	order []string // keys in order of first arrival
-	wm    int64    // the operator's watermark (0 before the first, as in Flink)
-	out   exec.Queue
+	n       *IntervalJoinNode
+	two     *twoInputs
+	js      *joinStream // keys and row building
+	keys    *opstate.Table[*intervalKey]
+	expiry  *dueQueue[noValue]
+	meta    opMeta
+	arrived int64
+	wm      int64 // the operator's watermark (0 before the first, as in Flink)
+	out     exec.Queue
 }
 
-var _ exec.Stream = (*intervalStream)(nil)
+var (
+	_ exec.Stream   = (*intervalStream)(nil)
+	_ exec.Stateful = (*intervalStream)(nil)
+)
+
+func (s *intervalStream) Checkpoint(tx state.Tx, finished, final bool) error {
+	if err := s.meta.putInt("arrived", s.arrived); err != nil {
+		return err
+	}
+	wm := s.wm
+	if final {
+		wm = 0 // the next run starts without a watermark
+	}
+	if err := s.meta.putInt("wm", wm); err != nil {
+		return err
+	}
+	if err := s.two.save(s.meta, final); err != nil {
+		return err
+	}
+	return tableSet{s.keys, s.expiry.t, s.meta}.checkpoint(tx, finished)
+}
+
+func (s *intervalStream) Quiescent() bool { return s.out.Len() == 0 && s.two.quiescent() }
 
 func (s *intervalStream) Next() (exec.Event, error) {
 	for {
@@ -100,7 +212,9 @@ func (s *intervalStream) Next() (exec.Event, error) {
 			continue
 		case exec.EvWatermark:
 			s.wm = max(ev.Wm, 0)
-			s.expire()
+			if err := s.expire(); err != nil {
+				return exec.Event{}, err
+			}
 			if ev.Wm != exec.MaxWatermark {
 				ev.Wm -= max(-s.n.Lower, s.n.Upper, 0)
 			}
@@ -118,6 +232,16 @@ func (s *intervalStream) relative(side int) int64 {
 		return -s.n.Lower
 	}
 	return s.n.Upper
+}
+
+// expiresAt is the watermark at which a row of side at ts expires: the
+// first that passes ts + relative.
+func (s *intervalStream) expiresAt(side int, ts int64) int64 {
+	at := ts + s.relative(side) + 1
+	if s.relative(side) >= 0 && at < ts { // overflow
+		return exec.MaxWatermark
+	}
+	return at
 }
 
 func (s *intervalStream) row(side int, r types.Row) error {
@@ -138,14 +262,17 @@ func (s *intervalStream) row(side int, r types.Row) error {
 	if side == 1 {
 		lo, hi = ts+s.n.Lower, ts+s.n.Upper
 	}
-	joined := false
+	joined, fresh := false, false
 	var k *intervalKey
 	if kok {
-		k = s.keys[key]
+		if k, _, err = s.keys.Get([]byte(key)); err != nil {
+			return err
+		}
 		if k == nil {
-			k = &intervalKey{}
-			s.keys[key] = k
-			s.order = append(s.order, key)
+			// The key's place in the order of expiry is taken now, and kept
+			// until a watermark finds it without rows.
+			s.arrived++
+			k, fresh = &intervalKey{arrive: s.arrived}, true
 		}
 		for _, o := range k.rows[1-side] {
 			if o.ts < lo || o.ts > hi {
@@ -173,7 +300,23 @@ func (s *intervalStream) row(side int, r types.Row) error {
 		copy(rows[at+1:], rows[at:])
 		rows[at] = &intervalRow{fields: r.Fields, ts: ts, joined: joined}
 		k.rows[side] = rows
-		return nil
+		if err := s.keys.Put([]byte(key), k); err != nil {
+			return err
+		}
+		return s.expiry.Add(timeKey(s.expiresAt(side, ts), []byte(key)), noValue{})
+	}
+	switch {
+	case fresh:
+		// No row waits, but the key keeps its place until the next
+		// watermark.
+		if err := s.keys.Put([]byte(key), k); err != nil {
+			return err
+		}
+		if err := s.expiry.Add(timeKey(s.wm, []byte(key)), noValue{}); err != nil {
+			return err
+		}
+	case joined:
+		s.keys.Touch([]byte(key)) // rows of the other side met it
 	}
 	if !joined && s.n.Kind.outer(side) {
 		s.emit(s.js.padded(side, r.Fields))
@@ -182,11 +325,46 @@ func (s *intervalStream) row(side int, r types.Row) error {
 }
 
 // expire drops the rows that no row to come can meet, the padded row of
-// an outer side's row that met none going out.
-func (s *intervalStream) expire() {
-	keep := s.order[:0]
-	for _, key := range s.order {
-		k := s.keys[key]
+// an outer side's row that met none going out: the keys whose rows expire
+// at this watermark, in the order their rows began to wait.
+func (s *intervalStream) expire() error {
+	through := s.wm
+	var due []string
+	seen := map[string]bool{}
+	for {
+		k, _, ok, err := s.expiry.Pop(through)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		key := string(k[8:])
+		if !seen[key] {
+			seen[key] = true
+			due = append(due, key)
+		}
+	}
+	if len(due) == 0 {
+		return nil
+	}
+	type dueKey struct {
+		key string
+		k   *intervalKey
+	}
+	keys := make([]dueKey, 0, len(due))
+	for _, key := range due {
+		k, _, err := s.keys.Get([]byte(key))
+		if err != nil {
+			return err
+		}
+		if k != nil {
+			keys = append(keys, dueKey{key, k})
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].k.arrive < keys[j].k.arrive })
+	for _, d := range keys {
+		k := d.k
 		for side := range k.rows {
 			limit := s.wm - s.relative(side) - 1 // rows at or before it expire
 			if s.wm == exec.MaxWatermark {
@@ -201,13 +379,17 @@ func (s *intervalStream) expire() {
 			}
 			k.rows[side] = rows[i:]
 		}
+		var err error
 		if len(k.rows[0]) == 0 && len(k.rows[1]) == 0 {
-			delete(s.keys, key)
-			continue
+			err = s.keys.Delete([]byte(d.key))
+		} else {
+			err = s.keys.Put([]byte(d.key), k)
 		}
-		keep = append(keep, key)
+		if err != nil {
+			return err
+		}
 	}
-	s.order = keep
+	return nil
 }
 
 func (s *intervalStream) emit(fields []any) {

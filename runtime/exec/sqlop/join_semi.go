@@ -35,6 +35,8 @@ type SemiJoinNode struct {
 	Text string
 }
 
+var _ exec.Node = (*SemiJoinNode)(nil)
+
 func (n *SemiJoinNode) Schema() types.Schema { return n.Left.Schema() }
 
 // Changelog is Flink's: a semi join forwards the kinds of both inputs, an

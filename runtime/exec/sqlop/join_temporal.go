@@ -1,11 +1,14 @@
 package sqlop
 
 import (
+	"encoding/binary"
 	"sort"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // TemporalJoinNode is Flink's event-time temporal join, a JOIN v FOR
@@ -40,9 +43,7 @@ func (n *TemporalJoinNode) Children() []exec.Node { return []exec.Node{n.Left, n
 func (n *TemporalJoinNode) Explain() string { return n.Text }
 
 func (n *TemporalJoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if err := ex.InMemory("a temporal join keeps its rows"); err != nil {
-		return nil, err
-	}
+	ns := ex.OperatorNamespace("temporaljoin")
 	ins, err := exec.OpenAll(ex, []exec.Node{n.Left, n.Right})
 	if err != nil {
 		return nil, err
@@ -50,7 +51,33 @@ func (n *TemporalJoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	two := newTwoInputs(ins, ex)
 	two.byTime, two.timeCol = true, [2]int{n.LeftTime, n.RightTime}
 	js := &joinStream{n: &JoinNode{LeftKeys: n.LeftKeys, RightKeys: n.RightKeys}, width: [2]int{n.Left.Schema().Len(), n.Right.Schema().Len()}}
-	return &temporalStream{n: n, two: two, js: js, versions: map[string][]version{}}, nil
+	s := &temporalStream{n: n, two: two, js: js}
+	if err := s.open(ex, ns); err != nil {
+		exec.CloseAll(ins)
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
+}
+
+func (s *temporalStream) open(ex *exec.Execution, ns string) error {
+	var err error
+	if s.versions, err = openTable[*versions](ex, ns, "versions", versionsCodec{}); err != nil {
+		return err
+	}
+	if s.left, err = openQueue[*waiting](ex, ns, "left", waitingCodec{}); err != nil {
+		return err
+	}
+	if s.prune, err = openQueue[noValue](ex, ns, "prune", noValueCodec{}); err != nil {
+		return err
+	}
+	if s.meta, err = openMeta(ex, ns); err != nil {
+		return err
+	}
+	if s.seq, err = s.meta.getInt("seq"); err != nil {
+		return err
+	}
+	return s.two.restore(s.meta)
 }
 
 // version is one row of the versioned table: from ts on, its key's row is
@@ -61,26 +88,123 @@ type version struct {
 	deleted bool
 }
 
+// versions are a key's versions in time order.
+type versions struct{ vs []version }
+
+// versionsCodec encodes a key's versions: their number, then each one's
+// time, whether it is a delete, and its fields.
+type versionsCodec struct{}
+
+func (versionsCodec) Append(b []byte, v *versions) ([]byte, error) {
+	b = binary.AppendUvarint(b, uint64(len(v.vs)))
+	for _, x := range v.vs {
+		b = append(appendVarint(b, x.ts), boolByte(x.deleted))
+		var err error
+		if b, err = appendValues(b, x.fields); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func (versionsCodec) Decode(b []byte) (*versions, error) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)) {
+		return nil, errAccTruncated
+	}
+	b = b[w:]
+	v := &versions{vs: make([]version, n)}
+	for i := range v.vs {
+		var err error
+		if v.vs[i].ts, b, err = readVarint(b); err != nil {
+			return nil, err
+		}
+		if len(b) == 0 {
+			return nil, errAccTruncated
+		}
+		v.vs[i].deleted, b = b[0] != 0, b[1:]
+		if v.vs[i].fields, b, err = readValues(b); err != nil {
+			return nil, err
+		}
+	}
+	if len(b) != 0 {
+		return nil, errAccTruncated
+	}
+	return v, nil
+}
+
 // waiting is a left row waiting for the watermark.
 type waiting struct {
 	fields []any
-	ts     int64
 	key    string
 	hasKey bool
-	seq    int64
 }
 
+// waitingCodec encodes a waiting row: whether it has a key, the key, and
+// its fields (its time and arrival are in its queue key).
+type waitingCodec struct{}
+
+func (waitingCodec) Append(b []byte, w *waiting) ([]byte, error) {
+	b = append(b, boolByte(w.hasKey))
+	b = binary.AppendUvarint(b, uint64(len(w.key)))
+	b = append(b, w.key...)
+	return appendValues(b, w.fields)
+}
+
+func (waitingCodec) Decode(b []byte) (*waiting, error) {
+	if len(b) == 0 {
+		return nil, errAccTruncated
+	}
+	w := &waiting{hasKey: b[0] != 0}
+	n, k := binary.Uvarint(b[1:])
+	if k <= 0 || n > uint64(len(b)-1-k) {
+		return nil, errAccTruncated
+	}
+	b = b[1+k:]
+	w.key, b = string(b[:n]), b[n:]
+	var err error
+	if w.fields, b, err = readValues(b); err != nil {
+		return nil, err
+	}
+	if len(b) != 0 {
+		return nil, errAccTruncated
+	}
+	return w, nil
+}
+
+// The state of a temporal join: the versions of each key, the left rows
+// waiting for the watermark (left: their time and arrival, then the row),
+// and the times from which a key's older versions can go (prune: the
+// time, then the key); in meta the count of left rows and its inputs'
+// state.
 type temporalStream struct {
 	n        *TemporalJoinNode
 	two      *twoInputs
 	js       *joinStream
-	versions map[string][]version // by key, in time order
-	left     []waiting
+	versions *opstate.Table[*versions]
+	left     *dueQueue[*waiting]
+	prune    *dueQueue[noValue]
+	meta     opMeta
 	seq      int64
 	out      exec.Queue
 }
 
-var _ exec.Stream = (*temporalStream)(nil)
+var (
+	_ exec.Stream   = (*temporalStream)(nil)
+	_ exec.Stateful = (*temporalStream)(nil)
+)
+
+func (s *temporalStream) Checkpoint(tx state.Tx, finished, final bool) error {
+	if err := s.meta.putInt("seq", s.seq); err != nil {
+		return err
+	}
+	if err := s.two.save(s.meta, final); err != nil {
+		return err
+	}
+	return tableSet{s.versions, s.left.t, s.prune.t, s.meta}.checkpoint(tx, finished)
+}
+
+func (s *temporalStream) Quiescent() bool { return s.out.Len() == 0 && s.two.quiescent() }
 
 func (s *temporalStream) Next() (exec.Event, error) {
 	for {
@@ -119,15 +243,21 @@ func (s *temporalStream) row(side int, r types.Row) error {
 			return nil // no time: Flink's rowtime is never NULL
 		}
 		s.seq++
-		s.left = append(s.left, waiting{fields: r.Fields, ts: ts, key: key, hasKey: ok, seq: s.seq})
-		return nil
+		return s.left.Add(timeKey(ts, binary.BigEndian.AppendUint64(nil, uint64(s.seq))), &waiting{fields: r.Fields, key: key, hasKey: ok})
 	}
 	ts, tok := types.TimeMillis(r.Fields[s.n.RightTime])
 	if !ok || !tok || r.Kind == types.UpdateBefore {
 		return nil // -U: its +U is the next version
 	}
 	v := version{ts: ts, fields: r.Fields, deleted: r.Kind == types.Delete}
-	vs := s.versions[key]
+	cur, _, err := s.versions.Get([]byte(key))
+	if err != nil {
+		return err
+	}
+	if cur == nil {
+		cur = &versions{}
+	}
+	vs := cur.vs
 	at := sort.Search(len(vs), func(i int) bool { return vs[i].ts >= ts })
 	if at < len(vs) && vs[at].ts == ts {
 		vs[at] = v // one version per time: the last row wins
@@ -136,33 +266,41 @@ func (s *temporalStream) row(side int, r types.Row) error {
 		copy(vs[at+1:], vs[at:])
 		vs[at] = v
 	}
-	s.versions[key] = vs
+	cur.vs = vs
+	if err := s.versions.Put([]byte(key), cur); err != nil {
+		return err
+	}
+	if len(vs) > 1 && at <= 1 {
+		// The second version changed: older ones can go once the
+		// watermark reaches it.
+		return s.prune.Add(timeKey(vs[1].ts, []byte(key)), noValue{})
+	}
 	return nil
 }
 
 // fire joins the left rows the watermark w reached, in time order, then
 // drops the versions no left row to come can need.
 func (s *temporalStream) fire(w int64) error {
-	var due, rest []waiting
-	for _, l := range s.left {
-		if l.ts <= w {
-			due = append(due, l)
-		} else {
-			rest = append(rest, l)
+	for {
+		_, l, ok, err := s.left.Pop(w)
+		if err != nil {
+			return err
 		}
-	}
-	s.left = rest
-	sort.Slice(due, func(i, j int) bool {
-		if due[i].ts != due[j].ts {
-			return due[i].ts < due[j].ts
+		if !ok {
+			break
 		}
-		return due[i].seq < due[j].seq
-	})
-	for _, l := range due {
 		var match []any
 		if l.hasKey {
-			vs := s.versions[l.key]
-			at := sort.Search(len(vs), func(i int) bool { return vs[i].ts > l.ts }) - 1
+			cur, _, err := s.versions.Get([]byte(l.key))
+			if err != nil {
+				return err
+			}
+			var vs []version
+			if cur != nil {
+				vs = cur.vs
+			}
+			ts, _ := types.TimeMillis(l.fields[s.n.LeftTime])
+			at := sort.Search(len(vs), func(i int) bool { return vs[i].ts > ts }) - 1
 			if at >= 0 && !vs[at].deleted {
 				out := s.js.joined(0, l.fields, vs[at].fields)
 				ok := true
@@ -185,13 +323,37 @@ func (s *temporalStream) fire(w int64) error {
 			s.emit(s.js.padded(0, l.fields))
 		}
 	}
-	for k, vs := range s.versions {
+	for {
+		k, _, ok, err := s.prune.Pop(w)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		key := k[8:]
+		cur, _, err := s.versions.Get(key)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			continue
+		}
+		vs := cur.vs
 		at := sort.Search(len(vs), func(i int) bool { return vs[i].ts > w }) - 1
-		if at > 0 {
-			s.versions[k] = append(vs[:0:0], vs[at:]...)
+		if at <= 0 {
+			continue
+		}
+		cur.vs = append(vs[:0:0], vs[at:]...)
+		if err := s.versions.Put(key, cur); err != nil {
+			return err
+		}
+		if len(cur.vs) > 1 {
+			if err := s.prune.Add(timeKey(cur.vs[1].ts, key), noValue{}); err != nil {
+				return err
+			}
 		}
 	}
-	return nil
 }
 
 func (s *temporalStream) emit(fields []any) {

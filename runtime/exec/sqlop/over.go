@@ -1,15 +1,19 @@
 package sqlop
 
 import (
-	"container/heap"
+	"encoding/binary"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // OVER aggregations, as Flink's OverAggregate in streaming mode: the rows
@@ -108,20 +112,47 @@ func (n *OverNode) Explain() string {
 }
 
 func (n *OverNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if err := ex.InMemory("an OVER window keeps its rows"); err != nil {
-		return nil, err
-	}
+	ns := ex.OperatorNamespace("over")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &overStream{n: n, in: in, ex: ex, wm: minWatermark, parts: map[string]*overPartition{}}, nil
+	s := &overStream{n: n, in: in, ex: ex, wm: minWatermark}
+	if err := s.open(ns); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
 }
 
-// overPartition is the state of one partition: rows waiting for the
-// watermark by time, the time it last fired, and its window.
+func (s *overStream) open(ns string) error {
+	var err error
+	if s.parts, err = openTable[*overPartition](s.ex, ns, "partitions", overPartitionCodec{s}); err != nil {
+		return err
+	}
+	if s.waiting, err = openTable[*overWaiting](s.ex, ns, "waiting", overWaitingCodec{}); err != nil {
+		return err
+	}
+	if s.timers, err = openQueue[[]byte](s.ex, ns, "timers", rawCodec{}); err != nil {
+		return err
+	}
+	if s.meta, err = openMeta(s.ex, ns); err != nil {
+		return err
+	}
+	if s.seq, err = s.meta.getInt("seq"); err != nil {
+		return err
+	}
+	if b, _ := s.meta.get("wm"); b != nil {
+		s.wm, err = s.meta.getInt("wm")
+	}
+	return err
+}
+
+// overPartition is the state of one partition: the times it has timers
+// at, the time it last fired, and its window (its rows waiting for the
+// watermark are in the operator's waiting table).
 type overPartition struct {
-	waiting map[int64][]types.Row
 	timers  map[int64]bool // the times it has a timer at (Flink keeps one per time)
 	fired   int64
 	fresh   bool          // never fired
@@ -137,47 +168,190 @@ type overRow struct {
 	args []any // each call's argument
 }
 
-// overTimer is a partition's time to fire, as Flink's event-time timers.
-type overTimer struct {
-	ts  int64
-	seq int64 // registration order breaks ties
-	key string
-}
+// overPartitionCodec encodes a partition: its timers' times, the time it
+// fired, whether it never did, its cleanup time, its row count, the state
+// of each call's accumulator, the rows of its frame (time and arguments)
+// and each call's LAG values.
+type overPartitionCodec struct{ s *overStream }
 
-type overTimers []overTimer
-
-func (h overTimers) Len() int { return len(h) }
-func (h overTimers) Less(i, j int) bool {
-	if h[i].ts != h[j].ts {
-		return h[i].ts < h[j].ts
+func (overPartitionCodec) Append(b []byte, p *overPartition) ([]byte, error) {
+	b = binary.AppendUvarint(b, uint64(len(p.timers)))
+	for _, t := range slices.Sorted(maps.Keys(p.timers)) {
+		b = appendVarint(b, t)
 	}
-	return h[i].seq < h[j].seq
-}
-func (h overTimers) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *overTimers) Push(x any)   { *h = append(*h, x.(overTimer)) }
-func (h *overTimers) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return t
+	b = appendVarint(b, p.fired)
+	b = append(b, boolByte(p.fresh))
+	b = appendVarint(b, p.cleanup)
+	b = appendVarint(b, p.rows)
+	var err error
+	for _, a := range p.accs {
+		if a == nil {
+			continue
+		}
+		if b, err = a.AppendState(b); err != nil {
+			return nil, err
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(p.window)))
+	for _, r := range p.window {
+		b = appendVarint(b, r.ts)
+		if b, err = appendValues(b, r.args); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range p.lag {
+		if b, err = appendValues(b, l); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
+func (c overPartitionCodec) Decode(b []byte) (*overPartition, error) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)) {
+		return nil, errAccTruncated
+	}
+	b = b[w:]
+	p := c.s.newPartition(make(map[int64]bool, n))
+	var err error
+	for range n {
+		var t int64
+		if t, b, err = readVarint(b); err != nil {
+			return nil, err
+		}
+		p.timers[t] = true
+	}
+	if p.fired, b, err = readVarint(b); err != nil {
+		return nil, err
+	}
+	if len(b) == 0 {
+		return nil, errAccTruncated
+	}
+	p.fresh, b = b[0] != 0, b[1:]
+	if p.cleanup, b, err = readVarint(b); err != nil {
+		return nil, err
+	}
+	if p.rows, b, err = readVarint(b); err != nil {
+		return nil, err
+	}
+	for _, a := range p.accs {
+		if a == nil {
+			continue
+		}
+		if b, err = a.ReadState(b); err != nil {
+			return nil, err
+		}
+	}
+	n, w = binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)) {
+		return nil, errAccTruncated
+	}
+	b = b[w:]
+	if n > 0 {
+		p.window = make([]overRow, n)
+	}
+	for i := range p.window {
+		if p.window[i].ts, b, err = readVarint(b); err != nil {
+			return nil, err
+		}
+		if p.window[i].args, b, err = readValues(b); err != nil {
+			return nil, err
+		}
+	}
+	for j := range p.lag {
+		if p.lag[j], b, err = readValues(b); err != nil {
+			return nil, err
+		}
+	}
+	if len(b) != 0 {
+		return nil, errAccTruncated
+	}
+	return p, nil
+}
+
+// overWaiting is a partition's rows of one time, waiting for the
+// watermark.
+type overWaiting struct{ rows [][]any }
+
+type overWaitingCodec struct{}
+
+func (overWaitingCodec) Append(b []byte, w *overWaiting) ([]byte, error) {
+	b = binary.AppendUvarint(b, uint64(len(w.rows)))
+	for _, r := range w.rows {
+		var err error
+		if b, err = appendValues(b, r); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func (overWaitingCodec) Decode(b []byte) (*overWaiting, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, errAccTruncated
+	}
+	b = b[k:]
+	w := &overWaiting{rows: make([][]any, n)}
+	for i := range w.rows {
+		var err error
+		if w.rows[i], b, err = readValues(b); err != nil {
+			return nil, err
+		}
+	}
+	if len(b) != 0 {
+		return nil, errAccTruncated
+	}
+	return w, nil
+}
+
+// waitingKey is the key of a partition's rows of time ts: the partition's
+// key, its length first, then the time.
+func waitingKey(part string, ts int64) []byte {
+	b := binary.AppendUvarint(make([]byte, 0, len(part)+10), uint64(len(part)))
+	return appendTime(append(b, part...), ts)
+}
+
+// The state of an OVER window: each partition's window (partitions), its
+// rows waiting for the watermark by time (waiting), and the partitions'
+// timers, as Flink's event-time timers (timers: the time, then the order
+// of registration, whose value is the partition's key), with in meta the
+// count of registrations and the watermark (but in a statement's final
+// checkpoint: the next run starts without one).
 type overStream struct {
-	n      *OverNode
-	in     exec.Stream
-	ex     *exec.Execution
-	wm     int64 // the watermark so far
-	parts  map[string]*overPartition
-	timers overTimers
-	seq    int64
-	late   int64
-	out    exec.Queue
+	n       *OverNode
+	in      exec.Stream
+	ex      *exec.Execution
+	wm      int64 // the watermark so far
+	parts   *opstate.Table[*overPartition]
+	waiting *opstate.Table[*overWaiting]
+	timers  *dueQueue[[]byte]
+	meta    opMeta
+	seq     int64
+	late    int64
+	out     exec.Queue
 }
 
 var (
 	_ exec.Stream       = (*overStream)(nil)
 	_ exec.TimeOperator = (*overStream)(nil)
+	_ exec.Stateful     = (*overStream)(nil)
 )
+
+func (s *overStream) Checkpoint(tx state.Tx, finished, final bool) error {
+	if err := s.meta.putInt("seq", s.seq); err != nil {
+		return err
+	}
+	if final {
+		delete(s.meta.vals, "wm")
+	} else if err := s.meta.putInt("wm", s.wm); err != nil {
+		return err
+	}
+	return tableSet{s.parts, s.waiting, s.timers.t, s.meta}.checkpoint(tx, finished)
+}
+
+func (s *overStream) Quiescent() bool { return s.out.Len() == 0 }
 
 func (s *overStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
@@ -188,8 +362,12 @@ func (s *overStream) Time(ev *exec.Event) error {
 		s.wm = max(s.wm, ev.Wm)
 		return s.fire(ev.Wm)
 	case exec.EvEnd:
-		if err := s.fire(1<<63 - 1); err != nil {
-			return err
+		// Stopped without its end of input, the rows that wait stay in
+		// the state for the next run.
+		if s.ex.Opts.EndOfInput {
+			if err := s.fire(1<<63 - 1); err != nil {
+				return err
+			}
 		}
 		if s.late > 0 {
 			s.ex.Notes = append(s.ex.Notes, "note: the OVER window dropped "+exec.Plural(s.late, "late row")+" ("+s.lateRule()+"), as Flink's OverAggregate does")
@@ -216,27 +394,44 @@ func (s *overStream) Row(r types.Row) error {
 		keys[i] = v
 	}
 	k := string(keycodec.Encode(keys))
-	p := s.parts[k]
+	p, _, err := s.parts.Get([]byte(k))
+	if err != nil {
+		return err
+	}
 	if p == nil {
 		p = s.newPartition(map[int64]bool{})
-		s.parts[k] = p
 	}
 	if s.isLate(p, ts) {
 		s.late++
-		return nil
+		return nil // a new partition is as good as none
 	}
-	p.waiting[ts] = append(p.waiting[ts], r.Copy())
-	s.setTimer(p, k, ts)
+	wk := waitingKey(k, ts)
+	w, _, err := s.waiting.Get(wk)
+	if err != nil {
+		return err
+	}
+	if w == nil {
+		w = &overWaiting{}
+	}
+	w.rows = append(w.rows, r.Copy().Fields)
+	if err := s.waiting.Put(wk, w); err != nil {
+		return err
+	}
+	if err := s.setTimer(p, k, ts); err != nil {
+		return err
+	}
 	if f := s.n.Frame; !f.Rows && !f.Unbounded && (p.cleanup == 0 || p.cleanup < ts+f.Preceding+1) {
 		p.cleanup = ts + f.Preceding*3/2 + 1
-		s.setTimer(p, k, p.cleanup)
+		if err := s.setTimer(p, k, p.cleanup); err != nil {
+			return err
+		}
 	}
-	return nil
+	return s.parts.Put([]byte(k), p)
 }
 
 // newPartition is a partition with no rows and fresh accumulators.
 func (s *overStream) newPartition(timers map[int64]bool) *overPartition {
-	p := &overPartition{waiting: map[int64][]types.Row{}, timers: timers, fresh: true}
+	p := &overPartition{timers: timers, fresh: true}
 	for _, c := range s.n.Calls {
 		var acc Accumulator
 		switch {
@@ -279,43 +474,64 @@ func (s *overStream) lateRule() string {
 }
 
 // setTimer registers partition p's timer at ts, once.
-func (s *overStream) setTimer(p *overPartition, k string, ts int64) {
+func (s *overStream) setTimer(p *overPartition, k string, ts int64) error {
 	if p.timers[ts] {
-		return
+		return nil
 	}
 	p.timers[ts] = true
 	s.seq++
-	heap.Push(&s.timers, overTimer{ts: ts, seq: s.seq, key: k})
+	return s.timers.Add(binary.BigEndian.AppendUint64(appendTime(nil, ts), uint64(s.seq)), []byte(k))
 }
 
 // fire emits, in time order, the rows of every partition whose time is
 // at or before wm.
 func (s *overStream) fire(wm int64) error {
-	for len(s.timers) > 0 && s.timers[0].ts <= wm {
-		t := heap.Pop(&s.timers).(overTimer)
-		p := s.parts[t.key]
-		delete(p.timers, t.ts)
-		if p.cleanup != 0 && p.cleanup <= t.ts {
-			s.parts[t.key] = s.newPartition(p.timers)
+	for {
+		tk, k, ok, err := s.timers.Pop(wm)
+		if err != nil || !ok {
+			return err
+		}
+		ts := keyTime(tk)
+		p, _, err := s.parts.Get(k)
+		if err != nil {
+			return err
+		}
+		if p == nil {
+			return fmt.Errorf("the state %q has a timer of a partition it does not hold", s.parts.Namespace())
+		}
+		delete(p.timers, ts)
+		wk := waitingKey(string(k), ts)
+		w, _, err := s.waiting.Get(wk)
+		if err != nil {
+			return err
+		}
+		if w != nil {
+			if err := s.waiting.Delete(wk); err != nil {
+				return err
+			}
+		}
+		if p.cleanup != 0 && p.cleanup <= ts {
+			if err := s.parts.Put(k, s.newPartition(p.timers)); err != nil {
+				return err
+			}
 			continue
 		}
-		rows := p.waiting[t.ts]
-		delete(p.waiting, t.ts)
-		p.fired, p.fresh = t.ts, false
-		if len(rows) == 0 {
-			continue
+		p.fired, p.fresh = ts, false
+		if w != nil && len(w.rows) > 0 {
+			if err := s.emit(p, ts, w.rows); err != nil {
+				return err
+			}
 		}
-		if err := s.emit(p, t.ts, rows); err != nil {
+		if err := s.parts.Put(k, p); err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
 // emit computes the calls for the rows of one partition at one time:
 // ROWS frames row by row, RANGE frames with every row of that time (its
 // peers) in the window of each.
-func (s *overStream) emit(p *overPartition, ts int64, rows []types.Row) error {
+func (s *overStream) emit(p *overPartition, ts int64, rows [][]any) error {
 	n := s.n
 	args := make([][]any, len(rows))
 	for i, r := range rows {
@@ -324,7 +540,7 @@ func (s *overStream) emit(p *overPartition, ts int64, rows []types.Row) error {
 			if c.Arg == nil {
 				continue
 			}
-			v, err := c.Arg.Eval(r.Fields)
+			v, err := c.Arg.Eval(r)
 			if err != nil {
 				return err
 			}
@@ -344,8 +560,8 @@ func (s *overStream) emit(p *overPartition, ts int64, rows []types.Row) error {
 			s.expire(p, ts)
 		}
 		p.rows++
-		out := make([]any, 0, len(r.Fields)+len(n.Calls))
-		out = append(out, r.Fields...)
+		out := make([]any, 0, len(r)+len(n.Calls))
+		out = append(out, r...)
 		for j, c := range n.Calls {
 			if p.accs[j] != nil {
 				out = append(out, p.accs[j].Value())
@@ -413,7 +629,7 @@ func (s *overStream) expire(p *overPartition, ts int64) {
 }
 
 // lagValue is LAG's value for the row: Offset rows back, else the default.
-func (s *overStream) lagValue(p *overPartition, j int, c *OverCall, r types.Row) (any, error) {
+func (s *overStream) lagValue(p *overPartition, j int, c *OverCall, r []any) (any, error) {
 	h := p.lag[j]
 	if int64(len(h)) > c.Offset {
 		return h[int64(len(h))-1-c.Offset], nil
@@ -421,7 +637,7 @@ func (s *overStream) lagValue(p *overPartition, j int, c *OverCall, r types.Row)
 	if c.Default == nil {
 		return nil, nil
 	}
-	return c.Default.Eval(r.Fields)
+	return c.Default.Eval(r)
 }
 
 func (s *overStream) Close() error { return s.in.Close() }

@@ -1,13 +1,16 @@
 package sqlop
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // OverSortedNode is an OVER window ordered by columns that are not a time
@@ -18,7 +21,8 @@ import (
 // row whose values the new row changed is updated (-U old, +U new) and
 // the new row goes out (+I), its calls over every row that sorts at or
 // before it (RANGE: its peers included; ROWS: those before it). It keeps
-// every row in memory, and recomputes a partition's calls for each row.
+// every row, a partition's rows as one value of its table in the state
+// store, and recomputes a partition's calls for each row.
 type OverSortedNode struct {
 	In        exec.Node
 	Partition []expr.Expr
@@ -56,14 +60,18 @@ func (n *OverSortedNode) Explain() string {
 }
 
 func (n *OverSortedNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if err := ex.InMemory("an OVER window keeps its rows"); err != nil {
-		return nil, err
-	}
+	ns := ex.OperatorNamespace("oversorted")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &overSortedStream{n: n, in: in, parts: map[string][]*sortedOverRow{}}, nil
+	s := &overSortedStream{n: n, in: in}
+	if s.parts, err = openTable[*sortedOverRows](ex, ns, "partitions", sortedOverRowsCodec{}); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
 }
 
 type sortedOverRow struct {
@@ -72,14 +80,69 @@ type sortedOverRow struct {
 	out  []any // the row last emitted
 }
 
+// sortedOverRows are a partition's rows in order.
+type sortedOverRows struct{ rows []*sortedOverRow }
+
+// sortedOverRowsCodec encodes a partition's rows: their count, then each
+// one's sort key, arguments and the row last emitted.
+type sortedOverRowsCodec struct{}
+
+func (sortedOverRowsCodec) Append(b []byte, p *sortedOverRows) ([]byte, error) {
+	b = binary.AppendUvarint(b, uint64(len(p.rows)))
+	for _, r := range p.rows {
+		for _, vs := range [][]any{r.key, r.args, r.out} {
+			var err error
+			if b, err = appendValues(b, vs); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b, nil
+}
+
+func (sortedOverRowsCodec) Decode(b []byte) (*sortedOverRows, error) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)) {
+		return nil, errAccTruncated
+	}
+	b = b[w:]
+	p := &sortedOverRows{rows: make([]*sortedOverRow, n)}
+	for i := range p.rows {
+		r := &sortedOverRow{}
+		for _, vs := range []*[]any{&r.key, &r.args, &r.out} {
+			var err error
+			if *vs, b, err = readValues(b); err != nil {
+				return nil, err
+			}
+		}
+		if len(r.args) == 0 {
+			r.args = nil
+		}
+		p.rows[i] = r
+	}
+	if len(b) != 0 {
+		return nil, errAccTruncated
+	}
+	return p, nil
+}
+
 type overSortedStream struct {
 	n     *OverSortedNode
 	in    exec.Stream
-	parts map[string][]*sortedOverRow
+	parts *opstate.Table[*sortedOverRows]
 	out   exec.Queue
 }
 
-var _ exec.Stream = (*overSortedStream)(nil)
+var (
+	_ exec.Stream   = (*overSortedStream)(nil)
+	_ exec.Stateful = (*overSortedStream)(nil)
+)
+
+func (s *overSortedStream) Checkpoint(tx state.Tx, finished, _ bool) error {
+	return tableSet{s.parts}.checkpoint(tx, finished)
+}
+
+func (s *overSortedStream) Quiescent() bool { return s.out.Len() == 0 }
 
 func (s *overSortedStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
@@ -104,13 +167,20 @@ func (s *overSortedStream) Row(r types.Row) error {
 			}
 		}
 	}
-	rows := s.parts[k]
+	part, _, err := s.parts.Get([]byte(k))
+	if err != nil {
+		return err
+	}
+	if part == nil {
+		part = &sortedOverRows{}
+	}
+	rows := part.rows
 	at := sort.Search(len(rows), func(i int) bool { return compareSortKeys(n.Keys, rows[i].key, key) > 0 })
 	fresh := &sortedOverRow{key: key, args: args, out: append([]any(nil), r.Fields...)}
 	rows = append(rows, nil)
 	copy(rows[at+1:], rows[at:])
 	rows[at] = fresh
-	s.parts[k] = rows
+	part.rows = rows
 
 	accs := make([]Accumulator, len(n.Calls))
 	for j, c := range n.Calls {
@@ -171,7 +241,7 @@ func (s *overSortedStream) Row(r types.Row) error {
 		}
 		i = end
 	}
-	return nil
+	return s.parts.Put([]byte(k), part)
 }
 
 func (s *overSortedStream) Close() error { return s.in.Close() }

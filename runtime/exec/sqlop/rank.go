@@ -1,20 +1,24 @@
 package sqlop
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) filtered by its rank
 // (rn <= N, rn = 1) in the SELECT around it: Flink's Rank and Deduplicate.
-// Both keep their rows in memory for the statement.
+// Both keep their rows per partition in the state store behind the cache
+// (a partition's rows are one value of its table).
 
 // RankNode is a Top-N per partition over an insert-only input, as Flink's
 // AppendOnlyTopNFunction: each partition keeps its first End rows by
@@ -61,24 +65,81 @@ func (n *RankNode) Explain() string {
 }
 
 func (n *RankNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if err := ex.InMemory("ROW_NUMBER's Top-N keeps its rows"); err != nil {
-		return nil, err
-	}
+	ns := ex.OperatorNamespace("rank")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &rankStream{n: n, in: in, parts: map[string][]sortedRow{}}, nil
+	s := &rankStream{n: n, in: in}
+	if s.parts, err = openTable[*sortedRows](ex, ns, "partitions", sortedRowsCodec{}); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
 }
 
 type rankStream struct {
 	n     *RankNode
 	in    exec.Stream
-	parts map[string][]sortedRow // each partition's first End rows, in order
+	parts *opstate.Table[*sortedRows] // each partition's first End rows, in order
 	out   exec.Queue
 }
 
-var _ exec.Stream = (*rankStream)(nil)
+var (
+	_ exec.Stream   = (*rankStream)(nil)
+	_ exec.Stateful = (*rankStream)(nil)
+)
+
+func (s *rankStream) Checkpoint(tx state.Tx, finished, _ bool) error {
+	return tableSet{s.parts}.checkpoint(tx, finished)
+}
+
+func (s *rankStream) Quiescent() bool { return s.out.Len() == 0 }
+
+// sortedRows are rows in sort order with their sort keys: a partition of
+// a Top-N. Their kinds are all Insert.
+type sortedRows struct{ rows []sortedRow }
+
+// sortedRowsCodec encodes rows in order: their count, then each row's
+// sort key and fields.
+type sortedRowsCodec struct{}
+
+func (sortedRowsCodec) Append(b []byte, rs *sortedRows) ([]byte, error) {
+	b = binary.AppendUvarint(b, uint64(len(rs.rows)))
+	for _, r := range rs.rows {
+		var err error
+		if b, err = appendValues(b, r.key); err != nil {
+			return nil, err
+		}
+		if b, err = appendValues(b, r.row.Fields); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func (sortedRowsCodec) Decode(b []byte) (*sortedRows, error) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)) {
+		return nil, errAccTruncated
+	}
+	b = b[w:]
+	rs := &sortedRows{rows: make([]sortedRow, n)}
+	for i := range rs.rows {
+		var err error
+		if rs.rows[i].key, b, err = readValues(b); err != nil {
+			return nil, err
+		}
+		if rs.rows[i].row.Fields, b, err = readValues(b); err != nil {
+			return nil, err
+		}
+	}
+	if len(b) != 0 {
+		return nil, errAccTruncated
+	}
+	return rs, nil
+}
 
 func (s *rankStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
@@ -107,7 +168,14 @@ func (s *rankStream) Row(r types.Row) error {
 	if err != nil {
 		return err
 	}
-	buf := s.parts[k]
+	part, _, err := s.parts.Get([]byte(k))
+	if err != nil {
+		return err
+	}
+	var buf []sortedRow
+	if part != nil {
+		buf = part.rows
+	}
 	if int64(len(buf)) >= n.End && compareSortKeys(n.Keys, key, buf[len(buf)-1].key) >= 0 {
 		return nil // it sorts after a full top End
 	}
@@ -145,8 +213,7 @@ func (s *rankStream) Row(r types.Row) error {
 	if int64(len(buf)) > n.End {
 		buf = buf[:n.End]
 	}
-	s.parts[k] = buf
-	return nil
+	return s.parts.Put([]byte(k), &sortedRows{rows: buf})
 }
 
 // emit sends a row with its rank, when the rank is in range (rank 0: a
@@ -190,29 +257,65 @@ func (n *DedupLastNode) Explain() string {
 }
 
 func (n *DedupLastNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if err := ex.InMemory("a deduplication keeps its rows"); err != nil {
-		return nil, err
-	}
+	ns := ex.OperatorNamespace("dedup")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &dedupLastStream{n: n, in: in, last: map[string]dedupRow{}}, nil
+	s := &dedupLastStream{n: n, in: in}
+	if s.last, err = openTable[dedupRow](ex, ns, "last", dedupRowCodec{}); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
 }
 
+// dedupRow is the row a deduplication keeps for a partition: its time and
+// the row as it went out.
 type dedupRow struct {
 	ts  int64
 	out []any
 }
 
+type dedupRowCodec struct{}
+
+func (dedupRowCodec) Append(b []byte, r dedupRow) ([]byte, error) {
+	return appendValues(appendVarint(b, r.ts), r.out)
+}
+
+func (dedupRowCodec) Decode(b []byte) (dedupRow, error) {
+	var r dedupRow
+	var err error
+	if r.ts, b, err = readVarint(b); err != nil {
+		return r, err
+	}
+	if r.out, b, err = readValues(b); err != nil {
+		return r, err
+	}
+	if len(b) != 0 {
+		return r, errAccTruncated
+	}
+	return r, nil
+}
+
 type dedupLastStream struct {
 	n    *DedupLastNode
 	in   exec.Stream
-	last map[string]dedupRow
+	last *opstate.Table[dedupRow]
 	out  exec.Queue
 }
 
-var _ exec.Stream = (*dedupLastStream)(nil)
+var (
+	_ exec.Stream   = (*dedupLastStream)(nil)
+	_ exec.Stateful = (*dedupLastStream)(nil)
+)
+
+func (s *dedupLastStream) Checkpoint(tx state.Tx, finished, _ bool) error {
+	return tableSet{s.last}.checkpoint(tx, finished)
+}
+
+func (s *dedupLastStream) Quiescent() bool { return s.out.Len() == 0 }
 
 func (s *dedupLastStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
@@ -229,7 +332,10 @@ func (s *dedupLastStream) Row(r types.Row) error {
 		return err
 	}
 	out := append(append(make([]any, 0, len(r.Fields)+1), r.Fields...), int64(1))
-	prev, seen := s.last[k]
+	prev, seen, err := s.last.Get([]byte(k))
+	if err != nil {
+		return err
+	}
 	switch {
 	case !seen:
 		s.out.PushRow(types.Insert, out)
@@ -239,8 +345,7 @@ func (s *dedupLastStream) Row(r types.Row) error {
 	default:
 		return nil // older than the row kept
 	}
-	s.last[k] = dedupRow{ts: ts, out: out}
-	return nil
+	return s.last.Put([]byte(k), dedupRow{ts: ts, out: out})
 }
 
 func (s *dedupLastStream) Close() error { return s.in.Close() }

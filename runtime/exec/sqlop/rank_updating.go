@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // RetractRankNode is ROW_NUMBER's Top-N over an updating input (a GROUP
@@ -56,24 +58,37 @@ func (n *RetractRankNode) Explain() string {
 }
 
 func (n *RetractRankNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if err := ex.InMemory("ROW_NUMBER's Top-N keeps its rows"); err != nil {
-		return nil, err
-	}
+	ns := ex.OperatorNamespace("retractrank")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &retractRankStream{n: n, in: in, parts: map[string][]*liveSorted{}}, nil
+	s := &retractRankStream{n: n, in: in}
+	if s.parts, err = openTable[*liveRows](ex, ns, "partitions", liveRowsCodec{}); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
 }
 
 type retractRankStream struct {
 	n     *RetractRankNode
 	in    exec.Stream
-	parts map[string][]*liveSorted // every live row of a partition, in order
+	parts *opstate.Table[*liveRows] // every live row of a partition, in order
 	out   exec.Queue
 }
 
-var _ exec.Stream = (*retractRankStream)(nil)
+var (
+	_ exec.Stream   = (*retractRankStream)(nil)
+	_ exec.Stateful = (*retractRankStream)(nil)
+)
+
+func (s *retractRankStream) Checkpoint(tx state.Tx, finished, _ bool) error {
+	return tableSet{s.parts}.checkpoint(tx, finished)
+}
+
+func (s *retractRankStream) Quiescent() bool { return s.out.Len() == 0 }
 
 func (s *retractRankStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
@@ -92,7 +107,14 @@ func (s *retractRankStream) Row(r types.Row) error {
 	if err != nil {
 		return err
 	}
-	rows := s.parts[k]
+	part, _, err := s.parts.Get([]byte(k))
+	if err != nil {
+		return err
+	}
+	var rows []*liveSorted
+	if part != nil {
+		rows = part.rows
+	}
 	before := s.top(rows)
 	var replaced, added *liveSorted
 	same := func(a, b types.Row, byKey bool) bool {
@@ -139,7 +161,14 @@ func (s *retractRankStream) Row(r types.Row) error {
 		copy(rows[at+1:], rows[at:])
 		rows[at] = added
 	}
-	s.parts[k] = rows
+	if len(rows) == 0 {
+		err = s.parts.Delete([]byte(k))
+	} else {
+		err = s.parts.Put([]byte(k), &liveRows{rows: rows})
+	}
+	if err != nil {
+		return err
+	}
 	after := s.top(rows)
 	if n.Number {
 		for i := 0; i < max(len(before), len(after)); i++ {

@@ -41,7 +41,7 @@ func (s *windowTVFStream) openSessions(ns string) error {
 	return err
 }
 
-func (s *windowTVFStream) Checkpoint(tx state.Tx, finished bool) error {
+func (s *windowTVFStream) Checkpoint(tx state.Tx, finished, _ bool) error {
 	if err := s.meta.Put(sessionSeqKey, s.seq); err != nil {
 		return err
 	}

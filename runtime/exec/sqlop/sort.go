@@ -1,13 +1,16 @@
 package sqlop
 
 import (
+	"encoding/binary"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // ORDER BY in a SELECT, with Flink's streaming rules: ORDER BY ... LIMIT n
@@ -110,27 +113,64 @@ func (n *TopNNode) Explain() string {
 }
 
 func (n *TopNNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	ex.HoldsInMemory("ORDER BY ... LIMIT keeps its rows")
+	ns := ex.OperatorNamespace("topn")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &topNStream{n: n, in: in}, nil
+	s := &topNStream{n: n, in: in}
+	if err := s.open(ex, ns); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
 }
+
+// wholeKey is the key of an operator's one value in a table: the rows of
+// a Top-N without partitions.
+var wholeKey = []byte("top")
+
+func (s *topNStream) open(ex *exec.Execution, ns string) error {
+	var err error
+	if s.t, err = openTable[*sortedRows](ex, ns, "top", sortedRowsCodec{}); err != nil {
+		return err
+	}
+	rs, _, err := s.t.Get(wholeKey)
+	if rs != nil {
+		s.buf = rs.rows
+	}
+	return err
+}
+
+func (s *topNStream) Checkpoint(tx state.Tx, finished, _ bool) error {
+	if err := s.t.Put(wholeKey, &sortedRows{rows: s.buf}); err != nil {
+		return err
+	}
+	return tableSet{s.t}.checkpoint(tx, finished)
+}
+
+func (s *topNStream) Quiescent() bool { return s.out.Len() == 0 }
 
 type sortedRow struct {
 	key []any
 	row types.Row
 }
 
+// The state of an ORDER BY ... LIMIT: its top rows, in memory (at most
+// offset+n) and in the one value of its table at each checkpoint.
 type topNStream struct {
 	n   *TopNNode
 	in  exec.Stream
+	t   *opstate.Table[*sortedRows]
 	buf []sortedRow // the top offset+n, in order
 	out exec.Queue
 }
 
-var _ exec.Stream = (*topNStream)(nil)
+var (
+	_ exec.Stream   = (*topNStream)(nil)
+	_ exec.Stateful = (*topNStream)(nil)
+)
 
 func (s *topNStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
@@ -207,23 +247,51 @@ func (n *TemporalSortNode) Explain() string {
 }
 
 func (n *TemporalSortNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	ex.HoldsInMemory("ORDER BY a time attribute keeps the rows the watermark has not passed")
+	ns := ex.OperatorNamespace("temporalsort")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &temporalSortStream{n: n, in: in, ex: ex, released: minWatermark}, nil
+	s := &temporalSortStream{n: n, in: in, ex: ex, released: minWatermark}
+	if err := s.open(ns); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
+}
+
+func (s *temporalSortStream) open(ns string) error {
+	var err error
+	if s.rows, err = openQueue[[]any](s.ex, ns, "rows", valuesCodec{}); err != nil {
+		return err
+	}
+	if s.meta, err = openMeta(s.ex, ns); err != nil {
+		return err
+	}
+	if s.seq, err = s.meta.getInt("seq"); err != nil {
+		return err
+	}
+	if b, _ := s.meta.get("released"); b != nil {
+		s.released, err = s.meta.getInt("released")
+	}
+	return err
 }
 
 // minWatermark is the watermark before any.
 const minWatermark = -1 << 63
 
+// The state of a temporal sort: the rows waiting for the watermark, keyed
+// by their time and arrival (rows), and in meta the count of arrivals and
+// the time of the last rows released.
 type temporalSortStream struct {
 	n        *TemporalSortNode
 	in       exec.Stream
 	ex       *exec.Execution
 	released int64 // the time of the last rows released (Flink's lastTriggeringTs)
-	buf      []sortedRow
+	rows     *dueQueue[[]any]
+	meta     opMeta
+	seq      int64
 	out      exec.Queue
 	late     int64
 }
@@ -231,7 +299,20 @@ type temporalSortStream struct {
 var (
 	_ exec.Stream       = (*temporalSortStream)(nil)
 	_ exec.TimeOperator = (*temporalSortStream)(nil)
+	_ exec.Stateful     = (*temporalSortStream)(nil)
 )
+
+func (s *temporalSortStream) Checkpoint(tx state.Tx, finished, _ bool) error {
+	if err := s.meta.putInt("seq", s.seq); err != nil {
+		return err
+	}
+	if err := s.meta.putInt("released", s.released); err != nil {
+		return err
+	}
+	return tableSet{s.rows.t, s.meta}.checkpoint(tx, finished)
+}
+
+func (s *temporalSortStream) Quiescent() bool { return s.out.Len() == 0 }
 
 func (s *temporalSortStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
@@ -239,9 +320,15 @@ func (s *temporalSortStream) Next() (exec.Event, error) { return s.out.Next(s.in
 func (s *temporalSortStream) Time(ev *exec.Event) error {
 	switch ev.Kind {
 	case exec.EvWatermark:
-		s.release(ev.Wm)
+		return s.release(ev.Wm)
 	case exec.EvEnd:
-		s.release(1<<63 - 1)
+		// Stopped without its end of input, the rows that wait stay in
+		// the state for the next run.
+		if s.ex.Opts.EndOfInput {
+			if err := s.release(1<<63 - 1); err != nil {
+				return err
+			}
+		}
 		if s.late > 0 {
 			s.ex.Notes = append(s.ex.Notes, "note: ORDER BY dropped "+exec.Plural(s.late, "late row")+" (at or before the time of rows already sorted out when they arrived), as Flink's TemporalSort does")
 		}
@@ -255,29 +342,44 @@ func (s *temporalSortStream) Row(r types.Row) error {
 		s.late++
 		return nil
 	}
-	key, err := sortKeyValues(s.n.Keys, r)
-	if err != nil {
-		return err
-	}
-	at := sort.Search(len(s.buf), func(i int) bool { return compareSortKeys(s.n.Keys, s.buf[i].key, key) > 0 })
-	s.buf = append(s.buf, sortedRow{})
-	copy(s.buf[at+1:], s.buf[at:])
-	s.buf[at] = sortedRow{key: key, row: r.Copy()}
-	return nil
+	s.seq++
+	return s.rows.Add(binary.BigEndian.AppendUint64(appendTime(nil, t), uint64(s.seq)), r.Copy().Fields)
 }
 
-// release emits the rows whose time is at or before wm, in order.
-func (s *temporalSortStream) release(wm int64) {
-	i := 0
-	for ; i < len(s.buf); i++ {
-		t, _ := types.TimeMillis(s.buf[i].row.Fields[s.n.Time])
-		if t > wm {
-			break
+// release emits the rows whose time is at or before wm, in order: by
+// time, then, among rows of one time, by the other keys and in arrival
+// order.
+func (s *temporalSortStream) release(wm int64) error {
+	var same []sortedRow // the rows of one time
+	flush := func() {
+		sort.SliceStable(same, func(i, j int) bool { return compareSortKeys(s.n.Keys, same[i].key, same[j].key) < 0 })
+		for _, r := range same {
+			s.out.PushRow(types.Insert, r.row.Fields)
 		}
-		s.out.PushRow(s.buf[i].row.Kind, s.buf[i].row.Fields)
-		s.released = t
+		same = same[:0]
 	}
-	s.buf = s.buf[i:]
+	last := int64(0)
+	for {
+		k, fields, ok, err := s.rows.Pop(wm)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			flush()
+			return nil
+		}
+		t := keyTime(k)
+		if len(same) > 0 && t != last {
+			flush()
+		}
+		last, s.released = t, t
+		r := types.Row{Fields: fields}
+		key, err := sortKeyValues(s.n.Keys, r)
+		if err != nil {
+			return err
+		}
+		same = append(same, sortedRow{key: key, row: r})
+	}
 }
 
 func (s *temporalSortStream) Close() error { return s.in.Close() }
@@ -308,27 +410,88 @@ func (n *RetractTopNNode) Explain() string {
 }
 
 func (n *RetractTopNNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	ex.HoldsInMemory("ORDER BY ... LIMIT over an updating input keeps its rows")
+	ns := ex.OperatorNamespace("retracttopn")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
-	return &retractTopNStream{n: n, in: in}, nil
+	s := &retractTopNStream{n: n, in: in}
+	if err := s.open(ex, ns); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
 }
+
+func (s *retractTopNStream) open(ex *exec.Execution, ns string) error {
+	var err error
+	if s.t, err = openTable[*liveRows](ex, ns, "live", liveRowsCodec{}); err != nil {
+		return err
+	}
+	ls, _, err := s.t.Get(wholeKey)
+	if ls != nil {
+		s.live = ls.rows
+	}
+	return err
+}
+
+func (s *retractTopNStream) Checkpoint(tx state.Tx, finished, _ bool) error {
+	if err := s.t.Put(wholeKey, &liveRows{rows: s.live}); err != nil {
+		return err
+	}
+	return tableSet{s.t}.checkpoint(tx, finished)
+}
+
+func (s *retractTopNStream) Quiescent() bool { return s.out.Len() == 0 }
 
 type liveSorted struct {
 	key []any
 	row types.Row
 }
 
+// liveRows are the live rows of an updating input in sort order, with
+// their sort keys (their kinds are all Insert).
+type liveRows struct{ rows []*liveSorted }
+
+// liveRowsCodec encodes live rows as sortedRowsCodec encodes rows.
+type liveRowsCodec struct{}
+
+func (liveRowsCodec) Append(b []byte, ls *liveRows) ([]byte, error) {
+	rs := sortedRows{rows: make([]sortedRow, len(ls.rows))}
+	for i, l := range ls.rows {
+		rs.rows[i] = sortedRow(*l)
+	}
+	return sortedRowsCodec{}.Append(b, &rs)
+}
+
+func (liveRowsCodec) Decode(b []byte) (*liveRows, error) {
+	rs, err := sortedRowsCodec{}.Decode(b)
+	if err != nil {
+		return nil, err
+	}
+	ls := &liveRows{rows: make([]*liveSorted, len(rs.rows))}
+	for i := range rs.rows {
+		l := liveSorted(rs.rows[i])
+		ls.rows[i] = &l
+	}
+	return ls, nil
+}
+
+// The state of an ORDER BY ... LIMIT over an updating input: every live
+// row, in memory and in the one value of its table at each checkpoint.
 type retractTopNStream struct {
 	n    *RetractTopNNode
 	in   exec.Stream
+	t    *opstate.Table[*liveRows]
 	live []*liveSorted // every live row, in order (ties by arrival)
 	out  exec.Queue
 }
 
-var _ exec.Stream = (*retractTopNStream)(nil)
+var (
+	_ exec.Stream   = (*retractTopNStream)(nil)
+	_ exec.Stateful = (*retractTopNStream)(nil)
+)
 
 func (s *retractTopNStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 

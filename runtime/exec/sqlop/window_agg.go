@@ -114,7 +114,7 @@ var (
 
 func (s *windowAggStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
-func (s *windowAggStream) Checkpoint(tx state.Tx, finished bool) error {
+func (s *windowAggStream) Checkpoint(tx state.Tx, finished, _ bool) error {
 	return s.w.checkpoint(tx, finished)
 }
 

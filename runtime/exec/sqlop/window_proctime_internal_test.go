@@ -108,7 +108,7 @@ func TestWindowAggregate_procTime(t *testing.T) {
 		}
 		if err := store.Update(func(tx state.Tx) error {
 			for _, s := range ex.Stateful {
-				if err := s.Checkpoint(tx, endOfInput); err != nil {
+				if err := s.Checkpoint(tx, endOfInput, true); err != nil {
 					return err
 				}
 			}

@@ -153,7 +153,7 @@ var (
 
 func (s *windowRankStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
-func (s *windowRankStream) Checkpoint(tx state.Tx, finished bool) error {
+func (s *windowRankStream) Checkpoint(tx state.Tx, finished, _ bool) error {
 	return s.w.checkpoint(tx, finished)
 }
 
