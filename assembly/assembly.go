@@ -80,7 +80,7 @@ type Options struct {
 	// Timing prints counts, timings and progress on Err (a terminal).
 	Timing bool
 	// Terminal says Out is a terminal: results escape the control
-	// characters of their values (session.Config.Terminal).
+	// characters of their values ([session.Config.Terminal]).
 	Terminal bool
 	// Trace shows every call of eval and onTimer (--trace).
 	Trace bool
@@ -106,7 +106,7 @@ type Options struct {
 	GeneratedRows int64
 
 	// The limits on a call of a function (SET 'ptf.…' changes them later);
-	// 0 means none. See script.Options.
+	// 0 means none. See [script.Options].
 	EvalTimeout    time.Duration
 	MaxRowsPerCall int64
 	MaxMemory      int64
@@ -127,7 +127,7 @@ type StoreError struct{ Err error }
 
 func (e *StoreError) Error() string { return e.Err.Error() }
 
-// Unwrap returns the store's error (state.ErrInUse, state.ErrCorrupt, ...).
+// Unwrap returns the store's error ([state.ErrInUse], [state.ErrCorrupt], ...).
 func (e *StoreError) Unwrap() error { return e.Err }
 
 // Shell is a session with the engine and store it runs on.

@@ -101,7 +101,7 @@ func (rt *realm) initBatch() {
 	rt.vm.SetAsyncContextTracker(jobTracker{rt})
 }
 
-// Batch implements ptf.Batcher: fn, the operator's steps, runs inside one
+// Batch implements [ptf.Batcher]: fn, the operator's steps, runs inside one
 // JavaScript frame, so that the calls it makes are nested calls. A
 // function that may queue promise jobs, or a batch inside another of the
 // same realm, runs fn as it is.

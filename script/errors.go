@@ -146,7 +146,7 @@ func (e *realm) callError(fn string, err error) error {
 		return &Error{Func: fn, Msg: err.Error(), Err: err}
 	}
 	// What the function threw is text of its own, often made of data:
-	// its control characters are escaped (types.EscapeControls).
+	// its control characters are escaped ([types.EscapeControls]).
 	out := &Error{Func: fn, Msg: types.EscapeControls(msg), Err: cause}
 	if i := slices.IndexFunc(stack, func(f goja.StackFrame) bool { return f.SrcName() == batchFile }); i >= 0 {
 		// The batch's frame and its native pump (batch.go), at the bottom

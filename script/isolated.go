@@ -66,7 +66,7 @@ func (i *isolated) Close() error {
 	return err
 }
 
-// Batch implements ptf.Batcher: the instance keeps its console output
+// Batch implements [ptf.Batcher]: the instance keeps its console output
 // itself (TakeConsole).
 func (i *isolated) Batch(fn func() error) error { return i.instance.batchCalls(fn, false) }
 

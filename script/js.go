@@ -315,7 +315,7 @@ func (e *realm) installConsole(w io.Writer) {
 		}
 		// Line breaks and tabs stay (a log of several lines is one); the
 		// other control characters are escaped, so that data logged
-		// cannot command the terminal (types.EscapeControls).
+		// cannot command the terminal ([types.EscapeControls]).
 		line := types.EscapeControlsKeep(strings.Join(parts, " "), "\n\t")
 		if e.batch.capture {
 			fmt.Fprintln(&e.batch.con, line) // batch.go

@@ -533,12 +533,12 @@ func (in *instance) AppendState(b []byte, i int, v any) ([]byte, error) {
 	return appendBin(append(b, stateBinary), n)
 }
 
-// DescribeState implements ptf.StateDescriber: the value as the JSON
+// DescribeState implements [ptf.StateDescriber]: the value as the JSON
 // encoding writes it (tagged objects for what JSON lacks), for either
 // encoding.
 func (in *instance) DescribeState(data []byte) (string, bool) { return describeState(data) }
 
-// DescribeState implements ptf.StateDescriber for the state of every
+// DescribeState implements [ptf.StateDescriber] for the state of every
 // function the engine loads.
 func (e *Engine) DescribeState(data []byte) (string, bool) { return describeState(data) }
 

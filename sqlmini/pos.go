@@ -8,7 +8,7 @@ import "github.com/ptfsh/ptfsh/runtime/types"
 // grammar nodes itself.
 type Pos = types.Pos
 
-// Error is an error at a position in a SQL source (types.Error). Its
+// Error is an error at a position in a SQL source ([types.Error]). Its
 // Error() is one line: file:line:col: message.
 type Error = types.Error
 

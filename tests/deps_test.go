@@ -46,7 +46,7 @@ var layers = map[string][]string{
 	"runtime/exec/ptfop": {mod + "runtime/exec", mod + "state", mod + "internal/orderedcode", mod + "runtime/types", mod + "runtime/ptf",
 		mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
 	"runtime/exec/opstate": {mod + "state"},
-	"runtime/exec/sqlop":   {mod + "runtime/exec", mod + "runtime/exec/opstate", mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/cep"},
+	"runtime/exec/sqlop":   {mod + "runtime/exec", mod + "runtime/exec/opstate", mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/cep", mod + "runtime/timeline"},
 	// The timeline of a query's time events and its drawings (text, SVG, HTML): a leaf.
 	"runtime/timeline": {},
 	// cep is the NFA of MATCH_RECOGNIZE: it knows no rows, only events.

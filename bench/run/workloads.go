@@ -136,6 +136,24 @@ func workloads(c config) []workload {
 			ref: "ptfsh --state FILE (fsync), checkpoint every 100k rows (default)",
 		},
 	}
+	// The SQL operators' state in the store: a GROUP BY of about one group
+	// per row and a self-join keeping every row of both sides, with the
+	// default cache (20,000 keys per table) and a small one; the peak RSS
+	// column shows what the cache bounds.
+	for _, s := range []struct{ name, title, script string }{
+		{"S-group", "SQL GROUP BY, about one group per row (1M keys)", "sql_group_distinct.sql"},
+		{"S-join", "SQL regular join of the input with itself (1M keys)", "sql_join.sql"},
+	} {
+		ws = append(ws, workload{
+			name: s.name, title: s.title, data: dataSet{kind: "clicks", format: "csv", keys: 1_000_000},
+			script: s.script, fn: "bench/workloads/keyed_count.js",
+			engines: []engine{
+				{name: "ptfsh, default cache", kind: "ptfsh"},
+				{name: "ptfsh, cache of 2,000 keys", kind: "ptfsh", preamble: "SET 'state.cache-size' = '2000';\n"},
+			},
+			ref: "ptfsh, default cache",
+		})
+	}
 	if c.flightsParquet != "" {
 		// F over a real Parquet file (the flights-3m): ptfsh only,
 		// since the Node harness reads no Parquet; all its rows, whatever

@@ -151,7 +151,7 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 }
 
 // sessionRunner runs the statements of export's script in a ptfsh
-// session for flink.Cases, and gives errors with the script line and a
+// session for [flink.Cases], and gives errors with the script line and a
 // caret.
 type sessionRunner struct {
 	sess *session.Session

@@ -200,7 +200,7 @@ func execPaged(ctx context.Context, sess *session.Session, st *sqlmini.Statement
 
 // saveHistory keeps what was typed for a statement as one history entry
 // (the history file keeps an entry a line): its lines joined so that
-// they read as the same statement (see sqlmini.OneLine), so that Up
+// they read as the same statement (see [sqlmini.OneLine]), so that Up
 // recalls it whole and Enter runs it again. Where that cannot be (a $$
 // body of several lines: JavaScript gives meaning to its line breaks),
 // each line is an entry.

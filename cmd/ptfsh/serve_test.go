@@ -197,7 +197,7 @@ func TestServe_lessons(t *testing.T) {
 	for _, l := range cat.Lessons {
 		exercises += len(l.Exercises)
 	}
-	if len(cat.Lessons) != 8 || exercises != 12 {
+	if len(cat.Lessons) != 9 || exercises != 13 {
 		t.Fatalf("the catalog: %d lessons and labs, %d exercises: %+v", len(cat.Lessons), exercises, cat.Lessons)
 	}
 	tab := newTab(t, ts, token)

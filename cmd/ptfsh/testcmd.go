@@ -31,7 +31,7 @@ import (
 // -reveal shows the difference. `-- hint --` (or `-- hint 1 --`, `--
 // hint 2 --`, ...) is text a failing test shows, one hint at first and
 // more with -hint N. The processing-time clock is pinned at
-// assembly.TestProcessingTime unless the test sets its own. A failing
+// [assembly.TestProcessingTime] unless the test sets its own. A failing
 // test shows a diff; -update rewrites want.out (or want.hidden) and the
 // checks it has.
 func runTests(args []string, stdout, stderr io.Writer) int {

@@ -384,7 +384,7 @@ func kafkaTable(t *sqlmini.CreateTable) (connector string, bounded bool) {
 // flinkText is st's text as Flink's parser reads it as ptfsh did: each
 // name that is a reserved word of Flink SQL (user, value, sum, ...)
 // written in backquotes, which ptfsh, reserving fewer words, does not
-// need (sqlmini.FlinkReservedNames, the rule of the flink dialect).
+// need ([sqlmini.FlinkReservedNames], the rule of the flink dialect).
 func flinkText(st *sqlmini.Statement) string { return sqlmini.QuoteFlinkReserved(st, -1) }
 
 // tableHead is the text of a CREATE TABLE statement up to the parenthesis

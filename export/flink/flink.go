@@ -38,7 +38,7 @@
 //
 // The test reads the statements of register.sql and of each case back by
 // splitting them at the semicolons outside quotes and comments, as
-// sqlmini.Split does.
+// [sqlmini.Split] does.
 //
 // # State
 //
@@ -99,7 +99,7 @@ type Case struct {
 	// final semicolons.
 	Statements []string
 	// Rows are the expected rows as Flink's Row.toString prints them
-	// (types.FormatRow: +I[Bob, 12]), the lines of --format rows.
+	// ([types.FormatRow]: +I[Bob, 12]), the lines of --format rows.
 	Rows []string
 	// Insert marks an INSERT into a Kafka table, the last statement: the
 	// job that writes a topic, which goes into job.sql and into no test

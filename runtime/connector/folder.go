@@ -146,7 +146,7 @@ type folderFile struct {
 }
 
 // folderReader reads the files of a folder table one after the other. It
-// is a format.RowReader whose Position is that of the file being read,
+// is a [format.RowReader] whose Position is that of the file being read,
 // with Row counting the rows of every file.
 type folderReader struct {
 	t      *catalog.Table // the table, for names in messages
@@ -234,7 +234,7 @@ func (r *folderReader) rel(path string) string {
 	return filepath.ToSlash(rel)
 }
 
-// Next implements format.RowReader.
+// Next implements [format.RowReader].
 func (r *folderReader) Next() (types.Row, error) {
 	for {
 		if r.cur == nil {
@@ -346,7 +346,7 @@ func (r *folderReader) checkpoint() ([]folderFile, bool, error) {
 	return append(files, e), false, nil
 }
 
-// Position implements format.RowReader: the position in the file being
+// Position implements [format.RowReader]: the position in the file being
 // read (or the last one read), with Row counting the rows of all files.
 func (r *folderReader) Position() format.SourcePos {
 	p := r.last
@@ -358,7 +358,7 @@ func (r *folderReader) Position() format.SourcePos {
 	return p
 }
 
-// Skipped implements format.SkipReporter.
+// Skipped implements [format.SkipReporter].
 func (r *folderReader) Skipped() (int64, []format.ParseError) {
 	n, first := r.nskip, append([]format.ParseError(nil), r.skipsFirst()...)
 	if sr, ok := r.cur.(format.SkipReporter); ok && r.cur != nil {
@@ -378,7 +378,7 @@ func (r *folderReader) skipsFirst() []format.ParseError {
 	return first
 }
 
-// Close implements format.RowReader.
+// Close implements [format.RowReader].
 func (r *folderReader) Close() error {
 	r.hash.close()
 	if r.cur == nil {

@@ -8,7 +8,7 @@ import (
 
 // idleTimer marks a live source idle when it had no rows for
 // table.exec.source.idle-timeout, as Flink's WatermarksWithIdleness: an
-// idle source holds no watermark back downstream (exec.Valve) until its
+// idle source holds no watermark back downstream ([exec.Valve]) until its
 // next row makes it active again. Time is the execution's processing
 // time, so a fixed clock (SET 'ptfsh.processing-time') never makes a
 // source idle by itself.

@@ -15,9 +15,9 @@ import (
 // TABLE t WITH ('connector' = 'filesystem', ...) (a PRIMARY KEY and a
 // WATERMARK may be declared, and name the inferred columns), from its file (a ptfsh
 // extension; Flink needs the columns declared): a CSV file's header and
-// values, a JSON file's keys and values (format.InferCSV, InferJSON, from
-// the first format.InferSampleRows rows), a Parquet file's schema
-// (format.InferParquet); for a folder, its first file. It returns a note
+// values, a JSON file's keys and values ([format.InferCSV], InferJSON, from
+// the first [format.InferSampleRows] rows), a Parquet file's schema
+// ([format.InferParquet]); for a folder, its first file. It returns a note
 // for the user that names the columns. t.Options must be set.
 func InferColumns(t *catalog.Table, ct *sqlmini.CreateTable) (string, error) {
 	name := t.Name

@@ -18,7 +18,7 @@ import (
 // its format's columns and back. decode appends to out the rows a record
 // holds: one for json, csv, raw and avro-confluent, none to two for
 // debezium-json (a changelog); a null (nil) value gives no row. A bad
-// record is a *format.ParseError whose position is within the record.
+// record is a [*format.ParseError] whose position is within the record.
 type recordCodec interface {
 	decode(b []byte, out []types.Row) ([]types.Row, error)
 	// encode appends the bytes of row r (whose kind a changelog format

@@ -10,7 +10,7 @@ import (
 
 // kafkaTime is a Kafka source's event time, as Flink's Kafka source keeps
 // it: a watermark generator per partition (the table's WATERMARK over
-// that partition's records), combined by a split valve (exec.NewSplitValve:
+// that partition's records), combined by a split valve ([exec.NewSplitValve]:
 // the least watermark of the partitions that are not idle), and each
 // partition's idleness. A partition without records for
 // table.exec.source.idle-timeout (processing time) is idle and holds

@@ -20,7 +20,7 @@ type pacer struct {
 
 // ready reports whether the next row is due, and counts it when it is;
 // when it is not, it asks the driver to pull again at its time: a paced
-// source never blocks (exec.Live).
+// source never blocks ([exec.Live]).
 func (p *pacer) ready(ex *exec.Execution) bool {
 	if p.rate <= 0 {
 		return true

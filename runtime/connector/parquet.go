@@ -28,7 +28,7 @@ import (
 // and writes the files).
 //
 // A source reads the declared columns by name; its checkpointed position
-// is a row index (format.SourcePos.Offset counts rows, not bytes), and
+// is a row index ([format.SourcePos.Offset] counts rows, not bytes), and
 // since a Parquet file cannot grow, the file is the same across runs when
 // its size and footer are (the footer holds the offsets, sizes, row counts
 // and statistics of every column chunk): the position's hash is of those,

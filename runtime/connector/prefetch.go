@@ -17,7 +17,7 @@ import (
 // prefetchRows rows).
 //
 // What the statement sees does not change: the rows, bad rows
-// (*format.ParseError) and errors come in the file's order, and Position
+// ([*format.ParseError]) and errors come in the file's order, and Position
 // is the position after the last row handed out, not the one the
 // goroutine reached, so checkpoints record what the statement consumed.
 // The goroutine stops at the end of the file or at a final error; after
@@ -36,7 +36,7 @@ const (
 	prefetchBatches = 4
 )
 
-// prefetchReader is a format.RowReader that decodes its file ahead on a
+// prefetchReader is a [format.RowReader] that decodes its file ahead on a
 // goroutine. Next, Position, Skipped and Close are for one goroutine, the
 // statement's.
 type prefetchReader struct {
@@ -133,7 +133,7 @@ func (p *prefetchReader) fill(b *prefetchBatch) (last bool) {
 	return false
 }
 
-// Next implements format.RowReader.
+// Next implements [format.RowReader].
 func (p *prefetchReader) Next() (types.Row, error) {
 	if p.direct {
 		return p.r.Next()
@@ -177,7 +177,7 @@ func (p *prefetchReader) stopped() {
 	p.direct = true
 }
 
-// Position implements format.RowReader: just after the last row handed
+// Position implements [format.RowReader]: just after the last row handed
 // out.
 func (p *prefetchReader) Position() format.SourcePos {
 	if p.direct {
@@ -186,7 +186,7 @@ func (p *prefetchReader) Position() format.SourcePos {
 	return p.pos
 }
 
-// Skipped implements format.SkipReporter for a reader that skips bad rows.
+// Skipped implements [format.SkipReporter] for a reader that skips bad rows.
 // The statement asks at the end of the file, when the goroutine has
 // stopped; before, it reports what the rows handed out skipped so far
 // only approximately, so it reports nothing.
@@ -198,7 +198,7 @@ func (p *prefetchReader) Skipped() (int64, []format.ParseError) {
 	return sr.Skipped()
 }
 
-// Close implements format.RowReader: it stops the goroutine and closes the
+// Close implements [format.RowReader]: it stops the goroutine and closes the
 // inner reader. It is safe to call more than once.
 func (p *prefetchReader) Close() error {
 	if !p.closed && !p.direct {

@@ -69,7 +69,7 @@ type PrintSink struct {
 }
 
 // SetEscapeControls makes the sink write the control characters of its
-// rows as escapes (types.EscapeControls), for a terminal.
+// rows as escapes ([types.EscapeControls]), for a terminal.
 func (s *PrintSink) SetEscapeControls(on bool) { s.escape = on }
 
 // NewPrintSink returns the sink of table t (print or blackhole); out and

@@ -28,7 +28,7 @@ import (
 //
 // A Parquet file (parquet.go) cannot grow, and its position is a row
 // index, not a byte offset: its hash is of the file's size and footer
-// (format.ParquetFooter), which describe every column chunk, and it
+// ([format.ParquetFooter]), which describe every column chunk, and it
 // resumes only when they are the same.
 //
 // A checkpoint taken while the statement runs also keeps the source's

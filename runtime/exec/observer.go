@@ -98,7 +98,7 @@ type Timer struct {
 }
 
 // TimeRecorder receives the time events of a statement's PTF calls
-// (a *timeline.Record).
+// (a [*timeline.Record]).
 type TimeRecorder interface {
 	Add(timeline.Event)
 }

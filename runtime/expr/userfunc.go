@@ -10,7 +10,7 @@ import (
 )
 
 // compileUserFunc compiles a call of a function of the catalog in an
-// expression: a scalar function (ptf.FuncDef.Scalar), whose arguments are
+// expression: a scalar function ([ptf.FuncDef.Scalar]), whose arguments are
 // cast to the declared types as Flink casts a call's arguments; a process
 // table function is an error that says where it goes.
 func compileUserFunc(f *sqlmini.FuncCall, def *ptf.FuncDef, sc *Scope) (Expr, error) {

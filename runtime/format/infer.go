@@ -506,7 +506,7 @@ func (vp inferrer) inferValue(dec *json.Decoder) (*inferred, error) {
 	return vp.inferNested(dec, 0)
 }
 
-// errTooDeep is JSON nested deeper than the readers read (textparse.MaxJSONDepth).
+// errTooDeep is JSON nested deeper than the readers read ([textparse.MaxJSONDepth]).
 type errTooDeep struct{ off int64 }
 
 func (e *errTooDeep) Error() string { return "too deep" }

@@ -78,7 +78,7 @@ type printerBase struct {
 }
 
 // SetEscapeControls makes the printer write control characters (C0, DEL,
-// C1) in values and column names as escapes (types.EscapeControls), as
+// C1) in values and column names as escapes ([types.EscapeControls]), as
 // for a terminal, from the next row on.
 func (p *printerBase) SetEscapeControls(on bool) { p.escape = on }
 

@@ -41,7 +41,7 @@ type JSONSourceOptions struct {
 // its own buffer rather than a bufio.Reader because an array may be one
 // long line (flights-20k.json is 1.7 MB without a line break): each object
 // is framed in the buffer, which grows to hold the largest, then parsed in
-// place by textparse.JSON.
+// place by [textparse.JSON].
 type jsonReader struct {
 	path string
 	f    *sourceInput
@@ -394,7 +394,7 @@ func (r *jsonReader) advance(n int) {
 
 // frame returns the length of the JSON value at buf[pos], reading more of
 // the file until it is whole. It only balances brackets and strings;
-// textparse.JSON checks the rest.
+// [textparse.JSON] checks the rest.
 func (r *jsonReader) frame() (int, error) {
 	first := r.buf[r.pos]
 	scalar := first != '{' && first != '[' && first != '"'
@@ -572,7 +572,7 @@ func (r *jsonReader) value(c *srcColumn) (any, error) {
 	return p.Value(&c.typ)
 }
 
-// recordError turns a textparse.JSONError at a byte of rec into a *ParseError with
+// recordError turns a [textparse.JSONError] at a byte of rec into a *ParseError with
 // the line and column of that byte, naming column i when i >= 0.
 func (r *jsonReader) recordError(rec []byte, line int, col0 int64, i int, err error) error {
 	je, ok := err.(*textparse.JSONError)

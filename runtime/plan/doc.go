@@ -9,5 +9,5 @@
 // table functions with window aggregation (window.go) and window Top-N
 // and deduplication (window_rank.go). A Planner sees the
 // catalog and what sources take from the session's settings
-// (connector.Env), not the session itself.
+// ([connector.Env]), not the session itself.
 package plan

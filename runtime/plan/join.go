@@ -19,7 +19,7 @@ import (
 // of each side are the join key; the rest filters the pairs. Time bounds
 // between the time attributes of both sides make an interval join
 // (join_interval.go), FOR SYSTEM_TIME AS OF a temporal join
-// (join_temporal.go); any other join is a regular join (sqlop.JoinNode).
+// (join_temporal.go); any other join is a regular join ([sqlop.JoinNode]).
 // The tables after commas (FROM a, b) take their condition from WHERE:
 // each conjunct of WHERE goes to the first join whose tables it reads.
 
@@ -29,7 +29,7 @@ type joinScope struct {
 	node   exec.Node
 	tables []expr.ScopeTable
 	// merged and star are the USING columns and what * selects (nil:
-	// every column), see expr.Scope.
+	// every column), see [expr.Scope].
 	merged []expr.MergedColumn
 	star   []int
 }
@@ -88,6 +88,9 @@ func (p *Planner) planJoins(sel *sqlmini.Select) (exec.Node, *expr.Scope, *sqlmi
 // not yet taken; a comma join takes those it can read. It returns the ones
 // left.
 func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.NotExpr) ([]*sqlmini.NotExpr, error) {
+	if isUnnest(j.Item) {
+		return p.planUnnest(js, j, pending)
+	}
 	if len(j.Using) > 0 && j.Item.AsOf != nil {
 		return nil, sqlmini.Errorf(j.Using[0].Pos, "a temporal join takes ON, not USING: write ON %s", usingText(js, j))
 	}

@@ -14,7 +14,8 @@ import (
 )
 
 // planMatch plans MATCH_RECOGNIZE over in with Flink 2.3's rules: an
-// insert-only input ordered by a rowtime attribute, ONE ROW PER MATCH, a
+// insert-only input ordered by a rowtime or a processing-time attribute,
+// ONE ROW PER MATCH, a
 // pattern of variables with quantifiers (no alternation, groups,
 // exclusions or PERMUTE), DEFINE and MEASURES with logical offsets (FIRST,
 // LAST, PREV within the match) and aggregates over one variable. Where
@@ -54,13 +55,15 @@ func (p *Planner) planMatch(m *sqlmini.MatchRecognize, in exec.Node) (exec.Node,
 		}
 		if i == 0 {
 			c, ok := x.(*expr.Column)
-			if !ok || !sch.Columns[c.Index].TimeAttr {
+			if !ok || !sch.Columns[c.Index].TimeAttr && !sch.Columns[c.Index].ProcTime {
 				return nil, sqlmini.Errorf(it.Pos, "You must specify either rowtime or proctime for order by as the first one.")
 			}
 			if desc {
 				return nil, sqlmini.Errorf(it.Pos, "Primary sort order of a streaming table must be ascending on time.")
 			}
-			n.Time = c.Index
+			n.Time, n.ProcTime = c.Index, sch.Columns[c.Index].ProcTime
+		} else if n.ProcTime {
+			return nil, sqlmini.Errorf(it.Pos, "MATCH_RECOGNIZE ordered by a processing-time attribute takes no further ORDER BY keys in ptfsh: its rows go to the pattern in the order they arrive")
 		}
 		n.Keys = append(n.Keys, k)
 		orderText = append(orderText, k.Text)
@@ -75,7 +78,7 @@ func (p *Planner) planMatch(m *sqlmini.MatchRecognize, in exec.Node) (exec.Node,
 	if err != nil {
 		return nil, err
 	}
-	mp := &matchPlanner{p: p, sch: sch, vars: map[string]int{}}
+	mp := &matchPlanner{p: p, sch: sch, vars: map[string]int{}, procTime: n.ProcTime}
 	for i, v := range spec.Vars {
 		mp.vars[v.Name] = i
 	}
@@ -162,8 +165,11 @@ func (p *Planner) planMatch(m *sqlmini.MatchRecognize, in exec.Node) (exec.Node,
 		}
 		n.Measures = append(n.Measures, x)
 		col := types.Column{Name: name, Type: x.Expr.Type()}
-		if c, ok := x.Expr.(*expr.Column); ok && x.Slots[c.Index].Rowtime {
-			col.TimeAttr = true
+		if c, ok := x.Expr.(*expr.Column); ok {
+			// Ordered by processing time, MATCH_ROWTIME() is the time of
+			// the match as a TIMESTAMP, no rowtime attribute (as in Flink).
+			col.TimeAttr = x.Slots[c.Index].Rowtime && !n.ProcTime
+			col.ProcTime = x.Slots[c.Index].Proctime
 		}
 		cols = append(cols, col)
 		measureText = append(measureText, ExprText(ms.Expr)+" AS "+name)

@@ -25,6 +25,8 @@ type matchPlanner struct {
 	types   []types.Type
 	def     int // the variable of the DEFINE being compiled; -1 in MEASURES
 	measure bool
+	// procTime: ORDER BY starts with a processing-time attribute.
+	procTime bool
 }
 
 // nav is the navigation around a column reference.
@@ -293,7 +295,15 @@ func (mp *matchPlanner) call(f *sqlmini.FuncCall, n *nav) (*sqlmini.Primary, err
 	case "CLASSIFIER":
 		return nil, sqlmini.Errorf(f.Pos, "Unsupported call: CLASSIFIER()  If you think this function should be supported, you can create an issue and start a discussion for it.")
 	case "MATCH_PROCTIME":
-		return nil, sqlmini.Errorf(f.Pos, "MATCH_PROCTIME() needs a processing-time attribute (PROCTIME()), which ptfsh does not have yet")
+		if !mp.measure {
+			return nil, sqlmini.Errorf(f.Pos, "MATCH_PROCTIME() is for MEASURES: it is the processing time of the match")
+		}
+		if len(f.Args) > 0 {
+			return nil, sqlmini.Errorf(f.Pos, "MATCH_PROCTIME() takes no arguments")
+		}
+		t := types.TypeTimestampLTZ
+		t.NotNull = true
+		return mp.slot(sqlop.MatchSlot{Proctime: true}, t, f.Pos), nil
 	case "MATCH_ROWTIME":
 		if !mp.measure {
 			return nil, sqlmini.Errorf(f.Pos, "MATCH_ROWTIME() is for MEASURES: it is the time of the match")
@@ -416,15 +426,31 @@ func (mp *matchPlanner) varOf(e *sqlmini.Expr) int {
 	return -1
 }
 
-// walkColumns calls f for each column reference of an expression's text.
+// walkColumns calls f for each column reference of an expression's text,
+// leaving out the unit words of TIMESTAMPDIFF(DAY, ...) and its kind.
 func walkColumns(src string, f func(parts []string)) {
 	e, err := sqlmini.ParseExpr(src)
 	if err != nil {
 		return
 	}
+	units := map[*sqlmini.ColumnRef]bool{}
+	sqlmini.Inspect(e, func(x any) {
+		if c, ok := x.(*sqlmini.FuncCall); ok && len(c.Args) > 0 {
+			if fn, ok := expr.LookupFunction(string(c.Name.Value)); ok && fn.TakesUnit() {
+				sqlmini.Inspect(c.Args[0], func(x any) {
+					if r, ok := x.(*sqlmini.ColumnRef); ok {
+						units[r] = true
+					}
+				})
+			}
+		}
+	})
 	sqlmini.Inspect(e, func(x any) {
 		switch t := x.(type) {
 		case *sqlmini.ColumnRef:
+			if units[t] {
+				return
+			}
 			var parts []string
 			for _, p := range t.Parts {
 				parts = append(parts, string(p.Value))

@@ -14,8 +14,8 @@ import (
 // OVER windows in a SELECT list, with Flink's streaming rules: every call
 // of a SELECT is computed over the same window, ordered by one ascending
 // time attribute, from UNBOUNDED or n PRECEDING to the current row
-// (sqlop.OverNode), or by another column from UNBOUNDED PRECEDING, which
-// updates (sqlop.OverSortedNode). ROW_NUMBER() filtered by rn <= N in the SELECT around
+// ([sqlop.OverNode]), or by another column from UNBOUNDED PRECEDING, which
+// updates ([sqlop.OverSortedNode]). ROW_NUMBER() filtered by rn <= N in the SELECT around
 // is a Top-N or a deduplication instead (rank.go).
 
 // errSameWindow is Flink's message for calls over different windows in
@@ -57,7 +57,7 @@ type overPlanner struct {
 	node  *sqlop.OverNode
 	calls map[string]int // calls by text, to compute each once
 	// sortKeys order a window by columns that are not a time attribute
-	// (an sqlop.OverSortedNode), else nil.
+	// (an [sqlop.OverSortedNode]), else nil.
 	sortKeys []sqlop.OrderKey
 	sortPos  sqlmini.Pos // the ORDER BY of such a window
 	// rank is the ROW_NUMBER call that the SELECT around filters by its
@@ -283,7 +283,7 @@ func (o *overPlanner) setWindow(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) e
 	}
 	if !isTime {
 		// Flink 2.3 orders by other columns over an unbounded frame, and
-		// updates the rows a new one changes (sqlop.OverSortedNode).
+		// updates the rows a new one changes ([sqlop.OverSortedNode]).
 		keys, err := o.p.orderKeys(&sqlmini.Select{OrderBy: spec.OrderBy}, sch)
 		if err != nil {
 			return err

@@ -489,9 +489,9 @@ func limitOf(sel *sqlmini.Select) (limitClause, error) {
 
 // planOrderBy plans a SELECT's ORDER BY over its result (out, the
 // SELECT list over pre), with Flink's streaming rules: with LIMIT a Top-N
-// (sqlop.TopNNode, or sqlop.RetractTopNNode over an updating input);
+// ([sqlop.TopNNode], or [sqlop.RetractTopNNode] over an updating input);
 // without, the first key must be an ascending time attribute of an
-// insert-only input (sqlop.TemporalSortNode). The keys read the SELECT list's
+// insert-only input ([sqlop.TemporalSortNode]). The keys read the SELECT list's
 // columns (aliases too), else the FROM's (the sort then goes below the
 // SELECT list, which changes nothing for insert-only rows). NULLs sort
 // low, as in Flink: first when ascending, last when descending, unless
@@ -602,7 +602,7 @@ func (p *Planner) now() func() int64 {
 	return func() int64 { return ms }
 }
 
-// seed seeds RAND() (expr.Scope.Seed): SET 'ptfsh.seed', else --seed,
+// seed seeds RAND() ([expr.Scope.Seed]): SET 'ptfsh.seed', else --seed,
 // else nil (the clock).
 func (p *Planner) seed() *int64 { return p.env.FunctionSeed }
 

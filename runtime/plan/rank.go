@@ -19,11 +19,11 @@ import (
 //
 // The condition on rn (rn <= N, rn < N, rn = N, rn BETWEEN M AND N, or
 // one of them ANDed with other conditions) makes the ROW_NUMBER a rank rather than an OVER
-// aggregation: a Top-N (sqlop.RankNode; sqlop.RetractRankNode over an
+// aggregation: a Top-N ([sqlop.RankNode]; [sqlop.RetractRankNode] over an
 // updating input), or, for rn = 1 ordered by a time
 // attribute, a deduplication: ascending keeps the first row (an OVER
 // ROW_NUMBER filtered, insert-only, as Flink's), descending the last
-// (sqlop.DedupLastNode, updating).
+// ([sqlop.DedupLastNode], updating).
 
 // rankCandidate reports whether a query is a SELECT with a ROW_NUMBER()
 // OVER item, which a SELECT around may filter by rank.

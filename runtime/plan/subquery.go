@@ -18,7 +18,7 @@ import (
 // row); NOT IN and NOT EXISTS are anti joins. NOT IN follows SQL's rule
 // for NULLs, as Flink's anti join condition x = y OR (x = y) IS NULL
 // does: a NULL on either side excludes the row (unless the subquery has
-// no rows). The joins are sqlop.SemiJoinNode. A subquery elsewhere (in an
+// no rows). The joins are [sqlop.SemiJoinNode]. A subquery elsewhere (in an
 // OR, a SELECT list) is an error.
 
 // subquery is an IN or EXISTS conjunct of WHERE.

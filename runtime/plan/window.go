@@ -18,7 +18,7 @@ import (
 //	SESSION(DATA => TABLE t [PARTITION BY k], TIMECOL, GAP)
 //
 // A GROUP BY of window_start and window_end over one of them (through
-// WHERE) is a window aggregation (sqlop.WindowAggregateNode): insert-only
+// WHERE) is a window aggregation ([sqlop.WindowAggregateNode]): insert-only
 // final rows when the watermark passes window_end. Any other GROUP BY of
 // their rows is an ordinary, updating one, as in Flink.
 

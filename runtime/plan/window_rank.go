@@ -16,7 +16,7 @@ import (
 // window_end of a window table function, a window aggregation or a window
 // Top-N is a
 // WindowRank, or, for rn = 1 ordered by a time attribute, a
-// WindowDeduplicate (sqlop.WindowRankNode): insert-only rows, once per
+// WindowDeduplicate ([sqlop.WindowRankNode]): insert-only rows, once per
 // window when the watermark passes window_end - 1. Any other PARTITION BY
 // of such rows is the ordinary, updating Top-N.
 

@@ -11,7 +11,7 @@ import (
 // checkpointer takes the checkpoints of one run of a statement: a
 // periodic one every Options.CheckpointRows source rows or
 // Options.CheckpointInterval of wall-clock time, whichever comes first (it
-// is the execution's exec.CheckpointPolicy), taken when no operator holds
+// is the execution's [exec.CheckpointPolicy]), taken when no operator holds
 // output it has not handed on and committed in the background while rows
 // go on, and the final one at the end, which, in a script, also records
 // that the statement finished.
@@ -27,7 +27,7 @@ type checkpointer struct {
 	last     int64         // source rows read at the last one
 	lastAt   time.Time     // when it was taken
 	// inflight is the periodic checkpoint whose commit may still be
-	// running (state.UpdateAsync): rows go on meanwhile, and the next
+	// running ([state.UpdateAsync]): rows go on meanwhile, and the next
 	// checkpoint, the end or a failure settles it first.
 	inflight *state.Commit
 }
@@ -88,7 +88,7 @@ func (c *checkpointer) settle() error {
 }
 
 // abort settles what is in flight after a failure: a checkpoint that
-// committed moves the length the sink is cut back to (format.Aborter)
+// committed moves the length the sink is cut back to ([format.Aborter])
 // before the rows after it are taken out. Its error is the failure's
 // concern no more.
 func (c *checkpointer) abort() { _ = c.settle() }
@@ -109,7 +109,7 @@ func (c *checkpointer) finish() error {
 // call, the last rows of every normaliser, the position of every source
 // and the sink's progress. A final checkpoint at the end of input also
 // marks the statement finished. With async the store may commit the
-// transaction in the background (state.UpdateAsync), and the checkpoint
+// transaction in the background ([state.UpdateAsync]), and the checkpoint
 // counts only once committed says so; until then every other use of the
 // store waits for that commit.
 func (c *checkpointer) start(final, async bool) (*state.Commit, error) {

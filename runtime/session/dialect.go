@@ -269,7 +269,7 @@ func ExtensionSummary(used []string) string {
 
 // noteFlinkTimers notes, under the warn and flink dialects, a function
 // whose code calls clearAllTimers() or clearAll(): Flink 2.3.0 runs them
-// differently (ptf.FlinkClearAllTimers). It is a note in both dialects,
+// differently ([ptf.FlinkClearAllTimers]). It is a note in both dialects,
 // not an error: the difference shows only while other keys have unnamed
 // timers pending.
 func (s *Session) noteFlinkTimers(pos sqlmini.Pos, name, code string) {

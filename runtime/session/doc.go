@@ -3,8 +3,8 @@
 // (runtime/exec) into a printer or a file sink, takes checkpoints, and
 // answers SHOW, DESCRIBE, SET, EXPLAIN and the state inspection statements.
 // A Session writes to the io.Writers it was given, never to os.Stdout. It
-// talks to a scripting engine only through ptf.Loader and to the store only
-// through state.Store; package assembly wires them.
+// talks to a scripting engine only through [ptf.Loader] and to the store only
+// through [state.Store]; package assembly wires them.
 //
 // # Running a statement
 //
@@ -13,7 +13,7 @@
 // what belongs to that run and not to the session. A query is planned into
 // a tree of exec nodes and run by pulling events from the root into a Sink
 // (run.go): a printer of runtime/format, or the file sink of INSERT INTO.
-// The run's exec.Options are the settings read once as it starts
+// The run's [exec.Options] are the settings read once as it starts
 // (options.go). Its checkpointer (checkpoint.go) writes a checkpoint every
 // N source rows ('execution.checkpointing.interval-rows') and at the end:
 // the state of every PTF operator, normalisation state, source positions
@@ -26,7 +26,7 @@
 //
 // # Errors
 //
-// Errors read file:line:col: message (*types.Error), with the position of
+// Errors read file:line:col: message ([*types.Error]), with the position of
 // the statement part they come from; FormatError adds the source line and a
 // caret for a person, and puts the stack of a JavaScript error below it.
 //

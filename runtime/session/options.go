@@ -10,7 +10,7 @@ import (
 // options are the settings a run of stmt goes by: the texts SET gave, over
 // the defaults the session was made with (the command's flags: Config's
 // Parallelism, TraceFilter, ShuffleSeed, ProcessingTime), read by
-// exec.NewOptions, whose error names the key of a value that does not
+// [exec.NewOptions], whose error names the key of a value that does not
 // parse; then what the session and the statement ask: a scratch store
 // takes only the final checkpoint, EXPLAIN WHY turns lineage on, a step
 // of a query on streams runs without the end of input.

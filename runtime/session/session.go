@@ -67,7 +67,7 @@ type Config struct {
 	// progress line while a long query runs (meant for a terminal).
 	Timing bool
 	// Terminal says Out is a terminal: results written there escape the
-	// control characters of their values (format.SetEscapeControls), which
+	// control characters of their values ([format.SetEscapeControls]), which
 	// a terminal would obey; into a file or a pipe they are written as
 	// they are.
 	Terminal bool

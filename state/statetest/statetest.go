@@ -1,4 +1,4 @@
-// Package statetest holds the conformance suite that every state.Store
+// Package statetest holds the conformance suite that every [state.Store]
 // passes, and helpers for tests that need a store.
 //
 // A store's tests call Run with a function that opens a fresh, empty store:

@@ -68,6 +68,8 @@ type Table[V any] struct {
 	ring  []*entry[V] // the cache's entries, for the CLOCK
 	hand  int
 	dirty []*entry[V] // entries with fDirty, some perhaps no longer
+	// deadListed counts the entries of dirty that left the cache.
+	deadListed int
 
 	// stored: the table's namespace may hold keys (false for a table that
 	// has written nothing yet, whose misses then cost no read).
@@ -78,6 +80,10 @@ type Table[V any] struct {
 	deltaKeys int
 	// scanning is the depth of running Scans: eviction waits for them.
 	scanning int
+	// pinned is the entry an eviction leaves in the cache: the one that
+	// Get or Put just added, whose value the caller may change in place
+	// and Touch.
+	pinned *entry[V]
 	// gone are keys deleted during a Scan that the cache does not hold:
 	// their markers go to the delta in batches. goneInScan holds them
 	// all until the Scan ends, so that it does not visit them (its
@@ -150,7 +156,7 @@ func (t *Table[V]) Get(key []byte) (V, bool, error) {
 		return zero, false, err
 	}
 	e := t.add(string(key), v, fStored)
-	if err := t.evict(); err != nil {
+	if err := t.evictBut(e); err != nil {
 		return zero, false, err
 	}
 	return e.val, true, nil
@@ -200,7 +206,7 @@ func (t *Table[V]) Put(key []byte, v V) error {
 	}
 	e := t.add(string(key), v, t.mayBeStored())
 	t.markDirty(e)
-	return t.evict()
+	return t.evictBut(e)
 }
 
 // Touch marks the value under key, changed in place, for writing. A key
@@ -237,6 +243,9 @@ func (t *Table[V]) Delete(key []byte) error {
 		// checkpoint (a table used as a queue adds and deletes many keys
 		// between two).
 		t.remove(e)
+		if t.deadListed > 1024 && t.deadListed > len(t.dirty)/2 {
+			t.dropEvicted()
+		}
 		return nil
 	}
 	var zero V
@@ -282,6 +291,16 @@ func (t *Table[V]) remove(e *entry[V]) {
 		t.hand = 0
 	}
 	e.slot = -1
+	if e.flags&fListed != 0 {
+		t.deadListed++
+	}
+}
+
+// evictBut evicts as evict does, but never e.
+func (t *Table[V]) evictBut(e *entry[V]) error {
+	t.pinned = e
+	defer func() { t.pinned = nil }()
+	return t.evict()
 }
 
 // evict brings the cache back under its size when it is over: the hand
@@ -300,6 +319,10 @@ func (t *Table[V]) evict() error {
 			t.hand = 0
 		}
 		e := t.ring[t.hand]
+		if e == t.pinned {
+			t.hand++
+			continue
+		}
 		if e.flags&fUsed != 0 {
 			e.flags &^= fUsed
 			t.hand++
@@ -310,6 +333,7 @@ func (t *Table[V]) evict() error {
 			out = append(out, e)
 		}
 	}
+	t.dropEvicted()
 	if len(out) == 0 {
 		return nil
 	}
@@ -329,6 +353,23 @@ func (t *Table[V]) evict() error {
 		e.flags &^= fDirty
 	}
 	return nil
+}
+
+// dropEvicted takes the entries that left the cache out of the dirty list,
+// so that memory holds the cache's values only, however many keys change
+// between two checkpoints.
+func (t *Table[V]) dropEvicted() {
+	t.deadListed = 0
+	keep := t.dirty[:0]
+	for _, e := range t.dirty {
+		if e.slot >= 0 {
+			keep = append(keep, e)
+		} else {
+			e.flags &^= fListed
+		}
+	}
+	clear(t.dirty[len(keep):])
+	t.dirty = keep
 }
 
 // putDelta writes e, evicted, to the delta.
@@ -431,7 +472,7 @@ func (t *Table[V]) Flush(tx state.Tx) error {
 		t.stored = true
 	}
 	clear(t.dirty)
-	t.dirty = t.dirty[:0]
+	t.dirty, t.deadListed = t.dirty[:0], 0
 	return nil
 }
 
@@ -458,7 +499,7 @@ func (t *Table[V]) Drop(tx state.Tx) error {
 		return err
 	}
 	t.cache = map[string]*entry[V]{}
-	t.ring, t.dirty, t.gone, t.hand = nil, nil, nil, 0
+	t.ring, t.dirty, t.gone, t.hand, t.deadListed = nil, nil, nil, 0, 0
 	t.stored, t.deltaKeys, t.inDelta = false, 0, bloom{}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -203,5 +204,71 @@ func TestTable_memoryBound(t *testing.T) {
 	checkpoint(t, st, tb)
 	if got := len(scanAll(t, tb, "k")); got != 10_000 {
 		t.Errorf("Scan after the checkpoint saw %d keys; want 10000", got)
+	}
+}
+
+// ptrCodec encodes *int values, which a caller changes in place.
+type ptrCodec struct{}
+
+func (ptrCodec) Append(b []byte, v *int) ([]byte, error) {
+	return strconv.AppendInt(b, int64(*v), 10), nil
+}
+func (ptrCodec) Decode(b []byte) (*int, error) {
+	n, err := strconv.Atoi(string(b))
+	return &n, err
+}
+
+// TestTable_changeInPlace: a value that Get read from the store, changed
+// in place and Touched is written, however full the cache was when Get
+// added it (an eviction that Get begins must not take the value it
+// returns).
+func TestTable_changeInPlace(t *testing.T) {
+	st := state.NewMem()
+	for _, size := range []int{1, 2, 16, 64} {
+		ns := "t" + strconv.Itoa(size)
+		tb, err := opstate.Open[*int](st, ns, ptrCodec{}, opstate.Options{CacheEntries: size})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := 3 * size
+		want := make([]int, keys)
+		for k := range keys {
+			v := 0
+			if err := tb.Put([]byte{byte(k)}, &v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := rand.New(rand.NewPCG(uint64(size), 1))
+		for range 50 * keys {
+			// Mostly keys the cache holds, so that their use bits are set
+			// when a miss makes room.
+			k := r.IntN(keys)
+			if r.IntN(4) > 0 {
+				k = r.IntN(size)
+			}
+			v, _, err := tb.Get([]byte{byte(k)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			*v++
+			want[k]++
+			tb.Touch([]byte{byte(k)})
+		}
+		if err := st.Update(tb.Flush); err != nil {
+			t.Fatal(err)
+		}
+		tb, err = opstate.Open[*int](st, ns, ptrCodec{}, opstate.Options{CacheEntries: size})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range keys {
+			v, _, err := tb.Get([]byte{byte(k)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *v != want[k] {
+				t.Fatalf("cache of %d: key %d holds %d after %d changes in place", size, k, *v, want[k])
+			}
+		}
 	}
 }

@@ -5,7 +5,7 @@
 // # The operator
 //
 // A bound call is a [Node]; its Open starts an [Operator] (operator.go),
-// which serves the function's ptf.Context through host (host.go), a type
+// which serves the function's [ptf.Context] through host (host.go), a type
 // of its own: input, key, state, timers, event time, output. The operator
 // owns its parts, each a type of its own:
 //

@@ -11,7 +11,7 @@ import (
 )
 
 // host serves the calls of a PTF (eval, onTimer) with what they ask of the
-// runtime through their ptf.Context: the input, the key, state, timers,
+// runtime through their [ptf.Context]: the input, the key, state, timers,
 // event time, output. It is the operator seen from inside a call, a type
 // of its own so that the operator's methods are the operator's.
 type host struct{ o *Operator }

@@ -136,7 +136,7 @@ const (
 )
 
 // steps runs one step, or, for a function that batches its calls
-// (ptf.Batcher), up to batchSteps in one batch while the output stays
+// ([ptf.Batcher]), up to batchSteps in one batch while the output stays
 // under batchOut rows. A paced source (Execution.Paced) batches nothing:
 // its rows' output must not wait for the next row.
 func (o *Operator) steps() error {

@@ -18,7 +18,7 @@ import (
 
 // escapingWriter writes the trace's lines with the control characters of
 // the data they show (keys, rows, state) escaped; the lines' own breaks
-// stay (types.EscapeControls). Each write is whole lines.
+// stay ([types.EscapeControls]). Each write is whole lines.
 type escapingWriter struct{ w io.Writer }
 
 func (e escapingWriter) Write(p []byte) (int, error) {

@@ -11,7 +11,7 @@ import (
 )
 
 // The state of an accumulator as a checkpoint keeps it: counts as varints,
-// values with exec.AppendValue (self-describing), a DECIMAL sum as the
+// values with [exec.AppendValue] (self-describing), a DECIMAL sum as the
 // text of its exact fraction. Each accumulator reads back exactly what it
 // wrote, so states of several calls follow one another in one record.
 

@@ -383,7 +383,7 @@ func (s *joinStream) Close() error { return exec.CloseAll(s.two.ins) }
 // twoInputs pulls the events of a two-input operator: rows take turns, left
 // first; a watermark, a tick or a -U (whose +U follows) keeps its input's
 // turn. It hands on rows and the operator's watermark (the inputs'
-// combined by an exec.Valve: the smaller of the two, unless one is idle),
+// combined by an [exec.Valve]: the smaller of the two, unless one is idle),
 // and the end when both inputs ended. A live input that has no row now
 // (EvIdle) gives its turn to the other; when neither has one the operator
 // is idle too. An input's status (EvStatus) goes to the valve, and the

@@ -9,6 +9,7 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
+	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -19,10 +20,21 @@ import (
 // time in the order of the other ORDER BY keys, then of arrival); each
 // match gives one row of the PARTITION BY columns and the measures. A row
 // at or before the watermark when it arrives is late and dropped.
+//
+// With a timeline (EXPLAIN TIMELINE), the operator records what Flink's
+// CEP operator does in event time: a row in sets its partition's timer at
+// the row's time; the watermark passing it fires the timer, which runs
+// the rows of that time through the pattern; each match is a row out.
+//
+// Ordered by a processing-time attribute (ProcTime), a row goes to its
+// partition's NFA when it arrives, at the time its attribute holds, as
+// Flink's CEP operator does in processing time without further sort
+// keys: nothing waits and nothing is late.
 type MatchNode struct {
 	In        exec.Node
 	Partition []int // the PARTITION BY columns
-	Time      int   // the rowtime column ORDER BY starts with
+	Time      int   // the rowtime or processing-time column ORDER BY starts with
+	ProcTime  bool  // Time is a processing-time attribute
 	Keys      []OrderKey
 	NFA       *cep.NFA
 	// Defines are the DEFINE conditions by variable (nil: TRUE), Measures
@@ -57,6 +69,8 @@ type MatchSlot struct {
 	Rowtime bool
 	// RowtimeLTZ: MATCH_ROWTIME gives a TIMESTAMP_LTZ.
 	RowtimeLTZ bool
+	// Proctime: MATCH_PROCTIME(), the processing time of the match.
+	Proctime bool
 }
 
 func (n *MatchNode) Schema() types.Schema           { return n.Sch }
@@ -143,14 +157,23 @@ func (s *matchStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 // Time runs the partitions' rows up to the watermark (or the end) through
 // their NFAs.
 func (s *matchStream) Time(ev *exec.Event) error {
+	if s.n.ProcTime {
+		return nil // rows went to their NFAs as they came
+	}
 	switch ev.Kind {
 	case exec.EvWatermark:
 		if ev.Wm > s.wm {
+			if rec := s.ex.Timeline; rec != nil {
+				rec.Add(timeline.Event{Kind: timeline.Watermark, Call: matchCall, Time: ev.Wm, HasTime: true, WM: s.wm, HasWM: s.wm != minWatermark})
+			}
 			s.wm = ev.Wm
 			return s.release(ev.Wm)
 		}
 	case exec.EvEnd:
 		if s.ex.Opts.EndOfInput {
+			if rec := s.ex.Timeline; rec != nil && s.wm < exec.MaxWatermark {
+				rec.Add(timeline.Event{Kind: timeline.Watermark, Call: matchCall, Time: timeline.End, HasTime: true, WM: s.wm, HasWM: s.wm != minWatermark})
+			}
 			if err := s.release(exec.MaxWatermark); err != nil {
 				return err
 			}
@@ -169,14 +192,16 @@ func (s *matchStream) Row(r types.Row) error {
 		return fmt.Errorf("MATCH_RECOGNIZE takes insert-only input, not a %s row", r.Kind)
 	}
 	t, ok := types.TimeMillis(r.Fields[s.n.Time])
-	if !ok || t <= s.wm {
-		s.late++
-		return nil
-	}
 	vals := make([]any, len(s.n.Partition))
 	for i, c := range s.n.Partition {
 		vals[i] = r.Fields[c]
 	}
+	if !s.n.ProcTime && (!ok || t <= s.wm) {
+		s.late++
+		s.record(timeline.DroppedRow, vals, t, ok, s.n.In.Schema(), r)
+		return nil
+	}
+	s.record(timeline.RowIn, vals, t, ok, s.n.In.Schema(), r)
 	key := string(keycodec.Encode(vals))
 	k := s.keys.Get(key)
 	if k == nil {
@@ -189,7 +214,13 @@ func (s *matchStream) Row(r types.Row) error {
 	}
 	s.seq++
 	mr := matchRow{ts: t, sort: sk, seq: s.seq, row: r.Copy()}
+	if s.n.ProcTime {
+		return s.arrive(key, k, mr)
+	}
 	at := sort.Search(len(k.wait), func(i int) bool { return s.after(k.wait[i], mr) })
+	if at == 0 || k.wait[at-1].ts != t {
+		s.record(timeline.TimerSet, vals, t, true, types.Schema{}, types.Row{}) // Flink's timer at the row's time
+	}
 	k.wait = append(k.wait, matchRow{})
 	copy(k.wait[at+1:], k.wait[at:])
 	k.wait[at] = mr
@@ -255,6 +286,7 @@ func (s *matchStream) runKey(k *matchKey, wm int64) error {
 	i := 0
 	for i < len(k.wait) && k.wait[i].ts <= wm {
 		ts := k.wait[i].ts
+		s.record(timeline.TimerFired, k.key, ts, true, types.Schema{}, types.Row{})
 		ms, err := nfa.AdvanceTime(k.nfa, ts)
 		if err != nil {
 			return err
@@ -288,6 +320,37 @@ func (s *matchStream) runKey(k *matchKey, wm int64) error {
 	return nil
 }
 
+// arrive runs a row that came in processing-time order through its
+// partition's NFA at once: Flink's CepOperator.processElement in
+// processing time, which advances the NFA's time to the row's and then
+// processes it.
+func (s *matchStream) arrive(key string, k *matchKey, w matchRow) error {
+	nfa := s.n.NFA
+	ms, err := nfa.AdvanceTime(k.nfa, w.ts)
+	if err != nil {
+		return err
+	}
+	if err := s.emit(k, ms, w.ts); err != nil {
+		return err
+	}
+	k.held[w.seq] = w.row
+	c := &matchConds{s: s, k: k, row: w.row}
+	ms, err = nfa.Process(k.nfa, cep.Event{ID: w.seq, TS: w.ts}, c)
+	if err != nil {
+		return s.rowError(err, w.row)
+	}
+	if err := s.emit(k, ms, w.ts); err != nil {
+		return err
+	}
+	s.forget(k)
+	if k.nfa.Idle() {
+		s.keys.Delete(key)
+	} else {
+		s.keys.Put(key, k)
+	}
+	return nil
+}
+
 func (s *matchStream) rowError(err error, r types.Row) error {
 	return fmt.Errorf("MATCH_RECOGNIZE: %w (at row %s)", err, r)
 }
@@ -311,15 +374,39 @@ func (s *matchStream) emit(k *matchKey, ms []cep.Match, ts int64) error {
 		out = append(out, k.key...)
 		rows := s.rowsOf(k, m)
 		for _, x := range s.n.Measures {
-			v, err := x.eval(s.n, rows, -1, nil, ts)
+			v, err := x.eval(s.n, rows, -1, nil, ts, s.ex.Now)
 			if err != nil {
 				return fmt.Errorf("MATCH_RECOGNIZE: MEASURES: %w", err)
 			}
 			out = append(out, v)
 		}
 		s.out.PushRow(types.Insert, out)
+		s.record(timeline.RowOut, k.key, ts, true, s.n.Sch, types.Row{Kind: types.Insert, Fields: out})
 	}
 	return nil
+}
+
+// matchCall is the name a timeline gives MATCH_RECOGNIZE.
+const matchCall = "MATCH_RECOGNIZE"
+
+// record adds an event of a partition to the statement's timeline, if
+// it has one; sch and r are the row's, for rows in and out.
+func (s *matchStream) record(kind timeline.Kind, key []any, t int64, hasTime bool, sch types.Schema, r types.Row) {
+	rec := s.ex.Timeline
+	if rec == nil {
+		return
+	}
+	ev := timeline.Event{Kind: kind, Call: matchCall, Time: t, HasTime: hasTime, WM: s.wm, HasWM: s.wm != minWatermark}
+	if len(s.n.Partition) > 0 {
+		ev.Key = exec.FormatKey(key)
+	}
+	if r.Fields != nil {
+		ev.Row = types.FormatRow(r, sch)
+	}
+	if s.n.ProcTime {
+		ev.Proc, ev.HasProc = s.ex.Now(), true
+	}
+	rec.Add(ev)
 }
 
 // matchRowOf is one row of a match with its variable.
@@ -348,7 +435,7 @@ func (c *matchConds) Cond(v int, steps []cep.Step, _ cep.Event) (bool, error) {
 	if d == nil {
 		return true, nil
 	}
-	val, err := d.eval(c.s.n, c.s.rowsOf(c.k, steps), v, &c.row, 0)
+	val, err := d.eval(c.s.n, c.s.rowsOf(c.k, steps), v, &c.row, 0, c.s.ex.Now)
 	if err != nil {
 		return false, fmt.Errorf("DEFINE %s: %w", c.s.n.NFA.Vars()[v].Name, err)
 	}
@@ -358,7 +445,7 @@ func (c *matchConds) Cond(v int, steps []cep.Step, _ cep.Event) (bool, error) {
 // eval evaluates x over the rows of a match. In DEFINE, cur is the row
 // being matched as variable def: it counts as the last row of def and of
 // every variable together.
-func (x *MatchExpr) eval(n *MatchNode, rows []matchRowOf, def int, cur *types.Row, ts int64) (any, error) {
+func (x *MatchExpr) eval(n *MatchNode, rows []matchRowOf, def int, cur *types.Row, ts int64, now func() int64) (any, error) {
 	vals := make([]any, len(x.Slots))
 	for i, sl := range x.Slots {
 		switch {
@@ -368,6 +455,8 @@ func (x *MatchExpr) eval(n *MatchNode, rows []matchRowOf, def int, cur *types.Ro
 			} else {
 				vals[i] = types.LocalDateTime{Millis: ts}
 			}
+		case sl.Proctime:
+			vals[i] = types.Instant{Millis: now()}
 		case sl.Agg != nil:
 			acc := NewAccumulator(sl.Agg)
 			var err error

@@ -13,7 +13,7 @@ import (
 )
 
 // The SQL operators keep their state in the store behind a bounded cache
-// (runtime/exec/opstate), in namespaces that exec.Execution.OperatorNamespace
+// (runtime/exec/opstate), in namespaces that [exec.Execution.OperatorNamespace]
 // names, so that their memory is bounded by the cache and their state is
 // part of every checkpoint: a statement over an input that does not end
 // can stop and go on, and a killed one resumes from its last checkpoint.
