@@ -98,12 +98,14 @@ type MulOp struct {
 	Right *Unary `parser:"@@"`
 }
 
-// Unary is a primary with an optional sign: -x or +x.
+// Unary is a primary with an optional sign: -x or +x, and subscripts:
+// a[1], m['k'] (they bind tighter than the sign).
 type Unary struct {
-	Pos     Pos
-	Minus   bool     `parser:"( @'-'"`
-	Plus    bool     `parser:"| @'+' )?"`
-	Primary *Primary `parser:"@@"`
+	Pos        Pos
+	Minus      bool     `parser:"( @'-'"`
+	Plus       bool     `parser:"| @'+' )?"`
+	Primary    *Primary `parser:"@@"`
+	Subscripts []*Expr  `parser:"( '[' @@ ']' )*"`
 }
 
 // Primary is a literal, constructor, function call, column or parenthesis.

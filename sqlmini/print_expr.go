@@ -248,6 +248,11 @@ func (u *Unary) format(b *strings.Builder) {
 		b.WriteString("+")
 	}
 	u.Primary.format(b)
+	for _, s := range u.Subscripts {
+		b.WriteString("[")
+		s.format(b)
+		b.WriteString("]")
+	}
 }
 
 // Primary has no String method: its field String (a string literal) takes

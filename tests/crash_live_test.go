@@ -186,9 +186,13 @@ func runUntilQuiet(t *testing.T, bin string, args []string, dir string) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	last, since := "", time.Now()
+	// A run is quiet when its sink has not changed for a second, and not
+	// before it had three seconds to start: a signal before it reached its
+	// live statement would cancel the statement before it (or kill the
+	// process before it handles signals), on a machine slow to start it.
+	last, since, started := "", time.Now(), time.Now()
 	deadline := time.Now().Add(2 * time.Minute)
-	for time.Since(since) < time.Second {
+	for time.Since(since) < time.Second || time.Since(started) < 3*time.Second {
 		select {
 		case err := <-done:
 			t.Fatalf("a live statement ended by itself: %v\n%s", err, stderr.String())

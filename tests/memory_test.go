@@ -73,17 +73,17 @@ func checkMemoryError(t *testing.T, code, wantCode int, out string, held ...stri
 	}
 }
 
-// TestMemoryLimit_join: a regular join that keeps more rows than SET
-// 'ptfsh.memory-limit' allows stops with an error naming the join and the
-// setting; the memory goes back, and the next statement of the script
-// (with 'ptfsh.on-error' = 'continue') runs (the script exits 1: a
-// statement failed).
+// TestMemoryLimit_join: a regular join whose state passes SET
+// 'ptfsh.memory-limit' stops with an error naming what keeps it (its state
+// caches) and the setting; the memory goes back, and the next statement
+// of the script (with 'ptfsh.on-error' = 'continue') runs (the script
+// exits 1: a statement failed).
 func TestMemoryLimit_join(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ptfsh until a gigabyte-sized join passes its memory limit")
 	}
 	code, out := runMemoryScript(t, "SET 'ptfsh.memory-limit' = '100 mb';\nSET 'ptfsh.on-error' = 'continue';\n"+memoryTables+memoryJoin+"SELECT 'alive';\n", 0)
-	checkMemoryError(t, code, 1, out, "past SET 'ptfsh.memory-limit' = '100 mb'", "a join keeps its rows")
+	checkMemoryError(t, code, 1, out, "past SET 'ptfsh.memory-limit' = '100 mb'", "the state caches of its operators")
 	if !strings.Contains(out, "+I[alive]") {
 		t.Errorf("the statement after the stopped one did not run:\n%s", out)
 	}
@@ -102,7 +102,7 @@ func TestMemoryLimit_addressSpaceCap(t *testing.T) {
 	cap := restingAddressSpace(t) + 1<<30
 	t.Run("join", func(t *testing.T) {
 		code, out := runMemoryScript(t, memoryTables+memoryJoin, cap)
-		checkMemoryError(t, code, 1, out, "'auto'", "of the address space left under ulimit -v", "a join keeps its rows")
+		checkMemoryError(t, code, 1, out, "'auto'", "of the address space left under ulimit -v", "the state caches of its operators")
 	})
 	t.Run("table_mode", func(t *testing.T) {
 		code, out := runMemoryScript(t, memoryTables+memoryTable, cap)

@@ -20,9 +20,9 @@ func prepare(c config, e *env, w workload) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	links := map[string]string{
-		filepath.Base(w.fn): filepath.Join(c.root, w.fn),
-		w.data.file():       e.data[w.data],
+	links := map[string]string{w.data.file(): e.data[w.data]}
+	if w.fn != "" { // a workload in SQL alone has none
+		links[filepath.Base(w.fn)] = filepath.Join(c.root, w.fn)
 	}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {

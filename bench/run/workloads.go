@@ -135,6 +135,39 @@ func workloads(c config) []workload {
 			},
 			ref: "ptfsh --state FILE (fsync), checkpoint every 100k rows (default)",
 		},
+		{
+			// SQL's GROUP BY keeps its groups in the state store behind a
+			// cache of 20,000 groups (state.cache-size): its peak memory
+			// stays about the same from 1k keys to 1M.
+			name: "G-1M", title: "GROUP BY in SQL, 1M keys: memory bounded by the cache",
+			data:   dataSet{kind: "clicks", format: "csv", keys: 1_000_000},
+			script: "group_by.sql",
+			engines: []engine{
+				{name: "ptfsh (cache of 20k groups, default)", kind: "ptfsh"},
+				{name: "ptfsh, cache of 200k groups", kind: "ptfsh", preamble: "SET 'state.cache-size' = '200000';\n"},
+				{name: "ptfsh --state FILE, cache of 20k groups", kind: "ptfsh", state: true},
+			},
+			ref: "ptfsh (cache of 20k groups, default)",
+		},
+		{
+			// A regular join keeps both sides' rows: 2M rows in the state
+			// store behind the cache.
+			name: "J-1M", title: "regular join in SQL of two 1M-row inputs: memory bounded by the cache",
+			data:   dataSet{kind: "clicks", format: "csv", keys: 1_000_000},
+			script: "join.sql",
+			engines: []engine{
+				{name: "ptfsh (cache of 20k keys, default)", kind: "ptfsh"},
+				{name: "ptfsh --state FILE", kind: "ptfsh", state: true},
+			},
+			ref: "ptfsh (cache of 20k keys, default)",
+		},
+		{
+			name: "G-1k", title: "GROUP BY in SQL, 1k keys",
+			data:    dataSet{kind: "clicks", format: "csv", keys: 1_000},
+			script:  "group_by.sql",
+			engines: []engine{{name: "ptfsh (cache of 20k groups, default)", kind: "ptfsh"}},
+			ref:     "ptfsh (cache of 20k groups, default)",
+		},
 	}
 	// The SQL operators' state in the store: a GROUP BY of about one group
 	// per row and a self-join keeping every row of both sides, with the

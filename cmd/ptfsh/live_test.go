@@ -323,3 +323,107 @@ func TestLive_procTimeWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestLive_rerunNote: a script that read a file to its end, run again
+// with the same state file, reads it from its start again and says so
+// (its sink would hold the rows twice); one session reading a table twice
+// says nothing.
+func TestLive_rerunNote(t *testing.T) {
+	bin := ptfshBinary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f.csv"), []byte("a\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q := "CREATE TABLE f (name STRING) WITH ('connector' = 'filesystem', 'path' = 'f.csv', 'format' = 'csv');" +
+		"SELECT name FROM f;"
+	run := func(args ...string) (string, string) {
+		cmd := exec.Command(bin, append([]string{"--format", "rows"}, args...)...)
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %v; stderr:\n%s", args, err, stderr.String())
+		}
+		return string(out), stderr.String()
+	}
+	const note = "note: table 'f' reads 'f.csv' from its start again: an earlier run with this state file read it to its end (2 rows); to go on after what a run read, stop it with SET 'ptfsh.end-of-input' = 'false' or follow the file with 'source.monitor-interval'\n"
+	out, errs := run("--state", "s.db", "-e", q)
+	if out != "+I[a]\n+I[b]\n" || strings.Contains(errs, "from its start again") {
+		t.Fatalf("first run: stdout %q, stderr:\n%s", out, errs)
+	}
+	out, errs = run("--state", "s.db", "-e", q)
+	if out != "+I[a]\n+I[b]\n" || !strings.Contains(errs, note) {
+		t.Errorf("second run: stdout %q; want the rows again and on stderr %q; stderr:\n%s", out, note, errs)
+	}
+	out, errs = run("-e", q+"SELECT name FROM f;")
+	if out != "+I[a]\n+I[b]\n+I[a]\n+I[b]\n" || strings.Contains(errs, "from its start again") {
+		t.Errorf("one session, two reads: stdout %q, stderr:\n%s", out, errs)
+	}
+}
+
+// TestLive_stopKeepsStateWhole: a stopped statement whose state goes on
+// in the next run never goes on with part of it. An OVER window over a
+// followed file is stopped with SIGTERM; the next run's last row holds
+// the sum over every row, whether the operator's state was in the final
+// checkpoint or the statement started again from its beginning (and then
+// said so).
+func TestLive_stopKeepsStateWhole(t *testing.T) {
+	bin := ptfshBinary(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "f.csv")
+	appendTo := func(s string) {
+		f, err := os.OpenFile(data, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(s)
+		f.Close()
+	}
+	q := "CREATE TABLE f (name STRING, n INT, pt AS PROCTIME()) WITH ('connector' = 'filesystem', 'path' = 'f.csv', 'format' = 'csv', 'source.monitor-interval' = '100 ms');" +
+		"SELECT name, n, SUM(n) OVER (PARTITION BY name ORDER BY pt) AS s FROM f;"
+	// run runs the statement until its output ends with last, then stops
+	// it and returns its stderr.
+	run := func(last string) string {
+		cmd := exec.Command(bin, "--state", "s.db", "--format", "rows", "-e", q)
+		cmd.Dir = dir
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdout = pw
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pw.Close()
+		lines := readLines(pr)
+		var got []string
+		deadline := time.After(20 * time.Second)
+		for len(got) == 0 || got[len(got)-1] != last {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the output ended: %q; stderr:\n%s", got, stderr.String())
+				}
+				got = append(got, l.text)
+			case <-deadline:
+				t.Fatalf("after 20 s the output is %q; want it to end with %q", got, last)
+			}
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("after SIGTERM: %v; stderr:\n%s", err, stderr.String())
+		}
+		return stderr.String()
+	}
+	appendTo("a,1\nb,2\na,5\n")
+	errs := run("+I[a, 5, 6]")
+	appendTo("a,7\n")
+	errs += run("+I[a, 7, 13]")
+	t.Logf("stderr:\n%s", errs)
+	if strings.Contains(errs, "stopping without a checkpoint") && !strings.Contains(errs, "starts the statement again from its beginning") {
+		t.Errorf("a stop without a checkpoint does not say what the next run does:\n%s", errs)
+	}
+}

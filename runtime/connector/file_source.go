@@ -106,8 +106,7 @@ func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
 		}
 	}
 	if wm != nil && fs.wm != nil {
-		fs.wm.Restore(wm.Gen)
-		fs.pending, fs.wmNext = wm.Pending, wm.Next
+		fs.resumeWatermark(wm)
 	}
 	ex.Sources = append(ex.Sources, fs)
 	return fs, nil
@@ -152,6 +151,9 @@ type fileStream struct {
 	wm      *exec.WmGen
 	pending bool
 	wmNext  int64
+	// resumed: the pending watermark is the one the source had emitted
+	// before the checkpoint it resumes from; it goes out before any row.
+	resumed bool
 	held    *types.Row // a row that waits for the status event before it
 }
 
@@ -161,8 +163,8 @@ func (s *fileStream) Next() (exec.Event, error) {
 		s.held = nil
 		return exec.Event{Kind: exec.EvRow, Row: r}, nil
 	}
-	if s.pending && (s.follow == nil || s.follow.pace.due() || s.ex.Stopping()) {
-		s.pending = false
+	if s.pending && (s.resumed || s.follow == nil || s.follow.pace.due() || s.ex.Stopping()) {
+		s.pending, s.resumed = false, false
 		if s.follow != nil {
 			s.follow.pace.emitted()
 		}
@@ -348,4 +350,18 @@ func BoolOption(t *catalog.Table, key string) (bool, error) {
 		return true, nil
 	}
 	return false, fmt.Errorf("option '%s' must be 'true' or 'false', not '%s'", key, t.Options[key])
+}
+
+// resumeWatermark takes the watermark generator back to a checkpoint's.
+// The watermark the source had emitted then goes out again before the
+// first row read after it: the operators that keep no watermark in their
+// state then see the rows read again as late, or not, as the run before
+// the restart saw them, and a restarted run gives what one without a
+// restart gives.
+func (s *fileStream) resumeWatermark(wm *sourceWM) {
+	s.wm.Restore(wm.Gen)
+	s.pending, s.wmNext = wm.Pending, wm.Next
+	if !s.pending && wm.Gen.Has {
+		s.pending, s.wmNext, s.resumed = true, wm.Gen.Emitted, true
+	}
 }

@@ -396,6 +396,10 @@ func (n *fileNode) openFolder(ex *exec.Execution, read int) (exec.Stream, error)
 	if err != nil {
 		return nil, types.At(n.pos, err)
 	}
+	if rec != nil && rec.Finished {
+		noteReadAgain(ex, n.t, rec)
+		rec = nil
+	}
 	if rec != nil && rec.Offset > 0 { // a single file's record, and the path is a folder now
 		if !ex.Opts.ResetSources {
 			return nil, types.At(n.pos, fmt.Errorf("table '%s': '%s' was a file at the last checkpoint and is a folder now; SET '%s' = 'reset' to read it from the start",
@@ -423,8 +427,7 @@ func (n *fileNode) openFolder(ex *exec.Execution, read int) (exec.Stream, error)
 		fs.follow = &following{every: every, idle: newIdleTimer(ex, n.idleTimeout), pace: wmPace{every: n.wmEvery}, listed: time.Now()}
 	}
 	if rec != nil && len(fr.resume) > 0 && rec.WM != nil && fs.wm != nil {
-		fs.wm.Restore(rec.WM.Gen)
-		fs.pending, fs.wmNext = rec.WM.Pending, rec.WM.Next
+		fs.resumeWatermark(rec.WM)
 	}
 	ex.Sources = append(ex.Sources, fs)
 	return fs, nil

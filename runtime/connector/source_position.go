@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/fnv"
 	"io"
 	"os"
 	"strconv"
@@ -51,6 +52,12 @@ type sourceRecord struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// WM is the watermark generator of a statement that was still running.
 	WM *sourceWM `json:"wm,omitempty"`
+	// Finished marks a source whose statement read it to its end: it
+	// holds no position (the next run reads the file from its start), only
+	// Row, the rows read, for the note that says so.
+	Finished bool `json:"finished,omitempty"`
+	// Run is the exec.Options.RunID of the run that finished it.
+	Run string `json:"run,omitempty"`
 	// Files are the files of a folder read so far (folder.go), in order;
 	// FilesDone is true when the last one was finished too.
 	Files     []folderFile `json:"files,omitempty"`
@@ -167,8 +174,19 @@ func fingerprint(path string, n int64) (string, error) {
 func (s *fileStream) Checkpoint(tx state.Tx, finished, final bool) error {
 	key := sourceKey(s.n.t, s.read)
 	hashErr := s.waitHash()
-	if finished {
+	if finished && s.ex.Opts.Scratch {
 		return tx.Delete(exec.SourceNamespace, key)
+	}
+	if finished {
+		rec := sourceRecord{Finished: true, Run: s.ex.Opts.RunID, Row: s.r.Position().Row}
+		if s.folder == nil {
+			rec.Fingerprint = fileHead(TablePath(s.n.t))
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		return tx.Put(exec.SourceNamespace, key, b)
 	}
 	if s.folder != nil {
 		files, done, err := s.folder.checkpoint()
@@ -256,6 +274,12 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 		return format.SourcePos{}, prefixHasher{}, nil, fmt.Errorf("table '%s': '%s' was a folder at the last checkpoint and is a file now; SET '%s' = 'reset' to read it from the start",
 			t.Name, t.Options["path"], exec.SetSourcePositions)
 	}
+	if rec != nil && rec.Finished {
+		if rec.Fingerprint == fileHead(TablePath(t)) { // not a file written anew
+			noteReadAgain(ex, t, rec)
+		}
+		return format.SourcePos{}, prefixHasher{}, nil, nil
+	}
 	if rec == nil || rec.Offset == 0 {
 		return format.SourcePos{}, prefixHasher{}, nil, nil
 	}
@@ -285,6 +309,18 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 	return format.SourcePos{File: path, Offset: rec.Offset, Line: rec.Line, Row: rec.Row}, ph, rec.WM, nil
 }
 
+// noteReadAgain says that a statement reads a file table from its start
+// although a run over the same state file read it to its end: a script
+// run again appends what it wrote before again, unless its statements
+// stop without the end of input or follow the file.
+func noteReadAgain(ex *exec.Execution, t *catalog.Table, rec *sourceRecord) {
+	if rec.Run == ex.Opts.RunID {
+		return // an earlier statement of this run read it: nothing to say
+	}
+	ex.Notes = append(ex.Notes, fmt.Sprintf("note: table '%s' reads '%s' from its start again: an earlier run with this state file read it to its end (%s); to go on after what a run read, stop it with SET '%s' = 'false' or follow the file with '%s'",
+		t.Name, t.Options["path"], exec.Plural(rec.Row, "row"), exec.SetEndOfInput, OptMonitorInterval))
+}
+
 // loadSourceRecord reads the checkpointed position of the read'th read of
 // file table t; nil when there is none.
 func loadSourceRecord(ex *exec.Execution, t *catalog.Table, read int) (*sourceRecord, error) {
@@ -301,4 +337,20 @@ func loadSourceRecord(ex *exec.Execution, t *catalog.Table, read int) (*sourceRe
 		return nil, fmt.Errorf("table '%s': reading its checkpointed position: %w", t.Name, err)
 	}
 	return rec, nil
+}
+
+// fileHead identifies a file by a hash of its first 4 KiB, so that a note
+// says a file is read again only when it begins as it did; "" when it
+// cannot be read.
+func fileHead(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := fnv.New64a()
+	if _, err := io.CopyN(h, f, 4096); err != nil && err != io.EOF {
+		return ""
+	}
+	return fmt.Sprintf("head:%x", h.Sum64())
 }

@@ -206,6 +206,9 @@ type Execution struct {
 	tees map[Node]*teeShared
 	// Uncheckpointable says why no checkpoint may be taken before the end.
 	Uncheckpointable string
+	// stateInMemory is the first operator that keeps state in memory
+	// (memory.go).
+	stateInMemory string
 	// RowsIn counts the rows read from sources.
 	RowsIn int64
 	// Notes are said on stderr after the statement.

@@ -215,6 +215,9 @@ func (m *memWatcher) readLocked() int64 {
 // is taken before the end (NoCheckpoints), and an error of the memory
 // limit names it.
 func (ex *Execution) HoldsInMemory(held string) {
+	if ex.stateInMemory == "" {
+		ex.stateInMemory = held
+	}
 	ex.KeepsInMemory(held)
 	ex.NoCheckpoints(held + " in memory")
 }
@@ -235,7 +238,7 @@ func (ex *Execution) MemoryError() error {
 		return nil
 	}
 	ex.memStopped.Store(true)
-	what := "the state of its PTF calls and the rows on their way"
+	what := "no operator that keeps all its rows; the state caches of its operators and PTF calls (SET 'state.cache-size' and 'state.cache-bytes' bound them) and the rows on their way"
 	if len(ex.held) > 0 {
 		what = strings.Join(dedup(ex.held), "; ")
 	}
@@ -243,7 +246,7 @@ func (ex *Execution) MemoryError() error {
 	if ex.memHow != "" {
 		limit = "'auto', " + roughSize(ex.memLimit) + " (" + ex.memHow + ")"
 	}
-	return fmt.Errorf("%w: the statement stopped before the process ran out of memory: %s of the heap live, past SET '%s' = %s; what keeps rows in memory here: %s. Raise the limit if the machine has the memory, or give the operator less to keep (filter or aggregate its inputs first)",
+	return fmt.Errorf("%w: the statement stopped before the process ran out of memory: %s of the heap live, past SET '%s' = %s; what keeps rows in memory here: %s. Raise the limit if the machine has the memory, or give the operators less to keep (filter or aggregate their inputs first, or lower the state caches)",
 		ErrMemoryLimit, roughSize(live), SetMemoryLimit, limit, what)
 }
 
@@ -338,3 +341,8 @@ func procField(path, name string) int64 {
 	}
 	return 0
 }
+
+// StateInMemory says which operator keeps state in memory that no
+// checkpoint holds (HoldsInMemory), or "" when none does: a statement
+// stopped then cannot go on from a final checkpoint.
+func (ex *Execution) StateInMemory() string { return ex.stateInMemory }

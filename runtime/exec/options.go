@@ -84,6 +84,12 @@ type Options struct {
 	// ResetSources starts a file source afresh whose file changed other
 	// than by growing.
 	ResetSources bool
+	// Scratch says the state store is a temporary one that no later run
+	// opens: a source read to its end leaves no record of it there.
+	Scratch bool
+	// RunID names the run of the shell (a session) that runs the
+	// statement, to tell what an earlier run left in the store.
+	RunID string
 	// CheckpointRows is the source rows between checkpoints (0: only at
 	// the end of the statement), CheckpointInterval the wall-clock time
 	// (0: by rows only); a checkpoint is due at whichever comes first.

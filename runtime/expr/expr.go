@@ -434,6 +434,15 @@ func compileUnary(u *sqlmini.Unary, sc *Scope) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, s := range u.Subscripts {
+		i, err := Compile(s, sc)
+		if err != nil {
+			return nil, err
+		}
+		if x, err = subscript(x, i, s.Pos); err != nil {
+			return nil, err
+		}
+	}
 	if u.Plus {
 		// +x is x, for the types -x takes.
 		if t := x.Type(); !t.IsNumeric() && t.Kind != types.KindNull && t.Kind != types.KindIntervalDayTime && t.Kind != types.KindIntervalYearMonth {

@@ -45,6 +45,7 @@ var mathFunctions = []Function{
 	{Name: "SHA512", Signature: "SHA512(s)", Doc: "the SHA-512 digest, 128 hex digits", compile: digest("SHA512")},
 	{Name: "SHA2", Signature: "SHA2(s, bits)", Doc: "the SHA-2 digest of s with 224, 256, 384 or 512 bits, in hex", compile: compileSHA2},
 	{Name: "OVERLAY", Signature: "OVERLAY(s PLACING r FROM start [FOR length])", Doc: "s with length characters (default: r's length) from start (1-based) replaced by r", compile: compileOverlay},
+	{Name: "CARDINALITY", Signature: "CARDINALITY(collection)", Doc: "the number of elements of an ARRAY or a MULTISET, of entries of a MAP", compile: compileCardinality},
 	{Name: "ELEMENT", Signature: "ELEMENT(array)", Doc: "the one element of an array; NULL when it is empty, an error when it has more", compile: compileElement},
 }
 

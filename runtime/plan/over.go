@@ -268,7 +268,8 @@ func (o *overPlanner) setWindow(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) e
 		return err
 	}
 	col, ok := x.(*expr.Column)
-	isTime := ok && sch.Columns[col.Index].TimeAttr
+	isTime := ok && (sch.Columns[col.Index].TimeAttr || sch.Columns[col.Index].ProcTime)
+	n.ProcTime = ok && sch.Columns[col.Index].ProcTime
 	if fr := spec.Frame; fr != nil {
 		start := fr.Start
 		if fr.Only != nil {

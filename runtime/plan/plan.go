@@ -559,8 +559,15 @@ func (p *Planner) sortNode(sel *sqlmini.Select, in exec.Node, keys []sqlop.Order
 		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "Sort on a non-time-attribute field is not supported: ORDER BY over an updating input (%s) needs LIMIT n (a Top-N)", m)
 	}
 	c, ok := keys[0].Expr.(*expr.Column)
+	if ok && in.Schema().Columns[c.Index].ProcTime && !keys[0].Desc {
+		// Rows come in the order of their processing time.
+		if len(keys) > 1 {
+			return nil, sqlmini.Errorf(sel.OrderBy[1].Pos, "ORDER BY a processing-time attribute and then other columns is not supported yet: order by the processing-time attribute alone (the rows' arrival order)")
+		}
+		return in, nil
+	}
 	if !ok || !in.Schema().Columns[c.Index].TimeAttr || keys[0].Desc {
-		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "Sort on a non-time-attribute field is not supported: without LIMIT, ORDER BY must start with a time attribute (a WATERMARK column) ascending, as in Flink's streaming mode; add LIMIT n for the first n rows")
+		return nil, sqlmini.Errorf(sel.OrderBy[0].Pos, "Sort on a non-time-attribute field is not supported: without LIMIT, ORDER BY must start with a time attribute (a WATERMARK or PROCTIME() column) ascending, as in Flink's streaming mode; add LIMIT n for the first n rows")
 	}
 	return &sqlop.TemporalSortNode{In: in, Time: c.Index, Keys: keys}, nil
 }

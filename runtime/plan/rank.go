@@ -282,6 +282,11 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 			Number: r.number, Key: exec.UpsertKeyOf(o.in), Fast: updateFast(o.in, keys), Sch: types.Schema{Columns: cols}}
 		return nil
 	}
+	if c, ok := keys[0].Expr.(*expr.Column); ok && len(keys) == 1 && sch.Columns[c.Index].ProcTime && r.start == 1 && r.end == 1 {
+		// Ordered by arrival: the first or the last row of each key.
+		o.built = &sqlop.ProcDedupNode{In: o.in, Partition: part, PartText: partText, Last: keys[0].Desc, Sch: types.Schema{Columns: cols}}
+		return nil
+	}
 	if c, ok := keys[0].Expr.(*expr.Column); ok && len(keys) == 1 && sch.Columns[c.Index].TimeAttr && r.start == 1 && r.end == 1 {
 		if !keys[0].Desc {
 			// Keep the first row: the first in time order once the

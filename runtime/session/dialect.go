@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -57,7 +58,7 @@ func (s *Session) checkDialect(st *sqlmini.Statement) error {
 	if d == DialectPtfsh {
 		// Nothing is said, but what ran is kept for Extensions: the
 		// command sums it up for a person at a terminal.
-		for _, e := range extensions(st) {
+		for _, e := range extensions(st, s.isFile) {
 			if !e.inspect && !e.noted {
 				s.extUsed = append(s.extUsed, e)
 			}
@@ -65,7 +66,7 @@ func (s *Session) checkDialect(st *sqlmini.Statement) error {
 		return nil
 	}
 	seen := map[string]bool{}
-	for _, e := range extensions(st) {
+	for _, e := range extensions(st, s.isFile) {
 		msg := fmt.Sprintf("%s is a ptfsh extension: %s", e.what, e.why)
 		if d == DialectFlink && !e.inspect {
 			return sqlmini.Errorf(e.pos, "%s (SET 'ptfsh.dialect' = 'ptfsh' runs it)", msg)
@@ -85,7 +86,7 @@ func (s *Session) checkDialect(st *sqlmini.Statement) error {
 
 // extensions lists the constructs of st that Flink refuses, in the order
 // of the statement's text.
-func extensions(st *sqlmini.Statement) []extension {
+func extensions(st *sqlmini.Statement, isFile func(path string) bool) []extension {
 	var out []extension
 	add := func(pos sqlmini.Pos, what, why string) {
 		out = append(out, extension{pos: pos, what: what, why: why})
@@ -103,11 +104,18 @@ func extensions(st *sqlmini.Statement) []extension {
 				add(o.Pos, "'timestamp-format.pattern'", "Flink's filesystem connector has no such option (\"Unsupported options found for 'filesystem'\"); declare the column STRING and read it with TO_TIMESTAMP(col, 'pattern') in a view, or write the file's times as yyyy-MM-dd HH:mm:ss")
 			case "changelog.op-column", "changelog-mode", "source.produces-delete-by-key", "sink.supports-delete-by-key":
 				add(o.Pos, "'"+string(o.Key)+"'", "Flink's filesystem connector has no such option (\"Unsupported options found for 'filesystem'\") and reads and writes insert-only tables; a changelog file needs another connector or format (Flink's 'debezium-json', 'canal-json', ...)")
+			case "source.monitor-interval":
+				if path := optionValue(ct, "path"); optionValue(ct, "connector") == "filesystem" && isFile(path) {
+					add(o.Pos, "'source.monitor-interval' over a file", "Flink's filesystem source monitors a folder for new files and reads a file once, whole, never what is appended to it; follow a folder that whole files are moved into")
+				}
 			case "seed":
 				if optionValue(ct, "connector") == "datagen" {
 					add(o.Pos, "'seed'", "Flink's datagen connector has no seed option (\"Unsupported options found for 'datagen'\"), and its values are random on every run")
 				}
 			}
+		}
+		if optionValue(ct, "connector") == "stdin" {
+			add(ct.Pos, "'connector' = 'stdin'", "Flink has no connector that reads standard input; read the rows from a folder (with 'source.monitor-interval') or a Kafka topic")
 		}
 		if ct.Query != nil {
 			add(ct.Query.Pos, "CREATE TABLE ... AS VALUES", "Flink's CREATE TABLE ... AS writes a query into a connector table; put the rows in a file table, or in a view (CREATE VIEW v AS VALUES ...) without WATERMARK steps")
@@ -277,4 +285,11 @@ func (s *Session) noteFlinkTimers(pos sqlmini.Pos, name, code string) {
 		return
 	}
 	fmt.Fprintf(s.cfg.Err, "note: %s: function %s calls clearAllTimers() or clearAll(): %s\n", pos, name, ptf.FlinkClearAllTimers)
+}
+
+// isFile reports whether path, relative to the session's folder, is a
+// file that exists (not a folder).
+func (s *Session) isFile(path string) bool {
+	fi, err := os.Stat(s.path(path))
+	return err == nil && fi.Mode().IsRegular()
 }

@@ -43,7 +43,9 @@ func (s *Session) options(stmt *statement) (exec.Options, error) {
 		// A checkpoint into a scratch store serves no restart: only the
 		// final one, which the next statements read, is taken.
 		opts.CheckpointRows, opts.CheckpointInterval = 0, 0
+		opts.Scratch = true
 	}
+	opts.RunID = s.runID
 	opts.Lineage = opts.Lineage || stmt.why
 	if stmt.stepping != nil {
 		opts.EndOfInput = false // a step of a query on streams (stream.go)

@@ -129,7 +129,7 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		}
 		if ex.Stopping() && !stopNoted && live.HasSources() {
 			stopNoted = true
-			s.noteStop(prog)
+			s.noteStop(prog, ex)
 		}
 		ev, err := str.Next()
 		if err != nil {
@@ -179,7 +179,7 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		prog.tick(ex.RowsIn, rows)
 	}
 	if live.Stopping() && !stopNoted {
-		s.noteStop(prog) // a source began it
+		s.noteStop(prog, ex) // a source began it
 	}
 	prog.clear()
 	if err := ck.settle(); err != nil {
@@ -190,9 +190,14 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		return err
 	}
 	ckStart := time.Now()
-	if err := ck.finish(); err != nil {
-		return err
+	if !live.Stopping() || ex.StateInMemory() == "" {
+		if err := ck.finish(); err != nil {
+			return err
+		}
 	}
+	// Else the statement stopped, and an operator's state cannot be in a
+	// checkpoint: everything stays at the last one, the statement's start,
+	// as after a cancel (noteStop said so).
 	drawn = rec != nil
 	return s.report(stmt, pos, ex, rec, rows, start, time.Since(ckStart), out)
 }
@@ -200,11 +205,19 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 // noteStop says that the first Ctrl-C or SIGTERM stops the statement: its
 // sources end where they are, and it ends with a final checkpoint,
 // without its end of input, so that the next run with this state goes on.
-func (s *Session) noteStop(prog *progress) {
+func (s *Session) noteStop(prog *progress, ex *exec.Execution) {
 	prog.clear()
 	if f := s.runOut; f != nil {
 		f.flush()
 		f.leave()
+	}
+	if held := ex.StateInMemory(); held != "" {
+		if s.cfg.Scratch {
+			fmt.Fprintln(s.cfg.Err, "note: stopping (Ctrl-C again cancels it)")
+			return
+		}
+		fmt.Fprintf(s.cfg.Err, "note: stopping without a checkpoint: %s in memory, so the next run with the same state starts the statement again from its beginning (Ctrl-C again cancels it)\n", held)
+		return
 	}
 	fmt.Fprintln(s.cfg.Err, "note: stopping: the statement ends with a checkpoint that the next run with the same state goes on from (Ctrl-C again cancels it)")
 }

@@ -3,6 +3,8 @@ package session
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -117,6 +119,9 @@ type Config struct {
 // can observe: SQL, SHOW/DESCRIBE/SET and output formatting. A Session is
 // not safe for concurrent use.
 type Session struct {
+	// runID tells this run's records in the state store from an earlier
+	// run's (exec.Options.RunID).
+	runID string
 	// openSet holds the INSERTs after the SQL client's BEGIN STATEMENT SET
 	// until its END (nil: none is open).
 	openSet *sqlmini.StatementSet
@@ -178,7 +183,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if err := connector.FinishKafkaCommits(cfg.Store, cfg.Err); err != nil {
 		return nil, fmt.Errorf("state: committing the last run's Kafka transaction: %w", err)
 	}
-	return &Session{cfg: cfg, cat: catalog.NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir}, nil
+	return &Session{cfg: cfg, cat: catalog.NewCatalog(), settings: map[string]string{}, baseDir: cfg.BaseDir, runID: newRunID()}, nil
 }
 
 // Close closes what the session opened itself (a state file of SET
@@ -959,4 +964,11 @@ func (s *Session) sourceEnv() connector.Env {
 	}
 	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, FunctionSeed: fseed, ProcessingTime: pt, HasProcessingTime: hasPT,
 		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink, Stdin: s.cfg.Stdin, IdleTimeout: idle, WatermarkInterval: wmEvery}
+}
+
+// newRunID is a random name for a run of the shell.
+func newRunID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

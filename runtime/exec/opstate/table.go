@@ -331,6 +331,8 @@ func (t *Table[V]) evict() error {
 		t.remove(e) // the slot now holds another entry: the hand stays
 		if e.flags&fDirty != 0 && (e.flags&fDeleted == 0 || e.flags&fStored != 0) {
 			out = append(out, e)
+		} else {
+			e.val = *new(V) // the value is the store's now
 		}
 	}
 	t.dropEvicted()
@@ -351,6 +353,7 @@ func (t *Table[V]) evict() error {
 	}
 	for _, e := range out {
 		e.flags &^= fDirty
+		e.val = *new(V)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
@@ -35,6 +36,14 @@ import (
 //     taken however old it is, in a window of the rows after it only. A
 //     partition's timers last through the clearing: one that fires later
 //     sets its last time to the timer's.
+
+// Over a processing-time attribute (ProcTime) the rows are in the order
+// they arrive, as in Flink's ProcTime...PrecedingFunction: with an
+// unbounded frame (ROWS or RANGE alike) or a ROWS frame each row goes out
+// at once with its window's values; with a bounded RANGE frame the rows of
+// one millisecond go out together once the processing-time clock passed
+// it, and those still waiting at the end of input are dropped, as Flink
+// drops them.
 
 // OverFrame is an OVER window's frame: ROWS or RANGE, from UNBOUNDED
 // PRECEDING or n PRECEDING (a row count for ROWS, milliseconds for RANGE)
@@ -76,7 +85,8 @@ type OverNode struct {
 	In        exec.Node
 	Partition []expr.Expr
 	PartText  []string
-	Time      int // the ORDER BY time attribute's column
+	Time      int  // the ORDER BY time attribute's column
+	ProcTime  bool // Time is a processing-time attribute
 	Frame     OverFrame
 	Calls     []*OverCall
 	Sch       types.Schema // the input's columns, then one per call
@@ -330,13 +340,17 @@ type overStream struct {
 	meta    opMeta
 	seq     int64
 	late    int64
-	out     exec.Queue
+	// procWaiting counts the rows that wait for the processing-time
+	// clock (a bounded RANGE frame over a processing-time attribute).
+	procWaiting int64
+	out         exec.Queue
 }
 
 var (
 	_ exec.Stream       = (*overStream)(nil)
 	_ exec.TimeOperator = (*overStream)(nil)
 	_ exec.Stateful     = (*overStream)(nil)
+	_ exec.IdleOperator = (*overStream)(nil)
 )
 
 func (s *overStream) Checkpoint(tx state.Tx, finished, final bool) error {
@@ -355,8 +369,51 @@ func (s *overStream) Quiescent() bool { return s.out.Len() == 0 }
 
 func (s *overStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
+// waitsForClock says the rows wait for the processing-time clock: a
+// bounded RANGE frame over a processing-time attribute.
+func (s *overStream) waitsForClock() bool {
+	return s.n.ProcTime && !s.n.Frame.Rows && !s.n.Frame.Unbounded
+}
+
+// procFire fires the milliseconds the processing-time clock passed and
+// asks the driver to pull again when the next one is due.
+func (s *overStream) procFire() error {
+	if err := s.fire(s.ex.Now() - 1); err != nil {
+		return err
+	}
+	next, ok, err := s.timers.Next()
+	if err != nil {
+		return err
+	}
+	if ok && !s.ex.Opts.FixedClock {
+		s.ex.Live().WakeAt(time.UnixMilli(next + 1))
+	}
+	return nil
+}
+
+// Idle fires, on processing time, what the clock passed while the input
+// was quiet.
+func (s *overStream) Idle() error {
+	if s.waitsForClock() {
+		return s.procFire()
+	}
+	return nil
+}
+
 // Time fires the partitions the watermark (or the end) passed.
 func (s *overStream) Time(ev *exec.Event) error {
+	if s.n.ProcTime {
+		if !s.waitsForClock() {
+			return nil
+		}
+		if err := s.procFire(); err != nil {
+			return err
+		}
+		if ev.Kind == exec.EvEnd && s.ex.Opts.EndOfInput && s.procWaiting > 0 {
+			s.ex.Notes = append(s.ex.Notes, "note: the OVER window dropped "+exec.Plural(s.procWaiting, "row")+" that waited for the processing-time clock to pass their millisecond when the input ended, as Flink's ProcTimeRangeBoundedPrecedingFunction does")
+		}
+		return nil
+	}
 	switch ev.Kind {
 	case exec.EvWatermark:
 		s.wm = max(s.wm, ev.Wm)
@@ -401,7 +458,32 @@ func (s *overStream) Row(r types.Row) error {
 	if p == nil {
 		p = s.newPartition(map[int64]bool{})
 	}
-	if s.isLate(p, ts) {
+	if s.n.ProcTime && !s.waitsForClock() {
+		// In arrival order, at once.
+		p.fresh = false
+		if err := s.emit(p, ts, [][]any{r.Copy().Fields}); err != nil {
+			return err
+		}
+		return s.parts.Put([]byte(k), p)
+	}
+	if s.n.ProcTime {
+		// The rows of a millisecond wait for the clock to pass it; none is
+		// late (a clock set back counts as the last time fired).
+		if err := s.procFire(); err != nil {
+			return err
+		}
+		if p, _, err = s.parts.Get([]byte(k)); err != nil {
+			return err
+		}
+		if p == nil {
+			p = s.newPartition(map[int64]bool{})
+		}
+		ts = max(ts, p.fired+1)
+		s.procWaiting++
+		if !s.ex.Opts.FixedClock {
+			s.ex.Live().WakeAt(time.UnixMilli(ts + 1))
+		}
+	} else if s.isLate(p, ts) {
 		s.late++
 		return nil // a new partition is as good as none
 	}
@@ -420,7 +502,7 @@ func (s *overStream) Row(r types.Row) error {
 	if err := s.setTimer(p, k, ts); err != nil {
 		return err
 	}
-	if f := s.n.Frame; !f.Rows && !f.Unbounded && (p.cleanup == 0 || p.cleanup < ts+f.Preceding+1) {
+	if f := s.n.Frame; !s.n.ProcTime && !f.Rows && !f.Unbounded && (p.cleanup == 0 || p.cleanup < ts+f.Preceding+1) {
 		p.cleanup = ts + f.Preceding*3/2 + 1
 		if err := s.setTimer(p, k, p.cleanup); err != nil {
 			return err
@@ -517,6 +599,9 @@ func (s *overStream) fire(wm int64) error {
 			continue
 		}
 		p.fired, p.fresh = ts, false
+		if w != nil && s.n.ProcTime {
+			s.procWaiting -= int64(len(w.rows))
+		}
 		if w != nil && len(w.rows) > 0 {
 			if err := s.emit(p, ts, w.rows); err != nil {
 				return err
