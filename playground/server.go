@@ -335,16 +335,22 @@ type runRequest struct {
 	} `json:"guess"` // predict mode's guess for the step
 }
 
-func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) error {
+// runTab reads a run request and writes its files into its tab.
+func (s *Server) runTab(r *http.Request) (*tab, runRequest, error) {
 	var req runRequest
 	if err := readJSON(r, &req); err != nil {
-		return err
+		return nil, req, err
 	}
 	t, err := s.tabOf(req.Tab)
 	if err != nil {
-		return err
+		return nil, req, err
 	}
-	if err := t.write(req.Files); err != nil {
+	return t, req, t.write(req.Files)
+}
+
+func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) error {
+	t, req, err := s.runTab(r)
+	if err != nil {
 		return err
 	}
 	src, err := t.read(req.Script)
@@ -355,15 +361,8 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleExec(w http.ResponseWriter, r *http.Request) error {
-	var req runRequest
-	if err := readJSON(r, &req); err != nil {
-		return err
-	}
-	t, err := s.tabOf(req.Tab)
+	t, req, err := s.runTab(r)
 	if err != nil {
-		return err
-	}
-	if err := t.write(req.Files); err != nil {
 		return err
 	}
 	var guess []string

@@ -40,7 +40,7 @@ var layers = map[string][]string{
 	"runtime/expr": {mod + "runtime/types", mod + "runtime/ptf", mod + "runtime/textparse", mod + "sqlmini"},
 	// exec is the core of execution: events, streams, nodes, the
 	// simple nodes and what both operator families share.
-	"runtime/exec": {mod + "state", mod + "runtime/types", mod + "runtime/settings", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
+	"runtime/exec": {mod + "state", mod + "runtime/exec/opstate", mod + "runtime/types", mod + "runtime/settings", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
 	// The PTF operator and the SQL operators, the two families of
 	// operators over the core (see never below).
 	"runtime/exec/ptfop": {mod + "runtime/exec", mod + "state", mod + "internal/orderedcode", mod + "runtime/types", mod + "runtime/ptf",

@@ -15,32 +15,36 @@ import (
 	"github.com/ptfsh/ptfsh/state"
 )
 
-// TestKafkaExample runs examples/kafka/click_alerts.sql against a fake
-// cluster (a real broker with PTFSH_KAFKA=1) with its topics clicks (three
-// partitions) and alerts, localhost:9092 standing for the cluster's
-// address, and compares what it prints with click_alerts.out.
+// TestKafkaExample runs the scripts of examples/kafka against a fake
+// cluster (a real broker with PTFSH_KAFKA=1) with their topics clicks and
+// taps (three partitions) and alerts, localhost:9092 standing for the
+// cluster's address, and compares what each prints with its .out file.
 func TestKafkaExample(t *testing.T) {
-	servers := kafkaTopics(t, map[string]int{"clicks": 3, "alerts": 3})
-	dir := filepath.Join("..", "examples", "kafka")
-	src, err := os.ReadFile(filepath.Join(dir, "click_alerts.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := runKafkaScript(t, dir, strings.ReplaceAll(string(src), "localhost:9092", servers))
-	got = strings.ReplaceAll(got, servers, "localhost:9092")
-	golden := filepath.Join(dir, "click_alerts.out")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("examples/kafka/click_alerts.sql prints (-want +got):\n%s", diff)
+	for _, name := range []string{"click_alerts", "partitions"} {
+		t.Run(name, func(t *testing.T) {
+			servers := kafkaTopics(t, map[string]int{"clicks": 3, "alerts": 3, "taps": 3})
+			dir := filepath.Join("..", "examples", "kafka")
+			src, err := os.ReadFile(filepath.Join(dir, name+".sql"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runKafkaScript(t, dir, strings.ReplaceAll(string(src), "localhost:9092", servers))
+			got = strings.ReplaceAll(got, servers, "localhost:9092")
+			golden := filepath.Join(dir, name+".out")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("examples/kafka/%s.sql prints (-want +got):\n%s", name, diff)
+			}
+		})
 	}
 }
 

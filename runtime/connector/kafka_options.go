@@ -286,6 +286,12 @@ func parseKafka(t *catalog.Table, upsert bool) (*kafkaSpec, error) {
 			return nil, kerrf(k, "option '%s' of Flink's %s connector is not supported by ptfsh: %s", k, conn, why)
 		}
 		if p, ok := strings.CutPrefix(k, "properties."); ok {
+			if p == "security.protocol" && strings.EqualFold(o[k], "PLAINTEXT") {
+				continue
+			}
+			if p == "security.protocol" || strings.HasPrefix(p, "sasl.") || strings.HasPrefix(p, "ssl.") {
+				return nil, kerrf(k, "option '%s': ptfsh connects to Kafka without SASL or SSL (PLAINTEXT only), so it cannot honour it; read the topic through a listener without authentication, or run the job on Flink (ptfsh export flink keeps the option)", k)
+			}
 			if !kafkaProperties[p] {
 				return nil, kerrf(k, "option '%s' is a Kafka client property ptfsh does not pass on; it passes %s", k, propertyList())
 			}

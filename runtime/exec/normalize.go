@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
@@ -20,7 +21,8 @@ import (
 //   - full deletes: a delete that carries only the key gets the last row
 //     seen for the key.
 //
-// It keeps the last row per upsert key in memory.
+// It keeps the last row per upsert key in the state store behind a bounded
+// cache (runtime/exec/opstate), in every checkpoint.
 type NormalizeNode struct {
 	In          Node
 	Key         []int
@@ -63,8 +65,14 @@ func (n *NormalizeNode) Open(ex *Execution) (Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	ns := &normalizeStream{n: n, ex: ex, in: in, last: map[string]types.Row{}, before: map[string]bool{}, dirty: map[string]bool{}, note: -1}
-	if err := ns.load(ex.Store); err != nil {
+	ns := &normalizeStream{n: n, ex: ex, in: in, before: map[string]bool{}, note: -1}
+	// The rows of a call's table argument live under the call's uid, from
+	// one statement to the next; the others under the statement's.
+	space := ex.OperatorNamespace("normalize")
+	if n.ID != "" {
+		space = normalizeNamespace(n.ID)
+	}
+	if ns.last, err = opstate.Open(ex.Store, space, rowCodec{}, opstate.Options{CacheEntries: ex.Opts.CacheSize}); err != nil {
 		in.Close()
 		return nil, err
 	}
@@ -82,10 +90,22 @@ type normalizeStream struct {
 	dropped      int64
 	note         int
 	firstDropped string
-	last         map[string]types.Row
-	before       map[string]bool // keys whose -U came from the input itself
-	dirty        map[string]bool // keys changed since the last checkpoint
+	last         *opstate.Table[[]any] // the last row of each key
+	before       map[string]bool       // keys whose -U came from the input itself
 	out          Queue
+}
+
+// rowCodec encodes a row's fields as one value (AppendValue).
+type rowCodec struct{}
+
+func (rowCodec) Append(b []byte, fields []any) ([]byte, error) { return AppendValue(b, fields) }
+func (rowCodec) Decode(b []byte) ([]any, error) {
+	v, rest, err := ReadValue(b)
+	fields, ok := v.([]any)
+	if err == nil && (!ok || len(rest) != 0) {
+		err = fmt.Errorf("a damaged row")
+	}
+	return fields, err
 }
 
 var _ Stream = (*normalizeStream)(nil)
@@ -112,10 +132,11 @@ func (s *normalizeStream) Row(r types.Row) error {
 		return nil
 	}
 	k := string(keycodec.Encode(keycodec.Pick(r, n.Key)))
-	prev, had := s.last[k]
-	if r.Kind != types.UpdateBefore {
-		s.dirty[k] = true
+	prevFields, had, err := s.last.Get([]byte(k))
+	if err != nil {
+		return err
 	}
+	prev := types.Row{Fields: prevFields}
 	switch r.Kind {
 	case types.Insert, types.UpdateAfter:
 		if had && !s.before[k] && s.ex.Opts.StateTTL == 0 && bytes.Equal(keycodec.Encode(prev.Fields), keycodec.Encode(r.Fields)) {
@@ -123,7 +144,9 @@ func (s *normalizeStream) Row(r types.Row) error {
 			// ChangelogNormalize swallows it while state TTL is off.
 			return nil
 		}
-		s.last[k] = r
+		if err := s.last.Put([]byte(k), r.Fields); err != nil {
+			return err
+		}
 		if n.Retract && r.Kind == types.UpdateAfter && had && !s.sawBefore(k) {
 			s.emit(types.Row{Kind: types.UpdateBefore, Fields: prev.Fields})
 		}
@@ -138,7 +161,9 @@ func (s *normalizeStream) Row(r types.Row) error {
 		s.markBefore(k)
 		s.emit(r)
 	case types.Delete:
-		delete(s.last, k)
+		if err := s.last.Delete([]byte(k)); err != nil {
+			return err
+		}
 		if n.FullDeletes {
 			if !had {
 				// Nothing to delete: Flink's ChangelogNormalize drops it.
@@ -173,55 +198,16 @@ func (s *normalizeStream) emit(r types.Row) {
 
 func (s *normalizeStream) Close() error { return s.in.Close() }
 
-// The last row per key is state: it goes into checkpoints under the
-// consuming call's uid and comes back on the next statement with that uid
-// (Flink keeps ChangelogNormalize's state in savepoints).
-
-// load reads the rows a previous statement left.
-func (s *normalizeStream) load(store state.Store) error {
-	if s.n.ID == "" {
-		return nil
-	}
-	return store.View(func(tx state.Tx) error {
-		return tx.Scan(normalizeNamespace(s.n.ID), nil, func(k, v []byte) error {
-			f, rest, err := ReadValue(v)
-			if err != nil || len(rest) != 0 {
-				return fmt.Errorf("corrupt normalisation state of %s", s.n.ID)
-			}
-			fields, _ := f.([]any)
-			s.last[string(k)] = types.Row{Kind: types.Insert, Fields: fields}
-			return nil
-		})
-	})
-}
+// The last row per key is state: it goes into checkpoints, under the
+// consuming call's uid (and comes back on the next statement with that
+// uid: Flink keeps ChangelogNormalize's state in savepoints) or under the
+// statement's.
 
 // Checkpoint writes the keys changed since the last checkpoint; a finished
 // statement leaves nothing (the next one starts afresh).
 func (s *normalizeStream) Checkpoint(tx state.Tx, finished bool) error {
-	if s.n.ID == "" {
-		return nil
-	}
-	ns := normalizeNamespace(s.n.ID)
 	if finished {
-		s.dirty = map[string]bool{}
-		return tx.DeleteNamespace(ns)
+		return s.last.Drop(tx)
 	}
-	for k := range s.dirty {
-		r, ok := s.last[k]
-		if !ok {
-			if err := tx.Delete(ns, []byte(k)); err != nil {
-				return err
-			}
-			continue
-		}
-		b, err := AppendValue(nil, r.Fields)
-		if err != nil {
-			return err
-		}
-		if err := tx.Put(ns, []byte(k), b); err != nil {
-			return err
-		}
-	}
-	s.dirty = map[string]bool{}
-	return nil
+	return s.last.Flush(tx)
 }
