@@ -84,9 +84,10 @@ CREATE TABLE live (user_id STRING, v INT, ts BIGINT, t AS TO_TIMESTAMP_LTZ(ts, 3
 // TestCrash_liveShapes runs each live shape twice over the same rows: once
 // with the whole file there from the start, stopped with SIGTERM when its
 // sink no longer changes; once with the file growing while the statement
-// runs, killed with SIGKILL at seeded moments and started again with the
-// same state file after each kill, then stopped the same way once the
-// file is whole. Every sink file must be the same, byte for byte.
+// runs, killed with SIGKILL at ten seeded moments (two without
+// PTFSH_LONG=1: crashKills) and started again with the same state file
+// after each kill, then stopped the same way once the file is whole.
+// Every sink file must be the same, byte for byte.
 func TestCrash_liveShapes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the live crash test runs each shape about a dozen times")
@@ -95,8 +96,10 @@ func TestCrash_liveShapes(t *testing.T) {
 	work := t.TempDir()
 	data := crashClicks(60_000, 200)
 	lines := strings.SplitAfter(data, "\n")
+	tries := crashKills(10)
 	for _, shape := range liveShapes {
 		t.Run(shape.name, func(t *testing.T) {
+			t.Parallel()
 			setup := func(dir, clicks string) {
 				writeCrashJob(t, dir, clicks, "", "")
 				job := liveJob + shape.script
@@ -131,7 +134,7 @@ func TestCrash_liveShapes(t *testing.T) {
 			}()
 			rng := rand.New(rand.NewPCG(2026, uint64(len(shape.name))))
 			kills := 0
-			for i := 0; i < 10; i++ {
+			for range tries {
 				at := 150*time.Millisecond + time.Duration(rng.Int64N(int64(400*time.Millisecond)))
 				if runKilled(t, bin, args(crash), at) {
 					kills++

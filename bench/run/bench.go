@@ -50,17 +50,17 @@ func bench(c config, e *env, ws []workload, stdout, stderr io.Writer) error {
 					return err
 				}
 				results[i].runs = append(results[i].runs, m)
-				fmt.Fprintf(stderr, "%-8s round %d/%d  %-44s %7.2f s  %9s rows/s  %5.0f MiB\n", w.name, r+1, c.rounds,
-					engines[i].name, m.wall.Seconds(), rate(float64(e.rowsOf(c, w))/m.wall.Seconds()), float64(m.rssKiB)/1024)
+				fmt.Fprintf(stderr, "%-8s round %d/%d  %-44s %7.2f s  %9s rows/s  %6.2f s CPU  %5.0f MiB\n", w.name, r+1, c.rounds,
+					engines[i].name, m.wall.Seconds(), rate(float64(e.rowsOf(c, w))/m.wall.Seconds()), m.cpu.Seconds(), float64(m.rssKiB)/1024)
 			}
 		}
 		tables[wi] = results
 	}
-	fmt.Fprintf(stdout, "ptfsh benchmark, %s: %s input rows per workload, %d round(s), users %s (skew %g, seed %d); %s/%s, %d CPUs, %s, node %s; took %s\n\n",
+	fmt.Fprintf(stdout, "ptfsh benchmark, %s: %s input rows per workload, %d round(s), users %s (skew %g, seed %d); %s/%s, %d CPUs, load average %s at the end, %s, node %s, duckdb %s; took %s\n\n",
 		started.Format("2006-01-02"), thousands(c.rows), c.rounds, thousands(c.keys), c.skew, c.seed,
-		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), e.goVersion, orNone(e.nodeVersion), time.Since(started).Round(time.Second))
-	fmt.Fprintln(stdout, "| workload | engine | rows/s (median) | min–max | peak RSS (median) | ratio | paired ratio (min–max) |")
-	fmt.Fprintln(stdout, "|---|---|---:|---:|---:|---:|---:|")
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAverage(), e.goVersion, orNone(e.nodeVersion), orNone(e.duckdbVersion), time.Since(started).Round(time.Second))
+	fmt.Fprintln(stdout, "| workload | engine | rows/s (median) | min–max | peak RSS (median) | ratio | paired ratio (min–max) | CPU s (median) | CPU paired ratio |")
+	fmt.Fprintln(stdout, "|---|---|---:|---:|---:|---:|---:|---:|---:|")
 	for wi, w := range ws {
 		rows := e.rowsOf(c, w)
 		var ref *result
@@ -71,19 +71,22 @@ func bench(c config, e *env, ws []workload, stdout, stderr io.Writer) error {
 		}
 		for _, r := range tables[wi] {
 			rates := r.rates(rows)
-			ratio, paired := "–", "–"
+			ratio, paired, cpuPaired := "–", "–", "–"
 			if ref != nil && r.engine != ref.engine {
 				ratio = fmt.Sprintf("%.2f× %s", r.median(rows)/ref.median(rows), shortRef(w.ref))
 				if ps := r.paired(*ref); len(ps) > 0 {
 					paired = fmt.Sprintf("%.2f× (%.2f–%.2f)", median(ps), slices.Min(ps), slices.Max(ps))
+				}
+				if ps := r.cpuPaired(*ref); len(ps) > 0 {
+					cpuPaired = fmt.Sprintf("%.2f× (%.2f–%.2f)", median(ps), slices.Min(ps), slices.Max(ps))
 				}
 			}
 			title := w.title
 			if r.engine != tables[wi][0].engine {
 				title = "" // the workload's first row names it
 			}
-			fmt.Fprintf(stdout, "| %s | %s | %s | %s–%s | %.0f MiB | %s | %s |\n", title, r.engine,
-				rate(median(rates)), rate(slices.Min(rates)), rate(slices.Max(rates)), r.medianRSS()/1024, ratio, paired)
+			fmt.Fprintf(stdout, "| %s | %s | %s | %s–%s | %.0f MiB | %s | %s | %.2f | %s |\n", title, r.engine,
+				rate(median(rates)), rate(slices.Min(rates)), rate(slices.Max(rates)), r.medianRSS()/1024, ratio, paired, r.medianCPU(), cpuPaired)
 		}
 	}
 	return nil
@@ -102,6 +105,39 @@ func (r result) paired(ref result) []float64 {
 		}
 	}
 	return ps
+}
+
+// cpuPaired is r's CPU time over ref's, round by round (above 1: r
+// takes more CPU).
+func (r result) cpuPaired(ref result) []float64 {
+	var ps []float64
+	for i := range min(len(r.runs), len(ref.runs)) {
+		if a, b := r.runs[i].cpu, ref.runs[i].cpu; a > 0 && b > 0 {
+			ps = append(ps, a.Seconds()/b.Seconds())
+		}
+	}
+	return ps
+}
+
+func (r result) medianCPU() float64 {
+	var cs []float64
+	for _, m := range r.runs {
+		cs = append(cs, m.cpu.Seconds())
+	}
+	return median(cs)
+}
+
+// loadAverage is the machine's load over the last minute ("?" where
+// /proc/loadavg is missing).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func (r result) rates(rows int) []float64 {
@@ -163,6 +199,8 @@ func shortRef(ref string) string {
 		return "node"
 	case "ptfsh":
 		return "1 worker"
+	case "duckdb":
+		return "duckdb"
 	}
 	return "default"
 }

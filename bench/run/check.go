@@ -2,13 +2,16 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -36,7 +39,7 @@ func check(c config, e *env, ws []workload, stdout, stderr io.Writer) error {
 			// Engines that need files of their own in the folder get a
 			// folder of their own.
 			d := dir
-			if en.state || en.sinkFile != "" {
+			if en.state || en.sinkFile != "" || len(w.sinks) > 0 {
 				d = filepath.Join(dir, slug(en.name))
 				if err := linkAll(dir, d); err != nil {
 					return err
@@ -67,6 +70,10 @@ func check(c config, e *env, ws []workload, stdout, stderr io.Writer) error {
 			}
 			if j.en.sinkFile != "" {
 				j.out = filepath.Join(j.dir, j.en.sinkFile)
+			}
+			if len(j.w.sinks) > 0 {
+				j.out = filepath.Join(j.dir, "sinks.out")
+				errs[i] = gatherSinks(e, j.w.sinks, j.dir, j.out)
 			}
 		}()
 	}
@@ -108,6 +115,39 @@ func check(c config, e *env, ws []workload, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "\nall %d outputs agree\n", len(jobs))
 	return nil
+}
+
+// gatherSinks writes the lines of a run's sink files into out, each line
+// after its file's name; Parquet sinks are printed as CSV by ptfsh.
+func gatherSinks(e *env, sinks []sink, dir, out string) error {
+	var b bytes.Buffer
+	for _, s := range sinks {
+		path := filepath.Join(dir, s.file)
+		var text []byte
+		var err error
+		if s.schema == "" {
+			text, err = os.ReadFile(path)
+		} else {
+			q := fmt.Sprintf("CREATE TABLE s (%s) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'parquet');\nSELECT * FROM s;\n",
+				s.schema, strings.ReplaceAll(path, "'", "''"))
+			cmd := exec.Command(e.ptfsh, "--format", "csv", "-e", q)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			text, err = cmd.Output()
+			if err != nil {
+				err = fmt.Errorf("reading %s back: %v\n%s", path, err, stderr.String())
+			}
+		}
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.SplitAfter(string(text), "\n") {
+			if line != "" {
+				fmt.Fprintf(&b, "%s: %s", s.file, line)
+			}
+		}
+	}
+	return os.WriteFile(out, b.Bytes(), 0o644)
 }
 
 type summary struct {

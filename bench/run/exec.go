@@ -24,6 +24,15 @@ func prepare(c config, e *env, w workload) (string, error) {
 	if w.fn != "" { // a workload in SQL alone has none
 		links[filepath.Base(w.fn)] = filepath.Join(c.root, w.fn)
 	}
+	for _, f := range w.files {
+		links[f] = filepath.Join(c.root, "bench", "workloads", f)
+	}
+	for _, en := range w.engines {
+		if en.kind == "duckdb" {
+			links[en.script] = filepath.Join(c.root, "bench", "workloads", en.script)
+			links["duckdb_run.py"] = filepath.Join(c.root, "bench", "workloads", "duckdb_run.py")
+		}
+	}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
 			return "", err
@@ -84,7 +93,7 @@ func (en engine) command(c config, e *env, w workload, dir string) *exec.Cmd {
 		if en.state {
 			args = append(args, "--state", filepath.Join(dir, "state.db"))
 		}
-		if en.sinkFile == "" {
+		if en.sinkFile == "" && len(w.sinks) == 0 {
 			args = append(args, "--format", "csv")
 		}
 		args = append(args, "-f", en.scriptFile(w))
@@ -95,6 +104,8 @@ func (en engine) command(c config, e *env, w workload, dir string) *exec.Cmd {
 		cmd = exec.Command(e.node, append(args, w.node...)...)
 	case "go":
 		cmd = exec.Command(e.plain, append(append([]string{}, w.plain...), w.data.file())...)
+	case "duckdb":
+		cmd = exec.Command(e.python, "duckdb_run.py", en.script)
 	default:
 		panic("unknown engine kind " + en.kind)
 	}
@@ -102,12 +113,22 @@ func (en engine) command(c config, e *env, w workload, dir string) *exec.Cmd {
 	return cmd
 }
 
-// available reports whether the engine can run here (Node may be absent).
-func (en engine) available(e *env) bool { return en.kind != "node" || e.node != "" }
+// available reports whether the engine can run here (Node and DuckDB may
+// be absent).
+func (en engine) available(e *env) bool {
+	switch en.kind {
+	case "node":
+		return e.node != ""
+	case "duckdb":
+		return e.duckdbVersion != ""
+	}
+	return true
+}
 
 type measurement struct {
 	wall   time.Duration
-	rssKiB int64 // peak resident set size of the child
+	cpu    time.Duration // user and system time of the child
+	rssKiB int64         // peak resident set size of the child
 }
 
 // runOnce runs an engine once with stdout going to out (a file: /dev/null
@@ -120,6 +141,9 @@ func runOnce(c config, e *env, w workload, en engine, dir string, out *os.File) 
 	if en.sinkFile != "" {
 		os.Remove(filepath.Join(dir, en.sinkFile))
 	}
+	for _, s := range w.sinks {
+		os.Remove(filepath.Join(dir, s.file))
+	}
 	cmd := en.command(c, e, w, dir)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = out, &stderr
@@ -129,7 +153,7 @@ func runOnce(c config, e *env, w workload, en engine, dir string, out *os.File) 
 	if err != nil {
 		return measurement{}, fmt.Errorf("%s on %s: %v\n$ cd %s && %s\n%s", en.name, w.name, err, dir, strings.Join(cmd.Args, " "), stderr.String())
 	}
-	m := measurement{wall: wall}
+	m := measurement{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		m.rssKiB = int64(ru.Maxrss)
 		if runtime.GOOS == "darwin" {

@@ -44,7 +44,7 @@ func main() {
 	flag.IntVar(&c.keys, "keys", 100_000, "distinct users of the workloads whose name gives no key count")
 	flag.Float64Var(&c.skew, "skew", 1, "Zipf exponent of users and airports (0: uniform)")
 	flag.Uint64Var(&c.seed, "seed", 1, "the generator's seed")
-	flag.StringVar(&c.only, "only", "", "run only these workloads (comma-separated names: A, B-1k, B, B-1M, C, B-jsonl, F, B-spill, B-ckpt, S-group, S-join)")
+	flag.StringVar(&c.only, "only", "", "run only these workloads (comma-separated names: A, B-1k, B, B-1M, C, B-jsonl, F, B-spill, B-ckpt, S-group, S-join; with -flights-parquet F-parquet, workflow, window)")
 	flag.BoolVar(&c.check, "check", false, "run each engine once and compare their output rows instead of timing them")
 	flag.StringVar(&c.dataDir, "data", "", "keep generated data in `DIR` (default: ptfsh-bench-data in the temporary directory)")
 	flag.StringVar(&c.flightsParquet, "flights-parquet", "", "also run F over this Parquet `FILE` of flights (columns date, delay, origin; e.g. a copy of the 3M U.S. flights), all its rows")
@@ -126,8 +126,8 @@ func selectWorkloads(c config) ([]workload, error) {
 				found = true
 			}
 		}
-		if !found && strings.EqualFold(name, "F-parquet") {
-			return nil, errors.New("-only: F-parquet needs -flights-parquet FILE (a Parquet file of flights)")
+		if !found && (strings.EqualFold(name, "F-parquet") || strings.EqualFold(name, "workflow") || strings.EqualFold(name, "window")) {
+			return nil, fmt.Errorf("-only: %s needs -flights-parquet FILE (a Parquet file of flights)", name)
 		}
 		if !found {
 			var names []string
@@ -163,6 +163,7 @@ func repoRoot() (string, error) {
 type env struct {
 	work, ptfsh, plain, node string // node is "" without Node
 	nodeVersion, goVersion   string
+	python, duckdbVersion    string             // duckdbVersion is "" without pip's duckdb
 	data                     map[dataSet]string // data set -> file
 	rows                     map[dataSet]int    // data set -> its rows, when not -rows
 }
@@ -201,6 +202,18 @@ func setup(c config, work string, ws []workload, stderr io.Writer) (*env, error)
 			}
 		} else {
 			fmt.Fprintln(stderr, "node not found on PATH: the Node harness is left out")
+		}
+	}
+	if p, err := exec.LookPath("python3"); err == nil {
+		if out, err := exec.Command(p, "-c", "import duckdb; print(duckdb.__version__)").Output(); err == nil {
+			e.python, e.duckdbVersion = p, strings.TrimSpace(string(out))
+		}
+	}
+	for _, w := range ws {
+		for _, en := range w.engines {
+			if en.kind == "duckdb" && e.duckdbVersion == "" {
+				fmt.Fprintf(stderr, "python3 with duckdb not found (pip install duckdb): %s runs without DuckDB\n", w.name)
+			}
 		}
 	}
 	for _, w := range ws {

@@ -86,3 +86,51 @@ func TestPaired(t *testing.T) {
 		t.Errorf("a run without a time paired: %v", got)
 	}
 }
+
+// TestCheckWorkflow runs -check on the Parquet workloads (the flights
+// workflow and the window aggregation) over a Parquet copy of
+// examples/data/flights-20k.json that ptfsh writes: ptfsh must write rows,
+// and the same rows as DuckDB when pip's duckdb is installed.
+func TestCheckWorkflow(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to build ptfsh with")
+	}
+	if testing.Short() {
+		t.Skip("builds ptfsh and runs it over 20,000 flights; not with -short")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	statSources(t, root)
+	dir := t.TempDir()
+	ptfsh := filepath.Join(dir, "ptfsh")
+	build := exec.Command("go", "build", "-o", ptfsh, "./cmd/ptfsh")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	pq := filepath.Join(dir, "flights.parquet")
+	q := `CREATE TABLE src (` + "`date`" + ` TIMESTAMP(3), delay INT, distance INT, origin STRING, destination STRING)
+  WITH ('connector' = 'filesystem', 'path' = '` + filepath.Join(root, "examples", "data", "flights-20k.json") + `', 'format' = 'json', 'timestamp-format.pattern' = 'yyyy/MM/dd HH:mm');
+CREATE TABLE dst (` + "`date`" + ` TIMESTAMP(3), delay INT, distance INT, origin STRING, destination STRING)
+  WITH ('connector' = 'filesystem', 'path' = '` + pq + `', 'format' = 'parquet');
+INSERT INTO dst SELECT * FROM src;
+`
+	if out, err := exec.Command(ptfsh, "-e", q).CombinedOutput(); err != nil {
+		t.Fatalf("writing %s: %v\n%s", pq, err, out)
+	}
+	c := config{rows: 2000, rounds: 1, keys: 100_000, skew: 1, seed: 1, check: true, root: root, dataDir: t.TempDir(),
+		only: "workflow,window", flightsParquet: pq}
+	var stdout, stderr bytes.Buffer
+	if err := run(c, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "outputs agree") {
+		t.Errorf("no verdict in\n%s", stdout.String())
+	}
+	if strings.Contains(stderr.String(), "without DuckDB") {
+		t.Log("python3 with duckdb is not installed: checked that ptfsh writes rows only")
+	}
+	t.Log(stdout.String())
+}

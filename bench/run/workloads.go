@@ -28,16 +28,30 @@ type workload struct {
 	plain   []string // bench/plain's arguments besides the input file
 	engines []engine
 	ref     string // the engine the ratio column divides by
+	// files are more files of bench/workloads the scripts read (linked
+	// into the run folder).
+	files []string
+	// sinks are the files the scripts write instead of printing (every
+	// engine of the workload writes them all); -check compares them.
+	sinks []sink
+}
+
+// A sink is an output file of a workload. A Parquet sink is compared
+// through ptfsh, which prints its rows as CSV (schema is its columns, as
+// in CREATE TABLE).
+type sink struct {
+	file   string
+	schema string // Parquet sinks only
 }
 
 // An engine is one way to run a workload: ptfsh (with flags or a
 // preamble), the Node harness or the plain Go program.
 type engine struct {
 	name     string
-	kind     string   // "ptfsh", "node" or "go"
+	kind     string   // "ptfsh", "node", "go" or "duckdb"
 	flags    []string // more ptfsh flags
 	preamble string   // statements run before the script (written into a copy of it)
-	script   string   // another script of bench/workloads instead of the workload's
+	script   string   // another script of bench/workloads instead of the workload's (duckdb: its SQL)
 	state    bool     // --state FILE, a fresh file in the run folder for every run
 	sinkFile string   // the script INSERTs INTO this file instead of printing to stdout
 }
@@ -46,7 +60,10 @@ var (
 	ptfsh     = engine{name: "ptfsh", kind: "ptfsh"}
 	ptfshPar2 = engine{name: "ptfsh --parallelism 2", kind: "ptfsh", flags: []string{"--parallelism", "2"}}
 	nodeJS    = engine{name: "node", kind: "node"}
-	plainGo   = engine{name: "go", kind: "go"}
+	// duckDB runs a DuckDB form of a workload through duckdb_run.py (pip's
+	// duckdb, both cores).
+	duckDB  = func(script string) engine { return engine{name: "duckdb", kind: "duckdb", script: script} }
+	plainGo = engine{name: "go", kind: "go"}
 )
 
 const clickColumns = "user_id:STRING,url:STRING,view_time:INT,ts:TIMESTAMP"
@@ -197,6 +214,26 @@ func workloads(c config) []workload {
 			script: "flights_parquet.sql", fn: "examples/no_departure_alert.js",
 			engines: []engine{ptfsh, ptfshPar2},
 			ref:     "ptfsh",
+		}, workload{
+			// The data engineer's script: two INSERTs of one
+			// statement set over the same file, a window aggregation and a
+			// PTF with ORDER BY, each joined to a small table.
+			name: "workflow", title: "flights workflow over " + filepath.Base(c.flightsParquet) + " (TUMBLE + GROUP BY, DelayStreak ORDER BY, joins, Parquet and CSV sinks)",
+			data:   dataSet{kind: "flights", format: "parquet", path: c.flightsParquet},
+			script: "flights_workflow.sql", fn: "examples/delay_streak.js",
+			files:   []string{"airports.csv"},
+			engines: []engine{ptfsh, duckDB("flights_workflow.duckdb.sql")},
+			ref:     "duckdb",
+			sinks: []sink{
+				{file: "hourly.parquet", schema: "origin STRING, airport STRING, window_start TIMESTAMP(3), flights BIGINT, delayed BIGINT, total_delay BIGINT, max_delay INT"},
+				{file: "streaks.csv"},
+			},
+		}, workload{
+			name: "window", title: "window aggregation over " + filepath.Base(c.flightsParquet) + " (TUMBLE 1 hour, GROUP BY origin, one worker)",
+			data:   dataSet{kind: "flights", format: "parquet", path: c.flightsParquet},
+			script: "flights_window.sql", fn: "examples/delay_streak.js",
+			engines: []engine{ptfsh, duckDB("flights_window.duckdb.sql")},
+			ref:     "duckdb",
 		})
 	}
 	return ws

@@ -11,6 +11,9 @@ import "github.com/ptfsh/ptfsh/runtime/types"
 type Queue struct {
 	evs []Event
 	at  int // the next to hand on
+	// tev is the event Next gives to TimeOperator.Time: a field, so that
+	// taking its address does not move every event Next reads to the heap.
+	tev Event
 }
 
 // Push queues ev.
@@ -96,7 +99,10 @@ func (q *Queue) Next(in Stream, op RowOperator) (Event, error) {
 		if !ok || ev.Kind == EvTick || ev.Kind == EvStatus {
 			return ev, nil
 		}
-		if err := t.Time(&ev); err != nil {
+		q.tev = ev
+		err = t.Time(&q.tev)
+		ev, q.tev = q.tev, Event{}
+		if err != nil {
 			return Event{}, err
 		}
 		q.Push(ev)

@@ -57,6 +57,10 @@ func AppendPick(dst []byte, r types.Row, cols []int) []byte {
 	return dst
 }
 
+// AppendInt64 appends the encoding of an int64 (AppendValue's, without
+// boxing the value).
+func AppendInt64(b []byte, v int64) []byte { return orderedcode.AppendInt64(b, v) }
+
 func AppendValue(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:

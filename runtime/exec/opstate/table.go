@@ -204,7 +204,7 @@ func (t *Table[V]) Put(key []byte, v V) error {
 		t.markDirty(e)
 		return nil
 	}
-	e := t.add(string(key), v, t.mayBeStored())
+	e := t.add(string(key), v, t.mayBeStored(key))
 	t.markDirty(e)
 	return t.evictBut(e)
 }
@@ -237,6 +237,8 @@ func (t *Table[V]) Delete(key []byte) error {
 		}
 		e = t.add(string(key), *new(V), fStored)
 	}
+	var zero V
+	e.val = zero // the dirty list may hold e until the next checkpoint
 	if e.flags&fStored == 0 {
 		// Neither the delta nor the table's namespace holds the key: it
 		// leaves the cache at once, and no marker waits for the next
@@ -248,17 +250,16 @@ func (t *Table[V]) Delete(key []byte) error {
 		}
 		return nil
 	}
-	var zero V
-	e.val = zero
 	e.flags |= fDeleted | fUsed
 	t.markDirty(e)
 	return t.evict()
 }
 
-// mayBeStored is fStored when a key the cache does not hold may be in the
-// store, else 0.
-func (t *Table[V]) mayBeStored() uint8 {
-	if t.stored || t.deltaKeys > 0 {
+// mayBeStored is fStored when key, which the cache does not hold, may be
+// in the store, else 0: before the first checkpoint the table's namespace
+// is empty, and the delta's filter knows the keys it may hold.
+func (t *Table[V]) mayBeStored(key []byte) uint8 {
+	if t.stored || t.deltaKeys > 0 && t.inDelta.has(key) {
 		return fStored
 	}
 	return 0
@@ -521,7 +522,14 @@ func compareStrings(a, b string) int {
 // key order, until fn returns false or an error. fn may Get, Put and
 // Delete keys of the table; a key it adds is not visited by this Scan.
 // The key passed to fn is valid only during the call.
-func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) (err error) {
+func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) error {
+	return t.ScanFrom(prefix, nil, fn)
+}
+
+// ScanFrom is Scan from the first key at or after from (nil: the first
+// key with the prefix), so that the keys before it, and the deletion
+// markers among them, cost nothing.
+func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool, error)) (err error) {
 	t.scanning++
 	defer func() {
 		t.scanning--
@@ -532,17 +540,17 @@ func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) (
 	}()
 	var cached []string
 	for k, e := range t.cache {
-		if e.flags&fDeleted == 0 && bytes.HasPrefix([]byte(k), prefix) {
+		if e.flags&fDeleted == 0 && bytes.HasPrefix([]byte(k), prefix) && k >= string(from) {
 			cached = append(cached, k)
 		}
 	}
 	slices.Sort(cached)
 	var delta, main *cursor
 	if t.deltaKeys > 0 {
-		delta = &cursor{store: t.store, ns: t.delta, prefix: prefix}
+		delta = &cursor{store: t.store, ns: t.delta, prefix: prefix, next: from}
 	}
 	if t.stored {
-		main = &cursor{store: t.store, ns: t.ns, prefix: prefix}
+		main = &cursor{store: t.store, ns: t.ns, prefix: prefix, next: from}
 	}
 	ci := 0
 	for {
@@ -630,7 +638,7 @@ type cursor struct {
 	keys   [][]byte
 	vals   [][]byte
 	i      int
-	next   []byte // the key to go on from; nil before the first batch
+	next   []byte // the key to go on from; nil: the first with the prefix
 	done   bool
 }
 

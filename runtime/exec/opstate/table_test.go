@@ -109,6 +109,26 @@ func TestTable_model(t *testing.T) {
 						if got, want := scanAll(t, tb, p), withPrefix(live, p); !maps.Equal(got, want) {
 							t.Fatalf("step %d: Scan(%q) = %v; want %v", i, p, got, want)
 						}
+					case op < 82:
+						p := string(rune('a' + r.IntN(3)))
+						from := key()
+						want := map[string]string{}
+						for k, v := range withPrefix(live, p) {
+							if k >= from {
+								want[k] = v
+							}
+						}
+						got := map[string]string{}
+						err := tb.ScanFrom([]byte(p), []byte(from), func(k []byte, v string) (bool, error) {
+							got[string(k)] = v
+							return true, nil
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !maps.Equal(got, want) {
+							t.Fatalf("step %d: ScanFrom(%q, %q) = %v; want %v", i, p, from, got, want)
+						}
 					case op < 84:
 						// A Scan that deletes every other key and rewrites the rest.
 						p := string(rune('a' + r.IntN(3)))
@@ -270,5 +290,41 @@ func TestTable_changeInPlace(t *testing.T) {
 				t.Fatalf("cache of %d: key %d holds %d after %d changes in place", size, k, *v, want[k])
 			}
 		}
+	}
+}
+
+// TestTable_deleteUnstored: a key deleted before any of it reached the
+// store leaves the cache at once (no marker), so that a table whose keys
+// come and go, as a window operator's, keeps a small cache and fast scans.
+func TestTable_deleteUnstored(t *testing.T) {
+	st := statetest.OpenMem(t)
+	tb := open(t, st, 1000)
+	for i := range 500 {
+		k := fmt.Appendf(nil, "k%05d", i)
+		if err := tb.Put(k, "v"); err != nil {
+			t.Fatal(err)
+		}
+		if err := tb.Delete(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := tb.Cached(); n != 0 {
+		t.Errorf("after 500 keys put and deleted the cache holds %d entries; want 0", n)
+	}
+	checkpoint(t, st, tb)
+	if got := scanAll(t, tb, ""); len(got) != 0 {
+		t.Errorf("the table holds %v; want nothing", got)
+	}
+	// Once a key is in the store, its deletion must reach the store.
+	if err := tb.Put([]byte("s"), "v"); err != nil {
+		t.Fatal(err)
+	}
+	checkpoint(t, st, tb)
+	if err := tb.Delete([]byte("s")); err != nil {
+		t.Fatal(err)
+	}
+	checkpoint(t, st, tb)
+	if got := scanAll(t, open(t, st, 1000), ""); len(got) != 0 {
+		t.Errorf("after a checkpoint of the deletion the store holds %v; want nothing", got)
 	}
 }

@@ -49,26 +49,27 @@ func windowStart(t, offset, size int64) int64 {
 
 // Assign returns the [start, end) windows of a row at time t, in the
 // order Flink's window table function emits them (not for SESSION).
-func (w WindowSpec) Assign(t int64) [][2]int64 {
+func (w WindowSpec) Assign(t int64) [][2]int64 { return w.AppendWindows(nil, t) }
+
+// AppendWindows appends Assign's windows to out.
+func (w WindowSpec) AppendWindows(out [][2]int64, t int64) [][2]int64 {
 	switch w.Kind {
 	case Tumble:
 		s := windowStart(t, w.Offset, w.Size)
-		return [][2]int64{{s, s + w.Size}}
+		return append(out, [2]int64{s, s + w.Size})
 	case Hop:
-		var out [][2]int64
 		for s := windowStart(t, w.Offset, w.Slide); s > t-w.Size; s -= w.Slide {
 			out = append(out, [2]int64{s, s + w.Size})
 		}
 		return out
 	case Cumulate:
 		s := windowStart(t, w.Offset, w.Size)
-		var out [][2]int64
 		for e := windowStart(t, w.Offset, w.Slide) + w.Slide; e <= s+w.Size; e += w.Slide {
 			out = append(out, [2]int64{s, e})
 		}
 		return out
 	}
-	return nil
+	return out
 }
 
 // Text prints the windows as Flink's plans do: TUMBLE(size=[10 min]).
@@ -181,6 +182,11 @@ type windowTVFStream struct {
 	wm   int64
 	out  exec.Queue
 	late int64
+	ws   [][2]int64 // the windows of the row at hand
+	// boxed are the window columns of the window [boxedStart, boxedEnd),
+	// the last one emitted.
+	boxed                [3]any
+	boxedStart, boxedEnd int64
 	// The open sessions (SESSION) live in the state store (session_state.go):
 	// keys by PARTITION BY key, ends by (end, key's seq, start), so that a
 	// firing reads them in order; meta holds the counters seq (keys seen)
@@ -257,7 +263,8 @@ func (s *windowTVFStream) Row(r types.Row) error {
 		return s.addToSession(r, t)
 	}
 	sent := false
-	ws := s.n.Spec.Assign(t)
+	s.ws = s.n.Spec.AppendWindows(s.ws[:0], t)
+	ws := s.ws
 	for _, w := range ws {
 		if s.n.DropLate && w[1]-1 <= s.wm {
 			continue
@@ -271,16 +278,22 @@ func (s *windowTVFStream) Row(r types.Row) error {
 	return nil
 }
 
-// emit sends row r with the window [start, end).
+// emit sends row r with the window [start, end). The window's three
+// values are boxed once per window, not per row: rows of one window
+// share them (values are immutable).
 func (s *windowTVFStream) emit(r types.Row, start, end int64) {
 	f := make([]any, 0, len(r.Fields)+3)
 	f = append(f, r.Fields...)
-	f = append(f, types.LocalDateTime{Millis: start}, types.LocalDateTime{Millis: end})
-	if s.n.Sch.Columns[len(s.n.Sch.Columns)-1].Type.Kind == types.KindTimestampLTZ {
-		f = append(f, types.Instant{Millis: end - 1})
-	} else {
-		f = append(f, types.LocalDateTime{Millis: end - 1})
+	if s.boxed[0] == nil || start != s.boxedStart || end != s.boxedEnd {
+		s.boxedStart, s.boxedEnd = start, end
+		s.boxed[0], s.boxed[1] = types.LocalDateTime{Millis: start}, types.LocalDateTime{Millis: end}
+		if s.n.Sch.Columns[len(s.n.Sch.Columns)-1].Type.Kind == types.KindTimestampLTZ {
+			s.boxed[2] = types.Instant{Millis: end - 1}
+		} else {
+			s.boxed[2] = types.LocalDateTime{Millis: end - 1}
+		}
 	}
+	f = append(f, s.boxed[:]...)
 	s.out.PushRow(types.Insert, f)
 }
 

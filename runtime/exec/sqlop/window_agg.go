@@ -3,6 +3,7 @@ package sqlop
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
@@ -103,6 +104,9 @@ type windowAggStream struct {
 	wm  int64
 	w   *windowTable[*windowGroup]
 	out exec.Queue
+	// keys and kbuf are the group values and key of the row at hand.
+	keys []any
+	kbuf []byte
 }
 
 var (
@@ -160,21 +164,28 @@ func (s *windowAggStream) Row(r types.Row) error {
 	if !ok || end-1 <= now {
 		return nil // late for this window: its result is out already
 	}
-	keys := make([]any, len(n.Groups))
-	for i, g := range n.Groups {
+	// The group's key is encoded into a buffer reused row after row; the
+	// values are kept only for a new group.
+	s.keys = s.keys[:0]
+	k := s.kbuf[:0]
+	for _, g := range n.Groups {
 		v, err := g.Eval(r.Fields)
 		if err != nil {
 			return err
 		}
-		keys[i] = v
+		s.keys = append(s.keys, v)
+		k = keycodec.AppendValue(k, v)
 	}
-	k := keycodec.Encode(keys)
+	if len(n.Groups) == 0 {
+		k = append(k, keycodec.Empty...)
+	}
+	s.kbuf = k
 	g, found, err := s.w.get(k, end)
 	if err != nil {
 		return err
 	}
 	if !found {
-		g = &windowGroup{keys: keys, accs: make([]Accumulator, len(n.Calls))}
+		g = &windowGroup{keys: slices.Clone(s.keys), accs: make([]Accumulator, len(n.Calls))}
 		for i, c := range n.Calls {
 			g.accs[i] = NewAccumulator(c)
 		}

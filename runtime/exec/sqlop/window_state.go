@@ -23,6 +23,12 @@ type windowTable[G windowGroupish] struct {
 	meta   *opstate.Table[int64]
 	seq    int64
 	minEnd int64
+	// floor is an end no open window is before: a firing at t deleted
+	// every window ending at or before t+1, so the next one scans from
+	// there, past what the firings deleted (MinWatermark: from the first
+	// key).
+	floor int64
+	obuf  []byte // okey's
 }
 
 // windowGroupish is a window's group: it knows its slot (group key, end,
@@ -33,7 +39,7 @@ type windowGroupish interface{ slot() *windowSlot }
 var seqKey = []byte("seq")
 
 func openWindowTable[G windowGroupish](ex *exec.Execution, ns string, codec opstate.Codec[G]) (*windowTable[G], error) {
-	w := &windowTable[G]{minEnd: exec.MinWatermark}
+	w := &windowTable[G]{minEnd: exec.MinWatermark, floor: exec.MinWatermark}
 	var err error
 	if w.groups, err = openTable(ex, ns, "windows", codec); err != nil {
 		return nil, err
@@ -50,9 +56,13 @@ func openWindowTable[G windowGroupish](ex *exec.Execution, ns string, codec opst
 	return w, nil
 }
 
-// orderKey is the key of a window in the groups table: its end, then its
-// seq.
-func orderKey(end, seq int64) []byte { return keycodec.Encode([]any{end, seq}) }
+// okey is the key of a window in the groups table, its end and then its
+// seq (keycodec.Encode([]any{end, seq})), in the table's buffer, valid
+// until the next call: the tables copy the keys they keep.
+func (w *windowTable[G]) okey(end, seq int64) []byte {
+	w.obuf = keycodec.AppendInt64(keycodec.AppendInt64(w.obuf[:0], end), seq)
+	return w.obuf
+}
 
 // get returns the group of key k, whose window ends at end, or false.
 func (w *windowTable[G]) get(k []byte, end int64) (g G, ok bool, err error) {
@@ -60,7 +70,7 @@ func (w *windowTable[G]) get(k []byte, end int64) (g G, ok bool, err error) {
 	if err != nil || !found {
 		return g, false, err
 	}
-	return w.groups.Get(orderKey(end, seq))
+	return w.groups.Get(w.okey(end, seq))
 }
 
 // add adds a new group g for key k, ending at end; newSlot fills its slot.
@@ -73,13 +83,14 @@ func (w *windowTable[G]) add(k []byte, end int64, g G) error {
 	if w.minEnd != exec.MinWatermark {
 		w.minEnd = min(w.minEnd, end)
 	}
-	return w.groups.Put(orderKey(end, w.seq), g)
+	w.floor = min(w.floor, end)
+	return w.groups.Put(w.okey(end, w.seq), g)
 }
 
 // put writes back a group changed in place.
 func (w *windowTable[G]) put(g G) error {
 	s := g.slot()
-	return w.groups.Put(orderKey(s.end, s.seq), g)
+	return w.groups.Put(w.okey(s.end, s.seq), g)
 }
 
 // due reports whether a firing at time t may find a window.
@@ -92,7 +103,14 @@ func (w *windowTable[G]) fire(t int64, emit func(g G) error) error {
 		return nil
 	}
 	w.minEnd = exec.MaxWatermark
-	return w.groups.Scan(nil, func(key []byte, g G) (bool, error) {
+	var from []byte
+	if w.floor != exec.MinWatermark {
+		from = keycodec.AppendInt64(nil, w.floor)
+	}
+	if t < exec.MaxWatermark-1 {
+		w.floor = max(w.floor, t+2)
+	}
+	return w.groups.ScanFrom(nil, from, func(key []byte, g G) (bool, error) {
 		s := g.slot()
 		if s.end-1 > t {
 			w.minEnd = s.end
