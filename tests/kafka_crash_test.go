@@ -59,15 +59,8 @@ func TestKafkaCrash_exactlyOnce(t *testing.T) {
 func testKafkaCrash(t *testing.T, servers string, minKills int) {
 	bin := ptfshBinary(t)
 	ctx := context.Background()
-	cl, err := kafka.Dial(ctx, kafka.Config{Servers: strings.Split(servers, ",")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl, w := dialWriter(t, servers)
 	defer cl.Close()
-	w, err := cl.NewWriter(kafka.WriterConfig{Partitioner: kafka.PartitionFixed})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const rows = 300_000
 	base := time.Date(2025, 3, 27, 12, 0, 0, 0, time.UTC).UnixMilli()
 	for i := 0; i < rows; i++ {
@@ -140,6 +133,22 @@ INSERT INTO alerts SELECT * FROM burst(input => TABLE clicks PARTITION BY user_i
 		t.Fatalf("after %d kills the sink topic differs from an uninterrupted run's (%d records, want %d):\n%s", kills, len(got), len(want), firstLines(diff, 20))
 	}
 	t.Logf("%d kills; an uninterrupted run took %v; %d alerts", kills, whole, len(want))
+}
+
+// dialWriter connects to the brokers at servers and returns the client
+// and a writer to the partitions its records name.
+func dialWriter(t *testing.T, servers string) (*kafka.Client, *kafka.Writer) {
+	t.Helper()
+	cl, err := kafka.Dial(context.Background(), kafka.Config{Servers: strings.Split(servers, ",")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := cl.NewWriter(kafka.WriterConfig{Partitioner: kafka.PartitionFixed})
+	if err != nil {
+		cl.Close()
+		t.Fatal(err)
+	}
+	return cl, w
 }
 
 // runKilledAfter runs ptfsh with args and kills it with SIGKILL extra

@@ -41,15 +41,8 @@ func TestKafkaLive_idlePartition(t *testing.T) {
 	// Record i goes to partitions 0 and 1, one event-time second after
 	// record i-1, every 50 ms: a 5-second window has ten rows.
 	ctx := context.Background()
-	cl, err := kafka.Dial(ctx, kafka.Config{Servers: strings.Split(servers, ",")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl, w := dialWriter(t, servers)
 	defer cl.Close()
-	w, err := cl.NewWriter(kafka.WriterConfig{Partitioner: kafka.PartitionFixed})
-	if err != nil {
-		t.Fatal(err)
-	}
 	base := time.Date(2025, 3, 27, 12, 0, 0, 0, time.UTC).UnixMilli()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
