@@ -143,7 +143,7 @@ func TestCompleter_Do(t *testing.T) {
 		{"SELECT * FROM cl", []string{"icks"}},
 		{"sel", []string{"ect"}},
 		{"SEL", []string{"ECT"}},
-		{"SELECT * FROM f(u", []string{"ser", "nion", "nknown", "nix_timestamp", "pper", "id =>"}},
+		{"SELECT * FROM f(u", []string{"ser", "nion", "nknown", "nix_timestamp", "pper", "rl_decode", "rl_encode", "id =>"}},
 		{"SELECT SUBS", []string{"TR", "TRING"}},
 		{"SELECT ", nil},
 		{"SET 'state.cache-s", []string{"ize'"}},

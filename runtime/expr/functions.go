@@ -168,6 +168,7 @@ var functionIndex = map[string]Function{}
 func init() {
 	functions = append(functions, timeFunctions...)
 	functions = append(functions, mathFunctions...)
+	functions = append(functions, flink2Functions...)
 	sort.Slice(functions, func(i, j int) bool { return functions[i].Name < functions[j].Name })
 	for _, f := range functions {
 		functionIndex[f.Name] = f
