@@ -71,6 +71,24 @@ func readLines(r *os.File) <-chan timedLine {
 // arrives when it is made, not when the statement ends: the gap between a
 // row's due time and its arrival (its lag) stays small, then SIGTERM stops
 // the statement with exit status 0.
+// startLines starts cmd with its standard output on a pipe, and returns
+// the lines it writes there as they come and what it writes to stderr.
+func startLines(t *testing.T, cmd *exec.Cmd) (<-chan timedLine, *bytes.Buffer) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = pw
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	return readLines(pr), stderr
+}
+
 func TestLive_resultsAsTheyHappen(t *testing.T) {
 	bin := ptfshBinary(t)
 	for _, format := range []string{"tableau", "changelog", "rows", "csv", "json"} {
@@ -78,18 +96,7 @@ func TestLive_resultsAsTheyHappen(t *testing.T) {
 			q := "CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '5', 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '1000000');" +
 				"SELECT n FROM g;"
 			cmd := exec.Command(bin, "--format", format, "-e", q)
-			pr, pw, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Stdout = pw
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			pw.Close()
-			lines := readLines(pr)
+			lines, stderr := startLines(t, cmd)
 			var rows []timedLine
 			deadline := time.After(20 * time.Second)
 			for len(rows) < 6 {
@@ -198,18 +205,7 @@ func TestLive_followStopResume(t *testing.T) {
 	start := func() (wait func(want string) string) {
 		cmd := exec.Command(bin, "--state", "s.db", "--format", "rows", "-e", q)
 		cmd.Dir = dir
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stdout = pw
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		pw.Close()
-		lines := readLines(pr)
+		lines, stderr := startLines(t, cmd)
 		var got []string
 		return func(want string) string {
 			deadline := time.After(20 * time.Second)
@@ -274,18 +270,7 @@ func TestLive_procTimeWindows(t *testing.T) {
 	q := "CREATE TABLE g (n BIGINT, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'rows-per-second' = '10', 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '1000000');" +
 		"SELECT window_end, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(pt), INTERVAL '1' SECOND)) GROUP BY window_start, window_end;"
 	cmd := exec.Command(bin, "--format", "csv", "-e", q)
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout = pw
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	lines := readLines(pr)
+	lines, stderr := startLines(t, cmd)
 	var rows []timedLine
 	deadline := time.After(20 * time.Second)
 	for len(rows) < 3 {
@@ -387,18 +372,7 @@ func TestLive_stopKeepsStateWhole(t *testing.T) {
 	run := func(last string) string {
 		cmd := exec.Command(bin, "--state", "s.db", "--format", "rows", "-e", q)
 		cmd.Dir = dir
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stdout = pw
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		pw.Close()
-		lines := readLines(pr)
+		lines, stderr := startLines(t, cmd)
 		var got []string
 		deadline := time.After(20 * time.Second)
 		for len(got) == 0 || got[len(got)-1] != last {
