@@ -2,9 +2,6 @@
 -- documentation, run without a cluster.
 --   go run ./cmd/ptfsh -f examples/quickstart.sql
 
--- The calls at the end show validation errors; keep going after them.
-SET 'ptfsh.on-error' = 'continue';
-
 CREATE FUNCTION Greeting AS 'greeting.js';
 CREATE FUNCTION GreetingWithMemory AS 'greeting_with_memory.js';
 CREATE FUNCTION TableFilter AS 'table_filter.js';
@@ -35,9 +32,6 @@ SELECT * FROM TableFilter(TABLE t, 100);
 SELECT * FROM TableFilter(TABLE t, 100, DEFAULT, 'my-ptf');
 SELECT * FROM TableFilter(TABLE t, 100, DEFAULT, DEFAULT);
 SELECT * FROM TableFilter(input => TABLE t, threshold => 100);
-
--- threshold is missing: a clear error.
-SELECT * FROM TableFilter(input => TABLE t, uid => 'my-ptf');
 
 -- What the shell knows: a function's effective signature (on_time and uid
 -- included), and your functions.

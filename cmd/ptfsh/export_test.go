@@ -133,10 +133,10 @@ func TestRunExport_skipsOtherFunctions(t *testing.T) {
 		t.Errorf("a SELECT of another function became case02")
 	}
 	notes := errb.String()
-	if n := strings.Count(notes, "which is not exported with GreetingWithMemory"); n != 8 {
-		t.Errorf("%d skip notes, want 8:\n%s", n, notes)
+	if n := strings.Count(notes, "which is not exported with GreetingWithMemory"); n != 7 {
+		t.Errorf("%d skip notes, want 7:\n%s", n, notes)
 	}
-	if want := "note: ../../examples/quickstart.sql:17: skipped, it calls Greeting,"; !strings.Contains(notes, want) {
+	if want := "note: ../../examples/quickstart.sql:14: skipped, it calls Greeting,"; !strings.Contains(notes, want) {
 		t.Errorf("notes lack %q:\n%s", want, notes)
 	}
 }
