@@ -66,8 +66,17 @@ func FuzzStatementSetParse(f *testing.F) {
 		}
 		block := strings.Join(toks, " ")
 		whole := false // the block is one statement set that parses
-		if ps := sqlmini.ParseEach("b.sql", block+";"); len(ps) == 1 && ps[0].Err == nil && ps[0].Stmt.StatementSet != nil {
+		ps := sqlmini.ParseEach("b.sql", block+";")
+		if len(ps) == 1 && ps[0].Err == nil && ps[0].Stmt.StatementSet != nil {
 			whole = true
+		}
+		// An INSERT that the statements' split leaves on its own, outside
+		// the statement set that failed, runs as the SQL client runs it.
+		alone := map[string]bool{}
+		for _, p := range ps {
+			if p.Err == nil && p.Stmt.Insert != nil {
+				alone[strings.ToLower(string(p.Stmt.Insert.Table.Value))+".csv"] = true
+			}
 		}
 		setup := "CREATE TABLE s1 (a INT) WITH ('connector' = 'filesystem', 'path' = 's1.csv', 'format' = 'csv');\n" +
 			"CREATE TABLE s2 (a INT) WITH ('connector' = 'filesystem', 'path' = 's2.csv', 'format' = 'csv');\n"
@@ -88,7 +97,7 @@ func FuzzStatementSetParse(f *testing.F) {
 			sh.Close()
 			for _, name := range []string{"s1.csv", "s2.csv"} {
 				b, _ := os.ReadFile(filepath.Join(dir, name))
-				if len(b) > 0 && !whole {
+				if len(b) > 0 && !whole && !alone[name] {
 					t.Fatalf("%s got rows from a statement set that does not parse as one statement (at the prompt: %v):\n%s\n-- output --\n%s", name, prompt, block, out.String())
 				}
 			}
