@@ -89,6 +89,19 @@ func startLines(t *testing.T, cmd *exec.Cmd) (<-chan timedLine, *bytes.Buffer) {
 	return readLines(pr), stderr
 }
 
+// appendFile appends s to the file at path, as a log's writer does.
+func appendFile(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLive_resultsAsTheyHappen(t *testing.T) {
 	bin := ptfshBinary(t)
 	for _, format := range []string{"tableau", "changelog", "rows", "csv", "json"} {
@@ -189,15 +202,7 @@ func TestLive_pipelines(t *testing.T) {
 func TestLive_followStopResume(t *testing.T) {
 	bin := ptfshBinary(t)
 	dir := t.TempDir()
-	data := filepath.Join(dir, "f.csv")
-	appendTo := func(s string) {
-		f, err := os.OpenFile(data, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.WriteString(s)
-		f.Close()
-	}
+	appendTo := func(s string) { appendFile(t, filepath.Join(dir, "f.csv"), s) }
 	q := "CREATE TABLE f (name STRING) WITH ('connector' = 'filesystem', 'path' = 'f.csv', 'format' = 'csv', 'source.monitor-interval' = '1 s');" +
 		"SELECT name, COUNT(*) AS n FROM f GROUP BY name;"
 	// start runs the statement and returns a function that waits until
@@ -356,15 +361,7 @@ func TestLive_rerunNote(t *testing.T) {
 func TestLive_stopKeepsStateWhole(t *testing.T) {
 	bin := ptfshBinary(t)
 	dir := t.TempDir()
-	data := filepath.Join(dir, "f.csv")
-	appendTo := func(s string) {
-		f, err := os.OpenFile(data, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.WriteString(s)
-		f.Close()
-	}
+	appendTo := func(s string) { appendFile(t, filepath.Join(dir, "f.csv"), s) }
 	q := "CREATE TABLE f (name STRING, n INT, pt AS PROCTIME()) WITH ('connector' = 'filesystem', 'path' = 'f.csv', 'format' = 'csv', 'source.monitor-interval' = '100 ms');" +
 		"SELECT name, n, SUM(n) OVER (PARTITION BY name ORDER BY pt) AS s FROM f;"
 	// run runs the statement until its output ends with last, then stops
