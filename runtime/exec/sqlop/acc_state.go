@@ -8,6 +8,7 @@ import (
 	"math/big"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // The state of an accumulator as a checkpoint keeps it: counts as varints,
@@ -196,4 +197,27 @@ func (a *valueAcc) AppendState(b []byte) ([]byte, error) { return appendValues(b
 func (a *valueAcc) ReadState(b []byte) (rest []byte, err error) {
 	a.vals, rest, err = readValues(b)
 	return rest, err
+}
+
+// readCount reads the count of a list appendValues or a state encoding
+// wrote before its items, which cannot be more than the bytes left.
+func readCount(b []byte) (uint64, []byte, error) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)) {
+		return 0, nil, errAccTruncated
+	}
+	return n, b[w:], nil
+}
+
+// readRow reads a row exec.AppendValue wrote; what names it in an error.
+func readRow(b []byte, what string) (types.Row, []byte, error) {
+	v, b, err := exec.ReadValue(b)
+	if err != nil {
+		return types.Row{}, nil, err
+	}
+	row, ok := v.(types.Row)
+	if !ok {
+		return types.Row{}, nil, fmt.Errorf("%s is a %T", what, v)
+	}
+	return row, b, nil
 }

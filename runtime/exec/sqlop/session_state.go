@@ -200,25 +200,18 @@ func (sessionKeyCodec) Decode(b []byte) (*sessionKey, error) {
 		if ss.end, b, err = readVarint(b); err != nil {
 			return nil, err
 		}
-		m, w := binary.Uvarint(b)
-		if w <= 0 || m > uint64(len(b)) {
-			return nil, errAccTruncated
+		var m uint64
+		if m, b, err = readCount(b); err != nil {
+			return nil, err
 		}
-		b = b[w:]
 		for range m {
 			var a arrived
 			if a.n, b, err = readVarint(b); err != nil {
 				return nil, err
 			}
-			var v any
-			if v, b, err = exec.ReadValue(b); err != nil {
+			if a.row, b, err = readRow(b, "a session's row"); err != nil {
 				return nil, err
 			}
-			row, ok := v.(types.Row)
-			if !ok {
-				return nil, fmt.Errorf("a session's row is a %T", v)
-			}
-			a.row = row
 			ss.rows = append(ss.rows, a)
 		}
 		sk.sessions = append(sk.sessions, ss)

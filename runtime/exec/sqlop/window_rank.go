@@ -99,25 +99,18 @@ func (windowRankCodec) Decode(b []byte) (*windowRankGroup, error) {
 	if g.ts, b, err = readVarint(b); err != nil {
 		return nil, err
 	}
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) {
-		return nil, errAccTruncated
+	n, b, err := readCount(b)
+	if err != nil {
+		return nil, err
 	}
-	b = b[k:]
 	for range n {
 		var sr sortedRow
 		if sr.key, b, err = readValues(b); err != nil {
 			return nil, err
 		}
-		var v any
-		if v, b, err = exec.ReadValue(b); err != nil {
+		if sr.row, b, err = readRow(b, "a window's row"); err != nil {
 			return nil, err
 		}
-		row, ok := v.(types.Row)
-		if !ok {
-			return nil, fmt.Errorf("a window's row is a %T", v)
-		}
-		sr.row = row
 		g.rows = append(g.rows, sr)
 	}
 	if len(b) != 0 {
