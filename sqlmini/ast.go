@@ -443,7 +443,10 @@ type Join struct {
 // temporal join). The words that go on a FROM clause (LEFT, RIGHT, ON,
 // USING, ...) are no alias.
 type FromItem struct {
-	Pos      Pos
+	Pos Pos
+	// Lateral is LATERAL: a subquery (or TABLE(...)) that reads the
+	// columns of the tables before it in FROM.
+	Lateral  bool   `parser:"@'LATERAL'?"`
 	Call     *Call  `parser:"(  'TABLE' '(' @@ ')'"`
 	Call2    *Call  `parser:" | @@"`
 	Subquery *Query `parser:" | '(' @@ ')'"`

@@ -748,6 +748,9 @@ func (f *FromItem) format(b *strings.Builder) {
 	if f == nil {
 		return
 	}
+	if f.Lateral {
+		b.WriteString("LATERAL ")
+	}
 	switch {
 	case f.Call != nil:
 		b.WriteString("TABLE(")

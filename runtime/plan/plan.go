@@ -247,6 +247,17 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		}
 		p.groupWindows[gw] = true
 	}
+	if sel.From != nil && sel.From.Lateral {
+		// The first table has none before it to read: LATERAL changes
+		// nothing.
+		if sel.From.Subquery == nil {
+			return nil, sqlmini.Errorf(sel.From.Pos, "LATERAL takes a subquery here: ptfsh has no table functions (UDTFs); expand an array with CROSS JOIN UNNEST(t.col), or call a PTF")
+		}
+		s, f := *sel, *sel.From
+		f.Lateral = false
+		s.From = &f
+		sel = &s
+	}
 	if sel.From != nil && sel.From.AsOf != nil {
 		return nil, sqlmini.Errorf(sel.From.AsOf.Pos, "FOR SYSTEM_TIME AS OF is for the table on the right of a JOIN (a temporal join), not the first table of FROM")
 	}
