@@ -387,8 +387,8 @@ func convertError(err error, src string) error {
 // unsupportedWords are Flink SQL constructs the dialect does not have yet,
 // by the reserved word that starts them, and what to say about each.
 var unsupportedWords = map[string]string{
-	"HAVING":  "HAVING needs GROUP BY or an aggregate before it",
-	"ORDER":   "ORDER BY is not allowed here: it follows a SELECT's WHERE, GROUP BY and HAVING",
+	"HAVING": "HAVING needs GROUP BY or an aggregate before it",
+	"ORDER":  "ORDER BY is not allowed here: it follows a SELECT's WHERE, GROUP BY and HAVING",
 }
 
 // unsupported names the construct when a parse error is at a word that
