@@ -458,6 +458,9 @@ type FromItem struct {
 	Match     *MatchRecognize `parser:"@@?"`
 	Alias     *Name           `parser:"( 'AS'? (?! 'LEFT' | 'RIGHT' | 'ON' | 'USING' | 'FOR' ) @@"`
 	AliasCols []*Name         `parser:"  ( '(' @@ ( ',' @@ )* ')' )? )?"`
+	// Hints are the table hints of a /*+ ... */ right after Table (the
+	// parser reads them from the comment: hint.go).
+	Hints []*Hint
 }
 
 // Call is a PTF call: name(args).

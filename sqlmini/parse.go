@@ -235,6 +235,9 @@ func (p *piece) parse() (*Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := readHints(st, p.Text, p.Start.Offset); err != nil {
+		return nil, err
+	}
 	st.Text = p.Text
 	return st, nil
 }

@@ -97,6 +97,7 @@ var printTests = []struct {
 	{"select/left alias", "SELECT * FROM a AS l LEFT JOIN b r ON l.x = r.x", "SELECT * FROM a AS l LEFT JOIN b AS r ON l.x = r.x"},
 	{"select/lateral", "SELECT * FROM s, lateral (SELECT c FROM p WHERE p.k = s.k ORDER BY n LIMIT 2) AS x(c)", "SELECT * FROM s, LATERAL (SELECT c FROM p WHERE p.k = s.k ORDER BY n LIMIT 2) AS x(c)"},
 	{"select/left join lateral", "SELECT * FROM s LEFT JOIN LATERAL (SELECT c FROM p WHERE p.k = s.k) ON TRUE", "SELECT * FROM s LEFT JOIN LATERAL (SELECT c FROM p WHERE p.k = s.k) ON TRUE"},
+	{"select/table hint", "SELECT * FROM `t` /*+ options('a.b' = 'it''s', 'c'='1'), x(y) */ AS u, v /* a comment */", "SELECT * FROM t /*+ OPTIONS('a.b'='it''s', 'c'='1'), X(y) */ AS u, v"},
 	{"select/temporal join", "SELECT * FROM o JOIN r FOR SYSTEM_TIME AS OF o.ts AS v ON o.k = v.k", "SELECT * FROM o JOIN r FOR SYSTEM_TIME AS OF o.ts AS v ON o.k = v.k"},
 	{"select/interval join", "SELECT * FROM a, b WHERE a.id = b.id AND a.ts BETWEEN b.ts - INTERVAL '1' HOUR AND b.ts", "SELECT * FROM a, b WHERE a.id = b.id AND a.ts BETWEEN b.ts - INTERVAL '1' HOUR AND b.ts"},
 	{"over/rows", "select sum(v) over (partition by k, j order by ts rows between 2 preceding and current row) as s from t",

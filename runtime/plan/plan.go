@@ -646,6 +646,9 @@ func (p *Planner) planFrom(f *sqlmini.FromItem) (exec.Node, string, error) {
 		n, err = p.planCall(f.Call2)
 	case f.Subquery != nil:
 		n, err = p.Query(f.Subquery)
+	case len(f.Hints) > 0:
+		alias = string(f.Table.Value)
+		n, err = p.planHinted(f) // hints.go
 	default:
 		alias = string(f.Table.Value)
 		n, err = p.planTableRef(f.Table)
