@@ -288,7 +288,10 @@ func openMemWindowAgg(n *WindowAggregateNode, tvf *WindowTVFNode, in exec.Stream
 func (s *memWindowAggStream) Time(ev *exec.Event) error {
 	switch ev.Kind {
 	case exec.EvWatermark:
-		s.wm = ev.Wm
+		s.wm = max(s.wm, ev.Wm)
+		if ev.Restored {
+			return nil // what came after it waits for the next one
+		}
 		return s.fire(ev.Wm)
 	case exec.EvEnd:
 		if s.late > 0 {
