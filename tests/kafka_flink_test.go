@@ -58,7 +58,7 @@ func TestKafkaFlink(t *testing.T) {
 				t.Fatalf("Flink: %v\n%s", err, out)
 			}
 			if got := flinkLines(string(out), "ERROR: "); got != strings.TrimSpace(want) {
-				t.Errorf("Flink gave\n%s\nflink.out has\n%s", got, want)
+				t.Errorf("Flink gave\n%s\nflink.out has\n%s\n(all its output:\n%s)", got, want, out)
 			}
 			ptfsh := RunScript(t, tmp, "SET 'ptfsh.format' = 'rows';\n"+own("-ptfsh"))
 			if got := flinkLines(ptfsh, "query.sql:"); got != strings.TrimSpace(want) {
