@@ -164,11 +164,12 @@ func (s *fileStream) Next() (exec.Event, error) {
 		return exec.Event{Kind: exec.EvRow, Row: r}, nil
 	}
 	if s.pending && (s.resumed || s.follow == nil || s.follow.pace.due() || s.ex.Stopping()) {
+		restored := s.resumed
 		s.pending, s.resumed = false, false
 		if s.follow != nil {
 			s.follow.pace.emitted()
 		}
-		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext}, nil
+		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext, Restored: restored}, nil
 	}
 	r, err := s.r.Next()
 	for err == nil && r.Kind == kindWatermarkStep {

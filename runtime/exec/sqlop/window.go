@@ -241,7 +241,10 @@ func (s *windowTVFStream) Time(ev *exec.Event) error {
 	}
 	switch ev.Kind {
 	case exec.EvWatermark:
-		s.wm = ev.Wm
+		s.wm = max(s.wm, ev.Wm)
+		if ev.Restored {
+			break
+		}
 		if s.obs != nil {
 			s.obs.Watermark(ev.Wm)
 		}
