@@ -31,6 +31,9 @@ type WindowAggregateNode struct {
 	// when the processing-time clock passes their end (not the watermark);
 	// those open when the input ends are not emitted, as in Flink.
 	ProcTime bool
+	// Draw draws the windows in the statement's timeline, with the window
+	// table function under it (window_draw.go).
+	Draw *WindowDraw
 }
 
 var _ exec.Node = (*WindowAggregateNode)(nil)
@@ -46,7 +49,7 @@ func (n *WindowAggregateNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &windowAggStream{n: n, in: in, ex: ex, wm: exec.MinWatermark}
+	s := &windowAggStream{n: n, in: in, ex: ex, wm: exec.MinWatermark, obs: n.Draw.observer(ex, n.ProcTime)}
 	if s.w, err = openWindowTable[*windowGroup](ex, ns, windowGroupCodec{n}); err != nil {
 		in.Close()
 		return nil, err
@@ -104,6 +107,8 @@ type windowAggStream struct {
 	wm  int64
 	w   *windowTable[*windowGroup]
 	out exec.Queue
+	// obs draws the windows in the timeline (nil: none).
+	obs exec.OpObserver
 	// keys and kbuf are the group values and key of the row at hand.
 	keys []any
 	kbuf []byte
@@ -195,6 +200,9 @@ func (s *windowAggStream) Row(r types.Row) error {
 		if err := s.w.add(k, end, g); err != nil {
 			return err
 		}
+		if s.obs != nil {
+			s.obs.TimerSet(drawKey(g.keys, n.Draw.AggKeys), end-1)
+		}
 	}
 	for i, c := range n.Calls {
 		var v any
@@ -226,6 +234,11 @@ func (s *windowAggStream) emit(g *windowGroup) error {
 		out[i] = v
 	}
 	s.out.PushRow(types.Insert, out)
+	if s.obs != nil {
+		key := drawKey(g.keys, s.n.Draw.AggKeys)
+		s.obs.TimerFired(key, g.end-1)
+		s.obs.RowOut(key, g.end-1, rowText(out, s.n.Sch))
+	}
 	return nil
 }
 
