@@ -208,6 +208,10 @@ type Execution struct {
 	// operators counts the operators that asked for a namespace;
 	// assigners, the watermark assigners of computed columns.
 	operators, assigners int
+	// opObservers are the SQL operators' timeline observers by id, and
+	// opNames counts their sections' names (opobserver.go).
+	opObservers map[any]*opRecorder
+	opNames     map[string]int
 	// live is what live sources and the driver share (live.go).
 	live *Live
 	// tees are the running shared calls (fanout.go).
