@@ -1,6 +1,7 @@
 package sqlop
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"maps"
@@ -12,7 +13,6 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
-	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -316,10 +316,10 @@ func (overWaitingCodec) Decode(b []byte) (*overWaiting, error) {
 	return w, nil
 }
 
-// waitingKey is the key of a partition's rows of time ts: the partition's
-// key, its length first, then the time.
-func waitingKey(part string, ts int64) []byte {
-	b := binary.AppendUvarint(make([]byte, 0, len(part)+10), uint64(len(part)))
+// appendWaitingKey appends to b the key of a partition's rows of time ts:
+// the partition's key, its length first, then the time.
+func appendWaitingKey(b, part []byte, ts int64) []byte {
+	b = binary.AppendUvarint(b, uint64(len(part)))
 	return appendTime(append(b, part...), ts)
 }
 
@@ -344,6 +344,9 @@ type overStream struct {
 	// clock (a bounded RANGE frame over a processing-time attribute).
 	procWaiting int64
 	out         exec.Queue
+	// Buffers of the keys of the row or timer being processed: a
+	// partition's, its waiting rows', a timer's.
+	kbuf, wbuf, tbuf []byte
 }
 
 var (
@@ -445,16 +448,14 @@ func (s *overStream) Row(r types.Row) error {
 		s.late++ // a NULL time: Flink cannot order it either
 		return nil
 	}
-	keys := make([]any, len(s.n.Partition))
-	for i, x := range s.n.Partition {
-		v, err := x.Eval(r.Fields)
-		if err != nil {
-			return err
-		}
-		keys[i] = v
+	// The keys are built in the stream's buffers: the tables copy what
+	// they keep.
+	k, err := appendPartitionKey(s.kbuf[:0], s.n.Partition, r)
+	s.kbuf = k
+	if err != nil {
+		return err
 	}
-	k := string(keycodec.Encode(keys))
-	p, _, err := s.parts.Get([]byte(k))
+	p, _, err := s.parts.Get(k)
 	if err != nil {
 		return err
 	}
@@ -467,7 +468,7 @@ func (s *overStream) Row(r types.Row) error {
 		if err := s.emit(p, ts, [][]any{r.Copy().Fields}); err != nil {
 			return err
 		}
-		return s.parts.Put([]byte(k), p)
+		return s.parts.Put(k, p)
 	}
 	if s.n.ProcTime {
 		// The rows of a millisecond wait for the clock to pass it; none is
@@ -475,7 +476,7 @@ func (s *overStream) Row(r types.Row) error {
 		if err := s.procFire(); err != nil {
 			return err
 		}
-		if p, _, err = s.parts.Get([]byte(k)); err != nil {
+		if p, _, err = s.parts.Get(k); err != nil {
 			return err
 		}
 		if p == nil {
@@ -490,7 +491,8 @@ func (s *overStream) Row(r types.Row) error {
 		s.late++
 		return nil // a new partition is as good as none
 	}
-	wk := waitingKey(k, ts)
+	wk := appendWaitingKey(s.wbuf[:0], k, ts)
+	s.wbuf = wk
 	w, _, err := s.waiting.Get(wk)
 	if err != nil {
 		return err
@@ -511,7 +513,7 @@ func (s *overStream) Row(r types.Row) error {
 			return err
 		}
 	}
-	return s.parts.Put([]byte(k), p)
+	return s.parts.Put(k, p)
 }
 
 // newPartition is a partition with no rows and fresh accumulators.
@@ -559,13 +561,14 @@ func (s *overStream) lateRule() string {
 }
 
 // setTimer registers partition p's timer at ts, once.
-func (s *overStream) setTimer(p *overPartition, k string, ts int64) error {
+func (s *overStream) setTimer(p *overPartition, k []byte, ts int64) error {
 	if p.timers[ts] {
 		return nil
 	}
 	p.timers[ts] = true
 	s.seq++
-	return s.timers.Add(binary.BigEndian.AppendUint64(appendTime(nil, ts), uint64(s.seq)), []byte(k))
+	s.tbuf = binary.BigEndian.AppendUint64(appendTime(s.tbuf[:0], ts), uint64(s.seq))
+	return s.timers.Add(s.tbuf, bytes.Clone(k))
 }
 
 // fire emits, in time order, the rows of every partition whose time is
@@ -585,7 +588,8 @@ func (s *overStream) fire(wm int64) error {
 			return fmt.Errorf("the state %q has a timer of a partition it does not hold", s.parts.Namespace())
 		}
 		delete(p.timers, ts)
-		wk := waitingKey(string(k), ts)
+		wk := appendWaitingKey(s.wbuf[:0], k, ts)
+		s.wbuf = wk
 		w, _, err := s.waiting.Get(wk)
 		if err != nil {
 			return err
