@@ -450,3 +450,42 @@ func (s *fakerStream) read(e *faker.Expr, t types.Type) (any, error) {
 	}
 	return v, nil
 }
+
+var _ exec.Lookuper = (*fakerNode)(nil)
+
+// OpenLookup answers a lookup join as flink-faker's lookup function does:
+// for each key one row, its key columns set to the key and the others
+// made from their expressions. The values come from streams of their own
+// (not the scan's), so a lookup gives the same rows on every run with the
+// same seed and the same probes.
+func (n *fakerNode) OpenLookup(ex *exec.Execution, cols []int) (exec.LookupFunc, bool, error) {
+	s := &fakerStream{n: n, ex: ex}
+	for _, c := range n.spec.cols {
+		h := fnv.New64a()
+		h.Write([]byte("lookup.fields." + c.name))
+		s.gens = append(s.gens, faker.NewGen(uint64(n.seed), h.Sum64(), ex.Now))
+		s.seen = append(s.seen, map[string]any{})
+	}
+	isKey := make([]bool, len(n.spec.cols))
+	for _, c := range cols {
+		isKey[c] = true
+	}
+	return func(key []any) ([][]any, error) {
+		s.count++
+		f := make([]any, len(s.gens))
+		for i, c := range n.spec.cols {
+			if isKey[i] {
+				continue
+			}
+			v, err := s.value(i, c, s.gens[i])
+			if err != nil {
+				return nil, fmt.Errorf("table %s, lookup %d, column %s: %w", n.t.Name, s.count, c.name, err)
+			}
+			f[i] = v
+		}
+		for j, c := range cols {
+			f[c] = key[j]
+		}
+		return [][]any{f}, nil
+	}, true, nil
+}

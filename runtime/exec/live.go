@@ -160,3 +160,10 @@ func (l *Live) Wait(limit time.Duration, done <-chan struct{}) bool {
 	}
 	return false
 }
+
+// Sources is the number of live sources opened so far.
+func (l *Live) Sources() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sources
+}

@@ -117,6 +117,9 @@ func castToInteger(v any, to types.Type) (any, error) {
 		}
 		return nil, fmt.Errorf("value %d is out of range for %s", n, to.Nullable())
 	}
+	if _, ok := v.(int64); ok {
+		return v, nil // the same number: no new box for it
+	}
 	return n, nil
 }
 

@@ -211,6 +211,13 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 		}
 	}
 	if j.Item.AsOf != nil {
+		if lj, err := p.lookupJoin(j, kind, n, lsc, rsc, full, conds, sch); lj != nil || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			js.joined(lj, tables, width, right.Schema().Len())
+			return pending, nil
+		}
 		t, err := p.temporalJoin(j, kind, n, lsc, rsc, keyConds, sch, where)
 		if err != nil {
 			return nil, err

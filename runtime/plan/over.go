@@ -35,6 +35,27 @@ func findOver(node any) *sqlmini.FuncCall {
 	return found
 }
 
+// findOverOf finds an OVER call of a SELECT's own clauses (its list,
+// GROUP BY and HAVING), not of the subqueries it reads.
+func findOverOf(sel *sqlmini.Select) *sqlmini.FuncCall {
+	for _, it := range sel.Items {
+		if it.Expr != nil {
+			if f := findOver(it.Expr); f != nil {
+				return f
+			}
+		}
+	}
+	for _, g := range sel.GroupBy {
+		if f := findOver(g); f != nil {
+			return f
+		}
+	}
+	if sel.Having != nil {
+		return findOver(sel.Having)
+	}
+	return nil
+}
+
 // hasOver reports whether a SELECT's items call a function OVER a window.
 func hasOver(sel *sqlmini.Select) bool {
 	for _, it := range sel.Items {

@@ -338,7 +338,7 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		in = &exec.FilterNode{In: in, Pred: pred, Text: ExprText(sel.Where)}
 	}
 	if len(sel.GroupBy) > 0 || hasAggregate(sel) || sel.Having != nil {
-		if f := findOver(sel); f != nil {
+		if f := findOverOf(sel); f != nil {
 			return nil, sqlmini.Errorf(f.Over.Pos, "an OVER window with GROUP BY, HAVING or aggregates is not supported yet")
 		}
 		if len(sel.OrderBy) > 0 {

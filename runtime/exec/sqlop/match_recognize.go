@@ -9,7 +9,6 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
-	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -86,7 +85,8 @@ func (n *MatchNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &matchStream{n: n, in: in, ex: ex, wm: minWatermark, keys: newMemMatchKeys()}, nil
+	obs := ex.OperatorObserver(n, matchCall, exec.OpSection{ProcTime: n.ProcTime})
+	return &matchStream{n: n, in: in, ex: ex, wm: minWatermark, keys: newMemMatchKeys(), obs: obs}, nil
 }
 
 // matchKey is one partition's state: its NFA state, the rows waiting for
@@ -145,6 +145,8 @@ type matchStream struct {
 	arrived int64
 	late    int64
 	out     exec.Queue
+	// obs draws the operator in the statement's timeline (nil: none).
+	obs exec.OpObserver
 }
 
 var (
@@ -163,16 +165,16 @@ func (s *matchStream) Time(ev *exec.Event) error {
 	switch ev.Kind {
 	case exec.EvWatermark:
 		if ev.Wm > s.wm {
-			if rec := s.ex.Timeline; rec != nil {
-				rec.Add(timeline.Event{Kind: timeline.Watermark, Call: matchCall, Time: ev.Wm, HasTime: true, WM: s.wm, HasWM: s.wm != minWatermark})
+			if s.obs != nil {
+				s.obs.Watermark(ev.Wm)
 			}
 			s.wm = ev.Wm
 			return s.release(ev.Wm)
 		}
 	case exec.EvEnd:
 		if s.ex.Opts.EndOfInput {
-			if rec := s.ex.Timeline; rec != nil && s.wm < exec.MaxWatermark {
-				rec.Add(timeline.Event{Kind: timeline.Watermark, Call: matchCall, Time: timeline.End, HasTime: true, WM: s.wm, HasWM: s.wm != minWatermark})
+			if s.obs != nil {
+				s.obs.Watermark(exec.MaxWatermark)
 			}
 			if err := s.release(exec.MaxWatermark); err != nil {
 				return err
@@ -198,10 +200,14 @@ func (s *matchStream) Row(r types.Row) error {
 	}
 	if !s.n.ProcTime && (!ok || t <= s.wm) {
 		s.late++
-		s.record(timeline.DroppedRow, vals, t, ok, s.n.In.Schema(), r)
+		if s.obs != nil {
+			s.obs.Dropped(s.drawKey(vals), t, ok, types.FormatRow(r, s.n.In.Schema()))
+		}
 		return nil
 	}
-	s.record(timeline.RowIn, vals, t, ok, s.n.In.Schema(), r)
+	if s.obs != nil {
+		s.obs.RowIn(s.drawKey(vals), t, ok, false, types.FormatRow(r, s.n.In.Schema()))
+	}
 	key := string(keycodec.Encode(vals))
 	k := s.keys.Get(key)
 	if k == nil {
@@ -219,7 +225,9 @@ func (s *matchStream) Row(r types.Row) error {
 	}
 	at := sort.Search(len(k.wait), func(i int) bool { return s.after(k.wait[i], mr) })
 	if at == 0 || k.wait[at-1].ts != t {
-		s.record(timeline.TimerSet, vals, t, true, types.Schema{}, types.Row{}) // Flink's timer at the row's time
+		if s.obs != nil {
+			s.obs.TimerSet(s.drawKey(vals), t) // Flink's timer at the row's time
+		}
 	}
 	k.wait = append(k.wait, matchRow{})
 	copy(k.wait[at+1:], k.wait[at:])
@@ -286,7 +294,9 @@ func (s *matchStream) runKey(k *matchKey, wm int64) error {
 	i := 0
 	for i < len(k.wait) && k.wait[i].ts <= wm {
 		ts := k.wait[i].ts
-		s.record(timeline.TimerFired, k.key, ts, true, types.Schema{}, types.Row{})
+		if s.obs != nil {
+			s.obs.TimerFired(s.drawKey(k.key), ts)
+		}
 		ms, err := nfa.AdvanceTime(k.nfa, ts)
 		if err != nil {
 			return err
@@ -381,7 +391,9 @@ func (s *matchStream) emit(k *matchKey, ms []cep.Match, ts int64) error {
 			out = append(out, v)
 		}
 		s.out.PushRow(types.Insert, out)
-		s.record(timeline.RowOut, k.key, ts, true, s.n.Sch, types.Row{Kind: types.Insert, Fields: out})
+		if s.obs != nil {
+			s.obs.RowOut(s.drawKey(k.key), ts, types.FormatRow(types.Row{Kind: types.Insert, Fields: out}, s.n.Sch))
+		}
 	}
 	return nil
 }
@@ -389,24 +401,13 @@ func (s *matchStream) emit(k *matchKey, ms []cep.Match, ts int64) error {
 // matchCall is the name a timeline gives MATCH_RECOGNIZE.
 const matchCall = "MATCH_RECOGNIZE"
 
-// record adds an event of a partition to the statement's timeline, if
-// it has one; sch and r are the row's, for rows in and out.
-func (s *matchStream) record(kind timeline.Kind, key []any, t int64, hasTime bool, sch types.Schema, r types.Row) {
-	rec := s.ex.Timeline
-	if rec == nil {
-		return
+// drawKey prints a partition's key for the timeline ("" without
+// PARTITION BY).
+func (s *matchStream) drawKey(key []any) string {
+	if len(s.n.Partition) == 0 {
+		return ""
 	}
-	ev := timeline.Event{Kind: kind, Call: matchCall, Time: t, HasTime: hasTime, WM: s.wm, HasWM: s.wm != minWatermark}
-	if len(s.n.Partition) > 0 {
-		ev.Key = exec.FormatKey(key)
-	}
-	if r.Fields != nil {
-		ev.Row = types.FormatRow(r, sch)
-	}
-	if s.n.ProcTime {
-		ev.Proc, ev.HasProc = s.ex.Now(), true
-	}
-	rec.Add(ev)
+	return exec.FormatKey(key)
 }
 
 // matchRowOf is one row of a match with its variable.

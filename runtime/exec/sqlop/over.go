@@ -417,6 +417,9 @@ func (s *overStream) Time(ev *exec.Event) error {
 	switch ev.Kind {
 	case exec.EvWatermark:
 		s.wm = max(s.wm, ev.Wm)
+		if ev.Restored {
+			return nil
+		}
 		return s.fire(ev.Wm)
 	case exec.EvEnd:
 		// Stopped without its end of input, the rows that wait stay in

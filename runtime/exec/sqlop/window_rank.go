@@ -160,7 +160,10 @@ func (s *windowRankStream) Time(ev *exec.Event) error {
 	}
 	switch ev.Kind {
 	case exec.EvWatermark:
-		s.wm = ev.Wm
+		s.wm = max(s.wm, ev.Wm)
+		if ev.Restored {
+			return nil
+		}
 		return s.w.fire(ev.Wm, s.emit)
 	case exec.EvEnd:
 		if s.ex.Opts.EndOfInput {
