@@ -246,6 +246,37 @@ func TestJoinNode_resume(t *testing.T) {
 	}
 }
 
+// vBelow is the condition left.v < right.v + 20 over a left row of kvt
+// followed by a right row of kvt.
+type vBelow struct{}
+
+func (vBelow) Eval(row []any) (any, error) {
+	l, r := row[1], row[4]
+	if l == nil || r == nil {
+		return nil, nil
+	}
+	return l.(int64) < r.(int64)+20, nil
+}
+func (vBelow) Type() types.Type { return types.Type{Kind: types.KindBoolean} }
+func (vBelow) IsConstant() bool { return false }
+
+func TestSemiJoinNode_resume(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		anti     bool
+		nullSafe bool
+		cond     expr.Expr
+	}{{"semi", false, false, nil}, {"anti", true, false, nil}, {"semi cond", false, false, vBelow{}}, {"anti null-safe cond", true, true, vBelow{}}} {
+		t.Run(c.name, func(t *testing.T) {
+			checkResume(t, func() exec.Node {
+				l := &resumeNode{name: "l", sch: kvt, mode: types.RetractAll, events: resumeEvents(7, 60, 4, true)}
+				r := &resumeNode{name: "r", sch: kvt, mode: types.RetractAll, events: resumeEvents(8, 50, 4, true)}
+				return &SemiJoinNode{Left: l, Right: r, Anti: c.anti, NullSafe: c.nullSafe, LeftKeys: key0, RightKeys: key0, Cond: c.cond}
+			})
+		})
+	}
+}
+
 func TestIntervalJoinNode_resume(t *testing.T) {
 	for _, kind := range []JoinKind{InnerJoin, LeftJoin, FullJoin} {
 		t.Run(kind.String(), func(t *testing.T) {
