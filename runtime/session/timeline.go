@@ -48,7 +48,7 @@ func (s *Session) explainTimeline(ctx context.Context, stmt *statement) error {
 	runErr := s.run(ctx, stmt, e.Pos, n, &sink, nil) // it notes a failure in rec
 	var b bytes.Buffer
 	if len(rec.Events) == 0 && runErr == nil && len(planPTFs(n)) == 0 {
-		rec.Notes = append(rec.Notes, "the query has no PTF call, window aggregation or MATCH_RECOGNIZE: a timeline shows the rows, watermarks and timers of those")
+		rec.Notes = append(rec.Notes, "the query has no PTF call, window, OVER or MATCH_RECOGNIZE: a timeline shows the rows, watermarks and timers of those")
 	}
 	if err := timeline.TextView(&b, rec, s.timelineView()); err != nil {
 		return err
