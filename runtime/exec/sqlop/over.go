@@ -91,8 +91,8 @@ type OverNode struct {
 	Calls     []*OverCall
 	Sch       types.Schema // the input's columns, then one per call
 	// FirstRow marks the OVER ROW_NUMBER that a keep-first deduplication
-	// is planned as: a row is late when it is not after the last time
-	// its partition fired.
+	// is planned as: a row is late when it is behind the watermark when
+	// it arrives, as in Flink's rowtime keep-first deduplication.
 	FirstRow bool
 }
 
@@ -466,7 +466,11 @@ func (s *overStream) Time(ev *exec.Event) error {
 			}
 		}
 		if s.late > 0 {
-			s.ex.Notes = append(s.ex.Notes, "note: the OVER window dropped "+exec.Plural(s.late, "late row")+" ("+s.lateRule()+"), as Flink's OverAggregate does")
+			what, flink := "the OVER window", "OverAggregate"
+			if s.n.FirstRow {
+				what, flink = "the deduplication", "rowtime Deduplicate"
+			}
+			s.ex.Notes = append(s.ex.Notes, "note: "+what+" dropped "+exec.Plural(s.late, "late row")+" ("+s.lateRule()+"), as Flink's "+flink+" does")
 		}
 	}
 	return nil
@@ -584,8 +588,10 @@ func (s *overStream) newPartition(timers map[int64]bool) *overPartition {
 // of the frame's Flink function.
 func (s *overStream) isLate(p *overPartition, ts int64) bool {
 	switch f := s.n.Frame; {
-	case f.Rows && s.n.FirstRow:
-		return !p.fresh && ts <= p.fired
+	case s.n.FirstRow:
+		// Flink's RowTimeDeduplicateKeepFirstRowFunction drops a row
+		// behind the operator's watermark (a row at it is kept).
+		return ts < s.wm
 	case f.Unbounded:
 		return ts <= s.wm
 	case f.Rows:
@@ -609,7 +615,9 @@ func (s *overStream) drawRow(r types.Row, k string, ts int64, late bool) {
 // lateRule says in words which rows isLate returns true for.
 func (s *overStream) lateRule() string {
 	switch f := s.n.Frame; {
-	case f.Unbounded && !s.n.FirstRow:
+	case s.n.FirstRow:
+		return "behind the watermark when they arrived"
+	case f.Unbounded:
 		return "at or before the watermark when they arrived"
 	case f.Rows:
 		return "not after the last time their partition fired"
