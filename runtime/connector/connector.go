@@ -59,6 +59,14 @@ type Factory interface {
 	Scan(t *catalog.Table, env Env, pos sqlmini.Pos) (exec.Node, error)
 }
 
+// WatermarkPushDown is a connector that assigns the watermark of a
+// computed column itself (Flink's SupportsWatermarkPushDown): its source
+// computes the time of each record it reads and keeps a watermark per
+// split (a Kafka partition), instead of one assigned after it.
+type WatermarkPushDown interface {
+	PushesWatermark() bool
+}
+
 // factories are the connectors of ptfsh; 'values' is the connector of a
 // table given AS VALUES.
 var factories = map[string]Factory{
