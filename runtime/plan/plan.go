@@ -745,6 +745,7 @@ func (p *Planner) planComputed(t *catalog.Table, c connector.Factory, pos sqlmin
 	if w := t.Watermark; w != nil && st.Watermark == nil {
 		if pd, ok := c.(connector.WatermarkPushDown); ok && pd.PushesWatermark() && !n.ProcTime[w.Column] {
 			st.Watermark = &exec.WatermarkSpec{Column: -1, Delay: w.Delay, Expr: w.Expr, On: n.Exprs[w.Column]}
+			n.Pushed = w
 		} else {
 			n.Wm = w
 		}
