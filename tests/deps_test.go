@@ -46,7 +46,9 @@ var layers = map[string][]string{
 	"runtime/exec/ptfop": {mod + "runtime/exec", mod + "state", mod + "internal/orderedcode", mod + "runtime/types", mod + "runtime/ptf",
 		mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
 	"runtime/exec/opstate": {mod + "state"},
-	"runtime/exec/sqlop":   {mod + "runtime/exec", mod + "runtime/exec/opstate", mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/cep", mod + "runtime/timeline"},
+	// The SQL operators draw in a timeline through exec.OpObserver, not
+	// the timeline itself.
+	"runtime/exec/sqlop": {mod + "runtime/exec", mod + "runtime/exec/opstate", mod + "state", mod + "runtime/types", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/cep"},
 	// The timeline of a query's time events and its drawings (text, SVG, HTML): a leaf.
 	"runtime/timeline": {},
 	// cep is the NFA of MATCH_RECOGNIZE: it knows no rows, only events.

@@ -95,11 +95,19 @@ func flinkClasspath(t *testing.T) (dir, cp string) {
 	if os.Getenv("PTFSH_FLINK") == "" {
 		t.Skip("runs Maven and Flink: set PTFSH_FLINK=1")
 	}
+	return mavenClasspath(t, "flinksql")
+}
+
+// mavenClasspath builds the Maven project in the folder name of tests and
+// returns the folder and its class path (its dependencies'); it skips the
+// test without Maven.
+func mavenClasspath(t *testing.T, name string) (dir, cp string) {
+	t.Helper()
 	mvn, err := exec.LookPath("mvn")
 	if err != nil {
 		t.Skip("mvn is not on PATH")
 	}
-	dir, _ = filepath.Abs("flinksql")
+	dir, _ = filepath.Abs(name)
 	build := exec.Command(mvn, "-q", "-B", "compile", "dependency:build-classpath", "-Dmdep.outputFile=cp.txt")
 	build.Dir = dir
 	if out, err := build.CombinedOutput(); err != nil {

@@ -67,6 +67,42 @@ $$`,
 	}
 }
 
+// TestStepping_unionCountsTheStep: a UNION ALL reads the stream once per
+// input, the step's events after the earlier steps' each time; a step
+// counts the rows of its own events in every input, and nothing of the
+// replay before them.
+func TestStepping_unionCountsTheStep(t *testing.T) {
+	var out, errs bytes.Buffer
+	sh, err := assembly.New(assembly.Options{Out: &out, Err: &errs, Memory: true, Timing: true, Format: "rows",
+		EvalTimeout: assembly.DefaultEvalTimeout, ProcessingTime: assembly.TestProcessingTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	steps := []string{
+		`CREATE STREAM s (n INT)`,
+		`SELECT n FROM s UNION ALL SELECT n * 10 FROM s`,
+		`INSERT INTO s VALUES (1), (2)`,
+		`INSERT INTO s VALUES (3)`,
+	}
+	var notes []string
+	for _, st := range steps {
+		errs.Reset()
+		if err := sh.Session.Exec(context.Background(), "", st+";"); err != nil {
+			t.Fatalf("%s: %v", st, err)
+		}
+		notes = append(notes, regexp.MustCompile(`[0-9.]+ s\)`).ReplaceAllString(errs.String(), "T)"))
+	}
+	for i, want := range map[int]string{2: "columns: n INT\n(this step: 4 rows read, 4 rows out, T)\n", 3: "(this step: 2 rows read, 2 rows out, T)\n"} {
+		if notes[i] != want {
+			t.Errorf("%s:\n got %q\nwant %q", steps[i], notes[i], want)
+		}
+	}
+	if got, want := out.String(), "+I[1]\n+I[2]\n+I[10]\n+I[20]\n+I[3]\n+I[30]\n"; got != want {
+		t.Errorf("rows:\n%s\nwant\n%s", got, want)
+	}
+}
+
 // TestTerminal_rowsNameTheirColumns: at a terminal the rows format names
 // the columns and their types on stderr before the rows (and the first
 // rows of a stream's query), and says how each kind of timestamp prints;

@@ -16,7 +16,8 @@ import (
 // would: edit a function, run the script, step the stream (rows, the
 // watermark, processing time), predict a
 // step, switch the timeline to the arrival view, draw the 20,000 flights,
-// open a lesson and run its exercise until it passes. It checks the page
+// draw window aggregations on both clocks, open a lesson and run its
+// exercise until it passes. It checks the page
 // by what its DOM holds (the timeline's points, curve and late marks by
 // their elements, not by pixels), and that it loaded nothing from the
 // network. It is opt-in, as it needs the browser (apt-get install
@@ -149,6 +150,54 @@ EXPLAIN TIMELINE SELECT * FROM Long(input => TABLE rides PARTITION BY ride_id, o
 	p.screenshot("playground-rides-arrival")
 	if shape.Points < 1000 || shape.Late < 10 || shape.Curves != 1 || shape.Timers < 10 {
 		t.Errorf("the taxi rides' arrival view: %+v", shape)
+	}
+
+	// Windows without a PTF, on both clocks, over a stream whose clock is
+	// stepped: each window aggregation draws a section, the one on
+	// processing time follows the clock (its curve and steps), the one on
+	// event time the watermark, with its dropped row and its firings.
+	windows := `SELECT 'processing' AS clock, window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE taps, DESCRIPTOR(pt), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end
+UNION ALL SELECT 'event' AS clock, window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE taps, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;
+`
+	p.must(fmt.Sprintf(`(() => { ptfsh.files.find((f) => f.name === "flights.sql").text = %s; })()`, q(`CREATE STREAM taps (card STRING, ts TIMESTAMP(3), pt AS PROCTIME(), WATERMARK FOR ts AS ts - INTERVAL '30' SECOND);
+ADVANCE PROCESSING TIME taps TO TIMESTAMP '2025-03-27 12:00:00';
+INSERT INTO taps VALUES ('ann', TIMESTAMP '2025-03-27 12:00:10'), ('bob', TIMESTAMP '2025-03-27 12:00:20');
+ADVANCE PROCESSING TIME taps BY INTERVAL '30' SECOND;
+INSERT INTO taps VALUES ('cat', TIMESTAMP '2025-03-27 12:00:25');
+ADVANCE PROCESSING TIME taps BY INTERVAL '30' SECOND;
+INSERT INTO taps VALUES ('eve', TIMESTAMP '2025-03-27 12:01:40'), ('dan', TIMESTAMP '2025-03-27 12:00:50');
+ADVANCE PROCESSING TIME taps BY INTERVAL '1' MINUTE;
+EXPLAIN TIMELINE `+windows)))
+	p.must(`document.getElementById("run").click()`)
+	p.waitFor("the windows' arrival picture", ready+` && document.getElementById("output").textContent.includes("rows out of the query") && document.querySelector("#timeline svg.arrival-view g.arrival[data-op='window clock']") !== null`)
+	var arr struct{ ClockCurves, ClockSteps, ClockFired, WmCurves, Dropped, Fired int }
+	if err := p.eval(`(() => { const c = document.querySelector("#timeline g.arrival[data-op='window clock']"), e = document.querySelector("#timeline g.arrival[data-op='window']");
+		return { ClockCurves: c.querySelectorAll("path.clock-curve").length, ClockSteps: c.querySelectorAll(".clock-step").length, ClockFired: c.querySelectorAll(".timers > *").length,
+			WmCurves: e.querySelectorAll("path.wm-curve:not(.clock-curve)").length, Dropped: e.querySelectorAll(".pt-dropped").length, Fired: e.querySelectorAll(".timers > *").length }; })()`, &arr); err != nil {
+		t.Fatal(err)
+	}
+	p.screenshot("playground-windows-arrival")
+	if arr.ClockCurves != 1 || arr.ClockSteps != 4 || arr.ClockFired < 1 || arr.WmCurves != 1 || arr.Dropped != 1 || arr.Fired < 1 {
+		t.Errorf("the windows' arrival view: %+v", arr)
+	}
+	p.must(`document.getElementById("view").value = "event"; document.getElementById("view").dispatchEvent(new Event("change"))`)
+	p.waitFor("the view set", ready)
+	p.must(fmt.Sprintf(`(() => { ptfsh.files.find((f) => f.name === "flights.sql").text = %s; })()`, q("EXPLAIN TIMELINE "+windows)))
+	p.must(`document.getElementById("output").textContent = ""; document.getElementById("run").click()`)
+	p.waitFor("the windows' event picture", ready+` && document.getElementById("output").textContent.includes("rows out of the query") && document.querySelector("#timeline svg g.call[data-op='window clock']") !== null`)
+	var ev struct {
+		Lanes                                   []string
+		ClockSteps, Fired, Out, Dropped, WmStep int
+	}
+	if err := p.eval(`(() => { const c = document.querySelector("#timeline g.call[data-op='window clock']"), e = document.querySelector("#timeline g.call[data-op='window']");
+		return { Lanes: [c, e].map((g) => g.querySelector("g.watermark text").textContent), ClockSteps: c.querySelectorAll(".clock-step").length,
+			Fired: c.querySelectorAll(".timer-fired").length + e.querySelectorAll(".timer-fired").length, Out: c.querySelectorAll(".out").length + e.querySelectorAll(".out").length,
+			Dropped: e.querySelectorAll(".dropped").length, WmStep: e.querySelectorAll(".wm-step:not(.clock-step)").length }; })()`, &ev); err != nil {
+		t.Fatal(err)
+	}
+	p.screenshot("playground-windows-event")
+	if strings.Join(ev.Lanes, ",") != "proc time,watermark" || ev.ClockSteps != 4 || ev.Fired != 4 || ev.Out != 4 || ev.Dropped != 1 || ev.WmStep < 3 {
+		t.Errorf("the windows' event view: %+v", ev)
 	}
 
 	// A lesson: open it, run its script, run its exercise: the stub fails

@@ -36,12 +36,12 @@ import (
 // 'properties.*' and the formats' options; '#' is a format's name.
 var kafkaOptions = []string{"connector", "topic", "properties.bootstrap.servers", "properties.group.id",
 	"key.format", "key.fields-prefix", "value.format", "value.fields-include",
+	"scan.bounded.mode", "scan.bounded.specific-offsets", "scan.bounded.timestamp-millis",
 	"sink.delivery-guarantee", "sink.transactional-id-prefix"}
 
 // kafkaOnly are the options of 'kafka' that 'upsert-kafka' lacks.
 var kafkaOnly = []string{"topic-pattern", "format", "key.fields", "scan.startup.mode", "scan.startup.specific-offsets",
-	"scan.startup.timestamp-millis", "scan.bounded.mode", "scan.bounded.specific-offsets",
-	"scan.bounded.timestamp-millis", "scan.topic-partition-discovery.interval", "sink.partitioner"}
+	"scan.startup.timestamp-millis", "scan.topic-partition-discovery.interval", "sink.partitioner"}
 
 // kafkaRefused are Flink options ptfsh does not take, and why.
 var kafkaRefused = map[string]string{

@@ -28,6 +28,10 @@ type kafkaTime struct {
 	pending bool
 	next    int64
 	pace    wmPace
+	// restored: the pending watermark is the one the source had emitted
+	// before the checkpoint a restarted run resumes from; it goes out
+	// before any row, as Restored.
+	restored bool
 
 	// timeout is table.exec.source.idle-timeout (0: never idle).
 	timeout time.Duration
@@ -99,14 +103,15 @@ func (k *kafkaTime) finish(p int) {
 
 // due reports whether the pending watermark may go out now.
 func (k *kafkaTime) due(bounded bool) bool {
-	return k.pending && (bounded || k.pace.due())
+	return k.pending && (bounded || k.restored || k.pace.due())
 }
 
 // emit takes the pending watermark.
 func (k *kafkaTime) emit() exec.Event {
-	k.pending = false
+	restored := k.restored
+	k.pending, k.restored = false, false
 	k.pace.emitted()
-	return exec.Event{Kind: exec.EvWatermark, Wm: k.next}
+	return exec.Event{Kind: exec.EvWatermark, Wm: k.next, Restored: restored}
 }
 
 // checkIdle marks the partitions idle that had no record for the
@@ -187,4 +192,7 @@ func (k *kafkaTime) restore(tps []kafka.TP, w *kafkaWM) {
 		}
 	}
 	k.pending, k.next = w.Pending, w.Next
+	if !k.pending && k.valve.Current() != exec.MinWatermark {
+		k.pending, k.next, k.restored = true, k.valve.Current(), true
+	}
 }

@@ -19,15 +19,17 @@ import (
 // PROCESSING TIME moves it and passes on an EvIdle, so that operators
 // release what the time made due. The session runs a query on a stream again at each
 // step, over every event so far: Replayed says how many events an earlier
-// step read, and Live is called once, before the scan hands out the first
-// event past them (or its end), so that the trace shows only what the step
-// adds.
+// step read, and Live is called with false before a reader of the scan
+// hands out the first of them and with true before it hands out the first
+// event past them (or its end), so that the trace and the counts show only
+// what the step adds. A plan may read a stream more than once (each input
+// of a UNION ALL, one after the other): each reader calls Live.
 type StreamScan struct {
 	Table    *catalog.Table
 	Events   []exec.Event // the stream's events when the query was planned
 	Every    int64        // 'ptfsh.watermark.every-rows'
 	Replayed int
-	Live     func()
+	Live     func(live bool)
 }
 
 // NewStreamScan reads stream t as it is now.
@@ -110,13 +112,18 @@ func (r *streamReader) Next() (exec.Event, error) {
 	return exec.Event{Kind: exec.EvEnd}, nil
 }
 
-// goLive calls Live before event i if it is the first new one.
+// goLive calls Live before event i if it is the first replayed one or
+// the first new one.
 func (r *streamReader) goLive(i int) {
-	if !r.live && i >= r.scan.Replayed {
+	if r.live || r.scan.Live == nil {
+		return
+	}
+	switch {
+	case i >= r.scan.Replayed:
 		r.live = true
-		if r.scan.Live != nil {
-			r.scan.Live()
-		}
+		r.scan.Live(true)
+	case i == 0:
+		r.scan.Live(false)
 	}
 }
 

@@ -42,6 +42,13 @@ type Event struct {
 	Wm   int64
 	// Idle is the status of an EvStatus event.
 	Idle bool
+	// Restored marks a watermark that a run restarted from a checkpoint
+	// emits again before its first row: every operator had it before the
+	// checkpoint. An operator takes it as its current watermark (which
+	// rows are late) and fires nothing: what came after it waits for the
+	// next watermark, as it did before the restart. One that keeps its
+	// watermark in its state ignores it, and hands on a restored one.
+	Restored bool
 	// Why says, with lineage on, what led a PTF call to emit the row
 	// (lineage.go).
 	Why string
@@ -178,7 +185,8 @@ type Execution struct {
 	// (runtime/exec/ptfop); nil: no trace.
 	Trace io.Writer
 	// Timeline, when set, receives the time events of the PTF calls
-	// (EXPLAIN TIMELINE, SET 'ptfsh.timeline'; runtime/exec/ptfop).
+	// (EXPLAIN TIMELINE, SET 'ptfsh.timeline'; runtime/exec/ptfop) and of
+	// the SQL operators that act in time (OperatorObserver).
 	Timeline TimeRecorder
 	// Checkpoints says when the next periodic checkpoint is due; the
 	// driver that takes them sets it (nil: only the final one).
@@ -198,8 +206,13 @@ type Execution struct {
 	// store keeps: the same statement run again finds its state
 	// (OperatorNamespace). The session sets it, from the statement's text.
 	StatementKey string
-	// operators counts the operators that asked for a namespace.
-	operators int
+	// operators counts the operators that asked for a namespace;
+	// assigners, the watermark assigners of computed columns.
+	operators, assigners int
+	// opObservers are the SQL operators' timeline observers by id, and
+	// opNames counts their sections' names (opobserver.go).
+	opObservers map[any]*opRecorder
+	opNames     map[string]int
 	// live is what live sources and the driver share (live.go).
 	live *Live
 	// tees are the running shared calls (fanout.go).

@@ -65,7 +65,8 @@ func (n *NormalizeNode) Open(ex *Execution) (Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	ns := &normalizeStream{n: n, ex: ex, in: in, before: map[string]bool{}, note: -1}
+	ns := &normalizeStream{n: n, ex: ex, in: in, before: map[string]bool{}, note: -1,
+		upsertIn: !n.In.Changelog().Contains(types.UpdateBefore)}
 	// The rows of a call's table argument live under the call's uid, from
 	// one statement to the next; the others under the statement's.
 	space := ex.OperatorNamespace("normalize")
@@ -92,7 +93,11 @@ type normalizeStream struct {
 	firstDropped string
 	last         *opstate.Table[[]any] // the last row of each key
 	before       map[string]bool       // keys whose -U came from the input itself
-	out          Queue
+	// upsertIn: the input sends no -U (an upsert source such as
+	// upsert-kafka, whose values are +I), so an insert of a key already
+	// seen updates it.
+	upsertIn bool
+	out      Queue
 }
 
 // rowCodec encodes a row's fields as one value (AppendValue).
@@ -146,6 +151,12 @@ func (s *normalizeStream) Row(r types.Row) error {
 		}
 		if err := s.last.Put([]byte(k), r.Fields); err != nil {
 			return err
+		}
+		if r.Kind == types.Insert && had && s.upsertIn {
+			// Flink's ChangelogNormalize takes INSERT and UPDATE_AFTER
+			// alike (processLastRowOnChangelog): a row for a key it holds
+			// updates that key.
+			r = types.Row{Kind: types.UpdateAfter, Fields: r.Fields}
 		}
 		if n.Retract && r.Kind == types.UpdateAfter && had && !s.sawBefore(k) {
 			s.emit(types.Row{Kind: types.UpdateBefore, Fields: prev.Fields})

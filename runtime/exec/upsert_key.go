@@ -37,3 +37,6 @@ func (n *ProjectNode) UpsertKey() []int {
 	}
 	return key
 }
+
+// UpsertKey is the input's: a LIMIT passes rows through as they are.
+func (n *LimitNode) UpsertKey() []int { return UpsertKeyOf(n.In) }

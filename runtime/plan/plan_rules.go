@@ -418,8 +418,8 @@ func UpdatingNode(n exec.Node) exec.Node {
 
 // Printed plans a query whose rows go to the printer (the SQL client's
 // collect sink, which takes every kind of row but no upsert form): an
-// upsert changelog that reaches it through filters, projections and
-// renames from a source (a table with a PRIMARY KEY and an upsert
+// upsert changelog that reaches it through filters, projections,
+// renames and a LIMIT from a source (a table with a PRIMARY KEY and an upsert
 // changelog) becomes retractions with full deletes right after the
 // source, as Flink puts a ChangelogNormalize there. A
 // projection that drops the upsert key leaves nothing to normalize by:
@@ -452,6 +452,12 @@ func normalizeBelowCalc(n exec.Node) exec.Node {
 		c.In = normalizeBelowCalc(t.In)
 		return &c
 	case *exec.RenameNode:
+		c := *t
+		c.In = normalizeBelowCalc(t.In)
+		return &c
+	case *exec.LimitNode:
+		// A quick look at an upsert topic (LIMIT 10): its first rows as
+		// the normalized changelog, not as the raw records.
 		c := *t
 		c.In = normalizeBelowCalc(t.In)
 		return &c

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -359,7 +360,8 @@ func windowAggregate(sel *sqlmini.Select, n *sqlop.AggregateNode, a *aggPlanner)
 	endCol := -1 // window_end among the aggregation's input columns
 	hasStart := false
 	var others []int
-	for _, c := range a.gcol {
+	draw := &sqlop.WindowDraw{Name: "WindowAggregate " + strings.TrimSuffix(strings.TrimPrefix(w.Text, "WindowTableFunction(window=["), "])")}
+	for g, c := range a.gcol {
 		src := -1
 		if c >= 0 {
 			src = from[c]
@@ -372,7 +374,12 @@ func windowAggregate(sel *sqlmini.Select, n *sqlop.AggregateNode, a *aggPlanner)
 		case wtime:
 		default:
 			others = append(others, src)
+			draw.AggKeys = append(draw.AggKeys, g)
+			draw.TVFKeys = append(draw.TVFKeys, src)
 		}
+	}
+	if slices.Contains(draw.TVFKeys, -1) { // a computed key: all in one lane
+		draw.TVFKeys, draw.AggKeys = nil, nil
 	}
 	if !hasStart || endCol < 0 {
 		return nil, nil
@@ -390,6 +397,7 @@ func windowAggregate(sel *sqlmini.Select, n *sqlop.AggregateNode, a *aggPlanner)
 	}
 	tvf := *w
 	tvf.DropLate = true
+	tvf.Draw = draw
 	cols := append([]types.Column{}, n.Sch.Columns...)
 	for i, x := range n.Outs {
 		if ce, ok := x.(*expr.Column); ok && ce.Index < len(a.gcol) && a.gcol[ce.Index] >= 0 && from[a.gcol[ce.Index]] == wtime && i < len(cols) {
@@ -398,7 +406,7 @@ func windowAggregate(sel *sqlmini.Select, n *sqlop.AggregateNode, a *aggPlanner)
 	}
 	text := strings.Replace(n.Text, "GroupAggregate(", "WindowAggregate(window=["+spec.Text()+"], ", 1)
 	return &sqlop.WindowAggregateNode{In: rebuild(&tvf), End: endCol, Groups: n.Groups, Calls: n.Calls, Outs: n.Outs,
-		Sch: types.Schema{Columns: cols}, Text: text, ProcTime: w.ProcTime}, nil
+		Sch: types.Schema{Columns: cols}, Text: text, ProcTime: w.ProcTime, Draw: draw}, nil
 }
 
 // sameSet reports whether two lists of columns hold the same columns.

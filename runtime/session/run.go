@@ -232,7 +232,11 @@ func (s *Session) report(stmt *statement, pos sqlmini.Pos, ex *exec.Execution, r
 		}
 		return nil
 	}
-	if notes := append(append(timeNotes(ex), ex.Notes...), whyNotNotes(ex)...); len(notes) > 0 {
+	opNotes := ex.Notes
+	if st := stmt.stepping; st != nil {
+		opNotes = st.newNotes(opNotes)
+	}
+	if notes := append(append(timeNotes(ex), opNotes...), whyNotNotes(ex)...); len(notes) > 0 {
 		if err := flush(); err != nil {
 			return err
 		}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -56,10 +58,18 @@ import (
 // runningQuery is the query that runs on streams.
 type runningQuery struct {
 	st      *sqlmini.Statement
-	streams []string       // the streams it reads
-	rows    int64          // rows printed so far
+	streams []string // the streams it reads
+	rows    int64    // rows printed so far
+	// printed counts the rows printed so far by their text (kind and
+	// values): a step prints the rows of its replay past these. A UNION
+	// ALL hands on its inputs one after the other, so a replay's rows
+	// from the step's events need not come after those of earlier steps.
+	printed map[string]int
 	events  map[string]int // each stream's events that the last step read
-	uids    []string       // the uids of its PTF calls
+	// notes are the operators' notes of the last step's replay
+	// (exec.Execution.Notes), which a step does not print again.
+	notes []string
+	uids  []string // the uids of its PTF calls
 }
 
 // StreamInfo describes a stream (CREATE STREAM) for a front end that
@@ -99,40 +109,68 @@ func (s *Session) Running() (streams, uids []string) {
 }
 
 // stepRun is what the run of a step changes in its execution, and what
-// the replay had counted when the step's own events began, so that the
+// the replay counted while it read the step's own events, so that the
 // counts a step shows (rows read, rows ORDER BY dropped) are the step's,
 // not the whole replay's.
 type stepRun struct {
 	gate *gateWriter
 	ex   *exec.Execution // set by run
-	// printed is how many rows earlier steps printed (the sink skips them).
-	printed int64
 	// key names the state of the query's operators in every step
 	// (exec.OperatorNamespace); each step drops it first.
 	key    string
 	marked bool
-	rowsIn int64 // ex.RowsIn when the step's events began
-	took   time.Duration
+	// live: a scan reads the step's own events, since ex.RowsIn was
+	// since; read counts the rows read so while no scan was live.
+	live  bool
+	since int64
+	read  int64
+	took  time.Duration
+	// notes are the operators' notes of the last step (newNotes).
+	notes *[]string
 }
 
-// mark records the replay's counts as the step's own events begin.
-func (st *stepRun) mark() {
-	if st.marked || st.ex == nil {
+// newNotes returns the operators' notes of the replay that the last
+// step's replay did not give: a note counts over the whole replay ("TUMBLE
+// dropped 1 late row"), so a step says it again only when it changed.
+func (st *stepRun) newNotes(notes []string) []string {
+	var out []string
+	for _, n := range notes {
+		if !slices.Contains(*st.notes, n) {
+			out = append(out, n)
+		}
+	}
+	*st.notes = slices.Clone(notes)
+	return out
+}
+
+// setLive says that a scan of the replay begins the events of earlier
+// steps (false) or the step's own (true): the trace and the counts take
+// only the step's own.
+func (st *stepRun) setLive(live bool) {
+	st.gate.open = live
+	if st.ex == nil || live == st.live {
 		return
 	}
-	st.marked = true
-	st.rowsIn = st.ex.RowsIn
-	for _, call := range st.ex.Ptfs {
-		call.MarkNotes()
+	st.live = live
+	if !live {
+		st.read += st.ex.RowsIn - st.since
+		return
+	}
+	st.since = st.ex.RowsIn
+	if !st.marked {
+		st.marked = true
+		for _, call := range st.ex.Ptfs {
+			call.MarkNotes()
+		}
 	}
 }
 
-// rowsRead is how many rows the step read: those after the mark.
+// rowsRead is how many rows the step read: those of its own events.
 func (st *stepRun) rowsRead() int64 {
-	if !st.marked {
-		return 0
+	if st.live {
+		return st.read + st.ex.RowsIn - st.since
 	}
-	return st.ex.RowsIn - st.rowsIn
+	return st.read
 }
 
 // gateWriter passes writes on once it is open: the trace of a step shows
@@ -401,7 +439,7 @@ func (s *Session) startRunning(ctx context.Context, stmt *statement, scans []*co
 	if s.running != nil {
 		s.stopRunning("a new query on a stream takes its place")
 	}
-	rq := &runningQuery{st: st, events: map[string]int{}}
+	rq := &runningQuery{st: st, events: map[string]int{}, printed: map[string]int{}}
 	for _, sc := range scans {
 		if !containsName(rq.streams, sc.Table.Name) {
 			rq.streams = append(rq.streams, sc.Table.Name)
@@ -494,13 +532,10 @@ func (s *Session) replay(ctx context.Context, stmt *statement, pos sqlmini.Pos, 
 	gate := &gateWriter{}
 	seen := map[string]int{}
 	ended := true
-	st := &stepRun{gate: gate, printed: rq.rows, key: key}
+	st := &stepRun{gate: gate, key: key, notes: &rq.notes}
 	for _, sc := range streamScans(n) {
 		sc.Replayed = rq.events[sc.Table.Name]
-		sc.Live = func() {
-			gate.open = true
-			st.mark()
-		}
+		sc.Live = st.setLive
 		seen[sc.Table.Name] = len(sc.Events)
 		ended = ended && streamEnded(sc.Table)
 	}
@@ -520,20 +555,20 @@ func (s *Session) replay(ctx context.Context, stmt *statement, pos sqlmini.Pos, 
 	format.SetMaxColumnWidth(p, width)
 	format.SetEscapeControls(p, s.cfg.Terminal)
 	s.boundTable(p)
-	sk := &stepSink{p: p, skip: rq.rows, record: stmt.stepRows != nil, rows: &stmt.stepRows}
+	sk := &stepSink{p: p, skip: maps.Clone(rq.printed), printed: rq.printed, record: stmt.stepRows != nil, rows: &stmt.stepRows}
 	if err := s.run(ctx, stmt, pos, n, sk, out); err != nil {
 		out.Flush()
 		s.stopRunning("the step failed")
 		return err
 	}
-	rq.rows, rq.events = sk.n, seen
-	if sk.n == sk.skip && !first {
+	rq.rows, rq.events = rq.rows+sk.n, seen
+	if sk.n == 0 && !first {
 		out.Flush()
 		fmt.Fprintln(s.cfg.Err, "note: no rows at this step")
 	}
 	if s.cfg.Timing {
 		out.Flush()
-		fmt.Fprintf(s.cfg.Err, "(this step: %s read, %s out, %.3f s)\n", plural(st.rowsRead(), "row"), plural(sk.n-sk.skip, "row"), st.took.Seconds())
+		fmt.Fprintf(s.cfg.Err, "(this step: %s read, %s out, %.3f s)\n", plural(st.rowsRead(), "row"), plural(sk.n, "row"), st.took.Seconds())
 	}
 	if ended {
 		out.Flush()
@@ -542,10 +577,17 @@ func (s *Session) replay(ctx context.Context, stmt *statement, pos sqlmini.Pos, 
 	return nil
 }
 
-// stepSink prints the rows of a replay past the first skip.
+// stepSink prints the rows of a replay that earlier steps did not print:
+// skip counts those by their text, and each row of the replay that
+// matches one uses it up. A replay is deterministic and reads the events
+// of earlier steps first, so every row printed before comes again, though
+// not always first (a UNION ALL reads its inputs one after the other).
 type stepSink struct {
-	p       format.Printer
-	skip, n int64
+	p    format.Printer
+	skip map[string]int
+	// printed gets the rows printed, by their text; n counts them.
+	printed map[string]int
+	n       int64
 	sch     types.Schema
 	begun   bool
 	// record keeps the new rows as text in rows (predict.go).
@@ -556,9 +598,13 @@ type stepSink struct {
 func (k *stepSink) Begin(sch types.Schema) error { k.sch = sch; return nil }
 
 func (k *stepSink) Row(r types.Row) error {
-	if k.n++; k.n <= k.skip {
+	text := types.FormatRow(r, k.sch)
+	if k.skip[text] > 0 {
+		k.skip[text]--
 		return nil
 	}
+	k.n++
+	k.printed[text]++
 	if !k.begun {
 		k.begun = true
 		if err := k.p.Begin(k.sch); err != nil {

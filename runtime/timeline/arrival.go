@@ -79,6 +79,8 @@ type aCall struct {
 	wm      []aPoint // watermark advances: x, and the new watermark in Time
 	fired   []aPoint // timers fired, at the advance that fired them
 	ended   bool     // the watermark reached the end of input
+	clock   bool     // wm is the processing-time clock (Clock events)
+	op      string   // the SVG attribute of a window operator's section (callChart.dataOp)
 	endX    int64    // where it did
 	rows    int64    // rows arrived
 	xMax    int64    // the largest x
@@ -92,9 +94,12 @@ type aChart struct {
 	t0, t1 int64 // event times drawn (rows, finite watermarks, timers)
 	has    bool  // some event has a time
 	proc   bool  // x is processing time
-	n      int
-	missed int64
-	notes  []string
+	// windows, clock: a section is a window operator's, one follows the
+	// processing-time clock (the legend says what their marks are).
+	windows, clock bool
+	n              int
+	missed         int64
+	notes          []string
 }
 
 // arrivalLayout places the events of a record.
@@ -108,7 +113,8 @@ func arrivalLayout(r *Record) *aChart {
 	ev := layout(r) // the event view's summaries
 	byName := map[string]*aCall{}
 	for _, cc := range ev.calls {
-		ac := &aCall{name: cc.name, summary: []string{cc.summary(), cc.watermarkLine(ev.hasTime)}}
+		ac := &aCall{name: cc.name, op: cc.dataOp(), summary: []string{cc.summary(), cc.watermarkLine(ev.hasTime)}}
+		c.windows, c.clock = c.windows || cc.windows, c.clock || cc.clock
 		byName[cc.name] = ac
 		c.calls = append(c.calls, ac)
 	}
@@ -147,7 +153,8 @@ func arrivalLayout(r *Record) *aChart {
 			see(e.Time)
 			ac.points = append(ac.points, aPoint{e, x})
 			ac.xMax = max(ac.xMax, x)
-		case e.Kind == Watermark:
+		case e.Kind == Watermark || e.Kind == Clock:
+			ac.clock = ac.clock || e.Kind == Clock
 			if e.Time == End {
 				ac.ended, ac.endX = true, now
 				ac.xMax = max(ac.xMax, now)

@@ -33,6 +33,8 @@ const arrivalStyle = `
 .wm-curve { stroke: #dd6b20; stroke-width: 2; fill: none; }
 .wm-step { fill: #dd6b20; }
 .wm-end { fill: #dd6b20; }
+.clock-curve { stroke: #3182ce; stroke-dasharray: 6 3; }
+.clock-step { fill: #3182ce; }
 .bin-in { fill: #2b6cb0; }
 .bin-late { fill: #e53e3e; }
 .bin-fired { fill: #805ad5; }
@@ -47,12 +49,12 @@ func arrivalSVG(b *strings.Builder, r *Record, standalone bool) {
 	per := band + arrivalPlotHeight + axis
 	top := 40
 	legendTop := top + per*max(len(c.calls), 1) + 8
-	height := legendTop + 130 + 16*len(c.notes)
+	height := legendTop + 130 + 16*len(c.notes) + 16*len(c.legendExtra())
 	width := arrivalLeft + PlotWidth + 60
 	fmt.Fprintf(b, `<svg id="timeline" class="arrival-view" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="event time against arrival time">`+"\n", width, height, width, height)
 	b.WriteString("<style>" + svgStyle + arrivalStyle + "</style>\n")
 	fmt.Fprintf(b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
-	head := "nothing happened: no rows reached a PTF call"
+	head := "nothing happened: no rows reached a PTF call, a window, an OVER or MATCH_RECOGNIZE"
 	switch {
 	case len(r.Events) > 0 && !c.has:
 		head = "no event times to draw up the arrival view (call the function with on_time, or declare a WATERMARK)"
@@ -76,7 +78,7 @@ func arrivalSVG(b *strings.Builder, r *Record, standalone bool) {
 
 // arrivalCallSVG draws one call: its band of text, then its plot.
 func arrivalCallSVG(b *strings.Builder, c *aChart, ac *aCall, top, band int) {
-	fmt.Fprintf(b, `<g class="arrival" data-call="%s">`+"\n", esc(ac.name))
+	fmt.Fprintf(b, `<g class="arrival" data-call="%s"%s>`+"\n", esc(ac.name), ac.op)
 	fmt.Fprintf(b, `<text class="title" x="10" y="%d">%s</text>`+"\n", top+12, esc(ac.name))
 	for i, s := range append(append([]string{}, ac.summary...), "across: "+c.arrivalWhat(ac)) {
 		fmt.Fprintf(b, `<text class="small" x="%d" y="%d">%s</text>`+"\n", arrivalLeft, top+28+13*i, esc(s))
@@ -153,14 +155,22 @@ func arrivalCallSVG(b *strings.Builder, c *aChart, ac *aCall, top, band int) {
 				}
 				fmt.Fprintf(&d, " V%.1f", float64(py0)-2)
 			}
-			fmt.Fprintf(b, `<path class="wm-curve" d="%s"><title>the watermark, as it rose with the rows</title></path>`+"\n", d.String())
+			if ac.clock {
+				fmt.Fprintf(b, `<path class="wm-curve clock-curve" d="%s"><title>the processing-time clock, which the windows follow</title></path>`+"\n", d.String())
+			} else {
+				fmt.Fprintf(b, `<path class="wm-curve" d="%s"><title>the watermark, as it rose with the rows</title></path>`+"\n", d.String())
+			}
 			if !dense {
 				for _, s := range ac.wm {
 					prev := "none"
 					if s.HasWM {
 						prev = FormatTime(s.WM)
 					}
-					fmt.Fprintf(b, `<circle class="wm-step" cx="%.1f" cy="%.1f" r="2.5"><title>watermark %s → %s</title></circle>`+"\n", xp(s.x), yp(s.Time), esc(prev), esc(FormatTime(s.Time)))
+					class, what := "wm-step", "watermark"
+					if s.Kind == Clock {
+						class, what = "wm-step clock-step", "processing time"
+					}
+					fmt.Fprintf(b, `<circle class="%s" cx="%.1f" cy="%.1f" r="2.5"><title>%s %s → %s</title></circle>`+"\n", class, xp(s.x), yp(s.Time), what, esc(prev), esc(FormatTime(s.Time)))
 				}
 			}
 			if ac.ended {
@@ -377,8 +387,25 @@ func arrivalLegend(b *strings.Builder, top int, c *aChart) {
 		fmt.Fprintf(b, it.mark+"\n", dy)
 		fmt.Fprintf(b, `<text class="legend-item" x="26" y="%d">%s</text>`+"\n", y+4, esc(it.text))
 	}
+	extra := c.legendExtra()
+	for i, n := range extra {
+		fmt.Fprintf(b, `<text class="legend-item legend-windows" x="0" y="%d">%s</text>`+"\n", 30+18*len(items)+16*i, esc(n))
+	}
 	for i, n := range c.notes {
-		fmt.Fprintf(b, `<text class="small" x="0" y="%d">note: %s</text>`+"\n", 30+18*len(items)+16*i, esc(n))
+		fmt.Fprintf(b, `<text class="small" x="0" y="%d">note: %s</text>`+"\n", 30+18*len(items)+16*(len(extra)+i), esc(n))
 	}
 	b.WriteString("</g>\n")
+}
+
+// legendExtra are the legend's lines for window operators and the
+// processing-time clock, when the picture has them.
+func (c *aChart) legendExtra() []string {
+	var out []string
+	if c.windows {
+		out = append(out, "windows: timer fired = a window fires, at its end - 1 ms; a dropped row came too late for its windows")
+	}
+	if c.clock {
+		out = append(out, "a window on processing time follows the clock, drawn as the watermark is (the dashed curve); its rows stand at their processing time")
+	}
+	return out
 }

@@ -21,7 +21,7 @@ func arrivalText(w io.Writer, r *Record) error {
 	c := arrivalLayout(r)
 	if len(r.Events) == 0 || !c.has {
 		if len(r.Events) == 0 {
-			b.WriteString("timeline: nothing happened (no rows reached a PTF call)\n")
+			b.WriteString("timeline: nothing happened (no rows reached a PTF call, a window, an OVER or MATCH_RECOGNIZE)\n")
 		} else {
 			b.WriteString("timeline: no event times to draw up the arrival view (call the function with on_time => DESCRIPTOR(col), or declare a WATERMARK)\n")
 		}
@@ -41,6 +41,12 @@ func arrivalText(w io.Writer, r *Record) error {
 	b.WriteString("        X late row dropped by ORDER BY   T timer fired, on the rise of the watermark that passed it\n")
 	b.WriteString("        2-9: that many rows in one place, # ten or more (x, X: most of them late)\n")
 	b.WriteString("        watermark: - where it stood, | where it rose (after the row to its left), ^ the end of input\n")
+	if c.windows {
+		b.WriteString("        windows: T a window fires, at its end - 1 ms; X a row too late for its windows\n")
+	}
+	if c.clock {
+		b.WriteString("        proc time: a window on processing time follows the clock, drawn as the watermark is; its rows stand at their processing time\n")
+	}
 	writeArrivalNotes(&b, c)
 	_, err := io.WriteString(w, b.String())
 	return err

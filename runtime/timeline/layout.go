@@ -34,8 +34,11 @@ type callChart struct {
 	lanes      []*lane
 	aggregated bool // keys share lanes
 	keys       int
-	counts     [RowOut + 1]int
-	untimed    int // events without a time, not drawn (in a chart with times)
+	counts     [Clock + 1]int
+	// clock: the call follows the processing-time clock (Clock events),
+	// which wm holds, not a watermark; windows: it is a window operator.
+	clock, windows bool
+	untimed        int // events without a time, not drawn (in a chart with times)
 }
 
 // lane is the events of one key, or of a bucket of keys.
@@ -82,7 +85,11 @@ func layout(r *Record) *chart {
 			keyLanes[e.Call] = map[string]*lane{}
 			c.calls = append(c.calls, cc)
 		}
+		if int(e.Kind) >= len(cc.counts) {
+			continue
+		}
 		cc.counts[e.Kind]++
+		cc.windows = cc.windows || e.Window
 		p := placed{Event: e, x: int64(i)}
 		if c.hasTime {
 			p.x = e.Time
@@ -90,6 +97,11 @@ func layout(r *Record) *chart {
 				cc.untimed++
 				continue
 			}
+		}
+		if e.Kind == Clock {
+			cc.clock = true
+			cc.wm = append(cc.wm, p)
+			continue
 		}
 		if e.Kind == Watermark {
 			if e.Time == End {
@@ -154,7 +166,10 @@ func (cc *callChart) summary() string {
 	in := fmt.Sprintf("%s in", plural(n[RowIn]+n[LateRow]+n[DroppedRow], "row"))
 	if n[LateRow]+n[DroppedRow] > 0 {
 		in += fmt.Sprintf(" (%d late", n[LateRow]+n[DroppedRow])
-		if n[DroppedRow] > 0 {
+		switch {
+		case n[DroppedRow] > 0 && cc.windows:
+			in += fmt.Sprintf(", %d dropped", n[DroppedRow])
+		case n[DroppedRow] > 0:
 			in += fmt.Sprintf(", %d dropped by ORDER BY", n[DroppedRow])
 		}
 		in += ")"
@@ -167,8 +182,38 @@ func (cc *callChart) summary() string {
 	return strings.Join(parts, "; ")
 }
 
-// watermarkLine says where the watermark went.
+// timeLane names the lane of the call's time: its watermark, or the
+// processing-time clock.
+func (cc *callChart) timeLane() string {
+	if cc.clock {
+		return "proc time"
+	}
+	return "watermark"
+}
+
+// dataOp is the attribute that marks, in SVG, the section of a window
+// operator (data-op="window") and of one on processing time ("window
+// clock").
+func (cc *callChart) dataOp() string {
+	switch {
+	case cc.windows && cc.clock:
+		return ` data-op="window clock"`
+	case cc.windows:
+		return ` data-op="window"`
+	}
+	return ""
+}
+
+// watermarkLine says where the watermark went (or, on processing time,
+// the clock).
 func (cc *callChart) watermarkLine(hasTime bool) string {
+	if cc.clock {
+		from, to := cc.wm[0].Time, cc.wm[len(cc.wm)-1].Time
+		if len(cc.wm) == 1 {
+			return "processing time " + FormatTime(from) + " (it did not move)"
+		}
+		return fmt.Sprintf("processing time %s → %s in %s", FormatTime(from), FormatTime(to), plural(len(cc.wm)-1, "step"))
+	}
 	switch {
 	case len(cc.wm) == 0 && !cc.endOfInput:
 		return "no watermark (declare WATERMARK FOR <column> AS <column> - INTERVAL ... on the table)"

@@ -114,6 +114,7 @@ text.summary { paint-order: stroke; stroke: #ffffff; stroke-width: 3px; }
 .out { fill: #2f855a; }
 .wm-line { stroke: #dd6b20; stroke-width: 2; fill: none; }
 .wm-step { fill: #dd6b20; }
+.clock-step { fill: #3182ce; }
 .wm-end { fill: #dd6b20; }
 .dens-in { fill: #2b6cb0; }
 .dens-late { fill: #e53e3e; }
@@ -140,7 +141,7 @@ func svg(b *strings.Builder, r *Record, standalone bool) {
 	}
 	top := 64
 	legendTop := top + lanesHeight + titleBand*len(c.calls) + 16
-	height := legendTop + 140 + 16*len(c.notes)
+	height := legendTop + 140 + 16*(len(c.notes)+legendExtra(c))
 	width := labelWidth + PlotWidth + 60
 	fmt.Fprintf(b, `<svg id="timeline" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="timeline of the query">`+"\n", width, height, width, height)
 	b.WriteString("<style>" + svgStyle + "</style>\n")
@@ -158,7 +159,7 @@ func svg(b *strings.Builder, r *Record, standalone bool) {
 	} else if len(r.Events) > 0 {
 		head = fmt.Sprintf("no event times: across is the order of the %d events", c.n)
 	} else {
-		head = "nothing happened: no rows reached a PTF call"
+		head = "nothing happened: no rows reached a PTF call, a window, an OVER or MATCH_RECOGNIZE"
 	}
 	fmt.Fprintf(b, `<text class="title" x="10" y="20">%s</text>`+"\n", esc(head))
 	// axis
@@ -173,7 +174,7 @@ func svg(b *strings.Builder, r *Record, standalone bool) {
 	y := top
 	useDense := dense > DenseEvents
 	for _, cc := range c.calls {
-		fmt.Fprintf(b, `<g class="call" data-call="%s">`+"\n", esc(cc.name))
+		fmt.Fprintf(b, `<g class="call" data-call="%s"%s>`+"\n", esc(cc.name), cc.dataOp())
 		fmt.Fprintf(b, `<text class="title" x="10" y="%d">%s</text>`+"\n", y+16, esc(cc.name))
 		fmt.Fprintf(b, `<text class="small summary" x="%d" y="%d">%s</text>`+"\n", labelWidth, y+10, esc(cc.summary()))
 		fmt.Fprintf(b, `<text class="small summary" x="%d" y="%d">%s</text>`+"\n", labelWidth, y+24, esc(cc.watermarkLine(c.hasTime)))
@@ -193,7 +194,7 @@ func svg(b *strings.Builder, r *Record, standalone bool) {
 		// the watermark lane
 		mid := y + laneHeight/2
 		b.WriteString(`<g class="watermark">` + "\n")
-		fmt.Fprintf(b, `<text x="10" y="%d">watermark</text>`+"\n", mid+4)
+		fmt.Fprintf(b, `<text x="10" y="%d">%s</text>`+"\n", mid+4, cc.timeLane())
 		if len(cc.wm) > 0 {
 			fmt.Fprintf(b, `<line class="wm-line" x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>`+"\n", x(cc.wm[0].x), mid, x(cc.wm[len(cc.wm)-1].x), mid)
 			if !useDense || len(cc.wm) <= DenseEvents {
@@ -202,7 +203,11 @@ func svg(b *strings.Builder, r *Record, standalone bool) {
 					if p.HasWM {
 						prev = FormatTime(p.WM)
 					}
-					fmt.Fprintf(b, `<path class="wm-step" d="M%.1f %d l-4 7 h8 z"><title>watermark %s → %s</title></path>`+"\n", x(p.x), mid-3, esc(prev), esc(FormatTime(p.Time)))
+					class, what := "wm-step", "watermark"
+					if p.Kind == Clock {
+						class, what = "wm-step clock-step", "processing time"
+					}
+					fmt.Fprintf(b, `<path class="%s" d="M%.1f %d l-4 7 h8 z"><title>%s %s → %s</title></path>`+"\n", class, x(p.x), mid-3, what, esc(prev), esc(FormatTime(p.Time)))
 				}
 			}
 		}
@@ -324,6 +329,12 @@ func tooltip(e Event) string {
 	if e.HasWM {
 		wm = "watermark " + FormatTime(e.WM)
 	}
+	if e.OnClock && e.HasWM {
+		wm = "processing time " + FormatTime(e.WM)
+	}
+	if e.Window {
+		return windowTooltip(e, at, wm)
+	}
 	timer := "unnamed timer"
 	if e.Name != "" {
 		timer = "timer " + e.Name
@@ -341,6 +352,34 @@ func tooltip(e Event) string {
 		return fmt.Sprintf("%s fired at %s (%s passed it)", timer, at, wm)
 	case TimerCleared:
 		return fmt.Sprintf("%s at %s cleared (%s)", timer, at, wm)
+	case RowOut:
+		return fmt.Sprintf("row out %s at %s", e.Row, at)
+	}
+	return e.Kind.String()
+}
+
+// windowTooltip says what an event of a window operator is: its
+// windows' timers are their ends.
+func windowTooltip(e Event, at, wm string) string {
+	key := ""
+	if e.Key != "" {
+		key = " of " + e.Key
+	}
+	passes := "the watermark passes"
+	if e.OnClock {
+		passes = "the processing-time clock passes"
+	}
+	switch e.Kind {
+	case RowIn:
+		return fmt.Sprintf("row in %s at %s (%s)", e.Row, at, wm)
+	case LateRow:
+		return fmt.Sprintf("late row %s at %s, at or before the %s; it still counts in its windows still open", e.Row, at, wm)
+	case DroppedRow:
+		return fmt.Sprintf("dropped %s at %s: late, the %s had passed all its windows", e.Row, at, wm)
+	case TimerSet:
+		return fmt.Sprintf("a window%s opens: it fires when %s %s (%s)", key, passes, at, wm)
+	case TimerFired:
+		return fmt.Sprintf("the window%s ending at %s fires (%s passed it)", key, at, wm)
 	case RowOut:
 		return fmt.Sprintf("row out %s at %s", e.Row, at)
 	}
@@ -431,10 +470,33 @@ func legend(b *strings.Builder, top int, c *chart) {
 	py := 34 + 4*20
 	fmt.Fprintf(b, `<path class="wm-step" d="M10 %d l-4 7 h8 z"/><text class="legend-item" x="24" y="%d">watermark advanced to (the line: the stretch it crossed; ▶ at the right: end of input)</text>`+"\n", py-4, py+4)
 	fmt.Fprintf(b, `<rect class="dens-in" x="680" y="%d" width="10" height="10" opacity="0.6"/><text class="legend-item" x="696" y="%d">many events: darker is more</text>`+"\n", py-6, py+4)
+	var extra []string
+	if windowsAny(c) {
+		extra = append(extra, "windows: timer set = a window opens (its timer at its end - 1 ms), timer fired = it fires, row out = its row; a dropped row came too late for its windows")
+	}
+	if clockAny(c) {
+		extra = append(extra, "proc time: the processing-time clock, which an operator on processing time follows (▲ where it moved to)")
+	}
+	for i, n := range extra {
+		fmt.Fprintf(b, `<text class="legend-item legend-windows" x="0" y="%d">%s</text>`+"\n", py+22+16*i, esc(n))
+	}
+	py += 16 * len(extra)
 	for i, n := range c.notes {
 		fmt.Fprintf(b, `<text class="small" x="0" y="%d">note: %s</text>`+"\n", py+22+16*i, esc(n))
 	}
 	b.WriteString("</g>\n")
+}
+
+// legendExtra is how many lines the legend adds for SQL operators.
+func legendExtra(c *chart) int {
+	n := 0
+	if windowsAny(c) {
+		n++
+	}
+	if clockAny(c) {
+		n++
+	}
+	return n
 }
 
 // esc makes text safe inside XML: markup escaped, and the characters XML

@@ -38,7 +38,7 @@ func Text(w io.Writer, r *Record) error {
 	var b strings.Builder
 	c := layout(r)
 	if len(r.Events) == 0 {
-		b.WriteString("timeline: nothing happened (no rows reached a PTF call)\n")
+		b.WriteString("timeline: nothing happened (no rows reached a PTF call, a window, an OVER or MATCH_RECOGNIZE)\n")
 		writeNotes(&b, c)
 		_, err := io.WriteString(w, b.String())
 		return err
@@ -88,7 +88,7 @@ func Text(w io.Writer, r *Record) error {
 				line[i] = '-'
 			}
 		}
-		b.WriteString(fit("  watermark", label) + strings.TrimRight(string(line), " ") + "\n")
+		b.WriteString(fit("  "+cc.timeLane(), label) + strings.TrimRight(string(line), " ") + "\n")
 		if cc.aggregated {
 			aggregatedLanes(&b, cc, label, col)
 		} else {
@@ -108,6 +108,12 @@ func Text(w io.Writer, r *Record) error {
 	b.WriteString("        t timer set (at its time)   T timer fired   c timer cleared or replaced   > row out\n")
 	b.WriteString("        watermark: ^ where it advanced to, - the stretch it crossed, > end of input\n")
 	b.WriteString("        a column shows the first of X x T o c t that falls in it\n")
+	if windowsAny(c) {
+		b.WriteString("        windows: t a window opens (its timer, at its end - 1 ms)   T it fires   > its row   X a row too late for its windows\n")
+	}
+	if clockAny(c) {
+		b.WriteString("        proc time: the processing-time clock, which an operator on it follows: ^ where it moved to\n")
+	}
 	if aggregatedAny(c) {
 		b.WriteString("        lanes of many keys: " + density + " from one event to the most in a column of the lane\n")
 	}
@@ -123,6 +129,27 @@ func writeNotes(b *strings.Builder, c *chart) {
 	for _, n := range c.notes {
 		fmt.Fprintf(b, "note: %s\n", n)
 	}
+}
+
+// windowsAny reports whether a window operator has a section (its marks
+// need a word of their own in the legend); clockAny whether a section
+// follows the processing-time clock.
+func windowsAny(c *chart) bool {
+	for _, cc := range c.calls {
+		if cc.windows {
+			return true
+		}
+	}
+	return false
+}
+
+func clockAny(c *chart) bool {
+	for _, cc := range c.calls {
+		if cc.clock {
+			return true
+		}
+	}
+	return false
 }
 
 func aggregatedAny(c *chart) bool {

@@ -6,8 +6,13 @@
 // A Record is a list of Events in the order they happened: rows into a PTF
 // call with their key and event time (late rows marked), the call's
 // watermark as it advances, timers set, fired and cleared, and rows out.
-// The PTF operator (runtime/exec) adds them through its timeline hook when
-// a statement asks for a timeline; nothing is recorded otherwise.
+// The PTF operator (runtime/exec/ptfop) adds them through its timeline
+// hook when a statement asks for a timeline; nothing is recorded
+// otherwise. The SQL operators that act in time (window aggregations,
+// Top-N and deduplication, OVER, MATCH_RECOGNIZE) add theirs the same way,
+// a section each: a window's
+// end is its timer, and an operator on processing time follows the
+// processing-time clock (Clock events) where others follow the watermark.
 //
 // Two views (View): the event view puts event time across and one lane
 // per partition key down, below a lane of the watermark; above MaxLanes
@@ -50,9 +55,12 @@ const (
 	TimerCleared
 	// RowOut is a row the call emitted.
 	RowOut
+	// Clock is the processing-time clock that an operator on processing
+	// time follows moving to Time (from WM): it plays the watermark's part.
+	Clock
 )
 
-var kindNames = [...]string{"row in", "late row", "dropped row", "watermark", "timer set", "timer fired", "timer cleared", "row out"}
+var kindNames = [...]string{"row in", "late row", "dropped row", "watermark", "timer set", "timer fired", "timer cleared", "row out", "processing time"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -91,6 +99,13 @@ type Event struct {
 	// HasProc says so. The arrival view puts rows there when all have one.
 	Proc    int64
 	HasProc bool
+	// Window marks an event of a window operator of SQL (a window
+	// aggregation) rather than of a PTF call: a row it drops was late for
+	// its windows (not for ORDER BY), a timer is a window's end.
+	Window bool
+	// OnClock marks an event of an operator on processing time: Time and
+	// WM are times of the processing-time clock, which Clock events move.
+	OnClock bool
 }
 
 // MaxEvents is how many events a Record keeps (some 200 MB at most); it

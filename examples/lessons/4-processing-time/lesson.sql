@@ -48,22 +48,32 @@ ADVANCE WATERMARK taps TO END;
 SELECT window_start, COUNT(*) AS taps, LISTAGG(card) AS cards
 FROM TABLE(TUMBLE(TABLE taps, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;
 
--- 2. The picture: each tap across at the processing time it arrived, up
--- at its event time; the watermark curve; dan below it, late (the
--- function stamps each tap late or on time). (The arrival view puts processing time across
--- when the stream's clock was stepped.)
-CREATE FUNCTION Stamp LANGUAGE JAVASCRIPT AS $$
-export default {
-  output: "STRING",
-  args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE", "REQUIRE_ON_TIME"] }],
-  eval(ctx, s, { input }) {
-    const wm = ctx.timeContext().currentWatermark();
-    ctx.collect(wm !== null && ctx.timeContext().time() <= wm ? "late" : "on time");
-  },
-};
-$$;
+-- 2. The pictures: the two windows of this lesson, side by side, each
+-- drawn as its operator works. The window on processing time follows the
+-- stream's clock (its lane "proc time"): each tap stands at the moment it
+-- arrived, and a window fires (T) when the clock passes its end, with the
+-- taps that arrived in it. The window on event time follows the
+-- watermark: each tap stands at its own time, a window fires when the
+-- watermark passes its end, and dan's tap, which came after the watermark
+-- passed its minute, is dropped (X).
+EXPLAIN TIMELINE
+SELECT 'processing' AS clock, window_start, COUNT(*) AS taps
+FROM TABLE(TUMBLE(TABLE taps, DESCRIPTOR(pt), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end
+UNION ALL
+SELECT 'event' AS clock, window_start, COUNT(*) AS taps
+FROM TABLE(TUMBLE(TABLE taps, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;
+
+-- The same, as the books draw time: processing time across (when each
+-- tap arrived), event time up. On processing time the taps stand on the
+-- clock itself, so its windows cannot have a late row; on event time the
+-- watermark is a curve that rises after the taps, and dan is below it.
 SET 'ptfsh.timeline.view' = 'arrival';
-EXPLAIN TIMELINE SELECT * FROM Stamp(input => TABLE taps PARTITION BY card, on_time => DESCRIPTOR(ts));
+EXPLAIN TIMELINE
+SELECT 'processing' AS clock, window_start, COUNT(*) AS taps
+FROM TABLE(TUMBLE(TABLE taps, DESCRIPTOR(pt), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end
+UNION ALL
+SELECT 'event' AS clock, window_start, COUNT(*) AS taps
+FROM TABLE(TUMBLE(TABLE taps, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;
 RESET 'ptfsh.timeline.view';
 
 -- 3. State that forgets on processing time: a TTL. The exercise

@@ -80,6 +80,9 @@ type Operator struct {
 	firing     *timer        // the timer whose onTimer runs
 	noTime     bool          // the running eval asked for time() and got none
 	rec        *parRec       // a parallel worker's record of its calls (parallel.go)
+	// restoredOut: after a restart, the watermark it had handed on went
+	// on again as Restored.
+	restoredOut bool
 
 	// stepErr is the error of a batch of steps, returned once the output
 	// of the steps before it is handed on.
@@ -365,6 +368,16 @@ func (o *Operator) process(i int, ev exec.Event) error {
 		return o.inputWatermark(i, exec.MaxWatermark)
 	case exec.EvWatermark:
 		o.SawWM = true
+		if ev.Restored && o.inHas[i] && ev.Wm <= o.inWM[i] {
+			// A restarted run: this operator kept its watermark in the
+			// checkpoint; the one it had handed on goes on again, once,
+			// for the operators after it that keep none.
+			if o.hasWM && !o.restoredOut && o.rec == nil {
+				o.restoredOut = true
+				o.out = append(o.out, exec.Event{Kind: exec.EvWatermark, Wm: o.wm, Restored: true})
+			}
+			return nil
+		}
 		return o.inputWatermark(i, ev.Wm)
 	case exec.EvTick:
 		o.out = append(o.out, ev)

@@ -402,6 +402,9 @@ type twoInputs struct {
 	timeCol [2]int
 	heads   [2]*exec.Event
 	pending []exec.Event // a status change after its watermark
+	// restored: the valve's watermark went on again, as Restored, after a
+	// restart (next).
+	restored bool
 }
 
 func newTwoInputs(ins []exec.Stream, ex *exec.Execution) *twoInputs {
@@ -510,6 +513,13 @@ func (t *twoInputs) next() (int, exec.Event, error) {
 			w, moved = t.valve.SetIdle(i, ev.Idle)
 		case exec.EvWatermark:
 			w, moved = t.valve.Watermark(i, ev.Wm)
+			if ev.Restored && !moved && !t.restored && t.valve.Current() != exec.MinWatermark {
+				// A restarted run: the valve, restored, holds the
+				// watermark it had handed on; it goes on again, once,
+				// for the operators after this one that keep none.
+				t.restored = true
+				return i, exec.Event{Kind: exec.EvWatermark, Wm: t.valve.Current(), Restored: true}, nil
+			}
 		}
 		if idle := t.valve.Idle(); idle != t.idle {
 			t.idle = idle

@@ -211,7 +211,7 @@ func (s *intervalStream) Next() (exec.Event, error) {
 			}
 			continue
 		case exec.EvWatermark:
-			s.wm = max(ev.Wm, 0)
+			s.wm = max(s.wm, ev.Wm, 0)
 			if err := s.expire(); err != nil {
 				return exec.Event{}, err
 			}

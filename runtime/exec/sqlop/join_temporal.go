@@ -222,8 +222,10 @@ func (s *temporalStream) Next() (exec.Event, error) {
 			}
 			continue
 		case exec.EvWatermark:
-			if err := s.fire(ev.Wm); err != nil {
-				return exec.Event{}, err
+			if !ev.Restored {
+				if err := s.fire(ev.Wm); err != nil {
+					return exec.Event{}, err
+				}
 			}
 			s.out.Push(ev)
 			continue

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime/cep"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -246,6 +247,37 @@ func TestJoinNode_resume(t *testing.T) {
 	}
 }
 
+// vBelow is the condition left.v < right.v + 20 over a left row of kvt
+// followed by a right row of kvt.
+type vBelow struct{}
+
+func (vBelow) Eval(row []any) (any, error) {
+	l, r := row[1], row[4]
+	if l == nil || r == nil {
+		return nil, nil
+	}
+	return l.(int64) < r.(int64)+20, nil
+}
+func (vBelow) Type() types.Type { return types.Type{Kind: types.KindBoolean} }
+func (vBelow) IsConstant() bool { return false }
+
+func TestSemiJoinNode_resume(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		anti     bool
+		nullSafe bool
+		cond     expr.Expr
+	}{{"semi", false, false, nil}, {"anti", true, false, nil}, {"semi cond", false, false, vBelow{}}, {"anti null-safe cond", true, true, vBelow{}}} {
+		t.Run(c.name, func(t *testing.T) {
+			checkResume(t, func() exec.Node {
+				l := &resumeNode{name: "l", sch: kvt, mode: types.RetractAll, events: resumeEvents(7, 60, 4, true)}
+				r := &resumeNode{name: "r", sch: kvt, mode: types.RetractAll, events: resumeEvents(8, 50, 4, true)}
+				return &SemiJoinNode{Left: l, Right: r, Anti: c.anti, NullSafe: c.nullSafe, LeftKeys: key0, RightKeys: key0, Cond: c.cond}
+			})
+		})
+	}
+}
+
 func TestIntervalJoinNode_resume(t *testing.T) {
 	for _, kind := range []JoinKind{InnerJoin, LeftJoin, FullJoin} {
 		t.Run(kind.String(), func(t *testing.T) {
@@ -364,4 +396,162 @@ func TestTemporalSortNode_resume(t *testing.T) {
 	checkResume(t, func() exec.Node {
 		return &TemporalSortNode{In: insertOnly("in", 14, 100, 4), Time: 2, Keys: []OrderKey{{Expr: col2, Text: "ts"}, {Expr: col1, Desc: true, Text: "v DESC"}}}
 	})
+}
+
+// TestComputedWatermark_resume: a watermark declared on a computed column
+// is assigned after the source, and its generator goes into checkpoints,
+// so that a row read again after a crash is late, or not, as it was
+// before. A restarted run emits the watermark it had emitted again, as
+// Restored: the operators take it as their event time and fire nothing,
+// so that a row that came after it still waits for the next watermark.
+// Each operator after it emits the same rows with or without a break
+// (without the generator in the checkpoint, a late row read first after a
+// restart opened a window that had fired; with the watermark fired again,
+// an OVER emitted a row that waited for the next one). The runs are
+// compared by their rows: a sink sees no watermarks.
+func TestComputedWatermark_resume(t *testing.T) {
+	ts := types.Type{Kind: types.KindTimestampLTZ, Length: 3}
+	win := types.Schema{Columns: append(append([]types.Column(nil), kvt.Columns...),
+		types.Column{Name: "window_start", Type: ts}, types.Column{Name: "window_end", Type: ts}, types.Column{Name: "window_time", Type: ts})}
+	count := &AggCall{Fn: "COUNT", Star: true, Typ: bigT, Text: "COUNT(*)"}
+	computed := func() exec.Node {
+		var rows []exec.Event
+		for _, ev := range resumeEvents(11, 150, 3, false) {
+			if ev.Kind == exec.EvRow {
+				rows = append(rows, ev)
+			}
+		}
+		src := &resumeNode{name: "rows", sch: kvt, mode: types.InsertOnly, events: rows}
+		return &exec.ComputedNode{In: src, Sch: kvt,
+			Exprs:    []expr.Expr{&expr.Column{Index: 0, T: bigT}, col1, col2},
+			ProcTime: make([]bool, 3), Texts: []string{"k", "v", "ts"},
+			Wm: &exec.WatermarkSpec{Column: 2, Delay: 1, Expr: "ts - 1"}, Every: 1}
+	}
+	plans := map[string]func() exec.Node{
+		"window": func() exec.Node {
+			tvf := &WindowTVFNode{In: computed(), Spec: WindowSpec{Kind: Tumble, Size: 3}, Time: 2, DropLate: true, Sch: win, Text: "TUMBLE"}
+			return &WindowAggregateNode{In: tvf, End: 4,
+				Groups: []expr.Expr{&expr.Column{Index: 0, T: bigT}, &expr.Column{Index: 3, T: ts}},
+				Calls:  []*AggCall{count},
+				Outs:   []expr.Expr{&expr.Column{Index: 0, T: bigT}, &expr.Column{Index: 1, T: ts}, &expr.Column{Index: 2, T: bigT}},
+				Text:   "WindowAggregate"}
+		},
+		"over": func() exec.Node {
+			return &OverNode{In: computed(), Partition: key0, Time: 2, Frame: OverFrame{Rows: true, Preceding: 2},
+				Calls: []*OverCall{{Fn: "SUM", Agg: sumV, Typ: bigT}}, Sch: kvtPlus("s")}
+		},
+		"temporal_sort": func() exec.Node {
+			return &TemporalSortNode{In: computed(), Time: 2, Keys: vDesc}
+		},
+	}
+	rows := func(evs []string) []string {
+		var out []string
+		for _, e := range evs {
+			if !strings.HasPrefix(e, "wm=") {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	for name, build := range plans {
+		t.Run(name, func(t *testing.T) {
+			opts := exec.DefaultOptions()
+			_, all, _ := resumeRun(t, state.NewMem(), opts, build(), 1<<30, -1)
+			want := rows(all)
+			if len(want) == 0 {
+				t.Fatal("the plan emits nothing")
+			}
+			for stop := 1; stop < len(all); stop++ {
+				store := state.NewMem()
+				before, _, _ := resumeRun(t, store, opts, build(), 1, stop)
+				_, after, _ := resumeRun(t, store, opts, build(), 1, -1)
+				if diff := cmp.Diff(want, rows(append(before, after...))); diff != "" {
+					t.Fatalf("killed after %d events: the rows differ from a run without a break (-want +got):\n%s", stop, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestRestoredWatermark_firesNothing: a watermark emitted again after a
+// restart (Restored) is one every operator had before the checkpoint: a
+// row that came after it, behind it, still waits for the next watermark,
+// as in a run without a break. OVER keeps the row of key 2 at time 3 (its
+// partition has not fired), ORDER BY the row at time 4 (after the last
+// rows it released): neither goes out at the restored watermark 5, both
+// at 6.
+func TestRestoredWatermark_firesNothing(t *testing.T) {
+	at := func(k, v, ts int64) exec.Event { return row(types.Insert, k, v, types.Instant{Millis: ts}) }
+	restored := exec.Event{Kind: exec.EvWatermark, Wm: 5, Restored: true}
+	cases := map[string]struct {
+		build func(in exec.Node) exec.Node
+		in    []exec.Event
+		want  []string
+	}{
+		"over": {
+			build: func(in exec.Node) exec.Node {
+				return &OverNode{In: in, Partition: key0, Time: 2, Frame: OverFrame{Rows: true, Preceding: 2},
+					Calls: []*OverCall{{Fn: "ROW_NUMBER", Typ: bigT}}, Sch: kvtPlus("rn")}
+			},
+			in:   []exec.Event{at(1, 10, 5), wm(5), at(2, 20, 3), restored, wm(6)},
+			want: []string{"+I[1, 10, 5, 1]", "wm=5", "wm=5", "+I[2, 20, 3, 1]", "wm=6"},
+		},
+		"temporal_sort": {
+			build: func(in exec.Node) exec.Node { return &TemporalSortNode{In: in, Time: 2, Keys: vDesc} },
+			in:    []exec.Event{at(1, 10, 3), wm(3), at(2, 20, 4), restored, wm(6)},
+			want:  []string{"+I[1, 10, 3]", "wm=3", "wm=5", "+I[2, 20, 4]", "wm=6"},
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := &resumeNode{name: "in", sch: kvt, mode: types.InsertOnly, events: c.in}
+			opts := exec.DefaultOptions()
+			opts.EndOfInput = false
+			_, got, _ := resumeRun(t, state.NewMem(), opts, c.build(in), 1<<30, -1)
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// modIs is the DEFINE condition v % 3 = r over its one slot.
+type modIs struct{ r int64 }
+
+func (m modIs) Eval(vals []any) (any, error) {
+	if vals[0] == nil {
+		return nil, nil
+	}
+	return vals[0].(int64)%3 == m.r, nil
+}
+func (modIs) Type() types.Type { return types.Type{Kind: types.KindBoolean} }
+func (modIs) IsConstant() bool { return false }
+
+// TestMatchNode_resume: MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts,
+// PATTERN (A B+ C), each variable a remainder of v by 3, MEASURES
+// FIRST(A.v), LAST(C.v)) keeps its partitions' matchers, waiting rows and
+// held rows in the store: killed at every moment, it resumes from its
+// last checkpoint.
+func TestMatchNode_resume(t *testing.T) {
+	for _, skip := range []cep.SkipKind{cep.SkipPastLastRow, cep.SkipToNextRow} {
+		t.Run(fmt.Sprint(skip), func(t *testing.T) {
+			nfa, err := cep.Compile(cep.Spec{Vars: []cep.Var{{Name: "A", Min: 1, Max: 1}, {Name: "B", Min: 1, Max: -1}, {Name: "C", Min: 1, Max: 1}}, Skip: skip})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var defines []*MatchExpr
+			for v := range 3 {
+				defines = append(defines, &MatchExpr{Expr: modIs{int64(v)}, Slots: []MatchSlot{{Var: v, Col: 1}}})
+			}
+			measure := func(v int, first bool) *MatchExpr {
+				return &MatchExpr{Expr: &expr.Column{Index: 0, T: bigT}, Slots: []MatchSlot{{Var: v, First: first, Col: 1}}}
+			}
+			sch := types.Schema{Columns: []types.Column{{Name: "k", Type: bigT}, {Name: "a", Type: bigT}, {Name: "c", Type: bigT}}}
+			checkResume(t, func() exec.Node {
+				return &MatchNode{In: insertOnly("in", 15, 300, 3), Partition: []int{0}, Time: 2,
+					Keys: []OrderKey{{Expr: col2, Text: "ts"}, {Expr: col1, Text: "v"}},
+					NFA:  nfa, Defines: defines, Measures: []*MatchExpr{measure(0, true), measure(2, false)}, Sch: sch}
+			})
+		})
+	}
 }

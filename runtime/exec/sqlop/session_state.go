@@ -81,7 +81,13 @@ func (s *windowTVFStream) addToSession(r types.Row, t int64) error {
 	}
 	if len(parts) == 0 && merged.end-1 <= s.wm {
 		s.late++
+		if s.obs != nil {
+			s.obs.Dropped(drawKey(r.Fields, s.n.Draw.TVFKeys), t, true, rowText(r.Fields, s.n.In.Schema()))
+		}
 		return nil
+	}
+	if s.obs != nil {
+		s.obs.RowIn(drawKey(r.Fields, s.n.Draw.TVFKeys), t, true, !s.n.ProcTime && t <= s.wm, rowText(r.Fields, s.n.In.Schema()))
 	}
 	if !found {
 		s.seq++

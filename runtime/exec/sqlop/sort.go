@@ -320,6 +320,9 @@ func (s *temporalSortStream) Next() (exec.Event, error) { return s.out.Next(s.in
 func (s *temporalSortStream) Time(ev *exec.Event) error {
 	switch ev.Kind {
 	case exec.EvWatermark:
+		if ev.Restored {
+			return nil
+		}
 		return s.release(ev.Wm)
 	case exec.EvEnd:
 		// Stopped without its end of input, the rows that wait stay in

@@ -125,6 +125,9 @@ type WindowTVFNode struct {
 	// ProcTime: the time column is a processing-time attribute; SESSION
 	// closes a session when the processing-time clock passes its end.
 	ProcTime bool
+	// Draw, under a window aggregation, draws the rows and the watermark
+	// (or the clock) in the statement's timeline (window_draw.go).
+	Draw *WindowDraw
 }
 
 var _ exec.Node = (*WindowTVFNode)(nil)
@@ -143,7 +146,7 @@ func (n *WindowTVFNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &windowTVFStream{n: n, in: in, ex: ex, wm: exec.MinWatermark, minEnd: exec.MinWatermark}
+	s := n.stream(in, ex)
 	if n.Spec.Kind == Session {
 		if err := s.openSessions(ns); err != nil {
 			in.Close()
@@ -152,6 +155,12 @@ func (n *WindowTVFNode) Open(ex *exec.Execution) (exec.Stream, error) {
 		ex.Stateful = append(ex.Stateful, s)
 	}
 	return s, nil
+}
+
+// stream returns the stream of n over its input in, without the open
+// sessions of SESSION (openSessions).
+func (n *WindowTVFNode) stream(in exec.Stream, ex *exec.Execution) *windowTVFStream {
+	return &windowTVFStream{n: n, in: in, ex: ex, wm: exec.MinWatermark, minEnd: exec.MinWatermark, obs: n.Draw.observer(ex, n.ProcTime)}
 }
 
 // session is one open session of a key: its bounds and rows.
@@ -182,7 +191,9 @@ type windowTVFStream struct {
 	wm   int64
 	out  exec.Queue
 	late int64
-	ws   [][2]int64 // the windows of the row at hand
+	// obs draws the rows and the time in the timeline (nil: none).
+	obs exec.OpObserver
+	ws  [][2]int64 // the windows of the row at hand
 	// boxed are the window columns of the window [boxedStart, boxedEnd),
 	// the last one emitted.
 	boxed                [3]any
@@ -213,6 +224,9 @@ func (s *windowTVFStream) Next() (exec.Event, error) { return s.out.Next(s.in, s
 // Idle closes, on processing time, the sessions the clock passed while
 // the input was quiet.
 func (s *windowTVFStream) Idle() error {
+	if s.obs != nil && s.n.ProcTime {
+		s.obs.Clock(s.ex.Now())
+	}
 	if s.n.ProcTime && s.n.Spec.Kind == Session {
 		return s.procFire()
 	}
@@ -223,6 +237,9 @@ func (s *windowTVFStream) Idle() error {
 // passed.
 func (s *windowTVFStream) Time(ev *exec.Event) error {
 	if s.n.ProcTime {
+		if s.obs != nil {
+			s.obs.Clock(s.ex.Now())
+		}
 		if s.n.Spec.Kind == Session {
 			return s.procFire()
 		}
@@ -230,12 +247,21 @@ func (s *windowTVFStream) Time(ev *exec.Event) error {
 	}
 	switch ev.Kind {
 	case exec.EvWatermark:
-		s.wm = ev.Wm
+		s.wm = max(s.wm, ev.Wm)
+		if ev.Restored {
+			break
+		}
+		if s.obs != nil {
+			s.obs.Watermark(ev.Wm)
+		}
 		if err := s.fire(ev.Wm); err != nil {
 			return err
 		}
 	case exec.EvEnd:
 		if s.ex.Opts.EndOfInput {
+			if s.obs != nil {
+				s.obs.Watermark(exec.MaxWatermark)
+			}
 			if err := s.fire(exec.MaxWatermark); err != nil {
 				return err
 			}
@@ -251,6 +277,9 @@ func (s *windowTVFStream) Time(ev *exec.Event) error {
 // dropped, as Flink's window operators drop a NULL rowtime.
 func (s *windowTVFStream) Row(r types.Row) error {
 	t, ok := types.TimeMillis(r.Fields[s.n.Time])
+	if s.obs != nil && s.n.ProcTime {
+		s.obs.Clock(s.ex.Now())
+	}
 	if !ok {
 		return nil
 	}
@@ -265,6 +294,9 @@ func (s *windowTVFStream) Row(r types.Row) error {
 	sent := false
 	s.ws = s.n.Spec.AppendWindows(s.ws[:0], t)
 	ws := s.ws
+	if s.obs != nil {
+		s.drawRow(r, t, ws)
+	}
 	for _, w := range ws {
 		if s.n.DropLate && w[1]-1 <= s.wm {
 			continue
@@ -278,6 +310,22 @@ func (s *windowTVFStream) Row(r types.Row) error {
 	return nil
 }
 
+// drawRow draws a row at time t, whose windows are ws, in the timeline:
+// in (late when at or before the watermark, yet in a window still open),
+// or dropped when the watermark passed all its windows.
+func (s *windowTVFStream) drawRow(r types.Row, t int64, ws [][2]int64) {
+	open := !s.n.DropLate
+	for _, w := range ws {
+		open = open || w[1]-1 > s.wm
+	}
+	key, text := drawKey(r.Fields, s.n.Draw.TVFKeys), rowText(r.Fields, s.n.In.Schema())
+	if !open && len(ws) > 0 {
+		s.obs.Dropped(key, t, true, text)
+		return
+	}
+	s.obs.RowIn(key, t, true, !s.n.ProcTime && t <= s.wm, text)
+}
+
 // emit sends row r with the window [start, end). The window's three
 // values are boxed once per window, not per row: rows of one window
 // share them (values are immutable).
@@ -286,15 +334,23 @@ func (s *windowTVFStream) emit(r types.Row, start, end int64) {
 	f = append(f, r.Fields...)
 	if s.boxed[0] == nil || start != s.boxedStart || end != s.boxedEnd {
 		s.boxedStart, s.boxedEnd = start, end
-		s.boxed[0], s.boxed[1] = types.LocalDateTime{Millis: start}, types.LocalDateTime{Millis: end}
-		if s.n.Sch.Columns[len(s.n.Sch.Columns)-1].Type.Kind == types.KindTimestampLTZ {
-			s.boxed[2] = types.Instant{Millis: end - 1}
-		} else {
-			s.boxed[2] = types.LocalDateTime{Millis: end - 1}
-		}
+		s.boxed = windowColumns(s.n.Sch, start, end)
 	}
 	f = append(f, s.boxed[:]...)
 	s.out.PushRow(types.Insert, f)
+}
+
+// windowColumns returns the values of window_start, window_end and
+// window_time of the window [start, end) in a window table function's
+// output of schema sch (window_time is a TIMESTAMP_LTZ over one).
+func windowColumns(sch types.Schema, start, end int64) [3]any {
+	v := [3]any{types.LocalDateTime{Millis: start}, types.LocalDateTime{Millis: end}, nil}
+	if sch.Columns[len(sch.Columns)-1].Type.Kind == types.KindTimestampLTZ {
+		v[2] = types.Instant{Millis: end - 1}
+	} else {
+		v[2] = types.LocalDateTime{Millis: end - 1}
+	}
+	return v
 }
 
 func (s *windowTVFStream) Close() error { return s.in.Close() }

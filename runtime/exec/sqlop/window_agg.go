@@ -31,6 +31,9 @@ type WindowAggregateNode struct {
 	// when the processing-time clock passes their end (not the watermark);
 	// those open when the input ends are not emitted, as in Flink.
 	ProcTime bool
+	// Draw draws the windows in the statement's timeline, with the window
+	// table function under it (window_draw.go).
+	Draw *WindowDraw
 }
 
 var _ exec.Node = (*WindowAggregateNode)(nil)
@@ -42,11 +45,24 @@ func (n *WindowAggregateNode) Explain() string                { return n.Text }
 
 func (n *WindowAggregateNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	ns := ex.OperatorNamespace("window-agg")
-	in, err := n.In.Open(ex)
-	if err != nil {
+	var in exec.Stream
+	var err error
+	if tvf, ok := memWindowAggOK(n); ok && ex.Opts.EndOfInput && ex.Opts.Scratch && ex.Timeline == nil {
+		// A bounded statement without a state file or a timeline: the
+		// windows may live in memory (window_agg_mem.go), unless a
+		// source of the input turns out to be live.
+		if in, err = tvf.In.Open(ex); err != nil {
+			return nil, err
+		}
+		if !ex.Live().HasSources() {
+			ex.HoldsInMemory("a window aggregation keeps its open windows")
+			return openMemWindowAgg(n, tvf, in, ex), nil
+		}
+		in = tvf.stream(in, ex)
+	} else if in, err = n.In.Open(ex); err != nil {
 		return nil, err
 	}
-	s := &windowAggStream{n: n, in: in, ex: ex, wm: exec.MinWatermark}
+	s := &windowAggStream{n: n, in: in, ex: ex, wm: exec.MinWatermark, obs: n.Draw.observer(ex, n.ProcTime)}
 	if s.w, err = openWindowTable[*windowGroup](ex, ns, windowGroupCodec{n}); err != nil {
 		in.Close()
 		return nil, err
@@ -104,6 +120,8 @@ type windowAggStream struct {
 	wm  int64
 	w   *windowTable[*windowGroup]
 	out exec.Queue
+	// obs draws the windows in the timeline (nil: none).
+	obs exec.OpObserver
 	// keys and kbuf are the group values and key of the row at hand.
 	keys []any
 	kbuf []byte
@@ -132,7 +150,10 @@ func (s *windowAggStream) Time(ev *exec.Event) error {
 	}
 	switch ev.Kind {
 	case exec.EvWatermark:
-		s.wm = ev.Wm
+		s.wm = max(s.wm, ev.Wm)
+		if ev.Restored {
+			return nil
+		}
 		return s.w.fire(ev.Wm, s.emit)
 	case exec.EvEnd:
 		if s.ex.Opts.EndOfInput {
@@ -192,6 +213,9 @@ func (s *windowAggStream) Row(r types.Row) error {
 		if err := s.w.add(k, end, g); err != nil {
 			return err
 		}
+		if s.obs != nil {
+			s.obs.TimerSet(drawKey(g.keys, n.Draw.AggKeys), end-1)
+		}
 	}
 	for i, c := range n.Calls {
 		var v any
@@ -223,6 +247,11 @@ func (s *windowAggStream) emit(g *windowGroup) error {
 		out[i] = v
 	}
 	s.out.PushRow(types.Insert, out)
+	if s.obs != nil {
+		key := drawKey(g.keys, s.n.Draw.AggKeys)
+		s.obs.TimerFired(key, g.end-1)
+		s.obs.RowOut(key, g.end-1, rowText(out, s.n.Sch))
+	}
 	return nil
 }
 
