@@ -49,6 +49,10 @@ func StartBroker(t testing.TB) string {
 	return broker.servers
 }
 
+// RunBroker starts a real broker as StartBroker does, for a program
+// rather than a test (bench/run -kafka); the caller calls stop.
+func RunBroker() (servers string, stop func(), err error) { return startBroker() }
+
 // StopBroker stops the real broker, if one was started.
 func StopBroker() {
 	if broker.stop != nil {
