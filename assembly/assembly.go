@@ -246,7 +246,7 @@ func openStore(o Options) (st state.Store, closeStore func(), scratch bool, err 
 	if err != nil {
 		return nil, nil, false, err
 	}
-	st, err = state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
+	st, err = state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true, Temporary: true})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, false, err

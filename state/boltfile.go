@@ -485,7 +485,7 @@ func (c *boltChecker) checkTop() (boltCheck, error) {
 		inline []byte
 	}
 	var buckets []bucket
-	var meta *bucket
+	var meta, trash *bucket
 	err := c.walk(c.meta.root, nil, func(e leafElem) error {
 		root, inline, err := c.bucket(e)
 		if err != nil {
@@ -495,6 +495,8 @@ func (c *boltChecker) checkTop() (boltCheck, error) {
 		switch {
 		case b.name == metaBucket:
 			meta = &b
+		case b.name == trashBucket:
+			trash = &b
 		case strings.HasPrefix(b.name, reservedNS):
 			return c.problem("unknown reserved namespace %q", b.name)
 		default:
@@ -540,6 +542,33 @@ func (c *boltChecker) checkTop() (boltCheck, error) {
 		return boltCheck{version: v}, nil // OpenBolt refuses it; its values may differ
 	}
 	c.version = v
+	if trash != nil {
+		// Deleted namespaces whose pages are not yet free (bolt_trim.go):
+		// under each sequence number a bucket that holds one namespace.
+		c.ns = trashBucket
+		var holders []bucket
+		err := c.walk(trash.root, trash.inline, func(e leafElem) error {
+			root, inline, err := c.bucket(e)
+			if len(e.key) != 8 && err == nil {
+				err = c.problem("unexpected entry %q", e.key)
+			}
+			holders = append(holders, bucket{string(e.key), root, inline})
+			return err
+		})
+		for _, h := range holders {
+			if err != nil {
+				break
+			}
+			err = c.walk(h.root, h.inline, func(e leafElem) error {
+				root, inline, err := c.bucket(e)
+				buckets = append(buckets, bucket{string(e.key), root, inline})
+				return err
+			})
+		}
+		if err != nil {
+			return boltCheck{}, err
+		}
+	}
 	for _, b := range buckets {
 		c.ns, c.sum = b.name, nsSum(b.name)
 		err := c.walk(b.root, b.inline, func(e leafElem) error {

@@ -14,10 +14,7 @@ import (
 // .txtar) that do not meet Flink's oracle yet, with the reason. They are
 // skipped; the test fails when one of them starts to pass, so that the list
 // stays honest.
-var knownFailing = map[string]string{
-	"sql_cast_char_padding": "CAST to CHAR(n) does not pad to n characters and CAST to VARCHAR(n) does not cut to n (Flink: 'ab  ', 'a'); ptfsh's casts keep the string as it is, also where it casts implicitly, which Flink does not pad",
-	"sql_string_printf":     "PRINTF (Java's String.format) is not a function of ptfsh",
-}
+var knownFailing = map[string]string{}
 
 // TestConformance checks each archive of testdata/conformance against
 // Flink's own oracle, written in the archive's comment, independently of

@@ -14,7 +14,7 @@ import (
 
 // kafkaFlinkArchives are the archives of testdata_kafka whose "flink.sql"
 // TestKafkaFlink runs on Flink and on ptfsh.
-var kafkaFlinkArchives = []string{"testdata_kafka/upsert.txtar", "testdata_kafka/partition_watermarks.txtar"}
+var kafkaFlinkArchives = []string{"testdata_kafka/upsert.txtar", "testdata_kafka/partition_watermarks.txtar", "testdata_kafka/partition_watermarks_computed.txtar"}
 
 // TestKafkaFlink runs the "flink.sql" section of each of kafkaFlinkArchives
 // on a Flink 2.3 mini cluster with flink-connector-kafka (tests/flinkkafka)

@@ -59,6 +59,14 @@ type Factory interface {
 	Scan(t *catalog.Table, env Env, pos sqlmini.Pos) (exec.Node, error)
 }
 
+// WatermarkPushDown is a connector that assigns the watermark of a
+// computed column itself (Flink's SupportsWatermarkPushDown): its source
+// computes the time of each record it reads and keeps a watermark per
+// split (a Kafka partition), instead of one assigned after it.
+type WatermarkPushDown interface {
+	PushesWatermark() bool
+}
+
 // factories are the connectors of ptfsh; 'values' is the connector of a
 // table given AS VALUES.
 var factories = map[string]Factory{
@@ -127,6 +135,11 @@ func checkOptions(f Factory, ct *sqlmini.CreateTable) error {
 type filesystem struct{}
 
 func (filesystem) Name() string { return "filesystem" }
+
+// PushesWatermark: a WATERMARK on a computed column is the source's, so
+// that a followed file paces it (pipeline.auto-watermark-interval) and a
+// folder's files each have theirs, as with a column the file holds.
+func (filesystem) PushesWatermark() bool { return true }
 
 func (filesystem) Options() []string {
 	return []string{"connector", "path", "format", "csv.header", "csv.field-delimiter", "csv.ignore-parse-errors",

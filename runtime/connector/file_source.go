@@ -174,7 +174,7 @@ func (s *fileStream) Next() (exec.Event, error) {
 	r, err := s.r.Next()
 	for err == nil && r.Kind == kindWatermarkStep {
 		// A watermark step written into the file (its op column says WATERMARK).
-		ms, ok := types.TimeMillis(r.Fields[s.n.t.Watermark.Column])
+		ms, ok := s.n.t.Watermark.Time(r)
 		if ok && s.wm.Explicit(ms) {
 			return exec.Event{Kind: exec.EvWatermark, Wm: ms}, nil
 		}
@@ -185,7 +185,8 @@ func (s *fileStream) Next() (exec.Event, error) {
 	}
 	if err == nil && s.follow != nil {
 		if ev, ok := s.follow.idle.active(s.ex); ok {
-			s.held = &r // the input is active again before its row
+			held := r      // a copy, so that r itself stays off the heap
+			s.held = &held // the input is active again before its row
 			s.ex.RowsIn++
 			if w, ok := s.wm.Observe(r); ok {
 				s.pending, s.wmNext = true, w

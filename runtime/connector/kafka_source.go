@@ -30,6 +30,10 @@ func (k kafkaConnector) Name() string {
 
 func (k kafkaConnector) Options() []string { return optionNames(k.upsert) }
 
+// PushesWatermark: a WATERMARK on a computed column is the source's, per
+// partition, as Flink pushes it into its Kafka source.
+func (kafkaConnector) PushesWatermark() bool { return true }
+
 func (k kafkaConnector) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	s, err := parseKafka(t.ScanTable(), k.upsert) // computed columns are neither key nor value
 	if err != nil {

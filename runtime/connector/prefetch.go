@@ -87,8 +87,11 @@ func newPrefetchReader(r format.RowReader) *prefetchReader {
 // final reports whether err ends the inner reader's rows: anything but a
 // bad row, after which Next may be called again.
 func final(err error) bool {
+	if err == nil {
+		return false // before pe, which errors.As moves to the heap
+	}
 	var pe *format.ParseError
-	return err != nil && !errors.As(err, &pe)
+	return !errors.As(err, &pe)
 }
 
 // run is the goroutine: it fills free batches until the end of the file

@@ -7,9 +7,10 @@ import (
 )
 
 // OpObserver watches a SQL operator that acts in time (a window
-// aggregation, MATCH_RECOGNIZE) for the statement's timeline, as Observer
-// watches a PTF call: the operator tells it what happens, in Flink's
-// terms, as it happens, and the observer records it. The operators
+// aggregation, Top-N or deduplication, OVER, MATCH_RECOGNIZE) for the
+// statement's timeline, as Observer watches a PTF call: the operator
+// tells it what happens, in Flink's terms, as it happens, and the
+// observer records it. The operators
 // (runtime/exec/sqlop) call it without knowing how a timeline is kept;
 // Execution.OperatorObserver gives one, or nil when the statement draws no
 // timeline, so that an operator pays a comparison with nil per event.

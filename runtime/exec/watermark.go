@@ -3,6 +3,7 @@ package exec
 import (
 	"math"
 
+	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -16,9 +17,10 @@ const MaxWatermark = math.MaxInt64
 // watermark is monotonic: max(ts) - delay. With every > 1 it emits only
 // after every N rows (coarser, as a periodic assigner would).
 type WmGen struct {
-	col     int   // the time column
-	delay   int64 // milliseconds
-	every   int64 // emit after every N rows (1: each row)
+	col     int       // the time column
+	on      expr.Expr // or the time computed from the row (WatermarkSpec.On)
+	delay   int64     // milliseconds
+	every   int64     // emit after every N rows (1: each row)
 	rows    int64
 	max     int64 // the largest candidate seen
 	emitted int64 // the last watermark emitted
@@ -33,7 +35,7 @@ func NewWMGen(spec *WatermarkSpec, every int64) *WmGen {
 	if every < 1 {
 		every = 1
 	}
-	return &WmGen{col: spec.Column, delay: int64(spec.Delay), every: every, max: math.MinInt64}
+	return &WmGen{col: spec.Column, on: spec.On, delay: int64(spec.Delay), every: every, max: math.MinInt64}
 }
 
 // WmState is what a checkpoint keeps of a watermark generator.
@@ -60,7 +62,7 @@ func (g *WmGen) Observe(r types.Row) (int64, bool) {
 	if g == nil {
 		return 0, false
 	}
-	if ts, ok := types.TimeMillis(r.Fields[g.col]); ok {
+	if ts, ok := g.time(r); ok {
 		if c := ts - g.delay; c > g.max {
 			g.max, g.seen = c, true
 		}
@@ -71,6 +73,33 @@ func (g *WmGen) Observe(r types.Row) (int64, bool) {
 	}
 	g.emitted, g.has, g.seen = g.max, true, false
 	return g.max, true
+}
+
+// time is the row's time: its time column, or On over its columns.
+func (g *WmGen) time(r types.Row) (int64, bool) {
+	if g.on == nil {
+		return types.TimeMillis(r.Fields[g.col])
+	}
+	return timeOn(g.on, r)
+}
+
+// Time is the time of row r that the watermark follows: its time column,
+// or On over its columns. An error in On is the computed column's, which
+// the row meets again when the column is computed: here the row has no
+// time.
+func (w *WatermarkSpec) Time(r types.Row) (int64, bool) {
+	if w.On == nil {
+		return types.TimeMillis(r.Fields[w.Column])
+	}
+	return timeOn(w.On, r)
+}
+
+func timeOn(on expr.Expr, r types.Row) (int64, bool) {
+	v, err := on.Eval(r.Fields)
+	if err != nil {
+		return 0, false
+	}
+	return types.TimeMillis(v)
 }
 
 // Explicit records a watermark written into the data; it reports whether
@@ -94,4 +123,9 @@ type WatermarkSpec struct {
 	Column int
 	Delay  types.Duration
 	Expr   string
+	// On, when set, computes the time from the row a source reads, for a
+	// WATERMARK on a computed column that the planner pushed into the
+	// source (as Flink does into a Kafka source, whose partitions each
+	// have their own watermark); Column is then not a column of the row.
+	On expr.Expr
 }

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/textparse"
@@ -115,6 +116,9 @@ func castToInteger(v any, to types.Type) (any, error) {
 			return nil, fmt.Errorf("value %s is out of range for %s", types.FormatValue(f, types.Type{Kind: types.KindDouble}), to.Nullable())
 		}
 		return nil, fmt.Errorf("value %d is out of range for %s", n, to.Nullable())
+	}
+	if _, ok := v.(int64); ok {
+		return v, nil // the same number: no new box for it
 	}
 	return n, nil
 }
@@ -353,7 +357,7 @@ func compileCast(c *sqlmini.Cast, sc *Scope) (Expr, error) {
 		var out any
 		switch _, isString := v.(string); {
 		case text && !isString:
-			return string(types.AppendTableValue(nil, v, from)), nil
+			return fitLength(string(types.AppendTableValue(nil, v, from)), to), nil
 		case konstFloat:
 			// Flink's planner folds a constant CAST to FLOAT exactly (its
 			// literal keeps 0.1, not the float 0.10000000149011612).
@@ -367,8 +371,34 @@ func compileCast(c *sqlmini.Cast, sc *Scope) (Expr, error) {
 			}
 			return nil, sqlmini.Errorf(pos, "%w", err)
 		}
+		if s, ok := out.(string); ok && text {
+			return fitLength(s, to), nil
+		}
 		return out, nil
 	}}, nil
+}
+
+// fitLength makes a string that an explicit CAST gives fit its type, as
+// Flink's CAST does (CharVarCharTrimPadCastRule): CHAR(n) cuts it to n
+// characters or pads it with spaces to n, VARCHAR(n) cuts it to n. Only
+// an explicit CAST does this; Flink pads or cuts no implicit cast.
+func fitLength(s string, to types.Type) string {
+	if to.Length <= 0 || to.Length >= types.MaxLength || len(s) < to.Length && to.Kind != types.KindChar {
+		return s
+	}
+	n := utf8.RuneCountInString(s)
+	switch {
+	case n > to.Length:
+		i := 0
+		for k := 0; k < to.Length; k++ {
+			_, w := utf8.DecodeRuneInString(s[i:])
+			i += w
+		}
+		return s[:i]
+	case n < to.Length && to.Kind == types.KindChar:
+		return s + strings.Repeat(" ", to.Length-n)
+	}
+	return s
 }
 
 func castError(v any, to types.Type) error {

@@ -10,7 +10,7 @@ import (
 )
 
 // String functions that Flink 2 added (StringFunctionsITCase's specs):
-// STARTSWITH, ENDSWITH, BTRIM, ELT, TRANSLATE, and BIN, HEX, URL_ENCODE,
+// STARTSWITH, ENDSWITH, BTRIM, ELT, TRANSLATE, PRINTF, and BIN, HEX, URL_ENCODE,
 // URL_DECODE, each on character strings.
 
 var flink2Functions = []Function{
@@ -27,6 +27,7 @@ var flink2Functions = []Function{
 	{Name: "TRANSLATE", Signature: "TRANSLATE(s, from, to)", Doc: "s with each character of from replaced by the one at its place in to, or removed when to is shorter", compile: stringFunc(3, 3, func(v []string) (any, bool) {
 		return translate(v[0], v[1], v[2]), true
 	})},
+	{Name: "PRINTF", Signature: "PRINTF(format, arg, ...)", Doc: "the arguments formatted by format as Java's String.format does (Locale.US); NULL when format is NULL or Java refuses it", compile: compilePrintf},
 	{Name: "BIN", Signature: "BIN(n)", Doc: "the integer n in binary (a negative n as its 64-bit two's complement)", compile: compileBin},
 	{Name: "HEX", Signature: "HEX(n | s)", Doc: "the integer n in hexadecimal, or the UTF-8 bytes of string s, in upper case", compile: compileHex},
 	{Name: "URL_ENCODE", Signature: "URL_ENCODE(s)", Doc: "s encoded as application/x-www-form-urlencoded text (Java's URLEncoder, UTF-8)", compile: stringFunc(1, 1, func(v []string) (any, bool) {

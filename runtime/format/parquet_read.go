@@ -75,6 +75,10 @@ type pqColumn struct {
 	scaleBy  *big.Int     // DECIMAL: 10^(declared scale - file scale)
 	limit    *big.Int     // DECIMAL: 10^precision
 	ltz      bool
+	// last is the value of the TIMESTAMP lastTime (in the file's unit)
+	// read last.
+	last     any
+	lastTime int64
 
 	pages parquet.Pages
 	page  parquet.Page
@@ -543,7 +547,7 @@ func (r *parquetReader) convert(ci int, src []parquet.Value, dst []any, at int) 
 				bad(j, v, "value "+strconv.FormatInt(x, 10)+" out of range of "+c.typ.String())
 				continue
 			}
-			dst[j] = x
+			dst[j] = boxInt(x)
 		case pqUint:
 			var x uint64
 			if c.kind == parquet.Int32 {
@@ -555,7 +559,7 @@ func (r *parquetReader) convert(ci int, src []parquet.Value, dst []any, at int) 
 				bad(j, v, "value "+strconv.FormatUint(x, 10)+" out of range of "+c.typ.String())
 				continue
 			}
-			dst[j] = int64(x)
+			dst[j] = boxInt(int64(x))
 		case pqIntFloat:
 			if c.kind == parquet.Int32 {
 				dst[j] = float64(v.Int32())
@@ -614,9 +618,13 @@ func (r *parquetReader) convert(ci int, src []parquet.Value, dst []any, at int) 
 			sec := ns / 1e9
 			dst[j] = types.TimeOfDay(sec*1e9 + int64(textparse.TruncNanos(int(ns-sec*1e9), c.typ.Length)))
 		case pqTimestamp:
+			// Rows in time order often share a time: those share its value.
 			x := v.Int64()
-			sec, frac := floorDiv(x, c.unit)
-			dst[j] = timestampOf(sec, frac*(1e9/c.unit), c.typ.Length, c.ltz)
+			if c.last == nil || x != c.lastTime {
+				sec, frac := floorDiv(x, c.unit)
+				c.last, c.lastTime = timestampOf(sec, frac*(1e9/c.unit), c.typ.Length, c.ltz), x
+			}
+			dst[j] = c.last
 		case pqInt96:
 			i96 := v.Int96()
 			dst[j] = int96Timestamp(i96[0], i96[1], i96[2], c.typ.Length, c.ltz)

@@ -712,14 +712,12 @@ func (p *Planner) planTable(t *catalog.Table, pos sqlmini.Pos) (exec.Node, error
 
 // planComputed reads a table with computed columns: its connector reads
 // the other columns, and a ComputedNode computes the rest in the declared
-// order, with the table's WATERMARK when it is on a computed column.
+// order, with the table's WATERMARK when it is on a computed column —
+// unless the connector assigns it itself (connector.WatermarkPushDown),
+// from the column's expression over the row it reads.
 func (p *Planner) planComputed(t *catalog.Table, c connector.Factory, pos sqlmini.Pos) (exec.Node, error) {
 	st := t.ScanTable()
-	in, err := c.Scan(st, p.env, pos)
-	if err != nil {
-		return nil, err
-	}
-	n := &exec.ComputedNode{In: in, Sch: t.Schema, Exprs: make([]expr.Expr, t.Schema.Len()), ProcTime: make([]bool, t.Schema.Len()),
+	n := &exec.ComputedNode{Sch: t.Schema, Exprs: make([]expr.Expr, t.Schema.Len()), ProcTime: make([]bool, t.Schema.Len()),
 		Texts: make([]string, t.Schema.Len()), Every: p.env.WatermarkEvery}
 	computed := map[int]*sqlmini.Expr{}
 	for _, cc := range t.Computed {
@@ -744,8 +742,18 @@ func (p *Planner) planComputed(t *catalog.Table, c connector.Factory, pos sqlmin
 			n.Exprs[i], n.Texts[i] = x, ExprText(e)+" AS "+col.Name
 		}
 	}
-	if t.Watermark != nil && st.Watermark == nil {
-		n.Wm = t.Watermark
+	if w := t.Watermark; w != nil && st.Watermark == nil {
+		if pd, ok := c.(connector.WatermarkPushDown); ok && pd.PushesWatermark() && !n.ProcTime[w.Column] {
+			st.Watermark = &exec.WatermarkSpec{Column: -1, Delay: w.Delay, Expr: w.Expr, On: n.Exprs[w.Column]}
+			n.Pushed = w
+		} else {
+			n.Wm = w
+		}
 	}
+	in, err := c.Scan(st, p.env, pos)
+	if err != nil {
+		return nil, err
+	}
+	n.In = in
 	return n, nil
 }

@@ -360,7 +360,7 @@ func windowAggregate(sel *sqlmini.Select, n *sqlop.AggregateNode, a *aggPlanner)
 	endCol := -1 // window_end among the aggregation's input columns
 	hasStart := false
 	var others []int
-	draw := &sqlop.WindowDraw{Name: strings.TrimSuffix(strings.TrimPrefix(w.Text, "WindowTableFunction(window=["), "])")}
+	draw := &sqlop.WindowDraw{Name: "WindowAggregate " + strings.TrimSuffix(strings.TrimPrefix(w.Text, "WindowTableFunction(window=["), "])")}
 	for g, c := range a.gcol {
 		src := -1
 		if c >= 0 {

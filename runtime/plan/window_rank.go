@@ -30,6 +30,9 @@ type windowBounds struct {
 	// (nil over a window aggregation).
 	tvf     *sqlop.WindowTVFNode
 	rebuild func(*sqlop.WindowTVFNode) exec.Node
+	// from is where each column of n comes from in the function's output
+	// (-1: computed), when tvf is set.
+	from []int
 }
 
 // findWindowBounds looks for window_start and window_end among n's
@@ -76,7 +79,7 @@ func findWindowBounds(n exec.Node) (windowBounds, bool) {
 		return ks
 	}
 	if w, rebuild, from := windowInput(n); w != nil {
-		b.spec, b.partition, b.tvf, b.rebuild = w.Spec, partition(w), w, rebuild
+		b.spec, b.partition, b.tvf, b.rebuild, b.from = w.Spec, partition(w), w, rebuild, from
 		return b, locate(from, tvfRole(w))
 	}
 	src, from := windowSource(n)
@@ -152,6 +155,24 @@ func windowSource(n exec.Node) (exec.Node, []int) {
 	return nil, nil
 }
 
+// rankDraw is how a window Top-N or deduplication straight over a window
+// table function draws in a timeline: a lane per key of its PARTITION BY
+// besides the window columns, when they are columns of the function's
+// input (else one lane).
+func rankDraw(tvf *sqlop.WindowTVFNode, rest []expr.Expr, from []int) *sqlop.WindowDraw {
+	d := &sqlop.WindowDraw{Name: strings.TrimSuffix(strings.TrimPrefix(tvf.Text, "WindowTableFunction(window=["), "])")}
+	width := tvf.Sch.Len() - 3 // the function's input columns
+	for i, x := range rest {
+		c, ok := x.(*expr.Column)
+		if !ok || c.Index >= len(from) || from[c.Index] < 0 || from[c.Index] >= width {
+			return &sqlop.WindowDraw{Name: d.Name}
+		}
+		d.TVFKeys = append(d.TVFKeys, from[c.Index])
+		d.AggKeys = append(d.AggKeys, i)
+	}
+	return d
+}
+
 // windowRankNode builds the window Top-N or deduplication of a rank whose
 // PARTITION BY holds window_start and window_end of o.in, or returns nil
 // when it is an ordinary one.
@@ -176,10 +197,13 @@ func (o *overPlanner) windowRankNode(part []expr.Expr, partText []string, keys [
 		return nil
 	}
 	in := o.in
+	var draw *sqlop.WindowDraw
 	if b.rebuild != nil {
 		// Late rows are dropped (with a note) as the window aggregation's.
 		tvf := *b.tvf
 		tvf.DropLate = true
+		draw = rankDraw(&tvf, rest, b.from)
+		tvf.Draw = draw
 		in = b.rebuild(&tvf)
 	}
 	sch := in.Schema()
@@ -191,7 +215,7 @@ func (o *overPlanner) windowRankNode(part []expr.Expr, partText []string, keys [
 	}
 	r := o.rank
 	n := &sqlop.WindowRankNode{In: in, Start: b.start, End: b.end, Partition: rest, Keys: keys,
-		RankStart: r.start, RankEnd: r.end, Sch: types.Schema{Columns: cols}, ProcTime: b.tvf != nil && b.tvf.ProcTime}
+		RankStart: r.start, RankEnd: r.end, Sch: types.Schema{Columns: cols}, ProcTime: b.tvf != nil && b.tvf.ProcTime, Draw: draw}
 	if c, ok := keys[0].Expr.(*expr.Column); ok && len(keys) == 1 && (sch.Columns[c.Index].TimeAttr || sch.Columns[c.Index].ProcTime) && r.start == 1 && r.end == 1 {
 		n.Dedup, n.Time = sqlop.KeepFirst, c.Index
 		keep := "FirstRow"
@@ -200,7 +224,13 @@ func (o *overPlanner) windowRankNode(part []expr.Expr, partText []string, keys [
 		}
 		n.Text = "WindowDeduplicate(window=[" + win + "], keep=[" + keep + "], partitionKeys=[" + strings.Join(restText, ", ") +
 			"], orderKey=[" + sch.Columns[c.Index].Name + "], order=[ROWTIME])"
+		if draw != nil {
+			draw.Name = "WindowDeduplicate " + draw.Name
+		}
 		return n
+	}
+	if draw != nil {
+		draw.Name = "WindowRank " + draw.Name
 	}
 	s := "WindowRank(window=[" + win + "], rankType=[ROW_NUMBER], rankRange=[rankStart=" + strconv.FormatInt(r.start, 10) +
 		", rankEnd=" + strconv.FormatInt(r.end, 10) + "], partitionBy=[" + strings.Join(restText, ", ") + "], orderBy=[" + sortKeyTexts(keys) + "], select=["

@@ -54,7 +54,7 @@ func arrivalSVG(b *strings.Builder, r *Record, standalone bool) {
 	fmt.Fprintf(b, `<svg id="timeline" class="arrival-view" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="event time against arrival time">`+"\n", width, height, width, height)
 	b.WriteString("<style>" + svgStyle + arrivalStyle + "</style>\n")
 	fmt.Fprintf(b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
-	head := "nothing happened: no rows reached a PTF call, a window aggregation or MATCH_RECOGNIZE"
+	head := "nothing happened: no rows reached a PTF call, a window, an OVER or MATCH_RECOGNIZE"
 	switch {
 	case len(r.Events) > 0 && !c.has:
 		head = "no event times to draw up the arrival view (call the function with on_time, or declare a WATERMARK)"

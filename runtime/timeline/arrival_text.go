@@ -21,7 +21,7 @@ func arrivalText(w io.Writer, r *Record) error {
 	c := arrivalLayout(r)
 	if len(r.Events) == 0 || !c.has {
 		if len(r.Events) == 0 {
-			b.WriteString("timeline: nothing happened (no rows reached a PTF call, a window aggregation or MATCH_RECOGNIZE)\n")
+			b.WriteString("timeline: nothing happened (no rows reached a PTF call, a window, an OVER or MATCH_RECOGNIZE)\n")
 		} else {
 			b.WriteString("timeline: no event times to draw up the arrival view (call the function with on_time => DESCRIPTOR(col), or declare a WATERMARK)\n")
 		}

@@ -159,7 +159,7 @@ func svg(b *strings.Builder, r *Record, standalone bool) {
 	} else if len(r.Events) > 0 {
 		head = fmt.Sprintf("no event times: across is the order of the %d events", c.n)
 	} else {
-		head = "nothing happened: no rows reached a PTF call, a window aggregation or MATCH_RECOGNIZE"
+		head = "nothing happened: no rows reached a PTF call, a window, an OVER or MATCH_RECOGNIZE"
 	}
 	fmt.Fprintf(b, `<text class="title" x="10" y="20">%s</text>`+"\n", esc(head))
 	// axis

@@ -38,7 +38,7 @@ func Text(w io.Writer, r *Record) error {
 	var b strings.Builder
 	c := layout(r)
 	if len(r.Events) == 0 {
-		b.WriteString("timeline: nothing happened (no rows reached a PTF call, a window aggregation or MATCH_RECOGNIZE)\n")
+		b.WriteString("timeline: nothing happened (no rows reached a PTF call, a window, an OVER or MATCH_RECOGNIZE)\n")
 		writeNotes(&b, c)
 		_, err := io.WriteString(w, b.String())
 		return err

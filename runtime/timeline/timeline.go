@@ -9,7 +9,8 @@
 // The PTF operator (runtime/exec/ptfop) adds them through its timeline
 // hook when a statement asks for a timeline; nothing is recorded
 // otherwise. The SQL operators that act in time (window aggregations,
-// MATCH_RECOGNIZE) add theirs the same way, a section each: a window's
+// Top-N and deduplication, OVER, MATCH_RECOGNIZE) add theirs the same way,
+// a section each: a window's
 // end is its timer, and an operator on processing time follows the
 // processing-time clock (Clock events) where others follow the watermark.
 //

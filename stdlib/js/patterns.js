@@ -126,8 +126,9 @@ function rowOutput(o, pattern, extra) {
  * - by: "time": the earliest in event time, as Flink's deduplication
  *   (ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) = 1) keeps it: rows
  *   wait until the watermark reaches them and are read in time order (ties
- *   in arrival order); a row at or before the last time the key has read
- *   is late: dropped and counted (late). The key keeps the time of its
+ *   in arrival order); a row behind the watermark when it arrives (time <
+ *   watermark), or at or before the last time the key has read, is late:
+ *   dropped and counted (late). The key keeps the time of its
  *   last kept row instead of forgetting it, as Flink keeps its state.
  *
  * Output: options.output, a ROW type of the input's columns to keep and
@@ -156,7 +157,17 @@ export function dedup(options) {
       output,
       args: setArgs(false),
       state: { [name]: { default: { last: null, dropped: 0, ...order.state } } },
-      eval(ctx, state, { input }) { order.eval(ctx, state[name], input); },
+      eval(ctx, state, { input }) {
+        const s = state[name];
+        const wm = ctx.timeContext().currentWatermark();
+        if (wm !== null && rowTime(ctx, "dedup") < wm) {
+          // Behind the watermark: Flink's rowtime deduplication drops it.
+          s.late++;
+          ctx.noteDropped("late");
+          return;
+        }
+        order.eval(ctx, s, input);
+      },
       onTimer(ctx, state) { order.onTimer(ctx, state[name]); },
     };
   }

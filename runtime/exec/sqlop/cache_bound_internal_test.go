@@ -15,6 +15,8 @@ func cached(t *testing.T, s exec.Stream) []int {
 	switch s := s.(type) {
 	case *joinStream:
 		return []int{s.sides[0].Cached(), s.sides[1].Cached()}
+	case *semiJoinStream:
+		return []int{s.sides[0].Cached(), s.sides[1].Cached()}
 	case *intervalStream:
 		return []int{s.keys.Cached(), s.expiry.t.Cached()}
 	case *overStream:
@@ -42,6 +44,9 @@ func TestCacheBoundsMemory(t *testing.T) {
 	}{
 		{"join", func() exec.Node {
 			return &JoinNode{Left: rows("l", 1), Right: rows("r", 2), Kind: FullJoin, LeftKeys: key0, RightKeys: key0, Sch: kvtJoinSchema()}
+		}},
+		{"anti join", func() exec.Node {
+			return &SemiJoinNode{Left: rows("l", 8), Right: rows("r", 9), Anti: true, LeftKeys: key0, RightKeys: key0}
 		}},
 		{"interval join", func() exec.Node {
 			return &IntervalJoinNode{Left: rows("l", 3), Right: rows("r", 4), Kind: LeftJoin, LeftKeys: key0, RightKeys: key0, LeftTime: 2, RightTime: 2,

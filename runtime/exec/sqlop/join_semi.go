@@ -2,9 +2,11 @@ package sqlop
 
 import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // SemiJoinNode is a semi join (Anti false) or an anti join (Anti true), as
@@ -55,28 +57,60 @@ func (n *SemiJoinNode) Children() []exec.Node { return []exec.Node{n.Left, n.Rig
 func (n *SemiJoinNode) Explain() string { return n.Text }
 
 func (n *SemiJoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if err := ex.InMemory("a semi or anti join keeps its rows"); err != nil {
-		return nil, err
-	}
+	ns := ex.OperatorNamespace("semi-join")
 	ins, err := exec.OpenAll(ex, []exec.Node{n.Left, n.Right})
 	if err != nil {
 		return nil, err
 	}
 	s := &semiJoinStream{n: n, two: newTwoInputs(ins, ex), width: n.Left.Schema().Len()}
-	s.sides[0] = map[string]*joinBucket{}
-	s.sides[1] = map[string]*joinBucket{}
+	if err := s.open(ex, ns); err != nil {
+		exec.CloseAll(ins)
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
 	return s, nil
 }
 
+// open opens the tables of both sides and restores the inputs' state.
+func (s *semiJoinStream) open(ex *exec.Execution, ns string) error {
+	var err error
+	for i, name := range []string{"left", "right"} {
+		if s.sides[i], err = openTable[*joinBucket](ex, ns, name, joinBucketCodec{}); err != nil {
+			return err
+		}
+	}
+	if s.meta, err = openMeta(ex, ns); err != nil {
+		return err
+	}
+	return s.two.restore(s.meta)
+}
+
+// The state of a semi or anti join: each side's rows by join key, in the
+// state store behind the cache (a left row counts its matches in assoc),
+// and what its inputs' turns and watermarks were (twoInputs, in meta).
 type semiJoinStream struct {
 	n     *SemiJoinNode
 	two   *twoInputs
-	sides [2]map[string]*joinBucket // left rows count their matches (assoc)
-	width int                       // of a left row
+	sides [2]*opstate.Table[*joinBucket]
+	meta  opMeta
+	width int // of a left row
 	out   exec.Queue
 }
 
-var _ exec.Stream = (*semiJoinStream)(nil)
+var (
+	_ exec.Stream   = (*semiJoinStream)(nil)
+	_ exec.Stateful = (*semiJoinStream)(nil)
+)
+
+func (s *semiJoinStream) Checkpoint(tx state.Tx, finished, final bool) error {
+	if err := s.two.save(s.meta, final); err != nil {
+		return err
+	}
+	return tableSet{s.sides[0], s.sides[1], s.meta}.checkpoint(tx, finished)
+}
+
+// Quiescent: no output waits, and the inputs hold nothing between turns.
+func (s *semiJoinStream) Quiescent() bool { return s.out.Len() == 0 && s.two.quiescent() }
 
 func (s *semiJoinStream) Next() (exec.Event, error) {
 	for {
@@ -118,9 +152,9 @@ func (s *semiJoinStream) key(side int, r types.Row) (string, bool, error) {
 
 // matches returns the rows of the other side that a row of side joins.
 func (s *semiJoinStream) matches(side int, key string, fields []any) ([]*joinRec, error) {
-	b := s.sides[1-side][key]
-	if b == nil {
-		return nil, nil
+	b, _, err := s.sides[1-side].Get([]byte(key))
+	if err != nil || b == nil {
+		return nil, err
 	}
 	var out []*joinRec
 	for _, r := range b.recs {
@@ -162,9 +196,9 @@ func (s *semiJoinStream) row(side int, r types.Row) error {
 		// A left row whose key has a NULL matches nothing, ever: it is
 		// not kept.
 		if ok && adds {
-			s.add(0, key, r.Fields, len(ms))
+			return s.add(0, key, r.Fields, len(ms))
 		} else if ok {
-			s.remove(0, key, r.Fields)
+			return s.remove(0, key, r.Fields)
 		}
 		return nil
 	}
@@ -172,7 +206,9 @@ func (s *semiJoinStream) row(side int, r types.Row) error {
 		return nil
 	}
 	if adds {
-		s.add(1, key, r.Fields, 0)
+		if err := s.add(1, key, r.Fields, 0); err != nil {
+			return err
+		}
 		for _, m := range ms {
 			if m.assoc == 0 {
 				if s.n.Anti {
@@ -183,49 +219,63 @@ func (s *semiJoinStream) row(side int, r types.Row) error {
 			}
 			m.assoc++
 		}
-		return nil
-	}
-	s.remove(1, key, r.Fields)
-	for _, m := range ms {
-		if m.assoc == 1 {
-			if s.n.Anti {
-				s.emit(types.Insert, m.fields)
-			} else {
-				s.emit(r.Kind, m.fields)
-			}
+	} else {
+		if err := s.remove(1, key, r.Fields); err != nil {
+			return err
 		}
-		m.assoc--
+		for _, m := range ms {
+			if m.assoc == 1 {
+				if s.n.Anti {
+					s.emit(types.Insert, m.fields)
+				} else {
+					s.emit(r.Kind, m.fields)
+				}
+			}
+			m.assoc--
+		}
+	}
+	if len(ms) > 0 {
+		s.sides[0].Touch([]byte(key)) // the left rows' counts changed
 	}
 	return nil
 }
 
 // add keeps a row of side under its key.
-func (s *semiJoinStream) add(side int, key string, fields []any, assoc int) {
-	b := s.sides[side][key]
+func (s *semiJoinStream) add(side int, key string, fields []any, assoc int) error {
+	t := s.sides[side]
+	b, _, err := t.Get([]byte(key))
+	if err != nil {
+		return err
+	}
 	if b == nil {
 		b = &joinBucket{}
-		s.sides[side][key] = b
 	}
-	b.recs = append(b.recs, &joinRec{fields: fields, enc: string(keycodec.Encode(fields)), assoc: assoc})
+	b.recs = append(b.recs, &joinRec{fields: fields, assoc: assoc})
+	return t.Put([]byte(key), b)
 }
 
 // remove forgets the first row of side equal to fields (a retraction of a
 // row never seen changes nothing).
-func (s *semiJoinStream) remove(side int, key string, fields []any) {
-	b := s.sides[side][key]
-	if b == nil {
-		return
+func (s *semiJoinStream) remove(side int, key string, fields []any) error {
+	t := s.sides[side]
+	b, _, err := t.Get([]byte(key))
+	if err != nil || b == nil {
+		return err
 	}
 	enc := string(keycodec.Encode(fields))
 	for i, r := range b.recs {
+		if r.enc == "" {
+			r.enc = string(keycodec.Encode(r.fields))
+		}
 		if r.enc == enc {
 			b.recs = append(b.recs[:i], b.recs[i+1:]...)
-			break
+			if len(b.recs) == 0 {
+				return t.Delete([]byte(key))
+			}
+			return t.Put([]byte(key), b)
 		}
 	}
-	if len(b.recs) == 0 {
-		delete(s.sides[side], key)
-	}
+	return nil
 }
 
 func (s *semiJoinStream) emit(k types.RowKind, fields []any) { s.out.PushRow(k, fields) }

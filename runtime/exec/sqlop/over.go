@@ -1,6 +1,7 @@
 package sqlop
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"maps"
@@ -12,7 +13,6 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
-	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -91,8 +91,8 @@ type OverNode struct {
 	Calls     []*OverCall
 	Sch       types.Schema // the input's columns, then one per call
 	// FirstRow marks the OVER ROW_NUMBER that a keep-first deduplication
-	// is planned as: a row is late when it is not after the last time
-	// its partition fired.
+	// is planned as: a row is late when it is behind the watermark when
+	// it arrives, as in Flink's rowtime keep-first deduplication.
 	FirstRow bool
 }
 
@@ -121,6 +121,22 @@ func (n *OverNode) Explain() string {
 	return b.String()
 }
 
+// drawName names the operator's section of a timeline: OverAggregate
+// with its partition, order and frame, as EXPLAIN shows them; on
+// processing time, says so.
+func (n *OverNode) drawName() string {
+	var b strings.Builder
+	b.WriteString("OverAggregate(")
+	if len(n.PartText) > 0 {
+		b.WriteString("partitionBy=[" + strings.Join(n.PartText, ", ") + "], ")
+	}
+	b.WriteString("orderBy=[" + n.In.Schema().Columns[n.Time].Name + " ASC], window=[" + n.Frame.String() + "])")
+	if n.ProcTime {
+		b.WriteString(" on processing time")
+	}
+	return b.String()
+}
+
 func (n *OverNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	ns := ex.OperatorNamespace("over")
 	in, err := n.In.Open(ex)
@@ -128,6 +144,10 @@ func (n *OverNode) Open(ex *exec.Execution) (exec.Stream, error) {
 		return nil, err
 	}
 	s := &overStream{n: n, in: in, ex: ex, wm: minWatermark}
+	s.obs = ex.OperatorObserver(n, n.drawName(), exec.OpSection{ProcTime: n.ProcTime})
+	if s.obs != nil {
+		s.drawKeys = map[string]string{}
+	}
 	if err := s.open(ns); err != nil {
 		in.Close()
 		return nil, err
@@ -316,10 +336,10 @@ func (overWaitingCodec) Decode(b []byte) (*overWaiting, error) {
 	return w, nil
 }
 
-// waitingKey is the key of a partition's rows of time ts: the partition's
-// key, its length first, then the time.
-func waitingKey(part string, ts int64) []byte {
-	b := binary.AppendUvarint(make([]byte, 0, len(part)+10), uint64(len(part)))
+// appendWaitingKey appends to b the key of a partition's rows of time ts:
+// the partition's key, its length first, then the time.
+func appendWaitingKey(b, part []byte, ts int64) []byte {
+	b = binary.AppendUvarint(b, uint64(len(part)))
 	return appendTime(append(b, part...), ts)
 }
 
@@ -344,6 +364,13 @@ type overStream struct {
 	// clock (a bounded RANGE frame over a processing-time attribute).
 	procWaiting int64
 	out         exec.Queue
+	// Buffers of the keys of the row or timer being processed: a
+	// partition's, its waiting rows', a timer's.
+	kbuf, wbuf, tbuf []byte
+	// obs draws the operator in the statement's timeline (nil: none), and
+	// drawKeys prints its partitions' encoded keys for it.
+	obs      exec.OpObserver
+	drawKeys map[string]string
 }
 
 var (
@@ -394,6 +421,9 @@ func (s *overStream) procFire() error {
 // Idle fires, on processing time, what the clock passed while the input
 // was quiet.
 func (s *overStream) Idle() error {
+	if s.obs != nil && s.n.ProcTime {
+		s.obs.Clock(s.ex.Now())
+	}
 	if s.waitsForClock() {
 		return s.procFire()
 	}
@@ -403,6 +433,9 @@ func (s *overStream) Idle() error {
 // Time fires the partitions the watermark (or the end) passed.
 func (s *overStream) Time(ev *exec.Event) error {
 	if s.n.ProcTime {
+		if s.obs != nil {
+			s.obs.Clock(s.ex.Now())
+		}
 		if !s.waitsForClock() {
 			return nil
 		}
@@ -420,17 +453,27 @@ func (s *overStream) Time(ev *exec.Event) error {
 		if ev.Restored {
 			return nil
 		}
+		if s.obs != nil {
+			s.obs.Watermark(ev.Wm)
+		}
 		return s.fire(ev.Wm)
 	case exec.EvEnd:
 		// Stopped without its end of input, the rows that wait stay in
 		// the state for the next run.
 		if s.ex.Opts.EndOfInput {
+			if s.obs != nil {
+				s.obs.Watermark(exec.MaxWatermark)
+			}
 			if err := s.fire(1<<63 - 1); err != nil {
 				return err
 			}
 		}
 		if s.late > 0 {
-			s.ex.Notes = append(s.ex.Notes, "note: the OVER window dropped "+exec.Plural(s.late, "late row")+" ("+s.lateRule()+"), as Flink's OverAggregate does")
+			what, flink := "the OVER window", "OverAggregate"
+			if s.n.FirstRow {
+				what, flink = "the deduplication", "rowtime Deduplicate"
+			}
+			s.ex.Notes = append(s.ex.Notes, "note: "+what+" dropped "+exec.Plural(s.late, "late row")+" ("+s.lateRule()+"), as Flink's "+flink+" does")
 		}
 	}
 	return nil
@@ -441,33 +484,44 @@ func (s *overStream) Row(r types.Row) error {
 		return fmt.Errorf("an OVER window takes insert-only input, not a %s row", r.Kind)
 	}
 	ts, ok := types.TimeMillis(r.Fields[s.n.Time])
+	if s.obs != nil && s.n.ProcTime {
+		s.obs.Clock(s.ex.Now())
+	}
 	if !ok {
 		s.late++ // a NULL time: Flink cannot order it either
+		if s.obs != nil {
+			s.obs.Dropped("", 0, false, types.FormatRow(r, s.n.In.Schema())) // drawn without a time
+
+		}
 		return nil
 	}
-	keys := make([]any, len(s.n.Partition))
-	for i, x := range s.n.Partition {
-		v, err := x.Eval(r.Fields)
-		if err != nil {
-			return err
-		}
-		keys[i] = v
+	// The keys are built in the stream's buffers: the tables copy what
+	// they keep.
+	k, err := appendPartitionKey(s.kbuf[:0], s.n.Partition, r)
+	s.kbuf = k
+	if err != nil {
+		return err
 	}
-	k := string(keycodec.Encode(keys))
-	p, _, err := s.parts.Get([]byte(k))
+	if s.obs != nil {
+		s.drawKeys[string(k)] = s.drawKey(r)
+	}
+	p, _, err := s.parts.Get(k)
 	if err != nil {
 		return err
 	}
 	if p == nil {
 		p = s.newPartition(map[int64]bool{})
 	}
+	if s.obs != nil {
+		s.drawRow(r, k, ts, !s.n.ProcTime && s.isLate(p, ts))
+	}
 	if s.n.ProcTime && !s.waitsForClock() {
 		// In arrival order, at once.
 		p.fresh = false
-		if err := s.emit(p, ts, [][]any{r.Copy().Fields}); err != nil {
+		if err := s.emit(p, k, ts, [][]any{r.Copy().Fields}); err != nil {
 			return err
 		}
-		return s.parts.Put([]byte(k), p)
+		return s.parts.Put(k, p)
 	}
 	if s.n.ProcTime {
 		// The rows of a millisecond wait for the clock to pass it; none is
@@ -475,7 +529,7 @@ func (s *overStream) Row(r types.Row) error {
 		if err := s.procFire(); err != nil {
 			return err
 		}
-		if p, _, err = s.parts.Get([]byte(k)); err != nil {
+		if p, _, err = s.parts.Get(k); err != nil {
 			return err
 		}
 		if p == nil {
@@ -490,7 +544,8 @@ func (s *overStream) Row(r types.Row) error {
 		s.late++
 		return nil // a new partition is as good as none
 	}
-	wk := waitingKey(k, ts)
+	wk := appendWaitingKey(s.wbuf[:0], k, ts)
+	s.wbuf = wk
 	w, _, err := s.waiting.Get(wk)
 	if err != nil {
 		return err
@@ -511,7 +566,7 @@ func (s *overStream) Row(r types.Row) error {
 			return err
 		}
 	}
-	return s.parts.Put([]byte(k), p)
+	return s.parts.Put(k, p)
 }
 
 // newPartition is a partition with no rows and fresh accumulators.
@@ -535,8 +590,10 @@ func (s *overStream) newPartition(timers map[int64]bool) *overPartition {
 // of the frame's Flink function.
 func (s *overStream) isLate(p *overPartition, ts int64) bool {
 	switch f := s.n.Frame; {
-	case f.Rows && s.n.FirstRow:
-		return !p.fresh && ts <= p.fired
+	case s.n.FirstRow:
+		// Flink's RowTimeDeduplicateKeepFirstRowFunction drops a row
+		// behind the operator's watermark (a row at it is kept).
+		return ts < s.wm
 	case f.Unbounded:
 		return ts <= s.wm
 	case f.Rows:
@@ -546,10 +603,32 @@ func (s *overStream) isLate(p *overPartition, ts int64) bool {
 	}
 }
 
+// drawRow draws row r of partition k at time ts in the timeline: in, or
+// dropped as late.
+func (s *overStream) drawRow(r types.Row, k []byte, ts int64, late bool) {
+	text := types.FormatRow(r, s.n.In.Schema())
+	if late {
+		s.obs.Dropped(s.drawKeys[string(k)], ts, true, text)
+		return
+	}
+	s.obs.RowIn(s.drawKeys[string(k)], ts, true, false, text)
+}
+
+// drawKey prints the partition key of r for the timeline.
+func (s *overStream) drawKey(r types.Row) string {
+	keys := make([]any, len(s.n.Partition))
+	for i, x := range s.n.Partition {
+		keys[i], _ = x.Eval(r.Fields) // evaluated without error for the key
+	}
+	return exec.FormatKey(keys)
+}
+
 // lateRule says in words which rows isLate returns true for.
 func (s *overStream) lateRule() string {
 	switch f := s.n.Frame; {
-	case f.Unbounded && !s.n.FirstRow:
+	case s.n.FirstRow:
+		return "behind the watermark when they arrived"
+	case f.Unbounded:
 		return "at or before the watermark when they arrived"
 	case f.Rows:
 		return "not after the last time their partition fired"
@@ -559,13 +638,17 @@ func (s *overStream) lateRule() string {
 }
 
 // setTimer registers partition p's timer at ts, once.
-func (s *overStream) setTimer(p *overPartition, k string, ts int64) error {
+func (s *overStream) setTimer(p *overPartition, k []byte, ts int64) error {
 	if p.timers[ts] {
 		return nil
 	}
+	if s.obs != nil {
+		s.obs.TimerSet(s.drawKeys[string(k)], ts)
+	}
 	p.timers[ts] = true
 	s.seq++
-	return s.timers.Add(binary.BigEndian.AppendUint64(appendTime(nil, ts), uint64(s.seq)), []byte(k))
+	s.tbuf = binary.BigEndian.AppendUint64(appendTime(s.tbuf[:0], ts), uint64(s.seq))
+	return s.timers.Add(s.tbuf, bytes.Clone(k))
 }
 
 // fire emits, in time order, the rows of every partition whose time is
@@ -585,7 +668,11 @@ func (s *overStream) fire(wm int64) error {
 			return fmt.Errorf("the state %q has a timer of a partition it does not hold", s.parts.Namespace())
 		}
 		delete(p.timers, ts)
-		wk := waitingKey(string(k), ts)
+		if s.obs != nil {
+			s.obs.TimerFired(s.drawKeys[string(k)], ts)
+		}
+		wk := appendWaitingKey(s.wbuf[:0], k, ts)
+		s.wbuf = wk
 		w, _, err := s.waiting.Get(wk)
 		if err != nil {
 			return err
@@ -606,7 +693,7 @@ func (s *overStream) fire(wm int64) error {
 			s.procWaiting -= int64(len(w.rows))
 		}
 		if w != nil && len(w.rows) > 0 {
-			if err := s.emit(p, ts, w.rows); err != nil {
+			if err := s.emit(p, k, ts, w.rows); err != nil {
 				return err
 			}
 		}
@@ -619,7 +706,7 @@ func (s *overStream) fire(wm int64) error {
 // emit computes the calls for the rows of one partition at one time:
 // ROWS frames row by row, RANGE frames with every row of that time (its
 // peers) in the window of each.
-func (s *overStream) emit(p *overPartition, ts int64, rows [][]any) error {
+func (s *overStream) emit(p *overPartition, k []byte, ts int64, rows [][]any) error {
 	n := s.n
 	args := make([][]any, len(rows))
 	for i, r := range rows {
@@ -666,6 +753,9 @@ func (s *overStream) emit(p *overPartition, ts int64, rows [][]any) error {
 			out = append(out, v)
 		}
 		s.out.PushRow(types.Insert, out)
+		if s.obs != nil {
+			s.obs.RowOut(s.drawKeys[string(k)], ts, types.FormatRow(types.Row{Kind: types.Insert, Fields: out}, s.n.Sch))
+		}
 	}
 	return nil
 }

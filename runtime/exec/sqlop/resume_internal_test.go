@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime/cep"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -241,6 +242,37 @@ func TestJoinNode_resume(t *testing.T) {
 				l := &resumeNode{name: "l", sch: kvt, mode: types.RetractAll, events: resumeEvents(1, 60, 4, true)}
 				r := &resumeNode{name: "r", sch: kvt, mode: types.RetractAll, events: resumeEvents(2, 50, 4, true)}
 				return &JoinNode{Left: l, Right: r, Kind: kind, LeftKeys: key0, RightKeys: key0, Sch: kvtJoinSchema()}
+			})
+		})
+	}
+}
+
+// vBelow is the condition left.v < right.v + 20 over a left row of kvt
+// followed by a right row of kvt.
+type vBelow struct{}
+
+func (vBelow) Eval(row []any) (any, error) {
+	l, r := row[1], row[4]
+	if l == nil || r == nil {
+		return nil, nil
+	}
+	return l.(int64) < r.(int64)+20, nil
+}
+func (vBelow) Type() types.Type { return types.Type{Kind: types.KindBoolean} }
+func (vBelow) IsConstant() bool { return false }
+
+func TestSemiJoinNode_resume(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		anti     bool
+		nullSafe bool
+		cond     expr.Expr
+	}{{"semi", false, false, nil}, {"anti", true, false, nil}, {"semi cond", false, false, vBelow{}}, {"anti null-safe cond", true, true, vBelow{}}} {
+		t.Run(c.name, func(t *testing.T) {
+			checkResume(t, func() exec.Node {
+				l := &resumeNode{name: "l", sch: kvt, mode: types.RetractAll, events: resumeEvents(7, 60, 4, true)}
+				r := &resumeNode{name: "r", sch: kvt, mode: types.RetractAll, events: resumeEvents(8, 50, 4, true)}
+				return &SemiJoinNode{Left: l, Right: r, Anti: c.anti, NullSafe: c.nullSafe, LeftKeys: key0, RightKeys: key0, Cond: c.cond}
 			})
 		})
 	}
@@ -479,6 +511,47 @@ func TestRestoredWatermark_firesNothing(t *testing.T) {
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Fatalf("(-want +got):\n%s", diff)
 			}
+		})
+	}
+}
+
+// modIs is the DEFINE condition v % 3 = r over its one slot.
+type modIs struct{ r int64 }
+
+func (m modIs) Eval(vals []any) (any, error) {
+	if vals[0] == nil {
+		return nil, nil
+	}
+	return vals[0].(int64)%3 == m.r, nil
+}
+func (modIs) Type() types.Type { return types.Type{Kind: types.KindBoolean} }
+func (modIs) IsConstant() bool { return false }
+
+// TestMatchNode_resume: MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts,
+// PATTERN (A B+ C), each variable a remainder of v by 3, MEASURES
+// FIRST(A.v), LAST(C.v)) keeps its partitions' matchers, waiting rows and
+// held rows in the store: killed at every moment, it resumes from its
+// last checkpoint.
+func TestMatchNode_resume(t *testing.T) {
+	for _, skip := range []cep.SkipKind{cep.SkipPastLastRow, cep.SkipToNextRow} {
+		t.Run(fmt.Sprint(skip), func(t *testing.T) {
+			nfa, err := cep.Compile(cep.Spec{Vars: []cep.Var{{Name: "A", Min: 1, Max: 1}, {Name: "B", Min: 1, Max: -1}, {Name: "C", Min: 1, Max: 1}}, Skip: skip})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var defines []*MatchExpr
+			for v := range 3 {
+				defines = append(defines, &MatchExpr{Expr: modIs{int64(v)}, Slots: []MatchSlot{{Var: v, Col: 1}}})
+			}
+			measure := func(v int, first bool) *MatchExpr {
+				return &MatchExpr{Expr: &expr.Column{Index: 0, T: bigT}, Slots: []MatchSlot{{Var: v, First: first, Col: 1}}}
+			}
+			sch := types.Schema{Columns: []types.Column{{Name: "k", Type: bigT}, {Name: "a", Type: bigT}, {Name: "c", Type: bigT}}}
+			checkResume(t, func() exec.Node {
+				return &MatchNode{In: insertOnly("in", 15, 300, 3), Partition: []int{0}, Time: 2,
+					Keys: []OrderKey{{Expr: col2, Text: "ts"}, {Expr: col1, Text: "v"}},
+					NFA:  nfa, Defines: defines, Measures: []*MatchExpr{measure(0, true), measure(2, false)}, Sch: sch}
+			})
 		})
 	}
 }

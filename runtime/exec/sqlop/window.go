@@ -146,7 +146,7 @@ func (n *WindowTVFNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &windowTVFStream{n: n, in: in, ex: ex, wm: exec.MinWatermark, minEnd: exec.MinWatermark, obs: n.Draw.observer(ex, n.ProcTime)}
+	s := n.stream(in, ex)
 	if n.Spec.Kind == Session {
 		if err := s.openSessions(ns); err != nil {
 			in.Close()
@@ -155,6 +155,12 @@ func (n *WindowTVFNode) Open(ex *exec.Execution) (exec.Stream, error) {
 		ex.Stateful = append(ex.Stateful, s)
 	}
 	return s, nil
+}
+
+// stream returns the stream of n over its input in, without the open
+// sessions of SESSION (openSessions).
+func (n *WindowTVFNode) stream(in exec.Stream, ex *exec.Execution) *windowTVFStream {
+	return &windowTVFStream{n: n, in: in, ex: ex, wm: exec.MinWatermark, minEnd: exec.MinWatermark, obs: n.Draw.observer(ex, n.ProcTime)}
 }
 
 // session is one open session of a key: its bounds and rows.
@@ -328,15 +334,23 @@ func (s *windowTVFStream) emit(r types.Row, start, end int64) {
 	f = append(f, r.Fields...)
 	if s.boxed[0] == nil || start != s.boxedStart || end != s.boxedEnd {
 		s.boxedStart, s.boxedEnd = start, end
-		s.boxed[0], s.boxed[1] = types.LocalDateTime{Millis: start}, types.LocalDateTime{Millis: end}
-		if s.n.Sch.Columns[len(s.n.Sch.Columns)-1].Type.Kind == types.KindTimestampLTZ {
-			s.boxed[2] = types.Instant{Millis: end - 1}
-		} else {
-			s.boxed[2] = types.LocalDateTime{Millis: end - 1}
-		}
+		s.boxed = windowColumns(s.n.Sch, start, end)
 	}
 	f = append(f, s.boxed[:]...)
 	s.out.PushRow(types.Insert, f)
+}
+
+// windowColumns returns the values of window_start, window_end and
+// window_time of the window [start, end) in a window table function's
+// output of schema sch (window_time is a TIMESTAMP_LTZ over one).
+func windowColumns(sch types.Schema, start, end int64) [3]any {
+	v := [3]any{types.LocalDateTime{Millis: start}, types.LocalDateTime{Millis: end}, nil}
+	if sch.Columns[len(sch.Columns)-1].Type.Kind == types.KindTimestampLTZ {
+		v[2] = types.Instant{Millis: end - 1}
+	} else {
+		v[2] = types.LocalDateTime{Millis: end - 1}
+	}
+	return v
 }
 
 func (s *windowTVFStream) Close() error { return s.in.Close() }

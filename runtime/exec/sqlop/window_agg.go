@@ -45,8 +45,21 @@ func (n *WindowAggregateNode) Explain() string                { return n.Text }
 
 func (n *WindowAggregateNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	ns := ex.OperatorNamespace("window-agg")
-	in, err := n.In.Open(ex)
-	if err != nil {
+	var in exec.Stream
+	var err error
+	if tvf, ok := memWindowAggOK(n); ok && ex.Opts.EndOfInput && ex.Opts.Scratch && ex.Timeline == nil {
+		// A bounded statement without a state file or a timeline: the
+		// windows may live in memory (window_agg_mem.go), unless a
+		// source of the input turns out to be live.
+		if in, err = tvf.In.Open(ex); err != nil {
+			return nil, err
+		}
+		if !ex.Live().HasSources() {
+			ex.HoldsInMemory("a window aggregation keeps its open windows")
+			return openMemWindowAgg(n, tvf, in, ex), nil
+		}
+		in = tvf.stream(in, ex)
+	} else if in, err = n.In.Open(ex); err != nil {
 		return nil, err
 	}
 	s := &windowAggStream{n: n, in: in, ex: ex, wm: exec.MinWatermark, obs: n.Draw.observer(ex, n.ProcTime)}

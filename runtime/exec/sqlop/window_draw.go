@@ -5,24 +5,27 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
-// WindowDraw is how a window aggregation shows in a statement's timeline
-// (EXPLAIN TIMELINE, SET 'ptfsh.timeline'): a section of its own, a lane
-// per key of its GROUP BY besides the window columns, as Flink's window
-// operator works. A row in sets, for a window it opens, a timer at the
-// window's end - 1 ms; the watermark (or, on processing time, the clock)
-// passing it fires the window, and its row goes out there. The window
-// table function under the aggregation draws the watermark or the clock
-// and the late rows it drops; the aggregation draws the rest. Both nodes
-// hold the same WindowDraw, which names their one observer.
+// WindowDraw is how a window aggregation, or a window Top-N or
+// deduplication over a window table function, shows in a statement's
+// timeline (EXPLAIN TIMELINE, SET 'ptfsh.timeline'): a section of its
+// own, a lane per key of its GROUP BY (or PARTITION BY) besides the window
+// columns, as Flink's window operator works. The first row of a window
+// sets the window's timer at its end - 1 ms; the watermark (or, on
+// processing time, the clock) passing it fires the window, and its rows go
+// out there. The window table function under the operator draws the rows,
+// the watermark or the clock, and the late rows it drops; the operator
+// draws the rest. Both nodes hold the same WindowDraw, which names their
+// one observer.
 type WindowDraw struct {
-	// Name names the section: the window as EXPLAIN shows it.
+	// Name names the section: the operator and its window as EXPLAIN
+	// shows them (WindowAggregate TUMBLE(time_col=[ts], size=[1 min])).
 	Name string
 	// TVFKeys are the columns of the window table function's input that
 	// hold the key (nil: none, or the key is computed and the late rows
 	// go to a lane of no key).
 	TVFKeys []int
 	// AggKeys are the GROUP BY expressions (WindowAggregateNode.Groups)
-	// of the key.
+	// of the key, or the PARTITION BY ones (WindowRankNode.Partition).
 	AggKeys []int
 }
 

@@ -47,6 +47,10 @@ type WindowRankNode struct {
 	// ProcTime: the windows are on a processing-time attribute and fire
 	// when the processing-time clock passes their end.
 	ProcTime bool
+	// Draw, over a window table function, draws the windows in the
+	// statement's timeline with it (window_draw.go); AggKeys index
+	// Partition.
+	Draw *WindowDraw
 }
 
 var _ exec.Node = (*WindowRankNode)(nil)
@@ -62,7 +66,7 @@ func (n *WindowRankNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &windowRankStream{n: n, in: in, ex: ex, wm: exec.MinWatermark}
+	s := &windowRankStream{n: n, in: in, ex: ex, wm: exec.MinWatermark, obs: n.Draw.observer(ex, n.ProcTime)}
 	if s.w, err = openWindowTable[*windowRankGroup](ex, ns, windowRankCodec{}); err != nil {
 		in.Close()
 		return nil, err
@@ -135,6 +139,8 @@ type windowRankStream struct {
 	wm  int64
 	w   *windowTable[*windowRankGroup]
 	out exec.Queue
+	// obs draws the windows in the timeline (nil: none).
+	obs exec.OpObserver
 }
 
 var (
@@ -216,6 +222,9 @@ func (s *windowRankStream) Row(r types.Row) error {
 		if err := s.w.add(k, end, g); err != nil {
 			return err
 		}
+		if s.obs != nil {
+			s.obs.TimerSet(drawKey(keys[2:], n.Draw.AggKeys), end-1)
+		}
 	}
 	if n.Dedup != KeepTopN {
 		ts, ok := types.TimeMillis(r.Fields[n.Time])
@@ -251,6 +260,17 @@ func (s *windowRankStream) Row(r types.Row) error {
 // windows go by end, then in the order they appeared, as
 // WindowAggregateNode's.
 func (s *windowRankStream) emit(g *windowRankGroup) error {
+	key := ""
+	if s.obs != nil {
+		if len(g.rows) > 0 && len(s.n.Draw.AggKeys) > 0 {
+			vals := make([]any, len(s.n.Partition))
+			for i, x := range s.n.Partition {
+				vals[i], _ = x.Eval(g.rows[0].row.Fields) // evaluated once when the row came
+			}
+			key = drawKey(vals, s.n.Draw.AggKeys)
+		}
+		s.obs.TimerFired(key, g.end-1)
+	}
 	for i, sr := range g.rows {
 		rank := int64(i + 1)
 		if rank < s.n.RankStart {
@@ -258,6 +278,9 @@ func (s *windowRankStream) emit(g *windowRankGroup) error {
 		}
 		fields := append(append(make([]any, 0, len(sr.row.Fields)+1), sr.row.Fields...), rank)
 		s.out.PushRow(types.Insert, fields)
+		if s.obs != nil {
+			s.obs.RowOut(key, g.end-1, rowText(fields, s.n.Sch))
+		}
 	}
 	return nil
 }
