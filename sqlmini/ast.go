@@ -443,7 +443,10 @@ type Join struct {
 // temporal join). The words that go on a FROM clause (LEFT, RIGHT, ON,
 // USING, ...) are no alias.
 type FromItem struct {
-	Pos      Pos
+	Pos Pos
+	// Lateral is LATERAL: a subquery (or TABLE(...)) that reads the
+	// columns of the tables before it in FROM.
+	Lateral  bool   `parser:"@'LATERAL'?"`
 	Call     *Call  `parser:"(  'TABLE' '(' @@ ')'"`
 	Call2    *Call  `parser:" | @@"`
 	Subquery *Query `parser:" | '(' @@ ')'"`
@@ -455,6 +458,9 @@ type FromItem struct {
 	Match     *MatchRecognize `parser:"@@?"`
 	Alias     *Name           `parser:"( 'AS'? (?! 'LEFT' | 'RIGHT' | 'ON' | 'USING' | 'FOR' ) @@"`
 	AliasCols []*Name         `parser:"  ( '(' @@ ( ',' @@ )* ')' )? )?"`
+	// Hints are the table hints of a /*+ ... */ right after Table (the
+	// parser reads them from the comment: hint.go).
+	Hints []*Hint
 }
 
 // Call is a PTF call: name(args).

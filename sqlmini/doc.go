@@ -37,7 +37,7 @@
 //	              ["FETCH" ("FIRST" | "NEXT") number ("ROW" | "ROWS") "ONLY"] .
 //	item        = "*" | name "." "*" | expr [["AS"] name] .
 //	sort        = expr ["ASC" | "DESC"] ["NULLS" ("FIRST" | "LAST")] .
-//	from        = ( "TABLE" "(" call ")" | call | "(" query ")" | name ) ["FOR" "SYSTEM_TIME" "AS" "OF" expr]
+//	from        = ["LATERAL"] ( "TABLE" "(" call ")" | call | "(" query ")" | name ) ["FOR" "SYSTEM_TIME" "AS" "OF" expr]
 //	              [match] [["AS"] name ["(" names ")"]] .
 //	match       = "MATCH_RECOGNIZE" "(" ... ")" .   (match.go has its grammar)
 //	join        = "," from | ["NATURAL"] [("LEFT" | "RIGHT" | "FULL") ["OUTER"] | "INNER" | "CROSS"] "JOIN" from
@@ -77,7 +77,7 @@
 // from rule, such as TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10'
 // MINUTES)) or SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5'
 // MINUTES); their names and arguments are the runtime's. A construct of
-// Flink SQL the dialect lacks (LATERAL, a scalar subquery) is an error
+// Flink SQL the dialect lacks (a scalar subquery) is an error
 // that names it.
 //
 // Joins chain left to right: FROM a JOIN b ON ... , c JOIN d ON ... joins
@@ -109,8 +109,7 @@
 // backquotes to be used as names: `count`, `end`. They are Flink's
 // reserved words that the dialect uses (WINDOW among them, so that FROM t
 // WINDOW w does not read WINDOW as an alias), and those that start
-// constructs it does not have yet (LATERAL), so that the error can name
-// them.
+// constructs it does not have, so that the error can name them.
 // Comments are -- to the end of the line and /* ... */. A function body
 // may be given inline between $$ and $$.
 //

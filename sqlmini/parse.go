@@ -235,6 +235,9 @@ func (p *piece) parse() (*Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := readHints(st, p.Text, p.Start.Offset); err != nil {
+		return nil, err
+	}
 	st.Text = p.Text
 	return st, nil
 }
@@ -387,13 +390,12 @@ func convertError(err error, src string) error {
 // unsupportedWords are Flink SQL constructs the dialect does not have yet,
 // by the reserved word that starts them, and what to say about each.
 var unsupportedWords = map[string]string{
-	"LATERAL": "LATERAL is not supported yet",
-	"HAVING":  "HAVING needs GROUP BY or an aggregate before it",
-	"ORDER":   "ORDER BY is not allowed here: it follows a SELECT's WHERE, GROUP BY and HAVING",
+	"HAVING": "HAVING needs GROUP BY or an aggregate before it",
+	"ORDER":  "ORDER BY is not allowed here: it follows a SELECT's WHERE, GROUP BY and HAVING",
 }
 
 // unsupported names the construct when a parse error is at a word that
-// starts a construct the dialect lacks (LATERAL, EXCEPT). participle
+// starts a construct the dialect lacks (EXCEPT). participle
 // reports those as an unexpected token.
 func unsupported(msg string) (string, bool) {
 	const prefix = `unexpected token "`
@@ -446,6 +448,11 @@ func friendly(msg string) string {
 				return msg[:i] + "(expected " + words + ")"
 			}
 		}
+	}
+	// After an optional LATERAL, participle spells out FromItem's
+	// alternatives instead of naming the rule.
+	if i := strings.Index(msg, `(expected (("TABLE" "(" Call ")")`); i >= 0 {
+		return msg[:i] + "(expected " + ruleWords["FromItem"] + ")"
 	}
 	// participle lists the whole rest of the grammar it expected; past a
 	// short list that is noise to a person.

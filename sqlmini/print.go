@@ -748,6 +748,9 @@ func (f *FromItem) format(b *strings.Builder) {
 	if f == nil {
 		return
 	}
+	if f.Lateral {
+		b.WriteString("LATERAL ")
+	}
 	switch {
 	case f.Call != nil:
 		b.WriteString("TABLE(")
@@ -761,6 +764,16 @@ func (f *FromItem) format(b *strings.Builder) {
 		b.WriteString(")")
 	case f.Table != nil:
 		f.Table.format(b)
+		if len(f.Hints) > 0 {
+			b.WriteString(" /*+ ")
+			for i, h := range f.Hints {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(h.String())
+			}
+			b.WriteString(" */")
+		}
 	}
 	if f.AsOf != nil {
 		b.WriteString(" FOR SYSTEM_TIME AS OF ")

@@ -218,4 +218,13 @@ func checkCookbookDoc(t *testing.T, recipes []cookbookRecipe) {
 		}
 		t.Errorf("docs/cookbook.md's table of recipes differs from tests/cookbook (go test ./tests -run TestCookbook -update rewrites it):\n%s", cmp.Diff(got, table))
 	}
+	// The README's line on the cookbook gives the count too.
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := fmt.Sprintf("%d of %d run", runs, len(recipes))
+	if !strings.Contains(string(readme), "Ververica's recipes on ptfsh ("+count) {
+		t.Errorf("README.md's line on the cookbook should say \"Ververica's recipes on ptfsh (%s\"", count)
+	}
 }

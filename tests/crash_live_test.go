@@ -54,6 +54,10 @@ INSERT INTO tops SELECT user_id, v, ts, rn FROM (SELECT *, ROW_NUMBER() OVER (PA
 CREATE TABLE sorted (user_id STRING, v INT, ts BIGINT) WITH ('connector' = 'filesystem', 'path' = 'sorted.csv', 'format' = 'csv');
 INSERT INTO sorted SELECT user_id, v, ts FROM live ORDER BY t, v DESC;
 `},
+	{name: "match_recognize", script: `
+CREATE TABLE runs (user_id STRING, a_ts BIGINT, b_ts BIGINT, n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'runs.csv', 'format' = 'csv');
+INSERT INTO runs SELECT * FROM live MATCH_RECOGNIZE (PARTITION BY user_id ORDER BY t MEASURES FIRST(A.ts) AS a_ts, LAST(B.ts) AS b_ts, COUNT(B.ts) AS n ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+ C) DEFINE A AS MOD(A.ts / 1000, 7) < 3, B AS MOD(B.ts / 1000, 7) >= 5, C AS MOD(C.ts / 1000, 7) < 3) AS m;
+`},
 	{name: "join", unordered: true, script: `
 CREATE TABLE pairs (user_id STRING, v INT, w INT, ts BIGINT) WITH ('connector' = 'filesystem', 'path' = 'pairs.csv', 'format' = 'csv');
 INSERT INTO pairs SELECT a.user_id, a.v, b.v, a.ts FROM live a JOIN live b ON a.user_id = b.user_id AND a.ts = b.ts;

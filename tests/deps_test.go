@@ -97,7 +97,7 @@ var layers = map[string][]string{
 	"bench/internal/gen": {},
 	"bench/gen":          {mod + "bench/internal/gen"},
 	"bench/plain":        {},
-	"bench/run":          {mod + "bench/internal/gen"},
+	"bench/run":          {mod + "bench/internal/gen", mod + "runtime/connector/kafka"},
 }
 
 // never lists, per package, packages it must not import even where a

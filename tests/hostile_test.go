@@ -191,7 +191,10 @@ CREATE VIEW bad(name) AS VALUES ('Bob'), ('Alice'), ('Eve');`)
 			if err == nil {
 				t.Fatal("the hostile statement did not fail")
 			}
-			if d := time.Since(start); d > 10*time.Second {
+			// A stop, not a hang: the limits stop each case within about
+			// a second of CPU, and the bound leaves room for a machine
+			// busy with other builds (10.6 s was seen at a load of 40).
+			if d := time.Since(start); d > time.Minute {
 				t.Errorf("the hostile statement took %v", d)
 			}
 			if got := errorText(err, h.dir, tc.err); got != tc.err {
@@ -244,7 +247,7 @@ CREATE VIEW bad(name) AS VALUES ('Bob'), ('Eve');`)
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
 	_, err := h.exec(ctx, "SELECT * FROM f(TABLE bad PARTITION BY name);")
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 30*time.Second { // a loaded machine's wall clock
 		t.Errorf("cancelling took %v", d)
 	}
 	if !errors.Is(err, ptf.ErrInterrupted) || errors.Is(err, ptf.ErrLimit) {

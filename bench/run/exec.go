@@ -46,6 +46,9 @@ func prepare(c config, e *env, w workload) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if en.kafka {
+			src = []byte(strings.ReplaceAll(string(src), "${KAFKA}", e.kafka))
+		}
 		if err := os.WriteFile(filepath.Join(dir, en.scriptFile(w)), append([]byte(en.preamble), src...), 0o644); err != nil {
 			return "", err
 		}

@@ -35,6 +35,7 @@ type config struct {
 	root               string // the repository
 	nodeOff            bool   // run without Node even when it is installed
 	flightsParquet     string // a Parquet file of flights for F-parquet
+	kafka              bool   // also run K and K-p2 against a real broker
 }
 
 func main() {
@@ -44,10 +45,11 @@ func main() {
 	flag.IntVar(&c.keys, "keys", 100_000, "distinct users of the workloads whose name gives no key count")
 	flag.Float64Var(&c.skew, "skew", 1, "Zipf exponent of users and airports (0: uniform)")
 	flag.Uint64Var(&c.seed, "seed", 1, "the generator's seed")
-	flag.StringVar(&c.only, "only", "", "run only these workloads (comma-separated names: A, B-1k, B, B-1M, C, B-jsonl, F, B-spill, B-ckpt, S-group, S-join; with -flights-parquet F-parquet, workflow, window)")
+	flag.StringVar(&c.only, "only", "", "run only these workloads (comma-separated names: A, B-1k, B, B-1M, C, B-jsonl, F, B-spill, B-ckpt, S-group, S-join; with -flights-parquet F-parquet, workflow, window; with -kafka K, K-p2)")
 	flag.BoolVar(&c.check, "check", false, "run each engine once and compare their output rows instead of timing them")
 	flag.StringVar(&c.dataDir, "data", "", "keep generated data in `DIR` (default: ptfsh-bench-data in the temporary directory)")
 	flag.StringVar(&c.flightsParquet, "flights-parquet", "", "also run F over this Parquet `FILE` of flights (columns date, delay, origin; e.g. a copy of the 3M U.S. flights), all its rows")
+	flag.BoolVar(&c.kafka, "kafka", false, "also run K and K-p2: the keyed count from a 3-partition topic of JSON into a topic, beside the same over CSV files, on a real Apache Kafka broker the run starts (needs mvn and java)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work folder (scripts, binaries, outputs) and print its path")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -105,6 +107,16 @@ func run(c config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if needsKafka(ws) {
+		if c.check {
+			return errors.New("-check compares files and stdout: it takes no -kafka")
+		}
+		var stop func()
+		if env.kafka, stop, err = startKafka(c, env, dataSet{kind: "clicks", format: "csv"}, stderr); err != nil {
+			return err
+		}
+		defer stop()
+	}
 	if c.check {
 		return check(c, env, ws, stdout, stderr)
 	}
@@ -125,6 +137,9 @@ func selectWorkloads(c config) ([]workload, error) {
 				ws = append(ws, w)
 				found = true
 			}
+		}
+		if !found && (strings.EqualFold(name, "K") || strings.EqualFold(name, "K-p2")) {
+			return nil, fmt.Errorf("-only: %s needs -kafka (a real broker)", name)
 		}
 		if !found && (strings.EqualFold(name, "F-parquet") || strings.EqualFold(name, "workflow") || strings.EqualFold(name, "window")) {
 			return nil, fmt.Errorf("-only: %s needs -flights-parquet FILE (a Parquet file of flights)", name)
@@ -164,6 +179,7 @@ type env struct {
 	work, ptfsh, plain, node string // node is "" without Node
 	nodeVersion, goVersion   string
 	python, duckdbVersion    string             // duckdbVersion is "" without pip's duckdb
+	kafka                    string             // the broker's servers (-kafka)
 	data                     map[dataSet]string // data set -> file
 	rows                     map[dataSet]int    // data set -> its rows, when not -rows
 }

@@ -54,6 +54,7 @@ type engine struct {
 	script   string   // another script of bench/workloads instead of the workload's (duckdb: its SQL)
 	state    bool     // --state FILE, a fresh file in the run folder for every run
 	sinkFile string   // the script INSERTs INTO this file instead of printing to stdout
+	kafka    bool     // the script reads and writes topics of the run's broker (${KAFKA})
 }
 
 var (
@@ -203,6 +204,9 @@ func workloads(c config) []workload {
 			},
 			ref: "ptfsh, default cache",
 		})
+	}
+	if c.kafka {
+		ws = append(ws, kafkaWorkloads()...)
 	}
 	if c.flightsParquet != "" {
 		// F over a real Parquet file (the flights-3m): ptfsh only,

@@ -84,7 +84,9 @@ SELECT * FROM alerts;
 			t.Errorf("pom.xml lacks %q", want)
 		}
 	}
-	if client := read("sql-client/pom.xml"); !strings.Contains(client, "<artifactId>flink-connector-kafka</artifactId>\n      <version>${flink-connector-kafka.version}</version>") {
-		t.Errorf("sql-client/pom.xml lacks the Kafka connector:\n%s", client)
+	// The job's jar carries the connector; the client's class path must
+	// not hold a second copy.
+	if client := read("sql-client/pom.xml"); strings.Contains(client, "flink-connector-kafka") {
+		t.Errorf("sql-client/pom.xml holds the Kafka connector, which the job's jar carries:\n%s", client)
 	}
 }

@@ -853,7 +853,7 @@ func Write(dir string, p Project) error {
 		Artifact     string
 		Artifacts    []Artifact
 		KafkaVersion string
-	}{artifact, sqlClientArtifacts(provided), kafkaVersion})
+	}{artifact, sqlClientArtifacts(provided), ""})
 	if err != nil {
 		return err
 	}

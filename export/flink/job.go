@@ -115,7 +115,12 @@ func jobSQL(register, artifact string, p Project) string {
 // connectors and formats of the cases (provided), and flink-python, whose
 // class PythonDependencyUtils the client's option parser loads whatever
 // the options ("Failed to parse the Python command line options" without
-// it).
+// it). A bundled artifact (the Kafka connector, the Avro registry format)
+// is left out: the job's jar, which the client loads with -j, carries it,
+// and a second copy on the client's class path loads Kafka's classes in
+// two class loaders (Flink's child-first user class loader and the
+// client's), which fails the job with a ClassCastException of a class to
+// itself.
 func sqlClientArtifacts(provided []Artifact) []Artifact {
 	set := map[string]Artifact{}
 	for _, id := range []string{"flink-sql-client", "flink-sql-gateway", "flink-python",
@@ -124,7 +129,9 @@ func sqlClientArtifacts(provided []Artifact) []Artifact {
 		set[id] = Artifact{ID: id, Version: "${flink.version}"}
 	}
 	for _, a := range provided {
-		set[a.ID] = a
+		if !a.Bundled {
+			set[a.ID] = a
+		}
 	}
 	out := make([]Artifact, 0, len(set))
 	for _, a := range set {

@@ -21,7 +21,9 @@ func (l letters) Cond(v int, _ []cep.Step, ev cep.Event) (bool, error) {
 }
 
 // run feeds rows (one a millisecond) and prints each match as
-// "var:row var:row", the matches separated by " | ".
+// "var:row var:row", the matches separated by " | ". The state goes
+// through its encoding after every row, as it goes to the state store
+// between two rows of its partition.
 func run(t *testing.T, spec cep.Spec, accept []string, rows ...string) string {
 	t.Helper()
 	n, err := cep.Compile(spec)
@@ -36,6 +38,7 @@ func run(t *testing.T, spec cep.Spec, accept []string, rows ...string) string {
 		if err != nil {
 			return "error: " + err.Error()
 		}
+		st = roundTrip(t, n, st)
 		for _, m := range ms {
 			var parts []string
 			for _, s := range m {
@@ -45,6 +48,21 @@ func run(t *testing.T, spec cep.Spec, accept []string, rows ...string) string {
 		}
 	}
 	return strings.Join(out, " | ")
+}
+
+// roundTrip returns st decoded from its encoding, which must be what the
+// decoded state encodes to, followed by nothing.
+func roundTrip(t *testing.T, n *cep.NFA, st *cep.State) *cep.State {
+	t.Helper()
+	b := st.AppendState([]byte("head"))
+	got, rest, err := n.ReadState(b[4:])
+	if err != nil || len(rest) != 0 {
+		t.Fatalf("ReadState: %v, %d bytes left", err, len(rest))
+	}
+	if again := got.AppendState(nil); string(again) != string(b[4:]) {
+		t.Fatalf("the decoded state encodes to %x, want %x", again, b[4:])
+	}
+	return got
 }
 
 func vars(spec string) []cep.Var {

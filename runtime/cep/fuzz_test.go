@@ -90,3 +90,36 @@ func check(t *testing.T, spec cep.Spec, c letters, m cep.Match, at int64) {
 		t.Fatalf("a match longer than WITHIN %d: %v", spec.Within, m)
 	}
 }
+
+// FuzzReadState: any bytes decode to a state or an error, never a panic,
+// and a state decoded goes on matching rows.
+func FuzzReadState(f *testing.F) {
+	spec := cep.Spec{Vars: vars("a b+ c?")}
+	n, err := cep.Compile(spec)
+	if err != nil {
+		f.Fatal(err)
+	}
+	st := n.NewState()
+	c := letters{rows: []string{"a", "b", "b", "a", "b"}, accept: []string{"a", "b", "c"}}
+	for i := range c.rows {
+		if _, err := n.Process(st, cep.Event{ID: int64(i), TS: int64(i)}, c); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(st.AppendState(nil))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, _, err := n.ReadState(b)
+		if err != nil {
+			return
+		}
+		rows := letters{rows: []string{"a", "b", "c"}, accept: c.accept}
+		for i := range rows.rows {
+			if _, err := n.AdvanceTime(st, int64(i)); err != nil {
+				return
+			}
+			if _, err := n.Process(st, cep.Event{ID: int64(i), TS: int64(i)}, rows); err != nil {
+				return
+			}
+		}
+	})
+}

@@ -139,6 +139,11 @@ type filesystem struct{}
 
 func (filesystem) Name() string { return "filesystem" }
 
+// PushesWatermark: a WATERMARK on a computed column is the source's, so
+// that a followed file paces it (pipeline.auto-watermark-interval) and a
+// folder's files each have theirs, as with a column the file holds.
+func (filesystem) PushesWatermark() bool { return true }
+
 func (filesystem) Options() []string {
 	return []string{"connector", "path", "format", "csv.header", "csv.field-delimiter", "csv.ignore-parse-errors",
 		"csv.null-literal", "csv.quote-character", "csv.allow-comments", "json.ignore-parse-errors",

@@ -174,7 +174,7 @@ func (s *fileStream) Next() (exec.Event, error) {
 	r, err := s.r.Next()
 	for err == nil && r.Kind == kindWatermarkStep {
 		// A watermark step written into the file (its op column says WATERMARK).
-		ms, ok := types.TimeMillis(r.Fields[s.n.t.Watermark.Column])
+		ms, ok := s.n.t.Watermark.Time(r)
 		if ok && s.wm.Explicit(ms) {
 			return exec.Event{Kind: exec.EvWatermark, Wm: ms}, nil
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
+	"github.com/ptfsh/ptfsh/runtime/connector/kafka"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
@@ -122,6 +123,7 @@ type kafkaSpec struct {
 	servers                    []string
 	group                      string
 	clientID                   string
+	auth                       kafka.Auth // security.protocol, SASL and SSL
 	readCommitted              bool
 	resetEarliest, resetLatest bool // properties.auto.offset.reset
 
@@ -286,11 +288,8 @@ func parseKafka(t *catalog.Table, upsert bool) (*kafkaSpec, error) {
 			return nil, kerrf(k, "option '%s' of Flink's %s connector is not supported by ptfsh: %s", k, conn, why)
 		}
 		if p, ok := strings.CutPrefix(k, "properties."); ok {
-			if p == "security.protocol" && strings.EqualFold(o[k], "PLAINTEXT") {
-				continue
-			}
-			if p == "security.protocol" || strings.HasPrefix(p, "sasl.") || strings.HasPrefix(p, "ssl.") {
-				return nil, kerrf(k, "option '%s': ptfsh connects to Kafka without SASL or SSL (PLAINTEXT only), so it cannot honour it; read the topic through a listener without authentication, or run the job on Flink (ptfsh export flink keeps the option)", k)
+			if isSecurityKey(p) {
+				continue // parseKafkaSecurity
 			}
 			if !kafkaProperties[p] {
 				return nil, kerrf(k, "option '%s' is a Kafka client property ptfsh does not pass on; it passes %s", k, propertyList())
@@ -348,6 +347,9 @@ func parseKafka(t *catalog.Table, upsert bool) (*kafkaSpec, error) {
 	}
 	s.group = o["properties.group.id"]
 	s.clientID = o["properties.client.id"]
+	if s.auth, err = parseKafkaSecurity(o); err != nil {
+		return nil, err
+	}
 	switch v := o["properties.isolation.level"]; v {
 	case "", "read_uncommitted":
 	case "read_committed":

@@ -165,7 +165,7 @@ func (k *KafkaSink) Changelog() bool { return !k.value.changelog().IsEmpty() }
 // Begin connects and checks that the topic exists.
 func (k *KafkaSink) Begin(types.Schema) error {
 	var err error
-	if k.cl, err = kafka.Dial(k.ctx, kafka.Config{Servers: k.s.servers, ClientID: k.s.clientID}); err != nil {
+	if k.cl, err = kafka.Dial(k.ctx, kafka.Config{Servers: k.s.servers, ClientID: k.s.clientID, Auth: k.s.auth}); err != nil {
 		return k.fail(err)
 	}
 	if _, err := k.cl.Partitions(k.ctx, []string{k.topic}); err != nil {

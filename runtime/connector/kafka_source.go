@@ -168,7 +168,7 @@ func (s *kafkaStream) open() error {
 		return err
 	}
 	s.ignore = sp.value.opts["ignore-parse-errors"] == "true"
-	cfg := kafka.Config{Servers: sp.servers, ClientID: sp.clientID, ReadCommitted: sp.readCommitted}
+	cfg := kafka.Config{Servers: sp.servers, ClientID: sp.clientID, ReadCommitted: sp.readCommitted, Auth: sp.auth}
 	if s.cl, err = kafka.Dial(s.ctx, cfg); err != nil {
 		return err
 	}

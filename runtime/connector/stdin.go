@@ -51,6 +51,10 @@ type stdinConnector struct{}
 func (stdinConnector) Name() string      { return "stdin" }
 func (stdinConnector) Options() []string { return stdinOptions }
 
+// PushesWatermark: a WATERMARK on a computed column is the source's, paced
+// as one on a column the input holds.
+func (stdinConnector) PushesWatermark() bool { return true }
+
 func (f stdinConnector) Validate(t *catalog.Table, ct *sqlmini.CreateTable) error {
 	if err := checkOptions(f, ct); err != nil {
 		return err

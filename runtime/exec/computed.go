@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -28,6 +29,9 @@ type ComputedNode struct {
 	Texts    []string
 	Wm       *WatermarkSpec
 	Every    int64
+	// Pushed is the WATERMARK on a computed column that the source
+	// assigns instead (connector.WatermarkPushDown), for Explain.
+	Pushed *WatermarkSpec
 }
 
 var _ Node = (*ComputedNode)(nil)
@@ -37,8 +41,8 @@ func (n *ComputedNode) Changelog() types.ChangelogMode { return n.In.Changelog()
 func (n *ComputedNode) Children() []Node               { return []Node{n.In} }
 func (n *ComputedNode) Explain() string {
 	s := "Calc(select=[" + strings.Join(n.Texts, ", ") + "])"
-	if n.Wm != nil {
-		s = "WatermarkAssigner(rowtime=[" + n.Sch.Columns[n.Wm.Column].Name + "], watermark=[" + n.Wm.Expr + "]) <- " + s
+	if w := cmp.Or(n.Wm, n.Pushed); w != nil {
+		s = "WatermarkAssigner(rowtime=[" + n.Sch.Columns[w.Column].Name + "], watermark=[" + w.Expr + "]) <- " + s
 	}
 	return s
 }

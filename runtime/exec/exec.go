@@ -185,7 +185,8 @@ type Execution struct {
 	// (runtime/exec/ptfop); nil: no trace.
 	Trace io.Writer
 	// Timeline, when set, receives the time events of the PTF calls
-	// (EXPLAIN TIMELINE, SET 'ptfsh.timeline'; runtime/exec/ptfop).
+	// (EXPLAIN TIMELINE, SET 'ptfsh.timeline'; runtime/exec/ptfop) and of
+	// the SQL operators that act in time (OperatorObserver).
 	Timeline TimeRecorder
 	// Checkpoints says when the next periodic checkpoint is due; the
 	// driver that takes them sets it (nil: only the final one).

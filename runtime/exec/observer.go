@@ -97,8 +97,8 @@ type Timer struct {
 	Time  int64
 }
 
-// TimeRecorder receives the time events of a statement's PTF calls
-// (a [*timeline.Record]).
+// TimeRecorder receives the time events of a statement's PTF calls and
+// SQL operators (a [*timeline.Record]).
 type TimeRecorder interface {
 	Add(timeline.Event)
 }

@@ -75,14 +75,27 @@ func (g *WmGen) Observe(r types.Row) (int64, bool) {
 	return g.max, true
 }
 
-// time is the row's time: its time column, or On over its columns. An
-// error in On is the computed column's, which the row meets again when
-// the column is computed: here the row has no time.
+// time is the row's time: its time column, or On over its columns.
 func (g *WmGen) time(r types.Row) (int64, bool) {
 	if g.on == nil {
 		return types.TimeMillis(r.Fields[g.col])
 	}
-	v, err := g.on.Eval(r.Fields)
+	return timeOn(g.on, r)
+}
+
+// Time is the time of row r that the watermark follows: its time column,
+// or On over its columns. An error in On is the computed column's, which
+// the row meets again when the column is computed: here the row has no
+// time.
+func (w *WatermarkSpec) Time(r types.Row) (int64, bool) {
+	if w.On == nil {
+		return types.TimeMillis(r.Fields[w.Column])
+	}
+	return timeOn(w.On, r)
+}
+
+func timeOn(on expr.Expr, r types.Row) (int64, bool) {
+	v, err := on.Eval(r.Fields)
 	if err != nil {
 		return 0, false
 	}

@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"fmt"
 	"math"
 	"math/big"
 	"regexp"
@@ -953,14 +952,7 @@ func compileConvertTz(c *call) (Expr, error) {
 		}
 	}
 	return strict(types.TypeString, true, c.args, func(v []any) (any, error) {
-		from, err := loadZone(v[1].(string))
-		if err != nil {
-			return nil, c.errorf("%v", err)
-		}
-		to, err := loadZone(v[2].(string))
-		if err != nil {
-			return nil, c.errorf("%v", err)
-		}
+		from, to := loadZone(v[1].(string)), loadZone(v[2].(string))
 		s := strings.TrimSpace(v[0].(string))
 		if len(s) > 19 {
 			s = s[:19]
@@ -980,10 +972,12 @@ var zones sync.Map // string -> *time.Location
 var zoneOffset = regexp.MustCompile(`^(?:GMT|UTC)([+-])(\d{1,2})(?::?(\d{2}))?$`)
 
 // loadZone reads a time zone: an IANA name, UTC or Z, or GMT/UTC followed
-// by an offset (+01:00, -0530), as Java's TimeZone.getTimeZone takes them.
-func loadZone(name string) (*time.Location, error) {
+// by an offset (+01:00, -0530), as Java's TimeZone.getTimeZone takes them;
+// a name it does not know is UTC, as that method makes it GMT (Flink's
+// CONVERT_TZ converts from 'Mars/Olympus' as from UTC).
+func loadZone(name string) *time.Location {
 	if l, ok := zones.Load(name); ok {
-		return l.(*time.Location), nil
+		return l.(*time.Location)
 	}
 	var loc *time.Location
 	up := strings.ToUpper(name)
@@ -994,8 +988,9 @@ func loadZone(name string) (*time.Location, error) {
 		m := zoneOffset.FindStringSubmatch(up)
 		h, _ := strconv.Atoi(m[2])
 		mins, _ := strconv.Atoi("0" + m[3])
-		if h > 18 || mins > 59 {
-			return nil, fmt.Errorf("unknown time zone '%s'", name)
+		if h > 23 || mins > 59 {
+			loc = time.UTC
+			break
 		}
 		off := h*3600 + mins*60
 		if m[1] == "-" {
@@ -1004,13 +999,13 @@ func loadZone(name string) (*time.Location, error) {
 		loc = time.FixedZone(name, off)
 	default:
 		l, err := time.LoadLocation(name)
-		if err != nil {
-			return nil, fmt.Errorf("unknown time zone '%s' (an IANA name such as 'Europe/Rome', 'UTC', or 'GMT+01:00')", name)
+		if err != nil || name == "Local" || name == "" {
+			l = time.UTC // Go's Local and "" are none of Java's
 		}
 		loc = l
 	}
 	zones.Store(name, loc)
-	return loc, nil
+	return loc
 }
 
 // compileCurrentWatermark is CURRENT_WATERMARK(rowtime): the watermark

@@ -88,6 +88,9 @@ func (p *Planner) planJoins(sel *sqlmini.Select) (exec.Node, *expr.Scope, *sqlmi
 // not yet taken; a comma join takes those it can read. It returns the ones
 // left.
 func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.NotExpr) ([]*sqlmini.NotExpr, error) {
+	if j.Item.Lateral {
+		return p.planLateral(js, j, pending) // lateral.go
+	}
 	if isUnnest(j.Item) {
 		return p.planUnnest(js, j, pending)
 	}

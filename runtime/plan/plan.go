@@ -247,6 +247,17 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 		}
 		p.groupWindows[gw] = true
 	}
+	if sel.From != nil && sel.From.Lateral {
+		// The first table has none before it to read: LATERAL changes
+		// nothing.
+		if sel.From.Subquery == nil {
+			return nil, sqlmini.Errorf(sel.From.Pos, "LATERAL takes a subquery here: ptfsh has no table functions (UDTFs); expand an array with CROSS JOIN UNNEST(t.col), or call a PTF")
+		}
+		s, f := *sel, *sel.From
+		f.Lateral = false
+		s.From = &f
+		sel = &s
+	}
 	if sel.From != nil && sel.From.AsOf != nil {
 		return nil, sqlmini.Errorf(sel.From.AsOf.Pos, "FOR SYSTEM_TIME AS OF is for the table on the right of a JOIN (a temporal join), not the first table of FROM")
 	}
@@ -635,6 +646,9 @@ func (p *Planner) planFrom(f *sqlmini.FromItem) (exec.Node, string, error) {
 		n, err = p.planCall(f.Call2)
 	case f.Subquery != nil:
 		n, err = p.Query(f.Subquery)
+	case len(f.Hints) > 0:
+		alias = string(f.Table.Value)
+		n, err = p.planHinted(f) // hints.go
 	default:
 		alias = string(f.Table.Value)
 		n, err = p.planTableRef(f.Table)
@@ -745,6 +759,7 @@ func (p *Planner) planComputed(t *catalog.Table, c connector.Factory, pos sqlmin
 	if w := t.Watermark; w != nil && st.Watermark == nil {
 		if pd, ok := c.(connector.WatermarkPushDown); ok && pd.PushesWatermark() && !n.ProcTime[w.Column] {
 			st.Watermark = &exec.WatermarkSpec{Column: -1, Delay: w.Delay, Expr: w.Expr, On: n.Exprs[w.Column]}
+			n.Pushed = w
 		} else {
 			n.Wm = w
 		}

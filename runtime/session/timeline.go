@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
+	"github.com/ptfsh/ptfsh/runtime/exec/sqlop"
 	"github.com/ptfsh/ptfsh/runtime/plan"
 	"github.com/ptfsh/ptfsh/runtime/settings"
 	"github.com/ptfsh/ptfsh/runtime/timeline"
@@ -47,7 +49,7 @@ func (s *Session) explainTimeline(ctx context.Context, stmt *statement) error {
 	var sink countSink
 	runErr := s.run(ctx, stmt, e.Pos, n, &sink, nil) // it notes a failure in rec
 	var b bytes.Buffer
-	if len(rec.Events) == 0 && runErr == nil && len(planPTFs(n)) == 0 {
+	if len(rec.Events) == 0 && runErr == nil && !drawsTime(n) {
 		rec.Notes = append(rec.Notes, "the query has no PTF call, window, OVER or MATCH_RECOGNIZE: a timeline shows the rows, watermarks and timers of those")
 	}
 	if err := timeline.TextView(&b, rec, s.timelineView()); err != nil {
@@ -58,6 +60,27 @@ func (s *Session) explainTimeline(ctx context.Context, stmt *statement) error {
 		return err
 	}
 	return runErr
+}
+
+// drawsTime reports whether a plan has an operator that draws in a
+// timeline: a PTF call, a window operator, an OVER or MATCH_RECOGNIZE.
+func drawsTime(n exec.Node) bool {
+	switch x := n.(type) {
+	case *ptfop.Node, *sqlop.WindowAggregateNode, *sqlop.OverNode, *sqlop.MatchNode:
+		return true
+	case *sqlop.WindowRankNode:
+		if x.Draw != nil {
+			return true
+		}
+	case *exec.TeeNode: // a shared call: its children are the call's inputs
+		return drawsTime(x.In)
+	}
+	for _, c := range n.Children() {
+		if drawsTime(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstLine(s string) string {

@@ -190,7 +190,7 @@ var table = []Setting{{
 }, {
 	Key:     "ptfsh.memory-limit",
 	Default: "auto",
-	Doc:     "stops a statement when the live heap of the process passes this size (b, kb, mb, gb, tb), with an error naming what keeps rows in memory (MATCH_RECOGNIZE, the state caches, the table result mode), instead of running out of memory; auto: 60 % of the memory the process may use (its cgroup's limit, the address space left under ulimit -v, the machine's memory); 0: no limit",
+	Doc:     "stops a statement when the live heap of the process passes this size (b, kb, mb, gb, tb), with an error naming what keeps rows in memory (the state caches, the table result mode), instead of running out of memory; auto: 60 % of the memory the process may use (its cgroup's limit, the address space left under ulimit -v, the machine's memory); 0: no limit",
 	Owner:   "runtime/exec",
 	Parse: func(v string) (any, error) {
 		if strings.EqualFold(strings.TrimSpace(v), "auto") {

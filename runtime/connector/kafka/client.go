@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,9 @@ type Config struct {
 	ReadCommitted bool
 	// Timeout overrides DialTimeout when positive.
 	Timeout time.Duration
+	// Auth secures the connections (SASL, TLS); the zero Auth is
+	// PLAINTEXT.
+	Auth Auth
 }
 
 func (c Config) timeout() time.Duration {
@@ -45,13 +49,13 @@ func (c Config) opts() []kgo.Opt {
 	if id == "" {
 		id = "ptfsh"
 	}
-	return []kgo.Opt{
+	return append([]kgo.Opt{
 		kgo.SeedBrokers(c.Servers...),
 		kgo.ClientID(id),
 		kgo.DialTimeout(c.timeout()),
 		kgo.RetryTimeout(c.timeout()),
 		kgo.MetadataMinAge(100 * time.Millisecond),
-	}
+	}, c.Auth.opts()...)
 }
 
 // Client is a connection to one cluster for metadata and offsets. Close
@@ -94,6 +98,10 @@ func (c *Client) unreachable(err error) error {
 	var ke *kerr.Error
 	if errors.As(err, &ke) {
 		return fmt.Errorf("kafka brokers %s: %w", strings.Join(c.cfg.Servers, ","), err) // an answer, not a failure to reach them
+	}
+	if c.cfg.Auth.Mechanism != "" && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+		// A broker closes the connection on a failed SASL handshake.
+		return fmt.Errorf("the Kafka brokers %s closed the connection during SASL %s authentication as '%s' (%v): check the user and password in 'properties.sasl.jaas.config' and 'properties.sasl.mechanism'", strings.Join(c.cfg.Servers, ","), c.cfg.Auth.Mechanism, c.cfg.Auth.User, err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within %s", c.cfg.timeout())

@@ -27,9 +27,6 @@
 // checkpoint; what waits for event time (rows, timers, cleanup times) is
 // in tables keyed by time first, read in order through a dueQueue whose
 // least entries are in memory. A statement stopped without its end of
-// input leaves the state for its next run. MATCH_RECOGNIZE still keeps
-// its rows in memory for one statement: Open says so
-// (exec.Execution.InMemory), so that no checkpoint is taken before the
-// end. The operators see the PTF side of execution only through the core
-// (runtime/exec).
+// input leaves the state for its next run. The operators see the PTF
+// side of execution only through the core (runtime/exec).
 package sqlop

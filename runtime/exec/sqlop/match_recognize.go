@@ -1,15 +1,21 @@
 package sqlop
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/cep"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
+	"github.com/ptfsh/ptfsh/state"
 )
 
 // MatchNode is MATCH_RECOGNIZE ... ONE ROW PER MATCH over an insert-only
@@ -78,16 +84,65 @@ func (n *MatchNode) Children() []exec.Node          { return []exec.Node{n.In} }
 func (n *MatchNode) Explain() string                { return "Match(" + n.Text + ")" }
 
 func (n *MatchNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	if err := ex.InMemory("MATCH_RECOGNIZE keeps its rows and partial matches"); err != nil {
-		return nil, err
-	}
+	ns := ex.OperatorNamespace("match")
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
 	obs := ex.OperatorObserver(n, matchCall, exec.OpSection{ProcTime: n.ProcTime})
-	return &matchStream{n: n, in: in, ex: ex, wm: minWatermark, keys: newMemMatchKeys(), obs: obs}, nil
+	s := &matchStream{n: n, in: in, ex: ex, wm: minWatermark, obs: obs}
+	if err := s.open(ns); err != nil {
+		in.Close()
+		return nil, err
+	}
+	ex.Stateful = append(ex.Stateful, s)
+	return s, nil
 }
+
+// open opens the partitions' table and restores the operator's counters
+// and watermark.
+func (s *matchStream) open(ns string) error {
+	var err error
+	if s.parts, err = openTable[*matchKey](s.ex, ns, "partitions", matchKeyCodec{s.n}); err != nil {
+		return err
+	}
+	if s.meta, err = openMeta(s.ex, ns); err != nil {
+		return err
+	}
+	if s.seq, err = s.meta.getInt("seq"); err != nil {
+		return err
+	}
+	if s.arrived, err = s.meta.getInt("arrived"); err != nil {
+		return err
+	}
+	if b, _ := s.meta.get("wm"); b != nil {
+		s.wm, err = s.meta.getInt("wm")
+	}
+	return err
+}
+
+// The state of MATCH_RECOGNIZE: each partition's matcher, rows waiting
+// and rows held (partitions, in the state store behind the cache), and in
+// meta the count of rows and of partitions that arrived and the
+// watermark (but in a statement's final checkpoint: the next run starts
+// without one).
+func (s *matchStream) Checkpoint(tx state.Tx, finished, final bool) error {
+	if err := s.meta.putInt("seq", s.seq); err != nil {
+		return err
+	}
+	if err := s.meta.putInt("arrived", s.arrived); err != nil {
+		return err
+	}
+	if final {
+		delete(s.meta.vals, "wm")
+	} else if err := s.meta.putInt("wm", s.wm); err != nil {
+		return err
+	}
+	return tableSet{s.parts, s.meta}.checkpoint(tx, finished)
+}
+
+// Quiescent: no match waits to go out.
+func (s *matchStream) Quiescent() bool { return s.out.Len() == 0 }
 
 // matchKey is one partition's state: its NFA state, the rows waiting for
 // the watermark, and the rows its matches hold, by event id.
@@ -106,33 +161,98 @@ type matchRow struct {
 	row  types.Row
 }
 
-// matchKeys keeps the partitions' states. The operator reaches them only
-// through it, so that they can move to the state store behind the cache
-// the other operators use.
-type matchKeys interface {
-	// Get returns the state of a partition, nil when it has none.
-	Get(key string) *matchKey
-	// Put stores the state of a partition.
-	Put(key string, k *matchKey)
-	// Delete drops the state of a partition.
-	Delete(key string)
-	// Keys returns the partitions that have state, in no fixed order.
-	Keys() []string
+// matchKeyCodec encodes a partition's state: its PARTITION BY values,
+// its matcher's state, its waiting rows (time, sort keys, event id, row),
+// the rows its matches hold by event id, in id order, and when it
+// arrived.
+type matchKeyCodec struct{ n *MatchNode }
+
+func (matchKeyCodec) Append(b []byte, k *matchKey) ([]byte, error) {
+	b, err := appendValues(b, k.key)
+	if err != nil {
+		return nil, err
+	}
+	b = k.nfa.AppendState(b)
+	b = binary.AppendUvarint(b, uint64(len(k.wait)))
+	for _, w := range k.wait {
+		b = appendVarint(b, w.ts)
+		if b, err = appendValues(b, w.sort); err != nil {
+			return nil, err
+		}
+		b = appendVarint(b, w.seq)
+		if b, err = appendValues(b, w.row.Fields); err != nil {
+			return nil, err
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(k.held)))
+	for _, id := range slices.Sorted(maps.Keys(k.held)) {
+		b = appendVarint(b, id)
+		if b, err = appendValues(b, k.held[id].Fields); err != nil {
+			return nil, err
+		}
+	}
+	return appendVarint(b, k.arrive), nil
 }
 
-type memMatchKeys map[string]*matchKey
-
-func newMemMatchKeys() memMatchKeys { return memMatchKeys{} }
-
-func (m memMatchKeys) Get(key string) *matchKey    { return m[key] }
-func (m memMatchKeys) Put(key string, k *matchKey) { m[key] = k }
-func (m memMatchKeys) Delete(key string)           { delete(m, key) }
-func (m memMatchKeys) Keys() []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+func (c matchKeyCodec) Decode(b []byte) (*matchKey, error) {
+	k := &matchKey{held: map[int64]types.Row{}}
+	var err error
+	if k.key, b, err = readValues(b); err != nil {
+		return nil, err
 	}
-	return out
+	if k.nfa, b, err = c.n.NFA.ReadState(b); err != nil {
+		return nil, err
+	}
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)) {
+		return nil, errAccTruncated
+	}
+	b = b[w:]
+	k.wait = make([]matchRow, n)
+	for i := range k.wait {
+		r := &k.wait[i]
+		if r.ts, b, err = readVarint(b); err != nil {
+			return nil, err
+		}
+		if r.sort, b, err = readValues(b); err != nil {
+			return nil, err
+		}
+		if r.seq, b, err = readVarint(b); err != nil {
+			return nil, err
+		}
+		r.row.Kind = types.Insert
+		if r.row.Fields, b, err = readValues(b); err != nil {
+			return nil, err
+		}
+	}
+	n, w = binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)) {
+		return nil, errAccTruncated
+	}
+	b = b[w:]
+	for range n {
+		var id int64
+		var fields []any
+		if id, b, err = readVarint(b); err != nil {
+			return nil, err
+		}
+		if fields, b, err = readValues(b); err != nil {
+			return nil, err
+		}
+		k.held[id] = types.Row{Kind: types.Insert, Fields: fields}
+	}
+	if k.arrive, b, err = readVarint(b); err != nil {
+		return nil, err
+	}
+	if len(b) != 0 {
+		return nil, errAccTruncated
+	}
+	missing := false
+	k.nfa.Held(func(e cep.Event) { _, ok := k.held[e.ID]; missing = missing || !ok })
+	if missing {
+		return nil, errors.New("a match holds a row the state lacks")
+	}
+	return k, nil
 }
 
 type matchStream struct {
@@ -140,7 +260,8 @@ type matchStream struct {
 	in      exec.Stream
 	ex      *exec.Execution
 	wm      int64
-	keys    matchKeys
+	parts   *opstate.Table[*matchKey]
+	meta    opMeta
 	seq     int64 // event ids: the order rows reach an NFA
 	arrived int64
 	late    int64
@@ -164,6 +285,12 @@ func (s *matchStream) Time(ev *exec.Event) error {
 	}
 	switch ev.Kind {
 	case exec.EvWatermark:
+		if ev.Restored {
+			// The watermark a restarted run had emitted before its crash:
+			// the rows up to it went through their matchers then.
+			s.wm = max(s.wm, ev.Wm)
+			return nil
+		}
 		if ev.Wm > s.wm {
 			if s.obs != nil {
 				s.obs.Watermark(ev.Wm)
@@ -208,8 +335,11 @@ func (s *matchStream) Row(r types.Row) error {
 	if s.obs != nil {
 		s.obs.RowIn(s.drawKey(vals), t, ok, false, types.FormatRow(r, s.n.In.Schema()))
 	}
-	key := string(keycodec.Encode(vals))
-	k := s.keys.Get(key)
+	key := keycodec.Encode(vals)
+	k, _, err := s.parts.Get(key)
+	if err != nil {
+		return err
+	}
 	if k == nil {
 		s.arrived++
 		k = &matchKey{key: vals, nfa: s.n.NFA.NewState(), held: map[int64]types.Row{}, arrive: s.arrived}
@@ -232,8 +362,7 @@ func (s *matchStream) Row(r types.Row) error {
 	k.wait = append(k.wait, matchRow{})
 	copy(k.wait[at+1:], k.wait[at:])
 	k.wait[at] = mr
-	s.keys.Put(key, k)
-	return nil
+	return s.parts.Put(key, k)
 }
 
 // after reports whether a goes after b: by time, then the other ORDER BY
@@ -254,20 +383,22 @@ func (s *matchStream) after(a, b matchRow) bool {
 func (s *matchStream) release(wm int64) error {
 	type due struct {
 		key    string
-		k      *matchKey
 		first  int64
 		arrive int64
 	}
 	var dues []due
-	for _, key := range s.keys.Keys() {
-		k := s.keys.Get(key)
+	err := s.parts.Scan(nil, func(key []byte, k *matchKey) (bool, error) {
 		first := int64(exec.MaxWatermark)
 		if len(k.wait) > 0 && k.wait[0].ts <= wm {
 			first = k.wait[0].ts
 		} else if k.nfa.Idle() {
-			continue
+			return true, nil
 		}
-		dues = append(dues, due{key, k, first, k.arrive})
+		dues = append(dues, due{string(key), first, k.arrive})
+		return true, nil
+	})
+	if err != nil {
+		return err
 	}
 	sort.Slice(dues, func(i, j int) bool {
 		if dues[i].first != dues[j].first {
@@ -276,13 +407,24 @@ func (s *matchStream) release(wm int64) error {
 		return dues[i].arrive < dues[j].arrive
 	})
 	for _, d := range dues {
-		if err := s.runKey(d.k, wm); err != nil {
+		key := []byte(d.key)
+		k, _, err := s.parts.Get(key)
+		if err != nil {
 			return err
 		}
-		if len(d.k.wait) == 0 && d.k.nfa.Idle() {
-			s.keys.Delete(d.key)
+		if k == nil {
+			continue
+		}
+		if err := s.runKey(k, wm); err != nil {
+			return err
+		}
+		if len(k.wait) == 0 && k.nfa.Idle() {
+			err = s.parts.Delete(key)
 		} else {
-			s.keys.Put(d.key, d.k)
+			err = s.parts.Put(key, k)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -334,7 +476,7 @@ func (s *matchStream) runKey(k *matchKey, wm int64) error {
 // partition's NFA at once: Flink's CepOperator.processElement in
 // processing time, which advances the NFA's time to the row's and then
 // processes it.
-func (s *matchStream) arrive(key string, k *matchKey, w matchRow) error {
+func (s *matchStream) arrive(key []byte, k *matchKey, w matchRow) error {
 	nfa := s.n.NFA
 	ms, err := nfa.AdvanceTime(k.nfa, w.ts)
 	if err != nil {
@@ -354,11 +496,9 @@ func (s *matchStream) arrive(key string, k *matchKey, w matchRow) error {
 	}
 	s.forget(k)
 	if k.nfa.Idle() {
-		s.keys.Delete(key)
-	} else {
-		s.keys.Put(key, k)
+		return s.parts.Delete(key)
 	}
-	return nil
+	return s.parts.Put(key, k)
 }
 
 func (s *matchStream) rowError(err error, r types.Row) error {

@@ -1,6 +1,7 @@
 package sqlop
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"maps"
@@ -12,7 +13,6 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
-	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -336,10 +336,10 @@ func (overWaitingCodec) Decode(b []byte) (*overWaiting, error) {
 	return w, nil
 }
 
-// waitingKey is the key of a partition's rows of time ts: the partition's
-// key, its length first, then the time.
-func waitingKey(part string, ts int64) []byte {
-	b := binary.AppendUvarint(make([]byte, 0, len(part)+10), uint64(len(part)))
+// appendWaitingKey appends to b the key of a partition's rows of time ts:
+// the partition's key, its length first, then the time.
+func appendWaitingKey(b, part []byte, ts int64) []byte {
+	b = binary.AppendUvarint(b, uint64(len(part)))
 	return appendTime(append(b, part...), ts)
 }
 
@@ -364,6 +364,9 @@ type overStream struct {
 	// clock (a bounded RANGE frame over a processing-time attribute).
 	procWaiting int64
 	out         exec.Queue
+	// Buffers of the keys of the row or timer being processed: a
+	// partition's, its waiting rows', a timer's.
+	kbuf, wbuf, tbuf []byte
 	// obs draws the operator in the statement's timeline (nil: none), and
 	// drawKeys prints its partitions' encoded keys for it.
 	obs      exec.OpObserver
@@ -492,19 +495,17 @@ func (s *overStream) Row(r types.Row) error {
 		}
 		return nil
 	}
-	keys := make([]any, len(s.n.Partition))
-	for i, x := range s.n.Partition {
-		v, err := x.Eval(r.Fields)
-		if err != nil {
-			return err
-		}
-		keys[i] = v
+	// The keys are built in the stream's buffers: the tables copy what
+	// they keep.
+	k, err := appendPartitionKey(s.kbuf[:0], s.n.Partition, r)
+	s.kbuf = k
+	if err != nil {
+		return err
 	}
-	k := string(keycodec.Encode(keys))
 	if s.obs != nil {
-		s.drawKeys[k] = exec.FormatKey(keys)
+		s.drawKeys[string(k)] = s.drawKey(r)
 	}
-	p, _, err := s.parts.Get([]byte(k))
+	p, _, err := s.parts.Get(k)
 	if err != nil {
 		return err
 	}
@@ -520,7 +521,7 @@ func (s *overStream) Row(r types.Row) error {
 		if err := s.emit(p, k, ts, [][]any{r.Copy().Fields}); err != nil {
 			return err
 		}
-		return s.parts.Put([]byte(k), p)
+		return s.parts.Put(k, p)
 	}
 	if s.n.ProcTime {
 		// The rows of a millisecond wait for the clock to pass it; none is
@@ -528,7 +529,7 @@ func (s *overStream) Row(r types.Row) error {
 		if err := s.procFire(); err != nil {
 			return err
 		}
-		if p, _, err = s.parts.Get([]byte(k)); err != nil {
+		if p, _, err = s.parts.Get(k); err != nil {
 			return err
 		}
 		if p == nil {
@@ -543,7 +544,8 @@ func (s *overStream) Row(r types.Row) error {
 		s.late++
 		return nil // a new partition is as good as none
 	}
-	wk := waitingKey(k, ts)
+	wk := appendWaitingKey(s.wbuf[:0], k, ts)
+	s.wbuf = wk
 	w, _, err := s.waiting.Get(wk)
 	if err != nil {
 		return err
@@ -564,7 +566,7 @@ func (s *overStream) Row(r types.Row) error {
 			return err
 		}
 	}
-	return s.parts.Put([]byte(k), p)
+	return s.parts.Put(k, p)
 }
 
 // newPartition is a partition with no rows and fresh accumulators.
@@ -603,13 +605,22 @@ func (s *overStream) isLate(p *overPartition, ts int64) bool {
 
 // drawRow draws row r of partition k at time ts in the timeline: in, or
 // dropped as late.
-func (s *overStream) drawRow(r types.Row, k string, ts int64, late bool) {
+func (s *overStream) drawRow(r types.Row, k []byte, ts int64, late bool) {
 	text := types.FormatRow(r, s.n.In.Schema())
 	if late {
-		s.obs.Dropped(s.drawKeys[k], ts, true, text)
+		s.obs.Dropped(s.drawKeys[string(k)], ts, true, text)
 		return
 	}
-	s.obs.RowIn(s.drawKeys[k], ts, true, false, text)
+	s.obs.RowIn(s.drawKeys[string(k)], ts, true, false, text)
+}
+
+// drawKey prints the partition key of r for the timeline.
+func (s *overStream) drawKey(r types.Row) string {
+	keys := make([]any, len(s.n.Partition))
+	for i, x := range s.n.Partition {
+		keys[i], _ = x.Eval(r.Fields) // evaluated without error for the key
+	}
+	return exec.FormatKey(keys)
 }
 
 // lateRule says in words which rows isLate returns true for.
@@ -627,16 +638,17 @@ func (s *overStream) lateRule() string {
 }
 
 // setTimer registers partition p's timer at ts, once.
-func (s *overStream) setTimer(p *overPartition, k string, ts int64) error {
+func (s *overStream) setTimer(p *overPartition, k []byte, ts int64) error {
 	if p.timers[ts] {
 		return nil
 	}
 	if s.obs != nil {
-		s.obs.TimerSet(s.drawKeys[k], ts)
+		s.obs.TimerSet(s.drawKeys[string(k)], ts)
 	}
 	p.timers[ts] = true
 	s.seq++
-	return s.timers.Add(binary.BigEndian.AppendUint64(appendTime(nil, ts), uint64(s.seq)), []byte(k))
+	s.tbuf = binary.BigEndian.AppendUint64(appendTime(s.tbuf[:0], ts), uint64(s.seq))
+	return s.timers.Add(s.tbuf, bytes.Clone(k))
 }
 
 // fire emits, in time order, the rows of every partition whose time is
@@ -659,7 +671,8 @@ func (s *overStream) fire(wm int64) error {
 		if s.obs != nil {
 			s.obs.TimerFired(s.drawKeys[string(k)], ts)
 		}
-		wk := waitingKey(string(k), ts)
+		wk := appendWaitingKey(s.wbuf[:0], k, ts)
+		s.wbuf = wk
 		w, _, err := s.waiting.Get(wk)
 		if err != nil {
 			return err
@@ -680,7 +693,7 @@ func (s *overStream) fire(wm int64) error {
 			s.procWaiting -= int64(len(w.rows))
 		}
 		if w != nil && len(w.rows) > 0 {
-			if err := s.emit(p, string(k), ts, w.rows); err != nil {
+			if err := s.emit(p, k, ts, w.rows); err != nil {
 				return err
 			}
 		}
@@ -693,7 +706,7 @@ func (s *overStream) fire(wm int64) error {
 // emit computes the calls for the rows of one partition at one time:
 // ROWS frames row by row, RANGE frames with every row of that time (its
 // peers) in the window of each.
-func (s *overStream) emit(p *overPartition, k string, ts int64, rows [][]any) error {
+func (s *overStream) emit(p *overPartition, k []byte, ts int64, rows [][]any) error {
 	n := s.n
 	args := make([][]any, len(rows))
 	for i, r := range rows {
@@ -741,7 +754,7 @@ func (s *overStream) emit(p *overPartition, k string, ts int64, rows [][]any) er
 		}
 		s.out.PushRow(types.Insert, out)
 		if s.obs != nil {
-			s.obs.RowOut(s.drawKeys[k], ts, types.FormatRow(types.Row{Kind: types.Insert, Fields: out}, s.n.Sch))
+			s.obs.RowOut(s.drawKeys[string(k)], ts, types.FormatRow(types.Row{Kind: types.Insert, Fields: out}, s.n.Sch))
 		}
 	}
 	return nil

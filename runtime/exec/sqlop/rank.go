@@ -84,6 +84,7 @@ type rankStream struct {
 	in    exec.Stream
 	parts *opstate.Table[*sortedRows] // each partition's first End rows, in order
 	out   exec.Queue
+	kbuf  []byte // the partition key of the row being processed
 }
 
 var (
@@ -144,15 +145,24 @@ func (sortedRowsCodec) Decode(b []byte) (*sortedRows, error) {
 func (s *rankStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
 func partitionKey(part []expr.Expr, r types.Row) (string, error) {
-	keys := make([]any, len(part))
-	for i, x := range part {
+	b, err := appendPartitionKey(nil, part, r)
+	return string(b), err
+}
+
+// appendPartitionKey appends the partition key of r to b:
+// keycodec.Encode of the values of part, without a list of them.
+func appendPartitionKey(b []byte, part []expr.Expr, r types.Row) ([]byte, error) {
+	if len(part) == 0 {
+		return append(b, keycodec.Empty[0]), nil
+	}
+	for _, x := range part {
 		v, err := x.Eval(r.Fields)
 		if err != nil {
-			return "", err
+			return b, err
 		}
-		keys[i] = v
+		b = keycodec.AppendValue(b, v)
 	}
-	return string(keycodec.Encode(keys)), nil
+	return b, nil
 }
 
 func (s *rankStream) Row(r types.Row) error {
@@ -160,7 +170,8 @@ func (s *rankStream) Row(r types.Row) error {
 	if r.Kind != types.Insert {
 		return fmt.Errorf("ROW_NUMBER's Top-N takes insert-only input, not a %s row", r.Kind)
 	}
-	k, err := partitionKey(n.Partition, r)
+	k, err := appendPartitionKey(s.kbuf[:0], n.Partition, r)
+	s.kbuf = k
 	if err != nil {
 		return err
 	}
@@ -168,7 +179,7 @@ func (s *rankStream) Row(r types.Row) error {
 	if err != nil {
 		return err
 	}
-	part, _, err := s.parts.Get([]byte(k))
+	part, _, err := s.parts.Get(k)
 	if err != nil {
 		return err
 	}
@@ -211,9 +222,14 @@ func (s *rankStream) Row(r types.Row) error {
 		}
 	}
 	if int64(len(buf)) > n.End {
+		clear(buf[n.End:])
 		buf = buf[:n.End]
 	}
-	return s.parts.Put([]byte(k), &sortedRows{rows: buf})
+	if part == nil {
+		part = &sortedRows{}
+	}
+	part.rows = buf
+	return s.parts.Put(k, part)
 }
 
 // emit sends a row with its rank, when the rank is in range (rank 0: a

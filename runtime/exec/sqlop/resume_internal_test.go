@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ptfsh/ptfsh/runtime/cep"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -510,6 +511,47 @@ func TestRestoredWatermark_firesNothing(t *testing.T) {
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Fatalf("(-want +got):\n%s", diff)
 			}
+		})
+	}
+}
+
+// modIs is the DEFINE condition v % 3 = r over its one slot.
+type modIs struct{ r int64 }
+
+func (m modIs) Eval(vals []any) (any, error) {
+	if vals[0] == nil {
+		return nil, nil
+	}
+	return vals[0].(int64)%3 == m.r, nil
+}
+func (modIs) Type() types.Type { return types.Type{Kind: types.KindBoolean} }
+func (modIs) IsConstant() bool { return false }
+
+// TestMatchNode_resume: MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts,
+// PATTERN (A B+ C), each variable a remainder of v by 3, MEASURES
+// FIRST(A.v), LAST(C.v)) keeps its partitions' matchers, waiting rows and
+// held rows in the store: killed at every moment, it resumes from its
+// last checkpoint.
+func TestMatchNode_resume(t *testing.T) {
+	for _, skip := range []cep.SkipKind{cep.SkipPastLastRow, cep.SkipToNextRow} {
+		t.Run(fmt.Sprint(skip), func(t *testing.T) {
+			nfa, err := cep.Compile(cep.Spec{Vars: []cep.Var{{Name: "A", Min: 1, Max: 1}, {Name: "B", Min: 1, Max: -1}, {Name: "C", Min: 1, Max: 1}}, Skip: skip})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var defines []*MatchExpr
+			for v := range 3 {
+				defines = append(defines, &MatchExpr{Expr: modIs{int64(v)}, Slots: []MatchSlot{{Var: v, Col: 1}}})
+			}
+			measure := func(v int, first bool) *MatchExpr {
+				return &MatchExpr{Expr: &expr.Column{Index: 0, T: bigT}, Slots: []MatchSlot{{Var: v, First: first, Col: 1}}}
+			}
+			sch := types.Schema{Columns: []types.Column{{Name: "k", Type: bigT}, {Name: "a", Type: bigT}, {Name: "c", Type: bigT}}}
+			checkResume(t, func() exec.Node {
+				return &MatchNode{In: insertOnly("in", 15, 300, 3), Partition: []int{0}, Time: 2,
+					Keys: []OrderKey{{Expr: col2, Text: "ts"}, {Expr: col1, Text: "v"}},
+					NFA:  nfa, Defines: defines, Measures: []*MatchExpr{measure(0, true), measure(2, false)}, Sch: sch}
+			})
 		})
 	}
 }

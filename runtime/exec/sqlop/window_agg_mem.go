@@ -1,6 +1,7 @@
 package sqlop
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -214,6 +215,7 @@ type memWindow struct {
 type memKey struct {
 	key  string
 	str  bool // key is the string itself, in strKeys
+	idle bool // its windows fired, and none is open
 	wins []*memWindow
 }
 
@@ -248,6 +250,8 @@ type memWindowAggStream struct {
 	ends    []memEnd           // the open ends, ascending; ends[head:] are live
 	head    int
 	free    []*memWindow // windows that fired, for reuse
+	spare   []*memWindow // the array of the last end that fired, for reuse
+	idle    int          // keys without an open window
 	late    int64
 	ws      [][2]int64 // the windows of the row at hand
 	kbuf    []byte
@@ -423,6 +427,10 @@ func (s *memWindowAggStream) newWindow(k *memKey, f []any, w [2]int64) *memWindo
 			win.accs[i].acc = NewAccumulator(s.calls[i].c)
 		}
 	}
+	if k.idle {
+		k.idle = false
+		s.idle--
+	}
 	k.wins = append(k.wins, win)
 	// The ends are few (the windows the watermark has not passed), and a
 	// new one is most often the greatest.
@@ -433,7 +441,8 @@ func (s *memWindowAggStream) newWindow(k *memKey, f []any, w [2]int64) *memWindo
 	if at > s.head && s.ends[at-1].end == w[1] {
 		s.ends[at-1].wins = append(s.ends[at-1].wins, win)
 	} else {
-		s.ends = slices.Insert(s.ends, at, memEnd{end: w[1], wins: []*memWindow{win}})
+		s.ends = slices.Insert(s.ends, at, memEnd{end: w[1], wins: append(s.spare, win)})
+		s.spare = nil
 	}
 	return win
 }
@@ -450,18 +459,20 @@ func (s *memWindowAggStream) fire(t int64) error {
 			k := win.key
 			k.wins = slices.DeleteFunc(k.wins, func(w *memWindow) bool { return w == win })
 			if len(k.wins) == 0 {
-				if k.str {
-					delete(s.strKeys, k.key)
-				} else {
-					delete(s.keys, k.key)
-				}
+				k.idle = true
+				s.idle++
 			}
 			win.key = nil
 			clear(win.vals)
 			s.free = append(s.free, win)
 		}
+		clear(e.wins)
+		s.spare = e.wins[:0]
 		*e = memEnd{}
 		s.head++
+	}
+	if s.idle > maxIdleKeys {
+		s.dropIdleKeys()
 	}
 	if s.head == len(s.ends) {
 		s.ends, s.head = s.ends[:0], 0
@@ -471,6 +482,18 @@ func (s *memWindowAggStream) fire(t int64) error {
 		s.ends, s.head = s.ends[:n], 0
 	}
 	return nil
+}
+
+// maxIdleKeys is how many keys without an open window stay in memory,
+// so that a key that comes back in the next window costs no allocation.
+const maxIdleKeys = 4096
+
+// dropIdleKeys forgets the keys without an open window.
+func (s *memWindowAggStream) dropIdleKeys() {
+	for _, m := range []map[string]*memKey{s.keys, s.strKeys} {
+		maps.DeleteFunc(m, func(_ string, k *memKey) bool { return k.idle })
+	}
+	s.idle = 0
 }
 
 // emit hands on the result of a window that fired.

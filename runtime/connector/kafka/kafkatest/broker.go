@@ -38,8 +38,10 @@ var broker struct {
 // KRaft, one node that is broker and controller, on free loopback ports,
 // from Maven Central's org.apache.kafka:kafka_2.13 jars (Maven resolves the
 // classpath into ~/.m2) on the Java on the PATH, its storage formatted in
-// a temporary folder. It returns the bootstrap servers. StopBroker (from
-// TestMain) stops it.
+// a temporary folder, keeping records whatever their timestamps (the tests
+// write 2025's; Kafka's default retention of 7 days by record time would
+// delete them within minutes). It returns the bootstrap servers.
+// StopBroker (from TestMain) stops it.
 func StartBroker(t testing.TB) string {
 	t.Helper()
 	broker.once.Do(func() { broker.servers, broker.stop, broker.err = startBroker() })
@@ -48,6 +50,10 @@ func StartBroker(t testing.TB) string {
 	}
 	return broker.servers
 }
+
+// RunBroker starts a real broker as StartBroker does, for a program
+// rather than a test (bench/run -kafka); the caller calls stop.
+func RunBroker() (servers string, stop func(), err error) { return startBroker() }
 
 // StopBroker stops the real broker, if one was started.
 func StopBroker() {
@@ -107,6 +113,7 @@ transaction.state.log.min.isr=1
 transaction.state.log.num.partitions=3
 group.initial.rebalance.delay.ms=0
 auto.create.topics.enable=false
+log.retention.ms=-1
 `, port, cport, filepath.Join(dir, "data"))
 	conf := filepath.Join(dir, "server.properties")
 	if err := os.WriteFile(conf, []byte(props), 0o644); err != nil {
