@@ -39,6 +39,9 @@ type Env struct {
 	// IdleTimeout is SET 'table.exec.source.idle-timeout': a live source
 	// with no rows for that long holds no watermark back (0: never).
 	IdleTimeout time.Duration
+	// Zone is SET 'table.local-time-zone' (nil: UTC), the session time
+	// zone of expressions (expr.Scope.Zone).
+	Zone *time.Location
 	// WatermarkInterval is SET 'pipeline.auto-watermark-interval': a live
 	// source emits its watermark at most this often (0: after every row).
 	WatermarkInterval time.Duration

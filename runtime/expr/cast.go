@@ -349,10 +349,21 @@ func compileCast(c *sqlmini.Cast, sc *Scope) (Expr, error) {
 	pos, try := c.Pos, c.Try
 	text := to.IsString() && from.Kind != types.KindNull
 	konstFloat := x.IsConstant() && to.Kind == types.KindFloat
+	// In a session time zone other than UTC a TIMESTAMP_LTZ casts by its
+	// wall-clock time there, and a value cast to one is read there.
+	loc := sc.zone()
+	fromLTZ := from.Kind == types.KindTimestampLTZ && to.Kind != types.KindTimestampLTZ && !types.IsUTC(loc)
+	toLTZ := to.Kind == types.KindTimestampLTZ && (from.Kind == types.KindTimestamp || from.Kind == types.KindDate || from.IsString()) && !types.IsUTC(loc)
+	if fromLTZ {
+		from = types.Type{Kind: types.KindTimestamp, Length: from.Length, NotNull: from.NotNull}
+	}
 	return &funcExpr{t: to, konst: x.IsConstant(), f: func(row []any) (any, error) {
 		v, err := x.Eval(row)
 		if err != nil || v == nil {
 			return nil, err
+		}
+		if in, ok := v.(types.Instant); ok && fromLTZ {
+			v = types.InstantToLocal(in, loc)
 		}
 		var out any
 		switch _, isString := v.(string); {
@@ -373,6 +384,9 @@ func compileCast(c *sqlmini.Cast, sc *Scope) (Expr, error) {
 		}
 		if s, ok := out.(string); ok && text {
 			return fitLength(s, to), nil
+		}
+		if in, ok := out.(types.Instant); ok && toLTZ {
+			return types.LocalToInstant(types.LocalDateTime(in), loc), nil
 		}
 		return out, nil
 	}}, nil

@@ -15,9 +15,11 @@ import (
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
-// Time functions. ptfsh's session time zone is UTC (Flink's
-// 'table.local-time-zone' is not a setting here), so TIMESTAMP and
-// TIMESTAMP_LTZ values read the same fields.
+// Time functions. A TIMESTAMP_LTZ value is an instant: the functions that
+// read its fields (EXTRACT, DATE_FORMAT, FLOOR, CEIL) read them in the
+// session time zone (Scope.Zone, 'table.local-time-zone'), as Flink does;
+// so do FROM_UNIXTIME, UNIX_TIMESTAMP of a string, LOCALTIMESTAMP,
+// CURRENT_DATE and CURRENT_TIME.
 
 var timeFunctions = []Function{
 	{Name: "CURRENT_WATERMARK", Signature: "CURRENT_WATERMARK(rowtime)", Doc: "the watermark of the rows so far, of the rowtime attribute's type; NULL before the first watermark", compile: compileCurrentWatermark},
@@ -223,6 +225,7 @@ func compileExtract(c *call) (Expr, error) {
 	if err := c.wantDateTime(0); err != nil {
 		return nil, err
 	}
+	c.localize(0)
 	t := c.args[0].Type()
 	switch unit {
 	case "HOUR", "MINUTE", "SECOND", "MILLISECOND":
@@ -436,6 +439,10 @@ func compileDateFormat(c *call) (Expr, error) {
 			return nil, err
 		}
 	}
+	if !from {
+		c.localize(0)
+	}
+	loc := c.sc.zone()
 	return strict(types.TypeString, true, c.args, func(v []any) (any, error) {
 		pattern := "yyyy-MM-dd HH:mm:ss"
 		if len(v) == 2 {
@@ -456,13 +463,13 @@ func compileDateFormat(c *call) (Expr, error) {
 			if x > math.MaxInt64/1000 || x < math.MinInt64/1000 {
 				return nil, nil
 			}
-			g = time.Unix(x, 0).UTC()
+			g = time.Unix(x, 0).In(loc)
 		case float64, types.Decimal:
 			f := toFloat(x)
 			if !(f >= math.MinInt64/1000 && f <= math.MaxInt64/1000) { // NaN too
 				return nil, nil
 			}
-			g = time.Unix(int64(f), 0).UTC()
+			g = time.Unix(int64(f), 0).In(loc)
 		default:
 			days, nano, _ := civil(x)
 			g = goTime(days, nano)
@@ -621,6 +628,7 @@ func compileUnixTimestamp(c *call) (Expr, error) {
 			return nil, err
 		}
 	}
+	loc := c.sc.zone()
 	return strict(types.TypeBigInt, false, c.args, func(v []any) (any, error) {
 		pattern := "yyyy-MM-dd HH:mm:ss"
 		if len(v) == 2 {
@@ -630,7 +638,8 @@ func compileUnixTimestamp(c *call) (Expr, error) {
 		if !ok {
 			return int64(math.MinInt64), nil // Flink's answer for a string that does not parse
 		}
-		s, _ := floorDiv(ts.Millis, 1000)
+		// The text is a wall-clock time of the session time zone.
+		s, _ := floorDiv(types.LocalToInstant(ts, loc).Millis, 1000)
 		return s, nil
 	}), nil
 }
@@ -799,12 +808,17 @@ func compileFloorCeilTime(c *call) (Expr, error) {
 		return nil, err
 	}
 	t := c.args[0].Type()
+	loc := c.sc.zone()
+	ltz := t.Kind == types.KindTimestampLTZ && !types.IsUTC(loc)
 	if t.Kind == types.KindTime && !contains([]string{"HOUR", "MINUTE", "SECOND", "MILLISECOND"}, unit) {
 		return nil, c.errorf("a TIME cannot be rounded to a %s", unit)
 	}
 	ceil := c.name != "FLOOR"
 	k := t.Kind
 	return strict(t, false, c.args, func(v []any) (any, error) {
+		if in, ok := v[0].(types.Instant); ok && ltz {
+			v[0] = types.InstantToLocal(in, loc)
+		}
 		days, nano, _ := civil(v[0])
 		fd, fn := days, nano
 		var next func() (int64, int64)
@@ -826,6 +840,14 @@ func compileFloorCeilTime(c *call) (Expr, error) {
 		if ceil && (fd != days || fn != nano) {
 			fd, fn = next()
 		}
+		if ltz {
+			// The wall-clock time rounded, back to an instant.
+			l, err := fromCivil(types.KindTimestamp, fd, fn)
+			if err != nil {
+				return nil, c.errorf("%v", err)
+			}
+			return types.LocalToInstant(l.(types.LocalDateTime), loc), nil
+		}
 		r, err := fromCivil(k, fd, fn)
 		if err != nil {
 			return nil, c.errorf("%v", err)
@@ -841,6 +863,33 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// zone returns the session time zone (UTC by default).
+func (s *Scope) zone() *time.Location {
+	if s != nil && s.Zone != nil {
+		return s.Zone
+	}
+	return time.UTC
+}
+
+// localize makes argument i, when it is a TIMESTAMP_LTZ, the TIMESTAMP of
+// its wall-clock time in the session time zone, for a function that reads
+// its fields.
+func (c *call) localize(i int) {
+	x, loc := c.args[i], c.sc.zone()
+	t := x.Type()
+	if t.Kind != types.KindTimestampLTZ || types.IsUTC(loc) {
+		return
+	}
+	lt := types.Type{Kind: types.KindTimestamp, Length: t.Length, NotNull: t.NotNull}
+	c.args[i] = &funcExpr{t: lt, konst: x.IsConstant(), f: func(row []any) (any, error) {
+		v, err := x.Eval(row)
+		if in, ok := v.(types.Instant); ok && err == nil {
+			return types.InstantToLocal(in, loc), nil
+		}
+		return v, err
+	}}
 }
 
 // now returns the scope's clock (epoch milliseconds), the wall clock by
@@ -872,8 +921,13 @@ func compileNow(c *call) (Expr, error) {
 	}
 	t.NotNull = true
 	k := t.Kind
+	loc := c.sc.zone()
 	return &funcExpr{t: t, f: func([]any) (any, error) {
 		ms := now()
+		if k != types.KindTimestampLTZ {
+			// The wall clock of the session time zone.
+			ms = types.InstantToLocal(types.Instant{Millis: ms}, loc).Millis
+		}
 		if k == types.KindTime {
 			ms -= ms % 1000
 		}

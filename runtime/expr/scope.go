@@ -3,6 +3,7 @@ package expr
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -16,6 +17,10 @@ type Scope struct {
 	// Now is the session's clock in epoch milliseconds, which
 	// CURRENT_TIMESTAMP and its relatives read; nil is the wall clock.
 	Now func() int64
+	// Zone is the session time zone ('table.local-time-zone'; nil: UTC),
+	// in which a TIMESTAMP_LTZ reads as a wall-clock time and a TIMESTAMP
+	// becomes an instant.
+	Zone *time.Location
 	// Seed seeds RAND() and RAND_INTEGER(bound), with the call's place in
 	// the statement: SET 'ptfsh.seed'; nil seeds them from the clock.
 	Seed *int64

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -75,6 +76,29 @@ type printerBase struct {
 	// escapes (SetEscapeControls); esc is its buffer.
 	escape bool
 	esc    []byte
+	// zone is the session time zone ('table.local-time-zone'; nil:
+	// UTC), in which the tableau, changelog and table formats print a
+	// TIMESTAMP_LTZ, as Flink's SQL client does.
+	zone *time.Location
+}
+
+// SetZone makes the tableau, changelog and table formats print a
+// TIMESTAMP_LTZ as the wall-clock time of loc.
+func SetZone(p Printer, loc *time.Location) {
+	if s, ok := p.(interface{ setZone(*time.Location) }); ok {
+		s.setZone(loc)
+	}
+}
+
+func (p *printerBase) setZone(loc *time.Location) { p.zone = loc }
+
+// cellValue is v as the tableau prints it: a TIMESTAMP_LTZ moved to the
+// session time zone's wall clock.
+func (p *printerBase) cellValue(v any, t types.Type) any {
+	if in, ok := v.(types.Instant); ok && t.Kind == types.KindTimestampLTZ && !types.IsUTC(p.zone) {
+		return types.Instant(types.InstantToLocal(in, p.zone))
+	}
+	return v
 }
 
 // SetEscapeControls makes the printer write control characters (C0, DEL,
@@ -279,7 +303,7 @@ func (p *tableauPrinter) Row(r types.Row) error {
 	p.buf = append(p.buf, '|')
 	p.buf = appendTableauCell(p.buf, []byte(r.Kind.ShortString()), p.widths[0])
 	for i, v := range r.Fields {
-		p.cell = types.AppendTableValue(p.cell[:0], v, p.schema.Columns[i].Type)
+		p.cell = types.AppendTableValue(p.cell[:0], p.cellValue(v, p.schema.Columns[i].Type), p.schema.Columns[i].Type)
 		p.buf = appendTableauCell(p.buf, p.escaped(p.cell), p.widths[i+1])
 	}
 	p.buf = append(p.buf, '\n')
@@ -475,7 +499,7 @@ func (p *changelogPrinter) Row(r types.Row) error {
 	}
 	p.buf = appendNormalized(p.buf, []byte(r.Kind.ShortString()), p.widths[0])
 	for i, v := range r.Fields {
-		p.cell = types.AppendTableValue(p.cell[:0], v, p.schema.Columns[i].Type)
+		p.cell = types.AppendTableValue(p.cell[:0], p.cellValue(v, p.schema.Columns[i].Type), p.schema.Columns[i].Type)
 		p.buf = appendNormalized(p.buf, p.escaped(p.cell), p.widths[i+1])
 	}
 	p.buf = append(p.buf, '\n')

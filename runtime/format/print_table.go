@@ -134,7 +134,7 @@ func (p *tablePrinter) draw(limit int) (int, error) {
 		r := e.fields
 		p.buf = append(p.buf, '|')
 		for c, v := range r {
-			p.cell = types.AppendTableValue(p.cell[:0], v, p.schema.Columns[c].Type)
+			p.cell = types.AppendTableValue(p.cell[:0], p.cellValue(v, p.schema.Columns[c].Type), p.schema.Columns[c].Type)
 			p.buf = appendTableauCell(p.buf, p.escaped(p.cell), p.widths[c])
 		}
 		p.buf = append(p.buf, '\n')

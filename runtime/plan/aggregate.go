@@ -112,7 +112,7 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if err != nil {
 			return nil, err
 		}
-		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now, Seed: sc.Seed, UserFunction: sc.UserFunction})
+		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now, Zone: sc.Zone, Seed: sc.Seed, UserFunction: sc.UserFunction})
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +142,7 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		if err != nil {
 			return nil, err
 		}
-		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now, Seed: sc.Seed, UserFunction: sc.UserFunction})
+		x, err := expr.Compile(e, &expr.Scope{Schema: a.inter(global), Now: sc.Now, Zone: sc.Zone, Seed: sc.Seed, UserFunction: sc.UserFunction})
 		if err != nil {
 			return nil, err
 		}

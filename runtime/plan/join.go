@@ -35,7 +35,7 @@ type joinScope struct {
 }
 
 func (p *Planner) scope(sch types.Schema, tables []expr.ScopeTable) *expr.Scope {
-	return &expr.Scope{Schema: sch, Tables: tables, Now: p.now(), Seed: p.seed(), UserFunction: p.userFunction}
+	return &expr.Scope{Schema: sch, Tables: tables, Now: p.now(), Zone: p.env.Zone, Seed: p.seed(), UserFunction: p.userFunction}
 }
 
 // joinedScope is the scope of what js has planned.

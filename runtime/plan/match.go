@@ -38,7 +38,7 @@ func (p *Planner) planMatch(m *sqlmini.MatchRecognize, in exec.Node) (exec.Node,
 	if len(m.OrderBy) == 0 {
 		return nil, sqlmini.Errorf(m.Pos, "You must specify either rowtime or proctime for order by.")
 	}
-	sc := &expr.Scope{Schema: sch, Now: p.now(), Seed: p.seed(), UserFunction: p.userFunction}
+	sc := &expr.Scope{Schema: sch, Now: p.now(), Zone: p.env.Zone, Seed: p.seed(), UserFunction: p.userFunction}
 	var orderText []string
 	for i, it := range m.OrderBy {
 		x, err := expr.Compile(it.Expr, sc)

@@ -47,7 +47,7 @@ func (mp *matchPlanner) compile(e *sqlmini.Expr, def int, measure bool) (*sqlop.
 	for i, t := range mp.types {
 		cols[i] = types.Column{Name: slotName(i), Type: t}
 	}
-	x, err := expr.Compile(re, &expr.Scope{Schema: types.Schema{Columns: cols}, Now: mp.p.now(), Seed: mp.p.seed(), UserFunction: mp.p.userFunction})
+	x, err := expr.Compile(re, &expr.Scope{Schema: types.Schema{Columns: cols}, Now: mp.p.now(), Zone: mp.p.env.Zone, Seed: mp.p.seed(), UserFunction: mp.p.userFunction})
 	if err != nil {
 		return nil, err
 	}
@@ -480,7 +480,7 @@ func (mp *matchPlanner) aggregate(name string, f *sqlmini.FuncCall) (*sqlmini.Pr
 		if err != nil {
 			return nil, sqlmini.Errorf(f.Pos, "%w", err)
 		}
-		x, err := expr.Compile(arg, &expr.Scope{Schema: mp.sch, Now: mp.p.now(), Seed: mp.p.seed(), UserFunction: mp.p.userFunction})
+		x, err := expr.Compile(arg, &expr.Scope{Schema: mp.sch, Now: mp.p.now(), Zone: mp.p.env.Zone, Seed: mp.p.seed(), UserFunction: mp.p.userFunction})
 		if err != nil {
 			return nil, sqlmini.Errorf(f.Args[0].Pos, "%s", strings.TrimPrefix(err.Error(), ":1:1: "))
 		}

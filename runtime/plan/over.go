@@ -243,7 +243,7 @@ func (o *overPlanner) lag(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec, c *sqlo
 
 // constInt evaluates a constant whole number.
 func constInt(e *sqlmini.Expr, sc *expr.Scope) (int64, error) {
-	x, err := expr.Compile(e, &expr.Scope{Now: sc.Now})
+	x, err := expr.Compile(e, &expr.Scope{Now: sc.Now, Zone: sc.Zone})
 	if err != nil {
 		return 0, err
 	}

@@ -287,7 +287,7 @@ func (p *Planner) planSelect(sel *sqlmini.Select) (exec.Node, error) {
 			return nil, err
 		}
 		in = n
-		sc = &expr.Scope{Schema: in.Schema(), Alias: alias, Now: p.now(), Seed: p.seed(), UserFunction: p.userFunction}
+		sc = &expr.Scope{Schema: in.Schema(), Alias: alias, Now: p.now(), Zone: p.env.Zone, Seed: p.seed(), UserFunction: p.userFunction}
 	}
 	if readsWatermark(sel) {
 		// CURRENT_WATERMARK reads the watermark that passed the input.
@@ -531,7 +531,7 @@ func (p *Planner) planOrderBy(sel *sqlmini.Select, pre, out exec.Node) (exec.Nod
 
 // orderKeys compiles the ORDER BY keys over a schema.
 func (p *Planner) orderKeys(sel *sqlmini.Select, sch types.Schema) ([]sqlop.OrderKey, error) {
-	sc := &expr.Scope{Schema: sch, Now: p.now(), Seed: p.seed(), UserFunction: p.userFunction}
+	sc := &expr.Scope{Schema: sch, Now: p.now(), Zone: p.env.Zone, Seed: p.seed(), UserFunction: p.userFunction}
 	var keys []sqlop.OrderKey
 	for _, it := range sel.OrderBy {
 		x, err := expr.Compile(it.Expr, sc)

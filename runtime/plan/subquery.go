@@ -208,7 +208,7 @@ func (p *Planner) subqueryInput(sq subquery) (right exec.Node, rsc *expr.Scope, 
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		rsc = &expr.Scope{Schema: rn.Schema(), Alias: alias, Now: p.now(), Seed: p.seed(), UserFunction: p.userFunction}
+		rsc = &expr.Scope{Schema: rn.Schema(), Alias: alias, Now: p.now(), Zone: p.env.Zone, Seed: p.seed(), UserFunction: p.userFunction}
 		var local []*sqlmini.NotExpr
 		for _, c := range conjuncts(sel.Where) {
 			if _, err := expr.Compile(andOf([]*sqlmini.NotExpr{c}), rsc); err != nil {

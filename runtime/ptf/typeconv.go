@@ -108,13 +108,16 @@ func typeFromAST(te *sqlmini.TypeExpr) (types.Type, error) {
 	case "CHAR":
 		t = types.Type{Kind: types.KindChar, Length: param(1)}
 	case "VARCHAR":
-		t = types.Type{Kind: types.KindVarChar, Length: param(1)}
+		// Flink's type system: VARCHAR and VARBINARY without a length are
+		// the longest (FlinkTypeSystem.getDefaultPrecision), CHAR and
+		// BINARY one long.
+		t = types.Type{Kind: types.KindVarChar, Length: param(types.MaxLength)}
 	case "STRING":
 		t = types.TypeString
 	case "BINARY":
 		t = types.Type{Kind: types.KindBinary, Length: param(1)}
 	case "VARBINARY":
-		t = types.Type{Kind: types.KindVarBinary, Length: param(1)}
+		t = types.Type{Kind: types.KindVarBinary, Length: param(types.MaxLength)}
 	case "BYTES":
 		t = types.TypeBytes
 	case "DATE":

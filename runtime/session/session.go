@@ -426,6 +426,8 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 		width, _ := settings.Get[int](s.settings, format.SetMaxColumnWidthKey)
 		format.SetMaxColumnWidth(p, width)
 		format.SetEscapeControls(p, s.cfg.Terminal)
+		zone, _ := settings.Get[*time.Location](s.settings, "table.local-time-zone")
+		format.SetZone(p, zone)
 		s.boundTable(p)
 		format.SetLiveRefresh(p, s.cfg.Terminal) // the table so far, redrawn while the query runs
 		return p, nil
@@ -962,7 +964,8 @@ func (s *Session) sourceEnv() connector.Env {
 	if n, ok := settings.Get[int64](s.settings, connector.SetSeed); ok {
 		fseed = &n
 	}
-	return connector.Env{WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, FunctionSeed: fseed, ProcessingTime: pt, HasProcessingTime: hasPT,
+	zone, _ := settings.Get[*time.Location](s.settings, "table.local-time-zone")
+	return connector.Env{Zone: zone, WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, FunctionSeed: fseed, ProcessingTime: pt, HasProcessingTime: hasPT,
 		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink, Stdin: s.cfg.Stdin, IdleTimeout: idle, WatermarkInterval: wmEvery}
 }
 

@@ -399,6 +399,12 @@ var table = []Setting{{
 	Doc:     "the time-to-live of state entries that declare none, on processing time; 0: kept for ever",
 	Owner:   "runtime/session",
 	Parse:   func(v string) (any, error) { return types.ParseDuration(v) },
+}, {
+	Key:     "table.local-time-zone",
+	Default: "UTC",
+	Doc:     "the session time zone: TIMESTAMP_LTZ values print, cast and read their fields (EXTRACT, DATE_FORMAT, FLOOR) as wall-clock times there, a TIMESTAMP or string cast to TIMESTAMP_LTZ is read there, and FROM_UNIXTIME, UNIX_TIMESTAMP(s), LOCALTIMESTAMP, CURRENT_DATE and CURRENT_TIME follow it; a zone ID (Asia/Shanghai), UTC or GMT+hh:mm",
+	Owner:   "runtime/session",
+	Parse:   func(v string) (any, error) { return types.LoadZone(v) },
 }}
 
 // Ignored is a Flink option that SET accepts with a note and ptfsh
@@ -416,7 +422,6 @@ var ignored = []Ignored{
 	{"state.backend.type", "state lives in memory or in a bbolt file: state.path"},
 	{"table.dml-sync", "INSERT INTO always runs to its end before the next statement"},
 	{"table.exec.mini-batch.enabled", "ptfsh has no mini-batch aggregation"},
-	{"table.local-time-zone", "the session time zone of ptfsh is UTC"},
 }
 
 // sqlClientKeys are the options of Flink 2.3.0's SQL client
