@@ -18,7 +18,7 @@ import (
 
 // flinkArchives are the archives whose rows and messages TestFlinkSQL
 // checks against Flink itself.
-var flinkArchives = []string{"testdata/sql/match_recognize.txtar", "testdata/sql/match_recognize_proctime.txtar", "testdata/sql/lateral.txtar", "testdata/sql/lookup_join.txtar", "testdata/sql/rand.txtar", "testdata/sql/str_to_map_convert_tz.txtar", "testdata/sql/subscripts.txtar", "testdata/sql/unnest.txtar"}
+var flinkArchives = []string{"testdata/sql/match_recognize.txtar", "testdata/sql/match_recognize_proctime.txtar", "testdata/sql/lateral.txtar", "testdata/sql/lookup_join.txtar", "testdata/sql/rand.txtar", "testdata/sql/str_to_map_convert_tz.txtar", "testdata/sql/subscripts.txtar", "testdata/sql/unnest.txtar", "testdata/sql/json_functions.txtar"}
 
 // TestFlinkSQL runs the query.sql of each of flinkArchives on a Flink 2.3
 // mini cluster (tests/flinksql: streaming mode, parallelism 1, watermarks
