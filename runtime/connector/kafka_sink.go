@@ -63,10 +63,10 @@ type KafkaSink struct {
 	// buf is the block the records' keys and values are encoded into,
 	// one after another: each record written keeps its part (and so the
 	// block) until the brokers have it.
-	buf []byte
-	rows       int64
-	ts, hdr    int // the query's timestamp and headers columns, or -1
-	topicCol   int
+	buf      []byte
+	rows     int64
+	ts, hdr  int // the query's timestamp and headers columns, or -1
+	topicCol int
 
 	// Exactly-once: store keeps the prepared transaction; seq numbers
 	// the open one, whose writer is w; inTxn counts its records;
