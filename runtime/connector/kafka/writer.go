@@ -56,6 +56,8 @@ type Writer struct {
 
 	mu  sync.Mutex
 	err error // the first failed write since the last Flush
+	// acked is w.ack, made once: what the client calls for each record.
+	acked func(*kgo.Record, error)
 }
 
 // NewWriter returns a writer to the cluster of c.
@@ -104,6 +106,7 @@ func (c *Client) NewWriter(cfg WriterConfig) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{c: c, cl: cl, txnID: cfg.TransactionalID}
+	w.acked = w.ack
 	if cfg.TransactionalID != "" {
 		// Taking the producer id now fences (and so aborts) a transaction
 		// an earlier writer of the same id left open.
@@ -158,16 +161,19 @@ func (w *Writer) Write(ctx context.Context, rec Record) {
 	for _, h := range rec.Headers {
 		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
 	}
-	w.cl.Produce(ctx, kr, func(kr *kgo.Record, err error) {
-		if err == nil {
-			return
-		}
-		w.mu.Lock()
-		if w.err == nil {
-			w.err = fmt.Errorf("writing to topic '%s': %w", kr.Topic, err)
-		}
-		w.mu.Unlock()
-	})
+	w.cl.Produce(ctx, kr, w.acked)
+}
+
+// ack keeps the first failure of a record written.
+func (w *Writer) ack(kr *kgo.Record, err error) {
+	if err == nil {
+		return
+	}
+	w.mu.Lock()
+	if w.err == nil {
+		w.err = fmt.Errorf("writing to topic '%s': %w", kr.Topic, err)
+	}
+	w.mu.Unlock()
 }
 
 // Flush waits for every record written so far and returns the first
