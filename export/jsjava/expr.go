@@ -264,6 +264,11 @@ func (t *tr) member(e ast.Expression, obj ast.Expression, key ast.Expression, na
 			case bCtx, bTime:
 				t.fail(e, "a property of ctx that is not a call")
 			}
+		} else if id.Name.String() == "Number" && key == nil {
+			if c, ok := numberConsts[name]; ok {
+				return jv{c, tNum}
+			}
+			t.fail(e, "Number.%s", name)
 		} else if id.Name.String() == "Math" && key == nil {
 			switch name {
 			case "PI":
@@ -380,6 +385,12 @@ func (t *tr) nums(list []ast.Expression) []string {
 		out[i] = t.num(a)
 	}
 	return out
+}
+
+var numberConsts = map[string]string{
+	"MAX_SAFE_INTEGER": "9007199254740991.0", "MIN_SAFE_INTEGER": "-9007199254740991.0",
+	"MAX_VALUE": "Double.MAX_VALUE", "MIN_VALUE": "Double.MIN_VALUE", "EPSILON": "Math.ulp(1.0)",
+	"POSITIVE_INFINITY": "Double.POSITIVE_INFINITY", "NEGATIVE_INFINITY": "Double.NEGATIVE_INFINITY", "NaN": "Double.NaN",
 }
 
 // methods are the methods of values that JsRt.call has.
@@ -623,7 +634,7 @@ func (t *tr) binary(e *ast.BinaryExpression) jv {
 		}
 		test := t.cond(e.Left)
 		if op == token.COALESCE {
-			test = "JsRt.nullish(" + t.box(e.Left, l) + ")"
+			test = "!JsRt.nullish(" + t.box(e.Left, l) + ")"
 		} else if op == token.LOGICAL_AND {
 			test = "!" + paren(test)
 		}
@@ -774,14 +785,11 @@ func (t *tr) variable(e ast.Expression) string {
 	return ""
 }
 
+// compound are the compound assignments JsRt.setOp does; goja's parser
+// gives x += y as an AssignExpression whose operator is +.
 var compound = map[token.Token]string{
-	token.ADD_ASSIGN: "JsRt.ADD", token.SUBTRACT_ASSIGN: "JsRt.SUB", token.MULTIPLY_ASSIGN: "JsRt.MUL",
-	token.QUOTIENT_ASSIGN: "JsRt.DIV", token.REMAINDER_ASSIGN: "JsRt.MOD",
-}
-
-var compoundOp = map[token.Token]token.Token{
-	token.ADD_ASSIGN: token.PLUS, token.SUBTRACT_ASSIGN: token.MINUS, token.MULTIPLY_ASSIGN: token.MULTIPLY,
-	token.QUOTIENT_ASSIGN: token.SLASH, token.REMAINDER_ASSIGN: token.REMAINDER,
+	token.PLUS: "JsRt.ADD", token.MINUS: "JsRt.SUB", token.MULTIPLY: "JsRt.MUL",
+	token.SLASH: "JsRt.DIV", token.REMAINDER: "JsRt.MOD",
 }
 
 // assign translates an assignment; stmt tells that its value is unused,
@@ -807,7 +815,7 @@ func (t *tr) assign(e *ast.AssignExpression, stmt bool) jv {
 	if op == token.ASSIGN {
 		return jv{v + " = " + t.value(e.Right), tObj}
 	}
-	bin := &ast.BinaryExpression{Operator: compoundOp[op], Left: e.Left, Right: e.Right}
+	bin := &ast.BinaryExpression{Operator: op, Left: e.Left, Right: e.Right}
 	return jv{v + " = " + t.value(bin), tObj}
 }
 
