@@ -26,6 +26,7 @@ import (
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
+	"github.com/dop251/goja/token"
 )
 
 // Func describes the function's declaration as ptfsh loaded it.
@@ -382,11 +383,15 @@ func (t *tr) useGlobal(g *global, at ast.Node) string {
 		t.fn = newFnScope(t, false)
 		init := "JsRt.UNDEF"
 		if g.decl != nil {
-			if n, ok := g.decl.(*ast.NumberLiteral); ok && (g.cons || t.assignments(g.name) <= 1) {
+			v := t.expr(g.decl)
+			if v.ty == tNum && t.constNum(g.decl) && (g.cons || t.assignments(g.name) <= 1) {
 				// A constant number (esbuild writes const as var): inlined.
-				g.cnum = numLit(n)
+				g.cnum = "(" + v.code + ")"
+				if _, ok := g.decl.(*ast.NumberLiteral); ok {
+					g.cnum = v.code
+				}
 			}
-			init = t.value(g.decl)
+			init = t.box(g.decl, v)
 		}
 		if t.fn.decls.Len() > 0 {
 			t.fail(g.decl, "a top-level initializer that needs statements")
@@ -485,4 +490,24 @@ func (t *tr) assignments(name string) int {
 	q := regexp.QuoteMeta(name)
 	re := regexp.MustCompile(`(^|[^\w$])` + q + `\s*([-+*/%&|^]|\*\*|<<|>>>?|&&|\|\||\?\?)?=[^=]|(\+\+|--)\s*` + q + `($|[^\w$])|(^|[^\w$])` + q + `\s*(\+\+|--)`)
 	return len(re.FindAllStringIndex(t.src, -1))
+}
+
+// constNum tells whether e is a number computed from number literals and
+// constant numbers only.
+func (t *tr) constNum(e ast.Expression) bool {
+	switch e := e.(type) {
+	case *ast.NumberLiteral:
+		return true
+	case *ast.Identifier:
+		g := t.globals[e.Name.String()]
+		return g != nil && g.cnum != ""
+	case *ast.UnaryExpression:
+		return (e.Operator == token.MINUS || e.Operator == token.PLUS) && t.constNum(e.Operand)
+	case *ast.BinaryExpression:
+		switch e.Operator {
+		case token.PLUS, token.MINUS, token.MULTIPLY, token.SLASH, token.REMAINDER:
+			return t.constNum(e.Left) && t.constNum(e.Right)
+		}
+	}
+	return false
 }
