@@ -3,13 +3,9 @@ package format
 import (
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
@@ -29,66 +25,15 @@ func TestInt96Timestamp(t *testing.T) {
 	}
 }
 
-// TestParquet_typedPages reads files whose pages are plain and
-// dictionary-encoded, with nulls, values out of range, invalid UTF-8 (in a
-// dictionary too) and NULLs in a NOT NULL column, over many pages and row
-// groups, from a start and from resume positions: reading the pages from
-// their data gives the rows and errors that reading every value through a
-// parquet.Value gives.
+// TestParquet_typedPages reads a file whose pages are plain and
+// dictionary-encoded (testdata/typed_pages.parquet, described in
+// testdata/README.md), with nulls, values out of range, invalid UTF-8 (in
+// a dictionary too) and NULLs in a NOT NULL column, over many pages and
+// row groups, from its start and from resume positions: reading the pages
+// from their data gives the rows and errors that reading every value
+// through a parquet.Value gives.
 func TestParquet_typedPages(t *testing.T) {
-	ps := parquet.NewSchema("t", parquet.Group{
-		"a": parquet.Optional(parquet.Encoded(parquet.String(), &parquet.RLEDictionary)),
-		"b": parquet.Optional(parquet.String()),
-		"c": parquet.Optional(parquet.Int(32)),
-		"d": parquet.Optional(parquet.Encoded(parquet.Int(64), &parquet.RLEDictionary)),
-		"e": parquet.Optional(parquet.Timestamp(parquet.Millisecond)),
-		"f": parquet.Int(64),
-	})
-	words := []string{"ATL", "ORD", "LAX", "", "SFO"}
-	rng := rand.New(rand.NewPCG(3, 4))
-	var rows []parquet.Row
-	for i := range 6000 {
-		val := func(col int, v parquet.Value) parquet.Value {
-			if col < 5 && rng.IntN(7) == 0 {
-				return parquet.NullValue().Level(0, 0, col)
-			}
-			return v.Level(0, 1, col)
-		}
-		a := words[rng.IntN(len(words))]
-		if i >= 4500 && rng.IntN(300) == 0 {
-			a = "bad \xff" // in the dictionary of the last row group only
-		}
-		b := words[rng.IntN(len(words))] + fmt.Sprint(i%13)
-		if rng.IntN(500) == 0 {
-			b = "\xfe"
-		}
-		d := int64(rng.IntN(20) - 5)
-		if rng.IntN(400) == 0 {
-			d = 1 << 40 // out of range of INT
-		}
-		f := parquet.Int64Value(int64(i)).Level(0, 0, 5)
-		rows = append(rows, parquet.Row{
-			val(0, parquet.ByteArrayValue([]byte(a))),
-			val(1, parquet.ByteArrayValue([]byte(b))),
-			val(2, parquet.Int32Value(int32(rng.IntN(4000)-1000))),
-			val(3, parquet.Int64Value(d)),
-			val(4, parquet.Int64Value(int64(1e12)+int64(i/3)*60000)),
-			f,
-		})
-	}
-	path := filepath.Join(t.TempDir(), "t.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewWriter(f, ps, parquet.PageBufferSize(700), parquet.MaxRowsPerRowGroup(1500))
-	if _, err := w.WriteRows(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	path := filepath.Join("testdata", "typed_pages.parquet")
 	ts3 := types.Type{Kind: types.KindTimestamp, Length: 3}
 	table := types.Schema{Columns: []types.Column{
 		{Name: "f", Type: types.TypeBigInt}, {Name: "a", Type: types.TypeString}, {Name: "b", Type: types.TypeString},
