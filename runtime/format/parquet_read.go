@@ -106,7 +106,7 @@ type parquetReader struct {
 	row    int64 // rows consumed: Position().Offset
 	rows   int64 // rows returned: Position().Row
 	bad    []pqBad
-	slab   rowSlab
+	slab   RowSlab
 	err    error
 }
 
@@ -692,7 +692,7 @@ func (r *parquetReader) Next() (types.Row, error) {
 		e.Row = r.start + int64(i) + 1
 		return types.Row{}, e
 	}
-	fields := r.slab.fields(len(r.cols))
+	fields := r.slab.Fields(len(r.cols))
 	for c := range r.cols {
 		fields[c] = r.cols[c].vals[i]
 	}
