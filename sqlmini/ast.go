@@ -124,15 +124,37 @@ type CreateView struct {
 }
 
 // CreateTable is the rest of CREATE TABLE name [(elements)] [WITH
-// (options)]. Without elements, a file table's columns are inferred from
-// its file (a ptfsh extension; Flink parses it but needs the columns).
+// (options)] [LIKE source [(like options)]]. Without elements, a file
+// table's columns are inferred from its file (a ptfsh extension; Flink
+// parses it but needs the columns).
 type CreateTable struct {
 	Pos      Pos
 	Name     *Name           `parser:"@@"`
 	Elements []*TableElement `parser:"( '(' @@ ( ',' @@ )* ')' )?"`
 	Options  []*Option       `parser:"( 'WITH' '(' ( @@ ( ',' @@ )* )? ')' )?"`
+	// Like is Flink's LIKE clause: the table starts from another's
+	// columns, constraints, watermarks and options.
+	Like *TableLike `parser:"@@?"`
 	// Query gives the table's rows inline: CREATE TABLE t (...) AS VALUES ...
 	Query *Query `parser:"( 'AS' @@ )?"`
+}
+
+// TableLike is LIKE source [(option ...)], the options separated by
+// white space as in Flink: INCLUDING | EXCLUDING | OVERWRITING, then ALL,
+// CONSTRAINTS, PARTITIONS, DISTRIBUTION, GENERATED, OPTIONS, WATERMARKS or
+// METADATA.
+type TableLike struct {
+	Pos     Pos
+	Source  *Name         `parser:"'LIKE' @@"`
+	Options []*LikeOption `parser:"( '(' @@* ')' )?"`
+}
+
+// LikeOption is one merging option of a LIKE clause, such as EXCLUDING
+// OPTIONS.
+type LikeOption struct {
+	Pos      Pos
+	Strategy string `parser:"@('INCLUDING' | 'EXCLUDING' | 'OVERWRITING')"`
+	Feature  string `parser:"@('ALL' | 'CONSTRAINTS' | 'PARTITIONS' | 'DISTRIBUTION' | 'GENERATED' | 'OPTIONS' | 'WATERMARKS' | 'METADATA')"`
 }
 
 // TableElement is a column, a PRIMARY KEY or a WATERMARK declaration.

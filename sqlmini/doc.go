@@ -11,7 +11,9 @@
 //	create      = "CREATE" ["OR" "REPLACE"] ["TEMPORARY"] ( "FUNCTION" function | "VIEW" view | "TABLE" table | "STREAM" table ) .
 //	function    = ["IF" "NOT" "EXISTS"] name ( "AS" (string | body) ["LANGUAGE" name] | "LANGUAGE" name "AS" body ) .
 //	view        = name ["(" name {"," name} ")"] "AS" query .
-//	table       = name ["(" element {"," element} ")"] ["WITH" "(" option {"," option} ")"] ["AS" query] .
+//	table       = name ["(" element {"," element} ")"] ["WITH" "(" option {"," option} ")"] [like] ["AS" query] .
+//	like        = "LIKE" name ["(" {("INCLUDING" | "EXCLUDING" | "OVERWRITING") ("ALL" | "CONSTRAINTS" | "PARTITIONS"
+//	              | "DISTRIBUTION" | "GENERATED" | "OPTIONS" | "WATERMARKS" | "METADATA")} ")"] .
 //	element     = "PRIMARY" "KEY" "(" names ")" "NOT" "ENFORCED" | "WATERMARK" "FOR" name "AS" expr | name type ["METADATA" ["FROM" string] ["VIRTUAL"]] ["PRIMARY" "KEY" "NOT" "ENFORCED"]
 //	            | name "AS" expr .
 //	drop        = "DROP" ["TEMPORARY"] ("FUNCTION" | "TABLE" | "VIEW") ["IF" "EXISTS"] name | "DROP" "STATE" "FOR" string .

@@ -274,9 +274,31 @@ func (t *CreateTable) format(b *strings.Builder) {
 		list(b, t.Options)
 		b.WriteString(")")
 	}
+	t.Like.format(b)
 	if t.Query != nil {
 		b.WriteString(" AS ")
 		t.Query.format(b)
+	}
+}
+
+// String prints LIKE source [(options)].
+func (l *TableLike) String() string { return strings.TrimPrefix(str(l), " ") }
+
+func (l *TableLike) format(b *strings.Builder) {
+	if l == nil {
+		return
+	}
+	b.WriteString(" LIKE ")
+	l.Source.format(b)
+	if len(l.Options) > 0 {
+		b.WriteString(" (")
+		for i, o := range l.Options {
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(strings.ToUpper(o.Strategy) + " " + strings.ToUpper(o.Feature))
+		}
+		b.WriteString(")")
 	}
 }
 

@@ -36,6 +36,10 @@ import (
 //	why: (refused, not yet) the reason, one line
 //	adapted: (optional) what the recipe itself says to change, changed
 //	note: (optional) where ptfsh's result differs from Flink's
+//	kafka: (optional) the topics of a recipe that reads and writes Kafka
+//	  at localhost:9092: the test runs it against a fake cluster (or with
+//	  PTFSH_KAFKA=1 a real broker) with those topics, at whose address
+//	  the recipe's localhost:9092 points
 //
 // A recipe that runs prints no error; one refused or not yet stops at
 // the error that says why. docs/cookbook.md lists the recipes with their
@@ -47,7 +51,7 @@ const cookbookRows = 20
 
 // cookbookRecipe is one archive of tests/cookbook.
 type cookbookRecipe struct {
-	file, recipe, source, status, why, adapted, note string
+	file, recipe, source, status, why, adapted, note, kafka string
 }
 
 // readRecipe reads an archive's comment.
@@ -72,6 +76,8 @@ func readRecipe(t *testing.T, file string, test *testarchive.Test) cookbookRecip
 			r.adapted = v
 		case "note":
 			r.note = v
+		case "kafka":
+			r.kafka = v
 		}
 	}
 	if r.recipe == "" || r.source == "" {
@@ -128,6 +134,12 @@ func TestCookbook(t *testing.T) {
 			// section for each (query.sql, query2.sql, ...), run in a
 			// session of its own.
 			var got string
+			servers := ""
+			if r.kafka != "" {
+				servers = startKafka(t, func(string) (string, bool) {
+					return strings.Join(strings.Fields(r.kafka), "\n"), true
+				})
+			}
 			for i := 1; ; i++ {
 				name := "query.sql"
 				if i > 1 {
@@ -140,7 +152,14 @@ func TestCookbook(t *testing.T) {
 					}
 					break
 				}
-				got += runRecipe(t, dir, name, query)
+				if servers != "" {
+					query = strings.ReplaceAll(query, "'localhost:9092'", "'"+servers+"'")
+				}
+				out := runRecipe(t, dir, name, query)
+				if servers != "" {
+					out = strings.ReplaceAll(out, servers, "localhost:9092")
+				}
+				got += out
 			}
 			failed := errorLine.MatchString(got)
 			switch {

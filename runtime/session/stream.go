@@ -189,6 +189,9 @@ func (g *gateWriter) Write(b []byte) (int, error) {
 
 // createStream registers CREATE STREAM s (columns, WATERMARK ...).
 func (s *Session) createStream(c *sqlmini.Create, ct *sqlmini.CreateTable) error {
+	if ct.Like != nil {
+		return sqlmini.Errorf(ct.Like.Pos, "a stream declares its own columns: CREATE STREAM takes no LIKE clause")
+	}
 	if len(ct.Options) > 0 {
 		return sqlmini.Errorf(ct.Options[0].Pos, "a stream takes no WITH options: its rows come from INSERT INTO %s VALUES (...), its time from its WATERMARK declaration and ADVANCE WATERMARK %s TO ...", ct.Name.Value, ct.Name.Value)
 	}

@@ -22,6 +22,17 @@ func (s *Session) createTable(c *sqlmini.Create, ct *sqlmini.CreateTable) error 
 	if err := s.checkNewTable(c, ct.Name, false); err != nil {
 		return err
 	}
+	if ct.Like != nil {
+		// The table is the merged declaration, which SHOW CREATE TABLE
+		// prints and a later LIKE starts from (like.go).
+		merged, err := s.mergeLike(ct)
+		if err != nil {
+			return err
+		}
+		mc := *c
+		mc.Table, ct = merged, merged
+		c = &mc
+	}
 	t := &catalog.Table{Name: name, Kind: catalog.TableConnector, Options: map[string]string{}, Temporary: c.Temporary, BaseDir: s.baseDir, Pos: ct.Pos, Create: c}
 	var cols []types.Column
 	var pk []*sqlmini.Name
