@@ -223,20 +223,21 @@ func TestTime_conversions(t *testing.T) {
 func TestConvert_intsWithoutAllocation(t *testing.T) {
 	e := testEngine(t)
 	bigint := mustType(t, "BIGINT")
-	for _, i := range []int64{0, 255, 683, smallIntCount - 1, smallIntCount, -1, 1 << 40} {
+	for _, i := range []int64{0, 255, 683, smallIntCount - 1, smallIntCount, -1, -5, smallIntMin, smallIntMin - 1, 1 << 40, -1 << 40} {
 		back, cerr := e.fromJS(e.intToJS(i), &bigint)
 		if cerr != nil || back != i {
 			t.Errorf("%d came back as %v (%v)", i, back, cerr)
 		}
 	}
-	v := int64(683)
-	allocs := testing.AllocsPerRun(100, func() {
-		if x, cerr := e.fromJS(e.intToJS(v), &bigint); cerr != nil || x != any(v) {
-			t.Fatalf("683 came back as %v", x)
+	for _, v := range []int64{683, -5, -700} {
+		allocs := testing.AllocsPerRun(100, func() {
+			if x, cerr := e.fromJS(e.intToJS(v), &bigint); cerr != nil || x != any(v) {
+				t.Fatalf("%d came back as %v", v, x)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%d to JavaScript and back: %v allocations, want 0", v, allocs)
 		}
-	})
-	if allocs != 0 {
-		t.Errorf("683 to JavaScript and back: %v allocations, want 0", allocs)
 	}
 	tinyint := mustType(t, "TINYINT")
 	if _, cerr := e.fromJS(e.intToJS(683), &tinyint); cerr == nil {

@@ -20,7 +20,8 @@ type jsProtos struct {
 	dateCtor, mapCtor, setCtor, u8Ctor *goja.Object
 	mapSet, setAdd                     goja.Callable
 	mapForEach, setForEach             goja.Callable
-	rowProto                           *goja.Object
+	rowMethods                         map[string]goja.Value // Flink's Row methods of row objects, by name
+	objectProto                        *goja.Object
 	kinds                              [4]*goja.Object // RowKind singletons by types.RowKind
 	kindProto                          *goja.Object
 	listToString                       goja.Value // toString of arrays that print as Java's [a, b]
@@ -41,6 +42,7 @@ func (e *realm) initJS() {
 	vm := e.vm
 	js := &e.js
 	js.dateCtor = vm.Get("Date").ToObject(vm)
+	js.objectProto = vm.Get("Object").ToObject(vm).Get("prototype").ToObject(vm)
 	js.mapCtor = vm.Get("Map").ToObject(vm)
 	js.setCtor = vm.Get("Set").ToObject(vm)
 	js.u8Ctor = vm.Get("Uint8Array").ToObject(vm)
@@ -58,7 +60,7 @@ func (e *realm) initJS() {
 	js.listToString = vm.ToValue(func(call goja.FunctionCall) goja.Value {
 		return vm.ToValue(e.formatJS(call.This))
 	})
-	e.initRowProto()
+	e.initRowMethods()
 	e.initRowKind()
 	e.initModeProto()
 }

@@ -72,6 +72,10 @@ func (s *rowSchema) lookup(name string) int {
 // properties are the row's fields by column name, read from the Go row on
 // access, with Flink's Row methods on its prototype.
 //
+// The Row methods are not on a prototype of their own (setting one costs
+// each row object a guarded call into goja): Get hands them out for any
+// name that is not a column, and the prototype is Object.prototype.
+//
 // A rowObject is made per call and holds the Go row it was made for, not a
 // copy: rows are immutable once the runtime hands them to a PTF (see
 // [types.Row]), so a rowObject stays valid, with the same values, after
@@ -88,9 +92,7 @@ type rowObject struct {
 // newRowObject wraps a Go row.
 func (e *realm) newRowObject(s *rowSchema, row types.Row) *goja.Object {
 	ro := &rowObject{e: e, schema: s, row: row}
-	o := e.vm.NewDynamicObject(ro)
-	_ = o.SetPrototype(e.js.rowProto)
-	return o
+	return e.vm.NewDynamicObject(ro)
 }
 
 func (r *rowObject) String() string { return r.e.formatRow(r.row, r.schema.table) }
@@ -130,8 +132,11 @@ func (r *rowObject) field(i int) goja.Value {
 func (r *rowObject) Get(key string) goja.Value {
 	i := r.schema.lookup(key)
 	if i < 0 {
-		if r.e.js.rowProto.Get(key) != nil || rowProbes[key] {
-			return nil // the prototype's methods
+		if m, ok := r.e.js.rowMethods[key]; ok {
+			return m
+		}
+		if rowProbes[key] || r.e.js.objectProto.Get(key) != nil {
+			return nil // undefined, or Object.prototype's
 		}
 		// A misspelt column: an error, as Flink's Row.getFieldAs is (the
 		// bridge's rows throw the same, export/flink).
@@ -156,8 +161,15 @@ func (r *rowObject) Set(key string, _ goja.Value) bool {
 	panic(r.e.vm.NewTypeError("cannot set %q: rows are read-only (copy one with {...row})", key))
 }
 
-// Has implements goja.DynamicObject.
-func (r *rowObject) Has(key string) bool { return r.schema.lookup(key) >= 0 }
+// Has implements goja.DynamicObject: the columns and the Row methods, so
+// that "getField" in row holds as it did with the methods on a prototype.
+func (r *rowObject) Has(key string) bool {
+	if r.schema.lookup(key) >= 0 {
+		return true
+	}
+	_, ok := r.e.js.rowMethods[key]
+	return ok
+}
 
 // Delete implements goja.DynamicObject: rows are read-only.
 func (r *rowObject) Delete(key string) bool {
@@ -167,12 +179,12 @@ func (r *rowObject) Delete(key string) bool {
 // Keys implements goja.DynamicObject: the column names, in order.
 func (r *rowObject) Keys() []string { return r.schema.names }
 
-// initRowProto makes the prototype of row objects, with Flink's Row
-// methods: getField(i | name), getFieldAs(i | name), getKind(), getArity(),
+// initRowMethods makes Flink's Row methods of row objects:
+// getField(i | name), getFieldAs(i | name), getKind(), getArity(),
 // getFieldNames() and toString() (+I[Bob, 12]).
-func (e *realm) initRowProto() {
+func (e *realm) initRowMethods() {
 	vm := e.vm
-	p := vm.NewObject()
+	p := map[string]goja.Value{}
 	this := func(c goja.FunctionCall, method string) *rowObject {
 		if o, ok := c.This.(*goja.Object); ok && o.ExportType() == typeRow {
 			return o.Export().(*rowObject)
@@ -198,15 +210,15 @@ func (e *realm) initRowProto() {
 			return r.field(i)
 		}
 	}
-	_ = p.Set("getField", getField("getField"))
-	_ = p.Set("getFieldAs", getField("getFieldAs"))
-	_ = p.Set("getKind", func(c goja.FunctionCall) goja.Value {
+	p["getField"] = vm.ToValue(getField("getField"))
+	p["getFieldAs"] = vm.ToValue(getField("getFieldAs"))
+	p["getKind"] = vm.ToValue(func(c goja.FunctionCall) goja.Value {
 		return e.js.kinds[this(c, "getKind").row.Kind&3]
 	})
-	_ = p.Set("getArity", func(c goja.FunctionCall) goja.Value {
+	p["getArity"] = vm.ToValue(func(c goja.FunctionCall) goja.Value {
 		return vm.ToValue(len(this(c, "getArity").schema.names))
 	})
-	_ = p.Set("getFieldNames", func(c goja.FunctionCall) goja.Value {
+	p["getFieldNames"] = vm.ToValue(func(c goja.FunctionCall) goja.Value {
 		names := this(c, "getFieldNames").schema.names
 		items := make([]any, len(names))
 		for i, n := range names {
@@ -214,11 +226,11 @@ func (e *realm) initRowProto() {
 		}
 		return vm.NewArray(items...)
 	})
-	_ = p.Set("toString", func(c goja.FunctionCall) goja.Value {
+	p["toString"] = vm.ToValue(func(c goja.FunctionCall) goja.Value {
 		r := this(c, "toString")
 		return vm.ToValue(e.formatRow(r.row, r.schema.table))
 	})
-	e.js.rowProto = p
+	e.js.rowMethods = p
 }
 
 // formatRow renders a row as Flink's Row.toString.

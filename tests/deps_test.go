@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -73,7 +74,10 @@ var layers = map[string][]string{
 	"stdlib": {mod + "runtime/types", mod + "runtime/ptf"},
 	// export/flink reads a script's syntax (sqlmini, which the contract
 	// already sees) to choose its test cases; the wiring runs the script.
-	"export/flink": {mod + "runtime/types", mod + "runtime/ptf", mod + "sqlmini"},
+	"export/flink": {mod + "runtime/types", mod + "runtime/ptf", mod + "sqlmini", mod + "export/jsjava"},
+	// jsjava translates a PTF's JavaScript into Java: it reads the code
+	// with goja's parser (gojaSyntax) and runs nothing.
+	"export/jsjava": {"github.com/dop251/goja/ast", "github.com/dop251/goja/parser", "github.com/dop251/goja/token"},
 	// playground is ptfsh serve's page and calls: it runs statements in
 	// the sessions the command gives it, and reads exercises.
 	"playground": {mod + "runtime/session", mod + "runtime/timeline", mod + "internal/testarchive"},
@@ -127,6 +131,14 @@ var engines = map[string]string{
 	"github.com/aymanbagabas/go-udiff": "cmd/ptfsh",
 }
 
+// gojaSyntax are goja's parser and syntax tree, which run no JavaScript:
+// besides script, the translator of PTFs into Java reads code with them.
+var gojaSyntax = map[string][]string{
+	"github.com/dop251/goja/ast":    {"script", "export/jsjava"},
+	"github.com/dop251/goja/parser": {"script", "export/jsjava"},
+	"github.com/dop251/goja/token":  {"script", "export/jsjava"},
+}
+
 // TestImportGraph enforces the package graph: each engine stays behind its
 // package, imports flow one way, and no package is named runtime (it would
 // shadow Go's).
@@ -155,6 +167,12 @@ func TestImportGraph(t *testing.T) {
 				if imp == no {
 					t.Errorf("package %s imports %s, which it must never import (tests/deps_test.go's never)", pkg, imp)
 				}
+			}
+			if owners, ok := gojaSyntax[imp]; ok {
+				if !slices.Contains(owners, pkg) {
+					t.Errorf("package %s imports %s, which only %v may", pkg, imp, owners)
+				}
+				continue
 			}
 			if engine, owner := engineOf(imp); engine != "" && owner != pkg {
 				t.Errorf("package %s imports %s, which only %s may", pkg, imp, owner)

@@ -74,6 +74,24 @@ var exportedExamples = []string{
 	"long_views (quickstart.sql)",
 }
 
+// translatedExamples are those of exportedExamples that export translated
+// into Java; the others run in GraalJS (the export's note says why).
+var translatedExamples = []string{
+	"DelayStreak (flights.sql)",
+	"Greeting (quickstart.sql)",
+	"GreetingWithFollowUp (greeting_with_follow_up.sql)",
+	"GreetingWithMemory (quickstart.sql)",
+	"NoDepartureAlert (flights.sql)",
+	"OrderedProcessor (ordered_processor.sql)",
+	"PingLater (ping_later.sql)",
+	"ReservedNames (reserved_names.sql)",
+	"TableFilter (quickstart.sql)",
+	"WindowSpikes (window_spikes.sql)",
+	"count_clicks (quickstart.sql)",
+	"count_clicks (sql_around_functions.sql)",
+	"long_views (quickstart.sql)",
+}
+
 // TestRunExport_flinkExamples exports every function of every example
 // script (and of testdata/flink, for functions whose example script has
 // nothing Flink can run as ptfsh does), merges the projects into one
@@ -84,7 +102,7 @@ var exportedExamples = []string{
 // is installed).
 func TestRunExport_flinkExamples(t *testing.T) {
 	pairs := exportPairs(t, "../../examples", "testdata/flink")
-	var exported, refused []string
+	var exported, refused, translated []string
 	root := t.TempDir()
 	conf := conformancePairs(t, filepath.Join(root, "conformance"))
 	conformance := map[exportPair]bool{}
@@ -132,10 +150,27 @@ func TestRunExport_flinkExamples(t *testing.T) {
 			exported = append(exported, label)
 		}
 		projects = append(projects, exportedProject{dir: proj, prefix: fmt.Sprintf("p%02d_", i), cases: names, label: label})
+		if _, err := os.Stat(filepath.Join(proj, "src/main/java/ptfsh/flink/JsRt.java")); err != nil {
+			continue
+		}
+		// Translated into Java: the same cases run in GraalJS too.
+		if !conformance[p] {
+			translated = append(translated, label)
+		}
+		graal := proj + "g"
+		if code := run([]string{"export", "flink", p.js, "--script", p.script, "-o", graal, "--graaljs"}, nil, &out, &errb); code != 0 {
+			t.Errorf("%s: export --graaljs failed: %s", label, errb.String())
+			continue
+		}
+		projects = append(projects, exportedProject{dir: graal, prefix: fmt.Sprintf("g%02d_", i), cases: names, label: label + " --graaljs"})
 	}
 	sort.Strings(exported)
 	if got, want := strings.Join(exported, "\n"), strings.Join(exportedExamples, "\n"); got != want {
 		t.Errorf("exported with cases:\n%s\nwant:\n%s", got, want)
+	}
+	sort.Strings(translated)
+	if got, want := strings.Join(translated, "\n"), strings.Join(translatedExamples, "\n"); got != want {
+		t.Errorf("translated into Java:\n%s\nwant:\n%s", got, want)
 	}
 	t.Logf("refused:\n%s", strings.Join(refused, "\n"))
 	t.Logf("conformance archives exported with cases (%d): %s", len(confExported), strings.Join(confExported, ", "))
@@ -323,9 +358,12 @@ func mergeProjects(t *testing.T, ps []exportedProject, merged string) int {
 		}
 		cls := ""
 		for _, e := range ents {
-			if n := strings.TrimSuffix(e.Name(), ".java"); n != "JsFunction" {
+			if n := strings.TrimSuffix(e.Name(), ".java"); n != "JsFunction" && n != "JsRt" {
 				cls = n
 			}
+		}
+		if rt, err := os.ReadFile(filepath.Join(javaDir, "JsRt.java")); err == nil {
+			writeFile(t, filepath.Join(merged, "src/main/java/ptfsh/flink/JsRt.java"), string(rt))
 		}
 		renamed := cls + "_" + strings.TrimSuffix(p.prefix, "_")
 		java := read(filepath.Join(javaDir, cls+".java"))

@@ -18,10 +18,12 @@ import (
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
-const exportUsage = `usage: ptfsh export flink FUNC.js [-o DIR] [--name NAME] [--script SCRIPT.sql]
+const exportUsage = `usage: ptfsh export flink FUNC.js [-o DIR] [--name NAME] [--script SCRIPT.sql] [--graaljs]
 
 Writes a Maven project (default DIR: <name>-flink) whose Java
-ProcessTableFunction runs FUNC.js on Flink through GraalJS. With --script,
+ProcessTableFunction runs FUNC.js on Flink: translated into Java when the
+function keeps to the part of JavaScript the translator takes, else (or
+with --graaljs) through GraalJS, with a note that says why. With --script,
 ptfsh runs the script and each SELECT becomes a test of the project that
 compares Flink's rows with ptfsh's: run them with mvn test; job.sql holds
 the same statements for Flink's SQL client. What the bridge cannot run as
@@ -40,6 +42,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&dir, "o", "", "write the project into `DIR`")
 	fs.StringVar(&scriptFile, "script", "", "run `SCRIPT.sql` and turn its SELECTs into tests")
 	fs.StringVar(&name, "name", "", "the SQL `NAME` of the function (default: from the script's CREATE FUNCTION or the file name)")
+	graal := fs.Bool("graaljs", false, "run the JavaScript in GraalJS even when the function translates into Java")
 	fs.Usage = func() { fmt.Fprint(stderr, exportUsage+"\nflags:\n"); fs.PrintDefaults() }
 	files, err := parseInterspersed(fs, args[1:])
 	if err != nil {
@@ -52,14 +55,14 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, exportUsage)
 		return 2
 	}
-	if err := exportFlink(files[0], dir, scriptFile, name, stdout, stderr); err != nil {
+	if err := exportFlink(files[0], dir, scriptFile, name, *graal, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "ptfsh: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) error {
+func exportFlink(file, dir, scriptFile, name string, graal bool, stdout, stderr io.Writer) error {
 	absFile, err := filepath.Abs(file)
 	if err != nil {
 		return err
@@ -112,6 +115,11 @@ func exportFlink(file, dir, scriptFile, name string, stdout, stderr io.Writer) e
 	}
 	if err := flink.CheckChangelog(def, p.Changelog, p.ChangelogFunc, file); err != nil {
 		return err
+	}
+	if !graal {
+		if p.Java, err = flink.Translate(p); err != nil {
+			fmt.Fprintf(stderr, "note: %s: the function runs in GraalJS on Flink (slower than Java: see docs/performance.md#on-flink): the translation into Java does not take %v\n", file, err)
+		}
 	}
 	if scriptFile != "" {
 		scriptDir, err := filepath.Abs(filepath.Dir(scriptFile))

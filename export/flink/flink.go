@@ -74,9 +74,11 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 
+	"github.com/ptfsh/ptfsh/export/jsjava"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"os"
@@ -134,6 +136,9 @@ type Project struct {
 	// form, which is refused (CheckChangelog).
 	Changelog     string
 	ChangelogFunc bool
+	// Java is the function translated into Java ([Translate]); nil runs
+	// the JavaScript in GraalJS.
+	Java *jsjava.Java
 }
 
 // Check reports the first feature of def that the exported project could
@@ -466,7 +471,7 @@ func init() {
 	for _, c := range strings.Fields(`JsFunction ExportedCasesTest ArgumentHint ArgumentTrait DataTypeHint
 		StateHint FunctionContext ProcessTableFunction Row Context OnTimerContext TimeContext ListView MapView
 		ChangelogMode ChangelogFunction ChangelogContext RowKind TableSemantics Object String Boolean Byte Short
-		Integer Long Float Double Exception Override System Math Class Void Character Number`) {
+		Integer Long Float Double Exception Override System Math Class Void Character Number JsRt`) {
 		javaTakenClasses[c] = true
 	}
 }
@@ -494,6 +499,11 @@ func ClassSource(p Project) (string, error) {
 		StateParams, ArgParams                  string
 		OnTimer, ChangelogFunc                  bool
 		Changelog, StateKinds                   string
+		// The translated function's (Compiled.java.tmpl).
+		CStates               []compiledState
+		CArgs                 []compiledArg
+		Fields, Init, Methods string
+		Eval, TimerBody       string
 	}{
 		Class: ClassName(def.Name), File: javaComment(filepath.ToSlash(p.File)), Resource: resourceName(def),
 		Output: javaString(flinkType(def.Output)), OnTimer: def.HasOnTimer, ChangelogFunc: p.ChangelogFunc,
@@ -509,7 +519,7 @@ func ClassSource(p Project) (string, error) {
 		// Deletes by key when the consumer accepts that, as ptfsh does.
 		data.Changelog = "ChangelogMode.upsert(changelogContext.getRequiredChangelogMode().keyOnlyDeletes())"
 	}
-	used := map[string]bool{"ctx": true, "v": true}
+	used := map[string]bool{"ctx": true, "v": true, "cx": true}
 	param := func(name string) string {
 		p := javaIdent(name)
 		for used[p] || javaKeywords[p] {
@@ -609,7 +619,71 @@ func ClassSource(p Project) (string, error) {
 		}
 	}
 	data.StateKinds = "{" + strings.Join(stateKinds, ", ") + "}"
+	if j := p.Java; j != nil {
+		for i, s := range data.States {
+			data.CStates = append(data.CStates, compiledState{Index: i, Name: s.Name, Param: s.Param, Default: j.Defaults[i]})
+		}
+		for i, a := range data.Args {
+			data.CArgs = append(data.CArgs, compiledArg{Index: i, Param: a.Param, Table: def.Args[i].IsTable()})
+		}
+		data.Fields, data.Init, data.Methods = j.Fields, j.Init, j.Methods
+		data.Eval, data.TimerBody = j.Eval, j.OnTimer
+		return execTemplate("Compiled.java.tmpl", data)
+	}
 	return execTemplate("Function.java.tmpl", data)
+}
+
+type compiledState struct {
+	Index                int
+	Name, Param, Default string
+}
+
+type compiledArg struct {
+	Index int
+	Param string
+	Table bool
+}
+
+// Translate translates p's function into Java for the class that
+// Compiled.java.tmpl writes, or says why it cannot: a feature of the
+// declaration that the translated class does not carry (views, typed
+// state, changelog, a scalar function, MAP or ROW outputs), or the
+// JavaScript construct that [jsjava.Translate] does not take. The
+// export then keeps GraalJS (Project.Java nil).
+func Translate(p Project) (*jsjava.Java, error) {
+	def := p.Def
+	switch {
+	case def.Scalar != nil:
+		return nil, errors.New("a scalar function")
+	case p.Changelog != "" && p.Changelog != "insert-only" || p.ChangelogFunc || def.ChangelogMode != nil:
+		return nil, errors.New("a changelog declaration")
+	}
+	f := jsjava.Func{OnTimer: def.HasOnTimer}
+	for _, s := range def.State {
+		if s.Kind != ptf.ValueState {
+			return nil, fmt.Errorf("the view state %q", s.Name)
+		}
+		if s.Type != nil {
+			return nil, fmt.Errorf("the typed state %q", s.Name)
+		}
+		f.States = append(f.States, s.Name)
+	}
+	for _, a := range def.Args {
+		f.Args = append(f.Args, jsjava.Arg{Name: a.Name, Table: a.IsTable()})
+	}
+	outs := []types.Type{def.Output}
+	if def.Output.Kind == types.KindRow {
+		outs = nil
+		for _, fl := range def.Output.Fields {
+			outs = append(outs, fl.Type)
+		}
+	}
+	for _, t := range outs {
+		if containsMap(t) || t.Kind == types.KindRow || t.Kind == types.KindArray && t.Elem.Kind == types.KindRow {
+			return nil, fmt.Errorf("the output type %s", t)
+		}
+	}
+	return jsjava.Translate(p.Script, f)
 }
 
 // scalarSource is ClassSource for a scalar function: a ScalarFunction
@@ -882,6 +956,13 @@ func Write(dir string, p Project) error {
 		"src/test/java/ptfsh/flink/ExportedCasesTest.java": string(test),
 		"sql-client/pom.xml":                               clientPom,
 		"sql-client/config.yaml":                           string(clientConf),
+	}
+	if p.Java != nil {
+		rt, err := templates.ReadFile("templates/JsRt.java")
+		if err != nil {
+			return err
+		}
+		files["src/main/java/ptfsh/flink/JsRt.java"] = string(rt)
 	}
 	var index strings.Builder
 	for _, c := range p.Tests() {

@@ -45,6 +45,10 @@ type Env struct {
 	// WatermarkInterval is SET 'pipeline.auto-watermark-interval': a live
 	// source emits its watermark at most this often (0: after every row).
 	WatermarkInterval time.Duration
+	// Batch is SET 'execution.runtime-mode' = 'batch': the planner
+	// refuses unbounded tables and plans batch operators, which give final
+	// rows only (runtime/plan/batch.go).
+	Batch bool
 }
 
 // A Factory is one connector, named by a table's 'connector' option: the

@@ -58,9 +58,15 @@ type KafkaSink struct {
 	key, value recordCodec
 	keyRow     types.Row
 	valueRow   types.Row
-	rows       int64
-	ts, hdr    int // the query's timestamp and headers columns, or -1
-	topicCol   int
+	// full is a row's fields by table column, for one Row call.
+	full []any
+	// buf is the block the records' keys and values are encoded into,
+	// one after another: each record written keeps its part (and so the
+	// block) until the brokers have it.
+	buf      []byte
+	rows     int64
+	ts, hdr  int // the query's timestamp and headers columns, or -1
+	topicCol int
 
 	// Exactly-once: store keeps the prepared transaction; seq numbers
 	// the open one, whose writer is w; inTxn counts its records;
@@ -172,7 +178,7 @@ func (k *KafkaSink) Begin(types.Schema) error {
 		return k.fail(err)
 	}
 	if !k.exactlyOnce() {
-		k.w, err = k.cl.NewWriter(kafka.WriterConfig{Partitioner: k.s.partitioner})
+		k.w, err = k.cl.NewWriter(k.writerConfig())
 		return k.fail(err)
 	}
 	var rec *eosRecord
@@ -201,6 +207,18 @@ func (k *KafkaSink) Begin(types.Schema) error {
 	return k.fail(k.begin())
 }
 
+// writerConfig is the configuration of the sink's writers.
+func (k *KafkaSink) writerConfig() kafka.WriterConfig {
+	cfg := kafka.WriterConfig{Partitioner: k.s.partitioner, Compression: k.s.compression}
+	switch {
+	case k.s.lingerMs == 0:
+		cfg.Linger = -1 // no wait
+	case k.s.lingerMs > 0:
+		cfg.Linger = time.Duration(k.s.lingerMs) * time.Millisecond
+	}
+	return cfg
+}
+
 // begin starts the transaction of k.seq (a producer of its own id, which
 // fences what a killed run left open under it).
 func (k *KafkaSink) begin() error {
@@ -209,7 +227,9 @@ func (k *KafkaSink) begin() error {
 		timeout = time.Duration(k.s.txnTimeoutMs) * time.Millisecond
 	}
 	var err error
-	k.w, err = k.cl.NewWriter(kafka.WriterConfig{Partitioner: k.s.partitioner, TransactionalID: k.txnID(k.seq), TransactionTimeout: timeout})
+	cfg := k.writerConfig()
+	cfg.TransactionalID, cfg.TransactionTimeout = k.txnID(k.seq), timeout
+	k.w, err = k.cl.NewWriter(cfg)
 	k.inTxn = 0
 	return err
 }
@@ -229,10 +249,14 @@ func (k *KafkaSink) Row(r types.Row) error {
 	if k.s.upsert && r.Kind == types.UpdateBefore {
 		return nil // the +U that follows replaces the key's row
 	}
-	full := make([]any, k.t.Schema.Len())
+	if k.full == nil {
+		k.full = make([]any, k.t.Schema.Len())
+	}
+	full := k.full
 	for j, i := range k.cols {
 		full[i] = r.Fields[j]
 	}
+	defer clear(full)
 	rec := kafka.Record{TP: kafka.TP{Topic: k.topic}}
 	if k.topicCol >= 0 {
 		if s, ok := r.Fields[k.topicCol].(string); ok && s != "" {
@@ -260,7 +284,7 @@ func (k *KafkaSink) Row(r types.Row) error {
 			k.keyRow.Fields = append(k.keyRow.Fields, full[i])
 		}
 		k.keyRow.Kind = types.Insert
-		if rec.Key, err = k.key.encode(nil, k.keyRow); err != nil {
+		if rec.Key, err = k.encode(k.key, k.keyRow); err != nil {
 			return k.fail(err)
 		}
 	}
@@ -270,7 +294,7 @@ func (k *KafkaSink) Row(r types.Row) error {
 			k.valueRow.Fields = append(k.valueRow.Fields, full[i])
 		}
 		k.valueRow.Kind = r.Kind
-		if rec.Value, err = k.value.encode(nil, k.valueRow); err != nil {
+		if rec.Value, err = k.encode(k.value, k.valueRow); err != nil {
 			return k.fail(err)
 		}
 	}
@@ -278,6 +302,31 @@ func (k *KafkaSink) Row(r types.Row) error {
 	k.rows++
 	k.inTxn++
 	return nil
+}
+
+// sinkBlock is the size of the blocks records are encoded into, and
+// sinkBlockMin the room below which a record goes into a new block.
+const (
+	sinkBlock    = 64 << 10
+	sinkBlockMin = 512
+)
+
+// encode encodes r with c into the current block (a record larger than
+// the room left gets a slice of its own).
+func (k *KafkaSink) encode(c recordCodec, r types.Row) ([]byte, error) {
+	if cap(k.buf)-len(k.buf) < sinkBlockMin {
+		k.buf = make([]byte, 0, sinkBlock)
+	}
+	start := len(k.buf)
+	room := k.buf[start:cap(k.buf)]
+	b, err := c.encode(room[:0], r)
+	if err != nil || len(b) == 0 {
+		return b[:0:0], err // nil stays nil (a null key or value)
+	}
+	if &b[0] == &room[0] { // else it grew out of the block
+		k.buf = k.buf[:start+len(b)]
+	}
+	return b[:len(b):len(b)], nil
 }
 
 // ready says a failure of the last commit, and starts the next

@@ -143,6 +143,12 @@ type kafkaStream struct {
 	tps                []kafka.TP
 	key, value         recordCodec
 	keyRows, valueRows []types.Row
+	// rows are the rows of the last record decoded; slab holds their
+	// fields. valueIsRow: the value's columns are the table's, in order,
+	// and no metadata: the value's row is the table's row.
+	rows       []types.Row
+	slab       format.RowSlab
+	valueIsRow bool
 	// queued are events not handed out yet, from queued[qi]: the rows of
 	// a record (a Debezium update gives two), after the status that makes
 	// an idle source active again.
@@ -168,6 +174,10 @@ func (s *kafkaStream) open() error {
 		return err
 	}
 	s.ignore = sp.value.opts["ignore-parse-errors"] == "true"
+	s.valueIsRow = len(s.n.t.Metadata) == 0 && len(sp.valueCols) == s.n.t.Schema.Len()
+	for j, i := range sp.valueCols {
+		s.valueIsRow = s.valueIsRow && i == j
+	}
 	cfg := kafka.Config{Servers: sp.servers, ClientID: sp.clientID, ReadCommitted: sp.readCommitted, Auth: sp.auth}
 	if s.cl, err = kafka.Dial(s.ctx, cfg); err != nil {
 		return err
@@ -467,8 +477,8 @@ func (s *kafkaStream) idle() (exec.Event, error) {
 // Flink's. (A partition may end while another's record is read: the
 // transaction marker after its last record.)
 func (s *kafkaStream) finishEnded() {
-	for p, tp := range s.tps {
-		if !s.time.done[p] && s.r.Done(tp) {
+	for p := range s.tps {
+		if !s.time.done[p] && s.r.DoneAt(p) {
 			s.time.finish(p)
 		}
 	}
@@ -512,7 +522,12 @@ func (s *kafkaStream) decode(rec kafka.Record) ([]types.Row, error) {
 	t, sp := s.n.t, s.n.s
 	var err error
 	var keyRow types.Row
-	if s.key != nil {
+	if raw, ok := s.key.(*rawCodec); ok && s.valueIsRow && rec.Value != nil {
+		// The value's row is the table's: the key is only checked.
+		if err := raw.check(rec.Key); err != nil {
+			return nil, &partError{"key", err}
+		}
+	} else if s.key != nil {
 		if s.keyRows, err = s.key.decode(rec.Key, s.keyRows[:0]); err != nil {
 			return nil, &partError{"key", err}
 		}
@@ -533,9 +548,15 @@ func (s *kafkaStream) decode(rec kafka.Record) ([]types.Row, error) {
 		}
 		vals = []types.Row{{Kind: types.Delete}}
 	}
-	out := make([]types.Row, len(vals))
-	for j, v := range vals {
-		fields := make([]any, t.Schema.Len())
+	out := s.rows[:0]
+	for _, v := range vals {
+		if s.valueIsRow && v.Fields != nil {
+			// The value holds every column, after the key's (which Flink
+			// overwrites with the value's too): its row is the table's.
+			out = append(out, v)
+			continue
+		}
+		fields := s.slab.Fields(t.Schema.Len())
 		for k, i := range sp.keyCols {
 			if keyRow.Fields != nil {
 				fields[i] = keyRow.Fields[k]
@@ -551,8 +572,9 @@ func (s *kafkaStream) decode(rec kafka.Record) ([]types.Row, error) {
 		}
 		// An upsert source's value is +I and its tombstone -D, as in
 		// Flink; the planner makes updates of them by key.
-		out[j] = types.Row{Kind: v.Kind, Fields: fields}
+		out = append(out, types.Row{Kind: v.Kind, Fields: fields})
 	}
+	s.rows = out
 	return out, nil
 }
 

@@ -151,6 +151,15 @@ func SetMaxColumnWidth(p Printer, n int) {
 	}
 }
 
+// SetNoRowKind makes a tableau printer leave out the op column, as
+// Flink's TableResult.print() does in batch mode (printRowKind is the
+// environment's streaming mode); other printers ignore it.
+func SetNoRowKind(p Printer) {
+	if t, ok := p.(*tableauPrinter); ok {
+		t.noKind = true
+	}
+}
+
 func (p *printerBase) begin(s types.Schema) {
 	p.schema = s
 	p.begun = true
@@ -218,6 +227,7 @@ func NewTableauPrinter(w io.Writer) Printer {
 
 type tableauPrinter struct {
 	printerBase
+	noKind bool // no op column (SetNoRowKind)
 	names  [][]byte
 	widths []int
 	header bool
@@ -228,6 +238,9 @@ type tableauPrinter struct {
 func (p *tableauPrinter) Begin(s types.Schema) error {
 	p.begin(s)
 	p.names, p.widths = tableauColumns(s, p.names[:0], p.widths[:0], p.maxWidth, p.escape)
+	if p.noKind {
+		p.names, p.widths = p.names[1:], p.widths[1:]
+	}
 	p.header = false
 	p.rows = 0
 	return nil
@@ -301,10 +314,15 @@ func (p *tableauPrinter) Row(r types.Row) error {
 		p.header = true
 	}
 	p.buf = append(p.buf, '|')
-	p.buf = appendTableauCell(p.buf, []byte(r.Kind.ShortString()), p.widths[0])
+	at := 1 // the first value's column
+	if p.noKind {
+		at = 0
+	} else {
+		p.buf = appendTableauCell(p.buf, []byte(r.Kind.ShortString()), p.widths[0])
+	}
 	for i, v := range r.Fields {
 		p.cell = types.AppendTableValue(p.cell[:0], p.cellValue(v, p.schema.Columns[i].Type), p.schema.Columns[i].Type)
-		p.buf = appendTableauCell(p.buf, p.escaped(p.cell), p.widths[i+1])
+		p.buf = appendTableauCell(p.buf, p.escaped(p.cell), p.widths[i+at])
 	}
 	p.buf = append(p.buf, '\n')
 	p.rows++

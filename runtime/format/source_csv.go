@@ -72,7 +72,7 @@ type csvReader struct {
 	offset  int64 // bytes read so far
 	rows    int64
 	SkipStats
-	slab rowSlab
+	slab RowSlab
 	err  error // a final error
 
 	long   []byte // a line longer than the bufio buffer
@@ -487,7 +487,7 @@ func (r *csvReader) decode(data []byte) (types.Row, error) {
 		}
 		return types.Row{}, e
 	}
-	out := r.slab.fields(n)
+	out := r.slab.Fields(n)
 	for i := range r.fields {
 		f := &r.fields[i]
 		c := &r.cols[i]

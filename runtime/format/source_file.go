@@ -317,16 +317,18 @@ func boxInt(n int64) any {
 	return n
 }
 
-// rowSlab hands out the field slices of rows from larger blocks, one
+// RowSlab hands out the field slices of rows from larger blocks, one
 // allocation per block instead of one per row. A row keeps its block alive,
-// which costs at most a block's worth of memory per row kept.
-type rowSlab struct {
+// which costs at most a block's worth of memory per row kept. The zero
+// value is ready; a RowSlab is for one goroutine.
+type RowSlab struct {
 	free []any
 }
 
 const slabRows = 128
 
-func (s *rowSlab) fields(n int) []any {
+// Fields returns a new slice of n nil fields.
+func (s *RowSlab) Fields(n int) []any {
 	if n == 0 {
 		return nil
 	}

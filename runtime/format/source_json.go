@@ -60,7 +60,7 @@ type jsonReader struct {
 
 	rows int64
 	SkipStats
-	slab rowSlab
+	slab RowSlab
 	seen []bool
 	err  error // a final error
 }
@@ -479,7 +479,7 @@ func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) 
 	objPos := p.Pos()
 	p.Advance()
 	n := len(r.cols)
-	out := r.slab.fields(n)
+	out := r.slab.Fields(n)
 	clear(r.seen)
 	p.SkipWS()
 	if c, ok := p.Peek(); ok && c == '}' {

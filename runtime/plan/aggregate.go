@@ -167,6 +167,10 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 	if !global {
 		n.Key = aggregateKey(outs, len(a.gx))
 	}
+	if p.env.Batch {
+		// Flink's batch HashAggregate: each group once, at the end.
+		n.Final, n.Mode = true, types.InsertOnly
+	}
 	var gnames []string
 	for i, t := range a.gtext {
 		if c := a.gcol[i]; c >= 0 {
@@ -175,6 +179,9 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 		gnames = append(gnames, t)
 	}
 	n.Text = "GroupAggregate("
+	if n.Final {
+		n.Text = "HashAggregate("
+	}
 	if !global {
 		n.Text += "groupBy=[" + joinStrings(gnames) + "], "
 	}
@@ -202,6 +209,9 @@ func (p *Planner) planAggregate(sel *sqlmini.Select, in exec.Node, sc *expr.Scop
 	if lim.has {
 		if win != nil {
 			return &exec.LimitNode{In: win, N: lim.n, Offset: lim.offset}, nil
+		}
+		if n.Final {
+			return &exec.LimitNode{In: n, N: lim.n, Offset: lim.offset}, nil
 		}
 		if lim.offset > 0 {
 			return nil, sqlmini.Errorf(sel.Pos, "OFFSET over a GROUP BY's updating result is not supported yet")

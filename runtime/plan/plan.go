@@ -557,6 +557,10 @@ func (p *Planner) sortNode(sel *sqlmini.Select, in exec.Node, keys []sqlop.Order
 	if err != nil {
 		return nil, err
 	}
+	if p.env.Batch {
+		// Flink's batch Sort and SortLimit: on any columns (batch.go).
+		return &sqlop.SortNode{In: finalRows(in), Keys: keys, Limit: lim.has, N: lim.n, Offset: lim.offset}, nil
+	}
 	if lim.has {
 		if !in.Changelog().IsInsertOnly() {
 			if lim.offset > 0 {
@@ -718,10 +722,16 @@ func (p *Planner) planTable(t *catalog.Table, pos sqlmini.Pos) (exec.Node, error
 	if err != nil {
 		return nil, err
 	}
+	var n exec.Node
 	if len(t.Computed) > 0 {
-		return p.planComputed(t, c, pos)
+		n, err = p.planComputed(t, c, pos)
+	} else {
+		n, err = c.Scan(t, p.env, pos)
 	}
-	return c.Scan(t, p.env, pos)
+	if err != nil || !p.env.Batch {
+		return n, err
+	}
+	return batchScan(t, n, pos) // batch.go
 }
 
 // planComputed reads a table with computed columns: its connector reads

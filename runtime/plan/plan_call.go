@@ -78,6 +78,9 @@ func (p *Planner) planCall(c *sqlmini.Call) (exec.Node, error) {
 	if def.Scalar != nil {
 		return nil, sqlmini.Errorf(c.Name.Pos, "%s is a scalar function: it goes in a SELECT list or WHERE (SELECT %s(...) FROM t), not in FROM", fname, fname)
 	}
+	if p.env.Batch {
+		return nil, batchPTF(c.Name.Pos, fname) // batch.go
+	}
 	if err := checkSignature(c, def); err != nil {
 		return nil, err
 	}

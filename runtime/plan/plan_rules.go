@@ -425,7 +425,7 @@ func UpdatingNode(n exec.Node) exec.Node {
 // projection that drops the upsert key leaves nothing to normalize by:
 // such rows print as they come.
 func (p *Planner) Printed(q *sqlmini.Query) (exec.Node, error) {
-	n, err := p.Query(q)
+	n, err := p.Statement(q) // batch.go
 	if err != nil {
 		return nil, err
 	}

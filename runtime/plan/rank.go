@@ -268,6 +268,11 @@ func (o *overPlanner) rankNode(f *sqlmini.FuncCall, spec *sqlmini.WindowSpec) er
 		o.built = w
 		return nil
 	}
+	if o.p.env.Batch {
+		// Flink's batch Rank: by partition, then rank (batch.go).
+		o.built = &sqlop.BatchRankNode{In: finalRows(o.in), Partition: part, PartText: partText, Keys: keys, Start: r.start, End: r.end, Sch: types.Schema{Columns: cols}}
+		return nil
+	}
 	if m := o.in.Changelog(); !m.IsInsertOnly() {
 		in := o.in
 		if m.KeyOnlyDeletes || m.Contains(types.UpdateAfter) && !m.Contains(types.UpdateBefore) {

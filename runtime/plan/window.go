@@ -180,6 +180,11 @@ func (p *Planner) planWindow(c *sqlmini.Call, kind sqlop.WindowKind) (exec.Node,
 		wtime.Kind = types.KindTimestampLTZ
 	}
 	procTime := sch.Columns[timeCol].ProcTime
+	if p.env.Batch {
+		if err := batchWindow(c.Pos, kind, procTime); err != nil {
+			return nil, err
+		}
+	}
 	cols = append(cols,
 		types.Column{Name: "window_start", Type: wt},
 		types.Column{Name: "window_end", Type: wt},

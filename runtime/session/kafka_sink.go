@@ -44,7 +44,7 @@ func (s *Session) planKafkaInsert(ctx context.Context, p *plan.Planner, ins *sql
 		return nil, nil, err
 	}
 	p.Required = types.RetractAll
-	n, err := p.Query(ins.Query)
+	n, err := p.Statement(ins.Query)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -430,6 +430,9 @@ func (s *Session) newPrinter(n exec.Node, w io.Writer) (format.Printer, error) {
 		format.SetZone(p, zone)
 		s.boundTable(p)
 		format.SetLiveRefresh(p, s.cfg.Terminal) // the table so far, redrawn while the query runs
+		if s.batch() {
+			format.SetNoRowKind(p)
+		}
 		return p, nil
 	}
 	updating := !n.Changelog().IsInsertOnly() && mode != "table"
@@ -884,7 +887,7 @@ func (s *Session) explainInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node
 	if isKafka(s.cat, ins) {
 		// The Kafka sink connects to its broker when made: EXPLAIN plans
 		// the query alone.
-		q, err := p.Query(ins.Query)
+		q, err := p.Statement(ins.Query)
 		if err != nil {
 			return nil, err
 		}
@@ -966,7 +969,13 @@ func (s *Session) sourceEnv() connector.Env {
 	}
 	zone, _ := settings.Get[*time.Location](s.settings, "table.local-time-zone")
 	return connector.Env{Zone: zone, WatermarkEvery: s.watermarkEvery(), Seed: seed, HasSeed: hasSeed, FunctionSeed: fseed, ProcessingTime: pt, HasProcessingTime: hasPT,
-		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink, Stdin: s.cfg.Stdin, IdleTimeout: idle, WatermarkInterval: wmEvery}
+		GeneratedRows: s.cfg.GeneratedRows, Flink: s.dialect() == DialectFlink, Stdin: s.cfg.Stdin, IdleTimeout: idle, WatermarkInterval: wmEvery, Batch: s.batch()}
+}
+
+// batch reports whether SET 'execution.runtime-mode' = 'batch' is in force.
+func (s *Session) batch() bool {
+	m, _ := settings.Get[string](s.settings, "execution.runtime-mode")
+	return m == "batch"
 }
 
 // newRunID is a random name for a run of the shell.

@@ -230,7 +230,7 @@ func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, t
 	} else if byKey {
 		p.Required.KeyOnlyDeletes = true
 	}
-	n, err := p.Query(ins.Query)
+	n, err := p.Statement(ins.Query)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -261,7 +261,7 @@ func (s *Session) planPrintInsert(p *plan.Planner, ins *sqlmini.Insert, t *catal
 		return nil, nil, sqlmini.Errorf(pos, "INSERT OVERWRITE is not supported by a '%s' table ('%s'); use INSERT INTO", t.Options["connector"], t.Name)
 	}
 	p.Required = types.RetractAll
-	n, err := p.Query(ins.Query)
+	n, err := p.Statement(ins.Query)
 	if err != nil {
 		return nil, nil, err
 	}

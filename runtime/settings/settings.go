@@ -79,6 +79,13 @@ var table = []Setting{{
 	Owner:   "runtime/session",
 	Parse:   wholeNumber[int64]("needs a whole number of rows (0: only at the end)", 0, math.MaxInt64),
 }, {
+	Key:     "execution.runtime-mode",
+	Default: "streaming",
+	Doc:     "batch: a query over bounded tables gives its final rows only (no changelog), sorted and grouped by batch operators; unbounded tables and PTF calls are refused, as in Flink (see Batch mode)",
+	Owner:   "runtime/session",
+	Values:  []string{"streaming", "batch"},
+	Parse:   oneOf(false, "streaming", "batch"),
+}, {
 	Key:     "parallelism.default",
 	Default: "1",
 	Doc:     "how many workers a PTF call partitioned by key runs on (--parallelism; see Parallelism)",
@@ -416,7 +423,6 @@ type Ignored struct {
 
 // ignored lists the Flink options ptfsh accepts and ignores, sorted by key.
 var ignored = []Ignored{
-	{"execution.runtime-mode", "ptfsh runs every statement in streaming mode"},
 	{"pipeline.name", "ptfsh runs no named jobs"},
 	{"restart-strategy.type", "a failed statement stops; ptfsh does not restart it"},
 	{"state.backend.type", "state lives in memory or in a bbolt file: state.path"},

@@ -135,3 +135,100 @@ func TestReader_Next_unboundedIdlePartition(t *testing.T) {
 		t.Fatalf("Next on idle partitions = %v, want ErrIdle", err)
 	}
 }
+
+func TestReader_Next_transactionMarkers(t *testing.T) {
+	k := kafkatest.Start(t, 2, "clicks")
+	c := dial(t, k.Servers())
+	p0, p1 := kafka.TP{Topic: "clicks", Partition: 0}, kafka.TP{Topic: "clicks", Partition: 1}
+	ctx := context.Background()
+	// Two transactions into partition 0, each ended by a marker; partition
+	// 1 gets one record outside them.
+	for i, vals := range [][]string{{"a", "b"}, {"c"}} {
+		w, err := c.NewWriter(kafka.WriterConfig{Partitioner: kafka.PartitionFixed, TransactionalID: fmt.Sprintf("txn-%d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, v := range vals {
+			w.Write(ctx, kafka.Record{TP: p0, Timestamp: int64(1000*i + j + 1), Value: []byte(v)})
+		}
+		if err := w.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+	}
+	produce(t, c, kafka.Record{TP: p1, Timestamp: 1500, Value: []byte("x")})
+	tps, err := c.Partitions(ctx, []string{"clicks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts, _ := c.Offsets(ctx, tps, kafka.Earliest)
+	ends, _ := c.Offsets(ctx, tps, kafka.Latest)
+	// a b marker c marker: the end of partition 0 is after the second marker.
+	if ends[p0] != 5 || ends[p1] != 1 {
+		t.Fatalf("ends = %v, want clicks/0 at 5 and clicks/1 at 1", ends)
+	}
+	r, err := c.NewReader(tps, starts, ends)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []string
+	for {
+		rec, ok, err := r.Next(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, fmt.Sprintf("%s@%d:%s", rec.TP, rec.Offset, rec.Value))
+	}
+	want := []string{"clicks/0@0:a", "clicks/0@1:b", "clicks/0@3:c", "clicks/1@0:x"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+	// The markers are read past: the read ends at the end of both.
+	if diff := cmp.Diff(map[kafka.TP]int64{p0: 5, p1: 1}, r.Position()); diff != "" {
+		t.Errorf("position (-want +got):\n%s", diff)
+	}
+	if !r.Done(p0) || !r.DoneAt(1) {
+		t.Errorf("Done = %v, %v; want both partitions done", r.Done(p0), r.DoneAt(1))
+	}
+}
+
+func TestWriter_Write_compression(t *testing.T) {
+	for _, comp := range []string{"none", "gzip", "snappy", "lz4", "zstd", ""} {
+		t.Run("compression="+comp, func(t *testing.T) {
+			k := kafkatest.Start(t, 1, "t")
+			c := dial(t, k.Servers())
+			ctx := context.Background()
+			w, err := c.NewWriter(kafka.WriterConfig{Compression: comp, Linger: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			p0 := kafka.TP{Topic: "t"}
+			for i := range 3 {
+				w.Write(ctx, kafka.Record{TP: p0, Timestamp: int64(i + 1), Value: []byte(strings.Repeat("v", 100*i))})
+			}
+			if err := w.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			tps := []kafka.TP{p0}
+			r, err := c.NewReader(tps, map[kafka.TP]int64{p0: 0}, map[kafka.TP]int64{p0: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			for i := range 3 {
+				rec, ok, err := r.Next(ctx, 0)
+				if err != nil || !ok || len(rec.Value) != 100*i {
+					t.Fatalf("record %d: %d bytes, %v, %v", i, len(rec.Value), ok, err)
+				}
+			}
+		})
+	}
+	if _, err := (&kafka.Client{}).NewWriter(kafka.WriterConfig{Compression: "brotli"}); err == nil || !strings.Contains(err.Error(), "brotli") {
+		t.Errorf("compression brotli: err = %v", err)
+	}
+}

@@ -15,7 +15,8 @@ type Header struct {
 	Value []byte
 }
 
-// Record is one Kafka record. Its byte slices belong to the record.
+// Record is one Kafka record. A Record that a Reader hands out shares its
+// byte slices with the fetch they came in: they are not to be changed.
 type Record struct {
 	TP
 	Offset int64
@@ -24,30 +25,27 @@ type Record struct {
 	// Key and Value are nil for a null key or value (a tombstone).
 	Key, Value []byte
 	Headers    []Header
-	// control marks a transaction marker queued behind records: it only
-	// moves its partition's next offset.
-	control bool
 }
 
 // Reader fetches the records of chosen partitions, each from a start
 // offset up to an end offset (bounded) or without end, each partition in
 // offset order. A bounded read merges the partitions by timestamp (ties by
-// topic and partition), so that it gives the same records in the same
-// order every time (Next). An unbounded read fetches on a goroutine of its
-// own once started (Start) and hands out, without waiting, the records
-// fetched so far, the earliest of one fetch first (TryNext). Close
-// releases it.
+// the order of the partitions given), so that it gives the same records in
+// the same order every time (Next). An unbounded read fetches on a
+// goroutine of its own once started (Start) and hands out, without
+// waiting, the records fetched so far, the earliest of one fetch first
+// (TryNext). Close releases it.
+//
+// The fetched records stay in the client library's batches until they
+// are handed out: a Record's Key and Value are slices of those batches,
+// never copied.
 type Reader struct {
-	c   *Client
-	cl  *kgo.Client
-	tps []TP
-	// next is the offset after the last record handed out, by partition.
-	next map[TP]int64
-	// ends are the offsets a bounded read stops before; absent: unbounded.
-	ends map[TP]int64
-	// queue holds fetched records not handed out yet, by partition.
-	queue map[TP][]Record
-	// queued counts the records of queue.
+	c     *Client
+	cl    *kgo.Client
+	parts []partQueue
+	// index finds a partition among parts.
+	index map[TP]int
+	// queued counts the records of every queue.
 	queued int
 
 	// fetched carries the fetches of the goroutine of an unbounded read
@@ -57,15 +55,94 @@ type Reader struct {
 	stopped chan struct{}
 }
 
+// partQueue is one partition of a Reader: where it is, where it ends,
+// and its records fetched and not handed out yet (recs[head:]).
+type partQueue struct {
+	tp TP
+	// next is the offset after the last record handed out.
+	next int64
+	// end is the offset a bounded read stops before; -1: unbounded.
+	end  int64
+	recs []*kgo.Record
+	head int
+	// ready says that recs[head] is a record, not a transaction marker,
+	// and ts is its timestamp in epoch milliseconds.
+	ready bool
+	ts    int64
+}
+
+// done reports whether a bounded read of the partition reached its end.
+func (q *partQueue) done() bool { return q.end >= 0 && q.next >= q.end }
+
+// front drops the transaction markers at the head of the queue (they only
+// move the partition's next offset) and reports whether a record is
+// there; ts is then its timestamp.
+func (q *partQueue) front(r *Reader) bool {
+	if q.ready {
+		return true
+	}
+	for q.head < len(q.recs) {
+		kr := q.recs[q.head]
+		if !kr.Attrs.IsControl() {
+			q.ts, q.ready = kr.Timestamp.UnixMilli(), true
+			return true
+		}
+		if kr.Offset >= q.next {
+			q.next = kr.Offset + 1
+		}
+		q.pop(r)
+	}
+	return false
+}
+
+// pop drops the record at the head of the queue.
+func (q *partQueue) pop(r *Reader) {
+	q.recs[q.head] = nil
+	q.head++
+	q.ready = false
+	r.queued--
+	if q.head == len(q.recs) {
+		q.recs, q.head = q.recs[:0], 0 // keeps the room for the next fetch
+	}
+}
+
+// push queues the records of one fetch of the partition: those before
+// the end of a bounded read.
+func (q *partQueue) push(r *Reader, recs []*kgo.Record) {
+	if q.end >= 0 {
+		n := 0
+		for n < len(recs) && recs[n].Offset < q.end {
+			n++
+		}
+		recs = recs[:n]
+	}
+	if len(recs) == 0 {
+		return
+	}
+	if q.head > 0 && len(q.recs)+len(recs) > cap(q.recs) {
+		// Move what is left to the front before the slice grows.
+		n := copy(q.recs, q.recs[q.head:])
+		clear(q.recs[n:])
+		q.recs, q.head = q.recs[:n], 0
+	}
+	q.recs = append(q.recs, recs...)
+	r.queued += len(recs)
+}
+
 // NewReader reads partitions tps from starts (the next offset to read).
 // ends, when not nil, bounds the read: a partition is done when its next
 // offset reaches its end.
 func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error) {
-	r := &Reader{c: c, tps: tps, next: map[TP]int64{}, ends: ends, queue: map[TP][]Record{}}
+	r := &Reader{c: c, parts: make([]partQueue, len(tps)), index: make(map[TP]int, len(tps))}
 	assign := map[string]map[int32]kgo.Offset{}
-	for _, tp := range tps {
-		r.next[tp] = starts[tp]
-		if r.done(tp) {
+	for i, tp := range tps {
+		q := &r.parts[i]
+		q.tp, q.next, q.end = tp, starts[tp], -1
+		r.index[tp] = i
+		if ends != nil {
+			q.end = ends[tp]
+		}
+		if q.done() {
 			continue
 		}
 		if assign[tp.Topic] == nil {
@@ -76,6 +153,8 @@ func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error)
 	opts := append(c.cfg.opts(),
 		kgo.ConsumePartitions(assign),
 		kgo.KeepControlRecords(),
+		// The client's fetch sizes (1 MiB a partition) stay: 4 MiB took
+		// as much CPU for a topic read from its start, and twice the memory.
 		kgo.FetchMaxWait(200*time.Millisecond),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 	)
@@ -91,20 +170,21 @@ func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error)
 }
 
 // Done reports whether a bounded read of tp has reached its end.
-func (r *Reader) Done(tp TP) bool { return r.done(tp) }
-
-// done reports whether a bounded read of tp has reached its end.
-func (r *Reader) done(tp TP) bool {
-	end, ok := r.ends[tp]
-	return ok && r.next[tp] >= end
+func (r *Reader) Done(tp TP) bool {
+	i, ok := r.index[tp]
+	return ok && r.parts[i].done()
 }
+
+// DoneAt reports whether a bounded read of the i-th partition given to
+// NewReader has reached its end.
+func (r *Reader) DoneAt(i int) bool { return r.parts[i].done() }
 
 // Position returns, by partition, the offset after the last record
 // handed out: where a resumed read starts.
 func (r *Reader) Position() map[TP]int64 {
-	out := make(map[TP]int64, len(r.next))
-	for tp, o := range r.next {
-		out[tp] = o
+	out := make(map[TP]int64, len(r.parts))
+	for i := range r.parts {
+		out[r.parts[i].tp] = r.parts[i].next
 	}
 	return out
 }
@@ -116,35 +196,31 @@ var ErrIdle = errors.New("no record within the wait")
 // reached the end of every partition. With wait > 0, Next returns ErrIdle
 // when a partition it needs stayed empty that long.
 func (r *Reader) Next(ctx context.Context, wait time.Duration) (rec Record, ok bool, err error) {
+	bounded := len(r.parts) > 0 && r.parts[0].end >= 0
 	for {
-		best, any := TP{}, false
-		missing := false
-		for _, tp := range r.tps {
-			if r.done(tp) {
-				continue
-			}
-			q := r.queue[tp]
-			if len(q) == 0 {
-				if r.ends != nil {
+		best, missing := -1, false
+		for i := range r.parts {
+			q := &r.parts[i]
+			if !q.front(r) {
+				if q.done() {
+					continue
+				}
+				if bounded {
 					// A bounded read merges: it waits for every partition.
 					missing = true
 					break
 				}
 				continue // an unbounded read hands out what has come
 			}
-			if !any || q[0].Timestamp < r.queue[best][0].Timestamp {
-				best, any = tp, true
+			if best < 0 || q.ts < r.parts[best].ts {
+				best = i
 			}
 		}
-		if !missing && (any || r.ends != nil) {
-			if !any {
+		if !missing && (best >= 0 || bounded) {
+			if best < 0 {
 				return Record{}, false, nil
 			}
-			rec, ok := r.take(best)
-			if !ok {
-				continue
-			}
-			return rec, true, nil
+			return r.take(best), true, nil
 		}
 		if err := r.fetch(ctx, wait); err != nil {
 			return Record{}, false, err
@@ -152,21 +228,21 @@ func (r *Reader) Next(ctx context.Context, wait time.Duration) (rec Record, ok b
 	}
 }
 
-// take hands out the first record queued for tp; false for a transaction
-// marker, which only moves the partition's next offset.
-func (r *Reader) take(tp TP) (Record, bool) {
-	q := r.queue[tp]
-	rec := q[0]
-	q[0] = Record{}
-	if len(q) == 1 {
-		q = q[:0] // keeps the room for the next fetch
-	} else {
-		q = q[1:]
+// take hands out the record at the head of partition i's queue, which
+// front found.
+func (r *Reader) take(i int) Record {
+	q := &r.parts[i]
+	kr := q.recs[q.head]
+	rec := Record{TP: q.tp, Offset: kr.Offset, Timestamp: q.ts, Key: kr.Key, Value: kr.Value}
+	if len(kr.Headers) > 0 {
+		rec.Headers = make([]Header, len(kr.Headers))
+		for j, h := range kr.Headers {
+			rec.Headers[j] = Header{Key: h.Key, Value: h.Value}
+		}
 	}
-	r.queue[tp] = q
-	r.queued--
-	r.next[tp] = rec.Offset + 1
-	return rec, !rec.control
+	q.next = kr.Offset + 1
+	q.pop(r)
+	return rec
 }
 
 // Start makes an unbounded read fetch on a goroutine of its own until
@@ -200,16 +276,15 @@ func (r *Reader) Start(wake func()) {
 func (r *Reader) TryNext() (rec Record, ok bool, err error) {
 	for {
 		if r.queued > 0 {
-			best, any := TP{}, false
-			for _, tp := range r.tps {
-				if q := r.queue[tp]; len(q) > 0 && (!any || q[0].Timestamp < r.queue[best][0].Timestamp) {
-					best, any = tp, true
+			best := -1
+			for i := range r.parts {
+				if q := &r.parts[i]; q.front(r) && (best < 0 || q.ts < r.parts[best].ts) {
+					best = i
 				}
 			}
-			if rec, ok := r.take(best); ok {
-				return rec, true, nil
+			if best >= 0 {
+				return r.take(best), true, nil
 			}
-			continue
 		}
 		select {
 		case fs := <-r.fetched:
@@ -245,7 +320,7 @@ func (r *Reader) fetch(ctx context.Context, wait time.Duration) error {
 }
 
 // queueFetches queues the records of fetches, or returns the first error
-// of a partition; control records only move a partition's next offset.
+// of a partition.
 func (r *Reader) queueFetches(fs kgo.Fetches) error {
 	var ferr error
 	fs.EachError(func(t string, p int32, err error) {
@@ -259,28 +334,10 @@ func (r *Reader) queueFetches(fs kgo.Fetches) error {
 	if ferr != nil {
 		return ferr
 	}
-	fs.EachRecord(func(kr *kgo.Record) {
-		tp := TP{kr.Topic, kr.Partition}
-		if kr.Attrs.IsControl() {
-			if q := r.queue[tp]; len(q) == 0 && kr.Offset >= r.next[tp] {
-				r.next[tp] = kr.Offset + 1
-			} else {
-				// A marker after queued records: a record without a
-				// value stands for it, dropped when handed out.
-				r.queue[tp] = append(q, Record{TP: tp, Offset: kr.Offset, Timestamp: -1 << 62, control: true})
-				r.queued++
-			}
-			return
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		if i, ok := r.index[TP{p.Topic, p.Partition}]; ok {
+			r.parts[i].push(r, p.Records)
 		}
-		if end, ok := r.ends[tp]; ok && kr.Offset >= end {
-			return
-		}
-		rec := Record{TP: tp, Offset: kr.Offset, Timestamp: kr.Timestamp.UnixMilli(), Key: kr.Key, Value: kr.Value}
-		for _, h := range kr.Headers {
-			rec.Headers = append(rec.Headers, Header{Key: h.Key, Value: h.Value})
-		}
-		r.queue[tp] = append(r.queue[tp], rec)
-		r.queued++
 	})
 	return nil
 }

@@ -9,26 +9,32 @@
 //
 // A Table keeps up to Options.CacheEntries values decoded in memory, the
 // keys used most recently (a CLOCK: a key used since the hand last passed
-// it gets a second chance). The others live in the store, in two
-// namespaces:
+// it gets a second chance). The others live in the store, in generations
+// (see gens.go):
 //
-//   - the table's namespace holds the state as of the last checkpoint;
-//   - its delta namespace holds what left the cache changed since then: a
-//     changed value evicted from the cache, or the marker of a deleted key.
+//   - the live generation holds what left the cache changed since the last
+//     checkpoint: a changed value evicted from the cache, or the marker of
+//     a deleted key;
+//   - the sealed generations hold the state as of the last checkpoint,
+//     newest first; each checkpoint seals the live one.
 //
-// A read looks in the cache, then in the delta, then in the table's
-// namespace. A checkpoint (Table.Flush) moves the delta into place and
-// writes the cache's changed values, in the checkpoint's transaction, and
-// drops the delta: a restart sees the state of its last checkpoint and
-// never a value written after it. Open drops a delta left by a run that
-// stopped before its next checkpoint.
+// A read looks in the cache, then in the generations from the newest. A
+// checkpoint (Table.Flush) writes the cache's changed values to the live
+// generation and lists it among the sealed ones, in the checkpoint's
+// transaction: its cost is that of the changes, not of the table, and a
+// restart sees the state of its last checkpoint and never a value written
+// after it. Open drops a live generation left by a run that stopped
+// before its next checkpoint. Compactions merge the newest generations in
+// the background of the operator's calls, a bounded batch a transaction,
+// so that reads stay about one look-up and memory stays bounded however
+// large the table grows.
 //
 // # Keys and order
 //
 // Keys are bytes compared as bytes. Table.Scan visits the keys with a
-// prefix in that order, merging the three tiers, so that keys built with
-// the store's order-preserving encoding (state.Append…, keycodec) give
-// range reads in value order: a window operator keys its windows by their
+// prefix in that order, merging the cache and the generations, so that
+// keys built with the store's order-preserving encoding (state.Append…,
+// keycodec) give range reads in value order: a window operator keys its windows by their
 // end first and fires them with one Scan.
 //
 // # Values

@@ -23,6 +23,8 @@ type Options struct {
 	// CacheEntries is how many values stay decoded in memory; 0 means
 	// DefaultCacheEntries.
 	CacheEntries int
+
+	compactBatch int // 0: compactBatch (tests make it small)
 }
 
 // DefaultCacheEntries is the cache of a Table whose Options give none.
@@ -33,10 +35,10 @@ const DefaultCacheEntries = 20_000
 // gathers before it writes them.
 const batchSize = 512
 
-// Markers of a value in the delta namespace.
+// Markers of a value in a generation.
 const (
-	deltaValue   byte = 'v'
-	deltaDeleted byte = 'x'
+	markValue   byte = 'v'
+	markDeleted byte = 'x'
 )
 
 // entry flags.
@@ -45,7 +47,7 @@ const (
 	fDeleted             // deleted: the entry is a marker until written
 	fUsed                // used since the CLOCK's hand last passed
 	fListed              // in Table.dirty
-	fStored              // the store (delta or table) may hold the key
+	fStored              // a generation may hold the key
 )
 
 type entry[V any] struct {
@@ -59,10 +61,10 @@ type entry[V any] struct {
 // in the state store behind a bounded cache (see the package comment).
 type Table[V any] struct {
 	store state.Store
-	ns    string // the checkpointed state
-	delta string // what left the cache changed since the last checkpoint
+	ns    string // the table's name: its generations' namespaces begin with it
 	codec Codec[V]
 	max   int
+	batch int // keys a compaction writes in one transaction
 
 	cache map[string]*entry[V]
 	ring  []*entry[V] // the cache's entries, for the CLOCK
@@ -71,13 +73,20 @@ type Table[V any] struct {
 	// deadListed counts the entries of dirty that left the cache.
 	deadListed int
 
-	// stored: the table's namespace may hold keys (false for a table that
-	// has written nothing yet, whose misses then cost no read).
+	// stored: a checkpointed generation may hold keys (false for a table
+	// that has written nothing yet, whose misses then cost no read).
 	stored bool
-	// inDelta filters the keys written to the delta since the last
-	// checkpoint; deltaKeys counts them (0: the delta is empty).
-	inDelta   bloom
-	deltaKeys int
+	gens   generations
+	// live is the namespace of the generation the cache writes to until
+	// the next checkpoint seals it; inLive filters its keys and liveKeys
+	// counts its writes (0: it is empty).
+	live     string
+	inLive   bloom
+	liveKeys int
+	// comp is the compaction under way; replan says that the generations
+	// changed since the last look for one.
+	comp   *compaction
+	replan bool
 	// scanning is the depth of running Scans: eviction waits for them.
 	scanning int
 	// pinned is the entry an eviction leaves in the cache: the one that
@@ -94,24 +103,17 @@ type Table[V any] struct {
 }
 
 // Open returns the table of namespace ns in store. What a run that did
-// not reach its next checkpoint left in the delta is dropped.
+// not reach its next checkpoint left (an unsealed generation, a
+// compaction's unfinished output) is dropped.
 func Open[V any](store state.Store, ns string, codec Codec[V], opts Options) (*Table[V], error) {
 	if opts.CacheEntries <= 0 {
 		opts.CacheEntries = DefaultCacheEntries
 	}
-	t := &Table[V]{store: store, ns: ns, delta: DeltaNamespace(ns), codec: codec, max: opts.CacheEntries, cache: map[string]*entry[V]{}}
-	var leftover bool
-	err := store.View(func(tx state.Tx) (err error) {
-		if t.stored, err = hasKeys(tx, ns); err != nil {
-			return err
-		}
-		leftover, err = hasKeys(tx, t.delta)
-		return err
-	})
-	if err == nil && leftover {
-		err = store.Update(func(tx state.Tx) error { return tx.DeleteNamespace(t.delta) })
+	if opts.compactBatch <= 0 {
+		opts.compactBatch = compactBatch
 	}
-	if err != nil {
+	t := &Table[V]{store: store, ns: ns, codec: codec, max: opts.CacheEntries, batch: opts.compactBatch, cache: map[string]*entry[V]{}}
+	if err := t.openGenerations(); err != nil {
 		return nil, fmt.Errorf("opening the state %q: %w", ns, err)
 	}
 	return t, nil
@@ -125,10 +127,6 @@ func hasKeys(tx state.Tx, ns string) (bool, error) {
 	}
 	return false, err
 }
-
-// DeltaNamespace is the namespace of a table's changes since the last
-// checkpoint that left its cache.
-func DeltaNamespace(ns string) string { return "delta/" + ns }
 
 // Namespace returns the table's namespace.
 func (t *Table[V]) Namespace() string { return t.ns }
@@ -148,8 +146,11 @@ func (t *Table[V]) Get(key []byte) (V, bool, error) {
 		return e.val, true, nil
 	}
 	var zero V
-	if !t.stored && t.deltaKeys == 0 {
+	if !t.stored && t.liveKeys == 0 {
 		return zero, false, nil
+	}
+	if err := t.compactSome(); err != nil {
+		return zero, false, err
 	}
 	v, found, err := t.read(key)
 	if err != nil || !found {
@@ -162,29 +163,18 @@ func (t *Table[V]) Get(key []byte) (V, bool, error) {
 	return e.val, true, nil
 }
 
-// read reads key from the delta, else from the table's namespace.
+// read reads key from the newest generation that holds it.
 func (t *Table[V]) read(key []byte) (v V, found bool, err error) {
 	err = t.store.View(func(tx state.Tx) error {
-		if t.deltaKeys > 0 && t.inDelta.has(key) {
-			b, err := tx.Get(t.delta, key)
-			if err != nil {
-				return err
-			}
-			if b != nil {
-				if len(b) == 0 || b[0] == deltaDeleted {
-					return nil
-				}
-				v, err = t.codec.Decode(b[1:])
-				found = err == nil
-				return err
-			}
-		}
-		if !t.stored {
-			return nil
-		}
-		b, err := tx.Get(t.ns, key)
+		b, raw, err := t.lookup(tx, key)
 		if err != nil || b == nil {
 			return err
+		}
+		if !raw {
+			if len(b) == 0 || b[0] == markDeleted {
+				return nil
+			}
+			b = b[1:]
 		}
 		v, err = t.codec.Decode(b)
 		found = err == nil
@@ -204,6 +194,9 @@ func (t *Table[V]) Put(key []byte, v V) error {
 		t.markDirty(e)
 		return nil
 	}
+	if err := t.compactSome(); err != nil {
+		return err
+	}
 	e := t.add(string(key), v, t.mayBeStored(key))
 	t.markDirty(e)
 	return t.evictBut(e)
@@ -221,7 +214,7 @@ func (t *Table[V]) Touch(key []byte) {
 func (t *Table[V]) Delete(key []byte) error {
 	e, ok := t.cache[string(key)]
 	if !ok {
-		if !t.stored && t.deltaKeys == 0 {
+		if !t.stored && t.liveKeys == 0 {
 			return nil
 		}
 		if t.scanning > 0 {
@@ -240,10 +233,9 @@ func (t *Table[V]) Delete(key []byte) error {
 	var zero V
 	e.val = zero // the dirty list may hold e until the next checkpoint
 	if e.flags&fStored == 0 {
-		// Neither the delta nor the table's namespace holds the key: it
-		// leaves the cache at once, and no marker waits for the next
-		// checkpoint (a table used as a queue adds and deletes many keys
-		// between two).
+		// No generation holds the key: it leaves the cache at once, and
+		// no marker waits for the next checkpoint (a table used as a
+		// queue adds and deletes many keys between two).
 		t.remove(e)
 		if t.deadListed > 1024 && t.deadListed > len(t.dirty)/2 {
 			t.dropEvicted()
@@ -256,10 +248,10 @@ func (t *Table[V]) Delete(key []byte) error {
 }
 
 // mayBeStored is fStored when key, which the cache does not hold, may be
-// in the store, else 0: before the first checkpoint the table's namespace
-// is empty, and the delta's filter knows the keys it may hold.
+// in the store, else 0: before the first checkpoint no generation is
+// sealed, and the live one's filter knows the keys it may hold.
 func (t *Table[V]) mayBeStored(key []byte) uint8 {
-	if t.stored || t.deltaKeys > 0 && t.inDelta.has(key) {
+	if t.stored || t.liveKeys > 0 && t.inLive.has(key) {
 		return fStored
 	}
 	return 0
@@ -307,8 +299,8 @@ func (t *Table[V]) evictBut(e *entry[V]) error {
 // evict brings the cache back under its size when it is over: the hand
 // passes the entries, clearing their use bits, and takes the first ones
 // found unused, down to nine tenths of the size, so that one eviction
-// serves many additions. Changed entries go to the delta, in one
-// transaction.
+// serves many additions. Changed entries go to the live generation, in
+// one transaction.
 func (t *Table[V]) evict() error {
 	if len(t.cache) <= t.max || t.scanning > 0 {
 		return nil
@@ -343,7 +335,7 @@ func (t *Table[V]) evict() error {
 	slices.SortFunc(out, func(a, b *entry[V]) int { return compareStrings(a.key, b.key) })
 	err := t.store.Update(func(tx state.Tx) error {
 		for _, e := range out {
-			if err := t.putDelta(tx, e); err != nil {
+			if err := t.putLive(tx, e); err != nil {
 				return err
 			}
 		}
@@ -376,26 +368,6 @@ func (t *Table[V]) dropEvicted() {
 	t.dirty = keep
 }
 
-// putDelta writes e, evicted, to the delta.
-func (t *Table[V]) putDelta(tx state.Tx, e *entry[V]) error {
-	b := t.buf[:0]
-	if e.flags&fDeleted != 0 {
-		b = append(b, deltaDeleted)
-	} else {
-		var err error
-		if b, err = t.codec.Append(append(b, deltaValue), e.val); err != nil {
-			return fmt.Errorf("key %x: %w", e.key, err)
-		}
-	}
-	t.buf = b
-	if err := tx.Put(t.delta, []byte(e.key), b); err != nil {
-		return err
-	}
-	t.inDelta.add([]byte(e.key))
-	t.deltaKeys++
-	return nil
-}
-
 // writeGone writes the markers of the keys deleted during a Scan.
 func (t *Table[V]) writeGone() error {
 	if len(t.gone) == 0 {
@@ -404,11 +376,9 @@ func (t *Table[V]) writeGone() error {
 	slices.Sort(t.gone)
 	err := t.store.Update(func(tx state.Tx) error {
 		for _, k := range t.gone {
-			if err := tx.Put(t.delta, []byte(k), []byte{deltaDeleted}); err != nil {
+			if err := t.putLiveRaw(tx, []byte(k), []byte{markDeleted}); err != nil {
 				return err
 			}
-			t.inDelta.add([]byte(k))
-			t.deltaKeys++
 		}
 		return nil
 	})
@@ -419,31 +389,16 @@ func (t *Table[V]) writeGone() error {
 	return nil
 }
 
-// Flush writes the table's changes since the last checkpoint into tx, the
-// checkpoint's transaction: the delta moves into place, then the cache's
-// changed values are written. The table goes on as if tx committed (the
+// Flush takes the table's checkpoint in tx, the checkpoint's transaction:
+// the cache's changed values go to the live generation, which is then
+// sealed, listed among the table's generations; a new live one begins.
+// The checkpoint writes no more than the cache's changes and the list,
+// however large the table. The table goes on as if tx committed (the
 // store's later transactions see its writes; a statement whose checkpoint
 // fails to commit stops, and its tables with it).
 func (t *Table[V]) Flush(tx state.Tx) error {
 	if err := t.writeGoneTx(tx); err != nil {
 		return err
-	}
-	if t.deltaKeys > 0 {
-		err := tx.Scan(t.delta, nil, func(k, v []byte) error {
-			if len(v) == 0 || v[0] == deltaDeleted {
-				return tx.Delete(t.ns, k)
-			}
-			return tx.Put(t.ns, k, v[1:])
-		})
-		if err != nil {
-			return fmt.Errorf("checkpointing the state %q: %w", t.ns, err)
-		}
-		if err := tx.DeleteNamespace(t.delta); err != nil {
-			return err
-		}
-		t.stored = true
-		t.deltaKeys = 0
-		t.inDelta = bloom{}
 	}
 	dirty := t.dirty[:0]
 	for _, e := range t.dirty {
@@ -457,37 +412,35 @@ func (t *Table[V]) Flush(tx state.Tx) error {
 		e.flags &^= fDirty
 		if e.flags&fDeleted != 0 {
 			if e.flags&fStored != 0 {
-				if err := tx.Delete(t.ns, []byte(e.key)); err != nil {
-					return err
+				if err := t.putLive(tx, e); err != nil {
+					return fmt.Errorf("checkpointing the state %q: %w", t.ns, err)
 				}
 			}
 			t.remove(e)
 			continue
 		}
-		b, err := t.codec.Append(t.buf[:0], e.val)
-		if err != nil {
-			return fmt.Errorf("checkpointing the state %q, key %x: %w", t.ns, e.key, err)
-		}
-		t.buf = b
-		if err := tx.Put(t.ns, []byte(e.key), b); err != nil {
-			return err
+		if err := t.putLive(tx, e); err != nil {
+			return fmt.Errorf("checkpointing the state %q: %w", t.ns, err)
 		}
 		e.flags |= fStored
-		t.stored = true
 	}
 	clear(t.dirty)
 	t.dirty, t.deadListed = t.dirty[:0], 0
+	if t.liveKeys == 0 {
+		return nil
+	}
+	if err := t.seal(tx); err != nil {
+		return fmt.Errorf("checkpointing the state %q: %w", t.ns, err)
+	}
 	return nil
 }
 
 // writeGoneTx writes the deletion markers gathered during a Scan in tx.
 func (t *Table[V]) writeGoneTx(tx state.Tx) error {
 	for _, k := range t.gone {
-		if err := tx.Put(t.delta, []byte(k), []byte{deltaDeleted}); err != nil {
+		if err := t.putLiveRaw(tx, []byte(k), []byte{markDeleted}); err != nil {
 			return err
 		}
-		t.inDelta.add([]byte(k))
-		t.deltaKeys++
 	}
 	t.gone = t.gone[:0]
 	return nil
@@ -496,15 +449,11 @@ func (t *Table[V]) writeGoneTx(tx state.Tx) error {
 // Drop deletes the table's state, in tx: the statement that kept it
 // finished, and nothing will read it again.
 func (t *Table[V]) Drop(tx state.Tx) error {
-	if err := tx.DeleteNamespace(t.delta); err != nil {
-		return err
-	}
-	if err := tx.DeleteNamespace(t.ns); err != nil {
+	if err := t.dropGenerations(tx); err != nil {
 		return err
 	}
 	t.cache = map[string]*entry[V]{}
 	t.ring, t.dirty, t.gone, t.hand, t.deadListed = nil, nil, nil, 0, 0
-	t.stored, t.deltaKeys, t.inDelta = false, 0, bloom{}
 	return nil
 }
 
@@ -530,6 +479,9 @@ func (t *Table[V]) Scan(prefix []byte, fn func(key []byte, v V) (bool, error)) e
 // key with the prefix), so that the keys before it, and the deletion
 // markers among them, cost nothing.
 func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool, error)) (err error) {
+	if err := t.compactSome(); err != nil {
+		return err
+	}
 	t.scanning++
 	defer func() {
 		t.scanning--
@@ -545,25 +497,24 @@ func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool,
 		}
 	}
 	slices.Sort(cached)
-	var delta, main *cursor
-	if t.deltaKeys > 0 {
-		delta = &cursor{store: t.store, ns: t.delta, prefix: prefix, next: from}
+	// The generations' cursors, newest first.
+	var cursors []*cursor
+	if t.liveKeys > 0 {
+		cursors = append(cursors, &cursor{store: t.store, ns: t.live, prefix: prefix, next: from})
 	}
-	if t.stored {
-		main = &cursor{store: t.store, ns: t.ns, prefix: prefix, next: from}
+	for i := len(t.gens.list) - 1; i >= 0; i-- {
+		g := t.gens.list[i]
+		cursors = append(cursors, &cursor{store: t.store, ns: g.name, raw: g.raw, prefix: prefix, next: from})
 	}
 	ci := 0
 	for {
-		// The least key of the three heads.
+		// The least key of the heads.
 		var key []byte
 		have := false
 		if ci < len(cached) {
 			key, have = []byte(cached[ci]), true
 		}
-		for _, c := range []*cursor{delta, main} {
-			if c == nil {
-				continue
-			}
+		for _, c := range cursors {
 			k, ok, err := c.head()
 			if err != nil {
 				return fmt.Errorf("reading the state %q: %w", t.ns, err)
@@ -576,25 +527,19 @@ func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool,
 			return nil
 		}
 		key = bytes.Clone(key)
-		var raw []byte // from the store: the delta's form or the table's
-		fromDelta := false
 		if ci < len(cached) && cached[ci] == string(key) {
 			ci++
 		}
-		if delta != nil {
-			if k, ok, _ := delta.head(); ok && bytes.Equal(k, key) {
-				raw, fromDelta = delta.value(), true
-				delta.pop()
-			}
-		}
-		inMain := false
-		if main != nil {
-			if k, ok, _ := main.head(); ok && bytes.Equal(k, key) {
-				if !fromDelta {
-					raw = main.value()
+		// The newest generation's value; the older ones' are passed.
+		var val []byte
+		inStore, deleted := false, false
+		for _, c := range cursors {
+			if k, ok, _ := c.head(); ok && bytes.Equal(k, key) {
+				if !inStore {
+					val, deleted = c.value()
+					inStore = true
 				}
-				inMain = true
-				main.pop()
+				c.pop()
 			}
 		}
 		var v V
@@ -605,19 +550,13 @@ func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool,
 			e.flags |= fUsed
 			v = e.val
 		} else {
-			if !fromDelta && !inMain {
-				continue // a key of the cache that fn deleted before its turn
+			if !inStore || deleted {
+				continue // deleted, or a key of the cache that fn deleted before its turn
 			}
 			if _, ok := t.goneInScan[string(key)]; ok {
 				continue // deleted before its turn
 			}
-			if fromDelta {
-				if len(raw) == 0 || raw[0] == deltaDeleted {
-					continue
-				}
-				raw = raw[1:]
-			}
-			if v, err = t.codec.Decode(raw); err != nil {
+			if v, err = t.codec.Decode(val); err != nil {
 				return fmt.Errorf("reading the state %q, key %x: %w", t.ns, key, err)
 			}
 		}
@@ -628,12 +567,13 @@ func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool,
 	}
 }
 
-// cursor reads the keys of a namespace with a prefix in batches, one short
-// transaction each, so that no transaction is open while a Scan's function
-// runs.
+// cursor reads the keys of a generation with a prefix in batches, one
+// short transaction each, so that no transaction is open while a Scan's
+// function runs.
 type cursor struct {
 	store  state.Store
 	ns     string
+	raw    bool // values without markers (see generation.raw)
 	prefix []byte
 	keys   [][]byte
 	vals   [][]byte
@@ -675,7 +615,43 @@ func (c *cursor) head() ([]byte, bool, error) {
 	return c.keys[0], true, nil
 }
 
-func (c *cursor) value() []byte { return c.vals[c.i] }
-func (c *cursor) pop()          { c.i++ }
+// value returns the head's value, without its marker, and whether it is
+// a deletion.
+func (c *cursor) value() (v []byte, deleted bool) {
+	v = c.vals[c.i]
+	if c.raw {
+		return v, false
+	}
+	if len(v) == 0 || v[0] == markDeleted {
+		return nil, true
+	}
+	return v[1:], false
+}
+func (c *cursor) pop() { c.i++ }
 
 var errBatch = errors.New("batch full")
+
+// putLive writes e's value, or its deletion, to the live generation.
+func (t *Table[V]) putLive(tx state.Tx, e *entry[V]) error {
+	b := t.buf[:0]
+	if e.flags&fDeleted != 0 {
+		b = append(b, markDeleted)
+	} else {
+		var err error
+		if b, err = t.codec.Append(append(b, markValue), e.val); err != nil {
+			return fmt.Errorf("key %x: %w", e.key, err)
+		}
+	}
+	t.buf = b
+	return t.putLiveRaw(tx, []byte(e.key), b)
+}
+
+// putLiveRaw writes a marked value to the live generation.
+func (t *Table[V]) putLiveRaw(tx state.Tx, key, marked []byte) error {
+	if err := tx.Put(t.live, key, marked); err != nil {
+		return err
+	}
+	t.inLive.add(key)
+	t.liveKeys++
+	return nil
+}

@@ -21,7 +21,9 @@ func (stringCodec) Decode(b []byte) (string, error)           { return string(b)
 
 func open(t *testing.T, st state.Store, cache int) *opstate.Table[string] {
 	t.Helper()
-	tb, err := opstate.Open[string](st, "op/t", stringCodec{}, opstate.Options{CacheEntries: cache})
+	// Compactions of a few keys a transaction, so that they span reads,
+	// writes, scans, checkpoints and crashes.
+	tb, err := opstate.Open[string](st, "op/t", stringCodec{}, opstate.SmallBatches(opstate.Options{CacheEntries: cache}, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,17 +184,8 @@ func TestTable_model(t *testing.T) {
 					}
 				}
 				checkpoint(t, st, tb)
-				var stored []string
-				if err := st.View(func(tx state.Tx) error {
-					return tx.Scan("op/t", nil, func(k, _ []byte) error {
-						stored = append(stored, string(k))
-						return nil
-					})
-				}); err != nil {
-					t.Fatal(err)
-				}
-				if want := slices.Sorted(maps.Keys(live)); !slices.Equal(stored, want) {
-					t.Errorf("after the last checkpoint the store holds %q; want %q", stored, want)
+				if got := scanAll(t, open(t, st, cache), ""); !maps.Equal(got, live) {
+					t.Errorf("after the last checkpoint the store holds %v; want %v", got, live)
 				}
 				if tb.Cached() > cache {
 					t.Errorf("the cache holds %d entries; want at most %d", tb.Cached(), cache)
@@ -326,5 +319,145 @@ func TestTable_deleteUnstored(t *testing.T) {
 	checkpoint(t, st, tb)
 	if got := scanAll(t, open(t, st, 1000), ""); len(got) != 0 {
 		t.Errorf("after a checkpoint of the deletion the store holds %v; want nothing", got)
+	}
+}
+
+// countingStore counts the writes of its Update transactions.
+type countingStore struct {
+	state.Store
+	puts int
+}
+
+type countingTx struct {
+	state.Tx
+	s *countingStore
+}
+
+func (s *countingStore) Update(fn func(state.Tx) error) error {
+	return s.Store.Update(func(tx state.Tx) error { return fn(countingTx{tx, s}) })
+}
+
+func (tx countingTx) Put(ns string, k, v []byte) error {
+	tx.s.puts++
+	return tx.Tx.Put(ns, k, v)
+}
+
+// TestTable_checkpointWritesChanges: a checkpoint writes the cache's
+// changed values and the list of generations, not the table, however many
+// keys the table holds; compactions keep the generations few; the state
+// read back after a restart is the last checkpoint's.
+func TestTable_checkpointWritesChanges(t *testing.T) {
+	const cache, perCheckpoint, checkpoints = 100, 1000, 60
+	st := &countingStore{Store: statetest.OpenMem(t)}
+	tb, err := opstate.Open[string](st, "op/t", stringCodec{}, opstate.Options{CacheEntries: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	want := map[string]string{}
+	maxGens := 0
+	for c := range checkpoints {
+		for i := range perCheckpoint {
+			k := fmt.Sprintf("k%06d", r.IntN(20_000))
+			v := fmt.Sprint(c, "/", i)
+			if r.IntN(10) == 0 {
+				if err := tb.Delete([]byte(k)); err != nil {
+					t.Fatal(err)
+				}
+				delete(want, k)
+				continue
+			}
+			if err := tb.Put([]byte(k), v); err != nil {
+				t.Fatal(err)
+			}
+			want[k] = v
+		}
+		st.puts = 0
+		if err := st.Update(tb.Flush); err != nil {
+			t.Fatal(err)
+		}
+		if st.puts > cache+1 {
+			t.Fatalf("checkpoint %d of a table of %d keys wrote %d keys; want at most the cache's %d and the list", c, len(want), st.puts, cache)
+		}
+		n, _ := tb.Generations()
+		maxGens = max(maxGens, n)
+	}
+	if maxGens > 8 {
+		t.Errorf("%d generations at most after %d checkpoints; want compactions to keep them few", maxGens, checkpoints)
+	}
+	if got := scanAll(t, open(t, st, cache), ""); !maps.Equal(got, want) {
+		t.Errorf("after a restart the table holds %d keys; want the last checkpoint's %d", len(got), len(want))
+	}
+	// Every key read back one by one, through the filters.
+	tb2 := open(t, st, cache)
+	for i := range 20_000 {
+		k := fmt.Sprintf("k%06d", i)
+		v, ok, err := tb2.Get([]byte(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, wok := want[k]; ok != wok || v != w {
+			t.Fatalf("Get(%q) = %q, %v; want %q, %v", k, v, ok, w, wok)
+		}
+	}
+}
+
+// TestTable_olderStateFile: a table's namespace as older builds wrote it
+// (the state of the last checkpoint, values without markers) is read as
+// the oldest generation, and merged into the new form.
+func TestTable_olderStateFile(t *testing.T) {
+	st := statetest.OpenBolt(t)
+	want := map[string]string{}
+	if err := st.Update(func(tx state.Tx) error {
+		for i := range 50 {
+			k, v := fmt.Sprintf("k%02d", i), fmt.Sprint("old", i)
+			want[k] = v
+			if err := tx.Put("op/t", []byte(k), []byte(v)); err != nil {
+				return err
+			}
+		}
+		// What a run of an older build left before its next checkpoint.
+		return tx.Put("delta/op/t", []byte("k00"), []byte("vlost"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tb := open(t, st, 5)
+	if got := scanAll(t, tb, ""); !maps.Equal(got, want) {
+		t.Fatalf("an older state file read as %v; want %v", got, want)
+	}
+	for i := range 50 {
+		k := fmt.Sprintf("k%02d", i)
+		switch i % 3 {
+		case 0:
+			if err := tb.Delete([]byte(k)); err != nil {
+				t.Fatal(err)
+			}
+			delete(want, k)
+		case 1:
+			if err := tb.Put([]byte(k), "new"); err != nil {
+				t.Fatal(err)
+			}
+			want[k] = "new"
+		}
+		if i%10 == 9 {
+			checkpoint(t, st, tb)
+		}
+	}
+	checkpoint(t, st, tb)
+	// Compactions go on as the table is used.
+	for range 100 {
+		if _, _, err := tb.Get([]byte("k01")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := scanAll(t, open(t, st, 5), ""); !maps.Equal(got, want) {
+		t.Fatalf("after checkpoints the table holds %v; want %v", got, want)
+	}
+	var names []string
+	if err := st.View(func(tx state.Tx) (err error) { names, err = tx.Namespaces(); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(names, "delta/op/t") {
+		t.Errorf("namespaces %q: the older build's unfinished delta is still there", names)
 	}
 }

@@ -319,14 +319,16 @@ func (p *Parallel) adopt() {
 			continue
 		}
 		t := &m.node.Tables[j]
-		for k, e := range b.h.entries {
+		k := 0
+		b.each(func(e *sortEntry) {
 			w := k % n
+			k++
 			if t.Set {
 				w = workerOfKey(keycodec.Encode(keycodec.Pick(e.row, t.Partition)), n)
 			}
 			p.workers[w].buffers[j].addSeq(e.row, e.ts, e.seq)
-		}
-		b.h.entries = nil
+		})
+		b.reset()
 		p.arrival = max(p.arrival, b.seq)
 	}
 }
@@ -583,7 +585,7 @@ func (p *Parallel) handTime(b *parWork, it *parItem) error {
 			if p.at[w] == p.lim[w] || !b.calls[w][p.at[w]].released {
 				continue
 			}
-			if best < 0 || lessEntry(keys, b.calls[w][p.at[w]].ent, b.calls[best][p.at[best]].ent) {
+			if best < 0 || lessEntry(keys, &b.calls[w][p.at[w]].ent, &b.calls[best][p.at[best]].ent) {
 				best = w
 			}
 		}

@@ -155,6 +155,9 @@ type AggregateNode struct {
 	Key    []int
 	Mode   types.ChangelogMode
 	Text   string
+	// Final makes it the hash aggregation of batch mode: each group's
+	// row once, at the end of the input (aggregate_batch.go).
+	Final bool
 }
 
 var _ exec.Node = (*AggregateNode)(nil)
@@ -177,6 +180,9 @@ func (n *AggregateNode) Explain() string { return n.Text }
 func (n *AggregateNode) UpsertKey() []int { return n.Key }
 
 func (n *AggregateNode) Open(ex *exec.Execution) (exec.Stream, error) {
+	if n.Final {
+		return n.openFinal(ex) // aggregate_batch.go
+	}
 	ns := ex.OperatorNamespace("groupby")
 	in, err := n.In.Open(ex)
 	if err != nil {

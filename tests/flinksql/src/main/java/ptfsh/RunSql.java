@@ -17,23 +17,32 @@ import org.apache.flink.util.CloseableIterator;
  * watermarks emitted as soon as they move) and prints each query's rows as
  * Row.toString does, one a line, and each failing statement as "ERROR: "
  * and the message of its deepest cause. Statements are split at semicolons
- * that end a line; SET 'ptfsh.…' statements are skipped.
+ * that end a line; SET 'ptfsh.…' statements are skipped. A SET of
+ * 'execution.runtime-mode' starts a new environment in that mode (Flink
+ * takes the mode only when an environment is made, as its SQL client does)
+ * and runs the CREATE statements seen so far in it again.
  */
 public class RunSql {
     public static void main(String[] args) throws Exception {
-        Configuration conf = new Configuration();
-        conf.setString("parallelism.default", "1");
-        conf.setString("pipeline.auto-watermark-interval", "1 ms");
-        conf.setString("table.local-time-zone", "UTC");
-        TableEnvironment env = TableEnvironment.create(
-                EnvironmentSettings.newInstance().inStreamingMode().withConfiguration(conf).build());
+        TableEnvironment env = newEnv(false);
+        List<String> ddl = new ArrayList<>();
         for (String stmt : split(Files.readString(Path.of(args[0])))) {
             String head = stmt.trim().toUpperCase();
             if (head.startsWith("SET 'PTFSH.")) {
                 continue;
             }
+            if (head.startsWith("SET 'EXECUTION.RUNTIME-MODE'")) {
+                env = newEnv(head.contains("'BATCH'"));
+                for (String d : ddl) {
+                    env.executeSql(d);
+                }
+                continue;
+            }
             try {
                 TableResult r = env.executeSql(stmt);
+                if (head.startsWith("CREATE")) {
+                    ddl.add(stmt);
+                }
                 if (head.startsWith("SELECT") || head.startsWith("WITH")) {
                     try (CloseableIterator<Row> it = r.collect()) {
                         while (it.hasNext()) {
@@ -50,6 +59,20 @@ public class RunSql {
             }
         }
         System.exit(0);
+    }
+
+    static TableEnvironment newEnv(boolean batch) {
+        Configuration conf = new Configuration();
+        conf.setString("parallelism.default", "1");
+        conf.setString("pipeline.auto-watermark-interval", "1 ms");
+        conf.setString("table.local-time-zone", "UTC");
+        EnvironmentSettings.Builder b = EnvironmentSettings.newInstance();
+        if (batch) {
+            b.inBatchMode();
+        } else {
+            b.inStreamingMode();
+        }
+        return TableEnvironment.create(b.withConfiguration(conf).build());
     }
 
     static List<String> split(String src) {

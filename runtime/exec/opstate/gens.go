@@ -1,0 +1,405 @@
+package opstate
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// Generations: how a table's checkpointed state lies in the store.
+//
+// Each checkpoint seals the generation its cache wrote to since the one
+// before (its evicted changes, then the cache's changed values) and lists
+// it in the table's meta namespace, in the checkpoint's transaction; the
+// next changes go to a new generation. A checkpoint thus writes what
+// changed, not the table: merging the changes into one tree of all the
+// keys would dirty nearly every page of it when keys come at random, and
+// a bbolt transaction holds the pages it dirties in memory until its
+// commit. A read takes the newest generation that holds the key; each
+// generation but the oldest has a filter of its keys, so a miss costs
+// about one look-up.
+//
+// Compaction keeps the generations few: when the newest ones together
+// reach half the size of the one before them, they are merged, in key
+// order, into a new namespace, compactBatch keys a transaction, and a
+// last transaction lists it in their place and deletes them. The merged
+// generation holds what they held, so the swap may commit between two
+// checkpoints. A merge that includes the oldest generation drops the
+// deletion markers. Every key is rewritten a few times over the table's
+// life, in order, instead of at every checkpoint.
+
+// compactBatch is how many keys a compaction writes in one transaction.
+const compactBatch = 16 << 10
+
+// maxGenerations forces a merge of the newest generations past this many.
+const maxGenerations = 16
+
+// metaKey is the key of the generations' list in the meta namespace.
+var metaKey = []byte("generations")
+
+// generation is a sealed run of a table's changes: a namespace of keys and
+// their marked values (markValue and the encoding, or markDeleted).
+type generation struct {
+	name   string
+	keys   int    // writes it took: its size, for the compaction's rule
+	raw    bool   // the table's own namespace as older state files keep it: values without markers, no deletions
+	filter *bloom // its keys; nil for the oldest generation, which every miss reads
+}
+
+// generations is a table's sealed generations.
+type generations struct {
+	list []generation // oldest first
+	next uint64       // the number of the next generation's namespace
+}
+
+func metaNamespace(ns string) string { return ns + "~meta" }
+
+// newName names a new generation.
+func (t *Table[V]) newName() string {
+	n := t.gens.next
+	t.gens.next++
+	return t.ns + "~" + strconv.FormatUint(n, 10)
+}
+
+func (gs *generations) has(name string) bool {
+	for _, g := range gs.list {
+		if g.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (gs *generations) encode(ns string) []byte {
+	b := []byte{1}
+	b = binary.AppendUvarint(b, gs.next)
+	b = binary.AppendUvarint(b, uint64(len(gs.list)))
+	for _, g := range gs.list {
+		suffix := strings.TrimPrefix(g.name, ns)
+		b = binary.AppendUvarint(b, uint64(len(suffix)))
+		b = append(b, suffix...)
+		b = binary.AppendUvarint(b, uint64(g.keys))
+		raw := byte(0)
+		if g.raw {
+			raw = 1
+		}
+		b = append(b, raw)
+	}
+	return b
+}
+
+var errBadMeta = errors.New("the list of generations is damaged")
+
+func decodeGenerations(ns string, b []byte) (gs generations, err error) {
+	if len(b) == 0 || b[0] != 1 {
+		return gs, fmt.Errorf("%w: unknown version", errBadMeta)
+	}
+	b = b[1:]
+	uvarint := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			err = errBadMeta
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	gs.next = uvarint()
+	count := uvarint()
+	for i := uint64(0); i < count && err == nil; i++ {
+		n := uvarint()
+		if err != nil || n > uint64(len(b)) {
+			return gs, errBadMeta
+		}
+		g := generation{name: ns + string(b[:n])}
+		b = b[n:]
+		g.keys = int(uvarint())
+		if err != nil || len(b) == 0 {
+			return gs, errBadMeta
+		}
+		g.raw, b = b[0] == 1, b[1:]
+		gs.list = append(gs.list, g)
+	}
+	return gs, err
+}
+
+// openGenerations reads the table's list of generations, drops what a run
+// that stopped left unlisted, and makes the filters.
+func (t *Table[V]) openGenerations() error {
+	meta := metaNamespace(t.ns)
+	var leftover []string
+	err := t.store.View(func(tx state.Tx) error {
+		b, err := tx.Get(meta, metaKey)
+		if err != nil {
+			return err
+		}
+		if b != nil {
+			if t.gens, err = decodeGenerations(t.ns, b); err != nil {
+				return fmt.Errorf("%s (namespace %q): delete the state file to start afresh", err, meta)
+			}
+		} else if ok, err := hasKeys(tx, t.ns); err != nil {
+			return err
+		} else if ok {
+			// A state file of an older build: the table's namespace holds
+			// the state, without markers.
+			n := 0
+			if err := tx.Scan(t.ns, nil, func(_, _ []byte) error { n++; return nil }); err != nil {
+				return err
+			}
+			t.gens.list = []generation{{name: t.ns, keys: n, raw: true}}
+		}
+		names, err := tx.Namespaces()
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if n == "delta/"+t.ns || strings.HasPrefix(n, t.ns+"~") && n != meta && !t.gens.has(n) {
+				leftover = append(leftover, n)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(leftover) > 0 {
+		err := t.store.Update(func(tx state.Tx) error {
+			for _, n := range leftover {
+				if err := tx.DeleteNamespace(n); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for i := 1; i < len(t.gens.list); i++ {
+		g := &t.gens.list[i]
+		g.filter = &bloom{}
+		c := &cursor{store: t.store, ns: g.name}
+		for {
+			k, ok, err := c.head()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			g.filter.add(k)
+			c.pop()
+		}
+	}
+	t.live = t.newName()
+	t.stored = len(t.gens.list) > 0
+	t.replan = true
+	return nil
+}
+
+// lookup returns key's value in the newest generation that holds it, as
+// stored (raw: without a marker), or nil.
+func (t *Table[V]) lookup(tx state.Tx, key []byte) (b []byte, raw bool, err error) {
+	if t.liveKeys > 0 && t.inLive.has(key) {
+		if b, err := tx.Get(t.live, key); err != nil || b != nil {
+			return b, false, err
+		}
+	}
+	for i := len(t.gens.list) - 1; i >= 0; i-- {
+		g := &t.gens.list[i]
+		if g.filter != nil && !g.filter.has(key) {
+			continue
+		}
+		if b, err := tx.Get(g.name, key); err != nil || b != nil {
+			return b, g.raw, err
+		}
+	}
+	return nil, false, nil
+}
+
+// seal lists the live generation among the sealed ones, in tx, and begins
+// a new one.
+func (t *Table[V]) seal(tx state.Tx) error {
+	g := generation{name: t.live, keys: t.liveKeys}
+	if len(t.gens.list) > 0 {
+		f := t.inLive
+		g.filter = &f
+	}
+	t.gens.list = append(t.gens.list, g)
+	t.live, t.inLive, t.liveKeys = t.newName(), bloom{}, 0
+	t.stored, t.replan = true, true
+	return tx.Put(metaNamespace(t.ns), metaKey, t.gens.encode(t.ns))
+}
+
+// dropGenerations deletes every generation and the list, in tx.
+func (t *Table[V]) dropGenerations(tx state.Tx) error {
+	names := []string{t.live, metaNamespace(t.ns)}
+	for _, g := range t.gens.list {
+		names = append(names, g.name)
+	}
+	if t.comp != nil {
+		names = append(names, t.comp.out.name)
+	}
+	for _, n := range names {
+		if err := tx.DeleteNamespace(n); err != nil {
+			return err
+		}
+	}
+	t.gens.list, t.comp = nil, nil
+	t.inLive, t.liveKeys, t.stored = bloom{}, 0, false
+	return nil
+}
+
+// compaction is a merge of the generations list[lo..hi] under way.
+type compaction struct {
+	lo, hi  int
+	out     generation
+	filter  bloom
+	cursors []*cursor // newest first
+	keys    [][]byte  // the batch to write
+	vals    [][]byte
+}
+
+// pick returns the first of the newest generations to merge, or -1.
+func (gs *generations) pick() int {
+	n := len(gs.list)
+	if n < 2 {
+		return -1
+	}
+	i, acc := n-1, gs.list[n-1].keys
+	for i > 0 && gs.list[i-1].keys <= 2*acc {
+		i--
+		acc += gs.list[i].keys
+	}
+	if i == n-1 && n > maxGenerations {
+		i = n - 2
+	}
+	if i == n-1 {
+		return -1
+	}
+	return i
+}
+
+// compactSome goes on with the compaction under way, one batch, or begins
+// one if the generations call for it. It waits while a Scan runs, whose
+// cursors read the generations.
+func (t *Table[V]) compactSome() error {
+	if t.scanning > 0 {
+		return nil
+	}
+	if t.comp == nil {
+		if !t.replan {
+			return nil
+		}
+		t.replan = false
+		lo := t.gens.pick()
+		if lo < 0 {
+			return nil
+		}
+		c := &compaction{lo: lo, hi: len(t.gens.list) - 1, out: generation{name: t.newName()}}
+		for i := c.hi; i >= c.lo; i-- {
+			g := t.gens.list[i]
+			c.cursors = append(c.cursors, &cursor{store: t.store, ns: g.name, raw: g.raw})
+		}
+		t.comp = c
+	}
+	if err := t.compactBatch(); err != nil {
+		return fmt.Errorf("compacting the state %q: %w", t.ns, err)
+	}
+	return nil
+}
+
+// compactBatch merges up to t.batch keys into the compaction's output,
+// and lists it when the inputs are done.
+func (t *Table[V]) compactBatch() error {
+	c := t.comp
+	c.keys, c.vals = c.keys[:0], c.vals[:0]
+	done := false
+	for len(c.keys) < t.batch {
+		var key []byte
+		for _, cur := range c.cursors {
+			k, ok, err := cur.head()
+			if err != nil {
+				return err
+			}
+			if ok && (key == nil || bytes.Compare(k, key) < 0) {
+				key = k
+			}
+		}
+		if key == nil {
+			done = true
+			break
+		}
+		key = bytes.Clone(key)
+		var val []byte
+		found, deleted := false, false
+		for _, cur := range c.cursors {
+			if k, ok, _ := cur.head(); ok && bytes.Equal(k, key) {
+				if !found {
+					val, deleted = cur.value()
+					found = true
+				}
+				cur.pop()
+			}
+		}
+		if deleted && c.lo == 0 {
+			continue // nothing older to hide
+		}
+		marked := []byte{markDeleted}
+		if !deleted {
+			marked = append(append(make([]byte, 0, 1+len(val)), markValue), val...)
+		}
+		c.keys, c.vals = append(c.keys, key), append(c.vals, marked)
+	}
+	if len(c.keys) > 0 {
+		err := t.store.Update(func(tx state.Tx) error {
+			for i, k := range c.keys {
+				if err := tx.Put(c.out.name, k, c.vals[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range c.keys {
+			c.filter.add(k)
+		}
+		c.out.keys += len(c.keys)
+	}
+	if !done {
+		return nil
+	}
+	list := append([]generation(nil), t.gens.list[:c.lo]...)
+	if c.out.keys > 0 {
+		if c.lo > 0 {
+			c.out.filter = &c.filter
+		}
+		list = append(list, c.out)
+	}
+	list = append(list, t.gens.list[c.hi+1:]...)
+	if len(list) > 0 {
+		list[0].filter = nil
+	}
+	next := generations{list: list, next: t.gens.next}
+	err := t.store.Update(func(tx state.Tx) error {
+		for _, g := range t.gens.list[c.lo : c.hi+1] {
+			if err := tx.DeleteNamespace(g.name); err != nil {
+				return err
+			}
+		}
+		return tx.Put(metaNamespace(t.ns), metaKey, next.encode(t.ns))
+	})
+	if err != nil {
+		return err
+	}
+	t.gens, t.comp, t.replan = next, nil, true
+	t.stored = len(t.gens.list) > 0
+	return nil
+}
