@@ -117,6 +117,10 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 	// goOn is SET 'ptfsh.on-error' = 'continue': a statement that fails
 	// is left out, with a note, and the script goes on, as in ptfsh.
 	goOn := false
+	// batch is SET 'execution.runtime-mode' = 'batch': the cases then
+	// start with that SET (BatchMode), which makes Flink's environment
+	// one of batch mode.
+	batch := false
 	failed := func(st *sqlmini.Statement, err error) error {
 		if !goOn {
 			return err
@@ -135,6 +139,12 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 			goOn = st.Set.Value != nil && strings.EqualFold(string(*st.Set.Value), "continue")
 		case st.Reset != nil && (st.Reset.Key == nil || string(*st.Reset.Key) == "ptfsh.on-error"):
 			goOn = false
+		}
+		switch {
+		case st.Set != nil && st.Set.Key != nil && string(*st.Set.Key) == runtimeMode:
+			batch = st.Set.Value != nil && strings.EqualFold(string(*st.Set.Value), "batch")
+		case st.Reset != nil && (st.Reset.Key == nil || string(*st.Reset.Key) == runtimeMode):
+			batch = false
 		}
 		if st.Query != nil {
 			if fn, view := otherCall(st.Query, others, tainted); fn != "" {
@@ -165,7 +175,10 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 				}
 				continue
 			}
-			stmts := make([]string, 0, len(setup)+1)
+			stmts := make([]string, 0, len(setup)+2)
+			if batch {
+				stmts = append(stmts, BatchMode)
+			}
 			for _, u := range setup {
 				stmts = append(stmts, u.text)
 			}
@@ -195,7 +208,10 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 				fmt.Fprintf(notes, "note: %s:%d: not in job.sql, it reads %s, %s\n", s.Path, st.Pos.Line, name, why)
 				continue
 			}
-			stmts := make([]string, 0, len(setup)+1)
+			stmts := make([]string, 0, len(setup)+2)
+			if batch {
+				stmts = append(stmts, BatchMode)
+			}
 			for _, u := range setup {
 				stmts = append(stmts, u.text)
 			}
