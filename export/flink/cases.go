@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -350,6 +351,13 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 		}
 	case connector == "datagen":
 		return "", "a datagen table, whose random values on Flink are not ptfsh's", nil
+	case (connector == "kafka" || connector == "upsert-kafka") && strings.EqualFold(opts["sink.delivery-guarantee"], "exactly-once") && opts["properties.transaction.timeout.ms"] == "":
+		// Flink's Kafka sink asks for transactions of an hour
+		// (KafkaSinkBuilder's default), which a broker refuses unless its
+		// 'transaction.max.timeout.ms' (15 minutes by default) allows
+		// them; ptfsh's sink asks for 15 minutes, which Flink's job is
+		// given too.
+		t.Options = append(append([]*sqlmini.Option(nil), t.Options...), &sqlmini.Option{Key: "properties.transaction.timeout.ms", Value: sqlmini.Str(fmt.Sprint(kafkaTransactionTimeout.Milliseconds()))})
 	case connector == "filesystem":
 		for i, o := range t.Options {
 			if string(o.Key) == "path" && !filepath.IsAbs(string(o.Value)) && s.Dir != "" {
@@ -375,6 +383,10 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 	}
 	return head + " WITH (" + strings.Join(opts2, ", ") + ")", "", nil
 }
+
+// kafkaTransactionTimeout is the transaction timeout of ptfsh's
+// exactly-once Kafka sink when the table sets none.
+const kafkaTransactionTimeout = 15 * time.Minute
 
 // kafkaTable returns the connector of a Kafka table ('kafka' or
 // 'upsert-kafka'; "" for another table) and whether Flink reads it to an
