@@ -53,12 +53,18 @@
 //	pred        = sum [ compare sum | ["NOT"] ( "IN" "(" (query | sum {"," sum}) ")"
 //	            | "BETWEEN" ["ASYMMETRIC" | "SYMMETRIC"] sum "AND" sum
 //	            | ("LIKE" | "SIMILAR" "TO") sum ["ESCAPE" sum] )
-//	            | "IS" ["NOT"] ("NULL" | "TRUE" | "FALSE" | "UNKNOWN" | "DISTINCT" "FROM" sum) ] .
+//	            | "IS" ["NOT"] ("NULL" | "TRUE" | "FALSE" | "UNKNOWN" | "DISTINCT" "FROM" sum
+//	              | "JSON" ["VALUE" | "SCALAR" | "ARRAY" | "OBJECT"]) ] .
 //	case        = "CASE" [expr] when {when} ["ELSE" expr] "END" .
 //	when        = "WHEN" expr {"," expr} "THEN" expr .
-//	call        = name "(" ["DISTINCT"] ["*"] ["BOTH" | "LEADING" | "TRAILING"] [expr {"," expr}] ["PLACING" expr]
-//	              ["FROM" expr ["FOR" expr] | "IN" expr | "TO" name] ")"
-//	              ["FILTER" "(" "WHERE" expr ")"] ["OVER" (name | "(" window ")")] .
+//	call        = name "(" ["DISTINCT"] ["*"] ["BOTH" | "LEADING" | "TRAILING"] [expr {"," expr}] [json]
+//	              ["PLACING" expr] ["FROM" expr ["FOR" expr] | "IN" expr | "TO" name] ")"
+//	              ["FILTER" "(" "WHERE" expr ")"] ["OVER" (name | "(" window ")")]
+//	            | ("JSON_OBJECT" | "JSON_OBJECTAGG") "(" [["KEY"] expr "VALUE" expr {"," ["KEY"] expr "VALUE" expr}] [onnull] ")" .
+//	json        = ["RETURNING" type] ["WITHOUT" ["ARRAY"] "WRAPPER" | "WITH" ["CONDITIONAL" | "UNCONDITIONAL"] ["ARRAY"] "WRAPPER"]
+//	              {("NULL" | "ERROR" | "TRUE" | "FALSE" | "UNKNOWN" | "EMPTY" ("ARRAY" | "OBJECT") | "DEFAULT" expr) "ON" ("EMPTY" | "ERROR")}
+//	              [onnull] .
+//	onnull      = ("NULL" | "ABSENT") "ON" "NULL" .
 //	window      = ["PARTITION" "BY" exprs] ["ORDER" "BY" sort {"," sort}] [frame] .
 //	frame       = ("ROWS" | "RANGE") ("BETWEEN" bound "AND" bound | bound) .
 //	bound       = ("UNBOUNDED" | "CURRENT" "ROW" | sum) ["PRECEDING" | "FOLLOWING"] .

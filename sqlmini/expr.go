@@ -48,9 +48,12 @@ type Predicate struct {
 	// (or its negation) where two NULLs are equal.
 	NotDistinct  bool      `parser:"| 'IS' @'NOT'? 'DISTINCT' 'FROM'"`
 	DistinctFrom *Additive `parser:"  @@"`
-	// IsNot and Truth are IS [NOT] TRUE | FALSE | UNKNOWN.
-	IsNot bool   `parser:"| 'IS' @'NOT'?"`
-	Truth string `parser:"  @('TRUE' | 'FALSE' | 'UNKNOWN') )?"`
+	// IsNot and Truth are IS [NOT] TRUE | FALSE | UNKNOWN, or IS [NOT]
+	// JSON [VALUE | SCALAR | ARRAY | OBJECT] (Truth JSON, JSONKind the
+	// word after it).
+	IsNot    bool   `parser:"| 'IS' @'NOT'?"`
+	Truth    string `parser:"  @('TRUE' | 'FALSE' | 'UNKNOWN' | 'JSON')"`
+	JSONKind string `parser:"  @('VALUE' | 'SCALAR' | 'ARRAY' | 'OBJECT')? )?"`
 }
 
 // Between is the rest of x [NOT] BETWEEN [ASYMMETRIC | SYMMETRIC] low AND high.
@@ -128,9 +131,12 @@ type Primary struct {
 	Map        *Constructor `parser:" | 'MAP' '[' @@ ']'"`
 	IsDesc     bool         `parser:" | @'DESCRIPTOR' '('"`
 	Descriptor []*Name      `parser:"   ( @@ ( ',' @@ )* )? ')'"`
-	Func       *FuncCall    `parser:" | @@"`
-	Column     *ColumnRef   `parser:" | @@"`
-	Paren      *Expr        `parser:" | '(' @@"`
+	// JSONObject is JSON_OBJECT or JSON_OBJECTAGG with its KEY ... VALUE
+	// pairs; Parse turns it into a FuncCall (json.go).
+	JSONObject *JSONObject `parser:" | @@"`
+	Func       *FuncCall   `parser:" | @@"`
+	Column     *ColumnRef  `parser:" | @@"`
+	Paren      *Expr       `parser:" | '(' @@"`
 	// RowTail makes (a, b, ...) an implicit ROW(a, b, ...): the values
 	// after Paren's.
 	RowTail []*Expr `parser:"   ( ',' @@ )* ')' )"`
@@ -217,6 +223,9 @@ type FuncCall struct {
 	Trim     string `parser:"@('BOTH' | 'LEADING' | 'TRAILING')?"`
 	// Args are the arguments before any PLACING, FROM, IN or TO.
 	Args []*Expr `parser:"( @@ ( ',' @@ )* )?"`
+	// JSON holds the clauses of the JSON functions (RETURNING, wrappers,
+	// ON EMPTY, ON ERROR, ON NULL), and marks a JSON_OBJECT's pairs.
+	JSON *JSONClauses `parser:"@@?"`
 	// Placing is OVERLAY(s PLACING r FROM p [FOR n])'s r.
 	Placing *Expr `parser:"( 'PLACING' @@ )?"`
 	From    *Expr `parser:"(  'FROM' @@"`

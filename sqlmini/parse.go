@@ -261,6 +261,9 @@ func parseFrom[G any](parser *participle.Parser[G], tokens []lexer.Token) (*G, e
 	if err != nil {
 		return nil, convertError(err, "")
 	}
+	if err := fixJSON(g); err != nil { // json.go
+		return nil, err
+	}
 	return g, nil
 }
 

@@ -102,7 +102,10 @@ func (p *Predicate) format(b *strings.Builder) {
 		if p.IsNot {
 			b.WriteString("NOT ")
 		}
-		b.WriteString(canon(p.Truth, "TRUE", "FALSE", "UNKNOWN"))
+		b.WriteString(canon(p.Truth, "TRUE", "FALSE", "UNKNOWN", "JSON"))
+		if p.JSONKind != "" {
+			b.WriteString(" " + canon(p.JSONKind, "VALUE", "SCALAR", "ARRAY", "OBJECT"))
+		}
 	}
 }
 
@@ -407,8 +410,21 @@ func (f *FuncCall) format(b *strings.Builder) {
 	}
 	if len(f.Args) > 0 {
 		sep()
-		list(b, f.Args)
+		if f.JSON != nil && f.JSON.Pairs {
+			for i := 0; i+1 < len(f.Args); i += 2 {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString("KEY ")
+				f.Args[i].format(b)
+				b.WriteString(" VALUE ")
+				f.Args[i+1].format(b)
+			}
+		} else {
+			list(b, f.Args)
+		}
 	}
+	f.JSON.format(b)
 	if f.Placing != nil {
 		sep()
 		b.WriteString("PLACING ")

@@ -180,6 +180,19 @@ func workloads(c config) []workload {
 			ref: "ptfsh (cache of 20k keys, default)",
 		},
 		{
+			// Batch mode against streaming mode over the same bounded
+			// file: a hash aggregation that emits each group once at the
+			// end, against the changelog of every update.
+			name: "G-batch", title: "GROUP BY in SQL, " + count(c.keys) + " keys: batch mode vs streaming mode",
+			data:   clicks,
+			script: "group_by.sql",
+			engines: []engine{
+				{name: "ptfsh, streaming mode (changelog)", kind: "ptfsh"},
+				{name: "ptfsh, batch mode (final rows)", kind: "ptfsh", preamble: "SET 'execution.runtime-mode' = 'batch';\n"},
+			},
+			ref: "ptfsh, streaming mode (changelog)",
+		},
+		{
 			name: "G-1k", title: "GROUP BY in SQL, 1k keys",
 			data:    dataSet{kind: "clicks", format: "csv", keys: 1_000},
 			script:  "group_by.sql",

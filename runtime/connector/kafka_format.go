@@ -160,6 +160,22 @@ func (c *rawCodec) decode(b []byte, out []types.Row) ([]types.Row, error) {
 	return append(out, types.Row{Kind: types.Insert, Fields: []any{v}}), nil
 }
 
+// check returns the error decode would return for b, without the row.
+func (c *rawCodec) check(b []byte) error {
+	switch {
+	case b == nil:
+		return nil
+	case c.typ.Kind == types.KindChar || c.typ.Kind == types.KindVarChar:
+		if !utf8.Valid(b) {
+			_, err := c.decode(b, nil)
+			return err
+		}
+		return nil
+	}
+	_, err := c.decode(b, nil)
+	return err
+}
+
 func (c *rawCodec) value(b []byte) (any, error) {
 	o := c.order()
 	size := func(n int) error {

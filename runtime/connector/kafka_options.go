@@ -69,7 +69,8 @@ var kafkaRefused = map[string]string{
 // silently could change what a job means.
 var kafkaProperties = map[string]bool{"bootstrap.servers": true, "group.id": true, "client.id": true,
 	"isolation.level": true, "auto.offset.reset": true, "transaction.timeout.ms": true,
-	"request.timeout.ms": true, "partition.discovery.interval.ms": true}
+	"request.timeout.ms": true, "partition.discovery.interval.ms": true,
+	"compression.type": true, "linger.ms": true}
 
 // Kafka formats.
 const (
@@ -144,6 +145,10 @@ type kafkaSpec struct {
 	delivery     string
 	txnPrefix    string
 	txnTimeoutMs int64
+	// compression and lingerMs are the producer's 'properties.compression.type'
+	// and 'properties.linger.ms' (lingerMs < 0: not set).
+	compression string
+	lingerMs    int64
 }
 
 // kafkaOptionError is a bad option; key names it (empty: the table).
@@ -372,6 +377,20 @@ func parseKafka(t *catalog.Table, upsert bool) (*kafkaSpec, error) {
 			return nil, kerrf("properties.transaction.timeout.ms", "option 'properties.transaction.timeout.ms' needs a positive whole number of milliseconds, not '%s'", v)
 		}
 		s.txnTimeoutMs = n
+	}
+	switch v := o["properties.compression.type"]; v {
+	case "", "none", "gzip", "snappy", "lz4", "zstd":
+		s.compression = v
+	default:
+		return nil, kerrf("properties.compression.type", "option 'properties.compression.type' is 'none', 'gzip', 'snappy', 'lz4' or 'zstd', not '%s'", v)
+	}
+	s.lingerMs = -1
+	if v, ok := o["properties.linger.ms"]; ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return nil, kerrf("properties.linger.ms", "option 'properties.linger.ms' needs a whole number of milliseconds, 0 or more, not '%s'", v)
+		}
+		s.lingerMs = n
 	}
 	// Where reading starts and ends.
 	if v, ok := o["scan.startup.mode"]; ok {

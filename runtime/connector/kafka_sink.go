@@ -178,7 +178,7 @@ func (k *KafkaSink) Begin(types.Schema) error {
 		return k.fail(err)
 	}
 	if !k.exactlyOnce() {
-		k.w, err = k.cl.NewWriter(kafka.WriterConfig{Partitioner: k.s.partitioner})
+		k.w, err = k.cl.NewWriter(k.writerConfig())
 		return k.fail(err)
 	}
 	var rec *eosRecord
@@ -207,6 +207,18 @@ func (k *KafkaSink) Begin(types.Schema) error {
 	return k.fail(k.begin())
 }
 
+// writerConfig is the configuration of the sink's writers.
+func (k *KafkaSink) writerConfig() kafka.WriterConfig {
+	cfg := kafka.WriterConfig{Partitioner: k.s.partitioner, Compression: k.s.compression}
+	switch {
+	case k.s.lingerMs == 0:
+		cfg.Linger = -1 // no wait
+	case k.s.lingerMs > 0:
+		cfg.Linger = time.Duration(k.s.lingerMs) * time.Millisecond
+	}
+	return cfg
+}
+
 // begin starts the transaction of k.seq (a producer of its own id, which
 // fences what a killed run left open under it).
 func (k *KafkaSink) begin() error {
@@ -215,7 +227,9 @@ func (k *KafkaSink) begin() error {
 		timeout = time.Duration(k.s.txnTimeoutMs) * time.Millisecond
 	}
 	var err error
-	k.w, err = k.cl.NewWriter(kafka.WriterConfig{Partitioner: k.s.partitioner, TransactionalID: k.txnID(k.seq), TransactionTimeout: timeout})
+	cfg := k.writerConfig()
+	cfg.TransactionalID, cfg.TransactionTimeout = k.txnID(k.seq), timeout
+	k.w, err = k.cl.NewWriter(cfg)
 	k.inTxn = 0
 	return err
 }

@@ -522,7 +522,12 @@ func (s *kafkaStream) decode(rec kafka.Record) ([]types.Row, error) {
 	t, sp := s.n.t, s.n.s
 	var err error
 	var keyRow types.Row
-	if s.key != nil {
+	if raw, ok := s.key.(*rawCodec); ok && s.valueIsRow && rec.Value != nil {
+		// The value's row is the table's: the key is only checked.
+		if err := raw.check(rec.Key); err != nil {
+			return nil, &partError{"key", err}
+		}
+	} else if s.key != nil {
 		if s.keyRows, err = s.key.decode(rec.Key, s.keyRows[:0]); err != nil {
 			return nil, &partError{"key", err}
 		}

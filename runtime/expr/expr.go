@@ -161,6 +161,8 @@ func compilePredicate(p *sqlmini.Predicate, sc *Scope) (Expr, error) {
 		return compileBetween(p, left, sc)
 	case p.Like != nil:
 		return compileLike(p, left, sc)
+	case strings.EqualFold(p.Truth, "JSON"):
+		return compileIsJSON(p, left) // functions_json.go
 	case p.Truth != "":
 		return compileTruth(p, left)
 	case p.In != nil:

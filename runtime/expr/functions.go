@@ -101,6 +101,8 @@ func (c *call) plain() error {
 		return c.errorf("IN is only allowed in POSITION")
 	case f.To != nil:
 		return c.errorf("TO is only allowed in FLOOR and CEIL of a time value")
+	case f.JSON != nil:
+		return c.errorf("RETURNING, WRAPPER and ON EMPTY | ERROR | NULL clauses are only allowed in the JSON functions")
 	}
 	return nil
 }
@@ -169,6 +171,7 @@ func init() {
 	functions = append(functions, timeFunctions...)
 	functions = append(functions, mathFunctions...)
 	functions = append(functions, flink2Functions...)
+	functions = append(functions, jsonFunctions...)
 	sort.Slice(functions, func(i, j int) bool { return functions[i].Name < functions[j].Name })
 	for _, f := range functions {
 		functionIndex[f.Name] = f
@@ -204,7 +207,7 @@ func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
 	}
 	switch name {
 	case "COUNT", "SUM", "MIN", "MAX", "AVG", "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE",
-		"LISTAGG", "ARRAY_AGG", "COLLECT", "PERCENTILE":
+		"LISTAGG", "ARRAY_AGG", "COLLECT", "PERCENTILE", "JSON_OBJECTAGG", "JSON_ARRAYAGG":
 		return nil, sqlmini.Errorf(f.Pos, "aggregate function %s is only allowed in a SELECT list or HAVING (with or without GROUP BY), not here", name)
 	case "DAY":
 		return nil, sqlmini.Errorf(f.Pos, "DAY is not a function in Flink SQL: write DAYOFMONTH(x) or EXTRACT(DAY FROM x)")
@@ -217,8 +220,8 @@ func compileFunc(f *sqlmini.FuncCall, sc *Scope) (Expr, error) {
 		return nil, sqlmini.Errorf(f.Pos, "%s reads the window of a query grouped by %s(...) with the same arguments: GROUP BY %s(time_attribute, ...)", name, name[:strings.IndexByte(name, '_')], name[:strings.IndexByte(name, '_')])
 	case "ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD":
 		return nil, sqlmini.Errorf(f.Pos, "the window function %s needs an OVER window: %s(...) OVER (PARTITION BY ... ORDER BY ...)", name, name)
-	case "FIRST_VALUE", "LAST_VALUE", "JSON_OBJECTAGG", "JSON_ARRAYAGG", "BIT_AND", "BIT_OR", "BIT_XOR":
-		return nil, sqlmini.Errorf(f.Pos, "the aggregate function %s is not supported yet (COUNT, SUM, MIN, MAX, AVG, the STDDEV and VAR functions, LISTAGG, ARRAY_AGG, COLLECT and PERCENTILE are)", name)
+	case "FIRST_VALUE", "LAST_VALUE", "BIT_AND", "BIT_OR", "BIT_XOR":
+		return nil, sqlmini.Errorf(f.Pos, "the aggregate function %s is not supported yet (COUNT, SUM, MIN, MAX, AVG, the STDDEV and VAR functions, LISTAGG, ARRAY_AGG, COLLECT, PERCENTILE, JSON_OBJECTAGG and JSON_ARRAYAGG are)", name)
 	}
 	if f.Filter != nil {
 		return nil, sqlmini.Errorf(f.Filter.Pos, "FILTER (WHERE ...) is for aggregate calls of a SELECT list or HAVING, and %s is not one", f.Name.Value)

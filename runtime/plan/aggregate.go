@@ -23,7 +23,7 @@ import (
 // aggregateFuncs are the aggregate functions GROUP BY knows.
 var aggregateFuncs = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true,
 	"STDDEV_POP": true, "STDDEV_SAMP": true, "STDDEV": true, "VAR_POP": true, "VAR_SAMP": true, "VARIANCE": true,
-	"LISTAGG": true, "ARRAY_AGG": true, "COLLECT": true, "PERCENTILE": true}
+	"LISTAGG": true, "ARRAY_AGG": true, "COLLECT": true, "PERCENTILE": true, "JSON_OBJECTAGG": true, "JSON_ARRAYAGG": true}
 
 // hasAggregate reports whether a SELECT's items call an aggregate
 // function, which makes it an aggregation even without GROUP BY.
@@ -591,6 +591,17 @@ func (a *aggPlanner) call(f *sqlmini.FuncCall) (int, error) {
 	case f.Star:
 		c.Typ = types.TypeBigInt.AsNotNull()
 		c.Text = "COUNT(*)"
+	case name == "JSON_OBJECTAGG" || name == "JSON_ARRAYAGG":
+		x, null, err := expr.CompileJSONAggArg(f, a.sc)
+		if err != nil {
+			return 0, err
+		}
+		c.Arg, c.ArgType, c.Typ, c.NullOnNull = x, x.Type(), types.TypeString.AsNotNull(), null
+		text := *f
+		text.Filter, text.Over = nil, nil
+		c.Text = text.String()
+	case f.JSON != nil:
+		return 0, sqlmini.Errorf(f.JSON.Pos, "%s takes no RETURNING, WRAPPER or ON EMPTY | ERROR | NULL clause: only the JSON functions do", name)
 	case len(f.Args) != 1 && name != "LISTAGG" && name != "PERCENTILE":
 		return 0, sqlmini.Errorf(f.Pos, "Invalid number of arguments to function '%s'. Was expecting 1 arguments", name)
 	default:

@@ -252,6 +252,15 @@ func (p *Planner) planJoin(js *joinScope, j *sqlmini.Join, pending []*sqlmini.No
 	}
 	n.Sch = types.Schema{Columns: out}
 	n.Text = sqlop.JoinText(kind.String(), strings.Join(where, " AND "), n.Sch)
+	if p.env.Batch && insertOnly {
+		// Flink's batch HashJoin: final rows, no state (batch.go).
+		n.Hash = true
+		build := "right"
+		if kind == sqlop.RightJoin {
+			build = "left"
+		}
+		n.Text = "HashJoin(joinType=[" + kind.String() + "], where=[" + strings.Join(where, " AND ") + "], select=[" + strings.Join(n.Sch.Names(), ", ") + "], build=[" + build + "])"
+	}
 	if len(using) > 0 {
 		mergeUsing(js, n, tables, using, natural, width, right.Schema().Len())
 		return pending, nil

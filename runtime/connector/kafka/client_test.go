@@ -195,3 +195,40 @@ func TestReader_Next_transactionMarkers(t *testing.T) {
 		t.Errorf("Done = %v, %v; want both partitions done", r.Done(p0), r.DoneAt(1))
 	}
 }
+
+func TestWriter_Write_compression(t *testing.T) {
+	for _, comp := range []string{"none", "gzip", "snappy", "lz4", "zstd", ""} {
+		t.Run("compression="+comp, func(t *testing.T) {
+			k := kafkatest.Start(t, 1, "t")
+			c := dial(t, k.Servers())
+			ctx := context.Background()
+			w, err := c.NewWriter(kafka.WriterConfig{Compression: comp, Linger: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			p0 := kafka.TP{Topic: "t"}
+			for i := range 3 {
+				w.Write(ctx, kafka.Record{TP: p0, Timestamp: int64(i + 1), Value: []byte(strings.Repeat("v", 100*i))})
+			}
+			if err := w.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			tps := []kafka.TP{p0}
+			r, err := c.NewReader(tps, map[kafka.TP]int64{p0: 0}, map[kafka.TP]int64{p0: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			for i := range 3 {
+				rec, ok, err := r.Next(ctx, 0)
+				if err != nil || !ok || len(rec.Value) != 100*i {
+					t.Fatalf("record %d: %d bytes, %v, %v", i, len(rec.Value), ok, err)
+				}
+			}
+		})
+	}
+	if _, err := (&kafka.Client{}).NewWriter(kafka.WriterConfig{Compression: "brotli"}); err == nil || !strings.Contains(err.Error(), "brotli") {
+		t.Errorf("compression brotli: err = %v", err)
+	}
+}

@@ -65,8 +65,10 @@ type partQueue struct {
 	end  int64
 	recs []*kgo.Record
 	head int
-	// ts is the timestamp of recs[head] in epoch milliseconds.
-	ts int64
+	// ready says that recs[head] is a record, not a transaction marker,
+	// and ts is its timestamp in epoch milliseconds.
+	ready bool
+	ts    int64
 }
 
 // done reports whether a bounded read of the partition reached its end.
@@ -76,10 +78,13 @@ func (q *partQueue) done() bool { return q.end >= 0 && q.next >= q.end }
 // move the partition's next offset) and reports whether a record is
 // there; ts is then its timestamp.
 func (q *partQueue) front(r *Reader) bool {
+	if q.ready {
+		return true
+	}
 	for q.head < len(q.recs) {
 		kr := q.recs[q.head]
 		if !kr.Attrs.IsControl() {
-			q.ts = kr.Timestamp.UnixMilli()
+			q.ts, q.ready = kr.Timestamp.UnixMilli(), true
 			return true
 		}
 		if kr.Offset >= q.next {
@@ -94,6 +99,7 @@ func (q *partQueue) front(r *Reader) bool {
 func (q *partQueue) pop(r *Reader) {
 	q.recs[q.head] = nil
 	q.head++
+	q.ready = false
 	r.queued--
 	if q.head == len(q.recs) {
 		q.recs, q.head = q.recs[:0], 0 // keeps the room for the next fetch

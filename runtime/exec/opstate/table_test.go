@@ -401,3 +401,63 @@ func TestTable_checkpointWritesChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestTable_olderStateFile: a table's namespace as older builds wrote it
+// (the state of the last checkpoint, values without markers) is read as
+// the oldest generation, and merged into the new form.
+func TestTable_olderStateFile(t *testing.T) {
+	st := statetest.OpenBolt(t)
+	want := map[string]string{}
+	if err := st.Update(func(tx state.Tx) error {
+		for i := range 50 {
+			k, v := fmt.Sprintf("k%02d", i), fmt.Sprint("old", i)
+			want[k] = v
+			if err := tx.Put("op/t", []byte(k), []byte(v)); err != nil {
+				return err
+			}
+		}
+		// What a run of an older build left before its next checkpoint.
+		return tx.Put("delta/op/t", []byte("k00"), []byte("vlost"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tb := open(t, st, 5)
+	if got := scanAll(t, tb, ""); !maps.Equal(got, want) {
+		t.Fatalf("an older state file read as %v; want %v", got, want)
+	}
+	for i := range 50 {
+		k := fmt.Sprintf("k%02d", i)
+		switch i % 3 {
+		case 0:
+			if err := tb.Delete([]byte(k)); err != nil {
+				t.Fatal(err)
+			}
+			delete(want, k)
+		case 1:
+			if err := tb.Put([]byte(k), "new"); err != nil {
+				t.Fatal(err)
+			}
+			want[k] = "new"
+		}
+		if i%10 == 9 {
+			checkpoint(t, st, tb)
+		}
+	}
+	checkpoint(t, st, tb)
+	// Compactions go on as the table is used.
+	for range 100 {
+		if _, _, err := tb.Get([]byte("k01")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := scanAll(t, open(t, st, 5), ""); !maps.Equal(got, want) {
+		t.Fatalf("after checkpoints the table holds %v; want %v", got, want)
+	}
+	var names []string
+	if err := st.View(func(tx state.Tx) (err error) { names, err = tx.Namespaces(); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(names, "delta/op/t") {
+		t.Errorf("namespaces %q: the older build's unfinished delta is still there", names)
+	}
+}

@@ -304,4 +304,7 @@ type AggCall struct {
 	Sep string
 	// Percents are PERCENTILE's percentages (one, or an ARRAY's).
 	Percents []float64
+	// NullOnNull is JSON_ARRAYAGG's and JSON_OBJECTAGG's NULL ON NULL:
+	// NULL values count, as null.
+	NullOnNull bool
 }

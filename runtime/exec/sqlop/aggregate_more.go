@@ -64,6 +64,10 @@ func newMoreAccumulator(c *AggCall) Accumulator {
 		return &listAggAcc{sep: c.Sep}
 	case "ARRAY_AGG":
 		return &arrayAggAcc{}
+	case "JSON_ARRAYAGG":
+		return &jsonArrayAggAcc{null: c.NullOnNull} // aggregate_json.go
+	case "JSON_OBJECTAGG":
+		return &jsonObjectAggAcc{null: c.NullOnNull}
 	case "COLLECT":
 		return &collectAcc{}
 	case "PERCENTILE":

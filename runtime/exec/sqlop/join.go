@@ -57,6 +57,9 @@ type JoinNode struct {
 	Cond expr.Expr
 	Sch  types.Schema
 	Text string
+	// Hash makes it the hash join of batch mode, over insert-only inputs
+	// (join_batch.go).
+	Hash bool
 }
 
 var _ exec.Node = (*JoinNode)(nil)
@@ -66,6 +69,9 @@ func (n *JoinNode) Schema() types.Schema { return n.Sch }
 // Changelog is the union of the inputs' kinds; an outer join adds INSERT
 // and DELETE (its padded rows come and go).
 func (n *JoinNode) Changelog() types.ChangelogMode {
+	if n.Hash {
+		return types.InsertOnly
+	}
 	m := n.Left.Changelog().Union(n.Right.Changelog())
 	m.KeyOnlyDeletes = false
 	if n.Kind != InnerJoin {
@@ -79,6 +85,9 @@ func (n *JoinNode) Children() []exec.Node { return []exec.Node{n.Left, n.Right} 
 func (n *JoinNode) Explain() string { return n.Text }
 
 func (n *JoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
+	if n.Hash {
+		return n.openHash(ex) // join_batch.go
+	}
 	ns := ex.OperatorNamespace("join")
 	ins, err := exec.OpenAll(ex, []exec.Node{n.Left, n.Right})
 	if err != nil {
