@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -116,6 +117,10 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 	// goOn is SET 'ptfsh.on-error' = 'continue': a statement that fails
 	// is left out, with a note, and the script goes on, as in ptfsh.
 	goOn := false
+	// batch is SET 'execution.runtime-mode' = 'batch': the cases then
+	// start with that SET (BatchMode), which makes Flink's environment
+	// one of batch mode.
+	batch := false
 	failed := func(st *sqlmini.Statement, err error) error {
 		if !goOn {
 			return err
@@ -134,6 +139,12 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 			goOn = st.Set.Value != nil && strings.EqualFold(string(*st.Set.Value), "continue")
 		case st.Reset != nil && (st.Reset.Key == nil || string(*st.Reset.Key) == "ptfsh.on-error"):
 			goOn = false
+		}
+		switch {
+		case st.Set != nil && st.Set.Key != nil && string(*st.Set.Key) == runtimeMode:
+			batch = st.Set.Value != nil && strings.EqualFold(string(*st.Set.Value), "batch")
+		case st.Reset != nil && (st.Reset.Key == nil || string(*st.Reset.Key) == runtimeMode):
+			batch = false
 		}
 		if st.Query != nil {
 			if fn, view := otherCall(st.Query, others, tainted); fn != "" {
@@ -164,7 +175,10 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 				}
 				continue
 			}
-			stmts := make([]string, 0, len(setup)+1)
+			stmts := make([]string, 0, len(setup)+2)
+			if batch {
+				stmts = append(stmts, BatchMode)
+			}
 			for _, u := range setup {
 				stmts = append(stmts, u.text)
 			}
@@ -194,7 +208,10 @@ func Cases(ctx context.Context, r Runner, s Script) ([]Case, error) {
 				fmt.Fprintf(notes, "note: %s:%d: not in job.sql, it reads %s, %s\n", s.Path, st.Pos.Line, name, why)
 				continue
 			}
-			stmts := make([]string, 0, len(setup)+1)
+			stmts := make([]string, 0, len(setup)+2)
+			if batch {
+				stmts = append(stmts, BatchMode)
+			}
 			for _, u := range setup {
 				stmts = append(stmts, u.text)
 			}
@@ -334,6 +351,13 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 		}
 	case connector == "datagen":
 		return "", "a datagen table, whose random values on Flink are not ptfsh's", nil
+	case (connector == "kafka" || connector == "upsert-kafka") && strings.EqualFold(opts["sink.delivery-guarantee"], "exactly-once") && opts["properties.transaction.timeout.ms"] == "":
+		// Flink's Kafka sink asks for transactions of an hour
+		// (KafkaSinkBuilder's default), which a broker refuses unless its
+		// 'transaction.max.timeout.ms' (15 minutes by default) allows
+		// them; ptfsh's sink asks for 15 minutes, which Flink's job is
+		// given too.
+		t.Options = append(append([]*sqlmini.Option(nil), t.Options...), &sqlmini.Option{Key: "properties.transaction.timeout.ms", Value: sqlmini.Str(fmt.Sprint(kafkaTransactionTimeout.Milliseconds()))})
 	case connector == "filesystem":
 		for i, o := range t.Options {
 			if string(o.Key) == "path" && !filepath.IsAbs(string(o.Value)) && s.Dir != "" {
@@ -359,6 +383,10 @@ func flinkTable(ctx context.Context, r Runner, s Script, st *sqlmini.Statement) 
 	}
 	return head + " WITH (" + strings.Join(opts2, ", ") + ")", "", nil
 }
+
+// kafkaTransactionTimeout is the transaction timeout of ptfsh's
+// exactly-once Kafka sink when the table sets none.
+const kafkaTransactionTimeout = 15 * time.Minute
 
 // kafkaTable returns the connector of a Kafka table ('kafka' or
 // 'upsert-kafka'; "" for another table) and whether Flink reads it to an

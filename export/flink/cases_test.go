@@ -330,3 +330,40 @@ SELECT value FROM F(TABLE h PARTITION BY user);
 		t.Errorf("cases (-want +got):\n%s", d)
 	}
 }
+
+// TestCases_batchMode checks that a case the script runs in batch mode
+// starts with SET 'execution.runtime-mode' = 'batch', and that RESET
+// goes back to streaming mode.
+func TestCases_batchMode(t *testing.T) {
+	const script = `CREATE FUNCTION Mine AS 'mine.js';
+CREATE VIEW v(name) AS VALUES ('Bob');
+SELECT * FROM Mine(TABLE v);
+SET 'execution.runtime-mode' = 'BATCH';
+SELECT name, COUNT(*) AS n FROM v GROUP BY name;
+RESET 'execution.runtime-mode';
+SELECT name FROM v;
+`
+	r := &fakeRunner{results: map[string][]types.Row{}}
+	cases, err := flink.Cases(context.Background(), r, flink.Script{Path: "s.sql", Source: script, Name: "mine", File: "/abs/mine.js", Notes: &bytes.Buffer{}, DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const view = "CREATE VIEW v(name) AS VALUES ('Bob')"
+	var got [][]string
+	var batch []bool
+	for _, c := range cases {
+		got = append(got, c.Statements)
+		batch = append(batch, c.Batch())
+	}
+	want := [][]string{
+		{view, "SELECT * FROM Mine(TABLE v)"},
+		{flink.BatchMode, view, "SELECT name, COUNT(*) AS n FROM v GROUP BY name"},
+		{view, "SELECT name FROM v"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("statements (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]bool{false, true, false}, batch); diff != "" {
+		t.Errorf("Batch (-want +got):\n%s", diff)
+	}
+}

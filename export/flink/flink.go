@@ -98,7 +98,7 @@ type Case struct {
 	// Name names the case's files (a Java-friendly identifier).
 	Name string
 	// Statements are the setup statements then the SELECT, without the
-	// final semicolons.
+	// final semicolons; a case of batch mode starts with BatchMode.
 	Statements []string
 	// Rows are the expected rows as Flink's Row.toString prints them
 	// ([types.FormatRow]: +I[Bob, 12]), the lines of --format rows.
@@ -108,6 +108,17 @@ type Case struct {
 	// (its output is a topic, not rows).
 	Insert bool
 }
+
+// runtimeMode is the setting of Flink's runtime mode.
+const runtimeMode = "execution.runtime-mode"
+
+// BatchMode is the first statement of a case that ptfsh ran in batch mode:
+// the exported test makes its environment one of batch mode, and job.sql
+// sets the mode before the case's statements.
+const BatchMode = "SET 'execution.runtime-mode' = 'batch'"
+
+// Batch reports whether the case ran in batch mode.
+func (c Case) Batch() bool { return len(c.Statements) > 0 && c.Statements[0] == BatchMode }
 
 // Tests are the cases that are tests (not an INSERT of the job).
 func (p Project) Tests() []Case {

@@ -317,6 +317,41 @@ func TestCheckChangelog(t *testing.T) {
 	}
 }
 
+// TestWrite_batchMode checks that job.sql sets the runtime mode where the
+// cases' mode changes, and gives each statement once.
+func TestWrite_batchMode(t *testing.T) {
+	def := load(t, "Greeting", "", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
+		eval(ctx, s, { input }) { ctx.collect("Hello " + input.name); } })`)
+	dir := t.TempDir()
+	const view = "CREATE VIEW v(name) AS VALUES ('Bob')"
+	err := flink.Write(dir, flink.Project{Def: def, File: "g.js", Script: "({})\n", Cases: []flink.Case{
+		{Name: "case01", Statements: []string{view, "SELECT * FROM Greeting(input => TABLE v)"}, Rows: []string{"+I[Hello Bob]"}},
+		{Name: "case02", Statements: []string{flink.BatchMode, view, "SELECT COUNT(*) FROM v"}, Rows: []string{"+I[1]"}},
+		{Name: "case03", Statements: []string{view, "SELECT name FROM v"}, Rows: []string{"+I[Bob]"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := os.ReadFile(filepath.Join(dir, "job.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, _ := strings.Cut(string(job), "CREATE TEMPORARY SYSTEM FUNCTION `Greeting` AS 'ptfsh.flink.Greeting';\n")
+	want := view + ";\nSELECT * FROM Greeting(input => TABLE v);\n" +
+		"SET 'execution.runtime-mode' = 'batch';\nSELECT COUNT(*) FROM v;\n" +
+		"SET 'execution.runtime-mode' = 'streaming';\nSELECT name FROM v;\n"
+	if got != want {
+		t.Errorf("job.sql after the registration = %q, want %q", got, want)
+	}
+	c2, err := os.ReadFile(filepath.Join(dir, "src/test/resources/ptfsh/cases/case02.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := flink.BatchMode + ";\n" + view + ";\nSELECT COUNT(*) FROM v;\n"; string(c2) != want {
+		t.Errorf("case02.sql = %q, want %q", c2, want)
+	}
+}
+
 func TestWrite_files(t *testing.T) {
 	def := load(t, "Greeting", "", `({ output: "STRING", args: [{ name: "input", traits: ["ROW_SEMANTIC_TABLE"] }],
 		eval(ctx, s, { input }) { ctx.collect("Hello " + input.name); } })`)

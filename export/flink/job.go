@@ -95,8 +95,20 @@ func jobSQL(register, artifact string, p Project) string {
 	b.WriteString("SET 'sql-client.execution.result-mode' = 'tableau';\n")
 	b.WriteString(register)
 	seen := map[string]bool{}
+	batch := false
 	for _, c := range p.Cases {
+		if c.Batch() != batch {
+			batch = c.Batch()
+			if batch {
+				b.WriteString(BatchMode + ";\n")
+			} else {
+				b.WriteString("SET 'execution.runtime-mode' = 'streaming';\n")
+			}
+		}
 		for i, st := range c.Statements {
+			if i == 0 && batch {
+				continue // BatchMode, written above
+			}
 			if i < len(c.Statements)-1 {
 				if seen[st] {
 					continue

@@ -69,6 +69,7 @@ func (n *FinalNode) Open(ex *Execution) (Stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	ex.HoldsInMemory("batch mode keeps the final rows")
 	return &finalStream{in: in, at: map[string][]int{}}, nil
 }
 

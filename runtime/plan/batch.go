@@ -19,7 +19,8 @@ import (
 // values (sqlop.AggregateNode.Final); ORDER BY sorts fully, with LIMIT
 // keeping the first rows (sqlop.SortNode); a ROW_NUMBER Top-N or
 // deduplication sorts by the partition and the order keys
-// (sqlop.BatchRankNode); a regular join builds a hash table of its right
+// (sqlop.BatchRankNode), an OVER window by partition and its order
+// (batchOver, over.go); a regular join builds a hash table of its right
 // input and probes it with its left (sqlop.JoinNode.Hash). Whatever still
 // makes updates is made into its final rows at the root
 // (exec.FinalNode).

@@ -409,8 +409,27 @@ func (o *overPlanner) finish() (exec.Node, error) {
 				return nil, sqlmini.Errorf(o.sortPos, "%s over a window ordered by a column that is not a time attribute is not supported yet; order by a WATERMARK column", c.Fn)
 			}
 		}
-		return &sqlop.OverSortedNode{In: n.In, Partition: n.Partition, PartText: n.PartText, Keys: o.sortKeys,
-			Calls: n.Calls, Rows: rows, Sch: n.Sch}, nil
+		sorted := &sqlop.OverSortedNode{In: n.In, Partition: n.Partition, PartText: n.PartText, Keys: o.sortKeys,
+			Calls: n.Calls, Rows: rows, Sch: n.Sch}
+		if o.p.env.Batch {
+			return batchOver(sorted, n.Partition, n.PartText, o.sortKeys), nil
+		}
+		return sorted, nil
+	}
+	if o.p.env.Batch {
+		c := n.Sch.Columns[n.Time]
+		return batchOver(n, n.Partition, n.PartText, []sqlop.OrderKey{{Expr: &expr.Column{Index: n.Time, T: c.Type}, NullsFirst: true, Text: c.Name + " ASC"}}), nil
 	}
 	return n, nil
+}
+
+// batchOver gives the rows of an OVER window by partition, then in its
+// order, as Flink's batch OverAggregate, which reads its input so sorted
+// (batch.go).
+func batchOver(n exec.Node, part []expr.Expr, partText []string, keys []sqlop.OrderKey) exec.Node {
+	var all []sqlop.OrderKey
+	for i, x := range part {
+		all = append(all, sqlop.OrderKey{Expr: x, NullsFirst: true, Text: partText[i] + " ASC"})
+	}
+	return &sqlop.SortNode{In: finalRows(n), Keys: append(all, keys...)}
 }

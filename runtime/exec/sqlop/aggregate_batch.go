@@ -17,13 +17,15 @@ import (
 // values (keycodec's encoding sorts as the values do). A SELECT of
 // aggregates alone gives its one row even over no rows, as Flink's batch
 // mode does. Nothing goes to the state store: a batch statement has no
-// checkpoint to resume from.
+// checkpoint to resume from: the statement takes none before its end
+// (exec.Execution.HoldsInMemory), and runs again whole after a kill.
 
 func (n *AggregateNode) openFinal(ex *exec.Execution) (exec.Stream, error) {
 	in, err := n.In.Open(ex)
 	if err != nil {
 		return nil, err
 	}
+	ex.HoldsInMemory("a batch hash aggregation keeps its groups")
 	return &hashAggStream{n: n, in: in, groups: map[string]*aggGroup{}, vals: make([]any, len(n.Groups))}, nil
 }
 

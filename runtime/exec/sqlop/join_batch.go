@@ -22,6 +22,7 @@ func (n *JoinNode) openHash(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	ex.HoldsInMemory("a batch hash join keeps its build side's rows")
 	s := &hashJoinStream{n: n, ins: ins, build: 1, table: map[string][]int{}}
 	if n.Kind == RightJoin {
 		s.build = 0

@@ -45,6 +45,7 @@ func (n *SortNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	ex.HoldsInMemory("a batch sort keeps its rows")
 	return &batchSortStream{n: n, in: in}, nil
 }
 
@@ -127,6 +128,7 @@ func (n *BatchRankNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	ex.HoldsInMemory("a batch Top-N keeps its rows")
 	return &batchRankStream{n: n, in: in}, nil
 }
 
