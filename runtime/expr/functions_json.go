@@ -116,18 +116,23 @@ func jsonContext(text string, path *jsonPath) (any, error) {
 	return v, err
 }
 
-// evalJSONArgs evaluates json and path; ok is false when either is NULL.
-func evalJSONArgs(c *call, row []any, compiled func([]any) (*jsonPath, error)) (text string, p *jsonPath, ok bool, err error) {
+// jsonEval evaluates json and path and applies the path: the value
+// (jsonContext), the path, and null when json or path is NULL. An error
+// of the argument itself comes with null set too, to be returned as it is.
+func jsonEval(c *call, row []any, compiled func([]any) (*jsonPath, error)) (v any, p *jsonPath, null bool, err error) {
 	j, err := c.args[0].Eval(row)
 	if j == nil || err != nil {
-		return "", nil, false, err
+		return nil, nil, true, err
 	}
 	pv, err := c.args[1].Eval(row)
 	if pv == nil || err != nil {
-		return "", nil, false, err
+		return nil, nil, true, err
 	}
-	p, err = compiled([]any{j, pv})
-	return j.(string), p, true, err
+	if p, err = compiled([]any{j, pv}); err != nil {
+		return nil, p, false, err
+	}
+	v, err = jsonContext(j.(string), p)
+	return v, p, false, err
 }
 
 func compileJSONValue(c *call) (Expr, error) {
@@ -160,13 +165,9 @@ func compileJSONValue(c *call) (Expr, error) {
 		return nil, err
 	}
 	return &funcExpr{t: ret, konst: allConstant(c.args...), f: func(row []any) (any, error) {
-		text, p, ok, err := evalJSONArgs(c, row, compiled)
-		if !ok && err == nil {
-			return nil, nil
-		}
-		var v any
-		if err == nil {
-			v, err = jsonContext(text, p)
+		v, p, null, err := jsonEval(c, row, compiled)
+		if null {
+			return nil, err
 		}
 		if err == nil {
 			switch {
@@ -289,13 +290,9 @@ func compileJSONQuery(c *call) (Expr, error) {
 		return "{}", nil
 	}
 	return &funcExpr{t: types.TypeString, konst: allConstant(c.args...), f: func(row []any) (any, error) {
-		text, p, ok, err := evalJSONArgs(c, row, compiled)
-		if !ok && err == nil {
-			return nil, nil
-		}
-		var v any
-		if err == nil {
-			v, err = jsonContext(text, p)
+		v, p, null, err := jsonEval(c, row, compiled)
+		if null {
+			return nil, err
 		}
 		if err != nil {
 			return empty("ERROR", err)
@@ -340,13 +337,9 @@ func compileJSONExists(c *call) (Expr, error) {
 		onError = b.What()
 	}
 	return &funcExpr{t: types.TypeBoolean, konst: allConstant(c.args...), f: func(row []any) (any, error) {
-		text, p, ok, err := evalJSONArgs(c, row, compiled)
-		if !ok && err == nil {
-			return nil, nil
-		}
-		var v any
-		if err == nil {
-			v, err = jsonContext(text, p)
+		v, _, null, err := jsonEval(c, row, compiled)
+		if null {
+			return nil, err
 		}
 		if err == nil {
 			return v != nil, nil
