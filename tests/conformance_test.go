@@ -15,8 +15,7 @@ import (
 // skipped; the test fails when one of them starts to pass, so that the list
 // stays honest.
 var knownFailing = map[string]string{
-	"sql_cast_string_to_decimal": "TRY_CAST('12.5' AS INT): Flink 2.3.0 reads the decimal text and cuts it to 12; ptfsh's cast of a string to an integer takes whole numbers only and gives NULL",
-	"sql_coll_array_map":         "ARRAY[1, 2][5]: Flink 2.3.0 gives -1 (it reads past the end of a constant array), where its documentation says an index out of range gives NULL; ptfsh gives NULL",
+	"sql_coll_array_map": "ARRAY[1, 2][5]: Flink 2.3.0 gives -1 (it reads past the end of a constant array), where its documentation says an index out of range gives NULL; ptfsh gives NULL",
 }
 
 // TestConformance checks each archive of testdata/conformance against

@@ -19,7 +19,7 @@ import (
 // flinkArchives are the archives whose rows and messages TestFlinkSQL
 // checks against Flink itself.
 var flinkArchives = []string{"testdata/sql/match_recognize.txtar", "testdata/sql/match_recognize_proctime.txtar", "testdata/sql/lateral.txtar", "testdata/sql/lookup_join.txtar", "testdata/sql/rand.txtar", "testdata/sql/str_to_map_convert_tz.txtar", "testdata/sql/subscripts.txtar", "testdata/sql/unnest.txtar",
-	"testdata/sql/batch_mode.txtar", "testdata/sql/batch_sort.txtar", "testdata/sql/batch_refusals.txtar", "testdata/sql/json_functions.txtar"}
+	"testdata/sql/batch_mode.txtar", "testdata/sql/batch_sort.txtar", "testdata/sql/batch_refusals.txtar", "testdata/sql/json_functions.txtar", "testdata/sql/cast_fraction_to_timestamp_ltz.txtar"}
 
 // flinkUnordered are the archives of flinkArchives whose rows are compared
 // with Flink's as a multiset: Flink's batch hash aggregation gives its

@@ -98,7 +98,7 @@ func castToInteger(v any, to types.Type) (any, error) {
 		}
 		n = q.Int64()
 	case string:
-		i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		i, err := parseJavaIntegral(strings.TrimSpace(x))
 		if err != nil {
 			return nil, fmt.Errorf("cannot cast '%s' to %s", x, to)
 		}
@@ -121,6 +121,47 @@ func castToInteger(v any, to types.Type) (any, error) {
 		return v, nil // the same number: no new box for it
 	}
 	return n, nil
+}
+
+// parseJavaIntegral reads a string cast to an integer type as Flink's
+// BinaryStringDataUtil.toLong does: an optional sign, digits, and an
+// optional fraction of digits, which is cut off (CAST('12.5' AS INT) is
+// 12, CAST('.5' AS INT) is 0); anything else, or a number beyond BIGINT,
+// is an error.
+func parseJavaIntegral(s string) (int64, error) {
+	if s == "" {
+		return 0, fmt.Errorf("the text is empty")
+	}
+	i, neg := 0, s[0] == '-'
+	if neg || s[0] == '+' {
+		i++
+		if len(s) == 1 {
+			return 0, fmt.Errorf("a sign without digits")
+		}
+	}
+	var n uint64
+	for ; i < len(s) && s[i] != '.'; i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("%q is not a digit", c)
+		}
+		n = n*10 + uint64(c-'0')
+		if n > 1<<63 {
+			return 0, fmt.Errorf("the number is out of BIGINT's range")
+		}
+	}
+	for i++; i < len(s); i++ {
+		if c := s[i]; c < '0' || c > '9' {
+			return 0, fmt.Errorf("%q is not a digit", c)
+		}
+	}
+	if neg {
+		return -int64(n), nil // n = 1<<63 gives math.MinInt64
+	}
+	if n > math.MaxInt64 {
+		return 0, fmt.Errorf("the number is out of BIGINT's range")
+	}
+	return int64(n), nil
 }
 
 func castToFloat(v any, to types.Type) (any, error) {

@@ -39,7 +39,7 @@ var timeFunctions = []Function{
 	{Name: "FROM_UNIXTIME", Signature: "FROM_UNIXTIME(seconds [, pattern])", Doc: "epoch seconds formatted (default yyyy-MM-dd HH:mm:ss)", compile: compileDateFormat},
 	{Name: "TO_TIMESTAMP", Signature: "TO_TIMESTAMP(s [, pattern])", Doc: "a string parsed as a TIMESTAMP(3) (default pattern yyyy-MM-dd HH:mm:ss); NULL when it does not parse", compile: compileParseTime},
 	{Name: "TO_DATE", Signature: "TO_DATE(s [, pattern])", Doc: "a string parsed as a DATE (default pattern yyyy-MM-dd); NULL when it does not parse", compile: compileParseTime},
-	{Name: "TO_TIMESTAMP_LTZ", Signature: "TO_TIMESTAMP_LTZ(epoch [, precision]) | TO_TIMESTAMP_LTZ(s, pattern)", Doc: "epoch seconds (precision 0) or milliseconds (3, the default), or a string parsed, as a TIMESTAMP_LTZ(3)", compile: compileToTimestampLTZ},
+	{Name: "TO_TIMESTAMP_LTZ", Signature: "TO_TIMESTAMP_LTZ(epoch [, precision]) | TO_TIMESTAMP_LTZ(s [, pattern])", Doc: "epoch seconds (precision 0) or milliseconds (3, the default), or a string parsed (by default as yyyy-MM-dd HH:mm:ss[.fff], in UTC), as a TIMESTAMP_LTZ(3)", compile: compileToTimestampLTZ},
 	{Name: "UNIX_TIMESTAMP", Signature: "UNIX_TIMESTAMP([s [, pattern]])", Doc: "the current time, or a string parsed (default yyyy-MM-dd HH:mm:ss), in epoch seconds", compile: compileUnixTimestamp},
 	{Name: "TIMESTAMPADD", Signature: "TIMESTAMPADD(unit, n, t)", Doc: "t plus n units (YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND); months clamp to the month's last day", unit: true, compile: compileTimestampAdd},
 	{Name: "TIMESTAMPDIFF", Signature: "TIMESTAMPDIFF(unit, t1, t2)", Doc: "the number of whole units from t1 to t2, an INT", unit: true, compile: compileTimestampDiff},
@@ -516,6 +516,19 @@ func compileToTimestampLTZ(c *call) (Expr, error) {
 	}
 	t := types.TypeTimestampLTZ
 	if a := c.args[0].Type(); a.IsString() {
+		if len(c.args) == 1 {
+			// TO_TIMESTAMP_LTZ(s): s read as yyyy-MM-dd HH:mm:ss[.fff]
+			// (or a date alone) in UTC; text that is none is an error, as
+			// in Flink 2.3.
+			return strict(t, true, c.args, func(v []any) (any, error) {
+				text := v[0].(string)
+				ts, ok := parseTimestampText(text, "yyyy-MM-dd HH:mm:ss")
+				if !ok || strings.ContainsRune(text, 'T') {
+					return nil, c.errorf("cannot parse '%s' as a timestamp: the text is yyyy-MM-dd HH:mm:ss[.fff] (or give the pattern, TO_TIMESTAMP_LTZ(s, pattern))", v[0])
+				}
+				return types.Instant{Millis: ts.Millis}, nil // TIMESTAMP_LTZ(3)
+			}), nil
+		}
 		if err := c.arity(2, 2); err != nil {
 			return nil, err
 		}
