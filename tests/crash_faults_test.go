@@ -85,8 +85,8 @@ func faultBinary(t *testing.T) string {
 // (internal/fault names them), as strace's fault injection would but
 // counting the calls of the whole process rather than of one thread. An
 // uninterrupted run counts the points it passes; then, for each point and
-// each time it is reached (the first, the middle and the last when there
-// are more than three; PTFSH_FAULTS=all, as .ci/run sets, for every one), a fresh
+// each time it is reached (the first and the last when there are more
+// than two; PTFSH_FAULTS=all, as .ci/run sets, for every one), a fresh
 // folder runs the script killed there and then runs it again to its end,
 // and every file of the folder, hidden ones included, must equal the
 // uninterrupted run's byte for byte.
@@ -156,14 +156,14 @@ func TestCrash_faultPoints(t *testing.T) {
 
 // faultOccurrences picks the times a point reached count times is cut.
 func faultOccurrences(count int, all bool) []int {
-	if all || count <= 3 {
+	if all || count <= 2 {
 		out := make([]int, count)
 		for i := range out {
 			out[i] = i + 1
 		}
 		return out
 	}
-	return []int{1, (count + 1) / 2, count}
+	return []int{1, count}
 }
 
 // runFault runs job.sql of dir with its state file, killed at the point
