@@ -61,19 +61,8 @@ func (s *hashAggStream) Row(r types.Row) error {
 		s.groups[string(s.key)] = g
 	}
 	retract := r.Kind == types.UpdateBefore || r.Kind == types.Delete
-	for i, c := range n.Calls {
-		var v any
-		if c.Arg != nil {
-			var err error
-			if v, err = c.Arg.Eval(r.Fields); err != nil {
-				return err
-			}
-		}
-		if retract {
-			g.accs[i].Retract(v)
-		} else {
-			g.accs[i].Add(v)
-		}
+	if err := accumulate(n.Calls, g.accs, r, retract); err != nil {
+		return err
 	}
 	if retract {
 		g.rows--

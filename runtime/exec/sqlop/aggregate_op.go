@@ -299,19 +299,8 @@ func (s *aggregateStream) Row(r types.Row) (err error) {
 			g.accs[i] = NewAccumulator(c)
 		}
 	}
-	for i, c := range n.Calls {
-		var v any
-		if c.Arg != nil {
-			var err error
-			if v, err = c.Arg.Eval(r.Fields); err != nil {
-				return err
-			}
-		}
-		if retract {
-			g.accs[i].Retract(v)
-		} else {
-			g.accs[i].Add(v)
-		}
+	if err := accumulate(n.Calls, g.accs, r, retract); err != nil {
+		return err
 	}
 	if retract {
 		g.rows--
@@ -369,4 +358,24 @@ func sameValues(a, b []any) bool {
 		}
 	}
 	return true
+}
+
+// accumulate adds row r's arguments to the accumulators of calls, or takes
+// them back (retract).
+func accumulate(calls []*AggCall, accs []Accumulator, r types.Row, retract bool) error {
+	for i, c := range calls {
+		var v any
+		if c.Arg != nil {
+			var err error
+			if v, err = c.Arg.Eval(r.Fields); err != nil {
+				return err
+			}
+		}
+		if retract {
+			accs[i].Retract(v)
+		} else {
+			accs[i].Add(v)
+		}
+	}
+	return nil
 }
