@@ -308,15 +308,15 @@ func (t *Table[V]) compactSome() error {
 		}
 		t.comp = c
 	}
-	if err := t.compactBatch(); err != nil {
+	if err := t.compactStep(); err != nil {
 		return fmt.Errorf("compacting the state %q: %w", t.ns, err)
 	}
 	return nil
 }
 
-// compactBatch merges up to t.batch keys into the compaction's output,
+// compactStep merges up to t.batch keys into the compaction's output,
 // and lists it when the inputs are done.
-func (t *Table[V]) compactBatch() error {
+func (t *Table[V]) compactStep() error {
 	c := t.comp
 	c.keys, c.vals = c.keys[:0], c.vals[:0]
 	done := false
