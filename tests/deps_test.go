@@ -34,7 +34,7 @@ var layers = map[string][]string{
 	// The PTF contract: what a function is and what a call sees.
 	"runtime/ptf":      {mod + "runtime/types", mod + "sqlmini"},
 	"runtime/keycodec": {mod + "runtime/types", mod + "internal/orderedcode"},
-	// format reads and writes Parquet with parquet-go (runtime/format/parquet_read.go, parquet_write.go).
+	// format reads and writes Parquet with parquet-go (runtime/format/parquet_read.go, parquet_typed.go, parquet_write.go).
 	"runtime/format": {mod + "runtime/types", mod + "runtime/textparse", mod + "runtime/keycodec", "github.com/parquet-go/parquet-go"},
 	// expr evaluates expressions; it reads text through textparse, not
 	// the file formats (which link parquet-go and the store).
@@ -241,10 +241,10 @@ func allowedImport(imp string, allowed []string) bool {
 
 // TestParquetBehindOneFile: parquet-go is imported only by the Parquet
 // reader, writer and schema of runtime/format (parquet_read.go,
-// parquet_write.go, parquet_schema.go; tests included).
+// parquet_typed.go, parquet_write.go, parquet_schema.go; tests included).
 func TestParquetBehindOneFile(t *testing.T) {
 	const engine = "github.com/parquet-go/parquet-go"
-	owners := map[string]bool{"runtime/format/parquet_read.go": true, "runtime/format/parquet_write.go": true, "runtime/format/parquet_schema.go": true, "tests/deps_test.go": true}
+	owners := map[string]bool{"runtime/format/parquet_read.go": true, "runtime/format/parquet_typed.go": true, "runtime/format/parquet_write.go": true, "runtime/format/parquet_schema.go": true, "tests/deps_test.go": true}
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
 			return err
@@ -255,7 +255,7 @@ func TestParquetBehindOneFile(t *testing.T) {
 		}
 		rel, _ := filepath.Rel("..", path)
 		if strings.Contains(string(b), `"`+engine) && !owners[filepath.ToSlash(rel)] {
-			t.Errorf("%s imports %s, which only runtime/format's parquet_read.go, parquet_write.go and parquet_schema.go may", rel, engine)
+			t.Errorf("%s imports %s, which only runtime/format's parquet_read.go, parquet_typed.go, parquet_write.go and parquet_schema.go may", rel, engine)
 		}
 		return nil
 	})
