@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -25,11 +26,15 @@ type diffRun struct {
 // checkpoints do).
 func runPath(t testing.TB, compile bool, file, src string, schema types.Schema, opts ptfop.HarnessOptions, store state.Store, batches [][]types.Row) diffRun {
 	t.Helper()
-	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, NoCompile: !compile, MaxRowsPerCall: 5})
+	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, NoCompile: !compile, MaxRowsPerCall: 5, EvalTimeout: 20 * time.Second})
 	defer e.Close()
 	def, err := e.Load(strings.TrimSuffix(file, ".js"), file, src)
 	if err != nil {
-		t.Fatalf("load: %v", err)
+		var r diffRun
+		for range batches {
+			r.out = append(r.out, "load: "+err.Error())
+		}
+		return r
 	}
 	opts.Store = store
 	h, err := ptfop.NewHarness(def, schema, opts)
