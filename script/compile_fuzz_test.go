@@ -30,7 +30,7 @@ var (
 	fuzzNums = []string{"0", "1", "-1", "2.5", "7", "1e21", "0.1", "-0", "9007199254740993", "3", "-2147483649", "0.5"}
 	fuzzStrs = []string{`""`, `"a"`, `"/p/"`, `"10"`, `"é"`, `"-0"`}
 	fuzzBin  = []string{"+", "-", "*", "/", "%", "<", "<=", ">", ">=", "===", "!==", "==", "!=", "&&", "||"}
-	fuzzVals = []string{"a", "b", "c", "s.n", "s.t", "input.url", "input.view_time", "true", "false", "null"}
+	fuzzVals = []string{"a", "b", "c", "s.n", "s.t", "input.url", "input.view_time", "true", "false", "null", "s.l.length", "K", "input.url.length"}
 )
 
 func (g *progGen) expr(depth int) string {
@@ -88,6 +88,12 @@ func (g *progGen) stmt(depth int, inLoop bool) string {
 		}
 		return "ctx.collect(" + g.expr(1) + ");"
 	case 8:
+		switch g.pick(3) {
+		case 0:
+			return "s.l.push(" + g.expr(1) + ");"
+		case 1:
+			return "s.l = [" + g.expr(1) + ", " + g.expr(1) + "];"
+		}
 		return "{ let d = " + g.expr(1) + "; c = d; }"
 	default:
 		return "{ let w = 0; while (w < 3) { w++; " + g.stmts(depth-1, true) + " } }"
@@ -132,10 +138,11 @@ func FuzzCompile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g := &progGen{b: data}
 		body := "let a = 0, b = \"\", c = 1;\n" + g.stmts(3, false)
-		src := `export default {
+		src := `const K = ` + fuzzNums[g.pick(len(fuzzNums))] + `;
+export default {
   output: "ROW<a STRING, b BIGINT, c DOUBLE>",
   args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
-  state: { s: { default: { n: 0, t: "" } } },
+  state: { s: { default: { n: 0, t: "", l: [] } } },
   eval(ctx, { s }, { input }) {
 ` + body + `
   },
