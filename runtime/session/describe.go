@@ -15,8 +15,151 @@ import (
 	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
-// DESCRIBE FUNCTION [EXTENDED], SHOW CREATE TABLE | VIEW | FUNCTION and
-// the LIKE filter of SHOW, as Flink has them.
+// SHOW and DESCRIBE: the listings of the catalog, DESCRIBE FUNCTION
+// [EXTENDED], SHOW CREATE TABLE | VIEW | FUNCTION and the LIKE filter of
+// SHOW, as Flink has them.
+
+func (s *Session) execShow(sh *sqlmini.Show) error {
+	if strings.EqualFold(sh.What, "JOBS") {
+		return s.jobs.show(s.cfg.Out, sh) // jobs.go
+	}
+	if sh.Inspect != "" {
+		return s.execInspect(sh)
+	}
+	if sh.CreateOf != "" {
+		return s.showCreate(sh)
+	}
+	if sh.Topics {
+		return s.showTopics(sh) // kafka_sink.go
+	}
+	var header string
+	var names []string
+	switch strings.ToUpper(sh.What) {
+	case "FUNCTIONS":
+		header = "function name"
+		names = s.cat.FunctionNames(sh.User)
+		if !sh.User {
+			// The built-in scalar functions too, as Flink lists its system
+			// functions; a catalog function of the same name hides one.
+			have := map[string]bool{}
+			for _, n := range names {
+				have[strings.ToUpper(n)] = true
+			}
+			for _, f := range expr.Functions() {
+				if !have[f.Name] {
+					names = append(names, f.Name)
+				}
+			}
+			sort.Slice(names, func(i, j int) bool { return strings.ToLower(names[i]) < strings.ToLower(names[j]) })
+		}
+	default:
+		header = "table name"
+		if strings.ToUpper(sh.What) == "VIEWS" {
+			header = "view name"
+		}
+		for _, n := range s.cat.TableNames() {
+			t, _ := s.cat.Table(n)
+			if strings.ToUpper(sh.What) == "VIEWS" && t.Kind != catalog.TableView {
+				continue
+			}
+			names = append(names, n)
+		}
+	}
+	names = filterLike(sh, names)
+	rows := make([][]string, len(names))
+	for i, n := range names {
+		rows[i] = []string{n}
+	}
+	return printMeta(s.cfg.Out, []string{header}, rows)
+}
+
+func (s *Session) execDescribe(d *sqlmini.Describe) error {
+	if d.Function {
+		return s.describeFunction(d)
+	}
+	name := string(d.Name.Value)
+	if t, ok := s.cat.Table(name); ok {
+		var rows [][]string
+		pk := map[int]bool{}
+		for _, k := range t.PrimaryKey {
+			pk[k] = true
+		}
+		for i, c := range t.Schema.Columns {
+			typ := c.Type.Nullable().String()
+			if c.TimeAttr {
+				typ += " *ROWTIME*"
+			}
+			if c.ProcTime {
+				typ += " *PROCTIME*"
+			}
+			null, key, extras, wm := "TRUE", "", "", ""
+			for _, cc := range t.Computed {
+				if cc.Index == i {
+					extras = "AS " + cc.Expr.String()
+				}
+			}
+			if m, ok := t.Metadata[i]; ok {
+				extras = "METADATA"
+				if m.Key != c.Name {
+					extras += " FROM '" + m.Key + "'"
+				}
+				if m.Virtual {
+					extras += " VIRTUAL"
+				}
+			}
+			if c.Type.NotNull {
+				null = "FALSE"
+			}
+			if pk[i] {
+				key = "PRI(" + c.Name + ")"
+			}
+			if t.Watermark != nil && t.Watermark.Column == i {
+				wm = t.Watermark.Expr
+			}
+			rows = append(rows, []string{c.Name, typ, null, key, extras, wm})
+		}
+		return printMeta(s.cfg.Out, []string{"name", "type", "null", "key", "extras", "watermark"}, rows)
+	}
+	if f, ok := s.cat.Function(name); ok {
+		def := f.Def
+		kind := "PROCESS_TABLE"
+		if def.Scalar != nil {
+			kind = "SCALAR"
+		}
+		lang := def.Language
+		rows := [][]string{
+			{"name", def.Name},
+			{"kind", kind},
+			{"language", lang},
+			{"signature", plan.Signature(def)},
+			{"output", describeOutput(def)},
+		}
+		if f.Path != "" {
+			rows = append(rows, []string{"file", f.Path})
+		}
+		for _, sd := range def.State {
+			v := "value"
+			switch sd.Kind {
+			case ptf.ListState:
+				v = "list"
+			case ptf.MapState:
+				v = "map"
+			}
+			if sd.Type != nil {
+				v += " " + sd.Type.String()
+			}
+			if sd.TTLSet {
+				v += " ttl " + sd.TTL.String()
+			}
+			rows = append(rows, []string{"state " + sd.Name, v})
+		}
+		if def.HasOnTimer {
+			rows = append(rows, []string{"onTimer", "yes"})
+		}
+		return printMeta(s.cfg.Out, []string{"info name", "info value"}, rows)
+	}
+	return sqlmini.Errorf(d.Name.Pos, "'%s' is neither a table, a view nor a function%s", name, s.cat.SuggestAny(name))
+}
 
 // describeFunction is DESCRIBE FUNCTION [EXTENDED] f, in the shape of
 // Flink's DescribeFunctionOperation: "info name" and "info value" rows,

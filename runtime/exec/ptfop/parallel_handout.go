@@ -1,0 +1,188 @@
+package ptfop
+
+import "github.com/ptfsh/ptfsh/runtime/exec"
+
+// The hand-out of a parallel call (parallel.go): the coordinator queues
+// the calls the workers recorded in the order of parallelism 1, with the
+// console output of each call just before its outputs.
+
+// consoleQueue is console output kept for later: each entry is printed
+// just before the output at its index is handed on (replay).
+type consoleQueue struct {
+	cons []parConsole
+	ci   int // the next to print
+}
+
+func (q *consoleQueue) add(c parConsole) { q.cons = append(q.cons, c) }
+
+func (q *consoleQueue) empty() bool { return q.ci >= len(q.cons) }
+
+// replay writes the console output due before output at (all of it when
+// at < 0).
+func (q *consoleQueue) replay(at int) error {
+	for q.ci < len(q.cons) && (at < 0 || q.cons[q.ci].at <= at) {
+		c := q.cons[q.ci]
+		q.cons[q.ci] = parConsole{}
+		q.ci++
+		if err := c.cb.ReplayConsole(c.b); err != nil {
+			return err
+		}
+	}
+	if q.ci == len(q.cons) {
+		q.cons, q.ci = q.cons[:0], 0
+	}
+	return nil
+}
+
+// handOut queues the outputs of batch b in the main operator's Out in the
+// order of parallelism 1, up to the failing item stopAt (-1: none); it
+// returns the error that stops the call.
+func (p *Parallel) handOut(b *parWork, stopAt int) error {
+	m := p.main
+	clear(p.cursor)
+	for i := range b.items {
+		it := &b.items[i]
+		mark := len(m.out)
+		err := p.handItem(b, it)
+		if err == nil && i == stopAt {
+			// a failure that no call recorded (an interruption, a panic)
+			for _, e := range b.errs {
+				if e.err != nil && e.seq == stopAt {
+					err = e.err
+				}
+			}
+		}
+		if err != nil {
+			m.out = m.out[:mark] // as at parallelism 1, the failing event's outputs are lost
+			return err
+		}
+	}
+	return nil
+}
+
+// span returns the calls worker w made for its next event of b.
+func (p *Parallel) span(b *parWork, w int) (lo, hi int) {
+	k := p.cursor[w]
+	p.cursor[w]++
+	if k >= len(b.spans[w]) {
+		return 0, 0 // the worker stopped before it
+	}
+	return b.spans[w][k][0], b.spans[w][k][1]
+}
+
+// handItem queues the outputs of one event of b.
+func (p *Parallel) handItem(b *parWork, it *parItem) error {
+	m := p.main
+	switch {
+	case it.ev.Kind == exec.EvRow:
+		lo, hi := p.span(b, it.w)
+		switch {
+		case it.dropped:
+			m.buffers[it.in].Dropped++
+		case lo == hi: // buffered by ORDER BY
+			m.quietRow()
+		default:
+			c := &b.calls[it.w][lo]
+			if err := p.hand(b, it.w, c); err != nil {
+				return err
+			}
+			if c.hi == c.lo {
+				m.quietRow()
+			}
+		}
+		return nil
+	case it.w == -1:
+		return p.handTime(b, it)
+	}
+	return m.process(it.in, it.ev)
+}
+
+// handTime queues the outputs of a watermark or an end: the rows the
+// ORDER BY buffer released, then the timers that fired, each merged over
+// the workers, then the watermark.
+func (p *Parallel) handTime(b *parWork, it *parItem) error {
+	m := p.main
+	for w := range p.workers {
+		p.at[w], p.lim[w] = p.span(b, w)
+	}
+	var keys []SortKey
+	if buf := m.buffers[it.in]; buf != nil {
+		keys = buf.keys
+	}
+	for {
+		best := -1
+		for w := range p.workers {
+			if p.at[w] == p.lim[w] || !b.calls[w][p.at[w]].released {
+				continue
+			}
+			if best < 0 || lessEntry(keys, &b.calls[w][p.at[w]].ent, &b.calls[best][p.at[best]].ent) {
+				best = w
+			}
+		}
+		if best < 0 {
+			break
+		}
+		c := &b.calls[best][p.at[best]]
+		p.at[best]++
+		if err := p.hand(b, best, c); err != nil {
+			return err
+		}
+	}
+	limit := m.ex.Opts.MaxTimerFirings
+	before, fired := p.gseq, 0
+	for {
+		best := -1
+		for w := range p.workers {
+			if p.at[w] == p.lim[w] {
+				continue
+			}
+			c, bc := &b.calls[w][p.at[w]], (*parCall)(nil)
+			if best >= 0 {
+				bc = &b.calls[best][p.at[best]]
+			}
+			if bc == nil || c.time < bc.time || c.time == bc.time && c.fire.gseq < bc.fire.gseq {
+				best = w
+			}
+		}
+		if best < 0 {
+			break
+		}
+		c := &b.calls[best][p.at[best]]
+		p.at[best]++
+		// The runaway guard of Operator.fireTimers, over the whole call.
+		if c.fire.gseq > before {
+			fired++
+		}
+		if limit > 0 && fired > limit {
+			return m.runawayError(c.wm)
+		}
+		if c.wm == exec.MaxWatermark {
+			m.EndFire++
+		}
+		if err := p.hand(b, best, c); err != nil {
+			return err
+		}
+	}
+	return m.process(it.in, it.ev)
+}
+
+// hand queues the outputs of call c of worker w, after its console output,
+// and numbers the timers it registered; it returns the call's error.
+func (p *Parallel) hand(b *parWork, w int, c *parCall) error {
+	m := p.main
+
+	if len(c.con) > 0 {
+		if cb := p.workers[w].rec.cb; cb != nil {
+			p.cons.add(parConsole{at: len(m.out), b: c.con, cb: cb})
+		}
+	}
+	if c.err != nil {
+		return c.err
+	}
+	for _, t := range b.regs[w][c.rlo:c.rhi] {
+		p.gseq++
+		t.gseq = p.gseq
+	}
+	m.out = append(m.out, b.outs[w][c.lo:c.hi]...)
+	return nil
+}

@@ -1,0 +1,142 @@
+package ptfop
+
+import (
+	"fmt"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
+)
+
+// The workers of a parallel call (parallel.go): each runs its events of
+// a batch in input order on a goroutine of its own and records every call
+// it makes, for the coordinator to hand out.
+
+// parRec is a worker's record of its calls in the running batch; the
+// operator's hooks (recStart, recRow, recFire) fill it.
+type parRec struct {
+	calls   []parCall
+	lo, rlo int // where the outputs and registrations of the call began
+	cb      consoleBuffer
+}
+
+// work is worker wi's goroutine: it runs the batches fed to it in turn,
+// until its feed is closed.
+func (p *Parallel) work(wi int, feed <-chan *parWork) {
+	defer p.running.Done()
+	w := p.workers[wi]
+	for b := range feed {
+		w.out, w.rec.calls, w.timers.log = b.outs[wi][:0], b.calls[wi][:0], b.regs[wi][:0]
+		if err := p.runWorker(wi, b); err != nil {
+			// lower the stop mark to the failing event
+			seq := b.base + int64(b.errs[wi].seq)
+			for {
+				cur := p.stop.Load()
+				if seq >= cur || p.stop.CompareAndSwap(cur, seq) {
+					break
+				}
+			}
+		}
+		b.outs[wi], b.calls[wi], b.regs[wi] = w.out, w.rec.calls, w.timers.log
+		w.out, w.rec.calls, w.timers.log = nil, nil, nil
+		if b.pending.Add(-1) == 0 {
+			close(b.done)
+		}
+	}
+}
+
+// runWorker runs worker w's items of batch b in order; it stops at its
+// first error or before an item past the stop mark.
+func (p *Parallel) runWorker(wi int, b *parWork) (err error) {
+	current := len(b.items)
+	defer func() {
+		// A panic on a worker goroutine would end the process: it becomes
+		// the worker's error instead (a bug of ptfsh, reported as one).
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error on parallel worker %d: %v; this is a bug in ptfsh: please report it with the statement and this message", wi, r)
+			b.errs[wi] = parErr{seq: current, err: err}
+		}
+	}()
+	if bt, ok := p.workers[wi].inst.(ptf.Batcher); ok {
+		// The worker's calls run in one batch, as on one worker (Operator.steps).
+		return bt.Batch(func() error { return p.runItems(wi, b, &current) })
+	}
+	return p.runItems(wi, b, &current)
+}
+
+// runItems runs worker wi's items of batch b (see runWorker); current is
+// the item it is at.
+func (p *Parallel) runItems(wi int, b *parWork, current *int) error {
+	w := p.workers[wi]
+	for _, i := range b.idx[wi] {
+		if b.base+int64(i) > p.stop.Load() {
+			return nil
+		}
+		*current = i
+		start := len(w.rec.calls)
+		err := w.ex.Ctx.Err()
+		if err != nil {
+			err = types.At(w.node.Pos, ptf.ErrInterrupted)
+		} else {
+			err = w.runItem(b, &b.items[i])
+		}
+		b.spans[wi] = append(b.spans[wi], [2]int{start, len(w.rec.calls)})
+		if err != nil {
+			b.errs[wi] = parErr{seq: i, err: err}
+			return err
+		}
+	}
+	return nil
+}
+
+// runItem runs one event of batch b on worker w.
+func (w *Operator) runItem(b *parWork, it *parItem) error {
+	switch {
+	case it.ev.Kind != exec.EvRow:
+		return w.process(it.in, it.ev)
+	case w.buffers[it.in] != nil:
+		it.dropped = !w.admit(it.in, it.ev.Row, it.seq)
+		return nil
+	}
+	w.recStart()
+	var enc []byte
+	if it.khi > 0 {
+		enc = b.keys[it.klo:it.khi:it.khi]
+	}
+	err := w.evalRowKey(it.in, it.ev.Row, enc)
+	w.record(parCall{err: err})
+	return err
+}
+
+// The hooks by which a worker records its calls; they do nothing in an
+// operator that is no worker (rec is nil).
+
+// recStart marks the beginning of a call.
+func (o *Operator) recStart() {
+	if r := o.rec; r != nil {
+		r.lo, r.rlo = len(o.out), len(o.timers.log)
+	}
+}
+
+// recRow records the call of a row an ORDER BY buffer released.
+func (o *Operator) recRow(e sortEntry, err error) {
+	if o.rec != nil {
+		o.record(parCall{released: true, ent: e, err: err})
+	}
+}
+
+// recFire records the firing of timer t (or the error that stopped it).
+func (o *Operator) recFire(t *timer, err error) {
+	if o.rec != nil {
+		o.record(parCall{fire: t, time: t.time, wm: o.wm, err: err})
+	}
+}
+
+func (o *Operator) record(c parCall) {
+	r := o.rec
+	c.lo, c.hi, c.rlo, c.rhi = r.lo, len(o.out), r.rlo, len(o.timers.log)
+	if r.cb != nil {
+		c.con = r.cb.TakeConsole()
+	}
+	r.calls = append(r.calls, c)
+}
