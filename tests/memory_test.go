@@ -26,6 +26,16 @@ const (
 	memoryTable = "SET 'sql-client.execution.result-mode' = 'table';\nSET 'sql-client.execution.max-table-result.rows' = '0';\nSELECT k, MAX(s) || REPEAT('z', 2000) AS s FROM wide_a GROUP BY k;\n"
 )
 
+// longOnly skips a test that takes most of a core for half a minute or
+// more unless PTFSH_LONG=1 (the long set, which .ci/run runs), so that
+// go test ./... stays quick enough to run often.
+func longOnly(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("PTFSH_LONG") != "1" {
+		t.Skip("PTFSH_LONG=1 runs it: it " + what)
+	}
+}
+
 // runMemoryScript runs script in a new folder with the ptfsh binary, under
 // an address-space limit of cap bytes when cap > 0 (ulimit -v), and
 // returns its exit status and what it wrote.
@@ -81,9 +91,7 @@ func checkMemoryError(t *testing.T, code, wantCode int, out string, held ...stri
 // join of the same rows keeps them in the state store behind its cache,
 // and ends under the same limit.
 func TestMemoryLimit_join(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs ptfsh until a gigabyte-sized result passes its memory limit, and a join of a gigabyte")
-	}
+	longOnly(t, "runs ptfsh until a gigabyte-sized result passes its memory limit, and a join of a gigabyte")
 	code, out := runMemoryScript(t, "SET 'ptfsh.memory-limit' = '100 mb';\nSET 'ptfsh.on-error' = 'continue';\n"+memoryTables+memoryTable+"SET 'sql-client.execution.result-mode' = 'tableau';\nSELECT 'alive';\n", 0)
 	checkMemoryError(t, code, 1, out, "past SET 'ptfsh.memory-limit' = '100 mb'", "the table result mode keeps the result's rows")
 	if !strings.Contains(out, "alive") {
@@ -101,9 +109,7 @@ func TestMemoryLimit_join(t *testing.T) {
 // characters a row), with an error that names what keeps the rows, where
 // Go would end the process with "fatal error: out of memory".
 func TestMemoryLimit_addressSpaceCap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs ptfsh under an address-space limit until it passes its memory limit")
-	}
+	longOnly(t, "runs ptfsh under an address-space limit until it passes its memory limit")
 	cap := restingAddressSpace(t) + 1<<30
 	t.Run("table_mode", func(t *testing.T) {
 		code, out := runMemoryScript(t, memoryTables+memoryTable, cap)

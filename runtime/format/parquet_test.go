@@ -413,3 +413,64 @@ func BenchmarkParquetReader(b *testing.B) {
 		})
 	})
 }
+
+// TestParquetWriter_batches: rows go to the file a batch at a time; a row
+// with a value that does not fit is refused by its Write and the others,
+// before and after it and across batches, are in the file in order.
+func TestParquetWriter_batches(t *testing.T) {
+	s := schema(col("i", tIntNN), col("s", tString))
+	path := filepath.Join(t.TempDir(), "b.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := format.NewParquetWriter(f, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, bad = 1300, 700
+	for i := range n {
+		row := []any{int64(i), fmt.Sprint("k", i)}
+		if i == bad {
+			row[0] = nil
+		}
+		err := w.Write(row)
+		if i == bad {
+			if err == nil || err.Error() != "column 'i': NULL for INT NOT NULL" {
+				t.Fatalf("row %d: got %v", i, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("row %d: %v", i, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if w.Rows() != n-1 {
+		t.Errorf("Rows() = %d, want %d", w.Rows(), n-1)
+	}
+	r := openParquet(t, path, s, format.SourcePos{})
+	want := 0
+	for {
+		row, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == bad {
+			want++
+		}
+		if got := fmt.Sprint(row.Fields); got != fmt.Sprintf("[%d k%d]", want, want) {
+			t.Fatalf("row %d: got %s", want, got)
+		}
+		want++
+	}
+	if want != n {
+		t.Errorf("read up to %d, want %d", want, n)
+	}
+}

@@ -30,10 +30,17 @@ type ParquetWriter struct {
 	w      *parquet.GenericWriter[any]
 	schema types.Schema
 	cols   []pqOut
-	row    parquet.Row
-	rows   []parquet.Row
-	n      int64
+	// vals holds the values of the rows not yet handed to w, row after
+	// row; rows are their slices. They go to w a batch at a time
+	// (pqWriteBatch rows), which costs parquet-go's per-call work once a
+	// batch, and at Close.
+	vals []parquet.Value
+	rows []parquet.Row
+	n    int64
 }
+
+// pqWriteBatch is how many rows a ParquetWriter hands to parquet-go at once.
+const pqWriteBatch = 512
 
 // ParquetRowGroupRows is the number of rows of a row group the writer
 // makes (the last may have fewer).
@@ -142,28 +149,46 @@ func NewParquetWriter(w io.Writer, schema types.Schema) (*ParquetWriter, error) 
 	}
 	pw.w = parquet.NewGenericWriter[any](w, parquet.NewSchema("schema", g),
 		parquet.Compression(&parquet.Snappy), parquet.MaxRowsPerRowGroup(ParquetRowGroupRows))
-	pw.row = make(parquet.Row, len(schema.Columns))
+	pw.vals = make([]parquet.Value, pqWriteBatch*len(schema.Columns))
+	pw.rows = make([]parquet.Row, 0, pqWriteBatch)
 	return pw, nil
 }
 
 // Write adds a row, its fields holding the Go values of the columns' types.
+// A value that does not fit its column is an error of this call, and the
+// row is not added; the rows are written to the file a batch at a time,
+// so an error of the file itself may come from a later Write or Close.
 func (pw *ParquetWriter) Write(fields []any) error {
-	if len(fields) != len(pw.cols) {
-		return fmt.Errorf("a row of %d fields for %d columns", len(fields), len(pw.cols))
+	nc := len(pw.cols)
+	if len(fields) != nc {
+		return fmt.Errorf("a row of %d fields for %d columns", len(fields), nc)
 	}
+	at := len(pw.rows) * nc
+	row := pw.vals[at : at+nc : at+nc]
 	for i, f := range fields {
 		v, err := pw.value(i, f)
 		if err != nil {
 			return fmt.Errorf("column '%s': %w", pw.schema.Columns[i].Name, err)
 		}
-		pw.row[i] = v
+		row[i] = v
 	}
-	pw.rows = append(pw.rows[:0], pw.row)
-	if _, err := pw.w.WriteRows(pw.rows); err != nil {
-		return err
-	}
+	pw.rows = append(pw.rows, row)
 	pw.n++
+	if len(pw.rows) == pqWriteBatch {
+		return pw.flush()
+	}
 	return nil
+}
+
+// flush hands the rows held to parquet-go.
+func (pw *ParquetWriter) flush() error {
+	if len(pw.rows) == 0 {
+		return nil
+	}
+	_, err := pw.w.WriteRows(pw.rows)
+	clear(pw.vals) // no string stays reachable from here
+	pw.rows = pw.rows[:0]
+	return err
 }
 
 // Rows returns the number of rows written.
@@ -279,7 +304,13 @@ func fixedTwosComplement(u *big.Int, size int) []byte {
 
 // Close writes the last row group and the footer. It does not close the
 // underlying writer.
-func (pw *ParquetWriter) Close() error { return pw.w.Close() }
+func (pw *ParquetWriter) Close() error {
+	if err := pw.flush(); err != nil {
+		pw.w.Close()
+		return err
+	}
+	return pw.w.Close()
+}
 
 // pqGroup is the root of a schema whose columns keep their order
 // (parquet.Group sorts them by name).

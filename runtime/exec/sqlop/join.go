@@ -308,9 +308,11 @@ func (s *joinStream) row(side int, r types.Row) error {
 		if otherOuter && len(ms) > 0 {
 			s.sides[1-side].Touch([]byte(key)) // the matches' counts changed
 		}
-		if !ok {
+		if !ok || s.otherEnded(side) {
 			// A NULL in the key: nothing will match it, and nothing is
-			// kept (its padded row, if any, is out for good).
+			// kept (its padded row, if any, is out for good). Nor once
+			// the other input has ended for good: no row will come to
+			// join this one.
 			return nil
 		}
 		return s.add(side, key, r.Fields, len(ms))
@@ -343,6 +345,19 @@ func (s *joinStream) row(side int, r types.Row) error {
 		s.sides[1-side].Touch([]byte(key))
 	}
 	return nil
+}
+
+// otherEnded reports whether the input other than side has ended in a
+// statement that no later run goes on with (its inputs end, its state
+// store is a scratch one, no timeline steps it): then the rows of side
+// need not be kept, as none of the other's will come to join them. The
+// joined rows are the same; only the state of a bounded join, which
+// nothing reads after the statement, is smaller. A retraction of a row
+// not kept finds nothing to forget, and its joined rows are retracted
+// from the other side's rows all the same.
+func (s *joinStream) otherEnded(side int) bool {
+	o := s.two.ex.Opts
+	return s.two.ended[1-side] && o.EndOfInput && o.Scratch && s.two.ex.Timeline == nil
 }
 
 // add keeps a row of side under its key.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
+	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
 )
@@ -148,5 +149,61 @@ func TestIntervalJoinNode_expiry(t *testing.T) {
 	want := []string{"+I[1, 100, 1, 105]", "wm=90", "+I[2, 110, null, null]"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestJoinNode_otherEnded: in a statement whose inputs end on a scratch
+// store, a row that comes after the other input ended is joined but not
+// kept; the joined rows are those of a statement that keeps every row.
+func TestJoinNode_otherEnded(t *testing.T) {
+	// Turns: left 10, right 1, left 11, the right's end, left 12, -D 11.
+	left := &listNode{sch: kv, mode: types.RetractAll, events: []exec.Event{
+		row(types.Insert, int64(1), int64(10)), row(types.Insert, int64(1), int64(11)),
+		row(types.Insert, int64(1), int64(12)), row(types.Delete, int64(1), int64(11))}}
+	right := &listNode{sch: kv, mode: types.InsertOnly, events: []exec.Event{row(types.Insert, int64(1), int64(1))}}
+	run := func(kind JoinKind, scratch bool) (out []string, kept []any) {
+		opts := exec.DefaultOptions()
+		opts.Scratch = scratch
+		ex := exec.NewExecution(context.Background(), state.NewMem(), opts)
+		st, err := joins(left, right, kind).Open(ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		for {
+			ev, err := st.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Kind == exec.EvEnd {
+				break
+			}
+			if ev.Kind == exec.EvRow {
+				out = append(out, fmt.Sprint(ev.Row.Kind, ev.Row.Fields))
+			}
+		}
+		b, _, err := st.(*joinStream).sides[0].Get([]byte(keycodec.Encode([]any{int64(1)})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range b.recs {
+			kept = append(kept, r.fields[1])
+		}
+		return out, kept
+	}
+	for _, kind := range []JoinKind{InnerJoin, LeftJoin} {
+		t.Run(kind.String(), func(t *testing.T) {
+			wantOut, wantKept := run(kind, false)
+			if diff := cmp.Diff([]any{int64(10), int64(12)}, wantKept); diff != "" {
+				t.Errorf("kept by a statement that goes on (-want +got):\n%s", diff)
+			}
+			out, kept := run(kind, true)
+			if diff := cmp.Diff(wantOut, out); diff != "" {
+				t.Errorf("joined rows (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]any{int64(10)}, kept); diff != "" {
+				t.Errorf("kept (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
