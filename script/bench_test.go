@@ -42,39 +42,45 @@ func BenchmarkEval(b *testing.B) {
 		{"countClicks", countClicksBench},
 	} {
 		for _, n := range []int{1000, 100_000} {
-			b.Run(fmt.Sprintf("%s/rows=%dk", fn.name, n/1000), func(b *testing.B) {
-				rows := make([]types.Row, n)
-				for i := range rows {
-					rows[i] = types.NewRow(fmt.Sprintf("user%03d", i%1000), int64(i%7))
+			for _, compiled := range []bool{false, true} {
+				run := "goja"
+				if compiled {
+					run = "compiled"
 				}
-				e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest})
-				defer e.Close()
-				def, err := e.Load(fn.name, fn.name+".js", fn.src)
-				if err != nil {
-					b.Fatal(err)
-				}
-				opts := ptfop.HarnessOptions{}
-				if def.Args[0].Traits.Has(ptf.SetSemanticTable) {
-					opts.PartitionBy = []string{"name"}
-				}
-				h, err := ptfop.NewHarness(def, names, opts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer h.Close()
-				b.ReportAllocs()
-				b.ResetTimer()
-				for b.Loop() {
-					out, err := h.Process(rows...)
+				b.Run(fmt.Sprintf("%s/rows=%dk/%s", fn.name, n/1000, run), func(b *testing.B) {
+					rows := make([]types.Row, n)
+					for i := range rows {
+						rows[i] = types.NewRow(fmt.Sprintf("user%03d", i%1000), int64(i%7))
+					}
+					e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, NoCompile: !compiled})
+					defer e.Close()
+					def, err := e.Load(fn.name, fn.name+".js", fn.src)
 					if err != nil {
 						b.Fatal(err)
 					}
-					if len(out) != n {
-						b.Fatalf("%d rows out", len(out))
+					opts := ptfop.HarnessOptions{}
+					if def.Args[0].Traits.Has(ptf.SetSemanticTable) {
+						opts.PartitionBy = []string{"name"}
 					}
-				}
-				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-			})
+					h, err := ptfop.NewHarness(def, names, opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer h.Close()
+					b.ReportAllocs()
+					b.ResetTimer()
+					for b.Loop() {
+						out, err := h.Process(rows...)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if len(out) != n {
+							b.Fatalf("%d rows out", len(out))
+						}
+					}
+					b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+				})
+			}
 		}
 	}
 }

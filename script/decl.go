@@ -27,12 +27,19 @@ type decl struct {
 	initial []stateInit
 	eval    goja.Callable
 	onTimer goja.Callable
+	// evalV and onTimerV are the function objects, to compile.
+	evalV, onTimerV goja.Value
 
 	changelog Changelog
 	clFunc    goja.Callable
 
 	// scalar: kind "scalar", Flink's ScalarFunction (scalar.go).
 	scalar bool
+
+	// cEval and cTimer are eval and onTimer compiled (compile.go), nil
+	// when they run on goja; cEvalWhy and cTimerWhy say why.
+	cEval, cTimer       *cfunc
+	cEvalWhy, cTimerWhy string
 
 	// jobs: the code can queue promise jobs, so its calls are never
 	// batched (batch.go).
@@ -81,13 +88,13 @@ func (e *realm) parseDecl(s *source, obj *goja.Object) (*decl, error) {
 		}
 		return nil, errAt("eval", "eval must be a function, not %s", jsTypeOf(ev))
 	}
-	d.eval = fn
+	d.eval, d.evalV = fn, ev
 	if ot := obj.Get("onTimer"); ot != nil && !goja.IsUndefined(ot) && !goja.IsNull(ot) {
 		fn, ok := goja.AssertFunction(ot)
 		if !ok {
 			return nil, errAt("onTimer", "onTimer must be a function, not %s", jsTypeOf(ot))
 		}
-		d.onTimer = fn
+		d.onTimer, d.onTimerV = fn, ot
 	}
 
 	// output

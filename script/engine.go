@@ -63,6 +63,9 @@ type Options struct {
 	// (no file) may import, relative to BaseDir; "" (the default) lets
 	// them import only the stdlib. SET 'ptf.inline-import-dir' changes it.
 	InlineImportDir string
+	// NoCompile runs every eval and onTimer on goja, never compiled
+	// (compile.go); SET 'ptf.compile' changes it.
+	NoCompile bool
 }
 
 // Engine loads JavaScript and TypeScript PTFs and runs them. Each
@@ -95,6 +98,7 @@ type Engine struct {
 	maxDepth  int
 	maxSource int64
 	inlineDir string // absolute; "" for none
+	noCompile bool   // 'ptf.compile' is off
 
 	// mu guards active, callSeq and the limits the watchdogs read against
 	// the goroutines that interrupt.
@@ -120,6 +124,7 @@ func NewEngine(opts Options) *Engine {
 		timeout:   opts.EvalTimeout,
 		maxRows:   max(opts.MaxRowsPerCall, 0),
 		maxMemory: max(opts.MaxMemory, 0),
+		noCompile: opts.NoCompile,
 	}
 	if opts.Seed != nil {
 		e.SetSeed(*opts.Seed)
@@ -204,6 +209,7 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 		return nil, s, err
 	}
 	d.jobs = mayQueueJobs.MatchString(b.code)
+	rt.compileDecl(d, progName, b.code)
 	def := &ptf.FuncDef{
 		Name:       name,
 		File:       file,

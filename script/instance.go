@@ -42,6 +42,7 @@ type instance struct {
 	stop     func() bool
 	callArgs [3]goja.Value // ctx, state, args: passed without allocating a slice per call
 	rows     int64         // rows collected by the current call
+	c        compiledState // compiled calls (compiled.go)
 	// typedRows: an entry is typed as a ROW, checked after each call
 	// (typedstate.go).
 	typedRows bool
@@ -127,6 +128,12 @@ func (in *instance) Eval(ctx *ptf.Context, row types.Row) error {
 		input = -1
 	}
 	in.goRow = row
+	if cf := in.compiledFor(false); cf != nil {
+		if ok, err := in.runCompiled(ctx, cf, input, "eval"); ok {
+			in.goRow = types.Row{}
+			return err
+		}
+	}
 	err := in.call(ctx, in.d.eval, input, "eval")
 	in.goRow = types.Row{}
 	return err
@@ -144,6 +151,11 @@ func (in *instance) OnTimer(ctx *ptf.Context) error {
 	}
 	in.inTimer = true
 	defer func() { in.inTimer = false }()
+	if cf := in.compiledFor(true); cf != nil {
+		if ok, err := in.runCompiled(ctx, cf, -1, "onTimer"); ok {
+			return err
+		}
+	}
 	return in.call(ctx, in.d.onTimer, -1, "onTimer")
 }
 
@@ -151,6 +163,12 @@ func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, what str
 	e := in.e
 	if err := e.enter(e, in); err != nil {
 		return &Error{Func: in.d.name, Msg: what + ": " + err.Error(), Err: err}
+	}
+	if p := in.c.pending; p != nil {
+		// The compiled call was interrupted (compiled.go): this one stops
+		// at its first instruction, with goja's error.
+		in.c.pending = nil
+		e.interrupt(p)
 	}
 	in.cur, in.curInput, in.curRow, in.rows = ctx, input, nil, 0
 	ret, err := fn(in.d.obj, in.callArgs[:]...)
@@ -216,7 +234,7 @@ func (in *instance) settled(ret goja.Value, what string) error {
 func (e *Engine) enter(rt *realm, in *instance) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if in != nil {
+	if in != nil && in.c.pending == nil {
 		if in.spec.Ctx.Err() != nil {
 			return errCancelled
 		}

@@ -31,6 +31,7 @@ func (e *Engine) newIsolated(name, file, src string, spec ptf.CallSpec) (ptf.PTF
 	e.mu.Unlock()
 	opts.MaxRowsPerCall, opts.MaxCallDepth, opts.Seed = e.maxRows, e.maxDepth, e.seed
 	opts.MaxSourceSize, opts.InlineImportDir = e.maxSource, e.inlineDir
+	opts.NoCompile = e.noCompile
 	var buf *bytes.Buffer
 	if opts.Console != nil {
 		buf = &bytes.Buffer{}

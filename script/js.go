@@ -26,6 +26,7 @@ type jsProtos struct {
 	kindProto                          *goja.Object
 	listToString                       goja.Value // toString of arrays that print as Java's [a, b]
 	modeProto                          *goja.Object
+	fnToString                         goja.Callable // Function.prototype.toString, before the function's code ran
 }
 
 var (
@@ -54,6 +55,8 @@ func (e *realm) initJS() {
 		return fn
 	}
 	js.mapSet = method(js.mapCtor, "set")
+	js.fnToString = method(vm.Get("Function").ToObject(vm), "toString")
+	initBools(vm)
 	js.setAdd = method(js.setCtor, "add")
 	js.mapForEach = method(js.mapCtor, "forEach")
 	js.setForEach = method(js.setCtor, "forEach")

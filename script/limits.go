@@ -68,6 +68,7 @@ func memoryError(n int64) error {
 // the Engine, and ignores other keys (nil). It is meant for
 // session.Config.OnSet. The keys, whose values runtime/settings parses:
 //
+//	ptf.compile            'on' or 'off'; see SetCompile
 //	ptf.eval-timeout       a duration: "10 s", "500 ms", "1 min", "0" (no limit); see SetEvalTimeout
 //	ptf.max-memory         a size: "512 mb", "2 gb", bytes, "0" (no limit); see SetMaxMemory
 //	ptf.max-rows-per-call  a number of rows, "0" (no limit); see SetMaxRowsPerCall
@@ -96,6 +97,8 @@ func (e *Engine) Set(key, value string) error {
 		return err
 	}
 	switch key {
+	case "ptf.compile":
+		e.SetCompile(v.(bool))
 	case "ptf.eval-timeout":
 		e.SetEvalTimeout(v.(time.Duration))
 	case "ptf.max-memory":
@@ -119,6 +122,11 @@ func (e *Engine) Setting(key string) (value string, ok bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch key {
+	case "ptf.compile":
+		if e.noCompile {
+			return "off", true
+		}
+		return "on", true
 	case "ptf.eval-timeout":
 		return settings.FormatDuration(e.timeout), true
 	case "ptf.max-memory":
@@ -141,6 +149,10 @@ func (e *Engine) Setting(key string) (value string, ok bool) {
 	}
 	return "", false
 }
+
+// SetCompile turns compiled calls on (the default) or off: off runs
+// every eval and onTimer on goja (compile.go).
+func (e *Engine) SetCompile(on bool) { e.noCompile = !on }
 
 // SetSeed makes the Engine deterministic from now on: in every function,
 // Math.random draws from a generator of its own seeded with seed (the same
@@ -273,6 +285,9 @@ func (in *instance) countRow() bool {
 // (RESET 'key'); an empty key resets them all. Unknown keys are ignored.
 func (e *Engine) Reset(key string) {
 	all := key == ""
+	if all || key == "ptf.compile" {
+		e.SetCompile(!e.opts.NoCompile)
+	}
 	if all || key == "ptf.eval-timeout" {
 		e.SetEvalTimeout(e.opts.EvalTimeout)
 	}

@@ -98,6 +98,13 @@ var table = []Setting{{
 	Owner:   "runtime/session",
 	Parse:   func(v string) (any, error) { return types.ParseDuration(v) },
 }, {
+	Key:     "ptf.compile",
+	Default: "on",
+	Doc:     "on: eval and onTimer run compiled to Go when they stay within the subset that compiles (docs/javascript.md); off: always on goja",
+	Owner:   "script",
+	Values:  []string{"on", "off"},
+	Parse:   onOff,
+}, {
 	Key:     "ptf.eval-timeout",
 	Default: "10 s",
 	Doc:     "stops a call of eval or onTimer that runs longer; 0: no limit",
