@@ -44,7 +44,7 @@ var layers = map[string][]string{
 	"runtime/exec": {mod + "state", mod + "runtime/exec/opstate", mod + "runtime/types", mod + "runtime/settings", mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
 	// The PTF operator and the SQL operators, the two families of
 	// operators over the core (see never below).
-	"runtime/exec/ptfop": {mod + "runtime/exec", mod + "state", mod + "internal/orderedcode", mod + "runtime/types", mod + "runtime/ptf",
+	"runtime/exec/ptfop": {mod + "runtime/exec", mod + "runtime/exec/opstate", mod + "state", mod + "internal/orderedcode", mod + "runtime/types", mod + "runtime/ptf",
 		mod + "runtime/keycodec", mod + "runtime/expr", mod + "runtime/timeline"},
 	"runtime/exec/opstate": {mod + "state"},
 	// The SQL operators draw in a timeline through exec.OpObserver, not

@@ -217,6 +217,11 @@ type Execution struct {
 	live *Live
 	// tees are the running shared calls (fanout.go).
 	tees map[Node]*teeShared
+	// coop runs a statement set's queries, whose reads of a table scans
+	// shares, query being the one being opened (share.go).
+	coop  *Coop
+	scans map[string]*sharedScan
+	query int
 	// Uncheckpointable says why no checkpoint may be taken before the end.
 	Uncheckpointable string
 	// stateInMemory is the first operator that keeps state in memory
@@ -226,6 +231,11 @@ type Execution struct {
 	RowsIn int64
 	// Notes are said on stderr after the statement.
 	Notes []string
+	// Resumed says that a source goes on from the position a checkpoint
+	// of an earlier run recorded: the statement continues that run, and
+	// its file sinks keep what that run wrote. Sources set it when they
+	// open.
+	Resumed bool
 	// held says what the statement's operators keep in memory, memLimit
 	// and memHow its memory limit and how auto found it, memStopped that
 	// the limit stopped it (memory.go).

@@ -95,9 +95,14 @@ func (s *Session) inspectRows(tx state.Tx, uid string, filter []byte, timers boo
 		return nil, err
 	}
 	prefix := "state/" + uid + "/"
+	seen := map[string]bool{}
 	for _, ns := range names {
-		if entry, kind, ok := ptfop.ViewEntryOf(ns, uid); ok {
-			vr, err := ptfop.DescribeView(tx, ns, entry, kind, filter)
+		if table, entry, kind, ok := ptfop.ViewEntryOf(ns, uid); ok {
+			if seen[table] {
+				continue
+			}
+			seen[table] = true
+			vr, err := ptfop.DescribeView(tx, table, entry, kind, filter)
 			if err != nil {
 				return nil, err
 			}

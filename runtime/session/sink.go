@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -91,11 +92,16 @@ func (s *Session) execInsert(ctx context.Context, stmt *statement) error {
 		nodes = append(nodes, n)
 		sinks = append(sinks, sk)
 	}
+	for _, sk := range sinks {
+		if fs, ok := sk.(*connector.FileSink); ok {
+			s.markWritten(fs.Path())
+		}
+	}
 	var err error
 	if len(nodes) == 1 {
 		err = s.run(ctx, stmt, st.Pos, nodes[0], sinks[0], nil)
 	} else {
-		set := &statementSetNode{ins: nodes}
+		set := &statementSetNode{ins: nodes, share: fileSinksOnly(sinks)}
 		err = s.run(ctx, stmt, st.Pos, set, &setSink{node: set, sinks: sinks}, nil)
 	}
 	if err != nil {
@@ -250,7 +256,50 @@ func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, t
 	if ins.Overwrite {
 		sk.SetOverwrite()
 	}
+	if !s.written[sinkFileKey(sk.Path())] {
+		sk.StartAnew()
+	}
 	return n, sk, nil
+}
+
+// A run writes each file table anew: the first INSERT INTO a file in a
+// run empties it, and the INSERTs after it in the run add to it. A run
+// that resumes a script (a state file that holds a record of the script's
+// unfinished run) goes on with the files as that run left them: the
+// INSERT that was running is cut back to its last checkpoint, and the
+// files of the INSERTs it skips as finished count as written in this run.
+
+// markWritten records that an INSERT of this run writes the file path.
+func (s *Session) markWritten(path string) {
+	if s.written == nil {
+		s.written = map[string]bool{}
+	}
+	s.written[sinkFileKey(path)] = true
+}
+
+// skippedInsert marks the files that st, a statement skipped as finished
+// in the run this one resumes, wrote.
+func (s *Session) skippedInsert(st *sqlmini.Statement) {
+	inserts := []*sqlmini.Insert{st.Insert}
+	if st.StatementSet != nil {
+		inserts = st.StatementSet.Inserts
+	}
+	for _, ins := range inserts {
+		if ins == nil {
+			continue
+		}
+		if t, ok := s.cat.Table(string(ins.Table.Value)); ok && t.Options["connector"] == "filesystem" {
+			s.markWritten(connector.SinkPath(t))
+		}
+	}
+}
+
+// sinkFileKey is the key of a file in Session.written: its absolute path.
+func sinkFileKey(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // planPrintInsert plans one INSERT INTO a print or blackhole table, which
@@ -358,6 +407,20 @@ func sinkChangelog(t *catalog.Table, n exec.Node, pos sqlmini.Pos) (exec.Node, e
 type statementSetNode struct {
 	ins    []exec.Node
 	active int // the query whose rows are flowing
+	// share: the queries may share their reads of a table (exec.Scan),
+	// their sinks being files, whose rows do not change with the
+	// interleaving of the queries' writes.
+	share bool
+}
+
+// fileSinksOnly reports whether every sink writes a file.
+func fileSinksOnly(sinks []tableSink) bool {
+	for _, sk := range sinks {
+		if _, ok := sk.(*connector.FileSink); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func (n *statementSetNode) Schema() types.Schema           { return types.Schema{} }
@@ -365,20 +428,51 @@ func (n *statementSetNode) Changelog() types.ChangelogMode { return types.Insert
 func (n *statementSetNode) Children() []exec.Node          { return n.ins }
 func (n *statementSetNode) Explain() string                { return "StatementSet()" }
 
+// Open opens the queries. When they may share scans, in a statement that
+// no later run goes on with (a scratch store, inputs that end, one worker,
+// no timeline), the reads of a table by several queries are one, and the
+// queries run as coroutines (exec.Coop); else one after the other.
 func (n *statementSetNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	ins, err := exec.OpenAll(ex, n.ins)
-	if err != nil {
-		return nil, err
+	o := ex.Opts
+	if !n.share || !o.Scratch || !o.EndOfInput || o.Parallelism > 1 || ex.Timeline != nil {
+		ins, err := exec.OpenAll(ex, n.ins)
+		if err != nil {
+			return nil, err
+		}
+		return &setStream{n: n, ins: ins}, nil
 	}
-	return &setStream{n: n, ins: ins}, nil
+	coop := exec.NewCoop()
+	ex.ShareScans(coop)
+	var ins []exec.Stream
+	for i, in := range n.ins {
+		ex.ScanQuery(i)
+		st, err := in.Open(ex)
+		if err != nil {
+			exec.CloseAll(ins)
+			return nil, err
+		}
+		ins = append(ins, st)
+	}
+	s := &setStream{n: n, ins: ins}
+	if ex.SharedScans() && ex.Opts.EndOfInput {
+		coop.Start(ins)
+		s.coop = coop
+	}
+	return s, nil
 }
 
 type setStream struct {
-	n   *statementSetNode
-	ins []exec.Stream
+	n    *statementSetNode
+	ins  []exec.Stream
+	coop *exec.Coop // the queries run as coroutines: their reads are shared
 }
 
 func (s *setStream) Next() (exec.Event, error) {
+	if s.coop != nil {
+		q, ev, err := s.coop.Next()
+		s.n.active = q
+		return ev, err
+	}
 	for s.n.active < len(s.ins) {
 		ev, err := s.ins[s.n.active].Next()
 		if err != nil || ev.Kind != exec.EvEnd {
@@ -389,7 +483,16 @@ func (s *setStream) Next() (exec.Event, error) {
 	return exec.Event{Kind: exec.EvEnd}, nil
 }
 
-func (s *setStream) Close() error { return exec.CloseAll(s.ins) }
+func (s *setStream) Close() error {
+	if s.coop != nil {
+		s.coop.Close() // the queries' goroutines return before their streams close
+	}
+	return exec.CloseAll(s.ins)
+}
+
+// goOnSink is a sink that keeps what an earlier run wrote when the
+// statement goes on from that run's checkpoint ([connector.FileSink.GoOn]).
+type goOnSink interface{ GoOn() }
 
 // setSink is the sinks of a statement set.
 type setSink struct {
@@ -404,6 +507,16 @@ func (s *setSink) Begin(types.Schema) error {
 		}
 	}
 	return nil
+}
+
+// GoOn tells each sink that keeps an earlier run's rows that the
+// statement goes on from that run.
+func (s *setSink) GoOn() {
+	for _, k := range s.sinks {
+		if g, ok := k.(goOnSink); ok {
+			g.GoOn()
+		}
+	}
 }
 
 func (s *setSink) Row(r types.Row) error { return s.sinks[s.node.active].Row(r) }

@@ -10,3 +10,10 @@ func SmallBatches(o Options, n int) Options {
 // Generations returns how many sealed generations a table has and whether
 // a compaction is under way.
 func (t *Table[V]) Generations() (int, bool) { return len(t.gens.list), t.comp != nil }
+
+// SmallSpills makes a table spill its live generation after n writes, so
+// that tests see spilled generations read, merged, sealed and dropped.
+func SmallSpills(o Options, n int) Options {
+	o.spillKeys = n
+	return o
+}

@@ -51,10 +51,12 @@ type generation struct {
 	filter *bloom // its keys; nil for the oldest generation, which every miss reads
 }
 
-// generations is a table's sealed generations.
+// generations is a table's generations: the sealed ones, then those
+// spilled since the last checkpoint.
 type generations struct {
-	list []generation // oldest first
-	next uint64       // the number of the next generation's namespace
+	list   []generation // oldest first
+	sealed int          // list[:sealed] are sealed (listed in the store), the rest spilled
+	next   uint64       // the number of the next generation's namespace
 }
 
 func metaNamespace(ns string) string { return ns + "~meta" }
@@ -78,8 +80,8 @@ func (gs *generations) has(name string) bool {
 func (gs *generations) encode(ns string) []byte {
 	b := []byte{1}
 	b = binary.AppendUvarint(b, gs.next)
-	b = binary.AppendUvarint(b, uint64(len(gs.list)))
-	for _, g := range gs.list {
+	b = binary.AppendUvarint(b, uint64(gs.sealed))
+	for _, g := range gs.list[:gs.sealed] {
 		suffix := strings.TrimPrefix(g.name, ns)
 		b = binary.AppendUvarint(b, uint64(len(suffix)))
 		b = append(b, suffix...)
@@ -125,7 +127,31 @@ func decodeGenerations(ns string, b []byte) (gs generations, err error) {
 		g.raw, b = b[0] == 1, b[1:]
 		gs.list = append(gs.list, g)
 	}
+	gs.sealed = len(gs.list)
 	return gs, err
+}
+
+// storedGenerations reads the list of generations of the table of
+// namespace ns in tx. A state file of an older build has no list: the
+// table's namespace, when it holds keys, is its one raw generation (of
+// keys 0: the caller counts them if it needs to).
+func storedGenerations(tx state.Tx, ns string) (gs generations, err error) {
+	meta := metaNamespace(ns)
+	b, err := tx.Get(meta, metaKey)
+	if err != nil {
+		return gs, err
+	}
+	if b != nil {
+		if gs, err = decodeGenerations(ns, b); err != nil {
+			return gs, fmt.Errorf("%s (namespace %q): delete the state file to start afresh", err, meta)
+		}
+		return gs, nil
+	}
+	if ok, err := hasKeys(tx, ns); err != nil || !ok {
+		return gs, err
+	}
+	gs.list, gs.sealed = []generation{{name: ns, raw: true}}, 1
+	return gs, nil
 }
 
 // openGenerations reads the table's list of generations, drops what a run
@@ -134,24 +160,16 @@ func (t *Table[V]) openGenerations() error {
 	meta := metaNamespace(t.ns)
 	var leftover []string
 	err := t.store.View(func(tx state.Tx) error {
-		b, err := tx.Get(meta, metaKey)
-		if err != nil {
+		var err error
+		if t.gens, err = storedGenerations(tx, t.ns); err != nil {
 			return err
 		}
-		if b != nil {
-			if t.gens, err = decodeGenerations(t.ns, b); err != nil {
-				return fmt.Errorf("%s (namespace %q): delete the state file to start afresh", err, meta)
-			}
-		} else if ok, err := hasKeys(tx, t.ns); err != nil {
-			return err
-		} else if ok {
-			// A state file of an older build: the table's namespace holds
-			// the state, without markers.
+		if len(t.gens.list) == 1 && t.gens.list[0].raw && t.gens.list[0].keys == 0 {
 			n := 0
 			if err := tx.Scan(t.ns, nil, func(_, _ []byte) error { n++; return nil }); err != nil {
 				return err
 			}
-			t.gens.list = []generation{{name: t.ns, keys: n, raw: true}}
+			t.gens.list[0].keys = n
 		}
 		names, err := tx.Namespaces()
 		if err != nil {
@@ -222,9 +240,37 @@ func (t *Table[V]) lookup(tx state.Tx, key []byte) (b []byte, raw bool, err erro
 	return nil, false, nil
 }
 
-// seal lists the live generation among the sealed ones, in tx, and begins
-// a new one.
+// seal lists the spilled generations and the live one among the sealed
+// ones, in tx, and begins a new live one.
 func (t *Table[V]) seal(tx state.Tx) error {
+	if t.liveKeys > 0 {
+		t.closeLive()
+	}
+	t.gens.sealed = len(t.gens.list)
+	return tx.Put(metaNamespace(t.ns), metaKey, t.gens.encode(t.ns))
+}
+
+// spillKeys is how many writes the live generation takes before it is
+// spilled: closed, and a new one begun. Evictions write to the live
+// generation at random keys, so that each one rewrites most of its
+// pages: a bounded live generation bounds that cost, where one that took
+// every eviction of a long interval (or of a whole statement without a
+// state file, which has only its final checkpoint) grew without bound.
+const spillKeys = 32 << 10
+
+// spill closes the live generation when it has taken spillKeys writes. A
+// spilled generation is read and compacted as the sealed ones are, but
+// is not listed in the store until the next checkpoint seals it: a
+// restart drops it with the live one.
+func (t *Table[V]) spill() {
+	if t.liveKeys >= t.spillAt {
+		t.closeLive()
+	}
+}
+
+// closeLive appends the live generation to the list, unsealed, and
+// begins a new one.
+func (t *Table[V]) closeLive() {
 	g := generation{name: t.live, keys: t.liveKeys}
 	if len(t.gens.list) > 0 {
 		f := t.inLive
@@ -233,7 +279,6 @@ func (t *Table[V]) seal(tx state.Tx) error {
 	t.gens.list = append(t.gens.list, g)
 	t.live, t.inLive, t.liveKeys = t.newName(), bloom{}, 0
 	t.stored, t.replan = true, true
-	return tx.Put(metaNamespace(t.ns), metaKey, t.gens.encode(t.ns))
 }
 
 // dropGenerations deletes every generation and the list, in tx.
@@ -250,7 +295,7 @@ func (t *Table[V]) dropGenerations(tx state.Tx) error {
 			return err
 		}
 	}
-	t.gens.list, t.comp = nil, nil
+	t.gens.list, t.gens.sealed, t.comp = nil, 0, nil
 	t.inLive, t.liveKeys, t.stored = bloom{}, 0, false
 	return nil
 }
@@ -265,21 +310,23 @@ type compaction struct {
 	vals    [][]byte
 }
 
-// pick returns the first of the newest generations to merge, or -1.
-func (gs *generations) pick() int {
-	n := len(gs.list)
-	if n < 2 {
+// pick returns the first of the newest generations of list[from:to] to
+// merge into one with list[to-1], or -1. Sealed and spilled generations
+// are merged apart, so that what a merge writes is listed in the store
+// when its inputs were.
+func (gs *generations) pick(from, to int) int {
+	if to-from < 2 {
 		return -1
 	}
-	i, acc := n-1, gs.list[n-1].keys
-	for i > 0 && gs.list[i-1].keys <= 2*acc {
+	i, acc := to-1, gs.list[to-1].keys
+	for i > from && gs.list[i-1].keys <= 2*acc {
 		i--
 		acc += gs.list[i].keys
 	}
-	if i == n-1 && n > maxGenerations {
-		i = n - 2
+	if i == to-1 && to-from > maxGenerations {
+		i = to - 2
 	}
-	if i == n-1 {
+	if i == to-1 {
 		return -1
 	}
 	return i
@@ -297,11 +344,14 @@ func (t *Table[V]) compactSome() error {
 			return nil
 		}
 		t.replan = false
-		lo := t.gens.pick()
+		lo, hi := t.gens.pick(t.gens.sealed, len(t.gens.list)), len(t.gens.list)-1
+		if lo < 0 {
+			lo, hi = t.gens.pick(0, t.gens.sealed), t.gens.sealed-1
+		}
 		if lo < 0 {
 			return nil
 		}
-		c := &compaction{lo: lo, hi: len(t.gens.list) - 1, out: generation{name: t.newName()}}
+		c := &compaction{lo: lo, hi: hi, out: generation{name: t.newName()}}
 		for i := c.hi; i >= c.lo; i-- {
 			g := t.gens.list[i]
 			c.cursors = append(c.cursors, &cursor{store: t.store, ns: g.name, raw: g.raw})
@@ -321,31 +371,13 @@ func (t *Table[V]) compactStep() error {
 	c.keys, c.vals = c.keys[:0], c.vals[:0]
 	done := false
 	for len(c.keys) < t.batch {
-		var key []byte
-		for _, cur := range c.cursors {
-			k, ok, err := cur.head()
-			if err != nil {
-				return err
-			}
-			if ok && (key == nil || bytes.Compare(k, key) < 0) {
-				key = k
-			}
+		key, val, deleted, ok, err := nextMerged(c.cursors)
+		if err != nil {
+			return err
 		}
-		if key == nil {
+		if !ok {
 			done = true
 			break
-		}
-		key = bytes.Clone(key)
-		var val []byte
-		found, deleted := false, false
-		for _, cur := range c.cursors {
-			if k, ok, _ := cur.head(); ok && bytes.Equal(k, key) {
-				if !found {
-					val, deleted = cur.value()
-					found = true
-				}
-				cur.pop()
-			}
 		}
 		if deleted && c.lo == 0 {
 			continue // nothing older to hide
@@ -387,12 +419,21 @@ func (t *Table[V]) compactStep() error {
 	if len(list) > 0 {
 		list[0].filter = nil
 	}
-	next := generations{list: list, next: t.gens.next}
+	// The inputs were sealed, or all spilled; a checkpoint may have
+	// sealed them since the merge began.
+	listed := c.lo < t.gens.sealed
+	next := generations{list: list, sealed: t.gens.sealed, next: t.gens.next}
+	if listed {
+		next.sealed = len(list) - (len(t.gens.list) - t.gens.sealed)
+	}
 	err := t.store.Update(func(tx state.Tx) error {
 		for _, g := range t.gens.list[c.lo : c.hi+1] {
 			if err := tx.DeleteNamespace(g.name); err != nil {
 				return err
 			}
+		}
+		if !listed {
+			return nil
 		}
 		return tx.Put(metaNamespace(t.ns), metaKey, next.encode(t.ns))
 	})
@@ -402,4 +443,68 @@ func (t *Table[V]) compactStep() error {
 	t.gens, t.comp, t.replan = next, nil, true
 	t.stored = len(t.gens.list) > 0
 	return nil
+}
+
+// nextMerged takes the least key of the cursors' heads off every cursor
+// that has it and returns it with the value of the first of them (the
+// cursors are newest first) and whether that is a deletion; ok is false
+// when every cursor is done.
+func nextMerged(cursors []*cursor) (key, val []byte, deleted, ok bool, err error) {
+	for _, c := range cursors {
+		k, has, err := c.head()
+		if err != nil {
+			return nil, nil, false, false, err
+		}
+		if has && (key == nil || bytes.Compare(k, key) < 0) {
+			key = k
+		}
+	}
+	if key == nil {
+		return nil, nil, false, false, nil
+	}
+	key = bytes.Clone(key)
+	found := false
+	for _, c := range cursors {
+		if k, has, _ := c.head(); has && bytes.Equal(k, key) {
+			if !found {
+				val, deleted = c.value()
+				found = true
+			}
+			c.pop()
+		}
+	}
+	return key, val, deleted, true, nil
+}
+
+// ScanStored calls fn with each key that starts with prefix in the state
+// of the table of namespace ns as its last checkpoint left it, and the
+// key's encoded value, in key order, reading in tx: for a reader of a
+// state file that opens no Table (SHOW STATE), whatever the file's
+// build. Deleted keys are not visited. The slices passed to fn are valid
+// only during the call.
+func ScanStored(tx state.Tx, ns string, prefix []byte, fn func(key, value []byte) error) error {
+	gs, err := storedGenerations(tx, ns)
+	if err != nil {
+		return fmt.Errorf("reading the state %q: %w", ns, err)
+	}
+	var cursors []*cursor
+	for i := len(gs.list) - 1; i >= 0; i-- {
+		g := gs.list[i]
+		cursors = append(cursors, &cursor{tx: tx, ns: g.name, raw: g.raw, prefix: prefix})
+	}
+	for {
+		key, val, deleted, ok, err := nextMerged(cursors)
+		if err != nil {
+			return fmt.Errorf("reading the state %q: %w", ns, err)
+		}
+		if !ok {
+			return nil
+		}
+		if deleted {
+			continue
+		}
+		if err := fn(key, val); err != nil {
+			return err
+		}
+	}
 }

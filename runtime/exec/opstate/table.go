@@ -25,6 +25,7 @@ type Options struct {
 	CacheEntries int
 
 	compactBatch int // 0: compactBatch (tests make it small)
+	spillKeys    int // 0: spillKeys (tests make it small)
 }
 
 // DefaultCacheEntries is the cache of a Table whose Options give none.
@@ -65,6 +66,9 @@ type Table[V any] struct {
 	codec Codec[V]
 	max   int
 	batch int // keys a compaction writes in one transaction
+	// spillAt is how many writes the live generation takes before it is
+	// spilled (spillKeys).
+	spillAt int
 
 	cache map[string]*entry[V]
 	ring  []*entry[V] // the cache's entries, for the CLOCK
@@ -112,7 +116,10 @@ func Open[V any](store state.Store, ns string, codec Codec[V], opts Options) (*T
 	if opts.compactBatch <= 0 {
 		opts.compactBatch = compactBatch
 	}
-	t := &Table[V]{store: store, ns: ns, codec: codec, max: opts.CacheEntries, batch: opts.compactBatch, cache: map[string]*entry[V]{}}
+	if opts.spillKeys <= 0 {
+		opts.spillKeys = spillKeys
+	}
+	t := &Table[V]{store: store, ns: ns, codec: codec, max: opts.CacheEntries, batch: opts.compactBatch, spillAt: opts.spillKeys, cache: map[string]*entry[V]{}}
 	if err := t.openGenerations(); err != nil {
 		return nil, fmt.Errorf("opening the state %q: %w", ns, err)
 	}
@@ -348,6 +355,7 @@ func (t *Table[V]) evict() error {
 		e.flags &^= fDirty
 		e.val = *new(V)
 	}
+	t.spill()
 	return nil
 }
 
@@ -386,6 +394,7 @@ func (t *Table[V]) writeGone() error {
 	if err != nil {
 		return fmt.Errorf("writing the state %q: %w", t.ns, err)
 	}
+	t.spill()
 	return nil
 }
 
@@ -426,7 +435,7 @@ func (t *Table[V]) Flush(tx state.Tx) error {
 	}
 	clear(t.dirty)
 	t.dirty, t.deadListed = t.dirty[:0], 0
-	if t.liveKeys == 0 {
+	if t.liveKeys == 0 && t.gens.sealed == len(t.gens.list) {
 		return nil
 	}
 	if err := t.seal(tx); err != nil {
@@ -572,6 +581,7 @@ func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool,
 // function runs.
 type cursor struct {
 	store  state.Store
+	tx     state.Tx // when not nil, the batches are read in it (ScanStored)
 	ns     string
 	raw    bool // values without markers (see generation.raw)
 	prefix []byte
@@ -591,7 +601,7 @@ func (c *cursor) head() ([]byte, bool, error) {
 	}
 	c.keys, c.vals, c.i = c.keys[:0], c.vals[:0], 0
 	from := c.next
-	err := c.store.View(func(tx state.Tx) error {
+	read := func(tx state.Tx) error {
 		return tx.ScanFrom(c.ns, c.prefix, from, func(k, v []byte) error {
 			if len(c.keys) == batchSize {
 				c.next = bytes.Clone(k)
@@ -601,7 +611,13 @@ func (c *cursor) head() ([]byte, bool, error) {
 			c.vals = append(c.vals, bytes.Clone(v))
 			return nil
 		})
-	})
+	}
+	var err error
+	if c.tx != nil {
+		err = read(c.tx)
+	} else {
+		err = c.store.View(read)
+	}
 	switch {
 	case errors.Is(err, errBatch):
 	case err != nil:

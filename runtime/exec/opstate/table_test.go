@@ -20,10 +20,20 @@ func (stringCodec) Append(b []byte, v string) ([]byte, error) { return append(b,
 func (stringCodec) Decode(b []byte) (string, error)           { return string(b), nil }
 
 func open(t *testing.T, st state.Store, cache int) *opstate.Table[string] {
+	return openSpilling(t, st, cache, 0)
+}
+
+// openSpilling opens the table with its live generation spilled after
+// spill writes (0: the default).
+func openSpilling(t *testing.T, st state.Store, cache, spill int) *opstate.Table[string] {
 	t.Helper()
 	// Compactions of a few keys a transaction, so that they span reads,
 	// writes, scans, checkpoints and crashes.
-	tb, err := opstate.Open[string](st, "op/t", stringCodec{}, opstate.SmallBatches(opstate.Options{CacheEntries: cache}, 3))
+	opts := opstate.SmallBatches(opstate.Options{CacheEntries: cache}, 3)
+	if spill > 0 {
+		opts = opstate.SmallSpills(opts, spill)
+	}
+	tb, err := opstate.Open[string](st, "op/t", stringCodec{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,14 +77,20 @@ func withPrefix(m map[string]string, prefix string) map[string]string {
 
 // TestTable_model runs random reads, writes, deletions, scans,
 // checkpoints and crashes against a map, with caches small enough that
-// most keys live in the store, on both stores.
+// most keys live in the store, on both stores, and with live generations
+// spilled after a few writes. After each checkpoint ScanStored reads what
+// it committed.
 func TestTable_model(t *testing.T) {
 	stores := map[string]func(*testing.T) state.Store{"mem": statetest.OpenMem, "bolt": statetest.OpenBolt}
 	for name, openStore := range stores {
-		for _, cache := range []int{1, 7, 50, 1000} {
-			t.Run(fmt.Sprintf("%s/cache=%d", name, cache), func(t *testing.T) {
+		for _, tc := range []struct{ cache, spill int }{{1, 0}, {7, 0}, {50, 0}, {1000, 0}, {1, 4}, {7, 5}, {50, 9}} {
+			cache := tc.cache
+			t.Run(fmt.Sprintf("%s/cache=%d/spill=%d", name, cache, tc.spill), func(t *testing.T) {
 				st := openStore(t)
-				r := rand.New(rand.NewPCG(uint64(cache), 1))
+				r := rand.New(rand.NewPCG(uint64(cache), uint64(1+tc.spill)))
+				open := func(t *testing.T, st state.Store, cache int) *opstate.Table[string] {
+					return openSpilling(t, st, cache, tc.spill)
+				}
 				tb := open(t, st, cache)
 				live := map[string]string{}      // what the table holds now
 				committed := map[string]string{} // as of the last checkpoint
@@ -174,6 +190,19 @@ func TestTable_model(t *testing.T) {
 					case op < 92:
 						checkpoint(t, st, tb)
 						committed = maps.Clone(live)
+						stored := map[string]string{}
+						err := st.View(func(tx state.Tx) error {
+							return opstate.ScanStored(tx, "op/t", nil, func(k, v []byte) error {
+								stored[string(k)] = string(v)
+								return nil
+							})
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !maps.Equal(stored, committed) {
+							t.Fatalf("step %d: ScanStored after a checkpoint = %v; want %v", i, stored, committed)
+						}
 					default:
 						// A crash: the table is lost; a new run opens it.
 						tb = open(t, st, cache)

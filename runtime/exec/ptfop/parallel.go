@@ -239,7 +239,7 @@ func newParallel(main *Operator, spec ptf.CallSpec, n int) (*Parallel, error) {
 			p.Close()
 			return nil, fmt.Errorf("%s: %w", node.Fn, err)
 		}
-		w := &Operator{node: node, inst: inst, ex: ex, keyedState: newKeyedState(node, ex), views: newViewState(node, ex, main.ttl), ttl: main.ttl}
+		w := &Operator{node: node, inst: inst, ex: ex, keyedState: newKeyedState(node, ex), views: main.views.worker(), ttl: main.ttl}
 		w.ctx = ptf.NewContext(host{w})
 		p.workers = append(p.workers, w)
 		if len(node.Def.State) > 0 {
@@ -552,15 +552,10 @@ func (p *Parallel) Flush(tx state.Tx, final bool) error {
 			}
 		}
 	}
-	for _, w := range p.workers {
-		if err := w.views.prepare(tx); err != nil {
-			return err
-		}
+	if err := m.views.flush(tx); err != nil { // the workers' tables too: they share them
+		return err
 	}
 	for _, w := range p.workers {
-		if err := w.views.flush(tx); err != nil {
-			return err
-		}
 		if err := w.flushValues(tx, final); err != nil {
 			return err
 		}

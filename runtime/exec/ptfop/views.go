@@ -5,10 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sort"
+	"sync"
 
 	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
 	"github.com/ptfsh/ptfsh/state"
@@ -16,10 +17,20 @@ import (
 
 // List and map state in the store (see context_views.go for the API).
 //
-// Namespaces are list/<uid>/<entry> and map/<uid>/<entry>. Every key
-// starts with the partition key's encoding (encodeKey), which is
-// prefix-free among the keys of one call (they have the same columns), so
-// one key's elements or entries are one prefix scan.
+// Each list or map entry of a call is an opstate.Table in namespace
+// list/<uid>/<entry> or map/<uid>/<entry>: the elements and entries used
+// last in memory, the others in the store in generations, so that memory
+// holds the table's cache whatever the number of keys and elements, a
+// checkpoint writes what changed since the one before (not the
+// namespace), and what leaves the cache between two checkpoints is
+// written to a generation that a restart does not see (see
+// runtime/exec/opstate). A state file of an older build, which keeps the
+// entries in the namespace itself, reads as the table's oldest
+// generation.
+//
+// Every key starts with the partition key's encoding (encodeKey), which
+// is prefix-free among the keys of one call (they have the same
+// columns), so one key's elements or entries are one prefix scan.
 //
 // A list of partition key K is
 //
@@ -28,95 +39,65 @@ import (
 //
 // Elements are appended at end; the list's index i is physical index
 // head+i. head moves past elements that expired (TTL), which are deleted
-// at the next checkpoint; as elements are appended in processing-time
-// order, expired ones are always a prefix. A cleared list starts again at
-// physical index 0.
+// then; as elements are appended in processing-time order, expired ones
+// are always a prefix. An empty list has no meta record, and starts again
+// at physical index 0.
 //
 // A map entry of key k is K + appendKeyValue(k) (order-preserving, so
 // iteration in key order is a prefix scan) holding the 8-byte write time,
 // the value and then the key (valuecodec.go), so that keys of every type
 // read back exactly.
-//
-// Changes wait in an overlay (viewOverlay) until the next checkpoint
-// writes them in its transaction; reads look at the overlay first, then
-// the store (one read transaction per read; iterating a map holds one read
-// transaction until the iteration ends or the call returns). After a
-// checkpoint the overlay is empty again, so memory holds at most one
-// checkpoint interval of changes.
 
-// viewOverlay is the list and map state a PTF call site changed since its
-// last checkpoint. The zero value is ready to use.
-type viewOverlay struct {
-	keys map[string]*keyViews // by encoded partition key
-	// exists is, per state entry, 1 when the store may hold its namespace,
-	// -1 when it does not, 0 before the first look.
-	exists []int8
-	// open are the map iterators of the current call, closed when it returns.
-	open []*mapIter
-	// pending counts the elements and entries waiting for a checkpoint.
-	pending int
-
-	lastKS *keyState // the key looked up last, and its views
-	lastKV *keyViews
+// viewTables are the tables of a call's list and map entries, by state
+// entry (nil for value state, and until first used). The workers of a
+// call on several workers (parallel.go) share them: a partition key
+// belongs to one worker, but every key's elements lie in one table, so
+// that a state file reads the same whatever the parallelism of the run
+// that wrote it and of the run that reads it. mu serialises the workers'
+// operations, as a Table belongs to one goroutine at a time.
+type viewTables struct {
+	mu   sync.Mutex
+	tabs []*opstate.Table[[]byte]
 }
 
-// keyViews are the list and map changes of one partition key, by state
-// entry index (nil: not used since the last checkpoint).
-type keyViews struct {
-	lists []*listDelta
-	maps  []*mapDelta
-}
+// recordCodec stores records as they are: a record is never changed once
+// made, so a table's value may share the bytes the table was given.
+type recordCodec struct{}
 
-// listDelta is one list of one key: what the store holds (head, n) and
-// what was added since the last checkpoint.
-type listDelta struct {
-	head       int64    // physical index of the first live element
-	n          int64    // physical end of the stored elements
-	storedHead int64    // head as the store has it: elements before it are gone
-	storedN    int64    // N as the store has it: a clear keeps it, to delete [storedHead, storedN)
-	last       int64    // processing time of the last add
-	added      [][]byte // records (write time + value) at physical n, n+1, ...
-	cleared    bool     // the store's elements go at the next checkpoint
-	dirty      bool
-	headTime   int64 // write time of the element at head, when headKnown
-	headKnown  bool
-}
-
-func (d *listDelta) end() int64 { return d.n + int64(len(d.added)) }
-
-// mapDelta is one map of one key: the entries written since the last
-// checkpoint, by encoded map key (a nil record is a removal).
-type mapDelta struct {
-	writes   map[string][]byte
-	cleared  bool            // the store's entries go at the next checkpoint
-	stored   [][]byte        // when cleared, the store's entries' keys, found by prepare
-	scanned  bool            // prepare found stored
-	expired  map[string]bool // stored entries found expired, deleted at the checkpoint
-	sorted   []string        // the keys of writes in order, when sortedOK
-	sortedOK bool
-	gen      int // counts clears, so that iterators notice them
-}
+func (recordCodec) Append(b, rec []byte) ([]byte, error) { return append(b, rec...), nil }
+func (recordCodec) Decode(b []byte) ([]byte, error)      { return bytes.Clone(b), nil }
 
 // viewState is the list and map state of one PTF call (Flink's ListView
-// and MapView): the overlay of changes since the last checkpoint over the
-// store. The operator owns one and serves the context's views through it
-// (host.go); each operation works on the partition key it is given,
-// the key of the running call.
+// and MapView), served to the context's views by the operator (host.go);
+// each operation works on the partition key it is given, the key of the
+// running call.
 type viewState struct {
-	viewOverlay
+	t     *viewTables
 	uid   string
 	decls []ptf.StateDecl
 	ttl   []int64 // per state entry, milliseconds of processing time; 0: none
 	ex    *exec.Execution
+	// open are the map iterators of the current call, closed when it returns.
+	open []*mapIter
+	// changes counts the changes to maps, so that an iterator reads again
+	// after a change made while it runs.
+	changes int
 }
 
 func newViewState(n *Node, ex *exec.Execution, ttl []int64) viewState {
-	return viewState{uid: n.UID, decls: n.Def.State, ttl: ttl, ex: ex}
+	return viewState{t: &viewTables{}, uid: n.UID, decls: n.Def.State, ttl: ttl, ex: ex}
 }
 
-// viewKey returns the views of key ks, checking that state entry i is of
-// kind.
-func (v *viewState) viewKey(ks *keyState, i int, kind ptf.StateKind) (*keyViews, error) {
+// worker returns the view state of a worker of the call: its own
+// iterators over the call's tables.
+func (v *viewState) worker() viewState {
+	return viewState{t: v.t, uid: v.uid, decls: v.decls, ttl: v.ttl, ex: v.ex}
+}
+
+// table returns the table of state entry i of key ks, checking that the
+// entry is of kind, and opening the table the first time. The caller holds
+// v.t.mu.
+func (v *viewState) table(ks *keyState, i int, kind ptf.StateKind) (*opstate.Table[[]byte], error) {
 	if ks == nil {
 		return nil, errors.New("state is only available for tables with set semantics")
 	}
@@ -127,48 +108,22 @@ func (v *viewState) viewKey(ks *keyState, i int, kind ptf.StateKind) (*keyViews,
 	if decls[i].Kind != kind {
 		return nil, fmt.Errorf("state entry %q is %s state, not %s state", decls[i].Name, stateKindName(decls[i].Kind), stateKindName(kind))
 	}
-	if ks == v.lastKS && v.lastKV != nil {
-		return v.lastKV, nil
+	if len(v.t.tabs) != len(decls) {
+		v.t.tabs = make([]*opstate.Table[[]byte], len(decls))
 	}
-	kv := v.keys[string(ks.enc)]
-	if kv == nil {
-		if v.keys == nil {
-			v.keys = map[string]*keyViews{}
-		}
-		kv = &keyViews{}
-		v.keys[string(ks.enc)] = kv
+	if tab := v.t.tabs[i]; tab != nil {
+		return tab, nil
 	}
-	v.lastKS, v.lastKV = ks, kv
-	return kv, nil
+	tab, err := opstate.Open[[]byte](v.ex.Store, v.viewNamespace(i), recordCodec{}, opstate.Options{CacheEntries: v.ex.Opts.CacheSize})
+	if err != nil {
+		return nil, v.viewError(i, err)
+	}
+	v.t.tabs[i] = tab
+	return tab, nil
 }
 
 func stateKindName(k ptf.StateKind) string {
 	return [...]string{"value", "list", "map"}[k]
-}
-
-// viewStored reports whether the store may hold state entry i's namespace.
-func (v *viewState) viewStored(i int) (bool, error) {
-	if len(v.exists) != len(v.decls) {
-		v.exists = make([]int8, len(v.decls))
-	}
-	if v.exists[i] == 0 {
-		var names []string
-		if err := v.ex.Store.View(func(tx state.Tx) (err error) {
-			names, err = tx.Namespaces()
-			return err
-		}); err != nil {
-			return false, err
-		}
-		for j := range v.exists {
-			v.exists[j] = -1
-			if ns := v.viewNamespace(j); ns != "" {
-				if k := sort.SearchStrings(names, ns); k < len(names) && names[k] == ns {
-					v.exists[j] = 1
-				}
-			}
-		}
-	}
-	return v.exists[i] == 1, nil
 }
 
 // viewNamespace is the namespace of list or map entry i ("" for value state).
@@ -240,42 +195,40 @@ func listElemKey(enc []byte, p int64) []byte {
 	return orderedcode.AppendInt64(append(make([]byte, 0, len(enc)+9), enc...), p)
 }
 
-// list returns list entry i of key ks, reading its meta record the first
-// time since the last checkpoint.
-func (v *viewState) list(ks *keyState, i int) (*listDelta, error) {
-	kv, err := v.viewKey(ks, i, ptf.ListState)
+// listMeta is a list's meta record.
+type listMeta struct {
+	last      int64 // processing time of the last add
+	head, end int64 // physical indexes of the first element and past the last
+}
+
+// list returns list entry i of key ks: its table and meta record (zero
+// for an empty list). The caller holds v.t.mu.
+func (v *viewState) list(ks *keyState, i int) (*opstate.Table[[]byte], listMeta, error) {
+	tab, err := v.table(ks, i, ptf.ListState)
 	if err != nil {
-		return nil, err
+		return nil, listMeta{}, err
 	}
-	if kv.lists == nil {
-		kv.lists = make([]*listDelta, len(v.decls))
+	b, ok, err := tab.Get(listMetaKey(ks.enc))
+	if err != nil || !ok {
+		return tab, listMeta{}, v.viewError(i, err)
 	}
-	if d := kv.lists[i]; d != nil {
-		return d, nil
+	var m listMeta
+	if m.last, m.head, m.end, err = decodeListMeta(b); err != nil {
+		return nil, listMeta{}, v.viewError(i, err)
 	}
-	d := &listDelta{}
-	stored, err := v.viewStored(i)
-	if err != nil {
-		return nil, v.viewError(i, err)
+	return tab, m, nil
+}
+
+// putList writes the meta record of list entry i of key ks; an empty
+// list has none.
+func (v *viewState) putList(tab *opstate.Table[[]byte], ks *keyState, i int, m listMeta) error {
+	var err error
+	if m.head >= m.end {
+		err = tab.Delete(listMetaKey(ks.enc))
+	} else {
+		err = tab.Put(listMetaKey(ks.enc), encodeListMeta(m.last, m.head, m.end))
 	}
-	if stored {
-		var meta []byte
-		err := v.ex.Store.View(func(tx state.Tx) (err error) {
-			meta, err = tx.Get(v.viewNamespace(i), listMetaKey(ks.enc))
-			return err
-		})
-		if err != nil {
-			return nil, v.viewError(i, err)
-		}
-		if meta != nil {
-			if d.last, d.head, d.n, err = decodeListMeta(meta); err != nil {
-				return nil, v.viewError(i, err)
-			}
-			d.storedHead, d.storedN = d.head, d.n
-		}
-	}
-	kv.lists[i] = d
-	return d, nil
+	return v.viewError(i, err)
 }
 
 func decodeListMeta(b []byte) (last, head, end int64, err error) {
@@ -296,85 +249,86 @@ func encodeListMeta(last, head, end int64) []byte {
 	return binary.AppendUvarint(binary.AppendUvarint(b, uint64(head)), uint64(end))
 }
 
-// expireList moves the head of list i past the elements whose TTL ran out.
-func (v *viewState) expireList(ks *keyState, i int, d *listDelta) error {
+// listElem reads the element at physical index p of list entry i of key ks.
+func (v *viewState) listElem(tab *opstate.Table[[]byte], ks *keyState, i int, p int64) ([]byte, error) {
+	rec, ok, err := tab.Get(listElemKey(ks.enc, p))
+	if err != nil {
+		return nil, v.viewError(i, err)
+	}
+	if !ok {
+		return nil, v.viewError(i, fmt.Errorf("element %d of key (%s) is missing from the store", p, exec.FormatKey(ks.key)))
+	}
+	return rec, nil
+}
+
+// expireList deletes the elements of list entry i of key ks whose TTL ran
+// out, moving the head past them, and writes the meta record if it did.
+func (v *viewState) expireList(tab *opstate.Table[[]byte], ks *keyState, i int, m *listMeta) error {
 	ttl := v.ttl[i]
-	if ttl <= 0 || d.head >= d.end() {
+	if ttl <= 0 || m.head >= m.end {
 		return nil
 	}
 	now := v.ex.Now()
-	if expired(ttl, now, d.last) { // the newest element is gone: all are
-		d.head, d.headKnown, d.dirty = d.end(), false, true
-		return nil
-	}
-	for d.head < d.end() {
-		if !d.headKnown {
-			if d.head >= d.n {
-				d.headTime = recordTime(d.added[d.head-d.n])
-			} else {
-				recs, err := v.readList(ks, i, d.head, d.head+1)
-				if err != nil {
-					return err
-				}
-				d.headTime = recordTime(recs[0])
-			}
-			d.headKnown = true
-		}
-		if !expired(ttl, now, d.headTime) {
-			break
-		}
-		d.head, d.headKnown, d.dirty = d.head+1, false, true
-	}
-	return nil
-}
-
-// readList reads the stored records of physical indexes [from, to) of the
-// list i of key ks, in one read transaction.
-func (v *viewState) readList(ks *keyState, i int, from, to int64) ([][]byte, error) {
-	ns, enc := v.viewNamespace(i), ks.enc
-	recs := make([][]byte, 0, to-from)
-	err := v.ex.Store.View(func(tx state.Tx) error {
-		key := listElemKey(enc, 0)
-		for p := from; p < to; p++ {
-			key = orderedcode.AppendInt64(key[:len(enc)], p)
-			rec, err := tx.Get(ns, key)
+	all := expired(ttl, now, m.last) // the newest element is gone: all are
+	head := m.head
+	for head < m.end {
+		if !all {
+			rec, err := v.listElem(tab, ks, i, head)
 			if err != nil {
 				return err
 			}
-			if rec == nil {
-				return fmt.Errorf("element %d of key (%s) is missing from the store", p, exec.FormatKey(ks.key))
+			if !expired(ttl, now, recordTime(rec)) {
+				break
 			}
-			recs = append(recs, rec)
 		}
+		if err := tab.Delete(listElemKey(ks.enc, head)); err != nil {
+			return v.viewError(i, err)
+		}
+		head++
+	}
+	if head == m.head {
 		return nil
-	})
-	return recs, v.viewError(i, err)
+	}
+	m.head = head
+	if m.head >= m.end {
+		*m = listMeta{}
+	}
+	return v.putList(tab, ks, i, *m)
 }
 
 func (v *viewState) ListSize(ks *keyState, i int) (int, error) {
-	d, err := v.list(ks, i)
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	tab, m, err := v.list(ks, i)
 	if err != nil {
 		return 0, err
 	}
-	if err := v.expireList(ks, i, d); err != nil {
+	if err := v.expireList(tab, ks, i, &m); err != nil {
 		return 0, err
 	}
-	return int(d.end() - d.head), nil
+	return int(m.end - m.head), nil
 }
 
+// listScanMin is the length of a slice from which ListSlice reads the
+// elements with one scan of the table rather than one look-up each (a
+// scan passes every cached key of the table).
+const listScanMin = 64
+
 func (v *viewState) ListSlice(ks *keyState, i, from, max int) ([]any, error) {
-	d, err := v.list(ks, i)
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	tab, m, err := v.list(ks, i)
 	if err != nil {
 		return nil, err
 	}
-	if err := v.expireList(ks, i, d); err != nil {
+	if err := v.expireList(tab, ks, i, &m); err != nil {
 		return nil, err
 	}
 	if from < 0 || max <= 0 {
 		return nil, nil
 	}
-	p := d.head + int64(from)
-	end := min(p+int64(max), d.end())
+	p := m.head + int64(from)
+	end := min(p+int64(max), m.end)
 	if p >= end {
 		return nil, nil
 	}
@@ -387,34 +341,37 @@ func (v *viewState) ListSlice(ks *keyState, i, from, max int) ([]any, error) {
 		out = append(out, x)
 		return nil
 	}
-	if p < d.n {
-		recs, err := v.readList(ks, i, p, min(end, d.n))
-		if err != nil {
-			return nil, err
-		}
-		for _, rec := range recs {
+	if end-p < listScanMin {
+		for q := p; q < end; q++ {
+			rec, err := v.listElem(tab, ks, i, q)
+			if err != nil {
+				return nil, err
+			}
 			if err := decode(rec); err != nil {
 				return nil, err
 			}
 		}
+		return out, nil
 	}
-	for q := max64(p, d.n); q < end; q++ {
-		if err := decode(d.added[q-d.n]); err != nil {
-			return nil, err
+	err = tab.ScanFrom(ks.enc, listElemKey(ks.enc, p), func(_ []byte, rec []byte) (bool, error) {
+		if err := decode(rec); err != nil {
+			return false, err
 		}
+		return int64(len(out)) < end-p, nil
+	})
+	if err != nil {
+		return nil, v.viewError(i, err)
+	}
+	if int64(len(out)) < end-p {
+		return nil, v.viewError(i, fmt.Errorf("element %d of key (%s) is missing from the store", p+int64(len(out)), exec.FormatKey(ks.key)))
 	}
 	return out, nil
 }
 
-func max64(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
-}
-
 func (v *viewState) ListAdd(ks *keyState, i int, vs []any) error {
-	d, err := v.list(ks, i)
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	tab, m, err := v.list(ks, i)
 	if err != nil {
 		return err
 	}
@@ -433,160 +390,80 @@ func (v *viewState) ListAdd(ks *keyState, i int, vs []any) error {
 		if err != nil {
 			return v.viewError(i, err)
 		}
-		d.added = append(d.added, rec)
+		if err := tab.Put(listElemKey(ks.enc, m.end), rec); err != nil {
+			return v.viewError(i, err)
+		}
+		m.end++
 	}
-	d.last = max(d.last, now)
-	d.dirty = true
-	v.pending += len(vs)
-	return nil
+	m.last = max(m.last, now)
+	return v.putList(tab, ks, i, m)
 }
 
 func (v *viewState) ListClear(ks *keyState, i int) error {
-	d, err := v.list(ks, i)
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	return v.clearList(ks, i)
+}
+
+// clearList deletes every element of list entry i of key ks.
+func (v *viewState) clearList(ks *keyState, i int) error {
+	tab, m, err := v.list(ks, i)
 	if err != nil {
 		return err
 	}
-	v.clearList(d)
-	return nil
-}
-
-func (v *viewState) clearList(d *listDelta) {
-	v.pending -= len(d.added)
-	*d = listDelta{cleared: true, dirty: true, storedHead: d.storedHead, storedN: d.storedN}
-}
-
-// flushList writes list d of key enc to tx.
-func flushList(tx state.Tx, ns string, enc []byte, d *listDelta) error {
-	if !d.dirty {
-		return nil
-	}
-	if d.cleared {
-		// The store holds [storedHead, storedN) and the meta record: a
-		// scan would find no more (and would cost a flush of the
-		// checkpoint's writes so far, see viewState.prepare).
-		for p := d.storedHead; p < d.storedN; p++ {
-			if err := tx.Delete(ns, listElemKey(enc, p)); err != nil {
-				return err
-			}
-		}
-	} else {
-		for p := d.storedHead; p < min(d.head, d.n); p++ {
-			if err := tx.Delete(ns, listElemKey(enc, p)); err != nil {
-				return err
-			}
+	for p := m.head; p < m.end; p++ {
+		if err := tab.Delete(listElemKey(ks.enc, p)); err != nil {
+			return v.viewError(i, err)
 		}
 	}
-	for j, rec := range d.added {
-		if p := d.n + int64(j); p >= d.head {
-			if err := tx.Put(ns, listElemKey(enc, p), rec); err != nil {
-				return err
-			}
-		}
-	}
-	if d.head >= d.end() {
-		return tx.Delete(ns, listMetaKey(enc))
-	}
-	return tx.Put(ns, listMetaKey(enc), encodeListMeta(d.last, d.head, d.end()))
-}
-
-// prepare finds the stored entries of the maps cleared since the last
-// checkpoint, which flush deletes: a scan of each map's keys, before any
-// write of the checkpoint to a view's namespace. A scan applies the
-// namespace's buffered writes to bbolt first, and bbolt splits the nodes
-// they grow only at the commit: writes after such a scan go one by one
-// into nodes of thousands of keys: a checkpoint of 20k keys whose lists
-// and maps were cleared took 27.6 s, nearly all of it moving memory, and
-// takes 0.26 s this way (BenchmarkViewsCheckpoint_cleared). A call on
-// several workers prepares every worker's views before any of them
-// writes (Parallel.Flush).
-func (v *viewState) prepare(tx state.Tx) error {
-	for enc, kv := range v.keys {
-		for i, d := range kv.maps {
-			if d == nil || !d.cleared || d.scanned {
-				continue
-			}
-			d.stored = d.stored[:0]
-			err := tx.Scan(v.viewNamespace(i), []byte(enc), func(k, _ []byte) error {
-				d.stored = append(d.stored, bytes.Clone(k))
-				return nil
-			})
-			if err != nil {
-				return v.viewError(i, err)
-			}
-			d.scanned = true
-		}
-	}
-	return nil
+	return v.putList(tab, ks, i, listMeta{})
 }
 
 // ---- the operator's hooks (operator.go)
 
 // endCall runs when a call of key ks returns: it closes the call's map
-// iterators (and their read transactions) and empties the list and map
-// entries that ClearState cleared.
+// iterators and empties the list and map entries that ClearState cleared.
 func (v *viewState) endCall(ks *keyState) {
 	for _, it := range v.open {
 		it.Close()
 	}
 	v.open = v.open[:0]
+	cleared := false
 	for i := range ks.ents {
-		if !ks.ents[i].cleared || v.decls[i].Kind == ptf.ValueState {
+		if ks.ents[i].cleared && v.decls[i].Kind != ptf.ValueState {
+			cleared = true
+		}
+	}
+	if !cleared {
+		return
+	}
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	for i := range ks.ents {
+		if !ks.ents[i].cleared {
 			continue
 		}
 		switch v.decls[i].Kind {
 		case ptf.ListState:
-			if d, err := v.list(ks, i); err == nil {
-				v.clearList(d)
-			}
+			_ = v.clearList(ks, i) // an error would have shown in the call
 		case ptf.MapState:
-			if d, err := v.mapDelta(ks, i); err == nil {
-				v.clearMap(d)
-			}
+			_ = v.clearMap(ks, i)
 		}
 	}
 }
 
-// flush writes the list and map changes to tx (one checkpoint) and
-// empties the overlay.
+// flush takes the checkpoint of the call's list and map tables in tx.
+// The workers of a call share the tables: one of them flushes them.
 func (v *viewState) flush(tx state.Tx) error {
-	if len(v.keys) == 0 {
-		return nil
-	}
-	if err := v.prepare(tx); err != nil {
-		return err
-	}
-	for enc, kv := range v.keys {
-		for i, d := range kv.lists {
-			if d == nil {
-				continue
-			}
-			if err := flushList(tx, v.viewNamespace(i), []byte(enc), d); err != nil {
-				return v.viewError(i, err)
-			}
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	for i, tab := range v.t.tabs {
+		if tab == nil {
+			continue
 		}
-		for i, d := range kv.maps {
-			if d == nil {
-				continue
-			}
-			if err := flushMap(tx, v.viewNamespace(i), []byte(enc), d); err != nil {
-				return v.viewError(i, err)
-			}
+		if err := tab.Flush(tx); err != nil {
+			return v.viewError(i, err)
 		}
 	}
-	// The checkpoint may have created namespaces: a changed entry's
-	// namespace may exist now.
-	for _, kv := range v.keys {
-		for i, d := range kv.lists {
-			if d != nil && len(v.exists) > i {
-				v.exists[i] = 1
-			}
-		}
-		for i, d := range kv.maps {
-			if d != nil && len(v.exists) > i {
-				v.exists[i] = 1
-			}
-		}
-	}
-	v.keys, v.lastKS, v.lastKV, v.pending = nil, nil, nil, 0
 	return nil
 }

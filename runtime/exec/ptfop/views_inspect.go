@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptfsh/ptfsh/internal/orderedcode"
 	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -19,20 +20,31 @@ import (
 // prints; a row then says how many more there are.
 const MaxShownElements = 20
 
-// ViewEntryOf splits a list or map namespace of uid into its entry name
-// and kind; false for other namespaces.
-func ViewEntryOf(ns, uid string) (entry string, kind ptf.StateKind, ok bool) {
-	if rest, found := strings.CutPrefix(ns, "list/"+uid+"/"); found {
-		return rest, ptf.ListState, true
+// ViewEntryOf returns the list or map entry of uid that namespace ns
+// belongs to: its table's namespace, its name and kind; false for other
+// namespaces. A table's namespace is either the table's itself (a state
+// file of an older build) or its list of generations (namespace~meta):
+// both name the table, and a caller that lists namespaces sees a table
+// once or twice.
+func ViewEntryOf(ns, uid string) (table, entry string, kind ptf.StateKind, ok bool) {
+	table = ns
+	if i := strings.IndexByte(ns, '~'); i >= 0 {
+		if !strings.HasSuffix(ns, "~meta") {
+			return "", "", ptf.ValueState, false // a generation
+		}
+		table = ns[:i]
 	}
-	if rest, found := strings.CutPrefix(ns, "map/"+uid+"/"); found {
-		return rest, ptf.MapState, true
+	if rest, found := strings.CutPrefix(table, "list/"+uid+"/"); found {
+		return table, rest, ptf.ListState, true
 	}
-	return "", ptf.ValueState, false
+	if rest, found := strings.CutPrefix(table, "map/"+uid+"/"); found {
+		return table, rest, ptf.MapState, true
+	}
+	return "", "", ptf.ValueState, false
 }
 
 // DescribeView returns SHOW STATE rows (key, state, value, written at) for
-// list or map namespace ns: one per element (s[0], s[1], ...) or entry
+// the list or map table of namespace ns (as of its last checkpoint): one per element (s[0], s[1], ...) or entry
 // (m[key]), at most maxShownElements per key. filter, if not nil, is the
 // encoded partition key to show.
 func DescribeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []byte) ([][]string, error) {
@@ -62,7 +74,7 @@ func DescribeView(tx state.Tx, ns, entry string, kind ptf.StateKind, filter []by
 		}
 		rows = append(rows, []string{DescribeKey(enc), label, value, types.FormatValue(types.Instant{Millis: recordTime(rec)}, types.TypeTimestampLTZ)})
 	}
-	err := tx.Scan(ns, filter, func(k, v []byte) error {
+	err := opstate.ScanStored(tx, ns, filter, func(k, v []byte) error {
 		if kind == ptf.ListState {
 			// A key's meta record comes first (0x00 sorts before the index
 			// tag), then its elements.
