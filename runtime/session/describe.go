@@ -210,6 +210,9 @@ func (s *Session) describeFunction(d *sqlmini.Describe) error {
 		rows = append(rows, []string{"state " + sd.Name, stateText(sd)})
 	}
 	rows = append(rows, []string{"has onTimer", fmt.Sprint(def.HasOnTimer)})
+	if def.Runs != nil {
+		rows = append(rows, []string{"runs", def.Runs()})
+	}
 	changelog := "insert-only"
 	if def.ChangelogMode != nil {
 		changelog = "a ChangelogFunction (chooses its mode per call)"
