@@ -70,6 +70,8 @@ type cfunc struct {
 	// Where the function is: its program's name and code, and its frame's
 	// name in goja's stack; prog is "" when not known.
 	prog, code, name string
+	// objects: collect converts arrays and dates (compiledFor).
+	objects bool
 }
 
 type bind struct{ idx, slot int }
@@ -102,6 +104,7 @@ const (
 	symCtx                  // the ctx parameter
 	symState                // the state parameter
 	symRow                  // a table argument's row (the slot holds nothing)
+	symConst                // a module constant (val)
 )
 
 type sym struct {
@@ -110,6 +113,7 @@ type sym struct {
 	arg   int  // symRow: the argument's declaration index
 	cnst  bool // const: assignments are refused
 	ready bool // declared and initialized (let/const before their line are not)
+	val   goja.Value
 }
 
 type scope struct {
@@ -135,6 +139,7 @@ type compiler struct {
 	timer  bool // compiling onTimer
 	assign map[string]bool
 	base   int // the program offset of file.Idx 0 of the parsed text; -1: unknown
+	consts func() map[string]goja.Value
 }
 
 // at is the program offset of idx, or -1.
@@ -147,7 +152,7 @@ func (c *compiler) at(idx file.Idx) int {
 
 // compileFunc compiles fnObj (d's eval, or its onTimer when timer is set);
 // reason is why it does not compile, "" when it does.
-func (rt *realm) compileFunc(d *decl, fnObj goja.Value, timer bool, prog, code string) (cf *cfunc, reason string) {
+func (rt *realm) compileFunc(d *decl, fnObj goja.Value, timer bool, prog, code string, consts func() map[string]goja.Value) (cf *cfunc, reason string) {
 	src, err := rt.functionSource(fnObj)
 	if err != nil {
 		return nil, err.Error()
@@ -156,7 +161,7 @@ func (rt *realm) compileFunc(d *decl, fnObj goja.Value, timer bool, prog, code s
 	if err != nil {
 		return nil, err.Error()
 	}
-	c := &compiler{rt: rt, d: d, fn: &cfunc{}, timer: timer}
+	c := &compiler{rt: rt, d: d, fn: &cfunc{}, timer: timer, consts: consts}
 	// Where the function's code is in the program: its source once, and
 	// a name goja's stack would give its frame.
 	if at := strings.Index(code, src); at >= 0 && strings.LastIndex(code, src) == at && name != "" {
@@ -806,9 +811,31 @@ func (rt *realm) compileDecl(d *decl, prog, code string) {
 		d.cEvalWhy = "a scalar function"
 		return
 	}
-	d.cEval, d.cEvalWhy = rt.compileFunc(d, d.evalV, false, prog, code)
+	var consts map[string]goja.Value
+	parsed := false
+	constsOf := func() map[string]goja.Value {
+		if !parsed {
+			consts, parsed = moduleConsts(rt.vm, code), true
+		}
+		return consts
+	}
+	d.cEval, d.cEvalWhy = rt.compileFunc(d, d.evalV, false, prog, code, constsOf)
 	if d.onTimerV != nil {
-		d.cTimer, d.cTimerWhy = rt.compileFunc(d, d.onTimerV, true, prog, code)
+		d.cTimer, d.cTimerWhy = rt.compileFunc(d, d.onTimerV, true, prog, code, constsOf)
+	}
+	// Arrays reach collect's conversion, which reads their elements by
+	// index: an array the compiled code did not make could have holes
+	// that read through Array.prototype, where code on goja could have
+	// put a getter. Only when both functions compile is every array of
+	// the function's state made by compiled code or its goja replay.
+	if (d.cEval != nil && d.cEval.objects || d.cTimer != nil && d.cTimer.objects) &&
+		(d.cEval == nil || d.onTimerV != nil && d.cTimer == nil) {
+		if d.cEval != nil {
+			d.cEval, d.cEvalWhy = nil, "arrays or dates in collect, with onTimer on goja ("+d.cTimerWhy+")"
+		}
+		if d.cTimer != nil {
+			d.cTimer, d.cTimerWhy = nil, "arrays or dates in collect, with eval on goja ("+d.cEvalWhy+")"
+		}
 	}
 }
 

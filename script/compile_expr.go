@@ -1,9 +1,6 @@
 package script
 
 import (
-	"strings"
-	"unicode/utf8"
-
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/token"
@@ -20,8 +17,8 @@ func (c *compiler) expr(x ast.Expression) cexpr {
 		return func(*cframe) goja.Value { return v }
 	case *ast.StringLiteral:
 		s := x.Value.String()
-		if x.Value.AsUtf16() != nil && !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) {
-			refuse("a string literal with lone surrogates")
+		if !validText(s) {
+			refuse("a string literal with U+FFFD or lone surrogates")
 		}
 		v := vm.ToValue(s)
 		return func(*cframe) goja.Value { return v }
@@ -34,6 +31,10 @@ func (c *compiler) expr(x ast.Expression) cexpr {
 		return c.template(x)
 	case *ast.Identifier:
 		s := c.ident(x)
+		if s.kind == symConst {
+			v := s.val
+			return func(*cframe) goja.Value { return v }
+		}
 		if s.kind != symLocal {
 			refuse("%s used as a value", x.Name)
 		}
@@ -57,6 +58,25 @@ func (c *compiler) expr(x ast.Expression) cexpr {
 		}
 	case *ast.CallExpression:
 		return c.call(x)
+	case *ast.ArrayLiteral:
+		es := make([]cexpr, len(x.Value))
+		for i, e := range x.Value {
+			if e == nil {
+				refuse("an array literal with holes")
+			}
+			if _, spread := e.(*ast.SpreadElement); spread {
+				refuse("a spread (...)")
+			}
+			es[i] = c.expr(e)
+		}
+		return func(f *cframe) goja.Value {
+			var buf [8]any
+			vals := buf[:0]
+			for _, e := range es {
+				vals = append(vals, e(f))
+			}
+			return f.in.e.vm.NewArray(vals...)
+		}
 	case *ast.SequenceExpression:
 		es := make([]cexpr, len(x.Sequence))
 		for i, e := range x.Sequence {
@@ -77,7 +97,10 @@ func (c *compiler) expr(x ast.Expression) cexpr {
 func (c *compiler) ident(x *ast.Identifier) *sym {
 	s := c.sc.lookup(x.Name.String())
 	if s == nil {
-		refuse("the name %s (not declared in the function)", x.Name)
+		if v, ok := c.consts()[x.Name.String()]; ok {
+			return &sym{kind: symConst, val: v, ready: true, cnst: true}
+		}
+		refuse("the name %s (not declared in the function or a module constant)", x.Name)
 	}
 	if !s.ready {
 		refuse("%s used before its declaration", x.Name)
@@ -95,8 +118,8 @@ func (c *compiler) template(x *ast.TemplateLiteral) cexpr {
 			refuse("an invalid template escape")
 		}
 		s := el.Parsed.String()
-		if el.Parsed.AsUtf16() != nil && !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) {
-			refuse("a template with lone surrogates")
+		if !validText(s) {
+			refuse("a template with U+FFFD or lone surrogates")
 		}
 		parts[i] = s
 	}
@@ -138,6 +161,9 @@ func (c *compiler) dot(x *ast.DotExpression) cexpr {
 		}
 	}
 	obj := c.expr(x.Left)
+	if name == "length" {
+		return func(f *cframe) goja.Value { return f.in.e.lengthOf(obj(f)) }
+	}
 	return func(f *cframe) goja.Value {
 		r := asRecord(obj(f))
 		i := r.index(name)
@@ -321,7 +347,19 @@ func (c *compiler) binary(x *ast.BinaryExpression) cexpr {
 func (c *compiler) call(x *ast.CallExpression) cexpr {
 	dx, ok := x.Callee.(*ast.DotExpression)
 	if !ok {
+		if id, isID := x.Callee.(*ast.Identifier); isID {
+			refuse("a call of %s", id.Name)
+		}
 		refuse("a call of %s", nodeName(x.Callee))
+	}
+	if dx.Identifier.Name == "push" && len(x.ArgumentList) == 1 {
+		if id, isID := dx.Left.(*ast.Identifier); !isID || c.ident(id).kind == symLocal {
+			arr, arg := c.expr(dx.Left), c.expr(x.ArgumentList[0])
+			return func(f *cframe) goja.Value {
+				a := arr(f)
+				return f.in.push(a, arg(f))
+			}
+		}
 	}
 	id, ok := dx.Left.(*ast.Identifier)
 	if !ok {
@@ -379,10 +417,14 @@ func (c *compiler) call(x *ast.CallExpression) cexpr {
 			keys[i] = k
 		}
 		site := &collectSite{keys: keys}
+		c.fn.objects = true
 		return func(f *cframe) goja.Value {
 			f.in.collectFields(site, vals, f)
 			return goja.Undefined()
 		}
+	}
+	if _, isArr := x.ArgumentList[0].(*ast.ArrayLiteral); isArr {
+		refuse("ctx.collect of an array")
 	}
 	arg := c.expr(x.ArgumentList[0])
 	return func(f *cframe) goja.Value {
