@@ -316,8 +316,8 @@ func TestLive_procTimeWindows(t *testing.T) {
 
 // TestLive_rerunNote: a script that read a file to its end, run again
 // with the same state file, reads it from its start again and says so
-// (a Kafka sink would get the rows twice); one session reading a table
-// twice says nothing.
+// (its sink would hold the rows twice); one session reading a table twice
+// says nothing.
 func TestLive_rerunNote(t *testing.T) {
 	bin := ptfshBinary(t)
 	dir := t.TempDir()

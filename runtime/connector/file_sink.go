@@ -44,21 +44,7 @@ type FileSink struct {
 	fields    []any
 	pq        *parquetSink // the part that rewrites the file: parquet, or INSERT OVERWRITE (parquet.go)
 	rows      int64        // rows written
-	anew      bool         // StartAnew: Begin empties the file unless it resumes
 }
-
-// StartAnew makes Begin empty the file before the first row, unless a
-// checkpoint of an unfinished INSERT into it is there to resume from
-// (then the file is cut back to that checkpoint, as always). The session
-// asks it of the first INSERT into a file in a run, so that running a
-// script again writes the file again rather than adding to what the
-// earlier run wrote. Call it before Begin.
-func (k *FileSink) StartAnew() { k.anew = true }
-
-// GoOn undoes StartAnew: the statement goes on from a checkpoint of an
-// earlier run (exec.Execution.Resumed), whose rows the file keeps. Call
-// it before Begin.
-func (k *FileSink) GoOn() { k.anew = false }
 
 // SetOverwrite makes the sink replace the table's rows (INSERT OVERWRITE)
 // instead of adding to them. The new file is written beside the table's
@@ -85,19 +71,6 @@ func (k *FileSink) Overwrite() bool { return k.pq != nil && k.pq.overwrite }
 // length lives in store; notes (a file cut back) go to notes; dropNulls is
 // 'table.exec.sink.not-null-enforcer' = 'DROP'.
 func NewFileSink(t *catalog.Table, pos sqlmini.Pos, query types.Schema, store state.Store, notes io.Writer, dropNulls bool) *FileSink {
-	k := &FileSink{t: t, path: SinkPath(t), pos: pos, query: query, store: store, errOut: notes, dropNulls: dropNulls, op: -1}
-	if opName, ok := t.Options[OptOpColumn]; ok {
-		k.op = t.SourceSchema.Index(opName)
-	}
-	if IsParquet(t) {
-		k.pq = &parquetSink{k: k}
-	}
-	return k
-}
-
-// SinkPath is the file an INSERT INTO t writes, the Path of its sink:
-// the table's path, or the file a symbolic link there names.
-func SinkPath(t *catalog.Table) string {
 	path := TablePath(t)
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() {
@@ -106,7 +79,14 @@ func SinkPath(t *catalog.Table) string {
 			path = real
 		}
 	}
-	return path
+	k := &FileSink{t: t, path: path, pos: pos, query: query, store: store, errOut: notes, dropNulls: dropNulls, op: -1}
+	if opName, ok := t.Options[OptOpColumn]; ok {
+		k.op = t.SourceSchema.Index(opName)
+	}
+	if IsParquet(t) {
+		k.pq = &parquetSink{k: k}
+	}
+	return k
 }
 
 // Table is the table the sink writes.
@@ -124,8 +104,7 @@ type sinkRecord struct {
 func (k *FileSink) key() []byte { return []byte(k.t.Name + "\x00" + k.t.Options["path"]) }
 
 // Begin opens the file for appending, first cutting it back to the last
-// checkpoint of a statement that did not end, or emptying it when told to
-// StartAnew and there is no such checkpoint, and records its length: a
+// checkpoint of a statement that did not end, and records its length: a
 // statement killed before its first checkpoint is cut back to it too.
 func (k *FileSink) Begin(types.Schema) error {
 	if k.pq != nil {
@@ -157,12 +136,6 @@ func (k *FileSink) Begin(types.Schema) error {
 	}
 	k.special = !st.Mode().IsRegular()
 	size := st.Size()
-	if rec == nil && k.anew && size > 0 && !k.special {
-		if err := k.f.Truncate(0); err != nil {
-			return k.fail(err)
-		}
-		size = 0
-	}
 	if rec != nil && size > rec.Offset && !k.special {
 		fault.Point(fault.SinkFtruncate)
 		if err := k.f.Truncate(rec.Offset); err != nil {

@@ -215,7 +215,6 @@ func openFolder(ex *exec.Execution, t, ft *catalog.Table, rec *sourceRecord) (*f
 		r.resume[e.Name] = e
 		rows += e.Row
 	}
-	ex.Resumed = true
 	ex.Notes = append(ex.Notes, fmt.Sprintf("note: table '%s' goes on after row %d of the folder '%s' (%d files read before), where the last run stopped", t.Name, rows, t.Options["path"], len(r.resume)))
 	return r, nil
 }

@@ -206,7 +206,6 @@ func (s *kafkaStream) open() error {
 		}
 	}
 	if resumed {
-		s.ex.Resumed = true
 		parts := make([]string, 0, len(s.tps))
 		for _, tp := range s.tps {
 			parts = append(parts, fmt.Sprintf("%s@%d", tp, starts[tp]))

@@ -119,7 +119,6 @@ func resumeParquet(ex *exec.Execution, t *catalog.Table, rec *sourceRecord) (for
 		return format.SourcePos{}, prefixHasher{}, nil, fmt.Errorf("table '%s': the file '%s' changed since the last checkpoint (after row %d); SET '%s' = 'reset' to read it again from the start",
 			t.Name, t.Options["path"], rec.Offset, exec.SetSourcePositions)
 	}
-	ex.Resumed = true
 	ex.Notes = append(ex.Notes, fmt.Sprintf("note: table '%s' goes on after row %d of '%s', where the last run stopped", t.Name, rec.Offset, t.Options["path"]))
 	return format.SourcePos{File: path, Offset: rec.Offset, Row: rec.Row}, prefixHasher{}, rec.WM, nil
 }

@@ -305,16 +305,14 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 		return format.SourcePos{}, prefixHasher{}, nil, fmt.Errorf("table '%s': the file '%s' changed since the last checkpoint (at byte %d, row %d), other than by growing; SET '%s' = 'reset' to read it again from the start",
 			t.Name, t.Options["path"], rec.Offset, rec.Row, exec.SetSourcePositions)
 	}
-	ex.Resumed = true
 	ex.Notes = append(ex.Notes, fmt.Sprintf("note: table '%s' goes on after row %d (byte %d) of '%s', where the last run stopped", t.Name, rec.Row, rec.Offset, t.Options["path"]))
 	return format.SourcePos{File: path, Offset: rec.Offset, Line: rec.Line, Row: rec.Row}, ph, rec.WM, nil
 }
 
 // noteReadAgain says that a statement reads a file table from its start
 // although a run over the same state file read it to its end: a script
-// run again prints its rows again and writes its sinks' rows again (a
-// file anew, a topic once more), unless its statements stop without the
-// end of input or follow the file.
+// run again appends what it wrote before again, unless its statements
+// stop without the end of input or follow the file.
 func noteReadAgain(ex *exec.Execution, t *catalog.Table, rec *sourceRecord) {
 	if rec.Run == ex.Opts.RunID {
 		return // an earlier statement of this run read it: nothing to say

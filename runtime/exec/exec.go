@@ -231,11 +231,6 @@ type Execution struct {
 	RowsIn int64
 	// Notes are said on stderr after the statement.
 	Notes []string
-	// Resumed says that a source goes on from the position a checkpoint
-	// of an earlier run recorded: the statement continues that run, and
-	// its file sinks keep what that run wrote. Sources set it when they
-	// open.
-	Resumed bool
 	// held says what the statement's operators keep in memory, memLimit
 	// and memHow its memory limit and how auto found it, memStopped that
 	// the limit stopped it (memory.go).

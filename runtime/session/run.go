@@ -94,9 +94,6 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		return positioned(pos, err)
 	}
 	defer str.Close()
-	if g, ok := sink.(goOnSink); ok && ex.Resumed {
-		g.GoOn() // the statement continues an earlier run: its files keep that run's rows
-	}
 	if err := sink.Begin(n.Schema()); err != nil {
 		return err
 	}

@@ -27,8 +27,7 @@ import (
 // one file) whose statements are the same text, byte for byte, up to the
 // statement where the earlier run stopped. When a statement before that
 // changed, the match ends there: it and every statement after it run, as
-// in a first run (an INSERT among them writes its rows again, after those
-// of the skipped INSERTs into the same file: sink.go).
+// in a first run (an INSERT among them appends its rows again).
 
 // scriptRecord is the progress of a script in the state file.
 type scriptRecord struct {

@@ -148,10 +148,6 @@ type Session struct {
 	runOut *outFlusher
 	// timelineSink receives the timeline of each query (SetTimelineSink).
 	timelineSink func(*timeline.Record, timeline.View)
-	// written are the files that INSERTs of this run wrote, or that the
-	// INSERTs skipped as finished in the run it resumes wrote (sink.go):
-	// the first INSERT into any other file starts it anew.
-	written map[string]bool
 }
 
 // NewSession returns a session with an empty catalog.
@@ -215,7 +211,6 @@ func (s *Session) Exec(ctx context.Context, filename, src string) error {
 	for i, p := range sqlmini.ParseEach(filename, src) {
 		err := p.Err
 		if err == nil && progress.skip(i, p.Stmt) {
-			s.skippedInsert(p.Stmt)
 			fmt.Fprintf(s.cfg.Err, "note: %s: skipped: it finished in an earlier run of this script over the same state file, which did not complete\n", p.Stmt.Pos)
 			continue
 		}

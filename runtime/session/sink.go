@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/catalog"
@@ -91,11 +90,6 @@ func (s *Session) execInsert(ctx context.Context, stmt *statement) error {
 		}
 		nodes = append(nodes, n)
 		sinks = append(sinks, sk)
-	}
-	for _, sk := range sinks {
-		if fs, ok := sk.(*connector.FileSink); ok {
-			s.markWritten(fs.Path())
-		}
 	}
 	var err error
 	if len(nodes) == 1 {
@@ -256,50 +250,7 @@ func (s *Session) planInsert(p *plan.Planner, ins *sqlmini.Insert) (exec.Node, t
 	if ins.Overwrite {
 		sk.SetOverwrite()
 	}
-	if !s.written[sinkFileKey(sk.Path())] {
-		sk.StartAnew()
-	}
 	return n, sk, nil
-}
-
-// A run writes each file table anew: the first INSERT INTO a file in a
-// run empties it, and the INSERTs after it in the run add to it. A run
-// that resumes a script (a state file that holds a record of the script's
-// unfinished run) goes on with the files as that run left them: the
-// INSERT that was running is cut back to its last checkpoint, and the
-// files of the INSERTs it skips as finished count as written in this run.
-
-// markWritten records that an INSERT of this run writes the file path.
-func (s *Session) markWritten(path string) {
-	if s.written == nil {
-		s.written = map[string]bool{}
-	}
-	s.written[sinkFileKey(path)] = true
-}
-
-// skippedInsert marks the files that st, a statement skipped as finished
-// in the run this one resumes, wrote.
-func (s *Session) skippedInsert(st *sqlmini.Statement) {
-	inserts := []*sqlmini.Insert{st.Insert}
-	if st.StatementSet != nil {
-		inserts = st.StatementSet.Inserts
-	}
-	for _, ins := range inserts {
-		if ins == nil {
-			continue
-		}
-		if t, ok := s.cat.Table(string(ins.Table.Value)); ok && t.Options["connector"] == "filesystem" {
-			s.markWritten(connector.SinkPath(t))
-		}
-	}
-}
-
-// sinkFileKey is the key of a file in Session.written: its absolute path.
-func sinkFileKey(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		return abs
-	}
-	return path
 }
 
 // planPrintInsert plans one INSERT INTO a print or blackhole table, which
@@ -490,10 +441,6 @@ func (s *setStream) Close() error {
 	return exec.CloseAll(s.ins)
 }
 
-// goOnSink is a sink that keeps what an earlier run wrote when the
-// statement goes on from that run's checkpoint ([connector.FileSink.GoOn]).
-type goOnSink interface{ GoOn() }
-
 // setSink is the sinks of a statement set.
 type setSink struct {
 	node  *statementSetNode
@@ -507,16 +454,6 @@ func (s *setSink) Begin(types.Schema) error {
 		}
 	}
 	return nil
-}
-
-// GoOn tells each sink that keeps an earlier run's rows that the
-// statement goes on from that run.
-func (s *setSink) GoOn() {
-	for _, k := range s.sinks {
-		if g, ok := k.(goOnSink); ok {
-			g.GoOn()
-		}
-	}
 }
 
 func (s *setSink) Row(r types.Row) error { return s.sinks[s.node.active].Row(r) }
