@@ -70,8 +70,6 @@ type cfunc struct {
 	// Where the function is: its program's name and code, and its frame's
 	// name in goja's stack; prog is "" when not known.
 	prog, code, name string
-	// objects: collect converts arrays and dates (compiledFor).
-	objects bool
 }
 
 type bind struct{ idx, slot int }
@@ -823,20 +821,12 @@ func (rt *realm) compileDecl(d *decl, prog, code string) {
 	if d.onTimerV != nil {
 		d.cTimer, d.cTimerWhy = rt.compileFunc(d, d.onTimerV, true, prog, code, constsOf)
 	}
-	// Arrays reach collect's conversion, which reads their elements by
-	// index: an array the compiled code did not make could have holes
-	// that read through Array.prototype, where code on goja could have
-	// put a getter. Only when both functions compile is every array of
-	// the function's state made by compiled code or its goja replay.
-	if (d.cEval != nil && d.cEval.objects || d.cTimer != nil && d.cTimer.objects) &&
-		(d.cEval == nil || d.onTimerV != nil && d.cTimer == nil) {
-		if d.cEval != nil {
-			d.cEval, d.cEvalWhy = nil, "arrays or dates in collect, with onTimer on goja ("+d.cTimerWhy+")"
-		}
-		if d.cTimer != nil {
-			d.cTimer, d.cTimerWhy = nil, "arrays or dates in collect, with eval on goja ("+d.cEvalWhy+")"
-		}
-	}
+	// Compiled code reads and writes plain objects of state, and
+	// collect converts arrays, only when no code of the function's can
+	// have put an accessor where they read: the module left
+	// Object.prototype as it was, and both eval and onTimer compile (so
+	// that what runs on goja after load is a replay of compiled code).
+	d.objectsOK = d.cEval != nil && (d.onTimerV == nil || d.cTimer != nil) && rt.objectProtoIntact()
 }
 
 // Runs says how a loaded function's calls run: "compiled", or "goja"

@@ -173,6 +173,17 @@ func diffCases(t testing.TB) []diffCase {
     if (s.l.length >= 3) s.l = [input.view_time];
     else s.l.push(s.n);
     ctx.collect({ a: input.url, b: s.n, c: s.l });`), "c DOUBLE", "c ARRAY<INT>", 1), schema: cs, part: []string{"user_id"}, batches: batches, compiles: true},
+		{name: "plain objects", src: fn(`{ s: { default: { n: 0, l: [], o: { k: 1 } } } }`, `
+    s.n++;
+    s.o.k = s.o.k * 2 + s.n;
+    if (s.n === 3) s.o.extra = 1;
+    if (s.n === 4) s.n = s.o.toString === undefined ? 0 : 10;
+    s.l.push(s.o.k);
+    ctx.collect({ a: input.url, b: s.o.k, c: s.l.length });`), schema: cs, part: []string{"user_id"}, batches: batches, compiles: true},
+		{name: "Object.prototype changed", src: "Object.defineProperty(Object.prototype, 'k', { get() { return 7; }, configurable: true });\n" + fn(`{ s: { default: { n: 0, l: [], o: { j: 1 } } } }`, `
+    s.n++;
+    s.o.j = s.o.j + s.n;
+    ctx.collect({ a: input.url, b: s.o.j, c: s.n });`), schema: cs, part: []string{"user_id"}, batches: batches, compiles: true},
 		{name: "arith", src: fn(st, `
     s.n += input.view_time === null ? 1 : input.view_time % 7 - 3;
     s.f = s.f * -1.5 + s.n / 3;

@@ -164,23 +164,84 @@ func (c *compiler) dot(x *ast.DotExpression) cexpr {
 	if name == "length" {
 		return func(f *cframe) goja.Value { return f.in.e.lengthOf(obj(f)) }
 	}
-	return func(f *cframe) goja.Value {
-		r := asRecord(obj(f))
+	if name == "__proto__" {
+		refuse("__proto__")
+	}
+	return func(f *cframe) goja.Value { return f.in.getField(obj(f), name) }
+}
+
+// recordOf returns the state record v is, or nil.
+func (in *instance) recordOf(o *goja.Object) *record {
+	if o == in.c.lastObj {
+		return in.c.lastRec // the record read last, as most reads are
+	}
+	if o.ExportType() == typeRecord {
+		r := o.Export().(*record)
+		in.c.lastObj, in.c.lastRec = o, r
+		return r
+	}
+	return nil
+}
+
+// plainObject reports whether o is a plain object the compiled code may
+// read and write by goja's own Get and Set: one whose properties are own
+// data properties (objects of state, which ptfsh defines as a literal
+// does, changed only by compiled code or its goja replay) over an
+// Object.prototype that the module left as it was, so that neither runs
+// the function's code (decl.objectsOK).
+func (in *instance) plainObject(o *goja.Object) bool {
+	return in.d.objectsOK && o.ClassName() == "Object" && o.ExportType() == typeObject
+}
+
+// getField is v.name of a state record or a plain object.
+func (in *instance) getField(v goja.Value, name string) goja.Value {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		bail("a property of a primitive")
+	}
+	if r := in.recordOf(o); r != nil {
 		i := r.index(name)
 		if i < 0 {
 			bail("no field " + name)
 		}
 		return r.vals[i]
 	}
+	if !in.plainObject(o) {
+		bail("a property of another object than state")
+	}
+	x := o.Get(name)
+	if x == nil {
+		bail("no property " + name)
+	}
+	return x
 }
 
-// asRecord returns the state record v is, or bails out.
-func asRecord(v goja.Value) *record {
-	if o, ok := v.(*goja.Object); ok && o.ExportType() == typeRecord {
-		return o.Export().(*record)
+// setFieldOf is v.name = x of an existing field of a state record or a
+// plain object, logged for a bail-out.
+func (in *instance) setFieldOf(v goja.Value, name string, x goja.Value) {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		bail("a property of a primitive")
 	}
-	bail("not a state record")
-	return nil
+	if r := in.recordOf(o); r != nil {
+		i := r.index(name)
+		if i < 0 {
+			bail("no field " + name)
+		}
+		in.setField(r, i, x)
+		return
+	}
+	if !in.plainObject(o) || in.e.js.objectProtoNames[name] {
+		bail("a property of another object than state")
+	}
+	old := o.Get(name)
+	if old == nil {
+		bail("a new property " + name)
+	}
+	in.c.undo = append(in.c.undo, undoRec{obj: o, name: name, old: old})
+	if err := o.Set(name, x); err != nil {
+		bail("set: " + err.Error())
+	}
 }
 
 // lvalue compiles an assignment target: get and set of the same place.
@@ -206,13 +267,12 @@ func (c *compiler) lvalue(x ast.Expression) (get func(f *cframe) (goja.Value, fu
 		}
 		obj := c.expr(x.Left)
 		name := x.Identifier.Name.String()
+		if name == "__proto__" {
+			refuse("__proto__")
+		}
 		return func(f *cframe) (goja.Value, func(goja.Value)) {
-			r := asRecord(obj(f))
-			i := r.index(name)
-			if i < 0 {
-				bail("no field " + name)
-			}
-			return r.vals[i], func(v goja.Value) { f.in.setField(r, i, v) }
+			o := obj(f)
+			return f.in.getField(o, name), func(v goja.Value) { f.in.setFieldOf(o, name, v) }
 		}
 	}
 	refuse("an assignment to %s", nodeName(x))
@@ -237,13 +297,9 @@ func (c *compiler) assignExpr(x *ast.AssignExpression) cexpr {
 		name := dx.Identifier.Name.String()
 		rhs := c.expr(x.Right)
 		return func(f *cframe) goja.Value {
-			r := asRecord(obj(f))
+			o := obj(f)
 			v := rhs(f)
-			i := r.index(name)
-			if i < 0 {
-				bail("no field " + name)
-			}
-			f.in.setField(r, i, v)
+			f.in.setFieldOf(o, name, v)
 			return v
 		}
 	}
@@ -279,6 +335,9 @@ func (c *compiler) unary(x *ast.UnaryExpression) cexpr {
 			}
 			return v
 		}
+	case token.VOID:
+		e := c.expr(x.Operand)
+		return func(f *cframe) goja.Value { e(f); return goja.Undefined() }
 	case token.NOT:
 		e := c.expr(x.Operand)
 		return func(f *cframe) goja.Value { return boolJS(!e(f).ToBoolean()) }
@@ -417,7 +476,6 @@ func (c *compiler) call(x *ast.CallExpression) cexpr {
 			keys[i] = k
 		}
 		site := &collectSite{keys: keys}
-		c.fn.objects = true
 		return func(f *cframe) goja.Value {
 			f.in.collectFields(site, vals, f)
 			return goja.Undefined()

@@ -212,3 +212,22 @@ func walkAST(n ast.Node, fn func(ast.Node)) {
 func validText(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsRune(s, utf8.RuneError)
 }
+
+// objectProtoIntact reports whether Object.prototype has the properties
+// it had before the module's code ran, with the same values.
+func (rt *realm) objectProtoIntact() bool {
+	intact := false
+	err := rt.protect(func() {
+		names := rt.js.objectProto.GetOwnPropertyNames()
+		if len(names) != len(rt.js.objectProtoVals) {
+			return
+		}
+		for i, k := range names {
+			if !rt.js.objectProtoNames[k] || !rt.js.objectProto.Get(k).SameAs(rt.js.objectProtoVals[i]) {
+				return
+			}
+		}
+		intact = true
+	})
+	return err == nil && intact
+}

@@ -36,6 +36,10 @@ type compiledState struct {
 	// interrupted by it, so that the call ends with goja's error.
 	pending error
 	bailAt  int // the program offset of the loop an interrupt stopped, or -1
+	// lastObj is the object of the record read last (asRecord), kept
+	// for the call.
+	lastObj *goja.Object
+	lastRec *record
 }
 
 // compiledInterrupt is the error of a compiled call interrupted in the
@@ -54,13 +58,15 @@ func (in *instance) compiledInterrupt(cf *cfunc, intr error, at int) error {
 }
 
 // undoRec undoes a change of a compiled call: field i of record r was
-// old, or (r nil) array arr was n elements long.
+// old, property name of obj was old, or array arr was n elements long.
 type undoRec struct {
-	r   *record
-	i   int
-	old goja.Value
-	arr *goja.Object
-	n   int64
+	r    *record
+	i    int
+	old  goja.Value
+	obj  *goja.Object
+	name string
+	arr  *goja.Object
+	n    int64
 }
 
 // maxBailShare: after minCallsForBail calls, a function that bailed
@@ -126,6 +132,12 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 		c.pending = e.interrupted()
 		for i := len(c.undo) - 1; i >= 0; i-- {
 			u := c.undo[i]
+			if u.obj != nil {
+				if err := u.obj.Set(u.name, u.old); err != nil {
+					panic(err) // an own data property set back
+				}
+				continue
+			}
 			if u.r == nil {
 				if err := e.protect(func() { u.arr.Set("length", e.intJS(u.n)) }); err != nil {
 					panic(err) // an array push made can always be cut back
@@ -146,6 +158,7 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 	clear(c.arena)
 	c.arena = c.arena[:0]
 	in.cur, in.curInput, in.curRow = nil, -1, nil
+	c.lastObj, c.lastRec = nil, nil
 	clear(in.stateVals)
 	clear(in.stateCleared)
 	e.leave()
@@ -320,7 +333,7 @@ func (in *instance) collectFields(site *collectSite, vals []cexpr, f *cframe) {
 	}
 	fields := c.arena[start:len(c.arena):len(c.arena)]
 	for i, v := range vs {
-		if o, isObj := v.(*goja.Object); isObj && !plainValue(o) {
+		if o, isObj := v.(*goja.Object); isObj && !in.plainValue(o) {
 			bail("an object in a column")
 		}
 		col := plan[i]
@@ -362,6 +375,7 @@ const gojaMaxInt = 1 << 53
 
 var (
 	typeBool        = reflect.TypeOf(false)
+	typeObject      = reflect.TypeOf(map[string]any(nil)) // a plain object's ExportType
 	jsTrue, jsFalse goja.Value
 	boolOnce        sync.Once
 )
@@ -575,9 +589,9 @@ func isASCII(s string) bool {
 // plainValue reports whether o converts without running the function's
 // code: a Date, or an Array (its elements are its own: arrays made by
 // literals, push and state, see compileDecl).
-func plainValue(o *goja.Object) bool {
+func (in *instance) plainValue(o *goja.Object) bool {
 	et := o.ExportType()
-	return et == typeTime || et == typeSlice && o.ClassName() == "Array"
+	return et == typeTime || in.d.objectsOK && et == typeSlice && o.ClassName() == "Array"
 }
 
 // lengthOf is v.length of an array or an ASCII string.

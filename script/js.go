@@ -29,6 +29,10 @@ type jsProtos struct {
 	fnToString                         goja.Callable // Function.prototype.toString, before the function's code ran
 	arrayPush                          goja.Callable // Array.prototype.push, before the function's code ran
 	arrayPushV                         goja.Value
+	// Object.prototype's own properties before the function's code ran
+	// (objectProtoIntact).
+	objectProtoNames map[string]bool
+	objectProtoVals  []goja.Value
 }
 
 var (
@@ -60,6 +64,11 @@ func (e *realm) initJS() {
 	js.fnToString = method(vm.Get("Function").ToObject(vm), "toString")
 	js.arrayPushV = vm.Get("Array").ToObject(vm).Get("prototype").ToObject(vm).Get("push")
 	js.arrayPush, _ = goja.AssertFunction(js.arrayPushV)
+	js.objectProtoNames = map[string]bool{}
+	for _, k := range js.objectProto.GetOwnPropertyNames() {
+		js.objectProtoNames[k] = true
+		js.objectProtoVals = append(js.objectProtoVals, js.objectProto.Get(k))
+	}
 	initBools(vm)
 	js.setAdd = method(js.setCtor, "add")
 	js.mapForEach = method(js.mapCtor, "forEach")

@@ -183,8 +183,8 @@ func (c *Coop) turn(q int) (r coopReport) {
 	return r
 }
 
-// yield hands control from query q, whose turn it is, to query to, and
-// waits for q's next turn.
+// yield hands control from query q, whose turn it is (cur), to query to,
+// and waits for q's next turn.
 func (c *Coop) yield(q, to int) error {
 	select {
 	case c.report <- coopReport{q: q, yield: true, to: to}:
@@ -227,11 +227,15 @@ type sharedScan struct {
 }
 
 // scanConsumer is one query's read of a shared table; at is the number of
-// the next event it takes.
+// the next event it takes. by is the query that took from it last: the
+// query that opened it (q), or another that shares a call (a TeeNode)
+// over it.
 type scanConsumer struct {
-	sh *sharedScan
-	q  int
-	at int64
+	sh     *sharedScan
+	q      int
+	by     int
+	pulled bool // by is known: a query has taken from c
+	at     int64
 }
 
 // ShareScans makes the reads of one table by different queries opened
@@ -280,7 +284,7 @@ func (ex *Execution) Scan(key, what string, open func() (Stream, error)) (Stream
 		}
 		ex.NoCheckpoints(fmt.Sprintf("the INSERTs of the statement set read table '%s' once, together", what))
 	}
-	c := &scanConsumer{sh: sh, q: ex.query}
+	c := &scanConsumer{sh: sh, q: ex.query, by: ex.query}
 	sh.cons = append(sh.cons, c)
 	sh.open++
 	return c, nil
@@ -291,6 +295,9 @@ func (ex *Execution) Scan(key, what string, open func() (Stream, error)) (Stream
 // scanShareQueue events not taken.
 func (c *scanConsumer) Next() (Event, error) {
 	sh := c.sh
+	// The query whose turn it is: not always the one that opened c.
+	run := sh.coop.cur
+	c.by, c.pulled = run, true
 	yielded := false
 	for {
 		if c.at < sh.read {
@@ -301,8 +308,8 @@ func (c *scanConsumer) Next() (Event, error) {
 		// After a yield the query reads on even if another is still
 		// behind: that one may wait in turn on a table this one has not
 		// read, and one of them must go on.
-		if o := sh.behind(); o != nil && !yielded {
-			if err := sh.coop.yield(c.q, o.q); err != nil {
+		if to := sh.behind(run); to >= 0 && !yielded {
+			if err := sh.coop.yield(run, to); err != nil {
 				return Event{}, err
 			}
 			yielded = true
@@ -318,15 +325,29 @@ func (c *scanConsumer) Next() (Event, error) {
 	}
 }
 
-// behind returns a query, not yet ended, that has scanShareQueue events
-// of the read not taken.
-func (sh *sharedScan) behind() *scanConsumer {
+// behind returns the query to hand control to, other than run, when a
+// consumer not ended has scanShareQueue events of the read not taken: the
+// query that takes from it, or, before any has, another query not ended,
+// which will. It returns -1 when there is none.
+func (sh *sharedScan) behind(run int) int {
+	co := sh.coop
 	for _, o := range sh.cons {
-		if sh.read-o.at >= scanShareQueue && !sh.coop.finished[o.q] {
-			return o
+		if sh.read-o.at < scanShareQueue {
+			continue
+		}
+		if o.pulled {
+			if o.by != run && !co.finished[o.by] {
+				return o.by
+			}
+			continue
+		}
+		for i := range co.finished {
+			if i != run && !co.finished[i] {
+				return i
+			}
 		}
 	}
-	return nil
+	return -1
 }
 
 // keep adds the event just read for the queries that have not taken it,
@@ -335,7 +356,7 @@ func (sh *sharedScan) keep(ev Event) {
 	if len(sh.evs) == cap(sh.evs) {
 		low := sh.read
 		for _, o := range sh.cons {
-			if !sh.coop.finished[o.q] {
+			if !sh.coop.finished[o.by] {
 				low = min(low, o.at)
 			}
 		}

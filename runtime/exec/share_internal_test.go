@@ -57,6 +57,15 @@ func shareRows(n int) []Event {
 // for the query behind stays about scanShareQueue events. A query's
 // second read of the table is a read of its own.
 func TestCoop_sharedScan(t *testing.T) {
+	for _, crossed := range []bool{false, true} {
+		t.Run(fmt.Sprint("crossed=", crossed), func(t *testing.T) { testSharedScan(t, crossed) })
+	}
+}
+
+// testSharedScan runs two queries over a shared read; crossed: each
+// query reads through the consumer the other opened, as queries that
+// share a PTF call (a TeeNode) read its input.
+func testSharedScan(t *testing.T, crossed bool) {
 	const n = 10_000
 	sch := types.Schema{Columns: []types.Column{{Name: "i", Type: types.TypeBigInt}}}
 	ex := NewExecution(context.Background(), state.NewMem(), DefaultOptions())
@@ -76,6 +85,10 @@ func TestCoop_sharedScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		ins = append(ins, &countStream{in: st, every: every, peak: &peak, sh: ex.scans["t"]})
+	}
+	if crossed {
+		a, b := ins[0].(*countStream), ins[1].(*countStream)
+		a.in, b.in = b.in, a.in
 	}
 	own, err := ex.Scan("t", "t", open) // query 1 again
 	if err != nil {
