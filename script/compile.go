@@ -102,6 +102,7 @@ const (
 	symCtx                  // the ctx parameter
 	symState                // the state parameter
 	symRow                  // a table argument's row (the slot holds nothing)
+	symConst                // a module constant (val)
 )
 
 type sym struct {
@@ -110,6 +111,7 @@ type sym struct {
 	arg   int  // symRow: the argument's declaration index
 	cnst  bool // const: assignments are refused
 	ready bool // declared and initialized (let/const before their line are not)
+	val   goja.Value
 }
 
 type scope struct {
@@ -135,6 +137,7 @@ type compiler struct {
 	timer  bool // compiling onTimer
 	assign map[string]bool
 	base   int // the program offset of file.Idx 0 of the parsed text; -1: unknown
+	consts func() map[string]goja.Value
 }
 
 // at is the program offset of idx, or -1.
@@ -147,7 +150,7 @@ func (c *compiler) at(idx file.Idx) int {
 
 // compileFunc compiles fnObj (d's eval, or its onTimer when timer is set);
 // reason is why it does not compile, "" when it does.
-func (rt *realm) compileFunc(d *decl, fnObj goja.Value, timer bool, prog, code string) (cf *cfunc, reason string) {
+func (rt *realm) compileFunc(d *decl, fnObj goja.Value, timer bool, prog, code string, consts func() map[string]goja.Value) (cf *cfunc, reason string) {
 	src, err := rt.functionSource(fnObj)
 	if err != nil {
 		return nil, err.Error()
@@ -156,7 +159,7 @@ func (rt *realm) compileFunc(d *decl, fnObj goja.Value, timer bool, prog, code s
 	if err != nil {
 		return nil, err.Error()
 	}
-	c := &compiler{rt: rt, d: d, fn: &cfunc{}, timer: timer}
+	c := &compiler{rt: rt, d: d, fn: &cfunc{}, timer: timer, consts: consts}
 	// Where the function's code is in the program: its source once, and
 	// a name goja's stack would give its frame.
 	if at := strings.Index(code, src); at >= 0 && strings.LastIndex(code, src) == at && name != "" {
@@ -806,10 +809,24 @@ func (rt *realm) compileDecl(d *decl, prog, code string) {
 		d.cEvalWhy = "a scalar function"
 		return
 	}
-	d.cEval, d.cEvalWhy = rt.compileFunc(d, d.evalV, false, prog, code)
-	if d.onTimerV != nil {
-		d.cTimer, d.cTimerWhy = rt.compileFunc(d, d.onTimerV, true, prog, code)
+	var consts map[string]goja.Value
+	parsed := false
+	constsOf := func() map[string]goja.Value {
+		if !parsed {
+			consts, parsed = moduleConsts(rt.vm, code), true
+		}
+		return consts
 	}
+	d.cEval, d.cEvalWhy = rt.compileFunc(d, d.evalV, false, prog, code, constsOf)
+	if d.onTimerV != nil {
+		d.cTimer, d.cTimerWhy = rt.compileFunc(d, d.onTimerV, true, prog, code, constsOf)
+	}
+	// Compiled code reads and writes plain objects of state, and
+	// collect converts arrays, only when no code of the function's can
+	// have put an accessor where they read: the module left
+	// Object.prototype as it was, and both eval and onTimer compile (so
+	// that what runs on goja after load is a replay of compiled code).
+	d.objectsOK = d.cEval != nil && (d.onTimerV == nil || d.cTimer != nil) && rt.objectProtoIntact()
 }
 
 // Runs says how a loaded function's calls run: "compiled", or "goja"

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/exec/ptfop"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -25,11 +26,15 @@ type diffRun struct {
 // checkpoints do).
 func runPath(t testing.TB, compile bool, file, src string, schema types.Schema, opts ptfop.HarnessOptions, store state.Store, batches [][]types.Row) diffRun {
 	t.Helper()
-	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, NoCompile: !compile, MaxRowsPerCall: 5})
+	e := script.NewEngine(script.Options{ParseType: script.ParseTypeForTest, NoCompile: !compile, MaxRowsPerCall: 5, EvalTimeout: 20 * time.Second})
 	defer e.Close()
 	def, err := e.Load(strings.TrimSuffix(file, ".js"), file, src)
 	if err != nil {
-		t.Fatalf("load: %v", err)
+		var r diffRun
+		for range batches {
+			r.out = append(r.out, "load: "+err.Error())
+		}
+		return r
 	}
 	opts.Store = store
 	h, err := ptfop.NewHarness(def, schema, opts)
@@ -98,6 +103,7 @@ type diffCase struct {
 	part    []string
 	args    map[string]any
 	batches [][]types.Row
+	more    [][]types.Row // after the state crossed over (default: clicks)
 	// compiles: the function's eval compiles (the test checks it does).
 	compiles bool
 }
@@ -153,6 +159,31 @@ func diffCases(t testing.TB) []diffCase {
 		{name: "A row_filter", src: workload(t, "row_filter.js"), schema: cs, args: map[string]any{"min_view_time": int64(500)}, batches: batches, compiles: true},
 		{name: "B keyed_count", src: workload(t, "keyed_count.js"), schema: cs, part: []string{"user_id"}, batches: batches, compiles: true},
 		{name: "C greeting", src: workload(t, "greeting.js"), schema: cs, part: []string{"user_id"}, batches: batches, compiles: true},
+		{name: "delay_streak", src: example(t, "delay_streak.js"), schema: flightSchema(), part: []string{"origin"}, batches: [][]types.Row{flights(60), flights(45)}, more: [][]types.Row{flights(30)}, compiles: true},
+		{name: "arrays", src: fn(`{ s: { default: { n: 0, l: [], t: "" } } }`, `
+    s.n++;
+    if (s.l.length > 3) s.l = [];
+    s.l.push(input.view_time);
+    s.l.push(s.n);
+    s.t = "" + s.l + s.l.length + input.user_id.length;
+    if (s.n % 4 === 0) { s.l.push(input.url); }
+    ctx.collect({ a: s.t, b: s.l.length, c: s.n });`), schema: cs, part: []string{"user_id"}, batches: batches},
+		{name: "arrays in collect", src: strings.Replace(fn(`{ s: { default: { n: 0, l: [] } } }`, `
+    s.n++;
+    if (s.l.length >= 3) s.l = [input.view_time];
+    else s.l.push(s.n);
+    ctx.collect({ a: input.url, b: s.n, c: s.l });`), "c DOUBLE", "c ARRAY<INT>", 1), schema: cs, part: []string{"user_id"}, batches: batches, compiles: true},
+		{name: "plain objects", src: fn(`{ s: { default: { n: 0, l: [], o: { k: 1 } } } }`, `
+    s.n++;
+    s.o.k = s.o.k * 2 + s.n;
+    if (s.n === 3) s.o.extra = 1;
+    if (s.n === 4) s.n = s.o.toString === undefined ? 0 : 10;
+    s.l.push(s.o.k);
+    ctx.collect({ a: input.url, b: s.o.k, c: s.l.length });`), schema: cs, part: []string{"user_id"}, batches: batches, compiles: true},
+		{name: "Object.prototype changed", src: "Object.defineProperty(Object.prototype, 'k', { get() { return 7; }, configurable: true });\n" + fn(`{ s: { default: { n: 0, l: [], o: { j: 1 } } } }`, `
+    s.n++;
+    s.o.j = s.o.j + s.n;
+    ctx.collect({ a: input.url, b: s.o.j, c: s.n });`), schema: cs, part: []string{"user_id"}, batches: batches, compiles: true},
 		{name: "arith", src: fn(st, `
     s.n += input.view_time === null ? 1 : input.view_time % 7 - 3;
     s.f = s.f * -1.5 + s.n / 3;
@@ -203,6 +234,36 @@ func diffCases(t testing.TB) []diffCase {
 	}
 }
 
+func flightSchema() types.Schema {
+	str, _ := script.ParseTypeForTest("STRING")
+	ts, _ := script.ParseTypeForTest("TIMESTAMP(3)")
+	return types.Schema{Columns: []types.Column{
+		{Name: "date", Type: ts},
+		{Name: "delay", Type: types.Type{Kind: types.KindInt}},
+		{Name: "origin", Type: str},
+	}}
+}
+
+func flights(n int) []types.Row {
+	rows := make([]types.Row, n)
+	for i := range rows {
+		var d any = int64((i*53)%90 - 10)
+		if i%9 == 4 {
+			d = nil
+		}
+		rows[i] = types.NewRow(types.LocalDateTime{Millis: 1700000000000 + int64(i)*60000}, d, []string{"JFK", "LAX", "ORD"}[i%3])
+	}
+	return rows
+}
+
+func example(t testing.TB, name string) string {
+	b, err := os.ReadFile("../examples/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func errorsAs(err error, target *ptf.SourceError) bool {
 	for err != nil {
 		if se, ok := err.(ptf.SourceError); ok {
@@ -245,7 +306,10 @@ func TestCompiledMatchesGoja(t *testing.T) {
 				t.Logf("%s", strings.Join(got.out, "---\n"))
 			}
 			// Across: state each path wrote, read and extended by the other.
-			more := [][]types.Row{clicks(9, 4)}
+			more := c.more
+			if more == nil {
+				more = [][]types.Row{clicks(9, 4)}
+			}
 			want2 := runPath(t, false, "f.js", c.src, c.schema, opts, compStore, more)
 			got2 := runPath(t, true, "f.js", c.src, c.schema, opts, gojaStore, more)
 			compare(t, want2, got2)

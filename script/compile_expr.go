@@ -1,9 +1,6 @@
 package script
 
 import (
-	"strings"
-	"unicode/utf8"
-
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/token"
@@ -20,8 +17,8 @@ func (c *compiler) expr(x ast.Expression) cexpr {
 		return func(*cframe) goja.Value { return v }
 	case *ast.StringLiteral:
 		s := x.Value.String()
-		if x.Value.AsUtf16() != nil && !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) {
-			refuse("a string literal with lone surrogates")
+		if !validText(s) {
+			refuse("a string literal with U+FFFD or lone surrogates")
 		}
 		v := vm.ToValue(s)
 		return func(*cframe) goja.Value { return v }
@@ -34,6 +31,10 @@ func (c *compiler) expr(x ast.Expression) cexpr {
 		return c.template(x)
 	case *ast.Identifier:
 		s := c.ident(x)
+		if s.kind == symConst {
+			v := s.val
+			return func(*cframe) goja.Value { return v }
+		}
 		if s.kind != symLocal {
 			refuse("%s used as a value", x.Name)
 		}
@@ -57,6 +58,25 @@ func (c *compiler) expr(x ast.Expression) cexpr {
 		}
 	case *ast.CallExpression:
 		return c.call(x)
+	case *ast.ArrayLiteral:
+		es := make([]cexpr, len(x.Value))
+		for i, e := range x.Value {
+			if e == nil {
+				refuse("an array literal with holes")
+			}
+			if _, spread := e.(*ast.SpreadElement); spread {
+				refuse("a spread (...)")
+			}
+			es[i] = c.expr(e)
+		}
+		return func(f *cframe) goja.Value {
+			var buf [8]any
+			vals := buf[:0]
+			for _, e := range es {
+				vals = append(vals, e(f))
+			}
+			return f.in.e.vm.NewArray(vals...)
+		}
 	case *ast.SequenceExpression:
 		es := make([]cexpr, len(x.Sequence))
 		for i, e := range x.Sequence {
@@ -77,7 +97,10 @@ func (c *compiler) expr(x ast.Expression) cexpr {
 func (c *compiler) ident(x *ast.Identifier) *sym {
 	s := c.sc.lookup(x.Name.String())
 	if s == nil {
-		refuse("the name %s (not declared in the function)", x.Name)
+		if v, ok := c.consts()[x.Name.String()]; ok {
+			return &sym{kind: symConst, val: v, ready: true, cnst: true}
+		}
+		refuse("the name %s (not declared in the function or a module constant)", x.Name)
 	}
 	if !s.ready {
 		refuse("%s used before its declaration", x.Name)
@@ -95,8 +118,8 @@ func (c *compiler) template(x *ast.TemplateLiteral) cexpr {
 			refuse("an invalid template escape")
 		}
 		s := el.Parsed.String()
-		if el.Parsed.AsUtf16() != nil && !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) {
-			refuse("a template with lone surrogates")
+		if !validText(s) {
+			refuse("a template with U+FFFD or lone surrogates")
 		}
 		parts[i] = s
 	}
@@ -138,23 +161,87 @@ func (c *compiler) dot(x *ast.DotExpression) cexpr {
 		}
 	}
 	obj := c.expr(x.Left)
-	return func(f *cframe) goja.Value {
-		r := asRecord(obj(f))
+	if name == "length" {
+		return func(f *cframe) goja.Value { return f.in.e.lengthOf(obj(f)) }
+	}
+	if name == "__proto__" {
+		refuse("__proto__")
+	}
+	return func(f *cframe) goja.Value { return f.in.getField(obj(f), name) }
+}
+
+// recordOf returns the state record v is, or nil.
+func (in *instance) recordOf(o *goja.Object) *record {
+	if o == in.c.lastObj {
+		return in.c.lastRec // the record read last, as most reads are
+	}
+	if o.ExportType() == typeRecord {
+		r := o.Export().(*record)
+		in.c.lastObj, in.c.lastRec = o, r
+		return r
+	}
+	return nil
+}
+
+// plainObject reports whether o is a plain object the compiled code may
+// read and write by goja's own Get and Set: one whose properties are own
+// data properties (objects of state, which ptfsh defines as a literal
+// does, changed only by compiled code or its goja replay) over an
+// Object.prototype that the module left as it was, so that neither runs
+// the function's code (decl.objectsOK).
+func (in *instance) plainObject(o *goja.Object) bool {
+	return in.d.objectsOK && o.ClassName() == "Object" && o.ExportType() == typeObject
+}
+
+// getField is v.name of a state record or a plain object.
+func (in *instance) getField(v goja.Value, name string) goja.Value {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		bail("a property of a primitive")
+	}
+	if r := in.recordOf(o); r != nil {
 		i := r.index(name)
 		if i < 0 {
 			bail("no field " + name)
 		}
 		return r.vals[i]
 	}
+	if !in.plainObject(o) {
+		bail("a property of another object than state")
+	}
+	x := o.Get(name)
+	if x == nil {
+		bail("no property " + name)
+	}
+	return x
 }
 
-// asRecord returns the state record v is, or bails out.
-func asRecord(v goja.Value) *record {
-	if o, ok := v.(*goja.Object); ok && o.ExportType() == typeRecord {
-		return o.Export().(*record)
+// setFieldOf is v.name = x of an existing field of a state record or a
+// plain object, logged for a bail-out.
+func (in *instance) setFieldOf(v goja.Value, name string, x goja.Value) {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		bail("a property of a primitive")
 	}
-	bail("not a state record")
-	return nil
+	if r := in.recordOf(o); r != nil {
+		i := r.index(name)
+		if i < 0 {
+			bail("no field " + name)
+		}
+		in.setField(r, i, x)
+		return
+	}
+	if !in.plainObject(o) || in.e.js.objectProtoNames[name] {
+		bail("a property of another object than state")
+	}
+	old := o.Get(name)
+	if old == nil {
+		bail("a new property " + name)
+	}
+	in.c.undo = append(in.c.undo, undoRec{obj: o, name: name, old: old})
+	if err := o.Set(name, x); err != nil {
+		bail("set: " + err.Error())
+	}
 }
 
 // lvalue compiles an assignment target: get and set of the same place.
@@ -180,13 +267,12 @@ func (c *compiler) lvalue(x ast.Expression) (get func(f *cframe) (goja.Value, fu
 		}
 		obj := c.expr(x.Left)
 		name := x.Identifier.Name.String()
+		if name == "__proto__" {
+			refuse("__proto__")
+		}
 		return func(f *cframe) (goja.Value, func(goja.Value)) {
-			r := asRecord(obj(f))
-			i := r.index(name)
-			if i < 0 {
-				bail("no field " + name)
-			}
-			return r.vals[i], func(v goja.Value) { f.in.setField(r, i, v) }
+			o := obj(f)
+			return f.in.getField(o, name), func(v goja.Value) { f.in.setFieldOf(o, name, v) }
 		}
 	}
 	refuse("an assignment to %s", nodeName(x))
@@ -211,13 +297,9 @@ func (c *compiler) assignExpr(x *ast.AssignExpression) cexpr {
 		name := dx.Identifier.Name.String()
 		rhs := c.expr(x.Right)
 		return func(f *cframe) goja.Value {
-			r := asRecord(obj(f))
+			o := obj(f)
 			v := rhs(f)
-			i := r.index(name)
-			if i < 0 {
-				bail("no field " + name)
-			}
-			f.in.setField(r, i, v)
+			f.in.setFieldOf(o, name, v)
 			return v
 		}
 	}
@@ -253,6 +335,9 @@ func (c *compiler) unary(x *ast.UnaryExpression) cexpr {
 			}
 			return v
 		}
+	case token.VOID:
+		e := c.expr(x.Operand)
+		return func(f *cframe) goja.Value { e(f); return goja.Undefined() }
 	case token.NOT:
 		e := c.expr(x.Operand)
 		return func(f *cframe) goja.Value { return boolJS(!e(f).ToBoolean()) }
@@ -321,7 +406,19 @@ func (c *compiler) binary(x *ast.BinaryExpression) cexpr {
 func (c *compiler) call(x *ast.CallExpression) cexpr {
 	dx, ok := x.Callee.(*ast.DotExpression)
 	if !ok {
+		if id, isID := x.Callee.(*ast.Identifier); isID {
+			refuse("a call of %s", id.Name)
+		}
 		refuse("a call of %s", nodeName(x.Callee))
+	}
+	if dx.Identifier.Name == "push" && len(x.ArgumentList) == 1 {
+		if id, isID := dx.Left.(*ast.Identifier); !isID || c.ident(id).kind == symLocal {
+			arr, arg := c.expr(dx.Left), c.expr(x.ArgumentList[0])
+			return func(f *cframe) goja.Value {
+				a := arr(f)
+				return f.in.push(a, arg(f))
+			}
+		}
 	}
 	id, ok := dx.Left.(*ast.Identifier)
 	if !ok {
@@ -383,6 +480,9 @@ func (c *compiler) call(x *ast.CallExpression) cexpr {
 			f.in.collectFields(site, vals, f)
 			return goja.Undefined()
 		}
+	}
+	if _, isArr := x.ArgumentList[0].(*ast.ArrayLiteral); isArr {
+		refuse("ctx.collect of an array")
 	}
 	arg := c.expr(x.ArgumentList[0])
 	return func(f *cframe) goja.Value {

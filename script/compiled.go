@@ -36,6 +36,10 @@ type compiledState struct {
 	// interrupted by it, so that the call ends with goja's error.
 	pending error
 	bailAt  int // the program offset of the loop an interrupt stopped, or -1
+	// lastObj is the object of the record read last (asRecord), kept
+	// for the call.
+	lastObj *goja.Object
+	lastRec *record
 }
 
 // compiledInterrupt is the error of a compiled call interrupted in the
@@ -53,10 +57,16 @@ func (in *instance) compiledInterrupt(cf *cfunc, intr error, at int) error {
 	return out
 }
 
+// undoRec undoes a change of a compiled call: field i of record r was
+// old, property name of obj was old, or array arr was n elements long.
 type undoRec struct {
-	r   *record
-	i   int
-	old goja.Value
+	r    *record
+	i    int
+	old  goja.Value
+	obj  *goja.Object
+	name string
+	arr  *goja.Object
+	n    int64
 }
 
 // maxBailShare: after minCallsForBail calls, a function that bailed
@@ -122,6 +132,18 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 		c.pending = e.interrupted()
 		for i := len(c.undo) - 1; i >= 0; i-- {
 			u := c.undo[i]
+			if u.obj != nil {
+				if err := u.obj.Set(u.name, u.old); err != nil {
+					panic(err) // an own data property set back
+				}
+				continue
+			}
+			if u.r == nil {
+				if err := e.protect(func() { u.arr.Set("length", e.intJS(u.n)) }); err != nil {
+					panic(err) // an array push made can always be cut back
+				}
+				continue
+			}
 			u.r.Set(u.r.keys[u.i], u.old)
 		}
 		c.bails++
@@ -136,6 +158,7 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 	clear(c.arena)
 	c.arena = c.arena[:0]
 	in.cur, in.curInput, in.curRow = nil, -1, nil
+	c.lastObj, c.lastRec = nil, nil
 	clear(in.stateVals)
 	clear(in.stateCleared)
 	e.leave()
@@ -205,7 +228,7 @@ func (in *instance) cstate(i int) goja.Value {
 
 // setField sets field i of a state record, logged for a bail-out.
 func (in *instance) setField(r *record, i int, v goja.Value) {
-	in.c.undo = append(in.c.undo, undoRec{r, i, r.vals[i]})
+	in.c.undo = append(in.c.undo, undoRec{r: r, i: i, old: r.vals[i]})
 	r.Set(r.keys[i], v)
 }
 
@@ -310,7 +333,7 @@ func (in *instance) collectFields(site *collectSite, vals []cexpr, f *cframe) {
 	}
 	fields := c.arena[start:len(c.arena):len(c.arena)]
 	for i, v := range vs {
-		if _, isObj := v.(*goja.Object); isObj {
+		if o, isObj := v.(*goja.Object); isObj && !in.plainValue(o) {
 			bail("an object in a column")
 		}
 		col := plan[i]
@@ -352,6 +375,7 @@ const gojaMaxInt = 1 << 53
 
 var (
 	typeBool        = reflect.TypeOf(false)
+	typeObject      = reflect.TypeOf(map[string]any(nil)) // a plain object's ExportType
 	jsTrue, jsFalse goja.Value
 	boolOnce        sync.Once
 )
@@ -560,4 +584,46 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// plainValue reports whether o converts without running the function's
+// code: a Date, or an Array (its elements are its own: arrays made by
+// literals, push and state, see compileDecl).
+func (in *instance) plainValue(o *goja.Object) bool {
+	et := o.ExportType()
+	return et == typeTime || in.d.objectsOK && et == typeSlice && o.ClassName() == "Array"
+}
+
+// lengthOf is v.length of an array or an ASCII string.
+func (e *realm) lengthOf(v goja.Value) goja.Value {
+	if o, ok := v.(*goja.Object); ok && o.ExportType() == typeSlice && o.ClassName() == "Array" {
+		return o.Get("length") // an array's own, not configurable
+	}
+	if goja.IsString(v) {
+		if s := v.String(); isASCII(s) {
+			return e.intJS(int64(len(s)))
+		}
+	}
+	bail("length of other than an array or an ASCII string")
+	return nil
+}
+
+// push is a.push(v) of an array whose push is Array.prototype.push as
+// the realm began with it; logged for a bail-out.
+func (in *instance) push(a, v goja.Value) goja.Value {
+	o, ok := a.(*goja.Object)
+	if !ok || o.ExportType() != typeSlice || o.ClassName() != "Array" {
+		bail("push on other than an array")
+	}
+	e := in.e
+	if !o.Get("push").StrictEquals(e.js.arrayPushV) {
+		bail("a push of another than Array.prototype.push")
+	}
+	n := o.Get("length").ToInteger()
+	in.c.undo = append(in.c.undo, undoRec{arr: o, n: n})
+	r, err := e.js.arrayPush(o, v)
+	if err != nil {
+		bail("push: " + err.Error())
+	}
+	return r
 }

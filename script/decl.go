@@ -40,6 +40,9 @@ type decl struct {
 	// when they run on goja; cEvalWhy and cTimerWhy say why.
 	cEval, cTimer       *cfunc
 	cEvalWhy, cTimerWhy string
+	// objectsOK: compiled code may use plain objects and arrays of state
+	// (compileDecl).
+	objectsOK bool
 
 	// jobs: the code can queue promise jobs, so its calls are never
 	// batched (batch.go).

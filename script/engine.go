@@ -228,6 +228,7 @@ func (e *Engine) load(name, file, src string) (*ptf.FuncDef, *source, error) {
 		return def, s, nil
 	}
 	def.New = func(spec ptf.CallSpec) (ptf.PTF, error) { return rt.newInstance(d, spec) }
+	def.Runs = func() string { s, _ := e.Runs(def); return s }
 	def.NewIsolated = func(spec ptf.CallSpec) (ptf.PTF, error) { return e.newIsolated(name, file, src, spec) }
 	if d.changelog.Mode != "" || d.changelog.Func {
 		def.ChangelogMode = func(tables []types.ChangelogMode, required types.ChangelogMode) (types.ChangelogMode, error) {

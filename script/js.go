@@ -27,6 +27,12 @@ type jsProtos struct {
 	listToString                       goja.Value // toString of arrays that print as Java's [a, b]
 	modeProto                          *goja.Object
 	fnToString                         goja.Callable // Function.prototype.toString, before the function's code ran
+	arrayPush                          goja.Callable // Array.prototype.push, before the function's code ran
+	arrayPushV                         goja.Value
+	// Object.prototype's own properties before the function's code ran
+	// (objectProtoIntact).
+	objectProtoNames map[string]bool
+	objectProtoVals  []goja.Value
 }
 
 var (
@@ -56,6 +62,13 @@ func (e *realm) initJS() {
 	}
 	js.mapSet = method(js.mapCtor, "set")
 	js.fnToString = method(vm.Get("Function").ToObject(vm), "toString")
+	js.arrayPushV = vm.Get("Array").ToObject(vm).Get("prototype").ToObject(vm).Get("push")
+	js.arrayPush, _ = goja.AssertFunction(js.arrayPushV)
+	js.objectProtoNames = map[string]bool{}
+	for _, k := range js.objectProto.GetOwnPropertyNames() {
+		js.objectProtoNames[k] = true
+		js.objectProtoVals = append(js.objectProtoVals, js.objectProto.Get(k))
+	}
 	initBools(vm)
 	js.setAdd = method(js.setCtor, "add")
 	js.mapForEach = method(js.mapCtor, "forEach")

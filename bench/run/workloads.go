@@ -60,6 +60,9 @@ type engine struct {
 var (
 	ptfsh     = engine{name: "ptfsh", kind: "ptfsh"}
 	ptfshPar2 = engine{name: "ptfsh --parallelism 2", kind: "ptfsh", flags: []string{"--parallelism", "2"}}
+	// ptfshGoja runs the functions on goja alone, to measure what the
+	// compiled calls give (see docs/javascript.md).
+	ptfshGoja = engine{name: "ptfsh, 'ptf.compile' off", kind: "ptfsh", preamble: "SET 'ptf.compile' = 'off';"}
 	nodeJS    = engine{name: "node", kind: "node"}
 	// duckDB runs a DuckDB form of a workload through duckdb_run.py (pip's
 	// duckdb, both cores).
@@ -77,7 +80,7 @@ func workloads(c config) []workload {
 			script: "keyed_count.sql", fn: "bench/workloads/keyed_count.js",
 			node:    []string{"--columns", clickColumns, "--partition", "user_id"},
 			plain:   []string{"-workload", "count"},
-			engines: []engine{ptfsh, ptfshPar2, nodeJS, plainGo},
+			engines: []engine{ptfsh, ptfshGoja, ptfshPar2, nodeJS, plainGo},
 			ref:     "node",
 		}
 		if d.format == "jsonl" {
@@ -96,7 +99,7 @@ func workloads(c config) []workload {
 			plain: []string{"-workload", "filter"},
 			// Rows with row semantics go round the workers (row k to
 			// worker k mod N).
-			engines: []engine{ptfsh, ptfshPar2, nodeJS, plainGo},
+			engines: []engine{ptfsh, ptfshGoja, ptfshPar2, nodeJS, plainGo},
 			ref:     "node",
 		},
 		keyed("B-1k", "B keyed count, 1k keys", dataSet{kind: "clicks", format: "csv", keys: 1_000}),
@@ -107,7 +110,7 @@ func workloads(c config) []workload {
 			script: "greeting.sql", fn: "bench/workloads/greeting.js",
 			node:    []string{"--columns", clickColumns, "--partition", "user_id"},
 			plain:   []string{"-workload", "greeting"},
-			engines: []engine{ptfsh, ptfshPar2, nodeJS, plainGo},
+			engines: []engine{ptfsh, ptfshGoja, ptfshPar2, nodeJS, plainGo},
 			ref:     "node",
 		},
 		keyed("B-jsonl", "B keyed count, JSON lines input", dataSet{kind: "clicks", format: "jsonl"}),
@@ -241,7 +244,7 @@ func workloads(c config) []workload {
 			data:   dataSet{kind: "flights", format: "parquet", path: c.flightsParquet},
 			script: "flights_workflow.sql", fn: "examples/delay_streak.js",
 			files:   []string{"airports.csv"},
-			engines: []engine{ptfsh, duckDB("flights_workflow.duckdb.sql")},
+			engines: []engine{ptfsh, ptfshGoja, duckDB("flights_workflow.duckdb.sql")},
 			ref:     "duckdb",
 			sinks: []sink{
 				{file: "hourly.parquet", schema: "origin STRING, airport STRING, window_start TIMESTAMP(3), flights BIGINT, delayed BIGINT, total_delay BIGINT, max_delay INT"},

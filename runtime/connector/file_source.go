@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,7 +56,29 @@ func (n *fileNode) Explain() string {
 	return "TableSourceScan(table=[[" + n.t.Name + "]], fields=" + n.t.Schema.ColumnList() + ")"
 }
 
+// Open opens the file's read; the INSERTs of a statement set that read the
+// same file, with the same options and columns, share one (exec.Scan).
 func (n *fileNode) Open(ex *exec.Execution) (exec.Stream, error) {
+	if follow, err := monitorInterval(n.t); err == nil && follow == 0 && !isFolder(TablePath(n.t)) {
+		return ex.Scan(n.scanKey(), n.t.Name, func() (exec.Stream, error) { return n.open(ex) })
+	}
+	return n.open(ex)
+}
+
+// scanKey says which reads are the same: the table, its options (a
+// table hint changes them), its columns and its watermarks.
+func (n *fileNode) scanKey() string {
+	keys := slices.Sorted(maps.Keys(n.t.Options))
+	var b strings.Builder
+	b.WriteString(sourceKeyOf(n.t))
+	for _, k := range keys {
+		fmt.Fprintf(&b, "\x00%s=%s", k, n.t.Options[k])
+	}
+	fmt.Fprintf(&b, "\x00%s\x00%d", n.Explain(), n.every)
+	return b.String()
+}
+
+func (n *fileNode) open(ex *exec.Execution) (exec.Stream, error) {
 	if base := filepath.Base(TablePath(n.t)); n.t.FlinkReaders && hiddenName(base) {
 		// Flink's enumerator tests the path itself with its
 		// DefaultFileFilter (folder.go).

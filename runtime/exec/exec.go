@@ -217,6 +217,11 @@ type Execution struct {
 	live *Live
 	// tees are the running shared calls (fanout.go).
 	tees map[Node]*teeShared
+	// coop runs a statement set's queries, whose reads of a table scans
+	// shares, query being the one being opened (share.go).
+	coop  *Coop
+	scans map[string]*sharedScan
+	query int
 	// Uncheckpointable says why no checkpoint may be taken before the end.
 	Uncheckpointable string
 	// stateInMemory is the first operator that keeps state in memory

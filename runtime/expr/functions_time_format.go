@@ -21,23 +21,9 @@ func javaFormat(g time.Time, pattern string) string {
 	for i := 0; i < len(pattern); {
 		ch := pattern[i]
 		if ch == '\'' {
-			j := i + 1
-			for j < len(pattern) {
-				if pattern[j] == '\'' {
-					if j+1 < len(pattern) && pattern[j+1] == '\'' {
-						b.WriteByte('\'')
-						j += 2
-						continue
-					}
-					break
-				}
-				b.WriteByte(pattern[j])
-				j++
-			}
-			if j == i+1 && j < len(pattern) { // '' is a quote
-				b.WriteByte('\'')
-			}
-			i = j + 1
+			lit, next, _ := textparse.QuotedText(pattern, i) // unclosed: the rest is text
+			b.WriteString(lit)
+			i = next
 			continue
 		}
 		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z') {

@@ -133,6 +133,10 @@ type FuncDef struct {
 	Output types.Type
 	// HasOnTimer reports whether the function defines onTimer.
 	HasOnTimer bool
+	// Runs, when set, says how the function's calls run, for DESCRIBE
+	// FUNCTION EXTENDED: "compiled", or "goja (why not compiled)" for a
+	// JavaScript function.
+	Runs func() string
 	// New makes one instance of the function for one call site.
 	New func(spec CallSpec) (PTF, error)
 	// NewIsolated, when set, makes an instance that shares nothing with

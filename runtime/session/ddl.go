@@ -71,22 +71,13 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 		return sqlmini.Errorf(f.Pos, "no script engine is configured")
 	}
 	fn := &catalog.Function{Temporary: c.Temporary, Create: c}
-	var def *ptf.FuncDef
-	var src string
+	// src is the function's code, inline or of the file (then file).
+	var src, file string
 	if body, ok := f.Source(); ok {
 		src = body
-		d, err := s.load(ctx, name, "", body)
-		if err != nil {
-			return types.At(f.Name.Pos, err)
-		}
-		def = d
-		def.Name = name
-		if err := checkDeclaration(def); err != nil {
-			return sqlmini.Errorf(f.Name.Pos, "%w", err)
-		}
 	} else {
 		fn.Path = string(*f.Path)
-		file := s.path(fn.Path)
+		file = s.path(fn.Path)
 		if s.cfg.FunctionDir != "" && !filepath.IsAbs(fn.Path) {
 			if _, err := os.Stat(file); err != nil {
 				if alt := filepath.Join(s.cfg.FunctionDir, fn.Path); fileExists(alt) {
@@ -102,15 +93,14 @@ func (s *Session) createFunction(ctx context.Context, c *sqlmini.Create, f *sqlm
 			return sqlmini.Errorf(f.Pos, "cannot read function file '%s': %v", fn.Path, connector.RootCause(err))
 		}
 		src = code
-		d, err := s.load(ctx, name, file, src)
-		if err != nil {
-			return types.At(f.Name.Pos, err)
-		}
-		def = d
-		def.Name = name
-		if err := checkDeclaration(def); err != nil {
-			return sqlmini.Errorf(f.Name.Pos, "%w", err)
-		}
+	}
+	def, err := s.load(ctx, name, file, src)
+	if err != nil {
+		return types.At(f.Name.Pos, err)
+	}
+	def.Name = name
+	if err := checkDeclaration(def); err != nil {
+		return sqlmini.Errorf(f.Name.Pos, "%w", err)
 	}
 	fn.Def = def
 	s.cat.AddFunction(fn)

@@ -138,20 +138,7 @@ func (s *Session) execDescribe(d *sqlmini.Describe) error {
 			rows = append(rows, []string{"file", f.Path})
 		}
 		for _, sd := range def.State {
-			v := "value"
-			switch sd.Kind {
-			case ptf.ListState:
-				v = "list"
-			case ptf.MapState:
-				v = "map"
-			}
-			if sd.Type != nil {
-				v += " " + sd.Type.String()
-			}
-			if sd.TTLSet {
-				v += " ttl " + sd.TTL.String()
-			}
-			rows = append(rows, []string{"state " + sd.Name, v})
+			rows = append(rows, []string{"state " + sd.Name, stateText(sd)})
 		}
 		if def.HasOnTimer {
 			rows = append(rows, []string{"onTimer", "yes"})
@@ -223,6 +210,9 @@ func (s *Session) describeFunction(d *sqlmini.Describe) error {
 		rows = append(rows, []string{"state " + sd.Name, stateText(sd)})
 	}
 	rows = append(rows, []string{"has onTimer", fmt.Sprint(def.HasOnTimer)})
+	if def.Runs != nil {
+		rows = append(rows, []string{"runs", def.Runs()})
+	}
 	changelog := "insert-only"
 	if def.ChangelogMode != nil {
 		changelog = "a ChangelogFunction (chooses its mode per call)"

@@ -95,7 +95,7 @@ func (s *Session) execInsert(ctx context.Context, stmt *statement) error {
 	if len(nodes) == 1 {
 		err = s.run(ctx, stmt, st.Pos, nodes[0], sinks[0], nil)
 	} else {
-		set := &statementSetNode{ins: nodes}
+		set := &statementSetNode{ins: nodes, share: fileSinksOnly(sinks)}
 		err = s.run(ctx, stmt, st.Pos, set, &setSink{node: set, sinks: sinks}, nil)
 	}
 	if err != nil {
@@ -358,6 +358,20 @@ func sinkChangelog(t *catalog.Table, n exec.Node, pos sqlmini.Pos) (exec.Node, e
 type statementSetNode struct {
 	ins    []exec.Node
 	active int // the query whose rows are flowing
+	// share: the queries may share their reads of a table (exec.Scan),
+	// their sinks being files, whose rows do not change with the
+	// interleaving of the queries' writes.
+	share bool
+}
+
+// fileSinksOnly reports whether every sink writes a file.
+func fileSinksOnly(sinks []tableSink) bool {
+	for _, sk := range sinks {
+		if _, ok := sk.(*connector.FileSink); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func (n *statementSetNode) Schema() types.Schema           { return types.Schema{} }
@@ -365,20 +379,51 @@ func (n *statementSetNode) Changelog() types.ChangelogMode { return types.Insert
 func (n *statementSetNode) Children() []exec.Node          { return n.ins }
 func (n *statementSetNode) Explain() string                { return "StatementSet()" }
 
+// Open opens the queries. When they may share scans, in a statement that
+// no later run goes on with (a scratch store, inputs that end, one worker,
+// no timeline), the reads of a table by several queries are one, and the
+// queries run as coroutines (exec.Coop); else one after the other.
 func (n *statementSetNode) Open(ex *exec.Execution) (exec.Stream, error) {
-	ins, err := exec.OpenAll(ex, n.ins)
-	if err != nil {
-		return nil, err
+	o := ex.Opts
+	if !n.share || !o.Scratch || !o.EndOfInput || o.Parallelism > 1 || ex.Timeline != nil {
+		ins, err := exec.OpenAll(ex, n.ins)
+		if err != nil {
+			return nil, err
+		}
+		return &setStream{n: n, ins: ins}, nil
 	}
-	return &setStream{n: n, ins: ins}, nil
+	coop := exec.NewCoop()
+	ex.ShareScans(coop)
+	var ins []exec.Stream
+	for i, in := range n.ins {
+		ex.ScanQuery(i)
+		st, err := in.Open(ex)
+		if err != nil {
+			exec.CloseAll(ins)
+			return nil, err
+		}
+		ins = append(ins, st)
+	}
+	s := &setStream{n: n, ins: ins}
+	if ex.SharedScans() && ex.Opts.EndOfInput {
+		coop.Start(ins)
+		s.coop = coop
+	}
+	return s, nil
 }
 
 type setStream struct {
-	n   *statementSetNode
-	ins []exec.Stream
+	n    *statementSetNode
+	ins  []exec.Stream
+	coop *exec.Coop // the queries run as coroutines: their reads are shared
 }
 
 func (s *setStream) Next() (exec.Event, error) {
+	if s.coop != nil {
+		q, ev, err := s.coop.Next()
+		s.n.active = q
+		return ev, err
+	}
 	for s.n.active < len(s.ins) {
 		ev, err := s.ins[s.n.active].Next()
 		if err != nil || ev.Kind != exec.EvEnd {
@@ -389,7 +434,12 @@ func (s *setStream) Next() (exec.Event, error) {
 	return exec.Event{Kind: exec.EvEnd}, nil
 }
 
-func (s *setStream) Close() error { return exec.CloseAll(s.ins) }
+func (s *setStream) Close() error {
+	if s.coop != nil {
+		s.coop.Close() // the queries' goroutines return before their streams close
+	}
+	return exec.CloseAll(s.ins)
+}
 
 // setSink is the sinks of a statement set.
 type setSink struct {

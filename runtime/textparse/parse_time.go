@@ -407,6 +407,33 @@ type patItem struct {
 	lit    string // patLiteral
 }
 
+// QuotedText reads the quoted text that starts at pattern[i], a quote, in
+// a java.text.SimpleDateFormat pattern: the text up to the next lone
+// quote, ” inside standing for a quote, and ” itself (no text between
+// the quotes) for a quote. next is the index after the closing quote;
+// closed is false when the pattern ends first (lit is then the rest).
+func QuotedText(pattern string, i int) (lit string, next int, closed bool) {
+	var b strings.Builder
+	j := i + 1
+	for ; j < len(pattern); j++ {
+		if pattern[j] != '\'' {
+			b.WriteByte(pattern[j])
+			continue
+		}
+		if j+1 < len(pattern) && pattern[j+1] == '\'' {
+			b.WriteByte('\'')
+			j++
+			continue
+		}
+		closed = true
+		break
+	}
+	if closed && j == i+1 {
+		b.WriteByte('\'') // ''
+	}
+	return b.String(), j + 1, closed
+}
+
 // compileTimestampPattern compiles the pattern language documented at
 // Options.TimestampPattern.
 func compileTimestampPattern(pattern string) (*timePattern, error) {
@@ -415,28 +442,12 @@ func compileTimestampPattern(pattern string) (*timePattern, error) {
 	for i := 0; i < len(pattern); {
 		c := pattern[i]
 		if c == '\'' {
-			j := i + 1
-			var lit strings.Builder
-			for {
-				if j >= len(pattern) {
-					return nil, fmt.Errorf("timestamp pattern %q: unterminated quote", pattern)
-				}
-				if pattern[j] == '\'' {
-					if j+1 < len(pattern) && pattern[j+1] == '\'' {
-						lit.WriteByte('\'')
-						j += 2
-						continue
-					}
-					break
-				}
-				lit.WriteByte(pattern[j])
-				j++
+			lit, next, closed := QuotedText(pattern, i)
+			if !closed {
+				return nil, fmt.Errorf("timestamp pattern %q: unterminated quote", pattern)
 			}
-			if j == i+1 {
-				lit.WriteByte('\'') // '' outside quotes
-			}
-			p.addLiteral(lit.String())
-			i = j + 1
+			p.addLiteral(lit)
+			i = next
 			continue
 		}
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
