@@ -60,9 +60,8 @@ type KafkaSink struct {
 	valueRow   types.Row
 	// full is a row's fields by table column, for one Row call.
 	full []any
-	// buf is the block the records' keys and values are encoded into,
-	// one after another: each record written keeps its part (and so the
-	// block) until the brokers have it.
+	// buf is where a record's key and value are encoded, for the writer
+	// to copy.
 	buf      []byte
 	rows     int64
 	ts, hdr  int // the query's timestamp and headers columns, or -1
@@ -278,6 +277,7 @@ func (k *KafkaSink) Row(r types.Row) error {
 		}
 	}
 	var err error
+	k.buf = k.buf[:0]
 	if k.key != nil {
 		k.keyRow.Fields = k.keyRow.Fields[:0]
 		for _, i := range k.s.keyCols {
@@ -304,27 +304,20 @@ func (k *KafkaSink) Row(r types.Row) error {
 	return nil
 }
 
-// sinkBlock is the size of the blocks records are encoded into, and
-// sinkBlockMin the room below which a record goes into a new block.
-const (
-	sinkBlock    = 64 << 10
-	sinkBlockMin = 512
-)
-
-// encode encodes r with c into the current block (a record larger than
-// the room left gets a slice of its own).
+// encode appends r encoded with c to the record's bytes so far (the
+// writer copies them, so the next record starts anew) and returns its
+// part: nil for a null key or value.
 func (k *KafkaSink) encode(c recordCodec, r types.Row) ([]byte, error) {
-	if cap(k.buf)-len(k.buf) < sinkBlockMin {
-		k.buf = make([]byte, 0, sinkBlock)
-	}
 	start := len(k.buf)
-	room := k.buf[start:cap(k.buf)]
-	b, err := c.encode(room[:0], r)
+	room := k.buf[start:]
+	b, err := c.encode(room, r)
 	if err != nil || len(b) == 0 {
 		return b[:0:0], err // nil stays nil (a null key or value)
 	}
-	if &b[0] == &room[0] { // else it grew out of the block
+	if cap(room) > 0 && &b[0] == &room[:1][0] {
 		k.buf = k.buf[:start+len(b)]
+	} else { // it grew out of the buffer (or the codec has bytes of its own)
+		k.buf = make([]byte, 0, 2*(start+len(b))) // for the next parts
 	}
 	return b[:len(b):len(b)], nil
 }

@@ -232,3 +232,68 @@ func TestWriter_Write_compression(t *testing.T) {
 		t.Errorf("compression brotli: err = %v", err)
 	}
 }
+
+// TestWriter_Write_copies: the writer copies a record's key and value, so
+// one buffer reused for every record written gives each record its own
+// bytes; records made again from acknowledged ones (the writer reuses
+// them) keep a null key null and an empty one empty; and the reader hands
+// back every record of many fetched batches in order.
+func TestWriter_Write_copies(t *testing.T) {
+	k := kafkatest.Start(t, 1, "t")
+	c := dial(t, k.Servers())
+	p0 := kafka.TP{Topic: "t", Partition: 0}
+	w, err := c.NewWriter(kafka.WriterConfig{Partitioner: kafka.PartitionFixed, Linger: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	type kv struct {
+		Key, Value string
+		NullKey    bool
+	}
+	var want []kv
+	var buf []byte
+	const n = 3000
+	for i := range n {
+		key := strings.Repeat("k", i%5)
+		val := fmt.Sprintf("v%d-%s", i, strings.Repeat("x", (i*37)%700))
+		buf = append(append(buf[:0], key...), val...)
+		rec := kafka.Record{TP: p0, Timestamp: int64(i + 1), Key: buf[:len(key):len(key)], Value: buf[len(key):]}
+		if i%7 == 3 {
+			rec.Key = nil
+		}
+		w.Write(context.Background(), rec)
+		want = append(want, kv{Key: key, Value: val, NullKey: i%7 == 3})
+		if want[i].NullKey {
+			want[i].Key = ""
+		}
+		clear(buf) // the writer has its own copy
+		if i%400 == 399 {
+			if err := w.Flush(context.Background()); err != nil { // acknowledged records are reused after this
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.NewReader([]kafka.TP{p0}, map[kafka.TP]int64{p0: 0}, map[kafka.TP]int64{p0: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []kv
+	for {
+		rec, ok, err := r.Next(context.Background(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, kv{Key: string(rec.Key), Value: string(rec.Value), NullKey: rec.Key == nil})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("records (-want +got):\n%.3000s", diff)
+	}
+}

@@ -58,6 +58,11 @@ type Writer struct {
 	err error // the first failed write since the last Flush
 	// acked is w.ack, made once: what the client calls for each record.
 	acked func(*kgo.Record, error)
+	// done holds the records the client let go of (acknowledged or
+	// failed), under mu; free those Write took from done, to make the
+	// next records of. A record keeps the room of its key and value, so
+	// a writer makes new records and bytes only for more in flight.
+	done, free []*kgo.Record
 }
 
 // NewWriter returns a writer to the cluster of c.
@@ -151,28 +156,62 @@ func (w *Writer) Abort(ctx context.Context) error {
 }
 
 // Write sends rec to its topic; its Partition counts only for the fixed
-// partitioner. The writer keeps rec's slices until the write is
-// acknowledged.
+// partitioner. Write copies rec's key and value (the caller may reuse
+// them at once) and keeps its headers' values until the write is
+// acknowledged. Write is for one goroutine at a time.
 func (w *Writer) Write(ctx context.Context, rec Record) {
-	kr := &kgo.Record{Topic: rec.Topic, Partition: rec.Partition, Key: rec.Key, Value: rec.Value}
+	if len(w.free) == 0 {
+		w.mu.Lock()
+		w.free, w.done = w.done, w.free
+		w.mu.Unlock()
+	}
+	var kr *kgo.Record
+	if n := len(w.free); n > 0 {
+		kr = w.free[n-1]
+		w.free = w.free[:n-1]
+	} else {
+		kr = new(kgo.Record)
+	}
+	// The key's slice keeps the room of both (the value's, when the key
+	// is null).
+	room := kr.Key[:0]
+	if room == nil {
+		room = kr.Value[:0]
+	}
+	headers := kr.Headers[:0]
+	*kr = kgo.Record{Topic: rec.Topic, Partition: rec.Partition}
+	b := append(append(room, rec.Key...), rec.Value...)
+	if b == nil {
+		b = []byte{} // an empty key or value is not a null one
+	}
+	if n := len(rec.Key); rec.Key != nil {
+		kr.Key = b[:n]
+		if rec.Value != nil {
+			kr.Value = b[n:len(b):len(b)]
+		}
+	} else if rec.Value != nil {
+		kr.Value = b
+	}
 	if rec.Timestamp > 0 {
 		kr.Timestamp = time.UnixMilli(rec.Timestamp)
 	}
 	for _, h := range rec.Headers {
-		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
+		headers = append(headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
+	}
+	if len(headers) > 0 {
+		kr.Headers = headers
 	}
 	w.cl.Produce(ctx, kr, w.acked)
 }
 
-// ack keeps the first failure of a record written.
+// ack keeps the first failure of a record written, and the record for
+// the next Write.
 func (w *Writer) ack(kr *kgo.Record, err error) {
-	if err == nil {
-		return
-	}
 	w.mu.Lock()
-	if w.err == nil {
+	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("writing to topic '%s': %w", kr.Topic, err)
 	}
+	w.done = append(w.done, kr) // the client is done with it
 	w.mu.Unlock()
 }
 
