@@ -45,7 +45,7 @@ func main() {
 	flag.IntVar(&c.keys, "keys", 100_000, "distinct users of the workloads whose name gives no key count")
 	flag.Float64Var(&c.skew, "skew", 1, "Zipf exponent of users and airports (0: uniform)")
 	flag.Uint64Var(&c.seed, "seed", 1, "the generator's seed")
-	flag.StringVar(&c.only, "only", "", "run only these workloads (comma-separated names: A, B-1k, B, B-1M, C, B-jsonl, F, B-spill, B-ckpt, S-group, S-join; with -flights-parquet F-parquet, workflow, window; with -kafka K, K-p2)")
+	flag.StringVar(&c.only, "only", "", "run only these workloads (comma-separated names: A, B-1k, B, B-1M, C, B-jsonl, F, B-spill, B-ckpt, L, L-map, S-group, S-join; with -flights-parquet F-parquet, workflow, window; with -kafka K, K-p2)")
 	flag.BoolVar(&c.check, "check", false, "run each engine once and compare their output rows instead of timing them")
 	flag.StringVar(&c.dataDir, "data", "", "keep generated data in `DIR` (default: ptfsh-bench-data in the temporary directory)")
 	flag.StringVar(&c.flightsParquet, "flights-parquet", "", "also run F over this Parquet `FILE` of flights (columns date, delay, origin; e.g. a copy of the 3M U.S. flights), all its rows")

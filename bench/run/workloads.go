@@ -156,6 +156,8 @@ func workloads(c config) []workload {
 			},
 			ref: "ptfsh --state FILE (fsync), checkpoint every 100k rows (default)",
 		},
+		lastURLs("L", "L last urls: a ListView per user", "last_urls.sql", "bench/workloads/last_urls.js", clicks),
+		lastURLs("L-map", "L-map url counts: a MapView per user", "last_urls_map.sql", "bench/workloads/last_urls_map.js", clicks),
 		{
 			// SQL's GROUP BY keeps its groups in the state store behind a
 			// cache of 20,000 groups (state.cache-size): its peak memory
@@ -268,4 +270,19 @@ func count(n int) string {
 		return fmt.Sprintf("%dk", n/1_000)
 	}
 	return fmt.Sprint(n)
+}
+
+// lastURLs is a workload of list or map state under ptfsh only: without
+// a state file (a scratch store, only the final checkpoint), with one
+// (a checkpoint every 100k rows), and at two workers.
+func lastURLs(name, title, script, fn string, data dataSet) workload {
+	return workload{
+		name: name, title: title, data: data, script: script, fn: fn,
+		engines: []engine{
+			{name: "ptfsh, no state file", kind: "ptfsh"},
+			{name: "ptfsh --state FILE (fsync)", kind: "ptfsh", state: true},
+			{name: "ptfsh --parallelism 2, no state file", kind: "ptfsh", flags: []string{"--parallelism", "2"}},
+		},
+		ref: "ptfsh, no state file",
+	}
 }

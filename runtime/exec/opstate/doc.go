@@ -14,20 +14,23 @@
 //
 //   - the live generation holds what left the cache changed since the last
 //     checkpoint: a changed value evicted from the cache, or the marker of
-//     a deleted key;
+//     a deleted key; when it has taken spillKeys of them it is spilled:
+//     kept as a generation, unlisted until the next checkpoint, and a new
+//     live one begins, so that an eviction writes into a small tree;
 //   - the sealed generations hold the state as of the last checkpoint,
 //     newest first; each checkpoint seals the live one.
 //
 // A read looks in the cache, then in the generations from the newest. A
 // checkpoint (Table.Flush) writes the cache's changed values to the live
-// generation and lists it among the sealed ones, in the checkpoint's
-// transaction: its cost is that of the changes, not of the table, and a
-// restart sees the state of its last checkpoint and never a value written
-// after it. Open drops a live generation left by a run that stopped
-// before its next checkpoint. Compactions merge the newest generations in
-// the background of the operator's calls, a bounded batch a transaction,
-// so that reads stay about one look-up and memory stays bounded however
-// large the table grows.
+// generation and lists it, and the spilled ones, among the sealed ones,
+// in the checkpoint's transaction: its cost is that of the changes, not
+// of the table, and a restart sees the state of its last checkpoint and
+// never a value written after it. Open drops the live and spilled
+// generations left by a run that stopped before its next checkpoint.
+// Compactions merge the newest generations in the background of the
+// operator's calls, a bounded batch a transaction, so that reads stay
+// about one look-up and memory stays bounded however large the table
+// grows.
 //
 // # Keys and order
 //

@@ -311,10 +311,10 @@ type compaction struct {
 }
 
 // pick returns the first of the newest generations of list[from:to] to
-// merge into one with list[to-1], or -1. Sealed and spilled generations
-// are merged apart, so that what a merge writes is listed in the store
-// when its inputs were.
-func (gs *generations) pick(from, to int) int {
+// merge into one with list[to-1], or -1: a merge takes at least run
+// generations. Sealed and spilled generations are merged apart, so that
+// what a merge writes is listed in the store when its inputs were.
+func (gs *generations) pick(from, to, run int) int {
 	if to-from < 2 {
 		return -1
 	}
@@ -322,6 +322,9 @@ func (gs *generations) pick(from, to int) int {
 	for i > from && gs.list[i-1].keys <= 2*acc {
 		i--
 		acc += gs.list[i].keys
+	}
+	if to-i < run {
+		i = to - 1
 	}
 	if i == to-1 && to-from > maxGenerations {
 		i = to - 2
@@ -331,6 +334,11 @@ func (gs *generations) pick(from, to int) int {
 	}
 	return i
 }
+
+// spillRun is how many spilled generations a merge of them takes at
+// least: spilled generations are many and of one size (spillKeys), and
+// merging them two by two would rewrite every key once per doubling.
+const spillRun = 4
 
 // compactSome goes on with the compaction under way, one batch, or begins
 // one if the generations call for it. It waits while a Scan runs, whose
@@ -344,9 +352,9 @@ func (t *Table[V]) compactSome() error {
 			return nil
 		}
 		t.replan = false
-		lo, hi := t.gens.pick(t.gens.sealed, len(t.gens.list)), len(t.gens.list)-1
+		lo, hi := t.gens.pick(t.gens.sealed, len(t.gens.list), spillRun), len(t.gens.list)-1
 		if lo < 0 {
-			lo, hi = t.gens.pick(0, t.gens.sealed), t.gens.sealed-1
+			lo, hi = t.gens.pick(0, t.gens.sealed, 2), t.gens.sealed-1
 		}
 		if lo < 0 {
 			return nil

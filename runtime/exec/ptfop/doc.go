@@ -12,9 +12,9 @@
 //   - keyedState (keyed.go, cache.go): value state per partition key, a
 //     bounded cache of live objects, a warm tier of encoded records, and a
 //     spill area in the store;
-//   - viewState (views.go, views_map.go): list and map state, an overlay
-//     of changes over the store (views_inspect.go shows what a store
-//     holds, for SHOW STATE);
+//   - viewState (views.go, views_map.go): list and map state, a table of
+//     runtime/exec/opstate per list or map entry, shared by the call's
+//     workers (views_inspect.go shows what a store holds, for SHOW STATE);
 //   - timerService (timers.go): timers per key in time order;
 //   - eventClock (operator.go): the operator's and each input's watermark;
 //   - sortBuffer (sortbuffer.go): ORDER BY buffers rows until the

@@ -370,8 +370,7 @@ func TestDescribeView_manyElements(t *testing.T) {
 }
 
 // Lists and maps cleared between two checkpoints: the checkpoint deletes
-// every element and entry the store held for them (a list's by its stored
-// range, a map's by a scan made before any write), keeps those of keys
+// every element and entry the store held for them, keeps those of keys
 // not cleared, and what is read back is what was written, including a
 // list cleared twice in one interval.
 func TestViews_clearBetweenCheckpoints(t *testing.T) {
@@ -478,11 +477,9 @@ func TestViews_clearBetweenCheckpoints(t *testing.T) {
 }
 
 // BenchmarkViewsCheckpoint_cleared times the checkpoint after 20k keys
-// cleared their list and map and added one element and entry: the
-// deletions come from each list's stored range and from a scan of each
-// map made before the checkpoint writes anything. With a scan between
-// writes, each scan put the writes so far into bbolt's unsplit nodes and
-// the next writes moved them: quadratic (100k keys took 7 s).
+// cleared their list and map and added three elements and entries: the
+// clears delete through the tables as the calls run, and the checkpoint
+// writes the changes as a generation of their own.
 func BenchmarkViewsCheckpoint_cleared(b *testing.B) {
 	st, err := state.OpenBolt(filepath.Join(b.TempDir(), "state.db"), state.BoltOptions{NoSync: true})
 	if err != nil {
