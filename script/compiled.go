@@ -215,6 +215,7 @@ func (in *instance) cstate(i int) goja.Value {
 	switch x := v.(type) {
 	case *record:
 		jv = x.object(in.e.vm)
+		in.c.lastObj, in.c.lastRec = jv.(*goja.Object), x
 	case goja.Value:
 		jv = x
 	case nil:
