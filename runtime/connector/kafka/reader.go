@@ -153,8 +153,11 @@ func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error)
 	opts := append(c.cfg.opts(),
 		kgo.ConsumePartitions(assign),
 		kgo.KeepControlRecords(),
-		// The client's fetch sizes (1 MiB a partition) stay: 4 MiB took
-		// as much CPU for a topic read from its start, and twice the memory.
+		// Fetches of 256 KiB a partition (the client's default is 1 MiB):
+		// the records fetched and not yet handed out are most of a read's
+		// memory, and 1 MiB or 4 MiB took as much CPU for a topic read
+		// from its start.
+		kgo.FetchMaxPartitionBytes(fetchPartitionBytes),
 		kgo.FetchMaxWait(200*time.Millisecond),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 	)
@@ -188,6 +191,10 @@ func (r *Reader) Position() map[TP]int64 {
 	}
 	return out
 }
+
+// fetchPartitionBytes is the most a fetch asks of one partition (a
+// batch larger than that still comes whole).
+const fetchPartitionBytes = 256 << 10
 
 // ErrIdle is what Next returns when no record came within the wait.
 var ErrIdle = errors.New("no record within the wait")
