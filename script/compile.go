@@ -11,6 +11,7 @@ import (
 	"github.com/dop251/goja/parser"
 	"github.com/dop251/goja/token"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
 // Compiled calls. goja interprets a function's bytecode, boxes every
@@ -808,6 +809,14 @@ func (rt *realm) compileDecl(d *decl, prog, code string) {
 	if d.scalar {
 		d.cEvalWhy = "a scalar function"
 		return
+	}
+	for _, sd := range d.state {
+		if sd.Kind == ptf.ValueState && sd.Type != nil && sd.Type.Kind == types.KindRow {
+			// Checked after each call as Flink's conversion would
+			// (typedstate.go), on goja's path.
+			d.cEvalWhy, d.cTimerWhy = "state entry "+sd.Name+" typed as a ROW", "state entry "+sd.Name+" typed as a ROW"
+			return
+		}
 	}
 	var consts map[string]goja.Value
 	parsed := false

@@ -42,6 +42,7 @@ func TestCompileWhat(t *testing.T) {
 		{fn(`s.n = typeof k;`), "goja (the operator typeof)"},
 		{strings.Replace(fn(`ctx.collect(1);`), "{ s }, { input, k }", "state, args", 1), "goja (args as a name (destructure the arguments: { input, ... }))"},
 		{strings.Replace(fn(`ctx.collect(1);`), "{ s }", "{ l }", 1), "goja (a list view)"},
+		{strings.Replace(fn(`s.n++;`), "default: { n: 0 } }", "type: \"ROW<n INT>\" }", 1), "goja (state entry s typed as a ROW)"},
 	} {
 		e := NewEngine(Options{ParseType: ParseTypeForTest})
 		def, err := e.Load("f", "f.js", c.src)

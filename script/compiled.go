@@ -79,7 +79,7 @@ const (
 // compiledFor returns the compiled form of eval (timer false) or onTimer
 // to run for the current call, or nil to run goja's.
 func (in *instance) compiledFor(timer bool) *cfunc {
-	if in.c.off || in.typedRows || in.e.noCompile {
+	if in.c.off || in.e.noCompile {
 		return nil
 	}
 	if timer {
