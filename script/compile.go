@@ -529,18 +529,7 @@ func (c *compiler) block(list []ast.Statement) []cstmt {
 	defer c.pop()
 	for _, s := range list {
 		if ld, ok := s.(*ast.LexicalDeclaration); ok {
-			for _, b := range ld.List {
-				id, ok := b.Target.(*ast.Identifier)
-				if !ok {
-					refuse("a destructuring declaration")
-				}
-				name := id.Name.String()
-				cnst := ld.Token == token.CONST
-				if cnst && c.assign[name] {
-					refuse("an assignment to the constant %s", name)
-				}
-				c.declare(name, &sym{kind: symLocal, slot: c.newSlot(), cnst: cnst})
-			}
+			c.declareLexical(ld)
 		}
 	}
 	out := make([]cstmt, 0, len(list))
@@ -550,6 +539,23 @@ func (c *compiler) block(list []ast.Statement) []cstmt {
 		}
 	}
 	return out
+}
+
+// declareLexical declares the names of a let or const declaration in the
+// current scope, each in a slot of its own.
+func (c *compiler) declareLexical(ld *ast.LexicalDeclaration) {
+	for _, b := range ld.List {
+		id, ok := b.Target.(*ast.Identifier)
+		if !ok {
+			refuse("a destructuring declaration")
+		}
+		name := id.Name.String()
+		cnst := ld.Token == token.CONST
+		if cnst && c.assign[name] {
+			refuse("an assignment to the constant %s", name)
+		}
+		c.declare(name, &sym{kind: symLocal, slot: c.newSlot(), cnst: cnst})
+	}
 }
 
 func runBlock(f *cframe, body []cstmt) ctrl {
@@ -684,18 +690,7 @@ func (c *compiler) forStmt(x *ast.ForStatement) cstmt {
 		init = c.bindings(in.List, false)
 	case *ast.ForLoopInitializerLexicalDecl:
 		ld := &in.LexicalDeclaration
-		for _, b := range ld.List {
-			id, ok := b.Target.(*ast.Identifier)
-			if !ok {
-				refuse("a destructuring declaration")
-			}
-			name := id.Name.String()
-			cnst := ld.Token == token.CONST
-			if cnst && c.assign[name] {
-				refuse("an assignment to the constant %s", name)
-			}
-			c.declare(name, &sym{kind: symLocal, slot: c.newSlot(), cnst: cnst})
-		}
+		c.declareLexical(ld)
 		init = c.bindings(ld.List, true)
 	default:
 		refuse("this for loop")
