@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -544,6 +545,11 @@ func (s *boltStore) commit(btx *bbolt.Tx) error {
 			// A panic in the commit: bbolt's list of free pages may now be
 			// wrong, and the rollback releases its lock.
 			s.fail(err, false)
+		}
+		if strings.Contains(err.Error(), "mmap allocate error") {
+			// bbolt maps the whole file, and grows the map as the file
+			// grows: under ulimit -v the map can be what runs out.
+			return fmt.Errorf("state: commit %s: %w: the state file no longer fits in the memory the process may map (ulimit -v, or the machine's memory); raise the limit, or give the statement less state to keep", s.path, err)
 		}
 		return fmt.Errorf("state: commit %s: %w", s.path, err)
 	}

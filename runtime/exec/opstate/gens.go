@@ -26,7 +26,8 @@ import (
 //
 // Compaction keeps the generations few: when the newest ones together
 // reach half the size of the one before them, they are merged, in key
-// order, into a new namespace, compactBatch keys a transaction, and a
+// order, into a new namespace, compactBatch keys or compactBytes a
+// transaction (whichever comes first), and a
 // last transaction lists it in their place and deletes them. The merged
 // generation holds what they held, so the swap may commit between two
 // checkpoints. A merge that includes the oldest generation drops the
@@ -35,6 +36,13 @@ import (
 
 // compactBatch is how many keys a compaction writes in one transaction.
 const compactBatch = 16 << 10
+
+// compactBytes bounds the keys and values a compaction writes in one
+// transaction: the batch is held three times over until it commits (the
+// merge's copies, the transaction's buffer, the store's pages), and a
+// batch of compactBatch rows of kilobytes each would take hundreds of
+// megabytes at once, past a statement's memory limit in one step.
+const compactBytes = 4 << 20
 
 // maxGenerations forces a merge of the newest generations past this many.
 const maxGenerations = 16
@@ -377,8 +385,8 @@ func (t *Table[V]) compactSome() error {
 func (t *Table[V]) compactStep() error {
 	c := t.comp
 	c.keys, c.vals = c.keys[:0], c.vals[:0]
-	done := false
-	for len(c.keys) < t.batch {
+	done, size := false, 0
+	for len(c.keys) < t.batch && size < compactBytes {
 		key, val, deleted, ok, err := nextMerged(c.cursors)
 		if err != nil {
 			return err
@@ -395,6 +403,7 @@ func (t *Table[V]) compactStep() error {
 			marked = append(append(make([]byte, 0, 1+len(val)), markValue), val...)
 		}
 		c.keys, c.vals = append(c.keys, key), append(c.vals, marked)
+		size += len(key) + len(marked)
 	}
 	if len(c.keys) > 0 {
 		err := t.store.Update(func(tx state.Tx) error {
