@@ -438,24 +438,40 @@ func (t *Table[V]) compactStep() error {
 	c := t.comp
 	c.keys, c.vals = c.keys[:0], c.vals[:0]
 	done, size := false, 0
-	for len(c.keys) < t.batch && size < compactBytes {
-		key, val, deleted, ok, err := nextMerged(c.cursors)
-		if err != nil {
-			return err
+	// The cursors read their batches in one transaction for the step
+	// (they copy what they read), not one each.
+	err := t.store.View(func(tx state.Tx) error {
+		for _, cur := range c.cursors {
+			cur.tx = tx
 		}
-		if !ok {
-			done = true
-			break
+		defer func() {
+			for _, cur := range c.cursors {
+				cur.tx = nil
+			}
+		}()
+		for len(c.keys) < t.batch && size < compactBytes {
+			key, val, deleted, ok, err := nextMerged(c.cursors)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				done = true
+				break
+			}
+			if deleted && c.lo == 0 {
+				continue // nothing older to hide
+			}
+			marked := []byte{markDeleted}
+			if !deleted {
+				marked = append(append(make([]byte, 0, 1+len(val)), markValue), val...)
+			}
+			c.keys, c.vals = append(c.keys, key), append(c.vals, marked)
+			size += len(key) + len(marked)
 		}
-		if deleted && c.lo == 0 {
-			continue // nothing older to hide
-		}
-		marked := []byte{markDeleted}
-		if !deleted {
-			marked = append(append(make([]byte, 0, 1+len(val)), markValue), val...)
-		}
-		c.keys, c.vals = append(c.keys, key), append(c.vals, marked)
-		size += len(key) + len(marked)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(c.keys) > 0 {
 		err := t.store.Update(func(tx state.Tx) error {
@@ -498,7 +514,7 @@ func (t *Table[V]) compactStep() error {
 	if listed {
 		next.sealed = len(list) - (len(t.gens.list) - t.gens.sealed)
 	}
-	err := t.store.Update(func(tx state.Tx) error {
+	err = t.store.Update(func(tx state.Tx) error {
 		for _, g := range t.gens.list[c.lo : c.hi+1] {
 			if err := tx.DeleteNamespace(g.name); err != nil {
 				return err
