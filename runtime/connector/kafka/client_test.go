@@ -80,6 +80,9 @@ func TestReader_Next_boundedMerge(t *testing.T) {
 			break
 		}
 		got = append(got, fmt.Sprintf("%s@%d:%s", rec.TP, rec.Offset, rec.Value))
+		if tps[rec.Part] != rec.TP {
+			t.Errorf("%s@%d: Part %d is %s", rec.TP, rec.Offset, rec.Part, tps[rec.Part])
+		}
 	}
 	// Each partition in offset order; across them by timestamp.
 	want := []string{"clicks/0@0:a", "clicks/1@0:b", "clicks/0@1:c", "clicks/0@2:late", "clicks/1@1:d"}
