@@ -60,7 +60,7 @@ type jsonReader struct {
 
 	rows int64
 	SkipStats
-	slab RowSlab
+	slab types.RowSlab
 	seen []bool
 	err  error // a final error
 }
