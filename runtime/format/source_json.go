@@ -60,7 +60,7 @@ type jsonReader struct {
 
 	rows int64
 	SkipStats
-	slab RowSlab
+	slab types.RowSlab
 	seen []bool
 	// utf8OK: the record being decoded is valid UTF-8 as a whole, so its
 	// strings need no check of their own.
