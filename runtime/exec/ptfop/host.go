@@ -41,16 +41,18 @@ func (h host) Collect(r types.Row) error {
 	if len(r.Fields) != n.FnOut.Len() {
 		return fmt.Errorf("collect: expected %d output column(s) %v, got %d value(s)", n.FnOut.Len(), n.FnOut.Names(), len(r.Fields))
 	}
-	out := o.appendPrefix(make([]any, 0, n.Sch.Len()))
+	// The output's fields come from a slab (one allocation per block of
+	// rows), and the event is built in the queue: an observer gets a
+	// pointer to it there, so nothing of a row escapes on its own.
+	out := o.appendPrefix(o.slab.Fields(n.Sch.Len())[:0])
 	out = append(out, r.Fields...)
 	if n.Rowtime {
 		out = append(out, o.rowtime())
 	}
-	ev := exec.Event{Kind: exec.EvRow, Row: types.Row{Kind: r.Kind, Fields: out}}
+	o.out = append(o.out, exec.Event{Kind: exec.EvRow, Row: types.Row{Kind: r.Kind, Fields: out}})
 	if o.obs != nil {
-		o.obs.RowOut(view{o}, &ev)
+		o.obs.RowOut(view{o}, &o.out[len(o.out)-1])
 	}
-	o.out = append(o.out, ev)
 	return nil
 }
 

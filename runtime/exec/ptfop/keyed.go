@@ -114,7 +114,10 @@ func (s *keyedState) lookup(key []any, cur *keyState) *keyState {
 		slot.ks.ref = true
 		return slot.ks
 	}
-	return s.add(key, enc, slot, cur)
+	if slot.ks == nil {
+		slot.ks = newKeyState(key, enc, len(s.decls))
+	}
+	return s.add(slot, cur)
 }
 
 // lookupRow is lookup of the partition key of a row: a key already live
@@ -132,17 +135,25 @@ func (s *keyedState) lookupEnc(enc []byte, r types.Row, cols []int, cur *keyStat
 		slot.ks.ref = true
 		return slot.ks
 	}
-	return s.add(keycodec.Pick(r, cols), bytes.Clone(enc), slot, cur)
+	if slot.ks == nil {
+		// A key of one column (most are) keeps its value in its keyState.
+		ks := newKeyState(nil, bytes.Clone(enc), len(s.decls))
+		if len(cols) == 1 {
+			ks.oneKey[0] = r.Fields[cols[0]]
+			ks.key = ks.oneKey[:]
+		} else {
+			ks.key = keycodec.Pick(r, cols)
+		}
+		slot.ks = ks
+	}
+	return s.add(slot, cur)
 }
 
-// add makes a key live that is not: a warm one (slot, from keys) is
+// add makes the key of slot.ks live: a warm one (slot, from keys) is
 // decoded, an unknown one starts empty (its values, if any, in the
 // store).
-func (s *keyedState) add(key []any, enc []byte, slot keySlot, cur *keyState) *keyState {
+func (s *keyedState) add(slot keySlot, cur *keyState) *keyState {
 	ks := slot.ks
-	if ks == nil {
-		ks = newKeyState(key, enc, len(s.decls))
-	}
 	s.makeLive(ks, slot.rec)
 	if err := s.maybeEvict(ks, cur); err != nil {
 		s.evictErr = err

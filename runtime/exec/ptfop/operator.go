@@ -20,6 +20,7 @@ type keyState struct {
 	enc     []byte // never changed: keyedState.keys shares its bytes
 	ents    []stateEntry
 	one     [1]stateEntry // ents of a function with one state entry
+	oneKey  [1]any        // key of a call partitioned by one column
 	slot    int           // the key's place in keyedState.live
 	dirty   bool
 	noted   bool // in keyedState.written (noteWritten) already
@@ -96,6 +97,8 @@ type Operator struct {
 	row  types.Row
 	bind *TableBinding
 	bi   int // index of bind in node.tables
+
+	slab types.RowSlab // the field slices of the rows the calls collect
 }
 
 var _ exec.Call = (*Operator)(nil)
