@@ -45,7 +45,8 @@ type keyedState struct {
 	dirtyAll  bool
 	// vals are the tables of the value state in the store (keyed_store.go),
 	// shared by the call's workers.
-	vals *valueTables
+	vals   *valueTables
+	sorter dirtySorter // a checkpoint's changed keys
 	// stored: the store held value state of this uid when the call
 	// began (or, with no filter, may hold some now). Keys written since
 	// go into written, so that a key new to this run is not looked up in
@@ -277,7 +278,7 @@ func (s *keyedState) flushValues(tx state.Tx, final bool) error {
 	if s.codec == nil || s.vals == nil {
 		return nil
 	}
-	var dirty []dirtyKey
+	dirty := s.sorter.keys[:0]
 	for _, ks := range s.live {
 		if ks.dirty {
 			dirty = append(dirty, dirtyKey{k: keyString(ks.enc), ks: ks})
@@ -301,7 +302,9 @@ func (s *keyedState) flushValues(tx state.Tx, final bool) error {
 	}
 	clear(s.dirtyWarm)
 	s.dirtyWarm, s.dirtyAll = s.dirtyWarm[:0], false
-	dirty = sortDirty(dirty)
+	s.sorter.keys = dirty
+	dirty = s.sorter.sort()
+	defer s.sorter.release()
 	s.vals.mu.Lock()
 	defer s.vals.mu.Unlock()
 	runs := s.beginRuns(tx)
