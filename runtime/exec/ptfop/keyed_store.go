@@ -153,6 +153,7 @@ func (r *valueRuns) close() error {
 type dirtySorter struct {
 	keys, sorted []dirtyKey
 	a, tmp       []sortItem
+	recs         []byte // the records of the live keys (flushValues)
 }
 
 // sortItem is a key of dirtySorter.keys (i) by 8 bytes of it (p).
@@ -236,13 +237,13 @@ func (ds *dirtySorter) sort() []dirtyKey {
 // release drops the keys' references, and the buffers when they grew
 // past maxKeptSort keys (a final checkpoint of a million keys).
 func (ds *dirtySorter) release() {
-	if cap(ds.keys) > maxKeptSort || cap(ds.sorted) > maxKeptSort {
+	if cap(ds.keys) > maxKeptSort || cap(ds.sorted) > maxKeptSort || cap(ds.recs) > 64*maxKeptSort {
 		*ds = dirtySorter{}
 		return
 	}
 	clear(ds.keys[:cap(ds.keys)])
 	clear(ds.sorted[:cap(ds.sorted)])
-	ds.keys, ds.sorted = ds.keys[:0], ds.sorted[:0]
+	ds.keys, ds.sorted, ds.recs = ds.keys[:0], ds.sorted[:0], ds.recs[:0]
 }
 
 // sortDedup sorts keys and drops repeats.
