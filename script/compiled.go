@@ -23,6 +23,10 @@ import (
 // compiledState is what an instance keeps for its compiled calls.
 type compiledState struct {
 	slots []goja.Value
+	// frame is the call's frame, kept here rather than made per call:
+	// the compiled code takes its address, which would put a new one on
+	// the heap at every call (its slots are shared the same way).
+	frame cframe
 	rows  []types.Row // collected, not yet handed to the runtime
 	arena []any       // their fields
 	undo  []undoRec
@@ -190,14 +194,15 @@ func (in *instance) runFrame(cf *cfunc) (ok bool) {
 	for i := range slots {
 		slots[i] = goja.Undefined()
 	}
-	f := cframe{in: in, slots: slots}
+	c.frame = cframe{in: in, slots: slots}
+	f := &c.frame
 	for _, b := range cf.stateBinds {
 		slots[b.slot] = in.cstate(b.idx)
 	}
 	for _, b := range cf.argBinds {
 		slots[b.slot] = in.argVals[b.idx]
 	}
-	runBlock(&f, cf.body)
+	runBlock(f, cf.body)
 	clear(slots)
 	return true
 }
