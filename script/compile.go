@@ -68,6 +68,11 @@ type cfunc struct {
 	// slots, in the order goja reads them.
 	stateBinds []bind // state entry index -> slot
 	argBinds   []bind // argument index -> slot
+	// esc is what the body lets out of its state's fields, and keep its
+	// assignments of [] that may leave an empty array in place
+	// (compile_keep.go).
+	esc  *escapes
+	keep []*keepSite
 	// Where the function is: its program's name and code, and its frame's
 	// name in goja's stack; prog is "" when not known.
 	prog, code, name string
@@ -139,6 +144,8 @@ type compiler struct {
 	assign map[string]bool
 	base   int // the program offset of file.Idx 0 of the parsed text; -1: unknown
 	consts func() map[string]goja.Value
+	// states are the destructured state names: their entries.
+	states map[string]int
 }
 
 // at is the program offset of idx, or -1.
@@ -276,6 +283,7 @@ func (c *compiler) function(fl *ast.FunctionLiteral) {
 		refuse("more than three parameters")
 	}
 	c.assign = map[string]bool{}
+	c.states = map[string]int{}
 	assignedNames(fl.Body, c.assign)
 	c.push()
 	for i, b := range pl.List {
@@ -325,6 +333,7 @@ func (c *compiler) function(fl *ast.FunctionLiteral) {
 					}
 					slot := c.newSlot()
 					c.fn.stateBinds = append(c.fn.stateBinds, bind{idx, slot})
+					c.states[name] = idx
 					c.declare(name, &sym{kind: symLocal, slot: slot, ready: true, cnst: true})
 					continue
 				}
@@ -345,6 +354,18 @@ func (c *compiler) function(fl *ast.FunctionLiteral) {
 			}
 		default:
 			refuse("a parameter pattern other than { name, ... }")
+		}
+	}
+	ctxName := ""
+	if len(pl.List) > 0 {
+		if id, ok := pl.List[0].Target.(*ast.Identifier); ok {
+			ctxName = id.Name.String()
+		}
+	}
+	c.fn.esc = keptFields(fl, c.states, ctxName)
+	if len(pl.List) > 1 {
+		if _, whole := pl.List[1].Target.(*ast.Identifier); whole {
+			c.fn.esc.all = true // state.entry.field: not followed
 		}
 	}
 	c.hoistVars(fl.Body.List)
@@ -831,6 +852,9 @@ func (rt *realm) compileDecl(d *decl, prog, code string) {
 	// Object.prototype as it was, and both eval and onTimer compile (so
 	// that what runs on goja after load is a replay of compiled code).
 	d.objectsOK = d.cEval != nil && (d.onTimerV == nil || d.cTimer != nil) && rt.objectProtoIntact()
+	if d.objectsOK {
+		keepEmptyArrays(d.cEval, d.cTimer)
+	}
 }
 
 // Runs says how a loaded function's calls run: "compiled", or "goja"

@@ -296,6 +296,19 @@ func (c *compiler) assignExpr(x *ast.AssignExpression) cexpr {
 		obj := c.expr(dx.Left)
 		name := dx.Identifier.Name.String()
 		rhs := c.expr(x.Right)
+		if site := c.keepSite(dx, x.Right); site != nil {
+			return func(f *cframe) goja.Value {
+				o := obj(f)
+				if site.ok {
+					if old := f.in.getField(o, name); emptyArray(old) {
+						return old // compile_keep.go
+					}
+				}
+				v := rhs(f)
+				f.in.setFieldOf(o, name, v)
+				return v
+			}
+		}
 		return func(f *cframe) goja.Value {
 			o := obj(f)
 			v := rhs(f)

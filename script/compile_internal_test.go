@@ -1,6 +1,8 @@
 package script
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -59,4 +61,99 @@ func TestCompileWhat(t *testing.T) {
 		}
 		e.Close()
 	}
+}
+
+// TestKeepEmptyArrays: which assignments S.f = [] may leave an empty
+// array in place (compile_keep.go): none where eval or onTimer lets the
+// field's value out.
+func TestKeepEmptyArrays(t *testing.T) {
+	fn := func(eval, timer string) string {
+		src := `export default {
+  output: "ROW<a STRING, b BIGINT>",
+  args: [{ name: "input", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { s: { default: { n: 0, l: [], m: [] } } },
+  eval(ctx, { s }, { input }) {
+` + eval + `
+  },`
+		if timer != "" {
+			src += `
+  onTimer(ctx, { s }) {
+` + timer + `
+  },`
+		}
+		return src + "\n};"
+	}
+	const reset = `s.l = []; s.m = [];`
+	for _, c := range []struct {
+		name, src string
+		want      []bool // the sites of eval's S.f = [], in order
+	}{
+		{"pushes and lengths", fn(`if (s.l.length > 2) { `+reset+` } s.l.push(s.n); s.m.push(s.l.length + 1); ctx.collect({ a: input.url, b: s.l.length });`, ""), []bool{true, true}},
+		{"collected", fn(reset+` ctx.collect({ a: input.url, b: s.n, c: s.l });`, ""), []bool{true, true}},
+		{"a local takes it", fn(`const x = s.l; `+reset+` x.push(1);`, ""), []bool{false, true}},
+		{"another field takes it", fn(reset+` s.m = s.l;`, ""), []bool{false, false}},
+		{"compared", fn(`if (s.l === s.m) s.n++; `+reset, ""), []bool{false, false}},
+		{"in a template", fn(reset+" s.n = `${s.m}`.length;", ""), []bool{true, false}},
+		{"the assignment's value used", fn(`s.n = (s.l = []).length; s.m = [];`, ""), []bool{false, true}},
+		{"the state object used", fn(reset+` const t = s;`, ""), []bool{false, false}},
+		{"length written", fn(reset+` s.l.length = 3;`, ""), []bool{false, true}},
+		{"a local put in", fn(`const x = []; `+reset+` s.m = x;`, ""), []bool{true, false}},
+		{"DelayStreak", delayStreak(t), []bool{true}},
+		{"onTimer lets it out", fn(reset, `const y = s.m; y.push(1);`), []bool{true, false}},
+	} {
+		e := NewEngine(Options{ParseType: ParseTypeForTest})
+		def, err := e.Load("f", "f.js", c.src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		d := e.decls[def]
+		if d.cEval == nil {
+			e.Close()
+			if c.want == nil {
+				continue
+			}
+			t.Errorf("%s: eval does not compile: %s", c.name, d.cEvalWhy)
+			continue
+		}
+		var got []bool
+		for _, s := range d.cEval.keep {
+			got = append(got, s.ok)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: sites %v, want %v", c.name, got, c.want)
+		}
+		e.Close()
+	}
+}
+
+// TestKeptFields_shadow: a name that shadows a state entry or ctx ends
+// the analysis (the loader renames most such names before, so this is
+// the analysis alone).
+func TestKeptFields_shadow(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		all  bool
+	}{
+		{"s.l = []; s.l.push(1);", false},
+		{"s.l = []; { let s = { l: [] }; s.l.push(1); }", true},
+		{"s.l = []; for (let s = 0; s < 2; s++) {}", true},
+		{"s.l = []; var ctx = 1;", true},
+		{"s.l = []; const t = s;", true},
+	} {
+		lit, _, _, err := parseFunction("eval(ctx, { s }, { input }) {\n" + c.body + "\n}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := keptFields(lit, map[string]int{"s": 0}, "ctx").all; got != c.all {
+			t.Errorf("%s: all = %v, want %v", c.body, got, c.all)
+		}
+	}
+}
+
+func delayStreak(t *testing.T) string {
+	b, err := os.ReadFile("../examples/delay_streak.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

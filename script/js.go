@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/dop251/goja"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -389,6 +390,19 @@ func (e *realm) str(s string) goja.Value {
 	v := e.vm.ToValue(s)
 	slot.s, slot.v, slot.x = s, v, nil
 	return v
+}
+
+// strBytes is str(string(b)), with no copy of b for a string the cache
+// holds.
+func (e *realm) strBytes(b []byte) goja.Value {
+	c := &e.strings
+	if len(b) <= stringCacheMaxLen && c.slots != nil {
+		s := unsafe.String(unsafe.SliceData(b), len(b))
+		if slot := &c.slots[maphash.String(c.seed, s)&(stringCacheSize-1)]; slot.v != nil && slot.s == s {
+			return slot.v
+		}
+	}
+	return e.str(string(b))
 }
 
 // goString is the Go value of a JavaScript string. One that came from str

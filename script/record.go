@@ -2,6 +2,7 @@ package script
 
 import (
 	"encoding/binary"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -41,20 +42,36 @@ type record struct {
 var typeRecord = reflect.TypeOf((*record)(nil))
 
 // recordShape is the field names of a default that records can hold: an
-// object node whose values are primitives (no "__proto__" or index key,
-// whose behaviour a plain object has and a record would not). ok is false
-// for any other default.
+// object node whose values are primitives or arrays of them (no
+// "__proto__" or index key, whose behaviour a plain object has and a
+// record would not). ok is false for any other default.
 func recordShape(n node) (keys []string, ok bool) {
 	o, isObj := n.(objNode)
 	if !isObj {
 		return nil, false
 	}
 	for i, k := range o.keys {
-		if k == "__proto__" || isIndexKey(k) || !primitiveNode(o.vals[i]) {
+		if k == "__proto__" || isIndexKey(k) || !primitiveNode(o.vals[i]) && !primitiveArray(o.vals[i]) {
 			return nil, false
 		}
 	}
 	return o.keys, true
+}
+
+// primitiveArray reports whether n is an array of primitives ([] in
+// { start: null, delays: [] }): made anew for each record, with no code
+// of the function's run.
+func primitiveArray(n node) bool {
+	a, ok := n.(arrNode)
+	if !ok {
+		return false
+	}
+	for _, x := range a {
+		if !primitiveNode(x) {
+			return false
+		}
+	}
+	return true
 }
 
 func primitiveNode(n node) bool {
@@ -264,6 +281,71 @@ func appendRecordBin(b []byte, r *record) (out []byte, ok bool) {
 		}
 	}
 	return b, true
+}
+
+// decodeRecordBin is decodeBin and newRecord in one, for the encoding
+// appendRecordBin writes: an object with exactly the fields of keys (the
+// declared default's), in their order, each a primitive. It makes the
+// values materialize would make from the node, without the node: a key
+// evicted from the live cache and used again is decoded this way. ok is
+// false for anything else, which the caller decodes the general way.
+func (e *realm) decodeRecordBin(data []byte, keys []string) (r *record, ok bool) {
+	if len(data) == 0 || data[0] != binObject {
+		return nil, false
+	}
+	p := 1
+	n, w := binary.Uvarint(data[p:])
+	if w <= 0 || n != uint64(len(keys)) {
+		return nil, false
+	}
+	p += w
+	vals := make([]goja.Value, len(keys))
+	for i, k := range keys {
+		l, w := binary.Uvarint(data[p:])
+		if w <= 0 || l != uint64(len(k)) || len(data)-p-w < len(k)+1 || string(data[p+w:p+w+len(k)]) != k {
+			return nil, false
+		}
+		p += w + len(k)
+		tag := data[p]
+		p++
+		switch tag {
+		case binNull:
+			vals[i] = goja.Null()
+		case binUndef:
+			vals[i] = goja.Undefined()
+		case binFalse:
+			vals[i] = e.vm.ToValue(false)
+		case binTrue:
+			vals[i] = e.vm.ToValue(true)
+		case binInt:
+			v, w := binary.Varint(data[p:])
+			if w <= 0 || v > maxExact || v < -maxExact {
+				return nil, false
+			}
+			p += w
+			vals[i] = e.intJS(v)
+		case binFloat:
+			if len(data)-p < 8 {
+				return nil, false
+			}
+			vals[i] = e.vm.ToValue(math.Float64frombits(binary.LittleEndian.Uint64(data[p:])))
+			p += 8
+		case binString:
+			l, w := binary.Uvarint(data[p:])
+			if w <= 0 || l > uint64(len(data)-p-w) {
+				return nil, false
+			}
+			p += w
+			vals[i] = e.strBytes(data[p : p+int(l)])
+			p += int(l)
+		default:
+			return nil, false
+		}
+	}
+	if p != len(data) {
+		return nil, false
+	}
+	return &record{keys: keys, vals: vals, shared: true}, true
 }
 
 // snapRecord takes the record as an object node without running the

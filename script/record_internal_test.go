@@ -87,6 +87,7 @@ func TestRecord_encodesAsPlainObject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkDecodeRecordBin(t, in, change, got)
 		again, err := in.AppendState(nil, 0, back)
 		if err != nil {
 			t.Fatal(err)
@@ -125,6 +126,39 @@ func TestRecord_encodesAsPlainObject(t *testing.T) {
 	}
 	if got, want := mustState(t, in).(*record).keys, []string{"n", "name", "on", "z", "u"}; !equalStrings(got, want) {
 		t.Errorf("after a decoded record changed its fields, the default's are %q, want %q", got, want)
+	}
+}
+
+// checkDecodeRecordBin checks that the record decodeRecordBin makes of
+// enc holds the values the node tree gives, and that it takes every
+// record with the default's fields in its order and primitives only.
+func checkDecodeRecordBin(t *testing.T, in *instance, change string, enc []byte) {
+	t.Helper()
+	def := in.d.initial[0].record
+	n, err := decodeBin(enc[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, isRec := recordShape(n)
+	want := isRec && equalStrings(keys, def)
+	fast, ok := in.e.decodeRecordBin(enc[1:], def)
+	if ok != want {
+		t.Fatalf("%s: decodeRecordBin ok = %v, want %v", change, ok, want)
+	}
+	if !ok {
+		return
+	}
+	slow, err := in.e.newRecord(def, n.(objNode), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fast.shared || !equalStrings(fast.keys, slow.keys) {
+		t.Errorf("%s: decodeRecordBin keys %q shared %v, want %q shared", change, fast.keys, fast.shared, slow.keys)
+	}
+	for i, v := range slow.vals {
+		if !fast.vals[i].SameAs(v) || fast.vals[i].ExportType() != v.ExportType() {
+			t.Errorf("%s: field %q: decodeRecordBin gives %v (%v), the node %v (%v)", change, def[i], fast.vals[i], fast.vals[i].ExportType(), v, v.ExportType())
+		}
 	}
 }
 

@@ -568,6 +568,11 @@ func describeState(data []byte) (string, bool) {
 
 // DecodeState implements [ptf.StateCodec].
 func (in *instance) DecodeState(i int, data []byte) (any, error) {
+	if len(data) > 0 && data[0] == stateBinary && i >= 0 && i < len(in.d.initial) && in.d.initial[i].record != nil {
+		if r, ok := in.e.decodeRecordBin(data[1:], in.d.initial[i].record); ok {
+			return r, nil
+		}
+	}
 	var n node
 	var err error
 	switch {

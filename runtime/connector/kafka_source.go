@@ -147,7 +147,7 @@ type kafkaStream struct {
 	// fields. valueIsRow: the value's columns are the table's, in order,
 	// and no metadata: the value's row is the table's row.
 	rows       []types.Row
-	slab       format.RowSlab
+	slab       types.RowSlab
 	valueIsRow bool
 	// queued are events not handed out yet, from queued[qi]: the rows of
 	// a record (a Debezium update gives two), after the status that makes
@@ -487,7 +487,7 @@ func (s *kafkaStream) finishEnded() {
 // take queues the rows of a record, after the event that makes an idle
 // source active again; their watermark follows them.
 func (s *kafkaStream) take(rec kafka.Record) error {
-	p := s.time.index[rec.TP]
+	p := rec.Part
 	rows, err := s.decode(rec)
 	if s.bounded {
 		defer s.finishEnded()

@@ -122,7 +122,7 @@ type parquetReader struct {
 	row    int64 // rows consumed: Position().Offset
 	rows   int64 // rows returned: Position().Row
 	bad    []pqBad
-	slab   RowSlab
+	slab   types.RowSlab
 	err    error
 	typed  int // pages read from their data (startTyped)
 }

@@ -647,6 +647,10 @@ func (p *csvPrinter) Row(r types.Row) error {
 		if v == nil {
 			continue
 		}
+		if s, ok := v.(string); ok && !p.escape {
+			p.buf = appendCSVField(p.buf, s) // no copy into p.cell first
+			continue
+		}
 		if t := p.schema.Columns[i].Type; t.Kind == types.KindTimestamp || t.Kind == types.KindTimestampLTZ {
 			p.cell = appendFlinkTimestamp(p.cell[:0], v, t, false)
 		} else {
@@ -662,10 +666,10 @@ func (p *csvPrinter) End() error { return p.end() }
 
 // appendCSVField appends a non-NULL field, quoted when RFC 4180 needs it
 // and when empty (so that it differs from NULL).
-func appendCSVField(b, s []byte) []byte {
+func appendCSVField[S string | []byte](b []byte, s S) []byte {
 	quote := len(s) == 0
-	for _, c := range s {
-		if c == ',' || c == '"' || c == '\r' || c == '\n' {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ',' || c == '"' || c == '\r' || c == '\n' {
 			quote = true
 			break
 		}
@@ -674,12 +678,14 @@ func appendCSVField(b, s []byte) []byte {
 		return append(b, s...)
 	}
 	b = append(b, '"')
-	for _, c := range s {
-		if c == '"' {
-			b = append(b, '"')
+	from := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			b = append(b, s[from:i+1]...)
+			from = i // the quote goes again, doubled
 		}
-		b = append(b, c)
 	}
+	b = append(b, s[from:]...)
 	return append(b, '"')
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
@@ -72,7 +73,7 @@ type csvReader struct {
 	offset  int64 // bytes read so far
 	rows    int64
 	SkipStats
-	slab RowSlab
+	slab types.RowSlab
 	err  error // a final error
 
 	long   []byte // a line longer than the bufio buffer
@@ -542,6 +543,14 @@ func (r *csvReader) value(c *srcColumn, raw []byte) (any, error) {
 	case types.KindDouble:
 		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
 			return f, nil
+		}
+	case types.KindDate, types.KindTime, types.KindTimestamp, types.KindTimestampLTZ:
+		// A time's value holds nothing of its text, so the parse reads
+		// the bytes in place; only its error keeps the text, and that
+		// one parses a copy. (ParseScalar's errors quote the text, so a
+		// string(raw) handed to it is always copied to the heap.)
+		if v, err := r.vp.ParseScalar(unsafe.String(unsafe.SliceData(raw), len(raw)), &c.typ); err == nil {
+			return v, nil
 		}
 	}
 	return r.vp.ParseScalar(string(raw), &c.typ)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -317,40 +318,25 @@ func boxInt(n int64) any {
 	return n
 }
 
-// RowSlab hands out the field slices of rows from larger blocks, one
-// allocation per block instead of one per row. A row keeps its block alive,
-// which costs at most a block's worth of memory per row kept. The zero
-// value is ready; a RowSlab is for one goroutine.
-type RowSlab struct {
-	free []any
-}
-
-const slabRows = 128
-
-// Fields returns a new slice of n nil fields.
-func (s *RowSlab) Fields(n int) []any {
-	if n == 0 {
-		return nil
-	}
-	if len(s.free) < n {
-		s.free = make([]any, n*slabRows)
-	}
-	f := s.free[:n:n]
-	s.free = s.free[n:]
-	return f
-}
-
 // srcColumn is what a reader knows of one column of its schema.
 type srcColumn struct {
 	name   string
 	typ    types.Type
 	intern *interner // string columns only
+	// key is the name as a JSON key is written, quotes included (nil
+	// when it needs escapes); integer: TINYINT to BIGINT.
+	key     []byte
+	integer bool
 }
 
 func srcColumns(schema types.Schema) []srcColumn {
 	cols := make([]srcColumn, len(schema.Columns))
 	for i, c := range schema.Columns {
-		cols[i] = srcColumn{name: c.Name, typ: c.Type}
+		cols[i] = srcColumn{name: c.Name, typ: c.Type, key: textparse.QuoteKey(c.Name)}
+		switch c.Type.Kind {
+		case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
+			cols[i].integer = true
+		}
 		if c.Type.IsString() {
 			cols[i].intern = &interner{}
 		}

@@ -7,7 +7,6 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/state"
 )
 
 // host serves the calls of a PTF (eval, onTimer) with what they ask of the
@@ -42,16 +41,18 @@ func (h host) Collect(r types.Row) error {
 	if len(r.Fields) != n.FnOut.Len() {
 		return fmt.Errorf("collect: expected %d output column(s) %v, got %d value(s)", n.FnOut.Len(), n.FnOut.Names(), len(r.Fields))
 	}
-	out := o.appendPrefix(make([]any, 0, n.Sch.Len()))
+	// The output's fields come from a slab (one allocation per block of
+	// rows), and the event is built in the queue: an observer gets a
+	// pointer to it there, so nothing of a row escapes on its own.
+	out := o.appendPrefix(o.slab.Fields(n.Sch.Len())[:0])
 	out = append(out, r.Fields...)
 	if n.Rowtime {
 		out = append(out, o.rowtime())
 	}
-	ev := exec.Event{Kind: exec.EvRow, Row: types.Row{Kind: r.Kind, Fields: out}}
+	o.out = append(o.out, exec.Event{Kind: exec.EvRow, Row: types.Row{Kind: r.Kind, Fields: out}})
 	if o.obs != nil {
-		o.obs.RowOut(view{o}, &ev)
+		o.obs.RowOut(view{o}, &o.out[len(o.out)-1])
 	}
-	o.out = append(o.out, ev)
 	return nil
 }
 
@@ -105,12 +106,7 @@ func (h host) State(i int) (any, error) {
 		return e.val, nil
 	}
 	if !e.loaded && o.mayBeStored(ks.enc) {
-		var data []byte
-		err := o.ex.Store.View(func(tx state.Tx) error {
-			var err error
-			data, err = o.readStored(tx, i, ks.enc)
-			return err
-		})
+		data, err := o.readStored(i, ks.enc)
 		if err != nil {
 			return nil, err
 		}

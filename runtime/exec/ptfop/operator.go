@@ -20,6 +20,7 @@ type keyState struct {
 	enc     []byte // never changed: keyedState.keys shares its bytes
 	ents    []stateEntry
 	one     [1]stateEntry // ents of a function with one state entry
+	oneKey  [1]any        // key of a call partitioned by one column
 	slot    int           // the key's place in keyedState.live
 	dirty   bool
 	noted   bool // in keyedState.written (noteWritten) already
@@ -96,6 +97,8 @@ type Operator struct {
 	row  types.Row
 	bind *TableBinding
 	bi   int // index of bind in node.tables
+
+	slab types.RowSlab // the field slices of the rows the calls collect
 }
 
 var _ exec.Call = (*Operator)(nil)
@@ -143,6 +146,9 @@ const (
 // under batchOut rows. A paced source (Execution.Paced) batches nothing:
 // its rows' output must not wait for the next row.
 func (o *Operator) steps() error {
+	if err := o.compactValues(); err != nil {
+		return err
+	}
 	b, ok := o.inst.(ptf.Batcher)
 	if !ok || o.ex.Paced {
 		return o.step()
@@ -723,8 +729,6 @@ func (o *Operator) loadTimers() error {
 	o.loadedTimers = o.timers.n > 0
 	return nil
 }
-
-var errStopScan = errors.New("stop scan")
 
 // Flush writes every changed state value to the store in one transaction.
 // flush writes the changed state and the timers to tx; final marks the
