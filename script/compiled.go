@@ -23,7 +23,7 @@ import (
 // compiledState is what an instance keeps for its compiled calls.
 type compiledState struct {
 	slots []goja.Value
-	frame cframe // the call's frame, made once: a call never runs inside another
+	frame cframe      // the call's frame, made once: a call never runs inside another
 	rows  []types.Row // collected, not yet handed to the runtime
 	arena []any       // their fields
 	undo  []undoRec
