@@ -23,10 +23,7 @@ import (
 // compiledState is what an instance keeps for its compiled calls.
 type compiledState struct {
 	slots []goja.Value
-	// frame is the call's frame, kept here rather than made per call:
-	// the compiled code takes its address, which would put a new one on
-	// the heap at every call (its slots are shared the same way).
-	frame cframe
+	frame cframe      // the call's frame, made once: a call never runs inside another
 	rows  []types.Row // collected, not yet handed to the runtime
 	arena []any       // their fields
 	undo  []undoRec
@@ -194,8 +191,8 @@ func (in *instance) runFrame(cf *cfunc) (ok bool) {
 	for i := range slots {
 		slots[i] = goja.Undefined()
 	}
-	c.frame = cframe{in: in, slots: slots}
 	f := &c.frame
+	*f = cframe{in: in, slots: slots}
 	for _, b := range cf.stateBinds {
 		slots[b.slot] = in.cstate(b.idx)
 	}
@@ -401,17 +398,10 @@ func boolJS(b bool) goja.Value {
 // invalid UTF-8 may stand for a lone surrogate, which a Go string cannot
 // hold: goja's path makes it.
 func (e *realm) strJS(s string) goja.Value {
-	if hasRuneError(s) {
+	if strings.ContainsRune(s, utf8.RuneError) {
 		bail("a string with U+FFFD")
 	}
 	return e.vm.ToValue(s)
-}
-
-// hasRuneError is strings.ContainsRune(s, utf8.RuneError), which decodes
-// rune by rune (6 % of the instructions of a keyed greeting): invalid
-// UTF-8 decodes to U+FFFD, and valid UTF-8 holds it as its three bytes.
-func hasRuneError(s string) bool {
-	return !utf8.ValidString(s) || strings.Contains(s, "\uFFFD")
 }
 
 // primString is ToString of a primitive (a template's substitution, the

@@ -487,7 +487,7 @@ func (s *kafkaStream) finishEnded() {
 // take queues the rows of a record, after the event that makes an idle
 // source active again; their watermark follows them.
 func (s *kafkaStream) take(rec kafka.Record) error {
-	p := s.time.index[rec.TP]
+	p := rec.Part
 	rows, err := s.decode(rec)
 	if s.bounded {
 		defer s.finishEnded()

@@ -182,3 +182,28 @@ func openStdJSON(path string) (format.RowReader, error) {
 		return types.NewRow(fields...), nil
 	}}, nil
 }
+
+// BenchmarkJSONRecordDecoder decodes Kafka record values of a click
+// stream (as the kafka sink writes them: Flink's json format) one record
+// at a time, as the kafka source does.
+func BenchmarkJSONRecordDecoder(b *testing.B) {
+	sch := schema(col("user_id", types.TypeString), col("url", types.TypeString),
+		col("view_time", types.TypeInt), col("ts", tTS3))
+	recs := make([][]byte, 16384) // more users than the interner keeps, as in a real stream
+	for i := range recs {
+		recs[i] = fmt.Appendf(nil, `{"user_id":"user%d","url":"https://shop.example/p/%d","view_time":%d,"ts":"2026-12-01 00:%02d:%02d.%03d"}`,
+			i*7919%100_000, i%1000, i*31%1000, i/60%60, i%60, i*7%1000)
+	}
+	d, err := format.NewJSONRecordDecoder(sch, format.JSONSourceOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := d.Decode(recs[i%len(recs)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

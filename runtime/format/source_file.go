@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/ptfsh/ptfsh/runtime/textparse"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
 
@@ -322,12 +323,20 @@ type srcColumn struct {
 	name   string
 	typ    types.Type
 	intern *interner // string columns only
+	// key is the name as a JSON key is written, quotes included (nil
+	// when it needs escapes); integer: TINYINT to BIGINT.
+	key     []byte
+	integer bool
 }
 
 func srcColumns(schema types.Schema) []srcColumn {
 	cols := make([]srcColumn, len(schema.Columns))
 	for i, c := range schema.Columns {
-		cols[i] = srcColumn{name: c.Name, typ: c.Type}
+		cols[i] = srcColumn{name: c.Name, typ: c.Type, key: textparse.QuoteKey(c.Name)}
+		switch c.Type.Kind {
+		case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
+			cols[i].integer = true
+		}
 		if c.Type.IsString() {
 			cols[i].intern = &interner{}
 		}

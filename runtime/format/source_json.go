@@ -62,7 +62,10 @@ type jsonReader struct {
 	SkipStats
 	slab types.RowSlab
 	seen []bool
-	err  error // a final error
+	// utf8OK: the record being decoded is valid UTF-8 as a whole, so its
+	// strings need no check of their own.
+	utf8OK bool
+	err    error // a final error
 }
 
 // The reader's modes.
@@ -450,8 +453,11 @@ func (r *jsonReader) frame() (int, error) {
 // parseRecord decodes one object. rec starts on line at byte col0 (0-based)
 // of that line. In JSON lines, only white space may follow the object.
 func (r *jsonReader) parseRecord(rec []byte, line int, col0 int64, lines bool) (types.Row, error) {
+	valid := utf8.Valid(rec)
+	r.utf8OK = valid
 	row, _, err := r.decodeObject(rec, line, col0, lines)
-	if err != nil || utf8.Valid(rec) {
+	r.utf8OK = false
+	if err != nil || valid {
 		return row, err
 	}
 	// Invalid UTF-8 outside the values of string columns (those are
@@ -487,11 +493,17 @@ func (r *jsonReader) decodeObject(rec []byte, line int, col0 int64, lines bool) 
 	} else {
 		hint := 0
 		for {
-			k, err := p.KeyBytes()
-			if err != nil {
-				return types.Row{}, 0, r.recordError(rec, line, col0, -1, err)
+			// The key the schema's order expects, written plainly, needs
+			// no reading and matching of its own.
+			i := hint
+			if i >= n || !p.KeyIs(r.cols[i].key) {
+				k, err := p.KeyBytes()
+				if err != nil {
+					return types.Row{}, 0, r.recordError(rec, line, col0, -1, err)
+				}
+				i = r.lookup(k, hint)
 			}
-			i := r.lookup(k, hint)
+			var err error
 			if i < 0 {
 				err = p.SkipValue()
 			} else {
@@ -558,16 +570,22 @@ func (r *jsonReader) lookup(k []byte, hint int) int {
 func (r *jsonReader) value(c *srcColumn) (any, error) {
 	p := &r.p
 	p.SkipWS()
-	if b, ok := p.Peek(); c.intern != nil && ok && b == '"' {
+	b, ok := p.Peek()
+	switch {
+	case c.intern != nil && ok && b == '"':
 		start := p.Pos()
 		b, err := p.Str()
 		if err != nil {
 			return nil, err
 		}
-		if !utf8.Valid(b) {
+		if !r.utf8OK && !utf8.Valid(b) {
 			return nil, &textparse.JSONError{Pos: start, Msg: "invalid UTF-8 in " + textparse.QuoteText(string(b))}
 		}
 		return c.intern.get(b), nil
+	case c.integer && ok && (b == '-' || b >= '0' && b <= '9'):
+		if n, ok := p.IntNumber(&c.typ); ok {
+			return boxInt(n), nil // small integers shared, as the CSV reader does
+		}
 	}
 	return p.Value(&c.typ)
 }

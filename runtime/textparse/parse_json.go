@@ -2,6 +2,7 @@ package textparse
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"unicode/utf16"
@@ -109,6 +110,11 @@ func (p *JSON) literal(word string) error {
 func (p *JSON) Str() ([]byte, error) {
 	start := p.pos
 	i := start + 1
+	// Eight bytes at a time while none of them ends the plain run (a
+	// quote, a backslash or a control byte), then byte by byte.
+	for i+8 <= len(p.data) && !plainEnds(binary.LittleEndian.Uint64(p.data[i:])) {
+		i += 8
+	}
 	for i < len(p.data) {
 		c := p.data[i]
 		if c == '"' {
@@ -184,6 +190,17 @@ func (p *JSON) Str() ([]byte, error) {
 		}
 		i += 2
 	}
+}
+
+// plainEnds reports whether one of the eight bytes of w is a quote, a
+// backslash or below 0x20: (x - 0x01…) &^ x has the high bit of a byte set
+// where x's byte is zero (for the first such byte at least, which is all
+// an "any" needs), and (w - 0x20…) &^ w where w's byte is below 0x20.
+func plainEnds(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	b := w ^ (ones * '\\')
+	return ((q-ones)&^q|(b-ones)&^b|(w-ones*0x20)&^w)&highs != 0
 }
 
 func hex4(b []byte) (rune, bool) {
@@ -327,6 +344,62 @@ func (p *JSON) KeyBytes() ([]byte, error) {
 	return k, nil
 }
 
+// KeyIs reads the object key quoted (a key with its quotes, as
+// QuoteKey makes it) and its colon when the key at the reader is written
+// exactly so, and reports whether it was; otherwise the reader stays where
+// it was. It spares a decoder that expects a key the reading and matching
+// of it; a key written otherwise (with escapes) is read by KeyBytes.
+func (p *JSON) KeyIs(quoted []byte) bool {
+	p.SkipWS()
+	if len(quoted) == 0 || !bytes.HasPrefix(p.data[p.pos:], quoted) {
+		return false
+	}
+	i := p.pos + len(quoted)
+	for i < len(p.data) && isJSONSpace(p.data[i]) {
+		i++
+	}
+	if i >= len(p.data) || p.data[i] != ':' {
+		return false
+	}
+	p.pos = i + 1
+	return true
+}
+
+// QuoteKey returns name between quotes when JSON writes it so without
+// escapes (KeyIs then matches it), else nil.
+func QuoteKey(name string) []byte {
+	if !utf8.ValidString(name) {
+		return nil
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c == '"' || c == '\\' || c < 0x20 {
+			return nil
+		}
+	}
+	return []byte(`"` + name + `"`)
+}
+
+// IntNumber reads the value at the reader as an integer of t's kind (TINYINT
+// to BIGINT) when it is a JSON number of at most 18 digits, without a
+// fraction or an exponent, within t's range; otherwise ok is false and the
+// reader stays where it was, for Value to read the value (or explain why
+// it does not read).
+func (p *JSON) IntNumber(t *types.Type) (n int64, ok bool) {
+	p.SkipWS()
+	start := p.pos
+	num, err := p.number()
+	if err == nil {
+		if n, ok = FastInt(num); ok {
+			lo, hi := t.Kind.IntegerRange()
+			ok = n >= lo && n <= hi
+		}
+	}
+	if !ok {
+		p.pos, n = start, 0
+	}
+	return n, ok
+}
+
 // More reads the ',' between members or the closing bracket; done is true
 // after the closing bracket.
 func (p *JSON) More(close byte) (done bool, err error) {
@@ -423,6 +496,11 @@ func (p *JSON) Value(t *types.Type) (any, error) {
 		b, err := p.Str()
 		if err != nil {
 			return nil, err
+		}
+		if t.Kind == types.KindTimestamp || t.Kind == types.KindTimestampLTZ {
+			if v, ok := p.vp.quickTimestamp(string(b), t); ok {
+				return v, nil
+			}
 		}
 		v, err := p.vp.ParseScalar(string(b), t) // string types were handled above
 		if err != nil {

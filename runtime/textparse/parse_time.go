@@ -339,6 +339,38 @@ func (vp *Parser) ParseTimestamp(text, s string, t *types.Type) (any, error) {
 	return MakeTimestamp(ms, nano, ltz), nil
 }
 
+// quickTimestamp is ParseTimestamp's way for well-formed text read without
+// a pattern: ok false sends the caller to ParseTimestamp, which reads the
+// rest (epoch milliseconds, white space around) and explains failures. It
+// keeps no reference to s, so that a caller's string(bytes) conversion
+// stays off the heap.
+func (vp *Parser) quickTimestamp(s string, t *types.Type) (v any, ok bool) {
+	if vp == nil || vp.pattern != nil {
+		return nil, false
+	}
+	ltz := t.Kind == types.KindTimestampLTZ
+	var st isoStyle
+	switch vp.format {
+	case "":
+		st = lenientISOStyle
+	case TimestampFormatSQL:
+		st = isoStyle{sep: ' ', strict: true, zone: 'n'}
+	case TimestampFormatISO8601:
+		st = isoStyle{sep: 'T', strict: true, zone: 'n'}
+	default:
+		return nil, false
+	}
+	if ltz && vp.format != "" {
+		st.zone = 'Z'
+	}
+	c, ok := parseISO(s, st)
+	if !ok {
+		return nil, false
+	}
+	ms, nano := c.epoch(t.Length)
+	return MakeTimestamp(ms, nano, ltz), true
+}
+
 // MinEpochMillis and MaxEpochMillis bound a time read as epoch
 // milliseconds: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, the
 // times a timestamp's text can spell (and Flink's TO_TIMESTAMP_LTZ

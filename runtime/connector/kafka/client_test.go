@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/ptfsh/ptfsh/runtime/connector/kafka"
 	"github.com/ptfsh/ptfsh/runtime/connector/kafka/kafkatest"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func dial(t *testing.T, servers string) *kafka.Client {
@@ -80,6 +81,9 @@ func TestReader_Next_boundedMerge(t *testing.T) {
 			break
 		}
 		got = append(got, fmt.Sprintf("%s@%d:%s", rec.TP, rec.Offset, rec.Value))
+		if tps[rec.Part] != rec.TP {
+			t.Errorf("%s@%d: Part %d is %s", rec.TP, rec.Offset, rec.Part, tps[rec.Part])
+		}
 	}
 	// Each partition in offset order; across them by timestamp.
 	want := []string{"clicks/0@0:a", "clicks/1@0:b", "clicks/0@1:c", "clicks/0@2:late", "clicks/1@1:d"}
@@ -196,7 +200,10 @@ func TestReader_Next_transactionMarkers(t *testing.T) {
 	}
 }
 
+// TestWriter_Write_compression: each compression.type writes batches of
+// its codec (none by default, as Kafka's producers), which read back.
 func TestWriter_Write_compression(t *testing.T) {
+	codec := map[string]uint8{"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4, "": 0}
 	for _, comp := range []string{"none", "gzip", "snappy", "lz4", "zstd", ""} {
 		t.Run("compression="+comp, func(t *testing.T) {
 			k := kafkatest.Start(t, 1, "t")
@@ -224,6 +231,27 @@ func TestWriter_Write_compression(t *testing.T) {
 				rec, ok, err := r.Next(ctx, 0)
 				if err != nil || !ok || len(rec.Value) != 100*i {
 					t.Fatalf("record %d: %d bytes, %v, %v", i, len(rec.Value), ok, err)
+				}
+			}
+			// The batches' codec, as the client library reads it.
+			cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(k.Servers(), ",")...),
+				kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{"t": {0: kgo.NewOffset().AtStart()}}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			fs := cl.PollFetches(fctx)
+			if err := fs.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(fs.Records()); n != 3 {
+				t.Fatalf("%d records fetched, want 3", n)
+			}
+			for _, rec := range fs.Records() {
+				if got := rec.Attrs.CompressionType(); got != codec[comp] {
+					t.Errorf("offset %d: codec %d, want %d", rec.Offset, got, codec[comp])
 				}
 			}
 		})

@@ -19,6 +19,9 @@ type Header struct {
 // byte slices with the fetch they came in: they are not to be changed.
 type Record struct {
 	TP
+	// Part is the place of the record's partition among those a Reader
+	// was made for (NewReader's tps); a Writer ignores it.
+	Part   int
 	Offset int64
 	// Timestamp is the record's time in epoch milliseconds.
 	Timestamp int64
@@ -240,7 +243,7 @@ func (r *Reader) Next(ctx context.Context, wait time.Duration) (rec Record, ok b
 func (r *Reader) take(i int) Record {
 	q := &r.parts[i]
 	kr := q.recs[q.head]
-	rec := Record{TP: q.tp, Offset: kr.Offset, Timestamp: q.ts, Key: kr.Key, Value: kr.Value}
+	rec := Record{TP: q.tp, Part: i, Offset: kr.Offset, Timestamp: q.ts, Key: kr.Key, Value: kr.Value}
 	if len(kr.Headers) > 0 {
 		rec.Headers = make([]Header, len(kr.Headers))
 		for j, h := range kr.Headers {
