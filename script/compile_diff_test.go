@@ -74,7 +74,17 @@ func dumpStore(t testing.TB, store state.Store) string {
 			return err
 		}
 		for _, ns := range nss {
-			err := tx.Scan(ns, nil, func(k, v []byte) error {
+			scan := func(fn func(k, v []byte) error) error { return tx.Scan(ns, nil, fn) }
+			if strings.HasPrefix(ns, "state/") {
+				// Value state is packed into generations: dump what they
+				// hold, key by key.
+				table, _, ok := ptfop.ValueEntryOf(ns, "f")
+				if !ok {
+					continue
+				}
+				scan = func(fn func(k, v []byte) error) error { return ptfop.ScanValues(tx, table, fn) }
+			}
+			err := scan(func(k, v []byte) error {
 				if strings.HasPrefix(ns, "state/") && len(v) >= 8 {
 					// A value begins with the time it was written (for
 					// TTLs), which differs from run to run.

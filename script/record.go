@@ -42,20 +42,36 @@ type record struct {
 var typeRecord = reflect.TypeOf((*record)(nil))
 
 // recordShape is the field names of a default that records can hold: an
-// object node whose values are primitives (no "__proto__" or index key,
-// whose behaviour a plain object has and a record would not). ok is false
-// for any other default.
+// object node whose values are primitives or arrays of them (no
+// "__proto__" or index key, whose behaviour a plain object has and a
+// record would not). ok is false for any other default.
 func recordShape(n node) (keys []string, ok bool) {
 	o, isObj := n.(objNode)
 	if !isObj {
 		return nil, false
 	}
 	for i, k := range o.keys {
-		if k == "__proto__" || isIndexKey(k) || !primitiveNode(o.vals[i]) {
+		if k == "__proto__" || isIndexKey(k) || !primitiveNode(o.vals[i]) && !primitiveArray(o.vals[i]) {
 			return nil, false
 		}
 	}
 	return o.keys, true
+}
+
+// primitiveArray reports whether n is an array of primitives ([] in
+// { start: null, delays: [] }): made anew for each record, with no code
+// of the function's run.
+func primitiveArray(n node) bool {
+	a, ok := n.(arrNode)
+	if !ok {
+		return false
+	}
+	for _, x := range a {
+		if !primitiveNode(x) {
+			return false
+		}
+	}
+	return true
 }
 
 func primitiveNode(n node) bool {

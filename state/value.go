@@ -117,7 +117,11 @@ func describeNamespace(ns string) string {
 	if i <= 0 || i == len(rest)-1 {
 		return plain
 	}
-	uid, name := rest[:i], strconv.Quote(rest[i+1:])
+	entry := rest[i+1:]
+	if j := strings.IndexByte(entry, '~'); j >= 0 {
+		entry = entry[:j] // a generation of the entry's table, or its list (runtime/exec/opstate)
+	}
+	uid, name := rest[:i], strconv.Quote(entry)
 	var what string
 	switch kind {
 	case "state":

@@ -80,6 +80,8 @@ func TestDescribeNamespace(t *testing.T) {
 	for _, c := range []struct{ ns, want string }{
 		{"state/count/counter", `state "counter" of function uid "count" (namespace "state/count/counter")`},
 		{"state/a/b/counter", `state "counter" of function uid "a/b" (namespace "state/a/b/counter")`},
+		{"state/count/counter~3", `state "counter" of function uid "count" (namespace "state/count/counter~3")`},
+		{"list/agg/items~meta", `list state "items" of function uid "agg" (namespace "list/agg/items~meta")`},
 		{"list/agg/items", `list state "items" of function uid "agg" (namespace "list/agg/items")`},
 		{"map/agg/seen", `map state "seen" of function uid "agg" (namespace "map/agg/seen")`},
 		{"timers/count", `the timers of function uid "count" (namespace "timers/count")`},

@@ -26,7 +26,8 @@ const asyncPause = 120 * time.Millisecond
 // without PTFSH_LONG=1: crashKills); every sink file must equal an
 // uninterrupted run's of the usual build, byte for byte. The shapes: a
 // keyed sum with a live cache of 50 keys (keys evicted wait encoded in
-// memory, and each checkpoint writes those changed since), event time
+// memory, and each checkpoint writes those changed since), the same with
+// the encoded keys spilled to the store between checkpoints, event time
 // with timers and ORDER BY, a statement set, and parallelism 2.
 func TestCrash_inFlightCommit(t *testing.T) {
 	if testing.Short() {
@@ -52,6 +53,10 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 		// Hot keys hit: the flush writes the keys evicted changed from
 		// its list (keyedState.dirtyWarm).
 		{name: "small_cache_hot_keys", preamble: "SET 'state.cache-size' = '50';\n", script: sumScript, data: crashHotClicks(100_000)},
+		// The warm tier spills to the store many times between two
+		// checkpoints: a restart must not see what was spilled after the
+		// last one.
+		{name: "spill", preamble: "SET 'state.cache-size' = '50';\nSET 'state.cache-bytes' = '4 kb';\n", script: sumScript, data: data},
 	}
 	for _, s := range crashShapes {
 		if s.name == "event_time" || s.name == "statement_set" || s.name == "parallel" {

@@ -94,7 +94,6 @@ func (s *Session) inspectRows(tx state.Tx, uid string, filter []byte, timers boo
 	if err != nil {
 		return nil, err
 	}
-	prefix := "state/" + uid + "/"
 	seen := map[string]bool{}
 	for _, ns := range names {
 		if table, entry, kind, ok := ptfop.ViewEntryOf(ns, uid); ok {
@@ -109,11 +108,12 @@ func (s *Session) inspectRows(tx state.Tx, uid string, filter []byte, timers boo
 			rows = append(rows, vr...)
 			continue
 		}
-		if !strings.HasPrefix(ns, prefix) {
+		table, entry, ok := ptfop.ValueEntryOf(ns, uid)
+		if !ok || seen[table] {
 			continue
 		}
-		entry := strings.TrimPrefix(ns, prefix)
-		err := tx.Scan(ns, nil, func(k, v []byte) error {
+		seen[table] = true
+		err := ptfop.ScanValues(tx, table, func(k, v []byte) error {
 			if filter != nil && !bytes.Equal(k, filter) {
 				return nil
 			}

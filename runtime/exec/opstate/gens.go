@@ -56,6 +56,7 @@ type generation struct {
 	name   string
 	keys   int    // writes it took: its size, for the compaction's rule
 	raw    bool   // the table's own namespace as older state files keep it: values without markers, no deletions
+	packed bool   // its keys in blocks (packed.go)
 	filter *bloom // its keys; nil for the oldest generation, which every miss reads
 }
 
@@ -85,8 +86,28 @@ func (gs *generations) has(name string) bool {
 	return false
 }
 
+// The list's versions: 1 knows marked and raw generations, 2 packed
+// ones too (a list with one is written as version 2, so that a build
+// that does not know them says so instead of misreading them).
+const (
+	metaVersion       = 1
+	metaVersionPacked = 2
+)
+
+// generation kinds in the list.
+const (
+	kindMarked byte = iota
+	kindRaw
+	kindPacked
+)
+
 func (gs *generations) encode(ns string) []byte {
-	b := []byte{1}
+	b := []byte{metaVersion}
+	for _, g := range gs.list[:gs.sealed] {
+		if g.packed {
+			b[0] = metaVersionPacked
+		}
+	}
 	b = binary.AppendUvarint(b, gs.next)
 	b = binary.AppendUvarint(b, uint64(gs.sealed))
 	for _, g := range gs.list[:gs.sealed] {
@@ -94,11 +115,14 @@ func (gs *generations) encode(ns string) []byte {
 		b = binary.AppendUvarint(b, uint64(len(suffix)))
 		b = append(b, suffix...)
 		b = binary.AppendUvarint(b, uint64(g.keys))
-		raw := byte(0)
-		if g.raw {
-			raw = 1
+		kind := kindMarked
+		switch {
+		case g.raw:
+			kind = kindRaw
+		case g.packed:
+			kind = kindPacked
 		}
-		b = append(b, raw)
+		b = append(b, kind)
 	}
 	return b
 }
@@ -106,7 +130,7 @@ func (gs *generations) encode(ns string) []byte {
 var errBadMeta = errors.New("the list of generations is damaged")
 
 func decodeGenerations(ns string, b []byte) (gs generations, err error) {
-	if len(b) == 0 || b[0] != 1 {
+	if len(b) == 0 || b[0] != metaVersion && b[0] != metaVersionPacked {
 		return gs, fmt.Errorf("%w: unknown version", errBadMeta)
 	}
 	b = b[1:]
@@ -132,7 +156,10 @@ func decodeGenerations(ns string, b []byte) (gs generations, err error) {
 		if err != nil || len(b) == 0 {
 			return gs, errBadMeta
 		}
-		g.raw, b = b[0] == 1, b[1:]
+		if b[0] > kindPacked {
+			return gs, errBadMeta
+		}
+		g.raw, g.packed, b = b[0] == kindRaw, b[0] == kindPacked, b[1:]
 		gs.list = append(gs.list, g)
 	}
 	gs.sealed = len(gs.list)
@@ -209,7 +236,7 @@ func (t *Table[V]) openGenerations() error {
 	for i := 1; i < len(t.gens.list); i++ {
 		g := &t.gens.list[i]
 		g.filter = &bloom{}
-		c := &cursor{store: t.store, ns: g.name}
+		c := &cursor{store: t.store, ns: g.name, packed: g.packed}
 		for {
 			k, ok, err := c.head()
 			if err != nil {
@@ -241,7 +268,14 @@ func (t *Table[V]) lookup(tx state.Tx, key []byte) (b []byte, raw bool, err erro
 		if g.filter != nil && !g.filter.has(key) {
 			continue
 		}
-		if b, err := tx.Get(g.name, key); err != nil || b != nil {
+		var b []byte
+		var err error
+		if g.packed {
+			b, err = lookupPacked(tx, g.name, key)
+		} else {
+			b, err = tx.Get(g.name, key)
+		}
+		if err != nil || b != nil {
 			return b, g.raw, err
 		}
 	}
@@ -343,6 +377,23 @@ func (gs *generations) pick(from, to, run int) int {
 	return i
 }
 
+// sealedRun is how many sealed generations a merge takes at least: two,
+// or packedRun when the newest is packed.
+func (gs *generations) sealedRun() int {
+	if gs.sealed > 0 && gs.list[gs.sealed-1].packed {
+		return packedRun
+	}
+	return 2
+}
+
+// packedRun is how many sealed generations a merge takes at least when
+// the newest is packed: a packed generation is a checkpoint's changes of
+// a caller that keeps all its hot keys in memory and reads the store
+// seldom (the PTF value state), whose checkpoints change much of the
+// table each time; merging every checkpoint into the table rewrote the
+// whole table at each.
+const packedRun = 4
+
 // spillRun is how many spilled generations a merge of them takes at
 // least: spilled generations are many and of one size (spillKeys), and
 // merging them two by two would rewrite every key once per doubling.
@@ -362,7 +413,7 @@ func (t *Table[V]) compactSome() error {
 		t.replan = false
 		lo, hi := t.gens.pick(t.gens.sealed, len(t.gens.list), spillRun), len(t.gens.list)-1
 		if lo < 0 {
-			lo, hi = t.gens.pick(0, t.gens.sealed, 2), t.gens.sealed-1
+			lo, hi = t.gens.pick(0, t.gens.sealed, t.gens.sealedRun()), t.gens.sealed-1
 		}
 		if lo < 0 {
 			return nil
@@ -370,7 +421,8 @@ func (t *Table[V]) compactSome() error {
 		c := &compaction{lo: lo, hi: hi, out: generation{name: t.newName()}}
 		for i := c.hi; i >= c.lo; i-- {
 			g := t.gens.list[i]
-			c.cursors = append(c.cursors, &cursor{store: t.store, ns: g.name, raw: g.raw})
+			c.out.packed = c.out.packed || g.packed
+			c.cursors = append(c.cursors, &cursor{store: t.store, ns: g.name, raw: g.raw, packed: g.packed})
 		}
 		t.comp = c
 	}
@@ -386,27 +438,46 @@ func (t *Table[V]) compactStep() error {
 	c := t.comp
 	c.keys, c.vals = c.keys[:0], c.vals[:0]
 	done, size := false, 0
-	for len(c.keys) < t.batch && size < compactBytes {
-		key, val, deleted, ok, err := nextMerged(c.cursors)
-		if err != nil {
-			return err
+	// The cursors read their batches in one transaction for the step
+	// (they copy what they read), not one each.
+	err := t.store.View(func(tx state.Tx) error {
+		for _, cur := range c.cursors {
+			cur.tx = tx
 		}
-		if !ok {
-			done = true
-			break
+		defer func() {
+			for _, cur := range c.cursors {
+				cur.tx = nil
+			}
+		}()
+		for len(c.keys) < t.batch && size < compactBytes {
+			key, val, deleted, ok, err := nextMerged(c.cursors)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				done = true
+				break
+			}
+			if deleted && c.lo == 0 {
+				continue // nothing older to hide
+			}
+			marked := []byte{markDeleted}
+			if !deleted {
+				marked = append(append(make([]byte, 0, 1+len(val)), markValue), val...)
+			}
+			c.keys, c.vals = append(c.keys, key), append(c.vals, marked)
+			size += len(key) + len(marked)
 		}
-		if deleted && c.lo == 0 {
-			continue // nothing older to hide
-		}
-		marked := []byte{markDeleted}
-		if !deleted {
-			marked = append(append(make([]byte, 0, 1+len(val)), markValue), val...)
-		}
-		c.keys, c.vals = append(c.keys, key), append(c.vals, marked)
-		size += len(key) + len(marked)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(c.keys) > 0 {
 		err := t.store.Update(func(tx state.Tx) error {
+			if c.out.packed {
+				return putBlocks(tx, c.out.name, c.keys, c.vals)
+			}
 			for i, k := range c.keys {
 				if err := tx.Put(c.out.name, k, c.vals[i]); err != nil {
 					return err
@@ -443,7 +514,7 @@ func (t *Table[V]) compactStep() error {
 	if listed {
 		next.sealed = len(list) - (len(t.gens.list) - t.gens.sealed)
 	}
-	err := t.store.Update(func(tx state.Tx) error {
+	err = t.store.Update(func(tx state.Tx) error {
 		for _, g := range t.gens.list[c.lo : c.hi+1] {
 			if err := tx.DeleteNamespace(g.name); err != nil {
 				return err
@@ -507,7 +578,7 @@ func ScanStored(tx state.Tx, ns string, prefix []byte, fn func(key, value []byte
 	var cursors []*cursor
 	for i := len(gs.list) - 1; i >= 0; i-- {
 		g := gs.list[i]
-		cursors = append(cursors, &cursor{tx: tx, ns: g.name, raw: g.raw, prefix: prefix})
+		cursors = append(cursors, &cursor{tx: tx, ns: g.name, raw: g.raw, packed: g.packed, prefix: prefix})
 	}
 	for {
 		key, val, deleted, ok, err := nextMerged(cursors)

@@ -513,7 +513,7 @@ func (t *Table[V]) ScanFrom(prefix, from []byte, fn func(key []byte, v V) (bool,
 	}
 	for i := len(t.gens.list) - 1; i >= 0; i-- {
 		g := t.gens.list[i]
-		cursors = append(cursors, &cursor{store: t.store, ns: g.name, raw: g.raw, prefix: prefix, next: from})
+		cursors = append(cursors, &cursor{store: t.store, ns: g.name, raw: g.raw, packed: g.packed, prefix: prefix, next: from})
 	}
 	ci := 0
 	for {
@@ -584,6 +584,7 @@ type cursor struct {
 	tx     state.Tx // when not nil, the batches are read in it (ScanStored)
 	ns     string
 	raw    bool // values without markers (see generation.raw)
+	packed bool // keys in blocks (see packed.go)
 	prefix []byte
 	keys   [][]byte
 	vals   [][]byte
@@ -602,6 +603,9 @@ func (c *cursor) head() ([]byte, bool, error) {
 	c.keys, c.vals, c.i = c.keys[:0], c.vals[:0], 0
 	from := c.next
 	read := func(tx state.Tx) error {
+		if c.packed {
+			return c.readPacked(tx)
+		}
 		return tx.ScanFrom(c.ns, c.prefix, from, func(k, v []byte) error {
 			if len(c.keys) == batchSize {
 				c.next = bytes.Clone(k)

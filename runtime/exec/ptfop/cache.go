@@ -19,21 +19,22 @@ import (
 // about a kilobyte of live objects, in the same map as the live keys
 // (keyedState.keys), so a key used again is one lookup and a decode away.
 // Past
-// SET 'state.cache-bytes' of records, the warm tier goes to the store, in a spill
-// area apart from the checkpointed state: spilled values are newer than the
-// last checkpoint, and a restart after a crash must not see them. The next
-// checkpoint writes the changed warm records and moves the spilled ones into
-// place.
+// SET 'state.cache-bytes' of records, the changed warm records go to the
+// store as a generation of their own that the next checkpoint lists
+// (keyed_store.go): spilled values are newer than the last checkpoint, and
+// a restart after a crash must not see them.
 
 // A warm record (keySlot.rec) holds the value state of a key evicted from
 // the live cache: a flags byte (warmDirty: changed since the last
-// checkpoint; warmNoted: in keyedState.written already), then per state entry a tag (warmAbsent: not loaded, the
+// checkpoint; warmNoted: in keyedState.written already; warmListed: taken
+// by the checkpoint being written), then per state entry a tag (warmAbsent: not loaded, the
 // store has it, if anything; warmCleared; warmValue) and, for a value, its
 // length as a uvarint and its stored form (the 8-byte write time and the
 // encoding).
 const (
 	warmDirty = 1 << iota
 	warmNoted
+	warmListed
 )
 
 const (
@@ -187,29 +188,32 @@ func (s *keyedState) evict(ks *keyState) error {
 	return nil
 }
 
-// spillWarm writes the changed warm records to the spill area and empties
-// the warm tier.
+// spillWarm writes the changed warm records to the store, in key order,
+// as a generation that the next checkpoint lists, and empties the warm
+// tier.
 func (s *keyedState) spillWarm() error {
-	err := s.ex.Store.Update(func(tx state.Tx) error {
-		for k, slot := range s.keys {
-			if slot.rec == nil || slot.rec[0]&warmDirty == 0 {
-				continue
-			}
-			for i, sd := range s.decls {
-				b, ok := warmEntry(slot.rec, i)
-				if !ok {
-					continue
-				}
-				if err := tx.Put(exec.SpillNamespace(s.uid, sd.Name), stringBytes(k), b); err != nil {
+	var dirty []string
+	for k, slot := range s.keys {
+		if slot.rec != nil && slot.rec[0]&warmDirty != 0 {
+			dirty = append(dirty, k)
+		}
+	}
+	dirty = sortDedup(dirty)
+	if len(dirty) > 0 && s.vals != nil {
+		s.vals.mu.Lock()
+		err := s.ex.Store.Update(func(tx state.Tx) error {
+			runs := s.beginRuns(tx)
+			for _, k := range dirty {
+				if err := s.flushWarm(runs, k, s.keys[k].rec); err != nil {
 					return err
 				}
-				s.spilled[k] = true
 			}
+			return runs.close()
+		})
+		s.vals.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("spilling state: %w", err)
 		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("spilling state: %w", err)
 	}
 	for k, slot := range s.keys {
 		switch {
@@ -224,26 +228,23 @@ func (s *keyedState) spillWarm() error {
 	return nil
 }
 
-// flushWarm writes the changed warm record rec of key k to the
-// checkpointed state; it stays in memory, unchanged since.
-func (s *keyedState) flushWarm(tx state.Tx, k string, rec []byte) error {
+// flushWarm writes the changed warm record rec of key k to runs; it
+// stays in memory, unchanged since.
+func (s *keyedState) flushWarm(runs *valueRuns, k string, rec []byte) error {
 	key := stringBytes(k)
 	for i := range s.decls {
 		b, ok := warmEntry(rec, i)
 		if !ok {
 			continue
 		}
-		var err error
 		if len(b) == 0 {
-			err = tx.Delete(s.nss[i], key)
-		} else {
-			err = tx.Put(s.nss[i], key, b)
+			b = nil // cleared
 		}
-		if err != nil {
+		if err := runs.put(i, key, b); err != nil {
 			return err
 		}
 	}
-	rec[0] &^= warmDirty // the slice shares the map's record
+	rec[0] &^= warmDirty | warmListed // the slice shares the map's record
 	if rec[0]&warmNoted == 0 {
 		s.noteWritten(key)
 		rec[0] |= warmNoted
@@ -251,69 +252,9 @@ func (s *keyedState) flushWarm(tx state.Tx, k string, rec []byte) error {
 	return nil
 }
 
-// readStored reads entry i of a key from the spill area, else from the
-// checkpointed state. A tombstone reads as absent.
-func (s *keyedState) readStored(tx state.Tx, i int, enc []byte) ([]byte, error) {
-	name := s.decls[i].Name
-	if s.spilled[string(enc)] {
-		b, err := tx.Get(exec.SpillNamespace(s.uid, name), enc)
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			if len(b) == 0 {
-				return nil, nil
-			}
-			return b, nil
-		}
-	}
-	return tx.Get(s.nss[i], enc)
-}
-
-// flushSpill moves spilled values into the checkpointed state: a key that
-// is live again was written from memory already, so its spill is dropped.
-func (s *keyedState) flushSpill(tx state.Tx) error {
-	if len(s.spilled) == 0 {
-		return nil
-	}
-	for enc := range s.spilled {
-		slot := s.keys[enc]
-		for i, sd := range s.decls {
-			if sd.Kind != ptf.ValueState {
-				continue
-			}
-			sns, ns := exec.SpillNamespace(s.uid, sd.Name), s.nss[i]
-			b, err := tx.Get(sns, stringBytes(enc))
-			if err != nil {
-				return err
-			}
-			if b == nil {
-				continue
-			}
-			if err := tx.Delete(sns, stringBytes(enc)); err != nil {
-				return err
-			}
-			_, inRec := warmEntry(slot.rec, i)
-			if slot.ks != nil && !slot.ks.warm && slot.ks.ents[i].loaded || inRec {
-				continue // written from memory already
-			}
-			if len(b) == 0 {
-				err = tx.Delete(ns, stringBytes(enc))
-			} else {
-				err = tx.Put(ns, stringBytes(enc), b)
-				s.noteWritten(stringBytes(enc))
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
-	s.spilled = map[string]bool{}
-	return nil
-}
-
-// clearSpill drops what a crashed run spilled: it is newer than the last
-// checkpoint this run restarts from.
+// clearSpill drops a spill area (namespaces spill/UID/NAME), which a
+// state file of an earlier build may hold after a crash: it is newer than
+// the last checkpoint this run restarts from.
 func clearSpill(store state.Store, uid string) error {
 	return store.Update(func(tx state.Tx) error {
 		names, err := tx.Namespaces()

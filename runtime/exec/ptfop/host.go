@@ -7,7 +7,6 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/state"
 )
 
 // host serves the calls of a PTF (eval, onTimer) with what they ask of the
@@ -107,12 +106,7 @@ func (h host) State(i int) (any, error) {
 		return e.val, nil
 	}
 	if !e.loaded && o.mayBeStored(ks.enc) {
-		var data []byte
-		err := o.ex.Store.View(func(tx state.Tx) error {
-			var err error
-			data, err = o.readStored(tx, i, ks.enc)
-			return err
-		})
+		data, err := o.readStored(i, ks.enc)
 		if err != nil {
 			return nil, err
 		}

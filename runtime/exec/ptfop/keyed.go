@@ -3,10 +3,8 @@ package ptfop
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/maphash"
-	"slices"
 	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -17,8 +15,8 @@ import (
 )
 
 // keyedState is the value state of one PTF call by partition key: the live
-// keys, the warm tier of encoded records and the spill area (cache.go), what
-// the store holds, and the flush of it all at a checkpoint. The PTF operator
+// keys and the warm tier of encoded records (cache.go), what the store
+// holds (keyed_store.go), and the flush of the changes at a checkpoint. The PTF operator
 // embeds it and serves ctx.state through it (host.go); each parallel
 // worker has its own. List and map state go through the store directly
 // (views.go).
@@ -45,7 +43,9 @@ type keyedState struct {
 	// as many entries as keys, dirtyAll replaces it: the flush walks them.
 	dirtyWarm []string
 	dirtyAll  bool
-	spilled   map[string]bool // keys with values in the spill area
+	// vals are the tables of the value state in the store (keyed_store.go),
+	// shared by the call's workers.
+	vals *valueTables
 	// stored: the store held value state of this uid when the call
 	// began (or, with no filter, may hold some now). Keys written since
 	// go into written, so that a key new to this run is not looked up in
@@ -74,7 +74,7 @@ func newKeyedState(n *Node, ex *exec.Execution) keyedState {
 	for i, sd := range n.Def.State {
 		nss[i] = exec.StateNamespace(n.UID, sd.Name)
 	}
-	return keyedState{uid: n.UID, fn: n.Fn, decls: n.Def.State, nss: nss, ex: ex, keys: map[string]keySlot{}, spilled: map[string]bool{}}
+	return keyedState{uid: n.UID, fn: n.Fn, decls: n.Def.State, nss: nss, ex: ex, keys: map[string]keySlot{}}
 }
 
 // release drops the keys held in memory once a final checkpoint has
@@ -218,7 +218,7 @@ func (s *keyedState) promote(ks *keyState) {
 // mayBeStored reports whether the store may hold value state of an
 // encoded key that is not in memory.
 func (s *keyedState) mayBeStored(enc []byte) bool {
-	return s.stored || s.spilled[string(enc)] || s.written.has(enc)
+	return s.stored || s.written.has(enc)
 }
 
 // noteWritten records that the store now holds a value of a key.
@@ -267,101 +267,75 @@ func (f *keyFilter) has(enc []byte) bool {
 	return true
 }
 
-// storeHasState reports whether the store holds value state of the call's
-// uid. An error of the store (a damaged file) is the statement's: taken
-// for "no state", it would let the next checkpoint overwrite the state.
-func (s *keyedState) storeHasState() (bool, error) {
-	found := false
-	err := s.ex.Store.View(func(tx state.Tx) error {
-		for _, sd := range s.decls {
-			err := tx.Scan(exec.StateNamespace(s.uid, sd.Name), nil, func(k, v []byte) error {
-				found = true
-				return errStopScan
-			})
-			if err != nil && !errors.Is(err, errStopScan) {
-				return err
-			}
-			if found {
-				return nil
-			}
-		}
-		return nil
-	})
-	return found, err
-}
-
-// flushValues writes the changed value state (live and warm) to tx and moves
-// the spilled values into place. With inOrder (a final checkpoint) the
-// keys go in key order: the store keeps writes that come in key order in
-// a log, with no map and no sort (state/bolt.go). A periodic checkpoint
-// commits in the background, which sorts the buffered keys there, so it
-// takes them as they come: the live keys, then the warm ones of
-// dirtyWarm (or of a walk, when dirtyAll).
-func (s *keyedState) flushValues(tx state.Tx, inOrder bool) error {
-	if s.codec == nil {
+// flushValues writes the changed value state (live and warm) to tx, in key
+// order, as one packed generation per entry (keyed_store.go), and lists
+// it with the generations spilled since the last checkpoint. The changed
+// keys are the live ones marked dirty and the warm ones of dirtyWarm (or
+// of a walk of every key, when dirtyAll); final (the statement's last
+// checkpoint) walks every key.
+func (s *keyedState) flushValues(tx state.Tx, final bool) error {
+	if s.codec == nil || s.vals == nil {
 		return nil
 	}
-	if !inOrder {
-		return s.flushPeriodic(tx)
-	}
-	s.dirtyWarm, s.dirtyAll = nil, false
-	var dirty []string
-	for k, slot := range s.keys {
-		if (slot.ks != nil && !slot.ks.warm && slot.ks.dirty) || slot.warmChanged() {
-			dirty = append(dirty, k)
+	var dirty []dirtyKey
+	for _, ks := range s.live {
+		if ks.dirty {
+			dirty = append(dirty, dirtyKey{k: keyString(ks.enc), ks: ks})
 		}
 	}
-	slices.Sort(dirty)
+	if s.dirtyAll || final {
+		for k, slot := range s.keys {
+			if slot.warmChanged() {
+				dirty = append(dirty, dirtyKey{k: k, rec: slot.rec})
+			}
+		}
+	} else {
+		for _, k := range s.dirtyWarm {
+			// A key may be there twice, or be flushed already, spilled,
+			// or live again.
+			if slot := s.keys[k]; slot.warmChanged() && slot.rec[0]&warmListed == 0 {
+				slot.rec[0] |= warmListed
+				dirty = append(dirty, dirtyKey{k: k, rec: slot.rec})
+			}
+		}
+	}
+	clear(s.dirtyWarm)
+	s.dirtyWarm, s.dirtyAll = s.dirtyWarm[:0], false
+	dirty = sortDirty(dirty)
+	s.vals.mu.Lock()
+	defer s.vals.mu.Unlock()
+	runs := s.beginRuns(tx)
 	var b []byte
 	var err error
-	for _, k := range dirty {
-		if slot := s.keys[k]; slot.ks != nil && !slot.ks.warm {
-			b, err = s.flushLive(tx, slot.ks, b)
+	for _, d := range dirty {
+		if d.ks != nil {
+			b, err = s.flushLive(runs, d.ks, b)
 		} else {
-			err = s.flushWarm(tx, k, slot.rec)
+			err = s.flushWarm(runs, d.k, d.rec)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	return s.flushSpill(tx)
+	if err := runs.close(); err != nil {
+		return err
+	}
+	for i, tab := range s.vals.tabs {
+		if tab == nil {
+			continue
+		}
+		if err := tab.Flush(tx); err != nil {
+			return fmt.Errorf("%s: state %q: %w", s.fn, s.decls[i].Name, err)
+		}
+	}
+	return nil
 }
 
-// flushPeriodic is flushValues for a periodic checkpoint: the changed
-// live keys, then the changed warm ones of dirtyWarm (or, when dirtyAll,
-// of a walk of every key), as they come.
-func (s *keyedState) flushPeriodic(tx state.Tx) error {
-	var b []byte
-	var err error
-	for _, ks := range s.live {
-		if ks.dirty {
-			if b, err = s.flushLive(tx, ks, b); err != nil {
-				return err
-			}
-		}
-	}
-	flush := func(k string, slot keySlot) error {
-		if !slot.warmChanged() {
-			return nil // flushed already, spilled, or live again
-		}
-		return s.flushWarm(tx, k, slot.rec)
-	}
-	if s.dirtyAll {
-		for k, slot := range s.keys {
-			if err := flush(k, slot); err != nil {
-				return err
-			}
-		}
-		s.dirtyAll = false
-	}
-	for _, k := range s.dirtyWarm {
-		if err := flush(k, s.keys[k]); err != nil {
-			return err
-		}
-	}
-	clear(s.dirtyWarm)
-	s.dirtyWarm = s.dirtyWarm[:0]
-	return s.flushSpill(tx)
+// dirtyKey is a key a checkpoint writes: live (ks), or warm (rec).
+type dirtyKey struct {
+	k   string
+	ks  *keyState
+	rec []byte
 }
 
 // warmChanged reports whether a key's slot holds a warm record (the key
@@ -370,26 +344,26 @@ func (slot keySlot) warmChanged() bool {
 	return slot.rec != nil && slot.rec[0]&warmDirty != 0 && (slot.ks == nil || slot.ks.warm)
 }
 
-// flushLive writes the entries of a live key to tx; b is a buffer to
+// flushLive writes the entries of a live key to runs; b is a buffer to
 // encode into, returned for the next key.
-func (s *keyedState) flushLive(tx state.Tx, ks *keyState, b []byte) ([]byte, error) {
+func (s *keyedState) flushLive(runs *valueRuns, ks *keyState, b []byte) ([]byte, error) {
 	for i := range s.decls {
 		e := &ks.ents[i]
 		if !e.loaded {
 			continue
 		}
 		if e.val == nil {
-			if err := tx.Delete(s.nss[i], ks.enc); err != nil {
+			if err := runs.put(i, ks.enc, nil); err != nil {
 				return b, err
 			}
 			continue
 		}
-		// Put copies the value, so one buffer serves every key.
+		// The run copies the value, so one buffer serves every key.
 		var err error
 		if b, err = s.encodeEntry(b[:0], ks, i); err != nil {
 			return b, err
 		}
-		if err := tx.Put(s.nss[i], ks.enc, b); err != nil {
+		if err := runs.put(i, ks.enc, b); err != nil {
 			return b, err
 		}
 	}

@@ -128,6 +128,9 @@ func BenchmarkPeriodicFlush(b *testing.B) {
 	node := &Node{Def: &ptf.FuncDef{State: []ptf.StateDecl{{Name: "count"}}}, Fn: "bench", UID: "bench"}
 	s := newKeyedState(node, ex)
 	s.codec = counterCodec{}
+	if _, err := s.openValues(); err != nil {
+		b.Fatal(err)
+	}
 	rows := zipfRows(100_000, 100_000)
 	var cur *keyState
 	errRollback := fmt.Errorf("rolled back")

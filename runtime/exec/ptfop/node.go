@@ -153,7 +153,7 @@ func (n *Node) Open(ex *exec.Execution) (exec.Stream, error) {
 			return nil, fmt.Errorf("%s declares state but its instance cannot keep state", n.Fn)
 		}
 		op.codec = codec
-		if op.stored, err = op.storeHasState(); err != nil {
+		if op.stored, err = op.openValues(); err != nil {
 			return nil, types.At(n.Pos, fmt.Errorf("%s: %w", n.Fn, err))
 		}
 	}

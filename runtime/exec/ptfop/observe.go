@@ -10,7 +10,6 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/ptf"
 	"github.com/ptfsh/ptfsh/runtime/timeline"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/state"
 )
 
 // The operator's observers: the trace (trace.go), the timeline
@@ -228,16 +227,13 @@ func (o *Operator) describeState(ks *keyState) string {
 				v = x
 			}
 		case !ks.ents[i].loaded && o.mayBeStored(ks.enc):
-			err := o.ex.Store.View(func(tx state.Tx) error {
-				b, err := o.readStored(tx, i, ks.enc)
-				if err == nil && len(b) > 8 {
-					v = readable(o.codec, b[8:]) // after the 8-byte write time
-					if x, ok := o.expired(i, int64(binary.BigEndian.Uint64(b))); ok {
-						v = x
-					}
+			b, err := o.readStored(i, ks.enc)
+			if err == nil && len(b) > 8 {
+				v = readable(o.codec, b[8:]) // after the 8-byte write time
+				if x, ok := o.expired(i, int64(binary.BigEndian.Uint64(b))); ok {
+					v = x
 				}
-				return err
-			})
+			}
 			if err != nil {
 				v = "(unreadable: " + err.Error() + ")" // the call that reads it reports the error
 			}

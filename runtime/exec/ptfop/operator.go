@@ -146,6 +146,9 @@ const (
 // under batchOut rows. A paced source (Execution.Paced) batches nothing:
 // its rows' output must not wait for the next row.
 func (o *Operator) steps() error {
+	if err := o.compactValues(); err != nil {
+		return err
+	}
 	b, ok := o.inst.(ptf.Batcher)
 	if !ok || o.ex.Paced {
 		return o.step()
@@ -726,8 +729,6 @@ func (o *Operator) loadTimers() error {
 	o.loadedTimers = o.timers.n > 0
 	return nil
 }
-
-var errStopScan = errors.New("stop scan")
 
 // Flush writes every changed state value to the store in one transaction.
 // flush writes the changed state and the timers to tx; final marks the

@@ -249,7 +249,7 @@ func newParallel(main *Operator, spec ptf.CallSpec, n int) (*Parallel, error) {
 				return nil, fmt.Errorf("%s declares state but its instance cannot keep state", node.Fn)
 			}
 			w.codec = codec
-			w.stored = main.stored
+			w.stored, w.vals = main.stored, main.vals
 		}
 		// The workers start at the restored event time (without firing
 		// anything: a restored timer at or before the watermark waits for
@@ -411,6 +411,9 @@ func (p *Parallel) step() error {
 	m := p.main
 	if p.inErr != nil {
 		return p.inErr
+	}
+	if err := m.compactValues(); err != nil { // the workers' tables too: they share them
+		return err
 	}
 	p.fill(false)
 	if len(p.queue) == 0 { // not reached: the last batch ends the call

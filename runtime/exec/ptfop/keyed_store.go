@@ -1,0 +1,254 @@
+package ptfop
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ptfsh/ptfsh/runtime/exec"
+	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
+	"github.com/ptfsh/ptfsh/runtime/ptf"
+	"github.com/ptfsh/ptfsh/state"
+)
+
+// Value state in the store.
+//
+// Each value state entry of a call is an opstate.Table in namespace
+// state/<uid>/<entry>, used for its generations only: the call's own
+// cache (keyed.go, cache.go) holds the values in memory, and what the
+// store holds of a key is its stored form (the 8-byte processing time
+// it was written at, then the function's encoding), under its encoded
+// partition key. A checkpoint writes the changed keys, in key order, as
+// one packed generation per entry (runtime/exec/opstate/packed.go): a
+// few values of some kilobytes each, whatever the size of the state,
+// where writing each key into one tree of all of them cost a search of
+// the tree per key and rewrote most of its pages. The warm tier spilled
+// when memory is full is a packed generation too, listed at the next
+// checkpoint, so that a restart after a crash never sees it. A read
+// looks in the generations, newest first; compactions merge them in the
+// operator's steps (compactValues). A state file of an older build, which
+// keeps one key a value in the namespace itself, reads as the oldest
+// generation.
+
+// valueTables are the tables of a call's value state entries (nil for
+// list and map entries), shared by the call's workers (parallel.go), as
+// viewTables are; mu serialises their use. due: a checkpoint or a spill
+// added a generation since compactValues last found nothing to do.
+type valueTables struct {
+	mu   sync.Mutex
+	tabs []*opstate.Table[[]byte]
+	due  atomic.Bool
+}
+
+// openValues opens the tables of the call's value state, dropping what a
+// run that stopped before its next checkpoint wrote, and reports whether
+// the store holds value state of the call.
+func (s *keyedState) openValues() (stored bool, err error) {
+	s.vals = &valueTables{tabs: make([]*opstate.Table[[]byte], len(s.decls))}
+	for i, sd := range s.decls {
+		if sd.Kind != ptf.ValueState {
+			continue
+		}
+		tab, err := opstate.Open[[]byte](s.ex.Store, s.nss[i], recordCodec{}, opstate.Options{CacheEntries: 1})
+		if err != nil {
+			return false, err
+		}
+		s.vals.tabs[i] = tab
+		stored = stored || tab.MayHold()
+	}
+	return stored, nil
+}
+
+// readStored reads the stored form of entry i of a key, or nil: a
+// tombstone reads as absent. It must not be called inside a transaction.
+func (s *keyedState) readStored(i int, enc []byte) ([]byte, error) {
+	if s.vals == nil || s.vals.tabs[i] == nil {
+		return nil, nil
+	}
+	s.vals.mu.Lock()
+	defer s.vals.mu.Unlock()
+	b, ok, err := s.vals.tabs[i].ReadStored(enc)
+	if err != nil || !ok || len(b) == 0 {
+		return nil, err
+	}
+	return b, nil
+}
+
+// compactValues goes on with the compaction of the value state's
+// generations, one batch a table, when a checkpoint or a spill added one.
+func (s *keyedState) compactValues() error {
+	vt := s.vals
+	if vt == nil || !vt.due.Load() {
+		return nil
+	}
+	vt.mu.Lock()
+	defer vt.mu.Unlock()
+	more := false
+	for i, tab := range vt.tabs {
+		if tab == nil || !tab.Compacting() {
+			continue
+		}
+		if err := tab.Compact(); err != nil {
+			return fmt.Errorf("%s: state %q: %w", s.fn, s.decls[i].Name, err)
+		}
+		more = more || tab.Compacting()
+	}
+	vt.due.Store(more)
+	return nil
+}
+
+// valueRuns are the packed generations that one write of changed keys
+// (a checkpoint, a spill) makes, one per value state entry, begun when
+// the first key of the entry comes.
+type valueRuns struct {
+	s    *keyedState
+	tx   state.Tx
+	runs []*opstate.Run[[]byte]
+}
+
+func (s *keyedState) beginRuns(tx state.Tx) *valueRuns {
+	return &valueRuns{s: s, tx: tx, runs: make([]*opstate.Run[[]byte], len(s.decls))}
+}
+
+// put writes entry i of key: its stored form b, or with b nil its
+// deletion. Keys come in increasing order.
+func (r *valueRuns) put(i int, key, b []byte) error {
+	run := r.runs[i]
+	if run == nil {
+		tab := r.s.vals.tabs[i]
+		if tab == nil {
+			return nil // list or map state (views.go)
+		}
+		if b == nil && !tab.MayHold() {
+			return nil // nothing stored to delete
+		}
+		run = tab.BeginRun(r.tx)
+		r.runs[i] = run
+	}
+	if b == nil {
+		return run.Delete(key)
+	}
+	return run.Put(key, b)
+}
+
+// close ends the runs, adding their generations to the tables.
+func (r *valueRuns) close() error {
+	for _, run := range r.runs {
+		if run == nil {
+			continue
+		}
+		if err := run.Close(); err != nil {
+			return err
+		}
+		r.s.vals.due.Store(true)
+	}
+	return nil
+}
+
+// sortDirty returns the keys of d in key order (d holds no key twice).
+// A radix sort on 8 bytes of each key, taken after the prefix all keys
+// share, then a comparison sort of the keys whose 8 bytes are equal:
+// a comparison sort of the strings themselves (pdqsort) took 2.6 times as
+// long for 60k keys, most of a periodic checkpoint's time.
+func sortDirty(d []dirtyKey) []dirtyKey {
+	n := len(d)
+	if n < 2 {
+		return d
+	}
+	first := d[0].k
+	lcp := len(first)
+	for i := 1; i < n && lcp > 0; i++ {
+		k := d[i].k
+		j, m := 0, min(lcp, len(k))
+		for j < m && k[j] == first[j] {
+			j++
+		}
+		lcp = j
+	}
+	type item struct {
+		p uint64 // the 8 bytes after the common prefix, zero-padded
+		i int32
+	}
+	a, tmp := make([]item, n), make([]item, n)
+	for i := range d {
+		var p uint64
+		k := d[i].k[lcp:]
+		for j := range 8 {
+			p <<= 8
+			if j < len(k) {
+				p |= uint64(k[j])
+			}
+		}
+		a[i] = item{p, int32(i)}
+	}
+	for shift := uint(0); shift < 64; shift += 8 {
+		var count [257]int
+		for _, x := range a {
+			count[(x.p>>shift)&0xff+1]++
+		}
+		if count[(a[0].p>>shift)&0xff+1] == n {
+			continue // one byte value: the order stays
+		}
+		for j := 1; j < len(count); j++ {
+			count[j] += count[j-1]
+		}
+		for _, x := range a {
+			c := (x.p >> shift) & 0xff
+			tmp[count[c]] = x
+			count[c]++
+		}
+		a, tmp = tmp, a
+	}
+	for lo := 0; lo < n; {
+		hi := lo + 1
+		for hi < n && a[hi].p == a[lo].p {
+			hi++
+		}
+		if hi-lo > 1 {
+			slices.SortFunc(a[lo:hi], func(x, y item) int { return strings.Compare(d[x.i].k, d[y.i].k) })
+		}
+		lo = hi
+	}
+	out := make([]dirtyKey, n)
+	for i, x := range a {
+		out[i] = d[x.i]
+	}
+	return out
+}
+
+// sortDedup sorts keys and drops repeats.
+func sortDedup(keys []string) []string {
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// ValueEntryOf returns the value state entry of uid that namespace ns
+// belongs to: its table's namespace and the entry's name; false for
+// other namespaces. A table's namespace is the table's itself (a state
+// file of an older build) or its list of generations (namespace~meta):
+// both name the table, and a caller that lists namespaces sees a table
+// once or twice.
+func ValueEntryOf(ns, uid string) (table, entry string, ok bool) {
+	table = ns
+	if i := strings.IndexByte(ns, '~'); i >= 0 {
+		if !strings.HasSuffix(ns, "~meta") {
+			return "", "", false // a generation
+		}
+		table = ns[:i]
+	}
+	entry, ok = strings.CutPrefix(table, exec.StateNamespace(uid, ""))
+	if !ok || entry == "" {
+		return "", "", false
+	}
+	return table, entry, true
+}
+
+// ScanValues calls fn with each key of the value state table of
+// namespace ns (ValueEntryOf) and its stored form, in key order, as of
+// the last checkpoint, reading in tx; the slices are valid only during
+// the call.
+func ScanValues(tx state.Tx, ns string, fn func(key, stored []byte) error) error {
+	return opstate.ScanStored(tx, ns, nil, fn)
+}
