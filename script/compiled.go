@@ -23,6 +23,7 @@ import (
 // compiledState is what an instance keeps for its compiled calls.
 type compiledState struct {
 	slots []goja.Value
+	frame cframe      // the call's frame, made once: a call never runs inside another
 	rows  []types.Row // collected, not yet handed to the runtime
 	arena []any       // their fields
 	undo  []undoRec
@@ -190,14 +191,15 @@ func (in *instance) runFrame(cf *cfunc) (ok bool) {
 	for i := range slots {
 		slots[i] = goja.Undefined()
 	}
-	f := cframe{in: in, slots: slots}
+	f := &c.frame
+	*f = cframe{in: in, slots: slots}
 	for _, b := range cf.stateBinds {
 		slots[b.slot] = in.cstate(b.idx)
 	}
 	for _, b := range cf.argBinds {
 		slots[b.slot] = in.argVals[b.idx]
 	}
-	runBlock(&f, cf.body)
+	runBlock(f, cf.body)
 	clear(slots)
 	return true
 }
