@@ -105,6 +105,10 @@ func (en engine) command(c config, e *env, w workload, dir string) *exec.Cmd {
 		args := []string{filepath.Join(c.root, "bench", "node", "harness.mjs"),
 			"--fn", filepath.Join(c.root, w.fn), "--input", w.data.file()}
 		cmd = exec.Command(e.node, append(args, w.node...)...)
+	case "node-tuned":
+		// The workload's name is plain Go's (-workload filter|count|greeting).
+		cmd = exec.Command(e.node, filepath.Join(c.root, "bench", "node", "tuned.mjs"),
+			"--workload", w.plain[1], "--input", w.data.file())
 	case "go":
 		cmd = exec.Command(e.plain, append(append([]string{}, w.plain...), w.data.file())...)
 	case "duckdb":
@@ -120,7 +124,7 @@ func (en engine) command(c config, e *env, w workload, dir string) *exec.Cmd {
 // be absent).
 func (en engine) available(e *env) bool {
 	switch en.kind {
-	case "node":
+	case "node", "node-tuned":
 		return e.node != ""
 	case "duckdb":
 		return e.duckdbVersion != ""

@@ -48,7 +48,7 @@ type sink struct {
 // preamble), the Node harness or the plain Go program.
 type engine struct {
 	name     string
-	kind     string   // "ptfsh", "node", "go" or "duckdb"
+	kind     string   // "ptfsh", "node", "node-tuned", "go" or "duckdb"
 	flags    []string // more ptfsh flags
 	preamble string   // statements run before the script (written into a copy of it)
 	script   string   // another script of bench/workloads instead of the workload's (duckdb: its SQL)
@@ -64,6 +64,10 @@ var (
 	// compiled calls give (see docs/javascript.md).
 	ptfshGoja = engine{name: "ptfsh, 'ptf.compile' off", kind: "ptfsh", preamble: "SET 'ptf.compile' = 'off';"}
 	nodeJS    = engine{name: "node", kind: "node"}
+	// nodeTuned is the workload written directly in JavaScript and tuned
+	// by hand (bench/node/tuned.mjs: lines and fields split with indexOf,
+	// no Date per row), the reference for what V8 does with the logic.
+	nodeTuned = engine{name: "node, hand-tuned", kind: "node-tuned"}
 	// duckDB runs a DuckDB form of a workload through duckdb_run.py (pip's
 	// duckdb, both cores).
 	duckDB  = func(script string) engine { return engine{name: "duckdb", kind: "duckdb", script: script} }
@@ -83,6 +87,9 @@ func workloads(c config) []workload {
 			engines: []engine{ptfsh, ptfshGoja, ptfshPar2, nodeJS, plainGo},
 			ref:     "node",
 		}
+		if d.format == "csv" {
+			w.engines = []engine{ptfsh, ptfshGoja, ptfshPar2, nodeJS, nodeTuned, plainGo}
+		}
 		if d.format == "jsonl" {
 			w.script = "keyed_count_jsonl.sql"
 			w.node = append(w.node, "--format", "jsonl")
@@ -99,7 +106,7 @@ func workloads(c config) []workload {
 			plain: []string{"-workload", "filter"},
 			// Rows with row semantics go round the workers (row k to
 			// worker k mod N).
-			engines: []engine{ptfsh, ptfshGoja, ptfshPar2, nodeJS, plainGo},
+			engines: []engine{ptfsh, ptfshGoja, ptfshPar2, nodeJS, nodeTuned, plainGo},
 			ref:     "node",
 		},
 		keyed("B-1k", "B keyed count, 1k keys", dataSet{kind: "clicks", format: "csv", keys: 1_000}),
@@ -110,7 +117,7 @@ func workloads(c config) []workload {
 			script: "greeting.sql", fn: "bench/workloads/greeting.js",
 			node:    []string{"--columns", clickColumns, "--partition", "user_id"},
 			plain:   []string{"-workload", "greeting"},
-			engines: []engine{ptfsh, ptfshGoja, ptfshPar2, nodeJS, plainGo},
+			engines: []engine{ptfsh, ptfshGoja, ptfshPar2, nodeJS, nodeTuned, plainGo},
 			ref:     "node",
 		},
 		keyed("B-jsonl", "B keyed count, JSON lines input", dataSet{kind: "clicks", format: "jsonl"}),

@@ -126,8 +126,6 @@ type parItem struct {
 	w  int // the worker of a row; -1: every worker; -2: none
 	// seq is a row's place in arrival order, for an input with ORDER BY.
 	seq uint64
-	// dropped: the worker dropped the row as late (ORDER BY).
-	dropped bool
 	// klo, khi: a row's encoded partition key, parWork.keys[klo:khi],
 	// which the coordinator made to route it; khi 0: none.
 	klo, khi int32
@@ -160,7 +158,7 @@ type parWork struct {
 	// twelfth of its time).
 	keys  []byte
 	idx   [][]int        // per worker, indexes into items of its events
-	spans [][][2]int     // per worker, per event it ran: its calls, calls[w][lo:hi]
+	spans [][][2]int     // per worker, per event it ran: its calls, calls[w][lo:hi] (lo droppedSpan: a late row)
 	errs  []parErr       // per worker, its first error
 	outs  [][]exec.Event // per worker, the rows its calls collected
 	calls [][]parCall    // per worker, its calls

@@ -60,6 +60,10 @@ func (p *Parallel) handOut(b *parWork, stopAt int) error {
 	return nil
 }
 
+// droppedSpan is the start of the span of a row that an ORDER BY buffer
+// dropped as late.
+const droppedSpan = -1
+
 // span returns the calls worker w made for its next event of b.
 func (p *Parallel) span(b *parWork, w int) (lo, hi int) {
 	k := p.cursor[w]
@@ -77,7 +81,7 @@ func (p *Parallel) handItem(b *parWork, it *parItem) error {
 	case it.ev.Kind == exec.EvRow:
 		lo, hi := p.span(b, it.w)
 		switch {
-		case it.dropped:
+		case lo == droppedSpan:
 			m.buffers[it.in].Dropped++
 		case lo == hi: // buffered by ORDER BY
 			m.quietRow()

@@ -68,19 +68,29 @@ func (p *Parallel) runWorker(wi int, b *parWork) (err error) {
 // the item it is at.
 func (p *Parallel) runItems(wi int, b *parWork, current *int) error {
 	w := p.workers[wi]
+	// The spans grow in a slice of the worker's own and go into b at the
+	// end (a panic too goes through the deferred write): the headers of
+	// b.spans lie side by side, and a write per event into them from both
+	// workers would bounce their cache line between the cores.
+	spans := b.spans[wi]
+	defer func() { b.spans[wi] = spans }()
 	for _, i := range b.idx[wi] {
 		if b.base+int64(i) > p.stop.Load() {
 			return nil
 		}
 		*current = i
 		start := len(w.rec.calls)
-		err := w.ex.Ctx.Err()
+		dropped, err := false, w.ex.Ctx.Err()
 		if err != nil {
 			err = types.At(w.node.Pos, ptf.ErrInterrupted)
 		} else {
-			err = w.runItem(b, &b.items[i])
+			dropped, err = w.runItem(b, &b.items[i])
 		}
-		b.spans[wi] = append(b.spans[wi], [2]int{start, len(w.rec.calls)})
+		if dropped {
+			spans = append(spans, [2]int{droppedSpan, droppedSpan})
+		} else {
+			spans = append(spans, [2]int{start, len(w.rec.calls)})
+		}
 		if err != nil {
 			b.errs[wi] = parErr{seq: i, err: err}
 			return err
@@ -89,23 +99,24 @@ func (p *Parallel) runItems(wi int, b *parWork, current *int) error {
 	return nil
 }
 
-// runItem runs one event of batch b on worker w.
-func (w *Operator) runItem(b *parWork, it *parItem) error {
+// runItem runs one event of batch b on worker w; dropped: an ORDER BY
+// buffer dropped the row as late. It writes nothing into b's items,
+// which lie side by side with the other workers'.
+func (w *Operator) runItem(b *parWork, it *parItem) (dropped bool, err error) {
 	switch {
 	case it.ev.Kind != exec.EvRow:
-		return w.process(it.in, it.ev)
+		return false, w.process(it.in, it.ev)
 	case w.buffers[it.in] != nil:
-		it.dropped = !w.admit(it.in, it.ev.Row, it.seq)
-		return nil
+		return !w.admit(it.in, it.ev.Row, it.seq), nil
 	}
 	w.recStart()
 	var enc []byte
 	if it.khi > 0 {
 		enc = b.keys[it.klo:it.khi:it.khi]
 	}
-	err := w.evalRowKey(it.in, it.ev.Row, enc)
+	err = w.evalRowKey(it.in, it.ev.Row, enc)
 	w.record(parCall{err: err})
-	return err
+	return false, err
 }
 
 // The hooks by which a worker records its calls; they do nothing in an
