@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestCompileWhat is what compiles and what stays on goja, with the
@@ -156,4 +157,13 @@ func delayStreak(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func TestHasRuneError(t *testing.T) {
+	for _, s := range []string{"", "Hello user1, visit 2: https://shop.example/p/3 (your first page)", "héllo 😀",
+		"\uFFFD", "a\uFFFDb", "\xff", "ok\xe2\x82", "\xed\xa0\x80", "\xc0\xaf", strings.Repeat("x", 40) + "\x80"} {
+		if got, want := hasRuneError(s), strings.ContainsRune(s, utf8.RuneError); got != want {
+			t.Errorf("hasRuneError(%q) = %v, want %v", s, got, want)
+		}
+	}
 }

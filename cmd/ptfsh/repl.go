@@ -215,3 +215,16 @@ func saveHistory(rl *readline.Instance, stmt string) {
 		rl.SaveHistory(line)
 	}
 }
+
+// isTerminalWriter reports whether w is a terminal.
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
+}
+
+// isTerminal reports whether f is a terminal: a character device that
+// answers a terminal's ioctl, which /dev/null does not.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && readline.IsTerminal(int(f.Fd()))
+}

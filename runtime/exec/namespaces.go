@@ -9,8 +9,10 @@ import (
 // The store's namespaces, all of them: what ptfsh keeps in a state file
 // (see the state package for how a namespace holds keys). Per function uid:
 //
-//	state/UID/NAME     value state entry NAME, by partition key
-//	spill/UID/NAME     value state spilled from the cache since the last checkpoint
+//	state/UID/NAME     value state entry NAME, by partition key: its generations
+//	                   (NAME~N, packed, and their list NAME~meta; runtime/exec/opstate),
+//	                   or, in a file of an earlier build, the keys themselves
+//	spill/UID/NAME     value state spilled by an earlier build since its last checkpoint
 //	list/UID/NAME      ListView entries, by partition key and index
 //	map/UID/NAME       MapView entries, by partition key and map key
 //	timers/UID         timers, by partition key

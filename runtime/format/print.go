@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
@@ -624,7 +625,7 @@ func (p *csvPrinter) Begin(s types.Schema) error {
 			p.buf = append(p.buf, ',')
 		}
 		sep = true
-		p.buf = appendCSVField(p.buf, p.escaped([]byte(c.Name)))
+		p.buf = appendCSVBytes(p.buf, p.escaped([]byte(c.Name)))
 	}
 	p.buf = append(p.buf, '\n')
 	return p.flush()
@@ -656,7 +657,7 @@ func (p *csvPrinter) Row(r types.Row) error {
 		} else {
 			p.cell = types.AppendText(p.cell[:0], v, t)
 		}
-		p.buf = appendCSVField(p.buf, p.escaped(p.cell))
+		p.buf = appendCSVBytes(p.buf, p.escaped(p.cell))
 	}
 	p.buf = append(p.buf, '\n')
 	return p.flush()
@@ -665,28 +666,36 @@ func (p *csvPrinter) Row(r types.Row) error {
 func (p *csvPrinter) End() error { return p.end() }
 
 // appendCSVField appends a non-NULL field, quoted when RFC 4180 needs it
-// and when empty (so that it differs from NULL).
-func appendCSVField[S string | []byte](b []byte, s S) []byte {
-	quote := len(s) == 0
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == ',' || c == '"' || c == '\r' || c == '\n' {
-			quote = true
-			break
-		}
-	}
-	if !quote {
-		return append(b, s...)
+// and when empty (so that it differs from NULL). It searches with
+// IndexByte (a vector search each) rather than byte by byte: a message
+// string per row spent 5 % of its instructions here.
+func appendCSVField(b []byte, t string) []byte {
+	if len(t) > 0 && !csvNeedsQuotes(t) {
+		return append(b, t...)
 	}
 	b = append(b, '"')
-	from := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '"' {
-			b = append(b, s[from:i+1]...)
-			from = i // the quote goes again, doubled
+	for {
+		i := strings.IndexByte(t, '"')
+		if i < 0 {
+			break
 		}
+		b = append(b, t[:i+1]...)
+		b = append(b, '"')
+		t = t[i+1:]
 	}
-	b = append(b, s[from:]...)
+	b = append(b, t...)
 	return append(b, '"')
+}
+
+// appendCSVBytes is appendCSVField of bytes, read in place.
+func appendCSVBytes(b, s []byte) []byte {
+	return appendCSVField(b, unsafe.String(unsafe.SliceData(s), len(s)))
+}
+
+// csvNeedsQuotes reports whether a field holds a comma, a quote, CR or LF.
+func csvNeedsQuotes(s string) bool {
+	return strings.IndexByte(s, ',') >= 0 || strings.IndexByte(s, '"') >= 0 ||
+		strings.IndexByte(s, '\n') >= 0 || strings.IndexByte(s, '\r') >= 0
 }
 
 // ---- JSON ------------------------------------------------------------------

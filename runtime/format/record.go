@@ -162,7 +162,7 @@ func AppendCSVRecord(b []byte, schema types.Schema, r types.Row, cell []byte) ([
 		} else {
 			cell = types.AppendText(cell[:0], v, t)
 		}
-		b = appendCSVField(b, cell)
+		b = appendCSVBytes(b, cell)
 	}
 	return b, cell
 }

@@ -32,6 +32,11 @@
 // about one look-up and memory stays bounded however large the table
 // grows.
 //
+// A caller that keeps the values in a cache of its own (the PTF value
+// state) uses a Table for its generations only: it writes its changes as
+// packed generations, many keys to a stored value (Run, packed.go), and
+// reads with ReadStored (stored.go).
+//
 // # Keys and order
 //
 // Keys are bytes compared as bytes. Table.Scan visits the keys with a

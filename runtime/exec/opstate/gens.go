@@ -349,7 +349,8 @@ type compaction struct {
 	filter  bloom
 	cursors []*cursor // newest first
 	keys    [][]byte  // the batch to write
-	vals    [][]byte
+	vals    [][]byte  // marked values; for a packed output, the values
+	dels    []bool    // for a packed output: the key is deleted
 }
 
 // pick returns the first of the newest generations of list[from:to] to
@@ -436,7 +437,7 @@ func (t *Table[V]) compactSome() error {
 // and lists it when the inputs are done.
 func (t *Table[V]) compactStep() error {
 	c := t.comp
-	c.keys, c.vals = c.keys[:0], c.vals[:0]
+	c.keys, c.vals, c.dels = c.keys[:0], c.vals[:0], c.dels[:0]
 	done, size := false, 0
 	// The cursors read their batches in one transaction for the step
 	// (they copy what they read), not one each.
@@ -461,6 +462,11 @@ func (t *Table[V]) compactStep() error {
 			if deleted && c.lo == 0 {
 				continue // nothing older to hide
 			}
+			if c.out.packed { // no marked copy: putBlocks writes the marker
+				c.keys, c.vals, c.dels = append(c.keys, key), append(c.vals, val), append(c.dels, deleted)
+				size += len(key) + 1 + len(val)
+				continue
+			}
 			marked := []byte{markDeleted}
 			if !deleted {
 				marked = append(append(make([]byte, 0, 1+len(val)), markValue), val...)
@@ -476,7 +482,7 @@ func (t *Table[V]) compactStep() error {
 	if len(c.keys) > 0 {
 		err := t.store.Update(func(tx state.Tx) error {
 			if c.out.packed {
-				return putBlocks(tx, c.out.name, c.keys, c.vals)
+				return putBlocks(tx, c.out.name, c.keys, c.vals, c.dels)
 			}
 			for i, k := range c.keys {
 				if err := tx.Put(c.out.name, k, c.vals[i]); err != nil {

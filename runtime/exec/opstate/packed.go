@@ -55,12 +55,18 @@ func nextRecord(b []byte) (key, marked, rest []byte, err error) {
 	return key, b[w : w+int(n)], b[w+int(n):], nil
 }
 
-// putBlocks writes keys (in increasing order) and their marked values
-// to the packed generation of namespace ns, in blocks.
-func putBlocks(tx state.Tx, ns string, keys, marked [][]byte) error {
+// putBlocks writes keys (in increasing order), their values and their
+// deletions to the packed generation of namespace ns, in blocks.
+func putBlocks(tx state.Tx, ns string, keys, vals [][]byte, dels []bool) error {
 	var block []byte
 	for i, k := range keys {
-		block = appendRecord(block, k, marked[i])
+		block = binary.AppendUvarint(block, uint64(len(k)))
+		block = append(block, k...)
+		if dels[i] {
+			block = append(binary.AppendUvarint(block, 1), markDeleted)
+		} else {
+			block = append(append(binary.AppendUvarint(block, uint64(1+len(vals[i]))), markValue), vals[i]...)
+		}
 		if len(block) >= blockSize || i == len(keys)-1 {
 			if err := tx.Put(ns, k, block); err != nil {
 				return err

@@ -75,13 +75,21 @@ func warmEntry(rec []byte, i int) (b []byte, ok bool) {
 
 // warmRecord encodes the loaded value state of a live key.
 func (s *keyedState) warmRecord(ks *keyState) ([]byte, error) {
-	rec := []byte{0}
+	return s.appendWarmRecord(nil, ks)
+}
+
+// appendWarmRecord appends the warm record of a live key to rec: a
+// checkpoint writes a live key's changes from one, as it writes a warm
+// key's.
+func (s *keyedState) appendWarmRecord(rec []byte, ks *keyState) ([]byte, error) {
+	flags := byte(0)
 	if ks.dirty {
-		rec[0] |= warmDirty
+		flags |= warmDirty
 	}
 	if ks.noted {
-		rec[0] |= warmNoted
+		flags |= warmNoted
 	}
+	rec = append(rec, flags)
 	for i, sd := range s.decls {
 		e := &ks.ents[i]
 		switch {

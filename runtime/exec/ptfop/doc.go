@@ -9,9 +9,10 @@
 // of its own: input, key, state, timers, event time, output. The operator
 // owns its parts, each a type of its own:
 //
-//   - keyedState (keyed.go, cache.go): value state per partition key, a
-//     bounded cache of live objects, a warm tier of encoded records, and a
-//     spill area in the store;
+//   - keyedState (keyed.go, cache.go, keyed_store.go): value state per
+//     partition key, a bounded cache of live objects, a warm tier of
+//     encoded records, and the store's tables of runtime/exec/opstate, to
+//     which a checkpoint writes the changed keys as packed generations;
 //   - viewState (views.go, views_map.go): list and map state, a table of
 //     runtime/exec/opstate per list or map entry, shared by the call's
 //     workers (views_inspect.go shows what a store holds, for SHOW STATE);

@@ -45,7 +45,8 @@ type keyedState struct {
 	dirtyAll  bool
 	// vals are the tables of the value state in the store (keyed_store.go),
 	// shared by the call's workers.
-	vals *valueTables
+	vals   *valueTables
+	sorter dirtySorter // a checkpoint's changed keys
 	// stored: the store held value state of this uid when the call
 	// began (or, with no filter, may hold some now). Keys written since
 	// go into written, so that a key new to this run is not looked up in
@@ -277,12 +278,23 @@ func (s *keyedState) flushValues(tx state.Tx, final bool) error {
 	if s.codec == nil || s.vals == nil {
 		return nil
 	}
-	var dirty []dirtyKey
+	// The live keys' records are made as the ring is walked, in memory
+	// order, not in key order, where each key's state was a cache miss.
+	dirty, recs := s.sorter.keys[:0], s.sorter.recs[:0]
 	for _, ks := range s.live {
 		if ks.dirty {
-			dirty = append(dirty, dirtyKey{k: keyString(ks.enc), ks: ks})
+			start := len(recs)
+			var err error
+			if recs, err = s.appendWarmRecord(recs, ks); err != nil {
+				return err
+			}
+			dirty = append(dirty, dirtyKey{k: keyString(ks.enc), ks: ks, end: len(recs) - start})
 		}
 	}
+	for i, at := 0, 0; i < len(dirty); i++ { // recs is done growing
+		dirty[i].rec, at = recs[at:at+dirty[i].end:at+dirty[i].end], at+dirty[i].end
+	}
+	s.sorter.recs = recs
 	if s.dirtyAll || final {
 		for k, slot := range s.keys {
 			if slot.warmChanged() {
@@ -301,20 +313,18 @@ func (s *keyedState) flushValues(tx state.Tx, final bool) error {
 	}
 	clear(s.dirtyWarm)
 	s.dirtyWarm, s.dirtyAll = s.dirtyWarm[:0], false
-	dirty = sortDirty(dirty)
+	s.sorter.keys = dirty
+	dirty = s.sorter.sort()
+	defer s.sorter.release()
 	s.vals.mu.Lock()
 	defer s.vals.mu.Unlock()
 	runs := s.beginRuns(tx)
-	var b []byte
-	var err error
 	for _, d := range dirty {
-		if d.ks != nil {
-			b, err = s.flushLive(runs, d.ks, b)
-		} else {
-			err = s.flushWarm(runs, d.k, d.rec)
-		}
-		if err != nil {
+		if err := s.flushWarm(runs, d.k, d.rec); err != nil {
 			return err
+		}
+		if d.ks != nil {
+			d.ks.dirty, d.ks.noted = false, true // flushWarm noted it
 		}
 	}
 	if err := runs.close(); err != nil {
@@ -331,48 +341,19 @@ func (s *keyedState) flushValues(tx state.Tx, final bool) error {
 	return nil
 }
 
-// dirtyKey is a key a checkpoint writes: live (ks), or warm (rec).
+// dirtyKey is a key a checkpoint writes, with its warm record rec: a
+// live key's (ks) made for the checkpoint, or a warm key's.
 type dirtyKey struct {
 	k   string
 	ks  *keyState
 	rec []byte
+	end int // while the live keys' records are made: the length of rec
 }
 
 // warmChanged reports whether a key's slot holds a warm record (the key
 // is not live) changed since the last checkpoint.
 func (slot keySlot) warmChanged() bool {
 	return slot.rec != nil && slot.rec[0]&warmDirty != 0 && (slot.ks == nil || slot.ks.warm)
-}
-
-// flushLive writes the entries of a live key to runs; b is a buffer to
-// encode into, returned for the next key.
-func (s *keyedState) flushLive(runs *valueRuns, ks *keyState, b []byte) ([]byte, error) {
-	for i := range s.decls {
-		e := &ks.ents[i]
-		if !e.loaded {
-			continue
-		}
-		if e.val == nil {
-			if err := runs.put(i, ks.enc, nil); err != nil {
-				return b, err
-			}
-			continue
-		}
-		// The run copies the value, so one buffer serves every key.
-		var err error
-		if b, err = s.encodeEntry(b[:0], ks, i); err != nil {
-			return b, err
-		}
-		if err := runs.put(i, ks.enc, b); err != nil {
-			return b, err
-		}
-	}
-	if !ks.noted {
-		s.noteWritten(ks.enc) // a key evicted clean later reads it back
-		ks.noted = true
-	}
-	ks.dirty = false
-	return b, nil
 }
 
 // writeTime is the processing time an entry was last written at: taken
@@ -382,17 +363,4 @@ func (s *keyedState) writeTime(e *stateEntry) int64 {
 		e.touched = s.ex.Now()
 	}
 	return e.touched
-}
-
-// encodeEntry appends the stored form of entry i of a live key to b: the
-// processing time it was last written at (so that TTL holds across runs),
-// then its encoding.
-func (s *keyedState) encodeEntry(b []byte, ks *keyState, i int) ([]byte, error) {
-	e := &ks.ents[i]
-	b = binary.BigEndian.AppendUint64(b, uint64(s.writeTime(e)))
-	b, err := s.codec.AppendState(b, i, e.val)
-	if err != nil {
-		return nil, fmt.Errorf("%s: state %q of key (%s): %w", s.fn, s.decls[i].Name, exec.FormatKey(ks.key), err)
-	}
-	return b, nil
 }
