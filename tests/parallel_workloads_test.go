@@ -38,7 +38,7 @@ func writeClicks(t *testing.T, dir string, n, keys int) {
 // and requires the same output, row for row.
 func TestParallelism_workloads(t *testing.T) {
 	dir := t.TempDir()
-	writeClicks(t, dir, 3*4096+1234, 700)
+	writeClicks(t, dir, 8*4096+1234, 700)
 	for _, name := range []string{"row_filter", "keyed_count", "greeting"} {
 		for _, f := range []string{name + ".sql", name + ".js"} {
 			src, err := os.ReadFile(filepath.Join("..", "bench", "workloads", f))
