@@ -151,9 +151,9 @@ func (r *valueRuns) close() error {
 // buffers kept from one checkpoint to the next (release): a periodic
 // checkpoint of 60k keys made 8 MB of garbage.
 type dirtySorter struct {
-	keys, sorted []dirtyKey
-	a, tmp       []sortItem
-	recs         []byte // the records of the live keys (flushValues)
+	keys   []dirtyKey
+	a, tmp []sortItem
+	recs   []byte // the records of the live keys (flushValues)
 }
 
 // sortItem is a key of dirtySorter.keys (i) by 8 bytes of it (p).
@@ -226,24 +226,37 @@ func (ds *dirtySorter) sort() []dirtyKey {
 		}
 		lo = hi
 	}
-	out := slices.Grow(ds.sorted[:0], n)[:n]
-	for i, x := range a {
-		out[i] = d[x.i]
+	// Place j takes the key at a[j].i: d is put in order in place, one
+	// cycle of the permutation at a time (a[j].i is -1 once place j
+	// holds its key), not copied.
+	for j := range a {
+		if a[j].i < 0 {
+			continue
+		}
+		first, k := d[j], j
+		for {
+			from := int(a[k].i)
+			a[k].i = -1
+			if from == j {
+				d[k] = first
+				break
+			}
+			d[k], k = d[from], from
+		}
 	}
-	ds.a, ds.tmp, ds.sorted = a, tmp, out
-	return out
+	ds.a, ds.tmp = a, tmp
+	return d
 }
 
 // release drops the keys' references, and the buffers when they grew
 // past maxKeptSort keys (a final checkpoint of a million keys).
 func (ds *dirtySorter) release() {
-	if cap(ds.keys) > maxKeptSort || cap(ds.sorted) > maxKeptSort || cap(ds.recs) > 64*maxKeptSort {
+	if cap(ds.keys) > maxKeptSort || cap(ds.recs) > 64*maxKeptSort {
 		*ds = dirtySorter{}
 		return
 	}
 	clear(ds.keys[:cap(ds.keys)])
-	clear(ds.sorted[:cap(ds.sorted)])
-	ds.keys, ds.sorted, ds.recs = ds.keys[:0], ds.sorted[:0], ds.recs[:0]
+	ds.keys, ds.recs = ds.keys[:0], ds.recs[:0]
 }
 
 // sortDedup sorts keys and drops repeats.
