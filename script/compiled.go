@@ -7,7 +7,6 @@ import (
 	goruntime "runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
@@ -281,29 +280,19 @@ func (in *instance) rowField(arg int, name string, site *colSite) goja.Value {
 }
 
 // collectSite is a ctx.collect({ ... }) of an object literal: its keys,
-// and where each goes in the output of the instances that run it.
+// and where each goes in the output of the instance that last ran it.
 type collectSite struct {
 	keys []string
-	// cur is the plan for the output the site last met. The workers of a
-	// parallel call share the compiled code and their output's columns
-	// (the call's), so the plan is made once and then only read: a plan
-	// per instance, written under a lock at every call as the workers
-	// took turns, kept a cache line moving between their cores.
-	cur atomic.Pointer[collectPlan]
-}
-
-// collectPlan maps a site's keys to the columns of one output (out, the
-// instance's columns, compared by identity).
-type collectPlan struct {
-	out    []types.Column
-	outRow bool
-	plan   []int
+	mu   sync.Mutex
+	for_ *instance
+	plan []int
 }
 
 func (s *collectSite) planFor(in *instance) []int {
-	if p := s.cur.Load(); p != nil && p.outRow == in.outRow && len(p.out) == len(in.out) &&
-		(len(in.out) == 0 || &p.out[0] == &in.out[0]) {
-		return p.plan
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.for_ == in {
+		return s.plan
 	}
 	plan := make([]int, len(s.keys))
 	if len(s.keys) != len(in.out) || !in.outRow {
@@ -322,7 +311,7 @@ func (s *collectSite) planFor(in *instance) []int {
 			}
 		}
 	}
-	s.cur.Store(&collectPlan{out: in.out, outRow: in.outRow, plan: plan})
+	s.for_, s.plan = in, plan
 	return plan
 }
 
