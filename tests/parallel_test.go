@@ -395,8 +395,8 @@ const viewsFn = `export default {
 // (a cache of 3 keys a worker), and when the parallelism changes between
 // two statements that hand their state on.
 func TestParallelism_views(t *testing.T) {
-	run := func(pars []int, prefix string) string {
-		dir, query := parScript(t, viewsFn, 6_000, 23)
+	run := func(pars []int, prefix string, rows int) string {
+		dir, query := parScript(t, viewsFn, rows, 23)
 		query = prefix + "SET 'ptfsh.end-of-input' = 'false';\n" + query
 		store, err := state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true})
 		if err != nil {
@@ -406,7 +406,7 @@ func TestParallelism_views(t *testing.T) {
 		var out strings.Builder
 		for i, par := range pars {
 			if i > 0 {
-				appendParRows(t, dir, 6_000*i, 6_000*(i+1), 23)
+				appendParRows(t, dir, rows*i, rows*(i+1), 23)
 				out.WriteString("----\n")
 			}
 			got, n := stripWorkerNotes(runScriptParallel(t, dir, "query.sql", query, store, par))
@@ -417,13 +417,19 @@ func TestParallelism_views(t *testing.T) {
 		}
 		return out.String()
 	}
-	for _, prefix := range []string{"", "SET 'execution.checkpointing.interval-rows' = '700';\nSET 'state.cache-size' = '3';\n"} {
-		want := run([]int{1, 1}, prefix)
+	// A cache of 3 keys for 23 evicts at almost every row: fewer rows
+	// (still four checkpoints a run) keep the test short.
+	for _, c := range []struct {
+		prefix string
+		rows   int
+	}{{"", 6_000}, {"SET 'execution.checkpointing.interval-rows' = '700';\nSET 'state.cache-size' = '3';\n", 3_000}} {
+		prefix := c.prefix
+		want := run([]int{1, 1}, prefix, c.rows)
 		if !strings.Contains(want, "+I[k") || strings.Contains(want, "rror") {
 			t.Fatalf("%sparallelism 1 gave no rows or an error:\n%.600s", prefix, want)
 		}
 		for _, pars := range [][]int{{2, 2}, {2, 1}, {1, 2}} {
-			if got := run(pars, prefix); got != want {
+			if got := run(pars, prefix, c.rows); got != want {
 				t.Errorf("%sparallelism %v differs from 1 then 1 (-want +got):\n%s", prefix, pars, cmp.Diff(want, got))
 			}
 		}
