@@ -265,3 +265,52 @@ func TestRecord_arrayDefault(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeRecordBin feeds damaged state bytes to the record decoder
+// that skips the node tree: it never panics, takes nothing the general
+// decoder refuses, and what it takes holds the values the node tree
+// gives (checkDecodeRecordBin).
+func FuzzDecodeRecordBin(f *testing.F) {
+	e := testEngine(f)
+	def, err := e.Load("rec", "rec.js", `export default {
+  output: "STRING",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { s: { default: { n: 0, name: "x", on: true, z: null, u: undefined } } },
+  eval() {},
+};`)
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, err := def.New(ptf.CallSpec{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	in := p.(*instance)
+	vm := in.e.vm
+	for _, change := range []string{``, `s.n = 2**53 + 2; s.name = "héllo"; s.on = false`, `s.n = -0.5; s.z = "z"`, `s.extra = 1`} {
+		v, err := in.NewState(0)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := vm.Set("s", v.(*record).object(vm)); err != nil {
+			f.Fatal(err)
+		}
+		if _, err := vm.RunString(change); err != nil {
+			f.Fatal(err)
+		}
+		enc, err := in.AppendState(nil, 0, v)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(enc[1:])
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, err := decodeBin(data); err != nil {
+			if _, ok := in.e.decodeRecordBin(data, in.d.initial[0].record); ok {
+				t.Fatalf("%x: the general decoder refuses it (%v), the record decoder takes it", data, err)
+			}
+			return
+		}
+		checkDecodeRecordBin(t, in, "fuzz", append([]byte{stateBinary}, data...))
+	})
+}
