@@ -32,10 +32,15 @@ const blockSize = 4 << 10
 
 // appendRecord appends a record of a block.
 func appendRecord(b, key, marked []byte) []byte {
+	return append(appendRecordHead(b, key, len(marked)), marked...)
+}
+
+// appendRecordHead appends a record's key and the length of its marked
+// value, which the caller appends.
+func appendRecordHead(b, key []byte, n int) []byte {
 	b = binary.AppendUvarint(b, uint64(len(key)))
 	b = append(b, key...)
-	b = binary.AppendUvarint(b, uint64(len(marked)))
-	return append(b, marked...)
+	return binary.AppendUvarint(b, uint64(n))
 }
 
 var errBadBlock = errors.New("a block of a packed generation is damaged")
@@ -60,12 +65,10 @@ func nextRecord(b []byte) (key, marked, rest []byte, err error) {
 func putBlocks(tx state.Tx, ns string, keys, vals [][]byte, dels []bool) error {
 	var block []byte
 	for i, k := range keys {
-		block = binary.AppendUvarint(block, uint64(len(k)))
-		block = append(block, k...)
 		if dels[i] {
-			block = append(binary.AppendUvarint(block, 1), markDeleted)
+			block = append(appendRecordHead(block, k, 1), markDeleted)
 		} else {
-			block = append(append(binary.AppendUvarint(block, uint64(1+len(vals[i]))), markValue), vals[i]...)
+			block = append(append(appendRecordHead(block, k, 1+len(vals[i])), markValue), vals[i]...)
 		}
 		if len(block) >= blockSize || i == len(keys)-1 {
 			if err := tx.Put(ns, k, block); err != nil {
