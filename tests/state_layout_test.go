@@ -102,3 +102,36 @@ SHOW STATE FOR 'c';
 		}
 	}
 }
+
+// TestShowState_entryOrder: SHOW STATE lists a function's entries in the
+// order of their names, whatever their kinds and however one name starts
+// another ("a", "a_b", "ab"), each entry's keys in key order.
+func TestShowState_entryOrder(t *testing.T) {
+	dir := t.TempDir()
+	fn := `export default {
+  output: "ROW<n INT>",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { b: { default: { n: 0 } }, ab: { default: { n: 0 } }, a: { default: { n: 0 } },
+           a_b: { default: { n: 0 } }, aa: { kind: "list", type: "ARRAY<INT>" } },
+  eval(ctx, { b, ab, a, a_b, aa }) { a.n++; ab.n += 2; a_b.n += 3; b.n += 4; aa.add(5); },
+};`
+	if err := os.WriteFile(filepath.Join(dir, "f.js"), []byte(fn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := runWithStore(t, dir, `SET 'ptfsh.end-of-input' = 'false';
+CREATE FUNCTION f AS 'f.js';
+CREATE VIEW v(k) AS VALUES ('y'), ('x'), ('y');
+SELECT * FROM f(r => TABLE v PARTITION BY k, uid => 'f');
+SHOW STATE FOR 'f';
+`, state.NewMem())
+	var got []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Split(line, "|"); len(f) == 6 && strings.HasPrefix(strings.TrimSpace(f[1]), "(") {
+			got = append(got, strings.TrimSpace(f[1])+" "+strings.TrimSpace(f[2]))
+		}
+	}
+	want := []string{"(x) a", "(y) a", "(x) a_b", "(y) a_b", "(x) aa[0]", "(y) aa[0]", "(y) aa[1]", "(x) ab", "(y) ab", "(x) b", "(y) b"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("SHOW STATE lists\n%s\nwant\n%s\nfull output:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), out)
+	}
+}

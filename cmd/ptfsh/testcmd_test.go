@@ -150,7 +150,7 @@ SELECT * FROM f(input => TABLE v PARTITION BY k);
 		t.Fatalf("-update: code %d\n%s", code, out)
 	}
 	b, _ := os.ReadFile(file)
-	want := "-- want.state --\nf (a) seen[0] x\nf (a) seen[1] y\nf (b) seen[0] z\nf (a) by[x] 1\nf (a) by[y] 1\nf (b) by[z] 1\n-- want.counts --\nf: 2 keys with state, 0 timers\n"
+	want := "-- want.state --\nf (a) by[x] 1\nf (a) by[y] 1\nf (b) by[z] 1\nf (a) seen[0] x\nf (a) seen[1] y\nf (b) seen[0] z\n-- want.counts --\nf: 2 keys with state, 0 timers\n"
 	if !strings.Contains(string(b), want) {
 		t.Errorf("want %q in\n%s", want, b)
 	}

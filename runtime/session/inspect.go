@@ -94,31 +94,45 @@ func (s *Session) inspectRows(tx state.Tx, uid string, filter []byte, timers boo
 	if err != nil {
 		return nil, err
 	}
+	// The state's tables, in the order of their entries' names: the
+	// namespaces' own order puts a table's suffixes (~meta) between the
+	// names, so that "a" would come after "a_b" and "ab".
+	type table struct {
+		ns, entry string
+		kind      ptf.StateKind
+		view      bool
+	}
+	var tables []table
 	seen := map[string]bool{}
 	for _, ns := range names {
-		if table, entry, kind, ok := ptfop.ViewEntryOf(ns, uid); ok {
-			if seen[table] {
-				continue
-			}
-			seen[table] = true
-			vr, err := ptfop.DescribeView(tx, table, entry, kind, filter)
+		t := table{}
+		var ok bool
+		if t.ns, t.entry, t.kind, ok = ptfop.ViewEntryOf(ns, uid); ok {
+			t.view = true
+		} else if t.ns, t.entry, ok = ptfop.ValueEntryOf(ns, uid); !ok {
+			continue
+		}
+		if !seen[t.ns] {
+			seen[t.ns] = true
+			tables = append(tables, t)
+		}
+	}
+	sort.SliceStable(tables, func(i, j int) bool { return tables[i].entry < tables[j].entry })
+	for _, t := range tables {
+		if t.view {
+			vr, err := ptfop.DescribeView(tx, t.ns, t.entry, t.kind, filter)
 			if err != nil {
 				return nil, err
 			}
 			rows = append(rows, vr...)
 			continue
 		}
-		table, entry, ok := ptfop.ValueEntryOf(ns, uid)
-		if !ok || seen[table] {
-			continue
-		}
-		seen[table] = true
-		err := ptfop.ScanValues(tx, table, func(k, v []byte) error {
+		err := ptfop.ScanValues(tx, t.ns, func(k, v []byte) error {
 			if filter != nil && !bytes.Equal(k, filter) {
 				return nil
 			}
 			written, value := describeValue(s.cfg.Loader, v)
-			rows = append(rows, []string{ptfop.DescribeKey(k), entry, value, written})
+			rows = append(rows, []string{ptfop.DescribeKey(k), t.entry, value, written})
 			return nil
 		})
 		if err != nil {

@@ -64,6 +64,9 @@ type Writer struct {
 	// next records of. A record keeps the room of its key and value, so
 	// a writer makes new records and bytes only for more in flight.
 	done, free []*kgo.Record
+	// b writes the records of an uncompressed writer outside a
+	// transaction (then cl is nil).
+	b *batchWriter
 }
 
 // NewWriter returns a writer to the cluster of c.
@@ -90,6 +93,17 @@ func (c *Client) NewWriter(cfg WriterConfig) (*Writer, error) {
 		opts = append(opts, kgo.ProducerBatchCompression(kgo.ZstdCompression()))
 	default:
 		return nil, fmt.Errorf("unknown compression type '%s'", cfg.Compression)
+	}
+	switch cfg.Partitioner {
+	case "", PartitionFixed, PartitionRoundRobin, PartitionDefault:
+	default:
+		return nil, fmt.Errorf("unknown partitioner '%s'", cfg.Partitioner)
+	}
+	if cfg.TransactionalID == "" && (cfg.Compression == "" || cfg.Compression == "none") {
+		if cfg.Partitioner == "" {
+			cfg.Partitioner = PartitionDefault
+		}
+		return &Writer{c: c, b: newBatchWriter(c, cfg, linger)}, nil
 	}
 	switch cfg.Partitioner {
 	case "", PartitionDefault:
@@ -161,6 +175,10 @@ func (w *Writer) Abort(ctx context.Context) error {
 // them at once) and keeps its headers' values until the write is
 // acknowledged. Write is for one goroutine at a time.
 func (w *Writer) Write(ctx context.Context, rec Record) {
+	if w.b != nil {
+		w.b.write(ctx, rec)
+		return
+	}
 	if len(w.free) == 0 {
 		w.mu.Lock()
 		w.free, w.done = w.done, w.free
@@ -219,6 +237,9 @@ func (w *Writer) ack(kr *kgo.Record, err error) {
 // Flush waits for every record written so far and returns the first
 // failure since the last Flush.
 func (w *Writer) Flush(ctx context.Context) error {
+	if w.b != nil {
+		return w.b.flush(ctx)
+	}
 	if err := w.cl.Flush(ctx); err != nil {
 		return err
 	}
@@ -230,4 +251,10 @@ func (w *Writer) Flush(ctx context.Context) error {
 }
 
 // Close releases the writer; records not flushed may be lost.
-func (w *Writer) Close() { w.cl.Close() }
+func (w *Writer) Close() {
+	if w.b != nil {
+		w.b.close()
+		return
+	}
+	w.cl.Close()
+}

@@ -60,6 +60,12 @@ func nextRecord(b []byte) (key, marked, rest []byte, err error) {
 	return key, b[w : w+int(n)], b[w+int(n):], nil
 }
 
+// blockError says which block err was found in: the one stored under
+// the key last, the last key it holds.
+func blockError(last []byte, err error) error {
+	return fmt.Errorf("%w (the block of keys up to %q)", err, last)
+}
+
 // putBlocks writes keys (in increasing order), their values and their
 // deletions to the packed generation of namespace ns, in blocks.
 func putBlocks(tx state.Tx, ns string, keys, vals [][]byte, dels []bool) error {
@@ -83,11 +89,11 @@ func putBlocks(tx state.Tx, ns string, keys, vals [][]byte, dels []bool) error {
 // lookupPacked returns the marked value of key in the packed generation
 // of namespace ns, or nil.
 func lookupPacked(tx state.Tx, ns string, key []byte) (marked []byte, err error) {
-	err = tx.ScanFrom(ns, nil, key, func(_, block []byte) error {
+	err = tx.ScanFrom(ns, nil, key, func(last, block []byte) error {
 		for b := block; len(b) > 0; {
 			k, v, rest, err := nextRecord(b)
 			if err != nil {
-				return err
+				return blockError(last, err)
 			}
 			if c := bytes.Compare(k, key); c >= 0 {
 				if c == 0 {
@@ -126,7 +132,7 @@ func (c *cursor) readPacked(tx state.Tx) error {
 		for b := bytes.Clone(block); len(b) > 0; {
 			k, v, rest, err := nextRecord(b)
 			if err != nil {
-				return fmt.Errorf("namespace %q: %w", c.ns, err)
+				return fmt.Errorf("namespace %q: %w", c.ns, blockError(last, err))
 			}
 			b = rest
 			if bytes.Compare(k, start) < 0 {

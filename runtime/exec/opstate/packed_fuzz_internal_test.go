@@ -2,6 +2,7 @@ package opstate
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/ptfsh/ptfsh/state"
@@ -65,3 +66,33 @@ func FuzzPackedBlock(f *testing.F) {
 // so that it decodes but does not encode back to itself: any 0x80 byte,
 // in a length or not, leaves the round trip unchecked.
 func nonMinimalUvarints(b []byte) bool { return bytes.Contains(b, []byte{0x80}) }
+
+// TestPackedBlock_damagedNamesBlock: a look-up and a cursor that meet a
+// damaged block name its namespace and the last key it holds, where a
+// reader of the state file finds it.
+func TestPackedBlock_damagedNamesBlock(t *testing.T) {
+	store := state.NewMem()
+	defer store.Close()
+	const ns = "g"
+	block := appendRecord(nil, []byte("user-7"), []byte{markValue, 1})
+	block = block[:len(block)-3] // the value's length runs past the end
+	if err := store.Update(func(tx state.Tx) error { return tx.Put(ns, []byte("user-9"), block) }); err != nil {
+		t.Fatal(err)
+	}
+	const want = `namespace "g": a block of a packed generation is damaged (the block of keys up to "user-9")`
+	err := store.View(func(tx state.Tx) error {
+		_, err := lookupPacked(tx, ns, []byte("user-8"))
+		return err
+	})
+	if err == nil || err.Error() != want {
+		t.Errorf("look-up: got %v, want %s", err, want)
+	}
+	c := &cursor{store: store, ns: ns, packed: true}
+	err = store.View(c.readPacked)
+	if err == nil || err.Error() != want {
+		t.Errorf("cursor: got %v, want %s", err, want)
+	}
+	if !errors.Is(err, errBadBlock) {
+		t.Errorf("cursor: %v is not errBadBlock", err)
+	}
+}
