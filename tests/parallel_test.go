@@ -38,6 +38,12 @@ func stripWorkerNotes(s string) (string, int) {
 	return workerNote.ReplaceAllString(s, ""), n
 }
 
+// inTurn runs the workers of a parallel call one after the other on the
+// statement's goroutine: the same outputs as on goroutines of their own.
+// It goes before a query's first line, on that line, so that the errors'
+// lines stay those of the query.
+const inTurn = "SET 'ptfsh.parallel.workers' = 'in-turn'; "
+
 // parallelismRow matches the row of SET; that shows 'parallelism.default',
 // which says N at parallelism N.
 var parallelismRow = regexp.MustCompile(`(?m)^(\|\s+parallelism\.default \|\s+)\d+ \|$`)
@@ -244,7 +250,7 @@ func TestParallelism_order(t *testing.T) {
 };`, 10_000, 97)
 	// A cache of 5 keys per worker makes the workers spill to the store
 	// at once.
-	for _, prefix := range []string{"", "SET 'state.cache-size' = '5';\n"} {
+	for _, prefix := range []string{"", "SET 'state.cache-size' = '5';\n", inTurn} {
 		want := runAt(t, dir, prefix+query, 1)
 		got := runAt(t, dir, prefix+query, 2)
 		got, n := stripWorkerNotes(got)
@@ -281,9 +287,13 @@ func TestParallelism_error(t *testing.T) {
 	if !strings.Contains(want, "boom at 5000") || !strings.Contains(want, "about to fail") {
 		t.Fatalf("parallelism 1 did not fail at row 5000:\n%s", want[max(0, len(want)-500):])
 	}
-	for range 3 {
+	for i := range 4 {
+		q := query
+		if i == 3 {
+			q = inTurn + query
+		}
 		start := time.Now()
-		got, _ := stripWorkerNotes(runAt(t, dir, query, 2))
+		got, _ := stripWorkerNotes(runAt(t, dir, q, 2))
 		t.Logf("parallelism 2: %v", time.Since(start))
 		if got != want {
 			t.Fatalf("parallelism 2 differs from 1 (-want +got):\n%s", cmp.Diff(want, got))
