@@ -26,6 +26,12 @@ var workerNote = regexp.MustCompile(`(?m)^note: \S+ ran on (\d+) workers?( \(par
 // fallbackNote matches the note of a call that ran on one worker, with why.
 var fallbackNote = regexp.MustCompile(`(?m)^note: \S+ ran on 1 worker \(parallelism \d+\): ([^\n]*)$`)
 
+// turnNote matches the note of a call whose workers ran some batches in
+// turn ('ptfsh.parallel.workers' = 'auto' found that faster): the wall
+// clock decides it, so a loaded machine may add it to any call of more
+// than a few batches.
+var turnNote = regexp.MustCompile(`(?m)^note: \S+: its \d+ workers took turns on one thread for \d+ of \d+ batches of rows, [^\n]*\n`)
+
 // stripWorkerNotes removes the worker notes and counts the calls that ran
 // on more than one worker.
 func stripWorkerNotes(s string) (string, int) {
@@ -35,7 +41,7 @@ func stripWorkerNotes(s string) (string, int) {
 			n++
 		}
 	}
-	return workerNote.ReplaceAllString(s, ""), n
+	return turnNote.ReplaceAllString(workerNote.ReplaceAllString(s, ""), ""), n
 }
 
 // inTurn runs the workers of a parallel call one after the other on the
