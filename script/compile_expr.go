@@ -162,7 +162,7 @@ func (c *compiler) dot(x *ast.DotExpression) cexpr {
 	}
 	obj := c.expr(x.Left)
 	if name == "length" {
-		return func(f *cframe) goja.Value { return f.in.e.lengthOf(obj(f)) }
+		return func(f *cframe) goja.Value { return f.in.lengthOf(obj(f)) }
 	}
 	if name == "__proto__" {
 		refuse("__proto__")
@@ -300,7 +300,7 @@ func (c *compiler) assignExpr(x *ast.AssignExpression) cexpr {
 			return func(f *cframe) goja.Value {
 				o := obj(f)
 				if site.ok {
-					if old := f.in.getField(o, name); emptyArray(old) {
+					if old := f.in.getField(o, name); f.in.emptyArray(old) {
 						return old // compile_keep.go
 					}
 				}

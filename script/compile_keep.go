@@ -239,9 +239,9 @@ func keptUse(path []ast.Node, ctx string) bool {
 }
 
 // emptyArray reports whether v is a goja array of length 0.
-func emptyArray(v goja.Value) bool {
-	o, ok := v.(*goja.Object)
-	return ok && o.ClassName() == "Array" && o.ExportType() == typeSlice && o.Get("length").ToInteger() == 0
+func (in *instance) emptyArray(v goja.Value) bool {
+	o, ok := in.isArray(v)
+	return ok && o.Get("length").ToInteger() == 0
 }
 
 // keepEmptyArrays lets the sites of S.f = [] in fns leave an empty array

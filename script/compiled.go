@@ -41,6 +41,15 @@ type compiledState struct {
 	// for the call.
 	lastObj *goja.Object
 	lastRec *record
+	// rowObjs are the columns of the call's row that became objects
+	// (rowField), by column; rowObjsUsed: some are set.
+	rowObjs     []goja.Value
+	rowObjsUsed bool
+	// lastArr is the array checked last in the call (isArray), and
+	// lastPush whether its push is Array.prototype.push: nothing a
+	// compiled call does changes either.
+	lastArr  *goja.Object
+	lastPush bool
 }
 
 // compiledInterrupt is the error of a compiled call interrupted in the
@@ -152,16 +161,32 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 			c.off = true
 		}
 	}
-	clear(c.undo)
-	c.undo = c.undo[:0]
-	clear(c.rows)
-	c.rows = c.rows[:0]
-	clear(c.arena)
-	c.arena = c.arena[:0]
+	// Cleared only where used, and by loops: clear of a slice of one or
+	// two elements is a call of the runtime's memclr, per call.
+	if len(c.undo) > 0 {
+		clear(c.undo)
+		c.undo = c.undo[:0]
+	}
+	if len(c.rows) > 0 {
+		clear(c.rows)
+		c.rows = c.rows[:0]
+		clear(c.arena)
+		c.arena = c.arena[:0]
+	}
+	if c.rowObjsUsed {
+		clear(c.rowObjs)
+		c.rowObjsUsed = false
+	}
 	in.cur, in.curInput, in.curRow = nil, -1, nil
-	c.lastObj, c.lastRec = nil, nil
-	clear(in.stateVals)
-	clear(in.stateCleared)
+	c.lastObj, c.lastRec, c.lastArr = nil, nil, nil
+	for i := range in.stateVals {
+		in.stateVals[i] = nil
+	}
+	for i, x := range in.stateCleared {
+		if x {
+			in.stateCleared[i] = false
+		}
+	}
 	e.leave()
 	return ok, err
 }
@@ -200,7 +225,9 @@ func (in *instance) runFrame(cf *cfunc) (ok bool) {
 		slots[b.slot] = in.argVals[b.idx]
 	}
 	runBlock(f, cf.body)
-	clear(slots)
+	for i := range slots {
+		slots[i] = nil
+	}
 	return true
 }
 
@@ -271,12 +298,25 @@ func (in *instance) rowField(arg int, name string, site *colSite) goja.Value {
 	case bool, float64:
 		return in.e.vm.ToValue(v)
 	}
-	// A value that becomes an object: the row object's, so that it is
-	// the same object at every read, as goja's path gives it.
-	if in.curRow == nil {
-		in.curRow = in.e.newRowObject(s, row)
+	// A value that becomes an object (a TIMESTAMP's Date): converted as
+	// the row object converts it, once per call, so that it is the same
+	// object at every read, as goja's path gives it. No row object is
+	// made: compiled code reads the row only by its columns.
+	c := &in.c
+	if len(c.rowObjs) < len(s.names) {
+		c.rowObjs = make([]goja.Value, len(s.names))
 	}
-	return in.curRow.(*goja.Object).Get(name)
+	if v := c.rowObjs[i]; v != nil {
+		return v
+	}
+	var t *types.Type
+	if i < len(s.types) {
+		t = &s.types[i]
+	}
+	v := in.e.toJS(row.Fields[i], t)
+	c.rowObjs[i] = v
+	c.rowObjsUsed = true
+	return v
 }
 
 // collectSite is a ctx.collect({ ... }) of an object literal: its keys,
@@ -604,9 +644,29 @@ func (in *instance) plainValue(o *goja.Object) bool {
 	return et == typeTime || in.d.objectsOK && et == typeSlice && o.ClassName() == "Array"
 }
 
+// isArray reports whether v is an Array (its ExportType and ClassName,
+// as goja's arrays give them), with the answer for the array checked
+// last in the call kept.
+func (in *instance) isArray(v goja.Value) (*goja.Object, bool) {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return nil, false
+	}
+	c := &in.c
+	if o == c.lastArr {
+		return o, true
+	}
+	if o.ExportType() != typeSlice || o.ClassName() != "Array" {
+		return nil, false
+	}
+	c.lastArr, c.lastPush = o, false
+	return o, true
+}
+
 // lengthOf is v.length of an array or an ASCII string.
-func (e *realm) lengthOf(v goja.Value) goja.Value {
-	if o, ok := v.(*goja.Object); ok && o.ExportType() == typeSlice && o.ClassName() == "Array" {
+func (in *instance) lengthOf(v goja.Value) goja.Value {
+	e := in.e
+	if o, ok := in.isArray(v); ok {
 		return o.Get("length") // an array's own, not configurable
 	}
 	if goja.IsString(v) {
@@ -621,13 +681,16 @@ func (e *realm) lengthOf(v goja.Value) goja.Value {
 // push is a.push(v) of an array whose push is Array.prototype.push as
 // the realm began with it; logged for a bail-out.
 func (in *instance) push(a, v goja.Value) goja.Value {
-	o, ok := a.(*goja.Object)
-	if !ok || o.ExportType() != typeSlice || o.ClassName() != "Array" {
+	o, ok := in.isArray(a)
+	if !ok {
 		bail("push on other than an array")
 	}
 	e := in.e
-	if !o.Get("push").StrictEquals(e.js.arrayPushV) {
-		bail("a push of another than Array.prototype.push")
+	if !in.c.lastPush {
+		if !o.Get("push").StrictEquals(e.js.arrayPushV) {
+			bail("a push of another than Array.prototype.push")
+		}
+		in.c.lastPush = true
 	}
 	n := o.Get("length").ToInteger()
 	in.c.undo = append(in.c.undo, undoRec{arr: o, n: n})

@@ -100,12 +100,15 @@ type Engine struct {
 	inlineDir string // absolute; "" for none
 	noCompile bool   // 'ptf.compile' is off
 
-	// mu guards active, callSeq and the limits the watchdogs read against
-	// the goroutines that interrupt.
+	// mu guards the interrupts and the limits the watchdogs read against
+	// the goroutines that interrupt. active and activeRT are the running
+	// call's, written by the goroutine that runs the calls as it enters
+	// and leaves them (enter), and read by another goroutine only while
+	// it holds a claim of the call (claimLocked); run is the run word.
 	mu        sync.Mutex
 	active    *instance
 	activeRT  *realm // the realm active runs in
-	callSeq   uint64
+	run       atomic.Uint64
 	intr      error       // the interrupt of the running call (interruptLocked)
 	stopping  atomic.Bool // intr is set: Go loops over JavaScript values stop
 	timeout   time.Duration
@@ -374,8 +377,12 @@ func (e *realm) run(s *source, prg *goja.Program, b *bundle) (*decl, error) {
 		stop := context.AfterFunc(ctx, func() {
 			e.mu.Lock()
 			defer e.mu.Unlock()
-			if e.activeRT == e {
-				e.interruptLocked(errCancelled)
+			if s, ok := e.claimLocked(0); ok {
+				if e.activeRT == e {
+					e.deliverLocked(errCancelled)
+				} else {
+					e.unclaimLocked(s)
+				}
 			}
 		})
 		defer stop()
@@ -501,15 +508,15 @@ func (e *Engine) startWatchdog() {
 			case <-time.After(tick):
 			}
 			e.mu.Lock()
-			switch {
-			case e.active == nil || d <= 0:
+			switch s := e.run.Load(); {
+			case s&runIn == 0 || d <= 0:
 				running = 0
-			case e.callSeq != lastSeq:
-				lastSeq, running = e.callSeq, 0
+			case s>>runShift != lastSeq:
+				lastSeq, running = s>>runShift, 0
 			default:
 				running += tick
 				if running >= d {
-					e.interruptLocked(timeoutError(d))
+					e.interruptLocked(lastSeq, timeoutError(d))
 					running = 0
 				}
 			}

@@ -104,8 +104,12 @@ func (e *realm) newInstance(d *decl, spec ptf.CallSpec) (*instance, error) {
 	in.stop = context.AfterFunc(in.spec.Ctx, func() {
 		eng.mu.Lock()
 		defer eng.mu.Unlock()
-		if eng.active == in {
-			eng.interruptLocked(errCancelled)
+		if s, ok := eng.claimLocked(0); ok {
+			if eng.active == in {
+				eng.deliverLocked(errCancelled)
+			} else {
+				eng.unclaimLocked(s)
+			}
 		}
 	})
 	return in, nil
@@ -231,47 +235,101 @@ func (in *instance) settled(ret goja.Value, what string) error {
 // enter marks in, running in realm rt, as the running instance, so that
 // a cancellation of its context or the eval timeout interrupts it and
 // nothing else. in is nil for code that runs for no instance (loading).
+//
+// A call is entered and left without e.mu (two locks per row were a
+// tenth of a compiled call's cost): the goroutine that runs the calls
+// alone writes active, activeRT and the run word, and what interrupts a
+// call from another goroutine claims it first (claimLocked), which a
+// call that is leaving sees and waits for (leave).
 func (e *Engine) enter(rt *realm, in *instance) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if in != nil && in.c.pending == nil {
-		if in.spec.Ctx.Err() != nil {
-			return errCancelled
-		}
+	if e.stopping.Load() {
+		e.clearInterrupt() // an interrupt that came after its call: none now
 	}
 	rt.apply()
 	e.active, e.activeRT = in, rt
 	if in == nil {
 		e.active = &loading
 	}
-	e.callSeq++
-	e.intr = nil
-	e.stopping.Store(false)
-	rt.vm.ClearInterrupt()
+	e.run.Store((e.run.Load()>>runShift+1)<<runShift | runIn)
+	// After the run word: a cancellation before it is seen here, one
+	// after it interrupts the call.
+	if in != nil && in.c.pending == nil && in.spec.Ctx.Err() != nil {
+		e.leave()
+		return errCancelled
+	}
 	return nil
 }
 
 func (e *Engine) leave() {
+	if s := e.run.Load(); s&runClaimed == 0 && e.run.CompareAndSwap(s, s&^runIn) {
+		e.active, e.activeRT = nil, nil
+		return
+	}
+	// Claimed: an interrupt is on its way, or arrived (it holds e.mu
+	// until it has).
+	e.clearInterrupt()
+	e.active, e.activeRT = nil, nil
+}
+
+// clearInterrupt ends a call's interrupt: the call is left.
+func (e *Engine) clearInterrupt() {
 	e.mu.Lock()
 	if e.activeRT != nil {
 		e.activeRT.vm.ClearInterrupt()
 	}
-	e.active, e.activeRT = nil, nil
 	e.intr = nil
 	e.stopping.Store(false)
+	e.run.Store(e.run.Load() &^ (runIn | runClaimed))
 	e.mu.Unlock()
 }
 
-// interruptLocked stops the running JavaScript with err (which wraps
-// [ptf.ErrLimit] or [ptf.ErrInterrupted]). The first interrupt of a
-// call wins: a timeout that fires while a cancelled call unwinds does not
-// turn it into a timeout. Go code that loops over JavaScript values
-// (conversions, state encoding) polls e.stopping, since goja checks for
-// interrupts only between JavaScript instructions. e.mu must be held.
-func (e *Engine) interruptLocked(err error) {
-	if e.activeRT == nil || e.intr != nil {
-		return
+// The run word (Engine.run): the sequence number of the last call
+// entered, above runShift bits, and whether it runs and whether an
+// interrupt claimed it.
+const (
+	runIn      = 1
+	runClaimed = 2
+	runShift   = 2
+)
+
+// seq is the sequence number of the call running, or of the last one.
+func (e *Engine) seq() uint64 { return e.run.Load() >> runShift }
+
+// claimLocked claims the running call for an interrupt: the call of
+// sequence number seq, or any when seq is 0. ok is false when no call
+// runs, another runs, or an interrupt claimed it already (the first
+// wins). A call claimed cannot be left until e.mu is released. e.mu must
+// be held.
+func (e *Engine) claimLocked(seq uint64) (s uint64, ok bool) {
+	for {
+		s = e.run.Load()
+		if s&runIn == 0 || s&runClaimed != 0 || seq != 0 && s>>runShift != seq {
+			return 0, false
+		}
+		if e.run.CompareAndSwap(s, s|runClaimed) {
+			return s, true
+		}
 	}
+}
+
+// unclaimLocked gives a claim back: the call was not the one to stop.
+func (e *Engine) unclaimLocked(s uint64) { e.run.CompareAndSwap(s|runClaimed, s) }
+
+// interruptLocked stops the running call with err (which wraps
+// [ptf.ErrLimit] or [ptf.ErrInterrupted]): call seq, or any when seq is
+// 0. The first interrupt of a call wins: a timeout that fires while a
+// cancelled call unwinds does not turn it into a timeout. Go code that
+// loops over JavaScript values (conversions, state encoding) polls
+// e.stopping, since goja checks for interrupts only between JavaScript
+// instructions. e.mu must be held.
+func (e *Engine) interruptLocked(seq uint64, err error) {
+	if _, ok := e.claimLocked(seq); ok {
+		e.deliverLocked(err)
+	}
+}
+
+// deliverLocked interrupts the call claimed.
+func (e *Engine) deliverLocked(err error) {
 	e.intr = err
 	e.stopping.Store(true)
 	e.activeRT.vm.Interrupt(interruptValue{err})
@@ -280,7 +338,7 @@ func (e *Engine) interruptLocked(err error) {
 // interrupt is interruptLocked for the goroutine that runs the call.
 func (e *Engine) interrupt(err error) {
 	e.mu.Lock()
-	e.interruptLocked(err)
+	e.interruptLocked(0, err)
 	e.mu.Unlock()
 }
 

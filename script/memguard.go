@@ -143,7 +143,7 @@ func (p *forcing) add(h heapSample) bool {
 // memWatch is what the guard knows of an Engine's running call.
 type memWatch struct {
 	e       *Engine
-	seq     uint64 // the call (Engine.callSeq)
+	seq     uint64 // the call (Engine.seq)
 	seen    bool   // seen at an earlier tick
 	base    int64  // its baseline
 	allocs  int64  // bytes allocated (heapSample.allocs) when it was first seen
@@ -258,7 +258,8 @@ func (g *memGuard) tick() bool {
 	var stops []memCall
 	for e, w := range g.engines {
 		e.mu.Lock()
-		limit, seq, running := e.maxMemory, e.callSeq, e.active != nil
+		run := e.run.Load()
+		limit, seq, running := e.maxMemory, run>>runShift, run&runIn != 0
 		e.mu.Unlock()
 		switch g.look(w, h, limit, seq, running) {
 		case memCheck:
@@ -378,8 +379,6 @@ func (g *memGuard) measure(p *forcing, h heapSample) {
 func (c memCall) stop() {
 	e := c.w.e
 	e.mu.Lock()
-	if e.active != nil && e.callSeq == c.seq {
-		e.interruptLocked(memoryError(c.limit))
-	}
+	e.interruptLocked(c.seq, memoryError(c.limit))
 	e.mu.Unlock()
 }

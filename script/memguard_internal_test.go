@@ -22,7 +22,8 @@ func GuardGoroutines() int { return int(guard.goroutines.Load()) }
 func BenchmarkMemGuard_tick(b *testing.B) {
 	g := &memGuard{engines: map[*Engine]*memWatch{}}
 	for range 4 {
-		e := &Engine{maxMemory: 1 << 30, active: &loading, callSeq: 1}
+		e := &Engine{maxMemory: 1 << 30, active: &loading}
+		e.run.Store(1<<runShift | runIn)
 		g.engines[e] = &memWatch{e: e}
 	}
 	forced := g.forced.Load()

@@ -158,9 +158,9 @@ func (in *instance) newIterator(pull func() (goja.Value, bool), done func()) *go
 		in.e.define(r, "done", isDone)
 		return r
 	}
-	call := in.e.callSeq
+	call := in.e.seq()
 	in.method(it, "next", func(goja.FunctionCall) goja.Value {
-		if in.cur == nil || in.e.callSeq != call {
+		if in.cur == nil || in.e.seq() != call {
 			panic(vm.NewTypeError("an iterator of list or map state is valid only during the call that made it"))
 		}
 		if !finished {

@@ -39,9 +39,13 @@ type boltNS struct {
 	writes map[string][]byte
 	// slab is the free end of the memory the buffered keys and the
 	// stored values are cut from: one allocation for many writes instead
-	// of two a write (cut).
-	slab []byte
-	hint int // the size to make writes (boltStore.writeHint)
+	// of two a write (cut). The first slab of a transaction is small and
+	// each next one twice as large, up to slabSize: a transaction of one
+	// write (a cache evicting a key at a time) allocates a kilobyte, not
+	// the 64 KiB a checkpoint's thousands of writes share.
+	slab     []byte
+	nextSlab int // the size of the next slab; 0: firstSlab
+	hint     int // the size to make writes (boltStore.writeHint)
 }
 
 // logEntry is a buffered write of boltNS.log.
@@ -78,8 +82,12 @@ func (sp *boltNS) buffer(key, stored []byte) {
 	sp.writes[sp.cutString(key)] = stored
 }
 
-// slabSize is the size of a boltNS's slabs.
-const slabSize = 64 << 10
+// firstSlab and slabSize are the sizes of a boltNS's first slab and of
+// its largest.
+const (
+	firstSlab = 1 << 10
+	slabSize  = 64 << 10
+)
 
 // cut returns n bytes of sp's slab. They live as long as anything
 // refers to one of the slab's pieces: until the transaction and the Views
@@ -89,7 +97,12 @@ func (sp *boltNS) cut(n int) []byte {
 		return make([]byte, n)
 	}
 	if len(sp.slab) < n {
-		sp.slab = make([]byte, slabSize)
+		size := max(sp.nextSlab, firstSlab)
+		for size < n {
+			size *= 2
+		}
+		sp.slab = make([]byte, size)
+		sp.nextSlab = min(2*size, slabSize)
 	}
 	b := sp.slab[:n:n]
 	sp.slab = sp.slab[n:]

@@ -398,10 +398,16 @@ func compileCast(c *sqlmini.Cast, sc *Scope) (Expr, error) {
 	if fromLTZ {
 		from = types.Type{Kind: types.KindTimestamp, Length: from.Length, NotNull: from.NotNull}
 	}
+	// An integer cast to BIGINT is the same number (castToInteger), as
+	// SUM(CAST(delay AS BIGINT)) casts one per row.
+	toLong := to.Kind == types.KindBigInt
 	return &funcExpr{t: to, konst: x.IsConstant(), f: func(row []any) (any, error) {
 		v, err := x.Eval(row)
 		if err != nil || v == nil {
 			return nil, err
+		}
+		if _, isInt := v.(int64); isInt && toLong {
+			return v, nil
 		}
 		if in, ok := v.(types.Instant); ok && fromLTZ {
 			v = types.InstantToLocal(in, loc)

@@ -98,6 +98,7 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		return err
 	}
 	ck := newCheckpointer(s.cfg.Store, ex, sink, stmt.final)
+	defer ck.stop()
 	prog := newProgress(s.cfg.Err, s.cfg.Timing, start)
 	flusher := newOutFlusher(out, sink)
 	live := ex.Live()

@@ -59,7 +59,10 @@ type keyedState struct {
 	// spill (which writes) may happen.
 	loading bool
 	scratch []byte // the encoded key of the row being looked up
-	encBuf  []byte // a value being encoded (warmRecord)
+	// keyCache finds keys of one string column by the string's identity
+	// (keycache.go).
+	keyCache strKeyCache
+	encBuf   []byte // a value being encoded (warmRecord)
 }
 
 // keySlot is a key's entry in keyedState.keys. A live key has its
@@ -84,6 +87,7 @@ func newKeyedState(n *Node, ex *exec.Execution) keyedState {
 // its peak). A key looked up after it is read back from the store.
 func (s *keyedState) release() {
 	s.keys, s.live, s.hand, s.warmBytes = map[string]keySlot{}, nil, 0, 0
+	s.keyCache = strKeyCache{}
 	s.dirtyWarm, s.dirtyAll = nil, false
 	s.stored = true
 }
@@ -124,6 +128,14 @@ func (s *keyedState) lookup(key []any, cur *keyState) *keyState {
 // lookupRow is lookup of the partition key of a row: a key already live
 // costs no allocation.
 func (s *keyedState) lookupRow(r types.Row, cols []int, cur *keyState) *keyState {
+	if len(cols) == 1 {
+		return s.lookupOne(r, cols[0], cols, cur) // keycache.go
+	}
+	return s.lookupRowEnc(r, cols, cur)
+}
+
+// lookupRowEnc is lookupRow by the key's encoding.
+func (s *keyedState) lookupRowEnc(r types.Row, cols []int, cur *keyState) *keyState {
 	s.scratch = keycodec.AppendPick(s.scratch[:0], r, cols)
 	return s.lookupEnc(s.scratch, r, cols, cur)
 }
