@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
@@ -51,7 +52,9 @@ import (
 // the batches in turn as they come, up to parDepth of them read ahead, so
 // that a worker never waits for the others, nor for the coordinator while
 // it reads or hands out: reading, running and printing overlap, and a
-// worker that had more rows in one batch catches up in the next. Before a
+// worker that had more rows in one batch catches up in the next. A batch
+// may also run in turn, the coordinator running each worker's events
+// itself, when that hands out faster (parallel_pace.go). Before a
 // checkpoint is due the coordinator reads no batch ahead: checkpoints are
 // taken when no batch runs, so they see every worker
 // drained. State, timers and buffered rows are kept under the same keys as
@@ -169,6 +172,10 @@ type parWork struct {
 	// pending counts the workers still running it; the last closes done.
 	pending atomic.Int32
 	done    chan struct{}
+	// how it runs (parallel_pace.go): phase, the pace's phase it was taken
+	// in; timed, it is timed
+	phase int
+	timed bool
 }
 
 // Parallel runs a PTF call on several workers (see above). It is the
@@ -201,6 +208,9 @@ type Parallel struct {
 	// during a hand-out: per worker, its next span, and the bounds of its
 	// calls of the event being handed out
 	cursor, at, lim []int
+	// pace decides, batch by batch, whether the workers run concurrently
+	// or in turn on the coordinator's goroutine (parallel_pace.go).
+	pace parPace
 }
 
 var _ exec.Call = (*Parallel)(nil)
@@ -230,6 +240,7 @@ type consoleBuffer interface {
 func newParallel(main *Operator, spec ptf.CallSpec, n int) (*Parallel, error) {
 	p := &Parallel{main: main, cursor: make([]int, n), at: make([]int, n), lim: make([]int, n)}
 	node, ex := main.node, main.ex
+	p.pace = newParPace(ex.Opts.ParallelWorkers, time.Now, processCPU)
 	ins := len(main.ins)
 	for i := 0; i < n; i++ {
 		inst, err := node.Def.NewIsolated(spec)
@@ -323,8 +334,16 @@ func (p *Parallel) adopt() {
 	}
 }
 
-// Notes are the main operator's: it keeps the call's event time.
-func (p *Parallel) Notes() []string { return p.main.Notes() }
+// Notes are the main operator's, which keeps the call's event time, and
+// how many batches the workers ran in turn when the pace chose it.
+func (p *Parallel) Notes() []string {
+	notes := p.main.Notes()
+	if p.pace.fixed == paceAuto && p.pace.InTurn > 0 {
+		notes = append(notes, fmt.Sprintf("note: %s: its %d workers took turns on one thread for %d of %d batches of rows, as that ran faster than a thread each (a busy machine, or a function cheaper than handing rows over; ptfsh.parallel.workers)",
+			p.main.node.Fn, len(p.workers), p.pace.InTurn, p.pace.Batches))
+	}
+	return notes
+}
 
 // MarkNotes marks the notes of the main operator, which holds them.
 func (p *Parallel) MarkNotes() { p.main.MarkNotes() }
@@ -430,6 +449,7 @@ func (p *Parallel) step() error {
 	}
 	p.fill(true) // the workers run on while cur is handed out
 	err := p.handOut(cur, stopAt)
+	p.pace.handed(cur)
 	p.free = append(p.free, cur)
 	switch {
 	case err != nil:
@@ -457,13 +477,24 @@ func (p *Parallel) fill(ahead bool) {
 		if k := len(p.queue); k > 0 && p.queue[k-1].idle {
 			return // a live input was idle: read on once the driver waited for it
 		}
+		inline := p.pace.inline()
+		if inline && (ahead || len(p.queue) > 0) {
+			// an inline batch runs when the batches before it have been
+			// handed out, and nothing is read ahead of it
+			return
+		}
 		b := p.batch()
 		p.readBatch(b)
 		p.read += int64(len(b.items))
 		p.readEnd = b.last || b.inErr != nil
-		b.pending.Store(int32(len(p.workers)))
-		for _, f := range p.feeds {
-			f <- b
+		p.pace.take(b, inline)
+		if inline {
+			p.runInline(b)
+		} else {
+			b.pending.Store(int32(len(p.workers)))
+			for _, f := range p.feeds {
+				f <- b
+			}
 		}
 		p.queue = append(p.queue, b)
 	}
