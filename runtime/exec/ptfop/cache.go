@@ -185,7 +185,12 @@ func (s *keyedState) evict(ks *keyState) error {
 		delete(s.keys, k)
 	}
 	if rec != nil && rec[0]&warmDirty != 0 && !s.dirtyAll {
-		if len(s.dirtyWarm) >= max(len(s.keys), 1024) {
+		if s.ex.Checkpoints == nil || s.ex.Uncheckpointable != "" {
+			// No periodic checkpoint comes (no state file, or an operator
+			// outside checkpoints): the final flush walks every key, and
+			// the list would only take memory.
+			s.dirtyWarm, s.dirtyAll = nil, true
+		} else if len(s.dirtyWarm) >= max(len(s.keys), 1024) {
 			// Many evictions and no checkpoint (interval-rows 0, or no
 			// state file): the flush walks the keys instead.
 			s.dirtyWarm, s.dirtyAll = nil, true
@@ -212,7 +217,7 @@ func (s *keyedState) spillWarm() error {
 		err := s.ex.Store.Update(func(tx state.Tx) error {
 			runs := s.beginRuns(tx)
 			for _, k := range dirty {
-				if err := s.flushWarm(runs, k, s.keys[k].rec); err != nil {
+				if err := s.flushWarm(runs, k, s.keys[k].rec, true); err != nil {
 					return err
 				}
 			}
@@ -237,8 +242,10 @@ func (s *keyedState) spillWarm() error {
 }
 
 // flushWarm writes the changed warm record rec of key k to runs; it
-// stays in memory, unchanged since.
-func (s *keyedState) flushWarm(runs *valueRuns, k string, rec []byte) error {
+// stays in memory, unchanged since. note records the key in written: a
+// statement's final flush, after which every key may be in the store
+// (release), need not.
+func (s *keyedState) flushWarm(runs *valueRuns, k string, rec []byte, note bool) error {
 	key := stringBytes(k)
 	for i := range s.decls {
 		b, ok := warmEntry(rec, i)
@@ -253,7 +260,7 @@ func (s *keyedState) flushWarm(runs *valueRuns, k string, rec []byte) error {
 		}
 	}
 	rec[0] &^= warmDirty | warmListed // the slice shares the map's record
-	if rec[0]&warmNoted == 0 {
+	if note && rec[0]&warmNoted == 0 {
 		s.noteWritten(key)
 		rec[0] |= warmNoted
 	}

@@ -332,11 +332,11 @@ func (s *keyedState) flushValues(tx state.Tx, final bool) error {
 	defer s.vals.mu.Unlock()
 	runs := s.beginRuns(tx)
 	for _, d := range dirty {
-		if err := s.flushWarm(runs, d.k, d.rec); err != nil {
+		if err := s.flushWarm(runs, d.k, d.rec, !final); err != nil {
 			return err
 		}
 		if d.ks != nil {
-			d.ks.dirty, d.ks.noted = false, true // flushWarm noted it
+			d.ks.dirty, d.ks.noted = false, !final // flushWarm noted it, unless final
 		}
 	}
 	if err := runs.close(); err != nil {
