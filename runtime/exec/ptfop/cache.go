@@ -1,6 +1,7 @@
 package ptfop
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -73,9 +74,16 @@ func warmEntry(rec []byte, i int) (b []byte, ok bool) {
 	return nil, false
 }
 
-// warmRecord encodes the loaded value state of a live key.
+// warmRecord encodes the loaded value state of a live key, in a slice of
+// its own of the record's size: made in a scratch buffer first, as a
+// record appended to nil grew three times (flags, write time, value).
 func (s *keyedState) warmRecord(ks *keyState) ([]byte, error) {
-	return s.appendWarmRecord(nil, ks)
+	rec, err := s.appendWarmRecord(s.recBuf[:0], ks)
+	if err != nil {
+		return nil, err
+	}
+	s.recBuf = rec
+	return bytes.Clone(rec), nil
 }
 
 // appendWarmRecord appends the warm record of a live key to rec: a
