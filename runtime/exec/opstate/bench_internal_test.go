@@ -40,3 +40,24 @@ func BenchmarkNextMerged(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBloom is the filter of a generation of 60k keys: adding them
+// (a checkpoint's run), then asking for as many others (reads that miss).
+func BenchmarkBloom(b *testing.B) {
+	keys := make([][]byte, 60_000)
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "\x02user%06d", i)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var f bloom
+		for _, k := range keys {
+			f.add(k)
+		}
+		for _, k := range keys {
+			k[1] = 'U'
+			f.has(k)
+			k[1] = 'u'
+		}
+	}
+}
