@@ -457,6 +457,32 @@ func TestParallelism_views(t *testing.T) {
 	}
 }
 
+// TestParallelism_rowSemantics: a function with row semantics and no
+// state, whose rows the main operator runs itself when the workers run in
+// turn, prints, collects and fails as at parallelism 1, concurrent and in
+// turn.
+func TestParallelism_rowSemantics(t *testing.T) {
+	dir, query := parScript(t, `export default {
+  output: "ROW<i INT, w STRING>",
+  args: [{ name: "r", traits: ["ROW_SEMANTIC_TABLE"] }],
+  eval(ctx, _, { r }) {
+    if (r.i % 1000 === 7) console.log("row", r.i, "wm", ctx.timeContext().currentWatermark());
+    if (r.i === 9100) { ctx.collect({ i: -1, w: "lost" }); throw new Error("boom at " + r.i); }
+    if (r.i % 3 !== 0) ctx.collect({ i: r.i, w: r.k });
+  },
+};`, 10_000, 13)
+	query = strings.Replace(query, "fn(TABLE c PARTITION BY k)", "fn(TABLE c)", 1)
+	want := runAt(t, dir, query, 1)
+	if !strings.Contains(want, "boom at 9100") || !strings.Contains(want, "row 8007") {
+		t.Fatalf("parallelism 1 did not print and fail:\n%s", want[max(0, len(want)-500):])
+	}
+	for _, set := range []string{"", inTurn, "SET 'ptfsh.parallel.workers' = 'concurrent'; "} {
+		if got, _ := stripWorkerNotes(runAt(t, dir, set+query, 2)); got != want {
+			t.Errorf("%q: parallelism 2 differs from 1 (-want +got):\n%s", set, cmp.Diff(want, got))
+		}
+	}
+}
+
 // TestParallelism_set sets the parallelism with Flink's option name.
 func TestParallelism_set(t *testing.T) {
 	dir, query := parScript(t, `export default {

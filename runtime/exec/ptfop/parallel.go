@@ -172,10 +172,8 @@ type parWork struct {
 	// pending counts the workers still running it; the last closes done.
 	pending atomic.Int32
 	done    chan struct{}
-	// how it runs (parallel_pace.go): phase, the pace's phase it was taken
-	// in; timed, it is timed
-	phase int
-	timed bool
+	// mark is the pace's note of how it runs (parallel_pace.go)
+	mark paceMark
 }
 
 // Parallel runs a PTF call on several workers (see above). It is the
@@ -211,6 +209,12 @@ type Parallel struct {
 	// pace decides, batch by batch, whether the workers run concurrently
 	// or in turn on the coordinator's goroutine (parallel_pace.go).
 	pace parPace
+	// direct: the workers keep nothing from one event to the next but
+	// their event time (row semantics without state: no state, no timers,
+	// no ORDER BY), so that in turn the main operator runs the events
+	// itself, as at parallelism 1 (runDirect); behind: it did, and the
+	// workers' event time is to catch up with the main operator's.
+	direct, behind bool
 }
 
 var _ exec.Call = (*Parallel)(nil)
@@ -276,6 +280,8 @@ func newParallel(main *Operator, spec ptf.CallSpec, n int) (*Parallel, error) {
 	}
 	p.adopt()
 	p.stop.Store(math.MaxInt64)
+	t := &node.Tables[0]
+	p.direct = len(node.Tables) == 1 && !t.Set && len(node.Def.State) == 0 && main.buffers[0] == nil && !ex.Paced
 	for i, w := range p.workers {
 		w.timers.logging = true
 		feed := make(chan *parWork, parDepth)
@@ -369,6 +375,9 @@ func (p *Parallel) Next() (exec.Event, error) {
 		if err := p.cons.replay(at); err != nil {
 			return exec.Event{}, err
 		}
+		if err := m.cons.replay(at); err != nil { // the main operator's own calls (runDirect)
+			return exec.Event{}, err
+		}
 		if ev, ok := m.pop(); ok {
 			return ev, nil
 		}
@@ -379,6 +388,50 @@ func (p *Parallel) Next() (exec.Event, error) {
 			return exec.Event{}, err
 		}
 	}
+}
+
+// runDirect runs up to parBatch events of a call whose workers keep
+// nothing between events (Parallel.direct) on the main operator, as at
+// parallelism 1: in turn, without handing the rows to the workers and
+// their outputs back.
+func (p *Parallel) runDirect() error {
+	m := p.main
+	mark := p.pace.take(true)
+	run := func() error {
+		n, err := m.stepRunN(parBatch, math.MaxInt)
+		p.read += int64(n)
+		p.pace.handed(mark, n, m.idled)
+		return err
+	}
+	var err error
+	if bt, ok := m.inst.(ptf.Batcher); ok {
+		err = bt.Batch(run)
+	} else {
+		err = run()
+	}
+	p.behind = true
+	p.readEnd = m.done
+	if err != nil {
+		// The outputs before the failing event go out first, as at
+		// parallelism 1; the next step reports the error.
+		p.inErr = err
+		p.readEnd = true
+	}
+	return nil
+}
+
+// catchUp gives the workers the main operator's event time, which moved
+// on while it ran events itself (runDirect).
+func (p *Parallel) catchUp() {
+	m := p.main
+	for _, w := range p.workers {
+		w.eventClock = m.eventClock
+		w.inWM, w.inHas = slices.Clone(m.inWM), slices.Clone(m.inHas)
+		w.inIdle, w.inBehind = slices.Clone(m.inIdle), slices.Clone(m.inBehind)
+		w.EndFire = 0
+		copy(w.ended, m.ended)
+	}
+	p.behind = false
 }
 
 // batch returns an empty batch.
@@ -432,6 +485,9 @@ func (p *Parallel) step() error {
 	if err := m.compactValues(); err != nil { // the workers' tables too: they share them
 		return err
 	}
+	if len(p.queue) == 0 && p.direct && !p.readEnd && p.pace.inline() {
+		return p.runDirect()
+	}
 	p.fill(false)
 	if len(p.queue) == 0 { // not reached: the last batch ends the call
 		m.done = true
@@ -449,7 +505,7 @@ func (p *Parallel) step() error {
 	}
 	p.fill(true) // the workers run on while cur is handed out
 	err := p.handOut(cur, stopAt)
-	p.pace.handed(cur)
+	p.pace.handed(cur.mark, len(cur.items), cur.idle)
 	p.free = append(p.free, cur)
 	switch {
 	case err != nil:
@@ -483,11 +539,17 @@ func (p *Parallel) fill(ahead bool) {
 			// handed out, and nothing is read ahead of it
 			return
 		}
+		if inline && p.direct {
+			return // step runs it on the main operator
+		}
 		b := p.batch()
 		p.readBatch(b)
 		p.read += int64(len(b.items))
 		p.readEnd = b.last || b.inErr != nil
-		p.pace.take(b, inline)
+		if p.behind {
+			p.catchUp()
+		}
+		b.mark = p.pace.take(inline)
 		if inline {
 			p.runInline(b)
 		} else {

@@ -163,23 +163,32 @@ func (p *parPace) inline() bool {
 	return p.inTurn
 }
 
-// take notes that b is the next batch, run in turn or not (inline's
-// answer).
-func (p *parPace) take(b *parWork, inTurn bool) {
+// paceMark is what the pace noted of a batch it let run: the phase it ran
+// in, and whether it is timed.
+type paceMark struct {
+	phase int
+	timed bool
+}
+
+// take notes that the next batch runs, in turn or not (inline's answer).
+func (p *parPace) take(inTurn bool) paceMark {
 	p.Batches++
 	if inTurn {
 		p.InTurn++
 	}
-	b.phase, b.timed = p.phase, false
+	k := paceMark{phase: p.phase}
 	if p.fixed == paceAuto && p.taken >= paceWarm && (p.taken < p.length || p.cur.took < paceMinTimed) {
-		b.timed = true
+		k.timed = true
 		p.timed++
 	}
 	p.taken++
+	return k
 }
 
-// handed notes that batch b has been handed out.
-func (p *parPace) handed(b *parWork) {
+// handed notes that the batch of mark k, of events events, has been
+// handed out; idle: it ended where a live input had nothing to read (its
+// time says nothing of the speed).
+func (p *parPace) handed(k paceMark, events int, idle bool) {
 	if p.fixed != paceAuto {
 		return
 	}
@@ -194,10 +203,14 @@ func (p *parPace) handed(b *parWork) {
 	if !ok {
 		p.lastCPU = -1
 	}
-	if !b.timed || b.phase != p.phase || b.idle {
+	if !k.timed || k.phase != p.phase {
 		return
 	}
-	p.cur.events += int64(len(b.items))
+	if idle {
+		p.timed-- // it will not count
+		return
+	}
+	p.cur.events += int64(events)
 	p.cur.took += took
 	if used < 0 || p.cur.cpu < 0 {
 		p.cur.cpu = -1

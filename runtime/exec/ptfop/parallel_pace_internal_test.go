@@ -1,6 +1,7 @@
 package ptfop
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func (m *paceMachine) run(p *parPace, batches int) string {
 			queue = queue[:0]
 		}
 		b := &parWork{items: items}
-		p.take(b, in)
+		b.mark = p.take(in)
 		if in {
 			modes.WriteByte('i')
 			m.hand(p, b, true)
@@ -51,7 +52,7 @@ func (m *paceMachine) hand(p *parPace, b *parWork, inTurn bool) {
 	k := mode(inTurn)
 	m.t = m.t.Add(m.perBatch[k])
 	m.cpu += time.Duration(float64(m.perBatch[k]) * m.cores[k])
-	p.handed(b)
+	p.handed(b.mark, len(b.items), false)
 }
 
 func newPaceMachine(setting string, m *paceMachine) *parPace {
@@ -157,5 +158,25 @@ func TestParallel_notesInTurn(t *testing.T) {
 	p.pace.Batches, p.pace.InTurn = 245, 245
 	if got := p.Notes(); len(got) != 0 {
 		t.Errorf("notes with 'in-turn' set: %q", got)
+	}
+}
+
+// TestParallel_catchUp: after the main operator ran events itself, the
+// workers take its event time, each with slices of its own.
+func TestParallel_catchUp(t *testing.T) {
+	m := &Operator{ended: []bool{true, false}}
+	m.eventClock = eventClock{wm: 42, hasWM: true, inWM: []int64{42, 50}, inHas: []bool{true, true}, inIdle: []bool{false, true}, SawWM: true, EndFire: 3}
+	w := &Operator{ended: make([]bool, 2)}
+	w.eventClock = eventClock{wm: 7, inWM: []int64{7, 0}, inHas: []bool{true, false}}
+	p := &Parallel{main: m, workers: []*Operator{w}, behind: true}
+	p.catchUp()
+	want := m.eventClock
+	want.EndFire = 0
+	if !reflect.DeepEqual(w.eventClock, want) || !reflect.DeepEqual(w.ended, m.ended) || p.behind {
+		t.Errorf("worker's clock %+v, ended %v; want %+v, %v", w.eventClock, w.ended, want, m.ended)
+	}
+	w.inWM[0] = 99
+	if m.inWM[0] != 42 {
+		t.Error("the worker's watermarks are the main operator's slice")
 	}
 }
