@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	goruntime "runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -27,6 +28,9 @@ type compiledState struct {
 	rows  []types.Row // collected, not yet handed to the runtime
 	arena []any       // their fields
 	undo  []undoRec
+	// undoVals are the elements of the arrays the call emptied
+	// (keepArray), for undo.
+	undoVals []goja.Value
 	// calls and bails count the compiled calls and those that bailed out;
 	// a function that bails out often runs on goja from then on.
 	calls, bails int
@@ -68,15 +72,17 @@ func (in *instance) compiledInterrupt(cf *cfunc, intr error, at int) error {
 }
 
 // undoRec undoes a change of a compiled call: field i of record r was
-// old, property name of obj was old, or array arr was n elements long.
+// old, property name of obj was old, or array arr was n elements long
+// (emptied: its elements are undoVals[i:i+n]).
 type undoRec struct {
-	r    *record
-	i    int
-	old  goja.Value
-	obj  *goja.Object
-	name string
-	arr  *goja.Object
-	n    int64
+	r       *record
+	i       int
+	old     goja.Value
+	obj     *goja.Object
+	name    string
+	arr     *goja.Object
+	n       int64
+	emptied bool
 }
 
 // maxBailShare: after minCallsForBail calls, a function that bailed
@@ -148,6 +154,15 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 				}
 				continue
 			}
+			if u.r == nil && u.emptied {
+				// The elements go back in order, each at the end.
+				for j, x := range c.undoVals[u.i : u.i+int(u.n)] {
+					if err := e.protect(func() { u.arr.Set(strconv.Itoa(j), x) }); err != nil {
+						panic(err) // an array emptied can always be filled again
+					}
+				}
+				continue
+			}
 			if u.r == nil {
 				if err := e.protect(func() { u.arr.Set("length", e.intJS(u.n)) }); err != nil {
 					panic(err) // an array push made can always be cut back
@@ -166,6 +181,8 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 	if len(c.undo) > 0 {
 		clear(c.undo)
 		c.undo = c.undo[:0]
+		clear(c.undoVals)
+		c.undoVals = c.undoVals[:0]
 	}
 	if len(c.rows) > 0 {
 		clear(c.rows)
