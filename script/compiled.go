@@ -711,9 +711,11 @@ func (in *instance) push(a, v goja.Value) goja.Value {
 	}
 	n := o.Get("length").ToInteger()
 	in.c.undo = append(in.c.undo, undoRec{arr: o, n: n})
-	r, err := e.js.arrayPush(o, v)
-	if err != nil {
+	// What Array.prototype.push does (its generic_push): [[Set]] of
+	// index n, which makes an array n+1 long, then of length, which
+	// then changes nothing; without the call of a function.
+	if err := o.Set(strconv.FormatInt(n, 10), v); err != nil {
 		bail("push: " + err.Error())
 	}
-	return r
+	return e.intJS(n + 1)
 }
