@@ -273,10 +273,31 @@ func (in *instance) cstate(i int) goja.Value {
 	return jv
 }
 
-// setField sets field i of a state record, logged for a bail-out.
+// setField sets field i of a state record, logged for a bail-out. A
+// field that already holds v (null, undefined, the same object) is left
+// as it is: streak.start = null on most rows of DelayStreak.
 func (in *instance) setField(r *record, i int, v goja.Value) {
-	in.c.undo = append(in.c.undo, undoRec{r: r, i: i, old: r.vals[i]})
-	r.Set(r.keys[i], v)
+	old := r.vals[i]
+	if sameSingleton(old, v) {
+		return
+	}
+	in.c.undo = append(in.c.undo, undoRec{r: r, i: i, old: old})
+	if v == nil {
+		v = goja.Undefined()
+	}
+	r.vals[i] = v
+}
+
+// sameSingleton reports whether a and b are the same object, or both
+// null or both undefined: values whose replacement by the other no code
+// can tell. (Comparing goja values with == would panic on strings of
+// UTF-16, which are slices.)
+func sameSingleton(a, b goja.Value) bool {
+	if o, ok := a.(*goja.Object); ok {
+		p, ok := b.(*goja.Object)
+		return ok && o == p
+	}
+	return a != nil && b != nil && (goja.IsNull(a) && goja.IsNull(b) || goja.IsUndefined(a) && goja.IsUndefined(b))
 }
 
 // colSite caches the column a row field read found.
