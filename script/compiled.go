@@ -199,11 +199,8 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 	for i := range in.stateVals {
 		in.stateVals[i] = nil
 	}
-	for i, x := range in.stateCleared {
-		if x {
-			in.stateCleared[i] = false
-		}
-	}
+	// in.stateCleared stays as it was: only ctx.clearState and the like
+	// set it, which compiled code does not call.
 	e.leave()
 	return ok, err
 }
@@ -241,10 +238,9 @@ func (in *instance) runFrame(cf *cfunc) (ok bool) {
 	for _, b := range cf.argBinds {
 		slots[b.slot] = in.argVals[b.idx]
 	}
+	// The slots keep the call's values until the next call sets them
+	// all: clearing them cost more than the few values they hold.
 	runBlock(f, cf.body)
-	for i := range slots {
-		slots[i] = nil
-	}
 	return true
 }
 
