@@ -196,8 +196,10 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 	}
 	in.cur, in.curInput, in.curRow = nil, -1, nil
 	c.lastObj, c.lastRec, c.lastArr = nil, nil, nil
-	for i := range in.stateVals {
-		in.stateVals[i] = nil
+	for i, v := range in.stateVals {
+		if v != nil { // not the clear idiom, whose memclr is a call
+			in.stateVals[i] = nil
+		}
 	}
 	// in.stateCleared stays as it was: only ctx.clearState and the like
 	// set it, which compiled code does not call.
