@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 
 	"github.com/ptfsh/ptfsh/assembly"
@@ -35,10 +36,25 @@ func main() {
 }
 
 // profiled runs f with a CPU profile written to $PTFSH_CPUPROFILE, when
-// set (go tool pprof reads it), and the allocations (and the heap in use
-// at the last collection) to $PTFSH_MEMPROFILE, when set, each without
-// the other: how the benchmarks are profiled.
+// set (go tool pprof reads it), the allocations (and the heap in use at
+// the last collection) to $PTFSH_MEMPROFILE, and an execution trace (what
+// each goroutine ran and waited for; go tool trace reads it) to
+// $PTFSH_EXECTRACE, each when set and without the others: how the
+// benchmarks are profiled.
 func profiled(f func() int) int {
+	if path := os.Getenv("PTFSH_EXECTRACE"); path != "" {
+		out, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "ptfsh: PTFSH_EXECTRACE: %v\n", err)
+			return 2
+		}
+		defer out.Close()
+		if err := trace.Start(out); err != nil {
+			fmt.Fprintf(os.Stderr, "ptfsh: PTFSH_EXECTRACE: %v\n", err)
+			return 2
+		}
+		defer trace.Stop()
+	}
 	if path := os.Getenv("PTFSH_CPUPROFILE"); path != "" {
 		out, err := os.Create(path)
 		if err != nil {

@@ -31,8 +31,9 @@ import (
 //
 // Positions: a checkpoint keeps, for every file read so far, its path
 // relative to the folder, the position reached in it and the hash of what
-// was read of it (the SHA-256 of the prefix for CSV and JSON, of the
-// decompressed prefix for .gz, of the size and footer for Parquet). A
+// was read of it (the check of the prefix for CSV and JSON, of the
+// decompressed prefix for .gz, prefixHasher; the SHA-256 of the size and
+// footer for Parquet). A
 // statement run again lists the folder anew and reads its files in order,
 // each after its checkpointed position: a file finished before yields
 // nothing (or the lines appended to it since), the file being read goes
@@ -142,7 +143,10 @@ type folderFile struct {
 	Offset int64  `json:"offset"`
 	Line   int    `json:"line,omitempty"`
 	Row    int64  `json:"row"`
-	Hash   string `json:"sha256"`
+	CRC    string `json:"crc,omitempty"` // prefixHasher.sum
+	// Hash is a Parquet file's identity, or the SHA-256 of the prefix that
+	// state files written before CRC keep.
+	Hash string `json:"sha256,omitempty"`
 }
 
 // folderReader reads the files of a folder table one after the other. It
@@ -202,7 +206,7 @@ func openFolder(ex *exec.Execution, t, ft *catalog.Table, rec *sourceRecord) (*f
 			same = err == nil && id == e.Hash
 		} else {
 			var ph prefixHasher
-			same = ph.extend(path, e.Offset) == nil && ph.sum() == e.Hash
+			same = ph.matches(path, e.Offset, e.CRC, e.Hash)
 			ph.close()
 		}
 		if !same {
@@ -326,7 +330,7 @@ func (r *folderReader) record(pos format.SourcePos) (folderFile, error) {
 			}
 			return e, err
 		}
-		e.Hash = r.hash.sum()
+		e.CRC = r.hash.sum()
 	}
 	return e, nil
 }

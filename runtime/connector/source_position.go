@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"hash/fnv"
 	"io"
 	"os"
@@ -24,8 +25,9 @@ import (
 // its table name and path are, and, when one statement reads a table more
 // than once (a self-union, a statement set), when it is the same read of
 // it: the reads are counted in the order the plan opens them. It resumes
-// only when the file grew by appending: a SHA-256 of every byte already
-// read must still match. A file that shrinks while it is read is an error.
+// only when the file grew by appending: a check of every byte already
+// read (prefixHasher) must still match. A file that shrinks while it is
+// read is an error.
 //
 // A Parquet file (parquet.go) cannot grow, and its position is a row
 // index, not a byte offset: its hash is of the file's size and footer
@@ -45,7 +47,11 @@ type sourceRecord struct {
 	Offset int64 `json:"offset"`
 	Line   int   `json:"line"`
 	Row    int64 `json:"row"`
-	// Hash is the SHA-256 of the file's first Offset bytes, hex.
+	// CRC is the check of the file's first Offset bytes (prefixHasher.sum).
+	CRC string `json:"crc,omitempty"`
+	// Hash is the SHA-256 of the file's first Offset bytes, hex, which
+	// state files written before CRC keep; still read. A Parquet file's
+	// record keeps its identity here.
 	Hash string `json:"sha256,omitempty"`
 	// Fingerprint is the older, partial check (the first 64 KiB and the 4
 	// KiB before Offset) of state files written before Hash; still read.
@@ -83,20 +89,41 @@ func sourceKey(t *catalog.Table, read int) []byte {
 // prefixHasher hashes the first bytes of a file as a source reads it. For
 // a gzip file they are the decompressed bytes, read from a stream it keeps
 // open (gzip cannot seek).
+//
+// The check is the CRC-32C and the CRC-32 (IEEE) of the bytes, 64 bits
+// in all: enough to tell a file that changed other than by growing,
+// which is all it is for, at about fifty times the speed of the SHA-256
+// it replaces (a checkpoint every 100k rows hashed what was read since,
+// 2–3 % of a keyed count's CPU). With sha set, it hashes the bytes with
+// SHA-256 as well, to check the position of an older state file.
 type prefixHasher struct {
-	h      hash.Hash
-	hashed int64         // bytes hashed so far
-	gz     io.ReadCloser // the decompressed stream of a gzip file, at hashed
+	crcC, crcI uint32
+	sha        hash.Hash
+	hashed     int64         // bytes hashed so far
+	gz         io.ReadCloser // the decompressed stream of a gzip file, at hashed
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Write adds b to the hashes.
+func (p *prefixHasher) Write(b []byte) (int, error) {
+	p.crcC = crc32.Update(p.crcC, castagnoli, b)
+	p.crcI = crc32.Update(p.crcI, crc32.IEEETable, b)
+	if p.sha != nil {
+		p.sha.Write(b)
+	}
+	return len(b), nil
+}
+
+// hashBuf is the size of the reads of a file being hashed.
+const hashBuf = 256 << 10
 
 // extend hashes the file's bytes up to n.
 func (p *prefixHasher) extend(path string, n int64) error {
-	if p.h == nil {
-		p.h = sha256.New()
-	}
 	if n <= p.hashed {
 		return nil
 	}
+	var src io.Reader
 	if format.IsGzip(path) {
 		if p.gz == nil {
 			if p.hashed > 0 {
@@ -108,32 +135,47 @@ func (p *prefixHasher) extend(path string, n int64) error {
 			}
 			p.gz = in
 		}
-		if _, err := io.CopyN(p.h, p.gz, n-p.hashed); err != nil {
-			p.close()
-			if err == io.EOF {
-				return errShrank
-			}
+		src = io.LimitReader(p.gz, n-p.hashed)
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
 			return err
 		}
-		p.hashed = n
-		return nil
+		defer f.Close()
+		src = io.NewSectionReader(f, p.hashed, n-p.hashed)
 	}
-	f, err := os.Open(path)
+	got, err := io.CopyBuffer(p, src, make([]byte, min(n-p.hashed, hashBuf)))
+	if err == nil && got < n-p.hashed {
+		err = errShrank
+	}
 	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if _, err := io.CopyN(p.h, io.NewSectionReader(f, p.hashed, n-p.hashed), n-p.hashed); err != nil {
-		if err == io.EOF {
-			return errShrank
-		}
+		p.close()
 		return err
 	}
 	p.hashed = n
 	return nil
 }
 
-func (p *prefixHasher) sum() string { return hex.EncodeToString(p.h.Sum(nil)) }
+// sum is the check of the bytes hashed: the two CRCs, 16 hex digits.
+func (p *prefixHasher) sum() string {
+	return fmt.Sprintf("%08x%08x", p.crcC, p.crcI)
+}
+
+// matches hashes the file's first n bytes (p is new) and reports whether
+// they are what a checkpoint recorded: crc (sum), or, from an older state
+// file, sha, the SHA-256. p then goes on with the CRCs only.
+func (p *prefixHasher) matches(path string, n int64, crc, sha string) bool {
+	if crc == "" {
+		p.sha = sha256.New()
+	}
+	ok := p.extend(path, n) == nil
+	if crc == "" {
+		ok = ok && sha != "" && hex.EncodeToString(p.sha.Sum(nil)) == sha
+		p.sha = nil
+		return ok
+	}
+	return ok && p.sum() == crc
+}
 
 // close releases the stream of a gzip file.
 func (p *prefixHasher) close() {
@@ -204,7 +246,9 @@ func (s *fileStream) Checkpoint(tx state.Tx, finished, final bool) error {
 		return tx.Put(exec.SourceNamespace, key, b)
 	}
 	pos := s.r.Position()
-	sum := s.identity // a Parquet file: the hash of its footer, taken when it was opened
+	// A Parquet file's record keeps the hash of its footer, taken when it
+	// was opened.
+	rec := sourceRecord{Offset: pos.Offset, Line: pos.Line, Row: pos.Row, Hash: s.identity}
 	if !IsParquet(s.n.t) {
 		if hashErr != nil {
 			return s.changed(hashErr)
@@ -212,9 +256,8 @@ func (s *fileStream) Checkpoint(tx state.Tx, finished, final bool) error {
 		if err := s.hash.extend(TablePath(s.n.t), pos.Offset); err != nil {
 			return s.changed(err)
 		}
-		sum = s.hash.sum()
+		rec.CRC = s.hash.sum()
 	}
-	rec := sourceRecord{Offset: pos.Offset, Line: pos.Line, Row: pos.Row, Hash: sum}
 	if !final && s.wm != nil {
 		rec.WM = &sourceWM{Gen: s.wm.State(), Pending: s.pending, Next: s.wmNext}
 	}
@@ -290,8 +333,8 @@ func resumePosition(ex *exec.Execution, t *catalog.Table, read int) (format.Sour
 		return resumeParquet(ex, t, rec) // parquet.go: a row index and the footer's hash
 	}
 	if fi, err := os.Stat(path); err == nil && (fi.Size() >= rec.Offset || format.IsGzip(path)) {
-		if rec.Hash != "" {
-			same = ph.extend(path, rec.Offset) == nil && ph.sum() == rec.Hash
+		if rec.CRC != "" || rec.Hash != "" {
+			same = ph.matches(path, rec.Offset, rec.CRC, rec.Hash)
 		} else {
 			fp, err := fingerprint(path, rec.Offset)
 			same = err == nil && fp == rec.Fingerprint && ph.extend(path, rec.Offset) == nil

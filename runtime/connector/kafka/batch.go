@@ -330,6 +330,19 @@ func (b *batchWriter) run() {
 		if err != nil && b.err == nil {
 			b.err = err
 		}
+		if err != nil && len(in) == 0 {
+			// The leaders of the queued batches' topics could not be
+			// looked up: they are not sent (the error says why).
+			kept := b.queue[:0]
+			for _, bt := range b.queue {
+				if bt.t.stale {
+					b.queued -= len(bt.buf)
+				} else {
+					kept = append(kept, bt)
+				}
+			}
+			b.queue = kept
+		}
 		if len(retry) > 0 {
 			if b.err != nil || b.closed {
 				for _, bt := range retry {
