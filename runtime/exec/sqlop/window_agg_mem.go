@@ -65,11 +65,15 @@ type memCall struct {
 	kind memAccKind
 	star bool       // COUNT(*) without FILTER: no argument to evaluate
 	arg  types.Kind // the argument's kind
+	col  int        // the argument is this column, read without Eval; -1: it is not one
 }
 
 // newMemCall returns how call c adds in memory.
 func newMemCall(c *AggCall) memCall {
-	mc := memCall{c: c, kind: memOther, arg: c.ArgType.Kind}
+	mc := memCall{c: c, kind: memOther, arg: c.ArgType.Kind, col: -1}
+	if col, ok := c.Arg.(*expr.Column); ok {
+		mc.col = col.Index
+	}
 	if c.Distinct {
 		return mc
 	}
@@ -259,6 +263,7 @@ type memWindowAggStream struct {
 	row     []any // the input row with a window's columns
 	grow    []any // a group row for Outs
 	boxes   []boxedWindow
+	rowBox  *[3]any                   // the window columns row holds (box), nil: none known
 	strSeen [1 << strSeenBits]strSeen // strKeys by the string's address (key)
 }
 
@@ -344,11 +349,20 @@ func (s *memWindowAggStream) Row(r types.Row) error {
 			copy(s.row, r.Fields)
 			copied = true
 		}
-		copy(s.row[s.width:], s.box(i, w)[:])
+		if b := s.box(i, w); b != s.rowBox {
+			// The window columns of the row before are those of the
+			// same window, most often: copied once for its rows.
+			copy(s.row[s.width:], b[:])
+			s.rowBox = b
+		}
 		for j := range s.calls {
 			c := &s.calls[j]
 			var v any
-			if !c.star {
+			switch {
+			case c.star:
+			case c.col >= 0:
+				v = s.row[c.col]
+			default:
 				var err error
 				if v, err = c.c.Arg.Eval(s.row); err != nil {
 					return err
@@ -417,6 +431,9 @@ func (s *memWindowAggStream) box(i int, w [2]int64) *[3]any {
 	b := &s.boxes[i]
 	if b.v[0] == nil || b.start != w[0] || b.end != w[1] {
 		*b = boxedWindow{start: w[0], end: w[1], v: windowColumns(s.tvf.Sch, w[0], w[1])}
+		if s.rowBox == &b.v {
+			s.rowBox = nil // changed: s.row has the old window's columns
+		}
 	}
 	return &b.v
 }
