@@ -26,6 +26,12 @@ var workerNote = regexp.MustCompile(`(?m)^note: \S+ ran on (\d+) workers?( \(par
 // fallbackNote matches the note of a call that ran on one worker, with why.
 var fallbackNote = regexp.MustCompile(`(?m)^note: \S+ ran on 1 worker \(parallelism \d+\): ([^\n]*)$`)
 
+// turnNote matches the note of a call whose workers ran some batches in
+// turn ('ptfsh.parallel.workers' = 'auto' found that faster): the wall
+// clock decides it, so a loaded machine may add it to any call of more
+// than a few batches.
+var turnNote = regexp.MustCompile(`(?m)^note: \S+: its \d+ workers took turns on one thread for \d+ of \d+ batches of rows, [^\n]*\n`)
+
 // stripWorkerNotes removes the worker notes and counts the calls that ran
 // on more than one worker.
 func stripWorkerNotes(s string) (string, int) {
@@ -35,8 +41,14 @@ func stripWorkerNotes(s string) (string, int) {
 			n++
 		}
 	}
-	return workerNote.ReplaceAllString(s, ""), n
+	return turnNote.ReplaceAllString(workerNote.ReplaceAllString(s, ""), ""), n
 }
+
+// inTurn runs the workers of a parallel call one after the other on the
+// statement's goroutine: the same outputs as on goroutines of their own.
+// It goes before a query's first line, on that line, so that the errors'
+// lines stay those of the query.
+const inTurn = "SET 'ptfsh.parallel.workers' = 'in-turn'; "
 
 // parallelismRow matches the row of SET; that shows 'parallelism.default',
 // which says N at parallelism N.
@@ -244,7 +256,7 @@ func TestParallelism_order(t *testing.T) {
 };`, 10_000, 97)
 	// A cache of 5 keys per worker makes the workers spill to the store
 	// at once.
-	for _, prefix := range []string{"", "SET 'state.cache-size' = '5';\n"} {
+	for _, prefix := range []string{"", "SET 'state.cache-size' = '5';\n", inTurn} {
 		want := runAt(t, dir, prefix+query, 1)
 		got := runAt(t, dir, prefix+query, 2)
 		got, n := stripWorkerNotes(got)
@@ -281,9 +293,13 @@ func TestParallelism_error(t *testing.T) {
 	if !strings.Contains(want, "boom at 5000") || !strings.Contains(want, "about to fail") {
 		t.Fatalf("parallelism 1 did not fail at row 5000:\n%s", want[max(0, len(want)-500):])
 	}
-	for range 3 {
+	for i := range 4 {
+		q := query
+		if i == 3 {
+			q = inTurn + query
+		}
 		start := time.Now()
-		got, _ := stripWorkerNotes(runAt(t, dir, query, 2))
+		got, _ := stripWorkerNotes(runAt(t, dir, q, 2))
 		t.Logf("parallelism 2: %v", time.Since(start))
 		if got != want {
 			t.Fatalf("parallelism 2 differs from 1 (-want +got):\n%s", cmp.Diff(want, got))
@@ -437,6 +453,32 @@ func TestParallelism_views(t *testing.T) {
 			if got := run(pars, prefix, c.rows); got != want {
 				t.Errorf("%sparallelism %v differs from 1 then 1 (-want +got):\n%s", prefix, pars, cmp.Diff(want, got))
 			}
+		}
+	}
+}
+
+// TestParallelism_rowSemantics: a function with row semantics and no
+// state, whose rows the main operator runs itself when the workers run in
+// turn, prints, collects and fails as at parallelism 1, concurrent and in
+// turn.
+func TestParallelism_rowSemantics(t *testing.T) {
+	dir, query := parScript(t, `export default {
+  output: "ROW<i INT, w STRING>",
+  args: [{ name: "r", traits: ["ROW_SEMANTIC_TABLE"] }],
+  eval(ctx, _, { r }) {
+    if (r.i % 1000 === 7) console.log("row", r.i, "wm", ctx.timeContext().currentWatermark());
+    if (r.i === 9100) { ctx.collect({ i: -1, w: "lost" }); throw new Error("boom at " + r.i); }
+    if (r.i % 3 !== 0) ctx.collect({ i: r.i, w: r.k });
+  },
+};`, 10_000, 13)
+	query = strings.Replace(query, "fn(TABLE c PARTITION BY k)", "fn(TABLE c)", 1)
+	want := runAt(t, dir, query, 1)
+	if !strings.Contains(want, "boom at 9100") || !strings.Contains(want, "row 8007") {
+		t.Fatalf("parallelism 1 did not print and fail:\n%s", want[max(0, len(want)-500):])
+	}
+	for _, set := range []string{"", inTurn, "SET 'ptfsh.parallel.workers' = 'concurrent'; "} {
+		if got, _ := stripWorkerNotes(runAt(t, dir, set+query, 2)); got != want {
+			t.Errorf("%q: parallelism 2 differs from 1 (-want +got):\n%s", set, cmp.Diff(want, got))
 		}
 	}
 }

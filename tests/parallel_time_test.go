@@ -92,14 +92,19 @@ func writeTimedRows(t *testing.T, path string, from, to, keys int) {
 }
 
 // sameAtParallelism runs query at parallelism 1, 2 and 3 over fresh
-// stores and requires one output; calls calls must run on all workers and
-// none on one (calls < 0: a statement that fails prints no notes; the
-// same shape without the failure is checked for its workers).
+// stores, and at 2 with the workers in turn, and requires one output;
+// calls calls must run on all workers and none on one (calls < 0: a
+// statement that fails prints no notes; the same shape without the
+// failure is checked for its workers).
 func sameAtParallelism(t *testing.T, dir, query string, calls int) string {
 	t.Helper()
 	want := runAt(t, dir, query, 1)
-	for _, par := range []int{2, 3} {
-		got := runAt(t, dir, query, par)
+	for i, par := range []int{2, 3, 2} {
+		q := query
+		if i == 2 {
+			q = inTurn + query
+		}
+		got := runAt(t, dir, q, par)
 		if m := fallbackNote.FindStringSubmatch(got); m != nil {
 			t.Fatalf("parallelism %d: a call ran on 1 worker: %s", par, m[1])
 		}

@@ -35,7 +35,7 @@ func writeClicks(t *testing.T, dir string, n, keys int) {
 // over several batches of rows (a parallel call reads 4,096 events a
 // batch, the read-ahead 1,024 rows) at 1 and at 2 workers, with and
 // without checkpoints every 3,000 rows (the pipeline drains before each),
-// and requires the same output, row for row.
+// concurrent and in turn, and requires the same output, row for row.
 func TestParallelism_workloads(t *testing.T) {
 	dir := t.TempDir()
 	writeClicks(t, dir, 8*4096+1234, 700)
@@ -58,6 +58,9 @@ func TestParallelism_workloads(t *testing.T) {
 		{"C", "greeting", ""},
 		{"B checkpoints", "keyed_count", "SET 'execution.checkpointing.interval-rows' = '3000';\n"},
 		{"C checkpoints", "greeting", "SET 'execution.checkpointing.interval-rows' = '3000';\n"},
+		{"A in turn", "row_filter", inTurn},
+		{"B in turn", "keyed_count", inTurn},
+		{"A in turn, checkpoints", "row_filter", inTurn + "SET 'execution.checkpointing.interval-rows' = '3000';\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -53,6 +53,9 @@ const (
 	SetTraceLate     = "ptfsh.trace.late"
 	// SetLineage turns lineage on: each row a PTF call emits says why.
 	SetLineage = "ptfsh.lineage"
+	// SetParallelWorkers says how the workers of a parallel PTF call run:
+	// 'concurrent', 'in-turn' or 'auto' ([Options.ParallelWorkers]).
+	SetParallelWorkers = "ptfsh.parallel.workers"
 	// SetShuffleSeed reorders what Flink leaves unordered, so that a
 	// function that depends on one order fails in ptfsh first (ptfsh test
 	// --shuffle).
@@ -69,6 +72,11 @@ type Options struct {
 	EndOfInput bool
 	// Parallelism is how many workers a PTF call that qualifies runs on.
 	Parallelism int
+	// ParallelWorkers is how the workers of a parallel call run:
+	// "concurrent" (each on a goroutine of its own), "in-turn" (on the
+	// statement's goroutine, one after the other) or "auto" (measured as
+	// the call runs).
+	ParallelWorkers string
 	// CacheSize is the live keys per PTF call, CacheBytes the encoded
 	// state kept in memory per call past them.
 	CacheSize  int
@@ -121,6 +129,7 @@ func NewOptions(set map[string]string) (Options, error) {
 	r := optionReader{set: set}
 	o.EndOfInput = read[bool](&r, SetEndOfInput)
 	o.Parallelism = read[int](&r, SetParallelism)
+	o.ParallelWorkers = read[string](&r, SetParallelWorkers)
 	o.CacheSize = read[int](&r, SetCacheSize)
 	o.CacheBytes = read[int64](&r, SetCacheBytes)
 	o.StateTTL = read[time.Duration](&r, SetStateTTL)

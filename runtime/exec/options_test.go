@@ -15,7 +15,7 @@ import (
 // an error that names its key (every such key, not only the first).
 func TestNewOptions(t *testing.T) {
 	def := exec.DefaultOptions()
-	want := exec.Options{EndOfInput: true, Parallelism: 1, CacheSize: 20_000, CacheBytes: 256 << 20, MaxTimerFirings: 1_000_000, CheckpointRows: 100_000, CheckpointInterval: 10 * time.Second, MemoryLimit: -1}
+	want := exec.Options{EndOfInput: true, Parallelism: 1, ParallelWorkers: "auto", CacheSize: 20_000, CacheBytes: 256 << 20, MaxTimerFirings: 1_000_000, CheckpointRows: 100_000, CheckpointInterval: 10 * time.Second, MemoryLimit: -1}
 	if diff := cmp.Diff(want, def); diff != "" {
 		t.Errorf("DefaultOptions (-want +got):\n%s", diff)
 	}
@@ -23,12 +23,12 @@ func TestNewOptions(t *testing.T) {
 		exec.SetEndOfInput: "false", exec.SetParallelism: "4", exec.SetCacheSize: "10", exec.SetCacheBytes: "1 mb",
 		exec.SetStateTTL: "5 s", exec.SetMaxTimerFirings: "0", exec.SetOnIncompatible: "discard", exec.SetSourcePositions: "reset",
 		exec.SetCheckpointRows: "0", exec.SetCheckpointInterval: "2 min", exec.SetProcessingTime: "2025-03-27 12:00:00", exec.SetTraceKey: " Bob ",
-		exec.SetLineage: "on", exec.SetShuffleSeed: "7", exec.SetMemoryLimit: "2 gb",
+		exec.SetLineage: "on", exec.SetShuffleSeed: "7", exec.SetMemoryLimit: "2 gb", exec.SetParallelWorkers: "In-Turn",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = exec.Options{Parallelism: 4, CacheSize: 10, CacheBytes: 1 << 20, StateTTL: 5 * time.Second, DiscardIncompatible: true, ResetSources: true,
+	want = exec.Options{Parallelism: 4, ParallelWorkers: "in-turn", CacheSize: 10, CacheBytes: 1 << 20, StateTTL: 5 * time.Second, DiscardIncompatible: true, ResetSources: true,
 		CheckpointInterval: 2 * time.Minute, ProcessingTime: 1743076800000, FixedClock: true, Trace: true, TraceFilter: exec.TraceFilter{Key: "Bob"}, Lineage: true, ShuffleSeed: 7, MemoryLimit: 2 << 30}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("NewOptions (-want +got):\n%s", diff)

@@ -232,6 +232,13 @@ var table = []Setting{{
 		return v, nil
 	},
 }, {
+	Key:     "ptfsh.parallel.workers",
+	Default: "auto",
+	Doc:     "how the workers of a parallel PTF call (parallelism.default above 1) run: concurrent, each on a thread of its own; in-turn, one after the other on the statement's thread (no hand-over between threads); auto: concurrent, switching to in-turn while that hands rows out faster (a busy machine, or a function cheaper than the hand-over), measured as the statement runs (see Parallelism); the output is the same",
+	Owner:   "runtime/exec",
+	Values:  []string{"auto", "concurrent", "in-turn"},
+	Parse:   oneOf(false, "auto", "concurrent", "in-turn"),
+}, {
 	Key:     "ptfsh.predict",
 	Default: "off",
 	Doc:     "on: at the prompt, before a step of a stream that a running query reads, the shell asks what the query will emit, then shows it and scores the guess (see Teaching)",

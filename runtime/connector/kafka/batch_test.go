@@ -239,3 +239,58 @@ func TestWriter_Write_errors(t *testing.T) {
 		})
 	}
 }
+
+// TestWriter_Write_leaders: partitions led by different brokers get
+// requests of their own, and a partition whose leader moves between
+// writes gets its batches at the new leader (NOT_LEADER_OR_FOLLOWER,
+// then the leaders looked up again).
+func TestWriter_Write_leaders(t *testing.T) {
+	kc, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	servers := strings.Join(kc.ListenAddrs(), ",")
+	leaders := map[int32]bool{}
+	for p := range int32(3) {
+		leaders[kc.LeaderFor("t", p)] = true
+	}
+	if len(leaders) < 2 {
+		t.Fatalf("the fake cluster put every partition on one broker: %v", leaders)
+	}
+	c := dial(t, servers)
+	w, err := c.NewWriter(kafka.WriterConfig{Partitioner: kafka.PartitionRoundRobin, Linger: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	const n = 300
+	for i := range n {
+		if i == n/2 {
+			if err := w.Flush(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			to := (kc.LeaderFor("t", 0) + 1) % 3
+			if err := kc.MoveTopicPartition("t", 0, to); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Write(context.Background(), kafka.Record{TP: kafka.TP{Topic: "t"}, Value: []byte(fmt.Sprint(i))})
+	}
+	if err := w.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := fetchAll(t, servers, "t", n)
+	var want []fetched
+	for p := range 3 {
+		for i := p; i < n; i += 3 {
+			want = append(want, fetched{Partition: int32(p), Value: fmt.Sprint(i), NullKey: true})
+		}
+	}
+	for i := range got {
+		got[i].Time = 0
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("records by partition (-want +got):\n%.2000s", diff)
+	}
+}

@@ -161,11 +161,18 @@ func (o *Operator) steps() error {
 }
 
 func (o *Operator) stepRun() error {
+	_, err := o.stepRunN(batchSteps, batchOut)
+	return err
+}
+
+// stepRunN runs up to steps steps while the queued output stays under out
+// rows; it returns how many it ran.
+func (o *Operator) stepRunN(steps, out int) (n int, err error) {
 	cb := o.consoleBuf()
 	// A batch ends where a checkpoint is due: the session takes it between
 	// events, when every row read is processed and its output handed on.
 	o.idled = false
-	for n := 0; n < batchSteps && !o.done && !o.idled && len(o.out)-o.oi < batchOut && (n == 0 || !o.ex.CheckpointDue(0)); n++ {
+	for ; n < steps && !o.done && !o.idled && len(o.out)-o.oi < out && (n == 0 || !o.ex.CheckpointDue(0)); n++ {
 		mark := len(o.out)
 		err := o.step()
 		if err != nil {
@@ -181,10 +188,10 @@ func (o *Operator) stepRun() error {
 			}
 		}
 		if err != nil {
-			return err
+			return n + 1, err
 		}
 	}
-	return nil
+	return n, nil
 }
 
 // pop takes the next output from the queue; when none is left it empties

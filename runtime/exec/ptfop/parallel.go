@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
@@ -51,7 +52,9 @@ import (
 // the batches in turn as they come, up to parDepth of them read ahead, so
 // that a worker never waits for the others, nor for the coordinator while
 // it reads or hands out: reading, running and printing overlap, and a
-// worker that had more rows in one batch catches up in the next. Before a
+// worker that had more rows in one batch catches up in the next. A batch
+// may also run in turn, the coordinator running each worker's events
+// itself, when that hands out faster (parallel_pace.go). Before a
 // checkpoint is due the coordinator reads no batch ahead: checkpoints are
 // taken when no batch runs, so they see every worker
 // drained. State, timers and buffered rows are kept under the same keys as
@@ -169,6 +172,8 @@ type parWork struct {
 	// pending counts the workers still running it; the last closes done.
 	pending atomic.Int32
 	done    chan struct{}
+	// mark is the pace's note of how it runs (parallel_pace.go)
+	mark paceMark
 }
 
 // Parallel runs a PTF call on several workers (see above). It is the
@@ -201,6 +206,15 @@ type Parallel struct {
 	// during a hand-out: per worker, its next span, and the bounds of its
 	// calls of the event being handed out
 	cursor, at, lim []int
+	// pace decides, batch by batch, whether the workers run concurrently
+	// or in turn on the coordinator's goroutine (parallel_pace.go).
+	pace parPace
+	// direct: the workers keep nothing from one event to the next but
+	// their event time (row semantics without state: no state, no timers,
+	// no ORDER BY), so that in turn the main operator runs the events
+	// itself, as at parallelism 1 (runDirect); behind: it did, and the
+	// workers' event time is to catch up with the main operator's.
+	direct, behind bool
 }
 
 var _ exec.Call = (*Parallel)(nil)
@@ -230,6 +244,7 @@ type consoleBuffer interface {
 func newParallel(main *Operator, spec ptf.CallSpec, n int) (*Parallel, error) {
 	p := &Parallel{main: main, cursor: make([]int, n), at: make([]int, n), lim: make([]int, n)}
 	node, ex := main.node, main.ex
+	p.pace = newParPace(ex.Opts.ParallelWorkers, time.Now, processCPU)
 	ins := len(main.ins)
 	for i := 0; i < n; i++ {
 		inst, err := node.Def.NewIsolated(spec)
@@ -265,6 +280,8 @@ func newParallel(main *Operator, spec ptf.CallSpec, n int) (*Parallel, error) {
 	}
 	p.adopt()
 	p.stop.Store(math.MaxInt64)
+	t := &node.Tables[0]
+	p.direct = len(node.Tables) == 1 && !t.Set && len(node.Def.State) == 0 && main.buffers[0] == nil && !ex.Paced
 	for i, w := range p.workers {
 		w.timers.logging = true
 		feed := make(chan *parWork, parDepth)
@@ -323,8 +340,16 @@ func (p *Parallel) adopt() {
 	}
 }
 
-// Notes are the main operator's: it keeps the call's event time.
-func (p *Parallel) Notes() []string { return p.main.Notes() }
+// Notes are the main operator's, which keeps the call's event time, and
+// how many batches the workers ran in turn when the pace chose it.
+func (p *Parallel) Notes() []string {
+	notes := p.main.Notes()
+	if p.pace.fixed == paceAuto && p.pace.InTurn > 0 {
+		notes = append(notes, fmt.Sprintf("note: %s: its %d workers took turns on one thread for %d of %d batches of rows, as that ran faster than a thread each (a busy machine, or a function cheaper than handing rows over; ptfsh.parallel.workers)",
+			p.main.node.Fn, len(p.workers), p.pace.InTurn, p.pace.Batches))
+	}
+	return notes
+}
 
 // MarkNotes marks the notes of the main operator, which holds them.
 func (p *Parallel) MarkNotes() { p.main.MarkNotes() }
@@ -350,6 +375,9 @@ func (p *Parallel) Next() (exec.Event, error) {
 		if err := p.cons.replay(at); err != nil {
 			return exec.Event{}, err
 		}
+		if err := m.cons.replay(at); err != nil { // the main operator's own calls (runDirect)
+			return exec.Event{}, err
+		}
 		if ev, ok := m.pop(); ok {
 			return ev, nil
 		}
@@ -360,6 +388,50 @@ func (p *Parallel) Next() (exec.Event, error) {
 			return exec.Event{}, err
 		}
 	}
+}
+
+// runDirect runs up to parBatch events of a call whose workers keep
+// nothing between events (Parallel.direct) on the main operator, as at
+// parallelism 1: in turn, without handing the rows to the workers and
+// their outputs back.
+func (p *Parallel) runDirect() error {
+	m := p.main
+	mark := p.pace.take(true)
+	run := func() error {
+		n, err := m.stepRunN(parBatch, math.MaxInt)
+		p.read += int64(n)
+		p.pace.handed(mark, n, m.idled)
+		return err
+	}
+	var err error
+	if bt, ok := m.inst.(ptf.Batcher); ok {
+		err = bt.Batch(run)
+	} else {
+		err = run()
+	}
+	p.behind = true
+	p.readEnd = m.done
+	if err != nil {
+		// The outputs before the failing event go out first, as at
+		// parallelism 1; the next step reports the error.
+		p.inErr = err
+		p.readEnd = true
+	}
+	return nil
+}
+
+// catchUp gives the workers the main operator's event time, which moved
+// on while it ran events itself (runDirect).
+func (p *Parallel) catchUp() {
+	m := p.main
+	for _, w := range p.workers {
+		w.eventClock = m.eventClock
+		w.inWM, w.inHas = slices.Clone(m.inWM), slices.Clone(m.inHas)
+		w.inIdle, w.inBehind = slices.Clone(m.inIdle), slices.Clone(m.inBehind)
+		w.EndFire = 0
+		copy(w.ended, m.ended)
+	}
+	p.behind = false
 }
 
 // batch returns an empty batch.
@@ -413,6 +485,9 @@ func (p *Parallel) step() error {
 	if err := m.compactValues(); err != nil { // the workers' tables too: they share them
 		return err
 	}
+	if len(p.queue) == 0 && p.direct && !p.readEnd && p.pace.inline() {
+		return p.runDirect()
+	}
 	p.fill(false)
 	if len(p.queue) == 0 { // not reached: the last batch ends the call
 		m.done = true
@@ -430,6 +505,7 @@ func (p *Parallel) step() error {
 	}
 	p.fill(true) // the workers run on while cur is handed out
 	err := p.handOut(cur, stopAt)
+	p.pace.handed(cur.mark, len(cur.items), cur.idle)
 	p.free = append(p.free, cur)
 	switch {
 	case err != nil:
@@ -457,13 +533,30 @@ func (p *Parallel) fill(ahead bool) {
 		if k := len(p.queue); k > 0 && p.queue[k-1].idle {
 			return // a live input was idle: read on once the driver waited for it
 		}
+		inline := p.pace.inline()
+		if inline && (ahead || len(p.queue) > 0) {
+			// an inline batch runs when the batches before it have been
+			// handed out, and nothing is read ahead of it
+			return
+		}
+		if inline && p.direct {
+			return // step runs it on the main operator
+		}
 		b := p.batch()
 		p.readBatch(b)
 		p.read += int64(len(b.items))
 		p.readEnd = b.last || b.inErr != nil
-		b.pending.Store(int32(len(p.workers)))
-		for _, f := range p.feeds {
-			f <- b
+		if p.behind {
+			p.catchUp()
+		}
+		b.mark = p.pace.take(inline)
+		if inline {
+			p.runInline(b)
+		} else {
+			b.pending.Store(int32(len(p.workers)))
+			for _, f := range p.feeds {
+				f <- b
+			}
 		}
 		p.queue = append(p.queue, b)
 	}

@@ -24,25 +24,40 @@ type parRec struct {
 // until its feed is closed.
 func (p *Parallel) work(wi int, feed <-chan *parWork) {
 	defer p.running.Done()
-	w := p.workers[wi]
 	for b := range feed {
-		w.out, w.rec.calls, w.timers.log = b.outs[wi][:0], b.calls[wi][:0], b.regs[wi][:0]
-		if err := p.runWorker(wi, b); err != nil {
-			// lower the stop mark to the failing event
-			seq := b.base + int64(b.errs[wi].seq)
-			for {
-				cur := p.stop.Load()
-				if seq >= cur || p.stop.CompareAndSwap(cur, seq) {
-					break
-				}
-			}
-		}
-		b.outs[wi], b.calls[wi], b.regs[wi] = w.out, w.rec.calls, w.timers.log
-		w.out, w.rec.calls, w.timers.log = nil, nil, nil
+		p.runBatch(wi, b)
 		if b.pending.Add(-1) == 0 {
 			close(b.done)
 		}
 	}
+}
+
+// runInline runs batch b on the coordinator's goroutine, worker after
+// worker (see parPace); no batch runs on the workers' goroutines then.
+func (p *Parallel) runInline(b *parWork) {
+	for wi := range p.workers {
+		p.runBatch(wi, b)
+	}
+	close(b.done)
+}
+
+// runBatch runs worker wi's events of batch b and keeps what its calls
+// made in b.
+func (p *Parallel) runBatch(wi int, b *parWork) {
+	w := p.workers[wi]
+	w.out, w.rec.calls, w.timers.log = b.outs[wi][:0], b.calls[wi][:0], b.regs[wi][:0]
+	if err := p.runWorker(wi, b); err != nil {
+		// lower the stop mark to the failing event
+		seq := b.base + int64(b.errs[wi].seq)
+		for {
+			cur := p.stop.Load()
+			if seq >= cur || p.stop.CompareAndSwap(cur, seq) {
+				break
+			}
+		}
+	}
+	b.outs[wi], b.calls[wi], b.regs[wi] = w.out, w.rec.calls, w.timers.log
+	w.out, w.rec.calls, w.timers.log = nil, nil, nil
 }
 
 // runWorker runs worker w's items of batch b in order; it stops at its
