@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,11 +34,18 @@ type fetcher struct {
 	parts  []fetchPart
 	topics map[string]*fetchTopic
 	parser batchParser
+	// round counts the rounds of requests: each asks for the partitions
+	// of a leader in another order. A broker gives a batch larger than
+	// a partition's share only to the first partition of a request that
+	// has one, so that the others wait for a round where they are first.
+	round int
 
 	// out carries the fetches to the Reader; free brings back the
 	// record slices it copied.
 	out  chan fetchResult
 	free chan []fetchedRecord
+	// more wakes the fetcher when the Reader has handed out a fetch.
+	more chan struct{}
 }
 
 // fetchPart is a partition as the fetcher sees it: the offset to fetch
@@ -48,6 +56,12 @@ type fetchPart struct {
 	next, end int64
 	fails     int
 	topic     *fetchTopic
+	// pending counts the bytes of the fetches of the partition that the
+	// Reader has not handed out: the partition is fetched again when
+	// they are less than a fetch's share, so that a read that merges
+	// partitions by time, waiting for one, does not hold all of the
+	// others meanwhile.
+	pending atomic.Int64
 }
 
 func (p *fetchPart) active() bool { return p.end < 0 || p.next < p.end }
@@ -67,6 +81,7 @@ type fetchChunk struct {
 	part int
 	recs []fetchedRecord
 	upTo int64
+	size int // the bytes it came in
 }
 
 // fetchResult is one round of fetches: chunks, or an error that ends the
@@ -90,7 +105,7 @@ func newFetcher(c *Client, tps []TP, starts, ends map[TP]int64) *fetcher {
 	f := &fetcher{
 		c: c, parts: make([]fetchPart, len(tps)), topics: map[string]*fetchTopic{},
 		parser: batchParser{decompressor: kgo.DefaultDecompressor()},
-		out:    make(chan fetchResult, 2), free: make(chan []fetchedRecord, 8),
+		out:    make(chan fetchResult, 2), free: make(chan []fetchedRecord, 8), more: make(chan struct{}, 1),
 	}
 	for i, tp := range tps {
 		p := &f.parts[i]
@@ -115,13 +130,20 @@ func newFetcher(c *Client, tps []TP, starts, ends map[TP]int64) *fetcher {
 func (f *fetcher) run(ctx context.Context, wake func()) {
 	defer close(f.out)
 	for ctx.Err() == nil {
-		byLeader, retries, err := f.plan(ctx)
+		byLeader, retries, held, err := f.plan(ctx)
 		if err != nil {
 			f.send(ctx, fetchResult{err: err}, wake)
 			return
 		}
 		if len(byLeader) == 0 && retries == 0 {
-			return // a bounded read fetched it all
+			if !held {
+				return // a bounded read fetched it all
+			}
+			select {
+			case <-f.more:
+			case <-ctx.Done():
+			}
+			continue
 		}
 		res := fetchResult{retries: retries}
 		if len(byLeader) == 1 {
@@ -164,14 +186,19 @@ func (f *fetcher) send(ctx context.Context, res fetchResult, wake func()) bool {
 	}
 }
 
-// plan groups the partitions still to fetch by leader, looking up the
+// plan groups the partitions to fetch now by leader, looking up the
 // leaders of the topics that need it; retries counts the retriable
-// errors in a row of a partition without a leader now.
-func (f *fetcher) plan(ctx context.Context) (byLeader map[int32][]int, retries int, err error) {
+// errors in a row of a partition without a leader now, held says that a
+// partition waits for the Reader to hand out what was fetched.
+func (f *fetcher) plan(ctx context.Context) (byLeader map[int32][]int, retries int, held bool, err error) {
 	byLeader = map[int32][]int{}
 	for i := range f.parts {
 		p := &f.parts[i]
 		if !p.active() {
+			continue
+		}
+		if p.pending.Load() >= fetchPartitionBytes {
+			held = true
 			continue
 		}
 		t := p.topic
@@ -179,9 +206,9 @@ func (f *fetcher) plan(ctx context.Context) (byLeader map[int32][]int, retries i
 			id, leaders, err := f.c.leaders(ctx, t.name)
 			if err != nil {
 				if ctx.Err() != nil {
-					return nil, 0, nil
+					return nil, 0, false, nil
 				}
-				return nil, 0, fmt.Errorf("reading partition %s at offset %d: %w", p.tp, p.next, err)
+				return nil, 0, false, fmt.Errorf("reading partition %s at offset %d: %w", p.tp, p.next, err)
 			}
 			t.id, t.leaders = id, leaders
 			t.stale.Store(false)
@@ -192,14 +219,21 @@ func (f *fetcher) plan(ctx context.Context) (byLeader map[int32][]int, retries i
 		}
 		if leader < 0 {
 			if err := f.retry(p, kerr.LeaderNotAvailable); err != nil {
-				return nil, 0, err
+				return nil, 0, false, err
 			}
 			retries = max(retries, p.fails)
 			continue
 		}
 		byLeader[leader] = append(byLeader[leader], i)
 	}
-	return byLeader, retries, nil
+	f.round++
+	for _, parts := range byLeader {
+		k := f.round % len(parts)
+		slices.Reverse(parts[:k])
+		slices.Reverse(parts[k:])
+		slices.Reverse(parts)
+	}
+	return byLeader, retries, held, nil
 }
 
 // retry counts a retriable error of a partition and marks its topic's
@@ -308,7 +342,8 @@ func (f *fetcher) fetchFrom(ctx context.Context, leader int32, parts []int) fetc
 			}
 			if upTo > from {
 				p.next, p.fails = upTo, 0
-				res.chunks = append(res.chunks, fetchChunk{part: i, recs: recs, upTo: upTo})
+				p.pending.Add(int64(len(rp.RecordBatches)))
+				res.chunks = append(res.chunks, fetchChunk{part: i, recs: recs, upTo: upTo, size: len(rp.RecordBatches)})
 			}
 			if err != nil {
 				return fetchResult{chunks: res.chunks, err: err}
@@ -364,3 +399,14 @@ func (f *fetcher) find(parts []int, rt kmsg.FetchResponseTopic, partition int32)
 type retriable struct{ error }
 
 func (r retriable) Unwrap() error { return r.error }
+
+// handedOut is the Reader's word that it has handed out a fetch of size
+// bytes of a partition.
+func (f *fetcher) handedOut(pending *atomic.Int64, size int) {
+	if pending.Add(-int64(size)) < fetchPartitionBytes {
+		select {
+		case f.more <- struct{}{}:
+		default:
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -77,10 +78,17 @@ type partQueue struct {
 	// every record fetched has been handed out, the partition is there
 	// (past transaction markers and the gaps of a compacted topic).
 	upTo int64
-	// recs[head:] are the records not handed out yet; the slots before
-	// head keep theirs until the slice is used again.
+	// recs[head:] are the records of the oldest fetch not handed out
+	// yet, and more the records of the fetches after it, each fetch's
+	// slice as it came.
 	recs []fetchedRecord
 	head int
+	more []fetchChunk
+	// size is the bytes the fetch of recs came in; pending, the
+	// fetcher's count of the partition's bytes fetched and not handed
+	// out (nil: the client library's consumer).
+	size    int
+	pending *atomic.Int64
 	// ready says that recs[head] is a record, not a transaction marker,
 	// and ts is its timestamp in epoch milliseconds.
 	ready bool
@@ -119,9 +127,41 @@ func (q *partQueue) pop(r *Reader) {
 	q.head++
 	q.ready = false
 	r.queued--
-	if q.head == len(q.recs) {
-		q.recs, q.head = q.recs[:0], 0 // keeps the room for the next fetch
+	if q.head < len(q.recs) {
+		return
 	}
+	// The fetch is handed out: its slice goes back to the fetcher (the
+	// slots keep their records' bytes until it is used again), which
+	// may fetch the partition again.
+	if r.f != nil {
+		select {
+		case r.f.free <- q.recs[:0]:
+		default:
+		}
+		r.f.handedOut(q.pending, q.size)
+	}
+	q.recs, q.head, q.size = nil, 0, 0
+	if len(q.more) > 0 {
+		q.recs, q.size = q.more[0].recs, q.more[0].size
+		q.more[0] = fetchChunk{}
+		q.more = q.more[1:]
+	}
+}
+
+// queue adds the records of one fetch.
+func (q *partQueue) queue(r *Reader, c fetchChunk) {
+	if len(c.recs) == 0 {
+		if r.f != nil {
+			r.f.handedOut(q.pending, c.size)
+		}
+		return
+	}
+	r.queued += len(c.recs)
+	if q.head == len(q.recs) {
+		q.recs, q.head, q.size = c.recs, 0, c.size
+		return
+	}
+	q.more = append(q.more, c)
 }
 
 // push queues the records of one fetch of the partition by the client
@@ -137,7 +177,7 @@ func (q *partQueue) push(r *Reader, recs []*kgo.Record) {
 	if len(recs) == 0 {
 		return
 	}
-	q.compact(len(recs))
+	out := fetchChunk{recs: make([]fetchedRecord, 0, len(recs))}
 	for _, kr := range recs {
 		fr := fetchedRecord{offset: kr.Offset, ts: kr.Timestamp.UnixMilli(), key: kr.Key, value: kr.Value, control: kr.Attrs.IsControl()}
 		if len(kr.Headers) > 0 {
@@ -146,39 +186,9 @@ func (q *partQueue) push(r *Reader, recs []*kgo.Record) {
 				fr.headers[j] = Header{Key: h.Key, Value: h.Value}
 			}
 		}
-		q.recs = append(q.recs, fr)
+		out.recs = append(out.recs, fr)
 	}
-	r.queued += len(recs)
-}
-
-// compact moves the records left to the front of the queue's slice when
-// n more would make it grow.
-func (q *partQueue) compact(n int) {
-	if q.head > 0 && len(q.recs)+n > cap(q.recs) {
-		m := copy(q.recs, q.recs[q.head:])
-		clear(q.recs[m:])
-		q.recs, q.head = q.recs[:m], 0
-	}
-}
-
-// pushChunk queues the records of one fetch of the fetcher (which
-// stopped them at the end of a bounded read) and returns a slice of
-// records the fetcher may use again.
-func (q *partQueue) pushChunk(r *Reader, c fetchChunk) []fetchedRecord {
-	q.upTo = max(q.upTo, c.upTo)
-	if len(c.recs) == 0 {
-		return c.recs
-	}
-	r.queued += len(c.recs)
-	if q.head == len(q.recs) {
-		// The queue is empty: the chunk's slice becomes the queue.
-		old := q.recs[:0]
-		q.recs, q.head = c.recs, 0
-		return old
-	}
-	q.compact(len(c.recs))
-	q.recs = append(q.recs, c.recs...)
-	return c.recs[:0]
+	q.queue(r, out)
 }
 
 // NewReader reads partitions tps from starts (the next offset to read).
@@ -196,6 +206,9 @@ func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error)
 			}
 		}
 		r.f = newFetcher(c, tps, starts, ends)
+		for i := range r.parts {
+			r.parts[i].pending = &r.f.parts[i].pending
+		}
 		return r, nil
 	}
 	assign := map[string]map[int32]kgo.Offset{}
@@ -465,13 +478,9 @@ func (r *Reader) queueResult(res fetchResult, ok bool) error {
 		return errors.New("the fetch of the partitions ended before their end offsets")
 	}
 	for _, c := range res.chunks {
-		free := r.parts[c.part].pushChunk(r, c)
-		if cap(free) > 0 {
-			select {
-			case r.f.free <- free:
-			default:
-			}
-		}
+		q := &r.parts[c.part]
+		q.upTo = max(q.upTo, c.upTo)
+		q.queue(r, c) // the fetcher stopped them at the end of a bounded read
 	}
 	return res.err
 }
