@@ -188,6 +188,15 @@ func diffCases(t testing.TB) []diffCase {
     if (s.n % 3 === 0) { s.l = []; } else if (s.n % 5 === 0) { s.l = []; s.l = []; s.m = []; } else { s.l.push(s.n); s.m.push(s.l.length); }
     if (s.l.length === 0) s.m = [];
     ctx.collect({ a: input.url, b: s.l.length * 100 + s.m.length, c: s.n });`), schema: cs, part: []string{"user_id"}, batches: batches, compiles: true},
+		{name: "arrays emptied in place, then a bail-out", src: fn(`{ s: { default: { n: 0, l: [], m: [] } } }`, `
+    s.n++;
+    const before = s.l.length;
+    if (s.n % 3 === 0) { s.l = []; s.l.push(-s.n); } else { s.l.push(s.n); }
+    if (s.n % 7 === 0) { s.l = []; }
+    let q = "";
+    if (s.n % 12 === 0) q = "" + s.m; // goja's: the compiled call bails out after emptying s.l, and goja's run reads it first
+    s.m.push(s.n);
+    ctx.collect({ a: q, b: before * 100 + s.l.length, c: s.n });`), schema: cs, part: []string{"user_id"}, batches: batches, compiles: true},
 		{name: "emptied arrays, one let out", src: fn(`{ s: { default: { n: 0, l: [] } } }`, `
     s.n++;
     const before = s.l;

@@ -300,7 +300,7 @@ func (c *compiler) assignExpr(x *ast.AssignExpression) cexpr {
 			return func(f *cframe) goja.Value {
 				o := obj(f)
 				if site.ok {
-					if old := f.in.getField(o, name); f.in.emptyArray(old) {
+					if old := f.in.getField(o, name); f.in.keepArray(old) {
 						return old // compile_keep.go
 					}
 				}

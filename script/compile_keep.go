@@ -1,6 +1,8 @@
 package script
 
 import (
+	"strconv"
+
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/token"
@@ -14,6 +16,9 @@ import (
 // field holds is already empty and no reference to it can exist outside
 // the field, putting a new empty array there changes nothing the code
 // can observe, and the compiled assignment leaves the old one in place.
+// For the same reason an array that is not empty (a short one) is emptied
+// in place, its storage kept for the pushes that follow, instead of
+// being replaced by a new one.
 //
 // No reference can exist outside the field when neither eval nor onTimer
 // lets the field's value out. keptFields finds that from the source: every
@@ -238,11 +243,44 @@ func keptUse(path []ast.Node, ctx string) bool {
 	return false
 }
 
-// emptyArray reports whether v is a goja array of length 0.
-func (in *instance) emptyArray(v goja.Value) bool {
+// keepArray makes v, the array a field holds, the field's empty array:
+// an empty one stays as it is, and one of at most maxTruncate elements is
+// emptied in place (length 0, its storage kept for the next pushes),
+// logged with its elements for a bail-out. It reports false for another
+// value, or a longer array: the assignment then puts a new array there.
+func (in *instance) keepArray(v goja.Value) bool {
 	o, ok := in.isArray(v)
-	return ok && o.Get("length").ToInteger() == 0
+	if !ok {
+		return false
+	}
+	n := o.Get("length").ToInteger()
+	if n == 0 {
+		return true
+	}
+	if n > maxTruncate {
+		return false
+	}
+	c := &in.c
+	start := len(c.undoVals)
+	for i := range n {
+		x := o.Get(strconv.FormatInt(i, 10))
+		if x == nil { // a hole: no array the compiled code makes has one
+			c.undoVals = c.undoVals[:start]
+			return false
+		}
+		c.undoVals = append(c.undoVals, x)
+	}
+	if err := o.Set("length", in.e.intJS(0)); err != nil {
+		c.undoVals = c.undoVals[:start]
+		return false
+	}
+	c.undo = append(c.undo, undoRec{arr: o, n: n, i: start, emptied: true})
+	return true
 }
+
+// maxTruncate bounds the arrays keepArray empties in place: goja keeps
+// the storage of an array cut below 16 elements.
+const maxTruncate = 15
 
 // keepEmptyArrays lets the sites of S.f = [] in fns leave an empty array
 // in place where no function lets S.f's value out.

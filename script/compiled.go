@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	goruntime "runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -27,6 +28,9 @@ type compiledState struct {
 	rows  []types.Row // collected, not yet handed to the runtime
 	arena []any       // their fields
 	undo  []undoRec
+	// undoVals are the elements of the arrays the call emptied
+	// (keepArray), for undo.
+	undoVals []goja.Value
 	// calls and bails count the compiled calls and those that bailed out;
 	// a function that bails out often runs on goja from then on.
 	calls, bails int
@@ -68,15 +72,17 @@ func (in *instance) compiledInterrupt(cf *cfunc, intr error, at int) error {
 }
 
 // undoRec undoes a change of a compiled call: field i of record r was
-// old, property name of obj was old, or array arr was n elements long.
+// old, property name of obj was old, or array arr was n elements long
+// (emptied: its elements are undoVals[i:i+n]).
 type undoRec struct {
-	r    *record
-	i    int
-	old  goja.Value
-	obj  *goja.Object
-	name string
-	arr  *goja.Object
-	n    int64
+	r       *record
+	i       int
+	old     goja.Value
+	obj     *goja.Object
+	name    string
+	arr     *goja.Object
+	n       int64
+	emptied bool
 }
 
 // maxBailShare: after minCallsForBail calls, a function that bailed
@@ -148,6 +154,15 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 				}
 				continue
 			}
+			if u.r == nil && u.emptied {
+				// The elements go back in order, each at the end.
+				for j, x := range c.undoVals[u.i : u.i+int(u.n)] {
+					if err := e.protect(func() { u.arr.Set(strconv.Itoa(j), x) }); err != nil {
+						panic(err) // an array emptied can always be filled again
+					}
+				}
+				continue
+			}
 			if u.r == nil {
 				if err := e.protect(func() { u.arr.Set("length", e.intJS(u.n)) }); err != nil {
 					panic(err) // an array push made can always be cut back
@@ -166,6 +181,8 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 	if len(c.undo) > 0 {
 		clear(c.undo)
 		c.undo = c.undo[:0]
+		clear(c.undoVals)
+		c.undoVals = c.undoVals[:0]
 	}
 	if len(c.rows) > 0 {
 		clear(c.rows)
@@ -179,14 +196,13 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 	}
 	in.cur, in.curInput, in.curRow = nil, -1, nil
 	c.lastObj, c.lastRec, c.lastArr = nil, nil, nil
-	for i := range in.stateVals {
-		in.stateVals[i] = nil
-	}
-	for i, x := range in.stateCleared {
-		if x {
-			in.stateCleared[i] = false
+	for i, v := range in.stateVals {
+		if v != nil { // not the clear idiom, whose memclr is a call
+			in.stateVals[i] = nil
 		}
 	}
+	// in.stateCleared stays as it was: only ctx.clearState and the like
+	// set it, which compiled code does not call.
 	e.leave()
 	return ok, err
 }
@@ -224,10 +240,9 @@ func (in *instance) runFrame(cf *cfunc) (ok bool) {
 	for _, b := range cf.argBinds {
 		slots[b.slot] = in.argVals[b.idx]
 	}
+	// The slots keep the call's values until the next call sets them
+	// all: clearing them cost more than the few values they hold.
 	runBlock(f, cf.body)
-	for i := range slots {
-		slots[i] = nil
-	}
 	return true
 }
 
@@ -256,10 +271,31 @@ func (in *instance) cstate(i int) goja.Value {
 	return jv
 }
 
-// setField sets field i of a state record, logged for a bail-out.
+// setField sets field i of a state record, logged for a bail-out. A
+// field that already holds v (null, undefined, the same object) is left
+// as it is: streak.start = null on most rows of DelayStreak.
 func (in *instance) setField(r *record, i int, v goja.Value) {
-	in.c.undo = append(in.c.undo, undoRec{r: r, i: i, old: r.vals[i]})
-	r.Set(r.keys[i], v)
+	old := r.vals[i]
+	if sameSingleton(old, v) {
+		return
+	}
+	in.c.undo = append(in.c.undo, undoRec{r: r, i: i, old: old})
+	if v == nil {
+		v = goja.Undefined()
+	}
+	r.vals[i] = v
+}
+
+// sameSingleton reports whether a and b are the same object, or both
+// null or both undefined: values whose replacement by the other no code
+// can tell. (Comparing goja values with == would panic on strings of
+// UTF-16, which are slices.)
+func sameSingleton(a, b goja.Value) bool {
+	if o, ok := a.(*goja.Object); ok {
+		p, ok := b.(*goja.Object)
+		return ok && o == p
+	}
+	return a != nil && b != nil && (goja.IsNull(a) && goja.IsNull(b) || goja.IsUndefined(a) && goja.IsUndefined(b))
 }
 
 // colSite caches the column a row field read found.
@@ -694,9 +730,11 @@ func (in *instance) push(a, v goja.Value) goja.Value {
 	}
 	n := o.Get("length").ToInteger()
 	in.c.undo = append(in.c.undo, undoRec{arr: o, n: n})
-	r, err := e.js.arrayPush(o, v)
-	if err != nil {
+	// What Array.prototype.push does (its generic_push): [[Set]] of
+	// index n, which makes an array n+1 long, then of length, which
+	// then changes nothing; without the call of a function.
+	if err := o.Set(strconv.FormatInt(n, 10), v); err != nil {
 		bail("push: " + err.Error())
 	}
-	return r
+	return e.intJS(n + 1)
 }

@@ -126,8 +126,15 @@ func (e *realm) intToJS(i int64) goja.Value {
 	return e.intJS(i)
 }
 
+// dateToJS makes a Date of ms. Times repeat (rows of the same minute):
+// the number last boxed for the constructor is boxed once, and its
+// argument slice is the realm's.
 func (e *realm) dateToJS(ms float64) goja.Value {
-	d, err := e.vm.New(e.js.dateCtor, e.vm.ToValue(ms))
+	if e.dateMsV == nil || ms != e.dateMs {
+		e.dateMs, e.dateMsV = ms, e.vm.ToValue(ms)
+	}
+	e.dateArg[0] = e.dateMsV
+	d, err := e.vm.New(e.js.dateCtor, e.dateArg[:]...)
 	if err != nil {
 		panic(err)
 	}

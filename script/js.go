@@ -28,8 +28,7 @@ type jsProtos struct {
 	listToString                       goja.Value // toString of arrays that print as Java's [a, b]
 	modeProto                          *goja.Object
 	fnToString                         goja.Callable // Function.prototype.toString, before the function's code ran
-	arrayPush                          goja.Callable // Array.prototype.push, before the function's code ran
-	arrayPushV                         goja.Value
+	arrayPushV                         goja.Value    // Array.prototype.push, before the function's code ran
 	// Object.prototype's own properties before the function's code ran
 	// (objectProtoIntact).
 	objectProtoNames map[string]bool
@@ -64,7 +63,6 @@ func (e *realm) initJS() {
 	js.mapSet = method(js.mapCtor, "set")
 	js.fnToString = method(vm.Get("Function").ToObject(vm), "toString")
 	js.arrayPushV = vm.Get("Array").ToObject(vm).Get("prototype").ToObject(vm).Get("push")
-	js.arrayPush, _ = goja.AssertFunction(js.arrayPushV)
 	js.objectProtoNames = map[string]bool{}
 	for _, k := range js.objectProto.GetOwnPropertyNames() {
 		js.objectProtoNames[k] = true

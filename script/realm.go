@@ -43,6 +43,11 @@ type realm struct {
 
 	batch   batcher       // the frame that batches calls (batch.go)
 	rethrow goja.Callable // throws its argument (instance.settled)
+
+	// dateToJS's argument, and the time it boxed last.
+	dateArg [1]goja.Value
+	dateMs  float64
+	dateMsV goja.Value
 }
 
 func (rt *realm) runGuarded() { rt.guardedErr = rt.guarded() }

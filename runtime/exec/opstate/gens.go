@@ -543,30 +543,54 @@ func (t *Table[V]) compactStep() error {
 // nextMerged takes the least key of the cursors' heads off every cursor
 // that has it and returns it with the value of the first of them (the
 // cursors are newest first) and whether that is a deletion; ok is false
-// when every cursor is done.
+// when every cursor is done. The key and the value share the cursor's
+// copy of what it read, which no later read overwrites.
 func nextMerged(cursors []*cursor) (key, val []byte, deleted, ok bool, err error) {
-	for _, c := range cursors {
+	// at marks the cursors whose head is key, found in the one pass
+	// that finds key (a second pass comparing every head again took a
+	// third of a merge's time); past 64 cursors the others are compared
+	// again.
+	var at uint64
+	for i, c := range cursors {
 		k, has, err := c.head()
 		if err != nil {
 			return nil, nil, false, false, err
 		}
-		if has && (key == nil || bytes.Compare(k, key) < 0) {
-			key = k
+		if !has {
+			continue
+		}
+		cmp := -1
+		if key != nil {
+			cmp = bytes.Compare(k, key)
+		}
+		switch {
+		case cmp < 0:
+			key, at = k, 0
+			if i < 64 {
+				at = 1 << i
+			}
+		case cmp == 0 && i < 64:
+			at |= 1 << i
 		}
 	}
 	if key == nil {
 		return nil, nil, false, false, nil
 	}
-	key = bytes.Clone(key)
 	found := false
-	for _, c := range cursors {
-		if k, has, _ := c.head(); has && bytes.Equal(k, key) {
-			if !found {
-				val, deleted = c.value()
-				found = true
-			}
-			c.pop()
+	for i, c := range cursors {
+		if i < 64 && at&(1<<i) == 0 {
+			continue
 		}
+		if i >= 64 {
+			if k, has, _ := c.head(); !has || !bytes.Equal(k, key) {
+				continue
+			}
+		}
+		if !found {
+			val, deleted = c.value()
+			found = true
+		}
+		c.pop()
 	}
 	return key, val, deleted, true, nil
 }

@@ -1,6 +1,7 @@
 package ptfop
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -73,9 +74,16 @@ func warmEntry(rec []byte, i int) (b []byte, ok bool) {
 	return nil, false
 }
 
-// warmRecord encodes the loaded value state of a live key.
+// warmRecord encodes the loaded value state of a live key, in a slice of
+// its own of the record's size: made in a scratch buffer first, as a
+// record appended to nil grew three times (flags, write time, value).
 func (s *keyedState) warmRecord(ks *keyState) ([]byte, error) {
-	return s.appendWarmRecord(nil, ks)
+	rec, err := s.appendWarmRecord(s.recBuf[:0], ks)
+	if err != nil {
+		return nil, err
+	}
+	s.recBuf = rec
+	return bytes.Clone(rec), nil
 }
 
 // appendWarmRecord appends the warm record of a live key to rec: a
@@ -185,7 +193,12 @@ func (s *keyedState) evict(ks *keyState) error {
 		delete(s.keys, k)
 	}
 	if rec != nil && rec[0]&warmDirty != 0 && !s.dirtyAll {
-		if len(s.dirtyWarm) >= max(len(s.keys), 1024) {
+		if s.ex.Checkpoints == nil || s.ex.Uncheckpointable != "" {
+			// No periodic checkpoint comes (no state file, or an operator
+			// outside checkpoints): the final flush walks every key, and
+			// the list would only take memory.
+			s.dirtyWarm, s.dirtyAll = nil, true
+		} else if len(s.dirtyWarm) >= max(len(s.keys), 1024) {
 			// Many evictions and no checkpoint (interval-rows 0, or no
 			// state file): the flush walks the keys instead.
 			s.dirtyWarm, s.dirtyAll = nil, true
@@ -212,7 +225,7 @@ func (s *keyedState) spillWarm() error {
 		err := s.ex.Store.Update(func(tx state.Tx) error {
 			runs := s.beginRuns(tx)
 			for _, k := range dirty {
-				if err := s.flushWarm(runs, k, s.keys[k].rec); err != nil {
+				if err := s.flushWarm(runs, k, s.keys[k].rec, true); err != nil {
 					return err
 				}
 			}
@@ -237,8 +250,10 @@ func (s *keyedState) spillWarm() error {
 }
 
 // flushWarm writes the changed warm record rec of key k to runs; it
-// stays in memory, unchanged since.
-func (s *keyedState) flushWarm(runs *valueRuns, k string, rec []byte) error {
+// stays in memory, unchanged since. note records the key in written: a
+// statement's final flush, after which every key may be in the store
+// (release), need not.
+func (s *keyedState) flushWarm(runs *valueRuns, k string, rec []byte, note bool) error {
 	key := stringBytes(k)
 	for i := range s.decls {
 		b, ok := warmEntry(rec, i)
@@ -253,7 +268,7 @@ func (s *keyedState) flushWarm(runs *valueRuns, k string, rec []byte) error {
 		}
 	}
 	rec[0] &^= warmDirty | warmListed // the slice shares the map's record
-	if rec[0]&warmNoted == 0 {
+	if note && rec[0]&warmNoted == 0 {
 		s.noteWritten(key)
 		rec[0] |= warmNoted
 	}

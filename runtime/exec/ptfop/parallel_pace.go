@@ -20,15 +20,22 @@ import "time"
 // one before to its own (reading, running, handing out and the printing
 // of the batch before: the statement's speed), leaving out the first
 // paceWarm batches of a phase (the pipeline fills or drains), for at
-// least paceMinTimed, and counts the cores the process used meanwhile. A call starts concurrent. While
-// its concurrent batches keep paceBusyCores cores busy, they gain what a
-// second core can give, and it goes on. Otherwise (other processes hold
-// the cores, or the workers wait for the coordinator) it probes:
-// paceProbe batches in turn, timed, against the concurrent ones before
-// them. The faster (in turn needs to be paceEdge faster) runs for a
-// stretch of batches, which doubles each time the same wins, up to
-// paceMaxStretch; then the other is measured again, as the load of the
-// machine changes. A decision waits for the timings of the batches it
+// least paceMinTimed (paceFirstTimed the first phase), and counts the
+// cores the process used meanwhile. A call starts concurrent. While its
+// concurrent batches keep paceBusyCores cores busy, they gain what a
+// second core can give, and it goes on. When they get less than
+// paceSpareCores cores (the machine is busy), in turn does less work with
+// what the machine gives, and it runs in turn. Otherwise (other processes
+// hold some of the cores, or the workers wait for the coordinator) it
+// probes: paceProbe batches in turn, timed, against the concurrent ones
+// before them. The faster runs for a stretch
+// of batches, which doubles each time the same wins, up to
+// paceMaxStretch; a tie goes to in turn (concurrent must be paceEdge
+// faster), which on a loaded machine is never much slower than one
+// worker. After a stretch in turn, concurrent is measured again only if
+// the batches in turn got paceSpareCores cores (the load of the machine
+// changes); on a machine that gives the process less, a second core has
+// nothing to gain. A decision waits for the timings of the batches it
 // compares: a phase runs on in its mode until they are handed out.
 //
 // Only the wall clock decides which goroutine runs a batch, never what it
@@ -40,14 +47,18 @@ const (
 	// machine a few batches take a few of its time slices, whose luck
 	// would decide.
 	paceMinTimed   = 200 * time.Millisecond
-	paceProbe      = 8    // batches of a probe
-	paceStretch    = 32   // batches of the first stretch after a probe
-	paceMaxStretch = 1024 // batches of the longest stretch
+	paceFirstTimed = 50 * time.Millisecond // the first phase's
+	paceProbe      = 8                     // batches of a probe
+	paceStretch    = 32                    // batches of the first stretch after a probe
+	paceMaxStretch = 1024                  // batches of the longest stretch
 	// paceBusyCores: concurrent batches that kept this many cores busy
 	// are not worth a probe in turn.
 	paceBusyCores = 1.7
-	// paceEdge: in turn wins when it hands out this much faster.
-	paceEdge = 1.03
+	// paceEdge: concurrent wins when it hands out this much faster.
+	paceEdge = 1.1
+	// paceSpareCores: batches in turn that got this many cores leave
+	// room for concurrent ones to be measured again.
+	paceSpareCores = 1.0
 )
 
 // paceTiming is what a phase's timed batches measured.
@@ -89,6 +100,10 @@ type parPace struct {
 	phase   int  // counts the phases
 	stretch int  // length of the next stretch
 	won     int  // the mode that won the last comparison (-1: none yet)
+	// minTimed is the least time the phase is timed for: paceFirstTimed
+	// for the first, which only asks how many cores concurrent batches
+	// get, paceMinTimed for the others, which compare speeds
+	minTimed time.Duration
 
 	cur   paceTiming    // the phase's timed batches handed out
 	other [2]paceTiming // the last complete timing of each mode (0: concurrent)
@@ -109,7 +124,7 @@ const (
 )
 
 func newParPace(setting string, now func() time.Time, cpu func() (time.Duration, bool)) parPace {
-	p := parPace{now: now, cpu: cpu, length: paceProbe, probe: true, stretch: paceStretch, won: -1, prev: -1}
+	p := parPace{now: now, cpu: cpu, length: paceProbe, probe: true, stretch: paceStretch, won: -1, prev: -1, minTimed: paceFirstTimed}
 	switch setting {
 	case "concurrent":
 		p.fixed = paceConcurrent
@@ -129,7 +144,7 @@ func mode(inTurn bool) int {
 // inline says whether the next batch runs in turn. At the end of a phase
 // it decides the next one, once the timings it needs have come.
 func (p *parPace) inline() bool {
-	if p.fixed != paceAuto || p.taken < p.length || p.cur.n < p.timed || p.cur.took < paceMinTimed {
+	if p.fixed != paceAuto || p.taken < p.length || p.cur.n < p.timed || p.cur.took < p.minTimed {
 		return p.inTurn
 	}
 	done := p.cur
@@ -139,16 +154,25 @@ func (p *parPace) inline() bool {
 	switch {
 	case p.prev == 1-m && p.probe:
 		// a probe after the other mode's phase: the faster runs on
-		next = p.other[1].rate() > p.other[0].rate()*paceEdge
+		next = p.other[0].rate() < p.other[1].rate()*paceEdge
 		if w := mode(next); w == p.won {
 			p.stretch = min(2*p.stretch, paceMaxStretch)
 		} else {
 			p.won, p.stretch = w, paceStretch
 		}
 		length = p.stretch
+	case p.inTurn && done.n > 0 && done.cores() < paceSpareCores:
+		// in turn on a machine that gives less than a core: go on, for
+		// longer
+		p.stretch = min(2*p.stretch, paceMaxStretch)
+		length = p.stretch
 	case p.inTurn:
 		// a stretch in turn ended: measure concurrent again
 		next, probe, length = false, true, paceProbe
+	case done.n > 0 && done.cores() < paceSpareCores:
+		// concurrent, and the process got less than a core: in turn
+		// does less work with what the machine gives
+		next, length = true, p.stretch
 	case done.n > 0 && done.cores() < paceBusyCores:
 		// concurrent, without the cores it needs: probe in turn
 		next, probe, length = true, true, paceProbe
@@ -158,6 +182,7 @@ func (p *parPace) inline() bool {
 		length = p.stretch
 	}
 	p.prev, p.inTurn, p.probe, p.length = m, next, probe, length
+	p.minTimed = paceMinTimed
 	p.taken, p.timed, p.cur = 0, 0, paceTiming{}
 	p.phase++
 	return p.inTurn
@@ -177,7 +202,7 @@ func (p *parPace) take(inTurn bool) paceMark {
 		p.InTurn++
 	}
 	k := paceMark{phase: p.phase}
-	if p.fixed == paceAuto && p.taken >= paceWarm && (p.taken < p.length || p.cur.took < paceMinTimed) {
+	if p.fixed == paceAuto && p.taken >= paceWarm && (p.taken < p.length || p.cur.took < p.minTimed) {
 		k.timed = true
 		p.timed++
 	}

@@ -75,18 +75,36 @@ func TestParPace(t *testing.T) {
 		}
 	})
 	t.Run("busy", func(t *testing.T) {
-		// concurrent 3x slower, with 0.3 cores
+		// concurrent 3x slower, with 0.3 cores; in turn gets 0.4 cores:
+		// concurrent is not measured again
 		m := &paceMachine{perBatch: [2]time.Duration{30 * ms, 10 * ms}, cores: [2]float64{0.3, 0.4}}
+		p := newPaceMachine("auto", m)
+		got := m.run(p, 1000)
+		if i := strings.IndexByte(got, 'i'); i < 0 || strings.Contains(got[i:], "c") {
+			t.Errorf("in turn is not kept to: %s", got)
+		}
+	})
+	t.Run("busy, a core spare", func(t *testing.T) {
+		// the same, but in turn gets a core: concurrent is measured
+		// again, less and less often
+		m := &paceMachine{perBatch: [2]time.Duration{30 * ms, 10 * ms}, cores: [2]float64{0.3, 1.1}}
 		p := newPaceMachine("auto", m)
 		got := m.run(p, 1000)
 		if p.InTurn < 900 {
 			t.Errorf("in turn %d of %d batches, want most: %s", p.InTurn, p.Batches, got)
 		}
-		// it measures concurrent again, less and less often
 		if runs := strings.FieldsFunc(got, func(r rune) bool { return r == 'i' }); len(runs) < 3 {
 			t.Errorf("concurrent measured %d times, want again after each stretch: %s", len(runs), got)
 		}
 		growing(t, got, "c")
+	})
+	t.Run("tie", func(t *testing.T) {
+		// concurrent 5 % faster: not enough
+		m := &paceMachine{perBatch: [2]time.Duration{19 * ms, 20 * ms}, cores: [2]float64{1.2, 1.1}}
+		p := newPaceMachine("auto", m)
+		if got := m.run(p, 1000); p.InTurn < 900 {
+			t.Errorf("in turn %d of %d batches, want most: %s", p.InTurn, p.Batches, got)
+		}
 	})
 	t.Run("busy, concurrent faster", func(t *testing.T) {
 		m := &paceMachine{perBatch: [2]time.Duration{10 * ms, 20 * ms}, cores: [2]float64{1.2, 0.9}}
@@ -98,7 +116,7 @@ func TestParPace(t *testing.T) {
 		growing(t, got, "i")
 	})
 	t.Run("load changes", func(t *testing.T) {
-		m := &paceMachine{perBatch: [2]time.Duration{30 * ms, 10 * ms}, cores: [2]float64{0.3, 0.4}}
+		m := &paceMachine{perBatch: [2]time.Duration{30 * ms, 10 * ms}, cores: [2]float64{0.3, 1.1}}
 		p := newPaceMachine("auto", m)
 		m.run(p, 200)
 		m.perBatch, m.cores = [2]time.Duration{10 * ms, 15 * ms}, [2]float64{1.9, 1.1}

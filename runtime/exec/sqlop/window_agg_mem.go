@@ -3,6 +3,7 @@ package sqlop
 import (
 	"maps"
 	"slices"
+	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
@@ -64,11 +65,15 @@ type memCall struct {
 	kind memAccKind
 	star bool       // COUNT(*) without FILTER: no argument to evaluate
 	arg  types.Kind // the argument's kind
+	col  int        // the argument is this column, read without Eval; -1: it is not one
 }
 
 // newMemCall returns how call c adds in memory.
 func newMemCall(c *AggCall) memCall {
-	mc := memCall{c: c, kind: memOther, arg: c.ArgType.Kind}
+	mc := memCall{c: c, kind: memOther, arg: c.ArgType.Kind, col: -1}
+	if col, ok := c.Arg.(*expr.Column); ok {
+		mc.col = col.Index
+	}
 	if c.Distinct {
 		return mc
 	}
@@ -258,7 +263,17 @@ type memWindowAggStream struct {
 	row     []any // the input row with a window's columns
 	grow    []any // a group row for Outs
 	boxes   []boxedWindow
+	rowBox  *[3]any                   // the window columns row holds (box), nil: none known
+	strSeen [1 << strSeenBits]strSeen // strKeys by the string's address (key)
 }
+
+// strSeen is a string key seen, and its memKey.
+type strSeen struct {
+	s string
+	k *memKey
+}
+
+const strSeenBits = 8
 
 func (s *memWindowAggStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
@@ -334,11 +349,20 @@ func (s *memWindowAggStream) Row(r types.Row) error {
 			copy(s.row, r.Fields)
 			copied = true
 		}
-		copy(s.row[s.width:], s.box(i, w)[:])
+		if b := s.box(i, w); b != s.rowBox {
+			// The window columns of the row before are those of the
+			// same window, most often: copied once for its rows.
+			copy(s.row[s.width:], b[:])
+			s.rowBox = b
+		}
 		for j := range s.calls {
 			c := &s.calls[j]
 			var v any
-			if !c.star {
+			switch {
+			case c.star:
+			case c.col >= 0:
+				v = s.row[c.col]
+			default:
 				var err error
 				if v, err = c.c.Arg.Eval(s.row); err != nil {
 					return err
@@ -358,11 +382,20 @@ func (s *memWindowAggStream) Row(r types.Row) error {
 func (s *memWindowAggStream) key(f []any) *memKey {
 	if len(s.keyCols) == 1 {
 		if str, ok := f[s.keyCols[0]].(string); ok {
+			// A reader that takes its strings from a dictionary (Parquet)
+			// hands out the same string for every row of a key: found by
+			// its address, without hashing it. The entry holds the string,
+			// so that the same address and length are the same text.
+			e := &s.strSeen[uintptr(unsafe.Pointer(unsafe.StringData(str)))*0x9E3779B97F4A7C15>>(64-strSeenBits)]
+			if e.k != nil && len(e.s) == len(str) && unsafe.StringData(e.s) == unsafe.StringData(str) {
+				return e.k
+			}
 			k := s.strKeys[str]
 			if k == nil {
 				k = &memKey{key: str, str: true}
 				s.strKeys[str] = k
 			}
+			*e = strSeen{str, k}
 			return k
 		}
 	}
@@ -398,6 +431,9 @@ func (s *memWindowAggStream) box(i int, w [2]int64) *[3]any {
 	b := &s.boxes[i]
 	if b.v[0] == nil || b.start != w[0] || b.end != w[1] {
 		*b = boxedWindow{start: w[0], end: w[1], v: windowColumns(s.tvf.Sch, w[0], w[1])}
+		if s.rowBox == &b.v {
+			s.rowBox = nil // changed: s.row has the old window's columns
+		}
 	}
 	return &b.v
 }
@@ -493,6 +529,7 @@ func (s *memWindowAggStream) dropIdleKeys() {
 	for _, m := range []map[string]*memKey{s.keys, s.strKeys} {
 		maps.DeleteFunc(m, func(_ string, k *memKey) bool { return k.idle })
 	}
+	clear(s.strSeen[:])
 	s.idle = 0
 }
 
