@@ -19,10 +19,10 @@ import (
 // to the leaders of the partitions (the brokers' metadata), one request
 // a leader at a time, and parses the record batches of the answers
 // itself (batchParser) into records that are slices of the answers'
-// bytes. The client library's consumer made an object a record and
-// merged the partitions' fetches itself: about 0.15 µs a record, as much
-// as a third of reading a JSON topic. Transaction markers come as control
-// records; aborted transactions are read, as read_uncommitted reads them.
+// bytes. The client library's consumer makes an object of each record
+// and buffers each partition's fetches itself, about 0.15 µs a record.
+// Transaction markers come as control records; aborted transactions are
+// read, as read_uncommitted reads them.
 //
 // On a retriable error (a leader moved, a broker restarting) the fetcher
 // looks the leaders up again and fetches again, a few times with a
