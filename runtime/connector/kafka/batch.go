@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/bits"
-	"strings"
 	"sync"
 	"time"
 
@@ -218,48 +217,19 @@ func (b *batchWriter) topic(ctx context.Context, name string) (*topicBatches, er
 	if t != nil && !t.stale {
 		return t, nil
 	}
-	req := kmsg.NewPtrMetadataRequest()
-	rt := kmsg.NewMetadataRequestTopic()
-	rt.Topic = kmsg.StringPtr(name)
-	req.Topics = append(req.Topics, rt)
-	req.AllowAutoTopicCreation = false
-	mctx, cancel := b.c.ctx(ctx)
-	defer cancel()
-	resp, err := req.RequestWith(mctx, b.c.cl)
+	id, leaders, err := b.c.leaders(ctx, name)
 	if err != nil {
-		return nil, b.c.unreachable(err)
+		return nil, err
 	}
-	for _, mt := range resp.Topics {
-		if mt.Topic == nil || *mt.Topic != name {
-			continue
-		}
-		if err := kerr.ErrorForCode(mt.ErrorCode); err != nil {
-			if errors.Is(err, kerr.UnknownTopicOrPartition) {
-				return nil, fmt.Errorf("topic '%s': %w on the brokers %s", name, ErrNoTopic, strings.Join(b.c.cfg.Servers, ","))
-			}
-			return nil, fmt.Errorf("topic '%s': %w", name, err)
-		}
-		leaders := make([]int32, len(mt.Partitions))
-		for _, p := range mt.Partitions {
-			if p.Partition < 0 || int(p.Partition) >= len(leaders) {
-				return nil, fmt.Errorf("topic '%s': the brokers list partition %d of %d", name, p.Partition, len(leaders))
-			}
-			leaders[p.Partition] = p.Leader
-		}
-		if len(leaders) == 0 {
-			return nil, fmt.Errorf("topic '%s' has no partitions", name)
-		}
-		if t == nil {
-			t = &topicBatches{name: name}
-			b.topics[name] = t
-		}
-		if len(t.open) < len(leaders) { // partitions added: the open batches stay
-			t.open = append(t.open, make([]*batch, len(leaders)-len(t.open))...)
-		}
-		t.id, t.leaders, t.stale = mt.TopicID, leaders, false
-		return t, nil
+	if t == nil {
+		t = &topicBatches{name: name}
+		b.topics[name] = t
 	}
-	return nil, fmt.Errorf("topic '%s': %w on the brokers %s", name, ErrNoTopic, strings.Join(b.c.cfg.Servers, ","))
+	if len(t.open) < len(leaders) { // partitions added: the open batches stay
+		t.open = append(t.open, make([]*batch, len(leaders)-len(t.open))...)
+	}
+	t.id, t.leaders, t.stale = id, leaders, false
+	return t, nil
 }
 
 // seal moves a partition's open batch to the queue.

@@ -372,3 +372,42 @@ func (c *Client) CreateTopic(ctx context.Context, name string, partitions int32)
 	}
 	return nil
 }
+
+// leaders looks up a topic's id and the leader of each of its partitions
+// (-1: none now).
+func (c *Client) leaders(ctx context.Context, name string) (id [16]byte, leaders []int32, err error) {
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(name)
+	req.Topics = append(req.Topics, rt)
+	req.AllowAutoTopicCreation = false
+	mctx, cancel := c.ctx(ctx)
+	defer cancel()
+	resp, err := req.RequestWith(mctx, c.cl)
+	if err != nil {
+		return id, nil, c.unreachable(err)
+	}
+	for _, mt := range resp.Topics {
+		if mt.Topic == nil || *mt.Topic != name {
+			continue
+		}
+		if err := kerr.ErrorForCode(mt.ErrorCode); err != nil {
+			if errors.Is(err, kerr.UnknownTopicOrPartition) {
+				return id, nil, fmt.Errorf("topic '%s': %w on the brokers %s", name, ErrNoTopic, strings.Join(c.cfg.Servers, ","))
+			}
+			return id, nil, fmt.Errorf("topic '%s': %w", name, err)
+		}
+		leaders := make([]int32, len(mt.Partitions))
+		for _, p := range mt.Partitions {
+			if p.Partition < 0 || int(p.Partition) >= len(leaders) {
+				return id, nil, fmt.Errorf("topic '%s': the brokers list partition %d of %d", name, p.Partition, len(leaders))
+			}
+			leaders[p.Partition] = p.Leader
+		}
+		if len(leaders) == 0 {
+			return id, nil, fmt.Errorf("topic '%s' has no partitions", name)
+		}
+		return mt.TopicID, leaders, nil
+	}
+	return id, nil, fmt.Errorf("topic '%s': %w on the brokers %s", name, ErrNoTopic, strings.Join(c.cfg.Servers, ","))
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -39,12 +40,15 @@ type Record struct {
 // waiting, the records fetched so far, the earliest of one fetch first
 // (TryNext). Close releases it.
 //
-// The fetched records stay in the client library's batches until they
-// are handed out: a Record's Key and Value are slices of those batches,
-// never copied.
+// A read of every record (read_uncommitted) fetches with a fetcher of
+// its own; a read of committed records, with the client library's
+// consumer, which drops aborted transactions. The fetched records stay in
+// the fetched bytes until they are handed out: a Record's Key and Value
+// are slices of those bytes, never copied.
 type Reader struct {
 	c     *Client
-	cl    *kgo.Client
+	cl    *kgo.Client // the client library's consumer, or nil
+	f     *fetcher    // the fetcher of a read of every record, or nil
 	parts []partQueue
 	// index finds a partition among parts.
 	index map[TP]int
@@ -58,6 +62,10 @@ type Reader struct {
 	stopped chan struct{}
 }
 
+// ownFetch says whether reads of every record use the fetcher (tests
+// compare it with the client library's consumer).
+var ownFetch = true
+
 // partQueue is one partition of a Reader: where it is, where it ends,
 // and its records fetched and not handed out yet (recs[head:]).
 type partQueue struct {
@@ -65,9 +73,22 @@ type partQueue struct {
 	// next is the offset after the last record handed out.
 	next int64
 	// end is the offset a bounded read stops before; -1: unbounded.
-	end  int64
-	recs []*kgo.Record
+	end int64
+	// upTo is the offset the fetcher fetched the partition up to: when
+	// every record fetched has been handed out, the partition is there
+	// (past transaction markers and the gaps of a compacted topic).
+	upTo int64
+	// recs[head:] are the records of the oldest fetch not handed out
+	// yet, and more the records of the fetches after it, each fetch's
+	// slice as it came.
+	recs []fetchedRecord
 	head int
+	more []fetchChunk
+	// size is the bytes the fetch of recs came in; pending, the
+	// fetcher's count of the partition's bytes fetched and not handed
+	// out (nil: the client library's consumer).
+	size    int
+	pending *atomic.Int64
 	// ready says that recs[head] is a record, not a transaction marker,
 	// and ts is its timestamp in epoch milliseconds.
 	ready bool
@@ -85,32 +106,66 @@ func (q *partQueue) front(r *Reader) bool {
 		return true
 	}
 	for q.head < len(q.recs) {
-		kr := q.recs[q.head]
-		if !kr.Attrs.IsControl() {
-			q.ts, q.ready = kr.Timestamp.UnixMilli(), true
+		kr := &q.recs[q.head]
+		if !kr.control {
+			q.ts, q.ready = kr.ts, true
 			return true
 		}
-		if kr.Offset >= q.next {
-			q.next = kr.Offset + 1
+		if kr.offset >= q.next {
+			q.next = kr.offset + 1
 		}
 		q.pop(r)
+	}
+	if q.upTo > q.next {
+		q.next = q.upTo
 	}
 	return false
 }
 
 // pop drops the record at the head of the queue.
 func (q *partQueue) pop(r *Reader) {
-	q.recs[q.head] = nil
 	q.head++
 	q.ready = false
 	r.queued--
-	if q.head == len(q.recs) {
-		q.recs, q.head = q.recs[:0], 0 // keeps the room for the next fetch
+	if q.head < len(q.recs) {
+		return
+	}
+	// The fetch is handed out: its slice goes back to the fetcher (the
+	// slots keep their records' bytes until it is used again), which
+	// may fetch the partition again.
+	if r.f != nil {
+		select {
+		case r.f.free <- q.recs[:0]:
+		default:
+		}
+		r.f.handedOut(q.pending, q.size)
+	}
+	q.recs, q.head, q.size = nil, 0, 0
+	if len(q.more) > 0 {
+		q.recs, q.size = q.more[0].recs, q.more[0].size
+		q.more[0] = fetchChunk{}
+		q.more = q.more[1:]
 	}
 }
 
-// push queues the records of one fetch of the partition: those before
-// the end of a bounded read.
+// queue adds the records of one fetch.
+func (q *partQueue) queue(r *Reader, c fetchChunk) {
+	if len(c.recs) == 0 {
+		if r.f != nil {
+			r.f.handedOut(q.pending, c.size)
+		}
+		return
+	}
+	r.queued += len(c.recs)
+	if q.head == len(q.recs) {
+		q.recs, q.head, q.size = c.recs, 0, c.size
+		return
+	}
+	q.more = append(q.more, c)
+}
+
+// push queues the records of one fetch of the partition by the client
+// library: those before the end of a bounded read.
 func (q *partQueue) push(r *Reader, recs []*kgo.Record) {
 	if q.end >= 0 {
 		n := 0
@@ -122,14 +177,18 @@ func (q *partQueue) push(r *Reader, recs []*kgo.Record) {
 	if len(recs) == 0 {
 		return
 	}
-	if q.head > 0 && len(q.recs)+len(recs) > cap(q.recs) {
-		// Move what is left to the front before the slice grows.
-		n := copy(q.recs, q.recs[q.head:])
-		clear(q.recs[n:])
-		q.recs, q.head = q.recs[:n], 0
+	out := fetchChunk{recs: make([]fetchedRecord, 0, len(recs))}
+	for _, kr := range recs {
+		fr := fetchedRecord{offset: kr.Offset, ts: kr.Timestamp.UnixMilli(), key: kr.Key, value: kr.Value, control: kr.Attrs.IsControl()}
+		if len(kr.Headers) > 0 {
+			fr.headers = make([]Header, len(kr.Headers))
+			for j, h := range kr.Headers {
+				fr.headers[j] = Header{Key: h.Key, Value: h.Value}
+			}
+		}
+		out.recs = append(out.recs, fr)
 	}
-	q.recs = append(q.recs, recs...)
-	r.queued += len(recs)
+	q.queue(r, out)
 }
 
 // NewReader reads partitions tps from starts (the next offset to read).
@@ -137,6 +196,21 @@ func (q *partQueue) push(r *Reader, recs []*kgo.Record) {
 // offset reaches its end.
 func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error) {
 	r := &Reader{c: c, parts: make([]partQueue, len(tps)), index: make(map[TP]int, len(tps))}
+	if ownFetch && !c.cfg.ReadCommitted {
+		for i, tp := range tps {
+			q := &r.parts[i]
+			q.tp, q.next, q.end = tp, starts[tp], -1
+			r.index[tp] = i
+			if ends != nil {
+				q.end = ends[tp]
+			}
+		}
+		r.f = newFetcher(c, tps, starts, ends)
+		for i := range r.parts {
+			r.parts[i].pending = &r.f.parts[i].pending
+		}
+		return r, nil
+	}
 	assign := map[string]map[int32]kgo.Offset{}
 	for i, tp := range tps {
 		q := &r.parts[i]
@@ -242,15 +316,9 @@ func (r *Reader) Next(ctx context.Context, wait time.Duration) (rec Record, ok b
 // front found.
 func (r *Reader) take(i int) Record {
 	q := &r.parts[i]
-	kr := q.recs[q.head]
-	rec := Record{TP: q.tp, Part: i, Offset: kr.Offset, Timestamp: q.ts, Key: kr.Key, Value: kr.Value}
-	if len(kr.Headers) > 0 {
-		rec.Headers = make([]Header, len(kr.Headers))
-		for j, h := range kr.Headers {
-			rec.Headers[j] = Header{Key: h.Key, Value: h.Value}
-		}
-	}
-	q.next = kr.Offset + 1
+	kr := &q.recs[q.head]
+	rec := Record{TP: q.tp, Part: i, Offset: kr.offset, Timestamp: q.ts, Key: kr.key, Value: kr.value, Headers: kr.headers}
+	q.next = kr.offset + 1
 	q.pop(r)
 	return rec
 }
@@ -260,6 +328,10 @@ func (r *Reader) take(i int) Record {
 // whenever a fetch (records, or an error) has come. At most a few fetches
 // wait for TryNext; the goroutine waits when they do.
 func (r *Reader) Start(wake func()) {
+	if r.f != nil {
+		r.startFetcher(wake)
+		return
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	r.fetched, r.stop, r.stopped = make(chan kgo.Fetches, 2), stop, make(chan struct{})
 	go func() {
@@ -296,6 +368,17 @@ func (r *Reader) TryNext() (rec Record, ok bool, err error) {
 				return r.take(best), true, nil
 			}
 		}
+		if r.f != nil {
+			select {
+			case res, ok := <-r.f.out:
+				if err := r.queueResult(res, ok); err != nil {
+					return Record{}, false, err
+				}
+			default:
+				return Record{}, false, nil
+			}
+			continue
+		}
 		select {
 		case fs := <-r.fetched:
 			if err := r.queueFetches(fs); err != nil {
@@ -309,6 +392,9 @@ func (r *Reader) TryNext() (rec Record, ok bool, err error) {
 
 // fetch polls once and queues what came.
 func (r *Reader) fetch(ctx context.Context, wait time.Duration) error {
+	if r.f != nil {
+		return r.fetchOwn(ctx, wait)
+	}
 	pctx := ctx
 	if wait > 0 {
 		var cancel context.CancelFunc
@@ -352,12 +438,61 @@ func (r *Reader) queueFetches(fs kgo.Fetches) error {
 	return nil
 }
 
+// startFetcher starts the fetcher's goroutine, once.
+func (r *Reader) startFetcher(wake func()) {
+	if r.stop != nil {
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	r.stop, r.stopped = stop, make(chan struct{})
+	go func() {
+		defer close(r.stopped)
+		r.f.run(ctx, wake)
+	}()
+}
+
+// fetchOwn waits for the fetcher's next result (at most wait when
+// positive) and queues it.
+func (r *Reader) fetchOwn(ctx context.Context, wait time.Duration) error {
+	r.startFetcher(nil)
+	var timeout <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case res, ok := <-r.f.out:
+		return r.queueResult(res, ok)
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timeout:
+		return ErrIdle
+	}
+}
+
+// queueResult queues the records of one result of the fetcher; ok is
+// false when the fetcher has ended.
+func (r *Reader) queueResult(res fetchResult, ok bool) error {
+	if !ok {
+		return errors.New("the fetch of the partitions ended before their end offsets")
+	}
+	for _, c := range res.chunks {
+		q := &r.parts[c.part]
+		q.upTo = max(q.upTo, c.upTo)
+		q.queue(r, c) // the fetcher stopped them at the end of a bounded read
+	}
+	return res.err
+}
+
 // Close releases the reader and ends the goroutine of an unbounded read.
 func (r *Reader) Close() {
 	if r.stop != nil {
 		r.stop()
 	}
-	r.cl.Close()
+	if r.cl != nil {
+		r.cl.Close()
+	}
 	if r.stopped != nil {
 		<-r.stopped
 	}

@@ -95,7 +95,7 @@ func (p *batchParser) parse(tp TP, data []byte, from int64, out []fetchedRecord)
 func parseRecords(tp TP, recs []byte, base int64, n int32, baseTS, maxTS int64, logAppend, control bool, from int64, out []fetchedRecord) ([]fetchedRecord, error) {
 	for i := int32(0); i < n; i++ {
 		at := base + int64(i)
-		size, k := binary.Varint(recs)
+		size, k := varint(recs)
 		if k <= 0 || size < 0 || int64(len(recs)-k) < size {
 			return out, parseError(tp, at, "record %d of a batch of %d is cut short", i, n)
 		}
@@ -136,6 +136,20 @@ func parseRecords(tp TP, recs []byte, base int64, n int32, baseTS, maxTS int64, 
 	return out, nil
 }
 
+// varint reads a zigzag varint as binary.Varint does, the one-byte and
+// two-byte forms (most lengths and deltas of a record) without a call.
+func varint(b []byte) (int64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		u := uint64(b[0])
+		return int64(u>>1) ^ -int64(u&1), 1
+	}
+	if len(b) > 1 && b[1] < 0x80 {
+		u := uint64(b[0]&0x7f) | uint64(b[1])<<7
+		return int64(u>>1) ^ -int64(u&1), 2
+	}
+	return binary.Varint(b)
+}
+
 // recordReader reads the fields of one record; bad is set when one is
 // cut short.
 type recordReader struct {
@@ -144,7 +158,7 @@ type recordReader struct {
 }
 
 func (r *recordReader) varint() int64 {
-	x, k := binary.Varint(r.b)
+	x, k := varint(r.b)
 	if k <= 0 {
 		r.bad = true
 		r.b = nil

@@ -183,3 +183,42 @@ func FuzzBatchParser(f *testing.F) {
 		}
 	})
 }
+
+// TestVarint: the short forms read as binary.Varint reads them.
+func TestVarint(t *testing.T) {
+	for _, x := range []int64{0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, -8193, 1 << 40, -1 << 62} {
+		b := binary.AppendVarint(nil, x)
+		for _, in := range [][]byte{b, append(b, 0x80, 0x01)} {
+			got, k := varint(in)
+			want, wk := binary.Varint(in)
+			if got != want || k != wk || got != x {
+				t.Errorf("varint(% x) = %d, %d; want %d, %d", in, got, k, want, wk)
+			}
+		}
+	}
+	for _, in := range [][]byte{nil, {0x80}, {0xff, 0xff}} {
+		if _, k := varint(in); k > 0 {
+			t.Errorf("varint(% x) read %d bytes", in, k)
+		}
+	}
+}
+
+// BenchmarkBatchParser: a batch of 1000 records of a JSON click each.
+func BenchmarkBatchParser(b *testing.B) {
+	vals := make([]string, 1000)
+	for i := range vals {
+		vals[i] = fmt.Sprintf(`{"user_id":"user%d","url":"https://example.com/p/%d","view_time":%d,"ts":"2026-12-07 08:00:00.%03d"}`, i%97, i, i%500, i%1000)
+	}
+	data := testBatch(0, vals, false)
+	p := &batchParser{decompressor: kgo.DefaultDecompressor()}
+	var out []fetchedRecord
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if out, _, err = p.parse(TP{"t", 0}, data, 0, out[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(vals)), "ns/record")
+}

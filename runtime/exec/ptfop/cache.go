@@ -203,7 +203,7 @@ func (s *keyedState) evict(ks *keyState) error {
 			// state file): the flush walks the keys instead.
 			s.dirtyWarm, s.dirtyAll = nil, true
 		} else {
-			s.dirtyWarm = append(s.dirtyWarm, k)
+			s.dirtyWarm = append(s.dirtyWarm, warmKey{k: k, rec: rec})
 		}
 	}
 	return nil

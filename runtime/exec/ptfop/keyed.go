@@ -37,11 +37,14 @@ type keyedState struct {
 	hand      int
 	warmBytes int64 // bytes of the warm records
 	// dirtyWarm are the keys evicted changed since the last periodic
-	// flush, which writes their warm records: a walk of every key in
-	// memory (100k) cost a checkpoint more than the writes. A key may be
-	// there twice, or be live again: the flush looks at its slot. Past
-	// as many entries as keys, dirtyAll replaces it: the flush walks them.
-	dirtyWarm []string
+	// flush, with their warm records, which the flush writes: a walk of
+	// every key in memory (100k) cost a checkpoint more than the writes,
+	// and looking each key up in keys cost a tenth of a flush. A record
+	// that is no longer its key's (the key went live again, or its record
+	// was spilled) is not marked warmDirty any more, and the flush skips
+	// it. Past as many entries as keys, dirtyAll replaces it: the flush
+	// walks them.
+	dirtyWarm []warmKey
 	dirtyAll  bool
 	// vals are the tables of the value state in the store (keyed_store.go),
 	// shared by the call's workers.
@@ -64,6 +67,12 @@ type keyedState struct {
 	keyCache strKeyCache
 	encBuf   []byte // a value being encoded (appendWarmRecord)
 	recBuf   []byte // a warm record being made (warmRecord)
+}
+
+// warmKey is an entry of keyedState.dirtyWarm.
+type warmKey struct {
+	k   string
+	rec []byte
 }
 
 // keySlot is a key's entry in keyedState.keys. A live key has its
@@ -197,6 +206,7 @@ func (s *keyedState) makeLive(ks *keyState, rec []byte) {
 	}
 	s.warmBytes -= warmSize(ks.enc, rec)
 	ks.dirty, ks.noted = rec[0]&warmDirty != 0, rec[0]&warmNoted != 0
+	rec[0] &^= warmDirty // the key's state is ks now: dirtyWarm may still hold rec
 	for i := range s.decls {
 		b, ok := warmEntry(rec, i)
 		if !ok || ks.ents[i].loaded {
@@ -322,12 +332,11 @@ func (s *keyedState) flushValues(tx state.Tx, final bool) error {
 			}
 		}
 	} else {
-		for _, k := range s.dirtyWarm {
-			// A key may be there twice, or be flushed already, spilled,
-			// or live again.
-			if slot := s.keys[k]; slot.warmChanged() && slot.rec[0]&warmListed == 0 {
-				slot.rec[0] |= warmListed
-				dirty = append(dirty, dirtyKey{k: k, rec: slot.rec})
+		for _, w := range s.dirtyWarm {
+			// A record that is no longer its key's is not warmDirty.
+			if w.rec[0]&(warmDirty|warmListed) == warmDirty {
+				w.rec[0] |= warmListed
+				dirty = append(dirty, dirtyKey{k: w.k, rec: w.rec})
 			}
 		}
 	}

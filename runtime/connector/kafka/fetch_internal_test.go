@@ -1,0 +1,357 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// fakeCluster starts a kfake cluster of brokers brokers with topic "t"
+// of 3 partitions, and a Client of it.
+func fakeCluster(t *testing.T, brokers int) (*kfake.Cluster, *Client) {
+	t.Helper()
+	kc, err := kfake.NewCluster(kfake.NumBrokers(brokers), kfake.SeedTopics(3, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kc.Close)
+	c, err := Dial(context.Background(), Config{Servers: kc.ListenAddrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return kc, c
+}
+
+// produceMixed writes n records to each partition of "t" with the
+// client library: batches of each codec, keys and null keys, null and
+// empty values, headers, times out of order, a committed and an aborted
+// transaction.
+func produceMixed(t *testing.T, servers []string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	i := 0
+	rec := func(p int32) *kgo.Record {
+		i++
+		r := &kgo.Record{Topic: "t", Partition: p, Value: []byte(fmt.Sprintf("v%d", i)), Timestamp: time.UnixMilli(int64(1_000_000 + i*(1-2*(i%3))))}
+		switch i % 5 {
+		case 1:
+			r.Key = []byte(fmt.Sprintf("k%d", i%7))
+		case 2:
+			r.Value = nil
+		case 3:
+			r.Value = []byte{}
+		}
+		if i%4 == 0 {
+			r.Headers = []kgo.RecordHeader{{Key: "h", Value: []byte("x")}, {Key: "n"}}
+		}
+		return r
+	}
+	for _, codec := range []kgo.CompressionCodec{kgo.NoCompression(), kgo.SnappyCompression(), kgo.Lz4Compression(), kgo.ZstdCompression(), kgo.GzipCompression()} {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(servers...), kgo.ProducerBatchCompression(codec),
+			kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := range int32(3) {
+			for range n / 6 {
+				if err := cl.ProduceSync(ctx, rec(p)).FirstErr(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var rs []*kgo.Record
+			for range n / 6 {
+				rs = append(rs, rec(p))
+			}
+			if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cl.Close()
+	}
+	for _, commit := range []bool{true, false} {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(servers...), kgo.TransactionalID(fmt.Sprintf("x%v", commit)),
+			kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		for p := range int32(3) {
+			if err := cl.ProduceSync(ctx, rec(p), rec(p)).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
+			t.Fatal(err)
+		}
+		cl.Close()
+	}
+}
+
+// show is a record as a test compares it.
+func show(r Record) string {
+	var hs []string
+	for _, h := range r.Headers {
+		hs = append(hs, fmt.Sprintf("%s=%q/%v", h.Key, h.Value, h.Value == nil))
+	}
+	return fmt.Sprintf("%s@%d t=%d k=%q/%v v=%q/%v h=%s", r.TP, r.Offset, r.Timestamp, r.Key, r.Key == nil, r.Value, r.Value == nil, strings.Join(hs, ","))
+}
+
+// readBounded reads "t" from starts to ends with the fetcher or with the
+// client library's consumer.
+func readBounded(t *testing.T, c *Client, own bool, starts, ends map[TP]int64) ([]string, map[TP]int64) {
+	t.Helper()
+	defer func(was bool) { ownFetch = was }(ownFetch)
+	ownFetch = own
+	tps, err := c.Partitions(context.Background(), []string{"t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.NewReader(tps, starts, ends)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if (r.f != nil) != own {
+		t.Fatalf("a reader with its own fetcher: %v, want %v", r.f != nil, own)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out []string
+	for {
+		rec, ok, err := r.Next(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return out, r.Position()
+		}
+		out = append(out, show(rec))
+	}
+}
+
+// readUnbounded reads n records of "t" from starts with Start and
+// TryNext, and returns them by partition.
+func readUnbounded(t *testing.T, c *Client, own bool, starts map[TP]int64, n int, between func(int)) []string {
+	t.Helper()
+	defer func(was bool) { ownFetch = was }(ownFetch)
+	ownFetch = own
+	tps, err := c.Partitions(context.Background(), []string{"t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.NewReader(tps, starts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	woken := make(chan struct{}, 1)
+	r.Start(func() {
+		select {
+		case woken <- struct{}{}:
+		default:
+		}
+	})
+	var out []string
+	deadline := time.After(20 * time.Second)
+	for len(out) < n {
+		rec, ok, err := r.TryNext()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			select {
+			case <-woken:
+			case <-deadline:
+				t.Fatalf("%d records of %d within 20 s", len(out), n)
+			}
+			continue
+		}
+		out = append(out, show(rec))
+		if between != nil {
+			between(len(out))
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i][:4] < out[j][:4] })
+	return out
+}
+
+// TestReader_fetcher_sameAsConsumer: the fetcher reads what the client
+// library's consumer reads, in the same order, to the same positions:
+// every codec, null and empty keys and values, headers, transaction
+// markers and aborted records, reads that start within a compressed
+// batch, bounded and unbounded.
+func TestReader_fetcher_sameAsConsumer(t *testing.T) {
+	kc, c := fakeCluster(t, 1)
+	produceMixed(t, kc.ListenAddrs(), 60)
+	ctx := context.Background()
+	tps, _ := c.Partitions(ctx, []string{"t"})
+	earliest, _ := c.Offsets(ctx, tps, Earliest)
+	latest, _ := c.Offsets(ctx, tps, Latest)
+	mid := map[TP]int64{}
+	for tp, o := range latest {
+		mid[tp] = o/2 + 1
+	}
+	for _, tc := range []struct {
+		name        string
+		starts, end map[TP]int64
+	}{
+		{"all", earliest, latest},
+		{"from the middle", mid, latest},
+		{"to the middle", earliest, mid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, wantPos := readBounded(t, c, false, tc.starts, tc.end)
+			got, gotPos := readBounded(t, c, true, tc.starts, tc.end)
+			if len(want) < 20 {
+				t.Fatalf("the consumer read %d records", len(want))
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("records (-consumer +fetcher):\n%.3000s", d)
+			}
+			if d := cmp.Diff(wantPos, gotPos); d != "" {
+				t.Errorf("positions (-consumer +fetcher):\n%s", d)
+			}
+		})
+	}
+	t.Run("unbounded", func(t *testing.T) {
+		n := len(must(readBounded(t, c, false, mid, latest)))
+		want := readUnbounded(t, c, false, mid, n, nil)
+		got := readUnbounded(t, c, true, mid, n, nil)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("records by partition (-consumer +fetcher):\n%.3000s", d)
+		}
+	})
+}
+
+func must[T, U any](x T, _ U) T { return x }
+
+// TestReader_fetcher_leaderMoves: partitions led by different brokers
+// are fetched from each; a partition whose leader moves during a read is
+// fetched from the new leader (NOT_LEADER_OR_FOLLOWER, then the leaders
+// looked up again), nothing lost or read twice.
+func TestReader_fetcher_leaderMoves(t *testing.T) {
+	kc, c := fakeCluster(t, 3)
+	leaders := map[int32]bool{}
+	for p := range int32(3) {
+		leaders[kc.LeaderFor("t", p)] = true
+	}
+	if len(leaders) < 2 {
+		t.Fatalf("the fake cluster put every partition on one broker: %v", leaders)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	write := func(from, to int) {
+		for i := from; i < to; i++ {
+			r := &kgo.Record{Topic: "t", Partition: int32(i % 3), Value: []byte(fmt.Sprint(i)), Timestamp: time.UnixMilli(int64(i + 1))}
+			if err := cl.ProduceSync(context.Background(), r).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const n = 90
+	write(0, n/2)
+	starts := map[TP]int64{{"t", 0}: 0, {"t", 1}: 0, {"t", 2}: 0}
+	got := readUnbounded(t, c, true, starts, n, func(read int) {
+		if read == n/2 {
+			to := (kc.LeaderFor("t", 0) + 1) % 3
+			if err := kc.MoveTopicPartition("t", 0, to); err != nil {
+				t.Fatal(err)
+			}
+			write(n/2, n)
+		}
+	})
+	var want []string
+	for p := range 3 {
+		for i := p; i < n; i += 3 {
+			want = append(want, show(Record{TP: TP{"t", int32(p)}, Offset: int64(i / 3), Timestamp: int64(i + 1), Value: []byte(fmt.Sprint(i))}))
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("records by partition (-want +got):\n%.3000s", d)
+	}
+}
+
+// TestReader_fetcher_errors: a partition refused with a retriable error
+// is fetched again; an error that is not retriable ends the read with
+// the partition and offset; an offset out of range reads from the first.
+func TestReader_fetcher_errors(t *testing.T) {
+	kc, c := fakeCluster(t, 1)
+	produceMixed(t, kc.ListenAddrs(), 12)
+	ctx := context.Background()
+	tps, _ := c.Partitions(ctx, []string{"t"})
+	earliest, _ := c.Offsets(ctx, tps, Earliest)
+	latest, _ := c.Offsets(ctx, tps, Latest)
+	want, _ := readBounded(t, c, false, earliest, latest)
+
+	var refuse atomic.Int32
+	var code atomic.Int32
+	kc.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		kc.KeepControl()
+		if refuse.Add(-1) < 0 {
+			return nil, nil, false
+		}
+		freq := req.(*kmsg.FetchRequest)
+		resp := freq.ResponseKind().(*kmsg.FetchResponse)
+		for _, rt := range freq.Topics {
+			st := kmsg.NewFetchResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewFetchResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, int16(code.Load())
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	t.Run("retriable", func(t *testing.T) {
+		refuse.Store(3)
+		code.Store(int32(kerr.NotLeaderForPartition.Code))
+		got, _ := readBounded(t, c, true, earliest, latest)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("records (-want +got):\n%.3000s", d)
+		}
+	})
+	t.Run("not retriable", func(t *testing.T) {
+		refuse.Store(1)
+		code.Store(int32(kerr.TopicAuthorizationFailed.Code))
+		defer refuse.Store(0)
+		r, err := c.NewReader(tps, earliest, latest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		_, _, err = r.Next(ctx, 0)
+		if err == nil || !strings.HasPrefix(err.Error(), "reading partition t/") || !strings.Contains(err.Error(), " at offset 0: TOPIC_AUTHORIZATION_FAILED") {
+			t.Errorf("Next = %v", err)
+		}
+	})
+	t.Run("out of range", func(t *testing.T) {
+		past := map[TP]int64{}
+		for tp, o := range latest {
+			past[tp] = o + 100
+		}
+		n := len(want)
+		wantU := readUnbounded(t, c, false, past, n, nil)
+		gotU := readUnbounded(t, c, true, past, n, nil)
+		if d := cmp.Diff(wantU, gotU); d != "" {
+			t.Errorf("records by partition (-consumer +fetcher):\n%.3000s", d)
+		}
+	})
+}
