@@ -195,7 +195,7 @@ func (s *fileStream) Next() (exec.Event, error) {
 		if s.follow != nil {
 			s.follow.pace.emitted()
 		}
-		return exec.Event{Kind: exec.EvWatermark, Wm: s.wmNext, Restored: restored}, nil
+		return exec.WatermarkEvent(s.wmNext, restored), nil
 	}
 	r, err := s.r.Next()
 	for err == nil && r.Kind == kindWatermarkStep {

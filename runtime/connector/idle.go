@@ -32,7 +32,7 @@ func (t *idleTimer) check(ex *exec.Execution) (exec.Event, bool) {
 	due := t.last + t.timeout.Milliseconds()
 	if now := ex.Now(); now >= due {
 		t.idle = true
-		return exec.Event{Kind: exec.EvStatus, Idle: true}, true
+		return exec.StatusEvent(true), true
 	} else {
 		ex.Live().WakeAt(time.Now().Add(time.Duration(due-now) * time.Millisecond))
 	}

@@ -111,7 +111,7 @@ func (k *kafkaTime) emit() exec.Event {
 	restored := k.restored
 	k.pending, k.restored = false, false
 	k.pace.emitted()
-	return exec.Event{Kind: exec.EvWatermark, Wm: k.next, Restored: restored}
+	return exec.WatermarkEvent(k.next, restored)
 }
 
 // checkIdle marks the partitions idle that had no record for the
@@ -143,7 +143,7 @@ func (k *kafkaTime) checkIdle(wake bool) (exec.Event, bool) {
 	}
 	if k.valve.Idle() && !k.idle {
 		k.idle = true
-		return exec.Event{Kind: exec.EvStatus, Idle: true}, true
+		return exec.StatusEvent(true), true
 	}
 	if wake && next >= 0 {
 		k.ex.Live().WakeAt(time.Now().Add(time.Duration(next-now) * time.Millisecond))

@@ -101,7 +101,7 @@ func (s *computedStream) restore() error {
 	}
 	s.wm.Restore(st)
 	if st.Has {
-		s.out.Push(Event{Kind: EvWatermark, Wm: st.Emitted, Restored: true})
+		s.out.Push(WatermarkEvent(st.Emitted, true))
 	}
 	return nil
 }

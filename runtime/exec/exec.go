@@ -36,23 +36,72 @@ const (
 )
 
 // Event is what flows between operators: a row, a watermark, or the end.
+// It is passed by value through every operator's Next, so it is kept to
+// seven machine words: with the error, Next returns it in registers. What
+// few events carry beyond their kind, row and watermark (a status's
+// idleness, a restored watermark, a row's lineage) is behind note.
 type Event struct {
 	Kind eventKind
 	Row  types.Row
 	Wm   int64
-	// Idle is the status of an EvStatus event.
-	Idle bool
-	// Restored marks a watermark that a run restarted from a checkpoint
-	// emits again before its first row: every operator had it before the
-	// checkpoint. An operator takes it as its current watermark (which
-	// rows are late) and fires nothing: what came after it waits for the
-	// next watermark, as it did before the restart. One that keeps its
-	// watermark in its state ignores it, and hands on a restored one.
-	Restored bool
-	// Why says, with lineage on, what led a PTF call to emit the row
-	// (lineage.go).
-	Why string
+	note *eventNote
 }
+
+// eventNote is what an Event carries beyond its kind, row and watermark.
+type eventNote struct {
+	idle     bool
+	restored bool
+	why      string
+}
+
+// The notes of a status and of a restored watermark, shared by all such
+// events: an event's note is never changed, only replaced.
+var (
+	idleNote     = &eventNote{idle: true}
+	restoredNote = &eventNote{restored: true}
+)
+
+// StatusEvent is an EvStatus event: the input became idle, or active
+// again.
+func StatusEvent(idle bool) Event {
+	if idle {
+		return Event{Kind: EvStatus, note: idleNote}
+	}
+	return Event{Kind: EvStatus}
+}
+
+// WatermarkEvent is an EvWatermark event of wm; restored marks one that a
+// run restarted from a checkpoint emits again before its first row (see
+// Restored).
+func WatermarkEvent(wm int64, restored bool) Event {
+	if restored {
+		return Event{Kind: EvWatermark, Wm: wm, note: restoredNote}
+	}
+	return Event{Kind: EvWatermark, Wm: wm}
+}
+
+// Idle is the status of an EvStatus event: whether the input became idle.
+func (ev Event) Idle() bool { return ev.note != nil && ev.note.idle }
+
+// Restored marks a watermark that a run restarted from a checkpoint
+// emits again before its first row: every operator had it before the
+// checkpoint. An operator takes it as its current watermark (which
+// rows are late) and fires nothing: what came after it waits for the
+// next watermark, as it did before the restart. One that keeps its
+// watermark in its state ignores it, and hands on a restored one.
+func (ev Event) Restored() bool { return ev.note != nil && ev.note.restored }
+
+// Why says, with lineage on, what led a PTF call to emit the row
+// (lineage.go); SetWhy sets it.
+func (ev Event) Why() string {
+	if ev.note == nil {
+		return ""
+	}
+	return ev.note.why
+}
+
+// SetWhy sets what led a PTF call to emit the row (Why).
+func (ev *Event) SetWhy(why string) { ev.note = &eventNote{why: why} }
 
 // Stream is a running operator: next returns its events in order; after
 // evEnd it is not called again. close releases what open took.

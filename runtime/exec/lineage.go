@@ -35,7 +35,7 @@ func (s *lineageStream) Next() (Event, error) {
 	}
 	fields := make([]any, len(ev.Row.Fields), len(ev.Row.Fields)+1)
 	copy(fields, ev.Row.Fields)
-	ev.Row = types.Row{Kind: ev.Row.Kind, Fields: append(fields, ev.Why)}
+	ev.Row = types.Row{Kind: ev.Row.Kind, Fields: append(fields, ev.Why())}
 	return ev, nil
 }
 

@@ -30,7 +30,7 @@ type Observer interface {
 	// CallEnd: the call started last returned err.
 	CallEnd(c CallView, err error)
 	// RowOut: the running call collected ev; an observer may say why
-	// (ev.Why).
+	// (Event.Why).
 	RowOut(c CallView, ev *Event)
 	// TimerSet: the running call registers t; c.KeyTimers shows its
 	// key's timers as they are before it.

@@ -96,19 +96,19 @@ func (l *lineage) RowOut(c exec.CallView, ev *exec.Event) {
 		if key != "" {
 			s += ", key (" + key + ")"
 		}
-		ev.Why = s
+		ev.SetWhy(s)
 		return
 	}
 	i, r, ok := c.Input()
 	if !ok {
-		ev.Why = "the call without a table"
+		ev.SetWhy("the call without a table")
 		return
 	}
 	s := "row " + types.FormatRow(r, c.InputSchema(i)) + " of " + c.InputName(i)
 	if late := lateReason(c); late != "" {
 		s += ", " + late
 	}
-	ev.Why = s
+	ev.SetWhy(s)
 }
 
 // whyNot summarises, after the statement, what did not lead to output:

@@ -385,13 +385,13 @@ func (o *Operator) process(i int, ev exec.Event) error {
 		return o.inputWatermark(i, exec.MaxWatermark)
 	case exec.EvWatermark:
 		o.SawWM = true
-		if ev.Restored && o.inHas[i] && ev.Wm <= o.inWM[i] {
+		if ev.Restored() && o.inHas[i] && ev.Wm <= o.inWM[i] {
 			// A restarted run: this operator kept its watermark in the
 			// checkpoint; the one it had handed on goes on again, once,
 			// for the operators after it that keep none.
 			if o.hasWM && !o.restoredOut && o.rec == nil {
 				o.restoredOut = true
-				o.out = append(o.out, exec.Event{Kind: exec.EvWatermark, Wm: o.wm, Restored: true})
+				o.out = append(o.out, exec.WatermarkEvent(o.wm, true))
 			}
 			return nil
 		}
@@ -404,7 +404,7 @@ func (o *Operator) process(i int, ev exec.Event) error {
 		o.out = append(o.out, ev)
 		return nil
 	case exec.EvStatus:
-		return o.inputStatus(i, ev.Idle)
+		return o.inputStatus(i, ev.Idle())
 	}
 	if b := o.buffers[i]; b != nil {
 		if o.admit(i, ev.Row, b.seq+1) {

@@ -534,20 +534,20 @@ func (t *twoInputs) next() (int, exec.Event, error) {
 			}
 			w, moved = t.valve.Watermark(i, exec.MaxWatermark)
 		case exec.EvStatus:
-			w, moved = t.valve.SetIdle(i, ev.Idle)
+			w, moved = t.valve.SetIdle(i, ev.Idle())
 		case exec.EvWatermark:
 			w, moved = t.valve.Watermark(i, ev.Wm)
-			if ev.Restored && !moved && !t.restored && t.valve.Current() != exec.MinWatermark {
+			if ev.Restored() && !moved && !t.restored && t.valve.Current() != exec.MinWatermark {
 				// A restarted run: the valve, restored, holds the
 				// watermark it had handed on; it goes on again, once,
 				// for the operators after this one that keep none.
 				t.restored = true
-				return i, exec.Event{Kind: exec.EvWatermark, Wm: t.valve.Current(), Restored: true}, nil
+				return i, exec.WatermarkEvent(t.valve.Current(), true), nil
 			}
 		}
 		if idle := t.valve.Idle(); idle != t.idle {
 			t.idle = idle
-			t.pending = append(t.pending, exec.Event{Kind: exec.EvStatus, Idle: idle})
+			t.pending = append(t.pending, exec.StatusEvent(idle))
 		}
 		if moved {
 			return i, exec.Event{Kind: exec.EvWatermark, Wm: w}, nil

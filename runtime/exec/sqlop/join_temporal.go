@@ -222,7 +222,7 @@ func (s *temporalStream) Next() (exec.Event, error) {
 			}
 			continue
 		case exec.EvWatermark:
-			if !ev.Restored {
+			if !ev.Restored() {
 				if err := s.fire(ev.Wm); err != nil {
 					return exec.Event{}, err
 				}

@@ -285,7 +285,7 @@ func (s *matchStream) Time(ev *exec.Event) error {
 	}
 	switch ev.Kind {
 	case exec.EvWatermark:
-		if ev.Restored {
+		if ev.Restored() {
 			// The watermark a restarted run had emitted before its crash:
 			// the rows up to it went through their matchers then.
 			s.wm = max(s.wm, ev.Wm)

@@ -450,7 +450,7 @@ func (s *overStream) Time(ev *exec.Event) error {
 	switch ev.Kind {
 	case exec.EvWatermark:
 		s.wm = max(s.wm, ev.Wm)
-		if ev.Restored {
+		if ev.Restored() {
 			return nil
 		}
 		if s.obs != nil {

@@ -482,7 +482,7 @@ func TestComputedWatermark_resume(t *testing.T) {
 // at 6.
 func TestRestoredWatermark_firesNothing(t *testing.T) {
 	at := func(k, v, ts int64) exec.Event { return row(types.Insert, k, v, types.Instant{Millis: ts}) }
-	restored := exec.Event{Kind: exec.EvWatermark, Wm: 5, Restored: true}
+	restored := exec.WatermarkEvent(5, true)
 	cases := map[string]struct {
 		build func(in exec.Node) exec.Node
 		in    []exec.Event

@@ -320,7 +320,7 @@ func (s *temporalSortStream) Next() (exec.Event, error) { return s.out.Next(s.in
 func (s *temporalSortStream) Time(ev *exec.Event) error {
 	switch ev.Kind {
 	case exec.EvWatermark:
-		if ev.Restored {
+		if ev.Restored() {
 			return nil
 		}
 		return s.release(ev.Wm)

@@ -248,7 +248,7 @@ func (s *windowTVFStream) Time(ev *exec.Event) error {
 	switch ev.Kind {
 	case exec.EvWatermark:
 		s.wm = max(s.wm, ev.Wm)
-		if ev.Restored {
+		if ev.Restored() {
 			break
 		}
 		if s.obs != nil {

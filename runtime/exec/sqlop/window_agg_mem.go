@@ -308,7 +308,7 @@ func (s *memWindowAggStream) Time(ev *exec.Event) error {
 	switch ev.Kind {
 	case exec.EvWatermark:
 		s.wm = max(s.wm, ev.Wm)
-		if ev.Restored {
+		if ev.Restored() {
 			return nil // what came after it waits for the next one
 		}
 		return s.fire(ev.Wm)

@@ -167,7 +167,7 @@ func (s *windowRankStream) Time(ev *exec.Event) error {
 	switch ev.Kind {
 	case exec.EvWatermark:
 		s.wm = max(s.wm, ev.Wm)
-		if ev.Restored {
+		if ev.Restored() {
 			return nil
 		}
 		return s.w.fire(ev.Wm, s.emit)
