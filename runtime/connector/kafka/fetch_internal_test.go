@@ -287,6 +287,31 @@ func TestReader_fetcher_leaderMoves(t *testing.T) {
 	}
 }
 
+// answerFetches makes the cluster answer the next n fetch requests
+// itself (n counts down): each partition's answer as set does.
+func answerFetches(kc *kfake.Cluster, n *atomic.Int32, set func(kmsg.FetchRequestTopicPartition, *kmsg.FetchResponseTopicPartition)) {
+	kc.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		kc.KeepControl()
+		if n.Add(-1) < 0 {
+			return nil, nil, false
+		}
+		freq := req.(*kmsg.FetchRequest)
+		resp := freq.ResponseKind().(*kmsg.FetchResponse)
+		for _, rt := range freq.Topics {
+			st := kmsg.NewFetchResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewFetchResponseTopicPartition()
+				sp.Partition = rp.Partition
+				set(rp, &sp)
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+}
+
 // TestReader_fetcher_errors: a partition refused with a retriable error
 // is fetched again; an error that is not retriable ends the read with
 // the partition and offset; an offset out of range reads from the first.
@@ -301,24 +326,8 @@ func TestReader_fetcher_errors(t *testing.T) {
 
 	var refuse atomic.Int32
 	var code atomic.Int32
-	kc.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		kc.KeepControl()
-		if refuse.Add(-1) < 0 {
-			return nil, nil, false
-		}
-		freq := req.(*kmsg.FetchRequest)
-		resp := freq.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range freq.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition, sp.ErrorCode = rp.Partition, int16(code.Load())
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+	answerFetches(kc, &refuse, func(rp kmsg.FetchRequestTopicPartition, sp *kmsg.FetchResponseTopicPartition) {
+		sp.ErrorCode = int16(code.Load())
 	})
 	t.Run("retriable", func(t *testing.T) {
 		refuse.Store(3)
@@ -370,29 +379,12 @@ func TestReader_fetcher_oldFormat(t *testing.T) {
 	wantU := readUnbounded(t, c, false, earliest, len(want), nil)
 
 	var old atomic.Int32
-	kc.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		kc.KeepControl()
-		if old.Add(-1) < 0 {
-			return nil, nil, false
+	answerFetches(kc, &old, func(rp kmsg.FetchRequestTopicPartition, sp *kmsg.FetchResponseTopicPartition) {
+		if rp.Partition == 1 {
+			b := testBatch(rp.FetchOffset, []string{"old"}, false)
+			b[16] = 1
+			sp.RecordBatches = b
 		}
-		freq := req.(*kmsg.FetchRequest)
-		resp := freq.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range freq.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition = rp.Partition
-				if rp.Partition == 1 {
-					b := testBatch(rp.FetchOffset, []string{"old"}, false)
-					b[16] = 1
-					sp.RecordBatches = b
-				}
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
 	})
 	old.Store(1)
 	r, err := c.NewReader(tps, earliest, latest)
