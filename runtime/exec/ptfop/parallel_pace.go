@@ -28,11 +28,12 @@ import "time"
 // what the machine gives, and it runs in turn. Otherwise (other processes
 // hold some of the cores, or the workers wait for the coordinator) it
 // probes: paceProbe batches in turn, timed, against the concurrent ones
-// before them. The faster runs for a stretch
-// of batches, which doubles each time the same wins, up to
-// paceMaxStretch; a tie goes to in turn (concurrent must be paceEdge
-// faster), which on a loaded machine is never much slower than one
-// worker. After a stretch in turn, concurrent is measured again only if
+// before them. The faster runs for a stretch of batches, which doubles
+// each time the same wins, up to paceMaxStretch (concurrent batches are
+// watched all along, window by window: when they get less than
+// paceSpareCores cores they give way at once); a tie goes to in turn
+// (concurrent must be paceEdge faster), which on a loaded machine is
+// never much slower than one worker. After a stretch in turn, concurrent is measured again only if
 // the batches in turn got paceSpareCores cores (the load of the machine
 // changes); on a machine that gives the process less, a second core has
 // nothing to gain. A decision waits for the timings of the batches it
@@ -100,6 +101,7 @@ type parPace struct {
 	phase   int  // counts the phases
 	stretch int  // length of the next stretch
 	won     int  // the mode that won the last comparison (-1: none yet)
+	quiet   int  // concurrent batches to run before the next probe in turn
 	// minTimed is the least time the phase is timed for: paceFirstTimed
 	// for the first, which only asks how many cores concurrent batches
 	// get, paceMinTimed for the others, which compare speeds
@@ -161,6 +163,11 @@ func (p *parPace) inline() bool {
 			p.won, p.stretch = w, paceStretch
 		}
 		length = p.stretch
+		if !next {
+			// concurrent, watched window by window; no probe in turn
+			// for a stretch
+			length, p.quiet = paceProbe, p.stretch
+		}
 	case p.inTurn && done.n > 0 && done.cores() < paceSpareCores:
 		// in turn on a machine that gives less than a core: go on, for
 		// longer
@@ -173,13 +180,14 @@ func (p *parPace) inline() bool {
 		// concurrent, and the process got less than a core: in turn
 		// does less work with what the machine gives
 		next, length = true, p.stretch
-	case done.n > 0 && done.cores() < paceBusyCores:
+	case done.n > 0 && done.cores() < paceBusyCores && p.quiet <= 0:
 		// concurrent, without the cores it needs: probe in turn
 		next, probe, length = true, true, paceProbe
 	default:
-		// concurrent, and in turn would be slower: go on, for longer
-		p.stretch = min(2*p.stretch, paceMaxStretch)
-		length = p.stretch
+		// concurrent: watch the next window (that costs nothing: only a
+		// probe in turn does)
+		p.quiet -= p.taken
+		length = paceProbe
 	}
 	p.prev, p.inTurn, p.probe, p.length = m, next, probe, length
 	p.minTimed = paceMinTimed

@@ -16,12 +16,14 @@ type paceMachine struct {
 	cpu      time.Duration
 	perBatch [2]time.Duration
 	cores    [2]float64
+	queue    []*parWork // concurrent batches not handed out yet
 }
 
 func (m *paceMachine) run(p *parPace, batches int) string {
 	var modes strings.Builder
 	items := make([]parItem, parBatch)
-	var queue []*parWork
+	queue := m.queue
+	defer func() { m.queue = queue }()
 	for range batches {
 		in := p.inline()
 		if in && len(queue) > 0 {
@@ -123,6 +125,16 @@ func TestParPace(t *testing.T) {
 		got := m.run(p, 3000)
 		if !strings.HasSuffix(got, strings.Repeat("c", 1000)) {
 			t.Errorf("did not go back to concurrent once the machine was idle: %s", got)
+		}
+	})
+	t.Run("load rises", func(t *testing.T) {
+		m := &paceMachine{perBatch: [2]time.Duration{10 * ms, 15 * ms}, cores: [2]float64{1.9, 1.1}}
+		p := newPaceMachine("auto", m)
+		m.run(p, 300)
+		m.perBatch, m.cores = [2]time.Duration{30 * ms, 10 * ms}, [2]float64{0.3, 0.4}
+		got := m.run(p, 300)
+		if i := strings.IndexByte(got, 'i'); i < 0 || i > 30 || strings.Contains(got[i:], "c") {
+			t.Errorf("did not go in turn once the machine was busy: %s", got)
 		}
 	})
 	for _, c := range []struct {
