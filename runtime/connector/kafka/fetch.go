@@ -24,6 +24,10 @@ import (
 // Transaction markers come as control records; aborted transactions are
 // read, as read_uncommitted reads them.
 //
+// Record batches of a format before magic 2 (Kafka 0.11) end the
+// fetcher's part: the Reader goes on with the client library's consumer
+// from where the fetcher got to.
+//
 // On a retriable error (a leader moved, a broker restarting) the fetcher
 // looks the leaders up again and fetches again, a few times with a
 // back-off; on an offset out of range it starts again at the partition's

@@ -287,6 +287,31 @@ func TestReader_fetcher_leaderMoves(t *testing.T) {
 	}
 }
 
+// answerFetches makes the cluster answer the next n fetch requests
+// itself (n counts down): each partition's answer as set does.
+func answerFetches(kc *kfake.Cluster, n *atomic.Int32, set func(kmsg.FetchRequestTopicPartition, *kmsg.FetchResponseTopicPartition)) {
+	kc.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		kc.KeepControl()
+		if n.Add(-1) < 0 {
+			return nil, nil, false
+		}
+		freq := req.(*kmsg.FetchRequest)
+		resp := freq.ResponseKind().(*kmsg.FetchResponse)
+		for _, rt := range freq.Topics {
+			st := kmsg.NewFetchResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewFetchResponseTopicPartition()
+				sp.Partition = rp.Partition
+				set(rp, &sp)
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+}
+
 // TestReader_fetcher_errors: a partition refused with a retriable error
 // is fetched again; an error that is not retriable ends the read with
 // the partition and offset; an offset out of range reads from the first.
@@ -301,24 +326,8 @@ func TestReader_fetcher_errors(t *testing.T) {
 
 	var refuse atomic.Int32
 	var code atomic.Int32
-	kc.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		kc.KeepControl()
-		if refuse.Add(-1) < 0 {
-			return nil, nil, false
-		}
-		freq := req.(*kmsg.FetchRequest)
-		resp := freq.ResponseKind().(*kmsg.FetchResponse)
-		for _, rt := range freq.Topics {
-			st := kmsg.NewFetchResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewFetchResponseTopicPartition()
-				sp.Partition, sp.ErrorCode = rp.Partition, int16(code.Load())
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+	answerFetches(kc, &refuse, func(rp kmsg.FetchRequestTopicPartition, sp *kmsg.FetchResponseTopicPartition) {
+		sp.ErrorCode = int16(code.Load())
 	})
 	t.Run("retriable", func(t *testing.T) {
 		refuse.Store(3)
@@ -354,4 +363,58 @@ func TestReader_fetcher_errors(t *testing.T) {
 			t.Errorf("records by partition (-consumer +fetcher):\n%.3000s", d)
 		}
 	})
+}
+
+// TestReader_fetcher_oldFormat: record batches of a format before magic
+// 2 are left to the client library's consumer, from where the fetcher
+// got to: every record once, bounded and unbounded.
+func TestReader_fetcher_oldFormat(t *testing.T) {
+	kc, c := fakeCluster(t, 1)
+	produceMixed(t, kc.ListenAddrs(), 12)
+	ctx := context.Background()
+	tps, _ := c.Partitions(ctx, []string{"t"})
+	earliest, _ := c.Offsets(ctx, tps, Earliest)
+	latest, _ := c.Offsets(ctx, tps, Latest)
+	want, wantPos := readBounded(t, c, false, earliest, latest)
+	wantU := readUnbounded(t, c, false, earliest, len(want), nil)
+
+	var old atomic.Int32
+	answerFetches(kc, &old, func(rp kmsg.FetchRequestTopicPartition, sp *kmsg.FetchResponseTopicPartition) {
+		if rp.Partition == 1 {
+			b := testBatch(rp.FetchOffset, []string{"old"}, false)
+			b[16] = 1
+			sp.RecordBatches = b
+		}
+	})
+	old.Store(1)
+	r, err := c.NewReader(tps, earliest, latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		rec, ok, err := r.Next(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, show(rec))
+	}
+	if r.f != nil || r.cl == nil {
+		t.Errorf("the reader did not go on with the client library's consumer")
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("records (-want +got):\n%.3000s", d)
+	}
+	if d := cmp.Diff(wantPos, r.Position()); d != "" {
+		t.Errorf("positions (-want +got):\n%s", d)
+	}
+	r.Close()
+	old.Store(1)
+	gotU := readUnbounded(t, c, true, earliest, len(want), nil)
+	if d := cmp.Diff(wantU, gotU); d != "" {
+		t.Errorf("unbounded, by partition (-want +got):\n%.3000s", d)
+	}
 }

@@ -60,6 +60,7 @@ type Reader struct {
 	fetched chan kgo.Fetches
 	stop    context.CancelFunc
 	stopped chan struct{}
+	wake    func() // Start's
 }
 
 // ownFetch says whether reads of every record use the fetcher (tests
@@ -196,22 +197,6 @@ func (q *partQueue) push(r *Reader, recs []*kgo.Record) {
 // offset reaches its end.
 func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error) {
 	r := &Reader{c: c, parts: make([]partQueue, len(tps)), index: make(map[TP]int, len(tps))}
-	if ownFetch && !c.cfg.ReadCommitted {
-		for i, tp := range tps {
-			q := &r.parts[i]
-			q.tp, q.next, q.end = tp, starts[tp], -1
-			r.index[tp] = i
-			if ends != nil {
-				q.end = ends[tp]
-			}
-		}
-		r.f = newFetcher(c, tps, starts, ends)
-		for i := range r.parts {
-			r.parts[i].pending = &r.f.parts[i].pending
-		}
-		return r, nil
-	}
-	assign := map[string]map[int32]kgo.Offset{}
 	for i, tp := range tps {
 		q := &r.parts[i]
 		q.tp, q.next, q.end = tp, starts[tp], -1
@@ -219,7 +204,29 @@ func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error)
 		if ends != nil {
 			q.end = ends[tp]
 		}
-		if q.done() {
+	}
+	if ownFetch && !c.cfg.ReadCommitted {
+		r.f = newFetcher(c, tps, starts, ends)
+		for i := range r.parts {
+			r.parts[i].pending = &r.f.parts[i].pending
+		}
+		return r, nil
+	}
+	if err := r.consume(starts); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// consume makes the client library's consumer of the Reader's
+// partitions, each from its offset in starts.
+func (r *Reader) consume(starts map[TP]int64) error {
+	c := r.c
+	assign := map[string]map[int32]kgo.Offset{}
+	for i := range r.parts {
+		q := &r.parts[i]
+		tp := q.tp
+		if q.end >= 0 && starts[tp] >= q.end {
 			continue
 		}
 		if assign[tp.Topic] == nil {
@@ -243,10 +250,31 @@ func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error)
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.cl = cl
-	return r, nil
+	return nil
+}
+
+// useConsumer goes on with the client library's consumer from where the
+// fetcher has fetched to, when the fetcher met record batches of an
+// older format than it reads (magic 0 or 1).
+func (r *Reader) useConsumer() error {
+	r.stop()
+	<-r.stopped
+	starts := make(map[TP]int64, len(r.parts))
+	for i := range r.f.parts {
+		starts[r.f.parts[i].tp] = r.f.parts[i].next
+	}
+	wake := r.wake
+	r.f, r.stop, r.stopped, r.wake = nil, nil, nil, nil
+	if err := r.consume(starts); err != nil {
+		return err
+	}
+	if wake != nil {
+		r.Start(wake)
+	}
+	return nil
 }
 
 // Done reports whether a bounded read of tp has reached its end.
@@ -444,7 +472,7 @@ func (r *Reader) startFetcher(wake func()) {
 		return
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	r.stop, r.stopped = stop, make(chan struct{})
+	r.stop, r.stopped, r.wake = stop, make(chan struct{}), wake
 	go func() {
 		defer close(r.stopped)
 		r.f.run(ctx, wake)
@@ -481,6 +509,9 @@ func (r *Reader) queueResult(res fetchResult, ok bool) error {
 		q := &r.parts[c.part]
 		q.upTo = max(q.upTo, c.upTo)
 		q.queue(r, c) // the fetcher stopped them at the end of a bounded read
+	}
+	if errors.Is(res.err, errOldFormat) {
+		return r.useConsumer()
 	}
 	return res.err
 }

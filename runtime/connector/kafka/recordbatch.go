@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 
@@ -25,6 +26,10 @@ type fetchedRecord struct {
 type batchParser struct {
 	decompressor kgo.Decompressor
 }
+
+// errOldFormat is a record batch of a format before Kafka 0.11's (magic
+// 0 or 1), which the client library's consumer reads.
+var errOldFormat = errors.New("a record batch of an older format than magic 2")
 
 // parseError is a record batch that cannot be read: where and why.
 func parseError(tp TP, offset int64, format string, args ...any) error {
@@ -55,7 +60,7 @@ func (p *batchParser) parse(tp TP, data []byte, from int64, out []fetchedRecord)
 		b := data[:12+length]
 		data = data[12+length:]
 		if magic := b[16]; magic != 2 {
-			return out, next, parseError(tp, base, "a record batch of magic %d: only magic 2 (Kafka 0.11 and later) is read", magic)
+			return out, next, fmt.Errorf("reading partition %s at offset %d: %w (magic %d)", tp, base, errOldFormat, magic)
 		}
 		if crc32.Checksum(b[21:], castagnoli) != be.Uint32(b[17:]) {
 			return out, next, parseError(tp, base, "the record batch's CRC does not match its bytes")

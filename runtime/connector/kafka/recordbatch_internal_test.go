@@ -127,7 +127,7 @@ func TestBatchParser_parse(t *testing.T) {
 		{name: "log append time", data: logAppend, from: 30, next: 31, want: []parsedRec{{Off: 30, TS: 1000, Key: "k0", Value: "l"}}},
 		{name: "control", data: control, from: 40, next: 41, want: []parsedRec{{Off: 40, TS: 1000, Key: "k0", Value: "m", Control: true}}},
 		{name: "bad crc", data: badCRC, from: 10, next: 10, err: "reading partition t/2 at offset 10: the record batch's CRC does not match its bytes"},
-		{name: "magic 1", data: magic1, from: 10, next: 10, err: "reading partition t/2 at offset 10: a record batch of magic 1"},
+		{name: "magic 1", data: magic1, from: 10, next: 10, err: "reading partition t/2 at offset 10: a record batch of an older format than magic 2 (magic 1)"},
 		{name: "bad record", data: withAttrs(testBatch(50, []string{"a"}, false), 0, []byte{0x7f, 0}), from: 50, next: 50,
 			err: "reading partition t/2 at offset 50: record 0 of a batch of 1 is cut short"},
 		{name: "bad codec", data: withAttrs(testBatch(60, []string{"a"}, false), 7, nil), from: 60, next: 60,

@@ -272,6 +272,22 @@ func (o *Operator) step() error {
 		}
 		return o.call(types.Row{})
 	}
+	if len(o.ins) == 1 {
+		// One input: readNext comes down to reading it, without handing
+		// the event back through its four results (on the stack).
+		if o.ended[0] {
+			o.done = true
+			return nil
+		}
+		ev, err := o.ins[0].Next()
+		if err != nil {
+			return err
+		}
+		if ev.Kind == exec.EvEnd {
+			o.ended[0] = true
+		}
+		return o.process(0, ev)
+	}
 	i, ev, ok, err := o.readNext()
 	if err != nil {
 		return err
