@@ -251,5 +251,13 @@ func openStore(o Options) (st state.Store, closeStore func(), scratch bool, err 
 		os.RemoveAll(dir)
 		return nil, nil, false, err
 	}
+	// The file goes at once: the store keeps it open, and the system
+	// frees its space when the store closes or the process ends, however
+	// it ends (a killed run left its scratch file, gigabytes at times, in
+	// the temporary folder). Where an open file cannot be removed, it
+	// goes when the store closes.
+	if os.RemoveAll(dir) == nil {
+		return st, func() { st.Close() }, true, nil
+	}
 	return st, func() { st.Close(); os.RemoveAll(dir) }, true, nil
 }

@@ -398,3 +398,51 @@ func TestLive_stopKeepsStateWhole(t *testing.T) {
 		t.Errorf("a stop without a checkpoint does not say what the next run does:\n%s", errs)
 	}
 }
+
+// TestLive_killLeavesNoScratch: a run without a state file keeps its
+// state in a scratch file that is gone from the temporary folder while
+// the run goes on (the run keeps it open), so that a run killed with
+// SIGKILL leaves nothing there; its GROUP BY, with a cache of a few keys,
+// keeps working out of the removed file.
+func TestLive_killLeavesNoScratch(t *testing.T) {
+	bin := ptfshBinary(t)
+	tmp := t.TempDir()
+	q := "SET 'state.cache-size' = '2';" +
+		"CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '200', 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '1000000');" +
+		"SELECT n % 7 AS k, COUNT(*) AS c FROM g GROUP BY n % 7;"
+	cmd := exec.Command(bin, "--format", "rows", "-e", q)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	lines, stderr := startLines(t, cmd)
+	defer cmd.Process.Kill()
+	// Row 30 of the sequence is the fifth of key 2: its count went
+	// through the store, the cache holding two keys of seven.
+	deadline := time.After(20 * time.Second)
+	for seen := false; !seen; {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("the output ended; stderr:\n%s", stderr.String())
+			}
+			seen = l.text == "+U[2, 5]"
+		case <-deadline:
+			t.Fatalf("no +U[2, 5] within 20 s; stderr:\n%s", stderr.String())
+		}
+	}
+	left := func() []string {
+		names, err := filepath.Glob(filepath.Join(tmp, "ptfsh-state-*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	if names := left(); len(names) > 0 {
+		t.Errorf("while the run goes on, the temporary folder holds %v", names)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if names := left(); len(names) > 0 {
+		t.Errorf("after SIGKILL, the temporary folder holds %v", names)
+	}
+}
