@@ -251,8 +251,15 @@ func TestWriter_Write_leaders(t *testing.T) {
 	}
 	defer kc.Close()
 	servers := strings.Join(kc.ListenAddrs(), ",")
+	// Partition p on broker p: the fake cluster places them at random,
+	// at times all on one.
 	leaders := map[int32]bool{}
 	for p := range int32(3) {
+		if kc.LeaderFor("t", p) != p {
+			if err := kc.MoveTopicPartition("t", p, p); err != nil {
+				t.Fatal(err)
+			}
+		}
 		leaders[kc.LeaderFor("t", p)] = true
 	}
 	if len(leaders) < 2 {
