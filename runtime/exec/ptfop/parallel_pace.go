@@ -23,7 +23,8 @@ import "time"
 // least paceMinTimed (paceFirstTimed the first phase), and counts the
 // cores the process used meanwhile. A call starts concurrent. While its
 // concurrent batches keep paceBusyCores cores busy, they gain what a
-// second core can give, and it goes on. When they get less than
+// second core can give, and it goes on, once a first probe in turn (see
+// below) found them faster. When they get less than
 // paceSpareCores cores (the machine is busy), in turn does less work with
 // what the machine gives, and it runs in turn. Otherwise (other processes
 // hold some of the cores, or the workers wait for the coordinator) it
@@ -180,8 +181,10 @@ func (p *parPace) inline() bool {
 		// concurrent, and the process got less than a core: in turn
 		// does less work with what the machine gives
 		next, length = true, p.stretch
-	case done.n > 0 && done.cores() < paceBusyCores && p.quiet <= 0:
-		// concurrent, without the cores it needs: probe in turn
+	case done.n > 0 && (done.cores() < paceBusyCores || p.won < 0) && p.quiet <= 0:
+		// concurrent, without the cores it needs, or never compared yet
+		// (two busy cores may do less than one: a function cheaper than
+		// the hand-out, such as a row filter): probe in turn
 		next, probe, length = true, true, paceProbe
 	default:
 		// concurrent: watch the next window (that costs nothing: only a
