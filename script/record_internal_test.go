@@ -15,21 +15,7 @@ import (
 // through the object (a field holding an object), and decodes back to a
 // record with the same fields.
 func TestRecord_encodesAsPlainObject(t *testing.T) {
-	e := testEngine(t)
-	def, err := e.Load("rec", "rec.js", `export default {
-  output: "STRING",
-  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
-  state: { s: { default: { n: 0, name: "x", on: true, z: null, u: undefined } } },
-  eval() {},
-};`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := def.New(ptf.CallSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := p.(*instance)
+	in := stateInstance(t, "{ n: 0, name: \"x\", on: true, z: null, u: undefined }")
 	changes := []string{
 		``,
 		`s.n = 41.5; s.name = "héllo"`,
@@ -192,21 +178,7 @@ func equalStrings(a, b []string) bool {
 // such defaults made records read and compare the same), and decode back
 // to records while their fields are primitives or arrays of them.
 func TestRecord_arrayDefault(t *testing.T) {
-	e := testEngine(t)
-	def, err := e.Load("streak", "streak.js", `export default {
-  output: "STRING",
-  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
-  state: { s: { default: { start: null, delays: [] } } },
-  eval() {},
-};`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := def.New(ptf.CallSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := p.(*instance)
+	in := stateInstance(t, "{ start: null, delays: [] }")
 	for _, c := range []struct {
 		change string
 		rec    bool // decodes to a record: primitives and arrays of them only
@@ -271,21 +243,7 @@ func TestRecord_arrayDefault(t *testing.T) {
 // decoder refuses, and what it takes holds the values the node tree
 // gives (checkDecodeRecordBin).
 func FuzzDecodeRecordBin(f *testing.F) {
-	e := testEngine(f)
-	def, err := e.Load("rec", "rec.js", `export default {
-  output: "STRING",
-  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
-  state: { s: { default: { n: 0, name: "x", on: true, z: null, u: undefined } } },
-  eval() {},
-};`)
-	if err != nil {
-		f.Fatal(err)
-	}
-	p, err := def.New(ptf.CallSpec{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	in := p.(*instance)
+	in := stateInstance(f, "{ n: 0, name: \"x\", on: true, z: null, u: undefined }")
 	vm := in.e.vm
 	for _, change := range []string{``, `s.n = 2**53 + 2; s.name = "héllo"; s.on = false`, `s.n = -0.5; s.z = "z"`, `s.extra = 1`} {
 		v, err := in.NewState(0)
@@ -313,4 +271,25 @@ func FuzzDecodeRecordBin(f *testing.F) {
 		}
 		checkDecodeRecordBin(t, in, "fuzz", append([]byte{stateBinary}, data...))
 	})
+}
+
+// stateInstance is an instance of a function whose one state entry, s,
+// has the default def (a JavaScript object literal).
+func stateInstance(tb testing.TB, def string) *instance {
+	tb.Helper()
+	e := testEngine(tb)
+	d, err := e.Load("rec", "rec.js", `export default {
+  output: "STRING",
+  args: [{ name: "r", traits: ["SET_SEMANTIC_TABLE"] }],
+  state: { s: { default: `+def+` } },
+  eval() {},
+};`)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := d.New(ptf.CallSpec{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p.(*instance)
 }
