@@ -2,6 +2,7 @@ package format_test
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -22,12 +23,14 @@ func TestRowEncoder_sameAsRow(t *testing.T) {
 		prRow(types.Insert, "Bob", int64(12), 1.5, types.Instant{Millis: 1743076800500}, []any{"a", "b"}),
 		prRow(types.UpdateBefore, "with, comma \"q\"", int64(-1), nil, nil, nil),
 		prRow(types.UpdateAfter, "", nil, 1e10, nil, []any{}),
-		prRow(types.Delete, "bell\a\x7f\u0085 line\nbreak", int64(0), -0.0, nil, []any{nil}),
+		prRow(types.Delete, "bell\a\x7f\u0085 line\nbreak", int64(0), math.Inf(-1), nil, []any{nil}),
 	}
 	printers := map[string]func(w *bytes.Buffer) format.Printer{
-		"csv":    func(w *bytes.Buffer) format.Printer { return format.NewCSVPrinter(w, format.CSVOptions{}) },
-		"csv op": func(w *bytes.Buffer) format.Printer { return format.NewCSVPrinter(w, format.CSVOptions{OpColumn: true}) },
-		"json":   func(w *bytes.Buffer) format.Printer { return format.NewJSONPrinter(w, format.JSONOptions{}) },
+		"csv": func(w *bytes.Buffer) format.Printer { return format.NewCSVPrinter(w, format.CSVOptions{}) },
+		"csv op": func(w *bytes.Buffer) format.Printer {
+			return format.NewCSVPrinter(w, format.CSVOptions{OpColumn: true})
+		},
+		"json": func(w *bytes.Buffer) format.Printer { return format.NewJSONPrinter(w, format.JSONOptions{}) },
 		"json op": func(w *bytes.Buffer) format.Printer {
 			return format.NewJSONPrinter(w, format.JSONOptions{OpColumn: true})
 		},
