@@ -294,21 +294,14 @@ func (f *fetcher) fetchFrom(ctx context.Context, leader int32, parts []int) fetc
 	}
 	for _, i := range parts {
 		p := &f.parts[i]
-		ti := -1
-		for j := range req.Topics {
-			if req.Topics[j].Topic == p.tp.Topic {
-				ti = j
-			}
-		}
-		if ti < 0 {
+		rt := requestTopic(&req.Topics, p.tp.Topic, func(rt *kmsg.FetchRequestTopic) string { return rt.Topic }, func() kmsg.FetchRequestTopic {
 			rt := kmsg.NewFetchRequestTopic()
 			rt.Topic, rt.TopicID = p.tp.Topic, p.topic.id
-			req.Topics = append(req.Topics, rt)
-			ti = len(req.Topics) - 1
-		}
+			return rt
+		})
 		rp := kmsg.NewFetchRequestTopicPartition()
 		rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = p.tp.Partition, p.next, fetchPartitionBytes
-		req.Topics[ti].Partitions = append(req.Topics[ti].Partitions, rp)
+		rt.Partitions = append(rt.Partitions, rp)
 	}
 	kr, err := f.c.cl.Broker(int(leader)).RetriableRequest(ctx, req)
 	if err != nil {

@@ -467,3 +467,30 @@ func TestReader_fetcher_oldFormat(t *testing.T) {
 		t.Errorf("unbounded, by partition (-want +got):\n%.3000s", d)
 	}
 }
+
+// TestRequestTopic: a request names each topic once, with the partitions
+// asked of it under it, in the order they were asked.
+func TestRequestTopic(t *testing.T) {
+	req := kmsg.NewPtrFetchRequest()
+	for _, tp := range []TP{{"a", 0}, {"b", 2}, {"a", 1}, {"c", 0}, {"b", 0}} {
+		rt := requestTopic(&req.Topics, tp.Topic, func(rt *kmsg.FetchRequestTopic) string { return rt.Topic }, func() kmsg.FetchRequestTopic {
+			rt := kmsg.NewFetchRequestTopic()
+			rt.Topic = tp.Topic
+			return rt
+		})
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.Partition = tp.Partition
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	var got []string
+	for _, rt := range req.Topics {
+		var ps []string
+		for _, rp := range rt.Partitions {
+			ps = append(ps, fmt.Sprint(rp.Partition))
+		}
+		got = append(got, rt.Topic+":"+strings.Join(ps, ","))
+	}
+	if d := cmp.Diff([]string{"a:0,1", "b:2,0", "c:0"}, got); d != "" {
+		t.Errorf("topics (-want +got):\n%s", d)
+	}
+}
