@@ -114,36 +114,26 @@ func TestReader_bounded_endsPastRecords(t *testing.T) {
 			return l
 		}
 		name := map[bool]string{false: "read_uncommitted", true: "read_committed"}[committed]
-		t.Run(name+"/commit marker at the end", func(t *testing.T) {
-			kc, _ := fakeCluster(t, 1)
-			produceTxn(t, kc.ListenAddrs(), 3, true)
-			c := dial(t, kc.ListenAddrs())
-			ends := latest(t, c)
-			got, pos := readValues(t, c, ends)
-			if d := cmp.Diff([]string{"a0", "a1", "a2", "x0", "x1"}, got); d != "" {
-				t.Errorf("values (-want +got):\n%s", d)
-			}
-			if pos[p0] != 6 || ends[p0] != 6 {
-				t.Errorf("position %d, end %d; want 6 (after the commit marker)", pos[p0], ends[p0])
-			}
-		})
-		t.Run(name+"/aborted at the end", func(t *testing.T) {
-			kc, _ := fakeCluster(t, 1)
-			produceTxn(t, kc.ListenAddrs(), 3, false)
-			c := dial(t, kc.ListenAddrs())
-			ends := latest(t, c)
-			got, pos := readValues(t, c, ends)
-			want := []string{"a0", "a1", "a2", "x0", "x1"}
-			if committed {
-				want = want[:3]
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("values (-want +got):\n%s", d)
-			}
-			if pos[p0] != 6 || ends[p0] != 6 {
-				t.Errorf("position %d, end %d; want 6 (after the abort marker)", pos[p0], ends[p0])
-			}
-		})
+		for _, commit := range []bool{true, false} {
+			marker := map[bool]string{true: "commit", false: "abort"}[commit]
+			t.Run(name+"/"+marker+" marker at the end", func(t *testing.T) {
+				kc, _ := fakeCluster(t, 1)
+				produceTxn(t, kc.ListenAddrs(), 3, commit)
+				c := dial(t, kc.ListenAddrs())
+				ends := latest(t, c)
+				got, pos := readValues(t, c, ends)
+				want := []string{"a0", "a1", "a2", "x0", "x1"}
+				if committed && !commit {
+					want = want[:3]
+				}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("values (-want +got):\n%s", d)
+				}
+				if pos[p0] != 6 || ends[p0] != 6 {
+					t.Errorf("position %d, end %d; want 6 (after the %s marker)", pos[p0], ends[p0], marker)
+				}
+			})
+		}
 		for _, tc := range []struct {
 			name string
 			end  int64
