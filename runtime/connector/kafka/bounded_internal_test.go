@@ -57,8 +57,9 @@ func compactedBatch(base int64, values []string, last int32) []byte {
 	return withAttrs(b, binary.BigEndian.Uint16(b[21:]), nil)
 }
 
-// readValues reads "t" from its first offsets to ends (at most 20 s)
-// and returns the values read, in order, and the positions.
+// readValues reads "t" with the fetcher from its first offsets to ends
+// (at most 20 s) and returns the values read, in order, and the
+// positions.
 func readValues(t *testing.T, c *Client, ends map[TP]int64) ([]string, map[TP]int64) {
 	t.Helper()
 	ctx := context.Background()
@@ -70,24 +71,7 @@ func readValues(t *testing.T, c *Client, ends map[TP]int64) ([]string, map[TP]in
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := c.NewReader(tps, starts, ends)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	var out []string
-	for {
-		rec, ok, err := r.Next(ctx, 0)
-		if err != nil {
-			t.Fatalf("after %q: %v", out, err)
-		}
-		if !ok {
-			return out, r.Position()
-		}
-		out = append(out, string(rec.Value))
-	}
+	return readBoundedAs(t, c, true, starts, ends, func(r Record) string { return string(r.Value) })
 }
 
 // TestReader_bounded_endsPastRecords: a bounded read ends at its end
