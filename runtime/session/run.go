@@ -223,11 +223,12 @@ func (s *Session) noteStop(prog *progress, ex *exec.Execution) {
 		f.flush()
 		f.leave()
 	}
+	if s.cfg.Scratch {
+		// No state file: there is no next run to go on from.
+		fmt.Fprintln(s.cfg.Err, "note: stopping (Ctrl-C again cancels it)")
+		return
+	}
 	if held := ex.StateInMemory(); held != "" {
-		if s.cfg.Scratch {
-			fmt.Fprintln(s.cfg.Err, "note: stopping (Ctrl-C again cancels it)")
-			return
-		}
 		fmt.Fprintf(s.cfg.Err, "note: stopping without a checkpoint: %s in memory, so the next run with the same state starts the statement again from its beginning (Ctrl-C again cancels it)\n", held)
 		return
 	}
