@@ -237,7 +237,7 @@ func TestLive_followStopResume(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	appendTo("a\n")
 	errs := wait("+I[a, 1]\n+I[b, 1]\n-U[a, 1]\n+U[a, 2]\n")
-	if !strings.Contains(errs, "note: stopping") {
+	if !strings.Contains(errs, "note: stopping: the statement ends with a checkpoint") {
 		t.Errorf("no note of the stop on stderr:\n%s", errs)
 	}
 	appendTo("c\na\n")

@@ -6,11 +6,9 @@ import (
 	"strings"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
-	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/state"
 )
 
 // JoinKind is the kind of a join: which sides keep their rows without a
@@ -93,7 +91,7 @@ func (n *JoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &joinStream{n: n, two: newTwoInputs(ins, ex)}
+	s := &joinStream{n: n, keyedSides: newKeyedSides(ins, ex, n.LeftKeys, n.RightKeys, false)}
 	s.width = [2]int{n.Left.Schema().Len(), n.Right.Schema().Len()}
 	if err := s.open(ex, ns); err != nil {
 		exec.CloseAll(ins)
@@ -101,20 +99,6 @@ func (n *JoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	}
 	ex.Stateful = append(ex.Stateful, s)
 	return s, nil
-}
-
-// open opens the tables of both sides and restores the inputs' state.
-func (s *joinStream) open(ex *exec.Execution, ns string) error {
-	var err error
-	for i, name := range []string{"left", "right"} {
-		if s.sides[i], err = openTable[*joinBucket](ex, ns, name, joinBucketCodec{}); err != nil {
-			return err
-		}
-	}
-	if s.meta, err = openMeta(ex, ns); err != nil {
-		return err
-	}
-	return s.two.restore(s.meta)
 }
 
 // joinRec is one row kept by a side of a join; assoc counts the rows of
@@ -175,12 +159,9 @@ func (joinBucketCodec) Decode(b []byte) (*joinBucket, error) {
 // key, in the state store behind the cache), and what its inputs' turns
 // and watermarks were (twoInputs, in meta).
 type joinStream struct {
+	keyedSides
 	n     *JoinNode
-	two   *twoInputs
-	sides [2]*opstate.Table[*joinBucket]
-	meta  opMeta
 	width [2]int
-	out   exec.Queue
 }
 
 var (
@@ -188,53 +169,7 @@ var (
 	_ exec.Stateful = (*joinStream)(nil)
 )
 
-func (s *joinStream) Checkpoint(tx state.Tx, finished, final bool) error {
-	if err := s.two.save(s.meta, final); err != nil {
-		return err
-	}
-	return tableSet{s.sides[0], s.sides[1], s.meta}.checkpoint(tx, finished)
-}
-
-// Quiescent: no output waits, and the inputs hold nothing between turns.
-func (s *joinStream) Quiescent() bool { return s.out.Len() == 0 && s.two.quiescent() }
-
-func (s *joinStream) Next() (exec.Event, error) {
-	for {
-		if ev, ok := s.out.Pop(); ok {
-			return ev, nil
-		}
-		side, ev, err := s.two.next()
-		if err != nil {
-			return exec.Event{}, err
-		}
-		if ev.Kind != exec.EvRow {
-			return ev, nil
-		}
-		if err := s.row(side, ev.Row); err != nil {
-			return exec.Event{}, err
-		}
-	}
-}
-
-// key computes a row's join key; ok is false when a part of it is NULL.
-func (s *joinStream) key(side int, r types.Row) (string, bool, error) {
-	keys := s.n.LeftKeys
-	if side == 1 {
-		keys = s.n.RightKeys
-	}
-	vals := make([]any, len(keys))
-	for i, k := range keys {
-		v, err := k.Eval(r.Fields)
-		if err != nil {
-			return "", false, err
-		}
-		if v == nil {
-			return "", false, nil
-		}
-		vals[i] = v
-	}
-	return string(keycodec.Encode(vals)), true, nil
-}
+func (s *joinStream) Next() (exec.Event, error) { return s.next(s.row) }
 
 // joined returns the joined row of a row of side and one of the other.
 func (s *joinStream) joined(side int, mine, other []any) []any {

@@ -2,11 +2,9 @@ package sqlop
 
 import (
 	"github.com/ptfsh/ptfsh/runtime/exec"
-	"github.com/ptfsh/ptfsh/runtime/exec/opstate"
 	"github.com/ptfsh/ptfsh/runtime/expr"
 	"github.com/ptfsh/ptfsh/runtime/keycodec"
 	"github.com/ptfsh/ptfsh/runtime/types"
-	"github.com/ptfsh/ptfsh/state"
 )
 
 // SemiJoinNode is a semi join (Anti false) or an anti join (Anti true), as
@@ -62,7 +60,7 @@ func (n *SemiJoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &semiJoinStream{n: n, two: newTwoInputs(ins, ex), width: n.Left.Schema().Len()}
+	s := &semiJoinStream{n: n, keyedSides: newKeyedSides(ins, ex, n.LeftKeys, n.RightKeys, n.NullSafe), width: n.Left.Schema().Len()}
 	if err := s.open(ex, ns); err != nil {
 		exec.CloseAll(ins)
 		return nil, err
@@ -71,30 +69,13 @@ func (n *SemiJoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	return s, nil
 }
 
-// open opens the tables of both sides and restores the inputs' state.
-func (s *semiJoinStream) open(ex *exec.Execution, ns string) error {
-	var err error
-	for i, name := range []string{"left", "right"} {
-		if s.sides[i], err = openTable[*joinBucket](ex, ns, name, joinBucketCodec{}); err != nil {
-			return err
-		}
-	}
-	if s.meta, err = openMeta(ex, ns); err != nil {
-		return err
-	}
-	return s.two.restore(s.meta)
-}
-
 // The state of a semi or anti join: each side's rows by join key, in the
 // state store behind the cache (a left row counts its matches in assoc),
 // and what its inputs' turns and watermarks were (twoInputs, in meta).
 type semiJoinStream struct {
+	keyedSides
 	n     *SemiJoinNode
-	two   *twoInputs
-	sides [2]*opstate.Table[*joinBucket]
-	meta  opMeta
 	width int // of a left row
-	out   exec.Queue
 }
 
 var (
@@ -102,53 +83,7 @@ var (
 	_ exec.Stateful = (*semiJoinStream)(nil)
 )
 
-func (s *semiJoinStream) Checkpoint(tx state.Tx, finished, final bool) error {
-	if err := s.two.save(s.meta, final); err != nil {
-		return err
-	}
-	return tableSet{s.sides[0], s.sides[1], s.meta}.checkpoint(tx, finished)
-}
-
-// Quiescent: no output waits, and the inputs hold nothing between turns.
-func (s *semiJoinStream) Quiescent() bool { return s.out.Len() == 0 && s.two.quiescent() }
-
-func (s *semiJoinStream) Next() (exec.Event, error) {
-	for {
-		if ev, ok := s.out.Pop(); ok {
-			return ev, nil
-		}
-		side, ev, err := s.two.next()
-		if err != nil {
-			return exec.Event{}, err
-		}
-		if ev.Kind != exec.EvRow {
-			return ev, nil
-		}
-		if err := s.row(side, ev.Row); err != nil {
-			return exec.Event{}, err
-		}
-	}
-}
-
-// key computes a row's join key; ok is false when a part of it is NULL.
-func (s *semiJoinStream) key(side int, r types.Row) (string, bool, error) {
-	keys := s.n.LeftKeys
-	if side == 1 {
-		keys = s.n.RightKeys
-	}
-	vals := make([]any, len(keys))
-	for i, k := range keys {
-		v, err := k.Eval(r.Fields)
-		if err != nil {
-			return "", false, err
-		}
-		if v == nil && !s.n.NullSafe {
-			return "", false, nil
-		}
-		vals[i] = v
-	}
-	return string(keycodec.Encode(vals)), true, nil
-}
+func (s *semiJoinStream) Next() (exec.Event, error) { return s.next(s.row) }
 
 // matches returns the rows of the other side that a row of side joins.
 func (s *semiJoinStream) matches(side int, key string, fields []any) ([]*joinRec, error) {

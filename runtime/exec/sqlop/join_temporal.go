@@ -50,7 +50,7 @@ func (n *TemporalJoinNode) Open(ex *exec.Execution) (exec.Stream, error) {
 	}
 	two := newTwoInputs(ins, ex)
 	two.byTime, two.timeCol = true, [2]int{n.LeftTime, n.RightTime}
-	js := &joinStream{n: &JoinNode{LeftKeys: n.LeftKeys, RightKeys: n.RightKeys}, width: [2]int{n.Left.Schema().Len(), n.Right.Schema().Len()}}
+	js := &joinStream{n: &JoinNode{LeftKeys: n.LeftKeys, RightKeys: n.RightKeys}, keyedSides: keyedSides{keys: [2][]expr.Expr{n.LeftKeys, n.RightKeys}}, width: [2]int{n.Left.Schema().Len(), n.Right.Schema().Len()}}
 	s := &temporalStream{n: n, two: two, js: js}
 	if err := s.open(ex, ns); err != nil {
 		exec.CloseAll(ins)

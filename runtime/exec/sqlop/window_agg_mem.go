@@ -3,7 +3,6 @@ package sqlop
 import (
 	"maps"
 	"slices"
-	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
@@ -263,17 +262,9 @@ type memWindowAggStream struct {
 	row     []any // the input row with a window's columns
 	grow    []any // a group row for Outs
 	boxes   []boxedWindow
-	rowBox  *[3]any                   // the window columns row holds (box), nil: none known
-	strSeen [1 << strSeenBits]strSeen // strKeys by the string's address (key)
+	rowBox  *[3]any                // the window columns row holds (box), nil: none known
+	strSeen exec.StrCache[*memKey] // strKeys by the string's address (key)
 }
-
-// strSeen is a string key seen, and its memKey.
-type strSeen struct {
-	s string
-	k *memKey
-}
-
-const strSeenBits = 8
 
 func (s *memWindowAggStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
 
@@ -384,18 +375,16 @@ func (s *memWindowAggStream) key(f []any) *memKey {
 		if str, ok := f[s.keyCols[0]].(string); ok {
 			// A reader that takes its strings from a dictionary (Parquet)
 			// hands out the same string for every row of a key: found by
-			// its address, without hashing it. The entry holds the string,
-			// so that the same address and length are the same text.
-			e := &s.strSeen[uintptr(unsafe.Pointer(unsafe.StringData(str)))*0x9E3779B97F4A7C15>>(64-strSeenBits)]
-			if e.k != nil && len(e.s) == len(str) && unsafe.StringData(e.s) == unsafe.StringData(str) {
-				return e.k
+			// its address, without hashing it.
+			if k := s.strSeen.Get(str); k != nil {
+				return k
 			}
 			k := s.strKeys[str]
 			if k == nil {
 				k = &memKey{key: str, str: true}
 				s.strKeys[str] = k
 			}
-			*e = strSeen{str, k}
+			s.strSeen.Put(str, k)
 			return k
 		}
 	}
@@ -529,7 +518,7 @@ func (s *memWindowAggStream) dropIdleKeys() {
 	for _, m := range []map[string]*memKey{s.keys, s.strKeys} {
 		maps.DeleteFunc(m, func(_ string, k *memKey) bool { return k.idle })
 	}
-	clear(s.strSeen[:])
+	s.strSeen.Reset()
 	s.idle = 0
 }
 
