@@ -47,7 +47,7 @@ type prefetchReader struct {
 	exited chan struct{}       // closed when the goroutine has stopped
 	cur    *prefetchBatch
 	i      int
-	pos    format.SourcePos // after the last item handed out
+	pos    format.SourcePos // after the last item handed out, or before the rows of cur
 	direct bool             // the goroutine has stopped: r is read directly
 	closed bool
 }
