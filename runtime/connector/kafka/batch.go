@@ -352,21 +352,14 @@ func (b *batchWriter) request() (*kmsg.ProduceRequest, []*batch, []*batch) {
 			continue
 		}
 		in = append(in, bt)
-		ti := -1
-		for i := range req.Topics {
-			if req.Topics[i].Topic == bt.t.name {
-				ti = i
-			}
-		}
-		if ti < 0 {
+		rt := requestTopic(&req.Topics, bt.t.name, func(rt *kmsg.ProduceRequestTopic) string { return rt.Topic }, func() kmsg.ProduceRequestTopic {
 			rt := kmsg.NewProduceRequestTopic()
 			rt.Topic, rt.TopicID = bt.t.name, bt.t.id
-			req.Topics = append(req.Topics, rt)
-			ti = len(req.Topics) - 1
-		}
+			return rt
+		})
 		rp := kmsg.NewProduceRequestTopicPartition()
 		rp.Partition, rp.Records = bt.part, bt.buf
-		req.Topics[ti].Partitions = append(req.Topics[ti].Partitions, rp)
+		rt.Partitions = append(rt.Partitions, rp)
 	}
 	return req, in, rest
 }

@@ -411,3 +411,17 @@ func (c *Client) leaders(ctx context.Context, name string) (id [16]byte, leaders
 	}
 	return id, nil, fmt.Errorf("topic '%s': %w on the brokers %s", name, ErrNoTopic, strings.Join(c.cfg.Servers, ","))
 }
+
+// requestTopic is the entry of a request's topics for the topic named
+// name, added (made by add) when the request has none yet: a request
+// names each topic once, with its partitions under it. nameOf is an
+// entry's topic name. The entry is valid until topics grows.
+func requestTopic[T any](topics *[]T, name string, nameOf func(*T) string, add func() T) *T {
+	for i := range *topics {
+		if nameOf(&(*topics)[i]) == name {
+			return &(*topics)[i]
+		}
+	}
+	*topics = append(*topics, add())
+	return &(*topics)[len(*topics)-1]
+}

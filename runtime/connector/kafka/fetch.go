@@ -24,9 +24,15 @@ import (
 // Transaction markers come as control records; aborted transactions are
 // read, as read_uncommitted reads them.
 //
-// Record batches of a format before magic 2 (Kafka 0.11) end the
-// fetcher's part: the Reader goes on with the client library's consumer
-// from where the fetcher got to.
+// A read of committed records (read_committed) asks the brokers for them
+// and drops the aborted transactions with the client library's parser
+// (kgo.ProcessFetchPartition), which also reads record batches of a
+// format before magic 2 (Kafka 0.11) in either read.
+//
+// Either way a partition's position is the offset after the last batch
+// fetched whole, not after its last record: a bounded read reaches its
+// end past transaction markers, aborted transactions and the offsets
+// that a compaction removed at the end of a batch.
 //
 // On a retriable error (a leader moved, a broker restarting) the fetcher
 // looks the leaders up again and fetches again, a few times with a
@@ -283,23 +289,19 @@ func (f *fetcher) fetchFrom(ctx context.Context, leader int32, parts []int) fetc
 	req.MaxWaitMillis = int32(fetchWait / time.Millisecond)
 	req.MinBytes = 1
 	req.MaxBytes = 50 << 20
+	if f.c.cfg.ReadCommitted {
+		req.IsolationLevel = 1
+	}
 	for _, i := range parts {
 		p := &f.parts[i]
-		ti := -1
-		for j := range req.Topics {
-			if req.Topics[j].Topic == p.tp.Topic {
-				ti = j
-			}
-		}
-		if ti < 0 {
+		rt := requestTopic(&req.Topics, p.tp.Topic, func(rt *kmsg.FetchRequestTopic) string { return rt.Topic }, func() kmsg.FetchRequestTopic {
 			rt := kmsg.NewFetchRequestTopic()
 			rt.Topic, rt.TopicID = p.tp.Topic, p.topic.id
-			req.Topics = append(req.Topics, rt)
-			ti = len(req.Topics) - 1
-		}
+			return rt
+		})
 		rp := kmsg.NewFetchRequestTopicPartition()
 		rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = p.tp.Partition, p.next, fetchPartitionBytes
-		req.Topics[ti].Partitions = append(req.Topics[ti].Partitions, rp)
+		rt.Partitions = append(rt.Partitions, rp)
 	}
 	kr, err := f.c.cl.Broker(int(leader)).RetriableRequest(ctx, req)
 	if err != nil {
@@ -315,6 +317,8 @@ func (f *fetcher) fetchFrom(ctx context.Context, leader int32, parts []int) fetc
 		return f.failed(ctx, parts, err)
 	}
 	var res fetchResult
+	// bytesBefore says that a partition before in the answer had bytes.
+	bytesBefore := false
 	for _, rt := range resp.Topics {
 		for k := range rt.Partitions {
 			rp := &rt.Partitions[k]
@@ -336,7 +340,11 @@ func (f *fetcher) fetchFrom(ctx context.Context, leader int32, parts []int) fetc
 			default:
 			}
 			from := p.next
-			recs, upTo, err := f.parser.parse(p.tp, rp.RecordBatches, from, recs[:0])
+			recs, upTo, err := f.parse(p, rp, recs[:0])
+			if err == nil && upTo == from && len(rp.RecordBatches) == 0 && !bytesBefore && resp.ThrottleMillis == 0 {
+				upTo = f.emptyUpTo(p, rp)
+			}
+			bytesBefore = bytesBefore || len(rp.RecordBatches) > 0
 			if err == nil && p.end >= 0 && upTo > p.end {
 				n := len(recs)
 				for n > 0 && recs[n-1].offset >= p.end {
@@ -355,6 +363,59 @@ func (f *fetcher) fetchFrom(ctx context.Context, leader int32, parts []int) fetc
 		}
 	}
 	return res
+}
+
+// parse reads the records of a partition's answer from the partition's
+// next offset, and the offset after the last batch read whole: with the
+// batch parser when every record of batches of magic 2 is read, with the
+// client library's parser otherwise.
+func (f *fetcher) parse(p *fetchPart, rp *kmsg.FetchResponseTopicPartition, out []fetchedRecord) ([]fetchedRecord, int64, error) {
+	if !f.c.cfg.ReadCommitted {
+		recs, upTo, err := f.parser.parse(p.tp, rp.RecordBatches, p.next, out)
+		if !errors.Is(err, errOldFormat) {
+			return recs, upTo, err
+		}
+		out = recs[:0]
+	}
+	level := kgo.ReadUncommitted()
+	if f.c.cfg.ReadCommitted {
+		level = kgo.ReadCommitted()
+	}
+	fp, upTo := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
+		Offset: p.next, IsolationLevel: level, Topic: p.tp.Topic, Partition: p.tp.Partition,
+	}, rp, f.parser.decompressor, nil)
+	for _, kr := range fp.Records {
+		fr := fetchedRecord{offset: kr.Offset, ts: kr.Timestamp.UnixMilli(), key: kr.Key, value: kr.Value}
+		if len(kr.Headers) > 0 {
+			fr.headers = make([]Header, len(kr.Headers))
+			for j, h := range kr.Headers {
+				fr.headers[j] = Header{Key: h.Key, Value: h.Value}
+			}
+		}
+		out = append(out, fr)
+	}
+	if fp.Err != nil {
+		return out, upTo, parseError(p.tp, upTo, "%v", fp.Err)
+	}
+	return out, upTo, nil
+}
+
+// emptyUpTo is where a bounded read of a partition is when its answer
+// had no bytes: at its end when the answer's high watermark (last stable
+// offset, reading committed records) is at or past it. A broker gives
+// the first partition of an answer with records at least one batch, so
+// an empty answer before any bytes means no batch is left from the
+// partition's offset up to the watermark: the last batches of a
+// compacted partition were removed.
+func (f *fetcher) emptyUpTo(p *fetchPart, rp *kmsg.FetchResponseTopicPartition) int64 {
+	mark := rp.HighWatermark
+	if f.c.cfg.ReadCommitted {
+		mark = rp.LastStableOffset
+	}
+	if p.end >= 0 && p.next < p.end && mark >= p.end {
+		return p.end
+	}
+	return p.next
 }
 
 // failed handles an error of a whole request or answer.

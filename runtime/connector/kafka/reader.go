@@ -40,9 +40,9 @@ type Record struct {
 // waiting, the records fetched so far, the earliest of one fetch first
 // (TryNext). Close releases it.
 //
-// A read of every record (read_uncommitted) fetches with a fetcher of
-// its own; a read of committed records, with the client library's
-// consumer, which drops aborted transactions. The fetched records stay in
+// A Reader fetches with a fetcher of its own, which reads every record
+// (read_uncommitted) or only committed ones (read_committed) as the
+// Client was configured. The fetched records stay in
 // the fetched bytes until they are handed out: a Record's Key and Value
 // are slices of those bytes, never copied.
 type Reader struct {
@@ -60,11 +60,13 @@ type Reader struct {
 	fetched chan kgo.Fetches
 	stop    context.CancelFunc
 	stopped chan struct{}
-	wake    func() // Start's
 }
 
-// ownFetch says whether reads of every record use the fetcher (tests
-// compare it with the client library's consumer).
+// ownFetch says whether Readers use the fetcher; false, the client
+// library's consumer, is what tests compare the fetcher with (it does
+// not see where a fetch got to past the last record it gives, so a
+// bounded read whose end is past the last record of a partition never
+// ends).
 var ownFetch = true
 
 // partQueue is one partition of a Reader: where it is, where it ends,
@@ -205,7 +207,7 @@ func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error)
 			q.end = ends[tp]
 		}
 	}
-	if ownFetch && !c.cfg.ReadCommitted {
+	if ownFetch {
 		r.f = newFetcher(c, tps, starts, ends)
 		for i := range r.parts {
 			r.parts[i].pending = &r.f.parts[i].pending
@@ -253,27 +255,6 @@ func (r *Reader) consume(starts map[TP]int64) error {
 		return err
 	}
 	r.cl = cl
-	return nil
-}
-
-// useConsumer goes on with the client library's consumer from where the
-// fetcher has fetched to, when the fetcher met record batches of an
-// older format than it reads (magic 0 or 1).
-func (r *Reader) useConsumer() error {
-	r.stop()
-	<-r.stopped
-	starts := make(map[TP]int64, len(r.parts))
-	for i := range r.f.parts {
-		starts[r.f.parts[i].tp] = r.f.parts[i].next
-	}
-	wake := r.wake
-	r.f, r.stop, r.stopped, r.wake = nil, nil, nil, nil
-	if err := r.consume(starts); err != nil {
-		return err
-	}
-	if wake != nil {
-		r.Start(wake)
-	}
 	return nil
 }
 
@@ -472,7 +453,7 @@ func (r *Reader) startFetcher(wake func()) {
 		return
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	r.stop, r.stopped, r.wake = stop, make(chan struct{}), wake
+	r.stop, r.stopped = stop, make(chan struct{})
 	go func() {
 		defer close(r.stopped)
 		r.f.run(ctx, wake)
@@ -509,9 +490,6 @@ func (r *Reader) queueResult(res fetchResult, ok bool) error {
 		q := &r.parts[c.part]
 		q.upTo = max(q.upTo, c.upTo)
 		q.queue(r, c) // the fetcher stopped them at the end of a bounded read
-	}
-	if errors.Is(res.err, errOldFormat) {
-		return r.useConsumer()
 	}
 	return res.err
 }

@@ -28,7 +28,7 @@ type batchParser struct {
 }
 
 // errOldFormat is a record batch of a format before Kafka 0.11's (magic
-// 0 or 1), which the client library's consumer reads.
+// 0 or 1), which the client library's parser reads.
 var errOldFormat = errors.New("a record batch of an older format than magic 2")
 
 // parseError is a record batch that cannot be read: where and why.
@@ -51,6 +51,9 @@ func (p *batchParser) parse(tp TP, data []byte, from int64, out []fetchedRecord)
 		}
 		base := int64(be.Uint64(data))
 		length := int32(be.Uint32(data[8:]))
+		if magic := data[16]; magic != 2 {
+			return out, next, fmt.Errorf("reading partition %s at offset %d: %w (magic %d)", tp, base, errOldFormat, magic)
+		}
 		if length < batchHeader-12 {
 			return out, next, parseError(tp, base, "a record batch of %d bytes is shorter than its header", length)
 		}
@@ -59,9 +62,6 @@ func (p *batchParser) parse(tp TP, data []byte, from int64, out []fetchedRecord)
 		}
 		b := data[:12+length]
 		data = data[12+length:]
-		if magic := b[16]; magic != 2 {
-			return out, next, fmt.Errorf("reading partition %s at offset %d: %w (magic %d)", tp, base, errOldFormat, magic)
-		}
 		if crc32.Checksum(b[21:], castagnoli) != be.Uint32(b[17:]) {
 			return out, next, parseError(tp, base, "the record batch's CRC does not match its bytes")
 		}
