@@ -148,7 +148,7 @@ func TestBatchParser_parse(t *testing.T) {
 		{name: "offset delta past the last", data: pastLast, from: 70, next: 70,
 			err: "reading partition t/2 at offset 70: record 0 of a batch of 1 has offset delta 1: out of order, or past the batch's last (0)"},
 		{name: "offset deltas out of order", data: cat(two, outOfOrder), from: 10, next: 12,
-			err: "reading partition t/2 at offset 71: record 1 of a batch of 2 has offset delta 0: out of order, or past the batch's last (1)",
+			err:  "reading partition t/2 at offset 71: record 1 of a batch of 2 has offset delta 0: out of order, or past the batch's last (1)",
 			want: []parsedRec{{Off: 10, TS: 1000, Key: "k0", Value: "a"}, {Off: 11, TS: 1001, Key: "k1", NullValue: true}}},
 		{name: "bad codec", data: withAttrs(testBatch(60, []string{"a"}, false), 7, nil), from: 60, next: 60,
 			err: "reading partition t/2 at offset 60: decompressing a record batch (codec 7)"},
