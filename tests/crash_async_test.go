@@ -45,7 +45,12 @@ func TestCrash_inFlightCommit(t *testing.T) {
 CREATE TABLE totals (user_id STRING, total BIGINT, n INT) WITH ('connector' = 'filesystem', 'path' = 'totals.csv', 'format' = 'csv');
 INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 `
-	type shape struct{ name, preamble, script, data string }
+	// firstKill is the commit of the first run that a shape's first kill
+	// follows (1 + a seeded 0..2 past it); 1 when not set.
+	type shape struct {
+		name, preamble, script, data string
+		firstKill                    int
+	}
 	shapes := []shape{
 		// Every row misses the cache: more evictions between checkpoints
 		// than keys, and the flush walks the keys (keyedState.dirtyAll).
@@ -57,6 +62,11 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 		// checkpoints: a restart must not see what was spilled after the
 		// last one.
 		{name: "spill", preamble: "SET 'state.cache-size' = '50';\nSET 'state.cache-bytes' = '4 kb';\n", script: sumScript, data: data},
+		// A checkpoint every 4000 rows: the eighth writes a snapshot of
+		// every key in place of the generations before it, and the first
+		// kill comes at one of the seventh to ninth commits.
+		{name: "snapshot", preamble: "SET 'execution.checkpointing.interval-rows' = '4000';\nSET 'state.cache-size' = '50';\n",
+			script: sumScript, data: crashHotClicks(100_000), firstKill: 7},
 	}
 	for _, s := range crashShapes {
 		if s.name == "event_time" || s.name == "statement_set" || s.name == "parallel" {
@@ -84,8 +94,11 @@ INSERT INTO totals SELECT * FROM sum(TABLE clicks PARTITION BY user_id);
 			setup(crash)
 			rng := rand.New(rand.NewPCG(2026, uint64(len(shape.name))))
 			kills, inFlight, finished := 0, 0, false
-			for range tries {
+			for try := range tries {
 				nth := 1 + rng.IntN(3)
+				if try == 0 && shape.firstKill > 0 {
+					nth += shape.firstKill - 1
+				}
 				after := time.Duration(rng.Int64N(int64(asyncPause + 30*time.Millisecond)))
 				if runKilledInFlight(t, bin, args(crash), nth, after) >= 0 {
 					finished = true // it finished before its kill

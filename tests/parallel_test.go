@@ -255,8 +255,10 @@ func TestParallelism_order(t *testing.T) {
   },
 };`, 10_000, 97)
 	// A cache of 5 keys per worker makes the workers spill to the store
-	// at once.
-	for _, prefix := range []string{"", "SET 'state.cache-size' = '5';\n", inTurn} {
+	// at once. In CSV and JSON the workers encode the rows they collect,
+	// and the hand-out gathers their bytes (the console output between
+	// them in its place).
+	for _, prefix := range []string{"", "SET 'state.cache-size' = '5';\n", inTurn, "SET 'ptfsh.format' = 'csv';\n", inTurn + "SET 'ptfsh.format' = 'json';\n"} {
 		want := runAt(t, dir, prefix+query, 1)
 		got := runAt(t, dir, prefix+query, 2)
 		got, n := stripWorkerNotes(got)
@@ -293,10 +295,18 @@ func TestParallelism_error(t *testing.T) {
 	if !strings.Contains(want, "boom at 5000") || !strings.Contains(want, "about to fail") {
 		t.Fatalf("parallelism 1 did not fail at row 5000:\n%s", want[max(0, len(want)-500):])
 	}
-	for i := range 4 {
+	for i := range 6 {
 		q := query
-		if i == 3 {
+		switch i {
+		case 3:
 			q = inTurn + query
+		case 4:
+			q = strings.Replace(query, "'rows'", "'csv'", 1)
+		case 5:
+			q = strings.Replace(query, "'rows'", "'json'", 1)
+		}
+		if i >= 4 { // the workers encode their rows: the same output, rows before the error included
+			want = runAt(t, dir, q, 1)
 		}
 		start := time.Now()
 		got, _ := stripWorkerNotes(runAt(t, dir, q, 2))

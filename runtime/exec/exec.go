@@ -33,6 +33,10 @@ const (
 	// EvTick carries nothing: an operator that consumed many rows without
 	// output hands control back, so that the driver can take a checkpoint.
 	EvTick
+	// EvEncoded carries rows already encoded for the statement's printer
+	// (Encoded; encoded.go): only a stream that the driver asked to
+	// encode (RowEncoding) makes them, for the driver alone.
+	EvEncoded
 )
 
 // Event is what flows between operators: a row, a watermark, or the end.
@@ -52,6 +56,8 @@ type eventNote struct {
 	idle     bool
 	restored bool
 	why      string
+	enc      []byte // EvEncoded: the rows' bytes
+	rows     int    // EvEncoded: how many rows
 }
 
 // The notes of a status and of a restored watermark, shared by all such

@@ -56,7 +56,10 @@ type teeStream struct {
 	id int
 }
 
-var _ Stream = (*teeStream)(nil)
+var (
+	_ Stream      = (*teeStream)(nil)
+	_ RowEncoding = (*teeStream)(nil)
+)
 
 func (s *teeStream) Next() (Event, error) {
 	if ev, ok := s.sh.queues[s.id].Pop(); ok {
@@ -80,4 +83,15 @@ func (s *teeStream) Close() error {
 		return s.sh.in.Close()
 	}
 	return nil
+}
+
+// EncodeRows asks the call to encode its rows when this is its only
+// consumer (a call with a uid is shared by every identical call, so it is
+// planned behind a tee even when it has one).
+func (s *teeStream) EncodeRows(newEncoder func() RowEncoder) bool {
+	if len(s.sh.queues) != 1 {
+		return false
+	}
+	e, ok := s.sh.in.(RowEncoding)
+	return ok && e.EncodeRows(newEncoder)
 }

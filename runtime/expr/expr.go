@@ -42,6 +42,19 @@ type funcExpr struct {
 	f     func(row []any) (any, error)
 	t     types.Type
 	konst bool
+	// same, when set, is an operand whose value f returns as it is
+	// (IntegerCastOperand).
+	same Expr
+}
+
+// IntegerCastOperand returns x when e is CAST(x AS BIGINT) (or TRY_CAST)
+// of an integer x, whose value is x's as it is: an operator may read x
+// instead, as SUM(CAST(delay AS BIGINT)) reads the column delay.
+func IntegerCastOperand(e Expr) (Expr, bool) {
+	if f, ok := e.(*funcExpr); ok && f.same != nil {
+		return f.same, true
+	}
+	return nil, false
 }
 
 func (f *funcExpr) Eval(row []any) (any, error) { return f.f(row) }

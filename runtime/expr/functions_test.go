@@ -216,3 +216,42 @@ func TestFunctions_timeOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestIntegerCastOperand: CAST(x AS BIGINT) of an integer x gives x, whose
+// value it is, to an operator that reads x instead; no other cast does.
+func TestIntegerCastOperand(t *testing.T) {
+	sc := &expr.Scope{Schema: types.Schema{Columns: []types.Column{
+		{Name: "i", Type: types.TypeInt}, {Name: "b", Type: types.TypeBigInt},
+		{Name: "d", Type: types.TypeDouble}, {Name: "s", Type: types.TypeString}}}}
+	for src, want := range map[string]int{ // the column read, -1 none
+		"CAST(i AS BIGINT)": 0, "TRY_CAST(i AS BIGINT)": 0, "CAST(b AS BIGINT)": 1,
+		"CAST(d AS BIGINT)": -1, "CAST(s AS BIGINT)": -1, "CAST(i AS INT)": -1, "CAST(b AS INT)": -1,
+		"CAST(i AS DOUBLE)": -1, "i": -1, "CAST(i + 1 AS BIGINT)": -2, // -2: an operand, not a column
+	} {
+		x, err := sqlmini.ParseExpr(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := expr.Compile(x, sc)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		got := -1
+		if op, ok := expr.IntegerCastOperand(c); ok {
+			got = -2
+			if col, ok := op.(*expr.Column); ok {
+				got = col.Index
+			}
+			for _, row := range [][]any{{int64(7), int64(1) << 40, 2.5, "3"}, {nil, nil, nil, nil}} {
+				v1, err1 := c.Eval(row)
+				v2, err2 := op.Eval(row)
+				if v1 != v2 || err1 != nil || err2 != nil {
+					t.Errorf("%s over %v: %v (%v), its operand %v (%v)", src, row, v1, err1, v2, err2)
+				}
+			}
+		}
+		if got != want {
+			t.Errorf("%s: operand %d, want %d", src, got, want)
+		}
+	}
+}

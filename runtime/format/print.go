@@ -632,6 +632,14 @@ func (p *csvPrinter) Begin(s types.Schema) error {
 }
 
 func (p *csvPrinter) Row(r types.Row) error {
+	if err := p.appendRow(r); err != nil {
+		return err
+	}
+	return p.flush()
+}
+
+// appendRow appends row r's line to p.buf.
+func (p *csvPrinter) appendRow(r types.Row) error {
 	if err := p.check(r); err != nil {
 		return err
 	}
@@ -660,10 +668,14 @@ func (p *csvPrinter) Row(r types.Row) error {
 		p.buf = appendCSVBytes(p.buf, p.escaped(p.cell))
 	}
 	p.buf = append(p.buf, '\n')
-	return p.flush()
+	return nil
 }
 
 func (p *csvPrinter) End() error { return p.end() }
+
+func (p *csvPrinter) newEncoder() RowEncoder {
+	return &csvPrinter{printerBase: p.encoderBase(), opts: p.opts}
+}
 
 // appendCSVField appends a non-NULL field, quoted when RFC 4180 needs it
 // and when empty (so that it differs from NULL). It searches with
@@ -726,6 +738,14 @@ type jsonPrinter struct {
 func (p *jsonPrinter) Begin(s types.Schema) error { p.begin(s); return nil }
 
 func (p *jsonPrinter) Row(r types.Row) error {
+	if err := p.appendRow(r); err != nil {
+		return err
+	}
+	return p.flush()
+}
+
+// appendRow appends row r's line to p.buf.
+func (p *jsonPrinter) appendRow(r types.Row) error {
 	if err := p.check(r); err != nil {
 		return err
 	}
@@ -750,10 +770,14 @@ func (p *jsonPrinter) Row(r types.Row) error {
 		p.buf = appendJSONEscapedC1(p.buf)
 	}
 	p.buf = append(p.buf, "}\n"...)
-	return p.flush()
+	return nil
 }
 
 func (p *jsonPrinter) End() error { return p.end() }
+
+func (p *jsonPrinter) newEncoder() RowEncoder {
+	return &jsonPrinter{printerBase: p.encoderBase(), opts: p.opts}
+}
 
 // appendJSONEscapedC1 rewrites DEL and the C1 controls of a line of JSON
 // as \u escapes (they can only be inside its strings).

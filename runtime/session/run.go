@@ -97,6 +97,7 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 	if err := sink.Begin(n.Schema()); err != nil {
 		return err
 	}
+	encSink := encodeRows(str, sink)
 	ck := newCheckpointer(s.cfg.Store, ex, sink, stmt.final)
 	defer ck.stop()
 	prog := newProgress(s.cfg.Err, s.cfg.Timing, start)
@@ -146,6 +147,16 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 		case exec.EvRow:
 			rows++
 			if err := sink.Row(ev.Row); err != nil {
+				return err
+			}
+			flusher.wrote()
+		case exec.EvEncoded:
+			b, k := ev.Encoded()
+			if encSink == nil {
+				return fmt.Errorf("internal error: encoded rows for a sink that did not ask for them; this is a bug in ptfsh: please report it with the statement")
+			}
+			rows += int64(k)
+			if err := format.WriteEncoded(encSink, b); err != nil {
 				return err
 			}
 			flusher.wrote()
@@ -265,4 +276,23 @@ func (s *Session) report(stmt *statement, pos sqlmini.Pos, ex *exec.Execution, r
 		fmt.Fprintf(s.cfg.Err, "(%s read, %s out, %.3f s; final checkpoint %.3f s)\n", plural(ex.RowsIn, "row"), plural(rows, "row"), time.Since(start).Seconds(), ckTime.Seconds())
 	}
 	return nil
+}
+
+// encodeRows asks str, when it can, to hand its rows out encoded for
+// sink, a printer that can take them so (a parallel PTF call's workers
+// then format their rows on their own cores: exec.RowEncoding); it
+// returns the printer, or nil when the rows come as rows.
+func encodeRows(str exec.Stream, sink Sink) format.Printer {
+	p, ok := sink.(format.Printer)
+	if !ok {
+		return nil
+	}
+	es, ok := str.(exec.RowEncoding)
+	if !ok || format.NewRowEncoder(p) == nil {
+		return nil
+	}
+	if !es.EncodeRows(func() exec.RowEncoder { return format.NewRowEncoder(p) }) {
+		return nil
+	}
+	return p
 }

@@ -32,7 +32,10 @@ import (
 // generation holds what they held, so the swap may commit between two
 // checkpoints. A merge that includes the oldest generation drops the
 // deletion markers. Every key is rewritten a few times over the table's
-// life, in order, instead of at every checkpoint.
+// life, in order, instead of at every checkpoint. A caller that holds
+// every key in memory writes a snapshot instead when a merge is near
+// (SnapshotDue, packed.go): it replaces every generation, and nothing is
+// merged.
 
 // compactBatch is how many keys a compaction writes in one transaction.
 const compactBatch = 16 << 10
@@ -288,7 +291,7 @@ func (t *Table[V]) seal(tx state.Tx) error {
 	if t.liveKeys > 0 {
 		t.closeLive()
 	}
-	t.gens.sealed = len(t.gens.list)
+	t.gens.sealed, t.relist = len(t.gens.list), false
 	return tx.Put(metaNamespace(t.ns), metaKey, t.gens.encode(t.ns))
 }
 

@@ -164,12 +164,34 @@ type Run[V any] struct {
 	last   []byte // the block's last key
 	val    []byte
 	err    error
+	whole  bool // a snapshot (BeginSnapshot)
 }
 
 // BeginRun begins a packed generation of t, written in tx. Only a table
 // used through ReadStored and Runs (stored.go) takes Runs.
 func (t *Table[V]) BeginRun(tx state.Tx) *Run[V] {
 	return &Run[V]{t: t, tx: tx, g: generation{name: t.newName(), packed: true}}
+}
+
+// BeginSnapshot begins a packed generation of t that holds the whole
+// table: the caller puts every key that has a value (a deletion is then
+// needless), and Close deletes every generation before it in tx and
+// leaves it the table's only one; the caller then calls Flush in the
+// same transaction, which lists it. A caller that keeps every key of the
+// table in memory writes one when SnapshotDue, where merging the
+// generations would read them all and rewrite every key.
+func (t *Table[V]) BeginSnapshot(tx state.Tx) *Run[V] {
+	r := t.BeginRun(tx)
+	r.whole = true
+	return r
+}
+
+// SnapshotDue reports whether the next packed generation of t would,
+// as a changes-only Run, make enough generations for a merge: a caller
+// that can write the whole table had better write a snapshot then
+// (BeginSnapshot).
+func (t *Table[V]) SnapshotDue() bool {
+	return len(t.gens.list) >= packedRun-1 && t.scanning == 0 && t.liveKeys == 0
 }
 
 // Put adds key with value v; keys come in increasing order.
@@ -221,6 +243,9 @@ func (r *Run[V]) Close() error {
 	if err := r.putBlock(); err != nil || r.err != nil {
 		return errors.Join(err, r.err)
 	}
+	if r.whole {
+		return r.replace()
+	}
 	if r.g.keys == 0 {
 		return nil
 	}
@@ -230,5 +255,36 @@ func (r *Run[V]) Close() error {
 	}
 	t.gens.list = append(t.gens.list, r.g)
 	t.stored, t.replan = true, true
+	return nil
+}
+
+// replace makes the snapshot r the table's only generation: the
+// generations before it, and the output of a merge under way, are
+// deleted in r's transaction, and the next Flush lists the snapshot in
+// their place (none, for an empty table).
+func (r *Run[V]) replace() error {
+	t := r.t
+	for _, g := range t.gens.list {
+		if err := r.tx.DeleteNamespace(g.name); err != nil {
+			return err
+		}
+	}
+	if t.comp != nil {
+		if err := r.tx.DeleteNamespace(t.comp.out.name); err != nil {
+			return err
+		}
+		t.comp = nil
+	}
+	if t.liveKeys > 0 {
+		if err := r.tx.DeleteNamespace(t.live); err != nil {
+			return err
+		}
+		t.live, t.inLive, t.liveKeys = t.newName(), bloom{}, 0
+	}
+	t.gens.list, t.gens.sealed = nil, 0
+	if r.g.keys > 0 {
+		t.gens.list = []generation{r.g} // the oldest: no filter
+	}
+	t.stored, t.replan, t.relist = len(t.gens.list) > 0, true, true
 	return nil
 }

@@ -16,7 +16,8 @@ import (
 // TestRun_model: a table used through Runs (packed generations) and
 // ReadStored, against a model: reads see every run written, a reopened
 // table (a restart) and ScanStored see the state of the last checkpoint,
-// through compactions, over a namespace of an older build.
+// through compactions and snapshots (which replace every generation),
+// over a namespace of an older build.
 func TestRun_model(t *testing.T) {
 	st := statetest.OpenBolt(t)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -67,6 +68,7 @@ func TestRun_model(t *testing.T) {
 			}
 		}
 	}
+	snapshots := 0
 	for round := 1; round <= 40; round++ {
 		keys := map[string]bool{}
 		for range r.IntN(120) + 1 {
@@ -74,19 +76,34 @@ func TestRun_model(t *testing.T) {
 		}
 		sorted := slices.Sorted(maps.Keys(keys))
 		checkpoint := r.IntN(3) > 0
+		snapshot := checkpoint && (tb.SnapshotDue() || r.IntN(6) == 0)
 		if err := st.Update(func(tx state.Tx) error {
 			run := tb.BeginRun(tx)
+			if snapshot {
+				run = tb.BeginSnapshot(tx)
+			}
 			for _, k := range sorted {
 				if r.IntN(4) == 0 {
-					if err := run.Delete([]byte(k)); err != nil {
-						return err
-					}
 					delete(current, k)
+					if !snapshot {
+						if err := run.Delete([]byte(k)); err != nil {
+							return err
+						}
+					}
 					continue
 				}
 				current[k] = value(k, round)
-				if err := run.Put([]byte(k), current[k]); err != nil {
-					return err
+				if !snapshot {
+					if err := run.Put([]byte(k), current[k]); err != nil {
+						return err
+					}
+				}
+			}
+			if snapshot {
+				for _, k := range slices.Sorted(maps.Keys(current)) {
+					if err := run.Put([]byte(k), current[k]); err != nil {
+						return err
+					}
 				}
 			}
 			if err := run.Close(); err != nil {
@@ -101,6 +118,24 @@ func TestRun_model(t *testing.T) {
 		}
 		if checkpoint {
 			committed = maps.Clone(current)
+		}
+		if snapshot {
+			snapshots++
+			if n, _ := tb.Generations(); n != 1 {
+				t.Fatalf("round %d: %d generations after a snapshot, want 1", round, n)
+			}
+			var names []string
+			if err := st.View(func(tx state.Tx) error {
+				var err error
+				names, err = tx.Namespaces()
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			names = slices.DeleteFunc(names, func(n string) bool { return !strings.HasPrefix(n, "op/t") })
+			if len(names) != 2 { // the list and the snapshot
+				t.Fatalf("round %d: namespaces %q after a snapshot, want the list and one generation", round, names)
+			}
 		}
 		for range r.IntN(6) {
 			if err := tb.Compact(); err != nil {
@@ -120,6 +155,9 @@ func TestRun_model(t *testing.T) {
 		}
 	}
 	check(41)
+	if snapshots < 3 {
+		t.Errorf("%d snapshots, want a few", snapshots)
+	}
 	if n, _ := tb.Generations(); n > 8 {
 		t.Errorf("%d generations after the compactions, want a few", n)
 	}

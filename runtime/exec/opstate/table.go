@@ -91,6 +91,9 @@ type Table[V any] struct {
 	// changed since the last look for one.
 	comp   *compaction
 	replan bool
+	// relist: a snapshot replaced the generations (Run.replace), and the
+	// next checkpoint lists what is left even when nothing is new.
+	relist bool
 	// scanning is the depth of running Scans: eviction waits for them.
 	scanning int
 	// pinned is the entry an eviction leaves in the cache: the one that
@@ -435,7 +438,7 @@ func (t *Table[V]) Flush(tx state.Tx) error {
 	}
 	clear(t.dirty)
 	t.dirty, t.deadListed = t.dirty[:0], 0
-	if t.liveKeys == 0 && t.gens.sealed == len(t.gens.list) {
+	if t.liveKeys == 0 && t.gens.sealed == len(t.gens.list) && !t.relist {
 		return nil
 	}
 	if err := t.seal(tx); err != nil {

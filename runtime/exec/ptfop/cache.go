@@ -245,7 +245,7 @@ func (s *keyedState) spillWarm() error {
 			s.keys[k] = keySlot{ks: slot.ks}
 		}
 	}
-	s.warmBytes = 0
+	s.warmBytes, s.spilled = 0, true
 	return nil
 }
 

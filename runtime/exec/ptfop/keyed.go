@@ -56,6 +56,9 @@ type keyedState struct {
 	// the store.
 	stored  bool
 	written *keyFilter
+	// spilled: spillWarm wrote keys to the store and dropped them from
+	// memory, which then holds only some of the keys.
+	spilled bool
 	// evictErr is an eviction that failed; the call that caused it reports it.
 	evictErr error
 	// loading: timers are being read inside a store transaction, so no
@@ -303,16 +306,21 @@ func (f *keyFilter) has(enc []byte) bool {
 // it with the generations spilled since the last checkpoint. The changed
 // keys are the live ones marked dirty and the warm ones of dirtyWarm (or
 // of a walk of every key, when dirtyAll); final (the statement's last
-// checkpoint) walks every key.
+// checkpoint) walks every key. When a snapshot is due (snapshotDue), it
+// writes every key in memory, changed or not, in place of the tables'
+// generations.
 func (s *keyedState) flushValues(tx state.Tx, final bool) error {
 	if s.codec == nil || s.vals == nil {
 		return nil
 	}
+	s.vals.mu.Lock()
+	whole := s.snapshotDue()
+	s.vals.mu.Unlock()
 	// The live keys' records are made as the ring is walked, in memory
 	// order, not in key order, where each key's state was a cache miss.
 	dirty, recs := s.sorter.keys[:0], s.sorter.recs[:0]
 	for _, ks := range s.live {
-		if ks.dirty {
+		if ks.dirty || whole && ks.anyLoaded() {
 			start := len(recs)
 			var err error
 			if recs, err = s.appendWarmRecord(recs, ks); err != nil {
@@ -325,13 +333,20 @@ func (s *keyedState) flushValues(tx state.Tx, final bool) error {
 		dirty[i].rec, at = recs[at:at+dirty[i].end:at+dirty[i].end], at+dirty[i].end
 	}
 	s.sorter.recs = recs
-	if s.dirtyAll || final {
+	switch {
+	case whole:
+		for k, slot := range s.keys {
+			if slot.rec != nil && (slot.ks == nil || slot.ks.warm) {
+				dirty = append(dirty, dirtyKey{k: k, rec: slot.rec})
+			}
+		}
+	case s.dirtyAll || final:
 		for k, slot := range s.keys {
 			if slot.warmChanged() {
 				dirty = append(dirty, dirtyKey{k: k, rec: slot.rec})
 			}
 		}
-	} else {
+	default:
 		for _, w := range s.dirtyWarm {
 			// A record that is no longer its key's is not warmDirty.
 			if w.rec[0]&(warmDirty|warmListed) == warmDirty {
@@ -348,6 +363,9 @@ func (s *keyedState) flushValues(tx state.Tx, final bool) error {
 	s.vals.mu.Lock()
 	defer s.vals.mu.Unlock()
 	runs := s.beginRuns(tx)
+	if whole {
+		runs = s.beginSnapshots(tx)
+	}
 	for _, d := range dirty {
 		if err := s.flushWarm(runs, d.k, d.rec, !final); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/ptf"
@@ -155,4 +156,54 @@ func BenchmarkPeriodicFlush(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCheckpoints is the checkpoints of B on the statement's
+// goroutine over a run: 100k rows over 100k Zipf keys (a live cache of
+// 20k, the rest warm) between checkpoints, twenty of them, each a flush
+// of what changed, and the merges of the generations between them (as
+// the operator's steps run them). ckpt-ns/op is the time of the flushes
+// and merges alone.
+func BenchmarkCheckpoints(b *testing.B) {
+	store, err := state.OpenBolt(b.TempDir()+"/s.db", state.BoltOptions{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	rows := zipfRows(100_000, 100_000)
+	var spent time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		ex := exec.NewExecution(context.Background(), store, exec.DefaultOptions())
+		ex.Opts.CacheSize = 20_000
+		ex.Checkpoints = everyRows{}
+		node := &Node{Def: &ptf.FuncDef{State: []ptf.StateDecl{{Name: "count"}}}, Fn: "bench", UID: fmt.Sprintf("bench%d", b.N)}
+		s := newKeyedState(node, ex)
+		s.codec = counterCodec{}
+		if _, err := s.openValues(); err != nil {
+			b.Fatal(err)
+		}
+		var cur *keyState
+		for range 20 {
+			for i, r := range rows {
+				cur = s.count(r, cur)
+				if i%1000 == 0 {
+					start := time.Now()
+					if err := s.compactValues(); err != nil {
+						b.Fatal(err)
+					}
+					spent += time.Since(start)
+				}
+			}
+			if s.evictErr != nil {
+				b.Fatal(s.evictErr)
+			}
+			start := time.Now()
+			if err := store.Update(func(tx state.Tx) error { return s.flushValues(tx, false) }); err != nil {
+				b.Fatal(err)
+			}
+			spent += time.Since(start)
+		}
+	}
+	b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N), "ckpt-ns/op")
 }

@@ -3,6 +3,8 @@ package ptfop
 import (
 	"context"
 	"fmt"
+	"maps"
+	"strings"
 	"testing"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
@@ -45,10 +47,11 @@ type everyRows struct{}
 func (everyRows) Due(int64) bool { return false }
 
 // TestKeyedState_flushWritesChanges: after each flush the store holds
-// every key's count as the rows left it, whether the changed warm keys
-// were listed as they were evicted (periodic checkpoints come) or are
-// found by a walk of every key (none come: no list is kept), and
-// through the final flush.
+// every key's count as the rows left it, and no other key, whether the
+// changed warm keys were listed as they were evicted (periodic
+// checkpoints come) or are found by a walk of every key (none come: no
+// list is kept), through the snapshots that replace the generations
+// before a merge is due, and the final flush.
 func TestKeyedState_flushWritesChanges(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -68,11 +71,13 @@ func TestKeyedState_flushWritesChanges(t *testing.T) {
 			if _, err := s.openValues(); err != nil {
 				t.Fatal(err)
 			}
-			rows := zipfRows(3000, 500)
+			const rounds, perRound = 20, 300
+			rows := zipfRows(rounds*perRound, 500)
 			want := map[string]int64{}
 			var cur *keyState
-			for round := range 3 {
-				for _, r := range rows[round*1000 : (round+1)*1000] {
+			snapshots := 0
+			for round := range rounds {
+				for _, r := range rows[round*perRound : (round+1)*perRound] {
 					cur = s.count(r, cur)
 					want[r.Fields[0].(string)]++
 				}
@@ -82,9 +87,46 @@ func TestKeyedState_flushWritesChanges(t *testing.T) {
 				if listed := len(s.dirtyWarm) > 0; listed != (tc.policy != nil) {
 					t.Fatalf("round %d: changed warm keys listed: %v (%d)", round, listed, len(s.dirtyWarm))
 				}
-				final := round == 2
+				final := round == rounds-1
 				if err := store.Update(func(tx state.Tx) error { return s.flushValues(tx, final) }); err != nil {
 					t.Fatal(err)
+				}
+				gens := 0
+				got := map[string]int64{}
+				err := store.View(func(tx state.Tx) error {
+					names, err := tx.Namespaces()
+					for _, n := range names {
+						if strings.HasPrefix(n, s.nss[0]+"~") && !strings.HasSuffix(n, "~meta") {
+							gens++
+						}
+					}
+					if err != nil {
+						return err
+					}
+					return ScanValues(tx, s.nss[0], func(key, stored []byte) error {
+						v, err := counterCodec{}.DecodeState(0, stored[8:])
+						if err != nil {
+							return err
+						}
+						got[string(key)] = *v.(*int64)
+						return nil
+					})
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantEnc := map[string]int64{}
+				for k, n := range want {
+					wantEnc[string(keycodec.Encode([]any{k}))] = n
+				}
+				if !maps.Equal(got, wantEnc) {
+					t.Fatalf("round %d: the store holds %d keys, want %d (or other counts)", round, len(got), len(want))
+				}
+				if gens > 8 {
+					t.Fatalf("round %d: %d generations in the store, want at most 8", round, gens)
+				}
+				if gens == 1 && round > 0 {
+					snapshots++
 				}
 				for k, n := range want {
 					enc := keycodec.Encode([]any{k})
@@ -103,6 +145,9 @@ func TestKeyedState_flushWritesChanges(t *testing.T) {
 						t.Fatalf("round %d: key %s stored %d, want %d", round, k, got, n)
 					}
 				}
+			}
+			if snapshots < 2 {
+				t.Errorf("%d snapshots, want a few", snapshots)
 			}
 		})
 	}

@@ -147,6 +147,10 @@ type parCall struct {
 	// released: eval of a row an ORDER BY buffer released, ent.
 	released bool
 	ent      sortEntry
+	// encoded: its outputs, rows all, are encoded too, as
+	// parWork.enc[w][blo:bhi] (Parallel.EncodeRows)
+	encoded  bool
+	blo, bhi int
 }
 
 // parWork is a batch of input events and what the workers made of it.
@@ -164,6 +168,7 @@ type parWork struct {
 	spans [][][2]int     // per worker, per event it ran: its calls, calls[w][lo:hi] (lo droppedSpan: a late row)
 	errs  []parErr       // per worker, its first error
 	outs  [][]exec.Event // per worker, the rows its calls collected
+	enc   [][]byte       // per worker, those rows encoded (Parallel.EncodeRows)
 	calls [][]parCall    // per worker, its calls
 	regs  [][]*timer     // per worker, the timers its calls registered
 	last  bool           // the inputs ended: no batch follows
@@ -209,6 +214,13 @@ type Parallel struct {
 	// pace decides, batch by batch, whether the workers run concurrently
 	// or in turn on the coordinator's goroutine (parallel_pace.go).
 	pace parPace
+	// encoding: the workers encode their output rows for the
+	// statement's printer (EncodeRows), and the hand-out gathers the
+	// bytes of consecutive rows, encBuf[encFrom:], encRows of them, into
+	// one EvEncoded event.
+	encoding         bool
+	encBuf           []byte
+	encFrom, encRows int
 	// direct: the workers keep nothing from one event to the next but
 	// their event time (row semantics without state: no state, no timers,
 	// no ORDER BY), so that in turn the main operator runs the events
@@ -217,7 +229,10 @@ type Parallel struct {
 	direct, behind bool
 }
 
-var _ exec.Call = (*Parallel)(nil)
+var (
+	_ exec.Call        = (*Parallel)(nil)
+	_ exec.RowEncoding = (*Parallel)(nil)
+)
 
 // parConsole is console output to replay before out[at] is handed out.
 type parConsole struct {
@@ -442,7 +457,7 @@ func (p *Parallel) batch() *parWork {
 	} else {
 		n := len(p.workers)
 		b = &parWork{idx: make([][]int, n), spans: make([][][2]int, n), errs: make([]parErr, n),
-			outs: make([][]exec.Event, n), calls: make([][]parCall, n), regs: make([][]*timer, n)}
+			outs: make([][]exec.Event, n), enc: make([][]byte, n), calls: make([][]parCall, n), regs: make([][]*timer, n)}
 	}
 	b.items, b.keys, b.last, b.inErr, b.idle = b.items[:0], b.keys[:0], false, nil, false
 	for w := range b.idx {
@@ -450,7 +465,7 @@ func (p *Parallel) batch() *parWork {
 		clear(b.outs[w])
 		clear(b.calls[w])
 		clear(b.regs[w])
-		b.outs[w], b.calls[w], b.regs[w] = b.outs[w][:0], b.calls[w][:0], b.regs[w][:0]
+		b.outs[w], b.calls[w], b.regs[w], b.enc[w] = b.outs[w][:0], b.calls[w][:0], b.regs[w][:0], b.enc[w][:0]
 	}
 	b.base = p.read
 	b.done = make(chan struct{})

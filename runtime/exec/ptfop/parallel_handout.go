@@ -40,9 +40,11 @@ func (q *consoleQueue) replay(at int) error {
 func (p *Parallel) handOut(b *parWork, stopAt int) error {
 	m := p.main
 	clear(p.cursor)
+	p.encBuf, p.encFrom, p.encRows = p.encBuf[:0], 0, 0 // the session wrote what the last hand-out gave it
+	defer p.flushEncoded()
 	for i := range b.items {
 		it := &b.items[i]
-		mark := len(m.out)
+		mark, encMark := len(m.out), p.encMark()
 		err := p.handItem(b, it)
 		if err == nil && i == stopAt {
 			// a failure that no call recorded (an interruption, a panic)
@@ -54,6 +56,7 @@ func (p *Parallel) handOut(b *parWork, stopAt int) error {
 		}
 		if err != nil {
 			m.out = m.out[:mark] // as at parallelism 1, the failing event's outputs are lost
+			p.encBuf, p.encFrom, p.encRows = p.encBuf[:encMark[0]], encMark[1], encMark[2]
 			return err
 		}
 	}
@@ -84,20 +87,21 @@ func (p *Parallel) handItem(b *parWork, it *parItem) error {
 		case lo == droppedSpan:
 			m.buffers[it.in].Dropped++
 		case lo == hi: // buffered by ORDER BY
-			m.quietRow()
+			p.quietRow()
 		default:
 			c := &b.calls[it.w][lo]
 			if err := p.hand(b, it.w, c); err != nil {
 				return err
 			}
 			if c.hi == c.lo {
-				m.quietRow()
+				p.quietRow()
 			}
 		}
 		return nil
 	case it.w == -1:
 		return p.handTime(b, it)
 	}
+	p.flushEncoded()
 	return m.process(it.in, it.ev)
 }
 
@@ -158,6 +162,7 @@ func (p *Parallel) handTime(b *parWork, it *parItem) error {
 			fired++
 		}
 		if limit > 0 && fired > limit {
+			p.flushEncoded()
 			return m.runawayError(c.wm)
 		}
 		if c.wm == exec.MaxWatermark {
@@ -167,6 +172,7 @@ func (p *Parallel) handTime(b *parWork, it *parItem) error {
 			return err
 		}
 	}
+	p.flushEncoded()
 	return m.process(it.in, it.ev)
 }
 
@@ -177,6 +183,7 @@ func (p *Parallel) hand(b *parWork, w int, c *parCall) error {
 
 	if len(c.con) > 0 {
 		if cb := p.workers[w].rec.cb; cb != nil {
+			p.flushEncoded() // the rows before it, before it
 			p.cons.add(parConsole{at: len(m.out), b: c.con, cb: cb})
 		}
 	}
@@ -187,6 +194,55 @@ func (p *Parallel) hand(b *parWork, w int, c *parCall) error {
 		p.gseq++
 		t.gseq = p.gseq
 	}
+	if c.encoded {
+		p.encBuf = append(p.encBuf, b.enc[w][c.blo:c.bhi]...)
+		p.encRows += c.hi - c.lo
+		return nil
+	}
+	p.flushEncoded()
 	m.out = append(m.out, b.outs[w][c.lo:c.hi]...)
 	return nil
+}
+
+// quietRow is the main operator's quietRow, in its place among the
+// encoded rows.
+func (p *Parallel) quietRow() {
+	p.flushEncoded()
+	p.main.quietRow()
+}
+
+// flushEncoded queues the encoded rows gathered since the last output
+// as one EvEncoded event.
+func (p *Parallel) flushEncoded() {
+	if p.encRows == 0 {
+		return
+	}
+	m := p.main
+	m.out = append(m.out, exec.EncodedEvent(p.encBuf[p.encFrom:len(p.encBuf):len(p.encBuf)], p.encRows))
+	p.encFrom, p.encRows = len(p.encBuf), 0
+}
+
+// encMark is where the encoded rows stand, to go back to (handOut).
+func (p *Parallel) encMark() [3]int { return [3]int{len(p.encBuf), p.encFrom, p.encRows} }
+
+// EncodeRows makes the workers encode their output rows (see
+// exec.RowEncoding), one encoder each; the hand-out then queues the bytes
+// of consecutive rows as one EvEncoded event. The statement's printer
+// only writes them: on one core it would format every row the workers
+// made on the other, reading them from the other core's cache.
+func (p *Parallel) EncodeRows(newEncoder func() exec.RowEncoder) bool {
+	if p.read > 0 || len(p.queue) > 0 {
+		return false // too late: it asks before the first batch
+	}
+	encs := make([]exec.RowEncoder, len(p.workers))
+	for i := range encs {
+		if encs[i] = newEncoder(); encs[i] == nil {
+			return false
+		}
+	}
+	for i, w := range p.workers {
+		w.rec.enc = encs[i]
+	}
+	p.encoding = true
+	return true
 }

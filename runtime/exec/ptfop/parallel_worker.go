@@ -18,6 +18,10 @@ type parRec struct {
 	calls   []parCall
 	lo, rlo int // where the outputs and registrations of the call began
 	cb      consoleBuffer
+	// enc encodes the rows the calls collect into buf (nil: they are
+	// not encoded; Parallel.EncodeRows).
+	enc exec.RowEncoder
+	buf []byte
 }
 
 // work is worker wi's goroutine: it runs the batches fed to it in turn,
@@ -45,7 +49,7 @@ func (p *Parallel) runInline(b *parWork) {
 // made in b.
 func (p *Parallel) runBatch(wi int, b *parWork) {
 	w := p.workers[wi]
-	w.out, w.rec.calls, w.timers.log = b.outs[wi][:0], b.calls[wi][:0], b.regs[wi][:0]
+	w.out, w.rec.calls, w.timers.log, w.rec.buf = b.outs[wi][:0], b.calls[wi][:0], b.regs[wi][:0], b.enc[wi][:0]
 	if err := p.runWorker(wi, b); err != nil {
 		// lower the stop mark to the failing event
 		seq := b.base + int64(b.errs[wi].seq)
@@ -56,8 +60,8 @@ func (p *Parallel) runBatch(wi int, b *parWork) {
 			}
 		}
 	}
-	b.outs[wi], b.calls[wi], b.regs[wi] = w.out, w.rec.calls, w.timers.log
-	w.out, w.rec.calls, w.timers.log = nil, nil, nil
+	b.outs[wi], b.calls[wi], b.regs[wi], b.enc[wi] = w.out, w.rec.calls, w.timers.log, w.rec.buf
+	w.out, w.rec.calls, w.timers.log, w.rec.buf = nil, nil, nil, nil
 }
 
 // runWorker runs worker w's items of batch b in order; it stops at its
@@ -161,8 +165,34 @@ func (o *Operator) recFire(t *timer, err error) {
 func (o *Operator) record(c parCall) {
 	r := o.rec
 	c.lo, c.hi, c.rlo, c.rhi = r.lo, len(o.out), r.rlo, len(o.timers.log)
+	if r.enc != nil && c.err == nil {
+		r.encode(&c, o.out[c.lo:c.hi])
+	}
 	if r.cb != nil {
 		c.con = r.cb.TakeConsole()
 	}
 	r.calls = append(r.calls, c)
+}
+
+// encode encodes outs, the outputs of call c, into r.buf, here on the
+// worker's core while they are in its cache, so that the coordinator
+// only copies bytes (Parallel.EncodeRows). A call with an output that is
+// not a row keeps its events; an error of the encoder is the call's, as
+// at parallelism 1, where the printer's error stops the statement.
+func (r *parRec) encode(c *parCall, outs []exec.Event) {
+	for i := range outs {
+		if outs[i].Kind != exec.EvRow {
+			return
+		}
+	}
+	lo := len(r.buf)
+	for i := range outs {
+		var err error
+		if r.buf, err = r.enc.AppendRow(r.buf, outs[i].Row); err != nil {
+			r.buf = r.buf[:lo]
+			c.err = err
+			return
+		}
+	}
+	c.encoded, c.blo, c.bhi = true, lo, len(r.buf)
 }
