@@ -39,7 +39,7 @@ func (s *boltStore) UpdateAsync(fn func(Tx) error) (c *Commit, err error) {
 		return nil, fmt.Errorf("state: update: %w", ErrClosed)
 	}
 	if s.readOnly {
-		return nil, fmt.Errorf("state: update %s: %w", s.path, ErrReadOnly)
+		return nil, fmt.Errorf("state: update %s: %w", s.name(), ErrReadOnly)
 	}
 	btx, err := s.begin(true)
 	if err != nil {

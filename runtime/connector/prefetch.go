@@ -47,7 +47,7 @@ type prefetchReader struct {
 	exited chan struct{}       // closed when the goroutine has stopped
 	cur    *prefetchBatch
 	i      int
-	pos    format.SourcePos // after the last item handed out
+	pos    format.SourcePos // after the last item handed out, or before the rows of cur
 	direct bool             // the goroutine has stopped: r is read directly
 	closed bool
 }
@@ -60,7 +60,12 @@ type prefetchItem struct {
 	pos format.SourcePos
 }
 
+// A batch is rows, read from a [format.RowBatchReader] with the
+// position before them (pos0), then items: a batch reader's rows need no
+// position each, since each moves it on by one row.
 type prefetchBatch struct {
+	rows  []types.Row
+	pos0  format.SourcePos
 	items []prefetchItem
 	// panicked is a panic of the inner reader, raised again on the
 	// statement's goroutine, where it would have happened.
@@ -77,8 +82,15 @@ func newPrefetchReader(r format.RowReader) *prefetchReader {
 		exited: make(chan struct{}),
 		pos:    r.Position(),
 	}
+	_, batched := r.(format.RowBatchReader)
 	for range prefetchBatches {
-		p.free <- &prefetchBatch{items: make([]prefetchItem, 0, prefetchRows)}
+		b := &prefetchBatch{}
+		if batched {
+			b.rows = make([]types.Row, 0, prefetchRows)
+		} else {
+			b.items = make([]prefetchItem, 0, prefetchRows)
+		}
+		p.free <- b
 	}
 	go p.run()
 	return p
@@ -120,13 +132,28 @@ func (p *prefetchReader) run() {
 // fill decodes up to prefetchRows items into b; it reports whether the
 // last one ends the file.
 func (p *prefetchReader) fill(b *prefetchBatch) (last bool) {
-	b.items = b.items[:0]
+	b.rows, b.items = b.rows[:0], b.items[:0]
 	defer func() {
 		if v := recover(); v != nil {
 			b.panicked, last = v, true
 		}
 	}()
-	for len(b.items) < prefetchRows {
+	if br, ok := p.r.(format.RowBatchReader); ok {
+		b.pos0 = p.r.Position()
+		for len(b.rows) < prefetchRows {
+			n, err := br.NextRows(b.rows[len(b.rows):prefetchRows])
+			b.rows = b.rows[:len(b.rows)+n]
+			if err != nil {
+				// What follows goes as items, the error first.
+				b.items = append(b.items, prefetchItem{err: err, pos: p.r.Position()})
+				if final(err) {
+					return true
+				}
+				break
+			}
+		}
+	}
+	for len(b.rows)+len(b.items) < prefetchRows {
 		row, err := p.r.Next()
 		b.items = append(b.items, prefetchItem{row: row, err: err, pos: p.r.Position()})
 		if final(err) {
@@ -141,7 +168,7 @@ func (p *prefetchReader) Next() (types.Row, error) {
 	if p.direct {
 		return p.r.Next()
 	}
-	if p.cur == nil || p.i == len(p.cur.items) {
+	if p.cur == nil || p.i == len(p.cur.rows)+len(p.cur.items) {
 		if p.cur != nil {
 			if v := p.cur.panicked; v != nil {
 				// The inner reader panicked in the call after the batch's
@@ -149,19 +176,25 @@ func (p *prefetchReader) Next() (types.Row, error) {
 				p.stopped()
 				panic(v)
 			}
-			clear(p.cur.items) // the rows belong to the statement now
-			p.free <- p.cur    // never blocks: free holds every batch
+			p.pos = p.Position()
+			clear(p.cur.rows) // the rows belong to the statement now
+			clear(p.cur.items)
+			p.free <- p.cur // never blocks: free holds every batch
 		}
 		p.cur, p.i = <-p.full, 0
-		if v := p.cur.panicked; v != nil && len(p.cur.items) == 0 {
+		if v := p.cur.panicked; v != nil && len(p.cur.rows)+len(p.cur.items) == 0 {
 			p.stopped()
 			panic(v)
 		}
 	}
-	it := &p.cur.items[p.i]
+	if p.i < len(p.cur.rows) {
+		p.i++
+		return p.cur.rows[p.i-1], nil
+	}
+	it := &p.cur.items[p.i-len(p.cur.rows)]
 	p.i++
 	p.pos = it.pos
-	if p.i == len(p.cur.items) && final(it.err) {
+	if p.i == len(p.cur.rows)+len(p.cur.items) && final(it.err) {
 		p.stopped()
 		if errors.Is(it.err, io.EOF) {
 			// The end as the goroutine found it, earlier than the
@@ -185,6 +218,12 @@ func (p *prefetchReader) stopped() {
 func (p *prefetchReader) Position() format.SourcePos {
 	if p.direct {
 		return p.r.Position()
+	}
+	if p.cur != nil && p.i > 0 && p.i <= len(p.cur.rows) {
+		pos := p.cur.pos0
+		pos.Offset += int64(p.i)
+		pos.Row += int64(p.i)
+		return pos
 	}
 	return p.pos
 }

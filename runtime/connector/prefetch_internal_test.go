@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -205,21 +206,31 @@ func TestPrefetchReader_failures(t *testing.T) {
 }
 
 // TestPrefetchReader_parquet: read ahead, a Parquet file of several
-// batches gives the same rows and positions as read directly: no row
-// read ahead changes when the pages behind it are released.
+// batches gives the same rows, bad rows and positions as read directly
+// (the rows handed over a batch at a time, the bad ones one by one): no
+// row read ahead changes when the pages behind it are released.
 func TestPrefetchReader_parquet(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.parquet")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := format.NewParquetWriter(f, prefetchSchema)
+	// n is a BIGINT in the file, read as an INT: a value out of range is
+	// a bad row, every 300th, and two in a row at 1000 and 1001.
+	written := prefetchSchema
+	written.Columns = slices.Clone(written.Columns)
+	written.Columns[1].Type = types.TypeBigInt
+	w, err := format.NewParquetWriter(f, written)
 	if err != nil {
 		t.Fatal(err)
 	}
 	total := 5*prefetchRows + 3
 	for i := range total {
-		if err := w.Write([]any{fmt.Sprintf("name-%d", i%97), int64(i)}); err != nil {
+		n := int64(i)
+		if i%300 == 299 || i == 1000 || i == 1001 {
+			n = 1 << 40
+		}
+		if err := w.Write([]any{fmt.Sprintf("name-%d", i%97), n}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -238,14 +249,17 @@ func TestPrefetchReader_parquet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, ok := inner.(format.RowBatchReader); !ok {
+		t.Fatal("the Parquet reader reads no batches")
+	}
 	ahead := newPrefetchReader(inner)
 	defer ahead.Close()
 	// The rows read ahead are kept while the later batches decode (and
 	// release their pages), then compared.
 	got := readSteps(t, ahead, total+1)
 	want := readSteps(t, direct, total+1)
-	if len(want) != total+1 || want[total].err != io.EOF.Error() {
-		t.Fatalf("%d steps read directly (last %q)", len(want), want[len(want)-1].err)
+	if len(want) != total+1 || want[total].err != io.EOF.Error() || want[299].err == "" || want[1001].err == "" {
+		t.Fatalf("%d steps read directly (last %q, 299th %q)", len(want), want[len(want)-1].err, want[299].err)
 	}
 	if !reflect.DeepEqual(got, want) {
 		for i := range min(len(got), len(want)) {

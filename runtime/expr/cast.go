@@ -401,7 +401,11 @@ func compileCast(c *sqlmini.Cast, sc *Scope) (Expr, error) {
 	// An integer cast to BIGINT is the same number (castToInteger), as
 	// SUM(CAST(delay AS BIGINT)) casts one per row.
 	toLong := to.Kind == types.KindBigInt
-	return &funcExpr{t: to, konst: x.IsConstant(), f: func(row []any) (any, error) {
+	var same Expr
+	if toLong && from.IsInteger() {
+		same = x
+	}
+	return &funcExpr{t: to, konst: x.IsConstant(), same: same, f: func(row []any) (any, error) {
 		v, err := x.Eval(row)
 		if err != nil || v == nil {
 			return nil, err

@@ -216,3 +216,76 @@ func TestFunctions_timeOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestIntegerCastOperand: CAST(x AS BIGINT) of an integer x gives x, whose
+// value it is, to an operator that reads x instead; no other cast does.
+func TestIntegerCastOperand(t *testing.T) {
+	sc := &expr.Scope{Schema: types.Schema{Columns: []types.Column{
+		{Name: "i", Type: types.TypeInt}, {Name: "b", Type: types.TypeBigInt},
+		{Name: "d", Type: types.TypeDouble}, {Name: "s", Type: types.TypeString}}}}
+	for src, want := range map[string]int{ // the column read, -1 none
+		"CAST(i AS BIGINT)": 0, "TRY_CAST(i AS BIGINT)": 0, "CAST(b AS BIGINT)": 1,
+		"CAST(d AS BIGINT)": -1, "CAST(s AS BIGINT)": -1, "CAST(i AS INT)": -1, "CAST(b AS INT)": -1,
+		"CAST(i AS DOUBLE)": -1, "i": -1, "CAST(i + 1 AS BIGINT)": -2, // -2: an operand, not a column
+	} {
+		x, err := sqlmini.ParseExpr(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := expr.Compile(x, sc)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		got := -1
+		if op, ok := expr.IntegerCastOperand(c); ok {
+			got = -2
+			if col, ok := op.(*expr.Column); ok {
+				got = col.Index
+			}
+			for _, row := range [][]any{{int64(7), int64(1) << 40, 2.5, "3"}, {nil, nil, nil, nil}} {
+				v1, err1 := c.Eval(row)
+				v2, err2 := op.Eval(row)
+				if v1 != v2 || err1 != nil || err2 != nil {
+					t.Errorf("%s over %v: %v (%v), its operand %v (%v)", src, row, v1, err1, v2, err2)
+				}
+			}
+		}
+		if got != want {
+			t.Errorf("%s: operand %d, want %d", src, got, want)
+		}
+	}
+}
+
+// TestCompare_intColumn: an integer column compared with an integer
+// constant gives what the general comparison gives, NULL included.
+func TestCompare_intColumn(t *testing.T) {
+	sc := &expr.Scope{Schema: types.Schema{Columns: []types.Column{
+		{Name: "i", Type: types.TypeInt}, {Name: "b", Type: types.TypeBigInt}}}}
+	for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
+		for _, k := range []string{"15", "-3", "CAST(NULL AS INT)"} {
+			src := "i " + op + " " + k
+			x, err := sqlmini.ParseExpr(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := expr.Compile(x, sc)
+			if err != nil {
+				t.Fatalf("%s: %v", src, err)
+			}
+			// The same comparison the general way: i + 0 is no column.
+			y, _ := sqlmini.ParseExpr("i + 0 " + op + " " + k)
+			g, err := expr.Compile(y, sc)
+			if err != nil {
+				t.Fatalf("%s: %v", src, err)
+			}
+			for _, v := range []any{int64(-4), int64(-3), int64(0), int64(15), int64(16), nil} {
+				row := []any{v, nil}
+				got, err1 := c.Eval(row)
+				want, err2 := g.Eval(row)
+				if got != want || err1 != nil || err2 != nil {
+					t.Errorf("%s with i = %v: %v (%v), want %v (%v)", src, v, got, err1, want, err2)
+				}
+			}
+		}
+	}
+}

@@ -733,6 +733,46 @@ func (r *parquetReader) Next() (types.Row, error) {
 	return types.Row{Kind: types.Insert, Fields: fields}, nil
 }
 
+var _ RowBatchReader = (*parquetReader)(nil)
+
+// NextRows implements [RowBatchReader]: the good rows of the decoded
+// batch, up to len(rows), made as Next makes them without a call per row.
+func (r *parquetReader) NextRows(rows []types.Row) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	for r.i == r.n {
+		if err := r.nextBatch(); err != nil {
+			if err != io.EOF {
+				r.err = err
+			}
+			return 0, err
+		}
+	}
+	n := min(len(rows), r.n-r.i)
+	if len(r.bad) > 0 {
+		n = min(n, r.bad[0].idx-r.i)
+	}
+	if n == 0 {
+		// A bad row next: Next reports it.
+		_, err := r.Next()
+		return 0, err
+	}
+	w := len(r.cols)
+	for j := range rows[:n] {
+		rows[j] = types.Row{Kind: types.Insert, Fields: r.slab.Fields(w)}
+	}
+	for c := range r.cols {
+		for j, v := range r.cols[c].vals[r.i : r.i+n] {
+			rows[j].Fields[c] = v
+		}
+	}
+	r.i += n
+	r.row += int64(n)
+	r.rows += int64(n)
+	return n, nil
+}
+
 // Position returns the row index after the last row consumed.
 func (r *parquetReader) Position() SourcePos {
 	return SourcePos{File: r.path, Offset: r.row, Row: r.rows}

@@ -31,6 +31,19 @@ type RowReader interface {
 	Close() error
 }
 
+// RowBatchReader is a RowReader that can also read its rows a batch at a
+// time (Parquet's): a read-ahead that decodes on a goroutine of its own
+// hands them over without a call and a position per row.
+type RowBatchReader interface {
+	RowReader
+	// NextRows reads up to len(rows) good rows into rows and returns how
+	// many, at least one with a nil error; or 0 and what Next would have
+	// returned for the next row, an error: io.EOF, a bad row's
+	// *ParseError (consumed, as Next consumes it) or a final error. Each
+	// row read moves Position on by one in both its Offset and its Row.
+	NextRows(rows []types.Row) (int, error)
+}
+
 // SourcePos is a position in a file source, as checkpoints record it.
 type SourcePos struct {
 	// File is the path the source was opened with.

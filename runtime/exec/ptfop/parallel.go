@@ -134,12 +134,26 @@ type parItem struct {
 	klo, khi int32
 }
 
-// parCall is what a worker recorded of one call of eval or onTimer.
+// parCall is what a worker recorded of one call of eval or onTimer. It
+// holds no pointer and is kept small (a worker writes one per call, and
+// the coordinator reads it from the worker's core): what few calls have
+// beyond their outputs is in a parCallX.
 type parCall struct {
-	lo, hi   int    // its outputs: outs[w][lo:hi] of its batch
-	rlo, rhi int    // the timers it registered: regs[w][rlo:rhi]
-	con      []byte // its console output
-	err      error
+	// lo, hi: its outputs, outs[w][lo:hi] of its batch; encoded, they are
+	// enc[w][blo:bhi], and hi-lo counts them.
+	lo, hi   int
+	rlo, rhi int // the timers it registered: regs[w][rlo:rhi]
+	blo, bhi int
+	// xi: its parCallX, xs[w][xi-1] of its batch (0: none)
+	xi      int32
+	encoded bool
+}
+
+// parCallX is what a call recorded beyond its outputs: console output, an
+// error, the timer it fired, the row an ORDER BY buffer released.
+type parCallX struct {
+	con []byte // its console output
+	err error
 	// fire is the timer it fired (nil: eval); time and wm are the timer's
 	// time and the watermark that fired it.
 	fire     *timer
@@ -147,10 +161,17 @@ type parCall struct {
 	// released: eval of a row an ORDER BY buffer released, ent.
 	released bool
 	ent      sortEntry
-	// encoded: its outputs, rows all, are encoded too, as
-	// parWork.enc[w][blo:bhi] (Parallel.EncodeRows)
-	encoded  bool
-	blo, bhi int
+}
+
+// noCallX is the parCallX of a call that has none.
+var noCallX parCallX
+
+// callX returns call c's parCallX, of worker w.
+func (b *parWork) callX(w int, c *parCall) *parCallX {
+	if c.xi == 0 {
+		return &noCallX
+	}
+	return &b.xs[w][c.xi-1]
 }
 
 // parWork is a batch of input events and what the workers made of it.
@@ -170,6 +191,7 @@ type parWork struct {
 	outs  [][]exec.Event // per worker, the rows its calls collected
 	enc   [][]byte       // per worker, those rows encoded (Parallel.EncodeRows)
 	calls [][]parCall    // per worker, its calls
+	xs    [][]parCallX   // per worker, what its calls recorded beyond their outputs
 	regs  [][]*timer     // per worker, the timers its calls registered
 	last  bool           // the inputs ended: no batch follows
 	inErr error          // an input error that ended the batch's reading
@@ -457,15 +479,15 @@ func (p *Parallel) batch() *parWork {
 	} else {
 		n := len(p.workers)
 		b = &parWork{idx: make([][]int, n), spans: make([][][2]int, n), errs: make([]parErr, n),
-			outs: make([][]exec.Event, n), enc: make([][]byte, n), calls: make([][]parCall, n), regs: make([][]*timer, n)}
+			outs: make([][]exec.Event, n), enc: make([][]byte, n), calls: make([][]parCall, n), xs: make([][]parCallX, n), regs: make([][]*timer, n)}
 	}
 	b.items, b.keys, b.last, b.inErr, b.idle = b.items[:0], b.keys[:0], false, nil, false
 	for w := range b.idx {
 		b.idx[w], b.spans[w], b.errs[w] = b.idx[w][:0], b.spans[w][:0], parErr{}
 		clear(b.outs[w])
-		clear(b.calls[w])
+		clear(b.xs[w])
 		clear(b.regs[w])
-		b.outs[w], b.calls[w], b.regs[w], b.enc[w] = b.outs[w][:0], b.calls[w][:0], b.regs[w][:0], b.enc[w][:0]
+		b.outs[w], b.calls[w], b.regs[w], b.enc[w], b.xs[w] = b.outs[w][:0], b.calls[w][:0], b.regs[w][:0], b.enc[w][:0], b.xs[w][:0]
 	}
 	b.base = p.read
 	b.done = make(chan struct{})

@@ -120,10 +120,10 @@ func (p *Parallel) handTime(b *parWork, it *parItem) error {
 	for {
 		best := -1
 		for w := range p.workers {
-			if p.at[w] == p.lim[w] || !b.calls[w][p.at[w]].released {
+			if p.at[w] == p.lim[w] || !b.callX(w, &b.calls[w][p.at[w]]).released {
 				continue
 			}
-			if best < 0 || lessEntry(keys, &b.calls[w][p.at[w]].ent, &b.calls[best][p.at[best]].ent) {
+			if best < 0 || lessEntry(keys, &b.callX(w, &b.calls[w][p.at[w]]).ent, &b.callX(best, &b.calls[best][p.at[best]]).ent) {
 				best = w
 			}
 		}
@@ -144,9 +144,9 @@ func (p *Parallel) handTime(b *parWork, it *parItem) error {
 			if p.at[w] == p.lim[w] {
 				continue
 			}
-			c, bc := &b.calls[w][p.at[w]], (*parCall)(nil)
+			c, bc := b.callX(w, &b.calls[w][p.at[w]]), (*parCallX)(nil)
 			if best >= 0 {
-				bc = &b.calls[best][p.at[best]]
+				bc = b.callX(best, &b.calls[best][p.at[best]])
 			}
 			if bc == nil || c.time < bc.time || c.time == bc.time && c.fire.gseq < bc.fire.gseq {
 				best = w
@@ -156,16 +156,17 @@ func (p *Parallel) handTime(b *parWork, it *parItem) error {
 			break
 		}
 		c := &b.calls[best][p.at[best]]
+		x := b.callX(best, c)
 		p.at[best]++
 		// The runaway guard of Operator.fireTimers, over the whole call.
-		if c.fire.gseq > before {
+		if x.fire.gseq > before {
 			fired++
 		}
 		if limit > 0 && fired > limit {
 			p.flushEncoded()
-			return m.runawayError(c.wm)
+			return m.runawayError(x.wm)
 		}
-		if c.wm == exec.MaxWatermark {
+		if x.wm == exec.MaxWatermark {
 			m.EndFire++
 		}
 		if err := p.hand(b, best, c); err != nil {
@@ -181,14 +182,15 @@ func (p *Parallel) handTime(b *parWork, it *parItem) error {
 func (p *Parallel) hand(b *parWork, w int, c *parCall) error {
 	m := p.main
 
-	if len(c.con) > 0 {
+	x := b.callX(w, c)
+	if len(x.con) > 0 {
 		if cb := p.workers[w].rec.cb; cb != nil {
 			p.flushEncoded() // the rows before it, before it
-			p.cons.add(parConsole{at: len(m.out), b: c.con, cb: cb})
+			p.cons.add(parConsole{at: len(m.out), b: x.con, cb: cb})
 		}
 	}
-	if c.err != nil {
-		return c.err
+	if x.err != nil {
+		return x.err
 	}
 	for _, t := range b.regs[w][c.rlo:c.rhi] {
 		p.gseq++

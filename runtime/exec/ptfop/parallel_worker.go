@@ -16,6 +16,7 @@ import (
 // operator's hooks (recStart, recRow, recFire) fill it.
 type parRec struct {
 	calls   []parCall
+	xs      []parCallX
 	lo, rlo int // where the outputs and registrations of the call began
 	cb      consoleBuffer
 	// enc encodes the rows the calls collect into buf (nil: they are
@@ -49,7 +50,7 @@ func (p *Parallel) runInline(b *parWork) {
 // made in b.
 func (p *Parallel) runBatch(wi int, b *parWork) {
 	w := p.workers[wi]
-	w.out, w.rec.calls, w.timers.log, w.rec.buf = b.outs[wi][:0], b.calls[wi][:0], b.regs[wi][:0], b.enc[wi][:0]
+	w.out, w.rec.calls, w.rec.xs, w.timers.log, w.rec.buf = b.outs[wi][:0], b.calls[wi][:0], b.xs[wi][:0], b.regs[wi][:0], b.enc[wi][:0]
 	if err := p.runWorker(wi, b); err != nil {
 		// lower the stop mark to the failing event
 		seq := b.base + int64(b.errs[wi].seq)
@@ -60,8 +61,8 @@ func (p *Parallel) runBatch(wi int, b *parWork) {
 			}
 		}
 	}
-	b.outs[wi], b.calls[wi], b.regs[wi], b.enc[wi] = w.out, w.rec.calls, w.timers.log, w.rec.buf
-	w.out, w.rec.calls, w.timers.log, w.rec.buf = nil, nil, nil, nil
+	b.outs[wi], b.calls[wi], b.xs[wi], b.regs[wi], b.enc[wi] = w.out, w.rec.calls, w.rec.xs, w.timers.log, w.rec.buf
+	w.out, w.rec.calls, w.rec.xs, w.timers.log, w.rec.buf = nil, nil, nil, nil, nil
 }
 
 // runWorker runs worker w's items of batch b in order; it stops at its
@@ -134,7 +135,7 @@ func (w *Operator) runItem(b *parWork, it *parItem) (dropped bool, err error) {
 		enc = b.keys[it.klo:it.khi:it.khi]
 	}
 	err = w.evalRowKey(it.in, it.ev.Row, enc)
-	w.record(parCall{err: err})
+	w.record(parCallX{err: err})
 	return false, err
 }
 
@@ -151,38 +152,51 @@ func (o *Operator) recStart() {
 // recRow records the call of a row an ORDER BY buffer released.
 func (o *Operator) recRow(e sortEntry, err error) {
 	if o.rec != nil {
-		o.record(parCall{released: true, ent: e, err: err})
+		o.record(parCallX{released: true, ent: e, err: err})
 	}
 }
 
 // recFire records the firing of timer t (or the error that stopped it).
 func (o *Operator) recFire(t *timer, err error) {
 	if o.rec != nil {
-		o.record(parCall{fire: t, time: t.time, wm: o.wm, err: err})
+		o.record(parCallX{fire: t, time: t.time, wm: o.wm, err: err})
 	}
 }
 
-func (o *Operator) record(c parCall) {
+func (o *Operator) record(x parCallX) {
 	r := o.rec
-	c.lo, c.hi, c.rlo, c.rhi = r.lo, len(o.out), r.rlo, len(o.timers.log)
-	if r.enc != nil && c.err == nil {
-		r.encode(&c, o.out[c.lo:c.hi])
+	c := parCall{lo: r.lo, hi: len(o.out), rlo: r.rlo, rhi: len(o.timers.log)}
+	if r.enc != nil && x.err == nil {
+		x.err = r.encode(&c, o.out)
+		if c.encoded {
+			// its rows are bytes now: their events go, and lo, hi only
+			// count them
+			clear(o.out[c.lo:c.hi])
+			o.out = o.out[:c.lo]
+			c.lo, c.hi = 0, c.hi-c.lo
+		}
 	}
 	if r.cb != nil {
-		c.con = r.cb.TakeConsole()
+		x.con = r.cb.TakeConsole()
+	}
+	if x.err != nil || x.fire != nil || x.released || len(x.con) > 0 {
+		r.xs = append(r.xs, x)
+		c.xi = int32(len(r.xs))
 	}
 	r.calls = append(r.calls, c)
 }
 
-// encode encodes outs, the outputs of call c, into r.buf, here on the
-// worker's core while they are in its cache, so that the coordinator
-// only copies bytes (Parallel.EncodeRows). A call with an output that is
-// not a row keeps its events; an error of the encoder is the call's, as
-// at parallelism 1, where the printer's error stops the statement.
-func (r *parRec) encode(c *parCall, outs []exec.Event) {
+// encode encodes the outputs of call c, outs[c.lo:c.hi], into r.buf,
+// here on the worker's core while they are in its cache, so that the
+// coordinator only copies bytes (Parallel.EncodeRows). A call with an
+// output that is not a row keeps its events; an error of the encoder is
+// the call's (returned), as at parallelism 1, where the printer's error
+// stops the statement.
+func (r *parRec) encode(c *parCall, outs []exec.Event) error {
+	outs = outs[c.lo:c.hi]
 	for i := range outs {
 		if outs[i].Kind != exec.EvRow {
-			return
+			return nil
 		}
 	}
 	lo := len(r.buf)
@@ -190,9 +204,9 @@ func (r *parRec) encode(c *parCall, outs []exec.Event) {
 		var err error
 		if r.buf, err = r.enc.AppendRow(r.buf, outs[i].Row); err != nil {
 			r.buf = r.buf[:lo]
-			c.err = err
-			return
+			return err
 		}
 	}
 	c.encoded, c.blo, c.bhi = true, lo, len(r.buf)
+	return nil
 }

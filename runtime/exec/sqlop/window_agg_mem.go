@@ -3,6 +3,7 @@ package sqlop
 import (
 	"maps"
 	"slices"
+	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
@@ -62,44 +63,71 @@ const (
 type memCall struct {
 	c    *AggCall
 	kind memAccKind
-	star bool       // COUNT(*) without FILTER: no argument to evaluate
+	star bool       // COUNT(*), or COUNT of a constant under FILTER: no argument to evaluate
 	arg  types.Kind // the argument's kind
 	col  int        // the argument is this column, read without Eval; -1: it is not one
+	x    expr.Expr  // else the argument to evaluate
+	// cond is the condition of the call's FILTER (WHERE cond), evaluated
+	// before x, for a call other than memOther, whose Accumulator takes
+	// the FilteredArg's Skip.
+	cond expr.Expr
 }
 
 // newMemCall returns how call c adds in memory.
 func newMemCall(c *AggCall) memCall {
-	mc := memCall{c: c, kind: memOther, arg: c.ArgType.Kind, col: -1}
-	if col, ok := c.Arg.(*expr.Column); ok {
+	mc := memCall{c: c, kind: memKindOf(c), arg: c.ArgType.Kind, col: -1, x: c.Arg}
+	if mc.kind == memCount && c.Star {
+		mc.star = true
+	}
+	if mc.kind != memOther {
+		if f, ok := mc.x.(*FilteredArg); ok {
+			mc.cond, mc.x = f.Cond, f.Arg
+			if mc.kind == memCount && f.Arg.IsConstant() {
+				// COUNT(*) FILTER counts a constant, which is not NULL.
+				v, err := f.Arg.Eval(nil)
+				mc.star = err == nil && v != nil
+			}
+		}
+		if x, ok := expr.IntegerCastOperand(mc.x); ok {
+			mc.x = x // SUM(CAST(delay AS BIGINT)): delay as it is
+		}
+	}
+	if col, ok := mc.x.(*expr.Column); ok {
 		mc.col = col.Index
 	}
+	return mc
+}
+
+// memKindOf is how call c adds in memory: memOther for a call that goes
+// through its Accumulator.
+func memKindOf(c *AggCall) memAccKind {
 	if c.Distinct {
-		return mc
+		return memOther
 	}
-	isInt, isFloat := c.ArgType.IsInteger(), mc.arg == types.KindFloat || mc.arg == types.KindDouble
+	isInt, isFloat := c.ArgType.IsInteger(), c.ArgType.Kind == types.KindFloat || c.ArgType.Kind == types.KindDouble
 	switch c.Fn {
 	case "COUNT":
-		mc.kind, mc.star = memCount, c.Star
+		return memCount
 	case "SUM":
 		switch {
 		case isInt:
-			mc.kind = memSumInt
+			return memSumInt
 		case isFloat:
-			mc.kind = memSumFloat
+			return memSumFloat
 		}
 	case "AVG":
 		switch {
 		case isInt:
-			mc.kind = memAvgInt
+			return memAvgInt
 		case isFloat:
-			mc.kind = memAvgFloat
+			return memAvgFloat
 		}
 	case "MIN":
-		mc.kind = memMin
+		return memMin
 	case "MAX":
-		mc.kind = memMax
+		return memMax
 	}
-	return mc
+	return memOther
 }
 
 // memAcc is the running state of one call in one window: n is the count
@@ -262,8 +290,8 @@ type memWindowAggStream struct {
 	row     []any // the input row with a window's columns
 	grow    []any // a group row for Outs
 	boxes   []boxedWindow
-	rowBox  *[3]any                // the window columns row holds (box), nil: none known
-	strSeen exec.StrCache[*memKey] // strKeys by the string's address (key)
+	rowBox  *[3]any       // the window columns row holds (box), nil: none known
+	strSeen exec.StrCache // strKeys (*memKey) by the string's address (key)
 }
 
 func (s *memWindowAggStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
@@ -348,6 +376,15 @@ func (s *memWindowAggStream) Row(r types.Row) error {
 		}
 		for j := range s.calls {
 			c := &s.calls[j]
+			if c.cond != nil {
+				ok, err := c.cond.Eval(s.row)
+				if err != nil {
+					return err
+				}
+				if ok != true {
+					continue // as the Skip of a FilteredArg: not added
+				}
+			}
 			var v any
 			switch {
 			case c.star:
@@ -355,7 +392,7 @@ func (s *memWindowAggStream) Row(r types.Row) error {
 				v = s.row[c.col]
 			default:
 				var err error
-				if v, err = c.c.Arg.Eval(s.row); err != nil {
+				if v, err = c.x.Eval(s.row); err != nil {
 					return err
 				}
 			}
@@ -376,7 +413,7 @@ func (s *memWindowAggStream) key(f []any) *memKey {
 			// A reader that takes its strings from a dictionary (Parquet)
 			// hands out the same string for every row of a key: found by
 			// its address, without hashing it.
-			if k := s.strSeen.Get(str); k != nil {
+			if k := (*memKey)(s.strSeen.Get(str)); k != nil {
 				return k
 			}
 			k := s.strKeys[str]
@@ -384,7 +421,7 @@ func (s *memWindowAggStream) key(f []any) *memKey {
 				k = &memKey{key: str, str: true}
 				s.strKeys[str] = k
 			}
-			s.strSeen.Put(str, k)
+			s.strSeen.Put(str, unsafe.Pointer(k))
 			return k
 		}
 	}
