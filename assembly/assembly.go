@@ -21,7 +21,9 @@ package assembly
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -226,6 +228,19 @@ func (s *Shell) RunEach(ctx context.Context, name, src string, w io.Writer) int 
 	return failed
 }
 
+// scratchLabel is what errors call the scratch state of a run without a
+// state file.
+const scratchLabel = "the scratch state (no --state file)"
+
+// pathErr drops the operation and path that an *fs.PathError repeats.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // openStore opens the store the options ask for and says how to close it,
 // and whether it is a scratch store (a temporary file no run resumes from).
 func openStore(o Options) (st state.Store, closeStore func(), scratch bool, err error) {
@@ -244,9 +259,10 @@ func openStore(o Options) (st state.Store, closeStore func(), scratch bool, err 
 	}
 	dir, err := os.MkdirTemp("", "ptfsh-state-")
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, fmt.Errorf("state: making %s in %s: %w; set TMPDIR to a folder that can be written, or give --state FILE", scratchLabel, os.TempDir(), pathErr(err))
 	}
-	st, err = state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true, Temporary: true})
+	// Errors name the store by its label: the file is removed below.
+	st, err = state.OpenBolt(filepath.Join(dir, "state.db"), state.BoltOptions{NoSync: true, Temporary: true, Label: scratchLabel})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, false, err

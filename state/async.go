@@ -11,6 +11,10 @@ import (
 type Commit struct {
 	done chan struct{}
 	err  error
+	// deferred is closed when the functions Defer handed on have run
+	// (nil: there were none): until then the buffered writes may grow,
+	// and a View waits before it reads them.
+	deferred chan struct{}
 	// The bbolt store's transaction in flight (bolt_async.go): its
 	// buffered writes, which Views read first (nil once the commit is
 	// over and no View reads them; guarded by the store's overMu), and
@@ -73,6 +77,40 @@ func UpdateAsync(st Store, fn func(Tx) error) (*Commit, error) {
 		return nil, err
 	}
 	return committed, nil
+}
+
+// Deferred reports whether Defer(tx, fn) would hand fn on instead of
+// running it at once: tx is the transaction of an UpdateAsync that commits
+// in the background, and its function has not returned.
+func Deferred(tx Tx) bool {
+	d, ok := tx.(deferrer)
+	return ok && d.deferring()
+}
+
+// Defer hands fn on to run in tx after the function given to UpdateAsync
+// has returned, on the goroutine that then commits tx, before the commit:
+// work of a transaction that the caller need not wait for (encoding and
+// writing what it took from memory while it goes on). In any other
+// transaction (Deferred is false) fn runs now, and Defer returns its
+// error. A deferred fn runs exactly once, in the order given, even when
+// the transaction fails before its commit (its writes are then rolled
+// back), so that it may release what it holds; its error fails the
+// commit (Commit.Wait). A deferred fn must not wait for anything the
+// caller of UpdateAsync holds: it runs while the caller goes on, and
+// until the deferred functions have run, a View of the store waits for
+// them.
+func Defer(tx Tx, fn func(Tx) error) error {
+	if d, ok := tx.(deferrer); ok && d.deferring() {
+		d.deferFn(fn)
+		return nil
+	}
+	return fn(tx)
+}
+
+// deferrer is a Tx that can hand work on to its commit (Defer).
+type deferrer interface {
+	deferring() bool
+	deferFn(fn func(Tx) error)
 }
 
 // asyncPause, set at link time (go build -ldflags "-X

@@ -78,6 +78,19 @@ type BoltOptions struct {
 	// operating system's, 4 KiB); an existing file keeps its own.
 	// CheckpointPageSize suits a state file that takes checkpoints.
 	PageSize int
+
+	// Label, when not "", is what errors call the store in place of
+	// "state file PATH": a scratch file removed as soon as it is open
+	// has no path worth naming.
+	Label string
+}
+
+// name is what messages call the file at path: the label, or the path.
+func (o BoltOptions) name(path string) string {
+	if o.Label != "" {
+		return o.Label
+	}
+	return path
 }
 
 // CheckpointPageSize is the page size for state files that periodic
@@ -110,7 +123,7 @@ func OpenBolt(path string, opts BoltOptions) (Store, error) {
 	case timeout < 0:
 		timeout = 0 // one attempt
 	}
-	f, created, err := openStateFile(path, opts.ReadOnly)
+	f, created, err := openStateFile(path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +141,12 @@ func OpenBolt(path string, opts BoltOptions) (Store, error) {
 
 // openStateFile opens the file at path, creating it when opening for
 // writing and no file exists there; created says whether it did.
-func openStateFile(path string, readOnly bool) (f *os.File, created bool, err error) {
+func openStateFile(path string, opts BoltOptions) (f *os.File, created bool, err error) {
+	readOnly, name := opts.ReadOnly, opts.name(path)
 	if readOnly {
 		f, err = os.Open(path)
 		if err != nil {
-			return nil, false, fmt.Errorf("state: open %s read-only: %w", path, pathErr(err))
+			return nil, false, fmt.Errorf("state: open %s read-only: %w", name, pathErr(err))
 		}
 		return f, false, nil
 	}
@@ -144,7 +158,7 @@ func openStateFile(path string, readOnly bool) (f *os.File, created bool, err er
 		f, err = os.OpenFile(path, os.O_RDWR, 0)
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("state: open %s: %w", path, pathErr(err))
+		return nil, false, fmt.Errorf("state: open %s: %w", name, pathErr(err))
 	}
 	return f, false, nil
 }
@@ -173,13 +187,14 @@ const waitForCreator = 50 * time.Millisecond
 // openLocked locks f, checks it, and opens it with bbolt. On error the
 // caller closes f.
 func openLocked(path string, f *os.File, created bool, opts BoltOptions, timeout time.Duration) (*boltStore, error) {
+	name := opts.name(path)
 	lock := func() error {
 		err := lockFile(f, !opts.ReadOnly, timeout)
 		switch {
 		case errors.Is(err, errLockTimeout):
-			return &fileError{path: path, msg: "is in use by another process", kind: ErrInUse}
+			return &fileError{path: path, label: opts.Label, msg: "is in use by another process", kind: ErrInUse}
 		case err != nil:
-			return fmt.Errorf("state: lock %s: %w", path, err)
+			return fmt.Errorf("state: lock %s: %w", name, err)
 		}
 		return nil
 	}
@@ -190,7 +205,7 @@ func openLocked(path string, f *os.File, created bool, opts BoltOptions, timeout
 	if err == nil && info.Size() == 0 && !created {
 		// Another OpenBolt may have created the file and not locked it yet.
 		if err := unlockFile(f); err != nil {
-			return nil, fmt.Errorf("state: lock %s: %w", path, err)
+			return nil, fmt.Errorf("state: lock %s: %w", name, err)
 		}
 		time.Sleep(waitForCreator)
 		if err := lock(); err != nil {
@@ -200,30 +215,30 @@ func openLocked(path string, f *os.File, created bool, opts BoltOptions, timeout
 	}
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("state: open %s: %w", path, pathErr(err))
+		return nil, fmt.Errorf("state: open %s: %w", name, pathErr(err))
 	case info.IsDir():
-		return nil, fmt.Errorf("state: open %s: is a directory", path)
+		return nil, fmt.Errorf("state: open %s: is a directory", name)
 	case info.Size() == 0 && !created:
-		return nil, corruptFile(path, errors.New("the file is empty (0 bytes); only a missing file is started as a new state file"))
+		return nil, corruptFile(path, opts.Label, errors.New("the file is empty (0 bytes); only a missing file is started as a new state file"))
 	}
 
 	check := boltCheck{fresh: true}
 	if !created {
 		if check, err = checkBoltFile(f, info.Size()); err != nil {
 			if problem := (*fileProblem)(nil); errors.As(err, &problem) {
-				return nil, corruptFile(path, err)
+				return nil, corruptFile(path, opts.Label, err)
 			}
-			return nil, fmt.Errorf("state: read %s: %w", path, err)
+			return nil, fmt.Errorf("state: read %s: %w", name, err)
 		}
 		if check.version > FormatVersion {
 			return nil, &fileError{
-				path: path, kind: ErrVersion,
+				path: path, label: opts.Label, kind: ErrVersion,
 				msg: fmt.Sprintf("has format version %d, newer than version %d that this ptfsh supports", check.version, FormatVersion),
 			}
 		}
 	}
 
-	s := &boltStore{path: path, file: f, readOnly: opts.ReadOnly, temporary: opts.Temporary, format: check.version}
+	s := &boltStore{path: path, label: opts.Label, file: f, readOnly: opts.ReadOnly, temporary: opts.Temporary, format: check.version}
 	bopts := &bbolt.Options{
 		Timeout: timeout, ReadOnly: opts.ReadOnly, NoSync: opts.NoSync,
 		// bbolt uses the file OpenBolt has locked and checked.
@@ -256,9 +271,9 @@ func openLocked(path string, f *os.File, created bool, opts BoltOptions, timeout
 	case errors.Is(err, ErrCorrupt):
 		return nil, err // a panic caught by guard
 	case errors.Is(err, berrors.ErrTimeout):
-		return nil, &fileError{path: path, msg: "is in use by another process", kind: ErrInUse}
+		return nil, &fileError{path: path, label: opts.Label, msg: "is in use by another process", kind: ErrInUse}
 	case errors.As(err, new(*fs.PathError)), errors.As(err, &errno):
-		return nil, fmt.Errorf("state: open %s: %w", path, err)
+		return nil, fmt.Errorf("state: open %s: %w", name, pathErr(err))
 	default:
 		return nil, s.corrupt(err)
 	}
@@ -275,12 +290,12 @@ func openLocked(path string, f *os.File, created bool, opts BoltOptions, timeout
 			return b.Put([]byte(versionKey), versionValue(FormatVersion))
 		})
 		if err != nil {
-			err = fmt.Errorf("state: initialize %s: %w", path, err)
+			err = fmt.Errorf("state: initialize %s: %w", name, err)
 		}
 		s.format = FormatVersion
 	case check.version < FormatVersion && !opts.ReadOnly:
 		if err = s.txn(true, s.upgrade); err != nil {
-			err = fmt.Errorf("state: upgrade %s to format version %d: %w", path, FormatVersion, err)
+			err = fmt.Errorf("state: upgrade %s to format version %d: %w", name, FormatVersion, err)
 		}
 		s.format = FormatVersion
 	}
@@ -343,6 +358,7 @@ type boltStore struct {
 	db       *bbolt.DB
 	file     *os.File // the file bbolt has open, locked by OpenBolt
 	path     string
+	label    string // BoltOptions.Label
 	readOnly bool
 	format   uint32 // the file's format version: how values are stored
 	closed   atomic.Bool
@@ -388,15 +404,19 @@ type boltStore struct {
 // maxWriteHint bounds a map made ahead of its writes.
 const maxWriteHint = 1 << 17
 
-// corruptFile returns an error wrapping ErrCorrupt for the file at path.
-func corruptFile(path string, cause error) error {
-	return &fileError{path: path, msg: "is corrupt", kind: ErrCorrupt, cause: cause}
+// corruptFile returns an error wrapping ErrCorrupt for the file at path
+// (called label, when not "").
+func corruptFile(path, label string, cause error) error {
+	return &fileError{path: path, label: label, msg: "is corrupt", kind: ErrCorrupt, cause: cause}
 }
 
 // corrupt returns an error wrapping ErrCorrupt for this store's file.
 func (s *boltStore) corrupt(cause error) error {
-	return corruptFile(s.path, cause)
+	return corruptFile(s.path, s.label, cause)
 }
+
+// name is what messages call the store's file: its label, or its path.
+func (s *boltStore) name() string { return BoltOptions{Label: s.label}.name(s.path) }
 
 // corruptAt returns an error wrapping ErrCorrupt about key in namespace ns.
 func (s *boltStore) corruptAt(ns string, key []byte, msg string) error {
@@ -432,7 +452,7 @@ func (s *boltStore) View(fn func(Tx) error) error {
 
 func (s *boltStore) Update(fn func(Tx) error) error {
 	if s.readOnly && !s.closed.Load() {
-		return fmt.Errorf("state: update %s: %w", s.path, ErrReadOnly)
+		return fmt.Errorf("state: update %s: %w", s.name(), ErrReadOnly)
 	}
 	return s.run(true, fn)
 }
@@ -549,9 +569,9 @@ func (s *boltStore) commit(btx *bbolt.Tx) error {
 		if strings.Contains(err.Error(), "mmap allocate error") {
 			// bbolt maps the whole file, and grows the map as the file
 			// grows: under ulimit -v the map can be what runs out.
-			return fmt.Errorf("state: commit %s: %w: the state file no longer fits in the memory the process may map (ulimit -v, or the machine's memory); raise the limit, or give the statement less state to keep", s.path, err)
+			return fmt.Errorf("state: commit %s: %w: the state file no longer fits in the memory the process may map (ulimit -v, or the machine's memory); raise the limit, or give the statement less state to keep", s.name(), err)
 		}
-		return fmt.Errorf("state: commit %s: %w", s.path, err)
+		return fmt.Errorf("state: commit %s: %w", s.name(), pathErr(err))
 	}
 	fault.Point(fault.StateCommitted)
 	return nil
@@ -601,7 +621,7 @@ func (s *boltStore) Close() error {
 		err = s.guard(s.db.Close)
 		if err == nil {
 			if perr != nil {
-				return fmt.Errorf("state: close %s: %w", s.path, perr)
+				return fmt.Errorf("state: close %s: %w", s.name(), perr)
 			}
 			return nil
 		}
@@ -610,7 +630,7 @@ func (s *boltStore) Close() error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("state: close %s: %w", s.path, err)
+		return fmt.Errorf("state: close %s: %w", s.name(), pathErr(err))
 	}
 	return nil
 }

@@ -18,8 +18,13 @@ import (
 // keeps other writers out until it is over. Update, UpdateAsync and Close
 // wait for it (settle), so that transactions still commit one at a time.
 //
+// Work that fn handed on with Defer runs first on that goroutine, in the
+// same transaction, before its writes are put into bbolt's pages; a View
+// waits for it (Commit.deferred), since it adds to the buffered writes.
+//
 // A View does not wait when it can read the transaction in flight (over):
-// its buffered writes, which no one changes once handed on, answer first;
+// its buffered writes, which no one changes once the deferred work is
+// done, answer first;
 // other keys come from bbolt's last commit. Applying the buffered writes to
 // the store before the commit gives what the commit gives, and applying
 // them again after it changes nothing, so the answers are those of the
@@ -34,20 +39,25 @@ func (s *boltStore) UpdateAsync(fn func(Tx) error) (c *Commit, err error) {
 		return nil, fmt.Errorf("state: update: %w", ErrClosed)
 	}
 	if s.readOnly {
-		return nil, fmt.Errorf("state: update %s: %w", s.path, ErrReadOnly)
+		return nil, fmt.Errorf("state: update %s: %w", s.name(), ErrReadOnly)
 	}
 	btx, err := s.begin(true)
 	if err != nil {
 		return nil, err
 	}
 	handed := false
+	t := &boltTx{s: s, tx: btx, writable: true, async: true}
 	defer func() {
 		if !handed {
+			if len(t.later) > 0 { // they run once, whatever happens
+				t.done = false
+				_ = t.runLater()
+				t.done = true
+			}
 			err = s.rollback(btx, err)
 			s.writerEnds()
 		}
 	}()
-	t := &boltTx{s: s, tx: btx, writable: true}
 	func() {
 		defer func() { t.done = true }()
 		err = fn(t)
@@ -57,6 +67,11 @@ func (s *boltStore) UpdateAsync(fn func(Tx) error) (c *Commit, err error) {
 	}
 	t.keep = true // Views read the buffered writes while they go in
 	c = &Commit{done: make(chan struct{}), tx: t, id: btx.ID()}
+	if len(t.later) > 0 {
+		c.deferred = make(chan struct{})
+	} else {
+		t.async = false
+	}
 	s.inflight.Store(c)
 	handed = true
 	go func() {
@@ -73,7 +88,13 @@ func (s *boltStore) UpdateAsync(fn func(Tx) error) (c *Commit, err error) {
 			s.overMu.Unlock()
 		}()
 		var err error
-		if beforeAsyncCommit != nil {
+		if c.deferred != nil {
+			t.done = false
+			err = t.runLater()
+			t.done = true
+			close(c.deferred)
+		}
+		if beforeAsyncCommit != nil && err == nil {
 			err = beforeAsyncCommit()
 		}
 		if err == nil {
@@ -108,6 +129,9 @@ func (s *boltStore) settle() {
 // wait for c after all (dropOver), its next snapshot is c's commit and
 // no later one.
 func (s *boltStore) viewOver(c *Commit, fn func(Tx) error) (err error) {
+	if c.deferred != nil {
+		<-c.deferred // the buffered writes are complete
+	}
 	s.overMu.Lock()
 	select {
 	case <-c.done:

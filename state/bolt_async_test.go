@@ -315,3 +315,112 @@ func TestBoltSnapshot(t *testing.T) {
 		t.Errorf("a/k after the Update = %s, want 2", got)
 	}
 }
+
+// TestBoltAsync_Defer: work handed on with state.Defer runs after the
+// function of UpdateAsync returned, on another goroutine, before the
+// commit: UpdateAsync returns while it runs, a View waits for it and
+// sees its writes, its error fails the commit and leaves the store as it
+// was, it runs once even when the function fails after handing it on,
+// and in an Update it runs at once.
+func TestBoltAsync_Defer(t *testing.T) {
+	st, err := state.OpenBolt(filepath.Join(t.TempDir(), "state.db"), state.BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	put := func(key, val string) func(state.Tx) error {
+		return func(tx state.Tx) error { return tx.Put("ns", []byte(key), []byte(val)) }
+	}
+
+	gate, started := make(chan struct{}), make(chan struct{})
+	c, err := state.UpdateAsync(st, func(tx state.Tx) error {
+		if !state.Deferred(tx) {
+			t.Error("the transaction of UpdateAsync does not defer")
+		}
+		if err := tx.Put("ns", []byte("a"), []byte("1")); err != nil {
+			return err
+		}
+		return state.Defer(tx, func(tx state.Tx) error {
+			close(started)
+			<-gate
+			return put("b", "2")(tx)
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started // UpdateAsync returned with the deferred work under way
+	viewed := make(chan string)
+	go func() {
+		var v []byte
+		err := st.View(func(tx state.Tx) (err error) {
+			v, err = tx.Get("ns", []byte("b"))
+			return err
+		})
+		if err != nil {
+			viewed <- err.Error()
+			return
+		}
+		viewed <- string(v)
+	}()
+	select {
+	case v := <-viewed:
+		t.Fatalf("a View read %q before the deferred work was done", v)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(gate)
+	if v := <-viewed; v != "2" {
+		t.Errorf("a View during the deferred work read %q, want 2", v)
+	}
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+
+	boom := errors.New("boom")
+	c, err = state.UpdateAsync(st, func(tx state.Tx) error {
+		if err := put("a", "3")(tx); err != nil {
+			return err
+		}
+		return state.Defer(tx, func(state.Tx) error { return boom })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Wait(); !errors.Is(err, boom) {
+		t.Fatalf("the commit returned %v, want the deferred error", err)
+	}
+	if v := get(t, st, "ns", "a"); v != "1" {
+		t.Errorf("after a failed deferred write a = %q, want 1", v)
+	}
+
+	runs := 0
+	_, err = state.UpdateAsync(st, func(tx state.Tx) error {
+		if err := state.Defer(tx, func(tx state.Tx) error { runs++; return put("a", "4")(tx) }); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) || runs != 1 {
+		t.Fatalf("UpdateAsync returned %v and ran the deferred work %d times, want the error and once", err, runs)
+	}
+	if v := get(t, st, "ns", "a"); v != "1" {
+		t.Errorf("after a failed transaction a = %q, want 1", v)
+	}
+
+	runs = 0
+	mustUpdate(t, st, func(tx state.Tx) error {
+		if state.Deferred(tx) {
+			t.Error("the transaction of Update defers")
+		}
+		if err := state.Defer(tx, func(tx state.Tx) error { runs++; return put("c", "5")(tx) }); err != nil {
+			return err
+		}
+		if runs != 1 {
+			t.Error("Defer in an Update did not run at once")
+		}
+		return nil
+	})
+	if v := get(t, st, "ns", "c"); v != "5" {
+		t.Errorf("c = %q, want 5", v)
+	}
+}

@@ -41,6 +41,28 @@ type boltTx struct {
 	mixed map[string]bool
 	keep  bool
 	over  *Commit
+	// async: the transaction of an UpdateAsync whose function is running,
+	// which Defer may hand work on from (later, run before the commit).
+	async bool
+	later []func(Tx) error
+}
+
+func (t *boltTx) deferring() bool { return t.async && !t.done }
+
+func (t *boltTx) deferFn(fn func(Tx) error) { t.later = append(t.later, fn) }
+
+// runLater runs the functions that Defer handed on, each once, and
+// returns the first error.
+func (t *boltTx) runLater() error {
+	later := t.later
+	t.later, t.async = nil, false
+	var first error
+	for _, fn := range later {
+		if err := fn(t); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // call runs op through the store's guard and remembers corruption.

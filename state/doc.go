@@ -23,7 +23,9 @@ UpdateAsync runs its function at once but may leave the commit to a
 goroutine (the bbolt store does: buffered writes into bbolt's pages, the
 commit and the fsync), returning a Commit whose Wait says when, and
 whether, it committed. Until then the store's other writers wait for it,
-and its readers see its writes.
+and its readers see its writes. Inside its function, Defer hands work on
+to that goroutine, to run in the transaction before the commit (a
+checkpoint's sorting and packing of what it took from memory).
 
 A namespace holds the keys of one piece of state, such as one state entry of
 one function uid. It is created by the first Put into it and removed by

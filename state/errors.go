@@ -41,9 +41,11 @@ var (
 var errTxDone = errors.New("state: transaction used after its function returned")
 
 // fileError is an error about a state file. Its message starts with
-// "state file PATH", so the sentinel it wraps does not repeat in the text.
+// "state file PATH" (or the store's label), so the sentinel it wraps does
+// not repeat in the text.
 type fileError struct {
 	path  string
+	label string // BoltOptions.Label
 	msg   string // what is wrong, after the path: "is corrupt"
 	kind  error  // ErrInUse, ErrCorrupt or ErrVersion
 	cause error  // optional underlying error
@@ -51,6 +53,9 @@ type fileError struct {
 
 func (e *fileError) Error() string {
 	s := "state file " + e.path + " " + e.msg
+	if e.label != "" {
+		s = e.label + " " + e.msg
+	}
 	if e.cause != nil {
 		s += ": " + e.cause.Error()
 	}

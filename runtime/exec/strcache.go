@@ -17,15 +17,20 @@ import "unsafe"
 // lookup in eight, two airports of a slot taking turns in it; with two
 // ways, nearly only at the start of a row group, whose dictionary is new.
 //
+// The values are pointers, as unsafe.Pointer, which the caller converts
+// back to its type: StrCache is not generic because the compiler inlines
+// Get only in a type of its own, and a call per row costs as much as the
+// rest of a hit.
+//
 // The zero value is an empty cache; it allocates its table at the first
 // Put. It is for one goroutine.
-type StrCache[V comparable] struct {
-	sets *[strCacheSets][2]strCacheEnt[V]
+type StrCache struct {
+	sets *[strCacheSets][2]strCacheEnt
 }
 
-type strCacheEnt[V comparable] struct {
+type strCacheEnt struct {
 	s string
-	v V
+	v unsafe.Pointer
 }
 
 const (
@@ -33,44 +38,44 @@ const (
 	strCacheSets = 1 << strCacheBits
 )
 
-func (c *StrCache[V]) set(s string) *[2]strCacheEnt[V] {
+func (c *StrCache) set(s string) *[2]strCacheEnt {
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	return &c.sets[p*0x9E3779B97F4A7C15>>(64-strCacheBits)]
 }
 
+// is reports whether e holds s itself.
+func (e *strCacheEnt) is(s string) bool {
+	return unsafe.StringData(e.s) == unsafe.StringData(s) && len(e.s) == len(s)
+}
+
 // Get returns the value put last for s itself (the same bytes at the same
-// address), or the zero V when there is none.
-func (c *StrCache[V]) Get(s string) V {
-	var zero V
-	if c.sets == nil {
-		return zero
+// address), or nil when there is none.
+func (c *StrCache) Get(s string) unsafe.Pointer {
+	if c.sets != nil {
+		for i := range 2 {
+			if e := &c.set(s)[i]; e.is(s) {
+				return e.v
+			}
+		}
 	}
-	set := c.set(s)
-	p := unsafe.StringData(s)
-	if e := &set[0]; unsafe.StringData(e.s) == p && len(e.s) == len(s) {
-		return e.v
-	}
-	if e := &set[1]; unsafe.StringData(e.s) == p && len(e.s) == len(s) {
-		return e.v
-	}
-	return zero
+	return nil
 }
 
 // Put keeps v for s, in place of the older of its set's two entries (or
 // of s's own).
-func (c *StrCache[V]) Put(s string, v V) {
+func (c *StrCache) Put(s string, v unsafe.Pointer) {
 	if c.sets == nil {
-		c.sets = new([strCacheSets][2]strCacheEnt[V])
+		c.sets = new([strCacheSets][2]strCacheEnt)
 	}
 	set := c.set(s)
-	if unsafe.StringData(set[0].s) != unsafe.StringData(s) || len(set[0].s) != len(s) {
+	if !set[0].is(s) {
 		set[1] = set[0] // s's own entry, or the older one
 	}
-	set[0] = strCacheEnt[V]{s: s, v: v}
+	set[0] = strCacheEnt{s: s, v: v}
 }
 
 // Reset empties the cache.
-func (c *StrCache[V]) Reset() {
+func (c *StrCache) Reset() {
 	if c.sets != nil {
 		clear(c.sets[:])
 	}

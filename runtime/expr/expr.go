@@ -294,6 +294,9 @@ func compileCompare(pos sqlmini.Pos, op string, left, right Expr) (Expr, error) 
 	}
 	t := types.TypeBoolean
 	t.NotNull = left.Type().NotNull && right.Type().NotNull
+	if f := compareIntColumn(left, right, test); f != nil {
+		return &funcExpr{t: t, f: f}, nil
+	}
 	return &funcExpr{t: t, konst: allConstant(left, right), f: func(row []any) (any, error) {
 		a, err := left.Eval(row)
 		if a == nil || err != nil {
@@ -305,6 +308,39 @@ func compileCompare(pos sqlmini.Pos, op string, left, right Expr) (Expr, error) 
 		}
 		return test(CompareValues(a, b)), nil
 	}}, nil
+}
+
+// compareIntColumn returns the comparison of an integer column with an
+// integer constant (delay > 15) that reads the column's int64 and compares
+// it with the constant's, without evaluating either as an expression; nil
+// for any other comparison.
+func compareIntColumn(left, right Expr, test func(c int) bool) func(row []any) (any, error) {
+	col, ok := left.(*Column)
+	if !ok || !left.Type().IsInteger() || !right.Type().IsInteger() || !right.IsConstant() {
+		return nil
+	}
+	kv, err := right.Eval(nil)
+	k, isInt := kv.(int64)
+	if err != nil || !isInt {
+		return nil // NULL, or an error the row's evaluation gives
+	}
+	// The outcomes, as test gives them for each order.
+	lt, eq, gt := test(-1), test(0), test(1)
+	i := col.Index
+	return func(row []any) (any, error) {
+		a, ok := row[i].(int64)
+		switch {
+		case !ok && row[i] == nil:
+			return nil, nil
+		case !ok: // not an integer column's value: compared as any other
+			return test(CompareValues(row[i], kv)), nil
+		case a < k:
+			return lt, nil
+		case a > k:
+			return gt, nil
+		}
+		return eq, nil
+	}
 }
 
 // CompareValues orders two non-null values of comparable types.

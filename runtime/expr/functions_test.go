@@ -255,3 +255,37 @@ func TestIntegerCastOperand(t *testing.T) {
 		}
 	}
 }
+
+// TestCompare_intColumn: an integer column compared with an integer
+// constant gives what the general comparison gives, NULL included.
+func TestCompare_intColumn(t *testing.T) {
+	sc := &expr.Scope{Schema: types.Schema{Columns: []types.Column{
+		{Name: "i", Type: types.TypeInt}, {Name: "b", Type: types.TypeBigInt}}}}
+	for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
+		for _, k := range []string{"15", "-3", "CAST(NULL AS INT)"} {
+			src := "i " + op + " " + k
+			x, err := sqlmini.ParseExpr(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := expr.Compile(x, sc)
+			if err != nil {
+				t.Fatalf("%s: %v", src, err)
+			}
+			// The same comparison the general way: i + 0 is no column.
+			y, _ := sqlmini.ParseExpr("i + 0 " + op + " " + k)
+			g, err := expr.Compile(y, sc)
+			if err != nil {
+				t.Fatalf("%s: %v", src, err)
+			}
+			for _, v := range []any{int64(-4), int64(-3), int64(0), int64(15), int64(16), nil} {
+				row := []any{v, nil}
+				got, err1 := c.Eval(row)
+				want, err2 := g.Eval(row)
+				if got != want || err1 != nil || err2 != nil {
+					t.Errorf("%s with i = %v: %v (%v), want %v (%v)", src, v, got, err1, want, err2)
+				}
+			}
+		}
+	}
+}

@@ -38,7 +38,8 @@ func parseError(tp TP, offset int64, format string, args ...any) error {
 
 // parse appends to out the records of data at or after offset from, in
 // offset order, and returns them with the offset after the last batch
-// read whole (from when none was). A batch cut short at the end of data
+// read whole (from when none was); on an error, the records of the
+// batches before the bad one. A batch cut short at the end of data
 // (the fetch's size limit) is left for the next fetch. Control batches
 // give control records; a batch's records before from (a fetch may start
 // within a batch) are skipped.
@@ -87,8 +88,9 @@ func (p *batchParser) parse(tp TP, data []byte, from int64, out []fetchedRecord)
 		control := attrs&0x20 != 0
 		logAppend := attrs&0x08 != 0
 		var err error
-		if out, err = parseRecords(tp, recs, base, n, baseTS, maxTS, logAppend, control, next, out); err != nil {
-			return out, next, err
+		start := len(out)
+		if out, err = parseRecords(tp, recs, base, n, lastDelta, baseTS, maxTS, logAppend, control, next, out); err != nil {
+			return out[:start], next, err // none of a batch not read whole
 		}
 		next = end
 	}
@@ -96,8 +98,10 @@ func (p *batchParser) parse(tp TP, data []byte, from int64, out []fetchedRecord)
 }
 
 // parseRecords appends the n records of one batch, those at or after
-// from.
-func parseRecords(tp TP, recs []byte, base int64, n int32, baseTS, maxTS int64, logAppend, control bool, from int64, out []fetchedRecord) ([]fetchedRecord, error) {
+// from. Their offset deltas go up, to lastDelta at most (a compaction
+// leaves gaps).
+func parseRecords(tp TP, recs []byte, base int64, n, lastDelta int32, baseTS, maxTS int64, logAppend, control bool, from int64, out []fetchedRecord) ([]fetchedRecord, error) {
+	prev := int64(-1) // the offset delta of the record before
 	for i := int32(0); i < n; i++ {
 		at := base + int64(i)
 		size, k := varint(recs)
@@ -128,6 +132,10 @@ func parseRecords(tp TP, recs []byte, base int64, n int32, baseTS, maxTS int64, 
 		if rd.bad || nh < 0 || len(rd.b) != 0 {
 			return out, parseError(tp, at, "record %d of a batch of %d is malformed", i, n)
 		}
+		if offDelta <= prev || offDelta > int64(lastDelta) {
+			return out, parseError(tp, at, "record %d of a batch of %d has offset delta %d: out of order, or past the batch's last (%d)", i, n, offDelta, lastDelta)
+		}
+		prev = offDelta
 		off := base + offDelta
 		if off < from {
 			continue

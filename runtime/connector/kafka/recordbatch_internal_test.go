@@ -92,6 +92,21 @@ func TestBatchParser_parse(t *testing.T) {
 		}
 		return out
 	}
+	// Batches of two records at 70 whose records' offset deltas do not
+	// fit: the second record alone as the batch's only one (delta 1, last
+	// delta 0), and the two records the other way round.
+	var pastLast, outOfOrder []byte
+	{
+		b := testBatch(70, []string{"a", "b"}, false)
+		recs := b[batchHeader:]
+		size, k := varint(recs)
+		first, second := recs[:k+int(size)], recs[k+int(size):]
+		pastLast = append([]byte(nil), b[:batchHeader]...)
+		binary.BigEndian.PutUint32(pastLast[23:], 0)
+		binary.BigEndian.PutUint32(pastLast[57:], 1)
+		pastLast = withAttrs(pastLast, 0, second)
+		outOfOrder = withAttrs(append([]byte(nil), b...), 0, cat(second, first))
+	}
 	for _, c := range []struct {
 		name string
 		data []byte
@@ -130,6 +145,11 @@ func TestBatchParser_parse(t *testing.T) {
 		{name: "magic 1", data: magic1, from: 10, next: 10, err: "reading partition t/2 at offset 10: a record batch of an older format than magic 2 (magic 1)"},
 		{name: "bad record", data: withAttrs(testBatch(50, []string{"a"}, false), 0, []byte{0x7f, 0}), from: 50, next: 50,
 			err: "reading partition t/2 at offset 50: record 0 of a batch of 1 is cut short"},
+		{name: "offset delta past the last", data: pastLast, from: 70, next: 70,
+			err: "reading partition t/2 at offset 70: record 0 of a batch of 1 has offset delta 1: out of order, or past the batch's last (0)"},
+		{name: "offset deltas out of order", data: cat(two, outOfOrder), from: 10, next: 12,
+			err:  "reading partition t/2 at offset 71: record 1 of a batch of 2 has offset delta 0: out of order, or past the batch's last (1)",
+			want: []parsedRec{{Off: 10, TS: 1000, Key: "k0", Value: "a"}, {Off: 11, TS: 1001, Key: "k1", NullValue: true}}},
 		{name: "bad codec", data: withAttrs(testBatch(60, []string{"a"}, false), 7, nil), from: 60, next: 60,
 			err: "reading partition t/2 at offset 60: decompressing a record batch (codec 7)"},
 	} {
@@ -154,7 +174,8 @@ func TestBatchParser_parse(t *testing.T) {
 }
 
 // FuzzBatchParser: bad bytes never panic; an error names the
-// partition and an offset.
+// partition and an offset; the records come in offset order from the
+// fetch's offset, each before the offset the batches were read up to.
 func FuzzBatchParser(f *testing.F) {
 	f.Add(testBatch(0, []string{"a", "<null>"}, true), int64(0))
 	f.Add(append(testBatch(5, []string{"x"}, false), testBatch(6, []string{"y", "z"}, true)...), int64(6))
@@ -176,10 +197,12 @@ func FuzzBatchParser(f *testing.F) {
 		if next < from {
 			t.Fatalf("next %d before from %d", next, from)
 		}
+		last := from - 1
 		for _, r := range recs {
-			if r.offset < from {
-				t.Fatalf("record at %d before from %d", r.offset, from)
+			if r.offset <= last || r.offset >= next {
+				t.Fatalf("record at %d after %d, read up to %d (from %d)", r.offset, last, next, from)
 			}
+			last = r.offset
 		}
 	})
 }

@@ -222,6 +222,7 @@ func (s *keyedState) spillWarm() error {
 	dirty = sortDedup(dirty)
 	if len(dirty) > 0 && s.vals != nil {
 		s.vals.mu.Lock()
+		s.vals.settle(nil)
 		err := s.ex.Store.Update(func(tx state.Tx) error {
 			runs := s.beginRuns(tx)
 			for _, k := range dirty {
@@ -254,6 +255,17 @@ func (s *keyedState) spillWarm() error {
 // statement's final flush, after which every key may be in the store
 // (release), need not.
 func (s *keyedState) flushWarm(runs *valueRuns, k string, rec []byte, note bool) error {
+	if err := s.writeRecord(runs, k, rec); err != nil {
+		return err
+	}
+	s.markFlushed(k, rec, note)
+	return nil
+}
+
+// writeRecord writes the entries of the warm record rec of key k to
+// runs. It reads the record's entries, never its flags, which may change
+// meanwhile (flushValues may run it on the commit's goroutine).
+func (s *keyedState) writeRecord(runs *valueRuns, k string, rec []byte) error {
 	key := stringBytes(k)
 	for i := range s.decls {
 		b, ok := warmEntry(rec, i)
@@ -267,12 +279,17 @@ func (s *keyedState) flushWarm(runs *valueRuns, k string, rec []byte, note bool)
 			return err
 		}
 	}
+	return nil
+}
+
+// markFlushed marks the record rec of key k written: unchanged since the
+// checkpoint, and with note recorded in written.
+func (s *keyedState) markFlushed(k string, rec []byte, note bool) {
 	rec[0] &^= warmDirty | warmListed // the slice shares the map's record
 	if note && rec[0]&warmNoted == 0 {
-		s.noteWritten(key)
+		s.noteWritten(stringBytes(k))
 		rec[0] |= warmNoted
 	}
-	return nil
 }
 
 // clearSpill drops a spill area (namespaces spill/UID/NAME), which a

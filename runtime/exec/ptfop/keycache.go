@@ -1,6 +1,8 @@
 package ptfop
 
 import (
+	"unsafe"
+
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/types"
 )
@@ -17,7 +19,7 @@ import (
 // (a CSV reader's), the cache would only miss: after keyCacheProbe
 // lookups with fewer hits than misses it turns itself off.
 type strKeyCache struct {
-	ents         exec.StrCache[*keyState]
+	ents         exec.StrCache // of *keyState
 	hits, misses int
 	off          bool
 }
@@ -32,7 +34,7 @@ func (s *keyedState) lookupOne(r types.Row, col int, cols []int, cur *keyState) 
 	if !ok || str == "" || c.off {
 		return s.lookupRowEnc(r, cols, cur)
 	}
-	if ks := c.ents.Get(str); ks != nil && ks.slot < len(s.live) && s.live[ks.slot] == ks {
+	if ks := (*keyState)(c.ents.Get(str)); ks != nil && ks.slot < len(s.live) && s.live[ks.slot] == ks {
 		c.hits++
 		ks.ref = true
 		return ks
@@ -43,6 +45,6 @@ func (s *keyedState) lookupOne(r types.Row, col int, cols []int, cur *keyState) 
 		return s.lookupRowEnc(r, cols, cur)
 	}
 	ks := s.lookupRowEnc(r, cols, cur)
-	c.ents.Put(str, ks)
+	c.ents.Put(str, unsafe.Pointer(ks))
 	return ks
 }

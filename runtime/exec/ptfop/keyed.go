@@ -309,13 +309,24 @@ func (f *keyFilter) has(enc []byte) bool {
 // checkpoint) walks every key. When a snapshot is due (snapshotDue), it
 // writes every key in memory, changed or not, in place of the tables'
 // generations.
+//
+// What must be taken from memory while the function's objects stand
+// still is taken at once: the live keys' records are encoded, and every
+// key taken is marked written. Sorting the keys and writing them, most of
+// a periodic checkpoint's time, is deferred to the commit's goroutine
+// when tx commits in the background (state.Defer): the records taken do
+// not change (a warm record's bytes after its flags never do, and the
+// live keys' records are the checkpoint's own), and the tables wait for
+// it (valueTables.settle).
 func (s *keyedState) flushValues(tx state.Tx, final bool) error {
 	if s.codec == nil || s.vals == nil {
 		return nil
 	}
-	s.vals.mu.Lock()
+	vt := s.vals
+	vt.mu.Lock()
+	vt.settle(tx)
 	whole := s.snapshotDue()
-	s.vals.mu.Unlock()
+	vt.mu.Unlock()
 	// The live keys' records are made as the ring is walked, in memory
 	// order, not in key order, where each key's state was a cache miss.
 	dirty, recs := s.sorter.keys[:0], s.sorter.recs[:0]
@@ -357,35 +368,44 @@ func (s *keyedState) flushValues(tx state.Tx, final bool) error {
 	}
 	clear(s.dirtyWarm)
 	s.dirtyWarm, s.dirtyAll = s.dirtyWarm[:0], false
-	s.sorter.keys = dirty
-	dirty = s.sorter.sort()
-	defer s.sorter.release()
-	s.vals.mu.Lock()
-	defer s.vals.mu.Unlock()
-	runs := s.beginRuns(tx)
-	if whole {
-		runs = s.beginSnapshots(tx)
+	for i := range dirty {
+		d := &dirty[i]
+		s.markFlushed(d.k, d.rec, !final)
+		if d.ks != nil {
+			d.ks.dirty, d.ks.noted = false, !final // markFlushed noted it, unless final
+		}
 	}
-	for _, d := range dirty {
-		if err := s.flushWarm(runs, d.k, d.rec, !final); err != nil {
+	s.sorter.keys = dirty
+	write := func(tx state.Tx) error {
+		defer s.sorter.release()
+		runs := s.beginRuns(tx)
+		if whole {
+			runs = s.beginSnapshots(tx)
+		}
+		for _, d := range s.sorter.sort() {
+			if err := s.writeRecord(runs, d.k, d.rec); err != nil {
+				return err
+			}
+		}
+		if err := runs.close(); err != nil {
 			return err
 		}
-		if d.ks != nil {
-			d.ks.dirty, d.ks.noted = false, !final // flushWarm noted it, unless final
+		for i, tab := range s.vals.tabs {
+			if tab == nil {
+				continue
+			}
+			if err := tab.Flush(tx); err != nil {
+				return fmt.Errorf("%s: state %q: %w", s.fn, s.decls[i].Name, err)
+			}
 		}
+		return nil
 	}
-	if err := runs.close(); err != nil {
-		return err
+	vt.mu.Lock()
+	defer vt.mu.Unlock()
+	if !state.Deferred(tx) {
+		return write(tx)
 	}
-	for i, tab := range s.vals.tabs {
-		if tab == nil {
-			continue
-		}
-		if err := tab.Flush(tx); err != nil {
-			return fmt.Errorf("%s: state %q: %w", s.fn, s.decls[i].Name, err)
-		}
-	}
-	return nil
+	return vt.deferWrite(tx, write)
 }
 
 // dirtyKey is a key a checkpoint writes, with its warm record rec: a

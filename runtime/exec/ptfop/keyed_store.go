@@ -39,12 +39,58 @@ import (
 // writer is the keyedState that flushed first, and shared says that
 // another one flushed too (the workers of a parallel call): none of them
 // holds every key then, and none writes a snapshot.
+//
+// A periodic checkpoint's writes to the tables may run on the commit's
+// goroutine after the checkpoint's function returned (flushValues,
+// state.Defer): jobs are those of the checkpoint of transaction
+// pendingTx (each worker's), and pending is closed when they have run.
+// They take no lock, so that nothing they wait for waits for them: every
+// other use of the tables holds mu and settles first.
 type valueTables struct {
 	mu     sync.Mutex
 	tabs   []*opstate.Table[[]byte]
 	due    atomic.Bool
 	writer *keyedState
 	shared bool
+
+	jobs      []func(state.Tx) error
+	pending   chan struct{}
+	pendingTx state.Tx
+}
+
+// settle waits until the writes deferred by a checkpoint have run, unless
+// that checkpoint is tx's own (its writes run after it). The caller holds
+// vt.mu.
+func (vt *valueTables) settle(tx state.Tx) {
+	if vt.pending == nil || tx != nil && vt.pendingTx == tx {
+		return
+	}
+	<-vt.pending
+	vt.pending, vt.pendingTx = nil, nil
+}
+
+// deferWrite hands write on to run before tx commits, after the writes
+// of the workers that flushed before in the same checkpoint. The caller
+// holds vt.mu.
+func (vt *valueTables) deferWrite(tx state.Tx, write func(state.Tx) error) error {
+	if vt.pending != nil && vt.pendingTx == tx {
+		vt.jobs = append(vt.jobs, write)
+		return nil
+	}
+	done := make(chan struct{})
+	vt.jobs, vt.pending, vt.pendingTx = []func(state.Tx) error{write}, done, tx
+	return state.Defer(tx, func(tx state.Tx) error {
+		defer close(done)
+		jobs := vt.jobs
+		vt.jobs = nil
+		var first error
+		for _, job := range jobs {
+			if err := job(tx); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	})
 }
 
 // openValues opens the tables of the call's value state, dropping what a
@@ -74,6 +120,7 @@ func (s *keyedState) readStored(i int, enc []byte) ([]byte, error) {
 	}
 	s.vals.mu.Lock()
 	defer s.vals.mu.Unlock()
+	s.vals.settle(nil)
 	b, ok, err := s.vals.tabs[i].ReadStored(enc)
 	if err != nil || !ok || len(b) == 0 {
 		return nil, err
@@ -90,6 +137,7 @@ func (s *keyedState) compactValues() error {
 	}
 	vt.mu.Lock()
 	defer vt.mu.Unlock()
+	vt.settle(nil)
 	more := false
 	for i, tab := range vt.tabs {
 		if tab == nil || !tab.Compacting() {

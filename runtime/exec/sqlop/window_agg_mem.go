@@ -3,6 +3,7 @@ package sqlop
 import (
 	"maps"
 	"slices"
+	"unsafe"
 
 	"github.com/ptfsh/ptfsh/runtime/exec"
 	"github.com/ptfsh/ptfsh/runtime/expr"
@@ -289,8 +290,8 @@ type memWindowAggStream struct {
 	row     []any // the input row with a window's columns
 	grow    []any // a group row for Outs
 	boxes   []boxedWindow
-	rowBox  *[3]any                // the window columns row holds (box), nil: none known
-	strSeen exec.StrCache[*memKey] // strKeys by the string's address (key)
+	rowBox  *[3]any       // the window columns row holds (box), nil: none known
+	strSeen exec.StrCache // strKeys (*memKey) by the string's address (key)
 }
 
 func (s *memWindowAggStream) Next() (exec.Event, error) { return s.out.Next(s.in, s) }
@@ -412,7 +413,7 @@ func (s *memWindowAggStream) key(f []any) *memKey {
 			// A reader that takes its strings from a dictionary (Parquet)
 			// hands out the same string for every row of a key: found by
 			// its address, without hashing it.
-			if k := s.strSeen.Get(str); k != nil {
+			if k := (*memKey)(s.strSeen.Get(str)); k != nil {
 				return k
 			}
 			k := s.strKeys[str]
@@ -420,7 +421,7 @@ func (s *memWindowAggStream) key(f []any) *memKey {
 				k = &memKey{key: str, str: true}
 				s.strKeys[str] = k
 			}
-			s.strSeen.Put(str, k)
+			s.strSeen.Put(str, unsafe.Pointer(k))
 			return k
 		}
 	}
