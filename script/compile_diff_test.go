@@ -197,6 +197,14 @@ func diffCases(t testing.TB) []diffCase {
     if (s.n % 12 === 0) q = "" + s.m; // goja's: the compiled call bails out after emptying s.l, and goja's run reads it first
     s.m.push(s.n);
     ctx.collect({ a: q, b: before * 100 + s.l.length, c: s.n });`), schema: cs, part: []string{"user_id"}, batches: batches, compiles: true},
+		{name: "arrays known empty, then a push on goja", src: fn(`{ s: { default: { n: 0, l: [], m: [] } } }`, `
+    s.n++;
+    let q = "";
+    if (s.n % 5 === 1) s.l = [];
+    else if (s.n % 5 === 2) { q = "" + s.m; s.l.push(s.n); } // goja's: the compiled call bails out, and goja's run pushes
+    const len = s.l.length;
+    if (s.n % 5 === 4) s.l = [];
+    ctx.collect({ a: q, b: len * 10 + s.l.length, c: s.n });`), schema: cs, part: []string{"user_id"}, batches: batches, compiles: true},
 		{name: "emptied arrays, one let out", src: fn(`{ s: { default: { n: 0, l: [] } } }`, `
     s.n++;
     const before = s.l;

@@ -167,6 +167,7 @@ func (c *compiler) dot(x *ast.DotExpression) cexpr {
 	if name == "__proto__" {
 		refuse("__proto__")
 	}
+	name = fieldName(name)
 	return func(f *cframe) goja.Value { return f.in.getField(obj(f), name) }
 }
 
@@ -266,7 +267,7 @@ func (c *compiler) lvalue(x ast.Expression) (get func(f *cframe) (goja.Value, fu
 			}
 		}
 		obj := c.expr(x.Left)
-		name := x.Identifier.Name.String()
+		name := fieldName(x.Identifier.Name.String())
 		if name == "__proto__" {
 			refuse("__proto__")
 		}
@@ -294,7 +295,7 @@ func (c *compiler) assignExpr(x *ast.AssignExpression) cexpr {
 	if dx, ok := x.Left.(*ast.DotExpression); ok && x.Operator == token.ASSIGN {
 		c.lvalue(dx) // checks
 		obj := c.expr(dx.Left)
-		name := dx.Identifier.Name.String()
+		name := fieldName(dx.Identifier.Name.String())
 		rhs := c.expr(x.Right)
 		if site := c.keepSite(dx, x.Right); site != nil {
 			return func(f *cframe) goja.Value {

@@ -54,6 +54,8 @@ type compiledState struct {
 	// compiled call does changes either.
 	lastArr  *goja.Object
 	lastPush bool
+	// empties are arrays of state fields known to be empty (keepArray).
+	empties emptyArrays
 }
 
 // compiledInterrupt is the error of a compiled call interrupted in the
@@ -145,6 +147,7 @@ func (in *instance) runCompiled(ctx *ptf.Context, cf *cfunc, input int, what str
 		}
 	}
 	if !ok {
+		c.empties.reset() // the undo fills arrays again, and goja runs the call
 		c.pending = e.interrupted()
 		for i := len(c.undo) - 1; i >= 0; i-- {
 			u := c.undo[i]
@@ -702,6 +705,9 @@ func (in *instance) isArray(v goja.Value) (*goja.Object, bool) {
 // lengthOf is v.length of an array or an ASCII string.
 func (in *instance) lengthOf(v goja.Value) goja.Value {
 	e := in.e
+	if o, ok := v.(*goja.Object); ok && in.c.empties.has(o) {
+		return e.intJS(0)
+	}
 	if o, ok := in.isArray(v); ok {
 		return o.Get("length") // an array's own, not configurable
 	}
@@ -728,6 +734,7 @@ func (in *instance) push(a, v goja.Value) goja.Value {
 		}
 		in.c.lastPush = true
 	}
+	in.c.empties.forget(o)
 	n := o.Get("length").ToInteger()
 	in.c.undo = append(in.c.undo, undoRec{arr: o, n: n})
 	// What Array.prototype.push does (its generic_push): [[Set]] of

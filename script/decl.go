@@ -312,7 +312,12 @@ func (e *realm) parseState(d *decl, v goja.Value, errAt errAtFunc) error {
 			sd.TTL, sd.TTLSet = ttl, true
 		}
 		if sd.Kind == ptf.ValueState && sd.Type == nil {
-			init.record, _ = recordShape(init.def)
+			if keys, ok := recordShape(init.def); ok {
+				init.record = make([]string, len(keys))
+				for i, k := range keys {
+					init.record[i] = fieldName(k)
+				}
+			}
 		}
 		d.state = append(d.state, sd)
 		d.initial = append(d.initial, init)

@@ -168,6 +168,7 @@ func (in *instance) call(ctx *ptf.Context, fn goja.Callable, input int, what str
 	if err := e.enter(e, in); err != nil {
 		return &Error{Func: in.d.name, Msg: what + ": " + err.Error(), Err: err}
 	}
+	in.c.empties.reset() // goja's run of the function's code may push
 	if p := in.c.pending; p != nil {
 		// The compiled call was interrupted (compiled.go): this one stops
 		// at its first instruction, with goja's error.

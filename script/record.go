@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"unique"
 
 	"github.com/dop251/goja"
 )
@@ -57,6 +58,12 @@ func recordShape(n node) (keys []string, ok bool) {
 	}
 	return o.keys, true
 }
+
+// fieldName is the one copy of a field's name that the records of the
+// state defaults and the compiled code's reads and writes share: a record
+// finds a name among its keys by comparing strings, which is a comparison
+// of their addresses when they are the same copy.
+func fieldName(s string) string { return unique.Make(s).Value() }
 
 // primitiveArray reports whether n is an array of primitives ([] in
 // { start: null, delays: [] }): made anew for each record, with no code

@@ -656,14 +656,22 @@ func (p *csvPrinter) appendRow(r types.Row) error {
 		if v == nil {
 			continue
 		}
-		if s, ok := v.(string); ok && !p.escape {
-			p.buf = appendCSVField(p.buf, s) // no copy into p.cell first
-			continue
+		switch x := v.(type) {
+		case string:
+			if !p.escape {
+				p.buf = appendCSVField(p.buf, x) // no copy into p.cell first
+				continue
+			}
+		case int64:
+			if isIntegerKind(p.schema.Columns[i].Type.Kind) {
+				p.buf = strconv.AppendInt(p.buf, x, 10) // digits: nothing to quote or escape
+				continue
+			}
 		}
-		if t := p.schema.Columns[i].Type; t.Kind == types.KindTimestamp || t.Kind == types.KindTimestampLTZ {
-			p.cell = appendFlinkTimestamp(p.cell[:0], v, t, false)
+		if t := &p.schema.Columns[i].Type; t.Kind == types.KindTimestamp || t.Kind == types.KindTimestampLTZ {
+			p.cell = appendFlinkTimestamp(p.cell[:0], v, *t, false)
 		} else {
-			p.cell = types.AppendText(p.cell[:0], v, t)
+			p.cell = types.AppendText(p.cell[:0], v, *t)
 		}
 		p.buf = appendCSVBytes(p.buf, p.escaped(p.cell))
 	}
@@ -672,6 +680,12 @@ func (p *csvPrinter) appendRow(r types.Row) error {
 }
 
 func (p *csvPrinter) End() error { return p.end() }
+
+// isIntegerKind reports whether k is TINYINT, SMALLINT, INT or BIGINT,
+// whose values print as plain decimal digits.
+func isIntegerKind(k types.Kind) bool {
+	return k == types.KindTinyInt || k == types.KindSmallInt || k == types.KindInt || k == types.KindBigInt
+}
 
 func (p *csvPrinter) newEncoder() RowEncoder {
 	return &csvPrinter{printerBase: p.encoderBase(), opts: p.opts}

@@ -3,6 +3,8 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -57,6 +59,9 @@ type Writer struct {
 
 	mu  sync.Mutex
 	err error // the first failed write since the last Flush
+	// written is, by partition, the last offset a transactional writer
+	// wrote (Commit waits until reads of committed records see it).
+	written map[TP]int64
 	// acked is w.ack, made once: what the client calls for each record.
 	acked func(*kgo.Record, error)
 	// done holds the records the client let go of (acknowledged or
@@ -125,7 +130,7 @@ func (c *Client) NewWriter(cfg WriterConfig) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{c: c, cl: cl, txnID: cfg.TransactionalID}
+	w := &Writer{c: c, cl: cl, txnID: cfg.TransactionalID, written: map[TP]int64{}}
 	w.acked = w.ack
 	if cfg.TransactionalID != "" {
 		// Taking the producer id now fences (and so aborts) a transaction
@@ -151,7 +156,11 @@ func (w *Writer) ProducerID(ctx context.Context) (int64, int16, error) {
 	return w.cl.ProducerID(ctx)
 }
 
-// Commit flushes and commits the open transaction and begins the next.
+// Commit flushes and commits the open transaction. It returns when a
+// read of committed records sees the records written (up to a few
+// seconds): a broker answers the commit before it has written the
+// transaction's markers, and until then a read of committed records
+// ends before the transaction.
 func (w *Writer) Commit(ctx context.Context) error {
 	if err := w.Flush(ctx); err != nil {
 		return err
@@ -159,7 +168,48 @@ func (w *Writer) Commit(ctx context.Context) error {
 	if err := w.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		return fmt.Errorf("committing the transaction of '%s': %w", w.txnID, err)
 	}
+	w.waitVisible(ctx)
 	return nil
+}
+
+// visibleWait bounds how long Commit waits for the markers of the
+// transaction it committed.
+const visibleWait = 5 * time.Second
+
+// waitVisible waits until the last stable offset of every partition the
+// transaction wrote is past its records, at most visibleWait; the records
+// are committed either way, so a failed look-up only ends the wait.
+func (w *Writer) waitVisible(ctx context.Context) {
+	w.mu.Lock()
+	written := w.written
+	w.written = map[TP]int64{}
+	w.mu.Unlock()
+	if len(written) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, visibleWait)
+	defer cancel()
+	topics := topicsOf(slices.Collect(maps.Keys(written)))
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		l, err := w.c.adm.ListCommittedOffsets(ctx, topics...)
+		if err != nil {
+			return
+		}
+		behind := false
+		for tp, last := range written {
+			if o, ok := l.Lookup(tp.Topic, tp.Partition); !ok || o.Err != nil || o.Offset <= last {
+				behind = true
+			}
+		}
+		if !behind {
+			return
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // Abort aborts the open transaction.
@@ -229,6 +279,12 @@ func (w *Writer) ack(kr *kgo.Record, err error) {
 	w.mu.Lock()
 	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("writing to topic '%s': %w", kr.Topic, err)
+	}
+	if err == nil && w.txnID != "" {
+		tp := TP{kr.Topic, kr.Partition}
+		if last, ok := w.written[tp]; !ok || kr.Offset > last {
+			w.written[tp] = kr.Offset
+		}
 	}
 	w.done = append(w.done, kr) // the client is done with it
 	w.mu.Unlock()
