@@ -57,7 +57,7 @@ func compactedBatch(base int64, values []string, last int32) []byte {
 	return withAttrs(b, binary.BigEndian.Uint16(b[21:]), nil)
 }
 
-// readValues reads "t" with the fetcher from its first offsets to ends
+// readValues reads "t" from its first offsets to ends
 // (at most 20 s) and returns the values read, in order, and the
 // positions.
 func readValues(t *testing.T, c *Client, ends map[TP]int64) ([]string, map[TP]int64) {
@@ -71,7 +71,7 @@ func readValues(t *testing.T, c *Client, ends map[TP]int64) ([]string, map[TP]in
 	if err != nil {
 		t.Fatal(err)
 	}
-	return readBoundedAs(t, c, true, starts, ends, func(r Record) string { return string(r.Value) })
+	return readBoundedAs(t, c, starts, ends, func(r Record) string { return string(r.Value) })
 }
 
 // TestReader_bounded_endsPastRecords: a bounded read ends at its end

@@ -14,15 +14,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// fetcher is how a Reader fetches when it reads every record
-// (read_uncommitted): on a goroutine of its own, it sends fetch requests
-// to the leaders of the partitions (the brokers' metadata), one request
-// a leader at a time, and parses the record batches of the answers
-// itself (batchParser) into records that are slices of the answers'
-// bytes. The client library's consumer makes an object of each record
-// and buffers each partition's fetches itself, about 0.15 µs a record.
-// Transaction markers come as control records; aborted transactions are
-// read, as read_uncommitted reads them.
+// fetcher is how a Reader fetches: on a goroutine of its own, it sends
+// fetch requests to the leaders of the partitions (the brokers'
+// metadata), one request a leader at a time, and parses the record
+// batches of the answers itself (batchParser) into records that are
+// slices of the answers' bytes. The client library's consumer makes an
+// object of each record and buffers each partition's fetches itself,
+// about 0.15 µs a record. Transaction markers come as control records;
+// aborted transactions are read, as read_uncommitted reads them.
 //
 // A read of committed records (read_committed) asks the brokers for them
 // and drops the aborted transactions with the client library's parser
@@ -37,8 +36,7 @@ import (
 // On a retriable error (a leader moved, a broker restarting) the fetcher
 // looks the leaders up again and fetches again, a few times with a
 // back-off; on an offset out of range it starts again at the partition's
-// first offset, as the client library's consumer does with the Reader's
-// reset to the start.
+// first offset.
 type fetcher struct {
 	c      *Client
 	parts  []fetchPart

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -111,18 +112,15 @@ func show(r Record) string {
 	return fmt.Sprintf("%s@%d t=%d k=%q/%v v=%q/%v h=%s", r.TP, r.Offset, r.Timestamp, r.Key, r.Key == nil, r.Value, r.Value == nil, strings.Join(hs, ","))
 }
 
-// readBounded reads "t" from starts to ends with the fetcher or with the
-// client library's consumer.
-func readBounded(t *testing.T, c *Client, own bool, starts, ends map[TP]int64) ([]string, map[TP]int64) {
+// readBounded reads "t" from starts to ends.
+func readBounded(t *testing.T, c *Client, starts, ends map[TP]int64) ([]string, map[TP]int64) {
 	t.Helper()
-	return readBoundedAs(t, c, own, starts, ends, show)
+	return readBoundedAs(t, c, starts, ends, show)
 }
 
 // readBoundedAs is readBounded with each record shown by as.
-func readBoundedAs(t *testing.T, c *Client, own bool, starts, ends map[TP]int64, as func(Record) string) ([]string, map[TP]int64) {
+func readBoundedAs(t *testing.T, c *Client, starts, ends map[TP]int64, as func(Record) string) ([]string, map[TP]int64) {
 	t.Helper()
-	defer func(was bool) { ownFetch = was }(ownFetch)
-	ownFetch = own
 	tps, err := c.Partitions(context.Background(), []string{"t"})
 	if err != nil {
 		t.Fatal(err)
@@ -132,9 +130,6 @@ func readBoundedAs(t *testing.T, c *Client, own bool, starts, ends map[TP]int64,
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if (r.f != nil) != own {
-		t.Fatalf("a reader with its own fetcher: %v, want %v", r.f != nil, own)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var out []string
@@ -150,12 +145,92 @@ func readBoundedAs(t *testing.T, c *Client, own bool, starts, ends map[TP]int64,
 	}
 }
 
+// consumeBounded reads "t" from starts to ends with the client library's
+// consumer (read committed as c is), the reference the Reader is
+// compared with: the records merged as a bounded read merges them (the
+// earliest of the partitions' next records first, ties by partition),
+// and where each partition ended (after its last record or transaction
+// marker before its end). The partitions must end with a record or a
+// marker just before their ends.
+func consumeBounded(t *testing.T, c *Client, starts, ends map[TP]int64) ([]string, map[TP]int64) {
+	t.Helper()
+	assign := map[string]map[int32]kgo.Offset{"t": {}}
+	pos := map[TP]int64{}
+	for tp, o := range starts {
+		pos[tp] = o
+		if o < ends[tp] {
+			assign["t"][tp.Partition] = kgo.NewOffset().At(o)
+		}
+	}
+	opts := []kgo.Opt{kgo.SeedBrokers(c.cfg.Servers...), kgo.ConsumePartitions(assign), kgo.KeepControlRecords()}
+	if c.cfg.ReadCommitted {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	byPart := make([][]Record, 3)
+	done := func() bool {
+		for tp, o := range pos {
+			if o < ends[tp] {
+				return false
+			}
+		}
+		return true
+	}
+	for !done() {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			t.Fatalf("the consumer reached %v of %v: %v", pos, ends, err)
+		}
+		fs.EachRecord(func(kr *kgo.Record) {
+			tp := TP{kr.Topic, kr.Partition}
+			if kr.Offset >= ends[tp] {
+				return
+			}
+			pos[tp] = kr.Offset + 1
+			if kr.Attrs.IsControl() {
+				return
+			}
+			r := Record{TP: tp, Offset: kr.Offset, Timestamp: kr.Timestamp.UnixMilli(), Key: kr.Key, Value: kr.Value}
+			for _, h := range kr.Headers {
+				r.Headers = append(r.Headers, Header{Key: h.Key, Value: h.Value})
+			}
+			byPart[kr.Partition] = append(byPart[kr.Partition], r)
+		})
+	}
+	var out []string
+	for {
+		best := -1
+		for p, recs := range byPart {
+			if len(recs) > 0 && (best < 0 || recs[0].Timestamp < byPart[best][0].Timestamp) {
+				best = p
+			}
+		}
+		if best < 0 {
+			return out, pos
+		}
+		out = append(out, show(byPart[best][0]))
+		byPart[best] = byPart[best][1:]
+	}
+}
+
+// byPartition is a read's records, each partition's in the order read,
+// one partition after the other.
+func byPartition(recs []string) []string {
+	out := slices.Clone(recs)
+	sort.SliceStable(out, func(i, j int) bool { return out[i][:4] < out[j][:4] })
+	return out
+}
+
 // readUnbounded reads n records of "t" from starts with Start and
 // TryNext, and returns them by partition.
-func readUnbounded(t *testing.T, c *Client, own bool, starts map[TP]int64, n int, between func(int)) []string {
+func readUnbounded(t *testing.T, c *Client, starts map[TP]int64, n int, between func(int)) []string {
 	t.Helper()
-	defer func(was bool) { ownFetch = was }(ownFetch)
-	ownFetch = own
 	tps, err := c.Partitions(context.Background(), []string{"t"})
 	if err != nil {
 		t.Fatal(err)
@@ -192,15 +267,14 @@ func readUnbounded(t *testing.T, c *Client, own bool, starts map[TP]int64, n int
 			between(len(out))
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i][:4] < out[j][:4] })
-	return out
+	return byPartition(out)
 }
 
-// TestReader_fetcher_sameAsConsumer: the fetcher reads what the client
-// library's consumer reads, in the same order, to the same positions,
-// every record or committed ones: every codec, null and empty keys and values, headers, transaction
-// markers and aborted records, reads that start within a compressed
-// batch, bounded and unbounded.
+// TestReader_fetcher_sameAsConsumer: a Reader reads what the client
+// library's consumer reads, merged as a bounded read merges, to the same
+// positions, every record or committed ones: every codec, null and empty
+// keys and values, headers, transaction markers and aborted records,
+// reads that start within a compressed batch, bounded and unbounded.
 func TestReader_fetcher_sameAsConsumer(t *testing.T) {
 	kc, uc := fakeCluster(t, 1)
 	produceMixed(t, kc.ListenAddrs(), 60)
@@ -231,8 +305,8 @@ func sameAsConsumer(t *testing.T, c *Client) {
 		{"to the middle", earliest, mid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want, wantPos := readBounded(t, c, false, tc.starts, tc.end)
-			got, gotPos := readBounded(t, c, true, tc.starts, tc.end)
+			want, wantPos := consumeBounded(t, c, tc.starts, tc.end)
+			got, gotPos := readBounded(t, c, tc.starts, tc.end)
 			if len(want) < 20 {
 				t.Fatalf("the consumer read %d records", len(want))
 			}
@@ -245,9 +319,8 @@ func sameAsConsumer(t *testing.T, c *Client) {
 		})
 	}
 	t.Run("unbounded", func(t *testing.T) {
-		n := len(must(readBounded(t, c, false, mid, latest)))
-		want := readUnbounded(t, c, false, mid, n, nil)
-		got := readUnbounded(t, c, true, mid, n, nil)
+		want := byPartition(must(consumeBounded(t, c, mid, latest)))
+		got := readUnbounded(t, c, mid, len(want), nil)
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("records by partition (-consumer +fetcher):\n%.3000s", d)
 		}
@@ -292,7 +365,7 @@ func TestReader_fetcher_leaderMoves(t *testing.T) {
 	const n = 90
 	write(0, n/2)
 	starts := map[TP]int64{{"t", 0}: 0, {"t", 1}: 0, {"t", 2}: 0}
-	got := readUnbounded(t, c, true, starts, n, func(read int) {
+	got := readUnbounded(t, c, starts, n, func(read int) {
 		if read == n/2 {
 			to := (kc.LeaderFor("t", 0) + 1) % 3
 			if err := kc.MoveTopicPartition("t", 0, to); err != nil {
@@ -347,7 +420,7 @@ func TestReader_fetcher_errors(t *testing.T) {
 	tps, _ := c.Partitions(ctx, []string{"t"})
 	earliest, _ := c.Offsets(ctx, tps, Earliest)
 	latest, _ := c.Offsets(ctx, tps, Latest)
-	want, _ := readBounded(t, c, false, earliest, latest)
+	want, _ := readBounded(t, c, earliest, latest) // with no answer refused
 
 	var refuse atomic.Int32
 	var code atomic.Int32
@@ -357,7 +430,7 @@ func TestReader_fetcher_errors(t *testing.T) {
 	t.Run("retriable", func(t *testing.T) {
 		refuse.Store(3)
 		code.Store(int32(kerr.NotLeaderForPartition.Code))
-		got, _ := readBounded(t, c, true, earliest, latest)
+		got, _ := readBounded(t, c, earliest, latest)
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("records (-want +got):\n%.3000s", d)
 		}
@@ -382,10 +455,12 @@ func TestReader_fetcher_errors(t *testing.T) {
 			past[tp] = o + 100
 		}
 		n := len(want)
-		wantU := readUnbounded(t, c, false, past, n, nil)
-		gotU := readUnbounded(t, c, true, past, n, nil)
+		// As the client library's consumer with the Reader's reset to
+		// the start: from the first offsets.
+		wantU := byPartition(want)
+		gotU := readUnbounded(t, c, past, n, nil)
 		if d := cmp.Diff(wantU, gotU); d != "" {
-			t.Errorf("records by partition (-consumer +fetcher):\n%.3000s", d)
+			t.Errorf("records by partition (-from the first offsets +from past the end):\n%.3000s", d)
 		}
 	})
 }
@@ -414,8 +489,8 @@ func TestReader_fetcher_oldFormat(t *testing.T) {
 	tps, _ := c.Partitions(ctx, []string{"t"})
 	earliest, _ := c.Offsets(ctx, tps, Earliest)
 	latest, _ := c.Offsets(ctx, tps, Latest)
-	want, wantPos := readBounded(t, c, false, earliest, latest)
-	wantU := readUnbounded(t, c, false, earliest, len(want), nil)
+	want, wantPos := readBounded(t, c, earliest, latest) // before any old message
+	wantU := byPartition(want)
 	// The first answer for partition 1 has its offsets 0 and 1 as
 	// messages of magic 1.
 	p1 := TP{"t", 1}
@@ -475,7 +550,7 @@ func TestReader_fetcher_oldFormat(t *testing.T) {
 	}
 	r.Close()
 	old.Store(1)
-	gotU := readUnbounded(t, c, true, earliest, len(want), nil)
+	gotU := readUnbounded(t, c, earliest, len(want), nil)
 	if d := cmp.Diff(wantU, gotU); d != "" {
 		t.Errorf("unbounded, by partition (-want +got):\n%.3000s", d)
 	}

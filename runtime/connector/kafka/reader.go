@@ -3,11 +3,8 @@ package kafka
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync/atomic"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Header is a record header.
@@ -42,32 +39,22 @@ type Record struct {
 //
 // A Reader fetches with a fetcher of its own, which reads every record
 // (read_uncommitted) or only committed ones (read_committed) as the
-// Client was configured. The fetched records stay in
-// the fetched bytes until they are handed out: a Record's Key and Value
-// are slices of those bytes, never copied.
+// Client was configured. The fetched records stay in the fetched bytes
+// until they are handed out: a Record's Key and Value are slices of
+// those bytes, never copied.
 type Reader struct {
-	c     *Client
-	cl    *kgo.Client // the client library's consumer, or nil
-	f     *fetcher    // the fetcher of a read of every record, or nil
+	f     *fetcher
 	parts []partQueue
 	// index finds a partition among parts.
 	index map[TP]int
 	// queued counts the records of every queue.
 	queued int
 
-	// fetched carries the fetches of the goroutine of an unbounded read
-	// (Start); stop ends it, and stopped is closed when it has ended.
-	fetched chan kgo.Fetches
+	// stop ends the fetcher's goroutine, and stopped is closed when it
+	// has ended.
 	stop    context.CancelFunc
 	stopped chan struct{}
 }
-
-// ownFetch says whether Readers use the fetcher; false, the client
-// library's consumer, is what tests compare the fetcher with (it does
-// not see where a fetch got to past the last record it gives, so a
-// bounded read whose end is past the last record of a partition never
-// ends).
-var ownFetch = true
 
 // partQueue is one partition of a Reader: where it is, where it ends,
 // and its records fetched and not handed out yet (recs[head:]).
@@ -89,7 +76,7 @@ type partQueue struct {
 	more []fetchChunk
 	// size is the bytes the fetch of recs came in; pending, the
 	// fetcher's count of the partition's bytes fetched and not handed
-	// out (nil: the client library's consumer).
+	// out.
 	size    int
 	pending *atomic.Int64
 	// ready says that recs[head] is a record, not a transaction marker,
@@ -136,13 +123,11 @@ func (q *partQueue) pop(r *Reader) {
 	// The fetch is handed out: its slice goes back to the fetcher (the
 	// slots keep their records' bytes until it is used again), which
 	// may fetch the partition again.
-	if r.f != nil {
-		select {
-		case r.f.free <- q.recs[:0]:
-		default:
-		}
-		r.f.handedOut(q.pending, q.size)
+	select {
+	case r.f.free <- q.recs[:0]:
+	default:
 	}
+	r.f.handedOut(q.pending, q.size)
 	q.recs, q.head, q.size = nil, 0, 0
 	if len(q.more) > 0 {
 		q.recs, q.size = q.more[0].recs, q.more[0].size
@@ -154,9 +139,7 @@ func (q *partQueue) pop(r *Reader) {
 // queue adds the records of one fetch.
 func (q *partQueue) queue(r *Reader, c fetchChunk) {
 	if len(c.recs) == 0 {
-		if r.f != nil {
-			r.f.handedOut(q.pending, c.size)
-		}
+		r.f.handedOut(q.pending, c.size)
 		return
 	}
 	r.queued += len(c.recs)
@@ -167,38 +150,11 @@ func (q *partQueue) queue(r *Reader, c fetchChunk) {
 	q.more = append(q.more, c)
 }
 
-// push queues the records of one fetch of the partition by the client
-// library: those before the end of a bounded read.
-func (q *partQueue) push(r *Reader, recs []*kgo.Record) {
-	if q.end >= 0 {
-		n := 0
-		for n < len(recs) && recs[n].Offset < q.end {
-			n++
-		}
-		recs = recs[:n]
-	}
-	if len(recs) == 0 {
-		return
-	}
-	out := fetchChunk{recs: make([]fetchedRecord, 0, len(recs))}
-	for _, kr := range recs {
-		fr := fetchedRecord{offset: kr.Offset, ts: kr.Timestamp.UnixMilli(), key: kr.Key, value: kr.Value, control: kr.Attrs.IsControl()}
-		if len(kr.Headers) > 0 {
-			fr.headers = make([]Header, len(kr.Headers))
-			for j, h := range kr.Headers {
-				fr.headers[j] = Header{Key: h.Key, Value: h.Value}
-			}
-		}
-		out.recs = append(out.recs, fr)
-	}
-	q.queue(r, out)
-}
-
 // NewReader reads partitions tps from starts (the next offset to read).
 // ends, when not nil, bounds the read: a partition is done when its next
 // offset reaches its end.
 func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error) {
-	r := &Reader{c: c, parts: make([]partQueue, len(tps)), index: make(map[TP]int, len(tps))}
+	r := &Reader{parts: make([]partQueue, len(tps)), index: make(map[TP]int, len(tps))}
 	for i, tp := range tps {
 		q := &r.parts[i]
 		q.tp, q.next, q.end = tp, starts[tp], -1
@@ -207,55 +163,11 @@ func (c *Client) NewReader(tps []TP, starts, ends map[TP]int64) (*Reader, error)
 			q.end = ends[tp]
 		}
 	}
-	if ownFetch {
-		r.f = newFetcher(c, tps, starts, ends)
-		for i := range r.parts {
-			r.parts[i].pending = &r.f.parts[i].pending
-		}
-		return r, nil
-	}
-	if err := r.consume(starts); err != nil {
-		return nil, err
+	r.f = newFetcher(c, tps, starts, ends)
+	for i := range r.parts {
+		r.parts[i].pending = &r.f.parts[i].pending
 	}
 	return r, nil
-}
-
-// consume makes the client library's consumer of the Reader's
-// partitions, each from its offset in starts.
-func (r *Reader) consume(starts map[TP]int64) error {
-	c := r.c
-	assign := map[string]map[int32]kgo.Offset{}
-	for i := range r.parts {
-		q := &r.parts[i]
-		tp := q.tp
-		if q.end >= 0 && starts[tp] >= q.end {
-			continue
-		}
-		if assign[tp.Topic] == nil {
-			assign[tp.Topic] = map[int32]kgo.Offset{}
-		}
-		assign[tp.Topic][tp.Partition] = kgo.NewOffset().At(starts[tp])
-	}
-	opts := append(c.cfg.opts(),
-		kgo.ConsumePartitions(assign),
-		kgo.KeepControlRecords(),
-		// Fetches of 256 KiB a partition (the client's default is 1 MiB):
-		// the records fetched and not yet handed out are most of a read's
-		// memory, and 1 MiB or 4 MiB took as much CPU for a topic read
-		// from its start.
-		kgo.FetchMaxPartitionBytes(fetchPartitionBytes),
-		kgo.FetchMaxWait(200*time.Millisecond),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-	)
-	if c.cfg.ReadCommitted {
-		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	}
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return err
-	}
-	r.cl = cl
-	return nil
 }
 
 // Done reports whether a bounded read of tp has reached its end.
@@ -268,8 +180,9 @@ func (r *Reader) Done(tp TP) bool {
 // NewReader has reached its end.
 func (r *Reader) DoneAt(i int) bool { return r.parts[i].done() }
 
-// Position returns, by partition, the offset after the last record
-// handed out: where a resumed read starts.
+// Position returns, by partition, where a resumed read starts: the
+// offset after the last record handed out, or past the transaction
+// markers, aborted records and compaction gaps fetched after it.
 func (r *Reader) Position() map[TP]int64 {
 	out := make(map[TP]int64, len(r.parts))
 	for i := range r.parts {
@@ -279,7 +192,10 @@ func (r *Reader) Position() map[TP]int64 {
 }
 
 // fetchPartitionBytes is the most a fetch asks of one partition (a
-// batch larger than that still comes whole).
+// batch larger than that still comes whole): 256 KiB, where the client
+// library's default is 1 MiB. The records fetched and not yet handed out
+// are most of a read's memory, and 1 MiB or 4 MiB took as much CPU for a
+// topic read from its start.
 const fetchPartitionBytes = 256 << 10
 
 // ErrIdle is what Next returns when no record came within the wait.
@@ -336,29 +252,7 @@ func (r *Reader) take(i int) Record {
 // Close, so that TryNext never waits: wake is called on that goroutine
 // whenever a fetch (records, or an error) has come. At most a few fetches
 // wait for TryNext; the goroutine waits when they do.
-func (r *Reader) Start(wake func()) {
-	if r.f != nil {
-		r.startFetcher(wake)
-		return
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	r.fetched, r.stop, r.stopped = make(chan kgo.Fetches, 2), stop, make(chan struct{})
-	go func() {
-		defer close(r.stopped)
-		for {
-			fs := r.cl.PollFetches(ctx)
-			if ctx.Err() != nil {
-				return
-			}
-			select {
-			case r.fetched <- fs:
-				wake()
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-}
+func (r *Reader) Start(wake func()) { r.startFetcher(wake) }
 
 // TryNext returns the next record of an unbounded read that Start
 // started, without waiting: ok is false when none has been fetched. The
@@ -377,74 +271,15 @@ func (r *Reader) TryNext() (rec Record, ok bool, err error) {
 				return r.take(best), true, nil
 			}
 		}
-		if r.f != nil {
-			select {
-			case res, ok := <-r.f.out:
-				if err := r.queueResult(res, ok); err != nil {
-					return Record{}, false, err
-				}
-			default:
-				return Record{}, false, nil
-			}
-			continue
-		}
 		select {
-		case fs := <-r.fetched:
-			if err := r.queueFetches(fs); err != nil {
+		case res, ok := <-r.f.out:
+			if err := r.queueResult(res, ok); err != nil {
 				return Record{}, false, err
 			}
 		default:
 			return Record{}, false, nil
 		}
 	}
-}
-
-// fetch polls once and queues what came.
-func (r *Reader) fetch(ctx context.Context, wait time.Duration) error {
-	if r.f != nil {
-		return r.fetchOwn(ctx, wait)
-	}
-	pctx := ctx
-	if wait > 0 {
-		var cancel context.CancelFunc
-		pctx, cancel = context.WithTimeout(ctx, wait)
-		defer cancel()
-	}
-	fs := r.cl.PollFetches(pctx)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	got := r.queued > 0
-	if err := r.queueFetches(fs); err != nil {
-		return err
-	}
-	if !got && r.queued == 0 && wait > 0 && pctx.Err() != nil {
-		return ErrIdle
-	}
-	return nil
-}
-
-// queueFetches queues the records of fetches, or returns the first error
-// of a partition.
-func (r *Reader) queueFetches(fs kgo.Fetches) error {
-	var ferr error
-	fs.EachError(func(t string, p int32, err error) {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			return
-		}
-		if ferr == nil {
-			ferr = fmt.Errorf("reading partition %s: %w", TP{t, p}, err)
-		}
-	})
-	if ferr != nil {
-		return ferr
-	}
-	fs.EachPartition(func(p kgo.FetchTopicPartition) {
-		if i, ok := r.index[TP{p.Topic, p.Partition}]; ok {
-			r.parts[i].push(r, p.Records)
-		}
-	})
-	return nil
 }
 
 // startFetcher starts the fetcher's goroutine, once.
@@ -460,9 +295,9 @@ func (r *Reader) startFetcher(wake func()) {
 	}()
 }
 
-// fetchOwn waits for the fetcher's next result (at most wait when
+// fetch waits for the fetcher's next result (at most wait when
 // positive) and queues it.
-func (r *Reader) fetchOwn(ctx context.Context, wait time.Duration) error {
+func (r *Reader) fetch(ctx context.Context, wait time.Duration) error {
 	r.startFetcher(nil)
 	var timeout <-chan time.Time
 	if wait > 0 {
@@ -498,9 +333,6 @@ func (r *Reader) queueResult(res fetchResult, ok bool) error {
 func (r *Reader) Close() {
 	if r.stop != nil {
 		r.stop()
-	}
-	if r.cl != nil {
-		r.cl.Close()
 	}
 	if r.stopped != nil {
 		<-r.stopped

@@ -350,7 +350,12 @@ func (s *memWindowAggStream) Row(r types.Row) error {
 	if !ok {
 		return nil
 	}
-	s.ws = s.tvf.Spec.AppendWindows(s.ws[:0], t)
+	if len(s.ws) != 1 || t < s.ws[0][0] || t >= s.ws[0][1] || s.tvf.Spec.Kind != Tumble {
+		// A TUMBLE window holds every time from its start to its end:
+		// a row of the window of the row before (most, in time order)
+		// takes it again, without the division that finds it.
+		s.ws = s.tvf.Spec.AppendWindows(s.ws[:0], t)
+	}
 	var k *memKey
 	copied := false
 	for i, w := range s.ws {
