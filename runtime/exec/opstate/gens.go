@@ -328,7 +328,7 @@ func (t *Table[V]) closeLive() {
 
 // dropGenerations deletes every generation and the list, in tx.
 func (t *Table[V]) dropGenerations(tx state.Tx) error {
-	names := []string{t.live, metaNamespace(t.ns)}
+	names := append([]string{t.live, metaNamespace(t.ns)}, t.dropped...)
 	for _, g := range t.gens.list {
 		names = append(names, g.name)
 	}
@@ -340,7 +340,7 @@ func (t *Table[V]) dropGenerations(tx state.Tx) error {
 			return err
 		}
 	}
-	t.gens.list, t.gens.sealed, t.comp = nil, 0, nil
+	t.gens.list, t.gens.sealed, t.comp, t.dropped = nil, 0, nil, nil
 	t.inLive, t.liveKeys, t.stored = bloom{}, 0, false
 	return nil
 }
@@ -410,6 +410,9 @@ const spillRun = 4
 func (t *Table[V]) compactSome() error {
 	if t.scanning > 0 {
 		return nil
+	}
+	if len(t.dropped) > 0 {
+		return t.dropUnlisted()
 	}
 	if t.comp == nil {
 		if !t.replan {

@@ -29,8 +29,11 @@ func (t *Table[V]) ReadStored(key []byte) (v V, found bool, err error) {
 func (t *Table[V]) Compact() error { return t.compactSome() }
 
 // Compacting reports whether Compact has work to do: a compaction under
-// way, or generations that changed since the last look for one.
-func (t *Table[V]) Compacting() bool { return t.comp != nil || t.replan && t.scanning == 0 }
+// way, generations that changed since the last look for one, or those a
+// snapshot replaced to delete.
+func (t *Table[V]) Compacting() bool {
+	return t.comp != nil || (t.replan || len(t.dropped) > 0) && t.scanning == 0
+}
 
 // MayHold reports whether a generation may hold keys: false for a table
 // that has written nothing, whose reads then cost nothing.

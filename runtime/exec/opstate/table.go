@@ -92,8 +92,11 @@ type Table[V any] struct {
 	comp   *compaction
 	replan bool
 	// relist: a snapshot replaced the generations (Run.replace), and the
-	// next checkpoint lists what is left even when nothing is new.
-	relist bool
+	// next checkpoint lists what is left even when nothing is new;
+	// dropped are the namespaces it replaced, which compactSome deletes
+	// (dropUnlisted).
+	relist  bool
+	dropped []string
 	// scanning is the depth of running Scans: eviction waits for them.
 	scanning int
 	// pinned is the entry an eviction leaves in the cache: the one that

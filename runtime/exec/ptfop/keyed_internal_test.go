@@ -91,6 +91,9 @@ func TestKeyedState_flushWritesChanges(t *testing.T) {
 				if err := store.Update(func(tx state.Tx) error { return s.flushValues(tx, final) }); err != nil {
 					t.Fatal(err)
 				}
+				if err := s.compactValues(); err != nil { // as the operator's steps do
+					t.Fatal(err)
+				}
 				gens := 0
 				got := map[string]int64{}
 				err := store.View(func(tx state.Tx) error {
