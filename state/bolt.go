@@ -571,10 +571,29 @@ func (s *boltStore) commit(btx *bbolt.Tx) error {
 			// grows: under ulimit -v the map can be what runs out.
 			return fmt.Errorf("state: commit %s: %w: the state file no longer fits in the memory the process may map (ulimit -v, or the machine's memory); raise the limit, or give the statement less state to keep", s.name(), err)
 		}
+		if noRoom(err) {
+			hint := "free space or raise the limit, and run again: the state file stays at its last checkpoint"
+			if s.label != "" { // the scratch state: no next run goes on from it
+				hint = "free space in the temporary folder (or set TMPDIR to one with room), or raise the limit"
+			}
+			return fmt.Errorf("state: commit %s: %w: the disk is full or the file reached its size limit (ulimit -f, a quota); %s", s.name(), pathErr(err), hint)
+		}
 		return fmt.Errorf("state: commit %s: %w", s.name(), pathErr(err))
 	}
 	fault.Point(fault.StateCommitted)
 	return nil
+}
+
+// noRoom reports whether err is a full disk, a file size limit or a
+// quota. bbolt wraps some errors as text (its "file resize error"), so
+// the text is matched too.
+func noRoom(err error) bool {
+	for _, e := range []syscall.Errno{syscall.ENOSPC, syscall.EFBIG, syscall.EDQUOT} {
+		if errors.Is(err, e) || strings.HasSuffix(err.Error(), e.Error()) {
+			return true
+		}
+	}
+	return false
 }
 
 // rollback ends btx without committing it and returns err, or the

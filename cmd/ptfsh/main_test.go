@@ -11,6 +11,16 @@ import (
 	"github.com/ptfsh/ptfsh/runtime/session"
 )
 
+// TestMain removes the ptfsh binary the tests built (ptfshBinary) after
+// every test, so that test runs do not fill the temporary folder.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer

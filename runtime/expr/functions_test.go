@@ -81,15 +81,7 @@ func TestThreeValuedLogic(t *testing.T) {
 		"CASE WHEN u THEN 1 ELSE 2 END = 2": true, "IF(u, 1, 2) = 2": true, "n + 1 IS NULL": true,
 		"s || 'x' IS NULL": true, "CONCAT_WS('-', s, 'a') = 'a'": true,
 	} {
-		x, err := sqlmini.ParseExpr(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := expr.Compile(x, sc)
-		if err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
-		got, err := c.Eval(row)
+		got, err := compileIn(t, sc, src).Eval(row)
 		if err != nil || got != want {
 			t.Errorf("%s = %v (%v), want %v", src, got, err, want)
 		}
@@ -105,14 +97,7 @@ func TestCurrentTimestamp_scopeClock(t *testing.T) {
 		"CURRENT_DATE": "2025-03-27", "CURRENT_TIME": "12:05:30", "UNIX_TIMESTAMP()": "1743077130",
 		"EXTRACT(HOUR FROM NOW())": "12",
 	} {
-		x, err := sqlmini.ParseExpr(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := expr.Compile(x, sc)
-		if err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
+		c := compileIn(t, sc, src)
 		if c.IsConstant() {
 			t.Errorf("%s is folded as a constant; the clock moves", src)
 		}
@@ -228,14 +213,7 @@ func TestIntegerCastOperand(t *testing.T) {
 		"CAST(d AS BIGINT)": -1, "CAST(s AS BIGINT)": -1, "CAST(i AS INT)": -1, "CAST(b AS INT)": -1,
 		"CAST(i AS DOUBLE)": -1, "i": -1, "CAST(i + 1 AS BIGINT)": -2, // -2: an operand, not a column
 	} {
-		x, err := sqlmini.ParseExpr(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := expr.Compile(x, sc)
-		if err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
+		c := compileIn(t, sc, src)
 		got := -1
 		if op, ok := expr.IntegerCastOperand(c); ok {
 			got = -2
@@ -264,20 +242,9 @@ func TestCompare_intColumn(t *testing.T) {
 	for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
 		for _, k := range []string{"15", "-3", "CAST(NULL AS INT)"} {
 			src := "i " + op + " " + k
-			x, err := sqlmini.ParseExpr(src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := expr.Compile(x, sc)
-			if err != nil {
-				t.Fatalf("%s: %v", src, err)
-			}
+			c := compileIn(t, sc, src)
 			// The same comparison the general way: i + 0 is no column.
-			y, _ := sqlmini.ParseExpr("i + 0 " + op + " " + k)
-			g, err := expr.Compile(y, sc)
-			if err != nil {
-				t.Fatalf("%s: %v", src, err)
-			}
+			g := compileIn(t, sc, "i + 0 "+op+" "+k)
 			for _, v := range []any{int64(-4), int64(-3), int64(0), int64(15), int64(16), nil} {
 				row := []any{v, nil}
 				got, err1 := c.Eval(row)
@@ -288,4 +255,18 @@ func TestCompare_intColumn(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compileIn compiles the expression src over sc's columns.
+func compileIn(t *testing.T, sc *expr.Scope, src string) expr.Expr {
+	t.Helper()
+	x, err := sqlmini.ParseExpr(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := expr.Compile(x, sc)
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	return c
 }

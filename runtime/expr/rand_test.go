@@ -4,20 +4,12 @@ import (
 	"testing"
 
 	"github.com/ptfsh/ptfsh/runtime/expr"
-	"github.com/ptfsh/ptfsh/sqlmini"
 )
 
 // draws compiles src with scope and evaluates it n times.
 func draws(t *testing.T, src string, sc *expr.Scope, n int) []any {
 	t.Helper()
-	x, err := sqlmini.ParseExpr(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := expr.Compile(x, sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := compileIn(t, sc, src)
 	var out []any
 	for range n {
 		v, err := c.Eval(nil)

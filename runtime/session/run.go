@@ -160,6 +160,9 @@ func (s *Session) run(ctx context.Context, stmt *statement, pos sqlmini.Pos, n e
 				return err
 			}
 			flusher.wrote()
+			if err := flusher.tick(); err != nil { // one event holds many rows: as often as 64 would
+				return err
+			}
 		case exec.EvIdle:
 			// Nothing to read now: what was written goes out, a checkpoint
 			// due is taken, and the driver waits for a source to wake it.

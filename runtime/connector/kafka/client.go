@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -102,6 +103,12 @@ func (c *Client) unreachable(err error) error {
 	if c.cfg.Auth.Mechanism != "" && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
 		// A broker closes the connection on a failed SASL handshake.
 		return fmt.Errorf("the Kafka brokers %s closed the connection during SASL %s authentication as '%s' (%v): check the user and password in 'properties.sasl.jaas.config' and 'properties.sasl.mechanism'", strings.Join(c.cfg.Servers, ","), c.cfg.Auth.Mechanism, c.cfg.Auth.User, err)
+	}
+	if c.cfg.Auth.Mechanism == "" && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)) {
+		// What closes the connection at the first request is not a
+		// broker's plain listener: a KRaft controller's port, a listener
+		// that wants SASL or TLS, another service.
+		return fmt.Errorf("the server at %s (properties.bootstrap.servers) closed the connection at the first request: check that it is a Kafka broker's listener, not a controller's port or another service, and whether that listener needs SASL or TLS ('properties.security.protocol')", strings.Join(c.cfg.Servers, ","))
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within %s", c.cfg.timeout())

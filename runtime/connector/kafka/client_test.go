@@ -2,8 +2,11 @@ package kafka_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +115,36 @@ func TestDial_unreachable(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %s to fail", d)
+	}
+}
+
+// TestDial_notABroker: a server that closes the connection at the first
+// request (a KRaft controller's port, a listener that wants SASL or TLS)
+// is named as such, with what to check.
+func TestDial_notABroker(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			// Read the request whole, then close: the client reads EOF.
+			var size [4]byte
+			if _, err := io.ReadFull(conn, size[:]); err == nil {
+				io.CopyN(io.Discard, conn, int64(binary.BigEndian.Uint32(size[:])))
+			}
+			conn.Close()
+		}
+	}()
+	_, err = kafka.Dial(context.Background(), kafka.Config{Servers: []string{ln.Addr().String()}, Timeout: 2 * time.Second})
+	want := "the server at " + ln.Addr().String() + " (properties.bootstrap.servers) closed the connection at the first request: check that it is a Kafka broker's listener"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want %q", err, want)
 	}
 }
 

@@ -31,7 +31,12 @@ import (
 // Either way a partition's position is the offset after the last batch
 // fetched whole, not after its last record: a bounded read reaches its
 // end past transaction markers, aborted transactions and the offsets
-// that a compaction removed at the end of a batch.
+// that a compaction removed at the end of a batch. (Flink's
+// KafkaPartitionSplitReader finishes a split when the consumer's
+// position reaches the stopping offset, for the same reason: "Control
+// messages may follow the last record".) An answer with no batch at all
+// ends a bounded read whose end is at or before the partition's high
+// watermark (emptyUpTo).
 //
 // On a retriable error (a leader moved, a broker restarting) the fetcher
 // looks the leaders up again and fetches again, a few times with a

@@ -355,7 +355,7 @@ func (t *Table[V]) evict() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("writing the state %q out of memory: %w", t.ns, err)
+		return fmt.Errorf("moving the state %q from memory to the store: %w", t.ns, err)
 	}
 	for _, e := range out {
 		e.flags &^= fDirty
