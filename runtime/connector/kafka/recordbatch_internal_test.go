@@ -191,19 +191,7 @@ func FuzzBatchParser(f *testing.F) {
 		}
 		p := &batchParser{decompressor: kgo.DefaultDecompressor()}
 		recs, next, err := p.parse(TP{"f", 1}, data, from, nil)
-		if err != nil && !strings.HasPrefix(err.Error(), "reading partition f/1 at offset ") {
-			t.Fatalf("error without its place: %v", err)
-		}
-		if next < from {
-			t.Fatalf("next %d before from %d", next, from)
-		}
-		last := from - 1
-		for _, r := range recs {
-			if r.offset <= last || r.offset >= next {
-				t.Fatalf("record at %d after %d, read up to %d (from %d)", r.offset, last, next, from)
-			}
-			last = r.offset
-		}
+		checkParsed(t, recs, from, next, err)
 	})
 }
 
@@ -244,4 +232,25 @@ func BenchmarkBatchParser(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(vals)), "ns/record")
+}
+
+// checkParsed checks what a parse of partition f/1 from offset from gave,
+// whatever its input: an error names its place, the position read up to
+// is not before from, and the records' offsets increase within [from,
+// upTo).
+func checkParsed(t *testing.T, recs []fetchedRecord, from, upTo int64, err error) {
+	t.Helper()
+	if err != nil && !strings.HasPrefix(err.Error(), "reading partition f/1 at offset ") {
+		t.Fatalf("error without its place: %v", err)
+	}
+	if upTo < from {
+		t.Fatalf("read up to %d, before the fetch's offset %d", upTo, from)
+	}
+	last := from - 1
+	for _, r := range recs {
+		if r.offset <= last || r.offset >= upTo {
+			t.Fatalf("record at %d after %d, read up to %d (from %d)", r.offset, last, upTo, from)
+		}
+		last = r.offset
+	}
 }
