@@ -118,8 +118,9 @@ func readBounded(t *testing.T, c *Client, starts, ends map[TP]int64) ([]string, 
 	return readBoundedAs(t, c, starts, ends, show)
 }
 
-// readBoundedAs is readBounded with each record shown by as.
-func readBoundedAs(t *testing.T, c *Client, starts, ends map[TP]int64, as func(Record) string) ([]string, map[TP]int64) {
+// readerOfT is a Reader of every partition of topic "t" from starts to
+// ends (nil: unbounded).
+func readerOfT(t *testing.T, c *Client, starts, ends map[TP]int64) *Reader {
 	t.Helper()
 	tps, err := c.Partitions(context.Background(), []string{"t"})
 	if err != nil {
@@ -129,6 +130,13 @@ func readBoundedAs(t *testing.T, c *Client, starts, ends map[TP]int64, as func(R
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// readBoundedAs is readBounded with each record shown by as.
+func readBoundedAs(t *testing.T, c *Client, starts, ends map[TP]int64, as func(Record) string) ([]string, map[TP]int64) {
+	t.Helper()
+	r := readerOfT(t, c, starts, ends)
 	defer r.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -231,14 +239,7 @@ func byPartition(recs []string) []string {
 // TryNext, and returns them by partition.
 func readUnbounded(t *testing.T, c *Client, starts map[TP]int64, n int, between func(int)) []string {
 	t.Helper()
-	tps, err := c.Partitions(context.Background(), []string{"t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := c.NewReader(tps, starts, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := readerOfT(t, c, starts, nil)
 	defer r.Close()
 	woken := make(chan struct{}, 1)
 	r.Start(func() {
